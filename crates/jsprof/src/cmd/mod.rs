@@ -1,0 +1,5 @@
+//! One module per subcommand.
+
+pub mod heap;
+pub mod summary;
+pub mod top;

@@ -1,0 +1,55 @@
+//! `jsprof`: the command-line front end. Parses arguments, opens inputs, calls the libraries and
+//! prints. Each subcommand lives in its own file under `cmd/`.
+
+mod cmd;
+mod input;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Record, read, analyse and show JavaScript CPU and memory profiles.
+#[derive(Parser)]
+#[command(name = "jsprof", version, about, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// What a profile holds: kind, duration, samples, threads, where the time went.
+    Summary(cmd::summary::Args),
+    /// The functions that take the most time (or bytes), DevTools' Bottom-up roots as a flat table.
+    Top(cmd::top::Args),
+    /// Heap snapshots: summary, statistics, single objects.
+    #[command(subcommand)]
+    Heap(cmd::heap::HeapCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version on stdout with exit 0, usage errors on stderr with exit 2.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Summary(args) => cmd::summary::run(args),
+        Command::Top(args) => cmd::top::run(args),
+        Command::Heap(command) => cmd::heap::run(command),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            if output::is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("jsprof: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

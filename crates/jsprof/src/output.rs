@@ -1,0 +1,164 @@
+//! Printing: JSON on stdout, aligned tables with units, warnings on stderr.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+/// Writes one JSON object and a newline to stdout.
+pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    serde_json::to_writer(&mut out, value)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A warning as every `--json` output carries it.
+#[derive(Serialize, Clone, Debug)]
+pub struct JsonWarning {
+    pub at: String,
+    pub message: String,
+}
+
+/// Prints warnings on stderr for human output.
+pub fn print_warnings<'a>(source: &str, warnings: impl IntoIterator<Item = (&'a str, &'a str)>) {
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    for (at, message) in warnings {
+        if at.is_empty() {
+            let _ = writeln!(err, "warning: {source}: {message}");
+        } else {
+            let _ = writeln!(err, "warning: {source}: at {at}: {message}");
+        }
+    }
+}
+
+/// True when the error chain holds a closed-pipe write (`jsprof top x | head`): not an error.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(io::ErrorKind::BrokenPipe))
+    })
+}
+
+/// Column alignment in a [`Table`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A plain text table: a header row and aligned columns, two spaces apart.
+pub struct Table {
+    headers: Vec<String>,
+    aligns: Vec<Align>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(columns: &[(&str, Align)]) -> Table {
+        Table {
+            headers: columns.iter().map(|(h, _)| h.to_string()).collect(),
+            aligns: columns.iter().map(|(_, a)| *a).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        debug_assert_eq!(cells.len(), self.headers.len());
+        self.rows.push(cells);
+    }
+
+    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        self.write_row(out, &self.headers, &widths)?;
+        for row in &self.rows {
+            self.write_row(out, row, &widths)?;
+        }
+        Ok(())
+    }
+
+    fn write_row(&self, out: &mut impl Write, cells: &[String], widths: &[usize]) -> io::Result<()> {
+        let mut line = String::new();
+        let last = cells.len().saturating_sub(1);
+        for (i, cell) in cells.iter().enumerate() {
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            if i > 0 {
+                line.push_str("  ");
+            }
+            match self.aligns[i] {
+                Align::Right => {
+                    line.extend(std::iter::repeat_n(' ', pad));
+                    line.push_str(cell);
+                }
+                Align::Left => {
+                    line.push_str(cell);
+                    if i != last {
+                        line.extend(std::iter::repeat_n(' ', pad));
+                    }
+                }
+            }
+        }
+        writeln!(out, "{line}")
+    }
+}
+
+/// `12.345 ms`, `1.234 s` for large values.
+pub fn fmt_ms(ms: f64) -> String {
+    if ms.abs() >= 10_000.0 {
+        format!("{:.2} s", ms / 1000.0)
+    } else {
+        format!("{ms:.1} ms")
+    }
+}
+
+pub fn fmt_percent(p: f64) -> String {
+    format!("{p:.1} %")
+}
+
+/// Bytes with a binary-prefixed unit: `512 B`, `12.3 KB`, `4.56 MB`, `1.23 GB` (1 KB = 1024 B).
+pub fn fmt_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes.abs() < 1024.0 {
+        return format!("{bytes:.0} B");
+    }
+    let mut value = bytes / 1024.0;
+    let mut unit = 0;
+    while value.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let digits = if value.abs() >= 100.0 { 0 } else if value.abs() >= 10.0 { 1 } else { 2 };
+    format!("{value:.digits$} {}", UNITS[unit])
+}
+
+/// `name` for tables: empty names read `(anonymous)`.
+pub fn display_function_name(name: &str) -> &str {
+    if name.is_empty() {
+        "(anonymous)"
+    } else {
+        name
+    }
+}
+
+/// `url:line:column` with 1-based positions; parts that are unknown are left out.
+pub fn fmt_location(url: &str, line: Option<u32>, column: Option<u32>) -> String {
+    let mut s = url.to_string();
+    if let Some(line) = line {
+        s.push_str(&format!(":{line}"));
+        if let Some(column) = column {
+            s.push_str(&format!(":{column}"));
+        }
+    }
+    s
+}

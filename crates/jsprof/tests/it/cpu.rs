@@ -1,0 +1,1 @@
+//! CPU profile commands.

@@ -1,0 +1,1 @@
+//! Heap commands.

@@ -1,0 +1,1 @@
+//! Heap snapshots: a streaming reader for `.heapsnapshot`/`.heaptimeline` and DevTools-exact analyses.

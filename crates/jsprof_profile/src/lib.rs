@@ -1,0 +1,1 @@
+//! The sampled-profile model.
