@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Speed benchmark (not a test) for `jsprof top` against the DevTools cpu oracle.
+#
+#   bash bench/cpu.sh [--record]
+#
+# Records a large .cpuprofile of a real workload (the TypeScript compiler, see
+# bench/cpu-workload/workload.js) with `node --cpu-prof --cpu-prof-interval 25`,
+# then times `jsprof top` and the cpu oracle on it in the same run and prints
+# both, the speed ratio and jsprof's peak RSS relative to the file size.
+# Goals: oracle/jsprof wall time >= 20x, jsprof peak RSS < 2x the file size.
+# Also spot-checks the top 10 functions' self times against the oracle.
+#
+# Options / environment:
+#   --record                 re-record the profile even if one exists
+#   JSPROF_BENCH_SECONDS=40  workload duration when recording
+#   JSPROF_BENCH_RUNS=3      timed runs per tool (best and median reported)
+#   JSPROF_BENCH_NO_BUILD=1  skip `cargo build --release -p jsprof`
+#   JSPROF_BENCH_BIN=PATH    jsprof binary to time (default target/release/jsprof)
+#
+# Everything generated lives under bench/out/cpu/ (gitignored); nothing here
+# is meant to be committed.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."   # repo root
+
+RECORD=0
+for arg in "$@"; do
+  case "$arg" in
+    --record) RECORD=1 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "cpu.sh: unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+
+SECONDS_WANTED="${JSPROF_BENCH_SECONDS:-40}"
+RUNS="${JSPROF_BENCH_RUNS:-3}"
+MIN_BYTES=$((15 * 1000 * 1000))
+TS_VERSION=5.6.3
+
+OUT=bench/out/cpu
+WS="$OUT/ws"                              # npm workspace for the workload
+PROFILE="$OUT/workload.cpuprofile"
+ORACLE=target/oracle/cpu-oracle.mjs
+JSPROF="${JSPROF_BENCH_BIN:-target/release/jsprof}"
+mkdir -p "$OUT"
+
+command -v node >/dev/null || { echo "cpu.sh: node not found" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "cpu.sh: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+
+filesize() { stat -c %s "$1"; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+
+# ---------------------------------------------------------------- workload
+if [ ! -f "$WS/node_modules/typescript/package.json" ] ||
+   [ "$(node -p "require('./$WS/node_modules/typescript/package.json').version")" != "$TS_VERSION" ]; then
+  echo "== installing typescript@$TS_VERSION into $WS"
+  mkdir -p "$WS"
+  [ -f "$WS/package.json" ] || echo '{"private": true}' > "$WS/package.json"
+  (cd "$WS" && npm install --no-audit --no-fund --silent "typescript@$TS_VERSION")
+fi
+
+record() {
+  local secs="$1" tmp="$OUT/rec.tmp"
+  rm -rf "$tmp"
+  echo "== recording ${secs}s of the TypeScript workload (node --cpu-prof --cpu-prof-interval 25)"
+  node --cpu-prof --cpu-prof-interval 25 --cpu-prof-dir "$tmp" --cpu-prof-name workload.cpuprofile \
+    bench/cpu-workload/workload.js "$WS/node_modules/typescript" "$secs"
+  mv "$tmp/workload.cpuprofile" "$PROFILE"
+  rm -rf "$tmp" "$OUT/oracle.json"
+}
+
+if [ "$RECORD" = 1 ] || [ ! -f "$PROFILE" ]; then
+  record "$SECONDS_WANTED"
+fi
+# Too small (slow/contended machine samples less often): lengthen the run.
+secs="$SECONDS_WANTED"
+for _ in 1 2; do
+  [ "$(filesize "$PROFILE")" -ge "$MIN_BYTES" ] && break
+  echo "== $PROFILE is only $(mb "$(filesize "$PROFILE")") MB (< 15 MB); recording longer"
+  secs=$((secs * 2))
+  record "$secs"
+done
+BYTES=$(filesize "$PROFILE")
+echo "== profile: $PROFILE, $(mb "$BYTES") MB ($BYTES bytes)"
+[ "$BYTES" -ge "$MIN_BYTES" ] || echo "cpu.sh: warning: profile still < 15 MB" >&2
+
+# ---------------------------------------------------------------- tools
+if [ ! -f "$ORACLE" ]; then
+  echo "== building the cpu oracle"
+  bash ../shared/oracle/build.sh target/oracle
+fi
+if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
+  echo "== cargo build --release -p jsprof"
+  cargo build --release -p jsprof
+fi
+
+oracle_cmd() { node --max-old-space-size=16000 "$ORACLE" "$PROFILE"; }
+jsprof_cmd() { "$JSPROF" top "$PROFILE" --json --limit 0; }
+
+# Does `jsprof top` work yet? (One untimed run, kept for the spot-check.)
+JSPROF_OK=0
+if [ -x "$JSPROF" ] && jsprof_cmd > "$OUT/jsprof.json" 2> "$OUT/jsprof.err" &&
+   node -e 'const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+            if (!Array.isArray(j.functions) || j.functions.length === 0) process.exit(1);' \
+      "$OUT/jsprof.json" 2>/dev/null; then
+  JSPROF_OK=1
+else
+  echo "== jsprof top does not produce function JSON yet (see $OUT/jsprof.err); timing the oracle only"
+fi
+
+# time_runs NAME CMD...: RUNS timed runs, stdout discarded. Sets BEST, MEDIAN (s), RSS (max peak KiB).
+time_runs() {
+  local name="$1" i walls=() rss=0 line w m
+  shift
+  for ((i = 1; i <= RUNS; i++)); do
+    /usr/bin/time -f '%e %M' -o "$OUT/time.$name" "$@" > /dev/null
+    line=$(tail -n 1 "$OUT/time.$name"); w=${line% *}; m=${line#* }
+    echo "   $name run $i: ${w}s, $(mb $((m * 1024))) MB"
+    walls+=("$w"); [ "$m" -gt "$rss" ] && rss=$m
+  done
+  BEST=$(printf '%s\n' "${walls[@]}" | sort -g | head -n 1)
+  MEDIAN=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+  RSS=$rss
+}
+
+echo "== timing ($RUNS runs each)"
+time_runs oracle node --max-old-space-size=16000 "$ORACLE" "$PROFILE"
+O_BEST=$BEST O_MED=$MEDIAN O_RSS=$RSS
+if [ "$JSPROF_OK" = 1 ]; then
+  time_runs jsprof "$JSPROF" top "$PROFILE" --json --limit 0
+  J_BEST=$BEST J_MED=$MEDIAN J_RSS=$RSS
+fi
+
+# ---------------------------------------------------------------- report
+echo
+echo "profile $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS = max peak over runs"
+printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
+row() { printf '%-8s %7.2f (%6.2f) %14.1f %16.2f\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k * 1024 / 1e6 }')" \
+          "$(awk -v k="$4" -v b="$BYTES" 'BEGIN { print k * 1024 / b }')"; }
+row oracle "$O_BEST" "$O_MED" "$O_RSS"
+if [ "$JSPROF_OK" = 1 ]; then
+  row jsprof "$J_BEST" "$J_MED" "$J_RSS"
+  SPEEDUP=$(awk -v o="$O_BEST" -v j="$J_BEST" 'BEGIN { printf "%.1f", o / (j > 0 ? j : 0.005) }')
+  RSSX=$(awk -v k="$J_RSS" -v b="$BYTES" 'BEGIN { printf "%.2f", k * 1024 / b }')
+  echo
+  echo "speed: oracle / jsprof = ${SPEEDUP}x (goal >= 20x): $(awk -v s="$SPEEDUP" 'BEGIN { print (s >= 20) ? "PASS" : "MISS" }')"
+  echo "memory: jsprof peak RSS / file size = ${RSSX}x (goal < 2x): $(awk -v r="$RSSX" 'BEGIN { print (r < 2) ? "PASS" : "MISS" }')"
+  if awk -v j="$J_BEST" 'BEGIN { exit !(j < 0.1) }'; then
+    echo "note: /usr/bin/time has 0.01 s resolution; below ~0.1 s the ratio is coarse"
+  fi
+else
+  echo "jsprof: n/a (jsprof top not implemented yet)"
+fi
+
+# ---------------------------------------------------------------- spot-check
+if [ "$JSPROF_OK" = 1 ]; then
+  if [ ! -s "$OUT/oracle.json" ] || [ "$OUT/oracle.json" -ot "$PROFILE" ]; then
+    oracle_cmd > "$OUT/oracle.json"
+  fi
+  echo
+  node -e '
+    const fs = require("fs");
+    const j = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    const o = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+    // Oracle: line/column 0-based, -1 unknown. jsprof: 1-based or null.
+    const key = (name, url, line, col) => `${name}\u0000${url}\u0000${line}\u0000${col}`;
+    const oracle = new Map();
+    for (const f of o.functions) oracle.set(key(f.name, f.url, f.line, f.column), f);
+    const top = [...j.functions].sort((a, b) => b.self_ms - a.self_ms).slice(0, 10);
+    let maxSelf = 0, missing = 0;
+    for (const f of top) {
+      const g = oracle.get(key(f.name, f.url, f.line == null ? -1 : f.line - 1, f.column == null ? -1 : f.column - 1));
+      if (!g) { missing++; console.log(`  not in oracle: ${f.name} ${f.url}:${f.line}:${f.column}`); continue; }
+      const d = Math.abs(f.self_ms - g.self);
+      maxSelf = Math.max(maxSelf, d);
+      console.log(`  ${f.self_ms.toFixed(3).padStart(10)} ms  ${g.self.toFixed(3).padStart(10)} ms  ${f.name || "(anonymous)"} ${f.url ? f.url.split("/").pop() + ":" + f.line : ""}`);
+    }
+    const ok = missing === 0 && maxSelf <= 0.005;
+    console.log(`spot-check (top 10 by self, jsprof vs oracle): max |self diff| = ${maxSelf.toFixed(6)} ms, ${missing} unmatched (expect <= 0.005 ms, 0): ${ok ? "PASS" : "MISS"}`);
+    console.log(`duration_ms: jsprof ${j.duration_ms}, oracle ${o.duration_ms}`);
+  ' "$OUT/jsprof.json" "$OUT/oracle.json"
+fi
