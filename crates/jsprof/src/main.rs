@@ -3,6 +3,7 @@
 
 mod cmd;
 mod input;
+mod load;
 mod output;
 
 use std::process::ExitCode;

@@ -1,1 +1,21 @@
-//! Analyses.
+//! Analyses over jsprof's sampled-profile model: DevTools-exact timing, the function table,
+//! and (as they land) call trees, flame-chart calls and transforms.
+//!
+//! ```no_run
+//! let file = std::io::BufReader::new(std::fs::File::open("app.cpuprofile")?);
+//! let mut profile = jsprof_profile::read(file)?;
+//! jsprof_analysis::apply_devtools_timing(&mut profile);
+//! let table = jsprof_analysis::function_table(&profile, &profile.threads[0]);
+//! for row in &table.rows {
+//!     println!("{} {} ns", profile.strings.get(row.key.name), row.self_weight);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod function_table;
+mod summary;
+mod timing;
+
+pub use function_table::{function_table, FunctionKey, FunctionRow, FunctionTable};
+pub use summary::{summarize, MetaShares, ProfileSummary};
+pub use timing::{apply_devtools_timing, MetaStacks};

@@ -1,1 +1,60 @@
-//! The sampled-profile model.
+//! The sampled-profile model of jsprof and the importers that lower every sampled format into it.
+//!
+//! ```no_run
+//! let file = std::fs::File::open("app.cpuprofile")?;
+//! let profile = jsprof_profile::read(std::io::BufReader::new(file))?;
+//! println!("{} samples", profile.threads[0].samples.len());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Importers never fail on damage they can work around: they load what can be loaded and list
+//! what they skipped in [`Profile::warnings`]. Times are integer nanoseconds on the input's own
+//! clock; the DevTools timing rules live in `jsprof_analysis`.
+
+mod call_frame;
+mod cpuprofile;
+pub mod detect;
+mod error;
+mod heapprofile;
+mod json;
+pub mod model;
+mod node_tree;
+mod selfprofile;
+
+use std::io::{BufRead, Read};
+
+pub use cpuprofile::read_cpuprofile;
+pub use detect::{detect, Format};
+pub use error::ReadError;
+pub use heapprofile::read_heapprofile;
+pub use model::*;
+pub use selfprofile::read_selfprofile;
+
+/// Reads any sampled format from decompressed text, detecting which from the content.
+pub fn read<R: BufRead>(mut reader: R) -> Result<Profile, ReadError> {
+    let prefix = sniff(&mut reader)?;
+    let format = detect(&prefix).map_err(ReadError::UnknownFormat)?;
+    read_format(format, std::io::Cursor::new(prefix).chain(reader))
+}
+
+/// Reads the first [`detect::SNIFF_LEN`] bytes (fewer at the end of input).
+pub fn sniff<R: Read>(reader: &mut R) -> Result<Vec<u8>, ReadError> {
+    let mut prefix = Vec::with_capacity(detect::SNIFF_LEN);
+    reader.take(detect::SNIFF_LEN as u64).read_to_end(&mut prefix)?;
+    Ok(prefix)
+}
+
+/// Reads a sampled format already detected. Heap snapshots are not sampled profiles.
+pub fn read_format<R: Read>(format: Format, reader: R) -> Result<Profile, ReadError> {
+    match format {
+        Format::CpuProfile => read_cpuprofile(reader),
+        Format::SelfProfile => read_selfprofile(reader),
+        Format::HeapProfile => read_heapprofile(reader),
+        Format::Trace => Err(ReadError::UnknownFormat(
+            "Chrome traces are not supported yet by this command".to_string(),
+        )),
+        Format::HeapSnapshot => Err(ReadError::UnknownFormat(
+            "a heap snapshot is not a sampled profile (use `jsprof heap …`)".to_string(),
+        )),
+    }
+}

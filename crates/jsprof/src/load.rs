@@ -1,0 +1,40 @@
+//! Loading a sampled profile for the CPU commands: open, detect, read, apply DevTools' timing.
+
+use std::io::{BufReader, Cursor, Read};
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use jsprof_profile::{Format, Profile};
+
+use crate::input;
+
+/// A loaded, timed profile and the name of its input.
+pub struct Loaded {
+    pub name: String,
+    pub profile: Profile,
+}
+
+/// Reads any sampled format (CPU profile, self-profiling trace, heap profile) and applies the
+/// DevTools timing rules. Heap snapshots are refused with a pointer to `jsprof heap`.
+pub fn load_profile(path: &Path) -> Result<Loaded> {
+    let mut input = input::open(path)?;
+    let name = input.name.clone();
+    let prefix = jsprof_profile::sniff(&mut input.reader).map_err(|e| anyhow!("{name}: {e}"))?;
+    let format = jsprof_profile::detect(&prefix).map_err(|e| anyhow!("{name}: {e}"))?;
+    if format == Format::HeapSnapshot {
+        return Err(anyhow!("{name}: this is a heap snapshot; use `jsprof heap summary {name}`"));
+    }
+    // serde_json reads byte by byte: a BufReader on top makes each byte a buffer lookup.
+    let reader = BufReader::with_capacity(1 << 16, Cursor::new(prefix).chain(input.reader));
+    let mut profile = jsprof_profile::read_format(format, reader).map_err(|e| anyhow!("{name}: {e}"))?;
+    jsprof_analysis::apply_devtools_timing(&mut profile);
+    Ok(Loaded { name, profile })
+}
+
+/// Detects the format of `path` without reading it all.
+pub fn detect_format(path: &Path) -> Result<Format> {
+    let mut input = input::open(path)?;
+    let name = input.name.clone();
+    let prefix = jsprof_profile::sniff(&mut input.reader).map_err(|e| anyhow!("{name}: {e}"))?;
+    jsprof_profile::detect(&prefix).map_err(|e| anyhow!("{name}: {e}"))
+}

@@ -1,0 +1,118 @@
+//! `.heapprofile` (CDP `HeapProfiler.SamplingHeapProfile`): a `head` tree whose nodes carry the
+//! bytes allocated there (`selfSize`), plus the individual allocation `samples`.
+//!
+//! As DevTools' heap profile view does, the tree is weighted by each node's `selfSize`: the model
+//! gets one weighted sample per node that allocated anything. The allocation samples are kept for
+//! counts and ordering.
+
+use std::fmt;
+use std::io::Read;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+
+use crate::call_frame::{HeadSeed, TreeSink};
+use crate::error::ReadError;
+use crate::json::{self, Float, JsonPath, NodeId};
+use crate::model::{AllocationSample, Profile, ProfileKind, Thread, WeightUnit};
+use crate::node_tree::{NodeTarget, RawTree};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SampleIn {
+    #[serde(default)]
+    size: Option<Float>,
+    node_id: NodeId,
+    #[serde(default)]
+    ordinal: Option<Float>,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum TopField {
+    Head,
+    Samples,
+    #[serde(other)]
+    Other,
+}
+
+struct TopSeed<'a> {
+    profile: &'a mut Profile,
+    path: &'a JsonPath,
+}
+
+impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
+    type Value = (Option<RawTree>, Vec<SampleIn>);
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopSeed<'_> {
+    type Value = (Option<RawTree>, Vec<SampleIn>);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a sampling heap profile object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut sink = TreeSink::new(self.profile, self.path);
+        let mut has_head = false;
+        let mut samples = Vec::new();
+        while let Some(field) = map.next_key::<TopField>()? {
+            match field {
+                TopField::Head => {
+                    self.path.set("head");
+                    map.next_value_seed(HeadSeed(&mut sink))?;
+                    has_head = true;
+                }
+                TopField::Samples => {
+                    self.path.set("samples");
+                    samples = map.next_value::<Option<Vec<SampleIn>>>()?.unwrap_or_default();
+                }
+                TopField::Other => {
+                    self.path.set("");
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        self.path.set("");
+        let mut tree = sink.tree;
+        tree.root = Some(tree.nodes.len().saturating_sub(1));
+        Ok((has_head.then_some(tree), samples))
+    }
+}
+
+/// Reads a `.heapprofile` from decompressed JSON text.
+pub fn read_heapprofile<R: Read>(reader: R) -> Result<Profile, ReadError> {
+    let mut profile = Profile::new(ProfileKind::HeapProfile);
+    let path = JsonPath::default();
+    let ((tree, samples), trailing) = json::deserialize(reader, TopSeed { profile: &mut profile, path: &path }, &path)?;
+    if trailing {
+        profile.warn("", "bytes after the end of the JSON value were ignored");
+    }
+    let tree = tree.ok_or_else(|| ReadError::invalid("head", "a sampling heap profile needs a `head` tree"))?;
+    let mut thread = Thread { name: "main".to_string(), weight_unit: Some(WeightUnit::Bytes), ..Default::default() };
+    let lowered = tree.lower(&mut profile, &mut thread, "head");
+    let mut weights = Vec::with_capacity(lowered.self_size.len());
+    for &(stack, size) in &lowered.self_size {
+        thread.samples.push(0, Some(stack));
+        weights.push(size as i64);
+    }
+    thread.samples.weight = Some(weights);
+    let mut unknown = 0;
+    for s in &samples {
+        match lowered.map.get(s.node_id.0) {
+            Some(NodeTarget::Stack(stack)) => thread.allocation_samples.push(AllocationSample {
+                stack,
+                size: s.size.as_ref().map_or(0, |f| f.0.max(0.0) as u64),
+                ordinal: s.ordinal.as_ref().map_or(0, |f| f.0.max(0.0) as u64),
+            }),
+            _ => unknown += 1,
+        }
+    }
+    if unknown > 0 {
+        profile.warn("samples", format!("{unknown} allocation samples name a node that is not in the tree; skipped"));
+    }
+    thread.allocation_samples.sort_by_key(|s| s.ordinal);
+    profile.threads.push(thread);
+    Ok(profile)
+}

@@ -1,0 +1,230 @@
+//! Shared pieces of the serde-based streaming readers: the deserializer setup (no recursion limit,
+//! stack grown on the heap for deep trees), the current JSON path for error messages, and visitors
+//! that put number arrays straight into compact columns.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::io::Read;
+
+use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use crate::error::ReadError;
+
+/// The JSON path being read, kept up to date by the visitors so errors can name it.
+#[derive(Default)]
+pub(crate) struct JsonPath {
+    at: RefCell<String>,
+}
+
+impl JsonPath {
+    pub fn set(&self, at: impl fmt::Display) {
+        let mut s = self.at.borrow_mut();
+        s.clear();
+        use std::fmt::Write;
+        let _ = write!(s, "{at}");
+    }
+
+    pub fn set_indexed(&self, section: &str, index: usize) {
+        let mut s = self.at.borrow_mut();
+        s.clear();
+        use std::fmt::Write;
+        let _ = write!(s, "{section}[{index}]");
+    }
+
+    pub fn get(&self) -> String {
+        self.at.borrow().clone()
+    }
+}
+
+/// Runs `seed` over the JSON text in `reader`. Deep trees (legacy `head` forms) are fine: the
+/// stack grows on the heap instead of overflowing. Trailing bytes after the value are ignored
+/// and reported by the caller through the returned flag.
+pub(crate) fn deserialize<R: Read, S, T>(reader: R, seed: S, path: &JsonPath) -> Result<(T, bool), ReadError>
+where
+    S: for<'de> DeserializeSeed<'de, Value = T>,
+{
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    de.disable_recursion_limit();
+    let value = seed
+        .deserialize(serde_stacker::Deserializer::new(&mut de))
+        .map_err(|e| ReadError::json(&path.get(), e))?;
+    let trailing = de.end().is_err();
+    Ok((value, trailing))
+}
+
+/// A number that may come as an integer or a float.
+pub(crate) fn number_visitor_expecting() -> &'static str {
+    "a number"
+}
+
+/// Reads an array of numbers given in microseconds (ints or floats) into nanoseconds.
+pub(crate) struct MicrosToNanos<'a>(pub &'a mut Vec<i64>);
+
+impl<'de> DeserializeSeed<'de> for MicrosToNanos<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MicrosToNanos<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of numbers (microseconds)")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if let Some(n) = seq.size_hint() {
+            self.0.reserve(n);
+        }
+        while let Some(Micros(ns)) = seq.next_element()? {
+            self.0.push(ns);
+        }
+        Ok(())
+    }
+}
+
+/// One number of microseconds, as nanoseconds.
+pub(crate) struct Micros(pub i64);
+
+impl<'de> Deserialize<'de> for Micros {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Micros, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Micros;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(number_visitor_expecting())
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Micros, E> {
+                Ok(Micros(v.saturating_mul(1000)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Micros, E> {
+                Ok(Micros((v.min(i64::MAX as u64) as i64).saturating_mul(1000)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Micros, E> {
+                if !v.is_finite() {
+                    return Err(E::custom("expected a finite number"));
+                }
+                Ok(Micros((v * 1000.0).round() as i64))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A number (int or float) as f64.
+pub(crate) struct Float(pub f64);
+
+impl<'de> Deserialize<'de> for Float {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Float, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Float;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Float, E> {
+                Ok(Float(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Float, E> {
+                Ok(Float(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Float, E> {
+                Ok(Float(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An id that CDP sends as a string (`scriptId: "80"`) and older files as a number.
+#[derive(Default)]
+pub(crate) struct IdString(pub String);
+
+impl<'de> Deserialize<'de> for IdString {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<IdString, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = IdString;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<IdString, E> {
+                Ok(IdString(v.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<IdString, E> {
+                Ok(IdString(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IdString, E> {
+                Ok(IdString(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IdString, E> {
+                Ok(IdString(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<IdString, E> {
+                Ok(IdString(v.to_string()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<IdString, E> {
+                Ok(IdString::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A node id: a non-negative integer (floats with an integral value tolerated).
+pub(crate) struct NodeId(pub u64);
+
+impl<'de> Deserialize<'de> for NodeId {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<NodeId, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = NodeId;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a node id (a non-negative integer)")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<NodeId, E> {
+                Ok(NodeId(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<NodeId, E> {
+                u64::try_from(v).map(NodeId).map_err(|_| E::custom(format!("negative node id {v}")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<NodeId, E> {
+                if v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 {
+                    Ok(NodeId(v as u64))
+                } else {
+                    Err(E::custom(format!("invalid node id {v}")))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Reads an array of node ids into `u32`s (V8 numbers nodes densely from 1); ids past `u32::MAX`
+/// are an error rather than silently truncated.
+pub(crate) struct NodeIds<'a>(pub &'a mut Vec<u32>);
+
+impl<'de> DeserializeSeed<'de> for NodeIds<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeIds<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of node ids")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(NodeId(id)) = seq.next_element()? {
+            let id = u32::try_from(id)
+                .ok()
+                .filter(|&id| id != u32::MAX)
+                .ok_or_else(|| de::Error::custom(format!("node id {id} is too large")))?;
+            self.0.push(id);
+        }
+        Ok(())
+    }
+}

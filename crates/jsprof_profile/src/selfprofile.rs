@@ -1,0 +1,183 @@
+//! JS Self-Profiling API traces (`ProfilerTrace`: `frames`, `resources`, `stacks`, `samples`).
+//!
+//! Read as the reference conversion does (`shared/oracle/selfprofile-to-cpuprofile.py`): each
+//! stack entry is a node, a sample without `stackId` is an `(idle)` sample, timestamps (ms) are
+//! rounded to whole microseconds, positions are already 1-based.
+
+use std::io::Read;
+
+use serde::Deserialize;
+
+use crate::error::ReadError;
+use crate::json::{self, Float, JsonPath};
+use crate::model::{Profile, ProfileKind, StackId, Thread, WeightUnit, IDLE_NAME};
+
+#[derive(Deserialize)]
+struct TraceIn {
+    #[serde(default)]
+    frames: Vec<FrameIn>,
+    #[serde(default)]
+    resources: Vec<Option<String>>,
+    #[serde(default)]
+    stacks: Vec<StackIn>,
+    #[serde(default)]
+    samples: Vec<SampleIn>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FrameIn {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    resource_id: Option<Float>,
+    #[serde(default)]
+    line: Option<Float>,
+    #[serde(default)]
+    column: Option<Float>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StackIn {
+    frame_id: Float,
+    #[serde(default)]
+    parent_id: Option<Float>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SampleIn {
+    timestamp: Float,
+    #[serde(default)]
+    stack_id: Option<Float>,
+}
+
+struct TraceSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for TraceSeed {
+    type Value = TraceIn;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<TraceIn, D::Error> {
+        TraceIn::deserialize(d)
+    }
+}
+
+fn index(f: &Float, len: usize) -> Option<usize> {
+    (f.0 >= 0.0 && f.0.fract() == 0.0 && (f.0 as usize) < len).then_some(f.0 as usize)
+}
+
+fn position(f: &Option<Float>) -> Option<u32> {
+    f.as_ref().and_then(|f| (f.0 >= 1.0 && f.0 < u32::MAX as f64).then_some(f.0 as u32))
+}
+
+/// Reads a JS Self-Profiling trace from decompressed JSON text.
+pub fn read_selfprofile<R: Read>(reader: R) -> Result<Profile, ReadError> {
+    let path = JsonPath::default();
+    let (trace, trailing) = json::deserialize(reader, TraceSeed, &path)?;
+    let mut profile = Profile::new(ProfileKind::SelfProfile);
+    if trailing {
+        profile.warn("", "bytes after the end of the JSON value were ignored");
+    }
+    let mut thread = Thread { name: "main".to_string(), weight_unit: Some(WeightUnit::Samples), ..Default::default() };
+
+    // `(idle)` first, as the reference conversion always creates it.
+    let idle_frame = profile.intern_frame(IDLE_NAME, "", None, None, "0");
+    let idle = profile.stacks.push(None, idle_frame, 2);
+    let mut stack_of: Vec<Option<StackId>> = vec![None; trace.stacks.len()];
+    let mut bad_stacks = 0usize;
+
+    // Stacks become nodes lazily, parents first, in order of first use (as the reference does).
+    let mut next_node_id = 3u64;
+    let mut resolve = |profile: &mut Profile, start: usize, bad: &mut usize| -> Option<StackId> {
+        if let Some(s) = stack_of[start] {
+            return Some(s);
+        }
+        // Walk up to the first resolved ancestor, guarding against cycles.
+        let mut chain = vec![start];
+        let mut on_chain = std::collections::HashSet::from([start]);
+        let mut base: Option<StackId> = None;
+        loop {
+            let top = *chain.last()?;
+            match trace.stacks[top].parent_id.as_ref() {
+                None => break,
+                Some(p) => match index(p, trace.stacks.len()) {
+                    Some(p) if stack_of[p].is_some() => {
+                        base = stack_of[p];
+                        break;
+                    }
+                    Some(p) if !on_chain.contains(&p) => {
+                        chain.push(p);
+                        on_chain.insert(p);
+                    }
+                    _ => {
+                        *bad += 1;
+                        return None;
+                    }
+                },
+            }
+        }
+        let mut parent = base;
+        for &si in chain.iter().rev() {
+            let st = &trace.stacks[si];
+            let Some(fi) = index(&st.frame_id, trace.frames.len()) else {
+                *bad += 1;
+                return None;
+            };
+            let f = &trace.frames[fi];
+            let rid = f.resource_id.as_ref().and_then(|r| index(r, trace.resources.len()));
+            let url = rid.and_then(|r| trace.resources[r].as_deref()).unwrap_or("");
+            let script_id = match &f.resource_id {
+                Some(r) => format!("{}", r.0 as i64 + 1),
+                None => "0".to_string(),
+            };
+            let frame = profile.intern_frame(
+                f.name.as_deref().unwrap_or(""),
+                url,
+                position(&f.line),
+                position(&f.column),
+                &script_id,
+            );
+            let s = profile.stacks.push(parent, frame, next_node_id);
+            next_node_id += 1;
+            stack_of[si] = Some(s);
+            parent = Some(s);
+        }
+        parent
+    };
+
+    let mut dropped = 0usize;
+    for sample in &trace.samples {
+        if !sample.timestamp.0.is_finite() {
+            dropped += 1;
+            continue;
+        }
+        let time = ((sample.timestamp.0 * 1000.0).round_ties_even() as i64) * 1000;
+        let stack = match &sample.stack_id {
+            None => Some(idle),
+            Some(id) => match index(id, trace.stacks.len()) {
+                Some(si) => match resolve(&mut profile, si, &mut bad_stacks) {
+                    Some(s) => Some(s),
+                    None => {
+                        dropped += 1;
+                        continue;
+                    }
+                },
+                None => {
+                    dropped += 1;
+                    continue;
+                }
+            },
+        };
+        thread.samples.push(time, stack);
+    }
+    if bad_stacks > 0 {
+        profile.warn("stacks", format!("{bad_stacks} stacks name a missing frame or parent, or form a cycle"));
+    }
+    if dropped > 0 {
+        profile.warn("samples", format!("{dropped} samples with an unknown stackId or timestamp were dropped"));
+    }
+    thread.declared_start = thread.samples.time.first().copied();
+    thread.declared_end = thread.samples.time.last().copied();
+    profile.threads.push(thread);
+    Ok(profile)
+}
