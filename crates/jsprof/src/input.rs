@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use flate2::bufread::MultiGzDecoder;
 
 /// An opened input: a buffered reader over the decompressed bytes, and how to name it to people.
+#[allow(dead_code)] // size and compression are for progress bars and messages
 pub struct Input {
     pub name: String,
     pub reader: Box<dyn BufRead + Send>,

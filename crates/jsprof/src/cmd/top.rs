@@ -104,15 +104,6 @@ pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
     profile.warnings.iter().map(|w| JsonWarning { at: w.at.clone(), message: w.message.clone() }).collect()
 }
 
-/// The weight percentages refer to: the profile's span for time, all bytes for heap profiles.
-pub fn reference_total(profile: &Profile) -> (WeightUnit, i64) {
-    let thread = &profile.threads[0];
-    match thread.weight_unit() {
-        WeightUnit::Nanoseconds => (WeightUnit::Nanoseconds, thread.end_time() - thread.start_time()),
-        unit => (unit, function_table(profile, thread).total_weight),
-    }
-}
-
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_profile(&args.file)?;
     let profile = &loaded.profile;

@@ -1,1 +1,211 @@
-//! CPU profile commands.
+//! CPU profile commands against DevTools' own numbers (the cpu oracle's goldens in `fixtures/`).
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::support::{fixtures, golden, jsprof, jsprof_json};
+
+/// Self and total must equal DevTools' within this many milliseconds.
+const TOLERANCE_MS: f64 = 0.005;
+
+/// The golden's function key: (name, url, 0-based line, 0-based column), `-1`/absent = unknown.
+type Key = (String, String, i64, i64);
+
+fn golden_key(f: &Value) -> Key {
+    let pos = |v: &Value| v.as_i64().unwrap_or(-1);
+    (f["name"].as_str().unwrap().to_string(), f["url"].as_str().unwrap().to_string(), pos(&f["line"]), pos(&f["column"]))
+}
+
+/// Ours is 1-based with null for unknown: shift back to the oracle's 0-based form.
+fn our_key(f: &Value) -> Key {
+    let pos = |v: &Value| v.as_i64().map_or(-1, |p| p - 1);
+    (f["name"].as_str().unwrap().to_string(), f["url"].as_str().unwrap().to_string(), pos(&f["line"]), pos(&f["column"]))
+}
+
+/// `jsprof top --json --limit 0` on `input` equals the golden for every function.
+fn assert_top_matches_golden(input: &str, golden_file: &str) {
+    let path = fixtures().join(input);
+    let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
+    let gold = golden(&fixtures().join(golden_file));
+    assert_eq!(ours["kind"].as_str().is_some(), true);
+    let mut by_key: HashMap<Key, &Value> = HashMap::new();
+    for f in ours["functions"].as_array().unwrap() {
+        assert!(by_key.insert(our_key(f), f).is_none(), "{input}: duplicate function {f}");
+    }
+    let mut compared = 0;
+    for g in gold["functions"].as_array().unwrap() {
+        // DevTools lists a NaN `(root)` row when a legacy file has more timestamps than samples;
+        // it is an artifact of its undefined sample, not a function.
+        if g["self"].is_null() {
+            continue;
+        }
+        let key = golden_key(g);
+        let o = by_key.remove(&key).unwrap_or_else(|| panic!("{input}: DevTools has {key:?}, we do not"));
+        let (os, ot) = (o["self_ms"].as_f64().unwrap(), o["total_ms"].as_f64().unwrap());
+        let (gs, gt) = (g["self"].as_f64().unwrap(), g["total"].as_f64().unwrap());
+        assert!((os - gs).abs() <= TOLERANCE_MS, "{input}: {key:?} self {os} ms, DevTools {gs} ms");
+        assert!((ot - gt).abs() <= TOLERANCE_MS, "{input}: {key:?} total {ot} ms, DevTools {gt} ms");
+        compared += 1;
+    }
+    assert!(by_key.is_empty(), "{input}: functions DevTools does not list: {:?}", by_key.keys().collect::<Vec<_>>());
+    assert!(compared > 0);
+    let duration = ours["duration_ms"].as_f64().unwrap();
+    let gold_duration = gold["duration_ms"].as_f64().unwrap();
+    assert!((duration - gold_duration).abs() <= TOLERANCE_MS, "{input}: duration {duration} vs {gold_duration}");
+}
+
+#[test]
+fn top_equals_devtools_on_node_cpuprofile() {
+    assert_top_matches_golden("cpu/tsc.cpuprofile.gz", "cpu/tsc.cpuprofile.devtools.json.gz");
+}
+
+#[test]
+fn top_equals_devtools_on_chrome_65_cpuprofile() {
+    assert_top_matches_golden(
+        "third-party/speedscope/Chrome-65-sucrase.cpuprofile.gz",
+        "third-party/speedscope/Chrome-65-sucrase.cpuprofile.devtools.json.gz",
+    );
+}
+
+#[test]
+fn top_equals_devtools_on_legacy_head_cpuprofile() {
+    assert_top_matches_golden(
+        "third-party/speedscope/node-10.11.0-example.cpuprofile.gz",
+        "third-party/speedscope/node-10.11.0-example.cpuprofile.devtools.json.gz",
+    );
+}
+
+#[test]
+fn top_equals_devtools_on_self_profiling_traces() {
+    // Goldens made through shared/oracle/selfprofile-to-cpuprofile.py, then the cpu oracle.
+    assert_top_matches_golden("selfprofile/primes.jsprofile.json", "selfprofile/primes.jsprofile.json.devtools.json.gz");
+    assert_top_matches_golden(
+        "selfprofile/mdn-example.jsprofile.json",
+        "selfprofile/mdn-example.jsprofile.json.devtools.json.gz",
+    );
+}
+
+/// The documentation's worked example, by hand. Timestamps (ms) rounded to µs:
+/// 2972.735, 2973.490, 2974.570, 2977.865, 2978.490, 2978.695, 2978.950, 2979.405, 2980.030,
+/// 2980.655. Stacks: #1 handleClick>Profiler, #3 handleClick>genPrimes>isPrime (×7), #2
+/// handleClick>genPrimes (×2). Each sample lasts until the next; the last one the average
+/// interval (2980.655 − 2972.735) / 9 = 0.880 ms.
+#[test]
+fn mdn_example_by_hand() {
+    let path = fixtures().join("selfprofile/mdn-example.jsprofile.json");
+    let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
+    assert_eq!(ours["kind"], "selfprofile");
+    let get = |name: &str| -> (f64, f64, Value, Value, Value) {
+        let f = ours["functions"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap().clone();
+        (f["self_ms"].as_f64().unwrap(), f["total_ms"].as_f64().unwrap(), f["url"].clone(), f["line"].clone(), f["column"].clone())
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let (s, t, url, line, column) = get("Profiler");
+    assert!(close(s, 0.755) && close(t, 0.755));
+    assert_eq!((url, line, column), (Value::from(""), Value::Null, Value::Null));
+    let (s, t, url, line, column) = get("isPrime");
+    assert!(close(s, 2980.030 - 2973.490) && close(t, 6.540), "{s} {t}");
+    assert_eq!((url.as_str().unwrap(), line.as_u64(), column.as_u64()), ("http://localhost:3000/generate.js", Some(6), Some(17)));
+    let (s, t, ..) = get("genPrimes");
+    assert!(close(s, 0.625 + 0.880) && close(t, 0.625 + 0.880 + 6.540), "{s} {t}");
+    let (s, t, url, line, column) = get("handleClick");
+    assert!(close(s, 0.0) && close(t, 8.800), "{s} {t}");
+    assert_eq!((url.as_str().unwrap(), line.as_u64(), column.as_u64()), ("http://localhost:3000/main.js", Some(5), Some(27)));
+    assert!(close(ours["duration_ms"].as_f64().unwrap(), 8.800));
+    assert_eq!(ours["functions"].as_array().unwrap().len(), 4);
+}
+
+/// Expected bytes straight from the `.heapprofile` JSON: a node's self is its `selfSize`; a
+/// function's total counts each node's subtree once, at the outermost node of that function.
+fn heapprofile_expected(tree: &Value) -> HashMap<Key, (i64, i64)> {
+    fn subtree(node: &Value) -> i64 {
+        node["selfSize"].as_i64().unwrap()
+            + node["children"].as_array().map_or(0, |c| c.iter().map(subtree).sum())
+    }
+    fn key(node: &Value) -> Key {
+        let cf = &node["callFrame"];
+        (
+            cf["functionName"].as_str().unwrap().to_string(),
+            cf["url"].as_str().unwrap().to_string(),
+            cf["lineNumber"].as_i64().unwrap(),
+            cf["columnNumber"].as_i64().unwrap(),
+        )
+    }
+    fn walk(node: &Value, on_stack: &mut Vec<Key>, out: &mut HashMap<Key, (i64, i64)>) {
+        let k = key(node);
+        let total = subtree(node);
+        let e = out.entry(k.clone()).or_default();
+        e.0 += node["selfSize"].as_i64().unwrap();
+        if !on_stack.contains(&k) {
+            e.1 += total;
+        }
+        on_stack.push(k);
+        for c in node["children"].as_array().into_iter().flatten() {
+            walk(c, on_stack, out);
+        }
+        on_stack.pop();
+    }
+    let mut out = HashMap::new();
+    for c in tree["head"]["children"].as_array().unwrap() {
+        walk(c, &mut Vec::new(), &mut out);
+    }
+    // A function that allocated nothing anywhere in its subtrees is not listed.
+    out.retain(|_, (_, total)| *total > 0);
+    out
+}
+
+fn assert_heapprofile(input: &str) {
+    let path = fixtures().join(input);
+    let bytes = std::fs::read(&path).unwrap();
+    // Heap profile trees nest deeper than serde_json's default limit (tsc's is 107 nodes deep).
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    de.disable_recursion_limit();
+    let tree: Value = serde::Deserialize::deserialize(&mut de).unwrap();
+    let expected = heapprofile_expected(&tree);
+    let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
+    assert_eq!(ours["kind"], "heapprofile");
+    let functions = ours["functions"].as_array().unwrap();
+    assert_eq!(functions.len(), expected.len(), "{input}: function count");
+    for f in functions {
+        let key = our_key(f);
+        let (s, t) = expected[&key];
+        assert_eq!((f["self_bytes"].as_i64().unwrap(), f["total_bytes"].as_i64().unwrap()), (s, t), "{input}: {key:?}");
+    }
+    let all: i64 = expected.values().map(|(s, _)| s).sum();
+    assert_eq!(ours["total_bytes"].as_i64().unwrap(), all);
+}
+
+#[test]
+fn heapprofile_bytes_equal_the_tree() {
+    assert_heapprofile("heapprofile/tsc.heapprofile");
+    assert_heapprofile("third-party/speedscope/Chrome-69-Heap-20181005T144546.heapprofile");
+}
+
+#[test]
+fn top_reads_stdin_and_gzip() {
+    let path = fixtures().join("cpu/tsc.cpuprofile.gz");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["top", "--json", "--limit", "3", "-"])
+        .stdin(std::fs::File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["functions"].as_array().unwrap().len(), 3);
+    assert_eq!(v["functions"][0]["name"], "(garbage collector)");
+}
+
+#[test]
+fn top_orders_by_total_and_prints_a_table() {
+    let path = fixtures().join("cpu/tsc.cpuprofile.gz");
+    let v = jsprof_json(&["top", "--json", "--by", "total", "--limit", "0", path.to_str().unwrap()]);
+    let totals: Vec<f64> = v["functions"].as_array().unwrap().iter().map(|f| f["total_ms"].as_f64().unwrap()).collect();
+    assert!(totals.windows(2).all(|w| w[0] >= w[1]));
+    let out = jsprof(&["top", "--limit", "5", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 6, "{text}");
+    assert!(text.lines().next().unwrap().contains("Self %"));
+    assert!(text.contains("ms"));
+}

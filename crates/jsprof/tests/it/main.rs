@@ -1,5 +1,6 @@
 //! CLI integration tests: one binary, a module per area.
 
+mod broken_input;
 mod cpu;
 mod heap;
 mod support;

@@ -33,3 +33,12 @@ pub fn golden(path: &std::path::Path) -> serde_json::Value {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("golden is JSON")
 }
+
+/// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
+pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("it-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
