@@ -1,1 +1,80 @@
-//! Heap snapshots: a streaming reader for `.heapsnapshot`/`.heaptimeline` and DevTools-exact analyses.
+//! Heap snapshots: a streaming reader for V8's `.heapsnapshot`/`.heaptimeline` and the analyses Chrome
+//! DevTools' Memory panel runs on them, reproduced number for number (pinned to
+//! `chrome-devtools-frontend` 1.0.1705227): dominators, retained sizes, distances, the Summary's class
+//! rows and the Statistics.
+//!
+//! ```no_run
+//! let file = std::fs::File::open("app.heapsnapshot")?;
+//! let mut snapshot = jsprof_heap::read_snapshot(std::io::BufReader::new(file))?;
+//! let analysis = jsprof_heap::analyze(&mut snapshot);
+//! for row in jsprof_heap::summary(&snapshot, &analysis, jsprof_heap::SortBy::Retained).iter().take(10) {
+//!     println!("{} {} {}", row.name, row.count, row.retained_size);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod analysis;
+mod bits;
+mod classes;
+mod detachedness;
+pub mod distances;
+mod dominators;
+mod error;
+mod essential;
+mod flags;
+mod names;
+mod reader;
+mod retainers;
+mod shallow;
+mod snapshot;
+mod statistics;
+pub mod strings;
+mod summary;
+mod tokenizer;
+mod weak_map;
+
+pub use analysis::{analyze, Analysis, NodeInfo};
+pub use classes::InterfaceDefinition;
+pub use error::{HeapError, Result};
+pub use names::display_name;
+pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
+pub use snapshot::{
+    Edges, HeapSnapshot, Location, Meta, NodeOrdinal, Nodes, Sample, TraceFunctionInfo, TraceNode,
+    Types, Warning,
+};
+pub use statistics::Statistics;
+pub use strings::Strings;
+pub use summary::{sort_rows, summary, ClassRow, SortBy};
+pub use weak_map::{parse_weak_map_edge_name, WeakMapEdgeName};
+
+/// Test-only access to internals (the dominator reference test drives the algorithm directly).
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::bits::BitVec;
+    pub use crate::dominators::Dominators;
+
+    /// Dominators over a plain graph: `edges[n]` lists `(target, essential)` in order.
+    pub fn dominators_of(edges: &[Vec<(u32, bool)>], root: u32, self_sizes: &[u32]) -> Dominators {
+        let mut s = crate::HeapSnapshot::default();
+        let mut first_edge = vec![0u32];
+        let mut essential_list = Vec::new();
+        for out in edges {
+            for &(to, essential) in out {
+                s.edges.to_node.push(to);
+                s.edges.kind.push(0);
+                essential_list.push(essential);
+            }
+            first_edge.push(s.edges.to_node.len() as u32);
+        }
+        s.nodes.first_edge = first_edge;
+        let mut bits = BitVec::new(essential_list.len());
+        for (i, &e) in essential_list.iter().enumerate() {
+            if e {
+                bits.set(i);
+            }
+        }
+        let retainers = crate::retainers::essential_retainers(&s, &bits);
+        let graph = crate::dominators::Graph::of(&s, &bits, &retainers);
+        crate::dominators::compute(&graph, root, self_sizes)
+    }
+}

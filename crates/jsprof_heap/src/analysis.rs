@@ -1,0 +1,101 @@
+//! DevTools' initialisation pipeline, in its order: DOM state and `Detached` names, page-owned flags,
+//! essential edges, the shallow-size transfer, dominators and retained sizes, distances, class names
+//! and interface definitions, and statistics.
+
+use crate::classes::{apply_interfaces, class_names, infer_interfaces, InterfaceDefinition};
+use crate::detachedness::propagate_dom_state;
+use crate::dominators::{self, Graph};
+use crate::essential::{essential_edges, WeakMapNames};
+use crate::flags::mark_page_owned;
+use crate::retainers::{essential_retainers, retainer_counts};
+use crate::shallow::transfer_shallow_sizes;
+use crate::snapshot::{HeapSnapshot, NodeOrdinal};
+use crate::statistics::{self, Statistics};
+use crate::{distances, names};
+
+/// Per-node results of [`analyze`], indexed by node ordinal.
+pub struct Analysis {
+    /// Immediate dominator of each node (the root's is itself).
+    pub idom: Vec<NodeOrdinal>,
+    pub retained: Vec<u64>,
+    /// Distance from the roots; -5 when unreachable, ≥ 100 000 000 when only system roots reach it.
+    pub distances: Vec<i32>,
+    /// Class name (a string index) of each node.
+    pub classes: Vec<u32>,
+    /// Number of edges of any kind pointing at each node.
+    pub retainer_counts: Vec<u32>,
+    /// The root's retained size plus `extra_native_bytes`.
+    pub total_size: u64,
+    pub statistics: Statistics,
+    pub interfaces: Vec<InterfaceDefinition>,
+}
+
+/// Runs DevTools' analysis. It changes the snapshot as DevTools does: detached nodes are renamed,
+/// array and hidden sizes move into their single owners (`nodes.self_size`), and class names are
+/// appended to the string table.
+pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
+    let types = s.types();
+    propagate_dom_state(s);
+    let page_owned = mark_page_owned(s, &types);
+    let mut weak_map_names = WeakMapNames::new(s.strings.len());
+    let essential = essential_edges(s, &types, &page_owned, &mut weak_map_names);
+    drop(page_owned);
+    transfer_shallow_sizes(s, &types);
+    let dominators = {
+        let retainers = essential_retainers(s, &essential);
+        let graph = Graph::of(s, &essential, &retainers);
+        dominators::compute(&graph, s.root, &s.nodes.self_size)
+    };
+    drop(essential);
+    let distances = distances::compute(s, &types, &mut weak_map_names);
+    drop(weak_map_names);
+    let mut classes = class_names(s, &types);
+    let interfaces = infer_interfaces(s, &types);
+    apply_interfaces(s, &types, &interfaces, &mut classes);
+    let retainer_counts = retainer_counts(s);
+    let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
+    let statistics = statistics::compute(s, &types, &retainer_counts, total_size);
+    Analysis {
+        idom: dominators.idom,
+        retained: dominators.retained,
+        distances,
+        classes,
+        retainer_counts,
+        total_size,
+        statistics,
+        interfaces,
+    }
+}
+
+/// One node's figures, as `jsprof heap node` prints them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeInfo {
+    pub ordinal: NodeOrdinal,
+    pub id: u32,
+    pub name: String,
+    pub node_type: String,
+    pub self_size: u64,
+    pub retained_size: u64,
+    pub distance: i32,
+    pub dominator_id: u32,
+    pub edge_count: u64,
+    pub retainer_count: u64,
+}
+
+impl Analysis {
+    pub fn node_info(&self, s: &HeapSnapshot, n: NodeOrdinal) -> NodeInfo {
+        let i = n as usize;
+        NodeInfo {
+            ordinal: n,
+            id: s.nodes.id[i],
+            name: names::display_name(s, n),
+            node_type: s.node_type_name(n).to_owned(),
+            self_size: s.nodes.self_size[i] as u64,
+            retained_size: self.retained[i],
+            distance: self.distances[i],
+            dominator_id: s.nodes.id[self.idom[i] as usize],
+            edge_count: s.nodes.edges(n).len() as u64,
+            retainer_count: self.retainer_counts[i] as u64,
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Distance from the roots, as the Summary's "Distance" column shows it.
+//!
+//! A first breadth-first pass starts at the user roots (distance 1); a second starts at the root itself
+//! with distance 100 000 000 (`baseSystemDistance`) for what only the GC roots hold. Unreached nodes keep
+//! -5. Both passes skip weak edges and the edges DevTools' JS filter drops: the `sloppy_function_map`
+//! of a native context, odd descriptor slots of `(map descriptors)` (crbug.com/413608), and the first
+//! edge seen of each WeakMap ephemeron pair, so a value's distance is the larger of its key's and its
+//! table's plus one (crbug.com/1290800). That last rule depends on visiting order: FIFO, edge order.
+
+use std::collections::HashSet;
+
+use crate::essential::WeakMapNames;
+use crate::flags::is_user_root;
+use crate::snapshot::{HeapSnapshot, NodeOrdinal, Types};
+
+pub const NO_DISTANCE: i32 = -5;
+pub const BASE_SYSTEM_DISTANCE: i32 = 100_000_000;
+
+pub(crate) fn compute(s: &HeapSnapshot, types: &Types, names: &mut WeakMapNames) -> Vec<i32> {
+    let n = s.nodes.len();
+    let mut distances = vec![NO_DISTANCE; n];
+    let mut queue: Vec<NodeOrdinal> = Vec::with_capacity(n);
+    let mut filter = EdgeFilter {
+        s,
+        types,
+        names,
+        pending: HashSet::new(),
+    };
+
+    for e in s.nodes.edges(s.root) {
+        let to = s.edges.to_node[e];
+        if is_user_root(s, types, to) {
+            distances[to as usize] = 1;
+            queue.push(to);
+        }
+    }
+    let seeded = !queue.is_empty();
+    bfs(s, types, &mut queue, &mut distances, &mut filter);
+    distances[s.root as usize] = if seeded { BASE_SYSTEM_DISTANCE } else { 0 };
+    queue.clear();
+    queue.push(s.root);
+    bfs(s, types, &mut queue, &mut distances, &mut filter);
+    distances
+}
+
+fn bfs(
+    s: &HeapSnapshot,
+    types: &Types,
+    queue: &mut Vec<NodeOrdinal>,
+    distances: &mut [i32],
+    filter: &mut EdgeFilter<'_, '_>,
+) {
+    let mut head = 0;
+    while head < queue.len() {
+        let node = queue[head];
+        head += 1;
+        let distance = distances[node as usize] + 1;
+        for e in s.nodes.edges(node) {
+            if s.edges.kind[e] == types.edge_weak {
+                continue;
+            }
+            let child = s.edges.to_node[e];
+            if distances[child as usize] != NO_DISTANCE || !filter.keep(node, e) {
+                continue;
+            }
+            distances[child as usize] = distance;
+            queue.push(child);
+        }
+    }
+}
+
+struct EdgeFilter<'a, 'b> {
+    s: &'a HeapSnapshot,
+    types: &'a Types,
+    names: &'b mut WeakMapNames,
+    /// Ephemeron pairs of which one edge has been seen, by the part of the name both edges share.
+    pending: HashSet<&'a [u8]>,
+}
+
+impl EdgeFilter<'_, '_> {
+    fn keep(&mut self, node: NodeOrdinal, e: usize) -> bool {
+        let s = self.s;
+        let t = self.types;
+        let kind = s.nodes.kind[node as usize];
+        let edge_kind = s.edges.kind[e];
+        let name = s.edges.name_or_index[e];
+        let node_name = s.strings.bytes(s.nodes.name[node as usize]);
+        if kind == t.hidden
+            && t.edge_has_string_name(edge_kind)
+            && s.strings.bytes(name) == b"sloppy_function_map"
+            && node_name == b"system / NativeContext"
+        {
+            return false;
+        }
+        if kind == t.array && node_name == b"(map descriptors)" {
+            let index = if t.edge_has_string_name(edge_kind) {
+                js_parse_int(s.strings.bytes(name))
+            } else {
+                Some(name as i64)
+            };
+            return match index {
+                Some(i) => i < 2 || i % 3 != 1,
+                None => true,
+            };
+        }
+        if edge_kind == t.edge_internal {
+            if let Some(m) = self.names.get(s, name) {
+                let shared = &s.strings.bytes(name)[m.shared_start..];
+                if !self.pending.remove(shared) {
+                    self.pending.insert(shared);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// JavaScript's `parseInt(text, 10)`: optional whitespace and sign, then leading digits; `None` for NaN.
+pub(crate) fn js_parse_int(text: &[u8]) -> Option<i64> {
+    let text = std::str::from_utf8(text)
+        .ok()
+        .map_or(text, |s| s.trim_start().as_bytes());
+    let (negative, digits) = match text.first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let count = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+    if count == 0 {
+        return None;
+    }
+    let value = digits[..count].iter().fold(0i64, |acc, &d| {
+        acc.saturating_mul(10).saturating_add((d - b'0') as i64)
+    });
+    Some(if negative { -value } else { value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_parse_int;
+
+    #[test]
+    fn parse_int_like_javascript() {
+        assert_eq!(js_parse_int(b"12abc"), Some(12));
+        assert_eq!(js_parse_int(b"  -7"), Some(-7));
+        assert_eq!(js_parse_int(b"abc"), None);
+        assert_eq!(js_parse_int(b""), None);
+    }
+}

@@ -1,0 +1,57 @@
+//! The reverse graph, for dominators: who retains each node through an essential edge.
+//!
+//! DevTools fills each node's retainer slice from its end while walking sources in order, so retainers
+//! come in reverse source order. Lengauer–Tarjan's result for unreachable nodes depends on that order,
+//! so it is kept here. Only essential edges are stored: the dominator code reads no others, and this
+//! halves the memory of the reverse graph.
+
+use crate::bits::BitVec;
+use crate::snapshot::{HeapSnapshot, NodeOrdinal};
+
+pub(crate) struct Retainers {
+    /// `first[n]..first[n + 1]` index `sources` for node `n`; one entry more than nodes.
+    pub first: Vec<u32>,
+    pub sources: Vec<NodeOrdinal>,
+}
+
+impl Retainers {
+    #[inline]
+    pub fn of(&self, n: NodeOrdinal) -> &[NodeOrdinal] {
+        &self.sources[self.first[n as usize] as usize..self.first[n as usize + 1] as usize]
+    }
+}
+
+pub(crate) fn essential_retainers(s: &HeapSnapshot, essential: &BitVec) -> Retainers {
+    let n = s.nodes.len();
+    let mut first = vec![0u32; n + 1];
+    for (e, &to) in s.edges.to_node.iter().enumerate() {
+        if essential.get(e) {
+            first[to as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        first[i + 1] += first[i];
+    }
+    // `next[t]` is one past the slot to fill next for target `t`, walking down from the slice's end.
+    let mut next: Vec<u32> = first[1..].to_vec();
+    let mut sources = vec![0 as NodeOrdinal; first[n] as usize];
+    for src in 0..n as NodeOrdinal {
+        for e in s.nodes.edges(src) {
+            if essential.get(e) {
+                let to = s.edges.to_node[e] as usize;
+                next[to] -= 1;
+                sources[next[to] as usize] = src;
+            }
+        }
+    }
+    Retainers { first, sources }
+}
+
+/// How many edges of any type point at each node (DevTools' `retainersCount`).
+pub(crate) fn retainer_counts(s: &HeapSnapshot) -> Vec<u32> {
+    let mut counts = vec![0u32; s.nodes.len()];
+    for &to in &s.edges.to_node {
+        counts[to as usize] += 1;
+    }
+    counts
+}

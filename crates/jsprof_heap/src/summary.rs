@@ -1,0 +1,208 @@
+//! The Summary view: objects grouped by class key, with count, self size, retained size and distance.
+//!
+//! A class's retained size counts each instance's retained size once, skipping instances that an
+//! instance of the same class already dominates, so nested objects are not counted twice. Nodes whose
+//! (adjusted) self size is 0 are left out, as in DevTools. Objects with a known allocation site are
+//! split by it: their key is `script,line,column,Class`; other keys are `,Class`.
+
+use std::collections::HashMap;
+
+use crate::analysis::Analysis;
+use crate::snapshot::{HeapSnapshot, NodeOrdinal};
+use crate::strings::{cmp_utf16, wtf8_to_string};
+
+/// One Summary row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassRow {
+    /// DevTools' public class key (`,Name` or `script,line,column,Name`).
+    pub key: String,
+    pub name: String,
+    pub count: u64,
+    pub self_size: u64,
+    pub retained_size: u64,
+    /// The smallest distance among the instances.
+    pub distance: i32,
+}
+
+/// The order of [`summary`]'s rows, largest first; ties by key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortBy {
+    #[default]
+    Retained,
+    SelfSize,
+    Count,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum InternalKey {
+    Class(u32),
+    Located {
+        script: u32,
+        line: u32,
+        column: u32,
+        class: u32,
+    },
+}
+
+struct Aggregate {
+    key: InternalKey,
+    count: u64,
+    self_size: u64,
+    retained: u64,
+    distance: i32,
+}
+
+const NO_KEY: u32 = u32::MAX;
+
+/// All Summary rows, sorted.
+#[allow(clippy::needless_range_loop)] // several columns are read per node
+pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
+    let types = s.types();
+    let n = s.nodes.len();
+    let mut aggregates: Vec<Aggregate> = Vec::new();
+    let mut by_class: Vec<u32> = vec![NO_KEY; s.strings.len()];
+    let mut by_location: HashMap<InternalKey, u32> = HashMap::new();
+    let mut key_of: Vec<u32> = vec![NO_KEY; n];
+    for i in 0..n {
+        let size = s.nodes.self_size[i];
+        if size == 0 {
+            continue;
+        }
+        let class = a.classes[i];
+        let located = if s.nodes.kind[i] == types.object {
+            s.location(i as NodeOrdinal)
+        } else {
+            None
+        };
+        let (key, slot) = match located {
+            Some(l) => {
+                let key = InternalKey::Located {
+                    script: l.script_id,
+                    line: l.line,
+                    column: l.column,
+                    class,
+                };
+                (key, by_location.entry(key).or_insert(NO_KEY))
+            }
+            None => (InternalKey::Class(class), &mut by_class[class as usize]),
+        };
+        if *slot == NO_KEY {
+            *slot = aggregates.len() as u32;
+            aggregates.push(Aggregate {
+                key,
+                count: 0,
+                self_size: 0,
+                retained: 0,
+                distance: i32::MAX,
+            });
+        }
+        let agg = &mut aggregates[*slot as usize];
+        key_of[i] = *slot;
+        agg.count += 1;
+        agg.self_size += size as u64;
+        agg.distance = agg.distance.min(a.distances[i]);
+    }
+    drop(by_location);
+    drop(by_class);
+    add_class_retained_sizes(s, a, &key_of, &mut aggregates);
+
+    // Different internal keys can share a public key (two string entries with one text); DevTools'
+    // object assignment keeps the first position and the last value.
+    let mut rows: Vec<ClassRow> = Vec::with_capacity(aggregates.len());
+    let mut row_of: HashMap<String, usize> = HashMap::new();
+    for agg in &aggregates {
+        let (key, name) = match agg.key {
+            InternalKey::Class(class) => {
+                let name = wtf8_to_string(s.strings.bytes(class));
+                (format!(",{name}"), name)
+            }
+            InternalKey::Located {
+                script,
+                line,
+                column,
+                class,
+            } => {
+                let name = wtf8_to_string(s.strings.bytes(class));
+                (format!("{script},{line},{column},{name}"), name)
+            }
+        };
+        let row = ClassRow {
+            key,
+            name,
+            count: agg.count,
+            self_size: agg.self_size,
+            retained_size: agg.retained,
+            distance: agg.distance,
+        };
+        match row_of.get(&row.key) {
+            Some(&i) => rows[i] = row,
+            None => {
+                row_of.insert(row.key.clone(), rows.len());
+                rows.push(row);
+            }
+        }
+    }
+    sort_rows(&mut rows, sort);
+    rows
+}
+
+pub fn sort_rows(rows: &mut [ClassRow], sort: SortBy) {
+    rows.sort_by(|x, y| {
+        let primary = match sort {
+            SortBy::Retained => y.retained_size.cmp(&x.retained_size),
+            SortBy::SelfSize => y.self_size.cmp(&x.self_size),
+            SortBy::Count => y.count.cmp(&x.count),
+        };
+        primary.then_with(|| cmp_utf16(x.key.as_bytes(), y.key.as_bytes()))
+    });
+}
+
+/// Walks the dominator tree from the root, adding a node's retained size to its class unless an
+/// ancestor of the same class was already added.
+fn add_class_retained_sizes(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    key_of: &[u32],
+    aggregates: &mut [Aggregate],
+) {
+    let n = s.nodes.len();
+    let root = s.root as usize;
+    // Children of each node in the dominator tree (CSR).
+    let mut first = vec![0u32; n + 1];
+    for (i, &d) in a.idom.iter().enumerate() {
+        if i != root {
+            first[d as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        first[i + 1] += first[i];
+    }
+    let mut fill = first.clone();
+    let mut children = vec![0u32; n.saturating_sub(1)];
+    for (i, &d) in a.idom.iter().enumerate() {
+        if i != root {
+            children[fill[d as usize] as usize] = i as u32;
+            fill[d as usize] += 1;
+        }
+    }
+    drop(fill);
+    const EXIT: u32 = 1 << 31;
+    let mut active = vec![false; aggregates.len()];
+    let mut stack: Vec<u32> = vec![root as u32];
+    while let Some(entry) = stack.pop() {
+        if entry & EXIT != 0 {
+            active[key_of[(entry & !EXIT) as usize] as usize] = false;
+            continue;
+        }
+        let node = entry as usize;
+        let key = key_of[node];
+        if key != NO_KEY && !active[key as usize] {
+            aggregates[key as usize].retained += a.retained[node];
+            if first[node] != first[node + 1] {
+                active[key as usize] = true;
+                stack.push(entry | EXIT);
+            }
+        }
+        stack.extend_from_slice(&children[first[node] as usize..first[node + 1] as usize]);
+    }
+}

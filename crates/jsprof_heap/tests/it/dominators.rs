@@ -1,0 +1,1 @@
+//! Dominators against a slow reference on random graphs.

@@ -1,0 +1,5 @@
+//! Integration tests of the heap engine: one binary, a module per area.
+
+mod dominators;
+mod golden;
+mod reader;
