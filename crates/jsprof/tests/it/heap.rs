@@ -1,1 +1,201 @@
-//! Heap commands.
+//! Heap commands against the heap oracle's goldens (DevTools' own numbers), and broken inputs.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use serde_json::Value;
+
+use crate::support::{fixtures, golden, jsprof, jsprof_json};
+
+const SNAPSHOTS: &[&str] = &[
+    "detached.heapsnapshot",
+    "leak-1-baseline.heapsnapshot",
+    "leak-2-target.heapsnapshot",
+    "leak-3-final.heapsnapshot",
+    "node-small.heapsnapshot",
+    "node-alloc.heaptimeline",
+];
+
+fn input(name: &str) -> String {
+    fixtures()
+        .join("heap")
+        .join(format!("{name}.gz"))
+        .display()
+        .to_string()
+}
+
+fn golden_of(name: &str) -> Value {
+    golden(
+        &fixtures()
+            .join("heap")
+            .join(format!("{name}.devtools.json.gz")),
+    )
+}
+
+#[test]
+fn summary_matches_devtools_for_every_class() {
+    for name in SNAPSHOTS {
+        let ours = jsprof_json(&["heap", "summary", &input(name), "--json", "--limit", "0"]);
+        let theirs = golden_of(name);
+        assert_eq!(
+            ours["node_count"], theirs["node_count"],
+            "{name}: node_count"
+        );
+        assert_eq!(
+            ours["total_size"], theirs["total_size"],
+            "{name}: total_size"
+        );
+        assert_eq!(
+            ours["statistics"], theirs["statistics"],
+            "{name}: statistics"
+        );
+        let rows: HashMap<&str, &Value> = ours["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["key"].as_str().unwrap(), c))
+            .collect();
+        let expected = theirs["classes"].as_array().unwrap();
+        assert_eq!(rows.len(), expected.len(), "{name}: number of classes");
+        for c in expected {
+            let key = c["key"].as_str().unwrap();
+            let row = rows
+                .get(key)
+                .unwrap_or_else(|| panic!("{name}: class {key:?} missing"));
+            assert_eq!(row["name"], c["name"], "{name}: {key:?} name");
+            assert_eq!(row["count"], c["count"], "{name}: {key:?} count");
+            assert_eq!(row["self_size"], c["self"], "{name}: {key:?} self");
+            assert_eq!(
+                row["retained_size"], c["retained"],
+                "{name}: {key:?} retained"
+            );
+            assert_eq!(row["distance"], c["distance"], "{name}: {key:?} distance");
+        }
+    }
+}
+
+#[test]
+fn nodes_match_devtools_for_every_sampled_node() {
+    for name in SNAPSHOTS {
+        let theirs = golden_of(name);
+        let sampled = theirs["sampled_nodes"].as_array().unwrap();
+        let ids: Vec<String> = sampled.iter().map(|n| n["id"].to_string()).collect();
+        let mut args = vec!["heap", "node", &input(name)]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        args.extend(ids);
+        args.push("--json".into());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ours = jsprof_json(&args);
+        let nodes = ours["nodes"].as_array().unwrap();
+        assert_eq!(nodes.len(), sampled.len(), "{name}");
+        for (o, t) in nodes.iter().zip(sampled) {
+            let id = &t["id"];
+            assert_eq!(&o["id"], id);
+            assert_eq!(o["self_size"], t["self"], "{name} @{id} self");
+            assert_eq!(o["retained_size"], t["retained"], "{name} @{id} retained");
+            assert_eq!(o["distance"], t["distance"], "{name} @{id} distance");
+            assert_eq!(
+                o["dominator_id"], t["dominator_id"],
+                "{name} @{id} dominator"
+            );
+            assert_eq!(o["type"], t["type"], "{name} @{id} type");
+            assert_eq!(o["name"], t["name"], "{name} @{id} name");
+        }
+    }
+}
+
+#[test]
+fn timeline_with_wrong_header_loads_with_a_warning() {
+    let ours = jsprof_json(&["heap", "stats", &input("node-alloc.heaptimeline"), "--json"]);
+    assert_eq!(ours["kind"], "heaptimeline");
+    let warnings = ours["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w["at"] == "snapshot.trace_function_count"),
+        "expected a trace_function_count warning, got {warnings:?}"
+    );
+    let plain = jsprof_json(&["heap", "stats", &input("node-small.heapsnapshot"), "--json"]);
+    assert_eq!(plain["kind"], "heapsnapshot");
+    assert_eq!(plain["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn summary_table_and_limits() {
+    let out = jsprof(&[
+        "heap",
+        "summary",
+        &input("detached.heapsnapshot"),
+        "--limit",
+        "3",
+        "--sort",
+        "count",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().nth(1).unwrap().starts_with("Class"), "{text}");
+    assert_eq!(text.lines().count(), 2 + 3, "{text}");
+    let json = jsprof_json(&[
+        "heap",
+        "summary",
+        &input("detached.heapsnapshot"),
+        "--json",
+        "--sort",
+        "self",
+        "--limit",
+        "5",
+    ]);
+    let selfs: Vec<u64> = json["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["self_size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(selfs.len(), 5);
+    assert!(selfs.windows(2).all(|w| w[0] >= w[1]), "{selfs:?}");
+}
+
+fn write_temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("jsprof-heap-test-{}-{name}", std::process::id()));
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
+    path
+}
+
+#[test]
+fn truncated_and_malformed_inputs_exit_2_with_the_offset() {
+    let mut full = Vec::new();
+    let gz = std::fs::File::open(input("detached.heapsnapshot")).unwrap();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz), &mut full).unwrap();
+    let cut = full.len() / 2;
+    let truncated = write_temp("truncated.heapsnapshot", &full[..cut]);
+    let out = jsprof(&["heap", "summary", truncated.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(truncated.to_str().unwrap()) && err.contains(&format!("byte {cut}")),
+        "{err}"
+    );
+
+    let garbage = write_temp("garbage.heapsnapshot", b"{\"snapshot\": {\"meta\": 1}}");
+    let out = jsprof(&["heap", "stats", garbage.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("byte"));
+
+    let out = jsprof(&[
+        "heap",
+        "node",
+        &input("detached.heapsnapshot"),
+        "4294967295",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("no node with id @4294967295"));
+    let _ = std::fs::remove_file(truncated);
+    let _ = std::fs::remove_file(garbage);
+}
