@@ -20,7 +20,12 @@ pub struct FunctionKey {
 impl FunctionKey {
     pub fn of(profile: &Profile, frame: FrameId) -> FunctionKey {
         let f = profile.frames.get(frame);
-        FunctionKey { name: f.name, url: f.url, line: f.line, column: f.column }
+        FunctionKey {
+            name: f.name,
+            url: f.url,
+            line: f.line,
+            column: f.column,
+        }
     }
 }
 
@@ -63,7 +68,11 @@ impl StackFunctions {
             });
             of_frame.push(f);
         }
-        let of_stack = profile.stacks.ids().map(|s| of_frame[profile.stacks.frame(s).0 as usize]).collect();
+        let of_stack = profile
+            .stacks
+            .ids()
+            .map(|s| of_frame[profile.stacks.frame(s).0 as usize])
+            .collect();
         StackFunctions { of_stack, keys }
     }
 }
@@ -97,7 +106,11 @@ impl StackChildren {
                 fill[p.index()] += 1;
             }
         }
-        StackChildren { offsets: counts, children, roots }
+        StackChildren {
+            offsets: counts,
+            children,
+            roots,
+        }
     }
 
     pub fn of(&self, s: usize) -> &[u32] {
@@ -116,7 +129,11 @@ pub(crate) struct StackWeights {
 impl StackWeights {
     pub fn new(profile: &Profile, thread: &Thread) -> StackWeights {
         let n = profile.stacks.len();
-        let mut w = StackWeights { self_weight: vec![0; n], self_samples: vec![0; n], root_weight: 0 };
+        let mut w = StackWeights {
+            self_weight: vec![0; n],
+            self_samples: vec![0; n],
+            root_weight: 0,
+        };
         for (stack, weight) in thread.samples.stack.iter().zip(thread.weights()) {
             match stack {
                 Some(s) => {
@@ -144,7 +161,11 @@ impl StackWeights {
 }
 
 /// Which stacks are the outermost frame of their function (no ancestor runs the same function).
-pub(crate) fn outermost(profile: &Profile, functions: &StackFunctions, children: &StackChildren) -> Vec<bool> {
+pub(crate) fn outermost(
+    profile: &Profile,
+    functions: &StackFunctions,
+    children: &StackChildren,
+) -> Vec<bool> {
     let n = profile.stacks.len();
     let mut result = vec![false; n];
     let mut active = vec![0u32; functions.keys.len()];
@@ -180,13 +201,28 @@ pub fn function_table(profile: &Profile, thread: &Thread) -> FunctionTable {
         }
         let f = functions.of_stack[i] as usize;
         let (key, frame) = functions.keys[f];
-        let row = rows[f].get_or_insert(FunctionRow { key, frame, self_weight: 0, total_weight: 0, samples: 0 });
+        let row = rows[f].get_or_insert(FunctionRow {
+            key,
+            frame,
+            self_weight: 0,
+            total_weight: 0,
+            samples: 0,
+        });
         row.self_weight += weights.self_weight[i];
         if outer[i] {
             row.total_weight += total[i];
             row.samples += samples[i];
         }
     }
-    let total_weight = weights.root_weight + profile.stacks.ids().filter(|s| profile.stacks.parent(*s).is_none()).map(|s| total[s.index()]).sum::<i64>();
-    FunctionTable { rows: rows.into_iter().flatten().collect(), total_weight }
+    let total_weight = weights.root_weight
+        + profile
+            .stacks
+            .ids()
+            .filter(|s| profile.stacks.parent(*s).is_none())
+            .map(|s| total[s.index()])
+            .sum::<i64>();
+    FunctionTable {
+        rows: rows.into_iter().flatten().collect(),
+        total_weight,
+    }
 }

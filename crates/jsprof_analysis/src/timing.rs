@@ -107,7 +107,11 @@ fn fix_missing_samples(profile: &Profile, thread: &mut Thread, meta: &MetaStacks
     let mut current = stacks[1];
     for i in 1..n - 1 {
         let next = stacks[i + 1];
-        if current == Some(program) && !meta.is_system(prev) && !meta.is_system(next) && bottom(prev) == bottom(next) {
+        if current == Some(program)
+            && !meta.is_system(prev)
+            && !meta.is_system(next)
+            && bottom(prev) == bottom(next)
+        {
             stacks[i] = prev;
         }
         // The original values move on, not the patched one.

@@ -1,6 +1,7 @@
 //! CDP call frames and the tree nodes that carry them, in the modern (`nodes` + ids) and the
 //! nested (`head` + children objects) forms shared by legacy `.cpuprofile` and `.heapprofile`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -13,26 +14,35 @@ use crate::node_tree::{RawNode, RawTree};
 /// `Runtime.CallFrame`: 0-based positions, `-1` unknown.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
-pub(crate) struct CallFrameIn {
-    pub function_name: Option<String>,
-    pub script_id: Option<IdString>,
-    pub url: Option<String>,
+pub(crate) struct CallFrameIn<'a> {
+    #[serde(borrow)]
+    pub function_name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub script_id: Option<IdString<'a>>,
+    #[serde(borrow)]
+    pub url: Option<Cow<'a, str>>,
     pub line_number: Option<Float>,
     pub column_number: Option<Float>,
 }
 
 fn position(zero_based: Option<&Float>) -> Option<u32> {
-    zero_based.and_then(|f| if f.0.is_finite() { one_based(f.0 as i64) } else { None })
+    zero_based.and_then(|f| {
+        if f.0.is_finite() {
+            one_based(f.0 as i64)
+        } else {
+            None
+        }
+    })
 }
 
-impl CallFrameIn {
+impl CallFrameIn<'_> {
     pub fn intern(&self, profile: &mut Profile) -> FrameId {
         profile.intern_frame(
             self.function_name.as_deref().unwrap_or(""),
             self.url.as_deref().unwrap_or(""),
             position(self.line_number.as_ref()),
             position(self.column_number.as_ref()),
-            self.script_id.as_ref().map_or("", |s| s.0.as_str()),
+            self.script_id.as_ref().map_or("", |s| &*s.0),
         )
     }
 }
@@ -45,14 +55,14 @@ pub(crate) struct TickIn {
 
 /// The fields of a node that both forms share; `children` is handled by the caller.
 #[derive(Default)]
-pub(crate) struct NodeFields {
+pub(crate) struct NodeFields<'de> {
     pub id: Option<u64>,
-    pub call_frame: Option<CallFrameIn>,
+    pub call_frame: Option<CallFrameIn<'de>>,
     /// Legacy flat form: these sit on the node itself, 1-based (0 = unknown).
-    pub legacy: CallFrameIn,
+    pub legacy: CallFrameIn<'de>,
     pub parent: Option<u64>,
     pub ticks: Vec<TickIn>,
-    pub deopt_reason: Option<String>,
+    pub deopt_reason: Option<Cow<'de, str>>,
     pub self_size: Option<f64>,
 }
 
@@ -75,9 +85,13 @@ pub(crate) enum NodeField {
     Other,
 }
 
-impl NodeFields {
+impl<'de> NodeFields<'de> {
     /// Reads one non-`children` field's value.
-    pub fn read<'de, A: MapAccess<'de>>(&mut self, field: NodeField, map: &mut A) -> Result<(), A::Error> {
+    pub fn read<A: MapAccess<'de>>(
+        &mut self,
+        field: NodeField,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
         match field {
             NodeField::Id => self.id = map.next_value::<Option<NodeId>>()?.map(|n| n.0),
             NodeField::CallFrame => self.call_frame = map.next_value()?,
@@ -87,7 +101,9 @@ impl NodeFields {
             NodeField::LineNumber => self.legacy.line_number = map.next_value()?,
             NodeField::ColumnNumber => self.legacy.column_number = map.next_value()?,
             NodeField::Parent => self.parent = map.next_value::<Option<NodeId>>()?.map(|n| n.0),
-            NodeField::PositionTicks => self.ticks = map.next_value::<Option<Vec<TickIn>>>()?.unwrap_or_default(),
+            NodeField::PositionTicks => {
+                self.ticks = map.next_value::<Option<Vec<TickIn>>>()?.unwrap_or_default()
+            }
             NodeField::DeoptReason => self.deopt_reason = map.next_value()?,
             NodeField::SelfSize => self.self_size = map.next_value::<Option<Float>>()?.map(|f| f.0),
             NodeField::Children | NodeField::Other => {
@@ -98,7 +114,13 @@ impl NodeFields {
     }
 
     /// Lowers the fields into a raw node of `tree` with the given children range.
-    pub fn finish(self, tree: &mut RawTree, profile: &mut Profile, children: Option<std::ops::Range<u32>>, fallback_id: u64) {
+    pub fn finish(
+        self,
+        tree: &mut RawTree,
+        profile: &mut Profile,
+        children: Option<std::ops::Range<u32>>,
+        fallback_id: u64,
+    ) {
         let frame = match &self.call_frame {
             Some(cf) => cf.intern(profile),
             None => {
@@ -106,7 +128,11 @@ impl NodeFields {
                 let shift = |f: &Option<Float>| f.as_ref().map(|f| Float(f.0 - 1.0));
                 let cf = CallFrameIn {
                     function_name: self.legacy.function_name.clone(),
-                    script_id: self.legacy.script_id.as_ref().map(|s| IdString(s.0.clone())),
+                    script_id: self
+                        .legacy
+                        .script_id
+                        .as_ref()
+                        .map(|s| IdString(Cow::Borrowed(&*s.0))),
                     url: self.legacy.url.clone(),
                     line_number: shift(&self.legacy.line_number),
                     column_number: shift(&self.legacy.column_number),
@@ -132,7 +158,10 @@ impl NodeFields {
             children,
             ticks: ticks_start..tree.ticks.len() as u32,
             deopt_reason,
-            self_size: self.self_size.filter(|s| s.is_finite() && *s > 0.0).map_or(0, |s| s as u64),
+            self_size: self
+                .self_size
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map_or(0, |s| s as u64),
         });
     }
 }
@@ -148,7 +177,12 @@ pub(crate) struct TreeSink<'a> {
 
 impl<'a> TreeSink<'a> {
     pub fn new(profile: &'a mut Profile, path: &'a JsonPath) -> TreeSink<'a> {
-        TreeSink { tree: RawTree::default(), profile, path, next_fallback_id: u64::MAX }
+        TreeSink {
+            tree: RawTree::default(),
+            profile,
+            path,
+            next_fallback_id: u64::MAX,
+        }
     }
 
     fn fallback_id(&mut self) -> u64 {
@@ -249,7 +283,10 @@ impl<'de> Visitor<'de> for HeadSeed<'_, '_> {
         while let Some(field) = map.next_key::<NodeField>()? {
             if let NodeField::Children = field {
                 has_children = true;
-                map.next_value_seed(HeadChildrenSeed { sink: &mut *sink, out: &mut child_ids })?;
+                map.next_value_seed(HeadChildrenSeed {
+                    sink: &mut *sink,
+                    out: &mut child_ids,
+                })?;
             } else {
                 fields.read(field, &mut map)?;
             }
@@ -260,7 +297,12 @@ impl<'de> Visitor<'de> for HeadSeed<'_, '_> {
         let start = sink.tree.children.len() as u32;
         sink.tree.children.extend_from_slice(&child_ids);
         let children = has_children.then(|| start..sink.tree.children.len() as u32);
-        fields.finish(&mut sink.tree, sink.profile, children.or(Some(start..start)), fallback);
+        fields.finish(
+            &mut sink.tree,
+            sink.profile,
+            children.or(Some(start..start)),
+            fallback,
+        );
         Ok(id)
     }
 }

@@ -9,15 +9,27 @@ use serde::Deserialize;
 
 use crate::call_frame::{HeadSeed, NodesSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, MicrosToNanos, NodeIds};
+use crate::json::{self, Float, JsonPath, MicrosToNanos, NodeIds, Source};
 use crate::model::{Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::NodeTarget;
 
 /// Reads a `.cpuprofile` from decompressed JSON text.
 pub fn read_cpuprofile<R: Read>(reader: R) -> Result<Profile, ReadError> {
+    read_cpuprofile_from(Source::Reader(reader))
+}
+
+/// Like [`read_cpuprofile`], over text already in memory (faster).
+pub fn read_cpuprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, ReadError> {
     let mut profile = Profile::new(ProfileKind::CpuProfile);
     let path = JsonPath::default();
-    let (raw, trailing) = json::deserialize(reader, TopSeed { profile: &mut profile, path: &path }, &path)?;
+    let (raw, trailing) = json::deserialize(
+        source,
+        TopSeed {
+            profile: &mut profile,
+            path: &path,
+        },
+        &path,
+    )?;
     if trailing {
         profile.warn("", "bytes after the end of the JSON value were ignored");
     }
@@ -132,7 +144,11 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
             // The head was flattened post-order: it is the last node.
             sink.tree.root = Some(sink.tree.nodes.len().saturating_sub(1));
         }
-        raw.times = if raw.legacy && !raw.has_nodes { timestamps } else { deltas.or(timestamps) };
+        raw.times = if raw.legacy && !raw.has_nodes {
+            timestamps
+        } else {
+            deltas.or(timestamps)
+        };
         raw.tree = sink.tree;
         Ok(raw)
     }
@@ -147,10 +163,17 @@ const MICROS_TO_NS: f64 = 1e3;
 impl RawCpuProfile {
     pub(crate) fn lower(self, profile: &mut Profile) -> Result<Thread, ReadError> {
         if !self.has_nodes && !self.legacy {
-            return Err(ReadError::invalid("", "not a CPU profile: neither `nodes` nor `head` is present"));
+            return Err(ReadError::invalid(
+                "",
+                "not a CPU profile: neither `nodes` nor `head` is present",
+            ));
         }
         let legacy = self.legacy && !self.has_nodes;
-        let mut thread = Thread { name: "main".to_string(), weight_unit: Some(WeightUnit::Samples), ..Default::default() };
+        let mut thread = Thread {
+            name: "main".to_string(),
+            weight_unit: Some(WeightUnit::Samples),
+            ..Default::default()
+        };
         let at = if legacy { "head" } else { "nodes" };
         let lowered = self.tree.lower(profile, &mut thread, at);
 
@@ -180,7 +203,9 @@ impl RawCpuProfile {
             // No timing at all: spread the samples evenly over the declared span, as DevTools does.
             let (s, e) = (start.unwrap_or(0), end.unwrap_or(start.unwrap_or(0)));
             let n = samples.len() as i64;
-            times = (0..n).map(|i| s + ((e - s) as f64 * i as f64 / n as f64).round() as i64).collect();
+            times = (0..n)
+                .map(|i| s + ((e - s) as f64 * i as f64 / n as f64).round() as i64)
+                .collect();
             thread.samples_end = Some(e);
             profile.warn("timeDeltas", "the profile has no sample times; samples are spread evenly between startTime and endTime");
         }
@@ -191,14 +216,22 @@ impl RawCpuProfile {
             let field = if legacy { "timestamps" } else { "timeDeltas" };
             profile.warn(
                 field,
-                format!("{} times but only {} samples; the extra times are kept as gaps", times.len(), samples.len()),
+                format!(
+                    "{} times but only {} samples; the extra times are kept as gaps",
+                    times.len(),
+                    samples.len()
+                ),
             );
             samples.resize(times.len(), ROOT_PLACEHOLDER);
         } else if times.len() < samples.len() {
             let field = if legacy { "timestamps" } else { "timeDeltas" };
             profile.warn(
                 field,
-                format!("{} samples but only {} times; the samples without a time are ignored", samples.len(), times.len()),
+                format!(
+                    "{} samples but only {} times; the samples without a time are ignored",
+                    samples.len(),
+                    times.len()
+                ),
             );
             samples.truncate(times.len());
         }

@@ -47,7 +47,9 @@ pub fn detect(prefix: &[u8]) -> Result<Format, String> {
         None => return Err("the input is empty".to_string()),
         Some(b'[') => return Ok(Format::Trace),
         Some(b'{') => {}
-        Some(_) => return Err("the input is not JSON (it does not start with `{` or `[`)".to_string()),
+        Some(_) => {
+            return Err("the input is not JSON (it does not start with `{` or `[`)".to_string())
+        }
     }
     match first_key(text) {
         Some(b"nodes") | Some(b"startTime") | Some(b"timeDeltas") => return Ok(Format::CpuProfile),
@@ -82,12 +84,27 @@ mod tests {
 
     #[test]
     fn detects_by_first_key_and_content() {
-        assert_eq!(detect(br#"{"nodes":[{"id":1,"callFrame":{}}]}"#), Ok(Format::CpuProfile));
+        assert_eq!(
+            detect(br#"{"nodes":[{"id":1,"callFrame":{}}]}"#),
+            Ok(Format::CpuProfile)
+        );
         assert_eq!(detect(br#"  [{"ph":"X"}]"#), Ok(Format::Trace));
-        assert_eq!(detect(br#"{"head":{"callFrame":{},"selfSize":0}}"#), Ok(Format::HeapProfile));
-        assert_eq!(detect(br#"{"head":{"functionName":"(root)","hitCount":0}}"#), Ok(Format::CpuProfile));
-        assert_eq!(detect(br#"{"frames":[],"resources":[],"stacks":[],"samples":[]}"#), Ok(Format::SelfProfile));
-        assert_eq!(detect(br#"{"snapshot":{"meta":{}}}"#), Ok(Format::HeapSnapshot));
+        assert_eq!(
+            detect(br#"{"head":{"callFrame":{},"selfSize":0}}"#),
+            Ok(Format::HeapProfile)
+        );
+        assert_eq!(
+            detect(br#"{"head":{"functionName":"(root)","hitCount":0}}"#),
+            Ok(Format::CpuProfile)
+        );
+        assert_eq!(
+            detect(br#"{"frames":[],"resources":[],"stacks":[],"samples":[]}"#),
+            Ok(Format::SelfProfile)
+        );
+        assert_eq!(
+            detect(br#"{"snapshot":{"meta":{}}}"#),
+            Ok(Format::HeapSnapshot)
+        );
         assert!(detect(b"hello").is_err());
         assert!(detect(b"").is_err());
         assert!(detect(br#"{"a":1}"#).is_err());

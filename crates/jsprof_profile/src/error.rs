@@ -22,7 +22,10 @@ pub enum ReadError {
 
 impl ReadError {
     pub(crate) fn invalid(at: impl Into<String>, message: impl Into<String>) -> ReadError {
-        ReadError::Invalid { at: at.into(), message: message.into() }
+        ReadError::Invalid {
+            at: at.into(),
+            message: message.into(),
+        }
     }
 
     pub(crate) fn json(at: &str, err: serde_json::Error) -> ReadError {
@@ -35,6 +38,9 @@ impl ReadError {
             }
             _ => err.to_string(),
         };
-        ReadError::Json { at: at.to_string(), message }
+        ReadError::Json {
+            at: at.to_string(),
+            message,
+        }
     }
 }

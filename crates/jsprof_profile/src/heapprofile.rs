@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::call_frame::{HeadSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, NodeId};
+use crate::json::{self, Float, JsonPath, NodeId, Source};
 use crate::model::{AllocationSample, Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::{NodeTarget, RawTree};
 
@@ -66,7 +66,9 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
                 }
                 TopField::Samples => {
                     self.path.set("samples");
-                    samples = map.next_value::<Option<Vec<SampleIn>>>()?.unwrap_or_default();
+                    samples = map
+                        .next_value::<Option<Vec<SampleIn>>>()?
+                        .unwrap_or_default();
                 }
                 TopField::Other => {
                     self.path.set("");
@@ -83,14 +85,31 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
 
 /// Reads a `.heapprofile` from decompressed JSON text.
 pub fn read_heapprofile<R: Read>(reader: R) -> Result<Profile, ReadError> {
+    read_heapprofile_from(Source::Reader(reader))
+}
+
+/// Like [`read_heapprofile`], over text already in memory (faster).
+pub fn read_heapprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, ReadError> {
     let mut profile = Profile::new(ProfileKind::HeapProfile);
     let path = JsonPath::default();
-    let ((tree, samples), trailing) = json::deserialize(reader, TopSeed { profile: &mut profile, path: &path }, &path)?;
+    let ((tree, samples), trailing) = json::deserialize(
+        source,
+        TopSeed {
+            profile: &mut profile,
+            path: &path,
+        },
+        &path,
+    )?;
     if trailing {
         profile.warn("", "bytes after the end of the JSON value were ignored");
     }
-    let tree = tree.ok_or_else(|| ReadError::invalid("head", "a sampling heap profile needs a `head` tree"))?;
-    let mut thread = Thread { name: "main".to_string(), weight_unit: Some(WeightUnit::Bytes), ..Default::default() };
+    let tree = tree
+        .ok_or_else(|| ReadError::invalid("head", "a sampling heap profile needs a `head` tree"))?;
+    let mut thread = Thread {
+        name: "main".to_string(),
+        weight_unit: Some(WeightUnit::Bytes),
+        ..Default::default()
+    };
     let lowered = tree.lower(&mut profile, &mut thread, "head");
     let mut weights = Vec::with_capacity(lowered.self_size.len());
     for &(stack, size) in &lowered.self_size {
@@ -110,7 +129,10 @@ pub fn read_heapprofile<R: Read>(reader: R) -> Result<Profile, ReadError> {
         }
     }
     if unknown > 0 {
-        profile.warn("samples", format!("{unknown} allocation samples name a node that is not in the tree; skipped"));
+        profile.warn(
+            "samples",
+            format!("{unknown} allocation samples name a node that is not in the tree; skipped"),
+        );
     }
     thread.allocation_samples.sort_by_key(|s| s.ordinal);
     profile.threads.push(thread);

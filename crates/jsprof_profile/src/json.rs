@@ -2,6 +2,7 @@
 //! stack grown on the heap for deep trees), the current JSON path for error messages, and visitors
 //! that put number arrays straight into compact columns.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 use std::io::Read;
@@ -37,14 +38,38 @@ impl JsonPath {
     }
 }
 
-/// Runs `seed` over the JSON text in `reader`. Deep trees (legacy `head` forms) are fine: the
-/// stack grows on the heap instead of overflowing. Trailing bytes after the value are ignored
-/// and reported by the caller through the returned flag.
-pub(crate) fn deserialize<R: Read, S, T>(reader: R, seed: S, path: &JsonPath) -> Result<(T, bool), ReadError>
+/// Where the JSON text comes from: a reader (streamed, byte by byte) or a slice in memory (several
+/// times faster: strings are scanned with memchr rather than read one byte at a time).
+pub enum Source<'a, R> {
+    Reader(R),
+    Slice(&'a [u8]),
+}
+
+/// Runs `seed` over the JSON text. Deep trees (legacy `head` forms) are fine: the stack grows on
+/// the heap instead of overflowing. Trailing bytes after the value are reported through the
+/// returned flag.
+pub(crate) fn deserialize<R: Read, S, T>(
+    source: Source<'_, R>,
+    seed: S,
+    path: &JsonPath,
+) -> Result<(T, bool), ReadError>
 where
     S: for<'de> DeserializeSeed<'de, Value = T>,
 {
-    let mut de = serde_json::Deserializer::from_reader(reader);
+    match source {
+        Source::Reader(reader) => run(serde_json::Deserializer::from_reader(reader), seed, path),
+        Source::Slice(bytes) => run(serde_json::Deserializer::from_slice(bytes), seed, path),
+    }
+}
+
+fn run<'de, J: serde_json::de::Read<'de>, S, T>(
+    mut de: serde_json::Deserializer<J>,
+    seed: S,
+    path: &JsonPath,
+) -> Result<(T, bool), ReadError>
+where
+    S: DeserializeSeed<'de, Value = T>,
+{
     de.disable_recursion_limit();
     let value = seed
         .deserialize(serde_stacker::Deserializer::new(&mut de))
@@ -137,34 +162,38 @@ impl<'de> Deserialize<'de> for Float {
     }
 }
 
-/// An id that CDP sends as a string (`scriptId: "80"`) and older files as a number.
+/// An id that CDP sends as a string (`scriptId: "80"`) and older files as a number. Borrowed
+/// from the input text when it can be.
 #[derive(Default)]
-pub(crate) struct IdString(pub String);
+pub(crate) struct IdString<'de>(pub Cow<'de, str>);
 
-impl<'de> Deserialize<'de> for IdString {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<IdString, D::Error> {
+impl<'de: 'a, 'a> Deserialize<'de> for IdString<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<IdString<'a>, D::Error> {
         struct V;
-        impl Visitor<'_> for V {
-            type Value = IdString;
+        impl<'de> Visitor<'de> for V {
+            type Value = IdString<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a string or a number")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<IdString, E> {
-                Ok(IdString(v.to_string()))
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<IdString<'de>, E> {
+                Ok(IdString(Cow::Borrowed(v)))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<IdString, E> {
-                Ok(IdString(v))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<IdString<'de>, E> {
+                Ok(IdString(Cow::Owned(v.to_string())))
             }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IdString, E> {
-                Ok(IdString(v.to_string()))
+            fn visit_string<E: de::Error>(self, v: String) -> Result<IdString<'de>, E> {
+                Ok(IdString(Cow::Owned(v)))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IdString, E> {
-                Ok(IdString(v.to_string()))
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IdString<'de>, E> {
+                Ok(IdString(Cow::Owned(v.to_string())))
             }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<IdString, E> {
-                Ok(IdString(v.to_string()))
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IdString<'de>, E> {
+                Ok(IdString(Cow::Owned(v.to_string())))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<IdString, E> {
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<IdString<'de>, E> {
+                Ok(IdString(Cow::Owned(v.to_string())))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<IdString<'de>, E> {
                 Ok(IdString::default())
             }
         }
@@ -187,7 +216,9 @@ impl<'de> Deserialize<'de> for NodeId {
                 Ok(NodeId(v))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<NodeId, E> {
-                u64::try_from(v).map(NodeId).map_err(|_| E::custom(format!("negative node id {v}")))
+                u64::try_from(v)
+                    .map(NodeId)
+                    .map_err(|_| E::custom(format!("negative node id {v}")))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<NodeId, E> {
                 if v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 {

@@ -27,6 +27,7 @@ pub use cpuprofile::read_cpuprofile;
 pub use detect::{detect, Format};
 pub use error::ReadError;
 pub use heapprofile::read_heapprofile;
+pub use json::Source;
 pub use model::*;
 pub use selfprofile::read_selfprofile;
 
@@ -40,16 +41,26 @@ pub fn read<R: BufRead>(mut reader: R) -> Result<Profile, ReadError> {
 /// Reads the first [`detect::SNIFF_LEN`] bytes (fewer at the end of input).
 pub fn sniff<R: Read>(reader: &mut R) -> Result<Vec<u8>, ReadError> {
     let mut prefix = Vec::with_capacity(detect::SNIFF_LEN);
-    reader.take(detect::SNIFF_LEN as u64).read_to_end(&mut prefix)?;
+    reader
+        .take(detect::SNIFF_LEN as u64)
+        .read_to_end(&mut prefix)?;
     Ok(prefix)
 }
 
 /// Reads a sampled format already detected. Heap snapshots are not sampled profiles.
 pub fn read_format<R: Read>(format: Format, reader: R) -> Result<Profile, ReadError> {
+    read_format_from(format, Source::Reader(reader))
+}
+
+/// Reads a sampled format already detected from a reader or from text in memory.
+pub fn read_format_from<R: Read>(
+    format: Format,
+    source: Source<'_, R>,
+) -> Result<Profile, ReadError> {
     match format {
-        Format::CpuProfile => read_cpuprofile(reader),
-        Format::SelfProfile => read_selfprofile(reader),
-        Format::HeapProfile => read_heapprofile(reader),
+        Format::CpuProfile => cpuprofile::read_cpuprofile_from(source),
+        Format::SelfProfile => selfprofile::read_selfprofile_from(source),
+        Format::HeapProfile => heapprofile::read_heapprofile_from(source),
         Format::Trace => Err(ReadError::UnknownFormat(
             "Chrome traces are not supported yet by this command".to_string(),
         )),

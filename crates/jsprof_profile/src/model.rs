@@ -6,7 +6,7 @@
 //! - frames and stacks are shared by all threads of a profile;
 //! - sample times are nanoseconds on the input's own clock (not yet shifted to the profile start).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::num::NonZeroU32;
 
 /// An interned string.
@@ -22,7 +22,10 @@ pub struct StringTable {
 
 impl Default for StringTable {
     fn default() -> Self {
-        let mut table = StringTable { strings: Vec::new(), index: HashMap::new() };
+        let mut table = StringTable {
+            strings: Vec::new(),
+            index: HashMap::default(),
+        };
         table.intern(""); // StringId(0) is always the empty string.
         table
     }
@@ -140,7 +143,10 @@ impl FrameTable {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (FrameId, &Frame)> {
-        self.frames.iter().enumerate().map(|(i, f)| (FrameId(i as u32), f))
+        self.frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FrameId(i as u32), f))
     }
 }
 
@@ -345,7 +351,10 @@ pub struct Warning {
 
 impl Warning {
     pub fn new(at: impl Into<String>, message: impl Into<String>) -> Warning {
-        Warning { at: at.into(), message: message.into() }
+        Warning {
+            at: at.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -418,12 +427,19 @@ impl Thread {
     pub fn weights(&self) -> impl Iterator<Item = i64> + '_ {
         let n = self.samples.len();
         let timed = self.samples.weight.is_none() && self.weight_unit() == WeightUnit::Nanoseconds;
-        let end = self.samples_end.or(self.samples.time.last().copied()).unwrap_or(0);
+        let end = self
+            .samples_end
+            .or(self.samples.time.last().copied())
+            .unwrap_or(0);
         (0..n).map(move |i| {
             if let Some(w) = &self.samples.weight {
                 w[i]
             } else if timed {
-                let next = if i + 1 < n { self.samples.time[i + 1] } else { end };
+                let next = if i + 1 < n {
+                    self.samples.time[i + 1]
+                } else {
+                    end
+                };
                 next - self.samples.time[i]
             } else {
                 1
@@ -433,7 +449,12 @@ impl Thread {
 
     /// The first sample's time (DevTools' profile start), or the declared start without samples.
     pub fn start_time(&self) -> i64 {
-        self.samples.time.first().copied().or(self.declared_start).unwrap_or(0)
+        self.samples
+            .time
+            .first()
+            .copied()
+            .or(self.declared_start)
+            .unwrap_or(0)
     }
 
     /// Where the last sample ends (DevTools' profile end).

@@ -5,7 +5,7 @@
 //! nodes nobody points at. Lowering walks from the root once, never visits a node twice, and
 //! reports each kind of damage as one warning with a count and a first example.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
 use crate::model::{FrameId, Profile, StackId, StringId, Thread};
@@ -51,8 +51,15 @@ const ROOT_SLOT: u32 = u32::MAX - 1;
 
 impl NodeMap {
     fn new(max_id: u64, count: usize) -> NodeMap {
-        let dense_len = if max_id < (count as u64).saturating_mul(8).max(1 << 16) { max_id as usize + 1 } else { 0 };
-        NodeMap { dense: vec![UNMAPPED; dense_len], sparse: HashMap::new() }
+        let dense_len = if max_id < (count as u64).saturating_mul(8).max(1 << 16) {
+            max_id as usize + 1
+        } else {
+            0
+        };
+        NodeMap {
+            dense: vec![UNMAPPED; dense_len],
+            sparse: HashMap::default(),
+        }
     }
 
     fn set(&mut self, id: u64, target: NodeTarget) {
@@ -115,7 +122,8 @@ impl RawTree {
     /// `thread`. `at` is the JSON path of the node list, for warnings.
     pub fn lower(self, profile: &mut Profile, thread: &mut Thread, at: &str) -> Lowered {
         let n = self.nodes.len();
-        let mut index_of: HashMap<u64, u32> = HashMap::with_capacity(n);
+        let mut index_of: HashMap<u64, u32> =
+            HashMap::with_capacity_and_hasher(n, Default::default());
         let mut duplicate_ids = Damage::default();
         let mut max_id = 0;
         for (i, node) in self.nodes.iter().enumerate() {
@@ -129,7 +137,11 @@ impl RawTree {
         }
         let mut map = NodeMap::new(max_id, n);
         let mut self_size = Vec::new();
-        let Some(root) = (if n == 0 { None } else { Some(self.root.unwrap_or(0)) }) else {
+        let Some(root) = (if n == 0 {
+            None
+        } else {
+            Some(self.root.unwrap_or(0))
+        }) else {
             return Lowered { map, self_size };
         };
 
@@ -165,7 +177,10 @@ impl RawTree {
             if from_parents {
                 todo.extend(built[node].iter().rev().map(|&c| (c, stack)));
             } else if let Some(range) = self.nodes[node].children.clone() {
-                for &child in self.children[range.start as usize..range.end as usize].iter().rev() {
+                for &child in self.children[range.start as usize..range.end as usize]
+                    .iter()
+                    .rev()
+                {
                     match index_of.get(&child) {
                         Some(&c) => todo.push((c, stack)),
                         None => missing.hit(|| format!("{at}[{node}] lists child {child}")),
@@ -202,11 +217,27 @@ impl RawTree {
                 unreachable.hit(|| format!("{at}[{i}] id {}", self.nodes[i].id));
             }
         }
-        duplicate_ids.report(profile, at, "nodes repeat an earlier node's id; the first one is used");
-        missing_parents.report(profile, at, "nodes name a parent that does not exist; skipped");
+        duplicate_ids.report(
+            profile,
+            at,
+            "nodes repeat an earlier node's id; the first one is used",
+        );
+        missing_parents.report(
+            profile,
+            at,
+            "nodes name a parent that does not exist; skipped",
+        );
         missing_children.report(profile, at, "child ids refer to no node; skipped");
-        revisits.report(profile, at, "nodes are reached a second time (a cycle or a shared child); later visits skipped");
-        unreachable.report(profile, at, "nodes are not reachable from the root; skipped");
+        revisits.report(
+            profile,
+            at,
+            "nodes are reached a second time (a cycle or a shared child); later visits skipped",
+        );
+        unreachable.report(
+            profile,
+            at,
+            "nodes are not reachable from the root; skipped",
+        );
         Lowered { map, self_size }
     }
 }

@@ -1,0 +1,3 @@
+//! Invariants of the readers and the timing rules, over generated profiles.
+
+mod properties;
