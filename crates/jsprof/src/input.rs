@@ -21,7 +21,9 @@ const BUF_SIZE: usize = 256 * 1024;
 
 /// Opens `path` (`-` = stdin) and transparently decompresses gzip.
 pub fn open(path: &Path) -> Result<Input> {
-    let (name, raw, file_size): (String, Box<dyn Read + Send>, Option<u64>) = if path == Path::new("-") {
+    let (name, raw, file_size): (String, Box<dyn Read + Send>, Option<u64>) = if path
+        == Path::new("-")
+    {
         ("<stdin>".to_string(), Box::new(io::stdin()), None)
     } else {
         let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
@@ -29,14 +31,24 @@ pub fn open(path: &Path) -> Result<Input> {
         (path.display().to_string(), Box::new(file), size)
     };
     let mut buffered = BufReader::with_capacity(BUF_SIZE, raw);
-    let head = buffered.fill_buf().with_context(|| format!("{name}: cannot read"))?;
+    let head = buffered
+        .fill_buf()
+        .with_context(|| format!("{name}: cannot read"))?;
     let gzipped = head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b;
     let reader: Box<dyn BufRead + Send> = if gzipped {
-        Box::new(BufReader::with_capacity(BUF_SIZE, MultiGzDecoder::new(buffered)))
+        Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            MultiGzDecoder::new(buffered),
+        ))
     } else {
         Box::new(buffered)
     };
-    Ok(Input { name, reader, file_size, gzipped })
+    Ok(Input {
+        name,
+        reader,
+        file_size,
+        gzipped,
+    })
 }
 
 /// The display name for a path argument, as `open` would name it.

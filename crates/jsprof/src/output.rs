@@ -88,7 +88,12 @@ impl Table {
         Ok(())
     }
 
-    fn write_row(&self, out: &mut impl Write, cells: &[String], widths: &[usize]) -> io::Result<()> {
+    fn write_row(
+        &self,
+        out: &mut impl Write,
+        cells: &[String],
+        widths: &[usize],
+    ) -> io::Result<()> {
         let mut line = String::new();
         let last = cells.len().saturating_sub(1);
         for (i, cell) in cells.iter().enumerate() {
@@ -138,7 +143,13 @@ pub fn fmt_bytes(bytes: f64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    let digits = if value.abs() >= 100.0 { 0 } else if value.abs() >= 10.0 { 1 } else { 2 };
+    let digits = if value.abs() >= 100.0 {
+        0
+    } else if value.abs() >= 10.0 {
+        1
+    } else {
+        2
+    };
     format!("{value:.digits$} {}", UNITS[unit])
 }
 

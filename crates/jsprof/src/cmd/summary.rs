@@ -9,7 +9,9 @@ use jsprof_analysis::{function_table, summarize};
 use jsprof_profile::{Format, WeightUnit};
 use serde::Serialize;
 
-use crate::cmd::top::{function_json, sorted_rows, warnings_json, write_table, By, FunctionJson, NS_PER_MS};
+use crate::cmd::top::{
+    function_json, sorted_rows, warnings_json, write_table, By, FunctionJson, NS_PER_MS,
+};
 use crate::load::{detect_format, load_profile};
 use crate::output::{self, JsonWarning};
 
@@ -84,7 +86,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut rows = sorted_rows(profile, table.rows, By::Self_);
     rows.truncate(args.limit);
     let ms = |ns: i64| ns as f64 / NS_PER_MS;
-    let pct = |w: i64| if total > 0 { w as f64 * 100.0 / total as f64 } else { 0.0 };
+    let pct = |w: i64| {
+        if total > 0 {
+            w as f64 * 100.0 / total as f64
+        } else {
+            0.0
+        }
+    };
 
     if args.json {
         let json = SummaryJson {
@@ -92,12 +100,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
             warnings: warnings_json(profile),
             duration_ms: timed.then(|| ms(span)),
             total_bytes: (unit == WeightUnit::Bytes).then_some(total),
-            samples: if unit == WeightUnit::Bytes { thread.allocation_samples.len() } else { summary.samples },
-            interval_ms: if timed { summary.interval.map(|i| i / NS_PER_MS) } else { None },
+            samples: if unit == WeightUnit::Bytes {
+                thread.allocation_samples.len()
+            } else {
+                summary.samples
+            },
+            interval_ms: if timed {
+                summary.interval.map(|i| i / NS_PER_MS)
+            } else {
+                None
+            },
             threads: profile
                 .threads
                 .iter()
-                .map(|t| ThreadJson { name: t.name.clone(), pid: t.pid, tid: t.tid, samples: t.samples.len() })
+                .map(|t| ThreadJson {
+                    name: t.name.clone(),
+                    pid: t.pid,
+                    tid: t.tid,
+                    samples: t.samples.len(),
+                })
                 .collect(),
             idle_ms: timed.then(|| ms(summary.meta.idle)),
             program_ms: timed.then(|| ms(summary.meta.program)),
@@ -106,13 +127,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
             program_percent: timed.then(|| pct(summary.meta.program)),
             gc_percent: timed.then(|| pct(summary.meta.gc)),
             functions: function_count,
-            top_functions: rows.iter().map(|r| function_json(profile, unit, r, total)).collect(),
+            top_functions: rows
+                .iter()
+                .map(|r| function_json(profile, unit, r, total))
+                .collect(),
         };
         output::print_json(&json)?;
         return Ok(ExitCode::SUCCESS);
     }
 
-    output::print_warnings(&loaded.name, profile.warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())));
+    output::print_warnings(
+        &loaded.name,
+        profile
+            .warnings
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     writeln!(out, "{}  ({})", loaded.name, profile.kind.as_str())?;
@@ -123,7 +153,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Some(i) => writeln!(out, ", every {:.3} ms on average", i / NS_PER_MS)?,
             None => writeln!(out)?,
         }
-        let share = |label: &str, w: i64| format!("{label} {} ({})", output::fmt_ms(ms(w)), output::fmt_percent(pct(w)));
+        let share = |label: &str, w: i64| {
+            format!(
+                "{label} {} ({})",
+                output::fmt_ms(ms(w)),
+                output::fmt_percent(pct(w))
+            )
+        };
         writeln!(
             out,
             "  time       {}, {}, {}",
@@ -132,13 +168,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
             share("GC", summary.meta.gc)
         )?;
     } else {
-        writeln!(out, "  allocated  {} in {} sampled allocations", output::fmt_bytes(total as f64), thread.allocation_samples.len())?;
+        writeln!(
+            out,
+            "  allocated  {} in {} sampled allocations",
+            output::fmt_bytes(total as f64),
+            thread.allocation_samples.len()
+        )?;
     }
     let threads: Vec<String> = profile.threads.iter().map(|t| t.name.clone()).collect();
     writeln!(out, "  threads    {}", threads.join(", "))?;
     writeln!(out, "  functions  {function_count}")?;
     writeln!(out)?;
-    writeln!(out, "Top functions by self {}:", if timed { "time" } else { "size" })?;
+    writeln!(
+        out,
+        "Top functions by self {}:",
+        if timed { "time" } else { "size" }
+    )?;
     write_table(&mut out, profile, unit, &rows, total)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -70,12 +70,28 @@ pub const NS_PER_MS: f64 = 1e6;
 pub fn sorted_rows(profile: &Profile, mut rows: Vec<FunctionRow>, by: By) -> Vec<FunctionRow> {
     rows.sort_by(|a, b| {
         let (ka, kb) = match by {
-            By::Self_ => ((a.self_weight, a.total_weight), (b.self_weight, b.total_weight)),
-            By::Total => ((a.total_weight, a.self_weight), (b.total_weight, b.self_weight)),
+            By::Self_ => (
+                (a.self_weight, a.total_weight),
+                (b.self_weight, b.total_weight),
+            ),
+            By::Total => (
+                (a.total_weight, a.self_weight),
+                (b.total_weight, b.self_weight),
+            ),
         };
         kb.cmp(&ka)
-            .then_with(|| profile.strings.get(a.key.name).cmp(profile.strings.get(b.key.name)))
-            .then_with(|| profile.strings.get(a.key.url).cmp(profile.strings.get(b.key.url)))
+            .then_with(|| {
+                profile
+                    .strings
+                    .get(a.key.name)
+                    .cmp(profile.strings.get(b.key.name))
+            })
+            .then_with(|| {
+                profile
+                    .strings
+                    .get(a.key.url)
+                    .cmp(profile.strings.get(b.key.url))
+            })
             .then_with(|| a.key.line.cmp(&b.key.line))
             .then_with(|| a.key.column.cmp(&b.key.column))
     });
@@ -83,8 +99,19 @@ pub fn sorted_rows(profile: &Profile, mut rows: Vec<FunctionRow>, by: By) -> Vec
 }
 
 /// The JSON form of a row; `total` is the weight percentages are taken of.
-pub fn function_json(profile: &Profile, unit: WeightUnit, row: &FunctionRow, total: i64) -> FunctionJson {
-    let pct = |w: i64| if total > 0 { w as f64 * 100.0 / total as f64 } else { 0.0 };
+pub fn function_json(
+    profile: &Profile,
+    unit: WeightUnit,
+    row: &FunctionRow,
+    total: i64,
+) -> FunctionJson {
+    let pct = |w: i64| {
+        if total > 0 {
+            w as f64 * 100.0 / total as f64
+        } else {
+            0.0
+        }
+    };
     let bytes = unit == WeightUnit::Bytes;
     FunctionJson {
         name: profile.strings.get(row.key.name).to_string(),
@@ -101,7 +128,14 @@ pub fn function_json(profile: &Profile, unit: WeightUnit, row: &FunctionRow, tot
 }
 
 pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
-    profile.warnings.iter().map(|w| JsonWarning { at: w.at.clone(), message: w.message.clone() }).collect()
+    profile
+        .warnings
+        .iter()
+        .map(|w| JsonWarning {
+            at: w.at.clone(),
+            message: w.message.clone(),
+        })
+        .collect()
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -126,12 +160,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
             duration_ms: (unit != WeightUnit::Bytes).then(|| total as f64 / NS_PER_MS),
             total_bytes: (unit == WeightUnit::Bytes).then_some(total),
             warnings: warnings_json(profile),
-            functions: rows.iter().map(|r| function_json(profile, unit, r, total)).collect(),
+            functions: rows
+                .iter()
+                .map(|r| function_json(profile, unit, r, total))
+                .collect(),
         };
         output::print_json(&json)?;
         return Ok(ExitCode::SUCCESS);
     }
-    output::print_warnings(&loaded.name, profile.warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())));
+    output::print_warnings(
+        &loaded.name,
+        profile
+            .warnings
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     write_table(&mut out, profile, unit, &rows, total)?;
@@ -140,9 +183,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The human table of functions, shared with `summary`.
-pub fn write_table(out: &mut impl Write, profile: &Profile, unit: WeightUnit, rows: &[FunctionRow], total: i64) -> io::Result<()> {
+pub fn write_table(
+    out: &mut impl Write,
+    profile: &Profile,
+    unit: WeightUnit,
+    rows: &[FunctionRow],
+    total: i64,
+) -> io::Result<()> {
     let bytes = unit == WeightUnit::Bytes;
-    let (self_h, total_h) = if bytes { ("Self", "Total") } else { ("Self", "Total") };
+    let (self_h, total_h) = if bytes {
+        ("Self", "Total")
+    } else {
+        ("Self", "Total")
+    };
     let mut table = Table::new(&[
         (self_h, Align::Right),
         ("Self %", Align::Right),
@@ -151,8 +204,20 @@ pub fn write_table(out: &mut impl Write, profile: &Profile, unit: WeightUnit, ro
         ("Function", Align::Left),
         ("Location", Align::Left),
     ]);
-    let fmt = |w: i64| if bytes { output::fmt_bytes(w as f64) } else { output::fmt_ms(w as f64 / NS_PER_MS) };
-    let pct = |w: i64| if total > 0 { w as f64 * 100.0 / total as f64 } else { 0.0 };
+    let fmt = |w: i64| {
+        if bytes {
+            output::fmt_bytes(w as f64)
+        } else {
+            output::fmt_ms(w as f64 / NS_PER_MS)
+        }
+    };
+    let pct = |w: i64| {
+        if total > 0 {
+            w as f64 * 100.0 / total as f64
+        } else {
+            0.0
+        }
+    };
     for row in rows {
         table.row(vec![
             fmt(row.self_weight),
@@ -160,7 +225,11 @@ pub fn write_table(out: &mut impl Write, profile: &Profile, unit: WeightUnit, ro
             fmt(row.total_weight),
             output::fmt_percent(pct(row.total_weight)),
             output::display_function_name(profile.strings.get(row.key.name)).to_string(),
-            output::fmt_location(profile.strings.get(row.key.url), row.key.line, row.key.column),
+            output::fmt_location(
+                profile.strings.get(row.key.url),
+                row.key.line,
+                row.key.column,
+            ),
         ]);
     }
     table.write(out)

@@ -8,9 +8,11 @@ use crate::support::{fixtures, jsprof, temp_file};
 
 fn tsc_text() -> Vec<u8> {
     let mut text = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(fixtures().join("cpu/tsc.cpuprofile.gz")).unwrap())
-        .read_to_end(&mut text)
-        .unwrap();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(fixtures().join("cpu/tsc.cpuprofile.gz")).unwrap(),
+    )
+    .read_to_end(&mut text)
+    .unwrap();
     text
 }
 
@@ -20,7 +22,11 @@ fn top(name: &str, bytes: &[u8]) -> (i32, Option<Value>, String) {
     let out = jsprof(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!stderr.contains("panicked"), "{name}: panic: {stderr}");
-    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).ok(), stderr)
+    (
+        out.status.code().unwrap(),
+        serde_json::from_slice(&out.stdout).ok(),
+        stderr,
+    )
 }
 
 fn warnings(v: &Value) -> String {
@@ -45,7 +51,10 @@ fn truncated_file_names_the_position() {
     let text = tsc_text();
     let (code, _, err) = top("truncated.cpuprofile", &text[..text.len() / 2]);
     assert_eq!(code, 2);
-    assert!(err.contains("truncated.cpuprofile") && err.contains("truncated") && err.contains("column"), "{err}");
+    assert!(
+        err.contains("truncated.cpuprofile") && err.contains("truncated") && err.contains("column"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -67,7 +76,10 @@ fn wrong_types_name_the_json_path() {
     p["nodes"][2]["callFrame"]["lineNumber"] = json!("five");
     let (code, _, err) = top("wrong-type.cpuprofile", p.to_string().as_bytes());
     assert_eq!(code, 2);
-    assert!(err.contains("nodes[2]") && err.contains("invalid type"), "{err}");
+    assert!(
+        err.contains("nodes[2]") && err.contains("invalid type"),
+        "{err}"
+    );
     let mut p = small_profile();
     p["samples"] = json!(["a"]);
     let (code, _, err) = top("wrong-samples.cpuprofile", p.to_string().as_bytes());
@@ -82,7 +94,11 @@ fn cyclic_children_load_with_a_warning() {
     let (code, v, _) = top("cycle.cpuprofile", p.to_string().as_bytes());
     assert_eq!(code, 0);
     let v = v.unwrap();
-    assert!(warnings(&v).contains("reached a second time"), "{}", warnings(&v));
+    assert!(
+        warnings(&v).contains("reached a second time"),
+        "{}",
+        warnings(&v)
+    );
     // The tree is still main > work: 400 µs in all.
     assert!((v["duration_ms"].as_f64().unwrap() - 0.4).abs() < 1e-9);
 }
@@ -106,13 +122,21 @@ fn deltas_shorter_than_samples_load_with_a_warning() {
     let v = v.unwrap();
     assert!(warnings(&v).contains("timeDeltas"), "{}", warnings(&v));
     // Two samples remain: main at 100 µs, work at 200 µs lasting one average interval (100 µs).
-    let work = v["functions"].as_array().unwrap().iter().find(|f| f["name"] == "work").unwrap();
+    let work = v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "work")
+        .unwrap();
     assert!((work["self_ms"].as_f64().unwrap() - 0.1).abs() < 1e-9);
 }
 
 #[test]
 fn missing_nodes_is_an_error_with_a_reason() {
-    let (code, _, err) = top("no-nodes.cpuprofile", br#"{"startTime": 0, "endTime": 1, "samples": [], "timeDeltas": []}"#);
+    let (code, _, err) = top(
+        "no-nodes.cpuprofile",
+        br#"{"startTime": 0, "endTime": 1, "samples": [], "timeDeltas": []}"#,
+    );
     assert_eq!(code, 2);
     assert!(err.contains("nodes"), "{err}");
 }
@@ -126,7 +150,15 @@ fn negative_deltas_are_sorted_like_devtools() {
     let (code, v, _) = top("negative.cpuprofile", p.to_string().as_bytes());
     assert_eq!(code, 0);
     let v = v.unwrap();
-    let f = |name: &str| v["functions"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap().clone();
+    let f = |name: &str| {
+        v["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap()
+            .clone()
+    };
     assert!((f("work")["self_ms"].as_f64().unwrap() - 0.2).abs() < 1e-9);
     // main: 100..200 self, and the last sample lasts the average interval (400-100)/3 = 100 µs.
     assert!((f("main")["self_ms"].as_f64().unwrap() - 0.2).abs() < 1e-9);
@@ -145,5 +177,9 @@ fn closed_stdout_is_not_an_error() {
         .unwrap();
     drop(child.stdout.take()); // the reader goes away at once, like `| head -0`
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -14,13 +14,23 @@ type Key = (String, String, i64, i64);
 
 fn golden_key(f: &Value) -> Key {
     let pos = |v: &Value| v.as_i64().unwrap_or(-1);
-    (f["name"].as_str().unwrap().to_string(), f["url"].as_str().unwrap().to_string(), pos(&f["line"]), pos(&f["column"]))
+    (
+        f["name"].as_str().unwrap().to_string(),
+        f["url"].as_str().unwrap().to_string(),
+        pos(&f["line"]),
+        pos(&f["column"]),
+    )
 }
 
 /// Ours is 1-based with null for unknown: shift back to the oracle's 0-based form.
 fn our_key(f: &Value) -> Key {
     let pos = |v: &Value| v.as_i64().map_or(-1, |p| p - 1);
-    (f["name"].as_str().unwrap().to_string(), f["url"].as_str().unwrap().to_string(), pos(&f["line"]), pos(&f["column"]))
+    (
+        f["name"].as_str().unwrap().to_string(),
+        f["url"].as_str().unwrap().to_string(),
+        pos(&f["line"]),
+        pos(&f["column"]),
+    )
 }
 
 /// `jsprof top --json --limit 0` on `input` equals the golden for every function.
@@ -31,7 +41,10 @@ fn assert_top_matches_golden(input: &str, golden_file: &str) {
     assert_eq!(ours["kind"].as_str().is_some(), true);
     let mut by_key: HashMap<Key, &Value> = HashMap::new();
     for f in ours["functions"].as_array().unwrap() {
-        assert!(by_key.insert(our_key(f), f).is_none(), "{input}: duplicate function {f}");
+        assert!(
+            by_key.insert(our_key(f), f).is_none(),
+            "{input}: duplicate function {f}"
+        );
     }
     let mut compared = 0;
     for g in gold["functions"].as_array().unwrap() {
@@ -41,23 +54,44 @@ fn assert_top_matches_golden(input: &str, golden_file: &str) {
             continue;
         }
         let key = golden_key(g);
-        let o = by_key.remove(&key).unwrap_or_else(|| panic!("{input}: DevTools has {key:?}, we do not"));
-        let (os, ot) = (o["self_ms"].as_f64().unwrap(), o["total_ms"].as_f64().unwrap());
+        let o = by_key
+            .remove(&key)
+            .unwrap_or_else(|| panic!("{input}: DevTools has {key:?}, we do not"));
+        let (os, ot) = (
+            o["self_ms"].as_f64().unwrap(),
+            o["total_ms"].as_f64().unwrap(),
+        );
         let (gs, gt) = (g["self"].as_f64().unwrap(), g["total"].as_f64().unwrap());
-        assert!((os - gs).abs() <= TOLERANCE_MS, "{input}: {key:?} self {os} ms, DevTools {gs} ms");
-        assert!((ot - gt).abs() <= TOLERANCE_MS, "{input}: {key:?} total {ot} ms, DevTools {gt} ms");
+        assert!(
+            (os - gs).abs() <= TOLERANCE_MS,
+            "{input}: {key:?} self {os} ms, DevTools {gs} ms"
+        );
+        assert!(
+            (ot - gt).abs() <= TOLERANCE_MS,
+            "{input}: {key:?} total {ot} ms, DevTools {gt} ms"
+        );
         compared += 1;
     }
-    assert!(by_key.is_empty(), "{input}: functions DevTools does not list: {:?}", by_key.keys().collect::<Vec<_>>());
+    assert!(
+        by_key.is_empty(),
+        "{input}: functions DevTools does not list: {:?}",
+        by_key.keys().collect::<Vec<_>>()
+    );
     assert!(compared > 0);
     let duration = ours["duration_ms"].as_f64().unwrap();
     let gold_duration = gold["duration_ms"].as_f64().unwrap();
-    assert!((duration - gold_duration).abs() <= TOLERANCE_MS, "{input}: duration {duration} vs {gold_duration}");
+    assert!(
+        (duration - gold_duration).abs() <= TOLERANCE_MS,
+        "{input}: duration {duration} vs {gold_duration}"
+    );
 }
 
 #[test]
 fn top_equals_devtools_on_node_cpuprofile() {
-    assert_top_matches_golden("cpu/tsc.cpuprofile.gz", "cpu/tsc.cpuprofile.devtools.json.gz");
+    assert_top_matches_golden(
+        "cpu/tsc.cpuprofile.gz",
+        "cpu/tsc.cpuprofile.devtools.json.gz",
+    );
 }
 
 #[test]
@@ -79,7 +113,10 @@ fn top_equals_devtools_on_legacy_head_cpuprofile() {
 #[test]
 fn top_equals_devtools_on_self_profiling_traces() {
     // Goldens made through shared/oracle/selfprofile-to-cpuprofile.py, then the cpu oracle.
-    assert_top_matches_golden("selfprofile/primes.jsprofile.json", "selfprofile/primes.jsprofile.json.devtools.json.gz");
+    assert_top_matches_golden(
+        "selfprofile/primes.jsprofile.json",
+        "selfprofile/primes.jsprofile.json.devtools.json.gz",
+    );
     assert_top_matches_golden(
         "selfprofile/mdn-example.jsprofile.json",
         "selfprofile/mdn-example.jsprofile.json.devtools.json.gz",
@@ -97,21 +134,45 @@ fn mdn_example_by_hand() {
     let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
     assert_eq!(ours["kind"], "selfprofile");
     let get = |name: &str| -> (f64, f64, Value, Value, Value) {
-        let f = ours["functions"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap().clone();
-        (f["self_ms"].as_f64().unwrap(), f["total_ms"].as_f64().unwrap(), f["url"].clone(), f["line"].clone(), f["column"].clone())
+        let f = ours["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap()
+            .clone();
+        (
+            f["self_ms"].as_f64().unwrap(),
+            f["total_ms"].as_f64().unwrap(),
+            f["url"].clone(),
+            f["line"].clone(),
+            f["column"].clone(),
+        )
     };
     let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
     let (s, t, url, line, column) = get("Profiler");
     assert!(close(s, 0.755) && close(t, 0.755));
-    assert_eq!((url, line, column), (Value::from(""), Value::Null, Value::Null));
+    assert_eq!(
+        (url, line, column),
+        (Value::from(""), Value::Null, Value::Null)
+    );
     let (s, t, url, line, column) = get("isPrime");
     assert!(close(s, 2980.030 - 2973.490) && close(t, 6.540), "{s} {t}");
-    assert_eq!((url.as_str().unwrap(), line.as_u64(), column.as_u64()), ("http://localhost:3000/generate.js", Some(6), Some(17)));
+    assert_eq!(
+        (url.as_str().unwrap(), line.as_u64(), column.as_u64()),
+        ("http://localhost:3000/generate.js", Some(6), Some(17))
+    );
     let (s, t, ..) = get("genPrimes");
-    assert!(close(s, 0.625 + 0.880) && close(t, 0.625 + 0.880 + 6.540), "{s} {t}");
+    assert!(
+        close(s, 0.625 + 0.880) && close(t, 0.625 + 0.880 + 6.540),
+        "{s} {t}"
+    );
     let (s, t, url, line, column) = get("handleClick");
     assert!(close(s, 0.0) && close(t, 8.800), "{s} {t}");
-    assert_eq!((url.as_str().unwrap(), line.as_u64(), column.as_u64()), ("http://localhost:3000/main.js", Some(5), Some(27)));
+    assert_eq!(
+        (url.as_str().unwrap(), line.as_u64(), column.as_u64()),
+        ("http://localhost:3000/main.js", Some(5), Some(27))
+    );
     assert!(close(ours["duration_ms"].as_f64().unwrap(), 8.800));
     assert_eq!(ours["functions"].as_array().unwrap().len(), 4);
 }
@@ -121,7 +182,9 @@ fn mdn_example_by_hand() {
 fn heapprofile_expected(tree: &Value) -> HashMap<Key, (i64, i64)> {
     fn subtree(node: &Value) -> i64 {
         node["selfSize"].as_i64().unwrap()
-            + node["children"].as_array().map_or(0, |c| c.iter().map(subtree).sum())
+            + node["children"]
+                .as_array()
+                .map_or(0, |c| c.iter().map(subtree).sum())
     }
     fn key(node: &Value) -> Key {
         let cf = &node["callFrame"];
@@ -170,7 +233,14 @@ fn assert_heapprofile(input: &str) {
     for f in functions {
         let key = our_key(f);
         let (s, t) = expected[&key];
-        assert_eq!((f["self_bytes"].as_i64().unwrap(), f["total_bytes"].as_i64().unwrap()), (s, t), "{input}: {key:?}");
+        assert_eq!(
+            (
+                f["self_bytes"].as_i64().unwrap(),
+                f["total_bytes"].as_i64().unwrap()
+            ),
+            (s, t),
+            "{input}: {key:?}"
+        );
     }
     let all: i64 = expected.values().map(|(s, _)| s).sum();
     assert_eq!(ours["total_bytes"].as_i64().unwrap(), all);
@@ -199,8 +269,21 @@ fn top_reads_stdin_and_gzip() {
 #[test]
 fn top_orders_by_total_and_prints_a_table() {
     let path = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let v = jsprof_json(&["top", "--json", "--by", "total", "--limit", "0", path.to_str().unwrap()]);
-    let totals: Vec<f64> = v["functions"].as_array().unwrap().iter().map(|f| f["total_ms"].as_f64().unwrap()).collect();
+    let v = jsprof_json(&[
+        "top",
+        "--json",
+        "--by",
+        "total",
+        "--limit",
+        "0",
+        path.to_str().unwrap(),
+    ]);
+    let totals: Vec<f64> = v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["total_ms"].as_f64().unwrap())
+        .collect();
     assert!(totals.windows(2).all(|w| w[0] >= w[1]));
     let out = jsprof(&["top", "--limit", "5", path.to_str().unwrap()]);
     assert!(out.status.success());
