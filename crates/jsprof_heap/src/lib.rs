@@ -67,6 +67,7 @@ pub mod internals {
             first_edge.push(s.edges.to_node.len() as u32);
         }
         s.nodes.first_edge = first_edge;
+        s.nodes.kind = vec![0; edges.len()];
         let mut bits = BitVec::new(essential_list.len());
         for (i, &e) in essential_list.iter().enumerate() {
             if e {
