@@ -161,10 +161,14 @@ impl<'de> NodeFields<'de> {
             self_size: self
                 .self_size
                 .filter(|s| s.is_finite() && *s > 0.0)
-                .map_or(0, |s| s as u64),
+                // Capped so that sums over millions of nodes still fit an i64.
+                .map_or(0, |s| s.min(MAX_SIZE) as u64),
         });
     }
 }
+
+/// The largest `selfSize` believed (2^40 bytes, a terabyte).
+const MAX_SIZE: f64 = (1u64 << 40) as f64;
 
 /// Context shared by the node visitors.
 pub(crate) struct TreeSink<'a> {

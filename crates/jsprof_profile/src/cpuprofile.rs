@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::call_frame::{HeadSeed, NodesSeed, TreeSink};
 use crate::error::ReadError;
 use crate::json::{self, Float, JsonPath, MicrosToNanos, NodeIds, Source};
-use crate::model::{Profile, ProfileKind, Thread, WeightUnit};
+use crate::model::{clamp_time, Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::NodeTarget;
 
 /// Reads a `.cpuprofile` from decompressed JSON text.
@@ -179,8 +179,8 @@ impl RawCpuProfile {
 
         // Legacy start/end are seconds, modern ones microseconds.
         let scale = if legacy { SECONDS_TO_NS } else { MICROS_TO_NS };
-        let start = self.start_time.map(|t| (t * scale).round() as i64);
-        let end = self.end_time.map(|t| (t * scale).round() as i64);
+        let start = self.start_time.map(|t| clamp_time((t * scale).round() as i64));
+        let end = self.end_time.map(|t| clamp_time((t * scale).round() as i64));
         thread.declared_start = start;
         thread.declared_end = end;
 
@@ -191,7 +191,7 @@ impl RawCpuProfile {
                     // Deltas: the first is relative to startTime; negative ones are allowed.
                     let mut acc = start.unwrap_or(0);
                     for x in t.iter_mut() {
-                        acc += *x;
+                        acc = clamp_time(acc.saturating_add(*x));
                         *x = acc;
                     }
                 }

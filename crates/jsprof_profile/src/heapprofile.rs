@@ -122,7 +122,7 @@ pub fn read_heapprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
         match lowered.map.get(s.node_id.0) {
             Some(NodeTarget::Stack(stack)) => thread.allocation_samples.push(AllocationSample {
                 stack,
-                size: s.size.as_ref().map_or(0, |f| f.0.max(0.0) as u64),
+                size: s.size.as_ref().map_or(0, |f| f.0.clamp(0.0, 1e15) as u64),
                 ordinal: s.ordinal.as_ref().map_or(0, |f| f.0.max(0.0) as u64),
             }),
             _ => unknown += 1,

@@ -121,16 +121,16 @@ impl<'de> Deserialize<'de> for Micros {
                 f.write_str(number_visitor_expecting())
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Micros, E> {
-                Ok(Micros(v.saturating_mul(1000)))
+                Ok(Micros(crate::model::clamp_time(v.saturating_mul(1000))))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Micros, E> {
-                Ok(Micros((v.min(i64::MAX as u64) as i64).saturating_mul(1000)))
+                Ok(Micros(crate::model::clamp_time((v.min(i64::MAX as u64) as i64).saturating_mul(1000))))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Micros, E> {
                 if !v.is_finite() {
                     return Err(E::custom("expected a finite number"));
                 }
-                Ok(Micros((v * 1000.0).round() as i64))
+                Ok(Micros(crate::model::clamp_time((v * 1000.0).round() as i64)))
             }
         }
         d.deserialize_any(V)

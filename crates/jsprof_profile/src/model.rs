@@ -412,6 +412,15 @@ impl Profile {
     }
 }
 
+/// The largest magnitude a time may have (ns, about 73 years): inputs are clamped to it so that
+/// differences, averages and sums of durations can never overflow.
+pub const MAX_TIME_NS: i64 = 1 << 61;
+
+/// Clamps a time read from an input into `±MAX_TIME_NS`.
+pub fn clamp_time(ns: i64) -> i64 {
+    ns.clamp(-MAX_TIME_NS, MAX_TIME_NS)
+}
+
 /// Converts a 0-based position as `.cpuprofile` stores it (`-1` = unknown) to 1-based.
 pub fn one_based(zero_based: i64) -> Option<u32> {
     if zero_based < 0 || zero_based >= u32::MAX as i64 {

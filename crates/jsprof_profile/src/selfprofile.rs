@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use crate::error::ReadError;
 use crate::json::{self, Float, JsonPath, Source};
-use crate::model::{Profile, ProfileKind, StackId, Thread, WeightUnit, IDLE_NAME};
+use crate::model::{clamp_time, Profile, ProfileKind, StackId, Thread, WeightUnit, IDLE_NAME};
 
 #[derive(Deserialize)]
 struct TraceIn {
@@ -166,7 +166,7 @@ pub fn read_selfprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
             dropped += 1;
             continue;
         }
-        let time = ((sample.timestamp.0 * 1000.0).round_ties_even() as i64) * 1000;
+        let time = clamp_time(((sample.timestamp.0 * 1000.0).round_ties_even() as i64).saturating_mul(1000));
         let stack = match &sample.stack_id {
             None => Some(idle),
             Some(id) => match index(id, trace.stacks.len()) {
