@@ -60,3 +60,49 @@ pub fn display_name(path: &Path) -> String {
         PathBuf::from(path).display().to_string()
     }
 }
+
+/// A whole input in memory: mapped when it is a plain file on disk, decompressed otherwise.
+pub enum Text {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Text::Mapped(m) => m,
+            Text::Owned(v) => v,
+        }
+    }
+}
+
+/// Reads all of `path` (`-` = stdin), decompressing gzip. Plain files are memory-mapped: the
+/// parser then reads the page cache directly instead of a private copy of the file.
+pub fn read_all(path: &Path) -> Result<(String, Text)> {
+    if path != Path::new("-") {
+        let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+        let mut magic = [0u8; 2];
+        let is_gzip = {
+            use std::io::Read as _;
+            let mut f = &file;
+            f.read(&mut magic).map(|n| n == 2 && magic == [0x1f, 0x8b]).unwrap_or(false)
+        };
+        let is_plain_file = file.metadata().map(|m| m.is_file() && m.len() > 0).unwrap_or(false);
+        if !is_gzip && is_plain_file {
+            // SAFETY: the map is read-only and private to this process; if another process
+            // truncates the file while we read it we may get SIGBUS, the same trade-off ripgrep
+            // makes. Nothing here writes through it.
+            if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+                return Ok((path.display().to_string(), Text::Mapped(map)));
+            }
+        }
+    }
+    let mut input = open(path)?;
+    let mut text = Vec::new();
+    if let Some(size) = input.file_size.filter(|_| !input.gzipped) {
+        text.reserve_exact(size as usize);
+    }
+    input.reader.read_to_end(&mut text).with_context(|| format!("{}: cannot read", input.name))?;
+    Ok((input.name, Text::Owned(text)))
+}

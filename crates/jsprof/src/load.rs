@@ -1,12 +1,12 @@
 //! Loading a sampled profile for the CPU commands: open, detect, read, apply DevTools' timing.
 
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
 use jsprof_profile::{Format, Profile, Source};
 
 use crate::input;
+use crate::progress::Spinner;
 
 /// A loaded, timed profile and the name of its input.
 pub struct Loaded {
@@ -17,30 +17,20 @@ pub struct Loaded {
 /// Reads any sampled format (CPU profile, self-profiling trace, heap profile) and applies the
 /// DevTools timing rules. Heap snapshots are refused with a pointer to `jsprof heap`.
 pub fn load_profile(path: &Path) -> Result<Loaded> {
-    let mut input = input::open(path)?;
-    let name = input.name.clone();
-    let prefix = jsprof_profile::sniff(&mut input.reader).map_err(|e| anyhow!("{name}: {e}"))?;
-    let format = jsprof_profile::detect(&prefix).map_err(|e| anyhow!("{name}: {e}"))?;
-    if format == Format::HeapSnapshot {
-        return Err(anyhow!(
-            "{name}: this is a heap snapshot; use `jsprof heap summary {name}`"
-        ));
-    }
-    // The whole text in memory parses several times faster than a byte-by-byte stream, and the
-    // buffer is gone before the analyses run; its size is the input's, which stays within the
-    // memory budget (see bench/cpu.sh).
-    let mut text = prefix;
-    if let Some(size) = input.file_size.filter(|_| !input.gzipped) {
-        text.reserve_exact((size as usize).saturating_sub(text.len()));
-    }
-    input
-        .reader
-        .read_to_end(&mut text)
+    // The whole text in memory parses several times faster than a byte-by-byte stream; it is
+    // released before the analyses run.
+    let (name, text) = input::read_all(path)?;
+    let format = jsprof_profile::detect(&text[..text.len().min(jsprof_profile::detect::SNIFF_LEN)])
         .map_err(|e| anyhow!("{name}: {e}"))?;
+    if format == Format::HeapSnapshot {
+        return Err(anyhow!("{name}: this is a heap snapshot; use `jsprof heap summary {name}`"));
+    }
+    let spinner = Spinner::start(format!("reading {name} ({} MB)", text.len() >> 20));
     let parsed = jsprof_profile::read_format_from(format, Source::<std::io::Empty>::Slice(&text));
     drop(text);
     let mut profile = parsed.map_err(|e| anyhow!("{name}: {e}"))?;
     jsprof_analysis::apply_devtools_timing(&mut profile);
+    drop(spinner);
     Ok(Loaded { name, profile })
 }
 

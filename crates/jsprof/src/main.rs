@@ -5,6 +5,7 @@ mod cmd;
 mod input;
 mod load;
 mod output;
+mod progress;
 
 use std::process::ExitCode;
 

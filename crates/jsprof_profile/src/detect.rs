@@ -18,7 +18,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// The first object key of a JSON text, if it starts with `{"key"`.
-fn first_key(text: &[u8]) -> Option<&[u8]> {
+pub(crate) fn first_key(text: &[u8]) -> Option<&[u8]> {
     let mut i = 0;
     let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
     while i < text.len() && ws(text[i]) {

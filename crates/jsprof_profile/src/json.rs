@@ -57,8 +57,13 @@ where
     S: for<'de> DeserializeSeed<'de, Value = T>,
 {
     match source {
-        Source::Reader(reader) => run(serde_json::Deserializer::from_reader(reader), seed, path),
-        Source::Slice(bytes) => run(serde_json::Deserializer::from_slice(bytes), seed, path),
+        Source::Reader(reader) => run(serde_json::Deserializer::from_reader(reader), seed, path, true),
+        Source::Slice(bytes) => {
+            // Only `head` trees nest deeply; a profile that opens with its flat `nodes` keeps
+            // serde_json's recursion limit (deep junk fails cleanly) and skips the stack checks.
+            let deep = crate::detect::first_key(bytes) != Some(b"nodes".as_slice());
+            run(serde_json::Deserializer::from_slice(bytes), seed, path, deep)
+        }
     }
 }
 
@@ -66,14 +71,20 @@ fn run<'de, J: serde_json::de::Read<'de>, S, T>(
     mut de: serde_json::Deserializer<J>,
     seed: S,
     path: &JsonPath,
+    deep: bool,
 ) -> Result<(T, bool), ReadError>
 where
     S: DeserializeSeed<'de, Value = T>,
 {
-    de.disable_recursion_limit();
-    let value = seed
-        .deserialize(serde_stacker::Deserializer::new(&mut de))
-        .map_err(|e| ReadError::json(&path.get(), e))?;
+    let value = if deep {
+        // Without a recursion limit, deep nesting must not overflow the thread's stack:
+        // serde_stacker grows it on the heap.
+        de.disable_recursion_limit();
+        seed.deserialize(serde_stacker::Deserializer::new(&mut de))
+    } else {
+        seed.deserialize(&mut de)
+    }
+    .map_err(|e| ReadError::json(&path.get(), e))?;
     let trailing = de.end().is_err();
     Ok((value, trailing))
 }

@@ -88,6 +88,48 @@ impl NodeMap {
     }
 }
 
+/// Node id → position in the node list: a plain array when ids are dense (V8 numbers them from
+/// 1), a hash map otherwise.
+struct IdIndex {
+    dense: Vec<u32>,
+    sparse: HashMap<u64, u32>,
+}
+
+impl IdIndex {
+    fn new(max_id: u64, count: usize) -> IdIndex {
+        let dense_len = if max_id < (count as u64).saturating_mul(8).max(1 << 16) { max_id as usize + 1 } else { 0 };
+        IdIndex { dense: vec![UNMAPPED; dense_len], sparse: HashMap::default() }
+    }
+
+    /// Records `id → index` unless `id` is already known; false when it was.
+    fn insert_first(&mut self, id: u64, index: u32) -> bool {
+        if (id as usize) < self.dense.len() {
+            let slot = &mut self.dense[id as usize];
+            if *slot != UNMAPPED {
+                return false;
+            }
+            *slot = index;
+            true
+        } else {
+            match self.sparse.entry(id) {
+                std::collections::hash_map::Entry::Occupied(_) => false,
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(index);
+                    true
+                }
+            }
+        }
+    }
+
+    fn get(&self, id: u64) -> Option<u32> {
+        if (id as usize) < self.dense.len() {
+            Some(self.dense[id as usize]).filter(|&i| i != UNMAPPED)
+        } else {
+            self.sparse.get(&id).copied()
+        }
+    }
+}
+
 /// Counts one kind of damage and remembers its first example.
 #[derive(Default)]
 struct Damage {
@@ -122,17 +164,14 @@ impl RawTree {
     /// `thread`. `at` is the JSON path of the node list, for warnings.
     pub fn lower(self, profile: &mut Profile, thread: &mut Thread, at: &str) -> Lowered {
         let n = self.nodes.len();
-        let mut index_of: HashMap<u64, u32> =
-            HashMap::with_capacity_and_hasher(n, Default::default());
+        let mut index_of = IdIndex::new(self.nodes.iter().map(|node| node.id).max().unwrap_or(0), n);
         let mut duplicate_ids = Damage::default();
         let mut max_id = 0;
         for (i, node) in self.nodes.iter().enumerate() {
             max_id = max_id.max(node.id);
-            if index_of.insert(node.id, i as u32).is_some() {
+            // The first node with an id wins, as lookups by id will.
+            if !index_of.insert_first(node.id, i as u32) {
                 duplicate_ids.hit(|| format!("{at}[{i}] id {}", node.id));
-                // Keep the first node with this id, as lookups by id will.
-                let first = self.nodes.iter().position(|m| m.id == node.id).unwrap_or(i);
-                index_of.insert(node.id, first as u32);
             }
         }
         let mut map = NodeMap::new(max_id, n);
@@ -156,8 +195,8 @@ impl RawTree {
                 if i == root {
                     continue;
                 }
-                match node.parent.and_then(|p| index_of.get(&p)) {
-                    Some(&p) => built[p as usize].push(i as u32),
+                match node.parent.and_then(|p| index_of.get(p)) {
+                    Some(p) => built[p as usize].push(i as u32),
                     None => missing_parents.hit(|| format!("{at}[{i}] parent {:?}", node.parent)),
                 }
             }
@@ -181,8 +220,8 @@ impl RawTree {
                     .iter()
                     .rev()
                 {
-                    match index_of.get(&child) {
-                        Some(&c) => todo.push((c, stack)),
+                    match index_of.get(child) {
+                        Some(c) => todo.push((c, stack)),
                         None => missing.hit(|| format!("{at}[{node}] lists child {child}")),
                     }
                 }
