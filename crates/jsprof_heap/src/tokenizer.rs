@@ -203,6 +203,46 @@ impl<'p, R: Read> Tokenizer<'p, R> {
             return Ok(());
         }
         loop {
+            // Fast path: every value that lies wholly in the buffer, without refills or calls.
+            let mut p = self.pos;
+            let buf = &self.buf[..self.len];
+            loop {
+                let mut q = p;
+                while q < buf.len() && matches!(buf[q], b' ' | b'\n' | b'\r' | b'\t') {
+                    q += 1;
+                }
+                let start = q;
+                let mut value: u64 = 0;
+                while q < buf.len() {
+                    let d = buf[q].wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
+                    }
+                    value = value.wrapping_mul(10).wrapping_add(d as u64);
+                    q += 1;
+                }
+                if q == start {
+                    break;
+                }
+                while q < buf.len() && matches!(buf[q], b' ' | b'\n' | b'\r' | b'\t') {
+                    q += 1;
+                }
+                // A value that may continue in the next buffer, or anything unusual: the slow path.
+                match buf.get(q) {
+                    Some(b',') => {
+                        sink(value)?;
+                        p = q + 1;
+                    }
+                    Some(b']') => {
+                        sink(value)?;
+                        self.pos = q + 1;
+                        return Ok(());
+                    }
+                    _ => break,
+                }
+            }
+            self.pos = p;
+            // Slow path: one value, refilling as needed.
             if self.peek_token()?.is_none() {
                 return Err(self.truncated(context));
             }
