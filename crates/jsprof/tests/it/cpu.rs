@@ -292,3 +292,10 @@ fn top_orders_by_total_and_prints_a_table() {
     assert!(text.lines().next().unwrap().contains("Self %"));
     assert!(text.contains("ms"));
 }
+
+#[test]
+fn top_equals_devtools_on_a_profile_recorded_here() {
+    // fixtures/cpu/node-mix.js under `node --cpu-prof --cpu-prof-interval 200` (Node 20);
+    // golden: target/oracle/cpu-oracle.mjs --calls on the same file.
+    assert_top_matches_golden("cpu/node-mix.cpuprofile.gz", "cpu/node-mix.cpuprofile.devtools.json.gz");
+}
