@@ -300,7 +300,7 @@ impl<'de> Visitor<'de> for HeadSeed<'_, '_> {
         fields.id = Some(id);
         let start = sink.tree.children.len() as u32;
         sink.tree.children.extend_from_slice(&child_ids);
-        let children = has_children.then(|| start..sink.tree.children.len() as u32);
+        let children = has_children.then_some(start..sink.tree.children.len() as u32);
         fields.finish(
             &mut sink.tree,
             sink.profile,

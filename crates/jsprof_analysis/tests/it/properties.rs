@@ -24,8 +24,8 @@ fn cpuprofile_strategy() -> impl Strategy<Value = (Value, Vec<(u64, i64)>)> {
             const NAMES: [&str; 7] = ["(program)", "(garbage collector)", "(idle)", "a", "b", "c", "d"];
             let mut children: Vec<Vec<u64>> = vec![Vec::new(); n + 1];
             let mut nodes = Vec::new();
-            for i in 1..n {
-                let parent = parents[i].index(i); // 0..i, 0 = the root
+            for (i, p) in parents.iter().enumerate().skip(1) {
+                let parent = p.index(i); // 0..i, 0 = the root
                 children[parent].push(i as u64 + 1);
             }
             for i in 0..n {
