@@ -1,5 +1,6 @@
 //! `jsprof heap …`: heap snapshot commands (Summary, Statistics, single nodes), with DevTools' numbers.
 
+use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -407,11 +408,17 @@ struct NodesJson {
 fn run_node(args: NodeArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
     let s = &loaded.snapshot;
-    // One pass over the ids column for all requested ids.
+    // One pass over the ids column for all requested ids (the first node with an id wins).
     let mut wanted: Vec<(u32, Option<u32>)> = args.ids.iter().map(|&id| (id, None)).collect();
+    let mut slots: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (slot, (id, _)) in wanted.iter().enumerate() {
+        slots.entry(*id).or_default().push(slot);
+    }
     for (ordinal, id) in s.nodes.id.iter().enumerate() {
-        for w in wanted.iter_mut().filter(|w| w.0 == *id && w.1.is_none()) {
-            w.1 = Some(ordinal as u32);
+        if let Some(found) = slots.remove(id) {
+            for slot in found {
+                wanted[slot].1 = Some(ordinal as u32);
+            }
         }
     }
     let missing: Vec<String> = wanted
