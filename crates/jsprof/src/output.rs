@@ -114,16 +114,18 @@ impl Table {
                 }
             }
         }
-        writeln!(out, "{line}")
+        writeln!(out, "{}", line.trim_end())
     }
 }
 
-/// `12.345 ms`, `1.234 s` for large values.
+/// `123.4 ms`, `1.23 ms` below 10 ms, `12.34 s` from 10 s up.
 pub fn fmt_ms(ms: f64) -> String {
     if ms.abs() >= 10_000.0 {
         format!("{:.2} s", ms / 1000.0)
-    } else {
+    } else if ms.abs() >= 10.0 || ms == 0.0 {
         format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.2} ms")
     }
 }
 

@@ -299,3 +299,14 @@ fn top_equals_devtools_on_a_profile_recorded_here() {
     // golden: target/oracle/cpu-oracle.mjs --calls on the same file.
     assert_top_matches_golden("cpu/node-mix.cpuprofile.gz", "cpu/node-mix.cpuprofile.devtools.json.gz");
 }
+
+/// Pins the layout of the human tables (the numbers in them are checked by `mdn_example_by_hand`).
+#[test]
+fn human_output_layout() {
+    let path = fixtures().join("selfprofile/mdn-example.jsprofile.json");
+    let top = jsprof(&["top", path.to_str().unwrap()]);
+    insta::assert_snapshot!("top_mdn_example", String::from_utf8(top.stdout).unwrap());
+    let summary = jsprof(&["summary", path.to_str().unwrap()]);
+    let text = String::from_utf8(summary.stdout).unwrap().replace(path.to_str().unwrap(), "mdn-example.jsprofile.json");
+    insta::assert_snapshot!("summary_mdn_example", text);
+}
