@@ -65,11 +65,13 @@ struct SummaryJson {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.file.as_os_str() != "-" && detect_format(&args.file)? == Format::HeapSnapshot {
-        anyhow::bail!(
-            "{}: this is a heap snapshot; use `jsprof heap summary {}`",
-            args.file.display(),
-            args.file.display()
-        );
+        // A heap snapshot's overview is its Summary (classes by retained size).
+        return crate::cmd::heap::run(crate::cmd::heap::HeapCommand::Summary(crate::cmd::heap::SummaryArgs {
+            file: args.file,
+            sort: crate::cmd::heap::Sort::Retained,
+            limit: args.limit,
+            json: args.json,
+        }));
     }
     let loaded = load_profile(&args.file)?;
     let profile = &loaded.profile;

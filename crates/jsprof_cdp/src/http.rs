@@ -1,0 +1,84 @@
+//! The inspector's small HTTP side (`/json/list`, `/json/version`, `/json/new`): one GET over a
+//! plain TCP connection, enough for these JSON answers and no HTTP crate.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::error::{CdpError, Result};
+
+/// GETs `path` from `host:port` and parses the body as JSON.
+pub async fn get_json(addr: &str, path: &str, method: &str, timeout: Duration) -> Result<Value> {
+    let what = format!("http://{addr}{path}");
+    let work = async {
+        let mut stream = TcpStream::connect(addr)
+            .await
+            .map_err(|e| CdpError::Connect {
+                url: what.clone(),
+                reason: e.to_string(),
+            })?;
+        let request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAccept: application/json\r\n\r\n");
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| CdpError::io(what.clone(), e))?;
+        let mut response = Vec::new();
+        stream
+            .read_to_end(&mut response)
+            .await
+            .map_err(|e| CdpError::io(what.clone(), e))?;
+        let split = response
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .ok_or_else(|| CdpError::Target(format!("{what}: not an HTTP response")))?;
+        let head = String::from_utf8_lossy(&response[..split]).to_string();
+        let status_ok = head
+            .lines()
+            .next()
+            .is_some_and(|l| l.split_whitespace().nth(1) == Some("200"));
+        let mut body = response[split + 4..].to_vec();
+        if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            body = dechunk(&body);
+        }
+        if !status_ok {
+            return Err(CdpError::Target(format!(
+                "{what}: {}",
+                head.lines().next().unwrap_or("")
+            )));
+        }
+        serde_json::from_slice(&body).map_err(|e| {
+            CdpError::Target(format!(
+                "{what}: the answer is not JSON ({e}); is this a DevTools endpoint?"
+            ))
+        })
+    };
+    tokio::time::timeout(timeout, work)
+        .await
+        .map_err(|_| CdpError::Timeout {
+            what,
+            after: timeout,
+        })?
+}
+
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(line_end) = body.windows(2).position(|w| w == b"\r\n") else {
+            break;
+        };
+        let size = usize::from_str_radix(String::from_utf8_lossy(&body[..line_end]).trim(), 16)
+            .unwrap_or(0);
+        body = &body[line_end + 2..];
+        if size == 0 || size > body.len() {
+            break;
+        }
+        out.extend_from_slice(&body[..size]);
+        body = &body[(size + 2).min(body.len())..];
+    }
+    out
+}

@@ -1,0 +1,37 @@
+//! A small Chrome DevTools Protocol client and the recorder built on it: CPU profiles, sampling
+//! heap profiles, heap snapshots (streamed to disk) and Chromium traces, from Node processes
+//! (launched, by address, by pid) and Chromium pages.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), jsprof_cdp::CdpError> {
+//! use std::time::Duration;
+//! use jsprof_cdp::{Client, OutputSpec, RecordOptions, Recorder};
+//! let target = jsprof_cdp::resolve_inspect("127.0.0.1:9229").await?;
+//! let (client, events) = Client::connect(&target.ws_url, Duration::from_secs(5)).await?;
+//! let options = RecordOptions { cpu: true, ..Default::default() };
+//! let output = OutputSpec { dir: "profiles".into(), stem: "app".into() };
+//! let mut recorder = Recorder::start(client, events, target.kind, options, output).await?;
+//! recorder.wait(Some(Duration::from_secs(5)), true).await?;
+//! for file in recorder.stop().await? {
+//!     println!("{}", file.path.display());
+//! }
+//! # Ok(()) }
+//! ```
+
+mod artifact;
+mod client;
+mod error;
+mod http;
+mod launch;
+mod recorder;
+mod target;
+
+pub use artifact::{timestamp, unused_path, Artifact, ArtifactKind, PartialFile};
+pub use client::{Client, Event};
+pub use error::{CdpError, Result};
+pub use http::get_json;
+pub use launch::{launch, Launched};
+pub use recorder::{OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason};
+pub use target::{
+    resolve_chrome, resolve_inspect, resolve_pid, Target, TargetKind, NODE_DEFAULT_PORT,
+};

@@ -1,0 +1,371 @@
+//! Recording over CDP: start what was asked for, wait for the stop condition, collect every
+//! artifact into a file.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{json, Value};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::artifact::{Artifact, ArtifactKind, PartialFile};
+use crate::client::{Client, Event};
+use crate::error::{CdpError, Result};
+use crate::target::TargetKind;
+
+/// When heap snapshots are taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SnapshotMode {
+    #[default]
+    Off,
+    AtEnd,
+    Every(Duration),
+}
+
+/// What to record.
+#[derive(Clone, Debug, Default)]
+pub struct RecordOptions {
+    pub cpu: bool,
+    /// CPU sampling interval in µs (V8's default is 1000).
+    pub interval_us: Option<u32>,
+    pub heap_sampling: bool,
+    /// Mean bytes between heap samples (V8's default is 32768).
+    pub heap_sampling_interval: Option<u64>,
+    pub heap_snapshot: SnapshotMode,
+    /// Chromium only: a Performance-panel trace (with CPU samples when `cpu` is set).
+    pub trace: bool,
+}
+
+/// Where files go and how they are named (`STEM.cpuprofile`, …).
+#[derive(Clone, Debug)]
+pub struct OutputSpec {
+    pub dir: PathBuf,
+    pub stem: String,
+}
+
+/// Why a recording stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    Duration,
+    Interrupted,
+    /// The launched program finished and waits for us to collect and disconnect.
+    ProgramFinished,
+    /// The connection closed: the target died or went away.
+    TargetGone(String),
+}
+
+/// Categories the Performance panel records, plus V8's CPU samples when asked for.
+fn trace_categories(with_samples: bool) -> Vec<&'static str> {
+    let mut c = vec![
+        "devtools.timeline",
+        "v8.execute",
+        "disabled-by-default-devtools.timeline",
+        "disabled-by-default-devtools.timeline.frame",
+        "toplevel",
+        "blink.console",
+        "blink.user_timing",
+        "latencyInfo",
+        "disabled-by-default-devtools.timeline.stack",
+        "v8",
+        "blink",
+        "loading",
+    ];
+    if with_samples {
+        c.push("disabled-by-default-v8.cpu_profiler");
+    }
+    c
+}
+
+/// Time limits for each kind of wait.
+const COMMAND: Duration = Duration::from_secs(30);
+const COLLECT: Duration = Duration::from_secs(300);
+
+/// A recording in progress on one connection.
+pub struct Recorder {
+    client: Client,
+    events: UnboundedReceiver<Event>,
+    kind: TargetKind,
+    options: RecordOptions,
+    output: OutputSpec,
+    artifacts: Vec<Artifact>,
+    gone: Option<String>,
+}
+
+impl Recorder {
+    /// Starts recording. For a launched program waiting in `--inspect-brk`, this also lets it run.
+    pub async fn start(
+        client: Client,
+        events: UnboundedReceiver<Event>,
+        kind: TargetKind,
+        options: RecordOptions,
+        output: OutputSpec,
+    ) -> Result<Recorder> {
+        if options.trace && kind != TargetKind::ChromePage {
+            return Err(CdpError::Target(
+                "tracing (--trace) needs a Chromium page; Node's inspector has no Tracing domain"
+                    .to_string(),
+            ));
+        }
+        if kind == TargetKind::Node {
+            // Lets us collect before a launched program exits (Node ≥ 12); harmless otherwise.
+            let _ = client
+                .call(
+                    "NodeRuntime.notifyWhenWaitingForDisconnect",
+                    json!({"enabled": true}),
+                    COMMAND,
+                )
+                .await;
+        }
+        if options.cpu {
+            client.call("Profiler.enable", json!({}), COMMAND).await?;
+            if let Some(interval) = options.interval_us {
+                client
+                    .call(
+                        "Profiler.setSamplingInterval",
+                        json!({"interval": interval}),
+                        COMMAND,
+                    )
+                    .await?;
+            }
+            client.call("Profiler.start", json!({}), COMMAND).await?;
+        }
+        if options.heap_sampling {
+            // Collected objects too: the profile answers "who allocated", not only "who holds".
+            let mut params = json!({"includeObjectsCollectedByMajorGC": true, "includeObjectsCollectedByMinorGC": true});
+            if let Some(interval) = options.heap_sampling_interval {
+                params["samplingInterval"] = json!(interval);
+            }
+            client
+                .call("HeapProfiler.startSampling", params, COMMAND)
+                .await?;
+        }
+        if options.trace {
+            let config = json!({
+                "transferMode": "ReturnAsStream",
+                "traceConfig": {
+                    "recordMode": "recordAsMuchAsPossible",
+                    "includedCategories": trace_categories(options.cpu),
+                    "excludedCategories": ["*"],
+                }
+            });
+            client.call("Tracing.start", config, COMMAND).await?;
+        }
+        let _ = client
+            .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
+            .await;
+        Ok(Recorder {
+            client,
+            events,
+            kind,
+            options,
+            output,
+            artifacts: Vec::new(),
+            gone: None,
+        })
+    }
+
+    pub fn kind(&self) -> TargetKind {
+        self.kind
+    }
+
+    /// Waits until `duration` passes, Ctrl-C (when `ctrl_c`), the launched program finishes, or
+    /// the target goes away; takes periodic snapshots meanwhile.
+    pub async fn wait(&mut self, duration: Option<Duration>, ctrl_c: bool) -> Result<StopReason> {
+        let sleep = tokio::time::sleep(duration.unwrap_or(Duration::from_secs(u64::MAX / 4)));
+        tokio::pin!(sleep);
+        let every = match self.options.heap_snapshot {
+            SnapshotMode::Every(d) => Some(d),
+            _ => None,
+        };
+        let mut tick = tokio::time::interval(every.unwrap_or(Duration::from_secs(3600)));
+        tick.tick().await; // the first tick is immediate
+        let interrupt = async {
+            if ctrl_c {
+                let _ = tokio::signal::ctrl_c().await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::pin!(interrupt);
+        loop {
+            tokio::select! {
+                _ = &mut sleep, if duration.is_some() => return Ok(StopReason::Duration),
+                _ = &mut interrupt => return Ok(StopReason::Interrupted),
+                _ = tick.tick(), if every.is_some() => {
+                    let artifact = self.take_snapshot().await?;
+                    self.artifacts.push(artifact);
+                }
+                event = self.events.recv() => match event {
+                    None => {
+                        let detail = "the connection closed".to_string();
+                        self.gone = Some(detail.clone());
+                        return Ok(StopReason::TargetGone(detail));
+                    }
+                    Some(e) if e.method == "NodeRuntime.waitingForDisconnect" => return Ok(StopReason::ProgramFinished),
+                    Some(e) if e.method == "Inspector.detached" || e.method == "Inspector.targetCrashed" => {
+                        let detail = format!("{} {}", e.method, e.params);
+                        self.gone = Some(detail.clone());
+                        return Ok(StopReason::TargetGone(detail));
+                    }
+                    Some(_) => {}
+                },
+            }
+        }
+    }
+
+    /// Stops every recording and writes its file. On error nothing is left under a final name.
+    pub async fn stop(mut self) -> Result<Vec<Artifact>> {
+        if let Some(detail) = &self.gone {
+            return Err(CdpError::Closed {
+                detail: format!(
+                    "the target went away before the recording was collected: {detail}"
+                ),
+            });
+        }
+        if self.options.cpu {
+            let result = self
+                .client
+                .call("Profiler.stop", json!({}), COLLECT)
+                .await?;
+            let artifact = self.write_json(ArtifactKind::CpuProfile, &result["profile"])?;
+            self.artifacts.push(artifact);
+        }
+        if self.options.heap_sampling {
+            let result = self
+                .client
+                .call("HeapProfiler.stopSampling", json!({}), COLLECT)
+                .await?;
+            let artifact = self.write_json(ArtifactKind::HeapProfile, &result["profile"])?;
+            self.artifacts.push(artifact);
+        }
+        if self.options.trace {
+            let artifact = self.collect_trace().await?;
+            self.artifacts.push(artifact);
+        }
+        if self.options.heap_snapshot != SnapshotMode::Off {
+            let artifact = self.take_snapshot().await?;
+            self.artifacts.push(artifact);
+        }
+        self.client.close();
+        Ok(self.artifacts)
+    }
+
+    fn write_json(&self, kind: ArtifactKind, value: &Value) -> Result<Artifact> {
+        if value.is_null() {
+            return Err(CdpError::Target(format!(
+                "the target returned no {} data",
+                kind.as_str()
+            )));
+        }
+        let mut file = PartialFile::create(&self.output.dir, &self.output.stem, kind)?;
+        let text = serde_json::to_vec(value).map_err(|e| CdpError::Target(e.to_string()))?;
+        file.write(&text)?;
+        file.commit()
+    }
+
+    /// `HeapProfiler.takeHeapSnapshot`: chunks arrive as events before the reply; each goes
+    /// straight to disk.
+    async fn take_snapshot(&mut self) -> Result<Artifact> {
+        let mut file = PartialFile::create(
+            &self.output.dir,
+            &self.output.stem,
+            ArtifactKind::HeapSnapshot,
+        )?;
+        let call = self.client.call(
+            "HeapProfiler.takeHeapSnapshot",
+            json!({"reportProgress": false}),
+            COLLECT,
+        );
+        tokio::pin!(call);
+        loop {
+            tokio::select! {
+                biased;
+                event = self.events.recv() => match event {
+                    Some(e) if e.method == "HeapProfiler.addHeapSnapshotChunk" => {
+                        if let Some(chunk) = e.params.get("chunk").and_then(Value::as_str) {
+                            file.write(chunk.as_bytes())?;
+                        }
+                    }
+                    Some(_) => {}
+                    None => return Err(CdpError::Closed { detail: "while taking a heap snapshot".to_string() }),
+                },
+                result = &mut call => {
+                    result?;
+                    break;
+                }
+            }
+        }
+        // Chunks routed before the reply may still be queued.
+        while let Ok(e) = self.events.try_recv() {
+            if e.method == "HeapProfiler.addHeapSnapshotChunk" {
+                if let Some(chunk) = e.params.get("chunk").and_then(Value::as_str) {
+                    file.write(chunk.as_bytes())?;
+                }
+            }
+        }
+        file.commit()
+    }
+
+    /// `Tracing.end`, then the trace read from its IO stream into the file.
+    async fn collect_trace(&mut self) -> Result<Artifact> {
+        self.client.call("Tracing.end", json!({}), COMMAND).await?;
+        let deadline = tokio::time::Instant::now() + COLLECT;
+        let stream = loop {
+            let event = tokio::time::timeout_at(deadline, self.events.recv())
+                .await
+                .map_err(|_| CdpError::Timeout {
+                    what: "Tracing.tracingComplete".to_string(),
+                    after: COLLECT,
+                })?;
+            match event {
+                Some(e) if e.method == "Tracing.tracingComplete" => {
+                    break e
+                        .params
+                        .get("stream")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .ok_or_else(|| {
+                            CdpError::Target(
+                                "Tracing.tracingComplete came without a stream".to_string(),
+                            )
+                        })?;
+                }
+                Some(_) => {}
+                None => {
+                    return Err(CdpError::Closed {
+                        detail: "while collecting the trace".to_string(),
+                    })
+                }
+            }
+        };
+        let mut file =
+            PartialFile::create(&self.output.dir, &self.output.stem, ArtifactKind::Trace)?;
+        loop {
+            let chunk = self
+                .client
+                .call(
+                    "IO.read",
+                    json!({"handle": stream, "size": 1 << 20}),
+                    COLLECT,
+                )
+                .await?;
+            let data = chunk.get("data").and_then(Value::as_str).unwrap_or("");
+            if chunk.get("base64Encoded").and_then(Value::as_bool) == Some(true) {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .map_err(|e| CdpError::Target(format!("IO.read returned bad base64: {e}")))?;
+                file.write(&bytes)?;
+            } else {
+                file.write(data.as_bytes())?;
+            }
+            if chunk.get("eof").and_then(Value::as_bool) == Some(true) {
+                break;
+            }
+        }
+        let _ = self
+            .client
+            .call("IO.close", json!({"handle": stream}), COMMAND)
+            .await;
+        file.commit()
+    }
+}

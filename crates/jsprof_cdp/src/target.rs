@@ -1,0 +1,204 @@
+//! Finding the WebSocket URL of what to record: a Node inspector by address, a running Node
+//! process by pid (switched on with SIGUSR1), or a page of a Chromium started with
+//! `--remote-debugging-port`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::error::{CdpError, Result};
+use crate::http::get_json;
+
+/// What kind of endpoint a target is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    Node,
+    ChromePage,
+}
+
+/// A target ready to connect to.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub ws_url: String,
+    pub kind: TargetKind,
+    /// A short human description (`node[1234]`, a page title).
+    pub title: String,
+    pub pid: Option<u32>,
+}
+
+const HTTP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The port SIGUSR1 opens Node's inspector on.
+pub const NODE_DEFAULT_PORT: u16 = 9229;
+
+fn ws_of(entry: &Value, addr: &str) -> Option<String> {
+    entry
+        .get("webSocketDebuggerUrl")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        // Chrome omits the URL while another client is attached; the id still works.
+        .or_else(|| {
+            entry
+                .get("id")
+                .and_then(Value::as_str)
+                .map(|id| format!("ws://{addr}/{id}"))
+        })
+}
+
+/// `HOST:PORT` of a Node inspector, or a `ws://` URL as is.
+pub async fn resolve_inspect(spec: &str) -> Result<Target> {
+    if spec.starts_with("ws://") || spec.starts_with("wss://") {
+        let kind = if spec.contains("/devtools/page/") {
+            TargetKind::ChromePage
+        } else {
+            TargetKind::Node
+        };
+        return Ok(Target {
+            ws_url: spec.to_string(),
+            kind,
+            title: spec.to_string(),
+            pid: None,
+        });
+    }
+    let list = get_json(spec, "/json/list", "GET", HTTP_TIMEOUT).await?;
+    let entries = list.as_array().cloned().unwrap_or_default();
+    let pick = entries
+        .iter()
+        .find(|e| e.get("type").and_then(Value::as_str) == Some("node"))
+        .or_else(|| {
+            entries
+                .iter()
+                .find(|e| e.get("type").and_then(Value::as_str) == Some("page"))
+        })
+        .ok_or_else(|| {
+            CdpError::Target(format!(
+                "{spec}: the inspector lists no Node or page target"
+            ))
+        })?;
+    let kind = if pick.get("type").and_then(Value::as_str) == Some("page") {
+        TargetKind::ChromePage
+    } else {
+        TargetKind::Node
+    };
+    let title = pick
+        .get("title")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let pid = title
+        .strip_prefix("node[")
+        .and_then(|t| t.strip_suffix(']'))
+        .and_then(|p| p.parse().ok());
+    let ws_url = ws_of(pick, spec)
+        .ok_or_else(|| CdpError::Target(format!("{spec}: no WebSocket URL for the target")))?;
+    Ok(Target {
+        ws_url,
+        kind,
+        title,
+        pid,
+    })
+}
+
+/// A page of a Chromium started with `--remote-debugging-port`: the first ordinary page, or a new
+/// blank one.
+pub async fn resolve_chrome(addr: &str) -> Result<Target> {
+    let list = get_json(addr, "/json/list", "GET", HTTP_TIMEOUT).await?;
+    let entries = list.as_array().cloned().unwrap_or_default();
+    let page = entries.iter().find(|e| {
+        e.get("type").and_then(Value::as_str) == Some("page")
+            && !e
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .starts_with("devtools://")
+    });
+    let page = match page {
+        Some(p) => p.clone(),
+        // Chrome ≥ 111 wants PUT for /json/new.
+        None => get_json(addr, "/json/new?about:blank", "PUT", HTTP_TIMEOUT).await?,
+    };
+    let ws_url = ws_of(&page, addr)
+        .ok_or_else(|| CdpError::Target(format!("{addr}: no WebSocket URL for the page")))?;
+    let title = page
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    Ok(Target {
+        ws_url,
+        kind: TargetKind::ChromePage,
+        title,
+        pid: None,
+    })
+}
+
+/// Whether a process with this pid exists (and may be signalled by us).
+fn process_exists(pid: u32) -> bool {
+    // SAFETY: kill with signal 0 only checks for existence and permission.
+    unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+}
+
+/// A running Node process: SIGUSR1 turns on its inspector on 127.0.0.1:9229; wait for it. Refuses
+/// when the port already serves another process.
+pub async fn resolve_pid(pid: u32, wait: Duration) -> Result<Target> {
+    if !process_exists(pid) {
+        return Err(CdpError::Target(format!(
+            "no process with pid {pid} (or not ours to signal)"
+        )));
+    }
+    let addr = format!("127.0.0.1:{NODE_DEFAULT_PORT}");
+    // Something already on the port: it must be this very process's inspector.
+    if let Ok(target) = resolve_inspect(&addr).await {
+        return match target.pid {
+            Some(p) if p == pid => Ok(target),
+            _ => Err(CdpError::Target(format!(
+                "port {NODE_DEFAULT_PORT} is taken by another inspector ({}); cannot open pid {pid}'s",
+                target.title
+            ))),
+        };
+    }
+    if std::net::TcpStream::connect_timeout(
+        &addr.parse().expect("valid address"),
+        Duration::from_millis(300),
+    )
+    .is_ok()
+    {
+        return Err(CdpError::Target(format!(
+            "port {NODE_DEFAULT_PORT} is taken by another process that is not a Node inspector; pid {pid}'s inspector cannot open there"
+        )));
+    }
+    // SAFETY: sending SIGUSR1 to a pid that exists; Node installs a handler that opens the inspector.
+    if unsafe { libc::kill(pid as libc::pid_t, libc::SIGUSR1) } != 0 {
+        return Err(CdpError::Target(format!(
+            "cannot signal pid {pid}: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    let deadline = Instant::now() + wait;
+    loop {
+        if let Ok(target) = resolve_inspect(&addr).await {
+            return match target.pid {
+                Some(p) if p != pid => Err(CdpError::Target(format!(
+                    "port {NODE_DEFAULT_PORT} answered for {}, not pid {pid}",
+                    target.title
+                ))),
+                _ => Ok(Target {
+                    pid: Some(pid),
+                    ..target
+                }),
+            };
+        }
+        if !process_exists(pid) {
+            return Err(CdpError::Target(format!(
+                "pid {pid} exited after SIGUSR1 (was it a Node process?)"
+            )));
+        }
+        if Instant::now() > deadline {
+            return Err(CdpError::Timeout {
+                what: format!("pid {pid}'s inspector on {addr} after SIGUSR1"),
+                after: wait,
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
