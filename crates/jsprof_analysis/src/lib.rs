@@ -13,9 +13,17 @@
 //! ```
 
 mod function_table;
+mod get_events;
+mod profile_calls;
 mod summary;
+pub mod timeline;
 mod timing;
 
 pub use function_table::{function_table, FunctionKey, FunctionRow, FunctionTable};
+pub use get_events::{get_events, EventQuery, EventRow, EventsAnswer, Mode, QueryError};
+pub use profile_calls::{frame_calls, trace_calls, Call};
 pub use summary::{summarize, MetaShares, ProfileSummary};
+pub use timeline::{
+    profile_timelines, trace_timelines, EventData, EventType, Timeline, TimelineEvent,
+};
 pub use timing::{apply_devtools_timing, MetaStacks};

@@ -20,6 +20,8 @@ mod json;
 pub mod model;
 mod node_tree;
 mod selfprofile;
+mod trace;
+pub mod trace_events;
 
 use std::io::{BufRead, Read};
 
@@ -30,6 +32,8 @@ pub use heapprofile::read_heapprofile;
 pub use json::Source;
 pub use model::*;
 pub use selfprofile::read_selfprofile;
+pub use trace::{read_trace, read_trace_from};
+pub use trace_events::{TraceEvent, TraceFile, TraceThread};
 
 /// Reads any sampled format from decompressed text, detecting which from the content.
 pub fn read<R: BufRead>(mut reader: R) -> Result<Profile, ReadError> {
@@ -61,9 +65,7 @@ pub fn read_format_from<R: Read>(
         Format::CpuProfile => cpuprofile::read_cpuprofile_from(source),
         Format::SelfProfile => selfprofile::read_selfprofile_from(source),
         Format::HeapProfile => heapprofile::read_heapprofile_from(source),
-        Format::Trace => Err(ReadError::UnknownFormat(
-            "Chrome traces are not supported yet by this command".to_string(),
-        )),
+        Format::Trace => trace::read_trace_from(source).map(|t| t.profile),
         Format::HeapSnapshot => Err(ReadError::UnknownFormat(
             "a heap snapshot is not a sampled profile (use `jsprof heap …`)".to_string(),
         )),

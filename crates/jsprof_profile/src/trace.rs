@@ -1,0 +1,832 @@
+//! Chrome traces (the Performance panel's JSON: an event array or `{"traceEvents": [...]}`).
+//!
+//! The events are visited one at a time from text in memory; each keeps only what jsprof needs
+//! (name, category, phase, times, one type-specific datum), its `args` are looked at only for the
+//! events that carry something jsprof uses. Samples come from `Profile` + `ProfileChunk` events,
+//! gathered per `(pid, profile id)` as DevTools' `SamplesHandler` does (the `Profile` event's `ts`
+//! is the start: `args.data.startTime` is on another clock), or from the old whole-profile
+//! `CpuProfile` event.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::Read;
+
+use rustc_hash::FxHashMap as HashMap;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::call_frame::{NodesSeed, TreeSink};
+use crate::error::ReadError;
+use crate::json::{Float, IdString, JsonPath, MicrosToNanos, NodeIds, Source};
+use crate::model::{clamp_time, Profile, ProfileKind, StackId, StringTable, Thread, WeightUnit};
+use crate::node_tree::RawTree;
+use crate::trace_events::{TraceEvent, TraceFile, TraceThread};
+
+/// Reads a Chrome trace from decompressed JSON text.
+pub fn read_trace<R: Read>(reader: R) -> Result<TraceFile, ReadError> {
+    read_trace_from(Source::Reader(reader))
+}
+
+/// Like [`read_trace`], over text already in memory.
+pub fn read_trace_from<R: Read>(source: Source<'_, R>) -> Result<TraceFile, ReadError> {
+    match source {
+        Source::Slice(bytes) => read_slice(bytes),
+        Source::Reader(mut reader) => {
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes)?;
+            read_slice(&bytes)
+        }
+    }
+}
+
+fn read_slice(bytes: &[u8]) -> Result<TraceFile, ReadError> {
+    let path = JsonPath::default();
+    let mut state = State::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let result = TopSeed {
+        state: &mut state,
+        path: &path,
+    }
+    .deserialize(&mut de);
+    match result {
+        Ok(()) => {
+            if de.end().is_err() {
+                state
+                    .profile
+                    .warn("", "bytes after the end of the JSON value were ignored");
+            }
+        }
+        // Chrome may leave the event array open (the format allows it); what was read stands.
+        Err(e) if e.classify() == serde_json::error::Category::Eof && state.events_seen > 0 => {
+            let at = path.get();
+            state.profile.warn(
+                at,
+                "the trace ends before its JSON does; the events before this point were loaded",
+            );
+        }
+        Err(e) => return Err(ReadError::json(&path.get(), e)),
+    }
+    Ok(state.finish())
+}
+
+/// A process or thread id: a number (strings holding one tolerated).
+#[derive(Clone, Copy, Default)]
+struct Pid(u64);
+
+impl<'de> Deserialize<'de> for Pid {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Pid, D::Error> {
+        let id = IdString::deserialize(d)?;
+        let s = id.0.trim();
+        Ok(Pid(s
+            .parse::<u64>()
+            .or_else(|_| s.parse::<i64>().map(|v| v as u64))
+            .or_else(|_| s.parse::<f64>().map(|v| v as i64 as u64))
+            .unwrap_or(0)))
+    }
+}
+
+#[derive(Deserialize)]
+struct EventIn<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    cat: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    ph: Option<Cow<'a, str>>,
+    #[serde(default)]
+    ts: Option<Float>,
+    #[serde(default)]
+    dur: Option<Float>,
+    #[serde(default)]
+    pid: Option<Pid>,
+    #[serde(default)]
+    tid: Option<Pid>,
+    #[serde(borrow, default)]
+    id: Option<IdString<'a>>,
+    #[serde(borrow, default)]
+    args: Option<&'a RawValue>,
+}
+
+/// The args fields read for typed events.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ArgsIn<'a> {
+    #[serde(borrow)]
+    data: Option<DataIn<'a>>,
+    #[serde(borrow, rename = "beginData")]
+    begin_data: Option<DataIn<'a>>,
+    #[serde(borrow, rename = "fileName")]
+    file_name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct DataIn<'a> {
+    #[serde(borrow)]
+    url: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "styleSheetUrl")]
+    style_sheet_url: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "type")]
+    type_: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    source: Option<Cow<'a, str>>,
+}
+
+/// Samples of one `(pid, profile id)` as gathered from its events.
+struct ProfileAcc {
+    pid: u64,
+    tid: Option<u64>,
+    /// The `Profile` event's `ts` (ns), or `cpuProfile.startTime` of a `CpuProfile` event.
+    start: Option<i64>,
+    end: Option<i64>,
+    tree: RawTree,
+    samples: Vec<u32>,
+    deltas: Vec<i64>,
+    source: Option<String>,
+    /// The first chunk's position (for a profile without a `Profile` event).
+    first_ts: i64,
+    first_tid: u64,
+}
+
+struct State {
+    profile: Profile,
+    threads: Vec<TraceThread>,
+    thread_index: HashMap<(u64, u64), usize>,
+    /// Open `B` events per thread: indices into that thread's events.
+    open: HashMap<(u64, u64), Vec<usize>>,
+    profiles: Vec<ProfileAcc>,
+    profile_index: HashMap<(u64, String), usize>,
+    thread_names: HashMap<(u64, u64), String>,
+    process_names: Vec<(u64, String)>,
+    bounds: Option<(i64, i64)>,
+    tracing_started: Option<i64>,
+    unmatched_ends: usize,
+    mismatched_ends: usize,
+    bad_args: usize,
+    events_seen: usize,
+}
+
+fn ns(us: f64) -> i64 {
+    if us.is_finite() {
+        clamp_time((us * 1000.0).round() as i64)
+    } else {
+        0
+    }
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            profile: Profile::new(ProfileKind::Trace),
+            threads: Vec::new(),
+            thread_index: HashMap::default(),
+            open: HashMap::default(),
+            profiles: Vec::new(),
+            profile_index: HashMap::default(),
+            thread_names: HashMap::default(),
+            process_names: Vec::new(),
+            bounds: None,
+            tracing_started: None,
+            unmatched_ends: 0,
+            mismatched_ends: 0,
+            bad_args: 0,
+            events_seen: 0,
+        }
+    }
+
+    fn thread(&mut self, pid: u64, tid: u64) -> usize {
+        let threads = &mut self.threads;
+        *self.thread_index.entry((pid, tid)).or_insert_with(|| {
+            threads.push(TraceThread {
+                pid,
+                tid,
+                ..TraceThread::default()
+            });
+            threads.len() - 1
+        })
+    }
+
+    fn profile_acc(&mut self, pid: u64, id: &str, ts: i64, tid: u64) -> usize {
+        let profiles = &mut self.profiles;
+        *self
+            .profile_index
+            .entry((pid, id.to_string()))
+            .or_insert_with(|| {
+                profiles.push(ProfileAcc {
+                    pid,
+                    tid: None,
+                    start: None,
+                    end: None,
+                    tree: RawTree::default(),
+                    samples: Vec::new(),
+                    deltas: Vec::new(),
+                    source: None,
+                    first_ts: ts,
+                    first_tid: tid,
+                });
+                profiles.len() - 1
+            })
+    }
+
+    fn event(&mut self, e: EventIn<'_>, path: &JsonPath) -> Result<(), String> {
+        self.events_seen += 1;
+        let ph = e.ph.as_deref().and_then(|p| p.bytes().next()).unwrap_or(0);
+        let name = e.name.as_deref().unwrap_or("");
+        let ts_us = e.ts.map(|f| f.0);
+        let ts = ts_us.map_or(0, ns);
+        let dur = e.dur.map_or(0, |d| ns(d.0).max(0));
+        let pid = e.pid.unwrap_or_default().0;
+        let tid = e.tid.unwrap_or_default().0;
+
+        // DevTools' trace bounds (MetaHandler).
+        if ts_us.is_some_and(|t| t != 0.0)
+            && !name.ends_with("::UMA")
+            && matches!(ph, b'B' | b'E' | b'X' | b'I')
+        {
+            let end = ts + if ph == b'X' { dur } else { 0 };
+            self.bounds = Some(match self.bounds {
+                Some((lo, hi)) => (lo.min(ts), hi.max(end)),
+                None => (ts, end),
+            });
+        }
+
+        match (ph, name) {
+            (b'M', "thread_name") | (b'M', "process_name") => {
+                let args: ArgsIn = parse_args(e.args).unwrap_or_default();
+                let n = args.name.map(|n| n.into_owned()).unwrap_or_default();
+                if name == "thread_name" {
+                    self.thread_names.insert((pid, tid), n);
+                } else {
+                    self.process_names.push((pid, n));
+                }
+                return Ok(());
+            }
+            (_, "TracingStartedInBrowser") => self.tracing_started = Some(ts),
+            (b'P', "Profile") => {
+                let id = e.id.as_ref().map_or("", |i| &i.0).to_string();
+                let p = self.profile_acc(pid, &id, ts, tid);
+                self.profiles[p].start = Some(ts);
+                self.profiles[p].tid = Some(tid);
+                let args: ArgsIn = parse_args(e.args).unwrap_or_default();
+                if let Some(src) = args.data.and_then(|d| d.source) {
+                    self.profiles[p].source = Some(src.into_owned());
+                }
+                return Ok(());
+            }
+            (b'P', "ProfileChunk") => {
+                let id = e.id.as_ref().map_or("", |i| &i.0).to_string();
+                let p = self.profile_acc(pid, &id, ts, tid);
+                if let Some(args) = e.args {
+                    self.read_chunk(p, args.get(), path)?;
+                }
+                return Ok(());
+            }
+            (_, "CpuProfile") => {
+                let id = match &e.id {
+                    Some(i) => i.0.to_string(),
+                    None => format!("cpuprofile:{tid}"),
+                };
+                let p = self.profile_acc(pid, &id, ts, tid);
+                self.profiles[p].tid = Some(tid);
+                if let Some(args) = e.args {
+                    self.read_chunk(p, args.get(), path)?;
+                }
+                if self.profiles[p].start.is_none() {
+                    self.profiles[p].start = Some(ts);
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+
+        if !matches!(ph, b'X' | b'B' | b'E' | b'I' | b'i' | b'R') {
+            return Ok(());
+        }
+        let t = self.thread(pid, tid);
+        if ph == b'E' {
+            let open = self.open.entry((pid, tid)).or_default();
+            match open.pop() {
+                Some(b) => {
+                    let begin = &mut self.threads[t].events[b];
+                    let begin_name = self.profile.strings.get(begin.name);
+                    if !name.is_empty() && begin_name != name {
+                        self.mismatched_ends += 1;
+                    } else {
+                        begin.dur = (ts - begin.start).max(0);
+                    }
+                }
+                None => self.unmatched_ends += 1,
+            }
+            return Ok(());
+        }
+        let detail = match detail_kind(name) {
+            Some(kind) => match parse_args(e.args) {
+                Some(args) => detail_of(kind, &args)
+                    .map_or(StringTable::EMPTY, |d| self.profile.strings.intern(d)),
+                None => {
+                    self.bad_args += usize::from(e.args.is_some());
+                    StringTable::EMPTY
+                }
+            },
+            None => StringTable::EMPTY,
+        };
+        let event = TraceEvent {
+            name: self.profile.strings.intern(name),
+            cat: self.profile.strings.intern(e.cat.as_deref().unwrap_or("")),
+            ph,
+            start: ts,
+            dur: if ph == b'X' { dur } else { 0 },
+            detail,
+        };
+        let events = &mut self.threads[t].events;
+        events.push(event);
+        if ph == b'B' {
+            let index = events.len() - 1;
+            self.open.entry((pid, tid)).or_default().push(index);
+        }
+        Ok(())
+    }
+
+    /// A `ProfileChunk`'s or `CpuProfile`'s args: `{data: {cpuProfile: {nodes, samples, …},
+    /// timeDeltas}}`. A chunk without `data` adds nothing.
+    fn read_chunk(&mut self, p: usize, args: &str, path: &JsonPath) -> Result<(), String> {
+        let mut de = serde_json::Deserializer::from_str(args);
+        let at = path.get();
+        let sink_path = JsonPath::default();
+        sink_path.set(format_args!("{at}.args.data.cpuProfile"));
+        let mut sink = TreeSink::new(&mut self.profile, &sink_path);
+        let mut chunk = Chunk::default();
+        ArgsSeed {
+            sink: &mut sink,
+            chunk: &mut chunk,
+        }
+        .deserialize(&mut de)
+        .map_err(|e| format!("{}: {e}", sink_path.get()))?;
+        let tree = std::mem::take(&mut sink.tree);
+        drop(sink);
+        let acc = &mut self.profiles[p];
+        append_tree(&mut acc.tree, tree);
+        if let Some(s) = chunk.samples {
+            acc.samples.extend(s);
+        }
+        if let Some(d) = chunk.deltas {
+            acc.deltas.extend(d);
+        }
+        if let Some(s) = chunk.start {
+            if acc.start.is_none() {
+                acc.start = Some(s);
+            }
+        }
+        if let Some(e) = chunk.end {
+            acc.end = Some(e);
+        }
+        if let Some(src) = chunk.source {
+            acc.source = Some(src);
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> TraceFile {
+        if let Some(t) = self.tracing_started {
+            if let Some((_, hi)) = self.bounds {
+                self.bounds = Some((t, hi));
+            }
+        }
+        if self.mismatched_ends > 0 {
+            self.profile.warn(
+                "traceEvents",
+                format!(
+                    "{} `E` events do not match the open `B` event; the `B` events were kept with no duration",
+                    self.mismatched_ends
+                ),
+            );
+        }
+        if self.unmatched_ends > 0 {
+            self.profile.warn(
+                "traceEvents",
+                format!(
+                    "{} `E` events without a `B` event were skipped",
+                    self.unmatched_ends
+                ),
+            );
+        }
+        if self.bad_args > 0 {
+            self.profile.warn(
+                "traceEvents",
+                format!(
+                    "{} events had unreadable args; their details were skipped",
+                    self.bad_args
+                ),
+            );
+        }
+        for (&(pid, tid), name) in &self.thread_names {
+            if let Some(&t) = self.thread_index.get(&(pid, tid)) {
+                self.threads[t].name = name.clone();
+            }
+        }
+        // Profiles, lowered in the order DevTools met them; per thread DevTools takes the
+        // first, preferring the sources `Internal` then `Inspector`.
+        let profiles = std::mem::take(&mut self.profiles);
+        let mut index = StackIndex::default();
+        let mut chosen: HashMap<(u64, u64), (usize, u8)> = HashMap::default();
+        for (i, acc) in profiles.into_iter().enumerate() {
+            let at = format!("traceEvents: profile {i} (pid {})", acc.pid);
+            let tid = match acc.tid {
+                Some(t) => t,
+                None => {
+                    self.profile.warn(
+                        &at,
+                        "profile chunks without a `Profile` event; placed on the chunks' thread",
+                    );
+                    acc.first_tid
+                }
+            };
+            let pid = acc.pid;
+            let priority = match acc.source.as_deref() {
+                Some("Internal") => 2,
+                Some("Inspector") => 1,
+                _ => 0,
+            };
+            let Some(mut thread) = lower_profile(&mut self.profile, &mut index, acc, &at) else {
+                continue;
+            };
+            thread.pid = Some(pid);
+            thread.tid = Some(tid);
+            thread.name = self
+                .thread_names
+                .get(&(pid, tid))
+                .cloned()
+                .unwrap_or_default();
+            self.profile.threads.push(thread);
+            let p = self.profile.threads.len() - 1;
+            match chosen.get(&(pid, tid)) {
+                Some(&(_, best)) if best >= priority => {}
+                _ => {
+                    chosen.insert((pid, tid), (p, priority));
+                }
+            }
+        }
+        for (&(pid, tid), &(p, _)) in &chosen {
+            let t = self.thread(pid, tid);
+            self.threads[t].profile_thread = Some(p);
+        }
+        for (&(pid, tid), name) in &self.thread_names {
+            if let Some(&t) = self.thread_index.get(&(pid, tid)) {
+                self.threads[t].name = name.clone();
+            }
+        }
+        // Order threads by (pid, tid), remapping nothing else (indices are not kept elsewhere).
+        self.threads.sort_by_key(|t| (t.pid, t.tid));
+        TraceFile {
+            profile: self.profile,
+            threads: self.threads,
+            bounds: self.bounds,
+            process_names: self.process_names,
+        }
+    }
+}
+
+/// What a chunk's args add to its profile.
+#[derive(Default)]
+struct Chunk {
+    samples: Option<Vec<u32>>,
+    deltas: Option<Vec<i64>>,
+    start: Option<i64>,
+    end: Option<i64>,
+    source: Option<String>,
+}
+
+struct ArgsSeed<'s, 'a> {
+    sink: &'s mut TreeSink<'a>,
+    chunk: &'s mut Chunk,
+}
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArgsSeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an args object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "data" {
+                map.next_value_seed(DataSeed {
+                    sink: &mut *self.sink,
+                    chunk: &mut *self.chunk,
+                    profile_level: false,
+                })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `args.data` (`profile_level` false) or `args.data.cpuProfile` (true): the same fields, except
+/// that `startTime`/`endTime` are believed only inside `cpuProfile`.
+struct DataSeed<'s, 'a> {
+    sink: &'s mut TreeSink<'a>,
+    chunk: &'s mut Chunk,
+    profile_level: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for DataSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DataSeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a profile data object")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match &*key {
+                "cpuProfile" if !self.profile_level => map.next_value_seed(DataSeed {
+                    sink: &mut *self.sink,
+                    chunk: &mut *self.chunk,
+                    profile_level: true,
+                })?,
+                "nodes" if self.profile_level => map.next_value_seed(NodesSeed(&mut *self.sink))?,
+                "samples" if self.profile_level => {
+                    let mut v = Vec::new();
+                    map.next_value_seed(NodeIds(&mut v))?;
+                    self.chunk.samples.get_or_insert_with(Vec::new).extend(v);
+                }
+                "timeDeltas" => {
+                    let mut v = Vec::new();
+                    map.next_value_seed(MicrosToNanos(&mut v))?;
+                    self.chunk.deltas.get_or_insert_with(Vec::new).extend(v);
+                }
+                "startTime" if self.profile_level => {
+                    self.chunk.start = map.next_value::<Option<Float>>()?.map(|f| ns(f.0));
+                }
+                "endTime" if self.profile_level => {
+                    self.chunk.end = map.next_value::<Option<Float>>()?.map(|f| ns(f.0));
+                }
+                "source" => {
+                    self.chunk.source = map
+                        .next_value::<Option<Cow<'de, str>>>()?
+                        .map(|s| s.into_owned());
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn append_tree(dst: &mut RawTree, mut src: RawTree) {
+    let child_offset = dst.children.len() as u32;
+    let tick_offset = dst.ticks.len() as u32;
+    for node in &mut src.nodes {
+        if let Some(r) = &mut node.children {
+            *r = r.start + child_offset..r.end + child_offset;
+        }
+        node.ticks = node.ticks.start + tick_offset..node.ticks.end + tick_offset;
+    }
+    dst.children.extend(src.children);
+    dst.ticks.extend(src.ticks);
+    dst.nodes.extend(src.nodes);
+}
+
+/// Stacks shared by all profiles of a trace: the same frame on the same parent is one stack, so
+/// that the meta nodes of every thread are the same stacks.
+#[derive(Default)]
+struct StackIndex {
+    stacks: HashMap<(Option<StackId>, crate::model::FrameId), StackId>,
+}
+
+/// Lowers one profile's nodes and samples into a thread (without pid/tid/name).
+fn lower_profile(
+    profile: &mut Profile,
+    index: &mut StackIndex,
+    acc: ProfileAcc,
+    at: &str,
+) -> Option<Thread> {
+    let tree = acc.tree;
+    let n = tree.nodes.len();
+    if n == 0 {
+        return None;
+    }
+    let mut by_id: HashMap<u64, usize> = HashMap::default();
+    for (i, node) in tree.nodes.iter().enumerate() {
+        by_id.entry(node.id).or_insert(i);
+    }
+    let root = 0;
+    let from_parents = tree.nodes[root].children.is_none();
+    let mut built: Vec<Vec<u32>> = Vec::new();
+    if from_parents {
+        built = vec![Vec::new(); n];
+        for (i, node) in tree.nodes.iter().enumerate().skip(1) {
+            if let Some(&p) = node.parent.and_then(|p| by_id.get(&p)) {
+                built[p].push(i as u32);
+            }
+        }
+    }
+    let mut stack_of: HashMap<u64, Option<StackId>> = HashMap::default();
+    stack_of.insert(tree.nodes[root].id, None);
+    let mut visited = vec![false; n];
+    visited[root] = true;
+    let mut todo: Vec<(usize, Option<StackId>)> = Vec::new();
+    let children = |i: usize| -> Vec<usize> {
+        if from_parents {
+            built[i].iter().map(|&c| c as usize).collect()
+        } else if let Some(r) = tree.nodes[i].children.clone() {
+            tree.children[r.start as usize..r.end as usize]
+                .iter()
+                .filter_map(|id| by_id.get(id).copied())
+                .collect()
+        } else {
+            Vec::new()
+        }
+    };
+    todo.extend(children(root).into_iter().rev().map(|c| (c, None)));
+    while let Some((i, parent)) = todo.pop() {
+        if visited[i] {
+            continue;
+        }
+        visited[i] = true;
+        let node = &tree.nodes[i];
+        let stack = *index
+            .stacks
+            .entry((parent, node.frame))
+            .or_insert_with(|| profile.stacks.push(parent, node.frame, node.id));
+        stack_of.entry(node.id).or_insert(Some(stack));
+        todo.extend(children(i).into_iter().rev().map(|c| (c, Some(stack))));
+    }
+    let unreachable = visited.iter().filter(|v| !**v).count();
+    if unreachable > 0 {
+        profile.warn(
+            at,
+            format!("{unreachable} nodes are not reachable from the root; skipped"),
+        );
+    }
+
+    let mut thread = Thread {
+        weight_unit: Some(WeightUnit::Samples),
+        ..Thread::default()
+    };
+    let start = acc.start.unwrap_or(acc.first_ts);
+    if acc.samples.len() != acc.deltas.len() {
+        profile.warn(
+            at,
+            format!(
+                "{} samples but {} timeDeltas; the extra ones were skipped",
+                acc.samples.len(),
+                acc.deltas.len()
+            ),
+        );
+    }
+    let mut time = start;
+    let mut unknown = 0usize;
+    for (&id, &delta) in acc.samples.iter().zip(&acc.deltas) {
+        time = clamp_time(time + delta);
+        match stack_of.get(&(id as u64)) {
+            Some(&stack) => thread.samples.push(time, stack),
+            None => unknown += 1,
+        }
+    }
+    if unknown > 0 {
+        profile.warn(at, format!("{unknown} samples name no node; skipped"));
+    }
+    thread.declared_start = Some(start);
+    thread.declared_end = Some(acc.end.unwrap_or(time));
+    Some(thread)
+}
+
+#[derive(Clone, Copy)]
+enum DetailKind {
+    Url,
+    BeginUrl,
+    StyleSheet,
+    EventType,
+}
+
+fn detail_kind(name: &str) -> Option<DetailKind> {
+    Some(match name {
+        "ParseHTML" => DetailKind::BeginUrl,
+        "ParseAuthorStyleSheet" => DetailKind::StyleSheet,
+        "v8.compile" | "v8.compileModule" | "CompileScript" | "CompileCode" | "EvaluateScript"
+        | "v8.evaluateModule" | "FunctionCall" => DetailKind::Url,
+        "EventDispatch" => DetailKind::EventType,
+        _ => return None,
+    })
+}
+
+fn detail_of<'a>(kind: DetailKind, args: &'a ArgsIn<'a>) -> Option<&'a str> {
+    let data = args.data.as_ref();
+    let s = match kind {
+        DetailKind::Url => data
+            .and_then(|d| d.url.as_deref())
+            .or(args.file_name.as_deref()),
+        DetailKind::BeginUrl => args
+            .begin_data
+            .as_ref()
+            .and_then(|d| d.url.as_deref())
+            .or(data.and_then(|d| d.url.as_deref())),
+        DetailKind::StyleSheet => data.and_then(|d| d.style_sheet_url.as_deref()),
+        DetailKind::EventType => data.and_then(|d| d.type_.as_deref()),
+    };
+    s.filter(|s| !s.is_empty())
+}
+
+fn parse_args(raw: Option<&RawValue>) -> Option<ArgsIn<'_>> {
+    serde_json::from_str(raw?.get()).ok()
+}
+
+struct TopSeed<'s> {
+    state: &'s mut State,
+    path: &'s JsonPath,
+}
+
+impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a trace event array or an object with `traceEvents`")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        EventsSeed {
+            state: self.state,
+            path: self.path,
+        }
+        .visit_seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut found = false;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "traceEvents" {
+                map.next_value_seed(EventsSeed {
+                    state: &mut *self.state,
+                    path: self.path,
+                })?;
+                found = true;
+                self.path.set("");
+            } else {
+                self.path.set(&*key);
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        if !found {
+            return Err(de::Error::missing_field("traceEvents"));
+        }
+        Ok(())
+    }
+}
+
+struct EventsSeed<'s> {
+    state: &'s mut State,
+    path: &'s JsonPath,
+}
+
+impl<'de> DeserializeSeed<'de> for EventsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of trace events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0;
+        loop {
+            self.path.set_indexed("traceEvents", i);
+            match seq.next_element::<Option<EventIn<'de>>>()? {
+                None => break,
+                Some(None) => {}
+                Some(Some(e)) => self.state.event(e, self.path).map_err(de::Error::custom)?,
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,73 @@
+//! What a Chrome trace holds besides its CPU samples: the trace events of every thread, thread
+//! and process names, and the trace bounds DevTools computes. [`crate::read_trace_from`] fills
+//! these in; the typed timeline built on top lives in `jsprof_analysis::timeline`.
+
+use crate::model::{Profile, StringId};
+
+/// One trace event of a thread as read: `X` events, `B`/`E` pairs joined into one, and instant
+/// events (`I`, `i`, `R`) as zero-length markers. Times are nanoseconds on the trace clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceEvent {
+    pub name: StringId,
+    pub cat: StringId,
+    /// The phase as written (`b'X'`, `b'B'`, `b'I'`, `b'i'`, `b'R'`).
+    pub ph: u8,
+    pub start: i64,
+    /// Zero for instant events and for a `B` that never got its `E`.
+    pub dur: i64,
+    /// The event's type-specific datum (a URL, an event type), [`crate::StringTable::EMPTY`] when none.
+    pub detail: StringId,
+}
+
+impl TraceEvent {
+    pub fn end(&self) -> i64 {
+        self.start + self.dur
+    }
+
+    /// Instant events: DevTools' `I` phase and the newer `i`, and marks (`R`).
+    pub fn is_instant(&self) -> bool {
+        matches!(self.ph, b'I' | b'i' | b'R' | b'n')
+    }
+}
+
+/// One thread of a trace: its name, its trace events in file order, and the sampled profile
+/// DevTools would pick for it.
+#[derive(Clone, Debug, Default)]
+pub struct TraceThread {
+    pub pid: u64,
+    pub tid: u64,
+    pub name: String,
+    pub events: Vec<TraceEvent>,
+    /// Index into [`Profile::threads`] of the profile DevTools uses for this thread.
+    pub profile_thread: Option<usize>,
+}
+
+/// A whole trace: the sampled profiles (one [`crate::Thread`] per `(pid, profile id)`) and the
+/// trace events per thread.
+#[derive(Clone, Debug)]
+pub struct TraceFile {
+    pub profile: Profile,
+    /// Threads ordered by `(pid, tid)`.
+    pub threads: Vec<TraceThread>,
+    /// DevTools' trace bounds (ns): min/max over `B`/`E`/`X`/`I` events, the start moved to
+    /// `TracingStartedInBrowser` when there is one. `None` for a trace without such events.
+    pub bounds: Option<(i64, i64)>,
+    /// `process_name` metadata: (pid, name).
+    pub process_names: Vec<(u64, String)>,
+}
+
+impl TraceFile {
+    /// The time origin (0 ms) of the trace as DevTools shows it.
+    pub fn origin(&self) -> i64 {
+        match self.bounds {
+            Some((min, _)) => min,
+            None => self
+                .profile
+                .threads
+                .iter()
+                .map(|t| t.start_time())
+                .min()
+                .unwrap_or(0),
+        }
+    }
+}
