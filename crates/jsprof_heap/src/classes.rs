@@ -17,11 +17,12 @@ const MAX_INTERFACE_NAME_LENGTH: usize = 120;
 const MIN_OBJECT_COUNT_PER_INTERFACE: f64 = 2.0;
 const MIN_OBJECT_PROPORTION_PER_INTERFACE: f64 = 1000.0;
 
-/// An inferred interface: its display name and its properties (string indexes, in edge order).
-#[derive(Clone, Debug)]
+/// An inferred interface: its display name and its properties (WTF-8, in edge order). The text, not
+/// string indexes, so that one snapshot's definitions can classify another's objects (Comparison).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InterfaceDefinition {
     pub name: Vec<u8>,
-    pub properties: Vec<StringIndex>,
+    pub properties: Vec<Vec<u8>>,
 }
 
 /// Each node's class name (a string index), appending the names it needs to the string table.
@@ -99,7 +100,8 @@ fn is_plain_object(s: &HeapSnapshot, types: &Types, n: usize) -> bool {
 /// Infers interface definitions from the plain objects' first properties.
 pub(crate) fn infer_interfaces(s: &HeapSnapshot, types: &Types) -> Vec<InterfaceDefinition> {
     struct Candidate {
-        definition: InterfaceDefinition,
+        name: Vec<u8>,
+        properties: Vec<StringIndex>,
         count: u64,
     }
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -147,10 +149,8 @@ pub(crate) fn infer_interfaces(s: &HeapSnapshot, types: &Types) -> Vec<Interface
             None => {
                 by_name.insert(name.clone(), candidates.len());
                 candidates.push(Candidate {
-                    definition: InterfaceDefinition {
-                        name: name.clone(),
-                        properties: properties.clone(),
-                    },
+                    name: name.clone(),
+                    properties: properties.clone(),
                     count: 1,
                 });
             }
@@ -163,7 +163,14 @@ pub(crate) fn infer_interfaces(s: &HeapSnapshot, types: &Types) -> Vec<Interface
     candidates
         .into_iter()
         .take_while(|c| c.count as f64 >= min_count)
-        .map(|c| c.definition)
+        .map(|c| InterfaceDefinition {
+            name: c.name,
+            properties: c
+                .properties
+                .iter()
+                .map(|&p| s.strings.bytes(p).to_vec())
+                .collect(),
+        })
         .collect()
 }
 
@@ -191,11 +198,7 @@ pub(crate) fn apply_interfaces(
             greatest_next: None,
         }];
         for (index, definition) in definitions.iter().enumerate() {
-            let mut props: Vec<&[u8]> = definition
-                .properties
-                .iter()
-                .map(|&p| strings.bytes(p))
-                .collect();
+            let mut props: Vec<&[u8]> = definition.properties.iter().map(|p| &p[..]).collect();
             props.sort_by(|a, b| cmp_utf16(a, b));
             let mut current = 0;
             for property in &props {
@@ -212,7 +215,7 @@ pub(crate) fn apply_interfaces(
                         node.next.insert(property, next);
                         if node
                             .greatest_next
-                            .map_or(true, |g| cmp_utf16(g, property) == Ordering::Less)
+                            .is_none_or(|g| cmp_utf16(g, property) == Ordering::Less)
                         {
                             node.greatest_next = Some(property);
                         }
@@ -258,7 +261,7 @@ pub(crate) fn apply_interfaces(
                     let node = &tree[state];
                     let exhausted = node
                         .greatest_next
-                        .map_or(true, |g| cmp_utf16(property, g) != Ordering::Less);
+                        .is_none_or(|g| cmp_utf16(property, g) != Ordering::Less);
                     if !exhausted {
                         next_states.push(state);
                     }
@@ -285,6 +288,22 @@ pub(crate) fn apply_interfaces(
             *interface_names[index].get_or_insert_with(|| s.strings.push(&definitions[index].name));
         classes[n as usize] = class;
     }
+}
+
+/// Re-classifies the plain objects with another snapshot's interface definitions, as DevTools'
+/// `aggregatesForDiff` does with the base snapshot: objects that match none get their raw name back.
+pub(crate) fn reclassify(
+    s: &mut HeapSnapshot,
+    types: &Types,
+    definitions: &[InterfaceDefinition],
+    classes: &mut [StringIndex],
+) {
+    for (n, class) in classes.iter_mut().enumerate() {
+        if is_plain_object(s, types, n) {
+            *class = s.nodes.name[n];
+        }
+    }
+    apply_interfaces(s, types, definitions, classes);
 }
 
 /// DevTools' `formatPropertyName`: names with `,'"{}` are shown as JSON strings.

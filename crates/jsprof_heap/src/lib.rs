@@ -16,6 +16,7 @@
 mod analysis;
 mod bits;
 mod classes;
+mod comparison;
 mod detachedness;
 pub mod distances;
 mod dominators;
@@ -35,6 +36,7 @@ mod weak_map;
 
 pub use analysis::{analyze, Analysis, NodeInfo};
 pub use classes::InterfaceDefinition;
+pub use comparison::{compare, ClassDiff, Comparison};
 pub use error::{HeapError, Result};
 pub use names::display_name;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};

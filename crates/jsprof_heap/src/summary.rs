@@ -50,13 +50,34 @@ struct Aggregate {
     self_size: u64,
     retained: u64,
     distance: i32,
+    members: Vec<NodeOrdinal>,
 }
 
 const NO_KEY: u32 = u32::MAX;
 
 /// All Summary rows, sorted.
-#[allow(clippy::needless_range_loop)] // several columns are read per node
 pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
+    let (mut aggregates, key_of) = aggregate(s, a, false);
+    add_class_retained_sizes(s, a, &key_of, &mut aggregates);
+    let mut rows: Vec<ClassRow> = public_rows(s, aggregates)
+        .into_iter()
+        .map(|(row, _)| row)
+        .collect();
+    sort_rows(&mut rows, sort);
+    rows
+}
+
+/// The Summary's classes with their members (ordinals in node order), in DevTools' order of first
+/// appearance; retained sizes are left at 0.
+pub(crate) fn class_members(s: &HeapSnapshot, a: &Analysis) -> Vec<(ClassRow, Vec<NodeOrdinal>)> {
+    let (aggregates, _) = aggregate(s, a, true);
+    public_rows(s, aggregates)
+}
+
+/// Groups the nodes with a non-zero self size by internal class key; returns the groups and each
+/// node's group ([`NO_KEY`] for none).
+#[allow(clippy::needless_range_loop)] // several columns are read per node
+fn aggregate(s: &HeapSnapshot, a: &Analysis, with_members: bool) -> (Vec<Aggregate>, Vec<u32>) {
     let types = s.types();
     let n = s.nodes.len();
     let mut aggregates: Vec<Aggregate> = Vec::new();
@@ -94,6 +115,7 @@ pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
                 self_size: 0,
                 retained: 0,
                 distance: i32::MAX,
+                members: Vec::new(),
             });
         }
         let agg = &mut aggregates[*slot as usize];
@@ -101,16 +123,19 @@ pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
         agg.count += 1;
         agg.self_size += size as u64;
         agg.distance = agg.distance.min(a.distances[i]);
+        if with_members {
+            agg.members.push(i as NodeOrdinal);
+        }
     }
-    drop(by_location);
-    drop(by_class);
-    add_class_retained_sizes(s, a, &key_of, &mut aggregates);
+    (aggregates, key_of)
+}
 
-    // Different internal keys can share a public key (two string entries with one text); DevTools'
-    // object assignment keeps the first position and the last value.
-    let mut rows: Vec<ClassRow> = Vec::with_capacity(aggregates.len());
+/// Rows under DevTools' public keys. Different internal keys can share a public key (two string
+/// entries with one text); DevTools' object assignment keeps the first position and the last value.
+fn public_rows(s: &HeapSnapshot, aggregates: Vec<Aggregate>) -> Vec<(ClassRow, Vec<NodeOrdinal>)> {
+    let mut rows: Vec<(ClassRow, Vec<NodeOrdinal>)> = Vec::with_capacity(aggregates.len());
     let mut row_of: HashMap<String, usize> = HashMap::new();
-    for agg in &aggregates {
+    for agg in aggregates {
         let (key, name) = match agg.key {
             InternalKey::Class(class) => {
                 let name = wtf8_to_string(s.strings.bytes(class));
@@ -135,14 +160,13 @@ pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
             distance: agg.distance,
         };
         match row_of.get(&row.key) {
-            Some(&i) => rows[i] = row,
+            Some(&i) => rows[i] = (row, agg.members),
             None => {
                 row_of.insert(row.key.clone(), rows.len());
-                rows.push(row);
+                rows.push((row, agg.members));
             }
         }
     }
-    sort_rows(&mut rows, sort);
     rows
 }
 

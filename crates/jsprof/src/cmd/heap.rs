@@ -17,6 +17,8 @@ use serde::Serialize;
 use crate::input;
 use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
 
+mod diff;
+
 #[derive(Subcommand)]
 pub enum HeapCommand {
     /// DevTools' Summary: objects grouped by class, with count, self and retained size, distance.
@@ -25,6 +27,8 @@ pub enum HeapCommand {
     Stats(StatsArgs),
     /// Single objects by id: sizes, distance, dominator, edges.
     Node(NodeArgs),
+    /// DevTools' Comparison of TARGET against BASE per class, plus the retained-size change.
+    Diff(diff::DiffArgs),
 }
 
 #[derive(clap::Args)]
@@ -76,6 +80,7 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
         HeapCommand::Summary(args) => run_summary(args),
         HeapCommand::Stats(args) => run_stats(args),
         HeapCommand::Node(args) => run_node(args),
+        HeapCommand::Diff(args) => diff::run(args),
     }
 }
 
@@ -94,6 +99,18 @@ impl Loaded {
             .map(|w| JsonWarning {
                 at: w.at.clone(),
                 message: w.message.clone(),
+            })
+            .collect()
+    }
+
+    /// The warnings with the file's name in front, for outputs that read several files.
+    fn warnings_json_named(&self) -> Vec<JsonWarning> {
+        self.snapshot
+            .warnings
+            .iter()
+            .map(|w| JsonWarning {
+                at: w.at.clone(),
+                message: format!("{}: {}", self.name, w.message),
             })
             .collect()
     }
@@ -493,6 +510,16 @@ fn fmt_distance(distance: i32) -> String {
         "-".to_string()
     } else {
         distance.to_string()
+    }
+}
+
+/// A byte delta with its sign: `+1.20 KB`, `-512 B`, `0 B`.
+fn fmt_signed_bytes(delta: i64) -> String {
+    let text = fmt_bytes(delta as f64);
+    if delta > 0 {
+        format!("+{text}")
+    } else {
+        text
     }
 }
 

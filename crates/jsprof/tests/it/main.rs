@@ -3,4 +3,6 @@
 mod broken_input;
 mod cpu;
 mod heap;
+mod heap_explore;
+mod record;
 mod support;
