@@ -24,26 +24,57 @@ pub async fn get_json(addr: &str, path: &str, method: &str, timeout: Duration) -
             .write_all(request.as_bytes())
             .await
             .map_err(|e| CdpError::io(what.clone(), e))?;
+        // Read the head, then exactly Content-Length bytes: Node's inspector keeps the
+        // connection open whatever `Connection: close` says.
         let mut response = Vec::new();
-        stream
-            .read_to_end(&mut response)
-            .await
-            .map_err(|e| CdpError::io(what.clone(), e))?;
-        let split = response
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .ok_or_else(|| CdpError::Target(format!("{what}: not an HTTP response")))?;
+        let mut buf = [0u8; 16 * 1024];
+        let split = loop {
+            if let Some(split) = response.windows(4).position(|w| w == b"\r\n\r\n") {
+                break split;
+            }
+            let n = stream
+                .read(&mut buf)
+                .await
+                .map_err(|e| CdpError::io(what.clone(), e))?;
+            if n == 0 {
+                return Err(CdpError::Target(format!("{what}: not an HTTP response")));
+            }
+            response.extend_from_slice(&buf[..n]);
+        };
         let head = String::from_utf8_lossy(&response[..split]).to_string();
         let status_ok = head
             .lines()
             .next()
             .is_some_and(|l| l.split_whitespace().nth(1) == Some("200"));
+        let lower = head.to_ascii_lowercase();
+        let length = lower
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse::<usize>().ok());
         let mut body = response[split + 4..].to_vec();
-        if head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked")
-        {
-            body = dechunk(&body);
+        match length {
+            Some(len) => {
+                while body.len() < len {
+                    let n = stream
+                        .read(&mut buf)
+                        .await
+                        .map_err(|e| CdpError::io(what.clone(), e))?;
+                    if n == 0 {
+                        break;
+                    }
+                    body.extend_from_slice(&buf[..n]);
+                }
+                body.truncate(len);
+            }
+            None => {
+                stream
+                    .read_to_end(&mut body)
+                    .await
+                    .map_err(|e| CdpError::io(what.clone(), e))?;
+                if lower.contains("transfer-encoding: chunked") {
+                    body = dechunk(&body);
+                }
+            }
         }
         if !status_ok {
             return Err(CdpError::Target(format!(
@@ -67,10 +98,7 @@ pub async fn get_json(addr: &str, path: &str, method: &str, timeout: Duration) -
 
 fn dechunk(mut body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(line_end) = body.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
+    while let Some(line_end) = body.windows(2).position(|w| w == b"\r\n") {
         let size = usize::from_str_radix(String::from_utf8_lossy(&body[..line_end]).trim(), 16)
             .unwrap_or(0);
         body = &body[line_end + 2..];

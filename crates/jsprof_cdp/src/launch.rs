@@ -27,8 +27,14 @@ fn is_inspector_chatter(line: &str) -> bool {
         || line == "Debugger ending on ws://"
 }
 
-/// Starts `command` (`node app.js …`; other commands get the flag through `NODE_OPTIONS`).
-pub async fn launch(command: &[String], timeout: Duration) -> Result<Launched> {
+/// Starts `command` (`node app.js …`; other commands get the flag through `NODE_OPTIONS`). With
+/// `stdout_to_stderr` the program's standard output goes to our standard error, keeping our own
+/// standard output clean for JSON.
+pub async fn launch(
+    command: &[String],
+    timeout: Duration,
+    stdout_to_stderr: bool,
+) -> Result<Launched> {
     let (program, args) = command
         .split_first()
         .ok_or_else(|| CdpError::Target("no command to run".to_string()))?;
@@ -42,13 +48,21 @@ pub async fn launch(command: &[String], timeout: Duration) -> Result<Launched> {
         cmd.arg(flag).args(args);
     } else {
         let options = std::env::var("NODE_OPTIONS").unwrap_or_default();
-        cmd.args(args).env(
-            "NODE_OPTIONS",
-            format!("{options} {flag}").trim().to_string(),
-        );
+        cmd.args(args)
+            .env("NODE_OPTIONS", format!("{options} {flag}").trim());
     }
+    let stdout = if stdout_to_stderr {
+        use std::os::fd::AsFd;
+        std::io::stderr()
+            .as_fd()
+            .try_clone_to_owned()
+            .map(Stdio::from)
+            .unwrap_or_else(|_| Stdio::null())
+    } else {
+        Stdio::inherit()
+    };
     cmd.stdin(Stdio::inherit())
-        .stdout(Stdio::inherit())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     // Its own process group: Ctrl-C stops the recording (we collect first), not the program

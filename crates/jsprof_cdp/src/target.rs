@@ -149,11 +149,12 @@ pub async fn resolve_pid(pid: u32, wait: Duration) -> Result<Target> {
     let addr = format!("127.0.0.1:{NODE_DEFAULT_PORT}");
     // Something already on the port: it must be this very process's inspector.
     if let Ok(target) = resolve_inspect(&addr).await {
-        return match target.pid {
-            Some(p) if p == pid => Ok(target),
-            _ => Err(CdpError::Target(format!(
-                "port {NODE_DEFAULT_PORT} is taken by another inspector ({}); cannot open pid {pid}'s",
-                target.title
+        return match inspector_pid(&target).await {
+            Some(p) if p == pid => Ok(Target { pid: Some(pid), ..target }),
+            other => Err(CdpError::Target(format!(
+                "port {NODE_DEFAULT_PORT} is taken by another inspector ({}{}); cannot open pid {pid}'s",
+                target.title,
+                other.map(|p| format!(", pid {p}")).unwrap_or_default()
             ))),
         };
     }
@@ -201,4 +202,28 @@ pub async fn resolve_pid(pid: u32, wait: Duration) -> Result<Target> {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// The pid behind a Node inspector: from its title (`node[1234]`), else asked over CDP.
+async fn inspector_pid(target: &Target) -> Option<u32> {
+    if target.pid.is_some() {
+        return target.pid;
+    }
+    let (client, _events) = crate::client::Client::connect(&target.ws_url, HTTP_TIMEOUT)
+        .await
+        .ok()?;
+    let reply = client
+        .call(
+            "Runtime.evaluate",
+            serde_json::json!({"expression": "process.pid", "returnByValue": true}),
+            HTTP_TIMEOUT,
+        )
+        .await
+        .ok();
+    client.close();
+    reply?
+        .get("result")?
+        .get("value")?
+        .as_u64()
+        .map(|p| p as u32)
 }

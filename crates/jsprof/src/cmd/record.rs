@@ -228,7 +228,7 @@ async fn record(
 ) -> Result<(String, StopReason, Vec<Artifact>)> {
     let mut child = None;
     let target = if !args.command.is_empty() {
-        let launched = jsprof_cdp::launch(&args.command, CONNECT_TIMEOUT).await?;
+        let launched = jsprof_cdp::launch(&args.command, CONNECT_TIMEOUT, args.json).await?;
         let program = Path::new(&args.command[0])
             .file_name()
             .map_or("node".into(), |n| n.to_string_lossy().to_string());

@@ -4,4 +4,5 @@ mod broken_input;
 mod cpu;
 mod heap;
 mod heap_explore;
+mod record;
 mod support;
