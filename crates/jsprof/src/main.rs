@@ -6,6 +6,8 @@ mod input;
 mod load;
 mod output;
 mod progress;
+mod thread_select;
+mod timeline_load;
 
 use std::process::ExitCode;
 
@@ -25,6 +27,10 @@ enum Command {
     Summary(cmd::summary::Args),
     /// The functions that take the most time (or bytes), DevTools' Bottom-up roots as a flat table.
     Top(cmd::top::Args),
+    /// The timelines (threads) of a trace or profile, with their ids for `--thread`.
+    Threads(cmd::threads::Args),
+    /// A timeline's events (JS calls, parsing, layout, paint, GC…): all, or reduced per type or event.
+    Events(cmd::events::Args),
     /// Heap snapshots: summary, statistics, single objects.
     #[command(subcommand)]
     Heap(cmd::heap::HeapCommand),
@@ -42,6 +48,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Summary(args) => cmd::summary::run(args),
         Command::Top(args) => cmd::top::run(args),
+        Command::Threads(args) => cmd::threads::run(args),
+        Command::Events(args) => cmd::events::run(args),
         Command::Heap(command) => cmd::heap::run(command),
     };
     match result {

@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+pub mod events;
 pub mod heap;
 pub mod summary;
+pub mod threads;
 pub mod top;

@@ -207,7 +207,17 @@ fn stem(args: &Args, what: &str) -> String {
         .unwrap_or_else(|| format!("{what}-{}", jsprof_cdp::timestamp()))
 }
 
+/// A file-name-friendly stem from a target's title: `node[42]` → `node-42`, a page URL → its
+/// last path segment (or host).
 fn sanitize(s: &str) -> String {
+    let s = match s.split_once("://") {
+        Some((_, rest)) => rest
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(rest),
+        None => s,
+    };
     let cleaned: String = s
         .chars()
         .map(|c| {

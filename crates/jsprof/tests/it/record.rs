@@ -329,3 +329,107 @@ fn a_command_that_is_not_there_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot run /nonexistent/node-binary"), "{err}");
 }
+
+/// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI: {} is missing; .ci/run installs chromium",
+        path.display()
+    );
+    eprintln!("note: no Chromium at {}; skipping", path.display());
+    None
+}
+
+/// Kills the browser (and its children) when the test ends, however it ends.
+struct Browser(Child);
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn record_a_chromium_page() {
+    let Some(chromium) = chromium() else { return };
+    let dir = out_dir("chromium");
+    let profile_dir = dir.join("user-data");
+    let page = format!(
+        "file://{}",
+        fixtures()
+            .join("record/page.html")
+            .canonicalize()
+            .unwrap()
+            .display()
+    );
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--remote-debugging-port=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile_dir.display()))
+        .arg(&page)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start chromium");
+    let stderr = child.stderr.take().unwrap();
+    let _browser = Browser(child);
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("chromium printed its DevTools address")
+            .unwrap();
+        if let Some(rest) = line.strip_prefix("DevTools listening on ws://") {
+            break rest.split('/').next().unwrap().to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    std::thread::sleep(Duration::from_millis(500)); // let the page start its work
+    let v = jsprof_json(&[
+        "record",
+        "--chrome",
+        &addr,
+        "--trace",
+        "--cpu",
+        "--duration",
+        "2",
+        "--json",
+        "-o",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    let trace = find(&v, "trace");
+    let text = std::fs::read(&trace).unwrap();
+    let json: Value = serde_json::from_slice(&text).expect("the trace is JSON");
+    let events = json
+        .get("traceEvents")
+        .unwrap_or(&json)
+        .as_array()
+        .expect("trace events");
+    assert!(
+        events.iter().any(|e| e["name"] == "Profile"),
+        "the trace has the profile's start"
+    );
+    // The page's main thread: its calls, as jsprof reconstructs them, include the hot function.
+    assert!(
+        function_names(&trace)
+            .iter()
+            .any(|n| n == "hotPageFunction"),
+        "{:?}",
+        function_names(&trace)
+    );
+    assert!(function_names(&find(&v, "cpu"))
+        .iter()
+        .any(|n| n == "hotPageFunction"));
+}

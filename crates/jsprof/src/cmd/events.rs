@@ -1,0 +1,233 @@
+//! `jsprof events FILE`: a timeline's events, the profiler service's `GetEvents` on the command
+//! line (modes, subtree, depth, types and a time window; see CONTRACT.md).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Result};
+use jsprof_analysis::{get_events, EventData, EventQuery, EventRow, EventType, Mode};
+use jsprof_profile::{Profile, StringTable};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::cmd::threads::json_warnings;
+use crate::output::{self, Align, JsonWarning, Table};
+use crate::timeline_load::{load_timelines, parse_window};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A Chrome trace, .cpuprofile or JS Self-Profiling trace (gzip too); `-` for stdin.
+    pub file: PathBuf,
+    /// The timeline: a timeline_id from `jsprof threads`, a tid or a unique thread name.
+    #[arg(long)]
+    pub thread: Option<String>,
+    /// all | unique-types | unique-events | reduce-all.
+    #[arg(long, default_value = "all", value_parser = parse_mode)]
+    pub mode: Mode,
+    /// Events overlapping START..END (ms; either side may be empty) are returned whole.
+    #[arg(long, value_parser = parse_window)]
+    pub range: Option<(Option<i64>, Option<i64>)>,
+    /// Iterate from this event id instead of the timeline's root (the event itself is left out).
+    #[arg(long = "event")]
+    pub event: Option<u32>,
+    /// 1 = top-level events only (with --event: its children).
+    #[arg(long)]
+    pub max_depth: Option<u32>,
+    /// Only these types (comma-separated), e.g. `JS_CALL,GC`.
+    #[arg(long = "type", value_delimiter = ',', value_parser = parse_type)]
+    pub types: Vec<EventType>,
+    /// How many rows to print in the table; 0 prints all (JSON always has all).
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    Mode::parse(s).ok_or_else(|| {
+        format!("unknown mode `{s}`: expected all, unique-types, unique-events or reduce-all")
+    })
+}
+
+fn parse_type(s: &str) -> Result<EventType, String> {
+    EventType::parse(s).ok_or_else(|| {
+        format!(
+            "unknown event type `{s}`: expected one of {}",
+            EventType::ALL.map(|t| t.as_str()).join(", ")
+        )
+    })
+}
+
+const NS_PER_MS: f64 = 1e6;
+
+fn ms(ns: i64) -> f64 {
+    ns as f64 / NS_PER_MS
+}
+
+/// The `data` object of an event.
+pub fn data_json(profile: &Profile, kind: EventType, data: EventData) -> Value {
+    match data {
+        EventData::None => json!({}),
+        EventData::Frame(f) => {
+            let frame = profile.frames.get(f);
+            json!({"url": profile.strings.get(frame.url), "line": frame.line, "column": frame.column})
+        }
+        EventData::Detail(s) if s == StringTable::EMPTY => json!({}),
+        EventData::Detail(s) => {
+            let text = profile.strings.get(s);
+            match kind {
+                EventType::ScriptThreadEvaluation if !text.contains(':') => json!({"event": text}),
+                _ => json!({"url": text}),
+            }
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EventJson {
+    id: Option<u32>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: String,
+    start_ms: Option<f64>,
+    end_ms: Option<f64>,
+    self_ms: f64,
+    total_ms: f64,
+    hits: u64,
+    parent_id: Option<u32>,
+    child_count: Option<u32>,
+    data: Value,
+}
+
+#[derive(Serialize)]
+struct RangeJson {
+    start_ms: Option<f64>,
+    end_ms: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct EventsJson {
+    kind: &'static str,
+    warnings: Vec<JsonWarning>,
+    timeline_id: u32,
+    mode: &'static str,
+    range: RangeJson,
+    events: Vec<EventJson>,
+}
+
+fn event_json(profile: &Profile, r: &EventRow) -> EventJson {
+    EventJson {
+        id: r.id,
+        kind: r.kind.as_str(),
+        name: profile.strings.get(r.name).to_string(),
+        start_ms: r.start.map(ms),
+        end_ms: r.end.map(ms),
+        self_ms: ms(r.self_time),
+        total_ms: ms(r.total_time),
+        hits: r.hits,
+        parent_id: r.parent_id,
+        child_count: r.child_count,
+        data: data_json(profile, r.kind, r.data),
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let loaded = load_timelines(&args.file)?;
+    let timeline = loaded.select(args.thread.as_deref())?;
+    let (start, end) = args.range.unwrap_or((None, None));
+    let query = EventQuery {
+        mode: args.mode,
+        start,
+        end,
+        event_id: args.event,
+        max_depth: args.max_depth,
+        types: args.types.clone(),
+    };
+    let answer = get_events(timeline, &query).map_err(|e| anyhow!("{}: {e}", loaded.name))?;
+    let profile = &loaded.profile;
+    if args.json {
+        output::print_json(&EventsJson {
+            kind: profile.kind.as_str(),
+            warnings: json_warnings(loaded.warnings()),
+            timeline_id: timeline.id,
+            mode: args.mode.as_str(),
+            range: RangeJson {
+                start_ms: answer.range.map(|r| ms(r.0)),
+                end_ms: answer.range.map(|r| ms(r.1)),
+            },
+            events: answer.rows.iter().map(|r| event_json(profile, r)).collect(),
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    output::print_warnings(
+        &loaded.name,
+        loaded
+            .warnings()
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
+    let real = args.mode == Mode::All;
+    let mut columns = Vec::new();
+    if real {
+        columns.extend([("id", Align::Right), ("start", Align::Right)]);
+    }
+    columns.extend([
+        ("self", Align::Right),
+        ("total", Align::Right),
+        ("hits", Align::Right),
+        ("type", Align::Left),
+        ("name", Align::Left),
+        ("data", Align::Left),
+    ]);
+    let mut table = Table::new(&columns);
+    let limit = if args.limit == 0 {
+        usize::MAX
+    } else {
+        args.limit
+    };
+    for r in answer.rows.iter().take(limit) {
+        let mut cells = Vec::new();
+        if real {
+            cells.push(r.id.map_or(String::new(), |i| i.to_string()));
+            cells.push(r.start.map_or(String::new(), |s| output::fmt_ms(ms(s))));
+        }
+        let data = match r.data {
+            EventData::Frame(f) => {
+                let fr = profile.frames.get(f);
+                output::fmt_location(profile.strings.get(fr.url), fr.line, fr.column)
+            }
+            EventData::Detail(s) => profile.strings.get(s).to_string(),
+            EventData::None => String::new(),
+        };
+        let name = profile.strings.get(r.name);
+        let indent = if real {
+            let depth = r.id.map_or(0, |i| timeline.events[i as usize - 1].depth) as usize;
+            "  ".repeat(depth.min(40))
+        } else {
+            String::new()
+        };
+        cells.extend([
+            output::fmt_ms(ms(r.self_time)),
+            output::fmt_ms(ms(r.total_time)),
+            r.hits.to_string(),
+            r.kind.as_str().to_string(),
+            format!("{indent}{}", output::display_function_name(name)),
+            data,
+        ]);
+        table.row(cells);
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    table.write(&mut out)?;
+    if answer.rows.len() > limit {
+        writeln!(
+            out,
+            "… {} more (--limit 0 for all, --json for everything)",
+            answer.rows.len() - limit
+        )?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
