@@ -83,6 +83,11 @@ pub struct NodeInfo {
 }
 
 impl Analysis {
+    /// The node's class name, as the Summary groups it.
+    pub fn class_name(&self, s: &HeapSnapshot, n: NodeOrdinal) -> String {
+        crate::strings::wtf8_to_string(s.strings.bytes(self.classes[n as usize]))
+    }
+
     pub fn node_info(&self, s: &HeapSnapshot, n: NodeOrdinal) -> NodeInfo {
         let i = n as usize;
         NodeInfo {

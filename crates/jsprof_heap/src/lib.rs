@@ -19,13 +19,16 @@ mod classes;
 mod comparison;
 mod detachedness;
 pub mod distances;
+mod dominator_tree;
 mod dominators;
+mod edge_names;
 mod error;
 mod essential;
 mod flags;
 mod names;
 mod reader;
 mod retainers;
+mod retaining_paths;
 mod shallow;
 mod snapshot;
 mod statistics;
@@ -37,12 +40,17 @@ mod weak_map;
 pub use analysis::{analyze, Analysis, NodeInfo};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, ClassDiff, Comparison};
+pub use dominator_tree::DominatorTree;
+pub use edge_names::{edge_label, edge_name, edge_type_name};
 pub use error::{HeapError, Result};
 pub use names::display_name;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
+pub use retaining_paths::{
+    edge_source, retaining_paths, PathOptions, RetainerIndex, RetainingPath,
+};
 pub use snapshot::{
-    Edges, HeapSnapshot, Location, Meta, NodeOrdinal, Nodes, Sample, TraceFunctionInfo, TraceNode,
-    Types, Warning,
+    EdgeOrdinal, Edges, HeapSnapshot, Location, Meta, NodeOrdinal, Nodes, Sample,
+    TraceFunctionInfo, TraceNode, Types, Warning,
 };
 pub use statistics::Statistics;
 pub use strings::Strings;

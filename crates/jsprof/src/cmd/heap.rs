@@ -18,6 +18,8 @@ use crate::input;
 use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
 
 mod diff;
+mod dominators;
+mod retainers;
 
 #[derive(Subcommand)]
 pub enum HeapCommand {
@@ -29,6 +31,10 @@ pub enum HeapCommand {
     Node(NodeArgs),
     /// DevTools' Comparison of TARGET against BASE per class, plus the retained-size change.
     Diff(diff::DiffArgs),
+    /// Why an object is alive: its shortest retaining paths up to the roots.
+    Retainers(retainers::RetainersArgs),
+    /// The dominator tree (from the root or one object) with retained sizes, largest first.
+    Dominators(dominators::DominatorsArgs),
 }
 
 #[derive(clap::Args)]
@@ -81,6 +87,8 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
         HeapCommand::Stats(args) => run_stats(args),
         HeapCommand::Node(args) => run_node(args),
         HeapCommand::Diff(args) => diff::run(args),
+        HeapCommand::Retainers(args) => retainers::run(args),
+        HeapCommand::Dominators(args) => dominators::run(args),
     }
 }
 
@@ -123,6 +131,47 @@ impl Loaded {
                 .iter()
                 .map(|w| (w.at.as_str(), w.message.as_str())),
         );
+    }
+}
+
+/// One object as the exploration commands list it.
+#[derive(Serialize)]
+struct ObjectJson {
+    id: u32,
+    name: String,
+    class: String,
+    #[serde(rename = "type")]
+    node_type: String,
+    self_size: u64,
+    retained_size: u64,
+    distance: i32,
+}
+
+impl Loaded {
+    fn object_json(&self, n: u32) -> ObjectJson {
+        let s = &self.snapshot;
+        let class = self.analysis.class_name(s, n);
+        let mut name = jsprof_heap::display_name(s, n);
+        if n == s.root && name.is_empty() {
+            name = "(root)".to_string();
+        }
+        ObjectJson {
+            id: s.nodes.id[n as usize],
+            name,
+            class,
+            node_type: s.node_type_name(n).to_owned(),
+            self_size: s.nodes.self_size[n as usize] as u64,
+            retained_size: self.analysis.retained[n as usize],
+            distance: self.analysis.distances[n as usize],
+        }
+    }
+
+    /// The ordinal of the node with this id, or an error naming the file.
+    fn ordinal_of(&self, id: u32) -> Result<u32> {
+        match self.snapshot.nodes.id.iter().position(|&x| x == id) {
+            Some(n) => Ok(n as u32),
+            None => bail!("{}: no node with id @{id}", self.name),
+        }
     }
 }
 

@@ -1,0 +1,135 @@
+//! `jsprof heap dominators FILE`: the dominator tree with retained sizes, largest first.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use jsprof_heap::DominatorTree;
+use serde::Serialize;
+
+use super::{fmt_distance, load, truncate, Loaded, ObjectJson};
+use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
+
+#[derive(clap::Args)]
+pub struct DominatorsArgs {
+    /// A `.heapsnapshot` or `.heaptimeline` (gzip too); `-` for stdin.
+    pub file: PathBuf,
+    /// Start from this object (default: the root).
+    #[arg(long)]
+    pub id: Option<u32>,
+    /// Levels below the start to show.
+    #[arg(long, default_value_t = 3)]
+    pub depth: usize,
+    /// Hide objects retaining less than this many bytes.
+    #[arg(long, default_value_t = 0)]
+    pub min_size: u64,
+    /// Children shown per object (largest first); 0 shows all.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct TreeJson {
+    #[serde(flatten)]
+    object: ObjectJson,
+    children: Vec<TreeJson>,
+    /// Dominated objects left out by `--depth`, `--min-size` or `--limit`.
+    omitted_children: usize,
+}
+
+#[derive(Serialize)]
+struct DominatorsJson {
+    kind: &'static str,
+    warnings: Vec<JsonWarning>,
+    root: TreeJson,
+}
+
+fn build(
+    loaded: &Loaded,
+    tree: &DominatorTree,
+    n: u32,
+    depth: usize,
+    args: &DominatorsArgs,
+) -> TreeJson {
+    let all = tree.children(n);
+    let mut children = Vec::new();
+    if depth < args.depth {
+        for &c in all {
+            if loaded.analysis.retained[c as usize] < args.min_size
+                || (args.limit > 0 && children.len() >= args.limit)
+            {
+                break;
+            }
+            children.push(build(loaded, tree, c, depth + 1, args));
+        }
+    }
+    TreeJson {
+        object: loaded.object_json(n),
+        omitted_children: all.len() - children.len(),
+        children,
+    }
+}
+
+fn rows(node: &TreeJson, depth: usize, total: u64, table: &mut Table) {
+    let o = &node.object;
+    let pct = if total == 0 {
+        0.0
+    } else {
+        o.retained_size as f64 * 100.0 / total as f64
+    };
+    let mut name = format!("{}{}", "  ".repeat(depth), truncate(&o.name, 60));
+    if node.omitted_children > 0 && !node.children.is_empty() {
+        name.push_str(&format!(" (+{} more)", node.omitted_children));
+    }
+    table.row(vec![
+        name,
+        truncate(&o.class, 30),
+        format!("@{}", o.id),
+        fmt_distance(o.distance),
+        fmt_bytes(o.self_size as f64),
+        fmt_bytes(o.retained_size as f64),
+        fmt_percent(pct),
+    ]);
+    for child in &node.children {
+        rows(child, depth + 1, total, table);
+    }
+}
+
+pub fn run(args: DominatorsArgs) -> Result<ExitCode> {
+    let loaded = load(&args.file)?;
+    let s = &loaded.snapshot;
+    let start = match args.id {
+        Some(id) => loaded.ordinal_of(id)?,
+        None => s.root,
+    };
+    let tree = DominatorTree::new(s, &loaded.analysis);
+    let root = build(&loaded, &tree, start, 0, &args);
+    if args.json {
+        output::print_json(&DominatorsJson {
+            kind: s.kind(),
+            warnings: loaded.warnings_json(),
+            root,
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    loaded.print_warnings();
+    let mut table = Table::new(&[
+        ("Object", Align::Left),
+        ("Class", Align::Left),
+        ("Id", Align::Right),
+        ("Distance", Align::Right),
+        ("Self size", Align::Right),
+        ("Retained size", Align::Right),
+        ("Retained %", Align::Right),
+    ]);
+    rows(&root, 0, loaded.analysis.total_size, &mut table);
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    table.write(&mut out)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

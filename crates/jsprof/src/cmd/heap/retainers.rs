@@ -1,0 +1,136 @@
+//! `jsprof heap retainers FILE ID`: why an object is alive, as DevTools' Retainers view shows it.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use jsprof_heap::{
+    edge_label, edge_name, edge_source, edge_type_name, retaining_paths, PathOptions, RetainerIndex,
+};
+use serde::Serialize;
+
+use super::{fmt_distance, load, truncate, ObjectJson};
+use crate::output::{self, fmt_bytes, Align, JsonWarning, Table};
+
+#[derive(clap::Args)]
+pub struct RetainersArgs {
+    /// A `.heapsnapshot` or `.heaptimeline` (gzip too); `-` for stdin.
+    pub file: PathBuf,
+    /// The object's id (the `@id` DevTools shows).
+    pub id: u32,
+    /// How many distinct paths to show, shortest first.
+    #[arg(long, default_value_t = 5)]
+    pub paths: usize,
+    /// The most steps a path may have.
+    #[arg(long, default_value_t = 30)]
+    pub max_depth: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct StepJson {
+    edge_type: String,
+    edge_name: String,
+    /// The edge as DevTools labels it (`.name`, `[0]`, `->var`, `{internal}`).
+    edge: String,
+    /// The retainer: the object the edge comes from.
+    retainer: ObjectJson,
+}
+
+#[derive(Serialize)]
+struct PathJson {
+    /// From the object's own retainer outwards; the last retainer is held by the root.
+    steps: Vec<StepJson>,
+}
+
+#[derive(Serialize)]
+struct RetainersJson {
+    kind: &'static str,
+    warnings: Vec<JsonWarning>,
+    object: ObjectJson,
+    paths: Vec<PathJson>,
+}
+
+pub fn run(args: RetainersArgs) -> Result<ExitCode> {
+    let loaded = load(&args.file)?;
+    let s = &loaded.snapshot;
+    let node = loaded.ordinal_of(args.id)?;
+    let index = RetainerIndex::new(s);
+    let options = PathOptions {
+        max_paths: args.paths,
+        max_depth: args.max_depth,
+        ..PathOptions::default()
+    };
+    let paths: Vec<PathJson> = retaining_paths(s, &loaded.analysis, &index, node, options)
+        .into_iter()
+        .map(|p| PathJson {
+            steps: p
+                .edges
+                .iter()
+                .map(|&e| StepJson {
+                    edge_type: edge_type_name(s, e).to_owned(),
+                    edge_name: edge_name(s, e),
+                    edge: edge_label(s, e),
+                    retainer: loaded.object_json(edge_source(s, e)),
+                })
+                .collect(),
+        })
+        .collect();
+    let object = loaded.object_json(node);
+    if args.json {
+        output::print_json(&RetainersJson {
+            kind: s.kind(),
+            warnings: loaded.warnings_json(),
+            object,
+            paths,
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    loaded.print_warnings();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    writeln!(
+        out,
+        "{} @{} ({}): self {}, retained {}, distance {}",
+        truncate(&object.name, 60),
+        object.id,
+        object.class,
+        fmt_bytes(object.self_size as f64),
+        fmt_bytes(object.retained_size as f64),
+        fmt_distance(object.distance)
+    )?;
+    if paths.is_empty() {
+        writeln!(out, "no retaining path: nothing the roots reach holds it")?;
+    }
+    for (i, path) in paths.iter().enumerate() {
+        writeln!(out)?;
+        writeln!(out, "Path {} ({} steps):", i + 1, path.steps.len())?;
+        let mut table = Table::new(&[
+            ("Edge", Align::Left),
+            ("Retainer", Align::Left),
+            ("Class", Align::Left),
+            ("Id", Align::Right),
+            ("Distance", Align::Right),
+            ("Self size", Align::Right),
+            ("Retained size", Align::Right),
+        ]);
+        for step in &path.steps {
+            let r = &step.retainer;
+            table.row(vec![
+                truncate(&step.edge, 40),
+                truncate(&r.name, 40),
+                truncate(&r.class, 30),
+                format!("@{}", r.id),
+                fmt_distance(r.distance),
+                fmt_bytes(r.self_size as f64),
+                fmt_bytes(r.retained_size as f64),
+            ]);
+        }
+        table.write(&mut out)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,195 @@
+//! Why an object is alive: its retaining paths up to the roots, as DevTools' Retainers view walks them.
+//!
+//! Retainers are followed over every edge except weak ones and the root's own edges
+//! (`retainingEdgesFilter`), closest to the roots first by DevTools' distance. A path ends at a node
+//! the root holds directly: a user root (distance 1, e.g. `Window` or Node's global) or `(GC roots)`.
+//! The search is best-first on path length plus the retainer's distance to its root, so the shortest
+//! paths come out first; each node is expanded at most as many times as paths are wanted, which bounds
+//! the work on graphs with many routes.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use crate::analysis::Analysis;
+use crate::distances::BASE_SYSTEM_DISTANCE;
+use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal};
+
+/// Every edge by its target: the full reverse graph (DevTools' `retainingEdges`), in DevTools' order
+/// (sources in reverse order, as `buildRetainers` fills it).
+pub struct RetainerIndex {
+    first: Vec<u32>,
+    edges: Vec<EdgeOrdinal>,
+}
+
+impl RetainerIndex {
+    pub fn new(s: &HeapSnapshot) -> RetainerIndex {
+        let n = s.nodes.len();
+        let mut first = vec![0u32; n + 1];
+        for &to in &s.edges.to_node {
+            first[to as usize + 1] += 1;
+        }
+        for i in 0..n {
+            first[i + 1] += first[i];
+        }
+        let mut next: Vec<u32> = first[1..].to_vec();
+        let mut edges = vec![0 as EdgeOrdinal; s.edges.len()];
+        for e in 0..s.edges.len() {
+            let to = s.edges.to_node[e] as usize;
+            next[to] -= 1;
+            edges[next[to] as usize] = e as EdgeOrdinal;
+        }
+        RetainerIndex { first, edges }
+    }
+
+    /// The edges that point at `n`.
+    pub fn edges_of(&self, n: NodeOrdinal) -> &[EdgeOrdinal] {
+        &self.edges[self.first[n as usize] as usize..self.first[n as usize + 1] as usize]
+    }
+}
+
+/// The node an edge comes from.
+pub fn edge_source(s: &HeapSnapshot, e: EdgeOrdinal) -> NodeOrdinal {
+    (s.nodes.first_edge.partition_point(|&f| f <= e) - 1) as NodeOrdinal
+}
+
+/// Limits of [`retaining_paths`].
+#[derive(Clone, Copy, Debug)]
+pub struct PathOptions {
+    /// How many distinct paths to return.
+    pub max_paths: usize,
+    /// The most steps a path may have.
+    pub max_depth: usize,
+    /// How many partial paths the search may hold before it gives up.
+    pub max_states: usize,
+}
+
+impl Default for PathOptions {
+    fn default() -> Self {
+        PathOptions {
+            max_paths: 5,
+            max_depth: 30,
+            max_states: 1_000_000,
+        }
+    }
+}
+
+/// One retaining path: `edges[0]` points at the object, each next edge at the previous edge's source,
+/// and the last edge's source is held directly by the root. Empty when the root holds the object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetainingPath {
+    pub edges: Vec<EdgeOrdinal>,
+}
+
+/// Steps still needed from `n` to a node the root holds, as its distance says; `None` for nodes that
+/// no root reaches.
+fn remaining(distance: i32) -> Option<u64> {
+    if distance >= BASE_SYSTEM_DISTANCE {
+        Some((distance - BASE_SYSTEM_DISTANCE - 1).max(0) as u64)
+    } else if distance >= 1 {
+        Some(distance as u64 - 1)
+    } else if distance == 0 {
+        Some(0)
+    } else {
+        None
+    }
+}
+
+/// The shortest retaining paths of `node`, shortest first.
+pub fn retaining_paths(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    index: &RetainerIndex,
+    node: NodeOrdinal,
+    options: PathOptions,
+) -> Vec<RetainingPath> {
+    struct State {
+        node: NodeOrdinal,
+        /// The edge from `node` towards the object; `u32::MAX` for the object itself.
+        edge: EdgeOrdinal,
+        parent: u32,
+        depth: u32,
+    }
+    let types = s.types();
+    let root = s.root;
+    let held_by_root =
+        |n: NodeOrdinal| index.edges_of(n).iter().any(|&e| edge_source(s, e) == root);
+    let mut paths = Vec::new();
+    if options.max_paths == 0 || node == root || remaining(a.distances[node as usize]).is_none() {
+        return paths;
+    }
+    let mut states = vec![State {
+        node,
+        edge: u32::MAX,
+        parent: u32::MAX,
+        depth: 0,
+    }];
+    // Ordered by estimated total length, then the retainer's distance, then insertion.
+    let mut queue: BinaryHeap<Reverse<(u64, i32, u32)>> = BinaryHeap::new();
+    queue.push(Reverse((0, a.distances[node as usize], 0)));
+    let mut expanded: HashMap<NodeOrdinal, usize> = HashMap::new();
+    while let Some(Reverse((_, _, at))) = queue.pop() {
+        let state = &states[at as usize];
+        let (current, depth) = (state.node, state.depth);
+        if held_by_root(current) {
+            let mut edges = Vec::with_capacity(depth as usize);
+            let mut k = at;
+            while states[k as usize].edge != u32::MAX {
+                edges.push(states[k as usize].edge);
+                k = states[k as usize].parent;
+            }
+            edges.reverse();
+            paths.push(RetainingPath { edges });
+            if paths.len() >= options.max_paths {
+                break;
+            }
+            continue;
+        }
+        let times = expanded.entry(current).or_insert(0);
+        if *times >= options.max_paths || depth as usize >= options.max_depth {
+            continue;
+        }
+        *times += 1;
+        for &e in index.edges_of(current) {
+            let kind = s.edges.kind[e as usize];
+            if kind == types.edge_weak || kind == types.edge_invisible {
+                continue;
+            }
+            let source = edge_source(s, e);
+            if source == root {
+                continue;
+            }
+            let distance = a.distances[source as usize];
+            let Some(left) = remaining(distance) else {
+                continue;
+            };
+            if depth as usize + 1 + left as usize > options.max_depth {
+                continue;
+            }
+            // Simple paths only: skip retainers already on this path.
+            let mut k = at;
+            let mut on_path = false;
+            while k != u32::MAX {
+                if states[k as usize].node == source {
+                    on_path = true;
+                    break;
+                }
+                k = states[k as usize].parent;
+            }
+            if on_path {
+                continue;
+            }
+            if states.len() >= options.max_states {
+                return paths;
+            }
+            let id = states.len() as u32;
+            states.push(State {
+                node: source,
+                edge: e,
+                parent: at,
+                depth: depth + 1,
+            });
+            queue.push(Reverse((depth as u64 + 1 + left, distance, id)));
+        }
+    }
+    paths
+}
