@@ -254,7 +254,8 @@ fn nest(mut entries: Vec<Entry>) -> Vec<TimelineEvent> {
     out
 }
 
-/// The timelines of a trace: one per thread with events or samples, ordered by (pid, tid).
+/// The timelines of a trace: one per thread with events or samples, the sampled threads first
+/// (timeline id = position in `profile.threads` + 1), then the others by (pid, tid).
 /// `trace.profile` must have been timed with [`crate::apply_devtools_timing`].
 pub fn trace_timelines(trace: &TraceFile) -> Vec<Timeline> {
     let profile = &trace.profile;

@@ -469,17 +469,35 @@ impl State {
                 }
             }
         }
-        for (&(pid, tid), &(p, _)) in &chosen {
+        // Keep the profile DevTools uses per thread, ordered by (pid, tid); the others are
+        // dropped (DevTools ignores them too).
+        let mut keep: Vec<((u64, u64), usize)> =
+            chosen.iter().map(|(&k, &(p, _))| (k, p)).collect();
+        keep.sort();
+        let dropped = self.profile.threads.len() - keep.len();
+        if dropped > 0 {
+            self.profile.warn(
+                "traceEvents",
+                format!(
+                    "{dropped} profiles share a thread with another one; only the one DevTools shows is kept"
+                ),
+            );
+        }
+        let mut all = std::mem::take(&mut self.profile.threads);
+        for (i, &((pid, tid), p)) in keep.iter().enumerate() {
+            self.profile.threads.push(std::mem::take(&mut all[p]));
             let t = self.thread(pid, tid);
-            self.threads[t].profile_thread = Some(p);
+            self.threads[t].profile_thread = Some(i);
         }
         for (&(pid, tid), name) in &self.thread_names {
             if let Some(&t) = self.thread_index.get(&(pid, tid)) {
                 self.threads[t].name = name.clone();
             }
         }
-        // Order threads by (pid, tid), remapping nothing else (indices are not kept elsewhere).
-        self.threads.sort_by_key(|t| (t.pid, t.tid));
+        // Sampled threads first, in the order of `profile.threads` (so a timeline id is also a
+        // sampled thread's position), then the others by (pid, tid).
+        self.threads
+            .sort_by_key(|t| (t.profile_thread.unwrap_or(usize::MAX), t.pid, t.tid));
         TraceFile {
             profile: self.profile,
             threads: self.threads,

@@ -42,12 +42,13 @@ pub struct TraceThread {
     pub profile_thread: Option<usize>,
 }
 
-/// A whole trace: the sampled profiles (one [`crate::Thread`] per `(pid, profile id)`) and the
-/// trace events per thread.
+/// A whole trace: the sampled profiles (per thread the one DevTools uses, ordered by
+/// `(pid, tid)`) and the trace events per thread.
 #[derive(Clone, Debug)]
 pub struct TraceFile {
     pub profile: Profile,
-    /// Threads ordered by `(pid, tid)`.
+    /// Threads: the sampled ones first (in the order of `profile.threads`), then the others by
+    /// `(pid, tid)`.
     pub threads: Vec<TraceThread>,
     /// DevTools' trace bounds (ns): min/max over `B`/`E`/`X`/`I` events, the start moved to
     /// `TracingStartedInBrowser` when there is one. `None` for a trace without such events.

@@ -22,6 +22,9 @@ pub struct Args {
     /// How many functions to list; 0 lists all.
     #[arg(long, default_value_t = 25)]
     pub limit: usize,
+    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
+    #[arg(long)]
+    pub thread: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -141,9 +144,14 @@ pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_profile(&args.file)?;
     let profile = &loaded.profile;
-    let Some(thread) = profile.threads.first() else {
+    if profile.threads.is_empty() {
         anyhow::bail!("{}: the profile has no threads", loaded.name);
-    };
+    }
+    let thread = &profile.threads[crate::thread_select::select_profile_thread(
+        &loaded.name,
+        profile,
+        args.thread.as_deref(),
+    )?];
     let table = function_table(profile, thread);
     let unit = thread.weight_unit();
     let total = match unit {

@@ -6,3 +6,4 @@ mod heap;
 mod heap_explore;
 mod record;
 mod support;
+mod timeline;

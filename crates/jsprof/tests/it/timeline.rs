@@ -1,0 +1,439 @@
+//! Timelines of traces and CPU profiles: reconstructed calls and Bottom-up numbers against the
+//! DevTools oracles, `jsprof threads`, and the GetEvents semantics of `jsprof events`.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{fixtures, golden, jsprof, jsprof_json};
+
+/// Traces and their goldens (`<name>.devtools.json.gz` beside `<name>.json.gz`).
+const TRACES: &[(&str, &str)] = &[
+    ("trace/primes.trace.json", "trace/primes.trace"),
+    (
+        "third-party/speedscope/Chrome-69-simple.json",
+        "third-party/speedscope/Chrome-69-simple.json",
+    ),
+    (
+        "third-party/speedscope/Chrome-70-worker.json",
+        "third-party/speedscope/Chrome-70-worker.json",
+    ),
+    (
+        "third-party/speedscope/Chrome-116-Trace-20230603T221323.json",
+        "third-party/speedscope/Chrome-116-Trace-20230603T221323.json",
+    ),
+];
+
+fn path(rel: &str) -> String {
+    fixtures().join(rel).display().to_string()
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap()
+}
+
+/// `(pid, tid)` → timeline_id.
+fn timeline_ids(file: &str) -> HashMap<(u64, u64), String> {
+    let threads = jsprof_json(&["threads", file, "--json"]);
+    assert_eq!(threads["kind"], "trace");
+    threads["timelines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                (t["pid"].as_u64().unwrap(), t["tid"].as_u64().unwrap()),
+                t["timeline_id"].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn trace_calls_and_bottom_up_match_the_trace_engine() {
+    for &(rel, golden_stem) in TRACES {
+        let file = path(&format!("{rel}.gz"));
+        let oracle = golden(&fixtures().join(format!("{golden_stem}.devtools.json.gz")));
+        let ids = timeline_ids(&file);
+        let mut checked_threads = 0;
+        for thread in oracle["threads"].as_array().unwrap() {
+            let calls = thread["profile_calls"].as_array().unwrap();
+            if calls.is_empty() {
+                continue;
+            }
+            checked_threads += 1;
+            let key = (
+                thread["pid"].as_u64().unwrap(),
+                thread["tid"].as_u64().unwrap(),
+            );
+            let id = &ids[&key];
+            let events = jsprof_json(&[
+                "events", &file, "--thread", id, "--type", "JS_CALL", "--json",
+            ]);
+            let mut ours: Vec<(f64, f64, String, i64)> = events["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| {
+                    let start = f(&e["start_ms"]) * 1000.0;
+                    let dur = f(&e["end_ms"]) * 1000.0 - start;
+                    let line = e["data"]["line"].as_i64().map_or(-1, |l| l - 1);
+                    (start, dur, e["name"].as_str().unwrap().to_string(), line)
+                })
+                .collect();
+            let mut theirs: Vec<(f64, f64, String, i64)> = calls
+                .iter()
+                .map(|c| {
+                    (
+                        f(&c["ts_us"]),
+                        f(&c["dur_us"]),
+                        c["name"].as_str().unwrap().to_string(),
+                        c["line"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            let order = |a: &(f64, f64, String, i64), b: &(f64, f64, String, i64)| {
+                a.0.round()
+                    .total_cmp(&b.0.round())
+                    .then(b.1.round().total_cmp(&a.1.round()))
+                    .then(a.2.cmp(&b.2))
+                    .then(a.3.cmp(&b.3))
+            };
+            ours.sort_by(order);
+            theirs.sort_by(order);
+            assert_eq!(ours.len(), theirs.len(), "{rel} {key:?}: number of calls");
+            for (a, b) in ours.iter().zip(&theirs) {
+                assert!(
+                    (a.0 - b.0).abs() <= 1.0
+                        && (a.1 - b.1).abs() <= 1.0
+                        && a.2 == b.2
+                        && a.3 == b.3,
+                    "{rel} {key:?}: call {a:?} vs the trace engine's {b:?}"
+                );
+            }
+
+            // Bottom-up: every function whose (name, url) is unique.
+            let unique = jsprof_json(&[
+                "events",
+                &file,
+                "--thread",
+                id,
+                "--mode",
+                "unique-events",
+                "--type",
+                "JS_CALL",
+                "--json",
+            ]);
+            let mut by_key: HashMap<(String, String), Vec<&Value>> = HashMap::new();
+            for e in unique["events"].as_array().unwrap() {
+                assert!(e["id"].is_null() && e["start_ms"].is_null());
+                by_key
+                    .entry((
+                        e["name"].as_str().unwrap().to_string(),
+                        e["data"]["url"].as_str().unwrap().to_string(),
+                    ))
+                    .or_default()
+                    .push(e);
+            }
+            let rows: Vec<&Value> = thread["bottom_up"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["url"].is_string())
+                .collect();
+            let mut count: HashMap<(String, String), usize> = HashMap::new();
+            for r in &rows {
+                *count
+                    .entry((
+                        r["name"].as_str().unwrap().into(),
+                        r["url"].as_str().unwrap().into(),
+                    ))
+                    .or_default() += 1;
+            }
+            let mut checked = 0;
+            for r in &rows {
+                let k = (
+                    r["name"].as_str().unwrap().to_string(),
+                    r["url"].as_str().unwrap().to_string(),
+                );
+                if count[&k] != 1 {
+                    continue;
+                }
+                let ours = by_key
+                    .get(&k)
+                    .unwrap_or_else(|| panic!("{rel}: no row for {k:?}"));
+                assert_eq!(ours.len(), 1, "{rel}: {k:?} is not unique in our output");
+                let (s, t) = (f(&ours[0]["self_ms"]), f(&ours[0]["total_ms"]));
+                assert!(
+                    (s - f(&r["self_ms"])).abs() < 0.01 && (t - f(&r["total_ms"])).abs() < 0.01,
+                    "{rel} {k:?}: self/total {s}/{t} vs DevTools {}/{}",
+                    r["self_ms"],
+                    r["total_ms"]
+                );
+                checked += 1;
+            }
+            assert!(checked > 0, "{rel}: no unique function checked");
+        }
+        assert!(checked_threads > 0, "{rel}: no thread with calls");
+    }
+}
+
+#[test]
+fn cpu_profile_calls_are_for_each_frame_calls() {
+    for rel in [
+        "cpu/tsc.cpuprofile",
+        "cpu/node-mix.cpuprofile",
+        "third-party/speedscope/node-10.11.0-example.cpuprofile",
+        "selfprofile/primes.jsprofile.json",
+        "selfprofile/mdn-example.jsprofile.json",
+    ] {
+        let file = if rel.ends_with(".json") {
+            path(rel)
+        } else {
+            path(&format!("{rel}.gz"))
+        };
+        let oracle = golden(&fixtures().join(format!("{rel}.devtools.json.gz")));
+        let events = jsprof_json(&["events", &file, "--json"]);
+        let mut ours: Vec<(i64, i64, String, i64, String)> = events["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let start = f(&e["start_ms"]);
+                (
+                    (start * 1000.0).round() as i64,
+                    ((f(&e["end_ms"]) - start) * 1000.0).round() as i64,
+                    e["name"].as_str().unwrap().to_string(),
+                    e["data"]["line"].as_i64().map_or(-1, |l| l - 1),
+                    e["type"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let mut theirs: Vec<(i64, i64, String, i64)> = oracle["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| !c["start_ms"].is_null())
+            .map(|c| {
+                (
+                    (f(&c["start_ms"]) * 1000.0).round() as i64,
+                    (f(&c["dur_ms"]) * 1000.0).round() as i64,
+                    c["name"].as_str().unwrap().to_string(),
+                    c["line"].as_i64().unwrap().max(-1),
+                )
+            })
+            .collect();
+        ours.sort();
+        theirs.sort();
+        assert_eq!(ours.len(), theirs.len(), "{rel}: number of calls");
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert!(
+                (a.0 - b.0).abs() <= 1 && (a.1 - b.1).abs() <= 1 && a.2 == b.2 && a.3 == b.3,
+                "{rel}: {a:?} vs DevTools {b:?}"
+            );
+            let expected = match a.2.as_str() {
+                "(garbage collector)" => "GC",
+                "(program)" | "(idle)" => "GENERIC",
+                _ => "JS_CALL",
+            };
+            assert_eq!(a.4, expected, "{rel}: type of {}", a.2);
+        }
+    }
+}
+
+#[test]
+fn traces_devtools_cannot_open_still_load() {
+    for rel in [
+        "Chrome-65-simple-timeline.json.gz",
+        "Chrome-66-worker.json.gz",
+        "Chrome-141-no-arg-data.json.gz",
+    ] {
+        let file = path(&format!("third-party/speedscope/{rel}"));
+        let threads = jsprof_json(&["threads", &file, "--json"]);
+        let timelines = threads["timelines"].as_array().unwrap();
+        let sampled: Vec<&Value> = timelines
+            .iter()
+            .filter(|t| t["samples"].as_u64() > Some(0))
+            .collect();
+        assert!(!sampled.is_empty(), "{rel}: no sampled thread");
+        assert_eq!(
+            sampled[0]["timeline_id"], 1,
+            "{rel}: sampled threads come first"
+        );
+        let events = jsprof_json(&["events", &file, "--type", "JS_CALL", "--json"]);
+        // The Chrome 141 file's chunks lost the JS nodes (only `(program)` samples remain).
+        if !rel.contains("141") {
+            assert!(
+                !events["events"].as_array().unwrap().is_empty(),
+                "{rel}: no JS calls"
+            );
+        }
+        let top = jsprof_json(&["top", &file, "--json"]);
+        assert!(!top["functions"].as_array().unwrap().is_empty());
+    }
+}
+
+fn all_events(file: &str, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["events", file, "--json"];
+    args.extend_from_slice(extra);
+    jsprof_json(&args)["events"].as_array().unwrap().clone()
+}
+
+#[test]
+fn get_events_semantics_on_a_real_trace() {
+    let file = path("trace/primes.trace.json.gz");
+    let all = all_events(&file, &[]);
+    assert!(all.len() > 1000);
+    // Ids: pre-order from 1, parents first, children sorted by start.
+    for (i, e) in all.iter().enumerate() {
+        assert_eq!(e["id"].as_u64(), Some(i as u64 + 1));
+        if let Some(p) = e["parent_id"].as_u64() {
+            assert!(p < e["id"].as_u64().unwrap());
+            let parent = &all[p as usize - 1];
+            assert!(f(&parent["start_ms"]) <= f(&e["start_ms"]));
+        }
+    }
+    // Deterministic across runs.
+    assert_eq!(all, all_events(&file, &[]));
+
+    // Range overlap, closed at both edges.
+    let by_id = |id: u64| &all[id as usize - 1];
+    let long = all
+        .iter()
+        .filter(|e| f(&e["end_ms"]) - f(&e["start_ms"]) > 1.0 && e["type"] == "JS_CALL")
+        .nth(3)
+        .unwrap();
+    let (s, t) = (f(&long["start_ms"]), f(&long["end_ms"]));
+    let overlap = |a: f64, b: f64| -> Vec<u64> {
+        all.iter()
+            .filter(|e| f(&e["start_ms"]) <= b && f(&e["end_ms"]) >= a)
+            .map(|e| e["id"].as_u64().unwrap())
+            .collect()
+    };
+    for (a, b) in [
+        (t, t + 5.0),
+        (s - 5.0, s),
+        (s + 0.1, t - 0.1),
+        (t + 0.000001, t + 3.0),
+    ] {
+        let range = format!("{a}..{b}");
+        let got: Vec<u64> = all_events(&file, &["--range", &range])
+            .iter()
+            .map(|e| e["id"].as_u64().unwrap())
+            .collect();
+        assert_eq!(got, overlap(a, b), "range {range}");
+        let contains = got.contains(&long["id"].as_u64().unwrap());
+        assert_eq!(contains, a <= t, "range {range} and the event [{s}, {t}]");
+    }
+    let open_end = all_events(&file, &["--range", &format!("{t}..")]);
+    assert_eq!(open_end.len(), overlap(t, f64::INFINITY).len());
+
+    // Subtree from an event id, and depth limits.
+    let parent = all
+        .iter()
+        .filter(|e| e["child_count"].as_u64() >= Some(2))
+        .find(|e| {
+            let id = e["id"].as_u64().unwrap();
+            all.iter().any(|c| {
+                c["parent_id"]
+                    .as_u64()
+                    .is_some_and(|p| p != id && by_id(p)["parent_id"].as_u64() == Some(id))
+            })
+        })
+        .unwrap();
+    let pid = parent["id"].as_u64().unwrap();
+    let descends = |e: &Value| {
+        let mut p = e["parent_id"].as_u64();
+        while let Some(x) = p {
+            if x == pid {
+                return true;
+            }
+            p = by_id(x)["parent_id"].as_u64();
+        }
+        false
+    };
+    let sub = all_events(&file, &["--event", &pid.to_string()]);
+    let expected: Vec<&Value> = all.iter().filter(|e| descends(e)).collect();
+    assert_eq!(sub.iter().collect::<Vec<_>>(), expected);
+    let children = all_events(&file, &["--event", &pid.to_string(), "--max-depth", "1"]);
+    assert_eq!(
+        children.len() as u64,
+        parent["child_count"].as_u64().unwrap()
+    );
+    assert!(children
+        .iter()
+        .all(|c| c["parent_id"].as_u64() == Some(pid)));
+    let two = all_events(&file, &["--event", &pid.to_string(), "--max-depth", "2"]);
+    assert!(two.len() > children.len() && two.len() <= sub.len());
+    let top = all_events(&file, &["--max-depth", "1"]);
+    assert_eq!(
+        top.len(),
+        all.iter().filter(|e| e["parent_id"].is_null()).count()
+    );
+    assert!(top.iter().all(|e| e["parent_id"].is_null()));
+    let missing = jsprof(&["events", &file, "--event", "999999999"]);
+    assert_eq!(missing.status.code(), Some(2));
+
+    // Type filters.
+    let layout_paint = all_events(&file, &["--type", "LAYOUT,PAINT"]);
+    assert!(!layout_paint.is_empty());
+    assert_eq!(
+        layout_paint.len(),
+        all.iter()
+            .filter(|e| e["type"] == "LAYOUT" || e["type"] == "PAINT")
+            .count()
+    );
+
+    // unique-types: every type, zeros included, sums of self.
+    let types = all_events(&file, &["--mode", "unique-types"]);
+    assert_eq!(types.len(), 12);
+    for row in &types {
+        assert!(row["id"].is_null() && row["parent_id"].is_null() && row["child_count"].is_null());
+        let of_type: Vec<&Value> = all.iter().filter(|e| e["type"] == row["type"]).collect();
+        let self_sum: f64 = of_type.iter().map(|e| f(&e["self_ms"])).sum();
+        assert!(
+            (f(&row["self_ms"]) - self_sum).abs() < 1e-6,
+            "{}",
+            row["type"]
+        );
+        assert_eq!(row["hits"].as_u64().unwrap() as usize, of_type.len());
+    }
+    assert!(types
+        .iter()
+        .any(|r| r["type"] == "CSS_SELECTOR_MATCHING" && r["hits"] == 0));
+
+    // unique-events: total counts only the outermost of nested same-key events.
+    let unique = all_events(&file, &["--mode", "unique-events", "--type", "JS_CALL"]);
+    let is_prime = unique.iter().find(|e| e["name"] == "isPrime").unwrap();
+    assert!(f(&is_prime["total_ms"]) >= f(&is_prime["self_ms"]));
+
+    // reduce-all: one GENERIC event.
+    let reduced = all_events(&file, &["--mode", "reduce-all"]);
+    assert_eq!(reduced.len(), 1);
+    assert_eq!(reduced[0]["type"], "GENERIC");
+    let self_sum: f64 = all.iter().map(|e| f(&e["self_ms"])).sum();
+    let top_sum: f64 = top.iter().map(|e| f(&e["total_ms"])).sum();
+    assert!((f(&reduced[0]["self_ms"]) - self_sum).abs() < 1e-3);
+    assert!((f(&reduced[0]["total_ms"]) - top_sum).abs() < 1e-3);
+    assert_eq!(reduced[0]["hits"].as_u64().unwrap() as usize, all.len());
+}
+
+#[test]
+fn thread_selection() {
+    let file = path("third-party/speedscope/Chrome-70-worker.json.gz");
+    // Default: the renderer main thread; by name, by tid and by timeline id.
+    let default = jsprof_json(&["events", &file, "--json", "--max-depth", "1"]);
+    assert_eq!(default["timeline_id"], 1);
+    let worker = jsprof_json(&["top", &file, "--thread", "2", "--json"]);
+    let by_tid = jsprof_json(&["top", &file, "--thread", "7443", "--json"]);
+    assert_eq!(worker, by_tid);
+    // Two threads share the name: ambiguous, exit 2 listing the candidates.
+    let out = jsprof(&["events", &file, "--thread", "DedicatedWorker thread"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("7443") && err.contains("13067"), "{err}");
+    let out = jsprof(&["top", &file, "--thread", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(Path::new(&file).exists());
+}
