@@ -31,6 +31,8 @@ enum Command {
     Threads(cmd::threads::Args),
     /// A timeline's events (JS calls, parsing, layout, paint, GC…): all, or reduced per type or event.
     Events(cmd::events::Args),
+    /// A time-ordered flame chart (SVG) of one thread: calls and engine events at their real times.
+    Flamechart(cmd::flamechart::Args),
     /// Heap snapshots: summary, statistics, single objects.
     #[command(subcommand)]
     Heap(cmd::heap::HeapCommand),
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Top(args) => cmd::top::run(args),
         Command::Threads(args) => cmd::threads::run(args),
         Command::Events(args) => cmd::events::run(args),
+        Command::Flamechart(args) => cmd::flamechart::run(args),
         Command::Heap(command) => cmd::heap::run(command),
     };
     match result {

@@ -12,6 +12,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod chrome_trace;
+mod flame_chart;
 mod function_table;
 mod get_events;
 mod profile_calls;
@@ -19,6 +21,8 @@ mod summary;
 pub mod timeline;
 mod timing;
 
+pub use chrome_trace::write_chrome_trace;
+pub use flame_chart::{write_flame_chart_svg, FlameChartOptions};
 pub use function_table::{function_table, FunctionKey, FunctionRow, FunctionTable};
 pub use get_events::{get_events, EventQuery, EventRow, EventsAnswer, Mode, QueryError};
 pub use profile_calls::{frame_calls, trace_calls, Call};

@@ -213,7 +213,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             output::fmt_ms(ms(r.total_time)),
             r.hits.to_string(),
             r.kind.as_str().to_string(),
-            format!("{indent}{}", output::display_function_name(name)),
+            if real || args.mode == Mode::UniqueEvents {
+                format!("{indent}{}", output::display_function_name(name))
+            } else {
+                String::new()
+            },
             data,
         ]);
         table.row(cells);

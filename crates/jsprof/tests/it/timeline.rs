@@ -437,3 +437,89 @@ fn thread_selection() {
     assert_eq!(out.status.code(), Some(2));
     assert!(Path::new(&file).exists());
 }
+
+/// The `<rect class="e" …/>` bars of a flame chart: attribute maps.
+fn svg_bars(svg: &str) -> Vec<HashMap<String, String>> {
+    svg.split("<rect class=\"e\" ")
+        .skip(1)
+        .map(|chunk| {
+            let end = chunk.find("/>").unwrap();
+            let mut attrs = HashMap::new();
+            for part in chunk[..end].split("\" ") {
+                if let Some((k, v)) = part.split_once("=\"") {
+                    attrs.insert(k.trim().to_string(), v.trim_end_matches('"').to_string());
+                }
+            }
+            attrs
+        })
+        .collect()
+}
+
+fn svg_attr(svg: &str, name: &str) -> f64 {
+    let key = format!("{name}=\"");
+    let at = svg.find(&key).unwrap() + key.len();
+    svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
+}
+
+#[test]
+fn flame_chart_svg_is_time_ordered_and_nested() {
+    let file = path("trace/primes.trace.json.gz");
+    for range in [None, Some("40..140")] {
+        let out = crate::support::temp_file("chart.svg", b"");
+        let out_s = out.display().to_string();
+        let mut args = vec!["flamechart", file.as_str(), "-o", out_s.as_str()];
+        if let Some(r) = range {
+            args.extend(["--range", r]);
+        }
+        let run = jsprof(&args);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let svg = std::fs::read_to_string(&out).unwrap();
+        let (t0, t1) = (svg_attr(&svg, "data-t0-ms"), svg_attr(&svg, "data-t1-ms"));
+        let (left, width) = (
+            svg_attr(&svg, "data-left"),
+            svg_attr(&svg, "data-chart-width"),
+        );
+        let scale = width / (t1 - t0);
+        let bars = svg_bars(&svg);
+        assert!(bars.len() > 50, "{range:?}: {} bars", bars.len());
+        let num = |b: &HashMap<String, String>, k: &str| -> f64 { b[k].parse().unwrap() };
+        let mut by_id: HashMap<String, (f64, f64)> = HashMap::new();
+        let mut last_at_depth: HashMap<String, (f64, f64)> = HashMap::new();
+        for b in &bars {
+            let (x, w) = (num(b, "x"), num(b, "width"));
+            let (s, t) = (num(b, "data-start-ms"), num(b, "data-end-ms"));
+            // x proportional to time, within one pixel.
+            let expected_x = left + (s.max(t0) - t0) * scale;
+            assert!(
+                (x - expected_x).abs() <= 1.0,
+                "x {x} for start {s} ms (expected {expected_x})"
+            );
+            assert!(x + w <= left + (t.min(t1) - t0) * scale + 1.0);
+            // Children within their parents.
+            if let Some(&(px, pw)) = by_id.get(&b["data-parent"]) {
+                assert!(
+                    px <= x + 1e-3 && x + w <= px + pw + 1e-3,
+                    "bar {} leaves its parent",
+                    b["data-id"]
+                );
+            }
+            // Time order per row: no bar starts before the previous one ended.
+            if let Some(&(lx, lw)) = last_at_depth.get(&b["data-depth"]) {
+                assert!(
+                    x >= lx + lw - 1.0,
+                    "bar {} overlaps its left neighbour",
+                    b["data-id"]
+                );
+            }
+            last_at_depth.insert(b["data-depth"].clone(), (x, w));
+            by_id.insert(b["data-id"].clone(), (x, w));
+        }
+        assert!(
+            svg.contains("<title>isPrime\nhttp://127.0.0.1:8765/generate.js:3:17\nJS_CALL · self")
+        );
+    }
+}
