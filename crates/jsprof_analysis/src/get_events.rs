@@ -100,6 +100,7 @@ impl std::fmt::Display for QueryError {
 }
 
 /// Runs `query` over `timeline`.
+#[allow(clippy::needless_range_loop)] // indices are the event ids
 pub fn get_events(timeline: &Timeline, query: &EventQuery) -> Result<EventsAnswer, QueryError> {
     let events = &timeline.events;
     let origin = timeline.origin;
