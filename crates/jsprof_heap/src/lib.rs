@@ -13,18 +13,22 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod allocation_profile;
 mod analysis;
 mod bits;
 mod classes;
 mod comparison;
+mod detached_dom;
 mod detachedness;
 pub mod distances;
 mod dominator_tree;
 mod dominators;
+mod duplicate_strings;
 mod edge_names;
 mod error;
 mod essential;
 mod flags;
+mod leaks;
 mod names;
 mod reader;
 mod retainers;
@@ -37,12 +41,16 @@ mod summary;
 mod tokenizer;
 mod weak_map;
 
+pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
 pub use analysis::{analyze, Analysis, NodeInfo};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, ClassDiff, Comparison};
+pub use detached_dom::{detached_trees, DetachedTree};
 pub use dominator_tree::DominatorTree;
+pub use duplicate_strings::{duplicate_strings, DuplicateString};
 pub use edge_names::{edge_label, edge_name, edge_type_name};
 pub use error::{HeapError, Result};
+pub use leaks::{leaks, LeakGroup, LeakStep};
 pub use names::display_name;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
 pub use retaining_paths::{

@@ -17,9 +17,13 @@ use serde::Serialize;
 use crate::input;
 use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
 
+mod allocations;
+mod detached;
 mod diff;
 mod dominators;
+mod leaks;
 mod retainers;
+mod strings;
 
 #[derive(Subcommand)]
 pub enum HeapCommand {
@@ -35,6 +39,14 @@ pub enum HeapCommand {
     Retainers(retainers::RetainersArgs),
     /// The dominator tree (from the root or one object) with retained sizes, largest first.
     Dominators(dominators::DominatorsArgs),
+    /// Duplicated strings: values held more than once, largest waste first.
+    Strings(strings::StringsArgs),
+    /// Detached DOM trees and what keeps each alive.
+    Detached(detached::DetachedArgs),
+    /// Objects created between BASE and TARGET and still alive in FINAL, grouped by retaining path.
+    Leaks(leaks::LeaksArgs),
+    /// Allocation stacks of a `.heaptimeline`: allocated and still-live objects per stack.
+    Allocations(allocations::AllocationsArgs),
 }
 
 #[derive(clap::Args)]
@@ -89,6 +101,10 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
         HeapCommand::Diff(args) => diff::run(args),
         HeapCommand::Retainers(args) => retainers::run(args),
         HeapCommand::Dominators(args) => dominators::run(args),
+        HeapCommand::Strings(args) => strings::run(args),
+        HeapCommand::Detached(args) => detached::run(args),
+        HeapCommand::Leaks(args) => leaks::run(args),
+        HeapCommand::Allocations(args) => allocations::run(args),
     }
 }
 
@@ -177,6 +193,16 @@ impl Loaded {
 
 /// Inputs larger than this get a progress bar (when stderr is a terminal).
 const PROGRESS_THRESHOLD: u64 = 64 << 20;
+
+/// Reads a snapshot without analysing it (for commands that only need its ids).
+fn read_only(path: &Path) -> Result<(String, HeapSnapshot)> {
+    let input = input::open(path)?;
+    let name = input.name.clone();
+    match read_snapshot_with(input.reader, ReadOptions::default()) {
+        Ok(s) => Ok((name, s)),
+        Err(e) => bail!("{name}: {e}"),
+    }
+}
 
 fn load(path: &Path) -> Result<Loaded> {
     let input = input::open(path)?;

@@ -229,3 +229,187 @@ fn dominators_show_the_leak_array_dominating_the_sessions() {
     }
     check(&top["root"]);
 }
+
+#[test]
+fn leaks_put_the_sessions_first_through_sessions_leak() {
+    let ours = jsprof_json(&[
+        "heap",
+        "leaks",
+        &input("leak-1-baseline.heapsnapshot"),
+        &input("leak-2-target.heapsnapshot"),
+        &input("leak-3-final.heapsnapshot"),
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    let groups = ours["groups"].as_array().unwrap();
+    let first = &groups[0];
+    // node-leak.js: three sessions made between baseline and target, all still held in final.
+    assert_eq!(first["class"], "Session");
+    assert_eq!(first["count"], 3);
+    let path = first["path"].as_array().unwrap();
+    assert!(
+        path.iter().any(|s| s["edge"] == ".sessionsLeak"),
+        "{path:?}"
+    );
+    assert_eq!(path.last().unwrap()["class"], "Array");
+    assert_eq!(path.last().unwrap()["edge"], "[]");
+    // Retained sizes are sorted, and the sample is a Session of the final snapshot.
+    let sizes: Vec<u64> = groups
+        .iter()
+        .map(|g| g["retained_size"].as_u64().unwrap())
+        .collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
+    let sample = first["sample_id"].to_string();
+    let node = jsprof_json(&[
+        "heap",
+        "node",
+        &input("leak-3-final.heapsnapshot"),
+        &sample,
+        "--json",
+    ]);
+    assert_eq!(node["nodes"][0]["name"], "Session");
+
+    // A floor hides the small groups.
+    let big = jsprof_json(&[
+        "heap",
+        "leaks",
+        &input("leak-1-baseline.heapsnapshot"),
+        &input("leak-2-target.heapsnapshot"),
+        &input("leak-3-final.heapsnapshot"),
+        "--json",
+        "--min-retained",
+        "100000",
+    ]);
+    for g in big["groups"].as_array().unwrap() {
+        assert!(g["retained_size"].as_u64().unwrap() >= 100000);
+    }
+    assert_eq!(big["groups"][0]["class"], "Session");
+}
+
+#[test]
+fn detached_finds_the_twenty_section_trees() {
+    let ours = jsprof_json(&[
+        "heap",
+        "detached",
+        &input("detached.heapsnapshot"),
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    let sections: Vec<&Value> = ours["trees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["root"]["class"] == "Detached <section>")
+        .collect();
+    assert_eq!(sections.len(), 20);
+    let sum: i64 = sections
+        .iter()
+        .map(|t| t["retained_size"].as_i64().unwrap())
+        .sum();
+    // DevTools' Summary row for the class (the oracle's golden).
+    let golden = golden_of("detached.heapsnapshot.devtools");
+    let class = golden["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == ",Detached <section>")
+        .unwrap();
+    assert_eq!(Some(sum), class["retained"].as_i64());
+    for t in &sections {
+        assert!(t["node_count"].as_u64().unwrap() > 1);
+        let path = t["retaining_path"].as_array().unwrap();
+        assert!(!path.is_empty(), "a detached tree is held by something");
+    }
+}
+
+#[test]
+fn strings_count_the_known_duplicates() {
+    let ours = jsprof_json(&[
+        "heap",
+        "strings",
+        &input("node-small.heapsnapshot"),
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    let by_value: HashMap<&str, &Value> = ours["strings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["value"].as_str().unwrap(), g))
+        .collect();
+    // node-heap.js keeps 2000 joins of 'same-string-' + i % 3 and 20000 orders with 'sku-' + i % 50.
+    assert_eq!(by_value["same-string-0"]["count"], 667);
+    assert_eq!(by_value["same-string-1"]["count"], 667);
+    assert_eq!(by_value["same-string-2"]["count"], 666);
+    assert_eq!(by_value["sku-0"]["count"], 400);
+    for g in by_value.values() {
+        let total = g["total_size"].as_u64().unwrap();
+        let wasted = g["wasted_size"].as_u64().unwrap();
+        assert!(g["count"].as_u64().unwrap() >= 2);
+        assert!(wasted < total);
+    }
+    let wasted: Vec<u64> = ours["strings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["wasted_size"].as_u64().unwrap())
+        .collect();
+    assert!(wasted.windows(2).all(|w| w[0] >= w[1]));
+}
+
+/// Finds a stack by function name in a top-down or bottom-up tree.
+fn find_stack<'a>(stacks: &'a [Value], name: &str) -> Option<&'a Value> {
+    for s in stacks {
+        if s["name"] == name {
+            return Some(s);
+        }
+        for key in ["children", "callers"] {
+            if let Some(found) = s[key].as_array().and_then(|c| find_stack(c, name)) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn allocations_show_the_known_site_with_its_live_objects() {
+    // fixtures/heap/alloc-known.js: allocateKnown makes exactly 1000 KnownThing objects, all kept.
+    let file = input("alloc-known.heaptimeline");
+    let top_down = jsprof_json(&["heap", "allocations", &file, "--json"]);
+    assert_eq!(top_down["kind"], "heaptimeline");
+    assert_eq!(top_down["view"], "top-down");
+    let site = find_stack(top_down["stacks"].as_array().unwrap(), "allocateKnown").unwrap();
+    assert_eq!(site["count"], 1000);
+    assert_eq!(site["live_count"], 1000);
+    assert!(site["url"].as_str().unwrap().ends_with("alloc-known.js"));
+    assert_eq!(site["line"], 15);
+
+    let bottom_up = jsprof_json(&["heap", "allocations", &file, "--bottom-up", "--json"]);
+    let stacks = bottom_up["stacks"].as_array().unwrap();
+    let top = stacks
+        .iter()
+        .find(|s| s["name"] == "allocateKnown")
+        .unwrap();
+    assert_eq!(top["live_count"], 1000);
+    assert_eq!(top["count"], 1000);
+
+    // The live objects are the KnownThing instances (DevTools' Summary counts the class).
+    let summary = jsprof_json(&["heap", "summary", &file, "--json", "--limit", "0"]);
+    let known = summary["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "KnownThing")
+        .unwrap();
+    assert_eq!(known["count"], 1000);
+    assert_eq!(known["self_size"], site["live_size"]);
+
+    // A plain snapshot has no allocation stacks: exit 2 with the file's name.
+    let out = crate::support::jsprof(&["heap", "allocations", &input("node-small.heapsnapshot")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("node-small.heapsnapshot"));
+}
