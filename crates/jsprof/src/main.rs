@@ -6,6 +6,7 @@ mod input;
 mod load;
 mod output;
 mod progress;
+mod range_arg;
 mod thread_select;
 mod timeline_load;
 
@@ -27,6 +28,12 @@ enum Command {
     Summary(cmd::summary::Args),
     /// The functions that take the most time (or bytes), DevTools' Bottom-up roots as a flat table.
     Top(cmd::top::Args),
+    /// DevTools' Call tree (top-down) or Bottom-up tree: self, total and percent per node.
+    Tree(cmd::tree::Args),
+    /// An aggregated flame graph as a standalone, searchable, zoomable SVG.
+    Flamegraph(cmd::flamegraph::Args),
+    /// Write the profile as folded stacks, .cpuprofile, speedscope, pprof or d3-flame-graph JSON.
+    Export(cmd::export::Args),
     /// The timelines (threads) of a trace or profile, with their ids for `--thread`.
     Threads(cmd::threads::Args),
     /// A timeline's events (JS calls, parsing, layout, paint, GC…): all, or reduced per type or event.
@@ -50,6 +57,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Summary(args) => cmd::summary::run(args),
         Command::Top(args) => cmd::top::run(args),
+        Command::Tree(args) => cmd::tree::run(args),
+        Command::Flamegraph(args) => cmd::flamegraph::run(args),
+        Command::Export(args) => cmd::export::run(args),
         Command::Threads(args) => cmd::threads::run(args),
         Command::Events(args) => cmd::events::run(args),
         Command::Flamechart(args) => cmd::flamechart::run(args),

@@ -12,20 +12,26 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod call_tree;
 mod chrome_trace;
 mod flame_chart;
+mod flame_graph;
 mod function_table;
 mod get_events;
 mod profile_calls;
+pub mod range;
 mod summary;
 pub mod timeline;
 mod timing;
 
+pub use call_tree::{bottom_up, top_down, CallTree, CallTreeKind, CallTreeNode};
 pub use chrome_trace::write_chrome_trace;
 pub use flame_chart::{write_flame_chart_svg, FlameChartOptions};
+pub use flame_graph::{write_flame_graph_svg, FlameGraphOptions};
 pub use function_table::{function_table, FunctionKey, FunctionRow, FunctionTable};
 pub use get_events::{get_events, EventQuery, EventRow, EventsAnswer, Mode, QueryError};
 pub use profile_calls::{frame_calls, trace_calls, Call};
+pub use range::{clip, time_origin, RangeError, TimeRange};
 pub use summary::{summarize, MetaShares, ProfileSummary};
 pub use timeline::{
     profile_timelines, trace_timelines, EventData, EventType, Timeline, TimelineEvent,

@@ -15,6 +15,7 @@ mod call_frame;
 mod cpuprofile;
 pub mod detect;
 mod error;
+pub mod export;
 mod heapprofile;
 mod json;
 pub mod model;

@@ -1,8 +1,11 @@
 //! One module per subcommand.
 
 pub mod events;
+pub mod export;
 pub mod flamechart;
+pub mod flamegraph;
 pub mod heap;
 pub mod summary;
 pub mod threads;
 pub mod top;
+pub mod tree;

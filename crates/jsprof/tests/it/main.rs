@@ -2,8 +2,10 @@
 
 mod broken_input;
 mod cpu;
+mod export;
 mod heap;
 mod heap_explore;
 mod record;
 mod support;
 mod timeline;
+mod views;

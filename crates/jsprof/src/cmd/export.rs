@@ -1,0 +1,89 @@
+//! `jsprof export FILE --format F -o OUT`: the profile in a format other tools open.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use jsprof_analysis::TimeRange;
+use jsprof_profile::export::{cpuprofile_writer, d3, folded, pprof, speedscope};
+
+use crate::load::load_profile;
+use crate::output;
+use crate::range_arg;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A .cpuprofile, JS Self-Profiling trace or .heapprofile (gzip too); `-` for stdin.
+    pub file: PathBuf,
+    /// The format to write.
+    #[arg(long, short, value_enum)]
+    pub format: Format,
+    /// Where to write; `-` for stdout.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Only the time window START..END in ms from the profile's start (either side may be empty).
+    #[arg(long, value_parser = range_arg::parse, allow_hyphen_values = true)]
+    pub range: Option<TimeRange>,
+    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
+    #[arg(long)]
+    pub thread: Option<String>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// Folded stacks for inferno / flamegraph.pl (weights in µs, or bytes).
+    Folded,
+    /// A .cpuprofile for DevTools (a heap profile is written as a .heapprofile).
+    Cpuprofile,
+    /// speedscope's JSON file format (sampled profiles with weights).
+    Speedscope,
+    /// gzipped pprof profile.proto (samples/count + wall/nanoseconds, or space/bytes).
+    Pprof,
+    /// d3-flame-graph's JSON tree (name / value / children).
+    D3,
+}
+
+/// A file to write, or stdout for `-`.
+pub fn create_output(path: &Path) -> Result<Box<dyn Write>> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(BufWriter::new(io::stdout().lock())));
+    }
+    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    Ok(Box::new(BufWriter::new(file)))
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let loaded = load_profile(&args.file)?;
+    let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
+    let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
+    let thread = &profile.threads[index];
+    output::print_warnings(
+        &loaded.name,
+        profile
+            .warnings
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
+    let mut out = create_output(&args.output)?;
+    let written = match args.format {
+        Format::Folded => folded::write_folded(&mut out, &profile, thread),
+        Format::Cpuprofile => cpuprofile_writer::write_cpuprofile(&mut out, &profile, thread),
+        Format::Speedscope => {
+            // speedscope holds several profiles: every thread unless one was asked for.
+            let (threads, active): (Vec<_>, usize) = if args.thread.is_some() {
+                (vec![thread], 0)
+            } else {
+                (profile.threads.iter().collect(), index)
+            };
+            speedscope::write_speedscope(&mut out, &profile, &threads, active, &loaded.name)
+        }
+        Format::Pprof => pprof::write_pprof(&mut out, &profile, thread),
+        Format::D3 => d3::write_d3(&mut out, &profile, thread),
+    };
+    written
+        .and_then(|()| out.flush())
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    Ok(ExitCode::SUCCESS)
+}

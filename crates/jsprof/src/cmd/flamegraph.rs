@@ -1,0 +1,78 @@
+//! `jsprof flamegraph FILE -o out.svg`: an aggregated, heaviest-first flame graph as a standalone
+//! SVG (search, click to zoom, tooltips with self and total).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use jsprof_analysis::{write_flame_graph_svg, FlameGraphOptions, TimeRange};
+use jsprof_profile::WeightUnit;
+
+use crate::cmd::export::create_output;
+use crate::load::load_profile;
+use crate::output;
+use crate::range_arg;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A .cpuprofile, JS Self-Profiling trace or .heapprofile (gzip too); `-` for stdin.
+    pub file: PathBuf,
+    /// Where to write the SVG; `-` for stdout.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Only the time window START..END in ms from the profile's start (either side may be empty).
+    #[arg(long, value_parser = range_arg::parse, allow_hyphen_values = true)]
+    pub range: Option<TimeRange>,
+    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
+    #[arg(long)]
+    pub thread: Option<String>,
+    /// The graph's title.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Image width in pixels.
+    #[arg(long, default_value_t = 1200)]
+    pub width: u32,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let loaded = load_profile(&args.file)?;
+    let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
+    let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
+    let thread = &profile.threads[index];
+    output::print_warnings(
+        &loaded.name,
+        profile
+            .warnings
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
+    let bytes = thread.weight_unit() == WeightUnit::Bytes;
+    let total = if bytes {
+        output::fmt_bytes(thread.weights().sum::<i64>() as f64)
+    } else {
+        output::fmt_ms((thread.end_time() - thread.start_time()) as f64 / 1e6)
+    };
+    let mut subtitle = format!("{} — {}, {total}", loaded.name, profile.kind.as_str());
+    if let Some(r) = range_arg::describe(args.range) {
+        subtitle.push_str(", ");
+        subtitle.push_str(&r);
+    }
+    let options = FlameGraphOptions {
+        title: args.title.unwrap_or_else(|| {
+            if bytes {
+                "Allocation Flame Graph".to_string()
+            } else {
+                "Flame Graph".to_string()
+            }
+        }),
+        subtitle: Some(subtitle),
+        width: args.width.max(100),
+        ..Default::default()
+    };
+    let mut out = create_output(&args.output)?;
+    write_flame_graph_svg(&mut out, &profile, thread, &options)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

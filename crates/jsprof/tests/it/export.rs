@@ -1,0 +1,286 @@
+//! `jsprof export`: round trips through our own reader and DevTools', and independent readers
+//! (npm `pprof-format`, speedscope's published JSON schema) on the other formats.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{fixtures, golden, jsprof, jsprof_json, temp_file};
+use crate::views::{key, top_by_key, weights, SAMPLED_FIXTURES};
+
+fn export(input: &str, format: &str) -> PathBuf {
+    let path = fixtures().join(input);
+    let out = temp_file(&format!("{}.{format}", input.replace('/', "_")), b"");
+    let run = jsprof(&[
+        "export",
+        path.to_str().unwrap(),
+        "--format",
+        format,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "export {input} {format}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    out
+}
+
+/// Duration (ns) or total bytes, and sample count, as `summary` states them.
+fn whole(input: &str) -> (f64, bool, u64) {
+    let s = jsprof_json(&[
+        "summary",
+        "--json",
+        fixtures().join(input).to_str().unwrap(),
+    ]);
+    let samples = s["threads"][0]["samples"].as_u64().unwrap();
+    match s["duration_ms"].as_f64() {
+        Some(ms) => (ms * 1e6, true, samples),
+        None => (s["total_bytes"].as_f64().unwrap(), false, samples),
+    }
+}
+
+#[test]
+fn cpuprofile_round_trip_keeps_top() {
+    for input in SAMPLED_FIXTURES {
+        let out = export(input, "cpuprofile");
+        let a = jsprof_json(&[
+            "top",
+            "--json",
+            "--limit",
+            "0",
+            fixtures().join(input).to_str().unwrap(),
+        ]);
+        let b = jsprof_json(&["top", "--json", "--limit", "0", out.to_str().unwrap()]);
+        assert_eq!(a["functions"], b["functions"], "{input}");
+        assert_eq!(a["duration_ms"], b["duration_ms"], "{input}");
+        assert_eq!(a["total_bytes"], b["total_bytes"], "{input}");
+        // Exporting the export changes nothing.
+        let again = temp_file("again.cpuprofile", b"");
+        let run = jsprof(&[
+            "export",
+            out.to_str().unwrap(),
+            "-f",
+            "cpuprofile",
+            "-o",
+            again.to_str().unwrap(),
+        ]);
+        assert!(run.status.success());
+        assert!(
+            std::fs::read(&out).unwrap() == std::fs::read(&again).unwrap(),
+            "{input}: exporting the export changed it"
+        );
+    }
+}
+
+/// Each JS Self-Profiling fixture exported to `.cpuprofile` is the committed file the cpu oracle
+/// ran on, and DevTools' numbers for it equal `jsprof top` on the original within 0.005 ms.
+#[test]
+fn exported_self_profiles_open_in_devtools_with_the_same_numbers() {
+    for name in ["primes", "mdn-example"] {
+        let input = format!("selfprofile/{name}.jsprofile.json");
+        let committed = fixtures().join(format!("selfprofile/{name}.exported.cpuprofile"));
+        let out = export(&input, "cpuprofile");
+        assert!(
+            std::fs::read(&out).unwrap() == std::fs::read(&committed).unwrap(),
+            "{name}: the export differs from the file the golden was made from"
+        );
+        let gold = golden(&fixtures().join(format!(
+            "selfprofile/{name}.exported.cpuprofile.devtools.json.gz"
+        )));
+        let top = jsprof_json(&[
+            "top",
+            "--json",
+            "--limit",
+            "0",
+            fixtures().join(&input).to_str().unwrap(),
+        ]);
+        let ours: HashMap<(String, String, i64, i64), (f64, f64)> = top["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let (n, u, l, c) = key(f);
+                let z = |v: Option<u64>| v.map_or(-1, |v| v as i64 - 1);
+                ((n, u, z(l), z(c)), weights(f))
+            })
+            .collect();
+        let fns = gold["functions"].as_array().unwrap();
+        assert_eq!(fns.len(), ours.len(), "{name}");
+        for g in fns {
+            let k = (
+                g["name"].as_str().unwrap().to_string(),
+                g["url"].as_str().unwrap().to_string(),
+                g["line"].as_i64().unwrap(),
+                g["column"].as_i64().unwrap(),
+            );
+            let (s, t) = ours[&k];
+            let (gs, gt) = (g["self"].as_f64().unwrap(), g["total"].as_f64().unwrap());
+            assert!(
+                (s - gs).abs() <= 0.005 && (t - gt).abs() <= 0.005,
+                "{name}: {k:?}"
+            );
+        }
+        let d = top["duration_ms"].as_f64().unwrap();
+        assert!((d - gold["duration_ms"].as_f64().unwrap()).abs() <= 0.005);
+    }
+}
+
+#[test]
+fn folded_totals_equal_the_sample_time() {
+    for input in SAMPLED_FIXTURES {
+        let out = export(input, "folded");
+        let text = std::fs::read_to_string(out).unwrap();
+        let mut sum = 0i64;
+        for line in text.lines() {
+            let (stack, n) = line.rsplit_once(' ').expect("`stack weight`");
+            assert!(!stack.is_empty());
+            sum += n.parse::<i64>().unwrap();
+        }
+        let (total, timed, _) = whole(input);
+        let expected = if timed { (total / 1e3).round() } else { total };
+        assert!(
+            (sum as f64 - expected).abs() <= 0.5,
+            "{input}: {sum} vs {expected}"
+        );
+    }
+}
+
+#[test]
+fn d3_tree_values_are_totals() {
+    for input in SAMPLED_FIXTURES {
+        let out = export(input, "d3");
+        let bytes = std::fs::read(out).unwrap();
+        let mut de = serde_json::Deserializer::from_slice(&bytes);
+        de.disable_recursion_limit();
+        let tree: Value = serde::Deserialize::deserialize(&mut de).unwrap();
+        let (total, timed, _) = whole(input);
+        let root = tree["value"].as_f64().unwrap();
+        let expected = if timed { total / 1e3 } else { total };
+        assert!(
+            (root - expected).abs() <= 1e-6 * expected.max(1.0),
+            "{input}: {root}"
+        );
+        let mut todo = vec![&tree];
+        while let Some(n) = todo.pop() {
+            assert!(n["name"].is_string());
+            let kids = n["children"].as_array().unwrap();
+            let sum: f64 = kids.iter().map(|c| c["value"].as_f64().unwrap()).sum();
+            assert!(
+                sum <= n["value"].as_f64().unwrap() * (1.0 + 1e-9) + 1e-6,
+                "{input}"
+            );
+            todo.extend(kids);
+        }
+        // Deep trees drop their serde recursion guard deliberately; keep the stack in check.
+        drop(tree);
+    }
+}
+
+/// The Node readers in `tests/node` (npm install there). Under CI they must be installed; locally
+/// their absence skips the check with a note.
+fn node_reader(kind: &str, file: &Path) -> Option<Value> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node");
+    if !dir.join("node_modules/pprof-format").exists()
+        || !dir.join("node_modules/speedscope").exists()
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: run `npm ci` (or `npm install`) in {} first",
+            dir.display()
+        );
+        eprintln!(
+            "skipping the {kind} reader check: run `npm install` in {}",
+            dir.display()
+        );
+        return None;
+    }
+    let out = Command::new("node")
+        .arg(dir.join("check-export.mjs"))
+        .arg(kind)
+        .arg(file)
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+fn pprof_decodes_with_our_totals() {
+    for input in SAMPLED_FIXTURES {
+        let out = export(input, "pprof");
+        let Some(p) = node_reader("pprof", &out) else {
+            return;
+        };
+        let (total, timed, samples) = whole(input);
+        let want = if timed {
+            ["samples", "count", "wall", "nanoseconds"]
+        } else {
+            ["samples", "count", "space", "bytes"]
+        };
+        assert_eq!(
+            p["sample_types"],
+            serde_json::json!([[want[0], want[1]], [want[2], want[3]]])
+        );
+        assert_eq!(p["default_sample_type"], want[2]);
+        assert_eq!(p["totals"][0].as_u64().unwrap(), samples, "{input}");
+        assert!(
+            (p["totals"][1].as_f64().unwrap() - total).abs() <= 0.5,
+            "{input}"
+        );
+        // Leaf-first: the first location's function carries self time, as `top` says.
+        let top = top_by_key(fixtures().join(input).to_str().unwrap());
+        let mut top_self: HashMap<(String, String, u64), f64> = HashMap::new();
+        for ((n, u, l, _), (s, _)) in top {
+            let n = if n.is_empty() {
+                "(anonymous)".to_string()
+            } else {
+                n
+            };
+            *top_self.entry((n, u, l.unwrap_or(0))).or_default() += if timed { s * 1e6 } else { s };
+        }
+        for f in p["functions"].as_array().unwrap() {
+            let k = (
+                f["name"].as_str().unwrap().to_string(),
+                f["filename"].as_str().unwrap().to_string(),
+                f["start_line"].as_u64().unwrap(),
+            );
+            if k.0 == "(root)" && k.1.is_empty() && !top_self.contains_key(&k) {
+                continue; // samples on the bare root
+            }
+            let ours = top_self[&k];
+            let theirs = f["self"][1].as_f64().unwrap();
+            assert!(
+                (ours - theirs).abs() <= 1.0,
+                "{input}: {k:?} {ours} vs {theirs}"
+            );
+        }
+    }
+}
+
+#[test]
+fn speedscope_validates_against_its_schema() {
+    for input in SAMPLED_FIXTURES {
+        let out = export(input, "speedscope");
+        let Some(v) = node_reader("speedscope", &out) else {
+            return;
+        };
+        assert_eq!(v["valid"], true, "{input}: {}", v["errors"]);
+        let (total, timed, samples) = whole(input);
+        let p = &v["profiles"][0];
+        assert_eq!(p["unit"], if timed { "nanoseconds" } else { "bytes" });
+        assert_eq!(p["samples"].as_u64().unwrap(), samples, "{input}");
+        assert!(
+            (p["total"].as_f64().unwrap() - total).abs() <= 0.5,
+            "{input}"
+        );
+        assert_eq!(p["frames_in_range"], true);
+    }
+}

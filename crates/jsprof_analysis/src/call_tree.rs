@@ -1,0 +1,323 @@
+//! DevTools' Call tree (top-down) and Bottom-up views, as flat node arrays.
+//!
+//! Top-down: the stack tree with same-function siblings merged; a node's self is the weight with
+//! it on top, its total the weight of its subtree. Bottom-up: each function as a root (its self,
+//! and its total counting recursion once — the `top` table), with the functions that called it
+//! beneath, each caller path carrying the weight that reached the function through it. A sample
+//! counts once per node even when a recursive stack passes the same caller path twice.
+
+use std::collections::HashMap;
+
+use jsprof_profile::{FrameId, Profile, Thread};
+
+use crate::function_table::{FunctionKey, StackChildren, StackFunctions, StackWeights};
+
+/// Which view a [`CallTree`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallTreeKind {
+    TopDown,
+    BottomUp,
+}
+
+/// One node: a function at a position of the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallTreeNode {
+    pub function: FunctionKey,
+    /// A frame of the function (the first seen), for its kind and original position.
+    pub frame: FrameId,
+    /// `None` for a root.
+    pub parent: Option<u32>,
+    pub depth: u32,
+    pub self_weight: i64,
+    pub total_weight: i64,
+    /// Samples counted in `total_weight`.
+    pub samples: u64,
+    /// Heaviest first (total, then self, then name and position).
+    pub children: Vec<u32>,
+}
+
+/// A call tree of one thread. `nodes` are in no particular order; walk from `roots`.
+#[derive(Clone, Debug)]
+pub struct CallTree {
+    pub kind: CallTreeKind,
+    pub nodes: Vec<CallTreeNode>,
+    /// Heaviest first.
+    pub roots: Vec<u32>,
+    /// Every sample's weight, those on the bare root (gaps) included.
+    pub total_weight: i64,
+    /// Weight of samples on the bare root, which no node shows.
+    pub root_weight: i64,
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+struct Builder {
+    nodes: Vec<CallTreeNode>,
+    index: HashMap<(u32, u32), u32>,
+}
+
+impl Builder {
+    fn node(&mut self, parent: u32, function: u32, functions: &StackFunctions) -> u32 {
+        let next = self.nodes.len() as u32;
+        let id = *self.index.entry((parent, function)).or_insert(next);
+        if id == next {
+            let (key, frame) = functions.keys[function as usize];
+            let (parent, depth) = if parent == NO_PARENT {
+                (None, 0)
+            } else {
+                (Some(parent), self.nodes[parent as usize].depth + 1)
+            };
+            self.nodes.push(CallTreeNode {
+                function: key,
+                frame,
+                parent,
+                depth,
+                self_weight: 0,
+                total_weight: 0,
+                samples: 0,
+                children: Vec::new(),
+            });
+            if let Some(p) = parent {
+                self.nodes[p as usize].children.push(id);
+            }
+        }
+        id
+    }
+
+    fn finish(
+        mut self,
+        profile: &Profile,
+        kind: CallTreeKind,
+        weights: &StackWeights,
+        total_weight: i64,
+    ) -> CallTree {
+        let order = |nodes: &[CallTreeNode], a: &u32, b: &u32| {
+            let (x, y) = (&nodes[*a as usize], &nodes[*b as usize]);
+            (y.total_weight, y.self_weight)
+                .cmp(&(x.total_weight, x.self_weight))
+                .then_with(|| {
+                    profile
+                        .strings
+                        .get(x.function.name)
+                        .cmp(profile.strings.get(y.function.name))
+                })
+                .then_with(|| {
+                    profile
+                        .strings
+                        .get(x.function.url)
+                        .cmp(profile.strings.get(y.function.url))
+                })
+                .then_with(|| x.function.line.cmp(&y.function.line))
+                .then_with(|| x.function.column.cmp(&y.function.column))
+        };
+        for i in 0..self.nodes.len() {
+            let mut children = std::mem::take(&mut self.nodes[i].children);
+            children.sort_by(|a, b| order(&self.nodes, a, b));
+            self.nodes[i].children = children;
+        }
+        let mut roots: Vec<u32> = (0..self.nodes.len() as u32)
+            .filter(|&n| self.nodes[n as usize].parent.is_none())
+            .collect();
+        roots.sort_by(|a, b| order(&self.nodes, a, b));
+        CallTree {
+            kind,
+            nodes: self.nodes,
+            roots,
+            total_weight,
+            root_weight: weights.root_weight,
+        }
+    }
+}
+
+/// The top-down call tree of `thread`.
+pub fn top_down(profile: &Profile, thread: &Thread) -> CallTree {
+    let functions = StackFunctions::new(profile);
+    let weights = StackWeights::new(profile, thread);
+    let (total, samples) = weights.totals(profile);
+    let mut b = Builder {
+        nodes: Vec::new(),
+        index: HashMap::new(),
+    };
+    let mut node_of = vec![NO_PARENT; profile.stacks.len()];
+    // Parents precede children, so one forward pass places every stack under its parent's node.
+    for s in profile.stacks.ids() {
+        let i = s.index();
+        if samples[i] == 0 {
+            continue;
+        }
+        let parent = profile
+            .stacks
+            .parent(s)
+            .map_or(NO_PARENT, |p| node_of[p.index()]);
+        let n = b.node(parent, functions.of_stack[i], &functions);
+        node_of[i] = n;
+        let node = &mut b.nodes[n as usize];
+        node.self_weight += weights.self_weight[i];
+        node.total_weight += total[i];
+        node.samples += samples[i];
+    }
+    let total_weight = weights.root_weight + roots_total(profile, &total);
+    b.finish(profile, CallTreeKind::TopDown, &weights, total_weight)
+}
+
+/// The bottom-up tree of `thread`: functions as roots, their callers beneath.
+pub fn bottom_up(profile: &Profile, thread: &Thread) -> CallTree {
+    let functions = StackFunctions::new(profile);
+    let children = StackChildren::new(profile);
+    let weights = StackWeights::new(profile, thread);
+    let (total, samples) = weights.totals(profile);
+    let mut b = Builder {
+        nodes: Vec::new(),
+        index: HashMap::new(),
+    };
+    // `active[n]`: how many stacks on the current DFS path already counted their total into n.
+    let mut active: Vec<u32> = Vec::new();
+    // The bottom-up nodes of each stack on the DFS path, concatenated; `marks` delimits them.
+    let mut chain: Vec<u32> = Vec::new();
+    let mut marks: Vec<usize> = Vec::new();
+    let mut todo: Vec<(u32, bool)> = children.roots.iter().rev().map(|&r| (r, true)).collect();
+    while let Some((s, enter)) = todo.pop() {
+        let i = s as usize;
+        if !enter {
+            let from = marks.pop().unwrap_or(0);
+            for &n in &chain[from..] {
+                active[n as usize] -= 1;
+            }
+            chain.truncate(from);
+            continue;
+        }
+        if samples[i] == 0 {
+            continue;
+        }
+        marks.push(chain.len());
+        // The caller path of this stack: itself, its parent, ... down to depth 0.
+        let mut parent = NO_PARENT;
+        let mut at = Some(jsprof_profile::StackId::from_index(i));
+        while let Some(x) = at {
+            let n = b.node(parent, functions.of_stack[x.index()], &functions);
+            if active.len() <= n as usize {
+                active.resize(n as usize + 1, 0);
+            }
+            let node = &mut b.nodes[n as usize];
+            node.self_weight += weights.self_weight[i];
+            if active[n as usize] == 0 {
+                node.total_weight += total[i];
+                node.samples += samples[i];
+            }
+            active[n as usize] += 1;
+            chain.push(n);
+            parent = n;
+            at = profile.stacks.parent(x);
+        }
+        todo.push((s, false));
+        todo.extend(children.of(i).iter().rev().map(|&c| (c, true)));
+    }
+    let total_weight = weights.root_weight + roots_total(profile, &total);
+    b.finish(profile, CallTreeKind::BottomUp, &weights, total_weight)
+}
+
+fn roots_total(profile: &Profile, total: &[i64]) -> i64 {
+    profile
+        .stacks
+        .ids()
+        .filter(|s| profile.stacks.parent(*s).is_none())
+        .map(|s| total[s.index()])
+        .sum()
+}
+
+impl CallTree {
+    /// Nodes in depth-first pre-order, heaviest child first.
+    pub fn preorder(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut todo: Vec<u32> = self.roots.iter().rev().copied().collect();
+        while let Some(n) = todo.pop() {
+            out.push(n);
+            todo.extend(self.nodes[n as usize].children.iter().rev());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsprof_profile::{ProfileKind, WeightUnit};
+
+    /// main > a > b, main > b > a > b (recursion through b), weights 1, 2, 4 on the leaves.
+    fn sample_profile() -> Profile {
+        let mut p = Profile::new(ProfileKind::CpuProfile);
+        let main = p.intern_frame("main", "m.js", Some(1), Some(1), "1");
+        let a = p.intern_frame("a", "m.js", Some(2), Some(1), "1");
+        let b = p.intern_frame("b", "m.js", Some(3), Some(1), "1");
+        let s_main = p.stacks.push(None, main, 2);
+        let s_a = p.stacks.push(Some(s_main), a, 3);
+        let s_ab = p.stacks.push(Some(s_a), b, 4);
+        let s_b = p.stacks.push(Some(s_main), b, 5);
+        let s_ba = p.stacks.push(Some(s_b), a, 6);
+        let s_bab = p.stacks.push(Some(s_ba), b, 7);
+        let mut t = Thread {
+            weight_unit: Some(WeightUnit::Nanoseconds),
+            ..Default::default()
+        };
+        t.samples.weight = Some(vec![1, 2, 4, 8]);
+        for s in [s_ab, s_b, s_bab] {
+            t.samples.push(0, Some(s));
+        }
+        t.samples.push(0, None);
+        p.threads.push(t);
+        p
+    }
+
+    fn name(p: &Profile, t: &CallTree, n: u32) -> String {
+        p.strings.get(t.nodes[n as usize].function.name).to_string()
+    }
+
+    #[test]
+    fn top_down_merges_and_sums() {
+        let p = sample_profile();
+        let t = top_down(&p, &p.threads[0]);
+        assert_eq!(t.total_weight, 15);
+        assert_eq!(t.root_weight, 8);
+        assert_eq!(t.roots.len(), 1);
+        let main = &t.nodes[t.roots[0] as usize];
+        assert_eq!((main.self_weight, main.total_weight), (0, 7));
+        let kids: Vec<(String, i64)> = main
+            .children
+            .iter()
+            .map(|&c| (name(&p, &t, c), t.nodes[c as usize].total_weight))
+            .collect();
+        assert_eq!(kids, vec![("b".into(), 6), ("a".into(), 1)]);
+    }
+
+    #[test]
+    fn bottom_up_roots_are_the_function_table() {
+        let p = sample_profile();
+        let t = bottom_up(&p, &p.threads[0]);
+        let table = crate::function_table(&p, &p.threads[0]);
+        assert_eq!(t.roots.len(), table.rows.len());
+        for &r in &t.roots {
+            let n = &t.nodes[r as usize];
+            let row = table.rows.iter().find(|x| x.key == n.function).unwrap();
+            assert_eq!(
+                (n.self_weight, n.total_weight),
+                (row.self_weight, row.total_weight)
+            );
+        }
+        // b: self 1 + 2 + 4; called from a (1 via main>a>b, 4 via main>b>a>b) and main (2 + 4).
+        let b = t
+            .roots
+            .iter()
+            .copied()
+            .find(|&r| name(&p, &t, r) == "b")
+            .unwrap();
+        let callers: Vec<(String, i64, i64)> = t.nodes[b as usize]
+            .children
+            .iter()
+            .map(|&c| {
+                let n = &t.nodes[c as usize];
+                (name(&p, &t, c), n.self_weight, n.total_weight)
+            })
+            .collect();
+        assert_eq!(callers, vec![("main".into(), 2, 6), ("a".into(), 5, 5)]);
+    }
+}

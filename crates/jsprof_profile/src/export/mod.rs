@@ -1,0 +1,101 @@
+//! Exporters: the model written in the formats other tools open. Each takes the profile, the
+//! thread to write (several where the format holds several) and an `impl Write`.
+//!
+//! | format | module | opens in |
+//! |---|---|---|
+//! | `.cpuprofile` (`.heapprofile` for byte-weighted threads) | [`cpuprofile_writer`] | Chrome DevTools, VS Code |
+//! | folded stacks | [`folded`] | inferno, flamegraph.pl |
+//! | speedscope JSON | [`speedscope`] | speedscope.app |
+//! | pprof `profile.proto`, gzipped | [`pprof`] | `go tool pprof`, Grafana Pyroscope |
+//! | d3-flame-graph JSON | [`d3`] | d3-flame-graph |
+
+pub mod cpuprofile_writer;
+pub mod d3;
+pub mod folded;
+pub mod pprof;
+pub mod speedscope;
+
+use crate::model::{FrameId, Profile, Thread};
+
+/// Per-stack sums of one thread: self weight and sample count, plus those of the bare root.
+pub(crate) struct StackSums {
+    pub weight: Vec<i64>,
+    pub count: Vec<u64>,
+    pub root_weight: i64,
+    pub root_count: u64,
+}
+
+impl StackSums {
+    pub fn new(profile: &Profile, thread: &Thread) -> StackSums {
+        let n = profile.stacks.len();
+        let mut sums = StackSums {
+            weight: vec![0; n],
+            count: vec![0; n],
+            root_weight: 0,
+            root_count: 0,
+        };
+        for (stack, w) in thread.samples.stack.iter().zip(thread.weights()) {
+            match stack {
+                Some(s) => {
+                    sums.weight[s.index()] += w;
+                    sums.count[s.index()] += 1;
+                }
+                None => {
+                    sums.root_weight += w;
+                    sums.root_count += 1;
+                }
+            }
+        }
+        sums
+    }
+
+    /// Subtree totals (weight, count), parents preceding children.
+    pub fn totals(&self, profile: &Profile) -> (Vec<i64>, Vec<u64>) {
+        let mut weight = self.weight.clone();
+        let mut count = self.count.clone();
+        for s in profile.stacks.ids().rev() {
+            if let Some(p) = profile.stacks.parent(s) {
+                weight[p.index()] += weight[s.index()];
+                count[p.index()] += count[s.index()];
+            }
+        }
+        (weight, count)
+    }
+}
+
+/// Children of every stack in table order, and the depth-0 stacks.
+pub(crate) fn stack_children(profile: &Profile) -> (Vec<Vec<u32>>, Vec<u32>) {
+    let mut children = vec![Vec::new(); profile.stacks.len()];
+    let mut roots = Vec::new();
+    for s in profile.stacks.ids() {
+        match profile.stacks.parent(s) {
+            Some(p) => children[p.index()].push(s.index() as u32),
+            None => roots.push(s.index() as u32),
+        }
+    }
+    (children, roots)
+}
+
+/// `name url:line:column` (`(anonymous)` for an empty name; the location only when known), the
+/// way flame graph tools show a JavaScript frame.
+pub fn frame_label(profile: &Profile, frame: FrameId) -> String {
+    let f = profile.frames.get(frame);
+    let name = profile.strings.get(f.name);
+    let mut label = if name.is_empty() {
+        "(anonymous)".to_string()
+    } else {
+        name.to_string()
+    };
+    let url = profile.strings.get(f.url);
+    if !url.is_empty() {
+        label.push(' ');
+        label.push_str(url);
+        if let Some(line) = f.line {
+            label.push_str(&format!(":{line}"));
+            if let Some(col) = f.column {
+                label.push_str(&format!(":{col}"));
+            }
+        }
+    }
+    label
+}
