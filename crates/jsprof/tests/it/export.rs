@@ -284,3 +284,63 @@ fn speedscope_validates_against_its_schema() {
         assert_eq!(p["frames_in_range"], true);
     }
 }
+
+/// A trace with a worker: every export can pick a thread, and speedscope holds them all.
+#[test]
+fn exports_work_per_thread() {
+    let input = "third-party/speedscope/Chrome-70-worker.json.gz";
+    let path = fixtures().join(input);
+    let path = path.to_str().unwrap();
+    let mut durations = Vec::new();
+    for thread in ["1", "2"] {
+        let top = jsprof_json(&["top", "--json", "--limit", "0", "--thread", thread, path]);
+        let ns = top["duration_ms"].as_f64().unwrap() * 1e6;
+        durations.push(ns);
+        let cpu = temp_file(&format!("worker-{thread}.cpuprofile"), b"");
+        let folded = temp_file(&format!("worker-{thread}.folded"), b"");
+        for (format, out) in [("cpuprofile", &cpu), ("folded", &folded)] {
+            let run = jsprof(&[
+                "export",
+                path,
+                "--thread",
+                thread,
+                "-f",
+                format,
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            assert!(
+                run.status.success(),
+                "{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+        }
+        let again = jsprof_json(&["top", "--json", "--limit", "0", cpu.to_str().unwrap()]);
+        assert_eq!(top["functions"], again["functions"], "thread {thread}");
+        let sum: i64 = std::fs::read_to_string(&folded)
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<i64>().unwrap())
+            .sum();
+        assert!(
+            (sum as f64 - (ns / 1e3).round()).abs() <= 0.5,
+            "thread {thread}"
+        );
+    }
+    assert_ne!(durations[0], durations[1]);
+    let out = export(input, "speedscope");
+    let Some(v) = node_reader("speedscope", &out) else {
+        return;
+    };
+    assert_eq!(v["valid"], true, "{}", v["errors"]);
+    let totals: Vec<f64> = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["total"].as_f64().unwrap())
+        .collect();
+    assert_eq!(totals.len(), 2);
+    for (t, d) in totals.iter().zip(&durations) {
+        assert!((t - d).abs() <= 0.5);
+    }
+}

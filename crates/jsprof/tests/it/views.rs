@@ -14,6 +14,8 @@ pub const SAMPLED_FIXTURES: &[&str] = &[
     "third-party/speedscope/node-10.11.0-example.cpuprofile.gz",
     "selfprofile/primes.jsprofile.json",
     "selfprofile/mdn-example.jsprofile.json",
+    "trace/primes.trace.json.gz",
+    "third-party/speedscope/Chrome-70-worker.json.gz",
     "heapprofile/tsc.heapprofile",
     "third-party/speedscope/Chrome-69-Heap-20181005T144546.heapprofile",
 ];
