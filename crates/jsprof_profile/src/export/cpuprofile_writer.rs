@@ -114,8 +114,8 @@ pub fn write_cpuprofile(out: impl Write, profile: &Profile, thread: &Thread) -> 
         return write_heapprofile(out, profile, thread);
     }
     let (root_id, ids) = node_ids(profile);
-    let (mut children, roots) = stack_children(profile);
-    let (samples_on, folded) = unstack_gc(profile, thread, &children);
+    let (mut children, mut roots) = stack_children(profile);
+    let (samples_on, mut folded) = unstack_gc(profile, thread, &children);
     let mut hits = vec![0u64; profile.stacks.len()];
     let mut root_hits = 0;
     for s in &samples_on {
@@ -124,9 +124,22 @@ pub fn write_cpuprofile(out: impl Write, profile: &Profile, thread: &Thread) -> 
             None => root_hits += 1,
         }
     }
+    if profile.threads.len() > 1 {
+        // Threads share one stack table; leave out the stacks only other threads use.
+        let mut used = hits.iter().map(|&h| h > 0).collect::<Vec<_>>();
+        for s in profile.stacks.ids().rev() {
+            if let Some(p) = profile.stacks.parent(s) {
+                used[p.index()] |= used[s.index()];
+            }
+        }
+        for (f, u) in folded.iter_mut().zip(used) {
+            *f |= !u;
+        }
+    }
     for kids in &mut children {
         kids.retain(|&c| !folded[c as usize]);
     }
+    roots.retain(|&r| !folded[r as usize]);
     let mut ticks: Vec<Vec<TickOut>> = Vec::new();
     if !thread.position_ticks.is_empty() {
         ticks.resize_with(profile.stacks.len(), Vec::new);
