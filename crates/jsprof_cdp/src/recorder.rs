@@ -178,6 +178,9 @@ impl Recorder {
             _ => None,
         };
         let mut tick = tokio::time::interval(every.unwrap_or(Duration::from_secs(3600)));
+        // A snapshot can take longer than the period: the next one waits a whole period after it,
+        // so the program always runs between snapshots.
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tick.tick().await; // the first tick is immediate
         let interrupt = async {
             if ctrl_c {
@@ -194,6 +197,7 @@ impl Recorder {
                 _ = tick.tick(), if every.is_some() => {
                     let artifact = self.take_snapshot().await?;
                     self.artifacts.push(artifact);
+                    tick.reset();
                 }
                 event = self.events.recv() => match event {
                     None => {

@@ -433,3 +433,94 @@ fn record_a_chromium_page() {
         .iter()
         .any(|n| n == "hotPageFunction"));
 }
+
+#[test]
+fn ctrl_c_stops_and_saves() {
+    let (mut node, addr) = node_with_inspector(8000);
+    let dir = out_dir("sigint");
+    let recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args([
+            "record",
+            "--inspect",
+            &addr,
+            "--cpu",
+            "--json",
+            "-o",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    Command::new("kill")
+        .args(["-INT", &recorder.id().to_string()])
+        .status()
+        .unwrap();
+    let out = recorder.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stop_reason"], "Interrupted");
+    assert!(function_names(&find(&v, "cpu"))
+        .iter()
+        .any(|n| n == "hotFunction"));
+    let _ = node.kill();
+    let _ = node.wait();
+}
+
+#[test]
+fn periodic_heap_snapshots() {
+    let dir = out_dir("every");
+    let out = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args([
+            "record",
+            "--heap-snapshot",
+            "--every",
+            "0.4",
+            "--json",
+            "-o",
+            dir.to_str().unwrap(),
+            "--",
+            "node",
+            &hot_js(),
+        ])
+        .env("RUN_MS", "1500")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let snapshots: Vec<PathBuf> = artifacts(&v)
+        .into_iter()
+        .filter(|(k, _)| k == "heap-snapshot")
+        .map(|(_, p)| p)
+        .collect();
+    // At least one periodic snapshot and the final one (a snapshot of a growing heap may take
+    // longer than the period, which then starts again after it).
+    assert!(snapshots.len() >= 2, "{snapshots:?}");
+    let mut names: Vec<&PathBuf> = snapshots.iter().collect();
+    names.dedup();
+    assert_eq!(
+        names.len(),
+        snapshots.len(),
+        "each snapshot has its own file"
+    );
+    for s in &snapshots {
+        let summary = jsprof_json(&[
+            "heap",
+            "summary",
+            "--json",
+            "--limit",
+            "1",
+            s.to_str().unwrap(),
+        ]);
+        assert!(summary["node_count"].as_u64().unwrap() > 1000);
+    }
+}
