@@ -86,9 +86,14 @@ pub fn read_all(path: &Path) -> Result<(String, Text)> {
         let is_gzip = {
             use std::io::Read as _;
             let mut f = &file;
-            f.read(&mut magic).map(|n| n == 2 && magic == [0x1f, 0x8b]).unwrap_or(false)
+            f.read(&mut magic)
+                .map(|n| n == 2 && magic == [0x1f, 0x8b])
+                .unwrap_or(false)
         };
-        let is_plain_file = file.metadata().map(|m| m.is_file() && m.len() > 0).unwrap_or(false);
+        let is_plain_file = file
+            .metadata()
+            .map(|m| m.is_file() && m.len() > 0)
+            .unwrap_or(false);
         if !is_gzip && is_plain_file {
             // SAFETY: the map is read-only and private to this process; if another process
             // truncates the file while we read it we may get SIGBUS, the same trade-off ripgrep
@@ -103,6 +108,9 @@ pub fn read_all(path: &Path) -> Result<(String, Text)> {
     if let Some(size) = input.file_size.filter(|_| !input.gzipped) {
         text.reserve_exact(size as usize);
     }
-    input.reader.read_to_end(&mut text).with_context(|| format!("{}: cannot read", input.name))?;
+    input
+        .reader
+        .read_to_end(&mut text)
+        .with_context(|| format!("{}: cannot read", input.name))?;
     Ok((input.name, Text::Owned(text)))
 }

@@ -23,7 +23,9 @@ pub fn load_profile(path: &Path) -> Result<Loaded> {
     let format = jsprof_profile::detect(&text[..text.len().min(jsprof_profile::detect::SNIFF_LEN)])
         .map_err(|e| anyhow!("{name}: {e}"))?;
     if format == Format::HeapSnapshot {
-        return Err(anyhow!("{name}: this is a heap snapshot; use `jsprof heap summary {name}`"));
+        return Err(anyhow!(
+            "{name}: this is a heap snapshot; use `jsprof heap summary {name}`"
+        ));
     }
     let spinner = Spinner::start(format!("reading {name} ({} MB)", text.len() >> 20));
     let parsed = jsprof_profile::read_format_from(format, Source::<std::io::Empty>::Slice(&text));

@@ -34,6 +34,8 @@ enum Command {
     Flamegraph(cmd::flamegraph::Args),
     /// Write the profile as folded stacks, .cpuprofile, speedscope, pprof or d3-flame-graph JSON.
     Export(cmd::export::Args),
+    /// Record profiles over the DevTools protocol: a Node command, inspector, pid or Chromium page.
+    Record(cmd::record::Args),
     /// The timelines (threads) of a trace or profile, with their ids for `--thread`.
     Threads(cmd::threads::Args),
     /// A timeline's events (JS calls, parsing, layout, paint, GC…): all, or reduced per type or event.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Events(args) => cmd::events::run(args),
         Command::Flamechart(args) => cmd::flamechart::run(args),
         Command::Heap(command) => cmd::heap::run(command),
+        Command::Record(args) => cmd::record::run(args),
     };
     match result {
         Ok(code) => code,

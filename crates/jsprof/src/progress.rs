@@ -13,7 +13,9 @@ pub struct Spinner {
 impl Spinner {
     pub fn start(message: String) -> Spinner {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+        );
         bar.set_message(message);
         let delayed = bar.clone();
         std::thread::spawn(move || {

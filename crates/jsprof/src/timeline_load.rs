@@ -74,9 +74,11 @@ pub fn load_timelines(path: &Path) -> Result<LoadedTimelines> {
                 timelines,
             }
         }
-        Format::HeapProfile | Format::HeapSnapshot => return Err(anyhow!(
+        Format::HeapProfile | Format::HeapSnapshot => {
+            return Err(anyhow!(
             "{name}: a heap profile or snapshot has no timeline; use `jsprof top` or `jsprof heap`"
-        )),
+        ))
+        }
     };
     drop(spinner);
     Ok(loaded)

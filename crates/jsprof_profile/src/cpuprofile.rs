@@ -179,8 +179,12 @@ impl RawCpuProfile {
 
         // Legacy start/end are seconds, modern ones microseconds.
         let scale = if legacy { SECONDS_TO_NS } else { MICROS_TO_NS };
-        let start = self.start_time.map(|t| clamp_time((t * scale).round() as i64));
-        let end = self.end_time.map(|t| clamp_time((t * scale).round() as i64));
+        let start = self
+            .start_time
+            .map(|t| clamp_time((t * scale).round() as i64));
+        let end = self
+            .end_time
+            .map(|t| clamp_time((t * scale).round() as i64));
         thread.declared_start = start;
         thread.declared_end = end;
 

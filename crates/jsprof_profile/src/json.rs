@@ -57,12 +57,22 @@ where
     S: for<'de> DeserializeSeed<'de, Value = T>,
 {
     match source {
-        Source::Reader(reader) => run(serde_json::Deserializer::from_reader(reader), seed, path, true),
+        Source::Reader(reader) => run(
+            serde_json::Deserializer::from_reader(reader),
+            seed,
+            path,
+            true,
+        ),
         Source::Slice(bytes) => {
             // Only `head` trees nest deeply; a profile that opens with its flat `nodes` keeps
             // serde_json's recursion limit (deep junk fails cleanly) and skips the stack checks.
             let deep = crate::detect::first_key(bytes) != Some(b"nodes".as_slice());
-            run(serde_json::Deserializer::from_slice(bytes), seed, path, deep)
+            run(
+                serde_json::Deserializer::from_slice(bytes),
+                seed,
+                path,
+                deep,
+            )
         }
     }
 }
@@ -135,13 +145,17 @@ impl<'de> Deserialize<'de> for Micros {
                 Ok(Micros(crate::model::clamp_time(v.saturating_mul(1000))))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Micros, E> {
-                Ok(Micros(crate::model::clamp_time((v.min(i64::MAX as u64) as i64).saturating_mul(1000))))
+                Ok(Micros(crate::model::clamp_time(
+                    (v.min(i64::MAX as u64) as i64).saturating_mul(1000),
+                )))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Micros, E> {
                 if !v.is_finite() {
                     return Err(E::custom("expected a finite number"));
                 }
-                Ok(Micros(crate::model::clamp_time((v * 1000.0).round() as i64)))
+                Ok(Micros(
+                    crate::model::clamp_time((v * 1000.0).round() as i64),
+                ))
             }
         }
         d.deserialize_any(V)

@@ -97,8 +97,15 @@ struct IdIndex {
 
 impl IdIndex {
     fn new(max_id: u64, count: usize) -> IdIndex {
-        let dense_len = if max_id < (count as u64).saturating_mul(8).max(1 << 16) { max_id as usize + 1 } else { 0 };
-        IdIndex { dense: vec![UNMAPPED; dense_len], sparse: HashMap::default() }
+        let dense_len = if max_id < (count as u64).saturating_mul(8).max(1 << 16) {
+            max_id as usize + 1
+        } else {
+            0
+        };
+        IdIndex {
+            dense: vec![UNMAPPED; dense_len],
+            sparse: HashMap::default(),
+        }
     }
 
     /// Records `id → index` unless `id` is already known; false when it was.
@@ -164,7 +171,8 @@ impl RawTree {
     /// `thread`. `at` is the JSON path of the node list, for warnings.
     pub fn lower(self, profile: &mut Profile, thread: &mut Thread, at: &str) -> Lowered {
         let n = self.nodes.len();
-        let mut index_of = IdIndex::new(self.nodes.iter().map(|node| node.id).max().unwrap_or(0), n);
+        let mut index_of =
+            IdIndex::new(self.nodes.iter().map(|node| node.id).max().unwrap_or(0), n);
         let mut duplicate_ids = Damage::default();
         let mut max_id = 0;
         for (i, node) in self.nodes.iter().enumerate() {

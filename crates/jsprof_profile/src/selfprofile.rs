@@ -166,7 +166,9 @@ pub fn read_selfprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
             dropped += 1;
             continue;
         }
-        let time = clamp_time(((sample.timestamp.0 * 1000.0).round_ties_even() as i64).saturating_mul(1000));
+        let time = clamp_time(
+            ((sample.timestamp.0 * 1000.0).round_ties_even() as i64).saturating_mul(1000),
+        );
         let stack = match &sample.stack_id {
             None => Some(idle),
             Some(id) => match index(id, trace.stacks.len()) {

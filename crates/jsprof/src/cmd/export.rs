@@ -43,6 +43,9 @@ pub enum Format {
     Pprof,
     /// d3-flame-graph's JSON tree (name / value / children).
     D3,
+    /// The timeline (reconstructed calls and engine events) as Chrome trace events, which
+    /// DevTools' Performance panel and Perfetto open.
+    ChromeTrace,
 }
 
 /// A file to write, or stdout for `-`.
@@ -55,6 +58,9 @@ pub fn create_output(path: &Path) -> Result<Box<dyn Write>> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.format == Format::ChromeTrace {
+        return run_chrome_trace(&args);
+    }
     let loaded = load_profile(&args.file)?;
     let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
     let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
@@ -81,8 +87,35 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Format::Pprof => pprof::write_pprof(&mut out, &profile, thread),
         Format::D3 => d3::write_d3(&mut out, &profile, thread),
+        Format::ChromeTrace => unreachable!("handled by run_chrome_trace"),
     };
     written
+        .and_then(|()| out.flush())
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--format chrome-trace`: every timeline (or the `--thread` one) as trace events.
+fn run_chrome_trace(args: &Args) -> Result<ExitCode> {
+    if args.range.is_some() {
+        anyhow::bail!(
+            "--range is not supported with --format chrome-trace (it exports whole timelines)"
+        );
+    }
+    let loaded = crate::timeline_load::load_timelines(&args.file)?;
+    output::print_warnings(
+        &loaded.name,
+        loaded
+            .warnings()
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
+    let timelines: Vec<&jsprof_analysis::Timeline> = match args.thread.as_deref() {
+        Some(spec) => vec![loaded.select(Some(spec))?],
+        None => loaded.timelines.iter().collect(),
+    };
+    let mut out = create_output(&args.output)?;
+    jsprof_analysis::write_chrome_trace(&loaded.profile, &timelines, &mut out)
         .and_then(|()| out.flush())
         .with_context(|| format!("writing {}", args.output.display()))?;
     Ok(ExitCode::SUCCESS)

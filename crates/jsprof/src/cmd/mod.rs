@@ -5,6 +5,7 @@ pub mod export;
 pub mod flamechart;
 pub mod flamegraph;
 pub mod heap;
+pub mod record;
 pub mod summary;
 pub mod threads;
 pub mod top;

@@ -193,6 +193,7 @@ fn summarize(artifact: &Artifact) {
         _ => crate::cmd::summary::run(crate::cmd::summary::Args {
             file,
             limit: 10,
+            thread: None,
             json: false,
         }),
     };

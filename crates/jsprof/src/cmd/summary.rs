@@ -22,6 +22,9 @@ pub struct Args {
     /// How many top functions to list.
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
+    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
+    #[arg(long)]
+    pub thread: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -66,18 +69,19 @@ struct SummaryJson {
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.file.as_os_str() != "-" && detect_format(&args.file)? == Format::HeapSnapshot {
         // A heap snapshot's overview is its Summary (classes by retained size).
-        return crate::cmd::heap::run(crate::cmd::heap::HeapCommand::Summary(crate::cmd::heap::SummaryArgs {
-            file: args.file,
-            sort: crate::cmd::heap::Sort::Retained,
-            limit: args.limit,
-            json: args.json,
-        }));
+        return crate::cmd::heap::run(crate::cmd::heap::HeapCommand::Summary(
+            crate::cmd::heap::SummaryArgs {
+                file: args.file,
+                sort: crate::cmd::heap::Sort::Retained,
+                limit: args.limit,
+                json: args.json,
+            },
+        ));
     }
     let loaded = load_profile(&args.file)?;
     let profile = &loaded.profile;
-    let Some(thread) = profile.threads.first() else {
-        anyhow::bail!("{}: the profile has no threads", loaded.name);
-    };
+    let thread =
+        &profile.threads[crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?];
     let table = function_table(profile, thread);
     let summary = summarize(profile, thread, &table);
     let unit = thread.weight_unit();

@@ -25,6 +25,10 @@ pub struct Args {
     /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
     #[arg(long)]
     pub thread: Option<String>,
+    /// Only time within START..END (ms from the profile's start; either side may be empty),
+    /// clipped as DevTools' range selection does.
+    #[arg(long, value_name = "START..END", value_parser = crate::range_arg::parse, allow_hyphen_values = true)]
+    pub range: Option<jsprof_analysis::TimeRange>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -143,19 +147,16 @@ pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_profile(&args.file)?;
-    let profile = &loaded.profile;
-    if profile.threads.is_empty() {
-        anyhow::bail!("{}: the profile has no threads", loaded.name);
-    }
-    let thread = &profile.threads[crate::thread_select::select_profile_thread(
-        &loaded.name,
-        profile,
-        args.thread.as_deref(),
-    )?];
+    let profile = &crate::range_arg::apply(&loaded.name, loaded.profile, args.range)?;
+    let thread =
+        &profile.threads[crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?];
     let table = function_table(profile, thread);
     let unit = thread.weight_unit();
+    // Time percentages refer to the span (gaps included); clipped or byte weights to their sum.
     let total = match unit {
-        WeightUnit::Nanoseconds => thread.end_time() - thread.start_time(),
+        WeightUnit::Nanoseconds if thread.samples.weight.is_none() => {
+            thread.end_time() - thread.start_time()
+        }
         _ => table.total_weight,
     };
     let mut rows = sorted_rows(profile, table.rows, args.by);
@@ -199,15 +200,10 @@ pub fn write_table(
     total: i64,
 ) -> io::Result<()> {
     let bytes = unit == WeightUnit::Bytes;
-    let (self_h, total_h) = if bytes {
-        ("Self", "Total")
-    } else {
-        ("Self", "Total")
-    };
     let mut table = Table::new(&[
-        (self_h, Align::Right),
+        ("Self", Align::Right),
         ("Self %", Align::Right),
-        (total_h, Align::Right),
+        ("Total", Align::Right),
         ("Total %", Align::Right),
         ("Function", Align::Left),
         ("Location", Align::Left),

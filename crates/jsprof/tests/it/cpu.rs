@@ -38,7 +38,7 @@ fn assert_top_matches_golden(input: &str, golden_file: &str) {
     let path = fixtures().join(input);
     let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
     let gold = golden(&fixtures().join(golden_file));
-    assert_eq!(ours["kind"].as_str().is_some(), true);
+    assert!(ours["kind"].as_str().is_some());
     let mut by_key: HashMap<Key, &Value> = HashMap::new();
     for f in ours["functions"].as_array().unwrap() {
         assert!(
@@ -297,7 +297,10 @@ fn top_orders_by_total_and_prints_a_table() {
 fn top_equals_devtools_on_a_profile_recorded_here() {
     // fixtures/cpu/node-mix.js under `node --cpu-prof --cpu-prof-interval 200` (Node 20);
     // golden: target/oracle/cpu-oracle.mjs --calls on the same file.
-    assert_top_matches_golden("cpu/node-mix.cpuprofile.gz", "cpu/node-mix.cpuprofile.devtools.json.gz");
+    assert_top_matches_golden(
+        "cpu/node-mix.cpuprofile.gz",
+        "cpu/node-mix.cpuprofile.devtools.json.gz",
+    );
 }
 
 /// Pins the layout of the human tables (the numbers in them are checked by `mdn_example_by_hand`).
@@ -307,6 +310,74 @@ fn human_output_layout() {
     let top = jsprof(&["top", path.to_str().unwrap()]);
     insta::assert_snapshot!("top_mdn_example", String::from_utf8(top.stdout).unwrap());
     let summary = jsprof(&["summary", path.to_str().unwrap()]);
-    let text = String::from_utf8(summary.stdout).unwrap().replace(path.to_str().unwrap(), "mdn-example.jsprofile.json");
+    let text = String::from_utf8(summary.stdout)
+        .unwrap()
+        .replace(path.to_str().unwrap(), "mdn-example.jsprofile.json");
     insta::assert_snapshot!("summary_mdn_example", text);
+}
+
+/// `top --range` clips like DevTools' range selection. On the MDN example, 1..5 ms lies inside
+/// the run of isPrime samples (0.755 ms .. 7.295 ms from the start): 4 ms, all isPrime.
+#[test]
+fn top_range_clips_by_hand() {
+    let path = fixtures().join("selfprofile/mdn-example.jsprofile.json");
+    let v = jsprof_json(&["top", "--json", "--range", "1..5", path.to_str().unwrap()]);
+    let f = &v["functions"][0];
+    assert_eq!(f["name"], "isPrime");
+    assert!((f["self_ms"].as_f64().unwrap() - 4.0).abs() < 1e-9, "{f}");
+    assert!((f["self_percent"].as_f64().unwrap() - 100.0).abs() < 1e-9);
+    // 7.295.. covers genPrimes' 0.625 + 0.880 ms and isPrime's last 0 ms: 1.505 ms in all.
+    let v = jsprof_json(&[
+        "top",
+        "--json",
+        "--range",
+        "7.295..",
+        path.to_str().unwrap(),
+    ]);
+    let total: f64 = v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["self_ms"].as_f64().unwrap())
+        .sum();
+    assert!((total - 1.505).abs() < 1e-6, "{v}");
+}
+
+/// `export --format chrome-trace` writes every timeline's events as complete events, one
+/// `thread_name` record per thread, as many JS calls as `events` reports.
+#[test]
+fn chrome_trace_export_holds_the_timeline() {
+    let path = fixtures().join("trace/primes.trace.json.gz");
+    let out = crate::support::temp_file("primes.chrome-trace.json", b"");
+    let status = jsprof(&[
+        "export",
+        path.to_str().unwrap(),
+        "--format",
+        "chrome-trace",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let trace: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).expect("valid JSON");
+    let events = trace["traceEvents"].as_array().unwrap();
+    let main_tid = 19545;
+    let exported_calls = events
+        .iter()
+        .filter(|e| e["tid"] == main_tid && e["ph"] == "X" && e["args"]["type"] == "JS_CALL")
+        .count();
+    let ours = jsprof_json(&[
+        "events",
+        "--json",
+        "--type",
+        "JS_CALL",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(exported_calls, ours["events"].as_array().unwrap().len());
+    assert!(events.iter().any(|e| e["ph"] == "M"
+        && e["name"] == "thread_name"
+        && e["args"]["name"] == "CrRendererMain"));
 }
