@@ -4,8 +4,10 @@
 //! (`retainingEdgesFilter`), closest to the roots first by DevTools' distance. A path ends at a node
 //! the root holds directly: a user root (distance 1, e.g. `Window` or Node's global) or `(GC roots)`.
 //! The search is best-first on path length plus the retainer's distance to its root, so the shortest
-//! paths come out first; each node is expanded at most as many times as paths are wanted, which bounds
-//! the work on graphs with many routes.
+//! paths come out first, and paths through user roots before paths through `(GC roots)` (DevTools'
+//! `getRetainingPaths` follows retainers by ascending distance and never into the GC roots). Each node
+//! is expanded at most as many times as paths are wanted, which bounds the work on graphs with many
+//! routes.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -67,7 +69,7 @@ impl Default for PathOptions {
     fn default() -> Self {
         PathOptions {
             max_paths: 5,
-            max_depth: 30,
+            max_depth: 100,
             max_states: 1_000_000,
         }
     }
@@ -80,11 +82,16 @@ pub struct RetainingPath {
     pub edges: Vec<EdgeOrdinal>,
 }
 
-/// Steps still needed from `n` to a node the root holds, as its distance says; `None` for nodes that
-/// no root reaches.
+/// Added to the estimate of nodes that only the GC roots reach, so that a path through user roots
+/// (distance < 100 000 000) always comes before one through `(GC roots)`, as in DevTools, which sorts
+/// retainers by distance.
+const SYSTEM_PENALTY: u64 = 1 << 20;
+
+/// Estimated steps from a node to one the root holds, from its distance, plus [`SYSTEM_PENALTY`] for
+/// nodes only the GC roots reach; `None` for nodes that no root reaches.
 fn remaining(distance: i32) -> Option<u64> {
     if distance >= BASE_SYSTEM_DISTANCE {
-        Some((distance - BASE_SYSTEM_DISTANCE - 1).max(0) as u64)
+        Some(SYSTEM_PENALTY + (distance - BASE_SYSTEM_DISTANCE - 1).max(0) as u64)
     } else if distance >= 1 {
         Some(distance as u64 - 1)
     } else if distance == 0 {
@@ -162,7 +169,7 @@ pub fn retaining_paths(
             let Some(left) = remaining(distance) else {
                 continue;
             };
-            if depth as usize + 1 + left as usize > options.max_depth {
+            if depth as usize + 1 + (left % SYSTEM_PENALTY) as usize > options.max_depth {
                 continue;
             }
             // Simple paths only: skip retainers already on this path.

@@ -200,7 +200,9 @@ fn dominators_show_the_leak_array_dominating_the_sessions() {
         .filter(|c| c["class"] == "Session")
         .collect();
     assert_eq!(sessions.len(), 6);
-    assert!(sessions.iter().any(|c| c["id"].to_string() == SESSION_ID));
+    assert!(sessions
+        .iter()
+        .any(|c| c["id"] == SESSION_ID.parse::<u64>().unwrap()));
     // Largest first, and the children fit in the array's retained size.
     let sizes: Vec<u64> = children
         .iter()

@@ -1,5 +1,6 @@
 //! Integration tests of the heap engine: one binary, a module per area.
 
 mod dominators;
+mod explore;
 mod golden;
 mod reader;

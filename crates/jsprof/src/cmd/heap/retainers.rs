@@ -23,7 +23,7 @@ pub struct RetainersArgs {
     #[arg(long, default_value_t = 5)]
     pub paths: usize,
     /// The most steps a path may have.
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 100)]
     pub max_depth: usize,
     /// Print JSON instead of text.
     #[arg(long)]
