@@ -9,11 +9,13 @@
 //!   script, function and line are; `RunTask`/`RunMicrotasks` end the JS stack; frames that were
 //!   on the stack when a trace event began are locked until it ends; a GC sample extends the
 //!   previous stack; `(root)`, `(program)`, `(idle)` and `(garbage collector)` never become calls;
-//!   `native V8Runtime` frames are dropped.
+//!   `native V8Runtime` frames are dropped. A trace event that carries a `sampleTraceId` takes the
+//!   stack of the sample V8 tagged with that id (the chunks' `trace_ids`), timed at the event's
+//!   start: so a call is seen to begin where the event that it made (a timer, a layout) began.
 
 use jsprof_profile::{
-    FrameId, FrameKind, Profile, StackId, Thread, TraceEvent, GC_NAME, IDLE_NAME, PROGRAM_NAME,
-    ROOT_NAME,
+    FrameId, FrameKind, Profile, StackId, Thread, TraceEvent, TraceThread, GC_NAME, IDLE_NAME,
+    PROGRAM_NAME, ROOT_NAME,
 };
 
 /// One reconstructed call. Times in nanoseconds on the input's clock.
@@ -110,12 +112,17 @@ pub(crate) fn devtools_order(a: (i64, i64, bool), b: (i64, i64, bool)) -> std::c
         .then(b.2.cmp(&a.2))
 }
 
-/// Reconstructs the calls of a trace thread. `events` are the thread's trace events (any order);
-/// `thread` its timed samples. Calls come out in the order DevTools creates them.
-pub fn trace_calls(profile: &Profile, thread: &Thread, events: &[TraceEvent]) -> Vec<Call> {
-    // Instant events play no part (DevTools skips them unless they carry a sample trace id).
+/// Reconstructs the calls of a trace thread: `trace` holds its trace events (any order) and
+/// sample trace ids, `thread` its timed samples. Calls come out in the order DevTools creates them.
+pub fn trace_calls(profile: &Profile, thread: &Thread, trace: &TraceThread) -> Vec<Call> {
+    let events = &trace.events;
+    // The trace engine's thread entries are complete events and `I` instants; instants play a
+    // part only when they carry a sample trace id.
     let mut evs: Vec<usize> = (0..events.len())
-        .filter(|&i| !events[i].is_instant())
+        .filter(|&i| match events[i].ph {
+            b'I' => events[i].sample_trace_id != 0,
+            _ => !events[i].is_instant(),
+        })
         .collect();
     evs.sort_by(|&a, &b| {
         devtools_order(
@@ -145,6 +152,7 @@ pub fn trace_calls(profile: &Profile, thread: &Thread, events: &[TraceEvent]) ->
     let mut it = Integrator {
         profile,
         thread,
+        trace,
         calls: Vec::new(),
         current: Vec::new(),
         locked: Vec::new(),
@@ -194,6 +202,7 @@ pub fn trace_calls(profile: &Profile, thread: &Thread, events: &[TraceEvent]) ->
 struct Integrator<'a> {
     profile: &'a Profile,
     thread: &'a Thread,
+    trace: &'a TraceThread,
     calls: Vec<Call>,
     /// Indices into `calls`.
     current: Vec<usize>,
@@ -215,7 +224,23 @@ impl Integrator<'_> {
             self.truncate(depth, e.start);
             self.fake = false;
         }
-        self.extend_current(e.end(), e.start);
+        let tagged = match e.sample_trace_id {
+            0 => None,
+            id => self.trace.sample_trace_ids.get(&id).copied(),
+        };
+        match tagged {
+            Some(stack) => {
+                // The garbage collector's node has no stack of its own here: DevTools gives
+                // the event an empty one.
+                let gc = stack.is_some_and(|st| {
+                    let f = profile.frames.get(profile.stacks.frame(st));
+                    f.kind == FrameKind::Meta && profile.strings.get(f.name) == GC_NAME
+                });
+                self.load_stack(if gc { None } else { stack });
+                self.merge_scratch(e.start, e.end());
+            }
+            None => self.extend_current(e.end(), e.start),
+        }
         self.locked.push(self.current.len());
     }
 
@@ -248,11 +273,16 @@ impl Integrator<'_> {
     }
 
     fn extract_sample(&mut self, s: usize) {
-        let profile = self.profile;
         let time = self.thread.samples.time[s];
-        // The sample's stack, bottom first, without `native V8Runtime` frames.
+        self.load_stack(self.thread.samples.stack[s]);
+        self.merge_scratch(time, time);
+    }
+
+    /// Puts `stack` into `scratch`, bottom first, without `native V8Runtime` frames.
+    fn load_stack(&mut self, stack: Option<StackId>) {
+        let profile = self.profile;
         self.scratch.clear();
-        let mut cur = self.thread.samples.stack[s];
+        let mut cur = stack;
         while let Some(c) = cur {
             let f = profile.frames.get(profile.stacks.frame(c));
             if profile.strings.get(f.url) != "native V8Runtime" {
@@ -261,6 +291,13 @@ impl Integrator<'_> {
             cur = profile.stacks.parent(c);
         }
         self.scratch.reverse();
+    }
+
+    /// Merges the stack in `scratch`, seen at `time`, into the current one: the common frames
+    /// above the locked depth last at least until `end`, the others end at `time` and the new
+    /// ones open at `time`.
+    fn merge_scratch(&mut self, time: i64, end: i64) {
+        let profile = self.profile;
         let min = self.scratch.len().min(self.current.len());
         let mut i = self.locked.last().copied().unwrap_or(0);
         while i < min {
@@ -273,7 +310,7 @@ impl Integrator<'_> {
             {
                 break;
             }
-            old.dur = old.dur.max(time - old.start);
+            old.dur = old.dur.max(end - old.start);
             i += 1;
         }
         self.truncate(i, time);

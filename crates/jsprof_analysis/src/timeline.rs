@@ -264,7 +264,7 @@ pub fn trace_timelines(trace: &TraceFile) -> Vec<Timeline> {
     for thread in &trace.threads {
         let samples_thread: Option<&Thread> = thread.profile_thread.map(|p| &profile.threads[p]);
         let calls = match samples_thread {
-            Some(t) => trace_calls(profile, t, &thread.events),
+            Some(t) => trace_calls(profile, t, thread),
             None => Vec::new(),
         };
         let mut entries: Vec<Entry> = thread

@@ -114,6 +114,8 @@ struct EventIn<'a> {
 struct ArgsIn<'a> {
     #[serde(borrow)]
     data: Option<DataIn<'a>>,
+    #[serde(rename = "sampleTraceId", deserialize_with = "lenient_id")]
+    sample_trace_id: Option<u64>,
     #[serde(borrow, rename = "beginData")]
     begin_data: Option<DataIn<'a>>,
     #[serde(borrow, rename = "fileName")]
@@ -133,6 +135,28 @@ struct DataIn<'a> {
     type_: Option<Cow<'a, str>>,
     #[serde(borrow)]
     source: Option<Cow<'a, str>>,
+    #[serde(rename = "sampleTraceId", deserialize_with = "lenient_id")]
+    sample_trace_id: Option<u64>,
+}
+
+/// A sample trace id as V8 writes it (an integer); anything else reads as none.
+fn lenient_id<'de, D: de::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Number(n) => n.as_u64(),
+        _ => None,
+    })
+}
+
+/// The trace engine's `extractSampleTraceId`: `beginData`'s when the args have `beginData`,
+/// else the args' own or `data`'s.
+fn sample_trace_id(args: &ArgsIn<'_>) -> u64 {
+    let id = match &args.begin_data {
+        Some(b) => b.sample_trace_id,
+        None => args
+            .sample_trace_id
+            .or(args.data.as_ref().and_then(|d| d.sample_trace_id)),
+    };
+    id.unwrap_or(0)
 }
 
 /// Samples of one `(pid, profile id)` as gathered from its events.
@@ -149,6 +173,8 @@ struct ProfileAcc {
     /// The first chunk's position (for a profile without a `Profile` event).
     first_ts: i64,
     first_tid: u64,
+    /// `cpuProfile.trace_ids` of its chunks: (sample trace id, node id).
+    trace_ids: Vec<(u64, u64)>,
 }
 
 struct State {
@@ -226,6 +252,7 @@ impl State {
                     source: None,
                     first_ts: ts,
                     first_tid: tid,
+                    trace_ids: Vec::new(),
                 });
                 profiles.len() - 1
             })
@@ -322,16 +349,24 @@ impl State {
             }
             return Ok(());
         }
-        let detail = match detail_kind(name) {
-            Some(kind) => match parse_args(e.args) {
-                Some(args) => detail_of(kind, &args)
-                    .map_or(StringTable::EMPTY, |d| self.profile.strings.intern(d)),
+        let kind = detail_kind(name);
+        // Most events' args matter to nothing here: parse only those with a detail or a sample
+        // trace id.
+        let wanted = kind.is_some() || e.args.is_some_and(|a| a.get().contains("sampleTraceId"));
+        let (detail, sample_trace_id) = if wanted {
+            match parse_args(e.args) {
+                Some(args) => (
+                    kind.and_then(|k| detail_of(k, &args))
+                        .map_or(StringTable::EMPTY, |d| self.profile.strings.intern(d)),
+                    sample_trace_id(&args),
+                ),
                 None => {
                     self.bad_args += usize::from(e.args.is_some());
-                    StringTable::EMPTY
+                    (StringTable::EMPTY, 0)
                 }
-            },
-            None => StringTable::EMPTY,
+            }
+        } else {
+            (StringTable::EMPTY, 0)
         };
         let event = TraceEvent {
             name: self.profile.strings.intern(name),
@@ -340,6 +375,7 @@ impl State {
             start: ts,
             dur: if ph == b'X' { dur } else { 0 },
             detail,
+            sample_trace_id,
         };
         let events = &mut self.threads[t].events;
         events.push(event);
@@ -386,6 +422,7 @@ impl State {
         if let Some(src) = chunk.source {
             acc.source = Some(src);
         }
+        acc.trace_ids.extend(chunk.trace_ids);
         Ok(())
     }
 
@@ -432,17 +469,22 @@ impl State {
         let profiles = std::mem::take(&mut self.profiles);
         let mut index = StackIndex::default();
         let mut chosen: HashMap<(u64, u64), (usize, u8)> = HashMap::default();
+        // Per lowered profile (parallel to `self.profile.threads`), its sample trace ids.
+        let mut trace_ids: Vec<HashMap<u64, Option<StackId>>> = Vec::new();
         for (i, acc) in profiles.into_iter().enumerate() {
             let at = format!("traceEvents: profile {i} (pid {})", acc.pid);
-            let tid = match acc.tid {
-                Some(t) => t,
-                None => {
-                    self.profile.warn(
-                        &at,
-                        "profile chunks without a `Profile` event; placed on the chunks' thread",
-                    );
-                    acc.first_tid
-                }
+            // DevTools learns a profile's thread from its `Profile` event only and leaves out
+            // profiles without one (typically a profiler started before the trace, such as a
+            // DevTools-protocol `Profiler.start`, whose chunks stream into the trace too).
+            let Some(tid) = acc.tid else {
+                self.profile.warn(
+                    &at,
+                    format!(
+                        "{} samples (thread {}) without a `Profile` event (a profiler started before the trace); skipped, as DevTools does",
+                        acc.samples.len(), acc.first_tid
+                    ),
+                );
+                continue;
             };
             let pid = acc.pid;
             let priority = match acc.source.as_deref() {
@@ -450,9 +492,11 @@ impl State {
                 Some("Inspector") => 1,
                 _ => 0,
             };
-            let Some(mut thread) = lower_profile(&mut self.profile, &mut index, acc, &at) else {
+            let Some((mut thread, ids)) = lower_profile(&mut self.profile, &mut index, acc, &at)
+            else {
                 continue;
             };
+            trace_ids.push(ids);
             thread.pid = Some(pid);
             thread.tid = Some(tid);
             thread.name = self
@@ -488,6 +532,7 @@ impl State {
             self.profile.threads.push(std::mem::take(&mut all[p]));
             let t = self.thread(pid, tid);
             self.threads[t].profile_thread = Some(i);
+            self.threads[t].sample_trace_ids = std::mem::take(&mut trace_ids[p]);
         }
         for (&(pid, tid), name) in &self.thread_names {
             if let Some(&t) = self.thread_index.get(&(pid, tid)) {
@@ -515,6 +560,7 @@ struct Chunk {
     start: Option<i64>,
     end: Option<i64>,
     source: Option<String>,
+    trace_ids: Vec<(u64, u64)>,
 }
 
 struct ArgsSeed<'s, 'a> {
@@ -598,6 +644,15 @@ impl<'de> Visitor<'de> for DataSeed<'_, '_> {
                 "endTime" if self.profile_level => {
                     self.chunk.end = map.next_value::<Option<Float>>()?.map(|f| ns(f.0));
                 }
+                "trace_ids" if self.profile_level => {
+                    let ids =
+                        map.next_value::<Option<HashMap<Cow<'de, str>, serde_json::Value>>>()?;
+                    for (k, v) in ids.into_iter().flatten() {
+                        if let (Ok(k), Some(v)) = (k.parse::<u64>(), v.as_u64()) {
+                            self.chunk.trace_ids.push((k, v));
+                        }
+                    }
+                }
                 "source" => {
                     self.chunk.source = map
                         .next_value::<Option<Cow<'de, str>>>()?
@@ -639,7 +694,7 @@ fn lower_profile(
     index: &mut StackIndex,
     acc: ProfileAcc,
     at: &str,
-) -> Option<Thread> {
+) -> Option<(Thread, HashMap<u64, Option<StackId>>)> {
     let tree = acc.tree;
     let n = tree.nodes.len();
     if n == 0 {
@@ -728,7 +783,12 @@ fn lower_profile(
     }
     thread.declared_start = Some(start);
     thread.declared_end = Some(acc.end.unwrap_or(time));
-    Some(thread)
+    let trace_ids = acc
+        .trace_ids
+        .iter()
+        .filter_map(|&(trace, node)| stack_of.get(&node).map(|&stack| (trace, stack)))
+        .collect();
+    Some((thread, trace_ids))
 }
 
 #[derive(Clone, Copy)]

@@ -2,7 +2,9 @@
 //! and process names, and the trace bounds DevTools computes. [`crate::read_trace_from`] fills
 //! these in; the typed timeline built on top lives in `jsprof_analysis::timeline`.
 
-use crate::model::{Profile, StringId};
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::model::{Profile, StackId, StringId};
 
 /// One trace event of a thread as read: `X` events, `B`/`E` pairs joined into one, and instant
 /// events (`I`, `i`, `R`) as zero-length markers. Times are nanoseconds on the trace clock.
@@ -17,6 +19,10 @@ pub struct TraceEvent {
     pub dur: i64,
     /// The event's type-specific datum (a URL, an event type), [`crate::StringTable::EMPTY`] when none.
     pub detail: StringId,
+    /// `args.data.sampleTraceId` (or `args.sampleTraceId`, `args.beginData.sampleTraceId`): the id
+    /// of a CPU sample V8 took when the event began, whose stack DevTools gives the event
+    /// ([`TraceThread::sample_trace_ids`]); 0 when none.
+    pub sample_trace_id: u64,
 }
 
 impl TraceEvent {
@@ -40,6 +46,9 @@ pub struct TraceThread {
     pub events: Vec<TraceEvent>,
     /// Index into [`Profile::threads`] of the profile DevTools uses for this thread.
     pub profile_thread: Option<usize>,
+    /// That profile's `trace_ids`: sample trace id → the sample's stack (`None` for a stack
+    /// DevTools leaves empty: the root's or the garbage collector's).
+    pub sample_trace_ids: HashMap<u64, Option<StackId>>,
 }
 
 /// A whole trace: the sampled profiles (per thread the one DevTools uses, ordered by
