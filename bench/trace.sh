@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Speed benchmark (not a test) for `jsprof events` on a big Chromium trace, against the DevTools
+# trace engine (target/oracle/trace-oracle.mjs).
+#
+#   bash bench/trace.sh [--record]
+#
+# Records a >= 100 MB Performance-panel trace of a busy page (bench/trace-workload/page.html) in
+# headless Chromium with `jsprof record --chrome … --trace --cpu`, then times
+# `jsprof events --mode unique-events` and the trace oracle on it in the same run and prints both,
+# the speed ratio and jsprof's peak RSS relative to the file size.
+# Goals: oracle/jsprof wall time >= 10x, jsprof peak RSS <= 2x the file size.
+# Finally checks jsprof's calls and Bottom-up rows against the oracle's (bench/trace-compare.py).
+#
+# Options / environment:
+#   --record                 re-record the trace even if one exists
+#   JSPROF_BENCH_SECONDS=50  recording length
+#   JSPROF_BENCH_RUNS=3      timed runs per tool (best and median reported)
+#   JSPROF_BENCH_NO_BUILD=1  skip `cargo build --release -p jsprof`
+#   JSPROF_BENCH_BIN=PATH    jsprof binary to time (default target/release/jsprof)
+#   CHROMIUM=PATH            the browser (default: chromium on PATH)
+#
+# Everything generated lives under bench/out/trace/ (gitignored); nothing here is committed.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."   # repo root
+
+RECORD=0
+for arg in "$@"; do
+  case "$arg" in
+    --record) RECORD=1 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "trace.sh: unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+
+SECONDS_WANTED="${JSPROF_BENCH_SECONDS:-50}"
+RUNS="${JSPROF_BENCH_RUNS:-3}"
+MIN_BYTES=$((100 * 1000 * 1000))
+OUT=bench/out/trace
+TRACE="$OUT/page.trace.json"
+ORACLE=target/oracle/trace-oracle.mjs
+JSPROF="${JSPROF_BENCH_BIN:-target/release/jsprof}"
+BROWSER="${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}"
+mkdir -p "$OUT"
+
+command -v node >/dev/null || { echo "trace.sh: node not found" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "trace.sh: python3 not found" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "trace.sh: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+
+filesize() { stat -c %s "$1"; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+
+# ---------------------------------------------------------------- tools
+if [ ! -f "$ORACLE" ]; then
+  echo "== building the oracles"
+  bash ../shared/oracle/build.sh target/oracle
+fi
+if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
+  echo "== cargo build --release -p jsprof"
+  cargo build --release -p jsprof
+fi
+
+# ---------------------------------------------------------------- recording
+BROWSER_PID=
+stop_browser() { [ -n "$BROWSER_PID" ] && kill "$BROWSER_PID" 2>/dev/null && wait "$BROWSER_PID" 2>/dev/null; BROWSER_PID=; true; }
+trap stop_browser EXIT
+
+record() {
+  local secs="$1" err="$OUT/chromium.err" addr=
+  [ -n "$BROWSER" ] || { echo "trace.sh: no chromium found (set CHROMIUM=…)" >&2; exit 1; }
+  rm -rf "$OUT/user-data" "$OUT/rec" "$OUT/oracle.json"
+  echo "== recording ${secs}s of bench/trace-workload/page.html in headless $("$BROWSER" --version 2>/dev/null | head -n 1)"
+  "$BROWSER" --headless --no-sandbox --disable-gpu --remote-debugging-port=0 \
+    --user-data-dir="$OUT/user-data" "file://$PWD/bench/trace-workload/page.html" > /dev/null 2> "$err" &
+  BROWSER_PID=$!
+  for _ in $(seq 100); do
+    addr=$(sed -n 's|^DevTools listening on ws://\([^/]*\)/.*|\1|p' "$err" | head -n 1)
+    [ -n "$addr" ] && break
+    sleep 0.1
+  done
+  [ -n "$addr" ] || { echo "trace.sh: chromium did not open its DevTools port (see $err)" >&2; exit 1; }
+  sleep 1   # let the page start its work
+  "$JSPROF" record --chrome "$addr" --trace --cpu --duration "$secs" -o "$OUT/rec" --name page > /dev/null
+  stop_browser
+  mv "$OUT/rec/page.trace.json" "$TRACE"
+  rm -rf "$OUT/rec" "$OUT/user-data"
+}
+
+if [ "$RECORD" = 1 ] || [ ! -f "$TRACE" ]; then
+  record "$SECONDS_WANTED"
+fi
+secs="$SECONDS_WANTED"
+for _ in 1 2; do
+  [ "$(filesize "$TRACE")" -ge "$MIN_BYTES" ] && break
+  echo "== $TRACE is only $(mb "$(filesize "$TRACE")") MB (< 100 MB); recording longer"
+  secs=$((secs * 2))
+  record "$secs"
+done
+BYTES=$(filesize "$TRACE")
+echo "== trace: $TRACE, $(mb "$BYTES") MB ($BYTES bytes)"
+[ "$BYTES" -ge "$MIN_BYTES" ] || echo "trace.sh: warning: trace still < 100 MB" >&2
+
+# ---------------------------------------------------------------- timing
+# time_runs NAME CMD...: RUNS timed runs, stdout discarded. Sets BEST, MEDIAN (s), RSS (max peak KiB).
+time_runs() {
+  local name="$1" i walls=() rss=0 line w m
+  shift
+  for ((i = 1; i <= RUNS; i++)); do
+    /usr/bin/time -f '%e %M' -o "$OUT/time.$name" "$@" > /dev/null
+    line=$(tail -n 1 "$OUT/time.$name"); w=${line% *}; m=${line#* }
+    echo "   $name run $i: ${w}s, $(mb $((m * 1024))) MB"
+    walls+=("$w"); [ "$m" -gt "$rss" ] && rss=$m
+  done
+  BEST=$(printf '%s\n' "${walls[@]}" | sort -g | head -n 1)
+  MEDIAN=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+  RSS=$rss
+}
+
+echo "== timing ($RUNS runs each)"
+time_runs oracle node --max-old-space-size=16000 "$ORACLE" "$TRACE"
+O_BEST=$BEST O_MED=$MEDIAN O_RSS=$RSS
+time_runs jsprof "$JSPROF" events "$TRACE" --mode unique-events --json
+J_BEST=$BEST J_MED=$MEDIAN J_RSS=$RSS
+
+# ---------------------------------------------------------------- report
+echo
+echo "trace $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS = max peak over runs"
+printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
+row() { printf '%-8s %7.2f (%6.2f) %14.1f %16.2f\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k * 1024 / 1e6 }')" \
+          "$(awk -v k="$4" -v b="$BYTES" 'BEGIN { print k * 1024 / b }')"; }
+row oracle "$O_BEST" "$O_MED" "$O_RSS"
+row jsprof "$J_BEST" "$J_MED" "$J_RSS"
+SPEEDUP=$(awk -v o="$O_BEST" -v j="$J_BEST" 'BEGIN { printf "%.1f", o / (j > 0 ? j : 0.005) }')
+RSSX=$(awk -v k="$J_RSS" -v b="$BYTES" 'BEGIN { printf "%.2f", k * 1024 / b }')
+echo
+echo "speed: oracle / jsprof = ${SPEEDUP}x (goal >= 10x): $(awk -v s="$SPEEDUP" 'BEGIN { print (s >= 10) ? "PASS" : "MISS" }')"
+echo "memory: jsprof peak RSS / file size = ${RSSX}x (goal <= 2x): $(awk -v r="$RSSX" 'BEGIN { print (r <= 2) ? "PASS" : "MISS" }')"
+
+# ---------------------------------------------------------------- check
+if [ ! -s "$OUT/oracle.json" ] || [ "$OUT/oracle.json" -ot "$TRACE" ]; then
+  node --max-old-space-size=16000 "$ORACLE" "$TRACE" > "$OUT/oracle.json"
+fi
+echo
+echo "check (calls within 1 us, unique Bottom-up rows within 0.01 ms, per sampled thread):"
+python3 bench/trace-compare.py "$JSPROF" "$TRACE" "$OUT/oracle.json" && echo "check: PASS" || echo "check: MISS"
