@@ -41,18 +41,29 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
     let essential = essential_edges(s, &types, &page_owned, &mut weak_map_names);
     drop(page_owned);
     transfer_shallow_sizes(s, &types);
-    let dominators = {
-        let retainers = essential_retainers(s, &essential);
-        let graph = Graph::of(s, &essential, &retainers);
-        dominators::compute(&graph, s.root, &s.nodes.self_size)
-    };
+    // The dominator tree and the distances (with the retainer counts) read the graph only and
+    // depend on nothing of each other: compute them side by side.
+    let snapshot: &HeapSnapshot = s;
+    let (dominators, (distances, retainer_counts)) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| {
+            let distances = distances::compute(snapshot, &types, &mut weak_map_names);
+            (distances, retainer_counts(snapshot))
+        });
+        let dominators = {
+            let retainers = essential_retainers(snapshot, &essential);
+            let graph = Graph::of(snapshot, &essential, &retainers);
+            dominators::compute(&graph, snapshot.root, &snapshot.nodes.self_size)
+        };
+        let other = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (dominators, other)
+    });
     drop(essential);
-    let distances = distances::compute(s, &types, &mut weak_map_names);
     drop(weak_map_names);
     let mut classes = class_names(s, &types);
     let interfaces = infer_interfaces(s, &types);
     apply_interfaces(s, &types, &interfaces, &mut classes);
-    let retainer_counts = retainer_counts(s);
     let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
     let statistics = statistics::compute(s, &types, &retainer_counts, total_size);
     Analysis {
