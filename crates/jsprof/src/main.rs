@@ -9,6 +9,7 @@ mod progress;
 mod range_arg;
 mod thread_select;
 mod timeline_load;
+mod transform_args;
 
 use std::process::ExitCode;
 

@@ -44,6 +44,15 @@ impl LoadedTimelines {
 
 /// Reads a trace, `.cpuprofile` or self-profiling trace and builds its timelines.
 pub fn load_timelines(path: &Path) -> Result<LoadedTimelines> {
+    load_timelines_with(path, |_, profile| Ok(profile))
+}
+
+/// As [`load_timelines`], with `transform` applied to the sampled profile before the timelines
+/// are built (`--focus`, `--exclude`, …).
+pub fn load_timelines_with(
+    path: &Path,
+    transform: impl FnOnce(&str, Profile) -> Result<Profile>,
+) -> Result<LoadedTimelines> {
     let (name, text) = input::read_all(path)?;
     let format = jsprof_profile::detect(&text[..text.len().min(jsprof_profile::detect::SNIFF_LEN)])
         .map_err(|e| anyhow!("{name}: {e}"))?;
@@ -54,6 +63,7 @@ pub fn load_timelines(path: &Path) -> Result<LoadedTimelines> {
             drop(text);
             let mut trace = trace.map_err(|e| anyhow!("{name}: {e}"))?;
             jsprof_analysis::apply_devtools_timing(&mut trace.profile);
+            trace.profile = transform(&name, trace.profile)?;
             let timelines = jsprof_analysis::trace_timelines(&trace);
             LoadedTimelines {
                 name,
@@ -67,6 +77,7 @@ pub fn load_timelines(path: &Path) -> Result<LoadedTimelines> {
             drop(text);
             let mut profile = parsed.map_err(|e| anyhow!("{name}: {e}"))?;
             jsprof_analysis::apply_devtools_timing(&mut profile);
+            let profile = transform(&name, profile)?;
             let timelines = jsprof_analysis::profile_timelines(&profile);
             LoadedTimelines {
                 name,

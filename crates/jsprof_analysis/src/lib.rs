@@ -14,6 +14,7 @@
 
 mod call_tree;
 mod chrome_trace;
+pub mod filter;
 mod flame_chart;
 mod flame_graph;
 mod function_table;
@@ -26,6 +27,7 @@ mod timing;
 
 pub use call_tree::{bottom_up, top_down, CallTree, CallTreeKind, CallTreeNode};
 pub use chrome_trace::write_chrome_trace;
+pub use filter::{filter, Filters};
 pub use flame_chart::{write_flame_chart_svg, FlameChartOptions};
 pub use flame_graph::{write_flame_graph_svg, FlameGraphOptions};
 pub use function_table::{function_table, FunctionKey, FunctionRow, FunctionTable};

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::cmd::threads::json_warnings;
 use crate::output::{self, Align, JsonWarning, Table};
-use crate::timeline_load::{load_timelines, parse_window};
+use crate::timeline_load::{load_timelines_with, parse_window};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,6 +40,8 @@ pub struct Args {
     /// How many rows to print in the table; 0 prints all (JSON always has all).
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
+    #[command(flatten)]
+    pub transform: crate::transform_args::TransformArgs,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -134,7 +136,7 @@ fn event_json(profile: &Profile, r: &EventRow) -> EventJson {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_timelines(&args.file)?;
+    let loaded = load_timelines_with(&args.file, |name, p| args.transform.apply(name, p))?;
     let timeline = loaded.select(args.thread.as_deref())?;
     let (start, end) = args.range.unwrap_or((None, None));
     let query = EventQuery {

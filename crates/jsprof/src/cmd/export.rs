@@ -29,6 +29,8 @@ pub struct Args {
     /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
     #[arg(long)]
     pub thread: Option<String>,
+    #[command(flatten)]
+    pub transform: crate::transform_args::TransformArgs,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
@@ -63,6 +65,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let loaded = load_profile(&args.file)?;
     let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
+    let profile = args.transform.apply(&loaded.name, profile)?;
     let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
     let thread = &profile.threads[index];
     output::print_warnings(
@@ -102,7 +105,9 @@ fn run_chrome_trace(args: &Args) -> Result<ExitCode> {
             "--range is not supported with --format chrome-trace (it exports whole timelines)"
         );
     }
-    let loaded = crate::timeline_load::load_timelines(&args.file)?;
+    let loaded = crate::timeline_load::load_timelines_with(&args.file, |name, p| {
+        args.transform.apply(name, p)
+    })?;
     output::print_warnings(
         &loaded.name,
         loaded

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use jsprof_analysis::{write_flame_chart_svg, FlameChartOptions};
 
 use crate::output;
-use crate::timeline_load::{load_timelines, parse_window};
+use crate::timeline_load::{load_timelines_with, parse_window};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,10 +28,12 @@ pub struct Args {
     /// Where to write the SVG (`-` for stdout).
     #[arg(short = 'o', long)]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub transform: crate::transform_args::TransformArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_timelines(&args.file)?;
+    let loaded = load_timelines_with(&args.file, |name, p| args.transform.apply(name, p))?;
     let timeline = loaded.select(args.thread.as_deref())?;
     output::print_warnings(
         &loaded.name,

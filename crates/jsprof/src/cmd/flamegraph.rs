@@ -33,11 +33,14 @@ pub struct Args {
     /// Image width in pixels.
     #[arg(long, default_value_t = 1200)]
     pub width: u32,
+    #[command(flatten)]
+    pub transform: crate::transform_args::TransformArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_profile(&args.file)?;
     let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
+    let profile = args.transform.apply(&loaded.name, profile)?;
     let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
     let thread = &profile.threads[index];
     output::print_warnings(
@@ -54,9 +57,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         output::fmt_ms((thread.end_time() - thread.start_time()) as f64 / 1e6)
     };
     let mut subtitle = format!("{} — {}, {total}", loaded.name, profile.kind.as_str());
-    if let Some(r) = range_arg::describe(args.range) {
+    for part in [range_arg::describe(args.range), args.transform.describe()]
+        .into_iter()
+        .flatten()
+    {
         subtitle.push_str(", ");
-        subtitle.push_str(&r);
+        subtitle.push_str(&part);
     }
     let options = FlameGraphOptions {
         title: args.title.unwrap_or_else(|| {

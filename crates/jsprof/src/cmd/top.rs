@@ -29,6 +29,8 @@ pub struct Args {
     /// clipped as DevTools' range selection does.
     #[arg(long, value_name = "START..END", value_parser = crate::range_arg::parse, allow_hyphen_values = true)]
     pub range: Option<jsprof_analysis::TimeRange>,
+    #[command(flatten)]
+    pub transform: crate::transform_args::TransformArgs,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -147,7 +149,8 @@ pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_profile(&args.file)?;
-    let profile = &crate::range_arg::apply(&loaded.name, loaded.profile, args.range)?;
+    let profile = crate::range_arg::apply(&loaded.name, loaded.profile, args.range)?;
+    let profile = &args.transform.apply(&loaded.name, profile)?;
     let thread =
         &profile.threads[crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?];
     let table = function_table(profile, thread);

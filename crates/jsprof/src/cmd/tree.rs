@@ -34,6 +34,8 @@ pub struct Args {
     /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
     #[arg(long)]
     pub thread: Option<String>,
+    #[command(flatten)]
+    pub transform: crate::transform_args::TransformArgs,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -111,6 +113,7 @@ fn pick(tree: &CallTree, total: i64, max_depth: u32, min_percent: f64) -> Vec<Sh
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_profile(&args.file)?;
     let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
+    let profile = args.transform.apply(&loaded.name, profile)?;
     let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
     let thread = &profile.threads[index];
     let tree = if args.bottom_up {

@@ -3,6 +3,7 @@
 mod broken_input;
 mod cpu;
 mod export;
+mod filters;
 mod heap;
 mod heap_explore;
 mod record;

@@ -1,0 +1,76 @@
+//! The flags that transform a profile before any view sees it — `--focus`, `--exclude`,
+//! `--hide-idle`, `--collapse-packages`, `--collapse-recursion` — shared by every CPU command
+//! through one clap struct, and the one place that applies them
+//! (`jsprof_analysis::filter`), after `--range`.
+
+use anyhow::Result;
+use jsprof_analysis::Filters;
+use jsprof_profile::Profile;
+use regex::Regex;
+
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TransformArgs {
+    /// Only stacks through a function whose name or URL matches RE, re-rooted at the outermost
+    /// match (repeatable: any pattern).
+    #[arg(long, value_name = "RE", value_parser = parse_regex)]
+    pub focus: Vec<Regex>,
+    /// Drop frames whose function name or URL matches RE, charging their time to the caller
+    /// (repeatable).
+    #[arg(long, value_name = "RE", value_parser = parse_regex)]
+    pub exclude: Vec<Regex>,
+    /// Leave out `(idle)` samples.
+    #[arg(long)]
+    pub hide_idle: bool,
+    /// One frame per `node_modules` package.
+    #[arg(long)]
+    pub collapse_packages: bool,
+    /// One frame per function per stack (recursive calls merge into the outer one).
+    #[arg(long)]
+    pub collapse_recursion: bool,
+}
+
+fn parse_regex(text: &str) -> Result<Regex, String> {
+    Regex::new(text).map_err(|e| format!("bad regular expression `{text}`: {e}"))
+}
+
+impl TransformArgs {
+    pub fn filters(&self) -> Filters {
+        Filters {
+            focus: self.focus.clone(),
+            exclude: self.exclude.clone(),
+            hide_idle: self.hide_idle,
+            collapse_packages: self.collapse_packages,
+            collapse_recursion: self.collapse_recursion,
+        }
+    }
+
+    /// The profile with the filters applied (unchanged without any).
+    pub fn apply(&self, _name: &str, profile: Profile) -> Result<Profile> {
+        let filters = self.filters();
+        if filters.is_empty() {
+            return Ok(profile);
+        }
+        Ok(jsprof_analysis::filter(&profile, &filters))
+    }
+
+    /// A short description for subtitles (`focus ^render$, hide idle`), `None` without filters.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        for re in &self.focus {
+            parts.push(format!("focus {re}"));
+        }
+        for re in &self.exclude {
+            parts.push(format!("exclude {re}"));
+        }
+        if self.hide_idle {
+            parts.push("idle hidden".into());
+        }
+        if self.collapse_packages {
+            parts.push("packages collapsed".into());
+        }
+        if self.collapse_recursion {
+            parts.push("recursion collapsed".into());
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}

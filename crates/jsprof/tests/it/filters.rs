@@ -1,0 +1,273 @@
+//! The filter flags (`--focus`, `--exclude`, `--hide-idle`, `--collapse-packages`,
+//! `--collapse-recursion`) on every sampled fixture. Expected values come from the unfiltered
+//! `top`/`tree` (checked against DevTools' numbers elsewhere) by hand-written arithmetic: focus
+//! keeps exactly the function's total, exclude and collapse keep the total.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::support::{fixtures, jsprof, jsprof_json, temp_file};
+use crate::views::{key, weights, Key, SAMPLED_FIXTURES};
+
+fn top(path: &str, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["top", "--json", "--limit", "0", path];
+    args.extend_from_slice(extra);
+    jsprof_json(&args)["functions"].as_array().unwrap().clone()
+}
+
+fn self_sum(rows: &[Value]) -> f64 {
+    rows.iter().map(|f| weights(f).0).sum()
+}
+
+fn by_key(rows: &[Value]) -> HashMap<Key, (f64, f64)> {
+    rows.iter().map(|f| (key(f), weights(f))).collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// The heaviest function (by total) whose name is unique in the table, a plain identifier, and
+/// not one of DevTools' pseudo-functions: `(name, its (self, total))`.
+fn focus_target(rows: &[Value], nested: bool, path: &str) -> (String, (f64, f64)) {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for f in rows {
+        *count.entry(f["name"].as_str().unwrap()).or_default() += 1;
+    }
+    let roots: Vec<String> = if nested {
+        let tree = jsprof_json(&["tree", "--json", "--max-depth", "1", path]);
+        tree["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["name"].as_str().unwrap().to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut best: Option<(String, (f64, f64))> = None;
+    for f in rows {
+        let name = f["name"].as_str().unwrap();
+        let plain = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        if !plain || count[name] != 1 || (nested && roots.iter().any(|r| r == name)) {
+            continue;
+        }
+        let w = weights(f);
+        if best.as_ref().is_none_or(|b| w.1 > b.1 .1) {
+            best = Some((name.to_string(), w));
+        }
+    }
+    best.unwrap_or_else(|| panic!("{path}: no function to focus on"))
+}
+
+fn pattern(name: &str) -> String {
+    format!("^{}$", name.replace('$', "\\$"))
+}
+
+#[test]
+fn focus_keeps_exactly_the_time_under_the_function() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let all = top(path, &[]);
+        let (name, (_, total)) = focus_target(&all, false, path);
+        let re = pattern(&name);
+        let focused = top(path, &["--focus", &re]);
+        // Everything left ran under `name`, and all of `name`'s time is left.
+        assert!(
+            close(self_sum(&focused), total),
+            "{input}: focus {name}: {} kept, its total {total}",
+            self_sum(&focused)
+        );
+        let row = focused.iter().find(|f| f["name"] == name.as_str()).unwrap();
+        assert!(close(weights(row).1, total), "{input}: {name}");
+        // Re-rooted: the tree has the function as its only root.
+        let tree = jsprof_json(&["tree", "--json", "--max-depth", "1", path, "--focus", &re]);
+        let roots: Vec<&str> = tree["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(roots, [name.as_str()], "{input}");
+    }
+}
+
+#[test]
+fn exclude_charges_callers_and_keeps_the_total() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let all = top(path, &[]);
+        let (name, _) = focus_target(&all, true, path);
+        let excluded = top(path, &["--exclude", &pattern(&name)]);
+        assert!(
+            close(self_sum(&excluded), self_sum(&all)),
+            "{input}: exclude {name}: {} vs {}",
+            self_sum(&excluded),
+            self_sum(&all)
+        );
+        assert!(
+            !excluded.iter().any(|f| f["name"] == name.as_str()),
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn collapse_recursion_keeps_every_self_time() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let all = by_key(&top(path, &[]));
+        let collapsed = by_key(&top(path, &["--collapse-recursion"]));
+        // A function seen only between two calls of a recursive one leaves the table; it had no
+        // self time there.
+        for (k, (s, _)) in &all {
+            let now = collapsed.get(k).map_or(0.0, |w| w.0);
+            assert!(close(now, *s), "{input}: {k:?}");
+        }
+        assert!(collapsed.keys().all(|k| all.contains_key(k)), "{input}");
+    }
+}
+
+#[test]
+fn collapse_packages_sums_each_package() {
+    // tsc's compiler lives in node_modules/ts5: one frame `ts5` gets all its functions' self.
+    let path = fixtures().join("cpu/tsc.cpuprofile.gz");
+    let path = path.to_str().unwrap();
+    let all = top(path, &[]);
+    let collapsed = top(path, &["--collapse-packages"]);
+    assert!(close(self_sum(&collapsed), self_sum(&all)));
+    let in_ts5: f64 = all
+        .iter()
+        .filter(|f| f["url"].as_str().unwrap().contains("/node_modules/ts5/"))
+        .map(|f| weights(f).0)
+        .sum();
+    assert!(in_ts5 > 0.0);
+    let ts5 = collapsed.iter().find(|f| f["name"] == "ts5").unwrap();
+    assert!(
+        close(weights(ts5).0, in_ts5),
+        "{} vs {in_ts5}",
+        weights(ts5).0
+    );
+    assert!(ts5["url"].as_str().unwrap().ends_with("/node_modules/ts5"));
+    assert!(!collapsed
+        .iter()
+        .any(|f| f["url"].as_str().unwrap().contains("/node_modules/ts5/")));
+    // Functions outside packages keep their self time.
+    let all = by_key(&all);
+    for f in &collapsed {
+        if !f["url"].as_str().unwrap().contains("node_modules") {
+            assert!(close(weights(f).0, all[&key(f)].0), "{f}");
+        }
+    }
+}
+
+#[test]
+fn hide_idle_leaves_out_idle_only() {
+    let path = fixtures().join("cpu/tsc.cpuprofile.gz");
+    let path = path.to_str().unwrap();
+    let all = top(path, &[]);
+    assert!(all.iter().any(|f| f["name"] == "(idle)"));
+    let hidden = top(path, &["--hide-idle"]);
+    let all = by_key(&all);
+    assert_eq!(hidden.len() + 1, all.len());
+    for f in &hidden {
+        assert_ne!(f["name"], "(idle)");
+        assert!(close(weights(f).0, all[&key(f)].0), "{f}");
+    }
+}
+
+#[test]
+fn every_view_takes_the_filters() {
+    let path = fixtures().join("cpu/tsc.cpuprofile.gz");
+    let path = path.to_str().unwrap();
+    let all = top(path, &[]);
+    let (name, (_, total_ms)) = focus_target(&all, false, path);
+    let re = pattern(&name);
+
+    // Folded stacks: every stack but the gaps starts at the function; they add up to its total.
+    let folded = temp_file("focus.folded", b"");
+    let out = jsprof(&[
+        "export",
+        path,
+        "-f",
+        "folded",
+        "-o",
+        folded.to_str().unwrap(),
+        "--focus",
+        &re,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&folded).unwrap();
+    let mut under = 0.0;
+    for line in text.lines() {
+        let (stack, w) = line.rsplit_once(' ').unwrap();
+        if stack == "(root)" {
+            continue;
+        }
+        assert!(stack.starts_with(&format!("{name} ")), "{line}");
+        under += w.parse::<f64>().unwrap();
+    }
+    assert!(
+        (under / 1e3 - total_ms).abs() < 0.002,
+        "{under} µs vs {total_ms} ms"
+    );
+
+    // Timeline events: the function's outermost calls add up to its total.
+    let events = jsprof_json(&[
+        "events",
+        path,
+        "--json",
+        "--mode",
+        "unique-events",
+        "--focus",
+        &re,
+    ]);
+    let ev = events["events"].as_array().unwrap();
+    let f = ev.iter().find(|e| e["name"] == name.as_str()).unwrap();
+    assert!((f["total_ms"].as_f64().unwrap() - total_ms).abs() < 1e-3);
+    let names: std::collections::HashSet<&str> =
+        all.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert!(ev
+        .iter()
+        .all(|e| names.contains(e["name"].as_str().unwrap())));
+
+    // SVGs are written.
+    for cmd in ["flamegraph", "flamechart"] {
+        let svg = temp_file(&format!("focus-{cmd}.svg"), b"");
+        let out = jsprof(&[
+            cmd,
+            path,
+            "-o",
+            svg.to_str().unwrap(),
+            "--focus",
+            &re,
+            "--hide-idle",
+        ]);
+        assert!(
+            out.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(
+            text.contains(&format!(">{name}<")) || text.contains(&name),
+            "{cmd}"
+        );
+    }
+
+    // A bad pattern is a usage error naming it.
+    let out = jsprof(&["top", path, "--focus", "("]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad regular expression `(`"));
+}

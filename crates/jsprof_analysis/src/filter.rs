@@ -1,0 +1,444 @@
+//! Filters as one transform of the model: `--focus`, `--exclude`, `--hide-idle`,
+//! `--collapse-packages` and `--collapse-recursion` rewrite the stack table once, and every view,
+//! export and the diff run on the result — the same place and the same way as `--range`
+//! ([`crate::clip`]).
+//!
+//! Samples are never moved in time and never lose weight: a sample a filter removes (outside the
+//! focus, or on `(idle)`) stays where it was with no stack, a gap on the bare root, so the
+//! profile's duration, its timelines' gaps and every exporter stay consistent. What each filter
+//! does to a sample's stack, applied root to leaf in this order:
+//!
+//! 1. `hide_idle`: a sample on `(idle)` becomes a gap.
+//! 2. `focus` (any of the patterns): only samples whose stack passes through a matching frame are
+//!    kept, re-rooted at the outermost match; the rest become gaps. The kept weight is exactly the
+//!    matching function's total.
+//! 3. `exclude` (any of the patterns): matching frames are dropped, their self time charged to the
+//!    caller (to the bare root when there is none). Total weight is unchanged.
+//! 4. `collapse_packages`: every frame under `node_modules/<package>/` becomes one frame named
+//!    after the package; consecutive frames of one package merge.
+//! 5. `collapse_recursion`: a function already on the stack is not pushed again — the stack goes
+//!    back to its outer frame (A→B→A→C becomes A→C), so each function appears once per stack.
+//!    Self times and the recursive functions' totals are unchanged.
+//!
+//! A pattern matches a frame when it matches the function name or the URL (after source maps).
+
+use std::collections::HashMap;
+
+use jsprof_profile::{
+    Frame, FrameId, FrameKind, Profile, StackId, StackTable, StringTable, Thread, IDLE_NAME,
+};
+use regex::Regex;
+
+/// Which filters to apply; `Default` applies none.
+#[derive(Clone, Debug, Default)]
+pub struct Filters {
+    /// Keep only stacks through a frame matching one of these, re-rooted there.
+    pub focus: Vec<Regex>,
+    /// Drop frames matching one of these, charging their time to the caller.
+    pub exclude: Vec<Regex>,
+    /// Drop `(idle)` samples.
+    pub hide_idle: bool,
+    /// One frame per `node_modules` package.
+    pub collapse_packages: bool,
+    /// One frame per function per stack.
+    pub collapse_recursion: bool,
+}
+
+impl Filters {
+    /// True when no filter is set (the transform would copy the profile).
+    pub fn is_empty(&self) -> bool {
+        self.focus.is_empty()
+            && self.exclude.is_empty()
+            && !self.hide_idle
+            && !self.collapse_packages
+            && !self.collapse_recursion
+    }
+}
+
+/// Where a stack of the input went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// Its samples become gaps (idle, or below an idle frame).
+    Dropped,
+    /// No focus match on the way from the root yet: its samples become gaps.
+    Unfocused,
+    /// Its samples land on this stack (`None`: the bare root).
+    At(Option<StackId>),
+}
+
+/// The profile with `filters` applied (a copy when none is set).
+pub fn filter(profile: &Profile, filters: &Filters) -> Profile {
+    if filters.is_empty() {
+        return profile.clone();
+    }
+    let mut strings = profile.strings.clone();
+    let mut frames = profile.frames.clone();
+    let matches = |res: &[Regex], f: &Frame| {
+        res.iter().any(|re| {
+            re.is_match(profile.strings.get(f.name)) || re.is_match(profile.strings.get(f.url))
+        })
+    };
+    // Per input frame: focus match, exclusion, and the frame it becomes.
+    let mut focus_of = Vec::with_capacity(profile.frames.len());
+    let mut excluded = Vec::with_capacity(profile.frames.len());
+    let mut becomes = Vec::with_capacity(profile.frames.len());
+    let mut is_package = Vec::with_capacity(profile.frames.len());
+    for (id, f) in profile.frames.iter() {
+        focus_of.push(matches(&filters.focus, f));
+        excluded.push(matches(&filters.exclude, f));
+        let package = filters
+            .collapse_packages
+            .then(|| package_of(profile.strings.get(f.url)))
+            .flatten();
+        match package {
+            Some((name, root)) => {
+                let frame = Frame {
+                    name: strings.intern(name),
+                    url: strings.intern(root),
+                    line: None,
+                    column: None,
+                    script_id: StringTable::EMPTY,
+                    kind: FrameKind::Js,
+                    original: None,
+                };
+                becomes.push(frames.intern(frame));
+                is_package.push(true);
+            }
+            None => {
+                becomes.push(id);
+                is_package.push(false);
+            }
+        }
+    }
+    let key = |frames: &jsprof_profile::FrameTable, id: FrameId| {
+        let f = frames.get(id);
+        (f.name, f.url, f.line, f.column)
+    };
+
+    let mut stacks = StackTable::default();
+    let mut index: HashMap<(Option<StackId>, FrameId), StackId> = HashMap::new();
+    let start = if filters.focus.is_empty() {
+        Path::At(None)
+    } else {
+        Path::Unfocused
+    };
+    let mut path = Vec::with_capacity(profile.stacks.len());
+    for s in profile.stacks.ids() {
+        let parent = profile.stacks.parent(s).map_or(start, |p| path[p.index()]);
+        let frame = profile.stacks.frame(s);
+        let fi = frame.0 as usize;
+        let f = profile.frames.get(frame);
+        let idle = f.kind == FrameKind::Meta && profile.strings.get(f.name) == IDLE_NAME;
+        let cur = match parent {
+            Path::Dropped => None,
+            _ if filters.hide_idle && idle => None,
+            Path::Unfocused if focus_of[fi] => Some(None),
+            Path::Unfocused => {
+                path.push(Path::Unfocused);
+                continue;
+            }
+            Path::At(cur) => Some(cur),
+        };
+        let Some(cur) = cur else {
+            path.push(Path::Dropped);
+            continue;
+        };
+        if excluded[fi] {
+            path.push(Path::At(cur));
+            continue;
+        }
+        let new_frame = becomes[fi];
+        let new_key = key(&frames, new_frame);
+        // A package frame on top of the same package merges into it.
+        if is_package[fi] {
+            if let Some(c) = cur {
+                if key(&frames, stacks.frame(c)) == new_key {
+                    path.push(Path::At(cur));
+                    continue;
+                }
+            }
+        }
+        if filters.collapse_recursion {
+            let mut up = cur;
+            let mut found = None;
+            while let Some(c) = up {
+                if key(&frames, stacks.frame(c)) == new_key {
+                    found = Some(c);
+                    break;
+                }
+                up = stacks.parent(c);
+            }
+            if let Some(c) = found {
+                path.push(Path::At(Some(c)));
+                continue;
+            }
+        }
+        let node_id = profile.stacks.node_id(s);
+        let id = *index
+            .entry((cur, new_frame))
+            .or_insert_with(|| stacks.push(cur, new_frame, node_id));
+        path.push(Path::At(Some(id)));
+    }
+
+    let new_stack = |s: StackId| match path[s.index()] {
+        Path::At(x) => x,
+        Path::Dropped | Path::Unfocused => None,
+    };
+    // A line tick stays with its stack only when the stack still ends in the same frame.
+    let same_leaf = |s: StackId| {
+        new_stack(s).filter(|&n| stacks.frame(n) == becomes[profile.stacks.frame(s).0 as usize])
+    };
+    let threads = profile
+        .threads
+        .iter()
+        .map(|t| {
+            let mut ticks: HashMap<(StackId, u32), u32> = HashMap::new();
+            let mut order = Vec::new();
+            for &(s, line, n) in &t.position_ticks {
+                if let Some(ns) = same_leaf(s) {
+                    let e = ticks.entry((ns, line)).or_insert_with(|| {
+                        order.push((ns, line));
+                        0
+                    });
+                    *e += n;
+                }
+            }
+            let mut deopt_seen = std::collections::HashSet::new();
+            Thread {
+                samples: jsprof_profile::Samples {
+                    time: t.samples.time.clone(),
+                    stack: t
+                        .samples
+                        .stack
+                        .iter()
+                        .map(|s| s.and_then(new_stack))
+                        .collect(),
+                    weight: t.samples.weight.clone(),
+                },
+                position_ticks: order
+                    .into_iter()
+                    .map(|(s, line)| (s, line, ticks[&(s, line)]))
+                    .collect(),
+                deopt_reasons: t
+                    .deopt_reasons
+                    .iter()
+                    .filter_map(|&(s, r)| same_leaf(s).map(|n| (n, r)))
+                    .filter(|(n, _)| deopt_seen.insert(*n))
+                    .collect(),
+                allocation_samples: t
+                    .allocation_samples
+                    .iter()
+                    .filter_map(|a| {
+                        new_stack(a.stack)
+                            .map(|stack| jsprof_profile::AllocationSample { stack, ..*a })
+                    })
+                    .collect(),
+                ..t.clone()
+            }
+        })
+        .collect();
+    Profile {
+        kind: profile.kind,
+        strings,
+        frames,
+        stacks,
+        threads,
+        warnings: profile.warnings.clone(),
+    }
+}
+
+/// The package a `node_modules` URL belongs to: its name (`react`, `@babel/core`) and the URL up
+/// to the package's folder. The innermost `node_modules` wins (a dependency's own dependency).
+pub fn package_of(url: &str) -> Option<(&str, &str)> {
+    const DIR: &str = "node_modules/";
+    let at = url.rfind(DIR)?;
+    if at > 0 && !matches!(url.as_bytes()[at - 1], b'/' | b'\\') {
+        return None;
+    }
+    let rest = &url[at + DIR.len()..];
+    let mut end = rest.find('/')?;
+    if rest.starts_with('@') {
+        end = end + 1 + rest[end + 1..].find('/')?;
+    }
+    let name = &rest[..end];
+    if name.is_empty() {
+        return None;
+    }
+    Some((name, &url[..at + DIR.len() + end]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::function_table;
+    use jsprof_profile::{ProfileKind, WeightUnit};
+
+    /// Samples 10 ns apart (the last lasting 10 ns) on the given stacks, each a list of
+    /// `(name, url)` root first; `[]` is a sample on the bare root.
+    fn profile(stacks: &[&[(&str, &str)]]) -> Profile {
+        let mut p = Profile::new(ProfileKind::CpuProfile);
+        let mut t = Thread {
+            weight_unit: Some(WeightUnit::Nanoseconds),
+            samples_end: Some(stacks.len() as i64 * 10),
+            ..Default::default()
+        };
+        let mut index: HashMap<(Option<StackId>, FrameId), StackId> = HashMap::new();
+        for (i, st) in stacks.iter().enumerate() {
+            let mut cur = None;
+            for &(name, url) in st.iter() {
+                let line = (!url.is_empty()).then_some(1);
+                let f = p.intern_frame(name, url, line, line, "");
+                let n = p.stacks.len() as u64 + 2;
+                cur = Some(
+                    *index
+                        .entry((cur, f))
+                        .or_insert_with(|| p.stacks.push(cur, f, n)),
+                );
+            }
+            t.samples.push(i as i64 * 10, cur);
+        }
+        p.threads.push(t);
+        p
+    }
+
+    fn self_total(p: &Profile, name: &str) -> (i64, i64) {
+        let t = function_table(p, &p.threads[0]);
+        t.rows
+            .iter()
+            .filter(|r| p.strings.get(r.key.name) == name)
+            .fold((0, 0), |(s, to), r| {
+                (s + r.self_weight, to + r.total_weight)
+            })
+    }
+
+    fn stacks_of(p: &Profile) -> Vec<String> {
+        p.threads[0]
+            .samples
+            .stack
+            .iter()
+            .map(|s| {
+                let mut names: Vec<&str> = p
+                    .stacks
+                    .frames_leaf_first(*s)
+                    .map(|f| p.frame_name(f))
+                    .collect();
+                names.reverse();
+                names.join(";")
+            })
+            .collect()
+    }
+
+    const A: (&str, &str) = ("a", "app.js");
+    const B: (&str, &str) = ("b", "app.js");
+    const C: (&str, &str) = ("c", "app.js");
+    const IDLE: (&str, &str) = ("(idle)", "");
+
+    #[test]
+    fn focus_keeps_the_functions_total_rerooted() {
+        let p = profile(&[&[A, B, C], &[A, C], &[A, B], &[B], &[IDLE], &[]]);
+        let f = Filters {
+            focus: vec![Regex::new("^b$").unwrap()],
+            ..Default::default()
+        };
+        let q = filter(&p, &f);
+        // b is on the stack in samples 0, 2 and 3: 30 ns.
+        assert_eq!(self_total(&p, "b").1, 30);
+        assert_eq!(stacks_of(&q), ["b;c", "", "b", "b", "", ""]);
+        let kept: i64 = q.threads[0]
+            .samples
+            .stack
+            .iter()
+            .zip(q.threads[0].weights())
+            .filter(|(s, _)| s.is_some())
+            .map(|(_, w)| w)
+            .sum();
+        assert_eq!(kept, 30);
+        assert_eq!(self_total(&q, "b"), (20, 30));
+        assert_eq!(self_total(&q, "a"), (0, 0));
+        // Times are untouched.
+        assert_eq!(q.threads[0].samples.time, p.threads[0].samples.time);
+    }
+
+    #[test]
+    fn exclude_charges_the_caller_and_keeps_the_total() {
+        let p = profile(&[&[A, B, C], &[A, B], &[B], &[A]]);
+        let f = Filters {
+            exclude: vec![Regex::new("^b$").unwrap()],
+            ..Default::default()
+        };
+        let q = filter(&p, &f);
+        assert_eq!(stacks_of(&q), ["a;c", "a", "", "a"]);
+        assert_eq!(
+            function_table(&q, &q.threads[0]).total_weight,
+            function_table(&p, &p.threads[0]).total_weight
+        );
+        assert_eq!(self_total(&q, "a"), (20, 30));
+        assert_eq!(self_total(&q, "b"), (0, 0));
+    }
+
+    #[test]
+    fn hide_idle_turns_idle_into_gaps() {
+        let p = profile(&[&[IDLE], &[A], &[IDLE]]);
+        let f = Filters {
+            hide_idle: true,
+            ..Default::default()
+        };
+        let q = filter(&p, &f);
+        assert_eq!(stacks_of(&q), ["", "a", ""]);
+        assert_eq!(self_total(&q, "(idle)"), (0, 0));
+        assert_eq!(self_total(&q, "a"), (10, 10));
+    }
+
+    #[test]
+    fn collapse_recursion_keeps_self_and_totals() {
+        let p = profile(&[&[A, B, A, C], &[A, A, A], &[A, B, A], &[A, B]]);
+        let f = Filters {
+            collapse_recursion: true,
+            ..Default::default()
+        };
+        let q = filter(&p, &f);
+        assert_eq!(stacks_of(&q), ["a;c", "a", "a", "a;b"]);
+        for name in ["a", "c"] {
+            assert_eq!(self_total(&q, name), self_total(&p, name), "{name}");
+        }
+        assert_eq!(self_total(&q, "b").0, self_total(&p, "b").0);
+        assert_eq!(
+            function_table(&q, &q.threads[0]).total_weight,
+            function_table(&p, &p.threads[0]).total_weight
+        );
+    }
+
+    #[test]
+    fn collapse_packages_merges_consecutive_frames_of_a_package() {
+        let lib1 = ("parse", "file:///app/node_modules/acorn/dist/acorn.js");
+        let lib2 = ("next", "file:///app/node_modules/acorn/dist/acorn.js");
+        let scoped = ("run", "/app/node_modules/@babel/core/lib/index.js");
+        let p = profile(&[&[A, lib1, lib2], &[A, lib1, B, lib2], &[scoped, A], &[A]]);
+        let f = Filters {
+            collapse_packages: true,
+            ..Default::default()
+        };
+        let q = filter(&p, &f);
+        assert_eq!(
+            stacks_of(&q),
+            ["a;acorn", "a;acorn;b;acorn", "@babel/core;a", "a"]
+        );
+        assert_eq!(self_total(&q, "acorn").0, 20);
+        assert_eq!(self_total(&q, "a"), self_total(&p, "a"));
+    }
+
+    #[test]
+    fn finds_packages() {
+        assert_eq!(
+            package_of("file:///x/node_modules/a/node_modules/@s/b/i.js"),
+            Some(("@s/b", "file:///x/node_modules/a/node_modules/@s/b"))
+        );
+        assert_eq!(
+            package_of("/x/node_modules/react/index.js").unwrap().0,
+            "react"
+        );
+        assert_eq!(package_of("/x/my_node_modules/r/i.js"), None);
+        assert_eq!(package_of("/x/node_modules/r"), None);
+        assert_eq!(package_of("app.js"), None);
+    }
+}
