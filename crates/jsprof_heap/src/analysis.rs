@@ -44,10 +44,11 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
     // The dominator tree and the distances (with the retainer counts) read the graph only and
     // depend on nothing of each other: compute them side by side.
     let snapshot: &HeapSnapshot = s;
-    let (dominators, (distances, retainer_counts)) = std::thread::scope(|scope| {
+    let (dominators, (distances, retainer_counts, interfaces)) = std::thread::scope(|scope| {
         let other = scope.spawn(|| {
             let distances = distances::compute(snapshot, &types, &mut weak_map_names);
-            (distances, retainer_counts(snapshot))
+            let interfaces = infer_interfaces(snapshot, &types);
+            (distances, retainer_counts(snapshot), interfaces)
         });
         let dominators = {
             let retainers = essential_retainers(snapshot, &essential);
@@ -62,7 +63,6 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
     drop(essential);
     drop(weak_map_names);
     let mut classes = class_names(s, &types);
-    let interfaces = infer_interfaces(s, &types);
     apply_interfaces(s, &types, &interfaces, &mut classes);
     let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
     let statistics = statistics::compute(s, &types, &retainer_counts, total_size);

@@ -84,6 +84,9 @@ fn aggregate(s: &HeapSnapshot, a: &Analysis, with_members: bool) -> (Vec<Aggrega
     let mut by_class: Vec<u32> = vec![NO_KEY; s.strings.len()];
     let mut by_location: HashMap<InternalKey, u32> = HashMap::new();
     let mut key_of: Vec<u32> = vec![NO_KEY; n];
+    // `locations` is sorted by node: walk it alongside the nodes instead of searching it.
+    let locations = &s.locations;
+    let mut next_location = 0;
     for i in 0..n {
         let size = s.nodes.self_size[i];
         if size == 0 {
@@ -91,7 +94,12 @@ fn aggregate(s: &HeapSnapshot, a: &Analysis, with_members: bool) -> (Vec<Aggrega
         }
         let class = a.classes[i];
         let located = if s.nodes.kind[i] == types.object {
-            s.location(i as NodeOrdinal)
+            while next_location < locations.len() && (locations[next_location].node as usize) < i {
+                next_location += 1;
+            }
+            locations
+                .get(next_location)
+                .filter(|l| l.node as usize == i)
         } else {
             None
         };
