@@ -33,6 +33,8 @@ enum Command {
     Tree(cmd::tree::Args),
     /// An aggregated flame graph as a standalone, searchable, zoomable SVG.
     Flamegraph(cmd::flamegraph::Args),
+    /// What changed between two profiles, function by function (sorted by the change).
+    Diff(cmd::diff::Args),
     /// Write the profile as folded stacks, .cpuprofile, speedscope, pprof or d3-flame-graph JSON.
     Export(cmd::export::Args),
     /// Record profiles over the DevTools protocol: a Node command, inspector, pid or Chromium page.
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Top(args) => cmd::top::run(args),
         Command::Tree(args) => cmd::tree::run(args),
         Command::Flamegraph(args) => cmd::flamegraph::run(args),
+        Command::Diff(args) => cmd::diff::run(args),
         Command::Export(args) => cmd::export::run(args),
         Command::Threads(args) => cmd::threads::run(args),
         Command::Events(args) => cmd::events::run(args),

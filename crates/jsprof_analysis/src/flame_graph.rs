@@ -13,7 +13,8 @@ use std::io::{self, Write};
 
 use jsprof_profile::{FrameKind, Profile, Thread, WeightUnit};
 
-use crate::call_tree::top_down;
+use crate::call_tree::{top_down, CallTree};
+use crate::diff::{before_totals_on_after_tree, DiffKey};
 
 /// How to draw. `Default` gives a 1200 px wide graph of 16 px frames.
 #[derive(Clone, Debug)]
@@ -55,14 +56,67 @@ struct Placed {
 
 /// Writes the flame graph of `thread` as SVG.
 pub fn write_flame_graph_svg(
-    mut out: impl Write,
+    out: impl Write,
     profile: &Profile,
     thread: &Thread,
     options: &FlameGraphOptions,
 ) -> io::Result<()> {
     let tree = top_down(profile, thread);
-    let unit = thread.weight_unit();
+    write_tree_svg(out, profile, &tree, thread.weight_unit(), options, None)
+}
+
+/// A differential flame graph (Brendan Gregg's): AFTER's flame graph, each frame coloured by how
+/// its total changed since BEFORE at the same call path (frames matched by `key`) — red grew,
+/// blue shrank, white unchanged, saturated at the largest change. With `normalize`, BEFORE is
+/// scaled to AFTER's total first. Each frame also carries `data-before` (BEFORE's total there,
+/// scaled) for tools and the tooltip.
+pub fn write_diff_flame_graph_svg(
+    out: impl Write,
+    before: (&Profile, &Thread),
+    after: (&Profile, &Thread),
+    key: DiffKey,
+    normalize: bool,
+    options: &FlameGraphOptions,
+) -> io::Result<()> {
+    let tree = top_down(after.0, after.1);
+    let mut before_totals = before_totals_on_after_tree(before, after, key);
+    if normalize {
+        let busy = |t: &CallTree| t.total_weight - t.root_weight;
+        let b = busy(&top_down(before.0, before.1));
+        if b > 0 {
+            let scale = busy(&tree) as f64 / b as f64;
+            for w in &mut before_totals {
+                *w = (*w as f64 * scale).round() as i64;
+            }
+        }
+    }
+    write_tree_svg(
+        out,
+        after.0,
+        &tree,
+        after.1.weight_unit(),
+        options,
+        Some(&before_totals),
+    )
+}
+
+fn write_tree_svg(
+    mut out: impl Write,
+    profile: &Profile,
+    tree: &CallTree,
+    unit: WeightUnit,
+    options: &FlameGraphOptions,
+    before: Option<&[i64]>,
+) -> io::Result<()> {
     let total = tree.total_weight.max(0);
+    let max_delta = before.map_or(0, |b| {
+        tree.nodes
+            .iter()
+            .zip(b)
+            .map(|(n, &w)| (n.total_weight - w).abs())
+            .max()
+            .unwrap_or(0)
+    });
     let inner = options.width as f64 - 2.0 * PAD;
     let min_frac = if inner > 0.0 {
         options.min_width_px / inner
@@ -161,6 +215,10 @@ pub fn write_flame_graph_svg(
     )?;
 
     for p in &placed {
+        let before_w = match (before, p.node) {
+            (Some(b), Some(n)) => Some(b[n as usize]),
+            _ => None,
+        };
         let (label, location, self_w, total_w, kind) = match p.node {
             None => (
                 "all".to_string(),
@@ -194,7 +252,7 @@ pub fn write_flame_graph_svg(
         let px = PAD + p.x * inner;
         let pw = p.w * inner;
         let y = TOP + (max_depth - p.depth) as f64 * fh;
-        let tooltip = format!(
+        let mut tooltip = format!(
             "{label}{}{}\ntotal {} ({:.2} %), self {} ({:.2} %)",
             if location.is_empty() { "" } else { " " },
             location,
@@ -203,9 +261,29 @@ pub fn write_flame_graph_svg(
             fmt_weight(self_w, unit),
             pct(self_w, total),
         );
+        let mut extra = String::new();
+        let fill = match before_w {
+            Some(b) => {
+                let delta = total_w - b;
+                tooltip.push_str(&format!(
+                    "\nbefore {}, change {}{}{}",
+                    fmt_weight(b, unit),
+                    if delta > 0 { "+" } else { "" },
+                    fmt_weight(delta, unit),
+                    if b > 0 {
+                        format!(" ({:+.1} %)", delta as f64 * 100.0 / b as f64)
+                    } else {
+                        " (new)".to_string()
+                    }
+                ));
+                extra = format!(r#" data-before="{b}""#);
+                diff_color(delta, max_delta)
+            }
+            None => color(&label, kind, p.node.is_none()),
+        };
         writeln!(
             out,
-            r#"<g class="f" data-x="{:.9}" data-w="{:.9}" data-d="{}" data-total="{total_w}" data-self="{self_w}" data-n="{}" data-u="{}"><title>{}</title><rect x="{px:.2}" y="{y:.1}" width="{pw:.2}" height="{:.1}" fill="{}"/><text x="{:.2}" y="{:.1}">{}</text></g>"#,
+            r#"<g class="f" data-x="{:.9}" data-w="{:.9}" data-d="{}" data-total="{total_w}" data-self="{self_w}"{extra} data-n="{}" data-u="{}"><title>{}</title><rect x="{px:.2}" y="{y:.1}" width="{pw:.2}" height="{:.1}" fill="{}"/><text x="{:.2}" y="{:.1}">{}</text></g>"#,
             p.x,
             p.w,
             p.depth,
@@ -213,7 +291,7 @@ pub fn write_flame_graph_svg(
             escape(&location),
             escape(&tooltip),
             fh - 1.0,
-            color(&label, kind, p.node.is_none()),
+            fill,
             px + 3.0,
             y + fh - 4.5,
             escape(&fit(&label, pw, char_width)),
@@ -305,6 +383,23 @@ fn color(name: &str, kind: FrameKind, all: bool) -> String {
         g.min(255.0),
         b.min(255.0)
     )
+}
+
+/// Red for growth, blue for shrinkage, saturated at the largest change; near-white for none.
+fn diff_color(delta: i64, max_delta: i64) -> String {
+    let ratio = if max_delta > 0 {
+        (delta.unsigned_abs() as f64 / max_delta as f64).min(1.0)
+    } else {
+        0.0
+    };
+    let fade = (235.0 * (1.0 - ratio)).round();
+    if delta > 0 {
+        format!("rgb(255,{fade:.0},{fade:.0})")
+    } else if delta < 0 {
+        format!("rgb({fade:.0},{fade:.0},255)")
+    } else {
+        "rgb(245,245,245)".to_string()
+    }
 }
 
 fn escape(s: &str) -> String {

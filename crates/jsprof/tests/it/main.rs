@@ -2,6 +2,7 @@
 
 mod broken_input;
 mod cpu;
+mod diff;
 mod export;
 mod filters;
 mod heap;
