@@ -61,21 +61,7 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
-/// A whole input in memory: mapped when it is a plain file on disk, decompressed otherwise.
-pub enum Text {
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
-impl std::ops::Deref for Text {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Text::Mapped(m) => m,
-            Text::Owned(v) => v,
-        }
-    }
-}
+pub use jsprof_report::text::Text;
 
 /// Reads all of `path` (`-` = stdin), decompressing gzip. Plain files are memory-mapped: the
 /// parser then reads the page cache directly instead of a private copy of the file.

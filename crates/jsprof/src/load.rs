@@ -1,9 +1,10 @@
-//! Loading a sampled profile for the CPU commands: open, detect, read, apply DevTools' timing.
+//! Loading a sampled profile for the CPU commands: open, detect, read, apply DevTools' timing
+//! (`jsprof_report::load::profile`, shared with the service).
 
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use jsprof_profile::{Format, Profile, Source};
+use jsprof_profile::{Format, Profile};
 
 use crate::input;
 use crate::progress::Spinner;
@@ -20,18 +21,8 @@ pub fn load_profile(path: &Path) -> Result<Loaded> {
     // The whole text in memory parses several times faster than a byte-by-byte stream; it is
     // released before the analyses run.
     let (name, text) = input::read_all(path)?;
-    let format = jsprof_profile::detect(&text[..text.len().min(jsprof_profile::detect::SNIFF_LEN)])
-        .map_err(|e| anyhow!("{name}: {e}"))?;
-    if format == Format::HeapSnapshot {
-        return Err(anyhow!(
-            "{name}: this is a heap snapshot; use `jsprof heap summary {name}`"
-        ));
-    }
     let spinner = Spinner::start(format!("reading {name} ({} MB)", text.len() >> 20));
-    let parsed = jsprof_profile::read_format_from(format, Source::<std::io::Empty>::Slice(&text));
-    drop(text);
-    let mut profile = parsed.map_err(|e| anyhow!("{name}: {e}"))?;
-    jsprof_analysis::apply_devtools_timing(&mut profile);
+    let profile = jsprof_report::load::profile(&name, text)?;
     drop(spinner);
     Ok(Loaded { name, profile })
 }

@@ -7,7 +7,6 @@ mod load;
 mod output;
 mod progress;
 mod range_arg;
-mod thread_select;
 mod timeline_load;
 mod transform_args;
 

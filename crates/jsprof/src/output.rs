@@ -14,12 +14,7 @@ pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A warning as every `--json` output carries it.
-#[derive(Serialize, Clone, Debug)]
-pub struct JsonWarning {
-    pub at: String,
-    pub message: String,
-}
+pub use jsprof_report::JsonWarning;
 
 /// Prints warnings on stderr for human output.
 pub fn print_warnings<'a>(source: &str, warnings: impl IntoIterator<Item = (&'a str, &'a str)>) {

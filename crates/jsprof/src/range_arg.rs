@@ -1,7 +1,7 @@
 //! `--range START..END` for every command that takes a time window: parsing for clap, and the
 //! one place that applies it (the model transform `jsprof_analysis::clip`).
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use jsprof_analysis::TimeRange;
 use jsprof_profile::Profile;
 
@@ -14,21 +14,12 @@ pub fn parse(text: &str) -> Result<TimeRange, String> {
 // TODO(traces): a trace's origin is DevTools' trace bounds minimum (`TraceFile::origin`), which
 // `load_profile` does not keep yet; pass it here once it does.
 pub fn apply(name: &str, profile: Profile, range: Option<TimeRange>) -> Result<Profile> {
-    match range {
-        None => Ok(profile),
-        Some(r) => {
-            let origin = jsprof_analysis::time_origin(&profile);
-            jsprof_analysis::clip(&profile, r, origin).map_err(|e| anyhow!("{name}: {e}"))
-        }
-    }
+    Ok(jsprof_report::top::apply_range(name, profile, range)?)
 }
 
 /// The thread a view shows: `--thread` or the default (see `thread_select`).
 pub fn thread(name: &str, profile: &Profile, spec: Option<&str>) -> Result<usize> {
-    if profile.threads.is_empty() {
-        anyhow::bail!("{name}: the profile has no threads");
-    }
-    crate::thread_select::select_profile_thread(name, profile, spec)
+    Ok(jsprof_report::top::thread(name, profile, spec)?)
 }
 
 /// `[12.000 ms, 30.000 ms]`-style description for subtitles.

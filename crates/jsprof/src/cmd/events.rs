@@ -5,14 +5,10 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Result};
-use jsprof_analysis::{get_events, EventData, EventQuery, EventRow, EventType, Mode};
-use jsprof_profile::{Profile, StringTable};
-use serde::Serialize;
-use serde_json::{json, Value};
+use anyhow::Result;
+use jsprof_analysis::{EventData, EventQuery, EventType, Mode};
 
-use crate::cmd::threads::json_warnings;
-use crate::output::{self, Align, JsonWarning, Table};
+use crate::output::{self, Align, Table};
 use crate::timeline_load::{load_timelines_with, parse_window};
 
 #[derive(clap::Args)]
@@ -47,92 +43,12 @@ pub struct Args {
     pub json: bool,
 }
 
-fn parse_mode(s: &str) -> Result<Mode, String> {
-    Mode::parse(s).ok_or_else(|| {
-        format!("unknown mode `{s}`: expected all, unique-types, unique-events or reduce-all")
-    })
-}
-
-fn parse_type(s: &str) -> Result<EventType, String> {
-    EventType::parse(s).ok_or_else(|| {
-        format!(
-            "unknown event type `{s}`: expected one of {}",
-            EventType::ALL.map(|t| t.as_str()).join(", ")
-        )
-    })
-}
+use jsprof_report::events::{parse_mode, parse_type};
 
 const NS_PER_MS: f64 = 1e6;
 
 fn ms(ns: i64) -> f64 {
     ns as f64 / NS_PER_MS
-}
-
-/// The `data` object of an event.
-pub fn data_json(profile: &Profile, kind: EventType, data: EventData) -> Value {
-    match data {
-        EventData::None => json!({}),
-        EventData::Frame(f) => {
-            let frame = profile.frames.get(f);
-            json!({"url": profile.strings.get(frame.url), "line": frame.line, "column": frame.column})
-        }
-        EventData::Detail(s) if s == StringTable::EMPTY => json!({}),
-        EventData::Detail(s) => {
-            let text = profile.strings.get(s);
-            match kind {
-                EventType::ScriptThreadEvaluation if !text.contains(':') => json!({"event": text}),
-                _ => json!({"url": text}),
-            }
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct EventJson {
-    id: Option<u32>,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    name: String,
-    start_ms: Option<f64>,
-    end_ms: Option<f64>,
-    self_ms: f64,
-    total_ms: f64,
-    hits: u64,
-    parent_id: Option<u32>,
-    child_count: Option<u32>,
-    data: Value,
-}
-
-#[derive(Serialize)]
-struct RangeJson {
-    start_ms: Option<f64>,
-    end_ms: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct EventsJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    timeline_id: u32,
-    mode: &'static str,
-    range: RangeJson,
-    events: Vec<EventJson>,
-}
-
-fn event_json(profile: &Profile, r: &EventRow) -> EventJson {
-    EventJson {
-        id: r.id,
-        kind: r.kind.as_str(),
-        name: profile.strings.get(r.name).to_string(),
-        start_ms: r.start.map(ms),
-        end_ms: r.end.map(ms),
-        self_ms: ms(r.self_time),
-        total_ms: ms(r.total_time),
-        hits: r.hits,
-        parent_id: r.parent_id,
-        child_count: r.child_count,
-        data: data_json(profile, r.kind, r.data),
-    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -147,20 +63,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         max_depth: args.max_depth,
         types: args.types.clone(),
     };
-    let answer = get_events(timeline, &query).map_err(|e| anyhow!("{}: {e}", loaded.name))?;
+    let answer = jsprof_report::events::answer(&loaded, timeline, &query)?;
     let profile = &loaded.profile;
     if args.json {
-        output::print_json(&EventsJson {
-            kind: profile.kind.as_str(),
-            warnings: json_warnings(loaded.warnings()),
-            timeline_id: timeline.id,
-            mode: args.mode.as_str(),
-            range: RangeJson {
-                start_ms: answer.range.map(|r| ms(r.0)),
-                end_ms: answer.range.map(|r| ms(r.1)),
-            },
-            events: answer.rows.iter().map(|r| event_json(profile, r)).collect(),
-        })?;
+        output::print_json(&jsprof_report::events::report_of(
+            &loaded, timeline, &query, &answer,
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     output::print_warnings(

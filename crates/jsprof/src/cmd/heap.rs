@@ -1,6 +1,5 @@
 //! `jsprof heap …`: heap snapshot commands (Summary, Statistics, single nodes), with DevTools' numbers.
 
-use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,10 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use jsprof_heap::{
-    analyze, read_snapshot_with, summary, Analysis, HeapSnapshot, NodeInfo, ReadOptions, SortBy,
-    Statistics,
-};
+use jsprof_heap::{analyze, read_snapshot_with, Analysis, HeapSnapshot, ReadOptions, SortBy};
 use serde::Serialize;
 
 use crate::input;
@@ -116,27 +112,14 @@ struct Loaded {
 }
 
 impl Loaded {
+    #[allow(dead_code)]
     fn warnings_json(&self) -> Vec<JsonWarning> {
-        self.snapshot
-            .warnings
-            .iter()
-            .map(|w| JsonWarning {
-                at: w.at.clone(),
-                message: w.message.clone(),
-            })
-            .collect()
+        jsprof_report::heap::warnings(&self.snapshot)
     }
 
     /// The warnings with the file's name in front, for outputs that read several files.
     fn warnings_json_named(&self) -> Vec<JsonWarning> {
-        self.snapshot
-            .warnings
-            .iter()
-            .map(|w| JsonWarning {
-                at: w.at.clone(),
-                message: format!("{}: {}", self.name, w.message),
-            })
-            .collect()
+        jsprof_report::heap::warnings_named(&self.name, &self.snapshot)
     }
 
     fn print_warnings(&self) {
@@ -151,43 +134,20 @@ impl Loaded {
 }
 
 /// One object as the exploration commands list it.
-#[derive(Serialize)]
-struct ObjectJson {
-    id: u32,
-    name: String,
-    class: String,
-    #[serde(rename = "type")]
-    node_type: String,
-    self_size: u64,
-    retained_size: u64,
-    distance: i32,
-}
+use jsprof_report::heap::ObjectJson;
 
 impl Loaded {
     fn object_json(&self, n: u32) -> ObjectJson {
-        let s = &self.snapshot;
-        let class = self.analysis.class_name(s, n);
-        let mut name = jsprof_heap::display_name(s, n);
-        if n == s.root && name.is_empty() {
-            name = "(root)".to_string();
-        }
-        ObjectJson {
-            id: s.nodes.id[n as usize],
-            name,
-            class,
-            node_type: s.node_type_name(n).to_owned(),
-            self_size: s.nodes.self_size[n as usize] as u64,
-            retained_size: self.analysis.retained[n as usize],
-            distance: self.analysis.distances[n as usize],
-        }
+        jsprof_report::heap::object_json(&self.snapshot, &self.analysis, n)
     }
 
     /// The ordinal of the node with this id, or an error naming the file.
     fn ordinal_of(&self, id: u32) -> Result<u32> {
-        match self.snapshot.nodes.id.iter().position(|&x| x == id) {
-            Some(n) => Ok(n as u32),
-            None => bail!("{}: no node with id @{id}", self.name),
-        }
+        Ok(jsprof_report::heap::ordinal_of(
+            &self.name,
+            &self.snapshot,
+            id,
+        )?)
     }
 }
 
@@ -263,66 +223,7 @@ fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
-#[derive(Serialize)]
-struct StatisticsJson {
-    total: u64,
-    native: NativeJson,
-    v8heap: V8HeapJson,
-}
-
-#[derive(Serialize)]
-struct NativeJson {
-    total: u64,
-    #[serde(rename = "typedArrays")]
-    typed_arrays: u64,
-}
-
-#[derive(Serialize)]
-struct V8HeapJson {
-    total: i64,
-    code: u64,
-    #[serde(rename = "jsArrays")]
-    js_arrays: u64,
-    strings: u64,
-    system: u64,
-}
-
-fn statistics_json(st: &Statistics) -> StatisticsJson {
-    StatisticsJson {
-        total: st.total,
-        native: NativeJson {
-            total: st.native_total,
-            typed_arrays: st.native_typed_arrays,
-        },
-        v8heap: V8HeapJson {
-            total: st.v8heap_total,
-            code: st.code,
-            js_arrays: st.js_arrays,
-            strings: st.strings,
-            system: st.system,
-        },
-    }
-}
-
-#[derive(Serialize)]
-struct ClassJson {
-    key: String,
-    name: String,
-    count: u64,
-    self_size: u64,
-    retained_size: u64,
-    distance: i32,
-}
-
-#[derive(Serialize)]
-struct SummaryJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    node_count: usize,
-    total_size: u64,
-    statistics: StatisticsJson,
-    classes: Vec<ClassJson>,
-}
+use jsprof_report::heap::{statistics_json, StatisticsJson};
 
 fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
@@ -331,32 +232,14 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
         Sort::SelfSize => SortBy::SelfSize,
         Sort::Count => SortBy::Count,
     };
-    let mut rows = summary(&loaded.snapshot, &loaded.analysis, sort);
-    if args.limit > 0 {
-        rows.truncate(args.limit);
-    }
+    let report =
+        jsprof_report::heap::summary_report(&loaded.snapshot, &loaded.analysis, sort, args.limit);
     let total = loaded.analysis.total_size;
     if args.json {
-        output::print_json(&SummaryJson {
-            kind: loaded.snapshot.kind(),
-            warnings: loaded.warnings_json(),
-            node_count: loaded.snapshot.node_count(),
-            total_size: total,
-            statistics: statistics_json(&loaded.analysis.statistics),
-            classes: rows
-                .into_iter()
-                .map(|r| ClassJson {
-                    key: r.key,
-                    name: r.name,
-                    count: r.count,
-                    self_size: r.self_size,
-                    retained_size: r.retained_size,
-                    distance: r.distance,
-                })
-                .collect(),
-        })?;
+        output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let rows = report.classes;
     loaded.print_warnings();
     let mut table = Table::new(&[
         ("Class", Align::Left),
@@ -476,77 +359,19 @@ fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-#[derive(Serialize)]
-struct NodeJson {
-    id: u32,
-    name: String,
-    #[serde(rename = "type")]
-    node_type: String,
-    self_size: u64,
-    retained_size: u64,
-    distance: i32,
-    dominator_id: u32,
-    edge_count: u64,
-    retainer_count: u64,
-}
-
-#[derive(Serialize)]
-struct NodesJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    nodes: Vec<NodeJson>,
-}
-
 fn run_node(args: NodeArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
-    let s = &loaded.snapshot;
-    // One pass over the ids column for all requested ids (the first node with an id wins).
-    let mut wanted: Vec<(u32, Option<u32>)> = args.ids.iter().map(|&id| (id, None)).collect();
-    let mut slots: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (slot, (id, _)) in wanted.iter().enumerate() {
-        slots.entry(*id).or_default().push(slot);
-    }
-    for (ordinal, id) in s.nodes.id.iter().enumerate() {
-        if let Some(found) = slots.remove(id) {
-            for slot in found {
-                wanted[slot].1 = Some(ordinal as u32);
-            }
-        }
-    }
-    let missing: Vec<String> = wanted
-        .iter()
-        .filter(|w| w.1.is_none())
-        .map(|w| format!("@{}", w.0))
-        .collect();
-    if !missing.is_empty() {
-        bail!("{}: no node with id {}", loaded.name, missing.join(", "));
-    }
-    let infos: Vec<NodeInfo> = wanted
-        .iter()
-        .filter_map(|w| w.1)
-        .map(|ordinal| loaded.analysis.node_info(s, ordinal))
-        .collect();
+    let report = jsprof_report::heap::nodes_report(
+        &loaded.name,
+        &loaded.snapshot,
+        &loaded.analysis,
+        &args.ids,
+    )?;
     if args.json {
-        output::print_json(&NodesJson {
-            kind: s.kind(),
-            warnings: loaded.warnings_json(),
-            nodes: infos
-                .into_iter()
-                .map(|n| NodeJson {
-                    id: n.id,
-                    name: n.name,
-                    node_type: n.node_type,
-                    self_size: n.self_size,
-                    retained_size: n.retained_size,
-                    distance: n.distance,
-                    dominator_id: n.dominator_id,
-                    edge_count: n.edge_count,
-                    retainer_count: n.retainer_count,
-                })
-                .collect(),
-        })?;
+        output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let infos = report.nodes;
     loaded.print_warnings();
     let mut table = Table::new(&[
         ("Id", Align::Right),

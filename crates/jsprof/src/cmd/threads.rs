@@ -98,11 +98,5 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 pub fn json_warnings(warnings: &[jsprof_profile::Warning]) -> Vec<JsonWarning> {
-    warnings
-        .iter()
-        .map(|w| JsonWarning {
-            at: w.at.clone(),
-            message: w.message.clone(),
-        })
-        .collect()
+    jsprof_report::warnings_json(warnings)
 }

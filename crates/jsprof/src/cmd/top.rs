@@ -5,9 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_analysis::{function_table, FunctionRow};
+use jsprof_analysis::FunctionRow;
 use jsprof_profile::{Profile, WeightUnit};
-use serde::Serialize;
 
 use crate::load::load_profile;
 use crate::output::{self, Align, JsonWarning, Table};
@@ -43,143 +42,39 @@ pub enum By {
     Total,
 }
 
-/// One function as `top` and `summary` print it.
-#[derive(Serialize)]
-pub struct FunctionJson {
-    pub name: String,
-    pub url: String,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub self_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub self_bytes: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_bytes: Option<i64>,
-    pub self_percent: f64,
-    pub total_percent: f64,
-}
+pub use jsprof_report::top::{function_json, FunctionJson};
 
-#[derive(Serialize)]
-struct TopJson {
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    duration_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    total_bytes: Option<i64>,
-    warnings: Vec<JsonWarning>,
-    functions: Vec<FunctionJson>,
+impl From<By> for jsprof_report::top::By {
+    fn from(by: By) -> Self {
+        match by {
+            By::Self_ => jsprof_report::top::By::SelfWeight,
+            By::Total => jsprof_report::top::By::Total,
+        }
+    }
 }
 
 pub const NS_PER_MS: f64 = 1e6;
 
 /// Rows sorted for display: by the chosen weight, then the other, then name (deterministic).
-pub fn sorted_rows(profile: &Profile, mut rows: Vec<FunctionRow>, by: By) -> Vec<FunctionRow> {
-    rows.sort_by(|a, b| {
-        let (ka, kb) = match by {
-            By::Self_ => (
-                (a.self_weight, a.total_weight),
-                (b.self_weight, b.total_weight),
-            ),
-            By::Total => (
-                (a.total_weight, a.self_weight),
-                (b.total_weight, b.self_weight),
-            ),
-        };
-        kb.cmp(&ka)
-            .then_with(|| {
-                profile
-                    .strings
-                    .get(a.key.name)
-                    .cmp(profile.strings.get(b.key.name))
-            })
-            .then_with(|| {
-                profile
-                    .strings
-                    .get(a.key.url)
-                    .cmp(profile.strings.get(b.key.url))
-            })
-            .then_with(|| a.key.line.cmp(&b.key.line))
-            .then_with(|| a.key.column.cmp(&b.key.column))
-    });
-    rows
-}
-
-/// The JSON form of a row; `total` is the weight percentages are taken of.
-pub fn function_json(
-    profile: &Profile,
-    unit: WeightUnit,
-    row: &FunctionRow,
-    total: i64,
-) -> FunctionJson {
-    let pct = |w: i64| {
-        if total > 0 {
-            w as f64 * 100.0 / total as f64
-        } else {
-            0.0
-        }
-    };
-    let bytes = unit == WeightUnit::Bytes;
-    FunctionJson {
-        name: profile.strings.get(row.key.name).to_string(),
-        url: profile.strings.get(row.key.url).to_string(),
-        line: row.key.line,
-        column: row.key.column,
-        self_ms: (!bytes).then(|| row.self_weight as f64 / NS_PER_MS),
-        total_ms: (!bytes).then(|| row.total_weight as f64 / NS_PER_MS),
-        self_bytes: bytes.then_some(row.self_weight),
-        total_bytes: bytes.then_some(row.total_weight),
-        self_percent: pct(row.self_weight),
-        total_percent: pct(row.total_weight),
-    }
+pub fn sorted_rows(profile: &Profile, rows: Vec<FunctionRow>, by: By) -> Vec<FunctionRow> {
+    jsprof_report::top::sorted_rows(profile, rows, by.into())
 }
 
 pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
-    profile
-        .warnings
-        .iter()
-        .map(|w| JsonWarning {
-            at: w.at.clone(),
-            message: w.message.clone(),
-        })
-        .collect()
+    jsprof_report::warnings_json(&profile.warnings)
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_profile(&args.file)?;
     let profile = crate::range_arg::apply(&loaded.name, loaded.profile, args.range)?;
     let profile = &args.transform.apply(&loaded.name, profile)?;
-    let thread =
-        &profile.threads[crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?];
-    let table = function_table(profile, thread);
-    let unit = thread.weight_unit();
-    // Time percentages refer to the span (gaps included); clipped or byte weights to their sum.
-    let total = match unit {
-        WeightUnit::Nanoseconds if thread.samples.weight.is_none() => {
-            thread.end_time() - thread.start_time()
-        }
-        _ => table.total_weight,
-    };
-    let mut rows = sorted_rows(profile, table.rows, args.by);
-    if args.limit > 0 {
-        rows.truncate(args.limit);
-    }
+    let thread = crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?;
+    let view = jsprof_report::top::view(profile, thread, args.by.into(), args.limit);
     if args.json {
-        let json = TopJson {
-            kind: profile.kind.as_str(),
-            duration_ms: (unit != WeightUnit::Bytes).then(|| total as f64 / NS_PER_MS),
-            total_bytes: (unit == WeightUnit::Bytes).then_some(total),
-            warnings: warnings_json(profile),
-            functions: rows
-                .iter()
-                .map(|r| function_json(profile, unit, r, total))
-                .collect(),
-        };
-        output::print_json(&json)?;
+        output::print_json(&jsprof_report::top::report(profile, &view))?;
         return Ok(ExitCode::SUCCESS);
     }
+    let (unit, total, rows) = (view.unit, view.total, view.rows);
     output::print_warnings(
         &loaded.name,
         profile

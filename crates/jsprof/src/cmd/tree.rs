@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_analysis::{bottom_up, top_down, CallTree, CallTreeKind, TimeRange};
+use jsprof_analysis::TimeRange;
 use jsprof_profile::{Profile, WeightUnit};
-use serde::Serialize;
+use jsprof_report::tree::{TreeOptions, TreeView};
 
-use crate::cmd::top::{warnings_json, NS_PER_MS};
+use crate::cmd::top::NS_PER_MS;
 use crate::load::load_profile;
-use crate::output::{self, Align, JsonWarning, Table};
+use crate::output::{self, Align, Table};
 use crate::range_arg;
 
 #[derive(clap::Args)]
@@ -41,108 +41,19 @@ pub struct Args {
     pub json: bool,
 }
 
-/// One node of `--json` output, in depth-first pre-order (`parent` names an earlier `id`).
-#[derive(Serialize)]
-struct NodeJson {
-    id: u32,
-    parent: Option<u32>,
-    depth: u32,
-    name: String,
-    url: String,
-    line: Option<u32>,
-    column: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    self_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    total_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    self_bytes: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    total_bytes: Option<i64>,
-    self_percent: f64,
-    total_percent: f64,
-}
-
-#[derive(Serialize)]
-struct TreeJson {
-    kind: &'static str,
-    view: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    duration_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    total_bytes: Option<i64>,
-    warnings: Vec<JsonWarning>,
-    nodes: Vec<NodeJson>,
-}
-
-/// A node picked for output: tree node, its output id and its parent's.
-struct Shown {
-    node: u32,
-    id: u32,
-    parent: Option<u32>,
-    depth: u32,
-}
-
-fn pick(tree: &CallTree, total: i64, max_depth: u32, min_percent: f64) -> Vec<Shown> {
-    let pct = |w: i64| {
-        if total > 0 {
-            w as f64 * 100.0 / total as f64
-        } else {
-            0.0
-        }
-    };
-    let mut shown = Vec::new();
-    let mut todo: Vec<(u32, Option<u32>)> = tree.roots.iter().rev().map(|&r| (r, None)).collect();
-    while let Some((n, parent)) = todo.pop() {
-        let node = &tree.nodes[n as usize];
-        if (max_depth > 0 && node.depth >= max_depth) || pct(node.total_weight) < min_percent {
-            continue;
-        }
-        let id = shown.len() as u32;
-        shown.push(Shown {
-            node: n,
-            id,
-            parent,
-            depth: node.depth,
-        });
-        todo.extend(node.children.iter().rev().map(|&c| (c, Some(id))));
-    }
-    shown
-}
-
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_profile(&args.file)?;
     let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
     let profile = args.transform.apply(&loaded.name, profile)?;
     let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
-    let thread = &profile.threads[index];
-    let tree = if args.bottom_up {
-        bottom_up(&profile, thread)
-    } else {
-        top_down(&profile, thread)
+    let options = TreeOptions {
+        bottom_up: args.bottom_up,
+        max_depth: args.max_depth,
+        min_percent: args.min_percent,
     };
-    let unit = thread.weight_unit();
-    let total = match unit {
-        WeightUnit::Nanoseconds => thread.end_time() - thread.start_time(),
-        _ => tree.total_weight,
-    };
-    let shown = pick(&tree, total, args.max_depth, args.min_percent);
+    let view = jsprof_report::tree::view(&profile, index, options);
     if args.json {
-        let json = TreeJson {
-            kind: profile.kind.as_str(),
-            view: match tree.kind {
-                CallTreeKind::TopDown => "top-down",
-                CallTreeKind::BottomUp => "bottom-up",
-            },
-            duration_ms: (unit != WeightUnit::Bytes).then(|| total as f64 / NS_PER_MS),
-            total_bytes: (unit == WeightUnit::Bytes).then_some(total),
-            warnings: warnings_json(&profile),
-            nodes: shown
-                .iter()
-                .map(|s| node_json(&profile, &tree, s, unit, total))
-                .collect(),
-        };
-        output::print_json(&json)?;
+        output::print_json(&jsprof_report::tree::report(&profile, &view))?;
         return Ok(ExitCode::SUCCESS);
     }
     output::print_warnings(
@@ -154,52 +65,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     );
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    write_table(&mut out, &profile, &tree, &shown, unit, total)?;
+    write_table(&mut out, &profile, &view)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn node_json(
-    profile: &Profile,
-    tree: &CallTree,
-    s: &Shown,
-    unit: WeightUnit,
-    total: i64,
-) -> NodeJson {
-    let node = &tree.nodes[s.node as usize];
-    let pct = |w: i64| {
-        if total > 0 {
-            w as f64 * 100.0 / total as f64
-        } else {
-            0.0
-        }
-    };
-    let bytes = unit == WeightUnit::Bytes;
-    NodeJson {
-        id: s.id,
-        parent: s.parent,
-        depth: s.depth,
-        name: profile.strings.get(node.function.name).to_string(),
-        url: profile.strings.get(node.function.url).to_string(),
-        line: node.function.line,
-        column: node.function.column,
-        self_ms: (!bytes).then(|| node.self_weight as f64 / NS_PER_MS),
-        total_ms: (!bytes).then(|| node.total_weight as f64 / NS_PER_MS),
-        self_bytes: bytes.then_some(node.self_weight),
-        total_bytes: bytes.then_some(node.total_weight),
-        self_percent: pct(node.self_weight),
-        total_percent: pct(node.total_weight),
-    }
-}
-
-fn write_table(
-    out: &mut impl Write,
-    profile: &Profile,
-    tree: &CallTree,
-    shown: &[Shown],
-    unit: WeightUnit,
-    total: i64,
-) -> io::Result<()> {
+fn write_table(out: &mut impl Write, profile: &Profile, view: &TreeView) -> io::Result<()> {
+    let (tree, shown, unit, total) = (&view.tree, &view.shown, view.unit, view.total);
     let bytes = unit == WeightUnit::Bytes;
     let mut table = Table::new(&[
         ("Self", Align::Right),

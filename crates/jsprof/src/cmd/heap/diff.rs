@@ -5,11 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_heap::compare;
-use serde::Serialize;
+use jsprof_report::heap::Named;
 
 use super::{fmt_signed_bytes, load, truncate};
-use crate::output::{self, Align, JsonWarning, Table};
+use crate::output::{self, Align, Table};
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
@@ -25,75 +24,27 @@ pub struct DiffArgs {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct ClassJson {
-    key: String,
-    name: String,
-    new_count: u64,
-    deleted_count: u64,
-    count_delta: i64,
-    alloc_size: u64,
-    freed_size: u64,
-    size_delta: i64,
-    retained_delta: i64,
-}
-
-#[derive(Serialize)]
-struct DiffJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    classes: Vec<ClassJson>,
-}
-
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let mut base = load(&args.base)?;
     let target = load(&args.target)?;
-    let comparison = compare(
-        &mut base.snapshot,
-        &mut base.analysis,
-        &target.snapshot,
-        &target.analysis,
+    let (report, unrelated) = jsprof_report::heap::diff_report(
+        Named {
+            name: &base.name,
+            snapshot: &mut base.snapshot,
+            analysis: &mut base.analysis,
+        },
+        Named {
+            name: &target.name,
+            snapshot: &target.snapshot,
+            analysis: &target.analysis,
+        },
+        args.limit,
     );
-    let mut warnings = base.warnings_json_named();
-    warnings.extend(target.warnings_json_named());
-    let unrelated = (!comparison.ids_match()).then(|| {
-        format!(
-            "{} and {} share no object ids ({} ids in common, {} of them naming the same object): \
-             they are not snapshots of one process, so the counts below compare unrelated objects",
-            base.name, target.name, comparison.shared_ids, comparison.same_object_ids
-        )
-    });
-    if let Some(message) = &unrelated {
-        warnings.push(JsonWarning {
-            at: String::new(),
-            message: message.clone(),
-        });
-    }
-    let mut classes = comparison.classes;
-    if args.limit > 0 {
-        classes.truncate(args.limit);
-    }
     if args.json {
-        output::print_json(&DiffJson {
-            kind: target.snapshot.kind(),
-            warnings,
-            classes: classes
-                .into_iter()
-                .map(|c| ClassJson {
-                    key: c.key,
-                    name: c.name,
-                    new_count: c.new_count,
-                    deleted_count: c.deleted_count,
-                    count_delta: c.count_delta,
-                    alloc_size: c.alloc_size,
-                    freed_size: c.freed_size,
-                    size_delta: c.size_delta,
-                    retained_delta: c.retained_delta,
-                })
-                .collect(),
-        })?;
+        output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let classes = report.classes;
     base.print_warnings();
     target.print_warnings();
     if let Some(message) = &unrelated {

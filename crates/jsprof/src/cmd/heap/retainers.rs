@@ -5,13 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_heap::{
-    edge_label, edge_name, edge_source, edge_type_name, retaining_paths, PathOptions, RetainerIndex,
-};
-use serde::Serialize;
+use jsprof_report::heap::RetainersOptions;
 
-use super::{fmt_distance, load, truncate, ObjectJson};
-use crate::output::{self, fmt_bytes, Align, JsonWarning, Table};
+use super::{fmt_distance, load, truncate};
+use crate::output::{self, fmt_bytes, Align, Table};
 
 #[derive(clap::Args)]
 pub struct RetainersArgs {
@@ -30,65 +27,20 @@ pub struct RetainersArgs {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct StepJson {
-    edge_type: String,
-    edge_name: String,
-    /// The edge as DevTools labels it (`.name`, `[0]`, `->var`, `{internal}`).
-    edge: String,
-    /// The retainer: the object the edge comes from.
-    retainer: ObjectJson,
-}
-
-#[derive(Serialize)]
-struct PathJson {
-    /// From the object's own retainer outwards; the last retainer is held by the root.
-    steps: Vec<StepJson>,
-}
-
-#[derive(Serialize)]
-struct RetainersJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    object: ObjectJson,
-    paths: Vec<PathJson>,
-}
-
 pub fn run(args: RetainersArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
-    let s = &loaded.snapshot;
     let node = loaded.ordinal_of(args.id)?;
-    let index = RetainerIndex::new(s);
-    let options = PathOptions {
-        max_paths: args.paths,
+    let options = RetainersOptions {
+        paths: args.paths,
         max_depth: args.max_depth,
-        ..PathOptions::default()
     };
-    let paths: Vec<PathJson> = retaining_paths(s, &loaded.analysis, &index, node, options)
-        .into_iter()
-        .map(|p| PathJson {
-            steps: p
-                .edges
-                .iter()
-                .map(|&e| StepJson {
-                    edge_type: edge_type_name(s, e).to_owned(),
-                    edge_name: edge_name(s, e),
-                    edge: edge_label(s, e),
-                    retainer: loaded.object_json(edge_source(s, e)),
-                })
-                .collect(),
-        })
-        .collect();
-    let object = loaded.object_json(node);
+    let report =
+        jsprof_report::heap::retainers_report(&loaded.snapshot, &loaded.analysis, node, options);
     if args.json {
-        output::print_json(&RetainersJson {
-            kind: s.kind(),
-            warnings: loaded.warnings_json(),
-            object,
-            paths,
-        })?;
+        output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let (object, paths) = (report.object, report.paths);
     loaded.print_warnings();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());

@@ -1,0 +1,169 @@
+//! `jsprof events --json` and the service's `GET …/events`: a timeline's events, the classic
+//! profiler service's GetEvents (modes, subtree, depth, types and a time window).
+
+use jsprof_analysis::{get_events, EventData, EventQuery, EventRow, EventType, EventsAnswer};
+use jsprof_analysis::{QueryError, Timeline};
+use jsprof_profile::{Profile, StringTable};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::load::LoadedTimelines;
+use crate::{ms, warnings_json, JsonWarning, ReportError, Result};
+
+/// The `data` object of an event.
+pub fn data_json(profile: &Profile, kind: EventType, data: EventData) -> Value {
+    match data {
+        EventData::None => json!({}),
+        EventData::Frame(f) => {
+            let frame = profile.frames.get(f);
+            json!({"url": profile.strings.get(frame.url), "line": frame.line, "column": frame.column})
+        }
+        EventData::Detail(s) if s == StringTable::EMPTY => json!({}),
+        EventData::Detail(s) => {
+            let text = profile.strings.get(s);
+            match kind {
+                EventType::ScriptThreadEvaluation if !text.contains(':') => json!({"event": text}),
+                _ => json!({"url": text}),
+            }
+        }
+    }
+}
+
+/// One event (CONTRACT.md's event JSON).
+#[derive(Serialize)]
+pub struct EventJson {
+    pub id: Option<u32>,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub name: String,
+    pub start_ms: Option<f64>,
+    pub end_ms: Option<f64>,
+    pub self_ms: f64,
+    pub total_ms: f64,
+    pub hits: u64,
+    pub parent_id: Option<u32>,
+    pub child_count: Option<u32>,
+    pub data: Value,
+}
+
+/// The smallest window covering the returned real events.
+#[derive(Serialize)]
+pub struct RangeJson {
+    pub start_ms: Option<f64>,
+    pub end_ms: Option<f64>,
+}
+
+/// The whole answer.
+#[derive(Serialize)]
+pub struct EventsReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    pub timeline_id: u32,
+    pub mode: &'static str,
+    pub range: RangeJson,
+    pub events: Vec<EventJson>,
+}
+
+fn event_json(profile: &Profile, r: &EventRow) -> EventJson {
+    EventJson {
+        id: r.id,
+        kind: r.kind.as_str(),
+        name: profile.strings.get(r.name).to_string(),
+        start_ms: r.start.map(ms),
+        end_ms: r.end.map(ms),
+        self_ms: ms(r.self_time),
+        total_ms: ms(r.total_time),
+        hits: r.hits,
+        parent_id: r.parent_id,
+        child_count: r.child_count,
+        data: data_json(profile, r.kind, r.data),
+    }
+}
+
+/// Runs `query` over `timeline` (an unknown event id is `NotFound`).
+pub fn answer(
+    loaded: &LoadedTimelines,
+    timeline: &Timeline,
+    query: &EventQuery,
+) -> Result<EventsAnswer> {
+    get_events(timeline, query).map_err(|e| match e {
+        QueryError::NoSuchEvent(_) => ReportError::NotFound(format!("{}: {e}", loaded.name)),
+    })
+}
+
+/// The JSON document for an answer.
+pub fn report_of(
+    loaded: &LoadedTimelines,
+    timeline: &Timeline,
+    query: &EventQuery,
+    answer: &EventsAnswer,
+) -> EventsReport {
+    let profile = &loaded.profile;
+    EventsReport {
+        kind: profile.kind.as_str(),
+        warnings: warnings_json(loaded.warnings()),
+        timeline_id: timeline.id,
+        mode: query.mode.as_str(),
+        range: RangeJson {
+            start_ms: answer.range.map(|r| ms(r.0)),
+            end_ms: answer.range.map(|r| ms(r.1)),
+        },
+        events: answer.rows.iter().map(|r| event_json(profile, r)).collect(),
+    }
+}
+
+/// `answer` then `report_of`.
+pub fn report(
+    loaded: &LoadedTimelines,
+    timeline: &Timeline,
+    query: &EventQuery,
+) -> Result<EventsReport> {
+    let answer = answer(loaded, timeline, query)?;
+    Ok(report_of(loaded, timeline, query, &answer))
+}
+
+/// Parses `START..END` in milliseconds (either side may be empty) into nanoseconds, as
+/// `jsprof events --range` and the service's `range=` take it.
+pub fn parse_window(text: &str) -> std::result::Result<(Option<i64>, Option<i64>), String> {
+    let bad = || {
+        format!(
+            "bad range `{text}`: expected START..END in milliseconds, either side may be empty (e.g. `100..250.5`, `..30`)"
+        )
+    };
+    let (a, b) = text.trim().split_once("..").ok_or_else(bad)?;
+    let side = |s: &str| -> std::result::Result<Option<i64>, String> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Ok(None);
+        }
+        let ms: f64 = s.parse().map_err(|_| bad())?;
+        if !ms.is_finite() {
+            return Err(bad());
+        }
+        Ok(Some((ms * 1e6).round() as i64))
+    };
+    let (start, end) = (side(a)?, side(b)?);
+    if let (Some(s), Some(e)) = (start, end) {
+        if s > e {
+            return Err(format!("bad range `{text}`: START is after END"));
+        }
+    }
+    Ok((start, end))
+}
+
+/// Parses an event type name for `--type` / `types=`.
+pub fn parse_type(s: &str) -> std::result::Result<EventType, String> {
+    EventType::parse(s).ok_or_else(|| {
+        format!(
+            "unknown event type `{s}`: expected one of {}",
+            EventType::ALL.map(|t| t.as_str()).join(", ")
+        )
+    })
+}
+
+/// Parses a mode name for `--mode` / `mode=`.
+pub fn parse_mode(s: &str) -> std::result::Result<jsprof_analysis::Mode, String> {
+    jsprof_analysis::Mode::parse(s).ok_or_else(|| {
+        format!("unknown mode `{s}`: expected all, unique-types, unique-events or reduce-all")
+    })
+}

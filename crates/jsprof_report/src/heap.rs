@@ -1,0 +1,398 @@
+//! `jsprof heap summary|node|retainers|diff --json` and the service's `…/heap/…` endpoints.
+
+use std::collections::HashMap;
+
+use jsprof_heap::{
+    edge_label, edge_name, edge_source, edge_type_name, retaining_paths, summary, Analysis,
+    HeapSnapshot, PathOptions, RetainerIndex, SortBy, Statistics,
+};
+use serde::Serialize;
+
+use crate::{JsonWarning, ReportError, Result};
+
+/// The warnings of a snapshot.
+pub fn warnings(s: &HeapSnapshot) -> Vec<JsonWarning> {
+    s.warnings
+        .iter()
+        .map(|w| JsonWarning {
+            at: w.at.clone(),
+            message: w.message.clone(),
+        })
+        .collect()
+}
+
+/// The warnings with the file's name in front, for outputs that read several files.
+pub fn warnings_named(name: &str, s: &HeapSnapshot) -> Vec<JsonWarning> {
+    s.warnings
+        .iter()
+        .map(|w| JsonWarning {
+            at: w.at.clone(),
+            message: format!("{name}: {}", w.message),
+        })
+        .collect()
+}
+
+/// One object as the exploration commands list it.
+#[derive(Serialize)]
+pub struct ObjectJson {
+    pub id: u32,
+    pub name: String,
+    pub class: String,
+    #[serde(rename = "type")]
+    pub node_type: String,
+    pub self_size: u64,
+    pub retained_size: u64,
+    pub distance: i32,
+}
+
+/// The object at ordinal `n`.
+pub fn object_json(s: &HeapSnapshot, a: &Analysis, n: u32) -> ObjectJson {
+    let class = a.class_name(s, n);
+    let mut name = jsprof_heap::display_name(s, n);
+    if n == s.root && name.is_empty() {
+        name = "(root)".to_string();
+    }
+    ObjectJson {
+        id: s.nodes.id[n as usize],
+        name,
+        class,
+        node_type: s.node_type_name(n).to_owned(),
+        self_size: s.nodes.self_size[n as usize] as u64,
+        retained_size: a.retained[n as usize],
+        distance: a.distances[n as usize],
+    }
+}
+
+/// The ordinal of the node with this id (`NotFound` naming the file otherwise).
+pub fn ordinal_of(name: &str, s: &HeapSnapshot, id: u32) -> Result<u32> {
+    match s.nodes.id.iter().position(|&x| x == id) {
+        Some(n) => Ok(n as u32),
+        None => Err(ReportError::NotFound(format!(
+            "{name}: no node with id @{id}"
+        ))),
+    }
+}
+
+#[derive(Serialize)]
+pub struct StatisticsJson {
+    pub total: u64,
+    pub native: NativeJson,
+    pub v8heap: V8HeapJson,
+}
+
+#[derive(Serialize)]
+pub struct NativeJson {
+    pub total: u64,
+    #[serde(rename = "typedArrays")]
+    pub typed_arrays: u64,
+}
+
+#[derive(Serialize)]
+pub struct V8HeapJson {
+    pub total: i64,
+    pub code: u64,
+    #[serde(rename = "jsArrays")]
+    pub js_arrays: u64,
+    pub strings: u64,
+    pub system: u64,
+}
+
+pub fn statistics_json(st: &Statistics) -> StatisticsJson {
+    StatisticsJson {
+        total: st.total,
+        native: NativeJson {
+            total: st.native_total,
+            typed_arrays: st.native_typed_arrays,
+        },
+        v8heap: V8HeapJson {
+            total: st.v8heap_total,
+            code: st.code,
+            js_arrays: st.js_arrays,
+            strings: st.strings,
+            system: st.system,
+        },
+    }
+}
+
+#[derive(Serialize)]
+pub struct ClassJson {
+    pub key: String,
+    pub name: String,
+    pub count: u64,
+    pub self_size: u64,
+    pub retained_size: u64,
+    pub distance: i32,
+}
+
+/// `heap summary`: DevTools' Summary.
+#[derive(Serialize)]
+pub struct SummaryReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    pub node_count: usize,
+    pub total_size: u64,
+    pub statistics: StatisticsJson,
+    pub classes: Vec<ClassJson>,
+}
+
+/// The Summary sorted by `sort`, at most `limit` classes (0 = all).
+pub fn summary_report(s: &HeapSnapshot, a: &Analysis, sort: SortBy, limit: usize) -> SummaryReport {
+    let mut rows = summary(s, a, sort);
+    if limit > 0 {
+        rows.truncate(limit);
+    }
+    SummaryReport {
+        kind: s.kind(),
+        warnings: warnings(s),
+        node_count: s.node_count(),
+        total_size: a.total_size,
+        statistics: statistics_json(&a.statistics),
+        classes: rows
+            .into_iter()
+            .map(|r| ClassJson {
+                key: r.key,
+                name: r.name,
+                count: r.count,
+                self_size: r.self_size,
+                retained_size: r.retained_size,
+                distance: r.distance,
+            })
+            .collect(),
+    }
+}
+
+#[derive(Serialize)]
+pub struct NodeJson {
+    pub id: u32,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub node_type: String,
+    pub self_size: u64,
+    pub retained_size: u64,
+    pub distance: i32,
+    pub dominator_id: u32,
+    pub edge_count: u64,
+    pub retainer_count: u64,
+}
+
+/// `heap node`: single objects by id.
+#[derive(Serialize)]
+pub struct NodesReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    pub nodes: Vec<NodeJson>,
+}
+
+/// The objects with these ids, in order; every missing id is named in one `NotFound`.
+pub fn nodes_report(
+    name: &str,
+    s: &HeapSnapshot,
+    a: &Analysis,
+    ids: &[u32],
+) -> Result<NodesReport> {
+    // One pass over the ids column for all requested ids (the first node with an id wins).
+    let mut wanted: Vec<(u32, Option<u32>)> = ids.iter().map(|&id| (id, None)).collect();
+    let mut slots: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (slot, (id, _)) in wanted.iter().enumerate() {
+        slots.entry(*id).or_default().push(slot);
+    }
+    for (ordinal, id) in s.nodes.id.iter().enumerate() {
+        if let Some(found) = slots.remove(id) {
+            for slot in found {
+                wanted[slot].1 = Some(ordinal as u32);
+            }
+        }
+    }
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|w| w.1.is_none())
+        .map(|w| format!("@{}", w.0))
+        .collect();
+    if !missing.is_empty() {
+        return Err(ReportError::NotFound(format!(
+            "{name}: no node with id {}",
+            missing.join(", ")
+        )));
+    }
+    Ok(NodesReport {
+        kind: s.kind(),
+        warnings: warnings(s),
+        nodes: wanted
+            .iter()
+            .filter_map(|w| w.1)
+            .map(|ordinal| {
+                let n = a.node_info(s, ordinal);
+                NodeJson {
+                    id: n.id,
+                    name: n.name,
+                    node_type: n.node_type,
+                    self_size: n.self_size,
+                    retained_size: n.retained_size,
+                    distance: n.distance,
+                    dominator_id: n.dominator_id,
+                    edge_count: n.edge_count,
+                    retainer_count: n.retainer_count,
+                }
+            })
+            .collect(),
+    })
+}
+
+#[derive(Serialize)]
+pub struct StepJson {
+    pub edge_type: String,
+    pub edge_name: String,
+    /// The edge as DevTools labels it (`.name`, `[0]`, `->var`, `{internal}`).
+    pub edge: String,
+    /// The retainer: the object the edge comes from.
+    pub retainer: ObjectJson,
+}
+
+#[derive(Serialize)]
+pub struct PathJson {
+    /// From the object's own retainer outwards; the last retainer is held by the root.
+    pub steps: Vec<StepJson>,
+}
+
+/// `heap retainers`: why an object is alive.
+#[derive(Serialize)]
+pub struct RetainersReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    pub object: ObjectJson,
+    pub paths: Vec<PathJson>,
+}
+
+/// How many retaining paths, and how long.
+#[derive(Clone, Copy, Debug)]
+pub struct RetainersOptions {
+    pub paths: usize,
+    pub max_depth: usize,
+}
+
+impl Default for RetainersOptions {
+    fn default() -> Self {
+        RetainersOptions {
+            paths: 5,
+            max_depth: 100,
+        }
+    }
+}
+
+/// The shortest retaining paths of the object at ordinal `node`.
+pub fn retainers_report(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    node: u32,
+    options: RetainersOptions,
+) -> RetainersReport {
+    let index = RetainerIndex::new(s);
+    let path_options = PathOptions {
+        max_paths: options.paths,
+        max_depth: options.max_depth,
+        ..PathOptions::default()
+    };
+    let paths = retaining_paths(s, a, &index, node, path_options)
+        .into_iter()
+        .map(|p| PathJson {
+            steps: p
+                .edges
+                .iter()
+                .map(|&e| StepJson {
+                    edge_type: edge_type_name(s, e).to_owned(),
+                    edge_name: edge_name(s, e),
+                    edge: edge_label(s, e),
+                    retainer: object_json(s, a, edge_source(s, e)),
+                })
+                .collect(),
+        })
+        .collect();
+    RetainersReport {
+        kind: s.kind(),
+        warnings: warnings(s),
+        object: object_json(s, a, node),
+        paths,
+    }
+}
+
+#[derive(Serialize)]
+pub struct ClassDiffJson {
+    pub key: String,
+    pub name: String,
+    pub new_count: u64,
+    pub deleted_count: u64,
+    pub count_delta: i64,
+    pub alloc_size: u64,
+    pub freed_size: u64,
+    pub size_delta: i64,
+    pub retained_delta: i64,
+}
+
+/// `heap diff`: DevTools' Comparison plus the retained-size change.
+#[derive(Serialize)]
+pub struct DiffReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    pub classes: Vec<ClassDiffJson>,
+}
+
+/// A snapshot named for messages.
+pub struct Named<'a, S, A> {
+    pub name: &'a str,
+    pub snapshot: S,
+    pub analysis: A,
+}
+
+/// Compares `target` against `base` (which the comparison re-classifies, hence `&mut`). Returns
+/// the report and, when the snapshots share no object ids, the warning that says so (also in
+/// the report's warnings).
+pub fn diff_report(
+    base: Named<&mut HeapSnapshot, &mut Analysis>,
+    target: Named<&HeapSnapshot, &Analysis>,
+    limit: usize,
+) -> (DiffReport, Option<String>) {
+    let comparison = jsprof_heap::compare(
+        base.snapshot,
+        base.analysis,
+        target.snapshot,
+        target.analysis,
+    );
+    let mut warnings = warnings_named(base.name, base.snapshot);
+    warnings.extend(warnings_named(target.name, target.snapshot));
+    let unrelated = (!comparison.ids_match()).then(|| {
+        format!(
+            "{} and {} share no object ids ({} ids in common, {} of them naming the same object): \
+             they are not snapshots of one process, so the counts below compare unrelated objects",
+            base.name, target.name, comparison.shared_ids, comparison.same_object_ids
+        )
+    });
+    if let Some(message) = &unrelated {
+        warnings.push(JsonWarning {
+            at: String::new(),
+            message: message.clone(),
+        });
+    }
+    let mut classes = comparison.classes;
+    if limit > 0 {
+        classes.truncate(limit);
+    }
+    let report = DiffReport {
+        kind: target.snapshot.kind(),
+        warnings,
+        classes: classes
+            .into_iter()
+            .map(|c| ClassDiffJson {
+                key: c.key,
+                name: c.name,
+                new_count: c.new_count,
+                deleted_count: c.deleted_count,
+                count_delta: c.count_delta,
+                alloc_size: c.alloc_size,
+                freed_size: c.freed_size,
+                size_delta: c.size_delta,
+                retained_delta: c.retained_delta,
+            })
+            .collect(),
+    };
+    (report, unrelated)
+}

@@ -1,0 +1,64 @@
+//! The JSON documents jsprof's views produce — `events`, `top`, `tree`, `heap summary`, `heap
+//! node`, `heap retainers`, `heap diff` — built once, so that `jsprof … --json` and the profiling
+//! service (`jsprof serve`) answer byte for byte the same for the same file.
+//!
+//! ```no_run
+//! use jsprof_analysis::{EventQuery, Mode};
+//! let text = std::fs::read("app.cpuprofile").unwrap();
+//! let loaded = jsprof_report::load::timelines("app.cpuprofile".into(), text).unwrap();
+//! let timeline = loaded.select(None).unwrap();
+//! let query = EventQuery { mode: Mode::UniqueTypes, ..Default::default() };
+//! let report = jsprof_report::events::report(&loaded, timeline, &query).unwrap();
+//! println!("{}", serde_json::to_string(&report).unwrap());
+//! ```
+
+pub mod events;
+pub mod heap;
+pub mod load;
+pub mod text;
+pub mod thread_select;
+pub mod top;
+pub mod tree;
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// A warning as every JSON document carries it (`{"at", "message"}`).
+#[derive(Serialize, Clone, Debug)]
+pub struct JsonWarning {
+    pub at: String,
+    pub message: String,
+}
+
+/// The warnings of a loaded input, as JSON.
+pub fn warnings_json(warnings: &[jsprof_profile::Warning]) -> Vec<JsonWarning> {
+    warnings
+        .iter()
+        .map(|w| JsonWarning {
+            at: w.at.clone(),
+            message: w.message.clone(),
+        })
+        .collect()
+}
+
+/// Why a report cannot be made. The CLI exits 2 on any; the service answers 400 or 404.
+#[derive(Debug, Error)]
+pub enum ReportError {
+    /// The input cannot be read as what the view needs (bad format, wrong kind of file).
+    #[error("{0}")]
+    Input(String),
+    /// A parameter is wrong (unknown mode, thread spec naming several threads, bad range).
+    #[error("{0}")]
+    Usage(String),
+    /// Something named by the request does not exist (an event id, a node id, a thread).
+    #[error("{0}")]
+    NotFound(String),
+}
+
+pub type Result<T, E = ReportError> = std::result::Result<T, E>;
+
+pub(crate) const NS_PER_MS: f64 = 1e6;
+
+pub(crate) fn ms(ns: i64) -> f64 {
+    ns as f64 / NS_PER_MS
+}

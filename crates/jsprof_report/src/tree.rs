@@ -1,0 +1,164 @@
+//! `jsprof tree --json` and the service's `…/tree`: DevTools' Call tree (top-down) or Bottom-up.
+
+use jsprof_analysis::{bottom_up, top_down, CallTree, CallTreeKind};
+use jsprof_profile::{Profile, WeightUnit};
+use serde::Serialize;
+
+use crate::{warnings_json, JsonWarning, NS_PER_MS};
+
+/// One node, in depth-first pre-order (`parent` names an earlier `id`).
+#[derive(Serialize)]
+pub struct NodeJson {
+    pub id: u32,
+    pub parent: Option<u32>,
+    pub depth: u32,
+    pub name: String,
+    pub url: String,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_bytes: Option<i64>,
+    pub self_percent: f64,
+    pub total_percent: f64,
+}
+
+/// The whole `tree` document.
+#[derive(Serialize)]
+pub struct TreeReport {
+    pub kind: &'static str,
+    pub view: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_bytes: Option<i64>,
+    pub warnings: Vec<JsonWarning>,
+    pub nodes: Vec<NodeJson>,
+}
+
+/// What to show of the tree.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TreeOptions {
+    pub bottom_up: bool,
+    /// Levels to show (1 = the roots only); 0 shows all.
+    pub max_depth: u32,
+    /// Hide nodes under this percentage of the total (and what is beneath them).
+    pub min_percent: f64,
+}
+
+/// A node picked for output: tree node, its output id and its parent's.
+pub struct Shown {
+    pub node: u32,
+    pub id: u32,
+    pub parent: Option<u32>,
+    pub depth: u32,
+}
+
+/// The tree of `profile.threads[thread]` and the nodes shown of it.
+pub struct TreeView {
+    pub tree: CallTree,
+    pub unit: WeightUnit,
+    pub total: i64,
+    pub shown: Vec<Shown>,
+}
+
+fn pick(tree: &CallTree, total: i64, max_depth: u32, min_percent: f64) -> Vec<Shown> {
+    let pct = |w: i64| {
+        if total > 0 {
+            w as f64 * 100.0 / total as f64
+        } else {
+            0.0
+        }
+    };
+    let mut shown = Vec::new();
+    let mut todo: Vec<(u32, Option<u32>)> = tree.roots.iter().rev().map(|&r| (r, None)).collect();
+    while let Some((n, parent)) = todo.pop() {
+        let node = &tree.nodes[n as usize];
+        if (max_depth > 0 && node.depth >= max_depth) || pct(node.total_weight) < min_percent {
+            continue;
+        }
+        let id = shown.len() as u32;
+        shown.push(Shown {
+            node: n,
+            id,
+            parent,
+            depth: node.depth,
+        });
+        todo.extend(node.children.iter().rev().map(|&c| (c, Some(id))));
+    }
+    shown
+}
+
+/// Builds the tree and picks the nodes to show.
+pub fn view(profile: &Profile, thread: usize, options: TreeOptions) -> TreeView {
+    let thread = &profile.threads[thread];
+    let tree = if options.bottom_up {
+        bottom_up(profile, thread)
+    } else {
+        top_down(profile, thread)
+    };
+    let unit = thread.weight_unit();
+    let total = match unit {
+        WeightUnit::Nanoseconds => thread.end_time() - thread.start_time(),
+        _ => tree.total_weight,
+    };
+    let shown = pick(&tree, total, options.max_depth, options.min_percent);
+    TreeView {
+        tree,
+        unit,
+        total,
+        shown,
+    }
+}
+
+fn node_json(profile: &Profile, view: &TreeView, s: &Shown) -> NodeJson {
+    let node = &view.tree.nodes[s.node as usize];
+    let total = view.total;
+    let pct = |w: i64| {
+        if total > 0 {
+            w as f64 * 100.0 / total as f64
+        } else {
+            0.0
+        }
+    };
+    let bytes = view.unit == WeightUnit::Bytes;
+    NodeJson {
+        id: s.id,
+        parent: s.parent,
+        depth: s.depth,
+        name: profile.strings.get(node.function.name).to_string(),
+        url: profile.strings.get(node.function.url).to_string(),
+        line: node.function.line,
+        column: node.function.column,
+        self_ms: (!bytes).then(|| node.self_weight as f64 / NS_PER_MS),
+        total_ms: (!bytes).then(|| node.total_weight as f64 / NS_PER_MS),
+        self_bytes: bytes.then_some(node.self_weight),
+        total_bytes: bytes.then_some(node.total_weight),
+        self_percent: pct(node.self_weight),
+        total_percent: pct(node.total_weight),
+    }
+}
+
+/// The JSON document of a view.
+pub fn report(profile: &Profile, view: &TreeView) -> TreeReport {
+    TreeReport {
+        kind: profile.kind.as_str(),
+        view: match view.tree.kind {
+            CallTreeKind::TopDown => "top-down",
+            CallTreeKind::BottomUp => "bottom-up",
+        },
+        duration_ms: (view.unit != WeightUnit::Bytes).then(|| view.total as f64 / NS_PER_MS),
+        total_bytes: (view.unit == WeightUnit::Bytes).then_some(view.total),
+        warnings: warnings_json(&profile.warnings),
+        nodes: view
+            .shown
+            .iter()
+            .map(|s| node_json(profile, view, s))
+            .collect(),
+    }
+}
