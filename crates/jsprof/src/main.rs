@@ -32,6 +32,9 @@ enum Command {
     Tree(cmd::tree::Args),
     /// An aggregated flame graph as a standalone, searchable, zoomable SVG.
     Flamegraph(cmd::flamegraph::Args),
+    /// Performance budgets for CI: function times, GC share, class retained sizes, detached DOM
+    /// (exit 1 when one is exceeded).
+    Check(cmd::check::Args),
     /// What changed between two profiles, function by function (sorted by the change).
     Diff(cmd::diff::Args),
     /// Write the profile as folded stacks, .cpuprofile, speedscope, pprof or d3-flame-graph JSON.
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Top(args) => cmd::top::run(args),
         Command::Tree(args) => cmd::tree::run(args),
         Command::Flamegraph(args) => cmd::flamegraph::run(args),
+        Command::Check(args) => cmd::check::run(args),
         Command::Diff(args) => cmd::diff::run(args),
         Command::Export(args) => cmd::export::run(args),
         Command::Threads(args) => cmd::threads::run(args),

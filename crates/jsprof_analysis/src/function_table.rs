@@ -226,3 +226,37 @@ pub fn function_table(profile: &Profile, thread: &Thread) -> FunctionTable {
         total_weight,
     }
 }
+
+/// Self and total weight of every frame `matches` accepts, taken together: self is the weight
+/// of samples with such a frame on top, total the weight of samples with one anywhere on the
+/// stack (each sample once, however many match). For budgets on a function by name, which may
+/// be several functions (`render` in two files) or recursive.
+pub fn weight_where(
+    profile: &Profile,
+    thread: &Thread,
+    matches: impl Fn(&jsprof_profile::Frame) -> bool,
+) -> (i64, i64) {
+    let frame_matches: Vec<bool> = profile.frames.iter().map(|(_, f)| matches(f)).collect();
+    // Parents come first, so one pass marks the stacks with a match at or below their top.
+    let mut on_stack = vec![false; profile.stacks.len()];
+    for s in profile.stacks.ids() {
+        let own = frame_matches[profile.stacks.frame(s).0 as usize];
+        let below = profile
+            .stacks
+            .parent(s)
+            .is_some_and(|p| on_stack[p.index()]);
+        on_stack[s.index()] = own || below;
+    }
+    let (mut self_w, mut total_w) = (0, 0);
+    for (stack, w) in thread.samples.stack.iter().zip(thread.weights()) {
+        if let Some(s) = stack {
+            if frame_matches[profile.stacks.frame(*s).0 as usize] {
+                self_w += w;
+            }
+            if on_stack[s.index()] {
+                total_w += w;
+            }
+        }
+    }
+    (self_w, total_w)
+}

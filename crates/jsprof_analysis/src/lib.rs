@@ -35,7 +35,7 @@ pub use diff::{
 pub use filter::{filter, Filters};
 pub use flame_chart::{write_flame_chart_svg, FlameChartOptions};
 pub use flame_graph::{write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions};
-pub use function_table::{function_table, FunctionKey, FunctionRow, FunctionTable};
+pub use function_table::{function_table, weight_where, FunctionKey, FunctionRow, FunctionTable};
 pub use get_events::{get_events, EventQuery, EventRow, EventsAnswer, Mode, QueryError};
 pub use profile_calls::{frame_calls, trace_calls, Call};
 pub use range::{clip, time_origin, RangeError, TimeRange};

@@ -1,6 +1,7 @@
 //! CLI integration tests: one binary, a module per area.
 
 mod broken_input;
+mod check;
 mod cpu;
 mod diff;
 mod export;

@@ -1,0 +1,508 @@
+//! `jsprof check FILE --budget budget.toml`: performance budgets for CI. Exit 0 when every
+//! budget holds, 1 with a report when one is exceeded, 2 when the file or the budget cannot be
+//! read.
+//!
+//! ```toml
+//! [[function]]              # CPU profiles and traces
+//! name = "render"           # the function's name, exactly; `url` (a substring) narrows it
+//! max_total_ms = 50         # and/or max_self_ms
+//!
+//! [gc]                      # CPU profiles and traces
+//! max_share_percent = 10    # (garbage collector) self time over the profile's duration
+//!
+//! [[class]]                 # heap snapshots
+//! name = "Cache"            # the Summary's class (constructor) name
+//! max_retained_size = "20 MB"   # bytes, or a string in B/KB/MB/GB (1 KB = 1024 B); and/or max_count
+//!
+//! [detached_dom]            # heap snapshots
+//! max_nodes = 0             # detached DOM nodes (in all detached trees); 0 = none at all
+//! ```
+//!
+//! Detached trees are DevTools' (native objects named `Detached …`), less Node.js's own
+//! `Detached Node / …` embedder objects, which every Node snapshot has and which are not DOM.
+//!
+//! Budgets that do not apply to FILE's kind are listed as skipped; a budget file none of whose
+//! budgets applies is an error (exit 2), so a CI job cannot pass by checking nothing.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use jsprof_analysis::{function_table, summarize, weight_where};
+use jsprof_heap::{
+    analyze, detached_trees, read_snapshot_with, summary, DominatorTree, ReadOptions, SortBy,
+};
+use jsprof_profile::{Format, WeightUnit};
+use serde::{Deserialize, Serialize};
+
+use crate::cmd::top::warnings_json;
+use crate::load::{detect_format, load_profile};
+use crate::output::{self, Align, JsonWarning, Table};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A CPU profile, trace or heap snapshot (gzip too); `-` for stdin.
+    pub file: PathBuf,
+    /// The budgets, a TOML file (see `jsprof check --help` or docs/views-and-exports.md).
+    #[arg(long, value_name = "budget.toml")]
+    pub budget: PathBuf,
+    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
+    #[arg(long)]
+    pub thread: Option<String>,
+    /// Print JSON instead of a report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct Budgets {
+    #[serde(default)]
+    function: Vec<FunctionBudget>,
+    gc: Option<GcBudget>,
+    #[serde(default)]
+    class: Vec<ClassBudget>,
+    detached_dom: Option<DetachedBudget>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct FunctionBudget {
+    name: String,
+    url: Option<String>,
+    max_total_ms: Option<f64>,
+    max_self_ms: Option<f64>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct GcBudget {
+    max_share_percent: f64,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct ClassBudget {
+    name: String,
+    max_retained_size: Option<Size>,
+    max_count: Option<u64>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct DetachedBudget {
+    #[serde(default)]
+    max_nodes: u64,
+}
+
+/// Bytes: an integer, or a string with a unit (`"20 MB"`).
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(try_from = "SizeText")]
+struct Size(u64);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SizeText {
+    Bytes(u64),
+    Text(String),
+}
+
+impl TryFrom<SizeText> for Size {
+    type Error = String;
+    fn try_from(v: SizeText) -> Result<Size, String> {
+        match v {
+            SizeText::Bytes(b) => Ok(Size(b)),
+            SizeText::Text(t) => parse_size(&t).map(Size),
+        }
+    }
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("bad size `{text}`: expected e.g. 20 MB, 512 KB or 1048576"))?;
+    let scale = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1.0,
+        "KB" | "K" | "KIB" => 1024.0,
+        "MB" | "M" | "MIB" => 1024.0 * 1024.0,
+        "GB" | "G" | "GIB" => 1024.0 * 1024.0 * 1024.0,
+        _ => {
+            return Err(format!(
+                "bad size `{text}`: the unit must be B, KB, MB or GB"
+            ))
+        }
+    };
+    Ok((value * scale).round() as u64)
+}
+
+/// One budget's outcome.
+#[derive(Serialize, Debug)]
+struct CheckJson {
+    /// `function`, `gc`, `class`, `detached_dom`.
+    budget: &'static str,
+    /// What was measured: the function or class name; empty for gc and detached DOM.
+    subject: String,
+    /// `total_ms`, `self_ms`, `share_percent` (floats); `retained_size` (bytes), `count`,
+    /// `nodes` (integers).
+    measure: &'static str,
+    #[serde(serialize_with = "number")]
+    value: (f64, &'static str),
+    #[serde(serialize_with = "number")]
+    limit: (f64, &'static str),
+    /// `pass`, `fail` or `skipped` (the budget does not apply to this kind of file).
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// Sizes and counts as integers, times and shares as floats.
+fn number<S: serde::Serializer>(v: &(f64, &'static str), s: S) -> Result<S::Ok, S::Error> {
+    match v.1 {
+        "retained_size" | "count" | "nodes" => s.serialize_u64(v.0.max(0.0).round() as u64),
+        _ => s.serialize_f64(v.0),
+    }
+}
+
+#[derive(Serialize)]
+struct ReportJson {
+    kind: &'static str,
+    warnings: Vec<JsonWarning>,
+    passed: bool,
+    checks: Vec<CheckJson>,
+}
+
+fn read_budgets(path: &Path) -> Result<Budgets> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the budget file {}", path.display()))?;
+    let budgets: Budgets = toml::from_str(&text)
+        .map_err(|e| anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+    for f in &budgets.function {
+        if f.max_total_ms.is_none() && f.max_self_ms.is_none() {
+            bail!(
+                "{}: the budget of function `{}` sets neither max_total_ms nor max_self_ms",
+                path.display(),
+                f.name
+            );
+        }
+    }
+    for c in &budgets.class {
+        if c.max_retained_size.is_none() && c.max_count.is_none() {
+            bail!(
+                "{}: the budget of class `{}` sets neither max_retained_size nor max_count",
+                path.display(),
+                c.name
+            );
+        }
+    }
+    Ok(budgets)
+}
+
+fn check(
+    budget: &'static str,
+    subject: &str,
+    measure: &'static str,
+    value: f64,
+    limit: f64,
+    note: Option<String>,
+) -> CheckJson {
+    CheckJson {
+        budget,
+        subject: subject.to_string(),
+        measure,
+        value: (value, measure),
+        limit: (limit, measure),
+        status: if value <= limit { "pass" } else { "fail" },
+        note,
+    }
+}
+
+fn skipped(budget: &'static str, subject: &str, measure: &'static str, why: &str) -> CheckJson {
+    CheckJson {
+        budget,
+        subject: subject.to_string(),
+        measure,
+        value: (0.0, measure),
+        limit: (0.0, measure),
+        status: "skipped",
+        note: Some(why.to_string()),
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let budgets = read_budgets(&args.budget)?;
+    let heap = args.file.as_os_str() != "-" && detect_format(&args.file)? == Format::HeapSnapshot;
+    let (kind, warnings, checks) = if heap {
+        check_heap(&args.file, &budgets)?
+    } else {
+        check_cpu(&args, &budgets)?
+    };
+    if !checks.iter().any(|c| c.status != "skipped") {
+        bail!(
+            "{}: no budget in it applies to a {kind} ({})",
+            args.budget.display(),
+            if heap {
+                "heap snapshots take [[class]] and [detached_dom]"
+            } else {
+                "CPU profiles take [[function]] and [gc]"
+            }
+        );
+    }
+    let passed = checks.iter().all(|c| c.status != "fail");
+    let code = if passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    if args.json {
+        output::print_json(&ReportJson {
+            kind,
+            warnings,
+            passed,
+            checks,
+        })?;
+        return Ok(code);
+    }
+    let name = crate::input::display_name(&args.file);
+    output::print_warnings(
+        &name,
+        warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
+    );
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    writeln!(out, "{name} against {}", args.budget.display())?;
+    let mut table = Table::new(&[
+        ("", Align::Left),
+        ("Budget", Align::Left),
+        ("Value", Align::Right),
+        ("", Align::Left),
+        ("Limit", Align::Right),
+        ("", Align::Left),
+    ]);
+    for c in &checks {
+        let what = match (c.budget, c.measure) {
+            ("function", m) => format!(
+                "{} of {}",
+                if m == "total_ms" { "total" } else { "self" },
+                output::display_function_name(&c.subject)
+            ),
+            ("gc", _) => "GC share".to_string(),
+            ("class", "retained_size") => format!("retained size of {}", c.subject),
+            ("class", _) => format!("instances of {}", c.subject),
+            _ => "detached DOM nodes".to_string(),
+        };
+        let fmt = |v: f64| match c.measure {
+            "total_ms" | "self_ms" => output::fmt_ms(v),
+            "share_percent" => output::fmt_percent(v),
+            "retained_size" => output::fmt_bytes(v),
+            _ => format!("{v:.0}"),
+        };
+        let (mark, value, rel, limit) = match c.status {
+            "pass" => ("ok", fmt(c.value.0), "≤", fmt(c.limit.0)),
+            "fail" => ("FAIL", fmt(c.value.0), ">", fmt(c.limit.0)),
+            _ => ("skip", String::new(), "", String::new()),
+        };
+        table.row(vec![
+            mark.to_string(),
+            what,
+            value,
+            rel.to_string(),
+            limit,
+            c.note.clone().unwrap_or_default(),
+        ]);
+    }
+    table.write(&mut out)?;
+    let failed = checks.iter().filter(|c| c.status == "fail").count();
+    let counted = checks.iter().filter(|c| c.status != "skipped").count();
+    if failed > 0 {
+        writeln!(out, "{failed} of {counted} budgets exceeded")?;
+    } else {
+        writeln!(out, "all {counted} budgets hold")?;
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+type Outcome = (&'static str, Vec<JsonWarning>, Vec<CheckJson>);
+
+fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
+    let loaded = load_profile(&args.file)?;
+    let profile = &loaded.profile;
+    let thread =
+        &profile.threads[crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?];
+    if thread.weight_unit() == WeightUnit::Bytes {
+        bail!(
+            "{}: a heap profile weighs bytes; budgets take CPU profiles, traces and heap snapshots",
+            loaded.name
+        );
+    }
+    let mut checks = Vec::new();
+    for f in &budgets.function {
+        let (self_w, total_w) = weight_where(profile, thread, |frame| {
+            profile.strings.get(frame.name) == f.name
+                && f.url
+                    .as_deref()
+                    .is_none_or(|u| profile.strings.get(frame.url).contains(u))
+        });
+        let note = (total_w == 0).then(|| "not in the profile".to_string());
+        if let Some(limit) = f.max_total_ms {
+            checks.push(check(
+                "function",
+                &f.name,
+                "total_ms",
+                total_w as f64 / 1e6,
+                limit,
+                note.clone(),
+            ));
+        }
+        if let Some(limit) = f.max_self_ms {
+            checks.push(check(
+                "function",
+                &f.name,
+                "self_ms",
+                self_w as f64 / 1e6,
+                limit,
+                note.clone(),
+            ));
+        }
+    }
+    if let Some(gc) = &budgets.gc {
+        let table = function_table(profile, thread);
+        let s = summarize(profile, thread, &table);
+        let span = s.end - s.start;
+        let share = if span > 0 {
+            s.meta.gc as f64 * 100.0 / span as f64
+        } else {
+            0.0
+        };
+        checks.push(check(
+            "gc",
+            "",
+            "share_percent",
+            share,
+            gc.max_share_percent,
+            Some(format!("{} of GC", output::fmt_ms(s.meta.gc as f64 / 1e6))),
+        ));
+    }
+    for c in &budgets.class {
+        checks.push(skipped(
+            "class",
+            &c.name,
+            "retained_size",
+            "heap snapshots only",
+        ));
+    }
+    if budgets.detached_dom.is_some() {
+        checks.push(skipped("detached_dom", "", "nodes", "heap snapshots only"));
+    }
+    Ok((profile.kind.as_str(), warnings_json(profile), checks))
+}
+
+fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
+    let input = crate::input::open(path)?;
+    let name = input.name.clone();
+    let mut snapshot = read_snapshot_with(input.reader, ReadOptions::default())
+        .map_err(|e| anyhow!("{name}: {e}"))?;
+    let analysis = analyze(&mut snapshot);
+    let mut checks = Vec::new();
+    for f in &budgets.function {
+        checks.push(skipped(
+            "function",
+            &f.name,
+            "total_ms",
+            "CPU profiles only",
+        ));
+    }
+    if budgets.gc.is_some() {
+        checks.push(skipped("gc", "", "share_percent", "CPU profiles only"));
+    }
+    if !budgets.class.is_empty() {
+        let rows = summary(&snapshot, &analysis, SortBy::Retained);
+        for c in &budgets.class {
+            let matching: Vec<_> = rows.iter().filter(|r| r.name == c.name).collect();
+            let note = match matching.len() {
+                0 => Some("no such class in the snapshot".to_string()),
+                1 => None,
+                n => Some(format!("{n} classes of this name, summed")),
+            };
+            if let Some(limit) = c.max_retained_size {
+                let retained: u64 = matching.iter().map(|r| r.retained_size).sum();
+                checks.push(check(
+                    "class",
+                    &c.name,
+                    "retained_size",
+                    retained as f64,
+                    limit.0 as f64,
+                    note.clone(),
+                ));
+            }
+            if let Some(limit) = c.max_count {
+                let count: u64 = matching.iter().map(|r| r.count).sum();
+                checks.push(check(
+                    "class",
+                    &c.name,
+                    "count",
+                    count as f64,
+                    limit as f64,
+                    note.clone(),
+                ));
+            }
+        }
+    }
+    if let Some(d) = &budgets.detached_dom {
+        let trees: Vec<_> = detached_trees(
+            &snapshot,
+            &analysis,
+            &DominatorTree::new(&snapshot, &analysis),
+        )
+        .into_iter()
+        .filter(|t| !jsprof_heap::display_name(&snapshot, t.root).starts_with("Detached Node / "))
+        .collect();
+        let nodes: u64 = trees.iter().map(|t| t.node_count).sum();
+        let note = trees.first().map(|t| {
+            format!(
+                "{} trees; largest: {} ({} nodes, {})",
+                trees.len(),
+                jsprof_heap::display_name(&snapshot, t.root),
+                t.node_count,
+                output::fmt_bytes(t.retained_size as f64)
+            )
+        });
+        checks.push(check(
+            "detached_dom",
+            "",
+            "nodes",
+            nodes as f64,
+            d.max_nodes as f64,
+            note,
+        ));
+    }
+    let warnings = snapshot
+        .warnings
+        .iter()
+        .map(|w| JsonWarning {
+            at: w.at.clone(),
+            message: w.message.clone(),
+        })
+        .collect();
+    Ok(("heapsnapshot", warnings, checks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sizes() {
+        assert_eq!(parse_size("20 MB"), Ok(20 * 1024 * 1024));
+        assert_eq!(parse_size("1.5KB"), Ok(1536));
+        assert_eq!(parse_size("512"), Ok(512));
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("MB").is_err());
+    }
+}
