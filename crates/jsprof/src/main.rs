@@ -47,6 +47,8 @@ enum Command {
     Events(cmd::events::Args),
     /// A time-ordered flame chart (SVG) of one thread: calls and engine events at their real times.
     Flamechart(cmd::flamechart::Args),
+    /// The profiling service: sessions, timelines and events over HTTP (prints its URL and token).
+    Serve(cmd::serve::Args),
     /// Heap snapshots: summary, statistics, single objects.
     #[command(subcommand)]
     Heap(cmd::heap::HeapCommand),
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         Command::Flamechart(args) => cmd::flamechart::run(args),
         Command::Heap(command) => cmd::heap::run(command),
         Command::Record(args) => cmd::record::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     };
     match result {
         Ok(code) => code,

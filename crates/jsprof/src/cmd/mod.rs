@@ -8,6 +8,7 @@ pub mod flamechart;
 pub mod flamegraph;
 pub mod heap;
 pub mod record;
+pub mod serve;
 pub mod summary;
 pub mod threads;
 pub mod top;

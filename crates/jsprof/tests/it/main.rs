@@ -9,6 +9,7 @@ mod filters;
 mod heap;
 mod heap_explore;
 mod record;
+mod serve;
 mod support;
 mod timeline;
 mod views;

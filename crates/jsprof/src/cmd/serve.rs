@@ -1,0 +1,153 @@
+//! `jsprof serve`: the profiling service (`jsprof_server`) — sessions recorded over CDP or
+//! imported, timelines and events over HTTP/JSON. Prints its URL (with the token) on stdout;
+//! logs go to stderr.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use jsprof_server::{Config, ServeError, Server};
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  jsprof serve                                   # http://127.0.0.1:9400/?token=…
+  jsprof serve --addr 127.0.0.1:0 --data-dir /tmp/profiles
+  curl -H \"Authorization: Bearer $TOKEN\" -d '{\"target\": \"127.0.0.1:9229\"}' http://127.0.0.1:9400/api/sessions
+  curl -H \"Authorization: Bearer $TOKEN\" --data-binary @app.cpuprofile http://127.0.0.1:9400/api/sessions/import")]
+pub struct Args {
+    /// Where to listen. Anything but loopback needs --token.
+    #[arg(long, value_name = "HOST:PORT", default_value_t = SocketAddr::from(([127, 0, 0, 1], jsprof_server::DEFAULT_PORT)))]
+    pub addr: SocketAddr,
+    /// The catalogue and the recorded files (default: $XDG_DATA_HOME/jsprof/serve, or
+    /// ~/.local/share/jsprof/serve).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// The token every request must carry (default: random per start, printed in the URL).
+    #[arg(long, value_name = "T")]
+    pub token: Option<String>,
+    /// Open the URL in a browser.
+    #[arg(long)]
+    pub open: bool,
+    /// The largest file `POST /api/sessions/import` accepts (bytes, or with K, M, G).
+    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
+    pub max_upload: u64,
+    /// Allow CDP targets that are not on this machine's loopback interface.
+    #[arg(long)]
+    pub allow_remote_targets: bool,
+    /// Another name the Host header may carry (for a non-loopback --addr); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("bad size `{text}`: expected a number of bytes, or with K, M or G"))?;
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => return Err(format!("bad size `{text}`: the unit must be K, M or G")),
+    };
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("size `{text}` is too large"))
+}
+
+fn default_data_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d).join("jsprof/serve");
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h).join(".local/share/jsprof/serve");
+    }
+    PathBuf::from("jsprof-data")
+}
+
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    if let Err(e) = std::process::Command::new(opener)
+        .arg(url)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        eprintln!("jsprof serve: cannot open a browser ({opener}: {e}); open {url}");
+    }
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
+    let config = Config {
+        addr: args.addr,
+        data_dir: data_dir.clone(),
+        token: args.token.clone(),
+        max_upload: args.max_upload,
+        allow_remote_targets: args.allow_remote_targets,
+        allowed_hosts: args.allow_host.clone(),
+        ..Config::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let server = match Server::bind(config).await {
+            Ok(s) => s,
+            Err(ServeError::Config(message)) => bail!("{message}"),
+            Err(e) => return Err(e.into()),
+        };
+        let url = server.url();
+        eprintln!(
+            "jsprof serve: listening on http://{} (data in {}); Ctrl-C stops it",
+            server.local_addr(),
+            data_dir.display()
+        );
+        let mut stdout = std::io::stdout();
+        let _ = writeln!(stdout, "{url}");
+        let _ = stdout.flush();
+        if args.open {
+            open_browser(&url);
+        }
+        server.run(shutdown_signal()).await?;
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes() {
+        assert_eq!(super::parse_size("2G").unwrap(), 2 << 30);
+        assert_eq!(super::parse_size("512k").unwrap(), 512 << 10);
+        assert_eq!(super::parse_size("100").unwrap(), 100);
+        assert!(super::parse_size("12X").is_err());
+        assert!(super::parse_size("G").is_err());
+    }
+}

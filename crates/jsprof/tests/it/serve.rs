@@ -1,0 +1,853 @@
+//! `jsprof serve` driven over HTTP: the life cycle of a recording against a real Node process,
+//! imports of every fixture kind, heap endpoints against the CLI, a SIGKILL and restart, and the
+//! security checks. Servers bind 127.0.0.1 only.
+//!
+//! Node is required for the recording tests; with `CI` set, a missing Node fails them.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::{fixtures, jsprof};
+
+/// A running `jsprof serve`.
+struct Serve {
+    child: Child,
+    addr: String,
+    token: String,
+    data: PathBuf,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn data_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("serve-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn serve(data: &Path, extra: &[&str]) -> Serve {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start jsprof serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim();
+    let rest = url
+        .strip_prefix("http://")
+        .unwrap_or_else(|| panic!("serve printed `{url}`"));
+    let (addr, query) = rest.split_once("/?token=").expect("URL with the token");
+    Serve {
+        child,
+        addr: addr.to_string(),
+        token: query.to_string(),
+        data: data.to_path_buf(),
+    }
+}
+
+/// An HTTP answer.
+struct Reply {
+    status: u16,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {}",
+                String::from_utf8_lossy(&self.body[..self.body.len().min(500)])
+            )
+        })
+    }
+}
+
+fn decode_chunked(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let end = body.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&body[..end]).unwrap().trim(), 16).unwrap();
+        body = &body[end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&body[..size]);
+        body = &body[size + 2..];
+    }
+}
+
+/// One request with `Connection: close`; `headers` are sent as given (no token added).
+fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(300)))
+        .unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("transfer-encoding"))
+    {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    // The server may answer (413) and close before the whole body is sent.
+    let _ = stream.write_all(body);
+    let mut all = Vec::new();
+    let _ = stream.read_to_end(&mut all);
+    let split = all
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP answer: {}", String::from_utf8_lossy(&all)));
+    let head = String::from_utf8_lossy(&all[..split]).to_string();
+    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut body = all[split + 4..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = decode_chunked(&body);
+    }
+    Reply { status, body }
+}
+
+impl Serve {
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> Reply {
+        let auth = format!("Bearer {}", self.token);
+        raw(
+            &self.addr,
+            method,
+            path,
+            &[("Host", &self.addr), ("Authorization", &auth)],
+            body,
+        )
+    }
+
+    fn get(&self, path: &str) -> Reply {
+        self.request("GET", path, b"")
+    }
+
+    fn post_json(&self, path: &str, body: Value) -> Reply {
+        self.request("POST", path, body.to_string().as_bytes())
+    }
+
+    fn import(&self, file: &Path) -> Value {
+        let bytes = std::fs::read(file).unwrap();
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        let r = self.request("POST", &format!("/api/sessions/import?name={name}"), &bytes);
+        assert_eq!(
+            r.status,
+            201,
+            "{}: {}",
+            file.display(),
+            String::from_utf8_lossy(&r.body)
+        );
+        r.json()
+    }
+}
+
+/// Whether Node is here; with `CI` set its absence is a failure.
+fn have_node() -> bool {
+    let ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(std::env::var_os("CI").is_none(), "CI: node is missing");
+        eprintln!("note: node is not installed; skipping");
+    }
+    ok
+}
+
+/// `node --inspect=127.0.0.1:0 hot.js` running for `run_ms`, and its inspector's address.
+fn node_with_inspector(run_ms: u64) -> (Child, String) {
+    let mut child = Command::new("node")
+        .arg("--inspect=127.0.0.1:0")
+        .arg(fixtures().join("record/hot.js"))
+        .env("RUN_MS", run_ms.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("node printed its inspector URL")
+            .unwrap();
+        if let Some(rest) = line.strip_prefix("Debugger listening on ws://") {
+            break rest.to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, url.split('/').next().unwrap().to_string())
+}
+
+/// `jsprof ARGS` stdout, which must succeed.
+fn cli(args: &[&str]) -> Vec<u8> {
+    let out = jsprof(args);
+    assert!(
+        out.status.success(),
+        "jsprof {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The file of a session's artifact, found in the data directory.
+fn artifact_file(data: &Path, session: &str, ext: &str) -> PathBuf {
+    let dir = data.join("sessions").join(session);
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(ext))
+        .unwrap_or_else(|| panic!("no {ext} in {}", dir.display()))
+}
+
+fn assert_events_equal_cli(s: &Serve, session: &str, timeline: u64, file: &Path) {
+    let file = file.to_str().unwrap();
+    let cases: [(&str, Vec<&str>); 8] = [
+        ("", vec![]),
+        ("mode=all", vec!["--mode", "all"]),
+        ("mode=unique-types", vec!["--mode", "unique-types"]),
+        ("mode=unique-events", vec!["--mode", "unique-events"]),
+        ("mode=reduce-all", vec!["--mode", "reduce-all"]),
+        (
+            "mode=all&max_depth=1",
+            vec!["--mode", "all", "--max-depth", "1"],
+        ),
+        (
+            "mode=unique-events&range=5..50",
+            vec!["--mode", "unique-events", "--range", "5..50"],
+        ),
+        (
+            "types=JS_CALL,GC&mode=all&event_id=1",
+            vec!["--type", "JS_CALL,GC", "--event", "1"],
+        ),
+    ];
+    for (query, flags) in cases {
+        let r = s.get(&format!(
+            "/api/sessions/{session}/timelines/{timeline}/events?{query}"
+        ));
+        assert_eq!(
+            r.status,
+            200,
+            "{query}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+        let timeline_arg = timeline.to_string();
+        let mut args = vec!["events", file, "--json", "--thread", &timeline_arg];
+        args.extend(flags);
+        let expected = cli(&args);
+        assert!(
+            r.body == expected,
+            "{query}: the service's events differ from `jsprof {}`",
+            args.join(" ")
+        );
+    }
+}
+
+#[test]
+fn serve_records_a_node_process_over_its_whole_life_cycle() {
+    if !have_node() {
+        return;
+    }
+    let (mut node, addr) = node_with_inspector(60_000);
+    let s = serve(&data_dir("life"), &[]);
+    let r = s.post_json(
+        "/api/sessions",
+        json!({"target": addr, "record": ["cpu"], "interval_us": 200}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let session = r.json();
+    let id = session["session_id"].as_str().unwrap().to_string();
+    assert_eq!(session["state"], "recording");
+    assert_eq!(session["record"], json!(["cpu"]));
+
+    // One recording per target, whichever way it is named.
+    let again = s.post_json("/api/sessions", json!({"target": addr}));
+    assert_eq!(again.status, 409);
+    assert_eq!(again.json()["error"], "BAD_REQUEST");
+    assert!(again.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("profiling already in progress on"));
+    let listed = s.get("/api/sessions").json();
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), 1);
+
+    let release = s.request("DELETE", &format!("/api/sessions/{id}"), b"");
+    assert_eq!(release.status, 409);
+    assert_eq!(release.json()["error"], "BAD_REQUEST");
+    let early = s.get(&format!("/api/sessions/{id}/timelines/1/events"));
+    assert_eq!(early.status, 404);
+
+    std::thread::sleep(Duration::from_millis(1500));
+    let stopped = s.request("POST", &format!("/api/sessions/{id}/stop"), b"");
+    assert_eq!(
+        stopped.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&stopped.body)
+    );
+    let stopped = stopped.json();
+    assert_eq!(stopped["state"], "stopped");
+    assert!(stopped["stopped_at"].is_string());
+    let timelines = stopped["timelines"].as_array().unwrap();
+    assert_eq!(timelines.len(), 1, "{stopped}");
+    let timeline = timelines[0]["timeline_id"].as_u64().unwrap();
+    let artifacts = stopped["artifacts"].as_array().unwrap();
+    assert_eq!(artifacts[0]["kind"], "cpu");
+    assert!(artifacts[0]["bytes"].as_u64().unwrap() > 0);
+    assert_eq!(s.get(&format!("/api/sessions/{id}")).json(), stopped);
+
+    let file = artifact_file(&s.data, &id, ".cpuprofile");
+    assert_events_equal_cli(&s, &id, timeline, &file);
+    let top = s.get(&format!("/api/sessions/{id}/artifacts/1/top?limit=0"));
+    assert_eq!(
+        top.body,
+        cli(&["top", file.to_str().unwrap(), "--json", "--limit", "0"])
+    );
+    assert!(top.json()["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["name"] == "hotFunction"));
+    let tree = s.get(&format!(
+        "/api/sessions/{id}/artifacts/1/tree?bottom_up=true&max_depth=3"
+    ));
+    assert_eq!(
+        tree.body,
+        cli(&[
+            "tree",
+            file.to_str().unwrap(),
+            "--json",
+            "--bottom-up",
+            "--max-depth",
+            "3"
+        ])
+    );
+
+    // The target is free again.
+    let second = s.post_json("/api/sessions", json!({"target": addr}));
+    assert_eq!(second.status, 201);
+    let second_id = second.json()["session_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        s.request("POST", &format!("/api/sessions/{second_id}/stop"), b"")
+            .status,
+        200
+    );
+
+    let twice = s.request("POST", &format!("/api/sessions/{id}/stop"), b"");
+    assert_eq!(twice.status, 409);
+    assert_eq!(twice.json()["error"], "BAD_REQUEST");
+    let gone = s.request("DELETE", &format!("/api/sessions/{id}"), b"");
+    assert_eq!(gone.status, 200);
+    assert!(!s.data.join("sessions").join(&id).exists());
+    assert_eq!(s.get(&format!("/api/sessions/{id}")).status, 404);
+    assert_eq!(
+        s.request("DELETE", &format!("/api/sessions/{id}"), b"")
+            .status,
+        404
+    );
+    assert_eq!(
+        s.get(&format!("/api/sessions/{id}/timelines/1/events"))
+            .status,
+        404
+    );
+    let all = s.request("DELETE", "/api/sessions", b"").json();
+    assert_eq!(all["released"], json!([second_id]));
+
+    // Nothing listens there: 404, and a bad spec is a 400.
+    let unknown = s.post_json("/api/sessions", json!({"target": "127.0.0.1:1"}));
+    assert_eq!(
+        unknown.status,
+        404,
+        "{}",
+        String::from_utf8_lossy(&unknown.body)
+    );
+    assert_eq!(unknown.json()["error"], "NOT_FOUND");
+    let bad = s.post_json("/api/sessions", json!({"target": "node app.js"}));
+    assert_eq!(bad.status, 400);
+    let bad = s.post_json("/api/sessions", json!({"target": addr, "record": ["gpu"]}));
+    assert_eq!(bad.status, 400);
+    let _ = node.kill();
+    let _ = node.wait();
+}
+
+/// The fixtures of every kind jsprof reads.
+const IMPORTS: [(&str, &str); 7] = [
+    ("cpu/node-mix.cpuprofile.gz", "cpu"),
+    ("selfprofile/primes.jsprofile.json", "cpu"),
+    ("selfprofile/mdn-example.exported.cpuprofile", "cpu"),
+    ("trace/primes.trace.json.gz", "trace"),
+    ("heapprofile/tsc.heapprofile", "heap-sampling"),
+    ("heap/node-small.heapsnapshot.gz", "heap-snapshot"),
+    ("heap/alloc-known.heaptimeline.gz", "heap-snapshot"),
+];
+
+#[test]
+fn serve_imports_every_fixture_kind() {
+    let s = serve(&data_dir("import"), &[]);
+    for (name, kind) in IMPORTS {
+        let file = fixtures().join(name);
+        let session = s.import(&file);
+        let id = session["session_id"].as_str().unwrap();
+        assert_eq!(session["state"], "stopped", "{name}");
+        assert_eq!(session["source"], "imported");
+        assert_eq!(session["artifacts"][0]["kind"], kind, "{name}");
+        let path = file.to_str().unwrap();
+        match kind {
+            "cpu" | "trace" => {
+                let timelines = session["timelines"].as_array().unwrap();
+                assert!(!timelines.is_empty(), "{name}");
+                let threads: Value =
+                    serde_json::from_slice(&cli(&["threads", path, "--json"])).unwrap();
+                assert_eq!(
+                    timelines.len(),
+                    threads["timelines"].as_array().unwrap().len(),
+                    "{name}"
+                );
+                let t = timelines[0]["timeline_id"].as_u64().unwrap();
+                let r = s.get(&format!(
+                    "/api/sessions/{id}/timelines/{t}/events?mode=unique-events"
+                ));
+                assert_eq!(
+                    r.body,
+                    cli(&[
+                        "events",
+                        path,
+                        "--json",
+                        "--mode",
+                        "unique-events",
+                        "--thread",
+                        &t.to_string()
+                    ]),
+                    "{name}"
+                );
+                let top = s.get(&format!("/api/sessions/{id}/artifacts/1/top"));
+                assert_eq!(top.body, cli(&["top", path, "--json"]), "{name}");
+            }
+            "heap-sampling" => {
+                assert!(session["timelines"].as_array().unwrap().is_empty());
+                let top = s.get(&format!(
+                    "/api/sessions/{id}/artifacts/1/top?by=total&limit=10"
+                ));
+                assert_eq!(
+                    top.body,
+                    cli(&["top", path, "--json", "--by", "total", "--limit", "10"]),
+                    "{name}"
+                );
+                let events = s.get(&format!("/api/sessions/{id}/timelines/1/events"));
+                assert_eq!(events.status, 404);
+            }
+            _ => {
+                let summary = s.get(&format!("/api/sessions/{id}/artifacts/1/heap/summary"));
+                assert_eq!(
+                    summary.body,
+                    cli(&["heap", "summary", path, "--json"]),
+                    "{name}"
+                );
+                let top = s.get(&format!("/api/sessions/{id}/artifacts/1/top"));
+                assert_eq!(top.status, 400);
+            }
+        }
+    }
+    let listed = s.get("/api/sessions").json();
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), IMPORTS.len());
+
+    // What is not a profile is refused cleanly, and leaves nothing behind.
+    for junk in [&b"hello"[..], b"{\"nodes\": [", b"\x1f\x8b\x08\x00garbage"] {
+        let r = s.request("POST", "/api/sessions/import?name=junk", junk);
+        assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+        assert_eq!(r.json()["error"], "BAD_REQUEST");
+    }
+    assert_eq!(s.request("POST", "/api/sessions/import", b"").status, 400);
+    let listed = s.get("/api/sessions").json();
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), IMPORTS.len());
+    let dirs = std::fs::read_dir(s.data.join("sessions")).unwrap().count();
+    assert_eq!(dirs, IMPORTS.len());
+}
+
+#[test]
+fn serve_heap_endpoints_equal_the_cli() {
+    let s = serve(&data_dir("heap"), &[]);
+    let base_file = fixtures().join("heap/leak-1-baseline.heapsnapshot.gz");
+    let file = fixtures().join("heap/leak-3-final.heapsnapshot.gz");
+    let base = s.import(&base_file)["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
+    let (path, base_path) = (file.to_str().unwrap(), base_file.to_str().unwrap());
+    let at = |rest: &str| format!("/api/sessions/{id}/artifacts/1/heap/{rest}");
+    assert_eq!(
+        s.get(&at("summary?sort=self&limit=0")).body,
+        cli(&["heap", "summary", path, "--json", "--sort", "self", "--limit", "0"])
+    );
+    assert_eq!(
+        s.get(&at("node/79193")).body,
+        cli(&["heap", "node", path, "79193", "--json"])
+    );
+    assert_eq!(
+        s.get(&at("retainers/79193?paths=3")).body,
+        cli(&["heap", "retainers", path, "79193", "--json", "--paths", "3"])
+    );
+    let missing = s.get(&at("node/4294967295"));
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json()["error"], "NOT_FOUND");
+    let diff = s.get(&at(&format!("diff?base={base}/1&limit=0"))).json();
+    let expected: Value = serde_json::from_slice(&cli(&[
+        "heap", "diff", base_path, path, "--json", "--limit", "0",
+    ]))
+    .unwrap();
+    assert_eq!(diff["classes"], expected["classes"]);
+    assert_eq!(diff["kind"], expected["kind"]);
+    assert_eq!(
+        diff["warnings"].as_array().unwrap().len(),
+        expected["warnings"].as_array().unwrap().len()
+    );
+    assert_eq!(s.get(&at("diff")).status, 400);
+    assert_eq!(s.get(&at("diff?base=../../etc/1")).status, 400);
+}
+
+#[test]
+fn serve_keeps_stopped_sessions_across_a_sigkill_and_fails_the_cut_recording() {
+    if !have_node() {
+        return;
+    }
+    let data = data_dir("crash");
+    let (mut node, addr) = node_with_inspector(60_000);
+    let mut s = serve(&data, &[]);
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let imported = s.import(&file);
+    let kept = imported["session_id"].as_str().unwrap().to_string();
+    let r = s.post_json(
+        "/api/sessions",
+        json!({"target": addr, "record": ["cpu", "heap-snapshot"], "snapshot_every_s": 0.3}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let cut = r.json()["session_id"].as_str().unwrap().to_string();
+    // Wait for a periodic snapshot to be saved.
+    let dir = data.join("sessions").join(&cut);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_dir(&dir).is_ok_and(|d| {
+        d.flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".heapsnapshot"))
+    }) {
+        assert!(Instant::now() < deadline, "no snapshot saved");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SIGKILL: no chance to clean up.
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    drop(s);
+
+    let s = serve(&data, &[]);
+    let after = s.get(&format!("/api/sessions/{kept}")).json();
+    assert_eq!(after, imported);
+    let t = after["timelines"][0]["timeline_id"].as_u64().unwrap();
+    assert_eq!(
+        s.get(&format!(
+            "/api/sessions/{kept}/timelines/{t}/events?mode=unique-types"
+        ))
+        .body,
+        cli(&[
+            "events",
+            file.to_str().unwrap(),
+            "--json",
+            "--mode",
+            "unique-types"
+        ])
+    );
+    let failed = s.get(&format!("/api/sessions/{cut}")).json();
+    assert_eq!(failed["state"], "failed", "{failed}");
+    assert!(failed["error"]
+        .as_str()
+        .unwrap()
+        .contains("stopped while recording"));
+    let artifacts = failed["artifacts"].as_array().unwrap();
+    assert!(
+        !artifacts.is_empty() && artifacts.iter().all(|a| a["kind"] == "heap-snapshot"),
+        "{failed}"
+    );
+    assert!(!std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().ends_with(".partial")));
+    let summary = s.get(&format!("/api/sessions/{cut}/artifacts/1/heap/summary"));
+    assert_eq!(summary.status, 200);
+    // The failed session is not recording: stop is refused, release works.
+    assert_eq!(
+        s.request("POST", &format!("/api/sessions/{cut}/stop"), b"")
+            .status,
+        409
+    );
+    assert_eq!(
+        s.request("DELETE", &format!("/api/sessions/{cut}"), b"")
+            .status,
+        200
+    );
+    // And the target can be recorded again.
+    let again = s.post_json("/api/sessions", json!({"target": addr}));
+    assert_eq!(again.status, 201);
+    let _ = node.kill();
+    let _ = node.wait();
+}
+
+#[test]
+fn serve_checks_host_token_and_origin_on_every_request() {
+    let s = serve(&data_dir("security"), &[]);
+    let auth = format!("Bearer {}", s.token);
+    let ok = raw(
+        &s.addr,
+        "GET",
+        "/api/sessions",
+        &[("Host", &s.addr), ("Authorization", &auth)],
+        b"",
+    );
+    assert_eq!(ok.status, 200);
+    // The token in the URL works too.
+    let by_url = raw(
+        &s.addr,
+        "GET",
+        &format!("/api/sessions?token={}", s.token),
+        &[("Host", &s.addr)],
+        b"",
+    );
+    assert_eq!(by_url.status, 200);
+    let port = s.addr.rsplit(':').next().unwrap();
+    let localhost = format!("localhost:{port}");
+    assert_eq!(
+        raw(
+            &s.addr,
+            "GET",
+            "/api/sessions",
+            &[("Host", &localhost), ("Authorization", &auth)],
+            b""
+        )
+        .status,
+        200
+    );
+
+    // DNS rebinding: a page of evil.example resolving to 127.0.0.1.
+    let evil = format!("evil.example:{port}");
+    for host in [evil.as_str(), "127.0.0.1", "localhost:1"] {
+        let r = raw(
+            &s.addr,
+            "GET",
+            "/api/sessions",
+            &[("Host", host), ("Authorization", &auth)],
+            b"",
+        );
+        assert_eq!(r.status, 403, "{host}");
+        assert_eq!(r.json()["error"], "FORBIDDEN");
+    }
+    // No token, a wrong one, an empty one, on every kind of route.
+    for path in [
+        "/api/sessions",
+        "/api/openapi.json",
+        "/",
+        "/api/sessions/0123456789abcdef",
+        "/nowhere",
+    ] {
+        let r = raw(&s.addr, "GET", path, &[("Host", &s.addr)], b"");
+        assert_eq!(r.status, 401, "{path}");
+        assert_eq!(r.json()["error"], "UNAUTHORIZED");
+    }
+    for bad in ["Bearer wrong", "Bearer ", "Basic abc"] {
+        let r = raw(
+            &s.addr,
+            "GET",
+            "/api/sessions",
+            &[("Host", &s.addr), ("Authorization", bad)],
+            b"",
+        );
+        assert_eq!(r.status, 401, "{bad}");
+    }
+    let r = raw(
+        &s.addr,
+        "POST",
+        "/api/sessions?token=nope",
+        &[("Host", &s.addr)],
+        b"{\"target\":\"127.0.0.1:9229\"}",
+    );
+    assert_eq!(r.status, 401);
+    // Cross-origin requests, even with the token (a page cannot read it, but be strict).
+    let own = format!("http://{}", s.addr);
+    for origin in [
+        "http://evil.example",
+        "null",
+        "https://127.0.0.1:1",
+        own.replace("http", "https").as_str(),
+    ] {
+        let r = raw(
+            &s.addr,
+            "POST",
+            "/api/sessions",
+            &[
+                ("Host", &s.addr),
+                ("Authorization", &auth),
+                ("Origin", origin),
+            ],
+            b"{}",
+        );
+        assert_eq!(r.status, 403, "{origin}");
+    }
+    let r = raw(
+        &s.addr,
+        "GET",
+        "/api/sessions",
+        &[
+            ("Host", &s.addr),
+            ("Authorization", &auth),
+            ("Origin", &own),
+        ],
+        b"",
+    );
+    assert_eq!(r.status, 200);
+
+    // Ids are validated, never used as paths.
+    for path in [
+        "/api/sessions/..%2F..%2Fcatalogue.sqlite",
+        "/api/sessions/..",
+        "/api/sessions/0123456789ABCDEF",
+        "/api/sessions/0123456789abcdef%00",
+        "/api/sessions/0123456789abcdef/artifacts/..%2F1/top",
+        "/api/sessions/0123456789abcdef/artifacts/1/heap/node/..%2F..",
+        "/api/sessions/0123456789abcdef/timelines/1%2F..%2F2/events",
+    ] {
+        let r = s.get(path);
+        assert_eq!(
+            r.status,
+            400,
+            "{path}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+        assert_eq!(r.json()["error"], "BAD_REQUEST");
+    }
+    assert_eq!(s.get("/api/sessions/0123456789abcdef").status, 404);
+    // Remote CDP targets need --allow-remote-targets.
+    for target in [
+        "10.1.2.3:9229",
+        "ws://example.com:9229/abc",
+        "chrome:192.168.1.1:9222",
+    ] {
+        let r = s.post_json("/api/sessions", json!({"target": target}));
+        assert_eq!(r.status, 400, "{target}");
+        assert!(r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("--allow-remote-targets"));
+    }
+    // Unknown parameters and bodies are refused with the contract's shape.
+    assert_eq!(s.get("/api/sessions?bogus=1").status, 400);
+    let r = s.request("POST", "/api/sessions", b"not json");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"], "BAD_REQUEST");
+    let r = s.post_json(
+        "/api/sessions",
+        json!({"target": "127.0.0.1:9229", "command": "rm -rf /"}),
+    );
+    assert_eq!(r.status, 400);
+
+    let doc = s.get("/api/openapi.json").json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    for path in [
+        "/api/sessions",
+        "/api/sessions/import",
+        "/api/sessions/{id}",
+        "/api/sessions/{id}/stop",
+        "/api/sessions/{id}/timelines/{timeline}/events",
+        "/api/sessions/{id}/artifacts/{artifact}/heap/diff",
+    ] {
+        assert!(doc["paths"][path].is_object(), "{path}");
+    }
+}
+
+#[test]
+fn serve_refuses_a_public_address_without_a_token() {
+    let out = jsprof(&[
+        "serve",
+        "--addr",
+        "0.0.0.0:0",
+        "--data-dir",
+        data_dir("public").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("without --token"), "{err}");
+    assert!(out.stdout.is_empty());
+    // Nor does it accept a short token.
+    let out = jsprof(&[
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--token",
+        "abc",
+        "--data-dir",
+        data_dir("short").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn serve_refuses_oversized_uploads_cleanly() {
+    let s = serve(&data_dir("upload"), &["--max-upload", "2K"]);
+    let auth = format!("Bearer {}", s.token);
+    let big = vec![b' '; 4096];
+    let r = s.request("POST", "/api/sessions/import", &big);
+    assert_eq!(r.status, 413);
+    assert_eq!(r.json()["error"], "TOO_LARGE");
+    // Without a Content-Length: counted while streamed.
+    let mut chunked = Vec::new();
+    for _ in 0..8 {
+        chunked.extend_from_slice(b"200\r\n");
+        chunked.extend_from_slice(&[b' '; 512]);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let r = raw(
+        &s.addr,
+        "POST",
+        "/api/sessions/import",
+        &[
+            ("Host", &s.addr),
+            ("Authorization", &auth),
+            ("Transfer-Encoding", "chunked"),
+        ],
+        &chunked,
+    );
+    assert_eq!(r.status, 413);
+    // A small file still goes through, and nothing of the refused ones is left.
+    s.import(&fixtures().join("selfprofile/mdn-example.jsprofile.json"));
+    let uploads = s.data.join("uploads");
+    assert_eq!(std::fs::read_dir(&uploads).map_or(0, |d| d.count()), 0);
+    assert_eq!(
+        s.get("/api/sessions").json()["sessions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}

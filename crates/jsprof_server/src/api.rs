@@ -1,0 +1,610 @@
+//! The routes under `/api` and their handlers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use jsprof_analysis::{EventQuery, TimeRange};
+use jsprof_heap::SortBy;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::cache::{Loaded, View};
+use crate::catalogue::{ArtifactRow, SessionRow, State as SessionState};
+use crate::error::{ApiError, ApiResult};
+use crate::ids;
+use crate::recording::{self, StartRequest};
+use crate::state::{artifact_name, session_json, AppState};
+
+type Shared = State<Arc<AppState>>;
+
+/// Every route, behind the security checks.
+pub fn router(state: Arc<AppState>) -> Router {
+    let api = Router::new()
+        .route("/api/openapi.json", get(openapi))
+        .route("/api/sessions", get(list).post(start).delete(release_all))
+        .route(
+            "/api/sessions/import",
+            post(import).layer(DefaultBodyLimit::disable()),
+        )
+        .route("/api/sessions/{id}", get(show).delete(release))
+        .route("/api/sessions/{id}/stop", post(stop))
+        .route(
+            "/api/sessions/{id}/timelines/{timeline}/events",
+            get(events),
+        )
+        .route("/api/sessions/{id}/artifacts/{artifact}/top", get(top))
+        .route("/api/sessions/{id}/artifacts/{artifact}/tree", get(tree))
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/heap/summary",
+            get(heap_summary),
+        )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}",
+            get(heap_node),
+        )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/heap/retainers/{node}",
+            get(heap_retainers),
+        )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/heap/diff",
+            get(heap_diff),
+        )
+        .route("/", get(index))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(64 * 1024));
+    api.layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        crate::security::guard,
+    ))
+    .with_state(state)
+}
+
+async fn not_found(req: Request) -> ApiError {
+    ApiError::not_found(format!(
+        "no such endpoint: {} {} (see /api/openapi.json)",
+        req.method(),
+        ids::printable(req.uri().path())
+    ))
+}
+
+async fn index(State(state): Shared) -> Html<String> {
+    Html(format!(
+        "<!doctype html><meta charset=utf-8><title>jsprof serve</title>\
+         <h1>jsprof serve</h1><p>The API is under <code>/api</code>; its description is \
+         <a href=\"/api/openapi.json?token={t}\">/api/openapi.json</a>. Sessions: \
+         <a href=\"/api/sessions?token={t}\">/api/sessions</a>.</p>",
+        t = state.token
+    ))
+}
+
+async fn openapi(State(state): Shared) -> Response {
+    json_response(StatusCode::OK, &crate::openapi::document(&state))
+}
+
+/// A JSON body exactly as the CLI prints it: one object and a newline.
+fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(mut bytes) => {
+            bytes.push(b'\n');
+            (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+        }
+        Err(e) => ApiError::internal(format!("cannot write JSON: {e}")).into_response(),
+    }
+}
+
+/// Serializes on a blocking thread (large event lists take a while).
+async fn json_blocking<T: Serialize + Send + 'static>(value: T) -> Response {
+    match tokio::task::spawn_blocking(move || json_response(StatusCode::OK, &value)).await {
+        Ok(r) => r,
+        Err(e) => ApiError::internal(format!("cannot write JSON: {e}")).into_response(),
+    }
+}
+
+/// Query parameters: each at most once, only the known ones (and `token`).
+struct Params(HashMap<String, String>);
+
+impl Params {
+    fn parse(raw: Option<String>, known: &[&str]) -> ApiResult<Params> {
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.as_deref().unwrap_or(""))
+            .map_err(|e| ApiError::bad_request(format!("bad query string: {e}")))?;
+        let mut map = HashMap::new();
+        for (k, v) in pairs {
+            if k == "token" {
+                continue;
+            }
+            if !known.contains(&k.as_str()) {
+                return Err(ApiError::bad_request(format!(
+                    "unknown parameter `{}`{}",
+                    ids::printable(&k),
+                    if known.is_empty() {
+                        String::from(": this endpoint takes none")
+                    } else {
+                        format!(": expected {}", known.join(", "))
+                    }
+                )));
+            }
+            if map.insert(k.clone(), v).is_some() {
+                return Err(ApiError::bad_request(format!(
+                    "parameter `{k}` given twice"
+                )));
+            }
+        }
+        Ok(Params(map))
+    }
+
+    fn get(&self, k: &str) -> Option<&str> {
+        self.0.get(k).map(String::as_str)
+    }
+
+    fn number<T: std::str::FromStr>(&self, k: &str) -> ApiResult<Option<T>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v) => v.trim().parse().map(Some).map_err(|_| {
+                ApiError::bad_request(format!(
+                    "bad `{k}` `{}`: expected a number",
+                    ids::printable(v)
+                ))
+            }),
+        }
+    }
+
+    fn flag(&self, k: &str) -> ApiResult<bool> {
+        match self.get(k) {
+            None => Ok(false),
+            Some("" | "1" | "true") => Ok(true),
+            Some("0" | "false") => Ok(false),
+            Some(v) => Err(ApiError::bad_request(format!(
+                "bad `{k}` `{}`: expected true or false",
+                ids::printable(v)
+            ))),
+        }
+    }
+
+    fn time_range(&self) -> ApiResult<Option<TimeRange>> {
+        self.get("range")
+            .map(|r| TimeRange::parse_ms(r).map_err(|e| ApiError::bad_request(e.to_string())))
+            .transpose()
+    }
+}
+
+async fn list(State(state): Shared, RawQuery(q): RawQuery) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let sessions = state.catalogue.sessions()?;
+    let list: Vec<Value> = sessions.iter().map(|(s, a)| session_json(s, a)).collect();
+    Ok(json_response(StatusCode::OK, &json!({"sessions": list})))
+}
+
+async fn start(State(state): Shared, RawQuery(q): RawQuery, body: Bytes) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let req: StartRequest = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request(format!("bad request body: {e}")))?;
+    let value = recording::start(state, req).await?;
+    let location = format!(
+        "/api/sessions/{}",
+        value["session_id"].as_str().unwrap_or("")
+    );
+    let mut response = json_response(StatusCode::CREATED, &value);
+    if let Ok(v) = location.parse() {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(response)
+}
+
+async fn show(
+    State(state): Shared,
+    Path(id): Path<String>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let (s, a) = state.find(&id)?;
+    Ok(json_response(StatusCode::OK, &session_json(&s, &a)))
+}
+
+async fn stop(
+    State(state): Shared,
+    Path(id): Path<String>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let value = recording::stop(state, &id).await?;
+    Ok(json_response(StatusCode::OK, &value))
+}
+
+fn remove_session(state: &AppState, id: &str) -> ApiResult<()> {
+    state.catalogue.delete_session(id)?;
+    state.cache.forget_session(id);
+    let dir = state.session_dir(id);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(())
+}
+
+async fn release(
+    State(state): Shared,
+    Path(id): Path<String>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let id = ids::session_id(&id)?.to_string();
+    if state.active().contains_key(&id) {
+        return Err(ApiError::state(format!(
+            "session {id} is recording; stop it before releasing it"
+        )));
+    }
+    let (s, _) = state.find(&id)?;
+    if s.state == SessionState::Recording {
+        return Err(ApiError::state(format!("session {id} is recording")));
+    }
+    remove_session(&state, &id)?;
+    eprintln!("jsprof serve: session {id} released");
+    Ok(json_response(StatusCode::OK, &json!({"released": [id]})))
+}
+
+async fn release_all(State(state): Shared, RawQuery(q): RawQuery) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let mut released = Vec::new();
+    for (s, _) in state.catalogue.sessions()? {
+        if s.state == SessionState::Recording || state.active().contains_key(&s.id) {
+            continue;
+        }
+        remove_session(&state, &s.id)?;
+        released.push(s.id);
+    }
+    eprintln!("jsprof serve: {} sessions released", released.len());
+    Ok(json_response(
+        StatusCode::OK,
+        &json!({"released": released}),
+    ))
+}
+
+async fn import(State(state): Shared, RawQuery(q): RawQuery, req: Request) -> ApiResult<Response> {
+    let params = Params::parse(q, &["name"])?;
+    let name = params.get("name").map(str::to_string);
+    let value = crate::upload::import(state, name, req).await?;
+    Ok(json_response(StatusCode::CREATED, &value))
+}
+
+/// A session's artifact by id, or 404.
+fn artifact(state: &AppState, id: &str, artifact: &str) -> ApiResult<(SessionRow, ArtifactRow)> {
+    let artifact_id = ids::number("artifact id", artifact)?;
+    let (s, artifacts) = state.find(id)?;
+    let a = artifacts
+        .into_iter()
+        .find(|a| a.artifact_id == artifact_id)
+        .ok_or_else(|| {
+            ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
+        })?;
+    Ok((s, a))
+}
+
+async fn events(
+    State(state): Shared,
+    Path((id, timeline)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let params = Params::parse(q, &["mode", "range", "event_id", "max_depth", "types"])?;
+    let timeline_id = ids::number("timeline id", &timeline)?;
+    let (s, artifacts) = state.find(&id)?;
+    let mode = match params.get("mode") {
+        Some(m) => jsprof_report::events::parse_mode(m).map_err(ApiError::bad_request)?,
+        None => jsprof_analysis::Mode::All,
+    };
+    let (start, end) = match params.get("range") {
+        Some(r) => jsprof_report::events::parse_window(r).map_err(ApiError::bad_request)?,
+        None => (None, None),
+    };
+    let types = match params.get("types") {
+        Some(t) => t
+            .split(',')
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| jsprof_report::events::parse_type(t.trim()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ApiError::bad_request)?,
+        None => Vec::new(),
+    };
+    let query = EventQuery {
+        mode,
+        start,
+        end,
+        event_id: params.number("event_id")?,
+        max_depth: params.number("max_depth")?,
+        types,
+    };
+    let Some(a) = s
+        .timeline_artifact
+        .and_then(|t| artifacts.iter().find(|a| a.artifact_id == t))
+    else {
+        return Err(ApiError::not_found(format!(
+            "session {} has no timelines{}",
+            s.id,
+            if s.state == SessionState::Recording {
+                " yet: stop it first"
+            } else {
+                ""
+            }
+        )));
+    };
+    let loaded = state.load(&s, a, View::Timelines).await?;
+    let report = tokio::task::spawn_blocking(move || -> ApiResult<Vec<u8>> {
+        let Loaded::Timelines(t) = &*loaded else {
+            return Err(ApiError::internal("not timelines"));
+        };
+        let timeline = t
+            .timelines
+            .iter()
+            .find(|t| t.id == timeline_id)
+            .ok_or_else(|| {
+                ApiError::not_found(format!("no timeline {timeline_id} in this session"))
+            })?;
+        let report = jsprof_report::events::report(t, timeline, &query)?;
+        let mut bytes = serde_json::to_vec(&report)
+            .map_err(|e| ApiError::internal(format!("cannot write JSON: {e}")))?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::from(report),
+    )
+        .into_response())
+}
+
+/// A sampled profile (CPU, self-profiling, trace or sampling heap profile) of a session.
+async fn profile_of(
+    state: &AppState,
+    id: &str,
+    artifact_text: &str,
+) -> ApiResult<(std::sync::Arc<Loaded>, String)> {
+    let (s, a) = artifact(state, id, artifact_text)?;
+    if a.kind == "heap-snapshot" {
+        return Err(ApiError::bad_request(format!(
+            "artifact {} is a heap snapshot; use …/heap/summary",
+            a.artifact_id
+        )));
+    }
+    let name = artifact_name(&s, &a);
+    Ok((state.load(&s, &a, View::Profile).await?, name))
+}
+
+async fn top(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let params = Params::parse(q, &["by", "limit", "range", "thread"])?;
+    let by = match params.get("by") {
+        None | Some("self") => jsprof_report::top::By::SelfWeight,
+        Some("total") => jsprof_report::top::By::Total,
+        Some(v) => {
+            return Err(ApiError::bad_request(format!(
+                "bad `by` `{}`: expected self or total",
+                ids::printable(v)
+            )))
+        }
+    };
+    let limit = params.number::<usize>("limit")?.unwrap_or(25);
+    let range = params.time_range()?;
+    let thread = params.get("thread").map(str::to_string);
+    let (loaded, name) = profile_of(&state, &id, &artifact_text).await?;
+    let report = tokio::task::spawn_blocking(move || -> ApiResult<_> {
+        let Loaded::Profile(p) = &*loaded else {
+            return Err(ApiError::internal("not a profile"));
+        };
+        let clipped;
+        let profile = match range {
+            Some(r) => {
+                clipped = jsprof_report::top::apply_range(&name, p.clone(), Some(r))?;
+                &clipped
+            }
+            None => p,
+        };
+        let thread = jsprof_report::top::thread(&name, profile, thread.as_deref())?;
+        let view = jsprof_report::top::view(profile, thread, by, limit);
+        Ok(jsprof_report::top::report(profile, &view))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(json_blocking(report).await)
+}
+
+async fn tree(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let params = Params::parse(
+        q,
+        &["bottom_up", "max_depth", "min_percent", "range", "thread"],
+    )?;
+    let options = jsprof_report::tree::TreeOptions {
+        bottom_up: params.flag("bottom_up")?,
+        max_depth: params.number("max_depth")?.unwrap_or(0),
+        min_percent: params.number("min_percent")?.unwrap_or(0.0),
+    };
+    let range = params.time_range()?;
+    let thread = params.get("thread").map(str::to_string);
+    let (loaded, name) = profile_of(&state, &id, &artifact_text).await?;
+    let report = tokio::task::spawn_blocking(move || -> ApiResult<_> {
+        let Loaded::Profile(p) = &*loaded else {
+            return Err(ApiError::internal("not a profile"));
+        };
+        let clipped;
+        let profile = match range {
+            Some(r) => {
+                clipped = jsprof_report::top::apply_range(&name, p.clone(), Some(r))?;
+                &clipped
+            }
+            None => p,
+        };
+        let thread = jsprof_report::top::thread(&name, profile, thread.as_deref())?;
+        let view = jsprof_report::tree::view(profile, thread, options);
+        Ok(jsprof_report::tree::report(profile, &view))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(json_blocking(report).await)
+}
+
+/// A heap snapshot artifact, loaded and analysed.
+async fn snapshot_of(
+    state: &AppState,
+    id: &str,
+    artifact_text: &str,
+) -> ApiResult<(std::sync::Arc<Loaded>, String)> {
+    let (s, a) = artifact(state, id, artifact_text)?;
+    if a.kind != "heap-snapshot" {
+        return Err(ApiError::bad_request(format!(
+            "artifact {} is a {}, not a heap snapshot",
+            a.artifact_id, a.format
+        )));
+    }
+    let name = artifact_name(&s, &a);
+    Ok((state.load(&s, &a, View::Snapshot).await?, name))
+}
+
+async fn heap_summary(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let params = Params::parse(q, &["sort", "limit"])?;
+    let sort = match params.get("sort") {
+        None | Some("retained") => SortBy::Retained,
+        Some("self") => SortBy::SelfSize,
+        Some("count") => SortBy::Count,
+        Some(v) => {
+            return Err(ApiError::bad_request(format!(
+                "bad `sort` `{}`: expected retained, self or count",
+                ids::printable(v)
+            )))
+        }
+    };
+    let limit = params.number::<usize>("limit")?.unwrap_or(20);
+    let (loaded, _) = snapshot_of(&state, &id, &artifact_text).await?;
+    let report = tokio::task::spawn_blocking(move || {
+        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+            return Err(ApiError::internal("not a snapshot"));
+        };
+        Ok(jsprof_report::heap::summary_report(
+            snapshot, analysis, sort, limit,
+        ))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(json_blocking(report).await)
+}
+
+async fn heap_node(
+    State(state): Shared,
+    Path((id, artifact_text, node)): Path<(String, String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let node_id = ids::number("node id", &node)?;
+    let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
+    let report = tokio::task::spawn_blocking(move || {
+        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+            return Err(ApiError::internal("not a snapshot"));
+        };
+        Ok(jsprof_report::heap::nodes_report(
+            &name,
+            snapshot,
+            analysis,
+            &[node_id],
+        )?)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(json_blocking(report).await)
+}
+
+async fn heap_retainers(
+    State(state): Shared,
+    Path((id, artifact_text, node)): Path<(String, String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let params = Params::parse(q, &["paths", "max_depth"])?;
+    let node_id = ids::number("node id", &node)?;
+    let defaults = jsprof_report::heap::RetainersOptions::default();
+    let options = jsprof_report::heap::RetainersOptions {
+        paths: params.number("paths")?.unwrap_or(defaults.paths),
+        max_depth: params.number("max_depth")?.unwrap_or(defaults.max_depth),
+    };
+    let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
+    let report = tokio::task::spawn_blocking(move || {
+        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+            return Err(ApiError::internal("not a snapshot"));
+        };
+        let node = jsprof_report::heap::ordinal_of(&name, snapshot, node_id)?;
+        Ok(jsprof_report::heap::retainers_report(
+            snapshot, analysis, node, options,
+        ))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(json_blocking(report).await)
+}
+
+async fn heap_diff(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let params = Params::parse(q, &["base", "limit"])?;
+    let limit = params.number::<usize>("limit")?.unwrap_or(20);
+    let base = params
+        .get("base")
+        .ok_or_else(|| ApiError::bad_request("`base` is required: base=SESSION_ID/ARTIFACT_ID"))?;
+    let (base_session, base_artifact) = base.split_once('/').ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "bad `base` `{}`: expected SESSION_ID/ARTIFACT_ID",
+            ids::printable(base)
+        ))
+    })?;
+    let (bs, ba) = artifact(&state, base_session, base_artifact)?;
+    if ba.kind != "heap-snapshot" {
+        return Err(ApiError::bad_request(format!(
+            "the base {}/{} is a {}, not a heap snapshot",
+            bs.id, ba.artifact_id, ba.format
+        )));
+    }
+    let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
+    let base_path = state.session_dir(&bs.id).join(&ba.file);
+    let base_name = artifact_name(&bs, &ba);
+    let report = tokio::task::spawn_blocking(move || {
+        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+            return Err(ApiError::internal("not a snapshot"));
+        };
+        // The comparison re-classifies the base, so it gets a fresh copy.
+        let (mut base_snapshot, mut base_analysis) =
+            crate::cache::load_snapshot(&base_path, &base_name)?;
+        let (report, _) = jsprof_report::heap::diff_report(
+            jsprof_report::heap::Named {
+                name: &base_name,
+                snapshot: &mut base_snapshot,
+                analysis: &mut base_analysis,
+            },
+            jsprof_report::heap::Named {
+                name: &name,
+                snapshot,
+                analysis,
+            },
+            limit,
+        );
+        Ok(report)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(json_blocking(report).await)
+}

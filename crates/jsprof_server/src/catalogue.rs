@@ -1,0 +1,266 @@
+//! The session catalogue: one SQLite database (`catalogue.sqlite` in the data directory) with a
+//! row per session and per artifact. Artifact files live beside it, under `sessions/<id>/`, and
+//! are named by the catalogue, never by a request.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+/// A session's life: recording until stopped (or failed: the target went away, the recording
+/// could not be collected, or the server died while it ran).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Recording,
+    Stopped,
+    Failed,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Recording => "recording",
+            State::Stopped => "stopped",
+            State::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> State {
+        match s {
+            "recording" => State::Recording,
+            "stopped" => State::Stopped,
+            _ => State::Failed,
+        }
+    }
+}
+
+/// One timeline of a session (a thread of its trace or CPU profile).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TimelineInfo {
+    pub timeline_id: u32,
+    pub name: String,
+    pub pid: Option<u64>,
+    pub tid: Option<u64>,
+}
+
+/// A session as stored.
+#[derive(Clone, Debug)]
+pub struct SessionRow {
+    pub id: String,
+    /// `recorded` or `imported`.
+    pub source: String,
+    pub target: String,
+    pub ws_url: Option<String>,
+    pub pid: Option<u32>,
+    pub state: State,
+    pub record: Vec<String>,
+    pub started_at: String,
+    pub stopped_at: Option<String>,
+    pub error: Option<String>,
+    pub timelines: Vec<TimelineInfo>,
+    /// The artifact the timelines come from.
+    pub timeline_artifact: Option<u32>,
+}
+
+/// A file of a session.
+#[derive(Clone, Debug)]
+pub struct ArtifactRow {
+    pub artifact_id: u32,
+    /// `cpu`, `heap-sampling`, `heap-snapshot` or `trace`.
+    pub kind: String,
+    /// What the file holds (`cpuprofile`, `selfprofile`, `trace`, `heapprofile`, `heapsnapshot`).
+    pub format: String,
+    /// The file's name inside the session's directory.
+    pub file: String,
+    pub bytes: u64,
+    /// The name it was uploaded under, for imports.
+    pub original_name: Option<String>,
+}
+
+/// The catalogue, shared by every request.
+pub struct Catalogue {
+    db: Mutex<Connection>,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sessions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL,
+    target TEXT NOT NULL,
+    ws_url TEXT,
+    pid INTEGER,
+    state TEXT NOT NULL,
+    record TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    stopped_at TEXT,
+    error TEXT,
+    timelines TEXT NOT NULL DEFAULT '[]',
+    timeline_artifact INTEGER
+);
+CREATE TABLE IF NOT EXISTS artifacts (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    artifact_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    format TEXT NOT NULL,
+    file TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    original_name TEXT,
+    PRIMARY KEY (session_id, artifact_id)
+);
+";
+
+fn session_of(row: &Row) -> rusqlite::Result<SessionRow> {
+    let record: String = row.get("record")?;
+    let timelines: String = row.get("timelines")?;
+    let state: String = row.get("state")?;
+    Ok(SessionRow {
+        id: row.get("id")?,
+        source: row.get("source")?,
+        target: row.get("target")?,
+        ws_url: row.get("ws_url")?,
+        pid: row.get("pid")?,
+        state: State::parse(&state),
+        record: serde_json::from_str(&record).unwrap_or_default(),
+        started_at: row.get("started_at")?,
+        stopped_at: row.get("stopped_at")?,
+        error: row.get("error")?,
+        timelines: serde_json::from_str(&timelines).unwrap_or_default(),
+        timeline_artifact: row.get("timeline_artifact")?,
+    })
+}
+
+fn artifact_of(row: &Row) -> rusqlite::Result<ArtifactRow> {
+    Ok(ArtifactRow {
+        artifact_id: row.get("artifact_id")?,
+        kind: row.get("kind")?,
+        format: row.get("format")?,
+        file: row.get("file")?,
+        bytes: row.get::<_, i64>("bytes")? as u64,
+        original_name: row.get("original_name")?,
+    })
+}
+
+impl Catalogue {
+    /// Opens (or creates) the catalogue. Every commit is synced (WAL, `synchronous=FULL`), so
+    /// an answered request survives a crash.
+    pub fn open(path: &Path) -> rusqlite::Result<Catalogue> {
+        let db = Connection::open(path)?;
+        db.pragma_update(None, "journal_mode", "WAL")?;
+        db.pragma_update(None, "synchronous", "FULL")?;
+        db.pragma_update(None, "foreign_keys", "ON")?;
+        db.execute_batch(SCHEMA)?;
+        Ok(Catalogue { db: Mutex::new(db) })
+    }
+
+    fn db(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding the lock leaves SQLite consistent (statements are atomic).
+        self.db.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn insert_session(&self, s: &SessionRow) -> rusqlite::Result<()> {
+        self.db().execute(
+            "INSERT INTO sessions (id, source, target, ws_url, pid, state, record, started_at,
+                stopped_at, error, timelines, timeline_artifact)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            params![
+                s.id,
+                s.source,
+                s.target,
+                s.ws_url,
+                s.pid,
+                s.state.as_str(),
+                serde_json::to_string(&s.record).unwrap_or_default(),
+                s.started_at,
+                s.stopped_at,
+                s.error,
+                serde_json::to_string(&s.timelines).unwrap_or_default(),
+                s.timeline_artifact,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Records the end of a session and its artifacts in one transaction.
+    pub fn finish_session(
+        &self,
+        s: &SessionRow,
+        artifacts: &[ArtifactRow],
+    ) -> rusqlite::Result<()> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        tx.execute(
+            "UPDATE sessions SET state = ?2, stopped_at = ?3, error = ?4, timelines = ?5,
+                timeline_artifact = ?6 WHERE id = ?1",
+            params![
+                s.id,
+                s.state.as_str(),
+                s.stopped_at,
+                s.error,
+                serde_json::to_string(&s.timelines).unwrap_or_default(),
+                s.timeline_artifact,
+            ],
+        )?;
+        for a in artifacts {
+            tx.execute(
+                "INSERT OR REPLACE INTO artifacts (session_id, artifact_id, kind, format, file,
+                    bytes, original_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    s.id,
+                    a.artifact_id,
+                    a.kind,
+                    a.format,
+                    a.file,
+                    a.bytes as i64,
+                    a.original_name
+                ],
+            )?;
+        }
+        tx.commit()
+    }
+
+    pub fn session(&self, id: &str) -> rusqlite::Result<Option<(SessionRow, Vec<ArtifactRow>)>> {
+        let db = self.db();
+        let session = db
+            .query_row("SELECT * FROM sessions WHERE id = ?1", [id], session_of)
+            .optional()?;
+        let Some(session) = session else {
+            return Ok(None);
+        };
+        let mut stmt =
+            db.prepare("SELECT * FROM artifacts WHERE session_id = ?1 ORDER BY artifact_id")?;
+        let artifacts = stmt
+            .query_map([id], artifact_of)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(Some((session, artifacts)))
+    }
+
+    /// Every session, oldest first.
+    pub fn sessions(&self) -> rusqlite::Result<Vec<(SessionRow, Vec<ArtifactRow>)>> {
+        let ids: Vec<String> = {
+            let db = self.db();
+            let mut stmt = db.prepare("SELECT id FROM sessions ORDER BY seq")?;
+            let ids = stmt
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            ids
+        };
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(s) = self.session(&id)? {
+                out.push(s);
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn delete_session(&self, id: &str) -> rusqlite::Result<bool> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        tx.execute("DELETE FROM artifacts WHERE session_id = ?1", [id])?;
+        let n = tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+        tx.commit()?;
+        Ok(n > 0)
+    }
+}

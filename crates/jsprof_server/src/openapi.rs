@@ -1,0 +1,202 @@
+//! `GET /api/openapi.json`: the API described as OpenAPI 3.1.
+
+use serde_json::{json, Value};
+
+use crate::state::AppState;
+
+fn param(name: &str, location: &str, description: &str, schema: Value) -> Value {
+    json!({"name": name, "in": location, "required": location == "path", "description": description, "schema": schema})
+}
+
+fn ok(description: &str, schema: &str) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}}})
+}
+
+fn errors(codes: &[&str]) -> Value {
+    let mut map = serde_json::Map::new();
+    for code in codes {
+        map.insert(
+            code.to_string(),
+            json!({"description": "an error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
+        );
+    }
+    Value::Object(map)
+}
+
+fn responses(success: (&str, Value), codes: &[&str]) -> Value {
+    let mut r = errors(codes);
+    r[success.0] = success.1;
+    r
+}
+
+/// The document.
+pub fn document(state: &AppState) -> Value {
+    let sid = || {
+        param(
+            "id",
+            "path",
+            "a session id (16 hex digits)",
+            json!({"type": "string", "pattern": "^[0-9a-f]{16}$"}),
+        )
+    };
+    let aid = || {
+        param(
+            "artifact",
+            "path",
+            "an artifact id of the session",
+            json!({"type": "integer", "minimum": 0}),
+        )
+    };
+    let node = || {
+        param(
+            "node",
+            "path",
+            "a heap node id (the @id DevTools shows)",
+            json!({"type": "integer", "minimum": 0}),
+        )
+    };
+    let range = || {
+        param(
+            "range",
+            "query",
+            "START..END in ms from the profile's start; either side may be empty",
+            json!({"type": "string"}),
+        )
+    };
+    let thread = || {
+        param(
+            "thread",
+            "query",
+            "a timeline id, tid or unique thread name",
+            json!({"type": "string"}),
+        )
+    };
+    let std_errors = ["400", "401", "403", "404", "500"];
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "jsprof serve",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "The profiling service: sessions recorded over the DevTools protocol or imported from files; timelines and events (the classic profiler service's StartProfiler, StopProfiler, GetEvents, ReleaseSession) with the JSON of the jsprof CLI. Every request carries the server's token as `Authorization: Bearer TOKEN` or `?token=TOKEN`; the Host header must name the server and a browser's Origin must be the server's own."
+        },
+        "servers": [{"url": format!("http://{}", state.local_addr)}],
+        "security": [{"bearer": []}, {"token": []}],
+        "paths": {
+            "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1"}}}},
+            "/api/sessions": {
+                "get": {"summary": "Every session, oldest first", "responses": responses(("200", ok("the sessions", "SessionList")), &std_errors)},
+                "post": {
+                    "summary": "StartProfiler: start recording a target (commands are never launched)",
+                    "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/StartRequest"}}}},
+                    "responses": responses(("201", ok("the session, recording", "Session")), &["400", "401", "403", "404", "409", "500"])
+                },
+                "delete": {"summary": "ReleaseSession without an id: release every stopped or failed session", "responses": responses(("200", ok("the released ids", "Released")), &std_errors)}
+            },
+            "/api/sessions/import": {"post": {
+                "summary": "Import a file of any format jsprof reads (the request body; gzip too) as a stopped session",
+                "parameters": [param("name", "query", "the file's name, for messages", json!({"type": "string"}))],
+                "requestBody": {"required": true, "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}},
+                "responses": responses(("201", ok("the session", "Session")), &["400", "401", "403", "413", "500"])
+            }},
+            "/api/sessions/{id}": {
+                "parameters": [sid()],
+                "get": {"summary": "One session", "responses": responses(("200", ok("the session", "Session")), &std_errors)},
+                "delete": {"summary": "ReleaseSession: delete a stopped or failed session and its files", "responses": responses(("200", ok("the released id", "Released")), &["400", "401", "403", "404", "409", "500"])}
+            },
+            "/api/sessions/{id}/stop": {
+                "parameters": [sid()],
+                "post": {"summary": "StopProfiler: collect the recording; answered once post-processing is done", "responses": responses(("200", ok("the session with its timelines", "Session")), &["400", "401", "403", "404", "409", "500"])}
+            },
+            "/api/sessions/{id}/timelines/{timeline}/events": {
+                "parameters": [sid(), param("timeline", "path", "a timeline id of the session", json!({"type": "integer"}))],
+                "get": {
+                    "summary": "GetEvents: exactly `jsprof events --json` on the session's file",
+                    "parameters": [
+                        param("mode", "query", "all | unique-types | unique-events | reduce-all", json!({"type": "string", "enum": ["all", "unique-types", "unique-events", "reduce-all"], "default": "all"})),
+                        param("range", "query", "events overlapping START..END (ms) are returned whole", json!({"type": "string"})),
+                        param("event_id", "query", "iterate from this event instead of the root (the event itself is left out)", json!({"type": "integer"})),
+                        param("max_depth", "query", "1 = top level (or the event's children)", json!({"type": "integer"})),
+                        param("types", "query", "only these types, comma-separated (JS_CALL,GC,LAYOUT,…)", json!({"type": "string"}))
+                    ],
+                    "responses": responses(("200", ok("the events", "Events")), &std_errors)
+                }
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/top": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof top --json` on a CPU (or sampling heap) artifact",
+                    "parameters": [param("by", "query", "self | total", json!({"type": "string", "enum": ["self", "total"]})), param("limit", "query", "rows; 0 = all", json!({"type": "integer", "default": 25})), range(), thread()],
+                    "responses": responses(("200", json!({"description": "the function table"})), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/tree": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof tree --json` on a CPU (or sampling heap) artifact",
+                    "parameters": [param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), range(), thread()],
+                    "responses": responses(("200", json!({"description": "the tree in depth-first pre-order"})), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/heap/summary": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof heap summary --json`", "parameters": [param("sort", "query", "retained | self | count", json!({"type": "string", "enum": ["retained", "self", "count"]})), param("limit", "query", "classes; 0 = all", json!({"type": "integer", "default": 20}))],
+                    "responses": responses(("200", json!({"description": "DevTools' Summary"})), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}": {
+                "parameters": [sid(), aid(), node()],
+                "get": {"summary": "`jsprof heap node --json`", "responses": responses(("200", json!({"description": "the object"})), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/heap/retainers/{node}": {
+                "parameters": [sid(), aid(), node()],
+                "get": {"summary": "`jsprof heap retainers --json`", "parameters": [param("paths", "query", "paths to show", json!({"type": "integer", "default": 5})), param("max_depth", "query", "steps per path", json!({"type": "integer", "default": 100}))],
+                    "responses": responses(("200", json!({"description": "the retaining paths"})), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/heap/diff": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof heap diff --json BASE THIS`", "parameters": [param("base", "query", "SESSION_ID/ARTIFACT_ID of the earlier snapshot", json!({"type": "string"})), param("limit", "query", "classes; 0 = all", json!({"type": "integer", "default": 20}))],
+                    "responses": responses(("200", json!({"description": "DevTools' Comparison"})), &std_errors)}
+            }
+        },
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "token": {"type": "apiKey", "in": "query", "name": "token"}
+            },
+            "schemas": {
+                "Error": {"type": "object", "required": ["error", "message"], "properties": {
+                    "error": {"type": "string", "enum": ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "TOO_LARGE", "UNAUTHORIZED", "FORBIDDEN", "INTERNAL_ERROR"]},
+                    "message": {"type": "string"}}},
+                "StartRequest": {"type": "object", "required": ["target"], "additionalProperties": false, "properties": {
+                    "target": {"type": "string", "description": "ws://HOST:PORT/ID | HOST:PORT | pid:PID | chrome:HOST:PORT (loopback unless --allow-remote-targets)"},
+                    "record": {"type": "array", "items": {"type": "string", "enum": ["cpu", "heap-sampling", "heap-snapshot", "trace"]}, "default": ["cpu"]},
+                    "interval_us": {"type": "integer", "minimum": 1, "maximum": 1000000},
+                    "snapshot_every_s": {"type": "number", "description": "with heap-snapshot: one every so many seconds too"}}},
+                "Session": {"type": "object", "properties": {
+                    "session_id": {"type": "string"},
+                    "source": {"type": "string", "enum": ["recorded", "imported"]},
+                    "target": {"type": "string"},
+                    "state": {"type": "string", "enum": ["recording", "stopped", "failed"]},
+                    "record": {"type": "array", "items": {"type": "string"}},
+                    "started_at": {"type": "string", "format": "date-time"},
+                    "stopped_at": {"type": ["string", "null"], "format": "date-time"},
+                    "timelines": {"type": "array", "items": {"type": "object", "properties": {
+                        "timeline_id": {"type": "integer"}, "name": {"type": "string"},
+                        "pid": {"type": ["integer", "null"]}, "tid": {"type": ["integer", "null"]}}}},
+                    "timeline_artifact_id": {"type": ["integer", "null"]},
+                    "artifacts": {"type": "array", "items": {"type": "object", "properties": {
+                        "artifact_id": {"type": "integer"},
+                        "kind": {"type": "string", "enum": ["cpu", "heap-sampling", "heap-snapshot", "trace"]},
+                        "format": {"type": "string"}, "bytes": {"type": "integer"},
+                        "name": {"type": ["string", "null"]}}}},
+                    "error": {"type": ["string", "null"]}}},
+                "SessionList": {"type": "object", "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
+                "Released": {"type": "object", "properties": {"released": {"type": "array", "items": {"type": "string"}}}},
+                "Events": {"type": "object", "description": "CONTRACT.md's events document", "properties": {
+                    "kind": {"type": "string"}, "warnings": {"type": "array"}, "timeline_id": {"type": "integer"},
+                    "mode": {"type": "string"}, "range": {"type": "object"},
+                    "events": {"type": "array", "items": {"type": "object", "properties": {
+                        "id": {"type": ["integer", "null"]}, "type": {"type": "string"}, "name": {"type": "string"},
+                        "start_ms": {"type": ["number", "null"]}, "end_ms": {"type": ["number", "null"]},
+                        "self_ms": {"type": "number"}, "total_ms": {"type": "number"}, "hits": {"type": "integer"},
+                        "parent_id": {"type": ["integer", "null"]}, "child_count": {"type": ["integer", "null"]},
+                        "data": {"type": "object"}}}}}}
+            }
+        }
+    })
+}

@@ -1,0 +1,393 @@
+//! Recording sessions over CDP: StartProfiler (`POST /sessions`) resolves and checks the target,
+//! refuses a second recording of the same target, and starts the recorder; StopProfiler (`POST
+//! /sessions/{id}/stop`) collects every artifact and answers once post-processing is done.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use jsprof_cdp::{Client, OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason, Target};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::catalogue::{SessionRow, State};
+use crate::clock::now_rfc3339;
+use crate::error::{ApiError, ApiResult};
+use crate::ids;
+use crate::state::{finish, saved_files, Active, AppState, StopReply};
+
+/// The body of `POST /sessions`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct StartRequest {
+    /// `ws://HOST:PORT/ID`, `HOST:PORT`, `pid:PID` or `chrome:HOST:PORT`.
+    pub target: String,
+    /// What to record: `cpu`, `heap-sampling`, `heap-snapshot`, `trace` (default `["cpu"]`).
+    #[serde(default)]
+    pub record: Option<Vec<String>>,
+    /// CPU sampling interval in µs.
+    #[serde(default)]
+    pub interval_us: Option<u32>,
+    /// With `heap-snapshot`: also one snapshot every so many seconds while recording.
+    #[serde(default)]
+    pub snapshot_every_s: Option<f64>,
+}
+
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const PID_WAIT: Duration = Duration::from_secs(5);
+
+/// What a target spec names, before resolution.
+enum Spec {
+    Inspect(String),
+    Pid(u32),
+    Chrome(String),
+}
+
+fn parse_spec(text: &str) -> ApiResult<Spec> {
+    let text = text.trim();
+    if let Some(pid) = text.strip_prefix("pid:") {
+        return pid
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&p| p > 0)
+            .map(Spec::Pid)
+            .ok_or_else(|| {
+                ApiError::bad_request(format!("bad pid in target `{}`", ids::printable(text)))
+            });
+    }
+    if let Some(addr) = text.strip_prefix("chrome:") {
+        return Ok(Spec::Chrome(addr.trim().to_string()));
+    }
+    if text.starts_with("ws://") || text.contains(':') {
+        return Ok(Spec::Inspect(text.to_string()));
+    }
+    Err(ApiError::bad_request(format!(
+        "bad target `{}`: expected ws://HOST:PORT/ID, HOST:PORT, pid:PID or chrome:HOST:PORT \
+         (commands are never launched over HTTP)",
+        ids::printable(text)
+    )))
+}
+
+/// The host of `HOST:PORT` or of a `ws://HOST:PORT/…` URL.
+fn host_of(addr: &str) -> Option<String> {
+    let rest = addr
+        .strip_prefix("ws://")
+        .or_else(|| addr.strip_prefix("wss://"))
+        .unwrap_or(addr);
+    let authority = rest.split('/').next()?;
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        v6.split(']').next()?
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+    };
+    (!host.is_empty()).then(|| host.to_string())
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn check_loopback(state: &AppState, what: &str) -> ApiResult<()> {
+    if state.config.allow_remote_targets {
+        return Ok(());
+    }
+    match host_of(what) {
+        Some(h) if is_loopback_host(&h) => Ok(()),
+        _ => Err(ApiError::bad_request(format!(
+            "target `{}` is not on this machine's loopback interface; a CDP connection can run \
+             any code in the target, so remote targets need `jsprof serve --allow-remote-targets`",
+            ids::printable(what)
+        ))),
+    }
+}
+
+fn options_of(req: &StartRequest) -> ApiResult<(RecordOptions, Vec<String>)> {
+    let record = req
+        .record
+        .clone()
+        .unwrap_or_else(|| vec!["cpu".to_string()]);
+    if record.is_empty() {
+        return Err(ApiError::bad_request(
+            "`record` is empty: name at least one of cpu, heap-sampling, heap-snapshot, trace",
+        ));
+    }
+    let mut options = RecordOptions {
+        interval_us: req.interval_us,
+        ..RecordOptions::default()
+    };
+    for r in &record {
+        match r.as_str() {
+            "cpu" => options.cpu = true,
+            "heap-sampling" => options.heap_sampling = true,
+            "heap-snapshot" => options.heap_snapshot = SnapshotMode::AtEnd,
+            "trace" => options.trace = true,
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "unknown record kind `{}`: expected cpu, heap-sampling, heap-snapshot or trace",
+                    ids::printable(other)
+                )))
+            }
+        }
+    }
+    if let Some(i) = req.interval_us {
+        if !(1..=1_000_000).contains(&i) {
+            return Err(ApiError::bad_request(format!(
+                "interval_us {i} is out of range: 1 to 1000000"
+            )));
+        }
+    }
+    if let Some(s) = req.snapshot_every_s {
+        if options.heap_snapshot == SnapshotMode::Off {
+            return Err(ApiError::bad_request(
+                "snapshot_every_s needs `heap-snapshot` in `record`",
+            ));
+        }
+        if !(s.is_finite() && s > 0.0 && s <= 86_400.0) {
+            return Err(ApiError::bad_request(format!(
+                "snapshot_every_s {s} is out of range: more than 0, at most 86400"
+            )));
+        }
+        options.heap_snapshot = SnapshotMode::Every(Duration::from_secs_f64(s));
+    }
+    let mut unique = record.clone();
+    unique.dedup();
+    Ok((options, unique))
+}
+
+async fn resolve(state: &AppState, spec: &Spec, text: &str) -> ApiResult<Target> {
+    let unknown = |e: jsprof_cdp::CdpError| {
+        ApiError::not_found(format!("no target at `{}`: {e}", ids::printable(text)))
+    };
+    match spec {
+        Spec::Inspect(addr) => {
+            check_loopback(state, addr)?;
+            jsprof_cdp::resolve_inspect(addr).await.map_err(unknown)
+        }
+        Spec::Chrome(addr) => {
+            check_loopback(state, addr)?;
+            jsprof_cdp::resolve_chrome(addr).await.map_err(unknown)
+        }
+        // SIGUSR1 opens the inspector on 127.0.0.1:9229: loopback by construction.
+        Spec::Pid(pid) => jsprof_cdp::resolve_pid(*pid, PID_WAIT)
+            .await
+            .map_err(unknown),
+    }
+}
+
+/// `POST /sessions`: starts recording; the session as it starts.
+pub async fn start(state: Arc<AppState>, req: StartRequest) -> ApiResult<Value> {
+    let (options, record) = options_of(&req)?;
+    let spec = parse_spec(&req.target)?;
+    let target = resolve(&state, &spec, &req.target).await?;
+    if options.trace && target.kind != jsprof_cdp::TargetKind::ChromePage {
+        return Err(ApiError::bad_request(
+            "`trace` needs a Chromium page (chrome:HOST:PORT); Node's inspector has no Tracing domain",
+        ));
+    }
+    let pid = match spec {
+        Spec::Pid(p) => Some(p),
+        _ => target.pid,
+    };
+    let id = ids::new_session_id();
+    {
+        let mut active = state.active();
+        if let Some((other, a)) = active
+            .iter()
+            .find(|(_, a)| a.ws_url == target.ws_url || (pid.is_some() && a.pid == pid))
+        {
+            return Err(ApiError::state(format!(
+                "profiling already in progress on {} (session {other}); stop it first",
+                a.target
+            )));
+        }
+        active.insert(
+            id.clone(),
+            Active {
+                target: req.target.trim().to_string(),
+                ws_url: target.ws_url.clone(),
+                pid,
+                stop: None,
+            },
+        );
+    }
+    match begin(&state, &id, &req, &target, pid, options, record).await {
+        Ok(value) => Ok(value),
+        Err(e) => {
+            state.active().remove(&id);
+            let _ = std::fs::remove_dir_all(state.session_dir(&id));
+            Err(e)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn begin(
+    state: &Arc<AppState>,
+    id: &str,
+    req: &StartRequest,
+    target: &Target,
+    pid: Option<u32>,
+    options: RecordOptions,
+    record: Vec<String>,
+) -> ApiResult<Value> {
+    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT)
+        .await
+        .map_err(|e| ApiError::not_found(format!("cannot connect to {}: {e}", target.ws_url)))?;
+    let dir = state.session_dir(id);
+    std::fs::create_dir_all(&dir)?;
+    let output = OutputSpec {
+        dir,
+        stem: "recording".to_string(),
+    };
+    let recorder = Recorder::start(client, events, target.kind, options, output)
+        .await
+        .map_err(|e| ApiError::bad_request(format!("cannot start recording: {e}")))?;
+    let row = SessionRow {
+        id: id.to_string(),
+        source: "recorded".to_string(),
+        target: req.target.trim().to_string(),
+        ws_url: Some(target.ws_url.clone()),
+        pid,
+        state: State::Recording,
+        record,
+        started_at: now_rfc3339(),
+        stopped_at: None,
+        error: None,
+        timelines: Vec::new(),
+        timeline_artifact: None,
+    };
+    state.catalogue.insert_session(&row)?;
+    let (stop_tx, stop_rx) = oneshot::channel::<StopReply>();
+    match state.active().get_mut(id) {
+        Some(a) => a.stop = Some(stop_tx),
+        None => return Err(ApiError::internal("the recording vanished while starting")),
+    }
+    eprintln!(
+        "jsprof serve: session {id} recording {} ({})",
+        row.target, target.ws_url
+    );
+    let value = crate::state::session_json(&row, &[]);
+    tokio::spawn(run_recording(state.clone(), row, recorder, stop_rx));
+    Ok(value)
+}
+
+/// Waits for a stop request (or the target's end), collects, post-processes, answers.
+async fn run_recording(
+    state: Arc<AppState>,
+    row: SessionRow,
+    mut recorder: Recorder,
+    stop_rx: oneshot::Receiver<StopReply>,
+) {
+    let id = row.id.clone();
+    let (reply, gone) = tokio::select! {
+        reason = recorder.wait(None, false) => match reason {
+            Ok(StopReason::TargetGone(detail)) => (None, Some(format!("the target went away: {detail}"))),
+            Ok(_) => (None, None),
+            Err(e) => (None, Some(format!("recording failed: {e}"))),
+        },
+        reply = stop_rx => (reply.ok(), None),
+    };
+    let dir = state.session_dir(&id);
+    let (files, failure) = match gone {
+        Some(why) => (saved_files(&dir), Some(why)),
+        None => match recorder.stop().await {
+            Ok(artifacts) => (
+                artifacts
+                    .iter()
+                    .filter_map(|a| {
+                        let name = a.path.file_name()?.to_string_lossy().to_string();
+                        Some((name, a.bytes))
+                    })
+                    .collect(),
+                None,
+            ),
+            Err(e) => (
+                saved_files(&dir),
+                Some(format!("collecting the recording failed: {e}")),
+            ),
+        },
+    };
+    let result = finish(&state, row, files, failure).await;
+    state.active().remove(&id);
+    match &result {
+        Ok(v) => eprintln!(
+            "jsprof serve: session {id} {}",
+            v["state"].as_str().unwrap_or("?")
+        ),
+        Err(e) => eprintln!("jsprof serve: session {id}: {}", e.message),
+    }
+    if let Some(reply) = reply {
+        let _ = reply.send(result);
+    }
+}
+
+/// `POST /sessions/{id}/stop`: the session with its timelines, once post-processing is done.
+pub async fn stop(state: Arc<AppState>, id: &str) -> ApiResult<Value> {
+    let id = ids::session_id(id)?;
+    let sender = {
+        let mut active = state.active();
+        match active.get_mut(id) {
+            Some(a) => match a.stop.take() {
+                Some(s) => Some(s),
+                None => {
+                    return Err(ApiError::state(format!(
+                        "session {id} is already being stopped"
+                    )))
+                }
+            },
+            None => None,
+        }
+    };
+    let Some(sender) = sender else {
+        let (row, _) = state.find(id)?;
+        return Err(ApiError::state(format!(
+            "session {id} is not recording (it is {})",
+            row.state.as_str()
+        )));
+    };
+    let (reply_tx, reply_rx) = oneshot::channel();
+    if sender.send(reply_tx).is_err() {
+        return Err(ApiError::state(format!(
+            "session {id} ended before it could be stopped"
+        )));
+    }
+    reply_rx
+        .await
+        .map_err(|_| ApiError::internal("the recording task ended without an answer"))?
+}
+
+/// Stops every recording (at shutdown), waiting at most `limit` for each.
+pub async fn stop_all(state: Arc<AppState>, limit: Duration) {
+    let ids: Vec<String> = state.active().keys().cloned().collect();
+    for id in ids {
+        eprintln!("jsprof serve: stopping session {id}");
+        match tokio::time::timeout(limit, stop(state.clone(), &id)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => eprintln!("jsprof serve: session {id}: {}", e.message),
+            Err(_) => eprintln!("jsprof serve: session {id}: stopping timed out"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_of_specs() {
+        assert_eq!(host_of("127.0.0.1:9229").as_deref(), Some("127.0.0.1"));
+        assert_eq!(
+            host_of("ws://localhost:9229/abc").as_deref(),
+            Some("localhost")
+        );
+        assert_eq!(host_of("[::1]:9222").as_deref(), Some("::1"));
+        assert_eq!(host_of("ws://10.0.0.5:9229/x").as_deref(), Some("10.0.0.5"));
+        assert!(is_loopback_host("127.0.0.2"));
+        assert!(is_loopback_host("::1"));
+        assert!(!is_loopback_host("10.0.0.5"));
+        assert!(!is_loopback_host("evil.example"));
+    }
+}

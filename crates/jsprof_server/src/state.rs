@@ -1,0 +1,291 @@
+//! What every request shares: the configuration, the catalogue, the recordings in progress and
+//! the loaded artifacts; and the steps that end a session (post-processing, recovery).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+
+use crate::cache::{Cache, Loaded, View};
+use crate::catalogue::{ArtifactRow, Catalogue, SessionRow, State, TimelineInfo};
+use crate::clock::now_rfc3339;
+use crate::error::{ApiError, ApiResult};
+
+/// How the service runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where to listen; loopback unless a token is given explicitly.
+    pub addr: SocketAddr,
+    /// The catalogue and the artifact files.
+    pub data_dir: PathBuf,
+    /// The token every request must carry; random per start when `None`.
+    pub token: Option<String>,
+    /// The largest upload accepted, in bytes.
+    pub max_upload: u64,
+    /// Allow CDP targets that are not on this machine's loopback interface.
+    pub allow_remote_targets: bool,
+    /// Extra names the Host header may carry (for a non-loopback bind).
+    pub allowed_hosts: Vec<String>,
+    /// Loaded artifacts kept in memory.
+    pub cache_entries: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], crate::DEFAULT_PORT)),
+            data_dir: PathBuf::from("jsprof-data"),
+            token: None,
+            max_upload: 2 << 30,
+            allow_remote_targets: false,
+            allowed_hosts: Vec::new(),
+            cache_entries: 8,
+        }
+    }
+}
+
+/// The reply a stop request waits for.
+pub type StopReply = oneshot::Sender<ApiResult<Value>>;
+
+/// A recording in progress.
+pub struct Active {
+    pub target: String,
+    pub ws_url: String,
+    pub pid: Option<u32>,
+    /// Taken by the first stop request.
+    pub stop: Option<oneshot::Sender<StopReply>>,
+}
+
+/// Shared state.
+pub struct AppState {
+    pub config: Config,
+    pub token: String,
+    /// The listening address (the real port when 0 was asked for).
+    pub local_addr: SocketAddr,
+    pub catalogue: Catalogue,
+    pub active: Mutex<HashMap<String, Active>>,
+    pub cache: Cache,
+}
+
+impl AppState {
+    pub fn active(&self) -> std::sync::MutexGuard<'_, HashMap<String, Active>> {
+        self.active.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.config.data_dir.join("sessions")
+    }
+
+    pub fn uploads_dir(&self) -> PathBuf {
+        self.config.data_dir.join("uploads")
+    }
+
+    /// The directory of a session whose id came from the catalogue or was just made.
+    pub fn session_dir(&self, id: &str) -> PathBuf {
+        debug_assert!(crate::ids::session_id(id).is_ok());
+        self.sessions_dir().join(id)
+    }
+
+    /// A session and its artifacts, or 404.
+    pub fn find(&self, id: &str) -> ApiResult<(SessionRow, Vec<ArtifactRow>)> {
+        let id = crate::ids::session_id(id)?;
+        self.catalogue
+            .session(id)?
+            .ok_or_else(|| ApiError::not_found(format!("no session {id}")))
+    }
+
+    /// Loads an artifact of a session through the cache.
+    pub async fn load(
+        &self,
+        session: &SessionRow,
+        artifact: &ArtifactRow,
+        view: View,
+    ) -> ApiResult<Arc<Loaded>> {
+        let path = self.session_dir(&session.id).join(&artifact.file);
+        let name = artifact_name(session, artifact);
+        self.cache
+            .get(&session.id, artifact.artifact_id, view, &path, &name)
+            .await
+    }
+}
+
+/// How an artifact is named in messages: its upload name, or `session/artifact`.
+pub fn artifact_name(session: &SessionRow, artifact: &ArtifactRow) -> String {
+    match &artifact.original_name {
+        Some(n) => n.clone(),
+        None => format!("{}/{}", session.id, artifact.artifact_id),
+    }
+}
+
+/// The session as the API shows it.
+pub fn session_json(s: &SessionRow, artifacts: &[ArtifactRow]) -> Value {
+    json!({
+        "session_id": s.id,
+        "source": s.source,
+        "target": s.target,
+        "state": s.state.as_str(),
+        "record": s.record,
+        "started_at": s.started_at,
+        "stopped_at": s.stopped_at,
+        "timelines": s.timelines,
+        "timeline_artifact_id": s.timeline_artifact,
+        "artifacts": artifacts.iter().map(|a| json!({
+            "artifact_id": a.artifact_id,
+            "kind": a.kind,
+            "format": a.format,
+            "bytes": a.bytes,
+            "name": a.original_name,
+        })).collect::<Vec<_>>(),
+        "error": s.error,
+    })
+}
+
+/// The artifact kind and format a recorded file's name says.
+pub fn kind_of_file(name: &str) -> Option<(&'static str, &'static str)> {
+    if name.starts_with('.') {
+        return None;
+    }
+    Some(if name.ends_with(".cpuprofile") {
+        ("cpu", "cpuprofile")
+    } else if name.ends_with(".heapprofile") {
+        ("heap-sampling", "heapprofile")
+    } else if name.ends_with(".heapsnapshot") {
+        ("heap-snapshot", "heapsnapshot")
+    } else if name.ends_with(".trace.json") {
+        ("trace", "trace")
+    } else {
+        return None;
+    })
+}
+
+/// The finished files in a session's directory (after a failure or a crash), oldest first;
+/// partial files are removed.
+pub fn saved_files(dir: &Path) -> Vec<(String, u64)> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.ends_with(".partial") {
+            let _ = std::fs::remove_file(entry.path());
+            continue;
+        }
+        if kind_of_file(&name).is_none() {
+            continue;
+        }
+        if let Ok(meta) = entry.metadata() {
+            let modified = meta.modified().ok();
+            files.push((modified, name, meta.len()));
+        }
+    }
+    files.sort();
+    files.into_iter().map(|(_, n, b)| (n, b)).collect()
+}
+
+/// Ends a session: numbers its files as artifacts, builds the timelines (post-processing: the
+/// answer waits for it), and records the outcome. `failure` makes the session `failed`, keeping
+/// what was saved.
+pub async fn finish(
+    state: &AppState,
+    mut row: SessionRow,
+    files: Vec<(String, u64)>,
+    failure: Option<String>,
+) -> ApiResult<Value> {
+    let artifacts: Vec<ArtifactRow> = files
+        .into_iter()
+        .filter_map(|(file, bytes)| {
+            let (kind, format) = kind_of_file(&file)?;
+            Some((file, bytes, kind, format))
+        })
+        .enumerate()
+        .map(|(i, (file, bytes, kind, format))| ArtifactRow {
+            artifact_id: i as u32 + 1,
+            kind: kind.to_string(),
+            format: format.to_string(),
+            file,
+            bytes,
+            original_name: None,
+        })
+        .collect();
+    let mut error = failure;
+    let timeline_artifact = artifacts
+        .iter()
+        .find(|a| a.kind == "trace")
+        .or_else(|| artifacts.iter().find(|a| a.kind == "cpu"));
+    row.timelines.clear();
+    row.timeline_artifact = None;
+    if let Some(a) = timeline_artifact {
+        match state.load(&row, a, View::Timelines).await {
+            Ok(loaded) => {
+                if let Loaded::Timelines(t) = &*loaded {
+                    row.timelines = timelines_of(t);
+                    row.timeline_artifact = Some(a.artifact_id);
+                }
+            }
+            Err(e) => {
+                let text = format!("the recorded {} cannot be read: {}", a.format, e.message);
+                error = Some(match error {
+                    Some(prev) => format!("{prev}; {text}"),
+                    None => text,
+                });
+            }
+        }
+    }
+    row.state = if error.is_some() {
+        State::Failed
+    } else {
+        State::Stopped
+    };
+    row.error = error;
+    row.stopped_at = Some(now_rfc3339());
+    state.catalogue.finish_session(&row, &artifacts)?;
+    Ok(session_json(&row, &artifacts))
+}
+
+/// The timelines of a loaded input, as sessions list them.
+pub fn timelines_of(t: &jsprof_report::load::LoadedTimelines) -> Vec<TimelineInfo> {
+    t.timelines
+        .iter()
+        .map(|t| TimelineInfo {
+            timeline_id: t.id,
+            name: t.name.clone(),
+            pid: t.pid,
+            tid: t.tid,
+        })
+        .collect()
+}
+
+/// After a start: sessions still `recording` were cut short by a crash; mark them `failed`
+/// with what they saved. Upload leftovers and directories no session owns are removed.
+pub async fn recover(state: &AppState) -> ApiResult<()> {
+    let _ = std::fs::remove_dir_all(state.uploads_dir());
+    let sessions = state.catalogue.sessions()?;
+    for (row, _) in &sessions {
+        if row.state != State::Recording {
+            continue;
+        }
+        let files = saved_files(&state.session_dir(&row.id));
+        let message = format!(
+            "the server stopped while recording; {} saved file{} kept",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        );
+        eprintln!("jsprof serve: session {} marked failed: {message}", row.id);
+        finish(state, row.clone(), files, Some(message)).await?;
+    }
+    if let Ok(entries) = std::fs::read_dir(state.sessions_dir()) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let known =
+                crate::ids::session_id(&name).is_ok() && sessions.iter().any(|(s, _)| s.id == name);
+            if !known {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,174 @@
+//! `POST /sessions/import`: a file of any format jsprof reads, streamed to disk under the size
+//! limit, checked by loading it, then kept as a stopped session. Uploaded files are only ever
+//! parsed: nothing they name (source maps, scripts) is read.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::http::header;
+use futures_util::StreamExt;
+use jsprof_profile::Format;
+use serde_json::Value;
+
+use crate::cache::View;
+use crate::catalogue::{ArtifactRow, SessionRow, State};
+use crate::clock::now_rfc3339;
+use crate::error::{ApiError, ApiResult};
+use crate::ids;
+use crate::state::{session_json, timelines_of, AppState};
+
+/// Removes a file on drop unless disarmed.
+struct TempFile(Option<PathBuf>);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn too_large(limit: u64) -> ApiError {
+    ApiError::too_large(format!(
+        "the upload is larger than the limit of {limit} bytes (jsprof serve --max-upload)"
+    ))
+}
+
+/// The format of a stored upload (gzip or not).
+fn detect(path: &Path, name: &str) -> ApiResult<Format> {
+    let mut reader = jsprof_report::text::open_reader(path)
+        .map_err(|e| ApiError::bad_request(format!("{name}: cannot read: {e}")))?;
+    let prefix = jsprof_profile::sniff(&mut reader)
+        .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?;
+    jsprof_profile::detect(&prefix).map_err(|e| ApiError::bad_request(format!("{name}: {e}")))
+}
+
+fn fsync_dir(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Streams the body into `DATA/uploads`, enforcing `max_upload`.
+async fn receive(state: &AppState, req: Request) -> ApiResult<TempFile> {
+    let limit = state.config.max_upload;
+    if let Some(len) = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > limit {
+            return Err(too_large(limit));
+        }
+    }
+    let dir = state.uploads_dir();
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!(".{}.partial", ids::random_hex(8)));
+    let temp = TempFile(Some(path.clone()));
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path)?);
+    let mut stream = req.into_body().into_data_stream();
+    let mut total: u64 = 0;
+    while let Some(chunk) = stream.next().await {
+        let chunk =
+            chunk.map_err(|e| ApiError::bad_request(format!("the upload was cut short: {e}")))?;
+        total += chunk.len() as u64;
+        if total > limit {
+            return Err(too_large(limit));
+        }
+        out.write_all(&chunk)?;
+    }
+    if total == 0 {
+        return Err(ApiError::bad_request(
+            "the upload is empty: send the file as the request body",
+        ));
+    }
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()?;
+    Ok(temp)
+}
+
+/// Imports the request body as a new stopped session.
+pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) -> ApiResult<Value> {
+    let name = name
+        .map(|n| ids::printable(n.trim()))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "upload".to_string());
+    let mut temp = receive(&state, req).await?;
+    let upload = temp.0.clone().expect("armed");
+    let format = {
+        let (u, n) = (upload.clone(), name.clone());
+        tokio::task::spawn_blocking(move || detect(&u, &n))
+            .await
+            .map_err(|e| ApiError::internal(e.to_string()))??
+    };
+    let (kind, format_name, ext, view) = match format {
+        Format::CpuProfile => ("cpu", "cpuprofile", "cpuprofile", View::Timelines),
+        Format::SelfProfile => ("cpu", "selfprofile", "jsprofile.json", View::Timelines),
+        Format::Trace => ("trace", "trace", "trace.json", View::Timelines),
+        Format::HeapProfile => ("heap-sampling", "heapprofile", "heapprofile", View::Profile),
+        Format::HeapSnapshot => (
+            "heap-snapshot",
+            "heapsnapshot",
+            "heapsnapshot",
+            View::Snapshot,
+        ),
+    };
+    let id = ids::new_session_id();
+    let dir = state.session_dir(&id);
+    std::fs::create_dir_all(&dir)?;
+    let file = format!("import.{ext}");
+    std::fs::rename(&upload, dir.join(&file))?;
+    temp.0 = None;
+    fsync_dir(&dir);
+    let bytes = std::fs::metadata(dir.join(&file))?.len();
+    let now = now_rfc3339();
+    let mut row = SessionRow {
+        id: id.clone(),
+        source: "imported".to_string(),
+        target: format!("import:{name}"),
+        ws_url: None,
+        pid: None,
+        state: State::Stopped,
+        record: vec![kind.to_string()],
+        started_at: now.clone(),
+        stopped_at: Some(now),
+        error: None,
+        timelines: Vec::new(),
+        timeline_artifact: None,
+    };
+    let artifact = ArtifactRow {
+        artifact_id: 1,
+        kind: kind.to_string(),
+        format: format_name.to_string(),
+        file,
+        bytes,
+        original_name: Some(name.clone()),
+    };
+    // Post-processing: the file must load; its timelines are listed in the session.
+    match state.load(&row, &artifact, view).await {
+        Ok(loaded) => {
+            if let crate::cache::Loaded::Timelines(t) = &*loaded {
+                row.timelines = timelines_of(t);
+                row.timeline_artifact = Some(1);
+            }
+        }
+        Err(e) => {
+            state.cache.forget_session(&id);
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(if e.code == "INTERNAL_ERROR" {
+                e
+            } else {
+                ApiError::bad_request(e.message)
+            });
+        }
+    }
+    state.catalogue.insert_session(&row)?;
+    state
+        .catalogue
+        .finish_session(&row, std::slice::from_ref(&artifact))?;
+    eprintln!("jsprof serve: session {id} imported {name} ({format_name}, {bytes} bytes)");
+    Ok(session_json(&row, &[artifact]))
+}
