@@ -142,6 +142,52 @@ fn artifact_of(row: &Row) -> rusqlite::Result<ArtifactRow> {
     })
 }
 
+fn insert_row(db: &Connection, s: &SessionRow) -> rusqlite::Result<()> {
+    db.execute(
+        "INSERT INTO sessions (id, source, target, ws_url, pid, state, record, started_at,
+            stopped_at, error, timelines, timeline_artifact)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![
+            s.id,
+            s.source,
+            s.target,
+            s.ws_url,
+            s.pid,
+            s.state.as_str(),
+            serde_json::to_string(&s.record).unwrap_or_default(),
+            s.started_at,
+            s.stopped_at,
+            s.error,
+            serde_json::to_string(&s.timelines).unwrap_or_default(),
+            s.timeline_artifact,
+        ],
+    )?;
+    Ok(())
+}
+
+fn insert_artifacts(
+    db: &Connection,
+    session: &str,
+    artifacts: &[ArtifactRow],
+) -> rusqlite::Result<()> {
+    for a in artifacts {
+        db.execute(
+            "INSERT OR REPLACE INTO artifacts (session_id, artifact_id, kind, format, file,
+                bytes, original_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                session,
+                a.artifact_id,
+                a.kind,
+                a.format,
+                a.file,
+                a.bytes as i64,
+                a.original_name
+            ],
+        )?;
+    }
+    Ok(())
+}
+
 impl Catalogue {
     /// Opens (or creates) the catalogue. Every commit is synced (WAL, `synchronous=FULL`), so
     /// an answered request survives a crash.
@@ -160,26 +206,20 @@ impl Catalogue {
     }
 
     pub fn insert_session(&self, s: &SessionRow) -> rusqlite::Result<()> {
-        self.db().execute(
-            "INSERT INTO sessions (id, source, target, ws_url, pid, state, record, started_at,
-                stopped_at, error, timelines, timeline_artifact)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params![
-                s.id,
-                s.source,
-                s.target,
-                s.ws_url,
-                s.pid,
-                s.state.as_str(),
-                serde_json::to_string(&s.record).unwrap_or_default(),
-                s.started_at,
-                s.stopped_at,
-                s.error,
-                serde_json::to_string(&s.timelines).unwrap_or_default(),
-                s.timeline_artifact,
-            ],
-        )?;
-        Ok(())
+        insert_row(&self.db(), s)
+    }
+
+    /// Records a finished session (an import) with its artifacts in one transaction.
+    pub fn insert_finished(
+        &self,
+        s: &SessionRow,
+        artifacts: &[ArtifactRow],
+    ) -> rusqlite::Result<()> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        insert_row(&tx, s)?;
+        insert_artifacts(&tx, &s.id, artifacts)?;
+        tx.commit()
     }
 
     /// Records the end of a session and its artifacts in one transaction.
@@ -202,21 +242,7 @@ impl Catalogue {
                 s.timeline_artifact,
             ],
         )?;
-        for a in artifacts {
-            tx.execute(
-                "INSERT OR REPLACE INTO artifacts (session_id, artifact_id, kind, format, file,
-                    bytes, original_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    s.id,
-                    a.artifact_id,
-                    a.kind,
-                    a.format,
-                    a.file,
-                    a.bytes as i64,
-                    a.original_name
-                ],
-            )?;
-        }
+        insert_artifacts(&tx, &s.id, artifacts)?;
         tx.commit()
     }
 

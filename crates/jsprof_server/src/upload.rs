@@ -165,10 +165,9 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
             });
         }
     }
-    state.catalogue.insert_session(&row)?;
     state
         .catalogue
-        .finish_session(&row, std::slice::from_ref(&artifact))?;
+        .insert_finished(&row, std::slice::from_ref(&artifact))?;
     eprintln!("jsprof serve: session {id} imported {name} ({format_name}, {bytes} bytes)");
     Ok(session_json(&row, &[artifact]))
 }
