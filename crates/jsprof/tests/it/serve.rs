@@ -851,3 +851,40 @@ fn serve_refuses_oversized_uploads_cleanly() {
         1
     );
 }
+
+#[test]
+fn serve_saves_recordings_in_progress_when_terminated() {
+    if !have_node() {
+        return;
+    }
+    let data = data_dir("sigterm");
+    let (mut node, addr) = node_with_inspector(60_000);
+    let mut s = serve(&data, &[]);
+    let r = s.post_json(
+        "/api/sessions",
+        json!({"target": addr, "record": ["cpu", "heap-sampling"]}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let id = r.json()["session_id"].as_str().unwrap().to_string();
+    std::thread::sleep(Duration::from_millis(800));
+    // SIGTERM (as a service manager stops it): the recording is collected before the exit.
+    let pid = s.child.id() as i32;
+    // SAFETY: kill(2) on our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = s.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    drop(s);
+    let s = serve(&data, &[]);
+    let session = s.get(&format!("/api/sessions/{id}")).json();
+    assert_eq!(session["state"], "stopped", "{session}");
+    let kinds: Vec<&str> = session["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["cpu", "heap-sampling"]);
+    assert_eq!(session["timelines"].as_array().unwrap().len(), 1);
+    let _ = node.kill();
+    let _ = node.wait();
+}
