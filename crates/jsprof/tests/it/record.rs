@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use crate::support::{fixtures, jsprof, jsprof_json};
 
-/// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time.
-static PORT_9229: Mutex<()> = Mutex::new(());
+/// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
+pub static PORT_9229: Mutex<()> = Mutex::new(());
 
 fn out_dir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))

@@ -888,3 +888,65 @@ fn serve_saves_recordings_in_progress_when_terminated() {
     let _ = node.kill();
     let _ = node.wait();
 }
+
+#[test]
+fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
+    if !have_node() {
+        return;
+    }
+    let _guard = crate::record::PORT_9229
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let mut node = Command::new("node")
+        .arg(fixtures().join("record/hot.js"))
+        .env("RUN_MS", "30000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("node");
+    // SIGUSR1 before Node installs its handler would kill it: give it a moment to start.
+    std::thread::sleep(Duration::from_millis(1000));
+    let s = serve(&data_dir("pid"), &[]);
+    let r = s.post_json(
+        "/api/sessions",
+        json!({"target": format!("pid:{}", node.id())}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let id = r.json()["session_id"].as_str().unwrap().to_string();
+    // SIGUSR1 opened its inspector on 127.0.0.1:9229: the same target by address is refused.
+    let again = s.post_json("/api/sessions", json!({"target": "127.0.0.1:9229"}));
+    assert_eq!(
+        again.status,
+        409,
+        "{}",
+        String::from_utf8_lossy(&again.body)
+    );
+    assert!(again.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("already in progress"));
+    std::thread::sleep(Duration::from_millis(500));
+    let stopped = s.request("POST", &format!("/api/sessions/{id}/stop"), b"");
+    assert_eq!(
+        stopped.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&stopped.body)
+    );
+    assert_eq!(stopped.json()["state"], "stopped");
+    let top = s
+        .get(&format!("/api/sessions/{id}/artifacts/1/top?limit=0"))
+        .json();
+    assert!(top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["name"] == "hotFunction"));
+    assert_eq!(
+        s.post_json("/api/sessions", json!({"target": "pid:999999999"}))
+            .status,
+        404
+    );
+    let _ = node.kill();
+    let _ = node.wait();
+}
