@@ -216,24 +216,27 @@ fn read_nodes<R: Read>(
     let fc = layout.node_field_count;
     let start = t.offset();
     let mut bad_type = false;
+    // Values gather into a row; each full row goes to the columns at once (cheaper than
+    // deciding per value which column it belongs to).
+    let mut row = vec![0u64; fc];
     t.read_uint_array("nodes", |v| {
-        let v32 = v as u32;
-        match field {
-            f if f == layout.node_type => {
-                bad_type |= v >= NO_TYPE as u64;
-                n.kind.push(v as u8);
-            }
-            f if f == layout.node_name => n.name.push(v32),
-            f if f == layout.node_id => n.id.push(v32),
-            f if f == layout.node_self_size => n.self_size.push(v32),
-            f if f == layout.node_edge_count => edge_counts.push(v32),
-            f if Some(f) == layout.node_trace => n.trace_node_id.push(v32),
-            f if Some(f) == layout.node_detachedness => n.detachedness.push((v & 3) as u8),
-            _ => {}
-        }
+        row[field] = v;
         field += 1;
         if field == fc {
             field = 0;
+            let kind = row[layout.node_type];
+            bad_type |= kind >= NO_TYPE as u64;
+            n.kind.push(kind as u8);
+            n.name.push(row[layout.node_name] as u32);
+            n.id.push(row[layout.node_id] as u32);
+            n.self_size.push(row[layout.node_self_size] as u32);
+            edge_counts.push(row[layout.node_edge_count] as u32);
+            if let Some(f) = layout.node_trace {
+                n.trace_node_id.push(row[f] as u32);
+            }
+            if let Some(f) = layout.node_detachedness {
+                n.detachedness.push((row[f] & 3) as u8);
+            }
         }
         Ok(())
     })?;
@@ -272,26 +275,31 @@ fn read_edges<R: Read>(
     let start = t.offset();
     let mut field = 0;
     let mut problem: Option<&'static str> = None;
+    let mut row = vec![0u64; fc];
     t.read_uint_array("edges", |v| {
-        match field {
-            f if f == layout.edge_type => {
-                if v >= NO_TYPE as u64 {
-                    problem = Some("an edge type index is out of range");
-                }
-                e.kind.push(v as u8)
-            }
-            f if f == layout.edge_name => e.name_or_index.push(v as u32),
-            f if f == layout.edge_to => {
-                if v % nfc != 0 || v / nfc > u32::MAX as u64 {
-                    problem = Some("an edge's to_node is not a node index (a multiple of the node field count)");
-                }
-                e.to_node.push((v / nfc) as u32)
-            }
-            _ => {}
-        }
+        row[field] = v;
         field += 1;
         if field == fc {
             field = 0;
+            let kind = row[layout.edge_type];
+            if kind >= NO_TYPE as u64 {
+                problem = Some("an edge type index is out of range");
+            }
+            e.kind.push(kind as u8);
+            e.name_or_index.push(row[layout.edge_name] as u32);
+            let to = row[layout.edge_to];
+            // V8 writes 6 or 7 node fields: constant divisors compile to multiplications.
+            let index = match nfc {
+                6 => to / 6,
+                7 => to / 7,
+                _ => to / nfc,
+            };
+            if index * nfc != to || index > u32::MAX as u64 {
+                problem = Some(
+                    "an edge's to_node is not a node index (a multiple of the node field count)",
+                );
+            }
+            e.to_node.push(index as u32);
         }
         Ok(())
     })?;
