@@ -49,6 +49,12 @@ enum Command {
     Flamechart(cmd::flamechart::Args),
     /// The profiling service: sessions, timelines and events over HTTP (prints its URL and token).
     Serve(cmd::serve::Args),
+    /// The browser UI on files: flame chart, flame graph, call trees, heap views (a local server;
+    /// prints its URL and opens a browser).
+    View(cmd::view::Args),
+    /// One self-contained HTML file with the UI's views of a profile or snapshot (no server, no
+    /// network): for CI artifacts and bug reports.
+    Report(cmd::report::Args),
     /// Heap snapshots: summary, statistics, single objects.
     #[command(subcommand)]
     Heap(cmd::heap::HeapCommand),
@@ -77,6 +83,8 @@ fn main() -> ExitCode {
         Command::Heap(command) => cmd::heap::run(command),
         Command::Record(args) => cmd::record::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::View(args) => cmd::view::run(args),
+        Command::Report(args) => cmd::report::run(args),
     };
     match result {
         Ok(code) => code,

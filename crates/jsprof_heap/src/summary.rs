@@ -69,7 +69,7 @@ pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
 
 /// The Summary's classes with their members (ordinals in node order), in DevTools' order of first
 /// appearance; retained sizes are left at 0.
-pub(crate) fn class_members(s: &HeapSnapshot, a: &Analysis) -> Vec<(ClassRow, Vec<NodeOrdinal>)> {
+pub fn class_members(s: &HeapSnapshot, a: &Analysis) -> Vec<(ClassRow, Vec<NodeOrdinal>)> {
     let (aggregates, _) = aggregate(s, a, true);
     public_rows(s, aggregates)
 }

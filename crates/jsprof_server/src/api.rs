@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
 use axum::http::{header, StatusCode};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use jsprof_analysis::{EventQuery, TimeRange};
@@ -56,7 +56,7 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/api/sessions/{id}/artifacts/{artifact}/heap/diff",
             get(heap_diff),
         )
-        .route("/", get(index))
+        .merge(crate::ui::routes())
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(64 * 1024));
     api.layer(axum::middleware::from_fn_with_state(
@@ -71,16 +71,6 @@ async fn not_found(req: Request) -> ApiError {
         "no such endpoint: {} {} (see /api/openapi.json)",
         req.method(),
         ids::printable(req.uri().path())
-    ))
-}
-
-async fn index(State(state): Shared) -> Html<String> {
-    Html(format!(
-        "<!doctype html><meta charset=utf-8><title>jsprof serve</title>\
-         <h1>jsprof serve</h1><p>The API is under <code>/api</code>; its description is \
-         <a href=\"/api/openapi.json?token={t}\">/api/openapi.json</a>. Sessions: \
-         <a href=\"/api/sessions?token={t}\">/api/sessions</a>.</p>",
-        t = state.token
     ))
 }
 

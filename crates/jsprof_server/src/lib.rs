@@ -30,6 +30,9 @@ mod openapi;
 mod recording;
 mod security;
 mod state;
+mod ui;
+pub mod ui_data;
+pub mod ui_heap;
 mod upload;
 
 use std::future::Future;
@@ -40,6 +43,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use state::Config;
+pub use ui::page as ui_page;
 
 use crate::state::AppState;
 

@@ -12,4 +12,5 @@ mod record;
 mod serve;
 mod support;
 mod timeline;
+mod ui;
 mod views;

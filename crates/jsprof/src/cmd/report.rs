@@ -1,0 +1,171 @@
+//! `jsprof report FILE [-o report.html]`: one self-contained HTML file — the browser UI with the
+//! views precomputed and embedded (call trees, function table, flame graph, the flame chart's
+//! calls down to a size that keeps the file small, a heap snapshot's Summary with its largest
+//! objects and their retainers). No server, no network: it opens from disk, for CI artifacts
+//! and bug reports.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use jsprof_profile::Format;
+use jsprof_server::ui_data::{self, ChartWindow, TreeLimits};
+use jsprof_server::ui_heap::{self, HeapDocLimits};
+use serde_json::{json, Value};
+
+use crate::input;
+use crate::output;
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  jsprof report app.cpuprofile                      # writes app.cpuprofile.html
+  jsprof report trace.json.gz --thread 3 -o t.html
+  jsprof report leak.heapsnapshot -o leak.html")]
+pub struct Args {
+    /// A .cpuprofile, Chrome trace, JS Self-Profiling trace, .heapprofile or .heapsnapshot (gzip
+    /// too); `-` for stdin.
+    pub file: PathBuf,
+    /// Where to write the HTML (default: the input's name with `.html` added; `-` for stdout).
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// The timeline of a trace: a timeline_id from `jsprof threads`, a tid or a unique name.
+    #[arg(long)]
+    pub thread: Option<String>,
+    /// At most this many flame-chart events are embedded (the shortest are merged into grey
+    /// blocks); about 40 bytes each.
+    #[arg(long, default_value_t = 300_000, value_name = "N")]
+    pub max_events: usize,
+}
+
+fn default_output(file: &Path) -> PathBuf {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "report".to_string());
+    let name = name.strip_suffix(".gz").unwrap_or(&name).to_string();
+    file.with_file_name(format!("{name}.html"))
+}
+
+fn cpu_data(
+    name: &str,
+    text: input::Text,
+    thread: Option<&str>,
+    max_events: usize,
+) -> Result<Value> {
+    let loaded = jsprof_report::load::timelines(name.to_string(), text)?;
+    let timeline = loaded.select(thread)?;
+    output::print_warnings(
+        &loaded.name,
+        loaded
+            .warnings()
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
+    let chart = ui_data::chart(
+        &loaded.profile,
+        &loaded.timelines,
+        timeline,
+        ChartWindow {
+            start_ms: None,
+            end_ms: None,
+            min_ms: 0.0,
+            max_events,
+        },
+    );
+    // A trace's trees are made of its calls, as in DevTools' Performance panel.
+    let profile = if loaded.profile.kind == jsprof_profile::ProfileKind::Trace {
+        Some(ui_data::profile_doc_from_calls(
+            &loaded.profile,
+            timeline,
+            None,
+            TreeLimits::default(),
+        ))
+    } else {
+        timeline
+            .profile_thread
+            .map(|t| ui_data::profile_doc(&loaded.profile, t, None, TreeLimits::default()))
+    };
+    let subtitle = format!(
+        "{} · {}{} · {:.1} ms",
+        loaded.profile.kind.as_str(),
+        if timeline.name.is_empty() {
+            "main"
+        } else {
+            &timeline.name
+        },
+        if loaded.timelines.len() > 1 {
+            format!(" (timeline {} of {})", timeline.id, loaded.timelines.len())
+        } else {
+            String::new()
+        },
+        chart.end_ms - chart.start_ms
+    );
+    Ok(json!({
+        "mode": "report",
+        "name": name,
+        "subtitle": subtitle,
+        "chart": chart,
+        "profile": profile,
+    }))
+}
+
+fn heap_profile_data(name: &str, text: input::Text) -> Result<Value> {
+    let profile = jsprof_report::load::profile(name, text)?;
+    let doc = ui_data::profile_doc(&profile, 0, None, TreeLimits::default());
+    Ok(json!({
+        "mode": "report",
+        "name": name,
+        "subtitle": format!("heapprofile · {} sampled", output::fmt_bytes(doc.total)),
+        "chart": null,
+        "profile": doc,
+    }))
+}
+
+fn snapshot_data(name: &str, text: input::Text) -> Result<Value> {
+    let mut snapshot = jsprof_heap::read_snapshot_with(&text[..], Default::default())
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let analysis = jsprof_heap::analyze(&mut snapshot);
+    let doc = ui_heap::heap_doc(&snapshot, &analysis, HeapDocLimits::default());
+    Ok(json!({
+        "mode": "report",
+        "name": name,
+        "subtitle": format!("{} · {} objects · {}", snapshot.kind(), snapshot.node_count(), output::fmt_bytes(analysis.total_size as f64)),
+        "heap": doc,
+    }))
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let (name, text) = input::read_all(&args.file)?;
+    let short = Path::new(&name)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| name.clone());
+    let format = jsprof_report::load::detect(&name, &text)?;
+    let data = match format {
+        Format::HeapSnapshot => snapshot_data(&short, text)?,
+        Format::HeapProfile => heap_profile_data(&short, text)?,
+        _ => cpu_data(&short, text, args.thread.as_deref(), args.max_events)?,
+    };
+    let html = jsprof_server::ui_page(&format!("{short} — jsprof report"), &data);
+    let out = args.output.unwrap_or_else(|| default_output(&args.file));
+    if out.as_os_str() == "-" {
+        let stdout = std::io::stdout();
+        let mut w = stdout.lock();
+        w.write_all(html.as_bytes())?;
+        w.flush()?;
+    } else {
+        let file =
+            File::create(&out).with_context(|| format!("{}: cannot create", out.display()))?;
+        let mut w = BufWriter::new(file);
+        w.write_all(html.as_bytes())?;
+        w.flush()?;
+        eprintln!(
+            "jsprof: wrote {} ({})",
+            out.display(),
+            output::fmt_bytes(html.len() as f64)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

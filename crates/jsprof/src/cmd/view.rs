@@ -1,0 +1,123 @@
+//! `jsprof view FILE...`: the browser UI on the given files — a `jsprof serve` on a free loopback
+//! port with a throwaway data directory, each file imported as a session. Prints the URL (with
+//! its token) and opens a browser unless `--no-open`; Ctrl-C stops it and removes the directory.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use jsprof_server::{Config, ServeError, Server};
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  jsprof view app.cpuprofile
+  jsprof view before.heapsnapshot after.heapsnapshot     # Comparison between the two
+  jsprof view trace.json.gz --no-open --port 9500")]
+pub struct Args {
+    /// Profiles, traces or heap snapshots (gzip too).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Do not open a browser; just print the URL.
+    #[arg(long)]
+    pub no_open: bool,
+    /// The loopback port (default: a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    if let Err(e) = std::process::Command::new(opener)
+        .arg(url)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        eprintln!("jsprof view: cannot open a browser ({opener}: {e}); open {url}");
+    }
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    for f in &args.files {
+        if f.as_os_str() != "-" && !f.exists() {
+            bail!("{}: no such file", f.display());
+        }
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "jsprof-view-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    ));
+    std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let temp = TempDir(dir.clone());
+    let config = Config {
+        addr: std::net::SocketAddr::from(([127, 0, 0, 1], args.port)),
+        data_dir: dir,
+        ..Config::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let code = runtime.block_on(async move {
+        let server = match Server::bind(config).await {
+            Ok(s) => s,
+            Err(ServeError::Config(message)) => bail!("{message}"),
+            Err(e) => return Err(e.into()),
+        };
+        for f in &args.files {
+            if let Err(message) = server.import_file(f).await {
+                bail!("{message}");
+            }
+        }
+        let url = server.url();
+        eprintln!(
+            "jsprof view: {} file{} on http://{}; Ctrl-C stops it",
+            args.files.len(),
+            if args.files.len() == 1 { "" } else { "s" },
+            server.local_addr()
+        );
+        let mut stdout = std::io::stdout();
+        let _ = writeln!(stdout, "{url}");
+        let _ = stdout.flush();
+        if !args.no_open {
+            open_browser(&url);
+        }
+        server.run(shutdown_signal()).await?;
+        Ok(ExitCode::SUCCESS)
+    });
+    drop(temp);
+    code
+}

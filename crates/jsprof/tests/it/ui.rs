@@ -1,0 +1,164 @@
+//! The browser UI end to end in headless Chromium (`tests/node/ui-e2e.mjs`, Playwright): through
+//! `jsprof view` and on `jsprof report` output opened from disk (no network request allowed).
+//! Expected numbers come from DevTools' goldens. Screenshots go to `target/tmp/ui-shots`.
+//! Needs Node, Debian's `chromium` and `npm ci` in `tests/node`: with `CI` set a missing piece
+//! fails the test; locally it is skipped with a note.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use crate::support::fixtures;
+
+fn node_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
+}
+
+fn chromium() -> Option<PathBuf> {
+    let p = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    p.exists().then_some(p)
+}
+
+/// Whether the browser tests can run; panics under CI when they cannot.
+fn available() -> bool {
+    let ok = node_dir().join("node_modules/playwright-core").exists()
+        && chromium().is_some()
+        && Command::new("node").arg("--version").output().is_ok();
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: the UI tests need node, /usr/bin/chromium and `npm ci` in {}",
+            node_dir().display()
+        );
+        eprintln!("skipped: the UI tests need node, chromium and `npm ci` in tests/node");
+    }
+    ok
+}
+
+fn shots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn e2e(case: &str, url: &str, golden: &Path, offline: bool) {
+    let mut cmd = Command::new("node");
+    cmd.current_dir(node_dir())
+        .arg("ui-e2e.mjs")
+        .arg(case)
+        .arg(url)
+        .arg(golden)
+        .arg(shots());
+    if offline {
+        cmd.arg("--offline");
+    }
+    let out = cmd.output().expect("run node");
+    assert!(
+        out.status.success(),
+        "ui-e2e {case} {url}:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `jsprof view --no-open FILES…`, killed on drop.
+struct View {
+    child: Child,
+    url: String,
+}
+
+impl Drop for View {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn view(files: &[PathBuf]) -> View {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .arg("view")
+        .arg("--no-open")
+        .args(files)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start jsprof view");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().to_string();
+    assert!(
+        url.starts_with("http://127.0.0.1:"),
+        "jsprof view printed {url:?}"
+    );
+    View { child, url }
+}
+
+fn report(file: &Path, name: &str) -> String {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-{name}.html"));
+    let status = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .arg("report")
+        .arg(file)
+        .arg("-o")
+        .arg(&out)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "jsprof report {}", file.display());
+    format!("file://{}", out.canonicalize().unwrap().display())
+}
+
+fn both(case: &str, files: &[&str], golden: &str) {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let files: Vec<PathBuf> = files.iter().map(|p| f.join(p)).collect();
+    let golden = f.join(golden);
+    let v = view(&files);
+    e2e(case, &v.url, &golden, false);
+    drop(v);
+    e2e(case, &report(&files[0], case), &golden, true);
+}
+
+#[test]
+fn cpu_profile_in_the_browser() {
+    both(
+        "cpu",
+        &["cpu/node-mix.cpuprofile.gz"],
+        "cpu/node-mix.cpuprofile.devtools.json.gz",
+    );
+}
+
+#[test]
+fn trace_in_the_browser() {
+    both(
+        "trace",
+        &["trace/primes.trace.json.gz"],
+        "trace/primes.trace.devtools.json.gz",
+    );
+}
+
+#[test]
+fn detached_dom_in_the_browser() {
+    both(
+        "detached",
+        &["heap/detached.heapsnapshot.gz"],
+        "heap/detached.heapsnapshot.devtools.json.gz",
+    );
+}
+
+#[test]
+fn leak_retainers_in_the_browser() {
+    both(
+        "leak",
+        &[
+            "heap/leak-3-final.heapsnapshot.gz",
+            "heap/leak-1-baseline.heapsnapshot.gz",
+        ],
+        "heap/leak-3-final.heapsnapshot.devtools.json.gz",
+    );
+}

@@ -1,0 +1,178 @@
+// End-to-end checks of the browser UI in headless Chromium (Playwright), driven by
+// crates/jsprof/tests/it/ui.rs. Usage:
+//   node ui-e2e.mjs CASE URL GOLDEN SHOTS_DIR [--offline]
+// CASE: cpu | trace | detached | leak. Expected numbers come from DevTools' goldens
+// (fixtures/**/*.devtools.json.gz), never from jsprof. --offline (a report opened from disk)
+// fails on any request that is not file: or data:.
+import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import assert from 'node:assert/strict';
+
+const [kind, url, goldenPath, shots, flag] = process.argv.slice(2);
+const offline = flag === '--offline';
+const golden = goldenPath && goldenPath !== '-' ? JSON.parse(gunzipSync(readFileSync(goldenPath))) : null;
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const errors = [], network = [];
+page.on('pageerror', (e) => errors.push(e.message));
+page.on('request', (r) => { if (!/^(file|data|blob):/.test(r.url())) network.push(r.url()); });
+const tag = `${kind}${offline ? '-report' : '-view'}`;
+const shot = (name) => page.screenshot({ path: `${shots}/${tag}-${name}.png` });
+const near = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} is not ${b} ± ${tol}`);
+
+async function ready() {
+  await page.goto(url);
+  await page.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 30000 });
+}
+
+async function tab(name) {
+  await page.click(`#tabs button[data-tab=${name}]`);
+  await page.waitForTimeout(300);
+}
+
+async function chartChecks(call) {
+  await page.waitForFunction(() => window.jsprof.chart && window.jsprof.chart.stats.frames > 0);
+  const drawn = await page.evaluate(() => window.jsprof.chart.stats.drawn);
+  assert.ok(drawn > 0, 'the flame chart drew no calls');
+  // Pixels: the chart is not blank.
+  const colored = await page.evaluate(() => {
+    const c = window.jsprof.chart.canvas, ctx = c.getContext('2d');
+    const d = ctx.getImageData(0, 40, c.width, Math.min(200, c.height - 40)).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] < 240 || d[i + 1] < 240 || d[i + 2] < 240) n++;
+    return n;
+  });
+  assert.ok(colored > 1000, `the chart canvas is nearly blank (${colored} coloured pixels)`);
+  // Hover a known call: its name and DevTools' duration.
+  const at = await page.evaluate((n) => window.jsprof.chart.locate(n), call.name);
+  assert.ok(at, `no call named ${call.name} is drawn`);
+  await page.mouse.move(at.x, at.y);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  const text = await page.textContent('#tooltip');
+  assert.ok(text.includes(call.name), `the tooltip shows "${text}", not ${call.name}`);
+  const total = Number(await page.getAttribute('#tooltip', 'data-total-ms'));
+  const match = call.candidates.find((c) => Math.abs(c.start - at.event.s) < 0.01);
+  assert.ok(match, `DevTools has no call ${call.name} starting at ${at.event.s} ms`);
+  near(total, match.dur, 0.002, `duration of ${call.name}`);
+  await shot('flamechart-hover');
+  // Zoom: the wheel and the keyboard narrow the visible range.
+  const before = await page.evaluate(() => [window.jsprof.chart.t0, window.jsprof.chart.t1]);
+  await page.mouse.wheel(0, -600);
+  await page.waitForTimeout(200);
+  const after = await page.evaluate(() => [window.jsprof.chart.t0, window.jsprof.chart.t1]);
+  assert.ok(after[1] - after[0] < (before[1] - before[0]) * 0.6, `zooming did not narrow the range: ${before} → ${after}`);
+  await page.focus('.chart-wrap canvas');
+  await page.keyboard.press('w');
+  await page.waitForTimeout(500);
+  const keyed = await page.evaluate(() => [window.jsprof.chart.t0, window.jsprof.chart.t1, window.jsprof.chart.stats.drawn]);
+  assert.ok(keyed[1] - keyed[0] < after[1] - after[0], 'W did not zoom in');
+  assert.ok(keyed[2] > 0, 'nothing drawn after zooming');
+  await page.mouse.move(5, 5);
+  await shot('flamechart-zoomed');
+  // A range selection updates the function table beneath.
+  await page.keyboard.press('0');
+  await page.waitForTimeout(300);
+  const sel = await page.evaluate(() => { const c = window.jsprof.chart; const s = c.start + (c.end - c.start) * 0.25, e = c.start + (c.end - c.start) * 0.5; c.setRange([s, e]); return [s, e]; });
+  await page.waitForTimeout(800);
+  const chip = await page.textContent('#range-text');
+  assert.ok(/Selection/.test(chip), 'no selection chip');
+  const note = await page.textContent('.bottom .note');
+  assert.ok(note.includes('Selection'), `the function table does not show the selection: ${note}`);
+  await shot('flamechart-range');
+  await page.evaluate(() => window.jsprof.setRange(null));
+}
+
+async function topFunctionCheck(fns, all = fns) {
+  // DevTools' heaviest function (by total) heads the Functions table sorted by Total.
+  const top = fns.slice().sort((a, b) => b.total - a.total)[0];
+  await tab('functions');
+  await page.click('[role=tabpanel]:not([hidden]) th:nth-child(3)');
+  await page.waitForTimeout(200);
+  const row = await page.$eval('[role=tabpanel]:not([hidden]) tbody tr', (tr) => ({ name: tr.children[4].textContent, total: tr.children[2].title }));
+  assert.equal(row.name, top.name === '' ? '(anonymous)' : top.name);
+  near(parseFloat(row.total), top.total, 0.002, `total of ${top.name}`);
+  await shot('functions');
+  // The call tree's first root, expanded along its heaviest path.
+  await tab('top_down');
+  // Bottom-up, sorted by total: DevTools' heaviest function first, with its total.
+  await tab('bottom_up');
+  const rows = await page.$$eval('[role=tabpanel]:not([hidden]) tbody tr', (trs) => trs.map((tr) => ({ name: tr.children[4].textContent.replace(/^[▸▾]/, ''), total: parseFloat(tr.children[2].title) })));
+  const want = top.name === '' ? '(anonymous)' : top.name;
+  const node = rows.find((r) => r.name === want);
+  assert.equal(rows[0].name, want, 'the heaviest function in Bottom-up');
+  near(node.total, top.total, 0.002, `Bottom-up total of ${want}`);
+  await shot('bottomup');
+  await tab('top_down');
+  await shot('calltree');
+  await tab('flamegraph');
+  await page.waitForTimeout(300);
+  await shot('flamegraph');
+}
+
+try {
+  await ready();
+  if (kind === 'cpu') {
+    const fns = golden.functions.filter((f) => f.name !== '(root)');
+    const name = 'executeUserEntryPoint';
+    const candidates = golden.calls.filter((c) => c.name === name).map((c) => ({ start: c.start_ms, dur: c.dur_ms }));
+    await chartChecks({ name, candidates });
+    await topFunctionCheck(fns);
+  } else if (kind === 'trace') {
+    const t = golden.threads.filter((t) => t.name === 'CrRendererMain').sort((a, b) => b.entries - a.entries)[0];
+    const name = 'genPrimes';
+    const candidates = t.profile_calls.filter((c) => c.name === name).map((c) => ({ start: c.ts_us / 1000, dur: c.dur_us / 1000 }));
+    await chartChecks({ name, candidates });
+    const rows = t.bottom_up.map((f) => ({ id: f.id, name: f.name, total: f.total_ms }));
+    await topFunctionCheck(rows.filter((f) => f.id.startsWith('f:')), rows);
+  } else if (kind === 'detached') {
+    const want = golden.classes.find((c) => c.name === 'Detached <section>');
+    assert.ok(want, 'the golden has no Detached <section>');
+    await page.waitForSelector('[role=tabpanel]:not([hidden]) tbody tr');
+    const rows = await page.$$eval('[role=tabpanel]:not([hidden]) tbody tr', (trs) => trs.map((tr) => tr.children[0].textContent));
+    const row = rows.find((r) => r.includes('Detached <section>'));
+    assert.ok(row, 'the Summary does not list Detached <section>');
+    assert.ok(row.includes(`×${want.count.toLocaleString('en-US')}`), `Detached <section>: "${row}", DevTools counts ${want.count}`);
+    await shot('summary');
+    await tab('statistics');
+    await shot('statistics');
+    await tab('detached');
+    await page.waitForSelector('[role=tabpanel]:not([hidden]) tbody tr');
+    await page.click('[role=tabpanel]:not([hidden]) tbody tr');
+    await page.waitForTimeout(500);
+    await shot('detached');
+    await tab('dominators');
+    await page.waitForSelector('[role=tabpanel]:not([hidden]) tbody tr');
+    await shot('dominators');
+  } else if (kind === 'leak') {
+    const want = golden.classes.find((c) => c.name === 'Session');
+    assert.ok(want, 'the golden has no Session class');
+    await page.waitForSelector('[role=tabpanel]:not([hidden]) tbody tr');
+    await page.fill('[role=tabpanel]:not([hidden]) input[type=search]', '^Session$');
+    await page.waitForTimeout(400);
+    const row = await page.textContent('[role=tabpanel]:not([hidden]) tbody tr');
+    assert.ok(row.includes(`Session ×${want.count}`), `Session row "${row}", DevTools counts ${want.count}`);
+    await page.click('[role=tabpanel]:not([hidden]) tbody tr .tw');
+    await page.waitForTimeout(500);
+    await page.click('[role=tabpanel]:not([hidden]) tbody tr:nth-child(2)');
+    await page.waitForFunction(() => document.querySelector('.retainers .path'), null, { timeout: 10000 });
+    const paths = await page.textContent('.retainers');
+    assert.ok(paths.includes('sessionsLeak'), `Retainers of a Session do not show sessionsLeak: ${paths.slice(0, 300)}`);
+    await shot('retainers');
+    if (!offline) {
+      await tab('comparison');
+      await page.waitForTimeout(1500);
+      await shot('comparison');
+    }
+  } else throw new Error('unknown case ' + kind);
+  assert.deepEqual(errors, [], 'page errors');
+  if (offline) assert.deepEqual(network, [], 'the report made network requests');
+  console.log(`ok ${tag}`);
+} catch (e) {
+  await shot('failure').catch(() => {});
+  console.error(`FAIL ${tag}: ${e.message}`);
+  if (errors.length) console.error('page errors:', errors);
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}

@@ -1,0 +1,459 @@
+//! The browser UI: the page (plain ES modules and CSS compiled into the binary, inlined into one
+//! HTML document so that the token in the page's URL is the only credential a request needs) and
+//! the `/api/ui/…` endpoints it draws from. Every answer is bounded: a flame-chart window merges
+//! what is under a pixel, trees leave out what is under 0.01 %, heap lists come a page at a time.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path as UrlPath, RawQuery, Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use jsprof_analysis::TimeRange;
+use jsprof_heap::DominatorTree;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::cache::{Loaded, View};
+use crate::error::{ApiError, ApiResult};
+use crate::ids;
+use crate::state::{artifact_name, AppState};
+use crate::ui_data::{self, ChartWindow, TreeLimits};
+
+type Shared = State<Arc<AppState>>;
+
+/// The UI's files, in the order they are inlined (one module: later files use earlier ones).
+const SCRIPTS: [&str; 8] = [
+    include_str!("../ui/format.js"),
+    include_str!("../ui/source.js"),
+    include_str!("../ui/table.js"),
+    include_str!("../ui/flamechart.js"),
+    include_str!("../ui/flamegraph.js"),
+    include_str!("../ui/calltree.js"),
+    include_str!("../ui/heap.js"),
+    include_str!("../ui/app.js"),
+];
+const STYLE: &str = include_str!("../ui/style.css");
+const TEMPLATE: &str = include_str!("../ui/index.html");
+
+/// JSON safe inside `<script type="application/json">`: `<` never starts a tag.
+fn script_json(value: &impl Serialize) -> String {
+    serde_json::to_string(value)
+        .unwrap_or_else(|_| "null".to_string())
+        .replace('<', "\\u003c")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// The UI page with `data` embedded (`{"mode": "server"}` for the service, the report's views for
+/// `jsprof report`).
+pub fn page(title: &str, data: &impl Serialize) -> String {
+    let mut script = String::new();
+    for s in SCRIPTS {
+        // The sources are ES modules that share one scope once inlined: drop their own
+        // import lines (they document the dependencies for readers and editors).
+        for line in s.lines() {
+            if line.starts_with("import ") {
+                continue;
+            }
+            script.push_str(
+                &line
+                    .replace("export function ", "function ")
+                    .replace("export const ", "const ")
+                    .replace("export class ", "class "),
+            );
+            script.push('\n');
+        }
+    }
+    let title = title
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    TEMPLATE
+        .replace("{{TITLE}}", &title)
+        .replace("/*{{STYLE}}*/", STYLE)
+        .replace("{{DATA}}", &script_json(data))
+        .replace("/*{{SCRIPT}}*/", &script.replace("</script", "<\\/script"))
+}
+
+/// The routes of the UI (the guard in `api.rs` covers them too).
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/", get(index))
+        .route("/api/ui/sessions/{id}/chart", get(chart))
+        .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/profile",
+            get(profile),
+        )
+        .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/heap/class",
+            get(heap_class),
+        )
+        .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/heap/dominated/{node}",
+            get(heap_dominated),
+        )
+        .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/heap/detached",
+            get(heap_detached),
+        )
+}
+
+async fn index(_state: Shared) -> Response {
+    let html = page("jsprof", &json!({"mode": "server"}));
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        html,
+    )
+        .into_response()
+}
+
+fn json_ok<T: Serialize>(value: &T) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            Body::from(bytes),
+        )
+            .into_response(),
+        Err(e) => ApiError::internal(format!("cannot write JSON: {e}")).into_response(),
+    }
+}
+
+/// Query parameters, each known one at most once (`token` ignored).
+fn params(raw: Option<String>, known: &[&str]) -> ApiResult<HashMap<String, String>> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.as_deref().unwrap_or(""))
+        .map_err(|e| ApiError::bad_request(format!("bad query string: {e}")))?;
+    let mut map = HashMap::new();
+    for (k, v) in pairs {
+        if k == "token" {
+            continue;
+        }
+        if !known.contains(&k.as_str()) {
+            return Err(ApiError::bad_request(format!(
+                "unknown parameter `{}`: expected {}",
+                ids::printable(&k),
+                known.join(", ")
+            )));
+        }
+        if map.insert(k.clone(), v).is_some() {
+            return Err(ApiError::bad_request(format!(
+                "parameter `{k}` given twice"
+            )));
+        }
+    }
+    Ok(map)
+}
+
+fn number<T: std::str::FromStr>(p: &HashMap<String, String>, k: &str) -> ApiResult<Option<T>> {
+    match p.get(k) {
+        None => Ok(None),
+        Some(v) => v.trim().parse().map(Some).map_err(|_| {
+            ApiError::bad_request(format!(
+                "bad `{k}` `{}`: expected a number",
+                ids::printable(v)
+            ))
+        }),
+    }
+}
+
+/// `START..END` in ms (floats, either side may be empty).
+fn window(p: &HashMap<String, String>) -> ApiResult<(Option<f64>, Option<f64>)> {
+    let Some(r) = p.get("range") else {
+        return Ok((None, None));
+    };
+    let bad = || {
+        ApiError::bad_request(format!(
+            "bad range `{}`: expected START..END in ms",
+            ids::printable(r)
+        ))
+    };
+    let (a, b) = r.split_once("..").ok_or_else(bad)?;
+    let side = |s: &str| -> ApiResult<Option<f64>> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Ok(None);
+        }
+        let v: f64 = s.parse().map_err(|_| bad())?;
+        if !v.is_finite() || v.abs() > 1e12 {
+            return Err(bad());
+        }
+        Ok(Some(v))
+    };
+    Ok((side(a)?, side(b)?))
+}
+
+fn blocking_error(e: tokio::task::JoinError) -> ApiError {
+    ApiError::internal(e.to_string())
+}
+
+async fn chart(
+    State(state): Shared,
+    UrlPath(id): UrlPath<String>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = params(q, &["timeline", "range", "width", "max_events"])?;
+    let (start_ms, end_ms) = window(&p)?;
+    let width: f64 = number(&p, "width")?
+        .unwrap_or(1200.0f64)
+        .clamp(10.0, 20_000.0);
+    let max_events = number::<usize>(&p, "max_events")?
+        .unwrap_or(200_000)
+        .min(1_000_000);
+    let timeline_id: Option<u32> = number(&p, "timeline")?;
+    let (s, artifacts) = state.find(&id)?;
+    let a = s
+        .timeline_artifact
+        .and_then(|t| artifacts.iter().find(|a| a.artifact_id == t))
+        .ok_or_else(|| ApiError::not_found(format!("session {} has no timelines", s.id)))?;
+    let loaded = state.load(&s, a, View::Timelines).await?;
+    let doc = tokio::task::spawn_blocking(move || -> ApiResult<Response> {
+        let Loaded::Timelines(t) = &*loaded else {
+            return Err(ApiError::internal("not timelines"));
+        };
+        let spec = timeline_id.map(|i| i.to_string());
+        let timeline = t.select(spec.as_deref())?;
+        let (lo, hi) = ui_data::extent(&t.profile, timeline);
+        let span = end_ms.unwrap_or(hi).min(hi) - start_ms.unwrap_or(lo).max(lo);
+        let window = ChartWindow {
+            start_ms,
+            end_ms,
+            // Under a pixel: merged.
+            min_ms: span.max(0.0) / width,
+            max_events,
+        };
+        Ok(json_ok(&ui_data::chart(
+            &t.profile,
+            &t.timelines,
+            timeline,
+            window,
+        )))
+    })
+    .await
+    .map_err(blocking_error)??;
+    Ok(doc)
+}
+
+async fn profile(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = params(q, &["timeline", "range"])?;
+    let (start_ms, end_ms) = window(&p)?;
+    let timeline_id: Option<u32> = number(&p, "timeline")?;
+    let artifact_id = ids::number("artifact id", &artifact)?;
+    let (s, artifacts) = state.find(&id)?;
+    let a = artifacts
+        .iter()
+        .find(|a| a.artifact_id == artifact_id)
+        .ok_or_else(|| {
+            ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
+        })?;
+    let view = match a.kind.as_str() {
+        "heap-snapshot" => {
+            return Err(ApiError::bad_request(format!(
+                "artifact {artifact_id} is a heap snapshot"
+            )))
+        }
+        "heap-sampling" => View::Profile,
+        _ => View::Timelines,
+    };
+    let loaded = state.load(&s, a, view).await?;
+    let name = artifact_name(&s, a);
+    let doc = tokio::task::spawn_blocking(move || -> ApiResult<Response> {
+        let limits = TreeLimits::default();
+        match &*loaded {
+            Loaded::Profile(profile) => {
+                if start_ms.is_some() || end_ms.is_some() {
+                    return Err(ApiError::bad_request(format!(
+                        "{name}: a sampling heap profile has no time to select a range of"
+                    )));
+                }
+                Ok(json_ok(&ui_data::profile_doc(profile, 0, None, limits)))
+            }
+            Loaded::Timelines(t) => {
+                let spec = timeline_id.map(|i| i.to_string());
+                let timeline = t.select(spec.as_deref())?;
+                let thread = timeline.profile_thread.ok_or_else(|| {
+                    ApiError::not_found(format!(
+                        "{name}: timeline {} has no CPU samples",
+                        timeline.id
+                    ))
+                })?;
+                if t.profile.kind == jsprof_profile::ProfileKind::Trace {
+                    // DevTools' Performance panel: trees of the calls.
+                    let (lo, hi) = ui_data::extent(&t.profile, timeline);
+                    let range = (start_ms.is_some() || end_ms.is_some())
+                        .then(|| [start_ms.unwrap_or(lo), end_ms.unwrap_or(hi)]);
+                    return Ok(json_ok(&ui_data::profile_doc_from_calls(
+                        &t.profile, timeline, range, limits,
+                    )));
+                }
+                if start_ms.is_none() && end_ms.is_none() {
+                    return Ok(json_ok(&ui_data::profile_doc(
+                        &t.profile, thread, None, limits,
+                    )));
+                }
+                let range = TimeRange {
+                    start: start_ms.map(|v| (v * 1e6).round() as i64),
+                    end: end_ms.map(|v| (v * 1e6).round() as i64),
+                };
+                let clipped = jsprof_analysis::clip(&t.profile, range, timeline.origin)
+                    .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?;
+                let (lo, hi) = ui_data::extent(&t.profile, timeline);
+                let shown = [start_ms.unwrap_or(lo), end_ms.unwrap_or(hi)];
+                Ok(json_ok(&ui_data::profile_doc(
+                    &clipped,
+                    thread,
+                    Some(shown),
+                    limits,
+                )))
+            }
+            Loaded::Snapshot { .. } => Err(ApiError::internal("not a profile")),
+        }
+    })
+    .await
+    .map_err(blocking_error)??;
+    Ok(doc)
+}
+
+/// A heap snapshot artifact, loaded.
+async fn snapshot(state: &AppState, id: &str, artifact: &str) -> ApiResult<(Arc<Loaded>, String)> {
+    let artifact_id = ids::number("artifact id", artifact)?;
+    let (s, artifacts) = state.find(id)?;
+    let a = artifacts
+        .iter()
+        .find(|a| a.artifact_id == artifact_id)
+        .ok_or_else(|| {
+            ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
+        })?;
+    if a.kind != "heap-snapshot" {
+        return Err(ApiError::bad_request(format!(
+            "artifact {artifact_id} is a {}, not a heap snapshot",
+            a.format
+        )));
+    }
+    Ok((
+        state.load(&s, a, View::Snapshot).await?,
+        artifact_name(&s, a),
+    ))
+}
+
+async fn heap_class(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = params(q, &["key", "offset", "limit"])?;
+    let key = p
+        .get("key")
+        .cloned()
+        .ok_or_else(|| ApiError::bad_request("`key` is required: a Summary row's key"))?;
+    let offset = number::<usize>(&p, "offset")?.unwrap_or(0);
+    let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
+    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
+    tokio::task::spawn_blocking(move || {
+        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+            return Err(ApiError::internal("not a snapshot"));
+        };
+        let page = crate::ui_heap::class_page(snapshot, analysis, &key, offset, limit).ok_or_else(
+            || {
+                ApiError::not_found(format!(
+                    "{name}: no class with key `{}`",
+                    ids::printable(&key)
+                ))
+            },
+        )?;
+        Ok(json_ok(&page))
+    })
+    .await
+    .map_err(blocking_error)?
+}
+
+async fn heap_dominated(
+    State(state): Shared,
+    UrlPath((id, artifact, node)): UrlPath<(String, String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = params(q, &["offset", "limit"])?;
+    let offset = number::<usize>(&p, "offset")?.unwrap_or(0);
+    let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
+    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
+    let root = node == "root";
+    let node_id = if root {
+        0
+    } else {
+        ids::number("node id", &node)?
+    };
+    tokio::task::spawn_blocking(move || {
+        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+            return Err(ApiError::internal("not a snapshot"));
+        };
+        let n = if root {
+            snapshot.root
+        } else {
+            jsprof_report::heap::ordinal_of(&name, snapshot, node_id)?
+        };
+        let tree = DominatorTree::new(snapshot, analysis);
+        Ok(json_ok(&crate::ui_heap::dominated_page(
+            snapshot, analysis, &tree, n, offset, limit,
+        )))
+    })
+    .await
+    .map_err(blocking_error)?
+}
+
+async fn heap_detached(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = params(q, &["limit"])?;
+    let limit = number::<usize>(&p, "limit")?.unwrap_or(200).min(10_000);
+    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
+    tokio::task::spawn_blocking(move || {
+        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+            return Err(ApiError::internal("not a snapshot"));
+        };
+        let tree = DominatorTree::new(snapshot, analysis);
+        Ok(json_ok(&json!({
+            "trees": crate::ui_heap::detached(snapshot, analysis, &tree, limit)
+        })))
+    })
+    .await
+    .map_err(blocking_error)?
+}
+
+impl crate::Server {
+    /// Imports a local file as a session, as `POST /api/sessions/import` would (for
+    /// `jsprof view FILE…`). Returns the session's JSON.
+    pub async fn import_file(&self, path: &Path) -> Result<serde_json::Value, String> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| "stdin".to_string());
+        let bytes = if path.as_os_str() == "-" {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)
+                .map_err(|e| format!("stdin: {e}"))?;
+            v
+        } else {
+            std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?
+        };
+        let req = Request::new(Body::from(bytes));
+        crate::upload::import(self.state.clone(), Some(name), req)
+            .await
+            .map_err(|e| e.message)
+    }
+}

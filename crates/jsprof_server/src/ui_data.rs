@@ -1,0 +1,641 @@
+//! The documents the browser UI draws (`jsprof view`, `jsprof serve`, `jsprof report`): a flame
+//! chart window of a timeline, the call trees of a profile, heap pages. They are columnar (one
+//! array per field, strings interned once) so that a few hundred thousand calls stay a few MB,
+//! and they are always bounded: the chart keeps what is at least `min_ms` long in the window and
+//! merges what is shorter into grey blocks; trees leave out nodes under a share of the total.
+
+use std::collections::HashMap;
+
+use jsprof_analysis::{bottom_up, top_down, CallTree, EventData, Timeline};
+use jsprof_profile::{Profile, WeightUnit};
+use serde::Serialize;
+
+/// Strings interned once per document.
+#[derive(Default, Serialize)]
+#[serde(transparent)]
+pub struct Strings {
+    list: Vec<String>,
+    #[serde(skip)]
+    index: HashMap<String, u32>,
+}
+
+impl Strings {
+    pub fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.list.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        i
+    }
+}
+
+/// Functions interned once per document: `[name, url, line, column]` (string ids, 1-based).
+#[derive(Default)]
+struct Functions {
+    list: Vec<(u32, u32, Option<u32>, Option<u32>)>,
+    index: HashMap<(u32, u32, Option<u32>, Option<u32>), u32>,
+}
+
+impl Functions {
+    fn id(&mut self, key: (u32, u32, Option<u32>, Option<u32>)) -> u32 {
+        *self.index.entry(key).or_insert_with(|| {
+            self.list.push(key);
+            self.list.len() as u32 - 1
+        })
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn ms(ns: i64) -> f64 {
+    round3(ns as f64 / 1e6)
+}
+
+/// Which part of a timeline to send.
+#[derive(Clone, Copy, Debug)]
+pub struct ChartWindow {
+    /// ms from the timeline's origin; `None` = the recording's edge.
+    pub start_ms: Option<f64>,
+    pub end_ms: Option<f64>,
+    /// Events shorter than this are merged (ms); 0 keeps all.
+    pub min_ms: f64,
+    /// At most this many events; `min_ms` is raised until they fit.
+    pub max_events: usize,
+}
+
+#[derive(Serialize, Default)]
+pub struct ChartEvents {
+    /// Start (ms from the origin).
+    pub s: Vec<f64>,
+    /// Duration (ms).
+    pub d: Vec<f64>,
+    /// Depth.
+    pub l: Vec<u32>,
+    /// Type (index into `types`).
+    pub t: Vec<u8>,
+    /// Name (string id).
+    pub n: Vec<u32>,
+    /// Function (index into `functions`), -1 for an engine event.
+    pub f: Vec<i64>,
+    /// Self time (ms).
+    pub x: Vec<f64>,
+    /// Index of the parent among these events, -1 for a top-level one.
+    pub p: Vec<i64>,
+}
+
+#[derive(Serialize, Default)]
+pub struct MergedBlocks {
+    pub s: Vec<f64>,
+    pub d: Vec<f64>,
+    pub l: Vec<u32>,
+    /// Events merged.
+    pub c: Vec<u32>,
+}
+
+#[derive(Serialize)]
+pub struct ThreadJson {
+    pub id: u32,
+    pub name: String,
+    pub tid: Option<u64>,
+    pub samples: usize,
+    pub events: usize,
+}
+
+/// One window of a timeline's flame chart.
+#[derive(Serialize)]
+pub struct ChartDoc {
+    pub timeline: u32,
+    pub thread: String,
+    pub threads: Vec<ThreadJson>,
+    /// The recording's extent (ms from the origin).
+    pub start_ms: f64,
+    pub end_ms: f64,
+    /// The window sent.
+    pub window: [f64; 2],
+    /// Events shorter than this were merged.
+    pub min_ms: f64,
+    pub max_depth: u32,
+    pub types: Vec<&'static str>,
+    pub strings: Strings,
+    /// `[name, url, line, column]`: string ids and 1-based positions (null when unknown).
+    pub functions: Vec<(u32, u32, Option<u32>, Option<u32>)>,
+    pub events: ChartEvents,
+    pub merged: MergedBlocks,
+}
+
+const TYPES: [&str; 12] = [
+    "DOCUMENT_PARSING",
+    "CSS_PARSING",
+    "SCRIPT_COMPILATION",
+    "SCRIPT_THREAD_EVALUATION",
+    "REFLOW",
+    "STYLE_RECALCULATION",
+    "CSS_SELECTOR_MATCHING",
+    "LAYOUT",
+    "PAINT",
+    "GENERIC",
+    "JS_CALL",
+    "GC",
+];
+
+fn type_index(s: &str) -> u8 {
+    TYPES.iter().position(|t| *t == s).unwrap_or(9) as u8
+}
+
+/// The extent of a timeline: ms from its origin.
+pub fn extent(profile: &Profile, timeline: &Timeline) -> (f64, f64) {
+    let mut lo = i64::MAX;
+    let mut hi = i64::MIN;
+    for e in &timeline.events {
+        if e.depth == 0 {
+            lo = lo.min(e.start);
+            hi = hi.max(e.end);
+        }
+    }
+    if let Some(t) = timeline.profile_thread.map(|i| &profile.threads[i]) {
+        if !t.samples.is_empty() {
+            lo = lo.min(t.start_time());
+            hi = hi.max(t.end_time());
+        }
+    }
+    if lo > hi {
+        return (0.0, 0.0);
+    }
+    (ms(lo - timeline.origin), ms(hi - timeline.origin))
+}
+
+/// The events of `timeline` in `window`: those at least `min_ms` long whole (with their
+/// function), shorter ones merged per depth into blocks where they touch.
+pub fn chart(
+    profile: &Profile,
+    timelines: &[Timeline],
+    timeline: &Timeline,
+    window: ChartWindow,
+) -> ChartDoc {
+    let origin = timeline.origin;
+    let (start_ms, end_ms) = extent(profile, timeline);
+    let w0 = window.start_ms.unwrap_or(start_ms).max(start_ms);
+    let w1 = window.end_ms.unwrap_or(end_ms).min(end_ms).max(w0);
+    let lo = origin + (w0 * 1e6) as i64;
+    let hi = origin + (w1 * 1e6).ceil() as i64;
+    let events = &timeline.events;
+    // The smallest duration that keeps at most `max_events` (longest first).
+    let mut min_ns = (window.min_ms.max(0.0) * 1e6) as i64;
+    if window.max_events > 0 {
+        let mut durations: Vec<i64> = Vec::new();
+        let mut i = 0;
+        while i < events.len() {
+            let e = &events[i];
+            if e.end < lo || e.start > hi || e.end - e.start < min_ns {
+                i = (e.subtree_end as usize).max(i + 1);
+                continue;
+            }
+            durations.push(e.end - e.start);
+            i += 1;
+        }
+        if durations.len() > window.max_events {
+            let k = durations.len() - window.max_events;
+            durations.select_nth_unstable(k);
+            min_ns = min_ns.max(durations[k] + 1);
+        }
+    }
+    let mut strings = Strings::default();
+    let mut functions = Functions::default();
+    let mut out = ChartEvents::default();
+    let mut merged = MergedBlocks::default();
+    // Per depth: the open merged block (start, end, count).
+    let mut runs: Vec<Option<(i64, i64, u32)>> = Vec::new();
+    let flush = |merged: &mut MergedBlocks, depth: usize, run: (i64, i64, u32)| {
+        merged.s.push(ms(run.0 - origin));
+        merged.d.push(ms(run.1 - run.0));
+        merged.l.push(depth as u32);
+        merged.c.push(run.2);
+    };
+    // Our index of each kept event, for the parents.
+    let mut kept: HashMap<u32, i64> = HashMap::new();
+    let mut max_depth = 0;
+    let mut i = 0;
+    while i < events.len() {
+        let e = &events[i];
+        if e.end < lo || e.start > hi {
+            i = (e.subtree_end as usize).max(i + 1);
+            continue;
+        }
+        let depth = e.depth as usize;
+        max_depth = max_depth.max(e.depth);
+        if e.end - e.start < min_ns {
+            if runs.len() <= depth {
+                runs.resize(depth + 1, None);
+            }
+            let gap = min_ns;
+            runs[depth] = match runs[depth] {
+                Some((s, end, c)) if e.start <= end + gap => Some((s, end.max(e.end), c + 1)),
+                Some(run) => {
+                    flush(&mut merged, depth, run);
+                    Some((e.start, e.end, 1))
+                }
+                None => Some((e.start, e.end, 1)),
+            };
+            i = (e.subtree_end as usize).max(i + 1);
+            continue;
+        }
+        let index = out.s.len() as i64;
+        kept.insert(i as u32, index);
+        out.s.push(ms(e.start - origin));
+        out.d.push(ms(e.end - e.start));
+        out.l.push(e.depth);
+        out.t.push(type_index(e.kind.as_str()));
+        out.n.push(strings.id(profile.strings.get(e.name)));
+        out.f.push(match e.data {
+            EventData::Frame(frame) => {
+                let f = profile.frames.get(frame);
+                let key = (
+                    strings.id(profile.strings.get(f.name)),
+                    strings.id(profile.strings.get(f.url)),
+                    f.line,
+                    f.column,
+                );
+                functions.id(key) as i64
+            }
+            _ => -1,
+        });
+        out.x.push(ms(e.self_time));
+        out.p
+            .push(e.parent.and_then(|p| kept.get(&p).copied()).unwrap_or(-1));
+        i += 1;
+    }
+    for (depth, run) in runs.into_iter().enumerate() {
+        if let Some(run) = run {
+            flush(&mut merged, depth, run);
+        }
+    }
+    ChartDoc {
+        timeline: timeline.id,
+        thread: timeline.name.clone(),
+        threads: timelines
+            .iter()
+            .map(|t| ThreadJson {
+                id: t.id,
+                name: t.name.clone(),
+                tid: t.tid,
+                samples: t.samples,
+                events: t.events.len(),
+            })
+            .collect(),
+        start_ms,
+        end_ms,
+        window: [w0, w1],
+        min_ms: min_ns as f64 / 1e6,
+        max_depth,
+        types: TYPES.to_vec(),
+        strings,
+        functions: functions.list,
+        events: out,
+        merged,
+    }
+}
+
+/// A call tree, pre-order, columnar.
+#[derive(Serialize, Default)]
+pub struct TreeNodes {
+    /// Parent's index (-1 for a root).
+    pub p: Vec<i64>,
+    /// Function (index into `functions`).
+    pub f: Vec<u32>,
+    /// Self and total (ms or bytes).
+    pub s: Vec<f64>,
+    pub t: Vec<f64>,
+}
+
+#[derive(Serialize)]
+pub struct TreeDoc {
+    pub nodes: TreeNodes,
+    /// Nodes left out (under `min_fraction` of the total).
+    pub pruned: usize,
+}
+
+/// Both trees of a profile's thread.
+#[derive(Serialize)]
+pub struct ProfileDoc {
+    pub kind: &'static str,
+    /// `ms` or `bytes`.
+    pub unit: &'static str,
+    /// The weight percentages refer to (the duration, or all bytes).
+    pub total: f64,
+    /// The range the trees were clipped to (ms from the timeline's origin), when one was.
+    pub range: Option<[f64; 2]>,
+    pub strings: Strings,
+    pub functions: Vec<(u32, u32, Option<u32>, Option<u32>)>,
+    pub top_down: TreeDoc,
+    pub bottom_up: TreeDoc,
+}
+
+/// What to keep of the trees.
+#[derive(Clone, Copy, Debug)]
+pub struct TreeLimits {
+    /// Nodes under this fraction of the total are left out (roots of the bottom-up tree, the
+    /// function table, are kept down to `min_fraction / 10`).
+    pub min_fraction: f64,
+    /// At most this many nodes per tree.
+    pub max_nodes: usize,
+}
+
+impl Default for TreeLimits {
+    fn default() -> Self {
+        TreeLimits {
+            min_fraction: 0.0001,
+            max_nodes: 60_000,
+        }
+    }
+}
+
+/// The interned tables a document's trees share.
+struct Tables<'a> {
+    strings: &'a mut Strings,
+    functions: &'a mut Functions,
+}
+
+fn tree_doc(
+    profile: &Profile,
+    tree: &CallTree,
+    scale: f64,
+    total: i64,
+    limits: TreeLimits,
+    roots_fraction: f64,
+    tables: Tables<'_>,
+) -> TreeDoc {
+    let Tables { strings, functions } = tables;
+    let mut nodes = TreeNodes::default();
+    let mut pruned = 0;
+    let threshold = (total as f64 * limits.min_fraction) as i64;
+    let root_threshold = (total as f64 * roots_fraction) as i64;
+    let mut todo: Vec<(u32, i64)> = tree.roots.iter().rev().map(|&r| (r, -1)).collect();
+    while let Some((n, parent)) = todo.pop() {
+        let node = &tree.nodes[n as usize];
+        let limit = if parent < 0 {
+            root_threshold
+        } else {
+            threshold
+        };
+        if (node.total_weight < limit && node.total_weight < total)
+            || nodes.p.len() >= limits.max_nodes
+        {
+            pruned += 1;
+            continue;
+        }
+        let k = &node.function;
+        let key = (
+            strings.id(profile.strings.get(k.name)),
+            strings.id(profile.strings.get(k.url)),
+            k.line,
+            k.column,
+        );
+        let index = nodes.p.len() as i64;
+        nodes.p.push(parent);
+        nodes.f.push(functions.id(key));
+        nodes.s.push(round3(node.self_weight as f64 / scale));
+        nodes.t.push(round3(node.total_weight as f64 / scale));
+        todo.extend(node.children.iter().rev().map(|&c| (c, index)));
+    }
+    TreeDoc { nodes, pruned }
+}
+
+/// The top-down and bottom-up trees of `profile.threads[thread]`.
+pub fn profile_doc(
+    profile: &Profile,
+    thread: usize,
+    range: Option<[f64; 2]>,
+    limits: TreeLimits,
+) -> ProfileDoc {
+    let t = &profile.threads[thread];
+    let unit = t.weight_unit();
+    let bytes = unit == WeightUnit::Bytes;
+    let td = top_down(profile, t);
+    let bu = bottom_up(profile, t);
+    let total = match unit {
+        WeightUnit::Nanoseconds if t.samples.weight.is_none() => t.end_time() - t.start_time(),
+        _ => td.total_weight,
+    };
+    let scale = if bytes { 1.0 } else { 1e6 };
+    let mut strings = Strings::default();
+    let mut functions = Functions::default();
+    let top_down = tree_doc(
+        profile,
+        &td,
+        scale,
+        total,
+        limits,
+        limits.min_fraction,
+        Tables {
+            strings: &mut strings,
+            functions: &mut functions,
+        },
+    );
+    let bottom_up = tree_doc(
+        profile,
+        &bu,
+        scale,
+        total,
+        limits,
+        limits.min_fraction / 10.0,
+        Tables {
+            strings: &mut strings,
+            functions: &mut functions,
+        },
+    );
+    ProfileDoc {
+        kind: profile.kind.as_str(),
+        unit: if bytes { "bytes" } else { "ms" },
+        total: round3(total as f64 / scale),
+        range,
+        strings,
+        functions: functions.list,
+        top_down,
+        bottom_up,
+    }
+}
+
+/// Both trees of a timeline built from its reconstructed calls, clipped to `range` (ms from
+/// the timeline's origin): what DevTools' Performance panel shows for a trace (its trace
+/// engine's call tree is made of the calls, not of the samples). Self is a call's clipped time
+/// less its clipped callees; a function's total counts recursion once.
+pub fn profile_doc_from_calls(
+    profile: &Profile,
+    timeline: &Timeline,
+    range: Option<[f64; 2]>,
+    limits: TreeLimits,
+) -> ProfileDoc {
+    let (start, end) = extent(profile, timeline);
+    let [r0, r1] = range.unwrap_or([start, end]);
+    let lo = timeline.origin + (r0 * 1e6).round() as i64;
+    let hi = timeline.origin + (r1 * 1e6).round() as i64;
+    let events = &timeline.events;
+    let n = events.len();
+    let mut strings = Strings::default();
+    let mut functions = Functions::default();
+    // Per event: its function (calls only), nearest calling call, clipped time, self.
+    let mut func = vec![u32::MAX; n];
+    let mut caller = vec![u32::MAX; n];
+    let mut clipped = vec![0i64; n];
+    let mut self_time = vec![0i64; n];
+    for (i, e) in events.iter().enumerate() {
+        let EventData::Frame(frame) = e.data else {
+            continue;
+        };
+        let f = profile.frames.get(frame);
+        func[i] = functions.id((
+            strings.id(profile.strings.get(f.name)),
+            strings.id(profile.strings.get(f.url)),
+            f.line,
+            f.column,
+        ));
+        clipped[i] = (e.end.min(hi) - e.start.max(lo)).max(0);
+        let mut p = e.parent;
+        while let Some(q) = p {
+            if func[q as usize] != u32::MAX {
+                break;
+            }
+            p = events[q as usize].parent;
+        }
+        caller[i] = p.unwrap_or(u32::MAX);
+    }
+    for i in 0..n {
+        if func[i] == u32::MAX || clipped[i] == 0 {
+            continue;
+        }
+        self_time[i] += clipped[i];
+        if caller[i] != u32::MAX {
+            self_time[caller[i] as usize] -= clipped[i];
+        }
+    }
+    let mut td = CallsTree::default();
+    let mut node_of = vec![u32::MAX; n];
+    let mut bu = CallsTree::default();
+    for i in 0..n {
+        if func[i] == u32::MAX || clipped[i] == 0 {
+            continue;
+        }
+        let parent = if caller[i] == u32::MAX {
+            u32::MAX
+        } else {
+            node_of[caller[i] as usize]
+        };
+        let node = td.child(parent, func[i]);
+        node_of[i] = node;
+        td.add(node, self_time[i], clipped[i]);
+        // Bottom-up: the function, then its callers outwards; the total only from the
+        // outermost call of a recursive function.
+        let mut outer = true;
+        let mut a = caller[i];
+        while a != u32::MAX {
+            if func[a as usize] == func[i] {
+                outer = false;
+                break;
+            }
+            a = caller[a as usize];
+        }
+        let total = if outer { clipped[i] } else { 0 };
+        let mut node = bu.child(u32::MAX, func[i]);
+        bu.add(node, self_time[i], total);
+        let mut a = caller[i];
+        while a != u32::MAX {
+            node = bu.child(node, func[a as usize]);
+            bu.add(node, self_time[i], total);
+            a = caller[a as usize];
+        }
+    }
+    let total = hi - lo;
+    ProfileDoc {
+        kind: profile.kind.as_str(),
+        unit: "ms",
+        total: round3(total as f64 / 1e6),
+        range,
+        strings,
+        functions: functions.list,
+        top_down: td.doc(total, limits, limits.min_fraction),
+        bottom_up: bu.doc(total, limits, limits.min_fraction / 10.0),
+    }
+}
+
+/// A tree of (parent, function) nodes with self and total in ns.
+#[derive(Default)]
+struct CallsTree {
+    parent: Vec<u32>,
+    func: Vec<u32>,
+    self_ns: Vec<i64>,
+    total_ns: Vec<i64>,
+    index: HashMap<(u32, u32), u32>,
+}
+
+impl CallsTree {
+    fn child(&mut self, parent: u32, func: u32) -> u32 {
+        if let Some(&k) = self.index.get(&(parent, func)) {
+            return k;
+        }
+        let k = self.parent.len() as u32;
+        self.parent.push(parent);
+        self.func.push(func);
+        self.self_ns.push(0);
+        self.total_ns.push(0);
+        self.index.insert((parent, func), k);
+        k
+    }
+
+    fn add(&mut self, node: u32, self_ns: i64, total_ns: i64) {
+        self.self_ns[node as usize] += self_ns;
+        self.total_ns[node as usize] += total_ns;
+    }
+
+    /// Pre-order, children heaviest first, nodes under the limits left out.
+    fn doc(&self, total: i64, limits: TreeLimits, roots_fraction: f64) -> TreeDoc {
+        let n = self.parent.len();
+        let mut kids: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        for i in 0..n {
+            match self.parent[i] {
+                u32::MAX => roots.push(i as u32),
+                p => kids[p as usize].push(i as u32),
+            }
+        }
+        let order = |a: &u32, b: &u32| {
+            let (a, b) = (*a as usize, *b as usize);
+            self.total_ns[b]
+                .cmp(&self.total_ns[a])
+                .then(self.self_ns[b].cmp(&self.self_ns[a]))
+                .then(a.cmp(&b))
+        };
+        roots.sort_by(order);
+        for k in &mut kids {
+            k.sort_by(order);
+        }
+        let threshold = (total as f64 * limits.min_fraction) as i64;
+        let root_threshold = (total as f64 * roots_fraction) as i64;
+        let mut nodes = TreeNodes::default();
+        let mut pruned = 0;
+        let mut todo: Vec<(u32, i64)> = roots.iter().rev().map(|&r| (r, -1)).collect();
+        while let Some((i, parent)) = todo.pop() {
+            let i = i as usize;
+            let limit = if parent < 0 {
+                root_threshold
+            } else {
+                threshold
+            };
+            let weight = self.total_ns[i].max(self.self_ns[i]);
+            if weight < limit || nodes.p.len() >= limits.max_nodes {
+                pruned += 1;
+                continue;
+            }
+            let index = nodes.p.len() as i64;
+            nodes.p.push(parent);
+            nodes.f.push(self.func[i]);
+            nodes.s.push(ms(self.self_ns[i]));
+            nodes.t.push(ms(self.total_ns[i]));
+            todo.extend(kids[i].iter().rev().map(|&c| (c, index)));
+        }
+        TreeDoc { nodes, pruned }
+    }
+}

@@ -1,0 +1,232 @@
+//! Heap pages for the browser UI: a class's objects and a node's dominator-tree children one page
+//! at a time, retaining paths with one shared retainer index, detached DOM trees, and the
+//! precomputed heap document `jsprof report` embeds.
+
+use jsprof_heap::{
+    class_members, detached_trees, edge_label, edge_name, edge_source, edge_type_name,
+    retaining_paths, Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, PathOptions,
+    RetainerIndex, SortBy,
+};
+use jsprof_report::heap::{
+    object_json, summary_report, ObjectJson, PathJson, StepJson, SummaryReport,
+};
+use serde::Serialize;
+
+/// One page of objects.
+#[derive(Serialize)]
+pub struct ObjectsPage {
+    /// How many there are in all.
+    pub total: usize,
+    pub offset: usize,
+    pub objects: Vec<ObjectJson>,
+}
+
+fn page(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    nodes: &[NodeOrdinal],
+    offset: usize,
+    limit: usize,
+) -> ObjectsPage {
+    ObjectsPage {
+        total: nodes.len(),
+        offset,
+        objects: nodes
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|&n| object_json(s, a, n))
+            .collect(),
+    }
+}
+
+fn by_retained(a: &Analysis, nodes: &mut [NodeOrdinal]) {
+    nodes.sort_by(|&x, &y| {
+        a.retained[y as usize]
+            .cmp(&a.retained[x as usize])
+            .then(x.cmp(&y))
+    });
+}
+
+/// The objects of the Summary class `key` (DevTools' public key), largest retained first.
+pub fn class_objects(s: &HeapSnapshot, a: &Analysis, key: &str) -> Option<Vec<NodeOrdinal>> {
+    let (_, mut members) = class_members(s, a)
+        .into_iter()
+        .find(|(row, _)| row.key == key)?;
+    by_retained(a, &mut members);
+    Some(members)
+}
+
+/// A page of the objects of class `key`; `None` when no class has that key.
+pub fn class_page(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    key: &str,
+    offset: usize,
+    limit: usize,
+) -> Option<ObjectsPage> {
+    let members = class_objects(s, a, key)?;
+    Some(page(s, a, &members, offset, limit))
+}
+
+/// A page of the nodes `node` immediately dominates, largest retained first.
+pub fn dominated_page(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    tree: &DominatorTree,
+    node: NodeOrdinal,
+    offset: usize,
+    limit: usize,
+) -> ObjectsPage {
+    page(s, a, tree.children(node), offset, limit)
+}
+
+/// The shortest retaining paths of `node`.
+pub fn paths_json(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    index: &RetainerIndex,
+    node: NodeOrdinal,
+    max_paths: usize,
+) -> Vec<PathJson> {
+    let options = PathOptions {
+        max_paths,
+        ..PathOptions::default()
+    };
+    retaining_paths(s, a, index, node, options)
+        .into_iter()
+        .map(|p| PathJson {
+            steps: p
+                .edges
+                .iter()
+                .map(|&e| StepJson {
+                    edge_type: edge_type_name(s, e).to_owned(),
+                    edge_name: edge_name(s, e),
+                    edge: edge_label(s, e),
+                    retainer: object_json(s, a, edge_source(s, e)),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// One detached DOM tree.
+#[derive(Serialize)]
+pub struct DetachedJson {
+    pub root: ObjectJson,
+    pub node_count: u64,
+    pub retained_size: u64,
+}
+
+/// The detached DOM trees, largest first, at most `limit`.
+pub fn detached(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    tree: &DominatorTree,
+    limit: usize,
+) -> Vec<DetachedJson> {
+    detached_trees(s, a, tree)
+        .into_iter()
+        .take(limit)
+        .map(|t| DetachedJson {
+            root: object_json(s, a, t.root),
+            node_count: t.node_count,
+            retained_size: t.retained_size,
+        })
+        .collect()
+}
+
+/// An object with its retaining paths, as the report embeds it.
+#[derive(Serialize)]
+pub struct ObjectWithPaths {
+    #[serde(flatten)]
+    pub object: ObjectJson,
+    pub paths: Vec<PathJson>,
+}
+
+/// A class's largest objects in the report.
+#[derive(Serialize)]
+pub struct ClassObjects {
+    pub key: String,
+    pub total: usize,
+    pub objects: Vec<ObjectWithPaths>,
+}
+
+/// The heap part of `jsprof report`.
+#[derive(Serialize)]
+pub struct HeapDoc {
+    pub summary: SummaryReport,
+    /// For the largest classes: their largest objects with retaining paths.
+    pub objects: Vec<ClassObjects>,
+    pub detached: Vec<DetachedJson>,
+    /// The root's dominator-tree children (the report's Dominators view).
+    pub dominators: Vec<ObjectJson>,
+}
+
+/// What the report embeds of a snapshot.
+#[derive(Clone, Copy, Debug)]
+pub struct HeapDocLimits {
+    pub classes: usize,
+    /// Classes whose objects are embedded (largest retained first).
+    pub classes_with_objects: usize,
+    pub objects_per_class: usize,
+    /// Objects per class whose retaining paths are embedded.
+    pub objects_with_paths: usize,
+    pub paths: usize,
+}
+
+impl Default for HeapDocLimits {
+    fn default() -> Self {
+        HeapDocLimits {
+            classes: 2000,
+            classes_with_objects: 60,
+            objects_per_class: 20,
+            objects_with_paths: 5,
+            paths: 3,
+        }
+    }
+}
+
+/// The report's heap document.
+pub fn heap_doc(s: &HeapSnapshot, a: &Analysis, limits: HeapDocLimits) -> HeapDoc {
+    let summary = summary_report(s, a, SortBy::Retained, limits.classes);
+    let members = class_members(s, a);
+    let index = RetainerIndex::new(s);
+    let mut objects = Vec::new();
+    for class in summary.classes.iter().take(limits.classes_with_objects) {
+        let Some((_, list)) = members.iter().find(|(row, _)| row.key == class.key) else {
+            continue;
+        };
+        let mut list = list.clone();
+        by_retained(a, &mut list);
+        objects.push(ClassObjects {
+            key: class.key.clone(),
+            total: list.len(),
+            objects: list
+                .iter()
+                .take(limits.objects_per_class)
+                .enumerate()
+                .map(|(i, &n)| ObjectWithPaths {
+                    object: object_json(s, a, n),
+                    paths: if i < limits.objects_with_paths {
+                        paths_json(s, a, &index, n, limits.paths)
+                    } else {
+                        Vec::new()
+                    },
+                })
+                .collect(),
+        });
+    }
+    let tree = DominatorTree::new(s, a);
+    HeapDoc {
+        summary,
+        objects,
+        detached: detached(s, a, &tree, 200),
+        dominators: tree
+            .children(s.root)
+            .iter()
+            .take(200)
+            .map(|&n| object_json(s, a, n))
+            .collect(),
+    }
+}

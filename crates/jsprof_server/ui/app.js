@@ -1,0 +1,311 @@
+// The page: sessions (server), tabs per artifact, the range selection shared by every CPU view.
+import { fmtMs, fmtBytes, fmtLocation, displayName, el, esc, setStatus } from './format.js';
+import { ServerSource, embeddedArtifact } from './source.js';
+import { FlameChart } from './flamechart.js';
+import { FlameGraph } from './flamegraph.js';
+import { CallTreeView } from './calltree.js';
+import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView } from './heap.js';
+
+const data = JSON.parse(document.getElementById('jsprof-data').textContent);
+const app = { data, ready: false };
+window.jsprof = app;
+
+const $ = (id) => document.getElementById(id);
+const view = $('view');
+const tabsEl = $('tabs');
+
+let current = null; // { art, tabs: Map(name -> {node, build, dirty}), range, timeline }
+
+function setRangeChip(r) {
+  const chip = $('range-chip');
+  chip.hidden = !r;
+  if (r) $('range-text').textContent = `Selection ${fmtMs(r[0])} – ${fmtMs(r[1])} · ${fmtMs(r[1] - r[0])}`;
+}
+$('range-clear').addEventListener('click', () => setRange(null));
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && current && current.range && e.target.tagName !== 'INPUT') setRange(null);
+});
+
+async function profileFor(range) {
+  const c = current;
+  const key = range ? range.join('..') : 'all';
+  if (!c.profiles.has(key)) c.profiles.set(key, c.art.profile(range, c.timeline));
+  return c.profiles.get(key);
+}
+
+function setRange(r) {
+  const c = current;
+  if (!c) return;
+  c.range = r;
+  setRangeChip(r);
+  if (c.chart && (c.chart.range || r)) { c.chart.range = r; c.chart.redraw(); }
+  for (const t of c.tabs.values()) if (t.profileView) t.dirty = true;
+  refreshVisible();
+}
+
+async function refreshVisible() {
+  const c = current;
+  for (const t of c.tabs.values()) {
+    if (t.node.hidden && !t.always) continue;
+    if (t.dirty) { t.dirty = false; await t.update(); }
+  }
+}
+
+function addTab(name, label, build, opts = {}) {
+  const node = el('div', { class: 'pane', hidden: true, role: 'tabpanel', 'aria-label': label });
+  view.append(node);
+  const tab = { name, label, node, built: false, build, dirty: false, profileView: !!opts.profileView, update: null };
+  current.tabs.set(name, tab);
+  const b = el('button', { role: 'tab', 'aria-selected': 'false', 'data-tab': name, text: label });
+  b.addEventListener('click', () => showTab(name));
+  tabsEl.append(b);
+  return tab;
+}
+
+async function showTab(name) {
+  const c = current;
+  const tab = c.tabs.get(name);
+  if (!tab) return;
+  for (const t of c.tabs.values()) t.node.hidden = t !== tab;
+  for (const b of tabsEl.children) b.setAttribute('aria-selected', b.dataset.tab === name ? 'true' : 'false');
+  c.tab = name;
+  updateHash();
+  try {
+    if (!tab.built) { tab.built = true; setStatus('Loading…'); await tab.build(tab); setStatus(''); }
+    else if (tab.dirty) { tab.dirty = false; setStatus('Loading…'); await tab.update(); setStatus(''); }
+  } catch (e) { setStatus(e.message, true); console.error(e); }
+}
+
+function updateHash() {
+  const c = current;
+  if (!c || !c.session) return;
+  const h = `#session=${c.session}&artifact=${c.artifactId}&tab=${c.tab}`;
+  if (location.hash !== h) history.replaceState(null, '', h);
+}
+
+// A CPU view of the current range's profile that rebuilds when the range changes.
+function profileTab(tab, make) {
+  let v = null;
+  tab.update = async () => {
+    const p = await profileFor(current.range);
+    if (v) v.setProfile(p); else v = make(p);
+    tab.view = v;
+  };
+  return tab.update();
+}
+
+function detailsOf(e) {
+  if (!e) return '<span class="muted">Click a call for its details; shift-drag (or drag in the overview) selects a range.</span>';
+  const loc = fmtLocation(e.url, e.line, e.column);
+  return `<span class="name">${esc(displayName(e.name))}</span> ${loc ? `<span class="loc">${esc(loc)}</span>` : ''}` +
+    ` · start ${fmtMs(e.s)} · total ${fmtMs(e.d)} · self ${fmtMs(e.self)} · ${e.type}`;
+}
+
+function openCpu(art, c) {
+  if (art.hasChart) {
+    addTab('chart', 'Flame chart', async (tab) => {
+      const split = el('div', { class: 'split' });
+      const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
+      split.append(top, bottom);
+      const bar = el('div', { class: 'toolbar' });
+      const details = el('div', { class: 'details', html: detailsOf(null) });
+      const base = await art.chart(null, 4000, c.timeline);
+      if (base.threads && base.threads.length > 1 && art.live) {
+        const sel = el('select', { 'aria-label': 'Thread' });
+        for (const t of base.threads) sel.append(el('option', { value: t.id, text: `${t.name || 'thread'} ${t.tid != null ? '(tid ' + t.tid + ')' : ''} · ${t.samples} samples`, selected: t.id === base.timeline ? true : null }));
+        sel.addEventListener('change', () => openArtifact(c.sourceArt, { timeline: +sel.value, session: c.session, artifactId: c.artifactId, tab: 'chart' }));
+        bar.append(el('span', { text: 'Thread' }), sel);
+      } else if (base.thread) bar.append(el('span', { class: 'hint', text: `Thread: ${base.thread}` }));
+      bar.append(el('span', { class: 'hint', text: 'Wheel or W/S zoom · drag or A/D pan · shift-drag selects a range · double-click zooms to a call · 0 resets' }));
+      if (!art.live && base.min_ms > 0) bar.append(el('span', { class: 'hint', text: `· calls under ${fmtMs(base.min_ms)} merged in this report` }));
+      top.append(bar);
+      const chartBox = el('div', { class: 'pane' });
+      top.append(chartBox, details);
+      tab.node.append(split);
+      c.timeline = base.timeline;
+      const chart = new FlameChart(chartBox, {
+        base,
+        fetchWindow: art.live ? (r, w) => art.chart(r, w, c.timeline) : null,
+        onSelect: (e) => { details.innerHTML = detailsOf(e); },
+        onRange: (r) => setRange(r),
+      });
+      c.chart = chart;
+      app.chart = chart;
+      // The range's call tree and functions beneath the chart.
+      const sub = el('div', { class: 'toolbar subtabs', role: 'tablist' });
+      const panes = {};
+      const body = el('div', { class: 'pane' });
+      bottom.append(sub, body);
+      let which = 'functions';
+      const build = async () => {
+        const p = await profileFor(c.range);
+        for (const [k, b] of Object.entries(panes)) b.button.setAttribute('aria-selected', k === which ? 'true' : 'false');
+        for (const [k, b] of Object.entries(panes)) b.node.hidden = k !== which;
+        const pane = panes[which];
+        if (pane.view) pane.view.setProfile(p); else pane.view = new CallTreeView(pane.node, p, which);
+        pane.profile = p;
+      };
+      for (const [k, label] of [['functions', 'Functions'], ['top_down', 'Call tree'], ['bottom_up', 'Bottom-up']]) {
+        const button = el('button', { role: 'tab', text: label });
+        button.addEventListener('click', () => { which = k; build(); });
+        sub.append(button);
+        const node = el('div', { class: 'pane', hidden: true });
+        body.append(node);
+        panes[k] = { button, node, view: null };
+      }
+      tab.always = true;
+      tab.profileView = true;
+      tab.update = build;
+      app.chartPanes = panes;
+      await build();
+    });
+  }
+  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'top_down')), { profileView: true });
+  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'bottom_up')), { profileView: true });
+  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'functions')), { profileView: true });
+  addTab('flamegraph', 'Flame graph', (tab) => {
+    const bar = el('div', { class: 'toolbar' });
+    const input = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight' });
+    const info = el('span', { class: 'hint', text: 'Click a frame to zoom into it; Escape or a click on the background zooms out.' });
+    bar.append(input, info);
+    tab.node.append(bar);
+    const box = el('div', { class: 'pane' });
+    tab.node.append(box);
+    let g = null;
+    const search = () => {
+      const m = input.value.trim();
+      let fn = null;
+      if (m) { try { const re = new RegExp(m, 'i'); fn = (s) => re.test(s); } catch { fn = (s) => s.toLowerCase().includes(m.toLowerCase()); } }
+      const covered = g.search(fn);
+      info.textContent = fn ? `Matched: ${covered != null ? ((covered * 100) / g.p.total).toFixed(2) + ' % of the ' + (g.p.unit === 'bytes' ? 'bytes' : 'time') : ''}` : 'Click a frame to zoom into it; Escape or a click on the background zooms out.';
+    };
+    input.addEventListener('input', search);
+    tab.update = async () => {
+      const p = await profileFor(current.range);
+      if (g) g.setProfile(p); else g = new FlameGraph(box, p);
+      app.flamegraph = g;
+      if (input.value) search();
+    };
+    return tab.update();
+  }, { profileView: true });
+}
+
+function openHeap(art, c, bases) {
+  const heap = art.heap;
+  let summary = null;
+  const summaryOnce = () => (summary ||= heap.summary());
+  addTab('summary', 'Summary', async (tab) => {
+    const v = new SummaryView(tab.node, heap);
+    app.summary = v;
+    await v.load();
+  });
+  addTab('dominators', 'Dominators', async (tab) => {
+    const s = await summaryOnce();
+    app.dominators = new DominatorsView(tab.node, heap, s.total_size);
+  });
+  addTab('statistics', 'Statistics', async (tab) => statisticsView(tab.node, await summaryOnce()));
+  addTab('detached', 'Detached', async (tab) => {
+    const s = await summaryOnce();
+    app.detached = new DetachedView(tab.node, heap, s.total_size);
+  });
+  if (art.live) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, bases); });
+}
+
+async function openArtifact(art, opts = {}) {
+  view.textContent = '';
+  tabsEl.textContent = '';
+  setRange(null);
+  current = { art, sourceArt: art, tabs: new Map(), range: null, profiles: new Map(), timeline: opts.timeline, session: opts.session, artifactId: opts.artifactId, tab: null };
+  app.current = current;
+  app.chart = null;
+  setRangeChip(null);
+  $('title').innerHTML = `${esc(art.name)}<small>${esc(opts.subtitle || '')}</small>`;
+  document.title = `${art.name} — jsprof`;
+  if (art.kind === 'heap') openHeap(art, current, opts.bases || []); else openCpu(art, current);
+  const first = opts.tab && current.tabs.has(opts.tab) ? opts.tab : current.tabs.keys().next().value;
+  await showTab(first);
+  app.ready = true;
+}
+
+app.showTab = showTab;
+app.setRange = setRange;
+
+// ---- the server: sessions, recording ----
+
+async function startServer() {
+  const token = new URLSearchParams(location.search).get('token') || '';
+  const src = new ServerSource(token);
+  app.source = src;
+  const side = $('sessions');
+  side.hidden = false;
+  let list = [];
+  const artifactsOf = (s) => s.artifacts.map((a) => ({ s, a }));
+  const open = (s, a, tab, timeline) => {
+    const art = src.artifact(s, a);
+    art.name = a.name || `${s.target}`;
+    const bases = [];
+    for (const t of list) for (const b of t.artifacts) if (b.kind === 'heap-snapshot' && !(t.session_id === s.session_id && b.artifact_id === a.artifact_id)) bases.push({ label: b.name || `${t.target} #${b.artifact_id}`, session: t.session_id, artifact: b.artifact_id });
+    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, bases, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` });
+    renderSide();
+  };
+  const renderSide = () => {
+    side.textContent = '';
+    side.append(el('h2', { text: 'Sessions' }));
+    if (!list.length) side.append(el('div', { class: 'muted', text: 'No sessions yet: record one below, or POST a file to /api/sessions/import.' }));
+    for (const s of list) {
+      const box = el('div', { class: 'session' });
+      box.append(el('div', { class: 'name', text: s.target.replace(/^import:/, '') }));
+      box.append(el('div', { class: 'meta', text: `${s.state} · ${s.source} · ${(s.started_at || '').replace('T', ' ').slice(0, 19)}` }));
+      if (s.error) box.append(el('div', { class: 'meta', text: s.error }));
+      for (const a of s.artifacts) {
+        const isOpen = current && current.session === s.session_id && current.artifactId === a.artifact_id;
+        const link = el('a', { href: `#session=${s.session_id}&artifact=${a.artifact_id}`, class: isOpen ? 'open' : null, text: `${a.kind} · ${a.format} · ${fmtBytes(a.bytes)}` });
+        link.addEventListener('click', (e) => { e.preventDefault(); open(s, a); });
+        box.append(link);
+      }
+      if (s.state === 'recording') {
+        const stop = el('button', { class: 'btn', text: 'Stop' });
+        stop.addEventListener('click', async () => { stop.disabled = true; try { await src.send('POST', `/api/sessions/${s.session_id}/stop`); } catch (e) { setStatus(e.message, true); } refresh(); });
+        box.append(stop);
+      } else {
+        const rel = el('button', { class: 'btn', text: 'Release', title: 'Delete this session and its files' });
+        rel.addEventListener('click', async () => { if (!confirm('Release this session and delete its files?')) return; try { await src.send('DELETE', `/api/sessions/${s.session_id}`); } catch (e) { setStatus(e.message, true); } refresh(); });
+        box.append(rel);
+      }
+      side.append(box);
+    }
+    side.append(el('h2', { text: 'Record' }));
+    const form = el('form', { class: 'record-form' });
+    const target = el('input', { type: 'text', placeholder: '127.0.0.1:9229 · pid:1234 · chrome:127.0.0.1:9222', 'aria-label': 'Target' });
+    form.append(el('label', { text: 'Target (a Node --inspect address, a pid, a Chromium page)' }), target);
+    const kinds = ['cpu', 'heap-sampling', 'heap-snapshot', 'trace'];
+    const boxes = kinds.map((k) => { const cb = el('input', { type: 'checkbox', value: k, checked: k === 'cpu' ? true : null }); form.append(el('label', null, cb, ' ' + k)); return cb; });
+    const go = el('button', { class: 'btn primary', type: 'submit', text: 'Start recording' });
+    form.append(go);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      try { await src.send('POST', '/api/sessions', { target: target.value.trim(), record: boxes.filter((b) => b.checked).map((b) => b.value) }); setStatus('Recording…'); }
+      catch (err) { setStatus(err.message, true); }
+      refresh();
+    });
+    side.append(form);
+  };
+  const refresh = async () => {
+    try { list = (await src.sessions()).sessions; } catch (e) { setStatus(e.message, true); return; }
+    renderSide();
+    if (list.some((s) => s.state === 'recording')) setTimeout(refresh, 3000);
+  };
+  await refresh();
+  const h = new URLSearchParams(location.hash.slice(1));
+  const want = list.find((s) => s.session_id === h.get('session')) || list[0];
+  if (want && want.artifacts.length) {
+    const a = want.artifacts.find((a) => String(a.artifact_id) === h.get('artifact')) || want.artifacts[0];
+    open(want, a, h.get('tab'));
+  } else {
+    view.append(el('div', { class: 'empty', text: 'Open a session on the left, or record one.' }));
+    app.ready = true;
+  }
+}
+
+if (data.mode === 'server') startServer().catch((e) => setStatus(e.message, true));
+else openArtifact(embeddedArtifact(data), { subtitle: data.subtitle || '' }).catch((e) => setStatus(e.message, true));

@@ -1,0 +1,448 @@
+// The flame chart: calls and engine events at their real times on a canvas, one row per depth,
+// gaps left empty, a time axis, an overview of the whole recording. Wheel or W/S zoom, drag or
+// A/D pan, shift-drag (or a drag in the overview) selects a range, click selects a call.
+// What is under a pixel is merged into one block (by the server, or here for embedded calls);
+// with a server the visible window is fetched again at the screen's resolution after each move.
+import { fmtMs, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el } from './format.js';
+
+const ROW = 18, AXIS = 22;
+const TYPE_COLORS = {
+  GC: '#c9a0dc', SCRIPT_COMPILATION: '#f0a04b', SCRIPT_THREAD_EVALUATION: '#f0a04b',
+  DOCUMENT_PARSING: '#6fa8dc', CSS_PARSING: '#6fa8dc', REFLOW: '#b48ee0', STYLE_RECALCULATION: '#b48ee0',
+  CSS_SELECTOR_MATCHING: '#b48ee0', LAYOUT: '#9b7fd4', PAINT: '#79c07f', GENERIC: '#d6dbe0',
+};
+const META = { '(program)': '#d0d5db', '(idle)': '#e9ecef', '(garbage collector)': '#c9a0dc', '(root)': '#d0d5db' };
+const MERGED = '#b9c0c8';
+
+// Per-script hues, as DevTools colours calls by script; the same function keeps its colour.
+function jsColor(url, name) {
+  const h = hash(url || name);
+  const hue = (h % 360);
+  const light = 70 + ((h >> 9) % 3) * 5;
+  return `hsl(${hue}, 62%, ${light}%)`;
+}
+
+// Events grouped per depth (sorted by start, so ends are sorted too: siblings never overlap).
+export function indexDoc(doc) {
+  const ev = doc.events, n = ev.s.length;
+  const strings = doc.strings;
+  const depthCount = new Int32Array(doc.max_depth + 2);
+  for (let i = 0; i < n; i++) depthCount[ev.l[i]]++;
+  const byDepth = [];
+  for (let d = 0; d < depthCount.length; d++) byDepth.push({ idx: new Int32Array(depthCount[d]), n: 0 });
+  for (let i = 0; i < n; i++) { const b = byDepth[ev.l[i]]; b.idx[b.n++] = i; }
+  const palette = [], colorOf = new Uint16Array(n), colorIndex = new Map();
+  for (let i = 0; i < n; i++) {
+    const type = doc.types[ev.t[i]];
+    const name = strings[ev.n[i]];
+    let c;
+    if (META[name]) c = META[name];
+    else if (type === 'JS_CALL' && ev.f[i] >= 0) c = jsColor(strings[doc.functions[ev.f[i]][1]], name);
+    else c = TYPE_COLORS[type] || '#d6dbe0';
+    let k = colorIndex.get(c);
+    if (k === undefined) { k = palette.length; palette.push(c); colorIndex.set(c, k); }
+    colorOf[i] = k;
+  }
+  const m = doc.merged, mByDepth = [];
+  for (let i = 0; i < m.s.length; i++) (mByDepth[m.l[i]] ||= []).push(i);
+  for (const list of mByDepth) if (list) list.sort((a, b) => m.s[a] - m.s[b]);
+  return { doc, ev, byDepth, palette, colorOf, mByDepth, maxDepth: Math.max(doc.max_depth, 0) };
+}
+
+function firstEnding(ix, ev, list, count, t) {
+  let lo = 0, hi = count;
+  while (lo < hi) { const mid = (lo + hi) >> 1; const i = list[mid]; if (ev.s[i] + ev.d[i] < t) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+export class FlameChart {
+  // opts: base (chart doc), fetchWindow(range, widthPx) -> Promise<doc> (server), onSelect(e),
+  // onRange([t0, t1] | null)
+  constructor(root, opts) {
+    this.o = opts;
+    this.base = indexDoc(opts.base);
+    this.detail = null;
+    this.fetchId = 0;
+    const d = opts.base;
+    this.start = d.start_ms; this.end = Math.max(d.end_ms, d.start_ms + 0.001);
+    this.t0 = this.start; this.t1 = this.end;
+    this.scrollY = 0;
+    this.range = null;
+    this.selected = null;
+    this.overview = el('div', { class: 'overview', title: 'Drag to select a range; click to move the view' });
+    this.ovCanvas = el('canvas');
+    this.overview.append(this.ovCanvas);
+    this.wrap = el('div', { class: 'chart-wrap' });
+    this.canvas = el('canvas', { tabindex: 0, 'aria-label': 'Flame chart: wheel or W/S to zoom, drag or A/D to pan, shift-drag to select a range' });
+    this.wrap.append(this.canvas);
+    root.append(this.overview, this.wrap);
+    this.ctx = this.canvas.getContext('2d', { alpha: false });
+    this.ovCtx = this.ovCanvas.getContext('2d');
+    this.stats = { frames: 0, drawn: 0, merged: 0 };
+    this.bind();
+    this.ro = new ResizeObserver(() => { this.resize(); });
+    this.ro.observe(this.wrap);
+    this.resize();
+  }
+
+  resize() {
+    const dpr = window.devicePixelRatio || 1;
+    for (const [c, box] of [[this.canvas, this.wrap], [this.ovCanvas, this.overview]]) {
+      const w = Math.max(1, box.clientWidth), h = Math.max(1, box.clientHeight);
+      c.width = Math.round(w * dpr); c.height = Math.round(h * dpr);
+    }
+    this.dpr = dpr;
+    this.ovImage = null;
+    this.redraw();
+  }
+
+  get width() { return this.wrap.clientWidth || 1; }
+  get height() { return this.wrap.clientHeight || 1; }
+
+  redraw() {
+    if (this.pending) return;
+    this.pending = requestAnimationFrame(() => { this.pending = 0; this.draw(); });
+  }
+
+  setView(t0, t1, fetch = true) {
+    const minSpan = 0.001;
+    let span = Math.max(minSpan, Math.min(t1 - t0, (this.end - this.start) * 1.02));
+    const pad = (this.end - this.start) * 0.01;
+    t0 = Math.max(this.start - pad, Math.min(t0, this.end + pad - span));
+    this.t0 = t0; this.t1 = t0 + span;
+    this.redraw();
+    if (fetch) this.scheduleFetch();
+    if (this.o.onView) this.o.onView(this.t0, this.t1);
+  }
+
+  scheduleFetch() {
+    if (!this.o.fetchWindow) return;
+    clearTimeout(this.fetchTimer);
+    this.fetchTimer = setTimeout(async () => {
+      const span = this.t1 - this.t0, want = [this.t0 - span / 2, this.t1 + span / 2];
+      const id = ++this.fetchId;
+      try {
+        const doc = await this.o.fetchWindow(want, this.width * 2);
+        if (id !== this.fetchId) return;
+        this.detail = indexDoc(doc);
+        this.redraw();
+      } catch (e) { console.warn('jsprof: chart window', e); }
+    }, 90);
+  }
+
+  // The data to draw: the fetched window when it covers the view, else the whole recording.
+  current() {
+    const d = this.detail;
+    if (d && d.doc.window[0] <= this.t0 + 1e-9 && d.doc.window[1] >= Math.min(this.t1, this.end) - 1e-9) return d;
+    return this.base;
+  }
+
+  draw() {
+    const ctx = this.ctx, dpr = this.dpr, W = this.width, H = this.height;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, W, H);
+    const ix = this.current(), ev = ix.ev, strings = ix.doc.strings;
+    const t0 = this.t0, t1 = this.t1, k = W / (t1 - t0);
+    ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+    ctx.textBaseline = 'middle';
+    if (!this.charW) this.charW = ctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789').width / 36;
+    const charW = this.charW;
+    let drawn = 0, merged = 0;
+    const maxScroll = Math.max(0, (ix.maxDepth + 2) * ROW + AXIS - H);
+    this.scrollY = Math.min(this.scrollY, maxScroll);
+    const firstDepth = Math.max(0, Math.floor(this.scrollY / ROW));
+    for (let dpt = firstDepth; dpt <= ix.maxDepth; dpt++) {
+      const y = AXIS + dpt * ROW - this.scrollY;
+      if (y > H) break;
+      const b = ix.byDepth[dpt];
+      if (b && b.n) {
+        const list = b.idx, n = b.n;
+        let runX = -1, runEnd = -1;
+        for (let j = firstEnding(ix, ev, list, n, t0); j < n; j++) {
+          const i = list[j], s = ev.s[i];
+          if (s > t1) break;
+          const x = (s - t0) * k, w = ev.d[i] * k;
+          if (w < 1.5) {
+            if (x <= runEnd + 0.5) { runEnd = Math.max(runEnd, x + w); continue; }
+            if (runX >= 0) { ctx.fillStyle = MERGED; ctx.fillRect(runX, y, Math.max(1, runEnd - runX), ROW - 1); merged++; }
+            runX = x; runEnd = x + w;
+            continue;
+          }
+          const x0 = Math.max(x, -2), x1 = Math.min(x + w, W + 2);
+          ctx.fillStyle = ix.palette[ix.colorOf[i]];
+          ctx.fillRect(x0, y, Math.max(1, x1 - x0 - (w > 4 ? 1 : 0)), ROW - 1);
+          drawn++;
+          const room = x1 - x0 - 6;
+          if (room > charW * 3) {
+            let label = displayName(strings[ev.n[i]]);
+            const fit = Math.floor(room / charW);
+            if (label.length > fit) label = label.slice(0, Math.max(1, fit - 1)) + '…';
+            ctx.fillStyle = '#1f2328';
+            ctx.fillText(label, x0 + 3, y + ROW / 2);
+          }
+        }
+        if (runX >= 0) { ctx.fillStyle = MERGED; ctx.fillRect(runX, y, Math.max(1, runEnd - runX), ROW - 1); merged++; }
+      }
+      const ml = ix.mByDepth[dpt];
+      if (ml) {
+        const m = ix.doc.merged;
+        ctx.fillStyle = MERGED;
+        for (const i of ml) {
+          const s = m.s[i];
+          if (s > t1) break;
+          if (s + m.d[i] < t0) continue;
+          const x = (s - t0) * k;
+          ctx.fillRect(Math.max(-2, x), y, Math.max(1, Math.min(m.d[i] * k, W + 4)), ROW - 1);
+          merged++;
+        }
+      }
+    }
+    // The selected call and the selected range.
+    if (this.selected) {
+      const e = this.selected;
+      const x = (e.s - t0) * k, y = AXIS + e.l * ROW - this.scrollY;
+      ctx.strokeStyle = '#0969da'; ctx.lineWidth = 2;
+      ctx.strokeRect(Math.max(-2, x) + 1, y + 1, Math.max(2, Math.min(e.d * k, W + 4) - 2), ROW - 3);
+    }
+    if (this.range) {
+      const x0 = (this.range[0] - t0) * k, x1 = (this.range[1] - t0) * k;
+      ctx.fillStyle = 'rgba(9,105,218,0.10)';
+      ctx.fillRect(x0, AXIS, x1 - x0, H - AXIS);
+      ctx.fillStyle = 'rgba(9,105,218,0.8)';
+      ctx.fillRect(x0, AXIS, 1, H - AXIS); ctx.fillRect(x1, AXIS, 1, H - AXIS);
+    }
+    this.drawAxis(ctx, W, t0, t1, k);
+    this.stats.frames++; this.stats.drawn = drawn; this.stats.merged = merged;
+    this.drawOverview();
+  }
+
+  drawAxis(ctx, W, t0, t1, k) {
+    ctx.fillStyle = '#f6f8fa'; ctx.fillRect(0, 0, W, AXIS - 2);
+    ctx.fillStyle = '#d8dee4'; ctx.fillRect(0, AXIS - 2, W, 1);
+    const step = niceStep((t1 - t0) / Math.max(1, W / 110));
+    ctx.fillStyle = '#656d76'; ctx.textBaseline = 'middle';
+    ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+    for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
+      const x = Math.round((t - t0) * k) + 0.5;
+      ctx.fillRect(x, AXIS - 7, 1, 5);
+      ctx.fillText(fmtMs(+t.toPrecision(12)), x + 3, (AXIS - 4) / 2);
+    }
+  }
+
+  drawOverview() {
+    const ctx = this.ovCtx, dpr = this.dpr, W = this.overview.clientWidth || 1, H = this.overview.clientHeight || 1;
+    const k = W / (this.end - this.start);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    if (!this.ovImage) {
+      // Activity per pixel: time not idle among the outermost events.
+      const busy = new Float64Array(Math.ceil(W) + 1), gc = new Float64Array(busy.length);
+      const ix = this.base, ev = ix.ev, strings = ix.doc.strings, b = ix.byDepth[0];
+      for (let j = 0; b && j < b.n; j++) {
+        const i = b.idx[j], name = strings[ev.n[i]];
+        if (name === '(idle)' || name === '(program)') continue;
+        const arr = name === '(garbage collector)' || ix.doc.types[ev.t[i]] === 'GC' ? gc : busy;
+        let s = (ev.s[i] - this.start) * k, e = s + ev.d[i] * k;
+        for (let x = Math.floor(s); x < e && x < arr.length; x++) arr[x] += Math.min(e, x + 1) - Math.max(s, x);
+      }
+      ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, W, H);
+      for (let x = 0; x < busy.length; x++) {
+        const h1 = Math.min(1, busy[x]) * (H - 14), h2 = Math.min(1, gc[x]) * (H - 14);
+        ctx.fillStyle = '#f2c744'; ctx.fillRect(x, H - h1, 1, h1);
+        ctx.fillStyle = '#b07fd0'; ctx.fillRect(x, H - h1 - h2, 1, h2);
+      }
+      this.ovImage = ctx.getImageData(0, 0, Math.round(W * dpr), Math.round(H * dpr));
+    } else {
+      ctx.putImageData(this.ovImage, 0, 0);
+    }
+    const x0 = (this.t0 - this.start) * k, x1 = (this.t1 - this.start) * k;
+    ctx.fillStyle = 'rgba(31,35,40,0.18)';
+    ctx.fillRect(0, 0, Math.max(0, x0), H); ctx.fillRect(x1, 0, Math.max(0, W - x1), H);
+    ctx.strokeStyle = '#0969da'; ctx.lineWidth = 1;
+    ctx.strokeRect(Math.max(0, x0) + 0.5, 0.5, Math.max(2, x1 - x0) - 1, H - 1);
+    if (this.range) {
+      const r0 = (this.range[0] - this.start) * k, r1 = (this.range[1] - this.start) * k;
+      ctx.fillStyle = 'rgba(9,105,218,0.25)'; ctx.fillRect(r0, 0, Math.max(1, r1 - r0), H);
+    }
+  }
+
+  // The event under a point of the canvas (CSS px), or a merged block.
+  hit(x, y) {
+    if (y < AXIS) return null;
+    const ix = this.current(), ev = ix.ev, dpt = Math.floor((y - AXIS + this.scrollY) / ROW);
+    const k = this.width / (this.t1 - this.t0), t = this.t0 + x / k;
+    const b = ix.byDepth[dpt];
+    if (b && b.n) {
+      const j = firstEnding(ix, ev, b.idx, b.n, t - 1 / k);
+      for (let q = j; q < b.n; q++) {
+        const i = b.idx[q];
+        if (ev.s[i] > t + 1 / k) break;
+        if (ev.s[i] <= t + 0.5 / k && ev.s[i] + ev.d[i] >= t - 0.5 / k) return this.event(ix, i);
+      }
+    }
+    const ml = ix.mByDepth[dpt];
+    if (ml) {
+      const m = ix.doc.merged;
+      for (const i of ml) if (m.s[i] <= t + 1 / k && m.s[i] + m.d[i] >= t - 1 / k) return { merged: true, s: m.s[i], d: m.d[i], l: dpt, count: m.c[i] };
+    }
+    return null;
+  }
+
+  event(ix, i) {
+    const ev = ix.ev, doc = ix.doc, f = ev.f[i] >= 0 ? doc.functions[ev.f[i]] : null;
+    return {
+      i, s: ev.s[i], d: ev.d[i], self: ev.x[i], l: ev.l[i], type: doc.types[ev.t[i]],
+      name: doc.strings[ev.n[i]],
+      url: f ? doc.strings[f[1]] : '', line: f ? f[2] : null, column: f ? f[3] : null,
+      fn: f ? ev.f[i] : -1,
+    };
+  }
+
+  tooltip(e) {
+    if (e.merged) return `<div class="tt-name">${e.count.toLocaleString('en-US')} events under a pixel</div><div class="tt-loc">zoom in to see them</div><table><tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Span</td><td>${fmtMs(e.d)}</td></tr></table>`;
+    const loc = fmtLocation(e.url, e.line, e.column);
+    return `<div class="tt-name">${esc(displayName(e.name))}</div>` + (loc ? `<div class="tt-loc">${esc(loc)}</div>` : '') +
+      `<table><tr><td>Total</td><td>${fmtMs(e.d)}</td></tr><tr><td>Self</td><td>${fmtMs(e.self)}</td></tr>` +
+      `<tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Type</td><td>${e.type}</td></tr></table>`;
+  }
+
+  setRange(r) {
+    this.range = r && r[1] - r[0] > 0 ? r : null;
+    this.redraw();
+    if (this.o.onRange) this.o.onRange(this.range);
+  }
+
+  zoom(factor, atX) {
+    const k = this.width / (this.t1 - this.t0);
+    const tc = this.t0 + (atX ?? this.width / 2) / k;
+    this.setView(tc - (tc - this.t0) * factor, tc + (this.t1 - tc) * factor);
+  }
+
+  pan(dx) {
+    const k = this.width / (this.t1 - this.t0);
+    this.setView(this.t0 - dx / k, this.t1 - dx / k);
+  }
+
+  bind() {
+    const c = this.canvas;
+    c.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const r = c.getBoundingClientRect();
+      if (e.shiftKey) { this.scrollY = Math.max(0, this.scrollY + e.deltaY); this.redraw(); return; }
+      if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) { this.pan(-e.deltaX); return; }
+      const dy = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
+      this.zoom(Math.exp(dy * 0.002), e.clientX - r.left);
+    }, { passive: false });
+    let drag = null;
+    c.addEventListener('mousedown', (e) => {
+      const r = c.getBoundingClientRect();
+      drag = { x: e.clientX, y: e.clientY, lastX: e.clientX, lastY: e.clientY, moved: false, select: e.shiftKey, x0: e.clientX - r.left };
+      c.focus();
+      if (!drag.select) c.classList.add('dragging');
+      e.preventDefault();
+    });
+    window.addEventListener('mousemove', (e) => {
+      if (!drag) return;
+      if (Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) > 3) drag.moved = true;
+      const r = c.getBoundingClientRect();
+      if (drag.select) {
+        const k = this.width / (this.t1 - this.t0);
+        const a = this.t0 + drag.x0 / k, b = this.t0 + (e.clientX - r.left) / k;
+        this.range = [Math.min(a, b), Math.max(a, b)];
+        this.redraw();
+      } else {
+        this.scrollY = Math.max(0, this.scrollY - (e.clientY - drag.lastY));
+        this.pan(e.clientX - drag.lastX);
+      }
+      drag.lastX = e.clientX; drag.lastY = e.clientY;
+    });
+    window.addEventListener('mouseup', (e) => {
+      if (!drag) return;
+      const d = drag;
+      drag = null;
+      c.classList.remove('dragging');
+      if (d.select && d.moved) { this.setRange(this.range); return; }
+      if (!d.moved) {
+        const r = c.getBoundingClientRect();
+        const h = this.hit(e.clientX - r.left, e.clientY - r.top);
+        this.selected = h && !h.merged ? h : null;
+        this.redraw();
+        if (this.o.onSelect) this.o.onSelect(this.selected);
+      }
+    });
+    c.addEventListener('mousemove', (e) => {
+      if (drag) return;
+      const r = c.getBoundingClientRect();
+      const h = this.hit(e.clientX - r.left, e.clientY - r.top);
+      if (h) showTooltip(this.tooltip(h), e.clientX, e.clientY, h.merged ? null : h.d); else hideTooltip();
+    });
+    c.addEventListener('mouseleave', hideTooltip);
+    c.addEventListener('dblclick', (e) => {
+      const r = c.getBoundingClientRect();
+      const h = this.hit(e.clientX - r.left, e.clientY - r.top);
+      if (h) this.setView(h.s - h.d * 0.05, h.s + h.d * 1.05);
+    });
+    c.addEventListener('keydown', (e) => {
+      const W = this.width;
+      switch (e.key) {
+        case 'w': case 'W': case '+': case '=': this.zoom(0.8); break;
+        case 's': case 'S': case '-': case '_': this.zoom(1.25); break;
+        case 'a': case 'A': case 'ArrowLeft': this.pan(W * 0.1); break;
+        case 'd': case 'D': case 'ArrowRight': this.pan(-W * 0.1); break;
+        case 'ArrowUp': this.scrollY = Math.max(0, this.scrollY - ROW * 3); this.redraw(); break;
+        case 'ArrowDown': this.scrollY += ROW * 3; this.redraw(); break;
+        case '0': case 'Home': this.setView(this.start, this.end); break;
+        case 'Escape': this.setRange(null); this.selected = null; this.redraw(); break;
+        default: return;
+      }
+      e.preventDefault();
+    });
+    // The overview: drag selects a range (and shows it), a click moves the view there.
+    let ov = null;
+    const ovTime = (e) => {
+      const r = this.overview.getBoundingClientRect();
+      return this.start + ((e.clientX - r.left) / r.width) * (this.end - this.start);
+    };
+    this.overview.addEventListener('mousedown', (e) => { ov = { t: ovTime(e), moved: false }; e.preventDefault(); });
+    window.addEventListener('mousemove', (e) => {
+      if (!ov) return;
+      const t = ovTime(e);
+      if (Math.abs(t - ov.t) > (this.end - this.start) / 500) ov.moved = true;
+      if (ov.moved) { this.range = [Math.min(ov.t, t), Math.max(ov.t, t)]; this.redraw(); }
+    });
+    window.addEventListener('mouseup', (e) => {
+      if (!ov) return;
+      const o = ov; ov = null;
+      if (o.moved && this.range) {
+        const [a, b] = this.range, pad = (b - a) * 0.05;
+        this.setView(a - pad, b + pad);
+        this.setRange(this.range);
+      } else {
+        const span = this.t1 - this.t0;
+        this.setView(o.t - span / 2, o.t + span / 2);
+      }
+    });
+  }
+
+  // For tests and the benchmark: where a call named `name` is drawn (its widest visible one).
+  locate(name) {
+    const ix = this.current(), ev = ix.ev, strings = ix.doc.strings, k = this.width / (this.t1 - this.t0);
+    let best = -1, bestW = 0;
+    for (let i = 0; i < ev.s.length; i++) {
+      if (strings[ev.n[i]] !== name) continue;
+      const x0 = Math.max(0, (ev.s[i] - this.t0) * k), x1 = Math.min(this.width, (ev.s[i] + ev.d[i] - this.t0) * k);
+      const y = AXIS + ev.l[i] * ROW - this.scrollY;
+      if (x1 - x0 > bestW && y >= AXIS && y + ROW <= this.height) { best = i; bestW = x1 - x0; }
+    }
+    if (best < 0) return null;
+    const x0 = Math.max(0, (ev.s[best] - this.t0) * k), x1 = Math.min(this.width, (ev.s[best] + ev.d[best] - this.t0) * k);
+    const r = this.canvas.getBoundingClientRect();
+    return { x: r.left + (x0 + x1) / 2, y: r.top + AXIS + ev.l[best] * ROW - this.scrollY + ROW / 2, event: this.event(ix, best) };
+  }
+}
+
+function niceStep(raw) {
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const m = raw / p;
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}

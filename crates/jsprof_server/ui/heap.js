@@ -1,0 +1,279 @@
+// Heap views: Summary (a class expands to its objects, a page at a time), Retainers of the
+// selected object, the dominator tree, Statistics, Comparison, detached DOM trees.
+import { fmtBytes, fmtPct, fmtCount, el, esc, matcher } from './format.js';
+import { TreeTable, pctCell } from './table.js';
+
+const PAGE = 20;
+
+function distance(d) {
+  if (d == null || d < 0) return '–';
+  if (d >= 100000000) return '∞';
+  return String(d);
+}
+
+function objectLabel(o) {
+  const name = o.name && o.name !== o.class ? ` ${o.name.length > 80 ? o.name.slice(0, 80) + '…' : o.name}` : '';
+  return `${o.class}${name} @${o.id}`;
+}
+
+// The Retainers panel: each retaining path from the object outwards (as DevTools lists them).
+export class RetainersPanel {
+  constructor(root, heap) {
+    this.heap = heap;
+    this.head = el('div', { class: 'toolbar' }, el('strong', { text: 'Retainers' }));
+    this.body = el('div', { class: 'scroll retainers', role: 'list', 'aria-label': 'Retainers' });
+    this.info = el('span', { class: 'hint', text: 'Select an object to see what keeps it alive.' });
+    this.head.append(this.info);
+    root.append(this.head, this.body);
+  }
+
+  async show(o) {
+    if (!o || o.id == null) return;
+    this.info.textContent = objectLabel(o);
+    this.body.textContent = '';
+    let r;
+    try { r = await this.heap.retainers(o.id); } catch (e) { this.body.append(el('div', { class: 'empty', text: e.message })); return; }
+    if (r.missing) { this.body.append(el('div', { class: 'empty', text: 'The report embeds retainers for the largest objects of the largest classes only; open the snapshot with `jsprof view` for every object.' })); return; }
+    if (!r.paths.length) { this.body.append(el('div', { class: 'empty', text: 'No path from a GC root (unreachable or only held by weak references).' })); return; }
+    r.paths.forEach((p, n) => {
+      const div = el('div', { class: 'path', role: 'listitem' });
+      div.append(el('div', { class: 'muted', text: `Path ${n + 1}: ${p.steps.length} step${p.steps.length === 1 ? '' : 's'} to a root` }));
+      p.steps.forEach((s, depth) => {
+        const ret = s.retainer;
+        const row = el('div', { class: 'step' });
+        row.style.paddingLeft = 14 + depth * 14 + 'px';
+        row.innerHTML = `<span class="edge">${esc(s.edge)}</span> in <span class="cls">${esc(ret.class)}</span>` +
+          (ret.name && ret.name !== ret.class ? ` ${esc(ret.name.slice(0, 60))}` : '') +
+          ` <span class="id">@${ret.id}</span> <span class="muted">· distance ${distance(ret.distance)} · shallow ${fmtBytes(ret.self_size)} · retained ${fmtBytes(ret.retained_size)}</span>`;
+        div.append(row);
+      });
+      this.body.append(div);
+    });
+  }
+}
+
+function objectColumns(total) {
+  return [
+    { title: 'Constructor', cls: 'fn', value: (d) => (d.class ?? d.name).toLowerCase(), render: (d) => d.isClass ? el('span', null, el('strong', { text: d.name }), el('span', { class: 'muted', text: ` ×${fmtCount(d.count)}` })) : objectLabel(d) },
+    { title: 'Distance', num: true, value: (d) => d.distance, render: (d) => distance(d.distance) },
+    { title: 'Shallow Size', num: true, value: (d) => d.self_size, render: (d) => fmtBytes(d.self_size) },
+    { title: '', num: true, value: (d) => d.self_size, render: (d) => pctCell(fmtPct((d.self_size * 100) / total), (d.self_size * 100) / total) },
+    { title: 'Retained Size', num: true, value: (d) => d.retained_size, render: (d) => fmtBytes(d.retained_size) },
+    { title: '', num: true, value: (d) => d.retained_size, render: (d) => pctCell(fmtPct((d.retained_size * 100) / total), (d.retained_size * 100) / total) },
+  ];
+}
+
+// Children fetched a page at a time; a "load more" pseudo-object asks for the next page.
+function pager(load) {
+  return async (d, offset = 0) => {
+    const page = await load(d, offset, PAGE);
+    const list = page.objects.slice();
+    const shown = offset + list.length;
+    if (page.missing) list.push({ more: true, note: 'not embedded in this report', class: '', id: null });
+    else if (page.total > shown) {
+      const bound = page.embedded != null ? Math.min(page.total, page.embedded) : page.total;
+      list.push({ more: true, parent: d, offset: shown, left: page.total - shown, bound, class: '', id: null });
+    }
+    return list;
+  };
+}
+
+function moreRow(d) {
+  if (d.note) return el('span', { class: 'muted', text: `… ${d.note}` });
+  if (d.offset >= d.bound) return el('span', { class: 'muted', text: `… ${fmtCount(d.left)} more (not embedded in this report)` });
+  return el('a', { href: '#', text: `… ${fmtCount(d.left)} more — show ${PAGE} more` });
+}
+
+function heapTable(root, total, children, expandable, onSelect, label) {
+  const cols = objectColumns(total);
+  const first = cols[0];
+  first.render = ((orig) => (d) => (d.more ? moreRow(d) : orig(d)))(first.render);
+  const table = new TreeTable({
+    columns: cols, treeColumn: 0, sortBy: 4, label,
+    children, expandable: (d) => !d.more && expandable(d),
+    rootLimit: 300,
+    onSelect: (d, row) => onSelect(d, row, table),
+    onActivate: (d, row) => onSelect(d, row, table, true),
+  });
+  root.append(table.table);
+  return table;
+}
+
+// Loads the next page in place of a "more" row.
+async function loadMore(table, row, load) {
+  const d = row.d;
+  if (!d.more || d.note || d.offset >= d.bound) return;
+  const list = row.parent ? row.parent.kids : table.roots;
+  const got = await load(d.parent, d.offset);
+  const at = list.indexOf(row);
+  const wrapped = got.map((x) => table.wrap(x, row.depth, row.parent));
+  list.splice(at, 1, ...wrapped);
+  if (row.parent) row.parent.limit = Math.max(row.parent.limit, list.length);
+  table.render();
+}
+
+export class SummaryView {
+  constructor(root, heap) {
+    this.heap = heap;
+    const bar = el('div', { class: 'toolbar' });
+    this.input = el('input', { type: 'search', placeholder: 'Class filter', 'aria-label': 'Class filter' });
+    this.info = el('span', { class: 'hint' });
+    bar.append(this.input, this.info);
+    const split = el('div', { class: 'split' });
+    const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
+    this.scroll = el('div', { class: 'scroll' });
+    top.append(this.scroll);
+    split.append(top, bottom);
+    root.append(bar, split);
+    this.retainers = new RetainersPanel(bottom, heap);
+    this.input.addEventListener('input', () => { clearTimeout(this.t); this.t = setTimeout(() => this.filter(), 150); });
+  }
+
+  async load() {
+    const s = await this.heap.summary();
+    this.summary = s;
+    this.classes = s.classes.map((c) => Object.assign({ isClass: true }, c));
+    this.info.textContent = `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
+    const load = pager((d, offset, limit) => this.heap.classPage(d.key, offset, limit));
+    this.load = load;
+    this.table = heapTable(this.scroll, s.total_size, (d, offset) => load(d, offset), (d) => d.isClass, async (d, row, table, activate) => {
+      if (d.more) { await loadMore(table, row, load); return; }
+      if (!d.isClass) this.retainers.show(d);
+    }, 'Summary');
+    this.filter();
+  }
+
+  filter() {
+    const m = matcher(this.input.value.trim());
+    this.table.setRoots(m ? this.classes.filter((c) => m(c.name)) : this.classes);
+  }
+
+  // For tests: expand a class row by name.
+  async open(name) {
+    const row = this.table.roots.find((r) => r.d.name === name);
+    if (!row) return false;
+    await this.table.expand(row, true);
+    this.table.render();
+    return true;
+  }
+}
+
+export class DominatorsView {
+  constructor(root, heap, total) {
+    this.heap = heap;
+    const split = el('div', { class: 'split' });
+    const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
+    const scroll = el('div', { class: 'scroll' });
+    top.append(el('div', { class: 'toolbar' }, el('span', { class: 'hint', text: 'The dominator tree: each object holds what it alone keeps alive. Expand to walk it.' })), scroll);
+    split.append(top, bottom);
+    root.append(split);
+    const retainers = new RetainersPanel(bottom, heap);
+    const load = pager((d, offset, limit) => heap.dominated(d ? d.id : null, offset, limit));
+    this.table = heapTable(scroll, total, (d, offset) => load(d, offset), (d) => d.retained_size > d.self_size, async (d, row, table) => {
+      if (d.more) { await loadMore(table, row, load); return; }
+      retainers.show(d);
+    }, 'Dominators');
+    load(null, 0).then((list) => this.table.setRoots(list));
+  }
+}
+
+export function statisticsView(root, summary) {
+  const st = summary.statistics;
+  const parts = [
+    ['Code', st.v8heap.code, '#f0a04b'],
+    ['Strings', st.v8heap.strings, '#6fa8dc'],
+    ['JS arrays', st.v8heap.jsArrays, '#79c07f'],
+    ['Typed arrays', st.native.typedArrays, '#e06666'],
+    ['System objects', st.v8heap.system, '#b48ee0'],
+  ];
+  const other = Math.max(0, st.total - parts.reduce((a, p) => a + p[1], 0));
+  parts.push(['Other JS objects', other, '#d6dbe0']);
+  const wrap = el('div', { class: 'stats' });
+  const canvas = el('canvas', { width: 220, height: 220, 'aria-label': 'Statistics chart' });
+  canvas.style.width = '220px'; canvas.style.height = '220px';
+  const ctx = canvas.getContext('2d');
+  let a = -Math.PI / 2;
+  for (const [, v, c] of parts) {
+    const da = st.total ? (v / st.total) * Math.PI * 2 : 0;
+    ctx.beginPath(); ctx.moveTo(110, 110); ctx.arc(110, 110, 100, a, a + da); ctx.closePath();
+    ctx.fillStyle = c; ctx.fill();
+    a += da;
+  }
+  ctx.beginPath(); ctx.arc(110, 110, 58, 0, Math.PI * 2); ctx.fillStyle = '#fff'; ctx.fill();
+  ctx.fillStyle = '#1f2328'; ctx.font = '600 15px system-ui, sans-serif'; ctx.textAlign = 'center';
+  ctx.fillText(fmtBytes(st.total), 110, 108);
+  ctx.font = '11px system-ui, sans-serif'; ctx.fillStyle = '#656d76'; ctx.fillText('total', 110, 126);
+  const table = el('table', { class: 'legend' });
+  for (const [name, v, c] of parts) {
+    table.append(el('tr', null,
+      el('td', null, el('span', { class: 'swatch', style: `background:${c}` }), name),
+      el('td', { class: 'num', text: fmtBytes(v) }),
+      el('td', { class: 'num muted', text: fmtPct(st.total ? (v * 100) / st.total : 0) })));
+  }
+  table.append(el('tr', null, el('td', { text: 'V8 heap' }), el('td', { class: 'num', text: fmtBytes(st.v8heap.total) }), el('td')));
+  table.append(el('tr', null, el('td', { text: 'Native' }), el('td', { class: 'num', text: fmtBytes(st.native.total) }), el('td')));
+  wrap.append(canvas, table);
+  root.append(wrap);
+}
+
+export class DetachedView {
+  constructor(root, heap, total) {
+    const split = el('div', { class: 'split' });
+    const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
+    const scroll = el('div', { class: 'scroll' });
+    this.info = el('span', { class: 'hint' });
+    top.append(el('div', { class: 'toolbar' }, this.info), scroll);
+    split.append(top, bottom);
+    root.append(split);
+    const retainers = new RetainersPanel(bottom, heap);
+    const cols = [
+      { title: 'Detached tree', cls: 'fn', value: (d) => d.root.class, render: (d) => objectLabel(d.root) },
+      { title: 'Nodes', num: true, value: (d) => d.node_count, render: (d) => fmtCount(d.node_count) },
+      { title: 'Retained Size', num: true, value: (d) => d.retained_size, render: (d) => fmtBytes(d.retained_size) },
+      { title: '', num: true, value: (d) => d.retained_size, render: (d) => pctCell(fmtPct((d.retained_size * 100) / total), (d.retained_size * 100) / total) },
+    ];
+    const table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 2, label: 'Detached DOM trees', onSelect: (d) => retainers.show(d.root) });
+    scroll.append(table.table);
+    heap.detached().then((r) => {
+      this.info.textContent = r.trees.length ? `${r.trees.length} detached DOM tree${r.trees.length === 1 ? '' : 's'}, ${fmtCount(r.trees.reduce((a, t) => a + t.node_count, 0))} nodes, ${fmtBytes(r.trees.reduce((a, t) => a + t.retained_size, 0))} retained` : 'No detached DOM trees.';
+      table.setRoots(r.trees);
+    });
+  }
+}
+
+export class ComparisonView {
+  // bases: [{label, session, artifact}]
+  constructor(root, heap, bases) {
+    const bar = el('div', { class: 'toolbar' });
+    const select = el('select', { 'aria-label': 'Base snapshot' });
+    for (const b of bases) select.append(el('option', { value: `${b.session}/${b.artifact}`, text: b.label }));
+    this.info = el('span', { class: 'hint' });
+    bar.append(el('span', { text: 'Compared with' }), select, this.info);
+    const scroll = el('div', { class: 'scroll' });
+    root.append(bar, scroll);
+    const sign = (v, f) => (v > 0 ? '+' : v < 0 ? '−' : '') + f(Math.abs(v));
+    const cols = [
+      { title: 'Constructor', cls: 'fn', value: (d) => d.name.toLowerCase(), render: (d) => d.name },
+      { title: '# New', num: true, value: (d) => d.new_count, render: (d) => fmtCount(d.new_count) },
+      { title: '# Deleted', num: true, value: (d) => d.deleted_count, render: (d) => fmtCount(d.deleted_count) },
+      { title: '# Delta', num: true, value: (d) => d.count_delta, render: (d) => sign(d.count_delta, fmtCount) },
+      { title: 'Alloc. Size', num: true, value: (d) => d.alloc_size, render: (d) => fmtBytes(d.alloc_size) },
+      { title: 'Freed Size', num: true, value: (d) => d.freed_size, render: (d) => fmtBytes(d.freed_size) },
+      { title: 'Size Delta', num: true, value: (d) => d.size_delta, render: (d) => sign(d.size_delta, fmtBytes) },
+      { title: 'Retained Delta', num: true, value: (d) => d.retained_delta, render: (d) => sign(d.retained_delta, fmtBytes) },
+    ];
+    const table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 6, label: 'Comparison' });
+    scroll.append(table.table);
+    const load = async () => {
+      const [s, a] = select.value.split('/');
+      this.info.textContent = 'Comparing…';
+      try {
+        const r = await heap.diff(s, a);
+        this.info.textContent = `${r.classes.length} classes changed` + (r.warnings.length ? ` · ${r.warnings.map((w) => w.message).join('; ')}` : '');
+        table.setRoots(r.classes);
+      } catch (e) { this.info.textContent = e.message; }
+    };
+    select.addEventListener('change', load);
+    if (bases.length) load(); else this.info.textContent = 'Open a second snapshot (jsprof view A.heapsnapshot B.heapsnapshot) to compare.';
+  }
+}

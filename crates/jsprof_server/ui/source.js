@@ -1,0 +1,180 @@
+// Where the views' data comes from: the server (`jsprof view`, `jsprof serve`), which aggregates,
+// clips and pages; or the JSON `jsprof report` embedded in the page, where a range selection is
+// computed here from the embedded calls.
+
+export class ServerSource {
+  constructor(token) {
+    this.token = token;
+  }
+
+  async get(path, params) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params || {})) if (v != null && v !== '') q.set(k, v);
+    const qs = q.toString();
+    const res = await fetch(path + (qs ? '?' + qs : ''), { headers: { Authorization: 'Bearer ' + this.token } });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.message || res.status + ' ' + res.statusText);
+    return body;
+  }
+
+  async send(method, path, body) {
+    const res = await fetch(path, {
+      method,
+      headers: { Authorization: 'Bearer ' + this.token, 'Content-Type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const answer = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(answer.message || res.status + ' ' + res.statusText);
+    return answer;
+  }
+
+  sessions() { return this.get('/api/sessions'); }
+
+  // The views of one artifact of one session.
+  artifact(session, artifact) {
+    const base = `/api/sessions/${session.session_id}/artifacts/${artifact.artifact_id}`;
+    const ui = `/api/ui/sessions/${session.session_id}/artifacts/${artifact.artifact_id}`;
+    const src = this;
+    const range = (r) => (r ? `${r[0]}..${r[1]}` : null);
+    return {
+      name: artifact.name || `${session.session_id}/${artifact.artifact_id}`,
+      kind: artifact.kind === 'heap-snapshot' ? 'heap' : 'cpu',
+      hasChart: session.timeline_artifact_id === artifact.artifact_id,
+      live: true,
+      chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline }),
+      profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline }),
+      heap: {
+        summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),
+        classPage: (key, offset, limit) => src.get(`${ui}/heap/class`, { key, offset, limit }),
+        retainers: (id) => src.get(`${base}/heap/retainers/${id}`, { paths: 5 }),
+        dominated: (id, offset, limit) => src.get(`${ui}/heap/dominated/${id == null ? 'root' : id}`, { offset, limit }),
+        detached: () => src.get(`${ui}/heap/detached`),
+        diff: (baseSession, baseArtifact) => src.get(`${base}/heap/diff`, { base: `${baseSession}/${baseArtifact}`, limit: 0 }),
+      },
+    };
+  }
+}
+
+// The report's embedded data, with the same interface.
+export function embeddedArtifact(data) {
+  const heapDoc = data.heap;
+  const findObject = (id) => {
+    for (const c of heapDoc.objects) for (const o of c.objects) if (o.id === id) return o;
+    for (const d of heapDoc.detached) if (d.root.id === id) return d.root;
+    return null;
+  };
+  return {
+    name: data.name,
+    kind: heapDoc ? 'heap' : 'cpu',
+    hasChart: !!data.chart,
+    live: false,
+    chart: async () => data.chart,
+    profile: async (r) => (r && data.chart ? profileFromChart(data.chart, r) : data.profile),
+    heap: heapDoc && {
+      summary: async () => heapDoc.summary,
+      classPage: async (key, offset, limit) => {
+        const c = heapDoc.objects.find((c) => c.key === key);
+        if (!c) return { total: 0, offset, objects: [], missing: true };
+        return { total: c.total, offset, objects: c.objects.slice(offset, offset + limit), embedded: c.objects.length };
+      },
+      retainers: async (id) => {
+        const o = findObject(id);
+        return { object: o, paths: (o && o.paths) || [], missing: !o || !o.paths || !o.paths.length };
+      },
+      dominated: async (id, offset, limit) => (id == null
+        ? { total: heapDoc.dominators.length, offset, objects: heapDoc.dominators.slice(offset, offset + limit) }
+        : { total: 0, offset, objects: [], missing: true }),
+      detached: async () => ({ trees: heapDoc.detached }),
+    },
+  };
+}
+
+// DevTools' trees and function table of the embedded calls clipped to [t0, t1] (ms): total
+// counts recursion once, self is what is left after the (clipped) callees. Calls shorter than
+// the report's `min_ms` were not embedded: their time shows as their caller's self.
+export function profileFromChart(chart, r) {
+  const [t0, t1] = r;
+  const ev = chart.events;
+  const n = ev.s.length;
+  const callParent = new Int32Array(n).fill(-1);
+  const cd = new Float64Array(n);
+  const selfc = new Float64Array(n);
+  const outer = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (ev.f[i] < 0) continue;
+    const s = ev.s[i], e = s + ev.d[i];
+    cd[i] = Math.max(0, Math.min(e, t1) - Math.max(s, t0));
+    let p = ev.p[i];
+    while (p >= 0 && ev.f[p] < 0) p = ev.p[p];
+    callParent[i] = p;
+  }
+  for (let i = 0; i < n; i++) {
+    if (ev.f[i] < 0 || cd[i] <= 0) continue;
+    selfc[i] += cd[i];
+    if (callParent[i] >= 0) selfc[callParent[i]] -= cd[i];
+    let a = callParent[i], rec = false;
+    while (a >= 0) { if (ev.f[a] === ev.f[i]) { rec = true; break; } a = callParent[a]; }
+    outer[i] = rec ? 0 : 1;
+  }
+  // Top-down: a node per (parent node, function).
+  const td = newTree();
+  const nodeOf = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    if (ev.f[i] < 0 || cd[i] <= 0) continue;
+    const pn = callParent[i] >= 0 ? nodeOf[callParent[i]] : -1;
+    const node = td.child(pn, ev.f[i]);
+    nodeOf[i] = node;
+    td.s[node] += selfc[i];
+    td.t[node] += cd[i];
+  }
+  // Bottom-up: each function as a root, its callers beneath.
+  const bu = newTree();
+  for (let i = 0; i < n; i++) {
+    if (ev.f[i] < 0 || cd[i] <= 0) continue;
+    const self = selfc[i], total = outer[i] ? cd[i] : 0;
+    if (self <= 0 && total <= 0) continue;
+    let node = bu.child(-1, ev.f[i]);
+    bu.s[node] += self; bu.t[node] += total;
+    for (let a = callParent[i]; a >= 0; a = callParent[a]) {
+      node = bu.child(node, ev.f[a]);
+      bu.s[node] += self; bu.t[node] += total;
+    }
+  }
+  return {
+    unit: 'ms', total: t1 - t0, range: [t0, t1], computed: true,
+    strings: chart.strings, functions: chart.functions,
+    top_down: td.flatten(), bottom_up: bu.flatten(),
+  };
+}
+
+function newTree() {
+  const p = [], f = [], s = [], t = [], index = new Map();
+  return {
+    s, t,
+    child(parent, fn) {
+      const key = parent * 1048576 + fn + 1;
+      let k = index.get(key);
+      if (k === undefined) { k = p.length; p.push(parent); f.push(fn); s.push(0); t.push(0); index.set(key, k); }
+      return k;
+    },
+    // Pre-order, children heaviest first, as the server sends trees.
+    flatten() {
+      const kids = p.map(() => []);
+      const roots = [];
+      for (let i = 0; i < p.length; i++) (p[i] < 0 ? roots : kids[p[i]]).push(i);
+      const order = (a, b) => t[b] - t[a] || s[b] - s[a];
+      const out = { p: [], f: [], s: [], t: [] };
+      const stack = roots.sort(order).reverse().map((r) => [r, -1]);
+      while (stack.length) {
+        const [i, parent] = stack.pop();
+        const k = out.p.length;
+        out.p.push(parent); out.f.push(f[i]); out.s.push(round3(s[i])); out.t.push(round3(t[i]));
+        const c = kids[i].sort(order);
+        for (let j = c.length - 1; j >= 0; j--) stack.push([c[j], k]);
+      }
+      return { nodes: out, pruned: 0 };
+    },
+  };
+}
+
+function round3(x) { return Math.round(x * 1000) / 1000; }
