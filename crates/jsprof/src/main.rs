@@ -7,6 +7,7 @@ mod load;
 mod output;
 mod progress;
 mod range_arg;
+mod source_maps;
 mod timeline_load;
 mod transform_args;
 

@@ -1,7 +1,9 @@
 //! The flags that transform a profile before any view sees it — `--focus`, `--exclude`,
 //! `--hide-idle`, `--collapse-packages`, `--collapse-recursion` — shared by every CPU command
 //! through one clap struct, and the one place that applies them
-//! (`jsprof_analysis::filter`), after `--range`.
+//! (`jsprof_analysis::filter`), after `--range` — and source maps (`--sourcemap`,
+//! `--no-sourcemaps`, `crate::source_maps`), which come before the filters so that patterns
+//! match the original names.
 
 use anyhow::Result;
 use jsprof_analysis::Filters;
@@ -27,6 +29,13 @@ pub struct TransformArgs {
     /// One frame per function per stack (recursive calls merge into the outer one).
     #[arg(long)]
     pub collapse_recursion: bool,
+    /// A source map, or a folder of them, for scripts whose own sourceMappingURL comment does
+    /// not lead to one; matched to scripts by file name (repeatable).
+    #[arg(long, value_name = "FILE|DIR")]
+    pub sourcemap: Vec<std::path::PathBuf>,
+    /// Show generated positions: do not apply source maps.
+    #[arg(long, conflicts_with = "sourcemap")]
+    pub no_sourcemaps: bool,
 }
 
 fn parse_regex(text: &str) -> Result<Regex, String> {
@@ -44,8 +53,13 @@ impl TransformArgs {
         }
     }
 
-    /// The profile with the filters applied (unchanged without any).
-    pub fn apply(&self, _name: &str, profile: Profile) -> Result<Profile> {
+    /// The profile with source maps (unless `--no-sourcemaps`) and then the filters applied.
+    pub fn apply(&self, name: &str, profile: Profile) -> Result<Profile> {
+        let profile = if self.no_sourcemaps {
+            profile
+        } else {
+            crate::source_maps::apply(name, profile, &self.sourcemap)?
+        };
         let filters = self.filters();
         if filters.is_empty() {
             return Ok(profile);

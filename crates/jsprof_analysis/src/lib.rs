@@ -22,6 +22,7 @@ mod function_table;
 mod get_events;
 mod profile_calls;
 pub mod range;
+mod source_maps;
 mod summary;
 pub mod timeline;
 mod timing;
@@ -39,6 +40,7 @@ pub use function_table::{function_table, weight_where, FunctionKey, FunctionRow,
 pub use get_events::{get_events, EventQuery, EventRow, EventsAnswer, Mode, QueryError};
 pub use profile_calls::{frame_calls, trace_calls, Call};
 pub use range::{clip, time_origin, RangeError, TimeRange};
+pub use source_maps::{apply_source_maps, ScriptMap, ScriptMapping};
 pub use summary::{summarize, MetaShares, ProfileSummary};
 pub use timeline::{
     profile_timelines, trace_timelines, EventData, EventType, Timeline, TimelineEvent,

@@ -21,6 +21,7 @@ mod json;
 pub mod model;
 mod node_tree;
 mod selfprofile;
+pub mod source_map;
 mod trace;
 pub mod trace_events;
 
@@ -33,6 +34,7 @@ pub use heapprofile::read_heapprofile;
 pub use json::Source;
 pub use model::*;
 pub use selfprofile::read_selfprofile;
+pub use source_map::{Mapping, SourceMap, SourceMapError};
 pub use trace::{read_trace, read_trace_from};
 pub use trace_events::{TraceEvent, TraceFile, TraceThread};
 

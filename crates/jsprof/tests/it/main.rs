@@ -10,6 +10,7 @@ mod heap;
 mod heap_explore;
 mod record;
 mod serve;
+mod source_maps;
 mod support;
 mod timeline;
 mod ui;

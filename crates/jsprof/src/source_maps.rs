@@ -1,0 +1,304 @@
+//! Finding source maps for the scripts a profile names, on the local disk only: the
+//! `sourceMappingURL` comment of a local script (a file next to it, or an inline `data:` URL),
+//! or maps given with `--sourcemap FILE|DIR` (matched to scripts by file name). Never the
+//! network: a map named by an `http(s)` URL is reported, not fetched. What was mapped and which
+//! maps were missing go into the profile's warnings.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use jsprof_analysis::{apply_source_maps, ScriptMap};
+use jsprof_profile::{FrameKind, Profile, SourceMap, Warning};
+
+/// Scripts larger than this are not read for a comment.
+const MAX_SCRIPT: u64 = 512 << 20;
+
+/// The profile with source maps applied; `explicit` are `--sourcemap` paths.
+pub fn apply(name: &str, profile: Profile, explicit: &[PathBuf]) -> Result<Profile> {
+    let given = load_explicit(explicit)?;
+    let mut urls: Vec<&str> = Vec::new();
+    for (_, f) in profile.frames.iter() {
+        let url = profile.strings.get(f.url);
+        if f.kind == FrameKind::Js && !url.is_empty() && !urls.contains(&url) {
+            urls.push(url);
+        }
+    }
+    let mut maps: HashMap<String, ScriptMap> = HashMap::new();
+    let mut notes: Vec<Warning> = Vec::new();
+    for url in urls {
+        let base = url.rsplit(['/', '\\']).next().unwrap_or(url);
+        let base = base.split(['?', '#']).next().unwrap_or(base);
+        if let Some((map_path, map)) = given.get(base) {
+            let sources = resolve_sources(map, map_path.parent(), url);
+            maps.insert(
+                url.to_string(),
+                ScriptMap {
+                    map: map.clone(),
+                    sources,
+                },
+            );
+            continue;
+        }
+        let Some(script) = local_path(url) else {
+            continue;
+        };
+        match find_map(&script) {
+            Ok(None) => {}
+            Ok(Some((dir, map))) => {
+                let sources = resolve_sources(&map, dir.as_deref(), url);
+                maps.insert(url.to_string(), ScriptMap { map, sources });
+            }
+            Err(why) => notes.push(Warning::new(url, format!("source map missing: {why}"))),
+        }
+    }
+    if maps.is_empty() && notes.is_empty() {
+        return Ok(profile);
+    }
+    let (mut mapped, report) = apply_source_maps(&profile, |url| maps.get(url));
+    for r in report {
+        let mut message = format!("source map applied: {} frames mapped", r.mapped);
+        if r.unmapped > 0 {
+            message.push_str(&format!(
+                ", {} not covered by the map (kept as they were)",
+                r.unmapped
+            ));
+        }
+        mapped.warnings.push(Warning::new(r.url, message));
+    }
+    mapped.warnings.extend(notes);
+    let _ = name;
+    Ok(mapped)
+}
+
+/// `--sourcemap` maps by the file name of the script they describe (their `file`, else their
+/// own name less `.map`).
+fn load_explicit(paths: &[PathBuf]) -> Result<HashMap<String, (PathBuf, SourceMap)>> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            collect_maps(p, 0, &mut files)
+                .with_context(|| format!("cannot list {}", p.display()))?;
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut out = HashMap::new();
+    for f in files {
+        let bytes = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
+        let map = SourceMap::from_json(&bytes).map_err(|e| anyhow!("{}: {e}", f.display()))?;
+        let own = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(|n| n.strip_suffix(".map").unwrap_or(n).to_string());
+        let named = map
+            .file
+            .as_deref()
+            .map(|n| n.rsplit(['/', '\\']).next().unwrap_or(n).to_string());
+        for key in [named, own].into_iter().flatten() {
+            out.entry(key).or_insert_with(|| (f.clone(), map.clone()));
+        }
+    }
+    Ok(out)
+}
+
+fn collect_maps(dir: &Path, depth: u32, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if depth > 8 {
+        return Ok(());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let p = e.path();
+        if e.file_type()?.is_dir() {
+            if e.file_name() != "node_modules" {
+                collect_maps(&p, depth + 1, out)?;
+            }
+        } else if p.extension().is_some_and(|x| x == "map") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The local path of a `file://` URL or an absolute path; `None` for anything else.
+fn local_path(url: &str) -> Option<PathBuf> {
+    let path = if let Some(rest) = url.strip_prefix("file://") {
+        percent_decode(rest.strip_prefix("localhost").unwrap_or(rest))
+    } else if url.starts_with('/') {
+        url.to_string()
+    } else {
+        return None;
+    };
+    Some(PathBuf::from(path))
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The map a local script's `sourceMappingURL` names, with the folder its sources are relative
+/// to. `Ok(None)`: the script is not there or names no map; `Err`: it names one that cannot be had.
+fn find_map(script: &Path) -> Result<Option<(Option<PathBuf>, SourceMap)>, String> {
+    let Ok(meta) = std::fs::metadata(script) else {
+        return Ok(None);
+    };
+    if !meta.is_file() || meta.len() > MAX_SCRIPT {
+        return Ok(None);
+    }
+    let Ok(text) = std::fs::read(script) else {
+        return Ok(None);
+    };
+    let Some(reference) = mapping_url(&text) else {
+        return Ok(None);
+    };
+    let dir = script.parent().map(Path::to_path_buf);
+    if let Some(data) = reference.strip_prefix("data:") {
+        let (meta, payload) = data
+            .split_once(',')
+            .ok_or_else(|| "the inline data: URL has no payload".to_string())?;
+        let bytes = if meta.ends_with(";base64") {
+            base64_decode(payload)
+                .ok_or_else(|| "the inline map is not valid base64".to_string())?
+        } else {
+            percent_decode(payload).into_bytes()
+        };
+        let map = SourceMap::from_json(&bytes).map_err(|e| format!("inline map: {e}"))?;
+        return Ok(Some((dir, map)));
+    }
+    if reference.contains("://") && !reference.starts_with("file://") {
+        return Err(format!(
+            "{reference} is not fetched (jsprof never uses the network); pass the map with --sourcemap"
+        ));
+    }
+    let path = match local_path(&reference) {
+        Some(p) => p,
+        None => dir
+            .clone()
+            .unwrap_or_default()
+            .join(percent_decode(&reference)),
+    };
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let map = SourceMap::from_json(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Some((path.parent().map(Path::to_path_buf), map)))
+}
+
+/// The last `sourceMappingURL` comment of a script (`//# …`, `//@ …` or `/*# … */`).
+fn mapping_url(text: &[u8]) -> Option<String> {
+    const KEY: &[u8] = b"sourceMappingURL=";
+    let at = text.windows(KEY.len()).rposition(|w| w == KEY)?;
+    let before = &text[at.saturating_sub(4)..at];
+    if !(before.ends_with(b"//# ") || before.ends_with(b"//@ ") || before.ends_with(b"/*# ")) {
+        return None;
+    }
+    let rest = &text[at + KEY.len()..];
+    let end = rest
+        .iter()
+        .position(|&c| c.is_ascii_whitespace() || c == b'*')
+        .unwrap_or(rest.len());
+    let url = String::from_utf8_lossy(&rest[..end]).into_owned();
+    (!url.is_empty()).then_some(url)
+}
+
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' | b'\n' | b'\r' => continue,
+            _ => return None,
+        } as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// Each source of `map` as a URL: absolute ones kept, relative ones joined to the map's folder
+/// (written as `file://` when the script's URL is one).
+fn resolve_sources(map: &SourceMap, dir: Option<&Path>, script_url: &str) -> Vec<String> {
+    let file_url = script_url.starts_with("file://");
+    map.sources()
+        .iter()
+        .map(|s| {
+            if s.contains("://") || s.starts_with('/') {
+                return s.clone();
+            }
+            let Some(dir) = dir else {
+                return s.clone();
+            };
+            let joined = normalize(&dir.join(s));
+            let text = joined.to_string_lossy().into_owned();
+            if file_url {
+                format!("file://{text}")
+            } else {
+                text
+            }
+        })
+        .collect()
+}
+
+/// `a/b/../c` → `a/c` without touching the disk.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_comments_and_decodes() {
+        assert_eq!(
+            mapping_url(b"x();\n//# sourceMappingURL=app.js.map\n").as_deref(),
+            Some("app.js.map")
+        );
+        assert_eq!(
+            mapping_url(b"/*# sourceMappingURL=a.map */").as_deref(),
+            Some("a.map")
+        );
+        assert_eq!(mapping_url(b"var s = 'sourceMappingURL=x';"), None);
+        assert_eq!(base64_decode("eyJhIjoxfQ==").unwrap(), br#"{"a":1}"#);
+        assert_eq!(percent_decode("/a%20b/c"), "/a b/c");
+        assert_eq!(local_path("file:///x/y.js"), Some(PathBuf::from("/x/y.js")));
+        assert_eq!(local_path("node:fs"), None);
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+    }
+}

@@ -1,0 +1,237 @@
+//! Source maps on a real bundle: `fixtures/sourcemap/src` bundled and minified by esbuild (npm,
+//! installed in `tests/node`), run under `node --cpu-prof`, then read with and without maps.
+//! Expected positions come from the original source text itself; times must be conserved.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{fixtures, jsprof, jsprof_json};
+
+fn node_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
+}
+
+/// Bundles in `mode` (see tests/node/bundle.mjs) and profiles the bundle; `None` (locally)
+/// when esbuild is not installed. Under CI it must be.
+fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
+    if !node_dir().join("node_modules/esbuild").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: run `npm ci` in {} first",
+            node_dir().display()
+        );
+        eprintln!("skipping: run `npm install` in {}", node_dir().display());
+        return None;
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sourcemap-{}-{mode}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bundle = dir.join("bundle.js");
+    let out = Command::new("node")
+        .arg(node_dir().join("bundle.mjs"))
+        .arg(&bundle)
+        .arg(mode)
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "esbuild: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Inlining off so that each function keeps its own samples (stable names to check).
+    let out = Command::new("node")
+        .args([
+            "--no-turbo-inlining",
+            "--cpu-prof",
+            "--cpu-prof-name",
+            "bundle.cpuprofile",
+        ])
+        .arg("--cpu-prof-dir")
+        .arg(&dir)
+        .arg(&bundle)
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some((dir.join("bundle.cpuprofile"), bundle))
+}
+
+fn top(profile: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["top", "--json", "--limit", "0", profile.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    jsprof_json(&args)
+}
+
+fn rows(top: &Value) -> &Vec<Value> {
+    top["functions"].as_array().unwrap()
+}
+
+/// (line, identifier column, `(` column), 1-based, of `function NAME(` in a source file.
+fn position_of(file: &str, name: &str) -> (u64, u64, u64) {
+    let text = std::fs::read_to_string(fixtures().join("sourcemap/src").join(file)).unwrap();
+    let needle = format!("function {name}(");
+    for (i, line) in text.lines().enumerate() {
+        if let Some(at) = line.find(&needle) {
+            let ident = at + "function ".len();
+            return (
+                (i + 1) as u64,
+                (ident + 1) as u64,
+                (ident + name.len() + 1) as u64,
+            );
+        }
+    }
+    panic!("{name} not in {file}");
+}
+
+fn check_mapped(profile: &Path, extra: &[&str]) {
+    let raw = top(profile, &["--no-sourcemaps"]);
+    let mapped = top(profile, extra);
+    // Nothing moves in time.
+    assert_eq!(raw["duration_ms"], mapped["duration_ms"]);
+    let self_sum = |t: &Value| {
+        rows(t)
+            .iter()
+            .map(|f| f["self_ms"].as_f64().unwrap())
+            .sum::<f64>()
+    };
+    assert!((self_sum(&raw) - self_sum(&mapped)).abs() < 1e-6);
+    // Every generated frame's time is conserved: the bundle's functions map one to one onto
+    // original functions (esbuild keeps one function per function), so the multiset of their
+    // (self, total) times is the same before and after mapping.
+    let is_bundle = |f: &&Value| f["url"].as_str().unwrap().ends_with("/bundle.js");
+    let is_source = |f: &&Value| {
+        f["url"]
+            .as_str()
+            .unwrap()
+            .contains("fixtures/sourcemap/src/")
+    };
+    let mut before: Vec<(String, String)> = rows(&raw)
+        .iter()
+        .filter(is_bundle)
+        .map(|f| (f["self_ms"].to_string(), f["total_ms"].to_string()))
+        .collect();
+    let mut after: Vec<(String, String)> = rows(&mapped)
+        .iter()
+        .filter(|f| is_bundle(f) || is_source(f))
+        .map(|f| (f["self_ms"].to_string(), f["total_ms"].to_string()))
+        .collect();
+    before.sort();
+    after.sort();
+    assert_eq!(before, after);
+    assert!(
+        !rows(&mapped).iter().any(|f| is_bundle(&f)),
+        "a bundle frame was left unmapped"
+    );
+    // The hot functions under their own names, files and positions (minified, the bundle had
+    // one-letter names).
+    for (file, name) in [
+        ("lib/score.js", "score"),
+        ("lib/tokenize.js", "tokenize"),
+        ("main.js", "runWorkload"),
+        ("main.js", "makeText"),
+    ] {
+        let f = rows(&mapped)
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not in the mapped profile: {mapped}"));
+        let url = f["url"].as_str().unwrap();
+        assert!(
+            url.ends_with(&format!("fixtures/sourcemap/src/{file}")),
+            "{url}"
+        );
+        let (line, ident, paren) = position_of(file, name);
+        assert_eq!(f["line"].as_u64(), Some(line), "{name}");
+        let col = f["column"].as_u64().unwrap();
+        assert!(
+            col == ident || col == paren,
+            "{name}: column {col}, expected {ident} or {paren}"
+        );
+        assert!(
+            !rows(&raw).iter().any(|g| g["name"] == name),
+            "{name} was not minified"
+        );
+    }
+    // The output says what was mapped.
+    let notes = mapped["warnings"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|w| w["at"].as_str().unwrap().ends_with("/bundle.js")
+                && w["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("source map applied:")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn linked_map_next_to_the_bundle() {
+    let Some((profile, _)) = bundle_and_profile("external") else {
+        return;
+    };
+    check_mapped(&profile, &[]);
+    // Every view takes the original names (tree, filters on the original name).
+    let tree = jsprof_json(&[
+        "tree",
+        "--json",
+        profile.to_str().unwrap(),
+        "--focus",
+        "^score$",
+    ]);
+    assert_eq!(tree["nodes"][0]["name"], "score");
+}
+
+#[test]
+fn inline_data_url_map() {
+    let Some((profile, _)) = bundle_and_profile("inline") else {
+        return;
+    };
+    check_mapped(&profile, &[]);
+}
+
+#[test]
+fn map_given_with_sourcemap_and_missing_maps() {
+    let Some((profile, bundle)) = bundle_and_profile("none-comment") else {
+        return;
+    };
+    // No comment: nothing is mapped, and nothing is said.
+    let t = top(&profile, &[]);
+    assert!(rows(&t)
+        .iter()
+        .any(|f| f["url"].as_str().unwrap().ends_with("/bundle.js")));
+    // The map by file or by folder.
+    let map = bundle.with_extension("js.map");
+    check_mapped(&profile, &["--sourcemap", map.to_str().unwrap()]);
+    check_mapped(
+        &profile,
+        &["--sourcemap", bundle.parent().unwrap().to_str().unwrap()],
+    );
+    // A comment naming a map that is not there: a warning naming it; exit 0, generated frames.
+    std::fs::write(&bundle, {
+        let mut text = std::fs::read(&bundle).unwrap();
+        text.extend_from_slice(b"\n//# sourceMappingURL=gone.js.map\n");
+        text
+    })
+    .unwrap();
+    let t = top(&profile, &[]);
+    let w = t["warnings"].as_array().unwrap();
+    assert!(
+        w.iter()
+            .any(|w| w["message"].as_str().unwrap().contains("gone.js.map")),
+        "{w:?}"
+    );
+    // A map on the network is never fetched.
+    let text = std::fs::read_to_string(&bundle)
+        .unwrap()
+        .replace("gone.js.map", "https://example.invalid/bundle.js.map");
+    std::fs::write(&bundle, text).unwrap();
+    let out = jsprof(&["top", profile.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not fetched"));
+}

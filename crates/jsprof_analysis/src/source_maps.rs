@@ -1,0 +1,182 @@
+//! Source maps as a transform of the model: frames in generated code become frames at their
+//! original position — original file, line, column and, where the map names it, the original
+//! function name — so every view and export shows the original. Samples are not touched, so
+//! every time is conserved. Which map belongs to which script is the caller's business (the CLI
+//! looks next to the scripts, never on the network).
+
+use jsprof_profile::{Frame, FrameKind, OriginalPosition, Profile, SourceMap, StackTable};
+
+/// A script's map with its sources resolved to the URLs frames should show.
+#[derive(Clone, Debug)]
+pub struct ScriptMap {
+    pub map: SourceMap,
+    /// One URL per `map.sources()`.
+    pub sources: Vec<String>,
+}
+
+/// What [`apply_source_maps`] did for one script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptMapping {
+    pub url: String,
+    /// Frames of the script whose position the map covered.
+    pub mapped: usize,
+    /// Frames of the script it did not cover (kept as they were).
+    pub unmapped: usize,
+}
+
+/// The profile with every frame of a script `map_for` has a map for moved to its original
+/// position. Returns, per such script (in first-seen order), how many frames were mapped.
+pub fn apply_source_maps<'m>(
+    profile: &Profile,
+    mut map_for: impl FnMut(&str) -> Option<&'m ScriptMap>,
+) -> (Profile, Vec<ScriptMapping>) {
+    let mut out = Profile {
+        kind: profile.kind,
+        strings: profile.strings.clone(),
+        frames: Default::default(),
+        stacks: StackTable::default(),
+        threads: profile.threads.clone(),
+        warnings: profile.warnings.clone(),
+    };
+    let mut report: Vec<ScriptMapping> = Vec::new();
+    let mut new_frame = Vec::with_capacity(profile.frames.len());
+    for (_, f) in profile.frames.iter() {
+        let url = profile.strings.get(f.url);
+        let mapped = match (f.kind, f.line) {
+            (FrameKind::Js, Some(line)) if !url.is_empty() => map_for(url).map(|m| (m, line)),
+            _ => None,
+        };
+        let Some((script, line)) = mapped else {
+            new_frame.push(out.frames.intern(*f));
+            continue;
+        };
+        let i = match report.iter().position(|r| r.url == url) {
+            Some(i) => i,
+            None => {
+                report.push(ScriptMapping {
+                    url: url.to_string(),
+                    mapped: 0,
+                    unmapped: 0,
+                });
+                report.len() - 1
+            }
+        };
+        let (line0, col0) = (line - 1, f.column.map_or(0, |c| c - 1));
+        let Some(m) = script.map.lookup(line0, col0) else {
+            report[i].unmapped += 1;
+            new_frame.push(out.frames.intern(*f));
+            continue;
+        };
+        report[i].mapped += 1;
+        // V8 places a function at its `(`; the bundler names the identifier just before it.
+        let generated = profile.strings.get(f.name);
+        let name_len = generated.encode_utf16().count() as u32;
+        let name = (!generated.is_empty() && col0 >= name_len)
+            .then(|| script.map.name_at(line0, col0 - name_len))
+            .flatten()
+            .or(m.name)
+            .map(|n| script.map.name(n))
+            .filter(|n| !n.is_empty() && !generated.is_empty());
+        let name = out.strings.intern(name.unwrap_or(generated));
+        let source = script
+            .sources
+            .get(m.source as usize)
+            .map_or("", String::as_str);
+        let original = OriginalPosition {
+            url: out.strings.intern(source),
+            line: Some(m.line + 1),
+            column: Some(m.column + 1),
+            name: Some(name),
+        };
+        new_frame.push(out.frames.intern(Frame {
+            name,
+            url: original.url,
+            line: original.line,
+            column: original.column,
+            script_id: f.script_id,
+            kind: FrameKind::Js,
+            original: Some(original),
+        }));
+    }
+    for s in profile.stacks.ids() {
+        let frame = new_frame[profile.stacks.frame(s).0 as usize];
+        out.stacks
+            .push(profile.stacks.parent(s), frame, profile.stacks.node_id(s));
+    }
+    (out, report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::function_table;
+    use jsprof_profile::{ProfileKind, Thread, WeightUnit};
+
+    type Row = (String, String, Option<u32>, Option<u32>, i64);
+
+    #[test]
+    fn moves_frames_and_keeps_times() {
+        // Generated `function a(){…}function b(){…}`: a's `(` at column 11 (1-based), b's at 27.
+        // Segments (0-based): column 9 (`a`) → x.ts 2:9 named `alpha`; column 10 → x.ts 2:10;
+        // column 26 → y.ts 6:0, no name.
+        let map = SourceMap::from_json(
+            br#"{"version":3,"sources":["x.ts","y.ts"],"names":["alpha"],"mappings":"SAESA,CAAC,gBCIV"}"#,
+        )
+        .unwrap();
+        let script = ScriptMap {
+            sources: vec!["/src/x.ts".into(), "/src/y.ts".into()],
+            map,
+        };
+        let mut p = Profile::new(ProfileKind::CpuProfile);
+        let a = p.intern_frame("a", "file:///b.js", Some(1), Some(11), "1");
+        let b = p.intern_frame("b", "file:///b.js", Some(1), Some(27), "1");
+        let c = p.intern_frame("c", "file:///other.js", Some(1), Some(1), "2");
+        let sa = p.stacks.push(None, a, 2);
+        let sb = p.stacks.push(Some(sa), b, 3);
+        let sc = p.stacks.push(Some(sb), c, 4);
+        let mut t = Thread {
+            weight_unit: Some(WeightUnit::Nanoseconds),
+            samples_end: Some(30),
+            ..Default::default()
+        };
+        t.samples.push(0, Some(sa));
+        t.samples.push(10, Some(sb));
+        t.samples.push(20, Some(sc));
+        p.threads.push(t);
+        let (q, report) = apply_source_maps(&p, |u| (u == "file:///b.js").then_some(&script));
+        assert_eq!(
+            report,
+            [ScriptMapping {
+                url: "file:///b.js".into(),
+                mapped: 2,
+                unmapped: 0
+            }]
+        );
+        let rows = |p: &Profile| {
+            let mut v: Vec<Row> = function_table(p, &p.threads[0])
+                .rows
+                .iter()
+                .map(|r| {
+                    (
+                        p.strings.get(r.key.name).to_string(),
+                        p.strings.get(r.key.url).to_string(),
+                        r.key.line,
+                        r.key.column,
+                        r.self_weight,
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            rows(&q),
+            [
+                ("alpha".into(), "/src/x.ts".into(), Some(3), Some(11), 10),
+                ("b".into(), "/src/y.ts".into(), Some(7), Some(1), 10),
+                ("c".into(), "file:///other.js".into(), Some(1), Some(1), 10),
+            ]
+        );
+        assert_eq!(q.threads[0].samples.stack, p.threads[0].samples.stack);
+    }
+}

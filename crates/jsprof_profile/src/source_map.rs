@@ -1,0 +1,288 @@
+//! Source maps (revision 3): parsing and position lookup, with a small base64-VLQ decoder of our
+//! own (the `sourcemap` crate is BSD-licensed). Index maps (`sections`) are refused with a clear
+//! error. Positions in and out are 0-based as in the format; callers convert.
+//!
+//! ```
+//! let map = jsprof_profile::SourceMap::from_json(
+//!     br#"{"version":3,"sources":["a.ts"],"names":["f"],"mappings":"AAAAA"}"#,
+//! ).unwrap();
+//! let m = map.lookup(0, 4).unwrap();
+//! assert_eq!((map.source(m.source), m.line, m.column, m.name.map(|n| map.name(n))), ("a.ts", 0, 0, Some("f")));
+//! ```
+
+use serde::Deserialize;
+
+/// Why a source map could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceMapError {
+    #[error("not a source map: {0}")]
+    Json(String),
+    #[error("unsupported source map version {0} (only 3)")]
+    Version(i64),
+    #[error("index source maps (`sections`) are not supported")]
+    Sections,
+    #[error("bad `mappings` at character {0}")]
+    Mappings(usize),
+}
+
+/// One mapped position: where a generated position comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub source: u32,
+    pub line: u32,
+    pub column: u32,
+    pub name: Option<u32>,
+}
+
+/// A decoded source map.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    /// `sourceRoot` joined to each source, as the map states them (not yet resolved).
+    sources: Vec<String>,
+    names: Vec<String>,
+    /// The generated file the map describes, when it says.
+    pub file: Option<String>,
+    /// Per generated line: (generated column, mapping) sorted by column; unmapped segments left out.
+    lines: Vec<Vec<(u32, Mapping)>>,
+}
+
+#[derive(Deserialize)]
+struct Raw {
+    version: Option<i64>,
+    file: Option<String>,
+    #[serde(rename = "sourceRoot")]
+    source_root: Option<String>,
+    #[serde(default)]
+    sources: Vec<Option<String>>,
+    #[serde(default)]
+    names: Vec<String>,
+    mappings: Option<String>,
+    sections: Option<serde_json::Value>,
+}
+
+fn base64_value(c: u8) -> Option<i64> {
+    Some(match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => return None,
+    } as i64)
+}
+
+impl SourceMap {
+    pub fn from_json(bytes: &[u8]) -> Result<SourceMap, SourceMapError> {
+        // A map may start with the XSSI guard `)]}'`.
+        let bytes = match bytes.strip_prefix(b")]}'") {
+            Some(rest) => rest,
+            None => bytes,
+        };
+        let raw: Raw =
+            serde_json::from_slice(bytes).map_err(|e| SourceMapError::Json(e.to_string()))?;
+        if raw.sections.is_some() {
+            return Err(SourceMapError::Sections);
+        }
+        match raw.version {
+            Some(3) => {}
+            Some(v) => return Err(SourceMapError::Version(v)),
+            None => return Err(SourceMapError::Json("no `version`".into())),
+        }
+        let root = raw.source_root.unwrap_or_default();
+        let sources = raw
+            .sources
+            .into_iter()
+            .map(|s| {
+                let s = s.unwrap_or_default();
+                if root.is_empty() || s.contains("://") || s.starts_with('/') {
+                    s
+                } else if root.ends_with('/') {
+                    format!("{root}{s}")
+                } else {
+                    format!("{root}/{s}")
+                }
+            })
+            .collect();
+        let lines = decode(raw.mappings.as_deref().unwrap_or(""))?;
+        Ok(SourceMap {
+            sources,
+            names: raw.names,
+            file: raw.file,
+            lines,
+        })
+    }
+
+    /// The mapping covering generated `(line, column)` (0-based): the last segment of that line
+    /// starting at or before the column (the `source-map` library's default bias).
+    pub fn lookup(&self, line: u32, column: u32) -> Option<Mapping> {
+        let segs = self.lines.get(line as usize)?;
+        let i = segs.partition_point(|(c, _)| *c <= column);
+        (i > 0).then(|| segs[i - 1].1)
+    }
+
+    /// The name of a segment starting exactly at generated `(line, column)`, if it has one.
+    pub fn name_at(&self, line: u32, column: u32) -> Option<u32> {
+        let segs = self.lines.get(line as usize)?;
+        let i = segs.partition_point(|(c, _)| *c < column);
+        segs[i..]
+            .iter()
+            .take_while(|(c, _)| *c == column)
+            .find_map(|(_, m)| m.name)
+    }
+
+    pub fn source(&self, i: u32) -> &str {
+        self.sources.get(i as usize).map_or("", String::as_str)
+    }
+
+    pub fn name(&self, i: u32) -> &str {
+        self.names.get(i as usize).map_or("", String::as_str)
+    }
+
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+}
+
+/// Decodes `mappings`: `;` separates generated lines, `,` segments; fields are base64 VLQ,
+/// relative to the previous segment (the column to the previous segment of the same line).
+fn decode(mappings: &str) -> Result<Vec<Vec<(u32, Mapping)>>, SourceMapError> {
+    let bytes = mappings.as_bytes();
+    let mut lines = vec![Vec::new()];
+    let (mut source, mut oline, mut ocol, mut name) = (0i64, 0i64, 0i64, 0i64);
+    let mut gcol = 0i64;
+    let mut fields = [0i64; 5];
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b';' => {
+                lines.push(Vec::new());
+                gcol = 0;
+                i += 1;
+                continue;
+            }
+            b',' => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let start = i;
+        let mut n = 0;
+        while i < bytes.len() && bytes[i] != b',' && bytes[i] != b';' {
+            if n == 5 {
+                return Err(SourceMapError::Mappings(start));
+            }
+            let (mut value, mut shift) = (0i64, 0u32);
+            loop {
+                let d = bytes
+                    .get(i)
+                    .and_then(|&c| base64_value(c))
+                    .ok_or(SourceMapError::Mappings(i))?;
+                i += 1;
+                if shift > 60 {
+                    return Err(SourceMapError::Mappings(i));
+                }
+                value |= (d & 31) << shift;
+                shift += 5;
+                if d & 32 == 0 {
+                    break;
+                }
+            }
+            fields[n] = if value & 1 == 1 {
+                -(value >> 1)
+            } else {
+                value >> 1
+            };
+            n += 1;
+        }
+        if !matches!(n, 1 | 4 | 5) {
+            return Err(SourceMapError::Mappings(start));
+        }
+        gcol += fields[0];
+        if n >= 4 {
+            source += fields[1];
+            oline += fields[2];
+            ocol += fields[3];
+            let nm = if n == 5 {
+                name += fields[4];
+                Some(name)
+            } else {
+                None
+            };
+            let ok = |v: i64| (0..=u32::MAX as i64).contains(&v);
+            if !(ok(gcol) && ok(source) && ok(oline) && ok(ocol) && nm.is_none_or(ok)) {
+                return Err(SourceMapError::Mappings(start));
+            }
+            lines.last_mut().unwrap().push((
+                gcol as u32,
+                Mapping {
+                    source: source as u32,
+                    line: oline as u32,
+                    column: ocol as u32,
+                    name: nm.map(|v| v as u32),
+                },
+            ));
+        }
+    }
+    for line in &mut lines {
+        line.sort_by_key(|(c, _)| *c);
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_the_specs_example() {
+        // Hand-decoded: AAAA = [0,0,0,0]; SAASA = [9,0,0,9,0] ("S" = 18 → +9); the second line's
+        // CAAC = [1,0,0,1]: column 1 maps to original line 0, column 9 + 1.
+        let map = SourceMap::from_json(
+            br#"{"version":3,"sourceRoot":"src","sources":["a.js"],"names":["x"],"mappings":"AAAA,SAASA;CAAC"}"#,
+        )
+        .unwrap();
+        assert_eq!(map.source(0), "src/a.js");
+        let m = map.lookup(0, 12).unwrap();
+        assert_eq!((m.line, m.column, m.name), (0, 9, Some(0)));
+        assert_eq!(map.lookup(0, 3).unwrap().column, 0);
+        let m = map.lookup(1, 5).unwrap();
+        assert_eq!((m.line, m.column, m.name), (0, 10, None));
+        assert_eq!(map.lookup(1, 0), None);
+        assert_eq!(map.lookup(7, 0), None);
+        assert_eq!(map.name_at(0, 9), Some(0));
+        assert_eq!(map.name_at(0, 10), None);
+    }
+
+    #[test]
+    fn decodes_negative_and_long_values() {
+        // "gB" = 16 ("g" = 0 with the continuation bit, "B" = 1 << 5 = 32, sign bit clear → 16);
+        // "C" = 1, "D" = -1. Segments: [16, +1, +16, +1] then [+1, 0, 0, -1].
+        let map = SourceMap::from_json(
+            br#"{"version":3,"sources":["a","b"],"names":[],"mappings":"gBCgBC,CAAD"}"#,
+        )
+        .unwrap();
+        let m = map.lookup(0, 16).unwrap();
+        assert_eq!((m.source, m.line, m.column), (1, 16, 1));
+        let m = map.lookup(0, 40).unwrap();
+        assert_eq!((m.source, m.line, m.column), (1, 16, 0));
+        assert_eq!(map.lookup(0, 15), None);
+    }
+
+    #[test]
+    fn refuses_bad_maps() {
+        assert!(matches!(
+            SourceMap::from_json(br#"{"version":2,"mappings":""}"#),
+            Err(SourceMapError::Version(2))
+        ));
+        assert!(matches!(
+            SourceMap::from_json(br#"{"version":3,"sections":[]}"#),
+            Err(SourceMapError::Sections)
+        ));
+        assert!(matches!(
+            SourceMap::from_json(br#"{"version":3,"sources":[],"mappings":"A!"}"#),
+            Err(SourceMapError::Mappings(1))
+        ));
+        assert!(SourceMap::from_json(b"nope").is_err());
+    }
+}
