@@ -19,10 +19,9 @@ function child(parent, fn) {
 const samples = new Array(N), deltas = new Array(N);
 let stack = [];
 for (let i = 0; i < N; i++) {
-  // Pop a few frames now and then, push a few: a random walk over stacks.
-  const r = rand();
-  if (r < 0.3 && stack.length) stack.length = Math.max(0, stack.length - 1 - Math.floor(rand() * 4));
-  if (stack.length < 40 && rand() < 0.5) for (let k = Math.floor(rand() * 3); k >= 0 && stack.length < 40; k--) stack.push(Math.floor(rand() * (stack.length < 3 ? 5 : 3000)));
+  // A random walk over stacks: pop a few frames (now and then many), push a few.
+  if (rand() < 0.4) stack.length = Math.max(0, stack.length - Math.floor(-Math.log(1 - rand()) * 4));
+  for (let k = Math.floor(rand() * 4); k > 0 && stack.length < 40; k--) stack.push(Math.floor(rand() * (stack.length < 3 ? 5 : 3000)));
   let id = 1;
   for (const fn of stack) id = child(id, fn);
   samples[i] = id;

@@ -186,16 +186,21 @@ export class FlameChart {
       }
       const ml = ix.mByDepth[dpt];
       if (ml) {
+        // Blocks the server (or the report) merged: touching ones are drawn as one rectangle.
         const m = ix.doc.merged;
         ctx.fillStyle = MERGED;
-        for (const i of ml) {
-          const s = m.s[i];
+        let lo = 0, hi = ml.length;
+        while (lo < hi) { const mid = (lo + hi) >> 1; const i = ml[mid]; if (m.s[i] + m.d[i] < t0) lo = mid + 1; else hi = mid; }
+        let runX = -1, runEnd = -1;
+        for (let q = lo; q < ml.length; q++) {
+          const i = ml[q], s = m.s[i];
           if (s > t1) break;
-          if (s + m.d[i] < t0) continue;
-          const x = (s - t0) * k;
-          ctx.fillRect(Math.max(-2, x), y, Math.max(1, Math.min(m.d[i] * k, W + 4)), ROW - 1);
-          merged++;
+          const x = Math.max(-2, (s - t0) * k), e = Math.min(W + 2, (s + m.d[i] - t0) * k);
+          if (x <= runEnd + 0.5) { runEnd = Math.max(runEnd, e); continue; }
+          if (runX >= 0) { ctx.fillRect(runX, y, Math.max(1, runEnd - runX), ROW - 1); merged++; }
+          runX = x; runEnd = e;
         }
+        if (runX >= 0) { ctx.fillRect(runX, y, Math.max(1, runEnd - runX), ROW - 1); merged++; }
       }
     }
     // The selected call and the selected range.
