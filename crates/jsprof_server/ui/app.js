@@ -110,24 +110,48 @@ function openCpu(art, c) {
       const bar = el('div', { class: 'toolbar' });
       const details = el('div', { class: 'details', html: detailsOf(null) });
       const base = await art.chart(null, 4000, c.timeline);
-      if (base.threads && base.threads.length > 1 && art.live) {
-        const sel = el('select', { 'aria-label': 'Thread' });
-        for (const t of base.threads) sel.append(el('option', { value: t.id, text: `${t.name || 'thread'} ${t.tid != null ? '(tid ' + t.tid + ')' : ''} · ${t.samples} samples`, selected: t.id === base.timeline ? true : null }));
-        sel.addEventListener('change', () => openArtifact(c.sourceArt, { timeline: +sel.value, session: c.session, artifactId: c.artifactId, tab: 'chart' }));
-        bar.append(el('span', { text: 'Thread' }), sel);
-      } else if (base.thread) bar.append(el('span', { class: 'hint', text: `Thread: ${base.thread}` }));
-      bar.append(el('span', { class: 'hint', text: 'Wheel or W/S zoom · drag or A/D pan · shift-drag selects a range · double-click zooms to a call · 0 resets' }));
+      c.timeline = base.timeline;
+      // One track per thread: the recorded one first, then threads with samples, then the
+      // others by their number of events, folded; threads without events left out.
+      const threads = (base.threads || []).filter((t) => t.id !== base.timeline && t.events > 0 && (!art.timelines || art.timelines.includes(t.id)))
+        .sort((a, b) => b.samples - a.samples || b.events - a.events);
+      const info = (t) => `${t.tid != null ? 'tid ' + t.tid + ' · ' : ''}${t.samples ? t.samples.toLocaleString('en-US') + ' samples · ' : ''}${t.events.toLocaleString('en-US')} events`;
+      const me = (base.threads || []).find((t) => t.id === base.timeline);
+      const tracks = [{ id: base.timeline, name: base.thread || (me && me.name) || 'main', info: me ? info(me) : '', base, active: true }];
+      for (const t of threads) {
+        const load = () => art.chart(null, 4000, t.id);
+        tracks.push({ id: t.id, name: t.name || `thread ${t.id}`, info: info(t), base: t.samples > 0 ? await load() : null, load, collapsed: t.samples === 0 });
+      }
+      for (const t of tracks) if (art.live) t.fetchWindow = (r, w) => art.chart(r, w, t.id);
+      const activeLabel = el('span', { class: 'hint' });
+      const showActive = () => { activeLabel.textContent = tracks.length > 1 ? `Tables: ${tracks.find((t) => t.id === c.timeline).name}` : (base.thread ? `Thread: ${base.thread}` : ''); };
+      showActive();
+      const search = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight calls' });
+      bar.append(search, activeLabel);
+      bar.append(el('span', { class: 'hint', text: 'Wheel/W/S zoom · drag/A/D pan · shift-drag: range · double-click: zoom to call · 0 resets · click a thread header to fold it' }));
       if (!art.live && base.min_ms > 0) bar.append(el('span', { class: 'hint', text: `· calls under ${fmtMs(base.min_ms)} merged in this report` }));
       top.append(bar);
       const chartBox = el('div', { class: 'pane' });
       top.append(chartBox, details);
       tab.node.append(split);
-      c.timeline = base.timeline;
       const chart = new FlameChart(chartBox, {
-        base,
-        fetchWindow: art.live ? (r, w) => art.chart(r, w, c.timeline) : null,
+        tracks,
         onSelect: (e) => { details.innerHTML = detailsOf(e); },
+        onTrack: (t) => {
+          if (t.id === c.timeline) return;
+          for (const x of chart.tracks) x.active = x.id === t.id;
+          c.timeline = t.id;
+          c.profiles.clear();
+          showActive();
+          setRange(c.range);
+        },
         onRange: (r) => setRange(r),
+      });
+      search.addEventListener('input', () => {
+        const m = search.value.trim();
+        let fn = null;
+        if (m) { try { const re = new RegExp(m, 'i'); fn = (s) => re.test(s); } catch { fn = (s) => s.toLowerCase().includes(m.toLowerCase()); } }
+        chart.setMatch(fn);
       });
       c.chart = chart;
       app.chart = chart;

@@ -55,20 +55,27 @@ function firstEnding(ix, ev, list, count, t) {
   return lo;
 }
 
+const HEAD = 20, GAP = 4;
+
 export class FlameChart {
-  // opts: base (chart doc), fetchWindow(range, widthPx) -> Promise<doc> (server), onSelect(e),
+  // opts: tracks [{id, name, base (chart doc) | load() -> Promise<doc>, fetchWindow(range, widthPx)
+  // -> Promise<doc> (server), collapsed}] (one track per thread, stacked, each under a header
+  // that a click folds) or base + fetchWindow (one track, no header); onSelect(e), onTrack(track),
   // onRange([t0, t1] | null)
   constructor(root, opts) {
     this.o = opts;
-    this.base = indexDoc(opts.base);
-    this.detail = null;
-    this.fetchId = 0;
-    const d = opts.base;
-    this.start = d.start_ms; this.end = Math.max(d.end_ms, d.start_ms + 0.001);
+    const list = opts.tracks || [{ id: opts.base.timeline, name: opts.base.thread || '', base: opts.base, fetchWindow: opts.fetchWindow }];
+    this.tracks = list.map((t, k) => ({ ...t, k, ix: t.base ? indexDoc(t.base) : null, detail: null, fetchId: 0, collapsed: !!t.collapsed }));
+    this.headers = this.tracks.length > 1;
+    const loaded = this.tracks.filter((t) => t.ix);
+    this.base = loaded[0].ix;
+    this.start = Math.min(...loaded.map((t) => t.ix.doc.start_ms));
+    this.end = Math.max(...loaded.map((t) => t.ix.doc.end_ms), this.start + 0.001);
     this.t0 = this.start; this.t1 = this.end;
     this.scrollY = 0;
     this.range = null;
     this.selected = null;
+    this.match = null;
     this.overview = el('div', { class: 'overview', title: 'Drag to select a range; click to move the view' });
     this.ovCanvas = el('canvas');
     this.overview.append(this.ovCanvas);
@@ -78,7 +85,7 @@ export class FlameChart {
     root.append(this.overview, this.wrap);
     this.ctx = this.canvas.getContext('2d', { alpha: false });
     this.ovCtx = this.ovCanvas.getContext('2d');
-    this.stats = { frames: 0, drawn: 0, merged: 0 };
+    this.stats = { frames: 0, drawn: 0, merged: 0, tracks: 0, dimmed: 0 };
     this.bind();
     this.ro = new ResizeObserver(() => { this.resize(); });
     this.ro.observe(this.wrap);
@@ -116,25 +123,86 @@ export class FlameChart {
   }
 
   scheduleFetch() {
-    if (!this.o.fetchWindow) return;
     clearTimeout(this.fetchTimer);
-    this.fetchTimer = setTimeout(async () => {
+    this.fetchTimer = setTimeout(() => {
       const span = this.t1 - this.t0, want = [this.t0 - span / 2, this.t1 + span / 2];
-      const id = ++this.fetchId;
-      try {
-        const doc = await this.o.fetchWindow(want, this.width * 2);
-        if (id !== this.fetchId) return;
-        this.detail = indexDoc(doc);
-        this.redraw();
-      } catch (e) { console.warn('jsprof: chart window', e); }
+      for (const t of this.tracks) {
+        if (!t.fetchWindow || t.collapsed || !t.ix) continue;
+        const id = ++t.fetchId;
+        t.fetchWindow(want, this.width * 2).then((doc) => {
+          if (id !== t.fetchId) return;
+          t.detail = indexDoc(doc);
+          this.redraw();
+        }).catch((e) => console.warn('jsprof: chart window', e));
+      }
     }, 90);
   }
 
-  // The data to draw: the fetched window when it covers the view, else the whole recording.
-  current() {
-    const d = this.detail;
+  // A track's data to draw: the fetched window when it covers the view, else the whole recording.
+  current(t = this.tracks[0]) {
+    const d = t.detail;
     if (d && d.doc.window[0] <= this.t0 + 1e-9 && d.doc.window[1] >= Math.min(this.t1, this.end) - 1e-9) return d;
-    return this.base;
+    return t.ix;
+  }
+
+  // Where each track lies (y from the top of the rows area, before scrolling).
+  layout() {
+    let y = 0;
+    const out = [];
+    for (const t of this.tracks) {
+      const head = this.headers ? HEAD : 0;
+      const depth = t.ix ? Math.max(t.ix.maxDepth, t.detail ? t.detail.maxDepth : 0) + 1 : 0;
+      const rows = t.collapsed || !t.ix ? 0 : depth * ROW + (this.headers ? GAP : ROW);
+      out.push({ t, y, rowsY: y + head, h: head + rows });
+      y += head + rows;
+    }
+    this.contentH = y;
+    return out;
+  }
+
+  // Folds or unfolds a track (loading its calls the first time).
+  async toggle(k, open) {
+    const t = this.tracks[k];
+    t.collapsed = open == null ? !t.collapsed : !open;
+    if (!t.collapsed && !t.ix && t.load) {
+      t.ix = indexDoc(await t.load());
+      this.ovImage = null;
+    }
+    this.redraw();
+    if (!t.collapsed) this.scheduleFetch();
+  }
+
+  // Scrolls a track's header to the top of the chart.
+  revealTrack(k) {
+    const L = this.layout();
+    this.scrollY = L[k].y;
+    this.redraw();
+  }
+
+  // Dims the calls whose name or url does not pass `fn` (null: none dimmed).
+  setMatch(fn) {
+    this.match = fn;
+    for (const t of this.tracks) for (const ix of [t.ix, t.detail]) if (ix) ix.hit = null;
+    this.redraw();
+  }
+
+  matches(ix, i) {
+    if (!ix.hit) {
+      const doc = ix.doc, ev = ix.ev, n = ev.s.length, hit = new Uint8Array(n), fn = this.match;
+      const memo = new Map();
+      for (let j = 0; j < n; j++) {
+        const key = ev.f[j] >= 0 ? 'f' + ev.f[j] : 'n' + ev.n[j];
+        let m = memo.get(key);
+        if (m === undefined) {
+          const f = ev.f[j] >= 0 ? doc.functions[ev.f[j]] : null;
+          m = fn(doc.strings[ev.n[j]]) || (f ? fn(doc.strings[f[1]]) : false);
+          memo.set(key, m);
+        }
+        hit[j] = m ? 1 : 0;
+      }
+      ix.hit = hit;
+    }
+    return ix.hit[i] === 1;
   }
 
   draw() {
@@ -142,18 +210,65 @@ export class FlameChart {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, W, H);
-    const ix = this.current(), ev = ix.ev, strings = ix.doc.strings;
     const t0 = this.t0, t1 = this.t1, k = W / (t1 - t0);
     ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
     ctx.textBaseline = 'middle';
     if (!this.charW) this.charW = ctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789').width / 36;
-    const charW = this.charW;
-    let drawn = 0, merged = 0;
-    const maxScroll = Math.max(0, (ix.maxDepth + 2) * ROW + AXIS - H);
-    this.scrollY = Math.min(this.scrollY, maxScroll);
-    const firstDepth = Math.max(0, Math.floor(this.scrollY / ROW));
+    const L = this.layout();
+    this.scrollY = Math.max(0, Math.min(this.scrollY, this.contentH + AXIS - Math.min(H, 80)));
+    let drawn = 0, merged = 0, tracks = 0, dimmed = 0;
+    for (const box of L) {
+      const t = box.t, top = AXIS + box.y - this.scrollY;
+      if (top > H || top + box.h < AXIS) continue;
+      if (t.ix && !t.collapsed) {
+        const r = this.drawTrack(ctx, this.current(t), AXIS + box.rowsY - this.scrollY, W, H, t0, t1, k);
+        drawn += r.drawn; merged += r.merged; dimmed += r.dimmed;
+        if (r.drawn + r.merged > 0) tracks++;
+      }
+      if (this.headers) this.drawHeader(ctx, t, top, W);
+    }
+    // The selected call and the selected range.
+    if (this.selected) {
+      const e = this.selected, box = L[e.track || 0];
+      const x = (e.s - t0) * k, y = AXIS + box.rowsY + e.l * ROW - this.scrollY;
+      if (!box.t.collapsed) {
+        ctx.strokeStyle = '#0969da'; ctx.lineWidth = 2;
+        ctx.strokeRect(Math.max(-2, x) + 1, y + 1, Math.max(2, Math.min(e.d * k, W + 4) - 2), ROW - 3);
+      }
+    }
+    if (this.range) {
+      const x0 = (this.range[0] - t0) * k, x1 = (this.range[1] - t0) * k;
+      ctx.fillStyle = 'rgba(9,105,218,0.10)';
+      ctx.fillRect(x0, AXIS, x1 - x0, H - AXIS);
+      ctx.fillStyle = 'rgba(9,105,218,0.8)';
+      ctx.fillRect(x0, AXIS, 1, H - AXIS); ctx.fillRect(x1, AXIS, 1, H - AXIS);
+    }
+    this.drawAxis(ctx, W, t0, t1, k);
+    this.stats.frames++; this.stats.drawn = drawn; this.stats.merged = merged; this.stats.tracks = tracks; this.stats.dimmed = dimmed;
+    this.drawOverview();
+  }
+
+  drawHeader(ctx, t, y, W) {
+    if (y + HEAD < AXIS) return;
+    ctx.fillStyle = t.active ? '#ddf4ff' : '#f6f8fa';
+    ctx.fillRect(0, y, W, HEAD - 1);
+    ctx.fillStyle = '#d8dee4';
+    ctx.fillRect(0, y + HEAD - 1, W, 1);
+    ctx.fillStyle = '#1f2328';
+    ctx.font = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+    ctx.fillText(`${t.collapsed ? '▸' : '▾'} ${t.name || 'thread'}`, 6, y + HEAD / 2);
+    const nameW = ctx.measureText(`▸ ${t.name || 'thread'}`).width;
+    ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+    ctx.fillStyle = '#656d76';
+    ctx.fillText(t.info || '', 16 + nameW, y + HEAD / 2);
+  }
+
+  drawTrack(ctx, ix, rowsTop, W, H, t0, t1, k) {
+    const ev = ix.ev, strings = ix.doc.strings, charW = this.charW, match = this.match;
+    let drawn = 0, merged = 0, dimmed = 0;
+    const firstDepth = Math.max(0, Math.floor((AXIS - rowsTop) / ROW));
     for (let dpt = firstDepth; dpt <= ix.maxDepth; dpt++) {
-      const y = AXIS + dpt * ROW - this.scrollY;
+      const y = rowsTop + dpt * ROW;
       if (y > H) break;
       const b = ix.byDepth[dpt];
       if (b && b.n) {
@@ -170,15 +285,17 @@ export class FlameChart {
             continue;
           }
           const x0 = Math.max(x, -2), x1 = Math.min(x + w, W + 2);
-          ctx.fillStyle = ix.palette[ix.colorOf[i]];
+          const dim = match && !this.matches(ix, i);
+          ctx.fillStyle = dim ? '#eef0f2' : ix.palette[ix.colorOf[i]];
           ctx.fillRect(x0, y, Math.max(1, x1 - x0 - (w > 4 ? 1 : 0)), ROW - 1);
           drawn++;
+          if (dim) dimmed++;
           const room = x1 - x0 - 6;
           if (room > charW * 3) {
             let label = displayName(strings[ev.n[i]]);
             const fit = Math.floor(room / charW);
             if (label.length > fit) label = label.slice(0, Math.max(1, fit - 1)) + '…';
-            ctx.fillStyle = '#1f2328';
+            ctx.fillStyle = dim ? '#a0a7b0' : '#1f2328';
             ctx.fillText(label, x0 + 3, y + ROW / 2);
           }
         }
@@ -203,23 +320,7 @@ export class FlameChart {
         if (runX >= 0) { ctx.fillRect(runX, y, Math.max(1, runEnd - runX), ROW - 1); merged++; }
       }
     }
-    // The selected call and the selected range.
-    if (this.selected) {
-      const e = this.selected;
-      const x = (e.s - t0) * k, y = AXIS + e.l * ROW - this.scrollY;
-      ctx.strokeStyle = '#0969da'; ctx.lineWidth = 2;
-      ctx.strokeRect(Math.max(-2, x) + 1, y + 1, Math.max(2, Math.min(e.d * k, W + 4) - 2), ROW - 3);
-    }
-    if (this.range) {
-      const x0 = (this.range[0] - t0) * k, x1 = (this.range[1] - t0) * k;
-      ctx.fillStyle = 'rgba(9,105,218,0.10)';
-      ctx.fillRect(x0, AXIS, x1 - x0, H - AXIS);
-      ctx.fillStyle = 'rgba(9,105,218,0.8)';
-      ctx.fillRect(x0, AXIS, 1, H - AXIS); ctx.fillRect(x1, AXIS, 1, H - AXIS);
-    }
-    this.drawAxis(ctx, W, t0, t1, k);
-    this.stats.frames++; this.stats.drawn = drawn; this.stats.merged = merged;
-    this.drawOverview();
+    return { drawn, merged, dimmed };
   }
 
   drawAxis(ctx, W, t0, t1, k) {
@@ -240,7 +341,7 @@ export class FlameChart {
     const k = W / (this.end - this.start);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     if (!this.ovImage) {
-      // Activity per pixel: time not idle among the outermost events.
+      // Activity per pixel: time not idle among the outermost events (of the first track).
       const busy = new Float64Array(Math.ceil(W) + 1), gc = new Float64Array(busy.length);
       const ix = this.base, ev = ix.ev, strings = ix.doc.strings, b = ix.byDepth[0];
       for (let j = 0; b && j < b.n; j++) {
@@ -271,42 +372,49 @@ export class FlameChart {
     }
   }
 
-  // The event under a point of the canvas (CSS px), or a merged block.
+  // The event under a point of the canvas (CSS px), a merged block, or a track's header.
   hit(x, y) {
     if (y < AXIS) return null;
-    const ix = this.current(), ev = ix.ev, dpt = Math.floor((y - AXIS + this.scrollY) / ROW);
-    const k = this.width / (this.t1 - this.t0), t = this.t0 + x / k;
+    const cy = y - AXIS + this.scrollY;
+    const box = this.layout().find((b) => cy >= b.y && cy < b.y + b.h);
+    if (!box) return null;
+    if (cy < box.rowsY) return { header: true, track: box.t.k };
+    const t = box.t;
+    if (!t.ix || t.collapsed) return null;
+    const ix = this.current(t), ev = ix.ev, dpt = Math.floor((cy - box.rowsY) / ROW);
+    const k = this.width / (this.t1 - this.t0), tm = this.t0 + x / k;
     const b = ix.byDepth[dpt];
     if (b && b.n) {
-      const j = firstEnding(ix, ev, b.idx, b.n, t - 1 / k);
+      const j = firstEnding(ix, ev, b.idx, b.n, tm - 1 / k);
       for (let q = j; q < b.n; q++) {
         const i = b.idx[q];
-        if (ev.s[i] > t + 1 / k) break;
-        if (ev.s[i] <= t + 0.5 / k && ev.s[i] + ev.d[i] >= t - 0.5 / k) return this.event(ix, i);
+        if (ev.s[i] > tm + 1 / k) break;
+        if (ev.s[i] <= tm + 0.5 / k && ev.s[i] + ev.d[i] >= tm - 0.5 / k) return this.event(ix, i, t);
       }
     }
     const ml = ix.mByDepth[dpt];
     if (ml) {
       const m = ix.doc.merged;
-      for (const i of ml) if (m.s[i] <= t + 1 / k && m.s[i] + m.d[i] >= t - 1 / k) return { merged: true, s: m.s[i], d: m.d[i], l: dpt, count: m.c[i] };
+      for (const i of ml) if (m.s[i] <= tm + 1 / k && m.s[i] + m.d[i] >= tm - 1 / k) return { merged: true, s: m.s[i], d: m.d[i], l: dpt, count: m.c[i], track: t.k };
     }
     return null;
   }
 
-  event(ix, i) {
+  event(ix, i, t = this.tracks[0]) {
     const ev = ix.ev, doc = ix.doc, f = ev.f[i] >= 0 ? doc.functions[ev.f[i]] : null;
     return {
       i, s: ev.s[i], d: ev.d[i], self: ev.x[i], l: ev.l[i], type: doc.types[ev.t[i]],
       name: doc.strings[ev.n[i]],
       url: f ? doc.strings[f[1]] : '', line: f ? f[2] : null, column: f ? f[3] : null,
-      fn: f ? ev.f[i] : -1,
+      fn: f ? ev.f[i] : -1, track: t.k, timeline: t.id, thread: t.name,
     };
   }
 
   tooltip(e) {
-    if (e.merged) return `<div class="tt-name">${e.count.toLocaleString('en-US')} events under a pixel</div><div class="tt-loc">zoom in to see them</div><table><tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Span</td><td>${fmtMs(e.d)}</td></tr></table>`;
+    const thread = this.headers ? `<div class="tt-thread">${esc(this.tracks[e.track].name || 'thread')}</div>` : '';
+    if (e.merged) return `<div class="tt-name">${e.count.toLocaleString('en-US')} events under a pixel</div><div class="tt-loc">zoom in to see them</div>${thread}<table><tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Span</td><td>${fmtMs(e.d)}</td></tr></table>`;
     const loc = fmtLocation(e.url, e.line, e.column);
-    return `<div class="tt-name">${esc(displayName(e.name))}</div>` + (loc ? `<div class="tt-loc">${esc(loc)}</div>` : '') +
+    return `<div class="tt-name">${esc(displayName(e.name))}</div>` + (loc ? `<div class="tt-loc">${esc(loc)}</div>` : '') + thread +
       `<table><tr><td>Total</td><td>${fmtMs(e.d)}</td></tr><tr><td>Self</td><td>${fmtMs(e.self)}</td></tr>` +
       `<tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Type</td><td>${e.type}</td></tr></table>`;
   }
@@ -370,8 +478,10 @@ export class FlameChart {
       if (!d.moved) {
         const r = c.getBoundingClientRect();
         const h = this.hit(e.clientX - r.left, e.clientY - r.top);
+        if (h && h.header) { this.toggle(h.track); return; }
         this.selected = h && !h.merged ? h : null;
         this.redraw();
+        if (this.selected && this.o.onTrack) this.o.onTrack(this.tracks[this.selected.track]);
         if (this.o.onSelect) this.o.onSelect(this.selected);
       }
     });
@@ -379,13 +489,14 @@ export class FlameChart {
       if (drag) return;
       const r = c.getBoundingClientRect();
       const h = this.hit(e.clientX - r.left, e.clientY - r.top);
-      if (h) showTooltip(this.tooltip(h), e.clientX, e.clientY, h.merged ? null : h.d); else hideTooltip();
+      c.style.cursor = h && h.header ? 'pointer' : '';
+      if (h && !h.header) showTooltip(this.tooltip(h), e.clientX, e.clientY, h.merged ? null : h.d); else hideTooltip();
     });
     c.addEventListener('mouseleave', hideTooltip);
     c.addEventListener('dblclick', (e) => {
       const r = c.getBoundingClientRect();
       const h = this.hit(e.clientX - r.left, e.clientY - r.top);
-      if (h) this.setView(h.s - h.d * 0.05, h.s + h.d * 1.05);
+      if (h && !h.header) this.setView(h.s - h.d * 0.05, h.s + h.d * 1.05);
     });
     c.addEventListener('keydown', (e) => {
       const W = this.width;
@@ -429,20 +540,25 @@ export class FlameChart {
     });
   }
 
-  // For tests and the benchmark: where a call named `name` is drawn (its widest visible one).
-  locate(name) {
-    const ix = this.current(), ev = ix.ev, strings = ix.doc.strings, k = this.width / (this.t1 - this.t0);
-    let best = -1, bestW = 0;
-    for (let i = 0; i < ev.s.length; i++) {
-      if (strings[ev.n[i]] !== name) continue;
-      const x0 = Math.max(0, (ev.s[i] - this.t0) * k), x1 = Math.min(this.width, (ev.s[i] + ev.d[i] - this.t0) * k);
-      const y = AXIS + ev.l[i] * ROW - this.scrollY;
-      if (x1 - x0 > bestW && y >= AXIS && y + ROW <= this.height) { best = i; bestW = x1 - x0; }
+  // For tests and the benchmark: where a call named `name` is drawn (its widest visible one), in
+  // track `only` or in any.
+  locate(name, only) {
+    const k = this.width / (this.t1 - this.t0), L = this.layout();
+    let best = null, bestW = 0;
+    for (const box of L) {
+      const t = box.t;
+      if (!t.ix || t.collapsed || (only != null && t.k !== only)) continue;
+      const ix = this.current(t), ev = ix.ev, strings = ix.doc.strings;
+      for (let i = 0; i < ev.s.length; i++) {
+        if (strings[ev.n[i]] !== name) continue;
+        const x0 = Math.max(0, (ev.s[i] - this.t0) * k), x1 = Math.min(this.width, (ev.s[i] + ev.d[i] - this.t0) * k);
+        const y = AXIS + box.rowsY + ev.l[i] * ROW - this.scrollY;
+        if (x1 - x0 > bestW && y >= AXIS && y + ROW <= this.height) { best = { t, ix, i, x0, x1, y }; bestW = x1 - x0; }
+      }
     }
-    if (best < 0) return null;
-    const x0 = Math.max(0, (ev.s[best] - this.t0) * k), x1 = Math.min(this.width, (ev.s[best] + ev.d[best] - this.t0) * k);
+    if (!best) return null;
     const r = this.canvas.getBoundingClientRect();
-    return { x: r.left + (x0 + x1) / 2, y: r.top + AXIS + ev.l[best] * ROW - this.scrollY + ROW / 2, event: this.event(ix, best) };
+    return { x: r.left + (best.x0 + best.x1) / 2, y: r.top + best.y + ROW / 2, event: this.event(best.ix, best.i, best.t) };
   }
 }
 

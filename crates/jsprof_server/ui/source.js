@@ -68,8 +68,15 @@ export function embeddedArtifact(data) {
     kind: heapDoc ? 'heap' : 'cpu',
     hasChart: !!data.chart,
     live: false,
-    chart: async () => data.chart,
-    profile: async (r) => (r && data.chart ? profileFromChart(data.chart, r) : data.profile),
+    // One chart per thread (the recorded one first); the tables of another thread are computed
+    // from its embedded calls.
+    timelines: data.charts ? data.charts.map((c) => c.timeline) : null,
+    chart: async (r, w, timeline) => (data.charts || []).find((c) => c.timeline === timeline) || data.chart,
+    profile: async (r, timeline) => {
+      const chart = (data.charts || []).find((c) => c.timeline === timeline) || data.chart;
+      if (chart && chart !== data.chart) { const p = profileFromChart(chart, r || [chart.start_ms, chart.end_ms]); if (!r) p.range = null; return p; }
+      return r && data.chart ? profileFromChart(data.chart, r) : data.profile;
+    },
     heap: heapDoc && {
       summary: async () => heapDoc.summary,
       classPage: async (key, offset, limit) => {

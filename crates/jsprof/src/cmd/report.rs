@@ -63,17 +63,36 @@ fn cpu_data(
             .iter()
             .map(|w| (w.at.as_str(), w.message.as_str())),
     );
+    let window = |max_events| ChartWindow {
+        start_ms: None,
+        end_ms: None,
+        min_ms: 0.0,
+        max_events,
+    };
     let chart = ui_data::chart(
         &loaded.profile,
         &loaded.timelines,
         timeline,
-        ChartWindow {
-            start_ms: None,
-            end_ms: None,
-            min_ms: 0.0,
-            max_events,
-        },
+        window(max_events),
     );
+    // One track per thread: the other threads with events share the same budget, in
+    // proportion to their events (at least 1 000 each).
+    let others: Vec<_> = loaded
+        .timelines
+        .iter()
+        .filter(|t| t.id != timeline.id && !t.events.is_empty())
+        .collect();
+    let all_events: usize = loaded.timelines.iter().map(|t| t.events.len()).sum();
+    let mut charts = Vec::new();
+    for t in &others {
+        let share = (max_events as f64 * t.events.len() as f64 / all_events.max(1) as f64) as usize;
+        charts.push(ui_data::chart(
+            &loaded.profile,
+            &loaded.timelines,
+            t,
+            window(share.max(1000).min(max_events)),
+        ));
+    }
     // A trace's trees are made of its calls, as in DevTools' Performance panel.
     let profile = if loaded.profile.kind == jsprof_profile::ProfileKind::Trace {
         Some(ui_data::profile_doc_from_calls(
@@ -106,6 +125,7 @@ fn cpu_data(
         "mode": "report",
         "name": name,
         "subtitle": subtitle,
+        "charts": charts,
         "chart": chart,
         "profile": profile,
     }))

@@ -143,6 +143,15 @@ fn trace_in_the_browser() {
 }
 
 #[test]
+fn threads_as_tracks_in_the_browser() {
+    both(
+        "worker",
+        &["third-party/speedscope/Chrome-70-worker.json.gz"],
+        "third-party/speedscope/Chrome-70-worker.json.devtools.json.gz",
+    );
+}
+
+#[test]
 fn detached_dom_in_the_browser() {
     both(
         "detached",

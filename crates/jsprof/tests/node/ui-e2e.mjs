@@ -125,6 +125,54 @@ try {
     await chartChecks({ name, candidates });
     const rows = t.bottom_up.map((f) => ({ id: f.id, name: f.name, total: f.total_ms }));
     await topFunctionCheck(rows.filter((f) => f.id.startsWith('f:')), rows);
+  } else if (kind === 'worker') {
+    // One track per thread: the renderer and the worker stacked; a call hovered in the second
+    // track is the worker's (DevTools' duration for that call); it switches the tables below.
+    await page.waitForFunction(() => window.jsprof.chart && window.jsprof.chart.stats.frames > 0);
+    const names = await page.evaluate(() => window.jsprof.chart.tracks.map((t) => t.name));
+    const k = names.indexOf('DedicatedWorker thread');
+    assert.ok(names.length >= 2 && k > 0, `tracks: ${names}`);
+    await page.evaluate((k) => { const c = window.jsprof.chart; c.revealTrack(k); c.scrollY -= 80; c.redraw(); }, k);
+    await page.waitForTimeout(300);
+    const tracks = await page.evaluate(() => window.jsprof.chart.stats.tracks);
+    assert.ok(tracks >= 2, `${tracks} track(s) drawn`);
+    await shot('flamechart-tracks');
+    const t = golden.threads.find((t) => t.tid === 7443);
+    const candidates = t.profile_calls.filter((c) => c.name === 'alpha').map((c) => ({ start: c.ts_us / 1000, dur: c.dur_us / 1000 }));
+    const at = await page.evaluate((k) => window.jsprof.chart.locate('alpha', k), k);
+    assert.ok(at, 'no alpha drawn in the worker track');
+    await page.mouse.move(at.x, at.y);
+    await page.waitForSelector('#tooltip:not([hidden])');
+    const text = await page.textContent('#tooltip');
+    assert.ok(text.includes('alpha') && text.includes('DedicatedWorker thread'), `tooltip: ${text}`);
+    const total = Number(await page.getAttribute('#tooltip', 'data-total-ms'));
+    const match = candidates.find((c) => Math.abs(c.start - at.event.s) < 0.01);
+    assert.ok(match, `DevTools has no worker call alpha starting at ${at.event.s} ms`);
+    near(total, match.dur, 0.002, 'duration of the worker\'s alpha');
+    await shot('flamechart-worker-hover');
+    // A click makes the worker the tables' thread: its functions beneath, DevTools' totals.
+    await page.mouse.click(at.x, at.y);
+    await page.waitForFunction(() => /DedicatedWorker/.test(document.querySelector('.toolbar').textContent));
+    await page.waitForTimeout(800);
+    const fnNames = await page.$$eval('.bottom tbody tr', (trs) => trs.map((tr) => tr.children[4].textContent));
+    assert.ok(fnNames.includes('gamma') && !fnNames.includes('banana'), `Functions beneath after the click: ${fnNames.slice(0, 10)}`);
+    // The wheel still zooms with several tracks.
+    const before = await page.evaluate(() => window.jsprof.chart.t1 - window.jsprof.chart.t0);
+    await page.mouse.wheel(0, -400);
+    await page.waitForTimeout(300);
+    assert.ok(await page.evaluate(() => window.jsprof.chart.t1 - window.jsprof.chart.t0) < before, 'no zoom');
+    await page.keyboard.press('0');
+    // Search highlight: non-matching calls are dimmed, the matching ones keep their colour.
+    await page.fill('.toolbar input[type=search]', '^(alpha|gamma)$');
+    await page.waitForTimeout(300);
+    const st = await page.evaluate(() => window.jsprof.chart.stats);
+    assert.ok(st.dimmed > 0 && st.drawn - st.dimmed > 0, `highlight: ${JSON.stringify(st)}`);
+    const hl = await page.evaluate((k) => window.jsprof.chart.locate('gamma', k), k);
+    assert.ok(hl, 'gamma not drawn');
+    const px = await page.evaluate(([x, y]) => { const c = window.jsprof.chart.canvas, r = c.getBoundingClientRect(), d = devicePixelRatio; return Array.from(c.getContext('2d').getImageData(Math.round((x - r.left) * d), Math.round((y - r.top) * d), 1, 1).data); }, [hl.x, hl.y]);
+    assert.notDeepEqual(px.slice(0, 3), [0xee, 0xf0, 0xf2], 'gamma is dimmed');
+    await page.mouse.move(5, 5);
+    await shot('flamechart-search');
   } else if (kind === 'detached') {
     const want = golden.classes.find((c) => c.name === 'Detached <section>');
     assert.ok(want, 'the golden has no Detached <section>');
