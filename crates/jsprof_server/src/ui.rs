@@ -101,6 +101,10 @@ pub fn routes() -> Router<Arc<AppState>> {
             "/api/ui/sessions/{id}/artifacts/{artifact}/heap/detached",
             get(heap_detached),
         )
+        .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/heap/leaks",
+            get(heap_leaks),
+        )
 }
 
 async fn index(_state: Shared) -> Response {
@@ -429,6 +433,54 @@ async fn heap_detached(
         let tree = DominatorTree::new(snapshot, analysis);
         Ok(json_ok(&json!({
             "trees": crate::ui_heap::detached(snapshot, analysis, &tree, limit)
+        })))
+    })
+    .await
+    .map_err(blocking_error)?
+}
+
+/// `SESSION_ID/ARTIFACT_ID` of another snapshot.
+fn other_snapshot(p: &HashMap<String, String>, k: &str) -> ApiResult<(String, String)> {
+    let v = p.get(k).ok_or_else(|| {
+        ApiError::bad_request(format!("`{k}` is required: {k}=SESSION_ID/ARTIFACT_ID"))
+    })?;
+    let (s, a) = v.split_once('/').ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "bad `{k}` `{}`: expected SESSION_ID/ARTIFACT_ID",
+            ids::printable(v)
+        ))
+    })?;
+    Ok((s.to_string(), a.to_string()))
+}
+
+/// The leaks of this snapshot (FINAL) given BASE (before the action) and TARGET (after it), as
+/// `jsprof heap leaks BASE TARGET FINAL --json`.
+async fn heap_leaks(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = params(q, &["base", "target", "limit"])?;
+    let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
+    let (bs, ba) = other_snapshot(&p, "base")?;
+    let (ts, ta) = other_snapshot(&p, "target")?;
+    let (last, _) = snapshot(&state, &id, &artifact).await?;
+    let (base, _) = snapshot(&state, &bs, &ba).await?;
+    let (target, _) = snapshot(&state, &ts, &ta).await?;
+    tokio::task::spawn_blocking(move || {
+        let (
+            Loaded::Snapshot { snapshot, analysis },
+            Loaded::Snapshot { snapshot: b, .. },
+            Loaded::Snapshot { snapshot: t, .. },
+        ) = (&*last, &*base, &*target)
+        else {
+            return Err(ApiError::internal("not a snapshot"));
+        };
+        let (total, groups) = crate::ui_heap::leaks_doc(b, t, snapshot, analysis, limit);
+        Ok(json_ok(&json!({
+            "kind": snapshot.kind(),
+            "total": total,
+            "groups": groups,
         })))
     })
     .await

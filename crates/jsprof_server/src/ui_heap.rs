@@ -230,3 +230,56 @@ pub fn heap_doc(s: &HeapSnapshot, a: &Analysis, limits: HeapDocLimits) -> HeapDo
             .collect(),
     }
 }
+
+/// One group of leaked objects (as `jsprof heap leaks --json`): the objects of FINAL created
+/// between BASE and TARGET, grouped by class and retaining path.
+#[derive(Serialize)]
+pub struct LeakGroupJson {
+    pub class: String,
+    pub count: u64,
+    pub retained_size: u64,
+    /// From the root side to the leaked object: each node's class and the edge to the next.
+    pub path: Vec<LeakStepJson>,
+    /// One of the objects (its id in FINAL, for its Retainers).
+    pub sample_id: u32,
+}
+
+#[derive(Serialize)]
+pub struct LeakStepJson {
+    pub edge: String,
+    pub class: String,
+}
+
+/// jsprof_heap's leak detection over three snapshots; at most `limit` groups (0: all), largest
+/// retained first.
+pub fn leaks_doc(
+    base: &HeapSnapshot,
+    target: &HeapSnapshot,
+    last: &HeapSnapshot,
+    last_analysis: &Analysis,
+    limit: usize,
+) -> (usize, Vec<LeakGroupJson>) {
+    let mut groups = jsprof_heap::leaks(base, target, last, last_analysis);
+    let total = groups.len();
+    if limit > 0 {
+        groups.truncate(limit);
+    }
+    let groups = groups
+        .into_iter()
+        .map(|g| LeakGroupJson {
+            class: g.class,
+            count: g.count,
+            retained_size: g.retained_size,
+            path: g
+                .path
+                .into_iter()
+                .map(|p| LeakStepJson {
+                    edge: p.edge,
+                    class: p.class,
+                })
+                .collect(),
+            sample_id: last.nodes.id[g.sample as usize],
+        })
+        .collect();
+    (total, groups)
+}

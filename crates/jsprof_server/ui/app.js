@@ -4,7 +4,7 @@ import { ServerSource, embeddedArtifact } from './source.js';
 import { FlameChart } from './flamechart.js';
 import { FlameGraph } from './flamegraph.js';
 import { CallTreeView } from './calltree.js';
-import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView } from './heap.js';
+import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from './heap.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
 const app = { data, ready: false };
@@ -233,6 +233,7 @@ function openHeap(art, c, bases) {
     app.detached = new DetachedView(tab.node, heap, s.total_size);
   });
   if (art.live) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, bases); });
+  if (art.live) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases); await app.leaks.ready; });
 }
 
 async function openArtifact(art, opts = {}) {

@@ -277,3 +277,61 @@ export class ComparisonView {
     if (bases.length) load(); else this.info.textContent = 'Open a second snapshot (jsprof view A.heapsnapshot B.heapsnapshot) to compare.';
   }
 }
+
+// Leaks (as `jsprof heap leaks BASE TARGET FINAL`): the objects of this snapshot created between
+// a baseline and a target snapshot, grouped by class and retaining path, largest retained first.
+export class LeaksView {
+  // snaps: [{label, session, artifact}] other snapshots in the server
+  constructor(root, heap, snaps, onObject) {
+    const bar = el('div', { class: 'toolbar' });
+    const pick = (label, k) => {
+      const s = el('select', { 'aria-label': label });
+      for (const b of snaps) s.append(el('option', { value: `${b.session}/${b.artifact}`, text: b.label }));
+      if (snaps[k]) s.value = `${snaps[k].session}/${snaps[k].artifact}`;
+      return s;
+    };
+    // By name, the earliest is the baseline and the next the target (leak-1-…, leak-2-…).
+    const order = snaps.map((b, i) => i).sort((a, b) => snaps[a].label.localeCompare(snaps[b].label));
+    this.base = pick('Baseline snapshot', order[0]);
+    this.target = pick('Target snapshot', order[1] ?? order[0]);
+    this.info = el('span', { class: 'hint' });
+    bar.append(el('span', { text: 'Baseline' }), this.base, el('span', { text: 'Target' }), this.target, el('span', { class: 'hint', text: '→ this snapshot is the final one' }), this.info);
+    const scroll = el('div', { class: 'scroll' });
+    this.path = el('div', { class: 'retainers leak-path' });
+    root.append(bar, scroll, this.path);
+    const pathText = (g) => g.path.map((p) => `${p.class}${p.edge}`).join(' → ') || '(no path from a root)';
+    const cols = [
+      { title: 'Class', cls: 'fn', value: (g) => g.class.toLowerCase(), render: (g) => g.class },
+      { title: 'Count', num: true, value: (g) => g.count, render: (g) => fmtCount(g.count) },
+      { title: 'Retained size', num: true, value: (g) => g.retained_size, render: (g) => fmtBytes(g.retained_size) },
+      { title: 'Retained through (root → object)', value: (g) => pathText(g), render: (g) => pathText(g) },
+    ];
+    const showPath = (g) => {
+      this.path.textContent = '';
+      if (!g) return;
+      this.path.append(el('h3', { text: `${g.class} ×${fmtCount(g.count)} · ${fmtBytes(g.retained_size)} · e.g. @${g.sample_id}` }));
+      const box = el('div', { class: 'path' });
+      g.path.forEach((p, i) => box.append(el('div', { class: 'step', style: `padding-left:${i * 12}px`, text: `${p.class} ${p.edge}` })));
+      box.append(el('div', { class: 'step', style: `padding-left:${g.path.length * 12}px`, text: `${g.class} @${g.sample_id}` }));
+      this.path.append(box);
+      if (onObject) onObject(g);
+    };
+    const table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 2, label: 'Leaks', onSelect: showPath });
+    scroll.append(table.table);
+    this.table = table;
+    const load = async () => {
+      const [bs, ba] = this.base.value.split('/'), [ts, ta] = this.target.value.split('/');
+      this.info.textContent = 'Finding leaks…';
+      try {
+        const r = await heap.leaks(`${bs}/${ba}`, `${ts}/${ta}`);
+        this.groups = r.groups;
+        this.info.textContent = `${r.total} group${r.total === 1 ? '' : 's'} of objects created between the baseline and the target and still alive` + (r.total > r.groups.length ? ` (the ${r.groups.length} largest shown)` : '');
+        table.setRoots(r.groups);
+        showPath(r.groups[0]);
+      } catch (e) { this.info.textContent = e.message; }
+    };
+    this.base.addEventListener('change', load);
+    this.target.addEventListener('change', load);
+    this.ready = snaps.length >= 2 ? load() : (this.info.textContent = 'Open three snapshots (jsprof view BASE TARGET FINAL) to find leaks.', Promise.resolve());
+  }
+}

@@ -49,6 +49,7 @@ export class ServerSource {
         retainers: (id) => src.get(`${base}/heap/retainers/${id}`, { paths: 5 }),
         dominated: (id, offset, limit) => src.get(`${ui}/heap/dominated/${id == null ? 'root' : id}`, { offset, limit }),
         detached: () => src.get(`${ui}/heap/detached`),
+        leaks: (base, target) => src.get(`${ui}/heap/leaks`, { base, target }),
         diff: (baseSession, baseArtifact) => src.get(`${base}/heap/diff`, { base: `${baseSession}/${baseArtifact}`, limit: 0 }),
       },
     };

@@ -151,6 +151,31 @@ fn threads_as_tracks_in_the_browser() {
     );
 }
 
+/// The Leaks view of three snapshots in one `jsprof view` against `jsprof heap leaks --json`.
+#[test]
+fn leaks_in_the_browser() {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let files: Vec<PathBuf> = ["leak-1-baseline", "leak-2-target", "leak-3-final"]
+        .iter()
+        .map(|n| f.join(format!("heap/{n}.heapsnapshot.gz")))
+        .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["heap", "leaks", "--json", "--limit", "0"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "jsprof heap leaks");
+    let golden = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-leaks.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &out.stdout).unwrap();
+    std::fs::write(&golden, gz.finish().unwrap()).unwrap();
+    let v = view(&files);
+    e2e("leaks", &v.url, &golden, false);
+}
+
 #[test]
 fn detached_dom_in_the_browser() {
     both(

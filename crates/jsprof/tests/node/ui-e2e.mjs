@@ -173,6 +173,27 @@ try {
     assert.notDeepEqual(px.slice(0, 3), [0xee, 0xf0, 0xf2], 'gamma is dimmed');
     await page.mouse.move(5, 5);
     await shot('flamechart-search');
+  } else if (kind === 'leaks') {
+    // GOLDEN here is `jsprof heap leaks BASE TARGET FINAL --json` (tested against hand counts).
+    const sessions = await page.evaluate(() => window.jsprof.source.sessions());
+    const s = sessions.sessions.find((s) => /leak-3-final/.test(s.target));
+    await page.goto('about:blank');
+    await page.goto(`${url}#session=${s.session_id}&artifact=${s.artifacts[0].artifact_id}&tab=leaks`);
+    await page.waitForFunction(() => window.jsprof && window.jsprof.leaks && window.jsprof.leaks.groups, null, { timeout: 30000 });
+    const want = golden.groups[0];
+    assert.equal(want.class, 'Session');
+    assert.equal(want.count, 3);
+    const rows = await page.$$eval('[role=tabpanel]:not([hidden]) tbody tr', (trs) => trs.map((tr) => Array.from(tr.children).map((td) => td.textContent)));
+    assert.equal(rows.length, Math.min(golden.groups.length, 100), 'groups listed');
+    assert.equal(rows[0][0], 'Session', `first group: ${rows[0]}`);
+    assert.equal(rows[0][1], '3', `Session count: ${rows[0]}`);
+    const ui = await page.evaluate(() => window.jsprof.leaks.groups[0]);
+    assert.equal(ui.retained_size, want.retained_size);
+    assert.deepEqual(ui.path, want.path, 'the retaining path');
+    const path = await page.textContent('.leak-path');
+    assert.ok(path.includes('sessionsLeak'), `the path shown: ${path}`);
+    for (const p of want.path) assert.ok(path.includes(p.edge), `the path shown lacks ${p.edge}: ${path}`);
+    await shot('leaks');
   } else if (kind === 'detached') {
     const want = golden.classes.find((c) => c.name === 'Detached <section>');
     assert.ok(want, 'the golden has no Detached <section>');
