@@ -27,13 +27,14 @@ use crate::ui_data::{self, ChartWindow, TreeLimits};
 type Shared = State<Arc<AppState>>;
 
 /// The UI's files, in the order they are inlined (one module: later files use earlier ones).
-const SCRIPTS: [&str; 8] = [
+const SCRIPTS: [&str; 9] = [
     include_str!("../ui/format.js"),
     include_str!("../ui/source.js"),
     include_str!("../ui/table.js"),
     include_str!("../ui/flamechart.js"),
     include_str!("../ui/flamegraph.js"),
     include_str!("../ui/calltree.js"),
+    include_str!("../ui/diff.js"),
     include_str!("../ui/heap.js"),
     include_str!("../ui/app.js"),
 ];
@@ -104,6 +105,10 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route(
             "/api/ui/sessions/{id}/artifacts/{artifact}/heap/leaks",
             get(heap_leaks),
+        )
+        .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/diff",
+            get(cpu_diff),
         )
 }
 
@@ -481,6 +486,123 @@ async fn heap_leaks(
             "kind": snapshot.kind(),
             "total": total,
             "groups": groups,
+        })))
+    })
+    .await
+    .map_err(blocking_error)?
+}
+
+/// A CPU artifact's timelines, loaded.
+async fn cpu_artifact(
+    state: &AppState,
+    id: &str,
+    artifact: &str,
+) -> ApiResult<(Arc<Loaded>, String)> {
+    let artifact_id = ids::number("artifact id", artifact)?;
+    let (s, artifacts) = state.find(id)?;
+    let a = artifacts
+        .iter()
+        .find(|a| a.artifact_id == artifact_id)
+        .ok_or_else(|| {
+            ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
+        })?;
+    if a.kind.starts_with("heap") {
+        return Err(ApiError::bad_request(format!(
+            "artifact {artifact_id} is a {}, not a CPU profile or trace",
+            a.format
+        )));
+    }
+    Ok((
+        state.load(&s, a, View::Timelines).await?,
+        artifact_name(&s, a),
+    ))
+}
+
+/// `jsprof diff BEFORE AFTER --json` and `jsprof flamegraph --diff` in one answer: this artifact
+/// is AFTER, `base=SESSION/ARTIFACT` is BEFORE; `key=name-url|function`, `normalize=1`.
+async fn cpu_diff(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = params(q, &["base", "key", "normalize"])?;
+    let (bs, ba) = other_snapshot(&p, "base")?;
+    let key = match p.get("key").map(String::as_str) {
+        None | Some("name-url") => jsprof_analysis::DiffKey::NameUrl,
+        Some("function") => jsprof_analysis::DiffKey::Function,
+        Some(k) => {
+            return Err(ApiError::bad_request(format!(
+                "bad `key` `{}`: expected name-url or function",
+                ids::printable(k)
+            )))
+        }
+    };
+    let normalize = matches!(p.get("normalize").map(String::as_str), Some("1" | "true"));
+    let (after, after_name) = cpu_artifact(&state, &id, &artifact).await?;
+    let (before, before_name) = cpu_artifact(&state, &bs, &ba).await?;
+    tokio::task::spawn_blocking(move || {
+        let (Loaded::Timelines(b), Loaded::Timelines(a)) = (&*before, &*after) else {
+            return Err(ApiError::internal("not timelines"));
+        };
+        let side = |t: &'_ jsprof_report::load::LoadedTimelines, name: &str| -> ApiResult<usize> {
+            t.select(None)?
+                .profile_thread
+                .ok_or_else(|| ApiError::bad_request(format!("{name}: no CPU samples to compare")))
+        };
+        let (bt, at) = (side(b, &before_name)?, side(a, &after_name)?);
+        let pb = (&b.profile, &b.profile.threads[bt]);
+        let pa = (&a.profile, &a.profile.threads[at]);
+        let options = jsprof_analysis::DiffOptions { key, normalize };
+        let diff = jsprof_analysis::diff_profiles(pb, pa, options)
+            .map_err(|e| ApiError::bad_request(format!("{before_name} and {after_name}: {e}")))?;
+        let bytes = pb.1.weight_unit() == jsprof_profile::WeightUnit::Bytes;
+        let unit = if bytes { "bytes" } else { "ms" };
+        let val = |w: f64| if bytes { w.round() } else { w / 1e6 };
+        let rows: Vec<serde_json::Value> = diff
+            .rows
+            .iter()
+            .map(|r| {
+                let mut m = serde_json::Map::new();
+                m.insert("name".into(), json!(r.name));
+                m.insert("url".into(), json!(r.url));
+                m.insert("line".into(), json!(r.line));
+                m.insert("column".into(), json!(r.column));
+                for (field, w) in [
+                    ("before_self", r.before_self),
+                    ("after_self", r.after_self),
+                    ("delta_self", r.delta_self()),
+                    ("before_total", r.before_total),
+                    ("after_total", r.after_total),
+                    ("delta_total", r.delta_total()),
+                ] {
+                    m.insert(format!("{field}_{unit}"), json!(val(w)));
+                }
+                m.insert("delta_total_percent".into(), json!(r.delta_total_percent()));
+                serde_json::Value::Object(m)
+            })
+            .collect();
+        let mut svg = Vec::new();
+        let fg = jsprof_analysis::FlameGraphOptions {
+            title: "Differential flame graph".to_string(),
+            subtitle: Some(format!(
+                "{after_name} against {before_name}: red grew, blue shrank"
+            )),
+            ..Default::default()
+        };
+        jsprof_analysis::write_diff_flame_graph_svg(&mut svg, pb, pa, key, normalize, &fg)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        Ok(json_ok(&json!({
+            "unit": unit,
+            "before": before_name,
+            "after": after_name,
+            "before_total": val(diff.before_total),
+            "after_total": val(diff.after_total),
+            "scale": diff.scale,
+            "noise_floor": val(diff.noise_floor),
+            "hidden": diff.hidden,
+            "hidden_delta_self": val(diff.hidden_delta_self),
+            "functions": rows,
+            "svg": String::from_utf8_lossy(&svg),
         })))
     })
     .await

@@ -4,6 +4,7 @@ import { ServerSource, embeddedArtifact } from './source.js';
 import { FlameChart } from './flamechart.js';
 import { FlameGraph } from './flamegraph.js';
 import { CallTreeView } from './calltree.js';
+import { DiffView } from './diff.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from './heap.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
@@ -101,7 +102,7 @@ function detailsOf(e) {
     ` · start ${fmtMs(e.s)} · total ${fmtMs(e.d)} · self ${fmtMs(e.self)} · ${e.type}`;
 }
 
-function openCpu(art, c) {
+function openCpu(art, c, others) {
   if (art.hasChart) {
     addTab('chart', 'Flame chart', async (tab) => {
       const split = el('div', { class: 'split' });
@@ -212,6 +213,7 @@ function openCpu(art, c) {
     };
     return tab.update();
   }, { profileView: true });
+  if (art.live && art.diff) addTab('diff', 'Diff', async (tab) => { app.diff = new DiffView(tab.node, art, others); await app.diff.ready; });
 }
 
 function openHeap(art, c, bases) {
@@ -246,7 +248,7 @@ async function openArtifact(art, opts = {}) {
   setRangeChip(null);
   $('title').innerHTML = `${esc(art.name)}<small>${esc(opts.subtitle || '')}</small>`;
   document.title = `${art.name} — jsprof`;
-  if (art.kind === 'heap') openHeap(art, current, opts.bases || []); else openCpu(art, current);
+  if (art.kind === 'heap') openHeap(art, current, opts.bases || []); else openCpu(art, current, opts.cpuBases || []);
   const first = opts.tab && current.tabs.has(opts.tab) ? opts.tab : current.tabs.keys().next().value;
   await showTab(first);
   app.ready = true;
@@ -269,8 +271,14 @@ async function startServer() {
     const art = src.artifact(s, a);
     art.name = a.name || `${s.target}`;
     const bases = [];
-    for (const t of list) for (const b of t.artifacts) if (b.kind === 'heap-snapshot' && !(t.session_id === s.session_id && b.artifact_id === a.artifact_id)) bases.push({ label: b.name || `${t.target} #${b.artifact_id}`, session: t.session_id, artifact: b.artifact_id });
-    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, bases, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` });
+    const cpuBases = [];
+    for (const t of list) for (const b of t.artifacts) {
+      if (t.session_id === s.session_id && b.artifact_id === a.artifact_id) continue;
+      const label = b.name || `${t.target.replace(/^import:/, '')} #${b.artifact_id}`;
+      if (b.kind === 'heap-snapshot') bases.push({ label, session: t.session_id, artifact: b.artifact_id });
+      else if (!b.kind.startsWith('heap') && t.timeline_artifact_id === b.artifact_id) cpuBases.push({ label, session: t.session_id, artifact: b.artifact_id });
+    }
+    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, bases, cpuBases, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` });
     renderSide();
   };
   const renderSide = () => {

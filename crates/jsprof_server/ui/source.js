@@ -43,6 +43,7 @@ export class ServerSource {
       live: true,
       chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline }),
       profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline }),
+      diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null }),
       heap: {
         summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),
         classPage: (key, offset, limit) => src.get(`${ui}/heap/class`, { key, offset, limit }),

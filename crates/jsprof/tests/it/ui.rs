@@ -176,6 +176,31 @@ fn leaks_in_the_browser() {
     e2e("leaks", &v.url, &golden, false);
 }
 
+/// The CPU diff of two profiles in one `jsprof view` against `jsprof diff --json`.
+#[test]
+fn cpu_diff_in_the_browser() {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let files: Vec<PathBuf> = ["before", "after"]
+        .iter()
+        .map(|n| f.join(format!("diff/{n}.cpuprofile.gz")))
+        .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["diff", "--json"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "jsprof diff");
+    let golden = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-diff.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &out.stdout).unwrap();
+    std::fs::write(&golden, gz.finish().unwrap()).unwrap();
+    let v = view(&files);
+    e2e("diff", &v.url, &golden, false);
+}
+
 #[test]
 fn detached_dom_in_the_browser() {
     both(

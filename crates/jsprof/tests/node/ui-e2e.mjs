@@ -194,6 +194,39 @@ try {
     assert.ok(path.includes('sessionsLeak'), `the path shown: ${path}`);
     for (const p of want.path) assert.ok(path.includes(p.edge), `the path shown lacks ${p.edge}: ${path}`);
     await shot('leaks');
+  } else if (kind === 'diff') {
+    // GOLDEN here is `jsprof diff BEFORE AFTER --json` (tested against the workload's change).
+    const sessions = await page.evaluate(() => window.jsprof.source.sessions());
+    const s = sessions.sessions.find((s) => /after/.test(s.target));
+    await page.goto('about:blank');
+    await page.goto(`${url}#session=${s.session_id}&artifact=${s.timeline_artifact_id}&tab=diff`);
+    await page.waitForFunction(() => window.jsprof && window.jsprof.diff && window.jsprof.diff.result, null, { timeout: 30000 });
+    const r = await page.evaluate(() => window.jsprof.diff.result);
+    const grew = (list) => list.filter((f) => f.delta_self_ms > 0)[0];
+    const want = grew(golden.functions);
+    assert.equal(want.name, 'checksum');
+    assert.equal(r.functions.length, golden.functions.length, 'rows above the noise floor');
+    assert.equal(r.hidden, golden.below_noise_floor.count, 'rows under the noise floor');
+    const got = grew(r.functions);
+    assert.equal(got.name, 'checksum');
+    near(got.delta_self_ms, want.delta_self_ms, 1e-6, 'Δ self of checksum');
+    near(got.delta_total_ms, want.delta_total_ms, 1e-6, 'Δ total of checksum');
+    // The table: checksum first (largest change), its Δ self as the CLI's.
+    const row = await page.$eval('[role=tabpanel]:not([hidden]) tbody tr', (tr) => ({ name: tr.children[0].textContent, delta: tr.children[4].querySelector('span').title }));
+    assert.equal(row.name, 'checksum');
+    near(Number(row.delta), want.delta_self_ms, 1e-6, 'Δ self shown');
+    // The differential flame graph: checksum drawn, in red (it grew).
+    const fill = await page.evaluate(() => {
+      for (const g of document.querySelectorAll('.diff-svg svg g')) {
+        const t = g.querySelector('title');
+        if (t && /^checksum/.test(t.textContent)) { const r = g.querySelector('rect'); return r && r.getAttribute('fill'); }
+      }
+      return null;
+    });
+    assert.ok(fill, 'no checksum frame in the differential flame graph');
+    const [rr, gg, bb] = (fill.match(/\d+/g) || []).map(Number);
+    assert.ok(rr > bb && rr > gg, `checksum is not red: ${fill}`);
+    await shot('diff');
   } else if (kind === 'detached') {
     const want = golden.classes.find((c) => c.name === 'Detached <section>');
     assert.ok(want, 'the golden has no Detached <section>');
