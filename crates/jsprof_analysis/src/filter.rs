@@ -225,6 +225,11 @@ pub fn filter(profile: &Profile, filters: &Filters) -> Profile {
                     .filter_map(|&(s, r)| same_leaf(s).map(|n| (n, r)))
                     .filter(|(n, _)| deopt_seen.insert(*n))
                     .collect(),
+                trace_id_stacks: t
+                    .trace_id_stacks
+                    .iter()
+                    .map(|(&id, &s)| (id, s.and_then(new_stack)))
+                    .collect(),
                 allocation_samples: t
                     .allocation_samples
                     .iter()

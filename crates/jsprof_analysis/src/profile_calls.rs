@@ -112,8 +112,8 @@ pub(crate) fn devtools_order(a: (i64, i64, bool), b: (i64, i64, bool)) -> std::c
         .then(b.2.cmp(&a.2))
 }
 
-/// Reconstructs the calls of a trace thread: `trace` holds its trace events (any order) and
-/// sample trace ids, `thread` its timed samples. Calls come out in the order DevTools creates them.
+/// Reconstructs the calls of a trace thread: `trace` holds its trace events (any order),
+/// `thread` its timed samples and the stacks of its sample trace ids. Calls come out in the order DevTools creates them.
 pub fn trace_calls(profile: &Profile, thread: &Thread, trace: &TraceThread) -> Vec<Call> {
     let events = &trace.events;
     // The trace engine's thread entries are complete events and `I` instants; instants play a
@@ -152,7 +152,6 @@ pub fn trace_calls(profile: &Profile, thread: &Thread, trace: &TraceThread) -> V
     let mut it = Integrator {
         profile,
         thread,
-        trace,
         calls: Vec::new(),
         current: Vec::new(),
         locked: Vec::new(),
@@ -202,7 +201,6 @@ pub fn trace_calls(profile: &Profile, thread: &Thread, trace: &TraceThread) -> V
 struct Integrator<'a> {
     profile: &'a Profile,
     thread: &'a Thread,
-    trace: &'a TraceThread,
     calls: Vec<Call>,
     /// Indices into `calls`.
     current: Vec<usize>,
@@ -226,7 +224,7 @@ impl Integrator<'_> {
         }
         let tagged = match e.sample_trace_id {
             0 => None,
-            id => self.trace.sample_trace_ids.get(&id).copied(),
+            id => self.thread.trace_id_stacks.get(&id).copied(),
         };
         match tagged {
             Some(stack) => {

@@ -134,6 +134,8 @@ fn clip_thread(thread: &Thread, lo: i64, hi: i64) -> Thread {
         tid: thread.tid,
         weight_unit: thread.weight_unit,
         deopt_reasons: thread.deopt_reasons.clone(),
+        // Stacks are kept as they are.
+        trace_id_stacks: thread.trace_id_stacks.clone(),
         // Line ticks are whole-profile counts and cannot be clipped; they are dropped.
         ..Default::default()
     };

@@ -313,6 +313,11 @@ pub struct Thread {
     pub deopt_reasons: Vec<(StackId, StringId)>,
     /// `.heapprofile` samples.
     pub allocation_samples: Vec<AllocationSample>,
+    /// A trace's `sampleTraceId`s (its ProfileChunks' `trace_ids`): id → the stack of the sample
+    /// V8 tagged with it (`None` for a stack DevTools leaves empty: the root's or the garbage
+    /// collector's). Trace events carrying the id take this stack. Kept here, beside the
+    /// samples, so that a transform that rewrites the stack table rewrites these too.
+    pub trace_id_stacks: HashMap<u64, Option<StackId>>,
 }
 
 impl Thread {

@@ -529,10 +529,11 @@ impl State {
         }
         let mut all = std::mem::take(&mut self.profile.threads);
         for (i, &((pid, tid), p)) in keep.iter().enumerate() {
-            self.profile.threads.push(std::mem::take(&mut all[p]));
+            let mut thread = std::mem::take(&mut all[p]);
+            thread.trace_id_stacks = std::mem::take(&mut trace_ids[p]);
+            self.profile.threads.push(thread);
             let t = self.thread(pid, tid);
             self.threads[t].profile_thread = Some(i);
-            self.threads[t].sample_trace_ids = std::mem::take(&mut trace_ids[p]);
         }
         for (&(pid, tid), name) in &self.thread_names {
             if let Some(&t) = self.thread_index.get(&(pid, tid)) {

@@ -2,9 +2,7 @@
 //! and process names, and the trace bounds DevTools computes. [`crate::read_trace_from`] fills
 //! these in; the typed timeline built on top lives in `jsprof_analysis::timeline`.
 
-use rustc_hash::FxHashMap as HashMap;
-
-use crate::model::{Profile, StackId, StringId};
+use crate::model::{Profile, StringId};
 
 /// One trace event of a thread as read: `X` events, `B`/`E` pairs joined into one, and instant
 /// events (`I`, `i`, `R`) as zero-length markers. Times are nanoseconds on the trace clock.
@@ -21,7 +19,7 @@ pub struct TraceEvent {
     pub detail: StringId,
     /// `args.data.sampleTraceId` (or `args.sampleTraceId`, `args.beginData.sampleTraceId`): the id
     /// of a CPU sample V8 took when the event began, whose stack DevTools gives the event
-    /// ([`TraceThread::sample_trace_ids`]); 0 when none.
+    /// ([`Thread::trace_id_stacks`](crate::Thread::trace_id_stacks)); 0 when none.
     pub sample_trace_id: u64,
 }
 
@@ -44,11 +42,10 @@ pub struct TraceThread {
     pub tid: u64,
     pub name: String,
     pub events: Vec<TraceEvent>,
-    /// Index into [`Profile::threads`] of the profile DevTools uses for this thread.
+    /// Index into [`Profile::threads`] of the profile DevTools uses for this thread (whose
+    /// [`Thread::trace_id_stacks`](crate::Thread::trace_id_stacks) give tagged events their
+    /// stacks).
     pub profile_thread: Option<usize>,
-    /// That profile's `trace_ids`: sample trace id → the sample's stack (`None` for a stack
-    /// DevTools leaves empty: the root's or the garbage collector's).
-    pub sample_trace_ids: HashMap<u64, Option<StackId>>,
 }
 
 /// A whole trace: the sampled profiles (per thread the one DevTools uses, ordered by

@@ -271,3 +271,62 @@ fn every_view_takes_the_filters() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad regular expression `(`"));
 }
+
+/// The JS calls of a trace's unique events: name → (total ms, hits).
+fn trace_calls(path: &str, extra: &[&str]) -> HashMap<String, (f64, u64)> {
+    let mut args = vec!["events", "--json", "--mode", "unique-events", path];
+    args.extend_from_slice(extra);
+    let doc = jsprof_json(&args);
+    let mut out = HashMap::new();
+    let mut todo: Vec<&Value> = doc["events"].as_array().unwrap().iter().collect();
+    while let Some(e) = todo.pop() {
+        if e["type"] == "JS_CALL" {
+            let name = e["name"].as_str().unwrap().to_string();
+            out.insert(
+                name,
+                (e["total_ms"].as_f64().unwrap(), e["hits"].as_u64().unwrap()),
+            );
+        }
+        if let Some(c) = e["children"].as_array() {
+            todo.extend(c);
+        }
+    }
+    out
+}
+
+/// Focus on a trace: the trace engine's calls of the focused function are exactly the
+/// unfiltered ones (same total, same count), functions never called under it are gone, and
+/// events tagged with a `sampleTraceId` (page.trace has them) take the filtered stacks. A focus
+/// that matches nothing leaves no JS calls (it used to panic on the stale tagged stacks).
+#[test]
+fn focus_on_a_trace_keeps_the_focused_calls() {
+    for (file, focus, outside) in [
+        ("trace/page.trace.json.gz", "branchB", "touchDom"),
+        ("trace/primes.trace.json.gz", "sortBig", "isPrime"),
+    ] {
+        let path = fixtures().join(file);
+        let path = path.to_str().unwrap();
+        let all = trace_calls(path, &[]);
+        let re = format!("^{focus}$");
+        let focused = trace_calls(path, &["--focus", &re]);
+        let (want, got) = (all[focus], focused[focus]);
+        assert!(
+            close(want.0, got.0) && want.1 == got.1,
+            "{file}: {focus} unfiltered {want:?}, focused {got:?}"
+        );
+        assert!(all.contains_key(outside), "{file}: {outside} unfiltered");
+        assert!(
+            !focused.contains_key(outside),
+            "{file}: {outside} is not under {focus}"
+        );
+        for (name, (total, _)) in &focused {
+            assert!(
+                *total <= want.0 + 1e-6,
+                "{file}: {name} ({total} ms) outside {focus} ({} ms)",
+                want.0
+            );
+        }
+        let none = trace_calls(path, &["--focus", "^no such function$"]);
+        assert!(none.is_empty(), "{file}: {none:?}");
+    }
+}
