@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use crate::cache::{Loaded, View};
 use crate::catalogue::{ArtifactRow, SessionRow, State as SessionState};
 use crate::error::{ApiError, ApiResult};
+use crate::filters::{self, FilterSpec};
 use crate::ids;
 use crate::recording::{self, StartRequest};
 use crate::state::{artifact_name, session_json, AppState};
@@ -157,6 +158,11 @@ impl Params {
         }
     }
 
+    /// `focus`, `exclude`, `hide_idle`, `collapse_packages`, `collapse_recursion`.
+    fn filters(&self) -> ApiResult<FilterSpec> {
+        FilterSpec::from_params(&self.0)
+    }
+
     fn time_range(&self) -> ApiResult<Option<TimeRange>> {
         self.get("range")
             .map(|r| TimeRange::parse_ms(r).map_err(|e| ApiError::bad_request(e.to_string())))
@@ -280,7 +286,15 @@ async fn events(
     Path((id, timeline)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let params = Params::parse(q, &["mode", "range", "event_id", "max_depth", "types"])?;
+    let params = Params::parse(
+        q,
+        &[
+            &["mode", "range", "event_id", "max_depth", "types"][..],
+            &filters::PARAMS,
+        ]
+        .concat(),
+    )?;
+    let filters = params.filters()?;
     let timeline_id = ids::number("timeline id", &timeline)?;
     let (s, artifacts) = state.find(&id)?;
     let mode = match params.get("mode") {
@@ -322,7 +336,9 @@ async fn events(
             }
         )));
     };
-    let loaded = state.load(&s, a, View::Timelines).await?;
+    let loaded = state
+        .load_filtered(&s, a, View::Timelines, &filters)
+        .await?;
     let report = tokio::task::spawn_blocking(move || -> ApiResult<Vec<u8>> {
         let Loaded::Timelines(t) = &*loaded else {
             return Err(ApiError::internal("not timelines"));
@@ -355,6 +371,7 @@ async fn profile_of(
     state: &AppState,
     id: &str,
     artifact_text: &str,
+    filters: &FilterSpec,
 ) -> ApiResult<(std::sync::Arc<Loaded>, String)> {
     let (s, a) = artifact(state, id, artifact_text)?;
     if a.kind == "heap-snapshot" {
@@ -364,7 +381,10 @@ async fn profile_of(
         )));
     }
     let name = artifact_name(&s, &a);
-    Ok((state.load(&s, &a, View::Profile).await?, name))
+    Ok((
+        state.load_filtered(&s, &a, View::Profile, filters).await?,
+        name,
+    ))
 }
 
 async fn top(
@@ -372,7 +392,11 @@ async fn top(
     Path((id, artifact_text)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let params = Params::parse(q, &["by", "limit", "range", "thread"])?;
+    let params = Params::parse(
+        q,
+        &[&["by", "limit", "range", "thread"][..], &filters::PARAMS].concat(),
+    )?;
+    let filters = params.filters()?;
     let by = match params.get("by") {
         None | Some("self") => jsprof_report::top::By::SelfWeight,
         Some("total") => jsprof_report::top::By::Total,
@@ -386,7 +410,7 @@ async fn top(
     let limit = params.number::<usize>("limit")?.unwrap_or(25);
     let range = params.time_range()?;
     let thread = params.get("thread").map(str::to_string);
-    let (loaded, name) = profile_of(&state, &id, &artifact_text).await?;
+    let (loaded, name) = profile_of(&state, &id, &artifact_text, &filters).await?;
     let report = tokio::task::spawn_blocking(move || -> ApiResult<_> {
         let Loaded::Profile(p) = &*loaded else {
             return Err(ApiError::internal("not a profile"));
@@ -415,8 +439,13 @@ async fn tree(
 ) -> ApiResult<Response> {
     let params = Params::parse(
         q,
-        &["bottom_up", "max_depth", "min_percent", "range", "thread"],
+        &[
+            &["bottom_up", "max_depth", "min_percent", "range", "thread"][..],
+            &filters::PARAMS,
+        ]
+        .concat(),
     )?;
+    let filters = params.filters()?;
     let options = jsprof_report::tree::TreeOptions {
         bottom_up: params.flag("bottom_up")?,
         max_depth: params.number("max_depth")?.unwrap_or(0),
@@ -424,7 +453,7 @@ async fn tree(
     };
     let range = params.time_range()?;
     let thread = params.get("thread").map(str::to_string);
-    let (loaded, name) = profile_of(&state, &id, &artifact_text).await?;
+    let (loaded, name) = profile_of(&state, &id, &artifact_text, &filters).await?;
     let report = tokio::task::spawn_blocking(move || -> ApiResult<_> {
         let Loaded::Profile(p) = &*loaded else {
             return Err(ApiError::internal("not a profile"));

@@ -1,6 +1,7 @@
 //! Loaded artifacts kept in memory: parsing a 50 MB profile takes a good part of a second, so
 //! each artifact is parsed once (concurrent requests wait for the same load) and the most
-//! recently used few are kept.
+//! recently used few are kept. A filtered view (`focus=…`, `hide_idle=1`, …) is an entry of its
+//! own: the filters rewrite the samples before the timelines are built, as in the CLI.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -11,6 +12,7 @@ use jsprof_report::load::LoadedTimelines;
 use tokio::sync::OnceCell;
 
 use crate::error::{ApiError, ApiResult};
+use crate::filters::FilterSpec;
 
 /// How an artifact is loaded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,7 +32,7 @@ pub enum Loaded {
     },
 }
 
-type Key = (String, u32, View);
+type Key = (String, u32, View, FilterSpec);
 type Slot = Arc<OnceCell<Arc<Loaded>>>;
 
 /// The cache. Entries are dropped least recently used first beyond `capacity`.
@@ -66,28 +68,30 @@ impl Cache {
     /// Forgets every artifact of a session (when it is released).
     pub fn forget_session(&self, session: &str) {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        entries.retain(|((s, _, _), _)| s != session);
+        entries.retain(|((s, _, _, _), _)| s != session);
     }
 
     /// The artifact `(session, artifact)` loaded as `view` from `path` (named `name` in
-    /// messages), loading it on a blocking thread the first time.
+    /// messages) with `filters` applied, loading it on a blocking thread the first time.
     pub async fn get(
         &self,
         session: &str,
         artifact: u32,
         view: View,
+        filters: &FilterSpec,
         path: &Path,
         name: &str,
     ) -> ApiResult<Arc<Loaded>> {
-        let key = (session.to_string(), artifact, view);
+        let key = (session.to_string(), artifact, view, filters.clone());
         let slot = self.slot(&key);
         let loaded = slot
             .get_or_try_init(|| {
                 let path = path.to_path_buf();
                 let name = name.to_string();
+                let filters = filters.clone();
                 async move {
                     let what = name.clone();
-                    tokio::task::spawn_blocking(move || load(&path, &name, view))
+                    tokio::task::spawn_blocking(move || load(&path, &name, view, &filters))
                         .await
                         .map_err(|e| ApiError::internal(format!("loading {what}: {e}")))?
                         .map(Arc::new)
@@ -98,21 +102,33 @@ impl Cache {
     }
 }
 
-/// Loads a file as `view` (blocking).
-pub fn load(path: &Path, name: &str, view: View) -> ApiResult<Loaded> {
+/// Loads a file as `view` with `filters` applied (blocking).
+pub fn load(path: &Path, name: &str, view: View, filters: &FilterSpec) -> ApiResult<Loaded> {
     let cannot = |e: std::io::Error| ApiError::internal(format!("{name}: cannot read: {e}"));
+    let filter = |profile: Profile| -> Result<Profile, ApiError> {
+        if filters.is_empty() {
+            return Ok(profile);
+        }
+        Ok(jsprof_analysis::filter(&profile, &filters.filters()))
+    };
     match view {
         View::Timelines => {
             let text = jsprof_report::text::read_file(path).map_err(cannot)?;
-            Ok(Loaded::Timelines(jsprof_report::load::timelines(
+            let parsed = jsprof_report::load::parse_timelines(name, text)?.map_profile(filter)?;
+            Ok(Loaded::Timelines(jsprof_report::load::build_timelines(
                 name.to_string(),
-                text,
-            )?))
+                parsed,
+            )))
         }
         View::Profile => {
             let text = jsprof_report::text::read_file(path).map_err(cannot)?;
-            Ok(Loaded::Profile(jsprof_report::load::profile(name, text)?))
+            Ok(Loaded::Profile(filter(jsprof_report::load::profile(
+                name, text,
+            )?)?))
         }
+        View::Snapshot if !filters.is_empty() => Err(ApiError::bad_request(format!(
+            "{name}: filters apply to CPU profiles and traces, not to a heap snapshot"
+        ))),
         View::Snapshot => {
             let (snapshot, analysis) = load_snapshot(path, name)?;
             Ok(Loaded::Snapshot {

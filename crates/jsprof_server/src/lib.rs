@@ -25,6 +25,7 @@ mod cache;
 mod catalogue;
 mod clock;
 mod error;
+mod filters;
 mod ids;
 mod openapi;
 mod recording;

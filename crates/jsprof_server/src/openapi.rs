@@ -71,6 +71,20 @@ pub fn document(state: &AppState) -> Value {
             json!({"type": "string"}),
         )
     };
+    // `--focus`, `--exclude`, `--hide-idle`, `--collapse-packages`, `--collapse-recursion`.
+    let filters = || {
+        vec![
+            param("focus", "query", "only stacks through a function whose name or URL matches this regular expression, re-rooted there (`a|b`: any)", json!({"type": "string"})),
+            param("exclude", "query", "drop frames whose name or URL matches this regular expression, charging their time to the caller", json!({"type": "string"})),
+            param("hide_idle", "query", "leave out (idle) samples", json!({"type": "boolean"})),
+            param("collapse_packages", "query", "one frame per node_modules package", json!({"type": "boolean"})),
+            param("collapse_recursion", "query", "one frame per function per stack", json!({"type": "boolean"})),
+        ]
+    };
+    let with_filters = |mut v: Vec<Value>| {
+        v.extend(filters());
+        Value::Array(v)
+    };
     let std_errors = ["400", "401", "403", "404", "500"];
     json!({
         "openapi": "3.1.0",
@@ -111,26 +125,26 @@ pub fn document(state: &AppState) -> Value {
                 "parameters": [sid(), param("timeline", "path", "a timeline id of the session", json!({"type": "integer"}))],
                 "get": {
                     "summary": "GetEvents: exactly `jsprof events --json` on the session's file",
-                    "parameters": [
+                    "parameters": with_filters(vec![
                         param("mode", "query", "all | unique-types | unique-events | reduce-all", json!({"type": "string", "enum": ["all", "unique-types", "unique-events", "reduce-all"], "default": "all"})),
                         param("range", "query", "events overlapping START..END (ms) are returned whole", json!({"type": "string"})),
                         param("event_id", "query", "iterate from this event instead of the root (the event itself is left out)", json!({"type": "integer"})),
                         param("max_depth", "query", "1 = top level (or the event's children)", json!({"type": "integer"})),
                         param("types", "query", "only these types, comma-separated (JS_CALL,GC,LAYOUT,…)", json!({"type": "string"}))
-                    ],
+                    ]),
                     "responses": responses(("200", ok("the events", "Events")), &std_errors)
                 }
             },
             "/api/sessions/{id}/artifacts/{artifact}/top": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof top --json` on a CPU (or sampling heap) artifact",
-                    "parameters": [param("by", "query", "self | total", json!({"type": "string", "enum": ["self", "total"]})), param("limit", "query", "rows; 0 = all", json!({"type": "integer", "default": 25})), range(), thread()],
+                    "parameters": with_filters(vec![param("by", "query", "self | total", json!({"type": "string", "enum": ["self", "total"]})), param("limit", "query", "rows; 0 = all", json!({"type": "integer", "default": 25})), range(), thread()]),
                     "responses": responses(("200", json!({"description": "the function table"})), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/tree": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof tree --json` on a CPU (or sampling heap) artifact",
-                    "parameters": [param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), range(), thread()],
+                    "parameters": with_filters(vec![param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), range(), thread()]),
                     "responses": responses(("200", json!({"description": "the tree in depth-first pre-order"})), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/summary": {

@@ -13,6 +13,7 @@ use crate::cache::{Cache, Loaded, View};
 use crate::catalogue::{ArtifactRow, Catalogue, SessionRow, State, TimelineInfo};
 use crate::clock::now_rfc3339;
 use crate::error::{ApiError, ApiResult};
+use crate::filters::FilterSpec;
 
 /// How the service runs.
 #[derive(Clone, Debug)]
@@ -104,10 +105,29 @@ impl AppState {
         artifact: &ArtifactRow,
         view: View,
     ) -> ApiResult<Arc<Loaded>> {
+        self.load_filtered(session, artifact, view, &FilterSpec::default())
+            .await
+    }
+
+    /// Loads an artifact of a session with `filters` applied, through the cache.
+    pub async fn load_filtered(
+        &self,
+        session: &SessionRow,
+        artifact: &ArtifactRow,
+        view: View,
+        filters: &FilterSpec,
+    ) -> ApiResult<Arc<Loaded>> {
         let path = self.session_dir(&session.id).join(&artifact.file);
         let name = artifact_name(session, artifact);
         self.cache
-            .get(&session.id, artifact.artifact_id, view, &path, &name)
+            .get(
+                &session.id,
+                artifact.artifact_id,
+                view,
+                filters,
+                &path,
+                &name,
+            )
             .await
     }
 }

@@ -20,6 +20,7 @@ use serde_json::json;
 
 use crate::cache::{Loaded, View};
 use crate::error::{ApiError, ApiResult};
+use crate::filters::{self, FilterSpec};
 use crate::ids;
 use crate::state::{artifact_name, AppState};
 use crate::ui_data::{self, ChartWindow, TreeLimits};
@@ -211,7 +212,15 @@ async fn chart(
     UrlPath(id): UrlPath<String>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(q, &["timeline", "range", "width", "max_events"])?;
+    let p = params(
+        q,
+        &[
+            &["timeline", "range", "width", "max_events"][..],
+            &filters::PARAMS,
+        ]
+        .concat(),
+    )?;
+    let filters = FilterSpec::from_params(&p)?;
     let (start_ms, end_ms) = window(&p)?;
     let width: f64 = number(&p, "width")?
         .unwrap_or(1200.0f64)
@@ -225,7 +234,9 @@ async fn chart(
         .timeline_artifact
         .and_then(|t| artifacts.iter().find(|a| a.artifact_id == t))
         .ok_or_else(|| ApiError::not_found(format!("session {} has no timelines", s.id)))?;
-    let loaded = state.load(&s, a, View::Timelines).await?;
+    let loaded = state
+        .load_filtered(&s, a, View::Timelines, &filters)
+        .await?;
     let doc = tokio::task::spawn_blocking(move || -> ApiResult<Response> {
         let Loaded::Timelines(t) = &*loaded else {
             return Err(ApiError::internal("not timelines"));
@@ -258,7 +269,8 @@ async fn profile(
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(q, &["timeline", "range"])?;
+    let p = params(q, &[&["timeline", "range"][..], &filters::PARAMS].concat())?;
+    let filters = FilterSpec::from_params(&p)?;
     let (start_ms, end_ms) = window(&p)?;
     let timeline_id: Option<u32> = number(&p, "timeline")?;
     let artifact_id = ids::number("artifact id", &artifact)?;
@@ -278,7 +290,7 @@ async fn profile(
         "heap-sampling" => View::Profile,
         _ => View::Timelines,
     };
-    let loaded = state.load(&s, a, view).await?;
+    let loaded = state.load_filtered(&s, a, view, &filters).await?;
     let name = artifact_name(&s, a);
     let doc = tokio::task::spawn_blocking(move || -> ApiResult<Response> {
         let limits = TreeLimits::default();
@@ -497,6 +509,7 @@ async fn cpu_artifact(
     state: &AppState,
     id: &str,
     artifact: &str,
+    filters: &FilterSpec,
 ) -> ApiResult<(Arc<Loaded>, String)> {
     let artifact_id = ids::number("artifact id", artifact)?;
     let (s, artifacts) = state.find(id)?;
@@ -513,7 +526,7 @@ async fn cpu_artifact(
         )));
     }
     Ok((
-        state.load(&s, a, View::Timelines).await?,
+        state.load_filtered(&s, a, View::Timelines, filters).await?,
         artifact_name(&s, a),
     ))
 }
@@ -525,7 +538,11 @@ async fn cpu_diff(
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(q, &["base", "key", "normalize"])?;
+    let p = params(
+        q,
+        &[&["base", "key", "normalize"][..], &filters::PARAMS].concat(),
+    )?;
+    let filters = FilterSpec::from_params(&p)?;
     let (bs, ba) = other_snapshot(&p, "base")?;
     let key = match p.get("key").map(String::as_str) {
         None | Some("name-url") => jsprof_analysis::DiffKey::NameUrl,
@@ -538,8 +555,9 @@ async fn cpu_diff(
         }
     };
     let normalize = matches!(p.get("normalize").map(String::as_str), Some("1" | "true"));
-    let (after, after_name) = cpu_artifact(&state, &id, &artifact).await?;
-    let (before, before_name) = cpu_artifact(&state, &bs, &ba).await?;
+    let (after, after_name) = cpu_artifact(&state, &id, &artifact, &filters).await?;
+    let (before, before_name) = cpu_artifact(&state, &bs, &ba, &filters).await?;
+    let described = filters.describe();
     tokio::task::spawn_blocking(move || {
         let (Loaded::Timelines(b), Loaded::Timelines(a)) = (&*before, &*after) else {
             return Err(ApiError::internal("not timelines"));
@@ -585,7 +603,8 @@ async fn cpu_diff(
         let fg = jsprof_analysis::FlameGraphOptions {
             title: "Differential flame graph".to_string(),
             subtitle: Some(format!(
-                "{after_name} against {before_name}: red grew, blue shrank"
+                "{after_name} against {before_name}{}: red grew, blue shrank",
+                described.map(|d| format!(" ({d})")).unwrap_or_default()
             )),
             ..Default::default()
         };

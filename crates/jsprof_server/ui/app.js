@@ -1,6 +1,6 @@
 // The page: sessions (server), tabs per artifact, the range selection shared by every CPU view.
-import { fmtMs, fmtBytes, fmtLocation, displayName, el, esc, setStatus } from './format.js';
-import { ServerSource, embeddedArtifact } from './source.js';
+import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus } from './format.js';
+import { ServerSource, embeddedArtifact, filterParams } from './source.js';
 import { FlameChart } from './flamechart.js';
 import { FlameGraph } from './flamegraph.js';
 import { CallTreeView } from './calltree.js';
@@ -26,6 +26,91 @@ $('range-clear').addEventListener('click', () => setRange(null));
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape' && current && current.range && e.target.tagName !== 'INPUT') setRange(null);
 });
+
+// ---- filters (server only): --focus, --exclude, --hide-idle, --collapse-packages,
+// --collapse-recursion, applied by the server to every CPU view, as the CLI applies them ----
+
+const filterInputs = {
+  focus: $('f-focus'), exclude: $('f-exclude'),
+  hideIdle: $('f-idle'), collapsePackages: $('f-packages'), collapseRecursion: $('f-recursion'),
+};
+
+function readFilterBar() {
+  const fs = {};
+  for (const [k, input] of Object.entries(filterInputs)) {
+    if (input.type === 'checkbox') { if (input.checked) fs[k] = true; } else if (input.value.trim()) fs[k] = input.value.trim();
+  }
+  return fs;
+}
+
+function showFilterBar(fs) {
+  for (const [k, input] of Object.entries(filterInputs)) {
+    if (input.type === 'checkbox') input.checked = !!fs[k];
+    else { input.value = fs[k] || ''; input.classList.toggle('active', !!fs[k]); input.classList.remove('invalid'); }
+  }
+  $('f-clear').hidden = !Object.keys(fs).length;
+}
+
+function filterInfo(text, error) {
+  const info = $('f-info');
+  info.textContent = text;
+  info.classList.toggle('error', !!error);
+}
+
+// Applies a new filter state: every CPU view of the artifact is fetched again with it.
+async function setFilters(fs) {
+  const c = current;
+  if (!c || !c.art.live || c.art.kind !== 'cpu') return;
+  if (JSON.stringify(fs) === JSON.stringify(c.art.filters || {})) return;
+  const before = c.art.filters;
+  c.art.filters = fs;
+  showFilterBar(fs);
+  updateHash();
+  filterInfo('Filtering…');
+  try {
+    // Ask once first: a bad pattern is refused before any view is torn down.
+    const p = await c.art.profile(c.range, c.timeline);
+    c.profiles.clear();
+    c.profiles.set(c.range ? c.range.join('..') : 'all', Promise.resolve(p));
+    filterInfo(Object.keys(fs).length ? keptText(p) : '');
+  } catch (e) {
+    c.art.filters = before;
+    filterInfo(e.message, true);
+    for (const input of [filterInputs.focus, filterInputs.exclude]) if (e.message.includes('`' + (input === filterInputs.focus ? 'focus' : 'exclude') + '`')) input.classList.add('invalid');
+    updateHash();
+    return;
+  }
+  for (const t of c.tabs.values()) {
+    if (t.rebuild) t.rebuild();
+    else if (t.profileView) t.dirty = true;
+    else if (t.refilter) t.refilter();
+  }
+  await showTab(c.tab);
+}
+
+// How much of the profile the filters let through: the top-down roots' totals.
+function keptText(p) {
+  const n = p.top_down.nodes;
+  let kept = 0;
+  for (let i = 0; i < n.p.length; i++) if (n.p[i] < 0) kept += n.t[i];
+  if (kept <= 0) return 'Nothing passes these filters';
+  return `Showing ${fmtWeight(kept, p.unit)} of ${fmtWeight(p.total, p.unit)} (${fmtPct((kept * 100) / (p.total || 1))})`;
+}
+
+$('filters').addEventListener('submit', (e) => { e.preventDefault(); setFilters(readFilterBar()); });
+for (const input of Object.values(filterInputs)) input.addEventListener('change', () => setFilters(readFilterBar()));
+$('f-clear').addEventListener('click', () => { showFilterBar({}); setFilters({}); });
+
+// Filters in the page's address: focus=…&exclude=…&hide_idle=1&…
+function filtersFromHash(h) {
+  const fs = {};
+  if (h.get('focus')) fs.focus = h.get('focus');
+  if (h.get('exclude')) fs.exclude = h.get('exclude');
+  if (h.get('hide_idle')) fs.hideIdle = true;
+  if (h.get('collapse_packages')) fs.collapsePackages = true;
+  if (h.get('collapse_recursion')) fs.collapseRecursion = true;
+  return fs;
+}
 
 async function profileFor(range) {
   const c = current;
@@ -80,7 +165,8 @@ async function showTab(name) {
 function updateHash() {
   const c = current;
   if (!c || !c.session) return;
-  const h = `#session=${c.session}&artifact=${c.artifactId}&tab=${c.tab}`;
+  const q = new URLSearchParams({ session: c.session, artifact: c.artifactId, tab: c.tab, ...filterParams(c.art.filters) });
+  const h = '#' + q.toString();
   if (location.hash !== h) history.replaceState(null, '', h);
 }
 
@@ -111,6 +197,16 @@ function openCpu(art, c, others) {
       const bar = el('div', { class: 'toolbar' });
       const details = el('div', { class: 'details', html: detailsOf(null) });
       const base = await art.chart(null, 4000, c.timeline);
+      // A new filter state draws the chart again from scratch, in the same view.
+      tab.rebuild = () => {
+        const old = c.chart;
+        tab.view0 = old ? [old.t0, old.t1] : null;
+        if (old) old.destroy();
+        c.chart = null; app.chart = null;
+        tab.node.textContent = '';
+        tab.built = false;
+        tab.dirty = false;
+      };
       c.timeline = base.timeline;
       // One track per thread: the recorded one first, then threads with samples, then the
       // others by their number of events, folded; threads without events left out.
@@ -156,6 +252,8 @@ function openCpu(art, c, others) {
       });
       c.chart = chart;
       app.chart = chart;
+      if (c.range) chart.range = c.range;
+      if (tab.view0) { chart.setView(tab.view0[0], tab.view0[1]); tab.view0 = null; }
       // The range's call tree and functions beneath the chart.
       const sub = el('div', { class: 'toolbar subtabs', role: 'tablist' });
       const panes = {};
@@ -213,7 +311,10 @@ function openCpu(art, c, others) {
     };
     return tab.update();
   }, { profileView: true });
-  if (art.live && art.diff) addTab('diff', 'Diff', async (tab) => { app.diff = new DiffView(tab.node, art, others); await app.diff.ready; });
+  if (art.live && art.diff) {
+    const tab = addTab('diff', 'Diff', async () => { app.diff = new DiffView(tab.node, art, others); await app.diff.ready; });
+    tab.refilter = () => { if (tab.built && app.diff) app.diff.reload(); };
+  }
 }
 
 function openHeap(art, c, bases) {
@@ -242,6 +343,12 @@ async function openArtifact(art, opts = {}) {
   view.textContent = '';
   tabsEl.textContent = '';
   setRange(null);
+  if (app.chart) app.chart.destroy();
+  const filterable = art.live && art.kind === 'cpu';
+  if (filterable) art.filters = opts.filters || {};
+  $('filters').hidden = !filterable;
+  showFilterBar(filterable ? art.filters : {});
+  filterInfo('');
   current = { art, sourceArt: art, tabs: new Map(), range: null, profiles: new Map(), timeline: opts.timeline, session: opts.session, artifactId: opts.artifactId, tab: null };
   app.current = current;
   app.chart = null;
@@ -267,7 +374,7 @@ async function startServer() {
   side.hidden = false;
   let list = [];
   const artifactsOf = (s) => s.artifacts.map((a) => ({ s, a }));
-  const open = (s, a, tab, timeline) => {
+  const open = (s, a, tab, timeline, filters) => {
     const art = src.artifact(s, a);
     art.name = a.name || `${s.target}`;
     const bases = [];
@@ -278,7 +385,10 @@ async function startServer() {
       if (b.kind === 'heap-snapshot') bases.push({ label, session: t.session_id, artifact: b.artifact_id });
       else if (!b.kind.startsWith('heap') && t.timeline_artifact_id === b.artifact_id) cpuBases.push({ label, session: t.session_id, artifact: b.artifact_id });
     }
-    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, bases, cpuBases, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` });
+    // Filters stay on from one CPU artifact to the next (comparing two profiles under one focus).
+    const keep = filters || (current && current.art.live && current.art.kind === 'cpu' ? current.art.filters : {});
+    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, bases, cpuBases, filters: keep, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` })
+      .catch((e) => setStatus(e.message, true));
     renderSide();
   };
   const renderSide = () => {
@@ -333,7 +443,7 @@ async function startServer() {
   const want = list.find((s) => s.session_id === h.get('session')) || list[0];
   if (want && want.artifacts.length) {
     const a = want.artifacts.find((a) => String(a.artifact_id) === h.get('artifact')) || want.artifacts[0];
-    open(want, a, h.get('tab'));
+    open(want, a, h.get('tab'), undefined, filtersFromHash(h));
   } else {
     view.append(el('div', { class: 'empty', text: 'Open a session on the left, or record one.' }));
     app.ready = true;

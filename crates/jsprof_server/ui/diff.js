@@ -57,6 +57,8 @@ export class DiffView {
       } catch (e) { this.info.textContent = e.message; }
     };
     for (const c of [this.before, this.key, this.normalize]) c.addEventListener('change', () => { this.ready = load(); });
+    // The page's filters changed: the same comparison, filtered.
+    this.reload = () => { if (others.length) this.ready = load(); return this.ready; };
     this.ready = others.length ? load() : (this.info.textContent = 'Open a second CPU profile (jsprof view BEFORE AFTER) to compare.', Promise.resolve());
   }
 }

@@ -86,6 +86,8 @@ export class FlameChart {
     this.ctx = this.canvas.getContext('2d', { alpha: false });
     this.ovCtx = this.ovCanvas.getContext('2d');
     this.stats = { frames: 0, drawn: 0, merged: 0, tracks: 0, dimmed: 0 };
+    // Listeners on the window go when the chart does (`destroy`).
+    this.gone = new AbortController();
     this.bind();
     this.ro = new ResizeObserver(() => { this.resize(); });
     this.ro.observe(this.wrap);
@@ -454,6 +456,7 @@ export class FlameChart {
       if (!drag.select) c.classList.add('dragging');
       e.preventDefault();
     });
+    const signal = this.gone.signal;
     window.addEventListener('mousemove', (e) => {
       if (!drag) return;
       if (Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) > 3) drag.moved = true;
@@ -468,7 +471,7 @@ export class FlameChart {
         this.pan(e.clientX - drag.lastX);
       }
       drag.lastX = e.clientX; drag.lastY = e.clientY;
-    });
+    }, { signal });
     window.addEventListener('mouseup', (e) => {
       if (!drag) return;
       const d = drag;
@@ -484,7 +487,7 @@ export class FlameChart {
         if (this.selected && this.o.onTrack) this.o.onTrack(this.tracks[this.selected.track]);
         if (this.o.onSelect) this.o.onSelect(this.selected);
       }
-    });
+    }, { signal });
     c.addEventListener('mousemove', (e) => {
       if (drag) return;
       const r = c.getBoundingClientRect();
@@ -525,7 +528,7 @@ export class FlameChart {
       const t = ovTime(e);
       if (Math.abs(t - ov.t) > (this.end - this.start) / 500) ov.moved = true;
       if (ov.moved) { this.range = [Math.min(ov.t, t), Math.max(ov.t, t)]; this.redraw(); }
-    });
+    }, { signal });
     window.addEventListener('mouseup', (e) => {
       if (!ov) return;
       const o = ov; ov = null;
@@ -537,7 +540,15 @@ export class FlameChart {
         const span = this.t1 - this.t0;
         this.setView(o.t - span / 2, o.t + span / 2);
       }
-    });
+    }, { signal });
+  }
+
+  // Stops listening (the chart is being replaced).
+  destroy() {
+    this.gone.abort();
+    this.ro.disconnect();
+    if (this.pending) cancelAnimationFrame(this.pending);
+    this.pending = 0;
   }
 
   // For tests and the benchmark: where a call named `name` is drawn (its widest visible one), in

@@ -36,14 +36,18 @@ export class ServerSource {
     const ui = `/api/ui/sessions/${session.session_id}/artifacts/${artifact.artifact_id}`;
     const src = this;
     const range = (r) => (r ? `${r[0]}..${r[1]}` : null);
-    return {
+    // The filters every CPU request carries (`art.filters`, set by the page): the server applies
+    // them as `jsprof … --focus/--exclude/--hide-idle/--collapse-*` would.
+    const f = () => filterParams(art.filters);
+    const art = {
       name: artifact.name || `${session.session_id}/${artifact.artifact_id}`,
       kind: artifact.kind === 'heap-snapshot' ? 'heap' : 'cpu',
       hasChart: session.timeline_artifact_id === artifact.artifact_id,
       live: true,
-      chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline }),
-      profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline }),
-      diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null }),
+      filters: {},
+      chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline, ...f() }),
+      profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline, ...f() }),
+      diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null, ...f() }),
       heap: {
         summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),
         classPage: (key, offset, limit) => src.get(`${ui}/heap/class`, { key, offset, limit }),
@@ -54,7 +58,21 @@ export class ServerSource {
         diff: (baseSession, baseArtifact) => src.get(`${base}/heap/diff`, { base: `${baseSession}/${baseArtifact}`, limit: 0 }),
       },
     };
+    return art;
   }
+}
+
+// The query parameters of a filter state {focus, exclude, hideIdle, collapsePackages,
+// collapseRecursion}: only the ones that are set.
+export function filterParams(fs) {
+  const q = {};
+  if (!fs) return q;
+  if (fs.focus) q.focus = fs.focus;
+  if (fs.exclude) q.exclude = fs.exclude;
+  if (fs.hideIdle) q.hide_idle = 1;
+  if (fs.collapsePackages) q.collapse_packages = 1;
+  if (fs.collapseRecursion) q.collapse_recursion = 1;
+  return q;
 }
 
 // The report's embedded data, with the same interface.

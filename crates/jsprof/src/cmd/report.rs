@@ -9,7 +9,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use jsprof_profile::Format;
 use jsprof_server::ui_data::{self, ChartWindow, TreeLimits};
 use jsprof_server::ui_heap::{self, HeapDocLimits};
@@ -17,11 +17,13 @@ use serde_json::{json, Value};
 
 use crate::input;
 use crate::output;
+use crate::transform_args::TransformArgs;
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   jsprof report app.cpuprofile                      # writes app.cpuprofile.html
   jsprof report trace.json.gz --thread 3 -o t.html
+  jsprof report app.cpuprofile --focus '^render$' --hide-idle   # filters baked in
   jsprof report leak.heapsnapshot -o leak.html")]
 pub struct Args {
     /// A .cpuprofile, Chrome trace, JS Self-Profiling trace, .heapprofile or .heapsnapshot (gzip
@@ -37,6 +39,10 @@ pub struct Args {
     /// blocks); about 40 bytes each.
     #[arg(long, default_value_t = 300_000, value_name = "N")]
     pub max_events: usize,
+    /// Filters and source maps, applied before the views are computed (the report shows them
+    /// in its subtitle).
+    #[command(flatten)]
+    pub transform: TransformArgs,
 }
 
 fn default_output(file: &Path) -> PathBuf {
@@ -53,8 +59,11 @@ fn cpu_data(
     text: input::Text,
     thread: Option<&str>,
     max_events: usize,
+    transform: &TransformArgs,
 ) -> Result<Value> {
-    let loaded = jsprof_report::load::timelines(name.to_string(), text)?;
+    let parsed = jsprof_report::load::parse_timelines(name, text)?
+        .map_profile(|p| transform.apply(name, p))?;
+    let loaded = jsprof_report::load::build_timelines(name.to_string(), parsed);
     let timeline = loaded.select(thread)?;
     output::print_warnings(
         &loaded.name,
@@ -107,7 +116,7 @@ fn cpu_data(
             .map(|t| ui_data::profile_doc(&loaded.profile, t, None, TreeLimits::default()))
     };
     let subtitle = format!(
-        "{} · {}{} · {:.1} ms",
+        "{} · {}{} · {:.1} ms{}",
         loaded.profile.kind.as_str(),
         if timeline.name.is_empty() {
             "main"
@@ -119,7 +128,8 @@ fn cpu_data(
         } else {
             String::new()
         },
-        chart.end_ms - chart.start_ms
+        chart.end_ms - chart.start_ms,
+        filters_note(transform)
     );
     Ok(json!({
         "mode": "report",
@@ -131,13 +141,32 @@ fn cpu_data(
     }))
 }
 
-fn heap_profile_data(name: &str, text: input::Text) -> Result<Value> {
-    let profile = jsprof_report::load::profile(name, text)?;
+/// ` · focus ^render$, idle hidden` when filters are applied.
+fn filters_note(transform: &TransformArgs) -> String {
+    transform
+        .describe()
+        .map(|d| format!(" · {d}"))
+        .unwrap_or_default()
+}
+
+fn heap_profile_data(name: &str, text: input::Text, transform: &TransformArgs) -> Result<Value> {
+    let profile = transform.apply(name, jsprof_report::load::profile(name, text)?)?;
+    output::print_warnings(
+        name,
+        profile
+            .warnings
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
     let doc = ui_data::profile_doc(&profile, 0, None, TreeLimits::default());
     Ok(json!({
         "mode": "report",
         "name": name,
-        "subtitle": format!("heapprofile · {} sampled", output::fmt_bytes(doc.total)),
+        "subtitle": format!(
+            "heapprofile · {} sampled{}",
+            output::fmt_bytes(doc.total),
+            filters_note(transform)
+        ),
         "chart": null,
         "profile": doc,
     }))
@@ -164,9 +193,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .unwrap_or_else(|| name.clone());
     let format = jsprof_report::load::detect(&name, &text)?;
     let data = match format {
-        Format::HeapSnapshot => snapshot_data(&short, text)?,
-        Format::HeapProfile => heap_profile_data(&short, text)?,
-        _ => cpu_data(&short, text, args.thread.as_deref(), args.max_events)?,
+        Format::HeapSnapshot => {
+            if args.transform.describe().is_some() {
+                bail!("{name}: filters apply to CPU profiles, traces and heap profiles, not to a heap snapshot");
+            }
+            snapshot_data(&short, text)?
+        }
+        Format::HeapProfile => heap_profile_data(&short, text, &args.transform)?,
+        _ => cpu_data(
+            &short,
+            text,
+            args.thread.as_deref(),
+            args.max_events,
+            &args.transform,
+        )?,
     };
     let html = jsprof_server::ui_page(&format!("{short} — jsprof report"), &data);
     let out = args.output.unwrap_or_else(|| default_output(&args.file));

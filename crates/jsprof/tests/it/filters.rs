@@ -330,3 +330,75 @@ fn focus_on_a_trace_keeps_the_focused_calls() {
         assert!(none.is_empty(), "{file}: {none:?}");
     }
 }
+
+/// The report's embedded data (`<script id="jsprof-data">`).
+fn report_data(args: &[&str]) -> Value {
+    let out = jsprof(&[&["report"][..], args, &["-o", "-"]].concat());
+    assert!(
+        out.status.success(),
+        "jsprof report {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = String::from_utf8(out.stdout).unwrap();
+    let start = html
+        .find(r#"<script id="jsprof-data" type="application/json">"#)
+        .expect("embedded data");
+    let rest = &html[start..];
+    let body = &rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()];
+    serde_json::from_str(body).unwrap()
+}
+
+/// `jsprof report --focus` bakes the filter into every embedded view: the trees are re-rooted
+/// at the function with exactly its total, the chart's top-level calls are its calls, and the
+/// subtitle says so. A heap snapshot refuses filters.
+#[test]
+fn report_takes_the_filters() {
+    let path = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let path = path.to_str().unwrap();
+    let all = top(path, &[]);
+    let (name, (_, total_ms)) = focus_target(&all, true, path);
+    let re = pattern(&name);
+    let data = report_data(&[path, "--focus", &re]);
+    assert!(
+        data["subtitle"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("focus {re}")),
+        "{}",
+        data["subtitle"]
+    );
+    let name_of = |doc: &Value, f: u64| -> String {
+        let s = doc["functions"][f as usize][0].as_u64().unwrap();
+        doc["strings"][s as usize].as_str().unwrap().to_string()
+    };
+    let p = &data["profile"];
+    let nodes = &p["top_down"]["nodes"];
+    let roots: Vec<usize> = (0..nodes["p"].as_array().unwrap().len())
+        .filter(|&i| nodes["p"][i] == -1)
+        .collect();
+    assert_eq!(roots.len(), 1, "one root, {name}");
+    assert_eq!(name_of(p, nodes["f"][roots[0]].as_u64().unwrap()), name);
+    let kept = nodes["t"][roots[0]].as_f64().unwrap();
+    assert!(
+        (kept - total_ms).abs() <= 0.001,
+        "report focus kept {kept} ms, {name}'s total is {total_ms} ms"
+    );
+    let chart = &data["chart"];
+    let ev = &chart["events"];
+    let n = ev["p"].as_array().unwrap().len();
+    assert!(n > 0);
+    for i in (0..n).filter(|&i| ev["p"][i] == -1 && ev["f"][i].as_i64().unwrap() >= 0) {
+        assert_eq!(name_of(chart, ev["f"][i].as_u64().unwrap()), name);
+    }
+    let snapshot = fixtures().join("heap/node-small.heapsnapshot.gz");
+    let out = jsprof(&[
+        "report",
+        snapshot.to_str().unwrap(),
+        "--focus",
+        "x",
+        "-o",
+        "-",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not to a heap snapshot"));
+}

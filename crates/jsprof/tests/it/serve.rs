@@ -950,3 +950,201 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
     let _ = node.kill();
     let _ = node.wait();
 }
+
+/// The filters as query parameters: the service's `top`, `tree` and `events` answer byte for
+/// byte what the CLI prints with the same flags, and the UI's trees and chart are made of the
+/// filtered samples (focus keeps exactly the focused function's total, every drawn call sits
+/// under it). A bad pattern is a 400 that names the parameter.
+#[test]
+fn serve_applies_the_cli_filters() {
+    let s = serve(&data_dir("filters"), &[]);
+    let cases: [(&str, &[&str]); 6] = [
+        ("focus=%5EbuildTree%24", &["--focus", "^buildTree$"]),
+        ("exclude=sorters", &["--exclude", "sorters"]),
+        ("hide_idle=1", &["--hide-idle"]),
+        ("collapse_recursion=1", &["--collapse-recursion"]),
+        ("collapse_packages=true", &["--collapse-packages"]),
+        (
+            "focus=work&exclude=fib&hide_idle=1",
+            &["--focus", "work", "--exclude", "fib", "--hide-idle"],
+        ),
+    ];
+    for name in ["cpu/node-mix.cpuprofile.gz", "trace/primes.trace.json.gz"] {
+        let file = fixtures().join(name);
+        let path = file.to_str().unwrap();
+        let session = s.import(&file);
+        let id = session["session_id"].as_str().unwrap();
+        let t = session["timelines"][0]["timeline_id"].as_u64().unwrap();
+        let thread = t.to_string();
+        for (query, flags) in cases {
+            let check = |endpoint: String, args: Vec<&str>| {
+                let r = s.get(&endpoint);
+                assert_eq!(
+                    r.status,
+                    200,
+                    "{name} {endpoint}: {}",
+                    String::from_utf8_lossy(&r.body)
+                );
+                assert!(
+                    r.body == cli(&args),
+                    "{name}: {endpoint} differs from `jsprof {}`",
+                    args.join(" ")
+                );
+            };
+            fn with<'a>(args: &[&'a str], flags: &[&'a str]) -> Vec<&'a str> {
+                let mut v = args.to_vec();
+                v.extend_from_slice(flags);
+                v
+            }
+            check(
+                format!("/api/sessions/{id}/artifacts/1/top?limit=0&{query}"),
+                with(&["top", path, "--json", "--limit", "0"], flags),
+            );
+            check(
+                format!("/api/sessions/{id}/artifacts/1/tree?bottom_up=1&{query}"),
+                with(&["tree", path, "--json", "--bottom-up"], flags),
+            );
+            check(
+                format!("/api/sessions/{id}/timelines/{t}/events?mode=unique-events&{query}"),
+                with(
+                    &[
+                        "events",
+                        path,
+                        "--json",
+                        "--mode",
+                        "unique-events",
+                        "--thread",
+                        &thread,
+                    ],
+                    flags,
+                ),
+            );
+        }
+    }
+
+    // The UI: focus on buildTree keeps its total, to the table's rounding.
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
+    let top: Value = serde_json::from_slice(&cli(&[
+        "top",
+        file.to_str().unwrap(),
+        "--json",
+        "--limit",
+        "0",
+    ]))
+    .unwrap();
+    let build_tree = top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "buildTree")
+        .expect("buildTree in node-mix");
+    let want = build_tree["total_ms"].as_f64().unwrap();
+    let ui = format!("/api/ui/sessions/{id}/artifacts/1/profile?focus=%5EbuildTree%24");
+    let doc = s.get(&ui).json();
+    let nodes = &doc["top_down"]["nodes"];
+    let name_of = |doc: &Value, f: u64| -> String {
+        let s = doc["functions"][f as usize][0].as_u64().unwrap();
+        doc["strings"][s as usize].as_str().unwrap().to_string()
+    };
+    let roots: Vec<usize> = (0..nodes["p"].as_array().unwrap().len())
+        .filter(|&i| nodes["p"][i] == -1)
+        .collect();
+    assert_eq!(roots.len(), 1, "focus re-roots at buildTree: {roots:?}");
+    assert_eq!(
+        name_of(&doc, nodes["f"][roots[0]].as_u64().unwrap()),
+        "buildTree"
+    );
+    let kept = nodes["t"][roots[0]].as_f64().unwrap();
+    assert!(
+        (kept - want).abs() <= 0.002,
+        "focus kept {kept} ms, buildTree's total is {want} ms"
+    );
+    // The chart: every top-level call is buildTree; without the filter, others are too.
+    let chart = s.get(&format!(
+        "/api/ui/sessions/{id}/chart?width=2000&focus=%5EbuildTree%24"
+    ));
+    assert_eq!(chart.status, 200);
+    let chart = chart.json();
+    let ev = &chart["events"];
+    let mut top_level = 0;
+    for i in 0..ev["p"].as_array().unwrap().len() {
+        if ev["p"][i] == -1 && ev["f"][i].as_i64().unwrap() >= 0 {
+            top_level += 1;
+            assert_eq!(name_of(&chart, ev["f"][i].as_u64().unwrap()), "buildTree");
+        }
+    }
+    assert!(top_level > 0, "no buildTree call drawn");
+    let all = s
+        .get(&format!("/api/ui/sessions/{id}/chart?width=2000"))
+        .json();
+    let ev = &all["events"];
+    assert!(
+        (0..ev["p"].as_array().unwrap().len()).any(|i| ev["p"][i] == -1
+            && ev["f"][i].as_i64().unwrap() >= 0
+            && name_of(&all, ev["f"][i].as_u64().unwrap()) != "buildTree"),
+        "unfiltered, the chart has other top-level calls"
+    );
+
+    // The UI's diff filters both sides: as `jsprof diff --focus checksum`.
+    let before = fixtures().join("diff/before.cpuprofile.gz");
+    let after = fixtures().join("diff/after.cpuprofile.gz");
+    let b = s.import(&before)["session_id"].as_str().unwrap().to_string();
+    let a = s.import(&after)["session_id"].as_str().unwrap().to_string();
+    let ui = s
+        .get(&format!(
+            "/api/ui/sessions/{a}/artifacts/1/diff?base={b}/1&focus=checksum"
+        ))
+        .json();
+    let want: Value = serde_json::from_slice(&cli(&[
+        "diff",
+        before.to_str().unwrap(),
+        after.to_str().unwrap(),
+        "--json",
+        "--focus",
+        "checksum",
+    ]))
+    .unwrap();
+    let rows = |v: &Value| -> Vec<(String, f64, f64)> {
+        v["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_string(),
+                    f["delta_self_ms"].as_f64().unwrap(),
+                    f["delta_total_ms"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(rows(&ui), rows(&want), "the UI's filtered diff");
+    assert_eq!(ui["before_total"], want["before_total_ms"]);
+    assert_eq!(ui["after_total"], want["after_total_ms"]);
+    assert!(ui["svg"].as_str().unwrap().contains("(focus checksum)"));
+
+    // Bad patterns and flags are refused, naming the parameter.
+    for (endpoint, what) in [
+        (
+            format!("/api/sessions/{id}/artifacts/1/top?focus=%28"),
+            "focus",
+        ),
+        (
+            format!("/api/ui/sessions/{id}/chart?exclude=%5B"),
+            "exclude",
+        ),
+        (
+            format!("/api/ui/sessions/{id}/artifacts/1/profile?hide_idle=maybe"),
+            "hide_idle",
+        ),
+    ] {
+        let r = s.get(&endpoint);
+        assert_eq!(r.status, 400, "{endpoint}");
+        let message = r.json()["message"].as_str().unwrap().to_string();
+        assert!(
+            message.contains(&format!("`{what}`")),
+            "{endpoint}: {message}"
+        );
+    }
+}

@@ -110,6 +110,49 @@ async function topFunctionCheck(fns, all = fns) {
   await shot('flamegraph');
 }
 
+// The filter bar (server only): focus keeps exactly the focused function's total (DevTools'
+// number for it), in the tables and the chart; the address keeps the filters; a bad pattern is
+// refused with the server's message and changes nothing; clearing brings everything back.
+async function filterChecks(fns) {
+  const want = fns.find((f) => f.name === 'buildTree');
+  assert.ok(want, 'DevTools has no buildTree');
+  await tab('functions');
+  await page.fill('#f-focus', '^buildTree$');
+  await page.press('#f-focus', 'Enter');
+  await page.waitForFunction(() => /^Showing/.test(document.getElementById('f-info').textContent), null, { timeout: 20000 });
+  await page.waitForTimeout(300);
+  const rows = await page.$$eval('[role=tabpanel]:not([hidden]) tbody tr', (trs) => trs.map((tr) => ({ name: tr.children[4].textContent, total: parseFloat(tr.children[2].title) })));
+  const names = new Set(rows.map((r) => r.name));
+  assert.ok(names.has('buildTree') && !names.has('sumTree') && !names.has('fib'), `focused functions: ${[...names].slice(0, 10)}`);
+  near(rows.find((r) => r.name === 'buildTree').total, want.total, 0.002, 'focused total of buildTree');
+  const info = await page.textContent('#f-info');
+  assert.ok(info.includes('Showing'), info);
+  assert.ok(/focus=%5EbuildTree%24/.test(await page.evaluate(() => location.hash)), 'the address keeps the focus');
+  await shot('filter-focus');
+  // The chart, drawn again under the focus: buildTree's calls, no sumTree.
+  await tab('chart');
+  await page.waitForFunction(() => window.jsprof.chart && window.jsprof.chart.stats.frames > 0);
+  assert.ok(await page.evaluate(() => window.jsprof.chart.locate('buildTree')), 'buildTree not drawn under its own focus');
+  assert.equal(await page.evaluate(() => window.jsprof.chart.locate('sumTree')), null, 'sumTree drawn under focus buildTree');
+  await page.mouse.move(5, 5);
+  await shot('filter-chart');
+  // A bad pattern: the server's message, the inputs marked, the views as they were.
+  await page.fill('#f-exclude', '(');
+  await page.press('#f-exclude', 'Enter');
+  await page.waitForFunction(() => document.getElementById('f-info').classList.contains('error'), null, { timeout: 10000 });
+  assert.ok(/exclude/.test(await page.textContent('#f-info')), 'the error names exclude');
+  assert.ok(await page.$eval('#f-exclude', (e) => e.classList.contains('invalid')), 'exclude not marked invalid');
+  assert.equal(await page.evaluate(() => window.jsprof.current.art.filters.exclude), undefined, 'a refused pattern was kept');
+  await page.fill('#f-exclude', '');
+  // Clear: the unfiltered heaviest function is back.
+  await page.click('#f-clear');
+  await page.waitForFunction(() => document.getElementById('f-info').textContent === '', null, { timeout: 20000 });
+  await tab('functions');
+  await page.waitForTimeout(300);
+  const back = await page.$$eval('[role=tabpanel]:not([hidden]) tbody tr', (trs) => trs.map((tr) => tr.children[4].textContent));
+  assert.ok(back.includes('sumTree'), 'sumTree is back after clearing');
+}
+
 try {
   await ready();
   if (kind === 'cpu') {
@@ -118,6 +161,7 @@ try {
     const candidates = golden.calls.filter((c) => c.name === name).map((c) => ({ start: c.start_ms, dur: c.dur_ms }));
     await chartChecks({ name, candidates });
     await topFunctionCheck(fns);
+    if (!offline) await filterChecks(fns);
   } else if (kind === 'trace') {
     const t = golden.threads.filter((t) => t.name === 'CrRendererMain').sort((a, b) => b.entries - a.entries)[0];
     const name = 'genPrimes';
