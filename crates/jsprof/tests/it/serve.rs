@@ -1089,7 +1089,10 @@ fn serve_applies_the_cli_filters() {
     // The UI's diff filters both sides: as `jsprof diff --focus checksum`.
     let before = fixtures().join("diff/before.cpuprofile.gz");
     let after = fixtures().join("diff/after.cpuprofile.gz");
-    let b = s.import(&before)["session_id"].as_str().unwrap().to_string();
+    let b = s.import(&before)["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let a = s.import(&after)["session_id"].as_str().unwrap().to_string();
     let ui = s
         .get(&format!(
