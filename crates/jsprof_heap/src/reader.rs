@@ -5,6 +5,7 @@
 //! straight into columns and strings into one arena, so memory stays close to the size of the tables.
 
 use std::io::Read;
+use std::sync::mpsc;
 
 use crate::error::{HeapError, Result};
 use crate::snapshot::{
@@ -37,8 +38,9 @@ pub fn read_snapshot_with(reader: impl Read, options: ReadOptions<'_>) -> Result
     let header = t.read_value("the snapshot header")?;
     let layout = Layout::from_header(&header, header_offset, &mut s)?;
 
-    let mut edge_counts: Vec<u32> = Vec::new();
-    let mut raw_locations: Vec<u32> = Vec::new();
+    let mut edge_total: u64 = 0;
+    let mut bounds = Bounds::default();
+    let mut locations: Vec<Location> = Vec::new();
     let mut raw_samples: Vec<u64> = Vec::new();
     let mut raw_infos: Vec<u32> = Vec::new();
     let mut seen = Seen::default();
@@ -48,21 +50,18 @@ pub fn read_snapshot_with(reader: impl Read, options: ReadOptions<'_>) -> Result
         match &key[..] {
             b"nodes" => {
                 seen.nodes = true;
-                read_nodes(&mut t, &layout, &mut s, &mut edge_counts)?;
+                edge_total = read_nodes(&mut t, &layout, &mut s, &mut bounds)?;
             }
             b"edges" => {
                 seen.edges = true;
                 edges_offset = t.offset();
-                read_edges(&mut t, &layout, &mut s)?;
+                read_edges(&mut t, &layout, &mut s, &mut bounds)?;
             }
             b"strings" => {
                 seen.strings = true;
                 read_strings(&mut t, &mut s)?;
             }
-            b"locations" => t.read_uint_array("locations", |v| {
-                raw_locations.push(v as u32);
-                Ok(())
-            })?,
+            b"locations" => locations = read_locations(&mut t, &layout)?,
             b"samples" => t.read_uint_array("samples", |v| {
                 raw_samples.push(v);
                 Ok(())
@@ -91,9 +90,9 @@ pub fn read_snapshot_with(reader: impl Read, options: ReadOptions<'_>) -> Result
             });
         }
     }
-    finish_edges(&mut s, edge_counts, edges_offset)?;
-    validate_strings(&s, end)?;
-    s.locations = build_locations(&layout, &raw_locations, s.nodes.len());
+    finish_edges(&mut s, edge_total, &bounds, edges_offset)?;
+    validate_strings(&s, &bounds, end)?;
+    s.locations = finish_locations(locations, s.nodes.len());
     s.samples = build_samples(&layout, &raw_samples);
     s.trace_function_infos = build_infos(&layout, &raw_infos);
     check_header_counts(&layout, &mut s);
@@ -195,12 +194,84 @@ impl Layout {
     }
 }
 
+/// Largest indexes seen while reading, checked once the arrays they index are known.
+#[derive(Default)]
+struct Bounds {
+    node_name: u32,
+    /// Among edges whose `name_or_index` is a string index.
+    edge_name: u32,
+    to_node: u32,
+}
+
+/// Values per batch handed from the tokenizer to the thread that fills the columns.
+const BATCH: usize = 1 << 15;
+
+/// Reads a numeric array as rows of `width` values: this thread tokenizes while a second one hands
+/// each full row to `sink`. Batches of values go through a bounded channel (and come back to be
+/// reused), so parsing and filling the columns overlap while memory stays bounded. Returns the number
+/// of values left over in an incomplete last row.
+fn read_rows<R: Read>(
+    t: &mut Tokenizer<'_, R>,
+    context: &'static str,
+    width: usize,
+    mut sink: impl FnMut(&[u64]) + Send,
+) -> Result<usize> {
+    assert!(width > 0, "rows have at least one field");
+    let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u64>>(4);
+    let (empty_tx, empty_rx) = mpsc::channel::<Vec<u64>>();
+    std::thread::scope(|scope| {
+        let filler = scope.spawn(move || {
+            let mut row: Vec<u64> = Vec::with_capacity(width);
+            for batch in full_rx {
+                let mut values = &batch[..];
+                if !row.is_empty() {
+                    let take = (width - row.len()).min(values.len());
+                    row.extend_from_slice(&values[..take]);
+                    values = &values[take..];
+                    if row.len() == width {
+                        sink(&row);
+                        row.clear();
+                    }
+                }
+                let mut rows = values.chunks_exact(width);
+                for r in &mut rows {
+                    sink(r);
+                }
+                row.extend_from_slice(rows.remainder());
+                // The reader may have finished already: then the batch is simply dropped.
+                let _ = empty_tx.send(batch);
+            }
+            row.len()
+        });
+        let read = (|| {
+            let mut open = t.open_uint_array(context)?;
+            while open {
+                let mut batch = empty_rx
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(BATCH + 64));
+                batch.clear();
+                open = t.read_uints(context, &mut batch, BATCH)?;
+                // Fails only if the filler panicked, which its join below passes on.
+                let _ = full_tx.send(batch);
+            }
+            Ok(())
+        })();
+        drop(full_tx);
+        let leftover = filler
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        read.map(|()| leftover)
+    })
+}
+
+/// Reads `nodes` into the columns, with `first_edge` as the running sum of the edge counts (its last
+/// entry is added by [`finish_edges`]); returns the sum.
 fn read_nodes<R: Read>(
     t: &mut Tokenizer<'_, R>,
     layout: &Layout,
     s: &mut HeapSnapshot,
-    edge_counts: &mut Vec<u32>,
-) -> Result<()> {
+    bounds: &mut Bounds,
+) -> Result<u64> {
     if !s.nodes.kind.is_empty() {
         return Err(t.syntax("the \"nodes\" section appears twice"));
     }
@@ -208,39 +279,41 @@ fn read_nodes<R: Read>(
         .header_node_count
         .map_or(0, |n| n.clamp(0.0, 1e8) as usize);
     let n = &mut s.nodes;
-    for v in [&mut n.name, &mut n.id, &mut n.self_size, edge_counts] {
+    for v in [&mut n.name, &mut n.id, &mut n.self_size] {
         v.reserve(hint);
     }
+    n.first_edge.reserve(hint + 1);
     n.kind.reserve(hint);
-    let mut field = 0;
+    if layout.node_trace.is_some() {
+        n.trace_node_id.reserve(hint);
+    }
+    if layout.node_detachedness.is_some() {
+        n.detachedness.reserve(hint);
+    }
     let fc = layout.node_field_count;
     let start = t.offset();
     let mut bad_type = false;
-    // Values gather into a row; each full row goes to the columns at once (cheaper than
-    // deciding per value which column it belongs to).
-    let mut row = vec![0u64; fc];
-    t.read_uint_array("nodes", |v| {
-        row[field] = v;
-        field += 1;
-        if field == fc {
-            field = 0;
-            let kind = row[layout.node_type];
-            bad_type |= kind >= NO_TYPE as u64;
-            n.kind.push(kind as u8);
-            n.name.push(row[layout.node_name] as u32);
-            n.id.push(row[layout.node_id] as u32);
-            n.self_size.push(row[layout.node_self_size] as u32);
-            edge_counts.push(row[layout.node_edge_count] as u32);
-            if let Some(f) = layout.node_trace {
-                n.trace_node_id.push(row[f] as u32);
-            }
-            if let Some(f) = layout.node_detachedness {
-                n.detachedness.push((row[f] & 3) as u8);
-            }
+    let mut edge_sum: u64 = 0;
+    let mut max_name = 0u32;
+    let leftover = read_rows(t, "nodes", fc, |row| {
+        let kind = row[layout.node_type];
+        bad_type |= kind >= NO_TYPE as u64;
+        n.kind.push(kind as u8);
+        let name = row[layout.node_name] as u32;
+        max_name = max_name.max(name);
+        n.name.push(name);
+        n.id.push(row[layout.node_id] as u32);
+        n.self_size.push(row[layout.node_self_size] as u32);
+        n.first_edge.push(edge_sum.min(u32::MAX as u64) as u32);
+        edge_sum += row[layout.node_edge_count] as u32 as u64;
+        if let Some(f) = layout.node_trace {
+            n.trace_node_id.push(row[f] as u32);
         }
-        Ok(())
+        if let Some(f) = layout.node_detachedness {
+            n.detachedness.push((row[f] & 3) as u8);
+        }
     })?;
-    if field != 0 {
+    if leftover != 0 {
         return Err(HeapError::Invalid {
             offset: start,
             message: format!("\"nodes\" length is not a multiple of the {fc} node fields"),
@@ -252,13 +325,15 @@ fn read_nodes<R: Read>(
             message: "a node type index is out of range".into(),
         });
     }
-    Ok(())
+    bounds.node_name = max_name;
+    Ok(edge_sum)
 }
 
 fn read_edges<R: Read>(
     t: &mut Tokenizer<'_, R>,
     layout: &Layout,
     s: &mut HeapSnapshot,
+    bounds: &mut Bounds,
 ) -> Result<()> {
     if !s.edges.kind.is_empty() {
         return Err(t.syntax("the \"edges\" section appears twice"));
@@ -266,6 +341,7 @@ fn read_edges<R: Read>(
     let hint = layout
         .header_edge_count
         .map_or(0, |n| n.clamp(0.0, 1e9) as usize);
+    let types = s.types();
     let e = &mut s.edges;
     e.kind.reserve(hint);
     e.name_or_index.reserve(hint);
@@ -273,37 +349,29 @@ fn read_edges<R: Read>(
     let fc = layout.edge_field_count;
     let nfc = layout.node_field_count as u64;
     let start = t.offset();
-    let mut field = 0;
     let mut problem: Option<&'static str> = None;
-    let mut row = vec![0u64; fc];
-    t.read_uint_array("edges", |v| {
-        row[field] = v;
-        field += 1;
-        if field == fc {
-            field = 0;
-            let kind = row[layout.edge_type];
-            if kind >= NO_TYPE as u64 {
-                problem = Some("an edge type index is out of range");
-            }
-            e.kind.push(kind as u8);
-            e.name_or_index.push(row[layout.edge_name] as u32);
-            let to = row[layout.edge_to];
-            // V8 writes 6 or 7 node fields: constant divisors compile to multiplications.
-            let index = match nfc {
-                6 => to / 6,
-                7 => to / 7,
-                _ => to / nfc,
-            };
-            if index * nfc != to || index > u32::MAX as u64 {
-                problem = Some(
-                    "an edge's to_node is not a node index (a multiple of the node field count)",
-                );
-            }
-            e.to_node.push(index as u32);
+    let (mut max_name, mut max_to) = (0u32, 0u32);
+    let leftover = read_rows(t, "edges", fc, |row| {
+        let kind = row[layout.edge_type];
+        if kind >= NO_TYPE as u64 {
+            problem = Some("an edge type index is out of range");
         }
-        Ok(())
+        e.kind.push(kind as u8);
+        let name = row[layout.edge_name] as u32;
+        if types.edge_has_string_name(kind as u8) {
+            max_name = max_name.max(name);
+        }
+        e.name_or_index.push(name);
+        let to = row[layout.edge_to];
+        let index = to / nfc;
+        if index * nfc != to || index > u32::MAX as u64 {
+            problem =
+                Some("an edge's to_node is not a node index (a multiple of the node field count)");
+        }
+        max_to = max_to.max(index as u32);
+        e.to_node.push(index as u32);
     })?;
-    if field != 0 {
+    if leftover != 0 {
         return Err(HeapError::Invalid {
             offset: start,
             message: format!("\"edges\" length is not a multiple of the {fc} edge fields"),
@@ -315,7 +383,40 @@ fn read_edges<R: Read>(
             message: message.into(),
         });
     }
+    bounds.edge_name = max_name;
+    bounds.to_node = max_to;
     Ok(())
+}
+
+/// Reads `locations` as [`Location`]s, dropping rows whose object index is not a node index (their
+/// node need not be known yet: [`finish_locations`] checks that).
+fn read_locations<R: Read>(t: &mut Tokenizer<'_, R>, layout: &Layout) -> Result<Vec<Location>> {
+    let f = &layout.location_fields;
+    let pos = |name: &str| f.iter().position(|x| x == name);
+    let (Some(index), Some(script), Some(line), Some(column)) = (
+        pos("object_index"),
+        pos("script_id"),
+        pos("line"),
+        pos("column"),
+    ) else {
+        t.read_uint_array("locations", |_| Ok(()))?;
+        return Ok(Vec::new());
+    };
+    let nfc = layout.node_field_count as u32;
+    let mut out = Vec::new();
+    // An incomplete last row is ignored, as DevTools does.
+    read_rows(t, "locations", f.len(), |r| {
+        let object = r[index] as u32;
+        if object % nfc == 0 {
+            out.push(Location {
+                node: object / nfc,
+                script_id: r[script] as u32,
+                line: r[line] as u32,
+                column: r[column] as u32,
+            });
+        }
+    })?;
+    Ok(out)
 }
 
 fn read_strings<R: Read>(t: &mut Tokenizer<'_, R>, s: &mut HeapSnapshot) -> Result<()> {
@@ -394,8 +495,8 @@ impl<R: Read> Tokenizer<'_, R> {
     }
 }
 
-/// Turns per-node edge counts into the `first_edge` prefix sum and checks edge targets.
-fn finish_edges(s: &mut HeapSnapshot, edge_counts: Vec<u32>, edges_offset: u64) -> Result<()> {
+/// Closes `first_edge` (the running sum of the nodes' edge counts) and checks edge targets.
+fn finish_edges(s: &mut HeapSnapshot, sum: u64, bounds: &Bounds, edges_offset: u64) -> Result<()> {
     let node_count = s.nodes.len();
     let edge_count = s.edges.len();
     let invalid = |message: String| HeapError::Invalid {
@@ -407,47 +508,36 @@ fn finish_edges(s: &mut HeapSnapshot, edge_counts: Vec<u32>, edges_offset: u64) 
             "{edge_count} edges are more than this reader supports (2^32 - 1)"
         )));
     }
-    let mut first_edge = Vec::with_capacity(node_count + 1);
-    let mut sum: u64 = 0;
-    for &c in &edge_counts {
-        first_edge.push(sum.min(u32::MAX as u64) as u32);
-        sum += c as u64;
-    }
     if sum != edge_count as u64 {
         return Err(invalid(format!(
             "the nodes' edge counts add up to {sum}, but \"edges\" holds {edge_count} edges"
         )));
     }
-    first_edge.push(edge_count as u32);
-    s.nodes.first_edge = first_edge;
-    if let Some(bad) = s
-        .edges
-        .to_node
-        .iter()
-        .position(|&to| to as usize >= node_count)
-    {
+    s.nodes.first_edge.push(edge_count as u32);
+    if edge_count > 0 && bounds.to_node as usize >= node_count {
+        let bad = s
+            .edges
+            .to_node
+            .iter()
+            .position(|&to| to as usize >= node_count)
+            .unwrap_or_default();
         return Err(invalid(format!("edge {bad} points past the last node")));
     }
     Ok(())
 }
 
 /// Names must refer to existing strings; DevTools would fail on them later with no position.
-fn validate_strings(s: &HeapSnapshot, offset: u64) -> Result<()> {
-    let count = s.strings.len() as u32;
-    if s.nodes.name.iter().any(|&n| n >= count) {
+fn validate_strings(s: &HeapSnapshot, bounds: &Bounds, offset: u64) -> Result<()> {
+    let count = s.strings.len() as u64;
+    if !s.nodes.is_empty() && bounds.node_name as u64 >= count {
         return Err(HeapError::Invalid {
             offset,
             message: "a node name is not an index into \"strings\"".into(),
         });
     }
     let types = s.types();
-    let bad_edge = s
-        .edges
-        .kind
-        .iter()
-        .zip(&s.edges.name_or_index)
-        .any(|(&k, &name)| types.edge_has_string_name(k) && name >= count);
-    if bad_edge {
+    let any_string_named = s.edges.kind.iter().any(|&k| types.edge_has_string_name(k));
+    if any_string_named && bounds.edge_name as u64 >= count {
         return Err(HeapError::Invalid {
             offset,
             message: "an edge name is not an index into \"strings\"".into(),
@@ -456,38 +546,29 @@ fn validate_strings(s: &HeapSnapshot, offset: u64) -> Result<()> {
     Ok(())
 }
 
-fn build_locations(layout: &Layout, raw: &[u32], node_count: usize) -> Vec<Location> {
-    let f = &layout.location_fields;
-    let pos = |name: &str| f.iter().position(|x| x == name);
-    let (Some(index), Some(script), Some(line), Some(column)) = (
-        pos("object_index"),
-        pos("script_id"),
-        pos("line"),
-        pos("column"),
-    ) else {
-        return Vec::new();
-    };
-    let nfc = layout.node_field_count as u32;
-    let mut out: Vec<Location> = raw
-        .chunks_exact(f.len())
-        .filter(|r| r[index] % nfc == 0 && ((r[index] / nfc) as usize) < node_count)
-        .map(|r| Location {
-            node: r[index] / nfc,
-            script_id: r[script],
-            line: r[line],
-            column: r[column],
-        })
-        .collect();
-    // Stable sort, then keep the last entry per node: DevTools' Map keeps the last `set`.
-    out.sort_by_key(|l| l.node);
-    let mut deduped: Vec<Location> = Vec::with_capacity(out.len());
-    for l in out {
-        match deduped.last_mut() {
-            Some(last) if last.node == l.node => *last = l,
-            _ => deduped.push(l),
-        }
+/// Keeps the locations of existing nodes, sorted by node, the last one per node (DevTools' Map keeps
+/// the last `set`). V8 does not write them in node order, so rather than sort them, each node's last
+/// row is found with one pass over a per-node slot.
+fn finish_locations(mut rows: Vec<Location>, node_count: usize) -> Vec<Location> {
+    rows.retain(|l| (l.node as usize) < node_count);
+    if rows.windows(2).all(|w| w[0].node < w[1].node) {
+        return rows;
     }
-    deduped
+    if rows.len() >= u32::MAX as usize {
+        rows.sort_by_key(|l| l.node);
+        rows.reverse();
+        rows.dedup_by_key(|l| l.node);
+        rows.reverse();
+        return rows;
+    }
+    let mut last = vec![u32::MAX; node_count];
+    for (i, l) in rows.iter().enumerate() {
+        last[l.node as usize] = i as u32;
+    }
+    last.iter()
+        .filter(|&&i| i != u32::MAX)
+        .map(|&i| rows[i as usize])
+        .collect()
 }
 
 fn build_samples(layout: &Layout, raw: &[u64]) -> Vec<Sample> {

@@ -197,85 +197,187 @@ impl<'p, R: Read> Tokenizer<'p, R> {
         context: &'static str,
         mut sink: impl FnMut(u64) -> Result<()>,
     ) -> Result<()> {
+        let mut batch = Vec::new();
+        let mut open = self.open_uint_array(context)?;
+        while open {
+            batch.clear();
+            open = self.read_uints(context, &mut batch, 4096)?;
+            batch.iter().try_for_each(|&v| sink(v))?;
+        }
+        Ok(())
+    }
+
+    /// Consumes the `[` of a numeric array; false when the array is empty (and consumed whole).
+    pub(crate) fn open_uint_array(&mut self, context: &'static str) -> Result<bool> {
         self.expect(b'[', context)?;
         if self.peek_token()? == Some(b']') {
             self.pos += 1;
-            return Ok(());
+            return Ok(false);
         }
-        loop {
-            // Fast path: every value that lies wholly in the buffer, without refills or calls.
-            let mut p = self.pos;
-            let buf = &self.buf[..self.len];
-            loop {
-                let mut q = p;
-                while q < buf.len() && matches!(buf[q], b' ' | b'\n' | b'\r' | b'\t') {
-                    q += 1;
-                }
-                let start = q;
-                let mut value: u64 = 0;
-                while q < buf.len() {
-                    let d = buf[q].wrapping_sub(b'0');
-                    if d > 9 {
-                        break;
-                    }
-                    value = value.wrapping_mul(10).wrapping_add(d as u64);
-                    q += 1;
-                }
-                if q == start {
-                    break;
-                }
-                while q < buf.len() && matches!(buf[q], b' ' | b'\n' | b'\r' | b'\t') {
-                    q += 1;
-                }
-                // A value that may continue in the next buffer, or anything unusual: the slow path.
-                match buf.get(q) {
-                    Some(b',') => {
-                        sink(value)?;
-                        p = q + 1;
-                    }
-                    Some(b']') => {
-                        sink(value)?;
-                        self.pos = q + 1;
-                        return Ok(());
-                    }
-                    _ => break,
-                }
+        Ok(true)
+    }
+
+    /// Appends the next values of an array opened by [`Self::open_uint_array`] to `out`, until `out`
+    /// holds at least `limit` values (true: more follow) or the array closes (false). Values wrap at
+    /// 2^64.
+    pub(crate) fn read_uints(
+        &mut self,
+        context: &'static str,
+        out: &mut Vec<u64>,
+        limit: usize,
+    ) -> Result<bool> {
+        while out.len() < limit {
+            self.read_uint_blocks(out, limit);
+            let value = match self.buffered_uint() {
+                Some(value) => value,
+                None => self.read_uint(context)?,
+            };
+            out.push(value);
+            // V8 separates values with "," and rows with "\n,"; anything else takes the general path.
+            let rest = &self.buf[self.pos..self.len];
+            if rest.first() == Some(&b',') {
+                self.pos += 1;
+            } else if rest.starts_with(b"\n,") {
+                self.pos += 2;
+            } else if !self.next_or_close(b']', context)? {
+                return Ok(false);
             }
-            self.pos = p;
-            // Slow path: one value, refilling as needed.
-            if self.peek_token()?.is_none() {
+        }
+        Ok(true)
+    }
+
+    /// The bulk of a numeric array, 64 buffered bytes at a time: bit masks of the digits, commas and
+    /// newlines show where every number starts and ends, so numbers are converted independently of
+    /// each other instead of each waiting for the previous one's end. Handles `digits,` and
+    /// `digits\n,` (what V8 writes); it stops before anything else, a number of more than 16 digits
+    /// or the last 80 bytes of the buffer, or once `out` holds `limit` values, leaving `pos` at the
+    /// start of a number.
+    #[inline(always)]
+    fn read_uint_blocks(&mut self, out: &mut Vec<u64>, limit: usize) {
+        const POW10: [u64; 9] = [
+            1,
+            10,
+            100,
+            1000,
+            10_000,
+            100_000,
+            1_000_000,
+            10_000_000,
+            100_000_000,
+        ];
+        let buf = &self.buf[..self.len];
+        let word = |at: usize| u64::from_le_bytes(buf[at..at + 8].try_into().unwrap());
+        let mut pos = self.pos;
+        // 16 bytes of slack: a number starting near the window's end is read with two 8-byte loads.
+        while pos + 80 <= buf.len() && out.len() < limit {
+            let block: &[u8; 64] = buf[pos..pos + 64].try_into().unwrap();
+            let (digit, comma, newline) = classify(block);
+            // Bad: anything else, a comma not followed by a digit, a newline not followed by a comma.
+            let bad =
+                !(digit | comma | newline) | ((comma << 1) & !digit) | ((newline << 1) & !comma);
+            let first_bad = bad.trailing_zeros();
+            if digit & 1 == 0 {
+                break;
+            }
+            // Numbers whose separator lies wholly before the first bad byte (so a number that may
+            // go on past the window is never taken).
+            let below = |n: u32| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+            let ends = digit & !(digit >> 1);
+            let taken = (ends & (comma >> 1) & below(first_bad.saturating_sub(1)))
+                | (ends & (newline >> 1) & below(first_bad.saturating_sub(2)));
+            if taken == 0 {
+                break;
+            }
+            let mut starts = digit & !(digit << 1);
+            let mut ends = taken;
+            // Values go to the stack first: pushing to `out` would reload its capacity every time.
+            let mut values = [0u64; 32];
+            let mut count = 0;
+            while ends != 0 {
+                let start = starts.trailing_zeros();
+                let end = ends.trailing_zeros();
+                starts &= starts - 1;
+                ends &= ends - 1;
+                let at = pos + start as usize;
+                let len = end + 1 - start;
+                let value = if len <= 8 {
+                    digits_value(word(at), len)
+                } else if len <= 16 {
+                    digits_value(word(at), 8) * POW10[len as usize - 8]
+                        + digits_value(word(at + 8), len - 8)
+                } else {
+                    out.extend_from_slice(&values[..count]);
+                    self.pos = at;
+                    return;
+                };
+                // A number takes at least two bytes with its separator: at most 32 per block.
+                values[count & 31] = value;
+                count += 1;
+            }
+            out.extend_from_slice(&values[..count]);
+            let after = (63 - taken.leading_zeros()) as usize + 1;
+            pos += after + if block[after] == b',' { 1 } else { 2 };
+        }
+        self.pos = pos;
+    }
+
+    /// The common case of [`Self::read_uint`]: a number of at most 15 digits starting right here,
+    /// with 16 bytes buffered (so the number ends in the buffer), read without a branch per digit.
+    #[inline(always)]
+    fn buffered_uint(&mut self) -> Option<u64> {
+        const POW10: [u64; 8] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000];
+        let p = self.pos;
+        let bytes = self.buf[..self.len].get(p..p + 16)?;
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let (high, n) = leading_digits(word(0));
+        if n == 0 {
+            return None;
+        }
+        let (low, m) = leading_digits(word(8));
+        let (value, digits) = if n < 8 {
+            (high, n)
+        } else if m < 8 {
+            (high * POW10[m] + low, 8 + m)
+        } else {
+            return None;
+        };
+        self.pos = p + digits;
+        Some(value)
+    }
+
+    /// One non-negative integer after optional whitespace, refilling as needed.
+    #[cold]
+    #[inline(never)]
+    fn read_uint(&mut self, context: &'static str) -> Result<u64> {
+        if self.peek_token()?.is_none() {
+            return Err(self.truncated(context));
+        }
+        let mut value: u64 = 0;
+        let mut digits = 0usize;
+        loop {
+            if !self.fill()? {
                 return Err(self.truncated(context));
             }
-            let mut value: u64 = 0;
-            let mut digits = 0usize;
-            loop {
-                if !self.fill()? {
-                    return Err(self.truncated(context));
-                }
-                let slice = &self.buf[self.pos..self.len];
-                let mut n = 0;
-                for &b in slice {
-                    let d = b.wrapping_sub(b'0');
-                    if d > 9 {
-                        break;
-                    }
-                    value = value.wrapping_mul(10).wrapping_add(d as u64);
-                    n += 1;
-                }
-                self.pos += n;
-                digits += n;
-                if n < slice.len() {
+            let slice = &self.buf[self.pos..self.len];
+            let mut n = 0;
+            for &b in slice {
+                let d = b.wrapping_sub(b'0');
+                if d > 9 {
                     break;
                 }
+                value = value.wrapping_mul(10).wrapping_add(d as u64);
+                n += 1;
             }
-            if digits == 0 {
-                return Err(self.syntax(format!("expected a non-negative integer in {context}")));
-            }
-            sink(value)?;
-            if !self.next_or_close(b']', context)? {
-                return Ok(());
+            self.pos += n;
+            digits += n;
+            if n < slice.len() {
+                break;
             }
         }
+        if digits == 0 {
+            return Err(self.syntax(format!("expected a non-negative integer in {context}")));
+        }
+        Ok(value)
     }
 
     /// Reads a JSON string (the next token must be `"`) and appends its WTF-8 bytes to `out`.
@@ -534,6 +636,92 @@ impl<'p, R: Read> Tokenizer<'p, R> {
     }
 }
 
+/// The value of the decimal digits at the start of `word` (eight bytes of text, the first in the lowest
+/// byte) and how many there are, 0 to 8.
+#[inline(always)]
+fn leading_digits(word: u64) -> (u64, usize) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // A byte is a digit when its high nibble is 3 and adding 6 keeps it 3. A byte of 0xFA or more
+    // carries into the next one, but it is not a digit itself, so the first non-digit stays right.
+    let high = word & (0xF0 * ONES);
+    let high_plus_6 = word.wrapping_add(0x06 * ONES) & (0xF0 * ONES);
+    let not_digit = (high | (high_plus_6 >> 4)) ^ (0x33 * ONES);
+    let flags = (((not_digit & (0x7F * ONES)) + 0x7F * ONES) | not_digit) & (0x80 * ONES);
+    let n = (flags.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    (digits_value(word, n as u32), n)
+}
+
+/// Bit masks of the digits, commas and newlines among 64 bytes (bit `i` for byte `i`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn classify(block: &[u8; 64]) -> (u64, u64, u64) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8,
+        _mm_sub_epi8,
+    };
+    let (mut digit, mut comma, mut newline) = (0, 0, 0);
+    for (i, chunk) in block.chunks_exact(16).enumerate() {
+        // SAFETY: SSE2 is part of the x86_64 baseline, and the load reads the 16 bytes of `chunk`.
+        let (d, c, n) = unsafe {
+            let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            // A digit is a byte whose distance above '0' is at most 9 (unsigned).
+            let above_zero = _mm_sub_epi8(x, _mm_set1_epi8(b'0' as i8));
+            let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(above_zero, _mm_set1_epi8(9)), above_zero);
+            (
+                _mm_movemask_epi8(is_digit),
+                _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b',' as i8))),
+                _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b'\n' as i8))),
+            )
+        };
+        digit |= (d as u16 as u64) << (16 * i);
+        comma |= (c as u16 as u64) << (16 * i);
+        newline |= (n as u16 as u64) << (16 * i);
+    }
+    (digit, comma, newline)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use classify_swar as classify;
+
+/// [`classify`] without SIMD, eight bytes at a time.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn classify_swar(block: &[u8; 64]) -> (u64, u64, u64) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x80 * ONES;
+    // High bit of each byte that is zero.
+    let zero = |x: u64| !(((x & !HIGH) + !HIGH) | x) & HIGH;
+    // Gathers the high bits of the eight bytes into one byte.
+    let gather = |x: u64| (x >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+    let (mut digit, mut comma, mut newline) = (0, 0, 0);
+    for i in 0..8 {
+        let w = u64::from_le_bytes(block[i * 8..i * 8 + 8].try_into().unwrap());
+        let high = w & (0xF0 * ONES);
+        let high_plus_6 = w.wrapping_add(0x06 * ONES) & (0xF0 * ONES);
+        let not_digit = (high | (high_plus_6 >> 4)) ^ (0x33 * ONES);
+        digit |= gather(zero(not_digit)) << (8 * i);
+        comma |= gather(zero(w ^ (b',' as u64 * ONES))) << (8 * i);
+        newline |= gather(zero(w ^ (b'\n' as u64 * ONES))) << (8 * i);
+    }
+    (digit, comma, newline)
+}
+
+/// The value of the first `len` (1 to 8) digits of `word` (eight bytes of text, the first in the
+/// lowest byte).
+#[inline(always)]
+fn digits_value(word: u64, len: u32) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // The digits moved up so that the bytes below them read as leading zeros, then pairs, quads and
+    // halves combined (as simdjson's parse_eight_digits_unrolled).
+    let mut v = (word & (0x0F * ONES)) << (64 - 8 * len);
+    v = (v.wrapping_mul(10 << 8 | 1)) >> 8 & 0x00FF_00FF_00FF_00FF;
+    v = (v.wrapping_mul(100 << 16 | 1)) >> 16 & 0x0000_FFFF_0000_FFFF;
+    (v.wrapping_mul(10000 << 32 | 1)) >> 32
+}
+
 /// Replaces invalid UTF-8 in `out[start..]` with U+FFFD (what `TextDecoder` does to the file).
 fn repair_utf8(out: &mut Vec<u8>, start: usize) {
     if std::str::from_utf8(&out[start..]).is_ok() {
@@ -567,6 +755,156 @@ mod tests {
             tok("[1,2").read_uint_array("test", |_| Ok(())),
             Err(HeapError::Truncated { offset: 4, .. })
         ));
+    }
+
+    #[test]
+    fn leading_digits_of_words() {
+        for text in [
+            "12345678",
+            "1234567,",
+            "0,1,2,3,",
+            "9\n,9,2,3",
+            ",1234567",
+            "98765432",
+            "00000001",
+            "4294967295",
+            "1:",
+            "5/",
+            "\u{ff}1234567",
+            "7\u{fa}",
+            "1 2",
+        ] {
+            let mut bytes = text.as_bytes().to_vec();
+            bytes.resize(8, b'x');
+            let word = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+            let n = bytes
+                .iter()
+                .take(8)
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let value = bytes[..n]
+                .iter()
+                .fold(0u64, |v, &d| v * 10 + (d - b'0') as u64);
+            assert_eq!(leading_digits(word), (value, n), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn reads_uint_arrays_in_any_layout() {
+        // Long arrays go through the 64-byte blocks; every separator, length and break must give
+        // what a plain parse gives, wherever it falls relative to the blocks and the buffer.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..300 {
+            let mut text = String::from("[");
+            let mut expected = Vec::new();
+            let count = (next() % 120) as usize + 1;
+            for i in 0..count {
+                if i > 0 {
+                    text += match next() % 16 {
+                        0 => ",\n",
+                        1 => " ,",
+                        2..=5 => "\n,",
+                        _ => ",",
+                    };
+                }
+                let digits = (next() % 24) as u32 + 1;
+                let value = match digits {
+                    1..=19 => next() % 10u64.pow(digits.min(19)),
+                    _ => next(),
+                };
+                let width = if next() % 8 == 0 { digits as usize } else { 0 };
+                text += &format!("{value:0width$}");
+                expected.push(value);
+            }
+            text += "]";
+            let mut values = Vec::new();
+            tok(&text)
+                .read_uint_array("test", |v| {
+                    values.push(v);
+                    Ok(())
+                })
+                .unwrap_or_else(|e| panic!("round {round}: {e} in {text}"));
+            assert_eq!(values, expected, "round {round}: {text}");
+            // Damage: a bad byte anywhere gives what the byte-at-a-time path gives (a reader that
+            // hands out one byte per call never fills enough for the fast paths).
+            let at = (next() % text.len() as u64) as usize;
+            for bad in [b'x', b'-', b',', b']', b' ', b'\n', b'7', 0xFF] {
+                let mut damaged = text.clone().into_bytes();
+                damaged[at] = bad;
+                let fast = uints(&damaged[..]);
+                let slow = uints(OneByte(&damaged));
+                assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&damaged));
+            }
+        }
+    }
+
+    struct OneByte<'a>(&'a [u8]);
+
+    impl Read for OneByte<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some((&b, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            buf[0] = b;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    /// The values read, or the error's offset and text.
+    fn uints(reader: impl Read) -> std::result::Result<Vec<u64>, (u64, String)> {
+        let mut t = Tokenizer::new(reader, None);
+        let mut values = Vec::new();
+        t.read_uint_array("test", |v| {
+            values.push(v);
+            Ok(())
+        })
+        .map_err(|e| match &e {
+            HeapError::Syntax { offset, .. } | HeapError::Truncated { offset, .. } => {
+                (*offset, e.to_string())
+            }
+            _ => (u64::MAX, e.to_string()),
+        })?;
+        Ok(values)
+    }
+
+    #[test]
+    fn classifies_blocks_alike_with_and_without_simd() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            let mut block = [0u8; 64];
+            for b in &mut block {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // Mostly the bytes that matter, sometimes any byte.
+                *b = match seed % 8 {
+                    0 => (seed >> 8) as u8,
+                    1 => b',',
+                    2 => b'\n',
+                    3 => b"/:]- "[(seed >> 8) as usize % 5],
+                    _ => b'0' + (seed >> 8) as u8 % 10,
+                };
+            }
+            // Without SIMD a byte of 0xFA or more may spoil the next ones; the scanner stops at
+            // such a byte anyway, so only the bytes up to it must agree.
+            let valid = match block.iter().position(|&b| b >= 0xFA) {
+                Some(at) => u64::MAX >> (63 - at),
+                None => u64::MAX,
+            };
+            let (a, b) = (classify(&block), classify_swar(&block));
+            assert_eq!(
+                (a.0 & valid, a.1 & valid, a.2 & valid),
+                (b.0 & valid, b.1 & valid, b.2 & valid),
+                "{block:?}"
+            );
+        }
     }
 
     #[test]
