@@ -6,6 +6,7 @@
 //! split by it: their key is `script,line,column,Class`; other keys are `,Class`.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::analysis::Analysis;
 use crate::snapshot::{HeapSnapshot, NodeOrdinal};
@@ -57,8 +58,16 @@ const NO_KEY: u32 = u32::MAX;
 
 /// All Summary rows, sorted.
 pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
-    let (mut aggregates, key_of) = aggregate(s, a, false);
-    add_class_retained_sizes(s, a, &key_of, &mut aggregates);
+    // The dominator tree's child lists do not depend on the classes: build them meanwhile.
+    let ((mut aggregates, key_of), tree) = std::thread::scope(|scope| {
+        let tree = scope.spawn(|| DominatedLists::of(s, a));
+        let groups = aggregate(s, a, false);
+        let tree = tree
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (groups, tree)
+    });
+    add_class_retained_sizes(s, a, &tree, &key_of, &mut aggregates);
     let mut rows: Vec<ClassRow> = public_rows(s, aggregates)
         .into_iter()
         .map(|(row, _)| row)
@@ -82,7 +91,9 @@ fn aggregate(s: &HeapSnapshot, a: &Analysis, with_members: bool) -> (Vec<Aggrega
     let n = s.nodes.len();
     let mut aggregates: Vec<Aggregate> = Vec::new();
     let mut by_class: Vec<u32> = vec![NO_KEY; s.strings.len()];
-    let mut by_location: HashMap<InternalKey, u32> = HashMap::new();
+    // Millions of located objects share a few thousand keys: a cheap hash instead of SipHash.
+    let mut by_location: HashMap<InternalKey, u32, BuildHasherDefault<FxHasher>> =
+        HashMap::default();
     let mut key_of: Vec<u32> = vec![NO_KEY; n];
     // `locations` is sorted by node: walk it alongside the nodes instead of searching it.
     let locations = &s.locations;
@@ -189,35 +200,48 @@ pub fn sort_rows(rows: &mut [ClassRow], sort: SortBy) {
     });
 }
 
+/// The dominator tree as child lists (CSR): `children[first[n]..first[n + 1]]` are dominated by `n`.
+struct DominatedLists {
+    first: Vec<u32>,
+    children: Vec<u32>,
+}
+
+impl DominatedLists {
+    fn of(s: &HeapSnapshot, a: &Analysis) -> DominatedLists {
+        let n = s.nodes.len();
+        let root = s.root as usize;
+        let mut first = vec![0u32; n + 1];
+        for (i, &d) in a.idom.iter().enumerate() {
+            if i != root {
+                first[d as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            first[i + 1] += first[i];
+        }
+        let mut fill = first.clone();
+        let mut children = vec![0u32; n.saturating_sub(1)];
+        for (i, &d) in a.idom.iter().enumerate() {
+            if i != root {
+                children[fill[d as usize] as usize] = i as u32;
+                fill[d as usize] += 1;
+            }
+        }
+        DominatedLists { first, children }
+    }
+}
+
 /// Walks the dominator tree from the root, adding a node's retained size to its class unless an
 /// ancestor of the same class was already added.
 fn add_class_retained_sizes(
     s: &HeapSnapshot,
     a: &Analysis,
+    tree: &DominatedLists,
     key_of: &[u32],
     aggregates: &mut [Aggregate],
 ) {
-    let n = s.nodes.len();
     let root = s.root as usize;
-    // Children of each node in the dominator tree (CSR).
-    let mut first = vec![0u32; n + 1];
-    for (i, &d) in a.idom.iter().enumerate() {
-        if i != root {
-            first[d as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        first[i + 1] += first[i];
-    }
-    let mut fill = first.clone();
-    let mut children = vec![0u32; n.saturating_sub(1)];
-    for (i, &d) in a.idom.iter().enumerate() {
-        if i != root {
-            children[fill[d as usize] as usize] = i as u32;
-            fill[d as usize] += 1;
-        }
-    }
-    drop(fill);
+    let (first, children) = (&tree.first, &tree.children);
     const EXIT: u32 = 1 << 31;
     let mut active = vec![false; aggregates.len()];
     let mut stack: Vec<u32> = vec![root as u32];
@@ -236,5 +260,33 @@ fn add_class_retained_sizes(
             }
         }
         stack.extend_from_slice(&children[first[node] as usize..first[node + 1] as usize]);
+    }
+}
+
+/// FxHash (rustc's): one multiply per word, plenty for small integer keys.
+#[derive(Default)]
+struct FxHasher {
+    hash: u64,
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
     }
 }
