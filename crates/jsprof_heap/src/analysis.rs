@@ -36,11 +36,21 @@ pub struct Analysis {
 pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
     let types = s.types();
     propagate_dom_state(s);
-    let page_owned = mark_page_owned(s, &types);
+    // The shallow-size transfer only changes self sizes, which the page-owned flags and the
+    // essential edges do not read: run it beside them.
     let mut weak_map_names = WeakMapNames::new(s.strings.len());
-    let essential = essential_edges(s, &types, &page_owned, &mut weak_map_names);
-    drop(page_owned);
-    transfer_shallow_sizes(s, &types);
+    let mut self_size = std::mem::take(&mut s.nodes.self_size);
+    let snapshot: &HeapSnapshot = s;
+    let essential = std::thread::scope(|scope| {
+        let transfer = scope.spawn(|| transfer_shallow_sizes(snapshot, &types, &mut self_size));
+        let page_owned = mark_page_owned(snapshot, &types);
+        let essential = essential_edges(snapshot, &types, &page_owned, &mut weak_map_names);
+        transfer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        essential
+    });
+    s.nodes.self_size = self_size;
     // The dominator tree and the distances (with the retainer counts) read the graph only and
     // depend on nothing of each other: compute them side by side.
     let snapshot: &HeapSnapshot = s;

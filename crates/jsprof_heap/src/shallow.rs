@@ -8,7 +8,9 @@ use crate::snapshot::{HeapSnapshot, Types};
 const UNVISITED: u32 = u32::MAX;
 const MULTIPLE_OWNERS: u32 = u32::MAX - 1;
 
-pub(crate) fn transfer_shallow_sizes(s: &mut HeapSnapshot, types: &Types) {
+/// `self_size` is the snapshot's `nodes.self_size`, passed apart so that other passes may read the
+/// snapshot meanwhile.
+pub(crate) fn transfer_shallow_sizes(s: &HeapSnapshot, types: &Types, self_size: &mut [u32]) {
     let has_user_roots = s
         .nodes
         .edges(s.root)
@@ -57,9 +59,9 @@ pub(crate) fn transfer_shallow_sizes(s: &mut HeapSnapshot, types: &Types) {
         if s.nodes.kind[owner as usize] == types.synthetic || owner == s.root {
             continue;
         }
-        let size = s.nodes.self_size[i];
-        s.nodes.self_size[i] = 0;
-        let o = &mut s.nodes.self_size[owner as usize];
+        let size = self_size[i];
+        self_size[i] = 0;
+        let o = &mut self_size[owner as usize];
         *o = o.wrapping_add(size);
     }
 }
