@@ -115,6 +115,11 @@ impl Recorder {
                     COMMAND,
                 )
                 .await;
+            // `NodeRuntime.waitingForDebugger` when the program waits for us (Node ≥ 20.12,
+            // ≥ 21.6; an error before). A `runIfWaitingForDebugger` that reaches Node before its
+            // main thread starts waiting (`--inspect-brk` prints its URL first) is lost, and the
+            // program would wait forever; `wait` answers the event with another one.
+            let _ = client.call("NodeRuntime.enable", json!({}), COMMAND).await;
         }
         if options.cpu {
             client.call("Profiler.enable", json!({}), COMMAND).await?;
@@ -206,6 +211,12 @@ impl Recorder {
                         return Ok(StopReason::TargetGone(detail));
                     }
                     Some(e) if e.method == "NodeRuntime.waitingForDisconnect" => return Ok(StopReason::ProgramFinished),
+                    Some(e) if e.method == "NodeRuntime.waitingForDebugger" => {
+                        let _ = self
+                            .client
+                            .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
+                            .await;
+                    }
                     Some(e) if e.method == "Inspector.detached" || e.method == "Inspector.targetCrashed" => {
                         let detail = format!("{} {}", e.method, e.params);
                         self.gone = Some(detail.clone());

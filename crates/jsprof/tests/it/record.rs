@@ -524,3 +524,43 @@ fn periodic_heap_snapshots() {
         assert!(summary["node_count"].as_u64().unwrap() > 1000);
     }
 }
+
+/// A launched program that waits for the debugger again (`inspector.waitForDebugger()`) is
+/// released when Node says it waits (`NodeRuntime.waitingForDebugger`): the same path that
+/// saves a `--inspect-brk` start whose first release came too early. It used to wait forever
+/// (and `--every` took snapshots of the paused program until the disk filled).
+#[test]
+fn a_program_waiting_for_the_debugger_is_released() {
+    let dir = out_dir("wait-again");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["record", "--cpu", "--json", "-o"])
+        .arg(&dir)
+        .arg("--")
+        .arg("node")
+        .arg(fixtures().join("record/wait-again.js"))
+        .env("RUN_MS", "500")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("jsprof record did not finish: the program was left waiting for the debugger");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stop_reason"], "ProgramFinished");
+    assert!(function_names(&find(&v, "cpu"))
+        .iter()
+        .any(|n| n == "hotAfterWaiting"));
+}
