@@ -472,25 +472,67 @@ fn ctrl_c_stops_and_saves() {
     let _ = node.wait();
 }
 
+/// Runs `cmd` to its end, or kills it and fails after `secs` (a hang is a failure, not a CI
+/// run that never ends).
+fn output_within(cmd: &mut Command, secs: u64, what: &str) -> std::process::Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Drained while it runs: a full pipe must not stall it.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut v).unwrap();
+        v
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut v).unwrap();
+        v
+    });
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not finish within {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::process::Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
 #[test]
 fn periodic_heap_snapshots() {
     let dir = out_dir("every");
-    let out = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args([
-            "record",
-            "--heap-snapshot",
-            "--every",
-            "0.4",
-            "--json",
-            "-o",
-            dir.to_str().unwrap(),
-            "--",
-            "node",
-            &hot_js(),
-        ])
-        .env("RUN_MS", "1500")
-        .output()
-        .unwrap();
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args([
+                "record",
+                "--heap-snapshot",
+                "--every",
+                "0.4",
+                "--json",
+                "-o",
+                dir.to_str().unwrap(),
+                "--",
+                "node",
+                &hot_js(),
+            ])
+            .env("RUN_MS", "1500"),
+        120,
+        "jsprof record --every",
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -532,27 +574,17 @@ fn periodic_heap_snapshots() {
 #[test]
 fn a_program_waiting_for_the_debugger_is_released() {
     let dir = out_dir("wait-again");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["record", "--cpu", "--json", "-o"])
-        .arg(&dir)
-        .arg("--")
-        .arg("node")
-        .arg(fixtures().join("record/wait-again.js"))
-        .env("RUN_MS", "500")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("jsprof record did not finish: the program was left waiting for the debugger");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(["record", "--cpu", "--json", "-o"])
+            .arg(&dir)
+            .arg("--")
+            .arg("node")
+            .arg(fixtures().join("record/wait-again.js"))
+            .env("RUN_MS", "500"),
+        60,
+        "jsprof record of a program waiting for the debugger",
+    );
     assert!(
         out.status.success(),
         "{}",
