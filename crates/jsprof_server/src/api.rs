@@ -92,7 +92,7 @@ fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
 
 /// Serializes on a blocking thread (large event lists take a while).
 async fn json_blocking<T: Serialize + Send + 'static>(value: T) -> Response {
-    match tokio::task::spawn_blocking(move || json_response(StatusCode::OK, &value)).await {
+    match crate::work::spawn(move || json_response(StatusCode::OK, &value)).await {
         Ok(r) => r,
         Err(e) => ApiError::internal(format!("cannot write JSON: {e}")).into_response(),
     }
@@ -339,7 +339,7 @@ async fn events(
     let loaded = state
         .load_filtered(&s, a, View::Timelines, &filters)
         .await?;
-    let report = tokio::task::spawn_blocking(move || -> ApiResult<Vec<u8>> {
+    let report = crate::work::spawn(move || -> ApiResult<Vec<u8>> {
         let Loaded::Timelines(t) = &*loaded else {
             return Err(ApiError::internal("not timelines"));
         };
@@ -411,7 +411,7 @@ async fn top(
     let range = params.time_range()?;
     let thread = params.get("thread").map(str::to_string);
     let (loaded, name) = profile_of(&state, &id, &artifact_text, &filters).await?;
-    let report = tokio::task::spawn_blocking(move || -> ApiResult<_> {
+    let report = crate::work::spawn(move || -> ApiResult<_> {
         let Loaded::Profile(p) = &*loaded else {
             return Err(ApiError::internal("not a profile"));
         };
@@ -454,7 +454,7 @@ async fn tree(
     let range = params.time_range()?;
     let thread = params.get("thread").map(str::to_string);
     let (loaded, name) = profile_of(&state, &id, &artifact_text, &filters).await?;
-    let report = tokio::task::spawn_blocking(move || -> ApiResult<_> {
+    let report = crate::work::spawn(move || -> ApiResult<_> {
         let Loaded::Profile(p) = &*loaded else {
             return Err(ApiError::internal("not a profile"));
         };
@@ -511,7 +511,7 @@ async fn heap_summary(
     };
     let limit = params.number::<usize>("limit")?.unwrap_or(20);
     let (loaded, _) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = tokio::task::spawn_blocking(move || {
+    let report = crate::work::spawn(move || {
         let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
             return Err(ApiError::internal("not a snapshot"));
         };
@@ -532,7 +532,7 @@ async fn heap_node(
     Params::parse(q, &[])?;
     let node_id = ids::number("node id", &node)?;
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = tokio::task::spawn_blocking(move || {
+    let report = crate::work::spawn(move || {
         let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
             return Err(ApiError::internal("not a snapshot"));
         };
@@ -561,7 +561,7 @@ async fn heap_retainers(
         max_depth: params.number("max_depth")?.unwrap_or(defaults.max_depth),
     };
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = tokio::task::spawn_blocking(move || {
+    let report = crate::work::spawn(move || {
         let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
             return Err(ApiError::internal("not a snapshot"));
         };
@@ -601,7 +601,7 @@ async fn heap_diff(
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
     let base_path = state.session_dir(&bs.id).join(&ba.file);
     let base_name = artifact_name(&bs, &ba);
-    let report = tokio::task::spawn_blocking(move || {
+    let report = crate::work::spawn(move || {
         let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
             return Err(ApiError::internal("not a snapshot"));
         };

@@ -91,7 +91,7 @@ impl Cache {
                 let filters = filters.clone();
                 async move {
                     let what = name.clone();
-                    tokio::task::spawn_blocking(move || load(&path, &name, view, &filters))
+                    crate::work::spawn(move || load(&path, &name, view, &filters))
                         .await
                         .map_err(|e| ApiError::internal(format!("loading {what}: {e}")))?
                         .map(Arc::new)

@@ -35,6 +35,7 @@ mod ui;
 pub mod ui_data;
 pub mod ui_heap;
 mod upload;
+mod work;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};

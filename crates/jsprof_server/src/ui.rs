@@ -237,7 +237,7 @@ async fn chart(
     let loaded = state
         .load_filtered(&s, a, View::Timelines, &filters)
         .await?;
-    let doc = tokio::task::spawn_blocking(move || -> ApiResult<Response> {
+    let doc = crate::work::spawn(move || -> ApiResult<Response> {
         let Loaded::Timelines(t) = &*loaded else {
             return Err(ApiError::internal("not timelines"));
         };
@@ -292,7 +292,7 @@ async fn profile(
     };
     let loaded = state.load_filtered(&s, a, view, &filters).await?;
     let name = artifact_name(&s, a);
-    let doc = tokio::task::spawn_blocking(move || -> ApiResult<Response> {
+    let doc = crate::work::spawn(move || -> ApiResult<Response> {
         let limits = TreeLimits::default();
         match &*loaded {
             Loaded::Profile(profile) => {
@@ -384,7 +384,7 @@ async fn heap_class(
     let offset = number::<usize>(&p, "offset")?.unwrap_or(0);
     let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    tokio::task::spawn_blocking(move || {
+    crate::work::spawn(move || {
         let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
             return Err(ApiError::internal("not a snapshot"));
         };
@@ -417,7 +417,7 @@ async fn heap_dominated(
     } else {
         ids::number("node id", &node)?
     };
-    tokio::task::spawn_blocking(move || {
+    crate::work::spawn(move || {
         let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
             return Err(ApiError::internal("not a snapshot"));
         };
@@ -443,7 +443,7 @@ async fn heap_detached(
     let p = params(q, &["limit"])?;
     let limit = number::<usize>(&p, "limit")?.unwrap_or(200).min(10_000);
     let (loaded, _) = snapshot(&state, &id, &artifact).await?;
-    tokio::task::spawn_blocking(move || {
+    crate::work::spawn(move || {
         let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
             return Err(ApiError::internal("not a snapshot"));
         };
@@ -484,7 +484,7 @@ async fn heap_leaks(
     let (last, _) = snapshot(&state, &id, &artifact).await?;
     let (base, _) = snapshot(&state, &bs, &ba).await?;
     let (target, _) = snapshot(&state, &ts, &ta).await?;
-    tokio::task::spawn_blocking(move || {
+    crate::work::spawn(move || {
         let (
             Loaded::Snapshot { snapshot, analysis },
             Loaded::Snapshot { snapshot: b, .. },
@@ -558,7 +558,7 @@ async fn cpu_diff(
     let (after, after_name) = cpu_artifact(&state, &id, &artifact, &filters).await?;
     let (before, before_name) = cpu_artifact(&state, &bs, &ba, &filters).await?;
     let described = filters.describe();
-    tokio::task::spawn_blocking(move || {
+    crate::work::spawn(move || {
         let (Loaded::Timelines(b), Loaded::Timelines(a)) = (&*before, &*after) else {
             return Err(ApiError::internal("not timelines"));
         };
