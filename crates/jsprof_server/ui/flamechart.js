@@ -227,7 +227,14 @@ export class FlameChart {
         drawn += r.drawn; merged += r.merged; dimmed += r.dimmed;
         if (r.drawn + r.merged > 0) tracks++;
       }
-      if (this.headers) this.drawHeader(ctx, t, top, W);
+    }
+    // Headers over the rows, each kept at the top while its track is scrolled through.
+    if (this.headers) {
+      for (const box of L) {
+        const top = AXIS + box.y - this.scrollY;
+        if (top > H || top + box.h < AXIS) continue;
+        this.drawHeader(ctx, box.t, this.headerY(box), W);
+      }
     }
     // The selected call and the selected range.
     if (this.selected) {
@@ -248,6 +255,13 @@ export class FlameChart {
     this.drawAxis(ctx, W, t0, t1, k);
     this.stats.frames++; this.stats.drawn = drawn; this.stats.merged = merged; this.stats.tracks = tracks; this.stats.dimmed = dimmed;
     this.drawOverview();
+  }
+
+  // Where a track's header is drawn: at the track's top, or pinned under the axis while the
+  // track is scrolled through, pushed up by the next one.
+  headerY(box) {
+    const top = AXIS + box.y - this.scrollY;
+    return Math.min(Math.max(top, AXIS), top + box.h - HEAD);
   }
 
   drawHeader(ctx, t, y, W) {
@@ -380,6 +394,10 @@ export class FlameChart {
     const cy = y - AXIS + this.scrollY;
     const box = this.layout().find((b) => cy >= b.y && cy < b.y + b.h);
     if (!box) return null;
+    if (this.headers) {
+      const hy = this.headerY(box);
+      if (y >= hy && y < hy + HEAD) return { header: true, track: box.t.k };
+    }
     if (cy < box.rowsY) return { header: true, track: box.t.k };
     const t = box.t;
     if (!t.ix || t.collapsed) return null;
@@ -564,7 +582,8 @@ export class FlameChart {
         if (strings[ev.n[i]] !== name) continue;
         const x0 = Math.max(0, (ev.s[i] - this.t0) * k), x1 = Math.min(this.width, (ev.s[i] + ev.d[i] - this.t0) * k);
         const y = AXIS + box.rowsY + ev.l[i] * ROW - this.scrollY;
-        if (x1 - x0 > bestW && y >= AXIS && y + ROW <= this.height) { best = { t, ix, i, x0, x1, y }; bestW = x1 - x0; }
+        const clear = this.headers ? this.headerY(box) + HEAD : AXIS;
+        if (x1 - x0 > bestW && y >= clear && y + ROW <= this.height) { best = { t, ix, i, x0, x1, y }; bestW = x1 - x0; }
       }
     }
     if (!best) return null;

@@ -181,6 +181,17 @@ try {
     const tracks = await page.evaluate(() => window.jsprof.chart.stats.tracks);
     assert.ok(tracks >= 2, `${tracks} track(s) drawn`);
     await shot('flamechart-tracks');
+    // Sticky headers: scrolled into the first track, its header stays under the time axis (22 px)
+    // and takes the click; the rows it covers are not reported as visible.
+    const sticky = await page.evaluate(() => {
+      const c = window.jsprof.chart, keep = c.scrollY;
+      c.scrollY = 60; c.draw();
+      const h = c.hit(100, 22 + 5), under = c.hit(100, 22 + 20 + 5);
+      c.scrollY = keep; c.draw();
+      return { header: h && h.header ? h.track : null, below: under ? !!under.header : null };
+    });
+    assert.equal(sticky.header, 0, `the first track's header is not pinned: ${JSON.stringify(sticky)}`);
+    assert.notEqual(sticky.below, true, 'the row under a pinned header is a header too');
     const t = golden.threads.find((t) => t.tid === 7443);
     const candidates = t.profile_calls.filter((c) => c.name === 'alpha').map((c) => ({ start: c.ts_us / 1000, dur: c.dur_us / 1000 }));
     const at = await page.evaluate((k) => window.jsprof.chart.locate('alpha', k), k);
