@@ -286,13 +286,23 @@ pub fn retainers_report(
     node: u32,
     options: RetainersOptions,
 ) -> RetainersReport {
-    let index = RetainerIndex::new(s);
+    retainers_report_with(s, a, &RetainerIndex::new(s), node, options)
+}
+
+/// [`retainers_report`] with a retainer index built once for many questions (the service).
+pub fn retainers_report_with(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    index: &RetainerIndex,
+    node: u32,
+    options: RetainersOptions,
+) -> RetainersReport {
     let path_options = PathOptions {
         max_paths: options.paths,
         max_depth: options.max_depth,
         ..PathOptions::default()
     };
-    let paths = retaining_paths(s, a, &index, node, path_options)
+    let paths = retaining_paths(s, a, index, node, path_options)
         .into_iter()
         .map(|p| PathJson {
             steps: p

@@ -512,7 +512,10 @@ async fn heap_summary(
     let limit = params.number::<usize>("limit")?.unwrap_or(20);
     let (loaded, _) = snapshot_of(&state, &id, &artifact_text).await?;
     let report = crate::work::spawn(move || {
-        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+        let Loaded::Snapshot {
+            snapshot, analysis, ..
+        } = &*loaded
+        else {
             return Err(ApiError::internal("not a snapshot"));
         };
         Ok(jsprof_report::heap::summary_report(
@@ -533,7 +536,10 @@ async fn heap_node(
     let node_id = ids::number("node id", &node)?;
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
     let report = crate::work::spawn(move || {
-        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+        let Loaded::Snapshot {
+            snapshot, analysis, ..
+        } = &*loaded
+        else {
             return Err(ApiError::internal("not a snapshot"));
         };
         Ok(jsprof_report::heap::nodes_report(
@@ -562,12 +568,21 @@ async fn heap_retainers(
     };
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
     let report = crate::work::spawn(move || {
-        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+        let Loaded::Snapshot {
+            snapshot,
+            analysis,
+            derived,
+        } = &*loaded
+        else {
             return Err(ApiError::internal("not a snapshot"));
         };
         let node = jsprof_report::heap::ordinal_of(&name, snapshot, node_id)?;
-        Ok(jsprof_report::heap::retainers_report(
-            snapshot, analysis, node, options,
+        Ok(jsprof_report::heap::retainers_report_with(
+            snapshot,
+            analysis,
+            derived.retainers(snapshot),
+            node,
+            options,
         ))
     })
     .await
@@ -602,7 +617,10 @@ async fn heap_diff(
     let base_path = state.session_dir(&bs.id).join(&ba.file);
     let base_name = artifact_name(&bs, &ba);
     let report = crate::work::spawn(move || {
-        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+        let Loaded::Snapshot {
+            snapshot, analysis, ..
+        } = &*loaded
+        else {
             return Err(ApiError::internal("not a snapshot"));
         };
         // The comparison re-classifies the base, so it gets a fresh copy.

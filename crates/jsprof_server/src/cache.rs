@@ -3,10 +3,11 @@
 //! recently used few are kept. A filtered view (`focus=…`, `hide_idle=1`, …) is an entry of its
 //! own: the filters rewrite the samples before the timelines are built, as in the CLI.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use jsprof_heap::{Analysis, HeapSnapshot};
+use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
 use jsprof_profile::Profile;
 use jsprof_report::load::LoadedTimelines;
 use tokio::sync::OnceCell;
@@ -29,7 +30,55 @@ pub enum Loaded {
     Snapshot {
         snapshot: Box<HeapSnapshot>,
         analysis: Box<Analysis>,
+        derived: Box<Derived>,
     },
+}
+
+/// What the heap pages need beyond the analysis, built on first use and kept with the snapshot:
+/// each is a pass over every node or edge (a few hundred ms on millions of nodes), which a
+/// click on an object or a class must not pay again.
+#[derive(Default)]
+pub struct Derived {
+    pub retainers: OnceLock<RetainerIndex>,
+    pub dominators: OnceLock<DominatorTree>,
+    /// Every class's objects by Summary key, in node order.
+    pub classes: OnceLock<HashMap<String, Vec<NodeOrdinal>>>,
+    /// The classes asked for so far, largest retained first.
+    pub sorted: Mutex<HashMap<String, Arc<[NodeOrdinal]>>>,
+}
+
+impl Derived {
+    pub fn retainers(&self, s: &HeapSnapshot) -> &RetainerIndex {
+        self.retainers.get_or_init(|| RetainerIndex::new(s))
+    }
+
+    pub fn dominators(&self, s: &HeapSnapshot, a: &Analysis) -> &DominatorTree {
+        self.dominators.get_or_init(|| DominatorTree::new(s, a))
+    }
+
+    /// The objects of the Summary class `key`, largest retained first; `None` when no class has
+    /// that key.
+    pub fn class(&self, s: &HeapSnapshot, a: &Analysis, key: &str) -> Option<Arc<[NodeOrdinal]>> {
+        if let Some(v) = self
+            .sorted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(key)
+        {
+            return Some(v.clone());
+        }
+        let classes = self
+            .classes
+            .get_or_init(|| crate::ui_heap::classes_by_key(s, a));
+        let mut members = classes.get(key)?.clone();
+        crate::ui_heap::by_retained(a, &mut members);
+        let members: Arc<[NodeOrdinal]> = members.into();
+        self.sorted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.to_string(), members.clone());
+        Some(members)
+    }
 }
 
 type Key = (String, u32, View, FilterSpec);
@@ -134,6 +183,7 @@ pub fn load(path: &Path, name: &str, view: View, filters: &FilterSpec) -> ApiRes
             Ok(Loaded::Snapshot {
                 snapshot: Box::new(snapshot),
                 analysis: Box::new(analysis),
+                derived: Box::default(),
             })
         }
     }

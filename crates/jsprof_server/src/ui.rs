@@ -14,7 +14,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use jsprof_analysis::TimeRange;
-use jsprof_heap::DominatorTree;
 use serde::Serialize;
 use serde_json::json;
 
@@ -385,18 +384,23 @@ async fn heap_class(
     let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
     crate::work::spawn(move || {
-        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+        let Loaded::Snapshot {
+            snapshot,
+            analysis,
+            derived,
+        } = &*loaded
+        else {
             return Err(ApiError::internal("not a snapshot"));
         };
-        let page = crate::ui_heap::class_page(snapshot, analysis, &key, offset, limit).ok_or_else(
-            || {
-                ApiError::not_found(format!(
-                    "{name}: no class with key `{}`",
-                    ids::printable(&key)
-                ))
-            },
-        )?;
-        Ok(json_ok(&page))
+        let members = derived.class(snapshot, analysis, &key).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "{name}: no class with key `{}`",
+                ids::printable(&key)
+            ))
+        })?;
+        Ok(json_ok(&crate::ui_heap::page(
+            snapshot, analysis, &members, offset, limit,
+        )))
     })
     .await
     .map_err(blocking_error)?
@@ -418,7 +422,12 @@ async fn heap_dominated(
         ids::number("node id", &node)?
     };
     crate::work::spawn(move || {
-        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+        let Loaded::Snapshot {
+            snapshot,
+            analysis,
+            derived,
+        } = &*loaded
+        else {
             return Err(ApiError::internal("not a snapshot"));
         };
         let n = if root {
@@ -426,9 +435,9 @@ async fn heap_dominated(
         } else {
             jsprof_report::heap::ordinal_of(&name, snapshot, node_id)?
         };
-        let tree = DominatorTree::new(snapshot, analysis);
+        let tree = derived.dominators(snapshot, analysis);
         Ok(json_ok(&crate::ui_heap::dominated_page(
-            snapshot, analysis, &tree, n, offset, limit,
+            snapshot, analysis, tree, n, offset, limit,
         )))
     })
     .await
@@ -444,12 +453,17 @@ async fn heap_detached(
     let limit = number::<usize>(&p, "limit")?.unwrap_or(200).min(10_000);
     let (loaded, _) = snapshot(&state, &id, &artifact).await?;
     crate::work::spawn(move || {
-        let Loaded::Snapshot { snapshot, analysis } = &*loaded else {
+        let Loaded::Snapshot {
+            snapshot,
+            analysis,
+            derived,
+        } = &*loaded
+        else {
             return Err(ApiError::internal("not a snapshot"));
         };
-        let tree = DominatorTree::new(snapshot, analysis);
+        let tree = derived.dominators(snapshot, analysis);
         Ok(json_ok(&json!({
-            "trees": crate::ui_heap::detached(snapshot, analysis, &tree, limit)
+            "trees": crate::ui_heap::detached(snapshot, analysis, tree, limit)
         })))
     })
     .await
@@ -486,7 +500,9 @@ async fn heap_leaks(
     let (target, _) = snapshot(&state, &ts, &ta).await?;
     crate::work::spawn(move || {
         let (
-            Loaded::Snapshot { snapshot, analysis },
+            Loaded::Snapshot {
+                snapshot, analysis, ..
+            },
             Loaded::Snapshot { snapshot: b, .. },
             Loaded::Snapshot { snapshot: t, .. },
         ) = (&*last, &*base, &*target)

@@ -2,6 +2,8 @@
 //! at a time, retaining paths with one shared retainer index, detached DOM trees, and the
 //! precomputed heap document `jsprof report` embeds.
 
+use std::collections::HashMap;
+
 use jsprof_heap::{
     class_members, detached_trees, edge_label, edge_name, edge_source, edge_type_name,
     retaining_paths, Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, PathOptions,
@@ -21,7 +23,8 @@ pub struct ObjectsPage {
     pub objects: Vec<ObjectJson>,
 }
 
-fn page(
+/// A page of `nodes` (already in the order to show).
+pub fn page(
     s: &HeapSnapshot,
     a: &Analysis,
     nodes: &[NodeOrdinal],
@@ -40,7 +43,8 @@ fn page(
     }
 }
 
-fn by_retained(a: &Analysis, nodes: &mut [NodeOrdinal]) {
+/// Sorts `nodes` largest retained first (then by ordinal, so the order is stable).
+pub fn by_retained(a: &Analysis, nodes: &mut [NodeOrdinal]) {
     nodes.sort_by(|&x, &y| {
         a.retained[y as usize]
             .cmp(&a.retained[x as usize])
@@ -48,25 +52,13 @@ fn by_retained(a: &Analysis, nodes: &mut [NodeOrdinal]) {
     });
 }
 
-/// The objects of the Summary class `key` (DevTools' public key), largest retained first.
-pub fn class_objects(s: &HeapSnapshot, a: &Analysis, key: &str) -> Option<Vec<NodeOrdinal>> {
-    let (_, mut members) = class_members(s, a)
+/// Every class's objects by Summary key, in node order (the service computes this once per
+/// snapshot and sorts a class when it is first asked for).
+pub fn classes_by_key(s: &HeapSnapshot, a: &Analysis) -> HashMap<String, Vec<NodeOrdinal>> {
+    class_members(s, a)
         .into_iter()
-        .find(|(row, _)| row.key == key)?;
-    by_retained(a, &mut members);
-    Some(members)
-}
-
-/// A page of the objects of class `key`; `None` when no class has that key.
-pub fn class_page(
-    s: &HeapSnapshot,
-    a: &Analysis,
-    key: &str,
-    offset: usize,
-    limit: usize,
-) -> Option<ObjectsPage> {
-    let members = class_objects(s, a, key)?;
-    Some(page(s, a, &members, offset, limit))
+        .map(|(row, members)| (row.key, members))
+        .collect()
 }
 
 /// A page of the nodes `node` immediately dominates, largest retained first.
