@@ -358,6 +358,11 @@ async function openArtifact(art, opts = {}) {
   if (art.kind === 'heap') openHeap(art, current, opts.bases || []); else openCpu(art, current, opts.cpuBases || []);
   const first = opts.tab && current.tabs.has(opts.tab) ? opts.tab : current.tabs.keys().next().value;
   await showTab(first);
+  // Opened with filters (from the address, `jsprof view --focus …`, or the last artifact): say
+  // how much passes, as after a change in the bar.
+  if (filterable && Object.keys(art.filters).length) {
+    try { filterInfo(keptText(await profileFor(null))); } catch (e) { filterInfo(e.message, true); }
+  }
   app.ready = true;
 }
 

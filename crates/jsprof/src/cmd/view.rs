@@ -13,7 +13,8 @@ use jsprof_server::{Config, ServeError, Server};
 #[command(after_help = "Examples:
   jsprof view app.cpuprofile
   jsprof view before.heapsnapshot after.heapsnapshot     # Comparison between the two
-  jsprof view trace.json.gz --no-open --port 9500")]
+  jsprof view trace.json.gz --no-open --port 9500
+  jsprof view app.cpuprofile --focus '^render$' --hide-idle   # opens with the filter bar set")]
 pub struct Args {
     /// Profiles, traces or heap snapshots (gzip too).
     #[arg(required = true)]
@@ -24,6 +25,68 @@ pub struct Args {
     /// The loopback port (default: a free one).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
+    /// Open with the filter bar's Focus set: only stacks through a function whose name or URL
+    /// matches RE (the bar changes it later).
+    #[arg(long, value_name = "RE", value_parser = parse_regex)]
+    pub focus: Option<String>,
+    /// Open with Exclude set: frames matching RE are charged to their caller.
+    #[arg(long, value_name = "RE", value_parser = parse_regex)]
+    pub exclude: Option<String>,
+    /// Open with Hide idle set.
+    #[arg(long)]
+    pub hide_idle: bool,
+    /// Open with Collapse packages set.
+    #[arg(long)]
+    pub collapse_packages: bool,
+    /// Open with Collapse recursion set.
+    #[arg(long)]
+    pub collapse_recursion: bool,
+}
+
+fn parse_regex(text: &str) -> Result<String, String> {
+    regex::Regex::new(text)
+        .map(|_| text.to_string())
+        .map_err(|e| format!("bad regular expression `{text}`: {e}"))
+}
+
+/// Percent-encodes all but unreserved characters (RFC 3986), for the URL's fragment.
+fn encode(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl Args {
+    /// The filters as the page reads them from its address (`#focus=…&hide_idle=1`), or "".
+    fn fragment(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(re) = &self.focus {
+            parts.push(format!("focus={}", encode(re)));
+        }
+        if let Some(re) = &self.exclude {
+            parts.push(format!("exclude={}", encode(re)));
+        }
+        for (on, name) in [
+            (self.hide_idle, "hide_idle"),
+            (self.collapse_packages, "collapse_packages"),
+            (self.collapse_recursion, "collapse_recursion"),
+        ] {
+            if on {
+                parts.push(format!("{name}=1"));
+            }
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("#{}", parts.join("&"))
+        }
+    }
 }
 
 async fn shutdown_signal() {
@@ -102,7 +165,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 bail!("{message}");
             }
         }
-        let url = server.url();
+        let url = format!("{}{}", server.url(), args.fragment());
         eprintln!(
             "jsprof view: {} file{} on http://{}; Ctrl-C stops it",
             args.files.len(),

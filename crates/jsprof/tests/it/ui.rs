@@ -77,9 +77,14 @@ impl Drop for View {
 }
 
 fn view(files: &[PathBuf]) -> View {
+    view_with(files, &[])
+}
+
+fn view_with(files: &[PathBuf], flags: &[&str]) -> View {
     let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
         .arg("view")
         .arg("--no-open")
+        .args(flags)
         .args(files)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -130,6 +135,30 @@ fn cpu_profile_in_the_browser() {
         "cpu",
         &["cpu/node-mix.cpuprofile.gz"],
         "cpu/node-mix.cpuprofile.devtools.json.gz",
+    );
+}
+
+/// `jsprof view --focus … --hide-idle`: the URL carries the filters and the page opens with them.
+#[test]
+fn view_opens_with_the_given_filters() {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let v = view_with(
+        &[f.join("cpu/node-mix.cpuprofile.gz")],
+        &["--focus", "^buildTree$", "--hide-idle"],
+    );
+    assert!(
+        v.url.ends_with("#focus=%5EbuildTree%24&hide_idle=1"),
+        "{}",
+        v.url
+    );
+    e2e(
+        "focus-url",
+        &v.url,
+        &f.join("cpu/node-mix.cpuprofile.devtools.json.gz"),
+        false,
     );
 }
 

@@ -162,6 +162,17 @@ try {
     await chartChecks({ name, candidates });
     await topFunctionCheck(fns);
     if (!offline) await filterChecks(fns);
+  } else if (kind === 'focus-url') {
+    // `jsprof view --focus '^buildTree$'`: the page opens with the bar set and the views
+    // filtered; buildTree keeps DevTools' total for it.
+    const want = golden.functions.find((f) => f.name === 'buildTree');
+    await page.waitForFunction(() => /^Showing/.test(document.getElementById('f-info').textContent), null, { timeout: 20000 });
+    assert.equal(await page.inputValue('#f-focus'), '^buildTree$');
+    assert.ok(await page.isChecked('#f-idle'), 'Hide idle is not set');
+    await tab('functions');
+    const rows = await page.$$eval('[role=tabpanel]:not([hidden]) tbody tr', (trs) => trs.map((tr) => ({ name: tr.children[4].textContent, total: parseFloat(tr.children[2].title) })));
+    assert.ok(!rows.some((r) => r.name === 'sumTree'), 'sumTree is shown under focus buildTree');
+    near(rows.find((r) => r.name === 'buildTree').total, want.total, 0.002, 'total of buildTree opened under its focus');
   } else if (kind === 'trace') {
     const t = golden.threads.filter((t) => t.name === 'CrRendererMain').sort((a, b) => b.entries - a.entries)[0];
     const name = 'genPrimes';
