@@ -67,24 +67,8 @@ impl TransformArgs {
         Ok(jsprof_analysis::filter(&profile, &filters))
     }
 
-    /// A short description for subtitles (`focus ^render$, hide idle`), `None` without filters.
+    /// A short description for subtitles (`focus ^render$, idle hidden`), `None` without filters.
     pub fn describe(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        for re in &self.focus {
-            parts.push(format!("focus {re}"));
-        }
-        for re in &self.exclude {
-            parts.push(format!("exclude {re}"));
-        }
-        if self.hide_idle {
-            parts.push("idle hidden".into());
-        }
-        if self.collapse_packages {
-            parts.push("packages collapsed".into());
-        }
-        if self.collapse_recursion {
-            parts.push("recursion collapsed".into());
-        }
-        (!parts.is_empty()).then(|| parts.join(", "))
+        self.filters().describe()
     }
 }

@@ -53,6 +53,24 @@ impl Filters {
             && !self.collapse_packages
             && !self.collapse_recursion
     }
+
+    /// What is applied, in words for subtitles (`focus ^render$, idle hidden`); `None` without
+    /// filters.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        parts.extend(self.focus.iter().map(|re| format!("focus {re}")));
+        parts.extend(self.exclude.iter().map(|re| format!("exclude {re}")));
+        for (on, words) in [
+            (self.hide_idle, "idle hidden"),
+            (self.collapse_packages, "packages collapsed"),
+            (self.collapse_recursion, "recursion collapsed"),
+        ] {
+            if on {
+                parts.push(words.to_string());
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
 }
 
 /// Where a stack of the input went.

@@ -9,27 +9,35 @@ pub struct DominatorTree {
     children: Vec<NodeOrdinal>,
 }
 
+/// The dominator tree as child lists (CSR), in node order: `children[first[n]..first[n + 1]]`
+/// are the nodes `n` immediately dominates.
+pub(crate) fn child_lists(s: &HeapSnapshot, a: &Analysis) -> (Vec<u32>, Vec<NodeOrdinal>) {
+    let n = s.nodes.len();
+    let root = s.root as usize;
+    let mut first = vec![0u32; n + 1];
+    for (i, &d) in a.idom.iter().enumerate() {
+        if i != root {
+            first[d as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        first[i + 1] += first[i];
+    }
+    let mut fill = first.clone();
+    let mut children = vec![0 as NodeOrdinal; n.saturating_sub(1)];
+    for (i, &d) in a.idom.iter().enumerate() {
+        if i != root {
+            children[fill[d as usize] as usize] = i as NodeOrdinal;
+            fill[d as usize] += 1;
+        }
+    }
+    (first, children)
+}
+
 impl DominatorTree {
     pub fn new(s: &HeapSnapshot, a: &Analysis) -> DominatorTree {
         let n = s.nodes.len();
-        let root = s.root as usize;
-        let mut first = vec![0u32; n + 1];
-        for (i, &d) in a.idom.iter().enumerate() {
-            if i != root {
-                first[d as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            first[i + 1] += first[i];
-        }
-        let mut fill = first.clone();
-        let mut children = vec![0 as NodeOrdinal; n.saturating_sub(1)];
-        for (i, &d) in a.idom.iter().enumerate() {
-            if i != root {
-                children[fill[d as usize] as usize] = i as NodeOrdinal;
-                fill[d as usize] += 1;
-            }
-        }
+        let (first, mut children) = child_lists(s, a);
         for node in 0..n {
             let slice = &mut children[first[node] as usize..first[node + 1] as usize];
             slice.sort_by(|&x, &y| {

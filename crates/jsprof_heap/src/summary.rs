@@ -208,25 +208,7 @@ struct DominatedLists {
 
 impl DominatedLists {
     fn of(s: &HeapSnapshot, a: &Analysis) -> DominatedLists {
-        let n = s.nodes.len();
-        let root = s.root as usize;
-        let mut first = vec![0u32; n + 1];
-        for (i, &d) in a.idom.iter().enumerate() {
-            if i != root {
-                first[d as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            first[i + 1] += first[i];
-        }
-        let mut fill = first.clone();
-        let mut children = vec![0u32; n.saturating_sub(1)];
-        for (i, &d) in a.idom.iter().enumerate() {
-            if i != root {
-                children[fill[d as usize] as usize] = i as u32;
-                fill[d as usize] += 1;
-            }
-        }
+        let (first, children) = crate::dominator_tree::child_lists(s, a);
         DominatedLists { first, children }
     }
 }

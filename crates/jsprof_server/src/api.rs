@@ -511,13 +511,8 @@ async fn heap_summary(
     };
     let limit = params.number::<usize>("limit")?.unwrap_or(20);
     let (loaded, _) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = crate::work::spawn(move || {
-        let Loaded::Snapshot {
-            snapshot, analysis, ..
-        } = &*loaded
-        else {
-            return Err(ApiError::internal("not a snapshot"));
-        };
+    let report = crate::work::spawn(move || -> ApiResult<_> {
+        let (snapshot, analysis, _) = loaded.snapshot()?;
         Ok(jsprof_report::heap::summary_report(
             snapshot, analysis, sort, limit,
         ))
@@ -535,13 +530,8 @@ async fn heap_node(
     Params::parse(q, &[])?;
     let node_id = ids::number("node id", &node)?;
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = crate::work::spawn(move || {
-        let Loaded::Snapshot {
-            snapshot, analysis, ..
-        } = &*loaded
-        else {
-            return Err(ApiError::internal("not a snapshot"));
-        };
+    let report = crate::work::spawn(move || -> ApiResult<_> {
+        let (snapshot, analysis, _) = loaded.snapshot()?;
         Ok(jsprof_report::heap::nodes_report(
             &name,
             snapshot,
@@ -567,15 +557,8 @@ async fn heap_retainers(
         max_depth: params.number("max_depth")?.unwrap_or(defaults.max_depth),
     };
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = crate::work::spawn(move || {
-        let Loaded::Snapshot {
-            snapshot,
-            analysis,
-            derived,
-        } = &*loaded
-        else {
-            return Err(ApiError::internal("not a snapshot"));
-        };
+    let report = crate::work::spawn(move || -> ApiResult<_> {
+        let (snapshot, analysis, derived) = loaded.snapshot()?;
         let node = jsprof_report::heap::ordinal_of(&name, snapshot, node_id)?;
         Ok(jsprof_report::heap::retainers_report_with(
             snapshot,
@@ -616,13 +599,8 @@ async fn heap_diff(
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
     let base_path = state.session_dir(&bs.id).join(&ba.file);
     let base_name = artifact_name(&bs, &ba);
-    let report = crate::work::spawn(move || {
-        let Loaded::Snapshot {
-            snapshot, analysis, ..
-        } = &*loaded
-        else {
-            return Err(ApiError::internal("not a snapshot"));
-        };
+    let report = crate::work::spawn(move || -> ApiResult<_> {
+        let (snapshot, analysis, _) = loaded.snapshot()?;
         // The comparison re-classifies the base, so it gets a fresh copy.
         let (mut base_snapshot, mut base_analysis) =
             crate::cache::load_snapshot(&base_path, &base_name)?;

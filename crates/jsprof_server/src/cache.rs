@@ -34,6 +34,21 @@ pub enum Loaded {
     },
 }
 
+impl Loaded {
+    /// A heap snapshot's parts; an internal error for any other artifact (the handlers check
+    /// the artifact's kind before loading it).
+    pub fn snapshot(&self) -> ApiResult<(&HeapSnapshot, &Analysis, &Derived)> {
+        match self {
+            Loaded::Snapshot {
+                snapshot,
+                analysis,
+                derived,
+            } => Ok((snapshot, analysis, derived)),
+            _ => Err(ApiError::internal("not a snapshot")),
+        }
+    }
+}
+
 /// What the heap pages need beyond the analysis, built on first use and kept with the snapshot:
 /// each is a pass over every node or edge (a few hundred ms on millions of nodes), which a
 /// click on an object or a class must not pay again.

@@ -93,23 +93,7 @@ impl FilterSpec {
     /// What is applied, in words (`focus ^render$, idle hidden`), `None` without filters: the
     /// same words as the CLI's subtitles.
     pub fn describe(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        if let Some(re) = &self.focus {
-            parts.push(format!("focus {re}"));
-        }
-        if let Some(re) = &self.exclude {
-            parts.push(format!("exclude {re}"));
-        }
-        if self.hide_idle {
-            parts.push("idle hidden".to_string());
-        }
-        if self.collapse_packages {
-            parts.push("packages collapsed".to_string());
-        }
-        if self.collapse_recursion {
-            parts.push("recursion collapsed".to_string());
-        }
-        (!parts.is_empty()).then(|| parts.join(", "))
+        self.filters().describe()
     }
 }
 

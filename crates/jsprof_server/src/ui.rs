@@ -383,15 +383,8 @@ async fn heap_class(
     let offset = number::<usize>(&p, "offset")?.unwrap_or(0);
     let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    crate::work::spawn(move || {
-        let Loaded::Snapshot {
-            snapshot,
-            analysis,
-            derived,
-        } = &*loaded
-        else {
-            return Err(ApiError::internal("not a snapshot"));
-        };
+    crate::work::spawn(move || -> ApiResult<_> {
+        let (snapshot, analysis, derived) = loaded.snapshot()?;
         let members = derived.class(snapshot, analysis, &key).ok_or_else(|| {
             ApiError::not_found(format!(
                 "{name}: no class with key `{}`",
@@ -421,15 +414,8 @@ async fn heap_dominated(
     } else {
         ids::number("node id", &node)?
     };
-    crate::work::spawn(move || {
-        let Loaded::Snapshot {
-            snapshot,
-            analysis,
-            derived,
-        } = &*loaded
-        else {
-            return Err(ApiError::internal("not a snapshot"));
-        };
+    crate::work::spawn(move || -> ApiResult<_> {
+        let (snapshot, analysis, derived) = loaded.snapshot()?;
         let n = if root {
             snapshot.root
         } else {
@@ -452,15 +438,8 @@ async fn heap_detached(
     let p = params(q, &["limit"])?;
     let limit = number::<usize>(&p, "limit")?.unwrap_or(200).min(10_000);
     let (loaded, _) = snapshot(&state, &id, &artifact).await?;
-    crate::work::spawn(move || {
-        let Loaded::Snapshot {
-            snapshot,
-            analysis,
-            derived,
-        } = &*loaded
-        else {
-            return Err(ApiError::internal("not a snapshot"));
-        };
+    crate::work::spawn(move || -> ApiResult<_> {
+        let (snapshot, analysis, derived) = loaded.snapshot()?;
         let tree = derived.dominators(snapshot, analysis);
         Ok(json_ok(&json!({
             "trees": crate::ui_heap::detached(snapshot, analysis, tree, limit)

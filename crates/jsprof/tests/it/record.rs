@@ -472,9 +472,9 @@ fn ctrl_c_stops_and_saves() {
     let _ = node.wait();
 }
 
-/// Runs `cmd` to its end, or kills it and fails after `secs` (a hang is a failure, not a CI
-/// run that never ends).
-fn output_within(cmd: &mut Command, secs: u64, what: &str) -> std::process::Output {
+/// Runs `cmd` (a `jsprof record --json`) to its end and returns its JSON; fails if it fails, or
+/// kills it and fails after `secs` (a hang is a failure, not a CI run that never ends).
+fn record_within(cmd: &mut Command, secs: u64, what: &str) -> Value {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -505,17 +505,19 @@ fn output_within(cmd: &mut Command, secs: u64, what: &str) -> std::process::Outp
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    std::process::Output {
-        status,
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
+    let (stdout, stderr) = (out.join().unwrap(), err.join().unwrap());
+    assert!(
+        status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&stderr)
+    );
+    serde_json::from_slice(&stdout).unwrap()
 }
 
 #[test]
 fn periodic_heap_snapshots() {
     let dir = out_dir("every");
-    let out = output_within(
+    let v = record_within(
         Command::new(env!("CARGO_BIN_EXE_jsprof"))
             .args([
                 "record",
@@ -533,12 +535,6 @@ fn periodic_heap_snapshots() {
         120,
         "jsprof record --every",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let snapshots: Vec<PathBuf> = artifacts(&v)
         .into_iter()
         .filter(|(k, _)| k == "heap-snapshot")
@@ -574,7 +570,7 @@ fn periodic_heap_snapshots() {
 #[test]
 fn a_program_waiting_for_the_debugger_is_released() {
     let dir = out_dir("wait-again");
-    let out = output_within(
+    let v = record_within(
         Command::new(env!("CARGO_BIN_EXE_jsprof"))
             .args(["record", "--cpu", "--json", "-o"])
             .arg(&dir)
@@ -585,12 +581,6 @@ fn a_program_waiting_for_the_debugger_is_released() {
         60,
         "jsprof record of a program waiting for the debugger",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stop_reason"], "ProgramFinished");
     assert!(function_names(&find(&v, "cpu"))
         .iter()
