@@ -40,11 +40,14 @@ fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
         "esbuild: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Inlining off so that each function keeps its own samples (stable names to check).
+    // Inlining off so that each function keeps its own samples (stable names to check), and
+    // every 100 µs so that the shortest one checked (makeText, ~20 ms) is always sampled.
     let out = Command::new("node")
         .args([
             "--no-turbo-inlining",
             "--cpu-prof",
+            "--cpu-prof-interval",
+            "100",
             "--cpu-prof-name",
             "bundle.cpuprofile",
         ])
