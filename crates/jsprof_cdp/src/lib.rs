@@ -26,7 +26,7 @@ mod launch;
 mod recorder;
 mod target;
 
-pub use artifact::{timestamp, unused_path, Artifact, ArtifactKind, PartialFile};
+pub use artifact::{timestamp, unused_path, utc, Artifact, ArtifactKind, PartialFile, UtcTime};
 pub use client::{Client, Event};
 pub use error::{CdpError, Result};
 pub use http::get_json;
