@@ -1,6 +1,5 @@
 //! The routes under `/api` and their handlers.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
@@ -9,7 +8,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use jsprof_analysis::{EventQuery, TimeRange};
+use jsprof_analysis::EventQuery;
 use jsprof_heap::SortBy;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -19,6 +18,7 @@ use crate::catalogue::{ArtifactRow, SessionRow, State as SessionState};
 use crate::error::{ApiError, ApiResult};
 use crate::filters::{self, FilterSpec};
 use crate::ids;
+use crate::params::Params;
 use crate::recording::{self, StartRequest};
 use crate::state::{artifact_name, session_json, AppState};
 
@@ -95,78 +95,6 @@ async fn json_blocking<T: Serialize + Send + 'static>(value: T) -> Response {
     match crate::work::spawn(move || json_response(StatusCode::OK, &value)).await {
         Ok(r) => r,
         Err(e) => ApiError::internal(format!("cannot write JSON: {e}")).into_response(),
-    }
-}
-
-/// Query parameters: each at most once, only the known ones (and `token`).
-struct Params(HashMap<String, String>);
-
-impl Params {
-    fn parse(raw: Option<String>, known: &[&str]) -> ApiResult<Params> {
-        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.as_deref().unwrap_or(""))
-            .map_err(|e| ApiError::bad_request(format!("bad query string: {e}")))?;
-        let mut map = HashMap::new();
-        for (k, v) in pairs {
-            if k == "token" {
-                continue;
-            }
-            if !known.contains(&k.as_str()) {
-                return Err(ApiError::bad_request(format!(
-                    "unknown parameter `{}`{}",
-                    ids::printable(&k),
-                    if known.is_empty() {
-                        String::from(": this endpoint takes none")
-                    } else {
-                        format!(": expected {}", known.join(", "))
-                    }
-                )));
-            }
-            if map.insert(k.clone(), v).is_some() {
-                return Err(ApiError::bad_request(format!(
-                    "parameter `{k}` given twice"
-                )));
-            }
-        }
-        Ok(Params(map))
-    }
-
-    fn get(&self, k: &str) -> Option<&str> {
-        self.0.get(k).map(String::as_str)
-    }
-
-    fn number<T: std::str::FromStr>(&self, k: &str) -> ApiResult<Option<T>> {
-        match self.get(k) {
-            None => Ok(None),
-            Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                ApiError::bad_request(format!(
-                    "bad `{k}` `{}`: expected a number",
-                    ids::printable(v)
-                ))
-            }),
-        }
-    }
-
-    fn flag(&self, k: &str) -> ApiResult<bool> {
-        match self.get(k) {
-            None => Ok(false),
-            Some("" | "1" | "true") => Ok(true),
-            Some("0" | "false") => Ok(false),
-            Some(v) => Err(ApiError::bad_request(format!(
-                "bad `{k}` `{}`: expected true or false",
-                ids::printable(v)
-            ))),
-        }
-    }
-
-    /// `focus`, `exclude`, `hide_idle`, `collapse_packages`, `collapse_recursion`.
-    fn filters(&self) -> ApiResult<FilterSpec> {
-        FilterSpec::from_params(&self.0)
-    }
-
-    fn time_range(&self) -> ApiResult<Option<TimeRange>> {
-        self.get("range")
-            .map(|r| TimeRange::parse_ms(r).map_err(|e| ApiError::bad_request(e.to_string())))
-            .transpose()
     }
 }
 

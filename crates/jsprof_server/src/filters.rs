@@ -6,13 +6,12 @@
 //!
 //! One pattern per parameter: "any of several" is the alternation `a|b`.
 
-use std::collections::HashMap;
-
 use jsprof_analysis::Filters;
 use regex::Regex;
 
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
+use crate::params::Params;
 
 /// The names of the filter parameters, for the endpoints' lists of known parameters.
 pub const PARAMS: [&str; 5] = [
@@ -34,42 +33,28 @@ pub struct FilterSpec {
     pub collapse_recursion: bool,
 }
 
-fn flag(p: &HashMap<String, String>, k: &str) -> ApiResult<bool> {
-    match p.get(k).map(String::as_str) {
-        None | Some("0" | "false") => Ok(false),
-        Some("" | "1" | "true") => Ok(true),
-        Some(v) => Err(ApiError::bad_request(format!(
-            "bad `{k}` `{}`: expected true or false",
-            ids::printable(v)
-        ))),
-    }
-}
-
-fn pattern(p: &HashMap<String, String>, k: &str) -> ApiResult<Option<String>> {
-    let Some(v) = p.get(k) else {
+fn pattern(p: &Params, k: &str) -> ApiResult<Option<String>> {
+    let Some(v) = p.get(k).filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
-    if v.is_empty() {
-        return Ok(None);
-    }
     Regex::new(v).map_err(|e| {
         ApiError::bad_request(format!(
             "bad `{k}` regular expression `{}`: {e}",
             ids::printable(v)
         ))
     })?;
-    Ok(Some(v.clone()))
+    Ok(Some(v.to_string()))
 }
 
 impl FilterSpec {
     /// The filters among the query parameters `p` (absent ones: none).
-    pub fn from_params(p: &HashMap<String, String>) -> ApiResult<FilterSpec> {
+    pub fn from_params(p: &Params) -> ApiResult<FilterSpec> {
         Ok(FilterSpec {
             focus: pattern(p, "focus")?,
             exclude: pattern(p, "exclude")?,
-            hide_idle: flag(p, "hide_idle")?,
-            collapse_packages: flag(p, "collapse_packages")?,
-            collapse_recursion: flag(p, "collapse_recursion")?,
+            hide_idle: p.flag("hide_idle")?,
+            collapse_packages: p.flag("collapse_packages")?,
+            collapse_recursion: p.flag("collapse_recursion")?,
         })
     }
 
@@ -101,11 +86,9 @@ impl FilterSpec {
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+    fn map(pairs: &[(&str, &str)]) -> Params {
+        let query = serde_urlencoded::to_string(pairs).unwrap();
+        Params::parse(Some(query), &PARAMS).unwrap()
     }
 
     #[test]

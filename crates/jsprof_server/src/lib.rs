@@ -28,6 +28,7 @@ mod error;
 mod filters;
 mod ids;
 mod openapi;
+mod params;
 mod recording;
 mod security;
 mod state;

@@ -3,7 +3,6 @@
 //! the `/api/ui/…` endpoints it draws from. Every answer is bounded: a flame-chart window merges
 //! what is under a pixel, trees leave out what is under 0.01 %, heap lists come a page at a time.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -21,6 +20,7 @@ use crate::cache::{Loaded, View};
 use crate::error::{ApiError, ApiResult};
 use crate::filters::{self, FilterSpec};
 use crate::ids;
+use crate::params::Params;
 use crate::state::{artifact_name, AppState};
 use crate::ui_data::{self, ChartWindow, TreeLimits};
 
@@ -139,45 +139,8 @@ fn json_ok<T: Serialize>(value: &T) -> Response {
     }
 }
 
-/// Query parameters, each known one at most once (`token` ignored).
-fn params(raw: Option<String>, known: &[&str]) -> ApiResult<HashMap<String, String>> {
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.as_deref().unwrap_or(""))
-        .map_err(|e| ApiError::bad_request(format!("bad query string: {e}")))?;
-    let mut map = HashMap::new();
-    for (k, v) in pairs {
-        if k == "token" {
-            continue;
-        }
-        if !known.contains(&k.as_str()) {
-            return Err(ApiError::bad_request(format!(
-                "unknown parameter `{}`: expected {}",
-                ids::printable(&k),
-                known.join(", ")
-            )));
-        }
-        if map.insert(k.clone(), v).is_some() {
-            return Err(ApiError::bad_request(format!(
-                "parameter `{k}` given twice"
-            )));
-        }
-    }
-    Ok(map)
-}
-
-fn number<T: std::str::FromStr>(p: &HashMap<String, String>, k: &str) -> ApiResult<Option<T>> {
-    match p.get(k) {
-        None => Ok(None),
-        Some(v) => v.trim().parse().map(Some).map_err(|_| {
-            ApiError::bad_request(format!(
-                "bad `{k}` `{}`: expected a number",
-                ids::printable(v)
-            ))
-        }),
-    }
-}
-
 /// `START..END` in ms (floats, either side may be empty).
-fn window(p: &HashMap<String, String>) -> ApiResult<(Option<f64>, Option<f64>)> {
+fn window(p: &Params) -> ApiResult<(Option<f64>, Option<f64>)> {
     let Some(r) = p.get("range") else {
         return Ok((None, None));
     };
@@ -211,7 +174,7 @@ async fn chart(
     UrlPath(id): UrlPath<String>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(
+    let p = Params::parse(
         q,
         &[
             &["timeline", "range", "width", "max_events"][..],
@@ -219,15 +182,17 @@ async fn chart(
         ]
         .concat(),
     )?;
-    let filters = FilterSpec::from_params(&p)?;
+    let filters = p.filters()?;
     let (start_ms, end_ms) = window(&p)?;
-    let width: f64 = number(&p, "width")?
+    let width: f64 = p
+        .number("width")?
         .unwrap_or(1200.0f64)
         .clamp(10.0, 20_000.0);
-    let max_events = number::<usize>(&p, "max_events")?
+    let max_events = p
+        .number::<usize>("max_events")?
         .unwrap_or(200_000)
         .min(1_000_000);
-    let timeline_id: Option<u32> = number(&p, "timeline")?;
+    let timeline_id: Option<u32> = p.number("timeline")?;
     let (s, artifacts) = state.find(&id)?;
     let a = s
         .timeline_artifact
@@ -268,10 +233,10 @@ async fn profile(
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(q, &[&["timeline", "range"][..], &filters::PARAMS].concat())?;
-    let filters = FilterSpec::from_params(&p)?;
+    let p = Params::parse(q, &[&["timeline", "range"][..], &filters::PARAMS].concat())?;
+    let filters = p.filters()?;
     let (start_ms, end_ms) = window(&p)?;
-    let timeline_id: Option<u32> = number(&p, "timeline")?;
+    let timeline_id: Option<u32> = p.number("timeline")?;
     let artifact_id = ids::number("artifact id", &artifact)?;
     let (s, artifacts) = state.find(&id)?;
     let a = artifacts
@@ -375,13 +340,13 @@ async fn heap_class(
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(q, &["key", "offset", "limit"])?;
+    let p = Params::parse(q, &["key", "offset", "limit"])?;
     let key = p
         .get("key")
-        .cloned()
+        .map(str::to_string)
         .ok_or_else(|| ApiError::bad_request("`key` is required: a Summary row's key"))?;
-    let offset = number::<usize>(&p, "offset")?.unwrap_or(0);
-    let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
+    let offset = p.number::<usize>("offset")?.unwrap_or(0);
+    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
     crate::work::spawn(move || -> ApiResult<_> {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
@@ -404,9 +369,9 @@ async fn heap_dominated(
     UrlPath((id, artifact, node)): UrlPath<(String, String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(q, &["offset", "limit"])?;
-    let offset = number::<usize>(&p, "offset")?.unwrap_or(0);
-    let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
+    let p = Params::parse(q, &["offset", "limit"])?;
+    let offset = p.number::<usize>("offset")?.unwrap_or(0);
+    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
     let root = node == "root";
     let node_id = if root {
@@ -435,8 +400,8 @@ async fn heap_detached(
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(q, &["limit"])?;
-    let limit = number::<usize>(&p, "limit")?.unwrap_or(200).min(10_000);
+    let p = Params::parse(q, &["limit"])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(200).min(10_000);
     let (loaded, _) = snapshot(&state, &id, &artifact).await?;
     crate::work::spawn(move || -> ApiResult<_> {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
@@ -450,7 +415,7 @@ async fn heap_detached(
 }
 
 /// `SESSION_ID/ARTIFACT_ID` of another snapshot.
-fn other_snapshot(p: &HashMap<String, String>, k: &str) -> ApiResult<(String, String)> {
+fn other_snapshot(p: &Params, k: &str) -> ApiResult<(String, String)> {
     let v = p.get(k).ok_or_else(|| {
         ApiError::bad_request(format!("`{k}` is required: {k}=SESSION_ID/ARTIFACT_ID"))
     })?;
@@ -470,8 +435,8 @@ async fn heap_leaks(
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(q, &["base", "target", "limit"])?;
-    let limit = number::<usize>(&p, "limit")?.unwrap_or(100).min(10_000);
+    let p = Params::parse(q, &["base", "target", "limit"])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
     let (bs, ba) = other_snapshot(&p, "base")?;
     let (ts, ta) = other_snapshot(&p, "target")?;
     let (last, _) = snapshot(&state, &id, &artifact).await?;
@@ -533,13 +498,13 @@ async fn cpu_diff(
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = params(
+    let p = Params::parse(
         q,
         &[&["base", "key", "normalize"][..], &filters::PARAMS].concat(),
     )?;
-    let filters = FilterSpec::from_params(&p)?;
+    let filters = p.filters()?;
     let (bs, ba) = other_snapshot(&p, "base")?;
-    let key = match p.get("key").map(String::as_str) {
+    let key = match p.get("key") {
         None | Some("name-url") => jsprof_analysis::DiffKey::NameUrl,
         Some("function") => jsprof_analysis::DiffKey::Function,
         Some(k) => {
@@ -549,7 +514,7 @@ async fn cpu_diff(
             )))
         }
     };
-    let normalize = matches!(p.get("normalize").map(String::as_str), Some("1" | "true"));
+    let normalize = matches!(p.get("normalize"), Some("1" | "true"));
     let (after, after_name) = cpu_artifact(&state, &id, &artifact, &filters).await?;
     let (before, before_name) = cpu_artifact(&state, &bs, &ba, &filters).await?;
     let described = filters.describe();
