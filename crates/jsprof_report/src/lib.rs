@@ -20,6 +20,48 @@ pub mod thread_select;
 pub mod top;
 pub mod tree;
 
+/// A function's self and total weight as `top` and `tree` print them: ms for time, bytes for a
+/// heap profile (the other pair left out), and percentages of `total`.
+#[derive(Serialize)]
+pub struct WeightsJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_bytes: Option<i64>,
+    pub self_percent: f64,
+    pub total_percent: f64,
+}
+
+impl WeightsJson {
+    pub fn new(
+        unit: jsprof_profile::WeightUnit,
+        self_weight: i64,
+        total_weight: i64,
+        total: i64,
+    ) -> WeightsJson {
+        let pct = |w: i64| {
+            if total > 0 {
+                w as f64 * 100.0 / total as f64
+            } else {
+                0.0
+            }
+        };
+        let bytes = unit == jsprof_profile::WeightUnit::Bytes;
+        WeightsJson {
+            self_ms: (!bytes).then(|| self_weight as f64 / NS_PER_MS),
+            total_ms: (!bytes).then(|| total_weight as f64 / NS_PER_MS),
+            self_bytes: bytes.then_some(self_weight),
+            total_bytes: bytes.then_some(total_weight),
+            self_percent: pct(self_weight),
+            total_percent: pct(total_weight),
+        }
+    }
+}
+
 use serde::Serialize;
 use thiserror::Error;
 

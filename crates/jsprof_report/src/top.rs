@@ -4,7 +4,7 @@ use jsprof_analysis::{function_table, FunctionRow, TimeRange};
 use jsprof_profile::{Profile, WeightUnit};
 use serde::Serialize;
 
-use crate::{warnings_json, JsonWarning, ReportError, Result, NS_PER_MS};
+use crate::{warnings_json, JsonWarning, ReportError, Result, WeightsJson, NS_PER_MS};
 
 /// The order of the rows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,16 +21,8 @@ pub struct FunctionJson {
     pub url: String,
     pub line: Option<u32>,
     pub column: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub self_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub self_bytes: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_bytes: Option<i64>,
-    pub self_percent: f64,
-    pub total_percent: f64,
+    #[serde(flatten)]
+    pub weights: WeightsJson,
 }
 
 /// The whole `top` document.
@@ -92,25 +84,12 @@ pub fn function_json(
     row: &FunctionRow,
     total: i64,
 ) -> FunctionJson {
-    let pct = |w: i64| {
-        if total > 0 {
-            w as f64 * 100.0 / total as f64
-        } else {
-            0.0
-        }
-    };
-    let bytes = unit == WeightUnit::Bytes;
     FunctionJson {
         name: profile.strings.get(row.key.name).to_string(),
         url: profile.strings.get(row.key.url).to_string(),
         line: row.key.line,
         column: row.key.column,
-        self_ms: (!bytes).then(|| row.self_weight as f64 / NS_PER_MS),
-        total_ms: (!bytes).then(|| row.total_weight as f64 / NS_PER_MS),
-        self_bytes: bytes.then_some(row.self_weight),
-        total_bytes: bytes.then_some(row.total_weight),
-        self_percent: pct(row.self_weight),
-        total_percent: pct(row.total_weight),
+        weights: WeightsJson::new(unit, row.self_weight, row.total_weight, total),
     }
 }
 

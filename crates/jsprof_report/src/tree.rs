@@ -4,7 +4,7 @@ use jsprof_analysis::{bottom_up, top_down, CallTree, CallTreeKind};
 use jsprof_profile::{Profile, WeightUnit};
 use serde::Serialize;
 
-use crate::{warnings_json, JsonWarning, NS_PER_MS};
+use crate::{warnings_json, JsonWarning, WeightsJson, NS_PER_MS};
 
 /// One node, in depth-first pre-order (`parent` names an earlier `id`).
 #[derive(Serialize)]
@@ -16,16 +16,8 @@ pub struct NodeJson {
     pub url: String,
     pub line: Option<u32>,
     pub column: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub self_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub self_bytes: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_bytes: Option<i64>,
-    pub self_percent: f64,
-    pub total_percent: f64,
+    #[serde(flatten)]
+    pub weights: WeightsJson,
 }
 
 /// The whole `tree` document.
@@ -118,15 +110,6 @@ pub fn view(profile: &Profile, thread: usize, options: TreeOptions) -> TreeView 
 
 fn node_json(profile: &Profile, view: &TreeView, s: &Shown) -> NodeJson {
     let node = &view.tree.nodes[s.node as usize];
-    let total = view.total;
-    let pct = |w: i64| {
-        if total > 0 {
-            w as f64 * 100.0 / total as f64
-        } else {
-            0.0
-        }
-    };
-    let bytes = view.unit == WeightUnit::Bytes;
     NodeJson {
         id: s.id,
         parent: s.parent,
@@ -135,12 +118,7 @@ fn node_json(profile: &Profile, view: &TreeView, s: &Shown) -> NodeJson {
         url: profile.strings.get(node.function.url).to_string(),
         line: node.function.line,
         column: node.function.column,
-        self_ms: (!bytes).then(|| node.self_weight as f64 / NS_PER_MS),
-        total_ms: (!bytes).then(|| node.total_weight as f64 / NS_PER_MS),
-        self_bytes: bytes.then_some(node.self_weight),
-        total_bytes: bytes.then_some(node.total_weight),
-        self_percent: pct(node.self_weight),
-        total_percent: pct(node.total_weight),
+        weights: WeightsJson::new(view.unit, node.self_weight, node.total_weight, view.total),
     }
 }
 
