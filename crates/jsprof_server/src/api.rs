@@ -8,7 +8,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use jsprof_analysis::EventQuery;
+use jsprof_analysis::{EventQuery, TimeRange};
 use jsprof_heap::SortBy;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -267,7 +267,7 @@ async fn events(
     let loaded = state
         .load_filtered(&s, a, View::Timelines, &filters)
         .await?;
-    let report = crate::work::spawn(move || -> ApiResult<Vec<u8>> {
+    let report = crate::work::run(move || {
         let Loaded::Timelines(t) = &*loaded else {
             return Err(ApiError::internal("not timelines"));
         };
@@ -284,8 +284,7 @@ async fn events(
         bytes.push(b'\n');
         Ok(bytes)
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
+    .await?;
     Ok((
         StatusCode::OK,
         [(header::CONTENT_TYPE, "application/json")],
@@ -339,24 +338,19 @@ async fn top(
     let range = params.time_range()?;
     let thread = params.get("thread").map(str::to_string);
     let (loaded, name) = profile_of(&state, &id, &artifact_text, &filters).await?;
-    let report = crate::work::spawn(move || -> ApiResult<_> {
-        let Loaded::Profile(p) = &*loaded else {
-            return Err(ApiError::internal("not a profile"));
-        };
-        let clipped;
-        let profile = match range {
-            Some(r) => {
-                clipped = jsprof_report::top::apply_range(&name, p.clone(), Some(r))?;
-                &clipped
-            }
-            None => p,
-        };
-        let thread = jsprof_report::top::thread(&name, profile, thread.as_deref())?;
-        let view = jsprof_report::top::view(profile, thread, by, limit);
-        Ok(jsprof_report::top::report(profile, &view))
+    let report = crate::work::run(move || {
+        with_thread(
+            &loaded,
+            &name,
+            range,
+            thread.as_deref(),
+            |profile, thread| {
+                let view = jsprof_report::top::view(profile, thread, by, limit);
+                jsprof_report::top::report(profile, &view)
+            },
+        )
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
+    .await?;
     Ok(json_blocking(report).await)
 }
 
@@ -382,25 +376,44 @@ async fn tree(
     let range = params.time_range()?;
     let thread = params.get("thread").map(str::to_string);
     let (loaded, name) = profile_of(&state, &id, &artifact_text, &filters).await?;
-    let report = crate::work::spawn(move || -> ApiResult<_> {
-        let Loaded::Profile(p) = &*loaded else {
-            return Err(ApiError::internal("not a profile"));
-        };
-        let clipped;
-        let profile = match range {
-            Some(r) => {
-                clipped = jsprof_report::top::apply_range(&name, p.clone(), Some(r))?;
-                &clipped
-            }
-            None => p,
-        };
-        let thread = jsprof_report::top::thread(&name, profile, thread.as_deref())?;
-        let view = jsprof_report::tree::view(profile, thread, options);
-        Ok(jsprof_report::tree::report(profile, &view))
+    let report = crate::work::run(move || {
+        with_thread(
+            &loaded,
+            &name,
+            range,
+            thread.as_deref(),
+            |profile, thread| {
+                let view = jsprof_report::tree::view(profile, thread, options);
+                jsprof_report::tree::report(profile, &view)
+            },
+        )
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
+    .await?;
     Ok(json_blocking(report).await)
+}
+
+/// `f` of a loaded sampled profile, clipped to `range`, and the thread `thread` selects (what
+/// `top` and `tree` share).
+fn with_thread<T>(
+    loaded: &Loaded,
+    name: &str,
+    range: Option<TimeRange>,
+    thread: Option<&str>,
+    f: impl FnOnce(&jsprof_profile::Profile, usize) -> T,
+) -> ApiResult<T> {
+    let Loaded::Profile(p) = loaded else {
+        return Err(ApiError::internal("not a profile"));
+    };
+    let clipped;
+    let profile = match range {
+        Some(r) => {
+            clipped = jsprof_report::top::apply_range(name, p.clone(), Some(r))?;
+            &clipped
+        }
+        None => p,
+    };
+    let thread = jsprof_report::top::thread(name, profile, thread)?;
+    Ok(f(profile, thread))
 }
 
 /// A heap snapshot artifact, loaded and analysed.
@@ -439,14 +452,13 @@ async fn heap_summary(
     };
     let limit = params.number::<usize>("limit")?.unwrap_or(20);
     let (loaded, _) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = crate::work::spawn(move || -> ApiResult<_> {
+    let report = crate::work::run(move || {
         let (snapshot, analysis, _) = loaded.snapshot()?;
         Ok(jsprof_report::heap::summary_report(
             snapshot, analysis, sort, limit,
         ))
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
+    .await?;
     Ok(json_blocking(report).await)
 }
 
@@ -458,7 +470,7 @@ async fn heap_node(
     Params::parse(q, &[])?;
     let node_id = ids::number("node id", &node)?;
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = crate::work::spawn(move || -> ApiResult<_> {
+    let report = crate::work::run(move || {
         let (snapshot, analysis, _) = loaded.snapshot()?;
         Ok(jsprof_report::heap::nodes_report(
             &name,
@@ -467,8 +479,7 @@ async fn heap_node(
             &[node_id],
         )?)
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
+    .await?;
     Ok(json_blocking(report).await)
 }
 
@@ -485,7 +496,7 @@ async fn heap_retainers(
         max_depth: params.number("max_depth")?.unwrap_or(defaults.max_depth),
     };
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
-    let report = crate::work::spawn(move || -> ApiResult<_> {
+    let report = crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
         let node = jsprof_report::heap::ordinal_of(&name, snapshot, node_id)?;
         Ok(jsprof_report::heap::retainers_report_with(
@@ -496,8 +507,7 @@ async fn heap_retainers(
             options,
         ))
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
+    .await?;
     Ok(json_blocking(report).await)
 }
 
@@ -527,7 +537,7 @@ async fn heap_diff(
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
     let base_path = state.session_dir(&bs.id).join(&ba.file);
     let base_name = artifact_name(&bs, &ba);
-    let report = crate::work::spawn(move || -> ApiResult<_> {
+    let report = crate::work::run(move || {
         let (snapshot, analysis, _) = loaded.snapshot()?;
         // The comparison re-classifies the base, so it gets a fresh copy.
         let (mut base_snapshot, mut base_analysis) =
@@ -547,7 +557,6 @@ async fn heap_diff(
         );
         Ok(report)
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))??;
+    .await?;
     Ok(json_blocking(report).await)
 }

@@ -165,10 +165,6 @@ fn window(p: &Params) -> ApiResult<(Option<f64>, Option<f64>)> {
     Ok((side(a)?, side(b)?))
 }
 
-fn blocking_error(e: tokio::task::JoinError) -> ApiError {
-    ApiError::internal(e.to_string())
-}
-
 async fn chart(
     State(state): Shared,
     UrlPath(id): UrlPath<String>,
@@ -201,7 +197,7 @@ async fn chart(
     let loaded = state
         .load_filtered(&s, a, View::Timelines, &filters)
         .await?;
-    let doc = crate::work::spawn(move || -> ApiResult<Response> {
+    let doc = crate::work::run(move || {
         let Loaded::Timelines(t) = &*loaded else {
             return Err(ApiError::internal("not timelines"));
         };
@@ -223,8 +219,7 @@ async fn chart(
             window,
         )))
     })
-    .await
-    .map_err(blocking_error)??;
+    .await?;
     Ok(doc)
 }
 
@@ -256,7 +251,7 @@ async fn profile(
     };
     let loaded = state.load_filtered(&s, a, view, &filters).await?;
     let name = artifact_name(&s, a);
-    let doc = crate::work::spawn(move || -> ApiResult<Response> {
+    let doc = crate::work::run(move || {
         let limits = TreeLimits::default();
         match &*loaded {
             Loaded::Profile(profile) => {
@@ -308,8 +303,7 @@ async fn profile(
             Loaded::Snapshot { .. } => Err(ApiError::internal("not a profile")),
         }
     })
-    .await
-    .map_err(blocking_error)??;
+    .await?;
     Ok(doc)
 }
 
@@ -348,7 +342,7 @@ async fn heap_class(
     let offset = p.number::<usize>("offset")?.unwrap_or(0);
     let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    crate::work::spawn(move || -> ApiResult<_> {
+    crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
         let members = derived.class(snapshot, analysis, &key).ok_or_else(|| {
             ApiError::not_found(format!(
@@ -361,7 +355,6 @@ async fn heap_class(
         )))
     })
     .await
-    .map_err(blocking_error)?
 }
 
 async fn heap_dominated(
@@ -379,7 +372,7 @@ async fn heap_dominated(
     } else {
         ids::number("node id", &node)?
     };
-    crate::work::spawn(move || -> ApiResult<_> {
+    crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
         let n = if root {
             snapshot.root
@@ -392,7 +385,6 @@ async fn heap_dominated(
         )))
     })
     .await
-    .map_err(blocking_error)?
 }
 
 async fn heap_detached(
@@ -403,7 +395,7 @@ async fn heap_detached(
     let p = Params::parse(q, &["limit"])?;
     let limit = p.number::<usize>("limit")?.unwrap_or(200).min(10_000);
     let (loaded, _) = snapshot(&state, &id, &artifact).await?;
-    crate::work::spawn(move || -> ApiResult<_> {
+    crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
         let tree = derived.dominators(snapshot, analysis);
         Ok(json_ok(&json!({
@@ -411,7 +403,6 @@ async fn heap_detached(
         })))
     })
     .await
-    .map_err(blocking_error)?
 }
 
 /// `SESSION_ID/ARTIFACT_ID` of another snapshot.
@@ -442,7 +433,7 @@ async fn heap_leaks(
     let (last, _) = snapshot(&state, &id, &artifact).await?;
     let (base, _) = snapshot(&state, &bs, &ba).await?;
     let (target, _) = snapshot(&state, &ts, &ta).await?;
-    crate::work::spawn(move || {
+    crate::work::run(move || {
         let (
             Loaded::Snapshot {
                 snapshot, analysis, ..
@@ -461,7 +452,6 @@ async fn heap_leaks(
         })))
     })
     .await
-    .map_err(blocking_error)?
 }
 
 /// A CPU artifact's timelines, loaded.
@@ -518,7 +508,7 @@ async fn cpu_diff(
     let (after, after_name) = cpu_artifact(&state, &id, &artifact, &filters).await?;
     let (before, before_name) = cpu_artifact(&state, &bs, &ba, &filters).await?;
     let described = filters.describe();
-    crate::work::spawn(move || {
+    crate::work::run(move || {
         let (Loaded::Timelines(b), Loaded::Timelines(a)) = (&*before, &*after) else {
             return Err(ApiError::internal("not timelines"));
         };
@@ -585,7 +575,6 @@ async fn cpu_diff(
         })))
     })
     .await
-    .map_err(blocking_error)?
 }
 
 impl crate::Server {

@@ -11,6 +11,8 @@ use std::sync::{Arc, OnceLock};
 use tokio::sync::Semaphore;
 use tokio::task::JoinError;
 
+use crate::error::{ApiError, ApiResult};
+
 fn permits() -> Arc<Semaphore> {
     static PERMITS: OnceLock<Arc<Semaphore>> = OnceLock::new();
     PERMITS
@@ -38,4 +40,15 @@ where
         out
     })
     .await
+}
+
+/// [`spawn`] for a request's work that can fail: its error, or a panic as an internal error.
+pub async fn run<F, T>(f: F) -> ApiResult<T>
+where
+    F: FnOnce() -> ApiResult<T> + Send + 'static,
+    T: Send + 'static,
+{
+    spawn(f)
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
 }
