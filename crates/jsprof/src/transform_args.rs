@@ -38,7 +38,7 @@ pub struct TransformArgs {
     pub no_sourcemaps: bool,
 }
 
-fn parse_regex(text: &str) -> Result<Regex, String> {
+pub(crate) fn parse_regex(text: &str) -> Result<Regex, String> {
     Regex::new(text).map_err(|e| format!("bad regular expression `{text}`: {e}"))
 }
 

@@ -71,7 +71,8 @@ fn default_data_dir() -> PathBuf {
     PathBuf::from("jsprof-data")
 }
 
-fn open_browser(url: &str) {
+/// Opens `url` in the desktop's browser; says so on stderr (as `who`) when it cannot.
+pub(crate) fn open_browser(who: &str, url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {
@@ -83,11 +84,12 @@ fn open_browser(url: &str) {
         .stderr(std::process::Stdio::null())
         .spawn()
     {
-        eprintln!("jsprof serve: cannot open a browser ({opener}: {e}); open {url}");
+        eprintln!("{who}: cannot open a browser ({opener}: {e}); open {url}");
     }
 }
 
-async fn shutdown_signal() {
+/// Ctrl-C or SIGTERM.
+pub(crate) async fn shutdown_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
@@ -133,7 +135,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let _ = writeln!(stdout, "{url}");
         let _ = stdout.flush();
         if args.open {
-            open_browser(&url);
+            open_browser("jsprof serve", &url);
         }
         server.run(shutdown_signal()).await?;
         Ok(ExitCode::SUCCESS)

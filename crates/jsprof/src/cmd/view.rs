@@ -8,6 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use jsprof_server::{Config, ServeError, Server};
+use regex::Regex;
+
+use super::serve::{open_browser, shutdown_signal};
+use crate::transform_args::parse_regex;
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
@@ -28,10 +32,10 @@ pub struct Args {
     /// Open with the filter bar's Focus set: only stacks through a function whose name or URL
     /// matches RE (the bar changes it later).
     #[arg(long, value_name = "RE", value_parser = parse_regex)]
-    pub focus: Option<String>,
+    pub focus: Option<Regex>,
     /// Open with Exclude set: frames matching RE are charged to their caller.
     #[arg(long, value_name = "RE", value_parser = parse_regex)]
-    pub exclude: Option<String>,
+    pub exclude: Option<Regex>,
     /// Open with Hide idle set.
     #[arg(long)]
     pub hide_idle: bool,
@@ -41,12 +45,6 @@ pub struct Args {
     /// Open with Collapse recursion set.
     #[arg(long)]
     pub collapse_recursion: bool,
-}
-
-fn parse_regex(text: &str) -> Result<String, String> {
-    regex::Regex::new(text)
-        .map(|_| text.to_string())
-        .map_err(|e| format!("bad regular expression `{text}`: {e}"))
 }
 
 /// Percent-encodes all but unreserved characters (RFC 3986), for the URL's fragment.
@@ -67,10 +65,10 @@ impl Args {
     fn fragment(&self) -> String {
         let mut parts = Vec::new();
         if let Some(re) = &self.focus {
-            parts.push(format!("focus={}", encode(re)));
+            parts.push(format!("focus={}", encode(re.as_str())));
         }
         if let Some(re) = &self.exclude {
-            parts.push(format!("exclude={}", encode(re)));
+            parts.push(format!("exclude={}", encode(re.as_str())));
         }
         for (on, name) in [
             (self.hide_idle, "hide_idle"),
@@ -86,37 +84,6 @@ impl Args {
         } else {
             format!("#{}", parts.join("&"))
         }
-    }
-}
-
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
-}
-
-fn open_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    if let Err(e) = std::process::Command::new(opener)
-        .arg(url)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        eprintln!("jsprof view: cannot open a browser ({opener}: {e}); open {url}");
     }
 }
 
@@ -176,7 +143,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let _ = writeln!(stdout, "{url}");
         let _ = stdout.flush();
         if !args.no_open {
-            open_browser(&url);
+            open_browser("jsprof view", &url);
         }
         server.run(shutdown_signal()).await?;
         Ok(ExitCode::SUCCESS)
