@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector};
 
 /// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
 pub static PORT_9229: Mutex<()> = Mutex::new(());
@@ -147,30 +147,6 @@ fn record_a_launched_command() {
     let summary = jsprof_json(&["heap", "summary", "--json", snapshot.to_str().unwrap()]);
     assert!(summary["node_count"].as_u64().unwrap() > 10_000);
     assert!(listing(&dir).iter().all(|f| !f.ends_with(".partial")));
-}
-
-/// Starts `node --inspect=127.0.0.1:0 hot.js` and returns it with its inspector's address.
-fn node_with_inspector(run_ms: u64) -> (Child, String) {
-    let mut child = Command::new("node")
-        .args(["--inspect=127.0.0.1:0", &hot_js()])
-        .env("RUN_MS", run_ms.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("node");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .expect("node printed its inspector URL")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("Debugger listening on ws://") {
-            break rest.to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    let addr = url.split('/').next().unwrap().to_string();
-    (child, addr)
 }
 
 #[test]

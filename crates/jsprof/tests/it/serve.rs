@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof};
+use crate::support::{fixtures, jsprof, node_with_inspector};
 
 /// A running `jsprof serve`.
 struct Serve {
@@ -178,30 +178,6 @@ fn have_node() -> bool {
         eprintln!("note: node is not installed; skipping");
     }
     ok
-}
-
-/// `node --inspect=127.0.0.1:0 hot.js` running for `run_ms`, and its inspector's address.
-fn node_with_inspector(run_ms: u64) -> (Child, String) {
-    let mut child = Command::new("node")
-        .arg("--inspect=127.0.0.1:0")
-        .arg(fixtures().join("record/hot.js"))
-        .env("RUN_MS", run_ms.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("node");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .expect("node printed its inspector URL")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("Debugger listening on ws://") {
-            break rest.to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    (child, url.split('/').next().unwrap().to_string())
 }
 
 /// `jsprof ARGS` stdout, which must succeed.

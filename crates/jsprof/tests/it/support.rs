@@ -42,3 +42,29 @@ pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     std::fs::write(&path, bytes).unwrap();
     path
 }
+
+/// Starts `node --inspect=127.0.0.1:0 fixtures/record/hot.js` running for `run_ms` and returns
+/// it with its inspector's address (`127.0.0.1:PORT`).
+pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new("node")
+        .arg("--inspect=127.0.0.1:0")
+        .arg(fixtures().join("record/hot.js"))
+        .env("RUN_MS", run_ms.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("node");
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("node printed its inspector URL")
+            .unwrap();
+        if let Some(rest) = line.strip_prefix("Debugger listening on ws://") {
+            break rest.to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, url.split('/').next().unwrap().to_string())
+}
