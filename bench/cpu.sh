@@ -47,8 +47,8 @@ mkdir -p "$OUT"
 command -v node >/dev/null || { echo "cpu.sh: node not found" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "cpu.sh: /usr/bin/time (GNU time) not found" >&2; exit 1; }
 
-filesize() { stat -c %s "$1"; }
-mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 # ---------------------------------------------------------------- workload
 if [ ! -f "$WS/node_modules/typescript/package.json" ] ||
@@ -108,20 +108,6 @@ else
   echo "== jsprof top does not produce function JSON yet (see $OUT/jsprof.err); timing the oracle only"
 fi
 
-# time_runs NAME CMD...: RUNS timed runs, stdout discarded. Sets BEST, MEDIAN (s), RSS (max peak KiB).
-time_runs() {
-  local name="$1" i walls=() rss=0 line w m
-  shift
-  for ((i = 1; i <= RUNS; i++)); do
-    /usr/bin/time -f '%e %M' -o "$OUT/time.$name" "$@" > /dev/null
-    line=$(tail -n 1 "$OUT/time.$name"); w=${line% *}; m=${line#* }
-    echo "   $name run $i: ${w}s, $(mb $((m * 1024))) MB"
-    walls+=("$w"); [ "$m" -gt "$rss" ] && rss=$m
-  done
-  BEST=$(printf '%s\n' "${walls[@]}" | sort -g | head -n 1)
-  MEDIAN=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
-  RSS=$rss
-}
 
 echo "== timing ($RUNS runs each)"
 time_runs oracle node --max-old-space-size=16000 "$ORACLE" "$PROFILE"
@@ -135,8 +121,6 @@ fi
 echo
 echo "profile $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS = max peak over runs"
 printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
-row() { printf '%-8s %7.2f (%6.2f) %14.1f %16.2f\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k * 1024 / 1e6 }')" \
-          "$(awk -v k="$4" -v b="$BYTES" 'BEGIN { print k * 1024 / b }')"; }
 row oracle "$O_BEST" "$O_MED" "$O_RSS"
 if [ "$JSPROF_OK" = 1 ]; then
   row jsprof "$J_BEST" "$J_MED" "$J_RSS"

@@ -1,0 +1,24 @@
+# Helpers shared by the bench scripts (sourced, not run). They use OUT (the script's output
+# folder), RUNS (timed runs per tool) and BYTES (the input's size), set by the script.
+
+filesize() { stat -c %s "$1"; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+
+# time_runs NAME CMD...: RUNS timed runs, stdout discarded. Sets BEST, MEDIAN (s), RSS (max peak KiB).
+time_runs() {
+  local name="$1" i walls=() rss=0 line w m
+  shift
+  for ((i = 1; i <= RUNS; i++)); do
+    /usr/bin/time -f '%e %M' -o "$OUT/time.$name" "$@" > /dev/null
+    line=$(tail -n 1 "$OUT/time.$name"); w=${line% *}; m=${line#* }
+    echo "   $name run $i: ${w}s, $(mb $((m * 1024))) MB"
+    walls+=("$w"); [ "$m" -gt "$rss" ] && rss=$m
+  done
+  BEST=$(printf '%s\n' "${walls[@]}" | sort -g | head -n 1)
+  MEDIAN=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+  RSS=$rss
+}
+
+# row TOOL BEST MEDIAN RSS_KIB: one line of the report table.
+row() { printf '%-8s %7.2f (%6.2f) %14.1f %16.2f\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k * 1024 / 1e6 }')" \
+          "$(awk -v k="$4" -v b="$BYTES" 'BEGIN { print k * 1024 / b }')"; }
