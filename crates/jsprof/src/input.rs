@@ -61,7 +61,7 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
-pub use jsprof_report::text::Text;
+pub use jsprof_document::text::Text;
 
 /// Reads all of `path` (`-` = stdin), decompressing gzip. Plain files are memory-mapped: the
 /// parser then reads the page cache directly instead of a private copy of the file.

@@ -1,5 +1,5 @@
 //! Loading a sampled profile for the CPU commands: open, detect, read, apply DevTools' timing
-//! (`jsprof_report::load::profile`, shared with the service).
+//! (`jsprof_document::load::profile`, shared with the service).
 
 use std::path::Path;
 
@@ -22,7 +22,7 @@ pub fn load_profile(path: &Path) -> Result<Loaded> {
     // released before the analyses run.
     let (name, text) = input::read_all(path)?;
     let spinner = Spinner::start(format!("reading {name} ({} MB)", text.len() >> 20));
-    let profile = jsprof_report::load::profile(&name, text)?;
+    let profile = jsprof_document::load::profile(&name, text)?;
     drop(spinner);
     Ok(Loaded { name, profile })
 }

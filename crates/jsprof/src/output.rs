@@ -14,7 +14,7 @@ pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub use jsprof_report::JsonWarning;
+pub use jsprof_document::JsonWarning;
 
 /// Prints warnings on stderr for human output.
 pub fn print_warnings<'a>(source: &str, warnings: impl IntoIterator<Item = (&'a str, &'a str)>) {

@@ -14,12 +14,12 @@ pub fn parse(text: &str) -> Result<TimeRange, String> {
 // TODO(traces): a trace's origin is DevTools' trace bounds minimum (`TraceFile::origin`), which
 // `load_profile` does not keep yet; pass it here once it does.
 pub fn apply(name: &str, profile: Profile, range: Option<TimeRange>) -> Result<Profile> {
-    Ok(jsprof_report::top::apply_range(name, profile, range)?)
+    Ok(jsprof_document::top::apply_range(name, profile, range)?)
 }
 
 /// The thread a view shows: `--thread` or the default (see `thread_select`).
 pub fn thread(name: &str, profile: &Profile, spec: Option<&str>) -> Result<usize> {
-    Ok(jsprof_report::top::thread(name, profile, spec)?)
+    Ok(jsprof_document::top::thread(name, profile, spec)?)
 }
 
 /// `[12.000 ms, 30.000 ms]`-style description for subtitles.

@@ -226,18 +226,18 @@ async fn events(
     let timeline_id = ids::number("timeline id", &timeline)?;
     let (s, artifacts) = state.find(&id)?;
     let mode = match params.get("mode") {
-        Some(m) => jsprof_report::events::parse_mode(m).map_err(ApiError::bad_request)?,
+        Some(m) => jsprof_document::events::parse_mode(m).map_err(ApiError::bad_request)?,
         None => jsprof_analysis::Mode::All,
     };
     let (start, end) = match params.get("range") {
-        Some(r) => jsprof_report::events::parse_window(r).map_err(ApiError::bad_request)?,
+        Some(r) => jsprof_document::events::parse_window(r).map_err(ApiError::bad_request)?,
         None => (None, None),
     };
     let types = match params.get("types") {
         Some(t) => t
             .split(',')
             .filter(|t| !t.trim().is_empty())
-            .map(|t| jsprof_report::events::parse_type(t.trim()))
+            .map(|t| jsprof_document::events::parse_type(t.trim()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(ApiError::bad_request)?,
         None => Vec::new(),
@@ -278,7 +278,7 @@ async fn events(
             .ok_or_else(|| {
                 ApiError::not_found(format!("no timeline {timeline_id} in this session"))
             })?;
-        let report = jsprof_report::events::report(t, timeline, &query)?;
+        let report = jsprof_document::events::report(t, timeline, &query)?;
         let mut bytes = serde_json::to_vec(&report)
             .map_err(|e| ApiError::internal(format!("cannot write JSON: {e}")))?;
         bytes.push(b'\n');
@@ -325,8 +325,8 @@ async fn top(
     )?;
     let filters = params.filters()?;
     let by = match params.get("by") {
-        None | Some("self") => jsprof_report::top::By::SelfWeight,
-        Some("total") => jsprof_report::top::By::Total,
+        None | Some("self") => jsprof_document::top::By::SelfWeight,
+        Some("total") => jsprof_document::top::By::Total,
         Some(v) => {
             return Err(ApiError::bad_request(format!(
                 "bad `by` `{}`: expected self or total",
@@ -345,8 +345,8 @@ async fn top(
             range,
             thread.as_deref(),
             |profile, thread| {
-                let view = jsprof_report::top::view(profile, thread, by, limit);
-                jsprof_report::top::report(profile, &view)
+                let view = jsprof_document::top::view(profile, thread, by, limit);
+                jsprof_document::top::report(profile, &view)
             },
         )
     })
@@ -368,7 +368,7 @@ async fn tree(
         .concat(),
     )?;
     let filters = params.filters()?;
-    let options = jsprof_report::tree::TreeOptions {
+    let options = jsprof_document::tree::TreeOptions {
         bottom_up: params.flag("bottom_up")?,
         max_depth: params.number("max_depth")?.unwrap_or(0),
         min_percent: params.number("min_percent")?.unwrap_or(0.0),
@@ -383,8 +383,8 @@ async fn tree(
             range,
             thread.as_deref(),
             |profile, thread| {
-                let view = jsprof_report::tree::view(profile, thread, options);
-                jsprof_report::tree::report(profile, &view)
+                let view = jsprof_document::tree::view(profile, thread, options);
+                jsprof_document::tree::report(profile, &view)
             },
         )
     })
@@ -407,12 +407,12 @@ fn with_thread<T>(
     let clipped;
     let profile = match range {
         Some(r) => {
-            clipped = jsprof_report::top::apply_range(name, p.clone(), Some(r))?;
+            clipped = jsprof_document::top::apply_range(name, p.clone(), Some(r))?;
             &clipped
         }
         None => p,
     };
-    let thread = jsprof_report::top::thread(name, profile, thread)?;
+    let thread = jsprof_document::top::thread(name, profile, thread)?;
     Ok(f(profile, thread))
 }
 
@@ -454,7 +454,7 @@ async fn heap_summary(
     let (loaded, _) = snapshot_of(&state, &id, &artifact_text).await?;
     let report = crate::work::run(move || {
         let (snapshot, analysis, _) = loaded.snapshot()?;
-        Ok(jsprof_report::heap::summary_report(
+        Ok(jsprof_document::heap::summary_report(
             snapshot, analysis, sort, limit,
         ))
     })
@@ -472,7 +472,7 @@ async fn heap_node(
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
     let report = crate::work::run(move || {
         let (snapshot, analysis, _) = loaded.snapshot()?;
-        Ok(jsprof_report::heap::nodes_report(
+        Ok(jsprof_document::heap::nodes_report(
             &name,
             snapshot,
             analysis,
@@ -490,16 +490,16 @@ async fn heap_retainers(
 ) -> ApiResult<Response> {
     let params = Params::parse(q, &["paths", "max_depth"])?;
     let node_id = ids::number("node id", &node)?;
-    let defaults = jsprof_report::heap::RetainersOptions::default();
-    let options = jsprof_report::heap::RetainersOptions {
+    let defaults = jsprof_document::heap::RetainersOptions::default();
+    let options = jsprof_document::heap::RetainersOptions {
         paths: params.number("paths")?.unwrap_or(defaults.paths),
         max_depth: params.number("max_depth")?.unwrap_or(defaults.max_depth),
     };
     let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
     let report = crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
-        let node = jsprof_report::heap::ordinal_of(&name, snapshot, node_id)?;
-        Ok(jsprof_report::heap::retainers_report_with(
+        let node = jsprof_document::heap::ordinal_of(&name, snapshot, node_id)?;
+        Ok(jsprof_document::heap::retainers_report_with(
             snapshot,
             analysis,
             derived.retainers(snapshot),
@@ -542,13 +542,13 @@ async fn heap_diff(
         // The comparison re-classifies the base, so it gets a fresh copy.
         let (mut base_snapshot, mut base_analysis) =
             crate::cache::load_snapshot(&base_path, &base_name)?;
-        let (report, _) = jsprof_report::heap::diff_report(
-            jsprof_report::heap::Named {
+        let (report, _) = jsprof_document::heap::diff_report(
+            jsprof_document::heap::Named {
                 name: &base_name,
                 snapshot: &mut base_snapshot,
                 analysis: &mut base_analysis,
             },
-            jsprof_report::heap::Named {
+            jsprof_document::heap::Named {
                 name: &name,
                 snapshot,
                 analysis,

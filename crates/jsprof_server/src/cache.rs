@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
 use jsprof_profile::Profile;
-use jsprof_report::load::LoadedTimelines;
+use jsprof_document::load::LoadedTimelines;
 use tokio::sync::OnceCell;
 
 use crate::error::{ApiError, ApiResult};
@@ -177,16 +177,16 @@ pub fn load(path: &Path, name: &str, view: View, filters: &FilterSpec) -> ApiRes
     };
     match view {
         View::Timelines => {
-            let text = jsprof_report::text::read_file(path).map_err(cannot)?;
-            let parsed = jsprof_report::load::parse_timelines(name, text)?.map_profile(filter)?;
-            Ok(Loaded::Timelines(jsprof_report::load::build_timelines(
+            let text = jsprof_document::text::read_file(path).map_err(cannot)?;
+            let parsed = jsprof_document::load::parse_timelines(name, text)?.map_profile(filter)?;
+            Ok(Loaded::Timelines(jsprof_document::load::build_timelines(
                 name.to_string(),
                 parsed,
             )))
         }
         View::Profile => {
-            let text = jsprof_report::text::read_file(path).map_err(cannot)?;
-            Ok(Loaded::Profile(filter(jsprof_report::load::profile(
+            let text = jsprof_document::text::read_file(path).map_err(cannot)?;
+            Ok(Loaded::Profile(filter(jsprof_document::load::profile(
                 name, text,
             )?)?))
         }
@@ -206,7 +206,7 @@ pub fn load(path: &Path, name: &str, view: View, filters: &FilterSpec) -> ApiRes
 
 /// Reads and analyses a heap snapshot (blocking).
 pub fn load_snapshot(path: &Path, name: &str) -> ApiResult<(HeapSnapshot, Analysis)> {
-    let reader = jsprof_report::text::open_reader(path)
+    let reader = jsprof_document::text::open_reader(path)
         .map_err(|e| ApiError::internal(format!("{name}: cannot read: {e}")))?;
     let mut snapshot = jsprof_heap::read_snapshot_with(reader, jsprof_heap::ReadOptions::default())
         .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?;

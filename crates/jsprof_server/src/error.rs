@@ -3,7 +3,7 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use jsprof_report::ReportError;
+use jsprof_document::ReportError;
 use serde_json::json;
 
 /// An error answer.

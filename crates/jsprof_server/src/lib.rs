@@ -3,7 +3,7 @@
 //! recorder and the timeline engine. Sessions are recorded from a Node inspector, a Node process
 //! by pid or a Chromium page, or imported from a file; they live in a SQLite catalogue plus
 //! artifact files, so a restart loses nothing. Every answer is the JSON of the matching CLI
-//! command (`jsprof_report`).
+//! command (`jsprof_document`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), jsprof_server::ServeError> {

@@ -267,7 +267,7 @@ pub async fn finish(
 }
 
 /// The timelines of a loaded input, as sessions list them.
-pub fn timelines_of(t: &jsprof_report::load::LoadedTimelines) -> Vec<TimelineInfo> {
+pub fn timelines_of(t: &jsprof_document::load::LoadedTimelines) -> Vec<TimelineInfo> {
     t.timelines
         .iter()
         .map(|t| TimelineInfo {

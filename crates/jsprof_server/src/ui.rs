@@ -377,7 +377,7 @@ async fn heap_dominated(
         let n = if root {
             snapshot.root
         } else {
-            jsprof_report::heap::ordinal_of(&name, snapshot, node_id)?
+            jsprof_document::heap::ordinal_of(&name, snapshot, node_id)?
         };
         let tree = derived.dominators(snapshot, analysis);
         Ok(json_ok(&crate::ui_heap::dominated_page(
@@ -512,7 +512,7 @@ async fn cpu_diff(
         let (Loaded::Timelines(b), Loaded::Timelines(a)) = (&*before, &*after) else {
             return Err(ApiError::internal("not timelines"));
         };
-        let side = |t: &'_ jsprof_report::load::LoadedTimelines, name: &str| -> ApiResult<usize> {
+        let side = |t: &'_ jsprof_document::load::LoadedTimelines, name: &str| -> ApiResult<usize> {
             t.select(None)?
                 .profile_thread
                 .ok_or_else(|| ApiError::bad_request(format!("{name}: no CPU samples to compare")))

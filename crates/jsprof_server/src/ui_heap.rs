@@ -9,7 +9,7 @@ use jsprof_heap::{
     retaining_paths, Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, PathOptions,
     RetainerIndex, SortBy,
 };
-use jsprof_report::heap::{
+use jsprof_document::heap::{
     object_json, summary_report, ObjectJson, PathJson, StepJson, SummaryReport,
 };
 use serde::Serialize;

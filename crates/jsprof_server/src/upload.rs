@@ -38,7 +38,7 @@ fn too_large(limit: u64) -> ApiError {
 
 /// The format of a stored upload (gzip or not).
 fn detect(path: &Path, name: &str) -> ApiResult<Format> {
-    let mut reader = jsprof_report::text::open_reader(path)
+    let mut reader = jsprof_document::text::open_reader(path)
         .map_err(|e| ApiError::bad_request(format!("{name}: cannot read: {e}")))?;
     let prefix = jsprof_profile::sniff(&mut reader)
         .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?;

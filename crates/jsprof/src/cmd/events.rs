@@ -43,7 +43,7 @@ pub struct Args {
     pub json: bool,
 }
 
-use jsprof_report::events::{parse_mode, parse_type};
+use jsprof_document::events::{parse_mode, parse_type};
 
 const NS_PER_MS: f64 = 1e6;
 
@@ -63,10 +63,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         max_depth: args.max_depth,
         types: args.types.clone(),
     };
-    let answer = jsprof_report::events::answer(&loaded, timeline, &query)?;
+    let answer = jsprof_document::events::answer(&loaded, timeline, &query)?;
     let profile = &loaded.profile;
     if args.json {
-        output::print_json(&jsprof_report::events::report_of(
+        output::print_json(&jsprof_document::events::report_of(
             &loaded, timeline, &query, &answer,
         ))?;
         return Ok(ExitCode::SUCCESS);

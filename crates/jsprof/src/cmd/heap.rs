@@ -114,12 +114,12 @@ struct Loaded {
 impl Loaded {
     #[allow(dead_code)]
     fn warnings_json(&self) -> Vec<JsonWarning> {
-        jsprof_report::heap::warnings(&self.snapshot)
+        jsprof_document::heap::warnings(&self.snapshot)
     }
 
     /// The warnings with the file's name in front, for outputs that read several files.
     fn warnings_json_named(&self) -> Vec<JsonWarning> {
-        jsprof_report::heap::warnings_named(&self.name, &self.snapshot)
+        jsprof_document::heap::warnings_named(&self.name, &self.snapshot)
     }
 
     fn print_warnings(&self) {
@@ -134,16 +134,16 @@ impl Loaded {
 }
 
 /// One object as the exploration commands list it.
-use jsprof_report::heap::ObjectJson;
+use jsprof_document::heap::ObjectJson;
 
 impl Loaded {
     fn object_json(&self, n: u32) -> ObjectJson {
-        jsprof_report::heap::object_json(&self.snapshot, &self.analysis, n)
+        jsprof_document::heap::object_json(&self.snapshot, &self.analysis, n)
     }
 
     /// The ordinal of the node with this id, or an error naming the file.
     fn ordinal_of(&self, id: u32) -> Result<u32> {
-        Ok(jsprof_report::heap::ordinal_of(
+        Ok(jsprof_document::heap::ordinal_of(
             &self.name,
             &self.snapshot,
             id,
@@ -223,7 +223,7 @@ fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
-use jsprof_report::heap::{statistics_json, StatisticsJson};
+use jsprof_document::heap::{statistics_json, StatisticsJson};
 
 fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
@@ -233,7 +233,7 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
         Sort::Count => SortBy::Count,
     };
     let report =
-        jsprof_report::heap::summary_report(&loaded.snapshot, &loaded.analysis, sort, args.limit);
+        jsprof_document::heap::summary_report(&loaded.snapshot, &loaded.analysis, sort, args.limit);
     let total = loaded.analysis.total_size;
     if args.json {
         output::print_json(&report)?;
@@ -361,7 +361,7 @@ fn run_stats(args: StatsArgs) -> Result<ExitCode> {
 
 fn run_node(args: NodeArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
-    let report = jsprof_report::heap::nodes_report(
+    let report = jsprof_document::heap::nodes_report(
         &loaded.name,
         &loaded.snapshot,
         &loaded.analysis,

@@ -61,9 +61,9 @@ fn cpu_data(
     max_events: usize,
     transform: &TransformArgs,
 ) -> Result<Value> {
-    let parsed = jsprof_report::load::parse_timelines(name, text)?
+    let parsed = jsprof_document::load::parse_timelines(name, text)?
         .map_profile(|p| transform.apply(name, p))?;
-    let loaded = jsprof_report::load::build_timelines(name.to_string(), parsed);
+    let loaded = jsprof_document::load::build_timelines(name.to_string(), parsed);
     let timeline = loaded.select(thread)?;
     output::print_warnings(
         &loaded.name,
@@ -150,7 +150,7 @@ fn filters_note(transform: &TransformArgs) -> String {
 }
 
 fn heap_profile_data(name: &str, text: input::Text, transform: &TransformArgs) -> Result<Value> {
-    let profile = transform.apply(name, jsprof_report::load::profile(name, text)?)?;
+    let profile = transform.apply(name, jsprof_document::load::profile(name, text)?)?;
     output::print_warnings(
         name,
         profile
@@ -191,7 +191,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| name.clone());
-    let format = jsprof_report::load::detect(&name, &text)?;
+    let format = jsprof_document::load::detect(&name, &text)?;
     let data = match format {
         Format::HeapSnapshot => {
             if args.transform.describe().is_some() {

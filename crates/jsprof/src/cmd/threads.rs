@@ -98,5 +98,5 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 pub fn json_warnings(warnings: &[jsprof_profile::Warning]) -> Vec<JsonWarning> {
-    jsprof_report::warnings_json(warnings)
+    jsprof_document::warnings_json(warnings)
 }

@@ -42,13 +42,13 @@ pub enum By {
     Total,
 }
 
-pub use jsprof_report::top::{function_json, FunctionJson};
+pub use jsprof_document::top::{function_json, FunctionJson};
 
-impl From<By> for jsprof_report::top::By {
+impl From<By> for jsprof_document::top::By {
     fn from(by: By) -> Self {
         match by {
-            By::Self_ => jsprof_report::top::By::SelfWeight,
-            By::Total => jsprof_report::top::By::Total,
+            By::Self_ => jsprof_document::top::By::SelfWeight,
+            By::Total => jsprof_document::top::By::Total,
         }
     }
 }
@@ -57,11 +57,11 @@ pub const NS_PER_MS: f64 = 1e6;
 
 /// Rows sorted for display: by the chosen weight, then the other, then name (deterministic).
 pub fn sorted_rows(profile: &Profile, rows: Vec<FunctionRow>, by: By) -> Vec<FunctionRow> {
-    jsprof_report::top::sorted_rows(profile, rows, by.into())
+    jsprof_document::top::sorted_rows(profile, rows, by.into())
 }
 
 pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
-    jsprof_report::warnings_json(&profile.warnings)
+    jsprof_document::warnings_json(&profile.warnings)
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -69,9 +69,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let profile = crate::range_arg::apply(&loaded.name, loaded.profile, args.range)?;
     let profile = &args.transform.apply(&loaded.name, profile)?;
     let thread = crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?;
-    let view = jsprof_report::top::view(profile, thread, args.by.into(), args.limit);
+    let view = jsprof_document::top::view(profile, thread, args.by.into(), args.limit);
     if args.json {
-        output::print_json(&jsprof_report::top::report(profile, &view))?;
+        output::print_json(&jsprof_document::top::report(profile, &view))?;
         return Ok(ExitCode::SUCCESS);
     }
     let (unit, total, rows) = (view.unit, view.total, view.rows);

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use jsprof_analysis::TimeRange;
 use jsprof_profile::{Profile, WeightUnit};
-use jsprof_report::tree::{TreeOptions, TreeView};
+use jsprof_document::tree::{TreeOptions, TreeView};
 
 use crate::cmd::top::NS_PER_MS;
 use crate::load::load_profile;
@@ -51,9 +51,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         max_depth: args.max_depth,
         min_percent: args.min_percent,
     };
-    let view = jsprof_report::tree::view(&profile, index, options);
+    let view = jsprof_document::tree::view(&profile, index, options);
     if args.json {
-        output::print_json(&jsprof_report::tree::report(&profile, &view))?;
+        output::print_json(&jsprof_document::tree::report(&profile, &view))?;
         return Ok(ExitCode::SUCCESS);
     }
     output::print_warnings(

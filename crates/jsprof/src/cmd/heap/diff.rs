@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_report::heap::Named;
+use jsprof_document::heap::Named;
 
 use super::{fmt_signed_bytes, load, truncate};
 use crate::output::{self, Align, Table};
@@ -27,7 +27,7 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let mut base = load(&args.base)?;
     let target = load(&args.target)?;
-    let (report, unrelated) = jsprof_report::heap::diff_report(
+    let (report, unrelated) = jsprof_document::heap::diff_report(
         Named {
             name: &base.name,
             snapshot: &mut base.snapshot,

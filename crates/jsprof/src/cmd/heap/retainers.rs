@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_report::heap::RetainersOptions;
+use jsprof_document::heap::RetainersOptions;
 
 use super::{fmt_distance, load, truncate};
 use crate::output::{self, fmt_bytes, Align, Table};
@@ -35,7 +35,7 @@ pub fn run(args: RetainersArgs) -> Result<ExitCode> {
         max_depth: args.max_depth,
     };
     let report =
-        jsprof_report::heap::retainers_report(&loaded.snapshot, &loaded.analysis, node, options);
+        jsprof_document::heap::retainers_report(&loaded.snapshot, &loaded.analysis, node, options);
     if args.json {
         output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);

@@ -1,14 +1,16 @@
-//! The JSON documents jsprof's views produce — `events`, `top`, `tree`, `heap summary`, `heap
-//! node`, `heap retainers`, `heap diff` — built once, so that `jsprof … --json` and the profiling
-//! service (`jsprof serve`) answer byte for byte the same for the same file.
+//! Every answer jsprof gives, in one place: the load pipeline that reads an input the one way
+//! (`load`, `text`) and the typed JSON documents of every view — `events`, `top`, `tree`,
+//! `heap summary`, `heap node`, `heap retainers`, `heap diff`, … — so that `jsprof … --json`, the
+//! profiling service (`jsprof serve`), the HTML report and the browser UI answer byte for byte the
+//! same for the same file and question.
 //!
 //! ```no_run
 //! use jsprof_analysis::{EventQuery, Mode};
 //! let text = std::fs::read("app.cpuprofile").unwrap();
-//! let loaded = jsprof_report::load::timelines("app.cpuprofile".into(), text).unwrap();
+//! let loaded = jsprof_document::load::timelines("app.cpuprofile".into(), text).unwrap();
 //! let timeline = loaded.select(None).unwrap();
 //! let query = EventQuery { mode: Mode::UniqueTypes, ..Default::default() };
-//! let report = jsprof_report::events::report(&loaded, timeline, &query).unwrap();
+//! let report = jsprof_document::events::report(&loaded, timeline, &query).unwrap();
 //! println!("{}", serde_json::to_string(&report).unwrap());
 //! ```
 
