@@ -1,30 +1,26 @@
-//! Loading a sampled profile for the CPU commands: open, detect, read, apply DevTools' timing
-//! (`jsprof_document::load::profile`, shared with the service).
+//! Loading a CPU input for the commands: open, then the one pipeline
+//! (`jsprof_document::load::read_cpu`, shared with the service, the report and the UI).
 
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use jsprof_profile::{Format, Profile};
+use jsprof_document::load::{CpuInput, Pipeline};
+use jsprof_profile::Format;
 
 use crate::input;
 use crate::progress::Spinner;
 
-/// A loaded, timed profile and the name of its input.
-pub struct Loaded {
-    pub name: String,
-    pub profile: Profile,
-}
-
-/// Reads any sampled format (CPU profile, self-profiling trace, heap profile) and applies the
-/// DevTools timing rules. Heap snapshots are refused with a pointer to `jsprof heap`.
-pub fn load_profile(path: &Path) -> Result<Loaded> {
+/// Reads a CPU profile, self-profiling trace, Chrome trace or heap profile through `pipeline`.
+/// Heap snapshots are refused with a pointer to `jsprof heap`.
+pub fn load_cpu(path: &Path, pipeline: &Pipeline) -> Result<CpuInput> {
     // The whole text in memory parses several times faster than a byte-by-byte stream; it is
     // released before the analyses run.
     let (name, text) = input::read_all(path)?;
+    jsprof_document::load::detect(&name, &text)?;
     let spinner = Spinner::start(format!("reading {name} ({} MB)", text.len() >> 20));
-    let profile = jsprof_document::load::profile(&name, text)?;
+    let loaded = jsprof_document::load::read_cpu(name, text, pipeline)?;
     drop(spinner);
-    Ok(Loaded { name, profile })
+    Ok(loaded)
 }
 
 /// Detects the format of `path` without reading it all.

@@ -7,8 +7,6 @@ mod load;
 mod output;
 mod progress;
 mod range_arg;
-mod source_maps;
-mod timeline_load;
 mod transform_args;
 
 use std::process::ExitCode;

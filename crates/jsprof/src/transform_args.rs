@@ -1,74 +1,73 @@
-//! The flags that transform a profile before any view sees it — `--focus`, `--exclude`,
-//! `--hide-idle`, `--collapse-packages`, `--collapse-recursion` — shared by every CPU command
-//! through one clap struct, and the one place that applies them
-//! (`jsprof_analysis::filter`), after `--range` — and source maps (`--sourcemap`,
-//! `--no-sourcemaps`, `crate::source_maps`), which come before the filters so that patterns
-//! match the original names.
+//! The flags of the load pipeline and of the views, shared by every CPU command through clap's
+//! `flatten`: the filters (`jsprof_document::filters::FilterSpec`, the one definition the service
+//! and the UI read from query parameters too), the source maps (`--sourcemap`,
+//! `--no-sourcemaps`), and the view (`--thread`, `--range`, `--samples`). The pipeline itself is
+//! `jsprof_document::load`.
 
-use anyhow::Result;
-use jsprof_analysis::Filters;
-use jsprof_profile::Profile;
-use regex::Regex;
+use std::path::PathBuf;
+
+use jsprof_analysis::TimeRange;
+use jsprof_document::filters::FilterSpec;
+use jsprof_document::load::{Pipeline, ViewSpec};
+use jsprof_document::source_maps::SourceMaps;
 
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct TransformArgs {
-    /// Only stacks through a function whose name or URL matches RE, re-rooted at the outermost
-    /// match (repeatable: any pattern).
-    #[arg(long, value_name = "RE", value_parser = parse_regex)]
-    pub focus: Vec<Regex>,
-    /// Drop frames whose function name or URL matches RE, charging their time to the caller
-    /// (repeatable).
-    #[arg(long, value_name = "RE", value_parser = parse_regex)]
-    pub exclude: Vec<Regex>,
-    /// Leave out `(idle)` samples.
-    #[arg(long)]
-    pub hide_idle: bool,
-    /// One frame per `node_modules` package.
-    #[arg(long)]
-    pub collapse_packages: bool,
-    /// One frame per function per stack (recursive calls merge into the outer one).
-    #[arg(long)]
-    pub collapse_recursion: bool,
+    #[command(flatten)]
+    pub filters: FilterSpec,
     /// A source map, or a folder of them, for scripts whose own sourceMappingURL comment does
     /// not lead to one; matched to scripts by file name (repeatable).
     #[arg(long, value_name = "FILE|DIR")]
-    pub sourcemap: Vec<std::path::PathBuf>,
+    pub sourcemap: Vec<PathBuf>,
     /// Show generated positions: do not apply source maps.
     #[arg(long, conflicts_with = "sourcemap")]
     pub no_sourcemaps: bool,
 }
 
-pub(crate) fn parse_regex(text: &str) -> Result<Regex, String> {
-    Regex::new(text).map_err(|e| format!("bad regular expression `{text}`: {e}"))
-}
-
 impl TransformArgs {
-    pub fn filters(&self) -> Filters {
-        Filters {
-            focus: self.focus.clone(),
-            exclude: self.exclude.clone(),
-            hide_idle: self.hide_idle,
-            collapse_packages: self.collapse_packages,
-            collapse_recursion: self.collapse_recursion,
+    /// The pipeline these flags ask for.
+    pub fn pipeline(&self) -> Pipeline {
+        Pipeline {
+            source_maps: if self.no_sourcemaps {
+                SourceMaps::off()
+            } else {
+                SourceMaps {
+                    explicit: self.sourcemap.clone(),
+                    ..SourceMaps::default()
+                }
+            },
+            filters: self.filters.clone(),
         }
-    }
-
-    /// The profile with source maps (unless `--no-sourcemaps`) and then the filters applied.
-    pub fn apply(&self, name: &str, profile: Profile) -> Result<Profile> {
-        let profile = if self.no_sourcemaps {
-            profile
-        } else {
-            crate::source_maps::apply(name, profile, &self.sourcemap)?
-        };
-        let filters = self.filters();
-        if filters.is_empty() {
-            return Ok(profile);
-        }
-        Ok(jsprof_analysis::filter(&profile, &filters))
     }
 
     /// A short description for subtitles (`focus ^render$, idle hidden`), `None` without filters.
     pub fn describe(&self) -> Option<String> {
-        self.filters().describe()
+        self.filters.describe()
+    }
+}
+
+/// Which thread and time range a view shows.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ViewArgs {
+    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
+    #[arg(long)]
+    pub thread: Option<String>,
+    /// Only time within START..END (ms from the profile's start — a trace's first timestamp;
+    /// either side may be empty), clipped as DevTools' range selection does.
+    #[arg(long, value_name = "START..END", value_parser = crate::range_arg::parse, allow_hyphen_values = true)]
+    pub range: Option<TimeRange>,
+    /// For a trace: weigh the thread's CPU samples instead of its entries (the Performance panel's
+    /// JS calls and trace events, the default).
+    #[arg(long)]
+    pub samples: bool,
+}
+
+impl ViewArgs {
+    pub fn spec(&self) -> ViewSpec {
+        ViewSpec {
+            thread: self.thread.clone(),
+            range: self.range,
+            samples: self.samples,
+        }
     }
 }

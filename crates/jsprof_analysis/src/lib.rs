@@ -15,6 +15,7 @@
 mod call_tree;
 mod chrome_trace;
 mod diff;
+mod entries_profile;
 pub mod filter;
 mod flame_chart;
 mod flame_graph;
@@ -33,6 +34,7 @@ pub use diff::{
     before_totals_on_after_tree, diff_profiles, DiffError, DiffKey, DiffOptions, DiffRow,
     ProfileDiff,
 };
+pub use entries_profile::entries_profile;
 pub use filter::{filter, Filters};
 pub use flame_chart::{write_flame_chart_svg, FlameChartOptions};
 pub use flame_graph::{write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions};

@@ -7,7 +7,7 @@ use jsprof_profile::{Profile, StringTable};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::load::LoadedTimelines;
+use crate::load::CpuInput;
 use crate::{ms, warnings_json, JsonWarning, ReportError, Result};
 
 /// The `data` object of an event.
@@ -81,11 +81,7 @@ fn event_json(profile: &Profile, r: &EventRow) -> EventJson {
 }
 
 /// Runs `query` over `timeline` (an unknown event id is `NotFound`).
-pub fn answer(
-    loaded: &LoadedTimelines,
-    timeline: &Timeline,
-    query: &EventQuery,
-) -> Result<EventsAnswer> {
+pub fn answer(loaded: &CpuInput, timeline: &Timeline, query: &EventQuery) -> Result<EventsAnswer> {
     get_events(timeline, query).map_err(|e| match e {
         QueryError::NoSuchEvent(_) => ReportError::NotFound(format!("{}: {e}", loaded.name)),
     })
@@ -93,12 +89,12 @@ pub fn answer(
 
 /// The JSON document for an answer.
 pub fn report_of(
-    loaded: &LoadedTimelines,
+    loaded: &CpuInput,
     timeline: &Timeline,
     query: &EventQuery,
     answer: &EventsAnswer,
 ) -> EventsReport {
-    let profile = &loaded.profile;
+    let profile = &loaded.profile();
     EventsReport {
         kind: profile.kind.as_str(),
         warnings: warnings_json(loaded.warnings()),
@@ -113,11 +109,7 @@ pub fn report_of(
 }
 
 /// `answer` then `report_of`.
-pub fn report(
-    loaded: &LoadedTimelines,
-    timeline: &Timeline,
-    query: &EventQuery,
-) -> Result<EventsReport> {
+pub fn report(loaded: &CpuInput, timeline: &Timeline, query: &EventQuery) -> Result<EventsReport> {
     let answer = answer(loaded, timeline, query)?;
     Ok(report_of(loaded, timeline, query, &answer))
 }

@@ -7,16 +7,20 @@
 //! ```no_run
 //! use jsprof_analysis::{EventQuery, Mode};
 //! let text = std::fs::read("app.cpuprofile").unwrap();
-//! let loaded = jsprof_document::load::timelines("app.cpuprofile".into(), text).unwrap();
+//! let pipeline = jsprof_document::load::Pipeline::default();
+//! let loaded = jsprof_document::load::read_cpu("app.cpuprofile".into(), text, &pipeline).unwrap();
 //! let timeline = loaded.select(None).unwrap();
 //! let query = EventQuery { mode: Mode::UniqueTypes, ..Default::default() };
 //! let report = jsprof_document::events::report(&loaded, timeline, &query).unwrap();
 //! println!("{}", serde_json::to_string(&report).unwrap());
 //! ```
 
+pub mod diff;
 pub mod events;
+pub mod filters;
 pub mod heap;
 pub mod load;
+pub mod source_maps;
 pub mod text;
 pub mod thread_select;
 pub mod top;

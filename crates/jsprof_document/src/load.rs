@@ -1,31 +1,202 @@
-//! Reading a CPU input into what the views need: a timed profile, or timelines (one per thread;
-//! a Chrome trace's with its trace events, a bare profile's with its reconstructed calls).
+//! The load pipeline, the one way every front door reads a CPU input:
+//!
+//! ```text
+//! read (text.rs) → detect → model → DevTools' timing → source maps → filters → [view: thread, range]
+//! ```
+//!
+//! [`read_cpu`] runs the steps up to the filters and returns a [`CpuInput`]; the views then pick
+//! a thread and a time range from it with [`CpuInput::weighted`] (top, tree, flame graph, diff,
+//! summary) or [`CpuInput::select`] (events, flame chart). The CLI runs it once per command, the
+//! service once per (artifact, filters) and keeps the result; the report and the UI are drawn
+//! from the same values.
+//!
+//! The range comes last: it is a view of the filtered model, so the service can clip one cached
+//! load to every range a page asks for. Filters and the range commute — both act per sample, and a
+//! filter never moves a sample in time or changes its weight (see `jsprof_analysis::filter`).
+//!
+//! On a Chrome trace, the weighted views are DevTools' Performance panel's: made of the thread's
+//! entries (reconstructed JS calls nested with the trace events, [`jsprof_analysis::entries_profile`]),
+//! not of its CPU samples; [`ViewSpec::samples`] asks for the samples instead.
 
+use std::borrow::Cow;
 use std::ops::Deref;
+use std::sync::OnceLock;
 
-use jsprof_analysis::Timeline;
-use jsprof_profile::{Format, Profile, Source, Warning};
+use jsprof_analysis::{TimeRange, Timeline};
+use jsprof_profile::{Format, Profile, Source, TraceFile, Warning};
 
+use crate::filters::FilterSpec;
+use crate::source_maps::SourceMaps;
 use crate::thread_select::{self, Candidate};
 use crate::{ReportError, Result};
 
-/// Timelines and what they refer to (strings, frames).
-pub struct LoadedTimelines {
-    /// How the input is named in messages.
-    pub name: String,
-    pub profile: Profile,
-    pub timelines: Vec<Timeline>,
+/// The steps of the pipeline a caller chooses.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Pipeline {
+    pub source_maps: SourceMaps,
+    pub filters: FilterSpec,
 }
 
-impl LoadedTimelines {
+/// The format of `text`, from its first bytes.
+pub fn detect(name: &str, text: &[u8]) -> Result<Format> {
+    jsprof_profile::detect(&text[..text.len().min(jsprof_profile::detect::SNIFF_LEN)])
+        .map_err(|e| ReportError::Input(format!("{name}: {e}")))
+}
+
+/// The model of a CPU input: a trace keeps its trace events beside its samples.
+enum Model {
+    Trace(TraceFile),
+    Profile(Profile),
+}
+
+/// A CPU input (`.cpuprofile`, JS Self-Profiling trace, Chrome trace, `.heapprofile`) read through
+/// the pipeline. Its timelines are built on first use.
+pub struct CpuInput {
+    /// How the input is named in messages.
+    pub name: String,
+    model: Model,
+    timelines: OnceLock<Vec<Timeline>>,
+}
+
+/// What a weighted view shows: a thread, a time range, and for a trace whether its samples are
+/// wanted instead of the Performance panel's entries.
+#[derive(Clone, Debug, Default)]
+pub struct ViewSpec {
+    /// A timeline id, a tid or a unique thread name; `None` for the default thread.
+    pub thread: Option<String>,
+    /// Milliseconds from the input's time origin.
+    pub range: Option<TimeRange>,
+    /// On a trace, the CPU samples of the thread's profile rather than its entries.
+    pub samples: bool,
+}
+
+/// What a weighted view's numbers are made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WeightSource {
+    /// The profile's samples (`.cpuprofile`, self-profiling, heap profile; a trace with `--samples`).
+    Samples,
+    /// A trace thread's entries: JS calls and trace events, as DevTools' Performance panel.
+    TraceEntries,
+}
+
+/// A profile and the thread of it a view shows.
+pub struct Weighted<'a> {
+    pub profile: Cow<'a, Profile>,
+    pub thread: usize,
+    pub source: WeightSource,
+}
+
+impl Weighted<'_> {
+    pub fn thread(&self) -> &jsprof_profile::Thread {
+        &self.profile.threads[self.thread]
+    }
+}
+
+/// Reads a CPU input: detect, model, DevTools' timing, source maps, filters. `text` is released
+/// as soon as it is parsed. Heap snapshots are refused with a pointer to `jsprof heap`.
+pub fn read_cpu<T: Deref<Target = [u8]>>(
+    name: String,
+    text: T,
+    pipeline: &Pipeline,
+) -> Result<CpuInput> {
+    let format = detect(&name, &text)?;
+    let bad = |e: jsprof_profile::ReadError| ReportError::Input(format!("{name}: {e}"));
+    let model = match format {
+        Format::Trace => {
+            let trace = jsprof_profile::read_trace_from(Source::<std::io::Empty>::Slice(&text));
+            drop(text);
+            let mut trace = trace.map_err(bad)?;
+            let kind = trace.profile.kind;
+            let profile = std::mem::replace(&mut trace.profile, Profile::new(kind));
+            trace.profile = transform(profile, pipeline)?;
+            Model::Trace(trace)
+        }
+        Format::CpuProfile | Format::SelfProfile | Format::HeapProfile => {
+            let parsed =
+                jsprof_profile::read_format_from(format, Source::<std::io::Empty>::Slice(&text));
+            drop(text);
+            Model::Profile(transform(parsed.map_err(bad)?, pipeline)?)
+        }
+        Format::HeapSnapshot => {
+            return Err(ReportError::Input(format!(
+                "{name}: this is a heap snapshot; use `jsprof heap summary {name}`"
+            )))
+        }
+    };
+    Ok(CpuInput {
+        name,
+        model,
+        timelines: OnceLock::new(),
+    })
+}
+
+/// The model steps after reading: timing, source maps, filters.
+fn transform(mut profile: Profile, pipeline: &Pipeline) -> Result<Profile> {
+    jsprof_analysis::apply_devtools_timing(&mut profile);
+    let profile = crate::source_maps::apply(profile, &pipeline.source_maps)?;
+    if pipeline.filters.is_empty() {
+        return Ok(profile);
+    }
+    Ok(jsprof_analysis::filter(
+        &profile,
+        &pipeline.filters.compile()?,
+    ))
+}
+
+impl CpuInput {
+    /// The sampled profile (a trace's CPU samples).
+    pub fn profile(&self) -> &Profile {
+        match &self.model {
+            Model::Trace(t) => &t.profile,
+            Model::Profile(p) => p,
+        }
+    }
+
     pub fn warnings(&self) -> &[Warning] {
-        &self.profile.warnings
+        &self.profile().warnings
+    }
+
+    pub fn is_trace(&self) -> bool {
+        matches!(self.model, Model::Trace(_))
+    }
+
+    /// The trace's process names, (pid, name).
+    pub fn process_names(&self) -> &[(u64, String)] {
+        match &self.model {
+            Model::Trace(t) => &t.process_names,
+            Model::Profile(_) => &[],
+        }
+    }
+
+    /// The time origin (0 ms): DevTools' trace bounds minimum for a trace, the first sample for a
+    /// profile.
+    pub fn origin(&self) -> i64 {
+        match &self.model {
+            Model::Trace(t) => t.origin(),
+            Model::Profile(p) => jsprof_analysis::time_origin(p),
+        }
+    }
+
+    /// The timelines, one per thread (built on first use). A heap profile has none.
+    pub fn timelines(&self) -> &[Timeline] {
+        self.timelines.get_or_init(|| match &self.model {
+            Model::Trace(t) => jsprof_analysis::trace_timelines(t),
+            Model::Profile(p) if p.kind == jsprof_profile::ProfileKind::HeapProfile => Vec::new(),
+            Model::Profile(p) => jsprof_analysis::profile_timelines(p),
+        })
     }
 
     /// The timeline `spec` names (a timeline id, a tid or a unique thread name), or the default.
     pub fn select(&self, spec: Option<&str>) -> Result<&Timeline> {
-        let candidates: Vec<Candidate> = self
-            .timelines
+        if self.profile().kind == jsprof_profile::ProfileKind::HeapProfile {
+            return Err(ReportError::Input(format!(
+                "{}: a heap profile has no timeline; use `jsprof top` or `jsprof tree`",
+                self.name
+            )));
+        }
+        let timelines = self.timelines();
+        let candidates: Vec<Candidate> = timelines
             .iter()
             .map(|t| Candidate {
                 timeline_id: t.id,
@@ -36,108 +207,89 @@ impl LoadedTimelines {
             })
             .collect();
         let i = thread_select::select(&self.name, &candidates, spec)?;
-        Ok(&self.timelines[i])
+        Ok(&timelines[i])
     }
-}
 
-/// The format of `text`, from its first bytes.
-pub fn detect(name: &str, text: &[u8]) -> Result<Format> {
-    jsprof_profile::detect(&text[..text.len().min(jsprof_profile::detect::SNIFF_LEN)])
-        .map_err(|e| ReportError::Input(format!("{name}: {e}")))
-}
-
-/// A parsed timeline input before its timelines are built: a trace keeps its trace events.
-pub enum Parsed {
-    Trace(jsprof_profile::TraceFile),
-    Profile(Profile),
-}
-
-impl Parsed {
-    /// Replaces the sampled profile (a trace's samples) by `f` of it: transforms applied
-    /// before the timelines are built.
-    pub fn map_profile<E>(
-        self,
-        f: impl FnOnce(Profile) -> std::result::Result<Profile, E>,
-    ) -> std::result::Result<Parsed, E> {
-        Ok(match self {
-            Parsed::Trace(mut t) => {
-                let empty = Profile::new(t.profile.kind);
-                let profile = std::mem::replace(&mut t.profile, empty);
-                t.profile = f(profile)?;
-                Parsed::Trace(t)
-            }
-            Parsed::Profile(p) => Parsed::Profile(f(p)?),
-        })
-    }
-}
-
-/// Reads a trace, `.cpuprofile` or self-profiling trace and applies DevTools' timing. `text` is
-/// released as soon as it is parsed.
-pub fn parse_timelines<T: Deref<Target = [u8]>>(name: &str, text: T) -> Result<Parsed> {
-    let format = detect(name, &text)?;
-    let bad = |e: jsprof_profile::ReadError| ReportError::Input(format!("{name}: {e}"));
-    match format {
-        Format::Trace => {
-            let trace = jsprof_profile::read_trace_from(Source::<std::io::Empty>::Slice(&text));
-            drop(text);
-            let mut trace = trace.map_err(bad)?;
-            jsprof_analysis::apply_devtools_timing(&mut trace.profile);
-            Ok(Parsed::Trace(trace))
+    /// The trace's window in absolute ns: its bounds, or the extent of its samples and events.
+    fn trace_window(&self, trace: &TraceFile) -> (i64, i64) {
+        if let Some(bounds) = trace.bounds {
+            return bounds;
         }
-        Format::CpuProfile | Format::SelfProfile => {
-            let parsed =
-                jsprof_profile::read_format_from(format, Source::<std::io::Empty>::Slice(&text));
-            drop(text);
-            let mut profile = parsed.map_err(bad)?;
-            jsprof_analysis::apply_devtools_timing(&mut profile);
-            Ok(Parsed::Profile(profile))
-        }
-        Format::HeapProfile | Format::HeapSnapshot => Err(ReportError::Input(format!(
-            "{name}: a heap profile or snapshot has no timeline; use `jsprof top` or `jsprof heap`"
-        ))),
-    }
-}
-
-/// Builds the timelines of a parsed input.
-pub fn build_timelines(name: String, parsed: Parsed) -> LoadedTimelines {
-    match parsed {
-        Parsed::Trace(trace) => {
-            let timelines = jsprof_analysis::trace_timelines(&trace);
-            LoadedTimelines {
-                name,
-                profile: trace.profile,
-                timelines,
+        let mut lo = i64::MAX;
+        let mut hi = i64::MIN;
+        for t in &trace.profile.threads {
+            if !t.samples.is_empty() {
+                lo = lo.min(t.start_time());
+                hi = hi.max(t.end_time());
             }
         }
-        Parsed::Profile(profile) => {
-            let timelines = jsprof_analysis::profile_timelines(&profile);
-            LoadedTimelines {
-                name,
-                profile,
-                timelines,
+        for t in &trace.threads {
+            for e in &t.events {
+                lo = lo.min(e.start);
+                hi = hi.max(e.end());
+            }
+        }
+        if lo > hi {
+            (0, 0)
+        } else {
+            (lo, hi)
+        }
+    }
+
+    /// The weighted profile of one thread in one range, which every table, tree, flame graph and
+    /// diff is computed from.
+    pub fn weighted(&self, spec: &ViewSpec) -> Result<Weighted<'_>> {
+        match &self.model {
+            Model::Trace(trace) if !spec.samples => {
+                let timeline = self.select(spec.thread.as_deref())?;
+                let (lo, hi) = self.trace_window(trace);
+                let origin = self.origin();
+                let window = match spec.range {
+                    None => (lo, hi),
+                    Some(r) => (
+                        r.start.map_or(lo, |s| origin + s),
+                        r.end.map_or(hi, |e| origin + e),
+                    ),
+                };
+                if window.1 < window.0 {
+                    return Err(ReportError::Usage(format!(
+                        "{}: the range ends before it starts",
+                        self.name
+                    )));
+                }
+                let profile = jsprof_analysis::entries_profile(self.profile(), timeline, window);
+                Ok(Weighted {
+                    profile: Cow::Owned(profile),
+                    thread: 0,
+                    source: WeightSource::TraceEntries,
+                })
+            }
+            _ => {
+                let profile = self.profile();
+                if profile.threads.is_empty() {
+                    return Err(ReportError::Input(format!(
+                        "{}: the profile has no threads",
+                        self.name
+                    )));
+                }
+                let profile = match spec.range {
+                    None => Cow::Borrowed(profile),
+                    Some(r) => Cow::Owned(
+                        jsprof_analysis::clip(profile, r, self.origin())
+                            .map_err(|e| ReportError::Usage(format!("{}: {e}", self.name)))?,
+                    ),
+                };
+                let thread = thread_select::select_profile_thread(
+                    &self.name,
+                    &profile,
+                    spec.thread.as_deref(),
+                )?;
+                Ok(Weighted {
+                    profile,
+                    thread,
+                    source: WeightSource::Samples,
+                })
             }
         }
     }
-}
-
-/// Reads a trace, `.cpuprofile` or self-profiling trace and builds its timelines.
-pub fn timelines<T: Deref<Target = [u8]>>(name: String, text: T) -> Result<LoadedTimelines> {
-    let parsed = parse_timelines(&name, text)?;
-    Ok(build_timelines(name, parsed))
-}
-
-/// Reads any sampled format (CPU profile, self-profiling trace, trace, heap profile) and applies
-/// DevTools' timing rules. Heap snapshots are refused with a pointer to `jsprof heap`.
-pub fn profile<T: Deref<Target = [u8]>>(name: &str, text: T) -> Result<Profile> {
-    let format = detect(name, &text)?;
-    if format == Format::HeapSnapshot {
-        return Err(ReportError::Input(format!(
-            "{name}: this is a heap snapshot; use `jsprof heap summary {name}`"
-        )));
-    }
-    let parsed = jsprof_profile::read_format_from(format, Source::<std::io::Empty>::Slice(&text));
-    drop(text);
-    let mut profile = parsed.map_err(|e| ReportError::Input(format!("{name}: {e}")))?;
-    jsprof_analysis::apply_devtools_timing(&mut profile);
-    Ok(profile)
 }

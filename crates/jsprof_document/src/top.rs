@@ -1,10 +1,11 @@
 //! `jsprof top --json` and the service's `…/top`: the function table (DevTools' Bottom-up roots).
 
-use jsprof_analysis::{function_table, FunctionRow, TimeRange};
+use jsprof_analysis::{function_table, FunctionRow};
 use jsprof_profile::{Profile, WeightUnit};
 use serde::Serialize;
 
-use crate::{warnings_json, JsonWarning, ReportError, Result, WeightsJson, NS_PER_MS};
+use crate::load::{WeightSource, Weighted};
+use crate::{warnings_json, JsonWarning, WeightsJson, NS_PER_MS};
 
 /// The order of the rows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,6 +30,10 @@ pub struct FunctionJson {
 #[derive(Serialize)]
 pub struct TopReport {
     pub kind: &'static str,
+    /// `"trace-entries"` when the numbers are a trace thread's entries (the Performance panel's
+    /// Bottom-up); absent when they are samples.
+    #[serde(skip_serializing_if = "is_samples")]
+    pub source: WeightSource,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,31 +98,14 @@ pub fn function_json(
     }
 }
 
-/// The profile clipped to `range` (unchanged without one), 0 ms being its first sample.
-pub fn apply_range(name: &str, profile: Profile, range: Option<TimeRange>) -> Result<Profile> {
-    match range {
-        None => Ok(profile),
-        Some(r) => {
-            let origin = jsprof_analysis::time_origin(&profile);
-            jsprof_analysis::clip(&profile, r, origin)
-                .map_err(|e| ReportError::Usage(format!("{name}: {e}")))
-        }
-    }
+pub(crate) fn is_samples(source: &WeightSource) -> bool {
+    *source == WeightSource::Samples
 }
 
-/// The thread a view shows: `spec` (a timeline id, tid or unique name) or the default.
-pub fn thread(name: &str, profile: &Profile, spec: Option<&str>) -> Result<usize> {
-    if profile.threads.is_empty() {
-        return Err(ReportError::Input(format!(
-            "{name}: the profile has no threads"
-        )));
-    }
-    crate::thread_select::select_profile_thread(name, profile, spec)
-}
-
-/// The function table of `profile.threads[thread]`, sorted, at most `limit` rows (0 = all).
-pub fn view(profile: &Profile, thread: usize, by: By, limit: usize) -> TopView {
-    let thread = &profile.threads[thread];
+/// The function table of the weighted thread, sorted, at most `limit` rows (0 = all).
+pub fn view(weighted: &Weighted, by: By, limit: usize) -> TopView {
+    let profile = &*weighted.profile;
+    let thread = weighted.thread();
     let table = function_table(profile, thread);
     let unit = thread.weight_unit();
     // Time percentages refer to the span (gaps included); clipped or byte weights to their sum.
@@ -135,10 +123,12 @@ pub fn view(profile: &Profile, thread: usize, by: By, limit: usize) -> TopView {
 }
 
 /// The JSON document of a view.
-pub fn report(profile: &Profile, view: &TopView) -> TopReport {
+pub fn report(weighted: &Weighted, view: &TopView) -> TopReport {
+    let profile = &*weighted.profile;
     let unit = view.unit;
     TopReport {
         kind: profile.kind.as_str(),
+        source: weighted.source,
         duration_ms: (unit != WeightUnit::Bytes).then(|| view.total as f64 / NS_PER_MS),
         total_bytes: (unit == WeightUnit::Bytes).then_some(view.total),
         warnings: warnings_json(&profile.warnings),

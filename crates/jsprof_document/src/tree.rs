@@ -4,6 +4,8 @@ use jsprof_analysis::{bottom_up, top_down, CallTree, CallTreeKind};
 use jsprof_profile::{Profile, WeightUnit};
 use serde::Serialize;
 
+use crate::load::{WeightSource, Weighted};
+use crate::top::is_samples;
 use crate::{warnings_json, JsonWarning, WeightsJson, NS_PER_MS};
 
 /// One node, in depth-first pre-order (`parent` names an earlier `id`).
@@ -24,6 +26,9 @@ pub struct NodeJson {
 #[derive(Serialize)]
 pub struct TreeReport {
     pub kind: &'static str,
+    /// As in `top`: `"trace-entries"` for a trace thread's entries, absent for samples.
+    #[serde(skip_serializing_if = "is_samples")]
+    pub source: WeightSource,
     pub view: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<f64>,
@@ -87,8 +92,9 @@ fn pick(tree: &CallTree, total: i64, max_depth: u32, min_percent: f64) -> Vec<Sh
 }
 
 /// Builds the tree and picks the nodes to show.
-pub fn view(profile: &Profile, thread: usize, options: TreeOptions) -> TreeView {
-    let thread = &profile.threads[thread];
+pub fn view(weighted: &Weighted, options: TreeOptions) -> TreeView {
+    let profile = &*weighted.profile;
+    let thread = weighted.thread();
     let tree = if options.bottom_up {
         bottom_up(profile, thread)
     } else {
@@ -123,9 +129,11 @@ fn node_json(profile: &Profile, view: &TreeView, s: &Shown) -> NodeJson {
 }
 
 /// The JSON document of a view.
-pub fn report(profile: &Profile, view: &TreeView) -> TreeReport {
+pub fn report(weighted: &Weighted, view: &TreeView) -> TreeReport {
+    let profile = &*weighted.profile;
     TreeReport {
         kind: profile.kind.as_str(),
+        source: weighted.source,
         view: match view.tree.kind {
             CallTreeKind::TopDown => "top-down",
             CallTreeKind::BottomUp => "bottom-up",

@@ -8,7 +8,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use jsprof_analysis::{EventQuery, TimeRange};
+use jsprof_analysis::EventQuery;
 use jsprof_heap::SortBy;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -16,11 +16,11 @@ use serde_json::{json, Value};
 use crate::cache::{Loaded, View};
 use crate::catalogue::{ArtifactRow, SessionRow, State as SessionState};
 use crate::error::{ApiError, ApiResult};
-use crate::filters::{self, FilterSpec};
 use crate::ids;
 use crate::params::Params;
 use crate::recording::{self, StartRequest};
 use crate::state::{artifact_name, session_json, AppState};
+use jsprof_document::filters::{self, FilterSpec};
 
 type Shared = State<Arc<AppState>>;
 
@@ -264,15 +264,11 @@ async fn events(
             }
         )));
     };
-    let loaded = state
-        .load_filtered(&s, a, View::Timelines, &filters)
-        .await?;
+    let loaded = state.load_filtered(&s, a, View::Cpu, &filters).await?;
     let report = crate::work::run(move || {
-        let Loaded::Timelines(t) = &*loaded else {
-            return Err(ApiError::internal("not timelines"));
-        };
+        let t = loaded.cpu()?;
         let timeline = t
-            .timelines
+            .timelines()
             .iter()
             .find(|t| t.id == timeline_id)
             .ok_or_else(|| {
@@ -308,10 +304,7 @@ async fn profile_of(
         )));
     }
     let name = artifact_name(&s, &a);
-    Ok((
-        state.load_filtered(&s, &a, View::Profile, filters).await?,
-        name,
-    ))
+    Ok((state.load_filtered(&s, &a, View::Cpu, filters).await?, name))
 }
 
 async fn top(
@@ -321,7 +314,11 @@ async fn top(
 ) -> ApiResult<Response> {
     let params = Params::parse(
         q,
-        &[&["by", "limit", "range", "thread"][..], &filters::PARAMS].concat(),
+        &[
+            &["by", "limit", "range", "thread", "samples"][..],
+            &filters::PARAMS,
+        ]
+        .concat(),
     )?;
     let filters = params.filters()?;
     let by = match params.get("by") {
@@ -335,20 +332,12 @@ async fn top(
         }
     };
     let limit = params.number::<usize>("limit")?.unwrap_or(25);
-    let range = params.time_range()?;
-    let thread = params.get("thread").map(str::to_string);
-    let (loaded, name) = profile_of(&state, &id, &artifact_text, &filters).await?;
+    let spec = params.view_spec()?;
+    let (loaded, _) = profile_of(&state, &id, &artifact_text, &filters).await?;
     let report = crate::work::run(move || {
-        with_thread(
-            &loaded,
-            &name,
-            range,
-            thread.as_deref(),
-            |profile, thread| {
-                let view = jsprof_document::top::view(profile, thread, by, limit);
-                jsprof_document::top::report(profile, &view)
-            },
-        )
+        let weighted = loaded.cpu()?.weighted(&spec)?;
+        let view = jsprof_document::top::view(&weighted, by, limit);
+        Ok(jsprof_document::top::report(&weighted, &view))
     })
     .await?;
     Ok(json_blocking(report).await)
@@ -362,7 +351,14 @@ async fn tree(
     let params = Params::parse(
         q,
         &[
-            &["bottom_up", "max_depth", "min_percent", "range", "thread"][..],
+            &[
+                "bottom_up",
+                "max_depth",
+                "min_percent",
+                "range",
+                "thread",
+                "samples",
+            ][..],
             &filters::PARAMS,
         ]
         .concat(),
@@ -373,47 +369,15 @@ async fn tree(
         max_depth: params.number("max_depth")?.unwrap_or(0),
         min_percent: params.number("min_percent")?.unwrap_or(0.0),
     };
-    let range = params.time_range()?;
-    let thread = params.get("thread").map(str::to_string);
-    let (loaded, name) = profile_of(&state, &id, &artifact_text, &filters).await?;
+    let spec = params.view_spec()?;
+    let (loaded, _) = profile_of(&state, &id, &artifact_text, &filters).await?;
     let report = crate::work::run(move || {
-        with_thread(
-            &loaded,
-            &name,
-            range,
-            thread.as_deref(),
-            |profile, thread| {
-                let view = jsprof_document::tree::view(profile, thread, options);
-                jsprof_document::tree::report(profile, &view)
-            },
-        )
+        let weighted = loaded.cpu()?.weighted(&spec)?;
+        let view = jsprof_document::tree::view(&weighted, options);
+        Ok(jsprof_document::tree::report(&weighted, &view))
     })
     .await?;
     Ok(json_blocking(report).await)
-}
-
-/// `f` of a loaded sampled profile, clipped to `range`, and the thread `thread` selects (what
-/// `top` and `tree` share).
-fn with_thread<T>(
-    loaded: &Loaded,
-    name: &str,
-    range: Option<TimeRange>,
-    thread: Option<&str>,
-    f: impl FnOnce(&jsprof_profile::Profile, usize) -> T,
-) -> ApiResult<T> {
-    let Loaded::Profile(p) = loaded else {
-        return Err(ApiError::internal("not a profile"));
-    };
-    let clipped;
-    let profile = match range {
-        Some(r) => {
-            clipped = jsprof_document::top::apply_range(name, p.clone(), Some(r))?;
-            &clipped
-        }
-        None => p,
-    };
-    let thread = jsprof_document::top::thread(name, profile, thread)?;
-    Ok(f(profile, thread))
 }
 
 /// A heap snapshot artifact, loaded and analysed.

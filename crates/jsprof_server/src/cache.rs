@@ -1,32 +1,30 @@
 //! Loaded artifacts kept in memory: parsing a 50 MB profile takes a good part of a second, so
 //! each artifact is parsed once (concurrent requests wait for the same load) and the most
-//! recently used few are kept. A filtered view (`focus=…`, `hide_idle=1`, …) is an entry of its
-//! own: the filters rewrite the samples before the timelines are built, as in the CLI.
+//! recently used few are kept. A CPU artifact is read through the one load pipeline
+//! (`jsprof_document::load`: timing, source maps, filters); a filtered view (`focus=…`,
+//! `hide_idle=1`, …) is an entry of its own, and ranges and threads are views of an entry.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use jsprof_document::load::{CpuInput, Pipeline};
 use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
-use jsprof_profile::Profile;
-use jsprof_document::load::LoadedTimelines;
 use tokio::sync::OnceCell;
 
 use crate::error::{ApiError, ApiResult};
-use crate::filters::FilterSpec;
 
 /// How an artifact is loaded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum View {
-    Timelines,
-    Profile,
+    /// A CPU profile, self-profiling trace, Chrome trace or sampling heap profile.
+    Cpu,
     Snapshot,
 }
 
 /// A loaded artifact.
 pub enum Loaded {
-    Timelines(LoadedTimelines),
-    Profile(Profile),
+    Cpu(CpuInput),
     Snapshot {
         snapshot: Box<HeapSnapshot>,
         analysis: Box<Analysis>,
@@ -45,6 +43,14 @@ impl Loaded {
                 derived,
             } => Ok((snapshot, analysis, derived)),
             _ => Err(ApiError::internal("not a snapshot")),
+        }
+    }
+
+    /// A CPU input; an internal error for a snapshot (the handlers check the kind first).
+    pub fn cpu(&self) -> ApiResult<&CpuInput> {
+        match self {
+            Loaded::Cpu(input) => Ok(input),
+            _ => Err(ApiError::internal("not a CPU input")),
         }
     }
 }
@@ -96,7 +102,7 @@ impl Derived {
     }
 }
 
-type Key = (String, u32, View, FilterSpec);
+type Key = (String, u32, View, Pipeline);
 type Slot = Arc<OnceCell<Arc<Loaded>>>;
 
 /// The cache. Entries are dropped least recently used first beyond `capacity`.
@@ -136,26 +142,26 @@ impl Cache {
     }
 
     /// The artifact `(session, artifact)` loaded as `view` from `path` (named `name` in
-    /// messages) with `filters` applied, loading it on a blocking thread the first time.
+    /// messages) through `pipeline`, loading it on a blocking thread the first time.
     pub async fn get(
         &self,
         session: &str,
         artifact: u32,
         view: View,
-        filters: &FilterSpec,
+        pipeline: &Pipeline,
         path: &Path,
         name: &str,
     ) -> ApiResult<Arc<Loaded>> {
-        let key = (session.to_string(), artifact, view, filters.clone());
+        let key = (session.to_string(), artifact, view, pipeline.clone());
         let slot = self.slot(&key);
         let loaded = slot
             .get_or_try_init(|| {
                 let path = path.to_path_buf();
                 let name = name.to_string();
-                let filters = filters.clone();
+                let pipeline = pipeline.clone();
                 async move {
                     let what = name.clone();
-                    crate::work::spawn(move || load(&path, &name, view, &filters))
+                    crate::work::spawn(move || load(&path, &name, view, &pipeline))
                         .await
                         .map_err(|e| ApiError::internal(format!("loading {what}: {e}")))?
                         .map(Arc::new)
@@ -166,31 +172,19 @@ impl Cache {
     }
 }
 
-/// Loads a file as `view` with `filters` applied (blocking).
-pub fn load(path: &Path, name: &str, view: View, filters: &FilterSpec) -> ApiResult<Loaded> {
+/// Loads a file as `view` through `pipeline` (blocking).
+pub fn load(path: &Path, name: &str, view: View, pipeline: &Pipeline) -> ApiResult<Loaded> {
     let cannot = |e: std::io::Error| ApiError::internal(format!("{name}: cannot read: {e}"));
-    let filter = |profile: Profile| -> Result<Profile, ApiError> {
-        if filters.is_empty() {
-            return Ok(profile);
-        }
-        Ok(jsprof_analysis::filter(&profile, &filters.filters()))
-    };
     match view {
-        View::Timelines => {
+        View::Cpu => {
             let text = jsprof_document::text::read_file(path).map_err(cannot)?;
-            let parsed = jsprof_document::load::parse_timelines(name, text)?.map_profile(filter)?;
-            Ok(Loaded::Timelines(jsprof_document::load::build_timelines(
+            Ok(Loaded::Cpu(jsprof_document::load::read_cpu(
                 name.to_string(),
-                parsed,
-            )))
+                text,
+                pipeline,
+            )?))
         }
-        View::Profile => {
-            let text = jsprof_document::text::read_file(path).map_err(cannot)?;
-            Ok(Loaded::Profile(filter(jsprof_document::load::profile(
-                name, text,
-            )?)?))
-        }
-        View::Snapshot if !filters.is_empty() => Err(ApiError::bad_request(format!(
+        View::Snapshot if !pipeline.filters.is_empty() => Err(ApiError::bad_request(format!(
             "{name}: filters apply to CPU profiles and traces, not to a heap snapshot"
         ))),
         View::Snapshot => {

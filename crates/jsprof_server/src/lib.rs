@@ -25,7 +25,6 @@ mod cache;
 mod catalogue;
 mod clock;
 mod error;
-mod filters;
 mod ids;
 mod openapi;
 mod params;

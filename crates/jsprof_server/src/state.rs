@@ -13,7 +13,9 @@ use crate::cache::{Cache, Loaded, View};
 use crate::catalogue::{ArtifactRow, Catalogue, SessionRow, State, TimelineInfo};
 use crate::clock::now_rfc3339;
 use crate::error::{ApiError, ApiResult};
-use crate::filters::FilterSpec;
+use jsprof_document::filters::FilterSpec;
+use jsprof_document::load::Pipeline;
+use jsprof_document::source_maps::SourceMaps;
 
 /// How the service runs.
 #[derive(Clone, Debug)]
@@ -32,6 +34,13 @@ pub struct Config {
     pub allowed_hosts: Vec<String>,
     /// Loaded artifacts kept in memory.
     pub cache_entries: usize,
+    /// Source maps (files or folders of them) applied to every CPU artifact, matched to scripts
+    /// by file name (`serve --sourcemap-dir`).
+    pub sourcemap_dirs: Vec<PathBuf>,
+    /// Read the local scripts an *imported* file names for their `sourceMappingURL` comments, as
+    /// for recorded sessions. Off for `serve` (an upload must not make the server read local
+    /// paths it names); on for `view`, whose files are the user's own.
+    pub discover_maps_for_imports: bool,
 }
 
 impl Default for Config {
@@ -44,6 +53,8 @@ impl Default for Config {
             allow_remote_targets: false,
             allowed_hosts: Vec::new(),
             cache_entries: 8,
+            sourcemap_dirs: Vec::new(),
+            discover_maps_for_imports: false,
         }
     }
 }
@@ -109,6 +120,20 @@ impl AppState {
             .await
     }
 
+    /// The load pipeline of a session's artifacts: source maps as the configuration allows for
+    /// where the session came from, and `filters`.
+    pub fn pipeline(&self, session: &SessionRow, filters: &FilterSpec) -> Pipeline {
+        let imported = session.source == "imported";
+        Pipeline {
+            source_maps: SourceMaps {
+                enabled: true,
+                discover: !imported || self.config.discover_maps_for_imports,
+                explicit: self.config.sourcemap_dirs.clone(),
+            },
+            filters: filters.clone(),
+        }
+    }
+
     /// Loads an artifact of a session with `filters` applied, through the cache.
     pub async fn load_filtered(
         &self,
@@ -119,12 +144,13 @@ impl AppState {
     ) -> ApiResult<Arc<Loaded>> {
         let path = self.session_dir(&session.id).join(&artifact.file);
         let name = artifact_name(session, artifact);
+        let pipeline = self.pipeline(session, filters);
         self.cache
             .get(
                 &session.id,
                 artifact.artifact_id,
                 view,
-                filters,
+                &pipeline,
                 &path,
                 &name,
             )
@@ -239,9 +265,9 @@ pub async fn finish(
     row.timelines.clear();
     row.timeline_artifact = None;
     if let Some(a) = timeline_artifact {
-        match state.load(&row, a, View::Timelines).await {
+        match state.load(&row, a, View::Cpu).await {
             Ok(loaded) => {
-                if let Loaded::Timelines(t) = &*loaded {
+                if let Loaded::Cpu(t) = &*loaded {
                     row.timelines = timelines_of(t);
                     row.timeline_artifact = Some(a.artifact_id);
                 }
@@ -267,8 +293,8 @@ pub async fn finish(
 }
 
 /// The timelines of a loaded input, as sessions list them.
-pub fn timelines_of(t: &jsprof_document::load::LoadedTimelines) -> Vec<TimelineInfo> {
-    t.timelines
+pub fn timelines_of(t: &jsprof_document::load::CpuInput) -> Vec<TimelineInfo> {
+    t.timelines()
         .iter()
         .map(|t| TimelineInfo {
             timeline_id: t.id,

@@ -13,16 +13,17 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use jsprof_analysis::TimeRange;
+use jsprof_document::load::ViewSpec;
 use serde::Serialize;
 use serde_json::json;
 
 use crate::cache::{Loaded, View};
 use crate::error::{ApiError, ApiResult};
-use crate::filters::{self, FilterSpec};
 use crate::ids;
 use crate::params::Params;
 use crate::state::{artifact_name, AppState};
 use crate::ui_data::{self, ChartWindow, TreeLimits};
+use jsprof_document::filters::{self, FilterSpec};
 
 type Shared = State<Arc<AppState>>;
 
@@ -194,16 +195,12 @@ async fn chart(
         .timeline_artifact
         .and_then(|t| artifacts.iter().find(|a| a.artifact_id == t))
         .ok_or_else(|| ApiError::not_found(format!("session {} has no timelines", s.id)))?;
-    let loaded = state
-        .load_filtered(&s, a, View::Timelines, &filters)
-        .await?;
+    let loaded = state.load_filtered(&s, a, View::Cpu, &filters).await?;
     let doc = crate::work::run(move || {
-        let Loaded::Timelines(t) = &*loaded else {
-            return Err(ApiError::internal("not timelines"));
-        };
+        let t = loaded.cpu()?;
         let spec = timeline_id.map(|i| i.to_string());
         let timeline = t.select(spec.as_deref())?;
-        let (lo, hi) = ui_data::extent(&t.profile, timeline);
+        let (lo, hi) = ui_data::extent(t.profile(), timeline);
         let span = end_ms.unwrap_or(hi).min(hi) - start_ms.unwrap_or(lo).max(lo);
         let window = ChartWindow {
             start_ms,
@@ -213,8 +210,8 @@ async fn chart(
             max_events,
         };
         Ok(json_ok(&ui_data::chart(
-            &t.profile,
-            &t.timelines,
+            t.profile(),
+            t.timelines(),
             timeline,
             window,
         )))
@@ -240,68 +237,40 @@ async fn profile(
         .ok_or_else(|| {
             ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
         })?;
-    let view = match a.kind.as_str() {
-        "heap-snapshot" => {
-            return Err(ApiError::bad_request(format!(
-                "artifact {artifact_id} is a heap snapshot"
-            )))
-        }
-        "heap-sampling" => View::Profile,
-        _ => View::Timelines,
-    };
-    let loaded = state.load_filtered(&s, a, view, &filters).await?;
-    let name = artifact_name(&s, a);
+    if a.kind == "heap-snapshot" {
+        return Err(ApiError::bad_request(format!(
+            "artifact {artifact_id} is a heap snapshot"
+        )));
+    }
+    let loaded = state.load_filtered(&s, a, View::Cpu, &filters).await?;
     let doc = crate::work::run(move || {
-        let limits = TreeLimits::default();
-        match &*loaded {
-            Loaded::Profile(profile) => {
-                if start_ms.is_some() || end_ms.is_some() {
-                    return Err(ApiError::bad_request(format!(
-                        "{name}: a sampling heap profile has no time to select a range of"
-                    )));
-                }
-                Ok(json_ok(&ui_data::profile_doc(profile, 0, None, limits)))
+        let input = loaded.cpu()?;
+        let ms_to_ns = |v: f64| (v * 1e6).round() as i64;
+        let range = (start_ms.is_some() || end_ms.is_some()).then(|| TimeRange {
+            start: start_ms.map(ms_to_ns),
+            end: end_ms.map(ms_to_ns),
+        });
+        // The same weighted view as `jsprof top`/`tree` (a trace's entries, DevTools'
+        // Performance panel), so the page's tables are the CLI's numbers.
+        let weighted = input.weighted(&ViewSpec {
+            thread: timeline_id.map(|i| i.to_string()),
+            range,
+            samples: false,
+        })?;
+        let shown = match range {
+            None => None,
+            Some(_) => {
+                let timeline = input.select(timeline_id.map(|i| i.to_string()).as_deref())?;
+                let (lo, hi) = ui_data::extent(input.profile(), timeline);
+                Some([start_ms.unwrap_or(lo), end_ms.unwrap_or(hi)])
             }
-            Loaded::Timelines(t) => {
-                let spec = timeline_id.map(|i| i.to_string());
-                let timeline = t.select(spec.as_deref())?;
-                let thread = timeline.profile_thread.ok_or_else(|| {
-                    ApiError::not_found(format!(
-                        "{name}: timeline {} has no CPU samples",
-                        timeline.id
-                    ))
-                })?;
-                if t.profile.kind == jsprof_profile::ProfileKind::Trace {
-                    // DevTools' Performance panel: trees of the calls.
-                    let (lo, hi) = ui_data::extent(&t.profile, timeline);
-                    let range = (start_ms.is_some() || end_ms.is_some())
-                        .then(|| [start_ms.unwrap_or(lo), end_ms.unwrap_or(hi)]);
-                    return Ok(json_ok(&ui_data::profile_doc_from_calls(
-                        &t.profile, timeline, range, limits,
-                    )));
-                }
-                if start_ms.is_none() && end_ms.is_none() {
-                    return Ok(json_ok(&ui_data::profile_doc(
-                        &t.profile, thread, None, limits,
-                    )));
-                }
-                let range = TimeRange {
-                    start: start_ms.map(|v| (v * 1e6).round() as i64),
-                    end: end_ms.map(|v| (v * 1e6).round() as i64),
-                };
-                let clipped = jsprof_analysis::clip(&t.profile, range, timeline.origin)
-                    .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?;
-                let (lo, hi) = ui_data::extent(&t.profile, timeline);
-                let shown = [start_ms.unwrap_or(lo), end_ms.unwrap_or(hi)];
-                Ok(json_ok(&ui_data::profile_doc(
-                    &clipped,
-                    thread,
-                    Some(shown),
-                    limits,
-                )))
-            }
-            Loaded::Snapshot { .. } => Err(ApiError::internal("not a profile")),
-        }
+        };
+        Ok(json_ok(&ui_data::profile_doc(
+            &weighted.profile,
+            weighted.thread,
+            shown,
+            TreeLimits::default(),
+        )))
     })
     .await?;
     Ok(doc)
@@ -476,7 +445,7 @@ async fn cpu_artifact(
         )));
     }
     Ok((
-        state.load_filtered(&s, a, View::Timelines, filters).await?,
+        state.load_filtered(&s, a, View::Cpu, filters).await?,
         artifact_name(&s, a),
     ))
 }
@@ -509,46 +478,23 @@ async fn cpu_diff(
     let (before, before_name) = cpu_artifact(&state, &bs, &ba, &filters).await?;
     let described = filters.describe();
     crate::work::run(move || {
-        let (Loaded::Timelines(b), Loaded::Timelines(a)) = (&*before, &*after) else {
-            return Err(ApiError::internal("not timelines"));
-        };
-        let side = |t: &'_ jsprof_document::load::LoadedTimelines, name: &str| -> ApiResult<usize> {
-            t.select(None)?
-                .profile_thread
-                .ok_or_else(|| ApiError::bad_request(format!("{name}: no CPU samples to compare")))
-        };
-        let (bt, at) = (side(b, &before_name)?, side(a, &after_name)?);
-        let pb = (&b.profile, &b.profile.threads[bt]);
-        let pa = (&a.profile, &a.profile.threads[at]);
+        // Each side's default view, as `jsprof diff BEFORE AFTER` takes it.
+        let (wb, wa) = (
+            before.cpu()?.weighted(&ViewSpec::default())?,
+            after.cpu()?.weighted(&ViewSpec::default())?,
+        );
         let options = jsprof_analysis::DiffOptions { key, normalize };
-        let diff = jsprof_analysis::diff_profiles(pb, pa, options)
-            .map_err(|e| ApiError::bad_request(format!("{before_name} and {after_name}: {e}")))?;
-        let bytes = pb.1.weight_unit() == jsprof_profile::WeightUnit::Bytes;
-        let unit = if bytes { "bytes" } else { "ms" };
-        let val = |w: f64| if bytes { w.round() } else { w / 1e6 };
-        let rows: Vec<serde_json::Value> = diff
-            .rows
-            .iter()
-            .map(|r| {
-                let mut m = serde_json::Map::new();
-                m.insert("name".into(), json!(r.name));
-                m.insert("url".into(), json!(r.url));
-                m.insert("line".into(), json!(r.line));
-                m.insert("column".into(), json!(r.column));
-                for (field, w) in [
-                    ("before_self", r.before_self),
-                    ("after_self", r.after_self),
-                    ("delta_self", r.delta_self()),
-                    ("before_total", r.before_total),
-                    ("after_total", r.after_total),
-                    ("delta_total", r.delta_total()),
-                ] {
-                    m.insert(format!("{field}_{unit}"), json!(val(w)));
-                }
-                m.insert("delta_total_percent".into(), json!(r.delta_total_percent()));
-                serde_json::Value::Object(m)
-            })
-            .collect();
+        let mut compared = jsprof_document::diff::diff(
+            &jsprof_document::diff::Side {
+                name: &before_name,
+                view: &wb,
+            },
+            &jsprof_document::diff::Side {
+                name: &after_name,
+                view: &wa,
+            },
+            options,
+        )?;
         let mut svg = Vec::new();
         let fg = jsprof_analysis::FlameGraphOptions {
             title: "Differential flame graph".to_string(),
@@ -558,21 +504,17 @@ async fn cpu_diff(
             )),
             ..Default::default()
         };
-        jsprof_analysis::write_diff_flame_graph_svg(&mut svg, pb, pa, key, normalize, &fg)
-            .map_err(|e| ApiError::internal(e.to_string()))?;
-        Ok(json_ok(&json!({
-            "unit": unit,
-            "before": before_name,
-            "after": after_name,
-            "before_total": val(diff.before_total),
-            "after_total": val(diff.after_total),
-            "scale": diff.scale,
-            "noise_floor": val(diff.noise_floor),
-            "hidden": diff.hidden,
-            "hidden_delta_self": val(diff.hidden_delta_self),
-            "functions": rows,
-            "svg": String::from_utf8_lossy(&svg),
-        })))
+        jsprof_analysis::write_diff_flame_graph_svg(
+            &mut svg,
+            (&*wb.profile, wb.thread()),
+            (&*wa.profile, wa.thread()),
+            key,
+            normalize,
+            &fg,
+        )
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+        compared.report.svg = Some(String::from_utf8_lossy(&svg).into_owned());
+        Ok(json_ok(&compared.report))
     })
     .await
 }

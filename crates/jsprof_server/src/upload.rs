@@ -105,10 +105,10 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
             .map_err(|e| ApiError::internal(e.to_string()))??
     };
     let (kind, format_name, ext, view) = match format {
-        Format::CpuProfile => ("cpu", "cpuprofile", "cpuprofile", View::Timelines),
-        Format::SelfProfile => ("cpu", "selfprofile", "jsprofile.json", View::Timelines),
-        Format::Trace => ("trace", "trace", "trace.json", View::Timelines),
-        Format::HeapProfile => ("heap-sampling", "heapprofile", "heapprofile", View::Profile),
+        Format::CpuProfile => ("cpu", "cpuprofile", "cpuprofile", View::Cpu),
+        Format::SelfProfile => ("cpu", "selfprofile", "jsprofile.json", View::Cpu),
+        Format::Trace => ("trace", "trace", "trace.json", View::Cpu),
+        Format::HeapProfile => ("heap-sampling", "heapprofile", "heapprofile", View::Cpu),
         Format::HeapSnapshot => (
             "heap-snapshot",
             "heapsnapshot",
@@ -150,9 +150,11 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
     // Post-processing: the file must load; its timelines are listed in the session.
     match state.load(&row, &artifact, view).await {
         Ok(loaded) => {
-            if let crate::cache::Loaded::Timelines(t) = &*loaded {
-                row.timelines = timelines_of(t);
-                row.timeline_artifact = Some(1);
+            if let crate::cache::Loaded::Cpu(t) = &*loaded {
+                if !t.timelines().is_empty() {
+                    row.timelines = timelines_of(t);
+                    row.timeline_artifact = Some(1);
+                }
             }
         }
         Err(e) => {

@@ -37,8 +37,9 @@ use jsprof_profile::{Format, WeightUnit};
 use serde::{Deserialize, Serialize};
 
 use crate::cmd::top::warnings_json;
-use crate::load::{detect_format, load_profile};
+use crate::load::{detect_format, load_cpu};
 use crate::output::{self, Align, JsonWarning, Table};
+use jsprof_document::load::{Pipeline, ViewSpec};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -331,10 +332,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
 type Outcome = (&'static str, Vec<JsonWarning>, Vec<CheckJson>);
 
 fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
-    let loaded = load_profile(&args.file)?;
-    let profile = &loaded.profile;
-    let thread =
-        &profile.threads[crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?];
+    let loaded = load_cpu(&args.file, &Pipeline::default())?;
+    // The functions' numbers are `jsprof top`'s: a trace thread's entries, as DevTools shows them.
+    let weighted = loaded.weighted(&ViewSpec {
+        thread: args.thread.clone(),
+        ..ViewSpec::default()
+    })?;
+    let profile = &*weighted.profile;
+    let thread = weighted.thread();
     if thread.weight_unit() == WeightUnit::Bytes {
         bail!(
             "{}: a heap profile weighs bytes; budgets take CPU profiles, traces and heap snapshots",

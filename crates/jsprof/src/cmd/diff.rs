@@ -4,15 +4,14 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Result};
-use jsprof_analysis::{diff_profiles, DiffKey, DiffOptions, DiffRow, TimeRange};
-use jsprof_profile::{Profile, WeightUnit};
-use serde_json::{json, Map, Value};
+use anyhow::Result;
+use jsprof_analysis::{DiffKey, DiffOptions, DiffRow};
+use jsprof_document::load::{CpuInput, ViewSpec, Weighted};
+use jsprof_profile::WeightUnit;
 
-use crate::load::load_profile;
+use crate::load::load_cpu;
 use crate::output::{self, Align, Table};
-use crate::range_arg;
-use crate::transform_args::TransformArgs;
+use crate::transform_args::{TransformArgs, ViewArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,13 +39,10 @@ pub struct Args {
 /// The window, thread and filters applied to both inputs of a comparison.
 #[derive(clap::Args, Clone, Default)]
 pub struct CompareArgs {
-    /// Only START..END (ms from each profile's start; either side may be empty), clipped.
-    #[arg(long, value_name = "START..END", value_parser = range_arg::parse, allow_hyphen_values = true)]
-    pub range: Option<TimeRange>,
-    /// For inputs with several threads: the thread (a timeline_id, a tid or a unique name).
-    /// Inputs with one thread use it whatever this says.
-    #[arg(long)]
-    pub thread: Option<String>,
+    /// The thread (inputs with one thread use it whatever `--thread` says), the range (ms from
+    /// each input's start) and, for traces, entries or `--samples`.
+    #[command(flatten)]
+    pub view: ViewArgs,
     #[command(flatten)]
     pub transform: TransformArgs,
 }
@@ -66,51 +62,39 @@ impl KeyArg {
             KeyArg::Function => DiffKey::Function,
         }
     }
-
-    fn as_str(self) -> &'static str {
-        match self {
-            KeyArg::NameUrl => "name-url",
-            KeyArg::Function => "function",
-        }
-    }
 }
 
-/// One side of a comparison: loaded, clipped, filtered, with its thread chosen.
+/// One side of a comparison: read through the pipeline, with its view (thread, range) chosen.
 pub struct Side {
     pub name: String,
-    pub profile: Profile,
-    pub thread: usize,
+    pub input: CpuInput,
+    spec: ViewSpec,
 }
 
 impl CompareArgs {
     pub fn load(&self, path: &Path) -> Result<Side> {
-        let loaded = load_profile(path)?;
-        let profile = range_arg::apply(&loaded.name, loaded.profile, self.range)?;
-        let profile = self.transform.apply(&loaded.name, profile)?;
-        let spec = if profile.threads.len() > 1 {
-            self.thread.as_deref()
+        let input = load_cpu(path, &self.transform.pipeline())?;
+        let mut spec = self.view.spec();
+        let threads = if input.is_trace() && !spec.samples {
+            input.timelines().len()
         } else {
-            None
+            input.profile().threads.len()
         };
-        let thread = range_arg::thread(&loaded.name, &profile, spec)?;
+        // Inputs with one thread use it whatever `--thread` says.
+        if threads <= 1 {
+            spec.thread = None;
+        }
         Ok(Side {
-            name: loaded.name,
-            profile,
-            thread,
+            name: input.name.clone(),
+            input,
+            spec,
         })
     }
 }
 
 impl Side {
-    pub fn pair(&self) -> (&Profile, &jsprof_profile::Thread) {
-        (&self.profile, &self.profile.threads[self.thread])
-    }
-
-    fn warnings(&self) -> impl Iterator<Item = Value> + '_ {
-        self.profile
-            .warnings
-            .iter()
-            .map(move |w| json!({"at": w.at, "message": format!("{}: {}", self.name, w.message)}))
+    pub fn weighted(&self) -> Result<Weighted<'_>> {
+        Ok(self.input.weighted(&self.spec)?)
     }
 }
 
@@ -121,69 +105,31 @@ pub fn run(args: Args) -> Result<ExitCode> {
         key: args.key.key(),
         normalize: args.normalize,
     };
-    let diff = diff_profiles(before.pair(), after.pair(), options)
-        .map_err(|e| anyhow!("{} and {}: {e}", before.name, after.name))?;
-    let bytes = before.pair().1.weight_unit() == WeightUnit::Bytes;
-    let unit = if bytes { "bytes" } else { "ms" };
-    let val = |w: f64| -> Value {
-        if bytes {
-            json!(w.round() as i64)
-        } else {
-            json!(w / 1e6)
-        }
-    };
-    let mut rows = diff.rows.clone();
-    if args.limit > 0 && !args.json {
-        rows.truncate(args.limit);
-    }
+    let (wb, wa) = (before.weighted()?, after.weighted()?);
+    let compared = jsprof_document::diff::diff(
+        &jsprof_document::diff::Side {
+            name: &before.name,
+            view: &wb,
+        },
+        &jsprof_document::diff::Side {
+            name: &after.name,
+            view: &wa,
+        },
+        options,
+    )?;
     if args.json {
-        let functions: Vec<Value> = diff
-            .rows
-            .iter()
-            .map(|r| {
-                let mut m = Map::new();
-                m.insert("name".into(), json!(r.name));
-                m.insert("url".into(), json!(r.url));
-                m.insert("line".into(), json!(r.line));
-                m.insert("column".into(), json!(r.column));
-                for (field, w) in [
-                    ("before_self", r.before_self),
-                    ("after_self", r.after_self),
-                    ("delta_self", r.delta_self()),
-                    ("before_total", r.before_total),
-                    ("after_total", r.after_total),
-                    ("delta_total", r.delta_total()),
-                ] {
-                    m.insert(format!("{field}_{unit}"), val(w));
-                }
-                m.insert("delta_total_percent".into(), json!(r.delta_total_percent()));
-                Value::Object(m)
-            })
-            .collect();
-        let mut m = Map::new();
-        m.insert("kind".into(), json!(before.profile.kind.as_str()));
-        m.insert("after_kind".into(), json!(after.profile.kind.as_str()));
-        m.insert(
-            "warnings".into(),
-            Value::Array(before.warnings().chain(after.warnings()).collect()),
-        );
-        m.insert("key".into(), json!(args.key.as_str()));
-        m.insert("normalized".into(), json!(args.normalize));
-        m.insert("scale".into(), json!(diff.scale));
-        m.insert(format!("before_total_{unit}"), val(diff.before_total));
-        m.insert(format!("after_total_{unit}"), val(diff.after_total));
-        m.insert(format!("noise_floor_{unit}"), val(diff.noise_floor));
-        m.insert(
-            "below_noise_floor".into(),
-            json!({"count": diff.hidden, format!("delta_self_{unit}"): val(diff.hidden_delta_self)}),
-        );
-        m.insert("functions".into(), Value::Array(functions));
-        output::print_json(&Value::Object(m))?;
+        output::print_json(&compared.report)?;
         return Ok(ExitCode::SUCCESS);
     }
-    for side in [&before, &after] {
+    let diff = compared.diff;
+    let bytes = wb.thread().weight_unit() == WeightUnit::Bytes;
+    let mut rows = diff.rows.clone();
+    if args.limit > 0 {
+        rows.truncate(args.limit);
+    }
+    for (name, side) in [(&before.name, &wb), (&after.name, &wa)] {
         output::print_warnings(
-            &side.name,
+            name,
             side.profile
                 .warnings
                 .iter()

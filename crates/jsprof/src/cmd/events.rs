@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 use jsprof_analysis::{EventData, EventQuery, EventType, Mode};
 
+use crate::load::load_cpu;
 use crate::output::{self, Align, Table};
-use crate::timeline_load::{load_timelines_with, parse_window};
+use jsprof_document::events::parse_window;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -52,7 +53,7 @@ fn ms(ns: i64) -> f64 {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_timelines_with(&args.file, |name, p| args.transform.apply(name, p))?;
+    let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
     let timeline = loaded.select(args.thread.as_deref())?;
     let (start, end) = args.range.unwrap_or((None, None));
     let query = EventQuery {
@@ -64,7 +65,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         types: args.types.clone(),
     };
     let answer = jsprof_document::events::answer(&loaded, timeline, &query)?;
-    let profile = &loaded.profile;
+    let profile = loaded.profile();
     if args.json {
         output::print_json(&jsprof_document::events::report_of(
             &loaded, timeline, &query, &answer,

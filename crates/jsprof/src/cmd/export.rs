@@ -9,9 +9,10 @@ use anyhow::{Context, Result};
 use jsprof_analysis::TimeRange;
 use jsprof_profile::export::{cpuprofile_writer, d3, folded, pprof, speedscope};
 
-use crate::load::load_profile;
+use crate::load::load_cpu;
 use crate::output;
 use crate::range_arg;
+use jsprof_document::load::ViewSpec;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -63,11 +64,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.format == Format::ChromeTrace {
         return run_chrome_trace(&args);
     }
-    let loaded = load_profile(&args.file)?;
-    let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
-    let profile = args.transform.apply(&loaded.name, profile)?;
-    let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
-    let thread = &profile.threads[index];
+    let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
+    // Exports carry the samples (a trace's too): what the other tools read.
+    let weighted = loaded.weighted(&ViewSpec {
+        thread: args.thread.clone(),
+        range: args.range,
+        samples: true,
+    })?;
+    let (profile, index) = (&*weighted.profile, weighted.thread);
+    let thread = weighted.thread();
     output::print_warnings(
         &loaded.name,
         profile
@@ -77,8 +82,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     );
     let mut out = create_output(&args.output)?;
     let written = match args.format {
-        Format::Folded => folded::write_folded(&mut out, &profile, thread),
-        Format::Cpuprofile => cpuprofile_writer::write_cpuprofile(&mut out, &profile, thread),
+        Format::Folded => folded::write_folded(&mut out, profile, thread),
+        Format::Cpuprofile => cpuprofile_writer::write_cpuprofile(&mut out, profile, thread),
         Format::Speedscope => {
             // speedscope holds several profiles: every thread unless one was asked for.
             let (threads, active): (Vec<_>, usize) = if args.thread.is_some() {
@@ -86,10 +91,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
             } else {
                 (profile.threads.iter().collect(), index)
             };
-            speedscope::write_speedscope(&mut out, &profile, &threads, active, &loaded.name)
+            speedscope::write_speedscope(&mut out, profile, &threads, active, &loaded.name)
         }
-        Format::Pprof => pprof::write_pprof(&mut out, &profile, thread),
-        Format::D3 => d3::write_d3(&mut out, &profile, thread),
+        Format::Pprof => pprof::write_pprof(&mut out, profile, thread),
+        Format::D3 => d3::write_d3(&mut out, profile, thread),
         Format::ChromeTrace => unreachable!("handled by run_chrome_trace"),
     };
     written
@@ -105,9 +110,7 @@ fn run_chrome_trace(args: &Args) -> Result<ExitCode> {
             "--range is not supported with --format chrome-trace (it exports whole timelines)"
         );
     }
-    let loaded = crate::timeline_load::load_timelines_with(&args.file, |name, p| {
-        args.transform.apply(name, p)
-    })?;
+    let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
     output::print_warnings(
         &loaded.name,
         loaded
@@ -117,10 +120,10 @@ fn run_chrome_trace(args: &Args) -> Result<ExitCode> {
     );
     let timelines: Vec<&jsprof_analysis::Timeline> = match args.thread.as_deref() {
         Some(spec) => vec![loaded.select(Some(spec))?],
-        None => loaded.timelines.iter().collect(),
+        None => loaded.timelines().iter().collect(),
     };
     let mut out = create_output(&args.output)?;
-    jsprof_analysis::write_chrome_trace(&loaded.profile, &timelines, &mut out)
+    jsprof_analysis::write_chrome_trace(loaded.profile(), &timelines, &mut out)
         .and_then(|()| out.flush())
         .with_context(|| format!("writing {}", args.output.display()))?;
     Ok(ExitCode::SUCCESS)

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use jsprof_analysis::{write_flame_chart_svg, FlameChartOptions};
 
+use crate::load::load_cpu;
 use crate::output;
-use crate::timeline_load::{load_timelines_with, parse_window};
+use jsprof_document::events::parse_window;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,7 +34,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_timelines_with(&args.file, |name, p| args.transform.apply(name, p))?;
+    let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
     let timeline = loaded.select(args.thread.as_deref())?;
     output::print_warnings(
         &loaded.name,
@@ -58,13 +59,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.output.as_os_str() == "-" {
         let stdout = std::io::stdout();
         let mut out = BufWriter::new(stdout.lock());
-        write_flame_chart_svg(&loaded.profile, timeline, &options, &mut out)?;
+        write_flame_chart_svg(loaded.profile(), timeline, &options, &mut out)?;
         out.flush()?;
     } else {
         let file = File::create(&args.output)
             .with_context(|| format!("{}: cannot create", args.output.display()))?;
         let mut out = BufWriter::new(file);
-        write_flame_chart_svg(&loaded.profile, timeline, &options, &mut out)?;
+        write_flame_chart_svg(loaded.profile(), timeline, &options, &mut out)?;
         out.flush()?;
     }
     Ok(ExitCode::SUCCESS)

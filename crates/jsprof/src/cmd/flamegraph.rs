@@ -6,14 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use jsprof_analysis::{
-    write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions, TimeRange,
-};
+use jsprof_analysis::{write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions};
 use jsprof_profile::WeightUnit;
 
 use crate::cmd::diff::CompareArgs;
 use crate::cmd::export::create_output;
-use crate::load::load_profile;
+use crate::load::load_cpu;
 use crate::output;
 use crate::range_arg;
 
@@ -35,12 +33,8 @@ pub struct Args {
     /// Where to write the SVG; `-` for stdout.
     #[arg(short, long)]
     pub output: PathBuf,
-    /// Only the time window START..END in ms from the profile's start (either side may be empty).
-    #[arg(long, value_parser = range_arg::parse, allow_hyphen_values = true)]
-    pub range: Option<TimeRange>,
-    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
-    #[arg(long)]
-    pub thread: Option<String>,
+    #[command(flatten)]
+    pub view: crate::transform_args::ViewArgs,
     /// The graph's title.
     #[arg(long)]
     pub title: Option<String>,
@@ -59,11 +53,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .file
         .as_deref()
         .ok_or_else(|| anyhow::anyhow!("give FILE, or --diff BEFORE AFTER"))?;
-    let loaded = load_profile(file)?;
-    let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
-    let profile = args.transform.apply(&loaded.name, profile)?;
-    let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
-    let thread = &profile.threads[index];
+    let loaded = load_cpu(file, &args.transform.pipeline())?;
+    let weighted = loaded.weighted(&args.view.spec())?;
+    let profile = &*weighted.profile;
+    let thread = weighted.thread();
     output::print_warnings(
         &loaded.name,
         profile
@@ -78,9 +71,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         output::fmt_ms((thread.end_time() - thread.start_time()) as f64 / 1e6)
     };
     let mut subtitle = format!("{} — {}, {total}", loaded.name, profile.kind.as_str());
-    for part in [range_arg::describe(args.range), args.transform.describe()]
-        .into_iter()
-        .flatten()
+    for part in [
+        range_arg::describe(args.view.range),
+        args.transform.describe(),
+    ]
+    .into_iter()
+    .flatten()
     {
         subtitle.push_str(", ");
         subtitle.push_str(&part);
@@ -98,7 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ..Default::default()
     };
     let mut out = create_output(&args.output)?;
-    write_flame_graph_svg(&mut out, &profile, thread, &options)
+    write_flame_graph_svg(&mut out, profile, thread, &options)
         .with_context(|| format!("writing {}", args.output.display()))?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -107,23 +103,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// `--diff BEFORE AFTER`: the differential flame graph.
 fn run_diff(args: &Args, before: &Path, after: &Path) -> Result<ExitCode> {
     let compare = CompareArgs {
-        range: args.range,
-        thread: args.thread.clone(),
+        view: args.view.clone(),
         transform: args.transform.clone(),
     };
     let before = compare.load(before)?;
     let after = compare.load(after)?;
-    for side in [&before, &after] {
+    let (wb, wa) = (before.weighted()?, after.weighted()?);
+    for (name, side) in [(&before.name, &wb), (&after.name, &wa)] {
         output::print_warnings(
-            &side.name,
+            name,
             side.profile
                 .warnings
                 .iter()
                 .map(|w| (w.at.as_str(), w.message.as_str())),
         );
     }
-    let unit = |s: &crate::cmd::diff::Side| s.pair().1.weight_unit() == WeightUnit::Bytes;
-    if unit(&before) != unit(&after) {
+    let unit = |w: &jsprof_document::load::Weighted| w.thread().weight_unit() == WeightUnit::Bytes;
+    if unit(&wb) != unit(&wa) {
         anyhow::bail!(
             "{} and {}: cannot compare a profile over time with one that weighs bytes",
             before.name,
@@ -136,9 +132,12 @@ fn run_diff(args: &Args, before: &Path, after: &Path) -> Result<ExitCode> {
         after.name,
         if args.normalize { " (normalized)" } else { "" }
     );
-    for part in [range_arg::describe(args.range), args.transform.describe()]
-        .into_iter()
-        .flatten()
+    for part in [
+        range_arg::describe(args.view.range),
+        args.transform.describe(),
+    ]
+    .into_iter()
+    .flatten()
     {
         subtitle.push_str(", ");
         subtitle.push_str(&part);
@@ -155,8 +154,8 @@ fn run_diff(args: &Args, before: &Path, after: &Path) -> Result<ExitCode> {
     let mut out = create_output(&args.output)?;
     write_diff_flame_graph_svg(
         &mut out,
-        before.pair(),
-        after.pair(),
+        (&*wb.profile, wb.thread()),
+        (&*wa.profile, wa.thread()),
         args.key.key(),
         args.normalize,
         &options,

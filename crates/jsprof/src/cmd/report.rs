@@ -61,9 +61,7 @@ fn cpu_data(
     max_events: usize,
     transform: &TransformArgs,
 ) -> Result<Value> {
-    let parsed = jsprof_document::load::parse_timelines(name, text)?
-        .map_profile(|p| transform.apply(name, p))?;
-    let loaded = jsprof_document::load::build_timelines(name.to_string(), parsed);
+    let loaded = jsprof_document::load::read_cpu(name.to_string(), text, &transform.pipeline())?;
     let timeline = loaded.select(thread)?;
     output::print_warnings(
         &loaded.name,
@@ -79,52 +77,55 @@ fn cpu_data(
         max_events,
     };
     let chart = ui_data::chart(
-        &loaded.profile,
-        &loaded.timelines,
+        loaded.profile(),
+        loaded.timelines(),
         timeline,
         window(max_events),
     );
     // One track per thread: the other threads with events share the same budget, in
     // proportion to their events (at least 1 000 each).
     let others: Vec<_> = loaded
-        .timelines
+        .timelines()
         .iter()
         .filter(|t| t.id != timeline.id && !t.events.is_empty())
         .collect();
-    let all_events: usize = loaded.timelines.iter().map(|t| t.events.len()).sum();
+    let all_events: usize = loaded.timelines().iter().map(|t| t.events.len()).sum();
     let mut charts = Vec::new();
     for t in &others {
         let share = (max_events as f64 * t.events.len() as f64 / all_events.max(1) as f64) as usize;
         charts.push(ui_data::chart(
-            &loaded.profile,
-            &loaded.timelines,
+            loaded.profile(),
+            loaded.timelines(),
             t,
             window(share.max(1000).min(max_events)),
         ));
     }
-    // A trace's trees are made of its calls, as in DevTools' Performance panel.
-    let profile = if loaded.profile.kind == jsprof_profile::ProfileKind::Trace {
-        Some(ui_data::profile_doc_from_calls(
-            &loaded.profile,
-            timeline,
-            None,
-            TreeLimits::default(),
-        ))
-    } else {
-        timeline
-            .profile_thread
-            .map(|t| ui_data::profile_doc(&loaded.profile, t, None, TreeLimits::default()))
-    };
+    // The trees of the same weighted view as `jsprof top`/`tree` (a trace's entries, as in
+    // DevTools' Performance panel).
+    let weighted = loaded.weighted(&jsprof_document::load::ViewSpec {
+        thread: Some(timeline.id.to_string()),
+        ..Default::default()
+    })?;
+    let profile = Some(ui_data::profile_doc(
+        &weighted.profile,
+        weighted.thread,
+        None,
+        TreeLimits::default(),
+    ));
     let subtitle = format!(
         "{} · {}{} · {:.1} ms{}",
-        loaded.profile.kind.as_str(),
+        loaded.profile().kind.as_str(),
         if timeline.name.is_empty() {
             "main"
         } else {
             &timeline.name
         },
-        if loaded.timelines.len() > 1 {
-            format!(" (timeline {} of {})", timeline.id, loaded.timelines.len())
+        if loaded.timelines().len() > 1 {
+            format!(
+                " (timeline {} of {})",
+                timeline.id,
+                loaded.timelines().len()
+            )
         } else {
             String::new()
         },
@@ -150,7 +151,8 @@ fn filters_note(transform: &TransformArgs) -> String {
 }
 
 fn heap_profile_data(name: &str, text: input::Text, transform: &TransformArgs) -> Result<Value> {
-    let profile = transform.apply(name, jsprof_document::load::profile(name, text)?)?;
+    let loaded = jsprof_document::load::read_cpu(name.to_string(), text, &transform.pipeline())?;
+    let profile = loaded.profile();
     output::print_warnings(
         name,
         profile
@@ -158,7 +160,7 @@ fn heap_profile_data(name: &str, text: input::Text, transform: &TransformArgs) -
             .iter()
             .map(|w| (w.at.as_str(), w.message.as_str())),
     );
-    let doc = ui_data::profile_doc(&profile, 0, None, TreeLimits::default());
+    let doc = ui_data::profile_doc(profile, 0, None, TreeLimits::default());
     Ok(json!({
         "mode": "report",
         "name": name,

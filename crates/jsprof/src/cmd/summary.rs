@@ -12,8 +12,9 @@ use serde::Serialize;
 use crate::cmd::top::{
     function_json, sorted_rows, warnings_json, write_table, By, FunctionJson, NS_PER_MS,
 };
-use crate::load::{detect_format, load_profile};
+use crate::load::{detect_format, load_cpu};
 use crate::output::{self, JsonWarning};
+use jsprof_document::load::{Pipeline, ViewSpec};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -78,10 +79,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
             },
         ));
     }
-    let loaded = load_profile(&args.file)?;
-    let profile = &loaded.profile;
-    let thread =
-        &profile.threads[crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?];
+    let loaded = load_cpu(&args.file, &Pipeline::default())?;
+    // The summary is of the samples (interval, idle/program/GC shares), a trace's included.
+    let weighted = loaded.weighted(&ViewSpec {
+        thread: args.thread.clone(),
+        samples: true,
+        ..ViewSpec::default()
+    })?;
+    let profile = &*weighted.profile;
+    let thread = weighted.thread();
     let table = function_table(profile, thread);
     let summary = summarize(profile, thread, &table);
     let unit = thread.weight_unit();

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::load::load_cpu;
 use crate::output::{self, Align, JsonWarning, Table};
-use crate::timeline_load::load_timelines;
+use jsprof_document::load::Pipeline;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,9 +39,9 @@ struct ThreadsJson<'a> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_timelines(&args.file)?;
+    let loaded = load_cpu(&args.file, &Pipeline::default())?;
     let rows: Vec<ThreadJson> = loaded
-        .timelines
+        .timelines()
         .iter()
         .map(|t| ThreadJson {
             timeline_id: t.id,
@@ -53,7 +54,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .collect();
     if args.json {
         output::print_json(&ThreadsJson {
-            kind: loaded.profile.kind.as_str(),
+            kind: loaded.profile().kind.as_str(),
             warnings: json_warnings(loaded.warnings()),
             timelines: rows,
         })?;

@@ -8,7 +8,7 @@ use anyhow::Result;
 use jsprof_analysis::FunctionRow;
 use jsprof_profile::{Profile, WeightUnit};
 
-use crate::load::load_profile;
+use crate::load::load_cpu;
 use crate::output::{self, Align, JsonWarning, Table};
 
 #[derive(clap::Args)]
@@ -21,13 +21,8 @@ pub struct Args {
     /// How many functions to list; 0 lists all.
     #[arg(long, default_value_t = 25)]
     pub limit: usize,
-    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
-    #[arg(long)]
-    pub thread: Option<String>,
-    /// Only time within START..END (ms from the profile's start; either side may be empty),
-    /// clipped as DevTools' range selection does.
-    #[arg(long, value_name = "START..END", value_parser = crate::range_arg::parse, allow_hyphen_values = true)]
-    pub range: Option<jsprof_analysis::TimeRange>,
+    #[command(flatten)]
+    pub view: crate::transform_args::ViewArgs,
     #[command(flatten)]
     pub transform: crate::transform_args::TransformArgs,
     /// Print JSON instead of a table.
@@ -65,13 +60,12 @@ pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_profile(&args.file)?;
-    let profile = crate::range_arg::apply(&loaded.name, loaded.profile, args.range)?;
-    let profile = &args.transform.apply(&loaded.name, profile)?;
-    let thread = crate::range_arg::thread(&loaded.name, profile, args.thread.as_deref())?;
-    let view = jsprof_document::top::view(profile, thread, args.by.into(), args.limit);
+    let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
+    let weighted = loaded.weighted(&args.view.spec())?;
+    let profile = &*weighted.profile;
+    let view = jsprof_document::top::view(&weighted, args.by.into(), args.limit);
     if args.json {
-        output::print_json(&jsprof_document::top::report(profile, &view))?;
+        output::print_json(&jsprof_document::top::report(&weighted, &view))?;
         return Ok(ExitCode::SUCCESS);
     }
     let (unit, total, rows) = (view.unit, view.total, view.rows);

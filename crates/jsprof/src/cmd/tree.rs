@@ -5,14 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_analysis::TimeRange;
-use jsprof_profile::{Profile, WeightUnit};
 use jsprof_document::tree::{TreeOptions, TreeView};
+use jsprof_profile::{Profile, WeightUnit};
 
 use crate::cmd::top::NS_PER_MS;
-use crate::load::load_profile;
+use crate::load::load_cpu;
 use crate::output::{self, Align, Table};
-use crate::range_arg;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,13 +25,8 @@ pub struct Args {
     /// Hide nodes whose total is under this percentage of the profile (and what is beneath them).
     #[arg(long, default_value_t = 0.0)]
     pub min_percent: f64,
-    /// Only the time window START..END in ms from the profile's start (either side may be empty);
-    /// samples straddling an edge count with the part inside.
-    #[arg(long, value_parser = range_arg::parse, allow_hyphen_values = true)]
-    pub range: Option<TimeRange>,
-    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
-    #[arg(long)]
-    pub thread: Option<String>,
+    #[command(flatten)]
+    pub view: crate::transform_args::ViewArgs,
     #[command(flatten)]
     pub transform: crate::transform_args::TransformArgs,
     /// Print JSON instead of a table.
@@ -42,18 +35,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_profile(&args.file)?;
-    let profile = range_arg::apply(&loaded.name, loaded.profile, args.range)?;
-    let profile = args.transform.apply(&loaded.name, profile)?;
-    let index = range_arg::thread(&loaded.name, &profile, args.thread.as_deref())?;
+    let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
+    let weighted = loaded.weighted(&args.view.spec())?;
+    let profile = &*weighted.profile;
     let options = TreeOptions {
         bottom_up: args.bottom_up,
         max_depth: args.max_depth,
         min_percent: args.min_percent,
     };
-    let view = jsprof_document::tree::view(&profile, index, options);
+    let view = jsprof_document::tree::view(&weighted, options);
     if args.json {
-        output::print_json(&jsprof_document::tree::report(&profile, &view))?;
+        output::print_json(&jsprof_document::tree::report(&weighted, &view))?;
         return Ok(ExitCode::SUCCESS);
     }
     output::print_warnings(
@@ -65,7 +57,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     );
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    write_table(&mut out, &profile, &view)?;
+    write_table(&mut out, profile, &view)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

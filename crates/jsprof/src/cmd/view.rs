@@ -8,10 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use jsprof_server::{Config, ServeError, Server};
-use regex::Regex;
 
 use super::serve::{open_browser, shutdown_signal};
-use crate::transform_args::parse_regex;
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
@@ -29,60 +27,17 @@ pub struct Args {
     /// The loopback port (default: a free one).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
-    /// Open with the filter bar's Focus set: only stacks through a function whose name or URL
-    /// matches RE (the bar changes it later).
-    #[arg(long, value_name = "RE", value_parser = parse_regex)]
-    pub focus: Option<Regex>,
-    /// Open with Exclude set: frames matching RE are charged to their caller.
-    #[arg(long, value_name = "RE", value_parser = parse_regex)]
-    pub exclude: Option<Regex>,
-    /// Open with Hide idle set.
-    #[arg(long)]
-    pub hide_idle: bool,
-    /// Open with Collapse packages set.
-    #[arg(long)]
-    pub collapse_packages: bool,
-    /// Open with Collapse recursion set.
-    #[arg(long)]
-    pub collapse_recursion: bool,
-}
-
-/// Percent-encodes all but unreserved characters (RFC 3986), for the URL's fragment.
-fn encode(text: &str) -> String {
-    let mut out = String::new();
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    /// The filter bar's settings the page opens with (the bar changes them later).
+    #[command(flatten)]
+    pub filters: jsprof_document::filters::FilterSpec,
 }
 
 impl Args {
     /// The filters as the page reads them from its address (`#focus=…&hide_idle=1`), or "".
     fn fragment(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(re) = &self.focus {
-            parts.push(format!("focus={}", encode(re.as_str())));
-        }
-        if let Some(re) = &self.exclude {
-            parts.push(format!("exclude={}", encode(re.as_str())));
-        }
-        for (on, name) in [
-            (self.hide_idle, "hide_idle"),
-            (self.collapse_packages, "collapse_packages"),
-            (self.collapse_recursion, "collapse_recursion"),
-        ] {
-            if on {
-                parts.push(format!("{name}=1"));
-            }
-        }
-        if parts.is_empty() {
-            String::new()
-        } else {
-            format!("#{}", parts.join("&"))
+        match self.filters.to_query() {
+            q if q.is_empty() => q,
+            q => format!("#{q}"),
         }
     }
 }
@@ -115,6 +70,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let config = Config {
         addr: std::net::SocketAddr::from(([127, 0, 0, 1], args.port)),
         data_dir: dir,
+        // The files are the user's own: their scripts' source maps are found as the CLI finds them.
+        discover_maps_for_imports: true,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

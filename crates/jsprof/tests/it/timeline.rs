@@ -530,3 +530,107 @@ fn flame_chart_svg_is_time_ordered_and_nested() {
         );
     }
 }
+
+/// `jsprof top` and `jsprof tree --bottom-up` on a trace are DevTools' Performance-panel
+/// Bottom-up: every row of the trace engine's `BottomUpRootNode` (JS functions and native entries
+/// such as `Paint` or `RunTask`), for every thread it lists, within 0.01 ms; and nothing else
+/// weighs anything.
+#[test]
+fn trace_top_and_tree_are_the_performance_panels_bottom_up() {
+    type Key = (String, String, i64, i64);
+    let key_of_oracle = |r: &Value| -> Key {
+        let pos = |v: &Value| v.as_i64().filter(|&p| p >= 0).unwrap_or(-1);
+        (
+            r["name"].as_str().unwrap().to_string(),
+            r["url"].as_str().unwrap_or("").to_string(),
+            pos(&r["line"]),
+            pos(&r["column"]),
+        )
+    };
+    let key_of_ours = |r: &Value| -> Key {
+        let pos = |v: &Value| v.as_i64().map_or(-1, |p| p - 1);
+        (
+            r["name"].as_str().unwrap().to_string(),
+            r["url"].as_str().unwrap().to_string(),
+            pos(&r["line"]),
+            pos(&r["column"]),
+        )
+    };
+    let mut checked_rows = 0;
+    for &(rel, golden_stem) in TRACES {
+        let file = path(&format!("{rel}.gz"));
+        let oracle = golden(&fixtures().join(format!("{golden_stem}.devtools.json.gz")));
+        let ids = timeline_ids(&file);
+        for thread in oracle["threads"].as_array().unwrap() {
+            let key = (
+                thread["pid"].as_u64().unwrap(),
+                thread["tid"].as_u64().unwrap(),
+            );
+            let id = &ids[&key];
+            let top = jsprof_json(&["top", &file, "--thread", id, "--limit", "0", "--json"]);
+            assert_eq!(top["source"], "trace-entries", "{rel} {key:?}");
+            let tree = jsprof_json(&[
+                "tree",
+                &file,
+                "--thread",
+                id,
+                "--bottom-up",
+                "--max-depth",
+                "1",
+                "--json",
+            ]);
+            for (what, rows) in [("top", &top["functions"]), ("tree", &tree["nodes"])] {
+                let mut ours: HashMap<Key, (f64, f64)> = HashMap::new();
+                for r in rows.as_array().unwrap() {
+                    let prev = ours.insert(key_of_ours(r), (f(&r["self_ms"]), f(&r["total_ms"])));
+                    assert!(prev.is_none(), "{rel} {key:?} {what}: {r} twice");
+                }
+                for r in thread["bottom_up"].as_array().unwrap() {
+                    let k = key_of_oracle(r);
+                    let (s, t) = ours
+                        .remove(&k)
+                        .unwrap_or_else(|| panic!("{rel} {key:?} {what}: no row for {k:?}"));
+                    assert!(
+                        (s - f(&r["self_ms"])).abs() < 0.01 && (t - f(&r["total_ms"])).abs() < 0.01,
+                        "{rel} {key:?} {what} {k:?}: self/total {s}/{t} vs DevTools {}/{}",
+                        r["self_ms"],
+                        r["total_ms"]
+                    );
+                    checked_rows += 1;
+                }
+                // DevTools' Bottom-up roots are the entries with self time; ours also lists
+                // functions that only call others (self 0), as `top` does for a .cpuprofile.
+                for (k, (s, t)) in ours {
+                    assert!(
+                        s.abs() < 0.01,
+                        "{rel} {key:?} {what}: {k:?} ({s}/{t}) is not in DevTools' Bottom-up"
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked_rows > 500, "{checked_rows} rows checked");
+}
+
+/// `--samples` keeps the sample-based view of a trace's embedded CPU profile reachable, named as
+/// such; by default the entries are weighed.
+#[test]
+fn trace_samples_view_is_the_cpu_profile() {
+    let file = path("trace/page.trace.json.gz");
+    let entries = jsprof_json(&["top", &file, "--limit", "0", "--json"]);
+    let samples = jsprof_json(&["top", &file, "--samples", "--limit", "0", "--json"]);
+    assert_eq!(entries["source"], "trace-entries");
+    assert!(samples.get("source").is_none(), "{}", samples["source"]);
+    let names = |v: &Value| -> Vec<String> {
+        v["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Native entries exist only in the Performance panel's view; (program) only in the samples.
+    assert!(names(&entries).iter().any(|n| n == "Paint"));
+    assert!(!names(&samples).iter().any(|n| n == "Paint"));
+    assert!(names(&samples).iter().any(|n| n == "(program)"));
+}

@@ -1,22 +1,62 @@
-//! Finding source maps for the scripts a profile names, on the local disk only: the
-//! `sourceMappingURL` comment of a local script (a file next to it, or an inline `data:` URL),
-//! or maps given with `--sourcemap FILE|DIR` (matched to scripts by file name). Never the
-//! network: a map named by an `http(s)` URL is reported, not fetched. What was mapped and which
-//! maps were missing go into the profile's warnings.
+//! The source-map step of the load pipeline: finding maps for the scripts a profile names, on the
+//! local disk only — the `sourceMappingURL` comment of a local script (a file next to it, or an
+//! inline `data:` URL) when [`SourceMaps::discover`] allows it, and maps given explicitly
+//! (`--sourcemap FILE|DIR`, `serve --sourcemap-dir DIR`; matched to scripts by file name). Never
+//! the network: a map named by an `http(s)` URL is reported, not fetched. What was mapped and
+//! which maps were missing go into the profile's warnings. Every front door (CLI, `view`,
+//! `report`, the service) applies maps through [`apply`].
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{anyhow, Context, Result};
 use jsprof_analysis::{apply_source_maps, ScriptMap};
 use jsprof_profile::{FrameKind, Profile, SourceMap, Warning};
+
+use crate::{ReportError, Result};
+
+/// Where maps may come from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceMaps {
+    /// Apply maps at all (`--no-sourcemaps` turns this off).
+    pub enabled: bool,
+    /// Read the scripts a profile names on this machine for their `sourceMappingURL` comments:
+    /// on for the user's own files (CLI, `view`, `report`, recorded sessions), off for files
+    /// uploaded to the service, which must not make it read local paths they name.
+    pub discover: bool,
+    /// Map files or folders of them, matched to scripts by file name.
+    pub explicit: Vec<PathBuf>,
+}
+
+impl Default for SourceMaps {
+    fn default() -> SourceMaps {
+        SourceMaps {
+            enabled: true,
+            discover: true,
+            explicit: Vec::new(),
+        }
+    }
+}
+
+impl SourceMaps {
+    /// No source maps at all.
+    pub fn off() -> SourceMaps {
+        SourceMaps {
+            enabled: false,
+            discover: false,
+            explicit: Vec::new(),
+        }
+    }
+}
 
 /// Scripts larger than this are not read for a comment.
 const MAX_SCRIPT: u64 = 512 << 20;
 
-/// The profile with source maps applied; `explicit` are `--sourcemap` paths.
-pub fn apply(name: &str, profile: Profile, explicit: &[PathBuf]) -> Result<Profile> {
-    let given = load_explicit(explicit)?;
+/// The profile with source maps applied as `policy` allows.
+pub fn apply(profile: Profile, policy: &SourceMaps) -> Result<Profile> {
+    if !policy.enabled {
+        return Ok(profile);
+    }
+    let given = load_explicit(&policy.explicit)?;
     let mut urls: Vec<&str> = Vec::new();
     for (_, f) in profile.frames.iter() {
         let url = profile.strings.get(f.url);
@@ -38,6 +78,9 @@ pub fn apply(name: &str, profile: Profile, explicit: &[PathBuf]) -> Result<Profi
                     sources,
                 },
             );
+            continue;
+        }
+        if !policy.discover {
             continue;
         }
         let Some(script) = local_path(url) else {
@@ -67,7 +110,6 @@ pub fn apply(name: &str, profile: Profile, explicit: &[PathBuf]) -> Result<Profi
         mapped.warnings.push(Warning::new(r.url, message));
     }
     mapped.warnings.extend(notes);
-    let _ = name;
     Ok(mapped)
 }
 
@@ -78,15 +120,17 @@ fn load_explicit(paths: &[PathBuf]) -> Result<HashMap<String, (PathBuf, SourceMa
     for p in paths {
         if p.is_dir() {
             collect_maps(p, 0, &mut files)
-                .with_context(|| format!("cannot list {}", p.display()))?;
+                .map_err(|e| ReportError::Input(format!("cannot list {}: {e}", p.display())))?;
         } else {
             files.push(p.clone());
         }
     }
     let mut out = HashMap::new();
     for f in files {
-        let bytes = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
-        let map = SourceMap::from_json(&bytes).map_err(|e| anyhow!("{}: {e}", f.display()))?;
+        let bytes = std::fs::read(&f)
+            .map_err(|e| ReportError::Input(format!("cannot read {}: {e}", f.display())))?;
+        let map = SourceMap::from_json(&bytes)
+            .map_err(|e| ReportError::Input(format!("{}: {e}", f.display())))?;
         let own = f
             .file_name()
             .and_then(|n| n.to_str())
