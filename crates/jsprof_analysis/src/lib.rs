@@ -45,6 +45,7 @@ pub use range::{clip, time_origin, RangeError, TimeRange};
 pub use source_maps::{apply_source_maps, ScriptMap, ScriptMapping};
 pub use summary::{summarize, MetaShares, ProfileSummary};
 pub use timeline::{
-    profile_timelines, trace_timelines, EventData, EventType, Timeline, TimelineEvent,
+    profile_timelines, trace_timelines, trace_timelines_with, EventData, EventType, Timeline,
+    TimelineEvent,
 };
 pub use timing::{apply_devtools_timing, MetaStacks};

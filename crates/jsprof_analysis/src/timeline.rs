@@ -258,7 +258,12 @@ fn nest(mut entries: Vec<Entry>) -> Vec<TimelineEvent> {
 /// (timeline id = position in `profile.threads` + 1), then the others by (pid, tid).
 /// `trace.profile` must have been timed with [`crate::apply_devtools_timing`].
 pub fn trace_timelines(trace: &TraceFile) -> Vec<Timeline> {
-    let profile = &trace.profile;
+    trace_timelines_with(trace, &trace.profile)
+}
+
+/// As [`trace_timelines`], with the calls reconstructed from `profile` instead of the trace's own
+/// samples: the same samples transformed (filtered), whose threads and frames are the trace's.
+pub fn trace_timelines_with(trace: &TraceFile, profile: &Profile) -> Vec<Timeline> {
     let origin = trace.origin();
     let mut out = Vec::new();
     for thread in &trace.threads {

@@ -15,10 +15,12 @@
 //! println!("{}", serde_json::to_string(&report).unwrap());
 //! ```
 
+pub mod chart;
 pub mod diff;
 pub mod events;
 pub mod filters;
 pub mod heap;
+pub mod heap_pages;
 pub mod load;
 pub mod source_maps;
 pub mod text;

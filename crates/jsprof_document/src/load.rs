@@ -16,7 +16,9 @@
 //!
 //! On a Chrome trace, the weighted views are DevTools' Performance panel's: made of the thread's
 //! entries (reconstructed JS calls nested with the trace events, [`jsprof_analysis::entries_profile`]),
-//! not of its CPU samples; [`ViewSpec::samples`] asks for the samples instead.
+//! not of its CPU samples; [`ViewSpec::samples`] asks for the samples instead. The filters then
+//! apply to the entries — so that `--focus Paint` or `--exclude RunTask` work on native entries
+//! too — while the timelines (events, flame chart) are reconstructed from the filtered samples.
 
 use std::borrow::Cow;
 use std::ops::Deref;
@@ -54,8 +56,16 @@ enum Model {
 pub struct CpuInput {
     /// How the input is named in messages.
     pub name: String,
+    /// After timing and source maps; not filtered.
     model: Model,
+    /// The filters, compiled; `None` without any.
+    filters: Option<jsprof_analysis::Filters>,
+    /// The samples with the filters applied (when there are filters).
+    filtered: Option<Profile>,
+    /// Built from the filtered samples: events and the flame chart.
     timelines: OnceLock<Vec<Timeline>>,
+    /// A trace's timelines from the unfiltered samples, for the entries (with filters only).
+    entry_timelines: OnceLock<Vec<Timeline>>,
 }
 
 /// What a weighted view shows: a thread, a time range, and for a trace whether its samples are
@@ -109,14 +119,14 @@ pub fn read_cpu<T: Deref<Target = [u8]>>(
             let mut trace = trace.map_err(bad)?;
             let kind = trace.profile.kind;
             let profile = std::mem::replace(&mut trace.profile, Profile::new(kind));
-            trace.profile = transform(profile, pipeline)?;
+            trace.profile = prepare(profile, pipeline)?;
             Model::Trace(trace)
         }
         Format::CpuProfile | Format::SelfProfile | Format::HeapProfile => {
             let parsed =
                 jsprof_profile::read_format_from(format, Source::<std::io::Empty>::Slice(&text));
             drop(text);
-            Model::Profile(transform(parsed.map_err(bad)?, pipeline)?)
+            Model::Profile(prepare(parsed.map_err(bad)?, pipeline)?)
         }
         Format::HeapSnapshot => {
             return Err(ReportError::Input(format!(
@@ -124,32 +134,40 @@ pub fn read_cpu<T: Deref<Target = [u8]>>(
             )))
         }
     };
+    let filters = match pipeline.filters.is_empty() {
+        true => None,
+        false => Some(pipeline.filters.compile()?),
+    };
+    let filtered = filters.as_ref().map(|f| {
+        let samples = match &model {
+            Model::Trace(t) => &t.profile,
+            Model::Profile(p) => p,
+        };
+        jsprof_analysis::filter(samples, f)
+    });
     Ok(CpuInput {
         name,
         model,
+        filters,
+        filtered,
         timelines: OnceLock::new(),
+        entry_timelines: OnceLock::new(),
     })
 }
 
-/// The model steps after reading: timing, source maps, filters.
-fn transform(mut profile: Profile, pipeline: &Pipeline) -> Result<Profile> {
+/// The model steps after reading: DevTools' timing, source maps.
+fn prepare(mut profile: Profile, pipeline: &Pipeline) -> Result<Profile> {
     jsprof_analysis::apply_devtools_timing(&mut profile);
-    let profile = crate::source_maps::apply(profile, &pipeline.source_maps)?;
-    if pipeline.filters.is_empty() {
-        return Ok(profile);
-    }
-    Ok(jsprof_analysis::filter(
-        &profile,
-        &pipeline.filters.compile()?,
-    ))
+    crate::source_maps::apply(profile, &pipeline.source_maps)
 }
 
 impl CpuInput {
-    /// The sampled profile (a trace's CPU samples).
+    /// The sampled profile (a trace's CPU samples), filtered.
     pub fn profile(&self) -> &Profile {
-        match &self.model {
-            Model::Trace(t) => &t.profile,
-            Model::Profile(p) => p,
+        match (&self.filtered, &self.model) {
+            (Some(p), _) => p,
+            (None, Model::Trace(t)) => &t.profile,
+            (None, Model::Profile(p)) => p,
         }
     }
 
@@ -181,10 +199,19 @@ impl CpuInput {
     /// The timelines, one per thread (built on first use). A heap profile has none.
     pub fn timelines(&self) -> &[Timeline] {
         self.timelines.get_or_init(|| match &self.model {
-            Model::Trace(t) => jsprof_analysis::trace_timelines(t),
+            Model::Trace(t) => jsprof_analysis::trace_timelines_with(t, self.profile()),
             Model::Profile(p) if p.kind == jsprof_profile::ProfileKind::HeapProfile => Vec::new(),
-            Model::Profile(p) => jsprof_analysis::profile_timelines(p),
+            Model::Profile(_) => jsprof_analysis::profile_timelines(self.profile()),
         })
+    }
+
+    /// The timelines the entries are weighed from: a trace's, from its unfiltered samples.
+    fn entry_timelines(&self, trace: &TraceFile) -> &[Timeline] {
+        if self.filters.is_none() {
+            return self.timelines();
+        }
+        self.entry_timelines
+            .get_or_init(|| jsprof_analysis::trace_timelines(trace))
     }
 
     /// The timeline `spec` names (a timeline id, a tid or a unique thread name), or the default.
@@ -241,7 +268,10 @@ impl CpuInput {
     pub fn weighted(&self, spec: &ViewSpec) -> Result<Weighted<'_>> {
         match &self.model {
             Model::Trace(trace) if !spec.samples => {
-                let timeline = self.select(spec.thread.as_deref())?;
+                // Selected among the timelines the user sees (`jsprof threads`), then taken from
+                // the unfiltered ones: the same threads in the same order.
+                let index = self.select(spec.thread.as_deref())?.id as usize - 1;
+                let timeline = &self.entry_timelines(trace)[index];
                 let (lo, hi) = self.trace_window(trace);
                 let origin = self.origin();
                 let window = match spec.range {
@@ -257,7 +287,13 @@ impl CpuInput {
                         self.name
                     )));
                 }
-                let profile = jsprof_analysis::entries_profile(self.profile(), timeline, window);
+                let mut profile =
+                    jsprof_analysis::entries_profile(&trace.profile, timeline, window);
+                if let Some(filters) = &self.filters {
+                    profile = jsprof_analysis::filter(&profile, filters);
+                }
+                // The loader's warnings (the filtered samples carry the same ones).
+                profile.warnings = self.profile().warnings.clone();
                 Ok(Weighted {
                     profile: Cow::Owned(profile),
                     thread: 0,

@@ -90,9 +90,9 @@ impl Derived {
         }
         let classes = self
             .classes
-            .get_or_init(|| crate::ui_heap::classes_by_key(s, a));
+            .get_or_init(|| jsprof_document::heap_pages::classes_by_key(s, a));
         let mut members = classes.get(key)?.clone();
-        crate::ui_heap::by_retained(a, &mut members);
+        jsprof_document::heap_pages::by_retained(a, &mut members);
         let members: Arc<[NodeOrdinal]> = members.into();
         self.sorted
             .lock()

@@ -32,8 +32,6 @@ mod recording;
 mod security;
 mod state;
 mod ui;
-pub mod ui_data;
-pub mod ui_heap;
 mod upload;
 mod work;
 

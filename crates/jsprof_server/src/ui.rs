@@ -22,7 +22,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::ids;
 use crate::params::Params;
 use crate::state::{artifact_name, AppState};
-use crate::ui_data::{self, ChartWindow, TreeLimits};
+use jsprof_document::chart::{self, ChartWindow, TreeLimits};
 use jsprof_document::filters::{self, FilterSpec};
 
 type Shared = State<Arc<AppState>>;
@@ -200,7 +200,7 @@ async fn chart(
         let t = loaded.cpu()?;
         let spec = timeline_id.map(|i| i.to_string());
         let timeline = t.select(spec.as_deref())?;
-        let (lo, hi) = ui_data::extent(t.profile(), timeline);
+        let (lo, hi) = chart::extent(t.profile(), timeline);
         let span = end_ms.unwrap_or(hi).min(hi) - start_ms.unwrap_or(lo).max(lo);
         let window = ChartWindow {
             start_ms,
@@ -209,7 +209,7 @@ async fn chart(
             min_ms: span.max(0.0) / width,
             max_events,
         };
-        Ok(json_ok(&ui_data::chart(
+        Ok(json_ok(&chart::chart(
             t.profile(),
             t.timelines(),
             timeline,
@@ -261,11 +261,11 @@ async fn profile(
             None => None,
             Some(_) => {
                 let timeline = input.select(timeline_id.map(|i| i.to_string()).as_deref())?;
-                let (lo, hi) = ui_data::extent(input.profile(), timeline);
+                let (lo, hi) = chart::extent(input.profile(), timeline);
                 Some([start_ms.unwrap_or(lo), end_ms.unwrap_or(hi)])
             }
         };
-        Ok(json_ok(&ui_data::profile_doc(
+        Ok(json_ok(&chart::profile_doc(
             &weighted.profile,
             weighted.thread,
             shown,
@@ -319,7 +319,7 @@ async fn heap_class(
                 ids::printable(&key)
             ))
         })?;
-        Ok(json_ok(&crate::ui_heap::page(
+        Ok(json_ok(&jsprof_document::heap_pages::page(
             snapshot, analysis, &members, offset, limit,
         )))
     })
@@ -349,7 +349,7 @@ async fn heap_dominated(
             jsprof_document::heap::ordinal_of(&name, snapshot, node_id)?
         };
         let tree = derived.dominators(snapshot, analysis);
-        Ok(json_ok(&crate::ui_heap::dominated_page(
+        Ok(json_ok(&jsprof_document::heap_pages::dominated_page(
             snapshot, analysis, tree, n, offset, limit,
         )))
     })
@@ -368,7 +368,7 @@ async fn heap_detached(
         let (snapshot, analysis, derived) = loaded.snapshot()?;
         let tree = derived.dominators(snapshot, analysis);
         Ok(json_ok(&json!({
-            "trees": crate::ui_heap::detached(snapshot, analysis, tree, limit)
+            "trees": jsprof_document::heap_pages::detached(snapshot, analysis, tree, limit)
         })))
     })
     .await
@@ -413,7 +413,8 @@ async fn heap_leaks(
         else {
             return Err(ApiError::internal("not a snapshot"));
         };
-        let (total, groups) = crate::ui_heap::leaks_doc(b, t, snapshot, analysis, limit);
+        let (total, groups) =
+            jsprof_document::heap_pages::leaks_doc(b, t, snapshot, analysis, limit);
         Ok(json_ok(&json!({
             "kind": snapshot.kind(),
             "total": total,

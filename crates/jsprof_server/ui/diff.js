@@ -49,7 +49,10 @@ export class DiffView {
         const r = await art.diff(this.before.value, this.key.value, this.normalize.checked);
         this.unit = r.unit;
         this.result = r;
-        this.info.textContent = `before ${w(r.before_total)} · after ${w(r.after_total)}${r.scale !== 1 ? ` (×${r.scale.toFixed(3)})` : ''} · ${r.hidden} function${r.hidden === 1 ? '' : 's'} under the noise floor (${w(r.noise_floor)}), together ${sign(r.hidden_delta_self)} self`;
+        // The same document as `jsprof diff --json`: weights under unit-named keys.
+        const at = (k) => r[`${k}_${r.unit}`];
+        const hidden = r.below_noise_floor.count;
+        this.info.textContent = `before ${w(at('before_total'))} · after ${w(at('after_total'))}${r.scale !== 1 ? ` (×${r.scale.toFixed(3)})` : ''} · ${hidden} function${hidden === 1 ? '' : 's'} under the noise floor (${w(at('noise_floor'))}), together ${sign(r.below_noise_floor[`delta_self_${r.unit}`])} self`;
         this.table.setRoots(r.functions);
         this.svgBox.innerHTML = r.svg.replace(/<\?xml[^>]*>/, '').replace(/<!DOCTYPE[^>]*>/i, '');
         const svg = this.svgBox.querySelector('svg');

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use jsprof_document::chart::{self, ChartWindow, TreeLimits};
+use jsprof_document::heap_pages::{self, HeapDocLimits};
 use jsprof_profile::Format;
-use jsprof_server::ui_data::{self, ChartWindow, TreeLimits};
-use jsprof_server::ui_heap::{self, HeapDocLimits};
 use serde_json::{json, Value};
 
 use crate::input;
@@ -76,7 +76,7 @@ fn cpu_data(
         min_ms: 0.0,
         max_events,
     };
-    let chart = ui_data::chart(
+    let chart = chart::chart(
         loaded.profile(),
         loaded.timelines(),
         timeline,
@@ -93,7 +93,7 @@ fn cpu_data(
     let mut charts = Vec::new();
     for t in &others {
         let share = (max_events as f64 * t.events.len() as f64 / all_events.max(1) as f64) as usize;
-        charts.push(ui_data::chart(
+        charts.push(chart::chart(
             loaded.profile(),
             loaded.timelines(),
             t,
@@ -106,7 +106,7 @@ fn cpu_data(
         thread: Some(timeline.id.to_string()),
         ..Default::default()
     })?;
-    let profile = Some(ui_data::profile_doc(
+    let profile = Some(chart::profile_doc(
         &weighted.profile,
         weighted.thread,
         None,
@@ -160,7 +160,7 @@ fn heap_profile_data(name: &str, text: input::Text, transform: &TransformArgs) -
             .iter()
             .map(|w| (w.at.as_str(), w.message.as_str())),
     );
-    let doc = ui_data::profile_doc(profile, 0, None, TreeLimits::default());
+    let doc = chart::profile_doc(profile, 0, None, TreeLimits::default());
     Ok(json!({
         "mode": "report",
         "name": name,
@@ -178,7 +178,7 @@ fn snapshot_data(name: &str, text: input::Text) -> Result<Value> {
     let mut snapshot = jsprof_heap::read_snapshot_with(&text[..], Default::default())
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let analysis = jsprof_heap::analyze(&mut snapshot);
-    let doc = ui_heap::heap_doc(&snapshot, &analysis, HeapDocLimits::default());
+    let doc = heap_pages::heap_doc(&snapshot, &analysis, HeapDocLimits::default());
     Ok(json!({
         "mode": "report",
         "name": name,

@@ -76,11 +76,34 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .iter()
             .map(|w| (w.at.as_str(), w.message.as_str())),
     );
+    if rows.is_empty() {
+        eprintln!("{}", empty_note(&loaded.name, &weighted, &args.transform));
+    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     write_table(&mut out, profile, unit, &rows, total)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why a table is empty, for people (JSON says it with an empty list).
+pub fn empty_note(
+    name: &str,
+    weighted: &jsprof_document::load::Weighted,
+    transform: &crate::transform_args::TransformArgs,
+) -> String {
+    if let Some(filters) = transform.describe() {
+        return format!("{name}: nothing is left after the filters ({filters})");
+    }
+    match weighted.source {
+        jsprof_document::load::WeightSource::TraceEntries => format!(
+            "{name}: this thread has no entries (JS calls or trace events) in the range; \
+             `--samples` shows its CPU samples"
+        ),
+        jsprof_document::load::WeightSource::Samples => {
+            format!("{name}: no samples in the range")
+        }
+    }
 }
 
 /// The human table of functions, shared with `summary`.

@@ -186,7 +186,8 @@ fn compares_across_input_kinds() {
             < 0.01
     );
 
-    // A trace's main thread against its own export to .cpuprofile.
+    // A trace's main thread's samples (`--samples`; by default a trace weighs its entries, the
+    // Performance panel's view) against their export to .cpuprofile.
     let trace = path("trace/primes.trace.json.gz");
     let exported = temp_file("primes-main.cpuprofile", b"");
     let out = jsprof(&[
@@ -198,7 +199,13 @@ fn compares_across_input_kinds() {
         exported.to_str().unwrap(),
     ]);
     assert!(out.status.success());
-    let d = jsprof_json(&["diff", "--json", &trace, exported.to_str().unwrap()]);
+    let d = jsprof_json(&[
+        "diff",
+        "--json",
+        "--samples",
+        &trace,
+        exported.to_str().unwrap(),
+    ]);
     assert_eq!(d["kind"], "trace");
     assert_eq!(d["functions"], serde_json::json!([]));
 

@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::{fixtures, golden, jsprof, jsprof_json, temp_file};
-use crate::views::{key, top_by_key, weights, SAMPLED_FIXTURES};
+use crate::views::{key, top_by_key, top_by_key_with, weights, SAMPLED_FIXTURES};
 
 fn export(input: &str, format: &str) -> PathBuf {
     let path = fixtures().join(input);
@@ -47,9 +47,11 @@ fn whole(input: &str) -> (f64, bool, u64) {
 fn cpuprofile_round_trip_keeps_top() {
     for input in SAMPLED_FIXTURES {
         let out = export(input, "cpuprofile");
+        // Exports carry the samples: a trace's are compared with `top --samples`.
         let a = jsprof_json(&[
             "top",
             "--json",
+            "--samples",
             "--limit",
             "0",
             fixtures().join(input).to_str().unwrap(),
@@ -236,7 +238,7 @@ fn pprof_decodes_with_our_totals() {
             "{input}"
         );
         // Leaf-first: the first location's function carries self time, as `top` says.
-        let top = top_by_key(fixtures().join(input).to_str().unwrap());
+        let top = top_by_key_with(fixtures().join(input).to_str().unwrap(), &["--samples"]);
         let mut top_self: HashMap<(String, String, u64), f64> = HashMap::new();
         for ((n, u, l, _), (s, _)) in top {
             let n = if n.is_empty() {
@@ -293,7 +295,16 @@ fn exports_work_per_thread() {
     let path = path.to_str().unwrap();
     let mut durations = Vec::new();
     for thread in ["1", "2"] {
-        let top = jsprof_json(&["top", "--json", "--limit", "0", "--thread", thread, path]);
+        let top = jsprof_json(&[
+            "top",
+            "--json",
+            "--samples",
+            "--limit",
+            "0",
+            "--thread",
+            thread,
+            path,
+        ]);
         let ns = top["duration_ms"].as_f64().unwrap() * 1e6;
         durations.push(ns);
         let cpu = temp_file(&format!("worker-{thread}.cpuprofile"), b"");

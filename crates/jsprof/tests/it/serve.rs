@@ -1099,8 +1099,8 @@ fn serve_applies_the_cli_filters() {
             .collect()
     };
     assert_eq!(rows(&ui), rows(&want), "the UI's filtered diff");
-    assert_eq!(ui["before_total"], want["before_total_ms"]);
-    assert_eq!(ui["after_total"], want["after_total_ms"]);
+    assert_eq!(ui["before_total_ms"], want["before_total_ms"]);
+    assert_eq!(ui["after_total_ms"], want["after_total_ms"]);
     assert!(ui["svg"].as_str().unwrap().contains("(focus checksum)"));
 
     // Bad patterns and flags are refused, naming the parameter.

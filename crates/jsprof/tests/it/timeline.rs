@@ -276,8 +276,15 @@ fn traces_devtools_cannot_open_still_load() {
                 "{rel}: no JS calls"
             );
         }
-        let top = jsprof_json(&["top", &file, "--json"]);
-        assert!(!top["functions"].as_array().unwrap().is_empty());
+        // The Chrome 141 file has neither trace events nor JS calls on that thread: no entries,
+        // as in DevTools; its samples are still there.
+        let view = if rel.contains("141") {
+            "--samples"
+        } else {
+            "--json"
+        };
+        let top = jsprof_json(&["top", &file, view, "--json"]);
+        assert!(!top["functions"].as_array().unwrap().is_empty(), "{rel}");
     }
 }
 

@@ -47,7 +47,14 @@ pub fn weights(f: &Value) -> (f64, f64) {
 }
 
 pub fn top_by_key(path: &str) -> HashMap<Key, (f64, f64)> {
-    let top = jsprof_json(&["top", "--json", "--limit", "0", path]);
+    top_by_key_with(path, &[])
+}
+
+/// As [`top_by_key`], with more flags (`--samples`).
+pub fn top_by_key_with(path: &str, extra: &[&str]) -> HashMap<Key, (f64, f64)> {
+    let mut args = vec!["top", "--json", "--limit", "0", path];
+    args.extend_from_slice(extra);
+    let top = jsprof_json(&args);
     top["functions"]
         .as_array()
         .unwrap()
