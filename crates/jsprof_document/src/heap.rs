@@ -406,3 +406,84 @@ pub fn diff_report(
     };
     (report, unrelated)
 }
+
+/// One group of leaked objects: the objects of FINAL created between BASE and TARGET, grouped by
+/// class and retaining path.
+#[derive(Serialize)]
+pub struct LeakGroupJson {
+    pub class: String,
+    pub count: u64,
+    pub retained_size: u64,
+    /// From the root side to the leaked object: each node's class and the edge to the next.
+    pub path: Vec<LeakStepJson>,
+    /// One of the objects (its id in FINAL, for its Retainers).
+    pub sample_id: u32,
+}
+
+#[derive(Serialize)]
+pub struct LeakStepJson {
+    pub edge: String,
+    pub class: String,
+}
+
+/// `jsprof heap leaks BASE TARGET FINAL --json` and the UI's Leaks tab.
+#[derive(Serialize)]
+pub struct LeaksReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    /// Groups found (above `min_retained`), before `limit`.
+    pub total: usize,
+    /// Largest retained first.
+    pub groups: Vec<LeakGroupJson>,
+}
+
+/// What to list of the leak groups.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LeaksOptions {
+    /// Hide groups retaining less than this many bytes in FINAL.
+    pub min_retained: u64,
+    /// At most this many groups; 0 lists all.
+    pub limit: usize,
+}
+
+/// jsprof_heap's leak detection over three snapshots, as one document.
+pub fn leaks_report(
+    base: Named<&HeapSnapshot, ()>,
+    target: Named<&HeapSnapshot, ()>,
+    last: Named<&HeapSnapshot, &Analysis>,
+    options: LeaksOptions,
+) -> LeaksReport {
+    let mut groups =
+        jsprof_heap::leaks(base.snapshot, target.snapshot, last.snapshot, last.analysis);
+    groups.retain(|g| g.retained_size >= options.min_retained);
+    let total = groups.len();
+    if options.limit > 0 {
+        groups.truncate(options.limit);
+    }
+    let mut warnings = warnings_named(base.name, base.snapshot);
+    warnings.extend(warnings_named(target.name, target.snapshot));
+    warnings.extend(warnings_named(last.name, last.snapshot));
+    let s = last.snapshot;
+    LeaksReport {
+        kind: s.kind(),
+        warnings,
+        total,
+        groups: groups
+            .into_iter()
+            .map(|g| LeakGroupJson {
+                class: g.class,
+                count: g.count,
+                retained_size: g.retained_size,
+                path: g
+                    .path
+                    .into_iter()
+                    .map(|p| LeakStepJson {
+                        edge: p.edge,
+                        class: p.class,
+                    })
+                    .collect(),
+                sample_id: s.nodes.id[g.sample as usize],
+            })
+            .collect(),
+    }
+}

@@ -23,8 +23,10 @@ pub mod heap;
 pub mod heap_pages;
 pub mod load;
 pub mod source_maps;
+pub mod summary;
 pub mod text;
 pub mod thread_select;
+pub mod threads;
 pub mod top;
 pub mod tree;
 

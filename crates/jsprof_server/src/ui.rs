@@ -395,13 +395,16 @@ async fn heap_leaks(
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = Params::parse(q, &["base", "target", "limit"])?;
-    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
+    let p = Params::parse(q, &["base", "target", "limit", "min_retained"])?;
+    let options = jsprof_document::heap::LeaksOptions {
+        limit: p.number::<usize>("limit")?.unwrap_or(100).min(10_000),
+        min_retained: p.number("min_retained")?.unwrap_or(0),
+    };
     let (bs, ba) = other_snapshot(&p, "base")?;
     let (ts, ta) = other_snapshot(&p, "target")?;
-    let (last, _) = snapshot(&state, &id, &artifact).await?;
-    let (base, _) = snapshot(&state, &bs, &ba).await?;
-    let (target, _) = snapshot(&state, &ts, &ta).await?;
+    let (last, last_name) = snapshot(&state, &id, &artifact).await?;
+    let (base, base_name) = snapshot(&state, &bs, &ba).await?;
+    let (target, target_name) = snapshot(&state, &ts, &ta).await?;
     crate::work::run(move || {
         let (
             Loaded::Snapshot {
@@ -413,13 +416,25 @@ async fn heap_leaks(
         else {
             return Err(ApiError::internal("not a snapshot"));
         };
-        let (total, groups) =
-            jsprof_document::heap_pages::leaks_doc(b, t, snapshot, analysis, limit);
-        Ok(json_ok(&json!({
-            "kind": snapshot.kind(),
-            "total": total,
-            "groups": groups,
-        })))
+        use jsprof_document::heap::Named;
+        Ok(json_ok(&jsprof_document::heap::leaks_report(
+            Named {
+                name: &base_name,
+                snapshot: &**b,
+                analysis: (),
+            },
+            Named {
+                name: &target_name,
+                snapshot: &**t,
+                analysis: (),
+            },
+            Named {
+                name: &last_name,
+                snapshot: &**snapshot,
+                analysis: &**analysis,
+            },
+            options,
+        )))
     })
     .await
 }

@@ -118,10 +118,6 @@ impl Loaded {
     }
 
     /// The warnings with the file's name in front, for outputs that read several files.
-    fn warnings_json_named(&self) -> Vec<JsonWarning> {
-        jsprof_document::heap::warnings_named(&self.name, &self.snapshot)
-    }
-
     fn print_warnings(&self) {
         output::print_warnings(
             &self.name,

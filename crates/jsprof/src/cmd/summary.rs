@@ -5,16 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_analysis::{function_table, summarize};
-use jsprof_profile::{Format, WeightUnit};
-use serde::Serialize;
+use jsprof_document::load::Pipeline;
+use jsprof_profile::Format;
 
-use crate::cmd::top::{
-    function_json, sorted_rows, warnings_json, write_table, By, FunctionJson, NS_PER_MS,
-};
+use crate::cmd::top::{write_table, NS_PER_MS};
 use crate::load::{detect_format, load_cpu};
-use crate::output::{self, JsonWarning};
-use jsprof_document::load::{Pipeline, ViewSpec};
+use crate::output;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,42 +27,6 @@ pub struct Args {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct ThreadJson {
-    name: String,
-    pid: Option<u64>,
-    tid: Option<u64>,
-    samples: usize,
-}
-
-#[derive(Serialize)]
-struct SummaryJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    duration_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    total_bytes: Option<i64>,
-    samples: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    interval_ms: Option<f64>,
-    threads: Vec<ThreadJson>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    idle_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    program_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gc_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    idle_percent: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    program_percent: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gc_percent: Option<f64>,
-    functions: usize,
-    top_functions: Vec<FunctionJson>,
-}
-
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.file.as_os_str() != "-" && detect_format(&args.file)? == Format::HeapSnapshot {
         // A heap snapshot's overview is its Summary (classes by retained size).
@@ -80,23 +40,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ));
     }
     let loaded = load_cpu(&args.file, &Pipeline::default())?;
-    // The summary is of the samples (interval, idle/program/GC shares), a trace's included.
-    let weighted = loaded.weighted(&ViewSpec {
-        thread: args.thread.clone(),
-        samples: true,
-        ..ViewSpec::default()
-    })?;
-    let profile = &*weighted.profile;
-    let thread = weighted.thread();
-    let table = function_table(profile, thread);
-    let summary = summarize(profile, thread, &table);
-    let unit = thread.weight_unit();
-    let timed = unit == WeightUnit::Nanoseconds;
-    let span = summary.end - summary.start;
-    let total = if timed { span } else { table.total_weight };
-    let function_count = table.rows.len();
-    let mut rows = sorted_rows(profile, table.rows, By::Self_);
-    rows.truncate(args.limit);
+    let summary = jsprof_document::summary::summary(&loaded, args.thread.as_deref(), args.limit)?;
+    if args.json {
+        output::print_json(&summary.report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let stats = &summary.samples;
+    let report = &summary.report;
+    let profile = loaded.profile();
+    let timed = report.duration_ms.is_some();
+    let span = stats.end - stats.start;
+    let total = if timed { span } else { stats.total_weight };
     let ms = |ns: i64| ns as f64 / NS_PER_MS;
     let pct = |w: i64| {
         if total > 0 {
@@ -105,49 +59,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
             0.0
         }
     };
-
-    if args.json {
-        let json = SummaryJson {
-            kind: profile.kind.as_str(),
-            warnings: warnings_json(profile),
-            duration_ms: timed.then(|| ms(span)),
-            total_bytes: (unit == WeightUnit::Bytes).then_some(total),
-            samples: if unit == WeightUnit::Bytes {
-                thread.allocation_samples.len()
-            } else {
-                summary.samples
-            },
-            interval_ms: if timed {
-                summary.interval.map(|i| i / NS_PER_MS)
-            } else {
-                None
-            },
-            threads: profile
-                .threads
-                .iter()
-                .map(|t| ThreadJson {
-                    name: t.name.clone(),
-                    pid: t.pid,
-                    tid: t.tid,
-                    samples: t.samples.len(),
-                })
-                .collect(),
-            idle_ms: timed.then(|| ms(summary.meta.idle)),
-            program_ms: timed.then(|| ms(summary.meta.program)),
-            gc_ms: timed.then(|| ms(summary.meta.gc)),
-            idle_percent: timed.then(|| pct(summary.meta.idle)),
-            program_percent: timed.then(|| pct(summary.meta.program)),
-            gc_percent: timed.then(|| pct(summary.meta.gc)),
-            functions: function_count,
-            top_functions: rows
-                .iter()
-                .map(|r| function_json(profile, unit, r, total))
-                .collect(),
-        };
-        output::print_json(&json)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-
     output::print_warnings(
         &loaded.name,
         profile
@@ -160,8 +71,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     writeln!(out, "{}  ({})", loaded.name, profile.kind.as_str())?;
     if timed {
         writeln!(out, "  duration   {}", output::fmt_ms(ms(span)))?;
-        write!(out, "  samples    {}", summary.samples)?;
-        match summary.interval {
+        write!(out, "  samples    {}", stats.samples)?;
+        match stats.interval {
             Some(i) => writeln!(out, ", every {:.3} ms on average", i / NS_PER_MS)?,
             None => writeln!(out)?,
         }
@@ -175,28 +86,35 @@ pub fn run(args: Args) -> Result<ExitCode> {
         writeln!(
             out,
             "  time       {}, {}, {}",
-            share("idle", summary.meta.idle),
-            share("program", summary.meta.program),
-            share("GC", summary.meta.gc)
+            share("idle", stats.meta.idle),
+            share("program", stats.meta.program),
+            share("GC", stats.meta.gc)
         )?;
     } else {
         writeln!(
             out,
             "  allocated  {} in {} sampled allocations",
             output::fmt_bytes(total as f64),
-            thread.allocation_samples.len()
+            report.samples
         )?;
     }
     let threads: Vec<String> = profile.threads.iter().map(|t| t.name.clone()).collect();
     writeln!(out, "  threads    {}", threads.join(", "))?;
-    writeln!(out, "  functions  {function_count}")?;
+    writeln!(out, "  functions  {}", report.functions)?;
     writeln!(out)?;
     writeln!(
         out,
         "Top functions by self {}:",
         if timed { "time" } else { "size" }
     )?;
-    write_table(&mut out, profile, unit, &rows, total)?;
+    let top = &summary.top;
+    write_table(
+        &mut out,
+        &summary.top_of.profile,
+        top.unit,
+        &top.rows,
+        top.total,
+    )?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,10 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde::Serialize;
 
 use crate::load::load_cpu;
-use crate::output::{self, Align, JsonWarning, Table};
+use crate::output::{self, Align, Table};
 use jsprof_document::load::Pipeline;
 
 #[derive(clap::Args)]
@@ -21,43 +20,11 @@ pub struct Args {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct ThreadJson<'a> {
-    timeline_id: u32,
-    pid: Option<u64>,
-    tid: Option<u64>,
-    name: &'a str,
-    samples: usize,
-    events: usize,
-}
-
-#[derive(Serialize)]
-struct ThreadsJson<'a> {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    timelines: Vec<ThreadJson<'a>>,
-}
-
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_cpu(&args.file, &Pipeline::default())?;
-    let rows: Vec<ThreadJson> = loaded
-        .timelines()
-        .iter()
-        .map(|t| ThreadJson {
-            timeline_id: t.id,
-            pid: t.pid,
-            tid: t.tid,
-            name: &t.name,
-            samples: t.samples,
-            events: t.events.len(),
-        })
-        .collect();
+    let report = jsprof_document::threads::threads_report(&loaded);
     if args.json {
-        output::print_json(&ThreadsJson {
-            kind: loaded.profile().kind.as_str(),
-            warnings: json_warnings(loaded.warnings()),
-            timelines: rows,
-        })?;
+        output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
     output::print_warnings(
@@ -76,17 +43,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ("events", Align::Right),
     ]);
     let dash = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
-    for r in &rows {
+    for r in &report.timelines {
         table.row(vec![
             r.timeline_id.to_string(),
             dash(r.pid),
             dash(r.tid),
             if r.name.is_empty() {
-                "(unnamed)"
+                "(unnamed)".to_string()
             } else {
-                r.name
-            }
-            .to_string(),
+                r.name.clone()
+            },
             r.samples.to_string(),
             r.events.to_string(),
         ]);
@@ -96,8 +62,4 @@ pub fn run(args: Args) -> Result<ExitCode> {
     table.write(&mut out)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn json_warnings(warnings: &[jsprof_profile::Warning]) -> Vec<JsonWarning> {
-    jsprof_document::warnings_json(warnings)
 }

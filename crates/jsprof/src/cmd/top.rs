@@ -37,8 +37,6 @@ pub enum By {
     Total,
 }
 
-pub use jsprof_document::top::{function_json, FunctionJson};
-
 impl From<By> for jsprof_document::top::By {
     fn from(by: By) -> Self {
         match by {
@@ -49,11 +47,6 @@ impl From<By> for jsprof_document::top::By {
 }
 
 pub const NS_PER_MS: f64 = 1e6;
-
-/// Rows sorted for display: by the chosen weight, then the other, then name (deterministic).
-pub fn sorted_rows(profile: &Profile, rows: Vec<FunctionRow>, by: By) -> Vec<FunctionRow> {
-    jsprof_document::top::sorted_rows(profile, rows, by.into())
-}
 
 pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
     jsprof_document::warnings_json(&profile.warnings)

@@ -6,11 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_heap::leaks;
-use serde::Serialize;
+use jsprof_document::heap::{leaks_report, LeaksOptions, Named};
 
 use super::{load, read_only, truncate};
-use crate::output::{self, fmt_bytes, Align, JsonWarning, Table};
+use crate::output::{self, fmt_bytes, Align, Table};
 
 #[derive(clap::Args)]
 pub struct LeaksArgs {
@@ -31,75 +30,36 @@ pub struct LeaksArgs {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct StepJson {
-    edge: String,
-    class: String,
-}
-
-#[derive(Serialize)]
-struct GroupJson {
-    class: String,
-    count: u64,
-    retained_size: u64,
-    /// From the root side to the leaked object: each node's class and the edge to the next.
-    path: Vec<StepJson>,
-    sample_id: u32,
-}
-
-#[derive(Serialize)]
-struct LeaksJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    groups: Vec<GroupJson>,
-}
-
 pub fn run(args: LeaksArgs) -> Result<ExitCode> {
     let (base_name, base) = read_only(&args.base)?;
     let (target_name, target) = read_only(&args.target)?;
     let last = load(&args.last)?;
-    let mut groups = leaks(&base, &target, &last.snapshot, &last.analysis);
-    groups.retain(|g| g.retained_size >= args.min_retained);
-    if args.limit > 0 {
-        groups.truncate(args.limit);
-    }
-    let named = |name: &str, s: &jsprof_heap::HeapSnapshot| -> Vec<JsonWarning> {
-        s.warnings
-            .iter()
-            .map(|w| JsonWarning {
-                at: w.at.clone(),
-                message: format!("{name}: {}", w.message),
-            })
-            .collect()
-    };
-    let mut warnings = named(&base_name, &base);
-    warnings.extend(named(&target_name, &target));
-    warnings.extend(last.warnings_json_named());
-    let s = &last.snapshot;
+    let report = leaks_report(
+        Named {
+            name: &base_name,
+            snapshot: &base,
+            analysis: (),
+        },
+        Named {
+            name: &target_name,
+            snapshot: &target,
+            analysis: (),
+        },
+        Named {
+            name: &last.name,
+            snapshot: &last.snapshot,
+            analysis: &last.analysis,
+        },
+        LeaksOptions {
+            min_retained: args.min_retained,
+            limit: args.limit,
+        },
+    );
     if args.json {
-        output::print_json(&LeaksJson {
-            kind: s.kind(),
-            warnings,
-            groups: groups
-                .into_iter()
-                .map(|g| GroupJson {
-                    class: g.class,
-                    count: g.count,
-                    retained_size: g.retained_size,
-                    path: g
-                        .path
-                        .into_iter()
-                        .map(|p| StepJson {
-                            edge: p.edge,
-                            class: p.class,
-                        })
-                        .collect(),
-                    sample_id: s.nodes.id[g.sample as usize],
-                })
-                .collect(),
-        })?;
+        output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let (warnings, groups) = (&report.warnings, &report.groups);
     output::print_warnings(
         "heap leaks",
         warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
@@ -111,7 +71,7 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
         ("Sample", Align::Right),
         ("Retained through", Align::Left),
     ]);
-    for g in &groups {
+    for g in groups {
         let path = g
             .path
             .iter()
@@ -122,7 +82,7 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
             truncate(&g.class, 40),
             g.count.to_string(),
             fmt_bytes(g.retained_size as f64),
-            format!("@{}", s.nodes.id[g.sample as usize]),
+            format!("@{}", g.sample_id),
             if path.is_empty() {
                 "-".to_string()
             } else {
