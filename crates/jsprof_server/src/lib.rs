@@ -35,6 +35,7 @@ mod state;
 mod ui;
 pub mod ui_data;
 pub mod ui_heap;
+pub mod ui_page;
 mod upload;
 mod work;
 
@@ -46,7 +47,6 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use state::Config;
-pub use ui::page as ui_page;
 
 use crate::state::AppState;
 

@@ -1,11 +1,11 @@
 // The page: sessions (server), tabs per artifact, the range selection shared by every CPU view.
-import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus } from './format.js';
-import { ServerSource, embeddedArtifact, filterParams } from './source.js';
-import { FlameChart } from './flamechart.js';
-import { FlameGraph } from './flamegraph.js';
-import { CallTreeView } from './calltree.js';
-import { DiffView } from './diff.js';
-import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from './heap.js';
+import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus } from 'jsprof/format.js';
+import { ServerSource, embeddedArtifact, filterParams } from 'jsprof/source.js';
+import { FlameChart } from 'jsprof/flamechart.js';
+import { FlameGraph } from 'jsprof/flamegraph.js';
+import { CallTreeView } from 'jsprof/calltree.js';
+import { DiffView } from 'jsprof/diff.js';
+import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from 'jsprof/heap.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
 const app = { data, ready: false };
