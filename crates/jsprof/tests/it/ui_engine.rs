@@ -38,7 +38,10 @@ fn node(args: &[&str]) -> Option<Value> {
 
 /// A function as both sides name it.
 fn function(n: &Value) -> String {
-    format!("{}\t{}\t{}\t{}", n["name"], n["url"], n["line"], n["column"])
+    format!(
+        "{}\t{}\t{}\t{}",
+        n["name"], n["url"], n["line"], n["column"]
+    )
 }
 
 /// A tree's nodes by their path from the root (functions joined), with (self, total) in ms.
@@ -49,7 +52,11 @@ fn by_path(nodes: &[Value]) -> BTreeMap<String, (f64, f64)> {
     let mut out = BTreeMap::new();
     for (i, n) in nodes.iter().enumerate() {
         if let Some(id) = n.get("id") {
-            assert_eq!(id.as_u64(), Some(i as u64), "the CLI's ids are pre-order positions");
+            assert_eq!(
+                id.as_u64(),
+                Some(i as u64),
+                "the CLI's ids are pre-order positions"
+            );
         }
         let path = match n["parent"].as_u64() {
             Some(p) => format!("{}\n{}", paths[p as usize], function(n)),
