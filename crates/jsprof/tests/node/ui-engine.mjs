@@ -11,9 +11,18 @@
 //     once made two nodes one; exits non-zero when the tree is wrong.
 
 import { readFileSync } from 'node:fs';
+import { register } from 'node:module';
 import assert from 'node:assert/strict';
 
-const { profileFromChart } = await import(new URL('../../../jsprof_server/ui/source.js', import.meta.url));
+// The page's import map, for Node: `jsprof/NAME.js` is ui/NAME.js (should source.js import
+// another module of the UI).
+const ui = new URL('../../../jsprof_server/ui/', import.meta.url).href;
+register('data:text/javascript,' + encodeURIComponent(`
+  export async function resolve(specifier, context, next) {
+    if (specifier.startsWith('jsprof/')) return { url: new URL(specifier.slice(7), ${JSON.stringify(ui)}).href, shortCircuit: true };
+    return next(specifier, context);
+  }`));
+const { profileFromChart } = await import('jsprof/source.js');
 
 // The JSON `jsprof report` embeds in `<script id="jsprof-data" type="application/json">`.
 function embedded(html) {
