@@ -32,6 +32,7 @@ mod recording;
 mod security;
 mod state;
 mod ui;
+pub mod ui_page;
 mod upload;
 mod work;
 
@@ -43,7 +44,6 @@ use std::time::Duration;
 use thiserror::Error;
 
 pub use state::Config;
-pub use ui::page as ui_page;
 
 use crate::state::AppState;
 

@@ -1,7 +1,8 @@
-//! The browser UI: the page (plain ES modules and CSS compiled into the binary, inlined into one
-//! HTML document so that the token in the page's URL is the only credential a request needs) and
-//! the `/api/ui/…` endpoints it draws from. Every answer is bounded: a flame-chart window merges
-//! what is under a pixel, trees leave out what is under 0.01 %, heap lists come a page at a time.
+//! The browser UI: the page (`ui_page.rs`: the ES modules and CSS compiled into the binary and
+//! carried in one HTML document, so that the token in the page's URL is the only credential a
+//! request needs) and the `/api/ui/…` endpoints it draws from. Every answer is bounded: a
+//! flame-chart window merges what is under a pixel, trees leave out what is under 0.01 %, heap
+//! lists come a page at a time.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -26,61 +27,6 @@ use jsprof_document::chart::{self, ChartWindow, TreeLimits};
 use jsprof_document::filters::{self, FilterSpec};
 
 type Shared = State<Arc<AppState>>;
-
-/// The UI's files, in the order they are inlined (one module: later files use earlier ones).
-const SCRIPTS: [&str; 9] = [
-    include_str!("../ui/format.js"),
-    include_str!("../ui/source.js"),
-    include_str!("../ui/table.js"),
-    include_str!("../ui/flamechart.js"),
-    include_str!("../ui/flamegraph.js"),
-    include_str!("../ui/calltree.js"),
-    include_str!("../ui/diff.js"),
-    include_str!("../ui/heap.js"),
-    include_str!("../ui/app.js"),
-];
-const STYLE: &str = include_str!("../ui/style.css");
-const TEMPLATE: &str = include_str!("../ui/index.html");
-
-/// JSON safe inside `<script type="application/json">`: `<` never starts a tag.
-fn script_json(value: &impl Serialize) -> String {
-    serde_json::to_string(value)
-        .unwrap_or_else(|_| "null".to_string())
-        .replace('<', "\\u003c")
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
-}
-
-/// The UI page with `data` embedded (`{"mode": "server"}` for the service, the report's views for
-/// `jsprof report`).
-pub fn page(title: &str, data: &impl Serialize) -> String {
-    let mut script = String::new();
-    for s in SCRIPTS {
-        // The sources are ES modules that share one scope once inlined: drop their own
-        // import lines (they document the dependencies for readers and editors).
-        for line in s.lines() {
-            if line.starts_with("import ") {
-                continue;
-            }
-            script.push_str(
-                &line
-                    .replace("export function ", "function ")
-                    .replace("export const ", "const ")
-                    .replace("export class ", "class "),
-            );
-            script.push('\n');
-        }
-    }
-    let title = title
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    TEMPLATE
-        .replace("{{TITLE}}", &title)
-        .replace("/*{{STYLE}}*/", STYLE)
-        .replace("{{DATA}}", &script_json(data))
-        .replace("/*{{SCRIPT}}*/", &script.replace("</script", "<\\/script"))
-}
 
 /// The routes of the UI (the guard in `api.rs` covers them too).
 pub fn routes() -> Router<Arc<AppState>> {
@@ -114,7 +60,7 @@ pub fn routes() -> Router<Arc<AppState>> {
 }
 
 async fn index(_state: Shared) -> Response {
-    let html = page("jsprof", &json!({"mode": "server"}));
+    let html = crate::ui_page::page("jsprof", &json!({"mode": "server"}));
     (
         StatusCode::OK,
         [

@@ -1,21 +1,40 @@
 // The page: sessions (server), tabs per artifact, the range selection shared by every CPU view.
-import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus } from './format.js';
-import { ServerSource, embeddedArtifact, filterParams } from './source.js';
-import { FlameChart } from './flamechart.js';
-import { FlameGraph } from './flamegraph.js';
-import { CallTreeView } from './calltree.js';
-import { DiffView } from './diff.js';
-import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from './heap.js';
+import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus } from 'jsprof/format.js';
+import { ServerSource, embeddedArtifact, filterParams } from 'jsprof/source.js';
+import { FlameChart } from 'jsprof/flamechart.js';
+import { FlameGraph } from 'jsprof/flamegraph.js';
+import { CallTreeView } from 'jsprof/calltree.js';
+import { DiffView } from 'jsprof/diff.js';
+import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from 'jsprof/heap.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
-const app = { data, ready: false };
+// The page's state that outlives one artifact, all of it here. It is also `window.jsprof`, the
+// handle the browser tests (tests/node/ui-e2e.mjs, ui-fps.mjs) read the views through.
+const app = {
+  data, // the embedded JSON: {mode: 'server'}, or the report's views
+  ready: false, // the first artifact (or the empty page) is drawn
+  source: null, // the ServerSource (server mode)
+  current: null, // = `current` below
+  // The open artifact's views, once built (null otherwise).
+  chart: null, flamegraph: null, diff: null,
+  summary: null, dominators: null, detached: null, comparison: null, leaks: null,
+  showTab: null, setRange: null, // set once they are defined below
+};
 window.jsprof = app;
 
 const $ = (id) => document.getElementById(id);
 const view = $('view');
 const tabsEl = $('tabs');
 
-let current = null; // { art, tabs: Map(name -> {node, build, dirty}), range, timeline }
+// The open artifact (openArtifact makes it, with every field):
+//   art       the artifact's source (ServerSource.artifact or embeddedArtifact)
+//   tabs      Map(name -> tab, see addTab), in the order of the tab bar; tab: the shown one
+//   range     [t0, t1] (ms) selected, or null for everything
+//   profiles  Map('t0..t1' | 'all' -> Promise of the trees), for the current timeline and filters
+//   timeline  the thread whose tables are shown (a timeline id; undefined: the recorded one)
+//   chart     the FlameChart, when drawn
+//   session, artifactId  where it comes from (server mode; they make the page's address)
+let current = null;
 
 function setRangeChip(r) {
   const chip = $('range-chip');
@@ -132,7 +151,7 @@ function setRange(r) {
 async function refreshVisible() {
   const c = current;
   for (const t of c.tabs.values()) {
-    if (t.node.hidden && !t.always) continue;
+    if (!t.built || (t.node.hidden && !t.always)) continue;
     if (t.dirty) { t.dirty = false; await t.update(); }
   }
 }
@@ -140,7 +159,18 @@ async function refreshVisible() {
 function addTab(name, label, build, opts = {}) {
   const node = el('div', { class: 'pane', hidden: true, role: 'tabpanel', 'aria-label': label });
   view.append(node);
-  const tab = { name, label, node, built: false, build, dirty: false, profileView: !!opts.profileView, update: null };
+  const tab = {
+    name, label, node,
+    build, // (tab) => Promise: draws the tab the first time it is shown
+    built: false,
+    update: null, // () => Promise: draws it again for the current range (set by build)
+    dirty: false, // the range changed since it was drawn
+    profileView: !!opts.profileView, // shows the trees of the range: a new range makes it dirty
+    always: !!opts.always, // updated on a new range even while hidden (the chart's tables)
+    rebuild: null, // () => void: a new filter state tears it down, to be built again (the chart)
+    refilter: null, // () => void: a new filter state reloads it in place (the diff)
+    view0: null, // [t0, t1]: the view a rebuilt chart starts with (the one before the filters)
+  };
   current.tabs.set(name, tab);
   const b = el('button', { role: 'tab', 'aria-selected': 'false', 'data-tab': name, text: label });
   b.addEventListener('click', () => showTab(name));
@@ -157,7 +187,7 @@ async function showTab(name) {
   c.tab = name;
   updateHash();
   try {
-    if (!tab.built) { tab.built = true; setStatus('Loading…'); await tab.build(tab); setStatus(''); }
+    if (!tab.built) { tab.built = true; tab.dirty = false; setStatus('Loading…'); await tab.build(tab); setStatus(''); }
     else if (tab.dirty) { tab.dirty = false; setStatus('Loading…'); await tab.update(); setStatus(''); }
   } catch (e) { setStatus(e.message, true); console.error(e); }
 }
@@ -176,7 +206,6 @@ function profileTab(tab, make) {
   tab.update = async () => {
     const p = await profileFor(current.range);
     if (v) v.setProfile(p); else v = make(p);
-    tab.view = v;
   };
   return tab.update();
 }
@@ -206,6 +235,7 @@ function openCpu(art, c, others) {
         tab.node.textContent = '';
         tab.built = false;
         tab.dirty = false;
+        tab.update = null;
       };
       c.timeline = base.timeline;
       // One track per thread: the recorded one first, then threads with samples, then the
@@ -266,7 +296,6 @@ function openCpu(art, c, others) {
         for (const [k, b] of Object.entries(panes)) b.node.hidden = k !== which;
         const pane = panes[which];
         if (pane.view) pane.view.setProfile(p); else pane.view = new CallTreeView(pane.node, p, which);
-        pane.profile = p;
       };
       for (const [k, label] of [['functions', 'Functions'], ['top_down', 'Call tree'], ['bottom_up', 'Bottom-up']]) {
         const button = el('button', { role: 'tab', text: label });
@@ -276,12 +305,9 @@ function openCpu(art, c, others) {
         body.append(node);
         panes[k] = { button, node, view: null };
       }
-      tab.always = true;
-      tab.profileView = true;
       tab.update = build;
-      app.chartPanes = panes;
       await build();
-    });
+    }, { profileView: true, always: true });
   }
   addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'top_down')), { profileView: true });
   addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'bottom_up')), { profileView: true });
@@ -349,9 +375,10 @@ async function openArtifact(art, opts = {}) {
   $('filters').hidden = !filterable;
   showFilterBar(filterable ? art.filters : {});
   filterInfo('');
-  current = { art, sourceArt: art, tabs: new Map(), range: null, profiles: new Map(), timeline: opts.timeline, session: opts.session, artifactId: opts.artifactId, tab: null };
+  current = { art, tabs: new Map(), tab: null, range: null, profiles: new Map(), timeline: opts.timeline, chart: null, session: opts.session, artifactId: opts.artifactId };
   app.current = current;
-  app.chart = null;
+  // The last artifact's views are gone with their nodes.
+  Object.assign(app, { chart: null, flamegraph: null, diff: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null });
   setRangeChip(null);
   $('title').innerHTML = `${esc(art.name)}<small>${esc(opts.subtitle || '')}</small>`;
   document.title = `${art.name} — jsprof`;

@@ -1,6 +1,6 @@
 // Call tree (top-down), Bottom-up and the flat function table of a profile document, with search.
-import { fmtWeight, fmtPct, fmtLocation, displayName, el, matcher } from './format.js';
-import { TreeTable, pctCell } from './table.js';
+import { fmtWeight, fmtPct, fmtLocation, displayName, el, matcher } from 'jsprof/format.js';
+import { TreeTable, pctCell } from 'jsprof/table.js';
 
 // Node objects of a flat pre-order tree document.
 export function treeNodes(profile, which) {

@@ -2,8 +2,8 @@
 // another CPU artifact of the server BEFORE. Per function before/after/delta self and total,
 // largest change of self first; rows under the noise floor summarized; beneath, the differential
 // flame graph (AFTER's shape, red grew, blue shrank) the server draws.
-import { fmtWeight, fmtLocation, displayName, el } from './format.js';
-import { TreeTable } from './table.js';
+import { fmtWeight, fmtLocation, displayName, el } from 'jsprof/format.js';
+import { TreeTable } from 'jsprof/table.js';
 
 export class DiffView {
   // others: [{label, session, artifact}]

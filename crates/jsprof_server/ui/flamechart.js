@@ -3,7 +3,7 @@
 // A/D pan, shift-drag (or a drag in the overview) selects a range, click selects a call.
 // What is under a pixel is merged into one block (by the server, or here for embedded calls);
 // with a server the visible window is fetched again at the screen's resolution after each move.
-import { fmtMs, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el } from './format.js';
+import { fmtMs, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el } from 'jsprof/format.js';
 
 const ROW = 18, AXIS = 22;
 const TYPE_COLORS = {

@@ -1,7 +1,7 @@
 // The flame graph: the top-down tree with the root at the bottom, siblings heaviest first, widths
 // proportional to total. Click zooms into a frame (its ancestors stay, faded); a search
 // highlights matching frames and gives the share of time they cover.
-import { fmtWeight, fmtPct, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el } from './format.js';
+import { fmtWeight, fmtPct, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el } from 'jsprof/format.js';
 
 const FG_ROW = 18;
 

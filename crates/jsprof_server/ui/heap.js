@@ -1,7 +1,7 @@
 // Heap views: Summary (a class expands to its objects, a page at a time), Retainers of the
 // selected object, the dominator tree, Statistics, Comparison, detached DOM trees.
-import { fmtBytes, fmtPct, fmtCount, el, esc, matcher } from './format.js';
-import { TreeTable, pctCell } from './table.js';
+import { fmtBytes, fmtPct, fmtCount, el, esc, matcher } from 'jsprof/format.js';
+import { TreeTable, pctCell } from 'jsprof/table.js';
 
 const PAGE = 20;
 

@@ -88,6 +88,7 @@ export function embeddedArtifact(data) {
     kind: heapDoc ? 'heap' : 'cpu',
     hasChart: !!data.chart,
     live: false,
+    filters: {}, // applied when the report was written (its subtitle names them)
     // One chart per thread (the recorded one first); the tables of another thread are computed
     // from its embedded calls.
     timelines: data.charts ? data.charts.map((c) => c.timeline) : null,
@@ -116,9 +117,11 @@ export function embeddedArtifact(data) {
   };
 }
 
-// DevTools' trees and function table of the embedded calls clipped to [t0, t1] (ms): total
-// counts recursion once, self is what is left after the (clipped) callees. Calls shorter than
-// the report's `min_ms` were not embedded: their time shows as their caller's self.
+// DevTools' trees and function table of the embedded calls clipped to [t0, t1] (ms), as the
+// server's `…/profile` and `jsprof tree --range` give them: total counts recursion once, self is
+// what is left after the (clipped) callees. Calls shorter than the report's `min_ms` were not
+// embedded: their time shows as their caller's self. (tests/it/ui_engine.rs holds the two
+// together.)
 export function profileFromChart(chart, r) {
   const [t0, t1] = r;
   const ev = chart.events;
@@ -126,7 +129,6 @@ export function profileFromChart(chart, r) {
   const callParent = new Int32Array(n).fill(-1);
   const cd = new Float64Array(n);
   const selfc = new Float64Array(n);
-  const outer = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     if (ev.f[i] < 0) continue;
     const s = ev.s[i], e = s + ev.d[i];
@@ -139,12 +141,10 @@ export function profileFromChart(chart, r) {
     if (ev.f[i] < 0 || cd[i] <= 0) continue;
     selfc[i] += cd[i];
     if (callParent[i] >= 0) selfc[callParent[i]] -= cd[i];
-    let a = callParent[i], rec = false;
-    while (a >= 0) { if (ev.f[a] === ev.f[i]) { rec = true; break; } a = callParent[a]; }
-    outer[i] = rec ? 0 : 1;
   }
   // Top-down: a node per (parent node, function).
-  const td = newTree();
+  const nFunctions = chart.functions.length;
+  const td = newTree(nFunctions);
   const nodeOf = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
     if (ev.f[i] < 0 || cd[i] <= 0) continue;
@@ -154,17 +154,32 @@ export function profileFromChart(chart, r) {
     td.s[node] += selfc[i];
     td.t[node] += cd[i];
   }
-  // Bottom-up: each function as a root, its callers beneath.
-  const bu = newTree();
+  // Bottom-up: each function as a root, its callers beneath; a call's chain is the node of its
+  // function, then of it and its caller, and so on out. Self adds up along the chain. A call's
+  // time counts into a node's total only when no enclosing call counted into that node already
+  // (a recursion at that level), so a total is the time the path was on the stack, once: as
+  // jsprof_analysis::bottom_up and DevTools' Bottom-up (TraceTree's BottomUpNode) count it.
+  const bu = newTree(nFunctions);
+  let counted = new Int32Array(64); // per node: how many open calls counted into it (grows)
+  const chain = []; // the nodes of the open calls' chains, one after the other
+  const open = []; // the open calls, outermost first: [call, where its chain starts]
   for (let i = 0; i < n; i++) {
     if (ev.f[i] < 0 || cd[i] <= 0) continue;
-    const self = selfc[i], total = outer[i] ? cd[i] : 0;
-    if (self <= 0 && total <= 0) continue;
-    let node = bu.child(-1, ev.f[i]);
-    bu.s[node] += self; bu.t[node] += total;
-    for (let a = callParent[i]; a >= 0; a = callParent[a]) {
+    // The events come in pre-order: the open calls that are not i's callers have ended.
+    while (open.length && open[open.length - 1][0] !== callParent[i]) {
+      const from = open.pop()[1];
+      for (let k = from; k < chain.length; k++) counted[chain[k]]--;
+      chain.length = from;
+    }
+    open.push([i, chain.length]);
+    let node = -1;
+    for (let a = i; a >= 0; a = callParent[a]) {
       node = bu.child(node, ev.f[a]);
-      bu.s[node] += self; bu.t[node] += total;
+      if (node >= counted.length) { const grown = new Int32Array(Math.max(64, 2 * node + 2)); grown.set(counted); counted = grown; }
+      bu.s[node] += selfc[i];
+      if (counted[node] === 0) bu.t[node] += cd[i];
+      counted[node]++;
+      chain.push(node);
     }
   }
   return {
@@ -174,12 +189,19 @@ export function profileFromChart(chart, r) {
   };
 }
 
-function newTree() {
+// A tree of (parent node, function) pairs, each found by one number: (parent + 1) * nFunctions +
+// fn is a different key for every pair while it is an exact integer (below 2^53, checked), and
+// a number key keeps the lookup free of allocation.
+function newTree(nFunctions) {
   const p = [], f = [], s = [], t = [], index = new Map();
+  const maxParent = Math.floor(Number.MAX_SAFE_INTEGER / Math.max(1, nFunctions)) - 2;
   return {
     s, t,
     child(parent, fn) {
-      const key = parent * 1048576 + fn + 1;
+      if (!(fn >= 0 && fn < nFunctions) || parent > maxParent) {
+        throw new Error(`call tree: function ${fn} of ${nFunctions} under node ${parent} cannot be keyed`);
+      }
+      const key = (parent + 1) * nFunctions + fn;
       let k = index.get(key);
       if (k === undefined) { k = p.length; p.push(parent); f.push(fn); s.push(0); t.push(0); index.set(key, k); }
       return k;

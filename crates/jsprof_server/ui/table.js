@@ -1,6 +1,6 @@
 // A sortable tree table with keyboard navigation (↑ ↓ move, → expand, ← collapse, Enter opens),
 // lazily loaded children and a cap on rows per level ("… N more").
-import { el } from './format.js';
+import { el } from 'jsprof/format.js';
 
 export class TreeTable {
   // options: columns [{title, num, value(d), render(d, row)}], children(d) -> array | Promise |

@@ -210,7 +210,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             &args.transform,
         )?,
     };
-    let html = jsprof_server::ui_page(&format!("{short} — jsprof report"), &data);
+    let html = jsprof_server::ui_page::page(&format!("{short} — jsprof report"), &data);
     let out = args.output.unwrap_or_else(|| default_output(&args.file));
     if out.as_os_str() == "-" {
         let stdout = std::io::stdout();

@@ -14,4 +14,5 @@ mod source_maps;
 mod support;
 mod timeline;
 mod ui;
+mod ui_engine;
 mod views;
