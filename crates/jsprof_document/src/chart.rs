@@ -8,10 +8,11 @@ use std::collections::HashMap;
 
 use jsprof_analysis::{bottom_up, top_down, CallTree, EventData, Timeline};
 use jsprof_profile::{Profile, WeightUnit};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Strings interned once per document.
-#[derive(Default, Serialize)]
+#[derive(Default, Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct Strings {
     list: Vec<String>,
@@ -67,7 +68,7 @@ pub struct ChartWindow {
     pub max_events: usize,
 }
 
-#[derive(Serialize, Default)]
+#[derive(Serialize, Default, JsonSchema)]
 pub struct ChartEvents {
     /// Start (ms from the origin).
     pub s: Vec<f64>,
@@ -87,7 +88,7 @@ pub struct ChartEvents {
     pub p: Vec<i64>,
 }
 
-#[derive(Serialize, Default)]
+#[derive(Serialize, Default, JsonSchema)]
 pub struct MergedBlocks {
     pub s: Vec<f64>,
     pub d: Vec<f64>,
@@ -96,7 +97,8 @@ pub struct MergedBlocks {
     pub c: Vec<u32>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "ChartThreadJson")]
 pub struct ThreadJson {
     pub id: u32,
     pub name: String,
@@ -106,7 +108,7 @@ pub struct ThreadJson {
 }
 
 /// One window of a timeline's flame chart.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ChartDoc {
     pub timeline: u32,
     pub thread: String,
@@ -300,7 +302,7 @@ pub fn chart(
 }
 
 /// A call tree, pre-order, columnar.
-#[derive(Serialize, Default)]
+#[derive(Serialize, Default, JsonSchema)]
 pub struct TreeNodes {
     /// Parent's index (-1 for a root).
     pub p: Vec<i64>,
@@ -311,7 +313,7 @@ pub struct TreeNodes {
     pub t: Vec<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct TreeDoc {
     pub nodes: TreeNodes,
     /// Nodes left out (under `min_fraction` of the total).
@@ -319,7 +321,7 @@ pub struct TreeDoc {
 }
 
 /// Both trees of a profile's thread.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ProfileDoc {
     pub kind: &'static str,
     /// `ms` or `bytes`.

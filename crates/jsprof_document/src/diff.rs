@@ -4,70 +4,69 @@
 
 use jsprof_analysis::{DiffKey, DiffOptions, DiffRow, ProfileDiff};
 use jsprof_profile::WeightUnit;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::load::Weighted;
 use crate::{JsonWarning, ReportError, Result};
 
-/// A weight in the document's unit: `*_ms` for time, `*_bytes` for a heap profile.
-#[derive(Serialize, Clone, Copy, Debug, PartialEq)]
-#[serde(untagged)]
-pub enum Amount {
-    Ms(f64),
-    Bytes(i64),
+/// A weight in milliseconds (time) or bytes (a heap profile): the other is left out.
+#[derive(Serialize, JsonSchema, Clone, Copy, Debug, Default, PartialEq)]
+pub struct Amount {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<i64>,
 }
 
-/// One function's change. Field names carry the unit: `before_self_ms` (or `_bytes`) and so on.
-#[derive(Serialize, Debug)]
+/// One function's change: before/after/delta of self and total in the document's unit (`*_ms`,
+/// or `*_bytes` for heap profiles; the other unit's fields are left out).
+#[derive(Serialize, JsonSchema, Debug)]
 pub struct DiffFunctionJson {
     pub name: String,
     pub url: String,
     pub line: Option<u32>,
     pub column: Option<u32>,
-    #[serde(flatten)]
-    pub amounts: Amounts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_self_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_self_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_self_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_total_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_total_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_total_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_self_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_self_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_self_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_total_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_total_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_total_bytes: Option<i64>,
     /// The change of total as a percentage of BEFORE's total; `null` for a new function.
     pub delta_total_percent: Option<f64>,
 }
 
-/// The six weights of a row under unit-named keys.
-#[derive(Debug)]
-pub struct Amounts {
-    unit: &'static str,
-    values: [(&'static str, Amount); 6],
-}
-
-impl Serialize for Amounts {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(self.values.len()))?;
-        for (field, v) in &self.values {
-            m.serialize_entry(&format!("{field}_{}", self.unit), v)?;
-        }
-        m.end()
-    }
-}
-
 /// Rows under the noise floor: how many, and the sum of their self changes.
-#[derive(Debug)]
+#[derive(Serialize, JsonSchema, Debug)]
 pub struct BelowNoiseFloor {
     pub count: usize,
-    unit: &'static str,
-    pub delta_self: Amount,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_self_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta_self_bytes: Option<i64>,
 }
 
-impl Serialize for BelowNoiseFloor {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(2))?;
-        m.serialize_entry("count", &self.count)?;
-        m.serialize_entry(&format!("delta_self_{}", self.unit), &self.delta_self)?;
-        m.end()
-    }
-}
-
-/// The whole diff document.
-#[derive(Serialize, Debug)]
+/// `jsprof diff BEFORE AFTER --json`: what changed, function by function.
+#[derive(Serialize, JsonSchema, Debug)]
 pub struct DiffReport {
     /// BEFORE's kind (`cpuprofile`, `trace`, …) and AFTER's.
     pub kind: &'static str,
@@ -83,31 +82,26 @@ pub struct DiffReport {
     pub normalized: bool,
     /// What AFTER was multiplied by (1 without normalisation).
     pub scale: f64,
-    #[serde(flatten)]
-    totals: Totals,
+    /// Weight on some function (gaps left out), before and (scaled) after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_total_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_total_ms: Option<f64>,
+    /// Changes smaller than this are not listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise_floor_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before_total_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_total_bytes: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise_floor_bytes: Option<i64>,
     pub below_noise_floor: BelowNoiseFloor,
     /// Above the noise floor, largest change of self first.
     pub functions: Vec<DiffFunctionJson>,
     /// The differential flame graph (the UI's answer only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub svg: Option<String>,
-}
-
-#[derive(Debug)]
-struct Totals {
-    unit: &'static str,
-    values: [(&'static str, Amount); 3],
-}
-
-impl Serialize for Totals {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(3))?;
-        for (field, v) in &self.values {
-            m.serialize_entry(&format!("{field}_{}", self.unit), v)?;
-        }
-        m.end()
-    }
 }
 
 /// A side of a comparison: a weighted view and how the input is named.
@@ -139,28 +133,46 @@ pub fn diff(before: &Side, after: &Side, options: DiffOptions) -> Result<Diff> {
     let unit = if bytes { "bytes" } else { "ms" };
     let amount = |w: f64| {
         if bytes {
-            Amount::Bytes(w.round() as i64)
+            Amount {
+                ms: None,
+                bytes: Some(w.round() as i64),
+            }
         } else {
-            Amount::Ms(w / 1e6)
+            Amount {
+                ms: Some(w / 1e6),
+                bytes: None,
+            }
         }
     };
-    let row = |r: &DiffRow| DiffFunctionJson {
-        name: r.name.clone(),
-        url: r.url.clone(),
-        line: r.line,
-        column: r.column,
-        amounts: Amounts {
-            unit,
-            values: [
-                ("before_self", amount(r.before_self)),
-                ("after_self", amount(r.after_self)),
-                ("delta_self", amount(r.delta_self())),
-                ("before_total", amount(r.before_total)),
-                ("after_total", amount(r.after_total)),
-                ("delta_total", amount(r.delta_total())),
-            ],
-        },
-        delta_total_percent: r.delta_total_percent(),
+    let row = |r: &DiffRow| {
+        let [bs, as_, ds, bt, at, dt] = [
+            r.before_self,
+            r.after_self,
+            r.delta_self(),
+            r.before_total,
+            r.after_total,
+            r.delta_total(),
+        ]
+        .map(amount);
+        DiffFunctionJson {
+            name: r.name.clone(),
+            url: r.url.clone(),
+            line: r.line,
+            column: r.column,
+            before_self_ms: bs.ms,
+            after_self_ms: as_.ms,
+            delta_self_ms: ds.ms,
+            before_total_ms: bt.ms,
+            after_total_ms: at.ms,
+            delta_total_ms: dt.ms,
+            before_self_bytes: bs.bytes,
+            after_self_bytes: as_.bytes,
+            delta_self_bytes: ds.bytes,
+            before_total_bytes: bt.bytes,
+            after_total_bytes: at.bytes,
+            delta_total_bytes: dt.bytes,
+            delta_total_percent: r.delta_total_percent(),
+        }
     };
     let warnings = [before, after]
         .iter()
@@ -181,18 +193,16 @@ pub fn diff(before: &Side, after: &Side, options: DiffOptions) -> Result<Diff> {
         key: key_name(options.key),
         normalized: options.normalize,
         scale: d.scale,
-        totals: Totals {
-            unit,
-            values: [
-                ("before_total", amount(d.before_total)),
-                ("after_total", amount(d.after_total)),
-                ("noise_floor", amount(d.noise_floor)),
-            ],
-        },
+        before_total_ms: amount(d.before_total).ms,
+        after_total_ms: amount(d.after_total).ms,
+        noise_floor_ms: amount(d.noise_floor).ms,
+        before_total_bytes: amount(d.before_total).bytes,
+        after_total_bytes: amount(d.after_total).bytes,
+        noise_floor_bytes: amount(d.noise_floor).bytes,
         below_noise_floor: BelowNoiseFloor {
             count: d.hidden,
-            unit,
-            delta_self: amount(d.hidden_delta_self),
+            delta_self_ms: amount(d.hidden_delta_self).ms,
+            delta_self_bytes: amount(d.hidden_delta_self).bytes,
         },
         functions: d.rows.iter().map(row).collect(),
         svg: None,

@@ -4,6 +4,7 @@
 use jsprof_analysis::{get_events, EventData, EventQuery, EventRow, EventType, EventsAnswer};
 use jsprof_analysis::{QueryError, Timeline};
 use jsprof_profile::{Profile, StringTable};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -30,7 +31,7 @@ pub fn data_json(profile: &Profile, kind: EventType, data: EventData) -> Value {
 }
 
 /// One event (CONTRACT.md's event JSON).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct EventJson {
     pub id: Option<u32>,
     #[serde(rename = "type")]
@@ -47,14 +48,14 @@ pub struct EventJson {
 }
 
 /// The smallest window covering the returned real events.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct RangeJson {
     pub start_ms: Option<f64>,
     pub end_ms: Option<f64>,
 }
 
 /// The whole answer.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct EventsReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,

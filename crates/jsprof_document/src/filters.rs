@@ -10,6 +10,7 @@
 
 use jsprof_analysis::Filters;
 use regex::Regex;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{ReportError, Result};
@@ -24,7 +25,7 @@ pub const PARAMS: [&str; 5] = [
 ];
 
 /// Which filters to apply; `Default` applies none.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct FilterSpec {
     /// Only stacks through a function whose name or URL matches RE, re-rooted at the outermost

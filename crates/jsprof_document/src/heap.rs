@@ -6,6 +6,7 @@ use jsprof_heap::{
     edge_label, edge_name, edge_source, edge_type_name, retaining_paths, summary, Analysis,
     HeapSnapshot, PathOptions, RetainerIndex, SortBy, Statistics,
 };
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::{JsonWarning, ReportError, Result};
@@ -33,7 +34,7 @@ pub fn warnings_named(name: &str, s: &HeapSnapshot) -> Vec<JsonWarning> {
 }
 
 /// One object as the exploration commands list it.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ObjectJson {
     pub id: u32,
     pub name: String,
@@ -73,21 +74,21 @@ pub fn ordinal_of(name: &str, s: &HeapSnapshot, id: u32) -> Result<u32> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct StatisticsJson {
     pub total: u64,
     pub native: NativeJson,
     pub v8heap: V8HeapJson,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct NativeJson {
     pub total: u64,
     #[serde(rename = "typedArrays")]
     pub typed_arrays: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct V8HeapJson {
     pub total: i64,
     pub code: u64,
@@ -114,7 +115,7 @@ pub fn statistics_json(st: &Statistics) -> StatisticsJson {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ClassJson {
     pub key: String,
     pub name: String,
@@ -125,7 +126,8 @@ pub struct ClassJson {
 }
 
 /// `heap summary`: DevTools' Summary.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "HeapSummaryReport")]
 pub struct SummaryReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,
@@ -161,7 +163,8 @@ pub fn summary_report(s: &HeapSnapshot, a: &Analysis, sort: SortBy, limit: usize
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "HeapNodeJson")]
 pub struct NodeJson {
     pub id: u32,
     pub name: String,
@@ -176,7 +179,7 @@ pub struct NodeJson {
 }
 
 /// `heap node`: single objects by id.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct NodesReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,
@@ -238,7 +241,8 @@ pub fn nodes_report(
     })
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "HeapStepJson")]
 pub struct StepJson {
     pub edge_type: String,
     pub edge_name: String,
@@ -248,14 +252,14 @@ pub struct StepJson {
     pub retainer: ObjectJson,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct PathJson {
     /// From the object's own retainer outwards; the last retainer is held by the root.
     pub steps: Vec<StepJson>,
 }
 
 /// `heap retainers`: why an object is alive.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct RetainersReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,
@@ -325,7 +329,7 @@ pub fn retainers_report_with(
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ClassDiffJson {
     pub key: String,
     pub name: String,
@@ -339,7 +343,8 @@ pub struct ClassDiffJson {
 }
 
 /// `heap diff`: DevTools' Comparison plus the retained-size change.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "HeapDiffReport")]
 pub struct DiffReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,
@@ -409,7 +414,7 @@ pub fn diff_report(
 
 /// One group of leaked objects: the objects of FINAL created between BASE and TARGET, grouped by
 /// class and retaining path.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct LeakGroupJson {
     pub class: String,
     pub count: u64,
@@ -420,14 +425,14 @@ pub struct LeakGroupJson {
     pub sample_id: u32,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct LeakStepJson {
     pub edge: String,
     pub class: String,
 }
 
 /// `jsprof heap leaks BASE TARGET FINAL --json` and the UI's Leaks tab.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct LeaksReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,

@@ -10,10 +10,11 @@ use jsprof_heap::{
     retaining_paths, Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, PathOptions,
     RetainerIndex, SortBy,
 };
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// One page of objects.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ObjectsPage {
     /// How many there are in all.
     pub total: usize,
@@ -101,7 +102,7 @@ pub fn paths_json(
 }
 
 /// One detached DOM tree.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct DetachedJson {
     pub root: ObjectJson,
     pub node_count: u64,
@@ -127,7 +128,7 @@ pub fn detached(
 }
 
 /// An object with its retaining paths, as the report embeds it.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ObjectWithPaths {
     #[serde(flatten)]
     pub object: ObjectJson,
@@ -135,7 +136,7 @@ pub struct ObjectWithPaths {
 }
 
 /// A class's largest objects in the report.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ClassObjects {
     pub key: String,
     pub total: usize,
@@ -143,7 +144,7 @@ pub struct ClassObjects {
 }
 
 /// The heap part of `jsprof report`.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct HeapDoc {
     pub summary: SummaryReport,
     /// For the largest classes: their largest objects with retaining paths.

@@ -22,6 +22,7 @@ pub mod filters;
 pub mod heap;
 pub mod heap_pages;
 pub mod load;
+pub mod schema;
 pub mod source_maps;
 pub mod summary;
 pub mod text;
@@ -32,7 +33,7 @@ pub mod tree;
 
 /// A function's self and total weight as `top` and `tree` print them: ms for time, bytes for a
 /// heap profile (the other pair left out), and percentages of `total`.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct WeightsJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub self_ms: Option<f64>,
@@ -72,11 +73,12 @@ impl WeightsJson {
     }
 }
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use thiserror::Error;
 
 /// A warning as every JSON document carries it (`{"at", "message"}`).
-#[derive(Serialize, Clone, Debug)]
+#[derive(Serialize, Clone, Debug, JsonSchema)]
 pub struct JsonWarning {
     pub at: String,
     pub message: String,
@@ -108,6 +110,13 @@ pub enum ReportError {
 }
 
 pub type Result<T, E = ReportError> = std::result::Result<T, E>;
+
+/// A document as the exact JSON text the CLI prints and the service answers, for embedding in
+/// another document (`jsprof report`'s `views`) without re-ordering or re-formatting a byte.
+pub fn raw<T: Serialize>(doc: &T) -> Box<serde_json::value::RawValue> {
+    let text = serde_json::to_string(doc).expect("documents serialize");
+    serde_json::value::RawValue::from_string(text).expect("serde_json wrote JSON")
+}
 
 pub(crate) const NS_PER_MS: f64 = 1e6;
 

@@ -20,6 +20,7 @@
 //! apply to the entries — so that `--focus Paint` or `--exclude RunTask` work on native entries
 //! too — while the timelines (events, flame chart) are reconstructed from the filtered samples.
 
+use schemars::JsonSchema;
 use std::borrow::Cow;
 use std::ops::Deref;
 use std::sync::OnceLock;
@@ -81,7 +82,7 @@ pub struct ViewSpec {
 }
 
 /// What a weighted view's numbers are made of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum WeightSource {
     /// The profile's samples (`.cpuprofile`, self-profiling, heap profile; a trace with `--samples`).

@@ -4,6 +4,7 @@
 
 use jsprof_analysis::{function_table, summarize, ProfileSummary};
 use jsprof_profile::WeightUnit;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::load::{CpuInput, ViewSpec, Weighted};
@@ -11,7 +12,8 @@ use crate::top::{function_json, By, FunctionJson, TopView};
 use crate::{ms, warnings_json, JsonWarning, Result};
 
 /// A thread of the input, as the summary lists it.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "SummaryThreadJson")]
 pub struct ThreadJson {
     pub name: String,
     pub pid: Option<u64>,
@@ -20,7 +22,7 @@ pub struct ThreadJson {
 }
 
 /// The whole `summary` document.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct SummaryReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,

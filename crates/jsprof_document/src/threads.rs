@@ -1,13 +1,14 @@
 //! `jsprof threads FILE --json` and the service's `…/threads`: the timelines of a CPU input, one
 //! per thread, with the ids `--thread` and `?thread=` take.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::load::CpuInput;
 use crate::{warnings_json, JsonWarning};
 
 /// One timeline.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ThreadJson {
     /// What `--thread` takes (1-based, sampled threads first).
     pub timeline_id: u32,
@@ -21,7 +22,7 @@ pub struct ThreadJson {
 }
 
 /// The whole `threads` document.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ThreadsReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,

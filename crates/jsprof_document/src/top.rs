@@ -2,6 +2,7 @@
 
 use jsprof_analysis::{function_table, FunctionRow};
 use jsprof_profile::{Profile, WeightUnit};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::load::{WeightSource, Weighted};
@@ -16,7 +17,7 @@ pub enum By {
 }
 
 /// One function as `top` and `summary` print it.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct FunctionJson {
     pub name: String,
     pub url: String,
@@ -27,7 +28,7 @@ pub struct FunctionJson {
 }
 
 /// The whole `top` document.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct TopReport {
     pub kind: &'static str,
     /// `"trace-entries"` when the numbers are a trace thread's entries (the Performance panel's

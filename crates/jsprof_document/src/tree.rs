@@ -2,6 +2,7 @@
 
 use jsprof_analysis::{bottom_up, top_down, CallTree, CallTreeKind};
 use jsprof_profile::{Profile, WeightUnit};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::load::{WeightSource, Weighted};
@@ -9,7 +10,8 @@ use crate::top::is_samples;
 use crate::{warnings_json, JsonWarning, WeightsJson, NS_PER_MS};
 
 /// One node, in depth-first pre-order (`parent` names an earlier `id`).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "TreeNodeJson")]
 pub struct NodeJson {
     pub id: u32,
     pub parent: Option<u32>,
@@ -23,7 +25,7 @@ pub struct NodeJson {
 }
 
 /// The whole `tree` document.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct TreeReport {
     pub kind: &'static str,
     /// As in `top`: `"trace-entries"` for a trace thread's entries, absent for samples.

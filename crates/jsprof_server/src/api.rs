@@ -39,6 +39,14 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/api/sessions/{id}/timelines/{timeline}/events",
             get(events),
         )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/summary",
+            get(summary),
+        )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/threads",
+            get(threads),
+        )
         .route("/api/sessions/{id}/artifacts/{artifact}/top", get(top))
         .route("/api/sessions/{id}/artifacts/{artifact}/tree", get(tree))
         .route(
@@ -305,6 +313,37 @@ async fn profile_of(
     }
     let name = artifact_name(&s, &a);
     Ok((state.load_filtered(&s, &a, View::Cpu, filters).await?, name))
+}
+
+/// `jsprof summary FILE --json`.
+async fn summary(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let params = Params::parse(q, &["limit", "thread"])?;
+    let limit = params.number::<usize>("limit")?.unwrap_or(10);
+    let thread = params.get("thread").map(str::to_string);
+    let (loaded, _) = profile_of(&state, &id, &artifact_text, &FilterSpec::default()).await?;
+    let report = crate::work::run(move || {
+        Ok(jsprof_document::summary::summary(loaded.cpu()?, thread.as_deref(), limit)?.report)
+    })
+    .await?;
+    Ok(json_blocking(report).await)
+}
+
+/// `jsprof threads FILE --json`.
+async fn threads(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let (loaded, _) = profile_of(&state, &id, &artifact_text, &FilterSpec::default()).await?;
+    let report =
+        crate::work::run(move || Ok(jsprof_document::threads::threads_report(loaded.cpu()?)))
+            .await?;
+    Ok(json_blocking(report).await)
 }
 
 async fn top(

@@ -1,4 +1,7 @@
-//! `GET /api/openapi.json`: the API described as OpenAPI 3.1.
+//! `GET /api/openapi.json`: the API described as OpenAPI 3.1. The response documents' schemas are
+//! generated from the document types (`jsprof_document::schema::components`), the same ones the
+//! CLI prints and `docs/json.md` describes; the service's own request and session schemas are
+//! written here.
 
 use serde_json::{json, Value};
 
@@ -74,19 +77,27 @@ pub fn document(state: &AppState) -> Value {
     // `--focus`, `--exclude`, `--hide-idle`, `--collapse-packages`, `--collapse-recursion`.
     let filters = || {
         vec![
-            param("focus", "query", "only stacks through a function whose name or URL matches this regular expression, re-rooted there (`a|b`: any)", json!({"type": "string"})),
-            param("exclude", "query", "drop frames whose name or URL matches this regular expression, charging their time to the caller", json!({"type": "string"})),
+            param("focus", "query", "only stacks through a function whose name or URL matches this regular expression, re-rooted there (repeatable: any of them)", json!({"type": "array", "items": {"type": "string"}})),
+            param("exclude", "query", "drop frames whose name or URL matches this regular expression, charging their time to the caller (repeatable)", json!({"type": "array", "items": {"type": "string"}})),
             param("hide_idle", "query", "leave out (idle) samples", json!({"type": "boolean"})),
             param("collapse_packages", "query", "one frame per node_modules package", json!({"type": "boolean"})),
             param("collapse_recursion", "query", "one frame per function per stack", json!({"type": "boolean"})),
         ]
+    };
+    let samples = || {
+        param(
+            "samples",
+            "query",
+            "for a trace: weigh the thread's CPU samples instead of its entries (the Performance panel's JS calls and trace events)",
+            json!({"type": "boolean"}),
+        )
     };
     let with_filters = |mut v: Vec<Value>| {
         v.extend(filters());
         Value::Array(v)
     };
     let std_errors = ["400", "401", "403", "404", "500"];
-    json!({
+    let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "jsprof serve",
@@ -132,39 +143,50 @@ pub fn document(state: &AppState) -> Value {
                         param("max_depth", "query", "1 = top level (or the event's children)", json!({"type": "integer"})),
                         param("types", "query", "only these types, comma-separated (JS_CALL,GC,LAYOUT,…)", json!({"type": "string"}))
                     ]),
-                    "responses": responses(("200", ok("the events", "Events")), &std_errors)
+                    "responses": responses(("200", ok("the events", "EventsReport")), &std_errors)
                 }
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/summary": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof summary --json` on a CPU (or sampling heap) artifact",
+                    "parameters": [param("limit", "query", "top functions", json!({"type": "integer", "default": 10})), thread()],
+                    "responses": responses(("200", ok("the summary", "SummaryReport")), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/threads": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof threads --json` on a CPU artifact",
+                    "responses": responses(("200", ok("the timelines", "ThreadsReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/top": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof top --json` on a CPU (or sampling heap) artifact",
-                    "parameters": with_filters(vec![param("by", "query", "self | total", json!({"type": "string", "enum": ["self", "total"]})), param("limit", "query", "rows; 0 = all", json!({"type": "integer", "default": 25})), range(), thread()]),
-                    "responses": responses(("200", json!({"description": "the function table"})), &std_errors)}
+                    "parameters": with_filters(vec![param("by", "query", "self | total", json!({"type": "string", "enum": ["self", "total"]})), param("limit", "query", "rows; 0 = all", json!({"type": "integer", "default": 25})), range(), thread(), samples()]),
+                    "responses": responses(("200", ok("the function table", "TopReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/tree": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof tree --json` on a CPU (or sampling heap) artifact",
-                    "parameters": with_filters(vec![param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), range(), thread()]),
-                    "responses": responses(("200", json!({"description": "the tree in depth-first pre-order"})), &std_errors)}
+                    "parameters": with_filters(vec![param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), range(), thread(), samples()]),
+                    "responses": responses(("200", ok("the tree in depth-first pre-order", "TreeReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/summary": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof heap summary --json`", "parameters": [param("sort", "query", "retained | self | count", json!({"type": "string", "enum": ["retained", "self", "count"]})), param("limit", "query", "classes; 0 = all", json!({"type": "integer", "default": 20}))],
-                    "responses": responses(("200", json!({"description": "DevTools' Summary"})), &std_errors)}
+                    "responses": responses(("200", ok("DevTools' Summary", "HeapSummaryReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}": {
                 "parameters": [sid(), aid(), node()],
-                "get": {"summary": "`jsprof heap node --json`", "responses": responses(("200", json!({"description": "the object"})), &std_errors)}
+                "get": {"summary": "`jsprof heap node --json`", "responses": responses(("200", ok("the object", "NodesReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/retainers/{node}": {
                 "parameters": [sid(), aid(), node()],
                 "get": {"summary": "`jsprof heap retainers --json`", "parameters": [param("paths", "query", "paths to show", json!({"type": "integer", "default": 5})), param("max_depth", "query", "steps per path", json!({"type": "integer", "default": 100}))],
-                    "responses": responses(("200", json!({"description": "the retaining paths"})), &std_errors)}
+                    "responses": responses(("200", ok("the retaining paths", "RetainersReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/diff": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof heap diff --json BASE THIS`", "parameters": [param("base", "query", "SESSION_ID/ARTIFACT_ID of the earlier snapshot", json!({"type": "string"})), param("limit", "query", "classes; 0 = all", json!({"type": "integer", "default": 20}))],
-                    "responses": responses(("200", json!({"description": "DevTools' Comparison"})), &std_errors)}
+                    "responses": responses(("200", ok("DevTools' Comparison", "HeapDiffReport")), &std_errors)}
             }
         },
         "components": {
@@ -200,17 +222,13 @@ pub fn document(state: &AppState) -> Value {
                         "name": {"type": ["string", "null"]}}}},
                     "error": {"type": ["string", "null"]}}},
                 "SessionList": {"type": "object", "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
-                "Released": {"type": "object", "properties": {"released": {"type": "array", "items": {"type": "string"}}}},
-                "Events": {"type": "object", "description": "CONTRACT.md's events document", "properties": {
-                    "kind": {"type": "string"}, "warnings": {"type": "array"}, "timeline_id": {"type": "integer"},
-                    "mode": {"type": "string"}, "range": {"type": "object"},
-                    "events": {"type": "array", "items": {"type": "object", "properties": {
-                        "id": {"type": ["integer", "null"]}, "type": {"type": "string"}, "name": {"type": "string"},
-                        "start_ms": {"type": ["number", "null"]}, "end_ms": {"type": ["number", "null"]},
-                        "self_ms": {"type": "number"}, "total_ms": {"type": "number"}, "hits": {"type": "integer"},
-                        "parent_id": {"type": ["integer", "null"]}, "child_count": {"type": ["integer", "null"]},
-                        "data": {"type": "object"}}}}}}
+                "Released": {"type": "object", "properties": {"released": {"type": "array", "items": {"type": "string"}}}}
             }
         }
-    })
+    });
+    let schemas = doc["components"]["schemas"]
+        .as_object_mut()
+        .expect("written above");
+    schemas.extend(jsprof_document::schema::components());
+    doc
 }

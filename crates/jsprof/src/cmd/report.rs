@@ -60,7 +60,7 @@ fn cpu_data(
     thread: Option<&str>,
     max_events: usize,
     transform: &TransformArgs,
-) -> Result<Value> {
+) -> Result<ReportData> {
     let loaded = jsprof_document::load::read_cpu(name.to_string(), text, &transform.pipeline())?;
     let timeline = loaded.select(thread)?;
     output::print_warnings(
@@ -132,14 +132,18 @@ fn cpu_data(
         chart.end_ms - chart.start_ms,
         filters_note(transform)
     );
-    Ok(json!({
+    let data = json!({
         "mode": "report",
         "name": name,
         "subtitle": subtitle,
         "charts": charts,
         "chart": chart,
         "profile": profile,
-    }))
+    });
+    Ok(ReportData {
+        data,
+        views: cpu_views(&loaded, Some(&timeline.id.to_string()))?,
+    })
 }
 
 /// ` · focus ^render$, idle hidden` when filters are applied.
@@ -150,7 +154,44 @@ fn filters_note(transform: &TransformArgs) -> String {
         .unwrap_or_default()
 }
 
-fn heap_profile_data(name: &str, text: input::Text, transform: &TransformArgs) -> Result<Value> {
+/// What the page embeds: the UI's documents, and `views`, the CLI's documents as their exact text.
+#[derive(serde::Serialize)]
+struct ReportData {
+    #[serde(flatten)]
+    data: Value,
+    views: Views,
+}
+
+type Views = std::collections::BTreeMap<&'static str, Box<serde_json::value::RawValue>>;
+
+/// The CLI's documents of the input, byte for byte what `jsprof summary/threads/top --json`
+/// print (and the service answers), embedded whole: `top` with every function.
+fn cpu_views(loaded: &jsprof_document::load::CpuInput, thread: Option<&str>) -> Result<Views> {
+    use jsprof_document::raw;
+    let spec = jsprof_document::load::ViewSpec {
+        thread: thread.map(str::to_string),
+        ..Default::default()
+    };
+    let weighted = loaded.weighted(&spec)?;
+    let top = jsprof_document::top::view(&weighted, jsprof_document::top::By::SelfWeight, 0);
+    let summary = jsprof_document::summary::summary(loaded, thread, 10)?;
+    let mut views = Views::new();
+    views.insert("summary", raw(&summary.report));
+    if !loaded.timelines().is_empty() {
+        views.insert(
+            "threads",
+            raw(&jsprof_document::threads::threads_report(loaded)),
+        );
+    }
+    views.insert("top", raw(&jsprof_document::top::report(&weighted, &top)));
+    Ok(views)
+}
+
+fn heap_profile_data(
+    name: &str,
+    text: input::Text,
+    transform: &TransformArgs,
+) -> Result<ReportData> {
     let loaded = jsprof_document::load::read_cpu(name.to_string(), text, &transform.pipeline())?;
     let profile = loaded.profile();
     output::print_warnings(
@@ -161,7 +202,7 @@ fn heap_profile_data(name: &str, text: input::Text, transform: &TransformArgs) -
             .map(|w| (w.at.as_str(), w.message.as_str())),
     );
     let doc = chart::profile_doc(profile, 0, None, TreeLimits::default());
-    Ok(json!({
+    let data = json!({
         "mode": "report",
         "name": name,
         "subtitle": format!(
@@ -171,20 +212,35 @@ fn heap_profile_data(name: &str, text: input::Text, transform: &TransformArgs) -
         ),
         "chart": null,
         "profile": doc,
-    }))
+    });
+    Ok(ReportData {
+        data,
+        views: cpu_views(&loaded, None)?,
+    })
 }
 
-fn snapshot_data(name: &str, text: input::Text) -> Result<Value> {
+fn snapshot_data(name: &str, text: input::Text) -> Result<ReportData> {
     let mut snapshot = jsprof_heap::read_snapshot_with(&text[..], Default::default())
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let analysis = jsprof_heap::analyze(&mut snapshot);
     let doc = heap_pages::heap_doc(&snapshot, &analysis, HeapDocLimits::default());
-    Ok(json!({
+    // `jsprof heap summary --limit 0 --json`, byte for byte.
+    let summary = jsprof_document::heap::summary_report(
+        &snapshot,
+        &analysis,
+        jsprof_heap::SortBy::Retained,
+        0,
+    );
+    let data = json!({
         "mode": "report",
         "name": name,
         "subtitle": format!("{} · {} objects · {}", snapshot.kind(), snapshot.node_count(), output::fmt_bytes(analysis.total_size as f64)),
         "heap": doc,
-    }))
+    });
+    Ok(ReportData {
+        data,
+        views: Views::from([("heap_summary", jsprof_document::raw(&summary))]),
+    })
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {

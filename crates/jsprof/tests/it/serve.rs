@@ -1127,3 +1127,226 @@ fn serve_applies_the_cli_filters() {
         );
     }
 }
+
+/// The embedded `views` of a `jsprof report` page: each document's JSON text as the page carries
+/// it, with the page's own escapes (`<` as `\u003c`, U+2028/2029) undone.
+fn report_views(file: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let out = temp_file("one-answer-report.html", b"");
+    cli(&[
+        "report",
+        file.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let open = r#"<script id="jsprof-data" type="application/json">"#;
+    let start = html.find(open).expect("the page embeds its data") + open.len();
+    let end = start + html[start..].find("</script>").unwrap();
+    #[derive(serde::Deserialize)]
+    struct Page<'a> {
+        #[serde(borrow)]
+        views: std::collections::BTreeMap<String, &'a serde_json::value::RawValue>,
+    }
+    let page: Page = serde_json::from_str(&html[start..end]).unwrap();
+    page.views
+        .into_iter()
+        .map(|(k, v)| {
+            let text = v
+                .get()
+                .replace("\\u003c", "<")
+                .replace("\\u2028", "\u{2028}")
+                .replace("\\u2029", "\u{2029}");
+            (k, text.into_bytes())
+        })
+        .collect()
+}
+
+/// One answer per question: for every view, the CLI's `--json`, the service's endpoint and the
+/// document `jsprof report` embeds are the same bytes (the report's with the page's `<` escape
+/// undone), on a `.cpuprofile`, a self-profiling trace, two Chrome traces, a sampling heap
+/// profile and heap snapshots.
+#[test]
+fn every_front_door_answers_the_same_bytes() {
+    let dir = data_dir("one-answer");
+    let s = serve(&dir, &[]);
+    let fx = fixtures();
+    let strip = |mut v: Vec<u8>| {
+        if v.last() == Some(&b'\n') {
+            v.pop();
+        }
+        v
+    };
+    let same = |what: &str, a: &[u8], b: &[u8]| {
+        assert!(
+            a == b,
+            "{what}: the answers differ\n  {}\n  {}",
+            String::from_utf8_lossy(&a[..a.len().min(400)]),
+            String::from_utf8_lossy(&b[..b.len().min(400)])
+        );
+    };
+    let mut compared = 0;
+    for rel in [
+        "cpu/node-mix.cpuprofile",
+        "selfprofile/primes.jsprofile.json",
+        "trace/page.trace.json.gz",
+        "third-party/speedscope/Chrome-70-worker.json.gz",
+        "heapprofile/tsc.heapprofile",
+    ] {
+        let file = fx.join(rel);
+        let f = file.to_str().unwrap();
+        let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
+        let base = format!("/api/sessions/{id}/artifacts/1");
+        let trace = rel.contains("trace") || rel.contains("Chrome");
+        let mut views: Vec<(String, Vec<&str>)> = vec![
+            ("summary".into(), vec!["summary", f, "--json"]),
+            (
+                "top?limit=0".into(),
+                vec!["top", f, "--limit", "0", "--json"],
+            ),
+            (
+                "top?by=total&limit=5".into(),
+                vec!["top", f, "--by", "total", "--limit", "5", "--json"],
+            ),
+            (
+                "tree?max_depth=4".into(),
+                vec!["tree", f, "--max-depth", "4", "--json"],
+            ),
+            (
+                "tree?bottom_up=1&max_depth=3".into(),
+                vec!["tree", f, "--bottom-up", "--max-depth", "3", "--json"],
+            ),
+            (
+                "top?limit=0&focus=a&focus=e&exclude=%5Eb".into(),
+                vec![
+                    "top",
+                    f,
+                    "--limit",
+                    "0",
+                    "--focus",
+                    "a",
+                    "--focus",
+                    "e",
+                    "--exclude",
+                    "^b",
+                    "--json",
+                ],
+            ),
+        ];
+        if !rel.contains("heapprofile") {
+            views.push(("threads".into(), vec!["threads", f, "--json"]));
+            views.push((
+                "top?range=10..40&limit=0".into(),
+                vec!["top", f, "--range", "10..40", "--limit", "0", "--json"],
+            ));
+        }
+        if trace {
+            views.push((
+                "top?samples=1&limit=0".into(),
+                vec!["top", f, "--samples", "--limit", "0", "--json"],
+            ));
+        }
+        for (query, args) in &views {
+            let r = s.get(&format!("{base}/{query}"));
+            assert_eq!(
+                r.status,
+                200,
+                "{rel} {query}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+            same(
+                &format!("{rel} {query}"),
+                &strip(r.body.clone()),
+                &strip(cli(args)),
+            );
+            compared += 1;
+        }
+        // GetEvents on the session's timeline against `jsprof events`.
+        if !rel.contains("heapprofile") {
+            for (query, extra) in [
+                ("mode=unique-events", vec!["--mode", "unique-events"]),
+                ("max_depth=2", vec!["--max-depth", "2"]),
+            ] {
+                let r = s.get(&format!("/api/sessions/{id}/timelines/1/events?{query}"));
+                assert_eq!(r.status, 200);
+                let mut args = vec!["events", f, "--thread", "1", "--json"];
+                args.extend(extra);
+                same(
+                    &format!("{rel} events {query}"),
+                    &strip(r.body),
+                    &strip(cli(&args)),
+                );
+                compared += 1;
+            }
+        }
+        // The report embeds the same documents.
+        let embedded = report_views(&file);
+        for (view, args) in [
+            ("summary", vec!["summary", f, "--json"]),
+            ("top", vec!["top", f, "--limit", "0", "--json"]),
+        ] {
+            let doc = embedded
+                .get(view)
+                .unwrap_or_else(|| panic!("{rel}: no {view} in the report"));
+            same(&format!("{rel} report {view}"), doc, &strip(cli(&args)));
+            compared += 1;
+        }
+        if !rel.contains("heapprofile") {
+            same(
+                &format!("{rel} report threads"),
+                &embedded["threads"],
+                &strip(cli(&["threads", f, "--json"])),
+            );
+        }
+    }
+    // Heap snapshots: Summary (service, CLI, report), Comparison (service, CLI).
+    let base_file = fx.join("heap/leak-1-baseline.heapsnapshot.gz");
+    let target_file = fx.join("heap/leak-2-target.heapsnapshot.gz");
+    let base_id = s.import(&base_file)["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let target_id = s.import(&target_file)["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (b, t) = (base_file.to_str().unwrap(), target_file.to_str().unwrap());
+    for (query, args) in [
+        (
+            "heap/summary?limit=0",
+            vec!["heap", "summary", t, "--limit", "0", "--json"],
+        ),
+        (
+            "heap/summary?sort=count&limit=7",
+            vec![
+                "heap", "summary", t, "--sort", "count", "--limit", "7", "--json",
+            ],
+        ),
+    ] {
+        let r = s.get(&format!("/api/sessions/{target_id}/artifacts/1/{query}"));
+        assert_eq!(r.status, 200);
+        same(&format!("heap {query}"), &strip(r.body), &strip(cli(&args)));
+        compared += 1;
+    }
+    let r = s.get(&format!(
+        "/api/sessions/{target_id}/artifacts/1/heap/diff?base={base_id}/1&limit=0"
+    ));
+    assert_eq!(r.status, 200);
+    let names = |v: Vec<u8>| -> Value {
+        // The CLI names the files by path, the service by their upload names.
+        let mut v: Value = serde_json::from_slice(&v).unwrap();
+        v.as_object_mut().unwrap().remove("warnings");
+        v
+    };
+    assert_eq!(
+        names(r.body),
+        names(cli(&["heap", "diff", b, t, "--limit", "0", "--json"])),
+        "heap diff"
+    );
+    let embedded = report_views(&target_file);
+    same(
+        "heap report summary",
+        &embedded["heap_summary"],
+        &strip(cli(&["heap", "summary", t, "--limit", "0", "--json"])),
+    );
+    assert!(compared > 60, "{compared} answers compared");
+}
