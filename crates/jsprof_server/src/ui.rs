@@ -550,7 +550,7 @@ async fn cpu_diff(
             })
             .collect();
         let mut svg = Vec::new();
-        let fg = jsprof_analysis::FlameGraphOptions {
+        let fg = jsprof_render::FlameGraphOptions {
             title: "Differential flame graph".to_string(),
             subtitle: Some(format!(
                 "{after_name} against {before_name}{}: red grew, blue shrank",
@@ -558,7 +558,7 @@ async fn cpu_diff(
             )),
             ..Default::default()
         };
-        jsprof_analysis::write_diff_flame_graph_svg(&mut svg, pb, pa, key, normalize, &fg)
+        jsprof_render::write_diff_flame_graph_svg(&mut svg, pb, pa, key, normalize, &fg)
             .map_err(|e| ApiError::internal(e.to_string()))?;
         Ok(json_ok(&json!({
             "unit": unit,

@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use jsprof_analysis::{
-    write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions, TimeRange,
-};
+use jsprof_analysis::TimeRange;
 use jsprof_profile::WeightUnit;
+use jsprof_render::{write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions};
 
 use crate::cmd::diff::CompareArgs;
 use crate::cmd::export::create_output;
