@@ -150,23 +150,5 @@ pub fn fmt_bytes(bytes: f64) -> String {
     format!("{value:.digits$} {}", UNITS[unit])
 }
 
-/// `name` for tables: empty names read `(anonymous)`.
-pub fn display_function_name(name: &str) -> &str {
-    if name.is_empty() {
-        "(anonymous)"
-    } else {
-        name
-    }
-}
-
-/// `url:line:column` with 1-based positions; parts that are unknown are left out.
-pub fn fmt_location(url: &str, line: Option<u32>, column: Option<u32>) -> String {
-    let mut s = url.to_string();
-    if let Some(line) = line {
-        s.push_str(&format!(":{line}"));
-        if let Some(column) = column {
-            s.push_str(&format!(":{column}"));
-        }
-    }
-    s
-}
+// The CLI's tables name and place functions exactly as the SVG views and the exports do.
+pub use jsprof_profile::display::{display_name as display_function_name, fmt_location};

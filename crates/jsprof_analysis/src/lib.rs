@@ -13,12 +13,9 @@
 //! ```
 
 mod call_tree;
-mod chrome_trace;
 mod diff;
 mod entries_profile;
 pub mod filter;
-mod flame_chart;
-mod flame_graph;
 mod function_table;
 mod get_events;
 mod profile_calls;
@@ -29,15 +26,12 @@ pub mod timeline;
 mod timing;
 
 pub use call_tree::{bottom_up, top_down, CallTree, CallTreeKind, CallTreeNode};
-pub use chrome_trace::write_chrome_trace;
 pub use diff::{
     before_totals_on_after_tree, diff_profiles, DiffError, DiffKey, DiffOptions, DiffRow,
     ProfileDiff,
 };
 pub use entries_profile::entries_profile;
 pub use filter::{filter, Filters};
-pub use flame_chart::{write_flame_chart_svg, FlameChartOptions};
-pub use flame_graph::{write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions};
 pub use function_table::{function_table, weight_where, FunctionKey, FunctionRow, FunctionTable};
 pub use get_events::{get_events, EventQuery, EventRow, EventsAnswer, Mode, QueryError};
 pub use profile_calls::{frame_calls, trace_calls, Call};

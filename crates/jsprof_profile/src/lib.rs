@@ -14,6 +14,7 @@
 mod call_frame;
 mod cpuprofile;
 pub mod detect;
+pub mod display;
 mod error;
 pub mod export;
 mod heapprofile;

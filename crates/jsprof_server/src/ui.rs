@@ -458,7 +458,7 @@ async fn cpu_diff(
             options,
         )?;
         let mut svg = Vec::new();
-        let fg = jsprof_analysis::FlameGraphOptions {
+        let fg = jsprof_render::FlameGraphOptions {
             title: "Differential flame graph".to_string(),
             subtitle: Some(format!(
                 "{after_name} against {before_name}{}: red grew, blue shrank",
@@ -466,7 +466,7 @@ async fn cpu_diff(
             )),
             ..Default::default()
         };
-        jsprof_analysis::write_diff_flame_graph_svg(
+        jsprof_render::write_diff_flame_graph_svg(
             &mut svg,
             (&*wb.profile, wb.thread()),
             (&*wa.profile, wa.thread()),

@@ -123,7 +123,7 @@ fn run_chrome_trace(args: &Args) -> Result<ExitCode> {
         None => loaded.timelines().iter().collect(),
     };
     let mut out = create_output(&args.output)?;
-    jsprof_analysis::write_chrome_trace(loaded.profile(), &timelines, &mut out)
+    jsprof_render::write_chrome_trace(loaded.profile(), &timelines, &mut out)
         .and_then(|()| out.flush())
         .with_context(|| format!("writing {}", args.output.display()))?;
     Ok(ExitCode::SUCCESS)

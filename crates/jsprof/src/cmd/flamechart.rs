@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use jsprof_analysis::{write_flame_chart_svg, FlameChartOptions};
+use jsprof_render::{write_flame_chart_svg, FlameChartOptions};
 
 use crate::load::load_cpu;
 use crate::output;

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use jsprof_analysis::{write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions};
 use jsprof_profile::WeightUnit;
+use jsprof_render::{write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions};
 
 use crate::cmd::diff::CompareArgs;
 use crate::cmd::export::create_output;

@@ -15,6 +15,7 @@ pub mod folded;
 pub mod pprof;
 pub mod speedscope;
 
+use crate::display::{display_name, fmt_location};
 use crate::model::{FrameId, Profile, Thread};
 
 /// Per-stack sums of one thread: self weight and sample count, plus those of the bare root.
@@ -80,22 +81,11 @@ pub(crate) fn stack_children(profile: &Profile) -> (Vec<Vec<u32>>, Vec<u32>) {
 /// way flame graph tools show a JavaScript frame.
 pub fn frame_label(profile: &Profile, frame: FrameId) -> String {
     let f = profile.frames.get(frame);
-    let name = profile.strings.get(f.name);
-    let mut label = if name.is_empty() {
-        "(anonymous)".to_string()
-    } else {
-        name.to_string()
-    };
+    let mut label = display_name(profile.strings.get(f.name)).to_string();
     let url = profile.strings.get(f.url);
     if !url.is_empty() {
         label.push(' ');
-        label.push_str(url);
-        if let Some(line) = f.line {
-            label.push_str(&format!(":{line}"));
-            if let Some(col) = f.column {
-                label.push_str(&format!(":{col}"));
-            }
-        }
+        label.push_str(&fmt_location(url, f.line, f.column));
     }
     label
 }

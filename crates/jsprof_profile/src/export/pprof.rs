@@ -143,7 +143,7 @@ pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
         if location_of[frame] == 0 {
             let f = profile.frames.get(crate::model::FrameId(frame as u32));
             let name = profile.strings.get(f.name);
-            let name = strings.id(if name.is_empty() { "(anonymous)" } else { name });
+            let name = strings.id(crate::display::display_name(name));
             let id = frame as u64 + 1;
             p.function.push(Function {
                 id,

@@ -68,7 +68,7 @@ pub fn write_speedscope(
             let name = profile.strings.get(f.name);
             let url = profile.strings.get(f.url);
             FrameOut {
-                name: if name.is_empty() { "(anonymous)" } else { name },
+                name: crate::display::display_name(name),
                 file: (!url.is_empty()).then_some(url),
                 line: f.line,
                 col: f.column,

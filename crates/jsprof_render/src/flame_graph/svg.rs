@@ -1,109 +1,27 @@
-//! An aggregated flame graph as a standalone SVG: the top-down call tree drawn root at the
-//! bottom, siblings heaviest first, each frame as wide as its total. The file carries its own
-//! script: click a frame to zoom into it, search (Ctrl-F or the button) highlights matching frames
-//! and tells their share, and every frame's tooltip gives self and total with percentages.
-//!
-//! Layout contract (tests parse it): every frame is a `<g class="f">` holding a `<title>`, a
-//! `<rect>` and a `<text>`; `data-x`/`data-w` are its start and width as fractions of the whole,
-//! `data-d` its depth (0 = the `all` frame), `data-total`/`data-self` its weights in the thread's
-//! unit (ns or bytes). A frame narrower than [`FlameGraphOptions::min_width_px`] is left out with
-//! everything above it.
+//! The flame graph's SVG: header, frames as laid out by [`super::layout`], and the script that
+//! zooms and searches (inferno's `svg.rs`).
 
 use std::io::{self, Write};
 
-use jsprof_profile::{FrameKind, Profile, Thread, WeightUnit};
+use jsprof_analysis::CallTree;
+use jsprof_profile::display::{display_name, fmt_location};
+use jsprof_profile::{FrameKind, Profile, WeightUnit};
 
-use crate::call_tree::{top_down, CallTree};
-use crate::diff::{before_totals_on_after_tree, DiffKey};
+use super::layout::{frac, Placed};
+use super::{FlameGraphOptions, PAD};
+use crate::xml::escape;
 
-/// How to draw. `Default` gives a 1200 px wide graph of 16 px frames.
-#[derive(Clone, Debug)]
-pub struct FlameGraphOptions {
-    pub title: String,
-    /// A second line under the title (the input's name, the range).
-    pub subtitle: Option<String>,
-    pub width: u32,
-    pub frame_height: u32,
-    pub font_size: f64,
-    /// Frames narrower than this many pixels are not drawn (nor anything above them).
-    pub min_width_px: f64,
-}
-
-impl Default for FlameGraphOptions {
-    fn default() -> Self {
-        FlameGraphOptions {
-            title: "Flame Graph".to_string(),
-            subtitle: None,
-            width: 1200,
-            frame_height: 16,
-            font_size: 12.0,
-            min_width_px: 0.1,
-        }
-    }
-}
-
-/// Horizontal padding on each side of the frames, in pixels.
-pub const PAD: f64 = 10.0;
+/// Room above the frames (title, subtitle, buttons) and below them (the details line).
 const TOP: f64 = 54.0;
 const BOTTOM: f64 = 26.0;
 
-struct Placed {
-    node: Option<u32>,
-    x: f64,
-    w: f64,
-    depth: u32,
-}
-
-/// Writes the flame graph of `thread` as SVG.
-pub fn write_flame_graph_svg(
-    out: impl Write,
-    profile: &Profile,
-    thread: &Thread,
-    options: &FlameGraphOptions,
-) -> io::Result<()> {
-    let tree = top_down(profile, thread);
-    write_tree_svg(out, profile, &tree, thread.weight_unit(), options, None)
-}
-
-/// A differential flame graph (Brendan Gregg's): AFTER's flame graph, each frame coloured by how
-/// its total changed since BEFORE at the same call path (frames matched by `key`) — red grew,
-/// blue shrank, white unchanged, saturated at the largest change. With `normalize`, BEFORE is
-/// scaled to AFTER's total first. Each frame also carries `data-before` (BEFORE's total there,
-/// scaled) for tools and the tooltip.
-pub fn write_diff_flame_graph_svg(
-    out: impl Write,
-    before: (&Profile, &Thread),
-    after: (&Profile, &Thread),
-    key: DiffKey,
-    normalize: bool,
-    options: &FlameGraphOptions,
-) -> io::Result<()> {
-    let tree = top_down(after.0, after.1);
-    let mut before_totals = before_totals_on_after_tree(before, after, key);
-    if normalize {
-        let busy = |t: &CallTree| t.total_weight - t.root_weight;
-        let b = busy(&top_down(before.0, before.1));
-        if b > 0 {
-            let scale = busy(&tree) as f64 / b as f64;
-            for w in &mut before_totals {
-                *w = (*w as f64 * scale).round() as i64;
-            }
-        }
-    }
-    write_tree_svg(
-        out,
-        after.0,
-        &tree,
-        after.1.weight_unit(),
-        options,
-        Some(&before_totals),
-    )
-}
-
-fn write_tree_svg(
+/// Writes `placed` (frames of `tree`) as a standalone SVG. With `before` (one total per tree
+/// node), frames are coloured by their change since then instead of by name.
+pub(super) fn write(
     mut out: impl Write,
     profile: &Profile,
     tree: &CallTree,
+    placed: &[Placed],
     unit: WeightUnit,
     options: &FlameGraphOptions,
     before: Option<&[i64]>,
@@ -118,48 +36,7 @@ fn write_tree_svg(
             .unwrap_or(0)
     });
     let inner = options.width as f64 - 2.0 * PAD;
-    let min_frac = if inner > 0.0 {
-        options.min_width_px / inner
-    } else {
-        1.0
-    };
-
-    // Place frames: the `all` frame, then every node wide enough, parents before children.
-    let mut placed = vec![Placed {
-        node: None,
-        x: 0.0,
-        w: if total > 0 { 1.0 } else { 0.0 },
-        depth: 0,
-    }];
-    let mut todo: Vec<(u32, f64)> = Vec::new();
-    let push_children = |children: &[u32], x0: f64, todo: &mut Vec<(u32, f64)>| {
-        let mut x = x0;
-        let mut row = Vec::with_capacity(children.len());
-        for &c in children {
-            row.push((c, x));
-            x += frac(tree.nodes[c as usize].total_weight, total);
-        }
-        todo.extend(row.into_iter().rev());
-    };
-    push_children(&tree.roots, 0.0, &mut todo);
-    let mut max_depth = 0;
-    while let Some((n, x)) = todo.pop() {
-        let node = &tree.nodes[n as usize];
-        let w = frac(node.total_weight, total);
-        if w < min_frac || w <= 0.0 {
-            continue;
-        }
-        let depth = node.depth + 1;
-        max_depth = max_depth.max(depth);
-        placed.push(Placed {
-            node: Some(n),
-            x,
-            w,
-            depth,
-        });
-        push_children(&node.children, x, &mut todo);
-    }
-
+    let max_depth = placed.iter().map(|p| p.depth).max().unwrap_or(0);
     let fh = options.frame_height as f64;
     let height = TOP + (max_depth as f64 + 1.0) * fh + BOTTOM;
     let width = options.width as f64;
@@ -214,7 +91,7 @@ fn write_tree_svg(
         height - 8.0
     )?;
 
-    for p in &placed {
+    for p in placed {
         let before_w = match (before, p.node) {
             (Some(b), Some(n)) => Some(b[n as usize]),
             _ => None,
@@ -230,19 +107,9 @@ fn write_tree_svg(
             Some(n) => {
                 let node = &tree.nodes[n as usize];
                 let f = node.function;
-                let name = profile.strings.get(f.name);
-                let name = if name.is_empty() { "(anonymous)" } else { name };
-                let url = profile.strings.get(f.url);
-                let mut location = url.to_string();
-                if let Some(line) = f.line {
-                    location.push_str(&format!(":{line}"));
-                    if let Some(col) = f.column {
-                        location.push_str(&format!(":{col}"));
-                    }
-                }
                 (
-                    name.to_string(),
-                    location,
+                    display_name(profile.strings.get(f.name)).to_string(),
+                    fmt_location(profile.strings.get(f.url), f.line, f.column),
                     node.self_weight,
                     node.total_weight,
                     profile.frames.get(node.frame).kind,
@@ -306,14 +173,6 @@ fn write_tree_svg(
     writeln!(out, "]]></script>")?;
     writeln!(out, "</svg>")?;
     Ok(())
-}
-
-fn frac(w: i64, total: i64) -> f64 {
-    if total > 0 {
-        w as f64 / total as f64
-    } else {
-        0.0
-    }
 }
 
 fn pct(w: i64, total: i64) -> f64 {
@@ -402,24 +261,6 @@ fn diff_color(delta: i64, max_delta: i64) -> String {
     }
 }
 
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            // Characters XML 1.0 cannot carry at all.
-            c if (c as u32) < 0x20 && c != '\t' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 const SCRIPT: &str = r#"
 const frames = Array.from(document.querySelectorAll('g.f'));
 const details = document.getElementById('details');
@@ -495,31 +336,6 @@ window.addEventListener('keydown', (e) => {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsprof_profile::ProfileKind;
-
-    #[test]
-    fn writes_nested_frames() {
-        let mut p = Profile::new(ProfileKind::CpuProfile);
-        let a = p.intern_frame("a<&>", "x.js", Some(1), Some(1), "1");
-        let b = p.intern_frame("b", "x.js", Some(2), Some(1), "1");
-        let sa = p.stacks.push(None, a, 2);
-        let sb = p.stacks.push(Some(sa), b, 3);
-        let mut t = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            samples_end: Some(40),
-            ..Default::default()
-        };
-        t.samples.push(0, Some(sa));
-        t.samples.push(10, Some(sb));
-        p.threads.push(t);
-        let mut svg = Vec::new();
-        write_flame_graph_svg(&mut svg, &p, &p.threads[0], &Default::default()).unwrap();
-        let svg = String::from_utf8(svg).unwrap();
-        assert_eq!(svg.matches(r#"<g class="f""#).count(), 3);
-        assert!(svg.contains("a&lt;&amp;&gt;"));
-        assert!(svg.contains(r#"data-total="30" data-self="30""#));
-        assert_eq!(top_down(&p, &p.threads[0]).total_weight, 40);
-    }
 
     #[test]
     fn fits_labels() {

@@ -7,9 +7,11 @@
 
 use std::io::{self, Write};
 
+use jsprof_analysis::{EventData, EventType, Timeline};
+use jsprof_profile::display::{display_name, fmt_location};
 use jsprof_profile::Profile;
 
-use crate::timeline::{EventData, EventType, Timeline};
+use crate::xml::escape;
 
 /// Drawing options.
 #[derive(Clone, Debug)]
@@ -63,21 +65,6 @@ fn color(kind: EventType, name: &str) -> &'static str {
         EventType::Paint => "#7bc47f",
         EventType::Generic => "#c8c8c8",
     }
-}
-
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c if (c as u32) < 0x20 && c != '\t' && c != '\n' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn fmt_ms(ms: f64) -> String {
@@ -201,25 +188,23 @@ pub fn write_flame_chart_svg(
     for bar in &bars {
         let e = &events[bar.index];
         let name = profile.strings.get(e.name);
-        let shown = if name.is_empty() { "(anonymous)" } else { name };
+        let shown = display_name(name);
         let location = match e.data {
             EventData::Frame(f) => {
                 let fr = profile.frames.get(f);
-                let url = profile.strings.get(fr.url);
-                match (fr.line, fr.column) {
-                    (Some(l), Some(c)) => format!("{url}:{l}:{c}"),
-                    (Some(l), None) => format!("{url}:{l}"),
-                    _ => url.to_string(),
-                }
+                fmt_location(profile.strings.get(fr.url), fr.line, fr.column)
             }
             EventData::Detail(d) => profile.strings.get(d).to_string(),
             EventData::None => String::new(),
         };
         let y = HEADER + e.depth as f64 * row;
+        // The tooltip's lines are escaped one by one and joined by a literal newline, which a
+        // `<title>` shows as a line break (the escaper writes newlines inside text as `&#10;`).
         let tooltip = format!(
-            "{shown}{}{}\n{} · self {} · total {} · at {}",
+            "{}{}{}\n{} · self {} · total {} · at {}",
+            escape(shown),
             if location.is_empty() { "" } else { "\n" },
-            location,
+            escape(&location),
             e.kind.as_str(),
             fmt_ms(e.self_time as f64 / 1e6),
             fmt_ms(e.duration() as f64 / 1e6),
@@ -228,7 +213,7 @@ pub fn write_flame_chart_svg(
         write!(
             out,
             r##"<g><title>{tip}</title><rect class="e" x="{x:.3}" y="{y}" width="{w:.3}" height="{h}" fill="{fill}" data-id="{id}" data-parent="{parent}" data-depth="{depth}" data-start-ms="{s}" data-end-ms="{t}"/>"##,
-            tip = escape(&tooltip),
+            tip = tooltip,
             x = bar.x,
             w = bar.w,
             h = row - 1.0,

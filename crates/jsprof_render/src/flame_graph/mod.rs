@@ -1,0 +1,139 @@
+//! An aggregated flame graph as a standalone SVG: the top-down call tree drawn root at the
+//! bottom, siblings heaviest first, each frame as wide as its total. The file carries its own
+//! script: click a frame to zoom into it, search (Ctrl-F or the button) highlights matching frames
+//! and tells their share, and every frame's tooltip gives self and total with percentages.
+//!
+//! Drawing is two steps, as in inferno: [`layout`] places the call tree's frames (pure
+//! arithmetic, tested on its own), then `svg` writes the placed frames out.
+//!
+//! Layout contract (tests parse it): every frame is a `<g class="f">` holding a `<title>`, a
+//! `<rect>` and a `<text>`; `data-x`/`data-w` are its start and width as fractions of the whole,
+//! `data-d` its depth (0 = the `all` frame), `data-total`/`data-self` its weights in the thread's
+//! unit (ns or bytes). A frame narrower than [`FlameGraphOptions::min_width_px`] is left out with
+//! everything above it.
+
+mod layout;
+mod svg;
+
+use std::io::{self, Write};
+
+use jsprof_analysis::{before_totals_on_after_tree, top_down, CallTree, DiffKey};
+use jsprof_profile::{Profile, Thread};
+
+pub use layout::{layout, Placed};
+
+/// How to draw. `Default` gives a 1200 px wide graph of 16 px frames.
+#[derive(Clone, Debug)]
+pub struct FlameGraphOptions {
+    pub title: String,
+    /// A second line under the title (the input's name, the range).
+    pub subtitle: Option<String>,
+    pub width: u32,
+    pub frame_height: u32,
+    pub font_size: f64,
+    /// Frames narrower than this many pixels are not drawn (nor anything above them).
+    pub min_width_px: f64,
+}
+
+impl Default for FlameGraphOptions {
+    fn default() -> Self {
+        FlameGraphOptions {
+            title: "Flame Graph".to_string(),
+            subtitle: None,
+            width: 1200,
+            frame_height: 16,
+            font_size: 12.0,
+            min_width_px: 0.1,
+        }
+    }
+}
+
+/// Horizontal padding on each side of the frames, in pixels.
+pub(crate) const PAD: f64 = 10.0;
+
+/// Writes the flame graph of `thread` as SVG.
+pub fn write_flame_graph_svg(
+    out: impl Write,
+    profile: &Profile,
+    thread: &Thread,
+    options: &FlameGraphOptions,
+) -> io::Result<()> {
+    let tree = top_down(profile, thread);
+    let placed = layout(&tree, options);
+    svg::write(
+        out,
+        profile,
+        &tree,
+        &placed,
+        thread.weight_unit(),
+        options,
+        None,
+    )
+}
+
+/// A differential flame graph (Brendan Gregg's): AFTER's flame graph, each frame coloured by how
+/// its total changed since BEFORE at the same call path (frames matched by `key`) — red grew,
+/// blue shrank, white unchanged, saturated at the largest change. With `normalize`, BEFORE is
+/// scaled to AFTER's total first. Each frame also carries `data-before` (BEFORE's total there,
+/// scaled) for tools and the tooltip.
+pub fn write_diff_flame_graph_svg(
+    out: impl Write,
+    before: (&Profile, &Thread),
+    after: (&Profile, &Thread),
+    key: DiffKey,
+    normalize: bool,
+    options: &FlameGraphOptions,
+) -> io::Result<()> {
+    let tree = top_down(after.0, after.1);
+    let mut before_totals = before_totals_on_after_tree(before, after, key);
+    if normalize {
+        let busy = |t: &CallTree| t.total_weight - t.root_weight;
+        let b = busy(&top_down(before.0, before.1));
+        if b > 0 {
+            let scale = busy(&tree) as f64 / b as f64;
+            for w in &mut before_totals {
+                *w = (*w as f64 * scale).round() as i64;
+            }
+        }
+    }
+    let placed = layout(&tree, options);
+    svg::write(
+        out,
+        after.0,
+        &tree,
+        &placed,
+        after.1.weight_unit(),
+        options,
+        Some(&before_totals),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsprof_profile::{ProfileKind, WeightUnit};
+
+    #[test]
+    fn writes_nested_frames() {
+        let mut p = Profile::new(ProfileKind::CpuProfile);
+        let a = p.intern_frame("a<&>", "x.js", Some(1), Some(1), "1");
+        let b = p.intern_frame("b", "x.js", Some(2), Some(1), "1");
+        let sa = p.stacks.push(None, a, 2);
+        let sb = p.stacks.push(Some(sa), b, 3);
+        let mut t = Thread {
+            weight_unit: Some(WeightUnit::Nanoseconds),
+            samples_end: Some(40),
+            ..Default::default()
+        };
+        t.samples.push(0, Some(sa));
+        t.samples.push(10, Some(sb));
+        p.threads.push(t);
+        let mut svg = Vec::new();
+        write_flame_graph_svg(&mut svg, &p, &p.threads[0], &Default::default()).unwrap();
+        let svg = String::from_utf8(svg).unwrap();
+        assert_eq!(svg.matches(r#"<g class="f""#).count(), 3);
+        assert!(svg.contains("a&lt;&amp;&gt;"));
+        assert!(svg.contains(r#"data-total="30" data-self="30""#));
+        assert_eq!(top_down(&p, &p.threads[0]).total_weight, 40);
+    }
+}
