@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::{fixtures, golden, jsprof, jsprof_json, temp_file};
-use crate::views::{key, top_by_key, top_by_key_with, weights, SAMPLED_FIXTURES};
+use crate::views::{key, top_by_key_with, weights, SAMPLED_FIXTURES};
 
 fn export(input: &str, format: &str) -> PathBuf {
     let path = fixtures().join(input);

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof, node_with_inspector};
+use crate::support::{fixtures, jsprof, node_with_inspector, temp_file};
 
 /// A running `jsprof serve`.
 struct Serve {
@@ -1186,7 +1186,7 @@ fn every_front_door_answers_the_same_bytes() {
     };
     let mut compared = 0;
     for rel in [
-        "cpu/node-mix.cpuprofile",
+        "cpu/node-mix.cpuprofile.gz",
         "selfprofile/primes.jsprofile.json",
         "trace/page.trace.json.gz",
         "third-party/speedscope/Chrome-70-worker.json.gz",
@@ -1348,5 +1348,5 @@ fn every_front_door_answers_the_same_bytes() {
         &embedded["heap_summary"],
         &strip(cli(&["heap", "summary", t, "--limit", "0", "--json"])),
     );
-    assert!(compared > 60, "{compared} answers compared");
+    assert!(compared >= 60, "{compared} answers compared");
 }
