@@ -39,6 +39,11 @@ pub struct Args {
     /// Another name the Host header may carry (for a non-loopback --addr); repeatable.
     #[arg(long, value_name = "NAME")]
     pub allow_host: Vec<String>,
+    /// Source maps (a .map file or a folder of them) applied to every CPU artifact, matched to
+    /// scripts by file name; repeatable. Recorded sessions also find the maps their local
+    /// scripts name; uploaded files only get these.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub sourcemap_dir: Vec<std::path::PathBuf>,
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {
@@ -113,6 +118,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         max_upload: args.max_upload,
         allow_remote_targets: args.allow_remote_targets,
         allowed_hosts: args.allow_host.clone(),
+        sourcemap_dirs: args.sourcemap_dir.clone(),
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

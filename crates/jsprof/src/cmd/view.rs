@@ -30,6 +30,11 @@ pub struct Args {
     /// The filter bar's settings the page opens with (the bar changes them later).
     #[command(flatten)]
     pub filters: jsprof_document::filters::FilterSpec,
+    /// Source maps (a .map file or a folder of them) for scripts whose own sourceMappingURL
+    /// comment does not lead to one; matched by file name (repeatable). Maps next to the
+    /// profiled scripts are found without it.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub sourcemap: Vec<PathBuf>,
 }
 
 impl Args {
@@ -72,6 +77,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         data_dir: dir,
         // The files are the user's own: their scripts' source maps are found as the CLI finds them.
         discover_maps_for_imports: true,
+        sourcemap_dirs: args.sourcemap.clone(),
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

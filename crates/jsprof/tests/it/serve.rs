@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use crate::support::{fixtures, jsprof, node_with_inspector, temp_file};
 
 /// A running `jsprof serve`.
-struct Serve {
+pub(crate) struct Serve {
     child: Child,
     addr: String,
     token: String,
@@ -29,18 +29,31 @@ impl Drop for Serve {
     }
 }
 
-fn data_dir(name: &str) -> PathBuf {
+pub(crate) fn data_dir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("serve-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
 
-fn serve(data: &Path, extra: &[&str]) -> Serve {
+pub(crate) fn serve(data: &Path, extra: &[&str]) -> Serve {
+    let mut args = vec![
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let mut s = start(&args);
+    s.data = data.to_path_buf();
+    s
+}
+
+/// Starts `jsprof ARGS` (`serve` or `view`) and reads the URL it prints.
+pub(crate) fn start(args: &[&str]) -> Serve {
     let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(data)
-        .args(extra)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -58,18 +71,18 @@ fn serve(data: &Path, extra: &[&str]) -> Serve {
         child,
         addr: addr.to_string(),
         token: query.to_string(),
-        data: data.to_path_buf(),
+        data: PathBuf::new(),
     }
 }
 
 /// An HTTP answer.
-struct Reply {
-    status: u16,
-    body: Vec<u8>,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Reply {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {
             panic!(
                 "not JSON ({e}): {}",
@@ -144,7 +157,7 @@ impl Serve {
         )
     }
 
-    fn get(&self, path: &str) -> Reply {
+    pub(crate) fn get(&self, path: &str) -> Reply {
         self.request("GET", path, b"")
     }
 
@@ -152,7 +165,7 @@ impl Serve {
         self.request("POST", path, body.to_string().as_bytes())
     }
 
-    fn import(&self, file: &Path) -> Value {
+    pub(crate) fn import(&self, file: &Path) -> Value {
         let bytes = std::fs::read(file).unwrap();
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let r = self.request("POST", &format!("/api/sessions/import?name={name}"), &bytes);
@@ -181,7 +194,7 @@ fn have_node() -> bool {
 }
 
 /// `jsprof ARGS` stdout, which must succeed.
-fn cli(args: &[&str]) -> Vec<u8> {
+pub(crate) fn cli(args: &[&str]) -> Vec<u8> {
     let out = jsprof(args);
     assert!(
         out.status.success(),
@@ -1130,7 +1143,7 @@ fn serve_applies_the_cli_filters() {
 
 /// The embedded `views` of a `jsprof report` page: each document's JSON text as the page carries
 /// it, with the page's own escapes (`<` as `\u003c`, U+2028/2029) undone.
-fn report_views(file: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+pub(crate) fn report_views(file: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     let out = temp_file("one-answer-report.html", b"");
     cli(&[
         "report",

@@ -238,3 +238,85 @@ fn map_given_with_sourcemap_and_missing_maps() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not fetched"));
 }
+
+/// The mapped `top` of a profile as the CLI prints it.
+fn cli_top(profile: &Path, extra: &[&str]) -> Vec<u8> {
+    let mut args = vec!["top", profile.to_str().unwrap(), "--limit", "0", "--json"];
+    args.extend_from_slice(extra);
+    crate::serve::cli(&args)
+}
+
+/// Every front door applies the maps the CLI applies: `jsprof view` (the user's own files: maps
+/// next to their scripts), `jsprof report`, and `jsprof serve` (an upload gets only the maps of
+/// `--sourcemap-dir`; without it, it stays minified, as the server must not read paths an upload
+/// names) — each answering exactly the CLI's mapped `top`.
+#[test]
+fn view_report_and_service_apply_source_maps() {
+    let Some((profile, bundle)) = bundle_and_profile("external") else {
+        return;
+    };
+    let mapped = cli_top(&profile, &[]);
+    let generated = cli_top(&profile, &["--no-sourcemaps"]);
+    assert_ne!(mapped, generated);
+    let names = |doc: &[u8]| -> Vec<String> {
+        let v: Value = serde_json::from_slice(doc).unwrap();
+        rows(&v)
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(names(&mapped).iter().any(|n| n == "tokenize"));
+
+    // The report embeds the mapped document.
+    let views = crate::serve::report_views(&profile);
+    assert_eq!(views["top"], mapped.strip_suffix(b"\n").unwrap());
+
+    // `jsprof view`: the page's data is the mapped profile.
+    let view = crate::serve::start(&[
+        "view",
+        profile.to_str().unwrap(),
+        "--no-open",
+        "--port",
+        "0",
+    ]);
+    let sessions = view.get("/api/sessions").json();
+    let id = sessions["sessions"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let top = view.get(&format!("/api/sessions/{id}/artifacts/1/top?limit=0"));
+    assert_eq!(top.status, 200);
+    assert_eq!(top.body, mapped, "view");
+    // The UI's trees too.
+    let doc = view
+        .get(&format!("/api/ui/sessions/{id}/artifacts/1/profile"))
+        .json();
+    let strings: Vec<&str> = doc["strings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        strings.contains(&"tokenize"),
+        "the UI's trees are not mapped"
+    );
+    drop(view);
+
+    // `jsprof serve`: an upload with and without `--sourcemap-dir`.
+    let maps = bundle.parent().unwrap();
+    for (extra, want) in [
+        (vec!["--sourcemap-dir", maps.to_str().unwrap()], &mapped),
+        (vec![], &generated),
+    ] {
+        let dir = crate::serve::data_dir(&format!("maps-{}", extra.len()));
+        let s = crate::serve::serve(&dir, &extra);
+        let id = s.import(&profile)["session_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let top = s.get(&format!("/api/sessions/{id}/artifacts/1/top?limit=0"));
+        assert_eq!(top.status, 200);
+        assert_eq!(&top.body, want, "serve {extra:?}");
+    }
+}
