@@ -122,7 +122,7 @@ pub fn view(profile: &Profile, thread: usize, by: By, limit: usize) -> TopView {
     let unit = thread.weight_unit();
     // Time percentages refer to the span (gaps included); clipped or byte weights to their sum.
     let total = match unit {
-        WeightUnit::Nanoseconds if thread.samples.weight.is_none() => {
+        WeightUnit::Nanoseconds if thread.samples().explicit_weights().is_none() => {
             thread.end_time() - thread.start_time()
         }
         _ => table.total_weight,

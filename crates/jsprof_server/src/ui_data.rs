@@ -157,7 +157,7 @@ pub fn extent(profile: &Profile, timeline: &Timeline) -> (f64, f64) {
         }
     }
     if let Some(t) = timeline.profile_thread.map(|i| &profile.threads[i]) {
-        if !t.samples.is_empty() {
+        if !t.samples().is_empty() {
             lo = lo.min(t.start_time());
             hi = hi.max(t.end_time());
         }
@@ -417,7 +417,9 @@ pub fn profile_doc(
     let td = top_down(profile, t);
     let bu = bottom_up(profile, t);
     let total = match unit {
-        WeightUnit::Nanoseconds if t.samples.weight.is_none() => t.end_time() - t.start_time(),
+        WeightUnit::Nanoseconds if t.samples().explicit_weights().is_none() => {
+            t.end_time() - t.start_time()
+        }
         _ => td.total_weight,
     };
     let scale = if bytes { 1.0 } else { 1e6 };

@@ -107,7 +107,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             duration_ms: timed.then(|| ms(span)),
             total_bytes: (unit == WeightUnit::Bytes).then_some(total),
             samples: if unit == WeightUnit::Bytes {
-                thread.allocation_samples.len()
+                thread.allocation_samples().len()
             } else {
                 summary.samples
             },
@@ -120,10 +120,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 .threads
                 .iter()
                 .map(|t| ThreadJson {
-                    name: t.name.clone(),
-                    pid: t.pid,
-                    tid: t.tid,
-                    samples: t.samples.len(),
+                    name: t.name().to_string(),
+                    pid: t.pid(),
+                    tid: t.tid(),
+                    samples: t.samples().len(),
                 })
                 .collect(),
             idle_ms: timed.then(|| ms(summary.meta.idle)),
@@ -178,10 +178,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             out,
             "  allocated  {} in {} sampled allocations",
             output::fmt_bytes(total as f64),
-            thread.allocation_samples.len()
+            thread.allocation_samples().len()
         )?;
     }
-    let threads: Vec<String> = profile.threads.iter().map(|t| t.name.clone()).collect();
+    let threads: Vec<String> = profile
+        .threads
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect();
     writeln!(out, "  threads    {}", threads.join(", "))?;
     writeln!(out, "  functions  {function_count}")?;
     writeln!(out)?;
