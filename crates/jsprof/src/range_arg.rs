@@ -25,6 +25,10 @@ pub fn thread(name: &str, profile: &Profile, spec: Option<&str>) -> Result<usize
 /// `[12.000 ms, 30.000 ms]`-style description for subtitles.
 pub fn describe(range: Option<TimeRange>) -> Option<String> {
     let r = range?;
-    let side = |v: Option<i64>| v.map_or(String::new(), |ns| format!("{} ms", ns as f64 / 1e6));
+    let side = |v: Option<i64>| {
+        v.map_or(String::new(), |ns| {
+            format!("{} ms", jsprof_profile::ns_to_ms(ns))
+        })
+    };
     Some(format!("range {}..{}", side(r.start), side(r.end)))
 }

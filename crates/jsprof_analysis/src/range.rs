@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use jsprof_profile::{Profile, Samples, Thread, WeightUnit};
+use jsprof_profile::{ms_to_ns, Profile, Samples, Thread, WeightUnit};
 
 /// A window in nanoseconds relative to the profile's time origin; `None` = open on that side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl TimeRange {
             if !ms.is_finite() || ms.abs() > 1e12 {
                 return Err(bad());
             }
-            Ok(Some((ms * 1e6).round() as i64))
+            Ok(Some(ms_to_ns(ms)))
         };
         let range = TimeRange {
             start: side(a)?,

@@ -101,8 +101,8 @@ pub enum ReportError {
 
 pub type Result<T, E = ReportError> = std::result::Result<T, E>;
 
-pub(crate) const NS_PER_MS: f64 = 1e6;
+pub(crate) use jsprof_profile::NS_PER_MS;
 
 pub(crate) fn ms(ns: i64) -> f64 {
-    ns as f64 / NS_PER_MS
+    jsprof_profile::ns_to_ms(ns)
 }

@@ -653,6 +653,17 @@ impl Thread {
             .unwrap_or(0)
     }
 
+    /// What percentages of this thread are of: for a timed thread its span from the first
+    /// sample to where the last ends, gaps included (as DevTools' tables count); for weights that
+    /// are not plain sample durations (clipped, bytes, counts) their sum.
+    pub fn percent_base(&self) -> i64 {
+        if self.weight_unit() == WeightUnit::Nanoseconds && self.samples.weight.is_none() {
+            self.end_time() - self.start_time()
+        } else {
+            self.weights().sum()
+        }
+    }
+
     /// Where the last sample ends (DevTools' profile end).
     pub fn end_time(&self) -> i64 {
         self.samples_end
@@ -760,6 +771,19 @@ pub const MAX_TIME_NS: i64 = 1 << 61;
 /// Clamps a time read from an input into `±MAX_TIME_NS`.
 pub fn clamp_time(ns: i64) -> i64 {
     ns.clamp(-MAX_TIME_NS, MAX_TIME_NS)
+}
+
+/// Nanoseconds per millisecond: the model keeps integer ns, every table and JSON shows ms.
+pub const NS_PER_MS: f64 = 1e6;
+
+/// Nanoseconds as (fractional) milliseconds.
+pub fn ns_to_ms(ns: i64) -> f64 {
+    ns as f64 / NS_PER_MS
+}
+
+/// Milliseconds as nanoseconds, rounded to the nearest (saturating at `i64`'s bounds).
+pub fn ms_to_ns(ms: f64) -> i64 {
+    (ms * NS_PER_MS).round() as i64
 }
 
 /// Converts a 0-based position as `.cpuprofile` stores it (`-1` = unknown) to 1-based.

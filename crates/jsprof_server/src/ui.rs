@@ -286,8 +286,8 @@ async fn profile(
                     )));
                 }
                 let range = TimeRange {
-                    start: start_ms.map(|v| (v * 1e6).round() as i64),
-                    end: end_ms.map(|v| (v * 1e6).round() as i64),
+                    start: start_ms.map(jsprof_profile::ms_to_ns),
+                    end: end_ms.map(jsprof_profile::ms_to_ns),
                 };
                 let clipped = jsprof_analysis::clip(&t.profile, range, timeline.origin)
                     .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?;
@@ -525,7 +525,7 @@ async fn cpu_diff(
             .map_err(|e| ApiError::bad_request(format!("{before_name} and {after_name}: {e}")))?;
         let bytes = pb.1.weight_unit() == jsprof_profile::WeightUnit::Bytes;
         let unit = if bytes { "bytes" } else { "ms" };
-        let val = |w: f64| if bytes { w.round() } else { w / 1e6 };
+        let val = |w: f64| if bytes { w.round() } else { w / jsprof_profile::NS_PER_MS };
         let rows: Vec<serde_json::Value> = diff
             .rows
             .iter()

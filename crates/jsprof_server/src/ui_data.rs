@@ -52,7 +52,7 @@ fn round3(x: f64) -> f64 {
 }
 
 fn ms(ns: i64) -> f64 {
-    round3(ns as f64 / 1e6)
+    round3(jsprof_profile::ns_to_ms(ns))
 }
 
 /// Which part of a timeline to send.
@@ -289,7 +289,7 @@ pub fn chart(
         start_ms,
         end_ms,
         window: [w0, w1],
-        min_ms: min_ns as f64 / 1e6,
+        min_ms: jsprof_profile::ns_to_ms(min_ns),
         max_depth,
         types: TYPES.to_vec(),
         strings,
@@ -416,13 +416,12 @@ pub fn profile_doc(
     let bytes = unit == WeightUnit::Bytes;
     let td = top_down(profile, t);
     let bu = bottom_up(profile, t);
-    let total = match unit {
-        WeightUnit::Nanoseconds if t.samples().explicit_weights().is_none() => {
-            t.end_time() - t.start_time()
-        }
-        _ => td.total_weight,
+    let total = t.percent_base();
+    let scale = if bytes {
+        1.0
+    } else {
+        jsprof_profile::NS_PER_MS
     };
-    let scale = if bytes { 1.0 } else { 1e6 };
     let mut strings = Strings::default();
     let mut functions = Functions::default();
     let top_down = tree_doc(
@@ -473,8 +472,8 @@ pub fn profile_doc_from_calls(
 ) -> ProfileDoc {
     let (start, end) = extent(profile, timeline);
     let [r0, r1] = range.unwrap_or([start, end]);
-    let lo = timeline.origin + (r0 * 1e6).round() as i64;
-    let hi = timeline.origin + (r1 * 1e6).round() as i64;
+    let lo = timeline.origin + jsprof_profile::ms_to_ns(r0);
+    let hi = timeline.origin + jsprof_profile::ms_to_ns(r1);
     let events = &timeline.events;
     let n = events.len();
     let mut strings = Strings::default();
@@ -554,7 +553,7 @@ pub fn profile_doc_from_calls(
     ProfileDoc {
         kind: profile.kind.as_str(),
         unit: "ms",
-        total: round3(total as f64 / 1e6),
+        total: round3(jsprof_profile::ns_to_ms(total)),
         range,
         strings,
         functions: functions.list,

@@ -355,7 +355,7 @@ fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
                 "function",
                 &f.name,
                 "total_ms",
-                total_w as f64 / 1e6,
+                jsprof_profile::ns_to_ms(total_w),
                 limit,
                 note.clone(),
             ));
@@ -365,7 +365,7 @@ fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
                 "function",
                 &f.name,
                 "self_ms",
-                self_w as f64 / 1e6,
+                jsprof_profile::ns_to_ms(self_w),
                 limit,
                 note.clone(),
             ));
@@ -386,7 +386,10 @@ fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
             "share_percent",
             share,
             gc.max_share_percent,
-            Some(format!("{} of GC", output::fmt_ms(s.meta.gc as f64 / 1e6))),
+            Some(format!(
+                "{} of GC",
+                output::fmt_ms(jsprof_profile::ns_to_ms(s.meta.gc))
+            )),
         ));
     }
     for c in &budgets.class {

@@ -129,7 +129,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if bytes {
             json!(w.round() as i64)
         } else {
-            json!(w / 1e6)
+            json!(w / jsprof_profile::NS_PER_MS)
         }
     };
     let mut rows = diff.rows.clone();
@@ -194,7 +194,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if bytes {
             output::fmt_bytes(w)
         } else {
-            output::fmt_ms(w / 1e6)
+            output::fmt_ms(w / jsprof_profile::NS_PER_MS)
         }
     };
     let signed = |w: f64| {

@@ -87,11 +87,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let unit = thread.weight_unit();
     let timed = unit == WeightUnit::Nanoseconds;
     let span = summary.end - summary.start;
-    let total = if timed { span } else { table.total_weight };
+    let total = thread.percent_base();
     let function_count = table.rows.len();
     let mut rows = sorted_rows(profile, table.rows, By::Self_);
     rows.truncate(args.limit);
-    let ms = |ns: i64| ns as f64 / NS_PER_MS;
+    let ms = jsprof_profile::ns_to_ms;
     let pct = |w: i64| {
         if total > 0 {
             w as f64 * 100.0 / total as f64

@@ -53,7 +53,7 @@ impl From<By> for jsprof_document::top::By {
     }
 }
 
-pub const NS_PER_MS: f64 = 1e6;
+pub use jsprof_profile::NS_PER_MS;
 
 /// Rows sorted for display: by the chosen weight, then the other, then name (deterministic).
 pub fn sorted_rows(profile: &Profile, rows: Vec<FunctionRow>, by: By) -> Vec<FunctionRow> {
