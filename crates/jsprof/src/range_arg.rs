@@ -11,6 +11,10 @@ pub fn parse(text: &str) -> Result<TimeRange, String> {
 /// `range 12 ms..30 ms`-style description for subtitles.
 pub fn describe(range: Option<TimeRange>) -> Option<String> {
     let r = range?;
-    let side = |v: Option<i64>| v.map_or(String::new(), |ns| format!("{} ms", ns as f64 / 1e6));
+    let side = |v: Option<i64>| {
+        v.map_or(String::new(), |ns| {
+            format!("{} ms", jsprof_profile::ns_to_ms(ns))
+        })
+    };
     Some(format!("range {}..{}", side(r.start), side(r.end)))
 }

@@ -255,15 +255,10 @@ mod tests {
         let s_b = p.stacks.push(Some(s_main), b, 5);
         let s_ba = p.stacks.push(Some(s_b), a, 6);
         let s_bab = p.stacks.push(Some(s_ba), b, 7);
-        let mut t = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            ..Default::default()
-        };
-        t.samples.weight = Some(vec![1, 2, 4, 8]);
-        for s in [s_ab, s_b, s_bab] {
-            t.samples.push(0, Some(s));
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
+        for (s, w) in [(Some(s_ab), 1), (Some(s_b), 2), (Some(s_bab), 4), (None, 8)] {
+            t.samples_mut().push_weighted(0, s, w);
         }
-        t.samples.push(0, None);
         p.threads.push(t);
         p
     }

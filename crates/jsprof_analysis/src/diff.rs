@@ -327,10 +327,7 @@ mod tests {
 
     fn profile(samples: &[(Stack, i64)]) -> Profile {
         let mut p = Profile::new(ProfileKind::CpuProfile);
-        let mut t = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            ..Default::default()
-        };
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
         let mut index: HashMap<(Option<StackId>, jsprof_profile::FrameId), StackId> =
             HashMap::new();
         let mut time = 0;
@@ -345,10 +342,10 @@ mod tests {
                         .or_insert_with(|| p.stacks.push(cur, f, n)),
                 );
             }
-            t.samples.push(time, cur);
+            t.samples_mut().push(time, cur);
             time += ms * 1_000_000;
         }
-        t.samples_end = Some(time);
+        t.set_samples_end(Some(time));
         p.threads.push(t);
         p
     }

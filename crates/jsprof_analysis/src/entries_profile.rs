@@ -90,33 +90,19 @@ pub fn entries_profile(profile: &Profile, timeline: &Timeline, window: (i64, i64
         }
     }
 
-    let mut samples = Samples {
-        time: Vec::with_capacity(n + 1),
-        stack: Vec::with_capacity(n + 1),
-        weight: Some(Vec::with_capacity(n + 1)),
-    };
-    let weights = samples.weight.as_mut().expect("set above");
-    samples.time.push(lo);
-    samples.stack.push(None);
-    weights.push((hi - lo) - covered);
+    let mut thread = Thread::new(WeightUnit::Nanoseconds);
+    thread.set_identity(timeline.name.clone(), timeline.pid, timeline.tid);
+    *thread.samples_mut() = Samples::weighted();
+    let samples = thread.samples_mut();
+    samples.push_weighted(lo, None, (hi - lo) - covered);
     for (i, e) in events.iter().enumerate() {
         if let Some(stack) = stack_of[i] {
-            samples.time.push(e.start.max(lo));
-            samples.stack.push(Some(stack));
-            weights.push(self_weight[i]);
+            samples.push_weighted(e.start.max(lo), Some(stack), self_weight[i]);
         }
     }
-    out.threads.push(Thread {
-        name: timeline.name.clone(),
-        pid: timeline.pid,
-        tid: timeline.tid,
-        samples,
-        weight_unit: Some(WeightUnit::Nanoseconds),
-        declared_start: Some(lo),
-        declared_end: Some(hi),
-        samples_end: Some(hi),
-        ..Thread::default()
-    });
+    thread.set_declared_range(Some(lo), Some(hi));
+    thread.set_samples_end(Some(hi));
+    out.threads.push(thread);
     out
 }
 

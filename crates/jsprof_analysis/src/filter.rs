@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use jsprof_profile::{
-    Frame, FrameId, FrameKind, Profile, StackId, StackTable, StringTable, Thread, IDLE_NAME,
+    Frame, FrameId, FrameKind, MappedStack, Profile, StackId, StackTable, StringTable, IDLE_NAME,
 };
 use regex::Regex;
 
@@ -144,7 +144,7 @@ pub fn filter(profile: &Profile, filters: &Filters) -> Profile {
     for s in profile.stacks.ids() {
         let parent = profile.stacks.parent(s).map_or(start, |p| path[p.index()]);
         let frame = profile.stacks.frame(s);
-        let fi = frame.0 as usize;
+        let fi = frame.index();
         let f = profile.frames.get(frame);
         let idle = f.kind == FrameKind::Meta && profile.strings.get(f.name) == IDLE_NAME;
         let cur = match parent {
@@ -198,66 +198,20 @@ pub fn filter(profile: &Profile, filters: &Filters) -> Profile {
         path.push(Path::At(Some(id)));
     }
 
-    let new_stack = |s: StackId| match path[s.index()] {
-        Path::At(x) => x,
-        Path::Dropped | Path::Unfocused => None,
-    };
-    // A line tick stays with its stack only when the stack still ends in the same frame.
-    let same_leaf = |s: StackId| {
-        new_stack(s).filter(|&n| stacks.frame(n) == becomes[profile.stacks.frame(s).0 as usize])
-    };
+    // Line ticks and deopt reasons stay with a stack only when it still ends in the same frame.
     let threads = profile
         .threads
         .iter()
         .map(|t| {
-            let mut ticks: HashMap<(StackId, u32), u32> = HashMap::new();
-            let mut order = Vec::new();
-            for &(s, line, n) in &t.position_ticks {
-                if let Some(ns) = same_leaf(s) {
-                    let e = ticks.entry((ns, line)).or_insert_with(|| {
-                        order.push((ns, line));
-                        0
-                    });
-                    *e += n;
+            t.map_stacks(|s| match path[s.index()] {
+                Path::At(Some(n))
+                    if stacks.frame(n) == becomes[profile.stacks.frame(s).index()] =>
+                {
+                    MappedStack::SameLeaf(n)
                 }
-            }
-            let mut deopt_seen = std::collections::HashSet::new();
-            Thread {
-                samples: jsprof_profile::Samples {
-                    time: t.samples.time.clone(),
-                    stack: t
-                        .samples
-                        .stack
-                        .iter()
-                        .map(|s| s.and_then(new_stack))
-                        .collect(),
-                    weight: t.samples.weight.clone(),
-                },
-                position_ticks: order
-                    .into_iter()
-                    .map(|(s, line)| (s, line, ticks[&(s, line)]))
-                    .collect(),
-                deopt_reasons: t
-                    .deopt_reasons
-                    .iter()
-                    .filter_map(|&(s, r)| same_leaf(s).map(|n| (n, r)))
-                    .filter(|(n, _)| deopt_seen.insert(*n))
-                    .collect(),
-                trace_id_stacks: t
-                    .trace_id_stacks
-                    .iter()
-                    .map(|(&id, &s)| (id, s.and_then(new_stack)))
-                    .collect(),
-                allocation_samples: t
-                    .allocation_samples
-                    .iter()
-                    .filter_map(|a| {
-                        new_stack(a.stack)
-                            .map(|stack| jsprof_profile::AllocationSample { stack, ..*a })
-                    })
-                    .collect(),
-                ..t.clone()
-            }
+                Path::At(Some(n)) => MappedStack::OtherLeaf(n),
+                Path::At(None) | Path::Dropped | Path::Unfocused => MappedStack::Gone,
+            })
         })
         .collect();
     Profile {
@@ -294,17 +248,14 @@ pub fn package_of(url: &str) -> Option<(&str, &str)> {
 mod tests {
     use super::*;
     use crate::function_table;
-    use jsprof_profile::{ProfileKind, WeightUnit};
+    use jsprof_profile::{ProfileKind, Thread, WeightUnit};
 
     /// Samples 10 ns apart (the last lasting 10 ns) on the given stacks, each a list of
     /// `(name, url)` root first; `[]` is a sample on the bare root.
     fn profile(stacks: &[&[(&str, &str)]]) -> Profile {
         let mut p = Profile::new(ProfileKind::CpuProfile);
-        let mut t = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            samples_end: Some(stacks.len() as i64 * 10),
-            ..Default::default()
-        };
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
+        t.set_samples_end(Some(stacks.len() as i64 * 10));
         let mut index: HashMap<(Option<StackId>, FrameId), StackId> = HashMap::new();
         for (i, st) in stacks.iter().enumerate() {
             let mut cur = None;
@@ -318,7 +269,7 @@ mod tests {
                         .or_insert_with(|| p.stacks.push(cur, f, n)),
                 );
             }
-            t.samples.push(i as i64 * 10, cur);
+            t.samples_mut().push(i as i64 * 10, cur);
         }
         p.threads.push(t);
         p
@@ -336,8 +287,8 @@ mod tests {
 
     fn stacks_of(p: &Profile) -> Vec<String> {
         p.threads[0]
-            .samples
-            .stack
+            .samples()
+            .stack()
             .iter()
             .map(|s| {
                 let mut names: Vec<&str> = p
@@ -368,8 +319,8 @@ mod tests {
         assert_eq!(self_total(&p, "b").1, 30);
         assert_eq!(stacks_of(&q), ["b;c", "", "b", "b", "", ""]);
         let kept: i64 = q.threads[0]
-            .samples
-            .stack
+            .samples()
+            .stack()
             .iter()
             .zip(q.threads[0].weights())
             .filter(|(s, _)| s.is_some())
@@ -379,7 +330,7 @@ mod tests {
         assert_eq!(self_total(&q, "b"), (20, 30));
         assert_eq!(self_total(&q, "a"), (0, 0));
         // Times are untouched.
-        assert_eq!(q.threads[0].samples.time, p.threads[0].samples.time);
+        assert_eq!(q.threads[0].samples().time(), p.threads[0].samples().time());
     }
 
     #[test]

@@ -71,7 +71,7 @@ impl StackFunctions {
         let of_stack = profile
             .stacks
             .ids()
-            .map(|s| of_frame[profile.stacks.frame(s).0 as usize])
+            .map(|s| of_frame[profile.stacks.frame(s).index()])
             .collect();
         StackFunctions { of_stack, keys }
     }
@@ -134,7 +134,7 @@ impl StackWeights {
             self_samples: vec![0; n],
             root_weight: 0,
         };
-        for (stack, weight) in thread.samples.stack.iter().zip(thread.weights()) {
+        for (stack, weight) in thread.samples().stack().iter().zip(thread.weights()) {
             match stack {
                 Some(s) => {
                     w.self_weight[s.index()] += weight;
@@ -240,7 +240,7 @@ pub fn weight_where(
     // Parents come first, so one pass marks the stacks with a match at or below their top.
     let mut on_stack = vec![false; profile.stacks.len()];
     for s in profile.stacks.ids() {
-        let own = frame_matches[profile.stacks.frame(s).0 as usize];
+        let own = frame_matches[profile.stacks.frame(s).index()];
         let below = profile
             .stacks
             .parent(s)
@@ -248,9 +248,9 @@ pub fn weight_where(
         on_stack[s.index()] = own || below;
     }
     let (mut self_w, mut total_w) = (0, 0);
-    for (stack, w) in thread.samples.stack.iter().zip(thread.weights()) {
+    for (stack, w) in thread.samples().stack().iter().zip(thread.weights()) {
         if let Some(s) = stack {
-            if frame_matches[profile.stacks.frame(*s).0 as usize] {
+            if frame_matches[profile.stacks.frame(*s).index()] {
                 self_w += w;
             }
             if on_stack[s.index()] {

@@ -12,7 +12,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::timeline::{EventData, EventType, Timeline};
-use jsprof_profile::StringId;
+use jsprof_profile::{StringId, StringTable};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
@@ -165,9 +165,9 @@ pub fn get_events(timeline: &Timeline, query: &EventQuery) -> Result<EventsAnswe
             let key_of = |i: usize| -> Key {
                 let e = &events[i];
                 match mode {
-                    Mode::UniqueTypes => (e.kind, StringId(0), EventData::None),
+                    Mode::UniqueTypes => (e.kind, StringTable::EMPTY, EventData::None),
                     Mode::UniqueEvents => (e.kind, e.name, e.data),
-                    _ => (EventType::Generic, StringId(0), EventData::None),
+                    _ => (EventType::Generic, StringTable::EMPTY, EventData::None),
                 }
             };
             let mut slots: HashMap<Key, usize> = HashMap::default();
@@ -179,8 +179,8 @@ pub fn get_events(timeline: &Timeline, query: &EventQuery) -> Result<EventsAnswe
                     query.types.clone()
                 };
                 for t in types {
-                    slots.insert((t, StringId(0), EventData::None), rows.len());
-                    rows.push(virtual_row(t, StringId(0), EventData::None));
+                    slots.insert((t, StringTable::EMPTY, EventData::None), rows.len());
+                    rows.push(virtual_row(t, StringTable::EMPTY, EventData::None));
                 }
             }
             // Selected ancestors on the walk: (subtree end, key).
@@ -218,7 +218,7 @@ pub fn get_events(timeline: &Timeline, query: &EventQuery) -> Result<EventsAnswe
             if mode == Mode::ReduceAll && rows.is_empty() {
                 rows.push(virtual_row(
                     EventType::Generic,
-                    StringId(0),
+                    StringTable::EMPTY,
                     EventData::None,
                 ));
             }

@@ -37,19 +37,19 @@ impl Call {
 /// DevTools' `forEachFrame` calls of a timed thread, in opening order (pre-order).
 pub fn frame_calls(profile: &Profile, thread: &Thread) -> Vec<Call> {
     let stacks = &profile.stacks;
-    let n = thread.samples.len();
+    let n = thread.samples().len();
     let mut calls: Vec<Call> = Vec::new();
     // Open calls: (stack, index into `calls`), bottom first.
     let mut open: Vec<(StackId, usize)> = Vec::new();
     let mut path: Vec<StackId> = Vec::new();
     let mut prev: Option<Option<StackId>> = None;
     for i in 0..n {
-        let s = thread.samples.stack[i];
+        let s = thread.samples().stack()[i];
         if prev == Some(s) {
             continue;
         }
         prev = Some(s);
-        let t = thread.samples.time[i];
+        let t = thread.samples().time()[i];
         path.clear();
         let mut cur = s;
         while let Some(c) = cur {
@@ -130,13 +130,13 @@ pub fn trace_calls(profile: &Profile, thread: &Thread, trace: &TraceThread) -> V
             (events[b].start, events[b].dur, false),
         )
     });
-    let n = thread.samples.len();
+    let n = thread.samples().len();
     let mut merged: Vec<Item> = Vec::with_capacity(evs.len() + n);
     {
         let (mut i, mut j) = (0, 0);
         while i < evs.len() && j < n {
             let e = &events[evs[i]];
-            let st = thread.samples.time[j];
+            let st = thread.samples().time()[j];
             if devtools_order((e.start, e.dur, false), (st, 0, true)).is_le() {
                 merged.push(Item::Event(evs[i]));
                 i += 1;
@@ -176,7 +176,7 @@ pub fn trace_calls(profile: &Profile, thread: &Thread, trace: &TraceThread) -> V
         let p = &events[parent];
         let begin = match item {
             Item::Event(e) => events[e].start,
-            Item::Sample(s) => thread.samples.time[s],
+            Item::Sample(s) => thread.samples().time()[s],
         };
         if begin >= p.end() {
             it.on_event_end(p);
@@ -224,7 +224,7 @@ impl Integrator<'_> {
         }
         let tagged = match e.sample_trace_id {
             0 => None,
-            id => self.thread.trace_id_stacks.get(&id).copied(),
+            id => self.thread.trace_id_stack(id),
         };
         match tagged {
             Some(stack) => {
@@ -271,8 +271,8 @@ impl Integrator<'_> {
     }
 
     fn extract_sample(&mut self, s: usize) {
-        let time = self.thread.samples.time[s];
-        self.load_stack(self.thread.samples.stack[s]);
+        let time = self.thread.samples().time()[s];
+        self.load_stack(self.thread.samples().stack()[s]);
         self.merge_scratch(time, time);
     }
 

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use jsprof_profile::{Profile, Thread, WeightUnit};
+use jsprof_profile::{ms_to_ns, Profile, Samples, Thread, WeightUnit};
 
 /// A window in nanoseconds relative to the profile's time origin; `None` = open on that side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl TimeRange {
             if !ms.is_finite() || ms.abs() > 1e12 {
                 return Err(bad());
             }
-            Ok(Some((ms * 1e6).round() as i64))
+            Ok(Some(ms_to_ns(ms)))
         };
         let range = TimeRange {
             start: side(a)?,
@@ -88,7 +88,7 @@ pub fn time_origin(profile: &Profile) -> i64 {
     profile
         .threads
         .iter()
-        .filter(|t| !t.samples.is_empty())
+        .filter(|t| !t.samples().is_empty())
         .map(Thread::start_time)
         .min()
         .or_else(|| profile.threads.first().map(Thread::start_time))
@@ -125,24 +125,19 @@ pub fn clip(profile: &Profile, range: TimeRange, origin: i64) -> Result<Profile,
     Ok(clipped)
 }
 
-/// One timed thread clipped to `[lo, hi]` (absolute ns).
+/// One timed thread clipped to `[lo, hi]` (absolute ns). Stacks are kept as they are; line
+/// ticks are whole-profile counts and cannot be clipped, so [`Thread::with_samples`] drops them.
 fn clip_thread(thread: &Thread, lo: i64, hi: i64) -> Thread {
-    let explicit = thread.samples.weight.is_some();
-    let mut out = Thread {
-        name: thread.name.clone(),
-        pid: thread.pid,
-        tid: thread.tid,
-        weight_unit: thread.weight_unit,
-        deopt_reasons: thread.deopt_reasons.clone(),
-        // Stacks are kept as they are.
-        trace_id_stacks: thread.trace_id_stacks.clone(),
-        // Line ticks are whole-profile counts and cannot be clipped; they are dropped.
-        ..Default::default()
+    let explicit = thread.samples().explicit_weights().is_some();
+    let mut samples = if explicit {
+        Samples::weighted()
+    } else {
+        Samples::default()
     };
-    let mut weights = Vec::new();
     let mut last_end = None;
+    let (times, stacks) = (thread.samples().time(), thread.samples().stack());
     for (i, duration) in thread.weights().enumerate() {
-        let begin = thread.samples.time[i];
+        let begin = times[i];
         let finish = begin.saturating_add(duration.max(0));
         let (cs, ce) = (begin.max(lo), finish.min(hi));
         // A zero-length sample inside the window is kept (it is still a sample).
@@ -150,20 +145,19 @@ fn clip_thread(thread: &Thread, lo: i64, hi: i64) -> Thread {
         if !keep {
             continue;
         }
-        out.samples.push(cs, thread.samples.stack[i]);
-        weights.push(ce - cs);
+        if explicit {
+            samples.push_weighted(cs, stacks[i], ce - cs);
+        } else {
+            samples.push(cs, stacks[i]);
+        }
         last_end = Some(ce);
-    }
-    if explicit {
-        out.samples.weight = Some(weights);
     }
     // Kept samples are contiguous in time, so each one's clipped duration is the gap to the next
     // and the last one's ends the thread.
-    out.samples_end = last_end;
+    let mut out = thread.with_samples(samples, last_end);
     let start = thread.start_time().max(lo);
     let end = thread.end_time().min(hi);
-    out.declared_start = Some(start.min(end));
-    out.declared_end = Some(end.max(start));
+    out.set_declared_range(Some(start.min(end)), Some(end.max(start)));
     out
 }
 
@@ -176,13 +170,10 @@ mod tests {
         let mut p = Profile::new(ProfileKind::CpuProfile);
         let f = p.intern_frame("f", "", None, None, "");
         let s = p.stacks.push(None, f, 2);
-        let mut t = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            samples_end: Some(end),
-            ..Default::default()
-        };
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
+        t.set_samples_end(Some(end));
         for &x in times {
-            t.samples.push(x, Some(s));
+            t.samples_mut().push(x, Some(s));
         }
         p.threads.push(t);
         p
@@ -214,7 +205,7 @@ mod tests {
         };
         let c = clip(&p, r, time_origin(&p)).unwrap();
         let t = &c.threads[0];
-        assert_eq!(t.samples.time, vec![105, 110, 130]);
+        assert_eq!(t.samples().time(), [105, 110, 130]);
         assert_eq!(t.weights().collect::<Vec<_>>(), vec![5, 20, 5]);
         assert_eq!(t.end_time() - t.start_time(), 30);
     }
@@ -231,7 +222,7 @@ mod tests {
             100,
         )
         .unwrap();
-        assert!(c.threads[0].samples.is_empty());
+        assert!(c.threads[0].samples().is_empty());
         assert_eq!(c.threads[0].weights().sum::<i64>(), 0);
     }
 }

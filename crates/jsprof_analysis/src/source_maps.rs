@@ -35,6 +35,8 @@ pub fn apply_source_maps<'m>(
         strings: profile.strings.clone(),
         frames: Default::default(),
         stacks: StackTable::default(),
+        // Stacks are rebuilt one for one in the same order, so every StackId the threads hold
+        // (samples and side tables) still names the same stack: no remapping needed.
         threads: profile.threads.clone(),
         warnings: profile.warnings.clone(),
     };
@@ -99,7 +101,7 @@ pub fn apply_source_maps<'m>(
         }));
     }
     for s in profile.stacks.ids() {
-        let frame = new_frame[profile.stacks.frame(s).0 as usize];
+        let frame = new_frame[profile.stacks.frame(s).index()];
         out.stacks
             .push(profile.stacks.parent(s), frame, profile.stacks.node_id(s));
     }
@@ -134,14 +136,11 @@ mod tests {
         let sa = p.stacks.push(None, a, 2);
         let sb = p.stacks.push(Some(sa), b, 3);
         let sc = p.stacks.push(Some(sb), c, 4);
-        let mut t = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            samples_end: Some(30),
-            ..Default::default()
-        };
-        t.samples.push(0, Some(sa));
-        t.samples.push(10, Some(sb));
-        t.samples.push(20, Some(sc));
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
+        t.set_samples_end(Some(30));
+        t.samples_mut().push(0, Some(sa));
+        t.samples_mut().push(10, Some(sb));
+        t.samples_mut().push(20, Some(sc));
         p.threads.push(t);
         let (q, report) = apply_source_maps(&p, |u| (u == "file:///b.js").then_some(&script));
         assert_eq!(
@@ -177,6 +176,9 @@ mod tests {
                 ("c".into(), "file:///other.js".into(), Some(1), Some(1), 10),
             ]
         );
-        assert_eq!(q.threads[0].samples.stack, p.threads[0].samples.stack);
+        assert_eq!(
+            q.threads[0].samples().stack(),
+            p.threads[0].samples().stack()
+        );
     }
 }

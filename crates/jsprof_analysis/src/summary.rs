@@ -39,11 +39,11 @@ pub fn summarize(profile: &Profile, thread: &Thread, table: &FunctionTable) -> P
             _ => {}
         }
     }
-    let times = &thread.samples.time;
+    let times = &thread.samples().time();
     let interval = (times.len() >= 2)
         .then(|| (times[times.len() - 1] - times[0]) as f64 / (times.len() - 1) as f64);
     ProfileSummary {
-        samples: thread.samples.len(),
+        samples: thread.samples().len(),
         start: thread.start_time(),
         end: thread.end_time(),
         interval,

@@ -283,7 +283,7 @@ pub fn trace_timelines_with(trace: &TraceFile, profile: &Profile) -> Vec<Timelin
             pid: Some(thread.pid),
             tid: Some(thread.tid),
             name: thread.name.clone(),
-            samples: samples_thread.map_or(0, |t| t.samples.len()),
+            samples: samples_thread.map_or(0, |t| t.samples().len()),
             profile_thread: thread.profile_thread,
             origin,
             events: nest(entries),
@@ -305,10 +305,10 @@ pub fn profile_timelines(profile: &Profile) -> Vec<Timeline> {
             let entries = calls.iter().map(|c| call_entry(profile, c)).collect();
             Timeline {
                 id: i as u32 + 1,
-                pid: thread.pid,
-                tid: thread.tid,
-                name: thread.name.clone(),
-                samples: thread.samples.len(),
+                pid: thread.pid(),
+                tid: thread.tid(),
+                name: thread.name().to_string(),
+                samples: thread.samples().len(),
                 profile_thread: Some(i),
                 origin: thread.start_time(),
                 events: nest(entries),

@@ -54,7 +54,9 @@ pub fn apply_devtools_timing(profile: &mut Profile) {
     let meta = MetaStacks::find(profile);
     let mut threads = std::mem::take(&mut profile.threads);
     for thread in &mut threads {
-        if thread.weight_unit() == WeightUnit::Samples && thread.samples.weight.is_none() {
+        if thread.weight_unit() == WeightUnit::Samples
+            && thread.samples().explicit_weights().is_none()
+        {
             time_thread(profile, thread, &meta);
         }
     }
@@ -62,42 +64,29 @@ pub fn apply_devtools_timing(profile: &mut Profile) {
 }
 
 fn time_thread(profile: &mut Profile, thread: &mut Thread, meta: &MetaStacks) {
-    sort_samples(thread);
-    let n = thread.samples.len();
-    let times = &thread.samples.time;
-    if thread.samples_end.is_none() && n > 0 {
+    thread.samples_mut().sort_by_time(); // stable, as DevTools' sort
+    let times = thread.samples().time();
+    let n = times.len();
+    if thread.samples_end().is_none() && n > 0 {
         let first = times[0];
         let last = times[n - 1];
-        thread.samples_end = Some(if n >= 2 {
+        let end = if n >= 2 {
             let avg = (last - first) as f64 / (n - 1) as f64;
             last + avg.round() as i64
         } else {
             // One sample: DevTools falls back to the header's end time.
-            thread.declared_end.map_or(last, |e| e.max(last))
-        });
+            thread.declared_end().map_or(last, |e| e.max(last))
+        };
+        thread.set_samples_end(Some(end));
     }
     fix_missing_samples(profile, thread, meta);
     stack_gc_samples(profile, thread, meta);
-    thread.weight_unit = Some(WeightUnit::Nanoseconds);
-}
-
-fn sort_samples(thread: &mut Thread) {
-    let s = &mut thread.samples;
-    if s.time.windows(2).all(|w| w[0] <= w[1]) {
-        return;
-    }
-    let mut order: Vec<u32> = (0..s.len() as u32).collect();
-    order.sort_by_key(|&i| s.time[i as usize]); // stable, as DevTools' sort
-    s.time = order.iter().map(|&i| s.time[i as usize]).collect();
-    s.stack = order.iter().map(|&i| s.stack[i as usize]).collect();
-    if let Some(w) = &s.weight {
-        s.weight = Some(order.iter().map(|&i| w[i as usize]).collect());
-    }
+    thread.set_weight_unit(WeightUnit::Nanoseconds);
 }
 
 fn fix_missing_samples(profile: &Profile, thread: &mut Thread, meta: &MetaStacks) {
     let Some(program) = meta.program else { return };
-    let stacks = &mut thread.samples.stack;
+    let stacks = thread.samples_mut().stack_mut();
     let n = stacks.len();
     if n < 3 {
         return;
@@ -126,7 +115,7 @@ fn stack_gc_samples(profile: &mut Profile, thread: &mut Thread, meta: &MetaStack
     let mut next_node_id = profile.stacks.max_node_id() + 1;
     let mut gc_on: HashMap<StackId, StackId> = HashMap::new();
     let mut last_non_gc: Option<StackId> = None;
-    for slot in thread.samples.stack.iter_mut() {
+    for slot in thread.samples_mut().stack_mut().iter_mut() {
         if *slot == Some(gc) {
             if let Some(parent) = last_non_gc {
                 let stacked = *gc_on.entry(parent).or_insert_with(|| {

@@ -53,7 +53,7 @@ fn round3(x: f64) -> f64 {
 }
 
 fn ms(ns: i64) -> f64 {
-    round3(ns as f64 / 1e6)
+    round3(jsprof_profile::ns_to_ms(ns))
 }
 
 /// Which part of a timeline to send.
@@ -159,7 +159,7 @@ pub fn extent(profile: &Profile, timeline: &Timeline) -> (f64, f64) {
         }
     }
     if let Some(t) = timeline.profile_thread.map(|i| &profile.threads[i]) {
-        if !t.samples.is_empty() {
+        if !t.samples().is_empty() {
             lo = lo.min(t.start_time());
             hi = hi.max(t.end_time());
         }
@@ -291,7 +291,7 @@ pub fn chart(
         start_ms,
         end_ms,
         window: [w0, w1],
-        min_ms: min_ns as f64 / 1e6,
+        min_ms: jsprof_profile::ns_to_ms(min_ns),
         max_depth,
         types: TYPES.to_vec(),
         strings,
@@ -418,11 +418,12 @@ pub fn profile_doc(
     let bytes = unit == WeightUnit::Bytes;
     let td = top_down(profile, t);
     let bu = bottom_up(profile, t);
-    let total = match unit {
-        WeightUnit::Nanoseconds if t.samples.weight.is_none() => t.end_time() - t.start_time(),
-        _ => td.total_weight,
+    let total = t.percent_base();
+    let scale = if bytes {
+        1.0
+    } else {
+        jsprof_profile::NS_PER_MS
     };
-    let scale = if bytes { 1.0 } else { 1e6 };
     let mut strings = Strings::default();
     let mut functions = Functions::default();
     let top_down = tree_doc(

@@ -133,7 +133,7 @@ pub fn parse_window(text: &str) -> std::result::Result<(Option<i64>, Option<i64>
         if !ms.is_finite() {
             return Err(bad());
         }
-        Ok(Some((ms * 1e6).round() as i64))
+        Ok(Some(jsprof_profile::ms_to_ns(ms)))
     };
     let (start, end) = (side(a)?, side(b)?);
     if let (Some(s), Some(e)) = (start, end) {

@@ -118,8 +118,8 @@ pub fn raw<T: Serialize>(doc: &T) -> Box<serde_json::value::RawValue> {
     serde_json::value::RawValue::from_string(text).expect("serde_json wrote JSON")
 }
 
-pub(crate) const NS_PER_MS: f64 = 1e6;
+pub(crate) use jsprof_profile::NS_PER_MS;
 
 pub(crate) fn ms(ns: i64) -> f64 {
-    ns as f64 / NS_PER_MS
+    jsprof_profile::ns_to_ms(ns)
 }

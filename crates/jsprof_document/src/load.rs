@@ -246,7 +246,7 @@ impl CpuInput {
         let mut lo = i64::MAX;
         let mut hi = i64::MIN;
         for t in &trace.profile.threads {
-            if !t.samples.is_empty() {
+            if !t.samples().is_empty() {
                 lo = lo.min(t.start_time());
                 hi = hi.max(t.end_time());
             }

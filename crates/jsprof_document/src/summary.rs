@@ -103,7 +103,7 @@ pub fn summary<'a>(input: &'a CpuInput, thread: Option<&str>, limit: usize) -> R
         duration_ms: timed.then(|| ms(span)),
         total_bytes: (unit == WeightUnit::Bytes).then_some(total),
         samples: if unit == WeightUnit::Bytes {
-            t.allocation_samples.len()
+            t.allocation_samples().len()
         } else {
             stats.samples
         },
@@ -116,10 +116,10 @@ pub fn summary<'a>(input: &'a CpuInput, thread: Option<&str>, limit: usize) -> R
             .threads
             .iter()
             .map(|t| ThreadJson {
-                name: t.name.clone(),
-                pid: t.pid,
-                tid: t.tid,
-                samples: t.samples.len(),
+                name: t.name().to_string(),
+                pid: t.pid(),
+                tid: t.tid(),
+                samples: t.samples().len(),
             })
             .collect(),
         idle_ms: timed.then(|| ms(stats.meta.idle)),

@@ -131,10 +131,10 @@ pub fn select_profile_thread(
         .enumerate()
         .map(|(i, t)| Candidate {
             timeline_id: i as u32 + 1,
-            tid: t.tid,
-            pid: t.pid,
-            name: &t.name,
-            samples: t.samples.len(),
+            tid: t.tid(),
+            pid: t.pid(),
+            name: t.name(),
+            samples: t.samples().len(),
         })
         .collect();
     select(name, &candidates, spec)

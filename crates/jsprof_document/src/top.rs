@@ -109,13 +109,7 @@ pub fn view(weighted: &Weighted, by: By, limit: usize) -> TopView {
     let thread = weighted.thread();
     let table = function_table(profile, thread);
     let unit = thread.weight_unit();
-    // Time percentages refer to the span (gaps included); clipped or byte weights to their sum.
-    let total = match unit {
-        WeightUnit::Nanoseconds if thread.samples.weight.is_none() => {
-            thread.end_time() - thread.start_time()
-        }
-        _ => table.total_weight,
-    };
+    let total = thread.percent_base();
     let mut rows = sorted_rows(profile, table.rows, by);
     if limit > 0 {
         rows.truncate(limit);

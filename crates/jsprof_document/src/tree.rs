@@ -103,10 +103,7 @@ pub fn view(weighted: &Weighted, options: TreeOptions) -> TreeView {
         top_down(profile, thread)
     };
     let unit = thread.weight_unit();
-    let total = match unit {
-        WeightUnit::Nanoseconds => thread.end_time() - thread.start_time(),
-        _ => tree.total_weight,
-    };
+    let total = thread.percent_base();
     let shown = pick(&tree, total, options.max_depth, options.min_percent);
     TreeView {
         tree,

@@ -264,6 +264,29 @@ fn read_rows<R: Read>(
     })
 }
 
+/// Rows a growing column makes room for at least, so that small inputs reallocate only a few times.
+const MIN_GROWTH: usize = 1 << 14;
+
+/// A header's row count (`node_count`, `edge_count`) as a growth limit; 0 when absent or absurd.
+fn claimed_rows(header: Option<f64>) -> usize {
+    header.map_or(0, |n| n.clamp(0.0, u32::MAX as f64) as usize)
+}
+
+/// How many more rows full columns of `len` rows make room for. A header's count is a claim, not
+/// a fact: reserving it up front let a 2 KB file claiming 2^31 nodes ask for gigabytes at once,
+/// which aborts the process where address space is limited. So columns grow with the data, by
+/// doubling, but never past the claim while the data has not exceeded it: an honest header still
+/// ends with columns of exactly its size (with glibc, large reallocations remap pages, not copy),
+/// and a lying one costs only what the data proves.
+fn room_for_more(len: usize, claimed: usize) -> usize {
+    let doubled = len.max(MIN_GROWTH);
+    if claimed > len {
+        doubled.min(claimed - len)
+    } else {
+        doubled
+    }
+}
+
 /// Reads `nodes` into the columns, with `first_edge` as the running sum of the edge counts (its last
 /// entry is added by [`finish_edges`]); returns the sum.
 fn read_nodes<R: Read>(
@@ -275,27 +298,27 @@ fn read_nodes<R: Read>(
     if !s.nodes.kind.is_empty() {
         return Err(t.syntax("the \"nodes\" section appears twice"));
     }
-    let hint = layout
-        .header_node_count
-        .map_or(0, |n| n.clamp(0.0, 1e8) as usize);
+    let claimed = claimed_rows(layout.header_node_count);
     let n = &mut s.nodes;
-    for v in [&mut n.name, &mut n.id, &mut n.self_size] {
-        v.reserve(hint);
-    }
-    n.first_edge.reserve(hint + 1);
-    n.kind.reserve(hint);
-    if layout.node_trace.is_some() {
-        n.trace_node_id.reserve(hint);
-    }
-    if layout.node_detachedness.is_some() {
-        n.detachedness.reserve(hint);
-    }
     let fc = layout.node_field_count;
     let start = t.offset();
     let mut bad_type = false;
     let mut edge_sum: u64 = 0;
     let mut max_name = 0u32;
     let leftover = read_rows(t, "nodes", fc, |row| {
+        if n.kind.len() == n.kind.capacity() {
+            let extra = room_for_more(n.kind.len(), claimed);
+            for v in [&mut n.name, &mut n.id, &mut n.self_size, &mut n.first_edge] {
+                v.reserve_exact(extra);
+            }
+            n.kind.reserve_exact(extra);
+            if layout.node_trace.is_some() {
+                n.trace_node_id.reserve_exact(extra);
+            }
+            if layout.node_detachedness.is_some() {
+                n.detachedness.reserve_exact(extra);
+            }
+        }
         let kind = row[layout.node_type];
         bad_type |= kind >= NO_TYPE as u64;
         n.kind.push(kind as u8);
@@ -338,20 +361,21 @@ fn read_edges<R: Read>(
     if !s.edges.kind.is_empty() {
         return Err(t.syntax("the \"edges\" section appears twice"));
     }
-    let hint = layout
-        .header_edge_count
-        .map_or(0, |n| n.clamp(0.0, 1e9) as usize);
+    let claimed = claimed_rows(layout.header_edge_count);
     let types = s.types();
     let e = &mut s.edges;
-    e.kind.reserve(hint);
-    e.name_or_index.reserve(hint);
-    e.to_node.reserve(hint);
     let fc = layout.edge_field_count;
     let nfc = layout.node_field_count as u64;
     let start = t.offset();
     let mut problem: Option<&'static str> = None;
     let (mut max_name, mut max_to) = (0u32, 0u32);
     let leftover = read_rows(t, "edges", fc, |row| {
+        if e.kind.len() == e.kind.capacity() {
+            let extra = room_for_more(e.kind.len(), claimed);
+            e.kind.reserve_exact(extra);
+            e.name_or_index.reserve_exact(extra);
+            e.to_node.reserve_exact(extra);
+        }
         let kind = row[layout.edge_type];
         if kind >= NO_TYPE as u64 {
             problem = Some("an edge type index is out of range");

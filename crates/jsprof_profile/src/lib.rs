@@ -3,7 +3,7 @@
 //! ```no_run
 //! let file = std::fs::File::open("app.cpuprofile")?;
 //! let profile = jsprof_profile::read(std::io::BufReader::new(file))?;
-//! println!("{} samples", profile.threads[0].samples.len());
+//! println!("{} samples", profile.threads[0].samples().len());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -9,9 +9,16 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::num::NonZeroU32;
 
-/// An interned string.
+/// An interned string; only a [`StringTable`] mints them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StringId(pub u32);
+pub struct StringId(u32);
+
+impl StringId {
+    /// The position in its table, for side arrays indexed by string.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// Strings interned once; frames refer to them by [`StringId`].
 #[derive(Clone, Debug)]
@@ -77,8 +84,16 @@ pub struct OriginalPosition {
     pub name: Option<StringId>,
 }
 
+/// A frame of a [`FrameTable`], which alone mints them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FrameId(pub u32);
+pub struct FrameId(u32);
+
+impl FrameId {
+    /// The position in its table, for side arrays indexed by frame.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// A function at a position. `line`/`column` are 1-based, `None` when unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -256,18 +271,27 @@ pub enum WeightUnit {
     Bytes,
 }
 
-/// Samples of one thread as parallel columns.
+/// Samples of one thread as parallel columns of equal length (the only way to add a sample is
+/// [`Samples::push`] or [`Samples::push_weighted`], which keep them so).
 #[derive(Clone, Debug, Default)]
 pub struct Samples {
     /// Nanoseconds on the input's clock; may be unsorted as read.
-    pub time: Vec<i64>,
+    pub(crate) time: Vec<i64>,
     /// `None`: a sample on the root itself (nothing running that the profiler could name).
-    pub stack: Vec<Option<StackId>>,
+    pub(crate) stack: Vec<Option<StackId>>,
     /// Per-sample weights; `None` means each sample weighs 1 (see [`Thread::weight_unit`]).
-    pub weight: Option<Vec<i64>>,
+    pub(crate) weight: Option<Vec<i64>>,
 }
 
 impl Samples {
+    /// No samples yet, each to come with an explicit weight.
+    pub fn weighted() -> Samples {
+        Samples {
+            weight: Some(Vec::new()),
+            ..Samples::default()
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.stack.len()
     }
@@ -276,13 +300,57 @@ impl Samples {
         self.stack.is_empty()
     }
 
-    pub fn weight(&self, i: usize) -> i64 {
-        self.weight.as_ref().map_or(1, |w| w[i])
+    /// Each sample's time (ns on the input's clock).
+    pub fn time(&self) -> &[i64] {
+        &self.time
     }
 
+    /// Each sample's stack (`None`: on the bare root).
+    pub fn stack(&self) -> &[Option<StackId>] {
+        &self.stack
+    }
+
+    /// The stacks, to patch in place; the length cannot change, so the columns stay aligned.
+    pub fn stack_mut(&mut self) -> &mut [Option<StackId>] {
+        &mut self.stack
+    }
+
+    /// The explicit weights (bytes of a `.heapprofile`, clipped durations), if the samples have
+    /// them; use [`Thread::weights`] for what a sample weighs.
+    pub fn explicit_weights(&self) -> Option<&[i64]> {
+        self.weight.as_deref()
+    }
+
+    /// Appends a sample; with explicit weights it weighs 1, as an unweighted sample does.
     pub fn push(&mut self, time: i64, stack: Option<StackId>) {
         self.time.push(time);
         self.stack.push(stack);
+        if let Some(w) = &mut self.weight {
+            w.push(1);
+        }
+    }
+
+    /// Appends a sample with an explicit weight; the samples before it, if they had none, weigh 1.
+    pub fn push_weighted(&mut self, time: i64, stack: Option<StackId>, weight: i64) {
+        let n = self.len();
+        self.weight.get_or_insert_with(|| vec![1; n]).push(weight);
+        self.time.push(time);
+        self.stack.push(stack);
+    }
+
+    /// Sorts the samples by time, stably (DevTools' order for equal times); a no-op when sorted.
+    pub fn sort_by_time(&mut self) {
+        if self.time.windows(2).all(|w| w[0] <= w[1]) {
+            return;
+        }
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_by_key(|&i| self.time[i as usize]); // stable
+        let permute = |v: &[i64]| order.iter().map(|&i| v[i as usize]).collect::<Vec<_>>();
+        self.time = permute(&self.time);
+        if let Some(w) = &self.weight {
+            self.weight = Some(permute(w));
+        }
+        self.stack = order.iter().map(|&i| self.stack[i as usize]).collect();
     }
 }
 
@@ -294,35 +362,322 @@ pub struct AllocationSample {
     pub ordinal: u64,
 }
 
+/// Where a stack-rewriting transform ([`Thread::map_stacks`]) sends one stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MappedStack {
+    /// Nowhere: its samples become gaps on the bare root and its records are dropped.
+    Gone,
+    /// To a stack with the same function on top: samples and every per-stack record follow,
+    /// line ticks and deopt reasons included.
+    SameLeaf(StackId),
+    /// To a stack with another function on top: samples, trace ids and allocations follow; line
+    /// ticks and deopt reasons, which speak of the old top function's lines, are dropped.
+    OtherLeaf(StackId),
+}
+
+impl MappedStack {
+    /// The stack the samples land on (`None`: the bare root).
+    pub fn stack(self) -> Option<StackId> {
+        match self {
+            MappedStack::Gone => None,
+            MappedStack::SameLeaf(s) | MappedStack::OtherLeaf(s) => Some(s),
+        }
+    }
+
+    fn same_leaf(self) -> Option<StackId> {
+        match self {
+            MappedStack::SameLeaf(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
 /// A sampled thread.
+///
+/// Its fields are private because five of them are keyed by [`StackId`] — the samples' stacks,
+/// `position_ticks`, `deopt_reasons`, `allocation_samples` and `trace_id_stacks` — and a
+/// transform that rewrote the stack table but forgot one of them would leave it naming stacks
+/// that no longer exist (or worse, other stacks). [`Thread::map_stacks`] is the one way to move
+/// them all; [`Thread::with_samples`] replaces the samples over the same stacks.
 #[derive(Clone, Debug, Default)]
 pub struct Thread {
-    pub name: String,
-    pub pid: Option<u64>,
-    pub tid: Option<u64>,
-    pub samples: Samples,
-    pub weight_unit: Option<WeightUnit>,
+    pub(crate) name: String,
+    pub(crate) pid: Option<u64>,
+    pub(crate) tid: Option<u64>,
+    pub(crate) samples: Samples,
+    pub(crate) weight_unit: Option<WeightUnit>,
     /// The profile's own start/end as its header states them (ns), if it has them.
-    pub declared_start: Option<i64>,
-    pub declared_end: Option<i64>,
+    pub(crate) declared_start: Option<i64>,
+    pub(crate) declared_end: Option<i64>,
     /// When set, the last sample lasts until this time rather than one average interval.
-    pub samples_end: Option<i64>,
+    pub(crate) samples_end: Option<i64>,
     /// Line-level ticks per stack (`positionTicks`), 1-based lines.
-    pub position_ticks: Vec<(StackId, u32, u32)>,
+    pub(crate) position_ticks: Vec<(StackId, u32, u32)>,
     /// `deoptReason` per stack, when the input gave one.
-    pub deopt_reasons: Vec<(StackId, StringId)>,
+    pub(crate) deopt_reasons: Vec<(StackId, StringId)>,
     /// `.heapprofile` samples.
-    pub allocation_samples: Vec<AllocationSample>,
+    pub(crate) allocation_samples: Vec<AllocationSample>,
     /// A trace's `sampleTraceId`s (its ProfileChunks' `trace_ids`): id → the stack of the sample
     /// V8 tagged with it (`None` for a stack DevTools leaves empty: the root's or the garbage
-    /// collector's). Trace events carrying the id take this stack. Kept here, beside the
-    /// samples, so that a transform that rewrites the stack table rewrites these too.
-    pub trace_id_stacks: HashMap<u64, Option<StackId>>,
+    /// collector's). Trace events carrying the id take this stack.
+    pub(crate) trace_id_stacks: HashMap<u64, Option<StackId>>,
 }
 
 impl Thread {
+    /// An empty thread whose samples will weigh `unit`.
+    pub fn new(unit: WeightUnit) -> Thread {
+        Thread {
+            weight_unit: Some(unit),
+            ..Thread::default()
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn pid(&self) -> Option<u64> {
+        self.pid
+    }
+
+    pub fn tid(&self) -> Option<u64> {
+        self.tid
+    }
+
+    pub fn samples(&self) -> &Samples {
+        &self.samples
+    }
+
+    /// The samples, to append to, sort or patch in place (the columns stay aligned).
+    pub fn samples_mut(&mut self) -> &mut Samples {
+        &mut self.samples
+    }
+
     pub fn weight_unit(&self) -> WeightUnit {
         self.weight_unit.unwrap_or(WeightUnit::Samples)
+    }
+
+    /// Names the thread (for transforms that build a thread from another source, as a trace
+    /// thread's entries).
+    pub fn set_identity(&mut self, name: String, pid: Option<u64>, tid: Option<u64>) {
+        self.name = name;
+        self.pid = pid;
+        self.tid = tid;
+    }
+
+    pub fn set_weight_unit(&mut self, unit: WeightUnit) {
+        self.weight_unit = Some(unit);
+    }
+
+    /// The header's start time (ns), if it stated one.
+    pub fn declared_start(&self) -> Option<i64> {
+        self.declared_start
+    }
+
+    /// The header's end time (ns), if it stated one.
+    pub fn declared_end(&self) -> Option<i64> {
+        self.declared_end
+    }
+
+    pub fn set_declared_range(&mut self, start: Option<i64>, end: Option<i64>) {
+        self.declared_start = start;
+        self.declared_end = end;
+    }
+
+    /// When set, where the last sample ends (else it ends where it starts).
+    pub fn samples_end(&self) -> Option<i64> {
+        self.samples_end
+    }
+
+    pub fn set_samples_end(&mut self, end: Option<i64>) {
+        self.samples_end = end;
+    }
+
+    /// Line-level ticks `(stack, 1-based line, ticks)` (`positionTicks`).
+    pub fn position_ticks(&self) -> &[(StackId, u32, u32)] {
+        &self.position_ticks
+    }
+
+    /// `deoptReason` per stack, at most one per stack.
+    pub fn deopt_reasons(&self) -> &[(StackId, StringId)] {
+        &self.deopt_reasons
+    }
+
+    /// `.heapprofile` allocation samples, by ordinal.
+    pub fn allocation_samples(&self) -> &[AllocationSample] {
+        &self.allocation_samples
+    }
+
+    /// Adds `ticks` line ticks on 1-based `line` of `stack`'s top frame.
+    pub fn push_position_tick(&mut self, stack: StackId, line: u32, ticks: u32) {
+        self.position_ticks.push((stack, line, ticks));
+    }
+
+    /// Records why `stack`'s top function was deoptimized; a stack keeps its first reason.
+    pub fn push_deopt_reason(&mut self, stack: StackId, reason: StringId) {
+        if !self.deopt_reasons.iter().any(|&(s, _)| s == stack) {
+            self.deopt_reasons.push((stack, reason));
+        }
+    }
+
+    /// Adds a `.heapprofile` allocation sample.
+    pub fn push_allocation_sample(&mut self, sample: AllocationSample) {
+        self.allocation_samples.push(sample);
+    }
+
+    /// Tags `stack` with a trace's `sampleTraceId` (`None`: a stack DevTools leaves empty).
+    pub fn insert_trace_id(&mut self, trace_id: u64, stack: Option<StackId>) {
+        self.trace_id_stacks.insert(trace_id, stack);
+    }
+
+    /// Every `sampleTraceId` of a trace with its stack.
+    pub fn trace_id_stacks(&self) -> &HashMap<u64, Option<StackId>> {
+        &self.trace_id_stacks
+    }
+
+    /// The stack of the sample tagged `trace_id`: `None` when no sample carries the id,
+    /// `Some(None)` when it is one DevTools leaves empty.
+    pub fn trace_id_stack(&self, trace_id: u64) -> Option<Option<StackId>> {
+        self.trace_id_stacks.get(&trace_id).copied()
+    }
+
+    /// The thread with every stack it names sent through `f`: the samples' stacks, line ticks,
+    /// deopt reasons, allocation samples and trace ids. Times and weights are untouched, so a
+    /// sample whose stack is [`MappedStack::Gone`] stays where it was, a gap on the bare root.
+    /// Line ticks that land on one stack and line add up (in first-seen order); of the deopt
+    /// reasons landing on one stack the first is kept. `f` is called once per occurrence of a
+    /// stack, so it should be a lookup.
+    pub fn map_stacks(&self, mut f: impl FnMut(StackId) -> MappedStack) -> Thread {
+        let mut ticks: HashMap<(StackId, u32), u32> = HashMap::default();
+        let mut order = Vec::new();
+        for &(s, line, n) in &self.position_ticks {
+            if let Some(to) = f(s).same_leaf() {
+                let e = ticks.entry((to, line)).or_insert_with(|| {
+                    order.push((to, line));
+                    0
+                });
+                *e += n;
+            }
+        }
+        let mut deopt_seen = std::collections::HashSet::new();
+        let deopt_reasons = self
+            .deopt_reasons
+            .iter()
+            .filter_map(|&(s, r)| f(s).same_leaf().map(|n| (n, r)))
+            .filter(|(n, _)| deopt_seen.insert(*n))
+            .collect();
+        Thread {
+            name: self.name.clone(),
+            pid: self.pid,
+            tid: self.tid,
+            samples: Samples {
+                time: self.samples.time.clone(),
+                stack: self
+                    .samples
+                    .stack
+                    .iter()
+                    .map(|s| s.and_then(|s| f(s).stack()))
+                    .collect(),
+                weight: self.samples.weight.clone(),
+            },
+            weight_unit: self.weight_unit,
+            declared_start: self.declared_start,
+            declared_end: self.declared_end,
+            samples_end: self.samples_end,
+            position_ticks: order
+                .into_iter()
+                .map(|(s, line)| (s, line, ticks[&(s, line)]))
+                .collect(),
+            deopt_reasons,
+            allocation_samples: self
+                .allocation_samples
+                .iter()
+                .filter_map(|a| {
+                    f(a.stack)
+                        .stack()
+                        .map(|stack| AllocationSample { stack, ..*a })
+                })
+                .collect(),
+            trace_id_stacks: self
+                .trace_id_stacks
+                .iter()
+                .map(|(&id, &s)| (id, s.and_then(|s| f(s).stack())))
+                .collect(),
+        }
+    }
+
+    /// The thread with other samples over the same stacks, ending at `samples_end`. What is said
+    /// about stacks (deopt reasons, trace ids) is kept; what counts samples (line ticks,
+    /// allocation samples) cannot be recounted for the new samples and is dropped.
+    pub fn with_samples(&self, samples: Samples, samples_end: Option<i64>) -> Thread {
+        Thread {
+            name: self.name.clone(),
+            pid: self.pid,
+            tid: self.tid,
+            samples,
+            weight_unit: self.weight_unit,
+            declared_start: self.declared_start,
+            declared_end: self.declared_end,
+            samples_end,
+            position_ticks: Vec::new(),
+            deopt_reasons: self.deopt_reasons.clone(),
+            allocation_samples: Vec::new(),
+            trace_id_stacks: self.trace_id_stacks.clone(),
+        }
+    }
+
+    /// Each sample's weight in [`Thread::weight_unit`]: explicit weights, or for a timed thread
+    /// the time until the next sample (the last lasting until [`Thread::samples_end`]).
+    pub fn weights(&self) -> impl Iterator<Item = i64> + '_ {
+        let n = self.samples.len();
+        let timed = self.samples.weight.is_none() && self.weight_unit() == WeightUnit::Nanoseconds;
+        let end = self
+            .samples_end
+            .or(self.samples.time.last().copied())
+            .unwrap_or(0);
+        (0..n).map(move |i| {
+            if let Some(w) = &self.samples.weight {
+                w[i]
+            } else if timed {
+                let next = if i + 1 < n {
+                    self.samples.time[i + 1]
+                } else {
+                    end
+                };
+                next - self.samples.time[i]
+            } else {
+                1
+            }
+        })
+    }
+
+    /// The first sample's time (DevTools' profile start), or the declared start without samples.
+    pub fn start_time(&self) -> i64 {
+        self.samples
+            .time
+            .first()
+            .copied()
+            .or(self.declared_start)
+            .unwrap_or(0)
+    }
+
+    /// What percentages of this thread are of: for a timed thread its span from the first
+    /// sample to where the last ends, gaps included (as DevTools' tables count); for weights that
+    /// are not plain sample durations (clipped, bytes, counts) their sum.
+    pub fn percent_base(&self) -> i64 {
+        if self.weight_unit() == WeightUnit::Nanoseconds && self.samples.weight.is_none() {
+            self.end_time() - self.start_time()
+        } else {
+            self.weights().sum()
+        }
+    }
+
+    /// Where the last sample ends (DevTools' profile end).
+    pub fn end_time(&self) -> i64 {
+        self.samples_end
+            .or(self.samples.time.last().copied())
+            .or(self.declared_end)
+            .unwrap_or(0)
     }
 }
 
@@ -426,56 +781,24 @@ pub fn clamp_time(ns: i64) -> i64 {
     ns.clamp(-MAX_TIME_NS, MAX_TIME_NS)
 }
 
+/// Nanoseconds per millisecond: the model keeps integer ns, every table and JSON shows ms.
+pub const NS_PER_MS: f64 = 1e6;
+
+/// Nanoseconds as (fractional) milliseconds.
+pub fn ns_to_ms(ns: i64) -> f64 {
+    ns as f64 / NS_PER_MS
+}
+
+/// Milliseconds as nanoseconds, rounded to the nearest (saturating at `i64`'s bounds).
+pub fn ms_to_ns(ms: f64) -> i64 {
+    (ms * NS_PER_MS).round() as i64
+}
+
 /// Converts a 0-based position as `.cpuprofile` stores it (`-1` = unknown) to 1-based.
 pub fn one_based(zero_based: i64) -> Option<u32> {
     if zero_based < 0 || zero_based >= u32::MAX as i64 {
         None
     } else {
         Some(zero_based as u32 + 1)
-    }
-}
-
-impl Thread {
-    /// Each sample's weight in [`Thread::weight_unit`]: explicit weights, or for a timed thread
-    /// the time until the next sample (the last lasting until [`Thread::samples_end`]).
-    pub fn weights(&self) -> impl Iterator<Item = i64> + '_ {
-        let n = self.samples.len();
-        let timed = self.samples.weight.is_none() && self.weight_unit() == WeightUnit::Nanoseconds;
-        let end = self
-            .samples_end
-            .or(self.samples.time.last().copied())
-            .unwrap_or(0);
-        (0..n).map(move |i| {
-            if let Some(w) = &self.samples.weight {
-                w[i]
-            } else if timed {
-                let next = if i + 1 < n {
-                    self.samples.time[i + 1]
-                } else {
-                    end
-                };
-                next - self.samples.time[i]
-            } else {
-                1
-            }
-        })
-    }
-
-    /// The first sample's time (DevTools' profile start), or the declared start without samples.
-    pub fn start_time(&self) -> i64 {
-        self.samples
-            .time
-            .first()
-            .copied()
-            .or(self.declared_start)
-            .unwrap_or(0)
-    }
-
-    /// Where the last sample ends (DevTools' profile end).
-    pub fn end_time(&self) -> i64 {
-        self.samples_end
-            .or(self.samples.time.last().copied())
-            .or(self.declared_end)
-            .unwrap_or(0)
     }
 }

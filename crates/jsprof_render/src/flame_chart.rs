@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use jsprof_analysis::{EventData, EventType, Timeline};
 use jsprof_profile::display::{display_name, fmt_location};
-use jsprof_profile::Profile;
+use jsprof_profile::{ns_to_ms, Profile, NS_PER_MS};
 
 use crate::xml::escape;
 
@@ -159,19 +159,19 @@ pub fn write_flame_chart_svg(
 <text x="{MARGIN}" y="16" font-size="13">{title}</text>"##,
         w = width,
         h = height,
-        t0ms = t0 as f64 / 1e6,
-        t1ms = t1 as f64 / 1e6,
+        t0ms = ns_to_ms(t0),
+        t1ms = ns_to_ms(t1),
         title = escape(&options.title),
     )?;
 
     // Time axis.
-    let span_ms = (t1 - t0) as f64 / 1e6;
+    let span_ms = ns_to_ms(t1 - t0);
     let step = tick_step(span_ms, (chart / 110.0).max(2.0));
-    let first = (t0 as f64 / 1e6 / step).ceil() * step;
+    let first = (ns_to_ms(t0) / step).ceil() * step;
     let mut tick = first;
     writeln!(out, r##"<g class="axis" fill="#555" stroke="#ddd">"##)?;
-    while tick <= t1 as f64 / 1e6 + 1e-9 {
-        let x = MARGIN + (tick - t0 as f64 / 1e6) * 1e6 * scale;
+    while tick <= ns_to_ms(t1) + 1e-9 {
+        let x = MARGIN + (tick - ns_to_ms(t0)) * NS_PER_MS * scale;
         writeln!(
             out,
             r##"<line x1="{x:.2}" y1="{y0}" x2="{x:.2}" y2="{h}"/><text x="{tx:.2}" y="{ty}" stroke="none">{label}</text>"##,
@@ -206,9 +206,9 @@ pub fn write_flame_chart_svg(
             if location.is_empty() { "" } else { "\n" },
             escape(&location),
             e.kind.as_str(),
-            fmt_ms(e.self_time as f64 / 1e6),
-            fmt_ms(e.duration() as f64 / 1e6),
-            fmt_ms((e.start - origin) as f64 / 1e6),
+            fmt_ms(ns_to_ms(e.self_time)),
+            fmt_ms(ns_to_ms(e.duration())),
+            fmt_ms(ns_to_ms(e.start - origin)),
         );
         write!(
             out,
@@ -221,8 +221,8 @@ pub fn write_flame_chart_svg(
             id = bar.index + 1,
             parent = e.parent.map_or(0, |p| p + 1),
             depth = bar.depth,
-            s = (e.start - origin) as f64 / 1e6,
-            t = (e.end - origin) as f64 / 1e6,
+            s = ns_to_ms(e.start - origin),
+            t = ns_to_ms(e.end - origin),
         )?;
         // A label when it fits (about 6.5 px per character).
         let chars = ((bar.w - 4.0) / 6.5).floor();

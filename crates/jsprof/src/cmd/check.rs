@@ -142,6 +142,48 @@ fn parse_size(text: &str) -> Result<u64, String> {
     Ok((value * scale).round() as u64)
 }
 
+/// What a budget measures; serialized as its snake-case name.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum Measure {
+    TotalMs,
+    SelfMs,
+    SharePercent,
+    RetainedSize,
+    Count,
+    Nodes,
+}
+
+impl Measure {
+    /// Sizes and counts are whole numbers (JSON integers); times and shares are floats.
+    fn is_integer(self) -> bool {
+        matches!(
+            self,
+            Measure::RetainedSize | Measure::Count | Measure::Nodes
+        )
+    }
+
+    /// A value of this measure for the text report, with its unit.
+    fn format(self, v: f64) -> String {
+        match self {
+            Measure::TotalMs | Measure::SelfMs => output::fmt_ms(v),
+            Measure::SharePercent => output::fmt_percent(v),
+            Measure::RetainedSize => output::fmt_bytes(v),
+            Measure::Count | Measure::Nodes => format!("{v:.0}"),
+        }
+    }
+}
+
+/// A budget's outcome; serialized as `pass`, `fail` or `skipped`.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Pass,
+    Fail,
+    /// The budget does not apply to this kind of file.
+    Skipped,
+}
+
 /// One budget's outcome.
 #[derive(Serialize, Debug)]
 struct CheckJson {
@@ -151,22 +193,22 @@ struct CheckJson {
     subject: String,
     /// `total_ms`, `self_ms`, `share_percent` (floats); `retained_size` (bytes), `count`,
     /// `nodes` (integers).
-    measure: &'static str,
+    measure: Measure,
     #[serde(serialize_with = "number")]
-    value: (f64, &'static str),
+    value: (f64, Measure),
     #[serde(serialize_with = "number")]
-    limit: (f64, &'static str),
-    /// `pass`, `fail` or `skipped` (the budget does not apply to this kind of file).
-    status: &'static str,
+    limit: (f64, Measure),
+    status: Status,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
 }
 
 /// Sizes and counts as integers, times and shares as floats.
-fn number<S: serde::Serializer>(v: &(f64, &'static str), s: S) -> Result<S::Ok, S::Error> {
-    match v.1 {
-        "retained_size" | "count" | "nodes" => s.serialize_u64(v.0.max(0.0).round() as u64),
-        _ => s.serialize_f64(v.0),
+fn number<S: serde::Serializer>(v: &(f64, Measure), s: S) -> Result<S::Ok, S::Error> {
+    if v.1.is_integer() {
+        s.serialize_u64(v.0.max(0.0).round() as u64)
+    } else {
+        s.serialize_f64(v.0)
     }
 }
 
@@ -207,7 +249,7 @@ fn read_budgets(path: &Path) -> Result<Budgets> {
 fn check(
     budget: &'static str,
     subject: &str,
-    measure: &'static str,
+    measure: Measure,
     value: f64,
     limit: f64,
     note: Option<String>,
@@ -218,19 +260,23 @@ fn check(
         measure,
         value: (value, measure),
         limit: (limit, measure),
-        status: if value <= limit { "pass" } else { "fail" },
+        status: if value <= limit {
+            Status::Pass
+        } else {
+            Status::Fail
+        },
         note,
     }
 }
 
-fn skipped(budget: &'static str, subject: &str, measure: &'static str, why: &str) -> CheckJson {
+fn skipped(budget: &'static str, subject: &str, measure: Measure, why: &str) -> CheckJson {
     CheckJson {
         budget,
         subject: subject.to_string(),
         measure,
         value: (0.0, measure),
         limit: (0.0, measure),
-        status: "skipped",
+        status: Status::Skipped,
         note: Some(why.to_string()),
     }
 }
@@ -243,7 +289,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         check_cpu(&args, &budgets)?
     };
-    if !checks.iter().any(|c| c.status != "skipped") {
+    if !checks.iter().any(|c| c.status != Status::Skipped) {
         bail!(
             "{}: no budget in it applies to a {kind} ({})",
             args.budget.display(),
@@ -254,7 +300,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         );
     }
-    let passed = checks.iter().all(|c| c.status != "fail");
+    let passed = checks.iter().all(|c| c.status != Status::Fail);
     let code = if passed {
         ExitCode::SUCCESS
     } else {
@@ -289,24 +335,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let what = match (c.budget, c.measure) {
             ("function", m) => format!(
                 "{} of {}",
-                if m == "total_ms" { "total" } else { "self" },
+                if m == Measure::TotalMs {
+                    "total"
+                } else {
+                    "self"
+                },
                 output::display_function_name(&c.subject)
             ),
             ("gc", _) => "GC share".to_string(),
-            ("class", "retained_size") => format!("retained size of {}", c.subject),
+            ("class", Measure::RetainedSize) => format!("retained size of {}", c.subject),
             ("class", _) => format!("instances of {}", c.subject),
             _ => "detached DOM nodes".to_string(),
         };
-        let fmt = |v: f64| match c.measure {
-            "total_ms" | "self_ms" => output::fmt_ms(v),
-            "share_percent" => output::fmt_percent(v),
-            "retained_size" => output::fmt_bytes(v),
-            _ => format!("{v:.0}"),
-        };
+        let fmt = |v: f64| c.measure.format(v);
         let (mark, value, rel, limit) = match c.status {
-            "pass" => ("ok", fmt(c.value.0), "≤", fmt(c.limit.0)),
-            "fail" => ("FAIL", fmt(c.value.0), ">", fmt(c.limit.0)),
-            _ => ("skip", String::new(), "", String::new()),
+            Status::Pass => ("ok", fmt(c.value.0), "≤", fmt(c.limit.0)),
+            Status::Fail => ("FAIL", fmt(c.value.0), ">", fmt(c.limit.0)),
+            Status::Skipped => ("skip", String::new(), "", String::new()),
         };
         table.row(vec![
             mark.to_string(),
@@ -318,8 +363,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ]);
     }
     table.write(&mut out)?;
-    let failed = checks.iter().filter(|c| c.status == "fail").count();
-    let counted = checks.iter().filter(|c| c.status != "skipped").count();
+    let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
+    let counted = checks
+        .iter()
+        .filter(|c| c.status != Status::Skipped)
+        .count();
     if failed > 0 {
         writeln!(out, "{failed} of {counted} budgets exceeded")?;
     } else {
@@ -359,8 +407,8 @@ fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
             checks.push(check(
                 "function",
                 &f.name,
-                "total_ms",
-                total_w as f64 / 1e6,
+                Measure::TotalMs,
+                jsprof_profile::ns_to_ms(total_w),
                 limit,
                 note.clone(),
             ));
@@ -369,8 +417,8 @@ fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
             checks.push(check(
                 "function",
                 &f.name,
-                "self_ms",
-                self_w as f64 / 1e6,
+                Measure::SelfMs,
+                jsprof_profile::ns_to_ms(self_w),
                 limit,
                 note.clone(),
             ));
@@ -388,22 +436,30 @@ fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
         checks.push(check(
             "gc",
             "",
-            "share_percent",
+            Measure::SharePercent,
             share,
             gc.max_share_percent,
-            Some(format!("{} of GC", output::fmt_ms(s.meta.gc as f64 / 1e6))),
+            Some(format!(
+                "{} of GC",
+                output::fmt_ms(jsprof_profile::ns_to_ms(s.meta.gc))
+            )),
         ));
     }
     for c in &budgets.class {
         checks.push(skipped(
             "class",
             &c.name,
-            "retained_size",
+            Measure::RetainedSize,
             "heap snapshots only",
         ));
     }
     if budgets.detached_dom.is_some() {
-        checks.push(skipped("detached_dom", "", "nodes", "heap snapshots only"));
+        checks.push(skipped(
+            "detached_dom",
+            "",
+            Measure::Nodes,
+            "heap snapshots only",
+        ));
     }
     Ok((profile.kind.as_str(), warnings_json(profile), checks))
 }
@@ -419,12 +475,17 @@ fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
         checks.push(skipped(
             "function",
             &f.name,
-            "total_ms",
+            Measure::TotalMs,
             "CPU profiles only",
         ));
     }
     if budgets.gc.is_some() {
-        checks.push(skipped("gc", "", "share_percent", "CPU profiles only"));
+        checks.push(skipped(
+            "gc",
+            "",
+            Measure::SharePercent,
+            "CPU profiles only",
+        ));
     }
     if !budgets.class.is_empty() {
         let rows = summary(&snapshot, &analysis, SortBy::Retained);
@@ -440,7 +501,7 @@ fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
                 checks.push(check(
                     "class",
                     &c.name,
-                    "retained_size",
+                    Measure::RetainedSize,
                     retained as f64,
                     limit.0 as f64,
                     note.clone(),
@@ -451,7 +512,7 @@ fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
                 checks.push(check(
                     "class",
                     &c.name,
-                    "count",
+                    Measure::Count,
                     count as f64,
                     limit as f64,
                     note.clone(),
@@ -481,7 +542,7 @@ fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
         checks.push(check(
             "detached_dom",
             "",
-            "nodes",
+            Measure::Nodes,
             nodes as f64,
             d.max_nodes as f64,
             note,

@@ -140,7 +140,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if bytes {
             output::fmt_bytes(w)
         } else {
-            output::fmt_ms(w / 1e6)
+            output::fmt_ms(w / jsprof_profile::NS_PER_MS)
         }
     };
     let signed = |w: f64| {

@@ -46,11 +46,7 @@ pub struct Args {
 
 use jsprof_document::events::{parse_mode, parse_type};
 
-const NS_PER_MS: f64 = 1e6;
-
-fn ms(ns: i64) -> f64 {
-    ns as f64 / NS_PER_MS
-}
+use jsprof_profile::ns_to_ms as ms;
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_cpu(&args.file, &args.transform.pipeline())?;

@@ -68,7 +68,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let total = if bytes {
         output::fmt_bytes(thread.weights().sum::<i64>() as f64)
     } else {
-        output::fmt_ms((thread.end_time() - thread.start_time()) as f64 / 1e6)
+        output::fmt_ms(jsprof_profile::ns_to_ms(
+            thread.end_time() - thread.start_time(),
+        ))
     };
     let mut subtitle = format!("{} — {}, {total}", loaded.name, profile.kind.as_str());
     for part in [

@@ -98,7 +98,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             report.samples
         )?;
     }
-    let threads: Vec<String> = profile.threads.iter().map(|t| t.name.clone()).collect();
+    let threads: Vec<String> = profile
+        .threads
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect();
     writeln!(out, "  threads    {}", threads.join(", "))?;
     writeln!(out, "  functions  {}", report.functions)?;
     writeln!(out)?;

@@ -46,7 +46,7 @@ impl From<By> for jsprof_document::top::By {
     }
 }
 
-pub const NS_PER_MS: f64 = 1e6;
+pub use jsprof_profile::NS_PER_MS;
 
 pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
     jsprof_document::warnings_json(&profile.warnings)

@@ -136,7 +136,7 @@ proptest! {
         prop_assert_eq!(t.total_weight, weights);
         prop_assert_eq!(weights, thread.end_time() - thread.start_time());
         let self_sum: i64 = t.rows.iter().map(|r| r.self_weight).sum();
-        let root: i64 = thread.samples.stack.iter().zip(thread.weights()).filter(|(s, _)| s.is_none()).map(|(_, w)| w).sum();
+        let root: i64 = thread.samples().stack().iter().zip(thread.weights()).filter(|(s, _)| s.is_none()).map(|(_, w)| w).sum();
         prop_assert_eq!(self_sum + root, weights);
         for r in &t.rows {
             prop_assert!(r.self_weight <= r.total_weight && r.total_weight <= weights);

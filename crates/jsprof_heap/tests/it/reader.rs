@@ -134,3 +134,32 @@ fn fixture_reads_the_same_in_tiny_chunks() {
         matches!(truncated, Err(HeapError::Truncated { offset, .. }) if offset == text.len() as u64 - 3)
     );
 }
+
+/// A header's counts are claims: a tiny file claiming 2^31 nodes and edges must not make the
+/// reader reserve for them (that was one multi-gigabyte allocation, fatal under a memory limit).
+#[test]
+fn header_counts_do_not_reserve_memory_the_data_does_not_prove() {
+    let text = format!(
+        r#"{{"snapshot":{{"meta":{{"node_fields":["type","name","id","self_size","edge_count","trace_node_id","detachedness"],"node_types":[{NODE_TYPES},"string","number","number","number","number","number"],"edge_fields":["type","name_or_index","to_node"],"edge_types":[{EDGE_TYPES},"string_or_number","node"]}},"node_count":2147483648,"edge_count":2147483648}},"nodes":[9,0,1,0,1,0,0,3,1,3,16,0,0,0],"edges":[2,1,7],"strings":["","a"]}}"#
+    );
+    assert!(text.len() < 2048);
+    let s = read_snapshot(text.as_bytes()).expect("loads, with a warning about the counts");
+    assert_eq!((s.nodes.len(), s.edges.len()), (2, 1));
+    // What two nodes and one edge prove is a few kilobytes of columns, not gigabytes.
+    let n = &s.nodes;
+    let node_bytes = n.kind.capacity()
+        + 4 * (n.name.capacity() + n.id.capacity() + n.self_size.capacity())
+        + 4 * (n.first_edge.capacity() + n.trace_node_id.capacity())
+        + n.detachedness.capacity();
+    let e = &s.edges;
+    let edge_bytes = e.kind.capacity() + 4 * (e.name_or_index.capacity() + e.to_node.capacity());
+    assert!(
+        node_bytes + edge_bytes < 1 << 20,
+        "{node_bytes} + {edge_bytes} bytes reserved"
+    );
+    assert!(
+        s.warnings.iter().any(|w| w.at.contains("node_count")),
+        "{:?}",
+        s.warnings
+    );
+}

@@ -34,7 +34,7 @@ pub fn write_d3(out: impl Write, profile: &Profile, thread: &Thread) -> io::Resu
             continue;
         }
         let frame = profile.stacks.frame(s);
-        let label = *frame_label_id[frame.0 as usize].get_or_insert_with(|| {
+        let label = *frame_label_id[frame.index()].get_or_insert_with(|| {
             let text = frame_label(profile, frame);
             *label_of.entry(text.clone()).or_insert_with(|| {
                 labels.push(text);

@@ -42,7 +42,7 @@ pub fn write_folded(out: impl Write, profile: &Profile, thread: &Thread) -> io::
     }
     for s in profile.stacks.ids() {
         let frame = profile.stacks.frame(s);
-        let label = labels[frame.0 as usize]
+        let label = labels[frame.index()]
             .get_or_insert_with(|| clean(&frame_label(profile, frame)))
             .clone();
         let full = match profile.stacks.parent(s) {

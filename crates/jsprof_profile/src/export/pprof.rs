@@ -14,7 +14,7 @@ use flate2::Compression;
 use prost::Message;
 
 use super::StackSums;
-use crate::model::{Profile, Thread, WeightUnit, ROOT_NAME};
+use crate::model::{FrameId, Profile, Thread, WeightUnit, ROOT_NAME};
 
 #[derive(Clone, PartialEq, Message)]
 pub struct PprofProfile {
@@ -139,9 +139,10 @@ pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
     };
     // Location and function ids: frame index + 1 (pprof ids are non-zero), made on first use.
     let mut location_of: Vec<u64> = vec![0; profile.frames.len()];
-    let mut location = |p: &mut PprofProfile, strings: &mut Strings, frame: usize| -> u64 {
+    let mut location = |p: &mut PprofProfile, strings: &mut Strings, id: FrameId| -> u64 {
+        let frame = id.index();
         if location_of[frame] == 0 {
-            let f = profile.frames.get(crate::model::FrameId(frame as u32));
+            let f = profile.frames.get(id);
             let name = profile.strings.get(f.name);
             let name = strings.id(crate::display::display_name(name));
             let id = frame as u64 + 1;
@@ -193,7 +194,7 @@ pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
         let location_id = profile
             .stacks
             .frames_leaf_first(Some(s))
-            .map(|f| location(&mut p, &mut strings, f.0 as usize))
+            .map(|f| location(&mut p, &mut strings, f))
             .collect();
         p.sample.push(Sample {
             location_id,

@@ -85,8 +85,11 @@ pub fn write_speedscope(
                 .stack
                 .iter()
                 .map(|&s| {
-                    let mut stack: Vec<u32> =
-                        profile.stacks.frames_leaf_first(s).map(|f| f.0).collect();
+                    let mut stack: Vec<u32> = profile
+                        .stacks
+                        .frames_leaf_first(s)
+                        .map(|f| f.index() as u32)
+                        .collect();
                     stack.reverse();
                     stack
                 })

@@ -189,7 +189,7 @@ fn unit_name(unit: WeightUnit) -> &'static str {
 
 fn fmt_weight(w: i64, unit: WeightUnit) -> String {
     match unit {
-        WeightUnit::Nanoseconds => format!("{:.3} ms", w as f64 / 1e6),
+        WeightUnit::Nanoseconds => format!("{:.3} ms", jsprof_profile::ns_to_ms(w)),
         WeightUnit::Samples => format!("{w} samples"),
         WeightUnit::Bytes => {
             if w.abs() < 1024 {
