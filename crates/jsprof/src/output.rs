@@ -29,6 +29,24 @@ pub fn print_warnings<'a>(source: &str, warnings: impl IntoIterator<Item = (&'a 
     }
 }
 
+/// Prints a loaded input's warnings on stderr (the human output's form of `"warnings"`).
+pub fn warn(source: &str, warnings: &[jsprof_profile::Warning]) {
+    print_warnings(
+        source,
+        warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
+    );
+}
+
+/// Runs `write` on a buffered, locked stdout and flushes it: the tail of every human output.
+pub fn to_stdout(
+    write: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) -> io::Result<()>,
+) -> anyhow::Result<()> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    write(&mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
 /// True when the error chain holds a closed-pipe write (`jsprof top x | head`): not an error.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {

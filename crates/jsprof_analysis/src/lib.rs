@@ -1,5 +1,9 @@
-//! Analyses over jsprof's sampled-profile model: DevTools-exact timing, the function table,
-//! and (as they land) call trees, flame-chart calls and transforms.
+//! Analyses over jsprof's sampled-profile model, returning numbers (never text or pixels): DevTools'
+//! timing rules, the function table and both call trees (the one engine behind every table, tree,
+//! flame graph and diff), the model transforms (range clip, filters, source maps), the calls
+//! DevTools reconstructs, timelines with GetEvents, and a trace thread's entries as a weighted
+//! profile (`entries_profile`, DevTools' Performance-panel Bottom-up). Drawing is
+//! `jsprof_render`'s; documents are `jsprof_document`'s.
 //!
 //! ```no_run
 //! let file = std::io::BufReader::new(std::fs::File::open("app.cpuprofile")?);

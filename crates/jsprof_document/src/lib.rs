@@ -1,8 +1,15 @@
-//! Every answer jsprof gives, in one place: the load pipeline that reads an input the one way
-//! (`load`, `text`) and the typed JSON documents of every view — `events`, `top`, `tree`,
-//! `heap summary`, `heap node`, `heap retainers`, `heap diff`, … — so that `jsprof … --json`, the
-//! profiling service (`jsprof serve`), the HTML report and the browser UI answer byte for byte the
-//! same for the same file and question.
+//! Every answer jsprof gives, in one place, so that `jsprof … --json`, the profiling service
+//! (`jsprof serve`), the HTML report and the browser UI answer byte for byte the same for the
+//! same file and question (pprof's one report engine; ripgrep's one home per JSON schema):
+//!
+//! - the load pipeline every front door reads a CPU input through ([`load`]: read, detect, model,
+//!   DevTools' timing, [`source_maps`], [`filters`] — one `FilterSpec` for CLI flags and query
+//!   parameters —, then a view's thread and range);
+//! - the typed documents of every view: [`summary`], [`threads`], [`top`], [`tree`], [`events`],
+//!   [`diff`], [`heap`] (Summary, node, retainers, Comparison, leaks), and the UI's
+//!   [`chart`] and [`heap_pages`] documents;
+//! - their wire format, generated from the types ([`schema`]: `docs/json.md` and the service's
+//!   OpenAPI components).
 //!
 //! ```no_run
 //! use jsprof_analysis::{EventQuery, Mode};

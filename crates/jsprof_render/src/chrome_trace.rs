@@ -160,13 +160,10 @@ mod tests {
         let b = p.intern_frame("", "", None, None, "1");
         let sa = p.stacks.push(None, a, 2);
         let sb = p.stacks.push(Some(sa), b, 3);
-        let mut t = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            samples_end: Some(3_000),
-            ..Default::default()
-        };
-        t.samples.push(0, Some(sa));
-        t.samples.push(1_000, Some(sb));
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
+        t.set_samples_end(Some(3_000));
+        t.samples_mut().push(0, Some(sa));
+        t.samples_mut().push(1_000, Some(sb));
         p.threads.push(t);
         let timelines = profile_timelines(&p);
         let mut out = Vec::new();

@@ -24,7 +24,7 @@ pub enum View {
 
 /// A loaded artifact.
 pub enum Loaded {
-    Cpu(CpuInput),
+    Cpu(Box<CpuInput>),
     Snapshot {
         snapshot: Box<HeapSnapshot>,
         analysis: Box<Analysis>,
@@ -178,11 +178,11 @@ pub fn load(path: &Path, name: &str, view: View, pipeline: &Pipeline) -> ApiResu
     match view {
         View::Cpu => {
             let text = jsprof_document::text::read_file(path).map_err(cannot)?;
-            Ok(Loaded::Cpu(jsprof_document::load::read_cpu(
+            Ok(Loaded::Cpu(Box::new(jsprof_document::load::read_cpu(
                 name.to_string(),
                 text,
                 pipeline,
-            )?))
+            )?)))
         }
         View::Snapshot if !pipeline.filters.is_empty() => Err(ApiError::bad_request(format!(
             "{name}: filters apply to CPU profiles and traces, not to a heap snapshot"

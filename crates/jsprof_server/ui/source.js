@@ -126,30 +126,48 @@ export function profileFromChart(chart, r) {
   const [t0, t1] = r;
   const ev = chart.events;
   const n = ev.s.length;
+  // The entries, as jsprof_analysis::entries_profile weighs them: every JS call, and on a trace
+  // every engine event with a duration (`Layout`, `Paint`, `RunTask`, …) as a function of its own
+  // named after the event — DevTools' Performance panel. `fn[i]` is -1 for what weighs nothing.
+  let functions = chart.functions;
+  const fn = new Int32Array(n).fill(-1);
+  const native = new Map();
+  let empty = -1;
+  for (let i = 0; i < n; i++) {
+    if (ev.f[i] >= 0) { fn[i] = ev.f[i]; continue; }
+    if (!(ev.d[i] > 0)) continue;
+    if (functions === chart.functions) functions = chart.functions.slice();
+    if (empty < 0) empty = chart.strings.indexOf('');
+    let k = native.get(ev.n[i]);
+    if (k === undefined) { k = functions.length; functions.push([ev.n[i], empty, null, null]); native.set(ev.n[i], k); }
+    fn[i] = k;
+  }
+  const strings = empty < 0 && native.size ? chart.strings.concat(['']) : chart.strings;
+  if (empty < 0 && native.size) for (const k of native.values()) functions[k][1] = strings.length - 1;
   const callParent = new Int32Array(n).fill(-1);
   const cd = new Float64Array(n);
   const selfc = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    if (ev.f[i] < 0) continue;
+    if (fn[i] < 0) continue;
     const s = ev.s[i], e = s + ev.d[i];
     cd[i] = Math.max(0, Math.min(e, t1) - Math.max(s, t0));
     let p = ev.p[i];
-    while (p >= 0 && ev.f[p] < 0) p = ev.p[p];
+    while (p >= 0 && fn[p] < 0) p = ev.p[p];
     callParent[i] = p;
   }
   for (let i = 0; i < n; i++) {
-    if (ev.f[i] < 0 || cd[i] <= 0) continue;
+    if (fn[i] < 0 || cd[i] <= 0) continue;
     selfc[i] += cd[i];
     if (callParent[i] >= 0) selfc[callParent[i]] -= cd[i];
   }
   // Top-down: a node per (parent node, function).
-  const nFunctions = chart.functions.length;
+  const nFunctions = functions.length;
   const td = newTree(nFunctions);
   const nodeOf = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
-    if (ev.f[i] < 0 || cd[i] <= 0) continue;
+    if (fn[i] < 0 || cd[i] <= 0) continue;
     const pn = callParent[i] >= 0 ? nodeOf[callParent[i]] : -1;
-    const node = td.child(pn, ev.f[i]);
+    const node = td.child(pn, fn[i]);
     nodeOf[i] = node;
     td.s[node] += selfc[i];
     td.t[node] += cd[i];
@@ -164,7 +182,7 @@ export function profileFromChart(chart, r) {
   const chain = []; // the nodes of the open calls' chains, one after the other
   const open = []; // the open calls, outermost first: [call, where its chain starts]
   for (let i = 0; i < n; i++) {
-    if (ev.f[i] < 0 || cd[i] <= 0) continue;
+    if (fn[i] < 0 || cd[i] <= 0) continue;
     // The events come in pre-order: the open calls that are not i's callers have ended.
     while (open.length && open[open.length - 1][0] !== callParent[i]) {
       const from = open.pop()[1];
@@ -174,7 +192,7 @@ export function profileFromChart(chart, r) {
     open.push([i, chain.length]);
     let node = -1;
     for (let a = i; a >= 0; a = callParent[a]) {
-      node = bu.child(node, ev.f[a]);
+      node = bu.child(node, fn[a]);
       if (node >= counted.length) { const grown = new Int32Array(Math.max(64, 2 * node + 2)); grown.set(counted); counted = grown; }
       bu.s[node] += selfc[i];
       if (counted[node] === 0) bu.t[node] += cd[i];
@@ -184,7 +202,7 @@ export function profileFromChart(chart, r) {
   }
   return {
     unit: 'ms', total: t1 - t0, range: [t0, t1], computed: true,
-    strings: chart.strings, functions: chart.functions,
+    strings, functions,
     top_down: td.flatten(), bottom_up: bu.flatten(),
   };
 }

@@ -128,13 +128,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         rows.truncate(args.limit);
     }
     for (name, side) in [(&before.name, &wb), (&after.name, &wa)] {
-        output::print_warnings(
-            name,
-            side.profile
-                .warnings
-                .iter()
-                .map(|w| (w.at.as_str(), w.message.as_str())),
-        );
+        output::warn(name, &side.profile.warnings);
     }
     let fmt = |w: f64| {
         if bytes {

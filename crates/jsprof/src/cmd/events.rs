@@ -68,13 +68,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ))?;
         return Ok(ExitCode::SUCCESS);
     }
-    output::print_warnings(
-        &loaded.name,
-        loaded
-            .warnings()
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, loaded.warnings());
     let real = args.mode == Mode::All;
     let mut columns = Vec::new();
     if real {

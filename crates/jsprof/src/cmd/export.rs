@@ -73,13 +73,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })?;
     let (profile, index) = (&*weighted.profile, weighted.thread);
     let thread = weighted.thread();
-    output::print_warnings(
-        &loaded.name,
-        profile
-            .warnings
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, &profile.warnings);
     let mut out = create_output(&args.output)?;
     let written = match args.format {
         Format::Folded => folded::write_folded(&mut out, profile, thread),
@@ -111,13 +105,7 @@ fn run_chrome_trace(args: &Args) -> Result<ExitCode> {
         );
     }
     let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
-    output::print_warnings(
-        &loaded.name,
-        loaded
-            .warnings()
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, loaded.warnings());
     let timelines: Vec<&jsprof_analysis::Timeline> = match args.thread.as_deref() {
         Some(spec) => vec![loaded.select(Some(spec))?],
         None => loaded.timelines().iter().collect(),

@@ -36,13 +36,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
     let timeline = loaded.select(args.thread.as_deref())?;
-    output::print_warnings(
-        &loaded.name,
-        loaded
-            .warnings()
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, loaded.warnings());
     let (start, end) = args.range.unwrap_or((None, None));
     let thread = if timeline.name.is_empty() {
         String::new()

@@ -57,13 +57,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let weighted = loaded.weighted(&args.view.spec())?;
     let profile = &*weighted.profile;
     let thread = weighted.thread();
-    output::print_warnings(
-        &loaded.name,
-        profile
-            .warnings
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, &profile.warnings);
     let bytes = thread.weight_unit() == WeightUnit::Bytes;
     let total = if bytes {
         output::fmt_bytes(thread.weights().sum::<i64>() as f64)
@@ -112,13 +106,7 @@ fn run_diff(args: &Args, before: &Path, after: &Path) -> Result<ExitCode> {
     let after = compare.load(after)?;
     let (wb, wa) = (before.weighted()?, after.weighted()?);
     for (name, side) in [(&before.name, &wb), (&after.name, &wa)] {
-        output::print_warnings(
-            name,
-            side.profile
-                .warnings
-                .iter()
-                .map(|w| (w.at.as_str(), w.message.as_str())),
-        );
+        output::warn(name, &side.profile.warnings);
     }
     let unit = |w: &jsprof_document::load::Weighted| w.thread().weight_unit() == WeightUnit::Bytes;
     if unit(&wb) != unit(&wa) {

@@ -121,10 +121,7 @@ impl Loaded {
     fn print_warnings(&self) {
         output::print_warnings(
             &self.name,
-            self.snapshot
-                .warnings
-                .iter()
-                .map(|w| (w.at.as_str(), w.message.as_str())),
+            (self.snapshot.warnings.iter()).map(|w| (w.at.as_str(), w.message.as_str())),
         );
     }
 }
@@ -393,10 +390,7 @@ fn run_node(args: NodeArgs) -> Result<ExitCode> {
             n.retainer_count.to_string(),
         ]);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    table.write(&mut out)?;
-    out.flush()?;
+    output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
 }
 

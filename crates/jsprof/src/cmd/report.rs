@@ -63,13 +63,7 @@ fn cpu_data(
 ) -> Result<ReportData> {
     let loaded = jsprof_document::load::read_cpu(name.to_string(), text, &transform.pipeline())?;
     let timeline = loaded.select(thread)?;
-    output::print_warnings(
-        &loaded.name,
-        loaded
-            .warnings()
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, loaded.warnings());
     let window = |max_events| ChartWindow {
         start_ms: None,
         end_ms: None,
@@ -194,13 +188,7 @@ fn heap_profile_data(
 ) -> Result<ReportData> {
     let loaded = jsprof_document::load::read_cpu(name.to_string(), text, &transform.pipeline())?;
     let profile = loaded.profile();
-    output::print_warnings(
-        name,
-        profile
-            .warnings
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(name, &profile.warnings);
     let doc = chart::profile_doc(profile, 0, None, TreeLimits::default());
     let data = json!({
         "mode": "report",

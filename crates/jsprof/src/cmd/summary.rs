@@ -59,13 +59,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             0.0
         }
     };
-    output::print_warnings(
-        &loaded.name,
-        profile
-            .warnings
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, &profile.warnings);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     writeln!(out, "{}  ({})", loaded.name, profile.kind.as_str())?;

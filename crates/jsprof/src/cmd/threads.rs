@@ -1,7 +1,6 @@
 //! `jsprof threads FILE`: the timelines of an input (one per thread), with their ids for
 //! `--thread`.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -27,13 +26,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
-    output::print_warnings(
-        &loaded.name,
-        loaded
-            .warnings()
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, loaded.warnings());
     let mut table = Table::new(&[
         ("id", Align::Right),
         ("pid", Align::Right),
@@ -57,9 +50,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
             r.events.to_string(),
         ]);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    table.write(&mut out)?;
-    out.flush()?;
+    output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -62,13 +62,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let (unit, total, rows) = (view.unit, view.total, view.rows);
-    output::print_warnings(
-        &loaded.name,
-        profile
-            .warnings
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, &profile.warnings);
     if rows.is_empty() {
         eprintln!("{}", empty_note(&loaded.name, &weighted, &args.transform));
     }

@@ -48,13 +48,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         output::print_json(&jsprof_document::tree::report(&weighted, &view))?;
         return Ok(ExitCode::SUCCESS);
     }
-    output::print_warnings(
-        &loaded.name,
-        profile
-            .warnings
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::warn(&loaded.name, &profile.warnings);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     write_table(&mut out, profile, &view)?;

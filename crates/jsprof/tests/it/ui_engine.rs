@@ -162,6 +162,14 @@ fn report_ranges_match_the_cli_on_self_profiling_traces() {
     check("selfprofile/primes.exported.cpuprofile");
 }
 
+/// On a trace the page's trees are the Performance panel's, as `jsprof tree`'s: JS calls and
+/// engine events (`Layout`, `RunTask`, …) alike.
+#[test]
+fn report_ranges_match_the_cli_on_traces() {
+    check("trace/primes.trace.json.gz");
+    check("trace/page.trace.json.gz");
+}
+
 /// More than 2^20 functions: the page's trees once packed (parent node, function) into
 /// `parent * 2^20 + function + 1`, which made two different nodes one.
 #[test]

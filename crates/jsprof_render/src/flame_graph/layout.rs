@@ -79,21 +79,26 @@ pub(super) fn frac(w: i64, total: i64) -> f64 {
 mod tests {
     use super::*;
     use jsprof_analysis::{top_down, CallTreeKind, CallTreeNode, FunctionKey};
-    use jsprof_profile::{FrameId, Profile, ProfileKind, StringId, Thread, WeightUnit};
+    use jsprof_profile::{FrameId, Profile, ProfileKind, StringTable, Thread, WeightUnit};
 
     /// A tree from `(parent, self weight)` rows, children in row order; totals summed here.
     fn tree(rows: &[(Option<u32>, i64)], root_weight: i64) -> CallTree {
+        // Functions named after their row, minted by a profile's tables.
+        let mut p = Profile::new(ProfileKind::CpuProfile);
+        let frames: Vec<FrameId> = (0..rows.len())
+            .map(|i| p.intern_frame(&format!("f{i}"), "", None, None, ""))
+            .collect();
         let mut nodes: Vec<CallTreeNode> = rows
             .iter()
             .enumerate()
             .map(|(i, &(parent, self_weight))| CallTreeNode {
                 function: FunctionKey {
-                    name: StringId(i as u32),
-                    url: StringId(0),
+                    name: p.frames.get(frames[i]).name,
+                    url: StringTable::EMPTY,
                     line: None,
                     column: None,
                 },
-                frame: FrameId(i as u32),
+                frame: frames[i],
                 parent,
                 depth: 0,
                 self_weight,
@@ -235,16 +240,13 @@ mod tests {
         let sa = p.stacks.push(None, a, 1);
         let sb = p.stacks.push(Some(sa), b, 2);
         let sc = p.stacks.push(None, c, 3);
-        let mut th = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            samples_end: Some(50),
-            ..Default::default()
-        };
+        let mut th = Thread::new(WeightUnit::Nanoseconds);
+        th.set_samples_end(Some(50));
         for (i, s) in [Some(sa), Some(sb), Some(sb), Some(sc), None]
             .into_iter()
             .enumerate()
         {
-            th.samples.push(i as i64 * 10, s);
+            th.samples_mut().push(i as i64 * 10, s);
         }
         let t = top_down(&p, &th);
         let placed = layout(&t, &FlameGraphOptions::default());

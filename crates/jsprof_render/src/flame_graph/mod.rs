@@ -120,13 +120,10 @@ mod tests {
         let b = p.intern_frame("b", "x.js", Some(2), Some(1), "1");
         let sa = p.stacks.push(None, a, 2);
         let sb = p.stacks.push(Some(sa), b, 3);
-        let mut t = Thread {
-            weight_unit: Some(WeightUnit::Nanoseconds),
-            samples_end: Some(40),
-            ..Default::default()
-        };
-        t.samples.push(0, Some(sa));
-        t.samples.push(10, Some(sb));
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
+        t.set_samples_end(Some(40));
+        t.samples_mut().push(0, Some(sa));
+        t.samples_mut().push(10, Some(sb));
         p.threads.push(t);
         let mut svg = Vec::new();
         write_flame_graph_svg(&mut svg, &p, &p.threads[0], &Default::default()).unwrap();

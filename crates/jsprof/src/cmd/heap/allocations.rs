@@ -1,6 +1,5 @@
 //! `jsprof heap allocations FILE.heaptimeline`: allocation stacks with allocated and live objects.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -164,9 +163,6 @@ pub fn run(args: AllocationsArgs) -> Result<ExitCode> {
     for stack in &stacks {
         rows(stack, 0, &mut table);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    table.write(&mut out)?;
-    out.flush()?;
+    output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,5 @@
 //! `jsprof heap detached FILE`: detached DOM trees, their sizes and what keeps each alive.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -127,9 +126,6 @@ pub fn run(args: DetachedArgs) -> Result<ExitCode> {
             },
         ]);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    table.write(&mut out)?;
-    out.flush()?;
+    output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
 }

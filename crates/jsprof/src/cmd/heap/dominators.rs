@@ -1,6 +1,5 @@
 //! `jsprof heap dominators FILE`: the dominator tree with retained sizes, largest first.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -127,9 +126,6 @@ pub fn run(args: DominatorsArgs) -> Result<ExitCode> {
         ("Retained %", Align::Right),
     ]);
     rows(&root, 0, loaded.analysis.total_size, &mut table);
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    table.write(&mut out)?;
-    out.flush()?;
+    output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,6 @@
 //! `jsprof heap leaks BASE TARGET FINAL`: objects created between BASE and TARGET that FINAL still
 //! holds, grouped by class and retaining path.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -90,9 +89,6 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
             },
         ]);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    table.write(&mut out)?;
-    out.flush()?;
+    output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
 }

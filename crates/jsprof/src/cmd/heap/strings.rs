@@ -1,6 +1,5 @@
 //! `jsprof heap strings FILE`: duplicated strings, largest waste first.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -95,9 +94,6 @@ pub fn run(args: StringsArgs) -> Result<ExitCode> {
             format!("@{}", s.nodes.id[g.sample as usize]),
         ]);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    table.write(&mut out)?;
-    out.flush()?;
+    output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
 }
