@@ -129,23 +129,20 @@ pub struct ChartDoc {
     pub merged: MergedBlocks,
 }
 
-const TYPES: [&str; 12] = [
-    "DOCUMENT_PARSING",
-    "CSS_PARSING",
-    "SCRIPT_COMPILATION",
-    "SCRIPT_THREAD_EVALUATION",
-    "REFLOW",
-    "STYLE_RECALCULATION",
-    "CSS_SELECTOR_MATCHING",
-    "LAYOUT",
-    "PAINT",
-    "GENERIC",
-    "JS_CALL",
-    "GC",
-];
+/// The event types, by their index in `ChartEvents::t`: `EventType::ALL`'s order.
+fn types() -> Vec<&'static str> {
+    jsprof_analysis::EventType::ALL
+        .iter()
+        .map(|t| t.as_str())
+        .collect()
+}
 
-fn type_index(s: &str) -> u8 {
-    TYPES.iter().position(|t| *t == s).unwrap_or(9) as u8
+/// An event type's index in [`types`].
+fn type_index(t: jsprof_analysis::EventType) -> u8 {
+    jsprof_analysis::EventType::ALL
+        .iter()
+        .position(|x| *x == t)
+        .expect("ALL lists every type") as u8
 }
 
 /// The extent of a timeline: ms from its origin.
@@ -250,7 +247,7 @@ pub fn chart(
         out.s.push(ms(e.start - origin));
         out.d.push(ms(e.end - e.start));
         out.l.push(e.depth);
-        out.t.push(type_index(e.kind.as_str()));
+        out.t.push(type_index(e.kind));
         out.n.push(strings.id(profile.strings.get(e.name)));
         out.f.push(match e.data {
             EventData::Frame(frame) => {
@@ -293,7 +290,7 @@ pub fn chart(
         window: [w0, w1],
         min_ms: jsprof_profile::ns_to_ms(min_ns),
         max_depth,
-        types: TYPES.to_vec(),
+        types: types(),
         strings,
         functions: functions.list,
         events: out,

@@ -23,6 +23,7 @@
 //! ```
 
 pub mod chart;
+pub mod check;
 pub mod diff;
 pub mod events;
 pub mod filters;

@@ -77,6 +77,11 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::heap::LeaksReport>,
     },
     Document {
+        name: "CheckReport",
+        answers: "`jsprof check FILE --budget budget.toml --json` (exit 1 when one fails)",
+        add: add::<crate::check::CheckReport>,
+    },
+    Document {
         name: "ChartDoc",
         answers:
             "the UI's flame chart: `GET /api/ui/sessions/{s}/chart`; embedded by `jsprof report`",

@@ -34,11 +34,12 @@ use jsprof_heap::{
     analyze, detached_trees, read_snapshot_with, summary, DominatorTree, ReadOptions, SortBy,
 };
 use jsprof_profile::{Format, WeightUnit};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::cmd::top::warnings_json;
 use crate::load::{detect_format, load_cpu};
 use crate::output::{self, Align, JsonWarning, Table};
+use jsprof_document::check::{CheckJson, CheckReport, Measure, Status};
 use jsprof_document::load::{Pipeline, ViewSpec};
 
 #[derive(clap::Args)]
@@ -142,82 +143,14 @@ fn parse_size(text: &str) -> Result<u64, String> {
     Ok((value * scale).round() as u64)
 }
 
-/// What a budget measures; serialized as its snake-case name.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum Measure {
-    TotalMs,
-    SelfMs,
-    SharePercent,
-    RetainedSize,
-    Count,
-    Nodes,
-}
-
-impl Measure {
-    /// Sizes and counts are whole numbers (JSON integers); times and shares are floats.
-    fn is_integer(self) -> bool {
-        matches!(
-            self,
-            Measure::RetainedSize | Measure::Count | Measure::Nodes
-        )
+/// A value of a measure for the text report, with its unit.
+fn format(measure: Measure, v: f64) -> String {
+    match measure {
+        Measure::TotalMs | Measure::SelfMs => output::fmt_ms(v),
+        Measure::SharePercent => output::fmt_percent(v),
+        Measure::RetainedSize => output::fmt_bytes(v),
+        Measure::Count | Measure::Nodes => format!("{v:.0}"),
     }
-
-    /// A value of this measure for the text report, with its unit.
-    fn format(self, v: f64) -> String {
-        match self {
-            Measure::TotalMs | Measure::SelfMs => output::fmt_ms(v),
-            Measure::SharePercent => output::fmt_percent(v),
-            Measure::RetainedSize => output::fmt_bytes(v),
-            Measure::Count | Measure::Nodes => format!("{v:.0}"),
-        }
-    }
-}
-
-/// A budget's outcome; serialized as `pass`, `fail` or `skipped`.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum Status {
-    Pass,
-    Fail,
-    /// The budget does not apply to this kind of file.
-    Skipped,
-}
-
-/// One budget's outcome.
-#[derive(Serialize, Debug)]
-struct CheckJson {
-    /// `function`, `gc`, `class`, `detached_dom`.
-    budget: &'static str,
-    /// What was measured: the function or class name; empty for gc and detached DOM.
-    subject: String,
-    /// `total_ms`, `self_ms`, `share_percent` (floats); `retained_size` (bytes), `count`,
-    /// `nodes` (integers).
-    measure: Measure,
-    #[serde(serialize_with = "number")]
-    value: (f64, Measure),
-    #[serde(serialize_with = "number")]
-    limit: (f64, Measure),
-    status: Status,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
-}
-
-/// Sizes and counts as integers, times and shares as floats.
-fn number<S: serde::Serializer>(v: &(f64, Measure), s: S) -> Result<S::Ok, S::Error> {
-    if v.1.is_integer() {
-        s.serialize_u64(v.0.max(0.0).round() as u64)
-    } else {
-        s.serialize_f64(v.0)
-    }
-}
-
-#[derive(Serialize)]
-struct ReportJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    passed: bool,
-    checks: Vec<CheckJson>,
 }
 
 fn read_budgets(path: &Path) -> Result<Budgets> {
@@ -307,7 +240,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ExitCode::from(1)
     };
     if args.json {
-        output::print_json(&ReportJson {
+        output::print_json(&CheckReport {
             kind,
             warnings,
             passed,
@@ -347,7 +280,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             ("class", _) => format!("instances of {}", c.subject),
             _ => "detached DOM nodes".to_string(),
         };
-        let fmt = |v: f64| c.measure.format(v);
+        let fmt = |v: f64| format(c.measure, v);
         let (mark, value, rel, limit) = match c.status {
             Status::Pass => ("ok", fmt(c.value.0), "≤", fmt(c.limit.0)),
             Status::Fail => ("FAIL", fmt(c.value.0), ">", fmt(c.limit.0)),
