@@ -1,9 +1,9 @@
-//! Loading a sampled profile for the CPU commands: open, detect, read, apply DevTools' timing
+//! Loading a sampled profile for the CPU commands: open once, sniff, read, apply DevTools' timing
 //! (`jsprof_document::load::profile`, shared with the service).
 
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use jsprof_profile::{Format, Profile};
 
 use crate::input;
@@ -27,10 +27,8 @@ pub fn load_profile(path: &Path) -> Result<Loaded> {
     Ok(Loaded { name, profile })
 }
 
-/// Detects the format of `path` without reading it all.
+/// Detects the format of `path` without reading it all. It opens the file: a FIFO given here
+/// cannot be read again.
 pub fn detect_format(path: &Path) -> Result<Format> {
-    let mut input = input::open(path)?;
-    let name = input.name.clone();
-    let prefix = jsprof_profile::sniff(&mut input.reader).map_err(|e| anyhow!("{name}: {e}"))?;
-    jsprof_profile::detect(&prefix).map_err(|e| anyhow!("{name}: {e}"))
+    Ok(input::open_sniffed(path)?.1)
 }

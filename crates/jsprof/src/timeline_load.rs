@@ -27,7 +27,6 @@ pub fn load_timelines_with(
     transform: impl FnOnce(&str, Profile) -> Result<Profile>,
 ) -> Result<LoadedTimelines> {
     let (name, text) = input::read_all(path)?;
-    jsprof_document::load::detect(&name, &text)?;
     let spinner = Spinner::start(format!("reading {name} ({} MB)", text.len() >> 20));
     let parsed = jsprof_document::load::parse_timelines(&name, text)?
         .map_profile(|profile| transform(&name, profile))?;

@@ -16,6 +16,7 @@
 
 pub mod events;
 pub mod heap;
+pub mod input;
 pub mod load;
 pub mod text;
 pub mod thread_select;
