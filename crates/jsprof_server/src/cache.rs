@@ -168,7 +168,11 @@ impl Cache {
 
 /// Loads a file as `view` with `filters` applied (blocking).
 pub fn load(path: &Path, name: &str, view: View, filters: &FilterSpec) -> ApiResult<Loaded> {
-    let cannot = |e: std::io::Error| ApiError::internal(format!("{name}: cannot read: {e}"));
+    // InvalidData: the input broke a limit of jsprof_document::input (the client's fault).
+    let cannot = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData => ApiError::bad_request(format!("{name}: {e}")),
+        _ => ApiError::internal(format!("{name}: cannot read: {e}")),
+    };
     let filter = |profile: Profile| -> Result<Profile, ApiError> {
         if filters.is_empty() {
             return Ok(profile);
