@@ -1,9 +1,10 @@
-//! Loading a CPU input for the commands: open, then the one pipeline
-//! (`jsprof_document::load::read_cpu`, shared with the service, the report and the UI).
+//! Loading a CPU input for the commands: open once and sniff (`jsprof_document::input`), then
+//! the one pipeline (`jsprof_document::load::read_cpu`, shared with the service, the report and
+//! the UI).
 
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use jsprof_document::load::{CpuInput, Pipeline};
 use jsprof_profile::Format;
 
@@ -16,17 +17,14 @@ pub fn load_cpu(path: &Path, pipeline: &Pipeline) -> Result<CpuInput> {
     // The whole text in memory parses several times faster than a byte-by-byte stream; it is
     // released before the analyses run.
     let (name, text) = input::read_all(path)?;
-    jsprof_document::load::detect(&name, &text)?;
     let spinner = Spinner::start(format!("reading {name} ({} MB)", text.len() >> 20));
     let loaded = jsprof_document::load::read_cpu(name, text, pipeline)?;
     drop(spinner);
     Ok(loaded)
 }
 
-/// Detects the format of `path` without reading it all.
+/// Detects the format of `path` without reading it all. It opens the file: a FIFO given here
+/// cannot be read again.
 pub fn detect_format(path: &Path) -> Result<Format> {
-    let mut input = input::open(path)?;
-    let name = input.name.clone();
-    let prefix = jsprof_profile::sniff(&mut input.reader).map_err(|e| anyhow!("{name}: {e}"))?;
-    jsprof_profile::detect(&prefix).map_err(|e| anyhow!("{name}: {e}"))
+    Ok(input::open_sniffed(path)?.1)
 }

@@ -29,6 +29,7 @@ pub mod events;
 pub mod filters;
 pub mod heap;
 pub mod heap_pages;
+pub mod input;
 pub mod load;
 pub mod schema;
 pub mod source_maps;

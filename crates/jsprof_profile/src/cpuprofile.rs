@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::call_frame::{HeadSeed, NodesSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, MicrosToNanos, NodeIds, Source};
+use crate::json::{self, Float, JsonPath, Keys, MicrosToNanos, NodeIds, Source};
 use crate::model::{clamp_time, Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::NodeTarget;
 
@@ -35,6 +35,7 @@ pub fn read_cpuprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, R
     }
     let thread = raw.lower(&mut profile)?;
     profile.threads.push(thread);
+    json::warn_clamped(&mut profile, "timeDeltas", []);
     Ok(profile)
 }
 
@@ -95,39 +96,51 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
         };
         let mut deltas = None;
         let mut timestamps = None;
+        let mut keys = Keys::default();
         while let Some(field) = map.next_key::<TopField>()? {
             match field {
                 TopField::Nodes => {
+                    if !keys.first("nodes") {
+                        sink.tree = Default::default();
+                    }
                     path.set("nodes");
                     map.next_value_seed(NodesSeed(&mut sink))?;
                     raw.has_nodes = true;
                 }
                 TopField::Head => {
+                    if !keys.first("head") {
+                        sink.tree = Default::default();
+                    }
                     path.set("head");
                     map.next_value_seed(HeadSeed(&mut sink))?;
                     raw.legacy = true;
                 }
                 TopField::StartTime => {
+                    keys.first("startTime");
                     path.set("startTime");
                     raw.start_time = map.next_value::<Option<Float>>()?.map(|f| f.0);
                 }
                 TopField::EndTime => {
+                    keys.first("endTime");
                     path.set("endTime");
                     raw.end_time = map.next_value::<Option<Float>>()?.map(|f| f.0);
                 }
                 TopField::Samples => {
+                    keys.first("samples");
                     path.set("samples");
                     let mut v = Vec::new();
                     map.next_value_seed(NodeIds(&mut v))?;
                     raw.samples = Some(v);
                 }
                 TopField::TimeDeltas => {
+                    keys.first("timeDeltas");
                     path.set("timeDeltas");
                     let mut v = Vec::new();
                     map.next_value_seed(MicrosToNanos(&mut v))?;
                     deltas = Some(v);
                 }
                 TopField::Timestamps => {
+                    keys.first("timestamps");
                     path.set("timestamps");
                     let mut v = Vec::new();
                     map.next_value_seed(MicrosToNanos(&mut v))?;
@@ -140,6 +153,7 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
             }
         }
         path.set("");
+        keys.warn(sink.profile, "");
         if raw.legacy && !raw.has_nodes {
             // The head was flattened post-order: it is the last node.
             sink.tree.root = Some(sink.tree.nodes.len().saturating_sub(1));

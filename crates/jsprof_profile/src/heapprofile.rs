@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::call_frame::{HeadSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, NodeId, Source};
+use crate::json::{self, Float, JsonPath, Keys, NodeId, Source};
 use crate::model::{AllocationSample, Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::{NodeTarget, RawTree};
 
@@ -57,14 +57,19 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
         let mut sink = TreeSink::new(self.profile, self.path);
         let mut has_head = false;
         let mut samples = Vec::new();
+        let mut keys = Keys::default();
         while let Some(field) = map.next_key::<TopField>()? {
             match field {
                 TopField::Head => {
+                    if !keys.first("head") {
+                        sink.tree = Default::default();
+                    }
                     self.path.set("head");
                     map.next_value_seed(HeadSeed(&mut sink))?;
                     has_head = true;
                 }
                 TopField::Samples => {
+                    keys.first("samples");
                     self.path.set("samples");
                     samples = map
                         .next_value::<Option<Vec<SampleIn>>>()?
@@ -77,6 +82,7 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
             }
         }
         self.path.set("");
+        keys.warn(sink.profile, "");
         let mut tree = sink.tree;
         tree.root = Some(tree.nodes.len().saturating_sub(1));
         Ok((has_head.then_some(tree), samples))

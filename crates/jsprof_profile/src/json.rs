@@ -284,3 +284,67 @@ impl<'de> Visitor<'de> for NodeIds<'_> {
         Ok(())
     }
 }
+
+/// The keys of one JSON object seen so far. A repeated key is read again and its last value
+/// wins, as `JSON.parse` (and so DevTools) has it; each repeated key is reported once.
+#[derive(Default)]
+pub(crate) struct Keys {
+    seen: Vec<&'static str>,
+    repeated: Vec<&'static str>,
+}
+
+impl Keys {
+    /// Records `key`; false when it was seen before (the caller drops what the earlier value
+    /// left behind).
+    pub fn first(&mut self, key: &'static str) -> bool {
+        if self.seen.contains(&key) {
+            if !self.repeated.contains(&key) {
+                self.repeated.push(key);
+            }
+            false
+        } else {
+            self.seen.push(key);
+            true
+        }
+    }
+
+    /// One warning per repeated key, at `prefix` + the key (the key's JSON path).
+    pub fn warn(&self, profile: &mut crate::model::Profile, prefix: &str) {
+        for key in &self.repeated {
+            profile.warn(format!("{prefix}{key}"), REPEATED_KEY);
+        }
+    }
+}
+
+/// The warning for a repeated key.
+pub(crate) const REPEATED_KEY: &str =
+    "the key appears more than once in its object; the last value was used, as JSON.parse does";
+
+/// Warns once, at `at`, when times of `profile`'s threads (samples, declared start and end) or
+/// `more` reached ±[`crate::model::MAX_TIME_NS`]: the readers clamp there so that no arithmetic
+/// overflows, and a clamped time is not the file's.
+pub(crate) fn warn_clamped(
+    profile: &mut crate::model::Profile,
+    at: &str,
+    more: impl IntoIterator<Item = i64>,
+) {
+    let clamped = |t: &i64| t.unsigned_abs() >= crate::model::MAX_TIME_NS as u64;
+    let mut n = more.into_iter().filter(clamped).count();
+    for thread in &profile.threads {
+        n += thread.samples.time.iter().filter(|t| clamped(t)).count();
+        n += [thread.declared_start, thread.declared_end]
+            .iter()
+            .flatten()
+            .filter(|t| clamped(t))
+            .count();
+    }
+    if n > 0 {
+        profile.warn(
+            at,
+            format!(
+                "{n} times lie beyond ±2^61 ns (about 73 years) and were clamped to it; \
+                 durations next to them are not the file's"
+            ),
+        );
+    }
+}

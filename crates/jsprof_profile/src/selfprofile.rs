@@ -9,19 +9,27 @@ use std::io::Read;
 use serde::Deserialize;
 
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, Source};
+use crate::json::{self, Float, JsonPath, Keys, Source};
 use crate::model::{clamp_time, Profile, ProfileKind, StackId, Thread, WeightUnit, IDLE_NAME};
 
-#[derive(Deserialize)]
+#[derive(Default)]
 struct TraceIn {
-    #[serde(default)]
     frames: Vec<FrameIn>,
-    #[serde(default)]
     resources: Vec<Option<String>>,
-    #[serde(default)]
     stacks: Vec<StackIn>,
-    #[serde(default)]
     samples: Vec<SampleIn>,
+    keys: Keys,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum TopField {
+    Frames,
+    Resources,
+    Stacks,
+    Samples,
+    #[serde(other)]
+    Other,
 }
 
 #[derive(Deserialize)]
@@ -58,7 +66,43 @@ struct TraceSeed;
 impl<'de> serde::de::DeserializeSeed<'de> for TraceSeed {
     type Value = TraceIn;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<TraceIn, D::Error> {
-        TraceIn::deserialize(d)
+        d.deserialize_map(self)
+    }
+}
+
+/// The top-level object by hand rather than derived: a repeated key is read again and the last
+/// value wins (a derived struct refuses it), as in the other readers.
+impl<'de> serde::de::Visitor<'de> for TraceSeed {
+    type Value = TraceIn;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JS Self-Profiling trace object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TraceIn, A::Error> {
+        let mut t = TraceIn::default();
+        while let Some(field) = map.next_key::<TopField>()? {
+            match field {
+                TopField::Frames => {
+                    t.keys.first("frames");
+                    t.frames = map.next_value::<Option<_>>()?.unwrap_or_default();
+                }
+                TopField::Resources => {
+                    t.keys.first("resources");
+                    t.resources = map.next_value::<Option<_>>()?.unwrap_or_default();
+                }
+                TopField::Stacks => {
+                    t.keys.first("stacks");
+                    t.stacks = map.next_value::<Option<_>>()?.unwrap_or_default();
+                }
+                TopField::Samples => {
+                    t.keys.first("samples");
+                    t.samples = map.next_value::<Option<_>>()?.unwrap_or_default();
+                }
+                TopField::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(t)
     }
 }
 
@@ -84,6 +128,7 @@ pub fn read_selfprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
     if trailing {
         profile.warn("", "bytes after the end of the JSON value were ignored");
     }
+    trace.keys.warn(&mut profile, "");
     let mut thread = Thread {
         name: "main".to_string(),
         weight_unit: Some(WeightUnit::Samples),
@@ -202,5 +247,6 @@ pub fn read_selfprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
     thread.declared_start = thread.samples.time.first().copied();
     thread.declared_end = thread.samples.time.last().copied();
     profile.threads.push(thread);
+    json::warn_clamped(&mut profile, "samples", []);
     Ok(profile)
 }

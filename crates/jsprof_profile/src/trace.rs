@@ -50,7 +50,10 @@ fn read_slice(bytes: &[u8]) -> Result<TraceFile, ReadError> {
     }
     .deserialize(&mut de);
     match result {
-        Ok(()) => {
+        Ok(repeated) => {
+            if repeated {
+                state.profile.warn("traceEvents", crate::json::REPEATED_KEY);
+            }
             if de.end().is_err() {
                 state
                     .profile
@@ -67,7 +70,14 @@ fn read_slice(bytes: &[u8]) -> Result<TraceFile, ReadError> {
         }
         Err(e) => return Err(ReadError::json(&path.get(), e)),
     }
-    Ok(state.finish())
+    let mut trace = state.finish();
+    let event_times = trace.threads.iter().flat_map(|t| {
+        t.events
+            .iter()
+            .flat_map(|e| [e.start, e.start.saturating_add(e.dur)])
+    });
+    crate::json::warn_clamped(&mut trace.profile, "traceEvents", event_times);
+    Ok(trace)
 }
 
 /// A process or thread id: a number (strings holding one tolerated).
@@ -837,29 +847,37 @@ struct TopSeed<'s> {
     path: &'s JsonPath,
 }
 
+/// The value is whether `traceEvents` was repeated (the last one wins, as in `JSON.parse`).
 impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+    type Value = bool;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = ();
+    type Value = bool;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a trace event array or an object with `traceEvents`")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
         EventsSeed {
             state: self.state,
             path: self.path,
         }
-        .visit_seq(seq)
+        .visit_seq(seq)?;
+        Ok(false)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let mut found = false;
+        let mut repeated = false;
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             if key == "traceEvents" {
+                if found {
+                    // Only the last array counts: what the earlier ones built is dropped.
+                    *self.state = State::new();
+                    repeated = true;
+                }
                 map.next_value_seed(EventsSeed {
                     state: &mut *self.state,
                     path: self.path,
@@ -874,7 +892,7 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
         if !found {
             return Err(de::Error::missing_field("traceEvents"));
         }
-        Ok(())
+        Ok(repeated)
     }
 }
 

@@ -174,7 +174,11 @@ impl Cache {
 
 /// Loads a file as `view` through `pipeline` (blocking).
 pub fn load(path: &Path, name: &str, view: View, pipeline: &Pipeline) -> ApiResult<Loaded> {
-    let cannot = |e: std::io::Error| ApiError::internal(format!("{name}: cannot read: {e}"));
+    // InvalidData: the input broke a limit of jsprof_document::input (the client's fault).
+    let cannot = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData => ApiError::bad_request(format!("{name}: {e}")),
+        _ => ApiError::internal(format!("{name}: cannot read: {e}")),
+    };
     match view {
         View::Cpu => {
             let text = jsprof_document::text::read_file(path).map_err(cannot)?;

@@ -38,11 +38,11 @@ fn too_large(limit: u64) -> ApiError {
 
 /// The format of a stored upload (gzip or not).
 fn detect(path: &Path, name: &str) -> ApiResult<Format> {
-    let mut reader = jsprof_document::text::open_reader(path)
-        .map_err(|e| ApiError::bad_request(format!("{name}: cannot read: {e}")))?;
-    let prefix = jsprof_profile::sniff(&mut reader)
-        .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?;
-    jsprof_profile::detect(&prefix).map_err(|e| ApiError::bad_request(format!("{name}: {e}")))
+    // The name is the client's, not a path on this server: say so.
+    let bad = |e: &dyn std::fmt::Display| ApiError::bad_request(format!("upload {name:?}: {e}"));
+    let mut reader = jsprof_document::text::open_reader(path).map_err(|e| bad(&e))?;
+    let prefix = jsprof_profile::sniff(&mut reader).map_err(|e| bad(&e))?;
+    jsprof_profile::detect(&prefix).map_err(|e| bad(&e))
 }
 
 fn fsync_dir(dir: &Path) {
