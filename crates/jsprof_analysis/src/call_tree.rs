@@ -162,6 +162,59 @@ pub fn top_down(profile: &Profile, thread: &Thread) -> CallTree {
 
 /// The bottom-up tree of `thread`: functions as roots, their callers beneath.
 pub fn bottom_up(profile: &Profile, thread: &Thread) -> CallTree {
+    bottom_up_within(profile, thread, None)
+}
+
+/// How many node visits a bottom-up tree may take before its callers are cut at a depth: a
+/// profile whose stacks are thousands of frames deep has a bottom-up tree that grows with the
+/// square of that depth (every function on a stack is a root with its whole caller chain).
+pub const BOTTOM_UP_BUDGET: u64 = 5_000_000;
+
+/// The depth (levels, 1 = the roots only) at which a bottom-up tree of `thread` must stop for its
+/// construction to visit at most `budget` nodes; `None` when the whole tree fits. The cut is the
+/// same for every root, so what is shown is exact, and deeper callers are left out.
+pub fn bottom_up_depth_limit(profile: &Profile, thread: &Thread, budget: u64) -> Option<u32> {
+    let weights = StackWeights::new(profile, thread);
+    let (_, samples) = weights.totals(profile);
+    // Stacks that make a chain, by length (depth + 1).
+    let mut by_length: Vec<u64> = Vec::new();
+    for s in profile.stacks.ids() {
+        if samples[s.index()] == 0 {
+            continue;
+        }
+        let len = profile.stacks.depth(s) as usize + 1;
+        if by_length.len() <= len {
+            by_length.resize(len + 1, 0);
+        }
+        by_length[len] += 1;
+    }
+    let visits = |cut: u64| -> u64 {
+        by_length
+            .iter()
+            .enumerate()
+            .map(|(len, &n)| n * (len as u64).min(cut))
+            .sum()
+    };
+    if visits(u64::MAX) <= budget {
+        return None;
+    }
+    // The largest cut within the budget (visits grow with the cut).
+    let (mut lo, mut hi) = (1u64, by_length.len() as u64);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if visits(mid) <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(lo as u32)
+}
+
+/// The bottom-up tree with at most `levels` levels (1 = the roots only; `None`: all). Nodes
+/// within the levels have their exact weights.
+pub fn bottom_up_within(profile: &Profile, thread: &Thread, levels: Option<u32>) -> CallTree {
+    let levels = levels.map_or(usize::MAX, |l| l.max(1) as usize);
     let functions = StackFunctions::new(profile);
     let children = StackChildren::new(profile);
     let weights = StackWeights::new(profile, thread);
@@ -193,7 +246,9 @@ pub fn bottom_up(profile: &Profile, thread: &Thread) -> CallTree {
         // The caller path of this stack: itself, its parent, ... down to depth 0.
         let mut parent = NO_PARENT;
         let mut at = Some(jsprof_profile::StackId::from_index(i));
-        while let Some(x) = at {
+        let mut level = 0;
+        while let Some(x) = at.filter(|_| level < levels) {
+            level += 1;
             let n = b.node(parent, functions.of_stack[x.index()], &functions);
             if active.len() <= n as usize {
                 active.resize(n as usize + 1, 0);

@@ -29,7 +29,10 @@ mod summary;
 pub mod timeline;
 mod timing;
 
-pub use call_tree::{bottom_up, top_down, CallTree, CallTreeKind, CallTreeNode};
+pub use call_tree::{
+    bottom_up, bottom_up_depth_limit, bottom_up_within, top_down, CallTree, CallTreeKind,
+    CallTreeNode, BOTTOM_UP_BUDGET,
+};
 pub use diff::{
     before_totals_on_after_tree, diff_profiles, DiffError, DiffKey, DiffOptions, DiffRow,
     ProfileDiff,

@@ -6,7 +6,10 @@
 
 use std::collections::HashMap;
 
-use jsprof_analysis::{bottom_up, top_down, CallTree, EventData, Timeline};
+use jsprof_analysis::{
+    bottom_up_depth_limit, bottom_up_within, top_down, CallTree, EventData, Timeline,
+    BOTTOM_UP_BUDGET,
+};
 use jsprof_profile::{Profile, WeightUnit};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -414,7 +417,12 @@ pub fn profile_doc(
     let unit = t.weight_unit();
     let bytes = unit == WeightUnit::Bytes;
     let td = top_down(profile, t);
-    let bu = bottom_up(profile, t);
+    // Bounded as `jsprof tree --bottom-up` bounds it (deep stacks grow it with depth squared).
+    let bu = bottom_up_within(
+        profile,
+        t,
+        bottom_up_depth_limit(profile, t, BOTTOM_UP_BUDGET),
+    );
     let total = t.percent_base();
     let scale = if bytes {
         1.0

@@ -1,6 +1,8 @@
 //! `jsprof tree --json` and the service's `…/tree`: DevTools' Call tree (top-down) or Bottom-up.
 
-use jsprof_analysis::{bottom_up, top_down, CallTree, CallTreeKind};
+use jsprof_analysis::{
+    bottom_up_depth_limit, bottom_up_within, top_down, CallTree, CallTreeKind, BOTTOM_UP_BUDGET,
+};
 use jsprof_profile::{Profile, WeightUnit};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -37,6 +39,10 @@ pub struct TreeReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_bytes: Option<i64>,
     pub warnings: Vec<JsonWarning>,
+    /// A bottom-up tree whose stacks are so deep that its callers were cut at this many levels
+    /// (the roots and the levels shown are exact); pass a smaller `max_depth` to choose the cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callers_cut_at_depth: Option<u32>,
     pub nodes: Vec<NodeJson>,
 }
 
@@ -64,6 +70,8 @@ pub struct TreeView {
     pub unit: WeightUnit,
     pub total: i64,
     pub shown: Vec<Shown>,
+    /// A bottom-up tree's callers were cut at this many levels to bound the work.
+    pub callers_cut_at: Option<u32>,
 }
 
 fn pick(tree: &CallTree, total: i64, max_depth: u32, min_percent: f64) -> Vec<Shown> {
@@ -97,8 +105,24 @@ fn pick(tree: &CallTree, total: i64, max_depth: u32, min_percent: f64) -> Vec<Sh
 pub fn view(weighted: &Weighted, options: TreeOptions) -> TreeView {
     let profile = &*weighted.profile;
     let thread = weighted.thread();
+    // A bottom-up tree is built only as deep as it is shown, and never past what
+    // BOTTOM_UP_BUDGET node visits allow (deep stacks make it grow with the square of the depth).
+    let mut callers_cut_at = None;
     let tree = if options.bottom_up {
-        bottom_up(profile, thread)
+        let wanted = (options.max_depth > 0).then_some(options.max_depth);
+        let affordable = bottom_up_depth_limit(profile, thread, BOTTOM_UP_BUDGET);
+        let levels = match (wanted, affordable) {
+            (Some(w), Some(a)) if a < w => {
+                callers_cut_at = Some(a);
+                Some(a)
+            }
+            (None, Some(a)) => {
+                callers_cut_at = Some(a);
+                Some(a)
+            }
+            (w, _) => w,
+        };
+        bottom_up_within(profile, thread, levels)
     } else {
         top_down(profile, thread)
     };
@@ -110,6 +134,7 @@ pub fn view(weighted: &Weighted, options: TreeOptions) -> TreeView {
         unit,
         total,
         shown,
+        callers_cut_at,
     }
 }
 
@@ -140,6 +165,7 @@ pub fn report(weighted: &Weighted, view: &TreeView) -> TreeReport {
         duration_ms: (view.unit != WeightUnit::Bytes).then(|| view.total as f64 / NS_PER_MS),
         total_bytes: (view.unit == WeightUnit::Bytes).then_some(view.total),
         warnings: warnings_json(&profile.warnings),
+        callers_cut_at_depth: view.callers_cut_at,
         nodes: view
             .shown
             .iter()

@@ -49,6 +49,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     output::warn(&loaded.name, &profile.warnings);
+    if let Some(depth) = view.callers_cut_at {
+        eprintln!(
+            "note: {}: the stacks are too deep to show every caller; callers are cut at {depth} \
+             levels (--max-depth chooses the cut)",
+            loaded.name
+        );
+    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     write_table(&mut out, profile, &view)?;
