@@ -882,7 +882,7 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
         .expect("node");
     // SIGUSR1 before Node installs its handler would kill it: give it a moment to start.
     std::thread::sleep(Duration::from_millis(1000));
-    let s = serve(&data_dir("pid"), &[]);
+    let s = serve(&data_dir("pid"), &["--allow-pid-targets"]);
     let r = s.post_json(
         "/api/sessions",
         json!({"target": format!("pid:{}", node.id())}),
