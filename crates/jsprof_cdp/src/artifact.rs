@@ -111,9 +111,7 @@ impl PartialFile {
                     })
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(CdpError::io(format!("cannot create {}", tmp.display()), e))
-                }
+                Err(e) => return Err(CdpError::io(format!("cannot create {}", tmp.display()), e)),
             }
         }
         Err(CdpError::Target(format!(
@@ -159,13 +157,14 @@ impl PartialFile {
                 ))
             }
             // A file system without hard links: rename, the name having been checked free.
-            Err(_) if !taken(&self.target) => std::fs::rename(&self.tmp, &self.target)
-                .map_err(|e| {
+            Err(_) if !taken(&self.target) => {
+                std::fs::rename(&self.tmp, &self.target).map_err(|e| {
                     CdpError::io(
                         format!("cannot rename {} into place", self.tmp.display()),
                         e,
                     )
-                })?,
+                })?
+            }
             Err(e) => {
                 return Err(CdpError::io(
                     format!("cannot move {} into place", self.tmp.display()),
@@ -248,7 +247,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("jsprof-artifact-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("jsprof-artifact-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir

@@ -31,13 +31,14 @@ pub struct Endpoint {
 }
 
 fn refuse(what: &str, why: &str) -> CdpError {
-    CdpError::Target(format!("bad CDP address `{}`: {why}", what.escape_default()))
+    CdpError::Target(format!(
+        "bad CDP address `{}`: {why}",
+        what.escape_default()
+    ))
 }
 
 fn endpoint_of(what: &str, uri: &http::Uri, default_port: Option<u16>) -> Result<Endpoint> {
-    let authority = uri
-        .authority()
-        .ok_or_else(|| refuse(what, "no host"))?;
+    let authority = uri.authority().ok_or_else(|| refuse(what, "no host"))?;
     if authority.as_str().contains('@') {
         // The client would connect to the host after `@`, whatever a reader sees before it.
         return Err(refuse(what, "user information (`…@`) is not allowed"));
@@ -75,7 +76,9 @@ pub fn ws_endpoint(url: &str) -> Result<Endpoint> {
 
 /// The endpoint of `HOST:PORT` (`127.0.0.1:9229`, `[::1]:9222`, `localhost:9229`).
 pub fn addr_endpoint(addr: &str) -> Result<Endpoint> {
-    if addr.is_empty() || addr.contains(['/', '?', '#', '@', '\\']) || addr.contains(char::is_whitespace)
+    if addr.is_empty()
+        || addr.contains(['/', '?', '#', '@', '\\'])
+        || addr.contains(char::is_whitespace)
     {
         return Err(refuse(addr, "expected HOST:PORT"));
     }
@@ -104,7 +107,9 @@ fn allowed(reach: Reach, addr: &SocketAddr) -> bool {
 pub fn is_loopback(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
     }
 }
 
@@ -133,7 +138,9 @@ pub async fn resolve(endpoint: &Endpoint, reach: Reach) -> Result<Vec<SocketAddr
             "{}:{} is not on this machine's loopback interface{}",
             endpoint.host,
             endpoint.port,
-            all.first().map(|a| format!(" (it resolves to {})", a.ip())).unwrap_or_default()
+            all.first()
+                .map(|a| format!(" (it resolves to {})", a.ip()))
+                .unwrap_or_default()
         )));
     }
     Ok(ok)

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::endpoint::{addr_endpoint, connect, Reach};
 use crate::error::{CdpError, Result};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The largest answer read: a `/json/list` of a browser with many tabs is tens of KB.
 const MAX_BODY: usize = 16 << 20;
@@ -45,7 +45,9 @@ pub async fn get_json(
             }
             response.extend_from_slice(&buf[..n]);
             if response.len() > 64 * 1024 {
-                return Err(CdpError::Target(format!("{what}: the HTTP head is too long")));
+                return Err(CdpError::Target(format!(
+                    "{what}: the HTTP head is too long"
+                )));
             }
         };
         let head = String::from_utf8_lossy(&response[..split]).to_string();

@@ -37,5 +37,6 @@ pub use http::get_json;
 pub use launch::{launch, Launched};
 pub use recorder::{OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason};
 pub use target::{
-    check_node_process, resolve_chrome, resolve_inspect, resolve_pid, Target, TargetKind, NODE_DEFAULT_PORT,
+    check_node_process, resolve_chrome, resolve_inspect, resolve_pid, Target, TargetKind,
+    NODE_DEFAULT_PORT,
 };

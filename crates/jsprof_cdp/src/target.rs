@@ -158,9 +158,11 @@ fn is_node_path(path: &str) -> bool {
     let path = path.strip_suffix(" (deleted)").unwrap_or(path);
     let name = path.rsplit('/').next().unwrap_or(path);
     name == "nodejs"
-        || name
-            .strip_prefix("node")
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.']) || rest.starts_with(|c: char| c.is_ascii_digit()))
+        || name.strip_prefix("node").is_some_and(|rest| {
+            rest.is_empty()
+                || rest.starts_with(['-', '.'])
+                || rest.starts_with(|c: char| c.is_ascii_digit())
+        })
 }
 
 /// Refuses a pid that is not a Node process of this user. SIGUSR1's default action terminates a
@@ -168,7 +170,9 @@ fn is_node_path(path: &str) -> bool {
 /// `cmdline` only when the link cannot be read) and whose owner is our effective uid.
 pub fn check_node_process(pid: u32) -> Result<()> {
     if pid == 0 || pid > i32::MAX as u32 {
-        return Err(CdpError::NotAllowed(format!("pid {pid} is not a process id")));
+        return Err(CdpError::NotAllowed(format!(
+            "pid {pid} is not a process id"
+        )));
     }
     #[cfg(target_os = "linux")]
     {
@@ -286,8 +290,8 @@ async fn inspector_pid(target: &Target) -> Option<u32> {
     }
     let (client, _events) =
         crate::client::Client::connect(&target.ws_url, HTTP_TIMEOUT, Reach::Loopback)
-        .await
-        .ok()?;
+            .await
+            .ok()?;
     let reply = client
         .call(
             "Runtime.evaluate",
@@ -310,17 +314,32 @@ mod tests {
 
     #[test]
     fn node_executables() {
-        for p in ["/usr/bin/node", "/opt/node-v20.11.0/bin/node", "/usr/bin/nodejs", "node20", "/usr/bin/node (deleted)"] {
+        for p in [
+            "/usr/bin/node",
+            "/opt/node-v20.11.0/bin/node",
+            "/usr/bin/nodejs",
+            "node20",
+            "/usr/bin/node (deleted)",
+        ] {
             assert!(is_node_path(p), "{p}");
         }
-        for p in ["/usr/bin/sleep", "/usr/bin/python3", "/bin/nodemon", "/x/node/bin/deno", ""] {
+        for p in [
+            "/usr/bin/sleep",
+            "/usr/bin/python3",
+            "/bin/nodemon",
+            "/x/node/bin/deno",
+            "",
+        ] {
             assert!(!is_node_path(p), "{p}");
         }
     }
 
     #[test]
     fn other_programs_are_never_signalled() {
-        let mut sleep = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let mut sleep = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
         std::thread::sleep(Duration::from_millis(100));
         let err = check_node_process(sleep.id()).unwrap_err();
         assert!(matches!(err, CdpError::NotAllowed(_)), "{err}");

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use jsprof_document::load::LoadedTimelines;
 use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
 use jsprof_profile::Profile;
-use jsprof_document::load::LoadedTimelines;
 use tokio::sync::OnceCell;
 
 use crate::error::{ApiError, ApiResult};

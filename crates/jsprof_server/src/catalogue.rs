@@ -210,7 +210,9 @@ impl Catalogue {
             |r| r.get::<_, i64>(0).map(|n| n > 0),
         )?;
         if !has_warnings {
-            db.execute_batch("ALTER TABLE sessions ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'")?;
+            db.execute_batch(
+                "ALTER TABLE sessions ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'",
+            )?;
         }
         Ok(Catalogue { db: Mutex::new(db) })
     }

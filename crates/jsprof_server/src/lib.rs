@@ -137,16 +137,16 @@ fn open_data_dir(dir: &Path) -> Result<(), ServeError> {
                 }
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            state::create_private_dir(dir).map_err(io(format!("cannot create {}", dir.display())))?
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => state::create_private_dir(dir)
+            .map_err(io(format!("cannot create {}", dir.display())))?,
         Err(e) => return Err(io(format!("cannot read {}", dir.display()))(e)),
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(io(format!("cannot restrict {} to its owner", dir.display())))?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io(
+            format!("cannot restrict {} to its owner", dir.display()),
+        ))?;
     }
     Ok(())
 }
@@ -180,8 +180,10 @@ impl Server {
         let dir = &config.data_dir;
         open_data_dir(dir)?;
         let lock = lock_dir(dir)?;
-        state::create_private_dir(&dir.join("sessions"))
-            .map_err(io(format!("cannot create {}", dir.join("sessions").display())))?;
+        state::create_private_dir(&dir.join("sessions")).map_err(io(format!(
+            "cannot create {}",
+            dir.join("sessions").display()
+        )))?;
         let db_path = dir.join("catalogue.sqlite");
         // Created before SQLite opens it, so the database (and the -wal/-shm files SQLite
         // gives the same mode) is never readable by others, whatever the umask.

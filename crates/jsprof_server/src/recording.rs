@@ -338,15 +338,15 @@ async fn run_recording(
             Ok((artifacts, warnings)) => {
                 row.warnings = warnings;
                 (
-                artifacts
-                    .iter()
-                    .filter_map(|a| {
-                        let name = a.path.file_name()?.to_string_lossy().to_string();
-                        Some((name, a.bytes))
-                    })
-                    .collect(),
-                None,
-            )
+                    artifacts
+                        .iter()
+                        .filter_map(|a| {
+                            let name = a.path.file_name()?.to_string_lossy().to_string();
+                            Some((name, a.bytes))
+                        })
+                        .collect(),
+                    None,
+                )
             }
             Err(e) => (
                 saved_files(&dir),

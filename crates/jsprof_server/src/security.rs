@@ -46,7 +46,11 @@ fn split_host(host: &str) -> (&str, Option<&str>) {
 /// also any IP literal, as DNS rebinding needs a name the attacker controls: an IP address in
 /// the Host header means the browser's page itself was loaded from that address.
 pub fn host_allowed(state: &AppState, host: &str) -> bool {
-    let port = state.local_addr.port();
+    host_matches(state.local_addr, &state.config.allowed_hosts, host)
+}
+
+fn host_matches(bound: SocketAddr, allowed_hosts: &[String], host: &str) -> bool {
+    let port = bound.port();
     let (name, host_port) = split_host(host);
     if host_port.and_then(|p| p.parse::<u16>().ok()) != Some(port) {
         return false;
@@ -56,10 +60,10 @@ pub fn host_allowed(state: &AppState, host: &str) -> bool {
         return true;
     }
     if let Ok(ip) = name.parse::<IpAddr>() {
-        let bound = state.local_addr.ip();
+        let bound = bound.ip();
         return jsprof_cdp::is_loopback(ip) || ip == bound || bound.is_unspecified();
     }
-    state.config.allowed_hosts.iter().any(|h| {
+    allowed_hosts.iter().any(|h| {
         let h = h.to_ascii_lowercase();
         let (allowed_name, allowed_port) = split_host(&h);
         allowed_name.trim_end_matches('.') == name
@@ -316,6 +320,35 @@ mod tests {
             t.failure(IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + i)), now);
         }
         assert!(t.len() <= MAX_CLIENTS);
+    }
+
+    /// Item 9 of issue 15: with `--addr 0.0.0.0` any Host passed, `--allow-host` was ignored.
+    #[test]
+    fn a_public_bind_still_checks_the_host() {
+        let bound: SocketAddr = "0.0.0.0:9400".parse().unwrap();
+        let allowed = vec!["my.box".to_string(), "other.box:9400".to_string()];
+        for ok in [
+            "127.0.0.1:9400",
+            "localhost:9400",
+            "[::1]:9400",
+            "192.0.2.2:9400",
+            "my.box:9400",
+            "other.box:9400",
+        ] {
+            assert!(host_matches(bound, &allowed, ok), "{ok}");
+        }
+        for bad in [
+            "evil.example:9400",
+            "my.box:1",
+            "my.box",
+            "rebind.my.box:9400",
+            "127.0.0.1",
+        ] {
+            assert!(!host_matches(bound, &allowed, bad), "{bad}");
+        }
+        let specific: SocketAddr = "192.0.2.2:9400".parse().unwrap();
+        assert!(host_matches(specific, &[], "192.0.2.2:9400"));
+        assert!(!host_matches(specific, &[], "192.0.2.3:9400"));
     }
 
     #[test]

@@ -512,11 +512,12 @@ async fn cpu_diff(
         let (Loaded::Timelines(b), Loaded::Timelines(a)) = (&*before, &*after) else {
             return Err(ApiError::internal("not timelines"));
         };
-        let side = |t: &'_ jsprof_document::load::LoadedTimelines, name: &str| -> ApiResult<usize> {
-            t.select(None)?
-                .profile_thread
-                .ok_or_else(|| ApiError::bad_request(format!("{name}: no CPU samples to compare")))
-        };
+        let side =
+            |t: &'_ jsprof_document::load::LoadedTimelines, name: &str| -> ApiResult<usize> {
+                t.select(None)?.profile_thread.ok_or_else(|| {
+                    ApiError::bad_request(format!("{name}: no CPU samples to compare"))
+                })
+            };
         let (bt, at) = (side(b, &before_name)?, side(a, &after_name)?);
         let pb = (&b.profile, &b.profile.threads[bt]);
         let pa = (&a.profile, &a.profile.threads[at]);

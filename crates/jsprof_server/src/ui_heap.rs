@@ -4,13 +4,13 @@
 
 use std::collections::HashMap;
 
+use jsprof_document::heap::{
+    object_json, summary_report, ObjectJson, PathJson, StepJson, SummaryReport,
+};
 use jsprof_heap::{
     class_members, detached_trees, edge_label, edge_name, edge_source, edge_type_name,
     retaining_paths, Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, PathOptions,
     RetainerIndex, SortBy,
-};
-use jsprof_document::heap::{
-    object_json, summary_report, ObjectJson, PathJson, StepJson, SummaryReport,
 };
 use serde::Serialize;
 

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use jsprof_analysis::TimeRange;
-use jsprof_profile::{Profile, WeightUnit};
 use jsprof_document::tree::{TreeOptions, TreeView};
+use jsprof_profile::{Profile, WeightUnit};
 
 use crate::cmd::top::NS_PER_MS;
 use crate::load::load_profile;

@@ -8,6 +8,7 @@ mod export;
 mod filters;
 mod heap;
 mod heap_explore;
+mod hostile_serve;
 mod record;
 mod serve;
 mod source_maps;

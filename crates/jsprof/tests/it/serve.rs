@@ -15,11 +15,11 @@ use serde_json::{json, Value};
 use crate::support::{fixtures, jsprof, node_with_inspector};
 
 /// A running `jsprof serve`.
-struct Serve {
-    child: Child,
-    addr: String,
-    token: String,
-    data: PathBuf,
+pub(crate) struct Serve {
+    pub(crate) child: Child,
+    pub(crate) addr: String,
+    pub(crate) token: String,
+    pub(crate) data: PathBuf,
 }
 
 impl Drop for Serve {
@@ -29,14 +29,14 @@ impl Drop for Serve {
     }
 }
 
-fn data_dir(name: &str) -> PathBuf {
+pub(crate) fn data_dir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("serve-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
 
-fn serve(data: &Path, extra: &[&str]) -> Serve {
+pub(crate) fn serve(data: &Path, extra: &[&str]) -> Serve {
     let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
         .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
         .arg(data)
@@ -63,13 +63,13 @@ fn serve(data: &Path, extra: &[&str]) -> Serve {
 }
 
 /// An HTTP answer.
-struct Reply {
-    status: u16,
-    body: Vec<u8>,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Reply {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {
             panic!(
                 "not JSON ({e}): {}",
@@ -95,7 +95,13 @@ fn decode_chunked(mut body: &[u8]) -> Vec<u8> {
 }
 
 /// One request with `Connection: close`; `headers` are sent as given (no token added).
-fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+pub(crate) fn raw(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(300)))
@@ -133,7 +139,7 @@ fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u
 }
 
 impl Serve {
-    fn request(&self, method: &str, path: &str, body: &[u8]) -> Reply {
+    pub(crate) fn request(&self, method: &str, path: &str, body: &[u8]) -> Reply {
         let auth = format!("Bearer {}", self.token);
         raw(
             &self.addr,
@@ -144,15 +150,15 @@ impl Serve {
         )
     }
 
-    fn get(&self, path: &str) -> Reply {
+    pub(crate) fn get(&self, path: &str) -> Reply {
         self.request("GET", path, b"")
     }
 
-    fn post_json(&self, path: &str, body: Value) -> Reply {
+    pub(crate) fn post_json(&self, path: &str, body: Value) -> Reply {
         self.request("POST", path, body.to_string().as_bytes())
     }
 
-    fn import(&self, file: &Path) -> Value {
+    pub(crate) fn import(&self, file: &Path) -> Value {
         let bytes = std::fs::read(file).unwrap();
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let r = self.request("POST", &format!("/api/sessions/import?name={name}"), &bytes);
@@ -168,7 +174,7 @@ impl Serve {
 }
 
 /// Whether Node is here; with `CI` set its absence is a failure.
-fn have_node() -> bool {
+pub(crate) fn have_node() -> bool {
     let ok = Command::new("node")
         .arg("--version")
         .output()
