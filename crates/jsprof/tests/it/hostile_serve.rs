@@ -16,7 +16,7 @@ use crate::serve::{data_dir, have_node, raw, serve};
 use crate::support::{fixtures, jsprof};
 
 /// Kills a child process when the test ends, passed or not.
-struct Reap(Child);
+pub(crate) struct Reap(Child);
 
 impl Drop for Reap {
     fn drop(&mut self) {
@@ -55,7 +55,7 @@ fn wait_within(child: &mut Child, secs: u64, what: &str) -> std::process::ExitSt
 
 /// A Node with its inspector on `bind` (`127.0.0.1:0`, `0.0.0.0:0`) running `args`: the
 /// process, its inspector's port and the target id it printed.
-fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String) {
+pub(crate) fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String) {
     use std::io::BufRead;
     let mut node = Command::new("node")
         .arg(format!("--inspect={bind}"))
@@ -82,7 +82,7 @@ fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String) {
 }
 
 /// An idle Node whose heap snapshots are small and quick.
-const IDLE: &[&str] = &["-e", "setInterval(() => {}, 1000)"];
+pub(crate) const IDLE: &[&str] = &["-e", "setInterval(() => {}, 1000)"];
 
 /// Item 6: `pid:` over HTTP is off unless asked for, and even then only a Node process gets
 /// SIGUSR1 — its default action killed a `sleep` before.
