@@ -6,6 +6,7 @@
 //! returns a whole profile in one message.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
+use crate::endpoint::{self, Reach};
 use crate::error::{CdpError, Result};
 
 /// A CDP event: `method`, `params` and, for flattened sessions, the session id.
@@ -31,6 +33,7 @@ type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value>>>>>;
 /// A connection to one CDP endpoint.
 pub struct Client {
     url: String,
+    peer: SocketAddr,
     next_id: AtomicU64,
     outgoing: mpsc::UnboundedSender<Message>,
     pending: Pending,
@@ -38,16 +41,25 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects to a WebSocket debugger URL (`ws://127.0.0.1:9229/<id>`). Returns the client and
-    /// the receiver of its events.
+    /// Connects to a WebSocket debugger URL (`ws://127.0.0.1:9229/<id>`) on an address `reach`
+    /// allows. Returns the client and the receiver of its events.
     pub async fn connect(
         url: &str,
         timeout: Duration,
+        reach: Reach,
     ) -> Result<(Client, mpsc::UnboundedReceiver<Event>)> {
         let config = WebSocketConfig::default()
             .max_message_size(None)
             .max_frame_size(None);
-        let connect = tokio_tungstenite::connect_async_with_config(url, Some(config), false);
+        // The TCP connection is ours, to an address that passed the check; tungstenite only
+        // speaks the handshake over it.
+        let endpoint = endpoint::ws_endpoint(url)?;
+        let stream = endpoint::connect(&endpoint, reach, timeout).await?;
+        let peer = stream.peer_addr().map_err(|e| CdpError::Connect {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
+        let connect = tokio_tungstenite::client_async_with_config(url, stream, Some(config));
         let (socket, _) = tokio::time::timeout(timeout, connect)
             .await
             .map_err(|_| CdpError::Timeout {
@@ -119,6 +131,7 @@ impl Client {
 
         let client = Client {
             url: url.to_string(),
+            peer,
             next_id: AtomicU64::new(1),
             outgoing,
             pending,
@@ -129,6 +142,11 @@ impl Client {
 
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The address the connection really goes to (after name resolution).
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.peer
     }
 
     /// True once the socket has closed.

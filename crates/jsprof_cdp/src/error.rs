@@ -20,6 +20,10 @@ pub enum CdpError {
     Closed { detail: String },
     #[error("{0}")]
     Target(String),
+    /// An address the caller's [`crate::Reach`] does not allow, or a process that may not be
+    /// signalled: a refusal, not a missing target.
+    #[error("{0}")]
+    NotAllowed(String),
     #[error("{context}: {source}")]
     Io {
         context: String,

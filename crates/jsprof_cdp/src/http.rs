@@ -3,22 +3,26 @@
 
 use std::time::Duration;
 
+use crate::endpoint::{addr_endpoint, connect, Reach};
+use crate::error::{CdpError, Result};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
-use crate::error::{CdpError, Result};
+/// The largest answer read: a `/json/list` of a browser with many tabs is tens of KB.
+const MAX_BODY: usize = 16 << 20;
 
-/// GETs `path` from `host:port` and parses the body as JSON.
-pub async fn get_json(addr: &str, path: &str, method: &str, timeout: Duration) -> Result<Value> {
+/// GETs `path` from `host:port` (on an address `reach` allows) and parses the body as JSON.
+pub async fn get_json(
+    addr: &str,
+    path: &str,
+    method: &str,
+    timeout: Duration,
+    reach: Reach,
+) -> Result<Value> {
     let what = format!("http://{addr}{path}");
+    let endpoint = addr_endpoint(addr)?;
     let work = async {
-        let mut stream = TcpStream::connect(addr)
-            .await
-            .map_err(|e| CdpError::Connect {
-                url: what.clone(),
-                reason: e.to_string(),
-            })?;
+        let mut stream = connect(&endpoint, reach, timeout).await?;
         let request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAccept: application/json\r\n\r\n");
         stream
             .write_all(request.as_bytes())
@@ -40,6 +44,11 @@ pub async fn get_json(addr: &str, path: &str, method: &str, timeout: Duration) -
                 return Err(CdpError::Target(format!("{what}: not an HTTP response")));
             }
             response.extend_from_slice(&buf[..n]);
+            if response.len() > 64 * 1024 {
+                return Err(CdpError::Target(format!(
+                    "{what}: the HTTP head is too long"
+                )));
+            }
         };
         let head = String::from_utf8_lossy(&response[..split]).to_string();
         let status_ok = head
@@ -52,7 +61,9 @@ pub async fn get_json(addr: &str, path: &str, method: &str, timeout: Duration) -
             .find_map(|l| l.strip_prefix("content-length:"))
             .and_then(|v| v.trim().parse::<usize>().ok());
         let mut body = response[split + 4..].to_vec();
+        let too_long = || CdpError::Target(format!("{what}: the answer is over {MAX_BODY} bytes"));
         match length {
+            Some(len) if len > MAX_BODY => return Err(too_long()),
             Some(len) => {
                 while body.len() < len {
                     let n = stream
@@ -67,10 +78,14 @@ pub async fn get_json(addr: &str, path: &str, method: &str, timeout: Duration) -
                 body.truncate(len);
             }
             None => {
-                stream
+                (&mut stream)
+                    .take(MAX_BODY as u64 + 1)
                     .read_to_end(&mut body)
                     .await
                     .map_err(|e| CdpError::io(what.clone(), e))?;
+                if body.len() > MAX_BODY {
+                    return Err(too_long());
+                }
                 if lower.contains("transfer-encoding: chunked") {
                     body = dechunk(&body);
                 }

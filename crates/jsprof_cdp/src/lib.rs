@@ -6,8 +6,10 @@
 //! # async fn demo() -> Result<(), jsprof_cdp::CdpError> {
 //! use std::time::Duration;
 //! use jsprof_cdp::{Client, OutputSpec, RecordOptions, Recorder};
-//! let target = jsprof_cdp::resolve_inspect("127.0.0.1:9229").await?;
-//! let (client, events) = Client::connect(&target.ws_url, Duration::from_secs(5)).await?;
+//! use jsprof_cdp::Reach;
+//! let target = jsprof_cdp::resolve_inspect("127.0.0.1:9229", Reach::Loopback).await?;
+//! let (client, events) =
+//!     Client::connect(&target.ws_url, Duration::from_secs(5), Reach::Loopback).await?;
 //! let options = RecordOptions { cpu: true, ..Default::default() };
 //! let output = OutputSpec { dir: "profiles".into(), stem: "app".into() };
 //! let mut recorder = Recorder::start(client, events, target.kind, options, output).await?;
@@ -20,6 +22,7 @@
 
 mod artifact;
 mod client;
+mod endpoint;
 mod error;
 mod http;
 mod launch;
@@ -28,10 +31,12 @@ mod target;
 
 pub use artifact::{timestamp, unused_path, utc, Artifact, ArtifactKind, PartialFile, UtcTime};
 pub use client::{Client, Event};
+pub use endpoint::{addr_endpoint, is_loopback, target_id, ws_endpoint, Endpoint, Reach};
 pub use error::{CdpError, Result};
 pub use http::get_json;
 pub use launch::{launch, Launched};
 pub use recorder::{OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason};
 pub use target::{
-    resolve_chrome, resolve_inspect, resolve_pid, Target, TargetKind, NODE_DEFAULT_PORT,
+    check_node_process, resolve_chrome, resolve_inspect, resolve_pid, Target, TargetKind,
+    NODE_DEFAULT_PORT,
 };

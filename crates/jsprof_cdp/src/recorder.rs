@@ -34,6 +34,9 @@ pub struct RecordOptions {
     pub heap_snapshot: SnapshotMode,
     /// Chromium only: a Performance-panel trace (with CPU samples when `cpu` is set).
     pub trace: bool,
+    /// No heap snapshot is started once the recording's files add up to this many bytes (one
+    /// snapshot in progress may pass it); a warning says so. `None`: no limit.
+    pub snapshot_quota: Option<u64>,
 }
 
 /// Where files go and how they are named (`STEM.cpuprofile`, …).
@@ -89,6 +92,7 @@ pub struct Recorder {
     output: OutputSpec,
     artifacts: Vec<Artifact>,
     gone: Option<String>,
+    warnings: Vec<String>,
 }
 
 impl Recorder {
@@ -166,11 +170,37 @@ impl Recorder {
             output,
             artifacts: Vec::new(),
             gone: None,
+            warnings: Vec::new(),
         })
     }
 
     pub fn kind(&self) -> TargetKind {
         self.kind
+    }
+
+    /// What the recording skipped so far (snapshots past the quota).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Whether the snapshot quota is reached; the first time, says so in the warnings.
+    fn quota_reached(&mut self) -> bool {
+        let Some(quota) = self.options.snapshot_quota else {
+            return false;
+        };
+        let used: u64 = self.artifacts.iter().map(|a| a.bytes).sum();
+        if used < quota {
+            return false;
+        }
+        if self.warnings.is_empty() {
+            self.warnings.push(format!(
+                "heap snapshots stopped: the recording's files reached the quota of {quota} bytes \
+                 ({used} bytes after {} file{})",
+                self.artifacts.len(),
+                if self.artifacts.len() == 1 { "" } else { "s" }
+            ));
+        }
+        true
     }
 
     /// Waits until `duration` passes, Ctrl-C (when `ctrl_c`), the launched program finishes, or
@@ -187,6 +217,7 @@ impl Recorder {
         // so the program always runs between snapshots.
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tick.tick().await; // the first tick is immediate
+        let mut snapshots = every.is_some();
         let interrupt = async {
             if ctrl_c {
                 let _ = tokio::signal::ctrl_c().await;
@@ -199,7 +230,12 @@ impl Recorder {
             tokio::select! {
                 _ = &mut sleep, if duration.is_some() => return Ok(StopReason::Duration),
                 _ = &mut interrupt => return Ok(StopReason::Interrupted),
-                _ = tick.tick(), if every.is_some() => {
+                _ = tick.tick(), if snapshots => {
+                    if self.quota_reached() {
+                        // Keep recording the rest; no more snapshots.
+                        snapshots = false;
+                        continue;
+                    }
                     let artifact = self.take_snapshot().await?;
                     self.artifacts.push(artifact);
                     tick.reset();
@@ -229,7 +265,12 @@ impl Recorder {
     }
 
     /// Stops every recording and writes its file. On error nothing is left under a final name.
-    pub async fn stop(mut self) -> Result<Vec<Artifact>> {
+    pub async fn stop(self) -> Result<Vec<Artifact>> {
+        self.finish().await.map(|(artifacts, _)| artifacts)
+    }
+
+    /// [`Recorder::stop`], with the warnings of the whole recording (snapshots past the quota).
+    pub async fn finish(mut self) -> Result<(Vec<Artifact>, Vec<String>)> {
         if let Some(detail) = &self.gone {
             return Err(CdpError::Closed {
                 detail: format!(
@@ -257,12 +298,12 @@ impl Recorder {
             let artifact = self.collect_trace().await?;
             self.artifacts.push(artifact);
         }
-        if self.options.heap_snapshot != SnapshotMode::Off {
+        if self.options.heap_snapshot != SnapshotMode::Off && !self.quota_reached() {
             let artifact = self.take_snapshot().await?;
             self.artifacts.push(artifact);
         }
         self.client.close();
-        Ok(self.artifacts)
+        Ok((self.artifacts, self.warnings))
     }
 
     fn write_json(&self, kind: ArtifactKind, value: &Value) -> Result<Artifact> {

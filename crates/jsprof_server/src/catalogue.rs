@@ -61,6 +61,8 @@ pub struct SessionRow {
     pub timelines: Vec<TimelineInfo>,
     /// The artifact the timelines come from.
     pub timeline_artifact: Option<u32>,
+    /// What the recording skipped (heap snapshots past the session quota).
+    pub warnings: Vec<String>,
 }
 
 /// A file of a session.
@@ -97,7 +99,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     stopped_at TEXT,
     error TEXT,
     timelines TEXT NOT NULL DEFAULT '[]',
-    timeline_artifact INTEGER
+    timeline_artifact INTEGER,
+    warnings TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS artifacts (
     session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -115,6 +118,7 @@ fn session_of(row: &Row) -> rusqlite::Result<SessionRow> {
     let record: String = row.get("record")?;
     let timelines: String = row.get("timelines")?;
     let state: String = row.get("state")?;
+    let warnings: String = row.get("warnings")?;
     Ok(SessionRow {
         id: row.get("id")?,
         source: row.get("source")?,
@@ -128,6 +132,7 @@ fn session_of(row: &Row) -> rusqlite::Result<SessionRow> {
         error: row.get("error")?,
         timelines: serde_json::from_str(&timelines).unwrap_or_default(),
         timeline_artifact: row.get("timeline_artifact")?,
+        warnings: serde_json::from_str(&warnings).unwrap_or_default(),
     })
 }
 
@@ -145,8 +150,8 @@ fn artifact_of(row: &Row) -> rusqlite::Result<ArtifactRow> {
 fn insert_row(db: &Connection, s: &SessionRow) -> rusqlite::Result<()> {
     db.execute(
         "INSERT INTO sessions (id, source, target, ws_url, pid, state, record, started_at,
-            stopped_at, error, timelines, timeline_artifact)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            stopped_at, error, timelines, timeline_artifact, warnings)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             s.id,
             s.source,
@@ -160,6 +165,7 @@ fn insert_row(db: &Connection, s: &SessionRow) -> rusqlite::Result<()> {
             s.error,
             serde_json::to_string(&s.timelines).unwrap_or_default(),
             s.timeline_artifact,
+            serde_json::to_string(&s.warnings).unwrap_or_default(),
         ],
     )?;
     Ok(())
@@ -197,6 +203,17 @@ impl Catalogue {
         db.pragma_update(None, "synchronous", "FULL")?;
         db.pragma_update(None, "foreign_keys", "ON")?;
         db.execute_batch(SCHEMA)?;
+        // Catalogues written before `warnings` existed.
+        let has_warnings: bool = db.query_row(
+            "SELECT COUNT(*) FROM pragma_table_info('sessions') WHERE name = 'warnings'",
+            [],
+            |r| r.get::<_, i64>(0).map(|n| n > 0),
+        )?;
+        if !has_warnings {
+            db.execute_batch(
+                "ALTER TABLE sessions ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'",
+            )?;
+        }
         Ok(Catalogue { db: Mutex::new(db) })
     }
 
@@ -232,7 +249,7 @@ impl Catalogue {
         let tx = db.transaction()?;
         tx.execute(
             "UPDATE sessions SET state = ?2, stopped_at = ?3, error = ?4, timelines = ?5,
-                timeline_artifact = ?6 WHERE id = ?1",
+                timeline_artifact = ?6, warnings = ?7 WHERE id = ?1",
             params![
                 s.id,
                 s.state.as_str(),
@@ -240,6 +257,7 @@ impl Catalogue {
                 s.error,
                 serde_json::to_string(&s.timelines).unwrap_or_default(),
                 s.timeline_artifact,
+                serde_json::to_string(&s.warnings).unwrap_or_default(),
             ],
         )?;
         insert_artifacts(&tx, &s.id, artifacts)?;

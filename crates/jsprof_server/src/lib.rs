@@ -26,6 +26,7 @@ mod catalogue;
 mod clock;
 mod error;
 mod ids;
+mod listen;
 mod openapi;
 mod params;
 mod recording;
@@ -43,7 +44,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-pub use state::Config;
+pub use state::{Config, DEFAULT_SESSION_QUOTA};
 
 use crate::state::AppState;
 
@@ -79,10 +80,14 @@ struct DirLock(#[allow(dead_code)] std::fs::File);
 
 fn lock_dir(dir: &Path) -> Result<DirLock, ServeError> {
     let path = dir.join("lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options
         .open(&path)
         .map_err(io(format!("cannot open {}", path.display())))?;
     #[cfg(unix)]
@@ -99,6 +104,50 @@ fn lock_dir(dir: &Path) -> Result<DirLock, ServeError> {
     Ok(DirLock(file))
 }
 
+/// Names a data directory may hold before its catalogue exists: what a start cut short leaves.
+fn is_own_leftover(entry: &std::fs::DirEntry) -> bool {
+    let name = entry.file_name();
+    let empty_dir = || std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
+    name == "lock" || ((name == "sessions" || name == "uploads") && empty_dir())
+}
+
+/// Creates the data directory (owner only), or checks that an existing one is a data directory:
+/// the server sweeps what it does not know under `sessions/` and `uploads/`, so it never starts
+/// in a directory of someone else's files.
+fn open_data_dir(dir: &Path) -> Result<(), ServeError> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => {
+            if !dir.join("catalogue.sqlite").is_file() {
+                let foreign: Vec<String> = entries
+                    .flatten()
+                    .filter(|e| !is_own_leftover(e))
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .take(4)
+                    .collect();
+                if !foreign.is_empty() {
+                    return Err(ServeError::Config(format!(
+                        "{} is not empty and has no catalogue.sqlite, so it is not a `jsprof serve` \
+                         data directory (it holds {}); give a new or empty directory with --data-dir",
+                        dir.display(),
+                        foreign.join(", ")
+                    )));
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => state::create_private_dir(dir)
+            .map_err(io(format!("cannot create {}", dir.display())))?,
+        Err(e) => return Err(io(format!("cannot read {}", dir.display()))(e)),
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io(
+            format!("cannot restrict {} to its owner", dir.display()),
+        ))?;
+    }
+    Ok(())
+}
+
 /// A bound server, ready to run.
 pub struct Server {
     listener: tokio::net::TcpListener,
@@ -112,7 +161,7 @@ impl Server {
     pub async fn bind(config: Config) -> Result<Server, ServeError> {
         if !config.addr.ip().is_loopback() && config.token.is_none() {
             return Err(ServeError::Config(format!(
-                "refusing to listen on {} without --token: other machines could reach the \
+                "refusing to listen on {} without --token (or --token-file, JSPROF_TOKEN): other machines could reach the \
                  service, and a CDP connection runs code in the target; give --token to choose \
                  the token (or bind 127.0.0.1)",
                 config.addr
@@ -126,10 +175,20 @@ impl Server {
             }
         }
         let dir = &config.data_dir;
-        std::fs::create_dir_all(dir.join("sessions"))
-            .map_err(io(format!("cannot create {}", dir.display())))?;
+        open_data_dir(dir)?;
         let lock = lock_dir(dir)?;
+        state::create_private_dir(&dir.join("sessions")).map_err(io(format!(
+            "cannot create {}",
+            dir.join("sessions").display()
+        )))?;
         let db_path = dir.join("catalogue.sqlite");
+        // Created before SQLite opens it, so the database (and the -wal/-shm files SQLite
+        // gives the same mode) is never readable by others, whatever the umask.
+        match state::create_private_file(&db_path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io(format!("cannot create {}", db_path.display()))(e)),
+        }
         let catalogue =
             catalogue::Catalogue::open(&db_path).map_err(|source| ServeError::Catalogue {
                 path: db_path.clone(),
@@ -149,6 +208,7 @@ impl Server {
             local_addr,
             catalogue,
             active: Mutex::new(Default::default()),
+            throttle: Default::default(),
         });
         state::recover(&state)
             .await
@@ -188,13 +248,21 @@ impl Server {
     ) -> Result<(), ServeError> {
         let state = self.state.clone();
         let app = api::router(self.state.clone());
-        axum::serve(self.listener, app)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                eprintln!("jsprof serve: shutting down");
-                recording::stop_all(state, Duration::from_secs(120)).await;
-            })
-            .await
-            .map_err(io("serving"))
+        let config = &self.state.config;
+        let limits = listen::Limits {
+            header_timeout: config.header_timeout,
+            body_timeout: config.body_timeout,
+            max_connections: config.max_connections,
+        };
+        listen::serve(
+            self.listener,
+            app,
+            limits,
+            shutdown,
+            recording::stop_all(state, Duration::from_secs(120)),
+            Duration::from_secs(10),
+        )
+        .await;
+        Ok(())
     }
 }

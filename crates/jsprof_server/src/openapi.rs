@@ -196,7 +196,7 @@ pub fn document(state: &AppState) -> Value {
             },
             "schemas": {
                 "Error": {"type": "object", "required": ["error", "message"], "properties": {
-                    "error": {"type": "string", "enum": ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "TOO_LARGE", "UNAUTHORIZED", "FORBIDDEN", "INTERNAL_ERROR"]},
+                    "error": {"type": "string", "enum": ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "TOO_LARGE", "UNAUTHORIZED", "FORBIDDEN", "TOO_MANY_REQUESTS", "INTERNAL_ERROR"]},
                     "message": {"type": "string"}}},
                 "StartRequest": {"type": "object", "required": ["target"], "additionalProperties": false, "properties": {
                     "target": {"type": "string", "description": "ws://HOST:PORT/ID | HOST:PORT | pid:PID | chrome:HOST:PORT (loopback unless --allow-remote-targets)"},
@@ -220,7 +220,8 @@ pub fn document(state: &AppState) -> Value {
                         "kind": {"type": "string", "enum": ["cpu", "heap-sampling", "heap-snapshot", "trace"]},
                         "format": {"type": "string"}, "bytes": {"type": "integer"},
                         "name": {"type": ["string", "null"]}}}},
-                    "error": {"type": ["string", "null"]}}},
+                    "error": {"type": ["string", "null"]},
+                    "warnings": {"type": "array", "description": "what the recording skipped (a snapshot past the session quota, …)", "items": {"$ref": "#/components/schemas/JsonWarning"}}}},
                 "SessionList": {"type": "object", "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
                 "Released": {"type": "object", "properties": {"released": {"type": "array", "items": {"type": "string"}}}}
             }

@@ -2,11 +2,13 @@
 //! refuses a second recording of the same target, and starts the recorder; StopProfiler (`POST
 //! /sessions/{id}/stop`) collects every artifact and answers once post-processing is done.
 
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use jsprof_cdp::{Client, OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason, Target};
+use jsprof_cdp::{
+    CdpError, Client, Event, OutputSpec, Reach, RecordOptions, Recorder, SnapshotMode, StopReason,
+    Target,
+};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -15,7 +17,7 @@ use crate::catalogue::{SessionRow, State};
 use crate::clock::now_rfc3339;
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
-use crate::state::{finish, saved_files, Active, AppState, StopReply};
+use crate::state::{finish, saved_files, Active, AppState, StopReply, TargetKey};
 
 /// The body of `POST /sessions`.
 #[derive(Deserialize, Debug)]
@@ -36,6 +38,9 @@ pub struct StartRequest {
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const PID_WAIT: Duration = Duration::from_secs(5);
+/// The shortest period of periodic heap snapshots: each one pauses the target and writes a
+/// file as large as its heap.
+pub const MIN_SNAPSHOT_EVERY_S: f64 = 1.0;
 
 /// What a target spec names, before resolution.
 enum Spec {
@@ -70,38 +75,38 @@ fn parse_spec(text: &str) -> ApiResult<Spec> {
     )))
 }
 
-/// The host of `HOST:PORT` or of a `ws://HOST:PORT/…` URL.
-fn host_of(addr: &str) -> Option<String> {
-    let rest = addr
-        .strip_prefix("ws://")
-        .or_else(|| addr.strip_prefix("wss://"))
-        .unwrap_or(addr);
-    let authority = rest.split('/').next()?;
-    let host = if let Some(v6) = authority.strip_prefix('[') {
-        v6.split(']').next()?
-    } else {
-        authority.rsplit_once(':').map_or(authority, |(h, _)| h)
-    };
-    (!host.is_empty()).then(|| host.to_string())
-}
-
-fn is_loopback_host(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-fn check_loopback(state: &AppState, what: &str) -> ApiResult<()> {
+fn reach(state: &AppState) -> Reach {
     if state.config.allow_remote_targets {
-        return Ok(());
+        Reach::Any
+    } else {
+        Reach::Loopback
     }
-    match host_of(what) {
-        Some(h) if is_loopback_host(&h) => Ok(()),
-        _ => Err(ApiError::bad_request(format!(
-            "target `{}` is not on this machine's loopback interface; a CDP connection can run \
-             any code in the target, so remote targets need `jsprof serve --allow-remote-targets`",
-            ids::printable(what)
-        ))),
+}
+
+/// A refusal or a failure of `jsprof_cdp`, as the API answers it: an address or process that
+/// may not be used is a 400 that says why; a target that is not there, a 404.
+fn cdp_error(text: &str, e: CdpError) -> ApiError {
+    match e {
+        CdpError::NotAllowed(why) => ApiError::bad_request(format!(
+            "target `{}` refused: {why}; a CDP connection can run any code in the target, so \
+             remote targets need `jsprof serve --allow-remote-targets`",
+            ids::printable(text)
+        )),
+        other => ApiError::not_found(format!("no target at `{}`: {other}", ids::printable(text))),
     }
+}
+
+/// Parses an address spec with the client's own parser (userinfo refused) before anything
+/// connects.
+fn check_spec(text: &str, addr: &str) -> ApiResult<()> {
+    let parsed = if addr.starts_with("ws://") || addr.starts_with("wss://") {
+        jsprof_cdp::ws_endpoint(addr)
+    } else {
+        jsprof_cdp::addr_endpoint(addr)
+    };
+    parsed
+        .map(|_| ())
+        .map_err(|e| ApiError::bad_request(format!("target `{}`: {e}", ids::printable(text))))
 }
 
 fn options_of(req: &StartRequest) -> ApiResult<(RecordOptions, Vec<String>)> {
@@ -145,9 +150,10 @@ fn options_of(req: &StartRequest) -> ApiResult<(RecordOptions, Vec<String>)> {
                 "snapshot_every_s needs `heap-snapshot` in `record`",
             ));
         }
-        if !(s.is_finite() && s > 0.0 && s <= 86_400.0) {
+        if !(s.is_finite() && (MIN_SNAPSHOT_EVERY_S..=86_400.0).contains(&s)) {
             return Err(ApiError::bad_request(format!(
-                "snapshot_every_s {s} is out of range: more than 0, at most 86400"
+                "snapshot_every_s {s} is out of range: at least {MIN_SNAPSHOT_EVERY_S}, at most \
+                 86400 (each snapshot pauses the target and writes a file as large as its heap)"
             )));
         }
         options.heap_snapshot = SnapshotMode::Every(Duration::from_secs_f64(s));
@@ -158,28 +164,47 @@ fn options_of(req: &StartRequest) -> ApiResult<(RecordOptions, Vec<String>)> {
 }
 
 async fn resolve(state: &AppState, spec: &Spec, text: &str) -> ApiResult<Target> {
-    let unknown = |e: jsprof_cdp::CdpError| {
-        ApiError::not_found(format!("no target at `{}`: {e}", ids::printable(text)))
-    };
+    let reach = reach(state);
     match spec {
         Spec::Inspect(addr) => {
-            check_loopback(state, addr)?;
-            jsprof_cdp::resolve_inspect(addr).await.map_err(unknown)
+            check_spec(text, addr)?;
+            jsprof_cdp::resolve_inspect(addr, reach)
+                .await
+                .map_err(|e| cdp_error(text, e))
         }
         Spec::Chrome(addr) => {
-            check_loopback(state, addr)?;
-            jsprof_cdp::resolve_chrome(addr).await.map_err(unknown)
+            check_spec(text, addr)?;
+            jsprof_cdp::resolve_chrome(addr, reach)
+                .await
+                .map_err(|e| cdp_error(text, e))
         }
-        // SIGUSR1 opens the inspector on 127.0.0.1:9229: loopback by construction.
-        Spec::Pid(pid) => jsprof_cdp::resolve_pid(*pid, PID_WAIT)
-            .await
-            .map_err(unknown),
+        // SIGUSR1's default action terminates a process: only when the operator asked for pid
+        // targets, and only to a Node process of the server's own user.
+        Spec::Pid(pid) => {
+            if !state.config.allow_pid_targets {
+                return Err(ApiError::bad_request(format!(
+                    "target `{}` refused: pid targets send SIGUSR1 to a local process and are off; \
+                     start the service with `jsprof serve --allow-pid-targets` to allow them",
+                    ids::printable(text)
+                )));
+            }
+            jsprof_cdp::resolve_pid(*pid, PID_WAIT)
+                .await
+                .map_err(|e| match e {
+                    CdpError::NotAllowed(why) => ApiError::bad_request(format!(
+                        "target `{}` refused: {why}",
+                        ids::printable(text)
+                    )),
+                    other => cdp_error(text, other),
+                })
+        }
     }
 }
 
 /// `POST /sessions`: starts recording; the session as it starts.
 pub async fn start(state: Arc<AppState>, req: StartRequest) -> ApiResult<Value> {
-    let (options, record) = options_of(&req)?;
+    let (mut options, record) = options_of(&req)?;
+    options.snapshot_quota = Some(state.config.session_quota);
     let spec = parse_spec(&req.target)?;
     let target = resolve(&state, &spec, &req.target).await?;
     if options.trace && target.kind != jsprof_cdp::TargetKind::ChromePage {
@@ -191,13 +216,28 @@ pub async fn start(state: Arc<AppState>, req: StartRequest) -> ApiResult<Value> 
         Spec::Pid(p) => Some(p),
         _ => target.pid,
     };
+    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT, reach(&state))
+        .await
+        .map_err(|e| match e {
+            e @ CdpError::NotAllowed(_) => cdp_error(&target.ws_url, e),
+            e => ApiError::not_found(format!("cannot connect to {}: {e}", target.ws_url)),
+        })?;
+    // The same target whatever it was called: the address really connected to (names
+    // resolved, IPv4-mapped addresses unmapped) and the inspector's id for it.
+    let peer = client.peer_addr();
+    let peer = std::net::SocketAddr::new(peer.ip().to_canonical(), peer.port());
+    let key = TargetKey {
+        addr: peer,
+        id: jsprof_cdp::target_id(&target.ws_url),
+    };
     let id = ids::new_session_id();
     {
         let mut active = state.active();
         if let Some((other, a)) = active
             .iter()
-            .find(|(_, a)| a.ws_url == target.ws_url || (pid.is_some() && a.pid == pid))
+            .find(|(_, a)| a.key == key || (pid.is_some() && a.pid == pid))
         {
+            client.close();
             return Err(ApiError::state(format!(
                 "profiling already in progress on {} (session {other}); stop it first",
                 a.target
@@ -207,13 +247,14 @@ pub async fn start(state: Arc<AppState>, req: StartRequest) -> ApiResult<Value> 
             id.clone(),
             Active {
                 target: req.target.trim().to_string(),
-                ws_url: target.ws_url.clone(),
+                key,
                 pid,
                 stop: None,
             },
         );
     }
-    match begin(&state, &id, &req, &target, pid, options, record).await {
+    let connection = (client, events);
+    match begin(&state, &id, &req, &target, pid, options, record, connection).await {
         Ok(value) => Ok(value),
         Err(e) => {
             state.active().remove(&id);
@@ -232,12 +273,10 @@ async fn begin(
     pid: Option<u32>,
     options: RecordOptions,
     record: Vec<String>,
+    (client, events): (Client, tokio::sync::mpsc::UnboundedReceiver<Event>),
 ) -> ApiResult<Value> {
-    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT)
-        .await
-        .map_err(|e| ApiError::not_found(format!("cannot connect to {}: {e}", target.ws_url)))?;
     let dir = state.session_dir(id);
-    std::fs::create_dir_all(&dir)?;
+    crate::state::create_private_dir(&dir)?;
     let output = OutputSpec {
         dir,
         stem: "recording".to_string(),
@@ -258,6 +297,7 @@ async fn begin(
         error: None,
         timelines: Vec::new(),
         timeline_artifact: None,
+        warnings: Vec::new(),
     };
     state.catalogue.insert_session(&row)?;
     let (stop_tx, stop_rx) = oneshot::channel::<StopReply>();
@@ -277,7 +317,7 @@ async fn begin(
 /// Waits for a stop request (or the target's end), collects, post-processes, answers.
 async fn run_recording(
     state: Arc<AppState>,
-    row: SessionRow,
+    mut row: SessionRow,
     mut recorder: Recorder,
     stop_rx: oneshot::Receiver<StopReply>,
 ) {
@@ -291,19 +331,23 @@ async fn run_recording(
         reply = stop_rx => (reply.ok(), None),
     };
     let dir = state.session_dir(&id);
+    row.warnings = recorder.warnings().to_vec();
     let (files, failure) = match gone {
         Some(why) => (saved_files(&dir), Some(why)),
-        None => match recorder.stop().await {
-            Ok(artifacts) => (
-                artifacts
-                    .iter()
-                    .filter_map(|a| {
-                        let name = a.path.file_name()?.to_string_lossy().to_string();
-                        Some((name, a.bytes))
-                    })
-                    .collect(),
-                None,
-            ),
+        None => match recorder.finish().await {
+            Ok((artifacts, warnings)) => {
+                row.warnings = warnings;
+                (
+                    artifacts
+                        .iter()
+                        .filter_map(|a| {
+                            let name = a.path.file_name()?.to_string_lossy().to_string();
+                            Some((name, a.bytes))
+                        })
+                        .collect(),
+                    None,
+                )
+            }
             Err(e) => (
                 saved_files(&dir),
                 Some(format!("collecting the recording failed: {e}")),
@@ -369,25 +413,5 @@ pub async fn stop_all(state: Arc<AppState>, limit: Duration) {
             Ok(Err(e)) => eprintln!("jsprof serve: session {id}: {}", e.message),
             Err(_) => eprintln!("jsprof serve: session {id}: stopping timed out"),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hosts_of_specs() {
-        assert_eq!(host_of("127.0.0.1:9229").as_deref(), Some("127.0.0.1"));
-        assert_eq!(
-            host_of("ws://localhost:9229/abc").as_deref(),
-            Some("localhost")
-        );
-        assert_eq!(host_of("[::1]:9222").as_deref(), Some("::1"));
-        assert_eq!(host_of("ws://10.0.0.5:9229/x").as_deref(), Some("10.0.0.5"));
-        assert!(is_loopback_host("127.0.0.2"));
-        assert!(is_loopback_host("::1"));
-        assert!(!is_loopback_host("10.0.0.5"));
-        assert!(!is_loopback_host("evil.example"));
     }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -41,7 +42,20 @@ pub struct Config {
     /// for recorded sessions. Off for `serve` (an upload must not make the server read local
     /// paths it names); on for `view`, whose files are the user's own.
     pub discover_maps_for_imports: bool,
+    /// Accept `pid:PID` targets (SIGUSR1 to a local process); off unless asked for.
+    pub allow_pid_targets: bool,
+    /// A client must send a request head within this (also the keep-alive idle limit).
+    pub header_timeout: Duration,
+    /// A request body may not stall longer than this between chunks.
+    pub body_timeout: Duration,
+    /// Connections served at once; more wait in the kernel's backlog.
+    pub max_connections: usize,
+    /// Bytes a recorded session's files may reach before periodic heap snapshots stop.
+    pub session_quota: u64,
 }
+
+/// `Config::default().session_quota`: 4 GiB.
+pub const DEFAULT_SESSION_QUOTA: u64 = 4 << 30;
 
 impl Default for Config {
     fn default() -> Self {
@@ -55,6 +69,11 @@ impl Default for Config {
             cache_entries: 8,
             sourcemap_dirs: Vec::new(),
             discover_maps_for_imports: false,
+            allow_pid_targets: false,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(60),
+            max_connections: 256,
+            session_quota: DEFAULT_SESSION_QUOTA,
         }
     }
 }
@@ -62,10 +81,18 @@ impl Default for Config {
 /// The reply a stop request waits for.
 pub type StopReply = oneshot::Sender<ApiResult<Value>>;
 
+/// What makes two recordings the same target: the address the CDP connection really reached
+/// and the inspector's id of the target (`ws://localhost:9229/ID` and `127.0.0.1:9229` are one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetKey {
+    pub addr: SocketAddr,
+    pub id: Option<String>,
+}
+
 /// A recording in progress.
 pub struct Active {
     pub target: String,
-    pub ws_url: String,
+    pub key: TargetKey,
     pub pid: Option<u32>,
     /// Taken by the first stop request.
     pub stop: Option<oneshot::Sender<StopReply>>,
@@ -80,6 +107,39 @@ pub struct AppState {
     pub catalogue: Catalogue,
     pub active: Mutex<HashMap<String, Active>>,
     pub cache: Cache,
+    pub throttle: crate::security::AuthThrottle,
+}
+
+/// Creates a directory (and its parents) readable by its owner only: recordings hold process
+/// memory.
+pub fn create_private_dir(path: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(path)
+}
+
+/// Creates a new file readable by its owner only; fails if the name exists (a link included).
+pub fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
+}
+
+/// Whether `name` is one of the server's own upload temp files (`.<16 hex>.partial`).
+pub fn is_upload_temp(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_suffix(".partial"))
+        .is_some_and(|id| crate::ids::session_id(id).is_ok())
 }
 
 impl AppState {
@@ -186,6 +246,7 @@ pub fn session_json(s: &SessionRow, artifacts: &[ArtifactRow]) -> Value {
             "name": a.original_name,
         })).collect::<Vec<_>>(),
         "error": s.error,
+        "warnings": s.warnings.iter().map(|m| json!({"at": "recording", "message": m})).collect::<Vec<_>>(),
     })
 }
 
@@ -306,9 +367,19 @@ pub fn timelines_of(t: &jsprof_document::load::CpuInput) -> Vec<TimelineInfo> {
 }
 
 /// After a start: sessions still `recording` were cut short by a crash; mark them `failed`
-/// with what they saved. Upload leftovers and directories no session owns are removed.
+/// with what they saved. The server's own leftovers are removed — upload temp files and session
+/// directories the catalogue does not know — and only those: a name the server never makes
+/// (`sessions/my-project/`) is someone else's and stays.
 pub async fn recover(state: &AppState) -> ApiResult<()> {
-    let _ = std::fs::remove_dir_all(state.uploads_dir());
+    if let Ok(entries) = std::fs::read_dir(state.uploads_dir()) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            if is_file && is_upload_temp(&name) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
     let sessions = state.catalogue.sessions()?;
     for (row, _) in &sessions {
         if row.state != State::Recording {
@@ -326,9 +397,10 @@ pub async fn recover(state: &AppState) -> ApiResult<()> {
     if let Ok(entries) = std::fs::read_dir(state.sessions_dir()) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
-            let known =
-                crate::ids::session_id(&name).is_ok() && sessions.iter().any(|(s, _)| s.id == name);
-            if !known {
+            let ours = crate::ids::session_id(&name).is_ok()
+                && entry.file_type().is_ok_and(|t| t.is_dir());
+            if ours && !sessions.iter().any(|(s, _)| s.id == name) {
+                eprintln!("jsprof serve: removing sessions/{name}, which no session owns");
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }

@@ -65,10 +65,12 @@ async fn receive(state: &AppState, req: Request) -> ApiResult<TempFile> {
         }
     }
     let dir = state.uploads_dir();
-    std::fs::create_dir_all(&dir)?;
+    crate::state::create_private_dir(&dir)?;
+    // The name recovery sweeps (`state::is_upload_temp`): nothing else in uploads/ is touched.
     let path = dir.join(format!(".{}.partial", ids::random_hex(8)));
+    let file = crate::state::create_private_file(&path)?;
     let temp = TempFile(Some(path.clone()));
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path)?);
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let mut stream = req.into_body().into_data_stream();
     let mut total: u64 = 0;
     while let Some(chunk) = stream.next().await {
@@ -118,7 +120,7 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
     };
     let id = ids::new_session_id();
     let dir = state.session_dir(&id);
-    std::fs::create_dir_all(&dir)?;
+    crate::state::create_private_dir(&dir)?;
     let file = format!("import.{ext}");
     std::fs::rename(&upload, dir.join(&file))?;
     temp.0 = None;
@@ -138,6 +140,7 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
         error: None,
         timelines: Vec::new(),
         timeline_artifact: None,
+        warnings: Vec::new(),
     };
     let artifact = ArtifactRow {
         artifact_id: 1,

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use jsprof_cdp::{
-    Artifact, ArtifactKind, Client, OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason,
+    Artifact, ArtifactKind, Client, OutputSpec, Reach, RecordOptions, Recorder, SnapshotMode,
+    StopReason,
 };
 use serde::Serialize;
 
@@ -74,6 +75,20 @@ struct ArtifactJson {
     bytes: u64,
 }
 
+/// How a launched program ended.
+#[derive(Serialize)]
+struct ProgramJson {
+    pid: u32,
+    /// Its exit code; `null` when a signal ended it or it still runs.
+    exit_code: Option<i32>,
+    /// The signal that ended it.
+    signal: Option<i32>,
+    /// jsprof ended it (Ctrl-C or --duration) rather than the program finishing by itself.
+    stopped_by_jsprof: bool,
+    /// It failed by itself: a non-zero exit, an uncaught exception, a signal (exit code 1).
+    failed: bool,
+}
+
 #[derive(Serialize)]
 struct RecordJson {
     kind: &'static str,
@@ -81,6 +96,16 @@ struct RecordJson {
     target: String,
     stop_reason: String,
     artifacts: Vec<ArtifactJson>,
+    /// The launched command's end; `null` for --inspect, --pid and --chrome.
+    program: Option<ProgramJson>,
+}
+
+/// What a recording produced.
+struct Outcome {
+    target: String,
+    stop: StopReason,
+    artifacts: Vec<Artifact>,
+    program: Option<ProgramJson>,
 }
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -115,6 +140,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             (true, Some(s)) => SnapshotMode::Every(seconds(s, "--every")?),
         },
         trace: args.trace,
+        snapshot_quota: None,
     };
     if !options.cpu
         && !options.heap_sampling
@@ -145,18 +171,35 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "jsprof: recording until interrupted (SIGINT); give --duration to stop by itself"
         );
     }
+    // Before anything runs: a recording that cannot be saved is lost whole.
+    probe_output(&args.out)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (target, stop, artifacts) = runtime.block_on(record(&args, options, duration))?;
+    let outcome = runtime.block_on(record(&args, options, duration))?;
+    // A program that failed by itself fails the command (exit 1, "a check failed"), the
+    // recording still saved. Its own code is not mirrored: 2 means bad usage here, and a signal
+    // has no code; the JSON `program` says exactly how it ended.
+    let code = match &outcome.program {
+        Some(p) if p.failed => {
+            eprintln!(
+                "jsprof: {} {}; the recording is saved",
+                outcome.target,
+                describe(p)
+            );
+            ExitCode::from(1)
+        }
+        _ => ExitCode::SUCCESS,
+    };
 
     if args.json {
         output::print_json(&RecordJson {
             kind: "recording",
             warnings: Vec::new(),
-            target,
-            stop_reason: format!("{stop:?}"),
-            artifacts: artifacts
+            target: outcome.target,
+            stop_reason: format!("{:?}", outcome.stop),
+            artifacts: outcome
+                .artifacts
                 .iter()
                 .map(|a| ArtifactJson {
                     kind: a.kind.as_str(),
@@ -164,10 +207,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     bytes: a.bytes,
                 })
                 .collect(),
+            program: outcome.program,
         })?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(code);
     }
-    for artifact in &artifacts {
+    for artifact in &outcome.artifacts {
         println!(
             "\n{} ({})",
             artifact.path.display(),
@@ -175,7 +219,52 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
         summarize(artifact);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
+}
+
+/// Creates the output directory and a file in it, then removes the file: a bad or read-only
+/// `-o` is an error before the program is launched, not after it has been recorded.
+fn probe_output(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("-o {}: cannot create the directory", dir.display()))?;
+    let probe = dir.join(format!(".jsprof-probe-{}", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    let written = options
+        .open(&probe)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"x"));
+    let _ = std::fs::remove_file(&probe);
+    written.with_context(|| format!("-o {}: cannot write recordings there", dir.display()))
+}
+
+fn describe(p: &ProgramJson) -> String {
+    match (p.exit_code, p.signal) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => "did not exit".to_string(),
+    }
+}
+
+/// How a launched program ended, as `record` reports it.
+fn program_status(
+    pid: u32,
+    status: Option<std::process::ExitStatus>,
+    stopped_by_jsprof: bool,
+) -> ProgramJson {
+    use std::os::unix::process::ExitStatusExt;
+    let exit_code = status.and_then(|s| s.code());
+    let signal = status.and_then(|s| s.signal());
+    ProgramJson {
+        pid,
+        exit_code,
+        signal,
+        stopped_by_jsprof,
+        failed: !stopped_by_jsprof && status.is_some_and(|s| !s.success()),
+    }
 }
 
 /// The `summary` of a recorded file; a file jsprof cannot summarize yet is just listed.
@@ -236,7 +325,7 @@ async fn record(
     args: &Args,
     options: RecordOptions,
     duration: Option<Duration>,
-) -> Result<(String, StopReason, Vec<Artifact>)> {
+) -> Result<Outcome> {
     let mut child = None;
     let target = if !args.command.is_empty() {
         let launched = jsprof_cdp::launch(&args.command, CONNECT_TIMEOUT, args.json).await?;
@@ -252,18 +341,18 @@ async fn record(
             pid: Some(launched.pid),
         }
     } else if let Some(spec) = &args.inspect {
-        jsprof_cdp::resolve_inspect(spec).await?
+        jsprof_cdp::resolve_inspect(spec, Reach::Any).await?
     } else if let Some(pid) = args.pid {
         jsprof_cdp::resolve_pid(pid, CONNECT_TIMEOUT).await?
     } else {
-        jsprof_cdp::resolve_chrome(args.chrome.as_deref().unwrap_or_default()).await?
+        jsprof_cdp::resolve_chrome(args.chrome.as_deref().unwrap_or_default(), Reach::Any).await?
     };
     let stem = stem(args, &sanitize(&target.title).replace("--", "-"));
     let output = OutputSpec {
         dir: args.out.clone(),
         stem,
     };
-    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT)
+    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT, Reach::Any)
         .await
         .with_context(|| format!("cannot attach to {}", target.title))?;
     let mut recorder = Recorder::start(client, events, target.kind, options, output).await?;
@@ -295,15 +384,27 @@ async fn record(
         .stop()
         .await
         .with_context(|| format!("collecting the recording from {}", target.title))?;
+    let mut program = None;
     if let Some(mut c) = child {
-        if stop != StopReason::ProgramFinished {
+        let stopped_by_jsprof = stop != StopReason::ProgramFinished;
+        let pid = c.id().unwrap_or(0);
+        if stopped_by_jsprof {
             // We stopped early (Ctrl-C or --duration): interrupt the program as Ctrl-C would have.
             if let Some(pid) = c.id() {
                 // SAFETY: sending SIGINT to our own child process.
                 unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
             }
         }
-        let _ = tokio::time::timeout(Duration::from_secs(10), c.wait()).await;
+        let status = tokio::time::timeout(Duration::from_secs(10), c.wait())
+            .await
+            .ok()
+            .and_then(|s| s.ok());
+        program = Some(program_status(pid, status, stopped_by_jsprof));
     }
-    Ok((target.title, stop, artifacts))
+    Ok(Outcome {
+        target: target.title,
+        stop,
+        artifacts,
+        program,
+    })
 }

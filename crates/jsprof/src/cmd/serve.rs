@@ -24,9 +24,14 @@ pub struct Args {
     /// ~/.local/share/jsprof/serve).
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// The token every request must carry (default: random per start, printed in the URL).
-    #[arg(long, value_name = "T")]
+    /// The token every request must carry (default: $JSPROF_TOKEN, else random per start,
+    /// printed in the URL). On the command line it is visible to every user in `ps`: prefer
+    /// --token-file or JSPROF_TOKEN.
+    #[arg(long, value_name = "T", conflicts_with = "token_file")]
     pub token: Option<String>,
+    /// Read the token from this file (its first line).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
     /// Open the URL in a browser.
     #[arg(long)]
     pub open: bool,
@@ -44,6 +49,46 @@ pub struct Args {
     /// scripts name; uploaded files only get these.
     #[arg(long, value_name = "FILE|DIR")]
     pub sourcemap_dir: Vec<std::path::PathBuf>,
+    /// Accept `pid:PID` targets: SIGUSR1 to a Node process of this user opens its inspector.
+    #[arg(long)]
+    pub allow_pid_targets: bool,
+    /// Seconds a client has to send a request's headers (also the keep-alive idle limit).
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub header_timeout: f64,
+    /// Connections served at once; more wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_connections: usize,
+    /// Bytes a recorded session's files may reach before periodic heap snapshots stop
+    /// (with K, M, G).
+    #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
+    pub session_quota: u64,
+}
+
+/// The token from --token, --token-file or JSPROF_TOKEN, in that order.
+fn token_of(args: &Args) -> Result<Option<String>> {
+    if let Some(t) = &args.token {
+        return Ok(Some(t.clone()));
+    }
+    if let Some(path) = &args.token_file {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("--token-file {}: cannot read", path.display()))?;
+        let token = text.lines().next().unwrap_or("").trim().to_string();
+        if token.is_empty() {
+            bail!("--token-file {}: the file is empty", path.display());
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            if std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o077 != 0) {
+                eprintln!(
+                    "jsprof serve: warning: {} is readable by other users; `chmod 600` it",
+                    path.display()
+                );
+            }
+        }
+        return Ok(Some(token));
+    }
+    Ok(std::env::var("JSPROF_TOKEN").ok().filter(|t| !t.is_empty()))
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {
@@ -111,14 +156,24 @@ pub(crate) async fn shutdown_signal() {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
+    if !(args.header_timeout.is_finite() && args.header_timeout > 0.0) {
+        bail!("--header-timeout needs a positive number of seconds");
+    }
+    if args.max_connections == 0 {
+        bail!("--max-connections needs at least 1");
+    }
     let config = Config {
         addr: args.addr,
         data_dir: data_dir.clone(),
-        token: args.token.clone(),
+        token: token_of(&args)?,
         max_upload: args.max_upload,
         allow_remote_targets: args.allow_remote_targets,
         allowed_hosts: args.allow_host.clone(),
         sourcemap_dirs: args.sourcemap_dir.clone(),
+        allow_pid_targets: args.allow_pid_targets,
+        header_timeout: std::time::Duration::from_secs_f64(args.header_timeout),
+        max_connections: args.max_connections,
+        session_quota: args.session_quota,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

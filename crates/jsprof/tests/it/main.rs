@@ -9,6 +9,7 @@ mod filters;
 mod heap;
 mod heap_explore;
 mod hostile_input;
+mod hostile_serve;
 mod record;
 mod serve;
 mod source_maps;

@@ -16,10 +16,10 @@ use crate::support::{fixtures, jsprof, node_with_inspector, temp_file};
 
 /// A running `jsprof serve`.
 pub(crate) struct Serve {
-    child: Child,
-    addr: String,
-    token: String,
-    data: PathBuf,
+    pub(crate) child: Child,
+    pub(crate) addr: String,
+    pub(crate) token: String,
+    pub(crate) data: PathBuf,
 }
 
 impl Drop for Serve {
@@ -108,7 +108,13 @@ fn decode_chunked(mut body: &[u8]) -> Vec<u8> {
 }
 
 /// One request with `Connection: close`; `headers` are sent as given (no token added).
-fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+pub(crate) fn raw(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(300)))
@@ -146,7 +152,7 @@ fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u
 }
 
 impl Serve {
-    fn request(&self, method: &str, path: &str, body: &[u8]) -> Reply {
+    pub(crate) fn request(&self, method: &str, path: &str, body: &[u8]) -> Reply {
         let auth = format!("Bearer {}", self.token);
         raw(
             &self.addr,
@@ -161,7 +167,7 @@ impl Serve {
         self.request("GET", path, b"")
     }
 
-    fn post_json(&self, path: &str, body: Value) -> Reply {
+    pub(crate) fn post_json(&self, path: &str, body: Value) -> Reply {
         self.request("POST", path, body.to_string().as_bytes())
     }
 
@@ -181,7 +187,7 @@ impl Serve {
 }
 
 /// Whether Node is here; with `CI` set its absence is a failure.
-fn have_node() -> bool {
+pub(crate) fn have_node() -> bool {
     let ok = Command::new("node")
         .arg("--version")
         .output()
@@ -526,14 +532,17 @@ fn serve_keeps_stopped_sessions_across_a_sigkill_and_fails_the_cut_recording() {
         return;
     }
     let data = data_dir("crash");
-    let (mut node, addr) = node_with_inspector(60_000);
+    // An idle Node: its heap snapshots (one a second at most) stay small and quick.
+    let (_node, port, _) =
+        crate::hostile_serve::node_inspector("127.0.0.1:0", crate::hostile_serve::IDLE);
+    let addr = format!("127.0.0.1:{port}");
     let mut s = serve(&data, &[]);
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let imported = s.import(&file);
     let kept = imported["session_id"].as_str().unwrap().to_string();
     let r = s.post_json(
         "/api/sessions",
-        json!({"target": addr, "record": ["cpu", "heap-snapshot"], "snapshot_every_s": 0.3}),
+        json!({"target": addr, "record": ["cpu", "heap-snapshot"], "snapshot_every_s": 1}),
     );
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let cut = r.json()["session_id"].as_str().unwrap().to_string();
@@ -600,8 +609,6 @@ fn serve_keeps_stopped_sessions_across_a_sigkill_and_fails_the_cut_recording() {
     // And the target can be recorded again.
     let again = s.post_json("/api/sessions", json!({"target": addr}));
     assert_eq!(again.status, 201);
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 #[test]
@@ -895,7 +902,7 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
         .expect("node");
     // SIGUSR1 before Node installs its handler would kill it: give it a moment to start.
     std::thread::sleep(Duration::from_millis(1000));
-    let s = serve(&data_dir("pid"), &[]);
+    let s = serve(&data_dir("pid"), &["--allow-pid-targets"]);
     let r = s.post_json(
         "/api/sessions",
         json!({"target": format!("pid:{}", node.id())}),
