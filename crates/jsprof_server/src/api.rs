@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cache::{Loaded, View};
-use crate::catalogue::{ArtifactRow, SessionRow, State as SessionState};
+use crate::catalogue::{ArtifactKind, ArtifactRow, SessionRow, State as SessionState};
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
 use crate::params::Params;
@@ -305,7 +305,7 @@ async fn profile_of(
     filters: &FilterSpec,
 ) -> ApiResult<(std::sync::Arc<Loaded>, String)> {
     let (s, a) = artifact(state, id, artifact_text)?;
-    if a.kind == "heap-snapshot" {
+    if a.kind == ArtifactKind::HeapSnapshot {
         return Err(ApiError::bad_request(format!(
             "artifact {} is a heap snapshot; use …/heap/summary",
             a.artifact_id
@@ -426,7 +426,7 @@ async fn snapshot_of(
     artifact_text: &str,
 ) -> ApiResult<(std::sync::Arc<Loaded>, String)> {
     let (s, a) = artifact(state, id, artifact_text)?;
-    if a.kind != "heap-snapshot" {
+    if a.kind != ArtifactKind::HeapSnapshot {
         return Err(ApiError::bad_request(format!(
             "artifact {} is a {}, not a heap snapshot",
             a.artifact_id, a.format
@@ -531,7 +531,7 @@ async fn heap_diff(
         ))
     })?;
     let (bs, ba) = artifact(&state, base_session, base_artifact)?;
-    if ba.kind != "heap-snapshot" {
+    if ba.kind != ArtifactKind::HeapSnapshot {
         return Err(ApiError::bad_request(format!(
             "the base {}/{} is a {}, not a heap snapshot",
             bs.id, ba.artifact_id, ba.format

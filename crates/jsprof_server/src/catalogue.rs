@@ -36,7 +36,7 @@ impl State {
 }
 
 /// One timeline of a session (a thread of its trace or CPU profile).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct TimelineInfo {
     pub timeline_id: u32,
     pub name: String,
@@ -69,8 +69,7 @@ pub struct SessionRow {
 #[derive(Clone, Debug)]
 pub struct ArtifactRow {
     pub artifact_id: u32,
-    /// `cpu`, `heap-sampling`, `heap-snapshot` or `trace`.
-    pub kind: String,
+    pub kind: ArtifactKind,
     /// What the file holds (`cpuprofile`, `selfprofile`, `trace`, `heapprofile`, `heapsnapshot`).
     pub format: String,
     /// The file's name inside the session's directory.
@@ -78,6 +77,41 @@ pub struct ArtifactRow {
     pub bytes: u64,
     /// The name it was uploaded under, for imports.
     pub original_name: Option<String>,
+}
+
+/// What an artifact is, a closed set: stored as its name and parsed once where rows are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArtifactKind {
+    /// A CPU profile or JS Self-Profiling trace.
+    Cpu,
+    /// A sampling heap profile.
+    HeapSampling,
+    HeapSnapshot,
+    /// A Chrome trace.
+    Trace,
+}
+
+impl ArtifactKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArtifactKind::Cpu => "cpu",
+            ArtifactKind::HeapSampling => "heap-sampling",
+            ArtifactKind::HeapSnapshot => "heap-snapshot",
+            ArtifactKind::Trace => "trace",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ArtifactKind> {
+        [
+            ArtifactKind::Cpu,
+            ArtifactKind::HeapSampling,
+            ArtifactKind::HeapSnapshot,
+            ArtifactKind::Trace,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
 }
 
 /// The catalogue, shared by every request.
@@ -139,7 +173,16 @@ fn session_of(row: &Row) -> rusqlite::Result<SessionRow> {
 fn artifact_of(row: &Row) -> rusqlite::Result<ArtifactRow> {
     Ok(ArtifactRow {
         artifact_id: row.get("artifact_id")?,
-        kind: row.get("kind")?,
+        kind: {
+            let text: String = row.get("kind")?;
+            ArtifactKind::parse(&text).ok_or_else(|| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    2,
+                    rusqlite::types::Type::Text,
+                    format!("unknown artifact kind `{text}`").into(),
+                )
+            })?
+        },
         format: row.get("format")?,
         file: row.get("file")?,
         bytes: row.get::<_, i64>("bytes")? as u64,
@@ -183,7 +226,7 @@ fn insert_artifacts(
             params![
                 session,
                 a.artifact_id,
-                a.kind,
+                a.kind.as_str(),
                 a.format,
                 a.file,
                 a.bytes as i64,

@@ -203,25 +203,6 @@ pub fn document(state: &AppState) -> Value {
                     "record": {"type": "array", "items": {"type": "string", "enum": ["cpu", "heap-sampling", "heap-snapshot", "trace"]}, "default": ["cpu"]},
                     "interval_us": {"type": "integer", "minimum": 1, "maximum": 1000000},
                     "snapshot_every_s": {"type": "number", "description": "with heap-snapshot: one every so many seconds too"}}},
-                "Session": {"type": "object", "properties": {
-                    "session_id": {"type": "string"},
-                    "source": {"type": "string", "enum": ["recorded", "imported"]},
-                    "target": {"type": "string"},
-                    "state": {"type": "string", "enum": ["recording", "stopped", "failed"]},
-                    "record": {"type": "array", "items": {"type": "string"}},
-                    "started_at": {"type": "string", "format": "date-time"},
-                    "stopped_at": {"type": ["string", "null"], "format": "date-time"},
-                    "timelines": {"type": "array", "items": {"type": "object", "properties": {
-                        "timeline_id": {"type": "integer"}, "name": {"type": "string"},
-                        "pid": {"type": ["integer", "null"]}, "tid": {"type": ["integer", "null"]}}}},
-                    "timeline_artifact_id": {"type": ["integer", "null"]},
-                    "artifacts": {"type": "array", "items": {"type": "object", "properties": {
-                        "artifact_id": {"type": "integer"},
-                        "kind": {"type": "string", "enum": ["cpu", "heap-sampling", "heap-snapshot", "trace"]},
-                        "format": {"type": "string"}, "bytes": {"type": "integer"},
-                        "name": {"type": ["string", "null"]}}}},
-                    "error": {"type": ["string", "null"]},
-                    "warnings": {"type": "array", "description": "what the recording skipped (a snapshot past the session quota, …)", "items": {"$ref": "#/components/schemas/JsonWarning"}}}},
                 "SessionList": {"type": "object", "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
                 "Released": {"type": "object", "properties": {"released": {"type": "array", "items": {"type": "string"}}}}
             }
@@ -231,5 +212,11 @@ pub fn document(state: &AppState) -> Value {
         .as_object_mut()
         .expect("written above");
     schemas.extend(jsprof_document::schema::components());
+    // The session resource, from its type.
+    let mut g = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.definitions_path = "/components/schemas".into())
+        .into_generator();
+    g.subschema_for::<crate::state::SessionJson>();
+    schemas.extend(g.take_definitions(true));
     doc
 }

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::cache::{Cache, Loaded, View};
-use crate::catalogue::{ArtifactRow, Catalogue, SessionRow, State, TimelineInfo};
+use crate::catalogue::{ArtifactKind, ArtifactRow, Catalogue, SessionRow, State, TimelineInfo};
 use crate::clock::now_rfc3339;
 use crate::error::{ApiError, ApiResult};
 use jsprof_document::filters::FilterSpec;
@@ -226,43 +226,95 @@ pub fn artifact_name(session: &SessionRow, artifact: &ArtifactRow) -> String {
     }
 }
 
+/// A session as the API shows it (`GET /api/sessions/{id}`, the answers of start, stop and
+/// import, the list's items).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Session")]
+pub struct SessionJson {
+    /// 16 hex digits.
+    pub session_id: String,
+    /// `recorded` or `imported`.
+    pub source: String,
+    /// What was recorded (`ws://…`, `HOST:PORT`, `pid:PID`, `chrome:HOST:PORT`) or
+    /// `import:NAME`.
+    pub target: String,
+    /// `recording`, `stopped` or `failed`.
+    pub state: &'static str,
+    /// What was asked for: `cpu`, `heap-sampling`, `heap-snapshot`, `trace`.
+    pub record: Vec<String>,
+    /// RFC 3339.
+    pub started_at: String,
+    pub stopped_at: Option<String>,
+    /// The timelines of `timeline_artifact_id`, with the ids `…/timelines/{t}/events` takes.
+    pub timelines: Vec<TimelineInfo>,
+    pub timeline_artifact_id: Option<u32>,
+    pub artifacts: Vec<ArtifactJson>,
+    /// Why the session failed.
+    pub error: Option<String>,
+    /// What the recording skipped (a snapshot past the session quota, …).
+    pub warnings: Vec<jsprof_document::JsonWarning>,
+}
+
+/// One file of a session.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct ArtifactJson {
+    pub artifact_id: u32,
+    pub kind: ArtifactKind,
+    /// What the file holds: `cpuprofile`, `selfprofile`, `trace`, `heapprofile`, `heapsnapshot`.
+    pub format: String,
+    pub bytes: u64,
+    /// The name it was uploaded under (imports).
+    pub name: Option<String>,
+}
+
 /// The session as the API shows it.
 pub fn session_json(s: &SessionRow, artifacts: &[ArtifactRow]) -> Value {
-    json!({
-        "session_id": s.id,
-        "source": s.source,
-        "target": s.target,
-        "state": s.state.as_str(),
-        "record": s.record,
-        "started_at": s.started_at,
-        "stopped_at": s.stopped_at,
-        "timelines": s.timelines,
-        "timeline_artifact_id": s.timeline_artifact,
-        "artifacts": artifacts.iter().map(|a| json!({
-            "artifact_id": a.artifact_id,
-            "kind": a.kind,
-            "format": a.format,
-            "bytes": a.bytes,
-            "name": a.original_name,
-        })).collect::<Vec<_>>(),
-        "error": s.error,
-        "warnings": s.warnings.iter().map(|m| json!({"at": "recording", "message": m})).collect::<Vec<_>>(),
-    })
+    let doc = SessionJson {
+        session_id: s.id.clone(),
+        source: s.source.clone(),
+        target: s.target.clone(),
+        state: s.state.as_str(),
+        record: s.record.clone(),
+        started_at: s.started_at.clone(),
+        stopped_at: s.stopped_at.clone(),
+        timelines: s.timelines.clone(),
+        timeline_artifact_id: s.timeline_artifact,
+        artifacts: artifacts
+            .iter()
+            .map(|a| ArtifactJson {
+                artifact_id: a.artifact_id,
+                kind: a.kind,
+                format: a.format.clone(),
+                bytes: a.bytes,
+                name: a.original_name.clone(),
+            })
+            .collect(),
+        error: s.error.clone(),
+        warnings: s
+            .warnings
+            .iter()
+            .map(|m| jsprof_document::JsonWarning {
+                at: "recording".to_string(),
+                message: m.clone(),
+            })
+            .collect(),
+    };
+    serde_json::to_value(doc).expect("a session serializes")
 }
 
 /// The artifact kind and format a recorded file's name says.
-pub fn kind_of_file(name: &str) -> Option<(&'static str, &'static str)> {
+pub fn kind_of_file(name: &str) -> Option<(ArtifactKind, &'static str)> {
     if name.starts_with('.') {
         return None;
     }
     Some(if name.ends_with(".cpuprofile") {
-        ("cpu", "cpuprofile")
+        (ArtifactKind::Cpu, "cpuprofile")
     } else if name.ends_with(".heapprofile") {
-        ("heap-sampling", "heapprofile")
+        (ArtifactKind::HeapSampling, "heapprofile")
     } else if name.ends_with(".heapsnapshot") {
-        ("heap-snapshot", "heapsnapshot")
+        (ArtifactKind::HeapSnapshot, "heapsnapshot")
     } else if name.ends_with(".trace.json") {
-        ("trace", "trace")
+        (ArtifactKind::Trace, "trace")
     } else {
         return None;
     })
@@ -311,7 +363,7 @@ pub async fn finish(
         .enumerate()
         .map(|(i, (file, bytes, kind, format))| ArtifactRow {
             artifact_id: i as u32 + 1,
-            kind: kind.to_string(),
+            kind,
             format: format.to_string(),
             file,
             bytes,
@@ -321,8 +373,8 @@ pub async fn finish(
     let mut error = failure;
     let timeline_artifact = artifacts
         .iter()
-        .find(|a| a.kind == "trace")
-        .or_else(|| artifacts.iter().find(|a| a.kind == "cpu"));
+        .find(|a| a.kind == ArtifactKind::Trace)
+        .or_else(|| artifacts.iter().find(|a| a.kind == ArtifactKind::Cpu));
     row.timelines.clear();
     row.timeline_artifact = None;
     if let Some(a) = timeline_artifact {

@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::cache::{Loaded, View};
+use crate::catalogue::ArtifactKind;
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
 use crate::params::Params;
@@ -183,7 +184,7 @@ async fn profile(
         .ok_or_else(|| {
             ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
         })?;
-    if a.kind == "heap-snapshot" {
+    if a.kind == ArtifactKind::HeapSnapshot {
         return Err(ApiError::bad_request(format!(
             "artifact {artifact_id} is a heap snapshot"
         )));
@@ -232,7 +233,7 @@ async fn snapshot(state: &AppState, id: &str, artifact: &str) -> ApiResult<(Arc<
         .ok_or_else(|| {
             ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
         })?;
-    if a.kind != "heap-snapshot" {
+    if a.kind != ArtifactKind::HeapSnapshot {
         return Err(ApiError::bad_request(format!(
             "artifact {artifact_id} is a {}, not a heap snapshot",
             a.format
@@ -400,7 +401,10 @@ async fn cpu_artifact(
         .ok_or_else(|| {
             ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
         })?;
-    if a.kind.starts_with("heap") {
+    if matches!(
+        a.kind,
+        ArtifactKind::HeapSampling | ArtifactKind::HeapSnapshot
+    ) {
         return Err(ApiError::bad_request(format!(
             "artifact {artifact_id} is a {}, not a CPU profile or trace",
             a.format

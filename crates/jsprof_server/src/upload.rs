@@ -13,7 +13,7 @@ use jsprof_profile::Format;
 use serde_json::Value;
 
 use crate::cache::View;
-use crate::catalogue::{ArtifactRow, SessionRow, State};
+use crate::catalogue::{ArtifactKind, ArtifactRow, SessionRow, State};
 use crate::clock::now_rfc3339;
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
@@ -107,12 +107,22 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
             .map_err(|e| ApiError::internal(e.to_string()))??
     };
     let (kind, format_name, ext, view) = match format {
-        Format::CpuProfile => ("cpu", "cpuprofile", "cpuprofile", View::Cpu),
-        Format::SelfProfile => ("cpu", "selfprofile", "jsprofile.json", View::Cpu),
-        Format::Trace => ("trace", "trace", "trace.json", View::Cpu),
-        Format::HeapProfile => ("heap-sampling", "heapprofile", "heapprofile", View::Cpu),
+        Format::CpuProfile => (ArtifactKind::Cpu, "cpuprofile", "cpuprofile", View::Cpu),
+        Format::SelfProfile => (
+            ArtifactKind::Cpu,
+            "selfprofile",
+            "jsprofile.json",
+            View::Cpu,
+        ),
+        Format::Trace => (ArtifactKind::Trace, "trace", "trace.json", View::Cpu),
+        Format::HeapProfile => (
+            ArtifactKind::HeapSampling,
+            "heapprofile",
+            "heapprofile",
+            View::Cpu,
+        ),
         Format::HeapSnapshot => (
-            "heap-snapshot",
+            ArtifactKind::HeapSnapshot,
             "heapsnapshot",
             "heapsnapshot",
             View::Snapshot,
@@ -134,7 +144,7 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
         ws_url: None,
         pid: None,
         state: State::Stopped,
-        record: vec![kind.to_string()],
+        record: vec![kind.as_str().to_string()],
         started_at: now.clone(),
         stopped_at: Some(now),
         error: None,
@@ -144,7 +154,7 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
     };
     let artifact = ArtifactRow {
         artifact_id: 1,
-        kind: kind.to_string(),
+        kind,
         format: format_name.to_string(),
         file,
         bytes,
