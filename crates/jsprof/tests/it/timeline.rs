@@ -278,12 +278,11 @@ fn traces_devtools_cannot_open_still_load() {
         }
         // The Chrome 141 file has neither trace events nor JS calls on that thread: no entries,
         // as in DevTools; its samples are still there.
-        let view = if rel.contains("141") {
-            "--samples"
-        } else {
-            "--json"
-        };
-        let top = jsprof_json(&["top", &file, view, "--json"]);
+        let mut args = vec!["top", file.as_str(), "--json"];
+        if rel.contains("141") {
+            args.push("--samples");
+        }
+        let top = jsprof_json(&args);
         assert!(!top["functions"].as_array().unwrap().is_empty(), "{rel}");
     }
 }
