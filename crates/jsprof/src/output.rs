@@ -47,6 +47,63 @@ pub fn to_stdout(
     Ok(())
 }
 
+/// The table `top`, `tree` and `summary` print: self and total with their shares of `total`,
+/// then the function and its location.
+pub struct WeightTable {
+    table: Table,
+    bytes: bool,
+    total: i64,
+}
+
+impl WeightTable {
+    pub fn new(unit: jsprof_profile::WeightUnit, total: i64) -> WeightTable {
+        WeightTable {
+            table: Table::new(&[
+                ("Self", Align::Right),
+                ("Self %", Align::Right),
+                ("Total", Align::Right),
+                ("Total %", Align::Right),
+                ("Function", Align::Left),
+                ("Location", Align::Left),
+            ]),
+            bytes: unit == jsprof_profile::WeightUnit::Bytes,
+            total,
+        }
+    }
+
+    fn weight(&self, w: i64) -> String {
+        if self.bytes {
+            fmt_bytes(w as f64)
+        } else {
+            fmt_ms(jsprof_profile::ns_to_ms(w))
+        }
+    }
+
+    fn share(&self, w: i64) -> String {
+        fmt_percent(if self.total > 0 {
+            w as f64 * 100.0 / self.total as f64
+        } else {
+            0.0
+        })
+    }
+
+    pub fn row(&mut self, self_weight: i64, total_weight: i64, function: String, location: String) {
+        let cells = vec![
+            self.weight(self_weight),
+            self.share(self_weight),
+            self.weight(total_weight),
+            self.share(total_weight),
+            function,
+            location,
+        ];
+        self.table.row(cells);
+    }
+
+    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        self.table.write(out)
+    }
+}
+
 /// True when the error chain holds a closed-pipe write (`jsprof top x | head`): not an error.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {

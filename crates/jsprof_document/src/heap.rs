@@ -306,21 +306,7 @@ pub fn retainers_report_with(
         max_depth: options.max_depth,
         ..PathOptions::default()
     };
-    let paths = retaining_paths(s, a, index, node, path_options)
-        .into_iter()
-        .map(|p| PathJson {
-            steps: p
-                .edges
-                .iter()
-                .map(|&e| StepJson {
-                    edge_type: edge_type_name(s, e).to_owned(),
-                    edge_name: edge_name(s, e),
-                    edge: edge_label(s, e),
-                    retainer: object_json(s, a, edge_source(s, e)),
-                })
-                .collect(),
-        })
-        .collect();
+    let paths = paths_json(s, a, index, node, path_options);
     RetainersReport {
         kind: s.kind(),
         warnings: warnings(s),
@@ -410,6 +396,32 @@ pub fn diff_report(
             .collect(),
     };
     (report, unrelated)
+}
+
+/// The shortest retaining paths of `node` as `heap retainers` and the UI's Retainers show them:
+/// the one place paths become JSON.
+pub fn paths_json(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    index: &RetainerIndex,
+    node: u32,
+    options: PathOptions,
+) -> Vec<PathJson> {
+    retaining_paths(s, a, index, node, options)
+        .into_iter()
+        .map(|p| PathJson {
+            steps: p
+                .edges
+                .iter()
+                .map(|&e| StepJson {
+                    edge_type: edge_type_name(s, e).to_owned(),
+                    edge_name: edge_name(s, e),
+                    edge: edge_label(s, e),
+                    retainer: object_json(s, a, edge_source(s, e)),
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// One group of leaked objects: the objects of FINAL created between BASE and TARGET, grouped by

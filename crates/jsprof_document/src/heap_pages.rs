@@ -4,10 +4,9 @@
 
 use std::collections::HashMap;
 
-use crate::heap::{object_json, summary_report, ObjectJson, PathJson, StepJson, SummaryReport};
+use crate::heap::{object_json, summary_report, ObjectJson, PathJson, SummaryReport};
 use jsprof_heap::{
-    class_members, detached_trees, edge_label, edge_name, edge_source, edge_type_name,
-    retaining_paths, Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, PathOptions,
+    class_members, detached_trees, Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, PathOptions,
     RetainerIndex, SortBy,
 };
 use schemars::JsonSchema;
@@ -84,21 +83,7 @@ pub fn paths_json(
         max_paths,
         ..PathOptions::default()
     };
-    retaining_paths(s, a, index, node, options)
-        .into_iter()
-        .map(|p| PathJson {
-            steps: p
-                .edges
-                .iter()
-                .map(|&e| StepJson {
-                    edge_type: edge_type_name(s, e).to_owned(),
-                    edge_name: edge_name(s, e),
-                    edge: edge_label(s, e),
-                    retainer: object_json(s, a, edge_source(s, e)),
-                })
-                .collect(),
-        })
-        .collect()
+    crate::heap::paths_json(s, a, index, node, options)
 }
 
 /// One detached DOM tree.

@@ -205,7 +205,11 @@ async fn import(State(state): Shared, RawQuery(q): RawQuery, req: Request) -> Ap
 }
 
 /// A session's artifact by id, or 404.
-fn artifact(state: &AppState, id: &str, artifact: &str) -> ApiResult<(SessionRow, ArtifactRow)> {
+pub(crate) fn artifact(
+    state: &AppState,
+    id: &str,
+    artifact: &str,
+) -> ApiResult<(SessionRow, ArtifactRow)> {
     let artifact_id = ids::number("artifact id", artifact)?;
     let (s, artifacts) = state.find(id)?;
     let a = artifacts

@@ -176,14 +176,8 @@ async fn profile(
     let filters = p.filters()?;
     let (start_ms, end_ms) = window(&p)?;
     let timeline_id: Option<u32> = p.number("timeline")?;
-    let artifact_id = ids::number("artifact id", &artifact)?;
-    let (s, artifacts) = state.find(&id)?;
-    let a = artifacts
-        .iter()
-        .find(|a| a.artifact_id == artifact_id)
-        .ok_or_else(|| {
-            ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
-        })?;
+    let (s, a) = crate::api::artifact(&state, &id, &artifact)?;
+    let (a, artifact_id) = (&a, a.artifact_id);
     if a.kind == ArtifactKind::HeapSnapshot {
         return Err(ApiError::bad_request(format!(
             "artifact {artifact_id} is a heap snapshot"
@@ -225,14 +219,8 @@ async fn profile(
 
 /// A heap snapshot artifact, loaded.
 async fn snapshot(state: &AppState, id: &str, artifact: &str) -> ApiResult<(Arc<Loaded>, String)> {
-    let artifact_id = ids::number("artifact id", artifact)?;
-    let (s, artifacts) = state.find(id)?;
-    let a = artifacts
-        .iter()
-        .find(|a| a.artifact_id == artifact_id)
-        .ok_or_else(|| {
-            ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
-        })?;
+    let (s, a) = crate::api::artifact(state, id, artifact)?;
+    let (a, artifact_id) = (&a, a.artifact_id);
     if a.kind != ArtifactKind::HeapSnapshot {
         return Err(ApiError::bad_request(format!(
             "artifact {artifact_id} is a {}, not a heap snapshot",
@@ -393,14 +381,8 @@ async fn cpu_artifact(
     artifact: &str,
     filters: &FilterSpec,
 ) -> ApiResult<(Arc<Loaded>, String)> {
-    let artifact_id = ids::number("artifact id", artifact)?;
-    let (s, artifacts) = state.find(id)?;
-    let a = artifacts
-        .iter()
-        .find(|a| a.artifact_id == artifact_id)
-        .ok_or_else(|| {
-            ApiError::not_found(format!("session {} has no artifact {artifact_id}", s.id))
-        })?;
+    let (s, a) = crate::api::artifact(state, id, artifact)?;
+    let (a, artifact_id) = (&a, a.artifact_id);
     if matches!(
         a.kind,
         ArtifactKind::HeapSampling | ArtifactKind::HeapSnapshot

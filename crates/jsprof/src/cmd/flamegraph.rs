@@ -67,16 +67,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ))
     };
     let mut subtitle = format!("{} — {}, {total}", loaded.name, profile.kind.as_str());
-    for part in [
-        range_arg::describe(args.view.range),
-        args.transform.describe(),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        subtitle.push_str(", ");
-        subtitle.push_str(&part);
-    }
+    subtitle.push_str(&view_note(&args));
     let options = FlameGraphOptions {
         title: args.title.unwrap_or_else(|| {
             if bytes {
@@ -94,6 +85,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .with_context(|| format!("writing {}", args.output.display()))?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `, range 1 ms..2 ms, focus ^a$` for a subtitle: the range and filters applied.
+fn view_note(args: &Args) -> String {
+    [
+        range_arg::describe(args.view.range),
+        args.transform.describe(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|part| format!(", {part}"))
+    .collect()
 }
 
 /// `--diff BEFORE AFTER`: the differential flame graph.
@@ -122,16 +125,7 @@ fn run_diff(args: &Args, before: &Path, after: &Path) -> Result<ExitCode> {
         after.name,
         if args.normalize { " (normalized)" } else { "" }
     );
-    for part in [
-        range_arg::describe(args.view.range),
-        args.transform.describe(),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        subtitle.push_str(", ");
-        subtitle.push_str(&part);
-    }
+    subtitle.push_str(&view_note(args));
     let options = FlameGraphOptions {
         title: args
             .title

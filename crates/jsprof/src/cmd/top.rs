@@ -9,7 +9,7 @@ use jsprof_analysis::FunctionRow;
 use jsprof_profile::{Profile, WeightUnit};
 
 use crate::load::load_cpu;
-use crate::output::{self, Align, JsonWarning, Table};
+use crate::output::{self, JsonWarning};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -101,42 +101,18 @@ pub fn write_table(
     rows: &[FunctionRow],
     total: i64,
 ) -> io::Result<()> {
-    let bytes = unit == WeightUnit::Bytes;
-    let mut table = Table::new(&[
-        ("Self", Align::Right),
-        ("Self %", Align::Right),
-        ("Total", Align::Right),
-        ("Total %", Align::Right),
-        ("Function", Align::Left),
-        ("Location", Align::Left),
-    ]);
-    let fmt = |w: i64| {
-        if bytes {
-            output::fmt_bytes(w as f64)
-        } else {
-            output::fmt_ms(w as f64 / NS_PER_MS)
-        }
-    };
-    let pct = |w: i64| {
-        if total > 0 {
-            w as f64 * 100.0 / total as f64
-        } else {
-            0.0
-        }
-    };
+    let mut table = output::WeightTable::new(unit, total);
     for row in rows {
-        table.row(vec![
-            fmt(row.self_weight),
-            output::fmt_percent(pct(row.self_weight)),
-            fmt(row.total_weight),
-            output::fmt_percent(pct(row.total_weight)),
+        table.row(
+            row.self_weight,
+            row.total_weight,
             output::display_function_name(profile.strings.get(row.key.name)).to_string(),
             output::fmt_location(
                 profile.strings.get(row.key.url),
                 row.key.line,
                 row.key.column,
             ),
-        ]);
+        );
     }
     table.write(out)
 }

@@ -6,11 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use jsprof_document::tree::{TreeOptions, TreeView};
-use jsprof_profile::{Profile, WeightUnit};
+use jsprof_profile::Profile;
 
-use crate::cmd::top::NS_PER_MS;
 use crate::load::load_cpu;
-use crate::output::{self, Align, Table};
+use crate::output;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -65,44 +64,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 fn write_table(out: &mut impl Write, profile: &Profile, view: &TreeView) -> io::Result<()> {
     let (tree, shown, unit, total) = (&view.tree, &view.shown, view.unit, view.total);
-    let bytes = unit == WeightUnit::Bytes;
-    let mut table = Table::new(&[
-        ("Self", Align::Right),
-        ("Self %", Align::Right),
-        ("Total", Align::Right),
-        ("Total %", Align::Right),
-        ("Function", Align::Left),
-        ("Location", Align::Left),
-    ]);
-    let fmt = |w: i64| {
-        if bytes {
-            output::fmt_bytes(w as f64)
-        } else {
-            output::fmt_ms(w as f64 / NS_PER_MS)
-        }
-    };
-    let pct = |w: i64| {
-        if total > 0 {
-            w as f64 * 100.0 / total as f64
-        } else {
-            0.0
-        }
-    };
+    let mut table = output::WeightTable::new(unit, total);
     for s in shown {
         let node = &tree.nodes[s.node as usize];
         let name = output::display_function_name(profile.strings.get(node.function.name));
-        table.row(vec![
-            fmt(node.self_weight),
-            output::fmt_percent(pct(node.self_weight)),
-            fmt(node.total_weight),
-            output::fmt_percent(pct(node.total_weight)),
+        table.row(
+            node.self_weight,
+            node.total_weight,
             format!("{}{name}", "  ".repeat(s.depth as usize)),
             output::fmt_location(
                 profile.strings.get(node.function.url),
                 node.function.line,
                 node.function.column,
             ),
-        ]);
+        );
     }
     table.write(out)
 }
