@@ -168,7 +168,7 @@ pub fn bottom_up(profile: &Profile, thread: &Thread) -> CallTree {
 /// How many node visits a bottom-up tree may take before its callers are cut at a depth: a
 /// profile whose stacks are thousands of frames deep has a bottom-up tree that grows with the
 /// square of that depth (every function on a stack is a root with its whole caller chain).
-pub const BOTTOM_UP_BUDGET: u64 = 5_000_000;
+pub const BOTTOM_UP_BUDGET: u64 = 2_000_000;
 
 /// The depth (levels, 1 = the roots only) at which a bottom-up tree of `thread` must stop for its
 /// construction to visit at most `budget` nodes; `None` when the whole tree fits. The cut is the

@@ -363,3 +363,76 @@ fn huge_times_are_clamped_with_a_warning() {
         "{v}"
     );
 }
+
+/// A 1.6 MB profile with one 10,000-frame stack sampled at every depth: its whole bottom-up tree
+/// has ~50 million nodes (each function a root with its whole caller chain). `tree --bottom-up
+/// --max-depth 3` builds only three levels; without a depth the tree is cut at a stated depth
+/// within a node budget; `report` and the service's `tree?bottom_up=1` stay bounded too. Before,
+/// each took minutes and gigabytes (the service past 12 GB).
+#[test]
+fn a_10000_deep_bottom_up_tree_is_bounded() {
+    const DEPTH: usize = 10_000;
+    let mut text = String::from(r#"{"nodes":["#);
+    for id in 1..=DEPTH + 1 {
+        if id > 1 {
+            text.push(',');
+        }
+        let children = if id <= DEPTH {
+            format!("[{}]", id + 1)
+        } else {
+            "[]".to_string()
+        };
+        let name = if id == 1 {
+            "(root)".to_string()
+        } else {
+            format!("f{id}")
+        };
+        text.push_str(&format!(
+            r#"{{"id":{id},"callFrame":{{"functionName":"{name}","scriptId":"1","url":"a.js","lineNumber":{id},"columnNumber":0}},"children":{children}}}"#
+        ));
+    }
+    let samples: Vec<String> = (2..=DEPTH + 1).map(|i| i.to_string()).collect();
+    text.push_str(&format!(
+        r#"],"startTime":0,"endTime":{},"samples":[{}],"timeDeltas":[{}]}}"#,
+        DEPTH * 100,
+        samples.join(","),
+        vec!["100"; DEPTH].join(",")
+    ));
+    let input = temp_file("deep-bottom-up.cpuprofile", text.as_bytes());
+
+    let out = jsprof_limited(&[
+        "tree",
+        "--bottom-up",
+        "--max-depth",
+        "3",
+        "--json",
+        p(&input),
+    ]);
+    let v = ok_json("tree --bottom-up --max-depth 3", &out);
+    let nodes = v["nodes"].as_array().unwrap();
+    assert!(nodes.iter().all(|n| n["depth"].as_u64().unwrap() < 3));
+    // Every function is a root, and the roots' totals are the function table's.
+    let top = ok_json(
+        "top",
+        &jsprof_limited(&["top", "--json", "--limit", "0", p(&input)]),
+    );
+    let roots = nodes.iter().filter(|n| n["parent"].is_null()).count();
+    assert_eq!(roots, top["functions"].as_array().unwrap().len());
+
+    let out = jsprof_limited(&["tree", "--bottom-up", "--json", p(&input)]);
+    let v = ok_json("tree --bottom-up", &out);
+    let cut = v["callers_cut_at_depth"]
+        .as_u64()
+        .expect("the cut is stated");
+    assert!(cut >= 3, "cut at {cut}");
+    assert!(v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["depth"].as_u64().unwrap() < cut));
+
+    let html = input.with_extension("html");
+    let out = jsprof_limited(&["report", p(&input), "-o", p(&html)]);
+    assert_clean("report", &out, "");
+    assert_eq!(out.status.code(), Some(0));
+}

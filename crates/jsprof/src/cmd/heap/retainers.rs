@@ -55,7 +55,19 @@ pub fn run(args: RetainersArgs) -> Result<ExitCode> {
         fmt_distance(object.distance)
     )?;
     if paths.is_empty() {
-        writeln!(out, "no retaining path: nothing the roots reach holds it")?;
+        // Unreachable objects have no path at all; a reachable one farther than the search
+        // goes has one that was not followed.
+        if object.distance == jsprof_heap::distances::NO_DISTANCE {
+            writeln!(out, "no retaining path: nothing the roots reach holds it")?;
+        } else {
+            writeln!(
+                out,
+                "no retaining path within --max-depth {} steps: it is farther from the roots \
+                 (distance {}); raise --max-depth to see one",
+                args.max_depth,
+                fmt_distance(object.distance)
+            )?;
+        }
     }
     for (i, path) in paths.iter().enumerate() {
         writeln!(out)?;
