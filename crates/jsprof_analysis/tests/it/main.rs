@@ -1,3 +1,5 @@
 //! Invariants of the readers and the timing rules, over generated profiles.
 
 mod properties;
+
+mod roundtrip;
