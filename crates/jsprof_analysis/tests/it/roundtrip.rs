@@ -47,7 +47,12 @@ struct NodeSpec {
 fn nodes_strategy() -> impl Strategy<Value = Vec<NodeSpec>> {
     (1usize..30).prop_flat_map(|n| {
         proptest::collection::vec(
-            (any::<prop::sample::Index>(), 0..NAMES.len(), 0..URLS.len(), -1i64..4),
+            (
+                any::<prop::sample::Index>(),
+                0..NAMES.len(),
+                0..URLS.len(),
+                -1i64..4,
+            ),
             n,
         )
         .prop_map(|specs| {
@@ -60,7 +65,11 @@ fn nodes_strategy() -> impl Strategy<Value = Vec<NodeSpec>> {
             for (i, (parent, name, url, line)) in specs.into_iter().enumerate() {
                 let parent = parent.index(i + 1);
                 // Meta names (program, GC, idle) only where V8 puts them: under the root.
-                let name = if parent != 0 && name < 3 { 3 + name } else { name };
+                let name = if parent != 0 && name < 3 {
+                    3 + name
+                } else {
+                    name
+                };
                 let (url, line) = if name < 3 { (2, -1) } else { (url, line) };
                 nodes.push(NodeSpec {
                     parent,
@@ -195,27 +204,53 @@ fn check_totals(p: &Profile, thread: &Thread) -> Result<(), TestCaseError> {
         .filter(|(s, _)| s.is_none())
         .map(|(_, w)| w)
         .sum();
-    prop_assert!(weights.iter().all(|&w| w >= 0), "negative weight {weights:?}");
+    prop_assert!(
+        weights.iter().all(|&w| w >= 0),
+        "negative weight {weights:?}"
+    );
 
     let table = function_table(p, thread);
     prop_assert_eq!(table.total_weight, sum);
-    prop_assert_eq!(table.rows.iter().map(|r| r.self_weight).sum::<i64>() + gaps, sum);
+    prop_assert_eq!(
+        table.rows.iter().map(|r| r.self_weight).sum::<i64>() + gaps,
+        sum
+    );
 
     let td = top_down(p, thread);
     prop_assert_eq!(td.total_weight, sum);
     prop_assert_eq!(td.root_weight, gaps);
-    let root_totals: i64 = td.roots.iter().map(|&r| td.nodes[r as usize].total_weight).sum();
+    let root_totals: i64 = td
+        .roots
+        .iter()
+        .map(|&r| td.nodes[r as usize].total_weight)
+        .sum();
     prop_assert_eq!(root_totals + gaps, sum);
-    prop_assert_eq!(td.nodes.iter().map(|n| n.self_weight).sum::<i64>() + gaps, sum);
+    prop_assert_eq!(
+        td.nodes.iter().map(|n| n.self_weight).sum::<i64>() + gaps,
+        sum
+    );
     for n in &td.nodes {
-        let kids: i64 = n.children.iter().map(|&c| td.nodes[c as usize].total_weight).sum();
-        prop_assert_eq!(n.total_weight, n.self_weight + kids, "top-down node {:?}", n);
+        let kids: i64 = n
+            .children
+            .iter()
+            .map(|&c| td.nodes[c as usize].total_weight)
+            .sum();
+        prop_assert_eq!(
+            n.total_weight,
+            n.self_weight + kids,
+            "top-down node {:?}",
+            n
+        );
     }
 
     let bu = bottom_up(p, thread);
     prop_assert_eq!(bu.total_weight, sum);
     prop_assert_eq!(bu.root_weight, gaps);
-    let root_selves: i64 = bu.roots.iter().map(|&r| bu.nodes[r as usize].self_weight).sum();
+    let root_selves: i64 = bu
+        .roots
+        .iter()
+        .map(|&r| bu.nodes[r as usize].self_weight)
+        .sum();
     prop_assert_eq!(root_selves + gaps, sum);
     // Bottom-up roots are the function table, row for row.
     let rows: HashMap<_, _> = table
@@ -226,7 +261,10 @@ fn check_totals(p: &Profile, thread: &Thread) -> Result<(), TestCaseError> {
     prop_assert_eq!(bu.roots.len(), rows.len());
     for &r in &bu.roots {
         let n = &bu.nodes[r as usize];
-        prop_assert_eq!(rows.get(&n.function), Some(&(n.self_weight, n.total_weight)));
+        prop_assert_eq!(
+            rows.get(&n.function),
+            Some(&(n.self_weight, n.total_weight))
+        );
     }
     // A caller path carries part of the weight that reached its callee, never more.
     for n in &bu.nodes {
