@@ -18,7 +18,8 @@ seed() { # seed TARGET FILE...  (a .gz file is decompressed)
   done
 }
 
-for dir in seeds/*/; do
+# Past crashes and hangs (fuzz/regressions/) are seeds too, so every run re-checks them.
+for dir in seeds/*/ regressions/*/; do
   target=$(basename "$dir")
   seed "$target" "$dir"*
 done
