@@ -3,6 +3,7 @@
 # fixtures of each format, decompressed. Small only: libFuzzer's default -max_len follows the
 # largest seed, and every run parses every seed, so a 1 MB trace would slow each input a hundredfold.
 set -euo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")"
 fixtures=../fixtures
 
