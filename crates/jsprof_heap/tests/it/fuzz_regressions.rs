@@ -19,7 +19,8 @@ fn run_target(data: &[u8]) {
 
 #[test]
 fn heap_snapshot_regressions_finish() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions/heap_snapshot");
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions/heap_snapshot");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
