@@ -23,10 +23,15 @@ fn cons_string_text(s: &HeapSnapshot, types: &Types, n: NodeOrdinal) -> Vec<u8> 
     let mut text = Vec::new();
     let mut text_len = 0;
     let mut stack = vec![n];
+    // Parts that lead back to cons strings (a cycle; node 0 typed as one) add no text, so the
+    // length cap alone never stops the walk (DevTools hangs there). Real strings reach the cap
+    // long before this many parts.
+    let mut parts_left = 1 << 16;
     while let Some(node) = stack.pop() {
-        if text_len >= 1024 {
+        if text_len >= 1024 || parts_left == 0 {
             break;
         }
+        parts_left -= 1;
         if s.nodes.kind[node as usize] != types.cons_string {
             let part = s.strings.bytes(s.nodes.name[node as usize]);
             text.extend_from_slice(part);

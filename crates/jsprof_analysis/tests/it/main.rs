@@ -2,3 +2,5 @@
 
 mod properties;
 mod transforms;
+
+mod roundtrip;

@@ -2,5 +2,6 @@
 
 mod dominators;
 mod explore;
+mod fuzz_regressions;
 mod golden;
 mod reader;

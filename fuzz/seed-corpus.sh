@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Fills fuzz/corpus/<target>/ (git-ignored) with the committed hand-written seeds and the small
+# fixtures of each format, decompressed. Small only: libFuzzer's default -max_len follows the
+# largest seed, and every run parses every seed, so a 1 MB trace would slow each input a hundredfold.
+set -euo pipefail
+shopt -s nullglob
+cd "$(dirname "$0")"
+fixtures=../fixtures
+
+seed() { # seed TARGET FILE...  (a .gz file is decompressed)
+  local target=$1 f
+  shift
+  mkdir -p "corpus/$target"
+  for f in "$@"; do
+    case $f in
+      *.gz) gzip -dc "$f" >"corpus/$target/$(basename "${f%.gz}")" ;;
+      *) cp "$f" "corpus/$target/" ;;
+    esac
+  done
+}
+
+# Past crashes and hangs (fuzz/regressions/) are seeds too, so every run re-checks them.
+for dir in seeds/*/ regressions/*/; do
+  target=$(basename "$dir")
+  seed "$target" "$dir"*
+done
+seed trace "$fixtures/third-party/speedscope/Chrome-141-no-arg-data.json.gz"
+seed cpuprofile "$fixtures/third-party/speedscope/node-10.11.0-example.cpuprofile.gz" \
+  "$fixtures/selfprofile/mdn-example.exported.cpuprofile" "$fixtures/selfprofile/primes.exported.cpuprofile"
+seed selfprofile "$fixtures/selfprofile/mdn-example.jsprofile.json" "$fixtures/selfprofile/primes.jsprofile.json"
+seed heapprofile "$fixtures/heapprofile/tsc.heapprofile"
