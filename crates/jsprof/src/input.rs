@@ -30,9 +30,9 @@ pub fn open_sniffed(path: &Path) -> Result<(shared::Input, Format)> {
     Ok((input, format))
 }
 
-/// Opens `path` (`-` = stdin) as a stream over its decompressed text.
+/// Opens `path` (`-` = stdin) as a stream over its decompressed text (read, never mapped).
 pub fn open(path: &Path) -> Result<Input> {
-    let input = shared::open(path, &limits()?)?;
+    let input = shared::open_streaming(path, &limits()?)?;
     Ok(Input {
         name: input.name().to_string(),
         file_size: input.file_size(),

@@ -17,7 +17,7 @@ pub fn read_file(path: &Path) -> io::Result<Text> {
 /// Opens `path` as a reader over its decompressed bytes (for the streaming heap reader).
 pub fn open_reader(path: &Path) -> io::Result<Box<dyn io::BufRead + Send>> {
     let limits = Limits::from_env().map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    Ok(crate::input::open(path, &limits)
+    Ok(crate::input::open_streaming(path, &limits)
         .map_err(to_io)?
         .into_reader())
 }
