@@ -1,13 +1,8 @@
 #![no_main]
-//! Arbitrary bytes into the cpuprofile reader, then the DevTools timing and the function table: errors
-//! are fine, panics and hangs are not.
-use libfuzzer_sys::fuzz_target;
+//! Arbitrary bytes into the cpuprofile reader, then the DevTools timing and the function table.
+#[path = "../common/sampled.rs"]
+mod sampled;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(mut profile) = jsprof_profile::read_cpuprofile(data) {
-        jsprof_analysis::apply_devtools_timing(&mut profile);
-        for thread in &profile.threads {
-            let _ = jsprof_analysis::function_table(&profile, thread);
-        }
-    }
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    sampled::check(|d: &[u8]| jsprof_profile::read_cpuprofile(d), data)
 });

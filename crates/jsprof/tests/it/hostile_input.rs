@@ -121,17 +121,15 @@ fn top_json(path: &Path) -> Output {
     jsprof_limited(&["top", "--json", "--limit", "0", p(path)])
 }
 
-#[test]
-fn a_30000_deep_profile_exports_as_folded_in_little_memory() {
-    // One chain of 30,000 frames, sampled at its leaf: every stack's full path as a string
-    // would take 30,000² / 2 × ~20 bytes, about 9 GB.
-    const DEPTH: usize = 30_000;
+/// A `.cpuprofile` of one chain of `depth` frames below the root, named `f{id:07}` (unique), and
+/// the samples given as node ids (2 = the first frame, `depth + 1` = the leaf).
+fn chain_profile(depth: usize, samples: &[usize], delta_us: u64) -> String {
     let mut text = String::from(r#"{"nodes":["#);
-    for id in 1..=DEPTH {
+    for id in 1..=depth + 1 {
         if id > 1 {
             text.push(',');
         }
-        let children = if id < DEPTH {
+        let children = if id <= depth {
             format!("[{}]", id + 1)
         } else {
             "[]".to_string()
@@ -145,9 +143,23 @@ fn a_30000_deep_profile_exports_as_folded_in_little_memory() {
             r#"{{"id":{id},"callFrame":{{"functionName":"{name}","scriptId":"1","url":"a.js","lineNumber":{id},"columnNumber":0}},"children":{children}}}"#
         ));
     }
+    let ids: Vec<String> = samples.iter().map(|s| s.to_string()).collect();
     text.push_str(&format!(
-        r#"],"startTime":0,"endTime":3000,"samples":[{DEPTH},{DEPTH},{DEPTH}],"timeDeltas":[1000,1000,1000]}}"#
+        r#"],"startTime":0,"endTime":{},"samples":[{}],"timeDeltas":[{}]}}"#,
+        samples.len() as u64 * delta_us,
+        ids.join(","),
+        vec![delta_us.to_string(); samples.len()].join(",")
     ));
+    text
+}
+
+#[test]
+fn a_30000_deep_profile_exports_as_folded_in_little_memory() {
+    // One chain of 30,000 frames, sampled at its leaf: every stack's full path as a string
+    // would take 30,000² / 2 × ~20 bytes, about 9 GB.
+    const DEPTH: usize = 30_000;
+    // Ids 1 (root) to DEPTH: the leaf is node DEPTH, a chain of DEPTH - 1 frames.
+    let text = chain_profile(DEPTH - 1, &[DEPTH, DEPTH, DEPTH], 1000);
     let input = temp_file("deep.cpuprofile", text.as_bytes());
     let output = input.with_extension("folded");
     let out = jsprof_limited(&["export", "-f", "folded", "-o", p(&output), p(&input)]);
@@ -372,32 +384,8 @@ fn huge_times_are_clamped_with_a_warning() {
 #[test]
 fn a_10000_deep_bottom_up_tree_is_bounded() {
     const DEPTH: usize = 10_000;
-    let mut text = String::from(r#"{"nodes":["#);
-    for id in 1..=DEPTH + 1 {
-        if id > 1 {
-            text.push(',');
-        }
-        let children = if id <= DEPTH {
-            format!("[{}]", id + 1)
-        } else {
-            "[]".to_string()
-        };
-        let name = if id == 1 {
-            "(root)".to_string()
-        } else {
-            format!("f{id}")
-        };
-        text.push_str(&format!(
-            r#"{{"id":{id},"callFrame":{{"functionName":"{name}","scriptId":"1","url":"a.js","lineNumber":{id},"columnNumber":0}},"children":{children}}}"#
-        ));
-    }
-    let samples: Vec<String> = (2..=DEPTH + 1).map(|i| i.to_string()).collect();
-    text.push_str(&format!(
-        r#"],"startTime":0,"endTime":{},"samples":[{}],"timeDeltas":[{}]}}"#,
-        DEPTH * 100,
-        samples.join(","),
-        vec!["100"; DEPTH].join(",")
-    ));
+    let samples: Vec<usize> = (2..=DEPTH + 1).collect();
+    let text = chain_profile(DEPTH, &samples, 100);
     let input = temp_file("deep-bottom-up.cpuprofile", text.as_bytes());
 
     let out = jsprof_limited(&[
