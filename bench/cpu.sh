@@ -69,20 +69,7 @@ record() {
   rm -rf "$tmp" "$OUT/oracle.json"
 }
 
-if [ "$RECORD" = 1 ] || [ ! -f "$PROFILE" ]; then
-  record "$SECONDS_WANTED"
-fi
-# Too small (slow/contended machine samples less often): lengthen the run.
-secs="$SECONDS_WANTED"
-for _ in 1 2; do
-  [ "$(filesize "$PROFILE")" -ge "$MIN_BYTES" ] && break
-  echo "== $PROFILE is only $(mb "$(filesize "$PROFILE")") MB (< 15 MB); recording longer"
-  secs=$((secs * 2))
-  record "$secs"
-done
-BYTES=$(filesize "$PROFILE")
-echo "== profile: $PROFILE, $(mb "$BYTES") MB ($BYTES bytes)"
-[ "$BYTES" -ge "$MIN_BYTES" ] || echo "cpu.sh: warning: profile still < 15 MB" >&2
+ensure_recorded "$PROFILE" "$MIN_BYTES" "$SECONDS_WANTED" "$RECORD" profile
 
 # ---------------------------------------------------------------- tools
 if [ ! -f "$ORACLE" ]; then

@@ -22,3 +22,22 @@ time_runs() {
 # row TOOL BEST MEDIAN RSS_KIB: one line of the report table.
 row() { printf '%-8s %7.2f (%6.2f) %14.1f %16.2f\n' "$1" "$2" "$3" "$(awk -v k="$4" 'BEGIN { print k * 1024 / 1e6 }')" \
           "$(awk -v k="$4" -v b="$BYTES" 'BEGIN { print k * 1024 / b }')"; }
+
+# ensure_recorded FILE MIN_BYTES SECONDS FORCE WHAT: record FILE with the script's own `record SECS`
+# when FORCE=1 or it is missing, then double the recording time (twice at most) while it is
+# smaller than MIN_BYTES (a slow or contended machine samples less); sets BYTES.
+ensure_recorded() {
+  local file="$1" min="$2" secs="$3" force="$4" what="$5"
+  if [ "$force" = 1 ] || [ ! -f "$file" ]; then
+    record "$secs"
+  fi
+  for _ in 1 2; do
+    [ "$(filesize "$file")" -ge "$min" ] && break
+    echo "== $file is only $(mb "$(filesize "$file")") MB (< $(mb "$min") MB); recording longer"
+    secs=$((secs * 2))
+    record "$secs"
+  done
+  BYTES=$(filesize "$file")
+  echo "== $what: $file, $(mb "$BYTES") MB ($BYTES bytes)"
+  [ "$BYTES" -ge "$min" ] || echo "warning: $what still < $(mb "$min") MB" >&2
+}

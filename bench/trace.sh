@@ -86,19 +86,7 @@ record() {
   rm -rf "$OUT/rec" "$OUT/user-data"
 }
 
-if [ "$RECORD" = 1 ] || [ ! -f "$TRACE" ]; then
-  record "$SECONDS_WANTED"
-fi
-secs="$SECONDS_WANTED"
-for _ in 1 2; do
-  [ "$(filesize "$TRACE")" -ge "$MIN_BYTES" ] && break
-  echo "== $TRACE is only $(mb "$(filesize "$TRACE")") MB (< 100 MB); recording longer"
-  secs=$((secs * 2))
-  record "$secs"
-done
-BYTES=$(filesize "$TRACE")
-echo "== trace: $TRACE, $(mb "$BYTES") MB ($BYTES bytes)"
-[ "$BYTES" -ge "$MIN_BYTES" ] || echo "trace.sh: warning: trace still < 100 MB" >&2
+ensure_recorded "$TRACE" "$MIN_BYTES" "$SECONDS_WANTED" "$RECORD" trace
 
 # ---------------------------------------------------------------- timing
 

@@ -16,7 +16,8 @@ const SNAPSHOTS: &[&str] = &[
     "node-alloc.heaptimeline",
 ];
 
-fn input(name: &str) -> String {
+/// The path of `fixtures/heap/NAME.gz`.
+pub(crate) fn input(name: &str) -> String {
     fixtures()
         .join("heap")
         .join(format!("{name}.gz"))

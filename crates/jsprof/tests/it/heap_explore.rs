@@ -7,13 +7,7 @@ use serde_json::Value;
 
 use crate::support::{fixtures, golden, jsprof_json};
 
-fn input(name: &str) -> String {
-    fixtures()
-        .join("heap")
-        .join(format!("{name}.gz"))
-        .display()
-        .to_string()
-}
+use crate::heap::input;
 
 fn golden_of(name: &str) -> Value {
     golden(&fixtures().join("heap").join(format!("{name}.json.gz")))

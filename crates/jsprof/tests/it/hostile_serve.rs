@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::serve::{data_dir, have_node, raw, serve};
+use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve};
 use crate::support::{fixtures, jsprof};
 
 /// Kills a child process when the test ends, passed or not.
@@ -235,16 +235,7 @@ fn one_recording_per_target_whatever_it_is_called() {
         format!("ws://127.0.0.1:{port}/{id}"),
     ] {
         let r = s.post_json("/api/sessions", json!({"target": other}));
-        assert_eq!(
-            r.status,
-            409,
-            "{other}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
-        assert!(r.json()["message"]
-            .as_str()
-            .unwrap()
-            .contains("already in progress"));
+        assert_already_recording(&r, &other);
     }
     let session = first.json()["session_id"].as_str().unwrap().to_string();
     let stopped = s.request("POST", &format!("/api/sessions/{session}/stop"), b"");

@@ -186,6 +186,18 @@ impl Serve {
     }
 }
 
+/// A start refused because the target is already being recorded: 409 with the reason.
+pub(crate) fn assert_already_recording(r: &Reply, what: &str) {
+    assert_eq!(
+        r.status,
+        409,
+        "{what}: {}",
+        String::from_utf8_lossy(&r.body)
+    );
+    let message = r.json()["message"].as_str().unwrap().to_string();
+    assert!(message.contains("already in progress"), "{what}: {message}");
+}
+
 /// Whether Node is here; with `CI` set its absence is a failure.
 pub(crate) fn have_node() -> bool {
     let ok = Command::new("node")
@@ -911,16 +923,7 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
     let id = r.json()["session_id"].as_str().unwrap().to_string();
     // SIGUSR1 opened its inspector on 127.0.0.1:9229: the same target by address is refused.
     let again = s.post_json("/api/sessions", json!({"target": "127.0.0.1:9229"}));
-    assert_eq!(
-        again.status,
-        409,
-        "{}",
-        String::from_utf8_lossy(&again.body)
-    );
-    assert!(again.json()["message"]
-        .as_str()
-        .unwrap()
-        .contains("already in progress"));
+    assert_already_recording(&again, "127.0.0.1:9229");
     std::thread::sleep(Duration::from_millis(500));
     let stopped = s.request("POST", &format!("/api/sessions/{id}/stop"), b"");
     assert_eq!(
