@@ -95,20 +95,7 @@ impl Builder {
             let (x, y) = (&nodes[*a as usize], &nodes[*b as usize]);
             (y.total_weight, y.self_weight)
                 .cmp(&(x.total_weight, x.self_weight))
-                .then_with(|| {
-                    profile
-                        .strings
-                        .get(x.function.name)
-                        .cmp(profile.strings.get(y.function.name))
-                })
-                .then_with(|| {
-                    profile
-                        .strings
-                        .get(x.function.url)
-                        .cmp(profile.strings.get(y.function.url))
-                })
-                .then_with(|| x.function.line.cmp(&y.function.line))
-                .then_with(|| x.function.column.cmp(&y.function.column))
+                .then_with(|| x.function.cmp_in(&y.function, profile))
         };
         for i in 0..self.nodes.len() {
             let mut children = std::mem::take(&mut self.nodes[i].children);

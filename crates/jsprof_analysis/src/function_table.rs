@@ -18,6 +18,17 @@ pub struct FunctionKey {
 }
 
 impl FunctionKey {
+    /// The order ties between equal weights are broken in, everywhere functions are listed:
+    /// name, then URL, then position.
+    pub fn cmp_in(&self, other: &FunctionKey, profile: &Profile) -> std::cmp::Ordering {
+        let s = &profile.strings;
+        s.get(self.name)
+            .cmp(s.get(other.name))
+            .then_with(|| s.get(self.url).cmp(s.get(other.url)))
+            .then_with(|| self.line.cmp(&other.line))
+            .then_with(|| self.column.cmp(&other.column))
+    }
+
     pub fn of(profile: &Profile, frame: FrameId) -> FunctionKey {
         let f = profile.frames.get(frame);
         FunctionKey {

@@ -64,21 +64,7 @@ pub fn sorted_rows(profile: &Profile, mut rows: Vec<FunctionRow>, by: By) -> Vec
                 (b.total_weight, b.self_weight),
             ),
         };
-        kb.cmp(&ka)
-            .then_with(|| {
-                profile
-                    .strings
-                    .get(a.key.name)
-                    .cmp(profile.strings.get(b.key.name))
-            })
-            .then_with(|| {
-                profile
-                    .strings
-                    .get(a.key.url)
-                    .cmp(profile.strings.get(b.key.url))
-            })
-            .then_with(|| a.key.line.cmp(&b.key.line))
-            .then_with(|| a.key.column.cmp(&b.key.column))
+        kb.cmp(&ka).then_with(|| a.key.cmp_in(&b.key, profile))
     });
     rows
 }
