@@ -23,8 +23,13 @@ pub fn load_cpu(path: &Path, pipeline: &Pipeline) -> Result<CpuInput> {
     Ok(loaded)
 }
 
-/// Detects the format of `path` without reading it all. It opens the file: a FIFO given here
-/// cannot be read again.
-pub fn detect_format(path: &Path) -> Result<Format> {
-    Ok(input::open_sniffed(path)?.1)
+/// Detects the format of `path` without reading it all, for commands that open the input again
+/// to read it. Only a regular file can be opened twice: for stdin, a FIFO or `<(…)` this is
+/// `None` without reading a byte, and the command reads the input once as a CPU input (which
+/// names `jsprof heap` if it turns out to be a heap snapshot).
+pub fn detect_format(path: &Path) -> Result<Option<Format>> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    Ok(Some(input::open_sniffed(path)?.1))
 }

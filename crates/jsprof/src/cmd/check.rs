@@ -216,7 +216,7 @@ fn skipped(budget: &'static str, subject: &str, measure: Measure, why: &str) -> 
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let budgets = read_budgets(&args.budget)?;
-    let heap = args.file.as_os_str() != "-" && detect_format(&args.file)? == Format::HeapSnapshot;
+    let heap = detect_format(&args.file)? == Some(Format::HeapSnapshot);
     let (kind, warnings, checks) = if heap {
         check_heap(&args.file, &budgets)?
     } else {

@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    if args.file.as_os_str() != "-" && detect_format(&args.file)? == Format::HeapSnapshot {
+    if detect_format(&args.file)? == Some(Format::HeapSnapshot) {
         // A heap snapshot's overview is its Summary (classes by retained size).
         return crate::cmd::heap::run(crate::cmd::heap::HeapCommand::Summary(
             crate::cmd::heap::SummaryArgs {

@@ -240,16 +240,25 @@ fn a_fifo_is_read_once() {
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    let writer_path = fifo.clone();
-    // The writer blocks until jsprof opens the FIFO; it is left behind if jsprof never does.
-    std::thread::spawn(move || {
-        if let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&writer_path) {
-            let _ = w.write_all(&text);
-        }
-    });
-    let from_fifo = ok_json("top on a FIFO", &top_json(&fifo));
-    let from_file = ok_json("top on the file", &top_json(&plain));
-    assert_eq!(from_fifo, from_file);
+    // Each command opens the FIFO once: `summary` (which sniffs heap snapshots first) too.
+    for command in ["top", "summary"] {
+        let writer_path = fifo.clone();
+        let text = text.clone();
+        // The writer blocks until jsprof opens the FIFO; it is left behind if jsprof never does.
+        std::thread::spawn(move || {
+            if let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&writer_path) {
+                let _ = w.write_all(&text);
+            }
+        });
+        let args = |f: &Path| vec![command.to_string(), "--json".into(), p(f).to_string()];
+        let run = |f: &Path| {
+            let a = args(f);
+            jsprof_limited(&a.iter().map(String::as_str).collect::<Vec<_>>())
+        };
+        let from_fifo = ok_json(&format!("{command} on a FIFO"), &run(&fifo));
+        let from_file = ok_json(&format!("{command} on the file"), &run(&plain));
+        assert_eq!(from_fifo, from_file, "{command}");
+    }
     let _ = std::fs::remove_file(&fifo);
 }
 
