@@ -73,8 +73,8 @@ pub struct StatsArgs {
 pub struct NodeArgs {
     /// A `.heapsnapshot` or `.heaptimeline` (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// Node ids (the `@id` DevTools shows).
-    #[arg(required = true)]
+    /// Node ids (the `@id` DevTools shows; the `@` may be given).
+    #[arg(required = true, value_parser = parse_node_id)]
     pub ids: Vec<u32>,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -395,6 +395,14 @@ fn run_node(args: NodeArgs) -> Result<ExitCode> {
 }
 
 /// `-` for unreachable nodes (DevTools' -5); other distances as they are.
+/// A heap node id as DevTools and jsprof print it, `@297807`, or without the `@`.
+pub(crate) fn parse_node_id(text: &str) -> Result<u32, String> {
+    let digits = text.trim().strip_prefix('@').unwrap_or(text.trim());
+    digits
+        .parse()
+        .map_err(|_| format!("bad node id `{text}`: expected a number such as 297807 or @297807"))
+}
+
 fn fmt_distance(distance: i32) -> String {
     if distance == jsprof_heap::distances::NO_DISTANCE {
         "-".to_string()

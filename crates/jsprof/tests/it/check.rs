@@ -93,14 +93,19 @@ fn function_budgets() {
     assert_eq!(over["checks"][1]["status"], "fail");
     assert_eq!(over["checks"][0]["status"], "pass");
 
-    // A function that is not there weighs nothing, and says so.
-    let r = report(&check(
+    // A function that is not there weighs nothing, says so, and fails: a budget that guards
+    // nothing (a renamed function, a typo) must not pass.
+    let out = check(
         &file,
         "[[function]]\nname = \"checksum\"\nurl = \"elsewhere.js\"\nmax_total_ms = 1\n",
         true,
-    ));
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let r = report(&out);
     assert_eq!(r["checks"][0]["value"], 0.0);
     assert_eq!(r["checks"][0]["note"], "not in the profile");
+    assert_eq!(r["checks"][0]["status"], "fail");
+    assert_eq!(r["passed"], false);
 }
 
 #[test]

@@ -200,3 +200,23 @@ fn truncated_and_malformed_inputs_exit_2_with_the_offset() {
     let _ = std::fs::remove_file(truncated);
     let _ = std::fs::remove_file(garbage);
 }
+
+/// Ids are printed `@297807`; every command that takes one accepts it so written.
+#[test]
+fn node_ids_may_carry_their_at_sign() {
+    let file = input("node-small.heapsnapshot");
+    for args in [
+        vec!["heap", "node", file.as_str()],
+        vec!["heap", "retainers", file.as_str()],
+    ] {
+        let with_id = |id: &str| {
+            let mut a = args.clone();
+            a.extend([id, "--json"]);
+            jsprof_json(&a)
+        };
+        assert_eq!(with_id("@6051"), with_id("6051"), "{args:?}");
+    }
+    let at = jsprof_json(&["heap", "dominators", &file, "--id", "@6051", "--json"]);
+    let plain = jsprof_json(&["heap", "dominators", &file, "--id", "6051", "--json"]);
+    assert_eq!(at, plain);
+}

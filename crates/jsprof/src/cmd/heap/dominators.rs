@@ -14,8 +14,8 @@ use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
 pub struct DominatorsArgs {
     /// A `.heapsnapshot` or `.heaptimeline` (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// Start from this object (default: the root).
-    #[arg(long)]
+    /// Start from this object (default: the root); `@297807` or `297807`.
+    #[arg(long, value_parser = super::parse_node_id)]
     pub id: Option<u32>,
     /// Levels below the start to show.
     #[arg(long, default_value_t = 3)]

@@ -14,7 +14,8 @@ use crate::output::{self, fmt_bytes, Align, Table};
 pub struct RetainersArgs {
     /// A `.heapsnapshot` or `.heaptimeline` (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// The object's id (the `@id` DevTools shows).
+    /// The object's id (the `@id` DevTools shows; the `@` may be given).
+    #[arg(value_parser = super::parse_node_id)]
     pub id: u32,
     /// How many distinct paths to show, shortest first.
     #[arg(long, default_value_t = 5)]
