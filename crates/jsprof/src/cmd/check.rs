@@ -22,7 +22,10 @@
 //! `Detached Node / …` embedder objects, which every Node snapshot has and which are not DOM.
 //!
 //! Budgets that do not apply to FILE's kind are listed as skipped; a budget file none of whose
-//! budgets applies is an error (exit 2), so a CI job cannot pass by checking nothing.
+//! budgets applies is an error (exit 2), so a CI job cannot pass by checking nothing. A budget
+//! for a function the profile does not contain fails ("not in the profile"): it would guard
+//! nothing. On a trace, a function's numbers are `jsprof top`'s (the Performance panel's
+//! entries).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
