@@ -47,18 +47,11 @@ fn text(out: &Output) -> String {
 
 /// (self, total) ms of the function named `name` in `top`.
 fn top_of(file: &str, name: &str) -> (f64, f64) {
-    let t = jsprof_json(&["top", "--json", "--limit", "0", file]);
-    let f = t["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap()
-        .clone();
-    (
-        f["self_ms"].as_f64().unwrap(),
-        f["total_ms"].as_f64().unwrap(),
-    )
+    crate::views::top_by_key(file)
+        .into_iter()
+        .find(|(k, _)| k.0 == name)
+        .map(|(_, w)| w)
+        .unwrap_or_else(|| panic!("{name} not in top"))
 }
 
 #[test]
