@@ -74,7 +74,7 @@ ensure_recorded "$PROFILE" "$MIN_BYTES" "$SECONDS_WANTED" "$RECORD" profile
 # ---------------------------------------------------------------- tools
 if [ ! -f "$ORACLE" ]; then
   echo "== building the cpu oracle"
-  bash ../shared/oracle/build.sh target/oracle
+  bash tools/oracle/build.sh target/oracle
 fi
 if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
   echo "== cargo build --release -p jsprof"

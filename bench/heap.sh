@@ -16,7 +16,7 @@ if [ -z "${JSPROF_PREBUILT:-}" ]; then
   cargo build --release -p jsprof
 fi
 if [ ! -f target/oracle/heap-oracle.mjs ]; then
-  bash ../shared/oracle/build.sh target/oracle
+  bash tools/oracle/build.sh target/oracle
 fi
 if [ ! -d "$OUT/node_modules/acorn" ] || [ ! -d "$OUT/node_modules/memlab" ]; then
   (cd "$OUT" && npm init -y >/dev/null && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund acorn memlab >/dev/null)

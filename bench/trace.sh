@@ -53,7 +53,7 @@ command -v python3 >/dev/null || { echo "trace.sh: python3 not found" >&2; exit 
 # ---------------------------------------------------------------- tools
 if [ ! -f "$ORACLE" ]; then
   echo "== building the oracles"
-  bash ../shared/oracle/build.sh target/oracle
+  bash tools/oracle/build.sh target/oracle
 fi
 if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
   echo "== cargo build --release -p jsprof"

@@ -1,6 +1,6 @@
 //! JS Self-Profiling API traces (`ProfilerTrace`: `frames`, `resources`, `stacks`, `samples`).
 //!
-//! Read as the reference conversion does (`shared/oracle/selfprofile-to-cpuprofile.py`): each
+//! Read as the reference conversion does (`tools/oracle/selfprofile-to-cpuprofile.py`): each
 //! stack entry is a node, a sample without `stackId` is an `(idle)` sample, timestamps (ms) are
 //! rounded to whole microseconds, positions are already 1-based.
 

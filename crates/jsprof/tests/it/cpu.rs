@@ -112,7 +112,7 @@ fn top_equals_devtools_on_legacy_head_cpuprofile() {
 
 #[test]
 fn top_equals_devtools_on_self_profiling_traces() {
-    // Goldens made through shared/oracle/selfprofile-to-cpuprofile.py, then the cpu oracle.
+    // Goldens made through tools/oracle/selfprofile-to-cpuprofile.py, then the cpu oracle.
     assert_top_matches_golden(
         "selfprofile/primes.jsprofile.json",
         "selfprofile/primes.jsprofile.json.devtools.json.gz",

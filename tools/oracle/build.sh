@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the reference implementations (Chrome DevTools front-end sources and the DevTools trace
+# engine, both from npm, versions pinned by package-lock.json beside this script) into ORACLE_DIR
+# and bundles the oracles there. Needs Node 20 and npm; nothing outside the repository.
+#   bash tools/oracle/build.sh [ORACLE_DIR]   (default: target/oracle, relative to the caller)
+# Then:
+#   node ORACLE_DIR/cpu-oracle.mjs   FILE.cpuprofile          > golden.json
+#   node ORACLE_DIR/heap-oracle.mjs  FILE.heapsnapshot [N]    > golden.json   (every Nth node sampled)
+#   node ORACLE_DIR/trace-oracle.mjs FILE.json                > golden.json
+#   node ORACLE_DIR/insights-oracle.mjs FILE.json             > golden.json
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${1:-target/oracle}
+mkdir -p "$dir" && cd "$dir"
+# The lock file, not `npm install`, so a fresh clone gets exactly the DevTools the goldens came from.
+cp "$here/package.json" "$here/package-lock.json" .
+npm ci --no-audit --no-fund --silent
+node "$here/build.mjs" "$here/cpu-oracle.ts" cpu-oracle.mjs
+node "$here/build.mjs" "$here/heap-oracle.ts" heap-oracle.mjs
+cp "$here/trace-oracle.mjs" trace-oracle.mjs
+cp "$here/insights-oracle.mjs" insights-oracle.mjs
+echo "oracles ready in $(pwd)"
