@@ -205,8 +205,7 @@ pub(crate) fn have_node() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        assert!(std::env::var_os("CI").is_none(), "CI: node is missing");
-        eprintln!("note: node is not installed; skipping");
+        crate::support::skip_without("node", "install Node 20");
     }
     ok
 }

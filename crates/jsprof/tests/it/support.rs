@@ -8,10 +8,18 @@ pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
 }
 
-/// Runs the built `jsprof` binary with `args`.
+/// Runs the built `jsprof` binary with `args`, its output piped and `COLUMNS` unset, so tables
+/// are never cut (a developer's exported `COLUMNS` must not change what the tests see).
 pub fn jsprof(args: &[&str]) -> Output {
+    jsprof_env(args, &[])
+}
+
+/// Runs `jsprof` with `args` and the environment variables `env` added (`COLUMNS` otherwise unset).
+pub fn jsprof_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_jsprof"))
         .args(args)
+        .env_remove("COLUMNS")
+        .envs(env.iter().copied())
         .output()
         .expect("run jsprof")
 }
@@ -67,4 +75,24 @@ pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
     };
     std::thread::spawn(move || for _ in lines {});
     (child, url.split('/').next().unwrap().to_string())
+}
+
+/// A test that cannot run here because a tool is missing. With `CI` set that is a failure
+/// (`.ci/run` installs everything). Otherwise one line goes to the real stderr: libtest captures
+/// `eprintln!` from passing tests, so a skip said that way is invisible and a green local run
+/// would hide that nothing was checked.
+pub fn skip_without(missing: &str, how: &str) {
+    use std::io::Write;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI: {test} needs {missing}: {how}"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {missing} is missing ({how}); with CI set this fails"
+    );
 }

@@ -23,8 +23,7 @@ fn node(args: &[&str]) -> Option<Value> {
     let out = match Command::new("node").arg(&script).args(args).output() {
         Ok(out) => out,
         Err(e) => {
-            assert!(std::env::var_os("CI").is_none(), "CI: cannot run node: {e}");
-            eprintln!("skipped: the report engine tests need node on PATH ({e})");
+            crate::support::skip_without("node", &format!("cannot run it: {e}"));
             return None;
         }
     };
