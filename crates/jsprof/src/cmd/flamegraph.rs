@@ -120,7 +120,7 @@ fn run_diff(args: &Args, before: &Path, after: &Path) -> Result<ExitCode> {
         );
     }
     let mut subtitle = format!(
-        "{} → {} — red grew, blue shrank{}",
+        "{} → {} — red grew, blue shrank, hatched is gone{}",
         before.name,
         after.name,
         if args.normalize { " (normalized)" } else { "" }

@@ -13,6 +13,7 @@
 //! everything above it.
 
 mod layout;
+mod removed;
 mod svg;
 
 use std::io::{self, Write};
@@ -73,9 +74,13 @@ pub fn write_flame_graph_svg(
 
 /// A differential flame graph (Brendan Gregg's): AFTER's flame graph, each frame coloured by how
 /// its total changed since BEFORE at the same call path (frames matched by `key`) — red grew,
-/// blue shrank, white unchanged, saturated at the largest change. With `normalize`, BEFORE is
-/// scaled to AFTER's total first. Each frame also carries `data-before` (BEFORE's total there,
-/// scaled) for tools and the tooltip.
+/// blue shrank, white unchanged, saturated at the largest change; labels white where the fill is
+/// dark. With `normalize`, BEFORE is scaled to AFTER's total first. Each frame also carries
+/// `data-before` (BEFORE's total there, scaled) for tools and the tooltip.
+///
+/// Paths BEFORE took and AFTER did not are drawn too, hatched and outlined at their BEFORE width
+/// on their parent (`<g class="f r">`, `data-total="0"`; see `removed.rs`): otherwise the code
+/// that disappeared — often the point of the change — would not be on the picture at all.
 pub fn write_diff_flame_graph_svg(
     out: impl Write,
     before: (&Profile, &Thread),
@@ -85,18 +90,34 @@ pub fn write_diff_flame_graph_svg(
     options: &FlameGraphOptions,
 ) -> io::Result<()> {
     let tree = top_down(after.0, after.1);
+    let before_tree = top_down(before.0, before.1);
     let mut before_totals = before_totals_on_after_tree(before, after, key);
+    let mut scale = 1.0;
     if normalize {
         let busy = |t: &CallTree| t.total_weight - t.root_weight;
-        let b = busy(&top_down(before.0, before.1));
+        let b = busy(&before_tree);
         if b > 0 {
-            let scale = busy(&tree) as f64 / b as f64;
+            scale = busy(&tree) as f64 / b as f64;
             for w in &mut before_totals {
                 *w = (*w as f64 * scale).round() as i64;
             }
         }
     }
     let placed = layout(&tree, options);
+    let inner = options.width as f64 - 2.0 * PAD;
+    let min_frac = if inner > 0.0 {
+        options.min_width_px / inner
+    } else {
+        1.0
+    };
+    let removed = removed::removed_frames(
+        (before.0, &before_tree),
+        (after.0, &tree),
+        &placed,
+        key,
+        scale,
+        min_frac,
+    );
     svg::write(
         out,
         after.0,
@@ -104,7 +125,12 @@ pub fn write_diff_flame_graph_svg(
         &placed,
         after.1.weight_unit(),
         options,
-        Some(&before_totals),
+        Some(svg::Diff {
+            before_totals: &before_totals,
+            removed: &removed,
+            before_profile: before.0,
+            before_tree: &before_tree,
+        }),
     )
 }
 
@@ -132,5 +158,75 @@ mod tests {
         assert!(svg.contains("a&lt;&amp;&gt;"));
         assert!(svg.contains(r#"data-total="30" data-self="30""#));
         assert_eq!(top_down(&p, &p.threads[0]).total_weight, 40);
+    }
+
+    /// 10 ns samples on stacks of names, root first.
+    fn profile(stacks: &[&[&str]]) -> Profile {
+        let mut p = Profile::new(ProfileKind::CpuProfile);
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
+        for (i, stack) in stacks.iter().enumerate() {
+            let mut parent = None;
+            for name in *stack {
+                let f = p.intern_frame(name, "x.js", Some(1), Some(1), "1");
+                parent = Some(p.stacks.push(parent, f, 0));
+            }
+            t.samples_mut().push(i as i64 * 10, parent);
+        }
+        t.set_samples_end(Some(stacks.len() as i64 * 10));
+        p.threads.push(t);
+        p
+    }
+
+    #[test]
+    fn a_diff_draws_lost_paths_hatched_and_dark_frames_with_white_labels() {
+        let before = profile(&[
+            &["main", "old"],
+            &["main", "old"],
+            &["main", "kept"],
+            &["main", "kept"],
+        ]);
+        let after = profile(&[&["main", "kept"], &["main"], &["main"], &["main"]]);
+        let mut svg = Vec::new();
+        write_diff_flame_graph_svg(
+            &mut svg,
+            (&before, &before.threads[0]),
+            (&after, &after.threads[0]),
+            DiffKey::NameUrl,
+            false,
+            &Default::default(),
+        )
+        .unwrap();
+        let svg = String::from_utf8(svg).unwrap();
+        // `old` (20 of BEFORE's 40 ns) is gone: one hatched frame, half the graph wide.
+        let removed: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.contains(r#"<g class="f r""#))
+            .collect();
+        assert_eq!(removed.len(), 1, "{svg}");
+        assert!(removed[0].contains(r#"data-n="old""#), "{}", removed[0]);
+        assert!(
+            removed[0].contains(r#"data-w="0.500000000""#),
+            "{}",
+            removed[0]
+        );
+        assert!(
+            removed[0].contains(r#"data-total="0""#) && removed[0].contains(r#"data-before="20""#)
+        );
+        assert!(removed[0].contains(r#"fill="url(#removed)""#));
+        assert!(svg.contains(r#"<pattern id="removed""#));
+        // `kept` lost half its time, the most of any frame: saturated blue, white label.
+        let kept = svg
+            .lines()
+            .find(|l| l.contains(r#"<g class="f""#) && l.contains(r#"data-n="kept""#))
+            .unwrap();
+        assert!(kept.contains(r#"fill="rgb(0,0,255)""#), "{kept}");
+        assert!(kept.contains(r#"<text class="w""#), "{kept}");
+        // `main`'s total did not change: near-white, black label.
+        let main = svg
+            .lines()
+            .find(|l| l.contains(r#"data-n="main""#))
+            .unwrap();
+        assert!(main.contains(r#"fill="rgb(245,245,245)""#), "{main}");
+        assert!(!main.contains(r#"class="w""#), "{main}");
     }
 }

@@ -8,6 +8,7 @@ use jsprof_profile::display::{display_name, fmt_location};
 use jsprof_profile::{FrameKind, Profile, WeightUnit};
 
 use super::layout::{frac, Placed};
+use super::removed::Removed;
 use super::{FlameGraphOptions, PAD};
 use crate::xml::escape;
 
@@ -15,8 +16,17 @@ use crate::xml::escape;
 const TOP: f64 = 54.0;
 const BOTTOM: f64 = 26.0;
 
-/// Writes `placed` (frames of `tree`) as a standalone SVG. With `before` (one total per tree
-/// node), frames are coloured by their change since then instead of by name.
+/// What a differential graph adds: BEFORE's total per node of `tree`, and BEFORE's frames that
+/// AFTER lost (nodes of `before_tree`, of `before_profile`).
+pub(super) struct Diff<'a> {
+    pub before_totals: &'a [i64],
+    pub removed: &'a [Removed],
+    pub before_profile: &'a Profile,
+    pub before_tree: &'a CallTree,
+}
+
+/// Writes `placed` (frames of `tree`) as a standalone SVG. With `diff`, frames are coloured by
+/// their change since BEFORE instead of by name, and the frames AFTER lost are drawn hatched.
 pub(super) fn write(
     mut out: impl Write,
     profile: &Profile,
@@ -24,8 +34,10 @@ pub(super) fn write(
     placed: &[Placed],
     unit: WeightUnit,
     options: &FlameGraphOptions,
-    before: Option<&[i64]>,
+    diff: Option<Diff<'_>>,
 ) -> io::Result<()> {
+    let before = diff.as_ref().map(|d| d.before_totals);
+    let removed = diff.as_ref().map_or(&[][..], |d| d.removed);
     let total = tree.total_weight.max(0);
     let max_delta = before.map_or(0, |b| {
         tree.nodes
@@ -36,7 +48,12 @@ pub(super) fn write(
             .unwrap_or(0)
     });
     let inner = options.width as f64 - 2.0 * PAD;
-    let max_depth = placed.iter().map(|p| p.depth).max().unwrap_or(0);
+    let max_depth = placed
+        .iter()
+        .map(|p| p.depth)
+        .chain(removed.iter().map(|r| r.depth))
+        .max()
+        .unwrap_or(0);
     let fh = options.frame_height as f64;
     let height = TOP + (max_depth as f64 + 1.0) * fh + BOTTOM;
     let width = options.width as f64;
@@ -49,10 +66,17 @@ pub(super) fn write(
     )?;
     writeln!(
         out,
-        "<style>text{{font-family:Menlo,Consolas,\"DejaVu Sans Mono\",monospace;font-size:{fs}px;fill:#000}} g.f rect{{stroke:#fff;stroke-width:0.5;rx:2}} g.f:hover rect{{stroke:#000;stroke-width:1}} g.f{{cursor:pointer}} g.f text{{pointer-events:none}} g.a rect{{opacity:0.5}} g.m rect{{fill:#e040fb !important}} .h{{font-size:{h}px}} .btn{{cursor:pointer;fill:#1a5fb4}}</style>",
+        "<style>text{{font-family:Menlo,Consolas,\"DejaVu Sans Mono\",monospace;font-size:{fs}px;fill:#000}} g.f rect{{stroke:#fff;stroke-width:0.5;rx:2}} g.f:hover rect{{stroke:#000;stroke-width:1}} g.f{{cursor:pointer}} g.f text{{pointer-events:none}} g.a rect{{opacity:0.5}} g.f text.w{{fill:#fff}} g.r rect{{stroke:#1c3d9c;stroke-width:1;stroke-dasharray:3 2;fill-opacity:0.5}} g.r text{{fill:#1c3d9c;font-style:italic}} g.m rect{{fill:#e040fb !important}} .h{{font-size:{h}px}} .btn{{cursor:pointer;fill:#1a5fb4}}</style>",
         fs = options.font_size,
         h = options.font_size + 5.0,
     )?;
+    if !removed.is_empty() {
+        // Blue hatching on white: "was here", in the colour of what shrank.
+        writeln!(
+            out,
+            r##"<defs><pattern id="removed" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f4f6ff"/><rect width="2" height="6" fill="#8aa2e8"/></pattern></defs>"##
+        )?;
+    }
     writeln!(
         out,
         r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#fdfaf4"/>"##
@@ -150,7 +174,7 @@ pub(super) fn write(
         };
         writeln!(
             out,
-            r#"<g class="f" data-x="{:.9}" data-w="{:.9}" data-d="{}" data-total="{total_w}" data-self="{self_w}"{extra} data-n="{}" data-u="{}"><title>{}</title><rect x="{px:.2}" y="{y:.1}" width="{pw:.2}" height="{:.1}" fill="{}"/><text x="{:.2}" y="{:.1}">{}</text></g>"#,
+            r#"<g class="f" data-x="{:.9}" data-w="{:.9}" data-d="{}" data-total="{total_w}" data-self="{self_w}"{extra} data-n="{}" data-u="{}"><title>{}</title><rect x="{px:.2}" y="{y:.1}" width="{pw:.2}" height="{:.1}" fill="{}"/><text{} x="{:.2}" y="{:.1}">{}</text></g>"#,
             p.x,
             p.w,
             p.depth,
@@ -158,11 +182,43 @@ pub(super) fn write(
             escape(&location),
             escape(&tooltip),
             fh - 1.0,
-            fill,
+            rgb(fill),
+            label_class(fill),
             px + 3.0,
             y + fh - 4.5,
             escape(&fit(&label, pw, char_width)),
         )?;
+    }
+    if let Some(d) = &diff {
+        for r in removed {
+            let node = &d.before_tree.nodes[r.node as usize];
+            let f = node.function;
+            let strings = &d.before_profile.strings;
+            let label = display_name(strings.get(f.name)).to_string();
+            let location = fmt_location(strings.get(f.url), f.line, f.column);
+            let (px, pw) = (PAD + r.x * inner, r.w * inner);
+            let y = TOP + (max_depth - r.depth) as f64 * fh;
+            let tooltip = format!(
+                "{label}{}{location}\nremoved: before {}, now 0 (drawn at its before width)",
+                if location.is_empty() { "" } else { " " },
+                fmt_weight(r.before, unit),
+            );
+            writeln!(
+                out,
+                r#"<g class="f r" data-x="{:.9}" data-w="{:.9}" data-d="{}" data-total="0" data-self="0" data-before="{}" data-n="{}" data-u="{}"><title>{}</title><rect x="{px:.2}" y="{y:.1}" width="{pw:.2}" height="{:.1}" fill="url(#removed)"/><text x="{:.2}" y="{:.1}">{}</text></g>"#,
+                r.x,
+                r.w,
+                r.depth,
+                r.before,
+                escape(&label),
+                escape(&location),
+                escape(&tooltip),
+                fh - 1.0,
+                px + 3.0,
+                y + fh - 4.5,
+                escape(&fit(&label, pw, char_width)),
+            )?;
+        }
     }
     writeln!(out, "<script><![CDATA[")?;
     writeln!(
@@ -219,9 +275,40 @@ fn fit(label: &str, width: f64, char_width: f64) -> String {
     }
 }
 
+/// A fill as SVG writes it.
+fn rgb([r, g, b]: [f64; 3]) -> String {
+    format!(
+        "rgb({:.0},{:.0},{:.0})",
+        r.clamp(0.0, 255.0),
+        g.clamp(0.0, 255.0),
+        b.clamp(0.0, 255.0)
+    )
+}
+
+/// ` class="w"` (white text) where black would not read on `fill`: WCAG's relative luminance,
+/// below which white has the larger contrast ratio (0.179), e.g. the saturated blue of a frame
+/// that shrank most.
+fn label_class(fill: [f64; 3]) -> &'static str {
+    let linear = |c: f64| {
+        let c = c.clamp(0.0, 255.0) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let [r, g, b] = fill;
+    let luminance = 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+    if luminance < 0.179 {
+        r#" class="w""#
+    } else {
+        ""
+    }
+}
+
 /// Warm colours for JavaScript, cooler for native code, grey for DevTools' pseudo-frames; the
 /// shade is a hash of the name so a function keeps its colour across the graph.
-fn color(name: &str, kind: FrameKind, all: bool) -> String {
+fn color(name: &str, kind: FrameKind, all: bool) -> [f64; 3] {
     let h = name
         .bytes()
         .fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
@@ -236,16 +323,11 @@ fn color(name: &str, kind: FrameKind, all: bool) -> String {
             FrameKind::Meta => (170.0 + 30.0 * v, 170.0 + 30.0 * v, 170.0 + 30.0 * v),
         }
     };
-    format!(
-        "rgb({:.0},{:.0},{:.0})",
-        r.min(255.0),
-        g.min(255.0),
-        b.min(255.0)
-    )
+    [r, g, b]
 }
 
 /// Red for growth, blue for shrinkage, saturated at the largest change; near-white for none.
-fn diff_color(delta: i64, max_delta: i64) -> String {
+fn diff_color(delta: i64, max_delta: i64) -> [f64; 3] {
     let ratio = if max_delta > 0 {
         (delta.unsigned_abs() as f64 / max_delta as f64).min(1.0)
     } else {
@@ -253,11 +335,11 @@ fn diff_color(delta: i64, max_delta: i64) -> String {
     };
     let fade = (235.0 * (1.0 - ratio)).round();
     if delta > 0 {
-        format!("rgb(255,{fade:.0},{fade:.0})")
+        [255.0, fade, fade]
     } else if delta < 0 {
-        format!("rgb({fade:.0},{fade:.0},255)")
+        [fade, fade, 255.0]
     } else {
-        "rgb(245,245,245)".to_string()
+        [245.0; 3]
     }
 }
 
@@ -305,7 +387,11 @@ function search(term) {
   searching = term;
   const hits = [];
   for (const g of frames) {
-    if (re.test(g.dataset.n) || re.test(g.dataset.u)) { g.classList.add('m'); hits.push([+g.dataset.x, +g.dataset.w]); }
+    if (re.test(g.dataset.n) || re.test(g.dataset.u)) {
+      g.classList.add('m');
+      // A removed frame (g.r) is BEFORE's time: it counts in no share of AFTER's.
+      if (!g.classList.contains('r')) hits.push([+g.dataset.x, +g.dataset.w]);
+    }
   }
   hits.sort((a, b) => a[0] - b[0]);
   let share = 0, end = -1;
@@ -342,5 +428,21 @@ mod tests {
         assert_eq!(fit("abcdef", 100.0, 7.2), "abcdef");
         assert_eq!(fit("abcdefghijklmnop", 50.0, 7.2), "abcd..");
         assert_eq!(fit("abc", 10.0, 7.2), "");
+    }
+
+    #[test]
+    fn labels_turn_white_on_dark_fills_only() {
+        // The most-shrunk frame's saturated blue, and a dark grey, need white text.
+        assert_eq!(label_class(diff_color(-100, 100)), r#" class="w""#);
+        assert_eq!(label_class([60.0, 60.0, 60.0]), r#" class="w""#);
+        // Saturated red, pale blue, unchanged white and the name colours keep black.
+        assert_eq!(label_class(diff_color(100, 100)), "");
+        assert_eq!(label_class(diff_color(-10, 100)), "");
+        assert_eq!(label_class(diff_color(0, 100)), "");
+        for kind in [FrameKind::Js, FrameKind::Native, FrameKind::Meta] {
+            for name in ["a", "render", "(garbage collector)", "RegExp: x"] {
+                assert_eq!(label_class(color(name, kind, false)), "", "{name}");
+            }
+        }
     }
 }
