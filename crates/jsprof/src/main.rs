@@ -19,6 +19,10 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print names and locations whole. Otherwise tables fit COLUMNS when it is set, else the
+    /// terminal's width; piped output is never cut. JSON is never cut.
+    #[arg(long, global = true)]
+    wide: bool,
 }
 
 #[derive(Subcommand)]
@@ -33,6 +37,7 @@ enum Command {
     Flamegraph(cmd::flamegraph::Args),
     /// Performance budgets for CI: function times, GC share, class retained sizes, detached DOM
     /// (exit 1 when one is exceeded).
+    #[command(after_help = cmd::check::BUDGET_HELP)]
     Check(cmd::check::Args),
     /// What changed between two profiles, function by function (sorted by the change).
     Diff(cmd::diff::Args),
@@ -68,6 +73,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    output::set_table_width(cli.wide);
     let result = match cli.command {
         Command::Summary(args) => cmd::summary::run(args),
         Command::Top(args) => cmd::top::run(args),

@@ -1,6 +1,12 @@
 //! Printing: JSON on stdout, aligned tables with units, warnings on stderr.
+//!
+//! Tables fit a width so that a long name (V8's `RegExp: …` frames, minified closures) cannot push
+//! the Location column off screen: the widest text columns are shortened with `…`. The width is,
+//! in order: none with `--wide`; `COLUMNS` when set to a number; the terminal's when stdout is
+//! one; otherwise none, so a pipe (`| grep`, `> file`) gets every name whole. JSON is never cut.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -116,6 +122,36 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// The width tables must fit (`None`: no limit), fixed once by [`set_table_width`].
+static TABLE_WIDTH: OnceLock<Option<usize>> = OnceLock::new();
+
+/// Fixes the tables' width for this run from `--wide`, `COLUMNS` and the terminal (see the
+/// module's documentation). Called once by `main` before any command prints.
+pub fn set_table_width(wide: bool) {
+    let width = if wide {
+        None
+    } else if let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+    {
+        Some(columns)
+    } else if io::stdout().is_terminal() {
+        terminal_size::terminal_size().map(|(w, _)| usize::from(w.0))
+    } else {
+        None
+    };
+    let _ = TABLE_WIDTH.set(width);
+}
+
+fn table_width() -> Option<usize> {
+    TABLE_WIDTH.get().copied().flatten()
+}
+
+/// The narrowest a text column is cut to: below this a name stops being recognisable, and a
+/// line a little wider than the terminal beats a table of `…`.
+const MIN_TEXT_WIDTH: usize = 16;
+
 /// Column alignment in a [`Table`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Align {
@@ -145,17 +181,42 @@ impl Table {
     }
 
     pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        self.write_within(out, table_width())
+    }
+
+    /// Writes the table within `max_width` characters a line where it can (`None`: no limit).
+    fn write_within(&self, out: &mut impl Write, max_width: Option<usize>) -> io::Result<()> {
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
             for (w, cell) in widths.iter_mut().zip(row) {
                 *w = (*w).max(cell.chars().count());
             }
         }
+        if let Some(max_width) = max_width {
+            self.shrink(&mut widths, max_width);
+        }
         self.write_row(out, &self.headers, &widths)?;
         for row in &self.rows {
             self.write_row(out, row, &widths)?;
         }
         Ok(())
+    }
+
+    /// Narrows the text (left-aligned) columns until a line fits `max_width`: names before
+    /// locations (a location cut at its start still says where), and among those the widest
+    /// first. Numbers are never cut; no column goes below its header or [`MIN_TEXT_WIDTH`].
+    fn shrink(&self, widths: &mut [usize], max_width: usize) {
+        let gaps = 2 * widths.len().saturating_sub(1);
+        let floor = |i: usize| self.headers[i].chars().count().max(MIN_TEXT_WIDTH);
+        let mut total: usize = widths.iter().sum::<usize>() + gaps;
+        while total > max_width {
+            let widest = (0..widths.len())
+                .filter(|&i| self.aligns[i] == Align::Left && widths[i] > floor(i))
+                .max_by_key(|&i| (!self.keeps_end(i), widths[i], std::cmp::Reverse(i)));
+            let Some(i) = widest else { break };
+            widths[i] -= 1;
+            total -= 1;
+        }
     }
 
     fn write_row(
@@ -167,6 +228,7 @@ impl Table {
         let mut line = String::new();
         let last = cells.len().saturating_sub(1);
         for (i, cell) in cells.iter().enumerate() {
+            let cell = &elide(cell, widths[i], self.keeps_end(i));
             let pad = widths[i].saturating_sub(cell.chars().count());
             if i > 0 {
                 line.push_str("  ");
@@ -185,6 +247,30 @@ impl Table {
             }
         }
         writeln!(out, "{}", line.trim_end())
+    }
+}
+
+impl Table {
+    /// Whether column `i` is cut at its start: a location's file, line and column are at its end.
+    fn keeps_end(&self, i: usize) -> bool {
+        self.headers[i] == "Location"
+    }
+}
+
+/// `text` in at most `width` characters: whole when it fits, else cut with `…` at its end (or at
+/// its start with `keep_end`).
+fn elide(text: &str, width: usize, keep_end: bool) -> std::borrow::Cow<'_, str> {
+    let len = text.chars().count();
+    if len <= width {
+        return text.into();
+    }
+    let keep = width.saturating_sub(1);
+    if keep_end {
+        let tail: String = text.chars().skip(len - keep).collect();
+        format!("…{tail}").into()
+    } else {
+        let head: String = text.chars().take(keep).collect();
+        format!("{head}…").into()
     }
 }
 
@@ -227,3 +313,81 @@ pub fn fmt_bytes(bytes: f64) -> String {
 
 // The CLI's tables name and place functions exactly as the SVG views and the exports do.
 pub use jsprof_profile::display::{display_name as display_function_name, fmt_location};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(table: &Table, width: Option<usize>) -> String {
+        let mut out = Vec::new();
+        table.write_within(&mut out, width).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn functions() -> Table {
+        let mut table = Table::new(&[
+            ("Self", Align::Right),
+            ("Function", Align::Left),
+            ("Location", Align::Left),
+        ]);
+        table.row(vec![
+            "1.0 ms".into(),
+            format!("RegExp: {}", "(a|b)".repeat(40)),
+            "https://example.com/static/js/app.js:12:3".into(),
+        ]);
+        table.row(vec![
+            "2.0 ms".into(),
+            "main".into(),
+            "file:///a.js:1:1".into(),
+        ]);
+        table
+    }
+
+    #[test]
+    fn a_long_name_gives_way_so_the_location_stays_on_screen() {
+        let text = render(&functions(), Some(80));
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "{line:?} is wider than 80");
+        }
+        let first = text.lines().nth(1).unwrap();
+        assert!(first.contains("RegExp: (a|b)"), "{first}");
+        assert!(first.contains("…"), "{first}");
+        assert!(
+            first.ends_with("https://example.com/static/js/app.js:12:3"),
+            "{first}"
+        );
+        // Columns still line up: every Location starts at the same character.
+        let at = |line: &str, needle: &str| {
+            line.chars().count() - line[line.find(needle).unwrap()..].chars().count()
+        };
+        assert_eq!(
+            at(first, "https://"),
+            at(text.lines().nth(2).unwrap(), "file:///")
+        );
+    }
+
+    #[test]
+    fn without_a_width_names_print_whole() {
+        let text = render(&functions(), None);
+        assert!(text.contains(&"(a|b)".repeat(40)));
+        assert!(!text.contains('…'));
+    }
+
+    #[test]
+    fn a_location_is_cut_at_its_start_when_names_alone_cannot_make_room() {
+        let text = render(&functions(), Some(50));
+        let first = text.lines().nth(1).unwrap();
+        assert!(first.ends_with("app.js:12:3"), "{first}");
+        assert!(first.contains("…"), "{first}");
+        assert!(first.chars().count() <= 50, "{first}");
+    }
+
+    #[test]
+    fn numbers_and_headers_are_never_cut() {
+        // Narrower than the numbers and floors allow: the table overflows rather than lose digits.
+        let text = render(&functions(), Some(10));
+        assert!(text.lines().nth(1).unwrap().starts_with("1.0 ms"));
+        assert!(text.lines().next().unwrap().contains("Function"));
+        assert!(text.lines().next().unwrap().contains("Location"));
+    }
+}

@@ -11,6 +11,24 @@ use serde::Serialize;
 
 use crate::{JsonWarning, ReportError, Result};
 
+/// A distance as DevTools shows it: `None` (DevTools' `−`, JSON `null`) when nothing reaches the
+/// object (-5) or only the GC roots do (100 000 000 and up): those are markers for sorting, not a
+/// number of steps from the window.
+pub fn shown_distance(distance: i32) -> Option<u32> {
+    if (0..jsprof_heap::distances::BASE_SYSTEM_DISTANCE).contains(&distance) {
+        Some(distance as u32)
+    } else {
+        None
+    }
+}
+
+fn distance_json<S: serde::Serializer>(
+    distance: &i32,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    shown_distance(*distance).serialize(s)
+}
+
 /// The warnings of a snapshot.
 pub fn warnings(s: &HeapSnapshot) -> Vec<JsonWarning> {
     s.warnings
@@ -43,6 +61,9 @@ pub struct ObjectJson {
     pub node_type: String,
     pub self_size: u64,
     pub retained_size: u64,
+    /// Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`).
+    #[serde(serialize_with = "distance_json")]
+    #[schemars(with = "Option<u32>", required)]
     pub distance: i32,
 }
 
@@ -122,6 +143,9 @@ pub struct ClassJson {
     pub count: u64,
     pub self_size: u64,
     pub retained_size: u64,
+    /// Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`).
+    #[serde(serialize_with = "distance_json")]
+    #[schemars(with = "Option<u32>", required)]
     pub distance: i32,
 }
 
@@ -172,6 +196,9 @@ pub struct NodeJson {
     pub node_type: String,
     pub self_size: u64,
     pub retained_size: u64,
+    /// Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`).
+    #[serde(serialize_with = "distance_json")]
+    #[schemars(with = "Option<u32>", required)]
     pub distance: i32,
     pub dominator_id: u32,
     pub edge_count: u64,

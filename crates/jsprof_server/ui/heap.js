@@ -5,9 +5,10 @@ import { TreeTable, pctCell } from 'jsprof/table.js';
 
 const PAGE = 20;
 
+// DevTools' Distance column: `−` when nothing, or only the GC roots, reach the object (the JSON's
+// null; older documents carried the raw 100000000+ or -5).
 function distance(d) {
-  if (d == null || d < 0) return '–';
-  if (d >= 100000000) return '∞';
+  if (d == null || d < 0 || d >= 100000000) return '−';
   return String(d);
 }
 
@@ -55,7 +56,7 @@ export class RetainersPanel {
 function objectColumns(total) {
   return [
     { title: 'Constructor', cls: 'fn', value: (d) => (d.class ?? d.name).toLowerCase(), render: (d) => d.isClass ? el('span', null, el('strong', { text: d.name }), el('span', { class: 'muted', text: ` ×${fmtCount(d.count)}` })) : objectLabel(d) },
-    { title: 'Distance', num: true, value: (d) => d.distance, render: (d) => distance(d.distance) },
+    { title: 'Distance', num: true, value: (d) => d.distance ?? Infinity, render: (d) => distance(d.distance) },
     { title: 'Shallow Size', num: true, value: (d) => d.self_size, render: (d) => fmtBytes(d.self_size) },
     { title: '', num: true, value: (d) => d.self_size, render: (d) => pctCell(fmtPct((d.self_size * 100) / total), (d.self_size * 100) / total) },
     { title: 'Retained Size', num: true, value: (d) => d.retained_size, render: (d) => fmtBytes(d.retained_size) },

@@ -45,11 +45,35 @@ use crate::output::{self, Align, JsonWarning, Table};
 use jsprof_document::check::{CheckJson, CheckReport, Measure, Status};
 use jsprof_document::load::{Pipeline, ViewSpec};
 
+/// The budget file's format, shown by `jsprof check --help` (the example is a file that parses).
+pub const BUDGET_HELP: &str = "\
+The budget file (TOML); every section is optional, and any may repeat where marked [[…]]:
+
+  [[function]]                # CPU profiles and traces
+  name = \"render\"             # the function's name, exactly
+  url = \"app.js\"              # optional: a substring of its URL, to tell same-named ones apart
+  max_total_ms = 50           # and/or max_self_ms = 20
+
+  [gc]                        # CPU profiles and traces
+  max_share_percent = 10      # (garbage collector) self time over the profile's duration
+
+  [[class]]                   # heap snapshots
+  name = \"Cache\"              # the Summary's class (constructor) name
+  max_retained_size = \"20 MB\" # bytes, or B/KB/MB/GB (1 KB = 1024 B); and/or max_count = 1000
+
+  [detached_dom]              # heap snapshots
+  max_nodes = 0               # detached DOM nodes in all detached trees; 0 = none at all
+
+Budgets that do not apply to FILE's kind are skipped; a file none of whose budgets applies is an
+error. A function the profile does not contain fails (\"not in the profile\").
+Exit status: 0 every budget holds, 1 one is exceeded, 2 FILE or the budget file cannot be read.
+Example: jsprof check app.cpuprofile --budget budget.toml";
+
 #[derive(clap::Args)]
 pub struct Args {
     /// A CPU profile, trace or heap snapshot (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// The budgets, a TOML file (see `jsprof check --help` or docs/views-and-exports.md).
+    /// The budgets, a TOML file (its format is below).
     #[arg(long, value_name = "budget.toml")]
     pub budget: PathBuf,
     /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).

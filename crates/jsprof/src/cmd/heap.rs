@@ -8,6 +8,7 @@ use anyhow::{bail, Result};
 use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use jsprof_heap::{analyze, read_snapshot_with, Analysis, HeapSnapshot, ReadOptions, SortBy};
+use jsprof_profile::Format;
 use serde::Serialize;
 
 use crate::input;
@@ -147,8 +148,31 @@ impl Loaded {
 /// Inputs larger than this get a progress bar (when stderr is a terminal).
 const PROGRESS_THRESHOLD: u64 = 64 << 20;
 
+/// Refuses an input that is not a heap snapshot before reading it, naming what it is and the
+/// command that reads it: a `.cpuprofile` would otherwise fail deep in the snapshot reader as
+/// "malformed JSON". Only regular files are sniffed (stdin cannot be read twice); for those the
+/// snapshot reader's own error stands.
+fn require_snapshot(path: &Path) -> Result<()> {
+    let name = input::display_name(path);
+    let (what, command) = match crate::load::detect_format(path)? {
+        None | Some(Format::HeapSnapshot) => return Ok(()),
+        Some(Format::CpuProfile) => ("a CPU profile (.cpuprofile)", "top"),
+        Some(Format::SelfProfile) => ("a JS Self-Profiling trace", "top"),
+        Some(Format::Trace) => ("a Chrome trace", "summary"),
+        Some(Format::HeapProfile) => (
+            "a sampling heap profile (.heapprofile: bytes allocated per function)",
+            "top",
+        ),
+    };
+    bail!(
+        "{name}: this is {what}, not a heap snapshot; `jsprof heap` reads .heapsnapshot and \
+         .heaptimeline files. Try `jsprof {command} {name}`"
+    )
+}
+
 /// Reads a snapshot without analysing it (for commands that only need its ids).
 fn read_only(path: &Path) -> Result<(String, HeapSnapshot)> {
+    require_snapshot(path)?;
     let input = input::open(path)?;
     let name = input.name.clone();
     match read_snapshot_with(input.reader, ReadOptions::default()) {
@@ -158,6 +182,7 @@ fn read_only(path: &Path) -> Result<(String, HeapSnapshot)> {
 }
 
 fn load(path: &Path) -> Result<Loaded> {
+    require_snapshot(path)?;
     let input = input::open(path)?;
     let name = input.name.clone();
     let bar = progress_bar(input.file_size, input.gzipped);
@@ -403,11 +428,12 @@ pub(crate) fn parse_node_id(text: &str) -> Result<u32, String> {
         .map_err(|_| format!("bad node id `{text}`: expected a number such as 297807 or @297807"))
 }
 
+/// A distance as DevTools' Distance column shows it: `−` (U+2212) when nothing or only the GC
+/// roots reach the object, never the 100000006 that sorts it last.
 fn fmt_distance(distance: i32) -> String {
-    if distance == jsprof_heap::distances::NO_DISTANCE {
-        "-".to_string()
-    } else {
-        distance.to_string()
+    match jsprof_document::heap::shown_distance(distance) {
+        Some(d) => d.to_string(),
+        None => "\u{2212}".to_string(),
     }
 }
 

@@ -64,7 +64,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let (unit, total, rows) = (view.unit, view.total, view.rows);
     output::warn(&loaded.name, &profile.warnings);
     if rows.is_empty() {
-        eprintln!("{}", empty_note(&loaded.name, &weighted, &args.transform));
+        eprintln!(
+            "{}",
+            empty_note(&loaded, &weighted, &args.view, &args.transform)
+        );
     }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -73,23 +76,76 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Why a table is empty, for people (JSON says it with an empty list).
+/// Why a table is empty, for people (JSON says it with an empty list): a range that misses the
+/// profile, filters that leave nothing (a focus pattern no sampled function matches), or a thread
+/// with no samples. The first that holds is named, with what to change.
 pub fn empty_note(
-    name: &str,
+    loaded: &jsprof_document::load::CpuInput,
     weighted: &jsprof_document::load::Weighted,
+    view: &crate::transform_args::ViewArgs,
     transform: &crate::transform_args::TransformArgs,
 ) -> String {
-    if let Some(filters) = transform.describe() {
-        return format!("{name}: nothing is left after the filters ({filters})");
+    let name = &loaded.name;
+    let spec = view.spec();
+    if let Some(range) = spec.range {
+        let whole = jsprof_document::load::ViewSpec {
+            range: None,
+            ..spec.clone()
+        };
+        let has_weight = |w: &jsprof_document::load::Weighted| {
+            !jsprof_document::top::view(w, jsprof_document::top::By::SelfWeight, 1)
+                .rows
+                .is_empty()
+        };
+        if loaded.weighted(&whole).is_ok_and(|w| has_weight(&w)) {
+            let ms = |ns: i64| ns as f64 / NS_PER_MS;
+            let side = |v: Option<i64>| v.map_or(String::new(), |ns| format!("{}", ms(ns)));
+            let asked = format!("{}..{}", side(range.start), side(range.end));
+            let span = jsprof_document::summary::summary(loaded, spec.thread.as_deref(), 0)
+                .map(|s| {
+                    let origin = loaded.origin();
+                    format!(
+                        "; the profile's samples run from {:.1} to {:.1} ms",
+                        ms(s.samples.start - origin),
+                        ms(s.samples.end - origin)
+                    )
+                })
+                .unwrap_or_default();
+            return format!(
+                "{name}: nothing in --range {asked} (ms from the profile's start){span}"
+            );
+        }
     }
+    if let Some(filters) = transform.describe() {
+        let focus = &transform.filters.focus;
+        if focus.is_empty() {
+            return format!("{name}: nothing is left after the filters ({filters})");
+        }
+        return format!(
+            "{name}: nothing is left after the filters ({filters}): no sampled stack passes \
+             through a function whose name or URL matches --focus {}",
+            focus
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        );
+    }
+    let thread = weighted.thread().name();
+    let range = if spec.range.is_some() {
+        " in the range"
+    } else {
+        ""
+    };
     match weighted.source {
         jsprof_document::load::WeightSource::TraceEntries => format!(
-            "{name}: this thread has no entries (JS calls or trace events) in the range; \
-             `--samples` shows its CPU samples"
+            "{name}: thread `{thread}` has no entries (JS calls or trace events){range}; \
+             `--samples` shows its CPU samples, `jsprof threads {name}` lists the others"
         ),
-        jsprof_document::load::WeightSource::Samples => {
-            format!("{name}: no samples in the range")
-        }
+        jsprof_document::load::WeightSource::Samples => format!(
+            "{name}: thread `{thread}` has no samples{range}; `jsprof threads {name}` lists the \
+             threads"
+        ),
     }
 }
 

@@ -48,6 +48,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     output::warn(&loaded.name, &profile.warnings);
+    // Rows hidden by --min-percent or --max-depth are the user's choice; a tree with no node
+    // at all is not. (A range's total is its span, so the total alone does not tell.)
+    if view.tree.roots.is_empty() {
+        eprintln!(
+            "{}",
+            crate::cmd::top::empty_note(&loaded, &weighted, &args.view, &args.transform)
+        );
+    }
     if let Some(depth) = view.callers_cut_at {
         eprintln!(
             "note: {}: the stacks are too deep to show every caller; callers are cut at {depth} \

@@ -6,6 +6,7 @@ mod cpu;
 mod diff;
 mod export;
 mod filters;
+mod first_hour;
 mod heap;
 mod heap_explore;
 mod hostile_input;
