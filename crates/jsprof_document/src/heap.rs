@@ -22,6 +22,23 @@ pub fn shown_distance(distance: i32) -> Option<u32> {
     }
 }
 
+/// A distance's JSON schema: always present, an integer or null (see [`shown_distance`]).
+struct DistanceSchema;
+
+impl JsonSchema for DistanceSchema {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Distance".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": ["integer", "null"], "minimum": 0 })
+    }
+}
+
 fn distance_json<S: serde::Serializer>(
     distance: &i32,
     s: S,
@@ -63,7 +80,7 @@ pub struct ObjectJson {
     pub retained_size: u64,
     /// Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`).
     #[serde(serialize_with = "distance_json")]
-    #[schemars(with = "Option<u32>", required)]
+    #[schemars(with = "DistanceSchema")]
     pub distance: i32,
 }
 
@@ -145,7 +162,7 @@ pub struct ClassJson {
     pub retained_size: u64,
     /// Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`).
     #[serde(serialize_with = "distance_json")]
-    #[schemars(with = "Option<u32>", required)]
+    #[schemars(with = "DistanceSchema")]
     pub distance: i32,
 }
 
@@ -198,7 +215,7 @@ pub struct NodeJson {
     pub retained_size: u64,
     /// Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`).
     #[serde(serialize_with = "distance_json")]
-    #[schemars(with = "Option<u32>", required)]
+    #[schemars(with = "DistanceSchema")]
     pub distance: i32,
     pub dominator_id: u32,
     pub edge_count: u64,
