@@ -37,7 +37,14 @@ pub struct RecordOptions {
     /// No heap snapshot is started once the recording's files add up to this many bytes (one
     /// snapshot in progress may pass it); a warning says so. `None`: no limit.
     pub snapshot_quota: Option<u64>,
+    /// Node: record its worker threads too (`NodeWorker.enable`, each worker paused at its start
+    /// until its own recording begins); [`Recorder::worker_events`] announces them.
+    pub workers: bool,
 }
+
+/// The shortest `--every` period: a heap snapshot of even a tiny heap pauses the program for a
+/// good part of this, so a shorter period would record little but snapshots.
+pub const MIN_SNAPSHOT_PERIOD: Duration = Duration::from_millis(250);
 
 /// Where files go and how they are named (`STEM.cpuprofile`, …).
 #[derive(Clone, Debug)]
@@ -93,6 +100,11 @@ pub struct Recorder {
     artifacts: Vec<Artifact>,
     gone: Option<String>,
     warnings: Vec<String>,
+    quota_warned: bool,
+    /// Periodic snapshots taken so far, and the digits their numbers are padded to.
+    snapshots_taken: u32,
+    snapshot_width: usize,
+    warning_sink: Option<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 impl Recorder {
@@ -159,6 +171,17 @@ impl Recorder {
             });
             client.call("Tracing.start", config, COMMAND).await?;
         }
+        if options.workers && kind == TargetKind::Node {
+            // Workers started from now on wait for `Runtime.runIfWaitingForDebugger` in their
+            // own session, so their recording starts before their first line runs.
+            client
+                .call(
+                    "NodeWorker.enable",
+                    json!({"waitForDebuggerOnStart": true}),
+                    COMMAND,
+                )
+                .await?;
+        }
         let _ = client
             .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
             .await;
@@ -171,7 +194,29 @@ impl Recorder {
             artifacts: Vec::new(),
             gone: None,
             warnings: Vec::new(),
+            quota_warned: false,
+            snapshots_taken: 0,
+            snapshot_width: 1,
+            warning_sink: None,
         })
+    }
+
+    /// The connection's client (a clone): to attach to the workers [`RecordOptions::workers`]
+    /// announces.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Warnings are also sent here as they happen (the CLI prints them at once).
+    pub fn set_warning_sink(&mut self, sink: tokio::sync::mpsc::UnboundedSender<String>) {
+        self.warning_sink = Some(sink);
+    }
+
+    fn warn(&mut self, warning: String) {
+        if let Some(sink) = &self.warning_sink {
+            let _ = sink.send(warning.clone());
+        }
+        self.warnings.push(warning);
     }
 
     pub fn kind(&self) -> TargetKind {
@@ -192,8 +237,9 @@ impl Recorder {
         if used < quota {
             return false;
         }
-        if self.warnings.is_empty() {
-            self.warnings.push(format!(
+        if !self.quota_warned {
+            self.quota_warned = true;
+            self.warn(format!(
                 "heap snapshots stopped: the recording's files reached the quota of {quota} bytes \
                  ({used} bytes after {} file{})",
                 self.artifacts.len(),
@@ -206,18 +252,6 @@ impl Recorder {
     /// Waits until `duration` passes, Ctrl-C (when `ctrl_c`), the launched program finishes, or
     /// the target goes away; takes periodic snapshots meanwhile.
     pub async fn wait(&mut self, duration: Option<Duration>, ctrl_c: bool) -> Result<StopReason> {
-        let sleep = tokio::time::sleep(duration.unwrap_or(Duration::from_secs(u64::MAX / 4)));
-        tokio::pin!(sleep);
-        let every = match self.options.heap_snapshot {
-            SnapshotMode::Every(d) => Some(d),
-            _ => None,
-        };
-        let mut tick = tokio::time::interval(every.unwrap_or(Duration::from_secs(3600)));
-        // A snapshot can take longer than the period: the next one waits a whole period after it,
-        // so the program always runs between snapshots.
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tick.tick().await; // the first tick is immediate
-        let mut snapshots = every.is_some();
         let interrupt = async {
             if ctrl_c {
                 let _ = tokio::signal::ctrl_c().await;
@@ -225,20 +259,67 @@ impl Recorder {
                 std::future::pending::<()>().await;
             }
         };
-        tokio::pin!(interrupt);
+        self.wait_until(duration, interrupt).await
+    }
+
+    /// [`Recorder::wait`] with the caller's own stop condition: when `stop` completes the
+    /// recording stops as [`StopReason::Interrupted`] (Ctrl-C, SIGTERM, a sibling's end).
+    ///
+    /// Periodic snapshots keep to a wall-clock schedule (start + k × period): one that takes
+    /// longer than the period skips the ticks it overran, with a warning, and none starts when
+    /// the last one's length would carry it past `duration`.
+    pub async fn wait_until(
+        &mut self,
+        duration: Option<Duration>,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<StopReason> {
+        let start = tokio::time::Instant::now();
+        let deadline = duration.map(|d| start + d);
+        let sleep = tokio::time::sleep_until(deadline.unwrap_or(start + Duration::from_secs(u64::MAX / 4)));
+        tokio::pin!(sleep);
+        let every = match self.options.heap_snapshot {
+            SnapshotMode::Every(d) => Some(d),
+            _ => None,
+        };
+        if let Some(every) = every {
+            // Enough digits for every snapshot planned (the periodic ones and the last), so a
+            // shell glob lists them in order; 3 when the end is not known.
+            let planned = duration.map(|d| (d.as_secs_f64() / every.as_secs_f64()) as u64 + 1);
+            self.snapshot_width = planned.map_or(3, |n| n.to_string().len());
+        }
+        let period = every.unwrap_or(Duration::from_secs(3600));
+        let mut tick = tokio::time::interval_at(start + period, period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut snapshots = every.is_some();
+        let mut last_length = Duration::ZERO;
+        tokio::pin!(stop);
         loop {
             tokio::select! {
                 _ = &mut sleep, if duration.is_some() => return Ok(StopReason::Duration),
-                _ = &mut interrupt => return Ok(StopReason::Interrupted),
+                _ = &mut stop => return Ok(StopReason::Interrupted),
                 _ = tick.tick(), if snapshots => {
                     if self.quota_reached() {
                         // Keep recording the rest; no more snapshots.
                         snapshots = false;
                         continue;
                     }
+                    if deadline.is_some_and(|d| tokio::time::Instant::now() + last_length > d) {
+                        // It would end after the promised duration; the final one follows soon.
+                        continue;
+                    }
+                    let began = tokio::time::Instant::now();
                     let artifact = self.take_snapshot().await?;
+                    last_length = began.elapsed();
                     self.artifacts.push(artifact);
-                    tick.reset();
+                    if last_length > period {
+                        self.warn(format!(
+                            "heap snapshot {} took {:.1} s, longer than --every {:.1} s; the \
+                             snapshots it overran were skipped",
+                            self.snapshots_taken,
+                            last_length.as_secs_f64(),
+                            period.as_secs_f64()
+                        ));
+                    }
                 }
                 event = self.events.recv() => match event {
                     None => {
@@ -322,11 +403,21 @@ impl Recorder {
     /// `HeapProfiler.takeHeapSnapshot`: chunks arrive as events before the reply; each goes
     /// straight to disk.
     async fn take_snapshot(&mut self) -> Result<Artifact> {
-        let mut file = PartialFile::create(
-            &self.output.dir,
-            &self.output.stem,
-            ArtifactKind::HeapSnapshot,
-        )?;
+        // Periodic snapshots are numbered from 1 (`X-1`, `X-2`, …, zero-padded), the last one
+        // included, so their names sort in the order they were taken.
+        let stem = match self.options.heap_snapshot {
+            SnapshotMode::Every(_) => {
+                self.snapshots_taken += 1;
+                format!(
+                    "{}-{:0width$}",
+                    self.output.stem,
+                    self.snapshots_taken,
+                    width = self.snapshot_width
+                )
+            }
+            _ => self.output.stem.clone(),
+        };
+        let mut file = PartialFile::create(&self.output.dir, &stem, ArtifactKind::HeapSnapshot)?;
         let call = self.client.call(
             "HeapProfiler.takeHeapSnapshot",
             json!({"reportProgress": false}),
