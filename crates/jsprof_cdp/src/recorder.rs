@@ -173,14 +173,15 @@ impl Recorder {
         }
         if options.workers && kind == TargetKind::Node {
             // Workers started from now on wait for `Runtime.runIfWaitingForDebugger` in their
-            // own session, so their recording starts before their first line runs.
-            client
+            // own session, so their recording starts before their first line runs. A worker's
+            // own session has no NodeWorker domain (Node 20): workers of workers run unrecorded.
+            let _ = client
                 .call(
                     "NodeWorker.enable",
                     json!({"waitForDebuggerOnStart": true}),
                     COMMAND,
                 )
-                .await?;
+                .await;
         }
         let _ = client
             .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)

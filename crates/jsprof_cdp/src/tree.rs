@@ -37,7 +37,7 @@ pub struct TargetRecording {
 pub struct Tree {
     stop: watch::Receiver<bool>,
     done: mpsc::UnboundedSender<TargetRecording>,
-    warnings: mpsc::UnboundedSender<String>,
+    warnings: mpsc::UnboundedSender<(String, String)>,
     options: RecordOptions,
 }
 
@@ -46,8 +46,8 @@ pub struct TreeHandle {
     pub stop: watch::Sender<bool>,
     /// One result per target; ends once every task (and the [`Tree`] itself) is dropped.
     pub done: mpsc::UnboundedReceiver<TargetRecording>,
-    /// Warnings as they happen, prefixed with their target.
-    pub warnings: mpsc::UnboundedReceiver<String>,
+    /// Warnings as they happen: the target ([`describe`]), the warning.
+    pub warnings: mpsc::UnboundedReceiver<(String, String)>,
 }
 
 impl Tree {
@@ -111,6 +111,14 @@ impl Tree {
             match Recorder::start(client.clone(), events, kind, options, output.clone()).await {
                 Ok(r) => r,
                 Err(e) => {
+                    // Never leave it paused at its start, waiting for us.
+                    let _ = client
+                        .call(
+                            "Runtime.runIfWaitingForDebugger",
+                            serde_json::json!({}),
+                            Duration::from_secs(5),
+                        )
+                        .await;
                     client.close();
                     result.error = Some(format!("cannot start recording: {e}"));
                     return result;
@@ -123,7 +131,7 @@ impl Tree {
         let forward = who.clone();
         tokio::spawn(async move {
             while let Some(w) = sunk.recv().await {
-                let _ = warnings.send(format!("{forward}: {w}"));
+                let _ = warnings.send((forward.clone(), w));
             }
         });
         if let Some(worker_events) = worker_events {
