@@ -79,10 +79,8 @@ impl Registry {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "jsprof-record-{}-{nanos}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("jsprof-record-{}-{nanos}", std::process::id()));
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         {
@@ -185,7 +183,10 @@ pub fn launch(command: &[String], stdout_to_stderr: bool) -> Result<Launched> {
     let options = std::env::var("NODE_OPTIONS").unwrap_or_default();
     let mut cmd = Command::new(program);
     cmd.args(args)
-        .env("NODE_OPTIONS", format!("{options} --require {script}").trim())
+        .env(
+            "NODE_OPTIONS",
+            format!("{options} --require {script}").trim(),
+        )
         .env(REGISTRY_ENV, &registry.dir);
     let stdout = if stdout_to_stderr {
         use std::os::fd::AsFd;

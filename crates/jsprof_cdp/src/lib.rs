@@ -39,8 +39,8 @@ pub use launch::{launch, Launched, Registration, Registry, REGISTRY_ENV};
 pub use recorder::{
     OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason, MIN_SNAPSHOT_PERIOD,
 };
-pub use tree::{describe, TargetLabel, TargetRecording, Tree, TreeHandle, EXIT_GRACE};
 pub use target::{
     check_node_process, resolve_chrome, resolve_inspect, resolve_pid, Target, TargetKind,
     NODE_DEFAULT_PORT,
 };
+pub use tree::{describe, TargetLabel, TargetRecording, Tree, TreeHandle, EXIT_GRACE};

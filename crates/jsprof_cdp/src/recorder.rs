@@ -105,6 +105,8 @@ pub struct Recorder {
     snapshots_taken: u32,
     snapshot_width: usize,
     warning_sink: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// Events that arrived while a snapshot was being taken, for `wait` to handle.
+    deferred: std::collections::VecDeque<Event>,
 }
 
 impl Recorder {
@@ -199,6 +201,7 @@ impl Recorder {
             snapshots_taken: 0,
             snapshot_width: 1,
             warning_sink: None,
+            deferred: std::collections::VecDeque::new(),
         })
     }
 
@@ -260,23 +263,26 @@ impl Recorder {
                 std::future::pending::<()>().await;
             }
         };
-        self.wait_until(duration, interrupt).await
+        let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+        self.wait_until(deadline, interrupt).await
     }
 
     /// [`Recorder::wait`] with the caller's own stop condition: when `stop` completes the
-    /// recording stops as [`StopReason::Interrupted`] (Ctrl-C, SIGTERM, a sibling's end).
+    /// recording stops as [`StopReason::Interrupted`] (Ctrl-C, SIGTERM, a sibling's end). The
+    /// `deadline` is a point in time, so targets that join a recording late end with it.
     ///
     /// Periodic snapshots keep to a wall-clock schedule (start + k × period): one that takes
     /// longer than the period skips the ticks it overran, with a warning, and none starts when
     /// the last one's length would carry it past `duration`.
     pub async fn wait_until(
         &mut self,
-        duration: Option<Duration>,
+        deadline: Option<tokio::time::Instant>,
         stop: impl std::future::Future<Output = ()>,
     ) -> Result<StopReason> {
         let start = tokio::time::Instant::now();
-        let deadline = duration.map(|d| start + d);
-        let sleep = tokio::time::sleep_until(deadline.unwrap_or(start + Duration::from_secs(u64::MAX / 4)));
+        let duration = deadline.map(|d| d.saturating_duration_since(start));
+        let sleep =
+            tokio::time::sleep_until(deadline.unwrap_or(start + Duration::from_secs(u64::MAX / 4)));
         tokio::pin!(sleep);
         let every = match self.options.heap_snapshot {
             SnapshotMode::Every(d) => Some(d),
@@ -314,7 +320,7 @@ impl Recorder {
                     self.artifacts.push(artifact);
                     if last_length > period {
                         self.warn(format!(
-                            "heap snapshot {} took {:.1} s, longer than --every {:.1} s; the \
+                            "heap snapshot {} took {:.1} s, longer than the {} s period; the \
                              snapshots it overran were skipped",
                             self.snapshots_taken,
                             last_length.as_secs_f64(),
@@ -328,21 +334,39 @@ impl Recorder {
                         self.gone = Some(detail.clone());
                         return Ok(StopReason::TargetGone(detail));
                     }
-                    Some(e) if e.method == "NodeRuntime.waitingForDisconnect" => return Ok(StopReason::ProgramFinished),
-                    Some(e) if e.method == "NodeRuntime.waitingForDebugger" => {
-                        let _ = self
-                            .client
-                            .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
-                            .await;
+                    Some(e) => {
+                        if let Some(stop) = self.on_event(e).await {
+                            return Ok(stop);
+                        }
                     }
-                    Some(e) if e.method == "Inspector.detached" || e.method == "Inspector.targetCrashed" => {
-                        let detail = format!("{} {}", e.method, e.params);
-                        self.gone = Some(detail.clone());
-                        return Ok(StopReason::TargetGone(detail));
-                    }
-                    Some(_) => {}
                 },
             }
+            // Events that arrived while a snapshot was being taken.
+            while let Some(e) = self.deferred.pop_front() {
+                if let Some(stop) = self.on_event(e).await {
+                    return Ok(stop);
+                }
+            }
+        }
+    }
+
+    /// What an event means for a recording in progress: the end, or a release to send.
+    async fn on_event(&mut self, e: Event) -> Option<StopReason> {
+        match e.method.as_str() {
+            "NodeRuntime.waitingForDisconnect" => Some(StopReason::ProgramFinished),
+            "NodeRuntime.waitingForDebugger" => {
+                let _ = self
+                    .client
+                    .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
+                    .await;
+                None
+            }
+            "Inspector.detached" | "Inspector.targetCrashed" => {
+                let detail = format!("{} {}", e.method, e.params);
+                self.gone = Some(detail.clone());
+                Some(StopReason::TargetGone(detail))
+            }
+            _ => None,
         }
     }
 
@@ -434,7 +458,8 @@ impl Recorder {
                             file.write(chunk.as_bytes())?;
                         }
                     }
-                    Some(_) => {}
+                    // Kept for `wait`: the program may finish (waitingForDisconnect) meanwhile.
+                    Some(e) => self.deferred.push_back(e),
                     None => return Err(CdpError::Closed { detail: "while taking a heap snapshot".to_string() }),
                 },
                 result = &mut call => {
@@ -449,6 +474,8 @@ impl Recorder {
                 if let Some(chunk) = e.params.get("chunk").and_then(Value::as_str) {
                     file.write(chunk.as_bytes())?;
                 }
+            } else {
+                self.deferred.push_back(e);
             }
         }
         file.commit()

@@ -39,6 +39,7 @@ pub struct Tree {
     done: mpsc::UnboundedSender<TargetRecording>,
     warnings: mpsc::UnboundedSender<(String, String)>,
     options: RecordOptions,
+    deadline: Option<tokio::time::Instant>,
 }
 
 /// The receiving ends of a [`Tree`], and its stop switch.
@@ -51,7 +52,11 @@ pub struct TreeHandle {
 }
 
 impl Tree {
-    pub fn new(options: RecordOptions) -> (Tree, TreeHandle) {
+    /// A tree whose targets record with `options` until `deadline` (or the stop switch).
+    pub fn new(
+        options: RecordOptions,
+        deadline: Option<tokio::time::Instant>,
+    ) -> (Tree, TreeHandle) {
         let (stop_tx, stop_rx) = watch::channel(false);
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let (warn_tx, warn_rx) = mpsc::unbounded_channel();
@@ -61,6 +66,7 @@ impl Tree {
                 done: done_tx,
                 warnings: warn_tx,
                 options,
+                deadline,
             },
             TreeHandle {
                 stop: stop_tx,
@@ -135,13 +141,14 @@ impl Tree {
             }
         });
         if let Some(worker_events) = worker_events {
-            self.clone().watch_workers(client.clone(), worker_events, output, label.clone());
+            self.clone()
+                .watch_workers(client.clone(), worker_events, output, label.clone());
         }
         let mut stop = self.stop.clone();
         let stopped = async move {
             let _ = stop.wait_for(|s| *s).await;
         };
-        let reason = match recorder.wait_until(None, stopped).await {
+        let reason = match recorder.wait_until(self.deadline, stopped).await {
             Ok(reason) => reason,
             Err(e) => {
                 result.error = Some(e.to_string());

@@ -166,16 +166,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
             (false, _) => SnapshotMode::Off,
             (true, None) => SnapshotMode::AtEnd,
             (true, Some(s)) => {
-            let every = seconds(s, "--every")?;
-            if every < jsprof_cdp::MIN_SNAPSHOT_PERIOD {
-                bail!(
-                    "--every {s}: at least {} s between heap snapshots (each one pauses the \
+                let every = seconds(s, "--every")?;
+                if every < jsprof_cdp::MIN_SNAPSHOT_PERIOD {
+                    bail!(
+                        "--every {s}: at least {} s between heap snapshots (each one pauses the \
                      program while the heap is written)",
-                    jsprof_cdp::MIN_SNAPSHOT_PERIOD.as_secs_f64()
-                );
+                        jsprof_cdp::MIN_SNAPSHOT_PERIOD.as_secs_f64()
+                    );
+                }
+                SnapshotMode::Every(every)
             }
-            SnapshotMode::Every(every)
-        }
         },
         trace: args.trace,
         snapshot_quota: None,
@@ -218,9 +218,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut outcome = runtime.block_on(record(&args, options, duration))?;
     drop(runtime);
     // Processes in the order they started; each one's workers after it.
-    outcome
-        .targets
-        .sort_by_key(|t| (t.label.pid, t.label.worker.is_some(), t.label.worker.clone()));
+    outcome.targets.sort_by_key(|t| {
+        (
+            t.label.pid,
+            t.label.worker.is_some(),
+            t.label.worker.clone(),
+        )
+    });
     let artifacts: Vec<(&TargetLabel, &Artifact)> = outcome
         .targets
         .iter()
@@ -237,7 +241,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             bail!(
                 "{} started no Node process that could be recorded{}; nothing was saved",
                 outcome.target,
-                if how.is_empty() { how } else { format!(" (it {how})") }
+                if how.is_empty() {
+                    how
+                } else {
+                    format!(" (it {how})")
+                }
             );
         }
         bail!("{}: nothing was saved", outcome.target);
@@ -466,10 +474,10 @@ async fn record(
         workers: true,
         ..options
     };
-    let (tree, mut handle) = Tree::new(options);
+    let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+    let (tree, mut handle) = Tree::new(options, deadline);
     let mut results: Vec<TargetRecording> = Vec::new();
     let mut warnings = Vec::new();
-    let deadline = duration.map(|d| tokio::time::Instant::now() + d);
     let until_deadline = async {
         match deadline {
             Some(d) => tokio::time::sleep_until(d).await,
@@ -543,7 +551,10 @@ async fn record(
         .map_or("node".into(), |n| n.to_string_lossy().to_string());
     let title = format!("{program}[{}]", launched.pid);
     let base = stem(args, &format!("{}-{}", sanitize(&program), launched.pid));
-    announce(&format!("{} and every Node process it starts", args.command.join(" ")));
+    announce(&format!(
+        "{} and every Node process it starts",
+        args.command.join(" ")
+    ));
     let mut poll = tokio::time::interval(Duration::from_millis(25));
     let mut first = true;
     let attach = |registration: Registration, first: &mut bool| {
