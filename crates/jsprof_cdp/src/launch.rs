@@ -241,3 +241,42 @@ impl Launched {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_reads_complete_entries_once() {
+        let mut registry = Registry::create().unwrap();
+        let dir = registry.dir().to_path_buf();
+        assert!(dir.join("register.js").exists());
+        std::fs::write(
+            dir.join("42.json"),
+            r#"{"pid":42,"ppid":1,"url":"ws://127.0.0.1:1/x","argv":["/usr/bin/node","/app/server.js","--port","80"]}"#,
+        )
+        .unwrap();
+        // Not an announcement: a temporary file, a damaged entry, another name.
+        std::fs::write(dir.join(".43.tmp"), "{").unwrap();
+        std::fs::write(dir.join("44.json"), "{\"pid\":").unwrap();
+        std::fs::write(dir.join("notes.json"), "{}").unwrap();
+        let found = registry.poll();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].pid, 42);
+        assert_eq!(found[0].title(), "server.js --port 80");
+        assert!(registry.poll().is_empty(), "each process is announced once");
+        drop(registry);
+        assert!(!dir.exists(), "the registry is removed with its script");
+    }
+
+    #[test]
+    fn title_of_an_eval() {
+        let r = Registration {
+            pid: 1,
+            ppid: 0,
+            url: String::new(),
+            argv: vec!["/usr/bin/node".into()],
+        };
+        assert_eq!(r.title(), "node");
+    }
+}

@@ -592,13 +592,23 @@ async fn record(
                             eprintln!("jsprof: recording {}", jsprof_cdp::describe(&label));
                             tree.spawn(client, events, TargetKind::Node, output, label);
                         }
-                        Err(e) => results.push(TargetRecording {
-                            label,
-                            stop: None,
-                            artifacts: Vec::new(),
-                            warnings: Vec::new(),
-                            error: Some(format!("cannot attach to pid {pid}: {e}")),
-                        }),
+                        Err(e) => {
+                            // It waits for us before its first line and would wait forever,
+                            // holding up the whole command: end it.
+                            // SAFETY: a pid from our private registry, one of the command's
+                            // own Node processes.
+                            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+                            results.push(TargetRecording {
+                                label,
+                                stop: None,
+                                artifacts: Vec::new(),
+                                warnings: Vec::new(),
+                                error: Some(format!(
+                                    "cannot attach to pid {pid} ({e}); it was ended before \
+                                     its first line ran"
+                                )),
+                            })
+                        }
                     }
                 }
             }
