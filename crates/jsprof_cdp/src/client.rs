@@ -30,14 +30,36 @@ pub struct Event {
 
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value>>>>>;
 
-/// A connection to one CDP endpoint.
+/// Where the messages of worker sessions (`NodeWorker.receivedMessageFromWorker`) go, by
+/// session id; and where the `NodeWorker.*` lifecycle events go once someone asked for them.
+#[derive(Default)]
+struct Routes {
+    workers: HashMap<String, mpsc::UnboundedSender<String>>,
+    worker_events: Option<mpsc::UnboundedSender<Event>>,
+}
+
+/// How commands leave: a WebSocket, or wrapped in `NodeWorker.sendMessageToWorker` on the
+/// connection of the worker's parent.
+#[derive(Clone)]
+enum Outgoing {
+    Socket(mpsc::UnboundedSender<Message>),
+    Worker {
+        tx: mpsc::UnboundedSender<String>,
+        parent: Box<Client>,
+        session: String,
+    },
+}
+
+/// A connection to one CDP endpoint (cheap to clone: clones share the connection).
+#[derive(Clone)]
 pub struct Client {
     url: String,
     peer: SocketAddr,
-    next_id: AtomicU64,
-    outgoing: mpsc::UnboundedSender<Message>,
+    next_id: Arc<AtomicU64>,
+    outgoing: Outgoing,
     pending: Pending,
     closed: Arc<Mutex<Option<String>>>,
+    routes: Arc<Mutex<Routes>>,
 }
 
 impl Client {
@@ -87,6 +109,8 @@ impl Client {
 
         let reader_pending = pending.clone();
         let reader_closed = closed.clone();
+        let routes: Arc<Mutex<Routes>> = Arc::default();
+        let reader_routes = routes.clone();
         tokio::spawn(async move {
             let detail = loop {
                 let message = match stream.next().await {
@@ -100,44 +124,96 @@ impl Client {
                     Message::Close(_) => break String::new(),
                     _ => continue,
                 };
-                let Ok(value) = serde_json::from_str::<Value>(&text) else {
-                    continue;
-                };
-                if let Some(id) = value.get("id").and_then(Value::as_u64) {
-                    let waiter = reader_pending.lock().expect("pending lock").remove(&id);
-                    if let Some(waiter) = waiter {
-                        let _ = waiter.send(reply_result(value));
-                    }
-                } else if let Some(method) = value.get("method").and_then(Value::as_str) {
-                    let event = Event {
-                        method: method.to_string(),
-                        session_id: value
-                            .get("sessionId")
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
-                        params: value.get("params").cloned().unwrap_or(Value::Null),
-                    };
-                    let _ = events_tx.send(event);
-                }
+                dispatch(&text, &reader_pending, &events_tx, &reader_routes);
             };
-            *reader_closed.lock().expect("closed lock") = Some(detail.clone());
-            // Fail every caller still waiting: the connection is gone.
-            for (_, waiter) in reader_pending.lock().expect("pending lock").drain() {
-                let _ = waiter.send(Err(CdpError::Closed {
-                    detail: detail.clone(),
-                }));
-            }
+            shut(&reader_closed, &reader_pending, &reader_routes, detail);
         });
 
         let client = Client {
             url: url.to_string(),
             peer,
-            next_id: AtomicU64::new(1),
-            outgoing,
+            next_id: Arc::new(AtomicU64::new(1)),
+            outgoing: Outgoing::Socket(outgoing),
             pending,
             closed,
+            routes,
         };
         Ok((client, events_rx))
+    }
+
+    /// The `NodeWorker.*` events of this connection (`attachedToWorker`, `detachedFromWorker`),
+    /// from now on apart from the other events. Messages from attached workers never go there:
+    /// they reach the worker's own [`Client`] ([`Client::attach_worker`]).
+    pub fn worker_events(&self) -> mpsc::UnboundedReceiver<Event> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.routes.lock().expect("routes lock").worker_events = Some(tx);
+        rx
+    }
+
+    /// A client for the worker session `session_id` (from `NodeWorker.attachedToWorker`): its
+    /// commands travel in `NodeWorker.sendMessageToWorker` over this connection, its replies and
+    /// events come back in `NodeWorker.receivedMessageFromWorker`. The worker's client closes
+    /// when the worker detaches or this connection closes.
+    pub fn attach_worker(&self, session_id: &str) -> (Client, mpsc::UnboundedReceiver<Event>) {
+        let (incoming_tx, mut incoming_rx) = mpsc::unbounded_channel::<String>();
+        let (outgoing_tx, mut outgoing_rx) = mpsc::unbounded_channel::<String>();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let closed: Arc<Mutex<Option<String>>> = Arc::default();
+        if let Some(detail) = self.closed.lock().expect("closed lock").clone() {
+            *closed.lock().expect("closed lock") = Some(detail);
+        } else {
+            self.routes
+                .lock()
+                .expect("routes lock")
+                .workers
+                .insert(session_id.to_string(), incoming_tx);
+        }
+        let pending: Pending = Arc::default();
+        let routes: Arc<Mutex<Routes>> = Arc::default();
+        let parent = self.clone();
+        let session = session_id.to_string();
+        tokio::spawn(async move {
+            while let Some(message) = outgoing_rx.recv().await {
+                let params = json!({"sessionId": session, "message": message});
+                // The reply to the wrapped command comes back as a worker message; a failure
+                // to send means the worker or its parent is gone, which the reader sees.
+                if parent
+                    .call("NodeWorker.sendMessageToWorker", params, WORKER_SEND)
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        let reader_pending = pending.clone();
+        let reader_closed = closed.clone();
+        let reader_routes = routes.clone();
+        tokio::spawn(async move {
+            while let Some(text) = incoming_rx.recv().await {
+                dispatch(&text, &reader_pending, &events_tx, &reader_routes);
+            }
+            shut(
+                &reader_closed,
+                &reader_pending,
+                &reader_routes,
+                "the worker detached".to_string(),
+            );
+        });
+        let client = Client {
+            url: format!("{}#worker={session_id}", self.url),
+            peer: self.peer,
+            next_id: Arc::new(AtomicU64::new(1)),
+            outgoing: Outgoing::Worker {
+                tx: outgoing_tx,
+                parent: Box::new(self.clone()),
+                session: session_id.to_string(),
+            },
+            pending,
+            closed,
+            routes,
+        };
+        (client, events_rx)
     }
 
     pub fn url(&self) -> &str {
@@ -177,11 +253,11 @@ impl Client {
         }
         let (tx, rx) = oneshot::channel();
         self.pending.lock().expect("pending lock").insert(id, tx);
-        if self
-            .outgoing
-            .send(Message::Text(message.to_string().into()))
-            .is_err()
-        {
+        let sent = match &self.outgoing {
+            Outgoing::Socket(tx) => tx.send(Message::Text(message.to_string().into())).is_ok(),
+            Outgoing::Worker { tx, .. } => tx.send(message.to_string()).is_ok(),
+        };
+        if !sent {
             self.pending.lock().expect("pending lock").remove(&id);
             return Err(CdpError::Closed {
                 detail: String::new(),
@@ -210,9 +286,98 @@ impl Client {
     }
 
     /// Closes the connection (the target's inspector sees the debugger detach).
+    /// For a worker's client: `NodeWorker.detach` on the parent's connection, which lets a
+    /// worker that waits for its debugger to disconnect finish.
     pub fn close(&self) {
-        let _ = self.outgoing.send(Message::Close(None));
+        match &self.outgoing {
+            Outgoing::Socket(tx) => {
+                let _ = tx.send(Message::Close(None));
+            }
+            Outgoing::Worker {
+                parent, session, ..
+            } => {
+                let parent = parent.clone();
+                let params = json!({"sessionId": session});
+                tokio::spawn(async move {
+                    let _ = parent.call("NodeWorker.detach", params, WORKER_SEND).await;
+                });
+            }
+        }
     }
+}
+
+/// How long forwarding one command to a worker may take (the worker answers separately).
+const WORKER_SEND: Duration = Duration::from_secs(30);
+
+/// Routes one incoming message: a reply to its caller, a worker's message to that worker's
+/// client, `NodeWorker.*` events to whoever asked for them, other events to `events`.
+fn dispatch(
+    text: &str,
+    pending: &Pending,
+    events: &mpsc::UnboundedSender<Event>,
+    routes: &Mutex<Routes>,
+) {
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return;
+    };
+    if let Some(id) = value.get("id").and_then(Value::as_u64) {
+        let waiter = pending.lock().expect("pending lock").remove(&id);
+        if let Some(waiter) = waiter {
+            let _ = waiter.send(reply_result(value));
+        }
+        return;
+    }
+    let Some(method) = value.get("method").and_then(Value::as_str) else {
+        return;
+    };
+    let params = value.get("params").cloned().unwrap_or(Value::Null);
+    let session = params.get("sessionId").and_then(Value::as_str);
+    let mut routes = routes.lock().expect("routes lock");
+    match (method, session) {
+        ("NodeWorker.receivedMessageFromWorker", Some(session)) => {
+            if let (Some(tx), Some(message)) = (
+                routes.workers.get(session),
+                params.get("message").and_then(Value::as_str),
+            ) {
+                let _ = tx.send(message.to_string());
+            }
+            return;
+        }
+        ("NodeWorker.detachedFromWorker", Some(session)) => {
+            // Its client's reader ends: the worker is gone.
+            routes.workers.remove(session);
+        }
+        _ => {}
+    }
+    let event = Event {
+        method: method.to_string(),
+        session_id: value
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        params,
+    };
+    match &routes.worker_events {
+        Some(tx) if method.starts_with("NodeWorker.") => {
+            let _ = tx.send(event);
+        }
+        _ => {
+            let _ = events.send(event);
+        }
+    }
+}
+
+/// The connection is gone: every caller still waiting fails, every worker's client closes.
+fn shut(closed: &Mutex<Option<String>>, pending: &Pending, routes: &Mutex<Routes>, detail: String) {
+    *closed.lock().expect("closed lock") = Some(detail.clone());
+    for (_, waiter) in pending.lock().expect("pending lock").drain() {
+        let _ = waiter.send(Err(CdpError::Closed {
+            detail: detail.clone(),
+        }));
+    }
+    let mut routes = routes.lock().expect("routes lock");
+    routes.workers.clear();
+    routes.worker_events = None;
 }
 
 fn reply_result(value: Value) -> Result<Value> {

@@ -28,15 +28,19 @@ mod http;
 mod launch;
 mod recorder;
 mod target;
+mod tree;
 
 pub use artifact::{timestamp, unused_path, utc, Artifact, ArtifactKind, PartialFile, UtcTime};
 pub use client::{Client, Event};
 pub use endpoint::{addr_endpoint, is_loopback, target_id, ws_endpoint, Endpoint, Reach};
 pub use error::{CdpError, Result};
 pub use http::get_json;
-pub use launch::{launch, Launched};
-pub use recorder::{OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason};
+pub use launch::{launch, Launched, Registration, Registry, REGISTRY_ENV};
+pub use recorder::{
+    OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason, MIN_SNAPSHOT_PERIOD,
+};
 pub use target::{
     check_node_process, resolve_chrome, resolve_inspect, resolve_pid, Target, TargetKind,
     NODE_DEFAULT_PORT,
 };
+pub use tree::{describe, TargetLabel, TargetRecording, Tree, TreeHandle, EXIT_GRACE};

@@ -37,7 +37,14 @@ pub struct RecordOptions {
     /// No heap snapshot is started once the recording's files add up to this many bytes (one
     /// snapshot in progress may pass it); a warning says so. `None`: no limit.
     pub snapshot_quota: Option<u64>,
+    /// Node: record its worker threads too (`NodeWorker.enable`, each worker paused at its start
+    /// until its own recording begins); [`Recorder::worker_events`] announces them.
+    pub workers: bool,
 }
+
+/// The shortest `--every` period: a heap snapshot of even a tiny heap pauses the program for a
+/// good part of this, so a shorter period would record little but snapshots.
+pub const MIN_SNAPSHOT_PERIOD: Duration = Duration::from_millis(250);
 
 /// Where files go and how they are named (`STEM.cpuprofile`, …).
 #[derive(Clone, Debug)]
@@ -93,6 +100,13 @@ pub struct Recorder {
     artifacts: Vec<Artifact>,
     gone: Option<String>,
     warnings: Vec<String>,
+    quota_warned: bool,
+    /// Periodic snapshots taken so far, and the digits their numbers are padded to.
+    snapshots_taken: u32,
+    snapshot_width: usize,
+    warning_sink: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// Events that arrived while a snapshot was being taken, for `wait` to handle.
+    deferred: std::collections::VecDeque<Event>,
 }
 
 impl Recorder {
@@ -159,6 +173,18 @@ impl Recorder {
             });
             client.call("Tracing.start", config, COMMAND).await?;
         }
+        if options.workers && kind == TargetKind::Node {
+            // Workers started from now on wait for `Runtime.runIfWaitingForDebugger` in their
+            // own session, so their recording starts before their first line runs. A worker's
+            // own session has no NodeWorker domain (Node 20): workers of workers run unrecorded.
+            let _ = client
+                .call(
+                    "NodeWorker.enable",
+                    json!({"waitForDebuggerOnStart": true}),
+                    COMMAND,
+                )
+                .await;
+        }
         let _ = client
             .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
             .await;
@@ -171,7 +197,30 @@ impl Recorder {
             artifacts: Vec::new(),
             gone: None,
             warnings: Vec::new(),
+            quota_warned: false,
+            snapshots_taken: 0,
+            snapshot_width: 1,
+            warning_sink: None,
+            deferred: std::collections::VecDeque::new(),
         })
+    }
+
+    /// The connection's client (a clone): to attach to the workers [`RecordOptions::workers`]
+    /// announces.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Warnings are also sent here as they happen (the CLI prints them at once).
+    pub fn set_warning_sink(&mut self, sink: tokio::sync::mpsc::UnboundedSender<String>) {
+        self.warning_sink = Some(sink);
+    }
+
+    fn warn(&mut self, warning: String) {
+        if let Some(sink) = &self.warning_sink {
+            let _ = sink.send(warning.clone());
+        }
+        self.warnings.push(warning);
     }
 
     pub fn kind(&self) -> TargetKind {
@@ -192,8 +241,9 @@ impl Recorder {
         if used < quota {
             return false;
         }
-        if self.warnings.is_empty() {
-            self.warnings.push(format!(
+        if !self.quota_warned {
+            self.quota_warned = true;
+            self.warn(format!(
                 "heap snapshots stopped: the recording's files reached the quota of {quota} bytes \
                  ({used} bytes after {} file{})",
                 self.artifacts.len(),
@@ -206,18 +256,6 @@ impl Recorder {
     /// Waits until `duration` passes, Ctrl-C (when `ctrl_c`), the launched program finishes, or
     /// the target goes away; takes periodic snapshots meanwhile.
     pub async fn wait(&mut self, duration: Option<Duration>, ctrl_c: bool) -> Result<StopReason> {
-        let sleep = tokio::time::sleep(duration.unwrap_or(Duration::from_secs(u64::MAX / 4)));
-        tokio::pin!(sleep);
-        let every = match self.options.heap_snapshot {
-            SnapshotMode::Every(d) => Some(d),
-            _ => None,
-        };
-        let mut tick = tokio::time::interval(every.unwrap_or(Duration::from_secs(3600)));
-        // A snapshot can take longer than the period: the next one waits a whole period after it,
-        // so the program always runs between snapshots.
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tick.tick().await; // the first tick is immediate
-        let mut snapshots = every.is_some();
         let interrupt = async {
             if ctrl_c {
                 let _ = tokio::signal::ctrl_c().await;
@@ -225,20 +263,70 @@ impl Recorder {
                 std::future::pending::<()>().await;
             }
         };
-        tokio::pin!(interrupt);
+        let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+        self.wait_until(deadline, interrupt).await
+    }
+
+    /// [`Recorder::wait`] with the caller's own stop condition: when `stop` completes the
+    /// recording stops as [`StopReason::Interrupted`] (Ctrl-C, SIGTERM, a sibling's end). The
+    /// `deadline` is a point in time, so targets that join a recording late end with it.
+    ///
+    /// Periodic snapshots keep to a wall-clock schedule (start + k × period): one that takes
+    /// longer than the period skips the ticks it overran, with a warning, and none starts when
+    /// the last one's length would carry it past `duration`.
+    pub async fn wait_until(
+        &mut self,
+        deadline: Option<tokio::time::Instant>,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<StopReason> {
+        let start = tokio::time::Instant::now();
+        let duration = deadline.map(|d| d.saturating_duration_since(start));
+        let sleep =
+            tokio::time::sleep_until(deadline.unwrap_or(start + Duration::from_secs(u64::MAX / 4)));
+        tokio::pin!(sleep);
+        let every = match self.options.heap_snapshot {
+            SnapshotMode::Every(d) => Some(d),
+            _ => None,
+        };
+        if let Some(every) = every {
+            // Enough digits for every snapshot planned (the periodic ones and the last), so a
+            // shell glob lists them in order; 3 when the end is not known.
+            let planned = duration.map(|d| (d.as_secs_f64() / every.as_secs_f64()) as u64 + 1);
+            self.snapshot_width = planned.map_or(3, |n| n.to_string().len());
+        }
+        let period = every.unwrap_or(Duration::from_secs(3600));
+        let mut tick = tokio::time::interval_at(start + period, period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut snapshots = every.is_some();
+        let mut last_length = Duration::ZERO;
+        tokio::pin!(stop);
         loop {
             tokio::select! {
                 _ = &mut sleep, if duration.is_some() => return Ok(StopReason::Duration),
-                _ = &mut interrupt => return Ok(StopReason::Interrupted),
+                _ = &mut stop => return Ok(StopReason::Interrupted),
                 _ = tick.tick(), if snapshots => {
                     if self.quota_reached() {
                         // Keep recording the rest; no more snapshots.
                         snapshots = false;
                         continue;
                     }
+                    if deadline.is_some_and(|d| tokio::time::Instant::now() + last_length > d) {
+                        // It would end after the promised duration; the final one follows soon.
+                        continue;
+                    }
+                    let began = tokio::time::Instant::now();
                     let artifact = self.take_snapshot().await?;
+                    last_length = began.elapsed();
                     self.artifacts.push(artifact);
-                    tick.reset();
+                    if last_length > period {
+                        self.warn(format!(
+                            "heap snapshot {} took {:.1} s, longer than the {} s period; the \
+                             snapshots it overran were skipped",
+                            self.snapshots_taken,
+                            last_length.as_secs_f64(),
+                            period.as_secs_f64()
+                        ));
+                    }
                 }
                 event = self.events.recv() => match event {
                     None => {
@@ -246,21 +334,39 @@ impl Recorder {
                         self.gone = Some(detail.clone());
                         return Ok(StopReason::TargetGone(detail));
                     }
-                    Some(e) if e.method == "NodeRuntime.waitingForDisconnect" => return Ok(StopReason::ProgramFinished),
-                    Some(e) if e.method == "NodeRuntime.waitingForDebugger" => {
-                        let _ = self
-                            .client
-                            .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
-                            .await;
+                    Some(e) => {
+                        if let Some(stop) = self.on_event(e).await {
+                            return Ok(stop);
+                        }
                     }
-                    Some(e) if e.method == "Inspector.detached" || e.method == "Inspector.targetCrashed" => {
-                        let detail = format!("{} {}", e.method, e.params);
-                        self.gone = Some(detail.clone());
-                        return Ok(StopReason::TargetGone(detail));
-                    }
-                    Some(_) => {}
                 },
             }
+            // Events that arrived while a snapshot was being taken.
+            while let Some(e) = self.deferred.pop_front() {
+                if let Some(stop) = self.on_event(e).await {
+                    return Ok(stop);
+                }
+            }
+        }
+    }
+
+    /// What an event means for a recording in progress: the end, or a release to send.
+    async fn on_event(&mut self, e: Event) -> Option<StopReason> {
+        match e.method.as_str() {
+            "NodeRuntime.waitingForDisconnect" => Some(StopReason::ProgramFinished),
+            "NodeRuntime.waitingForDebugger" => {
+                let _ = self
+                    .client
+                    .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
+                    .await;
+                None
+            }
+            "Inspector.detached" | "Inspector.targetCrashed" => {
+                let detail = format!("{} {}", e.method, e.params);
+                self.gone = Some(detail.clone());
+                Some(StopReason::TargetGone(detail))
+            }
+            _ => None,
         }
     }
 
@@ -322,11 +428,21 @@ impl Recorder {
     /// `HeapProfiler.takeHeapSnapshot`: chunks arrive as events before the reply; each goes
     /// straight to disk.
     async fn take_snapshot(&mut self) -> Result<Artifact> {
-        let mut file = PartialFile::create(
-            &self.output.dir,
-            &self.output.stem,
-            ArtifactKind::HeapSnapshot,
-        )?;
+        // Periodic snapshots are numbered from 1 (`X-1`, `X-2`, …, zero-padded), the last one
+        // included, so their names sort in the order they were taken.
+        let stem = match self.options.heap_snapshot {
+            SnapshotMode::Every(_) => {
+                self.snapshots_taken += 1;
+                format!(
+                    "{}-{:0width$}",
+                    self.output.stem,
+                    self.snapshots_taken,
+                    width = self.snapshot_width
+                )
+            }
+            _ => self.output.stem.clone(),
+        };
+        let mut file = PartialFile::create(&self.output.dir, &stem, ArtifactKind::HeapSnapshot)?;
         let call = self.client.call(
             "HeapProfiler.takeHeapSnapshot",
             json!({"reportProgress": false}),
@@ -342,7 +458,8 @@ impl Recorder {
                             file.write(chunk.as_bytes())?;
                         }
                     }
-                    Some(_) => {}
+                    // Kept for `wait`: the program may finish (waitingForDisconnect) meanwhile.
+                    Some(e) => self.deferred.push_back(e),
                     None => return Err(CdpError::Closed { detail: "while taking a heap snapshot".to_string() }),
                 },
                 result = &mut call => {
@@ -357,6 +474,8 @@ impl Recorder {
                 if let Some(chunk) = e.params.get("chunk").and_then(Value::as_str) {
                     file.write(chunk.as_bytes())?;
                 }
+            } else {
+                self.deferred.push_back(e);
             }
         }
         file.commit()

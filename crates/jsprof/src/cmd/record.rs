@@ -1,14 +1,15 @@
 //! `jsprof record`: take profiles over the Chrome DevTools Protocol from a Node command, a Node
 //! inspector, a running Node process or a Chromium page, then summarize what was recorded.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use jsprof_cdp::{
-    Artifact, ArtifactKind, Client, OutputSpec, Reach, RecordOptions, Recorder, SnapshotMode,
-    StopReason,
+    Artifact, ArtifactKind, Client, OutputSpec, Reach, RecordOptions, Registration, SnapshotMode,
+    StopReason, TargetKind, TargetLabel, TargetRecording, Tree, TreeHandle,
 };
 use serde::Serialize;
 
@@ -17,6 +18,8 @@ use crate::output::{self, JsonWarning};
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   jsprof record --cpu -o profiles -- node app.js
+  jsprof record --open -- npm run build       # every Node process and worker; then the UI
+  timeout 60 jsprof record -- node server.js  # SIGTERM stops it like Ctrl-C, saving
   jsprof record --inspect 127.0.0.1:9229 --cpu --heap-sampling --duration 10
   jsprof record --pid 4242 --heap-snapshot --duration 30
   jsprof record --chrome 127.0.0.1:9222 --trace --cpu --duration 5")]
@@ -45,7 +48,8 @@ pub struct Args {
     /// With --heap-snapshot: only at the end (the default).
     #[arg(long, requires = "heap_snapshot", conflicts_with = "every")]
     pub at_end: bool,
-    /// With --heap-snapshot: one every S seconds, and one at the end.
+    /// With --heap-snapshot: one every S seconds (at least 0.25), and one at the end; named
+    /// STEM-1, STEM-2, … (zero-padded) so that a glob lists them in order.
     #[arg(long, value_name = "S", requires = "heap_snapshot")]
     pub every: Option<f64>,
     /// Record a Performance-panel trace (Chromium only; with --cpu it carries JS samples).
@@ -63,6 +67,9 @@ pub struct Args {
     /// Print JSON (the recorded files) instead of summaries.
     #[arg(long)]
     pub json: bool,
+    /// Then open what was recorded in the browser UI (as `jsprof view` does).
+    #[arg(long)]
+    pub open: bool,
     /// The Node command to launch and record: `-- node app.js …`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -73,6 +80,24 @@ struct ArtifactJson {
     kind: &'static str,
     path: String,
     bytes: u64,
+    /// The process it is of; `null` for a Chromium page.
+    pid: Option<u32>,
+    /// The worker thread's id; `null` for a process's main thread.
+    worker: Option<String>,
+}
+
+/// One recorded process or worker thread.
+#[derive(Serialize)]
+struct TargetJson {
+    pid: Option<u32>,
+    ppid: Option<u32>,
+    worker: Option<String>,
+    title: String,
+    /// Why its own recording ended; `null` when it could not start.
+    stop_reason: Option<String>,
+    /// Why it has no (or not all) files.
+    error: Option<String>,
+    files: Vec<String>,
 }
 
 /// How a launched program ended.
@@ -96,6 +121,8 @@ struct RecordJson {
     target: String,
     stop_reason: String,
     artifacts: Vec<ArtifactJson>,
+    /// Every process and worker thread recorded, in the order they started.
+    targets: Vec<TargetJson>,
     /// The launched command's end; `null` for --inspect, --pid and --chrome.
     program: Option<ProgramJson>,
 }
@@ -104,8 +131,9 @@ struct RecordJson {
 struct Outcome {
     target: String,
     stop: StopReason,
-    artifacts: Vec<Artifact>,
+    targets: Vec<TargetRecording>,
     program: Option<ProgramJson>,
+    warnings: Vec<JsonWarning>,
 }
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -137,10 +165,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
         heap_snapshot: match (args.heap_snapshot, args.every) {
             (false, _) => SnapshotMode::Off,
             (true, None) => SnapshotMode::AtEnd,
-            (true, Some(s)) => SnapshotMode::Every(seconds(s, "--every")?),
+            (true, Some(s)) => {
+                let every = seconds(s, "--every")?;
+                if every < jsprof_cdp::MIN_SNAPSHOT_PERIOD {
+                    bail!(
+                        "--every {s}: at least {} s between heap snapshots (each one pauses the \
+                     program while the heap is written)",
+                        jsprof_cdp::MIN_SNAPSHOT_PERIOD.as_secs_f64()
+                    );
+                }
+                SnapshotMode::Every(every)
+            }
         },
         trace: args.trace,
         snapshot_quota: None,
+        workers: false,
     };
     if !options.cpu
         && !options.heap_sampling
@@ -176,7 +215,41 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let outcome = runtime.block_on(record(&args, options, duration))?;
+    let mut outcome = runtime.block_on(record(&args, options, duration))?;
+    drop(runtime);
+    // Processes in the order they started; each one's workers after it.
+    outcome.targets.sort_by_key(|t| {
+        (
+            t.label.pid,
+            t.label.worker.is_some(),
+            t.label.worker.clone(),
+        )
+    });
+    let artifacts: Vec<(&TargetLabel, &Artifact)> = outcome
+        .targets
+        .iter()
+        .flat_map(|t| t.artifacts.iter().map(move |a| (&t.label, a)))
+        .collect();
+    for t in &outcome.targets {
+        if let Some(error) = &t.error {
+            eprintln!("jsprof: {}: {error}", jsprof_cdp::describe(&t.label));
+        }
+    }
+    if artifacts.is_empty() {
+        if outcome.targets.is_empty() {
+            let how = outcome.program.as_ref().map(describe).unwrap_or_default();
+            bail!(
+                "{} started no Node process that could be recorded{}; nothing was saved",
+                outcome.target,
+                if how.is_empty() {
+                    how
+                } else {
+                    format!(" (it {how})")
+                }
+            );
+        }
+        bail!("{}: nothing was saved", outcome.target);
+    }
     // A program that failed by itself fails the command (exit 1, "a check failed"), the
     // recording still saved. Its own code is not mirrored: 2 means bad usage here, and a signal
     // has no code; the JSON `program` says exactly how it ended.
@@ -191,33 +264,69 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         _ => ExitCode::SUCCESS,
     };
+    let files: Vec<PathBuf> = artifacts.iter().map(|(_, a)| a.path.clone()).collect();
 
     if args.json {
         output::print_json(&RecordJson {
             kind: "recording",
-            warnings: Vec::new(),
-            target: outcome.target,
+            warnings: outcome.warnings,
+            target: outcome.target.clone(),
             stop_reason: format!("{:?}", outcome.stop),
-            artifacts: outcome
-                .artifacts
+            artifacts: artifacts
                 .iter()
-                .map(|a| ArtifactJson {
+                .map(|(label, a)| ArtifactJson {
                     kind: a.kind.as_str(),
                     path: a.path.display().to_string(),
                     bytes: a.bytes,
+                    pid: label.pid,
+                    worker: label.worker.clone(),
+                })
+                .collect(),
+            targets: outcome
+                .targets
+                .iter()
+                .map(|t| TargetJson {
+                    pid: t.label.pid,
+                    ppid: t.label.ppid,
+                    worker: t.label.worker.clone(),
+                    title: t.label.title.clone(),
+                    stop_reason: t.stop.as_ref().map(|s| format!("{s:?}")),
+                    error: t.error.clone(),
+                    files: t
+                        .artifacts
+                        .iter()
+                        .map(|a| a.path.display().to_string())
+                        .collect(),
                 })
                 .collect(),
             program: outcome.program,
         })?;
-        return Ok(code);
+    } else {
+        let several = outcome.targets.len() > 1;
+        let mut stdout = std::io::stdout();
+        for t in &outcome.targets {
+            if several && !t.artifacts.is_empty() {
+                writeln!(stdout, "\n== {} ==", jsprof_cdp::describe(&t.label))?;
+            }
+            for artifact in &t.artifacts {
+                writeln!(
+                    stdout,
+                    "\n{} ({})",
+                    artifact.path.display(),
+                    output::fmt_bytes(artifact.bytes as f64)
+                )?;
+                summarize(artifact)?;
+            }
+        }
     }
-    for artifact in &outcome.artifacts {
-        println!(
-            "\n{} ({})",
-            artifact.path.display(),
-            output::fmt_bytes(artifact.bytes as f64)
-        );
-        summarize(artifact);
+    if args.open {
+        crate::cmd::view::run(crate::cmd::view::Args {
+            files,
+            no_open: false,
+            port: 0,
+            filters: Default::default(),
+            sourcemap: Vec::new(),
+        })?;
     }
     Ok(code)
 }
@@ -267,8 +376,9 @@ fn program_status(
     }
 }
 
-/// The `summary` of a recorded file; a file jsprof cannot summarize yet is just listed.
-fn summarize(artifact: &Artifact) {
+/// The `summary` of a recorded file; a file jsprof cannot summarize yet is just listed. A
+/// closed standard output (`| head`) ends the listing.
+fn summarize(artifact: &Artifact) -> Result<()> {
     let file = artifact.path.clone();
     let result = match artifact.kind {
         ArtifactKind::HeapSnapshot => crate::cmd::heap::run(
@@ -286,8 +396,13 @@ fn summarize(artifact: &Artifact) {
             json: false,
         }),
     };
-    if let Err(e) = result {
-        eprintln!("  (no summary: {e:#})");
+    match result {
+        Err(e) if output::is_broken_pipe(&e) => Err(e),
+        Err(e) => {
+            eprintln!("  (no summary: {e:#})");
+            Ok(())
+        }
+        Ok(_) => Ok(()),
     }
 }
 
@@ -321,90 +436,253 @@ fn sanitize(s: &str) -> String {
     cleaned.trim_matches('-').chars().take(40).collect()
 }
 
+/// The stop signals, installed before anything is launched: a SIGTERM (from `timeout`, a
+/// cancelled CI job) is a request to stop like Ctrl-C — collect, save, stop the program — never
+/// the default death that leaves the program running with its inspector open.
+struct Signals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> Result<Signals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Signals {
+            interrupt: signal(SignalKind::interrupt()).context("cannot handle SIGINT")?,
+            terminate: signal(SignalKind::terminate()).context("cannot handle SIGTERM")?,
+        })
+    }
+
+    async fn recv(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
+}
+
+/// How long collecting every target's files may take after the stop.
+const COLLECT_TIMEOUT: Duration = Duration::from_secs(600);
+
 async fn record(
     args: &Args,
     options: RecordOptions,
     duration: Option<Duration>,
 ) -> Result<Outcome> {
-    let mut child = None;
-    let target = if !args.command.is_empty() {
-        let launched = jsprof_cdp::launch(&args.command, CONNECT_TIMEOUT, args.json).await?;
-        let program = Path::new(&args.command[0])
-            .file_name()
-            .map_or("node".into(), |n| n.to_string_lossy().to_string());
-        let title = format!("{program}[{}]", launched.pid);
-        child = Some(launched.child);
-        jsprof_cdp::Target {
-            ws_url: launched.ws_url,
-            kind: jsprof_cdp::TargetKind::Node,
-            title,
-            pid: Some(launched.pid),
-        }
-    } else if let Some(spec) = &args.inspect {
-        jsprof_cdp::resolve_inspect(spec, Reach::Any).await?
-    } else if let Some(pid) = args.pid {
-        jsprof_cdp::resolve_pid(pid, CONNECT_TIMEOUT).await?
-    } else {
-        jsprof_cdp::resolve_chrome(args.chrome.as_deref().unwrap_or_default(), Reach::Any).await?
+    let mut signals = Signals::install()?;
+    let options = RecordOptions {
+        workers: true,
+        ..options
     };
-    let stem = stem(args, &sanitize(&target.title).replace("--", "-"));
-    let output = OutputSpec {
-        dir: args.out.clone(),
-        stem,
+    let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+    let (tree, mut handle) = Tree::new(options, deadline);
+    let mut results: Vec<TargetRecording> = Vec::new();
+    let mut warnings = Vec::new();
+    let until_deadline = async {
+        match deadline {
+            Some(d) => tokio::time::sleep_until(d).await,
+            None => std::future::pending().await,
+        }
     };
-    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT, Reach::Any)
-        .await
-        .with_context(|| format!("cannot attach to {}", target.title))?;
-    let mut recorder = Recorder::start(client, events, target.kind, options, output).await?;
-    eprintln!(
-        "jsprof: recording {}{}",
-        target.title,
-        match (duration, child.is_some()) {
-            (Some(d), _) => format!(" for {:.1} s", d.as_secs_f64()),
-            (None, true) => " until it finishes (Ctrl-C to stop earlier)".to_string(),
-            (None, false) => " (Ctrl-C to stop)".to_string(),
-        }
-    );
-    let stop = recorder.wait(duration, true).await?;
-    if let StopReason::TargetGone(detail) = &stop {
-        if let Some(mut c) = child {
-            let status = c.wait().await.ok();
-            return Err(anyhow!(
-                "{} exited before the recording was collected{}; nothing was saved",
-                target.title,
-                status.map(|s| format!(" ({s})")).unwrap_or_default()
-            ));
-        }
-        return Err(anyhow!(
-            "{} went away during the recording ({detail}); nothing was saved",
-            target.title
-        ));
+    tokio::pin!(until_deadline);
+    let announce = |what: &str| {
+        eprintln!(
+            "jsprof: recording {what}{}",
+            match (duration, args.command.is_empty()) {
+                (Some(d), _) => format!(" for {:.1} s", d.as_secs_f64()),
+                (None, false) => " until it finishes (Ctrl-C to stop earlier)".to_string(),
+                (None, true) => " (Ctrl-C to stop)".to_string(),
+            }
+        )
+    };
+
+    if args.command.is_empty() {
+        let target = if let Some(spec) = &args.inspect {
+            jsprof_cdp::resolve_inspect(spec, Reach::Any).await?
+        } else if let Some(pid) = args.pid {
+            jsprof_cdp::resolve_pid(pid, CONNECT_TIMEOUT).await?
+        } else {
+            jsprof_cdp::resolve_chrome(args.chrome.as_deref().unwrap_or_default(), Reach::Any)
+                .await?
+        };
+        let output = OutputSpec {
+            dir: args.out.clone(),
+            stem: stem(args, &sanitize(&target.title).replace("--", "-")),
+        };
+        let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT, Reach::Any)
+            .await
+            .with_context(|| format!("cannot attach to {}", target.title))?;
+        let label = TargetLabel {
+            pid: target.pid,
+            ppid: None,
+            worker: None,
+            title: target.title.clone(),
+        };
+        tree.spawn(client, events, target.kind, output, label);
+        announce(&target.title);
+        let stop = loop {
+            tokio::select! {
+                _ = &mut until_deadline => break StopReason::Duration,
+                _ = signals.recv() => break StopReason::Interrupted,
+                Some(w) = handle.warnings.recv() => print_warning(&mut warnings, w),
+                Some(r) = handle.done.recv() => {
+                    // The target itself ended the recording (it went away, or finished).
+                    let stop = r.stop.clone().unwrap_or(StopReason::TargetGone(String::new()));
+                    results.push(r);
+                    break stop;
+                }
+            }
+        };
+        drop(tree);
+        let _ = handle.stop.send(true);
+        collect(&mut handle, &mut results, &mut warnings).await;
+        return Ok(Outcome {
+            target: target.title,
+            stop,
+            targets: results,
+            program: None,
+            warnings,
+        });
     }
-    let artifacts = recorder
-        .stop()
-        .await
-        .with_context(|| format!("collecting the recording from {}", target.title))?;
-    let mut program = None;
-    if let Some(mut c) = child {
-        let stopped_by_jsprof = stop != StopReason::ProgramFinished;
-        let pid = c.id().unwrap_or(0);
-        if stopped_by_jsprof {
-            // We stopped early (Ctrl-C or --duration): interrupt the program as Ctrl-C would have.
-            if let Some(pid) = c.id() {
-                // SAFETY: sending SIGINT to our own child process.
-                unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+
+    let mut launched = jsprof_cdp::launch(&args.command, args.json)?;
+    let program = Path::new(&args.command[0])
+        .file_name()
+        .map_or("node".into(), |n| n.to_string_lossy().to_string());
+    let title = format!("{program}[{}]", launched.pid);
+    let base = stem(args, &format!("{}-{}", sanitize(&program), launched.pid));
+    announce(&format!(
+        "{} and every Node process it starts",
+        args.command.join(" ")
+    ));
+    let mut poll = tokio::time::interval(Duration::from_millis(25));
+    let mut first = true;
+    let attach = |registration: Registration, first: &mut bool| {
+        let title = registration.title();
+        let stem = if std::mem::take(first) {
+            base.clone()
+        } else {
+            format!("{base}-pid{}", registration.pid)
+        };
+        let label = TargetLabel {
+            pid: Some(registration.pid),
+            ppid: Some(registration.ppid),
+            worker: None,
+            title,
+        };
+        let output = OutputSpec {
+            dir: args.out.clone(),
+            stem,
+        };
+        (registration.url, output, label)
+    };
+    let (stop, status) = loop {
+        tokio::select! {
+            _ = &mut until_deadline => break (StopReason::Duration, None),
+            _ = signals.recv() => break (StopReason::Interrupted, None),
+            status = launched.child.wait() => break (StopReason::ProgramFinished, status.ok()),
+            Some(w) = handle.warnings.recv() => print_warning(&mut warnings, w),
+            Some(r) = handle.done.recv() => results.push(r),
+            _ = poll.tick() => {
+                for registration in launched.registry.poll() {
+                    let pid = registration.pid;
+                    let (url, output, label) = attach(registration, &mut first);
+                    match Client::connect(&url, CONNECT_TIMEOUT, Reach::Loopback).await {
+                        Ok((client, events)) => {
+                            eprintln!("jsprof: recording {}", jsprof_cdp::describe(&label));
+                            tree.spawn(client, events, TargetKind::Node, output, label);
+                        }
+                        Err(e) => {
+                            // It waits for us before its first line and would wait forever,
+                            // holding up the whole command: end it.
+                            // SAFETY: a pid from our private registry, one of the command's
+                            // own Node processes.
+                            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+                            results.push(TargetRecording {
+                                label,
+                                stop: None,
+                                artifacts: Vec::new(),
+                                warnings: Vec::new(),
+                                error: Some(format!(
+                                    "cannot attach to pid {pid} ({e}); it was ended before \
+                                     its first line ran"
+                                )),
+                            })
+                        }
+                    }
+                }
             }
         }
-        let status = tokio::time::timeout(Duration::from_secs(10), c.wait())
-            .await
-            .ok()
-            .and_then(|s| s.ok());
-        program = Some(program_status(pid, status, stopped_by_jsprof));
-    }
+    };
+    // Whatever still runs is recorded up to now: collect it all, then stop the program.
+    drop(tree);
+    let _ = handle.stop.send(true);
+    collect(&mut handle, &mut results, &mut warnings).await;
+    let stopped_by_jsprof = stop != StopReason::ProgramFinished;
+    let status = match status {
+        Some(status) => {
+            // The program finished by itself; processes it left behind are stopped too.
+            launched.signal_tree(libc::SIGINT);
+            Some(status)
+        }
+        None => stop_program(&mut launched).await,
+    };
     Ok(Outcome {
-        target: target.title,
+        target: title,
         stop,
-        artifacts,
-        program,
+        targets: results,
+        program: Some(program_status(launched.pid, status, stopped_by_jsprof)),
+        warnings,
     })
+}
+
+/// Interrupts the launched program's whole tree as Ctrl-C would have, and kills what has not
+/// exited after [`jsprof_cdp::EXIT_GRACE`]: no process is left running, none paused.
+async fn stop_program(launched: &mut jsprof_cdp::Launched) -> Option<std::process::ExitStatus> {
+    launched.signal_tree(libc::SIGINT);
+    let status = tokio::time::timeout(jsprof_cdp::EXIT_GRACE, launched.child.wait())
+        .await
+        .ok()
+        .and_then(|s| s.ok());
+    // Children outlive their parent's exit by a moment; a paused one never exits by itself.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    launched.signal_tree(libc::SIGKILL);
+    match status {
+        Some(s) => Some(s),
+        None => launched.child.wait().await.ok(),
+    }
+}
+
+/// Waits for every target's task to hand in its files.
+async fn collect(
+    handle: &mut TreeHandle,
+    results: &mut Vec<TargetRecording>,
+    warnings: &mut Vec<JsonWarning>,
+) {
+    let deadline = tokio::time::Instant::now() + COLLECT_TIMEOUT;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep_until(deadline) => {
+                let message = format!(
+                    "gave up waiting for recordings after {} s",
+                    COLLECT_TIMEOUT.as_secs()
+                );
+                print_warning(warnings, ("recording".to_string(), message));
+                return;
+            }
+            Some(w) = handle.warnings.recv() => print_warning(warnings, w),
+            r = handle.done.recv() => match r {
+                Some(r) => results.push(r),
+                None => break,
+            },
+        }
+    }
+    while let Ok(w) = handle.warnings.try_recv() {
+        print_warning(warnings, w);
+    }
+}
+
+fn print_warning(warnings: &mut Vec<JsonWarning>, (at, message): (String, String)) {
+    eprintln!("jsprof: warning: {at}: {message}");
+    warnings.push(JsonWarning { at, message });
 }

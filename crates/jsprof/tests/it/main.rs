@@ -12,6 +12,7 @@ mod heap_explore;
 mod hostile_input;
 mod hostile_serve;
 mod record;
+mod record_tree;
 mod serve;
 mod source_maps;
 mod support;

@@ -16,14 +16,14 @@ use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector};
 /// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
 pub static PORT_9229: Mutex<()> = Mutex::new(());
 
-fn out_dir(name: &str) -> PathBuf {
+pub(crate) fn out_dir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("record-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
 
-fn hot_js() -> String {
+pub(crate) fn hot_js() -> String {
     fixtures()
         .join("record/hot.js")
         .to_str()
@@ -57,7 +57,7 @@ fn oracle(name: &str, file: &Path) -> Option<Value> {
     Some(serde_json::from_slice(&out.stdout).expect("oracle JSON"))
 }
 
-fn artifacts(v: &Value) -> Vec<(String, PathBuf)> {
+pub(crate) fn artifacts(v: &Value) -> Vec<(String, PathBuf)> {
     v["artifacts"]
         .as_array()
         .unwrap()
@@ -71,7 +71,7 @@ fn artifacts(v: &Value) -> Vec<(String, PathBuf)> {
         .collect()
 }
 
-fn find(v: &Value, kind: &str) -> PathBuf {
+pub(crate) fn find(v: &Value, kind: &str) -> PathBuf {
     artifacts(v)
         .into_iter()
         .find(|(k, _)| k == kind)
@@ -79,7 +79,7 @@ fn find(v: &Value, kind: &str) -> PathBuf {
         .1
 }
 
-fn function_names(file: &Path) -> Vec<String> {
+pub(crate) fn function_names(file: &Path) -> Vec<String> {
     let v = jsprof_json(&["top", "--json", "--limit", "0", file.to_str().unwrap()]);
     v["functions"]
         .as_array()
@@ -90,7 +90,7 @@ fn function_names(file: &Path) -> Vec<String> {
 }
 
 /// Every file in `dir` (names only), to check nothing partial was left.
-fn listing(dir: &Path) -> Vec<String> {
+pub(crate) fn listing(dir: &Path) -> Vec<String> {
     match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
@@ -266,15 +266,17 @@ fn a_target_that_dies_mid_recording_leaves_no_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // "jsprof: recording node[PID] …" names the target; kill it from outside, as a crash would.
+    // "jsprof: recording pid PID (…)" names each process as it is attached; kill it from
+    // outside, as a crash would.
     let mut lines = BufReader::new(recorder.stderr.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let pid: i32 = first
-        .split("node[")
-        .nth(1)
-        .and_then(|r| r.split(']').next())
-        .unwrap()
-        .parse()
+    let pid: i32 = lines
+        .by_ref()
+        .map(|l| l.unwrap())
+        .find_map(|l| {
+            l.strip_prefix("jsprof: recording pid ")
+                .and_then(|r| r.split(' ').next())
+                .map(|p| p.parse().unwrap())
+        })
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     Command::new("kill")
@@ -443,7 +445,7 @@ fn ctrl_c_stops_and_saves() {
 
 /// Runs `cmd` (a `jsprof record --json`) to its end and returns its JSON; fails if it fails, or
 /// kills it and fails after `secs` (a hang is a failure, not a CI run that never ends).
-fn record_within(cmd: &mut Command, secs: u64, what: &str) -> Value {
+pub(crate) fn record_within(cmd: &mut Command, secs: u64, what: &str) -> Value {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

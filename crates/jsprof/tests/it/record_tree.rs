@@ -1,0 +1,416 @@
+//! `jsprof record -- CMD` on real apps: every Node process the command starts (`npm run`,
+//! `child_process.fork`) and every worker thread gets its own file; SIGTERM stops and saves like
+//! Ctrl-C and leaves nothing running; a closed pipe is not a crash; snapshot names sort; `--open`
+//! serves what was just recorded.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::record::{artifacts, function_names, hot_js, out_dir, record_within};
+use crate::support::{fixtures, jsprof, jsprof_json};
+
+fn fixture(name: &str) -> PathBuf {
+    fixtures().join("record").join(name)
+}
+
+fn record_cmd(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_jsprof"));
+    cmd.args(["record", "--cpu", "--json", "-o"]).arg(dir);
+    cmd
+}
+
+/// The recorded targets: (pid, worker, title, files).
+fn targets(v: &Value) -> Vec<(u64, Option<String>, String, Vec<PathBuf>)> {
+    v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert!(t["error"].is_null(), "{t}");
+            (
+                t["pid"].as_u64().unwrap(),
+                t["worker"].as_str().map(str::to_string),
+                t["title"].as_str().unwrap().to_string(),
+                t["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| PathBuf::from(f.as_str().unwrap()))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The single CPU profile of the target matching `pick`, checked to load in `top` and
+/// `summary`; its function names.
+fn profile_of(
+    v: &Value,
+    pick: impl Fn(&(u64, Option<String>, String, Vec<PathBuf>)) -> bool,
+) -> Vec<String> {
+    let all = targets(v);
+    let target = all
+        .iter()
+        .find(|t| pick(t))
+        .unwrap_or_else(|| panic!("no such target in {v}"));
+    assert_eq!(target.3.len(), 1, "{target:?}");
+    let file = &target.3[0];
+    let summary = jsprof_json(&["summary", "--json", file.to_str().unwrap()]);
+    assert!(summary.is_object(), "{summary}");
+    function_names(file)
+}
+
+fn assert_has(names: &[String], has: &str, lacks: &str) {
+    assert!(names.iter().any(|n| n == has), "{has} missing: {names:?}");
+    assert!(
+        !names.iter().any(|n| n == lacks),
+        "{lacks} present: {names:?}"
+    );
+}
+
+#[test]
+fn a_forked_child_has_its_own_profile() {
+    let dir = out_dir("fork");
+    let v = record_within(
+        record_cmd(&dir)
+            .arg("--")
+            .arg("node")
+            .arg(fixture("fork.js")),
+        90,
+        "jsprof record of a forking program",
+    );
+    assert_eq!(v["stop_reason"], "ProgramFinished");
+    assert_eq!(v["program"]["exit_code"], 0, "{v}");
+    let all = targets(&v);
+    assert_eq!(all.len(), 2, "{all:?}");
+    let parent = all[0].0;
+    assert_eq!(v["program"]["pid"].as_u64(), Some(parent));
+    let parent_fns = profile_of(&v, |t| t.0 == parent);
+    assert_has(&parent_fns, "hotParent", "hotChild");
+    let child_fns = profile_of(&v, |t| t.0 != parent);
+    assert_has(&child_fns, "hotChild", "hotParent");
+    assert_ne!(all[0].3, all[1].3, "each process has its own file");
+}
+
+#[test]
+fn a_worker_thread_has_its_own_profile() {
+    let dir = out_dir("worker");
+    let v = record_within(
+        record_cmd(&dir)
+            .arg("--")
+            .arg("node")
+            .arg(fixture("worker.js")),
+        90,
+        "jsprof record of a program with a worker thread",
+    );
+    assert_eq!(v["stop_reason"], "ProgramFinished");
+    let all = targets(&v);
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert_eq!(all[0].0, all[1].0, "one process, two threads");
+    let main_fns = profile_of(&v, |t| t.1.is_none());
+    assert_has(&main_fns, "hotMain", "hotWorker");
+    let worker_fns = profile_of(&v, |t| t.1.is_some());
+    assert_has(&worker_fns, "hotWorker", "hotMain");
+}
+
+fn npm() -> Option<PathBuf> {
+    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("npm"))
+        .find(|p| p.exists());
+    if found.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "CI: npm is not installed");
+        eprintln!("note: npm not found; skipping");
+    }
+    found
+}
+
+/// `npm run` records the script's processes, not npm's own, and finishes when the script does
+/// (it used to hang: npm's children inherited `--inspect-brk` and waited for a debugger).
+#[test]
+fn an_npm_script_just_works() {
+    let Some(npm) = npm() else { return };
+    let dir = out_dir("npm");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let script = format!("node {}", fixture("fork.js").display());
+    std::fs::write(
+        project.join("package.json"),
+        serde_json::json!({
+            "name": "jsprof-record-test", "version": "1.0.0", "private": true,
+            "scripts": {"work": script}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let v = record_within(
+        record_cmd(&dir.join("out"))
+            .arg("--")
+            .arg(&npm)
+            .args(["run", "work"])
+            .current_dir(&project)
+            // Nothing reaches the network, and npm's own cache stays in the test's directory.
+            .env("npm_config_offline", "true")
+            .env("npm_config_update_notifier", "false")
+            .env("npm_config_cache", dir.join("npm-cache")),
+        120,
+        "jsprof record -- npm run",
+    );
+    assert_eq!(v["stop_reason"], "ProgramFinished");
+    assert_eq!(v["program"]["exit_code"], 0, "{v}");
+    let all = targets(&v);
+    assert_eq!(all.len(), 2, "the script's two processes, not npm: {all:?}");
+    assert!(all.iter().all(|t| t.2.starts_with("fork.js")), "{all:?}");
+    assert_has(
+        &profile_of(&v, |t| t.2 == "fork.js"),
+        "hotParent",
+        "hotChild",
+    );
+    assert_has(
+        &profile_of(&v, |t| t.2 == "fork.js child"),
+        "hotChild",
+        "hotParent",
+    );
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie has exited; only its parent (maybe not us) can reap it.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// SIGTERM (`timeout`, a cancelled CI job) is a stop like Ctrl-C: every process and worker is
+/// collected and saved, then the whole tree is stopped — none left running or paused. It used
+/// to kill jsprof outright, leaving the program running with its inspector open.
+#[test]
+fn sigterm_saves_every_profile_and_stops_the_tree() {
+    let dir = out_dir("sigterm");
+    let pids_dir = dir.join("pids");
+    std::fs::create_dir_all(&pids_dir).unwrap();
+    let mut recorder = record_cmd(&dir.join("out"))
+        .arg("--")
+        .arg("node")
+        .arg(fixture("forever.js"))
+        .env("PIDS_DIR", &pids_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = recorder.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    // Both processes run (their pids are written after their recording started).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_dir(&pids_dir).unwrap().count() < 2 {
+        assert!(Instant::now() < deadline, "the program did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    let pids: Vec<u32> = std::fs::read_dir(&pids_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_str().unwrap().parse().unwrap())
+        .collect();
+    Command::new("kill")
+        .args(["-TERM", &recorder.id().to_string()])
+        .status()
+        .unwrap();
+    let mut stdout = String::new();
+    recorder
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let status = recorder.wait().unwrap();
+    let err = err.join().unwrap();
+    assert!(status.success(), "{status}: {err}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["stop_reason"], "Interrupted");
+    assert_eq!(v["program"]["stopped_by_jsprof"], true);
+    let all = targets(&v);
+    // The parent, its forked child and the parent's worker thread.
+    assert_eq!(all.iter().filter(|t| t.1.is_none()).count(), 2, "{all:?}");
+    assert_eq!(all.iter().filter(|t| t.1.is_some()).count(), 1, "{all:?}");
+    for t in &all {
+        let names = profile_of(&v, |o| o.0 == t.0 && o.1 == t.1);
+        assert!(names.iter().any(|n| n == "busyForever"), "{t:?}: {names:?}");
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pids.iter().any(|p| alive(*p)) {
+        assert!(
+            Instant::now() < deadline,
+            "left running: {:?}",
+            pids.iter().filter(|p| alive(**p)).collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `jsprof record … | head`: the reader goes away; jsprof ends quietly (it panicked, exit 101).
+#[test]
+fn a_closed_pipe_ends_the_listing_quietly() {
+    let dir = out_dir("pipe");
+    let mut recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["record", "--cpu", "-o"])
+        .arg(&dir)
+        .arg("--")
+        .arg("node")
+        .arg(hot_js())
+        .env("RUN_MS", "300")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one line (the program's own "done"), then close the pipe as `head -1` does.
+    let mut stdout = BufReader::new(recorder.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    drop(stdout);
+    let out = recorder.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
+/// Periodic snapshots are `X-01`, `X-02`, … (padded to the planned count), so a glob lists
+/// them in the order they were taken — the last one last. They were `X`, `X-2`, … and a glob
+/// put the first after the last.
+#[test]
+fn periodic_snapshot_names_sort_in_order() {
+    let dir = out_dir("snapshot-names");
+    let v = record_within(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args([
+                "record",
+                "--heap-snapshot",
+                "--every",
+                "0.25",
+                "--duration",
+                "3",
+                "--name",
+                "heap",
+                "--json",
+                "-o",
+            ])
+            .arg(&dir)
+            .arg("--")
+            .arg("node")
+            .arg(hot_js())
+            .env("RUN_MS", "30000"),
+        120,
+        "jsprof record --every",
+    );
+    let taken: Vec<String> = artifacts(&v)
+        .into_iter()
+        .filter(|(k, _)| k == "heap-snapshot")
+        .map(|(_, p)| p.file_name().unwrap().to_str().unwrap().to_string())
+        .collect();
+    assert!(taken.len() >= 2, "{taken:?}");
+    // 3 s / 0.25 s + 1 = 13 planned: two digits.
+    assert_eq!(taken[0], "heap-01.heapsnapshot", "{taken:?}");
+    let mut sorted = taken.clone();
+    sorted.sort();
+    assert_eq!(sorted, taken, "a glob's order is the order taken");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_str().unwrap().to_string())
+        .filter(|n| n.ends_with(".heapsnapshot"))
+        .collect();
+    on_disk.sort();
+    assert_eq!(on_disk, taken);
+}
+
+#[test]
+fn a_snapshot_period_too_short_is_refused() {
+    let out = jsprof(&[
+        "record",
+        "--heap-snapshot",
+        "--every",
+        "0.05",
+        "--",
+        "node",
+        "-e",
+        "0",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--every 0.05: at least 0.25 s"), "{err}");
+}
+
+/// `record --open` serves what it just recorded, as `jsprof view` does: the browser opener is
+/// a stand-in that writes down the address it was given.
+#[test]
+fn open_serves_the_recording() {
+    let dir = out_dir("open");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let opened = dir.join("opened.txt");
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > {}\n", opened.display()),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["record", "--cpu", "--open", "-o"])
+        .arg(dir.join("out"))
+        .arg("--")
+        .arg("node")
+        .arg(hot_js())
+        .env("RUN_MS", "300")
+        .env("PATH", path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let url = loop {
+        if let Ok(url) = std::fs::read_to_string(&opened) {
+            if !url.is_empty() {
+                break url;
+            }
+        }
+        if Instant::now() > deadline {
+            let _ = recorder.kill();
+            panic!("no browser was opened");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let rest = url.strip_prefix("http://").expect(&url);
+    let (host, path) = rest.split_once('/').unwrap();
+    let path = path.split('#').next().unwrap();
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    Command::new("kill")
+        .args(["-INT", &recorder.id().to_string()])
+        .status()
+        .unwrap();
+    let status = recorder.wait().unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(status.success(), "{status}");
+}
