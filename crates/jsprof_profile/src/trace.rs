@@ -580,7 +580,7 @@ impl State {
             threads: self.threads,
             bounds: self.bounds,
             process_names: self.process_names,
-            page: self.page,
+            page: Box::new(self.page),
         }
     }
 }

@@ -63,8 +63,8 @@ pub struct TraceFile {
     /// `process_name` metadata: (pid, name).
     pub process_names: Vec<(u64, String)>,
     /// The page's own events: requests, navigations, markers, shifts, interactions, user
-    /// timings, screenshots.
-    pub page: PageEvents,
+    /// timings, screenshots (boxed: a trace of JS alone has none).
+    pub page: Box<PageEvents>,
 }
 
 impl TraceFile {

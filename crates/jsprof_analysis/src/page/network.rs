@@ -61,11 +61,12 @@ pub struct Request {
 }
 
 impl Request {
-    /// Whether the request blocked the first render (DevTools' `isSyntheticNetworkRequestEventRenderBlocking`).
+    /// Whether the request may block rendering (DevTools'
+    /// `isSyntheticNetworkRequestEventRenderBlocking`: any status but the non-blocking ones).
     pub fn is_render_blocking(&self) -> bool {
-        matches!(
+        !matches!(
             self.render_blocking.as_str(),
-            "blocking" | "in_body_parser_blocking"
+            "non_blocking" | "dynamically_injected_non_blocking" | "potentially_blocking"
         )
     }
 }

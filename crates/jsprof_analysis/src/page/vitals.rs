@@ -124,6 +124,9 @@ pub struct NavigationVitals {
     pub worst_cluster: Option<usize>,
     /// Index into [`Vitals::interactions`] of the longest interaction in the bounds.
     pub inp: Option<usize>,
+    /// The render-blocking requests insight's requests (indices into the requests), longest
+    /// first.
+    pub render_blocking: Vec<usize>,
 }
 
 /// Everything of the page-load story that is about time and Web Vitals.
@@ -191,24 +194,22 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
     let main_navs: Vec<_> = navs.iter().filter(|n| n.frame == main_frame).collect();
     let nav_before = |frame: &str, ts: i64| {
         navs.iter()
-            .filter(|n| n.frame == frame && n.at.ts <= ts)
-            .next_back()
+            .rfind(|n| n.frame == frame && n.at.ts <= ts)
             .copied()
     };
 
     // Page-load metrics per navigation id.
     #[derive(Default)]
     struct Scores {
-        fcp: Option<Metric>,
-        fp: Option<Metric>,
-        dcl: Option<Metric>,
-        load: Option<Metric>,
+        fcp: Option<(Metric, usize)>,
+        fp: Option<(Metric, usize)>,
+        dcl: Option<(Metric, usize)>,
+        load: Option<(Metric, usize)>,
         lcp: Option<(Metric, usize)>,
     }
     let mut scores: HashMap<&str, Scores> = HashMap::default();
     let mut markers: Vec<_> = page.markers.iter().enumerate().collect();
     markers.sort_by_key(|(_, m)| m.at.ts);
-    let mut marker_list = Vec::new();
     for &(i, m) in &markers {
         let nav = match m.kind {
             MarkerKind::FirstPaint
@@ -220,9 +221,6 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
             MarkerKind::DomContentLoaded | MarkerKind::Load => nav_before(&m.frame, m.at.ts),
             MarkerKind::LcpInvalidate => None,
         };
-        if m.frame == main_frame && m.kind != MarkerKind::LcpInvalidate {
-            marker_list.push((m.kind.event_name(), us(m.at.ts)));
-        }
         let Some(nav) = nav else { continue };
         if nav.frame != m.frame {
             continue;
@@ -236,11 +234,11 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
         let s = scores.entry(nav.navigation_id.as_str()).or_default();
         match m.kind {
             MarkerKind::FirstContentfulPaint => {
-                s.fcp = Some(metric(classify(value, 1800.0, 3000.0)))
+                s.fcp = Some((metric(classify(value, 1800.0, 3000.0)), i))
             }
-            MarkerKind::FirstPaint => s.fp = Some(metric("unclassified")),
-            MarkerKind::DomContentLoaded => s.dcl = Some(metric("unclassified")),
-            MarkerKind::Load => s.load = Some(metric("unclassified")),
+            MarkerKind::FirstPaint => s.fp = Some((metric("unclassified"), i)),
+            MarkerKind::DomContentLoaded => s.dcl = Some((metric("unclassified"), i)),
+            MarkerKind::Load => s.load = Some((metric("unclassified"), i)),
             MarkerKind::LcpCandidate => {
                 let Some(index) = m.candidate_index.filter(|&c| c > 0) else {
                     continue;
@@ -256,6 +254,29 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
             MarkerKind::LcpInvalidate => {}
         }
     }
+
+    // DevTools' page-load markers: the main frame's navigations and the events its metrics
+    // chose, by time (file order on a tie).
+    let mut chosen: Vec<(i64, usize, &'static str)> = main_navs
+        .iter()
+        .map(|n| (n.at.ts, 0, "navigationStart"))
+        .collect();
+    for n in &main_navs {
+        if let Some(s) = scores.get(n.navigation_id.as_str()) {
+            for (_, i) in [&s.fcp, &s.fp, &s.dcl, &s.load, &s.lcp]
+                .into_iter()
+                .flatten()
+            {
+                let m = &page.markers[*i];
+                chosen.push((m.at.ts, i + 1, m.kind.event_name()));
+            }
+        }
+    }
+    chosen.sort();
+    let marker_list = chosen
+        .into_iter()
+        .map(|(ts, _, name)| (name, us(ts)))
+        .collect();
 
     let (shifts, clusters) = layout_shifts(page, &main_navs, bounds);
     let interactions = interactions(page, &navs);
@@ -318,6 +339,10 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
                 }
             }
             let inp = longest_interaction(&interactions, window);
+            let render_blocking = match (nav, &s.fp) {
+                (Some(n), Some((fp, _))) => render_blocking(requests, &navs, n, fp.ts),
+                _ => Vec::new(),
+            };
             NavigationVitals {
                 id,
                 url: nav.map_or_else(
@@ -333,14 +358,15 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
                 navigation_id: nav_id,
                 ts: nav.map(|n| us(n.at.ts)),
                 bounds: window,
-                fcp: s.fcp,
-                fp: s.fp,
-                dcl: s.dcl,
-                load: s.load,
+                fcp: s.fcp.map(|(m, _)| m),
+                fp: s.fp.map(|(m, _)| m),
+                dcl: s.dcl.map(|(m, _)| m),
+                load: s.load.map(|(m, _)| m),
                 lcp,
                 cls,
                 worst_cluster,
                 inp,
+                render_blocking,
             }
         })
         .collect();
@@ -558,8 +584,7 @@ fn interactions(
                 let begin_ts = us(b.at.ts);
                 let nav = navs
                     .iter()
-                    .filter(|n| n.frame == d.frame && n.at.ts <= b.at.ts)
-                    .next_back();
+                    .rfind(|n| n.frame == d.frame && n.at.ts <= b.at.ts);
                 out.push(Interaction {
                     event_type: d.event_type.clone(),
                     interaction_id: d.interaction_id,
@@ -590,12 +615,11 @@ fn interactions(
             continue;
         };
         let (cur_start, cur_id) = (out[k].start, out[k].interaction_id);
-        if out[i].start < cur_start {
-            kept.insert(key, i);
-        } else if out[i].start == cur_start
+        let earlier = out[i].start < cur_start;
+        let same_but_busier = out[i].start == cur_start
             && out[i].interaction_id == cur_id
-            && out[i].processing() > out[k].processing()
-        {
+            && out[i].processing() > out[k].processing();
+        if earlier || same_but_busier {
             kept.insert(key, i);
         }
         // The previously kept one takes the widest processing window.
@@ -630,4 +654,41 @@ fn longest_interaction(interactions: &[Interaction], bounds: Window) -> Option<u
         }
     }
     best.filter(|&b| interactions[b].dur() > 0.0)
+}
+
+/// DevTools' render-blocking requests insight: requests of the navigation's frame, marked
+/// render-blocking, finished by the first paint, belonging to that navigation; a request
+/// blocking only in the body parser counts when its priority is VeryHigh (or High for a script).
+fn render_blocking(
+    requests: &[Request],
+    navs: &[&jsprof_profile::page_events::Navigation],
+    nav: &jsprof_profile::page_events::Navigation,
+    first_paint: f64,
+) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for (i, r) in requests.iter().enumerate() {
+        if r.frame != nav.frame || !r.is_render_blocking() || r.finish > first_paint {
+            continue;
+        }
+        if r.render_blocking == "in_body_parser_blocking" {
+            let blocking_script = r.resource_type == "Script" && r.priority == "High";
+            if r.priority != "VeryHigh" && !blocking_script {
+                continue;
+            }
+        }
+        // The request's navigation: the last of its frame at or before its start (µs, as
+        // DevTools compares the synthetic event's `ts`).
+        let own = navs
+            .iter()
+            .rfind(|n| n.frame == r.frame && us(n.at.ts) <= r.start);
+        if own.is_some_and(|o| o.navigation_id == nav.navigation_id) {
+            out.push(i);
+        }
+    }
+    // Longest first; a stable sort keeps DevTools' order on a tie.
+    out.sort_by(|&a, &b| {
+        let d = |r: &Request| r.end - r.start;
+        d(&requests[b]).total_cmp(&d(&requests[a]))
+    });
+    out
 }
