@@ -383,3 +383,42 @@ fn a_profile_is_not_a_page_load() {
         );
     }
 }
+
+/// The service answers the same bytes as the CLI, and lists the endpoints in its OpenAPI document.
+#[test]
+fn the_service_answers_the_cli_documents() {
+    let dir = crate::serve::data_dir("pagestory");
+    let s = crate::serve::serve(&dir, &[]);
+    let file = fixtures().join("trace/pageload.trace.json.gz");
+    let f = file.to_str().unwrap();
+    let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
+    let strip = |mut v: Vec<u8>| {
+        while v.last() == Some(&b'\n') {
+            v.pop();
+        }
+        v
+    };
+    for view in ["insights", "network", "timings"] {
+        let r = s.get(&format!("/api/sessions/{id}/artifacts/1/{view}"));
+        assert_eq!(
+            r.status,
+            200,
+            "{view}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+        let cli = jsprof(&[view, f, "--json"]);
+        assert!(cli.status.success());
+        assert!(
+            strip(r.body.clone()) == strip(cli.stdout),
+            "{view}: the service and the CLI differ"
+        );
+    }
+    let doc = s.get("/api/openapi.json").json();
+    for view in ["insights", "network", "timings"] {
+        let path = format!("/api/sessions/{{id}}/artifacts/{{artifact}}/{view}");
+        assert!(
+            doc["paths"].get(&path).is_some(),
+            "{path} is not in the OpenAPI document"
+        );
+    }
+}
