@@ -422,3 +422,67 @@ fn the_service_answers_the_cli_documents() {
         );
     }
 }
+
+/// `jsprof check`'s `[page]` budgets read the oracle's numbers: LCP 1260.6 ms, INP 170.5 ms,
+/// CLS 0.158, 8 requests in the recorded page load.
+#[test]
+fn page_budgets_pass_and_fail_at_devtools_numbers() {
+    let want = oracle("trace/pageload.trace");
+    let nav = &want["navigations"][0]["metrics"];
+    let lcp = nav["LCP"]["value_ms"].as_f64().unwrap();
+    let inp = nav["INP"]["value_ms"].as_f64().unwrap();
+    let cls = nav["CLS"]["score"].as_f64().unwrap();
+    let requests = want["network"].as_array().unwrap().len();
+    let trace = input("trace/pageload.trace");
+    let run = |toml: String| {
+        let budget = temp_file("page-budget.toml", toml.as_bytes());
+        jsprof(&[
+            "check",
+            &trace,
+            "--budget",
+            budget.to_str().unwrap(),
+            "--json",
+        ])
+    };
+    // Just above each number: every budget holds.
+    let out = run(format!(
+        "[page]\nmax_lcp_ms = {}\nmax_inp_ms = {}\nmax_cls = {}\nmax_requests = {requests}\n",
+        lcp + 0.01,
+        inp + 0.01,
+        cls + 0.001
+    ));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Just below: each fails.
+    let out = run(format!(
+        "[page]\nmax_lcp_ms = {}\nmax_inp_ms = {}\nmax_cls = {}\nmax_requests = {}\n",
+        lcp - 0.01,
+        inp - 0.01,
+        cls - 0.001,
+        requests - 1
+    ));
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .map(|c| c["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["LCP", "INP", "CLS", "requests"]);
+    // A profile has no page load: the budget is skipped, and a file of only it is an error.
+    let profile = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let budget = temp_file("page-only.toml", b"[page]\nmax_lcp_ms = 1\n");
+    let out = jsprof(&[
+        "check",
+        profile.to_str().unwrap(),
+        "--budget",
+        budget.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
