@@ -49,6 +49,13 @@ enum Command {
     Threads(cmd::threads::Args),
     /// A timeline's events (JS calls, parsing, layout, paint, GC…): all, or reduced per type or event.
     Events(cmd::events::Args),
+    /// A page load's Web Vitals (FCP, LCP, CLS, INP) per navigation and DevTools' insights
+    /// (LCP and INP breakdowns, layout-shift clusters, render-blocking requests, long tasks).
+    Insights(cmd::insights::Args),
+    /// A trace's network requests as a waterfall: queueing, server response, download, size.
+    Network(cmd::network::Args),
+    /// A trace's user timings: performance.mark/measure, console.time and console.timeStamp.
+    Timings(cmd::timings::Args),
     /// A time-ordered flame chart (SVG) of one thread: calls and engine events at their real times.
     Flamechart(cmd::flamechart::Args),
     /// The profiling service: sessions, timelines and events over HTTP (prints its URL and token).
@@ -85,6 +92,9 @@ fn main() -> ExitCode {
         Command::Threads(args) => cmd::threads::run(args),
         Command::Events(args) => cmd::events::run(args),
         Command::Flamechart(args) => cmd::flamechart::run(args),
+        Command::Insights(args) => cmd::insights::run(args),
+        Command::Network(args) => cmd::network::run(args),
+        Command::Timings(args) => cmd::timings::run(args),
         Command::Heap(command) => cmd::heap::run(command),
         Command::Record(args) => cmd::record::run(args),
         Command::Serve(args) => cmd::serve::run(args),

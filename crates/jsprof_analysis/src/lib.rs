@@ -22,6 +22,7 @@ mod entries_profile;
 pub mod filter;
 mod function_table;
 mod get_events;
+pub mod page;
 mod profile_calls;
 pub mod range;
 mod source_maps;

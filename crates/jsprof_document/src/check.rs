@@ -17,6 +17,12 @@ pub enum Measure {
     RetainedSize,
     Count,
     Nodes,
+    /// A page-load time (LCP, INP, long-task time).
+    Ms,
+    /// A unitless score (CLS).
+    Score,
+    /// Bytes transferred.
+    Bytes,
 }
 
 impl Measure {
@@ -24,7 +30,7 @@ impl Measure {
     pub fn is_integer(self) -> bool {
         matches!(
             self,
-            Measure::RetainedSize | Measure::Count | Measure::Nodes
+            Measure::RetainedSize | Measure::Count | Measure::Nodes | Measure::Bytes
         )
     }
 }

@@ -31,6 +31,7 @@ pub mod heap;
 pub mod heap_pages;
 pub mod input;
 pub mod load;
+pub mod page;
 pub mod schema;
 pub mod source_maps;
 pub mod summary;

@@ -180,6 +180,14 @@ impl CpuInput {
         matches!(self.model, Model::Trace(_))
     }
 
+    /// The trace itself (its page events, threads and bounds), `None` for a profile.
+    pub fn trace(&self) -> Option<&TraceFile> {
+        match &self.model {
+            Model::Trace(t) => Some(t),
+            Model::Profile(_) => None,
+        }
+    }
+
     /// The trace's process names, (pid, name).
     pub fn process_names(&self) -> &[(u64, String)] {
         match &self.model {

@@ -32,6 +32,21 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::threads::ThreadsReport>,
     },
     Document {
+        name: "InsightsReport",
+        answers: "`jsprof insights TRACE --json`; `GET …/artifacts/{a}/insights`",
+        add: add::<crate::page::InsightsReport>,
+    },
+    Document {
+        name: "NetworkReport",
+        answers: "`jsprof network TRACE --json`; `GET …/artifacts/{a}/network`",
+        add: add::<crate::page::NetworkReport>,
+    },
+    Document {
+        name: "TimingsReport",
+        answers: "`jsprof timings TRACE --json`; `GET …/artifacts/{a}/timings`",
+        add: add::<crate::page::TimingsReport>,
+    },
+    Document {
         name: "TopReport",
         answers: "`jsprof top FILE --json`; `GET …/artifacts/{a}/top`",
         add: add::<crate::top::TopReport>,

@@ -21,6 +21,7 @@ mod heapprofile;
 mod json;
 pub mod model;
 mod node_tree;
+pub mod page_events;
 mod selfprofile;
 pub mod source_map;
 mod trace;

@@ -21,6 +21,7 @@ use crate::error::ReadError;
 use crate::json::{Float, IdString, JsonPath, MicrosToNanos, NodeIds, Source};
 use crate::model::{clamp_time, Profile, ProfileKind, StackId, StringTable, Thread, WeightUnit};
 use crate::node_tree::RawTree;
+use crate::page_events::{self, PageEvents, Stamp};
 use crate::trace_events::{TraceEvent, TraceFile, TraceThread};
 
 /// Reads a Chrome trace from decompressed JSON text.
@@ -114,6 +115,9 @@ struct EventIn<'a> {
     tid: Option<Pid>,
     #[serde(borrow, default)]
     id: Option<IdString<'a>>,
+    /// `{"local": …}` or `{"global": …}`: async events' scoped ids (user timing measures).
+    #[serde(borrow, default)]
+    id2: Option<&'a RawValue>,
     #[serde(borrow, default)]
     args: Option<&'a RawValue>,
 }
@@ -198,6 +202,7 @@ struct State {
     thread_names: HashMap<(u64, u64), String>,
     process_names: Vec<(u64, String)>,
     bounds: Option<(i64, i64)>,
+    page: PageEvents,
     tracing_started: Option<i64>,
     unmatched_ends: usize,
     mismatched_ends: usize,
@@ -225,6 +230,7 @@ impl State {
             thread_names: HashMap::default(),
             process_names: Vec::new(),
             bounds: None,
+            page: PageEvents::default(),
             tracing_started: None,
             unmatched_ends: 0,
             mismatched_ends: 0,
@@ -288,6 +294,18 @@ impl State {
                 Some((lo, hi)) => (lo.min(ts), hi.max(end)),
                 None => (ts, end),
             });
+        }
+
+        let cat = e.cat.as_deref().unwrap_or("");
+        if page_events::wanted(name, cat) {
+            let id = match (&e.id, e.id2) {
+                (Some(id), _) => Some(id.0.as_ref()),
+                (None, Some(id2)) => Some(id2.get()),
+                (None, None) => None,
+            };
+            let at = Stamp { ts, pid, tid };
+            self.page
+                .push(name, cat, ph, at, id, e.args.map(RawValue::get));
         }
 
         match (ph, name) {
@@ -554,11 +572,15 @@ impl State {
         // sampled thread's position), then the others by (pid, tid).
         self.threads
             .sort_by_key(|t| (t.profile_thread.unwrap_or(usize::MAX), t.pid, t.tid));
+        for (at, message) in self.page.warnings() {
+            self.profile.warn(at, message);
+        }
         TraceFile {
             profile: self.profile,
             threads: self.threads,
             bounds: self.bounds,
             process_names: self.process_names,
+            page: Box::new(self.page),
         }
     }
 }

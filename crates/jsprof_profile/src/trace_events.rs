@@ -3,6 +3,7 @@
 //! these in; the typed timeline built on top lives in `jsprof_analysis::timeline`.
 
 use crate::model::{Profile, StringId};
+use crate::page_events::PageEvents;
 
 /// One trace event of a thread as read: `X` events, `B`/`E` pairs joined into one, and instant
 /// events (`I`, `i`, `R`) as zero-length markers. Times are nanoseconds on the trace clock.
@@ -61,6 +62,9 @@ pub struct TraceFile {
     pub bounds: Option<(i64, i64)>,
     /// `process_name` metadata: (pid, name).
     pub process_names: Vec<(u64, String)>,
+    /// The page's own events: requests, navigations, markers, shifts, interactions, user
+    /// timings, screenshots (boxed: a trace of JS alone has none).
+    pub page: Box<PageEvents>,
 }
 
 impl TraceFile {

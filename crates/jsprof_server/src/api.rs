@@ -47,6 +47,18 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/api/sessions/{id}/artifacts/{artifact}/threads",
             get(threads),
         )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/insights",
+            get(insights),
+        )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/network",
+            get(network),
+        )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/timings",
+            get(timings),
+        )
         .route("/api/sessions/{id}/artifacts/{artifact}/top", get(top))
         .route("/api/sessions/{id}/artifacts/{artifact}/tree", get(tree))
         .route(
@@ -348,6 +360,65 @@ async fn threads(
         crate::work::run(move || Ok(jsprof_document::threads::threads_report(loaded.cpu()?)))
             .await?;
     Ok(json_blocking(report).await)
+}
+
+/// `jsprof insights|network|timings FILE --json`: the page-load documents of a trace artifact.
+async fn page_doc<T: serde::Serialize + Send + 'static>(
+    state: Arc<AppState>,
+    id: String,
+    artifact_text: String,
+    q: Option<String>,
+    make: fn(&jsprof_document::load::CpuInput) -> jsprof_document::Result<T>,
+) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let (loaded, _) = profile_of(&state, &id, &artifact_text, &FilterSpec::default()).await?;
+    let report = crate::work::run(move || Ok(make(loaded.cpu()?)?)).await?;
+    Ok(json_blocking(report).await)
+}
+
+async fn insights(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    page_doc(
+        state,
+        id,
+        artifact_text,
+        q,
+        jsprof_document::page::insights_report,
+    )
+    .await
+}
+
+async fn network(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    page_doc(
+        state,
+        id,
+        artifact_text,
+        q,
+        jsprof_document::page::network_report,
+    )
+    .await
+}
+
+async fn timings(
+    State(state): Shared,
+    Path((id, artifact_text)): Path<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    page_doc(
+        state,
+        id,
+        artifact_text,
+        q,
+        jsprof_document::page::timings_report,
+    )
+    .await
 }
 
 async fn top(

@@ -157,6 +157,21 @@ pub fn document(state: &AppState) -> Value {
                 "get": {"summary": "`jsprof threads --json` on a CPU artifact",
                     "responses": responses(("200", ok("the timelines", "ThreadsReport")), &std_errors)}
             },
+            "/api/sessions/{id}/artifacts/{artifact}/insights": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof insights --json` on a trace artifact: Web Vitals per navigation and DevTools' insights",
+                    "responses": responses(("200", ok("the insights", "InsightsReport")), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/network": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof network --json` on a trace artifact: every request",
+                    "responses": responses(("200", ok("the requests", "NetworkReport")), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/timings": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof timings --json` on a trace artifact: marks and measures",
+                    "responses": responses(("200", ok("the user timings", "TimingsReport")), &std_errors)}
+            },
             "/api/sessions/{id}/artifacts/{artifact}/top": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof top --json` on a CPU (or sampling heap) artifact",

@@ -10,6 +10,10 @@
 //! [gc]                      # CPU profiles and traces
 //! max_share_percent = 10    # (garbage collector) self time over the profile's duration
 //!
+//! [page]                    # traces of a page load (worst navigation)
+//! max_lcp_ms = 2500         # and/or max_inp_ms, max_cls, max_long_task_ms (total of tasks
+//! max_cls = 0.1             # over 50 ms), max_requests, max_transfer_size ("2 MB")
+//!
 //! [[class]]                 # heap snapshots
 //! name = "Cache"            # the Summary's class (constructor) name
 //! max_retained_size = "20 MB"   # bytes, or a string in B/KB/MB/GB (1 KB = 1024 B); and/or max_count
@@ -93,6 +97,18 @@ struct Budgets {
     #[serde(default)]
     class: Vec<ClassBudget>,
     detached_dom: Option<DetachedBudget>,
+    page: Option<PageBudget>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct PageBudget {
+    max_lcp_ms: Option<f64>,
+    max_inp_ms: Option<f64>,
+    max_cls: Option<f64>,
+    max_long_task_ms: Option<f64>,
+    max_requests: Option<u64>,
+    max_transfer_size: Option<Size>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -177,6 +193,9 @@ fn format(measure: Measure, v: f64) -> String {
         Measure::SharePercent => output::fmt_percent(v),
         Measure::RetainedSize => output::fmt_bytes(v),
         Measure::Count | Measure::Nodes => format!("{v:.0}"),
+        Measure::Ms => output::fmt_ms(v),
+        Measure::Score => format!("{v:.3}"),
+        Measure::Bytes => output::fmt_bytes(v),
     }
 }
 
@@ -200,6 +219,20 @@ fn read_budgets(path: &Path) -> Result<Budgets> {
                 "{}: the budget of class `{}` sets neither max_retained_size nor max_count",
                 path.display(),
                 c.name
+            );
+        }
+    }
+    if let Some(p) = &budgets.page {
+        if p.max_lcp_ms.is_none()
+            && p.max_inp_ms.is_none()
+            && p.max_cls.is_none()
+            && p.max_long_task_ms.is_none()
+            && p.max_requests.is_none()
+            && p.max_transfer_size.is_none()
+        {
+            bail!(
+                "{}: [page] sets no budget (max_lcp_ms, max_inp_ms, max_cls, max_long_task_ms, max_requests, max_transfer_size)",
+                path.display()
             );
         }
     }
@@ -256,7 +289,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             if heap {
                 "heap snapshots take [[class]] and [detached_dom]"
             } else {
-                "CPU profiles take [[function]] and [gc]"
+                "CPU profiles take [[function]] and [gc], page-load traces [page]"
             }
         );
     }
@@ -303,6 +336,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 output::display_function_name(&c.subject)
             ),
             ("gc", _) => "GC share".to_string(),
+            ("page", _) => c.subject.clone(),
             ("class", Measure::RetainedSize) => format!("retained size of {}", c.subject),
             ("class", _) => format!("instances of {}", c.subject),
             _ => "detached DOM nodes".to_string(),
@@ -414,6 +448,9 @@ fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
             )),
         ));
     }
+    if let Some(page) = &budgets.page {
+        check_page(&loaded, page, &mut checks)?;
+    }
     for c in &budgets.class {
         checks.push(skipped(
             "class",
@@ -455,6 +492,9 @@ fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
             Measure::SharePercent,
             "CPU profiles only",
         ));
+    }
+    if budgets.page.is_some() {
+        checks.push(skipped("page", "", Measure::Ms, "page-load traces only"));
     }
     if !budgets.class.is_empty() {
         let rows = summary(&snapshot, &analysis, SortBy::Retained);
@@ -526,6 +566,80 @@ fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
         })
         .collect();
     Ok(("heapsnapshot", warnings, checks))
+}
+
+/// The `[page]` budgets on a trace: each metric at its worst navigation. A metric the trace does
+/// not have (no LCP, no interaction) fails, as a missing function does: it would guard nothing.
+fn check_page(
+    loaded: &jsprof_document::load::CpuInput,
+    budget: &PageBudget,
+    checks: &mut Vec<CheckJson>,
+) -> Result<()> {
+    if loaded.trace().is_none() {
+        checks.push(skipped("page", "", Measure::Ms, "page-load traces only"));
+        return Ok(());
+    }
+    let story = jsprof_document::page::story(loaded)?;
+    let v = &story.vitals;
+    let worst = |f: &dyn Fn(&jsprof_analysis::page::NavigationVitals) -> Option<f64>| {
+        v.navigations.iter().filter_map(f).reduce(f64::max)
+    };
+    let mut metric = |subject: &str, measure, value: Option<f64>, limit: Option<f64>, missing| {
+        let Some(limit) = limit else { return };
+        checks.push(match value {
+            Some(value) => check("page", subject, measure, value, limit, None),
+            None => CheckJson {
+                status: Status::Fail,
+                ..check("page", subject, measure, 0.0, limit, Some(missing))
+            },
+        });
+    };
+    let lcp = worst(&|n| n.lcp.as_ref().map(|l| l.metric.value / 1000.0));
+    let inp = worst(&|n| n.inp.map(|i| v.interactions[i].dur() / 1000.0));
+    metric(
+        "LCP",
+        Measure::Ms,
+        lcp,
+        budget.max_lcp_ms,
+        "no LCP in the trace".to_string(),
+    );
+    metric(
+        "INP",
+        Measure::Ms,
+        inp,
+        budget.max_inp_ms,
+        "no interaction in the trace".to_string(),
+    );
+    let cls = v.navigations.iter().map(|n| n.cls).reduce(f64::max);
+    metric(
+        "CLS",
+        Measure::Score,
+        Some(cls.unwrap_or(0.0)),
+        budget.max_cls,
+        String::new(),
+    );
+    metric(
+        "long-task time",
+        Measure::Ms,
+        Some(story.long_tasks.total() / 1000.0),
+        budget.max_long_task_ms,
+        String::new(),
+    );
+    metric(
+        "requests",
+        Measure::Count,
+        Some(story.requests.len() as f64),
+        budget.max_requests.map(|m| m as f64),
+        String::new(),
+    );
+    metric(
+        "transfer size",
+        Measure::Bytes,
+        Some(story.requests.iter().map(|r| r.transfer_size).sum()),
+        budget.max_transfer_size.map(|s| s.0 as f64),
+        String::new(),
+    );
+    Ok(())
 }
 
 #[cfg(test)]

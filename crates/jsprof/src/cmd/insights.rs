@@ -1,0 +1,153 @@
+//! `jsprof insights TRACE`: the page's Web Vitals per navigation (FCP, LCP, CLS, INP, DCL,
+//! load), then the evidence DevTools' insights show: the LCP breakdown, the longest
+//! interaction's phases, the layout-shift clusters, render-blocking requests, long tasks.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::load::load_cpu;
+use crate::output::{self, fmt_ms, Align, Table};
+use jsprof_document::load::Pipeline;
+use jsprof_document::page::{MetricJson, WindowJson};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A Chrome trace of a page load (Performance panel, `jsprof record --url … --trace`); `-` for stdin.
+    pub file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let loaded = load_cpu(&args.file, &Pipeline::default())?;
+    let report = jsprof_document::page::insights_report(&loaded)?;
+    if args.json {
+        output::print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    output::warn(&loaded.name, loaded.warnings());
+    output::to_stdout(|out| {
+        for n in &report.navigations {
+            writeln!(out, "{} {}", n.id, n.url)?;
+            let m = &n.metrics;
+            let mut table = Table::new(&[
+                ("metric", Align::Left),
+                ("value", Align::Right),
+                ("at", Align::Right),
+                ("rating", Align::Left),
+            ]);
+            let mut row = |name: &str, metric: Option<&MetricJson>| {
+                if let Some(x) = metric {
+                    table.row(vec![
+                        name.to_string(),
+                        fmt_ms(x.value_ms),
+                        fmt_ms(x.ts_ms),
+                        x.classification.clone(),
+                    ]);
+                }
+            };
+            row("FCP", m.fcp.as_ref());
+            row("DCL", m.dcl.as_ref());
+            row("Load", m.load.as_ref());
+            if let Some(l) = &m.lcp {
+                table.row(vec![
+                    format!("LCP ({})", l.lcp_type.as_deref().unwrap_or("?")),
+                    fmt_ms(l.value_ms),
+                    fmt_ms(l.ts_ms),
+                    l.classification.clone(),
+                ]);
+            }
+            table.row(vec![
+                "CLS".to_string(),
+                format!("{:.3}", m.cls.score),
+                m.cls
+                    .worst_cluster
+                    .as_ref()
+                    .map_or("-".to_string(), |c| fmt_ms(c.start_ms)),
+                m.cls.classification.clone(),
+            ]);
+            if let Some(i) = &m.inp {
+                table.row(vec![
+                    format!("INP ({})", i.interaction.event_type),
+                    fmt_ms(i.value_ms),
+                    fmt_ms(i.interaction.start_ms),
+                    i.classification.clone(),
+                ]);
+            }
+            table.write(out)?;
+            let ins = &n.insights;
+            if let Some(b) = &ins.lcp_breakdown {
+                writeln!(out, "\nLCP breakdown")?;
+                let w = |out: &mut dyn Write, name: &str, w: Option<&WindowJson>| match w {
+                    Some(w) => writeln!(out, "  {name:<14} {:>10}", fmt_ms(w.dur_ms)),
+                    None => Ok(()),
+                };
+                w(out, "TTFB", Some(&b.ttfb))?;
+                w(out, "load delay", b.load_delay.as_ref())?;
+                w(out, "load duration", b.load_duration.as_ref())?;
+                w(out, "render delay", Some(&b.render_delay))?;
+            }
+            if let Some(i) = &ins.inp_breakdown {
+                writeln!(
+                    out,
+                    "\nINP breakdown ({} at {})",
+                    i.event_type,
+                    fmt_ms(i.start_ms)
+                )?;
+                writeln!(
+                    out,
+                    "  {:<18} {:>10}",
+                    "input delay",
+                    fmt_ms(i.input_delay_ms)
+                )?;
+                writeln!(
+                    out,
+                    "  {:<18} {:>10}",
+                    "processing",
+                    fmt_ms(i.processing_ms)
+                )?;
+                writeln!(
+                    out,
+                    "  {:<18} {:>10}",
+                    "presentation delay",
+                    fmt_ms(i.presentation_delay_ms)
+                )?;
+            }
+            if !ins.cls_clusters.is_empty() {
+                writeln!(out, "\nLayout shift clusters")?;
+                for c in &ins.cls_clusters {
+                    writeln!(
+                        out,
+                        "  {:>10} +{:<10} score {:.4}, {} shifts",
+                        fmt_ms(c.start_ms),
+                        fmt_ms(c.dur_ms),
+                        c.score,
+                        c.shifts
+                    )?;
+                }
+            }
+            if !ins.render_blocking.is_empty() {
+                writeln!(out, "\nRender-blocking requests")?;
+                for r in &ins.render_blocking {
+                    writeln!(out, "  {:>10}  {}", fmt_ms(r.dur_ms), r.url)?;
+                }
+            }
+            writeln!(out)?;
+        }
+        let lt = &report.long_tasks;
+        writeln!(
+            out,
+            "Long tasks: {} ({} total, {} blocking); {} requests; {} screenshots",
+            lt.count,
+            fmt_ms(lt.total_ms),
+            fmt_ms(lt.blocking_ms),
+            report.requests,
+            report.screenshots.count
+        )
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,488 @@
+//! The page-load story of a trace (`jsprof insights`, `network`, `timings`) against DevTools'
+//! trace engine (`insights-oracle.mjs`, goldens `<trace>.insights.json.gz`), and damaged
+//! page-load traces.
+
+use serde_json::Value;
+
+use crate::support::{fixtures, golden, jsprof, jsprof_json, temp_file};
+
+/// Recorded page loads (`tools/gen/pageload-*.js`) and their oracle goldens.
+const PAGE_LOADS: &[&str] = &["trace/pageload.trace"];
+
+/// The oracle rounds every ms value to 0.001 ms; ours are exact, so they may differ by half that.
+const MS: f64 = 0.0006;
+/// Scores are rounded to 0.001 by the oracle too.
+const SCORE: f64 = 0.0006;
+
+fn input(name: &str) -> String {
+    fixtures()
+        .join(format!("{name}.json.gz"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn oracle(name: &str) -> Value {
+    golden(&fixtures().join(format!("{name}.insights.json.gz")))
+}
+
+#[track_caller]
+fn close(ours: &Value, want: &Value, tol: f64, what: &str) {
+    let (Some(a), Some(b)) = (ours.as_f64(), want.as_f64()) else {
+        panic!("{what}: ours {ours}, DevTools {want}");
+    };
+    assert!((a - b).abs() <= tol, "{what}: ours {a}, DevTools {b}");
+}
+
+#[test]
+fn network_requests_match_the_trace_engine() {
+    for name in PAGE_LOADS {
+        let ours = jsprof_json(&["network", &input(name), "--json"]);
+        let want = oracle(name);
+        let (ours, want) = (
+            ours["requests"].as_array().unwrap(),
+            want["network"].as_array().unwrap(),
+        );
+        assert_eq!(ours.len(), want.len(), "{name}: request count");
+        assert!(!want.is_empty());
+        for (o, w) in ours.iter().zip(want) {
+            let at = format!("{name} {}", w["url"]);
+            for key in [
+                "url",
+                "request_id",
+                "priority",
+                "initial_priority",
+                "fetch_priority_hint",
+                "mime_type",
+                "resource_type",
+                "transfer_size",
+                "status",
+                "protocol",
+                "render_blocking",
+                "from_cache",
+                "failed",
+                "finished",
+                "frame",
+            ] {
+                assert_eq!(o[key], w[key], "{at}: {key}");
+            }
+            assert_eq!(o["decoded_body_size"], w["decoded_body_length"], "{at}");
+            for key in [
+                "start_ms",
+                "end_ms",
+                "dur_ms",
+                "finish_ms",
+                "send_start_ms",
+                "download_start_ms",
+            ] {
+                close(&o[key], &w[key], MS, &format!("{at}: {key}"));
+            }
+            match w["initiator"].as_object() {
+                Some(i) => {
+                    assert_eq!(o["initiator_type"], i["type"], "{at}");
+                    assert_eq!(o["initiator_url"], i["url"], "{at}");
+                }
+                None => assert!(o["initiator_type"].is_null(), "{at}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn user_timings_match_the_trace_engine() {
+    for name in PAGE_LOADS {
+        let ours = jsprof_json(&["timings", &input(name), "--json"]);
+        let want = &oracle(name)["user_timings"];
+        let mut listed = 0;
+        for key in ["marks", "measures", "console_timings", "console_timestamps"] {
+            let (o, w) = (ours[key].as_array().unwrap(), want[key].as_array().unwrap());
+            assert_eq!(o.len(), w.len(), "{name}: {key}");
+            listed += w.len();
+            for (o, w) in o.iter().zip(w) {
+                assert_eq!(o["name"], w["name"], "{name}: {key}");
+                close(&o["start_ms"], &w["start_ms"], MS, &format!("{name} {key}"));
+                if w.get("dur_ms").is_some() {
+                    close(&o["dur_ms"], &w["dur_ms"], MS, &format!("{name} {key}"));
+                }
+            }
+        }
+        assert!(listed > 0, "{name} has user timings to compare");
+    }
+}
+
+#[test]
+fn web_vitals_and_insights_match_the_trace_engine() {
+    for name in PAGE_LOADS {
+        let ours = jsprof_json(&["insights", &input(name), "--json"]);
+        let want = oracle(name);
+        assert_eq!(ours["kind"], "trace");
+        close(&ours["duration_ms"], &want["duration_ms"], MS, "duration");
+        assert_eq!(ours["main_frame_url"], want["main_frame_url"]);
+        let (navs, want_navs) = (
+            ours["navigations"].as_array().unwrap(),
+            want["navigations"].as_array().unwrap(),
+        );
+        assert_eq!(navs.len(), want_navs.len(), "{name}: navigations");
+        for (n, w) in navs.iter().zip(want_navs) {
+            let at = format!("{name} {}", w["id"]);
+            assert_eq!(n["id"], w["id"]);
+            assert_eq!(n["url"], w["url"], "{at}");
+            assert_eq!(n["frame_id"], w["frame_id"], "{at}");
+            for k in ["start_ms", "end_ms", "dur_ms"] {
+                close(
+                    &n["bounds"][k],
+                    &w["bounds"][k],
+                    MS,
+                    &format!("{at} bounds.{k}"),
+                );
+            }
+            let (m, wm) = (&n["metrics"], &w["metrics"]);
+            for (ours_key, key) in [("fcp", "FCP"), ("fp", "FP"), ("dcl", "DCL"), ("load", "L")] {
+                let what = format!("{at} {key}");
+                close(&m[ours_key]["value_ms"], &wm[key]["value_ms"], MS, &what);
+                close(&m[ours_key]["ts_ms"], &wm[key]["ts_ms"], MS, &what);
+                assert_eq!(
+                    m[ours_key]["classification"], wm[key]["classification"],
+                    "{what}"
+                );
+            }
+            let (lcp, wl) = (&m["lcp"], &wm["LCP"]);
+            close(&lcp["value_ms"], &wl["value_ms"], MS, "LCP");
+            close(&lcp["ts_ms"], &wl["ts_ms"], MS, "LCP ts");
+            assert_eq!(lcp["type"], wl["type"]);
+            assert_eq!(lcp["node_id"], wl["node_id"]);
+            assert_eq!(lcp["classification"], wl["classification"]);
+
+            close(&m["cls"]["score"], &wm["CLS"]["score"], SCORE, "CLS");
+            let (wc, oc) = (&wm["CLS"]["worst_cluster"], &m["cls"]["worst_cluster"]);
+            for k in ["start_ms", "dur_ms", "worst_shift_ms"] {
+                close(&oc[k], &wc[k], MS, &format!("CLS worst cluster {k}"));
+            }
+            assert_eq!(oc["shifts"], wc["shifts"]);
+
+            let (inp, wi) = (&m["inp"], &wm["INP"]);
+            close(&inp["value_ms"], &wi["value_ms"], MS, "INP");
+            assert_eq!(inp["interaction"]["type"], wi["type"]);
+            assert_eq!(inp["interaction"]["interaction_id"], wi["interaction_id"]);
+            for k in [
+                "start_ms",
+                "dur_ms",
+                "input_delay_ms",
+                "processing_ms",
+                "presentation_delay_ms",
+                "processing_start_ms",
+                "processing_end_ms",
+            ] {
+                close(&inp["interaction"][k], &wi[k], MS, &format!("INP {k}"));
+            }
+
+            // The insights.
+            let wins = &want["insights"][w["id"].as_str().unwrap()];
+            let ins = &n["insights"];
+            let sub = &wins["LCPBreakdown"]["subparts"];
+            for (ours_key, key) in [
+                ("ttfb", "ttfb"),
+                ("load_delay", "loadDelay"),
+                ("load_duration", "loadDuration"),
+                ("render_delay", "renderDelay"),
+            ] {
+                for k in ["start_ms", "end_ms", "dur_ms"] {
+                    close(
+                        &ins["lcp_breakdown"][ours_key][k],
+                        &sub[key][k],
+                        MS,
+                        &format!("LCP breakdown {key}.{k}"),
+                    );
+                }
+            }
+            assert_eq!(
+                lcp["request"]["url"],
+                wins["LCPBreakdown"]["lcp_request"]["url"]
+            );
+            let longest = &wins["INPBreakdown"]["longest_interaction"];
+            for k in ["start_ms", "dur_ms", "input_delay_ms", "processing_ms"] {
+                close(
+                    &ins["inp_breakdown"][k],
+                    &longest[k],
+                    MS,
+                    &format!("INP breakdown {k}"),
+                );
+            }
+            let clusters = wins["CLSCulprits"]["clusters"].as_array().unwrap();
+            assert_eq!(
+                ins["cls_clusters"].as_array().unwrap().len(),
+                clusters.len()
+            );
+            for (o, w) in ins["cls_clusters"].as_array().unwrap().iter().zip(clusters) {
+                close(&o["start_ms"], &w["start_ms"], MS, "cluster start");
+                close(&o["dur_ms"], &w["dur_ms"], MS, "cluster dur");
+                close(&o["score"], &w["score"], SCORE, "cluster score");
+            }
+            let blocking: Vec<&Value> = wins["RenderBlocking"]["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| &r["url"])
+                .collect();
+            let ours_blocking: Vec<&Value> = ins["render_blocking"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| &r["url"])
+                .collect();
+            assert_eq!(ours_blocking, blocking, "{at}: render-blocking requests");
+        }
+
+        // The tracks: markers, shifts, interactions, long tasks, the filmstrip.
+        let markers = |v: &Value| -> Vec<(String, f64)> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["name"].as_str().unwrap().to_string(),
+                        m["ts_ms"].as_f64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        let (om, wm) = (
+            markers(&ours["page_load_markers"]),
+            markers(&want["page_load_markers"]),
+        );
+        assert_eq!(om.len(), wm.len(), "{om:?} vs {wm:?}");
+        for (o, w) in om.iter().zip(&wm) {
+            assert_eq!(o.0, w.0);
+            assert!((o.1 - w.1).abs() <= MS, "{o:?} vs {w:?}");
+        }
+        let shifts = ours["layout_shifts"].as_array().unwrap();
+        let want_shifts = want["layout_shifts"].as_array().unwrap();
+        assert_eq!(shifts.len(), want_shifts.len());
+        for (o, w) in shifts.iter().zip(want_shifts) {
+            close(&o["ts_ms"], &w["ts_ms"], MS, "shift");
+            close(&o["score"], &w["score"], SCORE, "shift score");
+            assert_eq!(o["cluster"], w["cluster"]);
+        }
+        let inter = ours["interactions"].as_array().unwrap();
+        let want_inter = want["interactions"].as_array().unwrap();
+        assert_eq!(inter.len(), want_inter.len(), "interactions");
+        for (o, w) in inter.iter().zip(want_inter) {
+            assert_eq!(o["type"], w["type"]);
+            assert_eq!(o["nested"], w["nested"]);
+            assert_eq!(o["long"], w["long"]);
+            for k in [
+                "start_ms",
+                "dur_ms",
+                "input_delay_ms",
+                "processing_ms",
+                "presentation_delay_ms",
+            ] {
+                close(&o[k], &w[k], MS, &format!("interaction {} {k}", w["type"]));
+            }
+        }
+        let (lt, wlt) = (&ours["long_tasks"], &want["long_tasks"]);
+        assert_eq!(lt["count"], wlt["count"]);
+        close(&lt["total_ms"], &wlt["total_ms"], MS, "long tasks total");
+        close(
+            &lt["blocking_ms"],
+            &wlt["blocking_ms"],
+            MS,
+            "long tasks blocking",
+        );
+        let (ss, ws) = (&ours["screenshots"], &want["screenshots"]);
+        assert_eq!(ss["count"], ws["count"]);
+        close(
+            &ss["first_ts_ms"],
+            &ws["first_ts_ms"],
+            MS,
+            "first screenshot",
+        );
+        close(&ss["last_ts_ms"], &ws["last_ts_ms"], MS, "last screenshot");
+        assert_eq!(ss["broken"], 0);
+    }
+}
+
+/// A page load cut short, with a request that never finished, a screenshot whose base64 is
+/// broken and an event name nobody knows: what is there loads, with warnings. The expected
+/// values follow DevTools' rules by hand (an unfinished request ends at its send).
+#[test]
+fn damaged_page_loads_load_with_warnings() {
+    let trace = r#"{"traceEvents": [
+ {"name": "TracingStartedInBrowser", "ph": "I", "pid": 1, "tid": 1, "ts": 1000, "cat": "disabled-by-default-devtools.timeline",
+  "args": {"data": {"frames": [{"frame": "F", "url": "about:blank", "isOutermostMainFrame": true, "processId": 2}]}}},
+ {"name": "navigationStart", "ph": "R", "pid": 2, "tid": 2, "ts": 2000, "cat": "blink.user_timing",
+  "args": {"frame": "F", "data": {"documentLoaderURL": "http://a.test/", "isLoadingMainFrame": true, "navigationId": "N"}}},
+ {"name": "ResourceSendRequest", "ph": "I", "pid": 2, "tid": 2, "ts": 3000, "cat": "devtools.timeline",
+  "args": {"data": {"requestId": "r1", "url": "http://a.test/never.js", "priority": "High", "frame": "F", "renderBlocking": "blocking"}}},
+ {"name": "ResourceFinish", "ph": "I", "pid": 2, "tid": 2, "ts": 3500, "cat": "devtools.timeline", "args": {"data": {}}},
+ {"name": "Screenshot", "ph": "O", "pid": 1, "tid": 1, "ts": 4000, "id": "0x2", "cat": "disabled-by-default-devtools.screenshot",
+  "args": {"snapshot": "%%% not base64 %%%", "source_id": 1}},
+ {"name": "SomethingNewInChrome200", "ph": "X", "pid": 2, "tid": 2, "ts": 4100, "dur": 5, "args": {"data": {"x": 1}}},
+ {"name": "app:ready", "ph": "I", "pid": 2, "tid": 2, "ts": 4500, "cat": "blink.user_timing", "args": {"data": {}}},
+ {"name": "app:load", "ph": "b", "pid": 2, "tid": 2, "ts": 4600, "cat": "blink.user_timing", "id2": {"local": "0x1"}, "args": {}},
+ {"name": "RunTask", "ph": "X", "pid": 2, "tid": 2, "ts": 5000, "dur": 10"#;
+    let path = temp_file("damaged-pageload.json", trace.as_bytes());
+    let path = path.to_str().unwrap();
+
+    let net = jsprof_json(&["network", path, "--json"]);
+    let requests = net["requests"].as_array().unwrap();
+    assert_eq!(requests.len(), 1);
+    let r = &requests[0];
+    assert_eq!(r["finished"], false);
+    assert_eq!(r["transfer_size"], 0);
+    // Origin: TracingStartedInBrowser (1 ms); the request starts at 3 ms and, unfinished, ends there.
+    assert_eq!(r["start_ms"], 2.0);
+    assert_eq!(r["end_ms"], 2.0);
+    let messages: Vec<&str> = net["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages.iter().any(|m| m.contains("ends before its JSON")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("requestId")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("base64")),
+        "{messages:?}"
+    );
+
+    let ins = jsprof_json(&["insights", path, "--json"]);
+    assert_eq!(ins["screenshots"]["count"], 1);
+    assert_eq!(ins["screenshots"]["broken"], 1);
+    assert_eq!(ins["navigations"][0]["id"], "NAVIGATION_0");
+    assert!(ins["navigations"][0]["metrics"]["lcp"].is_null());
+
+    let t = jsprof_json(&["timings", path, "--json"]);
+    assert_eq!(t["marks"][0]["name"], "app:ready");
+    assert_eq!(t["measures"].as_array().unwrap().len(), 0);
+    assert!(t["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w["message"]
+            .as_str()
+            .unwrap()
+            .contains("without their partner")));
+}
+
+#[test]
+fn a_profile_is_not_a_page_load() {
+    let profile = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    for cmd in ["insights", "network", "timings"] {
+        let out = jsprof(&[cmd, profile.to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("node-mix.cpuprofile.gz") && err.contains("not a Chrome trace"),
+            "{err}"
+        );
+    }
+}
+
+/// The service answers the same bytes as the CLI, and lists the endpoints in its OpenAPI document.
+#[test]
+fn the_service_answers_the_cli_documents() {
+    let dir = crate::serve::data_dir("pagestory");
+    let s = crate::serve::serve(&dir, &[]);
+    let file = fixtures().join("trace/pageload.trace.json.gz");
+    let f = file.to_str().unwrap();
+    let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
+    let strip = |mut v: Vec<u8>| {
+        while v.last() == Some(&b'\n') {
+            v.pop();
+        }
+        v
+    };
+    for view in ["insights", "network", "timings"] {
+        let r = s.get(&format!("/api/sessions/{id}/artifacts/1/{view}"));
+        assert_eq!(
+            r.status,
+            200,
+            "{view}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+        let cli = jsprof(&[view, f, "--json"]);
+        assert!(cli.status.success());
+        assert!(
+            strip(r.body.clone()) == strip(cli.stdout),
+            "{view}: the service and the CLI differ"
+        );
+    }
+    let doc = s.get("/api/openapi.json").json();
+    for view in ["insights", "network", "timings"] {
+        let path = format!("/api/sessions/{{id}}/artifacts/{{artifact}}/{view}");
+        assert!(
+            doc["paths"].get(&path).is_some(),
+            "{path} is not in the OpenAPI document"
+        );
+    }
+}
+
+/// `jsprof check`'s `[page]` budgets read the oracle's numbers: LCP 1260.6 ms, INP 170.5 ms,
+/// CLS 0.158, 8 requests in the recorded page load.
+#[test]
+fn page_budgets_pass_and_fail_at_devtools_numbers() {
+    let want = oracle("trace/pageload.trace");
+    let nav = &want["navigations"][0]["metrics"];
+    let lcp = nav["LCP"]["value_ms"].as_f64().unwrap();
+    let inp = nav["INP"]["value_ms"].as_f64().unwrap();
+    let cls = nav["CLS"]["score"].as_f64().unwrap();
+    let requests = want["network"].as_array().unwrap().len();
+    let trace = input("trace/pageload.trace");
+    let run = |toml: String| {
+        let budget = temp_file("page-budget.toml", toml.as_bytes());
+        jsprof(&[
+            "check",
+            &trace,
+            "--budget",
+            budget.to_str().unwrap(),
+            "--json",
+        ])
+    };
+    // Just above each number: every budget holds.
+    let out = run(format!(
+        "[page]\nmax_lcp_ms = {}\nmax_inp_ms = {}\nmax_cls = {}\nmax_requests = {requests}\n",
+        lcp + 0.01,
+        inp + 0.01,
+        cls + 0.001
+    ));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Just below: each fails.
+    let out = run(format!(
+        "[page]\nmax_lcp_ms = {}\nmax_inp_ms = {}\nmax_cls = {}\nmax_requests = {}\n",
+        lcp - 0.01,
+        inp - 0.01,
+        cls - 0.001,
+        requests - 1
+    ));
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .map(|c| c["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["LCP", "INP", "CLS", "requests"]);
+    // A profile has no page load: the budget is skipped, and a file of only it is an error.
+    let profile = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let budget = temp_file("page-only.toml", b"[page]\nmax_lcp_ms = 1\n");
+    let out = jsprof(&[
+        "check",
+        profile.to_str().unwrap(),
+        "--budget",
+        budget.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,67 @@
+//! The page's whole story from a trace, as DevTools' trace engine tells it: network requests
+//! ([`network`]), Web Vitals per navigation ([`vitals`]: FCP, LCP and its breakdown, CLS and its
+//! clusters, INP and its phases), user timings, long tasks and the filmstrip.
+//!
+//! Times here are microseconds on the trace clock as `f64`, as the trace engine keeps them (its
+//! network times come from seconds and milliseconds in the events' args); the documents turn
+//! them into milliseconds from the trace's origin.
+
+pub mod network;
+pub mod timings;
+pub mod vitals;
+
+use jsprof_profile::TraceFile;
+
+pub use network::Request;
+pub use timings::{LongTasks, UserTimings};
+pub use vitals::{Cluster, Interaction, NavigationVitals, Vitals, Window};
+
+/// Nanoseconds on the trace clock to microseconds.
+pub(crate) fn us(ns: i64) -> f64 {
+    ns as f64 / 1000.0
+}
+
+/// Everything [`page_story`] finds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageStory {
+    /// The trace bounds (µs): the time origin is `bounds.start`.
+    pub bounds: Window,
+    pub requests: Vec<Request>,
+    pub vitals: Vitals,
+    pub user_timings: UserTimings,
+    pub long_tasks: LongTasks,
+    /// Screenshot times (µs) and whether each has a readable image, by time.
+    pub screenshots: Vec<(f64, bool)>,
+}
+
+/// Reads the page-load story of `trace`.
+pub fn page_story(trace: &TraceFile) -> PageStory {
+    let (lo, hi) = trace.bounds.unwrap_or((trace.origin(), trace.origin()));
+    let bounds = Window {
+        start: us(lo),
+        end: us(hi),
+    };
+    let page = &trace.page;
+    let requests = network::requests(page);
+    let vitals = vitals::vitals(page, &requests, bounds);
+    let mut screenshots: Vec<(f64, bool)> = page
+        .screenshots
+        .iter()
+        .map(|s| (us(s.at.ts), s.image.is_some()))
+        .collect();
+    screenshots.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let main_pids: Vec<u64> = page
+        .navigations
+        .iter()
+        .filter(|n| n.frame == vitals.main_frame)
+        .map(|n| n.at.pid)
+        .collect();
+    PageStory {
+        bounds,
+        user_timings: timings::user_timings(page),
+        long_tasks: timings::long_tasks(trace, &main_pids),
+        requests,
+        vitals,
+        screenshots,
+    }
+}

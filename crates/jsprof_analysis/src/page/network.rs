@@ -1,0 +1,236 @@
+//! Network requests as DevTools' `NetworkRequestsHandler` derives them from the `Resource*`
+//! events: one request per request id that has a `ResourceSendRequest`, its start (the first
+//! `ResourceWillSendRequest`, else the first send), its end (the `ResourceFinish` event), the
+//! network stack's finish time, send and download start, queueing, waiting and the sizes.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use jsprof_profile::page_events::{
+    Finish, NetworkEvent, PageEvents, RequestEvent, Response, SendRequest, Stamp,
+};
+
+use super::us;
+
+/// One network request. Times are microseconds on the trace clock, as DevTools keeps them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub request_id: String,
+    pub url: String,
+    pub pid: u64,
+    pub tid: u64,
+    /// The first `ResourceWillSendRequest` (else `ResourceSendRequest`).
+    pub start: f64,
+    /// The `ResourceFinish` event (else the last send): DevTools' bar ends here.
+    pub end: f64,
+    /// When the network stack finished (`ResourceFinish.finishTime`), else `end`.
+    pub finish: f64,
+    /// `requestTime + sendStart`, else `start`.
+    pub send_start: f64,
+    /// `requestTime + receiveHeadersEnd`, else `start`.
+    pub download_start: f64,
+    /// Time to the response's first byte from the send (`receiveHeadersStart - sendEnd`), 0
+    /// without timing.
+    pub server_response_time: f64,
+    pub queueing: f64,
+    pub stalled: f64,
+    pub waiting: f64,
+    pub download: f64,
+    /// `requestTime + receiveHeadersStart` (headers end when start is missing): the response's
+    /// first byte; `None` without timing.
+    pub first_byte: Option<f64>,
+    pub priority: String,
+    pub initial_priority: String,
+    pub fetch_priority_hint: String,
+    pub mime_type: String,
+    pub resource_type: String,
+    pub request_method: Option<String>,
+    /// `ResourceFinish.encodedDataLength` (0 when the request never finished).
+    pub transfer_size: f64,
+    pub decoded_body_length: f64,
+    pub status: u32,
+    pub protocol: String,
+    /// `blocking`, `in_body_parser_blocking`, `non_blocking`, …
+    pub render_blocking: String,
+    pub from_cache: bool,
+    pub failed: bool,
+    pub finished: bool,
+    pub frame: String,
+    pub initiator: Option<(String, Option<String>)>,
+    /// URLs this request was redirected from, in order.
+    pub redirects: Vec<String>,
+}
+
+impl Request {
+    /// Whether the request may block rendering (DevTools'
+    /// `isSyntheticNetworkRequestEventRenderBlocking`: any status but the non-blocking ones).
+    pub fn is_render_blocking(&self) -> bool {
+        !matches!(
+            self.render_blocking.as_str(),
+            "non_blocking" | "dynamically_injected_non_blocking" | "potentially_blocking"
+        )
+    }
+}
+
+#[derive(Default)]
+struct Gathered<'a> {
+    change_priority: Option<&'a str>,
+    will_send: Vec<&'a Stamp>,
+    send: Vec<(&'a Stamp, &'a SendRequest)>,
+    response: Option<(&'a Stamp, &'a Response)>,
+    finish: Option<(&'a Stamp, &'a Finish)>,
+    memory_cached: bool,
+    preload_blocking: Option<Option<&'a str>>,
+}
+
+/// The first value of `list` above zero, else 0 (DevTools' `firstPositiveValueInList`).
+fn first_positive(list: &[Option<f64>]) -> f64 {
+    list.iter()
+        .flatten()
+        .copied()
+        .find(|&v| v > 0.0)
+        .unwrap_or(0.0)
+}
+
+/// Every request, in the order DevTools lists them (its first event's time).
+pub fn requests(page: &PageEvents) -> Vec<Request> {
+    let mut events: Vec<&RequestEvent> = page.requests.iter().collect();
+    // The trace engine sees events sorted by time (stably).
+    events.sort_by_key(|e| e.at.ts);
+    let mut order: Vec<&str> = Vec::new();
+    let mut by_id: HashMap<&str, Gathered> = HashMap::default();
+    for e in events {
+        let g = by_id.entry(e.request_id.as_str()).or_insert_with(|| {
+            order.push(e.request_id.as_str());
+            Gathered::default()
+        });
+        match &e.event {
+            NetworkEvent::WillSendRequest => g.will_send.push(&e.at),
+            NetworkEvent::SendRequest(s) => g.send.push((&e.at, s)),
+            NetworkEvent::ReceiveResponse(r) => g.response = Some((&e.at, r)),
+            NetworkEvent::ReceivedData => {}
+            NetworkEvent::Finish(f) => g.finish = Some((&e.at, f)),
+            NetworkEvent::ChangePriority { priority } => g.change_priority = Some(priority),
+            NetworkEvent::MarkAsCached => g.memory_cached = true,
+            NetworkEvent::PreloadRenderBlockingStatusChange { render_blocking } => {
+                g.preload_blocking = Some(render_blocking.as_deref())
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for id in order {
+        let g = &by_id[id];
+        // Incomplete requests (no send) are dropped, as DevTools drops them.
+        let (Some(&(first_at, first)), Some(&(final_at, last))) = (g.send.first(), g.send.last())
+        else {
+            continue;
+        };
+        if last.url.starts_with("data:") {
+            continue;
+        }
+        const ALLOWED: [&str; 5] = ["blob:", "file:", "filesystem:", "http:", "https:"];
+        if !ALLOWED.iter().any(|p| first.url.starts_with(p)) {
+            continue;
+        }
+        let is_pushed = g
+            .finish
+            .is_none_or(|(_, f)| f.encoded_data_length != Some(0.0));
+        let from_disk_cache = g
+            .response
+            .is_some_and(|(_, r)| r.from_cache && !r.from_service_worker && !is_pushed);
+        let timing = match g.memory_cached {
+            true => None,
+            false => g.response.and_then(|(_, r)| r.timing.as_ref()),
+        };
+        let start = us(g.will_send.first().map_or(first_at.ts, |s| s.ts));
+        let end_redirect = us(g.will_send.last().map_or(final_at.ts, |s| s.ts));
+        let end = g.finish.map_or(end_redirect, |(at, _)| us(at.ts));
+        let finish = g
+            .finish
+            .and_then(|(_, f)| f.finish_time)
+            .map_or(end, |t| t * 1e6);
+        let response_ts = g.response.map(|(at, _)| us(at.ts));
+        let queueing = timing.map_or(0.0, |t| (t.request_time * 1e6 - end_redirect).max(0.0));
+        let stalled = match timing {
+            Some(t) => first_positive(&[
+                Some(t.dns_start * 1e3),
+                Some(t.connect_start * 1e3),
+                Some(t.send_start * 1e3),
+                response_ts.map(|r| r - end_redirect),
+            ]),
+            None => response_ts.map_or(0.0, |r| r - start),
+        };
+        let send_start = timing.map_or(start, |t| t.request_time * 1e6 + t.send_start * 1e3);
+        let waiting = timing.map_or(0.0, |t| (t.receive_headers_end - t.send_end) * 1e3);
+        let server_response_time = timing.map_or(0.0, |t| {
+            (t.receive_headers_start.unwrap_or(t.receive_headers_end) - t.send_end) * 1e3
+        });
+        let download_start = timing.map_or(start, |t| {
+            t.request_time * 1e6 + t.receive_headers_end * 1e3
+        });
+        let download = match (timing, response_ts) {
+            (Some(_), _) => finish - download_start,
+            (None, Some(r)) => end - r,
+            (None, None) => 0.0,
+        };
+        let first_byte = g.response.and_then(|(_, r)| r.timing.as_ref()).map(|t| {
+            t.request_time * 1e6 + t.receive_headers_start.unwrap_or(t.receive_headers_end) * 1e3
+        });
+        let render_blocking = match g.preload_blocking {
+            Some(Some(b)) => b,
+            _ => last.render_blocking.as_deref().unwrap_or("non_blocking"),
+        };
+        let (transfer_size, decoded_body_length) = g.finish.map_or((0.0, 0.0), |(_, f)| {
+            (f.encoded_data_length.unwrap_or(0.0), f.decoded_body_length)
+        });
+        out.push(Request {
+            request_id: id.to_string(),
+            url: last.url.clone(),
+            pid: final_at.pid,
+            tid: final_at.tid,
+            start,
+            end,
+            finish,
+            send_start,
+            download_start,
+            server_response_time,
+            queueing,
+            stalled,
+            waiting,
+            download,
+            first_byte,
+            priority: g.change_priority.unwrap_or(&last.priority).to_string(),
+            initial_priority: last.priority.clone(),
+            fetch_priority_hint: last
+                .fetch_priority_hint
+                .clone()
+                .unwrap_or_else(|| "auto".to_string()),
+            mime_type: g
+                .response
+                .map(|(_, r)| r.mime_type.clone())
+                .unwrap_or_default(),
+            resource_type: last
+                .resource_type
+                .clone()
+                .unwrap_or_else(|| "Other".to_string()),
+            request_method: last.request_method.clone(),
+            transfer_size,
+            decoded_body_length,
+            status: g.response.map_or(0, |(_, r)| r.status),
+            protocol: g
+                .response
+                .and_then(|(_, r)| r.protocol.clone())
+                .unwrap_or_else(|| "unknown".to_string()),
+            render_blocking: render_blocking.to_string(),
+            from_cache: from_disk_cache || g.memory_cached,
+            failed: g.finish.is_some_and(|(_, f)| f.did_fail),
+            finished: g.finish.is_some(),
+            frame: last.frame.clone(),
+            initiator: last.initiator.clone(),
+            redirects: g.send[..g.send.len() - 1]
+                .iter()
+                .map(|(_, s)| s.url.clone())
+                .collect(),
+        });
+    }
+    out
+}

@@ -1,0 +1,601 @@
+//! The page-load documents of a trace: `jsprof insights` ([`InsightsReport`]: Web Vitals per
+//! navigation, then each insight with its evidence), `jsprof network` ([`NetworkReport`]: the
+//! waterfall) and `jsprof timings` ([`TimingsReport`]: marks and measures); the service answers
+//! the same types. The numbers come from `jsprof_analysis::page`, DevTools' trace engine's
+//! rules; times are ms from the trace's origin (DevTools' trace bounds minimum), durations ms.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use jsprof_analysis::page::{self, vitals, PageStory, Request};
+
+use crate::load::CpuInput;
+use crate::{warnings_json, JsonWarning, ReportError, Result};
+
+/// A time window: start and end in ms from the origin, and its length.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct WindowJson {
+    pub start_ms: f64,
+    pub end_ms: f64,
+    pub dur_ms: f64,
+}
+
+/// A metric of a navigation: its value (from the navigation's start) and when it happened.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct MetricJson {
+    pub value_ms: f64,
+    pub ts_ms: f64,
+    /// `good`, `ok`, `bad` or `unclassified`.
+    pub classification: String,
+}
+
+/// The LCP and its candidate.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct LcpJson {
+    pub value_ms: f64,
+    pub ts_ms: f64,
+    pub classification: String,
+    /// `image` or `text`.
+    #[serde(rename = "type")]
+    pub lcp_type: Option<String>,
+    pub node_id: Option<u64>,
+    pub candidate_index: Option<u64>,
+    /// The image's request, for an image LCP fetched over the network.
+    pub request: Option<RequestRefJson>,
+}
+
+/// A request named by another document (an LCP image, a render-blocking request).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct RequestRefJson {
+    pub url: String,
+    pub request_id: String,
+    pub start_ms: f64,
+    pub end_ms: f64,
+    pub dur_ms: f64,
+}
+
+/// CLS: the score of the worst cluster of the navigation.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ClsJson {
+    pub score: f64,
+    pub classification: String,
+    pub worst_cluster: Option<ClusterJson>,
+}
+
+/// A layout-shift cluster (session window).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ClusterJson {
+    pub start_ms: f64,
+    pub dur_ms: f64,
+    pub score: f64,
+    pub shifts: usize,
+    pub worst_shift_ms: Option<f64>,
+}
+
+/// One interaction with its phases.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct InteractionJson {
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub interaction_id: u64,
+    pub start_ms: f64,
+    pub dur_ms: f64,
+    pub input_delay_ms: f64,
+    pub processing_ms: f64,
+    pub presentation_delay_ms: f64,
+    pub processing_start_ms: f64,
+    pub processing_end_ms: f64,
+    /// Left off DevTools' Interactions track: nested in a longer interaction of its kind.
+    pub nested: bool,
+    /// Over 200 ms.
+    pub long: bool,
+}
+
+/// INP: the longest interaction of the navigation.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct InpJson {
+    pub value_ms: f64,
+    pub classification: String,
+    pub interaction: InteractionJson,
+}
+
+/// The Web Vitals and load markers of one navigation.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct MetricsJson {
+    pub fcp: Option<MetricJson>,
+    pub fp: Option<MetricJson>,
+    pub dcl: Option<MetricJson>,
+    pub load: Option<MetricJson>,
+    pub lcp: Option<LcpJson>,
+    pub cls: ClsJson,
+    pub inp: Option<InpJson>,
+}
+
+/// The LCP breakdown insight: where the LCP's time went.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct LcpBreakdownJson {
+    pub ttfb: WindowJson,
+    /// Image LCPs only: from the first byte to the image's request.
+    pub load_delay: Option<WindowJson>,
+    /// Image LCPs only: the image's request, to its network finish.
+    pub load_duration: Option<WindowJson>,
+    pub render_delay: WindowJson,
+}
+
+/// The insights computed for a navigation (DevTools' insight set). Each is `null` when it does
+/// not apply (no LCP, no interaction).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct InsightsJson {
+    pub lcp_breakdown: Option<LcpBreakdownJson>,
+    /// The longest interaction, in phases.
+    pub inp_breakdown: Option<InteractionJson>,
+    /// Every layout-shift cluster of the navigation.
+    pub cls_clusters: Vec<ClusterJson>,
+    /// The render-blocking requests insight's requests, longest first (DevTools' savings
+    /// estimate, a simulation, is not computed).
+    pub render_blocking: Vec<RequestRefJson>,
+}
+
+/// One navigation of the main frame (or `NO_NAVIGATION`).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct NavigationJson {
+    /// `NAVIGATION_n` or `NO_NAVIGATION`, as DevTools names its insight sets.
+    pub id: String,
+    pub url: String,
+    pub frame_id: String,
+    pub navigation_id: Option<String>,
+    pub bounds: WindowJson,
+    pub metrics: MetricsJson,
+    pub insights: InsightsJson,
+}
+
+/// One layout shift.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ShiftJson {
+    pub ts_ms: f64,
+    pub score: f64,
+    pub weighted_score_delta: f64,
+    /// Index into the trace's clusters.
+    pub cluster: usize,
+}
+
+/// One long task (a `RunTask` over 50 ms on a renderer's main thread).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct LongTaskJson {
+    pub ts_ms: f64,
+    pub dur_ms: f64,
+    pub pid: u64,
+    pub tid: u64,
+    pub main_frame: bool,
+}
+
+/// The long tasks of the trace.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct LongTasksJson {
+    pub count: usize,
+    pub total_ms: f64,
+    /// Total blocking time: the time of each past 50 ms.
+    pub blocking_ms: f64,
+    pub items: Vec<LongTaskJson>,
+}
+
+/// The filmstrip.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ScreenshotsJson {
+    pub count: usize,
+    pub first_ts_ms: Option<f64>,
+    pub last_ts_ms: Option<f64>,
+    /// Screenshots whose image could not be read.
+    pub broken: usize,
+}
+
+/// A page-load marker of the main frame (`firstContentfulPaint`, `MarkLoad`, …).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct MarkerJson {
+    pub name: String,
+    pub ts_ms: f64,
+}
+
+/// `jsprof insights TRACE --json`: Web Vitals per navigation, then the evidence.
+#[derive(Serialize, JsonSchema, Clone, Debug)]
+pub struct InsightsReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    pub duration_ms: f64,
+    pub main_frame_url: Option<String>,
+    pub navigations: Vec<NavigationJson>,
+    pub page_load_markers: Vec<MarkerJson>,
+    pub layout_shifts: Vec<ShiftJson>,
+    pub clusters: Vec<ClusterJson>,
+    pub interactions: Vec<InteractionJson>,
+    pub long_tasks: LongTasksJson,
+    pub screenshots: ScreenshotsJson,
+    pub requests: usize,
+}
+
+/// One request of the waterfall.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct RequestJson {
+    pub url: String,
+    pub request_id: String,
+    /// When the request was issued (the first `ResourceWillSendRequest`/`ResourceSendRequest`).
+    pub start_ms: f64,
+    /// DevTools' bar end: the `ResourceFinish` event.
+    pub end_ms: f64,
+    pub dur_ms: f64,
+    /// When the network stack finished receiving it.
+    pub finish_ms: f64,
+    pub send_start_ms: f64,
+    /// Response headers received (first byte of the body).
+    pub download_start_ms: f64,
+    pub queueing_ms: f64,
+    pub stalled_ms: f64,
+    /// Time to first byte from the request being sent (`receiveHeadersStart - sendEnd`).
+    pub server_response_ms: f64,
+    pub waiting_ms: f64,
+    pub download_ms: f64,
+    pub priority: String,
+    pub initial_priority: String,
+    pub fetch_priority_hint: String,
+    pub mime_type: String,
+    pub resource_type: String,
+    pub method: Option<String>,
+    pub transfer_size: u64,
+    pub decoded_body_size: u64,
+    pub status: u32,
+    pub protocol: String,
+    /// `blocking`, `in_body_parser_blocking`, `non_blocking`, …
+    pub render_blocking: String,
+    pub from_cache: bool,
+    pub failed: bool,
+    pub finished: bool,
+    pub frame: String,
+    pub initiator_type: Option<String>,
+    pub initiator_url: Option<String>,
+    pub redirects: Vec<String>,
+}
+
+/// `jsprof network TRACE --json`: every request, in DevTools' order.
+#[derive(Serialize, JsonSchema, Clone, Debug)]
+pub struct NetworkReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    pub requests: Vec<RequestJson>,
+    pub transfer_size: u64,
+}
+
+/// A mark (or `console.timeStamp`).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct MarkJson {
+    pub name: String,
+    pub start_ms: f64,
+}
+
+/// A measure (or `console.time` span).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct MeasureJson {
+    pub name: String,
+    pub start_ms: f64,
+    pub dur_ms: f64,
+}
+
+/// `jsprof timings TRACE --json`: user timings.
+#[derive(Serialize, JsonSchema, Clone, Debug)]
+pub struct TimingsReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    pub marks: Vec<MarkJson>,
+    pub measures: Vec<MeasureJson>,
+    pub console_timings: Vec<MeasureJson>,
+    pub console_timestamps: Vec<MarkJson>,
+}
+
+/// The page story of a trace input, or an error naming the input when it is not a trace.
+pub fn story(input: &CpuInput) -> Result<PageStory> {
+    match input.trace() {
+        Some(trace) => Ok(page::page_story(trace)),
+        None => Err(ReportError::Input(format!(
+            "{}: not a Chrome trace; insights, network and timings read a Performance-panel trace",
+            input.name
+        ))),
+    }
+}
+
+/// Converts µs on the trace clock to ms from the origin, and lengths to ms.
+struct Clock {
+    origin: f64,
+}
+
+impl Clock {
+    fn ts(&self, us: f64) -> f64 {
+        (us - self.origin) / 1000.0
+    }
+    fn window(&self, w: &vitals::Window) -> WindowJson {
+        WindowJson {
+            start_ms: self.ts(w.start),
+            end_ms: self.ts(w.end),
+            dur_ms: w.dur() / 1000.0,
+        }
+    }
+    fn metric(&self, m: &vitals::Metric) -> MetricJson {
+        MetricJson {
+            value_ms: m.value / 1000.0,
+            ts_ms: self.ts(m.ts),
+            classification: m.classification.to_string(),
+        }
+    }
+    fn request_ref(&self, r: &Request) -> RequestRefJson {
+        RequestRefJson {
+            url: r.url.clone(),
+            request_id: r.request_id.clone(),
+            start_ms: self.ts(r.start),
+            end_ms: self.ts(r.end),
+            dur_ms: (r.end - r.start) / 1000.0,
+        }
+    }
+    fn cluster(&self, story: &PageStory, c: &vitals::Cluster) -> ClusterJson {
+        ClusterJson {
+            start_ms: self.ts(c.window.start),
+            dur_ms: c.window.dur() / 1000.0,
+            score: c.score,
+            shifts: c.shifts.len(),
+            worst_shift_ms: c.worst_shift.map(|s| self.ts(story.vitals.shifts[s].ts)),
+        }
+    }
+    fn interaction(&self, i: &vitals::Interaction) -> InteractionJson {
+        InteractionJson {
+            event_type: i.event_type.clone(),
+            interaction_id: i.interaction_id,
+            start_ms: self.ts(i.start),
+            dur_ms: i.dur() / 1000.0,
+            input_delay_ms: i.input_delay() / 1000.0,
+            processing_ms: i.processing() / 1000.0,
+            presentation_delay_ms: i.presentation_delay() / 1000.0,
+            processing_start_ms: self.ts(i.processing_start),
+            processing_end_ms: self.ts(i.processing_end),
+            nested: i.nested,
+            long: vitals::is_long(i),
+        }
+    }
+}
+
+fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -> NavigationJson {
+    let v = &story.vitals;
+    let lcp = n.lcp.as_ref().map(|l| LcpJson {
+        value_ms: l.metric.value / 1000.0,
+        ts_ms: c.ts(l.metric.ts),
+        classification: l.metric.classification.to_string(),
+        lcp_type: l.lcp_type.clone(),
+        node_id: l.node_id,
+        candidate_index: l.candidate_index,
+        request: l.request.map(|r| c.request_ref(&story.requests[r])),
+    });
+    let inp = n.inp.map(|i| {
+        let x = &v.interactions[i];
+        InpJson {
+            value_ms: x.dur() / 1000.0,
+            classification: vitals::classify_inp(x.dur()).to_string(),
+            interaction: c.interaction(x),
+        }
+    });
+    let lcp_breakdown =
+        n.lcp
+            .as_ref()
+            .and_then(|l| l.subparts.as_ref())
+            .map(|s| LcpBreakdownJson {
+                ttfb: c.window(&s.ttfb),
+                load_delay: s.load_delay.as_ref().map(|w| c.window(w)),
+                load_duration: s.load_duration.as_ref().map(|w| c.window(w)),
+                render_delay: c.window(&s.render_delay),
+            });
+    let cls_clusters = v
+        .clusters
+        .iter()
+        .filter(|cl| cl.navigation_id == n.navigation_id)
+        .map(|cl| c.cluster(story, cl))
+        .collect();
+    let render_blocking = n
+        .render_blocking
+        .iter()
+        .map(|&r| c.request_ref(&story.requests[r]))
+        .collect();
+    NavigationJson {
+        id: n.id.clone(),
+        url: n.url.clone(),
+        frame_id: n.frame.clone(),
+        navigation_id: n.navigation_id.clone(),
+        bounds: c.window(&n.bounds),
+        metrics: MetricsJson {
+            fcp: n.fcp.as_ref().map(|m| c.metric(m)),
+            fp: n.fp.as_ref().map(|m| c.metric(m)),
+            dcl: n.dcl.as_ref().map(|m| c.metric(m)),
+            load: n.load.as_ref().map(|m| c.metric(m)),
+            lcp,
+            cls: ClsJson {
+                score: n.cls,
+                classification: vitals::classify_cls(n.cls).to_string(),
+                worst_cluster: n.worst_cluster.map(|w| c.cluster(story, &v.clusters[w])),
+            },
+            inp,
+        },
+        insights: InsightsJson {
+            lcp_breakdown,
+            inp_breakdown: n.inp.map(|i| c.interaction(&v.interactions[i])),
+            cls_clusters,
+            render_blocking,
+        },
+    }
+}
+
+/// The insights document of a trace.
+pub fn insights_report(input: &CpuInput) -> Result<InsightsReport> {
+    let story = story(input)?;
+    Ok(insights_of(input, &story))
+}
+
+/// [`insights_report`] over a story already read.
+pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
+    let c = Clock {
+        origin: story.bounds.start,
+    };
+    let v = &story.vitals;
+    let lt = &story.long_tasks;
+    InsightsReport {
+        kind: input.profile().kind.as_str(),
+        warnings: warnings_json(input.warnings()),
+        duration_ms: story.bounds.dur() / 1000.0,
+        // DevTools names the page by its first main-frame navigation, else by the frame's URL
+        // when tracing started.
+        main_frame_url: v
+            .navigations
+            .iter()
+            .find(|n| n.navigation_id.is_some())
+            .map(|n| n.url.clone())
+            .or_else(|| {
+                input
+                    .trace()
+                    .and_then(|t| t.page.main_frame.as_ref())
+                    .map(|(_, url)| url.clone())
+            }),
+        navigations: v
+            .navigations
+            .iter()
+            .map(|n| navigation_json(&c, story, n))
+            .collect(),
+        page_load_markers: v
+            .markers
+            .iter()
+            .map(|(name, ts)| MarkerJson {
+                name: name.to_string(),
+                ts_ms: c.ts(*ts),
+            })
+            .collect(),
+        layout_shifts: v
+            .shifts
+            .iter()
+            .map(|s| ShiftJson {
+                ts_ms: c.ts(s.ts),
+                score: s.score,
+                weighted_score_delta: s.weighted_score_delta,
+                cluster: s.cluster,
+            })
+            .collect(),
+        clusters: v.clusters.iter().map(|cl| c.cluster(story, cl)).collect(),
+        interactions: v.interactions.iter().map(|i| c.interaction(i)).collect(),
+        long_tasks: LongTasksJson {
+            count: lt.items.len(),
+            total_ms: lt.total() / 1000.0,
+            blocking_ms: lt.blocking() / 1000.0,
+            items: lt
+                .items
+                .iter()
+                .map(|t| LongTaskJson {
+                    ts_ms: c.ts(t.start),
+                    dur_ms: t.dur / 1000.0,
+                    pid: t.pid,
+                    tid: t.tid,
+                    main_frame: t.main_frame,
+                })
+                .collect(),
+        },
+        screenshots: ScreenshotsJson {
+            count: story.screenshots.len(),
+            first_ts_ms: story.screenshots.first().map(|s| c.ts(s.0)),
+            last_ts_ms: story.screenshots.last().map(|s| c.ts(s.0)),
+            broken: story.screenshots.iter().filter(|s| !s.1).count(),
+        },
+        requests: story.requests.len(),
+    }
+}
+
+/// The network document of a trace.
+pub fn network_report(input: &CpuInput) -> Result<NetworkReport> {
+    let story = story(input)?;
+    let c = Clock {
+        origin: story.bounds.start,
+    };
+    let requests: Vec<RequestJson> = story
+        .requests
+        .iter()
+        .map(|r| RequestJson {
+            url: r.url.clone(),
+            request_id: r.request_id.clone(),
+            start_ms: c.ts(r.start),
+            end_ms: c.ts(r.end),
+            dur_ms: (r.end - r.start) / 1000.0,
+            finish_ms: c.ts(r.finish),
+            send_start_ms: c.ts(r.send_start),
+            download_start_ms: c.ts(r.download_start),
+            queueing_ms: r.queueing / 1000.0,
+            stalled_ms: r.stalled / 1000.0,
+            server_response_ms: r.server_response_time / 1000.0,
+            waiting_ms: r.waiting / 1000.0,
+            download_ms: r.download / 1000.0,
+            priority: r.priority.clone(),
+            initial_priority: r.initial_priority.clone(),
+            fetch_priority_hint: r.fetch_priority_hint.clone(),
+            mime_type: r.mime_type.clone(),
+            resource_type: r.resource_type.clone(),
+            method: r.request_method.clone(),
+            transfer_size: r.transfer_size.max(0.0) as u64,
+            decoded_body_size: r.decoded_body_length.max(0.0) as u64,
+            status: r.status,
+            protocol: r.protocol.clone(),
+            render_blocking: r.render_blocking.clone(),
+            from_cache: r.from_cache,
+            failed: r.failed,
+            finished: r.finished,
+            frame: r.frame.clone(),
+            initiator_type: r.initiator.as_ref().map(|(t, _)| t.clone()),
+            initiator_url: r.initiator.as_ref().and_then(|(_, u)| u.clone()),
+            redirects: r.redirects.clone(),
+        })
+        .collect();
+    Ok(NetworkReport {
+        kind: input.profile().kind.as_str(),
+        warnings: warnings_json(input.warnings()),
+        transfer_size: requests.iter().map(|r| r.transfer_size).sum(),
+        requests,
+    })
+}
+
+/// The user-timings document of a trace.
+pub fn timings_report(input: &CpuInput) -> Result<TimingsReport> {
+    let trace = input.trace().ok_or_else(|| {
+        ReportError::Input(format!(
+            "{}: not a Chrome trace; user timings are read from a Performance-panel trace",
+            input.name
+        ))
+    })?;
+    let t = page::timings::user_timings(&trace.page);
+    let c = Clock {
+        origin: trace.origin() as f64 / 1000.0,
+    };
+    let mark = |m: &page::timings::Mark| MarkJson {
+        name: m.name.clone(),
+        start_ms: c.ts(m.ts),
+    };
+    let span = |s: &page::timings::Span| MeasureJson {
+        name: s.name.clone(),
+        start_ms: c.ts(s.start),
+        dur_ms: (s.end - s.start) / 1000.0,
+    };
+    let mut warnings = warnings_json(input.warnings());
+    if t.unmatched > 0 {
+        warnings.push(JsonWarning {
+            at: "traceEvents".to_string(),
+            message: format!(
+                "{} measure or console.time halves without their partner were left out",
+                t.unmatched
+            ),
+        });
+    }
+    Ok(TimingsReport {
+        kind: input.profile().kind.as_str(),
+        warnings,
+        marks: t.marks.iter().map(mark).collect(),
+        measures: t.measures.iter().map(span).collect(),
+        console_timings: t.console_timings.iter().map(span).collect(),
+        console_timestamps: t.timestamps.iter().map(mark).collect(),
+    })
+}

@@ -1,0 +1,709 @@
+//! What a page-load trace says about the page itself, beside its threads: network requests,
+//! navigations, paint and load markers, layout shifts, interactions (EventTiming), user timings
+//! and screenshots. [`crate::read_trace_from`] hands each event with one of these names to
+//! [`PageEvents::push`], which keeps only the fields DevTools' trace engine reads; the metrics
+//! (FCP, LCP, CLS, INP, request timing) are derived in `jsprof_analysis::page`.
+//!
+//! Only these events have their `args` parsed, so a trace without them costs one name match per
+//! event. Damage (an event without its request id, a screenshot whose base64 is broken) is
+//! counted and reported once per kind, never fatal.
+
+use serde_json::Value;
+
+/// One event's common fields. Times are nanoseconds on the trace clock, like [`crate::TraceEvent`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stamp {
+    pub ts: i64,
+    pub pid: u64,
+    pub tid: u64,
+}
+
+/// `ResourceReceiveResponse`'s `timing` (the network stack's `ResourceTiming`): `request_time` in
+/// seconds on the trace clock, the others milliseconds from it (`-1` when not applicable).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceTiming {
+    pub request_time: f64,
+    pub dns_start: f64,
+    pub dns_end: f64,
+    pub connect_start: f64,
+    pub connect_end: f64,
+    pub ssl_start: f64,
+    pub ssl_end: f64,
+    pub send_start: f64,
+    pub send_end: f64,
+    pub receive_headers_start: Option<f64>,
+    pub receive_headers_end: f64,
+    pub proxy_start: f64,
+    pub proxy_end: f64,
+}
+
+/// The events of one network request, as DevTools' `NetworkRequestsHandler` gathers them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NetworkEvent {
+    WillSendRequest,
+    SendRequest(SendRequest),
+    ReceiveResponse(Response),
+    ReceivedData,
+    Finish(Finish),
+    ChangePriority { priority: String },
+    MarkAsCached,
+    PreloadRenderBlockingStatusChange { render_blocking: Option<String> },
+}
+
+/// `ResourceSendRequest`'s data.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SendRequest {
+    pub url: String,
+    pub priority: String,
+    pub frame: String,
+    pub request_method: Option<String>,
+    pub resource_type: Option<String>,
+    pub render_blocking: Option<String>,
+    pub fetch_priority_hint: Option<String>,
+    pub is_link_preload: bool,
+    /// `initiator.type` and `initiator.url`.
+    pub initiator: Option<(String, Option<String>)>,
+}
+
+/// `ResourceReceiveResponse`'s data.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Response {
+    pub status: u32,
+    pub mime_type: String,
+    pub protocol: Option<String>,
+    pub from_cache: bool,
+    pub from_service_worker: bool,
+    pub timing: Option<ResourceTiming>,
+}
+
+/// `ResourceFinish`'s data.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Finish {
+    /// Seconds on the trace clock; `None` when absent or zero.
+    pub finish_time: Option<f64>,
+    pub encoded_data_length: Option<f64>,
+    pub decoded_body_length: f64,
+    pub did_fail: bool,
+}
+
+/// A network event with its request id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestEvent {
+    pub at: Stamp,
+    pub request_id: String,
+    pub event: NetworkEvent,
+}
+
+/// `navigationStart` (a main- or sub-frame navigation).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Navigation {
+    pub at: Stamp,
+    pub frame: String,
+    pub navigation_id: String,
+    pub url: String,
+    pub is_loading_main_frame: bool,
+    pub is_outermost_main_frame: bool,
+}
+
+/// Which page-load marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkerKind {
+    FirstPaint,
+    FirstContentfulPaint,
+    DomContentLoaded,
+    Load,
+    LcpCandidate,
+    LcpInvalidate,
+}
+
+impl MarkerKind {
+    /// The event name as written in the trace.
+    pub fn event_name(self) -> &'static str {
+        match self {
+            MarkerKind::FirstPaint => "firstPaint",
+            MarkerKind::FirstContentfulPaint => "firstContentfulPaint",
+            MarkerKind::DomContentLoaded => "MarkDOMContent",
+            MarkerKind::Load => "MarkLoad",
+            MarkerKind::LcpCandidate => "largestContentfulPaint::Candidate",
+            MarkerKind::LcpInvalidate => "largestContentfulPaint::Invalidate",
+        }
+    }
+}
+
+/// A paint or load marker: the frame, and for paints and LCP candidates the navigation id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marker {
+    pub at: Stamp,
+    pub kind: MarkerKind,
+    pub frame: String,
+    pub navigation_id: Option<String>,
+    /// LCP candidates: `candidateIndex`, `type` (`image`, `text`), `nodeId`, `size`.
+    pub candidate_index: Option<u64>,
+    pub lcp_type: Option<String>,
+    pub node_id: Option<u64>,
+    pub size: Option<f64>,
+}
+
+/// A `LayoutShift` (shifts after recent input are dropped when read, as DevTools drops them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutShift {
+    pub at: Stamp,
+    pub frame: String,
+    pub score: f64,
+    pub weighted_score_delta: f64,
+}
+
+/// An `EventTiming` begin (`b`, with its data) or end (`e`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventTiming {
+    pub at: Stamp,
+    pub id: String,
+    pub begin: Option<EventTimingData>,
+}
+
+/// The data of an `EventTiming` begin: times in ms on the page's performance clock.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventTimingData {
+    pub event_type: String,
+    pub interaction_id: u64,
+    pub duration: f64,
+    pub time_stamp: f64,
+    pub processing_start: f64,
+    pub processing_end: f64,
+    pub frame: String,
+}
+
+/// Which user timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UserTimingKind {
+    /// `performance.mark` (`blink.user_timing`, phase `R` or `I`).
+    Mark,
+    /// `performance.measure` begin or end (`blink.user_timing`, async phase).
+    Measure,
+    /// `console.time`/`timeEnd` (`blink.console`, async phase).
+    ConsoleTime,
+    /// `console.timeStamp` (`TimeStamp`).
+    TimeStamp,
+}
+
+/// A user timing event. Async begin/end halves are paired in the analysis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserTiming {
+    pub at: Stamp,
+    pub kind: UserTimingKind,
+    pub name: String,
+    pub ph: u8,
+    /// `id` or `id2.local`/`id2.global` of an async event.
+    pub id: String,
+    /// `console.timeStamp`'s message.
+    pub message: Option<String>,
+}
+
+/// A `Screenshot` of the filmstrip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Screenshot {
+    pub at: Stamp,
+    /// The JPEG as base64; `None` when missing or not valid base64 (a warning says so).
+    pub image: Option<String>,
+}
+
+/// The page's events, in file order.
+#[derive(Clone, Debug, Default)]
+pub struct PageEvents {
+    pub requests: Vec<RequestEvent>,
+    pub navigations: Vec<Navigation>,
+    pub markers: Vec<Marker>,
+    pub layout_shifts: Vec<LayoutShift>,
+    pub event_timings: Vec<EventTiming>,
+    pub user_timings: Vec<UserTiming>,
+    pub screenshots: Vec<Screenshot>,
+    /// `LargestImagePaint::Candidate`: (when, pid, `DOMNodeId`, `imageUrl`) — how DevTools finds
+    /// the request of an image LCP.
+    pub image_paints: Vec<(Stamp, u64, String)>,
+    /// `TracingStartedInBrowser`'s outermost main frame: (frame id, url).
+    pub main_frame: Option<(String, String)>,
+    /// Events of a known name that lacked what makes them usable, per name.
+    skipped: Vec<(&'static str, usize)>,
+    broken_screenshots: usize,
+}
+
+/// The event names [`PageEvents::push`] takes (besides the categories of user timings).
+const NAMES: &[&str] = &[
+    "ResourceWillSendRequest",
+    "ResourceSendRequest",
+    "ResourceReceiveResponse",
+    "ResourceReceivedData",
+    "ResourceFinish",
+    "ResourceChangePriority",
+    "ResourceMarkAsCached",
+    "PreloadRenderBlockingStatusChange",
+    "navigationStart",
+    "firstPaint",
+    "firstContentfulPaint",
+    "MarkDOMContent",
+    "MarkLoad",
+    "largestContentfulPaint::Candidate",
+    "largestContentfulPaint::Invalidate",
+    "LayoutShift",
+    "EventTiming",
+    "TimeStamp",
+    "Screenshot",
+    "TracingStartedInBrowser",
+    "LargestImagePaint::Candidate",
+];
+
+/// Whether an event is one the page model keeps: one of its names, or a user timing.
+pub fn wanted(name: &str, cat: &str) -> bool {
+    NAMES.contains(&name) || cat == "blink.user_timing" || cat == "blink.console"
+}
+
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    path.iter().try_fold(v, |v, k| v.get(k))?.as_str()
+}
+
+fn f64_at(v: &Value, path: &[&str]) -> Option<f64> {
+    path.iter().try_fold(v, |v, k| v.get(k))?.as_f64()
+}
+
+fn bool_at(v: &Value, path: &[&str]) -> bool {
+    path.iter()
+        .try_fold(v, |v, k| v.get(k))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+fn string(v: Option<&str>) -> String {
+    v.unwrap_or_default().to_string()
+}
+
+fn timing_of(t: &Value) -> Option<ResourceTiming> {
+    let f = |k: &str| t.get(k).and_then(Value::as_f64);
+    Some(ResourceTiming {
+        request_time: f("requestTime")?,
+        dns_start: f("dnsStart").unwrap_or(-1.0),
+        dns_end: f("dnsEnd").unwrap_or(-1.0),
+        connect_start: f("connectStart").unwrap_or(-1.0),
+        connect_end: f("connectEnd").unwrap_or(-1.0),
+        ssl_start: f("sslStart").unwrap_or(-1.0),
+        ssl_end: f("sslEnd").unwrap_or(-1.0),
+        send_start: f("sendStart").unwrap_or(0.0),
+        send_end: f("sendEnd").unwrap_or(0.0),
+        receive_headers_start: f("receiveHeadersStart"),
+        receive_headers_end: f("receiveHeadersEnd").unwrap_or(0.0),
+        proxy_start: f("proxyStart").unwrap_or(-1.0),
+        proxy_end: f("proxyEnd").unwrap_or(-1.0),
+    })
+}
+
+/// Whether `s` is standard base64 (padding optional, as Chrome writes it with padding).
+fn is_base64(s: &str) -> bool {
+    let body = s.trim_end_matches('=');
+    s.len() - body.len() <= 2
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+        && body.len() % 4 != 1
+}
+
+impl PageEvents {
+    fn skip(&mut self, name: &'static str) {
+        match self.skipped.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, n)) => *n += 1,
+            None => self.skipped.push((name, 1)),
+        }
+    }
+
+    /// Keeps what DevTools reads of one event (for which [`wanted`] said yes). `args` is the raw
+    /// JSON text of its `args`; `id` its `id` or `id2`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        name: &str,
+        cat: &str,
+        ph: u8,
+        at: Stamp,
+        id: Option<&str>,
+        args: Option<&str>,
+    ) {
+        let args: Value = match args.map(serde_json::from_str) {
+            Some(Ok(v)) => v,
+            Some(Err(_)) => {
+                self.skip("events with unreadable args");
+                return;
+            }
+            None => Value::Null,
+        };
+        let data = args.get("data").unwrap_or(&Value::Null);
+        let frame_of = |v: &Value| {
+            string(
+                str_at(v, &["frame"])
+                    .or(str_at(v, &["data", "frame"]))
+                    .or(str_at(v, &["data", "page"])),
+            )
+        };
+        if name.starts_with("Resource") || name == "PreloadRenderBlockingStatusChange" {
+            let Some(request_id) = str_at(data, &["requestId"]) else {
+                self.skip("network events without `args.data.requestId`");
+                return;
+            };
+            let event = match name {
+                "ResourceWillSendRequest" => NetworkEvent::WillSendRequest,
+                "ResourceSendRequest" => {
+                    let Some(url) = str_at(data, &["url"]) else {
+                        self.skip("`ResourceSendRequest` without `args.data.url`");
+                        return;
+                    };
+                    NetworkEvent::SendRequest(SendRequest {
+                        url: url.to_string(),
+                        priority: string(str_at(data, &["priority"])),
+                        frame: string(str_at(data, &["frame"])),
+                        request_method: str_at(data, &["requestMethod"]).map(str::to_string),
+                        resource_type: str_at(data, &["resourceType"]).map(str::to_string),
+                        render_blocking: str_at(data, &["renderBlocking"]).map(str::to_string),
+                        fetch_priority_hint: str_at(data, &["fetchPriorityHint"])
+                            .map(str::to_string),
+                        is_link_preload: bool_at(data, &["isLinkPreload"]),
+                        initiator: str_at(data, &["initiator", "type"]).map(|t| {
+                            (
+                                t.to_string(),
+                                str_at(data, &["initiator", "url"]).map(str::to_string),
+                            )
+                        }),
+                    })
+                }
+                "ResourceReceiveResponse" => NetworkEvent::ReceiveResponse(Response {
+                    status: f64_at(data, &["statusCode"]).unwrap_or(0.0) as u32,
+                    mime_type: string(str_at(data, &["mimeType"])),
+                    protocol: str_at(data, &["protocol"]).map(str::to_string),
+                    from_cache: bool_at(data, &["fromCache"]),
+                    from_service_worker: bool_at(data, &["fromServiceWorker"]),
+                    timing: data.get("timing").and_then(timing_of),
+                }),
+                "ResourceReceivedData" => NetworkEvent::ReceivedData,
+                "ResourceFinish" => NetworkEvent::Finish(Finish {
+                    finish_time: f64_at(data, &["finishTime"]).filter(|&t| t != 0.0),
+                    encoded_data_length: f64_at(data, &["encodedDataLength"]),
+                    decoded_body_length: f64_at(data, &["decodedBodyLength"]).unwrap_or(0.0),
+                    did_fail: bool_at(data, &["didFail"]),
+                }),
+                "ResourceChangePriority" => NetworkEvent::ChangePriority {
+                    priority: string(str_at(data, &["priority"])),
+                },
+                "ResourceMarkAsCached" => NetworkEvent::MarkAsCached,
+                "PreloadRenderBlockingStatusChange" => {
+                    NetworkEvent::PreloadRenderBlockingStatusChange {
+                        render_blocking: str_at(data, &["renderBlocking"]).map(str::to_string),
+                    }
+                }
+                _ => return,
+            };
+            self.requests.push(RequestEvent {
+                at,
+                request_id: request_id.to_string(),
+                event,
+            });
+            return;
+        }
+        let marker = match name {
+            "firstPaint" => Some(MarkerKind::FirstPaint),
+            "firstContentfulPaint" => Some(MarkerKind::FirstContentfulPaint),
+            "MarkDOMContent" => Some(MarkerKind::DomContentLoaded),
+            "MarkLoad" => Some(MarkerKind::Load),
+            "largestContentfulPaint::Candidate" => Some(MarkerKind::LcpCandidate),
+            "largestContentfulPaint::Invalidate" => Some(MarkerKind::LcpInvalidate),
+            _ => None,
+        };
+        if let Some(kind) = marker {
+            // DevTools reads DCL and load's frame from `args.data.frame`, the paints' from
+            // `args.frame`.
+            let frame = match kind {
+                MarkerKind::DomContentLoaded | MarkerKind::Load => str_at(data, &["frame"]),
+                _ => str_at(&args, &["frame"]),
+            };
+            let Some(frame) = frame else {
+                self.skip("page-load markers without a frame");
+                return;
+            };
+            self.markers.push(Marker {
+                at,
+                kind,
+                frame: frame.to_string(),
+                navigation_id: str_at(data, &["navigationId"]).map(str::to_string),
+                candidate_index: data.get("candidateIndex").and_then(Value::as_u64),
+                lcp_type: str_at(data, &["type"]).map(str::to_string),
+                node_id: data.get("nodeId").and_then(Value::as_u64),
+                size: f64_at(data, &["size"]),
+            });
+            return;
+        }
+        match name {
+            "navigationStart" => {
+                // Navigations to about:blank and the like have no `documentLoaderURL`; DevTools
+                // does not count them.
+                let (Some(url), Some(frame), Some(id)) = (
+                    str_at(data, &["documentLoaderURL"]).filter(|u| !u.is_empty()),
+                    str_at(&args, &["frame"]),
+                    str_at(data, &["navigationId"]),
+                ) else {
+                    return;
+                };
+                self.navigations.push(Navigation {
+                    at,
+                    frame: frame.to_string(),
+                    navigation_id: id.to_string(),
+                    url: url.to_string(),
+                    is_loading_main_frame: bool_at(data, &["isLoadingMainFrame"]),
+                    is_outermost_main_frame: bool_at(data, &["isOutermostMainFrame"]),
+                });
+                return;
+            }
+            "LayoutShift" => {
+                if bool_at(data, &["had_recent_input"]) {
+                    return;
+                }
+                let (Some(score), Some(weighted)) = (
+                    f64_at(data, &["score"]),
+                    f64_at(data, &["weighted_score_delta"]),
+                ) else {
+                    self.skip("`LayoutShift` without `score`/`weighted_score_delta`");
+                    return;
+                };
+                self.layout_shifts.push(LayoutShift {
+                    frame: frame_of(&args),
+                    at,
+                    score,
+                    weighted_score_delta: weighted,
+                });
+                return;
+            }
+            "EventTiming" => {
+                let Some(id) = id else {
+                    self.skip("`EventTiming` without an id");
+                    return;
+                };
+                let begin = match ph {
+                    b'b' => {
+                        let f = |k: &str| f64_at(data, &[k]).unwrap_or(0.0);
+                        data.is_object().then(|| EventTimingData {
+                            event_type: string(str_at(data, &["type"])),
+                            interaction_id: data
+                                .get("interactionId")
+                                .and_then(Value::as_u64)
+                                .unwrap_or(0),
+                            duration: f("duration"),
+                            time_stamp: f("timeStamp"),
+                            processing_start: f("processingStart"),
+                            processing_end: f("processingEnd"),
+                            frame: frame_of(&args),
+                        })
+                    }
+                    b'e' => None,
+                    _ => return,
+                };
+                self.event_timings.push(EventTiming {
+                    at,
+                    id: id.to_string(),
+                    begin,
+                });
+                return;
+            }
+            "Screenshot" => {
+                // The modern form (with `source_id`); DevTools reads the legacy one (an object
+                // snapshot on a `ph: O` event) elsewhere.
+                if args.get("source_id").is_none() && ph != b'O' {
+                    return;
+                }
+                let image = match str_at(&args, &["snapshot"]) {
+                    Some(s) if is_base64(s) => Some(s.to_string()),
+                    _ => {
+                        self.broken_screenshots += 1;
+                        None
+                    }
+                };
+                self.screenshots.push(Screenshot { at, image });
+                return;
+            }
+            "TracingStartedInBrowser" => {
+                let frames = data.get("frames").and_then(Value::as_array);
+                let main = frames.and_then(|fs| {
+                    fs.iter().find(|f| {
+                        bool_at(f, &["isOutermostMainFrame"])
+                            || (f.get("isOutermostMainFrame").is_none()
+                                && f.get("parent").is_none())
+                    })
+                });
+                if let Some(f) = main {
+                    self.main_frame =
+                        Some((string(str_at(f, &["frame"])), string(str_at(f, &["url"]))));
+                }
+                return;
+            }
+            "LargestImagePaint::Candidate" => {
+                if let (Some(node), Some(url)) = (
+                    data.get("DOMNodeId").and_then(Value::as_u64),
+                    str_at(data, &["imageUrl"]),
+                ) {
+                    self.image_paints.push((at, node, url.to_string()));
+                }
+                return;
+            }
+            "TimeStamp" if ph == b'I' || ph == b'i' => {
+                self.user_timings.push(UserTiming {
+                    at,
+                    kind: UserTimingKind::TimeStamp,
+                    name: name.to_string(),
+                    ph,
+                    id: String::new(),
+                    message: str_at(data, &["message"]).map(str::to_string),
+                });
+                return;
+            }
+            _ => {}
+        }
+        let is_async = matches!(ph, b'b' | b'e' | b'n' | b'S' | b'F' | b'T' | b'p');
+        let kind = match cat {
+            "blink.user_timing" if is_async => UserTimingKind::Measure,
+            "blink.user_timing" if matches!(ph, b'R' | b'I') => UserTimingKind::Mark,
+            "blink.console" if is_async => UserTimingKind::ConsoleTime,
+            _ => return,
+        };
+        // Navigation Timing's own marks are written as user timings; DevTools leaves them out.
+        if NAV_TIMING_NAMES.contains(&name) {
+            return;
+        }
+        self.user_timings.push(UserTiming {
+            at,
+            kind,
+            name: name.to_string(),
+            ph,
+            id: id.unwrap_or_default().to_string(),
+            message: None,
+        });
+    }
+
+    /// What was skipped, one line per kind: (JSON path, message).
+    pub fn warnings(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .skipped
+            .iter()
+            .map(|(what, n)| {
+                (
+                    "traceEvents".to_string(),
+                    format!("{n} {what} were skipped"),
+                )
+            })
+            .collect();
+        if self.broken_screenshots > 0 {
+            out.push((
+                "traceEvents".to_string(),
+                format!(
+                    "{} screenshots without a valid base64 `args.snapshot`; their images were left out",
+                    self.broken_screenshots
+                ),
+            ));
+        }
+        out
+    }
+
+    /// Whether the trace held any page event (a page load rather than a bare CPU trace).
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty()
+            && self.navigations.is_empty()
+            && self.markers.is_empty()
+            && self.layout_shifts.is_empty()
+            && self.event_timings.is_empty()
+            && self.user_timings.is_empty()
+            && self.screenshots.is_empty()
+    }
+}
+
+/// Navigation and Resource Timing's marks, which Blink writes in `blink.user_timing` and DevTools'
+/// `UserTimingsHandler` ignores.
+const NAV_TIMING_NAMES: &[&str] = &[
+    "workerStart",
+    "redirectStart",
+    "redirectEnd",
+    "fetchStart",
+    "domainLookupStart",
+    "domainLookupEnd",
+    "connectStart",
+    "connectEnd",
+    "secureConnectionStart",
+    "requestStart",
+    "responseStart",
+    "responseEnd",
+    "navigationStart",
+    "unloadEventStart",
+    "unloadEventEnd",
+    "commitNavigationEnd",
+    "domLoading",
+    "domInteractive",
+    "domContentLoadedEventStart",
+    "domContentLoadedEventEnd",
+    "domComplete",
+    "loadEventStart",
+    "loadEventEnd",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ts: i64) -> Stamp {
+        Stamp { ts, pid: 1, tid: 1 }
+    }
+
+    #[test]
+    fn broken_screenshot_base64_is_a_warning_not_an_image() {
+        let mut page = PageEvents::default();
+        let args = r#"{"source_id": 1, "snapshot": "not base64 !!"}"#;
+        page.push("Screenshot", "x", b'I', at(1), None, Some(args));
+        page.push(
+            "Screenshot",
+            "x",
+            b'I',
+            at(2),
+            None,
+            Some(r#"{"source_id": 1, "snapshot": "/9j/4AAQ"}"#),
+        );
+        assert_eq!(page.screenshots.len(), 2);
+        assert_eq!(page.screenshots[0].image, None);
+        assert_eq!(page.screenshots[1].image.as_deref(), Some("/9j/4AAQ"));
+        assert_eq!(page.warnings().len(), 1);
+    }
+
+    #[test]
+    fn network_event_without_request_id_is_counted() {
+        let mut page = PageEvents::default();
+        page.push(
+            "ResourceFinish",
+            "x",
+            b'I',
+            at(1),
+            None,
+            Some(r#"{"data": {}}"#),
+        );
+        page.push("ResourceFinish", "x", b'I', at(1), None, Some("{not json"));
+        assert!(page.requests.is_empty());
+        let w = page.warnings();
+        assert_eq!(w.len(), 2, "{w:?}");
+    }
+
+    #[test]
+    fn navigation_timing_marks_are_not_user_timings() {
+        let mut page = PageEvents::default();
+        page.push("fetchStart", "blink.user_timing", b'R', at(1), None, None);
+        page.push("app:start", "blink.user_timing", b'I', at(2), None, None);
+        page.push(
+            "domLoading",
+            "blink.user_timing,rail",
+            b'R',
+            at(3),
+            None,
+            None,
+        );
+        assert_eq!(page.user_timings.len(), 1);
+        assert_eq!(page.user_timings[0].name, "app:start");
+        assert_eq!(page.user_timings[0].kind, UserTimingKind::Mark);
+    }
+}
