@@ -18,6 +18,9 @@ const app = {
   // The open artifact's views, once built (null otherwise).
   chart: null, flamegraph: null, diff: null,
   summary: null, dominators: null, detached: null, comparison: null, leaks: null,
+  // The CallTreeViews by kind ('functions', 'top_down', 'bottom_up'; under the chart:
+  // 'chart:functions', …), the last built of each.
+  tables: {},
   showTab: null, setRange: null, // set once they are defined below
 };
 window.jsprof = app;
@@ -134,7 +137,14 @@ function filtersFromHash(h) {
 async function profileFor(range) {
   const c = current;
   const key = range ? range.join('..') : 'all';
-  if (!c.profiles.has(key)) c.profiles.set(key, c.art.profile(range, c.timeline));
+  if (!c.profiles.has(key)) {
+    const timeline = c.timeline;
+    c.profiles.set(key, c.art.profile(range, timeline).then((p) => {
+      // Children the server held back for its node budget come from it when a node is opened.
+      if (c.art.children && !p.computed) p.loadChildren = (tree, node) => c.art.children(range, timeline, tree, node);
+      return p;
+    }));
+  }
   return c.profiles.get(key);
 }
 
@@ -295,7 +305,7 @@ function openCpu(art, c, others) {
         for (const [k, b] of Object.entries(panes)) b.button.setAttribute('aria-selected', k === which ? 'true' : 'false');
         for (const [k, b] of Object.entries(panes)) b.node.hidden = k !== which;
         const pane = panes[which];
-        if (pane.view) pane.view.setProfile(p); else pane.view = new CallTreeView(pane.node, p, which);
+        if (pane.view) pane.view.setProfile(p); else pane.view = app.tables[`chart:${which}`] = new CallTreeView(pane.node, p, which);
       };
       for (const [k, label] of [['functions', 'Functions'], ['top_down', 'Call tree'], ['bottom_up', 'Bottom-up']]) {
         const button = el('button', { role: 'tab', text: label });
@@ -309,9 +319,9 @@ function openCpu(art, c, others) {
       await build();
     }, { profileView: true, always: true });
   }
-  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'top_down')), { profileView: true });
-  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'bottom_up')), { profileView: true });
-  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'functions')), { profileView: true });
+  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => (app.tables.top_down = new CallTreeView(tab.node, p, 'top_down'))), { profileView: true });
+  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => (app.tables.bottom_up = new CallTreeView(tab.node, p, 'bottom_up'))), { profileView: true });
+  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => (app.tables.functions = new CallTreeView(tab.node, p, 'functions'))), { profileView: true });
   addTab('flamegraph', 'Flame graph', (tab) => {
     const bar = el('div', { class: 'toolbar' });
     const input = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight' });
@@ -337,7 +347,8 @@ function openCpu(art, c, others) {
     };
     return tab.update();
   }, { profileView: true });
-  if (art.live && art.diff) {
+  // A diff needs another profile to compare with: no tab that could only say so.
+  if (art.live && art.diff && others.length) {
     const tab = addTab('diff', 'Diff', async () => { app.diff = new DiffView(tab.node, art, others); await app.diff.ready; });
     tab.refilter = () => { if (tab.built && app.diff) app.diff.reload(); };
   }
@@ -361,8 +372,9 @@ function openHeap(art, c, bases) {
     const s = await summaryOnce();
     app.detached = new DetachedView(tab.node, heap, s.total_size);
   });
-  if (art.live) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, bases); });
-  if (art.live) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases); await app.leaks.ready; });
+  // Comparison needs another snapshot, Leaks two more: no tabs with nothing to compare.
+  if (art.live && bases.length >= 1) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, bases); });
+  if (art.live && bases.length >= 2) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases); await app.leaks.ready; });
 }
 
 async function openArtifact(art, opts = {}) {
@@ -377,6 +389,7 @@ async function openArtifact(art, opts = {}) {
   filterInfo('');
   current = { art, tabs: new Map(), tab: null, range: null, profiles: new Map(), timeline: opts.timeline, chart: null, session: opts.session, artifactId: opts.artifactId };
   app.current = current;
+  app.tables = {};
   // The last artifact's views are gone with their nodes.
   Object.assign(app, { chart: null, flamegraph: null, diff: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null });
   setRangeChip(null);

@@ -179,15 +179,18 @@ export class DominatorsView {
 
 export function statisticsView(root, summary) {
   const st = summary.statistics;
+  // DevTools' pie, as `jsprof heap stats` prints it: the named slices, then what is left of
+  // the V8 heap (other JS objects) and of native memory (other non-JS objects) — native memory
+  // is not JS objects.
   const parts = [
     ['Code', st.v8heap.code, '#f0a04b'],
     ['Strings', st.v8heap.strings, '#6fa8dc'],
     ['JS arrays', st.v8heap.jsArrays, '#79c07f'],
     ['Typed arrays', st.native.typedArrays, '#e06666'],
     ['System objects', st.v8heap.system, '#b48ee0'],
+    ['Other JS objects', Math.max(0, st.v8heap.total - st.v8heap.code - st.v8heap.strings - st.v8heap.jsArrays - st.v8heap.system), '#d6dbe0'],
+    ['Other non-JS objects (such as HTML and CSS)', Math.max(0, st.native.total - st.native.typedArrays), '#a7b0ba'],
   ];
-  const other = Math.max(0, st.total - parts.reduce((a, p) => a + p[1], 0));
-  parts.push(['Other JS objects', other, '#d6dbe0']);
   const wrap = el('div', { class: 'stats' });
   const canvas = el('canvas', { width: 220, height: 220, 'aria-label': 'Statistics chart' });
   canvas.style.width = '220px'; canvas.style.height = '220px';
@@ -205,7 +208,7 @@ export function statisticsView(root, summary) {
   ctx.font = '11px system-ui, sans-serif'; ctx.fillStyle = '#656d76'; ctx.fillText('total', 110, 126);
   const table = el('table', { class: 'legend' });
   for (const [name, v, c] of parts) {
-    table.append(el('tr', null,
+    table.append(el('tr', { 'data-bytes': v },
       el('td', null, el('span', { class: 'swatch', style: `background:${c}` }), name),
       el('td', { class: 'num', text: fmtBytes(v) }),
       el('td', { class: 'num muted', text: fmtPct(st.total ? (v * 100) / st.total : 0) })));

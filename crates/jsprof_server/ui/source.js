@@ -47,6 +47,7 @@ export class ServerSource {
       filters: {},
       chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline, ...f() }),
       profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline, ...f() }),
+      children: (r, timeline, tree, node) => src.get(`${ui}/profile/children`, { range: range(r), timeline, tree, node, ...f() }),
       diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null, ...f() }),
       heap: {
         summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),

@@ -17,4 +17,6 @@ mod support;
 mod timeline;
 mod ui;
 mod ui_engine;
+mod ui_fixes;
+mod ui_tables;
 mod views;
