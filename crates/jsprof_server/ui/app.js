@@ -153,6 +153,7 @@ function setRange(r) {
   if (!c) return;
   c.range = r;
   setRangeChip(r);
+  updateHash();
   if (c.chart && (c.chart.range || r)) { c.chart.range = r; c.chart.redraw(); }
   for (const t of c.tabs.values()) if (t.profileView) t.dirty = true;
   refreshVisible();
@@ -205,7 +206,11 @@ async function showTab(name) {
 function updateHash() {
   const c = current;
   if (!c || !c.session) return;
-  const q = new URLSearchParams({ session: c.session, artifact: c.artifactId, tab: c.tab, ...filterParams(c.art.filters) });
+  // The address reopens the same view: artifact, tab, the tables' thread, the range, filters.
+  const q = new URLSearchParams({ session: c.session, artifact: c.artifactId, tab: c.tab });
+  if (c.timeline != null && c.art.kind === 'cpu') q.set('thread', c.timeline);
+  if (c.range) q.set('range', `${c.range[0].toFixed(3)}..${c.range[1].toFixed(3)}`);
+  for (const [k, v] of Object.entries(filterParams(c.art.filters))) q.set(k, v);
   const h = '#' + q.toString();
   if (location.hash !== h) history.replaceState(null, '', h);
 }
@@ -397,7 +402,10 @@ async function openArtifact(art, opts = {}) {
   document.title = `${art.name} — jsprof`;
   if (art.kind === 'heap') openHeap(art, current, opts.bases || []); else openCpu(art, current, opts.cpuBases || []);
   const first = opts.tab && current.tabs.has(opts.tab) ? opts.tab : current.tabs.keys().next().value;
+  // A range from the address is selected before the first tab draws, so it draws the range.
+  if (opts.range && art.kind === 'cpu') { current.range = opts.range; setRangeChip(opts.range); }
   await showTab(first);
+  if (current.range && current.chart) { current.chart.range = current.range; current.chart.redraw(); }
   // Opened with filters (from the address, `jsprof view --focus …`, or the last artifact): say
   // how much passes, as after a change in the bar.
   if (filterable && Object.keys(art.filters).length) {
@@ -419,7 +427,7 @@ async function startServer() {
   side.hidden = false;
   let list = [];
   const artifactsOf = (s) => s.artifacts.map((a) => ({ s, a }));
-  const open = (s, a, tab, timeline, filters) => {
+  const open = (s, a, tab, timeline, filters, range) => {
     const art = src.artifact(s, a);
     art.name = a.name || `${s.target}`;
     const bases = [];
@@ -432,14 +440,14 @@ async function startServer() {
     }
     // Filters stay on from one CPU artifact to the next (comparing two profiles under one focus).
     const keep = filters || (current && current.art.live && current.art.kind === 'cpu' ? current.art.filters : {});
-    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, bases, cpuBases, filters: keep, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` })
+    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, range, bases, cpuBases, filters: keep, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` })
       .catch((e) => setStatus(e.message, true));
     renderSide();
   };
   const renderSide = () => {
     side.textContent = '';
     side.append(el('h2', { text: 'Sessions' }));
-    if (!list.length) side.append(el('div', { class: 'muted', text: 'No sessions yet: record one below, or POST a file to /api/sessions/import.' }));
+    if (!list.length) side.append(el('div', { class: 'muted', text: 'No sessions yet: open a file below (or drop it on the page), or record one.' }));
     for (const s of list) {
       const box = el('div', { class: 'session' });
       box.append(el('div', { class: 'name', text: s.target.replace(/^import:/, '') }));
@@ -462,6 +470,10 @@ async function startServer() {
       }
       side.append(box);
     }
+    // Open files: a picker here, or drop them anywhere on the page.
+    const picker = el('input', { type: 'file', multiple: true, id: 'open-files', 'aria-label': 'Open files' });
+    picker.addEventListener('change', () => { importFiles([...picker.files]); picker.value = ''; });
+    side.append(el('h2', { text: 'Open' }), el('label', { class: 'muted', text: 'Profiles, traces, heap snapshots (or drop them on the page)' }), picker);
     side.append(el('h2', { text: 'Record' }));
     const form = el('form', { class: 'record-form' });
     const target = el('input', { type: 'text', placeholder: '127.0.0.1:9229 · pid:1234 · chrome:127.0.0.1:9222', 'aria-label': 'Target' });
@@ -483,14 +495,38 @@ async function startServer() {
     renderSide();
     if (list.some((s) => s.state === 'recording')) setTimeout(refresh, 3000);
   };
+  // Each file becomes a session (the service's import, as `jsprof view FILE` does); the last
+  // one opened.
+  const importFiles = async (files) => {
+    let last = null;
+    for (const f of files) {
+      setStatus(`Opening ${f.name}…`);
+      try { last = await src.upload(f); } catch (e) { setStatus(e.message, true); return; }
+    }
+    setStatus('');
+    await refresh();
+    const s = last && list.find((x) => x.session_id === last.session_id);
+    if (s && s.artifacts.length) open(s, s.artifacts[0]);
+  };
+  app.importFiles = importFiles;
+  document.addEventListener('dragover', (e) => { if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) { e.preventDefault(); document.body.classList.add('dropping'); } });
+  document.addEventListener('dragleave', (e) => { if (!e.relatedTarget) document.body.classList.remove('dropping'); });
+  document.addEventListener('drop', (e) => {
+    document.body.classList.remove('dropping');
+    if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    importFiles([...e.dataTransfer.files]);
+  });
   await refresh();
   const h = new URLSearchParams(location.hash.slice(1));
   const want = list.find((s) => s.session_id === h.get('session')) || list[0];
   if (want && want.artifacts.length) {
     const a = want.artifacts.find((a) => String(a.artifact_id) === h.get('artifact')) || want.artifacts[0];
-    open(want, a, h.get('tab'), undefined, filtersFromHash(h));
+    const thread = h.get('thread') != null && h.get('thread') !== '' ? Number(h.get('thread')) : undefined;
+    const r = (h.get('range') || '').split('..').map(Number);
+    open(want, a, h.get('tab'), thread, filtersFromHash(h), r.length === 2 && r.every(Number.isFinite) && r[1] > r[0] ? r : null);
   } else {
-    view.append(el('div', { class: 'empty', text: 'Open a session on the left, or record one.' }));
+    view.append(el('div', { class: 'empty', text: 'Drop a profile, trace or heap snapshot here, pick one on the left, or record one.' }));
     app.ready = true;
   }
 }

@@ -37,7 +37,11 @@ export class RetainersPanel {
     if (!r.paths.length) { this.body.append(el('div', { class: 'empty', text: 'No path from a GC root (unreachable or only held by weak references).' })); return; }
     r.paths.forEach((p, n) => {
       const div = el('div', { class: 'path', role: 'listitem' });
-      div.append(el('div', { class: 'muted', text: `Path ${n + 1}: ${p.steps.length} step${p.steps.length === 1 ? '' : 's'} to a root` }));
+      // A path of no steps: the object is itself one of the roots' children (a GC root), held by
+      // the snapshot's root and nothing in between.
+      div.append(el('div', { class: 'muted', text: p.steps.length
+        ? `Path ${n + 1}: ${p.steps.length} step${p.steps.length === 1 ? '' : 's'} to a root`
+        : `Path ${n + 1}: held directly by the snapshot's root — this object is a GC root (distance ${distance(o.distance)}).` }));
       p.steps.forEach((s, depth) => {
         const ret = s.retainer;
         const row = el('div', { class: 'step' });

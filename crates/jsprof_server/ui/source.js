@@ -30,6 +30,18 @@ export class ServerSource {
 
   sessions() { return this.get('/api/sessions'); }
 
+  // A file dropped on the page or picked: imported as a session, as `jsprof view FILE` does.
+  async upload(file) {
+    const res = await fetch('/api/sessions/import?name=' + encodeURIComponent(file.name), {
+      method: 'POST',
+      headers: { Authorization: 'Bearer ' + this.token, 'Content-Type': 'application/octet-stream' },
+      body: file,
+    });
+    const answer = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(`${file.name}: ${answer.message || res.status + ' ' + res.statusText}`);
+    return answer;
+  }
+
   // The views of one artifact of one session.
   artifact(session, artifact) {
     const base = `/api/sessions/${session.session_id}/artifacts/${artifact.artifact_id}`;
@@ -112,7 +124,11 @@ export function embeddedArtifact(data) {
       },
       dominated: async (id, offset, limit) => (id == null
         ? { total: heapDoc.dominators.length, offset, objects: heapDoc.dominators.slice(offset, offset + limit) }
-        : { total: 0, offset, objects: [], missing: true }),
+        : (() => {
+          // The report embeds the tree a few levels down, each node's largest children.
+          const d = (heapDoc.dominated || []).find((x) => x.id === id);
+          return d ? { total: d.total, offset, objects: d.objects.slice(offset, offset + limit), embedded: d.objects.length } : { total: 0, offset, objects: [], missing: true };
+        })()),
       detached: async () => ({ trees: heapDoc.detached }),
     },
   };

@@ -1,12 +1,14 @@
 //! Issue 19's "wrong or hidden data" in the browser (`tests/node/ui-checks.mjs`), each against
 //! what the CLI prints: the Statistics slices are `jsprof heap stats`'s; the flame graph shows
-//! stacks deeper than its canvas (it scrolls, and follows a zoomed frame).
+//! stacks deeper than its canvas (it scrolls, and follows a zoomed frame); the report's
+//! Dominators view can be walked; a GC root's Retainers say so; no comparison tab without a
+//! second file.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use crate::support::{fixtures, jsprof, jsprof_json};
-use crate::ui::{available, node_dir, view};
+use crate::ui::{available, node_dir, report, view};
 
 fn shots() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
@@ -143,4 +145,136 @@ fn flame_graph_scrolls_to_deep_stacks() {
     assert!(deepest >= 150, "the generated profile is {deepest} deep");
     let v = view(&[file]);
     checks("deep", &v.url, &serde_json::json!({ "depth": deepest }));
+}
+
+/// The report's Dominators view opens its first node onto `jsprof heap dominators`' children,
+/// and the Retainers of that GC root say it is held by the root (not "0 steps").
+#[test]
+fn report_dominators_can_be_walked() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("heap/node-small.heapsnapshot.gz");
+    let f = file.to_str().unwrap();
+    let top = jsprof_json(&[
+        "heap",
+        "dominators",
+        f,
+        "--depth",
+        "1",
+        "--limit",
+        "1",
+        "--json",
+    ]);
+    let root = top["root"]["children"][0]["id"].as_u64().unwrap();
+    let id = root.to_string();
+    let under = jsprof_json(&[
+        "heap",
+        "dominators",
+        f,
+        "--id",
+        &id,
+        "--depth",
+        "1",
+        "--limit",
+        "20",
+        "--json",
+    ]);
+    let children: Vec<u64> = under["root"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_u64().unwrap())
+        .collect();
+    assert!(!children.is_empty(), "@{root} dominates nothing");
+    let url = report(&file, "dominators");
+    checks(
+        "dominators",
+        &url,
+        &serde_json::json!({ "root": root, "children": children }),
+    );
+}
+
+/// One file open: no Diff (CPU), Comparison or Leaks (heap) tab with nothing to compare; two
+/// snapshots: Comparison, not Leaks.
+#[test]
+fn no_comparison_tabs_without_a_second_file() {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let v = view(&[f.join("cpu/node-mix.cpuprofile.gz")]);
+    checks(
+        "tabs",
+        &v.url,
+        &serde_json::json!({"absent": ["diff"], "present": ["functions", "bottom_up"]}),
+    );
+    drop(v);
+    let v = view(&[f.join("heap/node-small.heapsnapshot.gz")]);
+    checks(
+        "tabs",
+        &v.url,
+        &serde_json::json!({"absent": ["comparison", "leaks"], "present": ["summary", "dominators"]}),
+    );
+    drop(v);
+    let v = view(&[
+        f.join("heap/leak-2-target.heapsnapshot.gz"),
+        f.join("heap/leak-1-baseline.heapsnapshot.gz"),
+    ]);
+    checks(
+        "tabs",
+        &v.url,
+        &serde_json::json!({"absent": ["leaks"], "present": ["comparison"]}),
+    );
+}
+
+/// A file dropped on `jsprof view`'s page (and one picked with the file input) opens as a new
+/// session, its Functions table `jsprof top`'s.
+#[test]
+fn files_open_by_dropping_them_on_the_page() {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let file = f.join("selfprofile/primes.jsprofile.json");
+    let top = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
+    let functions: Vec<&str> = top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    // A page with another file open, so the drop must switch to the new one.
+    let v = view(&[f.join("cpu/node-mix.cpuprofile.gz")]);
+    checks(
+        "drop",
+        &v.url,
+        &serde_json::json!({"file": file, "name": "primes.jsprofile.json", "functions": functions}),
+    );
+}
+
+/// The page's address keeps the tab and the range: opened again, it shows the same selection,
+/// its Functions table `jsprof top --range`'s.
+#[test]
+fn the_address_reopens_the_same_range() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("selfprofile/primes.jsprofile.json");
+    let f = file.to_str().unwrap();
+    let duration = jsprof_json(&["top", f, "--json", "--limit", "1"])["duration_ms"]
+        .as_f64()
+        .unwrap();
+    let (a, b) = (
+        (duration * 0.2 * 1000.0).round() / 1000.0,
+        (duration * 0.7 * 1000.0).round() / 1000.0,
+    );
+    let range = format!("{a:.3}..{b:.3}");
+    let top = jsprof_json(&["top", f, "--json", "--limit", "0", "--range", &range]);
+    let v = view(&[file]);
+    checks(
+        "address",
+        &v.url,
+        &serde_json::json!({"range": [a, b], "top": top}),
+    );
 }

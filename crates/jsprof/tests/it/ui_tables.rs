@@ -27,7 +27,13 @@ fn top(file: &Path, range: Option<&str>, name: &str) -> PathBuf {
     out
 }
 
-fn tables(url: &str, top: &Path, range: Option<(&str, &Path)>, offline: bool) {
+fn tables(
+    url: &str,
+    top: &Path,
+    range: Option<(&str, &Path)>,
+    children: Option<&Path>,
+    offline: bool,
+) {
     let mut cmd = Command::new("node");
     cmd.current_dir(node_dir())
         .arg("ui-tables.mjs")
@@ -35,6 +41,9 @@ fn tables(url: &str, top: &Path, range: Option<(&str, &Path)>, offline: bool) {
         .arg(top);
     if let Some((r, t)) = range {
         cmd.arg("--range").arg(r).arg(t);
+    }
+    if let Some(tree) = children {
+        cmd.arg("--children").arg(tree);
     }
     if offline {
         cmd.arg("--offline");
@@ -49,8 +58,9 @@ fn tables(url: &str, top: &Path, range: Option<(&str, &Path)>, offline: bool) {
     );
 }
 
-/// View (whole, then a range) and report (whole) of one file against the CLI.
-fn check(file: &Path, name: &str) {
+/// View (whole, then a range) and report (whole) of one file against the CLI; with
+/// `children`, a Bottom-up root's held-back callers are fetched and compared too.
+fn check(file: &Path, name: &str, children: bool) {
     let duration = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "1"])
         ["duration_ms"]
         .as_f64()
@@ -59,10 +69,35 @@ fn check(file: &Path, name: &str) {
     let range = format!("{:.3}..{:.3}", duration * 0.21, duration * 0.64);
     let all = top(file, None, name);
     let ranged = top(file, Some(&range), &format!("{name}-range"));
+    let tree = children.then(|| {
+        let doc = jsprof_json(&[
+            "tree",
+            file.to_str().unwrap(),
+            "--bottom-up",
+            "--max-depth",
+            "2",
+            "--json",
+        ]);
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-tree-{name}.json"));
+        std::fs::write(&out, doc.to_string()).unwrap();
+        out
+    });
     let v = view(&[file.to_path_buf()]);
-    tables(&v.url, &all, Some((&range, &ranged)), false);
+    tables(
+        &v.url,
+        &all,
+        Some((&range, &ranged)),
+        tree.as_deref(),
+        false,
+    );
     drop(v);
-    tables(&report(file, &format!("tables-{name}")), &all, None, true);
+    tables(
+        &report(file, &format!("tables-{name}")),
+        &all,
+        None,
+        None,
+        true,
+    );
 }
 
 #[test]
@@ -78,7 +113,7 @@ fn functions_and_bottom_up_are_top_on_the_fixtures() {
         ("trace/primes.trace.json.gz", "primes-trace"),
         ("trace/page.trace.json.gz", "page-trace"),
     ] {
-        check(&f.join(file), name);
+        check(&f.join(file), name, false);
     }
 }
 
@@ -199,5 +234,5 @@ fn functions_and_bottom_up_are_top_on_a_large_profile() {
         return;
     }
     let file = large_profile();
-    check(&file, "large");
+    check(&file, "large", true);
 }

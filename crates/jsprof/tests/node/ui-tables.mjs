@@ -1,11 +1,13 @@
 // The page's Functions table and Bottom-up roots against `jsprof top --json --limit 0`, driven by
 // crates/jsprof/tests/it/ui_tables.rs. Usage:
-//   node ui-tables.mjs URL TOP.json [--range A..B RANGE_TOP.json] [--offline]
+//   node ui-tables.mjs URL TOP.json [--range A..B RANGE_TOP.json] [--children TREE.json] [--offline]
 // Every function of the CLI's table must be a row of both views with the same self and total
 // (±0.001 ms: the documents round to the µs), and no other row may be there; the first rows
 // shown must be the CLI's heaviest by self (DevTools' order for both views). With --range the
 // range is selected in the page (as a shift-drag does) and the same holds against the CLI's
-// `--range` table.
+// `--range` table. With --children (`jsprof tree --bottom-up --max-depth 2 --json`), a Bottom-up
+// root whose callers the node budget held back is opened: the callers fetched from the server
+// are the CLI's, each with its self and total (those under the 0.01 % threshold aside).
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
@@ -15,6 +17,8 @@ const [url, topPath] = args;
 const offline = args.includes('--offline');
 const ri = args.indexOf('--range');
 const range = ri >= 0 ? { r: args[ri + 1].split('..').map(Number), top: args[ri + 2] } : null;
+const ci = args.indexOf('--children');
+const childrenTree = ci >= 0 ? JSON.parse(readFileSync(args[ci + 1], 'utf8')) : null;
 const TOL = 0.001;
 
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
@@ -76,6 +80,32 @@ async function check(suffix, r, top) {
 }
 
 await check('', null, JSON.parse(readFileSync(topPath, 'utf8')));
+if (childrenTree) {
+  const got = await page.evaluate(async () => {
+    const v = window.jsprof.tables.bottom_up;
+    const d = v.roots.filter((d) => d.more > 0).sort((a, b) => b.total - a.total)[0];
+    if (!d) return null;
+    const sent = d.kids.length, held = d.more;
+    const kids = await v.children(d, 'bottom_up');
+    const plain = (x) => ({ name: x.name, url: x.url, line: x.line, column: x.column, self: x.self, total: x.total });
+    return { root: plain(d), sent, held, kids: kids.map(plain), threshold: v.profile.bottom_up.min_fraction * v.profile.total };
+  });
+  assert.ok(got, 'no Bottom-up root has callers held back: the profile is too small for this check');
+  const nodes = childrenTree.nodes;
+  const root = nodes.find((n) => n.parent == null && key(n) === key(got.root));
+  assert.ok(root, `the CLI's bottom-up tree has no root ${got.root.name}`);
+  const cli = nodes.filter((n) => n.parent === root.id);
+  const have = new Map(got.kids.map((d) => [key(d), d]));
+  assert.equal(got.kids.length, got.sent + got.held, `${got.root.name}: ${got.sent} callers sent, ${got.held} held back, ${got.kids.length} fetched`);
+  for (const n of cli) {
+    const d = have.get(key(n));
+    if (!d) { assert.ok(n.total_ms < got.threshold, `${got.root.name}: the caller ${n.name} (${n.total_ms} ms) was not fetched`); continue; }
+    assert.ok(Math.abs(d.self - n.self_ms) <= TOL && Math.abs(d.total - n.total_ms) <= TOL, `${got.root.name} ← ${n.name}: page ${d.self}/${d.total}, CLI ${n.self_ms}/${n.total_ms}`);
+    have.delete(key(n));
+  }
+  assert.equal(have.size, 0, `callers the CLI does not have: ${[...have.keys()]}`);
+  console.log(`bottom_up ${got.root.name}: ${got.sent} callers sent, ${got.held} fetched on opening, as the CLI's`);
+}
 if (range) {
   await page.evaluate((r) => window.jsprof.setRange(r), range.r);
   await check(` ${range.r.join('..')}`, range.r, JSON.parse(readFileSync(range.top, 'utf8')));
