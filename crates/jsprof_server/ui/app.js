@@ -278,7 +278,7 @@ function openCpu(art, c, others) {
       tab.node.append(split);
       const chart = new FlameChart(chartBox, {
         tracks,
-        onSelect: (e) => { details.innerHTML = detailsOf(e); },
+        onSelect: (e) => { details.innerHTML = detailsOf(e); if (e) selectFunction(e, chart); },
         onTrack: (t) => {
           if (t.id === c.timeline) return;
           for (const x of chart.tracks) x.active = x.id === t.id;
@@ -289,11 +289,32 @@ function openCpu(art, c, others) {
         },
         onRange: (r) => setRange(r),
       });
+      // Search: the matches are highlighted and counted; Enter / shift+Enter zoom to the next /
+      // previous one (in time order, over the recording as first drawn).
+      let hits = [], at = -1;
+      const hitInfo = el('span', { class: 'hint', 'aria-live': 'polite' });
+      search.after(hitInfo);
       search.addEventListener('input', () => {
         const m = search.value.trim();
         let fn = null;
         if (m) { try { const re = new RegExp(m, 'i'); fn = (s) => re.test(s); } catch { fn = (s) => s.toLowerCase().includes(m.toLowerCase()); } }
         chart.setMatch(fn);
+        hits = []; at = -1;
+        const ix = chart.tracks[0].ix;
+        if (fn && ix) {
+          for (let i = 0; i < ix.ev.s.length; i++) if (chart.matches(ix, i)) hits.push(i);
+          hits.sort((a, b) => ix.ev.s[a] - ix.ev.s[b]);
+        }
+        hitInfo.textContent = fn ? `${hits.length.toLocaleString('en-US')} match${hits.length === 1 ? '' : 'es'}${hits.length ? ' · Enter: next' : ''}` : '';
+      });
+      search.addEventListener('keydown', (e) => {
+        if (e.key !== 'Enter' || !hits.length) return;
+        e.preventDefault();
+        at = (at + (e.shiftKey ? -1 : 1) + hits.length) % hits.length;
+        const ev = chart.tracks[0].ix.ev, i = hits[at], pad = Math.max(ev.d[i] * 0.25, 1e-3);
+        chart.setView(ev.s[i] - pad, ev.s[i] + ev.d[i] + pad);
+        app.searchAt = { s: ev.s[i], d: ev.d[i] };
+        hitInfo.textContent = `${at + 1} / ${hits.length.toLocaleString('en-US')} matches`;
       });
       c.chart = chart;
       app.chart = chart;
@@ -310,7 +331,7 @@ function openCpu(art, c, others) {
         for (const [k, b] of Object.entries(panes)) b.button.setAttribute('aria-selected', k === which ? 'true' : 'false');
         for (const [k, b] of Object.entries(panes)) b.node.hidden = k !== which;
         const pane = panes[which];
-        if (pane.view) pane.view.setProfile(p); else pane.view = app.tables[`chart:${which}`] = new CallTreeView(pane.node, p, which);
+        if (pane.view) pane.view.setProfile(p); else pane.view = app.tables[`chart:${which}`] = new CallTreeView(pane.node, p, which, { onSelect: (d) => selectFunction(d, pane.view) });
       };
       for (const [k, label] of [['functions', 'Functions'], ['top_down', 'Call tree'], ['bottom_up', 'Bottom-up']]) {
         const button = el('button', { role: 'tab', text: label });
@@ -324,9 +345,9 @@ function openCpu(art, c, others) {
       await build();
     }, { profileView: true, always: true });
   }
-  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => (app.tables.top_down = new CallTreeView(tab.node, p, 'top_down'))), { profileView: true });
-  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => (app.tables.bottom_up = new CallTreeView(tab.node, p, 'bottom_up'))), { profileView: true });
-  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => (app.tables.functions = new CallTreeView(tab.node, p, 'functions'))), { profileView: true });
+  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => (app.tables.top_down = new CallTreeView(tab.node, p, 'top_down', { onSelect: (d) => selectFunction(d, app.tables.top_down) }))), { profileView: true });
+  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => (app.tables.bottom_up = new CallTreeView(tab.node, p, 'bottom_up', { onSelect: (d) => selectFunction(d, app.tables.bottom_up) }))), { profileView: true });
+  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => (app.tables.functions = new CallTreeView(tab.node, p, 'functions', { onSelect: (d) => selectFunction(d, app.tables.functions) }))), { profileView: true });
   addTab('flamegraph', 'Flame graph', (tab) => {
     const bar = el('div', { class: 'toolbar' });
     const input = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight' });
@@ -346,7 +367,7 @@ function openCpu(art, c, others) {
     input.addEventListener('input', search);
     tab.update = async () => {
       const p = await profileFor(current.range);
-      if (g) g.setProfile(p); else g = new FlameGraph(box, p);
+      if (g) g.setProfile(p); else g = new FlameGraph(box, p, { onSelect: (k) => selectFunction(k, g) });
       app.flamegraph = g;
       if (input.value) search();
     };
@@ -413,6 +434,36 @@ async function openArtifact(art, opts = {}) {
   }
   app.ready = true;
 }
+
+// Linked selection: a function selected in a table, the chart or the flame graph is
+// highlighted in the others (the chart dims every other call, the graph marks its frames) and
+// selected in the function tables. `from` is the view it came from, left as it is.
+function selectFunction(k, from) {
+  if (!k || k.name == null) return;
+  const same = (d) => d.name === k.name && (d.url || '') === (k.url || '') && (d.line ?? null) === (k.line ?? null) && (d.column ?? null) === (k.column ?? null);
+  app.selection = { name: k.name, url: k.url || '', line: k.line ?? null, column: k.column ?? null };
+  if (app.chart && from !== app.chart) {
+    const fn = () => false;
+    fn.key = app.selection;
+    app.chart.setMatch(fn);
+  }
+  if (app.flamegraph && from !== app.flamegraph) {
+    const g = app.flamegraph, label = displayName(k.name) + ' ' + fmtLocation(k.url || '', k.line ?? null, k.column ?? null);
+    g.search((s) => s === label);
+  }
+  for (const v of Object.values(app.tables)) {
+    if (v === from || v.kind !== 'functions') continue;
+    const r = v.table.roots.find((r) => same(r.d));
+    if (!r) continue;
+    const i = v.table.roots.indexOf(r);
+    // Rows past the drawn limit are drawn first, so the row can be shown.
+    if (i >= (v.table.rootLimit ?? 0)) { v.table.rootLimit = i + 50; v.table.render(); }
+    v.table.selected = r;
+    for (const x of v.table.visible) if (x.tr) x.tr.setAttribute('aria-selected', x === r ? 'true' : 'false');
+    if (r.tr && !v.root.closest('[hidden]')) r.tr.scrollIntoView({ block: 'nearest' });
+  }
+}
+app.selectFunction = selectFunction;
 
 app.showTab = showTab;
 app.setRange = setRange;

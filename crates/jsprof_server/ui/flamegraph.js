@@ -114,6 +114,12 @@ export class FlameGraph {
     return covered;
   }
 
+  // The function of frame i, as the tables and the chart name it.
+  keyOf(i) {
+    const f = this.p.functions[this.p.top_down.nodes.f[i]], s = this.p.strings;
+    return { name: s[f[0]], url: s[f[1]], line: f[2], column: f[3] };
+  }
+
   label(i) {
     const f = this.p.functions[this.p.top_down.nodes.f[i]], s = this.p.strings;
     return displayName(s[f[0]]) + ' ' + fmtLocation(s[f[1]], f[2], f[3]);
@@ -207,6 +213,7 @@ export class FlameGraph {
     c.addEventListener('click', (e) => {
       const r = c.getBoundingClientRect(), i = this.hit(e.clientX - r.left, e.clientY - r.top);
       this.zoomTo(i);
+      if (i >= 0 && this.o.onSelect) this.o.onSelect(this.keyOf(i));
     });
     c.addEventListener('wheel', (e) => {
       if (!this.maxScroll()) return;

@@ -278,3 +278,55 @@ fn the_address_reopens_the_same_range() {
         &serde_json::json!({"range": [a, b], "top": top}),
     );
 }
+
+/// Linked selection: a function picked in Functions is the only one highlighted in the flame
+/// chart and the flame graph; a call clicked in the chart is selected in the function tables.
+#[test]
+fn selection_is_linked_between_tables_chart_and_graph() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let top = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
+    let rows = top["functions"].as_array().unwrap();
+    // The heaviest named JS function, and a second one the chart draws wide.
+    let row = rows
+        .iter()
+        .find(|r| r["name"] != "" && r["url"] != "")
+        .unwrap();
+    let table = serde_json::json!({
+        "name": row["name"], "url": row["url"], "line": row["line"], "column": row["column"],
+    });
+    assert!(rows.iter().any(|r| r["name"] == "buildTree"));
+    let v = view(&[file]);
+    checks(
+        "linked",
+        &v.url,
+        &serde_json::json!({"table": table, "chart": "buildTree"}),
+    );
+}
+
+/// The flame chart's search counts the calls of `buildTree` (no more than `jsprof events`
+/// has), and Enter / shift+Enter zoom to calls the CLI lists.
+#[test]
+fn chart_search_counts_and_steps_through_matches() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let events = jsprof_json(&["events", file.to_str().unwrap(), "--json"]);
+    let starts: Vec<f64> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "buildTree")
+        .map(|e| e["start_ms"].as_f64().unwrap())
+        .collect();
+    assert!(!starts.is_empty());
+    let v = view(&[file]);
+    checks(
+        "search",
+        &v.url,
+        &serde_json::json!({"name": "buildTree", "starts": starts}),
+    );
+}

@@ -75,7 +75,9 @@ fn check(file: &Path, name: &str, children: bool) {
             file.to_str().unwrap(),
             "--bottom-up",
             "--max-depth",
-            "2",
+            "6",
+            "--min-percent",
+            "0.01",
             "--json",
         ]);
         let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-tree-{name}.json"));

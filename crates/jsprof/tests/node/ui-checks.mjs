@@ -11,6 +11,12 @@
 //              input) opens as a session whose Functions table has `jsprof top`'s rows.
 //   address    {range, top}: with RANGE selected on the Functions tab, the page's address
 //              reopens (in a new page) the same tab and range, its table `jsprof top --range`'s.
+//   linked     {table, chart}: selecting TABLE ({name, url, line, column} of a `jsprof top` row) in Functions highlights
+//              exactly it in the flame chart and the flame graph; clicking a call of CHART in
+//              the chart selects it in the function tables.
+//   search     {name, starts}: typing NAME in the chart's search counts the matches; Enter zooms
+//              to the first, shift+Enter back to the last: each a call of NAME that the CLI
+//              lists (`jsprof events`' start times STARTS).
 //   deep       {depth}: the deepest stack of the profile (`jsprof tree --json`): the flame graph
 //              scrolls to show it, and zooming into the deepest frame brings it into view.
 import { chromium } from 'playwright-core';
@@ -101,6 +107,72 @@ if (kind === 'stats') {
   const want = new Map(expected.top.functions.map((f) => [f.name, f.self_ms]));
   assert.equal(got.roots.length, want.size, 'rows of the reopened range');
   for (const [n, self] of got.roots) assert.ok(Math.abs(self - want.get(n)) <= 0.001, `${n}: ${self} vs the CLI's ${want.get(n)}`);
+} else if (kind === 'linked') {
+  await page.waitForFunction(() => window.jsprof.chart && window.jsprof.chart.stats.frames > 0);
+  await tab('flamegraph');
+  await page.waitForFunction(() => window.jsprof.flamegraph);
+  await tab('functions');
+  await page.waitForFunction(() => window.jsprof.tables.functions);
+  const rows = await page.$$('[role=tabpanel]:not([hidden]) tbody tr');
+  // The row of that very function (its name may be shared by others: the location decides).
+  const want = expected.table, label = `${want.url}:${want.line}:${want.column}`;
+  let clicked = false;
+  for (const r of rows) {
+    const [name, loc] = await r.$$eval('td', (tds) => [tds[4].textContent, tds[5].textContent]);
+    if (name === want.name && loc === label) { await r.click(); clicked = true; break; }
+  }
+  assert.ok(clicked, `no row ${want.name} ${label} in Functions`);
+  const hl = await page.evaluate((want) => {
+    const c = window.jsprof.chart, g = window.jsprof.flamegraph;
+    const same = (k) => k.name === want.name && k.url === want.url && k.line === want.line && k.column === want.column;
+    // Every call of the main track: those of the function must be kept, every other dimmed.
+    const t = c.tracks[0], ix = c.current(t), ev = ix.ev, doc = ix.doc;
+    let kept = 0, wrong = [];
+    for (let i = 0; i < ev.s.length; i++) {
+      const f = ev.f[i] >= 0 ? doc.functions[ev.f[i]] : null;
+      const k = f ? { name: doc.strings[f[0]], url: doc.strings[f[1]], line: f[2], column: f[3] } : { name: doc.strings[ev.n[i]], url: '', line: null, column: null };
+      if (c.matches(ix, i) !== same(k)) wrong.push(k.name); else if (same(k)) kept++;
+    }
+    let frames = 0, wrongFrames = [];
+    for (let i = 0; i < g.depth.length; i++) {
+      const hit = !!(g.match && g.match(g.label(i)));
+      if (hit !== same(g.keyOf(i))) wrongFrames.push(g.keyOf(i).name); else if (hit) frames++;
+    }
+    return { key: c.match && c.match.key && c.match.key.name, kept, wrong: wrong.slice(0, 5), frames, wrongFrames: wrongFrames.slice(0, 5) };
+  }, want);
+  assert.equal(hl.key, want.name, 'the chart highlights the selected function');
+  assert.ok(hl.kept > 0 && !hl.wrong.length, `the chart keeps ${hl.kept} calls of the function; wrongly dimmed or kept: ${hl.wrong}`);
+  assert.ok(hl.frames > 0 && !hl.wrongFrames.length, `the flame graph marks ${hl.frames} frames; wrong: ${hl.wrongFrames}`);
+  // The reverse: a call clicked in the chart is selected in the tables.
+  await tab('chart');
+  const at = await page.evaluate((n) => window.jsprof.chart.locate(n), expected.chart);
+  assert.ok(at, `no call ${expected.chart} drawn`);
+  await page.mouse.click(at.x, at.y);
+  await page.waitForTimeout(300);
+  const sel = await page.evaluate(() => Object.entries(window.jsprof.tables).filter(([k]) => k.endsWith('functions')).map(([k, v]) => [k, v.table.selected && v.table.selected.d.name]));
+  assert.ok(sel.length >= 2, `function tables: ${JSON.stringify(sel)}`);
+  for (const [k, n] of sel) assert.equal(n, expected.chart, `${k} selects the call clicked in the chart`);
+  await shot('linked-selection');
+} else if (kind === 'search') {
+  await page.waitForFunction(() => window.jsprof.chart && window.jsprof.chart.stats.frames > 0);
+  const box = 'input[aria-label="Highlight calls"]';
+  await page.fill(box, `^${expected.name}$`);
+  await page.waitForTimeout(200);
+  const info = await page.$eval(box, (i) => i.nextElementSibling.textContent);
+  const n = Number((info.match(/^([\d,]+) match/) || [])[1]?.replace(/,/g, ''));
+  assert.ok(n > 0 && n <= expected.starts.length, `the search says "${info}"; the CLI has ${expected.starts.length} calls`);
+  const near = (s) => expected.starts.some((x) => Math.abs(x - s) <= 0.002);
+  await page.press(box, 'Enter');
+  await page.waitForTimeout(300);
+  const first = await page.evaluate(() => ({ at: window.jsprof.searchAt, view: [window.jsprof.chart.t0, window.jsprof.chart.t1], info: document.querySelector('input[aria-label="Highlight calls"]').nextElementSibling.textContent }));
+  assert.ok(near(first.at.s), `the first match starts at ${first.at.s}, not a call of ${expected.name}`);
+  assert.ok(first.view[0] <= first.at.s && first.view[1] >= first.at.s + first.at.d, `the view ${first.view} does not hold the match`);
+  assert.ok(/^1 \/ /.test(first.info), first.info);
+  await page.keyboard.press('Shift+Enter');
+  await page.waitForTimeout(300);
+  const last = await page.evaluate(() => window.jsprof.searchAt);
+  assert.ok(near(last.s) && last.s >= first.at.s, `shift+Enter went to ${last.s}`);
+  await shot('chart-search');
 } else if (kind === 'deep') {
   await tab('flamegraph');
   await page.waitForFunction(() => window.jsprof.flamegraph && window.jsprof.flamegraph.maxDepth > 0);

@@ -5,9 +5,10 @@
 // (±0.001 ms: the documents round to the µs), and no other row may be there; the first rows
 // shown must be the CLI's heaviest by self (DevTools' order for both views). With --range the
 // range is selected in the page (as a shift-drag does) and the same holds against the CLI's
-// `--range` table. With --children (`jsprof tree --bottom-up --max-depth 2 --json`), a Bottom-up
-// root whose callers the node budget held back is opened: the callers fetched from the server
-// are the CLI's, each with its self and total (those under the 0.01 % threshold aside).
+// `--range` table. With --children (`jsprof tree --bottom-up --max-depth 6 --min-percent 0.01
+// --json`), the shallowest Bottom-up node whose callers the node budget held back is opened: the
+// callers fetched from the server are the CLI's, each with its self and total (those under the
+// 0.01 % threshold aside).
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
@@ -83,28 +84,42 @@ await check('', null, JSON.parse(readFileSync(topPath, 'utf8')));
 if (childrenTree) {
   const got = await page.evaluate(async () => {
     const v = window.jsprof.tables.bottom_up;
-    const d = v.roots.filter((d) => d.more > 0).sort((a, b) => b.total - a.total)[0];
-    if (!d) return null;
+    const plain = (x) => ({ name: x.name, url: x.url, line: x.line, column: x.column, self: x.self, total: x.total });
+    // The shallowest node whose callers the budget held back, heaviest first within a level.
+    let level = v.roots.map((d) => [d, [d]]);
+    let found = null;
+    while (level.length && !found) {
+      level.sort((a, b) => b[0].total - a[0].total);
+      found = level.find(([d]) => d.more > 0);
+      level = level.flatMap(([d, path]) => d.kids.map((k) => [k, [...path, k]]));
+    }
+    if (!found) return null;
+    const [d, path] = found;
     const sent = d.kids.length, held = d.more;
     const kids = await v.children(d, 'bottom_up');
-    const plain = (x) => ({ name: x.name, url: x.url, line: x.line, column: x.column, self: x.self, total: x.total });
-    return { root: plain(d), sent, held, kids: kids.map(plain), threshold: v.profile.bottom_up.min_fraction * v.profile.total };
+    return { path: path.map(plain), sent, held, kids: kids.map(plain), threshold: v.profile.bottom_up.min_fraction * v.profile.total };
   });
-  assert.ok(got, 'no Bottom-up root has callers held back: the profile is too small for this check');
-  const nodes = childrenTree.nodes;
-  const root = nodes.find((n) => n.parent == null && key(n) === key(got.root));
-  assert.ok(root, `the CLI's bottom-up tree has no root ${got.root.name}`);
-  const cli = nodes.filter((n) => n.parent === root.id);
+  assert.ok(got, 'no Bottom-up node has callers held back: the profile is too small for this check');
+  const nodes = childrenTree.nodes, kidsOf = new Map();
+  for (const n of nodes) { const p = n.parent ?? -1; if (!kidsOf.has(p)) kidsOf.set(p, []); kidsOf.get(p).push(n); }
+  let at = null;
+  for (const step of got.path) {
+    at = (kidsOf.get(at ? at.id : -1) || []).find((n) => key(n) === key(step));
+    assert.ok(at, `the CLI's bottom-up tree has no node ${got.path.map((p) => p.name).join(' ← ')} (at ${step.name})`);
+  }
+  const where = got.path.map((p) => p.name).join(' ← ');
+  const cli = kidsOf.get(at.id) || [];
+  assert.ok(cli.length, `the CLI shows no callers under ${where}: raise its --max-depth`);
   const have = new Map(got.kids.map((d) => [key(d), d]));
-  assert.equal(got.kids.length, got.sent + got.held, `${got.root.name}: ${got.sent} callers sent, ${got.held} held back, ${got.kids.length} fetched`);
+  assert.equal(got.kids.length, got.sent + got.held, `${where}: ${got.sent} callers sent, ${got.held} held back, ${got.kids.length} fetched`);
   for (const n of cli) {
     const d = have.get(key(n));
-    if (!d) { assert.ok(n.total_ms < got.threshold, `${got.root.name}: the caller ${n.name} (${n.total_ms} ms) was not fetched`); continue; }
-    assert.ok(Math.abs(d.self - n.self_ms) <= TOL && Math.abs(d.total - n.total_ms) <= TOL, `${got.root.name} ← ${n.name}: page ${d.self}/${d.total}, CLI ${n.self_ms}/${n.total_ms}`);
+    if (!d) { assert.ok(n.total_ms < got.threshold, `${where}: the caller ${n.name} (${n.total_ms} ms) was not fetched`); continue; }
+    assert.ok(Math.abs(d.self - n.self_ms) <= TOL && Math.abs(d.total - n.total_ms) <= TOL, `${where} ← ${n.name}: page ${d.self}/${d.total}, CLI ${n.self_ms}/${n.total_ms}`);
     have.delete(key(n));
   }
   assert.equal(have.size, 0, `callers the CLI does not have: ${[...have.keys()]}`);
-  console.log(`bottom_up ${got.root.name}: ${got.sent} callers sent, ${got.held} fetched on opening, as the CLI's`);
+  console.log(`bottom_up ${where}: ${got.sent} callers sent, ${got.held} more fetched on opening, as the CLI's`);
 }
 if (range) {
   await page.evaluate((r) => window.jsprof.setRange(r), range.r);
