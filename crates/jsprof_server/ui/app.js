@@ -93,14 +93,14 @@ async function setFilters(fs) {
     // Ask once first: a bad pattern is refused before any view is torn down.
     const p = await c.art.profile(c.range, c.timeline);
     c.profiles.clear();
-    c.profiles.set(c.range ? c.range.join('..') : 'all', Promise.resolve(p));
+    c.profiles.set(c.range ? c.range.join('..') : 'all', Promise.resolve(withChildren(c, p, c.range, c.timeline)));
     filterInfo(Object.keys(fs).length ? keptText(p) : '');
   } catch (e) {
     c.art.filters = before;
     filterInfo(e.message, true);
     for (const input of [filterInputs.focus, filterInputs.exclude]) if (e.message.includes('`' + (input === filterInputs.focus ? 'focus' : 'exclude') + '`')) input.classList.add('invalid');
     updateHash();
-    return;
+    return false;
   }
   for (const t of c.tabs.values()) {
     if (t.rebuild) t.rebuild();
@@ -108,7 +108,76 @@ async function setFilters(fs) {
     else if (t.refilter) t.refilter();
   }
   await showTab(c.tab);
+  return true;
 }
+
+// ---- transforms from a node (right-click a row): each is a filter state pushed on a stack of
+// breadcrumbs; a crumb goes back to its state (undo). The state is the filters, so the address
+// keeps it. ----
+
+const escapeRe = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const TRANSFORMS = [
+  { id: 'focus', label: 'Focus on function', crumb: (d) => `Focus ${displayName(d.name)}`, named: true,
+    apply: (fs, d) => ({ ...fs, focus: fs.focus ? `(?:${fs.focus})|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
+  { id: 'merge', label: 'Merge function into its callers', crumb: (d) => `Merge ${displayName(d.name)}`, named: true,
+    apply: (fs, d) => ({ ...fs, exclude: fs.exclude ? `${fs.exclude}|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
+  { id: 'recursion', label: 'Collapse recursion', crumb: () => 'Collapse recursion', apply: (fs) => ({ ...fs, collapseRecursion: true }) },
+  { id: 'packages', label: 'Collapse packages (node_modules)', crumb: () => 'Collapse packages', apply: (fs) => ({ ...fs, collapsePackages: true }) },
+  { id: 'idle', label: 'Hide idle', crumb: () => 'Hide idle', apply: (fs) => ({ ...fs, hideIdle: true }) },
+];
+
+function renderCrumbs() {
+  const nav = $('crumbs'), c = current;
+  const crumbs = (c && c.crumbs) || [];
+  nav.textContent = '';
+  nav.hidden = crumbs.length < 2;
+  crumbs.forEach((k, i) => {
+    if (i) nav.append(el('span', { class: 'muted', text: '›' }));
+    const b = el('button', { type: 'button', text: k.label, title: i < crumbs.length - 1 ? 'Go back to this view' : 'The current view', 'aria-current': i === crumbs.length - 1 ? 'step' : null });
+    b.addEventListener('click', () => goToCrumb(i));
+    nav.append(b);
+  });
+  if (crumbs.length > 1) {
+    const undo = el('button', { type: 'button', text: 'Undo', id: 'undo', title: 'Undo the last transform' });
+    undo.addEventListener('click', () => goToCrumb(crumbs.length - 2));
+    nav.append(undo);
+  }
+}
+
+async function goToCrumb(i) {
+  const c = current;
+  if (!c || !c.crumbs || !c.crumbs[i]) return;
+  const keep = c.crumbs.slice(0, i + 1);
+  if (await setFilters(c.crumbs[i].filters) !== false) { c.crumbs = keep; renderCrumbs(); }
+}
+
+async function applyTransform(t, d) {
+  const c = current;
+  const before = c.art.filters || {};
+  if (!c.crumbs || !c.crumbs.length) c.crumbs = [{ label: Object.keys(before).length ? 'Filtered' : 'Full profile', filters: before }];
+  const fs = t.apply(before, d);
+  const ok = await setFilters(fs);
+  if (ok) { c.crumbs.push({ label: t.crumb(d), filters: fs }); renderCrumbs(); }
+}
+
+function showMenu(e, d) {
+  const menu = $('menu');
+  menu.textContent = '';
+  menu.append(el('div', { class: 'muted', style: 'padding:2px 12px 4px', text: displayName(d.name) }));
+  for (const t of TRANSFORMS) {
+    const b = el('button', { type: 'button', role: 'menuitem', text: t.label, 'data-transform': t.id, disabled: t.named && !d.name ? true : null });
+    b.addEventListener('click', () => { menu.hidden = true; applyTransform(t, d); });
+    menu.append(b);
+  }
+  menu.hidden = false;
+  menu.style.left = Math.min(e.clientX, window.innerWidth - 240) + 'px';
+  menu.style.top = Math.min(e.clientY, window.innerHeight - menu.offsetHeight - 8) + 'px';
+  menu.querySelector('button:not(:disabled)')?.focus();
+}
+document.addEventListener('click', (e) => { if (!$('menu').contains(e.target)) $('menu').hidden = true; });
+document.addEventListener('keydown', (e) => { if (e.key === 'Escape') $('menu').hidden = true; });
+// Transforms apply to a live CPU artifact (the server filters); the report has none.
+const contextFor = () => (current && current.art.live && current.art.kind === 'cpu' ? (d, e) => showMenu(e, d) : null);
 
 // How much of the profile the filters let through: the top-down roots' totals.
 function keptText(p) {
@@ -119,9 +188,11 @@ function keptText(p) {
   return `Showing ${fmtWeight(kept, p.unit)} of ${fmtWeight(p.total, p.unit)} (${fmtPct((kept * 100) / (p.total || 1))})`;
 }
 
-$('filters').addEventListener('submit', (e) => { e.preventDefault(); setFilters(readFilterBar()); });
-for (const input of Object.values(filterInputs)) input.addEventListener('change', () => setFilters(readFilterBar()));
-$('f-clear').addEventListener('click', () => { showFilterBar({}); setFilters({}); });
+// A filter set by hand starts a new history of transforms.
+const byHand = (fs) => { if (current) { current.crumbs = null; renderCrumbs(); } return setFilters(fs); };
+$('filters').addEventListener('submit', (e) => { e.preventDefault(); byHand(readFilterBar()); });
+for (const input of Object.values(filterInputs)) input.addEventListener('change', () => byHand(readFilterBar()));
+$('f-clear').addEventListener('click', () => { showFilterBar({}); byHand({}); });
 
 // Filters in the page's address: focus=…&exclude=…&hide_idle=1&…
 function filtersFromHash(h) {
@@ -134,16 +205,18 @@ function filtersFromHash(h) {
   return fs;
 }
 
+// Children the server held back for its node budget come from it when a node is opened.
+function withChildren(c, p, range, timeline) {
+  if (c.art.children && !p.computed) p.loadChildren = (tree, node) => c.art.children(range, timeline, tree, node);
+  return p;
+}
+
 async function profileFor(range) {
   const c = current;
   const key = range ? range.join('..') : 'all';
   if (!c.profiles.has(key)) {
     const timeline = c.timeline;
-    c.profiles.set(key, c.art.profile(range, timeline).then((p) => {
-      // Children the server held back for its node budget come from it when a node is opened.
-      if (c.art.children && !p.computed) p.loadChildren = (tree, node) => c.art.children(range, timeline, tree, node);
-      return p;
-    }));
+    c.profiles.set(key, c.art.profile(range, timeline).then((p) => withChildren(c, p, range, timeline)));
   }
   return c.profiles.get(key);
 }
@@ -331,7 +404,7 @@ function openCpu(art, c, others) {
         for (const [k, b] of Object.entries(panes)) b.button.setAttribute('aria-selected', k === which ? 'true' : 'false');
         for (const [k, b] of Object.entries(panes)) b.node.hidden = k !== which;
         const pane = panes[which];
-        if (pane.view) pane.view.setProfile(p); else pane.view = app.tables[`chart:${which}`] = new CallTreeView(pane.node, p, which, { onSelect: (d) => selectFunction(d, pane.view) });
+        if (pane.view) pane.view.setProfile(p); else pane.view = app.tables[`chart:${which}`] = new CallTreeView(pane.node, p, which, { onSelect: (d) => selectFunction(d, pane.view), onContext: contextFor() });
       };
       for (const [k, label] of [['functions', 'Functions'], ['top_down', 'Call tree'], ['bottom_up', 'Bottom-up']]) {
         const button = el('button', { role: 'tab', text: label });
@@ -345,9 +418,9 @@ function openCpu(art, c, others) {
       await build();
     }, { profileView: true, always: true });
   }
-  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => (app.tables.top_down = new CallTreeView(tab.node, p, 'top_down', { onSelect: (d) => selectFunction(d, app.tables.top_down) }))), { profileView: true });
-  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => (app.tables.bottom_up = new CallTreeView(tab.node, p, 'bottom_up', { onSelect: (d) => selectFunction(d, app.tables.bottom_up) }))), { profileView: true });
-  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => (app.tables.functions = new CallTreeView(tab.node, p, 'functions', { onSelect: (d) => selectFunction(d, app.tables.functions) }))), { profileView: true });
+  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => (app.tables.top_down = new CallTreeView(tab.node, p, 'top_down', { onSelect: (d) => selectFunction(d, app.tables.top_down), onContext: contextFor() }))), { profileView: true });
+  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => (app.tables.bottom_up = new CallTreeView(tab.node, p, 'bottom_up', { onSelect: (d) => selectFunction(d, app.tables.bottom_up), onContext: contextFor() }))), { profileView: true });
+  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => (app.tables.functions = new CallTreeView(tab.node, p, 'functions', { onSelect: (d) => selectFunction(d, app.tables.functions), onContext: contextFor() }))), { profileView: true });
   addTab('flamegraph', 'Flame graph', (tab) => {
     const bar = el('div', { class: 'toolbar' });
     const input = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight' });
@@ -416,6 +489,7 @@ async function openArtifact(art, opts = {}) {
   current = { art, tabs: new Map(), tab: null, range: null, profiles: new Map(), timeline: opts.timeline, chart: null, session: opts.session, artifactId: opts.artifactId };
   app.current = current;
   app.tables = {};
+  renderCrumbs();
   // The last artifact's views are gone with their nodes.
   Object.assign(app, { chart: null, flamegraph: null, diff: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null });
   setRangeChip(null);
@@ -437,17 +511,17 @@ async function openArtifact(art, opts = {}) {
 
 // Linked selection: a function selected in a table, the chart or the flame graph is
 // highlighted in the others (the chart dims every other call, the graph marks its frames) and
-// selected in the function tables. `from` is the view it came from, left as it is.
+// selected in the function tables. `from` is the table it came from, whose selection stays.
 function selectFunction(k, from) {
   if (!k || k.name == null) return;
   const same = (d) => d.name === k.name && (d.url || '') === (k.url || '') && (d.line ?? null) === (k.line ?? null) && (d.column ?? null) === (k.column ?? null);
   app.selection = { name: k.name, url: k.url || '', line: k.line ?? null, column: k.column ?? null };
-  if (app.chart && from !== app.chart) {
+  if (app.chart) {
     const fn = () => false;
     fn.key = app.selection;
     app.chart.setMatch(fn);
   }
-  if (app.flamegraph && from !== app.flamegraph) {
+  if (app.flamegraph) {
     const g = app.flamegraph, label = displayName(k.name) + ' ' + fmtLocation(k.url || '', k.line ?? null, k.column ?? null);
     g.search((s) => s === label);
   }

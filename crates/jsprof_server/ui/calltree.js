@@ -62,6 +62,7 @@ export class CallTreeView {
       expandable: flat ? null : (d) => d.kids.length > 0 || d.more > 0,
       rootLimit: flat ? 300 : 200,
       onSelect: this.o.onSelect,
+      onContext: this.o.onContext,
     });
     this.scroll.textContent = '';
     this.scroll.append(this.table.table);

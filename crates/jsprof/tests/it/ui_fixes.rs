@@ -330,3 +330,27 @@ fn chart_search_counts_and_steps_through_matches() {
         &serde_json::json!({"name": "buildTree", "starts": starts}),
     );
 }
+
+/// Transforms from a node: right-click → Focus on function, then → Collapse recursion, each
+/// table `jsprof top`'s with the same flags; breadcrumbs and Undo go back.
+#[test]
+fn transforms_from_a_node_stack_and_undo() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let f = file.to_str().unwrap();
+    let top = |extra: &[&str]| {
+        let mut args = vec!["top", f, "--json", "--limit", "0"];
+        args.extend(extra);
+        jsprof_json(&args)
+    };
+    let expected = serde_json::json!({
+        "name": "buildTree",
+        "full": top(&[]),
+        "focus": top(&["--focus", "^buildTree$"]),
+        "focus_rec": top(&["--focus", "^buildTree$", "--collapse-recursion"]),
+    });
+    let v = view(&[file]);
+    checks("transforms", &v.url, &expected);
+}

@@ -17,6 +17,10 @@
 //   search     {name, starts}: typing NAME in the chart's search counts the matches; Enter zooms
 //              to the first, shift+Enter back to the last: each a call of NAME that the CLI
 //              lists (`jsprof events`' start times STARTS).
+//   transforms {name, full, focus, focus_rec}: right-click NAME in Functions → Focus on function,
+//              then → Collapse recursion; each table is the CLI's (`jsprof top --focus '^NAME$'
+//              [--collapse-recursion]`); the address carries the state; Undo and the first
+//              breadcrumb go back (FULL: `jsprof top`).
 //   deep       {depth}: the deepest stack of the profile (`jsprof tree --json`): the flame graph
 //              scrolls to show it, and zooming into the deepest frame brings it into view.
 import { chromium } from 'playwright-core';
@@ -173,6 +177,48 @@ if (kind === 'stats') {
   const last = await page.evaluate(() => window.jsprof.searchAt);
   assert.ok(near(last.s) && last.s >= first.at.s, `shift+Enter went to ${last.s}`);
   await shot('chart-search');
+} else if (kind === 'transforms') {
+  await tab('functions');
+  await page.waitForFunction(() => window.jsprof.tables.functions);
+  const table = () => page.evaluate(() => window.jsprof.tables.functions.roots.map((d) => ({ name: d.name, url: d.url, line: d.line, column: d.column, self: d.self, total: d.total })));
+  const same = async (top, what) => {
+    const got = await table();
+    const k = (f) => `${f.name}\t${f.url}\t${f.line}\t${f.column}`;
+    const want = new Map(top.functions.map((f) => [k(f), f]));
+    assert.equal(got.length, want.size, `${what}: ${got.length} rows, the CLI ${want.size}`);
+    for (const d of got) {
+      const f = want.get(k(d));
+      assert.ok(f && Math.abs(f.self_ms - d.self) <= 0.001 && Math.abs(f.total_ms - d.total) <= 0.001, `${what}: ${d.name} ${d.self}/${d.total} vs ${f && f.self_ms}/${f && f.total_ms}`);
+    }
+  };
+  const transform = async (name, id) => {
+    const rows = await page.$$('[role=tabpanel]:not([hidden]) tbody tr');
+    let hit = null;
+    for (const r of rows) if ((await r.$eval('td:nth-child(5)', (td) => td.textContent)) === name) { hit = r; break; }
+    assert.ok(hit, `no row ${name}`);
+    await hit.click({ button: 'right' });
+    await page.click(`#menu button[data-transform=${id}]`);
+    await page.waitForFunction((n) => document.querySelectorAll('#crumbs button').length >= n, 2);
+    await page.waitForFunction(() => window.jsprof.tables.functions && !document.getElementById('f-info').textContent.startsWith('Filtering'));
+    await page.waitForTimeout(300);
+  };
+  await same(expected.full, 'before');
+  await transform(expected.name, 'focus');
+  await same(expected.focus, 'focus');
+  assert.ok(/focus=/.test(page.url()), `the address keeps the focus: ${page.url()}`);
+  await transform(expected.name, 'recursion');
+  await same(expected.focus_rec, 'focus + collapse recursion');
+  const crumbs = await page.$$eval('#crumbs button', (bs) => bs.map((b) => b.textContent));
+  assert.deepEqual(crumbs.slice(0, 3), ['Full profile', `Focus ${expected.name}`, 'Collapse recursion'], `breadcrumbs ${crumbs}`);
+  await shot('transforms');
+  await page.click('#crumbs #undo');
+  await page.waitForFunction(() => document.querySelectorAll('#crumbs button').length === 3);
+  await page.waitForTimeout(500);
+  await same(expected.focus, 'undo');
+  await page.click('#crumbs button:first-child');
+  await page.waitForFunction(() => document.getElementById('crumbs').hidden);
+  await page.waitForTimeout(500);
+  await same(expected.full, 'back to the full profile');
 } else if (kind === 'deep') {
   await tab('flamegraph');
   await page.waitForFunction(() => window.jsprof.flamegraph && window.jsprof.flamegraph.maxDepth > 0);
