@@ -301,7 +301,8 @@ pub fn chart(
     }
 }
 
-/// A call tree, pre-order, columnar.
+/// A call tree, columnar, breadth-first: every root, then their children, level by level, so a
+/// parent always precedes its children and siblings keep the engine's order (heaviest first).
 #[derive(Serialize, Default, JsonSchema)]
 pub struct TreeNodes {
     /// Parent's index (-1 for a root).
@@ -311,13 +312,31 @@ pub struct TreeNodes {
     /// Self and total (ms or bytes).
     pub s: Vec<f64>,
     pub t: Vec<f64>,
+    /// The node's id in the engine's tree: what `…/profile/children?node=` asks for.
+    pub k: Vec<u32>,
+    /// How many of the node's children were not sent because the node budget was spent (they
+    /// can be asked for); 0 when all that pass the threshold are here.
+    pub m: Vec<u32>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct TreeDoc {
     pub nodes: TreeNodes,
-    /// Nodes left out (under `min_fraction` of the total).
+    /// Nodes left out because they are under `min_fraction` of the total (with their subtrees,
+    /// counted once each).
     pub pruned: usize,
+    /// Nodes over the threshold not sent because the budget (`max_nodes`) was spent; they sit
+    /// under the nodes whose `m` is non-zero and are fetched when those are opened.
+    pub over_budget: usize,
+    /// The share of the total under which a (non-root) node is left out.
+    pub min_fraction: f64,
+}
+
+/// Which of the two trees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeKind {
+    TopDown,
+    BottomUp,
 }
 
 /// Both trees of a profile's thread.
@@ -336,13 +355,25 @@ pub struct ProfileDoc {
     pub bottom_up: TreeDoc,
 }
 
+/// The children of one node of a tree, fetched when a node whose children were not sent (over
+/// the budget) is opened. `nodes`' roots (`p` = -1) are the node's children.
+#[derive(Serialize, JsonSchema)]
+pub struct SubtreeDoc {
+    pub unit: &'static str,
+    pub total: f64,
+    pub strings: Strings,
+    pub functions: Vec<(u32, u32, Option<u32>, Option<u32>)>,
+    pub nodes: TreeDoc,
+}
+
 /// What to keep of the trees.
 #[derive(Clone, Copy, Debug)]
 pub struct TreeLimits {
-    /// Nodes under this fraction of the total are left out (roots of the bottom-up tree, the
-    /// function table, are kept down to `min_fraction / 10`).
+    /// Non-root nodes under this fraction of the total are left out. Roots are all kept: the
+    /// bottom-up roots are the function table, which must equal `jsprof top`'s.
     pub min_fraction: f64,
-    /// At most this many nodes per tree.
+    /// At most this many nodes per tree besides the roots, given breadth-first: a deep or
+    /// wide subtree cannot spend the budget that the other roots' children need.
     pub max_nodes: usize,
 }
 
@@ -361,32 +392,39 @@ struct Tables<'a> {
     functions: &'a mut Functions,
 }
 
+/// The nodes under `starts` (given as the first level), breadth-first within the budget.
 fn tree_doc(
     profile: &Profile,
     tree: &CallTree,
+    starts: &[u32],
     scale: f64,
     total: i64,
     limits: TreeLimits,
-    roots_fraction: f64,
     tables: Tables<'_>,
 ) -> TreeDoc {
     let Tables { strings, functions } = tables;
     let mut nodes = TreeNodes::default();
     let mut pruned = 0;
+    let mut over_budget = 0;
     let threshold = (total as f64 * limits.min_fraction) as i64;
-    let root_threshold = (total as f64 * roots_fraction) as i64;
-    let mut todo: Vec<(u32, i64)> = tree.roots.iter().rev().map(|&r| (r, -1)).collect();
-    while let Some((n, parent)) = todo.pop() {
+    let passes = |n: u32| {
+        let t = tree.nodes[n as usize].total_weight;
+        t >= threshold || t >= total
+    };
+    // Every start is sent (the roots); the budget counts the nodes beneath them.
+    let budget = starts.len() + limits.max_nodes;
+    let mut queue: std::collections::VecDeque<(u32, i64)> =
+        starts.iter().map(|&r| (r, -1)).collect();
+    while let Some((n, parent)) = queue.pop_front() {
         let node = &tree.nodes[n as usize];
-        let limit = if parent < 0 {
-            root_threshold
-        } else {
-            threshold
-        };
-        if (node.total_weight < limit && node.total_weight < total)
-            || nodes.p.len() >= limits.max_nodes
-        {
+        if parent >= 0 && !passes(n) {
             pruned += 1;
+            continue;
+        }
+        if nodes.p.len() >= budget {
+            // Over the budget: its parent says so, and it can be asked for.
+            nodes.m[parent as usize] += 1;
+            over_budget += 1;
             continue;
         }
         let k = &node.function;
@@ -401,9 +439,40 @@ fn tree_doc(
         nodes.f.push(functions.id(key));
         nodes.s.push(round3(node.self_weight as f64 / scale));
         nodes.t.push(round3(node.total_weight as f64 / scale));
-        todo.extend(node.children.iter().rev().map(|&c| (c, index)));
+        nodes.k.push(n);
+        nodes.m.push(0);
+        queue.extend(node.children.iter().map(|&c| (c, index)));
     }
-    TreeDoc { nodes, pruned }
+    TreeDoc {
+        nodes,
+        pruned,
+        over_budget,
+        min_fraction: limits.min_fraction,
+    }
+}
+
+/// The engine's tree of a thread.
+fn engine_tree(profile: &Profile, thread: usize, kind: TreeKind) -> CallTree {
+    let t = &profile.threads[thread];
+    match kind {
+        TreeKind::TopDown => top_down(profile, t),
+        // Bounded as `jsprof tree --bottom-up` bounds it (deep stacks grow it with depth squared).
+        TreeKind::BottomUp => bottom_up_within(
+            profile,
+            t,
+            bottom_up_depth_limit(profile, t, BOTTOM_UP_BUDGET),
+        ),
+    }
+}
+
+/// The unit's name, the percent base and what a weight is divided by for the document.
+fn units(profile: &Profile, thread: usize) -> (&'static str, i64, f64) {
+    let t = &profile.threads[thread];
+    if t.weight_unit() == WeightUnit::Bytes {
+        ("bytes", t.percent_base(), 1.0)
+    } else {
+        ("ms", t.percent_base(), jsprof_profile::NS_PER_MS)
+    }
 }
 
 /// The top-down and bottom-up trees of `profile.threads[thread]`.
@@ -413,51 +482,29 @@ pub fn profile_doc(
     range: Option<[f64; 2]>,
     limits: TreeLimits,
 ) -> ProfileDoc {
-    let t = &profile.threads[thread];
-    let unit = t.weight_unit();
-    let bytes = unit == WeightUnit::Bytes;
-    let td = top_down(profile, t);
-    // Bounded as `jsprof tree --bottom-up` bounds it (deep stacks grow it with depth squared).
-    let bu = bottom_up_within(
-        profile,
-        t,
-        bottom_up_depth_limit(profile, t, BOTTOM_UP_BUDGET),
-    );
-    let total = t.percent_base();
-    let scale = if bytes {
-        1.0
-    } else {
-        jsprof_profile::NS_PER_MS
-    };
+    let (unit, total, scale) = units(profile, thread);
     let mut strings = Strings::default();
     let mut functions = Functions::default();
-    let top_down = tree_doc(
-        profile,
-        &td,
-        scale,
-        total,
-        limits,
-        limits.min_fraction,
-        Tables {
-            strings: &mut strings,
-            functions: &mut functions,
-        },
-    );
-    let bottom_up = tree_doc(
-        profile,
-        &bu,
-        scale,
-        total,
-        limits,
-        limits.min_fraction / 10.0,
-        Tables {
-            strings: &mut strings,
-            functions: &mut functions,
-        },
-    );
+    let mut doc = |kind| {
+        let tree = engine_tree(profile, thread, kind);
+        tree_doc(
+            profile,
+            &tree,
+            &tree.roots,
+            scale,
+            total,
+            limits,
+            Tables {
+                strings: &mut strings,
+                functions: &mut functions,
+            },
+        )
+    };
+    let top_down = doc(TreeKind::TopDown);
+    let bottom_up = doc(TreeKind::BottomUp);
     ProfileDoc {
         kind: profile.kind.as_str(),
-        unit: if bytes { "bytes" } else { "ms" },
+        unit,
         total: round3(total as f64 / scale),
         range,
         strings,
@@ -465,4 +512,50 @@ pub fn profile_doc(
         top_down,
         bottom_up,
     }
+}
+
+/// The subtree under node `node` (an id from [`TreeNodes::k`]) of one of the trees, its
+/// children as roots, within the same limits; `None` when the tree has no such node.
+pub fn subtree_doc(
+    profile: &Profile,
+    thread: usize,
+    kind: TreeKind,
+    node: u32,
+    limits: TreeLimits,
+) -> Option<SubtreeDoc> {
+    let (unit, total, scale) = units(profile, thread);
+    let tree = engine_tree(profile, thread, kind);
+    let children = &tree.nodes.get(node as usize)?.children;
+    // The children pass the threshold as their parent's children did in the first document.
+    let threshold = (total as f64 * limits.min_fraction) as i64;
+    let starts: Vec<u32> = children
+        .iter()
+        .copied()
+        .filter(|&c| {
+            let t = tree.nodes[c as usize].total_weight;
+            t >= threshold || t >= total
+        })
+        .collect();
+    let mut strings = Strings::default();
+    let mut functions = Functions::default();
+    let mut nodes = tree_doc(
+        profile,
+        &tree,
+        &starts,
+        scale,
+        total,
+        limits,
+        Tables {
+            strings: &mut strings,
+            functions: &mut functions,
+        },
+    );
+    nodes.pruned += children.len() - starts.len();
+    Some(SubtreeDoc {
+        unit,
+        total: round3(total as f64 / scale),
+        strings,
+        functions: functions.list,
+        nodes,
+    })
 }

@@ -137,6 +137,58 @@ pub struct HeapDoc {
     pub detached: Vec<DetachedJson>,
     /// The root's dominator-tree children (the report's Dominators view).
     pub dominators: Vec<ObjectJson>,
+    /// The dominator tree beneath them, breadth-first within a budget: so the report's view can
+    /// be walked a few levels down, not only looked at.
+    pub dominated: Vec<DominatedJson>,
+}
+
+/// The children of one embedded dominator-tree node (largest retained first).
+#[derive(Serialize, JsonSchema)]
+pub struct DominatedJson {
+    /// The node's id.
+    pub id: u32,
+    /// How many children it has in all.
+    pub total: usize,
+    pub objects: Vec<ObjectJson>,
+}
+
+/// Objects of the dominator tree the report embeds below the root's children, and per node.
+const DOMINATED_BUDGET: usize = 4000;
+const DOMINATED_PER_NODE: usize = 20;
+
+/// The dominator tree under the root's first `roots` children, breadth-first: each node's
+/// largest children, until the budget is spent.
+fn dominated(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    tree: &DominatorTree,
+    roots: &[NodeOrdinal],
+) -> Vec<DominatedJson> {
+    let mut out = Vec::new();
+    let mut spent = 0;
+    let mut queue: std::collections::VecDeque<NodeOrdinal> = roots.iter().copied().collect();
+    while let Some(n) = queue.pop_front() {
+        if spent >= DOMINATED_BUDGET {
+            break;
+        }
+        let children = tree.children(n);
+        if children.is_empty() {
+            continue;
+        }
+        let take = DOMINATED_PER_NODE.min(DOMINATED_BUDGET - spent);
+        spent += take;
+        queue.extend(children.iter().take(take).copied());
+        out.push(DominatedJson {
+            id: object_json(s, a, n).id,
+            total: children.len(),
+            objects: children
+                .iter()
+                .take(take)
+                .map(|&c| object_json(s, a, c))
+                .collect(),
+        });
+    }
+    out
 }
 
 /// What the report embeds of a snapshot.
@@ -204,5 +256,11 @@ pub fn heap_doc(s: &HeapSnapshot, a: &Analysis, limits: HeapDocLimits) -> HeapDo
             .take(200)
             .map(|&n| object_json(s, a, n))
             .collect(),
+        dominated: dominated(
+            s,
+            a,
+            &tree,
+            &tree.children(s.root)[..tree.children(s.root).len().min(200)],
+        ),
     }
 }

@@ -39,6 +39,10 @@ pub fn routes() -> Router<Arc<AppState>> {
             get(profile),
         )
         .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/profile/children",
+            get(profile_children),
+        )
+        .route(
             "/api/ui/sessions/{id}/artifacts/{artifact}/heap/class",
             get(heap_class),
         )
@@ -173,10 +177,72 @@ async fn profile(
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
     let p = Params::parse(q, &[&["timeline", "range"][..], &filters::PARAMS].concat())?;
+    profile_answer(&state, &id, &artifact, &p, |weighted, shown| {
+        Ok(json_ok(&chart::profile_doc(
+            &weighted.profile,
+            weighted.thread,
+            shown,
+            TreeLimits::default(),
+        )))
+    })
+    .await
+}
+
+/// The children of a tree node the profile document left out for its budget
+/// (`…/profile/children?tree=top_down|bottom_up&node=K`, with the profile's own parameters).
+async fn profile_children(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(
+        q,
+        &[&["timeline", "range", "tree", "node"][..], &filters::PARAMS].concat(),
+    )?;
+    let kind = match p.get("tree") {
+        Some("top_down") => chart::TreeKind::TopDown,
+        Some("bottom_up") => chart::TreeKind::BottomUp,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "tree: expected top_down or bottom_up, got {other:?}"
+            )))
+        }
+    };
+    let node: u32 = p
+        .number("node")?
+        .ok_or_else(|| ApiError::bad_request("node: missing (a node id from the tree's `k`)"))?;
+    profile_answer(&state, &id, &artifact, &p, move |weighted, _| {
+        let doc = chart::subtree_doc(
+            &weighted.profile,
+            weighted.thread,
+            kind,
+            node,
+            TreeLimits::default(),
+        )
+        .ok_or_else(|| ApiError::not_found(format!("node: the tree has no node {node}")))?;
+        Ok(json_ok(&doc))
+    })
+    .await
+}
+
+/// Loads a CPU artifact's weighted view for the UI's tree endpoints (timeline, range, filters
+/// from `p`) and answers with `answer(view, the range shown)`.
+async fn profile_answer<F>(
+    state: &Arc<AppState>,
+    id: &str,
+    artifact: &str,
+    p: &Params,
+    answer: F,
+) -> ApiResult<Response>
+where
+    F: FnOnce(&jsprof_document::load::Weighted, Option<[f64; 2]>) -> ApiResult<Response>
+        + Send
+        + 'static,
+{
     let filters = p.filters()?;
-    let (start_ms, end_ms) = window(&p)?;
+    let (start_ms, end_ms) = window(p)?;
     let timeline_id: Option<u32> = p.number("timeline")?;
-    let (s, a) = crate::api::artifact(&state, &id, &artifact)?;
+    let (s, a) = crate::api::artifact(state, id, artifact)?;
     let (a, artifact_id) = (&a, a.artifact_id);
     if a.kind == ArtifactKind::HeapSnapshot {
         return Err(ApiError::bad_request(format!(
@@ -184,7 +250,7 @@ async fn profile(
         )));
     }
     let loaded = state.load_filtered(&s, a, View::Cpu, &filters).await?;
-    let doc = crate::work::run(move || {
+    crate::work::run(move || {
         let input = loaded.cpu()?;
         let ms_to_ns = |v: f64| (v * 1e6).round() as i64;
         let range = (start_ms.is_some() || end_ms.is_some()).then(|| TimeRange {
@@ -206,15 +272,9 @@ async fn profile(
                 Some([start_ms.unwrap_or(lo), end_ms.unwrap_or(hi)])
             }
         };
-        Ok(json_ok(&chart::profile_doc(
-            &weighted.profile,
-            weighted.thread,
-            shown,
-            TreeLimits::default(),
-        )))
+        answer(&weighted, shown)
     })
-    .await?;
-    Ok(doc)
+    .await
 }
 
 /// A heap snapshot artifact, loaded.

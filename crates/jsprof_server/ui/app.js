@@ -18,6 +18,9 @@ const app = {
   // The open artifact's views, once built (null otherwise).
   chart: null, flamegraph: null, diff: null,
   summary: null, dominators: null, detached: null, comparison: null, leaks: null,
+  // The CallTreeViews by kind ('functions', 'top_down', 'bottom_up'; under the chart:
+  // 'chart:functions', …), the last built of each.
+  tables: {},
   showTab: null, setRange: null, // set once they are defined below
 };
 window.jsprof = app;
@@ -90,14 +93,14 @@ async function setFilters(fs) {
     // Ask once first: a bad pattern is refused before any view is torn down.
     const p = await c.art.profile(c.range, c.timeline);
     c.profiles.clear();
-    c.profiles.set(c.range ? c.range.join('..') : 'all', Promise.resolve(p));
+    c.profiles.set(c.range ? c.range.join('..') : 'all', Promise.resolve(withChildren(c, p, c.range, c.timeline)));
     filterInfo(Object.keys(fs).length ? keptText(p) : '');
   } catch (e) {
     c.art.filters = before;
     filterInfo(e.message, true);
     for (const input of [filterInputs.focus, filterInputs.exclude]) if (e.message.includes('`' + (input === filterInputs.focus ? 'focus' : 'exclude') + '`')) input.classList.add('invalid');
     updateHash();
-    return;
+    return false;
   }
   for (const t of c.tabs.values()) {
     if (t.rebuild) t.rebuild();
@@ -105,7 +108,76 @@ async function setFilters(fs) {
     else if (t.refilter) t.refilter();
   }
   await showTab(c.tab);
+  return true;
 }
+
+// ---- transforms from a node (right-click a row): each is a filter state pushed on a stack of
+// breadcrumbs; a crumb goes back to its state (undo). The state is the filters, so the address
+// keeps it. ----
+
+const escapeRe = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const TRANSFORMS = [
+  { id: 'focus', label: 'Focus on function', crumb: (d) => `Focus ${displayName(d.name)}`, named: true,
+    apply: (fs, d) => ({ ...fs, focus: fs.focus ? `(?:${fs.focus})|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
+  { id: 'merge', label: 'Merge function into its callers', crumb: (d) => `Merge ${displayName(d.name)}`, named: true,
+    apply: (fs, d) => ({ ...fs, exclude: fs.exclude ? `${fs.exclude}|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
+  { id: 'recursion', label: 'Collapse recursion', crumb: () => 'Collapse recursion', apply: (fs) => ({ ...fs, collapseRecursion: true }) },
+  { id: 'packages', label: 'Collapse packages (node_modules)', crumb: () => 'Collapse packages', apply: (fs) => ({ ...fs, collapsePackages: true }) },
+  { id: 'idle', label: 'Hide idle', crumb: () => 'Hide idle', apply: (fs) => ({ ...fs, hideIdle: true }) },
+];
+
+function renderCrumbs() {
+  const nav = $('crumbs'), c = current;
+  const crumbs = (c && c.crumbs) || [];
+  nav.textContent = '';
+  nav.hidden = crumbs.length < 2;
+  crumbs.forEach((k, i) => {
+    if (i) nav.append(el('span', { class: 'muted', text: '›' }));
+    const b = el('button', { type: 'button', text: k.label, title: i < crumbs.length - 1 ? 'Go back to this view' : 'The current view', 'aria-current': i === crumbs.length - 1 ? 'step' : null });
+    b.addEventListener('click', () => goToCrumb(i));
+    nav.append(b);
+  });
+  if (crumbs.length > 1) {
+    const undo = el('button', { type: 'button', text: 'Undo', id: 'undo', title: 'Undo the last transform' });
+    undo.addEventListener('click', () => goToCrumb(crumbs.length - 2));
+    nav.append(undo);
+  }
+}
+
+async function goToCrumb(i) {
+  const c = current;
+  if (!c || !c.crumbs || !c.crumbs[i]) return;
+  const keep = c.crumbs.slice(0, i + 1);
+  if (await setFilters(c.crumbs[i].filters) !== false) { c.crumbs = keep; renderCrumbs(); }
+}
+
+async function applyTransform(t, d) {
+  const c = current;
+  const before = c.art.filters || {};
+  if (!c.crumbs || !c.crumbs.length) c.crumbs = [{ label: Object.keys(before).length ? 'Filtered' : 'Full profile', filters: before }];
+  const fs = t.apply(before, d);
+  const ok = await setFilters(fs);
+  if (ok) { c.crumbs.push({ label: t.crumb(d), filters: fs }); renderCrumbs(); }
+}
+
+function showMenu(e, d) {
+  const menu = $('menu');
+  menu.textContent = '';
+  menu.append(el('div', { class: 'muted', style: 'padding:2px 12px 4px', text: displayName(d.name) }));
+  for (const t of TRANSFORMS) {
+    const b = el('button', { type: 'button', role: 'menuitem', text: t.label, 'data-transform': t.id, disabled: t.named && !d.name ? true : null });
+    b.addEventListener('click', () => { menu.hidden = true; applyTransform(t, d); });
+    menu.append(b);
+  }
+  menu.hidden = false;
+  menu.style.left = Math.min(e.clientX, window.innerWidth - 240) + 'px';
+  menu.style.top = Math.min(e.clientY, window.innerHeight - menu.offsetHeight - 8) + 'px';
+  menu.querySelector('button:not(:disabled)')?.focus();
+}
+document.addEventListener('click', (e) => { if (!$('menu').contains(e.target)) $('menu').hidden = true; });
+document.addEventListener('keydown', (e) => { if (e.key === 'Escape') $('menu').hidden = true; });
+// Transforms apply to a live CPU artifact (the server filters); the report has none.
+const contextFor = () => (current && current.art.live && current.art.kind === 'cpu' ? (d, e) => showMenu(e, d) : null);
 
 // How much of the profile the filters let through: the top-down roots' totals.
 function keptText(p) {
@@ -116,9 +188,11 @@ function keptText(p) {
   return `Showing ${fmtWeight(kept, p.unit)} of ${fmtWeight(p.total, p.unit)} (${fmtPct((kept * 100) / (p.total || 1))})`;
 }
 
-$('filters').addEventListener('submit', (e) => { e.preventDefault(); setFilters(readFilterBar()); });
-for (const input of Object.values(filterInputs)) input.addEventListener('change', () => setFilters(readFilterBar()));
-$('f-clear').addEventListener('click', () => { showFilterBar({}); setFilters({}); });
+// A filter set by hand starts a new history of transforms.
+const byHand = (fs) => { if (current) { current.crumbs = null; renderCrumbs(); } return setFilters(fs); };
+$('filters').addEventListener('submit', (e) => { e.preventDefault(); byHand(readFilterBar()); });
+for (const input of Object.values(filterInputs)) input.addEventListener('change', () => byHand(readFilterBar()));
+$('f-clear').addEventListener('click', () => { showFilterBar({}); byHand({}); });
 
 // Filters in the page's address: focus=…&exclude=…&hide_idle=1&…
 function filtersFromHash(h) {
@@ -131,10 +205,19 @@ function filtersFromHash(h) {
   return fs;
 }
 
+// Children the server held back for its node budget come from it when a node is opened.
+function withChildren(c, p, range, timeline) {
+  if (c.art.children && !p.computed) p.loadChildren = (tree, node) => c.art.children(range, timeline, tree, node);
+  return p;
+}
+
 async function profileFor(range) {
   const c = current;
   const key = range ? range.join('..') : 'all';
-  if (!c.profiles.has(key)) c.profiles.set(key, c.art.profile(range, c.timeline));
+  if (!c.profiles.has(key)) {
+    const timeline = c.timeline;
+    c.profiles.set(key, c.art.profile(range, timeline).then((p) => withChildren(c, p, range, timeline)));
+  }
   return c.profiles.get(key);
 }
 
@@ -143,6 +226,7 @@ function setRange(r) {
   if (!c) return;
   c.range = r;
   setRangeChip(r);
+  updateHash();
   if (c.chart && (c.chart.range || r)) { c.chart.range = r; c.chart.redraw(); }
   for (const t of c.tabs.values()) if (t.profileView) t.dirty = true;
   refreshVisible();
@@ -195,7 +279,11 @@ async function showTab(name) {
 function updateHash() {
   const c = current;
   if (!c || !c.session) return;
-  const q = new URLSearchParams({ session: c.session, artifact: c.artifactId, tab: c.tab, ...filterParams(c.art.filters) });
+  // The address reopens the same view: artifact, tab, the tables' thread, the range, filters.
+  const q = new URLSearchParams({ session: c.session, artifact: c.artifactId, tab: c.tab });
+  if (c.timeline != null && c.art.kind === 'cpu') q.set('thread', c.timeline);
+  if (c.range) q.set('range', `${c.range[0].toFixed(3)}..${c.range[1].toFixed(3)}`);
+  for (const [k, v] of Object.entries(filterParams(c.art.filters))) q.set(k, v);
   const h = '#' + q.toString();
   if (location.hash !== h) history.replaceState(null, '', h);
 }
@@ -263,7 +351,7 @@ function openCpu(art, c, others) {
       tab.node.append(split);
       const chart = new FlameChart(chartBox, {
         tracks,
-        onSelect: (e) => { details.innerHTML = detailsOf(e); },
+        onSelect: (e) => { details.innerHTML = detailsOf(e); if (e) selectFunction(e, chart); },
         onTrack: (t) => {
           if (t.id === c.timeline) return;
           for (const x of chart.tracks) x.active = x.id === t.id;
@@ -274,11 +362,32 @@ function openCpu(art, c, others) {
         },
         onRange: (r) => setRange(r),
       });
+      // Search: the matches are highlighted and counted; Enter / shift+Enter zoom to the next /
+      // previous one (in time order, over the recording as first drawn).
+      let hits = [], at = -1;
+      const hitInfo = el('span', { class: 'hint', 'aria-live': 'polite' });
+      search.after(hitInfo);
       search.addEventListener('input', () => {
         const m = search.value.trim();
         let fn = null;
         if (m) { try { const re = new RegExp(m, 'i'); fn = (s) => re.test(s); } catch { fn = (s) => s.toLowerCase().includes(m.toLowerCase()); } }
         chart.setMatch(fn);
+        hits = []; at = -1;
+        const ix = chart.tracks[0].ix;
+        if (fn && ix) {
+          for (let i = 0; i < ix.ev.s.length; i++) if (chart.matches(ix, i)) hits.push(i);
+          hits.sort((a, b) => ix.ev.s[a] - ix.ev.s[b]);
+        }
+        hitInfo.textContent = fn ? `${hits.length.toLocaleString('en-US')} match${hits.length === 1 ? '' : 'es'}${hits.length ? ' · Enter: next' : ''}` : '';
+      });
+      search.addEventListener('keydown', (e) => {
+        if (e.key !== 'Enter' || !hits.length) return;
+        e.preventDefault();
+        at = (at + (e.shiftKey ? -1 : 1) + hits.length) % hits.length;
+        const ev = chart.tracks[0].ix.ev, i = hits[at], pad = Math.max(ev.d[i] * 0.25, 1e-3);
+        chart.setView(ev.s[i] - pad, ev.s[i] + ev.d[i] + pad);
+        app.searchAt = { s: ev.s[i], d: ev.d[i] };
+        hitInfo.textContent = `${at + 1} / ${hits.length.toLocaleString('en-US')} matches`;
       });
       c.chart = chart;
       app.chart = chart;
@@ -295,7 +404,7 @@ function openCpu(art, c, others) {
         for (const [k, b] of Object.entries(panes)) b.button.setAttribute('aria-selected', k === which ? 'true' : 'false');
         for (const [k, b] of Object.entries(panes)) b.node.hidden = k !== which;
         const pane = panes[which];
-        if (pane.view) pane.view.setProfile(p); else pane.view = new CallTreeView(pane.node, p, which);
+        if (pane.view) pane.view.setProfile(p); else pane.view = app.tables[`chart:${which}`] = new CallTreeView(pane.node, p, which, { onSelect: (d) => selectFunction(d, pane.view), onContext: contextFor() });
       };
       for (const [k, label] of [['functions', 'Functions'], ['top_down', 'Call tree'], ['bottom_up', 'Bottom-up']]) {
         const button = el('button', { role: 'tab', text: label });
@@ -309,9 +418,9 @@ function openCpu(art, c, others) {
       await build();
     }, { profileView: true, always: true });
   }
-  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'top_down')), { profileView: true });
-  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'bottom_up')), { profileView: true });
-  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => new CallTreeView(tab.node, p, 'functions')), { profileView: true });
+  addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => (app.tables.top_down = new CallTreeView(tab.node, p, 'top_down', { onSelect: (d) => selectFunction(d, app.tables.top_down), onContext: contextFor() }))), { profileView: true });
+  addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => (app.tables.bottom_up = new CallTreeView(tab.node, p, 'bottom_up', { onSelect: (d) => selectFunction(d, app.tables.bottom_up), onContext: contextFor() }))), { profileView: true });
+  addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => (app.tables.functions = new CallTreeView(tab.node, p, 'functions', { onSelect: (d) => selectFunction(d, app.tables.functions), onContext: contextFor() }))), { profileView: true });
   addTab('flamegraph', 'Flame graph', (tab) => {
     const bar = el('div', { class: 'toolbar' });
     const input = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight' });
@@ -331,13 +440,14 @@ function openCpu(art, c, others) {
     input.addEventListener('input', search);
     tab.update = async () => {
       const p = await profileFor(current.range);
-      if (g) g.setProfile(p); else g = new FlameGraph(box, p);
+      if (g) g.setProfile(p); else g = new FlameGraph(box, p, { onSelect: (k) => selectFunction(k, g) });
       app.flamegraph = g;
       if (input.value) search();
     };
     return tab.update();
   }, { profileView: true });
-  if (art.live && art.diff) {
+  // A diff needs another profile to compare with: no tab that could only say so.
+  if (art.live && art.diff && others.length) {
     const tab = addTab('diff', 'Diff', async () => { app.diff = new DiffView(tab.node, art, others); await app.diff.ready; });
     tab.refilter = () => { if (tab.built && app.diff) app.diff.reload(); };
   }
@@ -361,8 +471,9 @@ function openHeap(art, c, bases) {
     const s = await summaryOnce();
     app.detached = new DetachedView(tab.node, heap, s.total_size);
   });
-  if (art.live) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, bases); });
-  if (art.live) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases); await app.leaks.ready; });
+  // Comparison needs another snapshot, Leaks two more: no tabs with nothing to compare.
+  if (art.live && bases.length >= 1) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, bases); });
+  if (art.live && bases.length >= 2) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases); await app.leaks.ready; });
 }
 
 async function openArtifact(art, opts = {}) {
@@ -377,6 +488,8 @@ async function openArtifact(art, opts = {}) {
   filterInfo('');
   current = { art, tabs: new Map(), tab: null, range: null, profiles: new Map(), timeline: opts.timeline, chart: null, session: opts.session, artifactId: opts.artifactId };
   app.current = current;
+  app.tables = {};
+  renderCrumbs();
   // The last artifact's views are gone with their nodes.
   Object.assign(app, { chart: null, flamegraph: null, diff: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null });
   setRangeChip(null);
@@ -384,7 +497,10 @@ async function openArtifact(art, opts = {}) {
   document.title = `${art.name} — jsprof`;
   if (art.kind === 'heap') openHeap(art, current, opts.bases || []); else openCpu(art, current, opts.cpuBases || []);
   const first = opts.tab && current.tabs.has(opts.tab) ? opts.tab : current.tabs.keys().next().value;
+  // A range from the address is selected before the first tab draws, so it draws the range.
+  if (opts.range && art.kind === 'cpu') { current.range = opts.range; setRangeChip(opts.range); }
   await showTab(first);
+  if (current.range && current.chart) { current.chart.range = current.range; current.chart.redraw(); }
   // Opened with filters (from the address, `jsprof view --focus …`, or the last artifact): say
   // how much passes, as after a change in the bar.
   if (filterable && Object.keys(art.filters).length) {
@@ -392,6 +508,36 @@ async function openArtifact(art, opts = {}) {
   }
   app.ready = true;
 }
+
+// Linked selection: a function selected in a table, the chart or the flame graph is
+// highlighted in the others (the chart dims every other call, the graph marks its frames) and
+// selected in the function tables. `from` is the table it came from, whose selection stays.
+function selectFunction(k, from) {
+  if (!k || k.name == null) return;
+  const same = (d) => d.name === k.name && (d.url || '') === (k.url || '') && (d.line ?? null) === (k.line ?? null) && (d.column ?? null) === (k.column ?? null);
+  app.selection = { name: k.name, url: k.url || '', line: k.line ?? null, column: k.column ?? null };
+  if (app.chart) {
+    const fn = () => false;
+    fn.key = app.selection;
+    app.chart.setMatch(fn);
+  }
+  if (app.flamegraph) {
+    const g = app.flamegraph, label = displayName(k.name) + ' ' + fmtLocation(k.url || '', k.line ?? null, k.column ?? null);
+    g.search((s) => s === label);
+  }
+  for (const v of Object.values(app.tables)) {
+    if (v === from || v.kind !== 'functions') continue;
+    const r = v.table.roots.find((r) => same(r.d));
+    if (!r) continue;
+    const i = v.table.roots.indexOf(r);
+    // Rows past the drawn limit are drawn first, so the row can be shown.
+    if (i >= (v.table.rootLimit ?? 0)) { v.table.rootLimit = i + 50; v.table.render(); }
+    v.table.selected = r;
+    for (const x of v.table.visible) if (x.tr) x.tr.setAttribute('aria-selected', x === r ? 'true' : 'false');
+    if (r.tr && !v.root.closest('[hidden]')) r.tr.scrollIntoView({ block: 'nearest' });
+  }
+}
+app.selectFunction = selectFunction;
 
 app.showTab = showTab;
 app.setRange = setRange;
@@ -406,7 +552,7 @@ async function startServer() {
   side.hidden = false;
   let list = [];
   const artifactsOf = (s) => s.artifacts.map((a) => ({ s, a }));
-  const open = (s, a, tab, timeline, filters) => {
+  const open = (s, a, tab, timeline, filters, range) => {
     const art = src.artifact(s, a);
     art.name = a.name || `${s.target}`;
     const bases = [];
@@ -419,14 +565,14 @@ async function startServer() {
     }
     // Filters stay on from one CPU artifact to the next (comparing two profiles under one focus).
     const keep = filters || (current && current.art.live && current.art.kind === 'cpu' ? current.art.filters : {});
-    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, bases, cpuBases, filters: keep, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` })
+    openArtifact(art, { session: s.session_id, artifactId: a.artifact_id, tab, timeline, range, bases, cpuBases, filters: keep, subtitle: `${a.format} · ${fmtBytes(a.bytes)}` })
       .catch((e) => setStatus(e.message, true));
     renderSide();
   };
   const renderSide = () => {
     side.textContent = '';
     side.append(el('h2', { text: 'Sessions' }));
-    if (!list.length) side.append(el('div', { class: 'muted', text: 'No sessions yet: record one below, or POST a file to /api/sessions/import.' }));
+    if (!list.length) side.append(el('div', { class: 'muted', text: 'No sessions yet: open a file below (or drop it on the page), or record one.' }));
     for (const s of list) {
       const box = el('div', { class: 'session' });
       box.append(el('div', { class: 'name', text: s.target.replace(/^import:/, '') }));
@@ -449,6 +595,10 @@ async function startServer() {
       }
       side.append(box);
     }
+    // Open files: a picker here, or drop them anywhere on the page.
+    const picker = el('input', { type: 'file', multiple: true, id: 'open-files', 'aria-label': 'Open files' });
+    picker.addEventListener('change', () => { importFiles([...picker.files]); picker.value = ''; });
+    side.append(el('h2', { text: 'Open' }), el('label', { class: 'muted', text: 'Profiles, traces, heap snapshots (or drop them on the page)' }), picker);
     side.append(el('h2', { text: 'Record' }));
     const form = el('form', { class: 'record-form' });
     const target = el('input', { type: 'text', placeholder: '127.0.0.1:9229 · pid:1234 · chrome:127.0.0.1:9222', 'aria-label': 'Target' });
@@ -470,14 +620,38 @@ async function startServer() {
     renderSide();
     if (list.some((s) => s.state === 'recording')) setTimeout(refresh, 3000);
   };
+  // Each file becomes a session (the service's import, as `jsprof view FILE` does); the last
+  // one opened.
+  const importFiles = async (files) => {
+    let last = null;
+    for (const f of files) {
+      setStatus(`Opening ${f.name}…`);
+      try { last = await src.upload(f); } catch (e) { setStatus(e.message, true); return; }
+    }
+    setStatus('');
+    await refresh();
+    const s = last && list.find((x) => x.session_id === last.session_id);
+    if (s && s.artifacts.length) open(s, s.artifacts[0]);
+  };
+  app.importFiles = importFiles;
+  document.addEventListener('dragover', (e) => { if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) { e.preventDefault(); document.body.classList.add('dropping'); } });
+  document.addEventListener('dragleave', (e) => { if (!e.relatedTarget) document.body.classList.remove('dropping'); });
+  document.addEventListener('drop', (e) => {
+    document.body.classList.remove('dropping');
+    if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    importFiles([...e.dataTransfer.files]);
+  });
   await refresh();
   const h = new URLSearchParams(location.hash.slice(1));
   const want = list.find((s) => s.session_id === h.get('session')) || list[0];
   if (want && want.artifacts.length) {
     const a = want.artifacts.find((a) => String(a.artifact_id) === h.get('artifact')) || want.artifacts[0];
-    open(want, a, h.get('tab'), undefined, filtersFromHash(h));
+    const thread = h.get('thread') != null && h.get('thread') !== '' ? Number(h.get('thread')) : undefined;
+    const r = (h.get('range') || '').split('..').map(Number);
+    open(want, a, h.get('tab'), thread, filtersFromHash(h), r.length === 2 && r.every(Number.isFinite) && r[1] > r[0] ? r : null);
   } else {
-    view.append(el('div', { class: 'empty', text: 'Open a session on the left, or record one.' }));
+    view.append(el('div', { class: 'empty', text: 'Drop a profile, trace or heap snapshot here, pick one on the left, or record one.' }));
     app.ready = true;
   }
 }

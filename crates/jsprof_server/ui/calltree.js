@@ -2,13 +2,14 @@
 import { fmtWeight, fmtPct, fmtLocation, displayName, el, matcher } from 'jsprof/format.js';
 import { TreeTable, pctCell } from 'jsprof/table.js';
 
-// Node objects of a flat pre-order tree document.
-export function treeNodes(profile, which) {
-  const t = profile[which].nodes, n = t.p.length, s = profile.strings, fns = profile.functions;
+// Node objects of a flat tree document (a parent before its children). `more`: children the
+// server left out for its node budget, fetched when the node is opened (`k` names it there).
+export function treeNodes(doc, tree) {
+  const t = tree.nodes, n = t.p.length, s = doc.strings, fns = doc.functions;
   const nodes = new Array(n), roots = [];
   for (let i = 0; i < n; i++) {
     const f = fns[t.f[i]];
-    const node = { name: s[f[0]], url: s[f[1]], line: f[2], column: f[3], self: t.s[i], total: t.t[i], kids: [] };
+    const node = { name: s[f[0]], url: s[f[1]], line: f[2], column: f[3], self: t.s[i], total: t.t[i], kids: [], k: t.k ? t.k[i] : null, more: t.m ? t.m[i] : 0 };
     nodes[i] = node;
     if (t.p[i] < 0) roots.push(node); else nodes[t.p[i]].kids.push(node);
   }
@@ -48,30 +49,47 @@ export class CallTreeView {
   setProfile(profile) {
     this.profile = profile;
     const which = this.kind === 'top_down' ? 'top_down' : 'bottom_up';
-    this.roots = treeNodes(profile, which);
+    this.roots = treeNodes(profile, profile[which]);
     const flat = this.kind === 'functions';
     this.table = new TreeTable({
       columns: columns(profile),
       treeColumn: flat ? -1 : 4,
       flat,
-      sortBy: flat ? 0 : 2,
+      // Bottom-up and Functions by self time, as DevTools sorts them; the call tree by total.
+      sortBy: this.kind === 'top_down' ? 2 : 0,
       label: { top_down: 'Call tree', bottom_up: 'Bottom-up', functions: 'Functions' }[this.kind],
-      children: flat ? null : (d) => d.kids,
-      expandable: flat ? null : (d) => d.kids.length > 0,
+      children: flat ? null : (d) => this.children(d, which),
+      expandable: flat ? null : (d) => d.kids.length > 0 || d.more > 0,
       rootLimit: flat ? 300 : 200,
       onSelect: this.o.onSelect,
+      onContext: this.o.onContext,
     });
     this.scroll.textContent = '';
     this.scroll.append(this.table.table);
     const notes = [];
     if (profile.range) notes.push(`Selection ${fmtWeight(profile.range[0], 'ms')} – ${fmtWeight(profile.range[1], 'ms')} (${fmtWeight(profile.range[1] - profile.range[0], 'ms')}); percentages of the selection.`);
     if (profile.computed) notes.push('Computed from the calls embedded in this report; calls shorter than the embedded minimum count as their caller\'s self time.');
-    const pruned = profile[which]?.pruned;
-    if (pruned) notes.push(`${pruned.toLocaleString('en-US')} nodes under 0.01 % of the total are not shown.`);
+    const tree = profile[which] || {};
+    if (tree.pruned) notes.push(`${tree.pruned.toLocaleString('en-US')} nodes under ${fmtPct((tree.min_fraction ?? 0.0001) * 100)} of the total are not shown (every function is${this.kind === 'top_down' ? ' in Bottom-up and Functions' : ' a root here'}).`);
+    if (tree.over_budget) {
+      notes.push(profile.loadChildren
+        ? `${tree.over_budget.toLocaleString('en-US')} deeper nodes are loaded when their parent is opened (the first ${tree.nodes.p.length.toLocaleString('en-US')} came breadth-first).`
+        : `${tree.over_budget.toLocaleString('en-US')} deeper nodes are not in this report (it holds the first ${tree.nodes.p.length.toLocaleString('en-US')}, breadth-first); \`jsprof tree\` or \`jsprof view\` shows them.`);
+    }
     this.note.textContent = notes.join(' ');
     this.note.hidden = !notes.length;
     this.info.textContent = `${profile.unit === 'bytes' ? 'Total' : 'Duration'} ${fmtWeight(profile.total, profile.unit)}`;
     this.filter();
+  }
+
+  // A node's children: those sent, or when the server held some back, all of them from it.
+  async children(d, which) {
+    if (d.more > 0 && this.profile.loadChildren) {
+      const doc = await this.profile.loadChildren(which, d.k);
+      d.kids = treeNodes(doc, doc.nodes);
+      d.more = 0;
+    }
+    return d.kids;
   }
 
   async filter() {

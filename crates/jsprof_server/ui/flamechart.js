@@ -197,7 +197,10 @@ export class FlameChart {
         let m = memo.get(key);
         if (m === undefined) {
           const f = ev.f[j] >= 0 ? doc.functions[ev.f[j]] : null;
-          m = fn(doc.strings[ev.n[j]]) || (f ? fn(doc.strings[f[1]]) : false);
+          // fn.key: one function exactly (linked selection); otherwise a test of name or url.
+          const k = fn.key;
+          m = k ? (f ? doc.strings[f[0]] === k.name && doc.strings[f[1]] === k.url && f[2] === k.line && f[3] === k.column : !k.url && doc.strings[ev.n[j]] === k.name)
+            : fn(doc.strings[ev.n[j]]) || (f ? fn(doc.strings[f[1]]) : false);
           memo.set(key, m);
         }
         hit[j] = m ? 1 : 0;

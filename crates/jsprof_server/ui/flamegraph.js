@@ -1,6 +1,7 @@
 // The flame graph: the top-down tree with the root at the bottom, siblings heaviest first, widths
 // proportional to total. Click zooms into a frame (its ancestors stay, faded); a search
-// highlights matching frames and gives the share of time they cover.
+// highlights matching frames and gives the share of time they cover. Stacks deeper than the
+// canvas scroll (the wheel, or ↑/↓), and a zoomed frame is brought into view.
 import { fmtWeight, fmtPct, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el } from 'jsprof/format.js';
 
 const FG_ROW = 18;
@@ -39,7 +40,50 @@ export class FlameGraph {
     this.maxDepth = maxDepth;
     this.zoomNode = -1;
     this.match = null;
+    this.scrollY = 0;
     this.redraw();
+  }
+
+  // How far the rows may scroll: the deepest row's top reaches the canvas's top, a row spare.
+  maxScroll() {
+    return Math.max(0, (this.maxDepth + 2) * FG_ROW - this.wrap.clientHeight);
+  }
+
+  scrollTo(px) {
+    this.scrollY = Math.max(0, Math.min(this.maxScroll(), px));
+    this.redraw();
+  }
+
+  visibleRows() { return Math.floor(this.wrap.clientHeight / FG_ROW); }
+
+  // The deepest frame (the heaviest of those at the largest depth).
+  deepest() {
+    const t = this.p.top_down.nodes.t;
+    let best = -1;
+    for (let i = 0; i < this.depth.length; i++) {
+      if (this.depth[i] === this.maxDepth && (best < 0 || t[i] > t[best])) best = i;
+    }
+    return best;
+  }
+
+  // Zooms into frame i (-1: out) and scrolls so that it sits near the bottom with its callees
+  // above it, as far as the rows allow.
+  zoomTo(i) {
+    this.zoomNode = i;
+    if (i < 0) this.scrollY = 0;
+    else this.scrollTo((this.depth[i] + 3) * FG_ROW - this.wrap.clientHeight / 2 - FG_ROW);
+    this.redraw();
+  }
+
+  rowY(i) { return this.wrap.clientHeight - (this.depth[i] + 1) * FG_ROW + this.scrollY; }
+
+  // Where frame i is drawn, in the page's coordinates (null when it is not drawn).
+  frameBox(i) {
+    if (i < 0) return null;
+    const [w0, w1] = this.window(), W = this.wrap.clientWidth, k = W / Math.max(1e-9, w1 - w0);
+    const r = this.canvas.getBoundingClientRect();
+    const x = (this.x[i] - w0) * k, w = this.p.top_down.nodes.t[i] * k;
+    return { x: r.left + x, y: r.top + this.rowY(i), w, h: FG_ROW - 1 };
   }
 
   resize() {
@@ -68,6 +112,12 @@ export class FlameGraph {
       if (fn(this.label(i))) { hit[i] = 1; covered += nodes.t[i]; }
     }
     return covered;
+  }
+
+  // The function of frame i, as the tables and the chart name it.
+  keyOf(i) {
+    const f = this.p.functions[this.p.top_down.nodes.f[i]], s = this.p.strings;
+    return { name: s[f[0]], url: s[f[1]], line: f[2], column: f[3] };
   }
 
   label(i) {
@@ -107,8 +157,8 @@ export class FlameGraph {
         if (x + w < 0 || x > W || w < 0.3) continue;
         if (z >= 0 && i !== z && !this.isAncestor(z, i)) continue;
       }
-      const y = H - (this.depth[i] + 1) * FG_ROW;
-      if (y + FG_ROW < 0) continue;
+      const y = this.rowY(i);
+      if (y + FG_ROW < 0 || y > H) continue;
       const f = this.p.functions[nodes.f[i]], name = s[f[0]], url = s[f[1]];
       let color;
       if (name.startsWith('(')) color = '#d0d5db';
@@ -126,11 +176,18 @@ export class FlameGraph {
       }
       ctx.globalAlpha = 1;
     }
+    // A scroll bar when the rows are taller than the canvas.
+    const all = (this.maxDepth + 2) * FG_ROW;
+    if (all > H) {
+      const h = Math.max(20, (H * H) / all), top = (H - h) * (1 - this.scrollY / Math.max(1, this.maxScroll()));
+      ctx.fillStyle = 'rgba(0,0,0,0.25)';
+      ctx.fillRect(W - 6, top, 4, h);
+    }
   }
 
   hit(mx, my) {
     const nodes = this.p.top_down.nodes, n = nodes.p.length, H = this.wrap.clientHeight, W = this.wrap.clientWidth;
-    const depth = Math.floor((H - my) / FG_ROW);
+    const depth = Math.floor((H + this.scrollY - my) / FG_ROW);
     const [w0, w1] = this.window(), k = W / (w1 - w0), z = this.zoomNode;
     for (let i = 0; i < n; i++) {
       if (this.depth[i] !== depth) continue;
@@ -155,9 +212,19 @@ export class FlameGraph {
     c.addEventListener('mouseleave', hideTooltip);
     c.addEventListener('click', (e) => {
       const r = c.getBoundingClientRect(), i = this.hit(e.clientX - r.left, e.clientY - r.top);
-      this.zoomNode = i;
-      this.redraw();
+      this.zoomTo(i);
+      if (i >= 0 && this.o.onSelect) this.o.onSelect(this.keyOf(i));
     });
-    c.addEventListener('keydown', (e) => { if (e.key === 'Escape') { this.zoomNode = -1; this.redraw(); } });
+    c.addEventListener('wheel', (e) => {
+      if (!this.maxScroll()) return;
+      e.preventDefault();
+      // Wheel down shows the shallower rows (the root is at the bottom), as a page scrolls.
+      this.scrollTo(this.scrollY - e.deltaY);
+    }, { passive: false });
+    c.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') this.zoomTo(-1);
+      else if (e.key === 'ArrowUp') { e.preventDefault(); this.scrollTo(this.scrollY + FG_ROW * 3); }
+      else if (e.key === 'ArrowDown') { e.preventDefault(); this.scrollTo(this.scrollY - FG_ROW * 3); }
+    });
   }
 }

@@ -38,7 +38,11 @@ export class RetainersPanel {
     if (!r.paths.length) { this.body.append(el('div', { class: 'empty', text: 'No path from a GC root (unreachable or only held by weak references).' })); return; }
     r.paths.forEach((p, n) => {
       const div = el('div', { class: 'path', role: 'listitem' });
-      div.append(el('div', { class: 'muted', text: `Path ${n + 1}: ${p.steps.length} step${p.steps.length === 1 ? '' : 's'} to a root` }));
+      // A path of no steps: the object is itself one of the roots' children (a GC root), held by
+      // the snapshot's root and nothing in between.
+      div.append(el('div', { class: 'muted', text: p.steps.length
+        ? `Path ${n + 1}: ${p.steps.length} step${p.steps.length === 1 ? '' : 's'} to a root`
+        : `Path ${n + 1}: held directly by the snapshot's root — this object is a GC root (distance ${distance(o.distance)}).` }));
       p.steps.forEach((s, depth) => {
         const ret = s.retainer;
         const row = el('div', { class: 'step' });
@@ -180,15 +184,18 @@ export class DominatorsView {
 
 export function statisticsView(root, summary) {
   const st = summary.statistics;
+  // DevTools' pie, as `jsprof heap stats` prints it: the named slices, then what is left of
+  // the V8 heap (other JS objects) and of native memory (other non-JS objects) — native memory
+  // is not JS objects.
   const parts = [
     ['Code', st.v8heap.code, '#f0a04b'],
     ['Strings', st.v8heap.strings, '#6fa8dc'],
     ['JS arrays', st.v8heap.jsArrays, '#79c07f'],
     ['Typed arrays', st.native.typedArrays, '#e06666'],
     ['System objects', st.v8heap.system, '#b48ee0'],
+    ['Other JS objects', Math.max(0, st.v8heap.total - st.v8heap.code - st.v8heap.strings - st.v8heap.jsArrays - st.v8heap.system), '#d6dbe0'],
+    ['Other non-JS objects (such as HTML and CSS)', Math.max(0, st.native.total - st.native.typedArrays), '#a7b0ba'],
   ];
-  const other = Math.max(0, st.total - parts.reduce((a, p) => a + p[1], 0));
-  parts.push(['Other JS objects', other, '#d6dbe0']);
   const wrap = el('div', { class: 'stats' });
   const canvas = el('canvas', { width: 220, height: 220, 'aria-label': 'Statistics chart' });
   canvas.style.width = '220px'; canvas.style.height = '220px';
@@ -206,7 +213,7 @@ export function statisticsView(root, summary) {
   ctx.font = '11px system-ui, sans-serif'; ctx.fillStyle = '#656d76'; ctx.fillText('total', 110, 126);
   const table = el('table', { class: 'legend' });
   for (const [name, v, c] of parts) {
-    table.append(el('tr', null,
+    table.append(el('tr', { 'data-bytes': v },
       el('td', null, el('span', { class: 'swatch', style: `background:${c}` }), name),
       el('td', { class: 'num', text: fmtBytes(v) }),
       el('td', { class: 'num muted', text: fmtPct(st.total ? (v * 100) / st.total : 0) })));

@@ -30,6 +30,18 @@ export class ServerSource {
 
   sessions() { return this.get('/api/sessions'); }
 
+  // A file dropped on the page or picked: imported as a session, as `jsprof view FILE` does.
+  async upload(file) {
+    const res = await fetch('/api/sessions/import?name=' + encodeURIComponent(file.name), {
+      method: 'POST',
+      headers: { Authorization: 'Bearer ' + this.token, 'Content-Type': 'application/octet-stream' },
+      body: file,
+    });
+    const answer = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(`${file.name}: ${answer.message || res.status + ' ' + res.statusText}`);
+    return answer;
+  }
+
   // The views of one artifact of one session.
   artifact(session, artifact) {
     const base = `/api/sessions/${session.session_id}/artifacts/${artifact.artifact_id}`;
@@ -47,6 +59,7 @@ export class ServerSource {
       filters: {},
       chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline, ...f() }),
       profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline, ...f() }),
+      children: (r, timeline, tree, node) => src.get(`${ui}/profile/children`, { range: range(r), timeline, tree, node, ...f() }),
       diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null, ...f() }),
       heap: {
         summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),
@@ -111,7 +124,11 @@ export function embeddedArtifact(data) {
       },
       dominated: async (id, offset, limit) => (id == null
         ? { total: heapDoc.dominators.length, offset, objects: heapDoc.dominators.slice(offset, offset + limit) }
-        : { total: 0, offset, objects: [], missing: true }),
+        : (() => {
+          // The report embeds the tree a few levels down, each node's largest children.
+          const d = (heapDoc.dominated || []).find((x) => x.id === id);
+          return d ? { total: d.total, offset, objects: d.objects.slice(offset, offset + limit), embedded: d.objects.length } : { total: 0, offset, objects: [], missing: true };
+        })()),
       detached: async () => ({ trees: heapDoc.detached }),
     },
   };

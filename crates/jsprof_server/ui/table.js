@@ -4,7 +4,8 @@ import { el } from 'jsprof/format.js';
 
 export class TreeTable {
   // options: columns [{title, num, value(d), render(d, row)}], children(d) -> array | Promise |
-  // null, expandable(d), onSelect(d, row), onActivate(d, row), sortBy, limit, label
+  // null, expandable(d), onSelect(d, row), onActivate(d, row), onContext(d, event) (right
+  // click), sortBy, limit, label
   constructor(options) {
     this.o = Object.assign({ limit: 200, sortDir: -1 }, options);
     this.sortBy = this.o.sortBy ?? 0;
@@ -144,6 +145,7 @@ export class TreeTable {
         tr.append(td);
       });
       tr.addEventListener('click', () => this.select(r));
+      if (this.o.onContext) tr.addEventListener('contextmenu', (e) => { e.preventDefault(); this.select(r); this.o.onContext(r.d, e); });
       tr.addEventListener('dblclick', async () => { await this.expand(r, !r.expanded); this.render(); if (this.o.onActivate) this.o.onActivate(r.d, r); });
       r.tr = tr;
       frag.append(tr);

@@ -20,4 +20,6 @@ mod support;
 mod timeline;
 mod ui;
 mod ui_engine;
+mod ui_fixes;
+mod ui_tables;
 mod views;

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 
 use crate::support::fixtures;
 
-fn node_dir() -> PathBuf {
+pub(crate) fn node_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
 }
 
@@ -22,7 +22,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Whether the browser tests can run; panics under CI when they cannot.
-fn available() -> bool {
+pub(crate) fn available() -> bool {
     let ok = node_dir().join("node_modules/playwright-core").exists()
         && chromium().is_some()
         && Command::new("node").arg("--version").output().is_ok();
@@ -62,9 +62,9 @@ fn e2e(case: &str, url: &str, golden: &Path, offline: bool) {
 }
 
 /// `jsprof view --no-open FILES…`, killed on drop.
-struct View {
+pub(crate) struct View {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Drop for View {
@@ -74,7 +74,7 @@ impl Drop for View {
     }
 }
 
-fn view(files: &[PathBuf]) -> View {
+pub(crate) fn view(files: &[PathBuf]) -> View {
     view_with(files, &[])
 }
 
@@ -100,7 +100,7 @@ fn view_with(files: &[PathBuf], flags: &[&str]) -> View {
     View { child, url }
 }
 
-fn report(file: &Path, name: &str) -> String {
+pub(crate) fn report(file: &Path, name: &str) -> String {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-{name}.html"));
     let status = Command::new(env!("CARGO_BIN_EXE_jsprof"))
         .arg("report")

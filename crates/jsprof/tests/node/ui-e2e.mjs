@@ -95,12 +95,20 @@ async function topFunctionCheck(fns, all = fns) {
   await shot('functions');
   // The call tree's first root, expanded along its heaviest path.
   await tab('top_down');
-  // Bottom-up, sorted by total: DevTools' heaviest function first, with its total.
+  // Bottom-up, sorted by self as DevTools sorts it: DevTools' heaviest function by self first;
+  // sorted by total (a click on the header), the heaviest by total, with its total.
   await tab('bottom_up');
-  const rows = await page.$$eval('[role=tabpanel]:not([hidden]) tbody tr', (trs) => trs.map((tr) => ({ name: tr.children[4].textContent.replace(/^[▸▾]/, ''), total: parseFloat(tr.children[2].title) })));
-  const want = top.name === '' ? '(anonymous)' : top.name;
+  const bottomRows = () => page.$$eval('[role=tabpanel]:not([hidden]) tbody tr', (trs) => trs.map((tr) => ({ name: tr.children[4].textContent.replace(/^[▸▾]/, ''), total: parseFloat(tr.children[2].title) })));
+  const name = (f) => (f.name === '' ? '(anonymous)' : f.name);
+  const bySelf = fns.slice().sort((a, b) => b.self - a.self);
+  const firstBySelf = (await bottomRows())[0].name;
+  assert.ok(bySelf.filter((f) => f.self === bySelf[0].self).map(name).includes(firstBySelf), `Bottom-up opens on ${firstBySelf}, not DevTools' heaviest by self ${name(bySelf[0])}`);
+  await page.click('[role=tabpanel]:not([hidden]) th:nth-child(3)');
+  await page.waitForTimeout(200);
+  const rows = await bottomRows();
+  const want = name(top);
   const node = rows.find((r) => r.name === want);
-  assert.equal(rows[0].name, want, 'the heaviest function in Bottom-up');
+  assert.equal(rows[0].name, want, 'the heaviest function in Bottom-up by total');
   near(node.total, top.total, 0.002, `Bottom-up total of ${want}`);
   await shot('bottomup');
   await tab('top_down');
@@ -179,7 +187,7 @@ try {
     const candidates = t.profile_calls.filter((c) => c.name === name).map((c) => ({ start: c.ts_us / 1000, dur: c.dur_us / 1000 }));
     await chartChecks({ name, candidates });
     // The tables are the Performance panel's Bottom-up: JS functions and native entries alike.
-    const rows = t.bottom_up.map((f) => ({ id: f.id, name: f.name, total: f.total_ms }));
+    const rows = t.bottom_up.map((f) => ({ id: f.id, name: f.name, self: f.self_ms, total: f.total_ms }));
     await topFunctionCheck(rows);
   } else if (kind === 'worker') {
     // One track per thread: the renderer and the worker stacked; a call hovered in the second

@@ -1,0 +1,356 @@
+//! Issue 19's "wrong or hidden data" in the browser (`tests/node/ui-checks.mjs`), each against
+//! what the CLI prints: the Statistics slices are `jsprof heap stats`'s; the flame graph shows
+//! stacks deeper than its canvas (it scrolls, and follows a zoomed frame); the report's
+//! Dominators view can be walked; a GC root's Retainers say so; no comparison tab without a
+//! second file.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::ui::{available, node_dir, report, view};
+
+fn shots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn checks(case: &str, url: &str, expected: &serde_json::Value) {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-checks-{case}.json"));
+    std::fs::write(&path, expected.to_string()).unwrap();
+    let out = Command::new("node")
+        .current_dir(node_dir())
+        .arg("ui-checks.mjs")
+        .arg(case)
+        .arg(url)
+        .arg(&path)
+        .arg(shots())
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "ui-checks {case}:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `jsprof heap stats`'s human table as `[{name, bytes, text, half_unit}]`: the sizes as
+/// printed (`615 KB`), with the rounding they carry.
+fn stats_rows(file: &std::path::Path) -> serde_json::Value {
+    let out = jsprof(&["heap", "stats", file.to_str().unwrap()]);
+    assert!(out.status.success(), "jsprof heap stats");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut rows = Vec::new();
+    for line in text.lines().skip(2) {
+        if line.starts_with("Total") {
+            break;
+        }
+        // NAME  SIZE UNIT  PCT %
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let n = words.len();
+        assert!(n >= 5, "a stats row: {line:?}");
+        let (num, unit) = (words[n - 4], words[n - 3]);
+        let scale = match unit {
+            "B" => 1.0,
+            "KB" => 1024.0,
+            "MB" => 1024.0 * 1024.0,
+            "GB" => 1024.0 * 1024.0 * 1024.0,
+            u => panic!("unit {u:?} in {line:?}"),
+        };
+        let decimals = num.split('.').nth(1).map_or(0, str::len);
+        let value: f64 = num.parse().unwrap();
+        rows.push(serde_json::json!({
+            "name": words[..n - 4].join(" "),
+            "bytes": value * scale,
+            "text": format!("{num} {unit}"),
+            "half_unit": 0.5 * scale / 10f64.powi(decimals as i32) + 1.0,
+        }));
+    }
+    assert_eq!(rows.len(), 7, "heap stats rows:\n{text}");
+    serde_json::Value::Array(rows)
+}
+
+/// The slices of the Statistics pie are `jsprof heap stats`'s, native memory apart from the JS
+/// objects (it was filed under "Other JS objects").
+#[test]
+fn heap_statistics_are_heap_stats() {
+    if !available() {
+        return;
+    }
+    for fixture in [
+        "heap/detached.heapsnapshot.gz",
+        "heap/node-small.heapsnapshot.gz",
+    ] {
+        let file = fixtures().join(fixture);
+        let expected = stats_rows(&file);
+        let v = view(&[file]);
+        checks("stats", &v.url, &expected);
+    }
+}
+
+/// A `.cpuprofile` whose deepest stack is `depth` frames of a recursion under `main`, beside a
+/// shallow sibling, so the canvas cannot hold every row.
+fn deep_profile(depth: usize) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-deep.cpuprofile");
+    let mut nodes = vec![
+        serde_json::json!({"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "", "lineNumber": -1, "columnNumber": -1}, "children": [2, 3]}),
+    ];
+    nodes.push(serde_json::json!({"id": 2, "callFrame": {"functionName": "shallow", "scriptId": "1", "url": "file:///app/a.js", "lineNumber": 1, "columnNumber": 1}, "children": []}));
+    // ids 3..: main, then level_1 … level_{depth-2} (each a different function).
+    for d in 0..depth - 1 {
+        let id = 3 + d;
+        let name = if d == 0 {
+            "main".to_string()
+        } else {
+            format!("level_{d}")
+        };
+        let children: Vec<usize> = if d + 1 < depth - 1 {
+            vec![id + 1]
+        } else {
+            vec![]
+        };
+        nodes.push(serde_json::json!({"id": id, "callFrame": {"functionName": name, "scriptId": "1", "url": "file:///app/a.js", "lineNumber": d + 2, "columnNumber": 1}, "children": children}));
+    }
+    let deepest = 3 + depth - 2;
+    let samples: Vec<usize> = (0..200)
+        .map(|i| if i % 4 == 0 { 2 } else { deepest })
+        .collect();
+    let doc = serde_json::json!({
+        "nodes": nodes, "startTime": 0, "endTime": 200_000,
+        "samples": samples, "timeDeltas": vec![1000; 200],
+    });
+    std::fs::write(&path, doc.to_string()).unwrap();
+    path
+}
+
+/// 160-deep stacks: every level is in the flame graph, the wheel scrolls to them, and zooming
+/// into the deepest frame draws it inside the canvas.
+#[test]
+fn flame_graph_scrolls_to_deep_stacks() {
+    if !available() {
+        return;
+    }
+    let file = deep_profile(160);
+    // The deepest top-down node's depth, as the CLI's tree says (levels, the root's children
+    // being level 1).
+    let tree = jsprof_json(&["tree", file.to_str().unwrap(), "--json"]);
+    let nodes = tree["nodes"].as_array().unwrap();
+    let mut depth = vec![0usize; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        depth[i] = n["parent"].as_u64().map_or(1, |p| depth[p as usize] + 1);
+    }
+    let deepest = *depth.iter().max().unwrap();
+    assert!(deepest >= 150, "the generated profile is {deepest} deep");
+    let v = view(&[file]);
+    checks("deep", &v.url, &serde_json::json!({ "depth": deepest }));
+}
+
+/// The report's Dominators view opens its first node onto `jsprof heap dominators`' children,
+/// and the Retainers of that GC root say it is held by the root (not "0 steps").
+#[test]
+fn report_dominators_can_be_walked() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("heap/node-small.heapsnapshot.gz");
+    let f = file.to_str().unwrap();
+    let top = jsprof_json(&[
+        "heap",
+        "dominators",
+        f,
+        "--depth",
+        "1",
+        "--limit",
+        "1",
+        "--json",
+    ]);
+    let root = top["root"]["children"][0]["id"].as_u64().unwrap();
+    let id = root.to_string();
+    let under = jsprof_json(&[
+        "heap",
+        "dominators",
+        f,
+        "--id",
+        &id,
+        "--depth",
+        "1",
+        "--limit",
+        "20",
+        "--json",
+    ]);
+    let children: Vec<u64> = under["root"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_u64().unwrap())
+        .collect();
+    assert!(!children.is_empty(), "@{root} dominates nothing");
+    let url = report(&file, "dominators");
+    checks(
+        "dominators",
+        &url,
+        &serde_json::json!({ "root": root, "children": children }),
+    );
+}
+
+/// One file open: no Diff (CPU), Comparison or Leaks (heap) tab with nothing to compare; two
+/// snapshots: Comparison, not Leaks.
+#[test]
+fn no_comparison_tabs_without_a_second_file() {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let v = view(&[f.join("cpu/node-mix.cpuprofile.gz")]);
+    checks(
+        "tabs",
+        &v.url,
+        &serde_json::json!({"absent": ["diff"], "present": ["functions", "bottom_up"]}),
+    );
+    drop(v);
+    let v = view(&[f.join("heap/node-small.heapsnapshot.gz")]);
+    checks(
+        "tabs",
+        &v.url,
+        &serde_json::json!({"absent": ["comparison", "leaks"], "present": ["summary", "dominators"]}),
+    );
+    drop(v);
+    let v = view(&[
+        f.join("heap/leak-2-target.heapsnapshot.gz"),
+        f.join("heap/leak-1-baseline.heapsnapshot.gz"),
+    ]);
+    checks(
+        "tabs",
+        &v.url,
+        &serde_json::json!({"absent": ["leaks"], "present": ["comparison"]}),
+    );
+}
+
+/// A file dropped on `jsprof view`'s page (and one picked with the file input) opens as a new
+/// session, its Functions table `jsprof top`'s.
+#[test]
+fn files_open_by_dropping_them_on_the_page() {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let file = f.join("selfprofile/primes.jsprofile.json");
+    let top = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
+    let functions: Vec<&str> = top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    // A page with another file open, so the drop must switch to the new one.
+    let v = view(&[f.join("cpu/node-mix.cpuprofile.gz")]);
+    checks(
+        "drop",
+        &v.url,
+        &serde_json::json!({"file": file, "name": "primes.jsprofile.json", "functions": functions}),
+    );
+}
+
+/// The page's address keeps the tab and the range: opened again, it shows the same selection,
+/// its Functions table `jsprof top --range`'s.
+#[test]
+fn the_address_reopens_the_same_range() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("selfprofile/primes.jsprofile.json");
+    let f = file.to_str().unwrap();
+    let duration = jsprof_json(&["top", f, "--json", "--limit", "1"])["duration_ms"]
+        .as_f64()
+        .unwrap();
+    let (a, b) = (
+        (duration * 0.2 * 1000.0).round() / 1000.0,
+        (duration * 0.7 * 1000.0).round() / 1000.0,
+    );
+    let range = format!("{a:.3}..{b:.3}");
+    let top = jsprof_json(&["top", f, "--json", "--limit", "0", "--range", &range]);
+    let v = view(&[file]);
+    checks(
+        "address",
+        &v.url,
+        &serde_json::json!({"range": [a, b], "top": top}),
+    );
+}
+
+/// Linked selection: a function picked in Functions is the only one highlighted in the flame
+/// chart and the flame graph; a call clicked in the chart is selected in the function tables.
+#[test]
+fn selection_is_linked_between_tables_chart_and_graph() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let top = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
+    let rows = top["functions"].as_array().unwrap();
+    // The heaviest named JS function, and a second one the chart draws wide.
+    let row = rows
+        .iter()
+        .find(|r| r["name"] != "" && r["url"] != "")
+        .unwrap();
+    let table = serde_json::json!({
+        "name": row["name"], "url": row["url"], "line": row["line"], "column": row["column"],
+    });
+    assert!(rows.iter().any(|r| r["name"] == "buildTree"));
+    let v = view(&[file]);
+    checks(
+        "linked",
+        &v.url,
+        &serde_json::json!({"table": table, "chart": "buildTree"}),
+    );
+}
+
+/// The flame chart's search counts the calls of `buildTree` (no more than `jsprof events`
+/// has), and Enter / shift+Enter zoom to calls the CLI lists.
+#[test]
+fn chart_search_counts_and_steps_through_matches() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let events = jsprof_json(&["events", file.to_str().unwrap(), "--json"]);
+    let starts: Vec<f64> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "buildTree")
+        .map(|e| e["start_ms"].as_f64().unwrap())
+        .collect();
+    assert!(!starts.is_empty());
+    let v = view(&[file]);
+    checks(
+        "search",
+        &v.url,
+        &serde_json::json!({"name": "buildTree", "starts": starts}),
+    );
+}
+
+/// Transforms from a node: right-click → Focus on function, then → Collapse recursion, each
+/// table `jsprof top`'s with the same flags; breadcrumbs and Undo go back.
+#[test]
+fn transforms_from_a_node_stack_and_undo() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let f = file.to_str().unwrap();
+    let top = |extra: &[&str]| {
+        let mut args = vec!["top", f, "--json", "--limit", "0"];
+        args.extend(extra);
+        jsprof_json(&args)
+    };
+    let expected = serde_json::json!({
+        "name": "buildTree",
+        "full": top(&[]),
+        "focus": top(&["--focus", "^buildTree$"]),
+        "focus_rec": top(&["--focus", "^buildTree$", "--collapse-recursion"]),
+    });
+    let v = view(&[file]);
+    checks("transforms", &v.url, &expected);
+}
