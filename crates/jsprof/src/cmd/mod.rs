@@ -7,6 +7,7 @@ pub mod export;
 pub mod flamechart;
 pub mod flamegraph;
 pub mod heap;
+pub mod mcp;
 pub mod record;
 pub mod report;
 pub mod serve;
