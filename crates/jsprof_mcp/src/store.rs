@@ -52,6 +52,9 @@ impl Heap {
     }
 }
 
+/// A CPU input being loaded or loaded: every call waiting on it gets the one load.
+type CpuSlot = Arc<OnceCell<Arc<CpuInput>>>;
+
 /// One opened file.
 pub struct Entry {
     pub handle: String,
@@ -61,7 +64,7 @@ pub struct Entry {
     pub format: Format,
     pub size: u64,
     /// The CPU input per filter set (an unfiltered one at most, usually).
-    cpu: Mutex<Vec<(FilterSpec, Arc<OnceCell<Arc<CpuInput>>>)>>,
+    cpu: Mutex<Vec<(FilterSpec, CpuSlot)>>,
     heap: Arc<OnceCell<Arc<Heap>>>,
 }
 
@@ -172,15 +175,13 @@ impl Store {
     }
 
     pub fn get(&self, handle: &str) -> ToolResult<Arc<Entry>> {
-        lock(&self.entries)
+        let entries = lock(&self.entries);
+        entries
             .iter()
             .find(|e| e.handle == handle)
             .cloned()
             .ok_or_else(|| {
-                let known: Vec<String> = lock(&self.entries)
-                    .iter()
-                    .map(|e| e.handle.clone())
-                    .collect();
+                let known: Vec<String> = entries.iter().map(|e| e.handle.clone()).collect();
                 ToolError::NotFound(format!(
                     "no handle `{}`: open a file first with the `open` tool (open handles: {})",
                     handle.escape_debug(),

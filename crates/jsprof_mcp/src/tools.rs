@@ -695,11 +695,11 @@ fn tree_selection(nodes: &[Value], node: Option<u32>, depth: u32) -> ToolResult<
     }
     // Pre-order: the subtree of n is the run after it with a deeper level.
     let base = level(n);
-    for i in n + 1..nodes.len() {
+    for (i, k) in keep.iter_mut().enumerate().skip(n + 1) {
         if level(i) <= base {
             break;
         }
-        keep[i] = level(i) - base <= depth;
+        *k = level(i) - base <= depth;
     }
     Ok(keep)
 }

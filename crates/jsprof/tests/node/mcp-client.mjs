@@ -7,7 +7,8 @@
 // An argument value {"$ref": [step, key, key, ...]} is replaced by that path in an earlier step's
 // result (an agent reading one answer to ask the next question). Prints one JSON array: each
 // step's result, or {"error": message} when the SDK throws (a protocol error or a refused
-// connection).
+// connection). Calls may wait up to 10 minutes: a debug build on a busy machine is slow, and the
+// server's own per-call cap is what the tests check.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -27,6 +28,7 @@ if (plan.transport.stdio) {
 
 const results = [];
 const client = new Client({ name: "jsprof-tests", version: "1.0.0" });
+const slow = { timeout: 600_000 };
 try {
   await client.connect(transport);
 } catch (e) {
@@ -64,13 +66,13 @@ for (const step of plan.steps) {
       case "readResource": results.push(await client.readResource({ uri: step.uri })); break;
       case "listPrompts": results.push(await client.listPrompts()); break;
       case "getPrompt": results.push(await client.getPrompt({ name: step.name, arguments: args })); break;
-      case "callTool": results.push(await client.callTool({ name: step.name, arguments: args })); break;
+      case "callTool": results.push(await client.callTool({ name: step.name, arguments: args }, undefined, slow)); break;
       case "pageAll": {
         // Follows next_cursor to the end: every item, the pages' sizes, the totals stated.
         const items = [], pages = [];
         let cursor, first;
         for (;;) {
-          const r = await client.callTool({ name: step.name, arguments: cursor ? { ...args, cursor } : args });
+          const r = await client.callTool({ name: step.name, arguments: cursor ? { ...args, cursor } : args }, undefined, slow);
           if (r.isError) { results.push(r); break; }
           const doc = r.structuredContent;
           first ??= doc;
