@@ -53,7 +53,8 @@ pub struct Config {
     /// Offer the `record` tool (it runs a command or drives a browser page).
     pub allow_record: bool,
     /// Longest a call may take before it answers with an error (a load goes on in the
-    /// background and the next call finds it done).
+    /// background and the next call finds it done). Below the 60 s most clients wait for an
+    /// answer, so that the agent hears "call again" rather than a client-side timeout.
     pub call_timeout: Duration,
     /// Largest answer a call may ask for with `max_bytes`.
     pub max_answer_bytes: usize,
@@ -74,7 +75,7 @@ impl Default for Config {
         Config {
             roots: Vec::new(),
             allow_record: false,
-            call_timeout: Duration::from_secs(120),
+            call_timeout: Duration::from_secs(50),
             max_answer_bytes: 1 << 20,
             max_items: 10_000,
             record_dir: None,

@@ -24,8 +24,9 @@ pub struct Args {
     #[arg(long, value_name = "DIR", requires = "allow_record")]
     pub record_dir: Option<PathBuf>,
     /// Seconds a tool call may take before it answers with an error (a file being read goes on
-    /// loading, and the next call finds it).
-    #[arg(long, value_name = "S", default_value_t = 120.0)]
+    /// loading, and the next call finds it). Keep it under the client's own request timeout
+    /// (60 s for most).
+    #[arg(long, value_name = "S", default_value_t = 50.0)]
     pub timeout: f64,
     /// The largest answer a call may ask for with `max_bytes` (bytes).
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
