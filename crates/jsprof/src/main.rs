@@ -60,6 +60,8 @@ enum Command {
     Flamechart(cmd::flamechart::Args),
     /// The profiling service: sessions, timelines and events over HTTP (prints its URL and token).
     Serve(cmd::serve::Args),
+    /// The MCP server over stdio, for coding agents: profiles, traces and snapshots as tools.
+    Mcp(cmd::mcp::Args),
     /// The browser UI on files: flame chart, flame graph, call trees, heap views (a local server;
     /// prints its URL and opens a browser).
     View(cmd::view::Args),
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Heap(command) => cmd::heap::run(command),
         Command::Record(args) => cmd::record::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Mcp(args) => cmd::mcp::run(args),
         Command::View(args) => cmd::view::run(args),
         Command::Report(args) => cmd::report::run(args),
     };

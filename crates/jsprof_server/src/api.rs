@@ -80,6 +80,11 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(crate::ui::routes())
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(64 * 1024));
+    // MCP's streamable HTTP transport (jsprof_mcp), behind the same checks as every route.
+    let api = match &state.config.mcp {
+        Some(config) => api.nest_service("/mcp", jsprof_mcp::http_service(config.clone())),
+        None => api,
+    };
     api.layer(axum::middleware::from_fn_with_state(
         state.clone(),
         crate::security::guard,

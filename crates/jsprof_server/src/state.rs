@@ -52,6 +52,9 @@ pub struct Config {
     pub max_connections: usize,
     /// Bytes a recorded session's files may reach before periodic heap snapshots stop.
     pub session_quota: u64,
+    /// Serve MCP's streamable HTTP transport at `/mcp` with this configuration (its roots
+    /// checked); `None`: no `/mcp`.
+    pub mcp: Option<jsprof_mcp::Config>,
 }
 
 /// `Config::default().session_quota`: 4 GiB.
@@ -74,6 +77,7 @@ impl Default for Config {
             body_timeout: Duration::from_secs(60),
             max_connections: 256,
             session_quota: DEFAULT_SESSION_QUOTA,
+            mcp: None,
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod flamechart;
 pub mod flamegraph;
 pub mod heap;
 pub mod insights;
+pub mod mcp;
 pub mod network;
 pub mod record;
 pub mod report;

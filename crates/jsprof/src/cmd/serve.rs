@@ -62,6 +62,9 @@ pub struct Args {
     /// (with K, M, G).
     #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
     pub session_quota: u64,
+    /// Serve MCP (for coding agents) at /mcp, over files under DIR (repeatable); see `jsprof mcp`.
+    #[arg(long, value_name = "DIR")]
+    pub mcp_root: Vec<PathBuf>,
 }
 
 /// The token from --token, --token-file or JSPROF_TOKEN, in that order.
@@ -174,6 +177,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         header_timeout: std::time::Duration::from_secs_f64(args.header_timeout),
         max_connections: args.max_connections,
         session_quota: args.session_quota,
+        mcp: (!args.mcp_root.is_empty())
+            .then(|| {
+                jsprof_mcp::Config {
+                    roots: args.mcp_root.clone(),
+                    ..Default::default()
+                }
+                .checked()
+            })
+            .transpose()?,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -11,6 +11,7 @@ mod heap;
 mod heap_explore;
 mod hostile_input;
 mod hostile_serve;
+mod mcp;
 mod page;
 mod record;
 mod record_tree;

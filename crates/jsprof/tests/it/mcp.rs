@@ -1,0 +1,812 @@
+//! `jsprof mcp` driven by the official MCP TypeScript SDK's client (tests/node/mcp-client.mjs),
+//! as an editor or agent CLI launches it. Every number is checked against the CLI's `--json` for
+//! the same question (which the other modules tie to DevTools' oracle), by running the CLI here.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::support::fixtures;
+
+/// Numbers as JavaScript leaves them: the client parses `0.0` as the integer 0, so both sides
+/// are compared with integral numbers as integers.
+fn numbers(v: Value) -> Value {
+    match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
+            _ => Value::Number(n),
+        },
+        Value::Array(a) => Value::Array(a.into_iter().map(numbers).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, numbers(v))).collect()),
+        other => other,
+    }
+}
+
+/// `jsprof ARGS` (its `--json`), numbers as the client sees them.
+fn cli_json(args: &[&str]) -> Value {
+    numbers(crate::support::jsprof_json(args))
+}
+
+fn node_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
+}
+
+/// The SDK is installed by `.ci/run` (`npm ci`); locally its absence skips with a note.
+fn sdk_missing() -> bool {
+    if node_dir()
+        .join("node_modules/@modelcontextprotocol/sdk")
+        .exists()
+    {
+        return false;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI: run `npm ci` in {} first",
+        node_dir().display()
+    );
+    eprintln!(
+        "skipping the MCP client checks: run `npm install` in {}",
+        node_dir().display()
+    );
+    true
+}
+
+fn repo() -> PathBuf {
+    std::fs::canonicalize(fixtures().join("..")).unwrap()
+}
+
+/// A directory of this test's own files (under the target directory, so also under no root but
+/// the ones the tests give).
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("mcp-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::canonicalize(dir).unwrap()
+}
+
+/// Runs the client with `plan`'s transport and steps; one result per step.
+fn client(plan: Value) -> Vec<Value> {
+    let mut child = Command::new("node")
+        .arg(node_dir().join("mcp-client.mjs"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("run node");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(plan.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "the MCP client failed");
+    serde_json::from_slice::<Vec<Value>>(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+        .into_iter()
+        .map(numbers)
+        .collect()
+}
+
+/// `jsprof mcp` over stdio with the repository (and `extra` roots) as roots.
+fn stdio(extra: &[&Path], flags: &[&str], steps: Value) -> Vec<Value> {
+    // The per-call cap is a wall-clock limit; a debug build on a busy machine must not meet it.
+    let mut args = vec![
+        "mcp".to_string(),
+        "--timeout".into(),
+        "600".into(),
+        "--root".into(),
+        repo().display().to_string(),
+    ];
+    for root in extra {
+        args.push("--root".into());
+        args.push(root.display().to_string());
+    }
+    args.extend(flags.iter().map(|f| f.to_string()));
+    client(json!({
+        "transport": {"stdio": {"command": env!("CARGO_BIN_EXE_jsprof"), "args": args}},
+        "steps": steps,
+    }))
+}
+
+fn fixture(path: &str) -> String {
+    fixtures().join(path).display().to_string()
+}
+
+fn open(path: &str) -> Value {
+    json!({"op": "callTool", "name": "open", "arguments": {"path": fixture(path)}})
+}
+
+fn page_all(name: &str, arguments: Value) -> Value {
+    json!({"op": "pageAll", "name": name, "arguments": arguments})
+}
+
+/// A successful tool answer's JSON document.
+fn doc(result: &Value) -> &Value {
+    assert_ne!(result["isError"], true, "tool failed: {result}");
+    assert!(result.get("error").is_none(), "client error: {result}");
+    &result["structuredContent"]
+}
+
+/// The error text of a failed tool call.
+fn error_text(result: &Value) -> String {
+    assert_eq!(result["isError"], true, "expected an error: {result}");
+    result["content"][0]["text"].as_str().unwrap().to_string()
+}
+
+/// All pages' items, after checking that each page states the same total and that the pages
+/// tile the list: every item exactly once, in order.
+fn items(result: &Value) -> &Vec<Value> {
+    assert!(result.get("items").is_some(), "paging failed: {result}");
+    let pages = result["pages"].as_array().unwrap();
+    let total = pages[0]["total"].as_u64().unwrap();
+    let mut next = 0;
+    for p in pages {
+        assert_eq!(p["total"].as_u64().unwrap(), total);
+        assert_eq!(p["offset"].as_u64().unwrap(), next, "{pages:?}");
+        next += p["returned"].as_u64().unwrap();
+    }
+    assert_eq!(next, total);
+    let items = result["items"].as_array().unwrap();
+    assert_eq!(items.len() as u64, total);
+    items
+}
+
+#[test]
+fn lists_tools_resources_and_prompts() {
+    if sdk_missing() {
+        return;
+    }
+    let r = stdio(
+        &[],
+        &[],
+        json!([
+            {"op": "listTools"},
+            {"op": "listPrompts"},
+            {"op": "getPrompt", "name": "find-leak", "arguments": {"base": "a", "target": "b", "final": "c"}},
+            {"op": "getPrompt", "name": "find-slow", "arguments": {"path": "app.cpuprofile"}},
+            open("cpu/node-mix.cpuprofile.gz"),
+            {"op": "listResources"},
+            {"op": "readResource", "uri": "jsprof://artifact/h1"},
+            {"op": "readResource", "uri": "jsprof://artifact/h9"},
+        ]),
+    );
+    let names: Vec<&str> = r[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for want in [
+        "open",
+        "top",
+        "tree",
+        "flame_chart",
+        "events",
+        "cpu_diff",
+        "heap_summary",
+        "heap_class",
+        "heap_object",
+        "heap_retainers",
+        "heap_dominators",
+        "heap_statistics",
+        "heap_strings",
+        "heap_detached",
+        "heap_diff",
+        "heap_leaks",
+        "source",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    // Recording is offered only with --allow-record.
+    assert!(!names.contains(&"record"));
+    let top = r[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "top")
+        .unwrap();
+    for arg in [
+        "handle",
+        "by",
+        "thread",
+        "range",
+        "cursor",
+        "max_items",
+        "max_bytes",
+    ] {
+        assert!(
+            top["inputSchema"]["properties"].get(arg).is_some(),
+            "{arg}: {top}"
+        );
+    }
+    let prompts: Vec<&str> = r[1]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(prompts, ["find-slow", "find-leak"]);
+    let leak = r[2]["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(
+        leak.contains("heap_leaks") && leak.contains("heap_retainers"),
+        "{leak}"
+    );
+    let slow = r[3]["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(
+        slow.contains("app.cpuprofile") && slow.contains("`top`"),
+        "{slow}"
+    );
+    assert_eq!(doc(&r[4])["handle"], "h1");
+    let resources = r[5]["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), 1);
+    assert_eq!(resources[0]["uri"], "jsprof://artifact/h1");
+    let read: Value = serde_json::from_str(r[6]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(read["handle"], "h1");
+    assert_eq!(read["kind"], "cpuprofile");
+    assert!(
+        r[7]["error"].as_str().unwrap().contains("no resource"),
+        "{}",
+        r[7]
+    );
+
+    let with_record = stdio(&[], &["--allow-record"], json!([{"op": "listTools"}]));
+    assert!(with_record[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "record"));
+}
+
+#[test]
+fn cpu_answers_equal_the_cli_and_pages_tile() {
+    if sdk_missing() {
+        return;
+    }
+    let profile = fixture("cpu/node-mix.cpuprofile.gz");
+    let trace = fixture("trace/page.trace.json.gz");
+    let r = stdio(
+        &[],
+        &[],
+        json!([
+            open("cpu/node-mix.cpuprofile.gz"),
+            open("trace/page.trace.json.gz"),
+            page_all("top", json!({"handle": "h1", "max_items": 7})),
+            page_all("top", json!({"handle": "h2", "by": "total", "range": "100..", "max_items": 50})),
+            page_all("tree", json!({"handle": "h1", "depth": 10000, "max_items": 40})),
+            page_all("tree", json!({"handle": "h1", "bottom_up": true, "depth": 2})),
+            page_all("events", json!({"handle": "h1", "max_items": 100})),
+            page_all("events", json!({"handle": "h2", "mode": "unique-types"})),
+            page_all("flame_chart", json!({"handle": "h1", "window": "50..60", "max_items": 13})),
+            page_all("cpu_diff", json!({"before": "h1", "after": "h2", "samples": true})),
+            page_all("top", json!({"handle": "h1", "filters": {"focus": ["fib"]}})),
+            {"op": "callTool", "name": "open", "arguments": {"path": profile}},
+        ]),
+    );
+    assert_eq!(doc(&r[0])["kind"], "cpuprofile");
+    assert_eq!(doc(&r[1])["kind"], "trace");
+    // The summary in `open` is `jsprof summary --json`'s, cut to its first rows.
+    let summary = cli_json(&["summary", &profile, "--json"]);
+    assert_eq!(doc(&r[0])["summary"]["duration_ms"], summary["duration_ms"]);
+    assert_eq!(doc(&r[0])["summary"]["functions"], summary["functions"]);
+
+    let cli_top = cli_json(&["top", &profile, "--json", "--limit", "0"]);
+    assert_eq!(items(&r[2]), cli_top["functions"].as_array().unwrap());
+    assert!(r[2]["pages"].as_array().unwrap().len() > 3);
+    let cli_top = cli_json(&[
+        "top", &trace, "--json", "--limit", "0", "--by", "total", "--range", "100..",
+    ]);
+    assert_eq!(items(&r[3]), cli_top["functions"].as_array().unwrap());
+    assert_eq!(r[3]["first"]["duration_ms"], cli_top["duration_ms"]);
+
+    let cli_tree = cli_json(&["tree", &profile, "--json"]);
+    assert_eq!(items(&r[4]), cli_tree["nodes"].as_array().unwrap());
+    let cli_bottom = cli_json(&["tree", &profile, "--json", "--bottom-up"]);
+    let shallow: Vec<&Value> = cli_bottom["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["depth"].as_u64().unwrap() < 2)
+        .collect();
+    assert_eq!(items(&r[5]).iter().collect::<Vec<_>>(), shallow);
+
+    let cli_events = cli_json(&["events", &profile, "--json"]);
+    assert_eq!(items(&r[6]), cli_events["events"].as_array().unwrap());
+    let cli_types = cli_json(&["events", &trace, "--json", "--mode", "unique-types"]);
+    assert_eq!(items(&r[7]), cli_types["events"].as_array().unwrap());
+    let cli_window = cli_json(&["events", &profile, "--json", "--range", "50..60"]);
+    assert_eq!(items(&r[8]), cli_window["events"].as_array().unwrap());
+    assert!(!items(&r[8]).is_empty());
+
+    let cli_diff = cli_json(&[
+        "diff",
+        &profile,
+        &trace,
+        "--samples",
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    assert_eq!(items(&r[9]), cli_diff["functions"].as_array().unwrap());
+    assert_eq!(r[9]["first"]["noise_floor_ms"], cli_diff["noise_floor_ms"]);
+
+    let cli_focus = cli_json(&["top", &profile, "--json", "--limit", "0", "--focus", "fib"]);
+    assert_eq!(items(&r[10]), cli_focus["functions"].as_array().unwrap());
+    // Opening the same file again gives the same handle.
+    assert_eq!(doc(&r[11])["handle"], "h1");
+}
+
+#[test]
+fn tree_expands_one_path() {
+    if sdk_missing() {
+        return;
+    }
+    let profile = fixture("cpu/node-mix.cpuprofile.gz");
+    let cli = cli_json(&["tree", &profile, "--json"]);
+    let nodes = cli["nodes"].as_array().unwrap();
+    // A node three levels down, and the path to it.
+    let deep = nodes.iter().find(|n| n["depth"] == 3).unwrap();
+    let id = deep["id"].as_u64().unwrap();
+    let r = stdio(
+        &[],
+        &[],
+        json!([
+            open("cpu/node-mix.cpuprofile.gz"),
+            page_all("tree", json!({"handle": "h1", "node": id, "depth": 1})),
+            {"op": "callTool", "name": "tree", "arguments": {"handle": "h1", "node": 999_999}},
+        ]),
+    );
+    let shown = items(&r[1]);
+    let mut want = Vec::new();
+    let mut at = Some(id);
+    while let Some(i) = at {
+        want.push(&nodes[i as usize]);
+        at = nodes[i as usize]["parent"].as_u64();
+    }
+    want.reverse();
+    want.extend(nodes.iter().filter(|n| n["parent"].as_u64() == Some(id)));
+    assert_eq!(shown.iter().collect::<Vec<_>>(), want);
+    assert!(error_text(&r[2]).contains("no tree node 999999"));
+}
+
+#[test]
+fn heap_answers_equal_the_cli() {
+    if sdk_missing() {
+        return;
+    }
+    let small = fixture("heap/node-small.heapsnapshot.gz");
+    let detached = fixture("heap/detached.heapsnapshot.gz");
+    let (base, last) = (
+        fixture("heap/leak-1-baseline.heapsnapshot.gz"),
+        fixture("heap/leak-3-final.heapsnapshot.gz"),
+    );
+    let summary = cli_json(&["heap", "summary", &small, "--json", "--limit", "0"]);
+    let biggest = &summary["classes"][0];
+    let strings = cli_json(&["heap", "strings", &small, "--json", "--limit", "0"]);
+    let some_id = strings["strings"][0]["sample_id"].as_u64().unwrap();
+    let r = stdio(
+        &[],
+        &[],
+        json!([
+            open("heap/node-small.heapsnapshot.gz"),
+            open("heap/detached.heapsnapshot.gz"),
+            open("heap/leak-1-baseline.heapsnapshot.gz"),
+            open("heap/leak-3-final.heapsnapshot.gz"),
+            page_all("heap_summary", json!({"handle": "h1", "max_items": 200})),
+            {"op": "callTool", "name": "heap_statistics", "arguments": {"handle": "h1"}},
+            {"op": "callTool", "name": "heap_object", "arguments": {"handle": "h1", "id": format!("@{some_id}")}},
+            page_all("heap_retainers", json!({"handle": "h1", "id": some_id, "paths": 3})),
+            page_all("heap_strings", json!({"handle": "h1", "max_items": 50})),
+            page_all("heap_detached", json!({"handle": "h2"})),
+            page_all("heap_diff", json!({"base": "h3", "target": "h4", "max_items": 100})),
+            page_all("heap_class", json!({"handle": "h1", "key": biggest["key"], "max_items": 500})),
+            page_all("heap_dominators", json!({"handle": "h1", "max_items": 100})),
+        ]),
+    );
+    assert_eq!(items(&r[4]), summary["classes"].as_array().unwrap());
+    assert_eq!(r[4]["first"]["statistics"], summary["statistics"]);
+    let stats = cli_json(&["heap", "stats", &small, "--json"]);
+    assert_eq!(doc(&r[5]), &stats);
+    let node = cli_json(&["heap", "node", &small, &some_id.to_string(), "--json"]);
+    assert_eq!(doc(&r[6]), &node);
+    let retainers = cli_json(&[
+        "heap",
+        "retainers",
+        &small,
+        &some_id.to_string(),
+        "--paths",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(items(&r[7]), retainers["paths"].as_array().unwrap());
+    assert_eq!(r[7]["first"]["object"], retainers["object"]);
+    // Values over 500 characters are cut in the answer; everything else is the CLI's.
+    let ours = items(&r[8]);
+    let cli = strings["strings"].as_array().unwrap();
+    assert_eq!(ours.len(), cli.len());
+    for (o, c) in ours.iter().zip(cli) {
+        for k in [
+            "count",
+            "total_size",
+            "wasted_size",
+            "retained_size",
+            "sample_id",
+            "truncated",
+        ] {
+            assert_eq!(o[k], c[k], "{k}");
+        }
+        let value = c["value"].as_str().unwrap();
+        assert_eq!(o["value_cut"], value.chars().count() > 500);
+        assert!(value.starts_with(o["value"].as_str().unwrap()));
+    }
+    let cli_detached = cli_json(&["heap", "detached", &detached, "--json", "--limit", "0"]);
+    let ours = items(&r[9]);
+    let theirs = cli_detached["trees"].as_array().unwrap();
+    assert!(!theirs.is_empty());
+    assert_eq!(ours.len(), theirs.len());
+    for (o, c) in ours.iter().zip(theirs) {
+        assert_eq!(o["root"], c["root"]);
+        assert_eq!(o["node_count"], c["node_count"]);
+        assert_eq!(o["retained_size"], c["retained_size"]);
+    }
+    let diff = cli_json(&["heap", "diff", &base, &last, "--json", "--limit", "0"]);
+    assert_eq!(items(&r[10]), diff["classes"].as_array().unwrap());
+    // A class's objects: as many as the Summary counts, largest retained first.
+    let objects = items(&r[11]);
+    assert_eq!(objects.len() as u64, biggest["count"].as_u64().unwrap());
+    let retained: u64 = objects
+        .iter()
+        .map(|o| o["retained_size"].as_u64().unwrap())
+        .sum();
+    assert!(retained >= biggest["retained_size"].as_u64().unwrap());
+    assert!(objects
+        .windows(2)
+        .all(|w| w[0]["retained_size"].as_u64() >= w[1]["retained_size"].as_u64()));
+    // The root's dominated objects are the CLI's dominator tree's first level.
+    let dominators = cli_json(&[
+        "heap",
+        "dominators",
+        &small,
+        "--json",
+        "--limit",
+        "0",
+        "--depth",
+        "1",
+    ]);
+    let first_level: Vec<Value> = dominators["root"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let mut object = c.clone();
+            let o = object.as_object_mut().unwrap();
+            o.remove("children");
+            o.remove("omitted_children");
+            object
+        })
+        .collect();
+    assert!(!first_level.is_empty());
+    assert_eq!(items(&r[12]), &first_level);
+}
+
+#[test]
+fn bad_requests_get_clear_errors_and_the_server_goes_on() {
+    if sdk_missing() {
+        return;
+    }
+    let outside = std::fs::canonicalize(std::env::temp_dir())
+        .unwrap()
+        .join(format!(
+            "jsprof-mcp-outside-{}.cpuprofile",
+            std::process::id()
+        ));
+    std::fs::copy(fixtures().join("cpu/node-mix.cpuprofile.gz"), &outside).unwrap();
+    let inside = scratch("errors");
+    // A link inside a root to a file outside it is outside.
+    let link = inside.join("link.cpuprofile");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let r = stdio(
+        &[&inside],
+        &[],
+        json!([
+            {"op": "callTool", "name": "open", "arguments": {"path": outside.display().to_string()}},
+            {"op": "callTool", "name": "open", "arguments": {"path": link.display().to_string()}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h7"}},
+            open("cpu/node-mix.cpuprofile.gz"),
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "filters": {"focus": ["(unclosed"]}}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "max_items": 1_000_000_000u64}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "max_bytes": 1u64 << 40}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "cursor": "c5.00"}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "colour": "red"}},
+            {"op": "callTool", "name": "heap_summary", "arguments": {"handle": "h1"}},
+            {"op": "callTool", "name": "record", "arguments": {"command": ["node", "-e", "1"]}},
+            {"op": "callTool", "name": "events", "arguments": {"handle": "h1", "mode": "sideways"}},
+            {"op": "callTool", "name": "heap_leaks", "arguments": {"handles": ["h1"]}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "range": "9..3"}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "max_items": 2}},
+            {"op": "callTool", "name": "tree", "arguments": {"handle": "h1", "cursor": {"$ref": [14, "structuredContent", "page", "next_cursor"]}}},
+            {"op": "listTools"},
+        ]),
+    );
+    let _ = std::fs::remove_file(&outside);
+    assert!(
+        error_text(&r[0]).contains("outside the directories"),
+        "{}",
+        r[0]
+    );
+    assert!(
+        error_text(&r[1]).contains("outside the directories"),
+        "{}",
+        r[1]
+    );
+    assert!(error_text(&r[2]).contains("no handle `h7`"), "{}", r[2]);
+    assert!(
+        error_text(&r[4]).contains("bad `(unclosed`: regex parse error"),
+        "{}",
+        r[4]
+    );
+    assert!(
+        error_text(&r[5]).starts_with("TOO_LARGE: max_items"),
+        "{}",
+        r[5]
+    );
+    assert!(
+        error_text(&r[6]).starts_with("TOO_LARGE: max_bytes"),
+        "{}",
+        r[6]
+    );
+    assert!(error_text(&r[7]).contains("bad cursor"), "{}", r[7]);
+    assert!(
+        error_text(&r[8]).contains("unknown argument `colour`"),
+        "{}",
+        r[8]
+    );
+    assert!(
+        error_text(&r[9]).contains("not a heap snapshot"),
+        "{}",
+        r[9]
+    );
+    assert!(error_text(&r[10]).contains("--allow-record"), "{}", r[10]);
+    assert!(
+        error_text(&r[11]).contains("unknown mode `sideways`"),
+        "{}",
+        r[11]
+    );
+    assert!(error_text(&r[12]).contains("three or more"), "{}", r[12]);
+    assert!(error_text(&r[13]).contains("9..3"), "{}", r[13]);
+    // A cursor of one question is refused for another.
+    assert!(error_text(&r[15]).contains("bad cursor"), "{}", r[15]);
+    assert!(r[16]["tools"].as_array().is_some_and(|t| !t.is_empty()));
+    assert_eq!(r[8]["structuredContent"]["error"], "BAD_REQUEST");
+}
+
+/// A `.cpuprofile` with `functions` distinct functions under the root, one sample each: several
+/// MB of JSON whose function table has as many rows.
+fn wide_profile(functions: usize) -> String {
+    let mut nodes = vec![
+        json!({"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "", "lineNumber": -1, "columnNumber": -1}, "children": (2..functions + 2).collect::<Vec<_>>()}),
+    ];
+    for i in 0..functions {
+        nodes.push(json!({"id": i + 2, "callFrame": {"functionName": format!("handler_{i}_with_a_fairly_long_descriptive_name"), "scriptId": "1", "url": format!("file:///srv/app/src/module_{}/handlers/generated_file_{i}.js", i % 97), "lineNumber": i % 1000, "columnNumber": 4}}));
+    }
+    let samples: Vec<usize> = (2..functions + 2).collect();
+    let deltas: Vec<u64> = samples.iter().map(|i| 100 + (*i as u64 % 7) * 10).collect();
+    json!({"nodes": nodes, "startTime": 0, "endTime": deltas.iter().sum::<u64>(), "samples": samples, "timeDeltas": deltas}).to_string()
+}
+
+#[test]
+fn first_answers_fit_in_8_kb_and_say_how_to_get_more() {
+    if sdk_missing() {
+        return;
+    }
+    let dir = scratch("big");
+    let path = dir.join("wide.cpuprofile");
+    std::fs::write(&path, wide_profile(30_000)).unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() > 5 << 20);
+    let r = stdio(
+        &[&dir],
+        &[],
+        json!([
+            {"op": "callTool", "name": "open", "arguments": {"path": path.display().to_string()}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1"}},
+            {"op": "callTool", "name": "tree", "arguments": {"handle": "h1"}},
+            {"op": "callTool", "name": "events", "arguments": {"handle": "h1"}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "max_items": 500, "max_bytes": 200_000}},
+        ]),
+    );
+    for (i, result) in r.iter().enumerate().take(4) {
+        let bytes = doc(result).to_string().len();
+        assert!(bytes <= 8000, "answer {i} is {bytes} bytes");
+    }
+    // `open`: the summary of all the functions, with its five first.
+    assert_eq!(doc(&r[0])["summary"]["functions"], 30_000);
+    assert_eq!(
+        doc(&r[0])["summary"]["top_functions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    // The lists: a page, the total, and how to get the rest.
+    for (i, result) in r.iter().enumerate().take(4).skip(1) {
+        let page = &doc(result)["page"];
+        assert!(page["total"].as_u64().unwrap() >= 30_000, "{i}: {page}");
+        assert!(page["returned"].as_u64().unwrap() > 0, "{i}: {page}");
+        assert!(page["next_cursor"].is_string(), "{i}");
+        assert!(page["more"].as_str().unwrap().contains("cursor"), "{i}");
+    }
+    assert_eq!(doc(&r[1])["page"]["total"], 30_000);
+    // Asked for more, it gives more, still within what was asked.
+    let big = doc(&r[4]);
+    assert_eq!(big["page"]["returned"], 500);
+    assert!(big.to_string().len() <= 200_000);
+}
+
+/// The CPU profile of a small leaking program, recorded now with Node's own `--cpu-prof`: the
+/// snapshots' program is not in the repository, so this one stands in as "the code".
+fn leaking_program(dir: &Path) -> (PathBuf, PathBuf) {
+    let source = dir.join("sessions.js");
+    std::fs::write(
+        &source,
+        "class Session { constructor(user) { this.user = user; this.buffer = new Array(1000).fill(user); } }\n\
+         const sessionsLeak = [];\n\
+         function openSession(user) {\n\
+         \x20 const session = new Session(user);\n\
+         \x20 sessionsLeak.push(session);\n\
+         \x20 let spin = 0; const end = Date.now() + 40; while (Date.now() < end) spin++;\n\
+         \x20 return spin;\n\
+         }\n\
+         for (let i = 0; i < 6; i++) openSession('user' + i);\n",
+    )
+    .unwrap();
+    let status = Command::new("node")
+        .args([
+            "--cpu-prof",
+            "--cpu-prof-interval",
+            "100",
+            "--cpu-prof-name",
+            "sessions.cpuprofile",
+        ])
+        .arg("--cpu-prof-dir")
+        .arg(dir)
+        .arg(&source)
+        .status()
+        .expect("node");
+    assert!(status.success());
+    (source, dir.join("sessions.cpuprofile"))
+}
+
+#[test]
+fn an_agent_finds_the_leak_end_to_end() {
+    if sdk_missing() {
+        return;
+    }
+    let dir = scratch("agent");
+    let (source, profile) = leaking_program(&dir);
+    let r = stdio(
+        &[&dir],
+        &[],
+        json!([
+            // 0-2: the snapshot triple.
+            open("heap/leak-1-baseline.heapsnapshot.gz"),
+            open("heap/leak-2-target.heapsnapshot.gz"),
+            open("heap/leak-3-final.heapsnapshot.gz"),
+            // 3: the leak groups.
+            {"op": "callTool", "name": "heap_leaks", "arguments": {"handles": ["h1", "h2", "h3"]}},
+            // 4: why the top group's sample is alive.
+            {"op": "callTool", "name": "heap_retainers", "arguments": {"handle": "h3", "id": {"$ref": [3, "structuredContent", "groups", 0, "sample_id"]}, "paths": 1}},
+            // 5-6: the program's profile, and the allocating function's code.
+            {"op": "callTool", "name": "open", "arguments": {"path": profile.display().to_string()}},
+            {"op": "callTool", "name": "source", "arguments": {"handle": "h4", "function": "openSession", "context": 2}},
+        ]),
+    );
+    let last = fixture("heap/leak-3-final.heapsnapshot.gz");
+    let cli = cli_json(&[
+        "heap",
+        "leaks",
+        &fixture("heap/leak-1-baseline.heapsnapshot.gz"),
+        &fixture("heap/leak-2-target.heapsnapshot.gz"),
+        &last,
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    let leaks = doc(&r[3]);
+    assert_eq!(leaks["total"], cli["total"]);
+    assert_eq!(leaks["groups"][0], cli["groups"][0]);
+    assert_eq!(leaks["groups"][0]["class"], "Session");
+    let sample = cli["groups"][0]["sample_id"].to_string();
+    let retainers = cli_json(&[
+        "heap",
+        "retainers",
+        &last,
+        &sample,
+        "--paths",
+        "1",
+        "--json",
+    ]);
+    let path = &doc(&r[4])["paths"][0];
+    assert_eq!(path, &retainers["paths"][0]);
+    assert!(
+        path["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["edge"] == ".sessionsLeak" || s["edge_name"] == "sessionsLeak"),
+        "{path}"
+    );
+    let found = &doc(&r[6])["functions"][0];
+    assert_eq!(found["name"], "openSession");
+    assert_eq!(found["line"], 3);
+    let file_lines: Vec<&str> = std::fs::read_to_string(&source)
+        .unwrap()
+        .leak()
+        .lines()
+        .collect();
+    let lines = found["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 5);
+    for l in lines {
+        let n = l["line"].as_u64().unwrap() as usize;
+        assert_eq!(l["text"], file_lines[n - 1]);
+    }
+    assert!(lines
+        .iter()
+        .any(|l| l["text"].as_str().unwrap().contains("new Session(user)")));
+    // Its time is top's.
+    let top = cli_json(&["top", profile.to_str().unwrap(), "--json", "--limit", "0"]);
+    let row = top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "openSession")
+        .unwrap();
+    assert_eq!(found["self_ms"], row["self_ms"]);
+    assert_eq!(found["total_ms"], row["total_ms"]);
+}
+
+#[test]
+fn http_transport_answers_behind_the_token_and_origin_checks() {
+    if sdk_missing() {
+        return;
+    }
+    let repo = repo().display().to_string();
+    let s = crate::serve::serve(&crate::serve::data_dir("mcp"), &["--mcp-root", &repo]);
+    let url = format!("http://{}/mcp", s.addr);
+    let steps = json!([
+        open("cpu/node-mix.cpuprofile.gz"),
+        page_all("top", json!({"handle": "h1", "max_items": 30})),
+    ]);
+    let auth = format!("Bearer {}", s.token);
+    let r = client(
+        json!({"transport": {"http": {"url": url, "headers": {"Authorization": auth}}}, "steps": steps}),
+    );
+    assert_eq!(doc(&r[0])["handle"], "h1");
+    let cli = cli_json(&[
+        "top",
+        &fixture("cpu/node-mix.cpuprofile.gz"),
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    assert_eq!(items(&r[1]), cli["functions"].as_array().unwrap());
+
+    // No token, a wrong one, a foreign Origin: the connection is refused before any tool runs.
+    for (headers, refusal) in [
+        (json!({}), "UNAUTHORIZED"),
+        (json!({"Authorization": "Bearer wrong"}), "UNAUTHORIZED"),
+        (
+            json!({"Authorization": auth, "Origin": "http://evil.example"}),
+            "FORBIDDEN",
+        ),
+    ] {
+        let r =
+            client(json!({"transport": {"http": {"url": url, "headers": headers}}, "steps": []}));
+        let error = r[0]["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{headers}: {r:?}"));
+        assert!(error.contains(refusal), "{headers}: {error}");
+    }
+}

@@ -1,0 +1,243 @@
+//! Pages of a document's list under an item count and a byte budget.
+//!
+//! A tool computes its `jsprof_document` document (the one `--json` prints, usually with every
+//! row) and hands it here with the name of its list. The answer is the document with the list cut
+//! to one page, and a `page` object: `total` items, the `offset` and count `returned`, and
+//! `next_cursor` with a sentence saying how to get the rest. The budget is in bytes of JSON
+//! because that is what fills a model's context: rows are added while they fit, so the first
+//! answer about a 450 MB snapshot is as small as one about a toy file.
+//!
+//! A cursor is opaque to the agent; inside, it is the offset and a fingerprint of the tool and
+//! its other arguments, so a cursor given to another question is refused rather than silently
+//! paging a different list.
+
+use serde_json::{Map, Value};
+
+use crate::error::{ToolError, ToolResult};
+use crate::{Config, DEFAULT_ANSWER_BYTES, DEFAULT_ITEMS};
+
+/// The paging arguments every listing tool takes.
+#[derive(Clone, Debug, Default)]
+pub struct PageArgs {
+    pub cursor: Option<String>,
+    pub max_items: Option<usize>,
+    pub max_bytes: Option<usize>,
+}
+
+/// Names of the paging arguments, with their schemas, for the tools' input schemas.
+pub fn schema_properties() -> Map<String, Value> {
+    let mut p = Map::new();
+    p.insert(
+        "cursor".into(),
+        serde_json::json!({"type": "string", "description": "`page.next_cursor` of the previous answer, to get the next page (same other arguments)"}),
+    );
+    p.insert(
+        "max_items".into(),
+        serde_json::json!({"type": "integer", "minimum": 1, "description": format!("Most items in this page (default {DEFAULT_ITEMS})")}),
+    );
+    p.insert(
+        "max_bytes".into(),
+        serde_json::json!({"type": "integer", "minimum": 1024, "description": format!("Most bytes of JSON in this answer (default {DEFAULT_ANSWER_BYTES})")}),
+    );
+    p
+}
+
+fn number(args: &mut Map<String, Value>, name: &str) -> ToolResult<Option<usize>> {
+    match args.remove(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .filter(|&n| n > 0)
+            .map(|n| Some(n as usize))
+            .ok_or_else(|| {
+                ToolError::BadRequest(format!("`{name}` must be a positive integer, not {v}"))
+            }),
+    }
+}
+
+/// Takes the paging arguments out of a call's arguments (the rest is the tool's own), checked
+/// against the server's caps.
+pub fn take(args: &mut Map<String, Value>, config: &Config) -> ToolResult<PageArgs> {
+    let cursor = match args.remove("cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(v) => {
+            return Err(ToolError::BadRequest(format!(
+                "`cursor` must be a string (a page's `next_cursor`), not {v}"
+            )))
+        }
+    };
+    let page = PageArgs {
+        cursor,
+        max_items: number(args, "max_items")?,
+        max_bytes: number(args, "max_bytes")?,
+    };
+    if let Some(n) = page.max_items.filter(|&n| n > config.max_items) {
+        return Err(ToolError::TooLarge(format!(
+            "max_items {n} is over this server's cap of {}; page with `cursor` instead",
+            config.max_items
+        )));
+    }
+    if let Some(n) = page.max_bytes.filter(|&n| n > config.max_answer_bytes) {
+        return Err(ToolError::TooLarge(format!(
+            "max_bytes {n} is over this server's cap of {} bytes per answer; page with `cursor` instead",
+            config.max_answer_bytes
+        )));
+    }
+    Ok(page)
+}
+
+/// FNV-1a: a fingerprint of a question, stable across runs (cursors outlive nothing but the
+/// server, yet a test may compare them).
+pub fn fingerprint(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// JSON text with object keys sorted at every level: the same question gives the same key.
+pub fn canonical(v: &Value) -> String {
+    fn sort(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                let mut out = Map::new();
+                for k in keys {
+                    out.insert(k.clone(), sort(&m[k]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(v).to_string()
+}
+
+/// The offset a cursor names for the question `question` (tool and arguments).
+pub fn offset(page: &PageArgs, question: &str) -> ToolResult<usize> {
+    let Some(cursor) = &page.cursor else {
+        return Ok(0);
+    };
+    let bad = || {
+        ToolError::BadRequest(format!(
+            "bad cursor `{}`: pass a `next_cursor` from an answer to the same tool with the same arguments",
+            cursor.escape_debug()
+        ))
+    };
+    let (offset, print) = cursor
+        .strip_prefix('c')
+        .and_then(|c| c.split_once('.'))
+        .ok_or_else(bad)?;
+    let offset: usize = offset.parse().map_err(|_| bad())?;
+    let print = u64::from_str_radix(print, 16).map_err(|_| bad())?;
+    if print != fingerprint(question) {
+        return Err(bad());
+    }
+    Ok(offset)
+}
+
+fn cursor(offset: usize, question: &str) -> String {
+    format!("c{offset}.{:016x}", fingerprint(question))
+}
+
+/// Where the list lies in the document and which part of the whole it holds.
+pub struct List<'a> {
+    /// Keys from the document's root to the list.
+    pub path: &'a [&'a str],
+    /// Position of the list's first element among all items (0 when the list is whole).
+    pub first: usize,
+    /// Items in all.
+    pub total: usize,
+}
+
+fn list_mut<'v>(doc: &'v mut Value, path: &[&str]) -> Option<&'v mut Vec<Value>> {
+    let mut at = doc;
+    for key in path {
+        at = at.get_mut(*key)?;
+    }
+    at.as_array_mut()
+}
+
+/// Warnings kept in an answer: the first few say what is wrong; the count says how much.
+const WARNINGS_SHOWN: usize = 5;
+
+/// Cuts `doc`'s list to the page starting at `offset`, within the budget. `question` identifies
+/// the tool and its arguments (for the cursor), `tool` names it in the hint.
+pub fn paginate(
+    mut doc: Value,
+    list: List,
+    page: &PageArgs,
+    offset: usize,
+    question: &str,
+    tool: &str,
+) -> ToolResult<Value> {
+    if offset > list.total {
+        return Err(ToolError::BadRequest(format!(
+            "the cursor points past the end ({offset} of {} items)",
+            list.total
+        )));
+    }
+    let max_items = page.max_items.unwrap_or(DEFAULT_ITEMS);
+    let max_bytes = page.max_bytes.unwrap_or(DEFAULT_ANSWER_BYTES);
+    let items: Vec<Value> = match list_mut(&mut doc, list.path) {
+        Some(v) => std::mem::take(v),
+        None => {
+            return Err(ToolError::Internal(format!(
+                "the document has no list at {}",
+                list.path.join(".")
+            )))
+        }
+    };
+    let from = offset - list.first.min(offset);
+    let available = items.len().saturating_sub(from);
+    if let Some(warnings) = doc.get_mut("warnings").and_then(Value::as_array_mut) {
+        if warnings.len() > WARNINGS_SHOWN {
+            let omitted = warnings.len() - WARNINGS_SHOWN;
+            warnings.truncate(WARNINGS_SHOWN);
+            doc["warnings_omitted"] = omitted.into();
+        }
+    }
+    // The answer without rows, with the longest page object it can have.
+    let page_json = |returned: usize| -> Value {
+        let end = offset + returned;
+        let next = (end < list.total).then(|| cursor(end, question));
+        let more = match &next {
+            Some(c) => format!(
+                "{} more: call {tool} again with the same arguments and cursor \"{c}\", or raise max_items / max_bytes",
+                list.total - end
+            ),
+            None => "this is the last page".to_string(),
+        };
+        serde_json::json!({
+            "list": list.path.join("."),
+            "total": list.total,
+            "offset": offset,
+            "returned": returned,
+            "next_cursor": next,
+            "more": more,
+        })
+    };
+    doc["page"] = page_json(0);
+    let fixed = doc.to_string().len() + 64;
+    let mut size = fixed;
+    let mut rows = Vec::new();
+    for item in items.into_iter().skip(from).take(max_items.min(available)) {
+        let len = item.to_string().len() + 1;
+        if size + len > max_bytes {
+            break;
+        }
+        size += len;
+        rows.push(item);
+    }
+    if rows.is_empty() && available > 0 {
+        return Err(ToolError::TooLarge(format!(
+            "the next item does not fit in max_bytes {max_bytes} (the answer without rows is {fixed} bytes); ask again with a larger max_bytes"
+        )));
+    }
+    let returned = rows.len();
+    *list_mut(&mut doc, list.path).expect("the list was found above") = rows;
+    doc["page"] = page_json(returned);
+    Ok(doc)
+}

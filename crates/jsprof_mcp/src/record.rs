@@ -1,0 +1,149 @@
+//! The `record` tool (offered only with `--allow-record`, since it runs a command the agent
+//! chooses): a Node command launched under the inspector, or a Chromium page on this machine's
+//! loopback, recorded with `jsprof_cdp` — the recorder `jsprof record` and `jsprof serve` use —
+//! into the record directory, then opened so the agent can compare before and after a change.
+
+use std::time::Duration;
+
+use jsprof_cdp::{Client, OutputSpec, Reach, RecordOptions, Recorder, SnapshotMode, StopReason};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{ToolError, ToolResult};
+use crate::tools::{Answer, Question};
+
+#[derive(Deserialize, JsonSchema)]
+pub struct RecordArgs {
+    /// A Node command to launch and record, e.g. ["node", "bench.js"]; it runs in the record
+    /// directory's parent root with its output discarded from the MCP channel.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// Instead of a command: a Chromium's remote-debugging address on this machine
+    /// (`127.0.0.1:9222`); its first page is traced.
+    #[serde(default)]
+    pub chrome: Option<String>,
+    /// Seconds to record (default 5, at most 60); a command that ends earlier ends the recording.
+    #[serde(default)]
+    pub seconds: Option<f64>,
+    /// Also take a heap snapshot at the end.
+    #[serde(default)]
+    pub heap_snapshot: bool,
+}
+
+const CONNECT: Duration = Duration::from_secs(10);
+const MAX_SECONDS: f64 = 60.0;
+
+fn cdp(e: jsprof_cdp::CdpError) -> ToolError {
+    ToolError::Input(format!("recording: {e}"))
+}
+
+pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
+    let seconds = args.seconds.unwrap_or(5.0);
+    if !(seconds > 0.0 && seconds <= MAX_SECONDS) {
+        return Err(ToolError::BadRequest(format!(
+            "seconds must be more than 0 and at most {MAX_SECONDS}, not {seconds}"
+        )));
+    }
+    let dir = q
+        .store
+        .config
+        .record_dir
+        .clone()
+        .or_else(|| q.store.config.roots.first().cloned())
+        .ok_or_else(|| {
+            ToolError::BadRequest("the server has no directory to record into".into())
+        })?;
+    let (target, mut child) = match (&args.command, &args.chrome) {
+        (Some(command), None) => {
+            // The program's standard output must not reach ours: on stdio it is the MCP channel.
+            let launched = jsprof_cdp::launch(command, CONNECT, true)
+                .await
+                .map_err(cdp)?;
+            let target = jsprof_cdp::Target {
+                ws_url: launched.ws_url,
+                kind: jsprof_cdp::TargetKind::Node,
+                title: format!("{}[{}]", command[0], launched.pid),
+                pid: Some(launched.pid),
+            };
+            (target, Some(launched.child))
+        }
+        (None, Some(addr)) => (
+            jsprof_cdp::resolve_chrome(addr, Reach::Loopback)
+                .await
+                .map_err(cdp)?,
+            None,
+        ),
+        _ => {
+            return Err(ToolError::BadRequest(
+                "give exactly one of `command` (a Node command) or `chrome` (HOST:PORT)".into(),
+            ))
+        }
+    };
+    let (client, events) = Client::connect(&target.ws_url, CONNECT, Reach::Loopback)
+        .await
+        .map_err(cdp)?;
+    let chrome = target.kind == jsprof_cdp::TargetKind::ChromePage;
+    let options = RecordOptions {
+        cpu: true,
+        trace: chrome,
+        heap_snapshot: if args.heap_snapshot {
+            SnapshotMode::AtEnd
+        } else {
+            SnapshotMode::Off
+        },
+        ..RecordOptions::default()
+    };
+    let output = OutputSpec {
+        dir,
+        stem: format!("mcp-{}", jsprof_cdp::timestamp()),
+    };
+    let mut recorder = Recorder::start(client, events, target.kind, options, output)
+        .await
+        .map_err(cdp)?;
+    let stop = recorder
+        .wait(Some(Duration::from_secs_f64(seconds)), false)
+        .await
+        .map_err(cdp)?;
+    if let StopReason::TargetGone(detail) = &stop {
+        return Err(ToolError::Input(format!(
+            "{} went away before the recording was collected ({detail}); nothing was saved",
+            target.title
+        )));
+    }
+    let (artifacts, warnings) = recorder.finish().await.map_err(cdp)?;
+    if let Some(c) = child.as_mut() {
+        if stop != StopReason::ProgramFinished {
+            if let Some(pid) = c.id() {
+                // SAFETY: sending SIGINT to our own child process, as Ctrl-C would.
+                unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+            }
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(10), c.wait()).await;
+    }
+    let mut files = Vec::new();
+    let mut text = format!("recorded {} ({stop:?})", target.title);
+    for a in artifacts {
+        let path = a.path.display().to_string();
+        let entry = q.store.open(&path)?;
+        text.push_str(&format!(
+            "\n  {} {} ({} bytes): {path}",
+            entry.handle,
+            entry.kind(),
+            a.bytes
+        ));
+        files.push(json!({
+            "handle": entry.handle,
+            "kind": entry.kind(),
+            "path": path,
+            "bytes": a.bytes,
+        }));
+    }
+    let json = json!({
+        "target": target.title,
+        "stop": format!("{stop:?}"),
+        "files": files,
+        "warnings": warnings.into_iter().map(|m| json!({"at": "", "message": m})).collect::<Vec<Value>>(),
+    });
+    Ok(Answer { json, text })
+}

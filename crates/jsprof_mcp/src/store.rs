@@ -1,0 +1,325 @@
+//! Opened artifacts behind handles (`h1`, `h2`, …). Opening a file twice gives the same handle,
+//! and each artifact is read and analysed once, by a background task, whatever the number of
+//! calls waiting for it: a 450 MB snapshot takes seconds to index and an agent asks it many
+//! questions. A call that gives up on its time cap leaves the load running, so the next call
+//! finds it done. Answers already computed are kept too (a few, most recent first), so that
+//! paging through a large document does not rebuild it per page.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jsprof_document::filters::FilterSpec;
+use jsprof_document::load::{CpuInput, Pipeline};
+use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
+use jsprof_profile::Format;
+use serde_json::Value;
+use tokio::sync::OnceCell;
+
+use crate::error::{ToolError, ToolResult};
+use crate::Config;
+
+/// A heap snapshot with its analysis and the indexes built on first use (each a pass over every
+/// node or edge, which a second question must not pay again).
+pub struct Heap {
+    pub name: String,
+    pub snapshot: HeapSnapshot,
+    pub analysis: Analysis,
+    retainers: OnceLock<RetainerIndex>,
+    dominators: OnceLock<DominatorTree>,
+    classes: OnceLock<HashMap<String, Vec<NodeOrdinal>>>,
+}
+
+impl Heap {
+    pub fn retainers(&self) -> &RetainerIndex {
+        self.retainers
+            .get_or_init(|| RetainerIndex::new(&self.snapshot))
+    }
+
+    pub fn dominators(&self) -> &DominatorTree {
+        self.dominators
+            .get_or_init(|| DominatorTree::new(&self.snapshot, &self.analysis))
+    }
+
+    /// The objects of the Summary class `key`, largest retained first.
+    pub fn class(&self, key: &str) -> Option<Vec<NodeOrdinal>> {
+        let classes = self.classes.get_or_init(|| {
+            jsprof_document::heap_pages::classes_by_key(&self.snapshot, &self.analysis)
+        });
+        let mut members = classes.get(key)?.clone();
+        jsprof_document::heap_pages::by_retained(&self.analysis, &mut members);
+        Some(members)
+    }
+}
+
+/// A CPU input being loaded or loaded: every call waiting on it gets the one load.
+type CpuSlot = Arc<OnceCell<Arc<CpuInput>>>;
+
+/// One opened file.
+pub struct Entry {
+    pub handle: String,
+    pub path: PathBuf,
+    /// How messages name it: the path as the agent gave it.
+    pub name: String,
+    pub format: Format,
+    pub size: u64,
+    /// The CPU input per filter set (an unfiltered one at most, usually).
+    cpu: Mutex<Vec<(FilterSpec, CpuSlot)>>,
+    heap: Arc<OnceCell<Arc<Heap>>>,
+}
+
+impl Entry {
+    pub fn is_heap(&self) -> bool {
+        self.format == Format::HeapSnapshot
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self.format {
+            Format::CpuProfile => "cpuprofile",
+            Format::SelfProfile => "selfprofile",
+            Format::Trace => "trace",
+            Format::HeapProfile => "heapprofile",
+            Format::HeapSnapshot => "heapsnapshot",
+        }
+    }
+}
+
+const DOCUMENTS_KEPT: usize = 16;
+
+/// The handles of one server (shared by every MCP session of `jsprof serve`).
+pub struct Store {
+    pub config: Config,
+    entries: Mutex<Vec<Arc<Entry>>>,
+    documents: Mutex<VecDeque<(String, Arc<Value>)>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Store {
+    pub fn new(config: Config) -> Store {
+        Store {
+            config,
+            entries: Mutex::new(Vec::new()),
+            documents: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// `path` made absolute (relative to the first root) and checked to lie inside a root.
+    pub fn confine(&self, path: &str) -> ToolResult<PathBuf> {
+        let given = Path::new(path);
+        let base = self.config.roots.first();
+        let joined = match (given.is_absolute(), base) {
+            (true, _) => given.to_path_buf(),
+            (false, Some(root)) => root.join(given),
+            (false, None) => given.to_path_buf(),
+        };
+        let canon = std::fs::canonicalize(&joined)
+            .map_err(|e| ToolError::NotFound(format!("{path}: cannot open: {e}")))?;
+        if !self.config.roots.iter().any(|r| canon.starts_with(r)) {
+            return Err(ToolError::Forbidden(format!(
+                "{path} is outside the directories this server may read ({}); start `jsprof mcp` \
+                 with --root for its directory",
+                self.roots_text()
+            )));
+        }
+        Ok(canon)
+    }
+
+    pub fn roots_text(&self) -> String {
+        self.config
+            .roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Opens `path` (checked against the roots), or returns the handle it already has.
+    pub fn open(&self, path: &str) -> ToolResult<Arc<Entry>> {
+        let canon = self.confine(path)?;
+        if let Some(e) = lock(&self.entries).iter().find(|e| e.path == canon) {
+            return Ok(e.clone());
+        }
+        let meta = std::fs::metadata(&canon)
+            .map_err(|e| ToolError::NotFound(format!("{path}: cannot open: {e}")))?;
+        if !meta.is_file() {
+            return Err(ToolError::BadRequest(format!("{path} is not a file")));
+        }
+        let input = jsprof_document::input::open_streaming(&canon, &Default::default())
+            .map_err(|e| ToolError::Input(format!("{path}: {e}")))?;
+        let format = input
+            .format()
+            .map_err(|e| ToolError::Input(format!("{path}: {e}")))?;
+        let mut entries = lock(&self.entries);
+        // Another call may have opened it meanwhile.
+        if let Some(e) = entries.iter().find(|e| e.path == canon) {
+            return Ok(e.clone());
+        }
+        let entry = Arc::new(Entry {
+            handle: format!("h{}", entries.len() + 1),
+            path: canon,
+            name: path.to_string(),
+            format,
+            size: meta.len(),
+            cpu: Mutex::new(Vec::new()),
+            heap: Arc::new(OnceCell::new()),
+        });
+        entries.push(entry.clone());
+        Ok(entry)
+    }
+
+    pub fn entries(&self) -> Vec<Arc<Entry>> {
+        lock(&self.entries).clone()
+    }
+
+    pub fn get(&self, handle: &str) -> ToolResult<Arc<Entry>> {
+        let entries = lock(&self.entries);
+        entries
+            .iter()
+            .find(|e| e.handle == handle)
+            .cloned()
+            .ok_or_else(|| {
+                let known: Vec<String> = entries.iter().map(|e| e.handle.clone()).collect();
+                ToolError::NotFound(format!(
+                    "no handle `{}`: open a file first with the `open` tool (open handles: {})",
+                    handle.escape_debug(),
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ))
+            })
+    }
+
+    /// The CPU input of `entry` read through the pipeline with `filters`.
+    pub async fn cpu(&self, entry: &Arc<Entry>, filters: &FilterSpec) -> ToolResult<Arc<CpuInput>> {
+        if entry.is_heap() {
+            return Err(ToolError::BadRequest(format!(
+                "{} ({}) is a heap snapshot: use the heap_* tools",
+                entry.handle, entry.name
+            )));
+        }
+        filters.compile().map_err(ToolError::from)?;
+        let slot = {
+            let mut cpu = lock(&entry.cpu);
+            match cpu.iter().find(|(f, _)| f == filters) {
+                Some((_, slot)) => slot.clone(),
+                None => {
+                    let slot = Arc::new(OnceCell::new());
+                    cpu.push((filters.clone(), slot.clone()));
+                    slot
+                }
+            }
+        };
+        let (path, name, filters) = (entry.path.clone(), entry.name.clone(), filters.clone());
+        self.finish(async move {
+            slot.get_or_try_init(|| async move {
+                blocking(move || {
+                    let text = jsprof_document::text::read_file(&path)
+                        .map_err(|e| ToolError::Input(format!("{name}: cannot read: {e}")))?;
+                    let pipeline = Pipeline {
+                        filters,
+                        ..Pipeline::default()
+                    };
+                    Ok(Arc::new(jsprof_document::load::read_cpu(
+                        name, text, &pipeline,
+                    )?))
+                })
+                .await
+            })
+            .await
+            .cloned()
+        })
+        .await
+    }
+
+    /// The heap snapshot of `entry`, analysed.
+    pub async fn heap(&self, entry: &Arc<Entry>) -> ToolResult<Arc<Heap>> {
+        if !entry.is_heap() {
+            return Err(ToolError::BadRequest(format!(
+                "{} ({}) is a {}, not a heap snapshot",
+                entry.handle,
+                entry.name,
+                entry.kind()
+            )));
+        }
+        let slot = entry.heap.clone();
+        let (path, name) = (entry.path.clone(), entry.name.clone());
+        self.finish(async move {
+            slot.get_or_try_init(|| async move {
+                blocking(move || {
+                    let (snapshot, analysis) = read_snapshot(&path, &name)?;
+                    Ok(Arc::new(Heap {
+                        name,
+                        snapshot,
+                        analysis,
+                        retainers: OnceLock::new(),
+                        dominators: OnceLock::new(),
+                        classes: OnceLock::new(),
+                    }))
+                })
+                .await
+            })
+            .await
+            .cloned()
+        })
+        .await
+    }
+
+    /// Runs `work` as its own task and waits for it at most the call's time cap: the task goes
+    /// on when the caller gives up, so a load finishes for the next call.
+    pub async fn finish<T: Send + 'static>(
+        &self,
+        work: impl std::future::Future<Output = ToolResult<T>> + Send + 'static,
+    ) -> ToolResult<T> {
+        let task = tokio::spawn(work);
+        match tokio::time::timeout(self.config.call_timeout, task).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => Err(ToolError::Internal(format!("the work failed: {e}"))),
+            Err(_) => Err(ToolError::Timeout(format!(
+                "this call took longer than {} s; a file being read goes on loading in the \
+                 background: call again in a while",
+                self.config.call_timeout.as_secs()
+            ))),
+        }
+    }
+
+    /// A computed document kept under `key` (tool + handle + arguments), or `make`'s.
+    pub async fn document(
+        &self,
+        key: String,
+        make: impl FnOnce() -> ToolResult<Value> + Send + 'static,
+    ) -> ToolResult<Arc<Value>> {
+        if let Some((_, doc)) = lock(&self.documents).iter().find(|(k, _)| *k == key) {
+            return Ok(doc.clone());
+        }
+        let doc = Arc::new(self.finish(blocking(make)).await?);
+        let mut docs = lock(&self.documents);
+        docs.push_front((key, doc.clone()));
+        docs.truncate(DOCUMENTS_KEPT);
+        Ok(doc)
+    }
+}
+
+/// Runs CPU-bound work off the async threads.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> ToolResult<T> + Send + 'static,
+) -> ToolResult<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ToolError::Internal(format!("the work failed: {e}")))?
+}
+
+/// Reads and analyses a heap snapshot (blocking). The heap comparison re-classifies its base, so
+/// it reads its own copy with this.
+pub fn read_snapshot(path: &Path, name: &str) -> ToolResult<(HeapSnapshot, Analysis)> {
+    let reader = jsprof_document::text::open_reader(path)
+        .map_err(|e| ToolError::Input(format!("{name}: cannot read: {e}")))?;
+    let mut snapshot = jsprof_heap::read_snapshot_with(reader, jsprof_heap::ReadOptions::default())
+        .map_err(|e| ToolError::Input(format!("{name}: {e}")))?;
+    let analysis = jsprof_heap::analyze(&mut snapshot);
+    Ok((snapshot, analysis))
+}
