@@ -8,6 +8,7 @@ mod export;
 mod filters;
 mod heap;
 mod heap_explore;
+mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
 mod record;
