@@ -26,9 +26,11 @@ fi
 if [ ! -f target/oracle/heap-oracle.mjs ]; then
   bash ../shared/oracle/build.sh target/oracle
 fi
-if [ ! -d "$OUT/node_modules/acorn" ] || [ ! -d "$OUT/node_modules/memlab" ]; then
-  (cd "$OUT" && npm init -y >/dev/null && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund acorn memlab >/dev/null)
-fi
+node_modules() { # acorn (the workload) and memlab, once, when something needs them
+  if [ ! -d "$OUT/node_modules/acorn" ] || [ ! -d "$OUT/node_modules/memlab" ]; then
+    (cd "$OUT" && npm init -y >/dev/null && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund acorn memlab >/dev/null)
+  fi
+}
 
 GEN_OUT="$ROOT/bench/out/heapgen"
 HEAPGEN="$ROOT/bench/heapgen/target/release/heapgen"
@@ -80,12 +82,14 @@ PY
 }
 
 peers() { # SNAPSHOT DIR: DevTools' worker and memlab on the same file
+  node_modules
   measure oracle "$2/oracle.json" node --max-old-space-size=16000 target/oracle/heap-oracle.mjs "$1"
   measure memlab "$2/memlab.txt" node --max-old-space-size=16000 "$(readlink -f "$OUT/node_modules/.bin/memlab")" analyze object-size --snapshot "$1"
 }
 
 if [ "${JSPROF_HEAP_RECORDED:-1}" != 0 ]; then
   SNAP="$OUT/bench.heapsnapshot"
+  node_modules
   if [ ! -f "$SNAP" ]; then
     echo "recording $SNAP (holding ~${TARGET_MB} MB of ASTs)…" >&2
     NODE_PATH="$OUT/node_modules" node --max-old-space-size=8000 bench/heap-workload/workload.js "$SNAP" "$TARGET_MB"
