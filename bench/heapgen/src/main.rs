@@ -1,4 +1,5 @@
-//! `heapgen OUT.heapsnapshot (--mb N | --clusters K) [--expected OUT.json] [--every N]`
+//! `heapgen OUT.heapsnapshot (--mb N | --clusters K [--mids F] [--leaves G]) [--expected OUT.json]
+//! [--every N]`
 //!
 //! Writes a synthetic heap snapshot (see `gen.rs` for why its DevTools numbers are known) and, with
 //! `--expected`, those numbers in the heap oracle's JSON shape.
@@ -32,6 +33,8 @@ fn run() -> Result<(), String> {
         match a.as_str() {
             "--mb" => shape = gen::Shape::of_megabytes(number(args.next(), "--mb")?),
             "--clusters" => shape.clusters = number(args.next(), "--clusters")?.max(1),
+            "--mids" => shape.mids = number(args.next(), "--mids")?.max(2),
+            "--leaves" => shape.leaves = number(args.next(), "--leaves")?.max(1),
             "--expected" => expected = Some(args.next().ok_or("--expected needs a path")?),
             "--every" => every = number(args.next(), "--every")?,
             _ if out.is_none() && !a.starts_with('-') => out = Some(a),
