@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Heap benchmark: records a ~450 MB snapshot of a Node process holding ~250 MB of ASTs, then times
-# `jsprof heap summary` against DevTools' own code (the heap oracle) and `memlab analyze object-size`
-# on the same file, in the same run. Prints seconds, peak RSS and ratios, and checks that our numbers
-# equal the oracle's. Nothing here is committed: everything goes to bench/out/heap/.
+# Heap benchmark, two parts, both printing time, peak RSS, RSS / file size and MB/s:
+#  1. recorded: a ~450 MB snapshot of a Node process holding ~250 MB of ASTs, timed against DevTools'
+#     own code (the heap oracle) and `memlab analyze object-size` on the same file, in the same run,
+#     and checked to give the oracle's numbers;
+#  2. generated: snapshots of JSPROF_HEAP_GEN_MB megabytes each (default "500 2000 5000") written by
+#     bench/heapgen, whose DevTools numbers are known by construction (docs/heap.md), checked against
+#     that construction; the oracle and memlab also run on those of at most JSPROF_HEAP_PEERS_MB
+#     (default 600) — past ~4 GB DevTools cannot load a snapshot at all. Each generated file is
+#     deleted after its run unless JSPROF_HEAP_KEEP=1 (a 5 GB file is 5 GB of disk).
+# Nothing here is committed: everything goes to bench/out/heap/ and bench/out/heapgen/.
 #   bench/heap.sh [TARGET_MB]       (run from anywhere; needs node, npm, /usr/bin/time)
+#   JSPROF_HEAP_GEN_MB="" bench/heap.sh      (the recorded part only)
+#   JSPROF_HEAP_RECORDED=0 bench/heap.sh     (the generated part only)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/bench/out/heap"
@@ -18,48 +26,94 @@ fi
 if [ ! -f target/oracle/heap-oracle.mjs ]; then
   bash tools/oracle/build.sh target/oracle
 fi
-if [ ! -d "$OUT/node_modules/acorn" ] || [ ! -d "$OUT/node_modules/memlab" ]; then
-  (cd "$OUT" && npm init -y >/dev/null && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund acorn memlab >/dev/null)
-fi
-
-SNAP="$OUT/bench.heapsnapshot"
-if [ ! -f "$SNAP" ]; then
-  echo "recording $SNAP (holding ~${TARGET_MB} MB of ASTs)…" >&2
-  NODE_PATH="$OUT/node_modules" node --max-old-space-size=8000 bench/heap-workload/workload.js "$SNAP" "$TARGET_MB"
-fi
-SIZE=$(stat -c %s "$SNAP")
-echo "snapshot: $SNAP, $((SIZE / 1048576)) MB" >&2
-
-measure() { # name, output file, command…
-  local name="$1" out="$2"; shift 2
-  /usr/bin/time -f '%e %M' -o "$OUT/$name.time" "$@" >"$out" 2>"$OUT/$name.err" || {
-    echo "$name failed:" >&2; tail -5 "$OUT/$name.err" >&2; echo "nan 0" >"$OUT/$name.time"; }
-  read -r secs kb <"$OUT/$name.time"
-  printf '%-8s %8s s %8s MB\n' "$name" "$secs" "$((kb / 1024))"
+node_modules() { # acorn (the workload) and memlab, once, when something needs them
+  if [ ! -d "$OUT/node_modules/acorn" ] || [ ! -d "$OUT/node_modules/memlab" ]; then
+    (cd "$OUT" && npm init -y >/dev/null && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund acorn memlab >/dev/null)
+  fi
 }
 
-echo "tool      seconds    peak RSS"
-measure jsprof "$OUT/jsprof.json" "$JSPROF" heap summary "$SNAP" --json --limit 0
-measure oracle "$OUT/oracle.json" node --max-old-space-size=16000 target/oracle/heap-oracle.mjs "$SNAP"
-measure memlab "$OUT/memlab.txt" node --max-old-space-size=16000 "$(readlink -f "$OUT/node_modules/.bin/memlab")" analyze object-size --snapshot "$SNAP"
+GEN_OUT="$ROOT/bench/out/heapgen"
+HEAPGEN="$ROOT/bench/heapgen/target/release/heapgen"
+if [ -n "${JSPROF_HEAP_GEN_MB-500 2000 5000}" ]; then
+  (cd bench/heapgen && cargo build --release --quiet)
+fi
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (timings on a shared box vary)"
 
-python3 - "$OUT" "$SIZE" <<'PY'
+measure() { # name, output file, command…  (prints one row; the figures stay in $dir/$name.time)
+  local name="$1" out="$2"; shift 2
+  local dir; dir="$(dirname "$out")"
+  /usr/bin/time -f '%e %M' -o "$dir/$name.time" "$@" >"$out" 2>"$dir/$name.err" || {
+    echo "$name failed:" >&2; tail -5 "$dir/$name.err" >&2; echo "nan 0" >"$dir/$name.time"; }
+}
+
+# report DIR SIZE REFERENCE(oracle|expected) TOOLS…: one row per tool, ratios to jsprof, and
+# whether jsprof's numbers equal the reference's.
+report() {
+  python3 - "$@" <<'PY'
 import json, sys
-out, size = sys.argv[1], int(sys.argv[2])
+out, size, ref, tools = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 def t(name):
-    secs, kb = open(f"{out}/{name}.time").read().split()[:2]
-    return float(secs), int(kb) * 1024
-ours, oracle, memlab = t("jsprof"), t("oracle"), t("memlab")
-for name, (secs, rss) in (("oracle", oracle), ("memlab", memlab)):
+    try:
+        secs, kb = open(f"{out}/{name}.time").read().split()[:2]
+        return float(secs), int(kb) * 1024
+    except (OSError, ValueError):
+        return float("nan"), 0
+mb = size / 1e6
+print(f"  {'tool':8} {'seconds':>8} {'peak RSS':>10} {'RSS/file':>9} {'MB/s':>7}")
+for name in tools:
+    secs, rss = t(name)
+    rate = mb / secs if secs == secs and secs > 0 else float("nan")
+    print(f"  {name:8} {secs:8.2f} {rss / 1048576:8.0f} MB {rss / size:9.2f} {rate:7.0f}")
+ours = t("jsprof")
+for name in tools[1:]:
+    secs, rss = t(name)
     if secs == secs and secs > 0:
-        print(f"jsprof vs {name}: {secs / ours[0]:.1f}x faster, {rss / max(ours[1], 1):.1f}x less memory")
-print(f"jsprof peak RSS / file size: {ours[1] / size:.2f} (goal <= 1.5); oracle: {oracle[1] / size:.2f}")
+        print(f"  jsprof vs {name}: {secs / ours[0]:.1f}x faster, {rss / max(ours[1], 1):.1f}x less memory")
 try:
-    a, b = json.load(open(f"{out}/jsprof.json")), json.load(open(f"{out}/oracle.json"))
-    same = a["node_count"] == b["node_count"] and a["total_size"] == b["total_size"] and a["statistics"] == b["statistics"]
-    rows = {c["key"]: c for c in a["classes"]}
-    bad = [c["key"] for c in b["classes"] if (lambda r: not r or (r["count"], r["self_size"], r["retained_size"], r["distance"]) != (c["count"], c["self"], c["retained"], c["distance"]))(rows.get(c["key"]))]
-    print(f"numbers equal to DevTools: {same and not bad and len(rows) == len(b['classes'])} ({len(b['classes'])} classes, {len(bad)} differ)")
+    a, b = json.load(open(f"{out}/jsprof.json")), json.load(open(f"{out}/{ref}.json"))
+    same = all(a[k] == b[k] for k in ("node_count", "total_size", "statistics"))
+    rows = {c["key"]: (c["count"], c["self_size"], c["retained_size"], c["distance"]) for c in a["classes"]}
+    want = {c["key"]: (c["count"], c["self"], c["retained"], c["distance"]) for c in b["classes"]}
+    bad = [k for k in want if rows.get(k) != want[k]]
+    print(f"  numbers equal to {ref}: {same and not bad and len(rows) == len(want)} ({len(want)} classes, {len(bad)} differ)")
 except Exception as e:
-    print(f"could not compare outputs: {e}")
+    print(f"  could not compare outputs: {e}")
 PY
+}
+
+peers() { # SNAPSHOT DIR: DevTools' worker and memlab on the same file
+  node_modules
+  measure oracle "$2/oracle.json" node --max-old-space-size=16000 target/oracle/heap-oracle.mjs "$1"
+  measure memlab "$2/memlab.txt" node --max-old-space-size=16000 "$(readlink -f "$OUT/node_modules/.bin/memlab")" analyze object-size --snapshot "$1"
+}
+
+if [ "${JSPROF_HEAP_RECORDED:-1}" != 0 ]; then
+  SNAP="$OUT/bench.heapsnapshot"
+  node_modules
+  if [ ! -f "$SNAP" ]; then
+    echo "recording $SNAP (holding ~${TARGET_MB} MB of ASTs)…" >&2
+    NODE_PATH="$OUT/node_modules" node --max-old-space-size=8000 bench/heap-workload/workload.js "$SNAP" "$TARGET_MB"
+  fi
+  SIZE=$(stat -c %s "$SNAP")
+  echo "recorded snapshot: $SNAP, $((SIZE / 1048576)) MB"
+  measure jsprof "$OUT/jsprof.json" "$JSPROF" heap summary "$SNAP" --json --limit 0
+  peers "$SNAP" "$OUT"
+  report "$OUT" "$SIZE" oracle jsprof oracle memlab
+fi
+
+for MB in ${JSPROF_HEAP_GEN_MB-500 2000 5000}; do
+  DIR="$GEN_OUT/$MB"
+  mkdir -p "$DIR"
+  SNAP="$DIR/generated.heapsnapshot"
+  "$HEAPGEN" "$SNAP" --mb "$MB" --expected "$DIR/expected.json"
+  SIZE=$(stat -c %s "$SNAP")
+  echo "generated snapshot: $SNAP, $((SIZE / 1048576)) MB"
+  measure jsprof "$DIR/jsprof.json" "$JSPROF" heap summary "$SNAP" --json --limit 0
+  tools=(jsprof)
+  if [ "$MB" -le "${JSPROF_HEAP_PEERS_MB:-600}" ]; then
+    peers "$SNAP" "$DIR"
+    tools+=(oracle memlab)
+  fi
+  report "$DIR" "$SIZE" expected "${tools[@]}"
+  [ "${JSPROF_HEAP_KEEP:-0}" = 1 ] || rm -f "$SNAP"
+done

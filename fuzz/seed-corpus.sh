@@ -24,6 +24,10 @@ for dir in seeds/*/ regressions/*/; do
   target=$(basename "$dir")
   seed "$target" "$dir"*
 done
+# A generated snapshot (bench/heapgen, 21 nodes): every node and edge type the big inputs use,
+# edges across clusters and back up the tree.
+cargo run --quiet --release --manifest-path ../bench/heapgen/Cargo.toml -- \
+  corpus/heap_snapshot/generated.heapsnapshot --clusters 2 --mids 2 --leaves 1
 seed trace "$fixtures/third-party/speedscope/Chrome-141-no-arg-data.json.gz"
 seed cpuprofile "$fixtures/third-party/speedscope/node-10.11.0-example.cpuprofile.gz" \
   "$fixtures/selfprofile/mdn-example.exported.cpuprofile" "$fixtures/selfprofile/primes.exported.cpuprofile"

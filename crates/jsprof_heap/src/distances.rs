@@ -7,7 +7,7 @@
 //! edge seen of each WeakMap ephemeron pair, so a value's distance is the larger of its key's and its
 //! table's plus one (crbug.com/1290800). That last rule depends on visiting order: FIFO, edge order.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use crate::bits::BitVec;
 use crate::essential::WeakMapNames;
@@ -23,7 +23,9 @@ pub(crate) fn compute(s: &HeapSnapshot, types: &Types, names: &mut WeakMapNames)
     // Whether a node has a distance, as a bit: tested once per edge at random, and a bit vector
     // stays in cache where `distances` (4 bytes a node) does not.
     let mut reached = BitVec::new(n);
-    let mut queue: Vec<NodeOrdinal> = Vec::with_capacity(n);
+    // A ring of the frontier only: a queue of every node reached (4 bytes a node) would sit beside
+    // the dominator arrays, which are computed at the same time.
+    let mut queue: VecDeque<NodeOrdinal> = VecDeque::new();
     let mut filter = EdgeFilter {
         s,
         types,
@@ -36,7 +38,7 @@ pub(crate) fn compute(s: &HeapSnapshot, types: &Types, names: &mut WeakMapNames)
         if is_user_root(s, types, to) {
             distances[to as usize] = 1;
             reached.set(to as usize);
-            queue.push(to);
+            queue.push_back(to);
         }
     }
     let seeded = !queue.is_empty();
@@ -51,7 +53,7 @@ pub(crate) fn compute(s: &HeapSnapshot, types: &Types, names: &mut WeakMapNames)
     distances[s.root as usize] = if seeded { BASE_SYSTEM_DISTANCE } else { 0 };
     reached.set(s.root as usize);
     queue.clear();
-    queue.push(s.root);
+    queue.push_back(s.root);
     bfs(
         s,
         types,
@@ -66,15 +68,12 @@ pub(crate) fn compute(s: &HeapSnapshot, types: &Types, names: &mut WeakMapNames)
 fn bfs(
     s: &HeapSnapshot,
     types: &Types,
-    queue: &mut Vec<NodeOrdinal>,
+    queue: &mut VecDeque<NodeOrdinal>,
     distances: &mut [i32],
     reached: &mut BitVec,
     filter: &mut EdgeFilter<'_, '_>,
 ) {
-    let mut head = 0;
-    while head < queue.len() {
-        let node = queue[head];
-        head += 1;
+    while let Some(node) = queue.pop_front() {
         let distance = distances[node as usize] + 1;
         for e in s.nodes.edges(node) {
             if s.edges.kind[e] == types.edge_weak {
@@ -86,7 +85,7 @@ fn bfs(
             }
             distances[child as usize] = distance;
             reached.set(child as usize);
-            queue.push(child);
+            queue.push_back(child);
         }
     }
 }

@@ -144,20 +144,19 @@ pub(crate) fn compute(g: &Graph<'_>, root: NodeOrdinal, self_sizes: &[u32]) -> D
     let mut bucket_head = vec![0u32; len];
     let mut bucket_tail = vec![0u32; len];
     let mut bucket_next = vec![0u32; len];
-    let mut stack = vec![0u32; len];
+    // The path `compress` walks: usually short, so it grows as needed rather than taking 4 bytes
+    // a node at the dominators' peak.
+    let mut stack: Vec<u32> = Vec::new();
 
     let compress =
-        |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], stack: &mut [u32]| {
+        |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], stack: &mut Vec<u32>| {
             let mut v = v;
-            let mut sp = 0;
             while ancestor[ancestor[v as usize] as usize] != 0 {
-                sp += 1;
-                stack[sp] = v;
+                stack.push(v);
                 v = ancestor[v as usize];
             }
-            while sp > 0 {
-                let w = stack[sp] as usize;
-                sp -= 1;
+            while let Some(w) = stack.pop() {
+                let w = w as usize;
                 let a = ancestor[w] as usize;
                 if semi[label[a] as usize] < semi[label[w] as usize] {
                     label[w] = label[a];
@@ -165,14 +164,18 @@ pub(crate) fn compute(g: &Graph<'_>, root: NodeOrdinal, self_sizes: &[u32]) -> D
                 ancestor[w] = ancestor[a];
             }
         };
-    let eval =
-        |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], stack: &mut [u32]| -> u32 {
-            if ancestor[v as usize] == 0 {
-                return v;
-            }
-            compress(v, ancestor, label, semi, stack);
-            label[v as usize]
-        };
+    let eval = |v: u32,
+                ancestor: &mut [u32],
+                label: &mut [u32],
+                semi: &[u32],
+                stack: &mut Vec<u32>|
+     -> u32 {
+        if ancestor[v as usize] == 0 {
+            return v;
+        }
+        compress(v, ancestor, label, semi, stack);
+        label[v as usize]
+    };
 
     for i in (2..=n).rev() {
         let w = vertex[i as usize];

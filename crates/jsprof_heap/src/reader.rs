@@ -97,6 +97,11 @@ pub fn read_snapshot_with(reader: impl Read, options: ReadOptions<'_>) -> Result
     s.trace_function_infos = build_infos(&layout, &raw_infos);
     check_header_counts(&layout, &mut s);
     s.strings.shrink_to_fit();
+    if s.trace_tree.is_empty() {
+        // Only the allocation profile reads trace ids, and without a trace tree there is none: a
+        // plain snapshot's column of zeros (4 bytes a node) would only raise the analysis' peak.
+        s.nodes.trace_node_id = Vec::new();
+    }
     Ok(s)
 }
 

@@ -34,7 +34,7 @@ pub struct Nodes {
     pub self_size: Vec<u32>,
     /// `first_edge[n]..first_edge[n + 1]` are node `n`'s edges; one entry more than there are nodes.
     pub first_edge: Vec<EdgeOrdinal>,
-    /// Empty when the file has no `trace_node_id` field.
+    /// Empty when the file has no `trace_node_id` field or no `trace_tree` (nothing to point at).
     pub trace_node_id: Vec<u32>,
     /// Low two bits of the `detachedness` field (0 unknown, 1 attached, 2 detached); empty when absent.
     pub detachedness: Vec<u8>,

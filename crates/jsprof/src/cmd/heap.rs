@@ -194,7 +194,9 @@ fn load(path: &Path) -> Result<Loaded> {
     let options = ReadOptions {
         progress: Some(&mut report),
     };
+    let phases = Phases::from_env();
     let loaded = read_snapshot_with(input.reader, options);
+    phases.report("read");
     let mut snapshot = match loaded {
         Ok(s) => s,
         Err(e) => {
@@ -208,6 +210,7 @@ fn load(path: &Path) -> Result<Loaded> {
         bar.set_message("analysing");
     }
     let analysis = analyze(&mut snapshot);
+    phases.report("analyse");
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
@@ -216,6 +219,35 @@ fn load(path: &Path) -> Result<Loaded> {
         snapshot,
         analysis,
     })
+}
+
+/// `JSPROF_HEAP_PHASES=1`: each phase's end on stderr with the seconds since the start and the
+/// peak RSS so far (`VmHWM`), so that docs/heap.md can say where the time and the bytes go.
+struct Phases(Option<std::time::Instant>);
+
+impl Phases {
+    fn from_env() -> Phases {
+        Phases(
+            std::env::var_os("JSPROF_HEAP_PHASES")
+                .filter(|v| v == "1")
+                .map(|_| std::time::Instant::now()),
+        )
+    }
+
+    fn report(&self, phase: &str) {
+        let Some(start) = self.0 else { return };
+        let peak = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+            .map_or_else(|| "?".to_string(), |kb| format!("{} MB", kb / 1024));
+        eprintln!(
+            "phase {phase}: {:.2} s, peak RSS {peak}",
+            start.elapsed().as_secs_f64()
+        );
+    }
 }
 
 fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {

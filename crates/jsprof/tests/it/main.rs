@@ -9,6 +9,7 @@ mod filters;
 mod first_hour;
 mod heap;
 mod heap_explore;
+mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
 mod mcp;
