@@ -10,6 +10,7 @@ mod heap;
 mod heap_explore;
 mod hostile_input;
 mod hostile_serve;
+mod leaks;
 mod record;
 mod serve;
 mod source_maps;
