@@ -255,11 +255,19 @@ fn listeners_in_a_triple_taken_by_signal_without_gc() {
     assert!(groups_of(&report, "Transient").is_empty(), "{report}");
 }
 
+/// A Chrome page's snapshot given as the base of a Node process's pair. (Two runs of one Node
+/// program cannot be told apart by ids: V8 numbers the objects of Node's startup snapshot alike.)
 #[test]
 fn snapshots_of_two_processes_are_said_to_be() {
-    let [a, ..] = triple("one", "write", &[]);
-    let [_, b, c] = triple("other", "write", &[]);
-    let report = leaks(&[&a, &b, &c]);
+    let fixture = |name: &str| crate::heap::input(&format!("{name}.heapsnapshot"));
+    let report = jsprof_json(&[
+        "heap",
+        "leaks",
+        &fixture("detached"),
+        &fixture("leak-2-target"),
+        &fixture("leak-3-final"),
+        "--json",
+    ]);
     let warnings = report["warnings"].to_string();
     assert!(
         warnings.contains("are not snapshots of one process"),
