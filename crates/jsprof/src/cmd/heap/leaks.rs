@@ -27,8 +27,10 @@ Path notation (root side first; each step is a retainer's class, then the edge t
 An anonymous closure is named by where its function was defined: `(anonymous) app.js:12:5`.
 Groups: every leaked object whose path has the same shape (indexes folded) is one group; objects
 held only through another leaked object (other than an Array, Map or Set) belong to that
-object's group (its retained size counts them). The snapshots are put in the process's order by their object ids (V8 numbers objects from
-one growing counter), with a warning when they were given otherwise.";
+object's group (its retained size counts them).
+Order: the snapshots are put in the process's order by their object ids (V8 numbers objects from
+one growing counter), with a warning when they were given otherwise, and a warning when two are
+not of one process.";
 
 #[derive(clap::Args)]
 #[command(after_long_help = PATH_NOTATION)]
