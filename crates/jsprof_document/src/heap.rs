@@ -468,16 +468,22 @@ pub fn paths_json(
         .collect()
 }
 
-/// One group of leaked objects: the objects of FINAL created between BASE and TARGET, grouped by
-/// class and retaining path.
+/// One group of leaked objects: the objects of FINAL created between BASE and TARGET (and not part
+/// of another leaked object), grouped by class and retaining-path shape.
 #[derive(Serialize, JsonSchema)]
 pub struct LeakGroupJson {
+    /// The Summary's class; a closure's is its function's name (`(anonymous)` when it has none)
+    /// and where it was defined, `name file.js:LINE:COL`.
     pub class: String,
     pub count: u64,
+    /// The sum of the objects' retained sizes in FINAL.
     pub retained_size: u64,
-    /// From the root side to the leaked object: each node's class and the edge to the next.
+    /// From the root side to the leaked object: each node's class and the edge to the next, in
+    /// DevTools' notation with indexes folded (`[]` an element, `{}` a hidden or numbered internal
+    /// slot, such as a `Map`'s or `Set`'s hash-table entry). The sample's path; every object of
+    /// the group has a path of this shape.
     pub path: Vec<LeakStepJson>,
-    /// One of the objects (its id in FINAL, for its Retainers).
+    /// The group's largest object (its id in FINAL, for its Retainers).
     pub sample_id: u32,
 }
 
@@ -487,11 +493,27 @@ pub struct LeakStepJson {
     pub class: String,
 }
 
+/// One of the three snapshots, as the leak search used it.
+#[derive(Serialize, JsonSchema)]
+pub struct LeakSnapshotJson {
+    /// `base`, `target` or `final`: its place in the process's order.
+    pub role: &'static str,
+    /// The place it was given in (`base`, `target` or `final`); differs from `role` when the
+    /// snapshots were given out of order and were reordered.
+    pub given: &'static str,
+    pub name: String,
+    /// Its largest heap-object id (V8's are odd; even ids are synthetic or native nodes): V8's
+    /// ids only grow over a process's life, so this orders the snapshots.
+    pub max_node_id: u32,
+}
+
 /// `jsprof heap leaks BASE TARGET FINAL --json` and the UI's Leaks tab.
 #[derive(Serialize, JsonSchema)]
 pub struct LeaksReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,
+    /// The snapshots in the order used: base, target, final.
+    pub snapshots: Vec<LeakSnapshotJson>,
     /// Groups found (above `min_retained`), before `limit`.
     pub total: usize,
     /// Largest retained first.
@@ -507,11 +529,61 @@ pub struct LeaksOptions {
     pub limit: usize,
 }
 
-/// jsprof_heap's leak detection over three snapshots, as one document.
+const ROLES: [&str; 3] = ["base", "target", "final"];
+
+/// The order in which the process took the snapshots given as (base, target, final): indexes into
+/// the given three, first taken first. Callers analyse `order[2]`, the final one, and pass the
+/// three to [`leaks_report`] in this order with `order` itself.
+pub fn leaks_order(given: [&HeapSnapshot; 3]) -> [usize; 3] {
+    let order = jsprof_heap::process_order(&given);
+    [order[0], order[1], order[2]]
+}
+
+/// Warnings about the order and the origin of snapshots given as `names`/`snapshots` and used in
+/// `order` (see [`leaks_order`]): a reordering, and pairs not of one process.
+pub fn order_warnings(
+    names: &[&str],
+    snapshots: &[&HeapSnapshot],
+    order: &[usize],
+) -> Vec<JsonWarning> {
+    let mut warnings = Vec::new();
+    if order.iter().enumerate().any(|(i, &o)| i != o) {
+        let list = |ix: &mut dyn Iterator<Item = usize>| {
+            ix.map(|i| names[i]).collect::<Vec<_>>().join(", ")
+        };
+        warnings.push(JsonWarning {
+            at: String::new(),
+            message: format!(
+                "the snapshots were given as {} but their object ids say the process took them as {} \
+                 (V8's ids only grow): using that order",
+                list(&mut (0..names.len())),
+                list(&mut order.iter().copied()),
+            ),
+        });
+    }
+    for w in order.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if !jsprof_heap::same_process(snapshots[a], snapshots[b]) {
+            warnings.push(JsonWarning {
+                at: String::new(),
+                message: format!(
+                    "{} and {} are not snapshots of one process (their object ids name different \
+                     objects): objects cannot be followed from one to the other",
+                    names[a], names[b]
+                ),
+            });
+        }
+    }
+    warnings
+}
+
+/// jsprof_heap's leak detection over three snapshots, as one document. The snapshots come in the
+/// process's order (`order` from [`leaks_order`] says where each was given, for the warnings).
 pub fn leaks_report(
     base: Named<&HeapSnapshot, ()>,
     target: Named<&HeapSnapshot, ()>,
     last: Named<&HeapSnapshot, &Analysis>,
+    order: [usize; 3],
     options: LeaksOptions,
 ) -> LeaksReport {
     let mut groups =
@@ -521,13 +593,31 @@ pub fn leaks_report(
     if options.limit > 0 {
         groups.truncate(options.limit);
     }
-    let mut warnings = warnings_named(base.name, base.snapshot);
-    warnings.extend(warnings_named(target.name, target.snapshot));
-    warnings.extend(warnings_named(last.name, last.snapshot));
+    let used = [base.snapshot, target.snapshot, last.snapshot];
+    let used_names = [base.name, target.name, last.name];
+    // Back into the given order, to say what was reordered.
+    let mut given_names = [""; 3];
+    let mut given_snaps = used;
+    for (place, &g) in order.iter().enumerate() {
+        given_names[g] = used_names[place];
+        given_snaps[g] = used[place];
+    }
+    let mut warnings = order_warnings(&given_names, &given_snaps, &order);
+    for (name, s) in used_names.iter().zip(used) {
+        warnings.extend(warnings_named(name, s));
+    }
     let s = last.snapshot;
     LeaksReport {
         kind: s.kind(),
         warnings,
+        snapshots: (0..3)
+            .map(|place| LeakSnapshotJson {
+                role: ROLES[place],
+                given: ROLES[order[place]],
+                name: used_names[place].to_string(),
+                max_node_id: jsprof_heap::max_node_id(used[place]),
+            })
+            .collect(),
         total,
         groups: groups
             .into_iter()

@@ -165,7 +165,7 @@ pub fn compare(
 /// How many ids occur in both snapshots, and how many of those name an object of the same type and
 /// name in both (in snapshots of one process, nearly all do; across processes, ids are reused for
 /// unrelated objects).
-fn shared_ids(base: &HeapSnapshot, target: &HeapSnapshot) -> (u64, u64) {
+pub(crate) fn shared_ids(base: &HeapSnapshot, target: &HeapSnapshot) -> (u64, u64) {
     let by_id = |s: &HeapSnapshot| {
         let mut v: Vec<(u32, NodeOrdinal)> = s
             .nodes

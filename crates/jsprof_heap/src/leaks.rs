@@ -3,16 +3,26 @@
 //! the shape of their shortest retaining path in FINAL.
 //!
 //! Only objects, closures, native objects and regular expressions count (strings, numbers, code and
-//! V8 internals come and go with any activity). A path's shape keeps the edge labels and the classes
-//! along it, with element and hidden indexes dropped (`[]`, `{}`), so the same leak reached through
-//! `array[0]`, `array[1]`, … is one group.
+//! V8 internals come and go with any activity), and only those a root still reaches (a snapshot
+//! taken without a full GC keeps dead objects, which are not leaks). An object whose dominator
+//! chain leads, through objects made since BASE, to another candidate (not a mere `Array`, `Map`
+//! or `Set`) is part of that candidate's leak (its retained size already counts it): it makes no
+//! group of its own, so a leaked `CacheEntry` with its rows is one object of one group.
+//!
+//! A path's shape keeps the edge labels and the classes along it, with element indexes, hidden
+//! indexes and numbered internal slots folded (`[]`, `{}`): the same leak reached through
+//! `array[0]`, `array[1]`, … or through a `Map`'s or `Set`'s hash-table slots (`Map{table} →
+//! (array){10910}`) is one group. Paths come from one shortest-path tree over the whole graph (each
+//! node's parent is a retainer one step closer to the roots by DevTools' distance), so a group costs
+//! one walk up the tree, not a search per object.
 
 use std::collections::HashMap;
 
 use crate::analysis::Analysis;
+use crate::bits::BitVec;
 use crate::edge_names::edge_label;
-use crate::retaining_paths::{edge_source, retaining_paths, PathOptions, RetainerIndex};
-use crate::snapshot::{HeapSnapshot, NodeOrdinal};
+use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
+use crate::strings::wtf8_to_string;
 
 /// One step of a leak path, from the root side: a node's class and the edge it holds the next by.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -28,18 +38,19 @@ pub struct LeakGroup {
     pub count: u64,
     /// The sum of the objects' retained sizes in FINAL.
     pub retained_size: u64,
-    /// From the root side to the leaked object; empty when no root reaches it.
+    /// From the root side to the leaked object (the sample's path, folded); empty when the root
+    /// holds the object directly.
     pub path: Vec<LeakStep>,
-    /// One of the objects (its ordinal in FINAL).
+    /// The group's largest object (its ordinal in FINAL).
     pub sample: NodeOrdinal,
 }
 
-fn sorted_ids(s: &HeapSnapshot) -> Vec<u32> {
-    let mut ids = s.nodes.id.clone();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
-}
+/// No edge: the node is held by the root itself, or no root reaches it.
+const NO_EDGE: EdgeOrdinal = EdgeOrdinal::MAX;
+/// A shape not computed yet.
+const UNKNOWN: u32 = u32::MAX;
+/// A folded edge name (element and hidden indexes, numbered internal slots).
+const FOLDED: u32 = u32::MAX;
 
 /// Groups the objects of `last` whose id is in `target` but not in `base`; largest retained first.
 pub fn leaks(
@@ -48,57 +59,66 @@ pub fn leaks(
     last: &HeapSnapshot,
     last_analysis: &Analysis,
 ) -> Vec<LeakGroup> {
+    let s = last;
+    let a = last_analysis;
+    let n = s.nodes.len();
+    let types = s.types();
+    let kinds = [types.object, types.closure, types.native, types.regexp];
+
+    // Objects made since BASE (any kind), and the candidates among them: made before TARGET too.
     let base_ids = sorted_ids(base);
     let target_ids = sorted_ids(target);
-    let types = last.types();
-    let kinds = [types.object, types.closure, types.native, types.regexp];
-    let index = RetainerIndex::new(last);
-    let options = PathOptions {
-        max_paths: 1,
-        ..PathOptions::default()
-    };
+    let mut new = BitVec::new(n);
+    let mut candidate = BitVec::new(n);
+    for i in 0..n {
+        let id = s.nodes.id[i];
+        if base_ids.binary_search(&id).is_ok() {
+            continue;
+        }
+        new.set(i);
+        if target_ids.binary_search(&id).is_ok()
+            && kinds.contains(&s.nodes.kind[i])
+            && reachable(a.distances[i])
+            && i != s.root as usize
+        {
+            candidate.set(i);
+        }
+    }
+    drop((base_ids, target_ids));
+
+    let parent = shortest_path_tree(s, a);
+    let mut shapes = Shapes::new(n);
+    let mut keys = ClassKeys::default();
     let mut groups: Vec<LeakGroup> = Vec::new();
-    let mut group_of: HashMap<(String, Vec<LeakStep>), usize> = HashMap::new();
-    for n in 0..last.nodes.len() as NodeOrdinal {
-        if !kinds.contains(&last.nodes.kind[n as usize]) {
+    let mut group_of: HashMap<(ClassKey, u32), usize> = HashMap::new();
+    let mut inside = InsideLeak::new(n);
+    for i in 0..n {
+        if !candidate.get(i) || inside.check(s, a, &new, &candidate, i as NodeOrdinal) {
             continue;
         }
-        let id = last.nodes.id[n as usize];
-        if target_ids.binary_search(&id).is_err() || base_ids.binary_search(&id).is_ok() {
-            continue;
+        let node = i as NodeOrdinal;
+        let class = keys.of(s, a, &types, node);
+        let shape = shapes.of(s, a, &types, &parent, node, &mut keys);
+        let slot = *group_of.entry((class, shape)).or_insert_with(|| {
+            groups.push(LeakGroup {
+                class: String::new(),
+                count: 0,
+                retained_size: 0,
+                path: Vec::new(),
+                sample: node,
+            });
+            groups.len() - 1
+        });
+        let g = &mut groups[slot];
+        g.count += 1;
+        g.retained_size += a.retained[i];
+        if a.retained[i] > a.retained[g.sample as usize] {
+            g.sample = node;
         }
-        let path = retaining_paths(last, last_analysis, &index, n, options)
-            .into_iter()
-            .next()
-            .map(|p| {
-                p.edges
-                    .iter()
-                    .rev()
-                    .map(|&e| LeakStep {
-                        edge: path_edge(last, e),
-                        class: last_analysis.class_name(last, edge_source(last, e)),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let class = last_analysis.class_name(last, n);
-        let key = (class, path);
-        let slot = match group_of.get(&key) {
-            Some(&i) => i,
-            None => {
-                group_of.insert(key.clone(), groups.len());
-                groups.push(LeakGroup {
-                    class: key.0,
-                    count: 0,
-                    retained_size: 0,
-                    path: key.1,
-                    sample: n,
-                });
-                groups.len() - 1
-            }
-        };
-        groups[slot].count += 1;
-        groups[slot].retained_size += last_analysis.retained[n as usize];
+    }
+    for g in &mut groups {
+        g.class = display_class(s, a, &types, g.sample);
+        g.path = path_of(s, a, &types, &parent, g.sample);
     }
     groups.sort_by(|x, y| {
         y.retained_size
@@ -109,14 +129,305 @@ pub fn leaks(
     groups
 }
 
-/// The edge's label without element or hidden indexes.
-fn path_edge(s: &HeapSnapshot, e: u32) -> String {
+fn sorted_ids(s: &HeapSnapshot) -> Vec<u32> {
+    let mut ids = s.nodes.id.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+fn reachable(distance: i32) -> bool {
+    distance >= 0
+}
+
+/// One retaining edge per node, from a retainer one step closer to the roots (DevTools' distance,
+/// so a path through user roots is preferred to one through `(GC roots)`); [`NO_EDGE`] for the
+/// nodes the root holds and for unreachable ones. Weak edges never retain; the root's own edges end
+/// a path, as in the Retainers view. One pass over the edges.
+fn shortest_path_tree(s: &HeapSnapshot, a: &Analysis) -> Vec<EdgeOrdinal> {
     let types = s.types();
+    let n = s.nodes.len();
+    let mut parent = vec![NO_EDGE; n];
+    for from in 0..n {
+        if from == s.root as usize {
+            continue;
+        }
+        let d = a.distances[from];
+        if !reachable(d) {
+            continue;
+        }
+        for e in s.nodes.edges(from as NodeOrdinal) {
+            let kind = s.edges.kind[e];
+            if kind == types.edge_weak || kind == types.edge_invisible {
+                continue;
+            }
+            let to = s.edges.to_node[e] as usize;
+            if parent[to] == NO_EDGE && a.distances[to] == d + 1 && to != s.root as usize {
+                parent[to] = e as EdgeOrdinal;
+            }
+        }
+    }
+    // A node the root holds ends its path even when another retainer is one step closer by a
+    // system distance (`(GC roots)` at 100 000 001 holding what a user root also holds).
+    for e in s.nodes.edges(s.root) {
+        parent[s.edges.to_node[e] as usize] = NO_EDGE;
+    }
+    parent
+}
+
+/// The node an edge comes from: the last node whose first edge is at or before it.
+fn source_of(s: &HeapSnapshot, e: EdgeOrdinal) -> NodeOrdinal {
+    (s.nodes.first_edge.partition_point(|&f| f <= e) - 1) as NodeOrdinal
+}
+
+/// Whether a candidate belongs to another candidate's leak: its dominator chain, through objects
+/// made since BASE (a `Map`'s table may be reallocated after TARGET), reaches a candidate that is
+/// not a collection. A new `Array`, `Map` or `Set` holding leaked objects does not swallow them:
+/// the listeners pushed into a fresh `_events.message` array are the leak, 120 of one function,
+/// and the array is a group of its own. Memoized, since chains share their tops.
+struct InsideLeak {
+    /// 0 unknown, 1 inside a leak, 2 not: for the chain from the node up, the node included.
+    state: Vec<u8>,
+    stack: Vec<NodeOrdinal>,
+}
+
+impl InsideLeak {
+    fn new(n: usize) -> InsideLeak {
+        InsideLeak {
+            state: vec![0; n],
+            stack: Vec::new(),
+        }
+    }
+
+    fn check(
+        &mut self,
+        s: &HeapSnapshot,
+        a: &Analysis,
+        new: &BitVec,
+        candidate: &BitVec,
+        n: NodeOrdinal,
+    ) -> bool {
+        let mut x = a.idom[n as usize];
+        let answer = loop {
+            let i = x as usize;
+            if !new.get(i) || a.idom[i] == x {
+                break false;
+            }
+            if candidate.get(i) && !is_collection(s, a, x) {
+                break true;
+            }
+            match self.state[i] {
+                1 => break true,
+                2 => break false,
+                _ => {}
+            }
+            self.stack.push(x);
+            x = a.idom[i];
+        };
+        for x in self.stack.drain(..) {
+            self.state[x as usize] = if answer { 1 } else { 2 };
+        }
+        answer
+    }
+}
+
+/// JavaScript's collections, whose elements are each a leak of their own.
+fn is_collection(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> bool {
+    matches!(
+        s.strings.bytes(a.classes[n as usize]),
+        b"Array" | b"Map" | b"Set"
+    )
+}
+
+/// A class as grouping sees it: the Summary's class, or for a closure its function's name and
+/// location, numbered by [`ClassKeys`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum ClassKey {
+    Class(u32),
+    /// A synthetic node by its name: `(GC roots)`, `(Global handles)`, … (all of class
+    /// `(synthetic)` in the Summary, which would say nothing in a path).
+    Synthetic(u32),
+    Closure(u32),
+}
+
+/// Numbers closures by (name, script, line, column): every closure is of class `Function` in the
+/// Summary, but a leak of listeners is a leak of one function's closures.
+#[derive(Default)]
+struct ClassKeys {
+    closures: HashMap<(u32, u32, u32, u32), u32>,
+}
+
+impl ClassKeys {
+    fn of(&mut self, s: &HeapSnapshot, a: &Analysis, types: &Types, n: NodeOrdinal) -> ClassKey {
+        let kind = s.nodes.kind[n as usize];
+        if kind == types.synthetic {
+            return ClassKey::Synthetic(s.nodes.name[n as usize]);
+        }
+        if kind != types.closure {
+            return ClassKey::Class(a.classes[n as usize]);
+        }
+        let name = s.nodes.name[n as usize];
+        let key = match s.location(n) {
+            Some(l) => (name, l.script_id, l.line, l.column),
+            None => (name, u32::MAX, 0, 0),
+        };
+        let next = self.closures.len() as u32;
+        ClassKey::Closure(*self.closures.entry(key).or_insert(next))
+    }
+}
+
+/// The class shown for a node: the Summary's class, a synthetic node's name, or for a closure its
+/// function's name (`(anonymous)` when it has none) and where it was defined, `name
+/// file.js:LINE:COL` (1-based).
+fn display_class(s: &HeapSnapshot, a: &Analysis, types: &Types, n: NodeOrdinal) -> String {
+    let kind = s.nodes.kind[n as usize];
+    if kind == types.synthetic {
+        return wtf8_to_string(s.strings.bytes(s.nodes.name[n as usize]));
+    }
+    if kind != types.closure {
+        return a.class_name(s, n);
+    }
+    let name = wtf8_to_string(s.strings.bytes(s.nodes.name[n as usize]));
+    let name = if name.is_empty() {
+        "(anonymous)".to_string()
+    } else {
+        name
+    };
+    let Some(l) = s.location(n) else {
+        return name;
+    };
+    let script = script_name(s, types, n).unwrap_or_else(|| format!("script {}", l.script_id));
+    format!("{name} {script}:{}:{}", l.line + 1, l.column + 1)
+}
+
+/// The last segment of a closure's script URL: closure `shared` → its `script_or_debug_info` (or
+/// `script`, in older V8), a node named by the URL.
+fn script_name(s: &HeapSnapshot, types: &Types, closure: NodeOrdinal) -> Option<String> {
+    let child = |n: NodeOrdinal, names: &[&[u8]]| {
+        s.nodes.edges(n).find_map(|e| {
+            let kind = s.edges.kind[e];
+            (kind == types.edge_internal
+                && names.contains(&s.strings.bytes(s.edges.name_or_index[e])))
+            .then_some(s.edges.to_node[e])
+        })
+    };
+    let shared = child(closure, &[b"shared"])?;
+    let script = child(shared, &[b"script_or_debug_info", b"script"])?;
+    let url = wtf8_to_string(s.strings.bytes(s.nodes.name[script as usize]));
+    if url.is_empty() || url.starts_with("system /") || url.starts_with('(') {
+        return None;
+    }
+    let last = url.trim_end_matches('/').rsplit('/').next().unwrap_or(&url);
+    Some(last.to_string())
+}
+
+/// Whether an edge's name is an index to fold: element and hidden edges, and internal edges named
+/// by a number (the slots of a `Map`'s or `Set`'s hash table).
+fn folded(s: &HeapSnapshot, types: &Types, e: usize) -> bool {
+    let kind = s.edges.kind[e];
+    if kind == types.edge_element || kind == types.edge_hidden {
+        return true;
+    }
+    if kind == types.edge_internal {
+        let name = s.strings.bytes(s.edges.name_or_index[e]);
+        return !name.is_empty() && name.iter().all(u8::is_ascii_digit);
+    }
+    false
+}
+
+/// Path shapes, interned: a node's shape is its parent's shape plus the retaining step (retainer's
+/// class, edge kind, edge name or [`FOLDED`]), numbered on first sight.
+struct Shapes {
+    of_node: Vec<u32>,
+    ids: HashMap<(u32, ClassKey, u8, u32), u32>,
+    stack: Vec<NodeOrdinal>,
+}
+
+impl Shapes {
+    fn new(n: usize) -> Shapes {
+        Shapes {
+            of_node: vec![UNKNOWN; n],
+            ids: HashMap::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    fn of(
+        &mut self,
+        s: &HeapSnapshot,
+        a: &Analysis,
+        types: &Types,
+        parent: &[EdgeOrdinal],
+        n: NodeOrdinal,
+        keys: &mut ClassKeys,
+    ) -> u32 {
+        // Walk up to a node whose shape is known or that ends a path (0 = the empty path). The walk
+        // ends: along parents the distance falls by one each step.
+        let mut x = n;
+        let mut known = 0;
+        loop {
+            if self.of_node[x as usize] != UNKNOWN {
+                known = self.of_node[x as usize];
+                break;
+            }
+            if parent[x as usize] == NO_EDGE {
+                break;
+            }
+            self.stack.push(x);
+            x = source_of(s, parent[x as usize]);
+        }
+        if self.of_node[x as usize] == UNKNOWN {
+            self.of_node[x as usize] = known;
+        }
+        while let Some(y) = self.stack.pop() {
+            let e = parent[y as usize] as usize;
+            let from = source_of(s, e as EdgeOrdinal);
+            let name = if folded(s, types, e) {
+                FOLDED
+            } else {
+                s.edges.name_or_index[e]
+            };
+            let step = (known, keys.of(s, a, types, from), s.edges.kind[e], name);
+            let len = self.ids.len() as u32 + 1;
+            known = *self.ids.entry(step).or_insert(len);
+            self.of_node[y as usize] = known;
+        }
+        known
+    }
+}
+
+/// The sample's path from the root side, each edge labelled as DevTools does with indexes folded.
+fn path_of(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    types: &Types,
+    parent: &[EdgeOrdinal],
+    n: NodeOrdinal,
+) -> Vec<LeakStep> {
+    let mut steps = Vec::new();
+    let mut x = n;
+    while parent[x as usize] != NO_EDGE {
+        let e = parent[x as usize];
+        let from = source_of(s, e);
+        steps.push(LeakStep {
+            edge: path_edge(s, types, e),
+            class: display_class(s, a, types, from),
+        });
+        x = from;
+    }
+    steps.reverse();
+    steps
+}
+
+/// The edge's label with element indexes as `[]` and hidden or numbered internal slots as `{}`.
+fn path_edge(s: &HeapSnapshot, types: &Types, e: EdgeOrdinal) -> String {
     let kind = s.edges.kind[e as usize];
-    if kind == types.edge_element {
-        "[]".to_string()
-    } else if kind == types.edge_hidden {
-        "{}".to_string()
+    if folded(s, types, e as usize) {
+        if kind == types.edge_element {
+            "[]".to_string()
+        } else {
+            "{}".to_string()
+        }
     } else {
         edge_label(s, e)
     }

@@ -35,6 +35,7 @@ mod retainers;
 mod retaining_paths;
 mod shallow;
 mod snapshot;
+mod snapshot_order;
 mod statistics;
 pub mod strings;
 mod summary;
@@ -60,6 +61,7 @@ pub use snapshot::{
     EdgeOrdinal, Edges, HeapSnapshot, Location, Meta, NodeOrdinal, Nodes, Sample,
     TraceFunctionInfo, TraceNode, Types, Warning,
 };
+pub use snapshot_order::{max_node_id, process_order, same_process};
 pub use statistics::Statistics;
 pub use strings::Strings;
 pub use summary::{class_members, sort_rows, summary, ClassRow, SortBy};

@@ -403,31 +403,50 @@ async fn heap_leaks(
     crate::work::run(move || {
         let (
             Loaded::Snapshot {
-                snapshot, analysis, ..
+                snapshot: l,
+                analysis: la,
+                ..
             },
-            Loaded::Snapshot { snapshot: b, .. },
-            Loaded::Snapshot { snapshot: t, .. },
+            Loaded::Snapshot {
+                snapshot: b,
+                analysis: ba,
+                ..
+            },
+            Loaded::Snapshot {
+                snapshot: t,
+                analysis: ta,
+                ..
+            },
         ) = (&*last, &*base, &*target)
         else {
             return Err(ApiError::internal("not a snapshot"));
         };
-        use jsprof_document::heap::Named;
+        use jsprof_document::heap::{leaks_order, Named};
+        // Given as (base, target, this); used in the process's order (by object ids).
+        let given = [
+            (&base_name, &**b, &**ba),
+            (&target_name, &**t, &**ta),
+            (&last_name, &**l, &**la),
+        ];
+        let order = leaks_order([given[0].1, given[1].1, given[2].1]);
+        let [base, target, last] = order.map(|i| given[i]);
         Ok(json_ok(&jsprof_document::heap::leaks_report(
             Named {
-                name: &base_name,
-                snapshot: &**b,
+                name: base.0,
+                snapshot: base.1,
                 analysis: (),
             },
             Named {
-                name: &target_name,
-                snapshot: &**t,
+                name: target.0,
+                snapshot: target.1,
                 analysis: (),
             },
             Named {
-                name: &last_name,
-                snapshot: &**snapshot,
-                analysis: &**analysis,
+                name: last.0,
+                snapshot: last.1,
+                analysis: last.2,
             },
+            order,
             options,
         )))
     })

@@ -298,10 +298,10 @@ export class LeaksView {
       if (snaps[k]) s.value = `${snaps[k].session}/${snaps[k].artifact}`;
       return s;
     };
-    // By name, the earliest is the baseline and the next the target (leak-1-…, leak-2-…).
-    const order = snaps.map((b, i) => i).sort((a, b) => snaps[a].label.localeCompare(snaps[b].label));
-    this.base = pick('Baseline snapshot', order[0]);
-    this.target = pick('Target snapshot', order[1] ?? order[0]);
+    // A first guess only: the server puts the three in the process's order (V8's object ids only
+    // grow) and the selects follow the order it used (see load).
+    this.base = pick('Baseline snapshot', 0);
+    this.target = pick('Target snapshot', snaps.length > 1 ? 1 : 0);
     this.info = el('span', { class: 'hint' });
     bar.append(el('span', { text: 'Baseline' }), this.base, el('span', { text: 'Target' }), this.target, el('span', { class: 'hint', text: '→ this snapshot is the final one' }), this.info);
     const scroll = el('div', { class: 'scroll' });
@@ -333,7 +333,10 @@ export class LeaksView {
       try {
         const r = await heap.leaks(`${bs}/${ba}`, `${ts}/${ta}`);
         this.groups = r.groups;
-        this.info.textContent = `${r.total} group${r.total === 1 ? '' : 's'} of objects created between the baseline and the target and still alive` + (r.total > r.groups.length ? ` (the ${r.groups.length} largest shown)` : '');
+        // Reordered by the server: show the baseline and target it used.
+        const given = { base: this.base.value, target: this.target.value };
+        for (const s of r.snapshots || []) if (s.role !== 'final' && given[s.given]) this[s.role].value = given[s.given];
+        this.info.textContent = `${r.total} group${r.total === 1 ? '' : 's'} of objects created between the baseline and the target and still alive` + (r.total > r.groups.length ? ` (the ${r.groups.length} largest shown)` : '') + r.warnings.map((w) => ` · ${w.message}`).join('');
         table.setRoots(r.groups);
         showPath(r.groups[0]);
       } catch (e) { this.info.textContent = e.message; }

@@ -4,4 +4,5 @@ mod dominators;
 mod explore;
 mod fuzz_regressions;
 mod golden;
+mod leaks;
 mod reader;

@@ -26,8 +26,19 @@ pub struct DiffArgs {
 
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let mut base = load(&args.base)?;
-    let target = load(&args.target)?;
-    let (report, unrelated) = jsprof_document::heap::diff_report(
+    let mut target = load(&args.target)?;
+    // V8's object ids only grow over a process's life: a base with newer ids was taken later.
+    let reordered = jsprof_heap::process_order(&[&base.snapshot, &target.snapshot]) != [0, 1];
+    let mut order_warning = None;
+    if reordered {
+        order_warning = Some(format!(
+            "{} was given as the base but its object ids are newer than {}'s (V8's ids only grow): \
+             using {} as the base and {} as the target",
+            base.name, target.name, target.name, base.name
+        ));
+        std::mem::swap(&mut base, &mut target);
+    }
+    let (mut report, unrelated) = jsprof_document::heap::diff_report(
         Named {
             name: &base.name,
             snapshot: &mut base.snapshot,
@@ -40,6 +51,15 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         },
         args.limit,
     );
+    if let Some(message) = &order_warning {
+        report.warnings.insert(
+            0,
+            jsprof_document::JsonWarning {
+                at: String::new(),
+                message: message.clone(),
+            },
+        );
+    }
     if args.json {
         output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
@@ -47,6 +67,9 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let classes = report.classes;
     base.print_warnings();
     target.print_warnings();
+    if let Some(message) = &order_warning {
+        output::print_warnings("heap diff", [("", message.as_str())]);
+    }
     if let Some(message) = &unrelated {
         output::print_warnings(&target.name, [("", message.as_str())]);
     }

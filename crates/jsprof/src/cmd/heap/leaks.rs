@@ -4,13 +4,36 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
-use jsprof_document::heap::{leaks_report, LeaksOptions, Named};
+use anyhow::{bail, Result};
+use jsprof_document::heap::{leaks_order, leaks_report, LeaksOptions, Named};
+use jsprof_heap::{analyze, HeapSnapshot};
 
-use super::{load, read_only, truncate};
+use super::{read_only, truncate};
 use crate::output::{self, fmt_bytes, Align, Table};
+use crate::progress::Spinner;
+
+/// How `heap leaks` writes a retaining path (also in docs/heap.md, "Path notation").
+const PATH_NOTATION: &str = "\
+Path notation (root side first; each step is a retainer's class, then the edge to the next):
+  .name        a property (`global.keeper`); [\"a b\"] when the name is not an identifier
+  []           an array element, its index folded (`Array[]`, `(object elements)[]`)
+  {}           a hidden edge or a numbered internal slot, folded: a Map's or Set's hash-table
+               entry reads `Map{table} → (array){}`
+  {name}       a V8 internal edge (`{table}`, `{context}`, `{shared}`)
+  ->name       a variable captured by a closure, held by its context (`system / Context->cache`)
+  (GC roots)   a synthetic node (class `(synthetic)` in the Summary), by its name; a path
+               through `(GC roots)`, `(Global handles)`, … is held by V8 or native code, not by
+               JavaScript (`(Global handles)[]`: a handle native code holds)
+An anonymous closure is named by where its function was defined: `(anonymous) app.js:12:5`.
+Groups: every leaked object whose path has the same shape (indexes folded) is one group; objects
+held only through another leaked object (other than an Array, Map or Set) belong to that
+object's group (its retained size counts them).
+Order: the snapshots are put in the process's order by their object ids (V8 numbers objects from
+one growing counter), with a warning when they were given otherwise, and a warning when two are
+not of one process.";
 
 #[derive(clap::Args)]
+#[command(after_long_help = PATH_NOTATION)]
 pub struct LeaksArgs {
     /// Before the action under suspicion.
     pub base: PathBuf,
@@ -30,30 +53,50 @@ pub struct LeaksArgs {
 }
 
 pub fn run(args: LeaksArgs) -> Result<ExitCode> {
-    let (base_name, base) = read_only(&args.base)?;
-    let (target_name, target) = read_only(&args.target)?;
-    let last = load(&args.last)?;
-    let report = leaks_report(
-        Named {
-            name: &base_name,
-            snapshot: &base,
-            analysis: (),
-        },
-        Named {
-            name: &target_name,
-            snapshot: &target,
-            analysis: (),
-        },
-        Named {
-            name: &last.name,
-            snapshot: &last.snapshot,
-            analysis: &last.analysis,
-        },
-        LeaksOptions {
-            min_retained: args.min_retained,
-            limit: args.limit,
-        },
-    );
+    let mut read = Vec::with_capacity(3);
+    for path in [&args.base, &args.target, &args.last] {
+        let _spinner = Spinner::start(format!("reading {}", path.display()));
+        read.push(read_only(path)?);
+    }
+    let order = leaks_order([&read[0].1, &read[1].1, &read[2].1]);
+    // Into the process's order: base, target, final.
+    let mut ranked: Vec<(usize, (String, HeapSnapshot))> = read.into_iter().enumerate().collect();
+    ranked.sort_by_key(|(given, _)| order.iter().position(|o| o == given));
+    let mut ranked = ranked.into_iter().map(|(_, r)| r);
+    let (Some((base_name, base)), Some((target_name, target)), Some((last_name, mut last))) =
+        (ranked.next(), ranked.next(), ranked.next())
+    else {
+        bail!("heap leaks needs three snapshots");
+    };
+    let analysis = {
+        let _spinner = Spinner::start(format!("analysing {last_name}"));
+        analyze(&mut last)
+    };
+    let report = {
+        let _spinner = Spinner::start("grouping the leaked objects".to_string());
+        leaks_report(
+            Named {
+                name: &base_name,
+                snapshot: &base,
+                analysis: (),
+            },
+            Named {
+                name: &target_name,
+                snapshot: &target,
+                analysis: (),
+            },
+            Named {
+                name: &last_name,
+                snapshot: &last,
+                analysis: &analysis,
+            },
+            order,
+            LeaksOptions {
+                min_retained: args.min_retained,
+                limit: args.limit,
+            },
+        )
+    };
     if args.json {
         output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
