@@ -34,6 +34,38 @@ pub struct RecordArgs {
 const CONNECT: Duration = Duration::from_secs(10);
 const MAX_SECONDS: f64 = 60.0;
 
+/// The first Node process of a launched command, once it announced itself (it waits for us).
+async fn first_process(
+    launched: &mut jsprof_cdp::Launched,
+) -> ToolResult<jsprof_cdp::Registration> {
+    let deadline = tokio::time::Instant::now() + CONNECT;
+    loop {
+        if let Some(r) = launched.registry.poll().into_iter().next() {
+            return Ok(r);
+        }
+        if let Ok(Some(status)) = launched.child.try_wait() {
+            return Err(ToolError::Input(format!(
+                "the command exited ({status}) before any Node process started: is it a Node program?"
+            )));
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(ToolError::Input(format!(
+                "no Node process of the command announced itself within {} s",
+                CONNECT.as_secs()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// Stops the command's whole tree as Ctrl-C would, then kills what is left.
+async fn stop_command(launched: &mut jsprof_cdp::Launched) {
+    launched.signal_tree(libc::SIGINT);
+    let _ = tokio::time::timeout(jsprof_cdp::EXIT_GRACE, launched.child.wait()).await;
+    launched.signal_tree(libc::SIGKILL);
+    let _ = launched.child.wait().await;
+}
+
 fn cdp(e: jsprof_cdp::CdpError) -> ToolError {
     ToolError::Input(format!("recording: {e}"))
 }
@@ -57,16 +89,25 @@ pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
     let (target, mut child) = match (&args.command, &args.chrome) {
         (Some(command), None) => {
             // The program's standard output must not reach ours: on stdio it is the MCP channel.
-            let launched = jsprof_cdp::launch(command, CONNECT, true)
-                .await
-                .map_err(cdp)?;
-            let target = jsprof_cdp::Target {
-                ws_url: launched.ws_url,
-                kind: jsprof_cdp::TargetKind::Node,
-                title: format!("{}[{}]", command[0], launched.pid),
-                pid: Some(launched.pid),
+            let mut launched = jsprof_cdp::launch(command, true).map_err(cdp)?;
+            let registration = match first_process(&mut launched).await {
+                Ok(r) => r,
+                Err(e) => {
+                    stop_command(&mut launched).await;
+                    return Err(e);
+                }
             };
-            (target, Some(launched.child))
+            // This tool records the command's first Node process (`jsprof record` records
+            // the whole tree): with the registry gone, the processes it starts later run
+            // unrecorded instead of waiting for a debugger.
+            let _ = std::fs::remove_dir_all(launched.registry.dir());
+            let target = jsprof_cdp::Target {
+                ws_url: registration.url.clone(),
+                kind: jsprof_cdp::TargetKind::Node,
+                title: registration.title(),
+                pid: Some(registration.pid),
+            };
+            (target, Some(launched))
         }
         (None, Some(addr)) => (
             jsprof_cdp::resolve_chrome(addr, Reach::Loopback)
@@ -112,14 +153,12 @@ pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
         )));
     }
     let (artifacts, warnings) = recorder.finish().await.map_err(cdp)?;
-    if let Some(c) = child.as_mut() {
+    if let Some(launched) = child.as_mut() {
         if stop != StopReason::ProgramFinished {
-            if let Some(pid) = c.id() {
-                // SAFETY: sending SIGINT to our own child process, as Ctrl-C would.
-                unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
-            }
+            stop_command(launched).await;
+        } else {
+            let _ = tokio::time::timeout(Duration::from_secs(10), launched.child.wait()).await;
         }
-        let _ = tokio::time::timeout(Duration::from_secs(10), c.wait()).await;
     }
     let mut files = Vec::new();
     let mut text = format!("recorded {} ({stop:?})", target.title);

@@ -2,9 +2,8 @@
 //! `jsprof_document` document the CLI's `--json` prints for the same question, and returns one
 //! page of it ([`crate::page`]) with a few lines of text for people and models that read text.
 //!
-//! Trace insights, network requests and page timings (issue 18's documents) get their three
-//! tools here once those documents exist: `trace_insights`, `trace_network`, `trace_timings`
-//! would each be a CPU-input tool like [`events`], paging the document's list.
+//! Trace insights, network requests and page timings are `jsprof insights|network|timings
+//! --json` (`jsprof_document::page`), each paging one of the document's lists.
 
 use std::sync::Arc;
 
@@ -70,6 +69,9 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
         spec!("heap_detached", HeapDetachedArgs, true, "Detached DOM trees: DOM nodes no longer in a document that are still held, largest first."),
         spec!("heap_diff", HeapDiffArgs, true, "DevTools' Comparison of two snapshots (handles): per class, new and deleted objects, allocated and freed bytes, size and retained-size change. Same as `jsprof heap diff --json`."),
         spec!("heap_leaks", HeapLeaksArgs, true, "Leaks across three or more snapshots (handles, in time order): objects created between the first and the second that the last still holds, grouped by class and retaining path, largest retained first; `sample_id` is one object of the group for heap_retainers. Same as `jsprof heap leaks --json`."),
+        spec!("trace_insights", TraceInsightsArgs, true, "A page-load trace's Web Vitals and DevTools' insights per navigation (FCP, LCP with its breakdown, CLS with its clusters, INP with its phases, render-blocking requests), plus layout shifts, interactions and long tasks. Pages one list (`list`: navigations by default; the others are counted). Same numbers as `jsprof insights --json`."),
+        spec!("trace_network", TraceArgs, true, "A trace's network requests as DevTools' Network track derives them: start, queueing, server response, download, end, priority, sizes, status, render-blocking state, initiator. Same as `jsprof network --json`."),
+        spec!("trace_timings", TraceTimingsArgs, true, "A trace's user timings: `performance.mark`s and `measure`s, console.time spans and console.timeStamps. Pages one list (`list`: measures by default). Same as `jsprof timings --json`."),
         spec!("source", SourceArgs, true, "Where a function is (source-mapped when a map was found) and, when the file is local and under a --root, the lines around it; with its self and total time from `top`."),
     ];
     if allow_record {
@@ -165,6 +167,9 @@ pub async fn call(store: &Arc<Store>, name: &str, args: Map<String, Value>) -> T
         "heap_detached" => heap_detached(q, parse(name, args)?).await,
         "heap_diff" => heap_diff(q, parse(name, args)?).await,
         "heap_leaks" => heap_leaks(q, parse(name, args)?).await,
+        "trace_insights" => trace_insights(q, parse(name, args)?).await,
+        "trace_network" => trace_network(q, parse(name, args)?).await,
+        "trace_timings" => trace_timings(q, parse(name, args)?).await,
         "source" => crate::source::source(q, parse(name, args)?).await,
         "record" => crate::record::record(q, parse(name, args)?).await,
         _ => Err(ToolError::Internal(format!("tool `{name}` has no handler"))),
@@ -433,6 +438,30 @@ pub struct EventsArgs {
     pub thread: Option<String>,
     #[serde(default)]
     pub filters: Option<FilterSpec>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TraceArgs {
+    /// A handle from `open` of a Chrome trace.
+    pub handle: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TraceInsightsArgs {
+    pub handle: String,
+    /// The list paged: navigations (default), layout_shifts, clusters, interactions,
+    /// page_load_markers or long_tasks. The other lists are replaced by their lengths in
+    /// `other_lists`.
+    #[serde(default)]
+    pub list: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TraceTimingsArgs {
+    pub handle: String,
+    /// The list paged: measures (default), marks, console_timings or console_timestamps.
+    #[serde(default)]
+    pub list: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -832,6 +861,153 @@ async fn events(q: Question<'_>, args: EventsArgs) -> ToolResult<Answer> {
     };
     let filters = args.filters.unwrap_or_default();
     run_events(q, &args.handle, args.thread, filters, query, "events").await
+}
+
+/// Keeps `doc`'s list `chosen` (among `lists`, each a path) and replaces the others by their
+/// lengths under `other_lists`, so a page's size is bounded by the one list being paged.
+fn keep_one_list(
+    doc: &mut Value,
+    lists: &'static [(&'static str, &'static [&'static str])],
+    chosen: &str,
+) -> ToolResult<&'static [&'static str]> {
+    let Some((_, path)) = lists.iter().find(|(name, _)| *name == chosen) else {
+        return Err(ToolError::BadRequest(format!(
+            "bad `list` `{}`: expected one of {}",
+            chosen.escape_debug(),
+            lists.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )));
+    };
+    let mut others = Map::new();
+    for (name, p) in lists.iter().filter(|(name, _)| *name != chosen) {
+        let (last, parents) = p.split_last().expect("list paths are not empty");
+        let mut at = &mut *doc;
+        for k in parents {
+            at = &mut at[*k];
+        }
+        if let Some(obj) = at.as_object_mut() {
+            let len = obj
+                .remove(*last)
+                .and_then(|v| v.as_array().map(Vec::len))
+                .unwrap_or(0);
+            others.insert((*name).to_string(), len.into());
+        }
+    }
+    doc["other_lists"] = Value::Object(others);
+    Ok(path)
+}
+
+async fn trace_insights(q: Question<'_>, args: TraceInsightsArgs) -> ToolResult<Answer> {
+    let (_, input) = cpu_of(&q, &args.handle, &FilterSpec::default()).await?;
+    let mut doc = (*q
+        .store
+        .document(format!("insights {}", args.handle), move || {
+            to_value(&jsprof_document::page::insights_report(&input)?)
+        })
+        .await?)
+        .clone();
+    let chosen = args.list.as_deref().unwrap_or("navigations");
+    const LISTS: &[(&str, &[&str])] = &[
+        ("navigations", &["navigations"]),
+        ("layout_shifts", &["layout_shifts"]),
+        ("clusters", &["clusters"]),
+        ("interactions", &["interactions"]),
+        ("page_load_markers", &["page_load_markers"]),
+        ("long_tasks", &["long_tasks", "items"]),
+    ];
+    let path = keep_one_list(&mut doc, LISTS, chosen)?;
+    let row: fn(&Value) -> String = match chosen {
+        "navigations" => |n| {
+            let m = &n["metrics"];
+            let metric = |k: &str| {
+                let v = &m[k]["value_ms"];
+                if v.is_null() {
+                    "—".to_string()
+                } else {
+                    fmt_ms(v)
+                }
+            };
+            format!(
+                "{} {}: FCP {}, LCP {}, CLS {}, INP {}",
+                n["id"].as_str().unwrap_or(""),
+                n["url"].as_str().unwrap_or(""),
+                metric("fcp"),
+                metric("lcp"),
+                m["cls"]["value"]
+                    .as_f64()
+                    .map_or("—".into(), |v| format!("{v:.4}")),
+                metric("inp"),
+            )
+        },
+        _ => |v| {
+            let at = v
+                .get("ts_ms")
+                .or_else(|| v.get("start_ms"))
+                .unwrap_or(&Value::Null);
+            let dur = v
+                .get("dur_ms")
+                .map(|d| format!(" for {}", fmt_ms(d)))
+                .unwrap_or_default();
+            let name = v
+                .get("name")
+                .or_else(|| v.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            format!("{name} at {}{dur}", fmt_ms(at)).trim().to_string()
+        },
+    };
+    q.paged(doc, path, chosen, row)
+}
+
+async fn trace_network(q: Question<'_>, args: TraceArgs) -> ToolResult<Answer> {
+    let (_, input) = cpu_of(&q, &args.handle, &FilterSpec::default()).await?;
+    let doc = q
+        .store
+        .document(format!("network {}", args.handle), move || {
+            to_value(&jsprof_document::page::network_report(&input)?)
+        })
+        .await?;
+    q.paged((*doc).clone(), &["requests"], "requests", |r| {
+        format!(
+            "{} → {} ({}, {} {}, {}) {}",
+            fmt_ms(&r["start_ms"]),
+            fmt_ms(&r["end_ms"]),
+            r["status"],
+            r["resource_type"].as_str().unwrap_or(""),
+            fmt_bytes(&r["transfer_size"]),
+            r["render_blocking"].as_str().unwrap_or(""),
+            r["url"].as_str().unwrap_or("")
+        )
+    })
+}
+
+async fn trace_timings(q: Question<'_>, args: TraceTimingsArgs) -> ToolResult<Answer> {
+    let (_, input) = cpu_of(&q, &args.handle, &FilterSpec::default()).await?;
+    let mut doc = (*q
+        .store
+        .document(format!("timings {}", args.handle), move || {
+            to_value(&jsprof_document::page::timings_report(&input)?)
+        })
+        .await?)
+        .clone();
+    let chosen = args.list.as_deref().unwrap_or("measures");
+    const LISTS: &[(&str, &[&str])] = &[
+        ("measures", &["measures"]),
+        ("marks", &["marks"]),
+        ("console_timings", &["console_timings"]),
+        ("console_timestamps", &["console_timestamps"]),
+    ];
+    let path = keep_one_list(&mut doc, LISTS, chosen)?;
+    q.paged(doc, path, chosen, |m| {
+        let dur = m
+            .get("dur_ms")
+            .map(|d| format!(" for {}", fmt_ms(d)))
+            .unwrap_or_default();
+        format!(
+            "{} at {}{dur}",
+            m["name"].as_str().unwrap_or(""),
+            fmt_ms(&m["start_ms"])
+        )
+    })
 }
 
 async fn cpu_diff(q: Question<'_>, args: CpuDiffArgs) -> ToolResult<Answer> {
@@ -1248,6 +1424,14 @@ async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResult<Answer> 
         .store
         .document(q.question.to_string(), move || {
             use jsprof_document::heap::Named;
+            // Into the process's order by object ids, as `jsprof heap leaks` does (and says).
+            let order = jsprof_document::heap::leaks_order([
+                &base.snapshot,
+                &target.snapshot,
+                &last.snapshot,
+            ]);
+            let given = [&base, &target, &last];
+            let (base, target, last) = (given[order[0]], given[order[1]], given[order[2]]);
             to_value(&jsprof_document::heap::leaks_report(
                 Named {
                     name: &base.name,
@@ -1264,6 +1448,7 @@ async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResult<Answer> 
                     snapshot: &last.snapshot,
                     analysis: &last.analysis,
                 },
+                order,
                 jsprof_document::heap::LeaksOptions {
                     min_retained,
                     limit: 0,

@@ -196,6 +196,9 @@ fn lists_tools_resources_and_prompts() {
         "heap_detached",
         "heap_diff",
         "heap_leaks",
+        "trace_insights",
+        "trace_network",
+        "trace_timings",
         "source",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
@@ -336,6 +339,68 @@ fn cpu_answers_equal_the_cli_and_pages_tile() {
     assert_eq!(items(&r[10]), cli_focus["functions"].as_array().unwrap());
     // Opening the same file again gives the same handle.
     assert_eq!(doc(&r[11])["handle"], "h1");
+}
+
+#[test]
+fn trace_insights_network_and_timings_equal_the_cli() {
+    if sdk_missing() {
+        return;
+    }
+    let trace = fixture("trace/pageload.trace.json.gz");
+    let r = stdio(
+        &[],
+        &[],
+        json!([
+            open("trace/pageload.trace.json.gz"),
+            page_all("trace_insights", json!({"handle": "h1", "max_items": 1})),
+            page_all("trace_insights", json!({"handle": "h1", "list": "interactions", "max_items": 2})),
+            page_all("trace_insights", json!({"handle": "h1", "list": "long_tasks", "max_items": 4})),
+            page_all("trace_network", json!({"handle": "h1", "max_items": 3})),
+            page_all("trace_timings", json!({"handle": "h1", "max_items": 1})),
+            page_all("trace_timings", json!({"handle": "h1", "list": "marks"})),
+            {"op": "callTool", "name": "trace_insights", "arguments": {"handle": "h1", "list": "bogus"}},
+            open("cpu/node-mix.cpuprofile.gz"),
+            {"op": "callTool", "name": "trace_network", "arguments": {"handle": "h2"}},
+        ]),
+    );
+    let insights = cli_json(&["insights", &trace, "--json"]);
+    assert_eq!(items(&r[1]), insights["navigations"].as_array().unwrap());
+    assert!(!items(&r[1]).is_empty());
+    // The lists not paged are counted, not sent.
+    let first = &r[1]["first"];
+    assert_eq!(
+        first["other_lists"]["interactions"].as_u64().unwrap() as usize,
+        insights["interactions"].as_array().unwrap().len()
+    );
+    assert!(first.get("interactions").is_none());
+    assert_eq!(
+        first["long_tasks"]["blocking_ms"],
+        insights["long_tasks"]["blocking_ms"]
+    );
+    assert_eq!(items(&r[2]), insights["interactions"].as_array().unwrap());
+    assert_eq!(
+        items(&r[3]),
+        insights["long_tasks"]["items"].as_array().unwrap()
+    );
+    assert!(items(&r[3]).len() > 4, "the long tasks span several pages");
+
+    let network = cli_json(&["network", &trace, "--json"]);
+    assert_eq!(items(&r[4]), network["requests"].as_array().unwrap());
+    assert!(items(&r[4]).len() > 3);
+    assert_eq!(r[4]["first"]["transfer_size"], network["transfer_size"]);
+
+    let timings = cli_json(&["timings", &trace, "--json"]);
+    assert_eq!(items(&r[5]), timings["measures"].as_array().unwrap());
+    assert_eq!(items(&r[6]), timings["marks"].as_array().unwrap());
+    assert!(!items(&r[6]).is_empty());
+
+    assert!(error_text(&r[7]).contains("bad `list` `bogus`"), "{}", r[7]);
+    // A CPU profile is not a trace: the same error as the CLI's, as a tool error.
+    assert!(
+        error_text(&r[9]).to_lowercase().contains("trace"),
+        "{}",
+        r[9]
+    );
 }
 
 #[test]
