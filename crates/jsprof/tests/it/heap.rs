@@ -35,7 +35,7 @@ fn golden_of(name: &str) -> Value {
 
 /// DevTools' Distance cell for the oracle's raw distance (`HeapSnapshotGridNodes.ts`: a number
 /// from 0 below `baseSystemDistance`, else `−`), as jsprof's JSON writes it: the number or null.
-fn shown_distance(raw: &Value) -> Value {
+pub(crate) fn shown_distance(raw: &Value) -> Value {
     match raw.as_i64() {
         Some(d) if (0..100_000_000).contains(&d) => raw.clone(),
         _ => Value::Null,
