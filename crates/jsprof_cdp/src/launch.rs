@@ -26,6 +26,9 @@ const REGISTER_JS: &str = include_str!("preload/register.js");
 
 /// The environment variable that tells the preload script where to announce a process.
 pub const REGISTRY_ENV: &str = "JSPROF_RECORD_REGISTRY";
+/// The file whose presence in the registry tells the preload script to let a new process run
+/// unrecorded ([`Registry::close`]).
+pub const CLOSED: &str = "closed";
 
 /// A launched command.
 pub struct Launched {
@@ -138,6 +141,12 @@ impl Registry {
         }
         new.sort_by_key(|r| r.pid);
         new
+    }
+
+    /// Takes no more processes: those the command starts from now on run unrecorded instead
+    /// of announcing themselves and waiting (the preload script looks for [`CLOSED`]).
+    pub fn close(&self) -> std::io::Result<()> {
+        std::fs::write(self.dir.join(CLOSED), b"")
     }
 
     /// Every process announced so far.

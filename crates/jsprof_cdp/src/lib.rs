@@ -35,7 +35,7 @@ pub use client::{Client, Event};
 pub use endpoint::{addr_endpoint, is_loopback, target_id, ws_endpoint, Endpoint, Reach};
 pub use error::{CdpError, Result};
 pub use http::get_json;
-pub use launch::{launch, Launched, Registration, Registry, REGISTRY_ENV};
+pub use launch::{launch, Launched, Registration, Registry, CLOSED, REGISTRY_ENV};
 pub use recorder::{
     OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason, MIN_SNAPSHOT_PERIOD,
 };

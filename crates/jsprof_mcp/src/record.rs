@@ -98,9 +98,12 @@ pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
                 }
             };
             // This tool records the command's first Node process (`jsprof record` records
-            // the whole tree): with the registry gone, the processes it starts later run
+            // the whole tree): with the registry closed, the processes it starts later run
             // unrecorded instead of waiting for a debugger.
-            let _ = std::fs::remove_dir_all(launched.registry.dir());
+            if let Err(e) = launched.registry.close() {
+                stop_command(&mut launched).await;
+                return Err(ToolError::Internal(format!("closing the registry: {e}")));
+            }
             let target = jsprof_cdp::Target {
                 ws_url: registration.url.clone(),
                 kind: jsprof_cdp::TargetKind::Node,

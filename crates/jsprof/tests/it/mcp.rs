@@ -875,3 +875,69 @@ fn http_transport_answers_behind_the_token_and_origin_checks() {
         assert!(error.contains(refusal), "{headers}: {error}");
     }
 }
+
+#[test]
+fn record_is_offered_only_when_allowed_and_records_a_node_command() {
+    if sdk_missing() {
+        return;
+    }
+    let dir = scratch("record");
+    let script = dir.join("spin.js");
+    // A hot function for a second, then a child process it starts: the tool records the
+    // first process, and the child must run (unrecorded) rather than wait for a debugger.
+    std::fs::write(
+        &script,
+        "function spinHot(ms) { const end = Date.now() + ms; let x = 0; while (Date.now() < end) x++; return x; }\n\
+         spinHot(1200);\n\
+         require('child_process').execFileSync(process.execPath, ['-e', 'process.exitCode = 0']);\n\
+         require('fs').writeFileSync(__dirname + '/child-ran', '');\n",
+    )
+    .unwrap();
+    let script = script.display().to_string();
+    let record_dir = dir.display().to_string();
+    let call = json!({"op": "callTool", "name": "record", "arguments": {
+        "command": ["node", script], "seconds": 30
+    }});
+    // Without the flag the tool does not exist.
+    let refused = stdio(&[&dir], &[], json!([call.clone()]));
+    assert!(
+        error_text(&refused[0]).contains("--allow-record"),
+        "{}",
+        refused[0]
+    );
+
+    let r = stdio(
+        &[&dir],
+        &["--allow-record", "--record-dir", &record_dir],
+        json!([
+            call,
+            page_all("top", json!({"handle": "h1", "max_items": 50}))
+        ]),
+    );
+    let recorded = doc(&r[0]);
+    assert_eq!(recorded["stop"], "ProgramFinished", "{recorded}");
+    // The child ran, unrecorded, to its end: it neither waited for a debugger nor failed.
+    assert!(
+        dir.join("child-ran").exists(),
+        "the child process did not run"
+    );
+    let files = recorded["files"].as_array().unwrap();
+    let profile = files
+        .iter()
+        .find(|f| f["kind"] == "cpuprofile")
+        .unwrap_or_else(|| panic!("no CPU profile among {files:?}"));
+    let path = profile["path"].as_str().unwrap();
+    assert!(path.starts_with(&record_dir), "{path} outside {record_dir}");
+    // The recorded file answers as the CLI does, and the hot function is on top.
+    let cli_top = cli_json(&["top", path, "--json", "--limit", "0"]);
+    assert_eq!(items(&r[1]), cli_top["functions"].as_array().unwrap());
+    assert!(
+        cli_top["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(3)
+            .any(|f| f["name"] == "spinHot"),
+        "{cli_top}"
+    );
+}

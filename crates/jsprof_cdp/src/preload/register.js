@@ -7,6 +7,8 @@
 (function register() {
   const dir = process.env.JSPROF_RECORD_REGISTRY;
   if (!dir) return;
+  // The recorder takes no more processes (`Registry::close`): run unrecorded.
+  if (require('node:fs').existsSync(require('node:path').join(dir, 'closed'))) return;
   // Worker threads are recorded through their process's inspector (the NodeWorker domain).
   if (!require('node:worker_threads').isMainThread) return;
   // Package managers only launch the scripts that matter; recording them would only add noise.
