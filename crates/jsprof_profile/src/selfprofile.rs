@@ -187,7 +187,9 @@ pub fn read_selfprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
                 .and_then(|r| trace.resources[r].as_deref())
                 .unwrap_or("");
             let script_id = match &f.resource_id {
-                Some(r) => format!("{}", r.0 as i64 + 1),
+                // `as` saturates a huge or fractional id; the add must not overflow past it
+                // (a fuzzed resourceId of 7.8e44 did).
+                Some(r) => format!("{}", (r.0 as i64).saturating_add(1)),
                 None => "0".to_string(),
             };
             let frame = profile.intern_frame(
@@ -249,4 +251,21 @@ pub fn read_selfprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
     profile.threads.push(thread);
     json::warn_clamped(&mut profile, "samples", []);
     Ok(profile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the `selfprofile` fuzz target: a resource id past `i64` overflowed the script id.
+    #[test]
+    fn a_huge_resource_id_is_read_not_a_panic() {
+        let text = r#"{"frames": [{"name": "f", "line": 1, "column": 1,
+            "resourceId": 777777777777777777777777777777777777777777770}],
+            "resources": ["http://localhost/a.js"],
+            "samples": [{"stackId": 0, "timestamp": 1.0}, {"stackId": 0, "timestamp": 2.0}],
+            "stacks": [{"frameId": 0}]}"#;
+        let profile = read_selfprofile(text.as_bytes()).expect("reads");
+        assert_eq!(profile.threads.len(), 1);
+    }
 }
