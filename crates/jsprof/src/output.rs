@@ -251,9 +251,10 @@ impl Table {
 }
 
 impl Table {
-    /// Whether column `i` is cut at its start: a location's file, line and column are at its end.
+    /// Whether column `i` is cut at its start: a location's file, line and column are at its end,
+    /// and what tells a request's URL from its neighbours' (same origin) is its path's end.
     fn keeps_end(&self, i: usize) -> bool {
-        self.headers[i] == "Location"
+        matches!(self.headers[i].as_ref(), "Location" | "url")
     }
 }
 

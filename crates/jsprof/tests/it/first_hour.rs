@@ -246,3 +246,16 @@ fn check_help_shows_a_budget_file_that_parses() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("render"));
 }
+
+#[test]
+fn a_cut_url_keeps_its_path_end() {
+    // Requests of one origin differ at their path's end: that part stays on screen.
+    let trace = crate::support::fixtures().join("trace/pageload.trace.json.gz");
+    let text = stdout(&jsprof_env(
+        &["network", trace.to_str().unwrap()],
+        &[("COLUMNS", "110")],
+    ));
+    // Cut (the full URLs do not fit), at the start.
+    assert!(text.contains("…8790/styles.css"), "{text}");
+    assert!(text.contains("slow.js"), "{text}");
+}
