@@ -1,1 +1,0 @@
-//! The profile lake.
