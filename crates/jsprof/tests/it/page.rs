@@ -301,6 +301,162 @@ fn web_vitals_and_insights_match_the_trace_engine() {
     }
 }
 
+/// Document latency, LCP discovery, DOM size, forced reflow and third parties, insight by
+/// insight against the trace engine's models.
+#[test]
+fn more_insights_match_the_trace_engine() {
+    for name in PAGE_LOADS {
+        let ours = jsprof_json(&["insights", &input(name), "--json"]);
+        let want = oracle(name);
+        for (n, w) in ours["navigations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(want["navigations"].as_array().unwrap())
+        {
+            let at = format!("{name} {}", w["id"]);
+            let wi = &want["insights"][w["id"].as_str().unwrap()];
+            let i = &n["insights"];
+
+            let (d, wd) = (&i["document_latency"], &wi["DocumentLatency"]);
+            assert_eq!(d["state"], wd["state"], "{at} DocumentLatency state");
+            let wdata = &wd["data"];
+            assert_eq!(
+                d["request"]["url"], wdata["document_request"]["url"],
+                "{at}"
+            );
+            // Whole ms: the engine rounds them.
+            close(
+                &d["server_response_ms"],
+                &wdata["server_response_time_ms"],
+                0.0,
+                &at,
+            );
+            close(&d["redirect_ms"], &wdata["redirect_duration_ms"], 0.0, &at);
+            assert_eq!(
+                d["uncompressed_bytes"], wdata["uncompressed_response_bytes"],
+                "{at}"
+            );
+            for (k, wk) in [
+                ("no_redirects", "noRedirects"),
+                ("server_response_is_fast", "serverResponseIsFast"),
+                ("uses_compression", "usesCompression"),
+            ] {
+                assert_eq!(d[k], wdata["checklist"][wk]["value"], "{at} {k}");
+            }
+            close(&d["savings_ms"], &wd["metric_savings"]["LCP"], 0.0, &at);
+
+            let (l, wl) = (&i["lcp_discovery"], &wi["LCPDiscovery"]);
+            assert!(
+                wl["lcp_request"].is_object(),
+                "{at}: the fixture's LCP is an image"
+            );
+            assert_eq!(l["state"], wl["state"], "{at} LCPDiscovery state");
+            assert_eq!(l["request"]["url"], wl["lcp_request"]["url"], "{at}");
+            close(
+                &l["earliest_discovery_ms"],
+                &wl["earliest_discovery_ms"],
+                MS,
+                &format!("{at} earliest discovery"),
+            );
+            close(
+                &l["discovery_delay_ms"],
+                &wl["image"]["discovery_delay_ms"],
+                MS,
+                &format!("{at} discovery delay"),
+            );
+            for (k, wk) in [
+                ("priority_hinted", "priorityHinted"),
+                ("request_discoverable", "requestDiscoverable"),
+                ("eagerly_loaded", "eagerlyLoaded"),
+            ] {
+                assert_eq!(l[k], wl["checklist"][wk]["value"], "{at} {k}");
+            }
+
+            let (m, wm) = (&i["dom_size"], &wi["DOMSize"]);
+            assert_eq!(m["state"], wm["state"], "{at} DOMSize state");
+            let stats = &wm["max_dom_stats"];
+            for k in ["total_elements", "max_depth", "max_children"] {
+                assert_eq!(m[k], stats[k], "{at} DOM {k}");
+            }
+            close(&m["ts_ms"], &stats["ts_ms"], MS, &format!("{at} DOM stats"));
+            assert_eq!(
+                m["large_layout_updates"], wm["large_layout_updates"],
+                "{at}"
+            );
+            assert_eq!(m["large_style_recalcs"], wm["large_style_recalcs"], "{at}");
+            let (u, wu) = (
+                m["large_updates"].as_array().unwrap(),
+                wm["large_updates"].as_array().unwrap(),
+            );
+            assert_eq!(u.len(), wu.len(), "{at} large updates");
+            for (u, wu) in u.iter().zip(wu) {
+                assert_eq!(u["size"], wu["size"], "{at}");
+                close(
+                    &u["dur_ms"],
+                    &wu["duration_ms"],
+                    MS,
+                    &format!("{at} update"),
+                );
+            }
+
+            let (f, wf) = (&i["forced_reflow"], &wi["ForcedReflow"]);
+            assert_eq!(f["state"], wf["state"], "{at} ForcedReflow state");
+            assert_eq!(f["reflow_events"], wf["reflow_events"], "{at}");
+            close(
+                &f["total_reflow_ms"],
+                &wf["total_reflow_ms"],
+                MS,
+                &format!("{at} reflow total"),
+            );
+            let (b, wb) = (
+                f["bottom_up"].as_array().unwrap(),
+                wf["bottom_up"].as_array().unwrap(),
+            );
+            assert_eq!(b.len(), wb.len(), "{at} reflow sources");
+            for (b, wb) in b.iter().zip(wb) {
+                for k in ["function", "url", "line", "column", "script_id"] {
+                    assert_eq!(b["frame"][k], wb[k], "{at} reflow source {k}");
+                }
+                assert_eq!(b["reflows"], wb["reflows"], "{at}");
+                close(&b["total_ms"], &wb["total_ms"], MS, &format!("{at} source"));
+            }
+            let (t, wt) = (&f["top_level_function"], &wf["top_level_function"]);
+            for k in ["function", "url", "line", "column", "script_id"] {
+                assert_eq!(t["frame"][k], wt[k], "{at} top-level {k}");
+            }
+            assert_eq!(t["reflows"], wt["calls"], "{at}");
+            close(
+                &t["total_ms"],
+                &wt["total_reflow_ms"],
+                MS,
+                &format!("{at} top-level reflow"),
+            );
+
+            let (p, wp) = (&i["third_parties"], &wi["ThirdParties"]);
+            assert_eq!(p["state"], wp["state"], "{at} ThirdParties state");
+            assert_eq!(p["first_party"], wp["first_party"], "{at}");
+            let (e, we) = (
+                p["entities"].as_array().unwrap(),
+                wp["entities"].as_array().unwrap(),
+            );
+            assert_eq!(e.len(), we.len(), "{at} entities");
+            assert!(we.len() >= 2, "{at}: the fixture has a second origin");
+            for (e, we) in e.iter().zip(we) {
+                for k in ["entity", "first_party", "transfer_size"] {
+                    assert_eq!(e[k], we[k], "{at} entity {k}");
+                }
+                close(
+                    &e["main_thread_ms"],
+                    &we["main_thread_ms"],
+                    MS,
+                    &format!("{at} {} main thread", we["entity"]),
+                );
+            }
+        }
+    }
+}
+
 /// A page load cut short, with a request that never finished, a screenshot whose base64 is
 /// broken and an event name nobody knows: what is there loads, with warnings. The expected
 /// values follow DevTools' rules by hand (an unfinished request ends at its send).
