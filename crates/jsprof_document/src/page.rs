@@ -680,13 +680,23 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
         kind: input.profile().kind.as_str(),
         warnings: warnings_json(input.warnings()),
         duration_ms: story.bounds.dur() / 1000.0,
-        // DevTools names the page by its first main-frame navigation, else by the frame's URL
-        // when tracing started.
+        // DevTools names the page by its first main-frame navigation's URL (before redirects),
+        // else by the frame's URL when tracing started.
         main_frame_url: v
             .navigations
             .iter()
             .find(|n| n.navigation_id.is_some())
-            .map(|n| n.url.clone())
+            .map(|n| {
+                input
+                    .trace()
+                    .and_then(|t| {
+                        t.page
+                            .navigations
+                            .iter()
+                            .find(|e| Some(&e.navigation_id) == n.navigation_id.as_ref())
+                    })
+                    .map_or_else(|| n.url.clone(), |e| e.url.clone())
+            })
             .or_else(|| {
                 input
                     .trace()

@@ -43,11 +43,18 @@ pub enum NetworkEvent {
     WillSendRequest,
     SendRequest(SendRequest),
     ReceiveResponse(Response),
-    ReceivedData,
+    /// `encodedDataLength`: the bytes of this chunk on the wire.
+    ReceivedData {
+        encoded_data_length: f64,
+    },
     Finish(Finish),
-    ChangePriority { priority: String },
+    ChangePriority {
+        priority: String,
+    },
     MarkAsCached,
-    PreloadRenderBlockingStatusChange { render_blocking: Option<String> },
+    PreloadRenderBlockingStatusChange {
+        render_blocking: Option<String>,
+    },
 }
 
 /// `ResourceSendRequest`'s data.
@@ -77,6 +84,8 @@ pub struct Response {
     /// The response headers (name, value), as written: the document-latency insight reads
     /// `Content-Encoding` from them.
     pub headers: Vec<(String, String)>,
+    /// `encodedDataLength` (the headers' bytes so far), 0 when absent.
+    pub encoded_data_length: f64,
 }
 
 /// `ResourceFinish`'s data.
@@ -275,6 +284,8 @@ pub struct PageEvents {
     pub dom_stats: Vec<DomStats>,
     /// `FunctionCall` events with a call frame in `args.data`.
     pub function_calls: Vec<(Stamp, CallFrame)>,
+    /// Duration events with an `args.data.stackTrace`: the URL of its top frame.
+    pub stack_urls: Vec<(Stamp, String)>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
@@ -406,6 +417,16 @@ impl PageEvents {
             None => Value::Null,
         };
         let data = args.get("data").unwrap_or(&Value::Null);
+        if matches!(ph, b'X' | b'B') {
+            if let Some(url) = data
+                .get("stackTrace")
+                .and_then(Value::as_array)
+                .and_then(|s| s.first())
+                .and_then(|f| str_at(f, &["url"]))
+            {
+                self.stack_urls.push((at.clone(), url.to_string()));
+            }
+        }
         let frame_of = |v: &Value| {
             string(
                 str_at(v, &["frame"])
@@ -450,6 +471,7 @@ impl PageEvents {
                     from_cache: bool_at(data, &["fromCache"]),
                     from_service_worker: bool_at(data, &["fromServiceWorker"]),
                     timing: data.get("timing").and_then(timing_of),
+                    encoded_data_length: f64_at(data, &["encodedDataLength"]).unwrap_or(0.0),
                     headers: data
                         .get("headers")
                         .and_then(Value::as_array)
@@ -465,7 +487,9 @@ impl PageEvents {
                         })
                         .unwrap_or_default(),
                 }),
-                "ResourceReceivedData" => NetworkEvent::ReceivedData,
+                "ResourceReceivedData" => NetworkEvent::ReceivedData {
+                    encoded_data_length: f64_at(data, &["encodedDataLength"]).unwrap_or(0.0),
+                },
                 "ResourceFinish" => NetworkEvent::Finish(Finish {
                     finish_time: f64_at(data, &["finishTime"]).filter(|&t| t != 0.0),
                     encoded_data_length: f64_at(data, &["encodedDataLength"]),

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::support::{fixtures, golden, jsprof, jsprof_json, temp_file};
 
 /// Recorded page loads (`tools/gen/pageload-*.js`) and their oracle goldens.
-const PAGE_LOADS: &[&str] = &["trace/pageload.trace"];
+const PAGE_LOADS: &[&str] = &["trace/pageload.trace", "trace/pageload-shifts.trace"];
 
 /// The oracle rounds every ms value to 0.001 ms; ours are exact, so they may differ by half that.
 const MS: f64 = 0.0006;
@@ -185,6 +185,11 @@ fn web_vitals_and_insights_match_the_trace_engine() {
                 ("load_duration", "loadDuration"),
                 ("render_delay", "renderDelay"),
             ] {
+                // A text LCP has no load delay or duration.
+                if sub[key].is_null() {
+                    assert!(ins["lcp_breakdown"][ours_key].is_null(), "{at} {key}");
+                    continue;
+                }
                 for k in ["start_ms", "end_ms", "dur_ms"] {
                     close(
                         &ins["lcp_breakdown"][ours_key][k],
@@ -290,14 +295,47 @@ fn web_vitals_and_insights_match_the_trace_engine() {
         );
         let (ss, ws) = (&ours["screenshots"], &want["screenshots"]);
         assert_eq!(ss["count"], ws["count"]);
-        close(
-            &ss["first_ts_ms"],
-            &ws["first_ts_ms"],
-            MS,
-            "first screenshot",
-        );
-        close(&ss["last_ts_ms"], &ws["last_ts_ms"], MS, "last screenshot");
+        if ws["count"] != 0 {
+            close(
+                &ss["first_ts_ms"],
+                &ws["first_ts_ms"],
+                MS,
+                "first screenshot",
+            );
+            close(&ss["last_ts_ms"], &ws["last_ts_ms"], MS, "last screenshot");
+        }
         assert_eq!(ss["broken"], 0);
+    }
+}
+
+/// LCP discovery against the engine's: absent for a text LCP (which the engine passes).
+#[track_caller]
+fn lcp_discovery_matches(l: &Value, wl: &Value, at: &str) {
+    if wl["lcp_request"].is_null() {
+        assert_eq!(wl["state"], "pass", "{at}");
+        assert!(l.is_null(), "{at}: {l}");
+        return;
+    }
+    assert_eq!(l["state"], wl["state"], "{at} LCPDiscovery state");
+    assert_eq!(l["request"]["url"], wl["lcp_request"]["url"], "{at}");
+    close(
+        &l["earliest_discovery_ms"],
+        &wl["earliest_discovery_ms"],
+        MS,
+        &format!("{at} earliest discovery"),
+    );
+    close(
+        &l["discovery_delay_ms"],
+        &wl["image"]["discovery_delay_ms"],
+        MS,
+        &format!("{at} discovery delay"),
+    );
+    for (k, wk) in [
+        ("priority_hinted", "priorityHinted"),
+        ("request_discoverable", "requestDiscoverable"),
+        ("eagerly_loaded", "eagerlyLoaded"),
+    ] {
+        assert_eq!(l[k], wl["checklist"][wk]["value"], "{at} {k}");
     }
 }
 
@@ -346,32 +384,7 @@ fn more_insights_match_the_trace_engine() {
             }
             close(&d["savings_ms"], &wd["metric_savings"]["LCP"], 0.0, &at);
 
-            let (l, wl) = (&i["lcp_discovery"], &wi["LCPDiscovery"]);
-            assert!(
-                wl["lcp_request"].is_object(),
-                "{at}: the fixture's LCP is an image"
-            );
-            assert_eq!(l["state"], wl["state"], "{at} LCPDiscovery state");
-            assert_eq!(l["request"]["url"], wl["lcp_request"]["url"], "{at}");
-            close(
-                &l["earliest_discovery_ms"],
-                &wl["earliest_discovery_ms"],
-                MS,
-                &format!("{at} earliest discovery"),
-            );
-            close(
-                &l["discovery_delay_ms"],
-                &wl["image"]["discovery_delay_ms"],
-                MS,
-                &format!("{at} discovery delay"),
-            );
-            for (k, wk) in [
-                ("priority_hinted", "priorityHinted"),
-                ("request_discoverable", "requestDiscoverable"),
-                ("eagerly_loaded", "eagerlyLoaded"),
-            ] {
-                assert_eq!(l[k], wl["checklist"][wk]["value"], "{at} {k}");
-            }
+            lcp_discovery_matches(&i["lcp_discovery"], &wi["LCPDiscovery"], &at);
 
             let (m, wm) = (&i["dom_size"], &wi["DOMSize"]);
             assert_eq!(m["state"], wm["state"], "{at} DOMSize state");
@@ -422,16 +435,20 @@ fn more_insights_match_the_trace_engine() {
                 close(&b["total_ms"], &wb["total_ms"], MS, &format!("{at} source"));
             }
             let (t, wt) = (&f["top_level_function"], &wf["top_level_function"]);
-            for k in ["function", "url", "line", "column", "script_id"] {
-                assert_eq!(t["frame"][k], wt[k], "{at} top-level {k}");
+            if wt.is_null() {
+                assert!(t.is_null(), "{at}: {t}");
+            } else {
+                for k in ["function", "url", "line", "column", "script_id"] {
+                    assert_eq!(t["frame"][k], wt[k], "{at} top-level {k}");
+                }
+                assert_eq!(t["reflows"], wt["calls"], "{at}");
+                close(
+                    &t["total_ms"],
+                    &wt["total_reflow_ms"],
+                    MS,
+                    &format!("{at} top-level reflow"),
+                );
             }
-            assert_eq!(t["reflows"], wt["calls"], "{at}");
-            close(
-                &t["total_ms"],
-                &wt["total_reflow_ms"],
-                MS,
-                &format!("{at} top-level reflow"),
-            );
 
             let (p, wp) = (&i["third_parties"], &wi["ThirdParties"]);
             assert_eq!(p["state"], wp["state"], "{at} ThirdParties state");
@@ -441,7 +458,6 @@ fn more_insights_match_the_trace_engine() {
                 wp["entities"].as_array().unwrap(),
             );
             assert_eq!(e.len(), we.len(), "{at} entities");
-            assert!(we.len() >= 2, "{at}: the fixture has a second origin");
             for (e, we) in e.iter().zip(we) {
                 for k in ["entity", "first_party", "transfer_size"] {
                     assert_eq!(e[k], we[k], "{at} entity {k}");

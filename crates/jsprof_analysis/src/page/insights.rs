@@ -1,12 +1,11 @@
 //! The insights of a navigation beyond its Web Vitals, by the rules of DevTools' trace engine
 //! (`models/trace/insights/*.js` of `@paulirish/trace_engine`): document latency, LCP request
-//! discovery, DOM size, forced reflow and third parties, each with its pass/fail state.
+//! discovery, DOM size, forced reflow, and third parties ([`super::third_parties`]), each with its
+//! pass/fail state.
 //!
 //! What is not here, and why: the render-blocking and LCP-discovery *savings* and the network
 //! dependency tree come from the engine's Lantern simulation (a dependency graph of requests and
-//! CPU tasks replayed under a throttled network model), which this module does not reproduce;
-//! third-party entities are named by the engine's made-up-entity rule (the URL's root domain)
-//! only, without the third-party-web database of known companies.
+//! CPU tasks replayed under a throttled network model), which this module does not reproduce.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -16,7 +15,7 @@ use jsprof_profile::TraceFile;
 use super::us;
 use super::vitals::{NavigationVitals, Window};
 use super::Request;
-use crate::timeline::{EventData, Timeline};
+use crate::timeline::Timeline;
 
 /// An insight's verdict, as the engine's `state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,24 +122,6 @@ pub struct ForcedReflow {
     pub top_level: Option<ReflowSource>,
 }
 
-/// One entity's share of the page.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EntitySummary {
-    pub name: String,
-    pub first_party: bool,
-    pub transfer_size: f64,
-    /// Self time (µs) of the main frame's main thread spent in the entity's events and JS.
-    pub main_thread: f64,
-}
-
-/// Third parties (`ThirdParties`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ThirdParties {
-    pub state: State,
-    pub first_party: Option<String>,
-    pub entities: Vec<EntitySummary>,
-}
-
 /// The insights of one navigation.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NavigationInsights {
@@ -148,11 +129,11 @@ pub struct NavigationInsights {
     pub lcp_discovery: Option<LcpDiscovery>,
     pub dom_size: Option<DomSize>,
     pub forced_reflow: Option<ForcedReflow>,
-    pub third_parties: Option<ThirdParties>,
+    pub third_parties: Option<super::third_parties::ThirdParties>,
 }
 
 /// The engine's `eventIsInBounds`: starts by the window's end, ends after its start.
-fn in_bounds(ts: f64, dur: f64, b: &Window) -> bool {
+pub(crate) fn in_bounds(ts: f64, dur: f64, b: &Window) -> bool {
     ts <= b.end && b.start < ts + dur
 }
 
@@ -182,7 +163,9 @@ pub fn navigation_insights(
             nav_event.map(|n| (n.at.pid, n.at.tid)),
         )),
         forced_reflow: Some(forced_reflow(trace, nav)),
-        third_parties: Some(third_parties(trace, requests, nav, timelines)),
+        third_parties: Some(super::third_parties::third_parties(
+            trace, requests, nav, timelines,
+        )),
     }
 }
 
@@ -590,342 +573,9 @@ fn forced_reflow(trace: &TraceFile, nav: &NavigationVitals) -> ForcedReflow {
     }
 }
 
-/// third-party-web's `getRootDomain` (`parseDomains`): the host of the URL (or the first
-/// domain-like run of characters), an IP address as is, else its last two labels (three for
-/// `gov|com|co|ne.xx`).
-pub fn root_domain(url: &str) -> Option<String> {
-    if url.len() > 10_000 || url.starts_with("data:") {
-        return None;
-    }
-    // DOMAIN_CHARACTERS, /(?:[a-z0-9.-]+\.[a-z0-9]+|localhost)/i, wins over the URL's host when
-    // it matches, and it matches the first such run anywhere in the string.
-    let domain = domain_characters(url).or_else(|| {
-        let rest = &url[url.find("://")? + 3..];
-        let host = rest.split(['/', ':']).next()?;
-        (!host.is_empty()).then(|| host.to_string())
-    })?;
-    let is_ip = {
-        let parts: Vec<&str> = domain.split('.').collect();
-        parts.len() == 4
-            && parts
-                .iter()
-                .all(|p| (1..=3).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit()))
-    };
-    if is_ip {
-        return Some(domain);
-    }
-    let labels: Vec<&str> = domain.split('.').collect();
-    let n = labels.len();
-    if n >= 3 {
-        let second = labels[n - 2].to_ascii_lowercase();
-        let last = labels[n - 1];
-        if matches!(second.as_str(), "gov" | "com" | "co" | "ne")
-            && last.len() == 2
-            && last.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-            && !labels[n - 3].is_empty()
-        {
-            return Some(labels[n - 3..].join("."));
-        }
-    }
-    if n >= 2 && !labels[n - 2].is_empty() && !labels[n - 1].is_empty() {
-        return Some(labels[n - 2..].join("."));
-    }
-    Some(domain)
-}
-
-/// The first match of `(?:[a-z0-9.-]+\.[a-z0-9]+|localhost)` (case-insensitive), leftmost then
-/// greedy as JavaScript's regex engine picks it.
-fn domain_characters(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'.' || c == b'-';
-    for start in 0..b.len() {
-        if word(b[start]) {
-            // Greedy `[a-z0-9.-]+` then backtrack to a `.` followed by at least one alphanumeric.
-            let mut end = start;
-            while end < b.len() && word(b[end]) {
-                end += 1;
-            }
-            // The longest match: the run up to its last alphanumeric preceded somewhere by a dot
-            // after at least one character.
-            let mut best = None;
-            let mut k = end;
-            while k > start + 1 {
-                // Try ending at k: the tail `\.[a-z0-9]+` must be the last part.
-                let tail_start = (start + 1..k).rev().find(|&d| b[d] == b'.');
-                if let Some(d) = tail_start {
-                    if d + 1 < k && b[d + 1..k].iter().all(u8::is_ascii_alphanumeric) {
-                        best = Some(k);
-                        break;
-                    }
-                }
-                k -= 1;
-            }
-            if let Some(k) = best {
-                return Some(s[start..k].to_string());
-            }
-        }
-        if s[start..].len() >= 9 && s[start..start + 9].eq_ignore_ascii_case("localhost") {
-            return Some(s[start..start + 9].to_string());
-        }
-    }
-    None
-}
-
-/// The trace engine's `VISIBLE_TRACE_EVENT_TYPES`: the events its bottom-up trees show. The
-/// others are left out, their time staying with their nearest shown ancestor.
-const VISIBLE: &[&str] = &[
-    "AbortPostTaskCallback",
-    "Animation",
-    "AsyncTask",
-    "v8.deserializeOnBackground",
-    "v8.produceModuleCache",
-    "v8.produceCache",
-    "CancelAnimationFrame",
-    "CancelIdleCallback",
-    "Commit",
-    "V8.CompileCode",
-    "V8.CompileModule",
-    "v8.compile",
-    "CompositeLayers",
-    "ComputeIntersections",
-    "ConsoleTime",
-    "CppGC.IncrementalSweep",
-    "DoDecryptReply",
-    "DoDecrypt",
-    "DoDigestReply",
-    "DoDigest",
-    "DoEncryptReply",
-    "DoEncrypt",
-    "DoSignReply",
-    "DoSign",
-    "DoVerifyReply",
-    "DoVerify",
-    "Decode Image",
-    "EmbedderCallback",
-    "v8.evaluateModule",
-    "EvaluateScript",
-    "EventDispatch",
-    "EventTiming",
-    "V8.FinalizeDeserialization",
-    "FireAnimationFrame",
-    "FireIdleCallback",
-    "FunctionCall",
-    "BlinkGC.AtomicPhase",
-    "GCEvent",
-    "GPUTask",
-    "HandlePostMessage",
-    "HitTest",
-    "JSSample",
-    "Layerize",
-    "Layout",
-    "MajorGC",
-    "MinorGC",
-    "V8.OptimizeCode",
-    "PaintSetup",
-    "Paint",
-    "ParseAuthorStyleSheet",
-    "ParseHTML",
-    "PrePaint",
-    "ProfileCall",
-    "Program",
-    "RasterTask",
-    "RequestAnimationFrame",
-    "RequestIdleCallback",
-    "ResourceFinish",
-    "ResourceReceivedData",
-    "ResourceReceiveResponse",
-    "ResourceSendRequest",
-    "ResourceWillSendRequest",
-    "RunMicrotasks",
-    "RunPostTaskCallback",
-    "RunTask",
-    "SchedulePostMessage",
-    "SchedulePostTaskCallback",
-    "ScheduleStyleRecalculation",
-    "ScrollLayer",
-    "CpuProfiler::StartProfiling",
-    "v8.parseOnBackgroundParsing",
-    "v8.parseOnBackgroundWaiting",
-    "v8.parseOnBackground",
-    "SyntheticLayoutShiftCluster",
-    "SyntheticLayoutShift",
-    "TimeStamp",
-    "TimerFire",
-    "TimerInstall",
-    "TimerRemove",
-    "UpdateLayerTree",
-    "UpdateLayoutTree",
-    "UserTiming",
-    "V8Console::runTask",
-    "v8.wasm.cachedModule",
-    "v8.wasm.compiledModule",
-    "v8.wasm.moduleCacheHit",
-    "v8.wasm.moduleCacheInvalid",
-    "v8.wasm.streamFromResponseCallback",
-    "WebSocketCreate",
-    "WebSocketDestroy",
-    "WebSocketReceiveHandshakeResponse",
-    "WebSocketReceive",
-    "WebSocketSendHandshakeRequest",
-    "WebSocketSend",
-    "XHRLoad",
-    "XHRReadyStateChange",
-];
-
-/// Self time (µs) of each shown event of `tl` within `b`, as the engine's bottom-up tree with
-/// its visible-events filter counts it: the event's time in the window less that of its
-/// nearest shown descendants.
-fn visible_self_times(
-    tl: &Timeline,
-    strings: &jsprof_profile::StringTable,
-    b: &Window,
-) -> Vec<(usize, f64)> {
-    let n = tl.events.len();
-    let visible: Vec<bool> = tl
-        .events
-        .iter()
-        .map(|e| matches!(e.data, EventData::Frame(_)) || VISIBLE.contains(&strings.get(e.name)))
-        .collect();
-    // Events are in pre-order, so a parent's answer is known before its children ask.
-    let mut shown_ancestor: Vec<Option<usize>> = vec![None; n];
-    let mut self_time = vec![0.0; n];
-    for (i, e) in tl.events.iter().enumerate() {
-        shown_ancestor[i] = e.parent.map(|p| p as usize).and_then(|p| {
-            if visible[p] {
-                Some(p)
-            } else {
-                shown_ancestor[p]
-            }
-        });
-        if !visible[i] {
-            continue;
-        }
-        let clipped = (us(e.end).min(b.end) - us(e.start).max(b.start)).max(0.0);
-        self_time[i] += clipped;
-        if let Some(a) = shown_ancestor[i] {
-            self_time[a] -= clipped;
-        }
-    }
-    (0..n)
-        .filter(|&i| {
-            visible[i]
-                && in_bounds(
-                    us(tl.events[i].start),
-                    us(tl.events[i].end - tl.events[i].start),
-                    b,
-                )
-        })
-        .map(|i| (i, self_time[i]))
-        .collect()
-}
-
-fn third_parties(
-    trace: &TraceFile,
-    requests: &[Request],
-    nav: &NavigationVitals,
-    timelines: &[Timeline],
-) -> ThirdParties {
-    let b = &nav.bounds;
-    let mut entities: Vec<EntitySummary> = Vec::new();
-    let mut cache: HashMap<String, Option<String>> = HashMap::default();
-    let mut entity_of = |url: &str| -> Option<String> {
-        if !url.starts_with("http") {
-            return None;
-        }
-        cache
-            .entry(url.to_string())
-            .or_insert_with(|| root_domain(url))
-            .clone()
-    };
-    let add = |entities: &mut Vec<EntitySummary>, name: String, size: f64, time: f64| match entities
-        .iter_mut()
-        .find(|e| e.name == name)
-    {
-        Some(e) => {
-            e.transfer_size += size;
-            e.main_thread += time;
-        }
-        None => entities.push(EntitySummary {
-            name,
-            first_party: false,
-            transfer_size: size,
-            main_thread: time,
-        }),
-    };
-    // The main-frame process's main thread: the engine groups its entries' self time by the
-    // entity of each entry's own URL (a JS call's script, a script's or style sheet's URL).
-    let main_pids: Vec<u64> = trace
-        .page
-        .navigations
-        .iter()
-        .filter(|n| n.frame == nav.frame)
-        .map(|n| n.at.pid)
-        .collect();
-    let strings = &trace.profile.strings;
-    if let Some(tl) = timelines
-        .iter()
-        .find(|t| t.pid.is_some_and(|p| main_pids.contains(&p)) && t.name == "CrRendererMain")
-    {
-        for (i, self_time) in visible_self_times(tl, strings, b) {
-            let e = &tl.events[i];
-            let url = match e.data {
-                EventData::Frame(f) => strings.get(trace.profile.frames.get(f).url),
-                // The engine reads a style sheet's URL from `args.data.stylesheetUrl`, which
-                // Chrome spells `styleSheetUrl`: parsing CSS belongs to no entity there.
-                EventData::Detail(_) if strings.get(e.name) == "ParseAuthorStyleSheet" => continue,
-                EventData::Detail(d) => strings.get(d),
-                EventData::None => continue,
-            };
-            if let Some(name) = entity_of(url) {
-                add(&mut entities, name, 0.0, self_time);
-            }
-        }
-    }
-    for r in requests {
-        if !in_bounds(r.start, r.end - r.start, b) {
-            continue;
-        }
-        if let Some(name) = entity_of(&r.url) {
-            add(&mut entities, name, r.transfer_size, 0.0);
-        }
-    }
-    let first_party = entity_of(&nav.url);
-    for e in &mut entities {
-        e.first_party = first_party.as_deref() == Some(e.name.as_str());
-    }
-    ThirdParties {
-        state: if entities.iter().any(|e| !e.first_party) {
-            State::Informative
-        } else {
-            State::Pass
-        },
-        first_party,
-        entities,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn root_domains_follow_third_party_web() {
-        let r = |u: &str| root_domain(u);
-        assert_eq!(
-            r("http://127.0.0.1:8790/app.js").as_deref(),
-            Some("127.0.0.1")
-        );
-        assert_eq!(
-            r("http://localhost:8791/w.js").as_deref(),
-            Some("localhost")
-        );
-        assert_eq!(
-            r("https://cdn.static.example.com/x.js").as_deref(),
-            Some("example.com")
-        );
-        assert_eq!(r("https://www.bbc.co.uk/").as_deref(), Some("bbc.co.uk"));
-        assert_eq!(r("data:text/plain,hi"), None);
-    }
 
     #[test]
     fn js_round_rounds_halves_up() {

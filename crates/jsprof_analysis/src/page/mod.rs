@@ -9,6 +9,7 @@
 
 pub mod insights;
 pub mod network;
+pub mod third_parties;
 pub mod timings;
 pub mod vitals;
 

@@ -113,7 +113,7 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
             NetworkEvent::WillSendRequest => g.will_send.push(&e.at),
             NetworkEvent::SendRequest(s) => g.send.push((&e.at, s)),
             NetworkEvent::ReceiveResponse(r) => g.response = Some((&e.at, r)),
-            NetworkEvent::ReceivedData => {}
+            NetworkEvent::ReceivedData { .. } => {}
             NetworkEvent::Finish(f) => g.finish = Some((&e.at, f)),
             NetworkEvent::ChangePriority { priority } => g.change_priority = Some(priority),
             NetworkEvent::MarkAsCached => g.memory_cached = true,
