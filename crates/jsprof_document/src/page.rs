@@ -122,6 +122,55 @@ pub struct LcpBreakdownJson {
     pub render_delay: WindowJson,
 }
 
+/// What DevTools blames for one layout shift.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ShiftCausesJson {
+    pub ts_ms: f64,
+    pub score: f64,
+    /// Font requests that finished within 500 ms before the shift's paint.
+    pub web_fonts: Vec<String>,
+    /// Frame ids of iframes created just before the shift's paint.
+    pub iframes: Vec<String>,
+    /// Images without width and height painted right after it.
+    pub unsized_images: Vec<UnsizedImageJson>,
+}
+
+/// An image without width and height.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct UnsizedImageJson {
+    pub node_id: u64,
+    pub url: String,
+}
+
+/// A culprit of a cluster.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct CulpritJson {
+    /// `web_font`, `iframe` or `unsized_image`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The image's URL for an unsized image.
+    pub url: Option<String>,
+}
+
+/// The top culprits (at most three) of one cluster.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ClusterCulpritsJson {
+    pub cluster_start_ms: f64,
+    pub culprits: Vec<CulpritJson>,
+}
+
+/// Layout shift culprits.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ClsCulpritsJson {
+    /// `pass` (no shifts), `informative` (the worst cluster is good) or `fail`.
+    pub state: String,
+    /// Every shift of the navigation's clusters, in order.
+    pub shifts: Vec<ShiftCausesJson>,
+    pub clusters: Vec<ClusterCulpritsJson>,
+    /// False: non-composited animations, DevTools' fourth cause, are not examined.
+    pub animations_checked: bool,
+}
+
 /// Document request latency: redirects, server response time, compression.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct DocumentLatencyJson {
@@ -253,6 +302,7 @@ pub struct InsightsJson {
     pub render_blocking: Vec<RequestRefJson>,
     /// `null` without a document request for the navigation.
     pub document_latency: Option<DocumentLatencyJson>,
+    pub cls_culprits: Option<ClsCulpritsJson>,
     /// `null` unless the LCP is an image with a request.
     pub lcp_discovery: Option<LcpDiscoveryJson>,
     pub dom_size: Option<DomSizeJson>,
@@ -519,6 +569,52 @@ fn more_insights_json(
         uses_compression: d.uses_compression,
         savings_ms: d.savings_ms,
     });
+    out.cls_culprits = ins.cls_culprits.as_ref().map(|cc| ClsCulpritsJson {
+        state: cc.state.as_str().to_string(),
+        shifts: cc
+            .shifts
+            .iter()
+            .map(|s| {
+                let shift = &story.vitals.shifts[s.shift];
+                ShiftCausesJson {
+                    ts_ms: c.ts(shift.ts),
+                    score: shift.score,
+                    web_fonts: s
+                        .causes
+                        .web_fonts
+                        .iter()
+                        .map(|&r| story.requests[r].url.clone())
+                        .collect(),
+                    iframes: s.causes.iframes.clone(),
+                    unsized_images: s
+                        .causes
+                        .unsized_images
+                        .iter()
+                        .map(|(node_id, url)| UnsizedImageJson {
+                            node_id: *node_id,
+                            url: url.clone(),
+                        })
+                        .collect(),
+                }
+            })
+            .collect(),
+        clusters: cc
+            .clusters
+            .iter()
+            .map(|k| ClusterCulpritsJson {
+                cluster_start_ms: c.ts(story.vitals.clusters[k.cluster].window.start),
+                culprits: k
+                    .culprits
+                    .iter()
+                    .map(|(kind, url)| CulpritJson {
+                        kind: kind.as_str().to_string(),
+                        url: url.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        animations_checked: cc.animations_checked,
+    });
     out.lcp_discovery = ins.lcp_discovery.as_ref().map(|d| {
         let r = &story.requests[d.request];
         LcpDiscoveryJson {
@@ -655,6 +751,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             cls_clusters,
             render_blocking,
             document_latency: None,
+            cls_culprits: None,
             lcp_discovery: None,
             dom_size: None,
             forced_reflow: None,
@@ -709,8 +806,13 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
             .map(|n| {
                 let mut json = navigation_json(&c, story, n);
                 if let Some(trace) = input.trace() {
-                    let ins =
-                        insights::navigation_insights(trace, &story.requests, n, input.timelines());
+                    let ins = insights::navigation_insights(
+                        trace,
+                        &story.requests,
+                        &story.vitals,
+                        n,
+                        input.timelines(),
+                    );
                     more_insights_json(&c, story, &ins, &mut json.insights);
                 }
                 json

@@ -286,6 +286,13 @@ pub struct PageEvents {
     pub function_calls: Vec<(Stamp, CallFrame)>,
     /// Duration events with an `args.data.stackTrace`: the URL of its top frame.
     pub stack_urls: Vec<(Stamp, String)>,
+    /// `PaintImage` (complete events): (when, `nodeId`, `url`) — the layout-shift culprits'
+    /// images.
+    pub paint_images: Vec<(Stamp, u64, String)>,
+    /// `LayoutImageUnsized`: (when, `nodeId`) — an image without width and height.
+    pub unsized_images: Vec<(Stamp, u64)>,
+    /// `domLoading`: (when, frame) — a frame's document starting to load.
+    pub dom_loading: Vec<(Stamp, String)>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
@@ -318,6 +325,9 @@ const NAMES: &[&str] = &[
     "UpdateLayoutTree",
     "DOMStats",
     "FunctionCall",
+    "PaintImage",
+    "LayoutImageUnsized",
+    "domLoading",
 ];
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
@@ -695,6 +705,28 @@ impl PageEvents {
                         .pointer("/maxChildren/numChildren")
                         .and_then(Value::as_u64),
                 });
+                return;
+            }
+            "PaintImage" => {
+                if ph == b'X' {
+                    let node = data.get("nodeId").and_then(Value::as_u64).unwrap_or(0);
+                    self.paint_images
+                        .push((at, node, string(str_at(data, &["url"]))));
+                }
+                return;
+            }
+            "LayoutImageUnsized" => {
+                if let Some(node) = data.get("nodeId").and_then(Value::as_u64) {
+                    self.unsized_images.push((at, node));
+                }
+                return;
+            }
+            // Written as a Navigation Timing mark (`blink.user_timing`), so matched before the
+            // user timings leave it out.
+            "domLoading" => {
+                if let Some(frame) = str_at(&args, &["frame"]) {
+                    self.dom_loading.push((at, frame.to_string()));
+                }
                 return;
             }
             "FunctionCall" => {

@@ -131,6 +131,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     )?;
                 }
             }
+            if let Some(cc) = &ins.cls_culprits {
+                for k in cc.clusters.iter().filter(|k| !k.culprits.is_empty()) {
+                    writeln!(
+                        out,
+                        "\nLayout shift culprits (cluster at {}): {}",
+                        fmt_ms(k.cluster_start_ms),
+                        cc.state
+                    )?;
+                    for c in &k.culprits {
+                        writeln!(out, "  {:<14} {}", c.kind, c.url.as_deref().unwrap_or(""))?;
+                    }
+                }
+            }
             if !ins.render_blocking.is_empty() {
                 writeln!(out, "\nRender-blocking requests")?;
                 for r in &ins.render_blocking {

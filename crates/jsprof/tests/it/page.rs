@@ -386,6 +386,70 @@ fn more_insights_match_the_trace_engine() {
 
             lcp_discovery_matches(&i["lcp_discovery"], &wi["LCPDiscovery"], &at);
 
+            let (cc, wc) = (&i["cls_culprits"], &wi["CLSCulprits"]);
+            assert_eq!(cc["state"], wc["state"], "{at} CLSCulprits state");
+            let (sh, wsh) = (
+                cc["shifts"].as_array().unwrap(),
+                wc["shifts"].as_array().unwrap(),
+            );
+            assert_eq!(sh.len(), wsh.len(), "{at} shifts");
+            for (s, ws) in sh.iter().zip(wsh) {
+                close(&s["ts_ms"], &ws["ts_ms"], MS, &format!("{at} shift"));
+                close(&s["score"], &ws["score"], SCORE, &format!("{at} shift"));
+                let rc = &ws["root_causes"];
+                assert_eq!(s["web_fonts"], rc["web_fonts"], "{at} web fonts");
+                assert_eq!(
+                    s["iframes"].as_array().unwrap().len() as u64,
+                    rc["iframes"].as_u64().unwrap(),
+                    "{at} iframes"
+                );
+                let nodes: Vec<&Value> = s["unsized_images"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|u| &u["node_id"])
+                    .collect();
+                let want_nodes: Vec<&Value> =
+                    rc["unsized_images"].as_array().unwrap().iter().collect();
+                assert_eq!(nodes, want_nodes, "{at} unsized images");
+                // Not examined here; the recorded pages have no animations.
+                assert_eq!(rc["non_composited_animations"], 0, "{at}");
+            }
+            let (cl, wcl) = (
+                cc["clusters"].as_array().unwrap(),
+                wc["culprits"].as_array().unwrap(),
+            );
+            assert_eq!(cl.len(), wcl.len(), "{at} culprit clusters");
+            for (k, wk) in cl.iter().zip(wcl) {
+                close(
+                    &k["cluster_start_ms"],
+                    &wk["cluster_start_ms"],
+                    MS,
+                    &format!("{at} culprit cluster"),
+                );
+                let kinds: Vec<(String, Value)> = k["culprits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| (c["type"].as_str().unwrap().to_string(), c["url"].clone()))
+                    .collect();
+                let want: Vec<(String, Value)> = wk["culprits"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| {
+                        let kind = match c["type"].as_str().unwrap() {
+                            "WEB_FONT" => "web_font",
+                            "IFRAMES" => "iframe",
+                            "UNSIZED_IMAGE" => "unsized_image",
+                            other => panic!("{at}: culprit {other}"),
+                        };
+                        (kind.to_string(), c["url"].clone())
+                    })
+                    .collect();
+                assert_eq!(kinds, want, "{at} culprits");
+            }
+
             let (m, wm) = (&i["dom_size"], &wi["DOMSize"]);
             assert_eq!(m["state"], wm["state"], "{at} DOMSize state");
             let stats = &wm["max_dom_stats"];

@@ -130,6 +130,7 @@ pub struct NavigationInsights {
     pub dom_size: Option<DomSize>,
     pub forced_reflow: Option<ForcedReflow>,
     pub third_parties: Option<super::third_parties::ThirdParties>,
+    pub cls_culprits: Option<super::cls_culprits::ClsCulprits>,
 }
 
 /// The engine's `eventIsInBounds`: starts by the window's end, ends after its start.
@@ -141,6 +142,7 @@ pub(crate) fn in_bounds(ts: f64, dur: f64, b: &Window) -> bool {
 pub fn navigation_insights(
     trace: &TraceFile,
     requests: &[Request],
+    vitals: &super::vitals::Vitals,
     nav: &NavigationVitals,
     timelines: &[Timeline],
 ) -> NavigationInsights {
@@ -163,6 +165,9 @@ pub fn navigation_insights(
             nav_event.map(|n| (n.at.pid, n.at.tid)),
         )),
         forced_reflow: Some(forced_reflow(trace, nav)),
+        cls_culprits: Some(super::cls_culprits::cls_culprits(
+            trace, requests, vitals, nav,
+        )),
         third_parties: Some(super::third_parties::third_parties(
             trace, requests, nav, timelines,
         )),
