@@ -955,3 +955,112 @@ pub fn timings_report(input: &CpuInput) -> Result<TimingsReport> {
         console_timestamps: t.timestamps.iter().map(mark).collect(),
     })
 }
+
+/// A page load in one line: what `summary` of a trace says about the page.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct PageSummaryJson {
+    /// The first navigation's URL.
+    pub url: String,
+    pub lcp_ms: Option<f64>,
+    pub lcp_rating: Option<String>,
+    pub cls: f64,
+    pub cls_rating: String,
+    pub inp_ms: Option<f64>,
+    pub inp_rating: Option<String>,
+    /// The insights that fail, in the order DevTools' Insights sidebar lists them
+    /// (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`).
+    pub failing_insights: Vec<String>,
+    /// The first of `failing_insights`, with its evidence in a few words.
+    pub worst_insight: Option<String>,
+}
+
+/// The page summary of a trace with a navigation; `None` for any other input.
+pub fn page_summary(input: &CpuInput) -> Option<PageSummaryJson> {
+    let trace = input.trace()?;
+    if trace.page.navigations.is_empty() {
+        return None;
+    }
+    let story = page::page_story(trace);
+    let report = insights_of(input, &story);
+    let n = report
+        .navigations
+        .iter()
+        .find(|n| n.navigation_id.is_some())?;
+    let (m, i) = (&n.metrics, &n.insights);
+    let mut failing: Vec<(String, String)> = Vec::new();
+    let mut fail = |name: &str, state: &str, why: String| {
+        if state == "fail" {
+            failing.push((name.to_string(), why));
+        }
+    };
+    if let Some(d) = &i.lcp_discovery {
+        let mut missing = Vec::new();
+        if !d.request_discoverable {
+            missing.push("not discoverable in the HTML");
+        }
+        if !d.priority_hinted {
+            missing.push("no fetchpriority=high");
+        }
+        if !d.eagerly_loaded {
+            missing.push("lazily loaded");
+        }
+        fail("lcp_discovery", &d.state, missing.join(", "));
+    }
+    if let Some(c) = &i.cls_culprits {
+        let kinds: Vec<&str> = c
+            .clusters
+            .iter()
+            .flat_map(|k| k.culprits.iter().map(|x| x.kind.as_str()))
+            .collect();
+        fail(
+            "cls_culprits",
+            &c.state,
+            match kinds.is_empty() {
+                true => format!("CLS {:.3}", m.cls.score),
+                false => format!("CLS {:.3}: {}", m.cls.score, kinds.join(", ")),
+            },
+        );
+    }
+    if let Some(r) = i.render_blocking.first() {
+        fail(
+            "render_blocking",
+            "fail",
+            format!(
+                "{} requests, the longest {:.1} ms ({})",
+                i.render_blocking.len(),
+                r.dur_ms,
+                r.url
+            ),
+        );
+    }
+    if let Some(d) = &i.document_latency {
+        fail(
+            "document_latency",
+            &d.state,
+            format!(
+                "server {} ms, redirects {} ms, compression {}",
+                d.server_response_ms,
+                d.redirect_ms,
+                if d.uses_compression { "on" } else { "off" }
+            ),
+        );
+    }
+    if let Some(f) = &i.forced_reflow {
+        fail(
+            "forced_reflow",
+            &f.state,
+            format!("{} reflows, {:.1} ms", f.reflow_events, f.total_reflow_ms),
+        );
+    }
+    Some(PageSummaryJson {
+        url: n.url.clone(),
+        lcp_ms: m.lcp.as_ref().map(|l| l.value_ms),
+        lcp_rating: m.lcp.as_ref().map(|l| l.classification.clone()),
+        cls: m.cls.score,
+        cls_rating: m.cls.classification.clone(),
+        inp_ms: m.inp.as_ref().map(|x| x.value_ms),
+        inp_rating: m.inp.as_ref().map(|x| x.classification.clone()),
+        worst_insight: failing.first().map(|(n, why)| format!("{n}: {why}")),
+        failing_insights: failing.into_iter().map(|(n, _)| n).collect(),
+    })
+}

@@ -537,6 +537,78 @@ fn more_insights_match_the_trace_engine() {
     }
 }
 
+/// `summary` of a page load names LCP, CLS and INP (the oracle's) and its worst insight: the
+/// first that fails, in the sidebar's order, by the oracle's states. `report` embeds the
+/// `insights`, `network` and `timings` documents as the CLI prints them.
+#[test]
+fn summary_and_report_carry_the_page() {
+    for name in PAGE_LOADS {
+        let want = oracle(name);
+        let summary = jsprof_json(&["summary", &input(name), "--json"]);
+        let p = &summary["page"];
+        let wm = &want["navigations"][0]["metrics"];
+        let wi = &want["insights"][want["navigations"][0]["id"].as_str().unwrap()];
+        close(
+            &p["lcp_ms"],
+            &wm["LCP"]["value_ms"],
+            MS,
+            &format!("{name} LCP"),
+        );
+        assert_eq!(p["lcp_rating"], wm["LCP"]["classification"], "{name}");
+        close(
+            &p["cls"],
+            &wm["CLS"]["score"],
+            SCORE,
+            &format!("{name} CLS"),
+        );
+        close(
+            &p["inp_ms"],
+            &wm["INP"]["value_ms"],
+            MS,
+            &format!("{name} INP"),
+        );
+        let failing: Vec<&str> = [
+            ("lcp_discovery", "LCPDiscovery"),
+            ("cls_culprits", "CLSCulprits"),
+            ("render_blocking", "RenderBlocking"),
+            ("document_latency", "DocumentLatency"),
+            ("forced_reflow", "ForcedReflow"),
+        ]
+        .into_iter()
+        .filter(|(_, key)| wi[key]["state"] == "fail")
+        .map(|(ours, _)| ours)
+        .collect();
+        assert!(
+            !failing.is_empty(),
+            "{name}: the fixtures fail some insight"
+        );
+        assert_eq!(p["failing_insights"], serde_json::json!(failing), "{name}");
+        let worst = p["worst_insight"].as_str().unwrap();
+        assert!(
+            worst.starts_with(&format!("{}: ", failing[0])),
+            "{name}: {worst}"
+        );
+
+        let out = jsprof(&["report", &input(name), "-o", "-"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let html = String::from_utf8(out.stdout).unwrap();
+        let start = html
+            .find(r#"<script id="jsprof-data" type="application/json">"#)
+            .expect("embedded data");
+        let rest = &html[start..];
+        let body = &rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()];
+        let data: Value = serde_json::from_str(body).unwrap();
+        for view in ["insights", "network", "timings"] {
+            let cli = jsprof_json(&[view, &input(name), "--json"]);
+            assert_eq!(data["views"][view], cli, "{name}: report's {view}");
+        }
+    }
+}
+
 /// A page load cut short, with a request that never finished, a screenshot whose base64 is
 /// broken and an event name nobody knows: what is there loads, with warnings. The expected
 /// values follow DevTools' rules by hand (an unfinished request ends at its send).
