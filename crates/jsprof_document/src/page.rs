@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use jsprof_analysis::page::{self, vitals, PageStory, Request};
+use jsprof_analysis::page::{self, insights, vitals, PageStory, Request};
 
 use crate::load::CpuInput;
 use crate::{warnings_json, JsonWarning, ReportError, Result};
@@ -122,6 +122,172 @@ pub struct LcpBreakdownJson {
     pub render_delay: WindowJson,
 }
 
+/// What DevTools blames for one layout shift.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ShiftCausesJson {
+    pub ts_ms: f64,
+    pub score: f64,
+    /// Font requests that finished within 500 ms before the shift's paint.
+    pub web_fonts: Vec<String>,
+    /// Frame ids of iframes created just before the shift's paint.
+    pub iframes: Vec<String>,
+    /// Images without width and height painted right after it.
+    pub unsized_images: Vec<UnsizedImageJson>,
+}
+
+/// An image without width and height.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct UnsizedImageJson {
+    pub node_id: u64,
+    pub url: String,
+}
+
+/// A culprit of a cluster.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct CulpritJson {
+    /// `web_font`, `iframe` or `unsized_image`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The image's URL for an unsized image.
+    pub url: Option<String>,
+}
+
+/// The top culprits (at most three) of one cluster.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ClusterCulpritsJson {
+    pub cluster_start_ms: f64,
+    pub culprits: Vec<CulpritJson>,
+}
+
+/// Layout shift culprits.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ClsCulpritsJson {
+    /// `pass` (no shifts), `informative` (the worst cluster is good) or `fail`.
+    pub state: String,
+    /// Every shift of the navigation's clusters, in order.
+    pub shifts: Vec<ShiftCausesJson>,
+    pub clusters: Vec<ClusterCulpritsJson>,
+    /// False: non-composited animations, DevTools' fourth cause, are not examined.
+    pub animations_checked: bool,
+}
+
+/// Document request latency: redirects, server response time, compression.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct DocumentLatencyJson {
+    /// `pass` or `fail`.
+    pub state: String,
+    pub request: RequestRefJson,
+    /// Whole ms, as DevTools rounds it.
+    pub server_response_ms: f64,
+    /// Whole ms spent in redirects.
+    pub redirect_ms: f64,
+    /// Bytes text compression would save (0 when compressed or under 1400 bytes).
+    pub uncompressed_bytes: u64,
+    pub no_redirects: bool,
+    /// Under 600 ms.
+    pub server_response_is_fast: bool,
+    pub uses_compression: bool,
+    /// FCP and LCP savings: the server's time past 100 ms when slow, plus redirects.
+    pub savings_ms: f64,
+}
+
+/// LCP request discovery, for an image LCP fetched over the network.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct LcpDiscoveryJson {
+    /// `pass` or `fail`.
+    pub state: String,
+    pub request: RequestRefJson,
+    /// The document's first byte: the earliest the image could have been requested.
+    pub earliest_discovery_ms: Option<f64>,
+    /// From then to the image's request.
+    pub discovery_delay_ms: Option<f64>,
+    /// `fetchpriority=high` applied.
+    pub priority_hinted: bool,
+    /// Preloaded or in the document's HTML.
+    pub request_discoverable: bool,
+    /// Not lazily loaded.
+    pub eagerly_loaded: bool,
+}
+
+/// A large layout (`Layout`) or style recalculation (`UpdateLayoutTree`).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct LargeUpdateJson {
+    /// `layout` or `style`.
+    pub kind: String,
+    pub ts_ms: f64,
+    pub dur_ms: f64,
+    /// Dirty objects (layout) or elements (style).
+    pub size: u64,
+}
+
+/// DOM size: the largest DOM seen and the layouts and style recalculations it made slow.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct DomSizeJson {
+    /// `pass`, or `informative` when there are large updates.
+    pub state: String,
+    pub ts_ms: Option<f64>,
+    pub total_elements: Option<u64>,
+    pub max_depth: Option<u64>,
+    pub max_children: Option<u64>,
+    /// Large updates (over 100 dirty objects or 300 elements, 40 ms or more), longest first,
+    /// at most five.
+    pub large_updates: Vec<LargeUpdateJson>,
+    pub large_layout_updates: usize,
+    pub large_style_recalcs: usize,
+}
+
+/// A JavaScript call frame (zero-based line and column, as DevTools shows them).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct CallFrameJson {
+    pub function: String,
+    pub url: String,
+    pub script_id: String,
+    pub line: i64,
+    pub column: i64,
+}
+
+/// Reflow time forced from one place.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ReflowSourceJson {
+    /// `null`: the reflows carried no stack.
+    pub frame: Option<CallFrameJson>,
+    pub total_ms: f64,
+    pub reflows: usize,
+}
+
+/// Forced reflow: layouts and style recalculations JS forced synchronously.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ForcedReflowJson {
+    /// `pass` or `fail`.
+    pub state: String,
+    pub reflow_events: usize,
+    pub total_reflow_ms: f64,
+    /// Per JS frame that forced them (the top of each reflow's stack), most time first.
+    pub bottom_up: Vec<ReflowSourceJson>,
+    /// The entry-point function call with the most forced reflow time (its line and column as
+    /// the `FunctionCall` event writes them).
+    pub top_level_function: Option<ReflowSourceJson>,
+}
+
+/// One entity (a company, or a site's root domain) of the page.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct EntityJson {
+    pub entity: String,
+    pub first_party: bool,
+    pub transfer_size: u64,
+    /// Self time on the main frame's main thread in the entity's scripts and events.
+    pub main_thread_ms: f64,
+}
+
+/// Third parties: transfer size and main-thread time per entity.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ThirdPartiesJson {
+    /// `pass`, or `informative` when any entity is not the first party.
+    pub state: String,
+    pub first_party: Option<String>,
+    pub entities: Vec<EntityJson>,
+}
+
 /// The insights computed for a navigation (DevTools' insight set). Each is `null` when it does
 /// not apply (no LCP, no interaction).
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -134,6 +300,14 @@ pub struct InsightsJson {
     /// The render-blocking requests insight's requests, longest first (DevTools' savings
     /// estimate, a simulation, is not computed).
     pub render_blocking: Vec<RequestRefJson>,
+    /// `null` without a document request for the navigation.
+    pub document_latency: Option<DocumentLatencyJson>,
+    pub cls_culprits: Option<ClsCulpritsJson>,
+    /// `null` unless the LCP is an image with a request.
+    pub lcp_discovery: Option<LcpDiscoveryJson>,
+    pub dom_size: Option<DomSizeJson>,
+    pub forced_reflow: Option<ForcedReflowJson>,
+    pub third_parties: Option<ThirdPartiesJson>,
 }
 
 /// One navigation of the main frame (or `NO_NAVIGATION`).
@@ -359,6 +533,159 @@ impl Clock {
     }
 }
 
+fn call_frame_json(f: &jsprof_profile::page_events::CallFrame) -> CallFrameJson {
+    CallFrameJson {
+        function: f.function.clone(),
+        url: f.url.clone(),
+        script_id: f.script_id.clone(),
+        line: f.line,
+        column: f.column,
+    }
+}
+
+fn reflow_source_json(s: &insights::ReflowSource) -> ReflowSourceJson {
+    ReflowSourceJson {
+        frame: s.frame.as_ref().map(call_frame_json),
+        total_ms: s.total / 1000.0,
+        reflows: s.count,
+    }
+}
+
+/// The JSON of the insights beyond the Web Vitals.
+fn more_insights_json(
+    c: &Clock,
+    story: &PageStory,
+    ins: &insights::NavigationInsights,
+    out: &mut InsightsJson,
+) {
+    out.document_latency = ins.document_latency.as_ref().map(|d| DocumentLatencyJson {
+        state: d.state.as_str().to_string(),
+        request: c.request_ref(&story.requests[d.request]),
+        server_response_ms: d.server_response_ms,
+        redirect_ms: d.redirect_ms,
+        uncompressed_bytes: d.uncompressed_bytes,
+        no_redirects: d.no_redirects,
+        server_response_is_fast: d.server_response_is_fast,
+        uses_compression: d.uses_compression,
+        savings_ms: d.savings_ms,
+    });
+    out.cls_culprits = ins.cls_culprits.as_ref().map(|cc| ClsCulpritsJson {
+        state: cc.state.as_str().to_string(),
+        shifts: cc
+            .shifts
+            .iter()
+            .map(|s| {
+                let shift = &story.vitals.shifts[s.shift];
+                ShiftCausesJson {
+                    ts_ms: c.ts(shift.ts),
+                    score: shift.score,
+                    web_fonts: s
+                        .causes
+                        .web_fonts
+                        .iter()
+                        .map(|&r| story.requests[r].url.clone())
+                        .collect(),
+                    iframes: s.causes.iframes.clone(),
+                    unsized_images: s
+                        .causes
+                        .unsized_images
+                        .iter()
+                        .map(|(node_id, url)| UnsizedImageJson {
+                            node_id: *node_id,
+                            url: url.clone(),
+                        })
+                        .collect(),
+                }
+            })
+            .collect(),
+        clusters: cc
+            .clusters
+            .iter()
+            .map(|k| ClusterCulpritsJson {
+                cluster_start_ms: c.ts(story.vitals.clusters[k.cluster].window.start),
+                culprits: k
+                    .culprits
+                    .iter()
+                    .map(|(kind, url)| CulpritJson {
+                        kind: kind.as_str().to_string(),
+                        url: url.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        animations_checked: cc.animations_checked,
+    });
+    out.lcp_discovery = ins.lcp_discovery.as_ref().map(|d| {
+        let r = &story.requests[d.request];
+        LcpDiscoveryJson {
+            state: d.state.as_str().to_string(),
+            request: c.request_ref(r),
+            earliest_discovery_ms: d.earliest_discovery.map(|t| c.ts(t)),
+            discovery_delay_ms: d.earliest_discovery.map(|t| (r.start - t) / 1000.0),
+            priority_hinted: d.priority_hinted,
+            request_discoverable: d.request_discoverable,
+            eagerly_loaded: d.eagerly_loaded,
+        }
+    });
+    out.dom_size = ins.dom_size.as_ref().map(|d| {
+        let mut large: Vec<LargeUpdateJson> = d
+            .large_layout_updates
+            .iter()
+            .chain(&d.large_style_recalcs)
+            .map(|u| LargeUpdateJson {
+                kind: match u.kind {
+                    jsprof_profile::page_events::ReflowKind::Layout => "layout",
+                    jsprof_profile::page_events::ReflowKind::RecalcStyle => "style",
+                }
+                .to_string(),
+                ts_ms: c.ts(u.ts),
+                dur_ms: u.dur / 1000.0,
+                size: u.size,
+            })
+            .collect();
+        // Longest first, stably (the engine's sort), the first five.
+        large.sort_by(|a, b| b.dur_ms.total_cmp(&a.dur_ms));
+        large.truncate(5);
+        let m = d.max_dom_stats.as_ref();
+        DomSizeJson {
+            state: d.state.as_str().to_string(),
+            ts_ms: m.map(|m| c.ts(m.ts)),
+            total_elements: m.map(|m| m.total_elements),
+            max_depth: m.and_then(|m| m.max_depth),
+            max_children: m.and_then(|m| m.max_children),
+            large_updates: large,
+            large_layout_updates: d.large_layout_updates.len(),
+            large_style_recalcs: d.large_style_recalcs.len(),
+        }
+    });
+    out.forced_reflow = ins.forced_reflow.as_ref().map(|f| {
+        let mut bottom_up: Vec<ReflowSourceJson> =
+            f.bottom_up.iter().map(reflow_source_json).collect();
+        bottom_up.sort_by(|a, b| b.total_ms.total_cmp(&a.total_ms));
+        ForcedReflowJson {
+            state: f.state.as_str().to_string(),
+            reflow_events: f.events,
+            total_reflow_ms: f.total / 1000.0,
+            bottom_up,
+            top_level_function: f.top_level.as_ref().map(reflow_source_json),
+        }
+    });
+    out.third_parties = ins.third_parties.as_ref().map(|t| ThirdPartiesJson {
+        state: t.state.as_str().to_string(),
+        first_party: t.first_party.clone(),
+        entities: t
+            .entities
+            .iter()
+            .map(|e| EntityJson {
+                entity: e.name.clone(),
+                first_party: e.first_party,
+                transfer_size: e.transfer_size.max(0.0) as u64,
+                main_thread_ms: e.main_thread / 1000.0,
+            })
+            .collect(),
+    });
+}
+
 fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -> NavigationJson {
     let v = &story.vitals;
     let lcp = n.lcp.as_ref().map(|l| LcpJson {
@@ -423,6 +750,12 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             inp_breakdown: n.inp.map(|i| c.interaction(&v.interactions[i])),
             cls_clusters,
             render_blocking,
+            document_latency: None,
+            cls_culprits: None,
+            lcp_discovery: None,
+            dom_size: None,
+            forced_reflow: None,
+            third_parties: None,
         },
     }
 }
@@ -444,13 +777,23 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
         kind: input.profile().kind.as_str(),
         warnings: warnings_json(input.warnings()),
         duration_ms: story.bounds.dur() / 1000.0,
-        // DevTools names the page by its first main-frame navigation, else by the frame's URL
-        // when tracing started.
+        // DevTools names the page by its first main-frame navigation's URL (before redirects),
+        // else by the frame's URL when tracing started.
         main_frame_url: v
             .navigations
             .iter()
             .find(|n| n.navigation_id.is_some())
-            .map(|n| n.url.clone())
+            .map(|n| {
+                input
+                    .trace()
+                    .and_then(|t| {
+                        t.page
+                            .navigations
+                            .iter()
+                            .find(|e| Some(&e.navigation_id) == n.navigation_id.as_ref())
+                    })
+                    .map_or_else(|| n.url.clone(), |e| e.url.clone())
+            })
             .or_else(|| {
                 input
                     .trace()
@@ -460,7 +803,20 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
         navigations: v
             .navigations
             .iter()
-            .map(|n| navigation_json(&c, story, n))
+            .map(|n| {
+                let mut json = navigation_json(&c, story, n);
+                if let Some(trace) = input.trace() {
+                    let ins = insights::navigation_insights(
+                        trace,
+                        &story.requests,
+                        &story.vitals,
+                        n,
+                        input.timelines(),
+                    );
+                    more_insights_json(&c, story, &ins, &mut json.insights);
+                }
+                json
+            })
             .collect(),
         page_load_markers: v
             .markers
@@ -597,5 +953,114 @@ pub fn timings_report(input: &CpuInput) -> Result<TimingsReport> {
         measures: t.measures.iter().map(span).collect(),
         console_timings: t.console_timings.iter().map(span).collect(),
         console_timestamps: t.timestamps.iter().map(mark).collect(),
+    })
+}
+
+/// A page load in one line: what `summary` of a trace says about the page.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct PageSummaryJson {
+    /// The first navigation's URL.
+    pub url: String,
+    pub lcp_ms: Option<f64>,
+    pub lcp_rating: Option<String>,
+    pub cls: f64,
+    pub cls_rating: String,
+    pub inp_ms: Option<f64>,
+    pub inp_rating: Option<String>,
+    /// The insights that fail, in the order DevTools' Insights sidebar lists them
+    /// (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`).
+    pub failing_insights: Vec<String>,
+    /// The first of `failing_insights`, with its evidence in a few words.
+    pub worst_insight: Option<String>,
+}
+
+/// The page summary of a trace with a navigation; `None` for any other input.
+pub fn page_summary(input: &CpuInput) -> Option<PageSummaryJson> {
+    let trace = input.trace()?;
+    if trace.page.navigations.is_empty() {
+        return None;
+    }
+    let story = page::page_story(trace);
+    let report = insights_of(input, &story);
+    let n = report
+        .navigations
+        .iter()
+        .find(|n| n.navigation_id.is_some())?;
+    let (m, i) = (&n.metrics, &n.insights);
+    let mut failing: Vec<(String, String)> = Vec::new();
+    let mut fail = |name: &str, state: &str, why: String| {
+        if state == "fail" {
+            failing.push((name.to_string(), why));
+        }
+    };
+    if let Some(d) = &i.lcp_discovery {
+        let mut missing = Vec::new();
+        if !d.request_discoverable {
+            missing.push("not discoverable in the HTML");
+        }
+        if !d.priority_hinted {
+            missing.push("no fetchpriority=high");
+        }
+        if !d.eagerly_loaded {
+            missing.push("lazily loaded");
+        }
+        fail("lcp_discovery", &d.state, missing.join(", "));
+    }
+    if let Some(c) = &i.cls_culprits {
+        let kinds: Vec<&str> = c
+            .clusters
+            .iter()
+            .flat_map(|k| k.culprits.iter().map(|x| x.kind.as_str()))
+            .collect();
+        fail(
+            "cls_culprits",
+            &c.state,
+            match kinds.is_empty() {
+                true => format!("CLS {:.3}", m.cls.score),
+                false => format!("CLS {:.3}: {}", m.cls.score, kinds.join(", ")),
+            },
+        );
+    }
+    if let Some(r) = i.render_blocking.first() {
+        fail(
+            "render_blocking",
+            "fail",
+            format!(
+                "{} requests, the longest {:.1} ms ({})",
+                i.render_blocking.len(),
+                r.dur_ms,
+                r.url
+            ),
+        );
+    }
+    if let Some(d) = &i.document_latency {
+        fail(
+            "document_latency",
+            &d.state,
+            format!(
+                "server {} ms, redirects {} ms, compression {}",
+                d.server_response_ms,
+                d.redirect_ms,
+                if d.uses_compression { "on" } else { "off" }
+            ),
+        );
+    }
+    if let Some(f) = &i.forced_reflow {
+        fail(
+            "forced_reflow",
+            &f.state,
+            format!("{} reflows, {:.1} ms", f.reflow_events, f.total_reflow_ms),
+        );
+    }
+    Some(PageSummaryJson {
+        url: n.url.clone(),
+        lcp_ms: m.lcp.as_ref().map(|l| l.value_ms),
+        lcp_rating: m.lcp.as_ref().map(|l| l.classification.clone()),
+        cls: m.cls.score,
+        cls_rating: m.cls.classification.clone(),
+        inp_ms: m.inp.as_ref().map(|x| x.value_ms),
+        inp_rating: m.inp.as_ref().map(|x| x.classification.clone()),
+        worst_insight: failing.first().map(|(n, why)| format!("{n}: {why}")),
+        failing_insights: failing.into_iter().map(|(n, _)| n).collect(),
     })
 }

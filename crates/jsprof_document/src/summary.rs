@@ -54,6 +54,9 @@ pub struct SummaryReport {
     pub functions: usize,
     /// `top`'s first rows by self.
     pub top_functions: Vec<FunctionJson>,
+    /// A page-load trace: its Web Vitals and worst insight.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<crate::page::PageSummaryJson>,
 }
 
 /// A summary: the document, and what a table of its top functions needs.
@@ -134,6 +137,7 @@ pub fn summary<'a>(input: &'a CpuInput, thread: Option<&str>, limit: usize) -> R
             .iter()
             .map(|r| function_json(&top_of.profile, top.unit, r, top.total))
             .collect(),
+        page: crate::page::page_summary(input),
     };
     drop(samples_view);
     Ok(Summary {

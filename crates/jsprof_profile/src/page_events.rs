@@ -43,11 +43,18 @@ pub enum NetworkEvent {
     WillSendRequest,
     SendRequest(SendRequest),
     ReceiveResponse(Response),
-    ReceivedData,
+    /// `encodedDataLength`: the bytes of this chunk on the wire.
+    ReceivedData {
+        encoded_data_length: f64,
+    },
     Finish(Finish),
-    ChangePriority { priority: String },
+    ChangePriority {
+        priority: String,
+    },
     MarkAsCached,
-    PreloadRenderBlockingStatusChange { render_blocking: Option<String> },
+    PreloadRenderBlockingStatusChange {
+        render_blocking: Option<String>,
+    },
 }
 
 /// `ResourceSendRequest`'s data.
@@ -74,6 +81,11 @@ pub struct Response {
     pub from_cache: bool,
     pub from_service_worker: bool,
     pub timing: Option<ResourceTiming>,
+    /// The response headers (name, value), as written: the document-latency insight reads
+    /// `Content-Encoding` from them.
+    pub headers: Vec<(String, String)>,
+    /// `encodedDataLength` (the headers' bytes so far), 0 when absent.
+    pub encoded_data_length: f64,
 }
 
 /// `ResourceFinish`'s data.
@@ -142,6 +154,8 @@ pub struct Marker {
     pub lcp_type: Option<String>,
     pub node_id: Option<u64>,
     pub size: Option<f64>,
+    /// LCP candidates: the element's `loading` attribute (`lazy`, `eager`, ``).
+    pub loading_attr: Option<String>,
 }
 
 /// A `LayoutShift` (shifts after recent input are dropped when read, as DevTools drops them).
@@ -207,6 +221,49 @@ pub struct Screenshot {
     pub image: Option<String>,
 }
 
+/// A JavaScript call frame as a trace event's args write it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CallFrame {
+    pub function: String,
+    pub url: String,
+    pub script_id: String,
+    pub line: i64,
+    pub column: i64,
+}
+
+/// Which part of a reflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReflowKind {
+    /// `Layout` (`args.beginData.dirtyObjects`).
+    Layout,
+    /// `UpdateLayoutTree`, the style recalculation (`args.elementCount`).
+    RecalcStyle,
+}
+
+/// A `Layout` or `UpdateLayoutTree` event's args: what DevTools' DOM size and forced reflow
+/// insights read. Its duration is the thread event's at the same stamp.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reflow {
+    pub at: Stamp,
+    pub kind: ReflowKind,
+    pub frame: String,
+    /// Layout: dirty objects; style recalculation: elements.
+    pub size: u64,
+    /// The top frame of `args.beginData.stackTrace` (line and column 1-based, as written): the
+    /// JS that forced it.
+    pub stack_top: Option<CallFrame>,
+}
+
+/// A `DOMStats` event: the DOM's size when it was taken.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DomStats {
+    pub at: Stamp,
+    pub frame: String,
+    pub total_elements: u64,
+    pub max_depth: Option<u64>,
+    pub max_children: Option<u64>,
+}
+
 /// The page's events, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct PageEvents {
@@ -222,6 +279,20 @@ pub struct PageEvents {
     pub image_paints: Vec<(Stamp, u64, String)>,
     /// `TracingStartedInBrowser`'s outermost main frame: (frame id, url).
     pub main_frame: Option<(String, String)>,
+    /// `Layout` and `UpdateLayoutTree` events' args.
+    pub reflows: Vec<Reflow>,
+    pub dom_stats: Vec<DomStats>,
+    /// `FunctionCall` events with a call frame in `args.data`.
+    pub function_calls: Vec<(Stamp, CallFrame)>,
+    /// Duration events with an `args.data.stackTrace`: the URL of its top frame.
+    pub stack_urls: Vec<(Stamp, String)>,
+    /// `PaintImage` (complete events): (when, `nodeId`, `url`) — the layout-shift culprits'
+    /// images.
+    pub paint_images: Vec<(Stamp, u64, String)>,
+    /// `LayoutImageUnsized`: (when, `nodeId`) — an image without width and height.
+    pub unsized_images: Vec<(Stamp, u64)>,
+    /// `domLoading`: (when, frame) — a frame's document starting to load.
+    pub dom_loading: Vec<(Stamp, String)>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
@@ -250,6 +321,13 @@ const NAMES: &[&str] = &[
     "Screenshot",
     "TracingStartedInBrowser",
     "LargestImagePaint::Candidate",
+    "Layout",
+    "UpdateLayoutTree",
+    "DOMStats",
+    "FunctionCall",
+    "PaintImage",
+    "LayoutImageUnsized",
+    "domLoading",
 ];
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
@@ -270,6 +348,21 @@ fn bool_at(v: &Value, path: &[&str]) -> bool {
         .try_fold(v, |v, k| v.get(k))
         .and_then(Value::as_bool)
         .unwrap_or(false)
+}
+
+fn call_frame(v: &Value) -> Option<CallFrame> {
+    let n = |k: &str| v.get(k).and_then(Value::as_i64);
+    Some(CallFrame {
+        function: string(str_at(v, &["functionName"])),
+        url: str_at(v, &["url"])?.to_string(),
+        script_id: match v.get("scriptId") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => String::new(),
+        },
+        line: n("lineNumber")?,
+        column: n("columnNumber")?,
+    })
 }
 
 fn string(v: Option<&str>) -> String {
@@ -334,6 +427,16 @@ impl PageEvents {
             None => Value::Null,
         };
         let data = args.get("data").unwrap_or(&Value::Null);
+        if matches!(ph, b'X' | b'B') {
+            if let Some(url) = data
+                .get("stackTrace")
+                .and_then(Value::as_array)
+                .and_then(|s| s.first())
+                .and_then(|f| str_at(f, &["url"]))
+            {
+                self.stack_urls.push((at.clone(), url.to_string()));
+            }
+        }
         let frame_of = |v: &Value| {
             string(
                 str_at(v, &["frame"])
@@ -378,8 +481,25 @@ impl PageEvents {
                     from_cache: bool_at(data, &["fromCache"]),
                     from_service_worker: bool_at(data, &["fromServiceWorker"]),
                     timing: data.get("timing").and_then(timing_of),
+                    encoded_data_length: f64_at(data, &["encodedDataLength"]).unwrap_or(0.0),
+                    headers: data
+                        .get("headers")
+                        .and_then(Value::as_array)
+                        .map(|hs| {
+                            hs.iter()
+                                .filter_map(|h| {
+                                    Some((
+                                        str_at(h, &["name"])?.to_string(),
+                                        str_at(h, &["value"])?.to_string(),
+                                    ))
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
                 }),
-                "ResourceReceivedData" => NetworkEvent::ReceivedData,
+                "ResourceReceivedData" => NetworkEvent::ReceivedData {
+                    encoded_data_length: f64_at(data, &["encodedDataLength"]).unwrap_or(0.0),
+                },
                 "ResourceFinish" => NetworkEvent::Finish(Finish {
                     finish_time: f64_at(data, &["finishTime"]).filter(|&t| t != 0.0),
                     encoded_data_length: f64_at(data, &["encodedDataLength"]),
@@ -433,6 +553,7 @@ impl PageEvents {
                 lcp_type: str_at(data, &["type"]).map(str::to_string),
                 node_id: data.get("nodeId").and_then(Value::as_u64),
                 size: f64_at(data, &["size"]),
+                loading_attr: str_at(data, &["loadingAttr"]).map(str::to_string),
             });
             return;
         }
@@ -544,6 +665,75 @@ impl PageEvents {
                     str_at(data, &["imageUrl"]),
                 ) {
                     self.image_paints.push((at, node, url.to_string()));
+                }
+                return;
+            }
+            "Layout" | "UpdateLayoutTree" => {
+                // A `B`/`X` begin carries the args; an `E` only the end data.
+                if ph == b'E' {
+                    return;
+                }
+                let begin = args.get("beginData").unwrap_or(&Value::Null);
+                let (kind, size) = match name {
+                    "Layout" => (ReflowKind::Layout, f64_at(begin, &["dirtyObjects"])),
+                    _ => (ReflowKind::RecalcStyle, f64_at(&args, &["elementCount"])),
+                };
+                self.reflows.push(Reflow {
+                    at,
+                    kind,
+                    frame: string(str_at(begin, &["frame"]).or(str_at(data, &["frame"]))),
+                    size: size.unwrap_or(0.0).max(0.0) as u64,
+                    stack_top: begin
+                        .get("stackTrace")
+                        .and_then(Value::as_array)
+                        .and_then(|s| s.first())
+                        .and_then(call_frame),
+                });
+                return;
+            }
+            "DOMStats" => {
+                let Some(total) = data.get("totalElements").and_then(Value::as_u64) else {
+                    self.skip("`DOMStats` without `args.data.totalElements`");
+                    return;
+                };
+                self.dom_stats.push(DomStats {
+                    at,
+                    frame: string(str_at(data, &["frame"])),
+                    total_elements: total,
+                    max_depth: data.pointer("/maxDepth/depth").and_then(Value::as_u64),
+                    max_children: data
+                        .pointer("/maxChildren/numChildren")
+                        .and_then(Value::as_u64),
+                });
+                return;
+            }
+            "PaintImage" => {
+                if ph == b'X' {
+                    let node = data.get("nodeId").and_then(Value::as_u64).unwrap_or(0);
+                    self.paint_images
+                        .push((at, node, string(str_at(data, &["url"]))));
+                }
+                return;
+            }
+            "LayoutImageUnsized" => {
+                if let Some(node) = data.get("nodeId").and_then(Value::as_u64) {
+                    self.unsized_images.push((at, node));
+                }
+                return;
+            }
+            // Written as a Navigation Timing mark (`blink.user_timing`), so matched before the
+            // user timings leave it out.
+            "domLoading" => {
+                if let Some(frame) = str_at(&args, &["frame"]) {
+                    self.dom_loading.push((at, frame.to_string()));
+                }
+                return;
+            }
+            "FunctionCall" => {
+                if ph != b'E' {
+                    if let Some(f) = call_frame(data) {
+                        self.function_calls.push((at, f));
+                    }
                 }
                 return;
             }

@@ -297,7 +297,11 @@ impl State {
         }
 
         let cat = e.cat.as_deref().unwrap_or("");
-        if page_events::wanted(name, cat) {
+        // Events whose `args.data.stackTrace` names the script behind them (an `EventDispatch`
+        // from script): the page model keeps the URL for DevTools' third-party attribution.
+        let stack_url =
+            matches!(ph, b'X' | b'B') && e.args.is_some_and(|a| a.get().contains("\"stackTrace\""));
+        if page_events::wanted(name, cat) || stack_url {
             let id = match (&e.id, e.id2) {
                 (Some(id), _) => Some(id.0.as_ref()),
                 (None, Some(id2)) => Some(id2.get()),

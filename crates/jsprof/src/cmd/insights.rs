@@ -1,6 +1,7 @@
 //! `jsprof insights TRACE`: the page's Web Vitals per navigation (FCP, LCP, CLS, INP, DCL,
 //! load), then the evidence DevTools' insights show: the LCP breakdown, the longest
-//! interaction's phases, the layout-shift clusters, render-blocking requests, long tasks.
+//! interaction's phases, the layout-shift clusters, render-blocking requests, LCP discovery,
+//! document latency, forced reflow, DOM size, third parties and long tasks.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -130,10 +131,97 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     )?;
                 }
             }
+            if let Some(cc) = &ins.cls_culprits {
+                for k in cc.clusters.iter().filter(|k| !k.culprits.is_empty()) {
+                    writeln!(
+                        out,
+                        "\nLayout shift culprits (cluster at {}): {}",
+                        fmt_ms(k.cluster_start_ms),
+                        cc.state
+                    )?;
+                    for c in &k.culprits {
+                        writeln!(out, "  {:<14} {}", c.kind, c.url.as_deref().unwrap_or(""))?;
+                    }
+                }
+            }
             if !ins.render_blocking.is_empty() {
                 writeln!(out, "\nRender-blocking requests")?;
                 for r in &ins.render_blocking {
                     writeln!(out, "  {:>10}  {}", fmt_ms(r.dur_ms), r.url)?;
+                }
+            }
+            if let Some(d) = &ins.lcp_discovery {
+                writeln!(out, "\nLCP request discovery: {}", d.state)?;
+                let check = |ok: bool| if ok { "yes" } else { "NO" };
+                writeln!(
+                    out,
+                    "  discoverable in the HTML  {}\n  fetchpriority=high        {}\n  not lazily loaded         {}",
+                    check(d.request_discoverable),
+                    check(d.priority_hinted),
+                    check(d.eagerly_loaded)
+                )?;
+                if let Some(delay) = d.discovery_delay_ms {
+                    writeln!(
+                        out,
+                        "  requested {} after the document's first byte",
+                        fmt_ms(delay)
+                    )?;
+                }
+            }
+            if let Some(d) = &ins.document_latency {
+                writeln!(out, "\nDocument request latency: {}", d.state)?;
+                writeln!(
+                    out,
+                    "  server response {} ms, redirects {} ms, compression {}",
+                    d.server_response_ms,
+                    d.redirect_ms,
+                    if d.uses_compression {
+                        "applied".to_string()
+                    } else {
+                        format!("missing ({} B to save)", d.uncompressed_bytes)
+                    }
+                )?;
+            }
+            if let Some(f) = ins.forced_reflow.as_ref().filter(|f| f.reflow_events > 0) {
+                writeln!(
+                    out,
+                    "\nForced reflow: {} ({} reflows, {})",
+                    f.state,
+                    f.reflow_events,
+                    fmt_ms(f.total_reflow_ms)
+                )?;
+                for s in &f.bottom_up {
+                    let at = s.frame.as_ref().map_or("(no stack)".to_string(), |f| {
+                        format!("{} {}:{}:{}", f.function, f.url, f.line + 1, f.column + 1)
+                    });
+                    writeln!(out, "  {:>10}  {:>5}x  {at}", fmt_ms(s.total_ms), s.reflows)?;
+                }
+            }
+            if let Some(d) = &ins.dom_size {
+                if let Some(total) = d.total_elements {
+                    writeln!(
+                        out,
+                        "\nDOM size: {} ({total} elements, depth {}, at most {} children)",
+                        d.state,
+                        d.max_depth.map_or("?".to_string(), |x| x.to_string()),
+                        d.max_children.map_or("?".to_string(), |x| x.to_string())
+                    )?;
+                }
+                for u in &d.large_updates {
+                    writeln!(out, "  {:>10}  {} of {}", fmt_ms(u.dur_ms), u.kind, u.size)?;
+                }
+            }
+            if let Some(t) = &ins.third_parties {
+                writeln!(out, "\nThird parties: {}", t.state)?;
+                for e in &t.entities {
+                    writeln!(
+                        out,
+                        "  {:<24} {:>10} {:>10}{}",
+                        e.entity,
+                        output::fmt_bytes(e.transfer_size as f64),
+                        fmt_ms(e.main_thread_ms),
+                        if e.first_party { "  (first party)" } else { "" }
+                    )?;
                 }
             }
             writeln!(out)?;

@@ -178,6 +178,13 @@ fn cpu_views(loaded: &jsprof_document::load::CpuInput, thread: Option<&str>) -> 
         );
     }
     views.insert("top", raw(&jsprof_document::top::report(&weighted, &top)));
+    // A page load: the documents of `jsprof insights`, `network` and `timings` too.
+    if loaded.trace().is_some_and(|t| !t.page.is_empty()) {
+        use jsprof_document::page;
+        views.insert("insights", raw(&page::insights_report(loaded)?));
+        views.insert("network", raw(&page::network_report(loaded)?));
+        views.insert("timings", raw(&page::timings_report(loaded)?));
+    }
     Ok(views)
 }
 

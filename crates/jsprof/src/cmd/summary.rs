@@ -99,6 +99,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .collect();
     writeln!(out, "  threads    {}", threads.join(", "))?;
     writeln!(out, "  functions  {}", report.functions)?;
+    if let Some(p) = &report.page {
+        let metric = |v: Option<f64>, r: &Option<String>| match (v, r) {
+            (Some(v), Some(r)) => format!("{} ({r})", output::fmt_ms(v)),
+            _ => "-".to_string(),
+        };
+        writeln!(
+            out,
+            "  page       {}: LCP {}, CLS {:.3} ({}), INP {}",
+            p.url,
+            metric(p.lcp_ms, &p.lcp_rating),
+            p.cls,
+            p.cls_rating,
+            metric(p.inp_ms, &p.inp_rating)
+        )?;
+        if let Some(w) = &p.worst_insight {
+            writeln!(out, "  worst insight  {w}")?;
+        }
+    }
     writeln!(out)?;
     writeln!(
         out,

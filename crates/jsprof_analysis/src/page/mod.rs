@@ -1,12 +1,16 @@
 //! The page's whole story from a trace, as DevTools' trace engine tells it: network requests
 //! ([`network`]), Web Vitals per navigation ([`vitals`]: FCP, LCP and its breakdown, CLS and its
-//! clusters, INP and its phases), user timings, long tasks and the filmstrip.
+//! clusters, INP and its phases), the other insights of a navigation ([`insights`]), user
+//! timings, long tasks and the filmstrip.
 //!
 //! Times here are microseconds on the trace clock as `f64`, as the trace engine keeps them (its
 //! network times come from seconds and milliseconds in the events' args); the documents turn
 //! them into milliseconds from the trace's origin.
 
+pub mod cls_culprits;
+pub mod insights;
 pub mod network;
+pub mod third_parties;
 pub mod timings;
 pub mod vitals;
 

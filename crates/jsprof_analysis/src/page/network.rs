@@ -58,6 +58,12 @@ pub struct Request {
     pub initiator: Option<(String, Option<String>)>,
     /// URLs this request was redirected from, in order.
     pub redirects: Vec<String>,
+    /// From the first send to the last (DevTools' `redirectionDuration`), µs.
+    pub redirection_duration: f64,
+    /// `<link rel=preload>`.
+    pub is_link_preload: bool,
+    /// The response headers (name, value); empty without a response.
+    pub response_headers: Vec<(String, String)>,
 }
 
 impl Request {
@@ -107,7 +113,7 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
             NetworkEvent::WillSendRequest => g.will_send.push(&e.at),
             NetworkEvent::SendRequest(s) => g.send.push((&e.at, s)),
             NetworkEvent::ReceiveResponse(r) => g.response = Some((&e.at, r)),
-            NetworkEvent::ReceivedData => {}
+            NetworkEvent::ReceivedData { .. } => {}
             NetworkEvent::Finish(f) => g.finish = Some((&e.at, f)),
             NetworkEvent::ChangePriority { priority } => g.change_priority = Some(priority),
             NetworkEvent::MarkAsCached => g.memory_cached = true,
@@ -230,6 +236,12 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
                 .iter()
                 .map(|(_, s)| s.url.clone())
                 .collect(),
+            redirection_duration: end_redirect - start,
+            is_link_preload: last.is_link_preload,
+            response_headers: g
+                .response
+                .map(|(_, r)| r.headers.clone())
+                .unwrap_or_default(),
         });
     }
     out

@@ -256,10 +256,11 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
     }
 
     // DevTools' page-load markers: the main frame's navigations and the events its metrics
-    // chose, by time (file order on a tie).
-    let mut chosen: Vec<(i64, usize, &'static str)> = main_navs
+    // chose, by time; on a tie the LCP comes first (the engine lists the LCP events before the
+    // others, then sorts stably), then file order.
+    let mut chosen: Vec<(i64, bool, usize, &'static str)> = main_navs
         .iter()
-        .map(|n| (n.at.ts, 0, "navigationStart"))
+        .map(|n| (n.at.ts, true, 0, "navigationStart"))
         .collect();
     for n in &main_navs {
         if let Some(s) = scores.get(n.navigation_id.as_str()) {
@@ -268,14 +269,15 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
                 .flatten()
             {
                 let m = &page.markers[*i];
-                chosen.push((m.at.ts, i + 1, m.kind.event_name()));
+                let not_lcp = m.kind != MarkerKind::LcpCandidate;
+                chosen.push((m.at.ts, not_lcp, i + 1, m.kind.event_name()));
             }
         }
     }
     chosen.sort();
     let marker_list = chosen
         .into_iter()
-        .map(|(ts, _, name)| (name, us(ts)))
+        .map(|(ts, _, _, name)| (name, us(ts)))
         .collect();
 
     let (shifts, clusters) = layout_shifts(page, &main_navs, bounds);
@@ -352,7 +354,16 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
                             .map(|(_, u)| u.clone())
                             .unwrap_or_default()
                     },
-                    |n| n.url.clone(),
+                    // The engine's `finalDisplayUrlByNavigationId`: the document request's
+                    // last URL, after its redirects.
+                    |n| {
+                        requests
+                            .iter()
+                            .find(|r| {
+                                r.request_id == n.navigation_id && r.resource_type == "Document"
+                            })
+                            .map_or_else(|| n.url.clone(), |r| r.url.clone())
+                    },
                 ),
                 frame: nav.map_or(main_frame.clone(), |n| n.frame.clone()),
                 navigation_id: nav_id,

@@ -1,0 +1,445 @@
+//! The third-parties insight (`ThirdParties`) as DevTools' trace engine computes it: each
+//! entity's transfer size and main-thread time, from the main frame's main thread. Entities are
+//! named by the engine's made-up-entity rule (third-party-web's root domain of the URL); the
+//! third-party-web database of known companies is not bundled, so a known company's domains are
+//! grouped by root domain rather than under the company's name.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use jsprof_profile::page_events::PageEvents;
+use jsprof_profile::TraceFile;
+
+use super::insights::{in_bounds, State};
+use super::us;
+use super::vitals::{NavigationVitals, Window};
+use super::Request;
+use crate::timeline::{EventData, Timeline};
+
+/// One entity's share of the page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntitySummary {
+    pub name: String,
+    pub first_party: bool,
+    pub transfer_size: f64,
+    /// Self time (µs) of the main frame's main thread spent in the entity's events and JS.
+    pub main_thread: f64,
+}
+
+/// Third parties (`ThirdParties`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThirdParties {
+    pub state: State,
+    pub first_party: Option<String>,
+    pub entities: Vec<EntitySummary>,
+}
+
+/// third-party-web's `getRootDomain` (`parseDomains`): the host of the URL (or the first
+/// domain-like run of characters), an IP address as is, else its last two labels (three for
+/// `gov|com|co|ne.xx`).
+pub fn root_domain(url: &str) -> Option<String> {
+    if url.len() > 10_000 || url.starts_with("data:") {
+        return None;
+    }
+    // DOMAIN_CHARACTERS, /(?:[a-z0-9.-]+\.[a-z0-9]+|localhost)/i, wins over the URL's host when
+    // it matches, and it matches the first such run anywhere in the string.
+    let domain = domain_characters(url).or_else(|| {
+        let rest = &url[url.find("://")? + 3..];
+        let host = rest.split(['/', ':']).next()?;
+        (!host.is_empty()).then(|| host.to_string())
+    })?;
+    let is_ip = {
+        let parts: Vec<&str> = domain.split('.').collect();
+        parts.len() == 4
+            && parts
+                .iter()
+                .all(|p| (1..=3).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit()))
+    };
+    if is_ip {
+        return Some(domain);
+    }
+    let labels: Vec<&str> = domain.split('.').collect();
+    let n = labels.len();
+    if n >= 3 {
+        let second = labels[n - 2].to_ascii_lowercase();
+        let last = labels[n - 1];
+        if matches!(second.as_str(), "gov" | "com" | "co" | "ne")
+            && last.len() == 2
+            && last.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+            && !labels[n - 3].is_empty()
+        {
+            return Some(labels[n - 3..].join("."));
+        }
+    }
+    if n >= 2 && !labels[n - 2].is_empty() && !labels[n - 1].is_empty() {
+        return Some(labels[n - 2..].join("."));
+    }
+    Some(domain)
+}
+
+/// The first match of `(?:[a-z0-9.-]+\.[a-z0-9]+|localhost)` (case-insensitive), leftmost then
+/// greedy as JavaScript's regex engine picks it.
+fn domain_characters(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'.' || c == b'-';
+    for start in 0..b.len() {
+        if word(b[start]) {
+            // Greedy `[a-z0-9.-]+` then backtrack to a `.` followed by at least one alphanumeric.
+            let mut end = start;
+            while end < b.len() && word(b[end]) {
+                end += 1;
+            }
+            // The longest match: the run up to its last alphanumeric preceded somewhere by a dot
+            // after at least one character.
+            let mut best = None;
+            let mut k = end;
+            while k > start + 1 {
+                // Try ending at k: the tail `\.[a-z0-9]+` must be the last part.
+                let tail_start = (start + 1..k).rev().find(|&d| b[d] == b'.');
+                if let Some(d) = tail_start {
+                    if d + 1 < k && b[d + 1..k].iter().all(u8::is_ascii_alphanumeric) {
+                        best = Some(k);
+                        break;
+                    }
+                }
+                k -= 1;
+            }
+            if let Some(k) = best {
+                return Some(s[start..k].to_string());
+            }
+        }
+        if s[start..].len() >= 9 && s[start..start + 9].eq_ignore_ascii_case("localhost") {
+            return Some(s[start..start + 9].to_string());
+        }
+    }
+    None
+}
+
+/// The trace engine's `VISIBLE_TRACE_EVENT_TYPES`: the events its bottom-up trees show. The
+/// others are left out, their time staying with their nearest shown ancestor.
+const VISIBLE: &[&str] = &[
+    "AbortPostTaskCallback",
+    "Animation",
+    "AsyncTask",
+    "v8.deserializeOnBackground",
+    "v8.produceModuleCache",
+    "v8.produceCache",
+    "CancelAnimationFrame",
+    "CancelIdleCallback",
+    "Commit",
+    "V8.CompileCode",
+    "V8.CompileModule",
+    "v8.compile",
+    "CompositeLayers",
+    "ComputeIntersections",
+    "ConsoleTime",
+    "CppGC.IncrementalSweep",
+    "DoDecryptReply",
+    "DoDecrypt",
+    "DoDigestReply",
+    "DoDigest",
+    "DoEncryptReply",
+    "DoEncrypt",
+    "DoSignReply",
+    "DoSign",
+    "DoVerifyReply",
+    "DoVerify",
+    "Decode Image",
+    "EmbedderCallback",
+    "v8.evaluateModule",
+    "EvaluateScript",
+    "EventDispatch",
+    "EventTiming",
+    "V8.FinalizeDeserialization",
+    "FireAnimationFrame",
+    "FireIdleCallback",
+    "FunctionCall",
+    "BlinkGC.AtomicPhase",
+    "GCEvent",
+    "GPUTask",
+    "HandlePostMessage",
+    "HitTest",
+    "JSSample",
+    "Layerize",
+    "Layout",
+    "MajorGC",
+    "MinorGC",
+    "V8.OptimizeCode",
+    "PaintSetup",
+    "Paint",
+    "ParseAuthorStyleSheet",
+    "ParseHTML",
+    "PrePaint",
+    "ProfileCall",
+    "Program",
+    "RasterTask",
+    "RequestAnimationFrame",
+    "RequestIdleCallback",
+    "ResourceFinish",
+    "ResourceReceivedData",
+    "ResourceReceiveResponse",
+    "ResourceSendRequest",
+    "ResourceWillSendRequest",
+    "RunMicrotasks",
+    "RunPostTaskCallback",
+    "RunTask",
+    "SchedulePostMessage",
+    "SchedulePostTaskCallback",
+    "ScheduleStyleRecalculation",
+    "ScrollLayer",
+    "CpuProfiler::StartProfiling",
+    "v8.parseOnBackgroundParsing",
+    "v8.parseOnBackgroundWaiting",
+    "v8.parseOnBackground",
+    "SyntheticLayoutShiftCluster",
+    "SyntheticLayoutShift",
+    "TimeStamp",
+    "TimerFire",
+    "TimerInstall",
+    "TimerRemove",
+    "UpdateLayerTree",
+    "UpdateLayoutTree",
+    "UserTiming",
+    "V8Console::runTask",
+    "v8.wasm.cachedModule",
+    "v8.wasm.compiledModule",
+    "v8.wasm.moduleCacheHit",
+    "v8.wasm.moduleCacheInvalid",
+    "v8.wasm.streamFromResponseCallback",
+    "WebSocketCreate",
+    "WebSocketDestroy",
+    "WebSocketReceiveHandshakeResponse",
+    "WebSocketReceive",
+    "WebSocketSendHandshakeRequest",
+    "WebSocketSend",
+    "XHRLoad",
+    "XHRReadyStateChange",
+];
+
+/// Self time (µs) of each shown event of `tl` within `b`, as the engine's bottom-up tree with
+/// its visible-events filter counts it: the event's time in the window less that of its
+/// nearest shown descendants.
+fn visible_self_times(
+    tl: &Timeline,
+    strings: &jsprof_profile::StringTable,
+    b: &Window,
+) -> Vec<(usize, f64)> {
+    let n = tl.events.len();
+    let visible: Vec<bool> = tl
+        .events
+        .iter()
+        .map(|e| matches!(e.data, EventData::Frame(_)) || VISIBLE.contains(&strings.get(e.name)))
+        .collect();
+    // Events are in pre-order, so a parent's answer is known before its children ask.
+    let mut shown_ancestor: Vec<Option<usize>> = vec![None; n];
+    let mut self_time = vec![0.0; n];
+    for (i, e) in tl.events.iter().enumerate() {
+        shown_ancestor[i] = e.parent.map(|p| p as usize).and_then(|p| {
+            if visible[p] {
+                Some(p)
+            } else {
+                shown_ancestor[p]
+            }
+        });
+        if !visible[i] {
+            continue;
+        }
+        let clipped = (us(e.end).min(b.end) - us(e.start).max(b.start)).max(0.0);
+        self_time[i] += clipped;
+        if let Some(a) = shown_ancestor[i] {
+            self_time[a] -= clipped;
+        }
+    }
+    (0..n)
+        .filter(|&i| {
+            visible[i]
+                && in_bounds(
+                    us(tl.events[i].start),
+                    us(tl.events[i].end - tl.events[i].start),
+                    b,
+                )
+        })
+        .map(|i| (i, self_time[i]))
+        .collect()
+}
+
+/// Transfer size per request id as the engine's bottom-up tree tallies it from the network events
+/// on the main thread within `b` (`ungroupedTopNodes`): chunks add up, a response or finish with
+/// a size replaces the tally, and a cache hit counts nothing.
+fn main_thread_transfer_sizes(page: &PageEvents, tl: &Timeline, b: &Window) -> Vec<(String, f64)> {
+    use jsprof_profile::page_events::NetworkEvent;
+    let on_main = |e: &&jsprof_profile::page_events::RequestEvent| {
+        Some(e.at.pid) == tl.pid && Some(e.at.tid) == tl.tid
+    };
+    let mut cache_hit: HashMap<&str, bool> = HashMap::default();
+    for e in page.requests.iter().filter(on_main) {
+        if let NetworkEvent::ReceiveResponse(r) = &e.event {
+            cache_hit.insert(&e.request_id, r.from_cache);
+        }
+    }
+    let mut events: Vec<&jsprof_profile::page_events::RequestEvent> = page
+        .requests
+        .iter()
+        .filter(on_main)
+        .filter(|e| {
+            let ts = us(e.at.ts);
+            b.start <= ts && ts <= b.end
+        })
+        .collect();
+    events.sort_by_key(|e| e.at.ts);
+    let mut out: Vec<(String, f64)> = Vec::new();
+    for e in events {
+        let len = match &e.event {
+            NetworkEvent::ReceiveResponse(r) => r.encoded_data_length,
+            NetworkEvent::ReceivedData {
+                encoded_data_length,
+            } => *encoded_data_length,
+            NetworkEvent::Finish(f) => f.encoded_data_length.unwrap_or(0.0),
+            _ => continue,
+        };
+        let hit = cache_hit
+            .get(e.request_id.as_str())
+            .copied()
+            .unwrap_or(false);
+        let i = match out.iter().position(|(id, _)| *id == e.request_id) {
+            Some(i) => i,
+            None => {
+                out.push((e.request_id.clone(), 0.0));
+                out.len() - 1
+            }
+        };
+        let size = &mut out[i].1;
+        match &e.event {
+            NetworkEvent::ReceivedData { .. } if hit => *size = 0.0,
+            NetworkEvent::ReceivedData { .. } => *size += len,
+            NetworkEvent::Finish(_) if len == 0.0 && hit => *size = 0.0,
+            _ if len > 0.0 => *size = len,
+            _ => {}
+        }
+    }
+    out
+}
+
+pub(crate) fn third_parties(
+    trace: &TraceFile,
+    requests: &[Request],
+    nav: &NavigationVitals,
+    timelines: &[Timeline],
+) -> ThirdParties {
+    let b = &nav.bounds;
+    let mut entities: Vec<EntitySummary> = Vec::new();
+    let mut cache: HashMap<String, Option<String>> = HashMap::default();
+    let mut entity_of = |url: &str| -> Option<String> {
+        if !url.starts_with("http") {
+            return None;
+        }
+        cache
+            .entry(url.to_string())
+            .or_insert_with(|| root_domain(url))
+            .clone()
+    };
+    let add = |entities: &mut Vec<EntitySummary>, name: String, size: f64, time: f64| match entities
+        .iter_mut()
+        .find(|e| e.name == name)
+    {
+        Some(e) => {
+            e.transfer_size += size;
+            e.main_thread += time;
+        }
+        None => entities.push(EntitySummary {
+            name,
+            first_party: false,
+            transfer_size: size,
+            main_thread: time,
+        }),
+    };
+    // The main-frame process's main thread: the engine groups its entries' self time by the
+    // entity of each entry's own URL (a JS call's script, a script's or style sheet's URL).
+    let main_pids: Vec<u64> = trace
+        .page
+        .navigations
+        .iter()
+        .filter(|n| n.frame == nav.frame)
+        .map(|n| n.at.pid)
+        .collect();
+    let strings = &trace.profile.strings;
+    let main = timelines
+        .iter()
+        .find(|t| t.pid.is_some_and(|p| main_pids.contains(&p)) && t.name == "CrRendererMain");
+    if let Some(tl) = main {
+        let stack_urls: HashMap<(u64, u64, i64), &str> = trace
+            .page
+            .stack_urls
+            .iter()
+            .map(|(at, url)| ((at.pid, at.tid, at.ts), url.as_str()))
+            .collect();
+        for (i, self_time) in visible_self_times(tl, strings, b) {
+            let e = &tl.events[i];
+            let stack_url = match (tl.pid, tl.tid) {
+                (Some(pid), Some(tid)) => stack_urls.get(&(pid, tid, e.start)).copied(),
+                _ => None,
+            };
+            // The engine's `getNonResolvedURL` order: a JS call's script, then the top of
+            // `args.data.stackTrace`, then the event's own URL.
+            let url = match e.data {
+                EventData::Frame(f) => strings.get(trace.profile.frames.get(f).url),
+                _ if stack_url.is_some() => stack_url.unwrap_or_default(),
+                // The engine reads a style sheet's URL from `args.data.stylesheetUrl`, which
+                // Chrome spells `styleSheetUrl`: parsing CSS belongs to no entity there.
+                EventData::Detail(_) if strings.get(e.name) == "ParseAuthorStyleSheet" => continue,
+                EventData::Detail(d) => strings.get(d),
+                EventData::None => continue,
+            };
+            if let Some(name) = entity_of(url) {
+                add(&mut entities, name, 0.0, self_time);
+            }
+        }
+    }
+    if let Some(tl) = main {
+        for (id, size) in main_thread_transfer_sizes(&trace.page, tl, b) {
+            // The engine maps a request's events to the entity of its (final) URL.
+            let Some(r) = requests.iter().find(|r| r.request_id == id) else {
+                continue;
+            };
+            if let Some(name) = entity_of(&r.url) {
+                add(&mut entities, name, size, 0.0);
+            }
+        }
+    }
+    let first_party = entity_of(&nav.url);
+    for e in &mut entities {
+        e.first_party = first_party.as_deref() == Some(e.name.as_str());
+    }
+    ThirdParties {
+        state: if entities.iter().any(|e| !e.first_party) {
+            State::Informative
+        } else {
+            State::Pass
+        },
+        first_party,
+        entities,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_domains_follow_third_party_web() {
+        let r = |u: &str| root_domain(u);
+        assert_eq!(
+            r("http://127.0.0.1:8790/app.js").as_deref(),
+            Some("127.0.0.1")
+        );
+        assert_eq!(
+            r("http://localhost:8791/w.js").as_deref(),
+            Some("localhost")
+        );
+        assert_eq!(
+            r("https://cdn.static.example.com/x.js").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(r("https://www.bbc.co.uk/").as_deref(), Some("bbc.co.uk"));
+        assert_eq!(r("data:text/plain,hi"), None);
+    }
+}
