@@ -1,0 +1,110 @@
+//! Issue 18 in the browser (`tests/node/ui-page.mjs`): a page-load trace's tracks above the
+//! main thread (Network, Frames, Timings, Interactions, Layout shifts) and the Insights sidebar,
+//! in `jsprof view` and in a `jsprof report` opened from disk. What the page must show is read
+//! here from `jsprof network|timings|insights --json` and, for the filmstrip, from the trace's
+//! own `Screenshot` events on DevTools' clock (the insights oracle's trace bounds).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::support::{fixtures, golden, jsprof_json};
+use crate::ui::{available, node_dir, report, view};
+
+fn shots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(url: &str, expected: &Value, offline: bool) {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-page-expected.json");
+    std::fs::write(&path, expected.to_string()).unwrap();
+    let mut cmd = Command::new("node");
+    cmd.current_dir(node_dir())
+        .arg("ui-page.mjs")
+        .arg(url)
+        .arg(&path)
+        .arg(shots());
+    if offline {
+        cmd.arg("--offline");
+    }
+    let out = cmd.output().expect("run node");
+    assert!(
+        out.status.success(),
+        "ui-page {url}:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The `Screenshot` events' times, in ms from DevTools' origin (the oracle's trace bounds).
+fn screenshot_times(trace: &Value, origin_us: f64) -> Vec<f64> {
+    let events = trace
+        .get("traceEvents")
+        .unwrap_or(trace)
+        .as_array()
+        .expect("trace events");
+    let mut times: Vec<f64> = events
+        .iter()
+        .filter(|e| e["name"] == "Screenshot")
+        .map(|e| (e["ts"].as_f64().unwrap() - origin_us) / 1000.0)
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times
+}
+
+#[test]
+fn page_tracks_and_insights_in_the_browser() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("trace/pageload.trace.json.gz");
+    let f = file.to_str().unwrap();
+    let network = jsprof_json(&["network", "--json", f]);
+    let timings = jsprof_json(&["timings", "--json", f]);
+    let insights = jsprof_json(&["insights", "--json", f]);
+    let oracle = golden(&fixtures().join("trace/pageload.trace.insights.json.gz"));
+    let count = |v: &Value, k: &str| v[k].as_array().unwrap().len();
+    let ids = |v: &Value| -> Vec<Value> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["request_id"].clone())
+            .collect()
+    };
+    let nav = &insights["navigations"][0];
+    let lcp = &nav["insights"]["lcp_breakdown"];
+    let screenshots = screenshot_times(
+        &golden(&file),
+        oracle["trace_bounds_us"]["min"].as_f64().unwrap(),
+    );
+    // The oracle counts the same screenshots over the same span.
+    assert_eq!(screenshots.len() as u64, oracle["screenshots"]["count"]);
+    assert!((screenshots[0] - oracle["screenshots"]["first_ts_ms"].as_f64().unwrap()).abs() < 0.01);
+    let expected = json!({
+        "requests": ids(&network["requests"]),
+        "marks": count(&timings, "marks") + count(&timings, "console_timestamps"),
+        "measures": count(&timings, "measures") + count(&timings, "console_timings"),
+        "shifts": count(&insights, "layout_shifts"),
+        "interactions": insights["interactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["nested"] == false)
+            .count(),
+        "lcp": [lcp["ttfb"]["start_ms"], lcp["render_delay"]["end_ms"]],
+        "lcp_rating": nav["metrics"]["lcp"]["classification"],
+        "render_blocking": ids(&nav["insights"]["render_blocking"]),
+        "screenshots": screenshots,
+    });
+    // The fixture has every lane's items (else the test would prove little).
+    assert_eq!(expected["requests"].as_array().unwrap().len(), 8);
+    assert!(expected["marks"].as_u64().unwrap() > 0 && expected["measures"].as_u64().unwrap() > 0);
+    assert_eq!(expected["screenshots"].as_array().unwrap().len(), 7);
+    let v = view(&[file.clone()]);
+    run(&v.url, &expected, false);
+    drop(v);
+    run(&report(&file, "pageload"), &expected, true);
+}
