@@ -401,7 +401,9 @@ function openCpu(art, c, others) {
       c.chart = chart;
       app.chart = chart;
       app.lanes = lanes;
-      app.insights = page && page.insights.navigations.length ? new InsightsSidebar(row, page.insights, chart, hl) : null;
+      // The sidebar when the trace is a page's story (a JS-only trace has an empty navigation).
+      const story = page && (lanes.length || page.insights.navigations.some((n) => n.metrics.fcp || n.metrics.lcp || n.metrics.inp));
+      app.insights = story ? new InsightsSidebar(row, page.insights, chart, hl) : null;
       if (c.range) chart.range = c.range;
       if (tab.view0) { chart.setView(tab.view0[0], tab.view0[1]); tab.view0 = null; }
       // The range's call tree and functions beneath the chart.
