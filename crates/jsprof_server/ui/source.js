@@ -51,6 +51,7 @@ export class ServerSource {
     // The filters every CPU request carries (`art.filters`, set by the page): the server applies
     // them as `jsprof … --focus/--exclude/--hide-idle/--collapse-*` would.
     const f = () => filterParams(art.filters);
+    let pageOnce = null;
     const art = {
       name: artifact.name || `${session.session_id}/${artifact.artifact_id}`,
       kind: artifact.kind === 'heap-snapshot' ? 'heap' : 'cpu',
@@ -63,10 +64,10 @@ export class ServerSource {
       diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null, ...f() }),
       // A trace's page-load documents (the service's `jsprof insights|network|timings --json`)
       // and its filmstrip, whose images come one at a time.
-      page: artifact.kind !== 'trace' ? null : async () => {
-        const [insights, network, timings, filmstrip] = await Promise.all(['insights', 'network', 'timings'].map((d) => src.get(`${base}/${d}`)).concat([src.get(`${ui}/filmstrip`)]));
-        return { insights, network, timings, filmstrip, image: (i) => src.get(`${ui}/filmstrip/${i}`) };
-      },
+      // Asked once per artifact: the filters do not apply to them, so a chart rebuilt for new
+      // filters draws the same lanes.
+      page: artifact.kind !== 'trace' ? null : () => (pageOnce ||= Promise.all(['insights', 'network', 'timings'].map((d) => src.get(`${base}/${d}`)).concat([src.get(`${ui}/filmstrip`)]))
+        .then(([insights, network, timings, filmstrip]) => ({ insights, network, timings, filmstrip, image: (i) => src.get(`${ui}/filmstrip/${i}`) }))),
       heap: {
         summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),
         classPage: (key, offset, limit) => src.get(`${ui}/heap/class`, { key, offset, limit }),

@@ -122,6 +122,27 @@ try {
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => window.jsprof.current.range), null, `${mode}: a second click clears the selection`);
 
+  // An insight the page has never heard of (as the engine's next ones will come: a title, a
+  // state, metric savings, evidence with times and requests) is listed and selects its range.
+  const generic = await page.evaluate(async (rid) => {
+    const { InsightsSidebar } = await import('jsprof/insights.js');
+    const j = window.jsprof, nav = structuredClone(j.insights.doc.navigations[0]);
+    nav.insights = { some_new_insight: { title: 'Some new insight', state: 'fail', metric_savings: { LCP: 120 }, items: [{ start_ms: 100, dur_ms: 20, request_id: rid }, { ts_ms: 150 }] } };
+    const box = document.createElement('div');
+    document.body.append(box);
+    const sb = new InsightsSidebar(box, { navigations: [nav] }, j.chart, { key: null, requests: null, windows: [] });
+    const b = box.querySelector('[data-insight=some_new_insight]');
+    const text = b.textContent;
+    b.click();
+    const out = { text, range: j.current.range, requests: [...sb.hl.requests] };
+    sb.select(null);
+    box.remove();
+    return out;
+  }, expected.requests[0]);
+  assert.ok(/Some new insight/.test(generic.text) && /fail/.test(generic.text) && /LCP −120/.test(generic.text), `${mode}: a new insight reads ${generic.text}`);
+  assert.deepEqual(generic.range, [100, 150], `${mode}: a new insight's range`);
+  assert.deepEqual(generic.requests, [expected.requests[0]], `${mode}: a new insight's requests`);
+
   assert.deepEqual(errors, [], `${mode}: page errors`);
   if (offline) {
     const bad = requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:'));
