@@ -26,6 +26,7 @@ pub mod chart;
 pub mod check;
 pub mod diff;
 pub mod events;
+pub mod filmstrip;
 pub mod filters;
 pub mod heap;
 pub mod heap_pages;

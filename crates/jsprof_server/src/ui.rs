@@ -62,6 +62,14 @@ pub fn routes() -> Router<Arc<AppState>> {
             "/api/ui/sessions/{id}/artifacts/{artifact}/diff",
             get(cpu_diff),
         )
+        .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/filmstrip",
+            get(filmstrip),
+        )
+        .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/filmstrip/{index}",
+            get(screenshot),
+        )
 }
 
 async fn index(_state: Shared) -> Response {
@@ -542,6 +550,42 @@ async fn cpu_diff(
         .map_err(|e| ApiError::internal(e.to_string()))?;
         compared.report.svg = Some(String::from_utf8_lossy(&svg).into_owned());
         Ok(json_ok(&compared.report))
+    })
+    .await
+}
+
+/// A trace's screenshots in time order (`jsprof_document::filmstrip`): times only, so that the
+/// page lists a long filmstrip without its images.
+async fn filmstrip(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let (loaded, _) = cpu_artifact(&state, &id, &artifact, &FilterSpec::default()).await?;
+    crate::work::run(move || {
+        Ok(json_ok(&jsprof_document::filmstrip::filmstrip(
+            loaded.cpu()?,
+        )?))
+    })
+    .await
+}
+
+/// One screenshot's image, by its index in the filmstrip: fetched when the page draws or shows
+/// it.
+async fn screenshot(
+    State(state): Shared,
+    UrlPath((id, artifact, index)): UrlPath<(String, String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    Params::parse(q, &[])?;
+    let index = ids::number("screenshot index", &index)? as usize;
+    let (loaded, _) = cpu_artifact(&state, &id, &artifact, &FilterSpec::default()).await?;
+    crate::work::run(move || {
+        Ok(json_ok(&jsprof_document::filmstrip::screenshot(
+            loaded.cpu()?,
+            index,
+        )?))
     })
     .await
 }

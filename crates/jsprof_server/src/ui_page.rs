@@ -14,11 +14,13 @@ use base64::Engine;
 use serde::Serialize;
 
 /// The UI's modules: the bare specifier each is imported by, and its source.
-const MODULES: [(&str, &str); 9] = [
+const MODULES: [(&str, &str); 11] = [
     ("jsprof/format.js", include_str!("../ui/format.js")),
     ("jsprof/source.js", include_str!("../ui/source.js")),
     ("jsprof/table.js", include_str!("../ui/table.js")),
     ("jsprof/flamechart.js", include_str!("../ui/flamechart.js")),
+    ("jsprof/tracks.js", include_str!("../ui/tracks.js")),
+    ("jsprof/insights.js", include_str!("../ui/insights.js")),
     ("jsprof/flamegraph.js", include_str!("../ui/flamegraph.js")),
     ("jsprof/calltree.js", include_str!("../ui/calltree.js")),
     ("jsprof/diff.js", include_str!("../ui/diff.js")),
@@ -29,7 +31,13 @@ const STYLE: &str = include_str!("../ui/style.css");
 const TEMPLATE: &str = include_str!("../ui/index.html");
 
 /// The template's holes, in the order they appear in `index.html`.
-const HOLES: [&str; 4] = ["{{TITLE}}", "/*{{STYLE}}*/", "{{DATA}}", "{{IMPORTMAP}}"];
+const HOLES: [&str; 5] = [
+    "{{TITLE}}",
+    "/*{{STYLE}}*/",
+    "{{DATA}}",
+    "{{BLOBS}}",
+    "{{IMPORTMAP}}",
+];
 
 /// JSON safe inside a `<script>` data block: `<` never starts a tag (`</script>`, `<!--`), and
 /// it only ever occurs inside JSON strings, where `\u003c` means the same.
@@ -65,10 +73,38 @@ fn html_text(s: &str) -> String {
 /// The UI page with `data` embedded (`{"mode": "server"}` for the service, the report's views for
 /// `jsprof report`).
 pub fn page(title: &str, data: &impl Serialize) -> String {
+    page_with_blobs(title, data, &[])
+}
+
+/// `<script type="text/plain" id="jsprof-blob-NAME">BASE64</script>` per blob: big base64
+/// payloads (a report's screenshots) kept out of the data JSON, so that the page parses none of
+/// them at start and reads one when it is shown (`document.getElementById(…).textContent`).
+/// Only base64 (`A-Z a-z 0-9 + / =`) can close no tag; a blob with anything else is left out.
+fn blob_scripts(blobs: &[(String, &str)]) -> String {
+    let mut out = String::new();
+    for (name, body) in blobs {
+        let base64 = body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=');
+        let named = name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if base64 && named {
+            out.push_str(&format!(
+                "<script type=\"text/plain\" id=\"jsprof-blob-{name}\">{body}</script>\n"
+            ));
+        }
+    }
+    out
+}
+
+/// [`page`] with base64 blobs carried beside the data (see [`blob_scripts`]).
+pub fn page_with_blobs(title: &str, data: &impl Serialize, blobs: &[(String, &str)]) -> String {
     let fills = [
         html_text(title),
         STYLE.to_string(),
         script_json(data),
+        blob_scripts(blobs),
         import_map(),
     ];
     // One pass over the template, so that a hole's text inside a fill (a function named
@@ -128,6 +164,26 @@ mod tests {
             }
             assert!(!source.contains("from \""), "{name}: use single quotes");
         }
+    }
+
+    #[test]
+    fn blobs_are_base64_or_left_out() {
+        let ok = "iVBORw0K+/==".to_string();
+        let page = page_with_blobs(
+            "t",
+            &serde_json::json!({}),
+            &[
+                ("shot-0".to_string(), ok.as_str()),
+                ("shot-1".to_string(), "</script><script>alert(1)"),
+                ("x\"y".to_string(), "AAAA"),
+            ],
+        );
+        assert!(page.contains(
+            r#"<script type="text/plain" id="jsprof-blob-shot-0">iVBORw0K+/==</script>"#
+        ));
+        assert!(!page.contains("jsprof-blob-shot-1"));
+        assert!(!page.contains("alert(1)"));
+        assert!(!page.contains("x\"y"));
     }
 
     #[test]

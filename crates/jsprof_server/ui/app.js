@@ -2,6 +2,8 @@
 import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus } from 'jsprof/format.js';
 import { ServerSource, embeddedArtifact, filterParams } from 'jsprof/source.js';
 import { FlameChart } from 'jsprof/flamechart.js';
+import { pageLanes, newHighlight } from 'jsprof/tracks.js';
+import { InsightsSidebar } from 'jsprof/insights.js';
 import { FlameGraph } from 'jsprof/flamegraph.js';
 import { CallTreeView } from 'jsprof/calltree.js';
 import { DiffView } from 'jsprof/diff.js';
@@ -347,10 +349,17 @@ function openCpu(art, c, others) {
       if (!art.live && base.min_ms > 0) bar.append(el('span', { class: 'hint', text: `· calls under ${fmtMs(base.min_ms)} merged in this report` }));
       top.append(bar);
       const chartBox = el('div', { class: 'pane' });
-      top.append(chartBox, details);
+      // A page-load trace: its tracks above the threads and the Insights sidebar beside them.
+      const page = art.page ? await art.page().catch((e) => { console.warn('jsprof: page documents', e); return null; }) : null;
+      const hl = newHighlight();
+      const lanes = page ? pageLanes(page, hl, () => c.chart && c.chart.redraw()) : [];
+      const frames = lanes.find((l) => l.name === 'Frames');
+      const row = el('div', { class: 'chart-row' });
+      row.append(chartBox);
+      top.append(row, details);
       tab.node.append(split);
       const chart = new FlameChart(chartBox, {
-        tracks,
+        tracks, lanes, timeHover: frames ? (tm) => frames.preview(tm) : null,
         onSelect: (e) => { details.innerHTML = detailsOf(e); if (e) selectFunction(e, chart); },
         onTrack: (t) => {
           if (t.id === c.timeline) return;
@@ -391,6 +400,10 @@ function openCpu(art, c, others) {
       });
       c.chart = chart;
       app.chart = chart;
+      app.lanes = lanes;
+      // The sidebar when the trace is a page's story (a JS-only trace has an empty navigation).
+      const story = page && (lanes.length || page.insights.navigations.some((n) => n.metrics.fcp || n.metrics.lcp || n.metrics.inp));
+      app.insights = story ? new InsightsSidebar(row, page.insights, chart, hl) : null;
       if (c.range) chart.range = c.range;
       if (tab.view0) { chart.setView(tab.view0[0], tab.view0[1]); tab.view0 = null; }
       // The range's call tree and functions beneath the chart.

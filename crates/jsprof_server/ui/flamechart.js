@@ -61,12 +61,17 @@ export class FlameChart {
   // opts: tracks [{id, name, base (chart doc) | load() -> Promise<doc>, fetchWindow(range, widthPx)
   // -> Promise<doc> (server), collapsed}] (one track per thread, stacked, each under a header
   // that a click folds) or base + fetchWindow (one track, no header); onSelect(e), onTrack(track),
-  // onRange([t0, t1] | null)
+  // onRange([t0, t1] | null); lanes: the page's tracks above the threads (tracks.js: Network,
+  // Frames, Timings, …), each {name, info, collapsed, hidden(), height(), draw(ctx, area),
+  // hit(x, y, tm, k), tooltip(item), click(item)}, drawn on the same time axis; timeHover(tm)
+  // -> html | null: what hovering the time axis or the overview shows (the filmstrip).
   constructor(root, opts) {
     this.o = opts;
     const list = opts.tracks || [{ id: opts.base.timeline, name: opts.base.thread || '', base: opts.base, fetchWindow: opts.fetchWindow }];
     this.tracks = list.map((t, k) => ({ ...t, k, ix: t.base ? indexDoc(t.base) : null, detail: null, fetchId: 0, collapsed: !!t.collapsed }));
-    this.headers = this.tracks.length > 1;
+    this.lanes = opts.lanes || [];
+    this.laneBoxes = [];
+    this.headers = this.tracks.length > 1 || this.lanes.length > 0;
     const loaded = this.tracks.filter((t) => t.ix);
     this.base = loaded[0].ix;
     this.start = Math.min(...loaded.map((t) => t.ix.doc.start_ms));
@@ -147,10 +152,18 @@ export class FlameChart {
     return t.ix;
   }
 
-  // Where each track lies (y from the top of the rows area, before scrolling).
+  // Where each track lies (y from the top of the rows area, before scrolling), by track index;
+  // the page's lanes come first, above the threads (`this.laneBoxes`).
   layout() {
     let y = 0;
     const out = [];
+    this.laneBoxes = [];
+    for (const lane of this.lanes) {
+      if (lane.hidden && lane.hidden()) continue;
+      const rows = lane.collapsed ? 0 : lane.height() + GAP;
+      this.laneBoxes.push({ lane, y, rowsY: y + HEAD, h: HEAD + rows });
+      y += HEAD + rows;
+    }
     for (const t of this.tracks) {
       const head = this.headers ? HEAD : 0;
       const depth = t.ix ? Math.max(t.ix.maxDepth, t.detail ? t.detail.maxDepth : 0) + 1 : 0;
@@ -222,6 +235,18 @@ export class FlameChart {
     const L = this.layout();
     this.scrollY = Math.max(0, Math.min(this.scrollY, this.contentH + AXIS - Math.min(H, 80)));
     let drawn = 0, merged = 0, tracks = 0, dimmed = 0;
+    for (const box of this.laneBoxes) {
+      const top = AXIS + box.rowsY - this.scrollY, bottom = AXIS + box.y + box.h - this.scrollY;
+      if (box.lane.stats) box.lane.stats.drawn = 0;
+      if (box.lane.collapsed || top > H || bottom < AXIS) continue;
+      // A lane draws inside its own rows, under the axis.
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(0, Math.max(AXIS, top), W, Math.max(0, bottom - Math.max(AXIS, top)));
+      ctx.clip();
+      box.lane.draw(ctx, { top, W, t0, t1, k, chart: this });
+      ctx.restore();
+    }
     for (const box of L) {
       const t = box.t, top = AXIS + box.y - this.scrollY;
       if (top > H || top + box.h < AXIS) continue;
@@ -233,6 +258,11 @@ export class FlameChart {
     }
     // Headers over the rows, each kept at the top while its track is scrolled through.
     if (this.headers) {
+      for (const box of this.laneBoxes) {
+        const top = AXIS + box.y - this.scrollY;
+        if (top > H || top + box.h < AXIS) continue;
+        this.drawHeader(ctx, box.lane, this.headerY(box), W);
+      }
       for (const box of L) {
         const top = AXIS + box.y - this.scrollY;
         if (top > H || top + box.h < AXIS) continue;
@@ -242,11 +272,16 @@ export class FlameChart {
     // The selected call and the selected range.
     if (this.selected) {
       const e = this.selected, box = L[e.track || 0];
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(0, AXIS + box.y - this.scrollY, W, box.h);
+      ctx.clip();
       const x = (e.s - t0) * k, y = AXIS + box.rowsY + e.l * ROW - this.scrollY;
       if (!box.t.collapsed) {
         ctx.strokeStyle = '#0969da'; ctx.lineWidth = 2;
         ctx.strokeRect(Math.max(-2, x) + 1, y + 1, Math.max(2, Math.min(e.d * k, W + 4) - 2), ROW - 3);
       }
+      ctx.restore();
     }
     if (this.range) {
       const x0 = (this.range[0] - t0) * k, x1 = (this.range[1] - t0) * k;
@@ -391,11 +426,22 @@ export class FlameChart {
     }
   }
 
-  // The event under a point of the canvas (CSS px), a merged block, or a track's header.
+  // The event under a point of the canvas (CSS px), a merged block, a track's header, or an item
+  // of a page lane ({lane, item}).
   hit(x, y) {
     if (y < AXIS) return null;
     const cy = y - AXIS + this.scrollY;
-    const box = this.layout().find((b) => cy >= b.y && cy < b.y + b.h);
+    const L = this.layout();
+    const lb = this.laneBoxes.find((b) => cy >= b.y && cy < b.y + b.h);
+    if (lb) {
+      const hy = this.headerY(lb);
+      if ((y >= hy && y < hy + HEAD) || cy < lb.rowsY) return { header: true, lane: lb.lane };
+      if (lb.lane.collapsed) return null;
+      const k = this.width / (this.t1 - this.t0);
+      const item = lb.lane.hit(x, cy - lb.rowsY, this.t0 + x / k, k);
+      return item ? { lane: lb.lane, item } : null;
+    }
+    const box = L.find((b) => cy >= b.y && cy < b.y + b.h);
     if (!box) return null;
     if (this.headers) {
       const hy = this.headerY(box);
@@ -502,7 +548,9 @@ export class FlameChart {
       if (!d.moved) {
         const r = c.getBoundingClientRect();
         const h = this.hit(e.clientX - r.left, e.clientY - r.top);
+        if (h && h.header && h.lane) { h.lane.collapsed = !h.lane.collapsed; this.redraw(); return; }
         if (h && h.header) { this.toggle(h.track); return; }
+        if (h && h.lane) { if (h.lane.click) h.lane.click(h.item); return; }
         this.selected = h && !h.merged ? h : null;
         this.redraw();
         if (this.selected && this.o.onTrack) this.o.onTrack(this.tracks[this.selected.track]);
@@ -512,15 +560,24 @@ export class FlameChart {
     c.addEventListener('mousemove', (e) => {
       if (drag) return;
       const r = c.getBoundingClientRect();
-      const h = this.hit(e.clientX - r.left, e.clientY - r.top);
+      const y = e.clientY - r.top;
+      if (y < AXIS && this.o.timeHover) {
+        // The time axis: what the page looked like then (the filmstrip).
+        const html = this.o.timeHover(this.t0 + ((e.clientX - r.left) * (this.t1 - this.t0)) / this.width);
+        if (html) showTooltip(html, e.clientX, e.clientY); else hideTooltip();
+        return;
+      }
+      const h = this.hit(e.clientX - r.left, y);
       c.style.cursor = h && h.header ? 'pointer' : '';
-      if (h && !h.header) showTooltip(this.tooltip(h), e.clientX, e.clientY, h.merged ? null : h.d); else hideTooltip();
+      if (h && h.lane && !h.header) showTooltip(h.lane.tooltip(h.item), e.clientX, e.clientY);
+      else if (h && !h.header) showTooltip(this.tooltip(h), e.clientX, e.clientY, h.merged ? null : h.d); else hideTooltip();
     });
     c.addEventListener('mouseleave', hideTooltip);
     c.addEventListener('dblclick', (e) => {
       const r = c.getBoundingClientRect();
       const h = this.hit(e.clientX - r.left, e.clientY - r.top);
-      if (h && !h.header) this.setView(h.s - h.d * 0.05, h.s + h.d * 1.05);
+      if (h && h.lane && !h.header && h.item.d > 0) this.setView(h.item.s - h.item.d * 0.05, h.item.s + h.item.d * 1.05);
+      else if (h && !h.header && !h.lane) this.setView(h.s - h.d * 0.05, h.s + h.d * 1.05);
     });
     c.addEventListener('keydown', (e) => {
       const W = this.width;
@@ -544,6 +601,13 @@ export class FlameChart {
       return this.start + ((e.clientX - r.left) / r.width) * (this.end - this.start);
     };
     this.overview.addEventListener('mousedown', (e) => { ov = { t: ovTime(e), moved: false }; e.preventDefault(); });
+    if (this.o.timeHover) {
+      this.overview.addEventListener('mousemove', (e) => {
+        const html = ov ? null : this.o.timeHover(ovTime(e));
+        if (html) showTooltip(html, e.clientX, e.clientY); else hideTooltip();
+      });
+      this.overview.addEventListener('mouseleave', hideTooltip);
+    }
     window.addEventListener('mousemove', (e) => {
       if (!ov) return;
       const t = ovTime(e);
@@ -570,6 +634,20 @@ export class FlameChart {
     this.ro.disconnect();
     if (this.pending) cancelAnimationFrame(this.pending);
     this.pending = 0;
+  }
+
+  // For tests: where lane `name`'s rows are on the page ({x, y, width, height}, CSS px), and
+  // the page x of time `tm` (ms).
+  laneBox(name) {
+    this.layout();
+    const b = this.laneBoxes.find((x) => x.lane.name === name);
+    if (!b) return null;
+    const r = this.canvas.getBoundingClientRect();
+    return { x: r.left, y: r.top + AXIS + b.rowsY - this.scrollY, width: this.width, height: b.h - HEAD };
+  }
+
+  xOf(tm) {
+    return this.canvas.getBoundingClientRect().left + ((tm - this.t0) * this.width) / (this.t1 - this.t0);
   }
 
   // For tests and the benchmark: where a call named `name` is drawn (its widest visible one), in

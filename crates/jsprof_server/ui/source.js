@@ -51,6 +51,7 @@ export class ServerSource {
     // The filters every CPU request carries (`art.filters`, set by the page): the server applies
     // them as `jsprof … --focus/--exclude/--hide-idle/--collapse-*` would.
     const f = () => filterParams(art.filters);
+    let pageOnce = null;
     const art = {
       name: artifact.name || `${session.session_id}/${artifact.artifact_id}`,
       kind: artifact.kind === 'heap-snapshot' ? 'heap' : 'cpu',
@@ -61,6 +62,12 @@ export class ServerSource {
       profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline, ...f() }),
       children: (r, timeline, tree, node) => src.get(`${ui}/profile/children`, { range: range(r), timeline, tree, node, ...f() }),
       diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null, ...f() }),
+      // A trace's page-load documents (the service's `jsprof insights|network|timings --json`)
+      // and its filmstrip, whose images come one at a time.
+      // Asked once per artifact: the filters do not apply to them, so a chart rebuilt for new
+      // filters draws the same lanes.
+      page: artifact.kind !== 'trace' ? null : () => (pageOnce ||= Promise.all(['insights', 'network', 'timings'].map((d) => src.get(`${base}/${d}`)).concat([src.get(`${ui}/filmstrip`)]))
+        .then(([insights, network, timings, filmstrip]) => ({ insights, network, timings, filmstrip, image: (i) => src.get(`${ui}/filmstrip/${i}`) }))),
       heap: {
         summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),
         classPage: (key, offset, limit) => src.get(`${ui}/heap/class`, { key, offset, limit }),
@@ -105,6 +112,15 @@ export function embeddedArtifact(data) {
     // One chart per thread (the recorded one first); the tables of another thread are computed
     // from its embedded calls.
     timelines: data.charts ? data.charts.map((c) => c.timeline) : null,
+    // A trace's page-load documents, embedded as the CLI prints them; each screenshot in a blob
+    // of its own (`ui_page::page_with_blobs`), read only when shown.
+    page: data.views && data.views.insights ? async () => ({
+      insights: data.views.insights, network: data.views.network, timings: data.views.timings, filmstrip: data.filmstrip,
+      image: async (i) => {
+        const blob = document.getElementById(`jsprof-blob-shot-${i}`);
+        return blob ? { mime: blob.textContent.startsWith('iVBORw0K') ? 'image/png' : 'image/jpeg', data: blob.textContent } : null;
+      },
+    }) : null,
     chart: async (r, w, timeline) => (data.charts || []).find((c) => c.timeline === timeline) || data.chart,
     profile: async (r, timeline) => {
       const chart = (data.charts || []).find((c) => c.timeline === timeline) || data.chart;

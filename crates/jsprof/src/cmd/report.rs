@@ -126,7 +126,7 @@ fn cpu_data(
         chart.end_ms - chart.start_ms,
         filters_note(transform)
     );
-    let data = json!({
+    let mut data = json!({
         "mode": "report",
         "name": name,
         "subtitle": subtitle,
@@ -134,10 +134,23 @@ fn cpu_data(
         "chart": chart,
         "profile": profile,
     });
-    Ok(ReportData {
-        data,
-        views: cpu_views(&loaded, Some(&timeline.id.to_string()))?,
-    })
+    let mut views = cpu_views(&loaded, Some(&timeline.id.to_string()))?;
+    let mut blobs = Vec::new();
+    if let Some(trace) = loaded.trace() {
+        // The page's tracks and Insights sidebar: `jsprof insights|network|timings --json`'s
+        // documents, and the filmstrip with each image in a blob of its own (read when shown).
+        use jsprof_document::{filmstrip, page, raw};
+        views.insert("insights", raw(&page::insights_report(&loaded)?));
+        views.insert("network", raw(&page::network_report(&loaded)?));
+        views.insert("timings", raw(&page::timings_report(&loaded)?));
+        data["filmstrip"] = serde_json::to_value(filmstrip::filmstrip(&loaded)?)?;
+        for (i, shot) in filmstrip::frames(trace).iter().enumerate() {
+            if let Some(image) = &shot.image {
+                blobs.push((format!("shot-{i}"), image.clone()));
+            }
+        }
+    }
+    Ok(ReportData { data, views, blobs })
 }
 
 /// ` · focus ^render$, idle hidden` when filters are applied.
@@ -154,6 +167,9 @@ struct ReportData {
     #[serde(flatten)]
     data: Value,
     views: Views,
+    /// Base64 payloads carried beside the JSON (`ui_page::page_with_blobs`).
+    #[serde(skip)]
+    blobs: Vec<(String, String)>,
 }
 
 type Views = std::collections::BTreeMap<&'static str, Box<serde_json::value::RawValue>>;
@@ -211,6 +227,7 @@ fn heap_profile_data(
     Ok(ReportData {
         data,
         views: cpu_views(&loaded, None)?,
+        blobs: Vec::new(),
     })
 }
 
@@ -235,6 +252,7 @@ fn snapshot_data(name: &str, text: input::Text) -> Result<ReportData> {
     Ok(ReportData {
         data,
         views: Views::from([("heap_summary", jsprof_document::raw(&summary))]),
+        blobs: Vec::new(),
     })
 }
 
@@ -261,7 +279,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             &args.transform,
         )?,
     };
-    let html = jsprof_server::ui_page::page(&format!("{short} — jsprof report"), &data);
+    let blobs: Vec<(String, &str)> = data
+        .blobs
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str()))
+        .collect();
+    let html =
+        jsprof_server::ui_page::page_with_blobs(&format!("{short} — jsprof report"), &data, &blobs);
     let out = args.output.unwrap_or_else(|| default_output(&args.file));
     if out.as_os_str() == "-" {
         let stdout = std::io::stdout();

@@ -24,5 +24,6 @@ mod timeline;
 mod ui;
 mod ui_engine;
 mod ui_fixes;
+mod ui_page;
 mod ui_tables;
 mod views;

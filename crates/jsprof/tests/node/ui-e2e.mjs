@@ -205,7 +205,8 @@ try {
     // and takes the click; the rows it covers are not reported as visible.
     const sticky = await page.evaluate(() => {
       const c = window.jsprof.chart, keep = c.scrollY;
-      c.scrollY = 60; c.draw();
+      // 60 px into the first thread's track (the page's lanes, when any, lie above it).
+      c.scrollY = c.layout()[0].y + 60; c.draw();
       const h = c.hit(100, 22 + 5), under = c.hit(100, 22 + 20 + 5);
       c.scrollY = keep; c.draw();
       return { header: h && h.header ? h.track : null, below: under ? !!under.header : null };

@@ -1,0 +1,209 @@
+//! Issue 18 in the browser (`tests/node/ui-page.mjs`): a page-load trace's tracks above the
+//! main thread (Network, Frames, Timings, Interactions, Layout shifts) and the Insights sidebar,
+//! in `jsprof view` and in a `jsprof report` opened from disk. What the page must show is read
+//! here from `jsprof network|timings|insights --json` and, for the filmstrip, from the trace's
+//! own `Screenshot` events on DevTools' clock (the insights oracle's trace bounds).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::support::{fixtures, golden, jsprof_json};
+use crate::ui::{available, node_dir, report, view};
+
+fn shots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(url: &str, expected: &Value, offline: bool) {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-page-expected.json");
+    std::fs::write(&path, expected.to_string()).unwrap();
+    let mut cmd = Command::new("node");
+    cmd.current_dir(node_dir())
+        .arg("ui-page.mjs")
+        .arg(url)
+        .arg(&path)
+        .arg(shots());
+    if offline {
+        cmd.arg("--offline");
+    }
+    let out = cmd.output().expect("run node");
+    assert!(
+        out.status.success(),
+        "ui-page {url}:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The `Screenshot` events' times, in ms from DevTools' origin (the oracle's trace bounds).
+fn screenshot_times(trace: &Value, origin_us: f64) -> Vec<f64> {
+    let events = trace
+        .get("traceEvents")
+        .unwrap_or(trace)
+        .as_array()
+        .expect("trace events");
+    let mut times: Vec<f64> = events
+        .iter()
+        .filter(|e| e["name"] == "Screenshot")
+        .map(|e| (e["ts"].as_f64().unwrap() - origin_us) / 1000.0)
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times
+}
+
+#[test]
+fn page_tracks_and_insights_in_the_browser() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("trace/pageload.trace.json.gz");
+    let f = file.to_str().unwrap();
+    let network = jsprof_json(&["network", "--json", f]);
+    let timings = jsprof_json(&["timings", "--json", f]);
+    let insights = jsprof_json(&["insights", "--json", f]);
+    let oracle = golden(&fixtures().join("trace/pageload.trace.insights.json.gz"));
+    let count = |v: &Value, k: &str| v[k].as_array().unwrap().len();
+    let ids = |v: &Value| -> Vec<Value> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["request_id"].clone())
+            .collect()
+    };
+    let nav = &insights["navigations"][0];
+    let lcp = &nav["insights"]["lcp_breakdown"];
+    let screenshots = screenshot_times(
+        &golden(&file),
+        oracle["trace_bounds_us"]["min"].as_f64().unwrap(),
+    );
+    // The oracle counts the same screenshots over the same span.
+    assert_eq!(screenshots.len() as u64, oracle["screenshots"]["count"]);
+    assert!((screenshots[0] - oracle["screenshots"]["first_ts_ms"].as_f64().unwrap()).abs() < 0.01);
+    let expected = json!({
+        "requests": ids(&network["requests"]),
+        "marks": count(&timings, "marks") + count(&timings, "console_timestamps"),
+        "measures": count(&timings, "measures") + count(&timings, "console_timings"),
+        "shifts": count(&insights, "layout_shifts"),
+        "interactions": insights["interactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["nested"] == false)
+            .count(),
+        "lcp": [lcp["ttfb"]["start_ms"], lcp["render_delay"]["end_ms"]],
+        "lcp_rating": nav["metrics"]["lcp"]["classification"],
+        "render_blocking": ids(&nav["insights"]["render_blocking"]),
+        "screenshots": screenshots,
+    });
+    // The fixture has every lane's items (else the test would prove little).
+    assert_eq!(expected["requests"].as_array().unwrap().len(), 8);
+    assert!(expected["marks"].as_u64().unwrap() > 0 && expected["measures"].as_u64().unwrap() > 0);
+    assert_eq!(expected["screenshots"].as_array().unwrap().len(), 7);
+    let v = view(std::slice::from_ref(&file));
+    run(&v.url, &expected, false);
+    drop(v);
+    run(&report(&file, "pageload"), &expected, true);
+}
+
+/// The `Screenshot` events' images (base64 `args.snapshot`) in time order, ties in file order.
+fn screenshot_images(trace: &Value) -> Vec<String> {
+    let events = trace
+        .get("traceEvents")
+        .unwrap_or(trace)
+        .as_array()
+        .unwrap();
+    let mut shots: Vec<(f64, String)> = events
+        .iter()
+        .filter(|e| e["name"] == "Screenshot")
+        .map(|e| {
+            (
+                e["ts"].as_f64().unwrap(),
+                e["args"]["snapshot"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    shots.sort_by(|a, b| a.0.total_cmp(&b.0));
+    shots.into_iter().map(|s| s.1).collect()
+}
+
+/// The filmstrip endpoints list the trace's screenshots and serve each image by index; a bad
+/// index is refused with a message; the report carries the page documents byte for byte as the
+/// CLI prints them and each image in its own blob, none of them in the data JSON.
+#[test]
+fn filmstrip_by_index_and_the_reports_page_documents() {
+    use crate::serve::{cli, data_dir, report_views, serve};
+    let file = fixtures().join("trace/pageload.trace.json.gz");
+    let trace = golden(&file);
+    let oracle = golden(&fixtures().join("trace/pageload.trace.insights.json.gz"));
+    let times = screenshot_times(&trace, oracle["trace_bounds_us"]["min"].as_f64().unwrap());
+    let images = screenshot_images(&trace);
+    let s = serve(&data_dir("filmstrip"), &[]);
+    let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
+    let base = format!("/api/ui/sessions/{id}/artifacts/1/filmstrip");
+    let list = s.get(&base);
+    assert_eq!(list.status, 200);
+    let frames = list.json()["frames"].as_array().unwrap().clone();
+    assert_eq!(frames.len(), times.len());
+    for (i, (f, t)) in frames.iter().zip(&times).enumerate() {
+        assert_eq!(f["index"], i);
+        assert!((f["ts_ms"].as_f64().unwrap() - t).abs() < 0.001, "{f} {t}");
+        assert_eq!(f["image"], true);
+    }
+    for i in [0, 3, times.len() - 1] {
+        let r = s.get(&format!("{base}/{i}"));
+        assert_eq!(r.status, 200);
+        let shot = r.json();
+        assert_eq!(shot["data"], images[i].as_str(), "screenshot {i}");
+        assert_eq!(shot["mime"], "image/jpeg");
+        assert!((shot["ts_ms"].as_f64().unwrap() - times[i]).abs() < 0.001);
+    }
+    let past = s.get(&format!("{base}/{}", times.len()));
+    assert_eq!(past.status, 404);
+    assert!(
+        String::from_utf8_lossy(&past.body).contains("no screenshot 7 (the trace has 7)"),
+        "{}",
+        String::from_utf8_lossy(&past.body)
+    );
+    assert_eq!(s.get(&format!("{base}/x")).status, 400);
+    // Not a trace: refused, naming why.
+    let cpu = s.import(&fixtures().join("cpu/node-mix.cpuprofile.gz"))["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = s.get(&format!("/api/ui/sessions/{cpu}/artifacts/1/filmstrip"));
+    assert_eq!(r.status, 400);
+    assert!(String::from_utf8_lossy(&r.body).contains("not a Chrome trace"));
+
+    // The report: the CLI's documents, and the images beside the data.
+    let f = file.to_str().unwrap();
+    let views = report_views(&file);
+    for doc in ["insights", "network", "timings"] {
+        let mut want = cli(&[doc, f, "--json"]);
+        while want.last() == Some(&b'\n') {
+            want.pop();
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&views[doc]),
+            String::from_utf8_lossy(&want),
+            "report {doc}"
+        );
+    }
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-page-blobs.html");
+    cli(&["report", f, "-o", out.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let data_start = html.find(r#"<script id="jsprof-data""#).unwrap();
+    let data = &html[data_start..data_start + html[data_start..].find("</script>").unwrap()];
+    for (i, image) in images.iter().enumerate() {
+        let blob =
+            format!(r#"<script type="text/plain" id="jsprof-blob-shot-{i}">{image}</script>"#);
+        assert!(html.contains(&blob), "screenshot {i} is carried as a blob");
+        assert!(
+            !data.contains(&image[..200]),
+            "screenshot {i} is in the data JSON"
+        );
+    }
+}

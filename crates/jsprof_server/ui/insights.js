@@ -1,0 +1,170 @@
+// The Insights sidebar beside the flame chart: the Web Vitals of each navigation (LCP, INP, CLS,
+// coloured as DevTools rates them) and each insight of `jsprof insights --json`. A click
+// selects the insight's time range (the chart zooms to it, the tables follow) and highlights
+// its events in the page's lanes (tracks.js), as DevTools does. Insights are drawn from what the
+// document lists, generically — a title, a state, metric savings, the time windows and
+// requests found in it — so an insight added to the document appears here without a change.
+import { fmtMs, esc, el } from 'jsprof/format.js';
+
+const RATING = { good: ['good', 'Good'], ok: ['ok', 'Needs improvement'], bad: ['bad', 'Poor'] };
+
+// Titles of the insights the document has today; any other key is shown by its own `title` or
+// its key in words.
+const TITLES = {
+  lcp_breakdown: 'LCP breakdown', inp_breakdown: 'INP breakdown', cls_clusters: 'Layout shift clusters',
+  render_blocking: 'Render-blocking requests',
+};
+const words = (key) => { const s = key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(); return s.charAt(0).toUpperCase() + s.slice(1); };
+const PHASE_LABELS = { ttfb: 'TTFB', load_delay: 'Load delay', load_duration: 'Load duration', render_delay: 'Render delay' };
+
+// A time window of the document ({start_ms, end_ms} or {start_ms, dur_ms}), or null.
+function windowOf(v) {
+  if (!v || typeof v !== 'object' || typeof v.start_ms !== 'number') return null;
+  const end = typeof v.end_ms === 'number' ? v.end_ms : typeof v.dur_ms === 'number' ? v.start_ms + v.dur_ms : null;
+  return end == null ? null : { start_ms: v.start_ms, end_ms: end };
+}
+
+// Every window, instant (`ts_ms`) and `request_id` anywhere in `v`.
+function evidence(v, out = { windows: [], points: [], requests: new Set() }, depth = 0) {
+  if (!v || typeof v !== 'object' || depth > 8) return out;
+  if (Array.isArray(v)) { for (const x of v) evidence(x, out, depth + 1); return out; }
+  const w = windowOf(v);
+  if (w) out.windows.push(w);
+  if (typeof v.ts_ms === 'number') out.points.push(v.ts_ms);
+  if (typeof v.request_id === 'string') out.requests.add(v.request_id);
+  for (const x of Object.values(v)) if (x && typeof x === 'object') evidence(x, out, depth + 1);
+  return out;
+}
+
+// What selecting an insight shows: {range, windows (labelled phases), requests, interaction}.
+function selection(key, v, nav) {
+  const ev = evidence(v);
+  let phases = [];
+  if (v && !Array.isArray(v) && typeof v.processing_start_ms === 'number' && typeof v.dur_ms === 'number') {
+    // An interaction: its three phases.
+    phases = [
+      { label: 'Input delay', start_ms: v.start_ms, end_ms: v.processing_start_ms },
+      { label: 'Processing', start_ms: v.processing_start_ms, end_ms: v.processing_end_ms },
+      { label: 'Presentation delay', start_ms: v.processing_end_ms, end_ms: v.start_ms + v.dur_ms },
+    ];
+  } else if (v && !Array.isArray(v)) {
+    // Windows named by the insight's own fields are its phases (the LCP breakdown's).
+    for (const [k, x] of Object.entries(v)) { const w = windowOf(x); if (w) phases.push({ label: PHASE_LABELS[k] || words(k), ...w }); }
+  } else if (Array.isArray(v)) {
+    v.forEach((x, i) => { const w = windowOf(x); if (w && typeof x.score === 'number') phases.push({ label: `Cluster ${i + 1} · ${x.score.toFixed(4)}`, ...w }); });
+  }
+  // The LCP image's request belongs to the LCP breakdown.
+  if (key === 'lcp_breakdown' && nav.metrics.lcp && nav.metrics.lcp.request) ev.requests.add(nav.metrics.lcp.request.request_id);
+  const starts = [...ev.windows.map((w) => w.start_ms), ...ev.points], ends = [...ev.windows.map((w) => w.end_ms), ...ev.points];
+  const range = starts.length ? [Math.min(...starts), Math.max(...ends)] : null;
+  return {
+    range, windows: phases, requests: ev.requests.size ? ev.requests : null,
+    interaction: v && typeof v.interaction_id === 'number' ? v.interaction_id : null,
+  };
+}
+
+// An insight's pass/fail state: the document's own `state` when it says, else what its
+// evidence says (requests that block rendering fail; a breakdown informs).
+function stateOf(key, v, nav) {
+  if (v && typeof v.state === 'string') return v.state;
+  if (key === 'render_blocking') return v.length ? 'fail' : 'pass';
+  if (key === 'cls_clusters') return nav.metrics.cls.classification === 'good' ? 'pass' : 'fail';
+  return 'informative';
+}
+
+function summaryOf(key, v, sel) {
+  if (v && typeof v.summary === 'string') return v.summary;
+  const parts = [];
+  if (sel.windows.length) parts.push(sel.windows.map((w) => `${w.label} ${fmtMs(w.end_ms - w.start_ms)}`).join(' · '));
+  else if (sel.requests) parts.push(`${sel.requests.size} request${sel.requests.size === 1 ? '' : 's'}`);
+  if (Array.isArray(v) && key === 'render_blocking') parts.push(v.map((r) => r.url.split('/').pop() || r.url).join(', '));
+  return parts.join(' · ');
+}
+
+function savingsOf(v) {
+  const s = v && (v.metric_savings || v.metricSavings);
+  if (!s || typeof s !== 'object') return '';
+  return Object.entries(s).filter(([, x]) => typeof x === 'number' && x > 0)
+    .map(([m, x]) => `${m} −${m === 'CLS' ? x.toFixed(3) : fmtMs(x)}`).join(' · ');
+}
+
+export class InsightsSidebar {
+  // doc: the insights document; chart: the FlameChart (its view and range are set); hl: the
+  // lanes' highlight (tracks.js newHighlight), set here and drawn there.
+  constructor(root, doc, chart, hl) {
+    this.doc = doc; this.chart = chart; this.hl = hl;
+    this.selected = null;
+    this.items = new Map(); // data-insight key -> {button, sel}
+    this.root = el('aside', { class: 'insights', 'aria-label': 'Insights' });
+    root.append(this.root);
+    this.render();
+  }
+
+  render() {
+    const r = this.root;
+    r.append(el('h2', { text: 'Insights' }));
+    const many = this.doc.navigations.length > 1;
+    this.doc.navigations.forEach((nav, n) => {
+      const id = (k) => (many ? `${k}@${n}` : k);
+      r.append(el('div', { class: 'nav-url', title: nav.url, text: nav.url || nav.id }));
+      const m = nav.metrics, vitals = el('div', { class: 'vitals' });
+      const vital = (key, label, value, rating, sel) => {
+        const [cls, text] = RATING[rating] || ['none', ''];
+        const b = el('button', { type: 'button', class: `vital ${cls}`, 'data-insight': id(key), title: text ? `${label}: ${text}` : label });
+        b.append(el('span', { class: 'v-label', text: label }), el('span', { class: 'v-value', text: value }), el('span', { class: 'v-rating', text }));
+        vitals.append(b);
+        this.add(id(key), b, { title: label, ...sel });
+      };
+      const lcpSel = nav.insights.lcp_breakdown ? selection('lcp_breakdown', nav.insights.lcp_breakdown, nav)
+        : m.lcp ? { range: [nav.bounds.start_ms, m.lcp.ts_ms], windows: [], requests: m.lcp.request ? new Set([m.lcp.request.request_id]) : null } : null;
+      if (m.lcp) vital('lcp', 'LCP', fmtMs(m.lcp.value_ms), m.lcp.classification, lcpSel);
+      if (m.inp) vital('inp', 'INP', fmtMs(m.inp.value_ms), m.inp.classification, selection('inp', m.inp.interaction, nav));
+      const worst = m.cls.worst_cluster;
+      vital('cls', 'CLS', m.cls.score.toFixed(3), m.cls.classification, worst ? { range: [worst.start_ms, worst.start_ms + worst.dur_ms], windows: [{ label: 'Worst cluster', start_ms: worst.start_ms, end_ms: worst.start_ms + worst.dur_ms }], requests: null } : { range: null, windows: [], requests: null });
+      r.append(vitals);
+      const extra = [['FCP', m.fcp], ['DCL', m.dcl], ['Load', m.load]].filter(([, x]) => x);
+      if (extra.length) r.append(el('div', { class: 'muted small', text: extra.map(([k, x]) => `${k} ${fmtMs(x.value_ms)}`).join(' · ') }));
+      for (const [key, v] of Object.entries(nav.insights || {})) {
+        if (v == null || (Array.isArray(v) && !v.length)) continue;
+        const sel = selection(key, v, nav);
+        const title = (v && v.title) || TITLES[key] || words(key);
+        const state = stateOf(key, v, nav);
+        const b = el('button', { type: 'button', class: 'insight', 'data-insight': id(key), 'data-state': state });
+        b.append(el('span', { class: 'i-title', text: title }), el('span', { class: `i-state ${state}`, text: state }));
+        const savings = savingsOf(v), summary = summaryOf(key, v, sel);
+        if (savings) b.append(el('div', { class: 'i-savings', text: `Savings: ${savings}` }));
+        if (summary) b.append(el('div', { class: 'i-summary', text: summary }));
+        if (!sel.range) b.disabled = true;
+        r.append(b);
+        this.add(id(key), b, { title, ...sel });
+      }
+    });
+    r.append(el('div', { class: 'muted small', text: 'Click an insight to select its time range and highlight its events; click it again to clear.' }));
+  }
+
+  add(key, button, sel) {
+    this.items.set(key, { button, sel });
+    button.addEventListener('click', () => this.select(this.selected === key ? null : key));
+  }
+
+  // Selects insight `key` (null: none): its range becomes the chart's view and selection.
+  select(key) {
+    const hl = this.hl, chart = this.chart;
+    for (const [k, it] of this.items) it.button.setAttribute('aria-pressed', k === key ? 'true' : 'false');
+    const it = key && this.items.get(key);
+    this.selected = it ? key : null;
+    hl.key = this.selected;
+    hl.title = it ? it.sel.title : '';
+    hl.windows = it ? it.sel.windows : [];
+    hl.requests = it ? it.sel.requests : null;
+    hl.interaction = it ? it.sel.interaction ?? null : null;
+    if (it && it.sel.range && it.sel.range[1] > it.sel.range[0]) {
+      const [a, b] = it.sel.range, pad = (b - a) * 0.05;
+      chart.setView(a - pad, b + pad);
+      chart.setRange([a, b]);
+    } else {
+      chart.setRange(null);
+      chart.redraw();
+    }
+  }
+}
