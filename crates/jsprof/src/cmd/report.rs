@@ -137,12 +137,10 @@ fn cpu_data(
     let mut views = cpu_views(&loaded, Some(&timeline.id.to_string()))?;
     let mut blobs = Vec::new();
     if let Some(trace) = loaded.trace() {
-        // The page's tracks and Insights sidebar: `jsprof insights|network|timings --json`'s
-        // documents, and the filmstrip with each image in a blob of its own (read when shown).
-        use jsprof_document::{filmstrip, page, raw};
-        views.insert("insights", raw(&page::insights_report(&loaded)?));
-        views.insert("network", raw(&page::network_report(&loaded)?));
-        views.insert("timings", raw(&page::timings_report(&loaded)?));
+        // The page's tracks and Insights sidebar draw `views.insights|network|timings` (put
+        // there by `cpu_views` for a page load) and the filmstrip, each image in a blob of its
+        // own (read when shown).
+        use jsprof_document::filmstrip;
         data["filmstrip"] = serde_json::to_value(filmstrip::filmstrip(&loaded)?)?;
         for (i, shot) in filmstrip::frames(trace).iter().enumerate() {
             if let Some(image) = &shot.image {
