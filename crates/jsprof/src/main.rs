@@ -23,6 +23,10 @@ struct Cli {
     /// terminal's width; piped output is never cut. JSON is never cut.
     #[arg(long, global = true)]
     wide: bool,
+    /// Heap snapshots: neither read nor write the index of the analysed snapshot kept in the
+    /// cache directory (`JSPROF_CACHE_DIR`); `JSPROF_CACHE=0` does the same. See docs/heap.md.
+    #[arg(long, global = true)]
+    no_cache: bool,
 }
 
 #[derive(Subcommand)]
@@ -83,6 +87,9 @@ fn main() -> ExitCode {
         }
     };
     output::set_table_width(cli.wide);
+    if cli.no_cache {
+        jsprof_heap::cache::disable();
+    }
     let result = match cli.command {
         Command::Summary(args) => cmd::summary::run(args),
         Command::Top(args) => cmd::top::run(args),

@@ -16,6 +16,7 @@
 mod allocation_profile;
 mod analysis;
 mod bits;
+pub mod cache;
 mod classes;
 mod comparison;
 mod detached_dom;
@@ -44,6 +45,7 @@ mod weak_map;
 
 pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
 pub use analysis::{analyze, Analysis, NodeInfo};
+pub use cache::{open_analysed, HeapCache, Opened};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, ClassDiff, Comparison};
 pub use detached_dom::{detached_trees, DetachedTree};

@@ -65,6 +65,17 @@ impl Strings {
         self.ends.shrink_to_fit();
     }
 
+    /// The arena and the string ends, for the index cache to write.
+    pub(crate) fn parts(&self) -> (&[u8], &[u64]) {
+        (&self.bytes, &self.ends)
+    }
+
+    /// A table from the parts [`Strings::parts`] gave; the caller has checked that `ends` never
+    /// decreases and ends at `bytes.len()`.
+    pub(crate) fn from_parts(bytes: Vec<u8>, ends: Vec<u64>) -> Strings {
+        Strings { bytes, ends }
+    }
+
     /// Bytes held (for memory accounting).
     pub fn heap_bytes(&self) -> usize {
         self.bytes.capacity() + self.ends.capacity() * 8

@@ -202,12 +202,22 @@ pub fn load(path: &Path, name: &str, view: View, pipeline: &Pipeline) -> ApiResu
     }
 }
 
-/// Reads and analyses a heap snapshot (blocking).
+/// Reads and analyses a heap snapshot (blocking), through the heap index cache when the
+/// environment enables it (the CLI's, see `jsprof_heap::cache`).
 pub fn load_snapshot(path: &Path, name: &str) -> ApiResult<(HeapSnapshot, Analysis)> {
-    let reader = jsprof_document::text::open_reader(path)
-        .map_err(|e| ApiError::internal(format!("{name}: cannot read: {e}")))?;
-    let mut snapshot = jsprof_heap::read_snapshot_with(reader, jsprof_heap::ReadOptions::default())
-        .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?;
-    let analysis = jsprof_heap::analyze(&mut snapshot);
-    Ok((snapshot, analysis))
+    let cache = jsprof_heap::HeapCache::from_env().unwrap_or_else(|e| {
+        eprintln!("jsprof serve: heap index cache off: {e}");
+        None
+    });
+    let read = || {
+        let reader = jsprof_document::text::open_reader(path)
+            .map_err(|e| ApiError::internal(format!("{name}: cannot read: {e}")))?;
+        jsprof_heap::read_snapshot_with(reader, jsprof_heap::ReadOptions::default())
+            .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))
+    };
+    let opened = jsprof_heap::open_analysed(Some(path), cache.as_ref(), read, &mut |_| {})?;
+    for note in &opened.notes {
+        eprintln!("jsprof serve: {note}");
+    }
+    Ok((opened.snapshot, opened.analysis))
 }

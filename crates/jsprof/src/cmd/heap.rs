@@ -1,13 +1,17 @@
 //! `jsprof heap …`: heap snapshot commands (Summary, Statistics, single nodes), with DevTools' numbers.
 
+use std::cell::RefCell;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use jsprof_heap::{analyze, read_snapshot_with, Analysis, HeapSnapshot, ReadOptions, SortBy};
+use jsprof_heap::cache::Progress;
+use jsprof_heap::{
+    open_analysed, read_snapshot_with, Analysis, HeapCache, HeapSnapshot, ReadOptions, SortBy,
+};
 use jsprof_profile::Format;
 use serde::Serialize;
 
@@ -183,42 +187,103 @@ fn read_only(path: &Path) -> Result<(String, HeapSnapshot)> {
 
 fn load(path: &Path) -> Result<Loaded> {
     require_snapshot(path)?;
-    let input = input::open(path)?;
-    let name = input.name.clone();
-    let bar = progress_bar(input.file_size, input.gzipped);
-    let mut report = |bytes: u64| {
-        if let Some(bar) = &bar {
-            bar.set_position(bytes);
-        }
-    };
-    let options = ReadOptions {
-        progress: Some(&mut report),
-    };
+    let name = input::display_name(path);
+    let cache = HeapCache::from_env()?;
     let phases = Phases::from_env();
-    let loaded = read_snapshot_with(input.reader, options);
-    phases.report("read");
-    let mut snapshot = match loaded {
-        Ok(s) => s,
-        Err(e) => {
-            if let Some(bar) = &bar {
+    // Shared by the reading closure and the progress callback below.
+    let bar: RefCell<Option<ProgressBar>> = RefCell::new(None);
+    let mut index_bar = IndexBar::default();
+    let file = (path != Path::new("-")).then_some(path);
+    let read = || -> Result<HeapSnapshot> {
+        let input = input::open(path)?;
+        *bar.borrow_mut() = progress_bar(input.file_size, input.gzipped);
+        let mut report = |bytes: u64| {
+            if let Some(bar) = &*bar.borrow() {
+                bar.set_position(bytes);
+            }
+        };
+        let options = ReadOptions {
+            progress: Some(&mut report),
+        };
+        let loaded = read_snapshot_with(input.reader, options);
+        phases.report("read");
+        loaded.map_err(|e| {
+            if let Some(bar) = &*bar.borrow() {
                 bar.finish_and_clear();
             }
-            bail!("{name}: {e}");
+            anyhow!("{name}: {e}")
+        })
+    };
+    let mut progress = |event: Progress| match event {
+        Progress::Analysing => {
+            if let Some(bar) = &*bar.borrow() {
+                bar.set_message("analysing");
+            }
+        }
+        Progress::WritingIndex { done, total } => {
+            if let Some(bar) = bar.borrow_mut().take() {
+                bar.finish_and_clear();
+                phases.report("analyse");
+            } else if index_bar.start.is_none() {
+                phases.report("analyse");
+            }
+            index_bar.show("writing the heap index", done, total);
+        }
+        Progress::ReadingIndex { done, total } => {
+            index_bar.show("reading the heap index", done, total)
         }
     };
-    if let Some(bar) = &bar {
-        bar.set_message("analysing");
-    }
-    let analysis = analyze(&mut snapshot);
-    phases.report("analyse");
-    if let Some(bar) = &bar {
+    let opened = open_analysed(file, cache.as_ref(), read, &mut progress)?;
+    if let Some(bar) = bar.borrow_mut().take() {
         bar.finish_and_clear();
+    }
+    index_bar.finish();
+    phases.report(match (opened.from_index, index_bar.start.is_some()) {
+        (true, _) => "index read",
+        (false, true) => "index written",
+        (false, false) => "analyse",
+    });
+    for note in &opened.notes {
+        eprintln!("jsprof: {note}");
     }
     Ok(Loaded {
         name,
-        snapshot,
-        analysis,
+        snapshot: opened.snapshot,
+        analysis: opened.analysis,
     })
+}
+
+/// A bar for reading or writing the heap index, shown only once that has taken a second (a
+/// small index comes and goes faster than a bar could be read) and only on a terminal.
+#[derive(Default)]
+struct IndexBar {
+    start: Option<std::time::Instant>,
+    bar: Option<ProgressBar>,
+}
+
+impl IndexBar {
+    fn show(&mut self, what: &str, done: u64, total: u64) {
+        let start = *self.start.get_or_insert_with(std::time::Instant::now);
+        if self.bar.is_none() && start.elapsed().as_secs() >= 1 && io::stderr().is_terminal() {
+            let bar = ProgressBar::new(total);
+            if let Ok(style) = ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {msg}")
+            {
+                bar.set_style(style);
+            }
+            bar.set_message(what.to_string());
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// `JSPROF_HEAP_PHASES=1`: each phase's end on stderr with the seconds since the start and the

@@ -8,6 +8,7 @@ mod export;
 mod filters;
 mod first_hour;
 mod heap;
+mod heap_cache;
 mod heap_explore;
 mod heap_scale;
 mod hostile_input;

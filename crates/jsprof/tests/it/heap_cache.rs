@@ -1,0 +1,315 @@
+//! The heap index cache from the command line: every heap command answers the same bytes from a
+//! cold cache, a warm one and `--no-cache`, and an index that no longer fits its snapshot (cut,
+//! damaged, the snapshot rewritten at the same size, or only touched) is refused with one line on
+//! stderr and rebuilt. Each test's cache is a fresh directory under the target's temp area, never
+//! the user's.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::support::{fixtures, golden, jsprof_env};
+
+#[allow(dead_code)] // the generator's CLI-only helpers
+#[path = "../../../../bench/heapgen/src/gen.rs"]
+mod heapgen;
+
+/// A directory of its own for one test: the snapshots it changes and its cache.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("heap-cache-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs jsprof with the cache in `cache` (every snapshot indexed, however small).
+fn run(cache: &Path, args: &[&str]) -> Output {
+    let dir = cache.to_str().unwrap();
+    let out = jsprof_env(
+        args,
+        &[("JSPROF_CACHE_DIR", dir), ("JSPROF_CACHE_MIN_BYTES", "0")],
+    );
+    assert!(
+        out.status.success(),
+        "jsprof {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn indexes(cache: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(cache) else {
+        return Vec::new();
+    };
+    entries.flatten().map(|e| e.path()).collect()
+}
+
+/// Every heap command that analyses one snapshot, with `--json`.
+fn commands(file: &str, ids: &[String]) -> Vec<Vec<String>> {
+    let args = |list: &[&str]| -> Vec<String> {
+        ["heap"]
+            .iter()
+            .chain(list)
+            .map(|s| s.to_string())
+            .chain(["--json".to_string()])
+            .collect()
+    };
+    let mut node = args(&["node", file]);
+    node.splice(3..3, ids.iter().cloned());
+    vec![
+        args(&["summary", file, "--limit", "0"]),
+        args(&["summary", file, "--sort", "self", "--limit", "7"]),
+        args(&["stats", file]),
+        node,
+        args(&["retainers", file, &ids[0]]),
+        args(&["dominators", file]),
+        args(&["dominators", file, "--id", &ids[1], "--depth", "2"]),
+        args(&["strings", file, "--limit", "0"]),
+        args(&["detached", file, "--limit", "0"]),
+    ]
+}
+
+/// Cold, warm and bypassed runs of every command print the same bytes, and a warm run reads the
+/// index rather than the snapshot.
+fn same_bytes_cold_warm_and_bypassed(file: &Path, ids: &[String]) {
+    let dir = scratch(&file.file_name().unwrap().to_string_lossy());
+    let copy = dir.join(file.file_name().unwrap());
+    fs::copy(file, &copy).unwrap();
+    let cache = dir.join("cache");
+    let name = copy.to_str().unwrap();
+    for (i, command) in commands(name, ids).into_iter().enumerate() {
+        let argv: Vec<&str> = command.iter().map(String::as_str).collect();
+        let _ = fs::remove_dir_all(&cache);
+        let cold = run(&cache, &argv);
+        assert_eq!(indexes(&cache).len(), 1, "{argv:?} keeps one index");
+        let warm = run(&cache, &argv);
+        let mut bypass = argv.clone();
+        bypass.push("--no-cache");
+        let bypassed = run(&cache, &bypass);
+        let mut outputs = vec![("warm", &warm), ("--no-cache", &bypassed)];
+        // The environment's switch once per file: it is the same flag underneath.
+        let off;
+        if i == 0 {
+            off = jsprof_env(
+                &argv,
+                &[
+                    ("JSPROF_CACHE_DIR", dir.join("off").to_str().unwrap()),
+                    ("JSPROF_CACHE_MIN_BYTES", "0"),
+                    ("JSPROF_CACHE", "0"),
+                ],
+            );
+            assert!(off.status.success());
+            assert!(!dir.join("off").exists(), "JSPROF_CACHE=0 writes nothing");
+            outputs.push(("JSPROF_CACHE=0", &off));
+        }
+        for (what, out) in outputs {
+            assert!(
+                out.stdout == cold.stdout,
+                "{argv:?}: {what} differs from cold:\n{}\n---\n{}",
+                String::from_utf8_lossy(&cold.stdout),
+                String::from_utf8_lossy(&out.stdout)
+            );
+            assert!(
+                out.stderr.is_empty(),
+                "{argv:?} {what}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        serde_json::from_slice::<Value>(&cold.stdout).expect("JSON");
+    }
+    // The warm path does not read the snapshot: with its bytes replaced but its key kept (same
+    // size, mtime and the first and last MiB), the answer still comes from the index.
+    let bytes = fs::read(&copy).unwrap();
+    if bytes.len() > 3 << 20 {
+        let before = fs::metadata(&copy).unwrap().modified().unwrap();
+        let mut poisoned = bytes.clone();
+        poisoned[(2 << 20)..(2 << 20) + 64].fill(b'x');
+        fs::write(&copy, &poisoned).unwrap();
+        File::options()
+            .write(true)
+            .open(&copy)
+            .unwrap()
+            .set_modified(before)
+            .unwrap();
+        run(&cache, &["heap", "stats", name, "--json"]);
+        let analysed = jsprof_env(&["heap", "stats", name, "--json", "--no-cache"], &[]);
+        assert_eq!(
+            analysed.status.code(),
+            Some(2),
+            "the poisoned text does not parse"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Sampled node ids from a DevTools golden (the first two must have a dominator subtree).
+fn golden_ids(golden_file: &str) -> Vec<String> {
+    let g = golden(&fixtures().join("heap").join(golden_file));
+    let ids: Vec<String> = g["sampled_nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(4)
+        .map(|n| n["id"].to_string())
+        .collect();
+    assert_eq!(ids.len(), 4);
+    ids
+}
+
+#[test]
+fn every_heap_command_answers_the_same_bytes_cold_warm_and_without_the_cache() {
+    for (file, golden_file) in [
+        (
+            "detached.heapsnapshot.gz",
+            "detached.heapsnapshot.devtools.json.gz",
+        ),
+        (
+            "node-small.heapsnapshot.gz",
+            "node-small.heapsnapshot.devtools.json.gz",
+        ),
+        (
+            "node-alloc.heaptimeline.gz",
+            "node-alloc.heaptimeline.devtools.json.gz",
+        ),
+    ] {
+        same_bytes_cold_warm_and_bypassed(
+            &fixtures().join("heap").join(file),
+            &golden_ids(golden_file),
+        );
+    }
+}
+
+#[test]
+fn a_generated_snapshot_answers_the_same_bytes_cold_warm_and_without_the_cache() {
+    // Big enough for the head and tail hashes not to overlap (over 2 MiB of text).
+    let shape = heapgen::Shape::of_megabytes(4);
+    let mut text = Vec::new();
+    let truth = shape.write(&mut text).unwrap();
+    assert!(text.len() > 3 << 20, "{} bytes", text.len());
+    let expected: Value = serde_json::from_str(&truth.to_json(&shape, 500)).unwrap();
+    let ids: Vec<String> = (expected["sampled_nodes"].as_array().unwrap().iter())
+        .take(4)
+        .map(|n| n["id"].to_string())
+        .collect();
+    let dir = scratch("generated-source");
+    let file = dir.join("generated.heapsnapshot");
+    fs::write(&file, &text).unwrap();
+    same_bytes_cold_warm_and_bypassed(&file, &ids);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `heap summary` and returns (stdout, stderr).
+fn summary(cache: &Path, file: &Path) -> (Vec<u8>, String) {
+    let out = run(
+        cache,
+        &[
+            "heap",
+            "summary",
+            file.to_str().unwrap(),
+            "--json",
+            "--limit",
+            "0",
+        ],
+    );
+    (out.stdout, String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn a_damaged_or_stale_index_is_detected_and_rebuilt() {
+    let dir = scratch("damage");
+    let cache = dir.join("cache");
+    // Plain text, so that the test can change the snapshot's tail in place.
+    let file = dir.join("leak.heapsnapshot");
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(
+            File::open(fixtures().join("heap/leak-3-final.heapsnapshot.gz")).unwrap(),
+        ),
+        &mut text,
+    )
+    .unwrap();
+    fs::write(&file, &text).unwrap();
+    let (fresh, note) = summary(&cache, &file);
+    assert!(note.is_empty(), "{note}");
+    let index = indexes(&cache).pop().unwrap();
+    let good = fs::read(&index).unwrap();
+
+    // Each damage gets one line on stderr naming the index, the answer a fresh analysis gives,
+    // and a good index again, used quietly.
+    let check = |what: &str, expect: &str| {
+        let (out, note) = summary(&cache, &file);
+        let bypassed = run(
+            &cache,
+            &[
+                "heap",
+                "summary",
+                file.to_str().unwrap(),
+                "--json",
+                "--limit",
+                "0",
+                "--no-cache",
+            ],
+        );
+        assert_eq!(out, bypassed.stdout, "{what}: the answer");
+        assert_eq!(note.lines().count(), 1, "{what}: one line: {note}");
+        assert!(
+            note.contains(expect) && note.contains(index.to_str().unwrap()),
+            "{what}: {note}"
+        );
+        let (again, note) = summary(&cache, &file);
+        assert!(
+            note.is_empty(),
+            "{what}: the rebuilt index is used quietly: {note}"
+        );
+        assert_eq!(again, out);
+    };
+
+    fs::write(&index, &good[..good.len() * 2 / 3]).unwrap();
+    check("truncated", "damaged");
+    assert_eq!(fs::read(&index).unwrap(), good, "rebuilt byte for byte");
+    assert_eq!(summary(&cache, &file).0, fresh);
+
+    let mut flipped = good.clone();
+    let at = good.len() - 1000;
+    flipped[at] ^= 0x01;
+    fs::write(&index, &flipped).unwrap();
+    check("a flipped byte", "checksum");
+    assert_eq!(fs::read(&index).unwrap(), good);
+
+    // The snapshot rewritten with the same size and mtime, a letter of its last string changed:
+    // only the content hash of its tail can tell.
+    let mtime = fs::metadata(&file).unwrap().modified().unwrap();
+    let mut changed = text.clone();
+    let last_letter = changed.iter().rposition(u8::is_ascii_lowercase).unwrap();
+    changed[last_letter] = if changed[last_letter] == b'q' {
+        b'r'
+    } else {
+        b'q'
+    };
+    fs::write(&file, &changed).unwrap();
+    File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    check("same size and mtime, changed tail", "content changed");
+
+    // Only touched: the same bytes, a new mtime.
+    File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(SystemTime::now() + Duration::from_secs(5))
+        .unwrap();
+    check("touched", "modified");
+
+    // Not an index at all.
+    fs::write(&index, b"hello").unwrap();
+    check("not an index", "damaged");
+    fs::remove_dir_all(&dir).unwrap();
+}

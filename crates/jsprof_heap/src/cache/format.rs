@@ -1,0 +1,896 @@
+//! The index file's bytes: a header, then the analysed snapshot's arrays as sections.
+//!
+//! ```text
+//! header   magic "JSPHEAPX" · format version u32 · header length u32 · engine (u32 length +
+//!          bytes) · key: canonical path (u32 length + bytes), size u64, mtime seconds i64 and
+//!          nanoseconds u32, SHA-256 of the first and last MiB · section count u32 · per section:
+//!          tag u32, element size u32, element count u64, CRC-32 u32 · CRC-32 of all the above u32
+//! sections in the order of `SECTIONS`, each padded with zeros to a multiple of 8 bytes
+//! ```
+//!
+//! Everything is little-endian. A reader trusts nothing it has not checked: the header's length
+//! and every section's length are checked against the file's size before anything is allocated,
+//! the file must be exactly as long as the header says, every section's CRC-32 is checked as it is
+//! read, and the decoded tables are checked for the invariants the engine indexes by (edge targets,
+//! string indices, dominators within the node table), so a damaged or forged index is refused,
+//! never a panic.
+
+use std::io::{self, Read, Seek, SeekFrom, Write};
+
+use crate::analysis::Analysis;
+use crate::classes::InterfaceDefinition;
+use crate::snapshot::{
+    Edges, HeapSnapshot, Location, Meta, Nodes, Sample, TraceFunctionInfo, TraceNode, Warning,
+};
+use crate::statistics::Statistics;
+use crate::strings::Strings;
+
+pub(crate) const MAGIC: [u8; 8] = *b"JSPHEAPX";
+/// Bumped when the layout below changes (the engine fingerprint catches changes of the analysis).
+pub(crate) const FORMAT_VERSION: u32 = 1;
+
+include!(concat!(env!("OUT_DIR"), "/engine.rs"));
+
+/// The largest header accepted: a path is at most a few KB.
+const MAX_HEADER: u32 = 1 << 20;
+/// Sections are read and written through a buffer this size (a multiple of every element size).
+const CHUNK: usize = 1 << 20;
+
+/// What an index is valid for: the snapshot file as it was when the index was made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Key {
+    pub path: Vec<u8>,
+    pub size: u64,
+    pub mtime_secs: i64,
+    pub mtime_nanos: u32,
+    /// SHA-256 of the file's first and last MiB (the whole file when it is smaller than 2 MiB).
+    pub content: [u8; 32],
+}
+
+/// Why an index was not used.
+#[derive(Debug)]
+pub(crate) enum Reject {
+    /// Made for another file, another version of it, or another build of jsprof.
+    Stale(String),
+    /// Truncated, damaged or not an index at all.
+    Corrupt(String),
+    Io(io::Error),
+}
+
+impl From<io::Error> for Reject {
+    fn from(e: io::Error) -> Reject {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            Reject::Corrupt("it ends early (truncated)".into())
+        } else {
+            Reject::Io(e)
+        }
+    }
+}
+
+fn corrupt<T>(message: impl Into<String>) -> Result<T, Reject> {
+    Err(Reject::Corrupt(message.into()))
+}
+
+/// The sections, in file order: (tag, element size in bytes).
+const SECTIONS: [(&str, u32); 18] = [
+    ("misc", 1),
+    ("node kind", 1),
+    ("node name", 4),
+    ("node id", 4),
+    ("node self size", 4),
+    ("node first edge", 4),
+    ("node trace id", 4),
+    ("node detachedness", 1),
+    ("edge kind", 1),
+    ("edge name", 4),
+    ("edge target", 4),
+    ("string bytes", 1),
+    ("string ends", 8),
+    ("dominator", 4),
+    ("retained size", 8),
+    ("distance", 4),
+    ("class", 4),
+    ("retainer count", 4),
+];
+
+/// A fixed-size little-endian element of a section.
+trait Scalar: Copy {
+    const SIZE: usize;
+    fn put(self, out: &mut Vec<u8>);
+    fn get(bytes: &[u8]) -> Self;
+}
+
+macro_rules! scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            #[inline]
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            #[inline]
+            fn get(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes.try_into().expect("chunks_exact gives SIZE bytes"))
+            }
+        }
+    )*};
+}
+scalar!(u8, u32, u64, i32);
+
+/// One section to write: a column, or the small tables encoded by [`encode_misc`].
+enum Column<'a> {
+    U8(&'a [u8]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+    I32(&'a [i32]),
+}
+
+impl Column<'_> {
+    fn count(&self) -> usize {
+        match self {
+            Column::U8(v) => v.len(),
+            Column::U32(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::I32(v) => v.len(),
+        }
+    }
+}
+
+fn padded(bytes: u64) -> u64 {
+    bytes.next_multiple_of(8)
+}
+
+/// Writes the index of `s` and `a` for `key` and returns its length. `progress` gets (bytes
+/// written, total).
+/// Refuses, before writing anything, an index longer than `max_len`.
+pub(crate) fn write_index<W: Write + Seek>(
+    w: &mut W,
+    key: &Key,
+    s: &HeapSnapshot,
+    a: &Analysis,
+    max_len: u64,
+    progress: &mut dyn FnMut(u64, u64),
+) -> io::Result<u64> {
+    // Destructured in full so that a field added to the engine's types fails to compile here
+    // until the index stores it (a cached answer missing a field would differ from a fresh one).
+    let HeapSnapshot {
+        meta,
+        nodes,
+        edges,
+        strings,
+        locations,
+        samples,
+        trace_function_infos,
+        trace_tree,
+        root,
+        extra_native_bytes,
+        header_trace_function_count,
+        warnings,
+    } = s;
+    let Nodes {
+        kind,
+        name,
+        id,
+        self_size,
+        first_edge,
+        trace_node_id,
+        detachedness,
+    } = nodes;
+    let Edges {
+        kind: edge_kind,
+        name_or_index,
+        to_node,
+    } = edges;
+    let Analysis {
+        idom,
+        retained,
+        distances,
+        classes,
+        retainer_counts,
+        total_size,
+        statistics,
+        interfaces,
+    } = a;
+    let misc = encode_misc(&Misc {
+        meta,
+        locations,
+        samples,
+        trace_function_infos,
+        trace_tree,
+        root: *root,
+        extra_native_bytes: *extra_native_bytes,
+        header_trace_function_count: *header_trace_function_count,
+        warnings,
+        total_size: *total_size,
+        statistics,
+        interfaces,
+    });
+    let (string_bytes, string_ends) = strings.parts();
+    let columns = [
+        Column::U8(&misc),
+        Column::U8(kind),
+        Column::U32(name),
+        Column::U32(id),
+        Column::U32(self_size),
+        Column::U32(first_edge),
+        Column::U32(trace_node_id),
+        Column::U8(detachedness),
+        Column::U8(edge_kind),
+        Column::U32(name_or_index),
+        Column::U32(to_node),
+        Column::U8(string_bytes),
+        Column::U64(string_ends),
+        Column::U32(idom),
+        Column::U64(retained),
+        Column::I32(distances),
+        Column::U32(classes),
+        Column::U32(retainer_counts),
+    ];
+    let mut crcs = [0u32; SECTIONS.len()];
+    let header_len = encode_header(key, &columns, &crcs).len() as u64;
+    let total = header_len
+        + (columns.iter().zip(SECTIONS))
+            .map(|(c, (_, size))| padded(c.count() as u64 * size as u64))
+            .sum::<u64>();
+    if total > max_len {
+        return Err(io::Error::other(format!(
+            "its {total} bytes would pass JSPROF_CACHE_MAX_BYTES ({max_len})"
+        )));
+    }
+    // The header goes last, once the checksums are known: until then the file starts with
+    // zeros, which no reader takes for an index.
+    w.write_all(&vec![0; header_len as usize])?;
+    let mut written = header_len;
+    let mut buf = Vec::with_capacity(CHUNK);
+    for (i, column) in columns.iter().enumerate() {
+        let mut hasher = crc32fast::Hasher::new();
+        let mut emit = |buf: &mut Vec<u8>, w: &mut W| -> io::Result<()> {
+            hasher.update(buf);
+            w.write_all(buf)?;
+            written += buf.len() as u64;
+            buf.clear();
+            progress(written, total);
+            Ok(())
+        };
+        fn put_all<T: Scalar, W>(
+            values: &[T],
+            buf: &mut Vec<u8>,
+            w: &mut W,
+            emit: &mut dyn FnMut(&mut Vec<u8>, &mut W) -> io::Result<()>,
+        ) -> io::Result<()> {
+            for chunk in values.chunks(CHUNK / T::SIZE) {
+                for &v in chunk {
+                    v.put(buf);
+                }
+                emit(buf, w)?;
+            }
+            Ok(())
+        }
+        match column {
+            Column::U8(v) => put_all(v, &mut buf, w, &mut emit)?,
+            Column::U32(v) => put_all(v, &mut buf, w, &mut emit)?,
+            Column::U64(v) => put_all(v, &mut buf, w, &mut emit)?,
+            Column::I32(v) => put_all(v, &mut buf, w, &mut emit)?,
+        }
+        crcs[i] = hasher.finalize();
+        let bytes = column.count() as u64 * SECTIONS[i].1 as u64;
+        let pad = (padded(bytes) - bytes) as usize;
+        w.write_all(&[0u8; 8][..pad])?;
+        written += pad as u64;
+    }
+    w.seek(SeekFrom::Start(0))?;
+    w.write_all(&encode_header(key, &columns, &crcs))?;
+    w.flush()?;
+    Ok(total)
+}
+
+fn encode_header(key: &Key, columns: &[Column<'_>], crcs: &[u32]) -> Vec<u8> {
+    let mut h = Vec::new();
+    h.extend_from_slice(&MAGIC);
+    FORMAT_VERSION.put(&mut h);
+    0u32.put(&mut h); // the header's length, filled in below
+    put_bytes(&mut h, ENGINE.as_bytes());
+    put_bytes(&mut h, &key.path);
+    key.size.put(&mut h);
+    (key.mtime_secs as u64).put(&mut h);
+    key.mtime_nanos.put(&mut h);
+    h.extend_from_slice(&key.content);
+    (columns.len() as u32).put(&mut h);
+    for (i, (column, &crc)) in columns.iter().zip(crcs).enumerate() {
+        (i as u32).put(&mut h);
+        SECTIONS[i].1.put(&mut h);
+        (column.count() as u64).put(&mut h);
+        crc.put(&mut h);
+    }
+    let len = (h.len() + 4) as u32;
+    h[12..16].copy_from_slice(&len.to_le_bytes());
+    crc32fast::hash(&h).put(&mut h);
+    h
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    (bytes.len() as u32).put(out);
+    out.extend_from_slice(bytes);
+}
+
+/// Reads an index of `file_len` bytes made for `key`. `progress` gets (bytes read, total).
+pub(crate) fn read_index<R: Read>(
+    r: &mut R,
+    file_len: u64,
+    key: &Key,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(HeapSnapshot, Analysis), Reject> {
+    let mut start = [0u8; 16];
+    if file_len < start.len() as u64 {
+        return corrupt(format!("{file_len} bytes is shorter than a header"));
+    }
+    r.read_exact(&mut start)?;
+    if start[..8] != MAGIC {
+        return corrupt("it does not start with the index's magic bytes");
+    }
+    let version = u32::get(&start[8..12]);
+    if version != FORMAT_VERSION {
+        return Err(Reject::Stale(format!(
+            "format version {version}, this jsprof reads {FORMAT_VERSION}"
+        )));
+    }
+    let header_len = u32::get(&start[12..16]);
+    if header_len > MAX_HEADER || header_len as u64 > file_len || header_len < 20 {
+        return corrupt(format!(
+            "a header of {header_len} bytes in a file of {file_len}"
+        ));
+    }
+    let mut header = start.to_vec();
+    header.resize(header_len as usize, 0);
+    r.read_exact(&mut header[16..])?;
+    let (body, stored_crc) = header.split_at(header.len() - 4);
+    if crc32fast::hash(body) != u32::get(stored_crc) {
+        return corrupt("the header's checksum does not match");
+    }
+    let mut d = Dec::new(&body[16..], 16);
+    let engine = d.bytes()?;
+    if engine != ENGINE.as_bytes() {
+        return Err(Reject::Stale(format!(
+            "made by jsprof {}, this is {ENGINE}",
+            String::from_utf8_lossy(engine)
+        )));
+    }
+    let found = Key {
+        path: d.bytes()?.to_vec(),
+        size: d.u64()?,
+        mtime_secs: d.u64()? as i64,
+        mtime_nanos: d.u32()?,
+        content: d.take(32)?.try_into().expect("took 32 bytes"),
+    };
+    if found.path != key.path {
+        return Err(Reject::Stale("it was made for another file".into()));
+    }
+    if found.size != key.size {
+        return Err(Reject::Stale(format!(
+            "the snapshot is {} bytes now, {} when indexed",
+            key.size, found.size
+        )));
+    }
+    if (found.mtime_secs, found.mtime_nanos) != (key.mtime_secs, key.mtime_nanos) {
+        return Err(Reject::Stale(
+            "the snapshot was modified since it was indexed".into(),
+        ));
+    }
+    if found.content != key.content {
+        return Err(Reject::Stale(
+            "the snapshot's content changed since it was indexed".into(),
+        ));
+    }
+    let sections = d.u32()? as usize;
+    if sections != SECTIONS.len() {
+        return corrupt(format!("{sections} sections, expected {}", SECTIONS.len()));
+    }
+    let mut table = Vec::with_capacity(SECTIONS.len());
+    let mut expected_len = header_len as u64;
+    for (i, &(name, size)) in SECTIONS.iter().enumerate() {
+        let (tag, elem, count, crc) = (d.u32()?, d.u32()?, d.u64()?, d.u32()?);
+        if tag != i as u32 || elem != size {
+            return corrupt(format!("section {i} ({name}) is described wrongly"));
+        }
+        let bytes = count
+            .checked_mul(size as u64)
+            .filter(|&b| b <= file_len)
+            .ok_or_else(|| {
+                Reject::Corrupt(format!(
+                    "section {name} claims {count} elements, more than the file holds"
+                ))
+            })?;
+        expected_len = expected_len.saturating_add(padded(bytes));
+        table.push((count as usize, crc));
+    }
+    if expected_len != file_len {
+        return corrupt(format!(
+            "the header describes {expected_len} bytes, the file holds {file_len} (truncated?)"
+        ));
+    }
+
+    let mut reader = SectionReader {
+        r,
+        read: header_len as u64,
+        total: file_len,
+        progress,
+        buf: vec![0; CHUNK],
+        next: 0,
+        table,
+    };
+    let misc = reader.column::<u8>()?;
+    let misc = decode_misc(&misc)?;
+    let nodes = Nodes {
+        kind: reader.column()?,
+        name: reader.column()?,
+        id: reader.column()?,
+        self_size: reader.column()?,
+        first_edge: reader.column()?,
+        trace_node_id: reader.column()?,
+        detachedness: reader.column()?,
+    };
+    let edges = Edges {
+        kind: reader.column()?,
+        name_or_index: reader.column()?,
+        to_node: reader.column()?,
+    };
+    let string_bytes = reader.column()?;
+    let string_ends = reader.column()?;
+    let analysis = Analysis {
+        idom: reader.column()?,
+        retained: reader.column()?,
+        distances: reader.column()?,
+        classes: reader.column()?,
+        retainer_counts: reader.column()?,
+        total_size: misc.total_size,
+        statistics: misc.statistics,
+        interfaces: misc.interfaces,
+    };
+    check_strings(&string_bytes, &string_ends)?;
+    let snapshot = HeapSnapshot {
+        meta: misc.meta,
+        nodes,
+        edges,
+        strings: Strings::from_parts(string_bytes, string_ends),
+        locations: misc.locations,
+        samples: misc.samples,
+        trace_function_infos: misc.trace_function_infos,
+        trace_tree: misc.trace_tree,
+        root: misc.root,
+        extra_native_bytes: misc.extra_native_bytes,
+        header_trace_function_count: misc.header_trace_function_count,
+        warnings: misc.warnings,
+    };
+    check_tables(&snapshot, &analysis)?;
+    Ok((snapshot, analysis))
+}
+
+/// Reads the sections in order, checking each one's checksum.
+struct SectionReader<'a, R> {
+    r: &'a mut R,
+    read: u64,
+    total: u64,
+    progress: &'a mut dyn FnMut(u64, u64),
+    buf: Vec<u8>,
+    next: usize,
+    table: Vec<(usize, u32)>,
+}
+
+impl<R: Read> SectionReader<'_, R> {
+    fn column<T: Scalar>(&mut self) -> Result<Vec<T>, Reject> {
+        let i = self.next;
+        self.next += 1;
+        let (count, crc) = self.table[i];
+        // `count × size` was checked against the file's length, so this reservation is bounded by
+        // bytes that exist.
+        let mut values = Vec::with_capacity(count);
+        let mut left = count * T::SIZE;
+        let mut hasher = crc32fast::Hasher::new();
+        while left > 0 {
+            let n = left.min(self.buf.len());
+            let chunk = &mut self.buf[..n];
+            self.r.read_exact(chunk)?;
+            hasher.update(chunk);
+            values.extend(chunk.chunks_exact(T::SIZE).map(T::get));
+            left -= n;
+            self.read += n as u64;
+            (self.progress)(self.read, self.total);
+        }
+        let bytes = (count * T::SIZE) as u64;
+        let pad = (padded(bytes) - bytes) as usize;
+        self.r.read_exact(&mut self.buf[..pad])?;
+        self.read += pad as u64;
+        if hasher.finalize() != crc {
+            return corrupt(format!(
+                "the checksum of section {} does not match",
+                SECTIONS[i].0
+            ));
+        }
+        Ok(values)
+    }
+}
+
+/// The tables too small or too irregular for columns of their own.
+struct Misc<'a> {
+    meta: &'a Meta,
+    locations: &'a [Location],
+    samples: &'a [Sample],
+    trace_function_infos: &'a [TraceFunctionInfo],
+    trace_tree: &'a [TraceNode],
+    root: u32,
+    extra_native_bytes: Option<u64>,
+    header_trace_function_count: u64,
+    warnings: &'a [Warning],
+    total_size: u64,
+    statistics: &'a Statistics,
+    interfaces: &'a [InterfaceDefinition],
+}
+
+struct MiscOwned {
+    meta: Meta,
+    locations: Vec<Location>,
+    samples: Vec<Sample>,
+    trace_function_infos: Vec<TraceFunctionInfo>,
+    trace_tree: Vec<TraceNode>,
+    root: u32,
+    extra_native_bytes: Option<u64>,
+    header_trace_function_count: u64,
+    warnings: Vec<Warning>,
+    total_size: u64,
+    statistics: Statistics,
+    interfaces: Vec<InterfaceDefinition>,
+}
+
+fn encode_misc(m: &Misc<'_>) -> Vec<u8> {
+    let mut o = Vec::new();
+    let Meta {
+        node_fields,
+        node_types,
+        edge_fields,
+        edge_types,
+        location_fields,
+        sample_fields,
+        trace_function_info_fields,
+    } = m.meta;
+    for list in [
+        node_fields,
+        node_types,
+        edge_fields,
+        edge_types,
+        location_fields,
+        sample_fields,
+        trace_function_info_fields,
+    ] {
+        (list.len() as u64).put(&mut o);
+        for s in list {
+            put_bytes(&mut o, s.as_bytes());
+        }
+    }
+    (m.locations.len() as u64).put(&mut o);
+    for &Location {
+        node,
+        script_id,
+        line,
+        column,
+    } in m.locations
+    {
+        for v in [node, script_id, line, column] {
+            v.put(&mut o);
+        }
+    }
+    (m.samples.len() as u64).put(&mut o);
+    for &Sample {
+        timestamp_us,
+        last_assigned_id,
+    } in m.samples
+    {
+        timestamp_us.put(&mut o);
+        last_assigned_id.put(&mut o);
+    }
+    (m.trace_function_infos.len() as u64).put(&mut o);
+    for &TraceFunctionInfo {
+        function_id,
+        name,
+        script_name,
+        script_id,
+        line,
+        column,
+    } in m.trace_function_infos
+    {
+        for v in [function_id, name, script_name, script_id, line, column] {
+            v.put(&mut o);
+        }
+    }
+    (m.trace_tree.len() as u64).put(&mut o);
+    for &TraceNode {
+        id,
+        function_info_index,
+        count,
+        size,
+        parent,
+    } in m.trace_tree
+    {
+        for v in [id, function_info_index, count] {
+            v.put(&mut o);
+        }
+        size.put(&mut o);
+        parent.put(&mut o);
+    }
+    m.root.put(&mut o);
+    u8::from(m.extra_native_bytes.is_some()).put(&mut o);
+    m.extra_native_bytes.unwrap_or(0).put(&mut o);
+    m.header_trace_function_count.put(&mut o);
+    (m.warnings.len() as u64).put(&mut o);
+    for Warning { at, message } in m.warnings {
+        put_bytes(&mut o, at.as_bytes());
+        put_bytes(&mut o, message.as_bytes());
+    }
+    m.total_size.put(&mut o);
+    let Statistics {
+        total,
+        native_total,
+        native_typed_arrays,
+        v8heap_total,
+        code,
+        js_arrays,
+        strings,
+        system,
+    } = *m.statistics;
+    for v in [
+        total,
+        native_total,
+        native_typed_arrays,
+        v8heap_total as u64,
+        code,
+        js_arrays,
+        strings,
+        system,
+    ] {
+        v.put(&mut o);
+    }
+    (m.interfaces.len() as u64).put(&mut o);
+    for InterfaceDefinition { name, properties } in m.interfaces {
+        put_bytes(&mut o, name);
+        (properties.len() as u64).put(&mut o);
+        for p in properties {
+            put_bytes(&mut o, p);
+        }
+    }
+    o
+}
+
+fn decode_misc(bytes: &[u8]) -> Result<MiscOwned, Reject> {
+    let mut d = Dec::new(bytes, 0);
+    let mut lists: [Vec<String>; 7] = Default::default();
+    for list in &mut lists {
+        let n = d.count(4)?;
+        for _ in 0..n {
+            list.push(d.string()?);
+        }
+    }
+    let [node_fields, node_types, edge_fields, edge_types, location_fields, sample_fields, trace_function_info_fields] =
+        lists;
+    let meta = Meta {
+        node_fields,
+        node_types,
+        edge_fields,
+        edge_types,
+        location_fields,
+        sample_fields,
+        trace_function_info_fields,
+    };
+    let n = d.count(16)?;
+    let mut locations = Vec::with_capacity(n);
+    for _ in 0..n {
+        locations.push(Location {
+            node: d.u32()?,
+            script_id: d.u32()?,
+            line: d.u32()?,
+            column: d.u32()?,
+        });
+    }
+    let n = d.count(16)?;
+    let mut samples = Vec::with_capacity(n);
+    for _ in 0..n {
+        samples.push(Sample {
+            timestamp_us: d.u64()?,
+            last_assigned_id: d.u64()?,
+        });
+    }
+    let n = d.count(24)?;
+    let mut trace_function_infos = Vec::with_capacity(n);
+    for _ in 0..n {
+        trace_function_infos.push(TraceFunctionInfo {
+            function_id: d.u32()?,
+            name: d.u32()?,
+            script_name: d.u32()?,
+            script_id: d.u32()?,
+            line: d.u32()?,
+            column: d.u32()?,
+        });
+    }
+    let n = d.count(24)?;
+    let mut trace_tree = Vec::with_capacity(n);
+    for _ in 0..n {
+        trace_tree.push(TraceNode {
+            id: d.u32()?,
+            function_info_index: d.u32()?,
+            count: d.u32()?,
+            size: d.u64()?,
+            parent: d.u32()?,
+        });
+    }
+    let root = d.u32()?;
+    let has_extra = d.take(1)?[0] != 0;
+    let extra = d.u64()?;
+    let header_trace_function_count = d.u64()?;
+    let n = d.count(8)?;
+    let mut warnings = Vec::with_capacity(n);
+    for _ in 0..n {
+        warnings.push(Warning {
+            at: d.string()?,
+            message: d.string()?,
+        });
+    }
+    let total_size = d.u64()?;
+    let statistics = Statistics {
+        total: d.u64()?,
+        native_total: d.u64()?,
+        native_typed_arrays: d.u64()?,
+        v8heap_total: d.u64()? as i64,
+        code: d.u64()?,
+        js_arrays: d.u64()?,
+        strings: d.u64()?,
+        system: d.u64()?,
+    };
+    let n = d.count(12)?;
+    let mut interfaces = Vec::with_capacity(n);
+    for _ in 0..n {
+        let name = d.bytes()?.to_vec();
+        let k = d.count(4)?;
+        let mut properties = Vec::with_capacity(k);
+        for _ in 0..k {
+            properties.push(d.bytes()?.to_vec());
+        }
+        interfaces.push(InterfaceDefinition { name, properties });
+    }
+    if d.rest() != 0 {
+        return corrupt("the misc section has bytes left over");
+    }
+    Ok(MiscOwned {
+        meta,
+        locations,
+        samples,
+        trace_function_infos,
+        trace_tree,
+        root,
+        extra_native_bytes: has_extra.then_some(extra),
+        header_trace_function_count,
+        warnings,
+        total_size,
+        statistics,
+        interfaces,
+    })
+}
+
+/// A bounded reader over decoded bytes: every length is checked against what is left.
+struct Dec<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// Offset of `bytes` in the file, for messages.
+    base: usize,
+}
+
+impl<'a> Dec<'a> {
+    fn new(bytes: &'a [u8], base: usize) -> Dec<'a> {
+        Dec { bytes, at: 0, base }
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Reject> {
+        if self.bytes.len() - self.at < n {
+            return corrupt(format!(
+                "a field at byte {} runs past its section",
+                self.base + self.at
+            ));
+        }
+        let out = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        Ok(out)
+    }
+
+    fn u32(&mut self) -> Result<u32, Reject> {
+        Ok(u32::get(self.take(4)?))
+    }
+
+    fn u64(&mut self) -> Result<u64, Reject> {
+        Ok(u64::get(self.take(8)?))
+    }
+
+    fn bytes(&mut self) -> Result<&'a [u8], Reject> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+
+    fn string(&mut self) -> Result<String, Reject> {
+        let at = self.base + self.at;
+        String::from_utf8(self.bytes()?.to_vec())
+            .or_else(|_| corrupt(format!("the text at byte {at} is not UTF-8")))
+    }
+
+    /// An element count, refused when that many elements of `min_size` bytes cannot be left.
+    fn count(&mut self, min_size: usize) -> Result<usize, Reject> {
+        let n = self.u64()?;
+        if n > (self.rest() / min_size) as u64 {
+            return corrupt(format!(
+                "a count of {n} at byte {} is more than the section holds",
+                self.base + self.at - 8
+            ));
+        }
+        Ok(n as usize)
+    }
+
+    fn rest(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+}
+
+fn check_strings(bytes: &[u8], ends: &[u64]) -> Result<(), Reject> {
+    let ordered = ends.windows(2).all(|w| w[0] <= w[1]);
+    if !ordered
+        || ends
+            .last()
+            .map_or(!bytes.is_empty(), |&e| e != bytes.len() as u64)
+    {
+        return corrupt("the string table's ends are out of order");
+    }
+    Ok(())
+}
+
+/// The invariants the engine indexes by, so that a forged index with matching checksums still
+/// cannot make it panic. The reader and the analysis guarantee each of them; an index is written
+/// only when they hold, so a valid index is never refused by them.
+pub(crate) fn check_tables(s: &HeapSnapshot, a: &Analysis) -> Result<(), Reject> {
+    let n = s.nodes.len();
+    let m = s.edges.len();
+    let nodes = &s.nodes;
+    let same = |len: usize| len == n;
+    if !(same(nodes.name.len())
+        && same(nodes.id.len())
+        && same(nodes.self_size.len())
+        && nodes.first_edge.len() == n + 1
+        && (nodes.trace_node_id.is_empty() || same(nodes.trace_node_id.len()))
+        && (nodes.detachedness.is_empty() || same(nodes.detachedness.len()))
+        && s.edges.name_or_index.len() == m
+        && s.edges.to_node.len() == m
+        && same(a.idom.len())
+        && same(a.retained.len())
+        && same(a.distances.len())
+        && same(a.classes.len())
+        && same(a.retainer_counts.len()))
+    {
+        return corrupt("its tables disagree on the number of nodes or edges");
+    }
+    let edges_ok = nodes.first_edge.first() == Some(&0)
+        && nodes.first_edge.windows(2).all(|w| w[0] <= w[1])
+        && nodes.first_edge.last().map(|&e| e as usize) == Some(m);
+    if !edges_ok || (n > 0 && s.root as usize >= n) || (n == 0 && m > 0) {
+        return corrupt("its node table does not describe its edges");
+    }
+    let below = |values: &[u32], limit: usize| values.iter().all(|&v| (v as usize) < limit);
+    let strings = s.strings.len();
+    if !below(&s.edges.to_node, n) || !below(&a.idom, n) {
+        return corrupt("an edge or a dominator points past the last node");
+    }
+    let types = s.types();
+    let edge_names_ok = (s.edges.kind.iter().zip(&s.edges.name_or_index))
+        .all(|(&k, &name)| !types.edge_has_string_name(k) || (name as usize) < strings);
+    if !below(&nodes.name, strings) || !below(&a.classes, strings) || !edge_names_ok {
+        return corrupt("a name is not an index into the string table");
+    }
+    if !s.locations.windows(2).all(|w| w[0].node < w[1].node)
+        || s.locations.last().is_some_and(|l| l.node as usize >= n)
+    {
+        return corrupt("its locations are out of order");
+    }
+    Ok(())
+}

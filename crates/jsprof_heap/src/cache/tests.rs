@@ -1,0 +1,288 @@
+//! The index against a fresh analysis, and every way an index can be wrong.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use super::format::{read_index, write_index, Key, Reject};
+use super::*;
+
+fn fixture() -> Vec<u8> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/heap/detached.heapsnapshot.gz");
+    let mut text = Vec::new();
+    flate2::read::GzDecoder::new(File::open(path).expect("fixture"))
+        .read_to_end(&mut text)
+        .expect("gzip");
+    text
+}
+
+fn analysed(text: &[u8]) -> (HeapSnapshot, Analysis) {
+    let mut s = crate::read_snapshot(text).expect("loads");
+    let a = analyze(&mut s);
+    (s, a)
+}
+
+fn key() -> Key {
+    Key {
+        path: b"/snapshots/app.heapsnapshot".to_vec(),
+        size: 1234,
+        mtime_secs: 1_700_000_000,
+        mtime_nanos: 5,
+        content: [7; 32],
+    }
+}
+
+fn index_of(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
+    let mut out = Cursor::new(Vec::new());
+    let len = write_index(&mut out, &key(), s, a, u64::MAX, &mut |_, _| {}).expect("writes");
+    let out = out.into_inner();
+    assert_eq!(len, out.len() as u64);
+    out
+}
+
+fn read(bytes: &[u8], key: &Key) -> Result<(HeapSnapshot, Analysis), Reject> {
+    read_index(&mut &bytes[..], bytes.len() as u64, key, &mut |_, _| {})
+}
+
+/// Every table the engine reads, as text: equal dumps mean equal answers.
+fn dump(s: &HeapSnapshot, a: &Analysis) -> String {
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?} {:?} {:?} {:?}\n{:?}\n{:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+        s.meta,
+        s.nodes,
+        s.edges,
+        s.strings,
+        s.locations,
+        s.samples,
+        s.trace_function_infos,
+        s.trace_tree,
+        s.root,
+        s.extra_native_bytes,
+        s.header_trace_function_count,
+        s.warnings,
+        a.idom,
+        a.retained,
+        a.distances,
+        a.classes,
+        a.retainer_counts,
+        a.total_size,
+        a.statistics,
+        a.interfaces
+            .iter()
+            .map(|i| (&i.name, &i.properties))
+            .collect::<Vec<_>>(),
+    )
+}
+
+#[test]
+fn an_index_reads_back_every_table_of_the_analysis() {
+    for name in [
+        "detached.heapsnapshot.gz",
+        "node-alloc.heaptimeline.gz",
+        "leak-3-final.heapsnapshot.gz",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/heap")
+            .join(name);
+        let mut text = Vec::new();
+        flate2::read::GzDecoder::new(File::open(path).unwrap())
+            .read_to_end(&mut text)
+            .unwrap();
+        let (s, a) = analysed(&text);
+        let (s2, a2) = read(&index_of(&s, &a), &key()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_eq!(dump(&s, &a), dump(&s2, &a2), "{name}");
+    }
+}
+
+#[test]
+fn a_changed_snapshot_makes_the_index_stale() {
+    let (s, a) = analysed(&fixture());
+    let bytes = index_of(&s, &a);
+    let changes: [fn(&mut Key); 4] = [
+        |k| k.path.push(b'x'),
+        |k| k.size += 1,
+        |k| k.mtime_nanos += 1,
+        |k| k.content[31] ^= 1,
+    ];
+    for change in changes {
+        let mut other = key();
+        change(&mut other);
+        assert!(matches!(read(&bytes, &other), Err(Reject::Stale(_))));
+    }
+}
+
+#[test]
+fn a_truncated_or_damaged_index_is_refused() {
+    let (s, a) = analysed(&fixture());
+    let bytes = index_of(&s, &a);
+    for len in [0, 7, 16, 100, bytes.len() / 2, bytes.len() - 1] {
+        let cut = &bytes[..len];
+        assert!(
+            matches!(read(cut, &key()), Err(Reject::Corrupt(_))),
+            "cut at {len}"
+        );
+    }
+    // A flipped bit anywhere: in the header, in the misc section, in a column, in the last byte.
+    let step = bytes.len() / 41;
+    for at in (0..bytes.len())
+        .step_by(step.max(1))
+        .chain([bytes.len() - 1])
+    {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x10;
+        match read(&bad, &key()) {
+            Err(Reject::Corrupt(_)) => {}
+            // The format version is read before the header's checksum.
+            Err(Reject::Stale(_)) if (8..12).contains(&at) => {}
+            // Padding bytes are not checksummed; they carry nothing.
+            Ok((s2, a2)) => assert_eq!(dump(&s, &a), dump(&s2, &a2), "flip at {at}"),
+            Err(e) => panic!("flip at {at}: {e:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_header_claiming_huge_sections_is_refused_before_allocating() {
+    let (s, a) = analysed(&fixture());
+    let mut bytes = index_of(&s, &a);
+    // The first section's count sits after the fixed fields; forge it to 2^60 and fix the header's
+    // checksum, so only the length check stands between it and an allocation.
+    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let engine_len = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
+    let path_at = 20 + engine_len;
+    let path_len = u32::from_le_bytes(bytes[path_at..path_at + 4].try_into().unwrap()) as usize;
+    let count_at = path_at + 4 + path_len + 8 + 8 + 4 + 32 + 4 + 8;
+    bytes[count_at..count_at + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
+    let crc = crc32fast::hash(&bytes[..header_len - 4]);
+    bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
+    match read(&bytes, &key()) {
+        Err(Reject::Corrupt(message)) => assert!(message.contains("misc"), "{message}"),
+        other => panic!("{:?}", other.err()),
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("jsprof-heap-cache-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn open(path: &Path, cache: &HeapCache) -> Opened {
+    open_analysed(
+        Some(path),
+        Some(cache),
+        || Ok(crate::read_snapshot(File::open(path)?)?),
+        &mut |_| {},
+    )
+    .map_err(|e: Box<dyn std::error::Error>| e.to_string())
+    .expect("opens")
+}
+
+#[test]
+fn open_analysed_reuses_the_index_and_rebuilds_a_damaged_one() {
+    let dir = temp_dir("open");
+    let snapshot = dir.join("app.heapsnapshot");
+    fs::write(&snapshot, fixture()).unwrap();
+    let cache = HeapCache {
+        min_bytes: 0,
+        ..HeapCache::new(dir.join("cache"))
+    };
+    let cold = open(&snapshot, &cache);
+    assert!(
+        !cold.from_index && cold.notes.is_empty(),
+        "{:?}",
+        cold.notes
+    );
+    let warm = open(&snapshot, &cache);
+    assert!(warm.from_index, "{:?}", warm.notes);
+    assert_eq!(
+        dump(&cold.snapshot, &cold.analysis),
+        dump(&warm.snapshot, &warm.analysis)
+    );
+
+    let entries: Vec<_> = fs::read_dir(&cache.dir).unwrap().flatten().collect();
+    assert_eq!(entries.len(), 1, "one index, no temporary file left");
+    let index = entries[0].path();
+    let bytes = fs::read(&index).unwrap();
+    fs::write(&index, &bytes[..bytes.len() - 3]).unwrap();
+    let rebuilt = open(&snapshot, &cache);
+    assert!(!rebuilt.from_index);
+    assert!(rebuilt.notes[0].contains("damaged"), "{:?}", rebuilt.notes);
+    assert_eq!(fs::read(&index).unwrap(), bytes, "rewritten whole");
+    assert!(open(&snapshot, &cache).from_index);
+
+    // Too small to index: analysed every time, nothing written.
+    let small = HeapCache {
+        min_bytes: u64::MAX,
+        ..HeapCache::new(dir.join("small"))
+    };
+    assert!(!open(&snapshot, &small).from_index);
+    assert!(!open(&snapshot, &small).from_index);
+    assert!(!small.dir.exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn eviction_drops_the_least_recently_used_first() {
+    let dir = temp_dir("evict");
+    let cache = HeapCache {
+        min_bytes: 0,
+        ..HeapCache::new(dir.join("cache"))
+    };
+    let text = fixture();
+    let mut snapshots = Vec::new();
+    for i in 0..3 {
+        let path = dir.join(format!("s{i}.heapsnapshot"));
+        fs::write(&path, &text).unwrap();
+        open(&path, &cache);
+        snapshots.push(path);
+    }
+    let entry = |p: &Path| cache.entry(fs::canonicalize(p).unwrap().as_os_str().as_encoded_bytes());
+    let one = fs::metadata(entry(&snapshots[0])).unwrap().len();
+    // s0 is used again, so s1 is now the least recently used.
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    for (i, path) in snapshots.iter().enumerate() {
+        let f = File::options().write(true).open(entry(path)).unwrap();
+        f.set_modified(old + Duration::from_secs(i as u64)).unwrap();
+    }
+    assert!(open(&snapshots[0], &cache).from_index);
+    let stale_temp = cache.dir.join(".dead.jsheap.1.tmp");
+    fs::write(&stale_temp, b"partial").unwrap();
+    File::options()
+        .write(true)
+        .open(&stale_temp)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    // Room for two indexes: writing a fourth evicts the two least recently used (s1, s2).
+    let tight = HeapCache {
+        max_bytes: 2 * one + one / 2,
+        ..cache.clone()
+    };
+    let fourth = dir.join("s3.heapsnapshot");
+    fs::write(&fourth, &text).unwrap();
+    open(&fourth, &tight);
+    assert!(entry(&snapshots[0]).exists());
+    assert!(!entry(&snapshots[1]).exists());
+    assert!(!entry(&snapshots[2]).exists());
+    assert!(entry(&fourth).exists());
+    assert!(!stale_temp.exists());
+
+    // An index larger than the whole limit is not kept, and says so.
+    let none = HeapCache {
+        max_bytes: 10,
+        ..cache.clone()
+    };
+    let fifth = dir.join("s4.heapsnapshot");
+    fs::write(&fifth, &text).unwrap();
+    let opened = open(&fifth, &none);
+    assert!(
+        opened.notes[0].contains("JSPROF_CACHE_MAX_BYTES"),
+        "{:?}",
+        opened.notes
+    );
+    assert!(!entry(&fifth).exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
