@@ -134,7 +134,7 @@ fn cpu_data(
         "chart": chart,
         "profile": profile,
     });
-    let mut views = cpu_views(&loaded, Some(&timeline.id.to_string()))?;
+    let views = cpu_views(&loaded, Some(&timeline.id.to_string()))?;
     let mut blobs = Vec::new();
     if let Some(trace) = loaded.trace() {
         // The page's tracks and Insights sidebar draw `views.insights|network|timings` (put

@@ -13,9 +13,8 @@ use serde_json::Value;
 
 use crate::support::{fixtures, golden, jsprof_env};
 
-#[allow(dead_code)] // the generator's CLI-only helpers
-#[path = "../../../../bench/heapgen/src/gen.rs"]
-mod heapgen;
+// The generator is compiled once, in `heap_scale` (a second `#[path]` would load it twice).
+use crate::heap_scale::heapgen;
 
 /// A directory of its own for one test: the snapshots it changes and its cache.
 fn scratch(name: &str) -> PathBuf {

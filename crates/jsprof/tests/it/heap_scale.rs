@@ -13,7 +13,7 @@ use crate::support::{jsprof, jsprof_json, temp_file};
 
 #[allow(dead_code)] // the generator's CLI-only helpers
 #[path = "../../../../bench/heapgen/src/gen.rs"]
-mod heapgen;
+pub(crate) mod heapgen;
 
 use heapgen::Shape;
 
