@@ -83,8 +83,9 @@ pub fn frame_calls(profile: &Profile, thread: &Thread) -> Vec<Call> {
     calls
 }
 
-/// The trace engine's names for the events that matter to the integrator.
-fn is_js_invocation(name: &str) -> bool {
+/// The trace engine's `isJSInvocationEvent`: the events that matter to the integrator, and the
+/// JS invocations the forced-reflow insight looks inside.
+pub(crate) fn is_js_invocation(name: &str) -> bool {
     matches!(
         name,
         "RunMicrotasks"

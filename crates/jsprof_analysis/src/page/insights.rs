@@ -15,6 +15,7 @@ use jsprof_profile::TraceFile;
 use super::us;
 use super::vitals::{NavigationVitals, Window};
 use super::Request;
+use crate::profile_calls::is_js_invocation;
 use crate::timeline::Timeline;
 
 /// An insight's verdict, as the engine's `state`.
@@ -308,6 +309,18 @@ fn lcp_discovery(
     })
 }
 
+/// The processes the navigation's frame ran in (a cross-site navigation changes process): the
+/// engine's main-frame processes, whose main threads the DOM-size and third-party insights read.
+pub(super) fn main_frame_pids(trace: &TraceFile, nav: &NavigationVitals) -> Vec<u64> {
+    trace
+        .page
+        .navigations
+        .iter()
+        .filter(|n| n.frame == nav.frame)
+        .map(|n| n.at.pid)
+        .collect()
+}
+
 /// The main thread of a renderer (the engine's `ThreadType.MAIN_THREAD`).
 fn is_main_thread(name: &str) -> bool {
     name == "CrRendererMain"
@@ -323,13 +336,7 @@ fn dom_size(trace: &TraceFile, nav: &NavigationVitals, nav_at: Option<(u64, u64)
         .iter()
         .map(|r| ((r.at.pid, r.at.tid, r.at.ts), r))
         .collect();
-    let main_frame_pids: Vec<u64> = trace
-        .page
-        .navigations
-        .iter()
-        .filter(|n| n.frame == nav.frame)
-        .map(|n| n.at.pid)
-        .collect();
+    let main_frame_pids = main_frame_pids(trace, nav);
     let mut layouts = Vec::new();
     let mut styles = Vec::new();
     for t in &trace.threads {
@@ -398,21 +405,6 @@ fn dom_size(trace: &TraceFile, nav: &NavigationVitals, nav_at: Option<(u64, u64)
         large_layout_updates: layouts,
         large_style_recalcs: styles,
     }
-}
-
-/// The engine's `isJSInvocationEvent`.
-fn is_js_invocation(name: &str) -> bool {
-    matches!(
-        name,
-        "RunMicrotasks"
-            | "FunctionCall"
-            | "EvaluateScript"
-            | "v8.evaluateModule"
-            | "EventDispatch"
-            | "V8.Execute"
-            | "V8Console::runTask"
-    ) || name.starts_with("v8")
-        || name.starts_with("V8")
 }
 
 /// A trace event in the engine's global walk.

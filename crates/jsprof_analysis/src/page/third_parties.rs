@@ -354,13 +354,7 @@ pub(crate) fn third_parties(
     };
     // The main-frame process's main thread: the engine groups its entries' self time by the
     // entity of each entry's own URL (a JS call's script, a script's or style sheet's URL).
-    let main_pids: Vec<u64> = trace
-        .page
-        .navigations
-        .iter()
-        .filter(|n| n.frame == nav.frame)
-        .map(|n| n.at.pid)
-        .collect();
+    let main_pids = super::insights::main_frame_pids(trace, nav);
     let strings = &trace.profile.strings;
     let main = timelines
         .iter()
