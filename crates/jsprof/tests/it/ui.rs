@@ -42,12 +42,20 @@ fn shots() -> PathBuf {
 }
 
 fn e2e(case: &str, url: &str, golden: &Path, offline: bool) {
+    node_script(
+        "ui-e2e.mjs",
+        &[case.as_ref(), url.as_ref(), golden.as_os_str()],
+        offline,
+    );
+}
+
+/// Runs one of `tests/node`'s browser scripts with its arguments, then the screenshot folder
+/// (and `--offline` for a report, which must make no request); fails the test with its output.
+pub(crate) fn node_script(script: &str, args: &[&std::ffi::OsStr], offline: bool) {
     let mut cmd = Command::new("node");
     cmd.current_dir(node_dir())
-        .arg("ui-e2e.mjs")
-        .arg(case)
-        .arg(url)
-        .arg(golden)
+        .arg(script)
+        .args(args)
         .arg(shots());
     if offline {
         cmd.arg("--offline");
@@ -55,7 +63,7 @@ fn e2e(case: &str, url: &str, golden: &Path, offline: bool) {
     let out = cmd.output().expect("run node");
     assert!(
         out.status.success(),
-        "ui-e2e {case} {url}:\n{}\n{}",
+        "{script} {args:?}:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );

@@ -5,38 +5,16 @@
 //! own `Screenshot` events on DevTools' clock (the insights oracle's trace bounds).
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::{json, Value};
 
 use crate::support::{fixtures, golden, jsprof_json};
-use crate::ui::{available, node_dir, report, view};
-
-fn shots() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::ui::{available, node_script, report, view};
 
 fn run(url: &str, expected: &Value, offline: bool) {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-page-expected.json");
     std::fs::write(&path, expected.to_string()).unwrap();
-    let mut cmd = Command::new("node");
-    cmd.current_dir(node_dir())
-        .arg("ui-page.mjs")
-        .arg(url)
-        .arg(&path)
-        .arg(shots());
-    if offline {
-        cmd.arg("--offline");
-    }
-    let out = cmd.output().expect("run node");
-    assert!(
-        out.status.success(),
-        "ui-page {url}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    node_script("ui-page.mjs", &[url.as_ref(), path.as_os_str()], offline);
 }
 
 /// The `Screenshot` events' times, in ms from DevTools' origin (the oracle's trace bounds).
