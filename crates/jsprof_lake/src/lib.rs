@@ -1,0 +1,1 @@
+//! The profile lake.
