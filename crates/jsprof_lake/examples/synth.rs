@@ -18,7 +18,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut templates = Vec::new();
     for f in files {
         let bytes = std::fs::read(f)?;
-        templates.push(prepare(f, bytes, &BTreeMap::new(), "synth", &PrepareOptions::default())?);
+        templates.push(prepare(
+            f,
+            bytes,
+            &BTreeMap::new(),
+            "synth",
+            &PrepareOptions::default(),
+        )?);
     }
     let mut writer = lake.writer();
     let mut state = 0x9e3779b97f4a7c15u64;

@@ -49,7 +49,9 @@ fn dedupe(batches: Vec<RecordBatch>, seen: &mut HashSet<u64>) -> Result<Vec<Reco
     for b in batches {
         let ids = arrow::compute::cast(b.column(0), &arrow::datatypes::DataType::UInt64)?;
         let ids = ids.as_any().downcast_ref::<UInt64Array>().expect("cast");
-        let keep: BooleanArray = (0..ids.len()).map(|i| Some(seen.insert(ids.value(i)))).collect();
+        let keep: BooleanArray = (0..ids.len())
+            .map(|i| Some(seen.insert(ids.value(i))))
+            .collect();
         out.push(arrow::compute::filter_record_batch(&b, &keep)?);
     }
     Ok(out)
@@ -134,7 +136,10 @@ pub fn compact(lake: &Lake) -> Result<CompactOutcome> {
 fn outcome_rows_of(files: &[PathBuf]) -> Result<u64> {
     let mut n = 0;
     for f in files {
-        n += read_batches(f)?.iter().map(|b| b.num_rows() as u64).sum::<u64>();
+        n += read_batches(f)?
+            .iter()
+            .map(|b| b.num_rows() as u64)
+            .sum::<u64>();
     }
     Ok(n)
 }

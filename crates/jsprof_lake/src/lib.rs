@@ -16,7 +16,12 @@ pub mod schema;
 pub mod selection;
 pub mod write;
 
-pub use prepare::{prepare, PrepareOptions, Prepared, PreparedProfile};
+#[cfg(test)]
+mod tests;
+
+#[cfg(feature = "load")]
+pub use prepare::{prepare, PrepareOptions};
+pub use prepare::{Prepared, PreparedProfile};
 pub use read::{LakeReader, ReadWarning};
 pub use selection::Selection;
 pub use write::{AppendOutcome, Lake, Writer};

@@ -9,19 +9,28 @@
 //! `ts`, self-profiling's coarsened timestamps), so the conversion is exact and the lake's sums
 //! equal the per-file tables to the microsecond.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+#[cfg(feature = "load")]
+use std::collections::{HashMap, HashSet};
+#[cfg(feature = "load")]
 use std::io::Read;
 
+#[cfg(feature = "load")]
 use jsprof_analysis::FunctionKey;
+#[cfg(feature = "load")]
 use jsprof_document::load::{Pipeline, ViewSpec, Weighted};
+#[cfg(feature = "load")]
 use jsprof_document::source_maps::SourceMaps;
+#[cfg(feature = "load")]
 use jsprof_profile::{Format, Profile, WeightUnit};
 use sha2::Digest;
 use xxhash_rust::xxh3::xxh3_64;
 
+#[cfg(feature = "load")]
 use crate::{LakeError, Result};
 
 /// How inputs are read.
+#[cfg(feature = "load")]
 #[derive(Clone, Debug, Default)]
 pub struct PrepareOptions {
     /// Where source maps may come from (the CLI's default discovers them; the service's ingest
@@ -117,6 +126,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+#[cfg(feature = "load")]
 /// The bytes, gunzipped when they are gzip, at most `max` (0: unbounded).
 fn gunzip(name: &str, bytes: Vec<u8>, max: u64) -> Result<Vec<u8>> {
     let too_big = || LakeError::Input(format!("{name}: larger than the limit of {max} bytes"));
@@ -139,6 +149,7 @@ fn gunzip(name: &str, bytes: Vec<u8>, max: u64) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+#[cfg(feature = "load")]
 /// Reads one input. `labels` are the user's; `source` is added when absent (`cli`, `ingest`: how
 /// the profile came in).
 pub fn prepare(
@@ -163,8 +174,8 @@ pub fn prepare(
         stacks: Vec::new(),
         warnings: Vec::new(),
     };
-    let format = jsprof_document::load::detect(name, &bytes)
-        .map_err(|e| LakeError::Input(e.to_string()))?;
+    let format =
+        jsprof_document::load::detect(name, &bytes).map_err(|e| LakeError::Input(e.to_string()))?;
     if format == Format::HeapSnapshot {
         prepare_snapshot(name, &bytes, options, &mut out)?;
         return Ok(out);
@@ -176,7 +187,8 @@ pub fn prepare(
     let loaded = jsprof_document::load::read_cpu(name.to_string(), bytes, &pipeline)
         .map_err(|e| LakeError::Input(e.to_string()))?;
     for w in loaded.warnings() {
-        out.warnings.push(format!("{name}: {}: {}", w.at, w.message));
+        out.warnings
+            .push(format!("{name}: {}: {}", w.at, w.message));
     }
     let mut dict = Dictionaries::default();
     let prefix = out.source_hash[..16].to_string();
@@ -223,17 +235,19 @@ pub fn prepare(
     Ok(out)
 }
 
+#[cfg(feature = "load")]
 fn prepare_snapshot(
     name: &str,
     bytes: &[u8],
     options: &PrepareOptions,
     out: &mut Prepared,
 ) -> Result<()> {
-    let mut snapshot = jsprof_heap::read_snapshot(bytes)
-        .map_err(|e| LakeError::Input(format!("{name}: {e}")))?;
+    let mut snapshot =
+        jsprof_heap::read_snapshot(bytes).map_err(|e| LakeError::Input(format!("{name}: {e}")))?;
     let analysis = jsprof_heap::analyze(&mut snapshot);
     for w in &snapshot.warnings {
-        out.warnings.push(format!("{name}: {}: {}", w.at, w.message));
+        out.warnings
+            .push(format!("{name}: {}: {}", w.at, w.message));
     }
     let rows = jsprof_heap::summary(&snapshot, &analysis, jsprof_heap::SortBy::Retained);
     let clamp = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
@@ -260,15 +274,17 @@ fn prepare_snapshot(
     Ok(())
 }
 
+#[cfg(feature = "load")]
 /// The functions and stacks one input uses, each once.
 #[derive(Default)]
 struct Dictionaries {
     functions: Vec<FunctionRow>,
     stacks: Vec<StackRow>,
-    function_seen: HashMap<u64, ()>,
+    function_seen: HashSet<u64>,
     stack_seen: HashMap<u64, usize>,
 }
 
+#[cfg(feature = "load")]
 /// The profile row and its samples from one weighted thread.
 fn profile_rows(
     weighted: &Weighted,
@@ -288,7 +304,7 @@ fn profile_rows(
             let name = profile.strings.get(key.name);
             let url = profile.strings.get(key.url);
             let fid = function_id(name, url, key.line, key.column);
-            if dict.function_seen.insert(fid, ()).is_none() {
+            if dict.function_seen.insert(fid) {
                 let to_i32 = |v: Option<u32>| v.map(|v| i32::try_from(v).unwrap_or(i32::MAX));
                 dict.functions.push(FunctionRow {
                     function_id: fid,
@@ -364,6 +380,7 @@ fn profile_rows(
     }
 }
 
+#[cfg(feature = "load")]
 /// Nanoseconds to microseconds, to the nearest (exact for every recorded format: see the module).
 fn ns_to_us(ns: i64) -> i64 {
     (ns + if ns >= 0 { 500 } else { -500 }) / 1000
@@ -386,6 +403,7 @@ mod tests {
         assert_ne!(stack_id(Some(1), 7), stack_id(None, 7));
     }
 
+    #[cfg(feature = "load")]
     #[test]
     fn microseconds_round_to_nearest() {
         assert_eq!(ns_to_us(1_499), 1);

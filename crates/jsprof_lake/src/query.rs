@@ -176,7 +176,12 @@ pub struct TopAnswer {
 }
 
 /// Counts and the total weight of the selected profiles of `unit`.
-async fn totals(reader: &LakeReader, filter: &str, sel: &Selection, unit: &str) -> Result<(i64, i64)> {
+async fn totals(
+    reader: &LakeReader,
+    filter: &str,
+    sel: &Selection,
+    unit: &str,
+) -> Result<(i64, i64)> {
     let total_sql = format!("SELECT sum(s.self_weight) FROM samples s WHERE {filter}");
     let total = i64s(&reader.query(&total_sql).await?, 0)?
         .first()
@@ -255,9 +260,15 @@ fn function_rows(batches: &[RecordBatch]) -> Result<Vec<FunctionWeights>> {
 pub fn sort_rows(rows: &mut [FunctionWeights], by_total: bool) {
     rows.sort_by(|a, b| {
         let (ka, kb) = if by_total {
-            ((a.total_weight, a.self_weight), (b.total_weight, b.self_weight))
+            (
+                (a.total_weight, a.self_weight),
+                (b.total_weight, b.self_weight),
+            )
         } else {
-            ((a.self_weight, a.total_weight), (b.self_weight, b.total_weight))
+            (
+                (a.self_weight, a.total_weight),
+                (b.self_weight, b.total_weight),
+            )
         };
         kb.cmp(&ka)
             .then_with(|| a.name.cmp(&b.name))
@@ -298,7 +309,12 @@ pub async fn ls(reader: &LakeReader, sel: &Selection) -> Result<Vec<ProfileInfo>
         sel.predicate("")
     );
     let b = reader.query(&sql).await?;
-    let (ids, kinds, names, threads) = (strings(&b, 0)?, strings(&b, 1)?, strings(&b, 2)?, strings(&b, 3)?);
+    let (ids, kinds, names, threads) = (
+        strings(&b, 0)?,
+        strings(&b, 1)?,
+        strings(&b, 2)?,
+        strings(&b, 3)?,
+    );
     let (starts, durations, counts) = (i64s(&b, 4)?, f64s(&b, 5)?, i64s(&b, 6)?);
     let (units, labels, added) = (strings(&b, 7)?, maps(&b, 8)?, i64s(&b, 9)?);
     Ok((0..ids.len())
@@ -346,7 +362,11 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
                     s[z..].to_vec()
                 };
                 let (da, db) = (strip(&a[..na]), strip(&b[..nb]));
-                let o = da.len().cmp(&db.len()).then_with(|| da.cmp(&db)).then(na.cmp(&nb));
+                let o = da
+                    .len()
+                    .cmp(&db.len())
+                    .then_with(|| da.cmp(&db))
+                    .then(na.cmp(&nb));
                 if o != Ordering::Equal {
                     return o;
                 }
@@ -405,9 +425,20 @@ pub async fn trend(
         name = quote(function),
     );
     let b = reader.query(&sql).await?;
-    let (keys, totals, selfs, tots, counts) =
-        (strings(&b, 0)?, i64s(&b, 1)?, i64s(&b, 2)?, i64s(&b, 3)?, i64s(&b, 4)?);
-    let pct = |w: i64, t: i64| if t > 0 { w as f64 * 100.0 / t as f64 } else { 0.0 };
+    let (keys, totals, selfs, tots, counts) = (
+        strings(&b, 0)?,
+        i64s(&b, 1)?,
+        i64s(&b, 2)?,
+        i64s(&b, 3)?,
+        i64s(&b, 4)?,
+    );
+    let pct = |w: i64, t: i64| {
+        if t > 0 {
+            w as f64 * 100.0 / t as f64
+        } else {
+            0.0
+        }
+    };
     let mut points: Vec<TrendPoint> = (0..keys.len())
         .map(|i| {
             let total = totals[i].unwrap_or(0);
@@ -491,8 +522,13 @@ pub async fn merged_stacks(
     let b = reader
         .query("SELECT function_id, name, url, line, \"column\" FROM functions")
         .await?;
-    let (fids, names, urls, lines, cols) =
-        (u64s(&b, 0)?, strings(&b, 1)?, strings(&b, 2)?, i64s(&b, 3)?, i64s(&b, 4)?);
+    let (fids, names, urls, lines, cols) = (
+        u64s(&b, 0)?,
+        strings(&b, 1)?,
+        strings(&b, 2)?,
+        i64s(&b, 3)?,
+        i64s(&b, 4)?,
+    );
     let used: std::collections::HashSet<u64> = stacks.values().map(|r| r.1).collect();
     let functions = (0..fids.len())
         .filter(|&i| fids[i].is_some_and(|f| used.contains(&f)))
@@ -607,8 +643,13 @@ pub async fn function_names(
     let b = reader
         .query("SELECT function_id, name, url, line, \"column\" FROM functions")
         .await?;
-    let (fids, names, urls, lines, cols) =
-        (u64s(&b, 0)?, strings(&b, 1)?, strings(&b, 2)?, i64s(&b, 3)?, i64s(&b, 4)?);
+    let (fids, names, urls, lines, cols) = (
+        u64s(&b, 0)?,
+        strings(&b, 1)?,
+        strings(&b, 2)?,
+        i64s(&b, 3)?,
+        i64s(&b, 4)?,
+    );
     Ok((0..fids.len())
         .filter_map(|i| {
             Some((
@@ -678,7 +719,11 @@ pub fn merged_profile(m: &MergedStacks) -> jsprof_profile::Profile {
     let mut samples = Samples::weighted();
     let mut time = 0i64;
     for &(stack, weight, _) in &m.weights {
-        let w = if bytes { weight } else { weight.saturating_mul(1000) };
+        let w = if bytes {
+            weight
+        } else {
+            weight.saturating_mul(1000)
+        };
         samples.push_weighted(time, ids.get(&stack).copied(), w);
         time = time.saturating_add(w.max(0));
     }

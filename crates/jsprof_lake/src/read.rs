@@ -81,7 +81,11 @@ pub fn table_files(root: &Path, table: &str) -> Result<Vec<PathBuf>> {
 }
 
 /// The `day` and partition label (key, encoded value) of a file under `root/table/`.
-pub fn partition_of(root: &Path, table: &str, file: &Path) -> (Option<String>, Option<(String, String)>) {
+pub fn partition_of(
+    root: &Path,
+    table: &str,
+    file: &Path,
+) -> (Option<String>, Option<(String, String)>) {
     let rel = file.strip_prefix(root.join(table)).unwrap_or(file);
     let mut day = None;
     let mut label = None;

@@ -75,11 +75,7 @@ pub fn quote(s: &str) -> String {
 impl Selection {
     /// Parses `--where` arguments (each may hold several terms separated by `,`) and the
     /// `--since`/`--until` options.
-    pub fn parse(
-        wheres: &[String],
-        since: Option<&str>,
-        until: Option<&str>,
-    ) -> Result<Selection> {
+    pub fn parse(wheres: &[String], since: Option<&str>, until: Option<&str>) -> Result<Selection> {
         let mut sel = Selection::default();
         for arg in wheres {
             for term in arg.split(',').map(str::trim).filter(|t| !t.is_empty()) {

@@ -84,7 +84,10 @@ impl Lake {
             ))
         })?;
         let meta: LakeMeta = serde_json::from_slice(&text).map_err(|e| {
-            LakeError::NotALake(format!("{}: not a lake's lake.json: {e}", meta_path.display()))
+            LakeError::NotALake(format!(
+                "{}: not a lake's lake.json: {e}",
+                meta_path.display()
+            ))
         })?;
         if meta.format != "jsprof-lake" || meta.version != schema::VERSION {
             return Err(LakeError::NotALake(format!(
@@ -274,9 +277,10 @@ impl Writer {
                 let day = day_of(profile.start_time_us.unwrap_or(added_at));
                 let mut dir = format!("day={day}");
                 if let Some(label) = &self.lake.meta.partition_label {
-                    let value = p.labels.get(label).map_or("_".into(), |v| {
-                        encode_partition_value(v)
-                    });
+                    let value = p
+                        .labels
+                        .get(label)
+                        .map_or("_".into(), |v| encode_partition_value(v));
                     dir.push_str(&format!("/{label}={value}"));
                 }
                 parts.entry(dir).or_default().push((p, profile));
@@ -357,7 +361,9 @@ fn properties(metadata: &[(String, String)]) -> WriterProperties {
         kv.push(parquet::file::metadata::KeyValue::new(k.clone(), v.clone()));
     }
     WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(3).expect("valid level"),
+        ))
         .set_max_row_group_size(1 << 20)
         .set_key_value_metadata((!kv.is_empty()).then_some(kv))
         .build()
@@ -386,10 +392,7 @@ pub(crate) fn write_parquet(
 }
 
 /// Creates `path` through a `.tmp-` sibling: write, fsync, rename, fsync the directory.
-fn write_durably(
-    path: &Path,
-    write: impl FnOnce(&mut File) -> std::io::Result<()>,
-) -> Result<()> {
+fn write_durably(path: &Path, write: impl FnOnce(&mut File) -> std::io::Result<()>) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let name = path

@@ -240,8 +240,7 @@ pub fn run(command: LakeCommand) -> Result<ExitCode> {
 fn collect_inputs(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
     let mut out = Vec::new();
     for input in inputs {
-        let meta =
-            std::fs::metadata(input).with_context(|| format!("{}", input.display()))?;
+        let meta = std::fs::metadata(input).with_context(|| format!("{}", input.display()))?;
         if !meta.is_dir() {
             out.push((input.clone(), true));
             continue;
@@ -249,9 +248,7 @@ fn collect_inputs(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
         let mut found = Vec::new();
         let mut todo = vec![input.clone()];
         while let Some(dir) = todo.pop() {
-            for entry in
-                std::fs::read_dir(&dir).with_context(|| format!("{}", dir.display()))?
-            {
+            for entry in std::fs::read_dir(&dir).with_context(|| format!("{}", dir.display()))? {
                 let entry = entry.with_context(|| format!("{}", dir.display()))?;
                 if entry.file_name().to_string_lossy().starts_with('.') {
                     continue;
@@ -543,7 +540,11 @@ fn run_top(a: TopArgs) -> Result<ExitCode> {
 }
 
 /// The selection's merged stacks as one weighted profile.
-fn merged(lake: &Path, selection: &Where, unit: Option<UnitArg>) -> Result<(jsprof_profile::Profile, i64)> {
+fn merged(
+    lake: &Path,
+    selection: &Where,
+    unit: Option<UnitArg>,
+) -> Result<(jsprof_profile::Profile, i64)> {
     let sel = selection.selection()?;
     let unit = unit.map(UnitArg::as_str);
     let stacks = with_reader!(lake, &sel, |r| query::merged_stacks(r, &sel, unit))?;
@@ -622,7 +623,14 @@ fn run_trend(a: TrendArgs) -> Result<ExitCode> {
     let sel = a.selection.selection()?;
     let unit = a.unit.map(UnitArg::as_str);
     let (function, url, by) = (a.function.clone(), a.url.clone(), a.by.clone());
-    let (unit, points) = with_reader!(&a.lake, &sel, |r| query::trend(r, &sel, &function, url.as_deref(), &by, unit))?;
+    let (unit, points) = with_reader!(&a.lake, &sel, |r| query::trend(
+        r,
+        &sel,
+        &function,
+        url.as_deref(),
+        &by,
+        unit
+    ))?;
     if a.json {
         output::print_json(&json!({
             "kind": "lake-trend",
@@ -656,7 +664,9 @@ fn run_sql(a: SqlArgs) -> Result<ExitCode> {
     let sql = a.sql.clone();
     let batches = with_reader!(&a.lake, &sel, |r| r.query_read_only(&sql))?;
     if a.json {
-        output::print_json(&json!({"kind": "lake-sql", "rows": jsprof_lake::query::rows_json(&batches)?}))?;
+        output::print_json(
+            &json!({"kind": "lake-sql", "rows": jsprof_lake::query::rows_json(&batches)?}),
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let text = jsprof_lake::query::pretty(&batches)?;

@@ -203,7 +203,11 @@ fn lake_top_is_the_sum_of_top_over_every_sampled_fixture_to_the_microsecond() {
 
     let (got, doc) = lake_top(&lake, &[]);
     assert_tables_equal(&got, &want);
-    assert_eq!(doc["total_us"].as_i64(), Some(want_total), "the selection's total");
+    assert_eq!(
+        doc["total_us"].as_i64(),
+        Some(want_total),
+        "the selection's total"
+    );
 
     // Labels select: version=1.0 is set A alone; `!=` and `|` select the same sets.
     let (got_a, _) = lake_top(&lake, &["--where", "version=1.0"]);
@@ -224,9 +228,16 @@ fn lake_top_is_the_sum_of_top_over_every_sampled_fixture_to_the_microsecond() {
     // Compaction keeps every answer and leaves one file per table and partition.
     let before_files = parquet_files(&lake).len();
     let out = jsprof(&["lake", "compact", s(&lake)]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let after_files = parquet_files(&lake).len();
-    assert!(after_files < before_files, "{before_files} → {after_files} files");
+    assert!(
+        after_files < before_files,
+        "{before_files} → {after_files} files"
+    );
     let (got, _) = lake_top(&lake, &[]);
     assert_tables_equal(&got, &want);
     let (got_a, _) = lake_top(&lake, &["--where", "version=1.0"]);
@@ -259,7 +270,10 @@ fn re_adding_the_same_content_is_a_no_op() {
     let files = parquet_files(&lake).len();
     let again = add(&lake, std::slice::from_ref(&file), &["run=2"]);
     assert_eq!(again["profiles"], 0);
-    assert_eq!(again["duplicates"], serde_json::json!(["tsc.cpuprofile.gz"]));
+    assert_eq!(
+        again["duplicates"],
+        serde_json::json!(["tsc.cpuprofile.gz"])
+    );
     assert_eq!(parquet_files(&lake).len(), files, "nothing written");
     let ls = jsprof_json(&["lake", "ls", s(&lake), "--json"]);
     assert_eq!(ls["profiles"].as_array().unwrap().len(), 1);
@@ -298,20 +312,35 @@ fn a_corrupt_or_truncated_file_is_skipped_with_a_warning_naming_it() {
     )
     .unwrap();
     let out = jsprof(&["lake", "top", s(&lake), "--json", "--limit", "0"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     let name = victim.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
         stderr.contains(&name) && stderr.contains("skipped"),
         "warning names the file: {stderr}"
     );
-    assert!(!stderr.contains(".tmp-"), "temporary files are not read: {stderr}");
+    assert!(
+        !stderr.contains(".tmp-"),
+        "temporary files are not read: {stderr}"
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let got: BTreeMap<Key, (i64, i64)> = doc["functions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (key(f), (f["self_us"].as_i64().unwrap(), f["total_us"].as_i64().unwrap())))
+        .map(|f| {
+            (
+                key(f),
+                (
+                    f["self_us"].as_i64().unwrap(),
+                    f["total_us"].as_i64().unwrap(),
+                ),
+            )
+        })
         .collect();
     // Only the intact first file's samples count.
     assert_tables_equal(&got, &want);
@@ -321,7 +350,11 @@ fn a_corrupt_or_truncated_file_is_skipped_with_a_warning_naming_it() {
 #[test]
 fn lake_sql_answers_queries_and_refuses_to_write() {
     let lake = fresh("sql");
-    add(&lake, &[fixtures().join("cpu/tsc.cpuprofile.gz")], &["version=2"]);
+    add(
+        &lake,
+        &[fixtures().join("cpu/tsc.cpuprofile.gz")],
+        &["version=2"],
+    );
     let doc = jsprof_json(&[
         "lake",
         "sql",
@@ -363,7 +396,10 @@ fn a_traces_sampled_threads_are_profiles_of_their_own() {
         .filter(|t| t["samples"].as_u64().unwrap() > 0)
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
-    assert!(want.len() >= 2, "a trace with a worker samples two threads: {want:?}");
+    assert!(
+        want.len() >= 2,
+        "a trace with a worker samples two threads: {want:?}"
+    );
     let ls = jsprof_json(&["lake", "ls", s(&lake), "--json"]);
     let mut got: Vec<String> = ls["profiles"]
         .as_array()
@@ -397,16 +433,35 @@ fn a_heap_profile_adds_bytes_and_a_snapshot_its_summary() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (key(f), (f["self_bytes"].as_i64().unwrap(), f["total_bytes"].as_i64().unwrap())))
+        .map(|f| {
+            (
+                key(f),
+                (
+                    f["self_bytes"].as_i64().unwrap(),
+                    f["total_bytes"].as_i64().unwrap(),
+                ),
+            )
+        })
         .collect();
     let doc = jsprof_json(&["lake", "top", s(&lake), "--json", "--limit", "0"]);
-    assert_eq!(doc["unit"], "bytes", "the only sampled profile weighs bytes");
+    assert_eq!(
+        doc["unit"], "bytes",
+        "the only sampled profile weighs bytes"
+    );
     assert_eq!(doc["total_bytes"], top["total_bytes"]);
     let got: BTreeMap<Key, (i64, i64)> = doc["functions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (key(f), (f["self_bytes"].as_i64().unwrap(), f["total_bytes"].as_i64().unwrap())))
+        .map(|f| {
+            (
+                key(f),
+                (
+                    f["self_bytes"].as_i64().unwrap(),
+                    f["total_bytes"].as_i64().unwrap(),
+                ),
+            )
+        })
         .collect();
     assert_tables_equal(&got, &want);
 
@@ -461,9 +516,20 @@ fn trend_orders_versions_naturally_and_tree_and_flamegraph_draw_the_merged_stack
     // The heaviest function of the later file, by self time.
     let top_b = jsprof_json(&["top", s(&b), "--json", "--limit", "1"]);
     let name = top_b["functions"][0]["name"].as_str().unwrap().to_string();
-    let trend = jsprof_json(&["lake", "trend", s(&lake), &name, "--by", "version", "--json"]);
+    let trend = jsprof_json(&[
+        "lake",
+        "trend",
+        s(&lake),
+        &name,
+        "--by",
+        "version",
+        "--json",
+    ]);
     let points = trend["points"].as_array().unwrap();
-    let values: Vec<&str> = points.iter().map(|p| p["value"].as_str().unwrap()).collect();
+    let values: Vec<&str> = points
+        .iter()
+        .map(|p| p["value"].as_str().unwrap())
+        .collect();
     assert_eq!(values, ["1.2", "1.10"]);
     // Its share in 1.2 is the after file's: jsprof top's percentages of the same function(s).
     let top_all = jsprof_json(&["top", s(&b), "--json", "--limit", "0"]);
@@ -504,10 +570,17 @@ fn trend_orders_versions_naturally_and_tree_and_flamegraph_draw_the_merged_stack
 
     let svg = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lake-flame.svg");
     let out = jsprof(&["lake", "flamegraph", s(&lake), "-o", s(&svg)]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<?xml") || text.starts_with("<svg"));
-    assert!(text.contains(&name), "the graph names the heaviest function");
+    assert!(
+        text.contains(&name),
+        "the graph names the heaviest function"
+    );
     let _ = std::fs::remove_dir_all(&lake);
 }
 
