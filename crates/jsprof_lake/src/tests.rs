@@ -301,3 +301,113 @@ fn a_reader_listing_old_and_merged_files_counts_rows_once() {
     assert_eq!(top(&lake, &[]), before);
     let _ = std::fs::remove_dir_all(&lake.root);
 }
+
+/// Speed, not correctness: `lake top` over a synthetic lake of `JSPROF_LAKE_N` profiles (default
+/// 100,000), each with 60 of 2,000 shared stacks (20 versions, written in batches of 10,000).
+/// `cargo test -p jsprof_lake --release --lib -- --ignored --nocapture top_speed`
+#[test]
+#[ignore]
+fn top_speed() {
+    let n: usize = std::env::var("JSPROF_LAKE_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let lake = Lake::init(&fresh("speed"), None).unwrap();
+    let fids: Vec<u64> = (0..300)
+        .map(|i| function_id(&format!("fn{i}"), "app.js", Some(i), None))
+        .collect();
+    let functions: Vec<FunctionRow> = (0..300u32)
+        .map(|i| FunctionRow {
+            function_id: fids[i as usize],
+            name: format!("fn{i}"),
+            url: "app.js".into(),
+            line: Some(i as i32),
+            column: None,
+        })
+        .collect();
+    // 2,000 stacks: each a child of an earlier one (or a root), parents first.
+    let mut stacks: Vec<StackRow> = Vec::new();
+    let mut seed = 7u64;
+    let mut rnd = move |m: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    };
+    for i in 0..2000u64 {
+        let f = fids[rnd(300) as usize];
+        let parent = (i > 20).then(|| stacks[rnd(stacks.len() as u64) as usize].clone());
+        let mut functions = parent.as_ref().map_or(Vec::new(), |p| p.functions.clone());
+        if !functions.contains(&f) {
+            functions.push(f);
+        }
+        let id = stack_id(parent.as_ref().map(|p| p.stack_id), f);
+        if stacks.iter().any(|s| s.stack_id == id) {
+            continue;
+        }
+        stacks.push(StackRow {
+            stack_id: id,
+            parent_id: parent.as_ref().map(|p| p.stack_id),
+            function_id: f,
+            depth: parent.map_or(0, |p| p.depth + 1),
+            functions,
+        });
+    }
+    let t0 = std::time::Instant::now();
+    let mut w = lake.writer();
+    for chunk in (0..n).collect::<Vec<_>>().chunks(10_000) {
+        let batch: Vec<Prepared> = chunk
+            .iter()
+            .map(|&i| {
+                let samples = (0..60)
+                    .map(|_| {
+                        (
+                            stacks[rnd(stacks.len() as u64) as usize].stack_id,
+                            100 + rnd(1000) as i64,
+                            1,
+                        )
+                    })
+                    .collect();
+                let mut p = input(0, 0, &format!("1.{}", i % 20), samples);
+                p.source_hash = format!("{:016x}{}", i + 1, "0".repeat(48));
+                p.profiles[0].profile_id = format!("{:016x}-0", i + 1);
+                p.functions = if i == chunk[0] {
+                    functions.clone()
+                } else {
+                    Vec::new()
+                };
+                p.stacks = if i == chunk[0] {
+                    stacks.clone()
+                } else {
+                    Vec::new()
+                };
+                p
+            })
+            .collect();
+        w.append(batch).unwrap();
+    }
+    eprintln!("wrote {n} profiles in {:.1} s", t0.elapsed().as_secs_f64());
+    let sel = Selection::default();
+    for pass in 0..2 {
+        let t = std::time::Instant::now();
+        let rows = block_on(async {
+            let r = LakeReader::open(&lake, &sel).await.unwrap();
+            query::top(&r, &sel, None, false).await.unwrap().rows.len()
+        });
+        eprintln!(
+            "lake top pass {pass}: {rows} functions in {:.2} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let sel = Selection::parse(&["version=1.3".into()], None, None).unwrap();
+    let t = std::time::Instant::now();
+    block_on(async {
+        let r = LakeReader::open(&lake, &sel).await.unwrap();
+        query::top(&r, &sel, None, false).await.unwrap()
+    });
+    eprintln!(
+        "lake top --where version=1.3: {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&lake.root);
+}
