@@ -73,7 +73,6 @@ enum Command {
     /// network): for CI artifacts and bug reports.
     Report(cmd::report::Args),
     /// The profile lake: many profiles as Parquet, queried with SQL (top, tree, trend, …).
-    #[cfg(feature = "lake")]
     #[command(subcommand)]
     Lake(cmd::lake::LakeCommand),
     /// Heap snapshots: summary, statistics, single objects.
@@ -109,7 +108,6 @@ fn main() -> ExitCode {
         Command::Network(args) => cmd::network::run(args),
         Command::Timings(args) => cmd::timings::run(args),
         Command::Heap(command) => cmd::heap::run(command),
-        #[cfg(feature = "lake")]
         Command::Lake(command) => cmd::lake::run(command),
         Command::Record(args) => cmd::record::run(args),
         Command::Serve(args) => cmd::serve::run(args),

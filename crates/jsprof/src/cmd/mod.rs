@@ -8,7 +8,6 @@ pub mod flamechart;
 pub mod flamegraph;
 pub mod heap;
 pub mod insights;
-#[cfg(feature = "lake")]
 pub mod lake;
 pub mod mcp;
 pub mod network;

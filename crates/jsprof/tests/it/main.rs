@@ -13,7 +13,6 @@ mod heap_explore;
 mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
-#[cfg(feature = "lake")]
 mod lake;
 mod leaks;
 mod mcp;
