@@ -12,6 +12,7 @@ mod heap_explore;
 mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
+mod ingest;
 mod leaks;
 mod mcp;
 mod page;
