@@ -68,6 +68,10 @@ enum Command {
     /// One self-contained HTML file with the UI's views of a profile or snapshot (no server, no
     /// network): for CI artifacts and bug reports.
     Report(cmd::report::Args),
+    /// The profile lake: many profiles as Parquet, queried with SQL (top, tree, trend, …).
+    #[cfg(feature = "lake")]
+    #[command(subcommand)]
+    Lake(cmd::lake::LakeCommand),
     /// Heap snapshots: summary, statistics, single objects.
     #[command(subcommand)]
     Heap(cmd::heap::HeapCommand),
@@ -98,6 +102,8 @@ fn main() -> ExitCode {
         Command::Network(args) => cmd::network::run(args),
         Command::Timings(args) => cmd::timings::run(args),
         Command::Heap(command) => cmd::heap::run(command),
+        #[cfg(feature = "lake")]
+        Command::Lake(command) => cmd::lake::run(command),
         Command::Record(args) => cmd::record::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Mcp(args) => cmd::mcp::run(args),

@@ -8,6 +8,8 @@ pub mod flamechart;
 pub mod flamegraph;
 pub mod heap;
 pub mod insights;
+#[cfg(feature = "lake")]
+pub mod lake;
 pub mod mcp;
 pub mod network;
 pub mod record;

@@ -1,0 +1,688 @@
+//! `jsprof lake …`: the profile lake (Parquet files queried in-process with DataFusion; schema
+//! and grammar in docs/lake.md).
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use jsprof_document::load::{WeightSource, Weighted};
+use jsprof_document::source_maps::SourceMaps;
+use jsprof_lake::query::{self, block_on};
+use jsprof_lake::{Lake, LakeReader, PrepareOptions, Prepared, Selection};
+use jsprof_profile::WeightUnit;
+use serde_json::json;
+
+use crate::output;
+
+#[derive(clap::Subcommand)]
+pub enum LakeCommand {
+    /// Make DIR a lake (lake.json), optionally partitioned by one label besides the day.
+    Init(InitArgs),
+    /// Add profiles (files, or directories read recursively) with labels; content already in
+    /// the lake is skipped.
+    Add(AddArgs),
+    /// The selected profiles, oldest first.
+    Ls(QueryArgs),
+    /// The function table of the selection: self and total summed over its profiles.
+    Top(TopArgs),
+    /// The call tree (or bottom-up tree) of the selection's merged stacks.
+    Tree(TreeArgs),
+    /// A flame graph (SVG) of the selection's merged stacks.
+    Flamegraph(FlamegraphArgs),
+    /// How one function's share moves across a label's values (versions sort naturally) or days.
+    Trend(TrendArgs),
+    /// Read-only SQL over the views profiles, samples, stacks, functions, classes.
+    Sql(SqlArgs),
+    /// Merge each partition's small files (atomic for readers).
+    Compact(CompactArgs),
+}
+
+#[derive(clap::Args)]
+pub struct InitArgs {
+    pub lake: PathBuf,
+    /// A label to partition by besides the day (`service`, `version`, …).
+    #[arg(long)]
+    pub partition_label: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct AddArgs {
+    /// The lake (made on first use).
+    pub lake: PathBuf,
+    /// Profiles, traces, heap profiles or snapshots (gzip too), or directories of them.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// A label for every profile added: NAME=VALUE (repeat for more).
+    #[arg(long = "label", short = 'l')]
+    pub labels: Vec<String>,
+    /// The profiles' wall-clock start when the files do not carry one (a day or RFC 3339).
+    #[arg(long)]
+    pub start_time: Option<String>,
+    /// Do not apply source maps.
+    #[arg(long)]
+    pub no_sourcemaps: bool,
+    /// Print JSON instead of a sentence.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Clone)]
+pub struct Where {
+    /// Which profiles: NAME=VALUE, NAME=V1|V2, NAME!=VALUE, since=TIME, until=TIME (comma
+    /// separated; repeat for more; all must hold). `kind`, `thread`, `source_name` name columns.
+    #[arg(long = "where", short = 'w')]
+    pub wheres: Vec<String>,
+    /// Profiles that started (else were added) at or after this day or RFC 3339 time.
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Profiles that started (else were added) before this day or RFC 3339 time.
+    #[arg(long)]
+    pub until: Option<String>,
+}
+
+impl Where {
+    fn selection(&self) -> Result<Selection> {
+        Ok(Selection::parse(
+            &self.wheres,
+            self.since.as_deref(),
+            self.until.as_deref(),
+        )?)
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
+pub enum UnitArg {
+    /// Time (CPU profiles, self-profiling, traces).
+    Us,
+    /// Allocated bytes (.heapprofile).
+    Bytes,
+}
+
+impl UnitArg {
+    fn as_str(self) -> &'static str {
+        match self {
+            UnitArg::Us => "us",
+            UnitArg::Bytes => "bytes",
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct QueryArgs {
+    pub lake: PathBuf,
+    #[command(flatten)]
+    pub selection: Where,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct TopArgs {
+    pub lake: PathBuf,
+    #[command(flatten)]
+    pub selection: Where,
+    /// Order by self or total.
+    #[arg(long, value_enum, default_value_t = crate::cmd::top::By::Self_)]
+    pub by: crate::cmd::top::By,
+    /// How many functions to list; 0 lists all.
+    #[arg(long, default_value_t = 25)]
+    pub limit: usize,
+    /// Which weights to add up (default: the selection's one unit; time when it has both).
+    #[arg(long, value_enum)]
+    pub unit: Option<UnitArg>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct TreeArgs {
+    pub lake: PathBuf,
+    #[command(flatten)]
+    pub selection: Where,
+    /// Functions as roots with their callers beneath (DevTools' Bottom-up tab).
+    #[arg(long)]
+    pub bottom_up: bool,
+    /// Show this many levels (1 = the roots only); 0 shows all.
+    #[arg(long, default_value_t = 0)]
+    pub max_depth: u32,
+    /// Hide nodes whose total is under this percentage (and what is beneath them).
+    #[arg(long, default_value_t = 0.0)]
+    pub min_percent: f64,
+    #[arg(long, value_enum)]
+    pub unit: Option<UnitArg>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct FlamegraphArgs {
+    pub lake: PathBuf,
+    #[command(flatten)]
+    pub selection: Where,
+    /// Where to write the SVG; `-` for stdout.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// The graph's title.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Image width in pixels.
+    #[arg(long, default_value_t = 1200)]
+    pub width: u32,
+    #[arg(long, value_enum)]
+    pub unit: Option<UnitArg>,
+}
+
+#[derive(clap::Args)]
+pub struct TrendArgs {
+    pub lake: PathBuf,
+    /// The function's name (every function of that name, or the one at --url).
+    pub function: String,
+    /// A label, or `day` for the profiles' start days.
+    #[arg(long)]
+    pub by: String,
+    /// Only the function in this script.
+    #[arg(long)]
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub selection: Where,
+    #[arg(long, value_enum)]
+    pub unit: Option<UnitArg>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct SqlArgs {
+    pub lake: PathBuf,
+    /// One read-only query (SELECT, WITH, EXPLAIN) over the views.
+    pub sql: String,
+    /// Print JSON (one object per row) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct CompactArgs {
+    pub lake: PathBuf,
+    /// Print JSON instead of a sentence.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(command: LakeCommand) -> Result<ExitCode> {
+    match command {
+        LakeCommand::Init(a) => {
+            Lake::init(&a.lake, a.partition_label.as_deref())?;
+            eprintln!("{}: a lake", a.lake.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        LakeCommand::Add(a) => run_add(a),
+        LakeCommand::Ls(a) => run_ls(a),
+        LakeCommand::Top(a) => run_top(a),
+        LakeCommand::Tree(a) => run_tree(a),
+        LakeCommand::Flamegraph(a) => run_flamegraph(a),
+        LakeCommand::Trend(a) => run_trend(a),
+        LakeCommand::Sql(a) => run_sql(a),
+        LakeCommand::Compact(a) => run_compact(a),
+    }
+}
+
+/// The files under `inputs`: files as given, directories recursively (hidden names skipped),
+/// in name order.
+fn collect_inputs(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        let meta =
+            std::fs::metadata(input).with_context(|| format!("{}", input.display()))?;
+        if !meta.is_dir() {
+            out.push((input.clone(), true));
+            continue;
+        }
+        let mut found = Vec::new();
+        let mut todo = vec![input.clone()];
+        while let Some(dir) = todo.pop() {
+            for entry in
+                std::fs::read_dir(&dir).with_context(|| format!("{}", dir.display()))?
+            {
+                let entry = entry.with_context(|| format!("{}", dir.display()))?;
+                if entry.file_name().to_string_lossy().starts_with('.') {
+                    continue;
+                }
+                let path = entry.path();
+                if entry.file_type()?.is_dir() {
+                    todo.push(path);
+                } else {
+                    found.push(path);
+                }
+            }
+        }
+        found.sort();
+        out.extend(found.into_iter().map(|p| (p, false)));
+    }
+    Ok(out)
+}
+
+/// Inputs per write: a directory of 10,000 small traces makes one file per table and partition.
+const BATCH_INPUTS: usize = 10_000;
+/// ... unless their samples grow past this many rows first (bounds memory on large profiles).
+const BATCH_SAMPLE_ROWS: usize = 4_000_000;
+
+fn run_add(a: AddArgs) -> Result<ExitCode> {
+    let labels = jsprof_lake::write::parse_labels(&a.labels)?;
+    let lake = match Lake::open(&a.lake) {
+        Ok(l) => l,
+        Err(jsprof_lake::LakeError::NotALake(_)) if !a.lake.join("lake.json").exists() => {
+            Lake::init(&a.lake, None)?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let options = PrepareOptions {
+        source_maps: if a.no_sourcemaps {
+            SourceMaps::off()
+        } else {
+            SourceMaps::default()
+        },
+        start_time_us: a
+            .start_time
+            .as_deref()
+            .map(jsprof_lake::selection::parse_time)
+            .transpose()?,
+        max_bytes: 0,
+    };
+    let files = collect_inputs(&a.inputs)?;
+    let mut writer = lake.writer();
+    let mut total = jsprof_lake::AppendOutcome::default();
+    let mut skipped = 0usize;
+    for chunk in files.chunks(BATCH_INPUTS) {
+        let prepared = prepare_parallel(chunk, &labels, &options);
+        let mut batch: Vec<Prepared> = Vec::new();
+        let mut rows = 0usize;
+        for ((path, named), result) in chunk.iter().zip(prepared) {
+            match result {
+                Ok(p) => {
+                    for w in &p.warnings {
+                        eprintln!("warning: {w}");
+                    }
+                    rows += p.profiles.iter().map(|p| p.samples.len()).sum::<usize>();
+                    batch.push(p);
+                }
+                // A file named on the command line must be a profile; in a directory, other
+                // files are passed over with a note.
+                Err(e) if *named => return Err(anyhow::anyhow!("{e}")),
+                Err(e) => {
+                    skipped += 1;
+                    eprintln!("note: {}: skipped: {e}", path.display());
+                }
+            }
+            if rows >= BATCH_SAMPLE_ROWS {
+                merge(&mut total, writer.append(std::mem::take(&mut batch))?);
+                rows = 0;
+            }
+        }
+        merge(&mut total, writer.append(batch)?);
+    }
+    if a.json {
+        output::print_json(&json!({
+            "kind": "lake-add",
+            "profiles": total.profiles,
+            "files_written": total.files.len(),
+            "duplicates": total.duplicates,
+            "skipped": skipped,
+        }))?;
+    } else {
+        eprintln!(
+            "{}: added {} profile{} in {} file{}",
+            a.lake.display(),
+            total.profiles,
+            if total.profiles == 1 { "" } else { "s" },
+            total.files.len(),
+            if total.files.len() == 1 { "" } else { "s" },
+        );
+        for d in &total.duplicates {
+            eprintln!("note: {d}: already in the lake (same content); not added again");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn merge(total: &mut jsprof_lake::AppendOutcome, one: jsprof_lake::AppendOutcome) {
+    total.profiles += one.profiles;
+    total.duplicates.extend(one.duplicates);
+    total.files.extend(one.files);
+}
+
+/// Reads and prepares inputs on every core, results in input order.
+fn prepare_parallel(
+    files: &[(PathBuf, bool)],
+    labels: &std::collections::BTreeMap<String, String>,
+    options: &PrepareOptions,
+) -> Vec<Result<Prepared, String>> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<Result<Prepared, String>>>> =
+        files.iter().map(|_| Mutex::new(None)).collect();
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(files.len()).max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((path, _)) = files.get(i) else { break };
+                let r = prepare_file(path, labels, options);
+                *results[i].lock().expect("not poisoned") = Some(r);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .expect("not poisoned")
+                .unwrap_or_else(|| Err("not read".into()))
+        })
+        .collect()
+}
+
+fn prepare_file(
+    path: &Path,
+    labels: &std::collections::BTreeMap<String, String>,
+    options: &PrepareOptions,
+) -> Result<Prepared, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    jsprof_lake::prepare(&name, bytes, labels, "cli", options).map_err(|e| e.to_string())
+}
+
+/// Opens the lake for a selection (printing the skipped files' warnings) and runs `$body` with
+/// the reader bound to `$r`; once more on a fresh listing when a file vanished under the query
+/// (a compaction removed it after the listing).
+macro_rules! with_reader {
+    ($lake:expr, $sel:expr, |$r:ident| $body:expr) => {{
+        let lake = Lake::open($lake)?;
+        let sel: &Selection = $sel;
+        block_on(async {
+            let mut retried = false;
+            loop {
+                let reader = match LakeReader::open(&lake, sel).await {
+                    Ok(r) => r,
+                    Err(e) => break Err(anyhow::Error::from(e)),
+                };
+                let $r = &reader;
+                if !retried {
+                    for w in &$r.warnings {
+                        eprintln!("warning: {w}");
+                    }
+                }
+                let result: jsprof_lake::Result<_> = $body.await;
+                match result {
+                    Err(e) if !retried && jsprof_lake::read::is_vanished_file(&e) => retried = true,
+                    other => break other.map_err(anyhow::Error::from),
+                }
+            }
+        })
+    }};
+}
+
+fn run_ls(a: QueryArgs) -> Result<ExitCode> {
+    let sel = a.selection.selection()?;
+    let rows = with_reader!(&a.lake, &sel, |r| query::ls(r, &sel))?;
+    if a.json {
+        output::print_json(&json!({"kind": "lake-ls", "profiles": rows}))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = output::Table::new(&[
+        ("Profile", output::Align::Left),
+        ("Kind", output::Align::Left),
+        ("Source", output::Align::Left),
+        ("Thread", output::Align::Left),
+        ("Start", output::Align::Left),
+        ("Duration", output::Align::Right),
+        ("Samples", output::Align::Right),
+        ("Labels", output::Align::Left),
+    ]);
+    for p in &rows {
+        let labels: Vec<String> = p.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        table.row(vec![
+            p.profile_id.clone(),
+            p.kind.clone(),
+            p.source_name.clone(),
+            p.thread.clone().unwrap_or_default(),
+            p.start_time.clone().unwrap_or_else(|| "-".into()),
+            if p.weight_unit == "bytes" {
+                "-".into()
+            } else {
+                output::fmt_ms(p.duration_us / 1000.0)
+            },
+            p.sample_count.to_string(),
+            labels.join(" "),
+        ]);
+    }
+    output::to_stdout(|out| table.write(out))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_top(a: TopArgs) -> Result<ExitCode> {
+    let sel = a.selection.selection()?;
+    let unit = a.unit.map(UnitArg::as_str);
+    let by_total = a.by == crate::cmd::top::By::Total;
+    let mut answer = with_reader!(&a.lake, &sel, |r| query::top(r, &sel, unit, by_total))?;
+    if let Some(note) = &answer.note {
+        eprintln!("note: {note}");
+    }
+    if a.limit > 0 {
+        answer.rows.truncate(a.limit);
+    }
+    let bytes = answer.unit == "bytes";
+    let pct = |w: i64| {
+        if answer.total > 0 {
+            w as f64 * 100.0 / answer.total as f64
+        } else {
+            0.0
+        }
+    };
+    if a.json {
+        let functions: Vec<_> = answer
+            .rows
+            .iter()
+            .map(|r| {
+                let mut f = json!({
+                    "name": r.name, "url": r.url, "line": r.line, "column": r.column,
+                    "self_percent": pct(r.self_weight), "total_percent": pct(r.total_weight),
+                });
+                let (s, t) = if bytes {
+                    ("self_bytes", "total_bytes")
+                } else {
+                    ("self_us", "total_us")
+                };
+                f[s] = json!(r.self_weight);
+                f[t] = json!(r.total_weight);
+                f
+            })
+            .collect();
+        let total_key = if bytes { "total_bytes" } else { "total_us" };
+        let mut doc = json!({
+            "kind": "lake-top",
+            "unit": answer.unit,
+            "profiles": answer.profiles,
+            "functions": functions,
+        });
+        doc[total_key] = json!(answer.total);
+        output::print_json(&doc)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (unit, scale) = if bytes {
+        (WeightUnit::Bytes, 1)
+    } else {
+        (WeightUnit::Nanoseconds, 1000)
+    };
+    let mut table = output::WeightTable::new(unit, answer.total * scale);
+    for r in &answer.rows {
+        table.row(
+            r.self_weight * scale,
+            r.total_weight * scale,
+            output::display_function_name(&r.name).to_string(),
+            output::fmt_location(
+                &r.url,
+                r.line.and_then(|v| u32::try_from(v).ok()),
+                r.column.and_then(|v| u32::try_from(v).ok()),
+            ),
+        );
+    }
+    eprintln!("{} profiles", answer.profiles);
+    output::to_stdout(|out| table.write(out))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The selection's merged stacks as one weighted profile.
+fn merged(lake: &Path, selection: &Where, unit: Option<UnitArg>) -> Result<(jsprof_profile::Profile, i64)> {
+    let sel = selection.selection()?;
+    let unit = unit.map(UnitArg::as_str);
+    let stacks = with_reader!(lake, &sel, |r| query::merged_stacks(r, &sel, unit))?;
+    if let Some(note) = &stacks.note {
+        eprintln!("note: {note}");
+    }
+    Ok((query::merged_profile(&stacks), stacks.profiles))
+}
+
+fn run_tree(a: TreeArgs) -> Result<ExitCode> {
+    let (profile, _) = merged(&a.lake, &a.selection, a.unit)?;
+    let weighted = Weighted {
+        profile: Cow::Owned(profile),
+        thread: 0,
+        source: WeightSource::Samples,
+    };
+    let options = jsprof_document::tree::TreeOptions {
+        bottom_up: a.bottom_up,
+        max_depth: a.max_depth,
+        min_percent: a.min_percent,
+    };
+    let view = jsprof_document::tree::view(&weighted, options);
+    if a.json {
+        output::print_json(&jsprof_document::tree::report(&weighted, &view))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let profile = &*weighted.profile;
+    let mut table = output::WeightTable::new(view.unit, view.total);
+    for s in &view.shown {
+        let node = &view.tree.nodes[s.node as usize];
+        let name = output::display_function_name(profile.strings.get(node.function.name));
+        table.row(
+            node.self_weight,
+            node.total_weight,
+            format!("{}{name}", "  ".repeat(s.depth as usize)),
+            output::fmt_location(
+                profile.strings.get(node.function.url),
+                node.function.line,
+                node.function.column,
+            ),
+        );
+    }
+    output::to_stdout(|out| table.write(out))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_flamegraph(a: FlamegraphArgs) -> Result<ExitCode> {
+    let (profile, profiles) = merged(&a.lake, &a.selection, a.unit)?;
+    let thread = &profile.threads[0];
+    let bytes = thread.weight_unit() == WeightUnit::Bytes;
+    let total: i64 = thread.weights().sum();
+    let total = if bytes {
+        output::fmt_bytes(total as f64)
+    } else {
+        output::fmt_ms(jsprof_profile::ns_to_ms(total))
+    };
+    let mut subtitle = format!("{} — {profiles} profiles, {total}", a.lake.display());
+    let wheres = a.selection.wheres.join(", ");
+    if !wheres.is_empty() {
+        subtitle.push_str(&format!(", where {wheres}"));
+    }
+    let options = jsprof_render::FlameGraphOptions {
+        title: a.title.unwrap_or_else(|| "Lake Flame Graph".to_string()),
+        subtitle: Some(subtitle),
+        width: a.width.max(100),
+        ..Default::default()
+    };
+    let mut out = crate::cmd::export::create_output(&a.output)?;
+    jsprof_render::write_flame_graph_svg(&mut out, &profile, thread, &options)
+        .with_context(|| format!("writing {}", a.output.display()))?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_trend(a: TrendArgs) -> Result<ExitCode> {
+    let sel = a.selection.selection()?;
+    let unit = a.unit.map(UnitArg::as_str);
+    let (function, url, by) = (a.function.clone(), a.url.clone(), a.by.clone());
+    let (unit, points) = with_reader!(&a.lake, &sel, |r| query::trend(r, &sel, &function, url.as_deref(), &by, unit))?;
+    if a.json {
+        output::print_json(&json!({
+            "kind": "lake-trend",
+            "function": a.function,
+            "by": a.by,
+            "unit": unit,
+            "points": points,
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = output::Table::new(&[
+        (a.by.as_str(), output::Align::Left),
+        ("Profiles", output::Align::Right),
+        ("Self %", output::Align::Right),
+        ("Total %", output::Align::Right),
+    ]);
+    for p in &points {
+        table.row(vec![
+            p.value.clone().unwrap_or_else(|| "(none)".into()),
+            p.profiles.to_string(),
+            format!("{:.2}", p.self_percent),
+            format!("{:.2}", p.total_percent),
+        ]);
+    }
+    output::to_stdout(|out| table.write(out))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_sql(a: SqlArgs) -> Result<ExitCode> {
+    let sel = Selection::default();
+    let sql = a.sql.clone();
+    let batches = with_reader!(&a.lake, &sel, |r| r.query_read_only(&sql))?;
+    if a.json {
+        output::print_json(&json!({"kind": "lake-sql", "rows": jsprof_lake::query::rows_json(&batches)?}))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let text = jsprof_lake::query::pretty(&batches)?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    writeln!(out, "{text}")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_compact(a: CompactArgs) -> Result<ExitCode> {
+    let lake = Lake::open(&a.lake)?;
+    let outcome = jsprof_lake::compact::compact(&lake)?;
+    for s in &outcome.skipped {
+        eprintln!("warning: {s}");
+    }
+    if a.json {
+        output::print_json(&json!({"kind": "lake-compact", "outcome": outcome}))?;
+    } else {
+        eprintln!(
+            "{}: {} files → {}, {} rows → {}",
+            a.lake.display(),
+            outcome.files_before,
+            outcome.files_after,
+            outcome.rows_before,
+            outcome.rows_after
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,528 @@
+//! `jsprof lake`: the lake's answers against the per-file commands on the recorded fixtures.
+//!
+//! The acceptance test: `lake top --json` over every `.cpuprofile`, self-profiling trace and
+//! Chrome trace fixture that `jsprof top` reads equals the sum of `jsprof top --json` over the same
+//! files (per trace thread with samples: `--thread ID`), function by function. Tolerance: 0 µs —
+//! the lake stores integer microseconds and every recorded format has whole-microsecond times, so
+//! each file's `self_ms × 1000` is an integer and the sums must be equal exactly.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{fixtures, jsprof, jsprof_json};
+
+type Key = (String, String, Option<i64>, Option<i64>);
+
+fn key(f: &Value) -> Key {
+    (
+        f["name"].as_str().unwrap_or_default().to_string(),
+        f["url"].as_str().unwrap_or_default().to_string(),
+        f["line"].as_i64(),
+        f["column"].as_i64(),
+    )
+}
+
+/// A fresh directory for one test's lake.
+fn fresh(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lake-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// Every sampled-profile fixture: `.cpuprofile`s, self-profiling traces, Chrome traces (DevTools'
+/// goldens and other outputs left out).
+fn sampled_fixtures() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![fixtures()];
+    while let Some(dir) = todo.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+                continue;
+            }
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let golden = name.contains(".devtools.") || name.contains(".insights.");
+            let sampled = name.ends_with(".cpuprofile")
+                || name.ends_with(".cpuprofile.gz")
+                || name.ends_with(".jsprofile.json")
+                || name.ends_with(".trace.json.gz")
+                || (dir.ends_with("speedscope") && name.ends_with(".json.gz"));
+            if sampled && !golden {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `jsprof top --json --limit 0` (with extra args) as key → (self µs, total µs), and the total
+/// in µs; `None` when top does not read the file.
+fn top_us(file: &Path, extra: &[&str]) -> Option<(BTreeMap<Key, (i64, i64)>, i64)> {
+    let mut args = vec!["top", s(file), "--json", "--limit", "0"];
+    args.extend(extra);
+    let out = jsprof(&args);
+    if !out.status.success() {
+        return None;
+    }
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let us = |ms: f64| {
+        let us = ms * 1000.0;
+        assert!(
+            (us - us.round()).abs() < 1e-6,
+            "{}: {ms} ms is not a whole number of µs",
+            file.display()
+        );
+        us.round() as i64
+    };
+    let mut table = BTreeMap::new();
+    for f in doc["functions"].as_array().unwrap() {
+        let e: &mut (i64, i64) = table.entry(key(f)).or_default();
+        e.0 += us(f["self_ms"].as_f64().unwrap());
+        e.1 += us(f["total_ms"].as_f64().unwrap());
+    }
+    Some((table, us(doc["duration_ms"].as_f64().unwrap_or(0.0))))
+}
+
+/// The per-file tables of `file` as the lake holds it: the file, or each sampled thread of a
+/// trace.
+fn per_file(file: &Path) -> Option<Vec<(BTreeMap<Key, (i64, i64)>, i64)>> {
+    let threads = jsprof(&["threads", s(file), "--json"]);
+    let doc: Value = serde_json::from_slice(&threads.stdout).ok()?;
+    if doc["kind"] == "trace" {
+        let mut out = Vec::new();
+        for t in doc["timelines"].as_array()? {
+            if t["samples"].as_u64().unwrap_or(0) == 0 {
+                continue;
+            }
+            let id = t["timeline_id"].to_string();
+            out.push(top_us(file, &["--thread", &id])?);
+        }
+        return Some(out);
+    }
+    Some(vec![top_us(file, &[])?])
+}
+
+fn add_table(sum: &mut BTreeMap<Key, (i64, i64)>, t: &BTreeMap<Key, (i64, i64)>) {
+    for (k, (a, b)) in t {
+        let e = sum.entry(k.clone()).or_default();
+        e.0 += a;
+        e.1 += b;
+    }
+}
+
+fn lake_top(lake: &Path, extra: &[&str]) -> (BTreeMap<Key, (i64, i64)>, Value) {
+    let mut args = vec!["lake", "top", s(lake), "--json", "--limit", "0"];
+    args.extend(extra);
+    let doc = jsprof_json(&args);
+    let table = doc["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                key(f),
+                (
+                    f["self_us"].as_i64().unwrap(),
+                    f["total_us"].as_i64().unwrap(),
+                ),
+            )
+        })
+        .collect();
+    (table, doc)
+}
+
+fn add(lake: &Path, files: &[PathBuf], labels: &[&str]) -> Value {
+    let mut args = vec!["lake", "add", s(lake), "--json"];
+    for f in files {
+        args.push(s(f));
+    }
+    for l in labels {
+        args.extend(["--label", l]);
+    }
+    jsprof_json(&args)
+}
+
+fn assert_tables_equal(got: &BTreeMap<Key, (i64, i64)>, want: &BTreeMap<Key, (i64, i64)>) {
+    let differ: Vec<_> = want
+        .iter()
+        .filter(|(k, v)| got.get(*k) != Some(v))
+        .map(|(k, v)| (k.clone(), *v, got.get(k).copied()))
+        .take(5)
+        .collect();
+    assert!(
+        differ.is_empty() && got.len() == want.len(),
+        "{} vs {} functions; (function, sum of top, lake top): {differ:?}",
+        want.len(),
+        got.len()
+    );
+}
+
+#[test]
+fn lake_top_is_the_sum_of_top_over_every_sampled_fixture_to_the_microsecond() {
+    let lake = fresh("sum");
+    let mut read = Vec::new();
+    let mut want = BTreeMap::new();
+    let mut want_total = 0;
+    let (mut a_want, mut a_files) = (BTreeMap::new(), Vec::new());
+    let mut b_files = Vec::new();
+    for (i, file) in sampled_fixtures().into_iter().enumerate() {
+        let Some(tables) = per_file(&file) else {
+            continue;
+        };
+        for (t, total) in &tables {
+            add_table(&mut want, t);
+            want_total += total;
+            if i % 2 == 0 {
+                add_table(&mut a_want, t);
+            }
+        }
+        if i % 2 == 0 {
+            a_files.push(file.clone());
+        } else {
+            b_files.push(file.clone());
+        }
+        read.push(file);
+    }
+    assert!(
+        read.len() >= 12,
+        "the fixtures hold many sampled profiles, got {read:?}"
+    );
+    let added_a = add(&lake, &a_files, &["version=1.0", "run=a"]);
+    let added_b = add(&lake, &b_files, &["version=1.1"]);
+    assert!(added_a["profiles"].as_u64().unwrap() >= a_files.len() as u64);
+    assert!(added_b["profiles"].as_u64().unwrap() >= b_files.len() as u64);
+
+    let (got, doc) = lake_top(&lake, &[]);
+    assert_tables_equal(&got, &want);
+    assert_eq!(doc["total_us"].as_i64(), Some(want_total), "the selection's total");
+
+    // Labels select: version=1.0 is set A alone; `!=` and `|` select the same sets.
+    let (got_a, _) = lake_top(&lake, &["--where", "version=1.0"]);
+    assert_tables_equal(&got_a, &a_want);
+    let (got_not_b, _) = lake_top(&lake, &["--where", "version!=1.1"]);
+    assert_tables_equal(&got_not_b, &a_want);
+    let (got_both, _) = lake_top(&lake, &["--where", "version=1.0|1.1,source=cli"]);
+    assert_tables_equal(&got_both, &want);
+    let (none, doc) = lake_top(&lake, &["--where", "version=1.0", "--where", "run=b"]);
+    assert!(none.is_empty());
+    assert_eq!(doc["profiles"], 0);
+    // Everything was added today: a window in the past selects nothing, one around now all.
+    let (past, _) = lake_top(&lake, &["--until", "2000-01-01"]);
+    assert!(past.is_empty());
+    let (all, _) = lake_top(&lake, &["--since", "2000-01-01"]);
+    assert_tables_equal(&all, &want);
+
+    // Compaction keeps every answer and leaves one file per table and partition.
+    let before_files = parquet_files(&lake).len();
+    let out = jsprof(&["lake", "compact", s(&lake)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let after_files = parquet_files(&lake).len();
+    assert!(after_files < before_files, "{before_files} → {after_files} files");
+    let (got, _) = lake_top(&lake, &[]);
+    assert_tables_equal(&got, &want);
+    let (got_a, _) = lake_top(&lake, &["--where", "version=1.0"]);
+    assert_tables_equal(&got_a, &a_want);
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+fn parquet_files(lake: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![lake.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|e| e == "parquet") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn re_adding_the_same_content_is_a_no_op() {
+    let lake = fresh("readd");
+    let file = fixtures().join("cpu/tsc.cpuprofile.gz");
+    let first = add(&lake, std::slice::from_ref(&file), &["run=1"]);
+    assert_eq!(first["profiles"], 1);
+    let files = parquet_files(&lake).len();
+    let again = add(&lake, std::slice::from_ref(&file), &["run=2"]);
+    assert_eq!(again["profiles"], 0);
+    assert_eq!(again["duplicates"], serde_json::json!(["tsc.cpuprofile.gz"]));
+    assert_eq!(parquet_files(&lake).len(), files, "nothing written");
+    let ls = jsprof_json(&["lake", "ls", s(&lake), "--json"]);
+    assert_eq!(ls["profiles"].as_array().unwrap().len(), 1);
+    assert_eq!(ls["profiles"][0]["labels"]["run"], "1");
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+#[test]
+fn a_corrupt_or_truncated_file_is_skipped_with_a_warning_naming_it() {
+    let lake = fresh("corrupt");
+    let files = [
+        fixtures().join("cpu/tsc.cpuprofile.gz"),
+        fixtures().join("selfprofile/primes.jsprofile.json"),
+    ];
+    let samples = |lake: &Path| -> Vec<PathBuf> {
+        parquet_files(lake)
+            .into_iter()
+            .filter(|p| p.to_string_lossy().contains("/samples/"))
+            .collect()
+    };
+    add(&lake, &files[..1], &[]);
+    let (want, _) = lake_top(&lake, &[]);
+    let first = samples(&lake);
+    add(&lake, &files[1..], &[]);
+    // The second add's samples file, cut in half as a killed copy would leave it, and a
+    // writer's temporary file with garbage beside it.
+    let victim = samples(&lake)
+        .into_iter()
+        .find(|p| !first.contains(p))
+        .expect("the second add wrote samples");
+    let bytes = std::fs::read(&victim).unwrap();
+    std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(
+        victim.parent().unwrap().join(".tmp-part-x-000001.parquet"),
+        b"not parquet",
+    )
+    .unwrap();
+    let out = jsprof(&["lake", "top", s(&lake), "--json", "--limit", "0"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let name = victim.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        stderr.contains(&name) && stderr.contains("skipped"),
+        "warning names the file: {stderr}"
+    );
+    assert!(!stderr.contains(".tmp-"), "temporary files are not read: {stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: BTreeMap<Key, (i64, i64)> = doc["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (key(f), (f["self_us"].as_i64().unwrap(), f["total_us"].as_i64().unwrap())))
+        .collect();
+    // Only the intact first file's samples count.
+    assert_tables_equal(&got, &want);
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+#[test]
+fn lake_sql_answers_queries_and_refuses_to_write() {
+    let lake = fresh("sql");
+    add(&lake, &[fixtures().join("cpu/tsc.cpuprofile.gz")], &["version=2"]);
+    let doc = jsprof_json(&[
+        "lake",
+        "sql",
+        s(&lake),
+        "SELECT count(*) AS n, min(labels['version']) AS v FROM profiles",
+        "--json",
+    ]);
+    assert_eq!(doc["rows"][0]["n"], 1);
+    assert_eq!(doc["rows"][0]["v"], "2");
+    let escape = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lake-sql-escape.csv");
+    let _ = std::fs::remove_file(&escape);
+    for sql in [
+        format!("COPY (SELECT * FROM profiles) TO '{}'", escape.display()),
+        "CREATE TABLE t AS SELECT 1".to_string(),
+        "INSERT INTO samples VALUES ('x', 1, 1, 1)".to_string(),
+        "CREATE VIEW v AS SELECT 1".to_string(),
+        "SET datafusion.execution.target_partitions = 1".to_string(),
+        "DROP VIEW profiles".to_string(),
+    ] {
+        let out = jsprof(&["lake", "sql", s(&lake), &sql]);
+        assert_eq!(out.status.code(), Some(2), "{sql} must be refused");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("lake sql"), "{sql}: {stderr}");
+    }
+    assert!(!escape.exists(), "COPY wrote nothing");
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+#[test]
+fn a_traces_sampled_threads_are_profiles_of_their_own() {
+    let lake = fresh("threads");
+    let trace = fixtures().join("third-party/speedscope/Chrome-70-worker.json.gz");
+    add(&lake, std::slice::from_ref(&trace), &[]);
+    let threads = jsprof_json(&["threads", s(&trace), "--json"]);
+    let want: Vec<String> = threads["timelines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["samples"].as_u64().unwrap() > 0)
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(want.len() >= 2, "a trace with a worker samples two threads: {want:?}");
+    let ls = jsprof_json(&["lake", "ls", s(&lake), "--json"]);
+    let mut got: Vec<String> = ls["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            assert_eq!(p["kind"], "trace");
+            p["thread"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let mut want = want;
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+    // One thread selected by its column.
+    let main = &want[0];
+    let (one, doc) = lake_top(&lake, &["--where", &format!("thread={main}")]);
+    assert_eq!(doc["profiles"], 1);
+    assert!(!one.is_empty());
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+#[test]
+fn a_heap_profile_adds_bytes_and_a_snapshot_its_summary() {
+    let lake = fresh("heap");
+    let heapprofile = fixtures().join("heapprofile/tsc.heapprofile");
+    let snapshot = fixtures().join("heap/node-small.heapsnapshot.gz");
+    add(&lake, &[heapprofile.clone(), snapshot.clone()], &[]);
+    let top = jsprof_json(&["top", s(&heapprofile), "--json", "--limit", "0"]);
+    let want: BTreeMap<Key, (i64, i64)> = top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (key(f), (f["self_bytes"].as_i64().unwrap(), f["total_bytes"].as_i64().unwrap())))
+        .collect();
+    let doc = jsprof_json(&["lake", "top", s(&lake), "--json", "--limit", "0"]);
+    assert_eq!(doc["unit"], "bytes", "the only sampled profile weighs bytes");
+    assert_eq!(doc["total_bytes"], top["total_bytes"]);
+    let got: BTreeMap<Key, (i64, i64)> = doc["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (key(f), (f["self_bytes"].as_i64().unwrap(), f["total_bytes"].as_i64().unwrap())))
+        .collect();
+    assert_tables_equal(&got, &want);
+
+    let summary = jsprof_json(&["heap", "summary", s(&snapshot), "--json", "--limit", "0"]);
+    let mut want: Vec<(String, i64, i64, i64)> = summary["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["count"].as_i64().unwrap(),
+                c["self_size"].as_i64().unwrap(),
+                c["retained_size"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let rows = jsprof_json(&[
+        "lake",
+        "sql",
+        s(&lake),
+        "SELECT class_name, count, shallow_size, retained_size FROM classes",
+        "--json",
+    ]);
+    let mut got: Vec<(String, i64, i64, i64)> = rows["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["class_name"].as_str().unwrap().to_string(),
+                c["count"].as_i64().unwrap(),
+                c["shallow_size"].as_i64().unwrap(),
+                c["retained_size"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    want.sort();
+    got.sort();
+    assert!(want.len() > 20);
+    assert_eq!(got, want);
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+#[test]
+fn trend_orders_versions_naturally_and_tree_and_flamegraph_draw_the_merged_stacks() {
+    let lake = fresh("trend");
+    let a = fixtures().join("diff/before.cpuprofile.gz");
+    let b = fixtures().join("diff/after.cpuprofile.gz");
+    add(&lake, std::slice::from_ref(&a), &["version=1.10"]);
+    add(&lake, std::slice::from_ref(&b), &["version=1.2"]);
+    // The heaviest function of the later file, by self time.
+    let top_b = jsprof_json(&["top", s(&b), "--json", "--limit", "1"]);
+    let name = top_b["functions"][0]["name"].as_str().unwrap().to_string();
+    let trend = jsprof_json(&["lake", "trend", s(&lake), &name, "--by", "version", "--json"]);
+    let points = trend["points"].as_array().unwrap();
+    let values: Vec<&str> = points.iter().map(|p| p["value"].as_str().unwrap()).collect();
+    assert_eq!(values, ["1.2", "1.10"]);
+    // Its share in 1.2 is the after file's: jsprof top's percentages of the same function(s).
+    let top_all = jsprof_json(&["top", s(&b), "--json", "--limit", "0"]);
+    let self_pct: f64 = top_all["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["name"] == name.as_str())
+        .map(|f| f["self_percent"].as_f64().unwrap())
+        .sum();
+    let got = points[0]["self_percent"].as_f64().unwrap();
+    assert!((got - self_pct).abs() < 1e-9, "{got} vs {self_pct}");
+
+    // The merged tree of one file is that file's tree.
+    let one = ["--where", "version=1.2"];
+    let tree = jsprof_json(&["tree", s(&b), "--json"]);
+    let mut args = vec!["lake", "tree", s(&lake), "--json"];
+    args.extend(one);
+    let lake_tree = jsprof_json(&args);
+    let nodes = |doc: &Value| -> Vec<(String, i64, f64, f64)> {
+        let mut v: Vec<_> = doc["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                (
+                    n["name"].as_str().unwrap_or_default().to_string(),
+                    n["depth"].as_i64().unwrap_or(-1),
+                    (n["self_ms"].as_f64().unwrap() * 1000.0).round(),
+                    (n["total_ms"].as_f64().unwrap() * 1000.0).round(),
+                )
+            })
+            .collect();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v
+    };
+    assert_eq!(nodes(&lake_tree), nodes(&tree));
+
+    let svg = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lake-flame.svg");
+    let out = jsprof(&["lake", "flamegraph", s(&lake), "-o", s(&svg)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<?xml") || text.starts_with("<svg"));
+    assert!(text.contains(&name), "the graph names the heaviest function");
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+#[test]
+fn bad_where_terms_and_non_lakes_are_clear_errors() {
+    let lake = fresh("bad");
+    add(&lake, &[fixtures().join("cpu/tsc.cpuprofile.gz")], &[]);
+    let out = jsprof(&["lake", "top", s(&lake), "--where", "version"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--where `version`"));
+    let out = jsprof(&["lake", "top", s(&lake), "--since", "yesterday"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("yesterday"));
+    let out = jsprof(&["lake", "top", s(&fixtures())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a lake"));
+    let _ = std::fs::remove_dir_all(&lake);
+}

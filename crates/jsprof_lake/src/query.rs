@@ -1,0 +1,745 @@
+//! The `lake` commands' questions as queries over the views.
+//!
+//! Every aggregate first sums `samples` per `stack_id` over the selected profiles (one pass over
+//! the fact table, a semi join with the selected `profiles`), then joins the much smaller
+//! `stacks` dictionary: a function's self weight is the weight of stacks it tops, its total the
+//! weight of stacks whose `functions` list holds it (`unnest`), which counts a sample once
+//! however often the function recurses, as DevTools does.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+
+use arrow::array::{
+    Array, ArrayRef, Float64Array, Int64Array, MapArray, RecordBatch, StringArray, UInt64Array,
+};
+use arrow::datatypes::DataType;
+
+use crate::read::LakeReader;
+use crate::selection::{quote, Selection};
+use crate::{LakeError, Result};
+
+/// Runs a future on a runtime sized for the lake's queries (the CLI's entry point).
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(future)
+}
+
+fn cast(col: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
+    Ok(arrow::compute::cast(col, to)?)
+}
+
+/// Column `i` of every batch as optional strings.
+pub fn strings(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<String>>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let col = cast(b.column(i), &DataType::Utf8)?;
+        let a = col.as_any().downcast_ref::<StringArray>().expect("cast");
+        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| a.value(j).to_string())));
+    }
+    Ok(out)
+}
+
+/// Column `i` as optional i64 (integers, timestamps as their raw µs).
+pub fn i64s(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<i64>>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let col = cast(b.column(i), &DataType::Int64)?;
+        let a = col.as_any().downcast_ref::<Int64Array>().expect("cast");
+        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| a.value(j))));
+    }
+    Ok(out)
+}
+
+/// Column `i` as optional u64.
+pub fn u64s(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<u64>>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let col = cast(b.column(i), &DataType::UInt64)?;
+        let a = col.as_any().downcast_ref::<UInt64Array>().expect("cast");
+        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| a.value(j))));
+    }
+    Ok(out)
+}
+
+/// Column `i` as optional f64.
+pub fn f64s(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<f64>>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let col = cast(b.column(i), &DataType::Float64)?;
+        let a = col.as_any().downcast_ref::<Float64Array>().expect("cast");
+        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| a.value(j))));
+    }
+    Ok(out)
+}
+
+/// A map column (labels) as sorted maps.
+pub fn maps(batches: &[RecordBatch], i: usize) -> Result<Vec<BTreeMap<String, String>>> {
+    let mut out = Vec::new();
+    for b in batches {
+        let Some(m) = b.column(i).as_any().downcast_ref::<MapArray>() else {
+            return Err(LakeError::Query(format!(
+                "column {i} is {}, not a map",
+                b.column(i).data_type()
+            )));
+        };
+        let keys = cast(m.keys(), &DataType::Utf8)?;
+        let values = cast(m.values(), &DataType::Utf8)?;
+        let keys = keys.as_any().downcast_ref::<StringArray>().expect("cast");
+        let values = values.as_any().downcast_ref::<StringArray>().expect("cast");
+        let offsets = m.value_offsets();
+        for j in 0..m.len() {
+            let mut row = BTreeMap::new();
+            for k in offsets[j] as usize..offsets[j + 1] as usize {
+                if values.is_valid(k) {
+                    row.insert(keys.value(k).to_string(), values.value(k).to_string());
+                }
+            }
+            out.push(row);
+        }
+    }
+    Ok(out)
+}
+
+/// The weight unit a query adds up: the selection's, when it names one; else the one unit of
+/// the selected profiles (time when both are there: `note` says heap profiles were left out).
+pub async fn choose_unit(
+    reader: &LakeReader,
+    sel: &Selection,
+    asked: Option<&str>,
+) -> Result<(String, Option<String>)> {
+    if let Some(u) = asked {
+        return Ok((u.to_string(), None));
+    }
+    let sql = format!(
+        "SELECT DISTINCT weight_unit FROM profiles WHERE kind <> 'heapsnapshot' AND {}",
+        sel.predicate("")
+    );
+    let units: Vec<String> = strings(&reader.query(&sql).await?, 0)?
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok(match units.as_slice() {
+        [one] => (one.clone(), None),
+        [] => ("us".into(), None),
+        _ => (
+            "us".into(),
+            Some("the selection holds heap profiles (bytes) too; they are left out (--unit bytes shows them)".into()),
+        ),
+    })
+}
+
+/// The samples of the selected profiles of one unit, as a SQL condition on `s.profile_id`.
+/// Without any selection and with one unit in the lake it is `TRUE`: no join at all.
+async fn sample_filter(reader: &LakeReader, sel: &Selection, unit: &str) -> Result<String> {
+    if sel.is_empty() {
+        let sql = "SELECT count(DISTINCT weight_unit) FROM profiles WHERE kind <> 'heapsnapshot'";
+        let n = i64s(&reader.query(sql).await?, 0)?;
+        if n.first().copied().flatten().unwrap_or(0) <= 1 {
+            return Ok("TRUE".into());
+        }
+    }
+    let sel = sel.clone().with_unit(unit);
+    Ok(format!(
+        "s.profile_id IN (SELECT profile_id FROM profiles WHERE {})",
+        sel.predicate("")
+    ))
+}
+
+/// One function of a lake table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionWeights {
+    pub function_id: u64,
+    pub name: String,
+    pub url: String,
+    pub line: Option<i64>,
+    pub column: Option<i64>,
+    pub self_weight: i64,
+    pub total_weight: i64,
+}
+
+/// `lake top`'s answer.
+#[derive(Clone, Debug)]
+pub struct TopAnswer {
+    /// `us` or `bytes`.
+    pub unit: String,
+    /// The selection's total weight (percentages are of it).
+    pub total: i64,
+    pub profiles: i64,
+    /// Sorted as `jsprof top` sorts: by the chosen weight, the other, then name, URL, position.
+    pub rows: Vec<FunctionWeights>,
+    pub note: Option<String>,
+}
+
+/// Counts and the total weight of the selected profiles of `unit`.
+async fn totals(reader: &LakeReader, filter: &str, sel: &Selection, unit: &str) -> Result<(i64, i64)> {
+    let total_sql = format!("SELECT sum(s.self_weight) FROM samples s WHERE {filter}");
+    let total = i64s(&reader.query(&total_sql).await?, 0)?
+        .first()
+        .copied()
+        .flatten()
+        .unwrap_or(0);
+    let count_sql = format!(
+        "SELECT count(*) FROM profiles WHERE {}",
+        sel.clone().with_unit(unit).predicate("")
+    );
+    let profiles = i64s(&reader.query(&count_sql).await?, 0)?
+        .first()
+        .copied()
+        .flatten()
+        .unwrap_or(0);
+    Ok((total, profiles))
+}
+
+/// The function table of the selection.
+pub async fn top(
+    reader: &LakeReader,
+    sel: &Selection,
+    unit: Option<&str>,
+    by_total: bool,
+) -> Result<TopAnswer> {
+    let (unit, note) = choose_unit(reader, sel, unit).await?;
+    let filter = sample_filter(reader, sel, &unit).await?;
+    let sql = format!(
+        "WITH w AS (SELECT s.stack_id, sum(s.self_weight) AS w FROM samples s WHERE {filter} \
+                    GROUP BY s.stack_id), \
+              ws AS (SELECT w.w, st.function_id, st.functions FROM w \
+                     JOIN stacks st ON w.stack_id = st.stack_id), \
+              self_t AS (SELECT function_id, sum(w) AS self_w FROM ws GROUP BY function_id), \
+              total_t AS (SELECT f AS function_id, sum(w) AS total_w \
+                          FROM (SELECT unnest(functions) AS f, w FROM ws) GROUP BY f) \
+         SELECT t.function_id, fn.name, fn.url, fn.line, fn.\"column\", \
+                coalesce(st.self_w, 0), t.total_w \
+         FROM total_t t JOIN functions fn ON fn.function_id = t.function_id \
+         LEFT JOIN self_t st ON st.function_id = t.function_id"
+    );
+    let batches = reader.query(&sql).await?;
+    let mut rows = function_rows(&batches)?;
+    sort_rows(&mut rows, by_total);
+    let (total, profiles) = totals(reader, &filter, sel, &unit).await?;
+    Ok(TopAnswer {
+        unit,
+        total,
+        profiles,
+        rows,
+        note,
+    })
+}
+
+fn function_rows(batches: &[RecordBatch]) -> Result<Vec<FunctionWeights>> {
+    let ids = u64s(batches, 0)?;
+    let names = strings(batches, 1)?;
+    let urls = strings(batches, 2)?;
+    let lines = i64s(batches, 3)?;
+    let columns = i64s(batches, 4)?;
+    let selfs = i64s(batches, 5)?;
+    let totals = i64s(batches, 6)?;
+    Ok((0..ids.len())
+        .map(|i| FunctionWeights {
+            function_id: ids[i].unwrap_or(0),
+            name: names[i].clone().unwrap_or_default(),
+            url: urls[i].clone().unwrap_or_default(),
+            line: lines[i],
+            column: columns[i],
+            self_weight: selfs[i].unwrap_or(0),
+            total_weight: totals[i].unwrap_or(0),
+        })
+        .collect())
+}
+
+/// `jsprof top`'s order: the chosen weight, the other, then name, URL, line, column.
+pub fn sort_rows(rows: &mut [FunctionWeights], by_total: bool) {
+    rows.sort_by(|a, b| {
+        let (ka, kb) = if by_total {
+            ((a.total_weight, a.self_weight), (b.total_weight, b.self_weight))
+        } else {
+            ((a.self_weight, a.total_weight), (b.self_weight, b.total_weight))
+        };
+        kb.cmp(&ka)
+            .then_with(|| a.name.cmp(&b.name))
+            .then_with(|| a.url.cmp(&b.url))
+            .then_with(|| a.line.cmp(&b.line))
+            .then_with(|| a.column.cmp(&b.column))
+    });
+}
+
+/// One profile as `lake ls` lists it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ProfileInfo {
+    pub profile_id: String,
+    pub kind: String,
+    pub source_name: String,
+    pub thread: Option<String>,
+    /// RFC 3339, UTC.
+    pub start_time: Option<String>,
+    pub duration_us: f64,
+    pub sample_count: i64,
+    pub weight_unit: String,
+    pub labels: BTreeMap<String, String>,
+    pub added_at: String,
+}
+
+fn rfc3339(us: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(us)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
+        .unwrap_or_default()
+}
+
+/// The selected profiles, oldest first.
+pub async fn ls(reader: &LakeReader, sel: &Selection) -> Result<Vec<ProfileInfo>> {
+    let sql = format!(
+        "SELECT profile_id, kind, source_name, thread, start_time, duration_us, sample_count, \
+                weight_unit, labels, added_at FROM profiles WHERE {} \
+         ORDER BY coalesce(start_time, added_at), source_name, profile_id",
+        sel.predicate("")
+    );
+    let b = reader.query(&sql).await?;
+    let (ids, kinds, names, threads) = (strings(&b, 0)?, strings(&b, 1)?, strings(&b, 2)?, strings(&b, 3)?);
+    let (starts, durations, counts) = (i64s(&b, 4)?, f64s(&b, 5)?, i64s(&b, 6)?);
+    let (units, labels, added) = (strings(&b, 7)?, maps(&b, 8)?, i64s(&b, 9)?);
+    Ok((0..ids.len())
+        .map(|i| ProfileInfo {
+            profile_id: ids[i].clone().unwrap_or_default(),
+            kind: kinds[i].clone().unwrap_or_default(),
+            source_name: names[i].clone().unwrap_or_default(),
+            thread: threads[i].clone(),
+            start_time: starts[i].map(rfc3339),
+            duration_us: durations[i].unwrap_or(0.0),
+            sample_count: counts[i].unwrap_or(0),
+            weight_unit: units[i].clone().unwrap_or_default(),
+            labels: labels[i].clone(),
+            added_at: added[i].map(rfc3339).unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// One value of `lake trend`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TrendPoint {
+    /// The label's value (`null` for profiles without the label), or the day.
+    pub value: Option<String>,
+    pub profiles: i64,
+    pub total: i64,
+    pub self_weight: i64,
+    pub total_weight: i64,
+    pub self_percent: f64,
+    pub total_percent: f64,
+}
+
+/// Compares version-like strings naturally: digit runs as numbers (1.2 < 1.10).
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (a.first(), b.first()) {
+            (None, None) => return Ordering::Equal,
+            (None, _) => return Ordering::Less,
+            (_, None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let run = |s: &[u8]| s.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (na, nb) = (run(a), run(b));
+                let strip = |s: &[u8]| {
+                    let z = s.iter().take_while(|&&c| c == b'0').count();
+                    s[z..].to_vec()
+                };
+                let (da, db) = (strip(&a[..na]), strip(&b[..nb]));
+                let o = da.len().cmp(&db.len()).then_with(|| da.cmp(&db)).then(na.cmp(&nb));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                a = &a[na..];
+                b = &b[nb..];
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(y);
+                }
+                a = &a[1..];
+                b = &b[1..];
+            }
+        }
+    }
+}
+
+/// A function's share of the selection per label value (`day`: per start day), in natural order
+/// of the values. `function` is a name; `url` narrows it to one script.
+pub async fn trend(
+    reader: &LakeReader,
+    sel: &Selection,
+    function: &str,
+    url: Option<&str>,
+    by: &str,
+    unit: Option<&str>,
+) -> Result<(String, Vec<TrendPoint>)> {
+    let (unit, _) = choose_unit(reader, sel, unit).await?;
+    let key = if by == "day" {
+        "CAST(CAST(coalesce(start_time, added_at) AS DATE) AS VARCHAR)".to_string()
+    } else if ["kind", "thread", "source_name"].contains(&by) {
+        by.to_string()
+    } else {
+        format!("labels[{}]", quote(by))
+    };
+    let url_term = url.map_or(String::new(), |u| format!(" AND url = {}", quote(u)));
+    let pred = sel.clone().with_unit(&unit).predicate("");
+    let sql = format!(
+        "WITH p AS (SELECT profile_id, {key} AS k FROM profiles WHERE {pred}), \
+              m AS (SELECT function_id FROM functions WHERE name = {name}{url_term}), \
+              self_st AS (SELECT stack_id FROM stacks WHERE function_id IN (SELECT function_id FROM m)), \
+              total_st AS (SELECT DISTINCT stack_id FROM \
+                           (SELECT stack_id, unnest(functions) AS f FROM stacks) \
+                           WHERE f IN (SELECT function_id FROM m)), \
+              g AS (SELECT p.k AS k, s.stack_id AS stack_id, sum(s.self_weight) AS w \
+                    FROM samples s JOIN p ON s.profile_id = p.profile_id GROUP BY p.k, s.stack_id), \
+              n AS (SELECT k, count(*) AS profiles FROM p GROUP BY k) \
+         SELECT g.k, sum(g.w), \
+                sum(CASE WHEN a.stack_id IS NOT NULL THEN g.w ELSE 0 END), \
+                sum(CASE WHEN b.stack_id IS NOT NULL THEN g.w ELSE 0 END), \
+                min(n.profiles) \
+         FROM g LEFT JOIN self_st a ON g.stack_id = a.stack_id \
+                LEFT JOIN total_st b ON g.stack_id = b.stack_id \
+                JOIN n ON g.k IS NOT DISTINCT FROM n.k \
+         GROUP BY g.k",
+        name = quote(function),
+    );
+    let b = reader.query(&sql).await?;
+    let (keys, totals, selfs, tots, counts) =
+        (strings(&b, 0)?, i64s(&b, 1)?, i64s(&b, 2)?, i64s(&b, 3)?, i64s(&b, 4)?);
+    let pct = |w: i64, t: i64| if t > 0 { w as f64 * 100.0 / t as f64 } else { 0.0 };
+    let mut points: Vec<TrendPoint> = (0..keys.len())
+        .map(|i| {
+            let total = totals[i].unwrap_or(0);
+            let (s, t) = (selfs[i].unwrap_or(0), tots[i].unwrap_or(0));
+            TrendPoint {
+                value: keys[i].clone(),
+                profiles: counts[i].unwrap_or(0),
+                total,
+                self_weight: s,
+                total_weight: t,
+                self_percent: pct(s, total),
+                total_percent: pct(t, total),
+            }
+        })
+        .collect();
+    points.sort_by(|a, b| match (&a.value, &b.value) {
+        (Some(x), Some(y)) => natural_cmp(x, y),
+        (None, None) => Ordering::Equal,
+        (None, _) => Ordering::Greater,
+        (_, None) => Ordering::Less,
+    });
+    Ok((unit, points))
+}
+
+/// The selection's weight per stack, with every stack on the way to the root and every function
+/// they name: what a merged profile (`lake tree`, `lake flamegraph`) is made of.
+#[derive(Clone, Debug, Default)]
+pub struct MergedStacks {
+    pub unit: String,
+    /// (stack_id, weight, samples); stack 0 is the bare root.
+    pub weights: Vec<(u64, i64, i64)>,
+    /// stack_id → (parent_id, function_id, depth).
+    pub stacks: HashMap<u64, (Option<u64>, u64, i32)>,
+    /// function_id → (name, url, line, column).
+    pub functions: HashMap<u64, (String, String, Option<i64>, Option<i64>)>,
+    pub profiles: i64,
+    pub note: Option<String>,
+}
+
+pub async fn merged_stacks(
+    reader: &LakeReader,
+    sel: &Selection,
+    unit: Option<&str>,
+) -> Result<MergedStacks> {
+    let (unit, note) = choose_unit(reader, sel, unit).await?;
+    let filter = sample_filter(reader, sel, &unit).await?;
+    let sql = format!(
+        "SELECT s.stack_id, sum(s.self_weight), sum(s.sample_count) FROM samples s \
+         WHERE {filter} GROUP BY s.stack_id ORDER BY s.stack_id"
+    );
+    let b = reader.query(&sql).await?;
+    let (ids, ws, cs) = (u64s(&b, 0)?, i64s(&b, 1)?, i64s(&b, 2)?);
+    let weights: Vec<(u64, i64, i64)> = (0..ids.len())
+        .map(|i| (ids[i].unwrap_or(0), ws[i].unwrap_or(0), cs[i].unwrap_or(0)))
+        .collect();
+    // The dictionaries are small next to the fact table: read them whole.
+    let b = reader
+        .query("SELECT stack_id, parent_id, function_id, depth FROM stacks")
+        .await?;
+    let (sid, parent, fid, depth) = (u64s(&b, 0)?, u64s(&b, 1)?, u64s(&b, 2)?, i64s(&b, 3)?);
+    let all: HashMap<u64, (Option<u64>, u64, i32)> = (0..sid.len())
+        .map(|i| {
+            (
+                sid[i].unwrap_or(0),
+                (parent[i], fid[i].unwrap_or(0), depth[i].unwrap_or(0) as i32),
+            )
+        })
+        .collect();
+    let mut stacks = HashMap::new();
+    for &(s, _, _) in &weights {
+        let mut cur = Some(s);
+        while let Some(id) = cur {
+            if stacks.contains_key(&id) {
+                break;
+            }
+            let Some(&row) = all.get(&id) else { break };
+            stacks.insert(id, row);
+            cur = row.0;
+        }
+    }
+    let b = reader
+        .query("SELECT function_id, name, url, line, \"column\" FROM functions")
+        .await?;
+    let (fids, names, urls, lines, cols) =
+        (u64s(&b, 0)?, strings(&b, 1)?, strings(&b, 2)?, i64s(&b, 3)?, i64s(&b, 4)?);
+    let used: std::collections::HashSet<u64> = stacks.values().map(|r| r.1).collect();
+    let functions = (0..fids.len())
+        .filter(|&i| fids[i].is_some_and(|f| used.contains(&f)))
+        .map(|i| {
+            (
+                fids[i].unwrap_or(0),
+                (
+                    names[i].clone().unwrap_or_default(),
+                    urls[i].clone().unwrap_or_default(),
+                    lines[i],
+                    cols[i],
+                ),
+            )
+        })
+        .collect();
+    let count_sql = format!(
+        "SELECT count(*) FROM profiles WHERE {}",
+        sel.clone().with_unit(&unit).predicate("")
+    );
+    let profiles = i64s(&reader.query(&count_sql).await?, 0)?
+        .first()
+        .copied()
+        .flatten()
+        .unwrap_or(0);
+    Ok(MergedStacks {
+        unit,
+        weights,
+        stacks,
+        functions,
+        profiles,
+        note,
+    })
+}
+
+/// One profile's function weights: what `lake diff` compares per profile.
+#[derive(Clone, Debug, Default)]
+pub struct ProfileFunctions {
+    pub profile_id: String,
+    /// The profile's total weight (its share's denominator).
+    pub total: i64,
+    /// function_id → (self, total).
+    pub functions: HashMap<u64, (i64, i64)>,
+}
+
+/// Per selected profile, per function: self and total weight, and the profile's total (the hook
+/// `lake diff` builds on). Profiles without samples are listed with no functions.
+pub async fn per_profile_functions(
+    reader: &LakeReader,
+    sel: &Selection,
+    unit: &str,
+) -> Result<Vec<ProfileFunctions>> {
+    let pred = sel.clone().with_unit(unit).predicate("");
+    let base = format!(
+        "WITH ps AS (SELECT s.profile_id, s.stack_id, s.self_weight AS w FROM samples s \
+                     WHERE s.profile_id IN (SELECT profile_id FROM profiles WHERE {pred}))"
+    );
+    let mut out: BTreeMap<String, ProfileFunctions> = BTreeMap::new();
+    let ids = strings(
+        &reader
+            .query(&format!("SELECT profile_id FROM profiles WHERE {pred}"))
+            .await?,
+        0,
+    )?;
+    for id in ids.into_iter().flatten() {
+        out.insert(
+            id.clone(),
+            ProfileFunctions {
+                profile_id: id,
+                ..ProfileFunctions::default()
+            },
+        );
+    }
+    let b = reader
+        .query(&format!(
+            "{base} SELECT profile_id, sum(w) FROM ps GROUP BY profile_id"
+        ))
+        .await?;
+    let (pids, totals) = (strings(&b, 0)?, i64s(&b, 1)?);
+    for i in 0..pids.len() {
+        if let Some(p) = pids[i].as_ref().and_then(|p| out.get_mut(p)) {
+            p.total = totals[i].unwrap_or(0);
+        }
+    }
+    let b = reader
+        .query(&format!(
+            "{base}, pw AS (SELECT ps.profile_id, st.function_id, st.functions, ps.w FROM ps \
+                            JOIN stacks st ON ps.stack_id = st.stack_id) \
+             SELECT profile_id, function_id, sum(w), 0 FROM pw GROUP BY profile_id, function_id \
+             UNION ALL \
+             SELECT profile_id, f, 0, sum(w) FROM \
+               (SELECT profile_id, unnest(functions) AS f, w FROM pw) GROUP BY profile_id, f"
+        ))
+        .await?;
+    let (pids, fids, selfs, tots) = (strings(&b, 0)?, u64s(&b, 1)?, i64s(&b, 2)?, i64s(&b, 3)?);
+    for i in 0..pids.len() {
+        let (Some(p), Some(f)) = (pids[i].as_ref(), fids[i]) else {
+            continue;
+        };
+        if let Some(p) = out.get_mut(p) {
+            let e = p.functions.entry(f).or_default();
+            e.0 += selfs[i].unwrap_or(0);
+            e.1 += tots[i].unwrap_or(0);
+        }
+    }
+    Ok(out.into_values().collect())
+}
+
+/// Names of functions by id: (name, url, line, column).
+pub async fn function_names(
+    reader: &LakeReader,
+) -> Result<HashMap<u64, (String, String, Option<i64>, Option<i64>)>> {
+    let b = reader
+        .query("SELECT function_id, name, url, line, \"column\" FROM functions")
+        .await?;
+    let (fids, names, urls, lines, cols) =
+        (u64s(&b, 0)?, strings(&b, 1)?, strings(&b, 2)?, i64s(&b, 3)?, i64s(&b, 4)?);
+    Ok((0..fids.len())
+        .filter_map(|i| {
+            Some((
+                fids[i]?,
+                (
+                    names[i].clone().unwrap_or_default(),
+                    urls[i].clone().unwrap_or_default(),
+                    lines[i],
+                    cols[i],
+                ),
+            ))
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_sort_naturally() {
+        let mut v = vec!["1.10", "1.2", "1.9.1", "1.9", "v2", "1.02"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["1.2", "1.02", "1.9", "1.9.1", "1.10", "v2"]);
+    }
+}
+
+/// One weighted profile of the merged stacks, for the engine behind `jsprof tree` and
+/// `jsprof flamegraph`: one thread whose samples are the stacks with their summed weights (time
+/// in nanoseconds, as the engine counts it; bytes as they are).
+pub fn merged_profile(m: &MergedStacks) -> jsprof_profile::Profile {
+    use jsprof_profile::{Profile, ProfileKind, Samples, StackId, Thread, WeightUnit};
+    let bytes = m.unit == "bytes";
+    let mut profile = Profile::new(if bytes {
+        ProfileKind::HeapProfile
+    } else {
+        ProfileKind::CpuProfile
+    });
+    // Parents before children: by depth, then id for a stable order.
+    let mut order: Vec<(&u64, &(Option<u64>, u64, i32))> = m.stacks.iter().collect();
+    order.sort_by_key(|(id, row)| (row.2, **id));
+    let mut ids: HashMap<u64, StackId> = HashMap::new();
+    for (id, &(parent, function, _)) in order {
+        let parent = match parent {
+            Some(p) => match ids.get(&p) {
+                Some(&s) => Some(s),
+                None => continue,
+            },
+            None => None,
+        };
+        let (name, url, line, column) = m
+            .functions
+            .get(&function)
+            .cloned()
+            .unwrap_or_else(|| ("(unknown)".into(), String::new(), None, None));
+        let to_u32 = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
+        let frame = profile.intern_frame(&name, &url, to_u32(line), to_u32(column), "");
+        let stack = profile.stacks.push(parent, frame, ids.len() as u64 + 1);
+        ids.insert(*id, stack);
+    }
+    let mut thread = Thread::new(if bytes {
+        WeightUnit::Bytes
+    } else {
+        WeightUnit::Nanoseconds
+    });
+    thread.set_identity("lake".into(), None, None);
+    let mut samples = Samples::weighted();
+    let mut time = 0i64;
+    for &(stack, weight, _) in &m.weights {
+        let w = if bytes { weight } else { weight.saturating_mul(1000) };
+        samples.push_weighted(time, ids.get(&stack).copied(), w);
+        time = time.saturating_add(w.max(0));
+    }
+    let end = time;
+    *thread.samples_mut() = samples;
+    thread.set_samples_end(Some(end));
+    profile.threads.push(thread);
+    profile
+}
+
+/// Query results as a text table.
+pub fn pretty(batches: &[RecordBatch]) -> Result<String> {
+    Ok(arrow::util::pretty::pretty_format_batches(batches)?.to_string())
+}
+
+/// Query results as JSON objects, one per row: integers and floats as numbers, everything else
+/// (strings, times, lists, maps) as Arrow displays it.
+pub fn rows_json(batches: &[RecordBatch]) -> Result<Vec<serde_json::Value>> {
+    use arrow::util::display::{ArrayFormatter, FormatOptions};
+    let mut out = Vec::new();
+    for b in batches {
+        let schema = b.schema();
+        let mut rows: Vec<serde_json::Map<String, serde_json::Value>> =
+            (0..b.num_rows()).map(|_| serde_json::Map::new()).collect();
+        for (i, field) in schema.fields().iter().enumerate() {
+            let col = b.column(i);
+            let t = col.data_type();
+            let one = [b.slice(0, b.num_rows())];
+            let values: Vec<serde_json::Value> = if t.is_integer() {
+                match t {
+                    DataType::UInt64 => u64s(&one, i)?
+                        .into_iter()
+                        .map(|v| v.map_or(serde_json::Value::Null, Into::into))
+                        .collect(),
+                    _ => i64s(&one, i)?
+                        .into_iter()
+                        .map(|v| v.map_or(serde_json::Value::Null, Into::into))
+                        .collect(),
+                }
+            } else if t.is_floating() {
+                f64s(&one, i)?
+                    .into_iter()
+                    .map(|v| v.map_or(serde_json::Value::Null, Into::into))
+                    .collect()
+            } else {
+                let f = ArrayFormatter::try_new(col.as_ref(), &FormatOptions::default())?;
+                (0..col.len())
+                    .map(|j| {
+                        if col.is_null(j) {
+                            serde_json::Value::Null
+                        } else {
+                            f.value(j).to_string().into()
+                        }
+                    })
+                    .collect()
+            };
+            for (row, v) in rows.iter_mut().zip(values) {
+                row.insert(field.name().clone(), v);
+            }
+        }
+        out.extend(rows.into_iter().map(serde_json::Value::Object));
+    }
+    Ok(out)
+}
