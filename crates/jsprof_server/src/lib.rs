@@ -26,6 +26,7 @@ mod catalogue;
 mod clock;
 mod error;
 mod ids;
+mod ingest;
 mod listen;
 mod openapi;
 mod params;
@@ -44,6 +45,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+pub use ingest::{read_keys, IngestConfig};
 pub use state::{Config, DEFAULT_SESSION_QUOTA};
 
 use crate::state::AppState;
@@ -152,7 +154,9 @@ fn open_data_dir(dir: &Path) -> Result<(), ServeError> {
 pub struct Server {
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
+    ingest: Option<Arc<ingest::Ingest>>,
     _lock: DirLock,
+    _ingest_lock: Option<DirLock>,
 }
 
 impl Server {
@@ -194,6 +198,25 @@ impl Server {
                 path: db_path.clone(),
                 source,
             })?;
+        // Before listening: the spool a previous run left is in the lake before anything new
+        // is accepted. The spool is locked like the data directory, so two servers never
+        // replay (and delete) the same segments.
+        let (ingest, ingest_lock) = match &config.ingest {
+            Some(ic) => {
+                ic.check().map_err(ServeError::Config)?;
+                let spool = ic.lake.join(".ingest-spool");
+                std::fs::create_dir_all(&spool)
+                    .map_err(io(format!("cannot create {}", spool.display())))?;
+                let lock = lock_dir(&spool)?;
+                let ic = ic.clone();
+                let ingest = tokio::task::spawn_blocking(move || ingest::Ingest::start(ic))
+                    .await
+                    .map_err(|e| ServeError::Config(e.to_string()))?
+                    .map_err(|e| ServeError::Config(e.to_string()))?;
+                (Some(ingest), Some(lock))
+            }
+            None => (None, None),
+        };
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .map_err(io(format!("cannot listen on {}", config.addr)))?;
@@ -216,7 +239,9 @@ impl Server {
         Ok(Server {
             listener,
             state,
+            ingest,
             _lock: lock,
+            _ingest_lock: ingest_lock,
         })
     }
 
@@ -247,7 +272,11 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let state = self.state.clone();
-        let app = api::router(self.state.clone());
+        let mut app = api::router(self.state.clone());
+        if let Some(ingest) = &self.ingest {
+            // Outside the service's own checks: other origins post here, with ingest keys.
+            app = ingest::routes(ingest.clone()).merge(app);
+        }
         let config = &self.state.config;
         let limits = listen::Limits {
             header_timeout: config.header_timeout,

@@ -198,6 +198,24 @@ pub fn document(state: &AppState) -> Value {
                 "get": {"summary": "`jsprof heap retainers --json`", "parameters": [param("paths", "query", "paths to show", json!({"type": "integer", "default": 5})), param("max_depth", "query", "steps per path", json!({"type": "integer", "default": 100}))],
                     "responses": responses(("200", ok("the retaining paths", "RetainersReport")), &std_errors)}
             },
+            "/ingest/v1/selfprofile": {
+                "post": {
+                    "summary": "Field collection (serve --lake): a JS Self-Profiling trace posted by a page, appended to the lake. Answered 202 only once the trace is durable in the lake's spool. Outside the token checks: it takes an ingest key (serve --ingest-key-file) and answers CORS for the --ingest-origin origins only",
+                    "security": [{"ingestBearer": []}, {"ingestKey": []}],
+                    "parameters": [
+                        param("key", "query", "an ingest key (sendBeacon cannot set headers); or `Authorization: Bearer KEY`", json!({"type": "string"})),
+                        {"name": "page", "in": "query", "required": true, "description": "the page's label", "schema": {"type": "string", "maxLength": 256}},
+                        {"name": "release", "in": "query", "required": true, "description": "the release's label", "schema": {"type": "string", "maxLength": 256}},
+                        param("label.NAME", "query", "any other label NAME=VALUE (NAME: letters, digits, `_`, `-`, `.`); `browser` and `device` are set from the User-Agent, `source` is `ingest`", json!({"type": "string"}))
+                    ],
+                    "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "description": "the trace `profiler.stop()` resolves to (frames, resources, samples, stacks)"}}}},
+                    "responses": responses(("202", {"description": "durable; written to the lake with the next batch", "content": {"application/json": {"schema": {"type": "object", "required": ["kind", "accepted", "profile_id", "source_hash", "warnings"], "properties": {
+                        "kind": {"const": "selfprofile"}, "accepted": {"const": true},
+                        "profile_id": {"type": "string"}, "source_hash": {"type": "string"},
+                        "warnings": {"type": "array", "items": {"type": "object"}}}}}}}), &["400", "401", "403", "413", "500"])
+                },
+                "options": {"summary": "CORS preflight: allowed for the --ingest-origin origins, 403 without CORS headers for others", "responses": {"204": {"description": "allowed"}, "403": {"description": "not an allowed origin"}}}
+            },
             "/api/sessions/{id}/artifacts/{artifact}/heap/diff": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof heap diff --json BASE THIS`", "parameters": [param("base", "query", "SESSION_ID/ARTIFACT_ID of the earlier snapshot", json!({"type": "string"})), param("limit", "query", "classes; 0 = all", json!({"type": "integer", "default": 20}))],
@@ -207,7 +225,9 @@ pub fn document(state: &AppState) -> Value {
         "components": {
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
-                "token": {"type": "apiKey", "in": "query", "name": "token"}
+                "token": {"type": "apiKey", "in": "query", "name": "token"},
+                "ingestBearer": {"type": "http", "scheme": "bearer", "description": "an ingest key (not the token)"},
+                "ingestKey": {"type": "apiKey", "in": "query", "name": "key"}
             },
             "schemas": {
                 "Error": {"type": "object", "required": ["error", "message"], "properties": {

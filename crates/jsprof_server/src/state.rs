@@ -55,6 +55,9 @@ pub struct Config {
     /// Serve MCP's streamable HTTP transport at `/mcp` with this configuration (its roots
     /// checked); `None`: no `/mcp`.
     pub mcp: Option<jsprof_mcp::Config>,
+    /// Accept JS Self-Profiling traces at `/ingest/v1/selfprofile` into a lake; `None`: no
+    /// ingest endpoint.
+    pub ingest: Option<crate::ingest::IngestConfig>,
 }
 
 /// `Config::default().session_quota`: 4 GiB.
@@ -78,6 +81,7 @@ impl Default for Config {
             max_connections: 256,
             session_quota: DEFAULT_SESSION_QUOTA,
             mcp: None,
+            ingest: None,
         }
     }
 }

@@ -65,6 +65,50 @@ pub struct Args {
     /// Serve MCP (for coding agents) at /mcp, over files under DIR (repeatable); see `jsprof mcp`.
     #[arg(long, value_name = "DIR")]
     pub mcp_root: Vec<PathBuf>,
+    /// Accept JS Self-Profiling traces from browsers at POST /ingest/v1/selfprofile into this
+    /// lake (created when missing); needs --ingest-key-file. See docs/fleet.md.
+    #[arg(long, value_name = "DIR", requires = "ingest_key_file")]
+    pub lake: Option<PathBuf>,
+    /// The keys browsers post with (`?key=` or `Authorization: Bearer`), one per line; not the
+    /// admin token.
+    #[arg(long, value_name = "FILE", requires = "lake")]
+    pub ingest_key_file: Option<PathBuf>,
+    /// An origin whose pages may post traces (e.g. https://shop.example); repeatable. Posts
+    /// from other origins are refused and get no CORS allowance.
+    #[arg(long, value_name = "ORIGIN", requires = "lake")]
+    pub ingest_origin: Vec<String>,
+    /// The largest trace accepted (bytes, or with K, M, G).
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    pub ingest_max_bytes: u64,
+    /// Write spooled traces to the lake every N traces…
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub ingest_batch: usize,
+    /// …or every MS milliseconds, whichever comes first.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub ingest_batch_ms: u64,
+}
+
+/// The ingest endpoint's configuration, when --lake is given.
+fn ingest_of(args: &Args) -> Result<Option<jsprof_server::IngestConfig>> {
+    let (Some(lake), Some(key_file)) = (&args.lake, &args.ingest_key_file) else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(key_file)
+        .with_context(|| format!("--ingest-key-file {}: cannot read", key_file.display()))?;
+    let config = jsprof_server::IngestConfig {
+        lake: lake.clone(),
+        keys: jsprof_server::read_keys(&text),
+        origins: args
+            .ingest_origin
+            .iter()
+            .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
+            .collect(),
+        max_bytes: args.ingest_max_bytes,
+        batch_traces: args.ingest_batch,
+        batch_interval: std::time::Duration::from_millis(args.ingest_batch_ms),
+    };
+    config.check().map_err(|m| anyhow::anyhow!(m))?;
+    Ok(Some(config))
 }
 
 /// The token from --token, --token-file or JSPROF_TOKEN, in that order.
@@ -186,6 +230,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 .checked()
             })
             .transpose()?,
+        ingest: ingest_of(&args)?,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -204,6 +249,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             server.local_addr(),
             data_dir.display()
         );
+        if let Some(lake) = &args.lake {
+            eprintln!(
+                "jsprof serve: accepting JS Self-Profiling traces at http://{}/ingest/v1/selfprofile into {}",
+                server.local_addr(),
+                lake.display()
+            );
+        }
         let mut stdout = std::io::stdout();
         let _ = writeln!(stdout, "{url}");
         let _ = stdout.flush();

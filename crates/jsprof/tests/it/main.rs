@@ -13,6 +13,7 @@ mod heap_explore;
 mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
+mod ingest;
 mod lake;
 mod leaks;
 mod mcp;

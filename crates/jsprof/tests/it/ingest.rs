@@ -1,0 +1,529 @@
+//! `jsprof serve --lake`: JS Self-Profiling traces posted to `/ingest/v1/selfprofile`. A headless
+//! Chromium page profiles itself and posts cross-origin; refusals (origin, key, size, shape,
+//! labels) are checked over raw HTTP; a SIGKILL right after many 202s loses none of them and
+//! duplicates none. Servers bind 127.0.0.1 only.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::serve::{data_dir, serve, Serve};
+use crate::support::{fixtures, jsprof, skip_without};
+
+const KEY: &str = "ingest-key-0123456789abcdef";
+const PATH: &str = "/ingest/v1/selfprofile";
+
+/// A lake directory, a key file and a data directory for a test.
+fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let data = data_dir(&format!("ingest-{name}"));
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ingest-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let keys = root.join("keys.txt");
+    std::fs::write(&keys, format!("# field keys\n{KEY}\n")).unwrap();
+    (root.join("lake"), keys, data)
+}
+
+fn serve_ingest(data: &Path, lake: &Path, keys: &Path, extra: &[&str]) -> Serve {
+    let mut args = vec![
+        "--lake",
+        lake.to_str().unwrap(),
+        "--ingest-key-file",
+        keys.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    serve(data, &args)
+}
+
+/// An HTTP answer with its head, for the CORS headers.
+struct Answer {
+    status: u16,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
+        })
+    }
+
+    fn message(&self) -> String {
+        self.json()["message"].as_str().unwrap_or("").to_string()
+    }
+}
+
+fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    stream.write_all(head.as_bytes()).unwrap();
+    // The server may answer 413 and close before the whole body is sent.
+    let _ = stream.write_all(body);
+    let mut all = Vec::new();
+    let _ = stream.read_to_end(&mut all);
+    let split = all
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP answer: {}", String::from_utf8_lossy(&all)));
+    let head = String::from_utf8_lossy(&all[..split]).to_string();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    Answer {
+        status,
+        head,
+        body: all[split + 4..].to_vec(),
+    }
+}
+
+/// The primes fixture with every sample moved by `shift` ms: the same work, other bytes (so
+/// another content hash).
+fn trace_variant(shift: usize) -> Vec<u8> {
+    let text = std::fs::read(fixtures().join("selfprofile/primes.jsprofile.json")).unwrap();
+    let mut v: Value = serde_json::from_slice(&text).unwrap();
+    for s in v["samples"].as_array_mut().unwrap() {
+        let t = s["timestamp"].as_f64().unwrap();
+        s["timestamp"] = Value::from(t + shift as f64);
+    }
+    serde_json::to_vec(&v).unwrap()
+}
+
+fn post(s: &Serve, query: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    http(&s.addr, "POST", &format!("{PATH}?{query}"), headers, body)
+}
+
+/// `jsprof lake sql LAKE QUERY --json`: its rows.
+fn lake_rows(lake: &Path, sql: &str) -> Vec<Value> {
+    let out = jsprof(&["lake", "sql", lake.to_str().unwrap(), sql, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["rows"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn refusals_say_why_and_cors_is_for_configured_origins_only() {
+    let (lake, keys, data) = setup("refusals");
+    let allowed = "http://127.0.0.1:8123";
+    let s = serve_ingest(
+        &data,
+        &lake,
+        &keys,
+        &["--ingest-origin", allowed, "--ingest-max-bytes", "8K"],
+    );
+    let good = std::fs::read(fixtures().join("selfprofile/mdn-example.jsprofile.json")).unwrap();
+    let q = format!("key={KEY}&page=%2Fcart&release=1.4.0");
+
+    // Preflight: the configured origin is allowed, another gets no CORS headers at all.
+    let pre = |origin: &str| {
+        http(
+            &s.addr,
+            "OPTIONS",
+            PATH,
+            &[
+                ("Origin", origin),
+                ("Access-Control-Request-Method", "POST"),
+                ("Access-Control-Request-Headers", "content-type"),
+            ],
+            b"",
+        )
+    };
+    let ok = pre(allowed);
+    assert_eq!(ok.status, 204, "{}", ok.head);
+    assert_eq!(
+        ok.header("access-control-allow-origin").as_deref(),
+        Some(allowed)
+    );
+    assert!(ok
+        .header("access-control-allow-methods")
+        .unwrap()
+        .contains("POST"));
+    let evil = pre("http://evil.example");
+    assert_eq!(evil.status, 403, "{}", evil.head);
+    assert!(
+        !evil.head.to_ascii_lowercase().contains("access-control-"),
+        "{}",
+        evil.head
+    );
+    // A simple POST (what sendBeacon sends, no preflight) from another origin is refused too.
+    let r = post(&s, &q, &[("Origin", "http://evil.example")], &good);
+    assert_eq!(r.status, 403);
+    assert!(!r.head.to_ascii_lowercase().contains("access-control-allow"));
+
+    // Keys: missing or wrong is 401; the admin token is not an ingest key.
+    let r = post(&s, "page=%2Fcart&release=1.4.0", &[], &good);
+    assert_eq!(r.status, 401);
+    assert!(r.message().contains("ingest key is required"), "{}", r.message());
+    let r = post(&s, "key=nope-nope-nope-nope&page=a&release=1", &[], &good);
+    assert_eq!(r.status, 401);
+    let token_as_key = format!("key={}&page=a&release=1", s.token);
+    assert_eq!(post(&s, &token_as_key, &[], &good).status, 401);
+    // …and an ingest key is not the admin token.
+    let r = http(
+        &s.addr,
+        "GET",
+        &format!("/api/sessions?token={KEY}"),
+        &[],
+        b"",
+    );
+    assert_eq!(r.status, 401);
+
+    // Size: over --ingest-max-bytes is 413, by Content-Length and by the bytes themselves.
+    let big = vec![b' '; 9 * 1024];
+    let r = post(&s, &q, &[], &big);
+    assert_eq!(r.status, 413, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["error"], "TOO_LARGE");
+    let r = http(
+        &s.addr,
+        "POST",
+        &format!("{PATH}?{q}"),
+        &[("Transfer-Encoding", "chunked")],
+        b"",
+    );
+    // (An empty chunked body: refused as empty, not read forever.)
+    assert_eq!(r.status, 400);
+
+    // Shape: not JSON, a .cpuprofile, missing labels, unknown parameters: 400 saying what.
+    let r = post(&s, &q, &[], b"{\"frames\": [");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"], "BAD_REQUEST");
+    let cpu = std::fs::read(fixtures().join("selfprofile/mdn-example.exported.cpuprofile")).unwrap();
+    let r = post(&s, &q, &[], &cpu);
+    assert_eq!(r.status, 400);
+    assert!(
+        r.message().contains("expected a JS Self-Profiling trace"),
+        "{}",
+        r.message()
+    );
+    let r = post(&s, &format!("key={KEY}&page=%2Fcart"), &[], &good);
+    assert_eq!(r.status, 400);
+    assert!(r.message().contains("`release` label is required"), "{}", r.message());
+    let r = post(&s, &format!("{q}&colour=red"), &[], &good);
+    assert_eq!(r.status, 400);
+    assert!(r.message().contains("colour"), "{}", r.message());
+
+    // And a good one, by Bearer key, from the allowed origin: 202 with the CORS allowance.
+    let r = post(
+        &s,
+        "page=%2Fcart&release=1.4.0&label.tenant=acme",
+        &[
+            ("Authorization", &format!("Bearer {KEY}")),
+            ("Origin", allowed),
+        ],
+        &good,
+    );
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(
+        r.header("access-control-allow-origin").as_deref(),
+        Some(allowed)
+    );
+    assert_eq!(r.json()["kind"], "selfprofile");
+}
+
+#[test]
+fn a_sigkill_after_many_202s_loses_and_duplicates_nothing() {
+    let (lake, keys, data) = setup("sigkill");
+    // Small batches: at the kill some traces are in the lake, some only in the spool.
+    let s = serve_ingest(
+        &data,
+        &lake,
+        &keys,
+        &["--ingest-batch", "16", "--ingest-batch-ms", "50"],
+    );
+    let n = 240;
+    let accepted = Arc::new(Mutex::new(Vec::new()));
+    let threads: Vec<_> = (0..6)
+        .map(|t| {
+            let (addr, accepted) = (s.addr.clone(), accepted.clone());
+            std::thread::spawn(move || {
+                for i in (t..n).step_by(6) {
+                    let body = trace_variant(i + 1);
+                    let q = format!("{PATH}?key={KEY}&page=%2Fp{}&release=2.0", i % 5);
+                    let r = http(&addr, "POST", &q, &[], &body);
+                    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+                    let hash = r.json()["source_hash"].as_str().unwrap().to_string();
+                    accepted.lock().unwrap().push(hash);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let mut s = s;
+    s.child.kill().unwrap(); // SIGKILL: no graceful flush.
+    s.child.wait().unwrap();
+    drop(s);
+    let accepted = accepted.lock().unwrap().clone();
+    assert_eq!(accepted.len(), n);
+
+    // The restart replays the spool before it listens; its URL line means it is done.
+    let s2 = serve_ingest(&data, &lake, &keys, &[]);
+    let rows = lake_rows(
+        &lake,
+        "SELECT source_hash, count(*) AS n FROM profiles GROUP BY source_hash",
+    );
+    drop(s2);
+    let mut in_lake = std::collections::HashMap::new();
+    for r in &rows {
+        in_lake.insert(
+            r["source_hash"].as_str().unwrap().to_string(),
+            r["n"].as_i64().unwrap(),
+        );
+    }
+    for hash in &accepted {
+        assert_eq!(in_lake.get(hash), Some(&1), "accepted trace {hash}");
+    }
+    assert_eq!(in_lake.len(), n, "nothing but the accepted traces");
+    // The spool is empty once replayed.
+    let left: Vec<_> = std::fs::read_dir(lake.join(".ingest-spool"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("seg-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if path.exists() {
+        return Some(path);
+    }
+    skip_without(
+        &format!("Chromium at {}", path.display()),
+        "apt-get install chromium, or set CHROMIUM",
+    );
+    None
+}
+
+struct Browser(Child);
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The page: profiles a named function burning CPU, then posts the trace with `fetch`
+/// (JSON: a cross-origin request that needs a preflight) and reports the status back to the
+/// page's own server at `/done`.
+fn page_html() -> String {
+    format!(
+        r#"<!doctype html><title>ingest</title><script>
+function burnIngestHotFunction(ms) {{
+  const end = performance.now() + ms;
+  let x = 0;
+  while (performance.now() < end) {{ for (let i = 0; i < 1000; i++) x += Math.sqrt(i + x % 7); }}
+  return x;
+}}
+(async () => {{
+  let status = 'none';
+  try {{
+    const profiler = new Profiler({{sampleInterval: 10, maxBufferSize: 10000}});
+    burnIngestHotFunction(600);
+    const trace = await profiler.stop();
+    const ingest = new URLSearchParams(location.search).get('ingest');
+    const r = await fetch(ingest, {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify(trace)}});
+    status = r.status + ' ' + r.headers.get('content-type');
+  }} catch (e) {{ status = 'error ' + e; }}
+  await fetch('/done?status=' + encodeURIComponent(status));
+}})();
+</script>"#
+    )
+}
+
+/// Serves the page (with `Document-Policy: js-profiling`) and records `/done?status=…`.
+fn page_server(html: String) -> (String, Arc<Mutex<Option<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let done = Arc::new(Mutex::new(None));
+    let seen = done.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                    break;
+                }
+            }
+            let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+            let mut stream = stream;
+            if let Some(q) = path.strip_prefix("/done?status=") {
+                *seen.lock().unwrap() = Some(q.replace("%20", " ").replace("%2F", "/"));
+                let _ = stream.write_all(
+                    b"HTTP/1.1 204 No Content\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+                );
+            } else if path == "/" {
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nDocument-Policy: js-profiling\r\n\
+                     Connection: close\r\nContent-Length: {}\r\n\r\n",
+                    html.len()
+                );
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(html.as_bytes());
+            } else {
+                let _ = stream.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+                );
+            }
+        }
+    });
+    (addr, done)
+}
+
+#[test]
+fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
+    let Some(chromium) = chromium() else { return };
+    let (lake, keys, data) = setup("chromium");
+    // The ingest server needs the page's origin and the page the ingest URL: the page server
+    // starts first, and the page reads the URL from its own `?ingest=`.
+    let (page_addr, done) = page_server(page_html());
+    let origin = format!("http://{page_addr}");
+    let s = serve_ingest(
+        &data,
+        &lake,
+        &keys,
+        &["--ingest-origin", &origin, "--ingest-batch-ms", "100"],
+    );
+    let ingest_url = format!(
+        "http://{}{PATH}?key={KEY}&page=%2Fcheckout&release=3.1.0&label.tenant=acme",
+        s.addr
+    );
+    let page = format!("{origin}/?ingest={}", encode(&ingest_url));
+    let profile_dir = lake.parent().unwrap().join("chromium-user-data");
+    let child = Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .arg(format!("--user-data-dir={}", profile_dir.display()))
+        .arg(&page)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    let _browser = Browser(child);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = done.lock().unwrap().clone() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the page never reported"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.starts_with("202 application/json"), "{status}");
+
+    // The batch reaches the lake within --ingest-batch-ms; `lake top` then lists the page's
+    // function with the post's labels.
+    let lake_s = lake.to_str().unwrap();
+    let start = Instant::now();
+    let top = loop {
+        let out = jsprof(&[
+            "lake",
+            "top",
+            lake_s,
+            "--where",
+            "page=/checkout,release=3.1.0,tenant=acme,browser=chrome,device=desktop,source=ingest",
+            "--limit",
+            "0",
+            "--json",
+        ]);
+        if out.status.success() {
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            if v.to_string().contains("burnIngestHotFunction") {
+                break v;
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the trace never reached the lake: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let rows = top["functions"].as_array().expect("functions");
+    let hot = rows
+        .iter()
+        .find(|f| f["name"] == "burnIngestHotFunction")
+        .expect("the page's function");
+    assert!(hot["self_us"].as_i64().unwrap_or(0) > 0, "{hot}");
+    drop(s);
+}
+
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A load generator, not a check: `cargo test -p jsprof --test it ingest::throughput --
+/// --ignored --nocapture` prints traces/s (tests never assert on wall time).
+#[test]
+#[ignore]
+fn throughput() {
+    let (lake, keys, data) = setup("throughput");
+    let s = serve_ingest(&data, &lake, &keys, &[]);
+    let (threads, per) = (16, 250);
+    let bodies: Arc<Vec<Vec<u8>>> = Arc::new((0..threads * per).map(trace_variant).collect());
+    let start = Instant::now();
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (addr, bodies) = (s.addr.clone(), bodies.clone());
+            std::thread::spawn(move || {
+                for i in 0..per {
+                    let q = format!("{PATH}?key={KEY}&page=%2Fbench&release=1");
+                    let r = http(&addr, "POST", &q, &[], &bodies[t * per + i]);
+                    assert_eq!(r.status, 202);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let total = threads * per;
+    println!(
+        "ingest: {total} traces ({} bytes each) in {secs:.2} s = {:.0} traces/s ({threads} clients)",
+        bodies[0].len(),
+        total as f64 / secs
+    );
+}

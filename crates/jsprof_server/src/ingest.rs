@@ -1,0 +1,891 @@
+//! `POST /ingest/v1/selfprofile`: JS Self-Profiling traces posted by browsers in the field
+//! (`navigator.sendBeacon` or `fetch`), appended to a profile lake (`jsprof_lake`).
+//!
+//! The endpoint sits outside the service's own checks (`security::guard`): pages on other
+//! origins post to it, so it has its own keys (`--ingest-key-file`, never the admin token), its
+//! own CORS allowance (`--ingest-origin`) and a size limit per trace checked while the body is
+//! read.
+//!
+//! **Accepted means durable.** A trace is validated (it must load as a JS Self-Profiling trace,
+//! with the `page` and `release` labels), then appended to the spool — `LAKE/.ingest-spool/`,
+//! segment files of length-prefixed, checksummed records — and fsynced before the 202 is sent.
+//! One thread owns the spool and commits in groups: every request waiting while one fsync runs
+//! shares the next one, so throughput grows with concurrency instead of paying an fsync per
+//! trace. Every `batch_traces` traces or `batch_interval` the segment is closed and handed to the
+//! lake thread, which writes the batch with the lake's writer and only then deletes the segment.
+//! At start every segment left over (a crash, a kill) is replayed into the lake; a trace that
+//! was already written before the crash is skipped by the lake's content hash, so each accepted
+//! trace lands exactly once.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use futures_util::StreamExt;
+use jsprof_document::source_maps::SourceMaps;
+use jsprof_lake::{Lake, PrepareOptions, Prepared};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use crate::error::ApiError;
+use crate::ids;
+
+/// The path browsers post to.
+pub const PATH: &str = "/ingest/v1/selfprofile";
+
+/// Labels a post may carry at most (`label.K=V`), and the longest name or value: what one
+/// trace adds to the lake's label map stays bounded.
+const MAX_LABELS: usize = 32;
+const MAX_LABEL_LEN: usize = 256;
+
+/// How the ingest endpoint is configured (`serve --lake … --ingest-…`).
+#[derive(Clone, Debug)]
+pub struct IngestConfig {
+    /// The lake traces go to (created when missing).
+    pub lake: PathBuf,
+    /// Keys a post must carry (`?key=` or `Authorization: Bearer`); none of them is the admin
+    /// token.
+    pub keys: Vec<String>,
+    /// Origins (`scheme://host[:port]`) whose pages may post; any other `Origin` is refused.
+    pub origins: Vec<String>,
+    /// The largest trace accepted, in bytes (the body as sent, and after gunzip).
+    pub max_bytes: u64,
+    /// Spooled traces are written to the lake every this many traces…
+    pub batch_traces: usize,
+    /// …or after this long, whichever comes first.
+    pub batch_interval: Duration,
+}
+
+impl Default for IngestConfig {
+    fn default() -> Self {
+        IngestConfig {
+            lake: PathBuf::from("lake"),
+            keys: Vec::new(),
+            origins: Vec::new(),
+            max_bytes: 1 << 20,
+            batch_traces: 1000,
+            batch_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+impl IngestConfig {
+    /// Checks the keys and origins; the message says which one is wrong.
+    pub fn check(&self) -> Result<(), String> {
+        if self.keys.is_empty() {
+            return Err("--ingest-key-file: no key in the file (one key per line)".into());
+        }
+        for key in &self.keys {
+            if key.len() < 16 || !key.bytes().all(|b| b.is_ascii_graphic()) {
+                return Err(
+                    "--ingest-key-file: every key must be at least 16 visible ASCII characters"
+                        .into(),
+                );
+            }
+        }
+        for origin in &self.origins {
+            let rest = origin
+                .strip_prefix("https://")
+                .or_else(|| origin.strip_prefix("http://"));
+            let ok = rest.is_some_and(|r| !r.is_empty() && !r.contains('/'));
+            if !ok || origin.bytes().any(|b| b.is_ascii_uppercase()) {
+                return Err(format!(
+                    "--ingest-origin `{origin}`: expected a lowercase origin such as \
+                     https://example.com or http://127.0.0.1:8080 (no path)"
+                ));
+            }
+        }
+        if self.max_bytes == 0 || self.batch_traces == 0 {
+            return Err("--ingest-max-bytes and --ingest-batch must be positive".into());
+        }
+        Ok(())
+    }
+}
+
+/// Reads `--ingest-key-file`: one key per line; blank lines and `#` comments are skipped.
+pub fn read_keys(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Why ingestion cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("the lake {path}: {message}")]
+    Lake { path: PathBuf, message: String },
+    #[error("the ingest spool {path}: {source}")]
+    Spool {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn spool_err(path: &Path) -> impl FnOnce(std::io::Error) -> IngestError {
+    let path = path.to_path_buf();
+    move |source| IngestError::Spool { path, source }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The spool's record format.
+//
+// A segment is a sequence of records, each:
+//   MAGIC (4 bytes) | header length (u32 LE) | body length (u32 LE) | xxh3-64 of header ‖ body
+//   (u64 LE) | header (JSON `SpoolHeader`) | body (the trace as posted)
+// A record is only acknowledged after it and everything before it is fsynced, so a torn or
+// corrupt record can only be the tail of a segment a crash cut short: replay stops there.
+
+const MAGIC: &[u8; 4] = b"JSPI";
+const RECORD_HEAD: usize = 4 + 4 + 4 + 8;
+
+#[derive(Serialize, Deserialize)]
+struct SpoolHeader {
+    name: String,
+    received_us: i64,
+    labels: BTreeMap<String, String>,
+}
+
+fn encode_record(header: &SpoolHeader, body: &[u8], out: &mut Vec<u8>) {
+    let head = serde_json::to_vec(header).expect("plain struct");
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&head);
+    hasher.update(body);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&hasher.digest().to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(body);
+}
+
+/// The whole records of a segment, and a note when its tail is torn or corrupt.
+fn decode_records(bytes: &[u8]) -> (Vec<(SpoolHeader, &[u8])>, Option<String>) {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        if rest.len() < RECORD_HEAD || &rest[..4] != MAGIC {
+            return (out, Some(format!("byte {at}: no record header")));
+        }
+        let head_len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
+        let body_len = u32::from_le_bytes(rest[8..12].try_into().expect("4 bytes")) as usize;
+        let sum = u64::from_le_bytes(rest[12..20].try_into().expect("8 bytes"));
+        let end = RECORD_HEAD
+            .checked_add(head_len)
+            .and_then(|n| n.checked_add(body_len));
+        let Some(end) = end.filter(|&e| e <= rest.len()) else {
+            return (out, Some(format!("byte {at}: a record cut short")));
+        };
+        let head = &rest[RECORD_HEAD..RECORD_HEAD + head_len];
+        let body = &rest[RECORD_HEAD + head_len..end];
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(head);
+        hasher.update(body);
+        if hasher.digest() != sum {
+            return (out, Some(format!("byte {at}: checksum mismatch")));
+        }
+        match serde_json::from_slice::<SpoolHeader>(head) {
+            Ok(h) => out.push((h, body)),
+            Err(e) => return (out, Some(format!("byte {at}: bad record header: {e}"))),
+        }
+        at += end;
+    }
+    (out, None)
+}
+
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64)
+}
+
+/// Reads one trace for the lake; the same call at accept time and at replay, so what replay
+/// writes is what was validated.
+fn prepare(header: &SpoolHeader, body: Vec<u8>, max_bytes: u64) -> Result<Prepared, String> {
+    let options = PrepareOptions {
+        // A posted trace must not make the server read local files it names.
+        source_maps: SourceMaps::off(),
+        start_time_us: Some(header.received_us),
+        max_bytes,
+    };
+    let prepared = jsprof_lake::prepare(&header.name, body, &header.labels, "ingest", &options)
+        .map_err(|e| e.to_string())?;
+    match prepared.profiles.first().map(|p| p.kind) {
+        Some("selfprofile") => Ok(prepared),
+        Some(other) => Err(format!(
+            "{}: expected a JS Self-Profiling trace (the object `profiler.stop()` resolves to), \
+             got a {other}",
+            header.name
+        )),
+        None => Err(format!("{}: no profile in the body", header.name)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The spool thread and the lake thread.
+
+struct Job {
+    record: Vec<u8>,
+    prepared: Prepared,
+    done: oneshot::Sender<Result<(), String>>,
+}
+
+/// A closed segment and the traces in it, for the lake thread.
+struct Batch {
+    segment: PathBuf,
+    prepared: Vec<Prepared>,
+}
+
+struct Segment {
+    path: PathBuf,
+    out: BufWriter<File>,
+    prepared: Vec<Prepared>,
+    opened: Instant,
+}
+
+struct Spool {
+    dir: PathBuf,
+    /// Unique per start, so a segment name is never reused even after a crash.
+    stamp: String,
+    seq: u64,
+}
+
+impl Spool {
+    fn open_segment(&mut self) -> std::io::Result<Segment> {
+        self.seq += 1;
+        let path = self
+            .dir
+            .join(format!("seg-{}-{:08}.log", self.stamp, self.seq));
+        let file = fs::OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)?;
+        // The new name must be durable before any record in it is acknowledged.
+        sync_dir(&self.dir)?;
+        Ok(Segment {
+            path,
+            out: BufWriter::with_capacity(1 << 20, file),
+            prepared: Vec::new(),
+            opened: Instant::now(),
+        })
+    }
+}
+
+/// Appends jobs in groups: one write and one fsync for everything waiting.
+fn spool_thread(
+    mut spool: Spool,
+    jobs: mpsc::Receiver<Job>,
+    lake: mpsc::Sender<Batch>,
+    batch_traces: usize,
+    interval: Duration,
+) {
+    let mut segment: Option<Segment> = None;
+    let mut group: Vec<Job> = Vec::new();
+    loop {
+        let wait = segment
+            .as_ref()
+            .filter(|s| !s.prepared.is_empty())
+            .map(|s| interval.saturating_sub(s.opened.elapsed()));
+        let first = match wait {
+            Some(w) => match jobs.recv_timeout(w) {
+                Ok(job) => Some(job),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            },
+            None => match jobs.recv() {
+                Ok(job) => Some(job),
+                Err(_) => return,
+            },
+        };
+        if let Some(job) = first {
+            group.push(job);
+            while group.len() < batch_traces {
+                match jobs.try_recv() {
+                    Ok(job) => group.push(job),
+                    Err(_) => break,
+                }
+            }
+            if segment.is_none() {
+                match spool.open_segment() {
+                    Ok(s) => segment = Some(s),
+                    Err(e) => {
+                        fail(&mut group, &format!("cannot open a spool segment: {e}"));
+                        continue;
+                    }
+                }
+            }
+            let seg = segment.as_mut().expect("just opened");
+            let written = (|| {
+                for job in &group {
+                    seg.out.write_all(&job.record)?;
+                }
+                seg.out.flush()?;
+                seg.out.get_ref().sync_data()
+            })();
+            match written {
+                Ok(()) => {
+                    for job in group.drain(..) {
+                        seg.prepared.push(job.prepared);
+                        let _ = job.done.send(Ok(()));
+                    }
+                }
+                Err(e) => {
+                    // What was written of this group is an unacknowledged tail; later records
+                    // go to a fresh segment so that replay (which stops at a bad record) never
+                    // loses acknowledged ones behind it.
+                    fail(&mut group, &format!("cannot write the spool: {e}"));
+                    if let Some(s) = segment.take() {
+                        hand_over(s, &lake);
+                    }
+                    continue;
+                }
+            }
+        }
+        let due = segment.as_ref().is_some_and(|s| {
+            !s.prepared.is_empty()
+                && (s.prepared.len() >= batch_traces || s.opened.elapsed() >= interval)
+        });
+        if due {
+            hand_over(segment.take().expect("due"), &lake);
+        }
+    }
+}
+
+fn fail(group: &mut Vec<Job>, message: &str) {
+    eprintln!("jsprof serve: ingest: {message}");
+    for job in group.drain(..) {
+        let _ = job.done.send(Err(message.to_string()));
+    }
+}
+
+fn hand_over(segment: Segment, lake: &mpsc::Sender<Batch>) {
+    let Segment { path, prepared, .. } = segment;
+    // If the lake thread is gone the segment stays and is replayed at the next start.
+    let _ = lake.send(Batch {
+        segment: path,
+        prepared,
+    });
+}
+
+/// Writes batches to the lake, then deletes their segments.
+fn lake_thread(mut writer: jsprof_lake::Writer, batches: mpsc::Receiver<Batch>, spool_dir: PathBuf) {
+    for batch in batches {
+        let n = batch.prepared.len();
+        if n > 0 {
+            if let Err(e) = writer.append(batch.prepared) {
+                // The segment stays: the next start replays it.
+                eprintln!(
+                    "jsprof serve: ingest: writing {n} traces to the lake failed ({e}); {} is \
+                     kept and replayed at the next start",
+                    batch.segment.display()
+                );
+                continue;
+            }
+        }
+        if fs::remove_file(&batch.segment).is_ok() {
+            let _ = sync_dir(&spool_dir);
+        }
+    }
+}
+
+/// Writes every segment a previous run left into the lake, then deletes it.
+fn replay(
+    writer: &mut jsprof_lake::Writer,
+    lake_root: &Path,
+    spool_dir: &Path,
+    max_bytes: u64,
+) -> Result<usize, IngestError> {
+    let mut segments: Vec<PathBuf> = fs::read_dir(spool_dir)
+        .map_err(spool_err(spool_dir))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("seg-") && n.ends_with(".log"))
+        })
+        .collect();
+    segments.sort();
+    let mut total = 0;
+    for segment in segments {
+        let bytes = fs::read(&segment).map_err(spool_err(&segment))?;
+        let (records, torn) = decode_records(&bytes);
+        if let Some(note) = torn {
+            eprintln!(
+                "jsprof serve: ingest: {}: {note}; the records before it are replayed (a \
+                 record after the last fsync was never acknowledged)",
+                segment.display()
+            );
+        }
+        let mut batch = Vec::with_capacity(records.len());
+        for (header, body) in records {
+            match prepare(&header, body.to_vec(), max_bytes) {
+                Ok(p) => batch.push(p),
+                Err(e) => eprintln!("jsprof serve: ingest: replay skips a trace: {e}"),
+            }
+        }
+        total += batch.len();
+        writer.append(batch).map_err(|e| IngestError::Lake {
+            path: lake_root.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        fs::remove_file(&segment).map_err(spool_err(&segment))?;
+        sync_dir(spool_dir).map_err(spool_err(spool_dir))?;
+    }
+    Ok(total)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The endpoint.
+
+/// The running ingest: the route's state.
+pub struct Ingest {
+    config: IngestConfig,
+    jobs: mpsc::SyncSender<Job>,
+}
+
+impl Ingest {
+    /// Opens (or creates) the lake, replays the spool a previous run left, and starts the
+    /// spool and lake threads.
+    pub fn start(config: IngestConfig) -> Result<Arc<Ingest>, IngestError> {
+        let lake_err = |e: jsprof_lake::LakeError| IngestError::Lake {
+            path: config.lake.clone(),
+            message: e.to_string(),
+        };
+        let lake = if config.lake.join("lake.json").exists() {
+            Lake::open(&config.lake).map_err(lake_err)?
+        } else {
+            Lake::init(&config.lake, None).map_err(lake_err)?
+        };
+        let spool_dir = config.lake.join(".ingest-spool");
+        fs::create_dir_all(&spool_dir).map_err(spool_err(&spool_dir))?;
+        let mut writer = lake.writer();
+        let replayed = replay(&mut writer, &config.lake, &spool_dir, config.max_bytes)?;
+        if replayed > 0 {
+            eprintln!(
+                "jsprof serve: ingest: replayed {replayed} spooled traces into {}",
+                config.lake.display()
+            );
+        }
+        // Bounded: a burst waits in the HTTP layer instead of growing memory here.
+        let (jobs, job_rx) = mpsc::sync_channel::<Job>(4096);
+        let (batch_tx, batch_rx) = mpsc::channel::<Batch>();
+        let spool = Spool {
+            dir: spool_dir.clone(),
+            stamp: format!("{:016x}-{}", now_us(), ids::random_hex(4)),
+            seq: 0,
+        };
+        let (n, interval) = (config.batch_traces, config.batch_interval);
+        std::thread::Builder::new()
+            .name("ingest-spool".into())
+            .spawn(move || spool_thread(spool, job_rx, batch_tx, n, interval))
+            .map_err(spool_err(&spool_dir))?;
+        let dir = spool_dir.clone();
+        std::thread::Builder::new()
+            .name("ingest-lake".into())
+            .spawn(move || lake_thread(writer, batch_rx, dir))
+            .map_err(spool_err(&spool_dir))?;
+        Ok(Arc::new(Ingest { config, jobs }))
+    }
+
+    /// `Access-Control-Allow-Origin` for this request, when its `Origin` is allowed.
+    fn allowed_origin(&self, headers: &HeaderMap) -> Option<HeaderValue> {
+        let origin = headers.get(header::ORIGIN)?;
+        let text = origin.to_str().ok()?.to_ascii_lowercase();
+        self.config
+            .origins
+            .iter()
+            .any(|o| *o == text)
+            .then(|| origin.clone())
+    }
+
+    fn key_ok(&self, headers: &HeaderMap, query: &[(String, String)]) -> Result<(), ApiError> {
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.strip_prefix("Bearer "))
+            .map(str::trim);
+        let key = bearer.or_else(|| {
+            query
+                .iter()
+                .find(|(k, _)| k == "key")
+                .map(|(_, v)| v.as_str())
+        });
+        match key {
+            // Every key is compared, so the time taken does not say which one was close.
+            Some(k) => {
+                let mut ok = false;
+                for known in &self.config.keys {
+                    ok |= ids::same_token(k, known);
+                }
+                if ok {
+                    Ok(())
+                } else {
+                    Err(ApiError::unauthorized("wrong ingest key"))
+                }
+            }
+            None => Err(ApiError::unauthorized(
+                "an ingest key is required: `?key=KEY` or `Authorization: Bearer KEY` (a line of \
+                 serve --ingest-key-file)",
+            )),
+        }
+    }
+}
+
+/// The routes, with the ingest's own state; merged outside the service's checks.
+pub fn routes(ingest: Arc<Ingest>) -> Router {
+    Router::new()
+        .route(PATH, post(accept).options(preflight))
+        .with_state(ingest)
+}
+
+fn with_cors(mut response: Response, origin: Option<HeaderValue>) -> Response {
+    let h = response.headers_mut();
+    h.insert(header::VARY, HeaderValue::from_static("Origin"));
+    if let Some(origin) = origin {
+        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    }
+    response
+}
+
+async fn preflight(State(ingest): State<Arc<Ingest>>, headers: HeaderMap) -> Response {
+    let Some(origin) = ingest.allowed_origin(&headers) else {
+        return with_cors(
+            ApiError::forbidden("this origin may not post traces (serve --ingest-origin)")
+                .into_response(),
+            None,
+        );
+    };
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("POST"),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("authorization, content-type"),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("600"),
+    );
+    with_cors(response, Some(origin))
+}
+
+/// The user agent's class: (`chrome` | `edge` | `other`, `desktop` | `mobile`).
+pub fn user_agent_class(ua: &str) -> (&'static str, &'static str) {
+    let browser = if ua.contains("Edg/") || ua.contains("EdgA/") || ua.contains("EdgiOS/") {
+        "edge"
+    } else if (ua.contains("Chrome/") || ua.contains("Chromium/") || ua.contains("CriOS/"))
+        && !ua.contains("OPR/")
+    {
+        "chrome"
+    } else {
+        "other"
+    };
+    let device = if ua.contains("Mobile") || ua.contains("Android") {
+        "mobile"
+    } else {
+        "desktop"
+    };
+    (browser, device)
+}
+
+fn label_key_ok(key: &str) -> bool {
+    !key.is_empty()
+        && key.len() <= MAX_LABEL_LEN
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+}
+
+/// The labels a post carries: `page`, `release`, `label.K=V`; plus the user agent's class.
+fn labels_of(
+    query: &[(String, String)],
+    headers: &HeaderMap,
+) -> Result<BTreeMap<String, String>, ApiError> {
+    let mut labels = BTreeMap::new();
+    for (k, v) in query {
+        let key = match k.as_str() {
+            "key" => continue,
+            "page" | "release" => k.as_str(),
+            other => match other.strip_prefix("label.") {
+                Some(name) if label_key_ok(name) => name,
+                Some(_) => {
+                    return Err(ApiError::bad_request(format!(
+                        "query parameter `{}`: a label name uses letters, digits, `_`, `-` and `.`",
+                        ids::printable(other)
+                    )))
+                }
+                None => {
+                    return Err(ApiError::bad_request(format!(
+                        "unknown query parameter `{}`: expected key, page, release or label.NAME",
+                        ids::printable(other)
+                    )))
+                }
+            },
+        };
+        if matches!(key, "source" | "browser" | "device") {
+            return Err(ApiError::bad_request(format!(
+                "label `{key}` is set by the server and cannot be posted"
+            )));
+        }
+        if v.len() > MAX_LABEL_LEN {
+            return Err(ApiError::bad_request(format!(
+                "query parameter `{k}`: longer than {MAX_LABEL_LEN} bytes"
+            )));
+        }
+        if labels.insert(key.to_string(), v.clone()).is_some() {
+            return Err(ApiError::bad_request(format!(
+                "query parameter `{k}` given twice"
+            )));
+        }
+    }
+    for required in ["page", "release"] {
+        if labels.get(required).is_none_or(|v| v.trim().is_empty()) {
+            return Err(ApiError::bad_request(format!(
+                "the `{required}` label is required: add `?{required}=…` to the URL"
+            )));
+        }
+    }
+    if labels.len() > MAX_LABELS {
+        return Err(ApiError::bad_request(format!(
+            "at most {MAX_LABELS} labels per trace"
+        )));
+    }
+    let ua = headers
+        .get(header::USER_AGENT)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let (browser, device) = user_agent_class(ua);
+    labels.insert("browser".into(), browser.into());
+    labels.insert("device".into(), device.into());
+    Ok(labels)
+}
+
+fn too_large(limit: u64) -> ApiError {
+    ApiError::too_large(format!(
+        "the trace is larger than the limit of {limit} bytes (serve --ingest-max-bytes)"
+    ))
+}
+
+/// Reads the body, refusing it as soon as it passes `limit`: never more than `limit` bytes
+/// (plus one chunk) are held.
+async fn read_body(req: Request, limit: u64) -> Result<Vec<u8>, ApiError> {
+    if let Some(len) = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > limit {
+            return Err(too_large(limit));
+        }
+    }
+    let mut body = Vec::new();
+    let mut stream = req.into_body().into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk =
+            chunk.map_err(|e| ApiError::bad_request(format!("the body was cut short: {e}")))?;
+        if body.len() as u64 + chunk.len() as u64 > limit {
+            return Err(too_large(limit));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    if body.is_empty() {
+        return Err(ApiError::bad_request(
+            "the body is empty: post the trace `profiler.stop()` resolved to, as JSON",
+        ));
+    }
+    Ok(body)
+}
+
+async fn accept(State(ingest): State<Arc<Ingest>>, req: Request) -> Response {
+    let origin = ingest.allowed_origin(req.headers());
+    let result = accept_inner(&ingest, req, origin.is_some()).await;
+    let response = match result {
+        Ok(body) => (
+            StatusCode::ACCEPTED,
+            [(header::CONTENT_TYPE, "application/json")],
+            format!("{body}\n"),
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    };
+    with_cors(response, origin)
+}
+
+async fn accept_inner(
+    ingest: &Arc<Ingest>,
+    req: Request,
+    origin_allowed: bool,
+) -> Result<serde_json::Value, ApiError> {
+    // `sendBeacon` needs no preflight, so CORS alone would not keep other sites' pages out.
+    if req.headers().contains_key(header::ORIGIN) && !origin_allowed {
+        return Err(ApiError::forbidden(
+            "this origin may not post traces (serve --ingest-origin)",
+        ));
+    }
+    let query: Vec<(String, String)> = serde_urlencoded::from_str(req.uri().query().unwrap_or(""))
+        .map_err(|e| ApiError::bad_request(format!("the query string: {e}")))?;
+    ingest.key_ok(req.headers(), &query)?;
+    let labels = labels_of(&query, req.headers())?;
+    let limit = ingest.config.max_bytes;
+    let body = read_body(req, limit).await?;
+    let received_us = now_us();
+    let header = SpoolHeader {
+        name: format!("ingest-{received_us}.json"),
+        received_us,
+        labels,
+    };
+    let (header, body, prepared) = tokio::task::spawn_blocking(move || {
+        let prepared = prepare(&header, body.clone(), limit);
+        (header, body, prepared)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?;
+    let prepared = prepared.map_err(|m| {
+        if m.contains("larger than") {
+            too_large(limit)
+        } else {
+            ApiError::bad_request(m)
+        }
+    })?;
+    let profile_id = prepared.profiles[0].profile_id.clone();
+    let source_hash = prepared.source_hash.clone();
+    let warnings: Vec<serde_json::Value> = prepared
+        .warnings
+        .iter()
+        .map(|w| json!({"at": "body", "message": w}))
+        .collect();
+    let mut record = Vec::with_capacity(body.len() + 256);
+    encode_record(&header, &body, &mut record);
+    drop(body);
+    let (done, wait) = oneshot::channel();
+    let job = Job {
+        record,
+        prepared,
+        done,
+    };
+    let stopped = || ApiError::internal("the ingest spool has stopped");
+    match ingest.jobs.try_send(job) {
+        Ok(()) => {}
+        // The queue is full: wait for room off the async workers.
+        Err(mpsc::TrySendError::Full(job)) => {
+            let jobs = ingest.jobs.clone();
+            tokio::task::spawn_blocking(move || jobs.send(job))
+                .await
+                .map_err(|e| ApiError::internal(e.to_string()))?
+                .map_err(|_| stopped())?;
+        }
+        Err(mpsc::TrySendError::Disconnected(_)) => return Err(stopped()),
+    }
+    wait.await.map_err(|_| stopped())?.map_err(ApiError::internal)?;
+    Ok(json!({
+        "kind": "selfprofile",
+        "accepted": true,
+        "profile_id": profile_id,
+        "source_hash": source_hash,
+        "warnings": warnings,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_a_torn_tail_is_dropped() {
+        let h = |n: &str| SpoolHeader {
+            name: n.into(),
+            received_us: 7,
+            labels: BTreeMap::from([("page".into(), "/a".into())]),
+        };
+        let mut bytes = Vec::new();
+        encode_record(&h("one"), b"{\"a\":1}", &mut bytes);
+        encode_record(&h("two"), b"{\"b\":2}", &mut bytes);
+        let whole = bytes.len();
+        let (records, torn) = decode_records(&bytes);
+        assert_eq!(torn, None);
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[1].0.name, "two");
+        assert_eq!(records[1].1, b"{\"b\":2}");
+        // Every cut inside the second record keeps the first one and says where it stopped.
+        let first_len = whole / 2;
+        for cut in first_len + 1..whole {
+            let (records, torn) = decode_records(&bytes[..cut]);
+            assert_eq!(records.len(), 1, "cut at {cut}");
+            assert!(torn.is_some(), "cut at {cut}");
+        }
+        // A flipped byte in the body is caught by the checksum.
+        let mut bad = bytes.clone();
+        bad[whole - 2] ^= 1;
+        let (records, torn) = decode_records(&bad);
+        assert_eq!(records.len(), 1);
+        assert!(torn.unwrap().contains("checksum"));
+    }
+
+    #[test]
+    fn user_agent_classes() {
+        let desktop_chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+        let headless = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36";
+        let edge = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.86";
+        let android = "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36";
+        let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+        let opera = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 OPR/115.0.0.0";
+        assert_eq!(user_agent_class(desktop_chrome), ("chrome", "desktop"));
+        assert_eq!(user_agent_class(headless), ("chrome", "desktop"));
+        assert_eq!(user_agent_class(edge), ("edge", "desktop"));
+        assert_eq!(user_agent_class(android), ("chrome", "mobile"));
+        assert_eq!(user_agent_class(firefox), ("other", "desktop"));
+        assert_eq!(user_agent_class(opera), ("other", "desktop"));
+        assert_eq!(user_agent_class(""), ("other", "desktop"));
+    }
+
+    #[test]
+    fn labels_need_page_and_release_and_refuse_unknown_parameters() {
+        let q = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let headers = HeaderMap::new();
+        let ok = labels_of(
+            &q(&[("key", "x"), ("page", "/home"), ("release", "1.2"), ("label.ab", "b")]),
+            &headers,
+        )
+        .unwrap();
+        assert_eq!(ok["page"], "/home");
+        assert_eq!(ok["ab"], "b");
+        assert_eq!(ok["browser"], "other");
+        assert!(!ok.contains_key("key"));
+        let missing = labels_of(&q(&[("page", "/home")]), &headers).unwrap_err();
+        assert!(missing.message.contains("`release`"), "{}", missing.message);
+        let unknown = labels_of(&q(&[("page", "/"), ("release", "1"), ("x", "1")]), &headers)
+            .unwrap_err();
+        assert!(unknown.message.contains("unknown query parameter `x`"));
+        let reserved = labels_of(
+            &q(&[("page", "/"), ("release", "1"), ("label.source", "cli")]),
+            &headers,
+        )
+        .unwrap_err();
+        assert!(reserved.message.contains("set by the server"));
+    }
+}
