@@ -5,11 +5,12 @@
 //! profiles of one page differ the way field profiles of one page do. Version and page are drawn
 //! independently per profile, so without the planted regression every version has the same
 //! distribution of per-function shares: any difference a diff reports between versions, other
-//! than the planted function (and the dilution its extra time causes), is a false positive.
+//! than the planted function and `(idle)`, is a false positive.
 //!
-//! The regression: from version `regress_version` on, one function runs longer: each profile
-//! gets extra samples on its most common stack ending in that function, enough to raise the
-//! function's self share of the profile (idle included) by `points` percentage points.
+//! The regression: from version `regress_version` on, one function runs longer: in each profile,
+//! `points` % of its samples that were idle become samples of the page's most common stack ending
+//! in that function, raising the function's self share by `points` percentage points and lowering
+//! `(idle)`'s by as much; no other function's share changes.
 
 use std::io::{self, Write};
 
@@ -143,7 +144,7 @@ impl Model {
             cumulative.push((sum, s));
         }
         // Samples come in runs (a function stays on the stack for a while), as recorded ones do.
-        let mut stack_of = Vec::with_capacity(n + n / 8);
+        let mut stack_of = Vec::with_capacity(n);
         while stack_of.len() < n {
             let pick = if rng.unit() < idle_share {
                 None
@@ -159,17 +160,18 @@ impl Model {
         }
         let regressed = version >= o.regress_version;
         if let (true, Some(rs)) = (regressed, pg.regress_stack) {
-            // k extra samples raise the function's self share from c/n to c/n + d:
-            // (c + k) / (n + k) = c/n + d  ⇔  k = d·n / (1 − c/n − d).
-            let c = stack_of
-                .iter()
-                .filter(|s| s.is_some_and(|s| self.stacks[s].last() == Some(&self.regress)))
-                .count() as f64;
-            let d = o.points / 100.0;
-            let k = (d * n as f64 / (1.0 - c / n as f64 - d).max(0.05)).round() as usize;
-            for _ in 0..k {
-                let at = rng.below(stack_of.len() + 1);
-                stack_of.insert(at, Some(rs));
+            // A field profile covers a fixed window of the page's life, so a function that runs
+            // longer takes the time from the main thread's idle time: k = d·n idle samples become
+            // samples of the regressed stack. Every other function keeps its samples, so its
+            // share is distributed exactly as in the versions before.
+            let mut idle: Vec<usize> = (0..stack_of.len())
+                .filter(|&i| stack_of[i].is_none())
+                .collect();
+            let k = ((o.points / 100.0 * n as f64).round() as usize).min(idle.len());
+            for j in 0..k {
+                let pick = j + rng.below(idle.len() - j);
+                idle.swap(j, pick);
+                stack_of[idle[j]] = Some(rs);
             }
         }
         // performance.now() at the first sample, then intervals with jitter and the occasional
