@@ -137,10 +137,10 @@ done
 
 echo
 echo "== 4. lake diff: the two versions before the planted regression vs the two from it on"
-diff_groups() { # VERSIONS.. → base and target --where for lake diff
+diff_groups() { # TRUTH.json → the base's and the target's --where (lake's grammar: version=A|B)
   "$PY" -c 'import json, sys
 t = json.load(open(sys.argv[1])); v = t["versions"]; r = v.index(t["regression"]["from_version"])
-print("version in (%s)" % ",".join(v[r - 2:r]), "version in (%s)" % ",".join(v[r:r + 2]), sep="\t")' "$1"
+print("version=" + "|".join(v[r - 2:r]), "version=" + "|".join(v[r:r + 2]), sep="\t")' "$1"
 }
 if ! "$JSPROF" lake diff --help > /dev/null 2>&1; then
   echo "lake diff: not built"

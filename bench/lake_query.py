@@ -4,7 +4,9 @@ DataFusion) and chdb (ClickHouse in-process, running contrib/clickhouse/lake_top
 
     python3 bench/lake_query.py LAKE duckdb|polars|chdb [--check TOP.json]
 
-Prints how many functions it found. With --check, compares every function's self and total with
+Reads only `part-*.parquet` (a writer's temporary `.tmp-part-….parquet` must not be read). The
+generated lake holds time profiles only, so no engine filters on weight_unit (lake top does not
+join `profiles` either then). Prints how many functions it found. With --check, compares every function's self and total with
 the `functions` of a `jsprof lake top --json` output and exits 1 on any difference, so a speed
 figure is never reported for a wrong answer. The time of the whole process is what the bench
 measures (the engines' import included, as a user running this would pay it).
@@ -20,10 +22,10 @@ DUCKDB_SQL = """
 WITH
   stacks AS (
     SELECT stack_id, any_value(function_id) AS function_id, any_value(functions) AS functions
-    FROM read_parquet('{lake}/stacks/**/*.parquet', hive_partitioning = false) GROUP BY stack_id),
+    FROM read_parquet('{lake}/stacks/**/part-*.parquet', hive_partitioning = false) GROUP BY stack_id),
   weights AS (
     SELECT stack_id, sum(self_weight) AS weight
-    FROM read_parquet('{lake}/samples/**/*.parquet', hive_partitioning = false) GROUP BY stack_id),
+    FROM read_parquet('{lake}/samples/**/part-*.parquet', hive_partitioning = false) GROUP BY stack_id),
   self AS (
     SELECT s.function_id, sum(w.weight) AS self_weight
     FROM weights w JOIN stacks s USING (stack_id) GROUP BY s.function_id),
@@ -34,7 +36,7 @@ WITH
   funcs AS (
     SELECT function_id, any_value(name) AS name, any_value(url) AS url,
            any_value(line) AS line, any_value("column") AS "column"
-    FROM read_parquet('{lake}/functions/**/*.parquet', hive_partitioning = false) GROUP BY function_id)
+    FROM read_parquet('{lake}/functions/**/part-*.parquet', hive_partitioning = false) GROUP BY function_id)
 SELECT f.name, f.url, f.line, f."column", coalesce(s.self_weight, 0) AS self, t.total_weight AS total
 FROM total t JOIN funcs f USING (function_id) LEFT JOIN self s USING (function_id)
 ORDER BY self DESC, total DESC
@@ -52,7 +54,7 @@ def polars_top(lake):
     import polars as pl
 
     def scan(t):
-        return pl.scan_parquet(f"{lake}/{t}/**/*.parquet", hive_partitioning=False)
+        return pl.scan_parquet(f"{lake}/{t}/**/part-*.parquet", hive_partitioning=False)
 
     stacks = scan("stacks").group_by("stack_id").agg(pl.first("function_id"), pl.first("functions"))
     weights = (
@@ -87,7 +89,7 @@ def chdb_top(lake):
     import chdb
 
     sql = (ROOT / "contrib/clickhouse/lake_top.sql").read_text()
-    res = chdb.query(sql, "JSONEachRow", params={"lake": lake, "where": "{}"})
+    res = chdb.query(sql, "JSONEachRow", params={"lake": lake, "where": "{}", "unit": "us"})
     return [json.loads(line) for line in str(res).splitlines() if line.strip()]
 
 

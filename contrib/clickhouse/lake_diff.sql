@@ -9,7 +9,8 @@
 --       --param_target="{'version':'1.14.0'}" --param_alpha=0.05 --param_floor=1 \
 --       --queries-file contrib/clickhouse/lake_diff.sql
 --
--- Per profile, each function's self share of the profile's weight (idle included); per function,
+-- Per time profile (weight_unit 'us'), each function's self share of the profile's weight (idle
+-- and the bare root included, as `jsprof top`'s percentages); per function,
 -- ClickHouse's mannWhitneyUTest of the base's shares against the target's, every chosen profile
 -- counted (share 0 where the function did not run), Benjamini-Hochberg over all functions, and the
 -- change of the mean share in points with a 95 % normal interval. Rows: the changes that are
@@ -22,26 +23,32 @@ WITH
                 profile_id,
                 arrayAll(k -> labels[k] = {base:Map(String, String)}[k], mapKeys({base:Map(String, String)})) AS base,
                 arrayAll(k -> labels[k] = {target:Map(String, String)}[k], mapKeys({target:Map(String, String)})) AS target
-            FROM file(concat({lake:String}, '/profiles/**/*.parquet'), Parquet)
+            FROM file(concat({lake:String}, '/profiles/**/part-*.parquet'), Parquet)
+            WHERE weight_unit = 'us'
         )
         WHERE base OR target
         GROUP BY profile_id, grp
     ),
     stacks AS (
         SELECT stack_id, any(function_id) AS function_id
-        FROM file(concat({lake:String}, '/stacks/**/*.parquet'), Parquet)
+        FROM file(concat({lake:String}, '/stacks/**/part-*.parquet'), Parquet)
         GROUP BY stack_id
+    ),
+    chosen_samples AS (
+        SELECT profile_id, stack_id, self_weight
+        FROM file(concat({lake:String}, '/samples/**/part-*.parquet'), Parquet)
+        WHERE profile_id IN (SELECT profile_id FROM groups)
     ),
     per_function AS (
         SELECT s.profile_id AS profile_id, st.function_id AS function_id, sum(s.self_weight) AS w
-        FROM file(concat({lake:String}, '/samples/**/*.parquet'), Parquet) AS s
-        INNER JOIN stacks AS st ON s.stack_id = st.stack_id
-        WHERE s.profile_id IN (SELECT profile_id FROM groups)
+        FROM chosen_samples AS s INNER JOIN stacks AS st ON s.stack_id = st.stack_id
         GROUP BY profile_id, function_id
     ),
+    -- A profile's weight counts every sample, the bare root's (stack_id 0, no stacks row) too:
+    -- `jsprof top`'s base for percentages.
     totals AS (
-        SELECT p.profile_id AS profile_id, g.grp AS grp, sum(p.w) AS profile_w
-        FROM per_function AS p INNER JOIN groups AS g ON p.profile_id = g.profile_id
+        SELECT s.profile_id AS profile_id, g.grp AS grp, sum(s.self_weight) AS profile_w
+        FROM chosen_samples AS s INNER JOIN groups AS g ON s.profile_id = g.profile_id
         GROUP BY profile_id, grp
         HAVING profile_w > 0
     ),
@@ -79,7 +86,7 @@ WITH
     ),
     funcs AS (
         SELECT function_id, any(name) AS name, any(url) AS url, any(line) AS line, any(column) AS column
-        FROM file(concat({lake:String}, '/functions/**/*.parquet'), Parquet)
+        FROM file(concat({lake:String}, '/functions/**/part-*.parquet'), Parquet)
         GROUP BY function_id
     )
 SELECT

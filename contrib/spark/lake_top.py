@@ -4,18 +4,23 @@ Reads a jsprof profile lake (docs/lake.md, schema version 1) from any path Spark
 local directory, hdfs://…, s3a://bucket/lake — and answers the questions `jsprof lake top` and
 `jsprof lake diff` answer in-process:
 
-  spark-submit contrib/spark/lake_top.py LAKE top  [--where K=V]... [--limit N] [--out PATH]
-  spark-submit contrib/spark/lake_top.py LAKE diff --base K=V... --target K=V... [--metric self|total]
+  spark-submit contrib/spark/lake_top.py LAKE top  [--where WHERE]... [--unit us|bytes] [--limit N]
+                                                   [--out PATH]
+  spark-submit contrib/spark/lake_top.py LAKE diff --base WHERE --target WHERE [--metric self|total]
                                                    [--alpha 0.05] [--floor 1.0] [--out PATH]
 
-`top`: every function's self and total weight (µs; bytes for .heapprofile lakes) summed over the
-profiles whose labels match every `--where K=V` (`K=V1,V2` matches either value, `K!=V` excludes).
+WHERE is `jsprof lake --where`'s grammar: `version=1.14.0,page=home|search`, `release!=canary`,
+`since=2026-11-01`.
+
+`top`: every function's self and total weight (µs, or bytes with `--unit bytes`) summed over the
+selected profiles.
 Self counts samples whose stack has the function on top; total counts samples whose stack contains
 it, once however often it recurses (DevTools' rule) — the lake's `stacks.functions` column is that
 distinct list, so a sum over it is exact. The numbers equal `jsprof lake top --json`'s to the
 microsecond (tests/it/lake_engines.rs checks it).
 
-`diff`: per profile, each function's share of the profile's weight (idle included); per function,
+`diff`: per profile, each function's share of the profile's weight (idle and samples with an empty
+stack included, as `jsprof top`'s percentages); per function,
 a Mann-Whitney U test of the base group's shares against the target group's (profiles where the
 function never ran have share 0: those ties are ranked in closed form, not materialised, so the
 job scales with the non-zero shares only), Benjamini-Hochberg over all functions, and the change of
@@ -41,31 +46,43 @@ TABLES = ("profiles", "samples", "stacks", "functions")
 def read_lake(spark, lake):
     """The four tables, read recursively (the day/label directories are Hive-style, but every
     column a query needs is in the files, so partition discovery is switched off: a lake whose
-    partition label differs between writers still reads as one table). Spark skips names starting
-    with `.` or `_`, which is how writers' temporary files are named."""
+    partition label differs between writers still reads as one table). Only `part-*.parquet`:
+    a writer's temporary file is `.tmp-part-….parquet` (Spark skips names starting with `.`
+    anyway; the filter says so for any reader of this code)."""
     base = lake.rstrip("/")
     return {
         t: spark.read.option("recursiveFileLookup", "true")
-        .option("pathGlobFilter", "*.parquet")
+        .option("pathGlobFilter", "part-*.parquet")
         .parquet(f"{base}/{t}")
         for t in TABLES
     }
 
 
-def label_filter(conditions):
-    """`K=V`, `K=V1,V2`, `K!=V` → a Column over `labels` (all must hold)."""
+# Names that are the profiles table's own columns, not labels (as in `jsprof lake --where`).
+COLUMNS = ("kind", "thread", "source_name", "profile_id", "weight_unit")
+
+
+def label_filter(wheres):
+    """`jsprof lake --where`'s grammar (docs/lake.md): each argument holds terms separated by
+    `,`, all must hold: `NAME=VALUE`, `NAME=V1|V2`, `NAME!=VALUE` (absent or different),
+    `since=TIME`, `until=TIME` (start time, else the time it was added; a day or RFC 3339).
+    `kind`, `thread`, `source_name`, `profile_id`, `weight_unit` are columns, other names labels."""
     cond = F.lit(True)
-    for c in conditions:
-        negate = "!=" in c
-        key, sep, values = c.partition("!=" if negate else "=")
-        if not sep or not key:
-            raise SystemExit(f"lake_top.py: --where {c!r}: expected KEY=VALUE or KEY!=VALUE")
-        vals = values.split(",")
-        match = F.col("labels").getItem(key).isin(vals)
-        cond = cond & (~F.coalesce(match, F.lit(False)) if negate else F.coalesce(match, F.lit(False)))
+    for term in (t.strip() for w in wheres for t in w.split(",") if t.strip()):
+        negate = "!=" in term
+        name, sep, value = term.partition("!=" if negate else "=")
+        name = name.strip()
+        if not sep or not name:
+            raise SystemExit(f"lake_top.py: --where {term!r}: expected NAME=VALUE or NAME!=VALUE")
+        if name in ("since", "until") and not negate:
+            when = F.coalesce(F.col("start_time"), F.col("added_at"))
+            at = F.to_timestamp(F.lit(value.strip()))
+            cond = cond & (when >= at if name == "since" else when < at)
+            continue
+        col = F.col(name) if name in COLUMNS else F.col("labels").getItem(name)
+        match = F.coalesce(col.isin(value.split("|")), F.lit(False))
+        cond = cond & (~match if negate else match)
     return cond
-
-
 def dictionaries(t):
     """The stack and function dictionaries, deduplicated: the same content-addressed row may be in
     many files (every writer writes the rows it needs)."""
@@ -78,15 +95,21 @@ def dictionaries(t):
     return stacks, funcs
 
 
-def chosen_profiles(t, conditions):
-    return t["profiles"].where(label_filter(conditions)).select("profile_id").distinct()
+def chosen_profiles(t, wheres, unit):
+    """The selection's profiles of one weight unit: time and bytes are never added."""
+    return (
+        t["profiles"]
+        .where(label_filter(wheres) & (F.col("weight_unit") == unit))
+        .select("profile_id")
+        .distinct()
+    )
 
 
-def function_table(t, where):
+def function_table(t, where, unit):
     stacks, funcs = dictionaries(t)
     weights = (
         t["samples"]
-        .join(chosen_profiles(t, where), "profile_id")
+        .join(chosen_profiles(t, where, unit), "profile_id")
         .groupBy("stack_id")
         .agg(F.sum("self_weight").alias("weight"), F.sum("sample_count").alias("samples"))
         .join(stacks, "stack_id")
@@ -112,23 +135,24 @@ def function_table(t, where):
     )
 
 
-def diff_table(t, base, target, metric):
+def diff_table(t, base, target, metric, unit):
     """Per function: the Mann-Whitney statistics of its per-profile shares, base vs target."""
     stacks, funcs = dictionaries(t)
-    b = chosen_profiles(t, base).withColumn("grp", F.lit(0))
-    g = chosen_profiles(t, target).withColumn("grp", F.lit(1))
+    b = chosen_profiles(t, base, unit).withColumn("grp", F.lit(0))
+    g = chosen_profiles(t, target, unit).withColumn("grp", F.lit(1))
     both = b.join(g, "profile_id", "left_semi").count()
     if both:
         raise SystemExit(f"lake_top.py: {both} profiles match both --base and --target")
     groups = b.unionByName(g)
+    chosen = t["samples"].join(groups, "profile_id")
     per_stack = (
-        t["samples"]
-        .join(groups, "profile_id")
-        .groupBy("profile_id", "grp", "stack_id")
+        chosen.groupBy("profile_id", "grp", "stack_id")
         .agg(F.sum("self_weight").alias("w"))
         .join(stacks, "stack_id")
     )
-    totals = per_stack.groupBy("profile_id", "grp").agg(F.sum("w").alias("profile_w"))
+    # A profile's weight counts every sample, the bare root's (stack_id 0, no stacks row) too:
+    # `jsprof top`'s base for percentages.
+    totals = chosen.groupBy("profile_id", "grp").agg(F.sum("self_weight").alias("profile_w"))
     totals = totals.where(F.col("profile_w") > 0).cache()
     n = {r["grp"]: r["count"] for r in totals.groupBy("grp").count().collect()}
     n_b, n_t = n.get(0, 0), n.get(1, 0)
@@ -228,9 +252,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("lake")
     ap.add_argument("command", choices=("top", "diff"))
-    ap.add_argument("--where", action="append", default=[], help="K=V, K=V1,V2 or K!=V")
-    ap.add_argument("--base", action="append", default=[], help="diff: the base group's K=V")
-    ap.add_argument("--target", action="append", default=[], help="diff: the target group's K=V")
+    ap.add_argument("--where", action="append", default=[], help="top: K=V, K=V1|V2, K!=V, …")
+    ap.add_argument("--base", action="append", default=[], help="diff: the base's --where")
+    ap.add_argument("--target", action="append", default=[], help="diff: the target's --where")
+    ap.add_argument("--unit", choices=("us", "bytes"), default="us", help="time or .heapprofile bytes")
     ap.add_argument("--metric", choices=("self", "total"), default="self")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--floor", type=float, default=1.0, help="diff: smallest change, points")
@@ -252,7 +277,7 @@ def main(argv=None):
     try:
         t = read_lake(spark, a.lake)
         if a.command == "top":
-            table = function_table(t, a.where)
+            table = function_table(t, a.where, a.unit)
             if a.out:
                 table.write.mode("overwrite").parquet(a.out)
             rows = table.limit(a.limit).collect() if a.limit else table.collect()
@@ -264,7 +289,7 @@ def main(argv=None):
         else:
             if not a.base or not a.target:
                 raise SystemExit("lake_top.py: diff needs --base K=V and --target K=V")
-            rows, n_b, n_t = diff_table(t, a.base, a.target, a.metric)
+            rows, n_b, n_t = diff_table(t, a.base, a.target, a.metric, a.unit)
             benjamini_hochberg(rows)
             rows.sort(key=lambda r: (r["p"], -abs(r["delta_points"])))
             if a.out:
