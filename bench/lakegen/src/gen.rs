@@ -134,7 +134,9 @@ impl Model {
         let version = rng.below(o.versions);
         let page = rng.below(o.pages);
         let pg = &self.pages[page];
-        let n = (o.median_samples * rng.lognormal(0.6)).round().clamp(10.0, 20_000.0) as usize;
+        let n = (o.median_samples * rng.lognormal(0.6))
+            .round()
+            .clamp(10.0, 20_000.0) as usize;
         let idle_share = 0.1 + 0.5 * rng.unit();
         // This profile's own weights around the page's mix, as a cumulative table.
         let mut cumulative = Vec::with_capacity(pg.stacks.len());
@@ -196,7 +198,12 @@ impl Model {
     }
 
     /// Writes `p` as a JS Self-Profiling trace (what `new Profiler(…).stop()` resolves to).
-    pub fn write_selfprofile(&self, pool: &Pool, p: &Profile, w: &mut impl Write) -> io::Result<()> {
+    pub fn write_selfprofile(
+        &self,
+        pool: &Pool,
+        p: &Profile,
+        w: &mut impl Write,
+    ) -> io::Result<()> {
         let tree = Tree::of(self, p);
         let mut resources: Vec<&str> = Vec::new();
         w.write_all(b"{\"frames\":[")?;

@@ -101,9 +101,8 @@ fn run() -> Result<(), String> {
     let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     std::fs::create_dir_all(&out).map_err(|e| io(&out, e))?;
     let manifest_path = out.join("manifest.tsv");
-    let mut manifest = BufWriter::new(
-        std::fs::File::create(&manifest_path).map_err(|e| io(&manifest_path, e))?,
-    );
+    let mut manifest =
+        BufWriter::new(std::fs::File::create(&manifest_path).map_err(|e| io(&manifest_path, e))?);
     let ext = if o.cpuprofile { "cpuprofile" } else { "json" };
     let mut bytes = 0u64;
     let mut buf = Vec::new();

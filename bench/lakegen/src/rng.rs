@@ -27,7 +27,7 @@ impl Rng {
 
     /// Uniform in 0..n.
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 
     /// Standard normal (Box-Muller).

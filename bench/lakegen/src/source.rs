@@ -61,7 +61,10 @@ impl Pool {
         } else if v.get("nodes").is_some() {
             self.cpuprofile(&v)
         } else {
-            Err("neither a JS Self-Profiling trace (frames, stacks) nor a .cpuprofile (nodes)".into())
+            Err(
+                "neither a JS Self-Profiling trace (frames, stacks) nor a .cpuprofile (nodes)"
+                    .into(),
+            )
         }
         .map_err(|e| format!("{}: {e}", path.display()))?;
         if source.stacks.is_empty() {
@@ -101,7 +104,7 @@ impl Pool {
         let stacks = arr("stacks")?;
         let mut paths: Vec<Option<Vec<u32>>> = vec![None; stacks.len()];
         // Parents may come after their children in principle: resolve by walking up, bounded.
-        for i in 0..stacks.len() {
+        for (i, path) in paths.iter_mut().enumerate() {
             let mut chain = Vec::new();
             let mut at = Some(i);
             while let Some(s) = at {
@@ -119,7 +122,7 @@ impl Pool {
                 }
             }
             chain.reverse();
-            paths[i] = Some(chain);
+            *path = Some(chain);
         }
         let mut counts = vec![0u64; stacks.len()];
         for s in arr("samples")? {
@@ -144,7 +147,9 @@ impl Pool {
         let nodes = v["nodes"].as_array().ok_or("nodes: expected an array")?;
         let mut by_id = HashMap::new();
         for (i, n) in nodes.iter().enumerate() {
-            let id = n["id"].as_u64().ok_or_else(|| format!("nodes[{i}].id: expected a number"))?;
+            let id = n["id"]
+                .as_u64()
+                .ok_or_else(|| format!("nodes[{i}].id: expected a number"))?;
             by_id.insert(id, i);
         }
         let mut parent = vec![None; nodes.len()];
