@@ -78,15 +78,15 @@ echo "== generating $N traces (seed $SEED) into $GEN"
 generate "$GEN" "$N" "$SEED"
 JSON_BYTES=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes"])' "$GEN/truth.json")
 REGRESS=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["regression"]["function"]["name"])' "$GEN/truth.json")
-GROUPS=$(find "$GEN" -mindepth 2 -maxdepth 2 -type d | wc -l)
-echo "   $N traces, $(mb "$JSON_BYTES") MB of JSON, $GROUPS label sets"
+LABEL_SETS=$(find "$GEN" -mindepth 2 -maxdepth 2 -type d | wc -l)
+echo "   $N traces, $(mb "$JSON_BYTES") MB of JSON, $LABEL_SETS label sets"
 
 echo
 echo "== 1. ingest: jsprof lake add, one invocation per label set"
 add_all "$LAKE" "$GEN"
 ADD_SECS=$SECS
 printf '%-34s %10s %12s\n' "" "seconds" "traces/s"
-printf '%-34s %10.2f %12.0f   (target >= 1000/s)\n' "lake add ($GROUPS invocations)" "$ADD_SECS" \
+printf '%-34s %10.2f %12.0f   (target >= 1000/s)\n' "lake add ($LABEL_SETS invocations)" "$ADD_SECS" \
   "$(awk -v n="$N" -v s="$ADD_SECS" 'BEGIN { print n / s }')"
 if "$JSPROF" lake compact --help > /dev/null 2>&1; then
   secs "$JSPROF" lake compact "$LAKE"
