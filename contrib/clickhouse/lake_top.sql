@@ -1,0 +1,70 @@
+-- The profile lake's function table (`jsprof lake top`) in ClickHouse SQL, straight over the
+-- lake's Parquet files (docs/lake.md, schema version 1).
+--
+-- Parameters:
+--   lake   the lake's root: a local directory for file(); for S3 replace each
+--          file(concat({lake:String}, '/T/**/part-*.parquet'), Parquet) below by
+--          s3(concat({lake:String}, '/T/**/part-*.parquet'), 'Parquet') with
+--          lake = 'https://BUCKET.s3.REGION.amazonaws.com/PREFIX' (credentials from a named
+--          collection or the server's config; see docs/fleet.md). Only `part-*` names: a
+--          writer's temporary `.tmp-part-….parquet` also ends in .parquet and must not be read.
+--   where  labels every chosen profile must have, e.g. {'version':'1.14.0','page':'checkout'};
+--          {} chooses every profile.
+--   unit   'us' (time: CPU profiles, self-profiling traces, traces) or 'bytes' (.heapprofile):
+--          weights of different units are never added.
+--
+--   clickhouse local --param_lake=/path/to/lake --param_where="{'version':'1.14.0'}" --param_unit=us \
+--       --queries-file contrib/clickhouse/lake_top.sql
+--   python3 -c "import chdb; print(chdb.query(open('contrib/clickhouse/lake_top.sql').read(),
+--       'JSONEachRow', params={'lake': '/path/to/lake', 'where': '{}', 'unit': 'us'}))"
+--
+-- Self: the samples whose stack has the function on top. Total: the samples whose stack contains
+-- it, once however often it recurses (the lake's `stacks.functions` is that distinct list). Both
+-- are integer sums of microseconds (bytes for .heapprofile lakes), equal to `jsprof lake top
+-- --json`'s (tests/it/lake_engines.rs checks it). Dictionary rows repeat across files (every
+-- writer writes the ids it needs): they are deduplicated by id before joining.
+WITH
+    chosen AS (
+        SELECT DISTINCT profile_id
+        FROM file(concat({lake:String}, '/profiles/**/part-*.parquet'), Parquet)
+        WHERE weight_unit = {unit:String}
+          AND arrayAll(k -> labels[k] = {where:Map(String, String)}[k], mapKeys({where:Map(String, String)}))
+    ),
+    stacks AS (
+        SELECT stack_id, any(function_id) AS function_id, any(functions) AS functions
+        FROM file(concat({lake:String}, '/stacks/**/part-*.parquet'), Parquet)
+        GROUP BY stack_id
+    ),
+    weights AS (
+        SELECT stack_id, sum(self_weight) AS weight
+        FROM file(concat({lake:String}, '/samples/**/part-*.parquet'), Parquet)
+        WHERE profile_id IN (SELECT profile_id FROM chosen)
+        GROUP BY stack_id
+    ),
+    self AS (
+        SELECT s.function_id AS function_id, sum(w.weight) AS self_weight
+        FROM weights AS w INNER JOIN stacks AS s ON w.stack_id = s.stack_id
+        GROUP BY function_id
+    ),
+    total AS (
+        SELECT arrayJoin(s.functions) AS function_id, sum(w.weight) AS total_weight
+        FROM weights AS w INNER JOIN stacks AS s ON w.stack_id = s.stack_id
+        GROUP BY function_id
+    ),
+    funcs AS (
+        SELECT function_id, any(name) AS name, any(url) AS url, any(line) AS line, any(column) AS column
+        FROM file(concat({lake:String}, '/functions/**/part-*.parquet'), Parquet)
+        GROUP BY function_id
+    )
+SELECT
+    f.name AS name,
+    f.url AS url,
+    f.line AS line,
+    f.column AS column,
+    toInt64(ifNull(s.self_weight, 0)) AS self,
+    toInt64(t.total_weight) AS total
+FROM total AS t
+INNER JOIN funcs AS f ON t.function_id = f.function_id
+LEFT JOIN self AS s ON t.function_id = s.function_id
+ORDER BY self DESC, total DESC, name, url, line, column
+SETTINGS join_use_nulls = 1

@@ -1,0 +1,240 @@
+//! The lake read by other engines: `contrib/spark/lake_top.py` in Spark's local mode and
+//! `contrib/clickhouse/lake_top.sql` through chdb (ClickHouse in-process) must give exactly
+//! `jsprof lake top --json`'s numbers — every function, self and total, to the microsecond — on a
+//! lake built from the fixtures with `jsprof lake add`. Needs Java and a Python with pyspark and
+//! chdb: `.ci/run` installs them in `target/lake-py` (or set `JSPROF_LAKE_PYTHON`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{fixtures, jsprof, jsprof_json, skip_without};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The Python that has the engines: `$JSPROF_LAKE_PYTHON`, else CI's venv, else `python3`.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("JSPROF_LAKE_PYTHON") {
+        return p.into();
+    }
+    let venv = repo().join("target/lake-py/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    }
+}
+
+/// Whether `python` can import `module` (skipping the test, loudly, when it cannot).
+fn has_module(python: &Path, module: &str) -> bool {
+    let ok = Command::new(python)
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip_without(
+            &format!("python module {module} ({})", python.display()),
+            "pip install pyspark==3.5.3 chdb==4.4.0, or run .ci/run's install step",
+        );
+    }
+    ok
+}
+
+/// A fresh lake with the fixtures' sampled profiles in two label sets, so that a label filter
+/// has something to leave out.
+fn fixture_lake(name: &str) -> PathBuf {
+    let lake = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("lake-engines-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&lake);
+    let f = fixtures();
+    let lake_s = lake.to_str().unwrap();
+    for (files, labels) in [
+        (
+            vec![
+                f.join("selfprofile/primes.jsprofile.json"),
+                f.join("selfprofile/mdn-example.jsprofile.json"),
+                f.join("cpu/node-mix.cpuprofile.gz"),
+            ],
+            ["version=1.0", "page=home"],
+        ),
+        (
+            vec![
+                f.join("cpu/tsc.cpuprofile.gz"),
+                f.join("trace/primes.trace.json.gz"),
+            ],
+            ["version=1.1", "page=home"],
+        ),
+    ] {
+        let mut args = vec!["lake", "add", lake_s];
+        let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        args.extend(files.iter().map(String::as_str));
+        for l in &labels {
+            args.extend(["--label", l]);
+        }
+        let out = jsprof(&args);
+        assert!(
+            out.status.success(),
+            "jsprof {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    lake
+}
+
+type Table = BTreeMap<(String, String, Option<i64>, Option<i64>), (i64, i64)>;
+
+fn key(f: &Value) -> (String, String, Option<i64>, Option<i64>) {
+    (
+        f["name"].as_str().unwrap_or("").to_string(),
+        f["url"].as_str().unwrap_or("").to_string(),
+        f["line"].as_i64(),
+        f["column"].as_i64(),
+    )
+}
+
+/// `jsprof lake top --json` as function → (self µs, total µs).
+fn lake_top(lake: &Path, filter: &[&str]) -> Table {
+    let mut args = vec![
+        "lake",
+        "top",
+        lake.to_str().unwrap(),
+        "--json",
+        "--limit",
+        "0",
+    ];
+    for w in filter {
+        args.extend(["--where", w]);
+    }
+    let top = jsprof_json(&args);
+    let table: Table = top["functions"]
+        .as_array()
+        .expect("functions")
+        .iter()
+        .map(|f| {
+            (
+                key(f),
+                (
+                    f["self_us"].as_i64().expect("self_us"),
+                    f["total_us"].as_i64().expect("total_us"),
+                ),
+            )
+        })
+        .collect();
+    assert!(
+        table.len() > 50,
+        "a lake of the fixtures has many functions"
+    );
+    table
+}
+
+/// An engine's rows (`name, url, line, column, self, total`) as a [`Table`].
+fn engine_table(rows: &[Value]) -> Table {
+    rows.iter()
+        .map(|r| {
+            let n = |v: &Value| {
+                v.as_i64()
+                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            };
+            (
+                key(r),
+                (n(&r["self"]).expect("self"), n(&r["total"]).expect("total")),
+            )
+        })
+        .collect()
+}
+
+fn assert_same(engine: &str, got: &Table, want: &Table) {
+    let differ: Vec<_> = want
+        .iter()
+        .filter(|(k, v)| got.get(*k) != Some(v))
+        .map(|(k, v)| (k, v, got.get(k)))
+        .take(5)
+        .collect();
+    assert!(
+        differ.is_empty() && got.len() == want.len(),
+        "{engine} differs from lake top ({} vs {} functions); (function, lake top, {engine}): {differ:?}",
+        got.len(),
+        want.len()
+    );
+}
+
+#[test]
+fn chdb_gives_lake_tops_numbers() {
+    let py = python();
+    if !has_module(&py, "chdb") {
+        return;
+    }
+    let lake = fixture_lake("chdb");
+    let sql = repo().join("contrib/clickhouse/lake_top.sql");
+    for (filter, map) in [(&[][..], "{}"), (&["version=1.1"][..], "{'version':'1.1'}")] {
+        let want = lake_top(&lake, filter);
+        let out = Command::new(&py)
+            .args([
+                "-c",
+                "import chdb, sys\n\
+                 r = chdb.query(open(sys.argv[1]).read(), 'JSONEachRow',\n\
+                     params={'lake': sys.argv[2], 'where': sys.argv[3], 'unit': 'us'})\n\
+                 sys.stdout.write(str(r))",
+            ])
+            .arg(&sql)
+            .arg(&lake)
+            .arg(map)
+            .output()
+            .expect("run python");
+        assert!(
+            out.status.success(),
+            "chdb: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("a JSON row"))
+            .collect();
+        assert_same(&format!("chdb {map}"), &engine_table(&rows), &want);
+    }
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+#[test]
+fn spark_gives_lake_tops_numbers() {
+    let py = python();
+    if !has_module(&py, "pyspark") {
+        return;
+    }
+    if !Command::new("java")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        skip_without("java", "apt-get install openjdk-17-jre-headless");
+        return;
+    }
+    let lake = fixture_lake("spark");
+    // One Spark run (a JVM start is most of a minute on a busy machine), with a label filter, so
+    // the profiles join is exercised too: the other label set's functions must not appear.
+    let want = lake_top(&lake, &["version=1.0"]);
+    let out = Command::new(&py)
+        .arg(repo().join("contrib/spark/lake_top.py"))
+        .arg(&lake)
+        .args(["top", "--where", "version=1.0", "--master", "local[1]"])
+        // Spark's driver binds to the loopback only; tests never reach the network.
+        .env("SPARK_LOCAL_IP", "127.0.0.1")
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "spark: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value =
+        serde_json::from_slice(&out.stdout).expect("the job prints one JSON object");
+    assert_eq!(result["kind"], "lake-top");
+    let rows = result["functions"].as_array().expect("functions");
+    assert_same("spark", &engine_table(rows), &want);
+    let _ = std::fs::remove_dir_all(&lake);
+}
