@@ -121,13 +121,13 @@ fn key_text(
     )
 }
 
-type TextKey = (String, String, Option<u32>, Option<u32>);
+pub(crate) type TextKey = (String, String, Option<u32>, Option<u32>);
 
 /// Self, total, the shown line and column, and the self weight that chose them.
 #[derive(Clone, Copy)]
-struct KeyRow {
-    self_weight: i64,
-    total_weight: i64,
+pub(crate) struct KeyRow {
+    pub(crate) self_weight: i64,
+    pub(crate) total_weight: i64,
     line: Option<u32>,
     column: Option<u32>,
     top_self: i64,
@@ -135,12 +135,12 @@ struct KeyRow {
 
 /// Self and total per key of one thread, the total counting each sample once per key; plus
 /// the weight on some function, and each key's heaviest position.
-struct KeyTable {
-    rows: HashMap<TextKey, KeyRow>,
-    total: i64,
+pub(crate) struct KeyTable {
+    pub(crate) rows: HashMap<TextKey, KeyRow>,
+    pub(crate) total: i64,
 }
 
-fn key_table(profile: &Profile, thread: &Thread, by: DiffKey) -> KeyTable {
+pub(crate) fn key_table(profile: &Profile, thread: &Thread, by: DiffKey) -> KeyTable {
     let functions = StackFunctions::new(profile);
     // Group functions by their text key.
     let mut group_of_text: HashMap<TextKey, u32> = HashMap::new();

@@ -16,6 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod abtest;
 mod call_tree;
 mod diff;
 mod entries_profile;

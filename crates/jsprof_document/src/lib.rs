@@ -22,6 +22,7 @@
 //! println!("{}", serde_json::to_string(&report).unwrap());
 //! ```
 
+pub mod abtest;
 pub mod chart;
 pub mod check;
 pub mod diff;

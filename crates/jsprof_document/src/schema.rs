@@ -67,6 +67,11 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::diff::DiffReport>,
     },
     Document {
+        name: "AbTestReport",
+        answers: "`jsprof diff --base A… --target B… --json`; `jsprof lake diff LAKE --json`",
+        add: add::<crate::abtest::AbTestReport>,
+    },
+    Document {
         name: "HeapSummaryReport",
         answers: "`jsprof heap summary FILE --json`; `GET …/heap/summary`",
         add: add::<crate::heap::SummaryReport>,

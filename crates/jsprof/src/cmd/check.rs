@@ -20,7 +20,17 @@
 //!
 //! [detached_dom]            # heap snapshots
 //! max_nodes = 0             # detached DOM nodes (in all detached trees); 0 = none at all
+//!
+//! [abtest]                  # `--base A… --target B…`: two groups of profiles
+//! max_share_growth_points = 2   # no function's share grew significantly by more
+//! alpha = 0.05              # optional: the q-value that is significant (default 0.05)
+//! noise_floor_points = 0.5  # optional: smaller shifts are noise (default 0.5)
 //! ```
+//!
+//! With `--base` and `--target` instead of FILE, the groups are compared as `jsprof diff --base
+//! … --target …` does (Mann-Whitney per function, Benjamini-Hochberg) and only `[abtest]`
+//! applies: each function whose self or total share grew significantly (q < alpha and shift ≥
+//! the noise floor) is a check of its Hodges-Lehmann shift against the limit.
 //!
 //! Detached trees are DevTools' (native objects named `Detached …`), less Node.js's own
 //! `Detached Node / …` embedder objects, which every Node snapshot has and which are not DOM.
@@ -43,7 +53,10 @@ use jsprof_heap::{
 use jsprof_profile::{Format, WeightUnit};
 use serde::Deserialize;
 
+use crate::cmd::diff::{compare_groups, CompareArgs, GroupArgs};
 use crate::cmd::top::warnings_json;
+use jsprof_analysis::abtest::AbOptions;
+use jsprof_analysis::DiffKey;
 use crate::load::{detect_format, load_cpu};
 use crate::output::{self, Align, JsonWarning, Table};
 use jsprof_document::check::{CheckJson, CheckReport, Measure, Status};
@@ -68,6 +81,11 @@ The budget file (TOML); every section is optional, and any may repeat where mark
   [detached_dom]              # heap snapshots
   max_nodes = 0               # detached DOM nodes in all detached trees; 0 = none at all
 
+  [abtest]                    # two groups: --base A… --target B… instead of FILE
+  max_share_growth_points = 2 # no function's share grew significantly by more than 2 points
+  alpha = 0.05                # optional: significance of the Benjamini-Hochberg q-value
+  noise_floor_points = 0.5    # optional: shifts smaller than this are noise
+
 Budgets that do not apply to FILE's kind are skipped; a file none of whose budgets applies is an
 error. A function the profile does not contain fails (\"not in the profile\").
 Exit status: 0 every budget holds, 1 one is exceeded, 2 FILE or the budget file cannot be read.
@@ -76,7 +94,14 @@ Example: jsprof check app.cpuprofile --budget budget.toml";
 #[derive(clap::Args)]
 pub struct Args {
     /// A CPU profile, trace or heap snapshot (gzip too); `-` for stdin.
-    pub file: PathBuf,
+    #[arg(required_unless_present = "base", conflicts_with = "base")]
+    pub file: Option<PathBuf>,
+    /// Instead of FILE, a group comparison for `[abtest]`: the base group's files or directories.
+    #[arg(long, num_args = 1.., value_name = "FILE|DIR", requires = "target")]
+    pub base: Vec<PathBuf>,
+    /// The target group's files or directories.
+    #[arg(long, num_args = 1.., value_name = "FILE|DIR", requires = "base")]
+    pub target: Vec<PathBuf>,
     /// The budgets, a TOML file (its format is below).
     #[arg(long, value_name = "budget.toml")]
     pub budget: PathBuf,
@@ -98,6 +123,15 @@ struct Budgets {
     class: Vec<ClassBudget>,
     detached_dom: Option<DetachedBudget>,
     page: Option<PageBudget>,
+    abtest: Option<AbTestBudget>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct AbTestBudget {
+    max_share_growth_points: f64,
+    alpha: Option<f64>,
+    noise_floor_points: Option<f64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -276,23 +310,40 @@ fn skipped(budget: &'static str, subject: &str, measure: Measure, why: &str) -> 
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let budgets = read_budgets(&args.budget)?;
-    let heap = detect_format(&args.file)? == Some(Format::HeapSnapshot);
-    let (kind, warnings, checks) = if heap {
-        check_heap(&args.file, &budgets)?
-    } else {
-        check_cpu(&args, &budgets)?
-    };
-    if !checks.iter().any(|c| c.status != Status::Skipped) {
-        bail!(
-            "{}: no budget in it applies to a {kind} ({})",
-            args.budget.display(),
-            if heap {
-                "heap snapshots take [[class]] and [detached_dom]"
+    let (kind, warnings, checks, name) = match &args.file {
+        Some(file) => {
+            let heap = detect_format(file)? == Some(Format::HeapSnapshot);
+            let (kind, warnings, mut checks) = if heap {
+                check_heap(file, &budgets)?
             } else {
-                "CPU profiles take [[function]] and [gc], page-load traces [page]"
+                check_cpu(&args, file, &budgets)?
+            };
+            if budgets.abtest.is_some() {
+                checks.push(skipped(
+                    "abtest",
+                    "",
+                    Measure::SharePercent,
+                    "compares two groups: --base and --target",
+                ));
             }
-        );
-    }
+            if !checks.iter().any(|c| c.status != Status::Skipped) {
+                bail!(
+                    "{}: no budget in it applies to a {kind} ({})",
+                    args.budget.display(),
+                    if heap {
+                        "heap snapshots take [[class]] and [detached_dom]"
+                    } else {
+                        "CPU profiles take [[function]] and [gc], page-load traces [page]"
+                    }
+                );
+            }
+            (kind, warnings, checks, crate::input::display_name(file))
+        }
+        None => {
+            let (kind, warnings, checks) = check_groups(&args, &budgets)?;
+            (kind, warnings, checks, "the groups".to_string())
+        }
+    };
     let passed = checks.iter().all(|c| c.status != Status::Fail);
     let code = if passed {
         ExitCode::SUCCESS
@@ -308,7 +359,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         })?;
         return Ok(code);
     }
-    let name = crate::input::display_name(&args.file);
     output::print_warnings(
         &name,
         warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
@@ -337,6 +387,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             ),
             ("gc", _) => "GC share".to_string(),
             ("page", _) => c.subject.clone(),
+            ("abtest", _) if c.subject.is_empty() => "share growth".to_string(),
+            ("abtest", _) => format!(
+                "share growth of {}",
+                output::display_function_name(&c.subject)
+            ),
             ("class", Measure::RetainedSize) => format!("retained size of {}", c.subject),
             ("class", _) => format!("instances of {}", c.subject),
             _ => "detached DOM nodes".to_string(),
@@ -375,8 +430,81 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 type Outcome = (&'static str, Vec<JsonWarning>, Vec<CheckJson>);
 
-fn check_cpu(args: &Args, budgets: &Budgets) -> Result<Outcome> {
-    let loaded = load_cpu(&args.file, &Pipeline::default())?;
+/// `[abtest]` over `--base` / `--target`: one check per function whose share grew
+/// significantly (its Hodges-Lehmann shift against the limit), or one passing check when none
+/// did. Every other budget needs one file and is skipped.
+fn check_groups(args: &Args, budgets: &Budgets) -> Result<Outcome> {
+    let Some(b) = &budgets.abtest else {
+        bail!(
+            "{}: --base and --target take an [abtest] budget, and the file has none",
+            args.budget.display()
+        );
+    };
+    let groups = GroupArgs {
+        base: args.base.clone(),
+        target: args.target.clone(),
+        alpha: b.alpha.unwrap_or(0.05),
+        noise_floor: b.noise_floor_points.unwrap_or(0.5),
+        ..GroupArgs::default()
+    };
+    let options = groups
+        .options()
+        .map_err(|e| anyhow!("{}: [abtest]: {e}", args.budget.display()))?;
+    let options = AbOptions {
+        min_profiles: 3,
+        ..options
+    };
+    let (base, target) = groups.files()?;
+    let compare = CompareArgs::default();
+    let g = compare_groups(&compare, DiffKey::NameUrl, &base, &target, options, false)?;
+    let mut checks = Vec::new();
+    let limit = b.max_share_growth_points;
+    for f in g.test.reported() {
+        // The larger significant growth of the two shares.
+        let grew = [&f.self_share, &f.total_share]
+            .iter()
+            .filter(|s| s.reported && s.shift.estimate > 0.0)
+            .map(|s| s.shift.estimate * 100.0)
+            .fold(f64::NAN, f64::max);
+        if grew.is_nan() {
+            continue;
+        }
+        let note = (!f.name.1.is_empty()).then(|| f.name.1.clone());
+        checks.push(check(
+            "abtest",
+            &f.name.0,
+            Measure::SharePercent,
+            grew,
+            limit,
+            note,
+        ));
+    }
+    if checks.is_empty() {
+        checks.push(check(
+            "abtest",
+            "",
+            Measure::SharePercent,
+            0.0,
+            limit,
+            Some("no function's share grew significantly".to_string()),
+        ));
+    }
+    for (present, name) in [
+        (!budgets.function.is_empty(), "function"),
+        (budgets.gc.is_some(), "gc"),
+        (!budgets.class.is_empty(), "class"),
+        (budgets.detached_dom.is_some(), "detached_dom"),
+        (budgets.page.is_some(), "page"),
+    ] {
+        if present {
+            checks.push(skipped(name, "", Measure::Count, "needs one FILE, not groups"));
+        }
+    }
+    Ok(("groups", g.warnings, checks))
+}
+
+fn check_cpu(args: &Args, file: &Path, budgets: &Budgets) -> Result<Outcome> {
+    let loaded = load_cpu(file, &Pipeline::default())?;
     // The functions' numbers are `jsprof top`'s: a trace thread's entries, as DevTools shows them.
     let weighted = loaded.weighted(&ViewSpec {
         thread: args.thread.clone(),

@@ -1,13 +1,19 @@
-//! `jsprof diff BEFORE AFTER`: what changed between two profiles, function by function.
+//! `jsprof diff BEFORE AFTER`: what changed between two profiles, function by function; and
+//! `jsprof diff --base A… --target B…`: which functions' shares changed between two groups of
+//! profiles, with statistics (`jsprof_analysis::abtest`) instead of one noisy pair.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{anyhow, bail, Context, Result};
+use jsprof_analysis::abtest::{ab_test, AbOptions, AbTest, GroupMerge, ProfileWeights};
 use jsprof_analysis::{DiffKey, DiffOptions, DiffRow};
+use jsprof_document::abtest::AbTestReport;
 use jsprof_document::load::{CpuInput, ViewSpec, Weighted};
-use jsprof_profile::WeightUnit;
+use jsprof_document::JsonWarning;
+use jsprof_profile::{Profile, WeightUnit};
+use jsprof_render::{write_diff_flame_graph_svg, FlameGraphOptions};
 
 use crate::load::load_cpu;
 use crate::output::{self, Align, Table};
@@ -16,9 +22,13 @@ use crate::transform_args::{TransformArgs, ViewArgs};
 #[derive(clap::Args)]
 pub struct Args {
     /// The baseline: any sampled input (.cpuprofile, trace, JS Self-Profiling, .heapprofile).
-    pub before: PathBuf,
+    #[arg(required_unless_present = "base", conflicts_with_all = ["base", "target"])]
+    pub before: Option<PathBuf>,
     /// The profile to compare with it (may be another kind, e.g. a trace against a .cpuprofile).
-    pub after: PathBuf,
+    #[arg(required_unless_present = "base")]
+    pub after: Option<PathBuf>,
+    #[command(flatten)]
+    pub groups: GroupArgs,
     /// How functions are matched: by name and URL (line numbers move between builds) or by the
     /// whole function (name, URL, line, column).
     #[arg(long, value_enum, default_value_t = KeyArg::NameUrl)]
@@ -45,6 +55,273 @@ pub struct CompareArgs {
     pub view: ViewArgs,
     #[command(flatten)]
     pub transform: TransformArgs,
+}
+
+/// Two groups of profiles (`--base`, `--target`) and the statistics' settings.
+#[derive(clap::Args, Clone, Default)]
+pub struct GroupArgs {
+    /// The base group: files or directories (each file directly in it); with more than one
+    /// profile on either side, the comparison is statistical (Mann-Whitney per function).
+    #[arg(long, num_args = 1.., value_name = "FILE|DIR", requires = "target")]
+    pub base: Vec<PathBuf>,
+    /// The target group, as `--base`.
+    #[arg(long, num_args = 1.., value_name = "FILE|DIR", requires = "base")]
+    pub target: Vec<PathBuf>,
+    /// Group comparison: report changes whose Benjamini-Hochberg q-value is below this.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Group comparison: … and whose share shifted by at least this many points (percent of
+    /// each profile).
+    #[arg(long, default_value_t = 0.5, value_name = "POINTS")]
+    pub noise_floor: f64,
+    /// Group comparison: test only functions present in at least this many profiles.
+    #[arg(long, default_value_t = 3)]
+    pub min_profiles: usize,
+    /// Group comparison: write the differential flame graph of the two merged groups (each
+    /// normalised to its own total) to this SVG file.
+    #[arg(long, value_name = "OUT.svg")]
+    pub flamegraph: Option<PathBuf>,
+}
+
+impl GroupArgs {
+    /// Both groups' files, directories expanded (their files, sorted, not recursive).
+    pub fn files(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+        Ok((expand(&self.base, "--base")?, expand(&self.target, "--target")?))
+    }
+
+    pub fn options(&self) -> Result<AbOptions> {
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            bail!("--alpha must be between 0 and 1, not {}", self.alpha);
+        }
+        if !(self.noise_floor >= 0.0 && self.noise_floor <= 100.0) {
+            bail!("--noise-floor must be 0 to 100 points, not {}", self.noise_floor);
+        }
+        Ok(AbOptions {
+            alpha: self.alpha,
+            noise_floor: self.noise_floor / 100.0,
+            min_profiles: self.min_profiles,
+        })
+    }
+}
+
+fn expand(paths: &[PathBuf], flag: &str) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("cannot list {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.is_file())
+                .collect();
+            if files.is_empty() {
+                bail!("{flag} {}: the directory has no file", p.display());
+            }
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    if out.is_empty() {
+        bail!("{flag} names no file");
+    }
+    Ok(out)
+}
+
+/// A group comparison: the test, and what the profiles warned about.
+pub struct Groups {
+    pub test: AbTest,
+    pub warnings: Vec<JsonWarning>,
+    /// The merged groups, when a flame graph was asked for.
+    pub merged: Option<(Profile, Profile)>,
+    pub bytes: bool,
+}
+
+/// Loads every file of both groups (one at a time: only its per-function weights are kept) and
+/// compares the groups.
+pub fn compare_groups(
+    compare: &CompareArgs,
+    key: DiffKey,
+    base: &[PathBuf],
+    target: &[PathBuf],
+    options: AbOptions,
+    merge: bool,
+) -> Result<Groups> {
+    let mut warnings = Vec::new();
+    let mut unit: Option<(bool, String)> = None;
+    let mut load = |files: &[PathBuf]| -> Result<(Vec<ProfileWeights>, Option<GroupMerge>)> {
+        let mut weights = Vec::with_capacity(files.len());
+        let mut merged = merge.then(GroupMerge::default);
+        for f in files {
+            let side = compare.load(f)?;
+            let w = side.weighted()?;
+            let bytes = w.thread().weight_unit() == WeightUnit::Bytes;
+            match &unit {
+                Some((b, first)) if *b != bytes => bail!(
+                    "{} and {first}: cannot compare a profile over time with one that weighs bytes",
+                    side.name
+                ),
+                Some(_) => {}
+                None => unit = Some((bytes, side.name.clone())),
+            }
+            warnings.extend(w.profile.warnings.iter().map(|x| JsonWarning {
+                at: x.at.clone(),
+                message: format!("{}: {}", side.name, x.message),
+            }));
+            weights.push(ProfileWeights::of_thread(&w.profile, w.thread(), key));
+            if let Some(m) = merged.as_mut() {
+                m.add(&w.profile, w.thread());
+            }
+        }
+        Ok((weights, merged))
+    };
+    let (bw, bm) = load(base)?;
+    let (tw, tm) = load(target)?;
+    let test = ab_test(&bw, &tw, options).map_err(|e| anyhow!("{e}"))?;
+    Ok(Groups {
+        test,
+        warnings,
+        merged: bm.zip(tm).map(|(b, t)| (b.finish(), t.finish())),
+        bytes: unit.is_some_and(|u| u.0),
+    })
+}
+
+fn group_label(files: &[PathBuf]) -> String {
+    match files {
+        [one] => crate::input::display_name(one),
+        [first, .., last] => format!(
+            "{} files ({} … {})",
+            files.len(),
+            crate::input::display_name(first),
+            crate::input::display_name(last)
+        ),
+        [] => String::new(),
+    }
+}
+
+fn run_groups(args: &Args, base: &[PathBuf], target: &[PathBuf]) -> Result<ExitCode> {
+    let options = args.groups.options()?;
+    let key = args.key.key();
+    let groups = compare_groups(
+        &args.compare,
+        key,
+        base,
+        target,
+        options,
+        args.groups.flamegraph.is_some(),
+    )?;
+    if let (Some(out), Some((b, t))) = (&args.groups.flamegraph, &groups.merged) {
+        let options = FlameGraphOptions {
+            title: "Differential Flame Graph".to_string(),
+            subtitle: Some(format!(
+                "{} → {} (each group normalised to its total) — red grew, blue shrank, hatched is gone",
+                group_label(base),
+                group_label(target)
+            )),
+            ..Default::default()
+        };
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?,
+        );
+        write_diff_flame_graph_svg(
+            &mut file,
+            (b, &b.threads[0]),
+            (t, &t.threads[0]),
+            key,
+            true,
+            &options,
+        )
+        .with_context(|| format!("writing {}", out.display()))?;
+        file.flush()?;
+    }
+    let report = jsprof_document::abtest::report(
+        &groups.test,
+        &group_label(base),
+        &group_label(target),
+        key_name(args.key),
+        groups.warnings,
+    );
+    if args.json {
+        output::print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_ab_report(&report, args.limit)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn key_name(key: KeyArg) -> &'static str {
+    match key {
+        KeyArg::NameUrl => "name-url",
+        KeyArg::Function => "function",
+    }
+}
+
+/// The group comparison as text (`jsprof diff --base … --target …`, `jsprof lake diff`).
+pub fn print_ab_report(r: &AbTestReport, limit: usize) -> Result<()> {
+    for w in &r.warnings {
+        eprintln!("warning: {} ({})", w.message, w.at);
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    writeln!(
+        out,
+        "base   {}  {} profiles\ntarget {}  {} profiles",
+        r.base.selection, r.base.profiles, r.target.selection, r.target.profiles
+    )?;
+    let pts = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:+.2}"));
+    let mut table = Table::new(&[
+        ("Δ self pts", Align::Right),
+        ("95 % CI", Align::Left),
+        ("q", Align::Right),
+        ("Δ total pts", Align::Right),
+        ("q", Align::Right),
+        ("Self base", Align::Right),
+        ("target", Align::Right),
+        ("Function", Align::Left),
+        ("Location", Align::Left),
+    ]);
+    let shown = if limit > 0 {
+        &r.changes[..r.changes.len().min(limit)]
+    } else {
+        &r.changes[..]
+    };
+    for f in shown {
+        let s = &f.self_share;
+        table.row(vec![
+            pts(s.shift_points),
+            match (s.shift_low_points, s.shift_high_points) {
+                (Some(l), Some(h)) => format!("[{l:+.2}, {h:+.2}]"),
+                _ => String::new(),
+            },
+            format!("{:.2e}", s.q),
+            pts(f.total_share.shift_points),
+            format!("{:.2e}", f.total_share.q),
+            format!("{:.2} %", s.base_mean_points),
+            format!("{:.2} %", s.target_mean_points),
+            output::display_function_name(&f.name).to_string(),
+            output::fmt_location(&f.url, f.line, f.column),
+        ]);
+    }
+    if r.changes.is_empty() {
+        writeln!(out, "no function's share changed significantly by at least the noise floor")?;
+    } else {
+        table.write(&mut out)?;
+    }
+    if r.changes.len() > shown.len() {
+        writeln!(
+            out,
+            "… {} more changes (--limit 0 for all)",
+            r.changes.len() - shown.len()
+        )?;
+    }
+    writeln!(
+        out,
+        "{} functions tested (Mann-Whitney, Benjamini-Hochberg q < {}, shift ≥ {} points); \
+         {} significant but under the floor; {} in fewer than {} profiles not tested",
+        r.tested, r.alpha, r.noise_floor_points, r.significant_below_floor, r.untested, r.min_profiles
+    )?;
+    out.flush()?;
+    Ok(())
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
@@ -99,8 +376,19 @@ impl Side {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let before = args.compare.load(&args.before)?;
-    let after = args.compare.load(&args.after)?;
+    let (before, after) = match (&args.before, &args.after) {
+        (Some(b), Some(a)) => (b.clone(), a.clone()),
+        _ => {
+            let (base, target) = args.groups.files()?;
+            // One file a side is the plain comparison of two profiles.
+            if base.len() > 1 || target.len() > 1 {
+                return run_groups(&args, &base, &target);
+            }
+            (base[0].clone(), target[0].clone())
+        }
+    };
+    let before = args.compare.load(&before)?;
+    let after = args.compare.load(&after)?;
     let options = DiffOptions {
         key: args.key.key(),
         normalize: args.normalize,

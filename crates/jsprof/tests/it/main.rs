@@ -1,5 +1,6 @@
 //! CLI integration tests: one binary, a module per area.
 
+mod abtest;
 mod broken_input;
 mod check;
 mod cpu;

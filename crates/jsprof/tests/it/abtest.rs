@@ -1,0 +1,378 @@
+//! Group comparisons (`jsprof diff --base … --target …`, `jsprof check` with `[abtest]`):
+//! groups generated from a recorded profile (`fixtures/diff/before.cpuprofile.gz`) by varying
+//! each function's weight per profile with a seeded RNG. A regression planted in the target group
+//! is found; groups with nothing planted report (almost) nothing, and the false positives over 20
+//! seeds are counted; a group against itself reports nothing.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{fixtures, jsprof, jsprof_json};
+
+/// SplitMix64: small, seeded, good enough to draw noise.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi).
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn fixture() -> Value {
+    let f = std::fs::File::open(fixtures().join("diff/before.cpuprofile.gz")).unwrap();
+    serde_json::from_reader(flate2::read::GzDecoder::new(f)).unwrap()
+}
+
+/// Each sample's function name (node id → callFrame.functionName).
+fn sample_functions(p: &Value) -> Vec<String> {
+    let names: HashMap<u64, String> = p["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["id"].as_u64().unwrap(),
+                n["callFrame"]["functionName"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    p["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| names[&s.as_u64().unwrap()].clone())
+        .collect()
+}
+
+/// The fixture with every function's self time multiplied by its own factor in [0.7, 1.3)
+/// (drawn per profile), and `planted`'s further by `factor`. Sample i lasts until sample i + 1,
+/// so its weight is `timeDeltas[i + 1]`; the last sample keeps its length.
+fn varied(p: &Value, functions: &[String], rng: &mut Rng, planted: Option<(&str, f64)>) -> Value {
+    let mut factor: HashMap<&str, f64> = HashMap::new();
+    let mut names: Vec<&str> = functions.iter().map(|s| s.as_str()).collect();
+    names.sort();
+    names.dedup();
+    for n in names {
+        factor.insert(n, rng.uniform(0.7, 1.3));
+    }
+    if let Some((name, k)) = planted {
+        *factor.get_mut(name).unwrap() *= k;
+    }
+    let deltas: Vec<i64> = p["timeDeltas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_i64().unwrap())
+        .collect();
+    let mut out = deltas.clone();
+    for i in 0..deltas.len() - 1 {
+        out[i + 1] = (deltas[i + 1] as f64 * factor[functions[i].as_str()]).round() as i64;
+    }
+    let start = p["startTime"].as_i64().unwrap();
+    let last = start + deltas.iter().sum::<i64>();
+    let tail = p["endTime"].as_i64().unwrap() - last;
+    let mut q = p.clone();
+    q["timeDeltas"] = Value::from(out.clone());
+    q["endTime"] = Value::from(start + out.iter().sum::<i64>() + tail);
+    q
+}
+
+/// `fixtures/diff/before.cpuprofile.gz`'s self share of `name` (from its samples).
+fn self_share(p: &Value, functions: &[String], name: &str) -> f64 {
+    let d = p["timeDeltas"].as_array().unwrap();
+    let (mut on, mut all) = (0.0, 0.0);
+    for i in 0..d.len() - 1 {
+        let w = d[i + 1].as_f64().unwrap();
+        all += w;
+        if functions[i] == name {
+            on += w;
+        }
+    }
+    on / all
+}
+
+/// Writes `n` varied profiles into a fresh directory `dir`.
+fn group(dir: &Path, n: usize, rng: &mut Rng, planted: Option<(&str, f64)>) -> PathBuf {
+    let p = fixture();
+    let functions = sample_functions(&p);
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    for i in 0..n {
+        let v = varied(&p, &functions, rng, planted);
+        std::fs::write(
+            dir.join(format!("p{i:02}.cpuprofile")),
+            serde_json::to_vec(&v).unwrap(),
+        )
+        .unwrap();
+    }
+    dir.to_path_buf()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("abtest-{}", std::process::id()))
+        .join(name)
+}
+
+fn diff_json(base: &Path, target: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "diff",
+        "--json",
+        "--base",
+        base.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    jsprof_json(&args)
+}
+
+fn changed(doc: &Value) -> Vec<String> {
+    doc["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The factor that takes a self share `s` to `s + d` when only that function's time changes.
+fn growth_factor(s: f64, d: f64) -> f64 {
+    (s + d) * (1.0 - s) / (s * (1.0 - s - d))
+}
+
+const PLANTED: &str = "makeData";
+
+#[test]
+fn planted_regression_is_found() {
+    let p = fixture();
+    let functions = sample_functions(&p);
+    let s = self_share(&p, &functions, PLANTED);
+    let k = growth_factor(s, 0.03);
+    let mut rng = Rng(7);
+    let base = group(&tmp("planted/base"), 12, &mut rng, None);
+    let target = group(&tmp("planted/target"), 12, &mut rng, Some((PLANTED, k)));
+    let svg = tmp("planted/diff.svg");
+    let doc = diff_json(&base, &target, &["--flamegraph", svg.to_str().unwrap()]);
+    assert_eq!(doc["base"]["profiles"], 12);
+    assert_eq!(doc["target"]["profiles"], 12);
+    let names = changed(&doc);
+    assert!(names.contains(&PLANTED.to_string()), "{doc:#}");
+    let row = doc["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == PLANTED)
+        .unwrap();
+    let share = &row["self_share"];
+    // +3 points planted, each profile's share jittered by ±30 % of its own and of the others'.
+    let shift = share["shift_points"].as_f64().unwrap();
+    assert!((2.0..4.0).contains(&shift), "shift {shift}");
+    let (lo, hi) = (
+        share["shift_low_points"].as_f64().unwrap(),
+        share["shift_high_points"].as_f64().unwrap(),
+    );
+    assert!(lo <= shift && shift <= hi && lo > 0.0, "[{lo}, {hi}]");
+    assert_eq!(share["method"], "exact");
+    assert!(share["q"].as_f64().unwrap() < 0.05);
+    // The other functions shrank by about 3 points in all; none of them by more than its share,
+    // and the reported ones are all far from the floor only where the planted change moved them.
+    for c in doc["changes"].as_array().unwrap() {
+        if c["name"] != PLANTED {
+            assert!(c["self_share"]["shift_points"].as_f64().unwrap() < 0.0, "{c}");
+        }
+    }
+    // The group flame graph is an SVG naming the planted function.
+    let text = std::fs::read_to_string(&svg).unwrap();
+    roxmltree::Document::parse(&text).expect("the flame graph is XML");
+    assert!(text.contains(PLANTED));
+
+    // The text table lists it too.
+    let out = jsprof(&[
+        "diff",
+        "--base",
+        base.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(PLANTED) && text.contains("12 profiles"), "{text}");
+}
+
+#[test]
+fn false_positives_over_twenty_null_seeds() {
+    let mut false_positives = 0;
+    let mut tested = 0;
+    for seed in 0..20u64 {
+        let mut rng = Rng(1000 + seed);
+        let base = group(&tmp(&format!("null{seed}/base")), 10, &mut rng, None);
+        let target = group(&tmp(&format!("null{seed}/target")), 10, &mut rng, None);
+        let doc = diff_json(&base, &target, &[]);
+        false_positives += doc["changes"].as_array().unwrap().len();
+        tested += doc["tested"].as_u64().unwrap();
+        let _ = std::fs::remove_dir_all(tmp(&format!("null{seed}")));
+    }
+    println!(
+        "false positives: {false_positives} of {tested} functions tested over 20 seeds ({:.3} %)",
+        100.0 * false_positives as f64 / tested as f64
+    );
+    assert!(tested > 20 * 20);
+    assert!(false_positives <= 2, "{false_positives} false positives");
+}
+
+#[test]
+fn a_group_against_itself_reports_nothing() {
+    let mut rng = Rng(3);
+    let base = group(&tmp("self/base"), 8, &mut rng, None);
+    let doc = diff_json(&base, &base, &[]);
+    assert!(changed(&doc).is_empty(), "{doc:#}");
+    assert_eq!(doc["significant_below_floor"], 0);
+    assert_eq!(doc["base"]["profiles"], 8);
+}
+
+#[test]
+fn one_file_a_side_is_the_plain_diff() {
+    let before = fixtures().join("diff/before.cpuprofile.gz");
+    let after = fixtures().join("diff/after.cpuprofile.gz");
+    let plain = jsprof_json(&[
+        "diff",
+        "--json",
+        before.to_str().unwrap(),
+        after.to_str().unwrap(),
+    ]);
+    let flags = jsprof_json(&[
+        "diff",
+        "--json",
+        "--base",
+        before.to_str().unwrap(),
+        "--target",
+        after.to_str().unwrap(),
+    ]);
+    assert_eq!(plain, flags);
+}
+
+#[test]
+fn bad_groups_are_clear_errors() {
+    let empty = tmp("bad/empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut rng = Rng(5);
+    let good = group(&tmp("bad/good"), 3, &mut rng, None);
+    let out = jsprof(&[
+        "diff",
+        "--base",
+        empty.to_str().unwrap(),
+        "--target",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--base") && err.contains("no file"), "{err}");
+
+    let junk = tmp("bad/junk");
+    std::fs::create_dir_all(&junk).unwrap();
+    std::fs::write(junk.join("a.cpuprofile"), b"{\"nodes\": 3}").unwrap();
+    std::fs::write(junk.join("b.cpuprofile"), b"{\"nodes\": 3}").unwrap();
+    let out = jsprof(&[
+        "diff",
+        "--base",
+        good.to_str().unwrap(),
+        "--target",
+        junk.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a.cpuprofile"), "{err}");
+
+    let out = jsprof(&[
+        "diff",
+        "--alpha",
+        "2",
+        "--base",
+        good.to_str().unwrap(),
+        "--target",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--alpha"));
+}
+
+#[test]
+fn check_budgets_share_growth_over_groups() {
+    let p = fixture();
+    let functions = sample_functions(&p);
+    let k = growth_factor(self_share(&p, &functions, PLANTED), 0.03);
+    let mut rng = Rng(11);
+    let base = group(&tmp("check/base"), 12, &mut rng, None);
+    let target = group(&tmp("check/target"), 12, &mut rng, Some((PLANTED, k)));
+    let budget = |limit: f64| {
+        let path = tmp(&format!("check/budget-{limit}.toml"));
+        std::fs::write(
+            &path,
+            format!("[abtest]\nmax_share_growth_points = {limit}\n"),
+        )
+        .unwrap();
+        path
+    };
+    let run = |limit: f64| {
+        jsprof(&[
+            "check",
+            "--json",
+            "--budget",
+            budget(limit).to_str().unwrap(),
+            "--base",
+            base.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+        ])
+    };
+    let out = run(2.0);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["passed"], false);
+    let failed: Vec<&Value> = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    assert_eq!(failed.len(), 1, "{doc:#}");
+    assert_eq!(failed[0]["subject"], PLANTED);
+    assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
+
+    let out = run(5.0);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // A group against itself passes any limit, even 0.
+    let out = jsprof(&[
+        "check",
+        "--budget",
+        budget(0.0).to_str().unwrap(),
+        "--base",
+        base.to_str().unwrap(),
+        "--target",
+        base.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // [abtest] on one file is skipped, and alone it is an error (it would check nothing).
+    let one = fixtures().join("diff/before.cpuprofile.gz");
+    let out = jsprof(&[
+        "check",
+        one.to_str().unwrap(),
+        "--budget",
+        budget(2.0).to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
