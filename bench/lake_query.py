@@ -89,7 +89,7 @@ def chdb_top(lake):
     import chdb
 
     sql = (ROOT / "contrib/clickhouse/lake_top.sql").read_text()
-    res = chdb.query(sql, "JSONEachRow", params={"lake": lake, "where": "{}", "unit": "us"})
+    res = chdb.query(sql, "JSONEachRow", params={"lake": lake, "where": "{}", "unit": "ns"})
     return [json.loads(line) for line in str(res).splitlines() if line.strip()]
 
 
@@ -107,9 +107,9 @@ def main():
         want = json.load(open(sys.argv[4]))["functions"]
         got = {key(r): (int(r["self"]), int(r["total"])) for r in rows}
         diffs = [
-            (key(w), got.get(key(w)), (w["self_us"], w["total_us"]))
+            (key(w), got.get(key(w)), (w["self_ns"], w["total_ns"]))
             for w in want
-            if got.get(key(w)) != (w["self_us"], w["total_us"])
+            if got.get(key(w)) != (w["self_ns"], w["total_ns"])
         ]
         if diffs or len(got) != len(want):
             sys.exit(f"{engine}: {len(diffs)} functions differ from lake top, e.g. {diffs[:3]}")

@@ -9,7 +9,7 @@
 --       --param_target="{'version':'1.14.0'}" --param_alpha=0.05 --param_floor=1 \
 --       --queries-file contrib/clickhouse/lake_diff.sql
 --
--- Per time profile (weight_unit 'us'), each function's self share of the profile's weight (idle
+-- Per time profile (weight_unit 'ns'), each function's self share of the profile's weight (idle
 -- and the bare root included, as `jsprof top`'s percentages); per function,
 -- ClickHouse's mannWhitneyUTest of the base's shares against the target's, every chosen profile
 -- counted (share 0 where the function did not run), Benjamini-Hochberg over all functions, and the
@@ -24,7 +24,7 @@ WITH
                 arrayAll(k -> labels[k] = {base:Map(String, String)}[k], mapKeys({base:Map(String, String)})) AS base,
                 arrayAll(k -> labels[k] = {target:Map(String, String)}[k], mapKeys({target:Map(String, String)})) AS target
             FROM file(concat({lake:String}, '/profiles/**/part-*.parquet'), Parquet)
-            WHERE weight_unit = 'us'
+            WHERE weight_unit = 'ns'
         )
         WHERE base OR target
         GROUP BY profile_id, grp

@@ -10,13 +10,13 @@
 --          writer's temporary `.tmp-part-….parquet` also ends in .parquet and must not be read.
 --   where  labels every chosen profile must have, e.g. {'version':'1.14.0','page':'checkout'};
 --          {} chooses every profile.
---   unit   'us' (time: CPU profiles, self-profiling traces, traces) or 'bytes' (.heapprofile):
+--   unit   'ns' (time: CPU profiles, self-profiling traces, traces) or 'bytes' (.heapprofile):
 --          weights of different units are never added.
 --
---   clickhouse local --param_lake=/path/to/lake --param_where="{'version':'1.14.0'}" --param_unit=us \
+--   clickhouse local --param_lake=/path/to/lake --param_where="{'version':'1.14.0'}" --param_unit=ns \
 --       --queries-file contrib/clickhouse/lake_top.sql
 --   python3 -c "import chdb; print(chdb.query(open('contrib/clickhouse/lake_top.sql').read(),
---       'JSONEachRow', params={'lake': '/path/to/lake', 'where': '{}', 'unit': 'us'}))"
+--       'JSONEachRow', params={'lake': '/path/to/lake', 'where': '{}', 'unit': 'ns'}))"
 --
 -- Self: the samples whose stack has the function on top. Total: the samples whose stack contains
 -- it, once however often it recurses (the lake's `stacks.functions` is that distinct list). Both

@@ -4,7 +4,7 @@ Reads a jsprof profile lake (docs/lake.md, schema version 1) from any path Spark
 local directory, hdfs://…, s3a://bucket/lake — and answers the questions `jsprof lake top` and
 `jsprof lake diff` answer in-process:
 
-  spark-submit contrib/spark/lake_top.py LAKE top  [--where WHERE]... [--unit us|bytes] [--limit N]
+  spark-submit contrib/spark/lake_top.py LAKE top  [--where WHERE]... [--unit ns|bytes] [--limit N]
                                                    [--out PATH]
   spark-submit contrib/spark/lake_top.py LAKE diff --base WHERE --target WHERE [--metric self|total]
                                                    [--alpha 0.05] [--floor 1.0] [--out PATH]
@@ -12,7 +12,7 @@ local directory, hdfs://…, s3a://bucket/lake — and answers the questions `js
 WHERE is `jsprof lake --where`'s grammar: `version=1.14.0,page=home|search`, `release!=canary`,
 `since=2026-11-01`.
 
-`top`: every function's self and total weight (µs, or bytes with `--unit bytes`) summed over the
+`top`: every function's self and total weight (ns, or bytes with `--unit bytes`) summed over the
 selected profiles.
 Self counts samples whose stack has the function on top; total counts samples whose stack contains
 it, once however often it recurses (DevTools' rule) — the lake's `stacks.functions` column is that
@@ -255,7 +255,7 @@ def main(argv=None):
     ap.add_argument("--where", action="append", default=[], help="top: K=V, K=V1|V2, K!=V, …")
     ap.add_argument("--base", action="append", default=[], help="diff: the base's --where")
     ap.add_argument("--target", action="append", default=[], help="diff: the target's --where")
-    ap.add_argument("--unit", choices=("us", "bytes"), default="us", help="time or .heapprofile bytes")
+    ap.add_argument("--unit", choices=("ns", "bytes"), default="ns", help="time or .heapprofile bytes")
     ap.add_argument("--metric", choices=("self", "total"), default="self")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--floor", type=float, default=1.0, help="diff: smallest change, points")

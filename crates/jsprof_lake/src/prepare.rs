@@ -5,9 +5,9 @@
 //! The weights are those of `jsprof top` on the same file: the input goes through
 //! `jsprof_document::load` (DevTools' timing, source maps), a trace thread through the
 //! Performance panel's entries. Time weights are summed per stack in nanoseconds and stored in
-//! microseconds; every format jsprof reads records whole microseconds (`.cpuprofile` deltas, trace
-//! `ts`, self-profiling's coarsened timestamps), so the conversion is exact and the lake's sums
-//! equal the per-file tables to the microsecond.
+//! nanoseconds, as the engine counts them: the inputs record whole microseconds, but DevTools
+//! gives a `.cpuprofile`'s last sample the profile's mean interval (a fraction of a µs), so only
+//! the engine's own unit keeps the lake's sums equal to the per-file tables.
 
 use std::collections::BTreeMap;
 #[cfg(feature = "load")]
@@ -357,10 +357,9 @@ fn profile_rows(
         count += 1;
     }
     let bytes = unit == WeightUnit::Bytes;
-    let to_lake = |w: i64| if bytes { w } else { ns_to_us(w) };
-    let mut samples: Vec<(u64, i64, i64)> = sums
+        let mut samples: Vec<(u64, i64, i64)> = sums
         .into_iter()
-        .map(|(sid, (w, c))| (sid, to_lake(w), c))
+        .map(|(sid, (w, c))| (sid, w, c))
         .collect();
     samples.sort_unstable();
     let base = thread.percent_base();
@@ -374,16 +373,10 @@ fn profile_rows(
         duration_us,
         sample_interval_us: (timed && count > 0).then(|| duration_us / count as f64),
         sample_count: count,
-        weight_unit: if bytes { "bytes" } else { "us" },
+        weight_unit: if bytes { "bytes" } else { "ns" },
         samples,
         classes: Vec::new(),
     }
-}
-
-#[cfg(feature = "load")]
-/// Nanoseconds to microseconds, to the nearest (exact for every recorded format: see the module).
-fn ns_to_us(ns: i64) -> i64 {
-    (ns + if ns >= 0 { 500 } else { -500 }) / 1000
 }
 
 #[cfg(test)]
@@ -403,11 +396,4 @@ mod tests {
         assert_ne!(stack_id(Some(1), 7), stack_id(None, 7));
     }
 
-    #[cfg(feature = "load")]
-    #[test]
-    fn microseconds_round_to_nearest() {
-        assert_eq!(ns_to_us(1_499), 1);
-        assert_eq!(ns_to_us(1_500), 2);
-        assert_eq!(ns_to_us(-1_500), -2);
-    }
 }

@@ -125,9 +125,9 @@ pub async fn choose_unit(
         .collect();
     Ok(match units.as_slice() {
         [one] => (one.clone(), None),
-        [] => ("us".into(), None),
+        [] => ("ns".into(), None),
         _ => (
-            "us".into(),
+            "ns".into(),
             Some("the selection holds heap profiles (bytes) too; they are left out (--unit bytes shows them)".into()),
         ),
     })
@@ -719,13 +719,8 @@ pub fn merged_profile(m: &MergedStacks) -> jsprof_profile::Profile {
     let mut samples = Samples::weighted();
     let mut time = 0i64;
     for &(stack, weight, _) in &m.weights {
-        let w = if bytes {
-            weight
-        } else {
-            weight.saturating_mul(1000)
-        };
-        samples.push_weighted(time, ids.get(&stack).copied(), w);
-        time = time.saturating_add(w.max(0));
+        samples.push_weighted(time, ids.get(&stack).copied(), weight);
+        time = time.saturating_add(weight.max(0));
     }
     let end = time;
     *thread.samples_mut() = samples;

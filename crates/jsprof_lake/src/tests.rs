@@ -80,7 +80,7 @@ fn input(n: u8, day: i64, version: &str, samples: Vec<(u64, i64, i64)>) -> Prepa
             duration_us: samples.iter().map(|s| s.1).sum::<i64>() as f64,
             sample_interval_us: Some(1.0),
             sample_count: samples.iter().map(|s| s.2).sum(),
-            weight_unit: "us",
+            weight_unit: "ns",
             samples,
             classes: Vec::new(),
         }],

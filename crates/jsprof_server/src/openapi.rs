@@ -209,10 +209,10 @@ pub fn document(state: &AppState) -> Value {
                         param("label.NAME", "query", "any other label NAME=VALUE (NAME: letters, digits, `_`, `-`, `.`); `browser` and `device` are set from the User-Agent, `source` is `ingest`", json!({"type": "string"}))
                     ],
                     "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "description": "the trace `profiler.stop()` resolves to (frames, resources, samples, stacks)"}}}},
-                    "responses": responses(("202", {"description": "durable; written to the lake with the next batch", "content": {"application/json": {"schema": {"type": "object", "required": ["kind", "accepted", "profile_id", "source_hash", "warnings"], "properties": {
+                    "responses": responses(("202", json!({"description": "durable; written to the lake with the next batch", "content": {"application/json": {"schema": {"type": "object", "required": ["kind", "accepted", "profile_id", "source_hash", "warnings"], "properties": {
                         "kind": {"const": "selfprofile"}, "accepted": {"const": true},
                         "profile_id": {"type": "string"}, "source_hash": {"type": "string"},
-                        "warnings": {"type": "array", "items": {"type": "object"}}}}}}}), &["400", "401", "403", "413", "500"])
+                        "warnings": {"type": "array", "items": {"type": "object"}}}}}}})), &["400", "401", "403", "413", "500"])
                 },
                 "options": {"summary": "CORS preflight: allowed for the --ingest-origin origins, 403 without CORS headers for others", "responses": {"204": {"description": "allowed"}, "403": {"description": "not an allowed origin"}}}
             },

@@ -96,8 +96,8 @@ impl Where {
 
 #[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
 pub enum UnitArg {
-    /// Time (CPU profiles, self-profiling, traces).
-    Us,
+    /// Time in nanoseconds (CPU profiles, self-profiling, traces).
+    Ns,
     /// Allocated bytes (.heapprofile).
     Bytes,
 }
@@ -105,7 +105,7 @@ pub enum UnitArg {
 impl UnitArg {
     fn as_str(self) -> &'static str {
         match self {
-            UnitArg::Us => "us",
+            UnitArg::Ns => "ns",
             UnitArg::Bytes => "bytes",
         }
     }
@@ -498,14 +498,14 @@ fn run_top(a: TopArgs) -> Result<ExitCode> {
                 let (s, t) = if bytes {
                     ("self_bytes", "total_bytes")
                 } else {
-                    ("self_us", "total_us")
+                    ("self_ns", "total_ns")
                 };
                 f[s] = json!(r.self_weight);
                 f[t] = json!(r.total_weight);
                 f
             })
             .collect();
-        let total_key = if bytes { "total_bytes" } else { "total_us" };
+        let total_key = if bytes { "total_bytes" } else { "total_ns" };
         let mut doc = json!({
             "kind": "lake-top",
             "unit": answer.unit,
@@ -519,7 +519,7 @@ fn run_top(a: TopArgs) -> Result<ExitCode> {
     let (unit, scale) = if bytes {
         (WeightUnit::Bytes, 1)
     } else {
-        (WeightUnit::Nanoseconds, 1000)
+        (WeightUnit::Nanoseconds, 1)
     };
     let mut table = output::WeightTable::new(unit, answer.total * scale);
     for r in &answer.rows {

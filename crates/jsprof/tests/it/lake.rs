@@ -2,9 +2,10 @@
 //!
 //! The acceptance test: `lake top --json` over every `.cpuprofile`, self-profiling trace and
 //! Chrome trace fixture that `jsprof top` reads equals the sum of `jsprof top --json` over the same
-//! files (per trace thread with samples: `--thread ID`), function by function. Tolerance: 0 µs —
-//! the lake stores integer microseconds and every recorded format has whole-microsecond times, so
-//! each file's `self_ms × 1000` is an integer and the sums must be equal exactly.
+//! files (per trace thread with samples: `--thread ID`), function by function. Tolerance: 0 ns —
+//! the lake stores the engine's integer nanoseconds (a `.cpuprofile`'s last sample gets DevTools'
+//! mean interval, a fraction of a µs), so each file's `self_ms × 10⁶` is an integer and the sums
+//! must be equal exactly: far inside the "to the microsecond".
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -64,9 +65,9 @@ fn sampled_fixtures() -> Vec<PathBuf> {
     out
 }
 
-/// `jsprof top --json --limit 0` (with extra args) as key → (self µs, total µs), and the total
-/// in µs; `None` when top does not read the file.
-fn top_us(file: &Path, extra: &[&str]) -> Option<(BTreeMap<Key, (i64, i64)>, i64)> {
+/// `jsprof top --json --limit 0` (with extra args) as key → (self ns, total ns), and the total
+/// in ns; `None` when top does not read the file.
+fn top_ns(file: &Path, extra: &[&str]) -> Option<(BTreeMap<Key, (i64, i64)>, i64)> {
     let mut args = vec!["top", s(file), "--json", "--limit", "0"];
     args.extend(extra);
     let out = jsprof(&args);
@@ -74,22 +75,23 @@ fn top_us(file: &Path, extra: &[&str]) -> Option<(BTreeMap<Key, (i64, i64)>, i64
         return None;
     }
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let us = |ms: f64| {
-        let us = ms * 1000.0;
+    let ns = |ms: f64| {
+        let ns = ms * 1e6;
+        // f64 carries ms with ~16 digits: a whole number of ns comes back within 10⁻³ ns.
         assert!(
-            (us - us.round()).abs() < 1e-6,
-            "{}: {ms} ms is not a whole number of µs",
+            (ns - ns.round()).abs() < 1e-3,
+            "{}: {ms} ms is not a whole number of ns",
             file.display()
         );
-        us.round() as i64
+        ns.round() as i64
     };
     let mut table = BTreeMap::new();
     for f in doc["functions"].as_array().unwrap() {
         let e: &mut (i64, i64) = table.entry(key(f)).or_default();
-        e.0 += us(f["self_ms"].as_f64().unwrap());
-        e.1 += us(f["total_ms"].as_f64().unwrap());
+        e.0 += ns(f["self_ms"].as_f64().unwrap());
+        e.1 += ns(f["total_ms"].as_f64().unwrap());
     }
-    Some((table, us(doc["duration_ms"].as_f64().unwrap_or(0.0))))
+    Some((table, ns(doc["duration_ms"].as_f64().unwrap_or(0.0))))
 }
 
 /// The per-file tables of `file` as the lake holds it: the file, or each sampled thread of a
@@ -104,11 +106,11 @@ fn per_file(file: &Path) -> Option<Vec<(BTreeMap<Key, (i64, i64)>, i64)>> {
                 continue;
             }
             let id = t["timeline_id"].to_string();
-            out.push(top_us(file, &["--thread", &id])?);
+            out.push(top_ns(file, &["--thread", &id])?);
         }
         return Some(out);
     }
-    Some(vec![top_us(file, &[])?])
+    Some(vec![top_ns(file, &[])?])
 }
 
 fn add_table(sum: &mut BTreeMap<Key, (i64, i64)>, t: &BTreeMap<Key, (i64, i64)>) {
@@ -131,8 +133,8 @@ fn lake_top(lake: &Path, extra: &[&str]) -> (BTreeMap<Key, (i64, i64)>, Value) {
             (
                 key(f),
                 (
-                    f["self_us"].as_i64().unwrap(),
-                    f["total_us"].as_i64().unwrap(),
+                    f["self_ns"].as_i64().unwrap(),
+                    f["total_ns"].as_i64().unwrap(),
                 ),
             )
         })
@@ -204,7 +206,7 @@ fn lake_top_is_the_sum_of_top_over_every_sampled_fixture_to_the_microsecond() {
     let (got, doc) = lake_top(&lake, &[]);
     assert_tables_equal(&got, &want);
     assert_eq!(
-        doc["total_us"].as_i64(),
+        doc["total_ns"].as_i64(),
         Some(want_total),
         "the selection's total"
     );
@@ -336,8 +338,8 @@ fn a_corrupt_or_truncated_file_is_skipped_with_a_warning_naming_it() {
             (
                 key(f),
                 (
-                    f["self_us"].as_i64().unwrap(),
-                    f["total_us"].as_i64().unwrap(),
+                    f["self_ns"].as_i64().unwrap(),
+                    f["total_ns"].as_i64().unwrap(),
                 ),
             )
         })
@@ -558,8 +560,8 @@ fn trend_orders_versions_naturally_and_tree_and_flamegraph_draw_the_merged_stack
                 (
                     n["name"].as_str().unwrap_or_default().to_string(),
                     n["depth"].as_i64().unwrap_or(-1),
-                    (n["self_ms"].as_f64().unwrap() * 1000.0).round(),
-                    (n["total_ms"].as_f64().unwrap() * 1000.0).round(),
+                    (n["self_ms"].as_f64().unwrap() * 1e6).round(),
+                    (n["total_ms"].as_f64().unwrap() * 1e6).round(),
                 )
             })
             .collect();

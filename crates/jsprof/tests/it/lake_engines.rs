@@ -96,7 +96,7 @@ fn key(f: &Value) -> (String, String, Option<i64>, Option<i64>) {
     )
 }
 
-/// `jsprof lake top --json` as function → (self µs, total µs).
+/// `jsprof lake top --json` as function → (self ns, total ns).
 fn lake_top(lake: &Path, filter: &[&str]) -> Table {
     let mut args = vec![
         "lake",
@@ -118,8 +118,8 @@ fn lake_top(lake: &Path, filter: &[&str]) -> Table {
             (
                 key(f),
                 (
-                    f["self_us"].as_i64().expect("self_us"),
-                    f["total_us"].as_i64().expect("total_us"),
+                    f["self_ns"].as_i64().expect("self_ns"),
+                    f["total_ns"].as_i64().expect("total_ns"),
                 ),
             )
         })
@@ -177,7 +177,7 @@ fn chdb_gives_lake_tops_numbers() {
                 "-c",
                 "import chdb, sys\n\
                  r = chdb.query(open(sys.argv[1]).read(), 'JSONEachRow',\n\
-                     params={'lake': sys.argv[2], 'where': sys.argv[3], 'unit': 'us'})\n\
+                     params={'lake': sys.argv[2], 'where': sys.argv[3], 'unit': 'ns'})\n\
                  sys.stdout.write(str(r))",
             ])
             .arg(&sql)

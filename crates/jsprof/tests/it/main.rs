@@ -16,6 +16,7 @@ mod hostile_input;
 mod hostile_serve;
 mod ingest;
 mod lake;
+mod lake_engines;
 mod leaks;
 mod mcp;
 mod page;
