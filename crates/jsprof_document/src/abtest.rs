@@ -144,9 +144,7 @@ pub fn report(
         significant_below_floor: t
             .functions
             .iter()
-            .filter(|f| {
-                !f.reported() && (f.self_share.q < alpha || f.total_share.q < alpha)
-            })
+            .filter(|f| !f.reported() && (f.self_share.q < alpha || f.total_share.q < alpha))
             .count(),
         changes: t.reported().map(function_json).collect(),
     }

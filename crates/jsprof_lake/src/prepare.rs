@@ -357,10 +357,8 @@ fn profile_rows(
         count += 1;
     }
     let bytes = unit == WeightUnit::Bytes;
-        let mut samples: Vec<(u64, i64, i64)> = sums
-        .into_iter()
-        .map(|(sid, (w, c))| (sid, w, c))
-        .collect();
+    let mut samples: Vec<(u64, i64, i64)> =
+        sums.into_iter().map(|(sid, (w, c))| (sid, w, c)).collect();
     samples.sort_unstable();
     let base = thread.percent_base();
     let duration_us = if bytes { 0.0 } else { base as f64 / 1000.0 };
@@ -395,5 +393,4 @@ mod tests {
         assert_eq!(stack_id(None, 7), xxh3_64(&bytes));
         assert_ne!(stack_id(Some(1), 7), stack_id(None, 7));
     }
-
 }

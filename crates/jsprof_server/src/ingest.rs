@@ -383,7 +383,11 @@ fn hand_over(segment: Segment, lake: &mpsc::Sender<Batch>) {
 }
 
 /// Writes batches to the lake, then deletes their segments.
-fn lake_thread(mut writer: jsprof_lake::Writer, batches: mpsc::Receiver<Batch>, spool_dir: PathBuf) {
+fn lake_thread(
+    mut writer: jsprof_lake::Writer,
+    batches: mpsc::Receiver<Batch>,
+    spool_dir: PathBuf,
+) {
     for batch in batches {
         let n = batch.prepared.len();
         if n > 0 {
@@ -796,7 +800,9 @@ async fn accept_inner(
         }
         Err(mpsc::TrySendError::Disconnected(_)) => return Err(stopped()),
     }
-    wait.await.map_err(|_| stopped())?.map_err(ApiError::internal)?;
+    wait.await
+        .map_err(|_| stopped())?
+        .map_err(ApiError::internal)?;
     Ok(json!({
         "kind": "selfprofile",
         "accepted": true,
@@ -868,7 +874,12 @@ mod tests {
         };
         let headers = HeaderMap::new();
         let ok = labels_of(
-            &q(&[("key", "x"), ("page", "/home"), ("release", "1.2"), ("label.ab", "b")]),
+            &q(&[
+                ("key", "x"),
+                ("page", "/home"),
+                ("release", "1.2"),
+                ("label.ab", "b"),
+            ]),
             &headers,
         )
         .unwrap();
@@ -878,8 +889,8 @@ mod tests {
         assert!(!ok.contains_key("key"));
         let missing = labels_of(&q(&[("page", "/home")]), &headers).unwrap_err();
         assert!(missing.message.contains("`release`"), "{}", missing.message);
-        let unknown = labels_of(&q(&[("page", "/"), ("release", "1"), ("x", "1")]), &headers)
-            .unwrap_err();
+        let unknown =
+            labels_of(&q(&[("page", "/"), ("release", "1"), ("x", "1")]), &headers).unwrap_err();
         assert!(unknown.message.contains("unknown query parameter `x`"));
         let reserved = labels_of(
             &q(&[("page", "/"), ("release", "1"), ("label.source", "cli")]),

@@ -55,10 +55,10 @@ use serde::Deserialize;
 
 use crate::cmd::diff::{compare_groups, CompareArgs, GroupArgs};
 use crate::cmd::top::warnings_json;
-use jsprof_analysis::abtest::AbOptions;
-use jsprof_analysis::DiffKey;
 use crate::load::{detect_format, load_cpu};
 use crate::output::{self, Align, JsonWarning, Table};
+use jsprof_analysis::abtest::AbOptions;
+use jsprof_analysis::DiffKey;
 use jsprof_document::check::{CheckJson, CheckReport, Measure, Status};
 use jsprof_document::load::{Pipeline, ViewSpec};
 
@@ -497,7 +497,12 @@ fn check_groups(args: &Args, budgets: &Budgets) -> Result<Outcome> {
         (budgets.page.is_some(), "page"),
     ] {
         if present {
-            checks.push(skipped(name, "", Measure::Count, "needs one FILE, not groups"));
+            checks.push(skipped(
+                name,
+                "",
+                Measure::Count,
+                "needs one FILE, not groups",
+            ));
         }
     }
     Ok(("groups", g.warnings, checks))

@@ -86,7 +86,10 @@ pub struct GroupArgs {
 impl GroupArgs {
     /// Both groups' files, directories expanded (their files, sorted, not recursive).
     pub fn files(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-        Ok((expand(&self.base, "--base")?, expand(&self.target, "--target")?))
+        Ok((
+            expand(&self.base, "--base")?,
+            expand(&self.target, "--target")?,
+        ))
     }
 
     pub fn options(&self) -> Result<AbOptions> {
@@ -94,7 +97,10 @@ impl GroupArgs {
             bail!("--alpha must be between 0 and 1, not {}", self.alpha);
         }
         if !(self.noise_floor >= 0.0 && self.noise_floor <= 100.0) {
-            bail!("--noise-floor must be 0 to 100 points, not {}", self.noise_floor);
+            bail!(
+                "--noise-floor must be 0 to 100 points, not {}",
+                self.noise_floor
+            );
         }
         Ok(AbOptions {
             alpha: self.alpha,
@@ -221,7 +227,8 @@ fn run_groups(args: &Args, base: &[PathBuf], target: &[PathBuf]) -> Result<ExitC
             ..Default::default()
         };
         let mut file = std::io::BufWriter::new(
-            std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?,
+            std::fs::File::create(out)
+                .with_context(|| format!("cannot create {}", out.display()))?,
         );
         write_diff_flame_graph_svg(
             &mut file,
@@ -303,7 +310,10 @@ pub fn print_ab_report(r: &AbTestReport, limit: usize) -> Result<()> {
         ]);
     }
     if r.changes.is_empty() {
-        writeln!(out, "no function's share changed significantly by at least the noise floor")?;
+        writeln!(
+            out,
+            "no function's share changed significantly by at least the noise floor"
+        )?;
     } else {
         table.write(&mut out)?;
     }
@@ -318,7 +328,12 @@ pub fn print_ab_report(r: &AbTestReport, limit: usize) -> Result<()> {
         out,
         "{} functions tested (Mann-Whitney, Benjamini-Hochberg q < {}, shift ≥ {} points); \
          {} significant but under the floor; {} in fewer than {} profiles not tested",
-        r.tested, r.alpha, r.noise_floor_points, r.significant_below_floor, r.untested, r.min_profiles
+        r.tested,
+        r.alpha,
+        r.noise_floor_points,
+        r.significant_below_floor,
+        r.untested,
+        r.min_profiles
     )?;
     out.flush()?;
     Ok(())

@@ -190,7 +190,10 @@ fn planted_regression_is_found() {
     // and the reported ones are all far from the floor only where the planted change moved them.
     for c in doc["changes"].as_array().unwrap() {
         if c["name"] != PLANTED {
-            assert!(c["self_share"]["shift_points"].as_f64().unwrap() < 0.0, "{c}");
+            assert!(
+                c["self_share"]["shift_points"].as_f64().unwrap() < 0.0,
+                "{c}"
+            );
         }
     }
     // The group flame graph is an SVG naming the planted function.
@@ -208,7 +211,10 @@ fn planted_regression_is_found() {
     ]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(PLANTED) && text.contains("12 profiles"), "{text}");
+    assert!(
+        text.contains(PLANTED) && text.contains("12 profiles"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -338,7 +344,12 @@ fn check_budgets_share_growth_over_groups() {
         ])
     };
     let out = run(2.0);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["passed"], false);
     let failed: Vec<&Value> = doc["checks"]
@@ -352,7 +363,12 @@ fn check_budgets_share_growth_over_groups() {
     assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
 
     let out = run(5.0);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 
     // A group against itself passes any limit, even 0.
     let out = jsprof(&[
@@ -364,7 +380,12 @@ fn check_budgets_share_growth_over_groups() {
         "--target",
         base.to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 
     // [abtest] on one file is skipped, and alone it is an error (it would check nothing).
     let one = fixtures().join("diff/before.cpuprofile.gz");

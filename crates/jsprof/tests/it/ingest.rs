@@ -59,9 +59,8 @@ impl Answer {
     }
 
     fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
 
     fn message(&self) -> String {
@@ -177,7 +176,11 @@ fn refusals_say_why_and_cors_is_for_configured_origins_only() {
     // Keys: missing or wrong is 401; the admin token is not an ingest key.
     let r = post(&s, "page=%2Fcart&release=1.4.0", &[], &good);
     assert_eq!(r.status, 401);
-    assert!(r.message().contains("ingest key is required"), "{}", r.message());
+    assert!(
+        r.message().contains("ingest key is required"),
+        "{}",
+        r.message()
+    );
     let r = post(&s, "key=nope-nope-nope-nope&page=a&release=1", &[], &good);
     assert_eq!(r.status, 401);
     let token_as_key = format!("key={}&page=a&release=1", s.token);
@@ -211,7 +214,8 @@ fn refusals_say_why_and_cors_is_for_configured_origins_only() {
     let r = post(&s, &q, &[], b"{\"frames\": [");
     assert_eq!(r.status, 400);
     assert_eq!(r.json()["error"], "BAD_REQUEST");
-    let cpu = std::fs::read(fixtures().join("selfprofile/mdn-example.exported.cpuprofile")).unwrap();
+    let cpu =
+        std::fs::read(fixtures().join("selfprofile/mdn-example.exported.cpuprofile")).unwrap();
     let r = post(&s, &q, &[], &cpu);
     assert_eq!(r.status, 400);
     assert!(
@@ -221,7 +225,11 @@ fn refusals_say_why_and_cors_is_for_configured_origins_only() {
     );
     let r = post(&s, &format!("key={KEY}&page=%2Fcart"), &[], &good);
     assert_eq!(r.status, 400);
-    assert!(r.message().contains("`release` label is required"), "{}", r.message());
+    assert!(
+        r.message().contains("`release` label is required"),
+        "{}",
+        r.message()
+    );
     let r = post(&s, &format!("{q}&colour=red"), &[], &good);
     assert_eq!(r.status, 400);
     assert!(r.message().contains("colour"), "{}", r.message());
@@ -367,41 +375,49 @@ fn page_server(html: String) -> (String, Arc<Mutex<Option<String>>>) {
     let done = Arc::new(Mutex::new(None));
     let seen = done.clone();
     std::thread::spawn(move || {
+        // A thread per connection: Chromium opens speculative connections that send nothing,
+        // and one of those must not hold up the page's requests.
         for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            if reader.read_line(&mut line).is_err() {
-                continue;
-            }
-            loop {
-                let mut h = String::new();
-                if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                    break;
-                }
-            }
-            let path = line.split(' ').nth(1).unwrap_or("/").to_string();
-            let mut stream = stream;
-            if let Some(q) = path.strip_prefix("/done?status=") {
-                *seen.lock().unwrap() = Some(q.replace("%20", " ").replace("%2F", "/"));
-                let _ = stream.write_all(
-                    b"HTTP/1.1 204 No Content\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
-                );
-            } else if path == "/" {
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nDocument-Policy: js-profiling\r\n\
-                     Connection: close\r\nContent-Length: {}\r\n\r\n",
-                    html.len()
-                );
-                let _ = stream.write_all(head.as_bytes());
-                let _ = stream.write_all(html.as_bytes());
-            } else {
-                let _ = stream.write_all(
-                    b"HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
-                );
-            }
+            let html = html.clone();
+            let seen = seen.clone();
+            std::thread::spawn(move || serve_page_request(stream, &html, &seen));
         }
     });
     (addr, done)
+}
+
+fn serve_page_request(stream: std::net::TcpStream, html: &str, seen: &Mutex<Option<String>>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() {
+        return;
+    }
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+            break;
+        }
+    }
+    let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+    let mut stream = stream;
+    if let Some(q) = path.strip_prefix("/done?status=") {
+        *seen.lock().unwrap() = Some(q.replace("%20", " ").replace("%2F", "/"));
+        let _ = stream.write_all(
+            b"HTTP/1.1 204 No Content\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+        );
+    } else if path == "/" || path.starts_with("/?") {
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nDocument-Policy: js-profiling\r\n\
+             Connection: close\r\nContent-Length: {}\r\n\r\n",
+            html.len()
+        );
+        let _ = stream.write_all(head.as_bytes());
+        let _ = stream.write_all(html.as_bytes());
+    } else {
+        let _ = stream
+            .write_all(b"HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    }
 }
 
 #[test]
@@ -479,7 +495,7 @@ fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
         .iter()
         .find(|f| f["name"] == "burnIngestHotFunction")
         .expect("the page's function");
-    assert!(hot["self_us"].as_i64().unwrap_or(0) > 0, "{hot}");
+    assert!(hot["self_ns"].as_i64().unwrap_or(0) > 0, "{hot}");
     drop(s);
 }
 
