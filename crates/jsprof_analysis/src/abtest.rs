@@ -379,9 +379,12 @@ fn mann_whitney_sorted(x: &[f64], y: &[f64]) -> MannWhitney {
     }
 }
 
+/// U's exact distributions by group sizes (m, n).
+type UDistributions = HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>;
+
 thread_local! {
     /// Every function of a comparison has the same group sizes: one distribution serves all.
-    static U_DISTRIBUTIONS: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<Vec<f64>>>> =
+    static U_DISTRIBUTIONS: std::cell::RefCell<UDistributions> =
         std::cell::RefCell::new(HashMap::new());
 }
 

@@ -471,7 +471,7 @@ pub struct MergedStacks {
     /// (stack_id, weight, samples); stack 0 is the bare root.
     pub weights: Vec<(u64, i64, i64)>,
     /// stack_id → (parent_id, function_id, depth).
-    pub stacks: HashMap<u64, (Option<u64>, u64, i32)>,
+    pub stacks: HashMap<u64, StackRow>,
     /// function_id → (name, url, line, column).
     pub functions: HashMap<u64, (String, String, Option<i64>, Option<i64>)>,
     pub profiles: i64,
@@ -665,17 +665,8 @@ pub async fn function_names(
         .collect())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn versions_sort_naturally() {
-        let mut v = vec!["1.10", "1.2", "1.9.1", "1.9", "v2", "1.02"];
-        v.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(v, ["1.2", "1.02", "1.9", "1.9.1", "1.10", "v2"]);
-    }
-}
+/// A stack of the dictionary: (parent_id, function_id, depth).
+pub type StackRow = (Option<u64>, u64, i32);
 
 /// One weighted profile of the merged stacks, for the engine behind `jsprof tree` and
 /// `jsprof flamegraph`: one thread whose samples are the stacks with their summed weights (time
@@ -689,7 +680,7 @@ pub fn merged_profile(m: &MergedStacks) -> jsprof_profile::Profile {
         ProfileKind::CpuProfile
     });
     // Parents before children: by depth, then id for a stable order.
-    let mut order: Vec<(&u64, &(Option<u64>, u64, i32))> = m.stacks.iter().collect();
+    let mut order: Vec<(&u64, &StackRow)> = m.stacks.iter().collect();
     order.sort_by_key(|(id, row)| (row.2, **id));
     let mut ids: HashMap<u64, StackId> = HashMap::new();
     for (id, &(parent, function, _)) in order {
@@ -782,4 +773,16 @@ pub fn rows_json(batches: &[RecordBatch]) -> Result<Vec<serde_json::Value>> {
         out.extend(rows.into_iter().map(serde_json::Value::Object));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_sort_naturally() {
+        let mut v = vec!["1.10", "1.2", "1.9.1", "1.9", "v2", "1.02"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["1.2", "1.02", "1.9", "1.9.1", "1.10", "v2"]);
+    }
 }

@@ -147,11 +147,11 @@ fn check_file(path: &Path, table: &str) -> std::result::Result<Vec<String>, Stri
     Ok(replaces)
 }
 
+/// Each table's files.
+pub type TableFiles = BTreeMap<&'static str, Vec<PathBuf>>;
+
 /// The valid files of every table for a selection, with warnings for the skipped ones.
-pub fn valid_files(
-    lake: &Lake,
-    selection: &Selection,
-) -> Result<(BTreeMap<&'static str, Vec<PathBuf>>, Vec<ReadWarning>)> {
+pub fn valid_files(lake: &Lake, selection: &Selection) -> Result<(TableFiles, Vec<ReadWarning>)> {
     let mut warnings = Vec::new();
     let mut out = BTreeMap::new();
     for table in TABLES {

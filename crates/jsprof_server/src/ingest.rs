@@ -511,11 +511,7 @@ impl Ingest {
     fn allowed_origin(&self, headers: &HeaderMap) -> Option<HeaderValue> {
         let origin = headers.get(header::ORIGIN)?;
         let text = origin.to_str().ok()?.to_ascii_lowercase();
-        self.config
-            .origins
-            .iter()
-            .any(|o| *o == text)
-            .then(|| origin.clone())
+        self.config.origins.contains(&text).then(|| origin.clone())
     }
 
     fn key_ok(&self, headers: &HeaderMap, query: &[(String, String)]) -> Result<(), ApiError> {
@@ -793,7 +789,7 @@ async fn accept_inner(
         // The queue is full: wait for room off the async workers.
         Err(mpsc::TrySendError::Full(job)) => {
             let jobs = ingest.jobs.clone();
-            tokio::task::spawn_blocking(move || jobs.send(job))
+            tokio::task::spawn_blocking(move || jobs.send(job).map_err(|_| ()))
                 .await
                 .map_err(|e| ApiError::internal(e.to_string()))?
                 .map_err(|_| stopped())?;

@@ -140,7 +140,6 @@ pub struct Groups {
     pub warnings: Vec<JsonWarning>,
     /// The merged groups, when a flame graph was asked for.
     pub merged: Option<(Profile, Profile)>,
-    pub bytes: bool,
 }
 
 /// Loads every file of both groups (one at a time: only its per-function weights are kept) and
@@ -188,7 +187,6 @@ pub fn compare_groups(
         test,
         warnings,
         merged: bm.zip(tm).map(|(b, t)| (b.finish(), t.finish())),
-        bytes: unit.is_some_and(|u| u.0),
     })
 }
 

@@ -344,28 +344,27 @@ impl Drop for Browser {
 /// (JSON: a cross-origin request that needs a preflight) and reports the status back to the
 /// page's own server at `/done`.
 fn page_html() -> String {
-    format!(
-        r#"<!doctype html><title>ingest</title><script>
-function burnIngestHotFunction(ms) {{
+    r#"<!doctype html><title>ingest</title><script>
+function burnIngestHotFunction(ms) {
   const end = performance.now() + ms;
   let x = 0;
-  while (performance.now() < end) {{ for (let i = 0; i < 1000; i++) x += Math.sqrt(i + x % 7); }}
+  while (performance.now() < end) { for (let i = 0; i < 1000; i++) x += Math.sqrt(i + x % 7); }
   return x;
-}}
-(async () => {{
+}
+(async () => {
   let status = 'none';
-  try {{
-    const profiler = new Profiler({{sampleInterval: 10, maxBufferSize: 10000}});
+  try {
+    const profiler = new Profiler({sampleInterval: 10, maxBufferSize: 10000});
     burnIngestHotFunction(600);
     const trace = await profiler.stop();
     const ingest = new URLSearchParams(location.search).get('ingest');
-    const r = await fetch(ingest, {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify(trace)}});
+    const r = await fetch(ingest, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(trace)});
     status = r.status + ' ' + r.headers.get('content-type');
-  }} catch (e) {{ status = 'error ' + e; }}
+  } catch (e) { status = 'error ' + e; }
   await fetch('/done?status=' + encodeURIComponent(status));
-}})();
+})();
 </script>"#
-    )
+        .to_string()
 }
 
 /// Serves the page (with `Document-Policy: js-profiling`) and records `/done?status=…`.

@@ -65,9 +65,12 @@ fn sampled_fixtures() -> Vec<PathBuf> {
     out
 }
 
+/// Function → (self, total) in ns.
+type Table = BTreeMap<Key, (i64, i64)>;
+
 /// `jsprof top --json --limit 0` (with extra args) as key → (self ns, total ns), and the total
 /// in ns; `None` when top does not read the file.
-fn top_ns(file: &Path, extra: &[&str]) -> Option<(BTreeMap<Key, (i64, i64)>, i64)> {
+fn top_ns(file: &Path, extra: &[&str]) -> Option<(Table, i64)> {
     let mut args = vec!["top", s(file), "--json", "--limit", "0"];
     args.extend(extra);
     let out = jsprof(&args);
@@ -96,7 +99,7 @@ fn top_ns(file: &Path, extra: &[&str]) -> Option<(BTreeMap<Key, (i64, i64)>, i64
 
 /// The per-file tables of `file` as the lake holds it: the file, or each sampled thread of a
 /// trace.
-fn per_file(file: &Path) -> Option<Vec<(BTreeMap<Key, (i64, i64)>, i64)>> {
+fn per_file(file: &Path) -> Option<Vec<(Table, i64)>> {
     let threads = jsprof(&["threads", s(file), "--json"]);
     let doc: Value = serde_json::from_slice(&threads.stdout).ok()?;
     if doc["kind"] == "trace" {
