@@ -567,7 +567,8 @@ pub async fn merged_stacks(
 #[derive(Clone, Debug, Default)]
 pub struct ProfileFunctions {
     pub profile_id: String,
-    /// The profile's total weight (its share's denominator).
+    /// The profile's weight on some function (its share's denominator, as `jsprof diff`'s:
+    /// samples with an empty stack, stack 0, are left out).
     pub total: i64,
     /// function_id → (self, total).
     pub functions: HashMap<u64, (i64, i64)>,
@@ -603,7 +604,7 @@ pub async fn per_profile_functions(
     }
     let b = reader
         .query(&format!(
-            "{base} SELECT profile_id, sum(w) FROM ps GROUP BY profile_id"
+            "{base} SELECT profile_id, sum(w) FROM ps WHERE stack_id <> 0 GROUP BY profile_id"
         ))
         .await?;
     let (pids, totals) = (strings(&b, 0)?, i64s(&b, 1)?);

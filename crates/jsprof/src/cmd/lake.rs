@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
+use jsprof_analysis::abtest::{ab_test, AbOptions, AbTest, ProfileWeights};
 use jsprof_document::load::{WeightSource, Weighted};
 use jsprof_document::source_maps::SourceMaps;
 use jsprof_lake::query::{self, block_on};
@@ -35,6 +36,9 @@ pub enum LakeCommand {
     Flamegraph(FlamegraphArgs),
     /// How one function's share moves across a label's values (versions sort naturally) or days.
     Trend(TrendArgs),
+    /// Compare two groups of profiles (a rank test per function's share, corrected for many
+    /// functions): only significant changes above a noise floor are listed.
+    Diff(DiffArgs),
     /// Read-only SQL over the views profiles, samples, stacks, functions, classes.
     Sql(SqlArgs),
     /// Merge each partition's small files (atomic for readers).
@@ -180,6 +184,42 @@ pub struct FlamegraphArgs {
 }
 
 #[derive(clap::Args)]
+pub struct DiffArgs {
+    pub lake: PathBuf,
+    /// The base group: `--where` terms (NAME=VALUE, NAME=V1|V2, NAME!=VALUE, since=, until=;
+    /// comma separated, repeat for more).
+    #[arg(long, required = true, value_name = "WHERE")]
+    pub base: Vec<String>,
+    /// The target group, as `--base`.
+    #[arg(long, required = true, value_name = "WHERE")]
+    pub target: Vec<String>,
+    /// Terms both groups keep to (`--where page=/checkout`).
+    #[command(flatten)]
+    pub selection: Where,
+    /// Report changes whose Benjamini-Hochberg q-value is below this.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// … and whose share shifted by at least this many points.
+    #[arg(long, default_value_t = 0.5, value_name = "POINTS")]
+    pub noise_floor: f64,
+    /// Test only functions present in at least this many profiles.
+    #[arg(long, default_value_t = 3)]
+    pub min_profiles: usize,
+    /// Write the differential flame graph of the two merged groups (each normalised to its own
+    /// total) to this SVG file.
+    #[arg(long, value_name = "OUT.svg")]
+    pub flamegraph: Option<PathBuf>,
+    #[arg(long, value_enum)]
+    pub unit: Option<UnitArg>,
+    /// How many changes to list; 0 lists all.
+    #[arg(long, default_value_t = 25)]
+    pub limit: usize,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
 pub struct TrendArgs {
     pub lake: PathBuf,
     /// The function's name (every function of that name, or the one at --url).
@@ -230,6 +270,7 @@ pub fn run(command: LakeCommand) -> Result<ExitCode> {
         LakeCommand::Tree(a) => run_tree(a),
         LakeCommand::Flamegraph(a) => run_flamegraph(a),
         LakeCommand::Trend(a) => run_trend(a),
+        LakeCommand::Diff(a) => run_diff(a),
         LakeCommand::Sql(a) => run_sql(a),
         LakeCommand::Compact(a) => run_compact(a),
     }
@@ -616,6 +657,127 @@ fn run_flamegraph(a: FlamegraphArgs) -> Result<ExitCode> {
     jsprof_render::write_flame_graph_svg(&mut out, &profile, thread, &options)
         .with_context(|| format!("writing {}", a.output.display()))?;
     out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One group's per-profile function weights, as `jsprof diff --key function` weighs a file:
+/// functions by (name, URL, line, column), each profile's total the weight on some function.
+async fn group_weights(
+    reader: &LakeReader,
+    sel: &Selection,
+    unit: &str,
+) -> jsprof_lake::Result<Vec<ProfileWeights>> {
+    let rows = query::per_profile_functions(reader, sel, unit).await?;
+    let names = query::function_names(reader).await?;
+    let to_u32 = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
+    Ok(rows
+        .into_iter()
+        .map(|p| {
+            let mut functions = std::collections::HashMap::new();
+            for (fid, (self_w, total_w)) in p.functions {
+                let name = match names.get(&fid) {
+                    Some((n, u, l, c)) => (n.clone(), u.clone(), to_u32(*l), to_u32(*c)),
+                    None => (format!("(function {fid:016x})"), String::new(), None, None),
+                };
+                let e: &mut (f64, f64) = functions.entry(name).or_default();
+                e.0 += self_w as f64;
+                e.1 += total_w as f64;
+            }
+            ProfileWeights {
+                functions,
+                total: p.total as f64,
+            }
+        })
+        .collect())
+}
+
+/// The two groups' A/B test over a lake (`lake diff`, `jsprof check --lake`): `(test, unit)`.
+pub fn lake_ab_test(
+    lake: &Path,
+    base: &Selection,
+    target: &Selection,
+    unit: Option<&str>,
+    options: AbOptions,
+) -> Result<(AbTest, String)> {
+    let (unit, base_w) = with_reader!(lake, base, |r| async {
+        let (unit, note) = query::choose_unit(r, base, unit).await?;
+        if let Some(note) = note {
+            eprintln!("note: {note}");
+        }
+        let w = group_weights(r, base, &unit).await?;
+        Ok((unit, w))
+    })?;
+    let target_w = with_reader!(lake, target, |r| group_weights(r, target, &unit))?;
+    let test = ab_test(&base_w, &target_w, options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((test, unit))
+}
+
+fn group_selection(terms: &[String], common: &Where) -> Result<Selection> {
+    let mut wheres = common.wheres.clone();
+    wheres.extend(terms.iter().cloned());
+    Ok(Selection::parse(
+        &wheres,
+        common.since.as_deref(),
+        common.until.as_deref(),
+    )?)
+}
+
+fn run_diff(a: DiffArgs) -> Result<ExitCode> {
+    let options = crate::cmd::diff::GroupArgs {
+        alpha: a.alpha,
+        noise_floor: a.noise_floor,
+        min_profiles: a.min_profiles,
+        ..Default::default()
+    }
+    .options()?;
+    let base = group_selection(&a.base, &a.selection)?;
+    let target = group_selection(&a.target, &a.selection)?;
+    let unit = a.unit.map(UnitArg::as_str);
+    let (test, unit) = lake_ab_test(&a.lake, &base, &target, unit, options)?;
+    if let Some(out) = &a.flamegraph {
+        let merge = |sel: &Selection| -> Result<jsprof_profile::Profile> {
+            let stacks = with_reader!(&a.lake, sel, |r| query::merged_stacks(
+                r,
+                sel,
+                Some(unit.as_str())
+            ))?;
+            Ok(query::merged_profile(&stacks))
+        };
+        let (b, t) = (merge(&base)?, merge(&target)?);
+        let options = jsprof_render::FlameGraphOptions {
+            title: "Differential Flame Graph".to_string(),
+            subtitle: Some(format!(
+                "{}: {} → {} (each group normalised to its total) — red grew, blue shrank, hatched is gone",
+                a.lake.display(),
+                a.base.join(", "),
+                a.target.join(", ")
+            )),
+            ..Default::default()
+        };
+        let mut file = crate::cmd::export::create_output(out)?;
+        jsprof_render::write_diff_flame_graph_svg(
+            &mut file,
+            (&b, &b.threads[0]),
+            (&t, &t.threads[0]),
+            jsprof_analysis::DiffKey::Function,
+            true,
+            &options,
+        )
+        .with_context(|| format!("writing {}", out.display()))?;
+        file.flush()?;
+    }
+    let report = jsprof_document::abtest::report(
+        &test,
+        &a.base.join(", "),
+        &a.target.join(", "),
+        "function",
+        Vec::new(),
+    );
+    if a.json {
+        output::print_json(&report)?;
+    } else {
+        crate::cmd::diff::print_ab_report(&report, a.limit)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -397,3 +397,91 @@ fn check_budgets_share_growth_over_groups() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `jsprof lake diff` over a lake of two groups gives the group `jsprof diff --key function` of
+/// the same files: the same functions tested, the same changes with the same shifts, intervals
+/// and q-values (to 1e-9: both sum the same integer weights, the lake in SQL), and it finds the
+/// planted regression. Then `jsprof check --lake` fails the [abtest] budget on it.
+#[test]
+fn lake_diff_is_the_group_diff_of_the_same_files() {
+    let p = fixture();
+    let functions = sample_functions(&p);
+    let k = growth_factor(self_share(&p, &functions, PLANTED), 0.03);
+    let mut rng = Rng(11);
+    let base = group(&tmp("lake/base"), 10, &mut rng, None);
+    let target = group(&tmp("lake/target"), 10, &mut rng, Some((PLANTED, k)));
+    let lake = tmp("lake/lake");
+    let _ = std::fs::remove_dir_all(&lake);
+    for (dir, version) in [(&base, "1.0"), (&target, "1.1")] {
+        let out = jsprof(&[
+            "lake",
+            "add",
+            lake.to_str().unwrap(),
+            dir.to_str().unwrap(),
+            "--label",
+            &format!("version={version}"),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let files = diff_json(&base, &target, &["--key", "function", "--limit", "0"]);
+    let svg = tmp("lake/diff.svg");
+    let lake_doc = jsprof_json(&[
+        "lake",
+        "diff",
+        lake.to_str().unwrap(),
+        "--base",
+        "version=1.0",
+        "--target",
+        "version=1.1",
+        "--json",
+        "--limit",
+        "0",
+        "--flamegraph",
+        svg.to_str().unwrap(),
+    ]);
+    for field in ["tested", "untested", "significant_below_floor", "key"] {
+        assert_eq!(lake_doc[field], files[field], "{field}");
+    }
+    assert_eq!(lake_doc["base"]["profiles"], 10);
+    assert_eq!(lake_doc["target"]["profiles"], 10);
+    let rows = |doc: &Value| -> Vec<(String, Option<u64>, Vec<f64>)> {
+        doc["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let s = &c["self_share"];
+                let t = &c["total_share"];
+                let nums = [
+                    &s["shift_points"],
+                    &s["shift_low_points"],
+                    &s["shift_high_points"],
+                    &s["q"],
+                    &s["base_mean_points"],
+                    &t["shift_points"],
+                    &t["q"],
+                ]
+                .iter()
+                .map(|v| v.as_f64().unwrap_or(f64::NAN))
+                .collect();
+                (c["name"].as_str().unwrap().to_string(), c["line"].as_u64(), nums)
+            })
+            .collect()
+    };
+    let (got, want) = (rows(&lake_doc), rows(&files));
+    assert_eq!(got.len(), want.len(), "{lake_doc:#}\n{files:#}");
+    assert!(got.iter().any(|r| r.0 == PLANTED), "{lake_doc:#}");
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!((&g.0, g.1), (&w.0, w.1));
+        for (a, b) in g.2.iter().zip(&w.2) {
+            assert!(
+                (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                "{}: {a} vs {b}",
+                g.0
+            );
+        }
+    }
+    let text = std::fs::read_to_string(&svg).unwrap();
+    roxmltree::Document::parse(&text).expect("the flame graph is XML");
+    assert!(text.contains(PLANTED));
+}
