@@ -102,6 +102,10 @@ pub struct Args {
     /// The target group's files or directories.
     #[arg(long, num_args = 1.., value_name = "FILE|DIR", requires = "base")]
     pub target: Vec<PathBuf>,
+    /// With --base/--target: the groups are `--where` selections of this profile lake
+    /// (`--base version=1.1 --target version=1.2`), compared as `jsprof lake diff` does.
+    #[arg(long, value_name = "LAKE", requires = "base")]
+    pub lake: Option<PathBuf>,
     /// The budgets, a TOML file (its format is below).
     #[arg(long, value_name = "budget.toml")]
     pub budget: PathBuf,
@@ -454,12 +458,26 @@ fn check_groups(args: &Args, budgets: &Budgets) -> Result<Outcome> {
         min_profiles: 3,
         ..options
     };
-    let (base, target) = groups.files()?;
-    let compare = CompareArgs::default();
-    let g = compare_groups(&compare, DiffKey::NameUrl, &base, &target, options, false)?;
+    let (test, warnings) = match &args.lake {
+        Some(lake) => {
+            let terms = |v: &[PathBuf]| -> Result<jsprof_lake::Selection> {
+                let terms: Vec<String> = v.iter().map(|p| p.display().to_string()).collect();
+                Ok(jsprof_lake::Selection::parse(&terms, None, None)?)
+            };
+            let (base, target) = (terms(&args.base)?, terms(&args.target)?);
+            let (test, _) = crate::cmd::lake::lake_ab_test(lake, &base, &target, None, options)?;
+            (test, Vec::new())
+        }
+        None => {
+            let (base, target) = groups.files()?;
+            let compare = CompareArgs::default();
+            let g = compare_groups(&compare, DiffKey::NameUrl, &base, &target, options, false)?;
+            (g.test, g.warnings)
+        }
+    };
     let mut checks = Vec::new();
     let limit = b.max_share_growth_points;
-    for f in g.test.reported() {
+    for f in test.reported() {
         // The larger significant growth of the two shares.
         let grew = [&f.self_share, &f.total_share]
             .iter()
@@ -505,7 +523,7 @@ fn check_groups(args: &Args, budgets: &Budgets) -> Result<Outcome> {
             ));
         }
     }
-    Ok(("groups", g.warnings, checks))
+    Ok(("groups", warnings, checks))
 }
 
 fn check_cpu(args: &Args, file: &Path, budgets: &Budgets) -> Result<Outcome> {

@@ -421,7 +421,11 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
             "--label",
             &format!("version={version}"),
         ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let files = diff_json(&base, &target, &["--key", "function", "--limit", "0"]);
     let svg = tmp("lake/diff.svg");
@@ -464,7 +468,11 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
                 .iter()
                 .map(|v| v.as_f64().unwrap_or(f64::NAN))
                 .collect();
-                (c["name"].as_str().unwrap().to_string(), c["line"].as_u64(), nums)
+                (
+                    c["name"].as_str().unwrap().to_string(),
+                    c["line"].as_u64(),
+                    nums,
+                )
             })
             .collect()
     };
@@ -484,4 +492,45 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
     let text = std::fs::read_to_string(&svg).unwrap();
     roxmltree::Document::parse(&text).expect("the flame graph is XML");
     assert!(text.contains(PLANTED));
+
+    // CI's budget over the lake: "fail if any function's share grew significantly by more than
+    // 2 points" fails on the planted +3 points and names it; 5 points passes.
+    let check = |limit: f64| {
+        let path = tmp(&format!("lake/budget-{limit}.toml"));
+        std::fs::write(
+            &path,
+            format!("[abtest]\nmax_share_growth_points = {limit}\n"),
+        )
+        .unwrap();
+        jsprof(&[
+            "check",
+            "--json",
+            "--budget",
+            path.to_str().unwrap(),
+            "--lake",
+            lake.to_str().unwrap(),
+            "--base",
+            "version=1.0",
+            "--target",
+            "version=1.1",
+        ])
+    };
+    let out = check(2.0);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<&Value> = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    assert_eq!(failed.len(), 1, "{doc:#}");
+    assert_eq!(failed[0]["subject"], PLANTED);
+    assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
+    assert_eq!(check(5.0).status.code(), Some(0));
 }
