@@ -1,6 +1,6 @@
 //! The lake read by other engines: `contrib/spark/lake_top.py` in Spark's local mode and
 //! `contrib/clickhouse/lake_top.sql` through chdb (ClickHouse in-process) must give exactly
-//! `jsprof lake top --json`'s numbers — every function, self and total, to the microsecond — on a
+//! `jsprof lake top --json`'s numbers — every function, self and total, to the nanosecond (the lake stores the engine's integer ns) — on a
 //! lake built from the fixtures with `jsprof lake add`. Needs Java and a Python with pyspark and
 //! chdb: `.ci/run` installs them in `target/lake-py` (or set `JSPROF_LAKE_PYTHON`).
 
