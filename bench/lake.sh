@@ -82,12 +82,20 @@ LABEL_SETS=$(find "$GEN" -mindepth 2 -maxdepth 2 -type d | wc -l)
 echo "   $N traces, $(mb "$JSON_BYTES") MB of JSON, $LABEL_SETS label sets"
 
 echo
-echo "== 1. ingest: jsprof lake add, one invocation per label set"
-add_all "$LAKE" "$GEN"
-ADD_SECS=$SECS
-printf '%-34s %10s %12s\n' "" "seconds" "traces/s"
-printf '%-34s %10.2f %12.0f   (target >= 1000/s)\n' "lake add ($LABEL_SETS invocations)" "$ADD_SECS" \
-  "$(awk -v n="$N" -v s="$ADD_SECS" 'BEGIN { print n / s }')"
+echo "== 1. ingest: jsprof lake add"
+printf '%-44s %10s %12s\n' "" "seconds" "traces/s"
+# One invocation over the whole tree, the labels from its version=V/page=P directories.
+rm -rf "$LAKE"
+T0=$(date +%s.%N)
+/usr/bin/time -f '%M' -o "$OUT/add.rss" "$JSPROF" lake add "$LAKE" "$GEN" --labels-from-path 2> "$OUT/add.err" > /dev/null
+ADD_SECS=$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+printf '%-44s %10.2f %12.0f   (target >= 1000/s; peak RSS %s MB)\n' "lake add --labels-from-path (1 invocation)" "$ADD_SECS" \
+  "$(awk -v n="$N" -v s="$ADD_SECS" 'BEGIN { print n / s }')" "$(( $(tail -n 1 "$OUT/add.rss") / 1024 ))"
+# One invocation per label set, as a job that adds each run's files as they come would.
+add_all "$OUT/lake-per-set" "$GEN" 2> /dev/null
+printf '%-44s %10.2f %12.0f\n' "lake add ($LABEL_SETS invocations, one per label set)" "$SECS" \
+  "$(awk -v n="$N" -v s="$SECS" 'BEGIN { print n / s }')"
+rm -rf "$OUT/lake-per-set"
 if "$JSPROF" lake compact --help > /dev/null 2>&1; then
   secs "$JSPROF" lake compact "$LAKE"
   printf '%-34s %10.2f\n' "lake compact" "$SECS"
@@ -108,16 +116,17 @@ LAKE_TOP=$BEST
 # The per-file way: jsprof top on each of the first PERFILE files, the tables summed.
 head -n "$PERFILE" "$GEN/manifest.tsv" | cut -f1 | sed "s|^|$GEN/|" > "$OUT/perfile.list"
 PERFILE_N=$(wc -l < "$OUT/perfile.list")
-perfile() {
-  while read -r f; do "$JSPROF" top "$f" --json; echo; done < "$OUT/perfile.list" |
-    "$PY" -c 'import json, sys, collections
+# A script, so that /usr/bin/time can run it.
+cat > "$OUT/perfile.sh" << EOF
+while read -r f; do "$JSPROF" top "\$f" --json; echo; done < "$OUT/perfile.list" |
+  "$PY" -c 'import json, sys, collections
 s = collections.Counter()
 for line in sys.stdin:
     if line.strip():
         for f in json.loads(line)["functions"]: s[(f["name"], f["url"], f["line"], f["column"])] += f["self_ms"]
 print(len(s))'
-}
-secs perfile
+EOF
+secs bash "$OUT/perfile.sh"
 PERFILE_SECS=$SECS
 SCALED=$(awk -v s="$PERFILE_SECS" -v k="$PERFILE_N" -v n="$N" 'BEGIN { printf "%.1f", s / k * n }')
 printf '%-40s %10s %10s\n' "" "seconds" "vs lake"

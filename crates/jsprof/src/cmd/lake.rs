@@ -63,6 +63,10 @@ pub struct AddArgs {
     /// A label for every profile added: NAME=VALUE (repeat for more).
     #[arg(long = "label", short = 'l')]
     pub labels: Vec<String>,
+    /// Also take labels from the inputs' paths: every directory named NAME=VALUE (Hive style,
+    /// `runs/version=1.2/page=checkout/a.json`) labels the files under it; `--label` wins.
+    #[arg(long)]
+    pub labels_from_path: bool,
     /// The profiles' wall-clock start when the files do not carry one (a day or RFC 3339).
     #[arg(long)]
     pub start_time: Option<String>,
@@ -340,7 +344,7 @@ fn run_add(a: AddArgs) -> Result<ExitCode> {
     let mut total = jsprof_lake::AppendOutcome::default();
     let mut skipped = 0usize;
     for chunk in files.chunks(BATCH_INPUTS) {
-        let prepared = prepare_parallel(chunk, &labels, &options);
+        let prepared = prepare_parallel(chunk, &labels, a.labels_from_path, &options);
         let mut batch: Vec<Prepared> = Vec::new();
         let mut rows = 0usize;
         for ((path, named), result) in chunk.iter().zip(prepared) {
@@ -401,6 +405,7 @@ fn merge(total: &mut jsprof_lake::AppendOutcome, one: jsprof_lake::AppendOutcome
 fn prepare_parallel(
     files: &[(PathBuf, bool)],
     labels: &std::collections::BTreeMap<String, String>,
+    from_path: bool,
     options: &PrepareOptions,
 ) -> Vec<Result<Prepared, String>> {
     let next = AtomicUsize::new(0);
@@ -412,7 +417,13 @@ fn prepare_parallel(
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((path, _)) = files.get(i) else { break };
-                let r = prepare_file(path, labels, options);
+                let r = if from_path {
+                    let mut all = path_labels(path);
+                    all.extend(labels.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    prepare_file(path, &all, options)
+                } else {
+                    prepare_file(path, labels, options)
+                };
                 *results[i].lock().expect("not poisoned") = Some(r);
             });
         }
@@ -425,6 +436,23 @@ fn prepare_parallel(
                 .unwrap_or_else(|| Err("not read".into()))
         })
         .collect()
+}
+
+/// The labels a path's `NAME=VALUE` directories give (the innermost wins); other directories,
+/// and names that are not label names, are not labels.
+fn path_labels(path: &Path) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    if let Some(dir) = path.parent() {
+        for part in dir.components() {
+            let part = part.as_os_str().to_string_lossy();
+            if part.contains('=') {
+                if let Ok(one) = jsprof_lake::write::parse_labels(&[part.into_owned()]) {
+                    out.extend(one);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn prepare_file(
