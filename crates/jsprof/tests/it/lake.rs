@@ -604,3 +604,66 @@ fn bad_where_terms_and_non_lakes_are_clear_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a lake"));
     let _ = std::fs::remove_dir_all(&lake);
 }
+
+/// `--labels-from-path`: each file gets the labels of its `NAME=VALUE` directories (the
+/// innermost wins), `--label` wins over them, and other directories are not labels.
+#[test]
+fn labels_come_from_hive_style_directories() {
+    let root = fresh("labels-from-path");
+    let f = crate::support::fixtures();
+    let place = |dir: &str, fixture: &str| {
+        let d = root.join("runs").join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::copy(
+            f.join(fixture),
+            d.join(Path::new(fixture).file_name().unwrap()),
+        )
+        .unwrap();
+    };
+    place("version=1.2/page=home", "selfprofile/primes.jsprofile.json");
+    place(
+        "version=1.3/plain/page=cart",
+        "selfprofile/mdn-example.jsprofile.json",
+    );
+    place("version=1.3/page=a/page=b", "cpu/node-mix.cpuprofile.gz");
+    let lake = root.join("lake");
+    let out = jsprof_json(&[
+        "lake",
+        "add",
+        s(&lake),
+        s(&root.join("runs")),
+        "--labels-from-path",
+        "--label",
+        "host=ci",
+        "--json",
+    ]);
+    assert_eq!(out["profiles"], 3, "{out}");
+    let ls = jsprof_json(&["lake", "ls", s(&lake), "--json"]);
+    let mut got: Vec<(String, Value)> = ls["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["source_name"].as_str().unwrap().to_string(),
+                p["labels"].clone(),
+            )
+        })
+        .collect();
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    let want = |v: &str, page: &str| serde_json::json!({"version": v, "page": page, "host": "ci", "source": "cli"});
+    assert_eq!(
+        got,
+        vec![
+            (
+                "mdn-example.jsprofile.json".to_string(),
+                want("1.3", "cart")
+            ),
+            ("node-mix.cpuprofile.gz".to_string(), want("1.3", "b")),
+            ("primes.jsprofile.json".to_string(), want("1.2", "home")),
+        ]
+    );
+    // Selecting by a path label works as any label.
+    let (_, doc) = lake_top(&lake, &["--where", "version=1.3,page=cart"]);
+    assert_eq!(doc["profiles"], 1);
+}
