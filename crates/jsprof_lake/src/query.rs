@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 
 use arrow::array::{
-    Array, ArrayRef, Float64Array, Int64Array, MapArray, RecordBatch, StringArray, UInt64Array,
+    Array, ArrayRef, Float64Array, Int64Array, ListArray, MapArray, RecordBatch, StringArray,
+    UInt64Array,
 };
 use arrow::datatypes::DataType;
 
@@ -592,66 +593,114 @@ pub struct ProfileFunctions {
 
 /// Per selected profile, per function: self and total weight, and the profile's total (the hook
 /// `lake diff` builds on). Profiles without samples are listed with no functions.
+///
+/// The selection's sample rows (one per profile and stack) and the stack dictionary are read
+/// with DataFusion; the per-profile sums are made here, with integer keys: a GROUP BY on
+/// (profile id text, function) spent most of `lake diff`'s time hashing the 32-character ids.
+/// A stack's weight counts once for each distinct function on it (its `functions` list), as
+/// DevTools counts a recursive function's total once.
 pub async fn per_profile_functions(
     reader: &LakeReader,
     sel: &Selection,
     unit: &str,
 ) -> Result<Vec<ProfileFunctions>> {
-    let pred = sel.clone().with_unit(unit).predicate("");
-    let filter = profile_filter(reader, &sel.clone().with_unit(unit)).await?;
-    let base = format!(
-        "WITH ps AS (SELECT s.profile_id, s.stack_id, s.self_weight AS w FROM samples s \
-                     WHERE {filter})"
-    );
-    let mut out: BTreeMap<String, ProfileFunctions> = BTreeMap::new();
+    let sel = sel.clone().with_unit(unit);
+    let filter = profile_filter(reader, &sel).await?;
     let ids = strings(
         &reader
-            .query(&format!("SELECT profile_id FROM profiles WHERE {pred}"))
+            .query(&format!(
+                "SELECT DISTINCT profile_id FROM profiles WHERE {}",
+                sel.predicate("")
+            ))
             .await?,
         0,
     )?;
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<ProfileFunctions> = Vec::new();
     for id in ids.into_iter().flatten() {
-        out.insert(
-            id.clone(),
-            ProfileFunctions {
+        index.entry(id.clone()).or_insert_with(|| {
+            out.push(ProfileFunctions {
                 profile_id: id,
                 ..ProfileFunctions::default()
-            },
-        );
+            });
+            out.len() - 1
+        });
     }
-    let b = reader
-        .query(&format!(
-            "{base} SELECT profile_id, sum(w) FROM ps WHERE stack_id <> 0 GROUP BY profile_id"
-        ))
-        .await?;
-    let (pids, totals) = (strings(&b, 0)?, i64s(&b, 1)?);
-    for i in 0..pids.len() {
-        if let Some(p) = pids[i].as_ref().and_then(|p| out.get_mut(p)) {
-            p.total = totals[i].unwrap_or(0);
-        }
-    }
-    let b = reader
-        .query(&format!(
-            "{base}, pw AS (SELECT ps.profile_id, st.function_id, st.functions, ps.w FROM ps \
-                            JOIN stacks st ON ps.stack_id = st.stack_id) \
-             SELECT profile_id, function_id, sum(w), 0 FROM pw GROUP BY profile_id, function_id \
-             UNION ALL \
-             SELECT profile_id, f, 0, sum(w) FROM \
-               (SELECT profile_id, unnest(functions) AS f, w FROM pw) GROUP BY profile_id, f"
-        ))
-        .await?;
-    let (pids, fids, selfs, tots) = (strings(&b, 0)?, u64s(&b, 1)?, i64s(&b, 2)?, i64s(&b, 3)?);
-    for i in 0..pids.len() {
-        let (Some(p), Some(f)) = (pids[i].as_ref(), fids[i]) else {
-            continue;
+    // stack_id → (top function, the distinct functions on the stack).
+    let mut stacks: HashMap<u64, (u64, Vec<u64>)> = HashMap::new();
+    for b in reader
+        .query("SELECT stack_id, function_id, functions FROM stacks")
+        .await?
+    {
+        let sid = cast(b.column(0), &DataType::UInt64)?;
+        let sid = sid.as_any().downcast_ref::<UInt64Array>().expect("cast");
+        let fid = cast(b.column(1), &DataType::UInt64)?;
+        let fid = fid.as_any().downcast_ref::<UInt64Array>().expect("cast");
+        let Some(lists) = b.column(2).as_any().downcast_ref::<ListArray>() else {
+            return Err(LakeError::Query(format!(
+                "stacks.functions is {}, not a list",
+                b.column(2).data_type()
+            )));
         };
-        if let Some(p) = out.get_mut(p) {
-            let e = p.functions.entry(f).or_default();
-            e.0 += selfs[i].unwrap_or(0);
-            e.1 += tots[i].unwrap_or(0);
+        let values = cast(lists.values(), &DataType::UInt64)?;
+        let values = values.as_any().downcast_ref::<UInt64Array>().expect("cast");
+        let offsets = lists.value_offsets();
+        for j in 0..b.num_rows() {
+            if sid.is_null(j) || fid.is_null(j) {
+                continue;
+            }
+            let mut fs: Vec<u64> = (offsets[j] as usize..offsets[j + 1] as usize)
+                .filter(|&k| values.is_valid(k))
+                .map(|k| values.value(k))
+                .collect();
+            fs.sort_unstable();
+            fs.dedup();
+            stacks.insert(sid.value(j), (fid.value(j), fs));
         }
     }
-    Ok(out.into_values().collect())
+    let batches = reader
+        .query(&format!(
+            "SELECT s.profile_id, s.stack_id, s.self_weight FROM samples s WHERE {filter}"
+        ))
+        .await?;
+    for b in &batches {
+        let pids = cast(b.column(0), &DataType::Utf8)?;
+        let pids = pids.as_any().downcast_ref::<StringArray>().expect("cast");
+        let sids = cast(b.column(1), &DataType::UInt64)?;
+        let sids = sids.as_any().downcast_ref::<UInt64Array>().expect("cast");
+        let ws = cast(b.column(2), &DataType::Int64)?;
+        let ws = ws.as_any().downcast_ref::<Int64Array>().expect("cast");
+        // Rows come grouped by profile: look the id up once per run of rows.
+        let mut last: Option<(usize, usize)> = None; // (row where the run started, profile)
+        for j in 0..b.num_rows() {
+            if pids.is_null(j) || sids.is_null(j) || ws.is_null(j) {
+                continue;
+            }
+            let p = match last {
+                Some((start, p)) if pids.value(start) == pids.value(j) => p,
+                _ => match index.get(pids.value(j)) {
+                    Some(&p) => {
+                        last = Some((j, p));
+                        p
+                    }
+                    None => continue,
+                },
+            };
+            let (sid, w) = (sids.value(j), ws.value(j));
+            // Stack 0 (samples with an empty stack) is on no function: out of the share's base.
+            let Some((top, fs)) = stacks.get(&sid) else {
+                continue;
+            };
+            let prof = &mut out[p];
+            prof.total += w;
+            prof.functions.entry(*top).or_default().0 += w;
+            for f in fs {
+                prof.functions.entry(*f).or_default().1 += w;
+            }
+        }
+    }
+    out.sort_by(|a, b| a.profile_id.cmp(&b.profile_id));
+    Ok(out)
 }
 
 /// Names of functions by id: (name, url, line, column).
