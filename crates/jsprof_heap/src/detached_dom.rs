@@ -1,7 +1,8 @@
 //! Detached DOM trees: DOM nodes no document holds any more, kept alive by something else.
 //!
 //! A node is detached when DevTools names it so (`Detached <div>`: native nodes the embedder marked
-//! detached, and native nodes reached from them; see `detachedness.rs`). A tree is a detached node
+//! detached, and native nodes reached from them; see `detachedness.rs`), Node.js's own embedder
+//! objects (`Detached Node / BindingData`) excepted: they are not DOM. A tree is a detached node
 //! whose immediate dominator is not detached, with the detached nodes it dominates: its retained size
 //! is what freeing it would give back, and the trees' retained sizes add up without overlap.
 
@@ -18,11 +19,17 @@ pub struct DetachedTree {
     pub retained_size: u64,
 }
 
+/// Node.js names its embedder objects `Node / <class>` (`Node / BindingData`, …). V8 marks them
+/// detached like DOM nodes when no context holds them, so DevTools' Summary calls them
+/// `Detached Node / BindingData`; they are not DOM, and no detached DOM tree is made of them.
+const NODE_EMBEDDER: &[u8] = b"Detached Node / ";
+
 fn is_detached(s: &HeapSnapshot, native: u8, n: NodeOrdinal) -> bool {
-    s.nodes.kind[n as usize] == native
-        && s.strings
-            .bytes(s.nodes.name[n as usize])
-            .starts_with(b"Detached ")
+    if s.nodes.kind[n as usize] != native {
+        return false;
+    }
+    let name = s.strings.bytes(s.nodes.name[n as usize]);
+    name.starts_with(b"Detached ") && !name.starts_with(NODE_EMBEDDER)
 }
 
 /// The detached trees, largest retained size first.

@@ -409,3 +409,43 @@ fn allocations_show_the_known_site_with_its_live_objects() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("node-small.heapsnapshot"));
 }
+
+/// Node.js's embedder objects (`Node / BindingData`, …) are marked detached by V8 and named
+/// `Detached Node / BindingData` in DevTools' Summary, which jsprof keeps (the DevTools golden's
+/// count); but they are not DOM, so `heap detached` lists no tree for them and says why.
+#[test]
+fn nodes_own_detached_objects_are_not_detached_dom() {
+    let file = fixtures().join("heap/leak-1-baseline.heapsnapshot.gz");
+    let f = file.to_str().unwrap();
+    let want = golden_of("leak-1-baseline.heapsnapshot.devtools");
+    let count = |classes: &Value, name: &str| {
+        classes
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["count"].as_i64().unwrap())
+    };
+    let summary = jsprof_json(&["heap", "summary", f, "--json", "--limit", "0"]);
+    let name = "Detached Node / BindingData";
+    assert!(
+        count(&want["classes"], name).unwrap_or(0) > 0,
+        "the golden has them"
+    );
+    assert_eq!(
+        count(&summary["classes"], name),
+        count(&want["classes"], name)
+    );
+
+    let detached = jsprof_json(&["heap", "detached", f, "--json", "--limit", "0"]);
+    assert_eq!(detached["trees"], serde_json::json!([]), "{detached}");
+    let out = crate::support::jsprof(&["heap", "detached", f]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no detached DOM trees"), "{err}");
+
+    // A browser snapshot's detached DOM is still found.
+    let dom = fixtures().join("heap/detached.heapsnapshot.gz");
+    let detached = jsprof_json(&["heap", "detached", dom.to_str().unwrap(), "--json"]);
+    assert!(!detached["trees"].as_array().unwrap().is_empty());
+}

@@ -100,6 +100,14 @@ pub fn run(args: DetachedArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     loaded.print_warnings();
+    if trees.is_empty() {
+        eprintln!(
+            "no detached DOM trees in {} (Node.js's own objects, `Detached Node / …` in the \
+             Summary, are not DOM and are not listed)",
+            args.file.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut table = Table::new(&[
         ("Detached tree", Align::Left),
         ("Id", Align::Right),
