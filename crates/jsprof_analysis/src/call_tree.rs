@@ -258,6 +258,48 @@ pub fn bottom_up_within(profile: &Profile, thread: &Thread, levels: Option<u32>)
     b.finish(profile, CallTreeKind::BottomUp, &weights, total_weight)
 }
 
+/// The callees half of speedscope's sandwich: the top-down tree of every stack from `function`'s
+/// outermost frame down, merged, so its one root is the function with its total (recursion
+/// counted once, the `top` table's total) and everything it calls beneath. Empty when the
+/// function has no samples on `thread`.
+pub fn callees(profile: &Profile, thread: &Thread, function: &FunctionKey) -> CallTree {
+    let functions = StackFunctions::new(profile);
+    let weights = StackWeights::new(profile, thread);
+    let (total, samples) = weights.totals(profile);
+    let target = functions.keys.iter().position(|(k, _)| k == function);
+    let mut b = Builder {
+        nodes: Vec::new(),
+        index: HashMap::new(),
+    };
+    // `node_of[s]`: the node of stack s, NO_PARENT while the path from the root has not reached
+    // the function.
+    let mut node_of = vec![NO_PARENT; profile.stacks.len()];
+    if let Some(target) = target.map(|t| t as u32) {
+        for s in profile.stacks.ids() {
+            let i = s.index();
+            if samples[i] == 0 {
+                continue;
+            }
+            let parent = profile
+                .stacks
+                .parent(s)
+                .map_or(NO_PARENT, |p| node_of[p.index()]);
+            let f = functions.of_stack[i];
+            if parent == NO_PARENT && f != target {
+                continue;
+            }
+            let n = b.node(parent, f, &functions);
+            node_of[i] = n;
+            let node = &mut b.nodes[n as usize];
+            node.self_weight += weights.self_weight[i];
+            node.total_weight += total[i];
+            node.samples += samples[i];
+        }
+    }
+    let total_weight = weights.root_weight + roots_total(profile, &total);
+    b.finish(profile, CallTreeKind::TopDown, &weights, total_weight)
+}
+
 fn roots_total(profile: &Profile, total: &[i64]) -> i64 {
     profile
         .stacks
@@ -324,6 +366,36 @@ mod tests {
             .map(|&c| (name(&p, &t, c), t.nodes[c as usize].total_weight))
             .collect();
         assert_eq!(kids, vec![("b".into(), 6), ("a".into(), 1)]);
+    }
+
+    #[test]
+    fn callees_merge_every_outermost_call_of_the_function() {
+        let p = sample_profile();
+        let table = crate::function_table(&p, &p.threads[0]);
+        let b = table
+            .rows
+            .iter()
+            .find(|r| p.strings.get(r.key.name) == "b")
+            .unwrap();
+        let t = callees(&p, &p.threads[0], &b.key);
+        // One root, b, with the table's total (main>a>b 1, main>b 2, main>b>a>b 4 once).
+        assert_eq!(t.roots.len(), 1);
+        let root = &t.nodes[t.roots[0] as usize];
+        assert_eq!(root.function, b.key);
+        assert_eq!((root.self_weight, root.total_weight), (3, 7));
+        assert_eq!(root.total_weight, b.total_weight);
+        // Beneath it: a (4), and under a the recursive b (4).
+        let a = root.children[0];
+        assert_eq!(name(&p, &t, a), "a");
+        assert_eq!(t.nodes[a as usize].total_weight, 4);
+        let inner = t.nodes[a as usize].children[0];
+        assert_eq!(name(&p, &t, inner), "b");
+        assert_eq!(t.nodes[inner as usize].self_weight, 4);
+        // A function that never ran has an empty sandwich.
+        let mut q = sample_profile();
+        let other = q.intern_frame("never", "m.js", Some(9), Some(1), "1");
+        let never = FunctionKey::of(&q, other);
+        assert!(callees(&q, &q.threads[0], &never).roots.is_empty());
     }
 
     #[test]

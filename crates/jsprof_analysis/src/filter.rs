@@ -1,5 +1,5 @@
 //! Filters as one transform of the model: `--focus`, `--exclude`, `--hide-idle`,
-//! `--collapse-packages` and `--collapse-recursion` rewrite the stack table once, and every view,
+//! `--drop`, `--collapse-packages` and `--collapse-recursion` rewrite the stack table once, and every view,
 //! export and the diff run on the result — the same place and the same way as `--range`
 //! ([`crate::clip`]).
 //!
@@ -9,14 +9,17 @@
 //! does to a sample's stack, applied root to leaf in this order:
 //!
 //! 1. `hide_idle`: a sample on `(idle)` becomes a gap.
-//! 2. `focus` (any of the patterns): only samples whose stack passes through a matching frame are
+//! 2. `drop` (any of the patterns): a sample whose stack passes through a matching frame becomes
+//!    a gap (Firefox Profiler's "drop samples with this function"). The weight that leaves the
+//!    views is exactly the matching functions' total.
+//! 3. `focus` (any of the patterns): only samples whose stack passes through a matching frame are
 //!    kept, re-rooted at the outermost match; the rest become gaps. The kept weight is exactly the
 //!    matching function's total.
-//! 3. `exclude` (any of the patterns): matching frames are dropped, their self time charged to the
+//! 4. `exclude` (any of the patterns): matching frames are dropped, their self time charged to the
 //!    caller (to the bare root when there is none). Total weight is unchanged.
-//! 4. `collapse_packages`: every frame under `node_modules/<package>/` becomes one frame named
+//! 5. `collapse_packages`: every frame under `node_modules/<package>/` becomes one frame named
 //!    after the package; consecutive frames of one package merge.
-//! 5. `collapse_recursion`: a function already on the stack is not pushed again — the stack goes
+//! 6. `collapse_recursion`: a function already on the stack is not pushed again — the stack goes
 //!    back to its outer frame (A→B→A→C becomes A→C), so each function appears once per stack.
 //!    Self times and the recursive functions' totals are unchanged.
 //!
@@ -38,6 +41,8 @@ pub struct Filters {
     pub exclude: Vec<Regex>,
     /// Drop `(idle)` samples.
     pub hide_idle: bool,
+    /// Drop the samples whose stack passes through a frame matching one of these.
+    pub drop: Vec<Regex>,
     /// One frame per `node_modules` package.
     pub collapse_packages: bool,
     /// One frame per function per stack.
@@ -50,6 +55,7 @@ impl Filters {
         self.focus.is_empty()
             && self.exclude.is_empty()
             && !self.hide_idle
+            && self.drop.is_empty()
             && !self.collapse_packages
             && !self.collapse_recursion
     }
@@ -60,6 +66,7 @@ impl Filters {
         let mut parts = Vec::new();
         parts.extend(self.focus.iter().map(|re| format!("focus {re}")));
         parts.extend(self.exclude.iter().map(|re| format!("exclude {re}")));
+        parts.extend(self.drop.iter().map(|re| format!("drop samples with {re}")));
         for (on, words) in [
             (self.hide_idle, "idle hidden"),
             (self.collapse_packages, "packages collapsed"),
@@ -99,11 +106,13 @@ pub fn filter(profile: &Profile, filters: &Filters) -> Profile {
     // Per input frame: focus match, exclusion, and the frame it becomes.
     let mut focus_of = Vec::with_capacity(profile.frames.len());
     let mut excluded = Vec::with_capacity(profile.frames.len());
+    let mut dropped = Vec::with_capacity(profile.frames.len());
     let mut becomes = Vec::with_capacity(profile.frames.len());
     let mut is_package = Vec::with_capacity(profile.frames.len());
     for (id, f) in profile.frames.iter() {
         focus_of.push(matches(&filters.focus, f));
         excluded.push(matches(&filters.exclude, f));
+        dropped.push(matches(&filters.drop, f));
         let package = filters
             .collapse_packages
             .then(|| package_of(profile.strings.get(f.url)))
@@ -150,6 +159,7 @@ pub fn filter(profile: &Profile, filters: &Filters) -> Profile {
         let cur = match parent {
             Path::Dropped => None,
             _ if filters.hide_idle && idle => None,
+            _ if dropped[fi] => None,
             Path::Unfocused if focus_of[fi] => Some(None),
             Path::Unfocused => {
                 path.push(Path::Unfocused);
@@ -348,6 +358,32 @@ mod tests {
         );
         assert_eq!(self_total(&q, "a"), (20, 30));
         assert_eq!(self_total(&q, "b"), (0, 0));
+    }
+
+    #[test]
+    fn drop_removes_every_sample_through_the_function() {
+        let p = profile(&[&[A, B, C], &[A, C], &[B, A], &[B], &[IDLE], &[]]);
+        let f = Filters {
+            drop: vec![Regex::new("^b$").unwrap()],
+            ..Default::default()
+        };
+        let q = filter(&p, &f);
+        assert_eq!(stacks_of(&q), ["", "a;c", "", "", "(idle)", ""]);
+        // What leaves is b's total (30 ns); the rest keeps its self and total.
+        let before = function_table(&p, &p.threads[0]);
+        let after = function_table(&q, &q.threads[0]);
+        assert_eq!(before.total_weight, after.total_weight);
+        assert_eq!(self_total(&p, "b").1, 30);
+        assert_eq!(self_total(&q, "b"), (0, 0));
+        assert_eq!(self_total(&q, "a"), (0, 10));
+        assert_eq!(self_total(&q, "c"), (10, 10));
+        // Focus and drop together: b's samples are gone before the focus re-roots at a.
+        let g = Filters {
+            focus: vec![Regex::new("^a$").unwrap()],
+            drop: vec![Regex::new("^b$").unwrap()],
+            ..Default::default()
+        };
+        assert_eq!(stacks_of(&filter(&p, &g)), ["", "a;c", "", "", "", ""]);
     }
 
     #[test]

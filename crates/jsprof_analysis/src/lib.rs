@@ -32,7 +32,7 @@ pub mod timeline;
 mod timing;
 
 pub use call_tree::{
-    bottom_up, bottom_up_depth_limit, bottom_up_within, top_down, CallTree, CallTreeKind,
+    bottom_up, bottom_up_depth_limit, bottom_up_within, callees, top_down, CallTree, CallTreeKind,
     CallTreeNode, BOTTOM_UP_BUDGET,
 };
 pub use diff::{

@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 
 use jsprof_analysis::{
-    bottom_up_depth_limit, bottom_up_within, top_down, CallTree, EventData, Timeline,
-    BOTTOM_UP_BUDGET,
+    bottom_up_depth_limit, bottom_up_within, callees, function_table, top_down, CallTree,
+    EventData, FunctionKey, Timeline, BOTTOM_UP_BUDGET,
 };
 use jsprof_profile::{Profile, WeightUnit};
 use schemars::JsonSchema;
@@ -105,7 +105,12 @@ pub struct MergedBlocks {
 pub struct ThreadJson {
     pub id: u32,
     pub name: String,
+    pub pid: Option<u64>,
     pub tid: Option<u64>,
+    /// The process's name (`process_name` metadata of a trace: `Renderer`, `Browser`, `GPU
+    /// Process`), when the trace names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
     pub samples: usize,
     pub events: usize,
 }
@@ -130,6 +135,20 @@ pub struct ChartDoc {
     pub functions: Vec<(u32, u32, Option<u32>, Option<u32>)>,
     pub events: ChartEvents,
     pub merged: MergedBlocks,
+}
+
+impl ChartDoc {
+    /// Names each thread's process from a trace's `(pid, name)` list
+    /// (`CpuInput::process_names`).
+    pub fn name_processes(mut self, names: &[(u64, String)]) -> ChartDoc {
+        for t in &mut self.threads {
+            t.process = t
+                .pid
+                .and_then(|pid| names.iter().rev().find(|(p, _)| *p == pid))
+                .map(|(_, n)| n.clone());
+        }
+        self
+    }
 }
 
 /// The event types, by their index in `ChartEvents::t`: `EventType::ALL`'s order.
@@ -283,7 +302,9 @@ pub fn chart(
             .map(|t| ThreadJson {
                 id: t.id,
                 name: t.name.clone(),
+                pid: t.pid,
                 tid: t.tid,
+                process: None,
                 samples: t.samples,
                 events: t.events.len(),
             })
@@ -332,11 +353,13 @@ pub struct TreeDoc {
     pub min_fraction: f64,
 }
 
-/// Which of the two trees.
+/// Which of the trees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TreeKind {
     TopDown,
     BottomUp,
+    /// The callees half of a function's sandwich ([`sandwich_doc`]).
+    Callees(FunctionKey),
 }
 
 /// Both trees of a profile's thread.
@@ -462,6 +485,117 @@ fn engine_tree(profile: &Profile, thread: usize, kind: TreeKind) -> CallTree {
             t,
             bottom_up_depth_limit(profile, t, BOTTOM_UP_BUDGET),
         ),
+        TreeKind::Callees(key) => callees(profile, t, &key),
+    }
+}
+
+/// A sampled function of `profile.threads[thread]` by name, URL and position (what the UI's
+/// tables show of it); `None` when no sample has it.
+pub fn find_function(
+    profile: &Profile,
+    thread: usize,
+    name: &str,
+    url: &str,
+    line: Option<u32>,
+    column: Option<u32>,
+) -> Option<FunctionKey> {
+    function_table(profile, &profile.threads[thread])
+        .rows
+        .into_iter()
+        .map(|r| r.key)
+        .find(|k| {
+            profile.strings.get(k.name) == name
+                && profile.strings.get(k.url) == url
+                && k.line == line
+                && k.column == column
+        })
+}
+
+/// Speedscope's sandwich of one function for the UI: its callers (the Bottom-up tree under the
+/// function's root: the node ids are the Bottom-up tree's, so `…/profile/children?tree=bottom_up`
+/// opens them) and its callees (`tree=callees` with the function opens those).
+#[derive(Serialize, JsonSchema)]
+pub struct SandwichDoc {
+    pub unit: &'static str,
+    pub total: f64,
+    pub range: Option<[f64; 2]>,
+    pub strings: Strings,
+    pub functions: Vec<(u32, u32, Option<u32>, Option<u32>)>,
+    /// The function (index into `functions`) with its self and total (the `top` row).
+    pub function: u32,
+    pub function_self: f64,
+    pub function_total: f64,
+    /// One root, the function; the callers beneath.
+    pub callers: TreeDoc,
+    /// One root, the function; its callees beneath.
+    pub callees: TreeDoc,
+}
+
+/// The sandwich of `key` on `profile.threads[thread]`; both halves are empty when the function
+/// has no samples there.
+pub fn sandwich_doc(
+    profile: &Profile,
+    thread: usize,
+    key: FunctionKey,
+    range: Option<[f64; 2]>,
+    limits: TreeLimits,
+) -> SandwichDoc {
+    let (unit, total, scale) = units(profile, thread);
+    let mut strings = Strings::default();
+    let mut functions = Functions::default();
+    let up = engine_tree(profile, thread, TreeKind::BottomUp);
+    let root: Vec<u32> = up
+        .roots
+        .iter()
+        .copied()
+        .filter(|&r| up.nodes[r as usize].function == key)
+        .collect();
+    let (self_weight, total_weight) = root.first().map_or((0, 0), |&r| {
+        let n = &up.nodes[r as usize];
+        (n.self_weight, n.total_weight)
+    });
+    let callers = tree_doc(
+        profile,
+        &up,
+        &root,
+        scale,
+        total,
+        limits,
+        Tables {
+            strings: &mut strings,
+            functions: &mut functions,
+        },
+    );
+    let down = engine_tree(profile, thread, TreeKind::Callees(key));
+    let callees = tree_doc(
+        profile,
+        &down,
+        &down.roots,
+        scale,
+        total,
+        limits,
+        Tables {
+            strings: &mut strings,
+            functions: &mut functions,
+        },
+    );
+    let function = functions.id((
+        strings.id(profile.strings.get(key.name)),
+        strings.id(profile.strings.get(key.url)),
+        key.line,
+        key.column,
+    ));
+    SandwichDoc {
+        unit,
+        total: round3(total as f64 / scale),
+        range,
+        strings,
+        functions: functions.list,
+        function,
+        function_self: round3(self_weight as f64 / scale),
+        function_total: round3(total_weight as f64 / scale),
+        callers,
+        callees,
     }
 }
 

@@ -1,8 +1,8 @@
 //! The filters, defined once for every front door (pprof's `config.go` pattern): the CLI's
-//! `--focus RE`, `--exclude RE` (both repeatable), `--hide-idle`, `--collapse-packages`,
+//! `--focus RE`, `--exclude RE`, `--drop RE` (all repeatable), `--hide-idle`, `--collapse-packages`,
 //! `--collapse-recursion` (clap fills [`FilterSpec`] through `#[command(flatten)]` with the `clap`
-//! feature); the service's and the UI's query parameters of the same names (`focus` and `exclude`
-//! repeatable, [`FilterSpec::from_pairs`]); the page's address fragment
+//! feature); the service's and the UI's query parameters of the same names (`focus`, `exclude` and
+//! `drop` repeatable, [`FilterSpec::from_pairs`]); the page's address fragment
 //! ([`FilterSpec::to_query`]). What the filters do is `jsprof_analysis::filter`.
 //!
 //! Patterns stay text here, so that a spec is `Eq + Hash` (the service's cache key for a filtered
@@ -16,9 +16,10 @@ use serde::{Deserialize, Serialize};
 use crate::{ReportError, Result};
 
 /// The filter parameters' names, for lists of known query parameters.
-pub const PARAMS: [&str; 5] = [
+pub const PARAMS: [&str; 6] = [
     "focus",
     "exclude",
+    "drop",
     "hide_idle",
     "collapse_packages",
     "collapse_recursion",
@@ -38,6 +39,11 @@ pub struct FilterSpec {
     #[cfg_attr(feature = "clap", arg(long, value_name = "RE", value_parser = check_pattern))]
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Leave out every sample whose stack passes through a function whose name or URL matches
+    /// RE: what remains is the profile without that work (repeatable).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "RE", value_parser = check_pattern))]
+    #[serde(default)]
+    pub drop: Vec<String>,
     /// Leave out `(idle)` samples.
     #[cfg_attr(feature = "clap", arg(long))]
     #[serde(default)]
@@ -76,22 +82,22 @@ impl FilterSpec {
         *self == FilterSpec::default()
     }
 
-    /// Takes the filter parameters out of query-string pairs (`focus` and `exclude` may repeat;
+    /// Takes the filter parameters out of query-string pairs (`focus`, `exclude` and `drop` may repeat;
     /// an empty pattern is no pattern) and returns the other pairs untouched.
     pub fn from_pairs(pairs: Vec<(String, String)>) -> Result<(FilterSpec, Vec<(String, String)>)> {
         let mut spec = FilterSpec::default();
         let mut rest = Vec::new();
         for (k, v) in pairs {
             match k.as_str() {
-                "focus" | "exclude" if v.is_empty() => {}
-                "focus" | "exclude" => {
+                "focus" | "exclude" | "drop" if v.is_empty() => {}
+                "focus" | "exclude" | "drop" => {
                     let v = check_pattern(&v).map_err(|e| {
                         ReportError::Usage(format!("bad `{k}`: {}", e.replace('\n', " ")))
                     })?;
-                    if k == "focus" {
-                        spec.focus.push(v);
-                    } else {
-                        spec.exclude.push(v);
+                    match k.as_str() {
+                        "focus" => spec.focus.push(v),
+                        "exclude" => spec.exclude.push(v),
+                        _ => spec.drop.push(v),
                     }
                 }
                 "hide_idle" => spec.hide_idle = flag(&k, &v)?,
@@ -109,6 +115,7 @@ impl FilterSpec {
         let mut out = Vec::new();
         out.extend(self.focus.iter().map(|p| ("focus", p.clone())));
         out.extend(self.exclude.iter().map(|p| ("exclude", p.clone())));
+        out.extend(self.drop.iter().map(|p| ("drop", p.clone())));
         for (on, name) in [
             (self.hide_idle, "hide_idle"),
             (self.collapse_packages, "collapse_packages"),
@@ -141,6 +148,7 @@ impl FilterSpec {
         Ok(Filters {
             focus: compile(&self.focus)?,
             exclude: compile(&self.exclude)?,
+            drop: compile(&self.drop)?,
             hide_idle: self.hide_idle,
             collapse_packages: self.collapse_packages,
             collapse_recursion: self.collapse_recursion,
@@ -177,11 +185,12 @@ mod tests {
     #[test]
     fn query_pairs_round_trip_with_repeated_patterns() {
         let (spec, rest) = FilterSpec::from_pairs(pairs(
-            "focus=%5Ea%24&focus=b%7Cc&exclude=x&hide_idle=1&range=1..2",
+            "focus=%5Ea%24&focus=b%7Cc&exclude=x&drop=y&drop=z&hide_idle=1&range=1..2",
         ))
         .unwrap();
         assert_eq!(spec.focus, ["^a$", "b|c"]);
         assert_eq!(spec.exclude, ["x"]);
+        assert_eq!(spec.drop, ["y", "z"]);
         assert!(spec.hide_idle && !spec.collapse_packages);
         assert_eq!(rest, [("range".to_string(), "1..2".to_string())]);
         let (again, _) = FilterSpec::from_pairs(pairs(&spec.to_query())).unwrap();

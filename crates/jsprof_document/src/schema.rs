@@ -57,6 +57,11 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::tree::TreeReport>,
     },
     Document {
+        name: "SandwichReport",
+        answers: "`jsprof tree FILE --sandwich RE --json`; the MCP `sandwich` tool",
+        add: add::<crate::tree::SandwichReport>,
+    },
+    Document {
         name: "EventsReport",
         answers: "`jsprof events FILE --json`; `GET …/timelines/{t}/events` (GetEvents)",
         add: add::<crate::events::EventsReport>,
@@ -111,6 +116,11 @@ pub const DOCUMENTS: &[Document] = &[
         name: "ProfileDoc",
         answers: "the UI's trees: `GET /api/ui/…/profile`; embedded by `jsprof report`",
         add: add::<crate::chart::ProfileDoc>,
+    },
+    Document {
+        name: "SandwichDoc",
+        answers: "the UI's Sandwich tab: `GET /api/ui/…/sandwich`",
+        add: add::<crate::chart::SandwichDoc>,
     },
     Document {
         name: "HeapDoc",

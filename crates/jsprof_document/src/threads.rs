@@ -15,6 +15,9 @@ pub struct ThreadJson {
     pub pid: Option<u64>,
     pub tid: Option<u64>,
     pub name: String,
+    /// The process's name, when a trace names it (`Renderer`, `Browser`, `GPU Process`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
     /// CPU samples of the thread's profile.
     pub samples: usize,
     /// Events of the timeline: reconstructed calls and trace events.
@@ -42,6 +45,10 @@ pub fn threads_report(input: &CpuInput) -> ThreadsReport {
                 pid: t.pid,
                 tid: t.tid,
                 name: t.name.clone(),
+                process: t
+                    .pid
+                    .and_then(|pid| input.process_names().iter().rev().find(|(p, _)| *p == pid))
+                    .map(|(_, n)| n.clone()),
                 samples: t.samples,
                 events: t.events.len(),
             })

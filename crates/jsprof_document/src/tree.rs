@@ -1,7 +1,8 @@
 //! `jsprof tree --json` and the service's `…/tree`: DevTools' Call tree (top-down) or Bottom-up.
 
 use jsprof_analysis::{
-    bottom_up_depth_limit, bottom_up_within, top_down, CallTree, CallTreeKind, BOTTOM_UP_BUDGET,
+    bottom_up_depth_limit, bottom_up_within, callees, function_table, top_down, CallTree,
+    CallTreeKind, FunctionRow, BOTTOM_UP_BUDGET,
 };
 use jsprof_profile::{Profile, WeightUnit};
 use schemars::JsonSchema;
@@ -75,6 +76,17 @@ pub struct TreeView {
 }
 
 fn pick(tree: &CallTree, total: i64, max_depth: u32, min_percent: f64) -> Vec<Shown> {
+    pick_from(tree, &tree.roots, total, max_depth, min_percent)
+}
+
+/// The nodes under `starts` (depth-first pre-order) that `max_depth` and `min_percent` keep.
+fn pick_from(
+    tree: &CallTree,
+    starts: &[u32],
+    total: i64,
+    max_depth: u32,
+    min_percent: f64,
+) -> Vec<Shown> {
     let pct = |w: i64| {
         if total > 0 {
             w as f64 * 100.0 / total as f64
@@ -83,7 +95,7 @@ fn pick(tree: &CallTree, total: i64, max_depth: u32, min_percent: f64) -> Vec<Sh
         }
     };
     let mut shown = Vec::new();
-    let mut todo: Vec<(u32, Option<u32>)> = tree.roots.iter().rev().map(|&r| (r, None)).collect();
+    let mut todo: Vec<(u32, Option<u32>)> = starts.iter().rev().map(|&r| (r, None)).collect();
     while let Some((n, parent)) = todo.pop() {
         let node = &tree.nodes[n as usize];
         if (max_depth > 0 && node.depth >= max_depth) || pct(node.total_weight) < min_percent {
@@ -170,6 +182,171 @@ pub fn report(weighted: &Weighted, view: &TreeView) -> TreeReport {
             .shown
             .iter()
             .map(|s| node_json(profile, view, s))
+            .collect(),
+    }
+}
+
+/// The functions of the weighted thread whose name or URL matches `pattern`, heaviest total
+/// first (ties by name and position): what `--sandwich RE` chooses from.
+pub fn matching_functions(weighted: &Weighted, pattern: &regex::Regex) -> Vec<FunctionRow> {
+    let profile = &*weighted.profile;
+    let table = function_table(profile, weighted.thread());
+    let mut rows: Vec<FunctionRow> = table
+        .rows
+        .into_iter()
+        .filter(|r| {
+            pattern.is_match(profile.strings.get(r.key.name))
+                || pattern.is_match(profile.strings.get(r.key.url))
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        (b.total_weight, b.self_weight)
+            .cmp(&(a.total_weight, a.self_weight))
+            .then_with(|| a.key.cmp_in(&b.key, profile))
+    });
+    rows
+}
+
+/// Speedscope's sandwich of one function: its callers (the Bottom-up tree from the function, as
+/// `tree --bottom-up` shows it under that root) and its callees (every call of it merged, from
+/// its outermost frame down).
+pub struct SandwichView {
+    pub function: FunctionRow,
+    pub callers: TreeView,
+    pub callees: TreeView,
+}
+
+/// The sandwich of `function` (a row of the weighted thread's function table), each half cut at
+/// `options.max_depth` levels and `options.min_percent` as `tree` cuts.
+pub fn sandwich(weighted: &Weighted, function: FunctionRow, options: TreeOptions) -> SandwichView {
+    let profile = &*weighted.profile;
+    let thread = weighted.thread();
+    let unit = thread.weight_unit();
+    let total = thread.percent_base();
+    let mut callers = view(
+        weighted,
+        TreeOptions {
+            bottom_up: true,
+            ..options
+        },
+    );
+    // Only the function's own root of the Bottom-up tree.
+    let root = callers
+        .tree
+        .roots
+        .iter()
+        .copied()
+        .find(|&r| callers.tree.nodes[r as usize].function == function.key);
+    callers.shown = match root {
+        Some(r) => pick_from(
+            &callers.tree,
+            &[r],
+            total,
+            options.max_depth,
+            options.min_percent,
+        ),
+        None => Vec::new(),
+    };
+    let tree = callees(profile, thread, &function.key);
+    let shown = pick(&tree, total, options.max_depth, options.min_percent);
+    SandwichView {
+        function,
+        callers,
+        callees: TreeView {
+            tree,
+            unit,
+            total,
+            shown,
+            callers_cut_at: None,
+        },
+    }
+}
+
+/// The function a sandwich is of.
+#[derive(Serialize, JsonSchema)]
+pub struct SandwichFunction {
+    pub name: String,
+    pub url: String,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    #[serde(flatten)]
+    pub weights: WeightsJson,
+}
+
+/// `jsprof tree --sandwich RE --json`.
+#[derive(Serialize, JsonSchema)]
+pub struct SandwichReport {
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "is_samples")]
+    pub source: WeightSource,
+    pub view: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_bytes: Option<i64>,
+    pub warnings: Vec<JsonWarning>,
+    /// The function (the heaviest of those the pattern matches), with its `top` row's weights.
+    pub function: SandwichFunction,
+    /// Other functions the pattern matched, heaviest first (at most 20): narrow the pattern to
+    /// pick one of them.
+    pub other_matches: Vec<SandwichFunction>,
+    /// As in `tree --bottom-up`: the callers were cut at this many levels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callers_cut_at_depth: Option<u32>,
+    /// The function as the root, the functions that called it beneath (Bottom-up's rows).
+    pub callers: Vec<NodeJson>,
+    /// The function as the root, what it called beneath (its calls merged).
+    pub callees: Vec<NodeJson>,
+}
+
+fn function_json(
+    profile: &Profile,
+    unit: WeightUnit,
+    total: i64,
+    row: &FunctionRow,
+) -> SandwichFunction {
+    SandwichFunction {
+        name: profile.strings.get(row.key.name).to_string(),
+        url: profile.strings.get(row.key.url).to_string(),
+        line: row.key.line,
+        column: row.key.column,
+        weights: WeightsJson::new(unit, row.self_weight, row.total_weight, total),
+    }
+}
+
+/// The JSON document of a sandwich; `others`: the other matches.
+pub fn sandwich_report(
+    weighted: &Weighted,
+    view: &SandwichView,
+    others: &[FunctionRow],
+) -> SandwichReport {
+    let profile = &*weighted.profile;
+    let (unit, total) = (view.callees.unit, view.callees.total);
+    SandwichReport {
+        kind: profile.kind.as_str(),
+        source: weighted.source,
+        view: "sandwich",
+        duration_ms: (unit != WeightUnit::Bytes).then(|| total as f64 / NS_PER_MS),
+        total_bytes: (unit == WeightUnit::Bytes).then_some(total),
+        warnings: warnings_json(&profile.warnings),
+        function: function_json(profile, unit, total, &view.function),
+        other_matches: others
+            .iter()
+            .take(20)
+            .map(|r| function_json(profile, unit, total, r))
+            .collect(),
+        callers_cut_at_depth: view.callers.callers_cut_at,
+        callers: view
+            .callers
+            .shown
+            .iter()
+            .map(|s| node_json(profile, &view.callers, s))
+            .collect(),
+        callees: view
+            .callees
+            .shown
+            .iter()
+            .map(|s| node_json(profile, &view.callees, s))
             .collect(),
     }
 }

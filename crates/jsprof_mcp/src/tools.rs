@@ -56,6 +56,7 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
         spec!("open", OpenArgs, true, "Open a CPU profile, Chrome trace, JS self-profiling trace, heap profile or heap snapshot (a path under the server's --root) and get a handle for the other tools, with the file's summary (threads and top functions, or the heap Summary's largest classes). Opening the same file again returns the same handle; the file is read once."),
         spec!("top", TopArgs, true, "The functions taking the most time (self or total), DevTools' Bottom-up table, for a thread and time range of a CPU profile or trace. Same numbers as `jsprof top --json`."),
         spec!("tree", TreeArgs, true, "The call tree (top-down) or bottom-up tree expanded along one path: the ancestors of `node` and its subtree `depth` levels deep (without `node`, the roots `depth` levels deep). Node ids are those of `jsprof tree --json`, so an id from one answer expands in the next."),
+        spec!("sandwich", SandwichArgs, false, "Who calls a function and what it calls (speedscope's sandwich): the function whose name or URL matches `function` (a regular expression; the heaviest when several match, the others listed), its self and total, its callers (Bottom-up under it) and its callees (every call of it merged), `depth` levels each. Same as `jsprof tree --sandwich RE --json`."),
         spec!("flame_chart", FlameChartArgs, true, "The flame chart's calls (JS calls, GC, and a trace's events) that overlap a time window, depth-first as drawn: start, end, self and total of each."),
         spec!("events", EventsArgs, true, "GetEvents over a thread's timeline with the classic modes: all (depth-first), unique-types, unique-events, reduce-all; filtered by time window, event subtree, depth and types. Same answer as `jsprof events --json`."),
         spec!("cpu_diff", CpuDiffArgs, true, "Compare two CPU profiles or traces (handles): per function, before/after self and total and the change, above a noise floor, largest change first. Same as `jsprof diff --json`."),
@@ -154,6 +155,7 @@ pub async fn call(store: &Arc<Store>, name: &str, args: Map<String, Value>) -> T
         "open" => open(q, parse(name, args)?).await,
         "top" => top(q, parse(name, args)?).await,
         "tree" => tree(q, parse(name, args)?).await,
+        "sandwich" => sandwich(q, parse(name, args)?).await,
         "flame_chart" => flame_chart(q, parse(name, args)?).await,
         "events" => events(q, parse(name, args)?).await,
         "cpu_diff" => cpu_diff(q, parse(name, args)?).await,
@@ -344,7 +346,7 @@ pub struct View {
     /// On a trace, the CPU samples instead of the Performance panel's entries.
     #[serde(default)]
     pub samples: bool,
-    /// The CLI's filters: focus / exclude regexes, hide_idle, collapse_packages, collapse_recursion.
+    /// The CLI's filters: focus / exclude / drop regexes, hide_idle, collapse_packages, collapse_recursion.
     #[serde(default)]
     pub filters: Option<FilterSpec>,
 }
@@ -396,6 +398,18 @@ pub struct TreeArgs {
     #[serde(default)]
     pub node: Option<u32>,
     /// Levels shown below `node` (or from the roots); default 2.
+    #[serde(default)]
+    pub depth: Option<u32>,
+    #[serde(flatten)]
+    pub view: View,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct SandwichArgs {
+    pub handle: String,
+    /// A regular expression over function names and URLs (`^render$`).
+    pub function: String,
+    /// Levels of callers and of callees shown; default 2.
     #[serde(default)]
     pub depth: Option<u32>,
     #[serde(flatten)]
@@ -731,6 +745,76 @@ fn tree_selection(nodes: &[Value], node: Option<u32>, depth: u32) -> ToolResult<
         *k = level(i) - base <= depth;
     }
     Ok(keep)
+}
+
+async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<Answer> {
+    let spec = args.view.spec()?;
+    let re = regex::Regex::new(&args.function).map_err(|e| {
+        ToolError::BadRequest(format!(
+            "bad `function` `{}`: {e}",
+            args.function.escape_debug()
+        ))
+    })?;
+    let (entry, input) = cpu_of(&q, &args.handle, &args.view.filters()).await?;
+    let depth = args.depth.unwrap_or(2).min(50);
+    let pattern = args.function.clone();
+    let json = crate::store::blocking(move || {
+        let weighted = input.weighted(&spec)?;
+        let mut rows = jsprof_document::tree::matching_functions(&weighted, &re);
+        if rows.is_empty() {
+            return Err(ToolError::NotFound(format!(
+                "{}: no sampled function's name or URL matches `{}` (`top` lists them)",
+                entry.name,
+                pattern.escape_debug()
+            )));
+        }
+        let function = rows.remove(0);
+        let options = jsprof_document::tree::TreeOptions {
+            bottom_up: false,
+            max_depth: depth + 1,
+            min_percent: 0.0,
+        };
+        let view = jsprof_document::tree::sandwich(&weighted, function, options);
+        to_value(&jsprof_document::tree::sandwich_report(
+            &weighted, &view, &rows,
+        ))
+    })
+    .await?;
+    let f = &json["function"];
+    let weight = |n: &Value| {
+        if n.get("total_bytes").is_some() {
+            format!(
+                "self {}, total {}",
+                fmt_bytes(&n["self_bytes"]),
+                fmt_bytes(&n["total_bytes"])
+            )
+        } else {
+            format!(
+                "self {}, total {}",
+                fmt_ms(&n["self_ms"]),
+                fmt_ms(&n["total_ms"])
+            )
+        }
+    };
+    let mut text = format!(
+        "{} {} ({})",
+        f["name"].as_str().unwrap_or(""),
+        f["url"].as_str().unwrap_or(""),
+        weight(f)
+    );
+    for (title, list) in [("callers", "callers"), ("callees", "callees")] {
+        text.push_str(&format!("\n{title}:"));
+        for n in json[list].as_array().into_iter().flatten().skip(1) {
+            let depth = n["depth"].as_u64().unwrap_or(1) as usize;
+            text.push_str(&format!(
+                "\n{}{} ({})",
+                "  ".repeat(depth),
+                n["name"].as_str().unwrap_or(""),
+                weight(n)
+            ));
+        }
+    }
+    Ok(Answer { json, text })
 }
 
 async fn tree(q: Question<'_>, args: TreeArgs) -> ToolResult<Answer> {

@@ -74,11 +74,12 @@ pub fn document(state: &AppState) -> Value {
             json!({"type": "string"}),
         )
     };
-    // `--focus`, `--exclude`, `--hide-idle`, `--collapse-packages`, `--collapse-recursion`.
+    // `--focus`, `--exclude`, `--drop`, `--hide-idle`, `--collapse-packages`, `--collapse-recursion`.
     let filters = || {
         vec![
             param("focus", "query", "only stacks through a function whose name or URL matches this regular expression, re-rooted there (repeatable: any of them)", json!({"type": "array", "items": {"type": "string"}})),
             param("exclude", "query", "drop frames whose name or URL matches this regular expression, charging their time to the caller (repeatable)", json!({"type": "array", "items": {"type": "string"}})),
+            param("drop", "query", "leave out every sample whose stack passes through a function whose name or URL matches this regular expression (repeatable)", json!({"type": "array", "items": {"type": "string"}})),
             param("hide_idle", "query", "leave out (idle) samples", json!({"type": "boolean"})),
             param("collapse_packages", "query", "one frame per node_modules package", json!({"type": "boolean"})),
             param("collapse_recursion", "query", "one frame per function per stack", json!({"type": "boolean"})),

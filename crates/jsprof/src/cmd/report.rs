@@ -75,7 +75,8 @@ fn cpu_data(
         loaded.timelines(),
         timeline,
         window(max_events),
-    );
+    )
+    .name_processes(loaded.process_names());
     // One track per thread: the other threads with events share the same budget, in
     // proportion to their events (at least 1 000 each).
     let others: Vec<_> = loaded
@@ -87,12 +88,15 @@ fn cpu_data(
     let mut charts = Vec::new();
     for t in &others {
         let share = (max_events as f64 * t.events.len() as f64 / all_events.max(1) as f64) as usize;
-        charts.push(chart::chart(
-            loaded.profile(),
-            loaded.timelines(),
-            t,
-            window(share.max(1000).min(max_events)),
-        ));
+        charts.push(
+            chart::chart(
+                loaded.profile(),
+                loaded.timelines(),
+                t,
+                window(share.max(1000).min(max_events)),
+            )
+            .name_processes(loaded.process_names()),
+        );
     }
     // The trees of the same weighted view as `jsprof top`/`tree` (a trace's entries, as in
     // DevTools' Performance panel).

@@ -31,6 +31,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ("id", Align::Right),
         ("pid", Align::Right),
         ("tid", Align::Right),
+        ("process", Align::Left),
         ("name", Align::Left),
         ("samples", Align::Right),
         ("events", Align::Right),
@@ -41,6 +42,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             r.timeline_id.to_string(),
             dash(r.pid),
             dash(r.tid),
+            r.process.clone().unwrap_or_else(|| "-".to_string()),
             if r.name.is_empty() {
                 "(unnamed)".to_string()
             } else {

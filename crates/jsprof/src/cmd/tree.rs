@@ -1,4 +1,5 @@
-//! `jsprof tree FILE`: DevTools' Call tree (top-down) or, with `--bottom-up`, its Bottom-up tab.
+//! `jsprof tree FILE`: DevTools' Call tree (top-down) or, with `--bottom-up`, its Bottom-up tab;
+//! with `--sandwich RE`, speedscope's sandwich of one function (its callers, then its callees).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -18,6 +19,11 @@ pub struct Args {
     /// Functions as roots with their callers beneath (DevTools' Bottom-up tab).
     #[arg(long)]
     pub bottom_up: bool,
+    /// Speedscope's sandwich of the function whose name or URL matches RE (the heaviest when
+    /// several do; the others are listed): the functions that called it, then those it called.
+    #[arg(long, value_name = "RE", conflicts_with = "bottom_up",
+          value_parser = jsprof_document::filters::check_pattern)]
+    pub sandwich: Option<String>,
     /// Show this many levels (1 = the roots only); 0 shows all.
     #[arg(long, default_value_t = 0)]
     pub max_depth: u32,
@@ -42,6 +48,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         max_depth: args.max_depth,
         min_percent: args.min_percent,
     };
+    if let Some(pattern) = &args.sandwich {
+        return sandwich(&loaded, &weighted, pattern, options, args.json);
+    }
     let view = jsprof_document::tree::view(&weighted, options);
     if args.json {
         output::print_json(&jsprof_document::tree::report(&weighted, &view))?;
@@ -66,6 +75,66 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     write_table(&mut out, profile, &view)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sandwich(
+    loaded: &jsprof_document::load::CpuInput,
+    weighted: &jsprof_document::load::Weighted,
+    pattern: &str,
+    options: TreeOptions,
+    json: bool,
+) -> Result<ExitCode> {
+    let profile = &*weighted.profile;
+    let re = regex::Regex::new(pattern)?;
+    let mut rows = jsprof_document::tree::matching_functions(weighted, &re);
+    if rows.is_empty() {
+        anyhow::bail!(
+            "{}: no sampled function's name or URL matches --sandwich {pattern} (`jsprof top` \
+             lists them)",
+            loaded.name
+        );
+    }
+    let function = rows.remove(0);
+    let view = jsprof_document::tree::sandwich(weighted, function, options);
+    if json {
+        output::print_json(&jsprof_document::tree::sandwich_report(
+            weighted, &view, &rows,
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    output::warn(&loaded.name, &profile.warnings);
+    let key = &view.function.key;
+    let name = output::display_function_name(profile.strings.get(key.name));
+    let at = output::fmt_location(profile.strings.get(key.url), key.line, key.column);
+    if !rows.is_empty() {
+        eprintln!(
+            "note: {}: --sandwich {pattern} matches {} functions; showing the heaviest, {name} \
+             {at} (narrow the pattern for another: {})",
+            loaded.name,
+            rows.len() + 1,
+            rows.iter()
+                .take(5)
+                .map(|r| output::display_function_name(profile.strings.get(r.key.name)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if let Some(depth) = view.callers.callers_cut_at {
+        eprintln!(
+            "note: {}: the stacks are too deep to show every caller; callers are cut at {depth} \
+             levels (--max-depth chooses the cut)",
+            loaded.name
+        );
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    writeln!(out, "Callers of {name} {at}")?;
+    write_table(&mut out, profile, &view.callers)?;
+    writeln!(out)?;
+    writeln!(out, "Callees of {name} {at}")?;
+    write_table(&mut out, profile, &view.callees)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

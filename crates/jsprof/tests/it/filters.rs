@@ -1,5 +1,5 @@
-//! The filter flags (`--focus`, `--exclude`, `--hide-idle`, `--collapse-packages`,
-//! `--collapse-recursion`) on every sampled fixture. Expected values come from the unfiltered
+//! The filter flags (`--focus`, `--exclude`, `--drop`, `--hide-idle`, `--collapse-packages`,
+//! `--collapse-recursion`) and `tree --sandwich` on every sampled fixture. Expected values come from the unfiltered
 //! `top`/`tree` (checked against DevTools' numbers elsewhere) by hand-written arithmetic: focus
 //! keeps exactly the function's total, exclude and collapse keep the total.
 
@@ -95,6 +95,133 @@ fn focus_keeps_exactly_the_time_under_the_function() {
             .collect();
         assert_eq!(roots, [name.as_str()], "{input}");
     }
+}
+
+#[test]
+fn drop_leaves_out_exactly_the_functions_total() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let all = top(path, &[]);
+        let (name, (_, total)) = focus_target(&all, true, path);
+        let dropped = top(path, &["--drop", &pattern(&name)]);
+        // What leaves the table is the function's total; it is gone, and no function gains.
+        assert!(
+            close(self_sum(&dropped), self_sum(&all) - total),
+            "{input}: drop {name}: {} kept of {}, its total {total}",
+            self_sum(&dropped),
+            self_sum(&all)
+        );
+        assert!(
+            !dropped.iter().any(|f| f["name"] == name.as_str()),
+            "{input}"
+        );
+        let before = by_key(&all);
+        for f in &dropped {
+            let (s, t) = weights(f);
+            let (s0, t0) = before[&key(f)];
+            assert!(
+                s <= s0 + 1e-9 && t <= t0 + 1e-9,
+                "{input}: {:?} grew",
+                key(f)
+            );
+        }
+        // Dropping and focusing on the same function split the profile in two.
+        let focused = top(path, &["--focus", &pattern(&name)]);
+        assert!(
+            close(self_sum(&dropped) + self_sum(&focused), self_sum(&all)),
+            "{input}: drop + focus {name}"
+        );
+    }
+}
+
+/// `tree --sandwich`: the function's row is `top`'s; its callers are Bottom-up's rows under it
+/// (`tree --bottom-up`); its callees are the tree `--focus` re-roots at it — two code paths,
+/// one answer.
+#[test]
+fn sandwich_is_top_bottom_up_and_focus() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let all = top(path, &[]);
+        let (name, (self_ms, total)) = focus_target(&all, true, path);
+        let re = pattern(&name);
+        let doc = jsprof_json(&["tree", "--json", path, "--sandwich", &re]);
+        assert_eq!(doc["view"], "sandwich", "{input}");
+        assert_eq!(doc["function"]["name"], name.as_str(), "{input}");
+        let w = weights(&doc["function"]);
+        assert!(
+            close(w.0, self_ms) && close(w.1, total),
+            "{input}: {name}: {w:?}"
+        );
+        assert!(
+            doc["other_matches"].as_array().unwrap().is_empty(),
+            "{input}"
+        );
+        let nodes = |v: &Value| -> Vec<(String, u64, f64, f64)> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|n| {
+                    let (s, t) = weights(n);
+                    (
+                        n["name"].as_str().unwrap().to_string(),
+                        n["depth"].as_u64().unwrap(),
+                        s,
+                        t,
+                    )
+                })
+                .collect()
+        };
+        let same =
+            |what: &str, got: &[(String, u64, f64, f64)], want: &[(String, u64, f64, f64)]| {
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "{input}: {what}: {got:?}\nvs {want:?}"
+                );
+                for (g, w) in got.iter().zip(want) {
+                    assert!(
+                        g.0 == w.0 && g.1 == w.1 && close(g.2, w.2) && close(g.3, w.3),
+                        "{input}: {what}: {g:?} vs {w:?}"
+                    );
+                }
+            };
+        // Callers: the Bottom-up subtree of the function's root.
+        let up = jsprof_json(&["tree", "--json", "--bottom-up", path]);
+        let up = nodes(&up["nodes"]);
+        let at = up.iter().position(|n| n.0 == name && n.1 == 0).unwrap();
+        let end = up[at + 1..]
+            .iter()
+            .position(|n| n.1 == 0)
+            .map_or(up.len(), |e| at + 1 + e);
+        let callers = nodes(&doc["callers"]);
+        same("callers", &callers, &up[at..end]);
+        // Callees: the top-down tree focused on the function (filter + top-down, not the
+        // sandwich's own walk).
+        let focused = jsprof_json(&["tree", "--json", path, "--focus", &re]);
+        same(
+            "callees",
+            &nodes(&doc["callees"]),
+            &nodes(&focused["nodes"]),
+        );
+        assert!(close(nodes(&doc["callees"])[0].3, total), "{input}");
+    }
+    // A pattern that matches several functions takes the heaviest and names the others; one
+    // that matches none is an error naming the flag.
+    let path = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let path = path.to_str().unwrap();
+    let doc = jsprof_json(&["tree", "--json", path, "--sandwich", "."]);
+    let heaviest = top(path, &["--by", "total"]);
+    assert!(close(weights(&doc["function"]).1, weights(&heaviest[0]).1));
+    assert!(!doc["other_matches"].as_array().unwrap().is_empty());
+    let out = jsprof(&["tree", path, "--sandwich", "^no such function$"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--sandwich") && err.contains("node-mix"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -183,6 +183,7 @@ fn lists_tools_resources_and_prompts() {
         "open",
         "top",
         "tree",
+        "sandwich",
         "flame_chart",
         "events",
         "cpu_diff",
@@ -434,6 +435,56 @@ fn tree_expands_one_path() {
     want.extend(nodes.iter().filter(|n| n["parent"].as_u64() == Some(id)));
     assert_eq!(shown.iter().collect::<Vec<_>>(), want);
     assert!(error_text(&r[2]).contains("no tree node 999999"));
+}
+
+/// The sandwich tool is `jsprof tree --sandwich RE --max-depth 3 --json` (depth 2 below the
+/// function), filters included; a pattern that matches nothing is a clear error.
+#[test]
+fn sandwich_equals_the_cli() {
+    if sdk_missing() {
+        return;
+    }
+    let profile = fixture("cpu/node-mix.cpuprofile.gz");
+    let cli = cli_json(&[
+        "tree",
+        &profile,
+        "--sandwich",
+        "^buildTree$",
+        "--max-depth",
+        "3",
+        "--json",
+    ]);
+    let hidden = cli_json(&[
+        "tree",
+        &profile,
+        "--sandwich",
+        "^buildTree$",
+        "--max-depth",
+        "3",
+        "--hide-idle",
+        "--json",
+    ]);
+    let r = stdio(
+        &[],
+        &[],
+        json!([
+            open("cpu/node-mix.cpuprofile.gz"),
+            {"op": "callTool", "name": "sandwich", "arguments": {"handle": "h1", "function": "^buildTree$"}},
+            {"op": "callTool", "name": "sandwich", "arguments": {"handle": "h1", "function": "^buildTree$", "filters": {"hide_idle": true}}},
+            {"op": "callTool", "name": "sandwich", "arguments": {"handle": "h1", "function": "^no such$"}},
+        ]),
+    );
+    assert_eq!(doc(&r[1]), &cli);
+    assert_eq!(doc(&r[2]), &hidden);
+    assert!(
+        cli["callers"].as_array().unwrap().len() > 1
+            && cli["callees"].as_array().unwrap().len() > 1
+    );
+    assert!(
+        error_text(&r[3]).contains("no sampled function"),
+        "{}",
+        error_text(&r[3])
+    );
 }
 
 #[test]

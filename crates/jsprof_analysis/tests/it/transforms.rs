@@ -150,21 +150,25 @@ fn filters() -> impl Strategy<Value = Filters> {
     let pattern = proptest::option::of(prop::sample::select(vec!["^a$", "^b$", "acorn", "^c$"]));
     (
         pattern.clone(),
+        pattern.clone(),
         pattern,
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(|(focus, exclude, hide_idle, packages, recursion)| Filters {
-            focus: focus.map(|r| Regex::new(r).unwrap()).into_iter().collect(),
-            exclude: exclude
-                .map(|r| Regex::new(r).unwrap())
-                .into_iter()
-                .collect(),
-            hide_idle,
-            collapse_packages: packages,
-            collapse_recursion: recursion,
-        })
+        .prop_map(
+            |(focus, exclude, drop, hide_idle, packages, recursion)| Filters {
+                focus: focus.map(|r| Regex::new(r).unwrap()).into_iter().collect(),
+                exclude: exclude
+                    .map(|r| Regex::new(r).unwrap())
+                    .into_iter()
+                    .collect(),
+                drop: drop.map(|r| Regex::new(r).unwrap()).into_iter().collect(),
+                hide_idle,
+                collapse_packages: packages,
+                collapse_recursion: recursion,
+            },
+        )
 }
 
 proptest! {
