@@ -43,6 +43,10 @@ pub fn routes() -> Router<Arc<AppState>> {
             get(profile_children),
         )
         .route(
+            "/api/ui/sessions/{id}/artifacts/{artifact}/sandwich",
+            get(sandwich),
+        )
+        .route(
             "/api/ui/sessions/{id}/artifacts/{artifact}/heap/class",
             get(heap_class),
         )
@@ -168,12 +172,10 @@ async fn chart(
             min_ms: span.max(0.0) / width,
             max_events,
         };
-        Ok(json_ok(&chart::chart(
-            t.profile(),
-            t.timelines(),
-            timeline,
-            window,
-        )))
+        Ok(json_ok(
+            &chart::chart(t.profile(), t.timelines(), timeline, window)
+                .name_processes(t.process_names()),
+        ))
     })
     .await?;
     Ok(doc)
@@ -205,21 +207,29 @@ async fn profile_children(
 ) -> ApiResult<Response> {
     let p = Params::parse(
         q,
-        &[&["timeline", "range", "tree", "node"][..], &filters::PARAMS].concat(),
+        &[
+            &["timeline", "range", "tree", "node"][..],
+            &FUNCTION_PARAMS,
+            &filters::PARAMS,
+        ]
+        .concat(),
     )?;
-    let kind = match p.get("tree") {
-        Some("top_down") => chart::TreeKind::TopDown,
-        Some("bottom_up") => chart::TreeKind::BottomUp,
-        other => {
-            return Err(ApiError::bad_request(format!(
-                "tree: expected top_down or bottom_up, got {other:?}"
-            )))
-        }
-    };
+    let tree = p.get("tree").map(str::to_string);
     let node: u32 = p
         .number("node")?
         .ok_or_else(|| ApiError::bad_request("node: missing (a node id from the tree's `k`)"))?;
+    let function = function_param(&p)?;
     profile_answer(&state, &id, &artifact, &p, move |weighted, _| {
+        let kind = match tree.as_deref() {
+            Some("top_down") => chart::TreeKind::TopDown,
+            Some("bottom_up") => chart::TreeKind::BottomUp,
+            Some("callees") => chart::TreeKind::Callees(find(weighted, &function)?),
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "tree: expected top_down, bottom_up or callees, got {other:?}"
+                )))
+            }
+        };
         let doc = chart::subtree_doc(
             &weighted.profile,
             weighted.thread,
@@ -229,6 +239,89 @@ async fn profile_children(
         )
         .ok_or_else(|| ApiError::not_found(format!("node: the tree has no node {node}")))?;
         Ok(json_ok(&doc))
+    })
+    .await
+}
+
+/// The parameters naming a function, as the UI's tables show it.
+const FUNCTION_PARAMS: [&str; 4] = ["name", "url", "line", "column"];
+
+/// A function named by `name`, `url`, `line`, `column` (1-based; absent or empty when the
+/// function has none).
+struct FunctionParam {
+    name: String,
+    url: String,
+    line: Option<u32>,
+    column: Option<u32>,
+}
+
+/// The function of `p` (a missing `name` or `url` is the empty one an anonymous function or a
+/// native frame has).
+fn function_param(p: &Params) -> ApiResult<FunctionParam> {
+    let position = |k: &str| -> ApiResult<Option<u32>> {
+        match p.get(k) {
+            None | Some("") => Ok(None),
+            Some(_) => p.number::<u32>(k),
+        }
+    };
+    Ok(FunctionParam {
+        name: p.get("name").unwrap_or("").to_string(),
+        url: p.get("url").unwrap_or("").to_string(),
+        line: position("line")?,
+        column: position("column")?,
+    })
+}
+
+/// The function's key on the weighted thread, or a 404 naming it.
+fn find(
+    weighted: &jsprof_document::load::Weighted,
+    f: &FunctionParam,
+) -> ApiResult<jsprof_analysis::FunctionKey> {
+    chart::find_function(
+        &weighted.profile,
+        weighted.thread,
+        &f.name,
+        &f.url,
+        f.line,
+        f.column,
+    )
+    .ok_or_else(|| {
+        ApiError::not_found(format!(
+            "no sampled function `{}` at `{}` {:?}:{:?} in this view",
+            ids::printable(&f.name),
+            ids::printable(&f.url),
+            f.line,
+            f.column
+        ))
+    })
+}
+
+/// Speedscope's sandwich of one function (`…/sandwich?name=&url=&line=&column=`, with the
+/// profile's own parameters): its callers and its callees.
+async fn sandwich(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(
+        q,
+        &[
+            &["timeline", "range"][..],
+            &FUNCTION_PARAMS,
+            &filters::PARAMS,
+        ]
+        .concat(),
+    )?;
+    let function = function_param(&p)?;
+    profile_answer(&state, &id, &artifact, &p, move |weighted, shown| {
+        let key = find(weighted, &function)?;
+        Ok(json_ok(&chart::sandwich_doc(
+            &weighted.profile,
+            weighted.thread,
+            key,
+            shown,
+            TreeLimits::default(),
+        )))
     })
     .await
 }

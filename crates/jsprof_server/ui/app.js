@@ -1,5 +1,5 @@
 // The page: sessions (server), tabs per artifact, the range selection shared by every CPU view.
-import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus } from 'jsprof/format.js';
+import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus, eventTitle, typeTitle } from 'jsprof/format.js';
 import { ServerSource, embeddedArtifact, filterParams } from 'jsprof/source.js';
 import { FlameChart } from 'jsprof/flamechart.js';
 import { pageLanes, newHighlight } from 'jsprof/tracks.js';
@@ -7,6 +7,7 @@ import { InsightsSidebar } from 'jsprof/insights.js';
 import { FlameGraph } from 'jsprof/flamegraph.js';
 import { CallTreeView } from 'jsprof/calltree.js';
 import { DiffView } from 'jsprof/diff.js';
+import { SandwichView } from 'jsprof/sandwich.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from 'jsprof/heap.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
@@ -18,7 +19,7 @@ const app = {
   source: null, // the ServerSource (server mode)
   current: null, // = `current` below
   // The open artifact's views, once built (null otherwise).
-  chart: null, flamegraph: null, diff: null,
+  chart: null, flamegraph: null, diff: null, sandwich: null,
   summary: null, dominators: null, detached: null, comparison: null, leaks: null,
   // The CallTreeViews by kind ('functions', 'top_down', 'bottom_up'; under the chart:
   // 'chart:functions', …), the last built of each.
@@ -51,11 +52,11 @@ document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape' && current && current.range && e.target.tagName !== 'INPUT') setRange(null);
 });
 
-// ---- filters (server only): --focus, --exclude, --hide-idle, --collapse-packages,
+// ---- filters (server only): --focus, --exclude, --drop, --hide-idle, --collapse-packages,
 // --collapse-recursion, applied by the server to every CPU view, as the CLI applies them ----
 
 const filterInputs = {
-  focus: $('f-focus'), exclude: $('f-exclude'),
+  focus: $('f-focus'), exclude: $('f-exclude'), drop: $('f-drop'),
   hideIdle: $('f-idle'), collapsePackages: $('f-packages'), collapseRecursion: $('f-recursion'),
 };
 
@@ -100,7 +101,7 @@ async function setFilters(fs) {
   } catch (e) {
     c.art.filters = before;
     filterInfo(e.message, true);
-    for (const input of [filterInputs.focus, filterInputs.exclude]) if (e.message.includes('`' + (input === filterInputs.focus ? 'focus' : 'exclude') + '`')) input.classList.add('invalid');
+    for (const k of ['focus', 'exclude', 'drop']) if (e.message.includes('`' + k + '`')) filterInputs[k].classList.add('invalid');
     updateHash();
     return false;
   }
@@ -123,6 +124,8 @@ const TRANSFORMS = [
     apply: (fs, d) => ({ ...fs, focus: fs.focus ? `(?:${fs.focus})|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
   { id: 'merge', label: 'Merge function into its callers', crumb: (d) => `Merge ${displayName(d.name)}`, named: true,
     apply: (fs, d) => ({ ...fs, exclude: fs.exclude ? `${fs.exclude}|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
+  { id: 'drop', label: 'Drop samples with this function', crumb: (d) => `Drop ${displayName(d.name)}`, named: true,
+    apply: (fs, d) => ({ ...fs, drop: fs.drop ? `${fs.drop}|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
   { id: 'recursion', label: 'Collapse recursion', crumb: () => 'Collapse recursion', apply: (fs) => ({ ...fs, collapseRecursion: true }) },
   { id: 'packages', label: 'Collapse packages (node_modules)', crumb: () => 'Collapse packages', apply: (fs) => ({ ...fs, collapsePackages: true }) },
   { id: 'idle', label: 'Hide idle', crumb: () => 'Hide idle', apply: (fs) => ({ ...fs, hideIdle: true }) },
@@ -171,6 +174,12 @@ function showMenu(e, d) {
     b.addEventListener('click', () => { menu.hidden = true; applyTransform(t, d); });
     menu.append(b);
   }
+  if (current && current.tabs.has('sandwich')) {
+    const b = el('button', { type: 'button', role: 'menuitem', text: 'Show in sandwich (callers and callees)', 'data-action': 'sandwich' });
+    b.addEventListener('click', () => { menu.hidden = true; showSandwich(d); });
+    menu.prepend(b);
+    menu.prepend(menu.querySelector('.muted'));
+  }
   menu.hidden = false;
   menu.style.left = Math.min(e.clientX, window.innerWidth - 240) + 'px';
   menu.style.top = Math.min(e.clientY, window.innerHeight - menu.offsetHeight - 8) + 'px';
@@ -196,11 +205,12 @@ $('filters').addEventListener('submit', (e) => { e.preventDefault(); byHand(read
 for (const input of Object.values(filterInputs)) input.addEventListener('change', () => byHand(readFilterBar()));
 $('f-clear').addEventListener('click', () => { showFilterBar({}); byHand({}); });
 
-// Filters in the page's address: focus=…&exclude=…&hide_idle=1&…
+// Filters in the page's address: focus=…&exclude=…&drop=…&hide_idle=1&…
 function filtersFromHash(h) {
   const fs = {};
   if (h.get('focus')) fs.focus = h.get('focus');
   if (h.get('exclude')) fs.exclude = h.get('exclude');
+  if (h.get('drop')) fs.drop = h.get('drop');
   if (h.get('hide_idle')) fs.hideIdle = true;
   if (h.get('collapse_packages')) fs.collapsePackages = true;
   if (h.get('collapse_recursion')) fs.collapseRecursion = true;
@@ -300,11 +310,47 @@ function profileTab(tab, make) {
   return tab.update();
 }
 
+// A handle between the chart and its tables: drag it (or focus it and use ↑/↓) to give one more
+// room. The share is kept for the next page (localStorage).
+const SPLIT_KEY = 'jsprof.split';
+function splitter(split, top, bottom) {
+  const h = el('div', { class: 'splitter', role: 'separator', 'aria-orientation': 'horizontal', tabindex: 0, title: 'Drag to resize (↑/↓ when focused)' });
+  const apply = (share) => {
+    // The chart keeps room for its toolbar, overview and a few rows; the tables for a few rows.
+    const height = split.getBoundingClientRect().height;
+    const lo = height ? Math.max(280 / height, 0.1) : 0.1, hi = height ? Math.min(1 - 140 / height, 0.9) : 0.9;
+    share = Math.min(hi, Math.max(lo, share));
+    top.style.flex = `${share} 1 0`;
+    bottom.style.flex = `${1 - share} 1 0`;
+    h.setAttribute('aria-valuenow', Math.round(share * 100));
+    try { localStorage.setItem(SPLIT_KEY, String(share)); } catch { /* private mode */ }
+  };
+  let saved = NaN;
+  try { saved = Number(localStorage.getItem(SPLIT_KEY)); } catch { /* private mode */ }
+  apply(Number.isFinite(saved) && saved > 0 ? saved : 0.6);
+  h.addEventListener('mousedown', (e) => {
+    e.preventDefault();
+    const r = split.getBoundingClientRect();
+    const move = (m) => apply((m.clientY - r.top) / Math.max(1, r.height));
+    const up = () => { window.removeEventListener('mousemove', move); window.removeEventListener('mouseup', up); };
+    window.addEventListener('mousemove', move);
+    window.addEventListener('mouseup', up);
+  });
+  h.addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
+    e.preventDefault();
+    const r = split.getBoundingClientRect(), t = top.getBoundingClientRect();
+    apply((t.height + (e.key === 'ArrowUp' ? -40 : 40)) / Math.max(1, r.height));
+  });
+  return h;
+}
+
 function detailsOf(e) {
   if (!e) return '<span class="muted">Click a call for its details; shift-drag (or drag in the overview) selects a range.</span>';
   const loc = fmtLocation(e.url, e.line, e.column);
-  return `<span class="name">${esc(displayName(e.name))}</span> ${loc ? `<span class="loc">${esc(loc)}</span>` : ''}` +
-    ` · start ${fmtMs(e.s)} · total ${fmtMs(e.d)} · self ${fmtMs(e.self)} · ${e.type}`;
+  const title = e.type !== 'JS_CALL' ? eventTitle(e.name) : null;
+  return `<span class="name">${esc(title || displayName(e.name))}</span> ${title ? `<span class="loc">${esc(e.name)}</span> ` : ''}${loc ? `<span class="loc">${esc(loc)}</span>` : ''}` +
+    ` · start ${fmtMs(e.s)} · total ${fmtMs(e.d)} · self ${fmtMs(e.self)} · ${esc(typeTitle(e.type))}`;
 }
 
 function openCpu(art, c, others) {
@@ -312,7 +358,7 @@ function openCpu(art, c, others) {
     addTab('chart', 'Flame chart', async (tab) => {
       const split = el('div', { class: 'split' });
       const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
-      split.append(top, bottom);
+      split.append(top, splitter(split, top, bottom), bottom);
       const bar = el('div', { class: 'toolbar' });
       const details = el('div', { class: 'details', html: detailsOf(null) });
       const base = await art.chart(null, 4000, c.timeline);
@@ -332,12 +378,14 @@ function openCpu(art, c, others) {
       // others by their number of events, folded; threads without events left out.
       const threads = (base.threads || []).filter((t) => t.id !== base.timeline && t.events > 0 && (!art.timelines || art.timelines.includes(t.id)))
         .sort((a, b) => b.samples - a.samples || b.events - a.events);
-      const info = (t) => `${t.tid != null ? 'tid ' + t.tid + ' · ' : ''}${t.samples ? t.samples.toLocaleString('en-US') + ' samples · ' : ''}${t.events.toLocaleString('en-US')} events`;
+      const info = (t) => `${t.pid != null && t.process ? 'pid ' + t.pid + ' · ' : ''}${t.tid != null ? 'tid ' + t.tid + ' · ' : ''}${t.samples ? t.samples.toLocaleString('en-US') + ' samples · ' : ''}${t.events.toLocaleString('en-US')} events`;
+      // A thread of a trace is headed by its process's name too (`Renderer · CrRendererMain`),
+      // as the Performance panel groups threads by process.
       const me = (base.threads || []).find((t) => t.id === base.timeline);
-      const tracks = [{ id: base.timeline, name: base.thread || (me && me.name) || 'main', info: me ? info(me) : '', base, active: true }];
+      const tracks = [{ id: base.timeline, name: base.thread || (me && me.name) || 'main', process: me && me.process, info: me ? info(me) : '', base, active: true }];
       for (const t of threads) {
         const load = () => art.chart(null, 4000, t.id);
-        tracks.push({ id: t.id, name: t.name || `thread ${t.id}`, info: info(t), base: t.samples > 0 ? await load() : null, load, collapsed: t.samples === 0 });
+        tracks.push({ id: t.id, name: t.name || `thread ${t.id}`, process: t.process, info: info(t), base: t.samples > 0 ? await load() : null, load, collapsed: t.samples === 0 });
       }
       for (const t of tracks) if (art.live) t.fetchWindow = (r, w) => art.chart(r, w, t.id);
       const activeLabel = el('span', { class: 'hint' });
@@ -370,6 +418,7 @@ function openCpu(art, c, others) {
           setRange(c.range);
         },
         onRange: (r) => setRange(r),
+        onContext: contextFor(),
       });
       // Search: the matches are highlighted and counted; Enter / shift+Enter zoom to the next /
       // previous one (in time order, over the recording as first drawn).
@@ -434,6 +483,18 @@ function openCpu(art, c, others) {
   addTab('top_down', 'Call tree', (tab) => profileTab(tab, (p) => (app.tables.top_down = new CallTreeView(tab.node, p, 'top_down', { onSelect: (d) => selectFunction(d, app.tables.top_down), onContext: contextFor() }))), { profileView: true });
   addTab('bottom_up', 'Bottom-up', (tab) => profileTab(tab, (p) => (app.tables.bottom_up = new CallTreeView(tab.node, p, 'bottom_up', { onSelect: (d) => selectFunction(d, app.tables.bottom_up), onContext: contextFor() }))), { profileView: true });
   addTab('functions', 'Functions', (tab) => profileTab(tab, (p) => (app.tables.functions = new CallTreeView(tab.node, p, 'functions', { onSelect: (d) => selectFunction(d, app.tables.functions), onContext: contextFor() }))), { profileView: true });
+  // The sandwich asks the server for each function (exact halves, not cut from the trees); the
+  // report cuts it from the embedded calls' trees.
+  if (art.sandwich) {
+    addTab('sandwich', 'Sandwich', (tab) => profileTab(tab, (p) => {
+      const v = app.sandwich = new SandwichView(tab.node, art, {
+        onSelect: (d, from) => selectFunction(d, from), onContext: contextFor(),
+        range: () => current.range, timeline: () => current.timeline,
+      });
+      v.setProfile(p).then(() => { if (!v.fn && app.selection) v.show(app.selection); });
+      return v;
+    }), { profileView: true });
+  }
   addTab('flamegraph', 'Flame graph', (tab) => {
     const bar = el('div', { class: 'toolbar' });
     const input = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight' });
@@ -453,7 +514,7 @@ function openCpu(art, c, others) {
     input.addEventListener('input', search);
     tab.update = async () => {
       const p = await profileFor(current.range);
-      if (g) g.setProfile(p); else g = new FlameGraph(box, p, { onSelect: (k) => selectFunction(k, g) });
+      if (g) g.setProfile(p); else g = new FlameGraph(box, p, { onSelect: (k) => selectFunction(k, g), onContext: contextFor() });
       app.flamegraph = g;
       if (input.value) search();
     };
@@ -504,7 +565,7 @@ async function openArtifact(art, opts = {}) {
   app.tables = {};
   renderCrumbs();
   // The last artifact's views are gone with their nodes.
-  Object.assign(app, { chart: null, flamegraph: null, diff: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null });
+  Object.assign(app, { chart: null, flamegraph: null, diff: null, sandwich: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null });
   setRangeChip(null);
   $('title').innerHTML = `${esc(art.name)}<small>${esc(opts.subtitle || '')}</small>`;
   document.title = `${art.name} — jsprof`;
@@ -552,6 +613,14 @@ function selectFunction(k, from) {
 }
 app.selectFunction = selectFunction;
 
+// Opens the Sandwich tab on a function (from a right-click anywhere).
+async function showSandwich(d) {
+  app.selection = { name: d.name, url: d.url || '', line: d.line ?? null, column: d.column ?? null };
+  await showTab('sandwich');
+  if (app.sandwich) await app.sandwich.show(app.selection);
+}
+app.showSandwich = showSandwich;
+
 app.showTab = showTab;
 app.setRange = setRange;
 
@@ -582,8 +651,19 @@ async function startServer() {
       .catch((e) => setStatus(e.message, true));
     renderSide();
   };
+  // The sidebar folds to a strip (kept for the next page).
+  const FOLD_KEY = 'jsprof.sidebar';
+  try { side.classList.toggle('folded', localStorage.getItem(FOLD_KEY) === 'folded'); } catch { /* private mode */ }
   const renderSide = () => {
     side.textContent = '';
+    const folded = side.classList.contains('folded');
+    const fold = el('button', { type: 'button', class: 'fold', text: folded ? '»' : '«', title: folded ? 'Show the sessions' : 'Hide the sessions', 'aria-expanded': folded ? 'false' : 'true', 'aria-label': 'Sessions sidebar' });
+    fold.addEventListener('click', () => {
+      side.classList.toggle('folded');
+      try { localStorage.setItem(FOLD_KEY, side.classList.contains('folded') ? 'folded' : 'open'); } catch { /* private mode */ }
+      renderSide();
+    });
+    side.append(fold);
     side.append(el('h2', { text: 'Sessions' }));
     if (!list.length) side.append(el('div', { class: 'muted', text: 'No sessions yet: open a file below (or drop it on the page), or record one.' }));
     for (const s of list) {

@@ -16,8 +16,17 @@ export function treeNodes(doc, tree) {
   return roots;
 }
 
-function columns(profile, tree) {
+// The columns; `compact` (a narrow pane): self, total and the function, its location in the
+// function's tooltip.
+function columns(profile, compact) {
   const u = profile.unit, T = profile.total || 1;
+  if (compact) {
+    return [
+      { title: 'Self', num: true, value: (d) => d.self, render: (d) => fmtWeight(d.self, u), title_of: (d) => fmtPct((d.self * 100) / T) },
+      { title: 'Total', num: true, value: (d) => d.total, render: (d) => fmtWeight(d.total, u), title_of: (d) => fmtPct((d.total * 100) / T) },
+      { title: 'Function', cls: 'fn', value: (d) => displayName(d.name).toLowerCase(), render: (d) => displayName(d.name), title_of: (d) => `${displayName(d.name)} ${fmtLocation(d.url, d.line, d.column)}` },
+    ];
+  }
   return [
     { title: 'Self', num: true, value: (d) => d.self, render: (d) => fmtWeight(d.self, u) },
     { title: '', num: true, value: (d) => d.self, render: (d) => pctCell(fmtPct((d.self * 100) / T), (d.self * 100) / T) },
@@ -35,9 +44,21 @@ export class CallTreeView {
     this.kind = kind;
     this.o = opts;
     const bar = el('div', { class: 'toolbar' });
-    this.input = el('input', { type: 'search', placeholder: 'Search functions or URLs (regex)', 'aria-label': 'Search' });
+    this.input = el('input', { type: 'search', placeholder: 'Search functions or URLs (regex) · Enter: next', 'aria-label': 'Search' });
+    this.hitInfo = el('span', { class: 'hint', 'aria-live': 'polite' });
     this.info = el('span', { class: 'hint' });
-    bar.append(this.input, this.info);
+    bar.append(this.input, this.hitInfo, this.info);
+    this.hits = [];
+    this.at = -1;
+    this.test = null;
+    // Enter / shift+Enter: the next / previous match, opened and selected.
+    this.input.addEventListener('keydown', async (e) => {
+      if (e.key !== 'Enter' || !this.hits.length) return;
+      e.preventDefault();
+      this.at = (this.at + (e.shiftKey ? -1 : 1) + this.hits.length) % this.hits.length;
+      await this.table.reveal(this.hits[this.at]);
+      this.hitInfo.textContent = `${this.at + 1} / ${this.hits.length.toLocaleString('en-US')} matches`;
+    });
     if (opts.toolbar) bar.append(...opts.toolbar);
     this.note = el('div', { class: 'note', hidden: true });
     this.scroll = el('div', { class: 'scroll' });
@@ -52,8 +73,8 @@ export class CallTreeView {
     this.roots = treeNodes(profile, profile[which]);
     const flat = this.kind === 'functions';
     this.table = new TreeTable({
-      columns: columns(profile),
-      treeColumn: flat ? -1 : 4,
+      columns: columns(profile, this.o.compact),
+      treeColumn: flat ? -1 : this.o.compact ? 2 : 4,
       flat,
       // Bottom-up and Functions by self time, as DevTools sorts them; the call tree by total.
       sortBy: this.kind === 'top_down' ? 2 : 0,
@@ -61,6 +82,7 @@ export class CallTreeView {
       children: flat ? null : (d) => this.children(d, which),
       expandable: flat ? null : (d) => d.kids.length > 0 || d.more > 0,
       rootLimit: flat ? 300 : 200,
+      rowClass: (d) => (this.test && this.test(d) ? 'match' : null),
       onSelect: this.o.onSelect,
       onContext: this.o.onContext,
     });
@@ -94,18 +116,31 @@ export class CallTreeView {
 
   async filter() {
     const m = matcher(this.input.value.trim());
-    const test = (d) => m(displayName(d.name)) || m(fmtLocation(d.url, d.line, d.column));
+    const test = m ? (d) => m(displayName(d.name)) || m(fmtLocation(d.url, d.line, d.column)) : null;
+    this.test = test;
+    this.hits = [];
+    this.at = -1;
     if (!m) {
+      this.hitInfo.textContent = '';
       this.table.setRoots(this.roots);
       if (this.kind === 'top_down') await this.table.expandHeaviest(8);
       return;
     }
-    if (this.kind === 'functions') { this.table.setRoots(this.roots.filter(test)); return; }
-    // Trees: roots that match or hold a match, opened down to the matches.
-    const holds = new Map();
-    const walk = (d) => { let h = test(d); for (const k of d.kids) h = walk(k) || h; holds.set(d, h); return h; };
-    this.roots.forEach(walk);
-    this.table.setRoots(this.roots.filter((d) => holds.get(d)));
-    await this.table.expandAll((d) => d.kids.some((k) => holds.get(k)));
+    if (this.kind === 'functions') {
+      const rows = this.roots.filter(test);
+      this.table.setRoots(rows);
+      this.hits = this.table.roots.map((r) => r.d); // in the table's order
+    } else {
+      // Trees: roots that match or hold a match, opened down to the matches; the matches in
+      // the order they are drawn (depth-first, heaviest first).
+      const holds = new Map();
+      const walk = (d) => { let h = test(d); for (const k of d.kids) h = walk(k) || h; holds.set(d, h); return h; };
+      this.roots.forEach(walk);
+      this.table.setRoots(this.roots.filter((d) => holds.get(d)));
+      await this.table.expandAll((d) => d.kids.some((k) => holds.get(k)));
+      const order = (list) => { for (const r of list) { if (test(r.d)) this.hits.push(r.d); if (r.kids) order(r.kids); } };
+      order(this.table.roots);
+    }
+    this.hitInfo.textContent = `${this.hits.length.toLocaleString('en-US')} match${this.hits.length === 1 ? '' : 'es'}${this.hits.length ? ' · Enter: next' : ''}`;
   }
 }

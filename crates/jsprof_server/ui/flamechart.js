@@ -3,7 +3,7 @@
 // A/D pan, shift-drag (or a drag in the overview) selects a range, click selects a call.
 // What is under a pixel is merged into one block (by the server, or here for embedded calls);
 // with a server the visible window is fetched again at the screen's resolution after each move.
-import { fmtMs, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el } from 'jsprof/format.js';
+import { fmtMs, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el, theme, onThemeChange, eventTitle, typeTitle } from 'jsprof/format.js';
 
 const ROW = 18, AXIS = 22;
 const TYPE_COLORS = {
@@ -96,6 +96,7 @@ export class FlameChart {
     this.bind();
     this.ro = new ResizeObserver(() => { this.resize(); });
     this.ro.observe(this.wrap);
+    this.unTheme = onThemeChange(() => { this.ovImage = null; this.redraw(); });
     this.resize();
   }
 
@@ -226,7 +227,7 @@ export class FlameChart {
   draw() {
     const ctx = this.ctx, dpr = this.dpr, W = this.width, H = this.height;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.fillStyle = '#fff';
+    ctx.fillStyle = theme.bg;
     ctx.fillRect(0, 0, W, H);
     const t0 = this.t0, t1 = this.t1, k = W / (t1 - t0);
     ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -304,16 +305,17 @@ export class FlameChart {
 
   drawHeader(ctx, t, y, W) {
     if (y + HEAD < AXIS) return;
-    ctx.fillStyle = t.active ? '#ddf4ff' : '#f6f8fa';
+    ctx.fillStyle = t.active ? theme.sel : theme.soft;
     ctx.fillRect(0, y, W, HEAD - 1);
-    ctx.fillStyle = '#d8dee4';
+    ctx.fillStyle = theme.line;
     ctx.fillRect(0, y + HEAD - 1, W, 1);
-    ctx.fillStyle = '#1f2328';
+    ctx.fillStyle = theme.fg;
     ctx.font = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-    ctx.fillText(`${t.collapsed ? '▸' : '▾'} ${t.name || 'thread'}`, 6, y + HEAD / 2);
-    const nameW = ctx.measureText(`▸ ${t.name || 'thread'}`).width;
+    const title = `${t.process ? t.process + ' · ' : ''}${t.name || 'thread'}`;
+    ctx.fillText(`${t.collapsed ? '▸' : '▾'} ${title}`, 6, y + HEAD / 2);
+    const nameW = ctx.measureText(`▸ ${title}`).width;
     ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-    ctx.fillStyle = '#656d76';
+    ctx.fillStyle = theme.muted;
     ctx.fillText(t.info || '', 16 + nameW, y + HEAD / 2);
   }
 
@@ -378,10 +380,10 @@ export class FlameChart {
   }
 
   drawAxis(ctx, W, t0, t1, k) {
-    ctx.fillStyle = '#f6f8fa'; ctx.fillRect(0, 0, W, AXIS - 2);
-    ctx.fillStyle = '#d8dee4'; ctx.fillRect(0, AXIS - 2, W, 1);
+    ctx.fillStyle = theme.soft; ctx.fillRect(0, 0, W, AXIS - 2);
+    ctx.fillStyle = theme.line; ctx.fillRect(0, AXIS - 2, W, 1);
     const step = niceStep((t1 - t0) / Math.max(1, W / 110));
-    ctx.fillStyle = '#656d76'; ctx.textBaseline = 'middle';
+    ctx.fillStyle = theme.muted; ctx.textBaseline = 'middle';
     ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
     for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
       const x = Math.round((t - t0) * k) + 0.5;
@@ -395,21 +397,30 @@ export class FlameChart {
     const k = W / (this.end - this.start);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     if (!this.ovImage) {
-      // Activity per pixel: time not idle among the outermost events (of the first track).
-      const busy = new Float64Array(Math.ceil(W) + 1), gc = new Float64Array(busy.length);
-      const ix = this.base, ev = ix.ev, strings = ix.doc.strings, b = ix.byDepth[0];
-      for (let j = 0; b && j < b.n; j++) {
-        const i = b.idx[j], name = strings[ev.n[i]];
-        if (name === '(idle)' || name === '(program)') continue;
-        const arr = name === '(garbage collector)' || ix.doc.types[ev.t[i]] === 'GC' ? gc : busy;
-        let s = (ev.s[i] - this.start) * k, e = s + ev.d[i] * k;
-        for (let x = Math.floor(s); x < e && x < arr.length; x++) arr[x] += Math.min(e, x + 1) - Math.max(s, x);
+      // Activity as DevTools' overview draws it: at each moment, the category of the deepest
+      // event running (of the first track) — scripting, rendering, painting, loading, GC or
+      // system — sampled four times per pixel, stacked by category; idle time is empty.
+      const SUB = 4, P = Math.ceil(W) * SUB, kp = k * SUB;
+      const cat = new Int8Array(P).fill(-1), depth = new Int16Array(P).fill(-1);
+      const ix = this.base, ev = ix.ev, strings = ix.doc.strings, types = ix.doc.types;
+      for (let i = 0; i < ev.s.length; i++) {
+        const c = activityOf(strings[ev.n[i]], types[ev.t[i]]);
+        const d = ev.l[i];
+        const p0 = Math.max(0, Math.ceil((ev.s[i] - this.start) * kp - 0.5)), p1 = Math.min(P - 1, Math.floor((ev.s[i] + ev.d[i] - this.start) * kp - 0.5));
+        for (let p = p0; p <= p1; p++) if (d >= depth[p]) { depth[p] = d; cat[p] = c; }
       }
-      ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, W, H);
-      for (let x = 0; x < busy.length; x++) {
-        const h1 = Math.min(1, busy[x]) * (H - 14), h2 = Math.min(1, gc[x]) * (H - 14);
-        ctx.fillStyle = '#f2c744'; ctx.fillRect(x, H - h1, 1, h1);
-        ctx.fillStyle = '#b07fd0'; ctx.fillRect(x, H - h1 - h2, 1, h2);
+      ctx.fillStyle = theme.bg; ctx.fillRect(0, 0, W, H);
+      const count = new Float64Array(ACTIVITY.length), full = H - 14;
+      for (let x = 0; x < Math.ceil(W); x++) {
+        count.fill(0);
+        for (let p = x * SUB; p < (x + 1) * SUB; p++) if (cat[p] >= 0) count[cat[p]]++;
+        let y = H;
+        for (let c = 0; c < ACTIVITY.length; c++) {
+          if (!count[c]) continue;
+          const h = (count[c] / SUB) * full;
+          ctx.fillStyle = ACTIVITY[c].color; ctx.fillRect(x, y - h, 1, h);
+          y -= h;
+        }
       }
       this.ovImage = ctx.getImageData(0, 0, Math.round(W * dpr), Math.round(H * dpr));
     } else {
@@ -483,9 +494,11 @@ export class FlameChart {
     const thread = this.headers ? `<div class="tt-thread">${esc(this.tracks[e.track].name || 'thread')}</div>` : '';
     if (e.merged) return `<div class="tt-name">${e.count.toLocaleString('en-US')} events under a pixel</div><div class="tt-loc">zoom in to see them</div>${thread}<table><tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Span</td><td>${fmtMs(e.d)}</td></tr></table>`;
     const loc = fmtLocation(e.url, e.line, e.column);
-    return `<div class="tt-name">${esc(displayName(e.name))}</div>` + (loc ? `<div class="tt-loc">${esc(loc)}</div>` : '') + thread +
+    // An engine event by the Performance panel's title, its trace name beneath.
+    const title = e.type !== 'JS_CALL' ? eventTitle(e.name) : null;
+    return `<div class="tt-name">${esc(title || displayName(e.name))}</div>` + (title ? `<div class="tt-loc">${esc(e.name)}</div>` : '') + (loc ? `<div class="tt-loc">${esc(loc)}</div>` : '') + thread +
       `<table><tr><td>Total</td><td>${fmtMs(e.d)}</td></tr><tr><td>Self</td><td>${fmtMs(e.self)}</td></tr>` +
-      `<tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Type</td><td>${e.type}</td></tr></table>`;
+      `<tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Type</td><td>${esc(typeTitle(e.type))}</td></tr></table>`;
   }
 
   setRange(r) {
@@ -517,6 +530,7 @@ export class FlameChart {
     }, { passive: false });
     let drag = null;
     c.addEventListener('mousedown', (e) => {
+      if (e.button !== 0) return; // the right button opens the menu (contextmenu)
       const r = c.getBoundingClientRect();
       drag = { x: e.clientX, y: e.clientY, lastX: e.clientX, lastY: e.clientY, moved: false, select: e.shiftKey, x0: e.clientX - r.left };
       c.focus();
@@ -573,6 +587,15 @@ export class FlameChart {
       else if (h && !h.header) showTooltip(this.tooltip(h), e.clientX, e.clientY, h.merged ? null : h.d); else hideTooltip();
     });
     c.addEventListener('mouseleave', hideTooltip);
+    // Right-click on a call: the page's menu of transforms for its function (onContext(call, e)).
+    c.addEventListener('contextmenu', (e) => {
+      const r = c.getBoundingClientRect();
+      const h = this.hit(e.clientX - r.left, e.clientY - r.top);
+      if (!h || h.header || h.lane || h.merged || !this.o.onContext) return;
+      e.preventDefault();
+      hideTooltip();
+      this.o.onContext(h, e);
+    });
     c.addEventListener('dblclick', (e) => {
       const r = c.getBoundingClientRect();
       const h = this.hit(e.clientX - r.left, e.clientY - r.top);
@@ -632,6 +655,7 @@ export class FlameChart {
   destroy() {
     this.gone.abort();
     this.ro.disconnect();
+    this.unTheme();
     if (this.pending) cancelAnimationFrame(this.pending);
     this.pending = 0;
   }
@@ -670,6 +694,29 @@ export class FlameChart {
     if (!best) return null;
     const r = this.canvas.getBoundingClientRect();
     return { x: r.left + (best.x0 + best.x1) / 2, y: r.top + best.y + ROW / 2, event: this.event(best.ix, best.i, best.t) };
+  }
+}
+
+// The overview's categories (DevTools' colours), bottom to top.
+const ACTIVITY = [
+  { name: 'scripting', color: '#f2c744' },
+  { name: 'gc', color: '#c983c9' },
+  { name: 'rendering', color: '#a58cf0' },
+  { name: 'painting', color: '#76c366' },
+  { name: 'loading', color: '#5e97f6' },
+  { name: 'system', color: '#b8bcc3' },
+];
+// The category of an event (an index into ACTIVITY), -1 for idle.
+function activityOf(name, type) {
+  if (name === '(idle)') return -1;
+  if (name === '(garbage collector)' || type === 'GC') return 1;
+  if (name === '(program)') return 5;
+  switch (type) {
+    case 'JS_CALL': case 'SCRIPT_COMPILATION': case 'SCRIPT_THREAD_EVALUATION': return 0;
+    case 'LAYOUT': case 'REFLOW': case 'STYLE_RECALCULATION': case 'CSS_SELECTOR_MATCHING': case 'CSS_PARSING': return 2;
+    case 'PAINT': return 3;
+    case 'DOCUMENT_PARSING': return 4;
+    default: return 5;
   }
 }
 

@@ -2,7 +2,7 @@
 // proportional to total. Click zooms into a frame (its ancestors stay, faded); a search
 // highlights matching frames and gives the share of time they cover. Stacks deeper than the
 // canvas scroll (the wheel, or ↑/↓), and a zoomed frame is brought into view.
-import { fmtWeight, fmtPct, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el } from 'jsprof/format.js';
+import { fmtWeight, fmtPct, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el, theme, onThemeChange } from 'jsprof/format.js';
 
 const FG_ROW = 18;
 
@@ -19,6 +19,7 @@ export class FlameGraph {
     this.bind();
     this.ro = new ResizeObserver(() => this.resize());
     this.ro.observe(this.wrap);
+    onThemeChange(() => this.draw());
   }
 
   setProfile(profile) {
@@ -140,7 +141,7 @@ export class FlameGraph {
   draw() {
     const ctx = this.ctx, dpr = this.dpr || 1, W = this.wrap.clientWidth, H = this.wrap.clientHeight;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, W, H);
+    ctx.fillStyle = theme.bg; ctx.fillRect(0, 0, W, H);
     const nodes = this.p.top_down.nodes, s = this.p.strings, n = nodes.p.length;
     const [w0, w1] = this.window();
     const k = W / Math.max(1e-9, w1 - w0);
@@ -214,6 +215,14 @@ export class FlameGraph {
       const r = c.getBoundingClientRect(), i = this.hit(e.clientX - r.left, e.clientY - r.top);
       this.zoomTo(i);
       if (i >= 0 && this.o.onSelect) this.o.onSelect(this.keyOf(i));
+    });
+    // Right-click on a frame: the page's menu of transforms for its function.
+    c.addEventListener('contextmenu', (e) => {
+      const r = c.getBoundingClientRect(), i = this.hit(e.clientX - r.left, e.clientY - r.top);
+      if (i < 0 || !this.o.onContext) return;
+      e.preventDefault();
+      hideTooltip();
+      this.o.onContext(this.keyOf(i), e);
     });
     c.addEventListener('wheel', (e) => {
       if (!this.maxScroll()) return;

@@ -1,5 +1,61 @@
 // Units everywhere: times as the CLI prints them, sizes in KB/MB/GB (1 KB = 1024 B).
 
+// The page's colours for the canvases: the CSS variables of style.css, light or dark as the
+// system is (prefers-color-scheme). Read again when the system switches; `onThemeChange(fn)`
+// redraws a canvas then.
+export const theme = { bg: '#ffffff', fg: '#1f2328', muted: '#656d76', line: '#d8dee4', soft: '#f6f8fa', sel: '#ddf4ff' };
+function readTheme() {
+  if (typeof getComputedStyle !== 'function') return;
+  const cs = getComputedStyle(document.documentElement);
+  for (const k of Object.keys(theme)) { const v = cs.getPropertyValue('--' + k).trim(); if (v) theme[k] = v; }
+}
+readTheme();
+const darkQuery = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+const themeListeners = new Set();
+if (darkQuery) darkQuery.addEventListener('change', () => { readTheme(); for (const fn of themeListeners) fn(); });
+export function onThemeChange(fn) { themeListeners.add(fn); return () => themeListeners.delete(fn); }
+
+// The Performance panel's titles for trace event names (what DevTools writes in its flame chart
+// and tooltips) and for jsprof's event types; an unknown name stays as the trace has it.
+const EVENT_TITLES = {
+  RunTask: 'Task', ThreadControllerImpl_RunTask: 'Task', FunctionCall: 'Function call', EvaluateScript: 'Evaluate script',
+  'v8.compile': 'Compile script', 'v8.compileModule': 'Compile module', 'v8.evaluateModule': 'Evaluate module',
+  'v8.parseOnBackground': 'Parse script on background', 'V8.CompileCode': 'Compile code', 'V8.OptimizeCode': 'Optimize code',
+  'v8.produceCache': 'Cache script code', 'v8.produceModuleCache': 'Cache module code',
+  ParseHTML: 'Parse HTML', ParseAuthorStyleSheet: 'Parse stylesheet', UpdateLayoutTree: 'Recalculate style',
+  ScheduleStyleRecalculation: 'Schedule style recalculation', InvalidateLayout: 'Invalidate layout', Layout: 'Layout',
+  PrePaint: 'Pre-paint', Paint: 'Paint', PaintImage: 'Paint image', Layerize: 'Layerize', Commit: 'Commit',
+  UpdateLayerTree: 'Update layer tree', CompositeLayers: 'Composite layers', RasterTask: 'Rasterize paint',
+  'Decode Image': 'Image decode', DecodeImage: 'Image decode', ResizeImage: 'Image resize',
+  HitTest: 'Hit test', ScrollLayer: 'Scroll', Animation: 'Animation',
+  MinorGC: 'Minor GC', MajorGC: 'Major GC', 'V8.GC_SCAVENGER': 'Minor GC', 'V8.GC_MARK_COMPACTOR': 'Major GC',
+  'BlinkGC.AtomicPhase': 'DOM GC', ThreadState_CompleteSweep: 'DOM GC', GCEvent: 'GC event',
+  TimerInstall: 'Install timer', TimerRemove: 'Remove timer', TimerFire: 'Timer fired',
+  RequestAnimationFrame: 'Request animation frame', CancelAnimationFrame: 'Cancel animation frame',
+  FireAnimationFrame: 'Animation frame fired', RequestIdleCallback: 'Request idle callback',
+  CancelIdleCallback: 'Cancel idle callback', FireIdleCallback: 'Fire idle callback',
+  EventDispatch: 'Event', RunMicrotasks: 'Run microtasks', XHRReadyStateChange: 'XHR ready state change', XHRLoad: 'XHR load',
+  ResourceWillSendRequest: 'Will send request', ResourceSendRequest: 'Send request', ResourceReceiveResponse: 'Receive response',
+  ResourceReceivedData: 'Receive data', ResourceFinish: 'Finish loading', ResourceMarkAsCached: 'Mark as cached',
+  MarkDOMContent: 'DOMContentLoaded event', MarkLoad: 'Onload event', 'firstContentfulPaint': 'First Contentful Paint',
+  'largestContentfulPaint::Candidate': 'Largest Contentful Paint', LayoutShift: 'Layout shift',
+  WebSocketCreate: 'Create WebSocket', WebSocketSendHandshakeRequest: 'Send WebSocket handshake',
+  WebSocketReceiveHandshakeResponse: 'Receive WebSocket handshake', WebSocketDestroy: 'Destroy WebSocket',
+  StreamingCompileScript: 'Streaming compile', 'v8.deserializeOnBackground': 'Deserialize code cache',
+  ConsoleTime: 'Console time', TimeStamp: 'Timestamp', EmbedderCallback: 'Embedder callback',
+  SchedulePostMessage: 'Schedule postMessage', HandlePostMessage: 'On message',
+};
+const TYPE_TITLES = {
+  DOCUMENT_PARSING: 'Parsing HTML', CSS_PARSING: 'Parsing CSS', SCRIPT_COMPILATION: 'Compiling script',
+  SCRIPT_THREAD_EVALUATION: 'Evaluating script', REFLOW: 'Forced reflow', STYLE_RECALCULATION: 'Recalculating style',
+  CSS_SELECTOR_MATCHING: 'Matching CSS selectors', LAYOUT: 'Layout', PAINT: 'Painting', GENERIC: 'Other',
+  JS_CALL: 'JavaScript', GC: 'Garbage collection',
+};
+// `name`'s title (`RunTask` → `Task`), or null when it has none of its own.
+export function eventTitle(name) { return Object.prototype.hasOwnProperty.call(EVENT_TITLES, name) ? EVENT_TITLES[name] : null; }
+// An event type's words (`SCRIPT_COMPILATION` → `Compiling script`).
+export function typeTitle(type) { return TYPE_TITLES[type] || String(type || '').toLowerCase().replace(/_/g, ' '); }
+
 export function fmtMs(v) {
   if (v == null || !isFinite(v)) return '–';
   const a = Math.abs(v);

@@ -49,7 +49,7 @@ export class ServerSource {
     const src = this;
     const range = (r) => (r ? `${r[0]}..${r[1]}` : null);
     // The filters every CPU request carries (`art.filters`, set by the page): the server applies
-    // them as `jsprof … --focus/--exclude/--hide-idle/--collapse-*` would.
+    // them as `jsprof … --focus/--exclude/--drop/--hide-idle/--collapse-*` would.
     const f = () => filterParams(art.filters);
     let pageOnce = null;
     const art = {
@@ -60,7 +60,9 @@ export class ServerSource {
       filters: {},
       chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline, ...f() }),
       profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline, ...f() }),
-      children: (r, timeline, tree, node) => src.get(`${ui}/profile/children`, { range: range(r), timeline, tree, node, ...f() }),
+      children: (r, timeline, tree, node, fn) => src.get(`${ui}/profile/children`, { range: range(r), timeline, tree, node, ...fnParams(fn), ...f() }),
+      // Speedscope's sandwich of one function (`jsprof tree --sandwich`'s engine).
+      sandwich: (r, timeline, fn) => src.get(`${ui}/sandwich`, { range: range(r), timeline, ...fnParams(fn), ...f() }),
       diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null, ...f() }),
       // A trace's page-load documents (the service's `jsprof insights|network|timings --json`)
       // and its filmstrip, whose images come one at a time.
@@ -82,13 +84,17 @@ export class ServerSource {
   }
 }
 
-// The query parameters of a filter state {focus, exclude, hideIdle, collapsePackages,
+// A function as the server's `name`, `url`, `line` and `column` parameters.
+const fnParams = (fn) => (fn ? { name: fn.name, url: fn.url, line: fn.line, column: fn.column } : {});
+
+// The query parameters of a filter state {focus, exclude, drop, hideIdle, collapsePackages,
 // collapseRecursion}: only the ones that are set.
 export function filterParams(fs) {
   const q = {};
   if (!fs) return q;
   if (fs.focus) q.focus = fs.focus;
   if (fs.exclude) q.exclude = fs.exclude;
+  if (fs.drop) q.drop = fs.drop;
   if (fs.hideIdle) q.hide_idle = 1;
   if (fs.collapsePackages) q.collapse_packages = 1;
   if (fs.collapseRecursion) q.collapse_recursion = 1;
@@ -122,6 +128,14 @@ export function embeddedArtifact(data) {
       },
     }) : null,
     chart: async (r, w, timeline) => (data.charts || []).find((c) => c.timeline === timeline) || data.chart,
+    // The sandwich from the embedded calls' trees (whole, not cut at a share of the total), as
+    // the server cuts it from its own: the same rules, on what the report holds.
+    sandwich: async (r, timeline, fn) => {
+      const chart = (data.charts || []).find((c) => c.timeline === timeline) || data.chart;
+      const p = chart ? profileFromChart(chart, r || [chart.start_ms, chart.end_ms]) : data.profile;
+      if (chart && !r) p.range = null;
+      return sandwichOf(p, fn);
+    },
     profile: async (r, timeline) => {
       const chart = (data.charts || []).find((c) => c.timeline === timeline) || data.chart;
       if (chart && chart !== data.chart) { const p = profileFromChart(chart, r || [chart.start_ms, chart.end_ms]); if (!r) p.range = null; return p; }
@@ -278,3 +292,51 @@ function newTree(nFunctions) {
 }
 
 function round3(x) { return Math.round(x * 1000) / 1000; }
+
+// Speedscope's sandwich of function `fn` ({name, url, line, column}) cut from a profile document's
+// two trees, in the server's `…/sandwich` shape: the callers are the Bottom-up subtree under the
+// function's root; the callees merge every outermost call of it in the Call tree (a call of it
+// inside another stays beneath, as in jsprof_analysis::callees).
+export function sandwichOf(p, fn) {
+  const s = p.strings, fns = p.functions;
+  const fi = fns.findIndex((f) => s[f[0]] === fn.name && s[f[1]] === (fn.url || '') && (f[2] ?? null) === (fn.line ?? null) && (f[3] ?? null) === (fn.column ?? null));
+  const empty = () => ({ nodes: { p: [], f: [], s: [], t: [] }, pruned: 0 });
+  const doc = { unit: p.unit, total: p.total, range: p.range, strings: s, functions: fns, function: fi, function_self: 0, function_total: 0, callers: empty(), callees: empty(), computed: p.computed };
+  if (fi < 0) return doc;
+  // Callers: the subtree of the root for fi (pre-order: a node's subtree follows it).
+  const bu = p.bottom_up.nodes;
+  const root = bu.p.findIndex((x, i) => x < 0 && bu.f[i] === fi);
+  if (root >= 0) {
+    const map = new Map([[root, 0]]);
+    const out = doc.callers.nodes;
+    out.p.push(-1); out.f.push(fi); out.s.push(bu.s[root]); out.t.push(bu.t[root]);
+    for (let i = root + 1; i < bu.p.length && bu.p[i] >= 0; i++) {
+      const at = map.get(bu.p[i]);
+      if (at === undefined) continue;
+      map.set(i, out.p.length);
+      out.p.push(at); out.f.push(bu.f[i]); out.s.push(bu.s[i]); out.t.push(bu.t[i]);
+    }
+    doc.function_self = bu.s[root];
+    doc.function_total = bu.t[root];
+  }
+  // Callees: a node per (merged parent, function) under one root.
+  const td = p.top_down.nodes, n = td.p.length;
+  const under = new Int32Array(n).fill(-1); // the merged node a call tree node maps to
+  const out = doc.callees.nodes, index = new Map();
+  const child = (parent, f) => {
+    const key = parent * fns.length + f;
+    let k = index.get(key);
+    if (k === undefined) { k = out.p.length; out.p.push(parent); out.f.push(f); out.s.push(0); out.t.push(0); index.set(key, k); }
+    return k;
+  };
+  for (let i = 0; i < n; i++) {
+    const parent = td.p[i] >= 0 ? under[td.p[i]] : -1;
+    if (parent < 0 && td.f[i] !== fi) continue;
+    const k = parent < 0 ? child(-1, fi) : child(parent, td.f[i]);
+    under[i] = k;
+    out.s[k] += td.s[i];
+    out.t[k] += td.t[i];
+  }
+  for (const a of [out.s, out.t]) for (let i = 0; i < a.length; i++) a[i] = round3(a[i]);
+  return doc;
+}

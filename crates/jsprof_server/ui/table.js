@@ -5,7 +5,7 @@ import { el } from 'jsprof/format.js';
 export class TreeTable {
   // options: columns [{title, num, value(d), render(d, row)}], children(d) -> array | Promise |
   // null, expandable(d), onSelect(d, row), onActivate(d, row), onContext(d, event) (right
-  // click), sortBy, limit, label
+  // click), rowClass(d) (a class for the row: search matches), sortBy, limit, label
   constructor(options) {
     this.o = Object.assign({ limit: 200, sortDir: -1 }, options);
     this.sortBy = this.o.sortBy ?? 0;
@@ -129,7 +129,7 @@ export class TreeTable {
         frag.append(tr);
         return;
       }
-      const tr = el('tr', { 'aria-level': r.depth + 1, 'aria-selected': r === this.selected ? 'true' : null });
+      const tr = el('tr', { 'aria-level': r.depth + 1, 'aria-selected': r === this.selected ? 'true' : null, class: this.o.rowClass ? this.o.rowClass(r.d) : null });
       if (this.expandable(r)) tr.setAttribute('aria-expanded', r.expanded ? 'true' : 'false');
       cols.forEach((c, j) => {
         const td = el('td', { class: c.cls || (c.num ? 'num' : null) });
@@ -157,6 +157,30 @@ export class TreeTable {
   showMore(r) {
     if (r.parent) r.parent.limit += 500; else this.rootLimit = (this.rootLimit ?? this.o.limit) + 500;
     this.render();
+  }
+
+  // Shows row data `d` (opening its ancestors and the "more" rows above it) and selects it.
+  async reveal(d) {
+    const find = (list) => {
+      for (const r of list || []) {
+        if (r.d === d) return [r];
+        const below = r.kids && find(r.kids);
+        if (below) return [r, ...below];
+      }
+      return null;
+    };
+    const path = find(this.roots);
+    if (!path) return false;
+    for (const r of path.slice(0, -1)) {
+      if (!r.expanded) await this.expand(r, true);
+      const i = r.kids.indexOf(path[path.indexOf(r) + 1]);
+      if (i >= r.limit) r.limit = i + 50;
+    }
+    const i = this.roots.indexOf(path[0]);
+    if (i >= (this.rootLimit ?? this.o.limit)) this.rootLimit = i + 50;
+    this.render();
+    this.select(path[path.length - 1], true);
+    return true;
   }
 
   select(r, scroll) {

@@ -31,4 +31,5 @@ mod ui_engine;
 mod ui_fixes;
 mod ui_page;
 mod ui_tables;
+mod ui_views;
 mod views;

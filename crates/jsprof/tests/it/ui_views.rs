@@ -1,0 +1,181 @@
+//! Issue 19's views in the browser (`tests/node/ui-views.mjs`), each against what the CLI
+//! prints: the sandwich (`jsprof tree --sandwich`), *Drop samples with this function*
+//! (`jsprof top --drop`), the menu from the chart and the flame graph, and the page's polish
+//! (dark theme, 1024 px header, resizable split, folding sidebar, DevTools' event titles).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::support::{fixtures, jsprof_json};
+use crate::ui::{available, node_dir, report, view};
+
+fn shots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn views(case: &str, url: &str, expected: &Value) {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-views-{case}.json"));
+    std::fs::write(&path, expected.to_string()).unwrap();
+    let out = Command::new("node")
+        .current_dir(node_dir())
+        .arg("ui-views.mjs")
+        .arg(case)
+        .arg(url)
+        .arg(&path)
+        .arg(shots())
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "ui-views {case}:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn top(file: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["top", file, "--json", "--limit", "0"];
+    args.extend(extra);
+    jsprof_json(&args)
+}
+
+/// The sandwich of `buildTree` (recursive, called from several places) is `jsprof tree
+/// --sandwich`'s; the table beside it opens another function's.
+#[test]
+fn sandwich_is_the_clis() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let f = file.to_str().unwrap();
+    let name = "buildTree";
+    let sandwich = jsprof_json(&[
+        "tree",
+        f,
+        "--sandwich",
+        "^buildTree$",
+        "--max-depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(sandwich["function"]["name"], name);
+    // Another named function, unique by name, near the top of the table by self.
+    let all = top(f, &[]);
+    let rows = all["functions"].as_array().unwrap();
+    let unique = |n: &str| rows.iter().filter(|r| r["name"] == n).count() == 1;
+    let other = rows
+        .iter()
+        .find(|r| {
+            let n = r["name"].as_str().unwrap();
+            !n.is_empty() && !n.starts_with('(') && n != name && unique(n)
+        })
+        .unwrap();
+    let expected =
+        json!({"name": name, "sandwich": sandwich, "other": other["name"], "other_top": other});
+    let v = view(std::slice::from_ref(&file));
+    views("sandwich", &v.url, &expected);
+    drop(v);
+    // The report cuts the same sandwich from its embedded calls.
+    views("sandwich", &report(&file, "sandwich"), &expected);
+}
+
+/// Right-click → *Drop samples with this function*: the table is `jsprof top --drop`'s.
+#[test]
+fn drop_samples_from_a_node_is_top_drop() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let f = file.to_str().unwrap();
+    let expected = json!({
+        "name": "buildTree",
+        "full": top(f, &[]),
+        "drop": top(f, &["--drop", "^buildTree$"]),
+    });
+    let v = view(std::slice::from_ref(&file));
+    views("drop", &v.url, &expected);
+}
+
+/// Dark theme, the 1024 px header, the split and the sidebar on a trace, whose engine events
+/// carry the Performance panel's titles in their tooltips.
+#[test]
+fn dark_theme_narrow_header_split_and_sidebar() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("trace/primes.trace.json.gz");
+    // DevTools' titles (its trace engine's `TimelineUIUtils` names) for events the trace has.
+    let titles = [
+        ("RunTask", "Task"),
+        ("FunctionCall", "Function call"),
+        ("EvaluateScript", "Evaluate script"),
+        ("v8.compile", "Compile script"),
+        ("ParseHTML", "Parse HTML"),
+        ("UpdateLayoutTree", "Recalculate style"),
+    ];
+    let events = jsprof_json(&["events", file.to_str().unwrap(), "--json"]);
+    let names: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    let event = titles
+        .iter()
+        .find(|(n, _)| names.contains(n))
+        .map(|(n, t)| json!({"name": n, "title": t}));
+    assert!(event.is_some(), "the trace has none of {titles:?}");
+    // The recorded thread's process, as `jsprof threads` names it.
+    let threads = jsprof_json(&["threads", file.to_str().unwrap(), "--json"]);
+    let process = threads["timelines"][0]["process"].clone();
+    assert!(process.is_string(), "the trace names no process: {threads}");
+    let v = view(&[file]);
+    views(
+        "polish",
+        &v.url,
+        &json!({"event": event, "process": process}),
+    );
+}
+
+/// Search in the tables: the count of matching functions is `jsprof top`'s, of matching Call tree
+/// nodes `jsprof tree --min-percent 0.01`'s (the page leaves out nodes under 0.01 %).
+#[test]
+fn table_search_counts_highlights_and_steps() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let f = file.to_str().unwrap();
+    let pattern = "buildTree";
+    let re = regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build()
+        .unwrap();
+    let count = |doc: &Value, list: &str| {
+        doc[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| {
+                re.is_match(r["name"].as_str().unwrap()) || re.is_match(r["url"].as_str().unwrap())
+            })
+            .count()
+    };
+    let functions = count(&top(f, &[]), "functions");
+    let tree = jsprof_json(&["tree", f, "--min-percent", "0.01", "--json"]);
+    let top_down = count(&tree, "nodes");
+    assert!(
+        functions >= 1 && top_down > functions,
+        "{functions} {top_down}"
+    );
+    let v = view(std::slice::from_ref(&file));
+    views(
+        "search",
+        &v.url,
+        &json!({"pattern": pattern, "functions": functions, "top_down": top_down}),
+    );
+}
