@@ -18,6 +18,7 @@ mod ingest;
 mod lake;
 mod lake_engines;
 mod leaks;
+mod lines;
 mod mcp;
 mod page;
 mod record;
