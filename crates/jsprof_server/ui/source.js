@@ -61,6 +61,7 @@ export class ServerSource {
       chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline, ...f() }),
       profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline, ...f() }),
       children: (r, timeline, tree, node) => src.get(`${ui}/profile/children`, { range: range(r), timeline, tree, node, ...f() }),
+      lines: (d, timeline) => src.get(`${ui}/lines`, { name: d.name, url: d.url, line: d.line, column: d.column, timeline, ...f() }),
       diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null, ...f() }),
       // A trace's page-load documents (the service's `jsprof insights|network|timings --json`)
       // and its filmstrip, whose images come one at a time.
