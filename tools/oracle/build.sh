@@ -6,6 +6,7 @@
 # Then:
 #   node ORACLE_DIR/cpu-oracle.mjs   FILE.cpuprofile          > golden.json
 #   node ORACLE_DIR/heap-oracle.mjs  FILE.heapsnapshot [N]    > golden.json   (every Nth node sampled)
+#   node ORACLE_DIR/lines-oracle.mjs FILE.cpuprofile          > golden.json   (per-line times)
 #   node ORACLE_DIR/trace-oracle.mjs FILE.json                > golden.json
 #   node ORACLE_DIR/insights-oracle.mjs FILE.json             > golden.json
 set -euo pipefail
@@ -17,6 +18,7 @@ cp "$here/package.json" "$here/package-lock.json" .
 npm ci --no-audit --no-fund --silent
 node "$here/build.mjs" "$here/cpu-oracle.ts" cpu-oracle.mjs
 node "$here/build.mjs" "$here/heap-oracle.ts" heap-oracle.mjs
+node "$here/build.mjs" "$here/lines-oracle.ts" lines-oracle.mjs
 cp "$here/trace-oracle.mjs" trace-oracle.mjs
 cp "$here/insights-oracle.mjs" insights-oracle.mjs
 echo "oracles ready in $(pwd)"

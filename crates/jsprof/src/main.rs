@@ -37,6 +37,8 @@ enum Command {
     Top(cmd::top::Args),
     /// DevTools' Call tree (top-down) or Bottom-up tree: self, total and percent per node.
     Tree(cmd::tree::Args),
+    /// A function's source with the self time of each line (DevTools' Sources gutter).
+    Lines(cmd::lines::Args),
     /// An aggregated flame graph as a standalone, searchable, zoomable SVG.
     Flamegraph(cmd::flamegraph::Args),
     /// Performance budgets for CI: function times, GC share, class retained sizes, detached DOM
@@ -97,6 +99,7 @@ fn main() -> ExitCode {
         Command::Summary(args) => cmd::summary::run(args),
         Command::Top(args) => cmd::top::run(args),
         Command::Tree(args) => cmd::tree::run(args),
+        Command::Lines(args) => cmd::lines::run(args),
         Command::Flamegraph(args) => cmd::flamegraph::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Diff(args) => cmd::diff::run(args),

@@ -22,6 +22,10 @@ pub struct ScriptMapping {
     pub mapped: usize,
     /// Frames of the script it did not cover (kept as they were).
     pub unmapped: usize,
+    /// Line ticks (`positionTicks`) of mapped frames whose generated line the map does not
+    /// place in the frame's original file (no segment, or one from another source): dropped,
+    /// since their line in the original file is unknown.
+    pub ticks_dropped: u64,
 }
 
 /// The profile with every frame of a script `map_for` has a map for moved to its original
@@ -42,6 +46,8 @@ pub fn apply_source_maps<'m>(
     };
     let mut report: Vec<ScriptMapping> = Vec::new();
     let mut new_frame = Vec::with_capacity(profile.frames.len());
+    // Per old frame that a map moved: its script's map, the original source and its report row.
+    let mut moved: Vec<Option<(&ScriptMap, u32, usize)>> = vec![None; profile.frames.len()];
     for (_, f) in profile.frames.iter() {
         let url = profile.strings.get(f.url);
         let mapped = match (f.kind, f.line) {
@@ -59,6 +65,7 @@ pub fn apply_source_maps<'m>(
                     url: url.to_string(),
                     mapped: 0,
                     unmapped: 0,
+                    ticks_dropped: 0,
                 });
                 report.len() - 1
             }
@@ -70,6 +77,7 @@ pub fn apply_source_maps<'m>(
             continue;
         };
         report[i].mapped += 1;
+        moved[new_frame.len()] = Some((script, m.source, i));
         // V8 places a function at its `(`; the bundler names the identifier just before it.
         let generated = profile.strings.get(f.name);
         let name_len = generated.encode_utf16().count() as u32;
@@ -104,6 +112,24 @@ pub fn apply_source_maps<'m>(
         let frame = new_frame[profile.stacks.frame(s).index()];
         out.stacks
             .push(profile.stacks.parent(s), frame, profile.stacks.node_id(s));
+    }
+    // A tick names a generated line and no column: it goes where the line's first segment
+    // comes from, when that is in the frame's own original file.
+    for thread in &mut out.threads {
+        thread.map_position_tick_lines(|s, line, ticks| {
+            let Some((script, source, i)) = moved[profile.stacks.frame(s).index()] else {
+                return Some(line);
+            };
+            let to = line
+                .checked_sub(1)
+                .and_then(|l| script.map.first_on_line(l))
+                .filter(|m| m.source == source)
+                .map(|m| m.line + 1);
+            if to.is_none() {
+                report[i].ticks_dropped += u64::from(ticks);
+            }
+            to
+        });
     }
     (out, report)
 }
@@ -148,7 +174,8 @@ mod tests {
             [ScriptMapping {
                 url: "file:///b.js".into(),
                 mapped: 2,
-                unmapped: 0
+                unmapped: 0,
+                ticks_dropped: 0,
             }]
         );
         let rows = |p: &Profile| {

@@ -32,6 +32,7 @@ pub mod filters;
 pub mod heap;
 pub mod heap_pages;
 pub mod input;
+pub mod lines;
 pub mod load;
 pub mod page;
 pub mod schema;

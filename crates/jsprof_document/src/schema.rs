@@ -52,6 +52,11 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::top::TopReport>,
     },
     Document {
+        name: "LinesReport",
+        answers: "`jsprof lines FILE --function RE --json`; `GET /api/ui/…/artifacts/{a}/lines` (one function); the MCP `source` tool's per-line numbers",
+        add: add::<crate::lines::LinesReport>,
+    },
+    Document {
         name: "TreeReport",
         answers: "`jsprof tree FILE --json`; `GET …/artifacts/{a}/tree`",
         add: add::<crate::tree::TreeReport>,

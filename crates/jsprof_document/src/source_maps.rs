@@ -107,6 +107,12 @@ pub fn apply(profile: Profile, policy: &SourceMaps) -> Result<Profile> {
                 r.unmapped
             ));
         }
+        if r.ticks_dropped > 0 {
+            message.push_str(&format!(
+                ", {} line ticks on lines the map does not place in the frame's file (left out of the per-line view)",
+                r.ticks_dropped
+            ));
+        }
         mapped.warnings.push(Warning::new(r.url, message));
     }
     mapped.warnings.extend(notes);
@@ -166,7 +172,7 @@ fn collect_maps(dir: &Path, depth: u32, out: &mut Vec<PathBuf>) -> std::io::Resu
 }
 
 /// The local path of a `file://` URL or an absolute path; `None` for anything else.
-fn local_path(url: &str) -> Option<PathBuf> {
+pub(crate) fn local_path(url: &str) -> Option<PathBuf> {
     let path = if let Some(rest) = url.strip_prefix("file://") {
         percent_decode(rest.strip_prefix("localhost").unwrap_or(rest))
     } else if url.starts_with('/') {

@@ -1,11 +1,13 @@
 //! The `source` tool: where a function is and the code around it. Positions come from `top`'s
 //! rows, which the load pipeline has already moved to the original source where a local source
-//! map was found; the lines are read only from files under a `--root`.
+//! map was found; the lines are read only from files under a `--root`. Each function also gets
+//! its per-line self time (`jsprof lines --json`'s numbers, DevTools' Sources gutter).
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use jsprof_document::filters::FilterSpec;
+use jsprof_document::lines::{NoSource, Select};
 use jsprof_document::load::ViewSpec;
 use serde_json::{json, Value};
 
@@ -69,6 +71,7 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
     }
     let entry = q.store.get(&args.handle)?;
     let input = q.store.cpu(&entry, &FilterSpec::default()).await?;
+    let lines_input = input.clone();
     // `top`'s own document (every row, by self), so the times are top's.
     let key = format!(
         "top {}",
@@ -109,8 +112,9 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
             ))
         )));
     }
+    let costs = line_costs(lines_input, matches.clone()).await?;
     let mut functions = Vec::new();
-    for mut f in matches {
+    for (mut f, cost) in matches.into_iter().zip(costs) {
         let url = f["url"].as_str().unwrap_or("").to_string();
         let line = f["line"].as_u64().map(|l| l as u32);
         let file = local_path(&url, &entry.path);
@@ -132,6 +136,7 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
             },
             _ => f["lines_note"] = note.unwrap_or_default().into(),
         }
+        add_costs(&mut f, cost);
         functions.push(f);
     }
     let doc = json!({
@@ -147,9 +152,19 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
             f["line"],
             f["column"]
         );
-        for l in f["lines"].as_array().into_iter().flatten() {
+        if let Some(ms) = f["lines_self_ms"].as_f64() {
             text.push_str(&format!(
-                "\n    {:>5} | {}",
+                " ({} line ticks = {ms:.3} ms)",
+                f["ticks"].as_u64().unwrap_or(0)
+            ));
+        }
+        for l in f["lines"].as_array().into_iter().flatten() {
+            let cost = l["self_ms"]
+                .as_f64()
+                .filter(|_| l["ticks"].as_u64().unwrap_or(0) > 0)
+                .map_or(String::new(), |ms| format!("{ms:.3} ms"));
+            text.push_str(&format!(
+                "\n    {cost:>11} {:>5} | {}",
                 l["line"],
                 l["text"].as_str().unwrap_or("")
             ));
@@ -161,4 +176,66 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
     })?;
     answer.text = answer.text.trim_end().to_string();
     Ok(answer)
+}
+
+/// Per function, its lines' self time from `jsprof_document::lines` (the numbers alone: the text
+/// is read above, under the roots), or why there is none.
+async fn line_costs(
+    input: std::sync::Arc<jsprof_document::load::CpuInput>,
+    functions: Vec<Value>,
+) -> ToolResult<Vec<Result<jsprof_document::lines::FunctionLines, String>>> {
+    tokio::task::spawn_blocking(move || {
+        let weighted = input.weighted(&ViewSpec {
+            samples: true,
+            ..ViewSpec::default()
+        });
+        functions
+            .iter()
+            .map(|f| {
+                let weighted = weighted.as_ref().map_err(|e| e.to_string())?;
+                let select = Select::Exact {
+                    name: f["name"].as_str().unwrap_or("").to_string(),
+                    url: f["url"].as_str().unwrap_or("").to_string(),
+                    line: f["line"].as_u64().map(|l| l as u32),
+                    column: f["column"].as_u64().map(|c| c as u32),
+                };
+                let doc = jsprof_document::lines::report(weighted, &select, 0, &mut NoSource)
+                    .map_err(|e| e.to_string())?;
+                match doc.note {
+                    Some(note) => Err(note),
+                    None => doc
+                        .functions
+                        .into_iter()
+                        .next()
+                        .ok_or_else(|| "no such function in the samples".to_string()),
+                }
+            })
+            .collect()
+    })
+    .await
+    .map_err(|e| ToolError::Internal(e.to_string()))
+}
+
+/// Puts a function's line costs beside its text: `ticks`, `lines_self_ms`, `hottest_line`,
+/// `line_costs` (the ticked lines) and each shown line's `ticks`/`self_ms`.
+fn add_costs(f: &mut Value, cost: Result<jsprof_document::lines::FunctionLines, String>) {
+    let cost = match cost {
+        Ok(c) => c,
+        Err(why) => {
+            f["line_costs_note"] = why.into();
+            return;
+        }
+    };
+    f["ticks"] = cost.ticks.into();
+    f["lines_self_ms"] = cost.lines_self_ms.into();
+    f["hottest_line"] = cost.hottest_line.into();
+    if let Some(lines) = f["lines"].as_array_mut() {
+        for l in lines {
+            let n = l["line"].as_u64();
+            let c = cost.lines.iter().find(|c| Some(u64::from(c.line)) == n);
+            l["ticks"] = c.map_or(0, |c| c.ticks).into();
+            l["self_ms"] = c.map_or(0.0, |c| c.self_ms).into();
+        }
+    }
+    f["line_costs"] = serde_json::to_value(&cost.lines).unwrap_or_default();
 }

@@ -64,6 +64,7 @@ pub(crate) struct NodeFields<'de> {
     pub ticks: Vec<TickIn>,
     pub deopt_reason: Option<Cow<'de, str>>,
     pub self_size: Option<f64>,
+    pub hit_count: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -81,6 +82,7 @@ pub(crate) enum NodeField {
     PositionTicks,
     DeoptReason,
     SelfSize,
+    HitCount,
     #[serde(other)]
     Other,
 }
@@ -106,6 +108,7 @@ impl<'de> NodeFields<'de> {
             }
             NodeField::DeoptReason => self.deopt_reason = map.next_value()?,
             NodeField::SelfSize => self.self_size = map.next_value::<Option<Float>>()?.map(|f| f.0),
+            NodeField::HitCount => self.hit_count = map.next_value::<Option<Float>>()?.map(|f| f.0),
             NodeField::Children | NodeField::Other => {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -163,6 +166,13 @@ impl<'de> NodeFields<'de> {
                 .filter(|s| s.is_finite() && *s > 0.0)
                 // Capped so that sums over millions of nodes still fit an i64.
                 .map_or(0, |s| s.min(MAX_SIZE) as u64),
+            hit_count: self.hit_count.map(|h| {
+                if h.is_finite() && h > 0.0 {
+                    h.min(MAX_SIZE) as u64
+                } else {
+                    0
+                }
+            }),
         });
     }
 }

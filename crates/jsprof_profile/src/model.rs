@@ -413,6 +413,9 @@ pub struct Thread {
     pub(crate) samples_end: Option<i64>,
     /// Line-level ticks per stack (`positionTicks`), 1-based lines.
     pub(crate) position_ticks: Vec<(StackId, u32, u32)>,
+    /// The nodes' `hitCount`s summed, as a `.cpuprofile` states them (DevTools'
+    /// `totalHitCount`); `None` when its nodes have none.
+    pub(crate) hit_count: Option<u64>,
     /// `deoptReason` per stack, when the input gave one.
     pub(crate) deopt_reasons: Vec<(StackId, StringId)>,
     /// `.heapprofile` samples.
@@ -498,6 +501,17 @@ impl Thread {
         &self.position_ticks
     }
 
+    /// The nodes' `hitCount`s summed, when the file gives them (DevTools' `totalHitCount`, what
+    /// a line tick's time is computed with). V8 counts them apart from `samples`: the two can
+    /// differ.
+    pub fn hit_count(&self) -> Option<u64> {
+        self.hit_count
+    }
+
+    pub fn set_hit_count(&mut self, hits: Option<u64>) {
+        self.hit_count = hits;
+    }
+
     /// `deoptReason` per stack, at most one per stack.
     pub fn deopt_reasons(&self) -> &[(StackId, StringId)] {
         &self.deopt_reasons
@@ -511,6 +525,19 @@ impl Thread {
     /// Adds `ticks` line ticks on 1-based `line` of `stack`'s top frame.
     pub fn push_position_tick(&mut self, stack: StackId, line: u32, ticks: u32) {
         self.position_ticks.push((stack, line, ticks));
+    }
+
+    /// Moves the line ticks of each `(stack, line, ticks)` to the line `f` gives, dropping those
+    /// it gives none for (a source map moves ticks with their frame to the original file).
+    pub fn map_position_tick_lines(&mut self, mut f: impl FnMut(StackId, u32, u32) -> Option<u32>) {
+        self.position_ticks
+            .retain_mut(|(s, line, n)| match f(*s, *line, *n) {
+                Some(to) => {
+                    *line = to;
+                    true
+                }
+                None => false,
+            });
     }
 
     /// Records why `stack`'s top function was deoptimized; a stack keeps its first reason.
@@ -588,6 +615,7 @@ impl Thread {
                 .into_iter()
                 .map(|(s, line)| (s, line, ticks[&(s, line)]))
                 .collect(),
+            hit_count: self.hit_count,
             deopt_reasons,
             allocation_samples: self
                 .allocation_samples
@@ -620,6 +648,7 @@ impl Thread {
             declared_end: self.declared_end,
             samples_end,
             position_ticks: Vec::new(),
+            hit_count: None,
             deopt_reasons: self.deopt_reasons.clone(),
             allocation_samples: Vec::new(),
             trace_id_stacks: self.trace_id_stacks.clone(),

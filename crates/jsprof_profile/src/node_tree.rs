@@ -20,6 +20,8 @@ pub(crate) struct RawNode {
     pub ticks: Range<u32>,
     pub deopt_reason: Option<StringId>,
     pub self_size: u64,
+    /// `hitCount`, when the node has one.
+    pub hit_count: Option<u64>,
 }
 
 /// Nodes plus shared pools for their children and position ticks.
@@ -184,6 +186,10 @@ impl RawTree {
         }
         let mut map = NodeMap::new(max_id, n);
         let mut self_size = Vec::new();
+        // DevTools' totalHitCount: the nodes' hitCounts when the first node has one.
+        if self.nodes.first().is_some_and(|f| f.hit_count.is_some()) {
+            thread.hit_count = Some(self.nodes.iter().filter_map(|n| n.hit_count).sum());
+        }
         let Some(root) = (if n == 0 {
             None
         } else {

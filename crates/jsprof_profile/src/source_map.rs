@@ -120,6 +120,12 @@ impl SourceMap {
         (i > 0).then(|| segs[i - 1].1)
     }
 
+    /// The first mapped segment of generated `line` (0-based): where a whole generated line
+    /// comes from, for data that has lines but no columns (V8's `positionTicks`).
+    pub fn first_on_line(&self, line: u32) -> Option<Mapping> {
+        self.lines.get(line as usize)?.first().map(|(_, m)| *m)
+    }
+
     /// The name of a segment starting exactly at generated `(line, column)`, if it has one.
     pub fn name_at(&self, line: u32, column: u32) -> Option<u32> {
         let segs = self.lines.get(line as usize)?;

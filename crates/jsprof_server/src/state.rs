@@ -42,6 +42,9 @@ pub struct Config {
     /// for recorded sessions. Off for `serve` (an upload must not make the server read local
     /// paths it names); on for `view`, whose files are the user's own.
     pub discover_maps_for_imports: bool,
+    /// Folders under which the UI's source panel may read the scripts a profile names
+    /// (`ui_lines.rs`); none: it shows the per-line numbers without the text.
+    pub source_roots: Vec<PathBuf>,
     /// Accept `pid:PID` targets (SIGUSR1 to a local process); off unless asked for.
     pub allow_pid_targets: bool,
     /// A client must send a request head within this (also the keep-alive idle limit).
@@ -75,6 +78,7 @@ impl Default for Config {
             cache_entries: 8,
             sourcemap_dirs: Vec::new(),
             discover_maps_for_imports: false,
+            source_roots: Vec::new(),
             allow_pid_targets: false,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(60),

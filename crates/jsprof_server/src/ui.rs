@@ -74,6 +74,7 @@ pub fn routes() -> Router<Arc<AppState>> {
             "/api/ui/sessions/{id}/artifacts/{artifact}/filmstrip/{index}",
             get(screenshot),
         )
+        .merge(crate::ui_lines::routes())
 }
 
 async fn index(_state: Shared) -> Response {
@@ -91,7 +92,7 @@ async fn index(_state: Shared) -> Response {
         .into_response()
 }
 
-fn json_ok<T: Serialize>(value: &T) -> Response {
+pub(crate) fn json_ok<T: Serialize>(value: &T) -> Response {
     match serde_json::to_vec(value) {
         Ok(bytes) => (
             StatusCode::OK,

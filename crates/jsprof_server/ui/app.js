@@ -8,6 +8,7 @@ import { FlameGraph } from 'jsprof/flamegraph.js';
 import { CallTreeView } from 'jsprof/calltree.js';
 import { DiffView } from 'jsprof/diff.js';
 import { SandwichView } from 'jsprof/sandwich.js';
+import { SourcePanel } from 'jsprof/sourceview.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from 'jsprof/heap.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
@@ -25,6 +26,7 @@ const app = {
   // 'chart:functions', …), the last built of each.
   tables: {},
   showTab: null, setRange: null, // set once they are defined below
+  sourceView: null, // the source panel (sourceview.js), once a function's source was asked for
 };
 window.jsprof = app;
 
@@ -180,6 +182,10 @@ function showMenu(e, d) {
     menu.prepend(b);
     menu.prepend(menu.querySelector('.muted'));
   }
+  // The function's source with its per-line self time (sourceview.js).
+  const src = el('button', { type: 'button', role: 'menuitem', text: 'Show source with line costs', 'data-action': 'source', disabled: d.url ? null : true });
+  src.addEventListener('click', () => { menu.hidden = true; (app.sourceView ||= new SourcePanel()).open(current.art, d, current.timeline); });
+  menu.append(src);
   menu.hidden = false;
   menu.style.left = Math.min(e.clientX, window.innerWidth - 240) + 'px';
   menu.style.top = Math.min(e.clientY, window.innerHeight - menu.offsetHeight - 8) + 'px';

@@ -63,6 +63,7 @@ export class ServerSource {
       children: (r, timeline, tree, node, fn) => src.get(`${ui}/profile/children`, { range: range(r), timeline, tree, node, ...fnParams(fn), ...f() }),
       // Speedscope's sandwich of one function (`jsprof tree --sandwich`'s engine).
       sandwich: (r, timeline, fn) => src.get(`${ui}/sandwich`, { range: range(r), timeline, ...fnParams(fn), ...f() }),
+      lines: (d, timeline) => src.get(`${ui}/lines`, { name: d.name, url: d.url, line: d.line, column: d.column, timeline, ...f() }),
       diff: (base, key, normalize) => src.get(`${ui}/diff`, { base, key, normalize: normalize ? 1 : null, ...f() }),
       // A trace's page-load documents (the service's `jsprof insights|network|timings --json`)
       // and its filmstrip, whose images come one at a time.

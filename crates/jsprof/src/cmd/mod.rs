@@ -9,6 +9,7 @@ pub mod flamegraph;
 pub mod heap;
 pub mod insights;
 pub mod lake;
+pub mod lines;
 pub mod mcp;
 pub mod network;
 pub mod record;

@@ -46,7 +46,8 @@ pub struct Args {
     pub allow_host: Vec<String>,
     /// Source maps (a .map file or a folder of them) applied to every CPU artifact, matched to
     /// scripts by file name; repeatable. Recorded sessions also find the maps their local
-    /// scripts name; uploaded files only get these.
+    /// scripts name; uploaded files only get these. The UI's source panel reads scripts only
+    /// under these folders.
     #[arg(long, value_name = "FILE|DIR")]
     pub sourcemap_dir: Vec<std::path::PathBuf>,
     /// Accept `pid:PID` targets: SIGUSR1 to a Node process of this user opens its inspector.
@@ -217,6 +218,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         allow_remote_targets: args.allow_remote_targets,
         allowed_hosts: args.allow_host.clone(),
         sourcemap_dirs: args.sourcemap_dir.clone(),
+        // The UI's source panel reads only what the user pointed the server at.
+        source_roots: args.sourcemap_dir.clone(),
         allow_pid_targets: args.allow_pid_targets,
         header_timeout: std::time::Duration::from_secs_f64(args.header_timeout),
         max_connections: args.max_connections,

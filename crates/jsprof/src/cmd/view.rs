@@ -78,6 +78,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // The files are the user's own: their scripts' source maps are found as the CLI finds them.
         discover_maps_for_imports: true,
         sourcemap_dirs: args.sourcemap.clone(),
+        // The source panel reads scripts under the opened files' folders and the maps' folders.
+        source_roots: source_roots(&args.files, &args.sourcemap),
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -113,4 +115,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
     });
     drop(temp);
     code
+}
+
+/// The folders of the files `view` opens and of its `--sourcemap` maps (a folder given is a
+/// root itself); stdin has none.
+fn source_roots(files: &[PathBuf], maps: &[PathBuf]) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for f in files.iter().filter(|f| f.as_os_str() != "-").chain(maps) {
+        let dir = if f.is_dir() {
+            Some(f.clone())
+        } else {
+            std::path::absolute(f)
+                .ok()
+                .and_then(|p| p.parent().map(PathBuf::from))
+        };
+        if let Some(dir) = dir.filter(|d| !roots.contains(d)) {
+            roots.push(dir);
+        }
+    }
+    roots
 }

@@ -881,6 +881,22 @@ fn an_agent_finds_the_leak_end_to_end() {
         .unwrap();
     assert_eq!(found["self_ms"], row["self_ms"]);
     assert_eq!(found["total_ms"], row["total_ms"]);
+    // Its per-line self time is `jsprof lines`'s (the busy loop on line 6 the hottest).
+    let cli_lines = cli_json(&[
+        "lines",
+        profile.to_str().unwrap(),
+        "--function",
+        "^openSession$",
+        "--no-source",
+        "--json",
+    ]);
+    let want = &cli_lines["functions"][0];
+    assert!(want["ticks"].as_u64().unwrap() > 0, "{want}");
+    for k in ["ticks", "lines_self_ms", "hottest_line"] {
+        assert_eq!(found[k], want[k], "{k}");
+    }
+    assert_eq!(found["line_costs"], want["lines"]);
+    assert_eq!(found["hottest_line"], 6);
 }
 
 #[test]

@@ -1,0 +1,113 @@
+//! The UI's source panel (`tests/node/ui-lines.mjs`): opened from a function's right-click menu,
+//! its lines and times are `jsprof lines --json`'s; the server reads the text only under the
+//! opened file's folder.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::jsprof_json;
+use crate::ui::{available, node_dir, view};
+
+const PROGRAM: &str = "// A busy loop and a cold helper: the loop's line is the hottest.\n\
+function cold(n) {\n\
+\x20 return (n * 31 + 7) % 1000003;\n\
+}\n\
+\n\
+function spin(ms) {\n\
+\x20 const end = Date.now() + ms;\n\
+\x20 let x = 1;\n\
+\x20 while (Date.now() < end) {\n\
+\x20   x = cold(x);\n\
+\x20   if (x % 3 === 0) x += 1;\n\
+\x20 }\n\
+\x20 return x;\n\
+}\n\
+\n\
+console.log(spin(400));\n";
+
+/// Writes the program into `src`, profiles it into `out`, and returns the profile's path.
+fn profiled(src: &Path, out: &Path) -> PathBuf {
+    std::fs::create_dir_all(src).unwrap();
+    std::fs::create_dir_all(out).unwrap();
+    let program = src.join("spin.js");
+    std::fs::write(&program, PROGRAM).unwrap();
+    let status = Command::new("node")
+        .args([
+            "--cpu-prof",
+            "--cpu-prof-interval",
+            "200",
+            "--cpu-prof-name",
+            "spin.cpuprofile",
+        ])
+        .arg("--cpu-prof-dir")
+        .arg(out)
+        .arg(&program)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("node");
+    assert!(status.success());
+    out.join("spin.cpuprofile")
+}
+
+fn panel(case: &str, profile: &Path) {
+    let expected = jsprof_json(&[
+        "lines",
+        profile.to_str().unwrap(),
+        "--function",
+        "^spin$",
+        "--json",
+    ]);
+    let f = &expected["functions"][0];
+    assert!(f["ticks"].as_u64().unwrap() > 0, "{f}");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-lines-{case}.json"));
+    std::fs::write(&path, f.to_string()).unwrap();
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let v = view(&[profile.to_path_buf()]);
+    let out = Command::new("node")
+        .current_dir(node_dir())
+        .arg("ui-lines.mjs")
+        .arg(case)
+        .arg(&v.url)
+        .arg(&path)
+        .arg(&shots)
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "ui-lines {case}:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn scratch(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ui-lines-{name}-{}", std::process::id()))
+}
+
+/// The program beside its profile: the panel shows its text, the CLI's times in the gutter and
+/// the hottest line on screen.
+#[test]
+fn source_panel_shows_the_clis_lines() {
+    if !available() {
+        return;
+    }
+    let dir = scratch("text");
+    let profile = profiled(&dir, &dir);
+    panel("text", &profile);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The program outside the opened file's folder: the server does not read it (the times come
+/// without the text, and the panel says why).
+#[test]
+fn source_panel_reads_only_under_the_opened_files_folder() {
+    if !available() {
+        return;
+    }
+    let dir = scratch("outside");
+    let profile = profiled(&dir.join("src"), &dir.join("profiles"));
+    panel("outside", &profile);
+    std::fs::remove_dir_all(&dir).ok();
+}

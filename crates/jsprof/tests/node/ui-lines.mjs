@@ -1,0 +1,88 @@
+// The source panel in the browser, driven by crates/jsprof/tests/it/ui_lines.rs. Usage:
+//   node ui-lines.mjs CASE URL EXPECTED.json SHOTS_DIR
+// EXPECTED is `jsprof lines FILE --function '^NAME$' --json`'s first function (the CLI's, never
+// the page's output pasted back). In the Functions table, right-click NAME → "Show source with
+// line costs"; the panel's lines are the CLI's, line for line:
+//   text     the source is under the opened file's folder: every line with its text, each
+//            ticked line's gutter showing the CLI's time, the hottest line scrolled into view;
+//            a screenshot SHOTS_DIR/ui-source.png.
+//   outside  the source is elsewhere: the same numbers, no text, a note saying why.
+import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+
+const [kind, url, expectedPath, shots] = process.argv.slice(2);
+const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const errors = [];
+page.on('pageerror', (e) => errors.push(e.message));
+
+await page.goto(url);
+await page.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 60000 });
+await page.click('#tabs button[data-tab=functions]');
+await page.waitForFunction(() => window.jsprof.tables.functions, null, { timeout: 60000 });
+
+const rows = await page.$$('[role=tabpanel]:not([hidden]) tbody tr');
+let hit = null;
+for (const r of rows) if ((await r.$eval('td:nth-child(5)', (td) => td.textContent)) === expected.name) { hit = r; break; }
+assert.ok(hit, `no row ${expected.name} in Functions`);
+await hit.click({ button: 'right' });
+await page.click('#menu button[data-action=source]');
+await page.waitForFunction(() => window.jsprof.sourceView && window.jsprof.sourceView.doc, null, { timeout: 60000 });
+
+// The numbers: the server's answer is the CLI's document for the function.
+const doc = await page.evaluate(() => window.jsprof.sourceView.doc);
+const f = doc.functions[0];
+// Numbers to 1e-12 relative: the expected file went through serde_json's Value, whose float
+// parsing may move the last digit.
+for (const k of ['name', 'url', 'line', 'column', 'self_ms', 'total_ms', 'ticks', 'lines_self_ms', 'hottest_line']) {
+  if (typeof f[k] === 'number' && typeof expected[k] === 'number') {
+    assert.ok(Math.abs(f[k] - expected[k]) <= 1e-12 * Math.max(1, Math.abs(expected[k])), `${k}: the panel ${f[k]}, the CLI ${expected[k]}`);
+  } else {
+    assert.deepEqual(f[k], expected[k], `${k}: the panel ${f[k]}, the CLI ${expected[k]}`);
+  }
+}
+// What is drawn: one row per line, the gutter's time the CLI's (as fmtMs prints it).
+const drawn = await page.$$eval('#source-panel tr[data-line]', (trs) => trs.map((tr) => ({
+  line: Number(tr.dataset.line), ms: tr.querySelector('td.ms').textContent, text: tr.querySelector('td.src').textContent,
+  heat: tr.querySelector('td.heat div') ? parseFloat(tr.querySelector('td.heat div').style.width) : 0,
+})));
+const fmtMs = (v) => {
+  const a = Math.abs(v);
+  if (a >= 1000) return (v / 1000).toFixed(a >= 100000 ? 0 : a >= 10000 ? 1 : 2) + ' s';
+  if (a >= 10) return v.toFixed(1) + ' ms';
+  if (a >= 1) return v.toFixed(2) + ' ms';
+  if (a === 0) return '0 ms';
+  if (a >= 0.001) return v.toFixed(3) + ' ms';
+  return (v * 1000).toFixed(2) + ' µs';
+};
+const want = kind === 'outside' ? expected.lines.filter((l) => l.ticks > 0) : expected.lines;
+assert.deepEqual(drawn.map((r) => r.line), want.map((l) => l.line), 'the lines shown');
+const max = Math.max(...want.map((l) => l.self_ms));
+for (const [r, l] of drawn.map((r, i) => [r, want[i]])) {
+  assert.equal(r.ms, l.ticks > 0 ? fmtMs(l.self_ms) : '', `line ${l.line}: the gutter`);
+  assert.ok(Math.abs(r.heat - (l.ticks > 0 ? (l.self_ms * 100) / max : 0)) < 0.1, `line ${l.line}: heat ${r.heat} %`);
+  if (kind === 'text') assert.equal(r.text, l.text, `line ${l.line}: the text`);
+  else assert.equal(r.text, '', `line ${l.line}: no text`);
+}
+if (kind === 'text') {
+  // The hottest line is on screen, inside the panel's scrolled code.
+  const visible = await page.evaluate((n) => {
+    const code = document.querySelector('#source-panel .code').getBoundingClientRect();
+    const row = document.querySelector(`#source-panel tr[data-line="${n}"]`).getBoundingClientRect();
+    return row.top >= code.top && row.bottom <= code.bottom;
+  }, expected.hottest_line);
+  assert.ok(visible, 'the hottest line is scrolled into view');
+  assert.ok(await page.isHidden('#source-panel .why'), 'no note when the text is there');
+  await page.screenshot({ path: `${shots}/ui-source.png` });
+} else {
+  const why = await page.textContent('#source-panel .why');
+  assert.match(why, /outside the server's source folders/, `the note: ${why}`);
+}
+// Escape closes it.
+await page.keyboard.press('Escape');
+assert.ok(await page.isHidden('#source-panel'), 'Escape closes the panel');
+assert.deepEqual(errors, [], 'page errors');
+await browser.close();
+console.log(`ui-lines ${kind}: ok`);

@@ -1,0 +1,314 @@
+//! `jsprof lines --json`, the UI's source panel (`/api/ui/…/lines`) and the MCP `source` tool:
+//! a function's source lines with the self time V8 counted on each (`positionTicks`), as
+//! DevTools' Sources gutter shows them (`jsprof_analysis::line_profile`).
+//!
+//! The source text comes from a reader the front door passes in, so each decides what it may
+//! read: the CLI any local file the profile names, the service only files under a session's
+//! directories. Without it the lines that have ticks are still listed, with no text.
+
+use std::path::PathBuf;
+
+use jsprof_analysis::{line_profile, FunctionKey, FunctionRow};
+use jsprof_profile::WeightUnit;
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::load::Weighted;
+use crate::top::{function_json, By, FunctionJson};
+use crate::{warnings_json, JsonWarning, ReportError, Result, NS_PER_MS};
+
+/// Lines shown before the first and after the last interesting line (the function's own line
+/// and its ticked lines), unless asked otherwise.
+pub const DEFAULT_CONTEXT: u32 = 3;
+/// At most this many lines of text per function: a function's ticks lie in its body, so more
+/// means a huge function or a misplaced tick; the ticked lines are listed anyway.
+pub const MAX_TEXT_LINES: u32 = 2_000;
+/// Characters of one line kept (minified code has megabyte lines).
+const MAX_LINE_CHARS: usize = 400;
+/// Bytes of a source file read at most.
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
+
+/// Which functions to show.
+#[derive(Clone, Debug)]
+pub enum Select {
+    /// Functions whose name the expression matches (the CLI's `--function RE`), at most
+    /// `limit` of them, by self time.
+    Name { pattern: Regex, limit: usize },
+    /// One function, exactly (the UI's `?name=&url=&line=&column=`).
+    Exact {
+        name: String,
+        url: String,
+        line: Option<u32>,
+        column: Option<u32>,
+    },
+}
+
+/// What a front door lets the document read: the text of the file a URL names, or why not.
+pub trait SourceReader {
+    fn read(&mut self, url: &str) -> std::result::Result<(PathBuf, Vec<u8>), String>;
+}
+
+/// A reader that reads nothing (the numbers alone).
+pub struct NoSource;
+
+impl SourceReader for NoSource {
+    fn read(&mut self, _: &str) -> std::result::Result<(PathBuf, Vec<u8>), String> {
+        Err("source text not requested".into())
+    }
+}
+
+/// Reads the local file a `file://` URL or an absolute path names, when `allowed` says yes.
+pub struct LocalFiles<F: FnMut(&std::path::Path) -> std::result::Result<PathBuf, String>> {
+    pub allowed: F,
+}
+
+impl<F: FnMut(&std::path::Path) -> std::result::Result<PathBuf, String>> SourceReader
+    for LocalFiles<F>
+{
+    fn read(&mut self, url: &str) -> std::result::Result<(PathBuf, Vec<u8>), String> {
+        let Some(path) = crate::source_maps::local_path(url) else {
+            return Err(format!(
+                "{url} is not a local file (only file:// URLs and absolute paths are read)"
+            ));
+        };
+        let path = (self.allowed)(&path)?;
+        read_capped(&path).map(|bytes| (path, bytes))
+    }
+}
+
+/// The first [`MAX_SOURCE_BYTES`] of a file.
+pub fn read_capped(path: &std::path::Path) -> std::result::Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SOURCE_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(bytes)
+}
+
+/// The whole document.
+#[derive(Serialize, JsonSchema)]
+pub struct LinesReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    /// What one line tick weighs (ms): the profile's duration over its nodes' `hitCount`s
+    /// summed (DevTools' figure). `null` when the input has no line ticks.
+    pub tick_ms: Option<f64>,
+    /// Why there are no per-line numbers at all (an input without `positionTicks`), if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The matching functions, by self time.
+    pub functions: Vec<FunctionLines>,
+}
+
+/// One function and its lines.
+#[derive(Serialize, JsonSchema)]
+pub struct FunctionLines {
+    /// The function as `top` lists it (name, url, line, column, self and total).
+    #[serde(flatten)]
+    pub function: FunctionJson,
+    /// Line ticks of the function, summed over its lines: its nodes' `hitCount`s (V8 counts
+    /// them apart from the samples, so their time need not be the self time).
+    pub ticks: u64,
+    /// `ticks` × `tick_ms`: the function's self time as the gutter adds it up.
+    pub lines_self_ms: f64,
+    /// The file the text was read from; `null` when it was not read.
+    pub source_file: Option<String>,
+    /// Why the text is missing, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_note: Option<String>,
+    /// The line with the most ticks (the panel scrolls to it); `null` without ticks.
+    pub hottest_line: Option<u32>,
+    /// With the source: every line from a little before the function to a little after its
+    /// last ticked line; without it, only the ticked lines.
+    pub lines: Vec<LineJson>,
+}
+
+/// One source line.
+#[derive(Serialize, JsonSchema)]
+pub struct LineJson {
+    /// 1-based, in the function's file (the original file where a source map applies).
+    pub line: u32,
+    /// The line's text (cut at 400 characters); `null` without the source.
+    pub text: Option<String>,
+    pub ticks: u64,
+    /// Self time on the line (ms): what DevTools' Sources gutter shows.
+    pub self_ms: f64,
+    /// Of the profile's duration, as `top`'s `self_percent`.
+    pub self_percent: f64,
+}
+
+/// The document for the weighted thread's functions that `select` picks, `context` lines
+/// around each, the text from `source`.
+pub fn report(
+    weighted: &Weighted,
+    select: &Select,
+    context: u32,
+    source: &mut dyn SourceReader,
+) -> Result<LinesReport> {
+    let profile = &*weighted.profile;
+    let thread = weighted.thread();
+    if thread.weight_unit() != WeightUnit::Nanoseconds {
+        return Err(ReportError::Input(
+            "per-line costs are times; this profile's weights are not".into(),
+        ));
+    }
+    let view = crate::top::view(weighted, By::SelfWeight, 0);
+    let rows: Vec<&FunctionRow> = match select {
+        Select::Name { pattern, limit } => view
+            .rows
+            .iter()
+            .filter(|r| pattern.is_match(profile.strings.get(r.key.name)))
+            .take(if *limit == 0 { usize::MAX } else { *limit })
+            .collect(),
+        Select::Exact {
+            name,
+            url,
+            line,
+            column,
+        } => view
+            .rows
+            .iter()
+            .filter(|r| {
+                profile.strings.get(r.key.name) == name
+                    && profile.strings.get(r.key.url) == url
+                    && r.key.line == *line
+                    && r.key.column == *column
+            })
+            .collect(),
+    };
+    if rows.is_empty() {
+        return Err(ReportError::NotFound(match select {
+            Select::Name { pattern, .. } => {
+                format!("no function's name matches `{pattern}` (names as `top` prints them)")
+            }
+            Select::Exact {
+                name, url, line, ..
+            } => format!(
+                "no function `{name}` at {url}:{} in this view",
+                line.map_or("?".into(), |l| l.to_string())
+            ),
+        }));
+    }
+    let has_ticks = !thread.position_ticks().is_empty();
+    let total = view.total;
+    let mut functions = Vec::new();
+    for row in rows {
+        let key = row.key;
+        let lines = line_profile(profile, thread, |f| FunctionKey::of(profile, f) == key);
+        let ms = |ticks: u64| lines.weight(ticks) / NS_PER_MS;
+        let pct = |ticks: u64| {
+            if total > 0 {
+                lines.weight(ticks) * 100.0 / total as f64
+            } else {
+                0.0
+            }
+        };
+        let ticked: Vec<(u32, u64)> = lines
+            .scripts
+            .iter()
+            .flat_map(|s| s.lines.iter().map(|l| (l.line, l.ticks)))
+            .collect();
+        let hottest_line = ticked
+            .iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|l| l.0);
+        let url = profile.strings.get(key.url);
+        let text = if url.is_empty() {
+            Err("the function has no script".to_string())
+        } else {
+            source.read(url)
+        };
+        let (source_file, source_note, lines_json) = match text {
+            Ok((path, bytes)) => {
+                let interesting = ticked.iter().map(|l| l.0).chain(key.line);
+                let lo = interesting.clone().min().unwrap_or(1);
+                let hi = interesting.max().unwrap_or(1);
+                let first = lo.saturating_sub(context).max(1);
+                let last = hi
+                    .saturating_add(context)
+                    .min(first.saturating_add(MAX_TEXT_LINES - 1));
+                let mut out = Vec::new();
+                let mut at = 0;
+                for (i, text) in bytes.split(|&b| b == b'\n').enumerate() {
+                    let n = i as u32 + 1;
+                    if n > last {
+                        break;
+                    }
+                    if n < first {
+                        continue;
+                    }
+                    while at < ticked.len() && ticked[at].0 < n {
+                        at += 1;
+                    }
+                    let t = ticked.get(at).filter(|l| l.0 == n).map_or(0, |l| l.1);
+                    let text = String::from_utf8_lossy(text);
+                    out.push(LineJson {
+                        line: n,
+                        text: Some(
+                            text.trim_end_matches('\r')
+                                .chars()
+                                .take(MAX_LINE_CHARS)
+                                .collect(),
+                        ),
+                        ticks: t,
+                        self_ms: ms(t),
+                        self_percent: pct(t),
+                    });
+                }
+                // Ticked lines past the window or the file's end are still listed.
+                for &(line, t) in &ticked {
+                    if !out.iter().any(|l| l.line == line) {
+                        out.push(LineJson {
+                            line,
+                            text: None,
+                            ticks: t,
+                            self_ms: ms(t),
+                            self_percent: pct(t),
+                        });
+                    }
+                }
+                out.sort_by_key(|l| l.line);
+                (Some(path.display().to_string()), None, out)
+            }
+            Err(why) => (
+                None,
+                Some(why),
+                ticked
+                    .iter()
+                    .map(|&(line, t)| LineJson {
+                        line,
+                        text: None,
+                        ticks: t,
+                        self_ms: ms(t),
+                        self_percent: pct(t),
+                    })
+                    .collect(),
+            ),
+        };
+        functions.push(FunctionLines {
+            function: function_json(profile, thread.weight_unit(), row, total),
+            ticks: lines.ticks,
+            lines_self_ms: ms(lines.ticks),
+            source_file,
+            source_note,
+            hottest_line,
+            lines: lines_json,
+        });
+    }
+    let tick_ms = has_ticks.then(|| line_profile(profile, thread, |_| false).tick_ns / NS_PER_MS);
+    Ok(LinesReport {
+        kind: profile.kind.as_str(),
+        warnings: warnings_json(&profile.warnings),
+        tick_ms,
+        note: (!has_ticks).then(|| {
+            "this input has no line ticks: only a .cpuprofile (V8's positionTicks) has them; \
+             a range selection drops them, as they count the whole recording"
+                .to_string()
+        }),
+        functions,
+    })
+}

@@ -1,0 +1,169 @@
+//! The UI's source panel: `/api/ui/sessions/{id}/artifacts/{artifact}/lines?name=&url=&line=&column=`
+//! answers `jsprof lines --json`'s document (`jsprof_document::lines`) for one function.
+//!
+//! Which file is read: the one the *profile* names for the function (the query only picks a
+//! function the profile has; a name that is not in it is 404), and only when that file lies
+//! under one of the server's source roots (`Config::source_roots`: for `jsprof view`, the
+//! folders of the files it opened and of its `--sourcemap` maps; for `serve`, its
+//! `--sourcemap-dir` folders). Links are resolved first, so a link under a root cannot lead
+//! out of it. Outside the roots the numbers come without the text, and the note says why.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::extract::{Path as UrlPath, RawQuery, State};
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use jsprof_document::filters;
+use jsprof_document::lines::{LocalFiles, Select, DEFAULT_CONTEXT};
+use jsprof_document::load::ViewSpec;
+
+use crate::cache::View;
+use crate::catalogue::ArtifactKind;
+use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
+use crate::state::AppState;
+
+/// The most context lines a request may ask for on each side.
+const MAX_CONTEXT: u32 = 200;
+
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new().route(
+        "/api/ui/sessions/{id}/artifacts/{artifact}/lines",
+        get(lines),
+    )
+}
+
+async fn lines(
+    State(state): State<Arc<AppState>>,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(
+        q,
+        &[
+            &["name", "url", "line", "column", "timeline", "context"][..],
+            &filters::PARAMS,
+        ]
+        .concat(),
+    )?;
+    let filters = p.filters()?;
+    let name = p
+        .get("name")
+        .ok_or_else(|| ApiError::bad_request("name: missing (the function's name, as `top`)"))?
+        .to_string();
+    let url = p.get("url").unwrap_or("").to_string();
+    let line: Option<u32> = p.number("line")?;
+    let column: Option<u32> = p.number("column")?;
+    let timeline: Option<u32> = p.number("timeline")?;
+    let context = p.number("context")?.unwrap_or(DEFAULT_CONTEXT);
+    if context > MAX_CONTEXT {
+        return Err(ApiError::bad_request(format!(
+            "context: at most {MAX_CONTEXT} lines each side"
+        )));
+    }
+    let (s, a) = crate::api::artifact(&state, &id, &artifact)?;
+    if matches!(
+        a.kind,
+        ArtifactKind::HeapSampling | ArtifactKind::HeapSnapshot
+    ) {
+        return Err(ApiError::bad_request(format!(
+            "artifact {} is a {}: per-line times need a CPU profile",
+            a.artifact_id, a.format
+        )));
+    }
+    let loaded = state.load_filtered(&s, &a, View::Cpu, &filters).await?;
+    let roots = canonical_roots(&state.config.source_roots);
+    crate::work::run(move || {
+        let input = loaded.cpu()?;
+        let weighted = input.weighted(&ViewSpec {
+            thread: timeline.map(|t| t.to_string()),
+            range: None,
+            samples: true,
+        })?;
+        let mut files = LocalFiles {
+            allowed: |path: &Path| confine(path, &roots),
+        };
+        let doc = jsprof_document::lines::report(
+            &weighted,
+            &Select::Exact {
+                name,
+                url,
+                line,
+                column,
+            },
+            context,
+            &mut files,
+        )?;
+        Ok(crate::ui::json_ok(&doc))
+    })
+    .await
+}
+
+fn canonical_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
+    roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .map(|r| {
+            if r.is_file() {
+                r.parent().map(Path::to_path_buf).unwrap_or(r)
+            } else {
+                r
+            }
+        })
+        .collect()
+}
+
+/// `path` with its links resolved, when that is a regular file under one of `roots`.
+fn confine(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, String> {
+    let real = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !real.is_file() {
+        return Err(format!("{} is not a file", path.display()));
+    }
+    if roots.iter().any(|r| real.starts_with(r)) {
+        Ok(real)
+    } else if roots.is_empty() {
+        Err(format!(
+            "{} is not read: this server reads sources only under its source folders, and it has none",
+            path.display()
+        ))
+    } else {
+        Err(format!(
+            "{} is not read: it is outside the server's source folders ({}); `jsprof lines` reads it",
+            path.display(),
+            roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_files_under_a_root_are_read() {
+        let dir = std::env::temp_dir().join(format!("jsprof-confine-{}", std::process::id()));
+        let inside = dir.join("in");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::write(inside.join("a.js"), "x").unwrap();
+        std::fs::write(dir.join("b.js"), "y").unwrap();
+        let roots = canonical_roots(std::slice::from_ref(&inside));
+        assert!(confine(&inside.join("a.js"), &roots).is_ok());
+        // Out by `..`, out by a path, a folder, nothing at all.
+        assert!(confine(&inside.join("../b.js"), &roots).is_err());
+        assert!(confine(&dir.join("b.js"), &roots).is_err());
+        assert!(confine(&inside, &roots).is_err());
+        assert!(confine(&dir.join("b.js"), &[]).is_err());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.join("b.js"), inside.join("link.js")).unwrap();
+            assert!(confine(&inside.join("link.js"), &roots).is_err());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
