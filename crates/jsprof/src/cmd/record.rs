@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use jsprof_cdp::{
-    Artifact, ArtifactKind, Client, OutputSpec, Reach, RecordOptions, Registration, SnapshotMode,
-    StopReason, TargetKind, TargetLabel, TargetRecording, Tree, TreeHandle,
+    Artifact, ArtifactKind, Client, OutputSpec, PageLoad, Reach, RecordOptions, Recorder,
+    Registration, SnapshotMode, StopReason, TargetKind, TargetLabel, TargetRecording, Tree,
+    TreeHandle,
 };
 use serde::Serialize;
 
@@ -22,7 +23,8 @@ use crate::output::{self, JsonWarning};
   timeout 60 jsprof record -- node server.js  # SIGTERM stops it like Ctrl-C, saving
   jsprof record --inspect 127.0.0.1:9229 --cpu --heap-sampling --duration 10
   jsprof record --pid 4242 --heap-snapshot --duration 30
-  jsprof record --chrome 127.0.0.1:9222 --trace --cpu --duration 5")]
+  jsprof record --chrome 127.0.0.1:9222 --trace --cpu --duration 5
+  jsprof record --chrome 127.0.0.1:9222 --trace --url http://localhost:8080/  # Record and reload")]
 pub struct Args {
     /// Attach to a Node inspector: HOST:PORT (its /json/list picks the target) or a ws:// URL.
     #[arg(long, value_name = "HOST:PORT|ws://…", conflicts_with_all = ["pid", "chrome"])]
@@ -55,6 +57,15 @@ pub struct Args {
     /// Record a Performance-panel trace (Chromium only; with --cpu it carries JS samples).
     #[arg(long)]
     pub trace: bool,
+    /// With --chrome and --trace: record the load of URL in a new tab, as the Performance
+    /// panel's "Record and reload" does (its categories, JS samples and screenshots on); the
+    /// recording ends 3 s after the load event (at most 60 s without one), or at --duration
+    /// seconds after the navigation.
+    #[arg(long, value_name = "URL", requires_all = ["chrome", "trace"])]
+    pub url: Option<String>,
+    /// With --url: stop after S seconds without a load event (default 60), keeping the trace.
+    #[arg(long, value_name = "S", requires = "url", conflicts_with = "duration")]
+    pub load_timeout: Option<f64>,
     /// Stop after S seconds (otherwise at Ctrl-C or when the launched command finishes).
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
@@ -180,6 +191,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         trace: args.trace,
         snapshot_quota: None,
         workers: false,
+        page_load: None,
     };
     if !options.cpu
         && !options.heap_sampling
@@ -203,6 +215,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .transpose()?;
     if args.command.is_empty()
         && duration.is_none()
+        && args.url.is_none()
         && !std::io::IsTerminal::is_terminal(&std::io::stdin())
     {
         // Without a terminal nobody can press Ctrl-C: say so rather than wait forever unnoticed.
@@ -210,13 +223,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "jsprof: recording until interrupted (SIGINT); give --duration to stop by itself"
         );
     }
+    if let Some(url) = &args.url {
+        jsprof_cdp::check_page_url(url).map_err(|e| anyhow::anyhow!("--url {e}"))?;
+    }
     // Before anything runs: a recording that cannot be saved is lost whole.
     probe_output(&args.out)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let mut outcome = runtime.block_on(record(&args, options, duration))?;
+    let mut outcome = match &args.url {
+        Some(url) => runtime.block_on(record_page_load(&args, url, options, duration))?,
+        None => runtime.block_on(record(&args, options, duration))?,
+    };
     drop(runtime);
+    // A page that failed to load: its trace is saved and listed, and the command fails as for
+    // bad input (the warning said why).
+    let load_failed = matches!(outcome.stop, StopReason::NavigationFailed(_));
     // Processes in the order they started; each one's workers after it.
     outcome.targets.sort_by_key(|t| {
         (
@@ -262,6 +284,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             );
             ExitCode::from(1)
         }
+        _ if load_failed => ExitCode::from(2),
         _ => ExitCode::SUCCESS,
     };
     let files: Vec<PathBuf> = artifacts.iter().map(|(_, a)| a.path.clone()).collect();
@@ -632,6 +655,128 @@ async fn record(
         stop,
         targets: results,
         program: Some(program_status(launched.pid, status, stopped_by_jsprof)),
+        warnings,
+    })
+}
+
+/// `--url`: the load of a page recorded in a new tab of the browser at `--chrome`, the way the
+/// Performance panel's "Record and reload" does it; the recording ends by itself once the page
+/// has loaded and settled (or at `--duration` after the navigation, or at Ctrl-C), and the tab
+/// is closed.
+async fn record_page_load(
+    args: &Args,
+    url: &str,
+    options: RecordOptions,
+    duration: Option<Duration>,
+) -> Result<Outcome> {
+    let mut signals = Signals::install()?;
+    let mut page = PageLoad::new(url);
+    page.close_page = true;
+    if let Some(s) = args.load_timeout {
+        page.load_timeout = seconds(s, "--load-timeout")?;
+    }
+    if duration.is_some() {
+        page.settle = None;
+    }
+    let addr = args.chrome.as_deref().unwrap_or_default();
+    let target = jsprof_cdp::open_chrome_tab(addr, Reach::Any)
+        .await
+        .with_context(|| {
+            format!(
+                "--chrome {addr}: cannot open a tab there (is a Chromium started with \
+                 --remote-debugging-port listening on it?)"
+            )
+        })?;
+    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT, Reach::Any)
+        .await
+        .with_context(|| format!("cannot attach to the new tab {}", target.ws_url))?;
+    let options = RecordOptions {
+        page_load: Some(page),
+        ..options
+    };
+    let output = OutputSpec {
+        dir: args.out.clone(),
+        stem: stem(
+            args,
+            &format!("pageload-{}", sanitize(url)).replace("--", "-"),
+        ),
+    };
+    eprintln!(
+        "jsprof: recording the load of {url} in a new tab of {addr}{}",
+        match duration {
+            Some(d) => format!(" for {:.1} s", d.as_secs_f64()),
+            None => " until it has loaded and settled (Ctrl-C to stop earlier)".to_string(),
+        }
+    );
+    let mut recorder = match Recorder::start(
+        client.clone(),
+        events,
+        TargetKind::ChromePage,
+        options,
+        output,
+    )
+    .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = client
+                .call("Page.close", serde_json::json!({}), CONNECT_TIMEOUT)
+                .await;
+            client.close();
+            bail!("cannot start recording {url}: {e}");
+        }
+    };
+    let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+    let (progress, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (warned, mut warned_rx) = tokio::sync::mpsc::unbounded_channel();
+    recorder.set_progress_sink(progress);
+    recorder.set_warning_sink(warned);
+    let at = url.to_string();
+    // What happens, as it happens; the warnings again in the JSON at the end.
+    let printer = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                Some(p) = progress_rx.recv() => eprintln!("jsprof: {p}"),
+                Some(w) = warned_rx.recv() => eprintln!("jsprof: warning: {at}: {w}"),
+                else => break,
+            }
+        }
+    });
+    let stop = recorder
+        .wait_until(deadline, signals.recv())
+        .await
+        .with_context(|| format!("recording {url}"))?;
+    if let StopReason::TargetGone(detail) = &stop {
+        bail!("the tab recording {url} went away ({detail}); nothing was saved");
+    }
+    let (artifacts, recorded_warnings) = recorder
+        .finish()
+        .await
+        .with_context(|| format!("collecting the trace of {url}"))?;
+    let _ = printer.await;
+    let warnings = recorded_warnings
+        .iter()
+        .map(|message| JsonWarning {
+            at: url.to_string(),
+            message: message.clone(),
+        })
+        .collect();
+    Ok(Outcome {
+        target: url.to_string(),
+        stop: stop.clone(),
+        targets: vec![TargetRecording {
+            label: TargetLabel {
+                pid: None,
+                ppid: None,
+                worker: None,
+                title: url.to_string(),
+            },
+            stop: Some(stop),
+            artifacts,
+            warnings: recorded_warnings,
+            error: None,
+        }],
+        program: None,
         warnings,
     })
 }

@@ -21,6 +21,7 @@ mod leaks;
 mod mcp;
 mod page;
 mod record;
+mod record_page;
 mod record_tree;
 mod serve;
 mod source_maps;
