@@ -1,6 +1,7 @@
 //! A small Chrome DevTools Protocol client and the recorder built on it: CPU profiles, sampling
 //! heap profiles, heap snapshots (streamed to disk) and Chromium traces, from Node processes
-//! (launched, by address, by pid) and Chromium pages.
+//! (launched, by address, by pid) and Chromium pages; and page loads recorded as DevTools'
+//! "Record and reload" does ([`RecordOptions::page_load`], `page_load.rs`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), jsprof_cdp::CdpError> {

@@ -126,7 +126,25 @@ pub struct Recorder {
 
 impl Recorder {
     /// Starts recording. For a launched program waiting in `--inspect-brk`, this also lets it run.
+    /// A page opened for a page load ([`PageLoad::close_page`]) is closed again when the start
+    /// fails (another trace already running in the browser, …).
     pub async fn start(
+        client: Client,
+        events: UnboundedReceiver<Event>,
+        kind: TargetKind,
+        options: RecordOptions,
+        output: OutputSpec,
+    ) -> Result<Recorder> {
+        let close_page = options.page_load.as_ref().is_some_and(|p| p.close_page);
+        let started =
+            Recorder::start_recording(client.clone(), events, kind, options, output).await;
+        if started.is_err() && close_page {
+            let _ = client.call("Page.close", json!({}), COMMAND).await;
+        }
+        started
+    }
+
+    async fn start_recording(
         client: Client,
         mut events: UnboundedReceiver<Event>,
         kind: TargetKind,

@@ -719,9 +719,7 @@ async fn record_page_load(
     {
         Ok(r) => r,
         Err(e) => {
-            let _ = client
-                .call("Page.close", serde_json::json!({}), CONNECT_TIMEOUT)
-                .await;
+            // The recorder has closed the tab it was given.
             client.close();
             bail!("cannot start recording {url}: {e}");
         }

@@ -482,6 +482,45 @@ fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
         message.contains("had not fired its load event when the recording stopped"),
         "{message}"
     );
+    // Chromium traces one recording at a time: a page load while another trace runs is refused
+    // with Chromium's reason, and its tab closed.
+    let mut other = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args([
+            "record",
+            "--chrome",
+            &browser.addr,
+            "--trace",
+            "--duration",
+            "3",
+        ])
+        .args(["-o", o])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jsprof record");
+    let mut lines = BufReader::new(other.stderr.take().unwrap()).lines();
+    while let Some(Ok(line)) = lines.next() {
+        if line.starts_with("jsprof: recording") {
+            break;
+        }
+    }
+    let (out, err) = failing(&[
+        "record",
+        "--chrome",
+        &browser.addr,
+        "--url",
+        &refused,
+        "--trace",
+        "-o",
+        o,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot start recording") && err.contains("Tracing has already been started"),
+        "{err}"
+    );
+    for _ in lines {}
+    assert!(other.wait().unwrap().success());
     assert!(listing(&dir).iter().all(|f| !f.ends_with(".partial")));
     // Every tab the recordings opened is closed again.
     let pages = tabs(&browser.addr);
