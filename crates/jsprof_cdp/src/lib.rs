@@ -1,6 +1,7 @@
 //! A small Chrome DevTools Protocol client and the recorder built on it: CPU profiles, sampling
 //! heap profiles, heap snapshots (streamed to disk) and Chromium traces, from Node processes
-//! (launched, by address, by pid) and Chromium pages.
+//! (launched, by address, by pid) and Chromium pages; and page loads recorded as DevTools'
+//! "Record and reload" does ([`RecordOptions::page_load`], `page_load.rs`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), jsprof_cdp::CdpError> {
@@ -26,6 +27,7 @@ mod endpoint;
 mod error;
 mod http;
 mod launch;
+mod page_load;
 mod recorder;
 mod target;
 mod tree;
@@ -36,11 +38,14 @@ pub use endpoint::{addr_endpoint, is_loopback, target_id, ws_endpoint, Endpoint,
 pub use error::{CdpError, Result};
 pub use http::get_json;
 pub use launch::{launch, Launched, Registration, Registry, CLOSED, REGISTRY_ENV};
+pub use page_load::{
+    check_page_url, performance_panel_categories, PageLoad, DEFAULT_SETTLE, LOAD_TIMEOUT,
+};
 pub use recorder::{
     OutputSpec, RecordOptions, Recorder, SnapshotMode, StopReason, MIN_SNAPSHOT_PERIOD,
 };
 pub use target::{
-    check_node_process, resolve_chrome, resolve_inspect, resolve_pid, Target, TargetKind,
-    NODE_DEFAULT_PORT,
+    check_node_process, open_chrome_tab, resolve_chrome, resolve_inspect, resolve_pid, Target,
+    TargetKind, NODE_DEFAULT_PORT,
 };
 pub use tree::{describe, TargetLabel, TargetRecording, Tree, TreeHandle, EXIT_GRACE};

@@ -11,6 +11,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use crate::artifact::{Artifact, ArtifactKind, PartialFile};
 use crate::client::{Client, Event};
 use crate::error::{CdpError, Result};
+use crate::page_load::{self, LoadEnd, Navigation, PageLoad};
 use crate::target::TargetKind;
 
 /// When heap snapshots are taken.
@@ -40,6 +41,10 @@ pub struct RecordOptions {
     /// Node: record its worker threads too (`NodeWorker.enable`, each worker paused at its start
     /// until its own recording begins); [`Recorder::worker_events`] announces them.
     pub workers: bool,
+    /// With `trace`, on a Chromium page: record this page load as the Performance panel's
+    /// "Record and reload" does (its categories, JS samples and screenshots on); the recording
+    /// then also ends by itself once the page has loaded and settled.
+    pub page_load: Option<PageLoad>,
 }
 
 /// The shortest `--every` period: a heap snapshot of even a tiny heap pauses the program for a
@@ -62,6 +67,12 @@ pub enum StopReason {
     ProgramFinished,
     /// The connection closed: the target died or went away.
     TargetGone(String),
+    /// A recorded page load fired its load event and the settle time passed.
+    PageLoaded,
+    /// A recorded page load fired no load event within its timeout.
+    LoadTimedOut,
+    /// A recorded page load failed to navigate (`net::ERR_CONNECTION_REFUSED`, …).
+    NavigationFailed(String),
 }
 
 /// Categories the Performance panel records, plus V8's CPU samples when asked for.
@@ -107,13 +118,35 @@ pub struct Recorder {
     warning_sink: Option<tokio::sync::mpsc::UnboundedSender<String>>,
     /// Events that arrived while a snapshot was being taken, for `wait` to handle.
     deferred: std::collections::VecDeque<Event>,
+    /// The page load being recorded.
+    navigation: Option<Navigation>,
+    progress_sink: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    buffer_full_warned: bool,
 }
 
 impl Recorder {
     /// Starts recording. For a launched program waiting in `--inspect-brk`, this also lets it run.
+    /// A page opened for a page load ([`PageLoad::close_page`]) is closed again when the start
+    /// fails (another trace already running in the browser, …).
     pub async fn start(
         client: Client,
         events: UnboundedReceiver<Event>,
+        kind: TargetKind,
+        options: RecordOptions,
+        output: OutputSpec,
+    ) -> Result<Recorder> {
+        let close_page = options.page_load.as_ref().is_some_and(|p| p.close_page);
+        let started =
+            Recorder::start_recording(client.clone(), events, kind, options, output).await;
+        if started.is_err() && close_page {
+            let _ = client.call("Page.close", json!({}), COMMAND).await;
+        }
+        started
+    }
+
+    async fn start_recording(
+        client: Client,
+        mut events: UnboundedReceiver<Event>,
         kind: TargetKind,
         options: RecordOptions,
         output: OutputSpec,
@@ -123,6 +156,14 @@ impl Recorder {
                 "tracing (--trace) needs a Chromium page; Node's inspector has no Tracing domain"
                     .to_string(),
             ));
+        }
+        if options.page_load.is_some() && !options.trace {
+            return Err(CdpError::Target(
+                "recording a page load needs tracing (--trace)".to_string(),
+            ));
+        }
+        if options.page_load.is_some() {
+            page_load::go_blank(&client, &mut events).await?;
         }
         if kind == TargetKind::Node {
             // Lets us collect before a launched program exits (Node ≥ 12); harmless otherwise.
@@ -162,7 +203,20 @@ impl Recorder {
                 .call("HeapProfiler.startSampling", params, COMMAND)
                 .await?;
         }
-        if options.trace {
+        if options.trace && options.page_load.is_some() {
+            client
+                .call("Tracing.start", page_load::trace_config(), COMMAND)
+                .await?;
+            // DevTools' warm-up: V8 starts its CPU profiler on the first JS run after tracing
+            // starts, a cost better paid now than inside the page's first task.
+            let _ = client
+                .call(
+                    "Runtime.evaluate",
+                    json!({"expression": "(async function(){ await 1; })()", "throwOnSideEffect": true}),
+                    COMMAND,
+                )
+                .await;
+        } else if options.trace {
             let config = json!({
                 "transferMode": "ReturnAsStream",
                 "traceConfig": {
@@ -188,6 +242,10 @@ impl Recorder {
         let _ = client
             .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
             .await;
+        let navigation = options
+            .page_load
+            .clone()
+            .map(|spec| Navigation::start(&client, spec));
         Ok(Recorder {
             client,
             events,
@@ -202,7 +260,25 @@ impl Recorder {
             snapshot_width: 1,
             warning_sink: None,
             deferred: std::collections::VecDeque::new(),
+            navigation,
+            progress_sink: None,
+            buffer_full_warned: false,
         })
+    }
+
+    /// What the recording is doing, as it happens (going to the URL, the load event, collecting
+    /// the trace), for a caller that shows progress.
+    pub fn set_progress_sink(&mut self, sink: tokio::sync::mpsc::UnboundedSender<String>) {
+        if let Some(n) = &self.navigation {
+            let _ = sink.send(format!("loading {}", n.spec().url));
+        }
+        self.progress_sink = Some(sink);
+    }
+
+    fn progress(&self, message: String) {
+        if let Some(sink) = &self.progress_sink {
+            let _ = sink.send(message);
+        }
     }
 
     /// The connection's client (a clone): to attach to the workers [`RecordOptions::workers`]
@@ -301,9 +377,45 @@ impl Recorder {
         let mut last_length = Duration::ZERO;
         tokio::pin!(stop);
         loop {
+            let (page_deadline, page_end) =
+                match self.navigation.as_ref().and_then(Navigation::deadline) {
+                    Some((at, end)) => (Some(at), Some(end)),
+                    None => (None, None),
+                };
+            let page_sleep = tokio::time::sleep_until(
+                page_deadline.unwrap_or(start + Duration::from_secs(u64::MAX / 4)),
+            );
             tokio::select! {
                 _ = &mut sleep, if duration.is_some() => return Ok(StopReason::Duration),
                 _ = &mut stop => return Ok(StopReason::Interrupted),
+                _ = page_sleep, if page_deadline.is_some() => {
+                    return Ok(match page_end {
+                        Some(LoadEnd::TimedOut) => {
+                            if let Some(n) = self.navigation.as_mut() {
+                                n.explained();
+                            }
+                            let timeout = self.navigation.as_ref().map_or(Duration::ZERO, |n| n.spec().load_timeout);
+                            self.warn(format!(
+                                "{} fired no load event within {:.0} s; the recording stopped \
+                                 there, its trace kept",
+                                self.navigation.as_ref().map_or("the page", |n| n.spec().url.as_str()),
+                                timeout.as_secs_f64()
+                            ));
+                            StopReason::LoadTimedOut
+                        }
+                        _ => StopReason::PageLoaded,
+                    });
+                }
+                reply = page_load::next_reply(&mut self.navigation) => {
+                    let failed = self.navigation.as_mut().and_then(|n| n.on_reply(reply));
+                    if let Some(why) = failed {
+                        let url = self.navigation.as_ref().map(|n| n.spec().url.clone()).unwrap_or_default();
+                        self.warn(format!(
+                            "{url} did not load: {why}; the trace of the attempt is kept"
+                        ));
+                        return Ok(StopReason::NavigationFailed(why));
+                    }
+                }
                 _ = tick.tick(), if snapshots => {
                     if self.quota_reached() {
                         // Keep recording the rest; no more snapshots.
@@ -353,6 +465,33 @@ impl Recorder {
     /// What an event means for a recording in progress: the end, or a release to send.
     async fn on_event(&mut self, e: Event) -> Option<StopReason> {
         match e.method.as_str() {
+            "Page.loadEventFired" => {
+                if let Some(after) = self.navigation.as_mut().and_then(Navigation::on_load) {
+                    let settle = self.navigation.as_ref().and_then(|n| n.spec().settle);
+                    self.progress(match settle {
+                        Some(s) => format!(
+                            "load event after {after:.2} s; recording {:.1} s more",
+                            s.as_secs_f64()
+                        ),
+                        None => format!("load event after {after:.2} s"),
+                    });
+                }
+                None
+            }
+            "Tracing.bufferUsage" => {
+                let full = e
+                    .params
+                    .get("percentFull")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0);
+                if full >= 0.99 && !self.buffer_full_warned {
+                    self.buffer_full_warned = true;
+                    self.warn(
+                        "the trace buffer is full: events after this point are lost".to_string(),
+                    );
+                }
+                None
+            }
             "NodeRuntime.waitingForDisconnect" => Some(StopReason::ProgramFinished),
             "NodeRuntime.waitingForDebugger" => {
                 let _ = self
@@ -400,13 +539,23 @@ impl Recorder {
             let artifact = self.write_json(ArtifactKind::HeapProfile, &result["profile"])?;
             self.artifacts.push(artifact);
         }
+        if let Some(warning) = self.navigation.as_ref().and_then(Navigation::missing_load) {
+            self.warn(warning);
+        }
         if self.options.trace {
+            self.progress("collecting the trace".to_string());
             let artifact = self.collect_trace().await?;
             self.artifacts.push(artifact);
         }
         if self.options.heap_snapshot != SnapshotMode::Off && !self.quota_reached() {
             let artifact = self.take_snapshot().await?;
             self.artifacts.push(artifact);
+        }
+        if let Some(n) = self.navigation.take() {
+            if n.spec().close_page {
+                // Opened for this recording: closed with it (over its own connection).
+                let _ = self.client.call("Page.close", json!({}), COMMAND).await;
+            }
         }
         self.client.close();
         Ok((self.artifacts, self.warnings))

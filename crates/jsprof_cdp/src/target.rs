@@ -128,10 +128,25 @@ pub async fn resolve_chrome(addr: &str, reach: Reach) -> Result<Target> {
     });
     let page = match page {
         Some(p) => p.clone(),
-        // Chrome ≥ 111 wants PUT for /json/new.
-        None => get_json(addr, "/json/new?about:blank", "PUT", HTTP_TIMEOUT, reach).await?,
+        None => new_tab(addr, reach).await?,
     };
-    let ws_url = ws_of(&page, addr)
+    page_target(addr, &page, reach).await
+}
+
+/// A new tab (on `about:blank`) of a Chromium started with `--remote-debugging-port`, for a
+/// recording of its own: a page load recorded there leaves the user's pages alone.
+pub async fn open_chrome_tab(addr: &str, reach: Reach) -> Result<Target> {
+    let page = new_tab(addr, reach).await?;
+    page_target(addr, &page, reach).await
+}
+
+async fn new_tab(addr: &str, reach: Reach) -> Result<Value> {
+    // Chrome ≥ 111 wants PUT for /json/new.
+    get_json(addr, "/json/new?about:blank", "PUT", HTTP_TIMEOUT, reach).await
+}
+
+async fn page_target(addr: &str, page: &Value, reach: Reach) -> Result<Target> {
+    let ws_url = ws_of(page, addr)
         .ok_or_else(|| CdpError::Target(format!("{addr}: no WebSocket URL for the page")))?;
     let title = page
         .get("url")

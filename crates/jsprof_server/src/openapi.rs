@@ -238,7 +238,8 @@ pub fn document(state: &AppState) -> Value {
                     "target": {"type": "string", "description": "ws://HOST:PORT/ID | HOST:PORT | pid:PID | chrome:HOST:PORT (loopback unless --allow-remote-targets)"},
                     "record": {"type": "array", "items": {"type": "string", "enum": ["cpu", "heap-sampling", "heap-snapshot", "trace"]}, "default": ["cpu"]},
                     "interval_us": {"type": "integer", "minimum": 1, "maximum": 1000000},
-                    "snapshot_every_s": {"type": "number", "description": "with heap-snapshot: one every so many seconds too"}}},
+                    "snapshot_every_s": {"type": "number", "description": "with heap-snapshot: one every so many seconds too"},
+                    "url": {"type": "string", "description": "with trace and a chrome:HOST:PORT target: record the load of this URL in a new tab as the Performance panel's Record and reload does (`jsprof record --url`); the session stops by itself 3 s after the load event (at most 60 s without one) and the tab is closed"}}},
                 "SessionList": {"type": "object", "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
                 "Released": {"type": "object", "properties": {"released": {"type": "array", "items": {"type": "string"}}}}
             }

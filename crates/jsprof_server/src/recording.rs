@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jsprof_cdp::{
-    CdpError, Client, Event, OutputSpec, Reach, RecordOptions, Recorder, SnapshotMode, StopReason,
-    Target,
+    CdpError, Client, Event, OutputSpec, PageLoad, Reach, RecordOptions, Recorder, SnapshotMode,
+    StopReason, Target,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -34,6 +34,11 @@ pub struct StartRequest {
     /// With `heap-snapshot`: also one snapshot every so many seconds while recording.
     #[serde(default)]
     pub snapshot_every_s: Option<f64>,
+    /// With `trace` and a `chrome:HOST:PORT` target: record the load of this URL in a new tab,
+    /// as `jsprof record --url` does; the session then ends by itself once the page has loaded
+    /// and settled (a stop before that ends it earlier).
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -158,12 +163,34 @@ fn options_of(req: &StartRequest) -> ApiResult<(RecordOptions, Vec<String>)> {
         }
         options.heap_snapshot = SnapshotMode::Every(Duration::from_secs_f64(s));
     }
+    if let Some(url) = &req.url {
+        if !options.trace {
+            return Err(ApiError::bad_request(
+                "`url` needs `trace` in `record`: a page load is recorded as a trace",
+            ));
+        }
+        jsprof_cdp::check_page_url(url)
+            .map_err(|e| ApiError::bad_request(format!("url {}", ids::printable(&e))))?;
+        // The trace's screenshots show the page: a `file:` URL would show a local file to
+        // whoever holds the token.
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(ApiError::bad_request(format!(
+                "url {}: only http:// and https:// pages are recorded over HTTP",
+                ids::printable(url)
+            )));
+        }
+        let mut page = PageLoad::new(url.clone());
+        // The tab is opened for the session (see `resolve`) and closed with it.
+        page.close_page = true;
+        options.page_load = Some(page);
+    }
     let mut unique = record.clone();
     unique.dedup();
     Ok((options, unique))
 }
 
-async fn resolve(state: &AppState, spec: &Spec, text: &str) -> ApiResult<Target> {
+/// The target a spec names; for a page load (`new_tab`), a new tab of the Chromium it names.
+async fn resolve(state: &AppState, spec: &Spec, text: &str, new_tab: bool) -> ApiResult<Target> {
     let reach = reach(state);
     match spec {
         Spec::Inspect(addr) => {
@@ -174,9 +201,12 @@ async fn resolve(state: &AppState, spec: &Spec, text: &str) -> ApiResult<Target>
         }
         Spec::Chrome(addr) => {
             check_spec(text, addr)?;
-            jsprof_cdp::resolve_chrome(addr, reach)
-                .await
-                .map_err(|e| cdp_error(text, e))
+            let target = if new_tab {
+                jsprof_cdp::open_chrome_tab(addr, reach).await
+            } else {
+                jsprof_cdp::resolve_chrome(addr, reach).await
+            };
+            target.map_err(|e| cdp_error(text, e))
         }
         // SIGUSR1's default action terminates a process: only when the operator asked for pid
         // targets, and only to a Node process of the server's own user.
@@ -206,7 +236,12 @@ pub async fn start(state: Arc<AppState>, req: StartRequest) -> ApiResult<Value> 
     let (mut options, record) = options_of(&req)?;
     options.snapshot_quota = Some(state.config.session_quota);
     let spec = parse_spec(&req.target)?;
-    let target = resolve(&state, &spec, &req.target).await?;
+    if options.page_load.is_some() && !matches!(spec, Spec::Chrome(_)) {
+        return Err(ApiError::bad_request(
+            "`url` needs a Chromium target (chrome:HOST:PORT): the page loads in a new tab of it",
+        ));
+    }
+    let target = resolve(&state, &spec, &req.target, options.page_load.is_some()).await?;
     if options.trace && target.kind != jsprof_cdp::TargetKind::ChromePage {
         return Err(ApiError::bad_request(
             "`trace` needs a Chromium page (chrome:HOST:PORT); Node's inspector has no Tracing domain",

@@ -15,6 +15,8 @@ use serde::Serialize;
 
 use crate::output::{self, JsonWarning};
 
+mod page;
+
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   jsprof record --cpu -o profiles -- node app.js
@@ -22,7 +24,8 @@ use crate::output::{self, JsonWarning};
   timeout 60 jsprof record -- node server.js  # SIGTERM stops it like Ctrl-C, saving
   jsprof record --inspect 127.0.0.1:9229 --cpu --heap-sampling --duration 10
   jsprof record --pid 4242 --heap-snapshot --duration 30
-  jsprof record --chrome 127.0.0.1:9222 --trace --cpu --duration 5")]
+  jsprof record --chrome 127.0.0.1:9222 --trace --cpu --duration 5
+  jsprof record --chrome 127.0.0.1:9222 --trace --url http://localhost:8080/  # Record and reload")]
 pub struct Args {
     /// Attach to a Node inspector: HOST:PORT (its /json/list picks the target) or a ws:// URL.
     #[arg(long, value_name = "HOST:PORT|ws://…", conflicts_with_all = ["pid", "chrome"])]
@@ -55,6 +58,15 @@ pub struct Args {
     /// Record a Performance-panel trace (Chromium only; with --cpu it carries JS samples).
     #[arg(long)]
     pub trace: bool,
+    /// With --chrome and --trace: record the load of URL in a new tab, as the Performance
+    /// panel's "Record and reload" does (its categories, JS samples and screenshots on); the
+    /// recording ends 3 s after the load event (at most 60 s without one), or at --duration
+    /// seconds after the navigation.
+    #[arg(long, value_name = "URL", requires_all = ["chrome", "trace"])]
+    pub url: Option<String>,
+    /// With --url: stop after S seconds without a load event (default 60), keeping the trace.
+    #[arg(long, value_name = "S", requires = "url", conflicts_with = "duration")]
+    pub load_timeout: Option<f64>,
     /// Stop after S seconds (otherwise at Ctrl-C or when the launched command finishes).
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
@@ -180,6 +192,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         trace: args.trace,
         snapshot_quota: None,
         workers: false,
+        page_load: None,
     };
     if !options.cpu
         && !options.heap_sampling
@@ -203,6 +216,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .transpose()?;
     if args.command.is_empty()
         && duration.is_none()
+        && args.url.is_none()
         && !std::io::IsTerminal::is_terminal(&std::io::stdin())
     {
         // Without a terminal nobody can press Ctrl-C: say so rather than wait forever unnoticed.
@@ -210,13 +224,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "jsprof: recording until interrupted (SIGINT); give --duration to stop by itself"
         );
     }
+    if let Some(url) = &args.url {
+        jsprof_cdp::check_page_url(url).map_err(|e| anyhow::anyhow!("--url {e}"))?;
+    }
     // Before anything runs: a recording that cannot be saved is lost whole.
     probe_output(&args.out)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let mut outcome = runtime.block_on(record(&args, options, duration))?;
+    let mut outcome = match &args.url {
+        Some(url) => runtime.block_on(page::record_page_load(&args, url, options, duration))?,
+        None => runtime.block_on(record(&args, options, duration))?,
+    };
     drop(runtime);
+    // A page that failed to load: its trace is saved and listed, and the command fails as for
+    // bad input (the warning said why).
+    let load_failed = matches!(outcome.stop, StopReason::NavigationFailed(_));
     // Processes in the order they started; each one's workers after it.
     outcome.targets.sort_by_key(|t| {
         (
@@ -262,6 +285,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             );
             ExitCode::from(1)
         }
+        _ if load_failed => ExitCode::from(2),
         _ => ExitCode::SUCCESS,
     };
     let files: Vec<PathBuf> = artifacts.iter().map(|(_, a)| a.path.clone()).collect();

@@ -22,6 +22,7 @@ mod lines;
 mod mcp;
 mod page;
 mod record;
+mod record_page;
 mod record_tree;
 mod serve;
 mod source_maps;

@@ -304,7 +304,7 @@ fn a_command_that_is_not_there_is_a_clear_error() {
 }
 
 /// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
@@ -319,7 +319,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Kills the browser (and its children) when the test ends, however it ends.
-struct Browser(Child);
+pub(crate) struct Browser(pub(crate) Child);
 
 impl Drop for Browser {
     fn drop(&mut self) {

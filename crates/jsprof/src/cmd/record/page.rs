@@ -1,0 +1,132 @@
+//! `jsprof record --chrome ADDR --trace --url URL`: a page load, recorded in a tab of its own.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use jsprof_cdp::{
+    Client, OutputSpec, PageLoad, Reach, RecordOptions, Recorder, StopReason, TargetKind,
+    TargetLabel, TargetRecording,
+};
+
+use super::{sanitize, seconds, stem, Args, Outcome, Signals, CONNECT_TIMEOUT};
+use crate::output::JsonWarning;
+
+/// `--url`: the load of a page recorded in a new tab of the browser at `--chrome`, the way the
+/// Performance panel's "Record and reload" does it; the recording ends by itself once the page
+/// has loaded and settled (or at `--duration` after the navigation, or at Ctrl-C), and the tab
+/// is closed.
+pub(super) async fn record_page_load(
+    args: &Args,
+    url: &str,
+    options: RecordOptions,
+    duration: Option<Duration>,
+) -> Result<Outcome> {
+    let mut signals = Signals::install()?;
+    let mut page = PageLoad::new(url);
+    page.close_page = true;
+    if let Some(s) = args.load_timeout {
+        page.load_timeout = seconds(s, "--load-timeout")?;
+    }
+    if duration.is_some() {
+        page.settle = None;
+    }
+    let addr = args.chrome.as_deref().unwrap_or_default();
+    let target = jsprof_cdp::open_chrome_tab(addr, Reach::Any)
+        .await
+        .with_context(|| {
+            format!(
+                "--chrome {addr}: cannot open a tab there (is a Chromium started with \
+                 --remote-debugging-port listening on it?)"
+            )
+        })?;
+    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT, Reach::Any)
+        .await
+        .with_context(|| format!("cannot attach to the new tab {}", target.ws_url))?;
+    let options = RecordOptions {
+        page_load: Some(page),
+        ..options
+    };
+    let output = OutputSpec {
+        dir: args.out.clone(),
+        stem: stem(
+            args,
+            &format!("pageload-{}", sanitize(url)).replace("--", "-"),
+        ),
+    };
+    eprintln!(
+        "jsprof: recording the load of {url} in a new tab of {addr}{}",
+        match duration {
+            Some(d) => format!(" for {:.1} s", d.as_secs_f64()),
+            None => " until it has loaded and settled (Ctrl-C to stop earlier)".to_string(),
+        }
+    );
+    let mut recorder = match Recorder::start(
+        client.clone(),
+        events,
+        TargetKind::ChromePage,
+        options,
+        output,
+    )
+    .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            // The recorder has closed the tab it was given.
+            client.close();
+            bail!("cannot start recording {url}: {e}");
+        }
+    };
+    let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+    let (progress, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (warned, mut warned_rx) = tokio::sync::mpsc::unbounded_channel();
+    recorder.set_progress_sink(progress);
+    recorder.set_warning_sink(warned);
+    let at = url.to_string();
+    // What happens, as it happens; the warnings again in the JSON at the end.
+    let printer = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                Some(p) = progress_rx.recv() => eprintln!("jsprof: {p}"),
+                Some(w) = warned_rx.recv() => eprintln!("jsprof: warning: {at}: {w}"),
+                else => break,
+            }
+        }
+    });
+    let stop = recorder
+        .wait_until(deadline, signals.recv())
+        .await
+        .with_context(|| format!("recording {url}"))?;
+    if let StopReason::TargetGone(detail) = &stop {
+        bail!("the tab recording {url} went away ({detail}); nothing was saved");
+    }
+    let (artifacts, recorded_warnings) = recorder
+        .finish()
+        .await
+        .with_context(|| format!("collecting the trace of {url}"))?;
+    let _ = printer.await;
+    let warnings = recorded_warnings
+        .iter()
+        .map(|message| JsonWarning {
+            at: url.to_string(),
+            message: message.clone(),
+        })
+        .collect();
+    Ok(Outcome {
+        target: url.to_string(),
+        stop: stop.clone(),
+        targets: vec![TargetRecording {
+            label: TargetLabel {
+                pid: None,
+                ppid: None,
+                worker: None,
+                title: url.to_string(),
+            },
+            stop: Some(stop),
+            artifacts,
+            warnings: recorded_warnings,
+            error: None,
+        }],
+        program: None,
+        warnings,
+    })
+}
