@@ -1,6 +1,7 @@
 //! Integration tests of the heap engine: one binary, a module per area.
 
 mod dominators;
+mod edges;
 mod explore;
 mod fuzz_regressions;
 mod golden;
