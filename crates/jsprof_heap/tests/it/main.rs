@@ -1,5 +1,6 @@
 //! Integration tests of the heap engine: one binary, a module per area.
 
+mod comparison_objects;
 mod dominators;
 mod edges;
 mod explore;
