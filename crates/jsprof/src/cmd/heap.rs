@@ -22,6 +22,7 @@ mod allocations;
 mod detached;
 mod diff;
 mod dominators;
+mod edges;
 mod leaks;
 mod retainers;
 mod strings;
@@ -40,6 +41,8 @@ pub enum HeapCommand {
     Retainers(retainers::RetainersArgs),
     /// The dominator tree (from the root or one object) with retained sizes, largest first.
     Dominators(dominators::DominatorsArgs),
+    /// One object's edges (DevTools' Containment) or, with --retainers, its direct retainers.
+    Edges(edges::EdgesArgs),
     /// Duplicated strings: values held more than once, largest waste first.
     Strings(strings::StringsArgs),
     /// Detached DOM trees and what keeps each alive.
@@ -102,6 +105,7 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
         HeapCommand::Diff(args) => diff::run(args),
         HeapCommand::Retainers(args) => retainers::run(args),
         HeapCommand::Dominators(args) => dominators::run(args),
+        HeapCommand::Edges(args) => edges::run(args),
         HeapCommand::Strings(args) => strings::run(args),
         HeapCommand::Detached(args) => detached::run(args),
         HeapCommand::Leaks(args) => leaks::run(args),
