@@ -8,6 +8,7 @@ import { FlameGraph } from 'jsprof/flamegraph.js';
 import { CallTreeView } from 'jsprof/calltree.js';
 import { DiffView } from 'jsprof/diff.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from 'jsprof/heap.js';
+import { ContainmentView, StringsView, AllocationsView } from 'jsprof/heapviews.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
 // The page's state that outlives one artifact, all of it here. It is also `window.jsprof`, the
@@ -479,7 +480,11 @@ function openHeap(art, c, bases) {
     const s = await summaryOnce();
     app.dominators = new DominatorsView(tab.node, heap, s.total_size);
   });
+  if (heap.edges) addTab('containment', 'Containment', async (tab) => { app.containment = new ContainmentView(tab.node, heap, (await summaryOnce()).total_size); await app.containment.ready; });
   addTab('statistics', 'Statistics', async (tab) => statisticsView(tab.node, await summaryOnce()));
+  if (heap.strings) addTab('strings', 'Strings', async (tab) => { app.strings = new StringsView(tab.node, heap); await app.strings.ready; });
+  // Allocation stacks only where a .heaptimeline recorded them.
+  if (heap.allocations) summaryOnce().then((s) => s.kind === 'heaptimeline' && current === c && addTab('allocations', 'Allocations', async (tab) => { app.allocations = new AllocationsView(tab.node, heap); await app.allocations.ready; }));
   addTab('detached', 'Detached', async (tab) => {
     const s = await summaryOnce();
     app.detached = new DetachedView(tab.node, heap, s.total_size);

@@ -29,6 +29,7 @@ mod timeline;
 mod ui;
 mod ui_engine;
 mod ui_fixes;
+mod ui_heap;
 mod ui_page;
 mod ui_tables;
 mod views;
