@@ -70,7 +70,7 @@ pub use snapshot::{
 pub use snapshot_order::{max_node_id, process_order, same_process};
 pub use statistics::Statistics;
 pub use strings::Strings;
-pub use summary::{class_members, sort_rows, summary, ClassRow, SortBy};
+pub use summary::{class_members, sort_rows, summary, summary_between, ClassRow, SortBy};
 pub use weak_map::{parse_weak_map_edge_name, WeakMapEdgeName};
 
 /// Test-only access to internals (the dominator reference test drives the algorithm directly).

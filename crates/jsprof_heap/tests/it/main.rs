@@ -8,3 +8,4 @@ mod fuzz_regressions;
 mod golden;
 mod leaks;
 mod reader;
+mod summary_between;
