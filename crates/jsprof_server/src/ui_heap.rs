@@ -31,6 +31,8 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route(&format!("{BASE}/strings"), get(strings))
         .route(&format!("{BASE}/allocations"), get(allocations))
         .route(&format!("{BASE}/diff/class"), get(diff_class))
+        .route(&format!("{BASE}/summary/between"), get(summary_between))
+        .route(&format!("{BASE}/class/between"), get(class_between))
 }
 
 /// `…/heap/edges/{id|root}?retainers=1&offset=&limit=`: `jsprof heap edges FILE ID
@@ -163,6 +165,80 @@ async fn diff_class(
             limit,
         )?;
         Ok(json_ok(&report))
+    })
+    .await
+}
+
+/// `…/heap/summary/between?first=S/A&second=S/A&limit=`: this snapshot's Summary over the objects
+/// allocated between FIRST and SECOND (DevTools' Summary filter), `jsprof heap summary THIS
+/// --between FIRST SECOND --json`.
+async fn summary_between(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["first", "second", "limit"])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(0);
+    let (fs, fa) = other_snapshot(&p, "first")?;
+    let (ss, sa) = other_snapshot(&p, "second")?;
+    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
+    let (first, _) = snapshot(&state, &fs, &fa).await?;
+    let (second, _) = snapshot(&state, &ss, &sa).await?;
+    crate::work::run(move || {
+        let (s, a, _) = loaded.snapshot()?;
+        let between = jsprof_document::heap::BetweenJson {
+            after_id: jsprof_heap::max_node_id(first.snapshot()?.0),
+            up_to_id: jsprof_heap::max_node_id(second.snapshot()?.0),
+        };
+        Ok(json_ok(&jsprof_document::heap::summary_report_between(
+            s,
+            a,
+            jsprof_heap::SortBy::Retained,
+            limit,
+            between,
+        )))
+    })
+    .await
+}
+
+/// `…/heap/class/between?key=&first=S/A&second=S/A&offset=&limit=`: a page of one class's
+/// objects allocated between FIRST and SECOND (a row of the filtered Summary, expanded), largest
+/// retained first as `…/heap/class` lists the whole class.
+async fn class_between(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["key", "first", "second", "offset", "limit"])?;
+    let key = p
+        .get("key")
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::bad_request("`key` is required: a Summary row's key"))?;
+    let offset = p.number::<usize>("offset")?.unwrap_or(0);
+    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
+    let (fs, fa) = other_snapshot(&p, "first")?;
+    let (ss, sa) = other_snapshot(&p, "second")?;
+    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
+    let (first, _) = snapshot(&state, &fs, &fa).await?;
+    let (second, _) = snapshot(&state, &ss, &sa).await?;
+    crate::work::run(move || {
+        let (s, a, derived) = loaded.snapshot()?;
+        let ids = jsprof_heap::max_node_id(first.snapshot()?.0).saturating_add(1)
+            ..=jsprof_heap::max_node_id(second.snapshot()?.0);
+        let members = derived.class(s, a, &key).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "{name}: no class with key `{}`",
+                ids::printable(&key)
+            ))
+        })?;
+        let kept: Vec<u32> = members
+            .iter()
+            .copied()
+            .filter(|&n| ids.contains(&s.nodes.id[n as usize]))
+            .collect();
+        Ok(json_ok(&jsprof_document::heap_pages::page(
+            s, a, &kept, offset, limit,
+        )))
     })
     .await
 }

@@ -472,7 +472,7 @@ function openHeap(art, c, bases) {
   let summary = null;
   const summaryOnce = () => (summary ||= heap.summary());
   addTab('summary', 'Summary', async (tab) => {
-    const v = new SummaryView(tab.node, heap);
+    const v = new SummaryView(tab.node, heap, art.live ? [...bases, { label: `${art.name} (this)`, session: c.session, artifact: c.artifactId }] : []);
     app.summary = v;
     await v.load();
   });

@@ -68,11 +68,23 @@ async function loadMore(table, row, load) {
 }
 
 export class SummaryView {
-  constructor(root, heap) {
+  // snaps: [{label, session, artifact}] every snapshot in the server, this one included, for
+  // DevTools' filter "Objects allocated between Snapshot 1 and Snapshot 2".
+  constructor(root, heap, snaps = []) {
     this.heap = heap;
     const bar = el('div', { class: 'toolbar' });
     this.input = el('input', { type: 'search', placeholder: 'Class filter', 'aria-label': 'Class filter' });
     this.info = el('span', { class: 'hint' });
+    this.range = null; // [first, second] as SESSION/ARTIFACT, or null: all objects
+    this.objects = el('select', { 'aria-label': 'Objects' }, el('option', { value: '', text: 'All objects' }));
+    if (heap.summaryBetween && snaps.length >= 2) {
+      for (const a of snaps) for (const b of snaps) {
+        if (a === b) continue;
+        this.objects.append(el('option', { value: `${a.session}/${a.artifact} ${b.session}/${b.artifact}`, text: `Objects allocated between ${a.label} and ${b.label}` }));
+      }
+      this.objects.addEventListener('change', () => this.reload());
+      bar.append(this.objects);
+    }
     bar.append(this.input, this.info);
     const split = el('div', { class: 'split' });
     const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
@@ -84,13 +96,26 @@ export class SummaryView {
     this.input.addEventListener('input', () => { clearTimeout(this.t); this.t = setTimeout(() => this.filter(), 150); });
   }
 
+  // The Summary again, of all objects or of those allocated between the two chosen snapshots
+  // (`jsprof heap summary THIS --between FIRST SECOND`).
+  async reload() {
+    this.range = this.objects.value ? this.objects.value.split(' ') : null;
+    this.scroll.textContent = '';
+    await this.load();
+  }
+
   async load() {
-    const s = await this.heap.summary();
+    const range = this.range;
+    const s = range ? await this.heap.summaryBetween(range[0], range[1]) : await this.heap.summary();
+    if (range !== this.range) return;
     this.summary = s;
     this.classes = s.classes.map((c) => Object.assign({ isClass: true }, c));
-    this.info.textContent = `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
-    const load = pager((d, offset, limit) => this.heap.classPage(d.key, offset, limit));
-    this.load = load;
+    const count = s.classes.reduce((n, c) => n + c.count, 0);
+    this.info.textContent = s.between
+      ? `${fmtCount(count)} objects allocated between the two (ids after @${s.between.after_id} up to @${s.between.up_to_id}) · ${fmtCount(s.classes.length)} classes · of ${fmtBytes(s.total_size)}`
+      : `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
+    const load = pager((d, offset, limit) => (range ? this.heap.classPageBetween(range[0], range[1], d.key, offset, limit) : this.heap.classPage(d.key, offset, limit)));
+    this.loadPage = load;
     this.table = heapTable(this.scroll, s.total_size, (d, offset) => load(d, offset), (d) => d.isClass, async (d, row, table, activate) => {
       if (d.more) { await loadMore(table, row, load); return; }
       if (!d.isClass) this.retainers.show(d);

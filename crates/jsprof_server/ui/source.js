@@ -80,6 +80,8 @@ export class ServerSource {
         edges: (id, retainers, offset, limit) => src.get(`${ui}/heap/edges/${id}`, { retainers: retainers ? 1 : null, offset, limit }),
         strings: () => src.get(`${ui}/heap/strings`, { limit: 500 }),
         allocations: (bottomUp) => src.get(`${ui}/heap/allocations`, { bottom_up: bottomUp ? 1 : null }),
+        summaryBetween: (first, second) => src.get(`${ui}/heap/summary/between`, { first, second, limit: 0 }),
+        classPageBetween: (first, second, key, offset, limit) => src.get(`${ui}/heap/class/between`, { first, second, key, offset, limit }),
         diffClass: (baseSession, baseArtifact, key, offset, limit) => src.get(`${ui}/heap/diff/class`, { base: `${baseSession}/${baseArtifact}`, key, offset, limit }),
       },
     };

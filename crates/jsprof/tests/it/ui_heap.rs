@@ -307,3 +307,39 @@ fn comparison_rows_expand_to_heap_diff_class() {
     let v = view(&[base, target]);
     checks("comparison", &v.url, &expected);
 }
+
+/// The Summary's "Objects allocated between" filter is `jsprof heap summary FINAL --between
+/// BASE TARGET` (which the heap tests hold to DevTools' own filter), and a class of it expands to
+/// as many objects as it counts.
+#[test]
+fn summary_between_snapshots_is_heap_summary_between() {
+    if !available() {
+        return;
+    }
+    let f = fixtures();
+    let files: Vec<PathBuf> = ["leak-1-baseline", "leak-2-target", "leak-3-final"]
+        .iter()
+        .map(|n| f.join(format!("heap/{n}.heapsnapshot.gz")))
+        .collect();
+    let path = |i: usize| files[i].to_str().unwrap();
+    let report = jsprof_json(&[
+        "heap",
+        "summary",
+        path(2),
+        "--between",
+        path(0),
+        path(1),
+        "--limit",
+        "0",
+        "--json",
+    ]);
+    assert!(report["classes"].as_array().unwrap().len() > 5);
+    let expected = json!({
+        "target": "leak-3-final",
+        "first": "leak-1-baseline",
+        "second": "leak-2-target",
+        "report": report,
+    });
+    let v = view(&files);
+    checks("between", &v.url, &expected);
+}

@@ -15,6 +15,8 @@
 //               row KEY is in the Comparison; it expands to `heap diff --class KEY`'s new objects
 //               (ids, largest first) and deleted ones, and its "more" row adds the next page;
 //               TARGET names the snapshot whose Comparison it is (the page is moved to it).
+//   between     {target, first, second, report}: `jsprof heap summary TARGET --between FIRST
+//               SECOND --json`: the Summary's "Objects allocated between" filter has its rows.
 //   tabs        {present, absent}: tab names that must (not) be in the tab bar.
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
@@ -35,6 +37,18 @@ async function tab(name) {
   await page.waitForSelector(`#tabs button[data-tab=${name}]`, { timeout: 30000 });
   await page.click(`#tabs button[data-tab=${name}]`);
   await page.waitForTimeout(300);
+}
+
+// Moves the page to the snapshot whose name contains NAME (`jsprof view` opens one of its files).
+async function openOn(name) {
+  if ((await page.evaluate(() => window.jsprof.current.art.name)).includes(name)) return;
+  const r = await page.evaluate(() => window.jsprof.source.sessions());
+  const list = Array.isArray(r) ? r : r.sessions;
+  const s = list.find((s) => s.artifacts.some((a) => (a.name || s.target).includes(name)));
+  const a = s.artifacts.find((a) => (a.name || s.target).includes(name)) || s.artifacts[0];
+  await page.goto(url.split('#')[0] + `#session=${s.session_id}&artifact=${a.artifact_id}`);
+  await page.reload();
+  await page.waitForFunction((t) => window.jsprof && window.jsprof.ready && window.jsprof.current.art.name.includes(t), name, { timeout: 60000 });
 }
 
 // The rows an expanded chain of levels shows: each level's first row holds the next level.
@@ -142,16 +156,7 @@ if (kind === 'retainers') {
     assert.deepEqual(norm(kids), norm(first.children), `the callees of ${first.name}`);
   }
 } else if (kind === 'comparison') {
-  // The page opens one of the two snapshots: the Comparison is the target's, against the base.
-  if (!(await page.evaluate(() => window.jsprof.current.art.name)).includes(expected.target)) {
-    const r = await page.evaluate(() => window.jsprof.source.sessions());
-    const list = Array.isArray(r) ? r : r.sessions;
-    const s = list.find((s) => s.artifacts.some((a) => (a.name || s.target).includes(expected.target)));
-    const a = s.artifacts.find((a) => (a.name || s.target).includes(expected.target)) || s.artifacts[0];
-    await page.goto(url.split('#')[0] + `#session=${s.session_id}&artifact=${a.artifact_id}`);
-    await page.reload();
-    await page.waitForFunction((t) => window.jsprof && window.jsprof.ready && window.jsprof.current.art.name.includes(t), expected.target, { timeout: 60000 });
-  }
+  await openOn(expected.target);
   await tab('comparison');
   await page.waitForFunction(() => window.jsprof.comparison && window.jsprof.comparison.table.roots.length > 0, null, { timeout: 60000 });
   const row = await page.evaluate((key) => { const r = window.jsprof.comparison.table.roots.find((r) => r.d.key === key); return r && r.d; }, expected.key);
@@ -180,6 +185,29 @@ if (kind === 'retainers') {
   await page.waitForFunction(([key, n]) => window.jsprof.comparison.table.roots.find((r) => r.d.key === key).kids.filter((k) => k.d.object && k.d.side === 'new').length >= n, [expected.key, expected.new[0].length + expected.new[1].length], { timeout: 30000 });
   got = await kids();
   assert.deepEqual(got.new, [...expected.new[0], ...expected.new[1]], '"more" adds the next page of new objects');
+} else if (kind === 'between') {
+  await openOn(expected.target);
+  await page.waitForFunction(() => window.jsprof.summary && window.jsprof.summary.table, null, { timeout: 60000 });
+  const value = await page.evaluate(([a, b]) => [...document.querySelectorAll('[role=tabpanel]:not([hidden]) select[aria-label=Objects] option')]
+    .find((o) => o.text.includes(`between ${a}`) && o.text.includes(`and ${b}`)).value, [expected.first, expected.second]);
+  await page.selectOption('[role=tabpanel]:not([hidden]) select[aria-label=Objects]', value);
+  await page.waitForFunction(() => window.jsprof.summary.summary && window.jsprof.summary.summary.between, null, { timeout: 60000 });
+  const rows = (list) => list.map((c) => [c.key, c.count, c.self_size, c.retained_size]).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  const got = await page.evaluate(() => window.jsprof.summary.table.roots.map((r) => r.d));
+  assert.deepEqual(rows(got), rows(expected.report.classes), 'the filtered Summary is `heap summary --between`');
+  const info = await page.textContent('[role=tabpanel]:not([hidden]) .toolbar');
+  assert.ok(info.includes(`after @${expected.report.between.after_id} up to @${expected.report.between.up_to_id}`), `the filter's ids: ${info}`);
+  // Its largest class expands to as many objects as it counts.
+  const big = expected.report.classes[0];
+  const kids = await page.evaluate(async (key) => {
+    const t = window.jsprof.summary.table;
+    const r = t.roots.find((r) => r.d.key === key);
+    await t.expand(r, true);
+    t.render();
+    return r.kids.filter((k) => !k.d.more).length;
+  }, big.key);
+  assert.equal(kids, Math.min(big.count, 20), `${big.name}: the objects of the filtered class`);
+  await shot('heap-summary-between');
 } else if (kind === 'tabs') {
   await page.waitForFunction(() => window.jsprof.summary && window.jsprof.summary.summary, null, { timeout: 60000 });
   await page.waitForTimeout(500);
