@@ -175,12 +175,50 @@ pub struct SummaryReport {
     pub node_count: usize,
     pub total_size: u64,
     pub statistics: StatisticsJson,
+    /// Only with `--between`: the Summary covers the objects allocated between two snapshots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub between: Option<BetweenJson>,
     pub classes: Vec<ClassJson>,
+}
+
+/// The objects a `--between` Summary covers (DevTools' "Objects allocated between Snapshot 1 and
+/// Snapshot 2"): ids after the first snapshot's largest JS object id, up to the second's.
+#[derive(Clone, Copy, Serialize, JsonSchema)]
+pub struct BetweenJson {
+    pub after_id: u32,
+    pub up_to_id: u32,
 }
 
 /// The Summary sorted by `sort`, at most `limit` classes (0 = all).
 pub fn summary_report(s: &HeapSnapshot, a: &Analysis, sort: SortBy, limit: usize) -> SummaryReport {
-    let mut rows = summary(s, a, sort);
+    summary_report_of(s, a, sort, limit, None)
+}
+
+/// The Summary of the objects allocated between two snapshots (`between`), as
+/// [`summary_report`].
+pub fn summary_report_between(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    sort: SortBy,
+    limit: usize,
+    between: BetweenJson,
+) -> SummaryReport {
+    summary_report_of(s, a, sort, limit, Some(between))
+}
+
+fn summary_report_of(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    sort: SortBy,
+    limit: usize,
+    between: Option<BetweenJson>,
+) -> SummaryReport {
+    let mut rows = match between {
+        None => summary(s, a, sort),
+        Some(b) => {
+            jsprof_heap::summary_between(s, a, sort, b.after_id.saturating_add(1)..=b.up_to_id)
+        }
+    };
     if limit > 0 {
         rows.truncate(limit);
     }
@@ -190,6 +228,7 @@ pub fn summary_report(s: &HeapSnapshot, a: &Analysis, sort: SortBy, limit: usize
         node_count: s.node_count(),
         total_size: a.total_size,
         statistics: statistics_json(&a.statistics),
+        between,
         classes: rows
             .into_iter()
             .map(|r| ClassJson {

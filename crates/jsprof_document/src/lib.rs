@@ -6,7 +6,8 @@
 //!   DevTools' timing, [`source_maps`], [`filters`] — one `FilterSpec` for CLI flags and query
 //!   parameters —, then a view's thread and range);
 //! - the typed documents of every view: [`summary`], [`threads`], [`top`], [`tree`], [`events`],
-//!   [`diff`], [`heap`] (Summary, node, retainers, Comparison, leaks), and the UI's
+//!   [`diff`], [`heap`] (Summary, node, retainers, Comparison, leaks), [`heap_edges`],
+//!   [`heap_changes`], [`heap_strings`], [`heap_allocations`], and the UI's
 //!   [`chart`] and [`heap_pages`] documents;
 //! - their wire format, generated from the types ([`schema`]: `docs/json.md` and the service's
 //!   OpenAPI components).
@@ -30,7 +31,11 @@ pub mod events;
 pub mod filmstrip;
 pub mod filters;
 pub mod heap;
+pub mod heap_allocations;
+pub mod heap_changes;
+pub mod heap_edges;
 pub mod heap_pages;
+pub mod heap_strings;
 pub mod input;
 pub mod lines;
 pub mod load;

@@ -97,9 +97,31 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::heap::RetainersReport>,
     },
     Document {
+        name: "EdgesReport",
+        answers:
+            "`jsprof heap edges FILE ID [--retainers] --json`; `GET /api/ui/…/heap/edges/{id}`",
+        add: add::<crate::heap_edges::EdgesReport>,
+    },
+    Document {
+        name: "StringsReport",
+        answers: "`jsprof heap strings FILE --json`; `GET /api/ui/…/heap/strings`",
+        add: add::<crate::heap_strings::StringsReport>,
+    },
+    Document {
+        name: "AllocationsReport",
+        answers: "`jsprof heap allocations FILE --json`; `GET /api/ui/…/heap/allocations`",
+        add: add::<crate::heap_allocations::AllocationsReport>,
+    },
+    Document {
         name: "HeapDiffReport",
         answers: "`jsprof heap diff BASE TARGET --json`; `GET …/heap/diff`",
         add: add::<crate::heap::DiffReport>,
+    },
+    Document {
+        name: "ClassChangesReport",
+        answers:
+            "`jsprof heap diff BASE TARGET --class KEY --json`; `GET /api/ui/…/heap/diff/class`",
+        add: add::<crate::heap_changes::ClassChangesReport>,
     },
     Document {
         name: "LeaksReport",

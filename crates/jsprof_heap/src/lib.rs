@@ -19,6 +19,7 @@ mod bits;
 pub mod cache;
 mod classes;
 mod comparison;
+mod comparison_objects;
 mod detached_dom;
 mod detachedness;
 pub mod distances;
@@ -26,6 +27,7 @@ mod dominator_tree;
 mod dominators;
 mod duplicate_strings;
 mod edge_names;
+mod edges;
 mod error;
 mod essential;
 mod flags;
@@ -48,10 +50,12 @@ pub use analysis::{analyze, Analysis, NodeInfo};
 pub use cache::{open_analysed, HeapCache, Opened};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, ClassDiff, Comparison};
+pub use comparison_objects::{class_changes, ClassChanges};
 pub use detached_dom::{detached_trees, DetachedTree};
 pub use dominator_tree::DominatorTree;
 pub use duplicate_strings::{duplicate_strings, DuplicateString};
 pub use edge_names::{edge_label, edge_name, edge_type_name};
+pub use edges::{containment_edges, retainer_edges};
 pub use error::{HeapError, Result};
 pub use leaks::{leaks, LeakGroup, LeakStep};
 pub use names::display_name;
@@ -66,7 +70,7 @@ pub use snapshot::{
 pub use snapshot_order::{max_node_id, process_order, same_process};
 pub use statistics::Statistics;
 pub use strings::Strings;
-pub use summary::{class_members, sort_rows, summary, ClassRow, SortBy};
+pub use summary::{class_members, sort_rows, summary, summary_between, ClassRow, SortBy};
 pub use weak_map::{parse_weak_map_edge_name, WeakMapEdgeName};
 
 /// Test-only access to internals (the dominator reference test drives the algorithm directly).

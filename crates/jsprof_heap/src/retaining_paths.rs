@@ -17,7 +17,9 @@ use crate::distances::BASE_SYSTEM_DISTANCE;
 use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal};
 
 /// Every edge by its target: the full reverse graph (DevTools' `retainingEdges`), in DevTools' order
-/// (sources in reverse order, as `buildRetainers` fills it).
+/// (sources in reverse order, as `buildRetainers` fills it). The default index has no edges and
+/// answers no question: for callers that need none.
+#[derive(Default)]
 pub struct RetainerIndex {
     first: Vec<u32>,
     edges: Vec<EdgeOrdinal>,

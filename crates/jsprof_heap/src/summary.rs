@@ -58,10 +58,32 @@ const NO_KEY: u32 = u32::MAX;
 
 /// All Summary rows, sorted.
 pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
+    summary_of(s, a, sort, None)
+}
+
+/// The Summary of the objects whose ids are in `ids` (after its start, up to its end), as
+/// DevTools' Summary filter "Objects allocated between Snapshot 1 and Snapshot 2" shows it
+/// (`createNodeIdFilter`, with the two snapshots' largest JS object ids): each row counts,
+/// sizes and retains only those objects.
+pub fn summary_between(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    sort: SortBy,
+    ids: std::ops::RangeInclusive<u32>,
+) -> Vec<ClassRow> {
+    summary_of(s, a, sort, Some(ids))
+}
+
+fn summary_of(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    sort: SortBy,
+    ids: Option<std::ops::RangeInclusive<u32>>,
+) -> Vec<ClassRow> {
     // The dominator tree's child lists do not depend on the classes: build them meanwhile.
     let ((mut aggregates, key_of), tree) = std::thread::scope(|scope| {
         let tree = scope.spawn(|| DominatedLists::of(s, a));
-        let groups = aggregate(s, a, false);
+        let groups = aggregate(s, a, false, ids.as_ref());
         let tree = tree
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -79,14 +101,19 @@ pub fn summary(s: &HeapSnapshot, a: &Analysis, sort: SortBy) -> Vec<ClassRow> {
 /// The Summary's classes with their members (ordinals in node order), in DevTools' order of first
 /// appearance; retained sizes are left at 0.
 pub fn class_members(s: &HeapSnapshot, a: &Analysis) -> Vec<(ClassRow, Vec<NodeOrdinal>)> {
-    let (aggregates, _) = aggregate(s, a, true);
+    let (aggregates, _) = aggregate(s, a, true, None);
     public_rows(s, aggregates)
 }
 
-/// Groups the nodes with a non-zero self size by internal class key; returns the groups and each
-/// node's group ([`NO_KEY`] for none).
+/// Groups the nodes with a non-zero self size (and an id in `ids`, when given) by internal class
+/// key; returns the groups and each node's group ([`NO_KEY`] for none).
 #[allow(clippy::needless_range_loop)] // several columns are read per node
-fn aggregate(s: &HeapSnapshot, a: &Analysis, with_members: bool) -> (Vec<Aggregate>, Vec<u32>) {
+fn aggregate(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    with_members: bool,
+    ids: Option<&std::ops::RangeInclusive<u32>>,
+) -> (Vec<Aggregate>, Vec<u32>) {
     let types = s.types();
     let n = s.nodes.len();
     let mut aggregates: Vec<Aggregate> = Vec::new();
@@ -100,7 +127,7 @@ fn aggregate(s: &HeapSnapshot, a: &Analysis, with_members: bool) -> (Vec<Aggrega
     let mut next_location = 0;
     for i in 0..n {
         let size = s.nodes.self_size[i];
-        if size == 0 {
+        if size == 0 || ids.is_some_and(|ids| !ids.contains(&s.nodes.id[i])) {
             continue;
         }
         let class = a.classes[i];

@@ -34,6 +34,7 @@ mod recording;
 mod security;
 mod state;
 mod ui;
+mod ui_heap;
 mod ui_lines;
 pub mod ui_page;
 mod upload;

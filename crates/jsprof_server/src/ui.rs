@@ -75,6 +75,7 @@ pub fn routes() -> Router<Arc<AppState>> {
             get(screenshot),
         )
         .merge(crate::ui_lines::routes())
+        .merge(crate::ui_heap::routes())
 }
 
 async fn index(_state: Shared) -> Response {
@@ -380,7 +381,11 @@ where
 }
 
 /// A heap snapshot artifact, loaded.
-async fn snapshot(state: &AppState, id: &str, artifact: &str) -> ApiResult<(Arc<Loaded>, String)> {
+pub(crate) async fn snapshot(
+    state: &AppState,
+    id: &str,
+    artifact: &str,
+) -> ApiResult<(Arc<Loaded>, String)> {
     let (s, a) = crate::api::artifact(state, id, artifact)?;
     let (a, artifact_id) = (&a, a.artifact_id);
     if a.kind != ArtifactKind::HeapSnapshot {
@@ -472,7 +477,7 @@ async fn heap_detached(
 }
 
 /// `SESSION_ID/ARTIFACT_ID` of another snapshot.
-fn other_snapshot(p: &Params, k: &str) -> ApiResult<(String, String)> {
+pub(crate) fn other_snapshot(p: &Params, k: &str) -> ApiResult<(String, String)> {
     let v = p.get(k).ok_or_else(|| {
         ApiError::bad_request(format!("`{k}` is required: {k}=SESSION_ID/ARTIFACT_ID"))
     })?;

@@ -10,6 +10,7 @@ import { DiffView } from 'jsprof/diff.js';
 import { SandwichView } from 'jsprof/sandwich.js';
 import { SourcePanel } from 'jsprof/sourceview.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from 'jsprof/heap.js';
+import { ContainmentView, StringsView, AllocationsView } from 'jsprof/heapviews.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
 // The page's state that outlives one artifact, all of it here. It is also `window.jsprof`, the
@@ -538,7 +539,7 @@ function openHeap(art, c, bases) {
   let summary = null;
   const summaryOnce = () => (summary ||= heap.summary());
   addTab('summary', 'Summary', async (tab) => {
-    const v = new SummaryView(tab.node, heap);
+    const v = new SummaryView(tab.node, heap, art.live ? [...bases, { label: `${art.name} (this)`, session: c.session, artifact: c.artifactId }] : []);
     app.summary = v;
     await v.load();
   });
@@ -546,7 +547,11 @@ function openHeap(art, c, bases) {
     const s = await summaryOnce();
     app.dominators = new DominatorsView(tab.node, heap, s.total_size);
   });
+  if (heap.edges) addTab('containment', 'Containment', async (tab) => { app.containment = new ContainmentView(tab.node, heap, (await summaryOnce()).total_size); await app.containment.ready; });
   addTab('statistics', 'Statistics', async (tab) => statisticsView(tab.node, await summaryOnce()));
+  if (heap.strings) addTab('strings', 'Strings', async (tab) => { app.strings = new StringsView(tab.node, heap); await app.strings.ready; });
+  // Allocation stacks only where a .heaptimeline recorded them.
+  if (heap.allocations) summaryOnce().then((s) => s.kind === 'heaptimeline' && current === c && addTab('allocations', 'Allocations', async (tab) => { app.allocations = new AllocationsView(tab.node, heap); await app.allocations.ready; }));
   addTab('detached', 'Detached', async (tab) => {
     const s = await summaryOnce();
     app.detached = new DetachedView(tab.node, heap, s.total_size);

@@ -1,61 +1,11 @@
-// Heap views: Summary (a class expands to its objects, a page at a time), Retainers of the
-// selected object, the dominator tree, Statistics, Comparison, detached DOM trees.
-import { fmtBytes, fmtPct, fmtCount, el, esc, matcher } from 'jsprof/format.js';
+// Heap views: Summary (a class expands to its objects, a page at a time), the dominator tree,
+// Statistics, Comparison, detached DOM trees; each with the Retainers tree of the selected
+// object (heapviews.js, with Containment, Duplicated strings and Allocation stacks).
+import { fmtBytes, fmtPct, fmtCount, el, matcher } from 'jsprof/format.js';
 import { TreeTable, pctCell } from 'jsprof/table.js';
+import { RetainersPanel, distance, objectLabel } from 'jsprof/heapviews.js';
 
 const PAGE = 20;
-
-// DevTools' Distance column: `−` when nothing, or only the GC roots, reach the object (the JSON's
-// null; older documents carried the raw 100000000+ or -5).
-function distance(d) {
-  if (d == null || d < 0 || d >= 100000000) return '−';
-  return String(d);
-}
-
-function objectLabel(o) {
-  const name = o.name && o.name !== o.class ? ` ${o.name.length > 80 ? o.name.slice(0, 80) + '…' : o.name}` : '';
-  return `${o.class}${name} @${o.id}`;
-}
-
-// The Retainers panel: each retaining path from the object outwards (as DevTools lists them).
-export class RetainersPanel {
-  constructor(root, heap) {
-    this.heap = heap;
-    this.head = el('div', { class: 'toolbar' }, el('strong', { text: 'Retainers' }));
-    this.body = el('div', { class: 'scroll retainers', role: 'list', 'aria-label': 'Retainers' });
-    this.info = el('span', { class: 'hint', text: 'Select an object to see what keeps it alive.' });
-    this.head.append(this.info);
-    root.append(this.head, this.body);
-  }
-
-  async show(o) {
-    if (!o || o.id == null) return;
-    this.info.textContent = objectLabel(o);
-    this.body.textContent = '';
-    let r;
-    try { r = await this.heap.retainers(o.id); } catch (e) { this.body.append(el('div', { class: 'empty', text: e.message })); return; }
-    if (r.missing) { this.body.append(el('div', { class: 'empty', text: 'The report embeds retainers for the largest objects of the largest classes only; open the snapshot with `jsprof view` for every object.' })); return; }
-    if (!r.paths.length) { this.body.append(el('div', { class: 'empty', text: 'No path from a GC root (unreachable or only held by weak references).' })); return; }
-    r.paths.forEach((p, n) => {
-      const div = el('div', { class: 'path', role: 'listitem' });
-      // A path of no steps: the object is itself one of the roots' children (a GC root), held by
-      // the snapshot's root and nothing in between.
-      div.append(el('div', { class: 'muted', text: p.steps.length
-        ? `Path ${n + 1}: ${p.steps.length} step${p.steps.length === 1 ? '' : 's'} to a root`
-        : `Path ${n + 1}: held directly by the snapshot's root — this object is a GC root (distance ${distance(o.distance)}).` }));
-      p.steps.forEach((s, depth) => {
-        const ret = s.retainer;
-        const row = el('div', { class: 'step' });
-        row.style.paddingLeft = 14 + depth * 14 + 'px';
-        row.innerHTML = `<span class="edge">${esc(s.edge)}</span> in <span class="cls">${esc(ret.class)}</span>` +
-          (ret.name && ret.name !== ret.class ? ` ${esc(ret.name.slice(0, 60))}` : '') +
-          ` <span class="id">@${ret.id}</span> <span class="muted">· distance ${distance(ret.distance)} · shallow ${fmtBytes(ret.self_size)} · retained ${fmtBytes(ret.retained_size)}</span>`;
-        div.append(row);
-      });
-      this.body.append(div);
-    });
-  }
-}
 
 function objectColumns(total) {
   return [
@@ -118,11 +68,23 @@ async function loadMore(table, row, load) {
 }
 
 export class SummaryView {
-  constructor(root, heap) {
+  // snaps: [{label, session, artifact}] every snapshot in the server, this one included, for
+  // DevTools' filter "Objects allocated between Snapshot 1 and Snapshot 2".
+  constructor(root, heap, snaps = []) {
     this.heap = heap;
     const bar = el('div', { class: 'toolbar' });
     this.input = el('input', { type: 'search', placeholder: 'Class filter', 'aria-label': 'Class filter' });
     this.info = el('span', { class: 'hint' });
+    this.range = null; // [first, second] as SESSION/ARTIFACT, or null: all objects
+    this.objects = el('select', { 'aria-label': 'Objects' }, el('option', { value: '', text: 'All objects' }));
+    if (heap.summaryBetween && snaps.length >= 2) {
+      for (const a of snaps) for (const b of snaps) {
+        if (a === b) continue;
+        this.objects.append(el('option', { value: `${a.session}/${a.artifact} ${b.session}/${b.artifact}`, text: `Objects allocated between ${a.label} and ${b.label}` }));
+      }
+      this.objects.addEventListener('change', () => this.reload());
+      bar.append(this.objects);
+    }
     bar.append(this.input, this.info);
     const split = el('div', { class: 'split' });
     const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
@@ -134,13 +96,26 @@ export class SummaryView {
     this.input.addEventListener('input', () => { clearTimeout(this.t); this.t = setTimeout(() => this.filter(), 150); });
   }
 
+  // The Summary again, of all objects or of those allocated between the two chosen snapshots
+  // (`jsprof heap summary THIS --between FIRST SECOND`).
+  async reload() {
+    this.range = this.objects.value ? this.objects.value.split(' ') : null;
+    this.scroll.textContent = '';
+    await this.load();
+  }
+
   async load() {
-    const s = await this.heap.summary();
+    const range = this.range;
+    const s = range ? await this.heap.summaryBetween(range[0], range[1]) : await this.heap.summary();
+    if (range !== this.range) return;
     this.summary = s;
     this.classes = s.classes.map((c) => Object.assign({ isClass: true }, c));
-    this.info.textContent = `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
-    const load = pager((d, offset, limit) => this.heap.classPage(d.key, offset, limit));
-    this.load = load;
+    const count = s.classes.reduce((n, c) => n + c.count, 0);
+    this.info.textContent = s.between
+      ? `${fmtCount(count)} objects allocated between the two (ids after @${s.between.after_id} up to @${s.between.up_to_id}) · ${fmtCount(s.classes.length)} classes · of ${fmtBytes(s.total_size)}`
+      : `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
+    const load = pager((d, offset, limit) => (range ? this.heap.classPageBetween(range[0], range[1], d.key, offset, limit) : this.heap.classPage(d.key, offset, limit)));
+    this.loadPage = load;
     this.table = heapTable(this.scroll, s.total_size, (d, offset) => load(d, offset), (d) => d.isClass, async (d, row, table, activate) => {
       if (d.more) { await loadMore(table, row, load); return; }
       if (!d.isClass) this.retainers.show(d);
@@ -249,6 +224,9 @@ export class DetachedView {
   }
 }
 
+// DevTools' Comparison: per class, the objects new since the base and those deleted; a row
+// expands to those objects (`jsprof heap diff BASE THIS --class KEY`), new ones first, a page of
+// each at a time; selecting a new object shows its Retainers.
 export class ComparisonView {
   // bases: [{label, session, artifact}]
   constructor(root, heap, bases) {
@@ -257,32 +235,74 @@ export class ComparisonView {
     for (const b of bases) select.append(el('option', { value: `${b.session}/${b.artifact}`, text: b.label }));
     this.info = el('span', { class: 'hint' });
     bar.append(el('span', { text: 'Compared with' }), select, this.info);
-    const scroll = el('div', { class: 'scroll' });
-    root.append(bar, scroll);
+    const { scroll, bottom } = (() => {
+      const split = el('div', { class: 'split' });
+      const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
+      const scroll = el('div', { class: 'scroll' });
+      top.append(scroll);
+      split.append(top, bottom);
+      root.append(bar, split);
+      return { scroll, bottom };
+    })();
+    const retainers = heap.diffClass ? new RetainersPanel(bottom, heap) : null;
     const sign = (v, f) => (v > 0 ? '+' : v < 0 ? '−' : '') + f(Math.abs(v));
+    const blank = (f) => (d) => (d.object || d.more ? '' : f(d));
     const cols = [
-      { title: 'Constructor', cls: 'fn', value: (d) => d.name.toLowerCase(), render: (d) => d.name },
-      { title: '# New', num: true, value: (d) => d.new_count, render: (d) => fmtCount(d.new_count) },
-      { title: '# Deleted', num: true, value: (d) => d.deleted_count, render: (d) => fmtCount(d.deleted_count) },
-      { title: '# Delta', num: true, value: (d) => d.count_delta, render: (d) => sign(d.count_delta, fmtCount) },
-      { title: 'Alloc. Size', num: true, value: (d) => d.alloc_size, render: (d) => fmtBytes(d.alloc_size) },
-      { title: 'Freed Size', num: true, value: (d) => d.freed_size, render: (d) => fmtBytes(d.freed_size) },
-      { title: 'Size Delta', num: true, value: (d) => d.size_delta, render: (d) => sign(d.size_delta, fmtBytes) },
-      { title: 'Retained Delta', num: true, value: (d) => d.retained_delta, render: (d) => sign(d.retained_delta, fmtBytes) },
+      { title: 'Constructor', cls: 'fn', value: (d) => d.name.toLowerCase(), render: (d) => (d.more ? el('a', { href: '#', text: `… ${fmtCount(d.left)} more ${d.side} — show ${PAGE} more` }) : d.object ? el('span', null, el('span', { class: d.side === 'new' ? 'added' : 'deleted', text: d.side === 'new' ? '+ ' : '− ' }), objectLabel(d.object)) : d.name) },
+      { title: '# New', num: true, value: (d) => d.new_count, render: blank((d) => fmtCount(d.new_count)) },
+      { title: '# Deleted', num: true, value: (d) => d.deleted_count, render: blank((d) => fmtCount(d.deleted_count)) },
+      { title: '# Delta', num: true, value: (d) => d.count_delta, render: blank((d) => sign(d.count_delta, fmtCount)) },
+      { title: 'Alloc. Size', num: true, value: (d) => d.alloc_size, render: (d) => (d.more || (d.object && d.side !== 'new') ? '' : fmtBytes(d.alloc_size)) },
+      { title: 'Freed Size', num: true, value: (d) => d.freed_size, render: (d) => (d.more || (d.object && d.side !== 'deleted') ? '' : fmtBytes(d.freed_size)) },
+      { title: 'Size Delta', num: true, value: (d) => d.size_delta, render: blank((d) => sign(d.size_delta, fmtBytes)) },
+      { title: 'Retained Delta', num: true, value: (d) => d.retained_delta, render: blank((d) => sign(d.retained_delta, fmtBytes)) },
     ];
-    const table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 6, label: 'Comparison' });
+    let base = null;
+    // A page of one side's objects as rows that sort with the classes' columns (new objects by
+    // their size, deleted ones after them), then a "more" row.
+    const rows = (key, side, page) => {
+      const list = page.objects.map((o) => ({
+        object: o, side, key, name: objectLabel(o),
+        new_count: side === 'new' ? 1 : 0, deleted_count: side === 'deleted' ? 1 : 0, count_delta: side === 'new' ? 1 : -1,
+        alloc_size: side === 'new' ? o.self_size : 0, freed_size: side === 'deleted' ? o.self_size : 0,
+        size_delta: side === 'new' ? o.self_size : -o.self_size, retained_delta: 0,
+      }));
+      const shown = page.offset + page.objects.length;
+      if (page.total > shown) list.push({ more: true, side, key, offset: shown, left: page.total - shown, name: '', new_count: -1, deleted_count: -1, count_delta: -Infinity, alloc_size: -1, freed_size: -1, size_delta: -Infinity, retained_delta: -Infinity });
+      return list;
+    };
+    const changes = async (key, offset) => heap.diffClass(base[0], base[1], key, offset, PAGE);
+    const table = new TreeTable({
+      columns: cols, treeColumn: 0, sortBy: 6, label: 'Comparison',
+      expandable: (d) => !!heap.diffClass && !d.object && !d.more,
+      children: async (d) => {
+        const r = await changes(d.key, 0);
+        return [...rows(d.key, 'new', r.new), ...rows(d.key, 'deleted', r.deleted)];
+      },
+      onSelect: async (d, row) => {
+        if (d.more) {
+          const r = await changes(d.key, d.offset);
+          const list = row.parent.kids;
+          list.splice(list.indexOf(row), 1, ...rows(d.key, d.side, r[d.side]).map((x) => table.wrap(x, row.depth, row.parent)));
+          table.sortAll(list);
+          row.parent.limit = Math.max(row.parent.limit, list.length);
+          table.render();
+        } else if (d.object && d.side === 'new' && retainers) retainers.show(d.object);
+      },
+    });
+    this.table = table;
     scroll.append(table.table);
     const load = async () => {
-      const [s, a] = select.value.split('/');
+      base = select.value.split('/');
       this.info.textContent = 'Comparing…';
       try {
-        const r = await heap.diff(s, a);
-        this.info.textContent = `${r.classes.length} classes changed` + (r.warnings.length ? ` · ${r.warnings.map((w) => w.message).join('; ')}` : '');
+        const r = await heap.diff(base[0], base[1]);
+        this.info.textContent = `${r.classes.length} classes changed` + (r.warnings.length ? ` · ${r.warnings.map((w) => w.message).join('; ')}` : '') + (heap.diffClass ? ' · expand a class for its new and deleted objects' : '');
         table.setRoots(r.classes);
       } catch (e) { this.info.textContent = e.message; }
     };
     select.addEventListener('change', load);
-    if (bases.length) load(); else this.info.textContent = 'Open a second snapshot (jsprof view A.heapsnapshot B.heapsnapshot) to compare.';
+    this.ready = bases.length ? load() : Promise.resolve(this.info.textContent = 'Open a second snapshot (jsprof view A.heapsnapshot B.heapsnapshot) to compare.');
   }
 }
 

@@ -79,6 +79,13 @@ export class ServerSource {
         detached: () => src.get(`${ui}/heap/detached`),
         leaks: (base, target) => src.get(`${ui}/heap/leaks`, { base, target }),
         diff: (baseSession, baseArtifact) => src.get(`${base}/heap/diff`, { base: `${baseSession}/${baseArtifact}`, limit: 0 }),
+        // heapviews.js: an object's edges or retainers (`jsprof heap edges`), strings, allocations.
+        edges: (id, retainers, offset, limit) => src.get(`${ui}/heap/edges/${id}`, { retainers: retainers ? 1 : null, offset, limit }),
+        strings: () => src.get(`${ui}/heap/strings`, { limit: 500 }),
+        allocations: (bottomUp) => src.get(`${ui}/heap/allocations`, { bottom_up: bottomUp ? 1 : null }),
+        summaryBetween: (first, second) => src.get(`${ui}/heap/summary/between`, { first, second, limit: 0 }),
+        classPageBetween: (first, second, key, offset, limit) => src.get(`${ui}/heap/class/between`, { first, second, key, offset, limit }),
+        diffClass: (baseSession, baseArtifact, key, offset, limit) => src.get(`${ui}/heap/diff/class`, { base: `${baseSession}/${baseArtifact}`, key, offset, limit }),
       },
     };
     return art;

@@ -22,6 +22,7 @@ mod allocations;
 mod detached;
 mod diff;
 mod dominators;
+mod edges;
 mod leaks;
 mod retainers;
 mod strings;
@@ -40,6 +41,8 @@ pub enum HeapCommand {
     Retainers(retainers::RetainersArgs),
     /// The dominator tree (from the root or one object) with retained sizes, largest first.
     Dominators(dominators::DominatorsArgs),
+    /// One object's edges (DevTools' Containment) or, with --retainers, its direct retainers.
+    Edges(edges::EdgesArgs),
     /// Duplicated strings: values held more than once, largest waste first.
     Strings(strings::StringsArgs),
     /// Detached DOM trees and what keeps each alive.
@@ -60,6 +63,11 @@ pub struct SummaryArgs {
     /// How many classes to list; 0 lists all.
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
+    /// Only the objects allocated between two earlier snapshots of the process (DevTools'
+    /// "Objects allocated between Snapshot 1 and Snapshot 2"): ids after FIRST's largest JS
+    /// object id, up to SECOND's.
+    #[arg(long, num_args = 2, value_names = ["FIRST", "SECOND"])]
+    pub between: Option<Vec<PathBuf>>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -102,6 +110,7 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
         HeapCommand::Diff(args) => diff::run(args),
         HeapCommand::Retainers(args) => retainers::run(args),
         HeapCommand::Dominators(args) => dominators::run(args),
+        HeapCommand::Edges(args) => edges::run(args),
         HeapCommand::Strings(args) => strings::run(args),
         HeapCommand::Detached(args) => detached::run(args),
         HeapCommand::Leaks(args) => leaks::run(args),
@@ -347,8 +356,31 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
         Sort::SelfSize => SortBy::SelfSize,
         Sort::Count => SortBy::Count,
     };
-    let report =
-        jsprof_document::heap::summary_report(&loaded.snapshot, &loaded.analysis, sort, args.limit);
+    let report = match &args.between {
+        None => jsprof_document::heap::summary_report(
+            &loaded.snapshot,
+            &loaded.analysis,
+            sort,
+            args.limit,
+        ),
+        Some(pair) => {
+            // Only their ids are read: the largest JS object id of each.
+            let max_id = |path: &PathBuf| -> Result<u32> {
+                Ok(jsprof_heap::max_node_id(&read_only(path)?.1))
+            };
+            let between = jsprof_document::heap::BetweenJson {
+                after_id: max_id(&pair[0])?,
+                up_to_id: max_id(&pair[1])?,
+            };
+            jsprof_document::heap::summary_report_between(
+                &loaded.snapshot,
+                &loaded.analysis,
+                sort,
+                args.limit,
+                between,
+            )
+        }
+    };
     let total = loaded.analysis.total_size;
     if args.json {
         output::print_json(&report)?;
@@ -393,6 +425,13 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
         loaded.snapshot.node_count(),
         fmt_bytes(total as f64)
     )?;
+    if let Some(b) = report.between {
+        writeln!(
+            out,
+            "objects allocated between the two snapshots: ids after @{} up to @{}",
+            b.after_id, b.up_to_id
+        )?;
+    }
     table.write(&mut out)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -410,6 +410,7 @@ fn summarize(artifact: &Artifact) -> Result<()> {
                 file,
                 sort: crate::cmd::heap::Sort::Retained,
                 limit: 10,
+                between: None,
                 json: false,
             }),
         ),

@@ -35,6 +35,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 file: args.file,
                 sort: crate::cmd::heap::Sort::Retained,
                 limit: args.limit,
+                between: None,
                 json: args.json,
             },
         ));

@@ -449,3 +449,48 @@ fn nodes_own_detached_objects_are_not_detached_dom() {
     let detached = jsprof_json(&["heap", "detached", dom.to_str().unwrap(), "--json"]);
     assert!(!detached["trees"].as_array().unwrap().is_empty());
 }
+
+/// `heap edges` lists what DevTools' Containment and Retainers views list, in their order: the
+/// root's edges and a sampled node's retainers (and edges) of `leak-3-final`, first 60 and total,
+/// against DevTools' edge providers (`leak-3-final.heapsnapshot.edges.devtools.json.gz`).
+#[test]
+fn edges_are_devtools_containment_and_retainers() {
+    let file = input("leak-3-final.heapsnapshot");
+    let want = golden_of("leak-3-final.heapsnapshot.edges.devtools")["result"].clone();
+    let listed = |object: &str, retainers: bool| {
+        let mut args = vec!["heap", "edges", &file, object, "--limit", "60", "--json"];
+        if retainers {
+            args.push("--retainers");
+        }
+        let r = jsprof_json(&args);
+        let items: Vec<Value> = r["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| serde_json::json!([e["edge_type"], e["edge_name"], e["object"]["id"]]))
+            .collect();
+        serde_json::json!({"total": r["total"], "items": items})
+    };
+    assert_eq!(listed("root", false), want["root"]["containment"]);
+    // The sampled node with the most retainers, and the one with the most edges.
+    let nodes = want["nodes"].as_object().unwrap();
+    let most = |view: &str| {
+        nodes
+            .iter()
+            .max_by_key(|(_, v)| v[view]["total"].as_u64())
+            .map(|(id, _)| id.clone())
+            .unwrap()
+    };
+    let id = most("retainers");
+    assert_eq!(
+        listed(&id, true),
+        nodes[&id]["retainers"],
+        "retainers of @{id}"
+    );
+    let id = most("containment");
+    assert_eq!(
+        listed(&id, false),
+        nodes[&id]["containment"],
+        "edges of @{id}"
+    );
+}

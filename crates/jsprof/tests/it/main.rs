@@ -31,6 +31,7 @@ mod timeline;
 mod ui;
 mod ui_engine;
 mod ui_fixes;
+mod ui_heap;
 mod ui_lines;
 mod ui_page;
 mod ui_tables;

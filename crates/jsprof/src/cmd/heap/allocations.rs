@@ -4,13 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use jsprof_heap::{AllocationProfile, BottomUpNode, HeapSnapshot};
-use serde::Serialize;
+use jsprof_document::heap_allocations::{allocations_report, no_allocations_message, StackJson};
 
 use super::{load, truncate};
-use crate::output::{
-    self, display_function_name, fmt_bytes, fmt_location, Align, JsonWarning, Table,
-};
+use crate::output::{self, display_function_name, fmt_bytes, fmt_location, Align, Table};
 
 #[derive(clap::Args)]
 pub struct AllocationsArgs {
@@ -22,80 +19,6 @@ pub struct AllocationsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Serialize)]
-struct StackJson {
-    name: String,
-    url: String,
-    line: Option<u32>,
-    column: Option<u32>,
-    /// Objects allocated with this exact stack while tracking was on.
-    count: u64,
-    size: u64,
-    /// Of those, still in the snapshot.
-    live_count: u64,
-    live_size: u64,
-    /// Top-down: the functions this one called. Bottom-up: its callers.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    children: Option<Vec<StackJson>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    callers: Option<Vec<StackJson>>,
-}
-
-#[derive(Serialize)]
-struct AllocationsJson {
-    kind: &'static str,
-    warnings: Vec<JsonWarning>,
-    /// `top-down` or `bottom-up`.
-    view: &'static str,
-    stacks: Vec<StackJson>,
-}
-
-/// `(name, url, line, column)` of a trace function; positions are 1-based, 0 means unknown.
-fn function(s: &HeapSnapshot, index: u32) -> (String, String, Option<u32>, Option<u32>) {
-    match s.trace_function_infos.get(index as usize) {
-        Some(f) => (
-            s.strings.get(f.name),
-            s.strings.get(f.script_name),
-            (f.line > 0).then_some(f.line),
-            (f.column > 0).then_some(f.column),
-        ),
-        None => (String::new(), String::new(), None, None),
-    }
-}
-
-fn top_down(s: &HeapSnapshot, p: &AllocationProfile, i: usize) -> StackJson {
-    let node = &p.nodes[i];
-    let (name, url, line, column) = function(s, node.function);
-    StackJson {
-        name,
-        url,
-        line,
-        column,
-        count: node.count,
-        size: node.size,
-        live_count: node.live_count,
-        live_size: node.live_size,
-        children: Some(node.children.iter().map(|&c| top_down(s, p, c)).collect()),
-        callers: None,
-    }
-}
-
-fn bottom_up(s: &HeapSnapshot, node: &BottomUpNode) -> StackJson {
-    let (name, url, line, column) = function(s, node.function);
-    StackJson {
-        name,
-        url,
-        line,
-        column,
-        count: node.count,
-        size: node.size,
-        live_count: node.live_count,
-        live_size: node.live_size,
-        children: None,
-        callers: Some(node.callers.iter().map(|c| bottom_up(s, c)).collect()),
-    }
 }
 
 fn rows(stack: &StackJson, depth: usize, table: &mut Table) {
@@ -119,36 +42,11 @@ fn rows(stack: &StackJson, depth: usize, table: &mut Table) {
 
 pub fn run(args: AllocationsArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
-    let s = &loaded.snapshot;
-    let Some(profile) = AllocationProfile::new(s) else {
-        bail!(
-            "{}: no allocation traces (trace_tree is empty): record a .heaptimeline with allocation \
-             tracking on (HeapProfiler.startTrackingHeapObjects {{trackAllocations: true}})",
-            loaded.name
-        );
-    };
-    let (view, stacks): (&str, Vec<StackJson>) = if args.bottom_up {
-        (
-            "bottom-up",
-            profile
-                .bottom_up()
-                .iter()
-                .map(|n| bottom_up(s, n))
-                .collect(),
-        )
-    } else {
-        (
-            "top-down",
-            profile.roots().map(|r| top_down(s, &profile, r)).collect(),
-        )
+    let Some(report) = allocations_report(&loaded.snapshot, args.bottom_up) else {
+        bail!(no_allocations_message(&loaded.name));
     };
     if args.json {
-        output::print_json(&AllocationsJson {
-            kind: s.kind(),
-            warnings: loaded.warnings_json(),
-            view,
-            stacks,
-        })?;
+        output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
     loaded.print_warnings();
@@ -160,7 +58,7 @@ pub fn run(args: AllocationsArgs) -> Result<ExitCode> {
         ("Live size", Align::Right),
         ("Location", Align::Left),
     ]);
-    for stack in &stacks {
+    for stack in &report.stacks {
         rows(stack, 0, &mut table);
     }
     output::to_stdout(|out| table.write(out))?;

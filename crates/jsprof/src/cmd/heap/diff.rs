@@ -16,9 +16,18 @@ pub struct DiffArgs {
     pub base: PathBuf,
     /// The later snapshot of the same process.
     pub target: PathBuf,
-    /// How many classes to list (largest size delta first); 0 lists all.
+    /// How many classes to list (largest size delta first); 0 lists all. With --class: how many
+    /// new and how many deleted objects.
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
+    /// List the new and deleted objects of this class (a row's `key`, as `--json` prints it:
+    /// `,Name`, or `script,line,column,Name` for a class split by where it was defined) instead of
+    /// the classes; largest self size first.
+    #[arg(long, value_name = "KEY")]
+    pub class: Option<String>,
+    /// With --class: skip this many objects of each list (pages).
+    #[arg(long, default_value_t = 0, requires = "class")]
+    pub offset: usize,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -37,6 +46,9 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             base.name, target.name, target.name, base.name
         ));
         std::mem::swap(&mut base, &mut target);
+    }
+    if let Some(key) = &args.class {
+        return class_objects(&args, key, &mut base, &target, order_warning);
     }
     let (mut report, unrelated) = jsprof_document::heap::diff_report(
         Named {
@@ -99,6 +111,82 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let mut out = io::BufWriter::new(stdout.lock());
     writeln!(out, "{} → {}", base.name, target.name)?;
     table.write(&mut out)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--class KEY`: the new and deleted objects of one class.
+fn class_objects(
+    args: &DiffArgs,
+    key: &str,
+    base: &mut super::Loaded,
+    target: &super::Loaded,
+    order_warning: Option<String>,
+) -> Result<ExitCode> {
+    let limit = if args.limit == 0 {
+        usize::MAX
+    } else {
+        args.limit
+    };
+    let mut report = jsprof_document::heap_changes::class_changes_report(
+        Named {
+            name: &base.name,
+            snapshot: &mut base.snapshot,
+            analysis: &mut base.analysis,
+        },
+        Named {
+            name: &target.name,
+            snapshot: &target.snapshot,
+            analysis: &target.analysis,
+        },
+        key,
+        args.offset,
+        limit,
+    )?;
+    if let Some(message) = &order_warning {
+        report.warnings.insert(
+            0,
+            jsprof_document::JsonWarning {
+                at: String::new(),
+                message: message.clone(),
+            },
+        );
+    }
+    if args.json {
+        output::print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    base.print_warnings();
+    target.print_warnings();
+    if let Some(message) = &order_warning {
+        output::print_warnings("heap diff", [("", message.as_str())]);
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    for (title, side) in [("New", &report.new), ("Deleted", &report.deleted)] {
+        writeln!(
+            out,
+            "{title} {} objects: {} (from {})",
+            report.name,
+            side.total,
+            side.offset + 1
+        )?;
+        let mut table = Table::new(&[
+            ("Object", Align::Left),
+            ("Id", Align::Right),
+            ("Self size", Align::Right),
+            ("Retained size", Align::Right),
+        ]);
+        for o in &side.objects {
+            table.row(vec![
+                truncate(&o.name, 60),
+                format!("@{}", o.id),
+                output::fmt_bytes(o.self_size as f64),
+                output::fmt_bytes(o.retained_size as f64),
+            ]);
+        }
+        table.write(&mut out)?;
+    }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

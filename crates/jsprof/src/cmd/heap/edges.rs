@@ -1,0 +1,116 @@
+//! `jsprof heap edges FILE ID [--retainers]`: one object's outgoing edges (DevTools' Containment
+//! view) or its direct retainers (the Retainers view), a page at a time, in DevTools' order.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use jsprof_document::heap_edges::{edges_report, EdgeDirection};
+
+use super::{fmt_distance, load, truncate};
+use crate::output::{self, fmt_bytes, Align, Table};
+
+#[derive(clap::Args)]
+pub struct EdgesArgs {
+    /// A `.heapsnapshot` or `.heaptimeline` (gzip too); `-` for stdin.
+    pub file: PathBuf,
+    /// The object's id (the `@id` DevTools shows; the `@` may be given), or `root` for the
+    /// snapshot's root (where the Containment view starts).
+    #[arg(value_parser = parse_object)]
+    pub id: Object,
+    /// The edges that point at the object (the Retainers view) instead of its own.
+    #[arg(long)]
+    pub retainers: bool,
+    /// Skip this many edges (pages).
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// How many edges to list; 0 lists all.
+    #[arg(long, default_value_t = 100)]
+    pub limit: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// An object named on the command line.
+#[derive(Clone, Copy, Debug)]
+pub enum Object {
+    Root,
+    Id(u32),
+}
+
+fn parse_object(text: &str) -> Result<Object, String> {
+    if text.trim() == "root" {
+        return Ok(Object::Root);
+    }
+    super::parse_node_id(text).map(Object::Id)
+}
+
+pub fn run(args: EdgesArgs) -> Result<ExitCode> {
+    let loaded = load(&args.file)?;
+    let (s, a) = (&loaded.snapshot, &loaded.analysis);
+    let node = match args.id {
+        Object::Root => s.root,
+        Object::Id(id) => loaded.ordinal_of(id)?,
+    };
+    let direction = if args.retainers {
+        EdgeDirection::Retainers
+    } else {
+        EdgeDirection::Containment
+    };
+    let limit = if args.limit == 0 {
+        usize::MAX
+    } else {
+        args.limit
+    };
+    let report = edges_report(s, a, None, direction, node, args.offset, limit);
+    if args.json {
+        output::print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    loaded.print_warnings();
+    let o = &report.object;
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    writeln!(
+        out,
+        "{} @{} ({}): self {}, retained {}, distance {}; {} {}, {}–{} shown",
+        truncate(&o.name, 60),
+        o.id,
+        o.class,
+        fmt_bytes(o.self_size as f64),
+        fmt_bytes(o.retained_size as f64),
+        fmt_distance(o.distance),
+        report.total,
+        if args.retainers { "retainers" } else { "edges" },
+        (report.offset + 1).min(report.offset + report.edges.len()),
+        report.offset + report.edges.len(),
+    )?;
+    let mut table = Table::new(&[
+        ("Edge", Align::Left),
+        (
+            if args.retainers { "Retainer" } else { "Object" },
+            Align::Left,
+        ),
+        ("Class", Align::Left),
+        ("Id", Align::Right),
+        ("Distance", Align::Right),
+        ("Self size", Align::Right),
+        ("Retained size", Align::Right),
+    ]);
+    for e in &report.edges {
+        let r = &e.object;
+        table.row(vec![
+            truncate(&e.edge, 40),
+            truncate(&r.name, 40),
+            truncate(&r.class, 30),
+            format!("@{}", r.id),
+            fmt_distance(r.distance),
+            fmt_bytes(r.self_size as f64),
+            fmt_bytes(r.retained_size as f64),
+        ]);
+    }
+    table.write(&mut out)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

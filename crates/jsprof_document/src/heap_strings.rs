@@ -1,0 +1,62 @@
+//! `jsprof heap strings FILE --json` and the UI's Duplicated strings panel: string values held
+//! more than once, largest waste first.
+
+use jsprof_heap::{duplicate_strings, Analysis, HeapSnapshot};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::heap::warnings;
+use crate::JsonWarning;
+
+/// One duplicated value.
+#[derive(Serialize, JsonSchema)]
+pub struct StringJson {
+    pub value: String,
+    pub count: u64,
+    pub total_size: u64,
+    /// The total minus the smallest copy: what keeping one copy would save.
+    pub wasted_size: u64,
+    pub retained_size: u64,
+    /// V8 cut the value short in the snapshot; `length` is the full length (UTF-16 units).
+    pub truncated: bool,
+    pub length: Option<i64>,
+    /// One of the copies (its id), for its Retainers.
+    pub sample_id: u32,
+}
+
+/// `heap strings`.
+#[derive(Serialize, JsonSchema)]
+pub struct StringsReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    /// How many duplicated values there are in all (before `limit`).
+    pub total: usize,
+    pub strings: Vec<StringJson>,
+}
+
+/// The duplicated strings, at most `limit` (0 = all).
+pub fn strings_report(s: &HeapSnapshot, a: &Analysis, limit: usize) -> StringsReport {
+    let mut groups = duplicate_strings(s, a);
+    let total = groups.len();
+    if limit > 0 {
+        groups.truncate(limit);
+    }
+    StringsReport {
+        kind: s.kind(),
+        warnings: warnings(s),
+        total,
+        strings: groups
+            .into_iter()
+            .map(|g| StringJson {
+                sample_id: s.nodes.id[g.sample as usize],
+                value: g.value,
+                count: g.count,
+                total_size: g.total_size,
+                wasted_size: g.wasted_size,
+                retained_size: g.retained_size,
+                truncated: g.truncated,
+                length: g.length,
+            })
+            .collect(),
+    }
+}

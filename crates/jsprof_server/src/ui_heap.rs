@@ -1,0 +1,244 @@
+//! The UI's heap views you walk one object at a time: an object's outgoing edges (the
+//! Containment view, from the snapshot's root down) or its direct retainers (the Retainers
+//! tree, each retainer expanding to its own), a page at a time in DevTools' order; duplicated
+//! strings; a `.heaptimeline`'s allocation stacks; the objects behind a Comparison row. Each
+//! answers with the document the CLI's `jsprof heap edges|strings|allocations --json` or `jsprof
+//! heap diff --class KEY --json` prints.
+
+use std::sync::Arc;
+
+use axum::extract::{Path as UrlPath, RawQuery, State};
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use jsprof_document::heap_edges::{edges_report, EdgeDirection};
+
+use crate::catalogue::ArtifactKind;
+use crate::error::{ApiError, ApiResult};
+use crate::ids;
+use crate::params::Params;
+use crate::state::{artifact_name, AppState};
+use crate::ui::{json_ok, other_snapshot, snapshot};
+
+type Shared = State<Arc<AppState>>;
+
+const BASE: &str = "/api/ui/sessions/{id}/artifacts/{artifact}/heap";
+
+/// The routes, merged into `ui::routes()`.
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route(&format!("{BASE}/edges/{{node}}"), get(edges))
+        .route(&format!("{BASE}/strings"), get(strings))
+        .route(&format!("{BASE}/allocations"), get(allocations))
+        .route(&format!("{BASE}/diff/class"), get(diff_class))
+        .route(&format!("{BASE}/summary/between"), get(summary_between))
+        .route(&format!("{BASE}/class/between"), get(class_between))
+}
+
+/// `…/heap/edges/{id|root}?retainers=1&offset=&limit=`: `jsprof heap edges FILE ID
+/// [--retainers] --offset --limit --json`.
+async fn edges(
+    State(state): Shared,
+    UrlPath((id, artifact, node)): UrlPath<(String, String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["retainers", "offset", "limit"])?;
+    let direction = match p.get("retainers") {
+        None | Some("0" | "false") => EdgeDirection::Containment,
+        Some("1" | "true") => EdgeDirection::Retainers,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "bad `retainers` `{}`: expected 1 or 0",
+                ids::printable(other)
+            )))
+        }
+    };
+    let offset = p.number::<usize>("offset")?.unwrap_or(0);
+    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
+    let root = node == "root";
+    let node_id = if root {
+        0
+    } else {
+        ids::number("node id", &node)?
+    };
+    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
+    crate::work::run(move || {
+        let (s, a, derived) = loaded.snapshot()?;
+        let n = if root {
+            s.root
+        } else {
+            jsprof_document::heap::ordinal_of(&name, s, node_id)?
+        };
+        // The reverse graph is built once per snapshot, and only when retainers are asked for.
+        let index = (direction == EdgeDirection::Retainers).then(|| derived.retainers(s));
+        Ok(json_ok(&edges_report(
+            s, a, index, direction, n, offset, limit,
+        )))
+    })
+    .await
+}
+
+/// `…/heap/strings?limit=`: `jsprof heap strings FILE --limit N --json`.
+async fn strings(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["limit"])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(200).min(100_000);
+    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
+    crate::work::run(move || {
+        let (s, a, _) = loaded.snapshot()?;
+        Ok(json_ok(&jsprof_document::heap_strings::strings_report(
+            s, a, limit,
+        )))
+    })
+    .await
+}
+
+/// `…/heap/allocations?bottom_up=1`: `jsprof heap allocations FILE [--bottom-up] --json`; 400
+/// saying how to record one when the snapshot has no allocation traces.
+async fn allocations(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["bottom_up"])?;
+    let bottom_up = matches!(p.get("bottom_up"), Some("1" | "true"));
+    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
+    crate::work::run(move || {
+        let (s, _, _) = loaded.snapshot()?;
+        let report = jsprof_document::heap_allocations::allocations_report(s, bottom_up)
+            .ok_or_else(|| {
+                ApiError::bad_request(jsprof_document::heap_allocations::no_allocations_message(
+                    &name,
+                ))
+            })?;
+        Ok(json_ok(&report))
+    })
+    .await
+}
+
+/// `…/heap/diff/class?base=S/A&key=K&offset=&limit=`: the new and deleted objects of one
+/// Comparison row (this artifact against BASE, as `…/heap/diff`), `jsprof heap diff BASE THIS
+/// --class K --json`. The base is read again for it, re-classified as the Comparison does.
+async fn diff_class(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["base", "key", "offset", "limit"])?;
+    let key = p
+        .get("key")
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::bad_request("`key` is required: a Comparison row's key"))?;
+    let offset = p.number::<usize>("offset")?.unwrap_or(0);
+    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
+    let (bs, ba) = other_snapshot(&p, "base")?;
+    let (bs, ba) = crate::api::artifact(&state, &bs, &ba)?;
+    if ba.kind != ArtifactKind::HeapSnapshot {
+        return Err(ApiError::bad_request(format!(
+            "the base {}/{} is a {}, not a heap snapshot",
+            bs.id, ba.artifact_id, ba.format
+        )));
+    }
+    let base_path = state.session_dir(&bs.id).join(&ba.file);
+    let base_name = artifact_name(&bs, &ba);
+    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
+    crate::work::run(move || {
+        let (s, a, _) = loaded.snapshot()?;
+        let (mut base, mut base_analysis) = crate::cache::load_snapshot(&base_path, &base_name)?;
+        use jsprof_document::heap::Named;
+        let report = jsprof_document::heap_changes::class_changes_report(
+            Named {
+                name: &base_name,
+                snapshot: &mut base,
+                analysis: &mut base_analysis,
+            },
+            Named {
+                name: &name,
+                snapshot: s,
+                analysis: a,
+            },
+            &key,
+            offset,
+            limit,
+        )?;
+        Ok(json_ok(&report))
+    })
+    .await
+}
+
+/// `…/heap/summary/between?first=S/A&second=S/A&limit=`: this snapshot's Summary over the objects
+/// allocated between FIRST and SECOND (DevTools' Summary filter), `jsprof heap summary THIS
+/// --between FIRST SECOND --json`.
+async fn summary_between(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["first", "second", "limit"])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(0);
+    let (fs, fa) = other_snapshot(&p, "first")?;
+    let (ss, sa) = other_snapshot(&p, "second")?;
+    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
+    let (first, _) = snapshot(&state, &fs, &fa).await?;
+    let (second, _) = snapshot(&state, &ss, &sa).await?;
+    crate::work::run(move || {
+        let (s, a, _) = loaded.snapshot()?;
+        let between = jsprof_document::heap::BetweenJson {
+            after_id: jsprof_heap::max_node_id(first.snapshot()?.0),
+            up_to_id: jsprof_heap::max_node_id(second.snapshot()?.0),
+        };
+        Ok(json_ok(&jsprof_document::heap::summary_report_between(
+            s,
+            a,
+            jsprof_heap::SortBy::Retained,
+            limit,
+            between,
+        )))
+    })
+    .await
+}
+
+/// `…/heap/class/between?key=&first=S/A&second=S/A&offset=&limit=`: a page of one class's
+/// objects allocated between FIRST and SECOND (a row of the filtered Summary, expanded), largest
+/// retained first as `…/heap/class` lists the whole class.
+async fn class_between(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["key", "first", "second", "offset", "limit"])?;
+    let key = p
+        .get("key")
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::bad_request("`key` is required: a Summary row's key"))?;
+    let offset = p.number::<usize>("offset")?.unwrap_or(0);
+    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
+    let (fs, fa) = other_snapshot(&p, "first")?;
+    let (ss, sa) = other_snapshot(&p, "second")?;
+    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
+    let (first, _) = snapshot(&state, &fs, &fa).await?;
+    let (second, _) = snapshot(&state, &ss, &sa).await?;
+    crate::work::run(move || {
+        let (s, a, derived) = loaded.snapshot()?;
+        let ids = jsprof_heap::max_node_id(first.snapshot()?.0).saturating_add(1)
+            ..=jsprof_heap::max_node_id(second.snapshot()?.0);
+        let members = derived.class(s, a, &key).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "{name}: no class with key `{}`",
+                ids::printable(&key)
+            ))
+        })?;
+        let kept: Vec<u32> = members
+            .iter()
+            .copied()
+            .filter(|&n| ids.contains(&s.nodes.id[n as usize]))
+            .collect();
+        Ok(json_ok(&jsprof_document::heap_pages::page(
+            s, a, &kept, offset, limit,
+        )))
+    })
+    .await
+}

@@ -1,0 +1,277 @@
+// Heap views walked one object at a time (`jsprof heap edges|strings|allocations --json`, served
+// by ui_heap.rs): the Retainers tree (each retainer expands to its own retainers), the Containment
+// view (from the snapshot's root down its edges), Duplicated strings and a .heaptimeline's
+// Allocation stacks. The server lists edges in DevTools' order, a page at a time; the tables keep
+// that order (no column sorts them).
+import { fmtBytes, fmtPct, fmtCount, el, esc } from 'jsprof/format.js';
+import { TreeTable, pctCell } from 'jsprof/table.js';
+
+export const EDGE_PAGE = 50;
+
+// DevTools' Distance column: `−` when nothing, or only the GC roots, reach the object (the JSON's
+// null; older documents carried the raw 100000000+ or -5).
+export function distance(d) {
+  if (d == null || d < 0 || d >= 100000000) return '−';
+  return String(d);
+}
+
+export function objectLabel(o) {
+  const name = o.name && o.name !== o.class ? ` ${o.name.length > 80 ? o.name.slice(0, 80) + '…' : o.name}` : '';
+  return `${o.class}${name} @${o.id}`;
+}
+
+// An edge row: `.next in Node @123` (a retainer) or `.next :: Node @123` (containment), as
+// DevTools writes them.
+function edgeCell(e, retainers) {
+  const o = e.object;
+  const name = o.name && o.name !== o.class ? ` ${o.name.length > 60 ? o.name.slice(0, 60) + '…' : o.name}` : '';
+  return el('span', null,
+    el('span', { class: 'edge', text: e.edge }),
+    el('span', { class: 'muted', text: retainers ? ' in ' : ' :: ' }),
+    el('span', { class: 'cls', text: o.class }),
+    document.createTextNode(name + ' '),
+    el('span', { class: 'id', text: `@${o.id}` }));
+}
+
+// A tree of edges: the roots are `node`'s edges, each row expands to the edges of the object at
+// its other end. `load(id, offset, limit)` returns an EdgesReport page.
+export class EdgeTree {
+  constructor(root, { load, retainers, total, label, onSelect }) {
+    this.load = load;
+    this.retainers = retainers;
+    const pct = (v) => (total ? (v * 100) / total : 0);
+    const cols = [
+      { title: retainers ? 'Retainer' : 'Object', cls: 'fn', render: (d) => (d.more ? this.moreCell(d) : edgeCell(d, retainers)) },
+      { title: 'Distance', num: true, render: (d) => (d.more ? '' : distance(d.object.distance)) },
+      { title: 'Shallow Size', num: true, render: (d) => (d.more ? '' : fmtBytes(d.object.self_size)) },
+      { title: 'Retained Size', num: true, render: (d) => (d.more ? '' : fmtBytes(d.object.retained_size)) },
+      { title: '', num: true, render: (d) => (d.more || !total ? '' : pctCell(fmtPct(pct(d.object.retained_size)), pct(d.object.retained_size))) },
+    ];
+    this.table = new TreeTable({
+      columns: cols, treeColumn: 0, sortBy: -1, label, limit: 100000,
+      children: (d) => this.page(d.object.id, 0, d),
+      expandable: (d) => !d.more && d.edge_count > 0,
+      onSelect: (d, row) => (d.more ? this.more(row) : onSelect && onSelect(d.object, d)),
+    });
+    root.append(this.table.table);
+  }
+
+  moreCell(d) {
+    return el('a', { href: '#', text: `… ${fmtCount(d.left)} more — show ${Math.min(EDGE_PAGE, d.left)} more` });
+  }
+
+  // One page of `id`'s edges as rows, with a "more" row when there are more.
+  async page(id, offset, parent) {
+    const r = await this.load(id, offset, EDGE_PAGE);
+    const rows = r.edges.slice();
+    const shown = offset + rows.length;
+    if (r.total > shown) rows.push({ more: true, id, offset: shown, left: r.total - shown });
+    this.last = r;
+    return rows;
+  }
+
+  async show(id) {
+    const rows = await this.page(id, 0);
+    const first = this.last;
+    this.table.setRoots(rows);
+    if (this.retainers) await this.expandChain(20);
+    return first;
+  }
+
+  // DevTools' `expandRetainersChain(20)`: the object's retainers are listed, and the first
+  // (closest) retainer opens while it is more than one step from a root, then its first, and so
+  // on, `levels` deep in all: the shortest way out shows without a click.
+  async expandChain(levels) {
+    let list = this.table.roots;
+    for (let i = 1; i < levels && list && list.length; i++) {
+      const row = list[0];
+      if (row.d.more || !(row.d.edge_count > 0)) break;
+      const d = row.d.object.distance;
+      if (d == null || d <= 1) break;
+      await this.table.expand(row, true);
+      list = row.kids;
+    }
+    this.table.render();
+  }
+
+  // Replaces a "more" row with the next page.
+  async more(row) {
+    const d = row.d;
+    const got = await this.page(d.id, d.offset);
+    const list = row.parent ? row.parent.kids : this.table.roots;
+    const at = list.indexOf(row);
+    list.splice(at, 1, ...got.map((x) => this.table.wrap(x, row.depth, row.parent)));
+    this.table.render();
+  }
+
+  // For tests: the visible rows as [depth, edge, id].
+  rows() {
+    return this.table.visible.filter((r) => !r.more && !r.d.more).map((r) => [r.depth, r.d.edge, r.d.object.id]);
+  }
+
+  // For tests: expands the visible row of object `id` (the first one).
+  async open(id) {
+    const row = this.table.visible.find((r) => !r.more && !r.d.more && r.d.object.id === id);
+    if (!row) return false;
+    await this.table.expand(row, true);
+    this.table.render();
+    return true;
+  }
+}
+
+// DevTools' Retainers panel as a tree: the selected object's retainers, closest first, each
+// expanding to its own retainers. Where the edges are not served (the report), its embedded
+// retaining paths.
+export class RetainersPanel {
+  constructor(root, heap) {
+    this.heap = heap;
+    this.head = el('div', { class: 'toolbar' }, el('strong', { text: 'Retainers' }));
+    this.body = el('div', { class: 'scroll retainers', role: 'region', 'aria-label': 'Retainers' });
+    this.info = el('span', { class: 'hint', text: 'Select an object to see what keeps it alive.' });
+    this.head.append(this.info);
+    root.append(this.head, this.body);
+    if (heap.edges) {
+      this.tree = new EdgeTree(this.body, {
+        retainers: true, label: 'Retainers',
+        load: (id, offset, limit) => heap.edges(id, true, offset, limit),
+      });
+    }
+  }
+
+  async show(o) {
+    if (!o || o.id == null) return;
+    this.info.textContent = objectLabel(o);
+    if (this.tree) {
+      this.shown = o.id;
+      try {
+        const r = await this.tree.show(o.id);
+        if (this.shown !== o.id) return;
+        this.info.textContent = `${objectLabel(o)} · ${fmtCount(r.total)} retainer${r.total === 1 ? '' : 's'}` +
+          (r.total ? '' : o.distance === 1 || o.distance === 0 ? ' — held by the snapshot\'s root only (a GC root)' : ' — nothing but weak references holds it');
+      } catch (e) { this.info.textContent = e.message; }
+      return;
+    }
+    this.body.textContent = '';
+    let r;
+    try { r = await this.heap.retainers(o.id); } catch (e) { this.body.append(el('div', { class: 'empty', text: e.message })); return; }
+    if (r.missing) { this.body.append(el('div', { class: 'empty', text: 'The report embeds retainers for the largest objects of the largest classes only; open the snapshot with `jsprof view` for every object.' })); return; }
+    if (!r.paths.length) { this.body.append(el('div', { class: 'empty', text: 'No path from a GC root (unreachable or only held by weak references).' })); return; }
+    r.paths.forEach((p, n) => {
+      const div = el('div', { class: 'path', role: 'listitem' });
+      // A path of no steps: the object is itself one of the roots' children (a GC root), held by
+      // the snapshot's root and nothing in between.
+      div.append(el('div', { class: 'muted', text: p.steps.length
+        ? `Path ${n + 1}: ${p.steps.length} step${p.steps.length === 1 ? '' : 's'} to a root`
+        : `Path ${n + 1}: held directly by the snapshot's root — this object is a GC root (distance ${distance(o.distance)}).` }));
+      p.steps.forEach((s, depth) => {
+        const ret = s.retainer;
+        const row = el('div', { class: 'step' });
+        row.style.paddingLeft = 14 + depth * 14 + 'px';
+        row.innerHTML = `<span class="edge">${esc(s.edge)}</span> in <span class="cls">${esc(ret.class)}</span>` +
+          (ret.name && ret.name !== ret.class ? ` ${esc(ret.name.slice(0, 60))}` : '') +
+          ` <span class="id">@${ret.id}</span> <span class="muted">· distance ${distance(ret.distance)} · shallow ${fmtBytes(ret.self_size)} · retained ${fmtBytes(ret.retained_size)}</span>`;
+        div.append(row);
+      });
+      this.body.append(div);
+    });
+  }
+}
+
+// A view over a split: a table on top, the Retainers of the selected object below.
+function split(root, toolbar) {
+  const s = el('div', { class: 'split' });
+  const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
+  const scroll = el('div', { class: 'scroll' });
+  top.append(toolbar, scroll);
+  s.append(top, bottom);
+  root.append(s);
+  return { scroll, bottom };
+}
+
+// DevTools' Containment view: the snapshot's root, its edges to the GC roots and the user roots,
+// and down from there, each object expanding to its outgoing edges.
+export class ContainmentView {
+  constructor(root, heap, total) {
+    this.info = el('span', { class: 'hint', text: 'Loading…' });
+    const { scroll, bottom } = split(root, el('div', { class: 'toolbar' }, this.info));
+    const retainers = new RetainersPanel(bottom, heap);
+    this.tree = new EdgeTree(scroll, {
+      retainers: false, total, label: 'Containment',
+      load: (id, offset, limit) => heap.edges(id, false, offset, limit),
+      onSelect: (o) => retainers.show(o),
+    });
+    this.ready = this.tree.show('root').then((r) => {
+      this.info.textContent = `${objectLabel(r.object)}: ${fmtCount(r.total)} edges, largest retained first (DevTools' Containment). Expand an object to walk its edges.`;
+    }, (e) => { this.info.textContent = e.message; });
+  }
+}
+
+// `jsprof heap strings`: values held more than once, largest waste first.
+export class StringsView {
+  constructor(root, heap) {
+    this.info = el('span', { class: 'hint', text: 'Loading…' });
+    const { scroll, bottom } = split(root, el('div', { class: 'toolbar' }, this.info));
+    const retainers = new RetainersPanel(bottom, heap);
+    const cols = [
+      { title: 'Value', cls: 'fn', value: (g) => g.value, render: (g) => JSON.stringify(g.value.length > 120 ? g.value.slice(0, 120) + '…' : g.value) + (g.truncated ? ' (cut by V8)' : ''), title_of: (g) => g.value.slice(0, 2000) },
+      { title: 'Count', num: true, value: (g) => g.count, render: (g) => fmtCount(g.count) },
+      { title: 'Total size', num: true, value: (g) => g.total_size, render: (g) => fmtBytes(g.total_size) },
+      { title: 'Wasted', num: true, value: (g) => g.wasted_size, render: (g) => fmtBytes(g.wasted_size) },
+      { title: 'Sample', num: true, value: (g) => g.sample_id, render: (g) => `@${g.sample_id}` },
+    ];
+    this.table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 3, label: 'Duplicated strings',
+      onSelect: (g) => retainers.show({ id: g.sample_id, class: '(string)', name: g.value.slice(0, 60) }) });
+    scroll.append(this.table.table);
+    this.ready = heap.strings().then((r) => {
+      this.report = r;
+      const wasted = r.strings.reduce((a, g) => a + g.wasted_size, 0);
+      this.info.textContent = r.total
+        ? `${fmtCount(r.total)} duplicated value${r.total === 1 ? '' : 's'}` + (r.total > r.strings.length ? ` (the ${fmtCount(r.strings.length)} most wasteful shown)` : '') + ` · ${fmtBytes(wasted)} wasted in those shown · select one for the retainers of a copy`
+        : 'No string is held more than once.';
+      this.table.setRoots(r.strings);
+    }, (e) => { this.info.textContent = e.message; });
+  }
+}
+
+// `jsprof heap allocations`: the allocation stacks of a .heaptimeline, top-down or per allocating
+// function with its callers (DevTools' Allocation view).
+export class AllocationsView {
+  constructor(root, heap) {
+    const bar = el('div', { class: 'toolbar' });
+    this.mode = el('select', { 'aria-label': 'Allocation tree' },
+      el('option', { value: 'bottom-up', text: 'Allocating functions (bottom-up)' }),
+      el('option', { value: 'top-down', text: 'Call tree (top-down)' }));
+    this.info = el('span', { class: 'hint' });
+    bar.append(this.mode, this.info);
+    const scroll = el('div', { class: 'scroll' });
+    root.append(bar, scroll);
+    const fname = (s) => s.name || '(anonymous)';
+    const loc = (s) => (s.url ? `${s.url}${s.line ? `:${s.line}${s.column ? `:${s.column}` : ''}` : ''}` : '');
+    const cols = [
+      { title: 'Function', cls: 'fn', value: (s) => fname(s).toLowerCase(), render: (s) => fname(s) },
+      { title: 'Count', num: true, value: (s) => s.count, render: (s) => fmtCount(s.count) },
+      { title: 'Size', num: true, value: (s) => s.size, render: (s) => fmtBytes(s.size) },
+      { title: 'Live Count', num: true, value: (s) => s.live_count, render: (s) => fmtCount(s.live_count) },
+      { title: 'Live Size', num: true, value: (s) => s.live_size, render: (s) => fmtBytes(s.live_size) },
+      { title: 'Location', cls: 'loc', value: (s) => loc(s), render: (s) => loc(s), title_of: (s) => loc(s) },
+    ];
+    this.table = new TreeTable({ columns: cols, treeColumn: 0, sortBy: 4, label: 'Allocation stacks',
+      children: (s) => s.children || s.callers || [],
+      expandable: (s) => (s.children || s.callers || []).length > 0 });
+    scroll.append(this.table.table);
+    const load = async () => {
+      this.info.textContent = 'Loading…';
+      try {
+        const r = await heap.allocations(this.mode.value === 'bottom-up');
+        this.report = r;
+        const sum = (k) => r.stacks.reduce((a, s) => a + s[k], 0);
+        this.info.textContent = r.view === 'bottom-up'
+          ? `${fmtCount(r.stacks.length)} allocating functions · expand one for its callers`
+          : `${fmtCount(sum('count'))} objects allocated at the top level, ${fmtCount(sum('live_count'))} still live`;
+        this.table.setRoots(r.stacks);
+      } catch (e) { this.info.textContent = e.message; }
+    };
+    this.mode.addEventListener('change', load);
+    this.ready = load();
+  }
+}
