@@ -931,13 +931,16 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
             return;
         };
         let count = u64::get(&fields[8..16]);
-        let Some(len) = count.checked_mul(size as u64) else {
+        let Some((len, padded_len)) = count
+            .checked_mul(size as u64)
+            .and_then(|len| Some((len, len.checked_next_multiple_of(8)?)))
+        else {
             return;
         };
         let end = at.saturating_add(len).min(bytes.len() as u64);
         let crc = crc32fast::hash(&bytes[(at.min(end)) as usize..end as usize]);
         bytes[entry + 16..entry + 20].copy_from_slice(&crc.to_le_bytes());
-        at = at.saturating_add(padded(len));
+        at = at.saturating_add(padded_len);
         entry += 20;
     }
     let crc = crc32fast::hash(&bytes[..header_len - 4]);
