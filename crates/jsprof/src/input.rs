@@ -10,9 +10,8 @@ use jsprof_profile::Format;
 
 pub use jsprof_document::input::Text;
 
-/// An opened input as a stream (for the streaming heap reader), and how to name it to people.
+/// An opened input as a stream (for the streaming heap reader); `display_name` names it.
 pub struct Input {
-    pub name: String,
     pub reader: Box<dyn BufRead + Send>,
     /// Size on disk (compressed when gzipped) when known, for progress bars; `None` for stdin.
     pub file_size: Option<u64>,
@@ -34,7 +33,6 @@ pub fn open_sniffed(path: &Path) -> Result<(shared::Input, Format)> {
 pub fn open(path: &Path) -> Result<Input> {
     let input = shared::open_streaming(path, &limits()?)?;
     Ok(Input {
-        name: input.name().to_string(),
         file_size: input.file_size(),
         gzipped: input.gzipped(),
         reader: input.into_reader(),

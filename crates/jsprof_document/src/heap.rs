@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use jsprof_heap::{
     edge_label, edge_name, edge_source, edge_type_name, retaining_paths, summary, Analysis,
-    HeapSnapshot, PathOptions, RetainerIndex, SortBy, Statistics,
+    CompareSide, HeapSnapshot, Identities, InterfaceDefinition, PathOptions, RetainerIndex, SortBy,
+    Statistics,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -435,19 +436,73 @@ pub fn diff_report(
     target: Named<&HeapSnapshot, &Analysis>,
     limit: usize,
 ) -> (DiffReport, Option<String>) {
-    let comparison = jsprof_heap::compare(
+    let target_side = DiffSide::target(target.name, target.snapshot, target.analysis);
+    let base_side = DiffSide::base(
+        base.name,
         base.snapshot,
         base.analysis,
-        target.snapshot,
-        target.analysis,
+        &target.analysis.interfaces,
     );
-    let mut warnings = warnings_named(base.name, base.snapshot);
-    warnings.extend(warnings_named(target.name, target.snapshot));
+    diff_report_of(base_side, &target_side, limit)
+}
+
+/// One snapshot of `heap diff` without its graph: what the comparison and the report need of it.
+/// The CLI makes the target's, drops that graph, then reads the base: one graph at a time.
+pub struct DiffSide<'a> {
+    pub name: &'a str,
+    pub kind: &'static str,
+    /// Its warnings, named.
+    pub warnings: Vec<JsonWarning>,
+    pub side: CompareSide,
+}
+
+impl<'a> DiffSide<'a> {
+    /// The later snapshot.
+    pub fn target(name: &'a str, s: &HeapSnapshot, a: &Analysis) -> DiffSide<'a> {
+        DiffSide {
+            name,
+            kind: s.kind(),
+            warnings: warnings_named(name, s),
+            side: CompareSide::target(s, a),
+        }
+    }
+
+    /// The earlier snapshot, re-classified with the target's interface definitions.
+    pub fn base(
+        name: &'a str,
+        s: &mut HeapSnapshot,
+        a: &mut Analysis,
+        target_interfaces: &[InterfaceDefinition],
+    ) -> DiffSide<'a> {
+        DiffSide {
+            name,
+            kind: s.kind(),
+            warnings: warnings_named(name, s),
+            side: CompareSide::base(s, a, target_interfaces),
+        }
+    }
+}
+
+/// [`diff_report`] of two snapshots known by their [`DiffSide`]s.
+pub fn diff_report_of(
+    base: DiffSide<'_>,
+    target: &DiffSide<'_>,
+    limit: usize,
+) -> (DiffReport, Option<String>) {
+    let DiffSide {
+        name: base_name,
+        warnings: mut base_warnings,
+        side: base_side,
+        ..
+    } = base;
+    let comparison = jsprof_heap::compare_sides(base_side, &target.side);
+    let mut warnings = std::mem::take(&mut base_warnings);
+    warnings.extend(target.warnings.iter().cloned());
     let unrelated = (!comparison.ids_match()).then(|| {
         format!(
             "{} and {} share no object ids ({} ids in common, {} of them naming the same object): \
              they are not snapshots of one process, so the counts below compare unrelated objects",
-            base.name, target.name, comparison.shared_ids, comparison.same_object_ids
+            base_name, target.name, comparison.shared_ids, comparison.same_object_ids
         )
     });
     if let Some(message) = &unrelated {
@@ -461,7 +516,7 @@ pub fn diff_report(
         classes.truncate(limit);
     }
     let report = DiffReport {
-        kind: target.snapshot.kind(),
+        kind: target.kind,
         warnings,
         classes: classes
             .into_iter()
@@ -578,11 +633,28 @@ pub fn leaks_order(given: [&HeapSnapshot; 3]) -> [usize; 3] {
     [order[0], order[1], order[2]]
 }
 
+/// [`leaks_order`] of snapshots known by their ids.
+pub fn leaks_order_of(given: [&Identities; 3]) -> [usize; 3] {
+    let order = jsprof_heap::process_order_of(&given);
+    [order[0], order[1], order[2]]
+}
+
 /// Warnings about the order and the origin of snapshots given as `names`/`snapshots` and used in
 /// `order` (see [`leaks_order`]): a reordering, and pairs not of one process.
 pub fn order_warnings(
     names: &[&str],
     snapshots: &[&HeapSnapshot],
+    order: &[usize],
+) -> Vec<JsonWarning> {
+    let identities: Vec<Identities> = snapshots.iter().map(|s| Identities::of(s)).collect();
+    let identities: Vec<&Identities> = identities.iter().collect();
+    order_warnings_of(names, &identities, order)
+}
+
+/// [`order_warnings`] of snapshots known by their ids.
+pub fn order_warnings_of(
+    names: &[&str],
+    snapshots: &[&Identities],
     order: &[usize],
 ) -> Vec<JsonWarning> {
     let mut warnings = Vec::new();
@@ -602,7 +674,7 @@ pub fn order_warnings(
     }
     for w in order.windows(2) {
         let (a, b) = (w[0], w[1]);
-        if !jsprof_heap::same_process(snapshots[a], snapshots[b]) {
+        if !snapshots[a].same_process(snapshots[b]) {
             warnings.push(JsonWarning {
                 at: String::new(),
                 message: format!(
@@ -616,6 +688,26 @@ pub fn order_warnings(
     warnings
 }
 
+/// One of the earlier snapshots of `heap leaks` without its graph: its ids, all the leak search
+/// needs of it, and its warnings. The CLI keeps BASE and TARGET as these, so it holds one full
+/// graph (FINAL's) and not three.
+pub struct LeakSide<'a> {
+    pub name: &'a str,
+    /// Its warnings, named.
+    pub warnings: Vec<JsonWarning>,
+    pub identities: Identities,
+}
+
+impl<'a> LeakSide<'a> {
+    pub fn of(name: &'a str, s: &HeapSnapshot) -> LeakSide<'a> {
+        LeakSide {
+            name,
+            warnings: warnings_named(name, s),
+            identities: Identities::of(s),
+        }
+    }
+}
+
 /// jsprof_heap's leak detection over three snapshots, as one document. The snapshots come in the
 /// process's order (`order` from [`leaks_order`] says where each was given, for the warnings).
 pub fn leaks_report(
@@ -625,26 +717,48 @@ pub fn leaks_report(
     order: [usize; 3],
     options: LeaksOptions,
 ) -> LeaksReport {
-    let mut groups =
-        jsprof_heap::leaks(base.snapshot, target.snapshot, last.snapshot, last.analysis);
+    leaks_report_of(
+        &LeakSide::of(base.name, base.snapshot),
+        &LeakSide::of(target.name, target.snapshot),
+        last,
+        order,
+        options,
+    )
+}
+
+/// [`leaks_report`] with BASE and TARGET known by their [`LeakSide`]s.
+pub fn leaks_report_of(
+    base: &LeakSide<'_>,
+    target: &LeakSide<'_>,
+    last: Named<&HeapSnapshot, &Analysis>,
+    order: [usize; 3],
+    options: LeaksOptions,
+) -> LeaksReport {
+    let mut groups = jsprof_heap::leaks_since(
+        &base.identities,
+        &target.identities,
+        last.snapshot,
+        last.analysis,
+    );
     groups.retain(|g| g.retained_size >= options.min_retained);
     let total = groups.len();
     if options.limit > 0 {
         groups.truncate(options.limit);
     }
-    let used = [base.snapshot, target.snapshot, last.snapshot];
+    let last_identities = Identities::of(last.snapshot);
+    let used = [&base.identities, &target.identities, &last_identities];
     let used_names = [base.name, target.name, last.name];
     // Back into the given order, to say what was reordered.
     let mut given_names = [""; 3];
-    let mut given_snaps = used;
+    let mut given_ids = used;
     for (place, &g) in order.iter().enumerate() {
         given_names[g] = used_names[place];
-        given_snaps[g] = used[place];
+        given_ids[g] = used[place];
     }
-    let mut warnings = order_warnings(&given_names, &given_snaps, &order);
-    for (name, s) in used_names.iter().zip(used) {
-        warnings.extend(warnings_named(name, s));
-    }
+    let mut warnings = order_warnings_of(&given_names, &given_ids, &order);
+    warnings.extend(base.warnings.iter().cloned());
+    warnings.extend(target.warnings.iter().cloned());
+    warnings.extend(warnings_named(last.name, last.snapshot));
     let s = last.snapshot;
     LeaksReport {
         kind: s.kind(),
@@ -654,7 +768,7 @@ pub fn leaks_report(
                 role: ROLES[place],
                 given: ROLES[order[place]],
                 name: used_names[place].to_string(),
-                max_node_id: jsprof_heap::max_node_id(used[place]),
+                max_node_id: used[place].max_node_id(),
             })
             .collect(),
         total,

@@ -408,5 +408,34 @@ fn create_private_file(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// The index's reader on bytes alone, for the `heap_cache` fuzz target: `bytes` are read against
+/// the key their header claims and, when `reseal`, with their checksums first recomputed, so that
+/// forged content reaches the decoders and the table checks. A refusal is `None`; a panic is a bug.
+#[doc(hidden)]
+pub fn read_index_bytes(bytes: &[u8], reseal: bool) -> Option<(HeapSnapshot, Analysis)> {
+    let mut bytes = bytes.to_vec();
+    if reseal {
+        format::reseal(&mut bytes);
+    }
+    let key = format::claimed_key(&bytes)?;
+    format::read_index(&mut &bytes[..], bytes.len() as u64, &key, &mut |_, _| {}).ok()
+}
+
+/// An index of `s` and `a` as the cache writes it (under a made-up key): the fuzz target's seed.
+#[doc(hidden)]
+pub fn index_bytes(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
+    let key = Key {
+        path: b"/fuzz/seed.heapsnapshot".to_vec(),
+        size: 0,
+        mtime_secs: 0,
+        mtime_nanos: 0,
+        content: [0; 32],
+    };
+    let mut out = io::Cursor::new(Vec::new());
+    // Writing to memory fails only past `max_len`, which is unbounded here.
+    let _ = format::write_index(&mut out, &key, s, a, u64::MAX, &mut |_, _| {});
+    out.into_inner()
+}
+
 #[cfg(test)]
 mod tests;

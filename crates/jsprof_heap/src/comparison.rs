@@ -9,8 +9,9 @@
 use std::collections::HashMap;
 
 use crate::analysis::Analysis;
-use crate::classes::reclassify;
-use crate::snapshot::{HeapSnapshot, NodeOrdinal};
+use crate::classes::{reclassify, InterfaceDefinition};
+use crate::snapshot::HeapSnapshot;
+use crate::snapshot_order::Identities;
 use crate::summary::{class_members, summary, SortBy};
 
 /// One class of the Comparison.
@@ -51,6 +52,84 @@ impl Comparison {
     }
 }
 
+/// What the comparison needs of one snapshot, without its graph: each class's members (ids and
+/// self sizes), its Summary retained size, and the objects' [`Identities`]. `heap diff` holds the
+/// earlier snapshot as this while it reads the other, never two graphs at once.
+#[derive(Clone, Debug, Default)]
+pub struct CompareSide {
+    /// The Summary's retained size per class key, the snapshot classified by its own interface
+    /// definitions (as its Summary is).
+    retained: HashMap<String, u64>,
+    /// Per class key as classified for the comparison: its name and its members (id, self size),
+    /// sorted by id; in the Summary's order of first appearance.
+    classes: Vec<SideClass>,
+    identities: Identities,
+}
+
+#[derive(Clone, Debug, Default)]
+struct SideClass {
+    key: String,
+    name: String,
+    members: Vec<(u32, u32)>,
+}
+
+impl CompareSide {
+    /// The later snapshot, classified by its own interface definitions.
+    pub fn target(s: &HeapSnapshot, a: &Analysis) -> CompareSide {
+        let retained = retained_by_key(s, a);
+        CompareSide {
+            retained,
+            classes: side_classes(s, a),
+            identities: Identities::of(s),
+        }
+    }
+
+    /// The earlier snapshot, re-classified with the target's interface definitions (its
+    /// `classes` and string table change) so that plain objects named `{a, b}` line up.
+    pub fn base(
+        s: &mut HeapSnapshot,
+        a: &mut Analysis,
+        target_interfaces: &[InterfaceDefinition],
+    ) -> CompareSide {
+        let retained = retained_by_key(s, a);
+        let types = s.types();
+        reclassify(s, &types, target_interfaces, &mut a.classes);
+        CompareSide {
+            retained,
+            classes: side_classes(s, a),
+            identities: Identities::of(s),
+        }
+    }
+
+    pub fn identities(&self) -> &Identities {
+        &self.identities
+    }
+}
+
+fn retained_by_key(s: &HeapSnapshot, a: &Analysis) -> HashMap<String, u64> {
+    summary(s, a, SortBy::Retained)
+        .into_iter()
+        .map(|r| (r.key, r.retained_size))
+        .collect()
+}
+
+fn side_classes(s: &HeapSnapshot, a: &Analysis) -> Vec<SideClass> {
+    class_members(s, a)
+        .into_iter()
+        .map(|(row, members)| {
+            let mut members: Vec<(u32, u32)> = (members.into_iter())
+                .map(|n| (s.nodes.id[n as usize], s.nodes.self_size[n as usize]))
+                .collect();
+            members.sort_by_key(|&(id, _)| id);
+            SideClass {
+                key: row.key,
+                name: row.name,
+                members,
+            }
+        })
+        .collect()
+}
+
 /// Compares `target` against `base`. `base` is re-classified with the target's interface
 /// definitions (its `classes` and string table change).
 pub fn compare(
@@ -59,35 +138,27 @@ pub fn compare(
     target: &HeapSnapshot,
     target_analysis: &Analysis,
 ) -> Comparison {
-    let retained_of = |s: &HeapSnapshot, a: &Analysis| -> HashMap<String, u64> {
-        summary(s, a, SortBy::Retained)
-            .into_iter()
-            .map(|r| (r.key, r.retained_size))
-            .collect()
-    };
-    let base_retained = retained_of(base, base_analysis);
-    let target_retained = retained_of(target, target_analysis);
+    let target_side = CompareSide::target(target, target_analysis);
+    let base_side = CompareSide::base(base, base_analysis, &target_analysis.interfaces);
+    compare_sides(base_side, &target_side)
+}
 
-    let types = base.types();
-    reclassify(
-        base,
-        &types,
-        &target_analysis.interfaces,
-        &mut base_analysis.classes,
-    );
-    let sorted_by_id = |s: &HeapSnapshot, mut members: Vec<NodeOrdinal>| {
-        members.sort_by_key(|&n| s.nodes.id[n as usize]);
-        members
-    };
-    let mut base_classes: HashMap<String, (String, Vec<NodeOrdinal>)> = HashMap::new();
-    for (row, members) in class_members(base, base_analysis) {
-        base_classes.insert(row.key, (row.name, sorted_by_id(base, members)));
+/// [`compare`] of two snapshots known by their [`CompareSide`]s.
+pub fn compare_sides(base: CompareSide, target: &CompareSide) -> Comparison {
+    let CompareSide {
+        retained: base_retained,
+        classes: base_list,
+        identities: base_identities,
+    } = base;
+    let mut base_classes: HashMap<String, (String, Vec<(u32, u32)>)> = HashMap::new();
+    for c in base_list {
+        base_classes.insert(c.key, (c.name, c.members));
     }
 
     let mut classes = Vec::new();
-    let mut diff_class = |key: String, name: String, old: &[NodeOrdinal], new: &[NodeOrdinal]| {
+    let mut diff_class = |key: String, name: String, old: &[(u32, u32)], new: &[(u32, u32)]| {
         let mut d = ClassDiff {
-            retained_delta: target_retained.get(&key).copied().unwrap_or(0) as i64
+            retained_delta: target.retained.get(&key).copied().unwrap_or(0) as i64
                 - base_retained.get(&key).copied().unwrap_or(0) as i64,
             key,
             name,
@@ -99,18 +170,16 @@ pub fn compare(
             size_delta: 0,
         };
         let (mut i, mut j) = (0, 0);
-        let base_id = |k: usize| base.nodes.id[old[k] as usize];
-        let target_id = |k: usize| target.nodes.id[new[k] as usize];
         let deleted = |k: usize, d: &mut ClassDiff| {
             d.deleted_count += 1;
-            d.freed_size += base.nodes.self_size[old[k] as usize] as u64;
+            d.freed_size += old[k].1 as u64;
         };
         let added = |k: usize, d: &mut ClassDiff| {
             d.new_count += 1;
-            d.alloc_size += target.nodes.self_size[new[k] as usize] as u64;
+            d.alloc_size += new[k].1 as u64;
         };
         while i < old.len() && j < new.len() {
-            match base_id(i).cmp(&target_id(j)) {
+            match old[i].0.cmp(&new[j].0) {
                 std::cmp::Ordering::Less => {
                     deleted(i, &mut d);
                     i += 1;
@@ -138,12 +207,11 @@ pub fn compare(
         d.size_delta = d.alloc_size as i64 - d.freed_size as i64;
         classes.push(d);
     };
-    for (row, members) in class_members(target, target_analysis) {
-        let members = sorted_by_id(target, members);
-        match base_classes.remove(&row.key) {
+    for c in &target.classes {
+        match base_classes.remove(&c.key) {
             // DevTools names a class after the target's aggregate when both have it.
-            Some((_, old)) => diff_class(row.key, row.name, &old, &members),
-            None => diff_class(row.key, row.name, &[], &members),
+            Some((_, old)) => diff_class(c.key.clone(), c.name.clone(), &old, &c.members),
+            None => diff_class(c.key.clone(), c.name.clone(), &[], &c.members),
         }
     }
     for (key, (name, old)) in base_classes {
@@ -154,49 +222,10 @@ pub fn compare(
             .cmp(&x.size_delta)
             .then_with(|| x.key.cmp(&y.key))
     });
-    let (shared_ids, same_object_ids) = shared_ids(base, target);
+    let (shared_ids, same_object_ids) = base_identities.shared(&target.identities);
     Comparison {
         classes,
         shared_ids,
         same_object_ids,
     }
-}
-
-/// How many ids occur in both snapshots, and how many of those name an object of the same type and
-/// name in both (in snapshots of one process, nearly all do; across processes, ids are reused for
-/// unrelated objects).
-pub(crate) fn shared_ids(base: &HeapSnapshot, target: &HeapSnapshot) -> (u64, u64) {
-    let by_id = |s: &HeapSnapshot| {
-        let mut v: Vec<(u32, NodeOrdinal)> = s
-            .nodes
-            .id
-            .iter()
-            .enumerate()
-            .map(|(n, &id)| (id, n as NodeOrdinal))
-            .collect();
-        v.sort_unstable();
-        v.dedup_by_key(|x| x.0);
-        v
-    };
-    let (a, b) = (by_id(base), by_id(target));
-    let (mut i, mut j, mut shared, mut same) = (0, 0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                let (x, y) = (a[i].1, b[j].1);
-                if base.node_type_name(x) == target.node_type_name(y)
-                    && base.strings.bytes(base.nodes.name[x as usize])
-                        == target.strings.bytes(target.nodes.name[y as usize])
-                {
-                    same += 1;
-                }
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    (shared, same)
 }

@@ -22,6 +22,7 @@ use crate::analysis::Analysis;
 use crate::bits::BitVec;
 use crate::edge_names::edge_label;
 use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
+use crate::snapshot_order::Identities;
 use crate::strings::wtf8_to_string;
 
 /// One step of a leak path, from the root side: a node's class and the edge it holds the next by.
@@ -59,6 +60,22 @@ pub fn leaks(
     last: &HeapSnapshot,
     last_analysis: &Analysis,
 ) -> Vec<LeakGroup> {
+    leaks_since(
+        &Identities::of(base),
+        &Identities::of(target),
+        last,
+        last_analysis,
+    )
+}
+
+/// [`leaks`] with the earlier two snapshots known only by their ids: all it needs of them, so
+/// that a caller holds one full graph, FINAL's, and not three.
+pub fn leaks_since(
+    base: &Identities,
+    target: &Identities,
+    last: &HeapSnapshot,
+    last_analysis: &Analysis,
+) -> Vec<LeakGroup> {
     let s = last;
     let a = last_analysis;
     let n = s.nodes.len();
@@ -66,17 +83,15 @@ pub fn leaks(
     let kinds = [types.object, types.closure, types.native, types.regexp];
 
     // Objects made since BASE (any kind), and the candidates among them: made before TARGET too.
-    let base_ids = sorted_ids(base);
-    let target_ids = sorted_ids(target);
     let mut new = BitVec::new(n);
     let mut candidate = BitVec::new(n);
     for i in 0..n {
         let id = s.nodes.id[i];
-        if base_ids.binary_search(&id).is_ok() {
+        if base.contains(id) {
             continue;
         }
         new.set(i);
-        if target_ids.binary_search(&id).is_ok()
+        if target.contains(id)
             && kinds.contains(&s.nodes.kind[i])
             && reachable(a.distances[i])
             && i != s.root as usize
@@ -84,7 +99,6 @@ pub fn leaks(
             candidate.set(i);
         }
     }
-    drop((base_ids, target_ids));
 
     let parent = shortest_path_tree(s, a);
     let mut shapes = Shapes::new(n);
@@ -127,13 +141,6 @@ pub fn leaks(
             .then(x.sample.cmp(&y.sample))
     });
     groups
-}
-
-fn sorted_ids(s: &HeapSnapshot) -> Vec<u32> {
-    let mut ids = s.nodes.id.clone();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
 }
 
 fn reachable(distance: i32) -> bool {

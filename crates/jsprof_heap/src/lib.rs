@@ -49,7 +49,7 @@ pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
 pub use analysis::{analyze, Analysis, NodeInfo};
 pub use cache::{open_analysed, HeapCache, Opened};
 pub use classes::InterfaceDefinition;
-pub use comparison::{compare, ClassDiff, Comparison};
+pub use comparison::{compare, compare_sides, ClassDiff, CompareSide, Comparison};
 pub use comparison_objects::{class_changes, ClassChanges};
 pub use detached_dom::{detached_trees, DetachedTree};
 pub use dominator_tree::DominatorTree;
@@ -57,7 +57,7 @@ pub use duplicate_strings::{duplicate_strings, DuplicateString};
 pub use edge_names::{edge_label, edge_name, edge_type_name};
 pub use edges::{containment_edges, retainer_edges};
 pub use error::{HeapError, Result};
-pub use leaks::{leaks, LeakGroup, LeakStep};
+pub use leaks::{leaks, leaks_since, LeakGroup, LeakStep};
 pub use names::display_name;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
 pub use retaining_paths::{
@@ -67,7 +67,7 @@ pub use snapshot::{
     EdgeOrdinal, Edges, HeapSnapshot, Location, Meta, NodeOrdinal, Nodes, Sample,
     TraceFunctionInfo, TraceNode, Types, Warning,
 };
-pub use snapshot_order::{max_node_id, process_order, same_process};
+pub use snapshot_order::{max_node_id, process_order, process_order_of, same_process, Identities};
 pub use statistics::Statistics;
 pub use strings::Strings;
 pub use summary::{class_members, sort_rows, summary, summary_between, ClassRow, SortBy};

@@ -47,9 +47,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use jsprof_analysis::{function_table, summarize, weight_where};
-use jsprof_heap::{
-    analyze, detached_trees, read_snapshot_with, summary, DominatorTree, ReadOptions, SortBy,
-};
+use jsprof_heap::{detached_trees, summary, DominatorTree, SortBy};
 use jsprof_profile::{Format, WeightUnit};
 use serde::Deserialize;
 
@@ -622,11 +620,8 @@ fn check_cpu(args: &Args, file: &Path, budgets: &Budgets) -> Result<Outcome> {
 }
 
 fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
-    let input = crate::input::open(path)?;
-    let name = input.name.clone();
-    let mut snapshot = read_snapshot_with(input.reader, ReadOptions::default())
-        .map_err(|e| anyhow!("{name}: {e}"))?;
-    let analysis = analyze(&mut snapshot);
+    let loaded = super::heap::load(path)?;
+    let (snapshot, analysis) = (&loaded.snapshot, &loaded.analysis);
     let mut checks = Vec::new();
     for f in &budgets.function {
         checks.push(skipped(
@@ -648,7 +643,7 @@ fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
         checks.push(skipped("page", "", Measure::Ms, "page-load traces only"));
     }
     if !budgets.class.is_empty() {
-        let rows = summary(&snapshot, &analysis, SortBy::Retained);
+        let rows = summary(snapshot, analysis, SortBy::Retained);
         for c in &budgets.class {
             let matching: Vec<_> = rows.iter().filter(|r| r.name == c.name).collect();
             let note = match matching.len() {
@@ -681,20 +676,19 @@ fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
         }
     }
     if let Some(d) = &budgets.detached_dom {
-        let trees: Vec<_> = detached_trees(
-            &snapshot,
-            &analysis,
-            &DominatorTree::new(&snapshot, &analysis),
-        )
-        .into_iter()
-        .filter(|t| !jsprof_heap::display_name(&snapshot, t.root).starts_with("Detached Node / "))
-        .collect();
+        let trees: Vec<_> =
+            detached_trees(snapshot, analysis, &DominatorTree::new(snapshot, analysis))
+                .into_iter()
+                .filter(|t| {
+                    !jsprof_heap::display_name(snapshot, t.root).starts_with("Detached Node / ")
+                })
+                .collect();
         let nodes: u64 = trees.iter().map(|t| t.node_count).sum();
         let note = trees.first().map(|t| {
             format!(
                 "{} trees; largest: {} ({} nodes, {})",
                 trees.len(),
-                jsprof_heap::display_name(&snapshot, t.root),
+                jsprof_heap::display_name(snapshot, t.root),
                 t.node_count,
                 output::fmt_bytes(t.retained_size as f64)
             )

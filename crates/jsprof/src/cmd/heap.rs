@@ -119,10 +119,10 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
 }
 
 /// A snapshot after DevTools' analysis, with the warnings from loading it.
-struct Loaded {
-    name: String,
-    snapshot: HeapSnapshot,
-    analysis: Analysis,
+pub(crate) struct Loaded {
+    pub(crate) name: String,
+    pub(crate) snapshot: HeapSnapshot,
+    pub(crate) analysis: Analysis,
 }
 
 impl Loaded {
@@ -183,18 +183,10 @@ fn require_snapshot(path: &Path) -> Result<()> {
     )
 }
 
-/// Reads a snapshot without analysing it (for commands that only need its ids).
-fn read_only(path: &Path) -> Result<(String, HeapSnapshot)> {
-    require_snapshot(path)?;
-    let input = input::open(path)?;
-    let name = input.name.clone();
-    match read_snapshot_with(input.reader, ReadOptions::default()) {
-        Ok(s) => Ok((name, s)),
-        Err(e) => bail!("{name}: {e}"),
-    }
-}
-
-fn load(path: &Path) -> Result<Loaded> {
+/// Opens a snapshot for analysis, the one way every heap command (and `check`'s and `report`'s
+/// snapshots) does: from its heap index when one is valid, else read and analysed, with a
+/// progress bar on a terminal, keeping an index for next time.
+pub(crate) fn load(path: &Path) -> Result<Loaded> {
     require_snapshot(path)?;
     let name = input::display_name(path);
     let cache = HeapCache::from_env()?;
@@ -364,9 +356,10 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
             args.limit,
         ),
         Some(pair) => {
-            // Only their ids are read: the largest JS object id of each.
+            // Only their ids are used (through the heap index, as every command opens a
+            // snapshot): the largest JS object id of each.
             let max_id = |path: &PathBuf| -> Result<u32> {
-                Ok(jsprof_heap::max_node_id(&read_only(path)?.1))
+                Ok(jsprof_heap::max_node_id(&load(path)?.snapshot))
             };
             let between = jsprof_document::heap::BetweenJson {
                 after_id: max_id(&pair[0])?,

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use jsprof_document::chart::{self, ChartWindow, TreeLimits};
 use jsprof_document::heap_pages::{self, HeapDocLimits};
+use jsprof_heap::{Analysis, HeapSnapshot};
 use jsprof_profile::Format;
 use serde_json::{json, Value};
 
@@ -233,18 +234,11 @@ fn heap_profile_data(
     })
 }
 
-fn snapshot_data(name: &str, text: input::Text) -> Result<ReportData> {
-    let mut snapshot = jsprof_heap::read_snapshot_with(&text[..], Default::default())
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    let analysis = jsprof_heap::analyze(&mut snapshot);
-    let doc = heap_pages::heap_doc(&snapshot, &analysis, HeapDocLimits::default());
+fn snapshot_data(name: &str, snapshot: &HeapSnapshot, analysis: &Analysis) -> Result<ReportData> {
+    let doc = heap_pages::heap_doc(snapshot, analysis, HeapDocLimits::default());
     // `jsprof heap summary --limit 0 --json`, byte for byte.
-    let summary = jsprof_document::heap::summary_report(
-        &snapshot,
-        &analysis,
-        jsprof_heap::SortBy::Retained,
-        0,
-    );
+    let summary =
+        jsprof_document::heap::summary_report(snapshot, analysis, jsprof_heap::SortBy::Retained, 0);
     let data = json!({
         "mode": "report",
         "name": name,
@@ -259,27 +253,43 @@ fn snapshot_data(name: &str, text: input::Text) -> Result<ReportData> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let (name, text) = input::read_all(&args.file)?;
+    let name = input::display_name(&args.file);
     let short = Path::new(&name)
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| name.clone());
-    let format = jsprof_document::load::detect(&name, &text)?;
-    let data = match format {
-        Format::HeapSnapshot => {
-            if args.transform.describe().is_some() {
-                bail!("{name}: filters apply to CPU profiles, traces and heap profiles, not to a heap snapshot");
-            }
-            snapshot_data(&short, text)?
+    let refuse_filters = || {
+        if args.transform.describe().is_some() {
+            bail!("{name}: filters apply to CPU profiles, traces and heap profiles, not to a heap snapshot");
         }
-        Format::HeapProfile => heap_profile_data(&short, text, &args.transform)?,
-        _ => cpu_data(
-            &short,
-            text,
-            args.thread.as_deref(),
-            args.max_events,
-            &args.transform,
-        )?,
+        Ok(())
+    };
+    // A snapshot file opens through the heap index like every heap command: its text is not
+    // read at all when the index is valid.
+    let data = if crate::load::detect_format(&args.file)? == Some(Format::HeapSnapshot) {
+        refuse_filters()?;
+        let loaded = super::heap::load(&args.file)?;
+        snapshot_data(&short, &loaded.snapshot, &loaded.analysis)?
+    } else {
+        let (name, text) = input::read_all(&args.file)?;
+        match jsprof_document::load::detect(&name, &text)? {
+            Format::HeapSnapshot => {
+                // stdin, which has no index: the same loader, reading the text read above.
+                refuse_filters()?;
+                let read = || jsprof_heap::read_snapshot_with(&text[..], Default::default());
+                let opened = jsprof_heap::open_analysed(None, None, read, &mut |_| {})
+                    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+                snapshot_data(&short, &opened.snapshot, &opened.analysis)?
+            }
+            Format::HeapProfile => heap_profile_data(&short, text, &args.transform)?,
+            _ => cpu_data(
+                &short,
+                text,
+                args.thread.as_deref(),
+                args.max_events,
+                &args.transform,
+            )?,
+        }
     };
     let blobs: Vec<(String, &str)> = data
         .blobs

@@ -312,3 +312,114 @@ fn a_damaged_or_stale_index_is_detected_and_rebuilt() {
     check("not an index", "damaged");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A fixture's text with 3 MiB of blanks before its `"nodes"`: the same snapshot (JSON allows
+/// them; the header before them still says what the file is), long enough that its key (size,
+/// mtime, first and last MiB) leaves its middle out.
+fn padded(dir: &Path, fixture: &str) -> PathBuf {
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(
+            File::open(fixtures().join("heap").join(fixture)).unwrap(),
+        ),
+        &mut text,
+    )
+    .unwrap();
+    let at = (text.windows(8).position(|w| w == b"\"nodes\":")).expect("a nodes array");
+    let mut out = text[..at].to_vec();
+    out.resize(at + (3 << 20), b' ');
+    out.extend_from_slice(&text[at..]);
+    let file = dir.join(fixture.trim_end_matches(".gz"));
+    fs::write(&file, out).unwrap();
+    file
+}
+
+/// Spoils the snapshot's middle (blanks become letters: not JSON any more) and keeps its key.
+fn poison(file: &Path) {
+    let mtime = fs::metadata(file).unwrap().modified().unwrap();
+    let mut bytes = fs::read(file).unwrap();
+    // Halfway through the blanks `padded` put in: past the first MiB, before the last.
+    let blanks = bytes.windows(64).position(|w| w.iter().all(|&b| b == b' '));
+    let middle = blanks.expect("padded") + (3 << 19);
+    assert!(bytes[middle..middle + 64].iter().all(|&b| b == b' '));
+    bytes[middle..middle + 64].fill(b'x');
+    fs::write(file, &bytes).unwrap();
+    File::options()
+        .write(true)
+        .open(file)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+}
+
+/// The commands that open several snapshots (`heap diff`, `heap leaks`, also given out of
+/// order), `check`'s heap budgets and `report` of a snapshot: once the indexes exist they answer
+/// from them, the snapshots' text unreadable, with the bytes of a first run and of `--no-cache`.
+#[test]
+fn diff_leaks_check_and_report_answer_from_the_index() {
+    let dir = scratch("multi");
+    let cache = dir.join("cache");
+    let [base, target, last] = [
+        "leak-1-baseline.heapsnapshot.gz",
+        "leak-2-target.heapsnapshot.gz",
+        "leak-3-final.heapsnapshot.gz",
+    ]
+    .map(|f| padded(&dir, f));
+    let [b, t, l] = [&base, &target, &last].map(|p| p.to_str().unwrap().to_string());
+    let budget = dir.join("budget.toml");
+    fs::write(
+        &budget,
+        "[[class]]\nname = \"Session\"\nmax_retained_size = \"1 GB\"\nmax_count = 1000000\n\
+         [detached_dom]\nmax_nodes = 1000000\n",
+    )
+    .unwrap();
+    let budget = budget.to_str().unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["heap", "diff", &b, &t, "--json", "--limit", "0"],
+        vec!["heap", "diff", &t, &b, "--json", "--limit", "0"],
+        vec!["heap", "leaks", &b, &t, &l, "--json", "--limit", "0"],
+        vec!["heap", "leaks", &l, &b, &t, "--json", "--limit", "0"],
+        vec!["check", &l, "--budget", budget, "--json"],
+        vec!["report", &l, "-o", "-"],
+    ];
+    let mut first = Vec::new();
+    for argv in &commands {
+        let cold = run(&cache, argv);
+        let mut bypass = argv.clone();
+        bypass.push("--no-cache");
+        let bypassed = run(&cache, &bypass);
+        assert!(
+            bypassed.stdout == cold.stdout,
+            "{argv:?}: --no-cache differs from the first run"
+        );
+        first.push(cold.stdout);
+    }
+    assert_eq!(indexes(&cache).len(), 3, "one index per snapshot");
+    for file in [&base, &target, &last] {
+        poison(file);
+    }
+    for (argv, expected) in commands.iter().zip(&first) {
+        let warm = run(&cache, argv);
+        assert!(
+            &warm.stdout == expected,
+            "{argv:?}: the answer from the index differs from the first run"
+        );
+        assert!(
+            warm.stderr.is_empty(),
+            "{argv:?}: {}",
+            String::from_utf8_lossy(&warm.stderr)
+        );
+    }
+    // The text really is unreadable: without the index each command fails on it.
+    for argv in &commands {
+        let mut bypass = argv.clone();
+        bypass.push("--no-cache");
+        let out = jsprof_env(&bypass, &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{argv:?} reads the poisoned text"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -72,7 +72,7 @@ fn corrupt<T>(message: impl Into<String>) -> Result<T, Reject> {
 }
 
 /// The sections, in file order: (tag, element size in bytes).
-const SECTIONS: [(&str, u32); 18] = [
+pub(crate) const SECTIONS: [(&str, u32); 18] = [
     ("misc", 1),
     ("node kind", 1),
     ("node name", 4),
@@ -561,70 +561,64 @@ fn encode_misc(m: &Misc<'_>) -> Vec<u8> {
         sample_fields,
         trace_function_info_fields,
     ] {
-        (list.len() as u64).put(&mut o);
-        for s in list {
-            put_bytes(&mut o, s.as_bytes());
-        }
+        put_list(&mut o, list, |o, s| put_bytes(o, s.as_bytes()));
     }
-    (m.locations.len() as u64).put(&mut o);
-    for &Location {
-        node,
-        script_id,
-        line,
-        column,
-    } in m.locations
-    {
+    // Destructured in full, as in `write_index`: a new field must be stored or fail to compile.
+    let location = |o: &mut Vec<u8>, l: &Location| {
+        let &Location {
+            node,
+            script_id,
+            line,
+            column,
+        } = l;
         for v in [node, script_id, line, column] {
-            v.put(&mut o);
+            v.put(o);
         }
-    }
-    (m.samples.len() as u64).put(&mut o);
-    for &Sample {
-        timestamp_us,
-        last_assigned_id,
-    } in m.samples
-    {
-        timestamp_us.put(&mut o);
-        last_assigned_id.put(&mut o);
-    }
-    (m.trace_function_infos.len() as u64).put(&mut o);
-    for &TraceFunctionInfo {
-        function_id,
-        name,
-        script_name,
-        script_id,
-        line,
-        column,
-    } in m.trace_function_infos
-    {
+    };
+    put_list(&mut o, m.locations, location);
+    put_list(&mut o, m.samples, |o, s| {
+        let &Sample {
+            timestamp_us,
+            last_assigned_id,
+        } = s;
+        timestamp_us.put(o);
+        last_assigned_id.put(o);
+    });
+    put_list(&mut o, m.trace_function_infos, |o, f| {
+        let &TraceFunctionInfo {
+            function_id,
+            name,
+            script_name,
+            script_id,
+            line,
+            column,
+        } = f;
         for v in [function_id, name, script_name, script_id, line, column] {
-            v.put(&mut o);
+            v.put(o);
         }
-    }
-    (m.trace_tree.len() as u64).put(&mut o);
-    for &TraceNode {
-        id,
-        function_info_index,
-        count,
-        size,
-        parent,
-    } in m.trace_tree
-    {
+    });
+    put_list(&mut o, m.trace_tree, |o, t| {
+        let &TraceNode {
+            id,
+            function_info_index,
+            count,
+            size,
+            parent,
+        } = t;
         for v in [id, function_info_index, count] {
-            v.put(&mut o);
+            v.put(o);
         }
-        size.put(&mut o);
-        parent.put(&mut o);
-    }
+        size.put(o);
+        parent.put(o);
+    });
     m.root.put(&mut o);
     u8::from(m.extra_native_bytes.is_some()).put(&mut o);
     m.extra_native_bytes.unwrap_or(0).put(&mut o);
     m.header_trace_function_count.put(&mut o);
-    (m.warnings.len() as u64).put(&mut o);
-    for Warning { at, message } in m.warnings {
-        put_bytes(&mut o, at.as_bytes());
-        put_bytes(&mut o, message.as_bytes());
-    }
+    put_list(&mut o, m.warnings, |o, Warning { at, message }| {
+        put_bytes(o, at.as_bytes());
+        put_bytes(o, message.as_bytes());
+    });
     m.total_size.put(&mut o);
     let Statistics {
         total,
@@ -648,25 +642,30 @@ fn encode_misc(m: &Misc<'_>) -> Vec<u8> {
     ] {
         v.put(&mut o);
     }
-    (m.interfaces.len() as u64).put(&mut o);
-    for InterfaceDefinition { name, properties } in m.interfaces {
-        put_bytes(&mut o, name);
-        (properties.len() as u64).put(&mut o);
-        for p in properties {
-            put_bytes(&mut o, p);
-        }
-    }
+    put_list(
+        &mut o,
+        m.interfaces,
+        |o, InterfaceDefinition { name, properties }| {
+            put_bytes(o, name);
+            put_list(o, properties, |o, p| put_bytes(o, p));
+        },
+    );
     o
+}
+
+/// A count, then each element as `put` writes it; read back by [`Dec::list`].
+fn put_list<T>(o: &mut Vec<u8>, items: &[T], mut put: impl FnMut(&mut Vec<u8>, &T)) {
+    (items.len() as u64).put(o);
+    for item in items {
+        put(o, item);
+    }
 }
 
 fn decode_misc(bytes: &[u8]) -> Result<MiscOwned, Reject> {
     let mut d = Dec::new(bytes, 0);
     let mut lists: [Vec<String>; 7] = Default::default();
     for list in &mut lists {
-        let n = d.count(4)?;
-        for _ in 0..n {
-            list.push(d.string()?);
-        }
+        *list = d.list(4, Dec::string)?;
     }
     let [node_fields, node_types, edge_fields, edge_types, location_fields, sample_fields, trace_function_info_fields] =
         lists;
@@ -679,59 +678,49 @@ fn decode_misc(bytes: &[u8]) -> Result<MiscOwned, Reject> {
         sample_fields,
         trace_function_info_fields,
     };
-    let n = d.count(16)?;
-    let mut locations = Vec::with_capacity(n);
-    for _ in 0..n {
-        locations.push(Location {
+    let locations = d.list(16, |d| {
+        Ok(Location {
             node: d.u32()?,
             script_id: d.u32()?,
             line: d.u32()?,
             column: d.u32()?,
-        });
-    }
-    let n = d.count(16)?;
-    let mut samples = Vec::with_capacity(n);
-    for _ in 0..n {
-        samples.push(Sample {
+        })
+    })?;
+    let samples = d.list(16, |d| {
+        Ok(Sample {
             timestamp_us: d.u64()?,
             last_assigned_id: d.u64()?,
-        });
-    }
-    let n = d.count(24)?;
-    let mut trace_function_infos = Vec::with_capacity(n);
-    for _ in 0..n {
-        trace_function_infos.push(TraceFunctionInfo {
+        })
+    })?;
+    let trace_function_infos = d.list(24, |d| {
+        Ok(TraceFunctionInfo {
             function_id: d.u32()?,
             name: d.u32()?,
             script_name: d.u32()?,
             script_id: d.u32()?,
             line: d.u32()?,
             column: d.u32()?,
-        });
-    }
-    let n = d.count(24)?;
-    let mut trace_tree = Vec::with_capacity(n);
-    for _ in 0..n {
-        trace_tree.push(TraceNode {
+        })
+    })?;
+    let trace_tree = d.list(24, |d| {
+        Ok(TraceNode {
             id: d.u32()?,
             function_info_index: d.u32()?,
             count: d.u32()?,
             size: d.u64()?,
             parent: d.u32()?,
-        });
-    }
+        })
+    })?;
     let root = d.u32()?;
     let has_extra = d.take(1)?[0] != 0;
     let extra = d.u64()?;
     let header_trace_function_count = d.u64()?;
-    let n = d.count(8)?;
-    let mut warnings = Vec::with_capacity(n);
-    for _ in 0..n {
-        warnings.push(Warning {
+    let warnings = d.list(8, |d| {
+        Ok(Warning {
             at: d.string()?,
             message: d.string()?,
-        });
-    }
+        })
+    })?;
     let total_size = d.u64()?;
     let statistics = Statistics {
         total: d.u64()?,
@@ -743,17 +732,12 @@ fn decode_misc(bytes: &[u8]) -> Result<MiscOwned, Reject> {
         strings: d.u64()?,
         system: d.u64()?,
     };
-    let n = d.count(12)?;
-    let mut interfaces = Vec::with_capacity(n);
-    for _ in 0..n {
-        let name = d.bytes()?.to_vec();
-        let k = d.count(4)?;
-        let mut properties = Vec::with_capacity(k);
-        for _ in 0..k {
-            properties.push(d.bytes()?.to_vec());
-        }
-        interfaces.push(InterfaceDefinition { name, properties });
-    }
+    let interfaces = d.list(12, |d| {
+        Ok(InterfaceDefinition {
+            name: d.bytes()?.to_vec(),
+            properties: d.list(4, |d| Ok(d.bytes()?.to_vec()))?,
+        })
+    })?;
     if d.rest() != 0 {
         return corrupt("the misc section has bytes left over");
     }
@@ -829,6 +813,22 @@ impl<'a> Dec<'a> {
         Ok(n as usize)
     }
 
+    /// A count, then that many elements read by `item`: the count is refused first when that
+    /// many elements of at least `min_size` bytes cannot be left, so a forged count never
+    /// reserves more than the section holds.
+    fn list<T>(
+        &mut self,
+        min_size: usize,
+        mut item: impl FnMut(&mut Dec<'a>) -> Result<T, Reject>,
+    ) -> Result<Vec<T>, Reject> {
+        let n = self.count(min_size)?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(item(self)?);
+        }
+        Ok(out)
+    }
+
     fn rest(&self) -> usize {
         self.bytes.len() - self.at
     }
@@ -893,4 +893,66 @@ pub(crate) fn check_tables(s: &HeapSnapshot, a: &Analysis) -> Result<(), Reject>
         return corrupt("its locations are out of order");
     }
     Ok(())
+}
+
+/// The key an index's header claims, for reading forged bytes (the fuzz target) past the key
+/// checks; `None` when the header cannot be walked.
+pub(crate) fn claimed_key(bytes: &[u8]) -> Option<Key> {
+    let (mut d, _) = header_fields(bytes)?;
+    d.bytes().ok()?; // the engine
+    Some(Key {
+        path: d.bytes().ok()?.to_vec(),
+        size: d.u64().ok()?,
+        mtime_secs: d.u64().ok()? as i64,
+        mtime_nanos: d.u32().ok()?,
+        content: d.take(32).ok()?.try_into().ok()?,
+    })
+}
+
+/// Recomputes the checksums of an index's header and sections over its bytes as they are, so
+/// that forged content (the fuzz target's) reaches the decoders and the table checks instead of
+/// stopping at a checksum. Leaves bytes it cannot walk as they are.
+pub(crate) fn reseal(bytes: &mut [u8]) {
+    let Some((mut d, header_len)) = header_fields(bytes) else {
+        return;
+    };
+    let walked = (|| -> Result<usize, Reject> {
+        d.bytes()?;
+        d.bytes()?;
+        d.take(8 + 8 + 4 + 32)?;
+        d.u32()?;
+        Ok(d.base + d.at)
+    })();
+    let Ok(mut entry) = walked else { return };
+    let mut at = header_len as u64;
+    for &(_, size) in &SECTIONS {
+        // Each entry: tag u32, element size u32, count u64, CRC-32 u32.
+        let Some(fields) = bytes.get(entry..entry + 20) else {
+            return;
+        };
+        let count = u64::get(&fields[8..16]);
+        let Some((len, padded_len)) = count
+            .checked_mul(size as u64)
+            .and_then(|len| Some((len, len.checked_next_multiple_of(8)?)))
+        else {
+            return;
+        };
+        let end = at.saturating_add(len).min(bytes.len() as u64);
+        let crc = crc32fast::hash(&bytes[(at.min(end)) as usize..end as usize]);
+        bytes[entry + 16..entry + 20].copy_from_slice(&crc.to_le_bytes());
+        at = at.saturating_add(padded_len);
+        entry += 20;
+    }
+    let crc = crc32fast::hash(&bytes[..header_len - 4]);
+    bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// A reader over the header's fields after its fixed start, and the header's length; `None` when
+/// the bytes are too short for the header they announce.
+fn header_fields(bytes: &[u8]) -> Option<(Dec<'_>, usize)> {
+    let header_len = u32::get(bytes.get(12..16)?) as usize;
+    if header_len < 20 || header_len > bytes.len() {
+        return None;
+    }
+    Some((Dec::new(&bytes[16..header_len - 4], 16), header_len))
 }

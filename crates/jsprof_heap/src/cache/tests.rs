@@ -4,7 +4,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::format::{read_index, write_index, Key, Reject};
+use super::format::{read_index, reseal, write_index, Key, Reject, SECTIONS};
 use super::*;
 
 fn fixture() -> Vec<u8> {
@@ -160,6 +160,59 @@ fn a_header_claiming_huge_sections_is_refused_before_allocating() {
         Err(Reject::Corrupt(message)) => assert!(message.contains("misc"), "{message}"),
         other => panic!("{:?}", other.err()),
     }
+}
+
+/// Where section `index` starts in an index, and its element count.
+fn section(bytes: &[u8], index: usize) -> (usize, u64) {
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let header_len = word(12);
+    let path_at = 20 + word(16);
+    let table = path_at + 4 + word(path_at) + 8 + 8 + 4 + 32 + 4;
+    let mut at = header_len;
+    for (i, &(_, size)) in SECTIONS.iter().enumerate() {
+        let entry = table + 20 * i;
+        let count = u64::from_le_bytes(bytes[entry + 8..entry + 16].try_into().unwrap());
+        if i == index {
+            return (at, count);
+        }
+        at += (count as usize * size as usize).next_multiple_of(8);
+    }
+    unreachable!("no section {index}")
+}
+
+#[test]
+fn forgeries_with_good_checksums_are_refused_by_the_table_checks() {
+    let (s, a) = analysed(&fixture());
+    let bytes = index_of(&s, &a);
+    // Resealing a good index changes nothing, and the fuzz target's reader takes it.
+    let mut same = bytes.clone();
+    reseal(&mut same);
+    assert_eq!(same, bytes);
+    let (s2, a2) = read_index_bytes(&bytes, true).expect("a good index reads");
+    assert_eq!(dump(&s, &a), dump(&s2, &a2));
+
+    let forged = |index: usize, element: usize, value: &[u8]| {
+        let mut bad = bytes.clone();
+        let (at, count) = section(&bad, index);
+        assert!((element as u64) < count, "{}", SECTIONS[index].0);
+        let at = at + element * value.len();
+        bad[at..at + value.len()].copy_from_slice(value);
+        reseal(&mut bad);
+        assert!(read_index_bytes(&bad, false).is_none());
+        match read(&bad, &key()) {
+            Err(Reject::Corrupt(message)) => message,
+            other => panic!("{}: {:?}", SECTIONS[index].0, other.err()),
+        }
+    };
+    let edge_target = SECTIONS.iter().position(|s| s.0 == "edge target").unwrap();
+    let message = forged(edge_target, 3, &u32::MAX.to_le_bytes());
+    assert!(message.contains("past the last node"), "{message}");
+    let dominator = SECTIONS.iter().position(|s| s.0 == "dominator").unwrap();
+    let message = forged(dominator, 0, &(s.nodes.len() as u32).to_le_bytes());
+    assert!(message.contains("past the last node"), "{message}");
+    // The misc section's first list (the node fields) claiming 2^40 strings.
+    let message = forged(0, 0, &(1u64 << 40).to_le_bytes());
+    assert!(message.contains("more than the section holds"), "{message}");
 }
 
 fn temp_dir(name: &str) -> PathBuf {

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_document::heap::Named;
+use jsprof_document::heap::{DiffSide, Named};
+use jsprof_heap::{max_node_id, InterfaceDefinition, Warning};
 
-use super::{fmt_signed_bytes, load, truncate};
+use super::{fmt_signed_bytes, load, truncate, Loaded};
+use crate::input;
 use crate::output::{self, Align, Table};
 
 #[derive(clap::Args)]
@@ -34,35 +36,39 @@ pub struct DiffArgs {
 }
 
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
-    let mut base = load(&args.base)?;
-    let mut target = load(&args.target)?;
-    // V8's object ids only grow over a process's life: a base with newer ids was taken later.
-    let reordered = jsprof_heap::process_order(&[&base.snapshot, &target.snapshot]) != [0, 1];
-    let mut order_warning = None;
-    if reordered {
-        order_warning = Some(format!(
-            "{} was given as the base but its object ids are newer than {}'s (V8's ids only grow): \
-             using {} as the base and {} as the target",
-            base.name, target.name, target.name, base.name
-        ));
-        std::mem::swap(&mut base, &mut target);
-    }
     if let Some(key) = &args.class {
-        return class_objects(&args, key, &mut base, &target, order_warning);
+        return class_run(&args, key);
     }
-    let (mut report, unrelated) = jsprof_document::heap::diff_report(
-        Named {
-            name: &base.name,
-            snapshot: &mut base.snapshot,
-            analysis: &mut base.analysis,
-        },
-        Named {
-            name: &target.name,
-            snapshot: &target.snapshot,
-            analysis: &target.analysis,
-        },
-        args.limit,
-    );
+    let base_name = input::display_name(&args.base);
+    let target_name = input::display_name(&args.target);
+    // One graph at a time (issue 17): the target is read and reduced to what the comparison
+    // needs of it (ids, self sizes and classes), then the base is read and reduced in turn.
+    let target = load(&args.target)?;
+    let target_max = max_node_id(&target.snapshot);
+    let mut target = Side::target(&target_name, target);
+    let base = load(&args.base)?;
+    // V8's object ids only grow over a process's life: a base with newer ids was taken later.
+    let reordered = max_node_id(&base.snapshot) > target_max;
+    let mut order_warning = None;
+    let base = if reordered {
+        order_warning = Some(format!(
+            "{base_name} was given as the base but its object ids are newer than {target_name}'s \
+             (V8's ids only grow): using {target_name} as the base and {base_name} as the target"
+        ));
+        // The base is classified by the target's interface definitions: the snapshot read first
+        // is read again for that (from its index when it has one).
+        let new_target = Side::target(&base_name, base);
+        let again = load(&args.target)?;
+        let base = Side::base(&target_name, again, &new_target.interfaces);
+        target = new_target;
+        base
+    } else {
+        Side::base(&base_name, base, &target.interfaces)
+    };
+    let (base_shown, target_shown) = (base.side.name, target.side.name);
+    let (base_warnings, target_warnings) = (base.warnings, target.warnings);
+    let (mut report, unrelated) =
+        jsprof_document::heap::diff_report_of(base.side, &target.side, args.limit);
     if let Some(message) = &order_warning {
         report.warnings.insert(
             0,
@@ -77,13 +83,20 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let classes = report.classes;
-    base.print_warnings();
-    target.print_warnings();
+    for (name, warnings) in [
+        (base_shown, &base_warnings),
+        (target_shown, &target_warnings),
+    ] {
+        output::print_warnings(
+            name,
+            warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
+        );
+    }
     if let Some(message) = &order_warning {
         output::print_warnings("heap diff", [("", message.as_str())]);
     }
     if let Some(message) = &unrelated {
-        output::print_warnings(&target.name, [("", message.as_str())]);
+        output::print_warnings(target_shown, [("", message.as_str())]);
     }
     let mut table = Table::new(&[
         ("Class", Align::Left),
@@ -109,18 +122,74 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    writeln!(out, "{} → {}", base.name, target.name)?;
+    writeln!(out, "{base_shown} → {target_shown}")?;
     table.write(&mut out)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// One snapshot of the comparison once its graph is gone.
+struct Side<'a> {
+    side: DiffSide<'a>,
+    /// Its interface definitions, by which the base is classified when this is the target.
+    interfaces: Vec<InterfaceDefinition>,
+    /// For the human output, which names the file beside each.
+    warnings: Vec<Warning>,
+}
+
+impl<'a> Side<'a> {
+    fn target(name: &'a str, loaded: Loaded) -> Side<'a> {
+        Side {
+            side: DiffSide::target(name, &loaded.snapshot, &loaded.analysis),
+            interfaces: loaded.analysis.interfaces,
+            warnings: loaded.snapshot.warnings,
+        }
+    }
+
+    fn base(
+        name: &'a str,
+        mut loaded: Loaded,
+        target_interfaces: &[InterfaceDefinition],
+    ) -> Side<'a> {
+        let side = DiffSide::base(
+            name,
+            &mut loaded.snapshot,
+            &mut loaded.analysis,
+            target_interfaces,
+        );
+        Side {
+            side,
+            interfaces: Vec::new(),
+            warnings: loaded.snapshot.warnings,
+        }
+    }
+}
+
+/// `--class KEY`: both snapshots whole (the objects of one class need both graphs), in process
+/// order.
+fn class_run(args: &DiffArgs, key: &str) -> Result<ExitCode> {
+    let mut base = load(&args.base)?;
+    let mut target = load(&args.target)?;
+    // V8's object ids only grow over a process's life: a base with newer ids was taken later.
+    let reordered = jsprof_heap::process_order(&[&base.snapshot, &target.snapshot]) != [0, 1];
+    let mut order_warning = None;
+    if reordered {
+        order_warning = Some(format!(
+            "{} was given as the base but its object ids are newer than {}'s (V8's ids only grow): \
+             using {} as the base and {} as the target",
+            base.name, target.name, target.name, base.name
+        ));
+        std::mem::swap(&mut base, &mut target);
+    }
+    class_objects(args, key, &mut base, &target, order_warning)
 }
 
 /// `--class KEY`: the new and deleted objects of one class.
 fn class_objects(
     args: &DiffArgs,
     key: &str,
-    base: &mut super::Loaded,
-    target: &super::Loaded,
+    base: &mut Loaded,
+    target: &Loaded,
     order_warning: Option<String>,
 ) -> Result<ExitCode> {
     let limit = if args.limit == 0 {

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
-use jsprof_document::heap::{leaks_order, leaks_report, LeaksOptions, Named};
-use jsprof_heap::{analyze, HeapSnapshot};
+use anyhow::Result;
+use jsprof_document::heap::{leaks_order_of, leaks_report_of, LeakSide, LeaksOptions, Named};
 
-use super::{read_only, truncate};
+use super::{load, truncate};
+use crate::input;
 use crate::output::{self, fmt_bytes, Align, Table};
 use crate::progress::Spinner;
 
@@ -53,42 +53,41 @@ pub struct LeaksArgs {
 }
 
 pub fn run(args: LeaksArgs) -> Result<ExitCode> {
-    let mut read = Vec::with_capacity(3);
-    for path in [&args.base, &args.target, &args.last] {
-        let _spinner = Spinner::start(format!("reading {}", path.display()));
-        read.push(read_only(path)?);
+    let paths = [&args.base, &args.target, &args.last];
+    let names = paths.map(|p| input::display_name(p));
+    // One graph at a time (issue 17): each snapshot is read (or its index opened) and reduced to
+    // its ids; FINAL's graph is kept when it was given last, as it normally is, and read again
+    // otherwise, once the ids have said which one it is.
+    let mut sides = Vec::with_capacity(3);
+    let mut last_given = None;
+    for (i, path) in paths.into_iter().enumerate() {
+        let loaded = load(path)?;
+        sides.push(LeakSide::of(&names[i], &loaded.snapshot));
+        if i == 2 {
+            last_given = Some(loaded);
+        }
     }
-    let order = leaks_order([&read[0].1, &read[1].1, &read[2].1]);
-    // Into the process's order: base, target, final.
-    let mut ranked: Vec<(usize, (String, HeapSnapshot))> = read.into_iter().enumerate().collect();
-    ranked.sort_by_key(|(given, _)| order.iter().position(|o| o == given));
-    let mut ranked = ranked.into_iter().map(|(_, r)| r);
-    let (Some((base_name, base)), Some((target_name, target)), Some((last_name, mut last))) =
-        (ranked.next(), ranked.next(), ranked.next())
-    else {
-        bail!("heap leaks needs three snapshots");
-    };
-    let analysis = {
-        let _spinner = Spinner::start(format!("analysing {last_name}"));
-        analyze(&mut last)
+    let order = leaks_order_of([
+        &sides[0].identities,
+        &sides[1].identities,
+        &sides[2].identities,
+    ]);
+    if order[2] != 2 {
+        last_given = None;
+    }
+    let last = match last_given {
+        Some(loaded) => loaded,
+        None => load(paths[order[2]])?,
     };
     let report = {
         let _spinner = Spinner::start("grouping the leaked objects".to_string());
-        leaks_report(
+        leaks_report_of(
+            &sides[order[0]],
+            &sides[order[1]],
             Named {
-                name: &base_name,
-                snapshot: &base,
-                analysis: (),
-            },
-            Named {
-                name: &target_name,
-                snapshot: &target,
-                analysis: (),
-            },
-            Named {
-                name: &last_name,
-                snapshot: &last,
-                analysis: &analysis,
+                name: &names[order[2]],
+                snapshot: &last.snapshot,
+                analysis: &last.analysis,
             },
             order,
             LeaksOptions {
