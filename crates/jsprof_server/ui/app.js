@@ -507,6 +507,15 @@ function openCpu(art, c, others) {
     const input = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight' });
     const info = el('span', { class: 'hint', text: 'Click a frame to zoom into it; Escape or a click on the background zooms out.' });
     bar.append(input, info);
+    let at = -1;
+    // Enter / shift+Enter: zoom to the next / previous matching frame.
+    input.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || !g || !g.hits || !g.hits.length) return;
+      e.preventDefault();
+      at = (at + (e.shiftKey ? -1 : 1) + g.hits.length) % g.hits.length;
+      g.zoomTo(g.hits[at]);
+      info.textContent = info.textContent.replace(/^(\d+ \/ )?[\d,]+ frames?/, `${at + 1} / ${g.hits.length.toLocaleString('en-US')} frame${g.hits.length === 1 ? '' : 's'}`);
+    });
     tab.node.append(bar);
     const box = el('div', { class: 'pane' });
     tab.node.append(box);
@@ -516,7 +525,9 @@ function openCpu(art, c, others) {
       let fn = null;
       if (m) { try { const re = new RegExp(m, 'i'); fn = (s) => re.test(s); } catch { fn = (s) => s.toLowerCase().includes(m.toLowerCase()); } }
       const covered = g.search(fn);
-      info.textContent = fn ? `Matched: ${covered != null ? ((covered * 100) / g.p.total).toFixed(2) + ' % of the ' + (g.p.unit === 'bytes' ? 'bytes' : 'time') : ''}` : 'Click a frame to zoom into it; Escape or a click on the background zooms out.';
+      at = -1;
+      const n = fn ? g.hits.length : 0;
+      info.textContent = fn ? `${n.toLocaleString('en-US')} frame${n === 1 ? '' : 's'} · matched: ${covered != null ? ((covered * 100) / g.p.total).toFixed(2) + ' % of the ' + (g.p.unit === 'bytes' ? 'bytes' : 'time') : ''}${n ? ' · Enter: next' : ''}` : 'Click a frame to zoom into it; Escape or a click on the background zooms out.';
     };
     input.addEventListener('input', search);
     tab.update = async () => {

@@ -107,11 +107,16 @@ export class FlameGraph {
     // The share covered by matching frames, each sample once (outermost matches only).
     const nodes = this.p.top_down.nodes, n = nodes.p.length, hit = new Uint8Array(n);
     let covered = 0;
+    // Every matching frame, left to right then root to leaf: what Enter steps through.
+    this.hits = [];
     for (let i = 0; i < n; i++) {
       const p = nodes.p[i];
+      const own = fn(this.label(i));
+      if (own) this.hits.push(i);
       if (p >= 0 && hit[p]) { hit[i] = 1; continue; }
-      if (fn(this.label(i))) { hit[i] = 1; covered += nodes.t[i]; }
+      if (own) { hit[i] = 1; covered += nodes.t[i]; }
     }
+    this.hits.sort((a, b) => this.x[a] - this.x[b] || this.depth[a] - this.depth[b]);
     return covered;
   }
 

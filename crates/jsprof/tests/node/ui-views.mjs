@@ -13,7 +13,8 @@
 //            Undo gives back FULL.
 //   search   {pattern, functions, top_down}: typing PATTERN in Functions and in Call tree
 //            counts the CLI's matching rows (`jsprof top`) and tree nodes (`jsprof tree
-//            --min-percent 0.01`), highlights them, and Enter steps through them.
+//            --min-percent 0.01`), highlights them, and Enter steps through them; the flame
+//            graph counts the same tree's frames and Enter zooms to each.
 //   polish   {}: with the system in dark mode the page and the chart's canvas are dark; at
 //            1024 px the header holds every tab and nothing scrolls sideways; the handle between
 //            the chart and its tables resizes them (mouse and keys) and is remembered; the
@@ -170,6 +171,21 @@ if (kind === 'sandwich') {
     }
   }
   await shot('search-tree');
+  // The flame graph: its frames are the Call tree's nodes; Enter zooms to each match in turn.
+  await tab('flamegraph');
+  await page.waitForFunction(() => window.jsprof.flamegraph);
+  await page.fill('[role=tabpanel]:not([hidden]) input[type=search]', expected.pattern);
+  await page.waitForTimeout(300);
+  const fg = await page.$eval('[role=tabpanel]:not([hidden]) .toolbar .hint', (e) => e.textContent);
+  assert.ok(fg.startsWith(`${expected.top_down} frame`), `flame graph: "${fg}", the CLI's tree has ${expected.top_down}`);
+  const seen = new Set();
+  for (let k = 1; k <= Math.min(3, expected.top_down); k++) {
+    await page.press('[role=tabpanel]:not([hidden]) input[type=search]', 'Enter');
+    await page.waitForTimeout(150);
+    const z = await page.evaluate(() => { const g = window.jsprof.flamegraph; return { i: g.zoomNode, name: g.keyOf(g.zoomNode).name }; });
+    assert.ok(new RegExp(expected.pattern, 'i').test(z.name) && !seen.has(z.i), `flame graph Enter #${k}: zoomed to ${JSON.stringify(z)}`);
+    seen.add(z.i);
+  }
 } else if (kind === 'polish') {
   // Dark, as the system says.
   await page.emulateMedia({ colorScheme: 'dark' });
