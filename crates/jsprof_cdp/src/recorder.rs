@@ -100,6 +100,8 @@ fn trace_categories(with_samples: bool) -> Vec<&'static str> {
 /// Time limits for each kind of wait.
 const COMMAND: Duration = Duration::from_secs(30);
 const COLLECT: Duration = Duration::from_secs(300);
+/// How long a recording waits for the browser to destroy the page it opened and closed.
+const PAGE_CLOSE: Duration = Duration::from_secs(5);
 
 /// A recording in progress on one connection.
 pub struct Recorder {
@@ -554,7 +556,16 @@ impl Recorder {
         if let Some(n) = self.navigation.take() {
             if n.spec().close_page {
                 // Opened for this recording: closed with it (over its own connection).
-                let _ = self.client.call("Page.close", json!({}), COMMAND).await;
+                // `Page.close` answers before the tab is gone; the browser drops this
+                // connection when the target is destroyed, so wait (briefly) for that, and a
+                // caller listing the tabs after `record` returns no longer sees it.
+                if self.client.call("Page.close", json!({}), COMMAND).await.is_ok() {
+                    let events = &mut self.events;
+                    let _ = tokio::time::timeout(PAGE_CLOSE, async {
+                        while events.recv().await.is_some() {}
+                    })
+                    .await;
+                }
             }
         }
         self.client.close();
