@@ -559,7 +559,12 @@ impl Recorder {
                 // `Page.close` answers before the tab is gone; the browser drops this
                 // connection when the target is destroyed, so wait (briefly) for that, and a
                 // caller listing the tabs after `record` returns no longer sees it.
-                if self.client.call("Page.close", json!({}), COMMAND).await.is_ok() {
+                if self
+                    .client
+                    .call("Page.close", json!({}), COMMAND)
+                    .await
+                    .is_ok()
+                {
                     let events = &mut self.events;
                     let _ = tokio::time::timeout(PAGE_CLOSE, async {
                         while events.recv().await.is_some() {}

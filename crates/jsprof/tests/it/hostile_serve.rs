@@ -598,14 +598,29 @@ fn data_is_private_and_snapshots_are_bounded() {
     }
     let (_node, port, _) = node_inspector("127.0.0.1:0", IDLE);
     let addr = format!("127.0.0.1:{port}");
-    let s = serve(&data_dir("quota"), &["--session-quota", "1K"]);
+    let quota_dir = data_dir("quota");
+    let s = serve(&quota_dir, &["--session-quota", "1K"]);
     let r = s.post_json(
         "/api/sessions",
         json!({"target": addr, "record": ["heap-snapshot"], "snapshot_every_s": 1}),
     );
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let id = r.json()["session_id"].as_str().unwrap().to_string();
-    std::thread::sleep(Duration::from_millis(3500));
+    // Wait for the first periodic snapshot to be on disk (a loaded machine may take a while),
+    // then let two more periods pass, in which no further snapshot may be taken.
+    let session = quota_dir.join("sessions").join(&id);
+    let snapshot_written = || {
+        std::fs::read_dir(&session).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".heapsnapshot"))
+        })
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !snapshot_written() {
+        assert!(std::time::Instant::now() < deadline, "no snapshot in 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
     let stopped = s.request("POST", &format!("/api/sessions/{id}/stop"), b"");
     assert_eq!(
         stopped.status,
