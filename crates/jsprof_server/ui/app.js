@@ -398,7 +398,7 @@ function openCpu(art, c, others) {
       const activeLabel = el('span', { class: 'hint' });
       const showActive = () => { activeLabel.textContent = tracks.length > 1 ? `Tables: ${tracks.find((t) => t.id === c.timeline).name}` : (base.thread ? `Thread: ${base.thread}` : ''); };
       showActive();
-      const search = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight calls' });
+      const search = el('input', { type: 'search', placeholder: 'Highlight (regex)', title: 'Highlight calls whose name or URL matches (a regular expression)', 'aria-label': 'Highlight calls' });
       bar.append(search, activeLabel);
       bar.append(el('span', { class: 'hint', text: 'Wheel/W/S zoom · drag/A/D pan · shift-drag: range · double-click: zoom to call · 0 resets · click a thread header to fold it' }));
       if (!art.live && base.min_ms > 0) bar.append(el('span', { class: 'hint', text: `· calls under ${fmtMs(base.min_ms)} merged in this report` }));
@@ -504,7 +504,7 @@ function openCpu(art, c, others) {
   }
   addTab('flamegraph', 'Flame graph', (tab) => {
     const bar = el('div', { class: 'toolbar' });
-    const input = el('input', { type: 'search', placeholder: 'Highlight (regex over names and URLs)', 'aria-label': 'Highlight' });
+    const input = el('input', { type: 'search', placeholder: 'Highlight (regex)', title: 'Highlight calls whose name or URL matches (a regular expression)', 'aria-label': 'Highlight' });
     const info = el('span', { class: 'hint', text: 'Click a frame to zoom into it; Escape or a click on the background zooms out.' });
     bar.append(input, info);
     let at = -1;
@@ -716,7 +716,7 @@ async function startServer() {
     side.append(el('h2', { text: 'Open' }), el('label', { class: 'muted', text: 'Profiles, traces, heap snapshots (or drop them on the page)' }), picker);
     side.append(el('h2', { text: 'Record' }));
     const form = el('form', { class: 'record-form' });
-    const target = el('input', { type: 'text', placeholder: '127.0.0.1:9229 · pid:1234 · chrome:127.0.0.1:9222', 'aria-label': 'Target' });
+    const target = el('input', { type: 'text', placeholder: 'host:port or pid:N', title: 'An inspector address (127.0.0.1:9229), a Node process (pid:1234) or a Chromium page (chrome:127.0.0.1:9222)', 'aria-label': 'Target' });
     form.append(el('label', { text: 'Target (a Node --inspect address, a pid, a Chromium page)' }), target);
     const kinds = ['cpu', 'heap-sampling', 'heap-snapshot', 'trace'];
     const boxes = kinds.map((k) => { const cb = el('input', { type: 'checkbox', value: k, checked: k === 'cpu' ? true : null }); form.append(el('label', null, cb, ' ' + k)); return cb; });

@@ -1,5 +1,5 @@
 // Call tree (top-down), Bottom-up and the flat function table of a profile document, with search.
-import { fmtWeight, fmtPct, fmtLocation, displayName, el, matcher } from 'jsprof/format.js';
+import { fmtWeight, fmtPct, fmtLocation, locationEl, displayName, el, matcher } from 'jsprof/format.js';
 import { TreeTable, pctCell } from 'jsprof/table.js';
 
 // Node objects of a flat tree document (a parent before its children). `more`: children the
@@ -33,7 +33,7 @@ function columns(profile, compact) {
     { title: 'Total', num: true, value: (d) => d.total, render: (d) => fmtWeight(d.total, u), title_of: (d) => `${d.total} ${u}` },
     { title: '', num: true, value: (d) => d.total, render: (d) => pctCell(fmtPct((d.total * 100) / T), (d.total * 100) / T) },
     { title: 'Function', cls: 'fn', value: (d) => displayName(d.name).toLowerCase(), render: (d) => displayName(d.name), title_of: (d) => displayName(d.name) },
-    { title: 'Location', cls: 'loc', value: (d) => d.url, render: (d) => fmtLocation(d.url, d.line, d.column), title_of: (d) => fmtLocation(d.url, d.line, d.column) },
+    { title: 'Location', cls: 'loc', value: (d) => d.url, render: (d) => locationEl(d.url, d.line, d.column) },
   ];
 }
 
@@ -44,7 +44,7 @@ export class CallTreeView {
     this.kind = kind;
     this.o = opts;
     const bar = el('div', { class: 'toolbar' });
-    this.input = el('input', { type: 'search', placeholder: 'Search functions or URLs (regex) · Enter: next', 'aria-label': 'Search' });
+    this.input = el('input', { type: 'search', placeholder: 'Search (regex)', title: 'Search functions or URLs (a regular expression) · Enter: next match, Shift+Enter: previous', 'aria-label': 'Search' });
     this.hitInfo = el('span', { class: 'hint', 'aria-live': 'polite' });
     this.info = el('span', { class: 'hint' });
     bar.append(this.input, this.hitInfo, this.info);

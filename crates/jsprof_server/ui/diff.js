@@ -2,7 +2,7 @@
 // another CPU artifact of the server BEFORE. Per function before/after/delta self and total,
 // largest change of self first; rows under the noise floor summarized; beneath, the differential
 // flame graph (AFTER's shape, red grew, blue shrank) the server draws.
-import { fmtWeight, fmtLocation, displayName, el } from 'jsprof/format.js';
+import { fmtWeight, locationEl, displayName, el } from 'jsprof/format.js';
 import { TreeTable } from 'jsprof/table.js';
 
 export class DiffView {
@@ -32,7 +32,7 @@ export class DiffView {
     const delta = (d, k) => el('span', { class: f(d, k) > 0 ? 'grew' : f(d, k) < 0 ? 'shrank' : null, text: sign(f(d, k)), title: String(f(d, k)) });
     const cols = [
       { title: 'Function', cls: 'fn', value: (d) => displayName(d.name).toLowerCase(), render: (d) => displayName(d.name) },
-      { title: 'Location', value: (d) => d.url, render: (d) => el('span', { class: 'loc', text: fmtLocation(d.url, d.line, d.column) }) },
+      { title: 'Location', cls: 'loc', value: (d) => d.url, render: (d) => locationEl(d.url, d.line, d.column) },
       { title: 'Before self', num: true, value: (d) => f(d, 'before_self'), render: (d) => w(f(d, 'before_self')) },
       { title: 'After self', num: true, value: (d) => f(d, 'after_self'), render: (d) => w(f(d, 'after_self')) },
       { title: 'Δ self', tip: 'sorted by the size of the change', num: true, value: (d) => Math.abs(f(d, 'delta_self')), render: (d) => delta(d, 'delta_self') },

@@ -97,6 +97,21 @@ export function fmtLocation(url, line, column) {
   return s;
 }
 
+// A location for a table cell: the directory and a query string elide while the file name, line
+// and column always stay readable; the full text is the tooltip. Long URLs (webpack://,
+// node_modules paths, cache-busting queries) no longer hide the file.
+export function locationEl(url, line, column) {
+  const text = fmtLocation(url, line, column);
+  const span = el('span', { class: 'locwrap', title: text });
+  if (!text) return span;
+  const data = url.startsWith('data:');
+  const path = data ? url.slice(0, 40) : url.replace(/[?#].*$/, '');
+  const cut = data ? -1 : path.lastIndexOf('/');
+  const part = (cls, t) => el('span', { class: cls, text: t });
+  span.append(part('dir', url.slice(0, cut + 1)), part('file', path.slice(cut + 1)), part('rest', url.slice(path.length)), part('pos', text.slice(url.length)));
+  return span;
+}
+
 export function displayName(name) {
   return name === '' ? '(anonymous)' : name;
 }

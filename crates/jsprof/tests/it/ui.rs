@@ -69,6 +69,19 @@ pub(crate) fn node_script(script: &str, args: &[&std::ffi::OsStr], offline: bool
     );
 }
 
+/// Runs one case of a `tests/node` script that takes `CASE URL EXPECTED.json SHOTS`: the expected
+/// numbers (computed by the CLI, which other tests tie to DevTools) go through a file.
+pub(crate) fn node_case(script: &str, case: &str, url: &str, expected: &serde_json::Value) {
+    let stem = script.trim_end_matches(".mjs");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{stem}-{case}.json"));
+    std::fs::write(&path, expected.to_string()).unwrap();
+    node_script(
+        script,
+        &[case.as_ref(), url.as_ref(), path.as_os_str()],
+        false,
+    );
+}
+
 /// `jsprof view --no-open FILES…`, killed on drop.
 pub(crate) struct View {
     child: Child,

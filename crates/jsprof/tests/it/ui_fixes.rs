@@ -5,35 +5,12 @@
 //! second file.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use crate::support::{fixtures, jsprof, jsprof_json};
-use crate::ui::{available, node_dir, report, view};
-
-fn shots() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::ui::{available, report, view};
 
 fn checks(case: &str, url: &str, expected: &serde_json::Value) {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-checks-{case}.json"));
-    std::fs::write(&path, expected.to_string()).unwrap();
-    let out = Command::new("node")
-        .current_dir(node_dir())
-        .arg("ui-checks.mjs")
-        .arg(case)
-        .arg(url)
-        .arg(&path)
-        .arg(shots())
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "ui-checks {case}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::ui::node_case("ui-checks.mjs", case, url, expected);
 }
 
 /// `jsprof heap stats`'s human table as `[{name, bytes, text, half_unit}]`: the sizes as

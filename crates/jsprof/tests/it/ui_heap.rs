@@ -5,42 +5,19 @@
 //! strings`; a `.heaptimeline`'s Allocation stacks are `jsprof heap allocations`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 
 use crate::support::{fixtures, jsprof_json};
-use crate::ui::{available, node_dir, view};
+use crate::ui::{available, view};
 
 /// What the page asks for at a time (heapviews.js' EDGE_PAGE).
 const EDGE_PAGE: usize = 50;
 /// How deep DevTools opens the closest retainer's chain (`expandRetainersChain(20)`).
 const CHAIN_LEVELS: usize = 20;
 
-fn shots() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-heap-shots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn checks(case: &str, url: &str, expected: &Value) {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-heap-{case}.json"));
-    std::fs::write(&path, expected.to_string()).unwrap();
-    let out = Command::new("node")
-        .current_dir(node_dir())
-        .arg("ui-heap.mjs")
-        .arg(case)
-        .arg(url)
-        .arg(&path)
-        .arg(shots())
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "ui-heap {case}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::ui::node_case("ui-heap.mjs", case, url, expected);
 }
 
 /// `jsprof heap edges FILE OBJECT [--retainers] --offset --limit --json`.

@@ -3,38 +3,13 @@
 //! (`jsprof top --drop`), the menu from the chart and the flame graph, and the page's polish
 //! (dark theme, 1024 px header, resizable split, folding sidebar, DevTools' event titles).
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::{json, Value};
 
 use crate::support::{fixtures, jsprof_json};
-use crate::ui::{available, node_dir, report, view};
-
-fn shots() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::ui::{available, report, view};
 
 fn views(case: &str, url: &str, expected: &Value) {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-views-{case}.json"));
-    std::fs::write(&path, expected.to_string()).unwrap();
-    let out = Command::new("node")
-        .current_dir(node_dir())
-        .arg("ui-views.mjs")
-        .arg(case)
-        .arg(url)
-        .arg(&path)
-        .arg(shots())
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "ui-views {case}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::ui::node_case("ui-views.mjs", case, url, expected);
 }
 
 fn top(file: &str, extra: &[&str]) -> Value {
@@ -178,4 +153,70 @@ fn table_search_counts_highlights_and_steps() {
         &v.url,
         &json!({"pattern": pattern, "functions": functions, "top_down": top_down}),
     );
+}
+
+/// A `.cpuprofile` whose functions live at long URLs (a bundler's `webpack://` path, a deep
+/// `node_modules` file, a query string), as real Node and browser profiles have.
+fn long_url_profile() -> std::path::PathBuf {
+    let path =
+        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-long-urls.cpuprofile");
+    let urls = [
+        "",
+        "webpack:///./src/features/checkout/components/payment-form/validation/rules/credit-card-number.ts",
+        "file:///home/someone/projects/a-big-monorepo/packages/application-server/node_modules/@scope/some-very-long-package-name/dist/esm/internal/deeply/nested/path/scheduler-worker.js",
+        "https://cdn.example.com/assets/vendor/analytics/v3.14.159/bundle.min.js?build=2026-11-26T07:00:00Z&cache=abcdef0123456789",
+    ];
+    let names = [
+        "(root)",
+        "validateCardNumber",
+        "runScheduledWork",
+        "trackEvent",
+    ];
+    let nodes: Vec<Value> = (0..4)
+        .map(|i| {
+            json!({
+                "id": i + 1,
+                "callFrame": {"functionName": names[i], "scriptId": i.to_string(), "url": urls[i],
+                              "lineNumber": if i == 0 { -1 } else { 10 * i as i64 }, "columnNumber": if i == 0 { -1 } else { 4 }},
+                "children": if i == 0 { vec![2, 3, 4] } else { vec![] },
+            })
+        })
+        .collect();
+    let samples: Vec<u32> = (0..300).map(|k| 2 + (k % 3)).collect();
+    let profile = json!({
+        "nodes": nodes, "startTime": 0, "endTime": 300_000,
+        "samples": samples, "timeDeltas": vec![1000; 300],
+    });
+    std::fs::write(&path, profile.to_string()).unwrap();
+    path
+}
+
+/// Nothing cut where it matters at 1024 px: each Location keeps its file, line and column whole
+/// (`jsprof top --json`'s url/line/column) while the directory gives way, placeholders fit, and
+/// a mouse click leaves no focus ring.
+#[test]
+fn locations_and_placeholders_are_not_cut_off() {
+    if !available() {
+        return;
+    }
+    let file = long_url_profile();
+    let top = top(file.to_str().unwrap(), &[]);
+    let locations: Vec<Value> = top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !f["url"].as_str().unwrap_or("").is_empty())
+        .map(|f| {
+            let url = f["url"].as_str().unwrap();
+            let location = format!("{url}:{}:{}", f["line"], f["column"]);
+            // The file's name and the position; the directory and the query may give way.
+            let path = url.split(['?', '#']).next().unwrap();
+            let base = &path[path.rfind('/').map_or(0, |i| i + 1)..];
+            let file = format!("{base}:{}:{}", f["line"], f["column"]);
+            json!({"name": f["name"], "location": location, "file": file})
+        })
+        .collect();
+    assert_eq!(locations.len(), 3, "{top}");
+    let v = view(&[file]);
+    views("uncut", &v.url, &json!({ "locations": locations }));
 }

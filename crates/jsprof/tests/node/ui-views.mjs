@@ -21,6 +21,10 @@
 //            sidebar folds and stays folded after a reload; an engine event's tooltip uses the
 //            Performance panel's title; the main track names its process (PROCESS, from
 //            `jsprof threads --json`).
+//   uncut    {locations: [{name, location, file}]}: at 1024 px no input's placeholder is cut
+//            (measured in its own font), each function's Location keeps its file, line and
+//            column whole (LOCATION and FILE from `jsprof top --json`) while the directory part
+//            gives way, and mouse clicks leave no focus ring where keyboard focus shows one.
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
@@ -255,6 +259,69 @@ if (kind === 'sandwich') {
   assert.ok(narrow.folded, 'the sidebar stayed folded');
   assert.ok(narrow.split && !narrow.split.startsWith('0.6 '), `the split was remembered: ${narrow.split}`);
   await shot('narrow-1024');
+} else if (kind === 'uncut') {
+  // A Location is never cut where it matters: the file, line and column stay whole and the
+  // directory part gives way; a placeholder is never cut; a mouse click leaves no focus ring.
+  await page.setViewportSize({ width: 1024, height: 760 });
+  await page.waitForTimeout(300);
+  const fits = async () => page.evaluate(() => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    const out = [];
+    for (const i of document.querySelectorAll('input[placeholder]')) {
+      const r = i.getBoundingClientRect();
+      if (!r.width || !i.offsetParent) continue;
+      const cs = getComputedStyle(i);
+      ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const room = i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      // Chromium leaves a search field's clear button room only once text is typed.
+      out.push({ label: i.getAttribute('aria-label'), text: i.placeholder, need: Math.ceil(ctx.measureText(i.placeholder).width), room: Math.floor(room) });
+    }
+    return out;
+  });
+  const cut = (list) => list.filter((p) => p.need > p.room);
+  for (const t of ['functions', 'top_down', 'bottom_up', 'chart', 'flamegraph', 'sandwich']) {
+    await tab(t);
+    const list = await fits();
+    assert.ok(list.length > 0 , `no input with a placeholder on ${t}`);
+    assert.deepEqual(cut(list), [], `placeholders cut on ${t}`);
+  }
+  await tab('functions');
+  await page.waitForFunction(() => window.jsprof.tables.functions);
+  for (const want of expected.locations) {
+    const row = await rowOf(want.name);
+    assert.ok(row, `no row ${want.name} in Functions`);
+    const loc = await row.$eval('td.loc', (td) => {
+      const q = (c) => td.querySelector(c);
+      // The cell as far as it is on screen: inside its scrolling pane.
+      const box = td.getBoundingClientRect(), pane = td.closest('.scroll, [role=tabpanel]').getBoundingClientRect();
+      const tr = { left: Math.max(box.left, pane.left), right: Math.min(box.right, pane.right) };
+      const whole = (e) => { const r = e.getBoundingClientRect(); return e.scrollWidth <= e.clientWidth + 1 && r.right <= tr.right + 1 && r.left >= tr.left - 1; };
+      return { file: q('.file').textContent + q('.pos').textContent, all: [...q('.locwrap').children].map((e) => e.textContent).join(''), title: q('.locwrap').title, fileWhole: whole(q('.file')) && whole(q('.pos')), dirCut: q('.dir').scrollWidth > q('.dir').clientWidth };
+    });
+    assert.equal(loc.file, want.file, `${want.name}: the file part`);
+    assert.equal(loc.all, want.location, `${want.name}: the whole location`);
+    assert.equal(loc.title, want.location, `${want.name}: the tooltip`);
+    assert.ok(loc.fileWhole, `${want.name}: ${want.file} is cut off`);
+    if (want.location.length > 120) assert.ok(loc.dirCut, `${want.name}: a ${want.location.length}-character location fits at 1024 px?`);
+  }
+  const page1 = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(page1 <= 1024, `long locations widen the page to ${page1} px`);
+  // Mouse clicks on a row and on the chart: no focus ring (keyboard focus still shows one).
+  const ring = async () => page.evaluate(() => { const a = document.activeElement; const cs = getComputedStyle(a); return `${a.tagName}:${cs.outlineStyle}:${cs.outlineWidth}`; });
+  await (await rowOf(expected.locations[0].name)).click();
+  assert.match(await ring(), /:none:|:0px$/, 'a clicked table shows a focus ring');
+  await tab('chart');
+  const c = await page.$('[role=tabpanel]:not([hidden]) canvas');
+  if (c) {
+    const b = await c.boundingBox();
+    await page.mouse.click(b.x + b.width / 2, b.y + 40);
+    assert.match(await ring(), /:none:|:0px$/, 'a clicked chart shows a focus ring');
+  }
+  await page.keyboard.press('Tab');
+  const keyed = await page.evaluate(() => { const a = document.activeElement; return a === document.body ? 'body' : getComputedStyle(a).outlineStyle; });
+  assert.ok(keyed === 'body' || keyed !== 'none', `keyboard focus shows no ring (${keyed})`);
+  await tab('functions');
+  await shot('uncut-1024');
 } else {
   throw new Error(`unknown case ${kind}`);
 }
