@@ -356,7 +356,10 @@ function detailsOf(e) {
   if (!e) return '<span class="muted">Click a call for its details; shift-drag (or drag in the overview) selects a range.</span>';
   const loc = fmtLocation(e.url, e.line, e.column);
   const title = e.type !== 'JS_CALL' ? eventTitle(e.name) : null;
-  return `<span class="name">${esc(title || displayName(e.name))}</span> ${title ? `<span class="loc">${esc(e.name)}</span> ` : ''}${loc ? `<span class="loc">${esc(loc)}</span>` : ''}` +
+  // A JS function's location opens its source with the line costs (as the menu's item does).
+  const link = loc && !title && current && current.art.live;
+  const locHtml = link ? `<a href="#" class="loc srclink" title="Show the source with line costs">${esc(loc)}</a>` : loc ? `<span class="loc">${esc(loc)}</span>` : '';
+  return `<span class="name">${esc(title || displayName(e.name))}</span> ${title ? `<span class="loc">${esc(e.name)}</span> ` : ''}${locHtml}` +
     ` · start ${fmtMs(e.s)} · total ${fmtMs(e.d)} · self ${fmtMs(e.self)} · ${esc(typeTitle(e.type))}`;
 }
 
@@ -368,6 +371,11 @@ function openCpu(art, c, others) {
       split.append(top, splitter(split, top, bottom), bottom);
       const bar = el('div', { class: 'toolbar' });
       const details = el('div', { class: 'details', html: detailsOf(null) });
+      details.addEventListener('click', (ev) => {
+        if (!ev.target.closest('.srclink') || !details.event) return;
+        ev.preventDefault();
+        (app.sourceView ||= new SourcePanel()).open(current.art, details.event, current.timeline);
+      });
       const base = await art.chart(null, 4000, c.timeline);
       // A new filter state draws the chart again from scratch, in the same view.
       tab.rebuild = () => {
@@ -415,7 +423,7 @@ function openCpu(art, c, others) {
       tab.node.append(split);
       const chart = new FlameChart(chartBox, {
         tracks, lanes, timeHover: frames ? (tm) => frames.preview(tm) : null,
-        onSelect: (e) => { details.innerHTML = detailsOf(e); if (e) selectFunction(e, chart); },
+        onSelect: (e) => { details.event = e; details.innerHTML = detailsOf(e); if (e) selectFunction(e, chart); },
         onTrack: (t) => {
           if (t.id === c.timeline) return;
           for (const x of chart.tracks) x.active = x.id === t.id;

@@ -7,6 +7,8 @@
 //            ticked line's gutter showing the CLI's time, the hottest line scrolled into view;
 //            a screenshot SHOTS_DIR/ui-source.png.
 //   outside  the source is elsewhere: the same numbers, no text, a note saying why.
+// Then the same panel again from the flame chart: a call of NAME clicked, its location in the
+// details line clicked.
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
@@ -83,6 +85,19 @@ if (kind === 'text') {
 // Escape closes it.
 await page.keyboard.press('Escape');
 assert.ok(await page.isHidden('#source-panel'), 'Escape closes the panel');
+// The flame chart's details line: a call of NAME selected, its location opens the same panel.
+await page.click('#tabs button[data-tab=chart]');
+await page.waitForFunction(() => window.jsprof.chart && window.jsprof.chart.stats.frames > 0, null, { timeout: 60000 });
+const at = await page.evaluate((n) => window.jsprof.chart.locate(n), expected.name);
+assert.ok(at, `no call of ${expected.name} drawn in the chart`);
+await page.mouse.click(at.x, at.y);
+await page.evaluate(() => { window.jsprof.sourceView.doc = null; });
+await page.click('[role=tabpanel]:not([hidden]) .details a.srclink');
+await page.waitForFunction(() => !document.getElementById('source-panel').hidden && window.jsprof.sourceView.doc, null, { timeout: 60000 });
+const again = await page.evaluate(() => window.jsprof.sourceView.doc.functions[0]);
+assert.equal(again.name, expected.name, 'the details line opened the source of the selected call');
+assert.ok(Math.abs(again.self_ms - expected.self_ms) <= 1e-12 * Math.max(1, expected.self_ms), `from the details line: self ${again.self_ms}, the CLI ${expected.self_ms}`);
+await page.keyboard.press('Escape');
 assert.deepEqual(errors, [], 'page errors');
 await browser.close();
 console.log(`ui-lines ${kind}: ok`);
