@@ -27,9 +27,9 @@ pub struct NodeJson {
     pub weights: WeightsJson,
 }
 
-/// The whole `tree` document.
+/// What every tree document starts with: the input, the view, the whole's weight, warnings.
 #[derive(Serialize, JsonSchema)]
-pub struct TreeReport {
+pub struct TreeHeader {
     pub kind: &'static str,
     /// As in `top`: `"trace-entries"` for a trace thread's entries, absent for samples.
     #[serde(skip_serializing_if = "is_samples")]
@@ -40,10 +40,39 @@ pub struct TreeReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_bytes: Option<i64>,
     pub warnings: Vec<JsonWarning>,
-    /// A bottom-up tree whose stacks are so deep that its callers were cut at this many levels
-    /// (the roots and the levels shown are exact); pass a smaller `max_depth` to choose the cut.
+    /// A bottom-up tree (or a sandwich's callers) whose stacks are so deep that the callers
+    /// were cut at this many levels (the roots and the levels shown are exact); pass a smaller
+    /// `max_depth` to choose the cut.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callers_cut_at_depth: Option<u32>,
+}
+
+impl TreeHeader {
+    fn new(
+        weighted: &Weighted,
+        view: &'static str,
+        unit: WeightUnit,
+        total: i64,
+        cut: Option<u32>,
+    ) -> TreeHeader {
+        let profile = &*weighted.profile;
+        TreeHeader {
+            kind: profile.kind.as_str(),
+            source: weighted.source,
+            view,
+            duration_ms: (unit != WeightUnit::Bytes).then(|| total as f64 / NS_PER_MS),
+            total_bytes: (unit == WeightUnit::Bytes).then_some(total),
+            warnings: warnings_json(&profile.warnings),
+            callers_cut_at_depth: cut,
+        }
+    }
+}
+
+/// The whole `tree` document.
+#[derive(Serialize, JsonSchema)]
+pub struct TreeReport {
+    #[serde(flatten)]
+    pub header: TreeHeader,
     pub nodes: Vec<NodeJson>,
 }
 
@@ -167,17 +196,12 @@ fn node_json(profile: &Profile, view: &TreeView, s: &Shown) -> NodeJson {
 /// The JSON document of a view.
 pub fn report(weighted: &Weighted, view: &TreeView) -> TreeReport {
     let profile = &*weighted.profile;
+    let name = match view.tree.kind {
+        CallTreeKind::TopDown => "top-down",
+        CallTreeKind::BottomUp => "bottom-up",
+    };
     TreeReport {
-        kind: profile.kind.as_str(),
-        source: weighted.source,
-        view: match view.tree.kind {
-            CallTreeKind::TopDown => "top-down",
-            CallTreeKind::BottomUp => "bottom-up",
-        },
-        duration_ms: (view.unit != WeightUnit::Bytes).then(|| view.total as f64 / NS_PER_MS),
-        total_bytes: (view.unit == WeightUnit::Bytes).then_some(view.total),
-        warnings: warnings_json(&profile.warnings),
-        callers_cut_at_depth: view.callers_cut_at,
+        header: TreeHeader::new(weighted, name, view.unit, view.total, view.callers_cut_at),
         nodes: view
             .shown
             .iter()
@@ -276,23 +300,13 @@ pub struct SandwichFunction {
 /// `jsprof tree --sandwich RE --json`.
 #[derive(Serialize, JsonSchema)]
 pub struct SandwichReport {
-    pub kind: &'static str,
-    #[serde(skip_serializing_if = "is_samples")]
-    pub source: WeightSource,
-    pub view: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub duration_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_bytes: Option<i64>,
-    pub warnings: Vec<JsonWarning>,
+    #[serde(flatten)]
+    pub header: TreeHeader,
     /// The function (the heaviest of those the pattern matches), with its `top` row's weights.
     pub function: SandwichFunction,
     /// Other functions the pattern matched, heaviest first (at most 20): narrow the pattern to
     /// pick one of them.
     pub other_matches: Vec<SandwichFunction>,
-    /// As in `tree --bottom-up`: the callers were cut at this many levels.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub callers_cut_at_depth: Option<u32>,
     /// The function as the root, the functions that called it beneath (Bottom-up's rows).
     pub callers: Vec<NodeJson>,
     /// The function as the root, what it called beneath (its calls merged).
@@ -323,19 +337,13 @@ pub fn sandwich_report(
     let profile = &*weighted.profile;
     let (unit, total) = (view.callees.unit, view.callees.total);
     SandwichReport {
-        kind: profile.kind.as_str(),
-        source: weighted.source,
-        view: "sandwich",
-        duration_ms: (unit != WeightUnit::Bytes).then(|| total as f64 / NS_PER_MS),
-        total_bytes: (unit == WeightUnit::Bytes).then_some(total),
-        warnings: warnings_json(&profile.warnings),
+        header: TreeHeader::new(weighted, "sandwich", unit, total, view.callers.callers_cut_at),
         function: function_json(profile, unit, total, &view.function),
         other_matches: others
             .iter()
             .take(20)
             .map(|r| function_json(profile, unit, total, r))
             .collect(),
-        callers_cut_at_depth: view.callers.callers_cut_at,
         callers: view
             .callers
             .shown
