@@ -231,6 +231,25 @@ pub fn matching_functions(weighted: &Weighted, pattern: &regex::Regex) -> Vec<Fu
     rows
 }
 
+/// The sandwich `--sandwich RE` (the service's `sandwich=RE`, MCP's `sandwich`) asks for: of the
+/// heaviest function whose name or URL matches, with the other matches heaviest first.
+/// `NotFound` when no sampled function matches.
+pub fn sandwich_matching(
+    weighted: &Weighted,
+    pattern: &regex::Regex,
+    options: TreeOptions,
+) -> crate::Result<(SandwichView, Vec<FunctionRow>)> {
+    let mut rows = matching_functions(weighted, pattern);
+    if rows.is_empty() {
+        return Err(crate::ReportError::NotFound(format!(
+            "no sampled function's name or URL matches `{}` (`jsprof top` lists them)",
+            pattern.as_str().escape_debug()
+        )));
+    }
+    let function = rows.remove(0);
+    Ok((sandwich(weighted, function, options), rows))
+}
+
 /// Speedscope's sandwich of one function: its callers (the Bottom-up tree from the function, as
 /// `tree --bottom-up` shows it under that root) and its callees (every call of it merged, from
 /// its outermost frame down).
@@ -337,7 +356,13 @@ pub fn sandwich_report(
     let profile = &*weighted.profile;
     let (unit, total) = (view.callees.unit, view.callees.total);
     SandwichReport {
-        header: TreeHeader::new(weighted, "sandwich", unit, total, view.callers.callers_cut_at),
+        header: TreeHeader::new(
+            weighted,
+            "sandwich",
+            unit,
+            total,
+            view.callers.callers_cut_at,
+        ),
         function: function_json(profile, unit, total, &view.function),
         other_matches: others
             .iter()

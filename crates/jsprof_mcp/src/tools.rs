@@ -757,24 +757,15 @@ async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<Answer> {
     })?;
     let (entry, input) = cpu_of(&q, &args.handle, &args.view.filters()).await?;
     let depth = args.depth.unwrap_or(2).min(50);
-    let pattern = args.function.clone();
     let json = crate::store::blocking(move || {
         let weighted = input.weighted(&spec)?;
-        let mut rows = jsprof_document::tree::matching_functions(&weighted, &re);
-        if rows.is_empty() {
-            return Err(ToolError::NotFound(format!(
-                "{}: no sampled function's name or URL matches `{}` (`top` lists them)",
-                entry.name,
-                pattern.escape_debug()
-            )));
-        }
-        let function = rows.remove(0);
         let options = jsprof_document::tree::TreeOptions {
             bottom_up: false,
             max_depth: depth + 1,
             min_percent: 0.0,
         };
-        let view = jsprof_document::tree::sandwich(&weighted, function, options);
+        let (view, rows) = jsprof_document::tree::sandwich_matching(&weighted, &re, options)
+            .map_err(|e| ToolError::NotFound(format!("{}: {e}", entry.name)))?;
         to_value(&jsprof_document::tree::sandwich_report(
             &weighted, &view, &rows,
         ))

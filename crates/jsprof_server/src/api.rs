@@ -462,6 +462,14 @@ async fn top(
     Ok(json_blocking(report).await)
 }
 
+/// `…/tree`'s answer: the tree, or with `sandwich=RE` the sandwich.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum TreeAnswer {
+    Tree(jsprof_document::tree::TreeReport),
+    Sandwich(jsprof_document::tree::SandwichReport),
+}
+
 async fn tree(
     State(state): Shared,
     Path((id, artifact_text)): Path<(String, String)>,
@@ -477,6 +485,7 @@ async fn tree(
                 "range",
                 "thread",
                 "samples",
+                "sandwich",
             ][..],
             &filters::PARAMS,
         ]
@@ -488,12 +497,39 @@ async fn tree(
         max_depth: params.number("max_depth")?.unwrap_or(0),
         min_percent: params.number("min_percent")?.unwrap_or(0.0),
     };
+    // `sandwich=RE`: `jsprof tree --sandwich RE`'s document instead of the tree.
+    let sandwich = match params.get("sandwich") {
+        None => None,
+        Some(_) if options.bottom_up => {
+            return Err(ApiError::bad_request(
+                "`sandwich` shows both directions: leave out `bottom_up`".to_string(),
+            ))
+        }
+        Some(p) => Some(regex::Regex::new(p).map_err(|e| {
+            ApiError::bad_request(format!(
+                "bad `sandwich` `{}`: {}",
+                ids::printable(p),
+                e.to_string().replace('\n', " ")
+            ))
+        })?),
+    };
     let spec = params.view_spec()?;
     let (loaded, _) = profile_of(&state, &id, &artifact_text, &filters).await?;
     let report = crate::work::run(move || {
         let weighted = loaded.cpu()?.weighted(&spec)?;
-        let view = jsprof_document::tree::view(&weighted, options);
-        Ok(jsprof_document::tree::report(&weighted, &view))
+        Ok(match sandwich {
+            Some(re) => {
+                let (view, others) =
+                    jsprof_document::tree::sandwich_matching(&weighted, &re, options)?;
+                TreeAnswer::Sandwich(jsprof_document::tree::sandwich_report(
+                    &weighted, &view, &others,
+                ))
+            }
+            None => {
+                let view = jsprof_document::tree::view(&weighted, options);
+                TreeAnswer::Tree(jsprof_document::tree::report(&weighted, &view))
+            }
+        })
     })
     .await?;
     Ok(json_blocking(report).await)

@@ -181,9 +181,9 @@ pub fn document(state: &AppState) -> Value {
             },
             "/api/sessions/{id}/artifacts/{artifact}/tree": {
                 "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof tree --json` on a CPU (or sampling heap) artifact",
-                    "parameters": with_filters(vec![param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), range(), thread(), samples()]),
-                    "responses": responses(("200", ok("the tree in depth-first pre-order", "TreeReport")), &std_errors)}
+                "get": {"summary": "`jsprof tree --json` on a CPU (or sampling heap) artifact; with `sandwich`, `jsprof tree --sandwich RE --json`",
+                    "parameters": with_filters(vec![param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), param("sandwich", "query", "speedscope's sandwich of the heaviest function whose name or URL matches this regex: its callers and callees (a SandwichReport; 404 when none matches)", json!({"type": "string"})), range(), thread(), samples()]),
+                    "responses": responses(("200", json!({"description": "the tree in depth-first pre-order, or the sandwich", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/TreeReport"}, {"$ref": "#/components/schemas/SandwichReport"}]}}}})), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/summary": {
                 "parameters": [sid(), aid()],

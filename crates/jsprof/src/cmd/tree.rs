@@ -88,16 +88,8 @@ fn sandwich(
 ) -> Result<ExitCode> {
     let profile = &*weighted.profile;
     let re = regex::Regex::new(pattern)?;
-    let mut rows = jsprof_document::tree::matching_functions(weighted, &re);
-    if rows.is_empty() {
-        anyhow::bail!(
-            "{}: no sampled function's name or URL matches --sandwich {pattern} (`jsprof top` \
-             lists them)",
-            loaded.name
-        );
-    }
-    let function = rows.remove(0);
-    let view = jsprof_document::tree::sandwich(weighted, function, options);
+    let (view, rows) = jsprof_document::tree::sandwich_matching(weighted, &re, options)
+        .map_err(|e| anyhow::anyhow!("{}: --sandwich: {e}", loaded.name))?;
     if json {
         output::print_json(&jsprof_document::tree::sandwich_report(
             weighted, &view, &rows,

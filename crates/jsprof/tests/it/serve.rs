@@ -353,6 +353,36 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
             "3"
         ])
     );
+    // `sandwich=RE`: byte for byte the CLI's `tree --sandwich RE --json`; a pattern matching
+    // nothing is a 404 saying so; a bad pattern or `bottom_up` with it a 400.
+    let sandwich = s.get(&format!(
+        "/api/sessions/{id}/artifacts/1/tree?sandwich=hotFunction&max_depth=3"
+    ));
+    assert_eq!(sandwich.status, 200);
+    assert_eq!(
+        sandwich.body,
+        cli(&[
+            "tree",
+            file.to_str().unwrap(),
+            "--json",
+            "--sandwich",
+            "hotFunction",
+            "--max-depth",
+            "3"
+        ])
+    );
+    let none = s.get(&format!(
+        "/api/sessions/{id}/artifacts/1/tree?sandwich=%5Eno%20such%24"
+    ));
+    assert_eq!(none.status, 404, "{}", String::from_utf8_lossy(&none.body));
+    assert!(none.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("no sampled function"));
+    for bad in ["sandwich=(", "sandwich=hotFunction&bottom_up=1"] {
+        let r = s.get(&format!("/api/sessions/{id}/artifacts/1/tree?{bad}"));
+        assert_eq!(r.status, 400, "{bad}: {}", String::from_utf8_lossy(&r.body));
+    }
 
     // The target is free again.
     let second = s.post_json("/api/sessions", json!({"target": addr}));
