@@ -60,6 +60,8 @@ enum Command {
     Insights(cmd::insights::Args),
     /// A trace's network requests as a waterfall: queueing, server response, download, size.
     Network(cmd::network::Args),
+    /// A trace's screenshots in time order (the filmstrip); `--out DIR` writes each image.
+    Filmstrip(cmd::filmstrip::Args),
     /// A trace's user timings: performance.mark/measure, console.time and console.timeStamp.
     Timings(cmd::timings::Args),
     /// A time-ordered flame chart (SVG) of one thread: calls and engine events at their real times.
@@ -108,6 +110,7 @@ fn main() -> ExitCode {
         Command::Events(args) => cmd::events::run(args),
         Command::Flamechart(args) => cmd::flamechart::run(args),
         Command::Insights(args) => cmd::insights::run(args),
+        Command::Filmstrip(args) => cmd::filmstrip::run(args),
         Command::Network(args) => cmd::network::run(args),
         Command::Timings(args) => cmd::timings::run(args),
         Command::Heap(command) => cmd::heap::run(command),

@@ -47,6 +47,16 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::page::TimingsReport>,
     },
     Document {
+        name: "FilmstripDoc",
+        answers: "`jsprof filmstrip TRACE --json`; `GET …/artifacts/{a}/filmstrip` (and the UI's)",
+        add: add::<crate::filmstrip::FilmstripDoc>,
+    },
+    Document {
+        name: "ScreenshotJson",
+        answers: "`GET …/artifacts/{a}/filmstrip/{index}` (and the UI's): one image; `jsprof filmstrip --out DIR` writes them as files",
+        add: add::<crate::filmstrip::ScreenshotJson>,
+    },
+    Document {
         name: "TopReport",
         answers: "`jsprof top FILE --json`; `GET …/artifacts/{a}/top`",
         add: add::<crate::top::TopReport>,

@@ -55,6 +55,15 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/api/sessions/{id}/artifacts/{artifact}/network",
             get(network),
         )
+        // `jsprof filmstrip --json`, and one image at a time (the UI's own endpoints).
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/filmstrip",
+            get(crate::ui::filmstrip),
+        )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/filmstrip/{index}",
+            get(crate::ui::screenshot),
+        )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/timings",
             get(timings),

@@ -185,6 +185,16 @@ pub fn document(state: &AppState) -> Value {
                     "parameters": with_filters(vec![param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), param("sandwich", "query", "speedscope's sandwich of the heaviest function whose name or URL matches this regex: its callers and callees (a SandwichReport; 404 when none matches)", json!({"type": "string"})), range(), thread(), samples()]),
                     "responses": responses(("200", json!({"description": "the tree in depth-first pre-order, or the sandwich", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/TreeReport"}, {"$ref": "#/components/schemas/SandwichReport"}]}}}})), &std_errors)}
             },
+            "/api/sessions/{id}/artifacts/{artifact}/filmstrip": {
+                "parameters": [sid(), aid()],
+                "get": {"summary": "`jsprof filmstrip --json`: a trace's screenshots in time order, times only",
+                    "responses": responses(("200", ok("the filmstrip", "FilmstripDoc")), &std_errors)}
+            },
+            "/api/sessions/{id}/artifacts/{artifact}/filmstrip/{index}": {
+                "parameters": [sid(), aid(), {"name": "index", "in": "path", "required": true, "description": "the screenshot's index in the filmstrip", "schema": {"type": "integer", "minimum": 0}}],
+                "get": {"summary": "one screenshot's image (base64, as the trace holds it); 404 past the last",
+                    "responses": responses(("200", ok("the image", "ScreenshotJson")), &std_errors)}
+            },
             "/api/sessions/{id}/artifacts/{artifact}/heap/summary": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof heap summary --json`", "parameters": [param("sort", "query", "retained | self | count", json!({"type": "string", "enum": ["retained", "self", "count"]})), param("limit", "query", "classes; 0 = all", json!({"type": "integer", "default": 20}))],

@@ -654,8 +654,9 @@ async fn cpu_diff(
 }
 
 /// A trace's screenshots in time order (`jsprof_document::filmstrip`): times only, so that the
-/// page lists a long filmstrip without its images.
-async fn filmstrip(
+/// page lists a long filmstrip without its images. Also the service's public
+/// `…/artifacts/{a}/filmstrip` (`jsprof filmstrip --json`).
+pub(crate) async fn filmstrip(
     State(state): Shared,
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
@@ -671,8 +672,8 @@ async fn filmstrip(
 }
 
 /// One screenshot's image, by its index in the filmstrip: fetched when the page draws or shows
-/// it.
-async fn screenshot(
+/// it. Also the service's public `…/artifacts/{a}/filmstrip/{index}`.
+pub(crate) async fn screenshot(
     State(state): Shared,
     UrlPath((id, artifact, index)): UrlPath<(String, String, String)>,
     RawQuery(q): RawQuery,

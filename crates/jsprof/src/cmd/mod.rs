@@ -4,6 +4,7 @@ pub mod check;
 pub mod diff;
 pub mod events;
 pub mod export;
+pub mod filmstrip;
 pub mod flamechart;
 pub mod flamegraph;
 pub mod heap;

@@ -147,6 +147,59 @@ fn filmstrip_by_index_and_the_reports_page_documents() {
         String::from_utf8_lossy(&past.body)
     );
     assert_eq!(s.get(&format!("{base}/x")).status, 400);
+    // The service's public endpoints and `jsprof filmstrip --json` answer the same bytes.
+    let f = file.to_str().unwrap();
+    let public = format!("/api/sessions/{id}/artifacts/1/filmstrip");
+    let mut want = cli(&["filmstrip", f, "--json"]);
+    while want.last() == Some(&b'\n') {
+        want.pop();
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&s.get(&public).body),
+        String::from_utf8_lossy(&want)
+    );
+    assert_eq!(s.get(&public).body, list.body);
+    assert_eq!(
+        s.get(&format!("{public}/3")).body,
+        s.get(&format!("{base}/3")).body
+    );
+    // `--out DIR`: each image as a file, byte for byte the trace's base64 decoded by coreutils;
+    // a second run refuses to overwrite them.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filmstrip-out");
+    let _ = std::fs::remove_dir_all(&dir);
+    cli(&["filmstrip", f, "--out", dir.to_str().unwrap()]);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), times.len());
+    for (i, path) in files.iter().enumerate() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        assert_eq!(name, format!("frame-{i:03}-{:.1}ms.jpg", times[i]));
+        let mut decode = std::process::Command::new("base64")
+            .arg("-d")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("coreutils base64");
+        use std::io::Write;
+        decode
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(images[i].as_bytes())
+            .unwrap();
+        let decoded = decode.wait_with_output().unwrap().stdout;
+        assert_eq!(std::fs::read(path).unwrap(), decoded, "{name}");
+    }
+    let again = crate::support::jsprof(&["filmstrip", f, "--out", dir.to_str().unwrap()]);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("never overwritten"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     // Not a trace: refused, naming why.
     let cpu = s.import(&fixtures().join("cpu/node-mix.cpuprofile.gz"))["session_id"]
         .as_str()
