@@ -367,6 +367,30 @@ fn trace_insights_network_and_timings_equal_the_cli() {
     let insights = cli_json(&["insights", &trace, "--json"]);
     assert_eq!(items(&r[1]), insights["navigations"].as_array().unwrap());
     assert!(!items(&r[1]).is_empty());
+    // Every insight the CLI computes reaches the agent, the later ones included (document
+    // latency, LCP discovery, DOM size, forced reflow, third parties, CLS culprits).
+    let got = &items(&r[1])[0]["insights"];
+    for key in [
+        "lcp_breakdown",
+        "inp_breakdown",
+        "cls_clusters",
+        "render_blocking",
+        "document_latency",
+        "cls_culprits",
+        "lcp_discovery",
+        "dom_size",
+        "forced_reflow",
+        "third_parties",
+    ] {
+        assert!(
+            !got[key].is_null(),
+            "MCP navigations lack insight {key}: {got}"
+        );
+        assert_eq!(
+            got[key], insights["navigations"][0]["insights"][key],
+            "{key}"
+        );
+    }
     // The lists not paged are counted, not sent.
     let first = &r[1]["first"];
     assert_eq!(
