@@ -103,6 +103,21 @@ const COLLECT: Duration = Duration::from_secs(300);
 /// How long a recording waits for the browser to destroy the page it opened and closed.
 const PAGE_CLOSE: Duration = Duration::from_secs(5);
 
+/// Closes the page of `client`'s connection. `Page.close` answers before the tab is gone; the
+/// browser drops the connection when the target is destroyed, so wait (briefly) for that: a
+/// caller listing the tabs after `record` returns no longer sees it.
+async fn close_page_and_wait(client: &Client) {
+    if client.call("Page.close", json!({}), COMMAND).await.is_err() {
+        return;
+    }
+    let _ = tokio::time::timeout(PAGE_CLOSE, async {
+        while !client.is_closed() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}
+
 /// A recording in progress on one connection.
 pub struct Recorder {
     client: Client,
@@ -141,7 +156,7 @@ impl Recorder {
         let started =
             Recorder::start_recording(client.clone(), events, kind, options, output).await;
         if started.is_err() && close_page {
-            let _ = client.call("Page.close", json!({}), COMMAND).await;
+            close_page_and_wait(&client).await;
         }
         started
     }
@@ -556,21 +571,7 @@ impl Recorder {
         if let Some(n) = self.navigation.take() {
             if n.spec().close_page {
                 // Opened for this recording: closed with it (over its own connection).
-                // `Page.close` answers before the tab is gone; the browser drops this
-                // connection when the target is destroyed, so wait (briefly) for that, and a
-                // caller listing the tabs after `record` returns no longer sees it.
-                if self
-                    .client
-                    .call("Page.close", json!({}), COMMAND)
-                    .await
-                    .is_ok()
-                {
-                    let events = &mut self.events;
-                    let _ = tokio::time::timeout(PAGE_CLOSE, async {
-                        while events.recv().await.is_some() {}
-                    })
-                    .await;
-                }
+                close_page_and_wait(&self.client).await;
             }
         }
         self.client.close();
