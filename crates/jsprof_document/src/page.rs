@@ -285,6 +285,9 @@ pub struct ThirdPartiesJson {
     /// `pass`, or `informative` when any entity is not the first party.
     pub state: String,
     pub first_party: Option<String>,
+    /// Every entity with main-thread time or transfer size: a company third-party-web knows by
+    /// its name ("Google Analytics"), any other site by its root domain; most main-thread time
+    /// first, then most transfer size, then by name.
     pub entities: Vec<EntityJson>,
 }
 

@@ -514,26 +514,107 @@ fn more_insights_match_the_trace_engine() {
                 );
             }
 
-            let (p, wp) = (&i["third_parties"], &wi["ThirdParties"]);
-            assert_eq!(p["state"], wp["state"], "{at} ThirdParties state");
-            assert_eq!(p["first_party"], wp["first_party"], "{at}");
-            let (e, we) = (
-                p["entities"].as_array().unwrap(),
-                wp["entities"].as_array().unwrap(),
-            );
-            assert_eq!(e.len(), we.len(), "{at} entities");
-            for (e, we) in e.iter().zip(we) {
-                for k in ["entity", "first_party", "transfer_size"] {
-                    assert_eq!(e[k], we[k], "{at} entity {k}");
-                }
-                close(
-                    &e["main_thread_ms"],
-                    &we["main_thread_ms"],
-                    MS,
-                    &format!("{at} {} main thread", we["entity"]),
-                );
-            }
+            assert_third_parties(&i["third_parties"], &wi["ThirdParties"], &at);
         }
+    }
+}
+
+/// Our `third_parties` insight against the oracle's `ThirdParties`, entity by entity.
+#[track_caller]
+fn assert_third_parties(p: &Value, wp: &Value, at: &str) {
+    assert_eq!(p["state"], wp["state"], "{at} ThirdParties state");
+    assert_eq!(p["first_party"], wp["first_party"], "{at}");
+    // Ours are in the insight table's order (main-thread time, transfer size, name); the
+    // engine lists them as its bottom-up tree met them.
+    let e = p["entities"].as_array().unwrap();
+    let mut we = wp["entities"].as_array().unwrap().clone();
+    let key = |v: &Value| {
+        (
+            v["main_thread_ms"].as_f64().unwrap(),
+            v["transfer_size"].as_f64().unwrap(),
+        )
+    };
+    we.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        kb.0.total_cmp(&ka.0)
+            .then(kb.1.total_cmp(&ka.1))
+            .then_with(|| a["entity"].as_str().cmp(&b["entity"].as_str()))
+    });
+    let we = &we;
+    let names = |v: &Vec<Value>| v.iter().map(|e| e["entity"].clone()).collect::<Vec<_>>();
+    assert_eq!(names(e), names(we), "{at} entities");
+    for (e, we) in e.iter().zip(we) {
+        for k in ["entity", "first_party", "transfer_size"] {
+            assert_eq!(e[k], we[k], "{at} entity {k}");
+        }
+        close(
+            &e["main_thread_ms"],
+            &we["main_thread_ms"],
+            MS,
+            &format!("{at} {} main thread", we["entity"]),
+        );
+    }
+}
+
+/// The recorded page load with its script, style sheet, image and a late script moved to
+/// domains third-party-web knows (Google Analytics, Google Fonts, JSDelivr) or does not (a
+/// made-up shop's CDN, named by its root domain): the entities, their transfer sizes and
+/// main-thread times are those of DevTools' trace engine (run live on the rewritten trace).
+#[test]
+fn third_parties_name_the_companies_third_party_web_knows() {
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(
+            std::fs::File::open(input("trace/pageload.trace")).unwrap(),
+        ),
+        &mut text,
+    )
+    .unwrap();
+    let moves = [
+        (
+            "http://127.0.0.1:8790/app.js",
+            "https://ssl.google-analytics.com/ga/app.js",
+        ),
+        (
+            "http://127.0.0.1:8790/styles.css",
+            "https://fonts.googleapis.com/css2?family=Inter",
+        ),
+        (
+            "http://127.0.0.1:8790/slow.js",
+            "https://cdn.jsdelivr.net/npm/slow@1/slow.js",
+        ),
+        (
+            "http://127.0.0.1:8790/hero.png",
+            "https://img.static.example-shop.co.uk/hero.png",
+        ),
+    ];
+    for (from, to) in moves {
+        assert!(text.contains(from), "the fixture no longer loads {from}");
+        text = text.replace(from, to);
+    }
+    let trace = temp_file("third-parties.trace.json", text.as_bytes());
+    let Some(want) = crate::record_page::insights_oracle(&trace) else {
+        return;
+    };
+    let ours = jsprof_json(&["insights", trace.to_str().unwrap(), "--json"]);
+    let mut named = Vec::new();
+    for n in ours["navigations"].as_array().unwrap() {
+        let at = format!("rewritten pageload {}", n["id"]);
+        let wi = &want["insights"][n["id"].as_str().unwrap()];
+        assert_third_parties(&n["insights"]["third_parties"], &wi["ThirdParties"], &at);
+        for e in n["insights"]["third_parties"]["entities"]
+            .as_array()
+            .unwrap()
+        {
+            named.push(e["entity"].as_str().unwrap().to_string());
+        }
+    }
+    // The companies by their names, the unknown CDN by its root domain.
+    for name in ["Google Analytics", "example-shop.co.uk"] {
+        assert!(
+            named.iter().any(|n| n == name),
+            "{name} not among {named:?}"
+        );
     }
 }
 

@@ -144,7 +144,7 @@ fn pageload_site() -> Site {
 }
 
 /// DevTools' trace engine on a trace (`target/oracle/insights-oracle.mjs`), when it is built.
-fn insights_oracle(trace: &Path) -> Option<Value> {
+pub(crate) fn insights_oracle(trace: &Path) -> Option<Value> {
     let script = repo().join("target/oracle/insights-oracle.mjs");
     if !script.exists() {
         crate::support::skip_without(

@@ -1,8 +1,8 @@
 //! The third-parties insight (`ThirdParties`) as DevTools' trace engine computes it: each
 //! entity's transfer size and main-thread time, from the main frame's main thread. Entities are
-//! named by the engine's made-up-entity rule (third-party-web's root domain of the URL); the
-//! third-party-web database of known companies is not bundled, so a known company's domains are
-//! grouped by root domain rather than under the company's name.
+//! named as the engine names them: a company third-party-web knows (its database is embedded,
+//! the version the engine bundles) by that company's entity name ("Google Analytics"), any other
+//! http(s) URL by its root domain, a Chrome extension by its id.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -33,10 +33,14 @@ pub struct ThirdParties {
     pub entities: Vec<EntitySummary>,
 }
 
-/// third-party-web's `getRootDomain` (`parseDomains`): the host of the URL (or the first
-/// domain-like run of characters), an IP address as is, else its last two labels (three for
-/// `gov|com|co|ne.xx`).
+/// third-party-web's `getRootDomain`: the host of the URL (or the first domain-like run of
+/// characters), an IP address as is, else its last two labels (three for `gov|com|co|ne.xx`).
 pub fn root_domain(url: &str) -> Option<String> {
+    parse_domains(url).map(|(root, _)| root)
+}
+
+/// third-party-web's `parseDomains`: the root domain and the domain of a URL or origin.
+fn parse_domains(url: &str) -> Option<(String, String)> {
     if url.len() > 10_000 || url.starts_with("data:") {
         return None;
     }
@@ -55,7 +59,7 @@ pub fn root_domain(url: &str) -> Option<String> {
                 .all(|p| (1..=3).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit()))
     };
     if is_ip {
-        return Some(domain);
+        return Some((domain.clone(), domain));
     }
     let labels: Vec<&str> = domain.split('.').collect();
     let n = labels.len();
@@ -67,13 +71,94 @@ pub fn root_domain(url: &str) -> Option<String> {
             && last.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
             && !labels[n - 3].is_empty()
         {
-            return Some(labels[n - 3..].join("."));
+            return Some((labels[n - 3..].join("."), domain));
         }
     }
     if n >= 2 && !labels[n - 2].is_empty() && !labels[n - 1].is_empty() {
-        return Some(labels[n - 2..].join("."));
+        return Some((labels[n - 2..].join("."), domain));
     }
-    Some(domain)
+    Some((domain.clone(), domain))
+}
+
+/// third-party-web's database of known entities (companies and their products' domains), the
+/// version DevTools' trace engine bundles: `data/third-party-web-entities.tsv`, written from the
+/// npm package by `tools/third-party-web/entities.mjs` (MIT; `data/LICENSE-third-party-web`).
+const ENTITIES: &str = include_str!("../../data/third-party-web-entities.tsv");
+
+/// The database's lookup tables, as `createAPIFromDataset` builds them: every domain as given,
+/// and a wildcard `*.x` under its root domain when `x` is one, else under `x` as a subdomain
+/// (a later entity wins, as in its `Map`s).
+struct Known {
+    by_domain: HashMap<&'static str, &'static str>,
+    by_subdomain: HashMap<&'static str, &'static str>,
+    by_root: HashMap<String, &'static str>,
+}
+
+fn known() -> &'static Known {
+    static KNOWN: std::sync::OnceLock<Known> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let mut k = Known {
+            by_domain: HashMap::default(),
+            by_subdomain: HashMap::default(),
+            by_root: HashMap::default(),
+        };
+        for line in ENTITIES.lines().filter(|l| !l.starts_with('#')) {
+            let Some((name, domains)) = line.split_once('\t') else {
+                continue;
+            };
+            for domain in domains.split(' ').filter(|d| !d.is_empty()) {
+                k.by_domain.insert(domain, name);
+                if let Some(wild) = domain.strip_prefix("*.") {
+                    match root_domain(domain) {
+                        Some(root) if root == wild => {
+                            k.by_root.insert(root, name);
+                        }
+                        _ => {
+                            k.by_subdomain.insert(wild, name);
+                        }
+                    }
+                }
+            }
+        }
+        k
+    })
+}
+
+/// third-party-web's `getEntity`: the known entity of a URL, by its domain, then each shorter
+/// subdomain down to (not including) the root domain, then the root domain.
+pub fn known_entity(url: &str) -> Option<&'static str> {
+    let (root, domain) = parse_domains(url)?;
+    let k = known();
+    if let Some(name) = k.by_domain.get(domain.as_str()) {
+        return Some(name);
+    }
+    let mut sub = domain.as_str();
+    while sub.len() > root.len() {
+        if let Some(name) = k.by_subdomain.get(sub) {
+            return Some(name);
+        }
+        sub = match sub.split_once('.') {
+            Some((_, rest)) => rest,
+            None => break,
+        };
+    }
+    k.by_root.get(&root).copied()
+}
+
+/// The trace engine's entity of a URL (`getEntityForUrl`): the known entity, else one made up
+/// (`makeUpEntity`): a Chrome extension by its id, an http(s) URL by its root domain.
+pub fn entity_of_url(url: &str) -> Option<String> {
+    if let Some(name) = known_entity(url) {
+        return Some(name.to_string());
+    }
+    if let Some(rest) = url.strip_prefix("chrome-extension://") {
+        let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+        return (!host.is_empty()).then(|| host.to_ascii_lowercase());
+    }
+    if !url.starts_with("http") {
+        return None;
+    }
+    root_domain(url)
 }
 
 /// The first match of `(?:[a-z0-9.-]+\.[a-z0-9]+|localhost)` (case-insensitive), leftmost then
@@ -329,12 +414,12 @@ pub(crate) fn third_parties(
     let mut entities: Vec<EntitySummary> = Vec::new();
     let mut cache: HashMap<String, Option<String>> = HashMap::default();
     let mut entity_of = |url: &str| -> Option<String> {
-        if !url.starts_with("http") {
+        if url.is_empty() {
             return None;
         }
         cache
             .entry(url.to_string())
-            .or_insert_with(|| root_domain(url))
+            .or_insert_with(|| entity_of_url(url))
             .clone()
     };
     let add = |entities: &mut Vec<EntitySummary>, name: String, size: f64, time: f64| match entities
@@ -400,6 +485,14 @@ pub(crate) fn third_parties(
         }
     }
     let first_party = entity_of(&nav.url);
+    // The insight's table order (heaviest main-thread time first, then transfer size); the
+    // engine's own list follows the order its bottom-up tree happened to meet them in.
+    entities.sort_by(|a, b| {
+        b.main_thread
+            .total_cmp(&a.main_thread)
+            .then(b.transfer_size.total_cmp(&a.transfer_size))
+            .then_with(|| a.name.cmp(&b.name))
+    });
     for e in &mut entities {
         e.first_party = first_party.as_deref() == Some(e.name.as_str());
     }
@@ -435,5 +528,72 @@ mod tests {
         );
         assert_eq!(r("https://www.bbc.co.uk/").as_deref(), Some("bbc.co.uk"));
         assert_eq!(r("data:text/plain,hi"), None);
+    }
+
+    /// Every domain of the embedded database (a wildcard's root and a subdomain under it), and
+    /// domains it does not know, looked up by us and by third-party-web's own `getEntity` (the
+    /// npm package the oracle build installs): the same entity, or none, for each.
+    #[test]
+    fn known_entities_are_third_party_webs() {
+        let package = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../target/oracle/node_modules/third-party-web");
+        if !package.exists() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{} is missing: bash tools/oracle/build.sh target/oracle",
+                package.display()
+            );
+            eprintln!("skipped: no {}", package.display());
+            return;
+        }
+        let mut urls = vec![
+            "https://www.example-unknown-shop.com/app.js".to_string(),
+            "http://127.0.0.1:8790/app.js".to_string(),
+            "chrome-extension://abcdefghijklmnop/content.js".to_string(),
+            "https://a.b.c.d.e.example.co.uk/x".to_string(),
+            String::new(),
+        ];
+        for line in ENTITIES.lines().filter(|l| !l.starts_with('#')) {
+            let (_, domains) = line.split_once('\t').unwrap();
+            for d in domains.split(' ') {
+                match d.strip_prefix("*.") {
+                    Some(w) => {
+                        urls.push(format!("https://{w}/a.js"));
+                        urls.push(format!("https://deep.sub.{w}/b.js?x=1"));
+                    }
+                    None => urls.push(format!("https://{d}:8443/c.js")),
+                }
+            }
+        }
+        let list = std::env::temp_dir().join(format!("tpw-urls-{}.json", std::process::id()));
+        std::fs::write(&list, serde_json::to_string(&urls).unwrap()).unwrap();
+        let script = format!(
+            "const t = require({:?}); const urls = JSON.parse(require('fs').readFileSync({:?}, 'utf8')); \
+             process.stdout.write(JSON.stringify(urls.map((u) => (t.getEntity(u) || {{}}).name ?? null)));",
+            package.display().to_string(),
+            list.display().to_string()
+        );
+        let out = std::process::Command::new("node")
+            .arg("-e")
+            .arg(script)
+            .output()
+            .expect("node");
+        let _ = std::fs::remove_file(&list);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let want: Vec<Option<String>> = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(want.len(), urls.len());
+        let mut named = 0;
+        for (u, w) in urls.iter().zip(&want) {
+            assert_eq!(known_entity(u), w.as_deref(), "{u}");
+            named += w.is_some() as usize;
+        }
+        assert!(
+            named > 2000,
+            "only {named} URLs named: the table did not load"
+        );
     }
 }
