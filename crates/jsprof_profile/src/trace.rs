@@ -1100,3 +1100,67 @@ impl<'de> Visitor<'de> for EventsSeed<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(chunks: &[&str]) -> String {
+        let mut events = vec![
+            r#"{"name":"Profile","ph":"P","pid":1,"tid":1,"id":"0x1","ts":0,"args":{"data":{}}}"#
+                .to_string(),
+        ];
+        for (i, data) in chunks.iter().enumerate() {
+            let nodes = if i == 0 {
+                r#"{"id":1,"callFrame":{"functionName":"(root)","scriptId":0,"url":""}},{"id":2,"parent":1,"callFrame":{"functionName":"f","scriptId":3,"url":"a.js","lineNumber":0,"columnNumber":0}}"#
+            } else {
+                ""
+            };
+            events.push(format!(
+                r#"{{"name":"ProfileChunk","ph":"P","pid":1,"tid":1,"id":"0x1","ts":{i},"args":{{"data":{{"cpuProfile":{{"nodes":[{nodes}],"samples":[2,2]}},"timeDeltas":[10,10]{data}}}}}}}"#
+            ));
+        }
+        format!("[{}]", events.join(","))
+    }
+
+    fn positions(text: &str) -> Option<Vec<(u32, u32)>> {
+        let t = read_trace(text.as_bytes()).unwrap();
+        t.profile.threads[0]
+            .sample_positions()
+            .map(|p| p.iter().map(|p| (p.line, p.column)).collect())
+    }
+
+    #[test]
+    fn positions_line_up_with_the_samples_across_chunks() {
+        // The first chunk has none: its samples get none, the later ones theirs.
+        let text = trace(&["", r#","lines":[4,5],"columns":[2,0]"#, ""]);
+        assert_eq!(
+            positions(&text),
+            Some(vec![(0, 0), (0, 0), (4, 2), (5, 0), (0, 0), (0, 0)])
+        );
+    }
+
+    #[test]
+    fn no_positions_cost_nothing() {
+        assert_eq!(positions(&trace(&["", ""])), None);
+        // Lines without columns: DevTools counts none of them.
+        assert_eq!(positions(&trace(&[r#","lines":[4,5]"#])), None);
+    }
+
+    #[test]
+    fn bad_positions_are_a_warning() {
+        let text = trace(&[
+            r#","lines":[4,5,6],"columns":"x""#,
+            r#","lines":[7,8],"columns":[1,1]"#,
+        ]);
+        let t = read_trace(text.as_bytes()).unwrap();
+        assert_eq!(positions(&text), Some(vec![(0, 0), (0, 0), (7, 1), (8, 1)]));
+        let w = &t.profile.warnings[0];
+        assert_eq!(w.at, "traceEvents[1].args.data.lines");
+        assert!(
+            w.message.contains("3 values for 2 samples"),
+            "{}",
+            w.message
+        );
+    }
+}
