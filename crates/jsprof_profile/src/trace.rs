@@ -946,25 +946,30 @@ fn lower_profile(
     }
     let mut time = start;
     let mut unknown = 0usize;
-    // Only positions that DevTools counts make the thread keep them.
-    let positions = acc.positions.filter(|p| p.iter().any(|p| p.is_some()));
-    let mut kept_positions = positions.as_ref().map(|p| Vec::with_capacity(p.len()));
-    for (i, (&id, &delta)) in acc.samples.iter().zip(&acc.deltas).enumerate() {
+    for (&id, &delta) in acc.samples.iter().zip(&acc.deltas) {
         time = clamp_time(time + delta);
         match stack_of.get(&(id as u64)) {
-            Some(&stack) => {
-                thread.samples.push(time, stack);
-                if let (Some(kept), Some(all)) = (&mut kept_positions, &positions) {
-                    kept.push(all[i]);
-                }
-            }
+            Some(&stack) => thread.samples.push(time, stack),
             None => unknown += 1,
         }
     }
     if unknown > 0 {
         profile.warn(at, format!("{unknown} samples name no node; skipped"));
     }
-    thread.sample_positions = kept_positions;
+    // Only positions that DevTools counts make the thread keep them; they stay with the
+    // samples kept, in place (no second column as long as the samples).
+    let positions = acc.positions.filter(|p| p.iter().any(|p| p.is_some()));
+    thread.sample_positions = positions.map(|mut p| {
+        p.truncate(acc.samples.len().min(acc.deltas.len()));
+        if unknown > 0 {
+            let mut ids = acc.samples.iter();
+            p.retain(|_| {
+                ids.next()
+                    .is_some_and(|id| stack_of.contains_key(&(*id as u64)))
+            });
+        }
+        p
+    });
     thread.declared_start = Some(start);
     thread.declared_end = Some(acc.end.unwrap_or(time));
     let trace_ids = acc
@@ -1138,6 +1143,17 @@ mod tests {
             positions(&text),
             Some(vec![(0, 0), (0, 0), (4, 2), (5, 0), (0, 0), (0, 0)])
         );
+    }
+
+    #[test]
+    fn a_sample_naming_no_node_takes_its_position_along() {
+        let text = trace(&[
+            r#","lines":[4,5],"columns":[1,1]"#,
+            r#","lines":[6,7],"columns":[1,1]"#,
+        ])
+        .replacen("\"samples\":[2,2]", "\"samples\":[2,9]", 1);
+        // Sample 9 is skipped, and line 5 with it.
+        assert_eq!(positions(&text), Some(vec![(4, 1), (6, 1), (7, 1)]));
     }
 
     #[test]
