@@ -44,7 +44,9 @@ pub use entries_profile::entries_profile;
 pub use filter::{filter, Filters};
 pub use function_table::{function_table, weight_where, FunctionKey, FunctionRow, FunctionTable};
 pub use get_events::{get_events, EventQuery, EventRow, EventsAnswer, Mode, QueryError};
-pub use line_profile::{line_profile, LineProfile, LineTicks, ScriptLines};
+pub use line_profile::{
+    line_profile, line_profiles, LineProfile, LineSource, LineTicks, ScriptLines,
+};
 pub use profile_calls::{frame_calls, trace_calls, Call};
 pub use range::{clip, time_origin, RangeError, TimeRange};
 pub use source_maps::{apply_source_maps, ScriptMap, ScriptMapping};

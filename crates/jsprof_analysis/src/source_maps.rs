@@ -4,7 +4,9 @@
 //! every time is conserved. Which map belongs to which script is the caller's business (the CLI
 //! looks next to the scripts, never on the network).
 
-use jsprof_profile::{Frame, FrameKind, OriginalPosition, Profile, SourceMap, StackTable};
+use jsprof_profile::{
+    Frame, FrameKind, OriginalPosition, Profile, SamplePosition, SourceMap, StackTable,
+};
 
 /// A script's map with its sources resolved to the URLs frames should show.
 #[derive(Clone, Debug)]
@@ -22,9 +24,10 @@ pub struct ScriptMapping {
     pub mapped: usize,
     /// Frames of the script it did not cover (kept as they were).
     pub unmapped: usize,
-    /// Line ticks (`positionTicks`) of mapped frames whose generated line the map does not
-    /// place in the frame's original file (no segment, or one from another source): dropped,
-    /// since their line in the original file is unknown.
+    /// Line ticks (`positionTicks`) — or a trace's samples with a position — of mapped frames
+    /// whose generated position the map does not place in the frame's original file (no
+    /// segment, or one from another source): dropped, since their line in the original file is
+    /// unknown.
     pub ticks_dropped: u64,
 }
 
@@ -130,6 +133,29 @@ pub fn apply_source_maps<'m>(
             }
             to
         });
+        // A trace's sample position has a column: it goes where its own segment comes from
+        // (minified code, all on one line, maps line by line), when that is the frame's file.
+        thread.map_sample_positions(|_, stack, at| {
+            let Some((script, source, i)) =
+                stack.and_then(|s| moved[profile.stacks.frame(s).index()])
+            else {
+                return at;
+            };
+            match script
+                .map
+                .lookup(at.line - 1, at.column - 1)
+                .filter(|m| m.source == source)
+            {
+                Some(m) => SamplePosition {
+                    line: m.line + 1,
+                    column: m.column + 1,
+                },
+                None => {
+                    report[i].ticks_dropped += 1;
+                    SamplePosition::NONE
+                }
+            }
+        });
     }
     (out, report)
 }
@@ -206,6 +232,44 @@ mod tests {
         assert_eq!(
             q.threads[0].samples().stack(),
             p.threads[0].samples().stack()
+        );
+    }
+
+    /// A trace's sample positions move by line *and column* with their frame (one generated
+    /// line holds both functions); one the map puts in another file is dropped and counted.
+    #[test]
+    fn moves_sample_positions_by_their_column() {
+        // Segments (0-based, line 0): column 0 → x.ts 0:0, column 10 → x.ts 4:2, column 20 →
+        // y.ts 9:0.
+        let map = SourceMap::from_json(
+            br#"{"version":3,"sources":["x.ts","y.ts"],"names":[],"mappings":"AAAA,UAIE,UCKF"}"#,
+        )
+        .unwrap();
+        let script = ScriptMap {
+            sources: vec!["/src/x.ts".into(), "/src/y.ts".into()],
+            map,
+        };
+        let mut p = Profile::new(ProfileKind::Trace);
+        let a = p.intern_frame("a", "https://b.test/b.js", Some(1), Some(1), "1");
+        let sa = p.stacks.push(None, a, 2);
+        let mut t = Thread::new(WeightUnit::Nanoseconds);
+        for time in [0, 10, 20, 30] {
+            t.samples_mut().push(time, Some(sa));
+        }
+        let at = |line, column| SamplePosition { line, column };
+        t.set_sample_positions(Some(vec![at(1, 3), at(1, 15), at(1, 25), at(0, 0)]));
+        p.threads.push(t);
+        let (q, report) =
+            apply_source_maps(&p, |u| (u == "https://b.test/b.js").then_some(&script));
+        assert_eq!(report[0].ticks_dropped, 1);
+        assert_eq!(
+            q.threads[0].sample_positions().unwrap(),
+            [
+                at(1, 1),
+                at(5, 3),
+                SamplePosition::NONE,
+                SamplePosition::NONE
+            ]
         );
     }
 }

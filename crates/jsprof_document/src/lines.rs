@@ -1,6 +1,7 @@
 //! `jsprof lines --json`, the UI's source panel (`/api/ui/…/lines`) and the MCP `source` tool:
-//! a function's source lines with the self time V8 counted on each (`positionTicks`), as
-//! DevTools' Sources gutter shows them (`jsprof_analysis::line_profile`).
+//! a function's source lines with the self time V8 recorded on each — a `.cpuprofile`'s
+//! `positionTicks`, a trace's per-sample `lines` — as DevTools' Sources gutter shows them
+//! (`jsprof_analysis::line_profile`).
 //!
 //! The source text comes from a reader the front door passes in, so each decides what it may
 //! read: the CLI any local file the profile names, the service only files under a session's
@@ -8,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use jsprof_analysis::{line_profile, FunctionKey, FunctionRow};
+use jsprof_analysis::{line_profiles, FunctionKey, FunctionRow, LineSource};
 use jsprof_profile::WeightUnit;
 use regex::Regex;
 use schemars::JsonSchema;
@@ -94,10 +95,15 @@ pub fn read_capped(path: &std::path::Path) -> std::result::Result<Vec<u8>, Strin
 pub struct LinesReport {
     pub kind: &'static str,
     pub warnings: Vec<JsonWarning>,
+    /// Where the per-line numbers come from: `position_ticks` (a `.cpuprofile`: V8's counts per
+    /// node and line), `sample_lines` (a trace: the line V8 wrote with each sample); `null`
+    /// when the input has neither.
+    pub line_source: Option<&'static str>,
     /// What one line tick weighs (ms): the profile's duration over its nodes' `hitCount`s
-    /// summed (DevTools' figure). `null` when the input has no line ticks.
+    /// summed (DevTools' figure). `null` unless the lines are `position_ticks` (a trace's
+    /// samples each weigh the time since the sample before, as DevTools counts them).
     pub tick_ms: Option<f64>,
-    /// Why there are no per-line numbers at all (an input without `positionTicks`), if so.
+    /// Why there are no per-line numbers at all (an input without line data), if so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// The matching functions, by self time.
@@ -111,16 +117,18 @@ pub struct FunctionLines {
     #[serde(flatten)]
     pub function: FunctionJson,
     /// Line ticks of the function, summed over its lines: its nodes' `hitCount`s (V8 counts
-    /// them apart from the samples, so their time need not be the self time).
+    /// them apart from the samples, so their time need not be the self time); for a trace,
+    /// its samples with a line (all but the thread's first).
     pub ticks: u64,
-    /// `ticks` × `tick_ms`: the function's self time as the gutter adds it up.
+    /// The function's self time as the gutter adds it up: `ticks` × `tick_ms`; for a trace,
+    /// each counted sample's time since the sample before (so about, not exactly, `self_ms`).
     pub lines_self_ms: f64,
     /// The file the text was read from; `null` when it was not read.
     pub source_file: Option<String>,
     /// Why the text is missing, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_note: Option<String>,
-    /// The line with the most ticks (the panel scrolls to it); `null` without ticks.
+    /// The line with the most self time (the panel scrolls to it); `null` without ticks.
     pub hottest_line: Option<u32>,
     /// With the source: every line from a little before the function to a little after its
     /// last ticked line; without it, only the ticked lines.
@@ -134,6 +142,7 @@ pub struct LineJson {
     pub line: u32,
     /// The line's text (cut at 400 characters); `null` without the source.
     pub text: Option<String>,
+    /// Ticks on the line (a trace: samples on it).
     pub ticks: u64,
     /// Self time on the line (ms): what DevTools' Sources gutter shows.
     pub self_ms: f64,
@@ -193,28 +202,33 @@ pub fn report(
             ),
         }));
     }
-    let has_ticks = !thread.position_ticks().is_empty();
     let total = view.total;
+    // Every selected function's lines in one pass over the thread.
+    let group: std::collections::HashMap<FunctionKey, usize> =
+        rows.iter().enumerate().map(|(i, r)| (r.key, i)).collect();
+    let (line_source, costs) = line_profiles(profile, thread, rows.len(), |f| {
+        group.get(&FunctionKey::of(profile, f)).copied()
+    });
+    let ms = |weight: f64| weight / NS_PER_MS;
+    let pct = |weight: f64| {
+        if total > 0 {
+            weight * 100.0 / total as f64
+        } else {
+            0.0
+        }
+    };
     let mut functions = Vec::new();
-    for row in rows {
+    for (row, lines) in rows.into_iter().zip(costs) {
         let key = row.key;
-        let lines = line_profile(profile, thread, |f| FunctionKey::of(profile, f) == key);
-        let ms = |ticks: u64| lines.weight(ticks) / NS_PER_MS;
-        let pct = |ticks: u64| {
-            if total > 0 {
-                lines.weight(ticks) * 100.0 / total as f64
-            } else {
-                0.0
-            }
-        };
-        let ticked: Vec<(u32, u64)> = lines
+        // (line, ticks, weight)
+        let ticked: Vec<(u32, u64, f64)> = lines
             .scripts
             .iter()
-            .flat_map(|s| s.lines.iter().map(|l| (l.line, l.ticks)))
+            .flat_map(|s| s.lines.iter().map(|l| (l.line, l.ticks, l.weight)))
             .collect();
         let hottest_line = ticked
             .iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .max_by(|a, b| a.2.total_cmp(&b.2).then(a.1.cmp(&b.1)).then(b.0.cmp(&a.0)))
             .map(|l| l.0);
         let url = profile.strings.get(key.url);
         let text = if url.is_empty() {
@@ -244,7 +258,10 @@ pub fn report(
                     while at < ticked.len() && ticked[at].0 < n {
                         at += 1;
                     }
-                    let t = ticked.get(at).filter(|l| l.0 == n).map_or(0, |l| l.1);
+                    let (t, w) = ticked
+                        .get(at)
+                        .filter(|l| l.0 == n)
+                        .map_or((0, 0.0), |l| (l.1, l.2));
                     let text = String::from_utf8_lossy(text);
                     out.push(LineJson {
                         line: n,
@@ -255,19 +272,19 @@ pub fn report(
                                 .collect(),
                         ),
                         ticks: t,
-                        self_ms: ms(t),
-                        self_percent: pct(t),
+                        self_ms: ms(w),
+                        self_percent: pct(w),
                     });
                 }
                 // Ticked lines past the window or the file's end are still listed.
-                for &(line, t) in &ticked {
+                for &(line, t, w) in &ticked {
                     if !out.iter().any(|l| l.line == line) {
                         out.push(LineJson {
                             line,
                             text: None,
                             ticks: t,
-                            self_ms: ms(t),
-                            self_percent: pct(t),
+                            self_ms: ms(w),
+                            self_percent: pct(w),
                         });
                     }
                 }
@@ -279,12 +296,12 @@ pub fn report(
                 Some(why),
                 ticked
                     .iter()
-                    .map(|&(line, t)| LineJson {
+                    .map(|&(line, t, w)| LineJson {
                         line,
                         text: None,
                         ticks: t,
-                        self_ms: ms(t),
-                        self_percent: pct(t),
+                        self_ms: ms(w),
+                        self_percent: pct(w),
                     })
                     .collect(),
             ),
@@ -292,21 +309,30 @@ pub fn report(
         functions.push(FunctionLines {
             function: function_json(profile, thread.weight_unit(), row, total),
             ticks: lines.ticks,
-            lines_self_ms: ms(lines.ticks),
+            lines_self_ms: ms(lines.weight),
             source_file,
             source_note,
             hottest_line,
             lines: lines_json,
         });
     }
-    let tick_ms = has_ticks.then(|| line_profile(profile, thread, |_| false).tick_ns / NS_PER_MS);
+    let (line_source, tick_ms) = match line_source {
+        LineSource::None => (None, None),
+        LineSource::PositionTicks { tick_ns } => {
+            (Some("position_ticks"), Some(tick_ns / NS_PER_MS))
+        }
+        LineSource::SamplePositions => (Some("sample_lines"), None),
+    };
     Ok(LinesReport {
         kind: profile.kind.as_str(),
         warnings: warnings_json(&profile.warnings),
+        line_source,
         tick_ms,
-        note: (!has_ticks).then(|| {
-            "this input has no line ticks: only a .cpuprofile (V8's positionTicks) has them; \
-             a range selection drops them, as they count the whole recording"
+        note: line_source.is_none().then(|| {
+            "this input has no line data: V8 writes it in a .cpuprofile's positionTicks and in \
+             a Chromium trace's ProfileChunk lines (not in JS Self-Profiling traces nor in \
+             old traces); a range selection drops it, as it counts the \
+             whole recording"
                 .to_string()
         }),
         functions,

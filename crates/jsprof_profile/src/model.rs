@@ -354,6 +354,24 @@ impl Samples {
     }
 }
 
+/// Where V8 was in a script when it took one sample of a trace (`ProfileChunk`'s `lines` and
+/// `columns`, 1-based); 0 for a sample without a position (V8 writes 0 for the meta nodes and
+/// native code).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SamplePosition {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl SamplePosition {
+    pub const NONE: SamplePosition = SamplePosition { line: 0, column: 0 };
+
+    /// Whether DevTools counts it: both a line and a column (`if (!line || !column) continue`).
+    pub fn is_some(self) -> bool {
+        self.line != 0 && self.column != 0
+    }
+}
+
 /// One allocation sample of a `.heapprofile` (kept for counts and ordering).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AllocationSample {
@@ -418,6 +436,9 @@ pub struct Thread {
     pub(crate) hit_count: Option<u64>,
     /// `deoptReason` per stack, when the input gave one.
     pub(crate) deopt_reasons: Vec<(StackId, StringId)>,
+    /// A trace's per-sample positions (see [`Thread::sample_positions`]); `None` for inputs
+    /// without them, so they cost no memory there.
+    pub(crate) sample_positions: Option<Vec<SamplePosition>>,
     /// `.heapprofile` samples.
     pub(crate) allocation_samples: Vec<AllocationSample>,
     /// A trace's `sampleTraceId`s (its ProfileChunks' `trace_ids`): id → the stack of the sample
@@ -540,6 +561,44 @@ impl Thread {
             });
     }
 
+    /// A trace's per-sample positions, one per sample, when its `ProfileChunk`s carry `lines`.
+    ///
+    /// `positions[i]` is the position V8 wrote for the i-th sample **in the order the trace
+    /// lists them**, while after [`Samples::sort_by_time`] `samples()` is in time order: the
+    /// two are paired by index, as DevTools' `CPUProfileDataModel` pairs them (its sort moves
+    /// `samples` and `timestamps`, not `lines` and `columns`), so that per-line times are the
+    /// Sources gutter's. Where a trace's samples are in time order, the pairing is the
+    /// natural one.
+    pub fn sample_positions(&self) -> Option<&[SamplePosition]> {
+        self.sample_positions.as_deref()
+    }
+
+    /// Sets the per-sample positions (see [`Thread::sample_positions`]); `None` removes them.
+    ///
+    /// # Panics
+    /// When there is not one position per sample.
+    pub fn set_sample_positions(&mut self, positions: Option<Vec<SamplePosition>>) {
+        if let Some(p) = &positions {
+            assert_eq!(p.len(), self.samples.len(), "one position per sample");
+        }
+        self.sample_positions = positions;
+    }
+
+    /// Moves each sample's position where `f` says (`f(index, stack, position)`; a source map
+    /// moves it with its frame to the original file), [`SamplePosition::NONE`] to drop it.
+    pub fn map_sample_positions(
+        &mut self,
+        mut f: impl FnMut(usize, Option<StackId>, SamplePosition) -> SamplePosition,
+    ) {
+        if let Some(positions) = &mut self.sample_positions {
+            for (i, p) in positions.iter_mut().enumerate() {
+                if p.is_some() {
+                    *p = f(i, self.samples.stack[i], *p);
+                }
+            }
+        }
+    }
+
     /// Records why `stack`'s top function was deoptimized; a stack keeps its first reason.
     pub fn push_deopt_reason(&mut self, stack: StackId, reason: StringId) {
         if !self.deopt_reasons.iter().any(|&(s, _)| s == stack) {
@@ -593,6 +652,17 @@ impl Thread {
             .filter_map(|&(s, r)| f(s).same_leaf().map(|n| (n, r)))
             .filter(|(n, _)| deopt_seen.insert(*n))
             .collect();
+        // A position speaks of its sample's top function: it stays only where that stays.
+        let sample_positions = self.sample_positions.as_ref().map(|positions| {
+            positions
+                .iter()
+                .zip(&self.samples.stack)
+                .map(|(&p, &s)| match s.map(&mut f) {
+                    Some(MappedStack::SameLeaf(_)) => p,
+                    _ => SamplePosition::NONE,
+                })
+                .collect()
+        });
         Thread {
             name: self.name.clone(),
             pid: self.pid,
@@ -617,6 +687,7 @@ impl Thread {
                 .collect(),
             hit_count: self.hit_count,
             deopt_reasons,
+            sample_positions,
             allocation_samples: self
                 .allocation_samples
                 .iter()
@@ -636,7 +707,8 @@ impl Thread {
 
     /// The thread with other samples over the same stacks, ending at `samples_end`. What is said
     /// about stacks (deopt reasons, trace ids) is kept; what counts samples (line ticks,
-    /// allocation samples) cannot be recounted for the new samples and is dropped.
+    /// allocation samples, sample positions) cannot be recounted for the new samples and is
+    /// dropped.
     pub fn with_samples(&self, samples: Samples, samples_end: Option<i64>) -> Thread {
         Thread {
             name: self.name.clone(),
@@ -650,6 +722,7 @@ impl Thread {
             position_ticks: Vec::new(),
             hit_count: None,
             deopt_reasons: self.deopt_reasons.clone(),
+            sample_positions: None,
             allocation_samples: Vec::new(),
             trace_id_stacks: self.trace_id_stacks.clone(),
         }

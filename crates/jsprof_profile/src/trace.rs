@@ -19,7 +19,9 @@ use serde_json::value::RawValue;
 use crate::call_frame::{NodesSeed, TreeSink};
 use crate::error::ReadError;
 use crate::json::{Float, IdString, JsonPath, MicrosToNanos, NodeIds, Source};
-use crate::model::{clamp_time, Profile, ProfileKind, StackId, StringTable, Thread, WeightUnit};
+use crate::model::{
+    clamp_time, Profile, ProfileKind, SamplePosition, StackId, StringTable, Thread, WeightUnit,
+};
 use crate::node_tree::RawTree;
 use crate::page_events::{self, PageEvents, Stamp};
 use crate::trace_events::{TraceEvent, TraceFile, TraceThread};
@@ -189,6 +191,12 @@ struct ProfileAcc {
     first_tid: u64,
     /// `cpuProfile.trace_ids` of its chunks: (sample trace id, node id).
     trace_ids: Vec<(u64, u64)>,
+    /// The chunks' `lines`/`columns`, one per sample, from the first chunk that has them on
+    /// (the samples before it have none); `None` while no chunk had them.
+    positions: Option<Vec<SamplePosition>>,
+    /// Chunks whose `lines` or `columns` could not be used, and the first one's problem.
+    bad_positions: usize,
+    first_bad_positions: Option<(String, String)>,
 }
 
 struct State {
@@ -269,6 +277,9 @@ impl State {
                     first_ts: ts,
                     first_tid: tid,
                     trace_ids: Vec::new(),
+                    positions: None,
+                    bad_positions: 0,
+                    first_bad_positions: None,
                 });
                 profiles.len() - 1
             })
@@ -437,6 +448,26 @@ impl State {
         drop(sink);
         let acc = &mut self.profiles[p];
         append_tree(&mut acc.tree, tree);
+        let n = chunk.samples.as_ref().map_or(0, Vec::len);
+        let positions = match chunk_positions(n, chunk.lines, chunk.columns) {
+            Ok(positions) => positions,
+            Err((field, why)) => {
+                acc.bad_positions += 1;
+                acc.first_bad_positions
+                    .get_or_insert_with(|| (format!("{at}.args.data.{field}"), why));
+                None
+            }
+        };
+        if positions.is_some() || acc.positions.is_some() {
+            let all = acc
+                .positions
+                .get_or_insert_with(|| vec![SamplePosition::NONE; acc.samples.len()]);
+            match positions {
+                Some(p) => all.extend(p),
+                // DevTools fills a chunk without them with zeros: no position.
+                None => all.resize(all.len() + n, SamplePosition::NONE),
+            }
+        }
         if let Some(s) = chunk.samples {
             acc.samples.extend(s);
         }
@@ -589,6 +620,94 @@ impl State {
     }
 }
 
+/// A chunk's positions from its `lines` and `columns` (`args.data`, beside `timeDeltas`), one
+/// per sample; a missing array reads as zeros, as DevTools fills it. `Ok(None)` when the chunk
+/// has neither; `Err((field, why))` when one is not a list of `n` numbers.
+type PositionsOf = Result<Option<Vec<SamplePosition>>, (&'static str, String)>;
+
+fn chunk_positions(
+    n: usize,
+    lines: Option<Result<Vec<u32>, String>>,
+    columns: Option<Result<Vec<u32>, String>>,
+) -> PositionsOf {
+    if lines.is_none() && columns.is_none() {
+        return Ok(None);
+    }
+    let check = |field: &'static str, list: Option<Result<Vec<u32>, String>>| match list {
+        None => Ok(None),
+        Some(Err(why)) => Err((field, why)),
+        Some(Ok(v)) if v.len() != n => Err((field, format!("{} values for {n} samples", v.len()))),
+        Some(Ok(v)) => Ok(Some(v)),
+    };
+    let lines = check("lines", lines)?;
+    let columns = check("columns", columns)?;
+    let at = |v: &Option<Vec<u32>>, i: usize| v.as_ref().map_or(0, |v| v[i]);
+    Ok(Some(
+        (0..n)
+            .map(|i| SamplePosition {
+                line: at(&lines, i),
+                column: at(&columns, i),
+            })
+            .collect(),
+    ))
+}
+
+/// A `lines` or `columns` array: `Some(Ok(numbers))`, `None` for `null`, `Some(Err(why))` for
+/// anything that is not an array of integers from 0 to 2^32 − 1.
+struct PositionList;
+
+impl<'de> DeserializeSeed<'de> for PositionList {
+    type Value = Option<Result<Vec<u32>, String>>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PositionList {
+    type Value = Option<Result<Vec<u32>, String>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of line or column numbers")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut bad = None;
+        while let Some(v) = seq.next_element::<serde_json::Value>()? {
+            match v.as_u64().and_then(|v| u32::try_from(v).ok()) {
+                Some(v) => out.push(v),
+                None => {
+                    bad.get_or_insert_with(|| {
+                        format!("item {} is {v}, not a line or column number", out.len())
+                    });
+                    out.push(0);
+                }
+            }
+        }
+        Ok(Some(bad.map_or(Ok(out), Err)))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Some(Err("an object, not an array".into())))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Some(Err("not an array".into())))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Some(Err("not an array".into())))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Some(Err("not an array".into())))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Some(Err("not an array".into())))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Some(Err("a string, not an array".into())))
+    }
+}
+
 /// What a chunk's args add to its profile.
 #[derive(Default)]
 struct Chunk {
@@ -598,6 +717,9 @@ struct Chunk {
     end: Option<i64>,
     source: Option<String>,
     trace_ids: Vec<(u64, u64)>,
+    /// `args.data.lines` / `args.data.columns` (where DevTools reads them, not in `cpuProfile`).
+    lines: Option<Result<Vec<u32>, String>>,
+    columns: Option<Result<Vec<u32>, String>>,
 }
 
 struct ArgsSeed<'s, 'a> {
@@ -674,6 +796,12 @@ impl<'de> Visitor<'de> for DataSeed<'_, '_> {
                     let mut v = Vec::new();
                     map.next_value_seed(MicrosToNanos(&mut v))?;
                     self.chunk.deltas.get_or_insert_with(Vec::new).extend(v);
+                }
+                "lines" if !self.profile_level => {
+                    self.chunk.lines = map.next_value_seed(PositionList)?;
+                }
+                "columns" if !self.profile_level => {
+                    self.chunk.columns = map.next_value_seed(PositionList)?;
                 }
                 "startTime" if self.profile_level => {
                     self.chunk.start = map.next_value::<Option<Float>>()?.map(|f| ns(f.0));
@@ -806,6 +934,16 @@ fn lower_profile(
             ),
         );
     }
+    if let Some((path, why)) = &acc.first_bad_positions {
+        let others = match acc.bad_positions {
+            1 => String::new(),
+            n => format!(" (and {} more chunks)", n - 1),
+        };
+        profile.warn(
+            path,
+            format!("{why}{others}; that chunk's samples have no line"),
+        );
+    }
     let mut time = start;
     let mut unknown = 0usize;
     for (&id, &delta) in acc.samples.iter().zip(&acc.deltas) {
@@ -818,6 +956,20 @@ fn lower_profile(
     if unknown > 0 {
         profile.warn(at, format!("{unknown} samples name no node; skipped"));
     }
+    // Only positions that DevTools counts make the thread keep them; they stay with the
+    // samples kept, in place (no second column as long as the samples).
+    let positions = acc.positions.filter(|p| p.iter().any(|p| p.is_some()));
+    thread.sample_positions = positions.map(|mut p| {
+        p.truncate(acc.samples.len().min(acc.deltas.len()));
+        if unknown > 0 {
+            let mut ids = acc.samples.iter();
+            p.retain(|_| {
+                ids.next()
+                    .is_some_and(|id| stack_of.contains_key(&(*id as u64)))
+            });
+        }
+        p
+    });
     thread.declared_start = Some(start);
     thread.declared_end = Some(acc.end.unwrap_or(time));
     let trace_ids = acc
@@ -951,5 +1103,80 @@ impl<'de> Visitor<'de> for EventsSeed<'_> {
             i += 1;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(chunks: &[&str]) -> String {
+        let mut events = vec![
+            r#"{"name":"Profile","ph":"P","pid":1,"tid":1,"id":"0x1","ts":0,"args":{"data":{}}}"#
+                .to_string(),
+        ];
+        for (i, data) in chunks.iter().enumerate() {
+            let nodes = if i == 0 {
+                r#"{"id":1,"callFrame":{"functionName":"(root)","scriptId":0,"url":""}},{"id":2,"parent":1,"callFrame":{"functionName":"f","scriptId":3,"url":"a.js","lineNumber":0,"columnNumber":0}}"#
+            } else {
+                ""
+            };
+            events.push(format!(
+                r#"{{"name":"ProfileChunk","ph":"P","pid":1,"tid":1,"id":"0x1","ts":{i},"args":{{"data":{{"cpuProfile":{{"nodes":[{nodes}],"samples":[2,2]}},"timeDeltas":[10,10]{data}}}}}}}"#
+            ));
+        }
+        format!("[{}]", events.join(","))
+    }
+
+    fn positions(text: &str) -> Option<Vec<(u32, u32)>> {
+        let t = read_trace(text.as_bytes()).unwrap();
+        t.profile.threads[0]
+            .sample_positions()
+            .map(|p| p.iter().map(|p| (p.line, p.column)).collect())
+    }
+
+    #[test]
+    fn positions_line_up_with_the_samples_across_chunks() {
+        // The first chunk has none: its samples get none, the later ones theirs.
+        let text = trace(&["", r#","lines":[4,5],"columns":[2,0]"#, ""]);
+        assert_eq!(
+            positions(&text),
+            Some(vec![(0, 0), (0, 0), (4, 2), (5, 0), (0, 0), (0, 0)])
+        );
+    }
+
+    #[test]
+    fn a_sample_naming_no_node_takes_its_position_along() {
+        let text = trace(&[
+            r#","lines":[4,5],"columns":[1,1]"#,
+            r#","lines":[6,7],"columns":[1,1]"#,
+        ])
+        .replacen("\"samples\":[2,2]", "\"samples\":[2,9]", 1);
+        // Sample 9 is skipped, and line 5 with it.
+        assert_eq!(positions(&text), Some(vec![(4, 1), (6, 1), (7, 1)]));
+    }
+
+    #[test]
+    fn no_positions_cost_nothing() {
+        assert_eq!(positions(&trace(&["", ""])), None);
+        // Lines without columns: DevTools counts none of them.
+        assert_eq!(positions(&trace(&[r#","lines":[4,5]"#])), None);
+    }
+
+    #[test]
+    fn bad_positions_are_a_warning() {
+        let text = trace(&[
+            r#","lines":[4,5,6],"columns":"x""#,
+            r#","lines":[7,8],"columns":[1,1]"#,
+        ]);
+        let t = read_trace(text.as_bytes()).unwrap();
+        assert_eq!(positions(&text), Some(vec![(0, 0), (0, 0), (7, 1), (8, 1)]));
+        let w = &t.profile.warnings[0];
+        assert_eq!(w.at, "traceEvents[1].args.data.lines");
+        assert!(
+            w.message.contains("3 values for 2 samples"),
+            "{}",
+            w.message
+        );
     }
 }

@@ -74,7 +74,7 @@ export class SourcePanel {
     this.why.textContent = notes.join(' ');
     this.why.hidden = !notes.length;
     this.sums.textContent = `Self ${fmtMs(f.self_ms)} (${fmtPct(f.self_percent)}) · total ${fmtMs(f.total_ms)} (${fmtPct(f.total_percent)}) · `
-      + `${f.ticks.toLocaleString('en-US')} line ticks = ${fmtMs(f.lines_self_ms)}`
+      + `${f.ticks.toLocaleString('en-US')} ${doc.line_source === 'sample_lines' ? 'samples with a line' : 'line ticks'} = ${fmtMs(f.lines_self_ms)}`
       + (doc.tick_ms ? ` (one tick: ${fmtMs(doc.tick_ms)})` : '')
       + (f.source_file ? ` · ${f.source_file}` : '');
     const max = Math.max(0, ...f.lines.map((l) => l.self_ms));

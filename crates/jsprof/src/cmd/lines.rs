@@ -1,5 +1,6 @@
 //! `jsprof lines FILE --function RE`: a function's source with the self time of each line, as
-//! DevTools' Sources gutter shows it (V8's `positionTicks`).
+//! DevTools' Sources gutter shows it (a `.cpuprofile`'s `positionTicks`, a Chromium trace's
+//! per-sample `lines`).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -14,7 +15,8 @@ use crate::output::{self, fmt_ms, fmt_percent};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A .cpuprofile (gzip too; `-` for stdin): V8 counts line ticks only in those.
+    /// A .cpuprofile or a Chromium trace (gzip too; `-` for stdin): V8 writes lines in those
+    /// (`positionTicks`; a trace's `ProfileChunk` `lines`).
     pub file: PathBuf,
     /// The functions whose name this regular expression matches (names as `top` prints them;
     /// anchor it, `^scan$`, for one name).
@@ -44,7 +46,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let pattern = regex::Regex::new(&args.function)
         .with_context(|| format!("--function {:?} is not a regular expression", args.function))?;
     let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
-    // Line ticks count the whole recording (no --range); a trace's are not read (no samples view).
+    // Lines count the whole recording (no --range), and on a trace they belong to the CPU
+    // samples, not to the Performance panel's entries.
     let weighted = loaded.weighted(&ViewSpec {
         thread: args.thread.clone(),
         range: None,
@@ -94,9 +97,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             at(f.function.column)
         )?;
         let w = &f.function.weights;
+        // A trace's lines are samples, each weighing the interval before it.
+        let counted = match doc.line_source {
+            Some("sample_lines") => "samples with a line",
+            _ => "line ticks",
+        };
         writeln!(
             out,
-            "  self {} ({}), total {} ({}); {} line ticks = {}",
+            "  self {} ({}), total {} ({}); {} {counted} = {}",
             fmt_ms(w.self_ms.unwrap_or(0.0)),
             fmt_percent(w.self_percent),
             fmt_ms(w.total_ms.unwrap_or(0.0)),

@@ -1032,3 +1032,37 @@ fn record_is_offered_only_when_allowed_and_records_a_node_command() {
         "{cli_top}"
     );
 }
+
+/// `source` on a Chromium trace: the function's line costs are `jsprof lines`'s, from the
+/// trace's per-sample lines.
+#[test]
+fn source_on_a_trace_gives_the_clis_line_costs() {
+    if sdk_missing() {
+        return;
+    }
+    let trace = "trace/primes.trace.json.gz";
+    let r = stdio(
+        &[],
+        &[],
+        json!([
+            open(trace),
+            {"op": "callTool", "name": "source", "arguments": {"handle": "h1", "function": "sortBig"}},
+        ]),
+    );
+    let found = &doc(&r[1])["functions"][0];
+    let cli = cli_json(&[
+        "lines",
+        &fixture(trace),
+        "--function",
+        "^sortBig$",
+        "--no-source",
+        "--json",
+    ]);
+    assert_eq!(cli["line_source"], "sample_lines");
+    let want = &cli["functions"][0];
+    assert!(want["ticks"].as_u64().unwrap() > 100, "{want}");
+    for k in ["ticks", "lines_self_ms", "hottest_line"] {
+        assert_eq!(found[k], want[k], "{k}");
+    }
+    assert_eq!(found["line_costs"], want["lines"]);
+}

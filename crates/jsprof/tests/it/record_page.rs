@@ -296,6 +296,11 @@ fn record_url_gives_the_trace_engines_page_load() {
         return;
     };
     assert_matches_the_trace_engine(&trace, &want);
+    // The Sources gutter's per-line times (ProfileChunk `lines`), DevTools' to the ns.
+    if let Some(gutter) = crate::lines::trace_lines_oracle(&trace) {
+        let lines = crate::lines::assert_trace_lines_are_devtools(&trace, &gutter, 1e-6);
+        assert!(lines >= 5, "the page's script ran: {lines} lines with time");
+    }
     // JS samples are on, as in the panel: the page's own functions are in the trace's calls.
     let top = jsprof_json(&["top", "--json", "--limit", "0", trace.to_str().unwrap()]);
     assert!(

@@ -50,11 +50,15 @@ fn profiled(src: &Path, out: &Path) -> PathBuf {
 }
 
 fn panel(case: &str, profile: &Path) {
+    panel_of(case, profile, "^spin$");
+}
+
+fn panel_of(case: &str, profile: &Path, function: &str) {
     let expected = jsprof_json(&[
         "lines",
         profile.to_str().unwrap(),
         "--function",
-        "^spin$",
+        function,
         "--json",
     ]);
     let f = &expected["functions"][0];
@@ -110,4 +114,18 @@ fn source_panel_reads_only_under_the_opened_files_folder() {
     let profile = profiled(&dir.join("src"), &dir.join("profiles"));
     panel("outside", &profile);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A Chromium trace: the panel shows the CLI's per-line times from the trace's per-sample
+/// lines (its scripts were served over HTTP, so no text, and the note says why).
+#[test]
+fn source_panel_on_a_trace_shows_the_clis_lines() {
+    if !available() {
+        return;
+    }
+    panel_of(
+        "trace",
+        &crate::support::fixtures().join("trace/primes.trace.json.gz"),
+        "^sortBig$",
+    );
 }

@@ -7,6 +7,8 @@
 //            ticked line's gutter showing the CLI's time, the hottest line scrolled into view;
 //            a screenshot SHOTS_DIR/ui-source.png.
 //   outside  the source is elsewhere: the same numbers, no text, a note saying why.
+//   trace    a Chromium trace whose scripts came over HTTP: the numbers from its per-sample
+//            lines, no text, a note saying why, the sums saying they are samples.
 // Then the same panel again from the flame chart: a call of NAME clicked, its location in the
 // details line clicked.
 import { chromium } from 'playwright-core';
@@ -80,7 +82,11 @@ if (kind === 'text') {
   await page.screenshot({ path: `${shots}/ui-source.png` });
 } else {
   const why = await page.textContent('#source-panel .why');
-  assert.match(why, /outside the server's source folders/, `the note: ${why}`);
+  assert.match(why, kind === 'trace' ? /is not a local file/ : /outside the server's source folders/, `the note: ${why}`);
+}
+if (kind === 'trace') {
+  const sums = await page.textContent('#source-panel .sums');
+  assert.match(sums, new RegExp(`${expected.ticks.toLocaleString('en-US')} samples with a line = ${fmtMs(expected.lines_self_ms)}`), sums);
 }
 // Escape closes it.
 await page.keyboard.press('Escape');
