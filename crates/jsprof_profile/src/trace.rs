@@ -679,7 +679,9 @@ impl<'de> Visitor<'de> for PositionList {
                 Some(v) => out.push(v),
                 None => {
                     bad.get_or_insert_with(|| {
-                        format!("item {} is {v}, not a line or column number", out.len())
+                        // Shown cut: a hostile item may be a huge string.
+                        let shown: String = v.to_string().chars().take(40).collect();
+                        format!("item {} is {shown}, not a line or column number", out.len())
                     });
                     out.push(0);
                 }
