@@ -100,7 +100,6 @@ export class ScrollTable extends TreeTable {
     this.level = new Level(null, 0, []);
     this.first = 0;
     this.rowH = 0;
-    this.requests = 0;
     this.table.classList.add('scrolled');
     this.box = el('div', { class: 'vport' }, this.table);
     this.space = el('div', { class: 'vspace' });
@@ -172,7 +171,6 @@ export class ScrollTable extends TreeTable {
   async makeLevel(row) {
     const depth = row ? row.depth + 1 : 0;
     const order = this.order();
-    this.requests++;
     const page = await this.o.page(row ? row.d : null, 0, PAGE, order);
     const note = (text) => this.wrap({ note: text, id: null }, depth, row, 0);
     if (page.missing) return this.denseLevel(row, [note(page.note || 'these objects are not embedded in this report: `jsprof view` on the snapshot shows them all')]);
@@ -192,7 +190,6 @@ export class ScrollTable extends TreeTable {
     if (level.pending.has(k)) return level.pending.get(k);
     const gen = level.gen;
     const owner = level.owner;
-    this.requests++;
     const p = this.o.page(owner ? owner.d : null, k * PAGE, PAGE, level.order).then((page) => {
       if (level.gen !== gen) return;
       const depth = owner ? owner.depth + 1 : 0;
@@ -238,6 +235,14 @@ export class ScrollTable extends TreeTable {
     const level = row.parent ? row.parent.level : this.level;
     row.expanded = on;
     if (on) { level.open.push(row); level.open.sort((a, b) => a.index - b.index); } else level.open = level.open.filter((r) => r !== row);
+  }
+
+  // Opens or closes a row; a class closed deep in its objects stays in view.
+  async toggle(r) {
+    await this.expand(r, !r.expanded);
+    const p = this.positionOf(r);
+    if (!r.expanded && (p < this.first || p >= this.first + this.geometry().inView)) this.scrollTo(p);
+    else this.render();
   }
 
   // The position of a row among all rows shown.
@@ -310,11 +315,15 @@ export class ScrollTable extends TreeTable {
     const frag = document.createDocumentFragment();
     const shown = [];
     let holes = false;
+    // Assistive technology counts every row, not the drawn ones (the header is row 1).
+    this.table.setAttribute('aria-rowcount', this.count + 1);
     for (let p = this.first; p < end; p++) {
       const r = this.rowAt(p);
       if (r.hole) holes = true;
       shown.push(r);
-      frag.append(this.rowElement(r));
+      const tr = this.rowElement(r);
+      tr.setAttribute('aria-rowindex', p + 2);
+      frag.append(tr);
     }
     this.visible = shown;
     this.tbody.textContent = '';
@@ -359,7 +368,7 @@ export class ScrollTable extends TreeTable {
       if (j === this.o.treeColumn) {
         td.style.paddingLeft = 8 + r.depth * 14 + 'px';
         const tw = el('span', { class: 'tw', text: this.expandable(r) ? (r.expanded ? '▾' : '▸') : '' });
-        tw.addEventListener('click', async (e) => { e.stopPropagation(); await this.expand(r, !r.expanded); this.render(); });
+        tw.addEventListener('click', async (e) => { e.stopPropagation(); await this.toggle(r); });
         td.append(tw);
       }
       const v = c.render(r.d, r);
@@ -367,7 +376,7 @@ export class ScrollTable extends TreeTable {
       tr.append(td);
     });
     tr.addEventListener('click', () => this.select(r));
-    tr.addEventListener('dblclick', async () => { await this.expand(r, !r.expanded); this.render(); if (this.o.onActivate) this.o.onActivate(r.d, r); });
+    tr.addEventListener('dblclick', async () => { await this.toggle(r); if (this.o.onActivate) this.o.onActivate(r.d, r); });
     r.tr = tr;
     return tr;
   }
@@ -416,18 +425,13 @@ export class ScrollTable extends TreeTable {
         }
         return;
       case 'ArrowLeft':
-        if (r && r.expanded) { await this.expand(r, false); this.render(); this.select(r, true); } else if (r && r.parent) this.select(r.parent, true);
+        if (r && r.expanded) { await this.toggle(r); this.select(r, true); } else if (r && r.parent) this.select(r.parent, true);
         return;
       case 'Enter':
         if (r && this.o.onActivate) this.o.onActivate(r.d, r);
         return;
     }
     if (p >= 0) await this.selectAt(p);
-  }
-
-  // For tests: what is drawn, as [position, id, depth] (null id: a class, a note or a hole).
-  shown() {
-    return this.visible.map((r, i) => [this.first + i, r.hole ? null : r.d.isClass ? null : r.d.id ?? null, r.hole ? null : r.depth]);
   }
 }
 

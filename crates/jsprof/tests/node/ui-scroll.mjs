@@ -114,6 +114,16 @@ if (kind === 'scroll') {
   assert.equal(sel.offset, mid.offset + 2 + 130 + rowsInView, 'the selection moved 130 rows and a screen down');
   out.keyboard = { sort: 'self', ascending: true, offset: sel.offset, ids: [sel.id] };
   await shot('heap-scroll-keyboard');
+  // ← goes up to the class a million rows above, ← again closes it: the class is drawn, selected.
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => !window.jsprof.summary.table.roots[0].expanded, null, { timeout: 30000 });
+  const closed = await page.evaluate(() => {
+    const t = window.jsprof.summary.table;
+    return { count: t.count, selected: t.selected === t.roots[0], drawn: document.querySelector('[role=tabpanel]:not([hidden]) .top tbody tr[aria-selected=true]')?.children[0].textContent };
+  });
+  assert.equal(closed.count, 1, 'the class closed: one row left');
+  assert.ok(closed.selected && closed.drawn && closed.drawn.includes(expected.name), `the closed class is selected and drawn: ${JSON.stringify(closed)}`);
 } else if (kind === 'report') {
   await page.fill(`${panel} input[type=search]`, `^${expected.name}$`);
   await page.waitForFunction((n) => window.jsprof.summary.table.roots.length === 1 && window.jsprof.summary.table.roots[0].d.name === n, expected.name, { timeout: 30000 });
