@@ -50,7 +50,13 @@ pub fn sort_objects(s: &HeapSnapshot, a: &Analysis, nodes: &mut [NodeOrdinal], o
             ObjectOrder::Id => s.nodes.id[n] as i64,
         }
     };
-    nodes.sort_unstable_by(|&x, &y| key(y).cmp(&key(x)).then(x.cmp(&y)));
+    // Keys read once, beside their node: a million objects sort without a column lookup per
+    // comparison.
+    let mut keyed: Vec<(i64, NodeOrdinal)> = nodes.iter().map(|&n| (key(n), n)).collect();
+    keyed.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    for (slot, (_, n)) in nodes.iter_mut().zip(keyed) {
+        *slot = n;
+    }
 }
 
 /// `heap class`: a page of one class's objects.
