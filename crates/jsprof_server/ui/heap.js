@@ -104,9 +104,19 @@ export class ScrollTable extends TreeTable {
     this.box = el('div', { class: 'vport' }, this.table);
     this.space = el('div', { class: 'vspace' });
     scroller.append(this.box, this.space);
-    scroller.addEventListener('scroll', () => this.onScroll());
-    scroller.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
-    new ResizeObserver(() => this.render()).observe(scroller);
+    this.listeners = [['scroll', () => this.onScroll(), undefined], ['wheel', (e) => this.onWheel(e), { passive: false }]];
+    for (const [type, f, o] of this.listeners) scroller.addEventListener(type, f, o);
+    this.resized = new ResizeObserver(() => this.render());
+    this.resized.observe(scroller);
+  }
+
+  // Lets go of the scroller (a Summary reloaded draws a new table in it).
+  destroy() {
+    for (const [type, f, o] of this.listeners) this.scroller.removeEventListener(type, f, o);
+    this.resized.disconnect();
+    clearTimeout(this.settle);
+    this.box.remove();
+    this.space.remove();
   }
 
   // TreeTable's own fields: the roots are the top level's loaded rows.
@@ -478,6 +488,7 @@ export class SummaryView {
   // (`jsprof heap summary THIS --between FIRST SECOND`).
   async reload() {
     this.range = this.objects.value ? this.objects.value.split(' ') : null;
+    if (this.table) this.table.destroy();
     this.scroll.textContent = '';
     await this.load();
   }
