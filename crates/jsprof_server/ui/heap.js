@@ -301,8 +301,8 @@ export class ScrollTable extends TreeTable {
     this.render();
   }
 
-  // Where a pixel of scrollbar is more than a pixel of rows, the wheel still moves rows by
-  // their height (a notch, three rows).
+  // Where a pixel of scrollbar is more than a pixel of rows, the wheel still moves the rows by
+  // as many pixels as it turned (in whole rows), not by that many pixels of scrollbar.
   onWheel(e) {
     const g = this.geometry();
     const h = this.rowH || 22;

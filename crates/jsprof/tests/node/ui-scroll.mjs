@@ -88,6 +88,14 @@ if (kind === 'scroll') {
   const space = await page.evaluate(() => window.jsprof.summary.table.scroller.scrollHeight);
   assert.ok(space > 1000000, `the scrollbar spans a million rows: ${space} px`);
   await stop('top', { sort: 'retained', ascending: false }, 0);
+  // The wheel over a million rows (a pixel of scrollbar is several rows) moves rows by pixels:
+  // ten rows' height, ten rows.
+  const wheel = await page.evaluate(() => ({ first: window.jsprof.summary.table.first, rowH: window.jsprof.summary.table.rowH }));
+  await page.mouse.move(700, 300);
+  await page.mouse.wheel(0, wheel.rowH * 10);
+  await page.waitForFunction((f) => window.jsprof.summary.table.first !== f, wheel.first, { timeout: 10000 });
+  await page.waitForTimeout(100);
+  assert.equal(await page.evaluate(() => window.jsprof.summary.table.first), wheel.first + 10, 'the wheel moved ten rows');
   await stop('middle', { sort: 'retained', ascending: false }, 0.5);
   await shot('heap-scroll-middle');
   await stop('end', { sort: 'retained', ascending: false }, 1);
