@@ -7,7 +7,7 @@
 //!   parameters —, then a view's thread and range);
 //! - the typed documents of every view: [`summary`], [`threads`], [`top`], [`tree`], [`events`],
 //!   [`diff`], [`heap`] (Summary, node, retainers, Comparison, leaks), [`heap_edges`],
-//!   [`heap_changes`], [`heap_strings`], [`heap_allocations`], and the UI's
+//!   [`heap_changes`], [`heap_class`], [`heap_strings`], [`heap_allocations`], and the UI's
 //!   [`chart`] and [`heap_pages`] documents;
 //! - their wire format, generated from the types ([`schema`]: `docs/json.md` and the service's
 //!   OpenAPI components).
@@ -33,6 +33,7 @@ pub mod filters;
 pub mod heap;
 pub mod heap_allocations;
 pub mod heap_changes;
+pub mod heap_class;
 pub mod heap_edges;
 pub mod heap_pages;
 pub mod heap_strings;

@@ -107,6 +107,11 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::heap::RetainersReport>,
     },
     Document {
+        name: "ClassObjectsReport",
+        answers: "`jsprof heap class FILE KEY --json`; `GET /api/ui/…/heap/class` and `…/heap/class/between`",
+        add: add::<crate::heap_class::ClassObjectsReport>,
+    },
+    Document {
         name: "EdgesReport",
         answers:
             "`jsprof heap edges FILE ID [--retainers] --json`; `GET /api/ui/…/heap/edges/{id}`",

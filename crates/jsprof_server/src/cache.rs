@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use jsprof_document::heap_class::ObjectOrder;
 use jsprof_document::load::{CpuInput, Pipeline};
 use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
 use tokio::sync::OnceCell;
@@ -64,8 +65,8 @@ pub struct Derived {
     pub dominators: OnceLock<DominatorTree>,
     /// Every class's objects by Summary key, in node order.
     pub classes: OnceLock<HashMap<String, Vec<NodeOrdinal>>>,
-    /// The classes asked for so far, largest retained first.
-    pub sorted: Mutex<HashMap<String, Arc<[NodeOrdinal]>>>,
+    /// The classes asked for so far, in each order asked for.
+    pub sorted: Mutex<HashMap<(String, ObjectOrder), SortedClass>>,
 }
 
 impl Derived {
@@ -77,14 +78,22 @@ impl Derived {
         self.dominators.get_or_init(|| DominatorTree::new(s, a))
     }
 
-    /// The objects of the Summary class `key`, largest retained first; `None` when no class has
-    /// that key.
-    pub fn class(&self, s: &HeapSnapshot, a: &Analysis, key: &str) -> Option<Arc<[NodeOrdinal]>> {
+    /// The objects of the Summary class `key` in `order` (largest first, as `jsprof heap class`
+    /// lists them); `None` when no class has that key. Each order is sorted once: a class of
+    /// millions scrolled in the UI asks for many pages of it.
+    pub fn class(
+        &self,
+        s: &HeapSnapshot,
+        a: &Analysis,
+        key: &str,
+        order: ObjectOrder,
+    ) -> Option<Arc<[NodeOrdinal]>> {
+        let cached = (key.to_string(), order);
         if let Some(v) = self
             .sorted
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get(key)
+            .get(&cached)
         {
             return Some(v.clone());
         }
@@ -92,15 +101,18 @@ impl Derived {
             .classes
             .get_or_init(|| jsprof_document::heap_pages::classes_by_key(s, a));
         let mut members = classes.get(key)?.clone();
-        jsprof_document::heap_pages::by_retained(a, &mut members);
+        jsprof_document::heap_class::sort_objects(s, a, &mut members, order);
         let members: Arc<[NodeOrdinal]> = members.into();
         self.sorted
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(key.to_string(), members.clone());
+            .insert(cached, members.clone());
         Some(members)
     }
 }
+
+/// A class's objects in one order.
+pub type SortedClass = Arc<[NodeOrdinal]>;
 
 type Key = (String, u32, View, Pipeline);
 type Slot = Arc<OnceCell<Arc<Loaded>>>;

@@ -400,29 +400,32 @@ pub(crate) async fn snapshot(
     ))
 }
 
+/// `…/heap/class?key=&sort=&ascending=&offset=&limit=`: a page of one Summary class's objects,
+/// `jsprof heap class FILE KEY --sort --ascending --offset --limit --json`.
 async fn heap_class(
     State(state): Shared,
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = Params::parse(q, &["key", "offset", "limit"])?;
+    let p = Params::parse(q, &["key", "sort", "ascending", "offset", "limit"])?;
     let key = p
         .get("key")
         .map(str::to_string)
         .ok_or_else(|| ApiError::bad_request("`key` is required: a Summary row's key"))?;
-    let offset = p.number::<usize>("offset")?.unwrap_or(0);
-    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
+    let q = crate::ui_heap::objects_query(&p)?;
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
     crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
-        let members = derived.class(snapshot, analysis, &key).ok_or_else(|| {
-            ApiError::not_found(format!(
-                "{name}: no class with key `{}`",
-                ids::printable(&key)
-            ))
-        })?;
-        Ok(json_ok(&jsprof_document::heap_pages::page(
-            snapshot, analysis, &members, offset, limit,
+        let members = derived
+            .class(snapshot, analysis, &key, q.order)
+            .ok_or_else(|| crate::ui_heap::no_class(&name, &key))?;
+        let class_name = analysis.class_name(snapshot, members[0]);
+        Ok(json_ok(&jsprof_document::heap_class::class_objects_report(
+            snapshot,
+            analysis,
+            (&key, &class_name),
+            &members,
+            q,
         )))
     })
     .await

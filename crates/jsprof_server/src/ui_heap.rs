@@ -11,6 +11,7 @@ use axum::extract::{Path as UrlPath, RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use jsprof_document::heap_class::{ObjectOrder, ObjectsQuery};
 use jsprof_document::heap_edges::{edges_report, EdgeDirection};
 
 use crate::catalogue::ArtifactKind;
@@ -202,20 +203,30 @@ async fn summary_between(
 }
 
 /// `…/heap/class/between?key=&first=S/A&second=S/A&offset=&limit=`: a page of one class's
-/// objects allocated between FIRST and SECOND (a row of the filtered Summary, expanded), largest
-/// retained first as `…/heap/class` lists the whole class.
+/// objects allocated between FIRST and SECOND (a row of the filtered Summary, expanded), in the
+/// order `…/heap/class` lists the whole class (`sort`, `ascending`).
 async fn class_between(
     State(state): Shared,
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = Params::parse(q, &["key", "first", "second", "offset", "limit"])?;
+    let p = Params::parse(
+        q,
+        &[
+            "key",
+            "first",
+            "second",
+            "sort",
+            "ascending",
+            "offset",
+            "limit",
+        ],
+    )?;
     let key = p
         .get("key")
         .map(str::to_string)
         .ok_or_else(|| ApiError::bad_request("`key` is required: a Summary row's key"))?;
-    let offset = p.number::<usize>("offset")?.unwrap_or(0);
-    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
+    let q = objects_query(&p)?;
     let (fs, fa) = other_snapshot(&p, "first")?;
     let (ss, sa) = other_snapshot(&p, "second")?;
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
@@ -225,20 +236,49 @@ async fn class_between(
         let (s, a, derived) = loaded.snapshot()?;
         let ids = jsprof_heap::max_node_id(first.snapshot()?.0).saturating_add(1)
             ..=jsprof_heap::max_node_id(second.snapshot()?.0);
-        let members = derived.class(s, a, &key).ok_or_else(|| {
-            ApiError::not_found(format!(
-                "{name}: no class with key `{}`",
-                ids::printable(&key)
-            ))
-        })?;
+        let members = derived
+            .class(s, a, &key, q.order)
+            .ok_or_else(|| no_class(&name, &key))?;
+        let class_name = a.class_name(s, members[0]);
         let kept: Vec<u32> = members
             .iter()
             .copied()
             .filter(|&n| ids.contains(&s.nodes.id[n as usize]))
             .collect();
-        Ok(json_ok(&jsprof_document::heap_pages::page(
-            s, a, &kept, offset, limit,
+        Ok(json_ok(&jsprof_document::heap_class::class_objects_report(
+            s,
+            a,
+            (&key, &class_name),
+            &kept,
+            q,
         )))
     })
     .await
+}
+
+/// The page of a class's objects asked for: `sort=retained|self|distance|id` (default
+/// retained), `ascending=1`, `offset`, `limit` (100, at most 10,000), as `jsprof heap class`.
+pub(crate) fn objects_query(p: &Params) -> ApiResult<ObjectsQuery> {
+    let order = match p.get("sort") {
+        None => ObjectOrder::default(),
+        Some(text) => ObjectOrder::parse(text).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "bad `sort` `{}`: expected retained, self, distance or id",
+                ids::printable(text)
+            ))
+        })?,
+    };
+    Ok(ObjectsQuery {
+        order,
+        ascending: p.flag("ascending")?,
+        offset: p.number::<usize>("offset")?.unwrap_or(0),
+        limit: p.number::<usize>("limit")?.unwrap_or(100).min(10_000),
+    })
+}
+
+pub(crate) fn no_class(name: &str, key: &str) -> ApiError {
+    ApiError::not_found(format!(
+        "{name}: no class with key `{}`",
+        ids::printable(key)
+    ))
 }

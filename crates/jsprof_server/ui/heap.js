@@ -1,11 +1,19 @@
-// Heap views: Summary (a class expands to its objects, a page at a time), the dominator tree,
-// Statistics, Comparison, detached DOM trees; each with the Retainers tree of the selected
-// object (heapviews.js, with Containment, Duplicated strings and Allocation stacks).
+// Heap views: Summary (a class expands to its objects, scrolled through however many there
+// are), the dominator tree, Statistics, Comparison, detached DOM trees; each with the Retainers
+// tree of the selected object (heapviews.js, with Containment, Duplicated strings and Allocation
+// stacks).
 import { fmtBytes, fmtPct, fmtCount, el, matcher } from 'jsprof/format.js';
 import { TreeTable, pctCell } from 'jsprof/table.js';
 import { RetainersPanel, distance, objectLabel } from 'jsprof/heapviews.js';
 
-const PAGE = 20;
+// Objects asked for at a time: a screenful (about 40 rows) falls within two pages.
+export const PAGE = 100;
+// The scrolled space is capped below every browser's element height (Chromium's is about 33.5
+// million pixels); past it a pixel of scrollbar moves more than a pixel of rows.
+const MAX_SPACE = 8_000_000;
+// How long the scrollbar must rest before the rows under it are asked for: a drag across a
+// class of millions asks only for where it stops.
+const SETTLE_MS = 30;
 
 function objectColumns(total) {
   return [
@@ -18,53 +26,433 @@ function objectColumns(total) {
   ];
 }
 
-// Children fetched a page at a time; a "load more" pseudo-object asks for the next page.
-function pager(load) {
-  return async (d, offset = 0) => {
-    const page = await load(d, offset, PAGE);
-    const list = page.objects.slice();
-    const shown = offset + list.length;
-    if (page.missing) list.push({ more: true, note: 'not embedded in this report', class: '', id: null });
-    else if (page.total > shown) {
-      const bound = page.embedded != null ? Math.min(page.total, page.embedded) : page.total;
-      list.push({ more: true, parent: d, offset: shown, left: page.total - shown, bound, class: '', id: null });
+// The server's order of a class's objects for each column (`jsprof heap class --sort`): the
+// Constructor column orders them by id (a class's objects share its name).
+const SERVER_SORT = ['id', 'distance', 'self', 'self', 'retained', 'retained'];
+
+// The children of one expanded row (or the roots): `total` rows of which only the loaded ones
+// exist. Dense: every row at hand (the classes; what a report embeds). Paged: rows fetched by
+// offset, in the server's order. `open` holds its expanded rows, by index.
+class Level {
+  constructor(owner, total, rows) {
+    this.owner = owner;
+    this.total = total;
+    this.dense = !!rows;
+    this.rows = rows || new Map();
+    this.open = [];
+    this.pending = new Map();
+    this.gen = 0;
+    this.error = null;
+  }
+
+  get(i) { return this.dense ? this.rows[i] : this.rows.get(i); }
+
+  // Rows shown: its own and those of its expanded rows, all the way down.
+  size() {
+    let n = this.total;
+    for (const r of this.open) n += r.level.size();
+    return n;
+  }
+
+  // The row at position `p` of what this level shows, or a hole {level, index} not yet loaded.
+  at(p) {
+    let shift = 0;
+    for (const r of this.open) {
+      const pos = r.index + shift;
+      if (p < pos) break;
+      if (p === pos) return r;
+      const s = r.level.size();
+      if (p <= pos + s) return r.level.at(p - pos - 1);
+      shift += s;
     }
-    return list;
-  };
+    const i = p - shift;
+    return this.get(i) || { hole: true, level: this, index: i };
+  }
+
+  // The position of its row `index` among what it shows.
+  positionOf(index) {
+    let p = index;
+    for (const r of this.open) {
+      if (r.index >= index) break;
+      p += r.level.size();
+    }
+    return p;
+  }
+
+  loaded() {
+    return this.dense ? this.rows : [...this.rows.keys()].sort((a, b) => a - b).map((i) => this.rows.get(i));
+  }
 }
 
-function moreRow(d) {
-  if (d.note) return el('span', { class: 'muted', text: `… ${d.note}` });
-  if (d.offset >= d.bound) return el('span', { class: 'muted', text: `… ${fmtCount(d.left)} more (not embedded in this report)` });
-  return el('a', { href: '#', text: `… ${fmtCount(d.left)} more — show ${PAGE} more` });
+// A tree table that draws only the rows in view: a class of millions of objects expanded
+// scrolls as one list, whose scrollbar spans all of it; rows come from the server by offset,
+// a page at a time, when they come into view. The table sits still at the top of its scroller
+// (`.vport`, sticky) over a spacer as tall as the rows; the scroll position picks the first row.
+// Sorting a paged list asks the server for that order (`page(d, offset, limit, order)`).
+export class ScrollTable extends TreeTable {
+  // options: TreeTable's, plus page(d | null, offset, limit, order) -> {total, objects,
+  // embedded?, missing?} (d's children; null: the roots), order(sortBy, sortDir) -> the server
+  // order of a paged list, or null when the server has one order only (the column then sorts
+  // nothing), and sortable (false: no column sorts).
+  constructor(scroller, options) {
+    super(options);
+    this.scroller = scroller;
+    this.level = new Level(null, 0, []);
+    this.first = 0;
+    this.rowH = 0;
+    this.table.classList.add('scrolled');
+    this.box = el('div', { class: 'vport' }, this.table);
+    this.space = el('div', { class: 'vspace' });
+    scroller.append(this.box, this.space);
+    this.listeners = [['scroll', () => this.onScroll(), undefined], ['wheel', (e) => this.onWheel(e), { passive: false }]];
+    for (const [type, f, o] of this.listeners) scroller.addEventListener(type, f, o);
+    this.resized = new ResizeObserver(() => this.render());
+    this.resized.observe(scroller);
+  }
+
+  // Lets go of the scroller (a Summary reloaded draws a new table in it).
+  destroy() {
+    for (const [type, f, o] of this.listeners) this.scroller.removeEventListener(type, f, o);
+    this.resized.disconnect();
+    clearTimeout(this.settle);
+    this.box.remove();
+    this.space.remove();
+  }
+
+  // TreeTable's own fields: the roots are the top level's loaded rows.
+  get roots() { return this.level ? this.level.loaded() : []; }
+  set roots(_) {}
+
+  header() {
+    const tr = el('tr');
+    this.o.columns.forEach((c, i) => {
+      const th = el('th', { class: c.num ? 'num' : null, text: c.title, title: c.tip || null, scope: 'col' });
+      if (i === this.sortBy) th.setAttribute('aria-sort', this.sortDir < 0 ? 'descending' : 'ascending');
+      if (c.value && this.o.sortable !== false) th.addEventListener('click', () => {
+        if (this.sortBy === i) this.sortDir = -this.sortDir; else { this.sortBy = i; this.sortDir = c.num ? -1 : 1; }
+        this.thead.textContent = '';
+        this.header();
+        this.resort(this.level);
+        this.render();
+      });
+      tr.append(th);
+    });
+    this.thead.append(tr);
+  }
+
+  wrap(d, depth, parent, index) {
+    return { d, depth, parent, index, expanded: false, level: null, get kids() { return this.level ? this.level.loaded() : null; } };
+  }
+
+  order() { return this.o.order ? this.o.order(this.sortBy, this.sortDir) : null; }
+
+  setRoots(list) {
+    this.level = this.denseLevel(null, list.map((d, i) => this.wrap(d, 0, null, i)));
+    this.selected = null;
+    this.scrollTo(0);
+  }
+
+  // The roots from `page(null, …)`, paged like any child list.
+  async loadRoots() {
+    this.level = await this.makeLevel(null);
+    this.selected = null;
+    this.scrollTo(0);
+  }
+
+  denseLevel(owner, rows) {
+    const level = new Level(owner, rows.length, rows);
+    this.sortDense(level);
+    return level;
+  }
+
+  // A dense level in the column's order, notes ("not embedded") last.
+  sortDense(level) {
+    const cmp = this.compare();
+    const notes = level.rows.filter((r) => r.d.note);
+    const rows = level.rows.filter((r) => !r.d.note);
+    if (cmp) rows.sort(cmp);
+    level.rows = rows.concat(notes);
+    level.rows.forEach((r, i) => { r.index = i; });
+    level.open.sort((a, b) => a.index - b.index);
+  }
+
+  // The children of `row` (null: the roots) from their first page: a paged level, or dense
+  // where the source holds a bounded part (the report), with a note for the rest.
+  async makeLevel(row) {
+    const depth = row ? row.depth + 1 : 0;
+    const order = this.order();
+    const page = await this.o.page(row ? row.d : null, 0, PAGE, order);
+    const note = (text) => this.wrap({ note: text, id: null }, depth, row, 0);
+    if (page.missing) return this.denseLevel(row, [note(page.note || 'these objects are not embedded in this report: `jsprof view` on the snapshot shows them all')]);
+    if (page.embedded != null) {
+      const rows = page.objects.map((d) => this.wrap(d, depth, row, 0));
+      if (page.total > rows.length) rows.push(note(`${fmtCount(page.total - rows.length)} more not embedded in this report (it keeps the largest): \`jsprof view\` on the snapshot scrolls through all ${fmtCount(page.total)}`));
+      return this.denseLevel(row, rows);
+    }
+    const level = new Level(row, page.total, null);
+    level.order = order;
+    page.objects.forEach((d, i) => level.rows.set(i, this.wrap(d, depth, row, i)));
+    return level;
+  }
+
+  // Loads page `k` of a paged level (once, however often asked).
+  fetch(level, k) {
+    if (level.pending.has(k)) return level.pending.get(k);
+    const gen = level.gen;
+    const owner = level.owner;
+    const p = this.o.page(owner ? owner.d : null, k * PAGE, PAGE, level.order).then((page) => {
+      if (level.gen !== gen) return;
+      const depth = owner ? owner.depth + 1 : 0;
+      page.objects.forEach((d, i) => { if (!level.rows.has(k * PAGE + i)) level.rows.set(k * PAGE + i, this.wrap(d, depth, owner, k * PAGE + i)); });
+    }, (e) => { if (level.gen === gen) level.error = e.message; }).finally(() => {
+      if (level.gen === gen) level.pending.delete(k);
+      this.render();
+    });
+    level.pending.set(k, p);
+    return p;
+  }
+
+  // After a column changed: dense levels sort here, paged ones are asked for in the new order.
+  resort(level) {
+    if (level.dense) this.sortDense(level);
+    else {
+      const order = this.order();
+      if (order && JSON.stringify(order) !== JSON.stringify(level.order)) {
+        level.order = order;
+        level.gen++;
+        level.rows = new Map();
+        level.open = [];
+        level.pending = new Map();
+        if (this.selected && !this.live(this.selected)) this.selected = null;
+      }
+    }
+    for (const r of level.open) this.resort(r.level);
+  }
+
+  // Whether a row is still where its level shows it.
+  live(r) {
+    for (let x = r; x; x = x.parent) {
+      const level = x.parent ? x.parent.level : this.level;
+      if (!level || level.get(x.index) !== x || (x.parent && !x.parent.expanded)) return false;
+    }
+    return true;
+  }
+
+  async expand(row, on = true) {
+    if (!this.expandable(row) || row.hole) return;
+    if (on && !row.level) row.level = await this.makeLevel(row);
+    if (on === row.expanded) return;
+    const level = row.parent ? row.parent.level : this.level;
+    row.expanded = on;
+    if (on) { level.open.push(row); level.open.sort((a, b) => a.index - b.index); } else level.open = level.open.filter((r) => r !== row);
+  }
+
+  // Opens or closes a row; a class closed deep in its objects stays in view.
+  async toggle(r) {
+    await this.expand(r, !r.expanded);
+    const p = this.positionOf(r);
+    if (!r.expanded && (p < this.first || p >= this.first + this.geometry().inView)) this.scrollTo(p);
+    else this.render();
+  }
+
+  // The position of a row among all rows shown.
+  positionOf(r) {
+    const level = r.parent ? r.parent.level : this.level;
+    const within = level.positionOf(r.index);
+    return r.parent ? this.positionOf(r.parent) + 1 + within : within;
+  }
+
+  rowAt(p) { return this.level.at(p); }
+
+  get count() { return this.level.size(); }
+
+  // The geometry: rows in view, the last first row, the scrolled space.
+  geometry() {
+    const head = this.thead.offsetHeight;
+    const h = this.rowH || 22;
+    const inView = Math.max(1, Math.floor((this.scroller.clientHeight - head) / h));
+    const maxFirst = Math.max(0, this.count - inView);
+    return { inView, maxFirst, space: Math.min(maxFirst * h, MAX_SPACE) };
+  }
+
+  // Shows position `first` at the top.
+  scrollTo(first) {
+    const g = this.geometry();
+    this.first = Math.max(0, Math.min(first, g.maxFirst));
+    this.space.style.height = g.space + 'px';
+    this.scroller.scrollTop = g.maxFirst ? (this.first / g.maxFirst) * g.space : 0;
+    this.topSet = this.scroller.scrollTop;
+    this.render();
+  }
+
+  // Scrolls so that position `p` is in view.
+  showPosition(p) {
+    const g = this.geometry();
+    if (p < this.first) this.scrollTo(p);
+    else if (p >= this.first + g.inView) this.scrollTo(p - g.inView + 1);
+  }
+
+  onScroll() {
+    const top = this.scroller.scrollTop;
+    if (top === this.topSet) return;
+    const g = this.geometry();
+    this.first = g.space ? Math.round((top / g.space) * g.maxFirst) : 0;
+    this.topSet = null;
+    this.render();
+  }
+
+  // Where a pixel of scrollbar is more than a pixel of rows, the wheel still moves the rows by
+  // as many pixels as it turned (in whole rows), not by that many pixels of scrollbar.
+  onWheel(e) {
+    const g = this.geometry();
+    const h = this.rowH || 22;
+    if (!g.space || g.maxFirst * h <= g.space + 1 || e.ctrlKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) return;
+    e.preventDefault();
+    const px = e.deltaMode === 1 ? e.deltaY * h : e.deltaMode === 2 ? e.deltaY * g.inView * h : e.deltaY;
+    this.wheel = (this.wheel || 0) + px / h;
+    const step = Math.trunc(this.wheel);
+    this.wheel -= step;
+    if (step) this.scrollTo(this.first + step);
+  }
+
+  render() {
+    if (!this.level) return;
+    const g = this.geometry();
+    this.space.style.height = g.space + 'px';
+    this.box.style.height = this.scroller.clientHeight + 'px';
+    this.first = Math.max(0, Math.min(this.first, g.maxFirst));
+    const end = Math.min(this.count, this.first + g.inView + 1);
+    const frag = document.createDocumentFragment();
+    const shown = [];
+    let holes = false;
+    // Assistive technology counts every row, not the drawn ones (the header is row 1).
+    this.table.setAttribute('aria-rowcount', this.count + 1);
+    for (let p = this.first; p < end; p++) {
+      const r = this.rowAt(p);
+      if (r.hole) holes = true;
+      shown.push(r);
+      const tr = this.rowElement(r);
+      tr.setAttribute('aria-rowindex', p + 2);
+      frag.append(tr);
+    }
+    this.visible = shown;
+    this.tbody.textContent = '';
+    this.tbody.append(frag);
+    // The first rows drawn give the height every row is drawn at.
+    if (!this.rowH && shown.length && !shown[0].hole) {
+      const h = this.tbody.firstChild.getBoundingClientRect().height;
+      if (h > 0) { this.rowH = Math.round(h); this.render(); return; }
+    }
+    clearTimeout(this.settle);
+    if (holes) this.settle = setTimeout(() => this.loadInView(), SETTLE_MS);
+  }
+
+  // Asks for the pages of the rows in view that are not loaded.
+  loadInView() {
+    const g = this.geometry();
+    const end = Math.min(this.count, this.first + g.inView + 1);
+    for (let p = this.first; p < end; p++) {
+      const r = this.rowAt(p);
+      if (r.hole && !r.level.error) this.fetch(r.level, Math.floor(r.index / PAGE));
+    }
+  }
+
+  // Whether every row in view is drawn with its data (for tests and timing).
+  get settled() { return this.visible.every((r) => !r.hole); }
+
+  rowElement(r) {
+    const cols = this.o.columns;
+    const style = this.rowH ? `height:${this.rowH}px` : null;
+    if (r.hole || r.d.note) {
+      const text = r.hole ? (r.level.error ? `could not load: ${r.level.error}` : '…') : `… ${r.d.note}`;
+      const td = el('td', { colspan: cols.length, class: 'muted', text });
+      td.style.paddingLeft = 22 + (r.hole ? (r.level.owner ? r.level.owner.depth + 1 : 0) : r.depth) * 14 + 'px';
+      const tr = el('tr', { class: r.hole ? 'hole' : 'note', style }, td);
+      if (!r.hole) { r.tr = tr; tr.addEventListener('click', () => this.select(r)); }
+      return tr;
+    }
+    const tr = el('tr', { 'aria-level': r.depth + 1, 'aria-selected': r === this.selected ? 'true' : null, style });
+    if (this.expandable(r)) tr.setAttribute('aria-expanded', r.expanded ? 'true' : 'false');
+    cols.forEach((c, j) => {
+      const td = el('td', { class: c.cls || (c.num ? 'num' : null) });
+      if (j === this.o.treeColumn) {
+        td.style.paddingLeft = 8 + r.depth * 14 + 'px';
+        const tw = el('span', { class: 'tw', text: this.expandable(r) ? (r.expanded ? '▾' : '▸') : '' });
+        tw.addEventListener('click', async (e) => { e.stopPropagation(); await this.toggle(r); });
+        td.append(tw);
+      }
+      const v = c.render(r.d, r);
+      if (v instanceof Node) td.append(v); else td.append(document.createTextNode(v ?? ''));
+      tr.append(td);
+    });
+    tr.addEventListener('click', () => this.select(r));
+    tr.addEventListener('dblclick', async () => { await this.toggle(r); if (this.o.onActivate) this.o.onActivate(r.d, r); });
+    r.tr = tr;
+    return tr;
+  }
+
+  select(r, scroll) {
+    this.selected = r;
+    if (scroll) this.showPosition(this.positionOf(r));
+    for (const v of this.visible) if (v.tr) v.tr.setAttribute('aria-selected', v === r ? 'true' : 'false');
+    if (this.o.onSelect && !r.d.note) this.o.onSelect(r.d, r);
+  }
+
+  // Selects the row at position `p`, loading its page first when it is not loaded.
+  async selectAt(p) {
+    let r = this.rowAt(p);
+    if (r.hole) {
+      await this.fetch(r.level, Math.floor(r.index / PAGE));
+      r = this.rowAt(p);
+      if (r.hole) return;
+    }
+    this.select(r, true);
+  }
+
+  // Keys are handled one after the other: a key held down across rows not loaded yet moves as
+  // many rows as it was pressed.
+  key(e) {
+    if (!['ArrowDown', 'ArrowUp', 'Home', 'End', 'PageDown', 'PageUp', 'ArrowRight', 'ArrowLeft', 'Enter'].includes(e.key)) return;
+    e.preventDefault();
+    this.keys = (this.keys || Promise.resolve()).then(() => this.move(e.key));
+  }
+
+  async move(key) {
+    const r = this.selected && this.live(this.selected) ? this.selected : null;
+    const last = this.count - 1;
+    let p = r ? this.positionOf(r) : -1;
+    const page = this.geometry().inView;
+    switch (key) {
+      case 'ArrowDown': p = Math.min(last, p + 1); break;
+      case 'ArrowUp': p = Math.max(0, p - 1); break;
+      case 'Home': p = 0; break;
+      case 'End': p = last; break;
+      case 'PageDown': p = Math.min(last, p + page); break;
+      case 'PageUp': p = Math.max(0, p - page); break;
+      case 'ArrowRight':
+        if (r && this.expandable(r)) {
+          if (!r.expanded) { await this.expand(r, true); this.render(); } else if (r.level.total) await this.selectAt(this.positionOf(r) + 1);
+        }
+        return;
+      case 'ArrowLeft':
+        if (r && r.expanded) { await this.toggle(r); this.select(r, true); } else if (r && r.parent) this.select(r.parent, true);
+        return;
+      case 'Enter':
+        if (r && this.o.onActivate) this.o.onActivate(r.d, r);
+        return;
+    }
+    if (p >= 0) await this.selectAt(p);
+  }
 }
 
-function heapTable(root, total, children, expandable, onSelect, label) {
-  const cols = objectColumns(total);
-  const first = cols[0];
-  first.render = ((orig) => (d) => (d.more ? moreRow(d) : orig(d)))(first.render);
-  const table = new TreeTable({
-    columns: cols, treeColumn: 0, sortBy: 4, label,
-    children, expandable: (d) => !d.more && expandable(d),
-    rootLimit: 300,
-    onSelect: (d, row) => onSelect(d, row, table),
-    onActivate: (d, row) => onSelect(d, row, table, true),
+// A class's objects or a dominator's children, as a scrolled table.
+function heapTable(scroller, total, { page, order, expandable, onSelect, label, sortable }) {
+  const table = new ScrollTable(scroller, {
+    columns: objectColumns(total), treeColumn: 0, sortBy: 4, label, sortable,
+    page, order, expandable: (d) => !d.note && expandable(d),
+    onSelect: (d, row) => onSelect(d, row),
   });
-  root.append(table.table);
   return table;
-}
-
-// Loads the next page in place of a "more" row.
-async function loadMore(table, row, load) {
-  const d = row.d;
-  if (!d.more || d.note || d.offset >= d.bound) return;
-  const list = row.parent ? row.parent.kids : table.roots;
-  const got = await load(d.parent, d.offset);
-  const at = list.indexOf(row);
-  const wrapped = got.map((x) => table.wrap(x, row.depth, row.parent));
-  list.splice(at, 1, ...wrapped);
-  if (row.parent) row.parent.limit = Math.max(row.parent.limit, list.length);
-  table.render();
 }
 
 export class SummaryView {
@@ -100,6 +488,7 @@ export class SummaryView {
   // (`jsprof heap summary THIS --between FIRST SECOND`).
   async reload() {
     this.range = this.objects.value ? this.objects.value.split(' ') : null;
+    if (this.table) this.table.destroy();
     this.scroll.textContent = '';
     await this.load();
   }
@@ -114,12 +503,16 @@ export class SummaryView {
     this.info.textContent = s.between
       ? `${fmtCount(count)} objects allocated between the two (ids after @${s.between.after_id} up to @${s.between.up_to_id}) · ${fmtCount(s.classes.length)} classes · of ${fmtBytes(s.total_size)}`
       : `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
-    const load = pager((d, offset, limit) => (range ? this.heap.classPageBetween(range[0], range[1], d.key, offset, limit) : this.heap.classPage(d.key, offset, limit)));
-    this.loadPage = load;
-    this.table = heapTable(this.scroll, s.total_size, (d, offset) => load(d, offset), (d) => d.isClass, async (d, row, table, activate) => {
-      if (d.more) { await loadMore(table, row, load); return; }
-      if (!d.isClass) this.retainers.show(d);
-    }, 'Summary');
+    // A class's objects in the order of the sorted column, as `jsprof heap class --sort`.
+    const page = (d, offset, limit, order) => (range
+      ? this.heap.classPageBetween(range[0], range[1], d.key, offset, limit, order)
+      : this.heap.classPage(d.key, offset, limit, order));
+    this.table = heapTable(this.scroll, s.total_size, {
+      page, label: 'Summary',
+      order: (by, dir) => ({ sort: SERVER_SORT[by], ascending: dir > 0 }),
+      expandable: (d) => d.isClass,
+      onSelect: (d) => { if (!d.isClass) this.retainers.show(d); },
+    });
     this.filter();
   }
 
@@ -148,12 +541,14 @@ export class DominatorsView {
     split.append(top, bottom);
     root.append(split);
     const retainers = new RetainersPanel(bottom, heap);
-    const load = pager((d, offset, limit) => heap.dominated(d ? d.id : null, offset, limit));
-    this.table = heapTable(scroll, total, (d, offset) => load(d, offset), (d) => d.retained_size > d.self_size, async (d, row, table) => {
-      if (d.more) { await loadMore(table, row, load); return; }
-      retainers.show(d);
-    }, 'Dominators');
-    load(null, 0).then((list) => this.table.setRoots(list));
+    // The server lists a node's children largest retained first, its one order: no column sorts.
+    this.table = heapTable(scroll, total, {
+      page: (d, offset, limit) => heap.dominated(d ? d.id : null, offset, limit),
+      label: 'Dominators', sortable: false,
+      expandable: (d) => d.retained_size > d.self_size,
+      onSelect: (d) => retainers.show(d),
+    });
+    this.ready = this.table.loadRoots();
   }
 }
 
@@ -224,6 +619,9 @@ export class DetachedView {
   }
 }
 
+// Objects per page of a Comparison row, each page behind a "more" row.
+const COMPARISON_PAGE = 20;
+
 // DevTools' Comparison: per class, the objects new since the base and those deleted; a row
 // expands to those objects (`jsprof heap diff BASE THIS --class KEY`), new ones first, a page of
 // each at a time; selecting a new object shows its Retainers.
@@ -248,7 +646,7 @@ export class ComparisonView {
     const sign = (v, f) => (v > 0 ? '+' : v < 0 ? '−' : '') + f(Math.abs(v));
     const blank = (f) => (d) => (d.object || d.more ? '' : f(d));
     const cols = [
-      { title: 'Constructor', cls: 'fn', value: (d) => d.name.toLowerCase(), render: (d) => (d.more ? el('a', { href: '#', text: `… ${fmtCount(d.left)} more ${d.side} — show ${PAGE} more` }) : d.object ? el('span', null, el('span', { class: d.side === 'new' ? 'added' : 'deleted', text: d.side === 'new' ? '+ ' : '− ' }), objectLabel(d.object)) : d.name) },
+      { title: 'Constructor', cls: 'fn', value: (d) => d.name.toLowerCase(), render: (d) => (d.more ? el('a', { href: '#', text: `… ${fmtCount(d.left)} more ${d.side} — show ${COMPARISON_PAGE} more` }) : d.object ? el('span', null, el('span', { class: d.side === 'new' ? 'added' : 'deleted', text: d.side === 'new' ? '+ ' : '− ' }), objectLabel(d.object)) : d.name) },
       { title: '# New', num: true, value: (d) => d.new_count, render: blank((d) => fmtCount(d.new_count)) },
       { title: '# Deleted', num: true, value: (d) => d.deleted_count, render: blank((d) => fmtCount(d.deleted_count)) },
       { title: '# Delta', num: true, value: (d) => d.count_delta, render: blank((d) => sign(d.count_delta, fmtCount)) },
@@ -271,7 +669,7 @@ export class ComparisonView {
       if (page.total > shown) list.push({ more: true, side, key, offset: shown, left: page.total - shown, name: '', new_count: -1, deleted_count: -1, count_delta: -Infinity, alloc_size: -1, freed_size: -1, size_delta: -Infinity, retained_delta: -Infinity });
       return list;
     };
-    const changes = async (key, offset) => heap.diffClass(base[0], base[1], key, offset, PAGE);
+    const changes = async (key, offset) => heap.diffClass(base[0], base[1], key, offset, COMPARISON_PAGE);
     const table = new TreeTable({
       columns: cols, treeColumn: 0, sortBy: 6, label: 'Comparison',
       expandable: (d) => !!heap.diffClass && !d.object && !d.more,

@@ -73,7 +73,8 @@ export class ServerSource {
         .then(([insights, network, timings, filmstrip]) => ({ insights, network, timings, filmstrip, image: (i) => src.get(`${ui}/filmstrip/${i}`) }))),
       heap: {
         summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),
-        classPage: (key, offset, limit) => src.get(`${ui}/heap/class`, { key, offset, limit }),
+        // A class's objects in one order (`jsprof heap class --sort --ascending`).
+        classPage: (key, offset, limit, order) => src.get(`${ui}/heap/class`, { key, offset, limit, ...orderParams(order) }),
         retainers: (id) => src.get(`${base}/heap/retainers/${id}`, { paths: 5 }),
         dominated: (id, offset, limit) => src.get(`${ui}/heap/dominated/${id == null ? 'root' : id}`, { offset, limit }),
         detached: () => src.get(`${ui}/heap/detached`),
@@ -84,13 +85,16 @@ export class ServerSource {
         strings: () => src.get(`${ui}/heap/strings`, { limit: 500 }),
         allocations: (bottomUp) => src.get(`${ui}/heap/allocations`, { bottom_up: bottomUp ? 1 : null }),
         summaryBetween: (first, second) => src.get(`${ui}/heap/summary/between`, { first, second, limit: 0 }),
-        classPageBetween: (first, second, key, offset, limit) => src.get(`${ui}/heap/class/between`, { first, second, key, offset, limit }),
+        classPageBetween: (first, second, key, offset, limit, order) => src.get(`${ui}/heap/class/between`, { first, second, key, offset, limit, ...orderParams(order) }),
         diffClass: (baseSession, baseArtifact, key, offset, limit) => src.get(`${ui}/heap/diff/class`, { base: `${baseSession}/${baseArtifact}`, key, offset, limit }),
       },
     };
     return art;
   }
 }
+
+// A class's order as the server's `sort` and `ascending` parameters.
+const orderParams = (order) => (order ? { sort: order.sort, ascending: order.ascending ? 1 : null } : {});
 
 // A function as the server's `name`, `url`, `line` and `column` parameters.
 const fnParams = (fn) => (fn ? { name: fn.name, url: fn.url, line: fn.line, column: fn.column } : {});

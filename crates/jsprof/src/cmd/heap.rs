@@ -19,6 +19,7 @@ use crate::input;
 use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
 
 mod allocations;
+mod class;
 mod detached;
 mod diff;
 mod dominators;
@@ -35,6 +36,8 @@ pub enum HeapCommand {
     Stats(StatsArgs),
     /// Single objects by id: sizes, distance, dominator, edges.
     Node(NodeArgs),
+    /// One class's objects (an expanded Summary row), in one order, a page at a time.
+    Class(class::ClassArgs),
     /// DevTools' Comparison of TARGET against BASE per class, plus the retained-size change.
     Diff(diff::DiffArgs),
     /// Why an object is alive: its shortest retaining paths up to the roots.
@@ -107,6 +110,7 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
         HeapCommand::Summary(args) => run_summary(args),
         HeapCommand::Stats(args) => run_stats(args),
         HeapCommand::Node(args) => run_node(args),
+        HeapCommand::Class(args) => class::run(args),
         HeapCommand::Diff(args) => diff::run(args),
         HeapCommand::Retainers(args) => retainers::run(args),
         HeapCommand::Dominators(args) => dominators::run(args),

@@ -208,7 +208,7 @@ fn allocations_are_heap_allocations() {
     );
 }
 
-/// Objects per page of a Comparison row (heap.js' PAGE).
+/// Objects per page of a Comparison row (heap.js' COMPARISON_PAGE).
 const OBJECT_PAGE: usize = 20;
 
 /// `jsprof heap diff BASE TARGET --class KEY --offset --limit --json`.
