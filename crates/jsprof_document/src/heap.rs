@@ -190,6 +190,44 @@ pub struct BetweenJson {
     pub up_to_id: u32,
 }
 
+impl BetweenJson {
+    /// The ids of the objects allocated between the two snapshots.
+    pub fn ids(&self) -> std::ops::RangeInclusive<u32> {
+        self.after_id.saturating_add(1)..=self.up_to_id
+    }
+
+    /// The objects allocated between snapshots FIRST and SECOND (named for the warning), from
+    /// their largest JS object ids. V8's ids only grow over a process's life, so given newest
+    /// first the two are taken in time order, with a warning saying so (rather than an empty
+    /// Summary).
+    pub fn of(first: (&str, u32), second: (&str, u32)) -> (BetweenJson, Option<JsonWarning>) {
+        if first.1 <= second.1 {
+            return (
+                BetweenJson {
+                    after_id: first.1,
+                    up_to_id: second.1,
+                },
+                None,
+            );
+        }
+        let warning = JsonWarning {
+            at: String::new(),
+            message: format!(
+                "{} was taken after {} (its object ids are newer): showing the objects allocated \
+                 between {} and {}",
+                first.0, second.0, second.0, first.0
+            ),
+        };
+        (
+            BetweenJson {
+                after_id: second.1,
+                up_to_id: first.1,
+            },
+            Some(warning),
+        )
+    }
+}
+
 /// The Summary sorted by `sort`, at most `limit` classes (0 = all).
 pub fn summary_report(s: &HeapSnapshot, a: &Analysis, sort: SortBy, limit: usize) -> SummaryReport {
     summary_report_of(s, a, sort, limit, None)
@@ -216,9 +254,7 @@ fn summary_report_of(
 ) -> SummaryReport {
     let mut rows = match between {
         None => summary(s, a, sort),
-        Some(b) => {
-            jsprof_heap::summary_between(s, a, sort, b.after_id.saturating_add(1)..=b.up_to_id)
-        }
+        Some(b) => jsprof_heap::summary_between(s, a, sort, b.ids()),
     };
     if limit > 0 {
         rows.truncate(limit);

@@ -183,21 +183,23 @@ async fn summary_between(
     let (fs, fa) = other_snapshot(&p, "first")?;
     let (ss, sa) = other_snapshot(&p, "second")?;
     let (loaded, _) = snapshot(&state, &id, &artifact).await?;
-    let (first, _) = snapshot(&state, &fs, &fa).await?;
-    let (second, _) = snapshot(&state, &ss, &sa).await?;
+    let (first, first_name) = snapshot(&state, &fs, &fa).await?;
+    let (second, second_name) = snapshot(&state, &ss, &sa).await?;
     crate::work::run(move || {
         let (s, a, _) = loaded.snapshot()?;
-        let between = jsprof_document::heap::BetweenJson {
-            after_id: jsprof_heap::max_node_id(first.snapshot()?.0),
-            up_to_id: jsprof_heap::max_node_id(second.snapshot()?.0),
-        };
-        Ok(json_ok(&jsprof_document::heap::summary_report_between(
+        let (between, swapped) = jsprof_document::heap::BetweenJson::of(
+            (&first_name, jsprof_heap::max_node_id(first.snapshot()?.0)),
+            (&second_name, jsprof_heap::max_node_id(second.snapshot()?.0)),
+        );
+        let mut report = jsprof_document::heap::summary_report_between(
             s,
             a,
             jsprof_heap::SortBy::Retained,
             limit,
             between,
-        )))
+        );
+        report.warnings.extend(swapped);
+        Ok(json_ok(&report))
     })
     .await
 }
@@ -230,12 +232,16 @@ async fn class_between(
     let (fs, fa) = other_snapshot(&p, "first")?;
     let (ss, sa) = other_snapshot(&p, "second")?;
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    let (first, _) = snapshot(&state, &fs, &fa).await?;
-    let (second, _) = snapshot(&state, &ss, &sa).await?;
+    let (first, first_name) = snapshot(&state, &fs, &fa).await?;
+    let (second, second_name) = snapshot(&state, &ss, &sa).await?;
     crate::work::run(move || {
         let (s, a, derived) = loaded.snapshot()?;
-        let ids = jsprof_heap::max_node_id(first.snapshot()?.0).saturating_add(1)
-            ..=jsprof_heap::max_node_id(second.snapshot()?.0);
+        let ids = jsprof_document::heap::BetweenJson::of(
+            (&first_name, jsprof_heap::max_node_id(first.snapshot()?.0)),
+            (&second_name, jsprof_heap::max_node_id(second.snapshot()?.0)),
+        )
+        .0
+        .ids();
         let members = derived
             .class(s, a, &key, q.order)
             .ok_or_else(|| no_class(&name, &key))?;

@@ -466,10 +466,10 @@ export class SummaryView {
     this.range = null; // [first, second] as SESSION/ARTIFACT, or null: all objects
     this.objects = el('select', { 'aria-label': 'Objects' }, el('option', { value: '', text: 'All objects' }));
     if (heap.summaryBetween && snaps.length >= 2) {
-      for (const a of snaps) for (const b of snaps) {
-        if (a === b) continue;
+      // Each pair once: the server takes the two in the order they were taken (V8's ids grow).
+      snaps.forEach((a, i) => snaps.slice(i + 1).forEach((b) => {
         this.objects.append(el('option', { value: `${a.session}/${a.artifact} ${b.session}/${b.artifact}`, text: `Objects allocated between ${a.label} and ${b.label}` }));
-      }
+      }));
       this.objects.addEventListener('change', () => this.reload());
       bar.append(this.objects);
     }
@@ -503,6 +503,8 @@ export class SummaryView {
     this.info.textContent = s.between
       ? `${fmtCount(count)} objects allocated between the two (ids after @${s.between.after_id} up to @${s.between.up_to_id}) · ${fmtCount(s.classes.length)} classes · of ${fmtBytes(s.total_size)}`
       : `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
+    // The server's notes (two snapshots given newest first were taken in time order).
+    if (s.between && s.warnings && s.warnings.length) this.info.textContent += ' · ' + s.warnings.map((w) => w.message).join(' · ');
     // A class's objects in the order of the sorted column, as `jsprof heap class --sort`.
     const page = (d, offset, limit, order) => (range
       ? this.heap.classPageBetween(range[0], range[1], d.key, offset, limit, order)

@@ -365,17 +365,25 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
             let max_id = |path: &PathBuf| -> Result<u32> {
                 Ok(jsprof_heap::max_node_id(&load(path)?.snapshot))
             };
-            let between = jsprof_document::heap::BetweenJson {
-                after_id: max_id(&pair[0])?,
-                up_to_id: max_id(&pair[1])?,
-            };
-            jsprof_document::heap::summary_report_between(
+            let (first, second) = (input::display_name(&pair[0]), input::display_name(&pair[1]));
+            let (between, swapped) = jsprof_document::heap::BetweenJson::of(
+                (&first, max_id(&pair[0])?),
+                (&second, max_id(&pair[1])?),
+            );
+            let mut report = jsprof_document::heap::summary_report_between(
                 &loaded.snapshot,
                 &loaded.analysis,
                 sort,
                 args.limit,
                 between,
-            )
+            );
+            if let Some(w) = &swapped {
+                if !args.json {
+                    output::print_warnings("heap summary --between", [("", w.message.as_str())]);
+                }
+            }
+            report.warnings.extend(swapped);
+            report
         }
     };
     let total = loaded.analysis.total_size;

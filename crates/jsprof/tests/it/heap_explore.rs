@@ -494,3 +494,61 @@ fn edges_are_devtools_containment_and_retainers() {
         "edges of @{id}"
     );
 }
+
+/// `heap summary FINAL --between FIRST SECOND`: the classes DevTools' "Objects allocated between
+/// Snapshot 1 and Snapshot 2" filter shows (`leak-3-final.between-1-2.devtools.json.gz`); the
+/// two given newest first are taken in time order, with a warning, not an empty Summary.
+#[test]
+fn summary_between_is_devtools_filter_in_either_order() {
+    let (base, target, fin) = (
+        input("leak-1-baseline.heapsnapshot"),
+        input("leak-2-target.heapsnapshot"),
+        input("leak-3-final.heapsnapshot"),
+    );
+    let want = golden(&fixtures().join("heap/leak-3-final.between-1-2.devtools.json.gz"));
+    let want = &want["result"];
+    let run = |first: &str, second: &str| {
+        jsprof_json(&[
+            "heap",
+            "summary",
+            &fin,
+            "--between",
+            first,
+            second,
+            "--limit",
+            "0",
+            "--json",
+        ])
+    };
+    let forward = run(&base, &target);
+    assert_eq!(forward["between"]["after_id"], want["min"]);
+    assert_eq!(forward["between"]["up_to_id"], want["max"]);
+    // Ours name the self size `self_size`, the golden `self`.
+    let counts = |classes: &Value, self_key: &str| -> HashMap<String, (i64, i64)> {
+        classes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["key"].as_str().unwrap().to_string(),
+                    (c["count"].as_i64().unwrap(), c[self_key].as_i64().unwrap()),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        counts(&forward["classes"], "self_size"),
+        counts(&want["classes"], "self"),
+        "the filtered Summary's classes, counts and self sizes"
+    );
+    assert_eq!(forward["warnings"], serde_json::json!([]));
+    let backward = run(&target, &base);
+    assert_eq!(backward["between"], forward["between"]);
+    assert_eq!(backward["classes"], forward["classes"]);
+    let message = backward["warnings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("was taken after") && message.contains("leak-1-baseline"),
+        "{message}"
+    );
+}
