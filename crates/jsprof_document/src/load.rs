@@ -298,11 +298,12 @@ impl CpuInput {
                 }
                 let mut profile =
                     jsprof_analysis::entries_profile(&trace.profile, timeline, window);
+                // The loader's warnings come along (entries_profile copies them), then the
+                // filters' own on these entries: a subtree path is read off the entries' tree,
+                // so whether it matched the CPU samples says nothing here.
                 if let Some(filters) = &self.filters {
                     profile = jsprof_analysis::filter(&profile, filters);
                 }
-                // The loader's warnings (the filtered samples carry the same ones).
-                profile.warnings = self.profile().warnings.clone();
                 Ok(Weighted {
                     profile: Cow::Owned(profile),
                     thread: 0,

@@ -529,3 +529,274 @@ fn report_takes_the_filters() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not to a heap snapshot"));
 }
+
+/// A tree node's frame as `--focus-stack` takes it: `export --folded`'s label, built here from
+/// the JSON's fields (`name url:line:column`, `(anonymous)`, `;` written `:`).
+pub fn folded_label(n: &Value) -> String {
+    let name = n["name"].as_str().unwrap();
+    let mut label = if name.is_empty() { "(anonymous)" } else { name }.to_string();
+    let url = n["url"].as_str().unwrap();
+    if !url.is_empty() {
+        label.push(' ');
+        label.push_str(url);
+        if let Some(line) = n["line"].as_u64() {
+            label.push_str(&format!(":{line}"));
+            if let Some(column) = n["column"].as_u64() {
+                label.push_str(&format!(":{column}"));
+            }
+        }
+    }
+    label.replace(';', ":").replace(['\n', '\r'], " ")
+}
+
+/// The path of node `id` in a `tree --json` answer, from its root: its nodes, root first.
+pub fn node_path(nodes: &[Value], id: u64) -> Vec<&Value> {
+    let by_id: HashMap<u64, &Value> = nodes
+        .iter()
+        .map(|n| (n["id"].as_u64().unwrap(), n))
+        .collect();
+    let mut path = vec![by_id[&id]];
+    while let Some(p) = path.last().unwrap()["parent"].as_u64() {
+        path.push(by_id[&p]);
+    }
+    path.reverse();
+    path
+}
+
+/// Nodes worth focusing on: the heaviest at a few depths and the heaviest of the deepest.
+fn subtree_targets(nodes: &[Value], weight: impl Fn(&Value) -> f64) -> Vec<u64> {
+    let max_depth = nodes
+        .iter()
+        .map(|n| n["depth"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    let mut ids = Vec::new();
+    for depth in [0, 1, 2, 4, max_depth / 2, max_depth] {
+        let best = nodes
+            .iter()
+            .filter(|n| n["depth"].as_u64() == Some(depth) && weight(n) > 0.0)
+            .max_by(|a, b| weight(a).total_cmp(&weight(b)));
+        if let Some(n) = best {
+            let id = n["id"].as_u64().unwrap();
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    ids
+}
+
+/// The children of `ids` (nodes of one answer), summed per function: (self, total).
+fn children_of(nodes: &[Value], ids: &[u64]) -> HashMap<Key, (f64, f64)> {
+    let mut out: HashMap<Key, (f64, f64)> = HashMap::new();
+    for n in nodes {
+        if n["parent"].as_u64().is_some_and(|p| ids.contains(&p)) {
+            let (s, t) = weights(n);
+            let e = out.entry(key(n)).or_default();
+            e.0 += s;
+            e.1 += t;
+        }
+    }
+    out
+}
+
+fn same_children(
+    got: &HashMap<Key, (f64, f64)>,
+    want: &HashMap<Key, (f64, f64)>,
+    self_only: bool,
+) -> Result<(), String> {
+    let significant = |m: &HashMap<Key, (f64, f64)>| -> Vec<Key> {
+        let mut k: Vec<Key> = m
+            .iter()
+            .filter(|(_, w)| !self_only || w.0 > 0.0)
+            .map(|(k, _)| k.clone())
+            .collect();
+        k.sort();
+        k
+    };
+    if significant(got) != significant(want) {
+        return Err(format!(
+            "children {:?} vs {:?}",
+            significant(got),
+            significant(want)
+        ));
+    }
+    for k in significant(want) {
+        let (g, w) = (got[&k], want[&k]);
+        if !close(g.0, w.0) || (!self_only && !close(g.1, w.1)) {
+            return Err(format!("child {k:?}: {g:?} vs {w:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// `--focus-stack PATH` keeps exactly the Call tree node's samples: on every sampled fixture and
+/// for nodes at several depths, the focused tree's root is the node's function with the node's
+/// total (`top`'s sum of self agrees), and its children are the node's children. Expected values
+/// are the unfiltered `jsprof tree --json`'s nodes — another code path than the filter.
+#[test]
+fn focus_stack_keeps_exactly_the_nodes_subtree() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let tree = jsprof_json(&["tree", "--json", path]);
+        let nodes = tree["nodes"].as_array().unwrap();
+        let targets = subtree_targets(nodes, |n| weights(n).1);
+        assert!(targets.len() >= 3, "{input}: {targets:?}");
+        for id in targets {
+            let chain = node_path(nodes, id);
+            let node = *chain.last().unwrap();
+            let stack = chain
+                .iter()
+                .map(|n| folded_label(n))
+                .collect::<Vec<_>>()
+                .join(";");
+            let focused = jsprof_json(&["tree", "--json", path, "--focus-stack", &stack]);
+            // The loader's warnings, no more.
+            assert_eq!(focused["warnings"], tree["warnings"], "{input}: {stack}");
+            let fnodes = focused["nodes"].as_array().unwrap();
+            let roots: Vec<&Value> = fnodes.iter().filter(|n| n["parent"].is_null()).collect();
+            assert!(!roots.is_empty(), "{input}: {stack}");
+            for r in &roots {
+                assert_eq!(key(r), key(node), "{input}: a root of the focus on {stack}");
+            }
+            let kept: f64 = roots.iter().map(|r| weights(r).1).sum();
+            assert!(
+                close(kept, weights(node).1),
+                "{input}: {stack}: kept {kept}, the node's total {}",
+                weights(node).1
+            );
+            let own: f64 = roots.iter().map(|r| weights(r).0).sum();
+            assert!(
+                close(own, weights(node).0),
+                "{input}: {stack}: self {own} vs {}",
+                weights(node).0
+            );
+            let root_ids: Vec<u64> = roots.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+            same_children(
+                &children_of(fnodes, &root_ids),
+                &children_of(nodes, &[id]),
+                false,
+            )
+            .unwrap_or_else(|e| panic!("{input}: {stack}: {e}"));
+            let table = top(path, &["--focus-stack", &stack]);
+            assert!(
+                close(self_sum(&table), weights(node).1),
+                "{input}: top --focus-stack {stack}"
+            );
+        }
+    }
+}
+
+/// `--focus-stack-inverted PATH` keeps exactly the Bottom-up node's self: the samples whose stack
+/// ends with the path read from the leaf. Their new top frame is the node's function, with that
+/// self, and its callers beneath carry the self time the node's callers had.
+#[test]
+fn focus_stack_inverted_keeps_exactly_the_bottom_up_nodes_self() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let tree = jsprof_json(&["tree", "--bottom-up", "--json", "--max-depth", "4", path]);
+        let nodes = tree["nodes"].as_array().unwrap();
+        let targets = subtree_targets(
+            &nodes
+                .iter()
+                .filter(|n| n["depth"].as_u64() < Some(3))
+                .cloned()
+                .collect::<Vec<_>>(),
+            |n| weights(n).0,
+        );
+        assert!(targets.len() >= 2, "{input}: {targets:?}");
+        for id in targets {
+            let chain = node_path(nodes, id);
+            let node = *chain.last().unwrap();
+            let stack = chain
+                .iter()
+                .map(|n| folded_label(n))
+                .collect::<Vec<_>>()
+                .join(";");
+            let focused = jsprof_json(&[
+                "tree",
+                "--bottom-up",
+                "--json",
+                "--max-depth",
+                "2",
+                path,
+                "--focus-stack-inverted",
+                &stack,
+            ]);
+            // The loader's warnings, no more.
+            assert_eq!(focused["warnings"], tree["warnings"], "{input}: {stack}");
+            let fnodes = focused["nodes"].as_array().unwrap();
+            let roots: Vec<&Value> = fnodes.iter().filter(|n| n["parent"].is_null()).collect();
+            // Every kept sample now ends in the node's function: it alone has self time.
+            let with_self: Vec<&&Value> = roots.iter().filter(|r| weights(r).0 > 0.0).collect();
+            assert!(!with_self.is_empty(), "{input}: {stack}");
+            for r in &with_self {
+                assert_eq!(key(r), key(node), "{input}: {stack}");
+            }
+            let kept: f64 = with_self.iter().map(|r| weights(r).0).sum();
+            assert!(
+                close(kept, weights(node).0),
+                "{input}: {stack}: kept {kept}, the node's self {}",
+                weights(node).0
+            );
+            let ids: Vec<u64> = with_self
+                .iter()
+                .map(|r| r["id"].as_u64().unwrap())
+                .collect();
+            same_children(&children_of(fnodes, &ids), &children_of(nodes, &[id]), true)
+                .unwrap_or_else(|e| panic!("{input}: {stack}: {e}"));
+        }
+    }
+}
+
+/// A line of `export --folded`, less its count, is a path; a path no stack has leaves an empty
+/// answer and a warning that names the frame that did not match — exit 0, no error, no panic.
+#[test]
+fn focus_stack_takes_folded_lines_and_warns_on_a_path_that_matches_nothing() {
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let f = file.to_str().unwrap();
+    let out = jsprof(&["export", f, "-f", "folded", "-o", "-"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let deepest = text
+        .lines()
+        .filter(|l| !l.starts_with("(root) "))
+        .max_by_key(|l| l.matches(';').count())
+        .unwrap();
+    let (stack, count) = deepest.rsplit_once(' ').unwrap();
+    let focused = jsprof_json(&["tree", "--json", f, "--focus-stack", stack]);
+    assert_eq!(focused["warnings"], serde_json::json!([]), "{stack}");
+    let root = &focused["nodes"][0];
+    assert_eq!(folded_label(root), stack.rsplit(';').next().unwrap());
+    let count_ms = count.parse::<f64>().unwrap() / 1000.0;
+    assert!(
+        weights(root).1 + 0.001 >= count_ms,
+        "{stack}: {} < {count_ms}",
+        weights(root).1
+    );
+
+    // The whole line (with its count), then a frame that is nowhere.
+    let whole = format!("{stack} {count}");
+    for (path, says) in [
+        (
+            whole.as_str(),
+            "a folded line's count is not part of the path",
+        ),
+        ("main;nowhere", "no stack starts with `main`"),
+    ] {
+        let answer = jsprof_json(&["tree", "--json", f, "--focus-stack", path]);
+        assert_eq!(answer["nodes"], serde_json::json!([]), "{path}");
+        let w = &answer["warnings"][0];
+        assert_eq!(w["at"], "focus_stack");
+        assert!(w["message"].as_str().unwrap().contains(says), "{w}");
+        let out = jsprof(&["top", f, "--focus-stack", path]);
+        assert!(out.status.success(), "{path}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("nothing is left") && err.contains(says),
+            "{err}"
+        );
+    }
+}
