@@ -34,6 +34,7 @@ mod ui_fixes;
 mod ui_heap;
 mod ui_lines;
 mod ui_page;
+mod ui_subtree;
 mod ui_tables;
 mod ui_views;
 mod views;
