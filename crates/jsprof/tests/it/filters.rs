@@ -800,3 +800,126 @@ fn focus_stack_takes_folded_lines_and_warns_on_a_path_that_matches_nothing() {
         );
     }
 }
+
+/// Percent-encodes a query value (all but unreserved characters).
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The service takes the paths as the CLI's flags (`focus_stack`, `focus_stack_inverted`, both
+/// repeatable, as `drop` now is too) and answers byte for byte what the CLI prints, on a profile
+/// and on a trace's entries.
+#[test]
+fn the_service_takes_focus_stack_as_the_cli_does() {
+    use crate::serve::{cli, data_dir, serve};
+    let s = serve(&data_dir("focus-stack"), &[]);
+    for name in ["cpu/node-mix.cpuprofile.gz", "trace/primes.trace.json.gz"] {
+        let file = fixtures().join(name);
+        let path = file.to_str().unwrap();
+        let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
+        let tree = jsprof_json(&["tree", "--json", path]);
+        let nodes = tree["nodes"].as_array().unwrap();
+        // The heaviest node two levels down, then one of its children read in the focused tree.
+        let target = subtree_targets(nodes, |n| weights(n).1)[2];
+        let outer: Vec<String> = node_path(nodes, target)
+            .iter()
+            .map(|n| folded_label(n))
+            .collect();
+        let child = nodes
+            .iter()
+            .find(|n| n["parent"].as_u64() == Some(target))
+            .unwrap();
+        let inner = format!("{};{}", outer.last().unwrap(), folded_label(child));
+        let outer = outer.join(";");
+        let bottom = jsprof_json(&["tree", "--json", "--bottom-up", "--max-depth", "2", path]);
+        let caller = bottom["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["depth"] == 1)
+            .unwrap();
+        let leaf_first = node_path(
+            bottom["nodes"].as_array().unwrap(),
+            caller["id"].as_u64().unwrap(),
+        )
+        .iter()
+        .map(|n| folded_label(n))
+        .collect::<Vec<_>>()
+        .join(";");
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            (
+                format!("tree?focus_stack={}", encode(&outer)),
+                vec!["tree", path, "--json", "--focus-stack", &outer],
+            ),
+            (
+                format!(
+                    "top?limit=0&focus_stack={}&focus_stack={}",
+                    encode(&outer),
+                    encode(&inner)
+                ),
+                vec![
+                    "top",
+                    path,
+                    "--json",
+                    "--limit",
+                    "0",
+                    "--focus-stack",
+                    &outer,
+                    "--focus-stack",
+                    &inner,
+                ],
+            ),
+            (
+                format!(
+                    "tree?bottom_up=1&focus_stack_inverted={}",
+                    encode(&leaf_first)
+                ),
+                vec![
+                    "tree",
+                    path,
+                    "--json",
+                    "--bottom-up",
+                    "--focus-stack-inverted",
+                    &leaf_first,
+                ],
+            ),
+            (
+                "top?limit=0&drop=fib&drop=sorters&focus_stack=nowhere".into(),
+                vec![
+                    "top",
+                    path,
+                    "--json",
+                    "--limit",
+                    "0",
+                    "--drop",
+                    "fib",
+                    "--drop",
+                    "sorters",
+                    "--focus-stack",
+                    "nowhere",
+                ],
+            ),
+        ];
+        for (query, args) in cases {
+            let r = s.get(&format!("/api/sessions/{id}/artifacts/1/{query}"));
+            assert_eq!(
+                r.status,
+                200,
+                "{name} {query}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+            assert!(
+                r.body == cli(&args),
+                "{name}: {query} differs from `jsprof {}`",
+                args.join(" ")
+            );
+        }
+    }
+}
