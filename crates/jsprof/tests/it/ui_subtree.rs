@@ -150,3 +150,33 @@ fn subtree_from_the_flame_graph_bottom_up_and_flame_chart() {
         &json!({"name": one["name"], "focused": focused}),
     );
 }
+
+/// On a trace the tables are the Performance panel's entries (engine events and JS calls): the
+/// flame chart's call of a function with one path there focuses on that path too.
+#[test]
+fn subtree_from_a_traces_flame_chart() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("trace/primes.trace.json.gz");
+    let f = file.to_str().unwrap();
+    let full = jsprof_json(&["tree", "--json", f]);
+    let count = |name: &Value| nodes(&full).iter().filter(|n| n["name"] == *name).count();
+    let one = nodes(&full)
+        .iter()
+        .filter(|n| n["total_percent"].as_f64().unwrap() > 20.0 && count(&n["name"]) == 1)
+        .max_by_key(|n| n["depth"].as_u64().unwrap())
+        .expect("a function with one path over 20 %");
+    assert!(
+        one["depth"].as_u64() > Some(2),
+        "{one}: under engine events"
+    );
+    let path = labels(&full, one["id"].as_u64().unwrap());
+    let focused = jsprof_json(&["tree", "--json", f, "--focus-stack", &path.join(";")]);
+    let v = view(&[file]);
+    case(
+        "chart",
+        &v.url,
+        &json!({"name": one["name"], "focused": focused}),
+    );
+}
