@@ -80,6 +80,32 @@ impl Filters {
             && self.focus_stack_inverted.is_empty()
     }
 
+    /// These filters for a trace's CPU samples, whose subtree paths were read off the tree of
+    /// its entries (JS calls nested in engine events: `RunTask;…;evaluate`): each path keeps the
+    /// frames the samples have, so the JS under the node stays focused in the samples' views
+    /// (the flame chart's calls). Where the same JS path runs under other engine events, those
+    /// samples stay too; a path of engine events alone leaves the samples unfocused. A path read
+    /// off the samples' own tree (`--samples`) is unchanged.
+    pub fn for_samples_of(&self, profile: &Profile) -> Filters {
+        let known: std::collections::HashSet<String> = profile
+            .frames
+            .iter()
+            .map(|(id, _)| folded_label(profile, id))
+            .collect();
+        let project = |paths: &[Vec<String>]| -> Vec<Vec<String>> {
+            paths
+                .iter()
+                .map(|p| p.iter().filter(|l| known.contains(*l)).cloned().collect())
+                .filter(|p: &Vec<String>| !p.is_empty())
+                .collect()
+        };
+        Filters {
+            focus_stack: project(&self.focus_stack),
+            focus_stack_inverted: project(&self.focus_stack_inverted),
+            ..self.clone()
+        }
+    }
+
     /// True when a filter of steps 1–6 is set (one that rewrites stacks frame by frame).
     fn rewrites_frames(&self) -> bool {
         !self.focus.is_empty()
@@ -778,6 +804,22 @@ mod tests {
             );
             assert!(w.message.contains(says), "{}", w.message);
         }
+    }
+
+    #[test]
+    fn samples_of_a_trace_take_the_paths_frames_they_have() {
+        let p = profile(&[&[A, B, C], &[A, C]]);
+        let mut entries = path(&[A, B]);
+        entries.insert(0, "RunTask".to_string());
+        let f = Filters {
+            focus_stack: vec![entries, vec!["Layout".to_string()]],
+            focus_stack_inverted: vec![path(&[C])],
+            ..Default::default()
+        };
+        let g = f.for_samples_of(&p);
+        assert_eq!(g.focus_stack, [path(&[A, B])]);
+        assert_eq!(g.focus_stack_inverted, [path(&[C])]);
+        assert_eq!(stacks_of(&filter(&p, &g)), ["b;c", ""]);
     }
 
     #[test]

@@ -139,12 +139,10 @@ pub fn read_cpu<T: Deref<Target = [u8]>>(
         true => None,
         false => Some(pipeline.filters.compile()?),
     };
-    let filtered = filters.as_ref().map(|f| {
-        let samples = match &model {
-            Model::Trace(t) => &t.profile,
-            Model::Profile(p) => p,
-        };
-        jsprof_analysis::filter(samples, f)
+    let filtered = filters.as_ref().map(|f| match &model {
+        // Subtree paths come from the entries' tree, where engine events hold the JS calls.
+        Model::Trace(t) => jsprof_analysis::filter(&t.profile, &f.for_samples_of(&t.profile)),
+        Model::Profile(p) => jsprof_analysis::filter(p, f),
     });
     Ok(CpuInput {
         name,

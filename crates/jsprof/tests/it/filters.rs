@@ -923,3 +923,78 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
         }
     }
 }
+
+/// On a trace the path comes from the entries' tree (JS calls inside engine events); the CPU
+/// samples, which the flame chart's and `events`' JS calls are made of, keep the JS under the
+/// node: every JS call left is a function of the focused entries tree, the node's own among
+/// them, and no warning says the samples lost everything.
+#[test]
+fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
+    let file = fixtures().join("trace/primes.trace.json.gz");
+    let f = file.to_str().unwrap();
+    let tree = jsprof_json(&["tree", "--json", f]);
+    let nodes = tree["nodes"].as_array().unwrap();
+    // The heaviest named JS function (engine events have no line) entered from an engine event.
+    let engine = |n: &Value| n["url"] == "" && n["line"].is_null();
+    let by_id: HashMap<u64, &Value> = nodes
+        .iter()
+        .map(|n| (n["id"].as_u64().unwrap(), n))
+        .collect();
+    let node = nodes
+        .iter()
+        .filter(|n| !engine(n) && n["name"] != "")
+        .filter(|n| n["parent"].as_u64().is_some_and(|p| engine(by_id[&p])))
+        .max_by(|a, b| weights(a).1.total_cmp(&weights(b).1))
+        .unwrap();
+    let chain = node_path(nodes, node["id"].as_u64().unwrap());
+    let stack = chain
+        .iter()
+        .map(|n| folded_label(n))
+        .collect::<Vec<_>>()
+        .join(";");
+    let focused = jsprof_json(&["tree", "--json", f, "--focus-stack", &stack]);
+    let names: std::collections::HashSet<&str> = focused["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    let events = jsprof_json(&[
+        "events",
+        f,
+        "--json",
+        "--mode",
+        "unique-events",
+        "--focus-stack",
+        &stack,
+    ]);
+    assert_eq!(events["warnings"], tree["warnings"], "{stack}");
+    let calls: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "JS_CALL")
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        calls.contains(&node["name"].as_str().unwrap()),
+        "{stack}: {calls:?}"
+    );
+    for c in &calls {
+        assert!(
+            names.contains(c),
+            "{stack}: the JS call {c} is not under the node"
+        );
+    }
+    let all = jsprof_json(&["events", f, "--json", "--mode", "unique-events"]);
+    let before = all["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "JS_CALL")
+        .count();
+    assert!(
+        calls.len() < before,
+        "{stack}: the focus kept every JS call ({before})"
+    );
+}

@@ -13,7 +13,8 @@
 //          FOCUSED (`jsprof tree --bottom-up --focus-stack-inverted PATH --max-depth 2`, its
 //          first two levels).
 //   chart  {name, focused}: in the flame chart, the widest call of NAME (a function with one call
-//          path in the profile) → Focus on subtree only: the call tree is FOCUSED.
+//          path in the profile) → Focus on subtree only: the chart is drawn again and still
+//          draws NAME's calls; the call tree is FOCUSED.
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
@@ -178,9 +179,14 @@ if (kind === 'tree') {
   await page.waitForFunction(() => window.jsprof.chart && window.jsprof.chart.stats.frames > 0);
   const at = await page.evaluate((n) => window.jsprof.chart.locate(n), expected.name);
   assert.ok(at, `no call named ${expected.name} is drawn`);
+  await page.evaluate(() => { window.chartBefore = window.jsprof.chart; });
   await page.mouse.click(at.x, at.y, { button: 'right' });
   await page.click('#menu button[data-transform=subtree]');
   await transformed(page, 2);
+  // The chart is drawn again for the focus, and still draws the node's calls (on a trace, from
+  // the CPU samples, which have no engine events on their stacks).
+  await page.waitForFunction((n) => window.jsprof.chart && window.jsprof.chart !== window.chartBefore && window.jsprof.chart.stats.frames > 0 && window.jsprof.chart.locate(n), expected.name);
+  await shot(page, `subtree-chart-${expected.name || 'anonymous'}`);
   await tab(page, 'top_down');
   await sameTree(page, 'top_down', expected.focused, 'focused from the flame chart');
 } else {
