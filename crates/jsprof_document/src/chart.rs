@@ -376,6 +376,8 @@ pub struct ProfileDoc {
     pub functions: Vec<(u32, u32, Option<u32>, Option<u32>)>,
     pub top_down: TreeDoc,
     pub bottom_up: TreeDoc,
+    /// The input's and the filters' warnings (a subtree path that matched nothing says so here).
+    pub warnings: Vec<crate::JsonWarning>,
 }
 
 /// The children of one node of a tree, fetched when a node whose children were not sent (over
@@ -645,6 +647,7 @@ pub fn profile_doc(
         functions: functions.list,
         top_down,
         bottom_up,
+        warnings: crate::warnings_json(&profile.warnings),
     }
 }
 

@@ -1,9 +1,11 @@
 //! The filters, defined once for every front door (pprof's `config.go` pattern): the CLI's
 //! `--focus RE`, `--exclude RE`, `--drop RE` (all repeatable), `--hide-idle`, `--collapse-packages`,
-//! `--collapse-recursion` (clap fills [`FilterSpec`] through `#[command(flatten)]` with the `clap`
-//! feature); the service's and the UI's query parameters of the same names (`focus`, `exclude` and
-//! `drop` repeatable, [`FilterSpec::from_pairs`]); the page's address fragment
-//! ([`FilterSpec::to_query`]). What the filters do is `jsprof_analysis::filter`.
+//! `--collapse-recursion`, `--focus-stack PATH` and `--focus-stack-inverted PATH` (clap fills
+//! [`FilterSpec`] through `#[command(flatten)]` with the `clap` feature); the service's and the
+//! UI's query parameters of the same names (`focus`, `exclude`, `drop`, `focus_stack` and
+//! `focus_stack_inverted` repeatable, [`FilterSpec::from_pairs`]); the page's address fragment
+//! ([`FilterSpec::to_query`]). What the filters do, and in which order, is
+//! `jsprof_analysis::filter`.
 //!
 //! Patterns stay text here, so that a spec is `Eq + Hash` (the service's cache key for a filtered
 //! load) and serialises; [`FilterSpec::compile`] turns them into the transform's regexes once.
@@ -16,13 +18,15 @@ use serde::{Deserialize, Serialize};
 use crate::{ReportError, Result};
 
 /// The filter parameters' names, for lists of known query parameters.
-pub const PARAMS: [&str; 6] = [
+pub const PARAMS: [&str; 8] = [
     "focus",
     "exclude",
     "drop",
     "hide_idle",
     "collapse_packages",
     "collapse_recursion",
+    "focus_stack",
+    "focus_stack_inverted",
 ];
 
 /// Which filters to apply; `Default` applies none.
@@ -56,6 +60,20 @@ pub struct FilterSpec {
     #[cfg_attr(feature = "clap", arg(long))]
     #[serde(default)]
     pub collapse_recursion: bool,
+    /// Only the samples whose stack starts with exactly this call path, re-rooted at its last
+    /// frame ("focus on subtree only"). PATH is the frames from the root, `;`-separated, each as
+    /// `export --folded` writes it: `name url:line:column` (`(anonymous)` for no name, the
+    /// location only when known; a `;` inside a name or URL is written `:`), so a folded line
+    /// less its count is a path. Applied after every other filter, on the tree they leave
+    /// (repeatable: each path in the tree the previous one left).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "PATH"))]
+    #[serde(default)]
+    pub focus_stack: Vec<String>,
+    /// The same from the Bottom-up tree: only the samples whose stack ends with PATH read from
+    /// the leaf (leaf first, `;`-separated), cut below its last frame (repeatable).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "PATH"))]
+    #[serde(default)]
+    pub focus_stack_inverted: Vec<String>,
 }
 
 /// A pattern as given, checked: the message names the pattern and what is wrong with it.
@@ -82,8 +100,9 @@ impl FilterSpec {
         *self == FilterSpec::default()
     }
 
-    /// Takes the filter parameters out of query-string pairs (`focus`, `exclude` and `drop` may repeat;
-    /// an empty pattern is no pattern) and returns the other pairs untouched.
+    /// Takes the filter parameters out of query-string pairs (`focus`, `exclude`, `drop`,
+    /// `focus_stack` and `focus_stack_inverted` may repeat; an empty pattern or path is none) and
+    /// returns the other pairs untouched.
     pub fn from_pairs(pairs: Vec<(String, String)>) -> Result<(FilterSpec, Vec<(String, String)>)> {
         let mut spec = FilterSpec::default();
         let mut rest = Vec::new();
@@ -100,6 +119,9 @@ impl FilterSpec {
                         _ => spec.drop.push(v),
                     }
                 }
+                "focus_stack" | "focus_stack_inverted" if v.is_empty() => {}
+                "focus_stack" => spec.focus_stack.push(v),
+                "focus_stack_inverted" => spec.focus_stack_inverted.push(v),
                 "hide_idle" => spec.hide_idle = flag(&k, &v)?,
                 "collapse_packages" => spec.collapse_packages = flag(&k, &v)?,
                 "collapse_recursion" => spec.collapse_recursion = flag(&k, &v)?,
@@ -125,6 +147,12 @@ impl FilterSpec {
                 out.push((name, "1".to_string()));
             }
         }
+        out.extend(self.focus_stack.iter().map(|p| ("focus_stack", p.clone())));
+        out.extend(
+            self.focus_stack_inverted
+                .iter()
+                .map(|p| ("focus_stack_inverted", p.clone())),
+        );
         out
     }
 
@@ -139,6 +167,13 @@ impl FilterSpec {
 
     /// The transform these filters stand for.
     pub fn compile(&self) -> Result<Filters> {
+        let paths = |texts: &[String]| -> Vec<Vec<String>> {
+            texts
+                .iter()
+                .filter(|t| !t.is_empty())
+                .map(|t| t.split(';').map(str::to_string).collect())
+                .collect()
+        };
         let compile = |patterns: &[String]| -> Result<Vec<Regex>> {
             patterns
                 .iter()
@@ -152,6 +187,8 @@ impl FilterSpec {
             hide_idle: self.hide_idle,
             collapse_packages: self.collapse_packages,
             collapse_recursion: self.collapse_recursion,
+            focus_stack: paths(&self.focus_stack),
+            focus_stack_inverted: paths(&self.focus_stack_inverted),
         })
     }
 
@@ -195,6 +232,28 @@ mod tests {
         assert_eq!(rest, [("range".to_string(), "1..2".to_string())]);
         let (again, _) = FilterSpec::from_pairs(pairs(&spec.to_query())).unwrap();
         assert_eq!(again, spec);
+    }
+
+    #[test]
+    fn stack_paths_round_trip_and_split_on_semicolons() {
+        let q =
+            "focus_stack=main%20a.js%3A1%3A1%3Brun%20a.js%3A2%3A3&focus_stack=run%20a.js%3A2%3A3\
+                 &focus_stack_inverted=(garbage%20collector)&focus_stack_inverted=&drop=x";
+        let (spec, rest) = FilterSpec::from_pairs(pairs(q)).unwrap();
+        assert!(rest.is_empty());
+        assert_eq!(
+            spec.focus_stack,
+            ["main a.js:1:1;run a.js:2:3", "run a.js:2:3"]
+        );
+        assert_eq!(spec.focus_stack_inverted, ["(garbage collector)"]);
+        let (again, _) = FilterSpec::from_pairs(pairs(&spec.to_query())).unwrap();
+        assert_eq!(again, spec);
+        let f = spec.compile().unwrap();
+        assert_eq!(
+            f.focus_stack,
+            [vec!["main a.js:1:1", "run a.js:2:3"], vec!["run a.js:2:3"]]
+        );
+        assert_eq!(f.focus_stack_inverted, [vec!["(garbage collector)"]]);
     }
 
     #[test]

@@ -139,12 +139,10 @@ pub fn read_cpu<T: Deref<Target = [u8]>>(
         true => None,
         false => Some(pipeline.filters.compile()?),
     };
-    let filtered = filters.as_ref().map(|f| {
-        let samples = match &model {
-            Model::Trace(t) => &t.profile,
-            Model::Profile(p) => p,
-        };
-        jsprof_analysis::filter(samples, f)
+    let filtered = filters.as_ref().map(|f| match &model {
+        // Subtree paths come from the entries' tree, where engine events hold the JS calls.
+        Model::Trace(t) => jsprof_analysis::filter(&t.profile, &f.for_samples_of(&t.profile)),
+        Model::Profile(p) => jsprof_analysis::filter(p, f),
     });
     Ok(CpuInput {
         name,
@@ -298,11 +296,12 @@ impl CpuInput {
                 }
                 let mut profile =
                     jsprof_analysis::entries_profile(&trace.profile, timeline, window);
+                // The loader's warnings come along (entries_profile copies them), then the
+                // filters' own on these entries: a subtree path is read off the entries' tree,
+                // so whether it matched the CPU samples says nothing here.
                 if let Some(filters) = &self.filters {
                     profile = jsprof_analysis::filter(&profile, filters);
                 }
-                // The loader's warnings (the filtered samples carry the same ones).
-                profile.warnings = self.profile().warnings.clone();
                 Ok(Weighted {
                     profile: Cow::Owned(profile),
                     thread: 0,

@@ -346,7 +346,8 @@ pub struct View {
     /// On a trace, the CPU samples instead of the Performance panel's entries.
     #[serde(default)]
     pub samples: bool,
-    /// The CLI's filters: focus / exclude / drop regexes, hide_idle, collapse_packages, collapse_recursion.
+    /// The CLI's filters: focus / exclude / drop regexes, hide_idle, collapse_packages,
+    /// collapse_recursion, focus_stack / focus_stack_inverted paths.
     #[serde(default)]
     pub filters: Option<FilterSpec>,
 }

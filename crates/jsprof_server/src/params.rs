@@ -30,7 +30,12 @@ impl Params {
                 .map_err(|e| ApiError::bad_request(e.to_string()))?
                 .0;
             // The repeatable patterns are taken; a repeated flag is still refused below.
-            pairs.retain(|(k, _)| k != "focus" && k != "exclude");
+            pairs.retain(|(k, _)| {
+                !matches!(
+                    k.as_str(),
+                    "focus" | "exclude" | "drop" | "focus_stack" | "focus_stack_inverted"
+                )
+            });
         }
         let mut map = HashMap::new();
         for (k, v) in pairs {

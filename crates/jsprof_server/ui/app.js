@@ -125,6 +125,13 @@ const escapeRe = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const TRANSFORMS = [
   { id: 'focus', label: 'Focus on function', crumb: (d) => `Focus ${displayName(d.name)}`, named: true,
     apply: (fs, d) => ({ ...fs, focus: fs.focus ? `(?:${fs.focus})|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
+  // The node's own call path (`--focus-stack`; from Bottom-up `--focus-stack-inverted`), after the
+  // other filters as the server applies it: each focus is read in the tree the last one left.
+  { id: 'subtree', label: 'Focus on subtree only', crumb: (d) => `Subtree ${displayName(d.name)}`, stacked: true,
+    apply: (fs, d) => {
+      const k = d.inverted ? 'focusStackInverted' : 'focusStack';
+      return { ...fs, [k]: [...(fs[k] || []), d.stack.join(';')] };
+    } },
   { id: 'merge', label: 'Merge function into its callers', crumb: (d) => `Merge ${displayName(d.name)}`, named: true,
     apply: (fs, d) => ({ ...fs, exclude: fs.exclude ? `${fs.exclude}|^${escapeRe(d.name)}$` : `^${escapeRe(d.name)}$` }) },
   { id: 'drop', label: 'Drop samples with this function', crumb: (d) => `Drop ${displayName(d.name)}`, named: true,
@@ -173,7 +180,7 @@ function showMenu(e, d) {
   menu.textContent = '';
   menu.append(el('div', { class: 'muted', style: 'padding:2px 12px 4px', text: displayName(d.name) }));
   for (const t of TRANSFORMS) {
-    const b = el('button', { type: 'button', role: 'menuitem', text: t.label, 'data-transform': t.id, disabled: t.named && !d.name ? true : null });
+    const b = el('button', { type: 'button', role: 'menuitem', text: t.label, 'data-transform': t.id, disabled: (t.named && !d.name) || (t.stacked && !d.stack) ? true : null });
     b.addEventListener('click', () => { menu.hidden = true; applyTransform(t, d); });
     menu.append(b);
   }
@@ -202,14 +209,27 @@ function keptText(p) {
   const n = p.top_down.nodes;
   let kept = 0;
   for (let i = 0; i < n.p.length; i++) if (n.p[i] < 0) kept += n.t[i];
-  if (kept <= 0) return 'Nothing passes these filters';
-  return `Showing ${fmtWeight(kept, p.unit)} of ${fmtWeight(p.total, p.unit)} (${fmtPct((kept * 100) / (p.total || 1))})`;
+  // A subtree path that matched nothing: the server's warning says which frame did not.
+  const why = (p.warnings || []).find((w) => w.at.startsWith('focus_stack'));
+  if (kept <= 0) return why ? `Nothing passes these filters: ${why.message}` : 'Nothing passes these filters';
+  // The subtree focused on (not in the bar): its node, the last frame of the last path.
+  const fs = (current && current.art.filters) || {};
+  const paths = [...(fs.focusStack || []), ...(fs.focusStackInverted || [])];
+  const node = paths.length ? paths[paths.length - 1].split(';').pop() : '';
+  const subtree = node ? ` · subtree of ${node.length > 60 ? node.slice(0, 59) + '…' : node}` : '';
+  return `Showing ${fmtWeight(kept, p.unit)} of ${fmtWeight(p.total, p.unit)} (${fmtPct((kept * 100) / (p.total || 1))})${subtree}`;
 }
 
-// A filter set by hand starts a new history of transforms.
+// A filter set by hand starts a new history of transforms; subtree focuses (not in the bar) stay
+// until *Clear*.
 const byHand = (fs) => { if (current) { current.crumbs = null; renderCrumbs(); } return setFilters(fs); };
-$('filters').addEventListener('submit', (e) => { e.preventDefault(); byHand(readFilterBar()); });
-for (const input of Object.values(filterInputs)) input.addEventListener('change', () => byHand(readFilterBar()));
+const withStacks = (fs) => {
+  const now = (current && current.art.filters) || {};
+  for (const k of ['focusStack', 'focusStackInverted']) if (now[k]) fs[k] = now[k];
+  return fs;
+};
+$('filters').addEventListener('submit', (e) => { e.preventDefault(); byHand(withStacks(readFilterBar())); });
+for (const input of Object.values(filterInputs)) input.addEventListener('change', () => byHand(withStacks(readFilterBar())));
 $('f-clear').addEventListener('click', () => { showFilterBar({}); byHand({}); });
 
 // Filters in the page's address: focus=…&exclude=…&drop=…&hide_idle=1&…
@@ -221,6 +241,9 @@ function filtersFromHash(h) {
   if (h.get('hide_idle')) fs.hideIdle = true;
   if (h.get('collapse_packages')) fs.collapsePackages = true;
   if (h.get('collapse_recursion')) fs.collapseRecursion = true;
+  const stacks = (k) => h.getAll(k).filter(Boolean);
+  if (stacks('focus_stack').length) fs.focusStack = stacks('focus_stack');
+  if (stacks('focus_stack_inverted').length) fs.focusStackInverted = stacks('focus_stack_inverted');
   return fs;
 }
 
@@ -302,7 +325,7 @@ function updateHash() {
   const q = new URLSearchParams({ session: c.session, artifact: c.artifactId, tab: c.tab });
   if (c.timeline != null && c.art.kind === 'cpu') q.set('thread', c.timeline);
   if (c.range) q.set('range', `${c.range[0].toFixed(3)}..${c.range[1].toFixed(3)}`);
-  for (const [k, v] of Object.entries(filterParams(c.art.filters))) q.set(k, v);
+  for (const [k, v] of Object.entries(filterParams(c.art.filters))) for (const x of [].concat(v)) q.append(k, x);
   const h = '#' + q.toString();
   if (location.hash !== h) history.replaceState(null, '', h);
 }

@@ -1,5 +1,5 @@
 // Call tree (top-down), Bottom-up and the flat function table of a profile document, with search.
-import { fmtWeight, fmtPct, fmtLocation, locationEl, displayName, el, matcher } from 'jsprof/format.js';
+import { fmtWeight, fmtPct, fmtLocation, locationEl, displayName, frameLabel, el, matcher } from 'jsprof/format.js';
 import { TreeTable, pctCell } from 'jsprof/table.js';
 
 // Node objects of a flat tree document (a parent before its children). `more`: children the
@@ -11,9 +11,17 @@ export function treeNodes(doc, tree) {
     const f = fns[t.f[i]];
     const node = { name: s[f[0]], url: s[f[1]], line: f[2], column: f[3], self: t.s[i], total: t.t[i], kids: [], k: t.k ? t.k[i] : null, more: t.m ? t.m[i] : 0 };
     nodes[i] = node;
-    if (t.p[i] < 0) roots.push(node); else nodes[t.p[i]].kids.push(node);
+    if (t.p[i] < 0) roots.push(node); else { node.up = nodes[t.p[i]]; nodes[t.p[i]].kids.push(node); }
   }
   return roots;
+}
+
+// A node's path from its tree's root, as `--focus-stack` takes it: root first in the call tree,
+// leaf first in Bottom-up (whose roots are the functions on top of the stack).
+export function nodeStack(d) {
+  const labels = [];
+  for (let n = d; n; n = n.up) labels.push(frameLabel(n.name, n.url, n.line, n.column));
+  return labels.reverse();
 }
 
 // The columns; `compact` (a narrow pane): self, total and the function, its location in the
@@ -84,7 +92,8 @@ export class CallTreeView {
       rootLimit: flat ? 300 : 200,
       rowClass: (d) => (this.test && this.test(d) ? 'match' : null),
       onSelect: this.o.onSelect,
-      onContext: this.o.onContext,
+      // A node of a tree knows its path: the menu's "Focus on subtree only" takes it.
+      onContext: this.o.onContext && (flat ? this.o.onContext : (d, e) => this.o.onContext({ ...d, stack: nodeStack(d), inverted: which === 'bottom_up' }, e)),
     });
     this.scroll.textContent = '';
     this.scroll.append(this.table.table);
@@ -109,6 +118,7 @@ export class CallTreeView {
     if (d.more > 0 && this.profile.loadChildren) {
       const doc = await this.profile.loadChildren(which, d.k);
       d.kids = treeNodes(doc, doc.nodes);
+      for (const k of d.kids) k.up = d;
       d.more = 0;
     }
     return d.kids;

@@ -3,7 +3,7 @@
 // A/D pan, shift-drag (or a drag in the overview) selects a range, click selects a call.
 // What is under a pixel is merged into one block (by the server, or here for embedded calls);
 // with a server the visible window is fetched again at the screen's resolution after each move.
-import { fmtMs, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el, theme, onThemeChange, eventTitle, typeTitle } from 'jsprof/format.js';
+import { fmtMs, fmtLocation, displayName, frameLabel, esc, hash, showTooltip, hideTooltip, el, theme, onThemeChange, eventTitle, typeTitle } from 'jsprof/format.js';
 
 const ROW = 18, AXIS = 22;
 const TYPE_COLORS = {
@@ -480,6 +480,24 @@ export class FlameChart {
     return null;
   }
 
+  // Call i's path from the root — the call around it at each depth above — as `--focus-stack`
+  // takes it; null when one of them is not drawn on its own.
+  stackOf(ix, i) {
+    const ev = ix.ev, doc = ix.doc, labels = [];
+    const label = (j) => {
+      const f = ev.f[j] >= 0 ? doc.functions[ev.f[j]] : null;
+      return f ? frameLabel(doc.strings[f[0]], doc.strings[f[1]], f[2], f[3]) : frameLabel(doc.strings[ev.n[j]], '', null, null);
+    };
+    labels.push(label(i));
+    const mid = ev.s[i] + ev.d[i] / 2;
+    for (let depth = ev.l[i] - 1; depth >= 0; depth--) {
+      const b = ix.byDepth[depth], q = firstEnding(ix, ev, b.idx, b.n, mid);
+      if (q >= b.n || ev.s[b.idx[q]] > mid) return null;
+      labels.push(label(b.idx[q]));
+    }
+    return labels.reverse();
+  }
+
   event(ix, i, t = this.tracks[0]) {
     const ev = ix.ev, doc = ix.doc, f = ev.f[i] >= 0 ? doc.functions[ev.f[i]] : null;
     return {
@@ -594,7 +612,8 @@ export class FlameChart {
       if (!h || h.header || h.lane || h.merged || !this.o.onContext) return;
       e.preventDefault();
       hideTooltip();
-      this.o.onContext(h, e);
+      const t = this.tracks[h.track];
+      this.o.onContext({ ...h, stack: t && t.ix ? this.stackOf(this.current(t), h.i) : null }, e);
     });
     c.addEventListener('dblclick', (e) => {
       const r = c.getBoundingClientRect();

@@ -2,7 +2,7 @@
 // proportional to total. Click zooms into a frame (its ancestors stay, faded); a search
 // highlights matching frames and gives the share of time they cover. Stacks deeper than the
 // canvas scroll (the wheel, or ↑/↓), and a zoomed frame is brought into view.
-import { fmtWeight, fmtPct, fmtLocation, displayName, esc, hash, showTooltip, hideTooltip, el, theme, onThemeChange } from 'jsprof/format.js';
+import { fmtWeight, fmtPct, fmtLocation, displayName, frameLabel, esc, hash, showTooltip, hideTooltip, el, theme, onThemeChange } from 'jsprof/format.js';
 
 const FG_ROW = 18;
 
@@ -204,6 +204,16 @@ export class FlameGraph {
     return -1;
   }
 
+  // Frame i's call path from the root, as `--focus-stack` takes it.
+  stackOf(i) {
+    const nodes = this.p.top_down.nodes, s = this.p.strings, labels = [];
+    for (let n = i; n >= 0; n = nodes.p[n]) {
+      const f = this.p.functions[nodes.f[n]];
+      labels.push(frameLabel(s[f[0]], s[f[1]], f[2], f[3]));
+    }
+    return labels.reverse();
+  }
+
   bind() {
     const c = this.canvas;
     c.addEventListener('mousemove', (e) => {
@@ -227,7 +237,7 @@ export class FlameGraph {
       if (i < 0 || !this.o.onContext) return;
       e.preventDefault();
       hideTooltip();
-      this.o.onContext(this.keyOf(i), e);
+      this.o.onContext({ ...this.keyOf(i), stack: this.stackOf(i) }, e);
     });
     c.addEventListener('wheel', (e) => {
       if (!this.maxScroll()) return;

@@ -116,6 +116,13 @@ export function displayName(name) {
   return name === '' ? '(anonymous)' : name;
 }
 
+// A frame as `jsprof export --folded` writes it (jsprof_profile's `folded_label`): the path
+// elements of `--focus-stack`.
+export function frameLabel(name, url, line, column) {
+  const label = displayName(name) + (url ? ' ' + fmtLocation(url, line, column) : '');
+  return label.replace(/;/g, ':').replace(/[\r\n]/g, ' ');
+}
+
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }

@@ -9,7 +9,8 @@ export class ServerSource {
 
   async get(path, params) {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(params || {})) if (v != null && v !== '') q.set(k, v);
+    // An array is a repeated parameter (`focus_stack`, one per subtree focus).
+    for (const [k, v] of Object.entries(params || {})) for (const x of [].concat(v)) if (x != null && x !== '') q.append(k, x);
     const qs = q.toString();
     const res = await fetch(path + (qs ? '?' + qs : ''), { headers: { Authorization: 'Bearer ' + this.token } });
     const body = await res.json().catch(() => ({}));
@@ -110,6 +111,8 @@ export function filterParams(fs) {
   if (fs.hideIdle) q.hide_idle = 1;
   if (fs.collapsePackages) q.collapse_packages = 1;
   if (fs.collapseRecursion) q.collapse_recursion = 1;
+  if (fs.focusStack && fs.focusStack.length) q.focus_stack = fs.focusStack;
+  if (fs.focusStackInverted && fs.focusStackInverted.length) q.focus_stack_inverted = fs.focusStackInverted;
   return q;
 }
 

@@ -529,3 +529,472 @@ fn report_takes_the_filters() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not to a heap snapshot"));
 }
+
+/// A tree node's frame as `--focus-stack` takes it: `export --folded`'s label, built here from
+/// the JSON's fields (`name url:line:column`, `(anonymous)`, `;` written `:`).
+pub fn folded_label(n: &Value) -> String {
+    let name = n["name"].as_str().unwrap();
+    let mut label = if name.is_empty() { "(anonymous)" } else { name }.to_string();
+    let url = n["url"].as_str().unwrap();
+    if !url.is_empty() {
+        label.push(' ');
+        label.push_str(url);
+        if let Some(line) = n["line"].as_u64() {
+            label.push_str(&format!(":{line}"));
+            if let Some(column) = n["column"].as_u64() {
+                label.push_str(&format!(":{column}"));
+            }
+        }
+    }
+    label.replace(';', ":").replace(['\n', '\r'], " ")
+}
+
+/// The path of node `id` in a `tree --json` answer, from its root: its nodes, root first.
+pub fn node_path(nodes: &[Value], id: u64) -> Vec<&Value> {
+    let by_id: HashMap<u64, &Value> = nodes
+        .iter()
+        .map(|n| (n["id"].as_u64().unwrap(), n))
+        .collect();
+    let mut path = vec![by_id[&id]];
+    while let Some(p) = path.last().unwrap()["parent"].as_u64() {
+        path.push(by_id[&p]);
+    }
+    path.reverse();
+    path
+}
+
+/// Nodes worth focusing on: the heaviest at a few depths and the heaviest of the deepest.
+fn subtree_targets(nodes: &[Value], weight: impl Fn(&Value) -> f64) -> Vec<u64> {
+    let max_depth = nodes
+        .iter()
+        .map(|n| n["depth"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    let mut ids = Vec::new();
+    for depth in [0, 1, 2, 4, max_depth / 2, max_depth] {
+        let best = nodes
+            .iter()
+            .filter(|n| n["depth"].as_u64() == Some(depth) && weight(n) > 0.0)
+            .max_by(|a, b| weight(a).total_cmp(&weight(b)));
+        if let Some(n) = best {
+            let id = n["id"].as_u64().unwrap();
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    ids
+}
+
+/// The children of `ids` (nodes of one answer), summed per function: (self, total).
+fn children_of(nodes: &[Value], ids: &[u64]) -> HashMap<Key, (f64, f64)> {
+    let mut out: HashMap<Key, (f64, f64)> = HashMap::new();
+    for n in nodes {
+        if n["parent"].as_u64().is_some_and(|p| ids.contains(&p)) {
+            let (s, t) = weights(n);
+            let e = out.entry(key(n)).or_default();
+            e.0 += s;
+            e.1 += t;
+        }
+    }
+    out
+}
+
+fn same_children(
+    got: &HashMap<Key, (f64, f64)>,
+    want: &HashMap<Key, (f64, f64)>,
+    self_only: bool,
+) -> Result<(), String> {
+    let significant = |m: &HashMap<Key, (f64, f64)>| -> Vec<Key> {
+        let mut k: Vec<Key> = m
+            .iter()
+            .filter(|(_, w)| !self_only || w.0 > 0.0)
+            .map(|(k, _)| k.clone())
+            .collect();
+        k.sort();
+        k
+    };
+    if significant(got) != significant(want) {
+        return Err(format!(
+            "children {:?} vs {:?}",
+            significant(got),
+            significant(want)
+        ));
+    }
+    for k in significant(want) {
+        let (g, w) = (got[&k], want[&k]);
+        if !close(g.0, w.0) || (!self_only && !close(g.1, w.1)) {
+            return Err(format!("child {k:?}: {g:?} vs {w:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// `--focus-stack PATH` keeps exactly the Call tree node's samples: on every sampled fixture and
+/// for nodes at several depths, the focused tree's root is the node's function with the node's
+/// total (`top`'s sum of self agrees), and its children are the node's children. Expected values
+/// are the unfiltered `jsprof tree --json`'s nodes — another code path than the filter.
+#[test]
+fn focus_stack_keeps_exactly_the_nodes_subtree() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let tree = jsprof_json(&["tree", "--json", path]);
+        let nodes = tree["nodes"].as_array().unwrap();
+        let targets = subtree_targets(nodes, |n| weights(n).1);
+        assert!(targets.len() >= 3, "{input}: {targets:?}");
+        for id in targets {
+            let chain = node_path(nodes, id);
+            let node = *chain.last().unwrap();
+            let stack = chain
+                .iter()
+                .map(|n| folded_label(n))
+                .collect::<Vec<_>>()
+                .join(";");
+            let focused = jsprof_json(&["tree", "--json", path, "--focus-stack", &stack]);
+            // The loader's warnings, no more.
+            assert_eq!(focused["warnings"], tree["warnings"], "{input}: {stack}");
+            let fnodes = focused["nodes"].as_array().unwrap();
+            let roots: Vec<&Value> = fnodes.iter().filter(|n| n["parent"].is_null()).collect();
+            assert!(!roots.is_empty(), "{input}: {stack}");
+            for r in &roots {
+                assert_eq!(key(r), key(node), "{input}: a root of the focus on {stack}");
+            }
+            let kept: f64 = roots.iter().map(|r| weights(r).1).sum();
+            assert!(
+                close(kept, weights(node).1),
+                "{input}: {stack}: kept {kept}, the node's total {}",
+                weights(node).1
+            );
+            let own: f64 = roots.iter().map(|r| weights(r).0).sum();
+            assert!(
+                close(own, weights(node).0),
+                "{input}: {stack}: self {own} vs {}",
+                weights(node).0
+            );
+            let root_ids: Vec<u64> = roots.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+            same_children(
+                &children_of(fnodes, &root_ids),
+                &children_of(nodes, &[id]),
+                false,
+            )
+            .unwrap_or_else(|e| panic!("{input}: {stack}: {e}"));
+            let table = top(path, &["--focus-stack", &stack]);
+            assert!(
+                close(self_sum(&table), weights(node).1),
+                "{input}: top --focus-stack {stack}"
+            );
+        }
+    }
+}
+
+/// `--focus-stack-inverted PATH` keeps exactly the Bottom-up node's self: the samples whose stack
+/// ends with the path read from the leaf. Their new top frame is the node's function, with that
+/// self, and its callers beneath carry the self time the node's callers had.
+#[test]
+fn focus_stack_inverted_keeps_exactly_the_bottom_up_nodes_self() {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        let path = path.to_str().unwrap();
+        let tree = jsprof_json(&["tree", "--bottom-up", "--json", "--max-depth", "4", path]);
+        let nodes = tree["nodes"].as_array().unwrap();
+        let targets = subtree_targets(
+            &nodes
+                .iter()
+                .filter(|n| n["depth"].as_u64() < Some(3))
+                .cloned()
+                .collect::<Vec<_>>(),
+            |n| weights(n).0,
+        );
+        assert!(targets.len() >= 2, "{input}: {targets:?}");
+        for id in targets {
+            let chain = node_path(nodes, id);
+            let node = *chain.last().unwrap();
+            let stack = chain
+                .iter()
+                .map(|n| folded_label(n))
+                .collect::<Vec<_>>()
+                .join(";");
+            let focused = jsprof_json(&[
+                "tree",
+                "--bottom-up",
+                "--json",
+                "--max-depth",
+                "2",
+                path,
+                "--focus-stack-inverted",
+                &stack,
+            ]);
+            // The loader's warnings, no more.
+            assert_eq!(focused["warnings"], tree["warnings"], "{input}: {stack}");
+            let fnodes = focused["nodes"].as_array().unwrap();
+            let roots: Vec<&Value> = fnodes.iter().filter(|n| n["parent"].is_null()).collect();
+            // Every kept sample now ends in the node's function: it alone has self time.
+            let with_self: Vec<&&Value> = roots.iter().filter(|r| weights(r).0 > 0.0).collect();
+            assert!(!with_self.is_empty(), "{input}: {stack}");
+            for r in &with_self {
+                assert_eq!(key(r), key(node), "{input}: {stack}");
+            }
+            let kept: f64 = with_self.iter().map(|r| weights(r).0).sum();
+            assert!(
+                close(kept, weights(node).0),
+                "{input}: {stack}: kept {kept}, the node's self {}",
+                weights(node).0
+            );
+            let ids: Vec<u64> = with_self
+                .iter()
+                .map(|r| r["id"].as_u64().unwrap())
+                .collect();
+            same_children(&children_of(fnodes, &ids), &children_of(nodes, &[id]), true)
+                .unwrap_or_else(|e| panic!("{input}: {stack}: {e}"));
+        }
+    }
+}
+
+/// A line of `export --folded`, less its count, is a path; a path no stack has leaves an empty
+/// answer and a warning that names the frame that did not match — exit 0, no error, no panic.
+#[test]
+fn focus_stack_takes_folded_lines_and_warns_on_a_path_that_matches_nothing() {
+    let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let f = file.to_str().unwrap();
+    let out = jsprof(&["export", f, "-f", "folded", "-o", "-"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let deepest = text
+        .lines()
+        .filter(|l| !l.starts_with("(root) "))
+        .max_by_key(|l| l.matches(';').count())
+        .unwrap();
+    let (stack, count) = deepest.rsplit_once(' ').unwrap();
+    let focused = jsprof_json(&["tree", "--json", f, "--focus-stack", stack]);
+    assert_eq!(focused["warnings"], serde_json::json!([]), "{stack}");
+    let root = &focused["nodes"][0];
+    assert_eq!(folded_label(root), stack.rsplit(';').next().unwrap());
+    let count_ms = count.parse::<f64>().unwrap() / 1000.0;
+    assert!(
+        weights(root).1 + 0.001 >= count_ms,
+        "{stack}: {} < {count_ms}",
+        weights(root).1
+    );
+
+    // The whole line (with its count), then a frame that is nowhere.
+    let whole = format!("{stack} {count}");
+    for (path, says) in [
+        (
+            whole.as_str(),
+            "a folded line's count is not part of the path",
+        ),
+        ("main;nowhere", "no stack starts with `main`"),
+    ] {
+        let answer = jsprof_json(&["tree", "--json", f, "--focus-stack", path]);
+        assert_eq!(answer["nodes"], serde_json::json!([]), "{path}");
+        let w = &answer["warnings"][0];
+        assert_eq!(w["at"], "focus_stack");
+        assert!(w["message"].as_str().unwrap().contains(says), "{w}");
+        let out = jsprof(&["top", f, "--focus-stack", path]);
+        assert!(out.status.success(), "{path}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("nothing is left") && err.contains(says),
+            "{err}"
+        );
+    }
+}
+
+/// Percent-encodes a query value (all but unreserved characters).
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The service takes the paths as the CLI's flags (`focus_stack`, `focus_stack_inverted`, both
+/// repeatable, as `drop` now is too) and answers byte for byte what the CLI prints, on a profile
+/// and on a trace's entries.
+#[test]
+fn the_service_takes_focus_stack_as_the_cli_does() {
+    use crate::serve::{cli, data_dir, serve};
+    let s = serve(&data_dir("focus-stack"), &[]);
+    for name in ["cpu/node-mix.cpuprofile.gz", "trace/primes.trace.json.gz"] {
+        let file = fixtures().join(name);
+        let path = file.to_str().unwrap();
+        let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
+        let tree = jsprof_json(&["tree", "--json", path]);
+        let nodes = tree["nodes"].as_array().unwrap();
+        // The heaviest node two levels down, then one of its children read in the focused tree.
+        let target = subtree_targets(nodes, |n| weights(n).1)[2];
+        let outer: Vec<String> = node_path(nodes, target)
+            .iter()
+            .map(|n| folded_label(n))
+            .collect();
+        let child = nodes
+            .iter()
+            .find(|n| n["parent"].as_u64() == Some(target))
+            .unwrap();
+        let inner = format!("{};{}", outer.last().unwrap(), folded_label(child));
+        let outer = outer.join(";");
+        let bottom = jsprof_json(&["tree", "--json", "--bottom-up", "--max-depth", "2", path]);
+        let caller = bottom["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["depth"] == 1)
+            .unwrap();
+        let leaf_first = node_path(
+            bottom["nodes"].as_array().unwrap(),
+            caller["id"].as_u64().unwrap(),
+        )
+        .iter()
+        .map(|n| folded_label(n))
+        .collect::<Vec<_>>()
+        .join(";");
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            (
+                format!("tree?focus_stack={}", encode(&outer)),
+                vec!["tree", path, "--json", "--focus-stack", &outer],
+            ),
+            (
+                format!(
+                    "top?limit=0&focus_stack={}&focus_stack={}",
+                    encode(&outer),
+                    encode(&inner)
+                ),
+                vec![
+                    "top",
+                    path,
+                    "--json",
+                    "--limit",
+                    "0",
+                    "--focus-stack",
+                    &outer,
+                    "--focus-stack",
+                    &inner,
+                ],
+            ),
+            (
+                format!(
+                    "tree?bottom_up=1&focus_stack_inverted={}",
+                    encode(&leaf_first)
+                ),
+                vec![
+                    "tree",
+                    path,
+                    "--json",
+                    "--bottom-up",
+                    "--focus-stack-inverted",
+                    &leaf_first,
+                ],
+            ),
+            (
+                "top?limit=0&drop=fib&drop=sorters&focus_stack=nowhere".into(),
+                vec![
+                    "top",
+                    path,
+                    "--json",
+                    "--limit",
+                    "0",
+                    "--drop",
+                    "fib",
+                    "--drop",
+                    "sorters",
+                    "--focus-stack",
+                    "nowhere",
+                ],
+            ),
+        ];
+        for (query, args) in cases {
+            let r = s.get(&format!("/api/sessions/{id}/artifacts/1/{query}"));
+            assert_eq!(
+                r.status,
+                200,
+                "{name} {query}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+            assert!(
+                r.body == cli(&args),
+                "{name}: {query} differs from `jsprof {}`",
+                args.join(" ")
+            );
+        }
+    }
+}
+
+/// On a trace the path comes from the entries' tree (JS calls inside engine events); the CPU
+/// samples, which the flame chart's and `events`' JS calls are made of, keep the JS under the
+/// node: every JS call left is a function of the focused entries tree, the node's own among
+/// them, and no warning says the samples lost everything.
+#[test]
+fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
+    let file = fixtures().join("trace/primes.trace.json.gz");
+    let f = file.to_str().unwrap();
+    let tree = jsprof_json(&["tree", "--json", f]);
+    let nodes = tree["nodes"].as_array().unwrap();
+    // The heaviest named JS function (engine events have no line) entered from an engine event.
+    let engine = |n: &Value| n["url"] == "" && n["line"].is_null();
+    let by_id: HashMap<u64, &Value> = nodes
+        .iter()
+        .map(|n| (n["id"].as_u64().unwrap(), n))
+        .collect();
+    let node = nodes
+        .iter()
+        .filter(|n| !engine(n) && n["name"] != "")
+        .filter(|n| n["parent"].as_u64().is_some_and(|p| engine(by_id[&p])))
+        .max_by(|a, b| weights(a).1.total_cmp(&weights(b).1))
+        .unwrap();
+    let chain = node_path(nodes, node["id"].as_u64().unwrap());
+    let stack = chain
+        .iter()
+        .map(|n| folded_label(n))
+        .collect::<Vec<_>>()
+        .join(";");
+    let focused = jsprof_json(&["tree", "--json", f, "--focus-stack", &stack]);
+    let names: std::collections::HashSet<&str> = focused["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    let events = jsprof_json(&[
+        "events",
+        f,
+        "--json",
+        "--mode",
+        "unique-events",
+        "--focus-stack",
+        &stack,
+    ]);
+    assert_eq!(events["warnings"], tree["warnings"], "{stack}");
+    let calls: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "JS_CALL")
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        calls.contains(&node["name"].as_str().unwrap()),
+        "{stack}: {calls:?}"
+    );
+    for c in &calls {
+        assert!(
+            names.contains(c),
+            "{stack}: the JS call {c} is not under the node"
+        );
+    }
+    let all = jsprof_json(&["events", f, "--json", "--mode", "unique-events"]);
+    let before = all["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "JS_CALL")
+        .count();
+    assert!(
+        calls.len() < before,
+        "{stack}: the focus kept every JS call ({before})"
+    );
+}

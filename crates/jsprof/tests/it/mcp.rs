@@ -287,6 +287,7 @@ fn cpu_answers_equal_the_cli_and_pages_tile() {
             page_all("cpu_diff", json!({"before": "h1", "after": "h2", "samples": true})),
             page_all("top", json!({"handle": "h1", "filters": {"focus": ["fib"]}})),
             {"op": "callTool", "name": "open", "arguments": {"path": profile}},
+            page_all("tree", json!({"handle": "h1", "depth": 10000, "filters": {"focus_stack": [SUBTREE]}})),
         ]),
     );
     assert_eq!(doc(&r[0])["kind"], "cpuprofile");
@@ -340,7 +341,14 @@ fn cpu_answers_equal_the_cli_and_pages_tile() {
     assert_eq!(items(&r[10]), cli_focus["functions"].as_array().unwrap());
     // Opening the same file again gives the same handle.
     assert_eq!(doc(&r[11])["handle"], "h1");
+    let cli_subtree = cli_json(&["tree", &profile, "--json", "--focus-stack", SUBTREE]);
+    assert!(!cli_subtree["nodes"].as_array().unwrap().is_empty());
+    assert_eq!(items(&r[12]), cli_subtree["nodes"].as_array().unwrap());
 }
+
+/// A call path of node-mix (a line of its `export --folded`, cut): the MCP tools take it as the
+/// CLI's `--focus-stack`.
+const SUBTREE: &str = "(anonymous) node:internal/main/run_main_module:1:1;executeUserEntryPoint node:internal/modules/run_main:155:31;Module._load node:internal/modules/cjs/loader:1003:24";
 
 #[test]
 fn trace_insights_network_and_timings_equal_the_cli() {

@@ -332,11 +332,32 @@ proptest! {
                 drop: vec![Regex::new("^a$").unwrap()],
                 collapse_packages: true,
                 collapse_recursion: true,
+                ..Filters::default()
             },
         ];
         for filters in &transforms {
             let q = filter(&p, filters);
             check_totals(&q, &q.threads[0])?;
+        }
+        // Subtree focuses on a sampled stack's own path: its upper half, and its leaf with the
+        // caller (Bottom-up).
+        if let Some(leaf) = p.threads[0].samples().stack().iter().flatten().next() {
+            let mut path: Vec<String> = p
+                .stacks
+                .frames_leaf_first(Some(*leaf))
+                .map(|f| jsprof_profile::export::folded::folded_label(&p, f))
+                .collect();
+            let inverted: Vec<String> = path.iter().take(2).cloned().collect();
+            path.reverse();
+            path.truncate(path.len().div_ceil(2));
+            for filters in [
+                Filters { focus_stack: vec![path], ..Filters::default() },
+                Filters { focus_stack_inverted: vec![inverted], ..Filters::default() },
+            ] {
+                let q = filter(&p, &filters);
+                check_totals(&q, &q.threads[0])?;
+                prop_assert!(q.warnings.len() == p.warnings.len(), "{:?}", q.warnings);
+            }
         }
         let (a, b) = window;
         let range = TimeRange { start: Some(a.min(b)), end: Some(a.max(b)) };

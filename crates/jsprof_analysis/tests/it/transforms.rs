@@ -167,6 +167,7 @@ fn filters() -> impl Strategy<Value = Filters> {
                 hide_idle,
                 collapse_packages: packages,
                 collapse_recursion: recursion,
+                ..Filters::default()
             },
         )
 }

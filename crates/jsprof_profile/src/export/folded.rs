@@ -17,6 +17,13 @@ use std::io::{self, Write};
 use super::{frame_label, StackSums};
 use crate::model::{Profile, Thread, WeightUnit};
 
+/// A frame as a folded line writes it: [`frame_label`] with `;` (the separator) written `:` and
+/// line breaks as spaces. A line of folded output, less its count, is these joined with `;` —
+/// the path `--focus-stack` takes.
+pub fn folded_label(profile: &Profile, frame: crate::model::FrameId) -> String {
+    clean(&frame_label(profile, frame))
+}
+
 /// A folded-format frame: no `;` (the separator) and no line breaks.
 fn clean(label: &str) -> String {
     label
@@ -53,7 +60,7 @@ pub fn write_folded(out: impl Write, profile: &Profile, thread: &Thread) -> io::
         let frame = profile.stacks.frame(s);
         let slot = &mut label_of_frame[frame.index()];
         if *slot == NONE {
-            let label = clean(&frame_label(profile, frame));
+            let label = folded_label(profile, frame);
             *slot = *label_ids.entry(label).or_insert_with_key(|label| {
                 labels.push(label.clone());
                 (labels.len() - 1) as u32
