@@ -881,6 +881,9 @@ pub(crate) fn check_tables(s: &HeapSnapshot, a: &Analysis) -> Result<(), Reject>
     if !below(&s.edges.to_node, n) || !below(&a.idom, n) {
         return corrupt("an edge or a dominator points past the last node");
     }
+    if n > 0 && !dominators_form_a_tree(&a.idom, s.root as usize) {
+        return corrupt("its dominators do not form a tree under the root");
+    }
     let types = s.types();
     let edge_names_ok = (s.edges.kind.iter().zip(&s.edges.name_or_index))
         .all(|(&k, &name)| !types.edge_has_string_name(k) || (name as usize) < strings);
@@ -893,6 +896,34 @@ pub(crate) fn check_tables(s: &HeapSnapshot, a: &Analysis) -> Result<(), Reject>
         return corrupt("its locations are out of order");
     }
     Ok(())
+}
+
+/// Whether every node's chain of immediate dominators reaches `root` without a cycle: the
+/// dominator tree's walks (detached trees, leaks, the UI's dominated lists) trust that it does.
+/// One pass, each node settled once (`idom` values are already known to be below its length).
+fn dominators_form_a_tree(idom: &[u32], root: usize) -> bool {
+    const NEW: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const SETTLED: u8 = 2;
+    let mut state = vec![NEW; idom.len()];
+    state[root] = SETTLED;
+    let mut path = Vec::new();
+    for start in 0..idom.len() {
+        let mut at = start;
+        while state[at] == NEW {
+            state[at] = ON_PATH;
+            path.push(at);
+            at = idom[at] as usize;
+        }
+        if state[at] == ON_PATH {
+            return false;
+        }
+        for &p in &path {
+            state[p] = SETTLED;
+        }
+        path.clear();
+    }
+    true
 }
 
 /// The key an index's header claims, for reading forged bytes (the fuzz target) past the key
