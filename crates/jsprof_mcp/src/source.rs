@@ -153,8 +153,14 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
             f["column"]
         );
         if let Some(ms) = f["lines_self_ms"].as_f64() {
+            // A trace's line costs are samples' intervals, a .cpuprofile's V8's line ticks.
+            let what = if f["line_source"] == "sample_lines" {
+                "samples with a line"
+            } else {
+                "line ticks"
+            };
             text.push_str(&format!(
-                " ({} line ticks = {ms:.3} ms)",
+                " ({} {what} = {ms:.3} ms)",
                 f["ticks"].as_u64().unwrap_or(0)
             ));
         }
@@ -183,7 +189,7 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
 async fn line_costs(
     input: std::sync::Arc<jsprof_document::load::CpuInput>,
     functions: Vec<Value>,
-) -> ToolResult<Vec<Result<jsprof_document::lines::FunctionLines, String>>> {
+) -> ToolResult<Vec<Result<Costs, String>>> {
     tokio::task::spawn_blocking(move || {
         let weighted = input.weighted(&ViewSpec {
             samples: true,
@@ -207,6 +213,7 @@ async fn line_costs(
                         .functions
                         .into_iter()
                         .next()
+                        .map(|lines| (lines, doc.line_source))
                         .ok_or_else(|| "no such function in the samples".to_string()),
                 }
             })
@@ -216,11 +223,18 @@ async fn line_costs(
     .map_err(|e| ToolError::Internal(e.to_string()))
 }
 
-/// Puts a function's line costs beside its text: `ticks`, `lines_self_ms`, `hottest_line`,
-/// `line_costs` (the ticked lines) and each shown line's `ticks`/`self_ms`.
-fn add_costs(f: &mut Value, cost: Result<jsprof_document::lines::FunctionLines, String>) {
+/// A function's line costs and where they come from (the document's `line_source`:
+/// `position_ticks` or a trace's `sample_lines`).
+type Costs = (jsprof_document::lines::FunctionLines, Option<&'static str>);
+
+/// Puts a function's line costs beside its text: `line_source`, `ticks`, `lines_self_ms`,
+/// `hottest_line`, `line_costs` (the ticked lines) and each shown line's `ticks`/`self_ms`.
+fn add_costs(f: &mut Value, cost: Result<Costs, String>) {
     let cost = match cost {
-        Ok(c) => c,
+        Ok((c, source)) => {
+            f["line_source"] = source.into();
+            c
+        }
         Err(why) => {
             f["line_costs_note"] = why.into();
             return;

@@ -1073,4 +1073,11 @@ fn source_on_a_trace_gives_the_clis_line_costs() {
         assert_eq!(found[k], want[k], "{k}");
     }
     assert_eq!(found["line_costs"], want["lines"]);
+    assert_eq!(found["line_source"], "sample_lines");
+    // The text an agent reads says what the numbers count: samples, not V8's line ticks.
+    let text = r[1]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("({} samples with a line = ", want["ticks"])),
+        "{text}"
+    );
 }
