@@ -358,28 +358,7 @@ fn a_bundles_lines_land_in_the_original_files() {
 
 /// DevTools' gutter for a trace, run now (`target/oracle/lines-oracle.mjs`), when it is built.
 pub(crate) fn trace_lines_oracle(trace: &Path) -> Option<Value> {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/oracle/lines-oracle.mjs");
-    if !script.exists() {
-        crate::support::skip_without(
-            &format!("the oracle {}", script.display()),
-            "bash tools/oracle/build.sh target/oracle",
-        );
-        return None;
-    }
-    let out = Command::new("node")
-        .arg("--max-old-space-size=4000")
-        .arg(&script)
-        .arg(trace)
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "lines-oracle on {}: {}",
-        trace.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(serde_json::from_slice(&out.stdout).expect("oracle JSON"))
+    crate::support::run_oracle("lines-oracle", trace)
 }
 
 /// For every thread of the oracle's answer, `jsprof lines --thread` on that thread, every

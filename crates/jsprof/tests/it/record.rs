@@ -33,28 +33,7 @@ pub(crate) fn hot_js() -> String {
 
 /// DevTools' own code run over a file (`target/oracle/NAME.mjs`), when the oracle is built.
 fn oracle(name: &str, file: &Path) -> Option<Value> {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../target/oracle/{name}.mjs"));
-    if !script.exists() {
-        crate::support::skip_without(
-            &format!("the oracle {}", script.display()),
-            "bash tools/oracle/build.sh target/oracle",
-        );
-        return None;
-    }
-    let out = Command::new("node")
-        .arg("--max-old-space-size=8000")
-        .arg(&script)
-        .arg(file)
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "{name} failed on {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(serde_json::from_slice(&out.stdout).expect("oracle JSON"))
+    crate::support::run_oracle(name, file)
 }
 
 pub(crate) fn artifacts(v: &Value) -> Vec<(String, PathBuf)> {

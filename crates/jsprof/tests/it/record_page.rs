@@ -145,32 +145,7 @@ fn pageload_site() -> Site {
 
 /// DevTools' trace engine on a trace (`target/oracle/insights-oracle.mjs`), when it is built.
 pub(crate) fn insights_oracle(trace: &Path) -> Option<Value> {
-    let script = repo().join("target/oracle/insights-oracle.mjs");
-    if !script.exists() {
-        crate::support::skip_without(
-            &format!("the oracle {}", script.display()),
-            "bash tools/oracle/build.sh target/oracle",
-        );
-        return None;
-    }
-    let out = Command::new("node")
-        .arg("--max-old-space-size=4000")
-        .arg(&script)
-        .arg(trace)
-        .output()
-        .expect("run node");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "the oracle's answer is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    assert!(
-        out.status.success() && v.get("error").is_none(),
-        "DevTools' trace engine cannot load {}: {v}",
-        trace.display()
-    );
-    Some(v)
+    crate::support::run_oracle("insights-oracle", trace)
 }
 
 /// The browser's `/json/list`: its tabs.

@@ -96,3 +96,37 @@ pub fn skip_without(missing: &str, how: &str) {
         "SKIPPED {test}: {missing} is missing ({how}); with CI set this fails"
     );
 }
+
+/// DevTools' own code run over a file (`target/oracle/NAME.mjs`: cpu, heap, trace, insights,
+/// lines), its JSON answer; `None` (a skip, a failure under `CI`) when the oracles are not built.
+pub fn run_oracle(name: &str, file: &std::path::Path) -> Option<serde_json::Value> {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../target/oracle/{name}.mjs"));
+    if !script.exists() {
+        skip_without(
+            &format!("the oracle {}", script.display()),
+            "bash tools/oracle/build.sh target/oracle",
+        );
+        return None;
+    }
+    let out = Command::new("node")
+        .arg("--max-old-space-size=8000")
+        .arg(&script)
+        .arg(file)
+        .output()
+        .expect("run node");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{name} on {}: its answer is not JSON ({e}): {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(
+        out.status.success() && v.get("error").is_none(),
+        "{name} failed on {}: {v} {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(v)
+}
