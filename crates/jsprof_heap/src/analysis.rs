@@ -34,6 +34,7 @@ pub struct Analysis {
 /// array and hidden sizes move into their single owners (`nodes.self_size`), and class names are
 /// appended to the string table.
 pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
+    let steps = Steps::from_env();
     let types = s.types();
     propagate_dom_state(s);
     // The shallow-size transfer only changes self sizes, which the page-owned flags and the
@@ -51,6 +52,7 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
         essential
     });
     s.nodes.self_size = self_size;
+    steps.report("DOM state, page-owned flags, essential edges, size transfer");
     // The dominator tree and the distances (with the retainer counts) read the graph only and
     // depend on nothing of each other: compute them side by side.
     let snapshot: &HeapSnapshot = s;
@@ -58,12 +60,17 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
         let other = scope.spawn(|| {
             let distances = distances::compute(snapshot, &types, &mut weak_map_names);
             let interfaces = infer_interfaces(snapshot, &types);
-            (distances, retainer_counts(snapshot), interfaces)
+            let counts = retainer_counts(snapshot);
+            steps.report("distances, interfaces, retainer counts (beside the dominators)");
+            (distances, counts, interfaces)
         });
         let dominators = {
             let retainers = essential_retainers(snapshot, &essential);
+            steps.report("essential retainers");
             let graph = Graph::of(snapshot, &essential, &retainers);
-            dominators::compute(&graph, snapshot.root, &snapshot.nodes.self_size)
+            let dominators = dominators::compute(&graph, snapshot.root, &snapshot.nodes.self_size);
+            steps.report("dominators and retained sizes");
+            dominators
         };
         let other = other
             .join()
@@ -76,6 +83,7 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
     apply_interfaces(s, &types, &interfaces, &mut classes);
     let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
     let statistics = statistics::compute(s, &types, &retainer_counts, total_size);
+    steps.report("class names, interfaces applied, statistics");
     Analysis {
         idom: dominators.idom,
         retained: dominators.retained,
@@ -85,6 +93,36 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
         total_size,
         statistics,
         interfaces,
+    }
+}
+
+/// `JSPROF_HEAP_PHASES=1`: the end of each step of the analysis on stderr, with the seconds since
+/// the analysis began and the process's peak RSS so far (`VmHWM`), for docs/heap.md's account of
+/// where the time and the bytes go (the CLI reports its own phases around it the same way).
+struct Steps(Option<std::time::Instant>);
+
+impl Steps {
+    fn from_env() -> Steps {
+        Steps(
+            std::env::var_os("JSPROF_HEAP_PHASES")
+                .filter(|v| v == "1")
+                .map(|_| std::time::Instant::now()),
+        )
+    }
+
+    fn report(&self, step: &str) {
+        let Some(start) = self.0 else { return };
+        let peak = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+            .map_or_else(|| "?".to_string(), |kb| format!("{} MB", kb / 1024));
+        eprintln!(
+            "  analysis step {step}: +{:.2} s, peak RSS {peak}",
+            start.elapsed().as_secs_f64()
+        );
     }
 }
 
