@@ -7,7 +7,8 @@
 #     bench/heapgen, whose DevTools numbers are known by construction (docs/heap.md), checked against
 #     that construction; the oracle and memlab also run on those of at most JSPROF_HEAP_PEERS_MB
 #     (default 600) — past ~4 GB DevTools cannot load a snapshot at all. Each generated file is
-#     deleted after its run unless JSPROF_HEAP_KEEP=1 (a 5 GB file is 5 GB of disk).
+#     deleted after its run unless JSPROF_HEAP_KEEP=1 (a 5 GB file is 5 GB of disk), which also keeps
+#     the last index in bench/out/heap-cache (for bench/heap-ui.sh).
 # Each jsprof row is a first analysis with an empty heap index cache (bench/out/heap-cache, never
 # the user's), which includes writing the index; the `cached` row is the same command run again,
 # reading that index, and its share of the first run is printed ("reopen in a blink").
@@ -93,7 +94,7 @@ first_and_cached() { # DIR SNAPSHOT: the first analysis (empty cache), then the 
   measure jsprof "$1/jsprof.json" "$JSPROF" heap summary "$2" --json --limit 0
   measure cached "$1/cached.json" "$JSPROF" heap summary "$2" --json --limit 0
   cmp -s "$1/jsprof.json" "$1/cached.json" || echo "  the cached answer differs from the first!" >&2
-  rm -rf "$JSPROF_CACHE_DIR"
+  [ "${JSPROF_HEAP_KEEP:-0}" = 1 ] || rm -rf "$JSPROF_CACHE_DIR"
 }
 
 peers() { # SNAPSHOT DIR: DevTools' worker and memlab on the same file

@@ -694,23 +694,20 @@ pub(crate) async fn screenshot(
 }
 
 impl crate::Server {
-    /// Imports a local file as a session, as `POST /api/sessions/import` would (for
-    /// `jsprof view FILE…`). Returns the session's JSON.
+    /// Imports a local file as a session (for `jsprof view FILE…`): linked, not copied, and
+    /// checked by loading it as `POST /api/sessions/import` would; `-` reads standard input
+    /// through the upload path. Returns the session's JSON.
     pub async fn import_file(&self, path: &Path) -> Result<serde_json::Value, String> {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_else(|| "stdin".to_string());
-        let bytes = if path.as_os_str() == "-" {
-            let mut v = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)
-                .map_err(|e| format!("stdin: {e}"))?;
-            v
-        } else {
-            std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?
-        };
+        if path.as_os_str() != "-" {
+            return crate::upload::import_local(self.state.clone(), path)
+                .await
+                .map_err(|e| e.message);
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+            .map_err(|e| format!("stdin: {e}"))?;
         let req = Request::new(Body::from(bytes));
-        crate::upload::import(self.state.clone(), Some(name), req)
+        crate::upload::import(self.state.clone(), Some("stdin".to_string()), req)
             .await
             .map_err(|e| e.message)
     }

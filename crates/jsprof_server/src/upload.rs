@@ -45,6 +45,17 @@ fn detect(path: &Path, name: &str) -> ApiResult<Format> {
     jsprof_profile::detect(&prefix).map_err(|e| bad(&e))
 }
 
+#[cfg(unix)]
+fn link_to(original: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(original, link)
+}
+
+/// Without symbolic links, the file is copied (the heap index is then keyed by the copy).
+#[cfg(not(unix))]
+fn link_to(original: &Path, link: &Path) -> std::io::Result<()> {
+    std::fs::copy(original, link).map(|_| ())
+}
+
 fn fsync_dir(dir: &Path) {
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
@@ -94,12 +105,47 @@ async fn receive(state: &AppState, req: Request) -> ApiResult<TempFile> {
 
 /// Imports the request body as a new stopped session.
 pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) -> ApiResult<Value> {
+    let temp = receive(&state, req).await?;
+    add_session(state, name, Stored::Upload(temp)).await
+}
+
+/// Imports a file of this machine as a new stopped session without copying it (`jsprof view
+/// FILE…`): the session's artifact is a symbolic link to it. No size limit applies (the user
+/// named the file), the file is only ever read, and as the link resolves to the file's own path,
+/// a heap snapshot opens through the same heap index as the CLI's commands on it.
+pub async fn import_local(state: Arc<AppState>, path: &Path) -> ApiResult<Value> {
+    let original = std::fs::canonicalize(path)
+        .map_err(|e| ApiError::bad_request(format!("{}: cannot read: {e}", path.display())))?;
+    if !original.is_file() {
+        return Err(ApiError::bad_request(format!(
+            "{}: not a file",
+            path.display()
+        )));
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+    add_session(state, name, Stored::Local(original)).await
+}
+
+/// Where an imported file's bytes are: an upload streamed into `DATA/uploads` (moved into the
+/// session), or a local file the session links to.
+enum Stored {
+    Upload(TempFile),
+    Local(PathBuf),
+}
+
+async fn add_session(
+    state: Arc<AppState>,
+    name: Option<String>,
+    stored: Stored,
+) -> ApiResult<Value> {
     let name = name
         .map(|n| ids::printable(n.trim()))
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "upload".to_string());
-    let mut temp = receive(&state, req).await?;
-    let upload = temp.0.clone().expect("armed");
+    let upload = match &stored {
+        Stored::Upload(temp) => temp.0.clone().expect("armed"),
+        Stored::Local(path) => path.clone(),
+    };
     let format = {
         let (u, n) = (upload.clone(), name.clone());
         tokio::task::spawn_blocking(move || detect(&u, &n))
@@ -132,8 +178,13 @@ pub async fn import(state: Arc<AppState>, name: Option<String>, req: Request) ->
     let dir = state.session_dir(&id);
     crate::state::create_private_dir(&dir)?;
     let file = format!("import.{ext}");
-    std::fs::rename(&upload, dir.join(&file))?;
-    temp.0 = None;
+    match stored {
+        Stored::Upload(mut temp) => {
+            std::fs::rename(&upload, dir.join(&file))?;
+            temp.0 = None;
+        }
+        Stored::Local(original) => link_to(&original, &dir.join(&file))?,
+    }
     fsync_dir(&dir);
     let bytes = std::fs::metadata(dir.join(&file))?.len();
     let now = now_rfc3339();

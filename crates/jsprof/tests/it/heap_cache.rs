@@ -316,7 +316,7 @@ fn a_damaged_or_stale_index_is_detected_and_rebuilt() {
 /// A fixture's text with 3 MiB of blanks before its `"nodes"`: the same snapshot (JSON allows
 /// them; the header before them still says what the file is), long enough that its key (size,
 /// mtime, first and last MiB) leaves its middle out.
-fn padded(dir: &Path, fixture: &str) -> PathBuf {
+pub(crate) fn padded(dir: &Path, fixture: &str) -> PathBuf {
     let mut text = Vec::new();
     std::io::Read::read_to_end(
         &mut flate2::read::GzDecoder::new(
@@ -335,7 +335,7 @@ fn padded(dir: &Path, fixture: &str) -> PathBuf {
 }
 
 /// Spoils the snapshot's middle (blanks become letters: not JSON any more) and keeps its key.
-fn poison(file: &Path) {
+pub(crate) fn poison(file: &Path) {
     let mtime = fs::metadata(file).unwrap().modified().unwrap();
     let mut bytes = fs::read(file).unwrap();
     // Halfway through the blanks `padded` put in: past the first MiB, before the last.

@@ -38,4 +38,5 @@ mod ui_scroll;
 mod ui_subtree;
 mod ui_tables;
 mod ui_views;
+mod view;
 mod views;

@@ -1,0 +1,88 @@
+//! `jsprof view FILE`: the file is opened where it is — linked into the throwaway session, never
+//! copied or read into memory whole, so no upload limit applies (a 10 GB snapshot opens) and a
+//! heap snapshot is answered from the same heap index as the CLI's commands on it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use crate::heap_cache::{padded, poison};
+use crate::serve::Serve;
+use crate::support::jsprof_env;
+
+/// The CLI indexes a snapshot; its text is then spoiled with its key kept (size, mtime, first and
+/// last MiB): `jsprof view` still shows the CLI's Summary, which only the index can give, writes
+/// no index of its own, and leaves the file as it was.
+#[test]
+fn view_opens_the_file_in_place_through_the_clis_heap_index() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("view-in-place-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cache = dir.join("cache");
+    let env = [
+        ("JSPROF_CACHE_DIR", cache.to_str().unwrap()),
+        ("JSPROF_CACHE_MIN_BYTES", "0"),
+    ];
+    let file = padded(&dir, "detached.heapsnapshot.gz");
+    let f = file.to_str().unwrap();
+    let cli = jsprof_env(&["heap", "summary", f, "--json", "--limit", "0"], &env);
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let expected: serde_json::Value = serde_json::from_slice(&cli.stdout).unwrap();
+    poison(&file);
+    let before = std::fs::metadata(&file).unwrap();
+    let bytes_before = std::fs::read(&file).unwrap();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["view", "--no-open", f])
+        .envs(env)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start jsprof view");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim();
+    let (addr, token) = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once("/?token="))
+        .unwrap_or_else(|| panic!("jsprof view printed {url:?}"));
+    let view = Serve {
+        child,
+        addr: addr.to_string(),
+        token: token.to_string(),
+        data: dir.clone(),
+    };
+    let sessions = view.get("/api/sessions").json();
+    let session = &sessions["sessions"][0];
+    assert_eq!(session["error"], serde_json::Value::Null, "{sessions}");
+    let artifact = &session["artifacts"][0];
+    assert_eq!(artifact["bytes"].as_u64(), Some(before.len()));
+    let summary = view.get(&format!(
+        "/api/sessions/{}/artifacts/{}/heap/summary?limit=0",
+        session["session_id"].as_str().unwrap(),
+        artifact["artifact_id"]
+    ));
+    assert_eq!(
+        summary.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&summary.body)
+    );
+    assert_eq!(summary.json(), expected, "view's Summary is not the CLI's");
+    drop(view);
+
+    let indexes = std::fs::read_dir(&cache).unwrap().count();
+    assert_eq!(indexes, 1, "view wrote an index of its own");
+    let after = std::fs::metadata(&file).unwrap();
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    assert!(
+        std::fs::read(&file).unwrap() == bytes_before,
+        "the file changed"
+    );
+}
