@@ -133,6 +133,23 @@ pub struct ShiftCausesJson {
     pub iframes: Vec<String>,
     /// Images without width and height painted right after it.
     pub unsized_images: Vec<UnsizedImageJson>,
+    /// Animations the compositor could not run that ended within 500 ms before the shift's
+    /// paint: one entry per failure, as DevTools counts them.
+    pub non_composited_animations: Vec<AnimationFailureJson>,
+}
+
+/// Why the compositor could not run an animation (a `compositeFailed` instant of it).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct AnimationFailureJson {
+    /// The animation's name (a CSS animation's `animation-name`).
+    pub name: Option<String>,
+    /// DevTools' names of the failure's reasons, e.g. `UNSUPPORTED_CSS_PROPERTY`.
+    pub failure_reasons: Vec<String>,
+    /// The properties the compositor cannot animate, e.g. `margin-top`.
+    pub unsupported_properties: Vec<String>,
+    /// The animation's start and duration.
+    pub animation_ts_ms: f64,
+    pub animation_dur_ms: f64,
 }
 
 /// An image without width and height.
@@ -145,7 +162,7 @@ pub struct UnsizedImageJson {
 /// A culprit of a cluster.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct CulpritJson {
-    /// `web_font`, `iframe` or `unsized_image`.
+    /// `web_font`, `iframe`, `animation` or `unsized_image`.
     #[serde(rename = "type")]
     pub kind: String,
     /// The image's URL for an unsized image.
@@ -167,8 +184,8 @@ pub struct ClsCulpritsJson {
     /// Every shift of the navigation's clusters, in order.
     pub shifts: Vec<ShiftCausesJson>,
     pub clusters: Vec<ClusterCulpritsJson>,
-    /// False: non-composited animations, DevTools' fourth cause, are not examined.
-    pub animations_checked: bool,
+    /// Every compositing failure of the navigation's animations, whether or not a shift followed.
+    pub animation_failures: Vec<AnimationFailureJson>,
 }
 
 /// Document request latency: redirects, server response time, compression.
@@ -546,6 +563,19 @@ fn call_frame_json(f: &jsprof_profile::page_events::CallFrame) -> CallFrameJson 
     }
 }
 
+fn animation_failure(
+    c: &Clock,
+    f: &jsprof_analysis::page::animations::Failure,
+) -> AnimationFailureJson {
+    AnimationFailureJson {
+        name: f.name.clone(),
+        failure_reasons: f.reasons.iter().map(|r| r.to_string()).collect(),
+        unsupported_properties: f.unsupported_properties.clone(),
+        animation_ts_ms: c.ts(f.animation_ts),
+        animation_dur_ms: f.animation_dur / 1000.0,
+    }
+}
+
 fn reflow_source_json(s: &insights::ReflowSource) -> ReflowSourceJson {
     ReflowSourceJson {
         frame: s.frame.as_ref().map(call_frame_json),
@@ -598,6 +628,12 @@ fn more_insights_json(
                             url: url.clone(),
                         })
                         .collect(),
+                    non_composited_animations: s
+                        .causes
+                        .non_composited_animations
+                        .iter()
+                        .map(|f| animation_failure(c, f))
+                        .collect(),
                 }
             })
             .collect(),
@@ -616,7 +652,11 @@ fn more_insights_json(
                     .collect(),
             })
             .collect(),
-        animations_checked: cc.animations_checked,
+        animation_failures: cc
+            .animation_failures
+            .iter()
+            .map(|f| animation_failure(c, f))
+            .collect(),
     });
     out.lcp_discovery = ins.lcp_discovery.as_ref().map(|d| {
         let r = &story.requests[d.request];

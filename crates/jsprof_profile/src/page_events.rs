@@ -254,6 +254,24 @@ pub struct Reflow {
     pub stack_top: Option<CallFrame>,
 }
 
+/// One `Animation` event (a nestable async begin `b`, instant `n` or end `e`, category
+/// `devtools.timeline`): what DevTools' trace engine pairs into an animation and reads for
+/// compositing failures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnimationEvent {
+    pub at: Stamp,
+    pub ph: u8,
+    pub cat: String,
+    /// `id`, else `id2.global`, else `id2.local` (the engine's `extractId`).
+    pub id: String,
+    /// A begin's `args.data.displayName`.
+    pub display_name: Option<String>,
+    /// An instant's `args.data.compositeFailed`: a mask of the compositor's failure reasons.
+    pub composite_failed: Option<u64>,
+    /// An instant's `args.data.unsupportedProperties`.
+    pub unsupported_properties: Vec<String>,
+}
+
 /// A `DOMStats` event: the DOM's size when it was taken.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DomStats {
@@ -293,6 +311,8 @@ pub struct PageEvents {
     pub unsized_images: Vec<(Stamp, u64)>,
     /// `domLoading`: (when, frame) — a frame's document starting to load.
     pub dom_loading: Vec<(Stamp, String)>,
+    /// `Animation` async events, in file order.
+    pub animations: Vec<AnimationEvent>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
@@ -328,6 +348,7 @@ const NAMES: &[&str] = &[
     "PaintImage",
     "LayoutImageUnsized",
     "domLoading",
+    "Animation",
 ];
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
@@ -713,6 +734,43 @@ impl PageEvents {
                     self.paint_images
                         .push((at, node, string(str_at(data, &["url"]))));
                 }
+                return;
+            }
+            // The engine's `isAnimation`: another category's `Animation` is not one.
+            "Animation"
+                if cat.contains("devtools.timeline") && matches!(ph, b'b' | b'e' | b'n') =>
+            {
+                let id = match id {
+                    Some(raw) if raw.starts_with('{') => {
+                        let id2: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+                        str_at(&id2, &["global"])
+                            .or(str_at(&id2, &["local"]))
+                            .map(str::to_string)
+                    }
+                    Some(id) => Some(id.to_string()),
+                    None => None,
+                };
+                let Some(id) = id else {
+                    self.skip("`Animation` events without an `id` or `id2`");
+                    return;
+                };
+                self.animations.push(AnimationEvent {
+                    at,
+                    ph,
+                    cat: cat.to_string(),
+                    id,
+                    display_name: str_at(data, &["displayName"]).map(str::to_string),
+                    composite_failed: data.get("compositeFailed").and_then(Value::as_u64),
+                    unsupported_properties: data
+                        .get("unsupportedProperties")
+                        .and_then(Value::as_array)
+                        .map(|ps| {
+                            ps.iter()
+                                .filter_map(|p| p.as_str().map(str::to_string))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                });
                 return;
             }
             "LayoutImageUnsized" => {

@@ -143,6 +143,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
                         writeln!(out, "  {:<14} {}", c.kind, c.url.as_deref().unwrap_or(""))?;
                     }
                 }
+                if !cc.animation_failures.is_empty() {
+                    writeln!(out, "\nAnimations the compositor could not run")?;
+                    for f in &cc.animation_failures {
+                        writeln!(
+                            out,
+                            "  {:>10}  {} {}: {}",
+                            fmt_ms(f.animation_ts_ms),
+                            f.name.as_deref().unwrap_or("(unnamed)"),
+                            f.unsupported_properties.join(", "),
+                            f.failure_reasons.join(", ")
+                        )?;
+                    }
+                }
             }
             if !ins.render_blocking.is_empty() {
                 writeln!(out, "\nRender-blocking requests")?;

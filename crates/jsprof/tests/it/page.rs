@@ -11,6 +11,7 @@ const PAGE_LOADS: &[&str] = &[
     "trace/pageload.trace",
     "trace/pageload-shifts.trace",
     "trace/pageload-bgimage.trace",
+    "trace/pageload-anim.trace",
 ];
 
 /// The oracle rounds every ms value to 0.001 ms; ours are exact, so they may differ by half that.
@@ -421,8 +422,11 @@ fn more_insights_match_the_trace_engine() {
                 let want_nodes: Vec<&Value> =
                     rc["unsized_images"].as_array().unwrap().iter().collect();
                 assert_eq!(nodes, want_nodes, "{at} unsized images");
-                // Not examined here; the recorded pages have no animations.
-                assert_eq!(rc["non_composited_animations"], 0, "{at}");
+                assert_eq!(
+                    s["non_composited_animations"].as_array().unwrap().len() as u64,
+                    rc["non_composited_animations"].as_u64().unwrap(),
+                    "{at} non-composited animations"
+                );
             }
             let (cl, wcl) = (
                 cc["clusters"].as_array().unwrap(),
@@ -450,6 +454,7 @@ fn more_insights_match_the_trace_engine() {
                         let kind = match c["type"].as_str().unwrap() {
                             "WEB_FONT" => "web_font",
                             "IFRAMES" => "iframe",
+                            "ANIMATIONS" => "animation",
                             "UNSIZED_IMAGE" => "unsized_image",
                             other => panic!("{at}: culprit {other}"),
                         };
@@ -457,6 +462,39 @@ fn more_insights_match_the_trace_engine() {
                     })
                     .collect();
                 assert_eq!(kinds, want, "{at} culprits");
+            }
+            // Every compositing failure of the navigation's animations: the animation's name,
+            // span, DevTools' reasons and the properties, against the engine's model.
+            let (fs, wfs) = (
+                cc["animation_failures"].as_array().unwrap(),
+                wc["details"]["animationFailures"].as_array().unwrap(),
+            );
+            assert_eq!(fs.len(), wfs.len(), "{at} animation failures");
+            assert_eq!(
+                fs.len() as u64,
+                wc["animation_failures"].as_u64().unwrap(),
+                "{at}"
+            );
+            for (f, wf) in fs.iter().zip(wfs) {
+                assert_eq!(f["name"], wf["name"], "{at} animation");
+                assert_eq!(f["failure_reasons"], wf["failureReasons"], "{at} reasons");
+                assert_eq!(
+                    f["unsupported_properties"], wf["unsupportedProperties"],
+                    "{at} properties"
+                );
+                let a = &wf["animation"];
+                close(
+                    &f["animation_ts_ms"],
+                    &a["ts_ms"],
+                    MS,
+                    &format!("{at} animation"),
+                );
+                close(
+                    &f["animation_dur_ms"],
+                    &a["dur_ms"],
+                    MS,
+                    &format!("{at} animation"),
+                );
             }
 
             let (m, wm) = (&i["dom_size"], &wi["DOMSize"]);

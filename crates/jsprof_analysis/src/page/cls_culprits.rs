@@ -1,12 +1,12 @@
 //! The layout-shift culprits insight (`CLSCulprits`) as DevTools' trace engine finds them: each
 //! shift of the navigation is matched to the `PrePaint` it happened in, and that paint to what
 //! came just before it — a web font that finished loading within 500 ms, an iframe the page
-//! created, an image without width and height painted next. The engine's fourth cause,
-//! non-composited animations, needs its `Animation` async events paired and is not looked for
-//! here (see `animations_checked`).
+//! created, an image without width and height painted next, or an animation the compositor could
+//! not run that ended within 500 ms before it ([`super::animations`]).
 
 use jsprof_profile::TraceFile;
 
+use super::animations::{animations, Failure};
 use super::insights::{in_bounds, State};
 use super::us;
 use super::vitals::{self, NavigationVitals, Vitals, Window};
@@ -21,6 +21,9 @@ pub struct RootCauses {
     pub iframes: Vec<String>,
     /// (DOM node id, image URL) of unsized images.
     pub unsized_images: Vec<(u64, String)>,
+    /// Compositing failures of animations that ended just before, one per failing instant as
+    /// the engine counts them.
+    pub non_composited_animations: Vec<Failure>,
 }
 
 /// One shift of the navigation with its root causes.
@@ -36,6 +39,7 @@ pub struct ShiftCauses {
 pub enum CulpritKind {
     WebFont,
     Iframe,
+    Animation,
     UnsizedImage,
 }
 
@@ -44,6 +48,7 @@ impl CulpritKind {
         match self {
             CulpritKind::WebFont => "web_font",
             CulpritKind::Iframe => "iframe",
+            CulpritKind::Animation => "animation",
             CulpritKind::UnsizedImage => "unsized_image",
         }
     }
@@ -65,8 +70,9 @@ pub struct ClsCulprits {
     pub state: State,
     pub shifts: Vec<ShiftCauses>,
     pub clusters: Vec<ClusterCulprits>,
-    /// Always false: non-composited animations are not examined.
-    pub animations_checked: bool,
+    /// Every compositing failure of the navigation's animations, blamed for a shift or not
+    /// (the engine's `animationFailures`).
+    pub animation_failures: Vec<Failure>,
 }
 
 /// A `PrePaint` (µs).
@@ -208,6 +214,26 @@ pub fn cls_culprits(
             }
         }
     }
+    let mut animation_failures = Vec::new();
+    for a in animations(&page.animations) {
+        if !in_bounds(a.ts, a.dur, b) {
+            continue;
+        }
+        animation_failures.extend(a.failures.iter().cloned());
+        let Some(p) = next_after(&pre_paints, a.end()) else {
+            continue;
+        };
+        if !in_root_cause_window(a.end(), &pre_paints[p]) {
+            continue;
+        }
+        if let Some(inside) = shifts_of(p) {
+            for &k in inside {
+                causes[k]
+                    .non_composited_animations
+                    .extend(a.failures.iter().cloned());
+            }
+        }
+    }
     for (p, inside) in &by_paint {
         let after = pre_paints[*p].end();
         let i = paint_images.partition_point(|(ts, _, _)| *ts <= after);
@@ -240,6 +266,11 @@ pub fn cls_culprits(
                 for _ in &rc.iframes {
                     if room(&out) {
                         out.push((CulpritKind::Iframe, None));
+                    }
+                }
+                for _ in &rc.non_composited_animations {
+                    if room(&out) {
+                        out.push((CulpritKind::Animation, None));
                     }
                 }
                 for (_, url) in &rc.unsized_images {
@@ -277,6 +308,6 @@ pub fn cls_culprits(
             .map(|(shift, causes)| ShiftCauses { shift, causes })
             .collect(),
         clusters: culprits,
-        animations_checked: false,
+        animation_failures,
     }
 }

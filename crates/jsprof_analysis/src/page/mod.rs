@@ -7,6 +7,7 @@
 //! network times come from seconds and milliseconds in the events' args); the documents turn
 //! them into milliseconds from the trace's origin.
 
+pub mod animations;
 pub mod cls_culprits;
 pub mod insights;
 pub mod network;
