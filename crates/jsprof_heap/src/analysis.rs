@@ -30,10 +30,40 @@ pub struct Analysis {
     pub interfaces: Vec<InterfaceDefinition>,
 }
 
+/// How [`analyze_with`] may use the disk.
+#[derive(Clone, Debug)]
+pub struct AnalyzeOptions {
+    /// Set the columns the dominators do not read aside in a scratch file in this directory
+    /// while they run (`crate::spill`), when the graph's columns take at least
+    /// `spill_min_bytes`: a lower peak for a few sequential writes and reads. `None` keeps
+    /// everything in memory, and lets the dominators and the distances run side by side.
+    pub spill_dir: Option<std::path::PathBuf>,
+    /// [`SPILL_MIN_BYTES`] unless a test wants small graphs spilled.
+    pub spill_min_bytes: u64,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> AnalyzeOptions {
+        AnalyzeOptions {
+            spill_dir: None,
+            spill_min_bytes: SPILL_MIN_BYTES,
+        }
+    }
+}
+
+/// Below this much memory in node and edge columns, spilling saves too little to be worth a file.
+pub const SPILL_MIN_BYTES: u64 = 256 << 20;
+
 /// Runs DevTools' analysis. It changes the snapshot as DevTools does: detached nodes are renamed,
 /// array and hidden sizes move into their single owners (`nodes.self_size`), and class names are
-/// appended to the string table.
+/// appended to the string table. Everything stays in memory.
 pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
+    analyze_with(s, &AnalyzeOptions::default())
+        .expect("an analysis that spills nothing does no I/O")
+}
+
+/// [`analyze`], with the options. Fails only when spilled columns cannot be read back.
+pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::Result<Analysis> {
     let steps = Steps::from_env();
     let types = s.types();
     propagate_dom_state(s);
@@ -53,30 +83,70 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
     });
     s.nodes.self_size = self_size;
     steps.report("DOM state, page-owned flags, essential edges, size transfer");
-    // The dominator tree and the distances (with the retainer counts) read the graph only and
-    // depend on nothing of each other: compute them side by side.
-    let snapshot: &HeapSnapshot = s;
-    let (dominators, (distances, retainer_counts, interfaces)) = std::thread::scope(|scope| {
-        let other = scope.spawn(|| {
-            let distances = distances::compute(snapshot, &types, &mut weak_map_names);
-            let interfaces = infer_interfaces(snapshot, &types);
-            let counts = retainer_counts(snapshot);
-            steps.report("distances, interfaces, retainer counts (beside the dominators)");
-            (distances, counts, interfaces)
-        });
-        let dominators = {
+    let column_bytes = s.nodes.len() as u64 * 18 + s.edges.len() as u64 * 9;
+    let spill_dir = options
+        .spill_dir
+        .as_deref()
+        .filter(|_| column_bytes >= options.spill_min_bytes);
+    let (dominators, (distances, retainer_counts, interfaces)) = if let Some(dir) = spill_dir {
+        // The distances (with the retainer counts) beside the reverse graph; then the columns
+        // only they read go to disk while the dominators run alone, and come back.
+        let snapshot: &HeapSnapshot = s;
+        let (retainers, other) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| {
+                let distances = distances::compute(snapshot, &types, &mut weak_map_names);
+                let interfaces = infer_interfaces(snapshot, &types);
+                let counts = retainer_counts(snapshot);
+                steps.report("distances, interfaces, retainer counts (beside the retainers)");
+                (distances, counts, interfaces)
+            });
             let retainers = essential_retainers(snapshot, &essential);
             steps.report("essential retainers");
-            let graph = Graph::of(snapshot, &essential, &retainers);
-            let dominators = dominators::compute(&graph, snapshot.root, &snapshot.nodes.self_size);
-            steps.report("dominators and retained sizes");
-            dominators
-        };
-        let other = other
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let other = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (retainers, other)
+        });
+        let spilled = crate::spill::spill(s, Some(dir)).ok();
+        if spilled.is_some() {
+            steps.report("columns set aside on disk");
+        }
+        let graph = Graph::of(s, &essential, &retainers);
+        let dominators = dominators::compute(&graph, s.root, &s.nodes.self_size);
+        drop(retainers);
+        steps.report("dominators and retained sizes");
+        if let Some(spilled) = spilled {
+            spilled.restore(s)?;
+            steps.report("columns read back");
+        }
         (dominators, other)
-    });
+    } else {
+        // The dominator tree and the distances (with the retainer counts) read the graph only
+        // and depend on nothing of each other: compute them side by side.
+        let snapshot: &HeapSnapshot = s;
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| {
+                let distances = distances::compute(snapshot, &types, &mut weak_map_names);
+                let interfaces = infer_interfaces(snapshot, &types);
+                let counts = retainer_counts(snapshot);
+                steps.report("distances, interfaces, retainer counts (beside the dominators)");
+                (distances, counts, interfaces)
+            });
+            let dominators = {
+                let retainers = essential_retainers(snapshot, &essential);
+                steps.report("essential retainers");
+                let graph = Graph::of(snapshot, &essential, &retainers);
+                let dominators =
+                    dominators::compute(&graph, snapshot.root, &snapshot.nodes.self_size);
+                steps.report("dominators and retained sizes");
+                dominators
+            };
+            let other = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (dominators, other)
+        })
+    };
     drop(essential);
     drop(weak_map_names);
     let mut classes = class_names(s, &types);
@@ -84,7 +154,7 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
     let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
     let statistics = statistics::compute(s, &types, &retainer_counts, total_size);
     steps.report("class names, interfaces applied, statistics");
-    Analysis {
+    Ok(Analysis {
         idom: dominators.idom,
         retained: dominators.retained,
         distances,
@@ -93,7 +163,7 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
         total_size,
         statistics,
         interfaces,
-    }
+    })
 }
 
 /// `JSPROF_HEAP_PHASES=1`: the end of each step of the analysis on stderr, with the seconds since

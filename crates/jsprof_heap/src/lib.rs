@@ -39,6 +39,7 @@ mod retaining_paths;
 mod shallow;
 mod snapshot;
 mod snapshot_order;
+mod spill;
 mod statistics;
 pub mod strings;
 mod summary;
@@ -46,7 +47,7 @@ mod tokenizer;
 mod weak_map;
 
 pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
-pub use analysis::{analyze, Analysis, NodeInfo};
+pub use analysis::{analyze, analyze_with, Analysis, AnalyzeOptions, NodeInfo, SPILL_MIN_BYTES};
 pub use cache::{open_analysed, HeapCache, Opened};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, compare_sides, ClassDiff, CompareSide, Comparison};
@@ -78,6 +79,11 @@ pub use weak_map::{parse_weak_map_edge_name, WeakMapEdgeName};
 pub mod internals {
     pub use crate::bits::BitVec;
     pub use crate::dominators::Dominators;
+
+    /// How many analyses of this process have set columns aside on disk so far.
+    pub fn spills() -> usize {
+        crate::spill::SPILLS.load(std::sync::atomic::Ordering::Relaxed)
+    }
 
     /// Dominators over a plain graph: `edges[n]` lists `(target, essential)` in order.
     pub fn dominators_of(edges: &[Vec<(u32, bool)>], root: u32, self_sizes: &[u32]) -> Dominators {
