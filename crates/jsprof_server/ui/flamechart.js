@@ -246,6 +246,47 @@ export class FlameChart {
     }
   }
 
+  // The row each outlined event of a track is drawn in (an array beside `o.boxes`): the depth
+  // the document gives, unless the chart's data `ix` draws an event of that name and start at
+  // another depth (a filter reshapes the nesting: `--focus` drops the calls above).
+  rowsOf(ix, o) {
+    if (ix.outlineRows && ix.outlineRows.o === o) return ix.outlineRows.rows;
+    const ev = ix.ev, strings = ix.doc.strings, eps = 0.0015;
+    const at = (b, dpt) => {
+      const list = ix.byDepth[dpt];
+      if (!list || !list.n) return false;
+      for (let q = firstEnding(ix, ev, list.idx, list.n, b.s); q < list.n; q++) {
+        const i = list.idx[q];
+        if (ev.s[i] > b.s + eps) return false;
+        if (Math.abs(ev.s[i] - b.s) <= eps && strings[ev.n[i]] === b.name) return true;
+      }
+      return false;
+    };
+    // A block merged below a pixel at depth dpt that holds b.
+    const m = ix.doc.merged;
+    const inMerged = (b, dpt) => (ix.mByDepth[dpt] || []).some((i) => m.s[i] <= b.s + eps && m.s[i] + m.d[i] >= b.s + b.d - eps);
+    const rows = o.boxes.map((b) => {
+      if (at(b, b.l)) return b.l;
+      for (let dpt = 0; dpt < ix.byDepth.length; dpt++) if (dpt !== b.l && at(b, dpt)) return dpt;
+      return null;
+    });
+    // An event merged into a block: moved by as many rows as the nearest one drawn on its own
+    // (a filter moves a run of siblings together), where a merged block holds it.
+    rows.forEach((r, j) => {
+      if (r != null) return;
+      const b = o.boxes[j];
+      let shift = 0;
+      for (let d = 1; d < rows.length; d++) {
+        const near = [j - d, j + d].find((q) => q >= 0 && q < rows.length && rows[q] != null && o.boxes[q].l === b.l && rows[q] !== undefined);
+        if (near !== undefined) { shift = rows[near] - o.boxes[near].l; break; }
+      }
+      const tries = [b.l + shift, b.l, ...ix.mByDepth.keys()];
+      rows[j] = tries.find((dpt) => dpt >= 0 && inMerged(b, dpt)) ?? b.l;
+    });
+    ix.outlineRows = { o, rows };
+    return rows;
+  }
+
   // Whether [s, s + d] lies inside an outlined event of track `id` (a small tolerance: the
   // chart's times are rounded).
   lit(id, s, d) {
@@ -365,9 +406,11 @@ export class FlameChart {
       ctx.rect(0, clear, W, Math.max(0, top + box.h - clear));
       ctx.clip();
       ctx.lineWidth = 2;
-      for (const b of o.boxes) {
+      const rows = this.rowsOf(this.current(box.t), o);
+      for (let j = 0; j < o.boxes.length; j++) {
+        const b = o.boxes[j];
         if (b.s > t1 || b.s + b.d < t0) continue;
-        const x = (b.s - t0) * k, w = Math.max(2, b.d * k), y = AXIS + box.rowsY + b.l * ROW - this.scrollY;
+        const x = (b.s - t0) * k, w = Math.max(2, b.d * k), y = AXIS + box.rowsY + rows[j] * ROW - this.scrollY;
         if (y > H || y + ROW < clear) continue;
         ctx.strokeStyle = b.kind === 'info' ? '#0969da' : '#cf222e';
         ctx.strokeRect(Math.max(-2, x) + 1, y + 1, Math.max(2, Math.min(w, W + 4) - 2), ROW - 3);
@@ -557,17 +600,19 @@ export class FlameChart {
     const ml = ix.mByDepth[dpt];
     if (ml) {
       const m = ix.doc.merged;
-      for (const i of ml) if (m.s[i] <= tm + 1 / k && m.s[i] + m.d[i] >= tm - 1 / k) return { merged: true, s: m.s[i], d: m.d[i], l: dpt, count: m.c[i], track: t.k, related: this.outlinedAt(t.id, dpt, tm, k) };
+      for (const i of ml) if (m.s[i] <= tm + 1 / k && m.s[i] + m.d[i] >= tm - 1 / k) return { merged: true, s: m.s[i], d: m.d[i], l: dpt, count: m.c[i], track: t.k, related: this.outlinedAt(t.id, ix, dpt, tm, k) };
     }
-    const related = this.outlinedAt(t.id, dpt, tm, k);
+    const related = this.outlinedAt(t.id, ix, dpt, tm, k);
     return related ? { merged: true, s: related.s, d: related.d, l: dpt, count: 1, track: t.k, related } : null;
   }
 
-  // The outlined event of track `id` at depth `dpt` under time `tm` (within a pixel), if any.
-  outlinedAt(id, dpt, tm, k) {
+  // The outlined event of track `id` (drawn from `ix`) in row `dpt` under time `tm` (within a
+  // pixel), if any.
+  outlinedAt(id, ix, dpt, tm, k) {
     const o = this.outline && this.outline.get(id);
     if (!o) return null;
-    return o.boxes.find((b) => b.l === dpt && b.s <= tm + 1 / k && b.s + Math.max(b.d, 2 / k) >= tm - 1 / k) || null;
+    const rows = this.rowsOf(ix, o);
+    return o.boxes.find((b, j) => rows[j] === dpt && b.s <= tm + 1 / k && b.s + Math.max(b.d, 2 / k) >= tm - 1 / k) || null;
   }
 
   // Call i's path from the root — the call around it at each depth above — as `--focus-stack`
@@ -780,14 +825,16 @@ export class FlameChart {
     return { x: r.left, y: r.top + AXIS + b.rowsY - this.scrollY, width: this.width, height: b.h - HEAD };
   }
 
-  // For tests: the outlined boxes in view ({timeline, name, start, dur, depth, kind}).
+  // For tests: the outlined boxes in view ({timeline, name, start, dur, depth (the row drawn),
+  // kind}).
   outlinedBoxes() {
     const out = [];
     if (!this.outline) return out;
     for (const box of this.layout()) {
       const o = this.outline.get(box.t.id);
       if (!o || box.t.collapsed || !box.t.ix) continue;
-      for (const b of o.boxes) if (b.s <= this.t1 && b.s + b.d >= this.t0) out.push({ timeline: box.t.id, name: b.name, start: b.s, dur: b.d, depth: b.l, kind: b.kind });
+      const rows = this.rowsOf(this.current(box.t), o);
+      o.boxes.forEach((b, j) => { if (b.s <= this.t1 && b.s + b.d >= this.t0) out.push({ timeline: box.t.id, name: b.name, start: b.s, dur: b.d, depth: rows[j], kind: b.kind }); });
     }
     return out;
   }

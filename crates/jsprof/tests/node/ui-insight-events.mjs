@@ -6,7 +6,8 @@
 //   events   its related events and top-level calls ({name, timeline_id, depth, start_ms, dur_ms})
 // A click outlines exactly those events on the threads' tracks, each where the chart draws an
 // event of that name and time (or a block of merged ones holding it) at that depth; the other
-// calls are dimmed; hovering an outlined box names its event; Escape and a second click clear it.
+// calls are dimmed; hovering an outlined box names its event; Escape and a second click clear it;
+// under a filter that changes the nesting (view only), each box still lies on what is drawn.
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
@@ -108,6 +109,24 @@ try {
   await page.waitForTimeout(300);
   const again = await outlined();
   assert.equal(again.boxes.length + again.stats.dimmed, 0, `${mode}: a second click clears it`);
+
+  // Under a filter that reshapes the nesting (`--focus buildList` drops the calls above it),
+  // each box still lies on what the chart draws, in whatever row that now is.
+  if (!offline) {
+    await page.evaluate(() => { window.unfilteredChart = window.jsprof.chart; });
+    await page.fill('#f-focus', 'buildList');
+    await page.press('#f-focus', 'Enter');
+    // The chart and the sidebar are built again for the filtered load.
+    await page.waitForFunction(() => { const j = window.jsprof; return j.chart && j.chart !== window.unfilteredChart && j.insights && j.insights.chart === j.chart && j.insights.root.isConnected; }, null, { timeout: 30000 });
+    await page.waitForTimeout(500);
+    await page.click(sel);
+    await page.waitForTimeout(800);
+    const focused = await outlined();
+    assert.equal(focused.boxes.length, want.length, `${mode} focused: boxes outlined`);
+    const moved = focused.boxes.filter((b) => { const e = exp.find((x) => Math.abs(x.start - b.start) < 0.001 && x.name === b.name); return e && e.depth !== b.depth; }).length;
+    for (const b of focused.boxes) assert.ok(b.drawn, `${mode} focused: ${b.name} at ${b.start} (row ${b.depth}) outlines nothing the chart draws there`);
+    console.log(`${mode} focused on buildList: ${moved} of ${focused.boxes.length} boxes drawn in another row than the unfiltered one`);
+  }
 
   assert.deepEqual(errors, [], `${mode}: page errors`);
   console.log(`${mode}: ${want.length} related events outlined (${on.boxes.filter((b) => b.drawn === 'merged').length} inside merged blocks), ${on.stats.dimmed} calls dimmed`);
