@@ -1,7 +1,8 @@
 //! The insights of a navigation beyond its Web Vitals, by the rules of DevTools' trace engine
 //! (`models/trace/insights/*.js` of `@paulirish/trace_engine`): document latency, LCP request
 //! discovery, DOM size, forced reflow, and third parties ([`super::third_parties`]), each with its
-//! pass/fail state.
+//! pass/fail state, and for forced reflow and DOM size the trace events the engine lists as
+//! `relatedEvents` ([`RelatedEvent`], placed on their thread's timeline for the UI to outline).
 //!
 //! What is not here, and why: the render-blocking and LCP-discovery *savings* and the network
 //! dependency tree come from the engine's Lantern simulation (a dependency graph of requests and
