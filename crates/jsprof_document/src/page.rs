@@ -226,6 +226,34 @@ pub struct LcpDiscoveryJson {
     pub eagerly_loaded: bool,
 }
 
+/// A trace event an insight points at (DevTools' `relatedEvents`): the UI outlines it on its
+/// thread's track when the insight is selected. Listed apart from the navigations (a forced
+/// reflow may point at thousands), so that a navigation's insights stay a few lines.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct RelatedEventJson {
+    /// The navigation, as `navigations[].id` names it.
+    pub navigation: String,
+    /// The insight, by its key in `navigations[].insights` (`forced_reflow`, `dom_size`).
+    pub insight: String,
+    /// `related`: one of the insight's events (a forced reflow; a large layout or style
+    /// recalculation); `top_level_call`: a call of a forced reflow's `top_level_function` that
+    /// forced them (the Performance panel outlines both).
+    pub role: &'static str,
+    /// The trace event's name (`Layout`, `UpdateLayoutTree`, `FunctionCall`).
+    pub name: String,
+    /// The thread's process id, as `jsprof threads` lists it.
+    pub pid: u64,
+    /// The thread id, as `jsprof threads` lists it.
+    pub tid: u64,
+    pub start_ms: f64,
+    pub dur_ms: f64,
+    /// The thread's `timeline_id` (`jsprof threads`); `null` when its timeline does not hold
+    /// the event.
+    pub timeline_id: Option<u32>,
+    /// The event's depth in that timeline (0: a top-level event), the flame chart's row.
+    pub depth: Option<u32>,
+}
+
 /// A large layout (`Layout`) or style recalculation (`UpdateLayoutTree`).
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct LargeUpdateJson {
@@ -405,6 +433,10 @@ pub struct InsightsReport {
     pub long_tasks: LongTasksJson,
     pub screenshots: ScreenshotsJson,
     pub requests: usize,
+    /// The trace events the insights point at, per navigation and insight in DevTools' order:
+    /// a forced reflow's reflows then its top-level calls, a DOM size's large layouts then its
+    /// large style recalculations.
+    pub related_events: Vec<RelatedEventJson>,
 }
 
 /// One request of the waterfall.
@@ -504,6 +536,26 @@ impl Clock {
     fn ts(&self, us: f64) -> f64 {
         (us - self.origin) / 1000.0
     }
+    fn related(
+        &self,
+        navigation: &str,
+        insight: &str,
+        role: &'static str,
+        e: &insights::RelatedEvent,
+    ) -> RelatedEventJson {
+        RelatedEventJson {
+            navigation: navigation.to_string(),
+            insight: insight.to_string(),
+            role,
+            name: e.name.clone(),
+            pid: e.pid,
+            tid: e.tid,
+            start_ms: self.ts(e.ts),
+            dur_ms: e.dur / 1000.0,
+            timeline_id: e.place.map(|p| p.0),
+            depth: e.place.map(|p| p.1),
+        }
+    }
     fn window(&self, w: &vitals::Window) -> WindowJson {
         WindowJson {
             start_ms: self.ts(w.start),
@@ -581,6 +633,28 @@ fn reflow_source_json(s: &insights::ReflowSource) -> ReflowSourceJson {
         frame: s.frame.as_ref().map(call_frame_json),
         total_ms: s.total / 1000.0,
         reflows: s.count,
+    }
+}
+
+/// The events navigation `id`'s insights point at.
+fn related_events_json(
+    c: &Clock,
+    id: &str,
+    ins: &insights::NavigationInsights,
+    out: &mut Vec<RelatedEventJson>,
+) {
+    if let Some(f) = &ins.forced_reflow {
+        let reflows = f.related.iter().map(|e| ("related", e));
+        let calls = f.top_level_calls.iter().map(|e| ("top_level_call", e));
+        out.extend(
+            reflows
+                .chain(calls)
+                .map(|(role, e)| c.related(id, "forced_reflow", role, e)),
+        );
+    }
+    if let Some(d) = &ins.dom_size {
+        let updates = d.large_layout_updates.iter().chain(&d.large_style_recalcs);
+        out.extend(updates.map(|u| c.related(id, "dom_size", "related", &u.event)));
     }
 }
 
@@ -681,8 +755,8 @@ fn more_insights_json(
                     jsprof_profile::page_events::ReflowKind::RecalcStyle => "style",
                 }
                 .to_string(),
-                ts_ms: c.ts(u.ts),
-                dur_ms: u.dur / 1000.0,
+                ts_ms: c.ts(u.event.ts),
+                dur_ms: u.event.dur / 1000.0,
                 size: u.size,
             })
             .collect();
@@ -816,6 +890,26 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
     };
     let v = &story.vitals;
     let lt = &story.long_tasks;
+    let mut related_events = Vec::new();
+    let navigations = v
+        .navigations
+        .iter()
+        .map(|n| {
+            let mut json = navigation_json(&c, story, n);
+            if let Some(trace) = input.trace() {
+                let ins = insights::navigation_insights(
+                    trace,
+                    &story.requests,
+                    &story.vitals,
+                    n,
+                    input.timelines(),
+                );
+                more_insights_json(&c, story, &ins, &mut json.insights);
+                related_events_json(&c, &json.id, &ins, &mut related_events);
+            }
+            json
+        })
+        .collect();
     InsightsReport {
         kind: input.profile().kind.as_str(),
         warnings: warnings_json(input.warnings()),
@@ -843,24 +937,7 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
                     .and_then(|t| t.page.main_frame.as_ref())
                     .map(|(_, url)| url.clone())
             }),
-        navigations: v
-            .navigations
-            .iter()
-            .map(|n| {
-                let mut json = navigation_json(&c, story, n);
-                if let Some(trace) = input.trace() {
-                    let ins = insights::navigation_insights(
-                        trace,
-                        &story.requests,
-                        &story.vitals,
-                        n,
-                        input.timelines(),
-                    );
-                    more_insights_json(&c, story, &ins, &mut json.insights);
-                }
-                json
-            })
-            .collect(),
+        navigations,
         page_load_markers: v
             .markers
             .iter()
@@ -904,6 +981,7 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
             broken: story.screenshots.iter().filter(|s| !s.1).count(),
         },
         requests: story.requests.len(),
+        related_events,
     }
 }
 

@@ -465,8 +465,8 @@ pub struct TraceArgs {
 pub struct TraceInsightsArgs {
     pub handle: String,
     /// The list paged: navigations (default), layout_shifts, clusters, interactions,
-    /// page_load_markers or long_tasks. The other lists are replaced by their lengths in
-    /// `other_lists`.
+    /// page_load_markers, long_tasks or related_events (the trace events insights point at).
+    /// The other lists are replaced by their lengths in `other_lists`.
     #[serde(default)]
     pub list: Option<String>,
 }
@@ -989,6 +989,7 @@ async fn trace_insights(q: Question<'_>, args: TraceInsightsArgs) -> ToolResult<
         ("interactions", &["interactions"]),
         ("page_load_markers", &["page_load_markers"]),
         ("long_tasks", &["long_tasks", "items"]),
+        ("related_events", &["related_events"]),
     ];
     let path = keep_one_list(&mut doc, LISTS, chosen)?;
     let row: fn(&Value) -> String = match chosen {

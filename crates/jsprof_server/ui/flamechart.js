@@ -3,6 +3,8 @@
 // A/D pan, shift-drag (or a drag in the overview) selects a range, click selects a call.
 // What is under a pixel is merged into one block (by the server, or here for embedded calls);
 // with a server the visible window is fetched again at the screen's resolution after each move.
+// An insight's related events (setOutline) are outlined where they are drawn, and every call
+// outside them dimmed, as the Performance panel does when an insight is selected.
 import { fmtMs, fmtLocation, displayName, frameLabel, esc, hash, showTooltip, hideTooltip, el, theme, onThemeChange, eventTitle, typeTitle } from 'jsprof/format.js';
 
 const ROW = 18, AXIS = 22;
@@ -81,6 +83,7 @@ export class FlameChart {
     this.range = null;
     this.selected = null;
     this.match = null;
+    this.outline = null;
     this.overview = el('div', { class: 'overview', title: 'Drag to select a range; click to move the view' });
     this.ovCanvas = el('canvas');
     this.overview.append(this.ovCanvas);
@@ -90,7 +93,7 @@ export class FlameChart {
     root.append(this.overview, this.wrap);
     this.ctx = this.canvas.getContext('2d', { alpha: false });
     this.ovCtx = this.ovCanvas.getContext('2d');
-    this.stats = { frames: 0, drawn: 0, merged: 0, tracks: 0, dimmed: 0 };
+    this.stats = { frames: 0, drawn: 0, merged: 0, tracks: 0, dimmed: 0, outlined: 0 };
     // Listeners on the window go when the chart does (`destroy`).
     this.gone = new AbortController();
     this.bind();
@@ -202,6 +205,99 @@ export class FlameChart {
     this.redraw();
   }
 
+  // Outlines events ([{timeline_id, depth, start_ms, dur_ms, name, kind: 'error' | 'info', note}], an
+  // insight's related events as the insights document places them; null: none) and dims every
+  // call of the threads that is neither one of them nor inside one. Events the document could
+  // not place on a timeline (no `depth`) are left out.
+  setOutline(list) {
+    const byTrack = new Map();
+    for (const e of list || []) {
+      if (e.timeline_id == null || e.depth == null) continue;
+      let o = byTrack.get(e.timeline_id);
+      if (!o) byTrack.set(e.timeline_id, (o = { boxes: [], spans: [] }));
+      o.boxes.push({ s: e.start_ms, d: e.dur_ms, l: e.depth, name: e.name, kind: e.kind || 'error', note: e.note || '' });
+    }
+    for (const o of byTrack.values()) {
+      o.boxes.sort((a, b) => a.s - b.s || a.l - b.l);
+      // The union of their spans: what stays lit.
+      for (const b of o.boxes) {
+        const last = o.spans[o.spans.length - 1];
+        if (last && b.s <= last[1]) last[1] = Math.max(last[1], b.s + b.d); else o.spans.push([b.s, b.s + b.d]);
+      }
+    }
+    this.outline = byTrack.size ? byTrack : null;
+    if (this.outline) this.revealOutline();
+    this.redraw();
+  }
+
+  // Scrolls the outlined events' rows into view when none is: the first track holding some,
+  // its shallowest outlined row a third of the way down (below the page's lanes).
+  revealOutline() {
+    const L = this.layout(), H = this.height - AXIS;
+    for (const box of L) {
+      const o = this.outline.get(box.t.id);
+      if (!o || box.t.collapsed || !box.t.ix) continue;
+      const depths = o.boxes.map((b) => b.l), lo = box.rowsY + Math.min(...depths) * ROW, hi = box.rowsY + (Math.max(...depths) + 1) * ROW;
+      const head = this.headers ? HEAD : 0;
+      if (lo >= this.scrollY + head && lo + ROW <= this.scrollY + H) return;
+      if (hi > this.scrollY + head && hi <= this.scrollY + H) return;
+      this.scrollY = Math.max(0, Math.min(lo - head - ROW, lo - H / 3));
+      return;
+    }
+  }
+
+  // The row each outlined event of a track is drawn in (an array beside `o.boxes`): the depth
+  // the document gives, unless the chart's data `ix` draws an event of that name and start at
+  // another depth (a filter reshapes the nesting: `--focus` drops the calls above).
+  rowsOf(ix, o) {
+    if (ix.outlineRows && ix.outlineRows.o === o) return ix.outlineRows.rows;
+    const ev = ix.ev, strings = ix.doc.strings, eps = 0.0015;
+    const at = (b, dpt) => {
+      const list = ix.byDepth[dpt];
+      if (!list || !list.n) return false;
+      for (let q = firstEnding(ix, ev, list.idx, list.n, b.s); q < list.n; q++) {
+        const i = list.idx[q];
+        if (ev.s[i] > b.s + eps) return false;
+        if (Math.abs(ev.s[i] - b.s) <= eps && strings[ev.n[i]] === b.name) return true;
+      }
+      return false;
+    };
+    // A block merged below a pixel at depth dpt that holds b.
+    const m = ix.doc.merged;
+    const inMerged = (b, dpt) => (ix.mByDepth[dpt] || []).some((i) => m.s[i] <= b.s + eps && m.s[i] + m.d[i] >= b.s + b.d - eps);
+    const rows = o.boxes.map((b) => {
+      if (at(b, b.l)) return b.l;
+      for (let dpt = 0; dpt < ix.byDepth.length; dpt++) if (dpt !== b.l && at(b, dpt)) return dpt;
+      return null;
+    });
+    // An event merged into a block: moved by as many rows as the nearest one drawn on its own
+    // (a filter moves a run of siblings together), where a merged block holds it.
+    rows.forEach((r, j) => {
+      if (r != null) return;
+      const b = o.boxes[j];
+      let shift = 0;
+      for (let d = 1; d < rows.length; d++) {
+        const near = [j - d, j + d].find((q) => q >= 0 && q < rows.length && rows[q] != null && o.boxes[q].l === b.l && rows[q] !== undefined);
+        if (near !== undefined) { shift = rows[near] - o.boxes[near].l; break; }
+      }
+      const tries = [b.l + shift, b.l, ...ix.mByDepth.keys()];
+      rows[j] = tries.find((dpt) => dpt >= 0 && inMerged(b, dpt)) ?? b.l;
+    });
+    ix.outlineRows = { o, rows };
+    return rows;
+  }
+
+  // Whether [s, s + d] lies inside an outlined event of track `id` (a small tolerance: the
+  // chart's times are rounded).
+  lit(id, s, d) {
+    const o = this.outline.get(id);
+    if (!o) return false;
+    const sp = o.spans, eps = 1e-6;
+    let lo = 0, hi = sp.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (sp[mid][1] < s + d - eps) lo = mid + 1; else hi = mid; }
+    return lo < sp.length && sp[lo][0] <= s + eps;
+  }
+
   matches(ix, i) {
     if (!ix.hit) {
       const doc = ix.doc, ev = ix.ev, n = ev.s.length, hit = new Uint8Array(n), fn = this.match;
@@ -252,7 +348,7 @@ export class FlameChart {
       const t = box.t, top = AXIS + box.y - this.scrollY;
       if (top > H || top + box.h < AXIS) continue;
       if (t.ix && !t.collapsed) {
-        const r = this.drawTrack(ctx, this.current(t), AXIS + box.rowsY - this.scrollY, W, H, t0, t1, k);
+        const r = this.drawTrack(ctx, this.current(t), AXIS + box.rowsY - this.scrollY, W, H, t0, t1, k, t.id);
         drawn += r.drawn; merged += r.merged; dimmed += r.dimmed;
         if (r.drawn + r.merged > 0) tracks++;
       }
@@ -284,6 +380,7 @@ export class FlameChart {
       }
       ctx.restore();
     }
+    this.stats.outlined = this.outline ? this.drawOutline(ctx, L, W, H, t0, t1, k) : 0;
     if (this.range) {
       const x0 = (this.range[0] - t0) * k, x1 = (this.range[1] - t0) * k;
       ctx.fillStyle = 'rgba(9,105,218,0.10)';
@@ -294,6 +391,34 @@ export class FlameChart {
     this.drawAxis(ctx, W, t0, t1, k);
     this.stats.frames++; this.stats.drawn = drawn; this.stats.merged = merged; this.stats.tracks = tracks; this.stats.dimmed = dimmed;
     this.drawOverview();
+  }
+
+  // The outlined events in view, each a frame around its box (at least 2 px wide), over the
+  // merged blocks too; returns how many were drawn.
+  drawOutline(ctx, L, W, H, t0, t1, k) {
+    let n = 0;
+    for (const box of L) {
+      const o = this.outline.get(box.t.id);
+      if (!o || box.t.collapsed || !box.t.ix) continue;
+      ctx.save();
+      ctx.beginPath();
+      const top = AXIS + box.y - this.scrollY, clear = this.headers ? this.headerY(box) + HEAD : AXIS;
+      ctx.rect(0, clear, W, Math.max(0, top + box.h - clear));
+      ctx.clip();
+      ctx.lineWidth = 2;
+      const rows = this.rowsOf(this.current(box.t), o);
+      for (let j = 0; j < o.boxes.length; j++) {
+        const b = o.boxes[j];
+        if (b.s > t1 || b.s + b.d < t0) continue;
+        const x = (b.s - t0) * k, w = Math.max(2, b.d * k), y = AXIS + box.rowsY + rows[j] * ROW - this.scrollY;
+        if (y > H || y + ROW < clear) continue;
+        ctx.strokeStyle = b.kind === 'info' ? '#0969da' : '#cf222e';
+        ctx.strokeRect(Math.max(-2, x) + 1, y + 1, Math.max(2, Math.min(w, W + 4) - 2), ROW - 3);
+        n++;
+      }
+      ctx.restore();
+    }
+    return n;
   }
 
   // Where a track's header is drawn: at the track's top, or pinned under the axis while the
@@ -319,8 +444,8 @@ export class FlameChart {
     ctx.fillText(t.info || '', 16 + nameW, y + HEAD / 2);
   }
 
-  drawTrack(ctx, ix, rowsTop, W, H, t0, t1, k) {
-    const ev = ix.ev, strings = ix.doc.strings, charW = this.charW, match = this.match;
+  drawTrack(ctx, ix, rowsTop, W, H, t0, t1, k, id) {
+    const ev = ix.ev, strings = ix.doc.strings, charW = this.charW, match = this.match, outline = this.outline;
     let drawn = 0, merged = 0, dimmed = 0;
     const firstDepth = Math.max(0, Math.floor((AXIS - rowsTop) / ROW));
     for (let dpt = firstDepth; dpt <= ix.maxDepth; dpt++) {
@@ -341,7 +466,7 @@ export class FlameChart {
             continue;
           }
           const x0 = Math.max(x, -2), x1 = Math.min(x + w, W + 2);
-          const dim = match && !this.matches(ix, i);
+          const dim = (match && !this.matches(ix, i)) || (outline && !this.lit(id, s, ev.d[i]));
           ctx.fillStyle = dim ? '#eef0f2' : ix.palette[ix.colorOf[i]];
           ctx.fillRect(x0, y, Math.max(1, x1 - x0 - (w > 4 ? 1 : 0)), ROW - 1);
           drawn++;
@@ -475,9 +600,19 @@ export class FlameChart {
     const ml = ix.mByDepth[dpt];
     if (ml) {
       const m = ix.doc.merged;
-      for (const i of ml) if (m.s[i] <= tm + 1 / k && m.s[i] + m.d[i] >= tm - 1 / k) return { merged: true, s: m.s[i], d: m.d[i], l: dpt, count: m.c[i], track: t.k };
+      for (const i of ml) if (m.s[i] <= tm + 1 / k && m.s[i] + m.d[i] >= tm - 1 / k) return { merged: true, s: m.s[i], d: m.d[i], l: dpt, count: m.c[i], track: t.k, related: this.outlinedAt(t.id, ix, dpt, tm, k) };
     }
-    return null;
+    const related = this.outlinedAt(t.id, ix, dpt, tm, k);
+    return related ? { merged: true, s: related.s, d: related.d, l: dpt, count: 1, track: t.k, related } : null;
+  }
+
+  // The outlined event of track `id` (drawn from `ix`) in row `dpt` under time `tm` (within a
+  // pixel), if any.
+  outlinedAt(id, ix, dpt, tm, k) {
+    const o = this.outline && this.outline.get(id);
+    if (!o) return null;
+    const rows = this.rowsOf(ix, o);
+    return o.boxes.find((b, j) => rows[j] === dpt && b.s <= tm + 1 / k && b.s + Math.max(b.d, 2 / k) >= tm - 1 / k) || null;
   }
 
   // Call i's path from the root — the call around it at each depth above — as `--focus-stack`
@@ -510,6 +645,7 @@ export class FlameChart {
 
   tooltip(e) {
     const thread = this.headers ? `<div class="tt-thread">${esc(this.tracks[e.track].name || 'thread')}</div>` : '';
+    if (e.related) return `<div class="tt-name">${esc(eventTitle(e.related.name) || e.related.name)}</div><div class="tt-loc">${esc(e.related.name)}${e.related.note ? ' · ' + esc(e.related.note) : ''}</div>${thread}<table><tr><td>Start</td><td>${fmtMs(e.related.s)}</td></tr><tr><td>Duration</td><td>${fmtMs(e.related.d)}</td></tr></table>`;
     if (e.merged) return `<div class="tt-name">${e.count.toLocaleString('en-US')} events under a pixel</div><div class="tt-loc">zoom in to see them</div>${thread}<table><tr><td>Start</td><td>${fmtMs(e.s)}</td></tr><tr><td>Span</td><td>${fmtMs(e.d)}</td></tr></table>`;
     const loc = fmtLocation(e.url, e.line, e.column);
     // An engine event by the Performance panel's title, its trace name beneath.
@@ -687,6 +823,20 @@ export class FlameChart {
     if (!b) return null;
     const r = this.canvas.getBoundingClientRect();
     return { x: r.left, y: r.top + AXIS + b.rowsY - this.scrollY, width: this.width, height: b.h - HEAD };
+  }
+
+  // For tests: the outlined boxes in view ({timeline, name, start, dur, depth (the row drawn),
+  // kind}).
+  outlinedBoxes() {
+    const out = [];
+    if (!this.outline) return out;
+    for (const box of this.layout()) {
+      const o = this.outline.get(box.t.id);
+      if (!o || box.t.collapsed || !box.t.ix) continue;
+      const rows = this.rowsOf(this.current(box.t), o);
+      o.boxes.forEach((b, j) => { if (b.s <= this.t1 && b.s + b.d >= this.t0) out.push({ timeline: box.t.id, name: b.name, start: b.s, dur: b.d, depth: rows[j], kind: b.kind }); });
+    }
+    return out;
   }
 
   xOf(tm) {

@@ -1,7 +1,10 @@
 // The Insights sidebar beside the flame chart: the Web Vitals of each navigation (LCP, INP, CLS,
 // coloured as DevTools rates them) and each insight of `jsprof insights --json`. A click
 // selects the insight's time range (the chart zooms to it, the tables follow) and highlights
-// its events in the page's lanes (tracks.js), as DevTools does. Insights are drawn from what the
+// its events, as DevTools does: its requests and phases in the page's lanes (tracks.js), and the
+// trace events it points at (the document's `related_events` of that navigation and insight)
+// outlined on the threads' tracks with the other calls dimmed (flamechart.js). A second click or
+// Escape clears it. Insights are drawn from what the
 // document lists, generically — a title, a state, metric savings, the time windows and
 // requests found in it — so an insight added to the document appears here without a change.
 import { fmtMs, esc, el } from 'jsprof/format.js';
@@ -36,9 +39,18 @@ function evidence(v, out = { windows: [], points: [], requests: new Set() }, dep
   return out;
 }
 
-// What selecting an insight shows: {range, windows (labelled phases), requests, interaction}.
-function selection(key, v, nav) {
+// The trace events an insight points at (`related_events` entries), to outline on the threads'
+// tracks: its own in red, the calls that caused them in blue (null: none).
+function outlineOf(events, title) {
+  if (!events.length) return null;
+  return events.map((e) => e.role === 'related' ? { ...e, kind: 'error', note: title } : { ...e, kind: 'info', note: 'the JS call that forced them' });
+}
+
+// What selecting an insight shows: {range, windows (labelled phases), requests, interaction,
+// outline (related events)}. `related`: the insight's entries of the document's `related_events`.
+function selection(key, v, nav, related = []) {
   const ev = evidence(v);
+  evidence(related, ev);
   let phases = [];
   if (v && !Array.isArray(v) && typeof v.processing_start_ms === 'number' && typeof v.dur_ms === 'number') {
     // An interaction: its three phases.
@@ -60,6 +72,7 @@ function selection(key, v, nav) {
   return {
     range, windows: phases, requests: ev.requests.size ? ev.requests : null,
     interaction: v && typeof v.interaction_id === 'number' ? v.interaction_id : null,
+    outline: outlineOf(related, (v && v.title) || TITLES[key] || words(key)),
   };
 }
 
@@ -77,6 +90,8 @@ function summaryOf(key, v, sel) {
   const parts = [];
   if (sel.windows.length) parts.push(sel.windows.map((w) => `${w.label} ${fmtMs(w.end_ms - w.start_ms)}`).join(' · '));
   else if (sel.requests) parts.push(`${sel.requests.size} request${sel.requests.size === 1 ? '' : 's'}`);
+  const events = sel.outline ? sel.outline.filter((e) => e.role === 'related').length : 0;
+  if (events) parts.push(`${events.toLocaleString('en-US')} event${events === 1 ? '' : 's'}`);
   if (Array.isArray(v) && key === 'render_blocking') parts.push(v.map((r) => r.url.split('/').pop() || r.url).join(', '));
   return parts.join(' · ');
 }
@@ -98,12 +113,19 @@ export class InsightsSidebar {
     this.root = el('aside', { class: 'insights', 'aria-label': 'Insights' });
     root.append(this.root);
     this.render();
+    // Escape clears the selection (while this sidebar is on the page).
+    const onKey = (e) => {
+      if (!this.root.isConnected) { document.removeEventListener('keydown', onKey); return; }
+      if (e.key === 'Escape' && this.selected && e.target.tagName !== 'INPUT') this.select(null);
+    };
+    document.addEventListener('keydown', onKey);
   }
 
   render() {
     const r = this.root;
     r.append(el('h2', { text: 'Insights' }));
     const many = this.doc.navigations.length > 1;
+    const related = this.doc.related_events || [];
     this.doc.navigations.forEach((nav, n) => {
       const id = (k) => (many ? `${k}@${n}` : k);
       r.append(el('div', { class: 'nav-url', title: nav.url, text: nav.url || nav.id }));
@@ -126,7 +148,7 @@ export class InsightsSidebar {
       if (extra.length) r.append(el('div', { class: 'muted small', text: extra.map(([k, x]) => `${k} ${fmtMs(x.value_ms)}`).join(' · ') }));
       for (const [key, v] of Object.entries(nav.insights || {})) {
         if (v == null || (Array.isArray(v) && !v.length)) continue;
-        const sel = selection(key, v, nav);
+        const sel = selection(key, v, nav, related.filter((e) => e.navigation === nav.id && e.insight === key));
         const title = (v && v.title) || TITLES[key] || words(key);
         const state = stateOf(key, v, nav);
         const b = el('button', { type: 'button', class: 'insight', 'data-insight': id(key), 'data-state': state });
@@ -139,7 +161,7 @@ export class InsightsSidebar {
         this.add(id(key), b, { title, ...sel });
       }
     });
-    r.append(el('div', { class: 'muted small', text: 'Click an insight to select its time range and highlight its events; click it again to clear.' }));
+    r.append(el('div', { class: 'muted small', text: 'Click an insight to select its time range and highlight its events; click it again (or press Escape) to clear.' }));
   }
 
   add(key, button, sel) {
@@ -158,6 +180,8 @@ export class InsightsSidebar {
     hl.windows = it ? it.sel.windows : [];
     hl.requests = it ? it.sel.requests : null;
     hl.interaction = it ? it.sel.interaction ?? null : null;
+    hl.outline = it ? it.sel.outline ?? null : null;
+    chart.setOutline(hl.outline);
     if (it && it.sel.range && it.sel.range[1] > it.sel.range[0]) {
       const [a, b] = it.sel.range, pad = (b - a) * 0.05;
       chart.setView(a - pad, b + pad);

@@ -16,10 +16,11 @@ const TYPE_COLORS = {
 const typeColor = (t) => TYPE_COLORS[t] || '#9aa4ad';
 const BLOCKING = new Set(['blocking', 'in_body_parser_blocking', 'dynamically_injected_blocking']);
 
-// What the Insights sidebar asks to show: the requests of an insight and its phases (labelled
-// windows, e.g. the LCP breakdown). `null` sets: nothing highlighted.
+// What the Insights sidebar asks to show: the requests of an insight, its phases (labelled
+// windows, e.g. the LCP breakdown) and its related trace events (`outline`, drawn by the flame
+// chart on the threads' tracks). `null` sets: nothing highlighted.
 export function newHighlight() {
-  return { key: null, requests: null, windows: [] };
+  return { key: null, requests: null, windows: [], outline: null };
 }
 
 // A label cut to fit `room` px.

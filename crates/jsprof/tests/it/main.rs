@@ -15,6 +15,7 @@ mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
 mod ingest;
+mod insight_events;
 mod lake;
 mod lake_engines;
 mod leaks;

@@ -238,3 +238,45 @@ fn filmstrip_by_index_and_the_reports_page_documents() {
         );
     }
 }
+
+/// A click on the forced-reflow insight outlines its related events (the reflows and the call
+/// that forced them) where the flame chart draws them and dims the other calls; hovering one
+/// names it; Escape and a second click clear it (`tests/node/ui-insight-events.mjs`), in `view`
+/// and in a `report`. The events are `jsprof insights --json`'s, which `insight_events` ties to
+/// DevTools' trace engine.
+#[test]
+fn an_insight_click_outlines_its_events_in_the_browser() {
+    if !available() {
+        return;
+    }
+    let file = fixtures().join("trace/pageload.trace.json.gz");
+    let insights = jsprof_json(&["insights", "--json", file.to_str().unwrap()]);
+    let events: Vec<Value> = insights["related_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["insight"] == "forced_reflow")
+        .cloned()
+        .collect();
+    // The fixture forces hundreds of reflows from one call, each placed on the main thread.
+    assert!(events.len() > 100, "{} events", events.len());
+    assert!(events
+        .iter()
+        .all(|e| e["timeline_id"].is_u64() && e["depth"].is_u64()));
+    let expected = json!({ "insight": "forced_reflow", "events": events });
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-insight-events.json");
+    std::fs::write(&path, expected.to_string()).unwrap();
+    let v = view(std::slice::from_ref(&file));
+    node_script(
+        "ui-insight-events.mjs",
+        &[v.url.as_ref(), path.as_os_str()],
+        false,
+    );
+    drop(v);
+    let r = report(&file, "insight-events");
+    node_script(
+        "ui-insight-events.mjs",
+        &[r.as_ref(), path.as_os_str()],
+        true,
+    );
+}

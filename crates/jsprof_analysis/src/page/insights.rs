@@ -1,22 +1,23 @@
 //! The insights of a navigation beyond its Web Vitals, by the rules of DevTools' trace engine
 //! (`models/trace/insights/*.js` of `@paulirish/trace_engine`): document latency, LCP request
 //! discovery, DOM size, forced reflow, and third parties ([`super::third_parties`]), each with its
-//! pass/fail state.
+//! pass/fail state, and for forced reflow and DOM size the trace events the engine lists as
+//! `relatedEvents` ([`RelatedEvent`], placed on their thread's timeline for the UI to outline).
 //!
 //! What is not here, and why: the render-blocking and LCP-discovery *savings* and the network
 //! dependency tree come from the engine's Lantern simulation (a dependency graph of requests and
 //! CPU tasks replayed under a throttled network model), which this module does not reproduce.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use jsprof_profile::page_events::{CallFrame, PageEvents, ReflowKind};
-use jsprof_profile::TraceFile;
+use jsprof_profile::{TraceEvent, TraceFile};
 
 use super::us;
 use super::vitals::{NavigationVitals, Window};
 use super::Request;
 use crate::profile_calls::is_js_invocation;
-use crate::timeline::Timeline;
+use crate::timeline::{EventType, Timeline};
 
 /// An insight's verdict, as the engine's `state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,12 +72,56 @@ pub struct LcpDiscovery {
     pub eagerly_loaded: bool,
 }
 
+/// A trace event an insight points at (the engine's `relatedEvents`), on its thread: what the
+/// Performance panel outlines when the insight is selected.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelatedEvent {
+    pub pid: u64,
+    pub tid: u64,
+    pub name: String,
+    /// Start (µs, the trace's clock).
+    pub ts: f64,
+    /// Duration (µs).
+    pub dur: f64,
+    /// The thread's timeline ([`Timeline::id`]) and the event's depth in it, where the flame
+    /// chart draws it; `None` when the timeline does not hold it.
+    pub place: Option<(u32, u32)>,
+}
+
+impl RelatedEvent {
+    /// Event `e` of thread `thread` (an index into the trace's threads), placed in `timelines`.
+    fn of(trace: &TraceFile, timelines: &[Timeline], thread: usize, e: &TraceEvent) -> Self {
+        let t = &trace.threads[thread];
+        // A trace's timelines are its threads in order; the events of one are in pre-order, so
+        // sorted by start.
+        let place = timelines
+            .get(thread)
+            .filter(|tl| tl.pid == Some(t.pid) && tl.tid == Some(t.tid))
+            .and_then(|tl| {
+                let from = tl.events.partition_point(|x| x.start < e.start);
+                tl.events[from..]
+                    .iter()
+                    .take_while(|x| x.start == e.start)
+                    .find(|x| x.name == e.name && x.kind != EventType::JsCall)
+                    .map(|x| (tl.id, x.depth))
+            });
+        RelatedEvent {
+            pid: t.pid,
+            tid: t.tid,
+            name: trace.profile.strings.get(e.name).to_string(),
+            ts: us(e.start),
+            dur: us(e.dur),
+            place,
+        }
+    }
+}
+
 /// A large layout or style recalculation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LargeUpdate {
+    /// The event, on its thread.
+    pub event: RelatedEvent,
     pub kind: ReflowKind,
-    pub ts: f64,
-    pub dur: f64,
     /// Dirty objects (layout) or elements (style).
     pub size: u64,
 }
@@ -121,6 +166,11 @@ pub struct ForcedReflow {
     pub bottom_up: Vec<ReflowSource>,
     /// The top-level function call (the JS entry point) with the most reflow time.
     pub top_level: Option<ReflowSource>,
+    /// The reflows, in the engine's order (its `relatedEvents`).
+    pub related: Vec<RelatedEvent>,
+    /// The `FunctionCall` events of `top_level`, each once, first seen first (the engine's
+    /// `topLevelFunctionCallEvents`, which the Performance panel outlines beside the reflows).
+    pub top_level_calls: Vec<RelatedEvent>,
 }
 
 /// The insights of one navigation.
@@ -139,7 +189,8 @@ pub(crate) fn in_bounds(ts: f64, dur: f64, b: &Window) -> bool {
     ts <= b.end && b.start < ts + dur
 }
 
-/// The insights of `nav`. `timelines` are the trace's (for third parties' main-thread time).
+/// The insights of `nav`. `timelines` are the trace's (third parties' main-thread time; where
+/// the related events are drawn).
 pub fn navigation_insights(
     trace: &TraceFile,
     requests: &[Request],
@@ -162,10 +213,11 @@ pub fn navigation_insights(
         lcp_discovery: doc.and_then(|d| lcp_discovery(page, requests, nav, d)),
         dom_size: Some(dom_size(
             trace,
+            timelines,
             nav,
             nav_event.map(|n| (n.at.pid, n.at.tid)),
         )),
-        forced_reflow: Some(forced_reflow(trace, nav)),
+        forced_reflow: Some(forced_reflow(trace, timelines, nav)),
         cls_culprits: Some(super::cls_culprits::cls_culprits(
             trace, requests, vitals, nav,
         )),
@@ -326,7 +378,12 @@ fn is_main_thread(name: &str) -> bool {
     name == "CrRendererMain"
 }
 
-fn dom_size(trace: &TraceFile, nav: &NavigationVitals, nav_at: Option<(u64, u64)>) -> DomSize {
+fn dom_size(
+    trace: &TraceFile,
+    timelines: &[Timeline],
+    nav: &NavigationVitals,
+    nav_at: Option<(u64, u64)>,
+) -> DomSize {
     const MIN_DUR: f64 = 40_000.0;
     let b = &nav.bounds;
     let strings = &trace.profile.strings;
@@ -339,7 +396,7 @@ fn dom_size(trace: &TraceFile, nav: &NavigationVitals, nav_at: Option<(u64, u64)
     let main_frame_pids = main_frame_pids(trace, nav);
     let mut layouts = Vec::new();
     let mut styles = Vec::new();
-    for t in &trace.threads {
+    for (ti, t) in trace.threads.iter().enumerate() {
         if !is_main_thread(&t.name) {
             continue;
         }
@@ -370,9 +427,8 @@ fn dom_size(trace: &TraceFile, nav: &NavigationVitals, nav_at: Option<(u64, u64)
             };
             if r.size > threshold {
                 out.push(LargeUpdate {
+                    event: RelatedEvent::of(trace, timelines, ti, e),
                     kind,
-                    ts,
-                    dur,
                     size: r.size,
                 });
             }
@@ -476,7 +532,11 @@ fn zero_based(f: &CallFrame) -> CallFrame {
     }
 }
 
-fn forced_reflow(trace: &TraceFile, nav: &NavigationVitals) -> ForcedReflow {
+fn forced_reflow(
+    trace: &TraceFile,
+    timelines: &[Timeline],
+    nav: &NavigationVitals,
+) -> ForcedReflow {
     let b = &nav.bounds;
     let reflows: HashMap<(u64, u64, i64), &jsprof_profile::page_events::Reflow> = trace
         .page
@@ -492,7 +552,11 @@ fn forced_reflow(trace: &TraceFile, nav: &NavigationVitals) -> ForcedReflow {
         .collect();
     let strings = &trace.profile.strings;
     let mut bottom_up: Vec<ReflowSource> = Vec::new();
-    let mut top: Vec<ReflowSource> = Vec::new();
+    // Per entry point: its reflow time and its `FunctionCall` events.
+    let mut top: Vec<(ReflowSource, Vec<RelatedEvent>)> = Vec::new();
+    let mut related = Vec::new();
+    // The `FunctionCall` events already listed under their entry point, by (thread, start).
+    let mut calls_seen: HashSet<(u32, i64)> = HashSet::default();
     let mut events = 0;
     let mut total = 0.0;
     for (ti, ei) in forced_reflow_events(trace) {
@@ -507,6 +571,7 @@ fn forced_reflow(trace: &TraceFile, nav: &NavigationVitals) -> ForcedReflow {
         }
         events += 1;
         total += dur;
+        related.push(RelatedEvent::of(trace, timelines, ti as usize, e));
         let frame = r.stack_top.as_ref().map(zero_based);
         let key = |f: &Option<CallFrame>, g: &Option<CallFrame>| match (f, g) {
             (Some(f), Some(g)) => {
@@ -534,29 +599,40 @@ fn forced_reflow(trace: &TraceFile, nav: &NavigationVitals) -> ForcedReflow {
             .rev()
             .find(|p| p.start <= e.start && p.end() >= e.end() && p.dur > 0)
             .filter(|p| strings.get(p.name) == "FunctionCall")
-            .and_then(|p| calls.get(&(t.pid, t.tid, p.start)));
-        if let Some(f) = parent {
+            .and_then(|p| Some((p, calls.get(&(t.pid, t.tid, p.start))?)));
+        if let Some((call, f)) = parent {
             let f = Some((*f).clone());
-            match top.iter_mut().find(|s| key(&s.frame, &f)) {
-                Some(s) => {
+            let call = calls_seen
+                .insert((ti, call.start))
+                .then(|| RelatedEvent::of(trace, timelines, ti as usize, call));
+            match top.iter_mut().find(|(s, _)| key(&s.frame, &f)) {
+                Some((s, calls)) => {
                     s.total += dur;
                     s.count += 1;
+                    calls.extend(call);
                 }
-                None => top.push(ReflowSource {
-                    frame: f,
-                    total: dur,
-                    count: 1,
-                }),
+                None => top.push((
+                    ReflowSource {
+                        frame: f,
+                        total: dur,
+                        count: 1,
+                    },
+                    call.into_iter().collect(),
+                )),
             }
         }
     }
     // The first of the largest wins, as the engine's strict `>` keeps it.
-    let mut top_level: Option<ReflowSource> = None;
+    let mut top_level: Option<(ReflowSource, Vec<RelatedEvent>)> = None;
     for s in top {
-        if top_level.as_ref().is_none_or(|t| s.total > t.total) {
+        if top_level.as_ref().is_none_or(|t| s.0.total > t.0.total) {
             top_level = Some(s);
         }
     }
+    let (top_level, top_level_calls) = match top_level {
+        Some((s, calls)) => (Some(s), calls),
+        None => (None, Vec::new()),
+    };
     ForcedReflow {
         state: if bottom_up.is_empty() {
             State::Pass
@@ -567,6 +643,8 @@ fn forced_reflow(trace: &TraceFile, nav: &NavigationVitals) -> ForcedReflow {
         total,
         bottom_up,
         top_level,
+        related,
+        top_level_calls,
     }
 }
 

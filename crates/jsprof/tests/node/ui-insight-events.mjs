@@ -1,0 +1,135 @@
+// An insight's related events in the browser, driven by crates/jsprof/tests/it/ui_page.rs.
+// Usage:
+//   node ui-insight-events.mjs URL EXPECTED.json SHOTS_DIR [--offline]
+// EXPECTED is what `jsprof insights --json` printed (never the page's output pasted back):
+//   insight  the sidebar key of the insight to click (e.g. forced_reflow)
+//   events   its related events and top-level calls ({name, timeline_id, depth, start_ms, dur_ms})
+// A click outlines exactly those events on the threads' tracks, each where the chart draws an
+// event of that name and time (or a block of merged ones holding it) at that depth; the other
+// calls are dimmed; hovering an outlined box names its event; Escape and a second click clear it;
+// under a filter that changes the nesting (view only), each box still lies on what is drawn.
+import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+
+const [url, expectedPath, shots, flag] = process.argv.slice(2);
+const offline = flag === '--offline';
+const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+const errors = [];
+page.on('pageerror', (e) => errors.push(e.message));
+const mode = offline ? 'report' : 'view';
+const sel = `[data-insight=${expected.insight}]`;
+
+// What the chart outlines now, each box checked against what the chart draws at its depth.
+const outlined = () => page.evaluate(() => {
+  const c = window.jsprof.chart;
+  c.draw();
+  const boxes = c.outlinedBoxes().map((b) => {
+    const t = c.tracks.find((x) => x.id === b.timeline), ix = c.current(t), ev = ix.ev, strings = ix.doc.strings;
+    let drawn = null;
+    const list = ix.byDepth[b.depth];
+    for (let q = 0; list && q < list.n && !drawn; q++) {
+      const i = list.idx[q];
+      if (Math.abs(ev.s[i] - b.start) <= 0.0015 && Math.abs(ev.d[i] - b.dur) <= 0.0015 && strings[ev.n[i]] === b.name) drawn = 'event';
+    }
+    const m = ix.doc.merged;
+    for (const i of ix.mByDepth[b.depth] || []) {
+      if (drawn) break;
+      if (m.s[i] <= b.start + 0.0015 && m.s[i] + m.d[i] >= b.start + b.dur - 0.0015) drawn = 'merged';
+    }
+    return { ...b, drawn };
+  });
+  return { boxes, stats: { ...c.stats }, range: window.jsprof.current.range };
+});
+
+try {
+  await page.goto(url);
+  await page.waitForFunction(() => window.jsprof && window.jsprof.ready && window.jsprof.chart, null, { timeout: 60000 });
+  await page.waitForTimeout(400);
+  const before = await outlined();
+  assert.equal(before.boxes.length, 0, `${mode}: nothing is outlined before a click`);
+  assert.equal(before.stats.dimmed, 0, `${mode}: nothing is dimmed before a click`);
+
+  await page.click(sel);
+  await page.waitForTimeout(800); // the zoomed window is fetched again (view)
+  const on = await outlined();
+  const want = expected.events;
+  assert.equal(on.boxes.length, want.length, `${mode}: ${on.boxes.length} boxes outlined, the document lists ${want.length} events`);
+  const key = (e) => [e.timeline, e.depth, e.name, e.start];
+  const got = on.boxes.slice().sort((a, b) => a.start - b.start || a.depth - b.depth);
+  const exp = want.map((e) => ({ timeline: e.timeline_id, depth: e.depth, name: e.name, start: e.start_ms, dur: e.dur_ms }))
+    .sort((a, b) => a.start - b.start || a.depth - b.depth);
+  got.forEach((g, i) => {
+    const e = exp[i];
+    assert.deepEqual(key(g).slice(0, 3), key(e).slice(0, 3), `${mode}: box ${i}`);
+    assert.ok(Math.abs(g.start - e.start) < 0.001 && Math.abs(g.dur - e.dur) < 0.001, `${mode}: box ${i} at ${g.start} for ${g.dur}, the document says ${e.start} for ${e.dur}`);
+    assert.ok(g.drawn, `${mode}: box ${i} (${g.name} at ${g.start}, depth ${g.depth}) outlines nothing the chart draws there`);
+  });
+  assert.equal(on.stats.outlined, want.length, `${mode}: outlines drawn`);
+  assert.ok(on.stats.dimmed > 0 && on.stats.drawn > on.stats.dimmed, `${mode}: other calls dimmed (${on.stats.dimmed} of ${on.stats.drawn})`);
+  // The outline's red is on the canvas (nothing else the chart draws is that red).
+  const red = await page.evaluate(() => {
+    const c = window.jsprof.chart, img = c.ctx.getImageData(0, 0, c.canvas.width, c.canvas.height).data;
+    let n = 0;
+    for (let i = 0; i < img.length; i += 4) if (img[i] > 180 && img[i + 1] < 90 && img[i + 2] < 100) n++; // #cf222e, antialiased
+    return n;
+  });
+  assert.ok(red > 50, `${mode}: outlines drawn in red (${red} px)`);
+  await page.screenshot({ path: `${shots}/insight-events-${mode}.png` });
+
+  // Hovering the longest outlined event names it.
+  const longest = exp.filter((e) => e.name !== 'FunctionCall').reduce((a, b) => (b.dur > a.dur ? b : a));
+  const at = await page.evaluate((e) => {
+    const c = window.jsprof.chart, L = c.layout(), box = L.find((b) => b.t.id === e.timeline);
+    const r = c.canvas.getBoundingClientRect();
+    return { x: c.xOf(e.start + e.dur / 2), y: r.top + 22 + box.rowsY + e.depth * 18 + 9 - c.scrollY };
+  }, longest);
+  await page.mouse.move(at.x, at.y);
+  await page.waitForSelector('#tooltip:not([hidden])', { timeout: 5000 });
+  const tip = await page.textContent('#tooltip');
+  assert.ok(tip.includes(longest.name), `${mode}: hovering ${longest.name} shows ${tip}`);
+  await page.mouse.move(5, 5);
+
+  // Escape clears it: no outline, nothing dimmed, no range.
+  await page.keyboard.press('Escape');
+  await page.waitForTimeout(300);
+  const off = await outlined();
+  assert.equal(off.boxes.length, 0, `${mode}: Escape clears the outline`);
+  assert.equal(off.stats.dimmed, 0, `${mode}: Escape clears the dimming`);
+  assert.equal(off.range, null, `${mode}: Escape clears the range`);
+  assert.equal(await page.getAttribute(sel, 'aria-pressed'), 'false', `${mode}: the insight is no longer pressed`);
+
+  // A click and a second click: on, then off.
+  await page.click(sel);
+  await page.waitForTimeout(300);
+  assert.equal((await outlined()).boxes.length, want.length, `${mode}: a click outlines again`);
+  await page.click(sel);
+  await page.waitForTimeout(300);
+  const again = await outlined();
+  assert.equal(again.boxes.length + again.stats.dimmed, 0, `${mode}: a second click clears it`);
+
+  // Under a filter that reshapes the nesting (`--focus buildList` drops the calls above it),
+  // each box still lies on what the chart draws, in whatever row that now is.
+  if (!offline) {
+    await page.evaluate(() => { window.unfilteredChart = window.jsprof.chart; });
+    await page.fill('#f-focus', 'buildList');
+    await page.press('#f-focus', 'Enter');
+    // The chart and the sidebar are built again for the filtered load.
+    await page.waitForFunction(() => { const j = window.jsprof; return j.chart && j.chart !== window.unfilteredChart && j.insights && j.insights.chart === j.chart && j.insights.root.isConnected; }, null, { timeout: 30000 });
+    await page.waitForTimeout(500);
+    await page.click(sel);
+    await page.waitForTimeout(800);
+    const focused = await outlined();
+    assert.equal(focused.boxes.length, want.length, `${mode} focused: boxes outlined`);
+    const moved = focused.boxes.filter((b) => { const e = exp.find((x) => Math.abs(x.start - b.start) < 0.001 && x.name === b.name); return e && e.depth !== b.depth; }).length;
+    for (const b of focused.boxes) assert.ok(b.drawn, `${mode} focused: ${b.name} at ${b.start} (row ${b.depth}) outlines nothing the chart draws there`);
+    console.log(`${mode} focused on buildList: ${moved} of ${focused.boxes.length} boxes drawn in another row than the unfiltered one`);
+  }
+
+  assert.deepEqual(errors, [], `${mode}: page errors`);
+  console.log(`${mode}: ${want.length} related events outlined (${on.boxes.filter((b) => b.drawn === 'merged').length} inside merged blocks), ${on.stats.dimmed} calls dimmed`);
+} finally {
+  await browser.close();
+}
