@@ -8,6 +8,7 @@
 //! them into milliseconds from the trace's origin.
 
 pub mod cls_culprits;
+pub mod dependency_graph;
 pub mod insights;
 pub mod network;
 pub mod third_parties;
