@@ -3,9 +3,10 @@
 //! discovery, DOM size, forced reflow, and third parties ([`super::third_parties`]), each with its
 //! pass/fail state.
 //!
-//! What is not here, and why: the render-blocking and LCP-discovery *savings* and the network
-//! dependency tree come from the engine's Lantern simulation (a dependency graph of requests and
-//! CPU tasks replayed under a throttled network model), which this module does not reproduce.
+//! The network dependency tree is [`super::network_tree`], on Lantern's dependency graph
+//! ([`super::dependency_graph`]). What is not here, and why: the render-blocking and
+//! LCP-discovery *savings* come from the engine's Lantern simulation (that graph replayed under a
+//! throttled network model), which this crate does not reproduce.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -132,6 +133,8 @@ pub struct NavigationInsights {
     pub forced_reflow: Option<ForcedReflow>,
     pub third_parties: Option<super::third_parties::ThirdParties>,
     pub cls_culprits: Option<super::cls_culprits::ClsCulprits>,
+    /// `None` for the trace's stretch before any navigation.
+    pub network_dependency_tree: Option<super::network_tree::NetworkDependencyTree>,
 }
 
 /// The engine's `eventIsInBounds`: starts by the window's end, ends after its start.
@@ -172,6 +175,9 @@ pub fn navigation_insights(
         third_parties: Some(super::third_parties::third_parties(
             trace, requests, nav, timelines,
         )),
+        network_dependency_tree: nav
+            .ts
+            .map(|_| super::network_tree::network_dependency_tree(trace, requests, vitals, nav)),
     }
 }
 

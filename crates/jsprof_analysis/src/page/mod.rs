@@ -11,6 +11,7 @@ pub mod cls_culprits;
 pub mod dependency_graph;
 pub mod insights;
 pub mod network;
+pub mod network_tree;
 pub mod third_parties;
 pub mod timings;
 pub mod vitals;
