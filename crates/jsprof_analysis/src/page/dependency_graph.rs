@@ -16,7 +16,7 @@
 //! names Lantern reads, in file order; an unrelated event out of time order, which would end the
 //! engine's collection of a task's children early, is not seen.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use jsprof_profile::page_events::{GraphEvent, GraphEventName, PageEvents};
 use jsprof_profile::TraceFile;
@@ -98,6 +98,9 @@ pub struct DependencyGraph {
     end: Vec<f64>,
     dependencies: Vec<Vec<NodeId>>,
     dependents: Vec<Vec<NodeId>>,
+    /// Every (node, dependency) edge: whether one exists in O(1) (the lists keep the order the
+    /// engine's traversals follow; pruning a chain of timer tasks moves thousands of edges).
+    edges: HashSet<(NodeId, NodeId)>,
     root: NodeId,
 }
 
@@ -132,7 +135,7 @@ impl DependencyGraph {
         if node == dep {
             return Err(GraphError::SelfDependency);
         }
-        if self.dependencies[node.i()].contains(&dep) {
+        if !self.edges.insert((node, dep)) {
             return Ok(());
         }
         self.dependents[dep.i()].push(node);
@@ -142,13 +145,15 @@ impl DependencyGraph {
 
     /// `node.removeDependency(dep)`.
     fn remove_dependency(&mut self, node: NodeId, dep: NodeId) {
-        let Some(k) = self.dependencies[node.i()].iter().position(|&d| d == dep) else {
+        if !self.edges.remove(&(node, dep)) {
             return;
-        };
+        }
         if let Some(j) = self.dependents[dep.i()].iter().position(|&d| d == node) {
             self.dependents[dep.i()].remove(j);
         }
-        self.dependencies[node.i()].remove(k);
+        if let Some(k) = self.dependencies[node.i()].iter().position(|&d| d == dep) {
+            self.dependencies[node.i()].remove(k);
+        }
     }
 
     /// `node.isDependentOn(other)`: whether `other` is `node` or among its dependencies,
@@ -179,10 +184,14 @@ impl DependencyGraph {
 
     /// `PageDependencyGraph.pruneNode`.
     fn prune(&mut self, node: NodeId) -> Result<(), GraphError> {
-        let dependencies = self.dependencies[node.i()].clone();
+        // The node loses every dependency, first to last: its own list empties at once.
+        let dependencies = std::mem::take(&mut self.dependencies[node.i()]);
         let dependents = self.dependents[node.i()].clone();
         for &dep in &dependencies {
-            self.remove_dependency(node, dep);
+            self.edges.remove(&(node, dep));
+            if let Some(j) = self.dependents[dep.i()].iter().position(|&d| d == node) {
+                self.dependents[dep.i()].remove(j);
+            }
             for &d in &dependents {
                 self.add_dependency(d, dep)?;
             }
@@ -380,6 +389,7 @@ pub fn dependency_graph(
         end: Vec::new(),
         dependencies: Vec::new(),
         dependents: Vec::new(),
+        edges: HashSet::default(),
         root: NodeId(0),
     };
 
