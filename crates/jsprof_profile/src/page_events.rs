@@ -1092,6 +1092,83 @@ mod tests {
     }
 
     #[test]
+    fn lanterns_events_keep_file_order_and_their_data() {
+        let mut page = PageEvents::default();
+        page.push_graph_mark("RunTask", at(10), 50);
+        page.push(
+            "EvaluateScript",
+            "devtools.timeline",
+            b'X',
+            at(12),
+            None,
+            Some(r#"{"data": {"url": "https://a.test/app.js", "frame": "F1"}}"#),
+        );
+        page.push(
+            "TimerInstall",
+            "devtools.timeline",
+            b'I',
+            at(13),
+            None,
+            Some(r#"{"data": {"timerId": 7, "stackTrace": [{"url": "https://a.test/x.js"}, {"url": ""}]}}"#),
+        );
+        page.push(
+            "TimerFire",
+            "devtools.timeline",
+            b'X',
+            at(70),
+            None,
+            Some("{}"),
+        );
+        page.push_graph_mark("NotATask", at(80), 5);
+        let names: Vec<GraphEventName> = page.graph_events.iter().map(|e| e.name).collect();
+        assert_eq!(
+            names,
+            [
+                GraphEventName::RunTask,
+                GraphEventName::EvaluateScript,
+                GraphEventName::TimerInstall,
+                GraphEventName::TimerFire
+            ]
+        );
+        assert_eq!(page.graph_events[0].dur, 50);
+        let eval = page.graph_events[1].data.as_deref().unwrap();
+        assert_eq!(eval.url.as_deref(), Some("https://a.test/app.js"));
+        assert_eq!(eval.frame.as_deref(), Some("F1"));
+        let timer = page.graph_events[2].data.as_deref().unwrap();
+        assert_eq!(timer.timer_id.as_deref(), Some("7"));
+        assert_eq!(timer.stack, ["https://a.test/x.js", ""]);
+        // No `args.data`: Lantern skips the event.
+        assert!(page.graph_events[3].data.is_none());
+    }
+
+    #[test]
+    fn frames_urls_come_from_tracing_start_and_commits() {
+        let mut page = PageEvents::default();
+        page.push(
+            "TracingStartedInBrowser",
+            "x",
+            b'I',
+            at(1),
+            None,
+            Some(r#"{"data": {"frames": [{"frame": "F", "processId": 5, "url": "about:blank"}]}}"#),
+        );
+        page.push(
+            "FrameCommittedInBrowser",
+            "x",
+            b'I',
+            at(2),
+            None,
+            Some(r#"{"data": {"frame": "F", "processId": 5, "url": "https://a.test/"}}"#),
+        );
+        let urls: Vec<(&str, u64, &str)> = page
+            .frame_urls
+            .iter()
+            .map(|f| (f.frame.as_str(), f.process_id, f.url.as_str()))
+            .collect();
+        assert_eq!(urls, [("F", 5, "about:blank"), ("F", 5, "https://a.test/")]);
+    }
+
+    #[test]
     fn navigation_timing_marks_are_not_user_timings() {
         let mut page = PageEvents::default();
         page.push("fetchStart", "blink.user_timing", b'R', at(1), None, None);
