@@ -545,6 +545,47 @@ fn network_dependency_tree_matches_the_trace_engine() {
     }
 }
 
+/// Where the engine has no Lantern graph for a navigation (no LCP; responses without a
+/// connection id, a trace too old) its tree is empty and passes: ours says so and why, and
+/// equals the oracle's on the same edited page load when the oracle is built.
+#[test]
+fn network_dependency_tree_is_empty_without_lanterns_graph() {
+    let trace = golden(&fixtures().join("trace/pageload.trace.json.gz"));
+    type Edit = fn(&mut Value);
+    let edits: [(&str, &str, Edit); 2] = [
+        ("no-lcp", "NO_LCP", |e| {
+            if e["name"] == "largestContentfulPaint::Candidate" {
+                e["name"] = "edited-out".into();
+            }
+        }),
+        ("too-old", "Trace is too old", |e| {
+            if e["name"] == "ResourceReceiveResponse" {
+                e["args"]["data"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("connectionId");
+            }
+        }),
+    ];
+    for (name, why, edit) in edits {
+        let mut t = trace.clone();
+        t["traceEvents"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .for_each(edit);
+        let path = temp_file(&format!("{name}.trace.json"), t.to_string().as_bytes());
+        let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+        let tree = &ours["navigations"][0]["insights"]["network_dependency_tree"];
+        assert_eq!(tree["state"], "pass", "{name}");
+        assert_eq!(tree["chain"], serde_json::json!([]), "{name}");
+        assert_eq!(tree["graph_error"], why, "{name}");
+        if let Some(want) = crate::support::run_oracle("insights-oracle", &path) {
+            assert_network_tree_matches(&ours, &want, name);
+        }
+    }
+}
+
 /// Compares the network dependency tree of every navigation of `ours` (`insights --json`) with
 /// the oracle's `want`; returns how many chain entries there were.
 pub(crate) fn assert_network_tree_matches(ours: &Value, want: &Value, name: &str) -> usize {
