@@ -9,6 +9,7 @@
 #   node ORACLE_DIR/lines-oracle.mjs FILE.cpuprofile|TRACE    > golden.json   (per-line times)
 #   node ORACLE_DIR/trace-oracle.mjs FILE.json                > golden.json
 #   node ORACLE_DIR/insights-oracle.mjs FILE.json             > golden.json
+#   node ORACLE_DIR/lantern-oracle.mjs FILE.json              > golden.json   (Lantern's graphs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-target/oracle}
@@ -21,4 +22,5 @@ node "$here/build.mjs" "$here/heap-oracle.ts" heap-oracle.mjs
 node "$here/build.mjs" "$here/lines-oracle.ts" lines-oracle.mjs
 cp "$here/trace-oracle.mjs" trace-oracle.mjs
 cp "$here/insights-oracle.mjs" insights-oracle.mjs
+cp "$here/lantern-oracle.mjs" lantern-oracle.mjs
 echo "oracles ready in $(pwd)"

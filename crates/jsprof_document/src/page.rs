@@ -336,6 +336,51 @@ pub struct ThirdPartiesJson {
     pub entities: Vec<EntityJson>,
 }
 
+/// One request of the network dependency tree.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ChainRequestJson {
+    pub url: String,
+    pub request_id: String,
+    /// 0 for the chain's first request (the document).
+    pub depth: usize,
+    /// Index into `chain` of the request this one waited for; `null` at depth 0.
+    pub parent: Option<usize>,
+    /// From the chain's first request's start to this request's end.
+    pub time_from_initial_ms: f64,
+    /// On the longest chain (the critical path).
+    pub is_longest: bool,
+    pub start_ms: f64,
+    pub end_ms: f64,
+}
+
+/// An origin the page preconnected to.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct PreconnectedOriginJson {
+    pub url: String,
+    /// No request of the navigation went to this origin.
+    pub unused: bool,
+    /// `DOM` (`<link rel=preconnect>`) or `ResponseHeader` (the document's `Link` header).
+    pub source: String,
+    /// The `Link` header's part, for `ResponseHeader`.
+    pub header_text: Option<String>,
+}
+
+/// Network dependency tree: chains of critical requests, each waiting for the one before.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct NetworkDependencyTreeJson {
+    /// `fail` when a chain has two requests or more, else `pass`.
+    pub state: String,
+    /// The longest chain: its first request's start to its last request's end.
+    pub max_critical_path_latency_ms: f64,
+    /// Every chain as one tree, depth first; each request's children by their longest chain,
+    /// longest first. A redirected document appears under itself (one entry per hop).
+    pub chain: Vec<ChainRequestJson>,
+    pub preconnected_origins: Vec<PreconnectedOriginJson>,
+    /// Why DevTools' trace engine builds no dependency graph for this navigation (the chain is
+    /// then empty), e.g. `NO_LCP`.
+    pub graph_error: Option<String>,
+}
+
 /// The insights computed for a navigation (DevTools' insight set). Each is `null` when it does
 /// not apply (no LCP, no interaction).
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -356,6 +401,8 @@ pub struct InsightsJson {
     pub dom_size: Option<DomSizeJson>,
     pub forced_reflow: Option<ForcedReflowJson>,
     pub third_parties: Option<ThirdPartiesJson>,
+    /// `null` before the first navigation.
+    pub network_dependency_tree: Option<NetworkDependencyTreeJson>,
 }
 
 /// One navigation of the main frame (or `NO_NAVIGATION`).
@@ -801,6 +848,49 @@ fn more_insights_json(
             })
             .collect(),
     });
+    out.network_dependency_tree = ins
+        .network_dependency_tree
+        .as_ref()
+        .map(|t| network_tree_json(c, story, t));
+}
+
+fn network_tree_json(
+    c: &Clock,
+    story: &PageStory,
+    t: &page::network_tree::NetworkDependencyTree,
+) -> NetworkDependencyTreeJson {
+    NetworkDependencyTreeJson {
+        state: t.state.as_str().to_string(),
+        max_critical_path_latency_ms: t.max_critical_path_latency / 1000.0,
+        chain: t
+            .chain
+            .iter()
+            .map(|n| {
+                let r = &story.requests[n.request];
+                ChainRequestJson {
+                    url: r.url.clone(),
+                    request_id: r.request_id.clone(),
+                    depth: n.depth,
+                    parent: n.parent,
+                    time_from_initial_ms: n.time_from_initial / 1000.0,
+                    is_longest: n.is_longest,
+                    start_ms: c.ts(r.start),
+                    end_ms: c.ts(r.end),
+                }
+            })
+            .collect(),
+        preconnected_origins: t
+            .preconnected_origins
+            .iter()
+            .map(|p| PreconnectedOriginJson {
+                url: p.url.clone(),
+                unused: p.unused,
+                source: p.source.as_str().to_string(),
+                header_text: p.header_text.clone(),
+            })
+            .collect(),
+        graph_error: t.graph_error.map(|e| e.message().to_string()),
+    }
 }
 
 fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -> NavigationJson {
@@ -873,6 +963,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             dom_size: None,
             forced_reflow: None,
             third_parties: None,
+            network_dependency_tree: None,
         },
     }
 }

@@ -70,6 +70,11 @@ pub struct SendRequest {
     pub is_link_preload: bool,
     /// `initiator.type` and `initiator.url`.
     pub initiator: Option<(String, Option<String>)>,
+    /// `initiator.fetchType` (`script`, `link`, `xmlhttprequest`, `fetch`, …).
+    pub fetch_type: Option<String>,
+    /// The URLs of `args.data.stackTrace`'s frames, top first (empty strings kept): the script
+    /// that issued the request, for Lantern's initiators.
+    pub stack_trace: Vec<String>,
 }
 
 /// `ResourceReceiveResponse`'s data.
@@ -86,6 +91,8 @@ pub struct Response {
     pub headers: Vec<(String, String)>,
     /// `encodedDataLength` (the headers' bytes so far), 0 when absent.
     pub encoded_data_length: f64,
+    /// Whether `connectionId` is present: Lantern refuses traces whose responses lack it.
+    pub has_connection_id: bool,
 }
 
 /// `ResourceFinish`'s data.
@@ -282,6 +289,102 @@ pub struct DomStats {
     pub max_children: Option<u64>,
 }
 
+/// A frame's URL from some time on (`TracingStartedInBrowser`'s frames,
+/// `FrameCommittedInBrowser`, `CommitLoad`): DevTools' `rendererProcessesByFrame`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameUrl {
+    pub ts: i64,
+    pub frame: String,
+    pub process_id: u64,
+    pub url: String,
+}
+
+/// Which event a [`GraphEvent`] is: the names Lantern's page dependency graph
+/// (`PageDependencyGraph.getCPUNodes`/`linkCPUNodes`) reads on the main thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphEventName {
+    /// `RunTask` (or its older names): a CPU node.
+    RunTask,
+    Layout,
+    Paint,
+    ParseHtml,
+    TimerInstall,
+    TimerFire,
+    InvalidateLayout,
+    ScheduleStyleRecalculation,
+    EvaluateScript,
+    XhrReadyStateChange,
+    FunctionCall,
+    V8Compile,
+    ParseAuthorStyleSheet,
+    ResourceSendRequest,
+}
+
+/// The names of the events Lantern reads only by name (tasks and the first layout, paint and
+/// parse), and which.
+const GRAPH_MARKS: &[(&str, GraphEventName)] = &[
+    ("RunTask", GraphEventName::RunTask),
+    ("ThreadControllerImpl::RunTask", GraphEventName::RunTask),
+    ("ThreadControllerImpl::DoWork", GraphEventName::RunTask),
+    (
+        "TaskQueueManager::ProcessTaskFromWorkQueue",
+        GraphEventName::RunTask,
+    ),
+    ("Layout", GraphEventName::Layout),
+    ("Paint", GraphEventName::Paint),
+    ("ParseHTML", GraphEventName::ParseHtml),
+];
+
+/// The names whose `args.data` Lantern reads.
+const GRAPH_DATA: &[(&str, GraphEventName)] = &[
+    ("TimerInstall", GraphEventName::TimerInstall),
+    ("TimerFire", GraphEventName::TimerFire),
+    ("InvalidateLayout", GraphEventName::InvalidateLayout),
+    (
+        "ScheduleStyleRecalculation",
+        GraphEventName::ScheduleStyleRecalculation,
+    ),
+    ("EvaluateScript", GraphEventName::EvaluateScript),
+    ("XHRReadyStateChange", GraphEventName::XhrReadyStateChange),
+    ("FunctionCall", GraphEventName::FunctionCall),
+    ("v8.compile", GraphEventName::V8Compile),
+    (
+        "ParseAuthorStyleSheet",
+        GraphEventName::ParseAuthorStyleSheet,
+    ),
+    ("ResourceSendRequest", GraphEventName::ResourceSendRequest),
+];
+
+/// Whether `name` is an event Lantern reads by name alone ([`PageEvents::push_graph_mark`]).
+pub fn is_graph_mark(name: &str) -> bool {
+    GRAPH_MARKS.iter().any(|(n, _)| *n == name)
+}
+
+/// One event of a thread as Lantern's page dependency graph reads it (any thread: the graph
+/// keeps the main frame's main thread). `data` is `None` when the event had no `args.data`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphEvent {
+    pub at: Stamp,
+    /// `dur` as written (0 when absent).
+    pub dur: i64,
+    pub name: GraphEventName,
+    pub data: Option<Box<GraphEventData>>,
+}
+
+/// What Lantern reads of a [`GraphEvent`]'s `args.data`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GraphEventData {
+    pub frame: Option<String>,
+    /// `url` (`styleSheetUrl` for `ParseAuthorStyleSheet`).
+    pub url: Option<String>,
+    /// `timerId` as its JSON text.
+    pub timer_id: Option<String>,
+    pub request_id: Option<String>,
+    pub ready_state: Option<i64>,
+    /// The URLs of `stackTrace`'s frames.
+    pub stack: Vec<String>,
+}
+
 /// The page's events, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct PageEvents {
@@ -313,6 +416,14 @@ pub struct PageEvents {
     pub dom_loading: Vec<(Stamp, String)>,
     /// `Animation` async events, in file order.
     pub animations: Vec<AnimationEvent>,
+    /// Each frame's URL over time (DevTools' `rendererProcessesByFrame`).
+    pub frame_urls: Vec<FrameUrl>,
+    /// `TracingSessionIdForWorker`'s `workerThreadId`s.
+    pub worker_threads: Vec<u64>,
+    /// `LinkPreconnect`'s `url`s: `<link rel=preconnect>`.
+    pub link_preconnects: Vec<String>,
+    /// Tasks and the events in them that Lantern's dependency graph reads, in file order.
+    pub graph_events: Vec<GraphEvent>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
@@ -349,6 +460,18 @@ const NAMES: &[&str] = &[
     "LayoutImageUnsized",
     "domLoading",
     "Animation",
+    "FrameCommittedInBrowser",
+    "CommitLoad",
+    "TracingSessionIdForWorker",
+    "LinkPreconnect",
+    "TimerInstall",
+    "TimerFire",
+    "InvalidateLayout",
+    "ScheduleStyleRecalculation",
+    "EvaluateScript",
+    "XHRReadyStateChange",
+    "v8.compile",
+    "ParseAuthorStyleSheet",
 ];
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
@@ -419,7 +542,53 @@ fn is_base64(s: &str) -> bool {
         && body.len() % 4 != 1
 }
 
+/// The URLs of `v.stackTrace`'s frames.
+fn stack_urls(v: &Value) -> Vec<String> {
+    v.get("stackTrace")
+        .and_then(Value::as_array)
+        .map(|s| s.iter().map(|f| string(str_at(f, &["url"]))).collect())
+        .unwrap_or_default()
+}
+
+/// What Lantern reads of a `name` event's `args.data`.
+fn graph_data(name: GraphEventName, data: &Value) -> GraphEventData {
+    let url_key = match name {
+        GraphEventName::ParseAuthorStyleSheet => "styleSheetUrl",
+        _ => "url",
+    };
+    GraphEventData {
+        frame: str_at(data, &["frame"]).map(str::to_string),
+        url: str_at(data, &[url_key]).map(str::to_string),
+        timer_id: data.get("timerId").map(Value::to_string),
+        request_id: str_at(data, &["requestId"]).map(str::to_string),
+        ready_state: data.get("readyState").and_then(Value::as_i64),
+        stack: stack_urls(data),
+    }
+}
+
 impl PageEvents {
+    /// Keeps a task, layout, paint or HTML parse for Lantern's dependency graph (the names
+    /// [`is_graph_mark`] accepts); their args are not read.
+    pub fn push_graph_mark(&mut self, name: &str, at: Stamp, dur: i64) {
+        if let Some(&(_, g)) = GRAPH_MARKS.iter().find(|(n, _)| *n == name) {
+            self.graph_events.push(GraphEvent {
+                at,
+                dur,
+                name: g,
+                data: None,
+            });
+        }
+    }
+
+    fn push_frame_url(&mut self, ts: i64, f: &Value) {
+        self.frame_urls.push(FrameUrl {
+            ts,
+            frame: string(str_at(f, &["frame"])),
+            process_id: f.get("processId").and_then(Value::as_u64).unwrap_or(0),
+            url: string(str_at(f, &["url"])),
+        });
+    }
+
     fn skip(&mut self, name: &'static str) {
         match self.skipped.iter_mut().find(|(n, _)| *n == name) {
             Some((_, n)) => *n += 1,
@@ -448,6 +617,14 @@ impl PageEvents {
             None => Value::Null,
         };
         let data = args.get("data").unwrap_or(&Value::Null);
+        if let Some(&(_, g)) = GRAPH_DATA.iter().find(|(n, _)| *n == name) {
+            self.graph_events.push(GraphEvent {
+                at: at.clone(),
+                dur: 0,
+                name: g,
+                data: data.is_object().then(|| Box::new(graph_data(g, data))),
+            });
+        }
         if matches!(ph, b'X' | b'B') {
             if let Some(url) = data
                 .get("stackTrace")
@@ -493,6 +670,8 @@ impl PageEvents {
                                 str_at(data, &["initiator", "url"]).map(str::to_string),
                             )
                         }),
+                        fetch_type: str_at(data, &["initiator", "fetchType"]).map(str::to_string),
+                        stack_trace: stack_urls(data),
                     })
                 }
                 "ResourceReceiveResponse" => NetworkEvent::ReceiveResponse(Response {
@@ -503,6 +682,7 @@ impl PageEvents {
                     from_service_worker: bool_at(data, &["fromServiceWorker"]),
                     timing: data.get("timing").and_then(timing_of),
                     encoded_data_length: f64_at(data, &["encodedDataLength"]).unwrap_or(0.0),
+                    has_connection_id: data.get("connectionId").is_some(),
                     headers: data
                         .get("headers")
                         .and_then(Value::as_array)
@@ -677,6 +857,38 @@ impl PageEvents {
                 if let Some(f) = main {
                     self.main_frame =
                         Some((string(str_at(f, &["frame"])), string(str_at(f, &["url"]))));
+                }
+                for f in frames.into_iter().flatten() {
+                    self.push_frame_url(at.ts, f);
+                }
+                return;
+            }
+            "FrameCommittedInBrowser" => {
+                if data.is_object() {
+                    self.push_frame_url(at.ts, data);
+                }
+                return;
+            }
+            "CommitLoad" => {
+                if data.is_object() {
+                    self.frame_urls.push(FrameUrl {
+                        ts: at.ts,
+                        frame: string(str_at(data, &["frame"])),
+                        process_id: at.pid,
+                        url: string(str_at(data, &["url"])),
+                    });
+                }
+                return;
+            }
+            "TracingSessionIdForWorker" => {
+                if let Some(tid) = data.get("workerThreadId").and_then(Value::as_u64) {
+                    self.worker_threads.push(tid);
+                }
+                return;
+            }
+            "LinkPreconnect" => {
+                if let Some(url) = str_at(data, &["url"]) {
+                    self.link_preconnects.push(url.to_string());
                 }
                 return;
             }
@@ -935,6 +1147,83 @@ mod tests {
         assert!(page.requests.is_empty());
         let w = page.warnings();
         assert_eq!(w.len(), 2, "{w:?}");
+    }
+
+    #[test]
+    fn lanterns_events_keep_file_order_and_their_data() {
+        let mut page = PageEvents::default();
+        page.push_graph_mark("RunTask", at(10), 50);
+        page.push(
+            "EvaluateScript",
+            "devtools.timeline",
+            b'X',
+            at(12),
+            None,
+            Some(r#"{"data": {"url": "https://a.test/app.js", "frame": "F1"}}"#),
+        );
+        page.push(
+            "TimerInstall",
+            "devtools.timeline",
+            b'I',
+            at(13),
+            None,
+            Some(r#"{"data": {"timerId": 7, "stackTrace": [{"url": "https://a.test/x.js"}, {"url": ""}]}}"#),
+        );
+        page.push(
+            "TimerFire",
+            "devtools.timeline",
+            b'X',
+            at(70),
+            None,
+            Some("{}"),
+        );
+        page.push_graph_mark("NotATask", at(80), 5);
+        let names: Vec<GraphEventName> = page.graph_events.iter().map(|e| e.name).collect();
+        assert_eq!(
+            names,
+            [
+                GraphEventName::RunTask,
+                GraphEventName::EvaluateScript,
+                GraphEventName::TimerInstall,
+                GraphEventName::TimerFire
+            ]
+        );
+        assert_eq!(page.graph_events[0].dur, 50);
+        let eval = page.graph_events[1].data.as_deref().unwrap();
+        assert_eq!(eval.url.as_deref(), Some("https://a.test/app.js"));
+        assert_eq!(eval.frame.as_deref(), Some("F1"));
+        let timer = page.graph_events[2].data.as_deref().unwrap();
+        assert_eq!(timer.timer_id.as_deref(), Some("7"));
+        assert_eq!(timer.stack, ["https://a.test/x.js", ""]);
+        // No `args.data`: Lantern skips the event.
+        assert!(page.graph_events[3].data.is_none());
+    }
+
+    #[test]
+    fn frames_urls_come_from_tracing_start_and_commits() {
+        let mut page = PageEvents::default();
+        page.push(
+            "TracingStartedInBrowser",
+            "x",
+            b'I',
+            at(1),
+            None,
+            Some(r#"{"data": {"frames": [{"frame": "F", "processId": 5, "url": "about:blank"}]}}"#),
+        );
+        page.push(
+            "FrameCommittedInBrowser",
+            "x",
+            b'I',
+            at(2),
+            None,
+            Some(r#"{"data": {"frame": "F", "processId": 5, "url": "https://a.test/"}}"#),
+        );
+        let urls: Vec<(&str, u64, &str)> = page
+            .frame_urls
+            .iter()
+            .map(|f| (f.frame.as_str(), f.process_id, f.url.as_str()))
+            .collect();
+        assert_eq!(urls, [("F", 5, "about:blank"), ("F", 5, "https://a.test/")]);
     }
 
     #[test]

@@ -322,6 +322,10 @@ impl State {
             self.page
                 .push(name, cat, ph, at, id, e.args.map(RawValue::get));
         }
+        if page_events::is_graph_mark(name) {
+            let at = Stamp { ts, pid, tid };
+            self.page.push_graph_mark(name, at, dur);
+        }
 
         match (ph, name) {
             (b'M', "thread_name") | (b'M', "process_name") => {

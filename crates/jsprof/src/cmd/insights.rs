@@ -1,7 +1,8 @@
 //! `jsprof insights TRACE`: the page's Web Vitals per navigation (FCP, LCP, CLS, INP, DCL,
 //! load), then the evidence DevTools' insights show: the LCP breakdown, the longest
 //! interaction's phases, the layout-shift clusters, render-blocking requests, LCP discovery,
-//! document latency, forced reflow, DOM size, third parties and long tasks.
+//! document latency, the network dependency tree, forced reflow, DOM size, third parties and
+//! long tasks.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -195,6 +196,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     }
                 )?;
             }
+            if let Some(t) = ins.network_dependency_tree.as_ref() {
+                write_network_tree(out, t)?;
+            }
             if let Some(f) = ins.forced_reflow.as_ref().filter(|f| f.reflow_events > 0) {
                 writeln!(
                     out,
@@ -251,4 +255,42 @@ pub fn run(args: Args) -> Result<ExitCode> {
         )
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The network dependency tree as an indented tree: each request's end from the chain's start,
+/// the critical path marked `*`.
+fn write_network_tree(
+    out: &mut dyn Write,
+    t: &jsprof_document::page::NetworkDependencyTreeJson,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "\nNetwork dependency tree: {} (max critical path latency {})",
+        t.state,
+        fmt_ms(t.max_critical_path_latency_ms)
+    )?;
+    if let Some(e) = &t.graph_error {
+        writeln!(out, "  no dependency graph: {e}")?;
+    }
+    for r in &t.chain {
+        writeln!(
+            out,
+            "  {:>10} {} {:indent$}{}",
+            fmt_ms(r.time_from_initial_ms),
+            if r.is_longest { '*' } else { ' ' },
+            "",
+            r.url,
+            indent = 2 * r.depth
+        )?;
+    }
+    for p in &t.preconnected_origins {
+        writeln!(
+            out,
+            "  preconnected ({}): {}{}",
+            p.source,
+            p.url,
+            if p.unused { "  (unused)" } else { "" }
+        )?;
+    }
+    Ok(())
 }

@@ -568,6 +568,122 @@ fn more_insights_match_the_trace_engine() {
 
 /// Our `third_parties` insight against the oracle's `ThirdParties`, entity by entity.
 #[track_caller]
+/// The network dependency tree (critical request chains on Lantern's graph): every request of
+/// the tree in the engine's order, its parent, times and the critical path; the max latency,
+/// the state and the preconnected origins.
+#[test]
+fn network_dependency_tree_matches_the_trace_engine() {
+    for name in PAGE_LOADS {
+        let ours = jsprof_json(&["insights", &input(name), "--json"]);
+        let chains = assert_network_tree_matches(&ours, &oracle(name), name);
+        assert!(
+            chains >= 2,
+            "{name}: the recorded page loads chain requests"
+        );
+    }
+}
+
+/// Where the engine has no Lantern graph for a navigation (no LCP; responses without a
+/// connection id, a trace too old) its tree is empty and passes: ours says so and why, and
+/// equals the oracle's on the same edited page load when the oracle is built.
+#[test]
+fn network_dependency_tree_is_empty_without_lanterns_graph() {
+    let trace = golden(&fixtures().join("trace/pageload.trace.json.gz"));
+    type Edit = fn(&mut Value);
+    let edits: [(&str, &str, Edit); 2] = [
+        ("no-lcp", "NO_LCP", |e| {
+            if e["name"] == "largestContentfulPaint::Candidate" {
+                e["name"] = "edited-out".into();
+            }
+        }),
+        ("too-old", "Trace is too old", |e| {
+            if e["name"] == "ResourceReceiveResponse" {
+                e["args"]["data"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("connectionId");
+            }
+        }),
+    ];
+    for (name, why, edit) in edits {
+        let mut t = trace.clone();
+        t["traceEvents"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .for_each(edit);
+        let path = temp_file(&format!("{name}.trace.json"), t.to_string().as_bytes());
+        let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+        let tree = &ours["navigations"][0]["insights"]["network_dependency_tree"];
+        assert_eq!(tree["state"], "pass", "{name}");
+        assert_eq!(tree["chain"], serde_json::json!([]), "{name}");
+        assert_eq!(tree["graph_error"], why, "{name}");
+        if let Some(want) = crate::support::run_oracle("insights-oracle", &path) {
+            assert_network_tree_matches(&ours, &want, name);
+        }
+    }
+}
+
+/// Compares the network dependency tree of every navigation of `ours` (`insights --json`) with
+/// the oracle's `want`; returns how many chain entries there were.
+pub(crate) fn assert_network_tree_matches(ours: &Value, want: &Value, name: &str) -> usize {
+    let mut chains = 0;
+    for (n, w) in ours["navigations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(want["navigations"].as_array().unwrap())
+    {
+        let at = format!("{name} {}", w["id"]);
+        let t = &n["insights"]["network_dependency_tree"];
+        let wt = &want["insights"][w["id"].as_str().unwrap()]["NetworkDependencyTree"];
+        if w["navigation"].is_null() {
+            assert!(t.is_null(), "{at}: no navigation, no tree");
+            continue;
+        }
+        assert_eq!(t["state"], wt["state"], "{at} state");
+        assert_eq!(t["state"] == "fail", wt["fail"] == true, "{at} fail");
+        close(
+            &t["max_critical_path_latency_ms"],
+            &wt["max_critical_path_latency_ms"],
+            MS,
+            &format!("{at} max critical path latency"),
+        );
+        let (c, wc) = (
+            t["chain"].as_array().unwrap(),
+            wt["chain"].as_array().unwrap(),
+        );
+        assert_eq!(
+            c.len(),
+            wc.len(),
+            "{at} chain: ours {c:#?}\nDevTools {wc:#?}"
+        );
+        for (k, (r, wr)) in c.iter().zip(wc).enumerate() {
+            let at = format!("{at} chain[{k}]");
+            assert_eq!(r["url"], wr["url"], "{at}");
+            assert_eq!(r["depth"], wr["depth"], "{at} depth");
+            let parent = r["parent"].as_u64().map(|p| &c[p as usize]["url"]);
+            assert_eq!(parent.unwrap_or(&Value::Null), &wr["parent"], "{at} parent");
+            assert_eq!(r["is_longest"], wr["is_longest"], "{at} is_longest");
+            for key in ["time_from_initial_ms", "start_ms", "end_ms"] {
+                close(&r[key], &wr[key], MS, &format!("{at} {key}"));
+            }
+        }
+        chains += c.len();
+        let (p, wp) = (
+            t["preconnected_origins"].as_array().unwrap(),
+            wt["preconnected_origins"].as_array().unwrap(),
+        );
+        assert_eq!(p.len(), wp.len(), "{at} preconnected origins");
+        for (o, wo) in p.iter().zip(wp) {
+            for key in ["url", "unused", "source"] {
+                assert_eq!(o[key], wo[key], "{at} preconnected origin {key}");
+            }
+        }
+    }
+    chains
+}
+
 fn assert_third_parties(p: &Value, wp: &Value, at: &str) {
     assert_eq!(p["state"], wp["state"], "{at} ThirdParties state");
     assert_eq!(p["first_party"], wp["first_party"], "{at}");

@@ -4,9 +4,10 @@
 //! pass/fail state, and for forced reflow and DOM size the trace events the engine lists as
 //! `relatedEvents` ([`RelatedEvent`], placed on their thread's timeline for the UI to outline).
 //!
-//! What is not here, and why: the render-blocking and LCP-discovery *savings* and the network
-//! dependency tree come from the engine's Lantern simulation (a dependency graph of requests and
-//! CPU tasks replayed under a throttled network model), which this module does not reproduce.
+//! The network dependency tree is [`super::network_tree`], on Lantern's dependency graph
+//! ([`super::dependency_graph`]). What is not here, and why: the render-blocking and
+//! LCP-discovery *savings* come from the engine's Lantern simulation (that graph replayed under a
+//! throttled network model), which this crate does not reproduce.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -182,6 +183,8 @@ pub struct NavigationInsights {
     pub forced_reflow: Option<ForcedReflow>,
     pub third_parties: Option<super::third_parties::ThirdParties>,
     pub cls_culprits: Option<super::cls_culprits::ClsCulprits>,
+    /// `None` for the trace's stretch before any navigation.
+    pub network_dependency_tree: Option<super::network_tree::NetworkDependencyTree>,
 }
 
 /// The engine's `eventIsInBounds`: starts by the window's end, ends after its start.
@@ -224,6 +227,9 @@ pub fn navigation_insights(
         third_parties: Some(super::third_parties::third_parties(
             trace, requests, nav, timelines,
         )),
+        network_dependency_tree: nav
+            .ts
+            .map(|_| super::network_tree::network_dependency_tree(trace, requests, vitals, nav)),
     }
 }
 

@@ -9,8 +9,11 @@
 
 pub mod animations;
 pub mod cls_culprits;
+pub mod dependency_graph;
 pub mod insights;
+pub mod lantern_requests;
 pub mod network;
+pub mod network_tree;
 pub mod third_parties;
 pub mod timings;
 pub mod vitals;

@@ -58,6 +58,17 @@ pub struct Request {
     pub initiator: Option<(String, Option<String>)>,
     /// URLs this request was redirected from, in order.
     pub redirects: Vec<String>,
+    /// Each redirect's start and duration (µs), as the engine's `redirects[i].ts`/`dur`: from
+    /// its `ResourceWillSendRequest` to the next (its `ResourceSendRequest`s without them).
+    pub redirect_spans: Vec<(f64, f64)>,
+    /// The final `ResourceSendRequest` (µs).
+    pub final_send: f64,
+    /// The final send's `initiator.fetchType`.
+    pub fetch_type: Option<String>,
+    /// The URLs of the final send's `stackTrace`, top first.
+    pub stack_trace: Vec<String>,
+    /// A response without a `connectionId` (a trace too old for Lantern).
+    pub response_without_connection: bool,
     /// From the first send to the last (DevTools' `redirectionDuration`), µs.
     pub redirection_duration: f64,
     /// `<link rel=preload>`.
@@ -236,6 +247,19 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
                 .iter()
                 .map(|(_, s)| s.url.clone())
                 .collect(),
+            redirect_spans: (0..g.send.len() - 1)
+                .map(|i| match (g.will_send.get(i), g.will_send.get(i + 1)) {
+                    (Some(a), Some(b)) => (us(a.ts), us(b.ts) - us(a.ts)),
+                    _ => (
+                        us(g.send[i].0.ts),
+                        us(g.send[i + 1].0.ts) - us(g.send[i].0.ts),
+                    ),
+                })
+                .collect(),
+            final_send: us(final_at.ts),
+            fetch_type: last.fetch_type.clone(),
+            stack_trace: last.stack_trace.clone(),
+            response_without_connection: g.response.is_some_and(|(_, r)| !r.has_connection_id),
             redirection_duration: end_redirect - start,
             is_link_preload: last.is_link_preload,
             response_headers: g

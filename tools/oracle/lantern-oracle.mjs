@@ -1,0 +1,48 @@
+// Lantern's page dependency graph of each navigation of a trace, as DevTools' trace engine builds
+// it (npm @paulirish/trace_engine 0.0.65, `lantern/graph/PageDependencyGraph.createGraph`, called
+// by the engine's `#createLanternContext` for every main-frame navigation).
+//   node lantern-oracle.mjs TRACE.json[.gz]  > lantern.json
+// The engine is found as insights-oracle.mjs finds it: $TRACE_ENGINE or node_modules next to this
+// script. Output: {tool, file, graphs: [{root_url, nodes: [{type ('network'|'cpu'), id (a request
+// id, `:redirect` per redirect hop; `tid.ts` for a task), url (network), start_us, end_us,
+// dependencies: [id]}]}]} — one graph per navigation the engine built one for, in navigation
+// order; nodes in the engine's breadth-first order from the root (each node's dependents in the
+// order the engine added them), dependencies in the order the engine added them.
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+import {createRequire} from 'node:module';
+const require = createRequire(import.meta.url);
+let base = process.env.TRACE_ENGINE || require.resolve('@paulirish/trace_engine/package.json').replace(/package\.json$/, '');
+if (!base.endsWith('/')) base += '/';
+globalThis.DOMRect ??= class DOMRect { constructor(x = 0, y = 0, w = 0, h = 0) { Object.assign(this, {x, y, width: w, height: h, top: y, left: x, right: x + w, bottom: y + h}); } };
+for (const k of ['log', 'info', 'debug', 'warn']) console[k] = (...a) => console.error(...a);   // stdout is for the JSON only
+const Trace = await import(base + 'models/trace/trace.js');
+const Lantern = await import(base + 'models/trace/lantern/lantern.js');
+
+// The engine builds the graph inside its processor and keeps only what the insights need of it:
+// wrap the builder to see each graph as it is made.
+const graphs = [];
+const PDG = Lantern.Graph.PageDependencyGraph;
+const createGraph = PDG.createGraph;
+PDG.createGraph = function (...args) {
+  const root = createGraph.apply(this, args);
+  graphs.push(root);
+  return root;
+};
+
+const file = process.argv[2];
+if (!file) { console.error('usage: node lantern-oracle.mjs TRACE.json[.gz]'); process.exit(2); }
+let buf = fs.readFileSync(file);
+if (buf[0] === 0x1f && buf[1] === 0x8b) buf = zlib.gunzipSync(buf);
+const json = JSON.parse(buf.toString('utf8'));
+const events = Array.isArray(json) ? json : json.traceEvents;
+const model = Trace.TraceModel.Model.createWithAllHandlers();
+await model.parse(events, {metadata: Array.isArray(json) ? {} : (json.metadata ?? {}), isFreshRecording: false});
+
+const out = graphs.map((root) => {
+  const nodes = [];
+  root.traverse((n) => nodes.push({type: n.type, id: n.id, ...(n.type === 'network' ? {url: n.request.url} : {}),
+    start_us: n.startTime, end_us: n.endTime, dependencies: n.getDependencies().map((d) => d.id)}));
+  return {root_url: root.request.url, nodes};
+});
+process.stdout.write(JSON.stringify({tool: 'lantern page dependency graph (@paulirish/trace_engine)', file: file.split('/').pop(), graphs: out}) + '\n');
