@@ -566,21 +566,20 @@ fn more_insights_match_the_trace_engine() {
     }
 }
 
-/// Our `third_parties` insight against the oracle's `ThirdParties`, entity by entity.
-#[track_caller]
 /// The network dependency tree (critical request chains on Lantern's graph): every request of
 /// the tree in the engine's order, its parent, times and the critical path; the max latency,
 /// the state and the preconnected origins.
 #[test]
 fn network_dependency_tree_matches_the_trace_engine() {
+    let mut longest = 0;
     for name in PAGE_LOADS {
         let ours = jsprof_json(&["insights", &input(name), "--json"]);
         let chains = assert_network_tree_matches(&ours, &oracle(name), name);
-        assert!(
-            chains >= 2,
-            "{name}: the recorded page loads chain requests"
-        );
+        // The animation page loads one document and nothing else: a tree of its root alone.
+        assert!(chains >= 1, "{name}: a tree without its document");
+        longest = longest.max(chains);
     }
+    assert!(longest >= 3, "no recorded page load chains requests");
 }
 
 /// Where the engine has no Lantern graph for a navigation (no LCP; responses without a
@@ -684,6 +683,8 @@ pub(crate) fn assert_network_tree_matches(ours: &Value, want: &Value, name: &str
     chains
 }
 
+/// Our `third_parties` insight against the oracle's `ThirdParties`, entity by entity.
+#[track_caller]
 fn assert_third_parties(p: &Value, wp: &Value, at: &str) {
     assert_eq!(p["state"], wp["state"], "{at} ThirdParties state");
     assert_eq!(p["first_party"], wp["first_party"], "{at}");
