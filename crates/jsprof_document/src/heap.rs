@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 
 use jsprof_heap::{
-    edge_label, edge_name, edge_source, edge_type_name, retaining_paths, summary, Analysis,
-    CompareSide, HeapSnapshot, Identities, InterfaceDefinition, PathOptions, RetainerIndex, SortBy,
-    Statistics,
+    edge_label, edge_name, edge_source, edge_type_name, retaining_paths, Analysis, ClassRow,
+    CompareSide, HeapSnapshot, Identities, InterfaceDefinition, Overview, PathOptions,
+    RetainerIndex, SortBy, Statistics, Warning,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -49,7 +49,12 @@ fn distance_json<S: serde::Serializer>(
 
 /// The warnings of a snapshot.
 pub fn warnings(s: &HeapSnapshot) -> Vec<JsonWarning> {
-    s.warnings
+    warnings_of(&s.warnings)
+}
+
+/// Reader warnings as JSON.
+pub fn warnings_of(warnings: &[Warning]) -> Vec<JsonWarning> {
+    warnings
         .iter()
         .map(|w| JsonWarning {
             at: w.at.clone(),
@@ -230,7 +235,20 @@ impl BetweenJson {
 
 /// The Summary sorted by `sort`, at most `limit` classes (0 = all).
 pub fn summary_report(s: &HeapSnapshot, a: &Analysis, sort: SortBy, limit: usize) -> SummaryReport {
-    summary_report_of(s, a, sort, limit, None)
+    overview_summary_report(&Overview::of(s, a), sort, limit)
+}
+
+/// [`summary_report`] from a snapshot's [`Overview`] (as the heap index keeps it).
+pub fn overview_summary_report(o: &Overview, sort: SortBy, limit: usize) -> SummaryReport {
+    SummaryReport {
+        kind: o.kind,
+        warnings: warnings_of(&o.warnings),
+        node_count: o.node_count,
+        total_size: o.total_size,
+        statistics: statistics_json(&o.statistics),
+        between: None,
+        classes: classes_json(o.classes_by(sort), limit),
+    }
 }
 
 /// The Summary of the objects allocated between two snapshots (`between`), as
@@ -242,42 +260,33 @@ pub fn summary_report_between(
     limit: usize,
     between: BetweenJson,
 ) -> SummaryReport {
-    summary_report_of(s, a, sort, limit, Some(between))
-}
-
-fn summary_report_of(
-    s: &HeapSnapshot,
-    a: &Analysis,
-    sort: SortBy,
-    limit: usize,
-    between: Option<BetweenJson>,
-) -> SummaryReport {
-    let mut rows = match between {
-        None => summary(s, a, sort),
-        Some(b) => jsprof_heap::summary_between(s, a, sort, b.ids()),
-    };
-    if limit > 0 {
-        rows.truncate(limit);
-    }
+    let rows = jsprof_heap::summary_between(s, a, sort, between.ids());
     SummaryReport {
         kind: s.kind(),
         warnings: warnings(s),
         node_count: s.node_count(),
         total_size: a.total_size,
         statistics: statistics_json(&a.statistics),
-        between,
-        classes: rows
-            .into_iter()
-            .map(|r| ClassJson {
-                key: r.key,
-                name: r.name,
-                count: r.count,
-                self_size: r.self_size,
-                retained_size: r.retained_size,
-                distance: r.distance,
-            })
-            .collect(),
+        between: Some(between),
+        classes: classes_json(rows, limit),
     }
+}
+
+/// The first `limit` rows (0 = all) as JSON.
+fn classes_json(mut rows: Vec<ClassRow>, limit: usize) -> Vec<ClassJson> {
+    if limit > 0 {
+        rows.truncate(limit);
+    }
+    rows.into_iter()
+        .map(|r| ClassJson {
+            key: r.key,
+            name: r.name,
+            count: r.count,
+            self_size: r.self_size,
+            retained_size: r.retained_size,
+            distance: r.distance,
+        })
+        .collect()
 }
 
 #[derive(Serialize, JsonSchema)]

@@ -4,7 +4,10 @@
 //! After the first analysis of a snapshot its columns (as the analysis left them: detached nodes
 //! renamed, sizes moved to owners, class names appended to the strings), the dominators, retained
 //! sizes, distances, classes, retainer counts, statistics and interface definitions are written to
-//! one file per snapshot path in the cache directory ([`format`] describes the bytes). An index is
+//! one file per snapshot path in the cache directory ([`format`] describes the bytes), with an
+//! [`Overview`]: the Summary's rows and the totals, as [`Overview::of`] computed them. Most
+//! commands read the whole index back ([`open_analysed`]); the Summary and the Statistics read the
+//! header and the overview alone ([`open_overview`]). An index is
 //! used only for the same canonical path with the same size, modification time and SHA-256 of the
 //! file's first and last MiB, written by the same build of this crate; anything else (a changed
 //! snapshot, another jsprof, a truncated or damaged index) is reported in one line and the snapshot
@@ -21,6 +24,9 @@
 //! partial index (only a temporary file, removed by a later eviction pass once it is stale).
 
 mod format;
+mod overview;
+
+pub use overview::Overview;
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom};
@@ -30,7 +36,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
-use crate::analysis::{analyze, Analysis};
+use crate::analysis::{analyze, analyze_with, Analysis, AnalyzeOptions};
 use crate::snapshot::HeapSnapshot;
 use format::{Key, Reject};
 
@@ -156,20 +162,11 @@ pub struct Opened {
 pub fn open_analysed<E>(
     path: Option<&Path>,
     cache: Option<&HeapCache>,
-    read: impl FnOnce() -> Result<HeapSnapshot, E>,
+    read: impl FnMut() -> Result<HeapSnapshot, E>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Opened, E> {
     let mut notes = Vec::new();
-    let slot = match (path, cache) {
-        (Some(path), Some(cache)) => match Slot::of(cache, path) {
-            Ok(slot) => slot,
-            Err(e) => {
-                notes.push(format!("heap index not used: {e}"));
-                None
-            }
-        },
-        _ => None,
-    };
+    let slot = slot_of(path, cache, &mut notes);
     if let Some(slot) = &slot {
         match slot.load(progress) {
             Ok(Some((snapshot, analysis))) => {
@@ -184,20 +181,114 @@ pub fn open_analysed<E>(
             Err(note) => notes.push(note),
         }
     }
-    let mut snapshot = read()?;
-    progress(Progress::Analysing);
-    let analysis = analyze(&mut snapshot);
-    if let Some(slot) = &slot {
-        if let Err(note) = slot.store(&snapshot, &analysis, progress) {
-            notes.push(note);
-        }
-    }
+    let (snapshot, analysis, _) = analyse_and_store(slot.as_ref(), read, progress, &mut notes)?;
     Ok(Opened {
         snapshot,
         analysis,
         from_index: false,
         notes,
     })
+}
+
+/// A snapshot's [`Overview`], and how it was obtained.
+pub struct OpenedOverview {
+    pub overview: Overview,
+    /// True when it came from the index rather than from reading and analysing the file.
+    pub from_index: bool,
+    /// One line each, for stderr: an index that was refused, or could not be written.
+    pub notes: Vec<String>,
+}
+
+/// As [`open_analysed`], for what the Summary and the Statistics print: from a valid index that
+/// is its header and overview section alone (the graph's columns are not read); else the snapshot
+/// is read and analysed, its index kept, and the overview computed from the graph.
+pub fn open_overview<E>(
+    path: Option<&Path>,
+    cache: Option<&HeapCache>,
+    read: impl FnMut() -> Result<HeapSnapshot, E>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<OpenedOverview, E> {
+    let mut notes = Vec::new();
+    let slot = slot_of(path, cache, &mut notes);
+    if let Some(slot) = &slot {
+        match slot.load_overview() {
+            Ok(Some(overview)) => {
+                return Ok(OpenedOverview {
+                    overview,
+                    from_index: true,
+                    notes,
+                })
+            }
+            Ok(None) => {}
+            Err(note) => notes.push(note),
+        }
+    }
+    let (snapshot, analysis, stored) =
+        analyse_and_store(slot.as_ref(), read, progress, &mut notes)?;
+    Ok(OpenedOverview {
+        overview: stored.unwrap_or_else(|| Overview::of(&snapshot, &analysis)),
+        from_index: false,
+        notes,
+    })
+}
+
+/// The cache's place for the snapshot at `path`, when there is one; why not goes to `notes`.
+fn slot_of<'a>(
+    path: Option<&Path>,
+    cache: Option<&'a HeapCache>,
+    notes: &mut Vec<String>,
+) -> Option<Slot<'a>> {
+    match (path, cache) {
+        (Some(path), Some(cache)) => Slot::of(cache, path).unwrap_or_else(|e| {
+            notes.push(format!("heap index not used: {e}"));
+            None
+        }),
+        _ => None,
+    }
+}
+
+/// How the front doors analyse: big graphs set the columns the dominators do not read aside in
+/// the system's temporary directory (`$TMPDIR`) while they run, unless `JSPROF_HEAP_SPILL=0`.
+fn analyze_options() -> AnalyzeOptions {
+    let off = std::env::var_os("JSPROF_HEAP_SPILL").is_some_and(|v| v == "0");
+    AnalyzeOptions {
+        spill_dir: (!off).then(std::env::temp_dir),
+        ..AnalyzeOptions::default()
+    }
+}
+
+/// `read()` and DevTools' analysis, the index written to `slot`; with the overview the index
+/// holds, when one was written.
+fn analyse_and_store<E>(
+    slot: Option<&Slot<'_>>,
+    mut read: impl FnMut() -> Result<HeapSnapshot, E>,
+    progress: &mut dyn FnMut(Progress),
+    notes: &mut Vec<String>,
+) -> Result<(HeapSnapshot, Analysis, Option<Overview>), E> {
+    let mut snapshot = read()?;
+    progress(Progress::Analysing);
+    let analysis = match analyze_with(&mut snapshot, &analyze_options()) {
+        Ok(analysis) => analysis,
+        Err(e) => {
+            // The columns set aside could not be read back: read the snapshot again and keep
+            // everything in memory this time.
+            notes.push(format!(
+                "the analysis' scratch file in {} could not be read back ({e}); analysed again in memory",
+                std::env::temp_dir().display()
+            ));
+            snapshot = read()?;
+            progress(Progress::Analysing);
+            analyze(&mut snapshot)
+        }
+    };
+    let mut stored = None;
+    if let Some(slot) = slot {
+        match slot.store(&snapshot, &analysis, progress) {
+            Ok(overview) => stored = overview,
+            Err(note) => notes.push(note),
+        }
+    }
+    Ok((snapshot, analysis, stored))
 }
 
 /// One snapshot's place in the cache.
@@ -241,15 +332,9 @@ impl<'a> Slot<'a> {
         &self,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Option<(HeapSnapshot, Analysis)>, String> {
-        let file = match File::open(&self.entry) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(self.note_read(&Reject::Io(e))),
+        let Some((file, len)) = self.open()? else {
+            return Ok(None);
         };
-        let len = file
-            .metadata()
-            .map_err(|e| self.note_read(&Reject::Io(e)))?
-            .len();
         let mut reader = BufReader::with_capacity(1 << 16, file);
         let mut report = |done, total| progress(Progress::ReadingIndex { done, total });
         match format::read_index(&mut reader, len, &self.key, &mut report) {
@@ -260,6 +345,36 @@ impl<'a> Slot<'a> {
             }
             Err(reject) => Err(self.note_read(&reject)),
         }
+    }
+
+    /// The index's overview when it is valid, as [`Slot::load`] says; only the header and the
+    /// overview section are read.
+    fn load_overview(&self) -> Result<Option<Overview>, String> {
+        let Some((file, len)) = self.open()? else {
+            return Ok(None);
+        };
+        let mut reader = BufReader::with_capacity(1 << 16, file);
+        match format::read_overview(&mut reader, len, &self.key) {
+            Ok(overview) => {
+                let _ = reader.get_ref().set_modified(SystemTime::now());
+                Ok(Some(overview))
+            }
+            Err(reject) => Err(self.note_read(&reject)),
+        }
+    }
+
+    /// The index file and its length; `Ok(None)` when there is none.
+    fn open(&self) -> Result<Option<(File, u64)>, String> {
+        let file = match File::open(&self.entry) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.note_read(&Reject::Io(e))),
+        };
+        let len = file
+            .metadata()
+            .map_err(|e| self.note_read(&Reject::Io(e)))?
+            .len();
+        Ok(Some((file, len)))
     }
 
     fn note_read(&self, reject: &Reject) -> String {
@@ -280,18 +395,19 @@ impl<'a> Slot<'a> {
         }
     }
 
-    /// Writes the index under a temporary name and renames it; then evicts. `Err(note)`
-    /// when it could not.
+    /// Writes the index under a temporary name and renames it; then evicts. Gives the overview
+    /// it wrote (`None` when the tables are not indexed); `Err(note)` when it could not.
     fn store(
         &self,
         s: &HeapSnapshot,
         a: &Analysis,
         progress: &mut dyn FnMut(Progress),
-    ) -> Result<(), String> {
+    ) -> Result<Option<Overview>, String> {
         if format::check_tables(s, a).is_err() {
             // An index the reader would refuse would be rewritten on every open.
-            return Ok(());
+            return Ok(None);
         }
+        let overview = Overview::of(s, a);
         let dir = &self.cache.dir;
         let note = |e: io::Error| {
             format!(
@@ -308,7 +424,7 @@ impl<'a> Slot<'a> {
             let mut w = BufWriter::with_capacity(1 << 20, file);
             let mut report = |done, total| progress(Progress::WritingIndex { done, total });
             let max = self.cache.max_bytes;
-            let len = format::write_index(&mut w, &self.key, s, a, max, &mut report)?;
+            let len = format::write_index(&mut w, &self.key, s, a, &overview, max, &mut report)?;
             w.into_inner().map_err(|e| e.into_error())?;
             // Not synced: an interrupted command never renames (so leaves no partial index), and
             // what a power cut could leave behind fails the length and checksum checks and is
@@ -322,7 +438,7 @@ impl<'a> Slot<'a> {
             return Err(note(e));
         }
         evict(self.cache, &self.entry);
-        Ok(())
+        Ok(Some(overview))
     }
 }
 
@@ -408,9 +524,11 @@ fn create_private_file(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
-/// The index's reader on bytes alone, for the `heap_cache` fuzz target: `bytes` are read against
+/// The index's readers on bytes alone, for the `heap_cache` fuzz target: `bytes` are read against
 /// the key their header claims and, when `reseal`, with their checksums first recomputed, so that
-/// forged content reaches the decoders and the table checks. A refusal is `None`; a panic is a bug.
+/// forged content reaches the decoders and the table checks. Both readers run: the overview's
+/// alone, then the whole index's, whose tables are given back. A refusal is `None`; a panic is a
+/// bug.
 #[doc(hidden)]
 pub fn read_index_bytes(bytes: &[u8], reseal: bool) -> Option<(HeapSnapshot, Analysis)> {
     let mut bytes = bytes.to_vec();
@@ -418,7 +536,9 @@ pub fn read_index_bytes(bytes: &[u8], reseal: bool) -> Option<(HeapSnapshot, Ana
         format::reseal(&mut bytes);
     }
     let key = format::claimed_key(&bytes)?;
-    format::read_index(&mut &bytes[..], bytes.len() as u64, &key, &mut |_, _| {}).ok()
+    let len = bytes.len() as u64;
+    let _ = format::read_overview(&mut io::Cursor::new(&bytes[..]), len, &key);
+    format::read_index(&mut &bytes[..], len, &key, &mut |_, _| {}).ok()
 }
 
 /// An index of `s` and `a` as the cache writes it (under a made-up key): the fuzz target's seed.
@@ -433,7 +553,8 @@ pub fn index_bytes(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
     };
     let mut out = io::Cursor::new(Vec::new());
     // Writing to memory fails only past `max_len`, which is unbounded here.
-    let _ = format::write_index(&mut out, &key, s, a, u64::MAX, &mut |_, _| {});
+    let overview = Overview::of(s, a);
+    let _ = format::write_index(&mut out, &key, s, a, &overview, u64::MAX, &mut |_, _| {});
     out.into_inner()
 }
 

@@ -48,7 +48,7 @@ mod weak_map;
 
 pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
 pub use analysis::{analyze, analyze_with, Analysis, AnalyzeOptions, NodeInfo, SPILL_MIN_BYTES};
-pub use cache::{open_analysed, HeapCache, Opened};
+pub use cache::{open_analysed, open_overview, HeapCache, Opened, OpenedOverview, Overview};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, compare_sides, ClassDiff, CompareSide, Comparison};
 pub use comparison_objects::{class_changes, ClassChanges};

@@ -10,7 +10,8 @@ use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use jsprof_heap::cache::Progress;
 use jsprof_heap::{
-    open_analysed, read_snapshot_with, Analysis, HeapCache, HeapSnapshot, ReadOptions, SortBy,
+    open_analysed, open_overview, read_snapshot_with, Analysis, HeapCache, HeapSnapshot, Overview,
+    ReadOptions, SortBy,
 };
 use jsprof_profile::Format;
 use serde::Serialize;
@@ -191,6 +192,40 @@ fn require_snapshot(path: &Path) -> Result<()> {
 /// snapshots) does: from its heap index when one is valid, else read and analysed, with a
 /// progress bar on a terminal, keeping an index for next time.
 pub(crate) fn load(path: &Path) -> Result<Loaded> {
+    let (name, (snapshot, analysis)) = open_with(path, |file, cache, read, progress| {
+        let o = open_analysed(file, cache, read, progress)?;
+        Ok(((o.snapshot, o.analysis), o.from_index, o.notes))
+    })?;
+    Ok(Loaded {
+        name,
+        snapshot,
+        analysis,
+    })
+}
+
+/// What `heap summary` and `heap stats` print, opened as [`load`] opens a snapshot but, from a
+/// valid index, without reading the graph's columns.
+fn load_overview(path: &Path) -> Result<(String, Overview)> {
+    open_with(path, |file, cache, read, progress| {
+        let o = open_overview(file, cache, read, progress)?;
+        Ok((o.overview, o.from_index, o.notes))
+    })
+}
+
+/// Reads the snapshot at `path` when `open` calls for it.
+type ReadSnapshot<'a> = Box<dyn FnMut() -> Result<HeapSnapshot> + 'a>;
+
+/// What `open` gives (with whether it came from the index, and its notes), the progress bars
+/// and the phases around it, the notes printed.
+fn open_with<T>(
+    path: &Path,
+    open: impl FnOnce(
+        Option<&Path>,
+        Option<&HeapCache>,
+        ReadSnapshot<'_>,
+        &mut dyn FnMut(Progress),
+    ) -> Result<(T, bool, Vec<String>)>,
+) -> Result<(String, T)> {
     require_snapshot(path)?;
     let name = input::display_name(path);
     let cache = HeapCache::from_env()?;
@@ -238,24 +273,20 @@ pub(crate) fn load(path: &Path) -> Result<Loaded> {
             index_bar.show("reading the heap index", done, total)
         }
     };
-    let opened = open_analysed(file, cache.as_ref(), read, &mut progress)?;
+    let (opened, from_index, notes) = open(file, cache.as_ref(), Box::new(read), &mut progress)?;
     if let Some(bar) = bar.borrow_mut().take() {
         bar.finish_and_clear();
     }
     index_bar.finish();
-    phases.report(match (opened.from_index, index_bar.start.is_some()) {
+    phases.report(match (from_index, index_bar.start.is_some()) {
         (true, _) => "index read",
         (false, true) => "index written",
         (false, false) => "analyse",
     });
-    for note in &opened.notes {
+    for note in &notes {
         eprintln!("jsprof: {note}");
     }
-    Ok(Loaded {
-        name,
-        snapshot: opened.snapshot,
-        analysis: opened.analysis,
-    })
+    Ok((name, opened))
 }
 
 /// A bar for reading or writing the heap index, shown only once that has taken a second (a
@@ -346,20 +377,23 @@ fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {
 use jsprof_document::heap::{statistics_json, StatisticsJson};
 
 fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
-    let loaded = load(&args.file)?;
     let sort = match args.sort {
         Sort::Retained => SortBy::Retained,
         Sort::SelfSize => SortBy::SelfSize,
         Sort::Count => SortBy::Count,
     };
-    let report = match &args.between {
-        None => jsprof_document::heap::summary_report(
-            &loaded.snapshot,
-            &loaded.analysis,
-            sort,
-            args.limit,
-        ),
+    // The report, and how many of its warnings are the snapshot's (printed under its name).
+    let (name, report, snapshot_warnings) = match &args.between {
+        None => {
+            // Every class's row is in the overview: no need for the graph.
+            let (name, overview) = load_overview(&args.file)?;
+            let report =
+                jsprof_document::heap::overview_summary_report(&overview, sort, args.limit);
+            let n = report.warnings.len();
+            (name, report, n)
+        }
         Some(pair) => {
+            let loaded = load(&args.file)?;
             // Only their ids are used (through the heap index, as every command opens a
             // snapshot): the largest JS object id of each.
             let max_id = |path: &PathBuf| -> Result<u32> {
@@ -382,17 +416,21 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
                     output::print_warnings("heap summary --between", [("", w.message.as_str())]);
                 }
             }
+            let n = report.warnings.len();
             report.warnings.extend(swapped);
-            report
+            (loaded.name, report, n)
         }
     };
-    let total = loaded.analysis.total_size;
+    let total = report.total_size;
     if args.json {
         output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
+    output::print_warnings(
+        &name,
+        (report.warnings[..snapshot_warnings].iter()).map(|w| (w.at.as_str(), w.message.as_str())),
+    );
     let rows = report.classes;
-    loaded.print_warnings();
     let mut table = Table::new(&[
         ("Class", Align::Left),
         ("Count", Align::Right),
@@ -425,9 +463,9 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
     writeln!(
         out,
         "{} ({}): {} nodes, {} total",
-        loaded.name,
-        loaded.snapshot.kind(),
-        loaded.snapshot.node_count(),
+        name,
+        report.kind,
+        report.node_count,
         fmt_bytes(total as f64)
     )?;
     if let Some(b) = report.between {
@@ -452,19 +490,22 @@ struct StatsJson {
 }
 
 fn run_stats(args: StatsArgs) -> Result<ExitCode> {
-    let loaded = load(&args.file)?;
-    let st = loaded.analysis.statistics;
+    let (name, overview) = load_overview(&args.file)?;
+    let st = overview.statistics;
     if args.json {
         output::print_json(&StatsJson {
-            kind: loaded.snapshot.kind(),
-            warnings: loaded.warnings_json(),
-            node_count: loaded.snapshot.node_count(),
-            total_size: loaded.analysis.total_size,
+            kind: overview.kind,
+            warnings: jsprof_document::heap::warnings_of(&overview.warnings),
+            node_count: overview.node_count,
+            total_size: overview.total_size,
             statistics: statistics_json(&st),
         })?;
         return Ok(ExitCode::SUCCESS);
     }
-    loaded.print_warnings();
+    output::print_warnings(
+        &name,
+        (overview.warnings.iter()).map(|w| (w.at.as_str(), w.message.as_str())),
+    );
     // DevTools' pie: the named slices, then what is left of the V8 heap and of native memory.
     let other_js = st.v8heap_total
         - st.code as i64
@@ -508,8 +549,8 @@ fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     writeln!(
         out,
         "{} ({}): V8 heap {}, native {}",
-        loaded.name,
-        loaded.snapshot.kind(),
+        name,
+        overview.kind,
         fmt_bytes(st.v8heap_total as f64),
         fmt_bytes(st.native_total as f64)
     )?;

@@ -423,3 +423,94 @@ fn diff_leaks_check_and_report_answer_from_the_index() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `heap summary` and `heap stats` answer from the index's overview (the Summary's rows and the
+/// totals, kept at indexing time) without reading the graph's columns: a damaged column does not
+/// reach them while a graph command reports it and rebuilds; a damaged overview is reported and
+/// rebuilt with the same answer; and with the snapshot's middle overwritten they still answer.
+#[test]
+fn summary_and_stats_answer_from_the_overview_alone() {
+    let dir = scratch("overview");
+    let cache = dir.join("cache");
+    let file = padded(&dir, "leak-3-final.heapsnapshot.gz");
+    let name = file.to_str().unwrap();
+    let forms: [&[&str]; 5] = [
+        &["heap", "summary", name, "--json", "--limit", "0"],
+        &["heap", "summary", name, "--sort", "count", "--limit", "5"],
+        &[
+            "heap", "summary", name, "--sort", "self", "--json", "--limit", "3",
+        ],
+        &["heap", "stats", name, "--json"],
+        &["heap", "stats", name],
+    ];
+    let mut first = Vec::new();
+    for argv in forms {
+        let out = run(&cache, argv);
+        let mut bypass = argv.to_vec();
+        bypass.push("--no-cache");
+        assert!(
+            run(&cache, &bypass).stdout == out.stdout,
+            "{argv:?}: --no-cache differs"
+        );
+        first.push(out.stdout);
+    }
+    let quiet_and_same = |what: &str| {
+        for (argv, expected) in forms.iter().zip(&first) {
+            let out = run(&cache, argv);
+            assert!(&out.stdout == expected, "{what}: {argv:?} differs");
+            assert!(
+                out.stderr.is_empty(),
+                "{what}: {argv:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    };
+    let index = indexes(&cache).pop().unwrap();
+    let good = fs::read(&index).unwrap();
+
+    // A byte of the graph's columns flipped (the middle of the index: the overview is its last
+    // few kilobytes): the Summary and the Statistics do not see it, a graph command does.
+    let mut bad = good.clone();
+    bad[good.len() / 2] ^= 0x01;
+    fs::write(&index, &bad).unwrap();
+    quiet_and_same("a damaged column");
+    let dominators = ["heap", "dominators", name, "--json"];
+    let out = run(&cache, &dominators);
+    let note = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        note.lines().count() == 1 && note.contains("checksum"),
+        "{note}"
+    );
+    let mut bypass = dominators.to_vec();
+    bypass.push("--no-cache");
+    assert!(run(&cache, &bypass).stdout == out.stdout);
+    assert_eq!(fs::read(&index).unwrap(), good, "rebuilt byte for byte");
+
+    // A byte of the overview flipped: the largest class's key, whose last copy in the index is
+    // in the overview (the last section; the string table holds names without the comma).
+    let report: Value = serde_json::from_slice(&first[0]).unwrap();
+    let key = report["classes"][0]["key"].as_str().unwrap().as_bytes();
+    let at = (good.windows(key.len()).rposition(|w| w == key)).expect("the key in the index");
+    let mut bad = good.clone();
+    bad[at] ^= 0x01;
+    fs::write(&index, &bad).unwrap();
+    let (out, note) = summary(&cache, &file);
+    assert!(out == first[0], "the answer after a damaged overview");
+    assert!(
+        note.lines().count() == 1 && note.contains("checksum"),
+        "{note}"
+    );
+    assert_eq!(fs::read(&index).unwrap(), good, "rebuilt byte for byte");
+    quiet_and_same("rebuilt");
+
+    // The snapshot's text spoiled, its key kept: the answers still come from the index.
+    poison(&file);
+    quiet_and_same("a poisoned snapshot");
+    let out = jsprof_env(&["heap", "stats", name, "--no-cache"], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "the poisoned text does not parse"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

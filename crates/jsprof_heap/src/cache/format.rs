@@ -8,6 +8,10 @@
 //! sections in the order of `SECTIONS`, each padded with zeros to a multiple of 8 bytes
 //! ```
 //!
+//! The last section, the overview, holds what `heap summary` and `heap stats` print
+//! ([`Overview`]); [`read_overview`] reads the header and that section alone, its offset the sum of
+//! the padded lengths before it, so those commands never load the graph's columns.
+//!
 //! Everything is little-endian. A reader trusts nothing it has not checked: the header's length
 //! and every section's length are checked against the file's size before anything is allocated,
 //! the file must be exactly as long as the header says, every section's CRC-32 is checked as it is
@@ -17,6 +21,7 @@
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
+use super::overview::Overview;
 use crate::analysis::Analysis;
 use crate::classes::InterfaceDefinition;
 use crate::snapshot::{
@@ -24,10 +29,11 @@ use crate::snapshot::{
 };
 use crate::statistics::Statistics;
 use crate::strings::Strings;
+use crate::summary::ClassRow;
 
 pub(crate) const MAGIC: [u8; 8] = *b"JSPHEAPX";
 /// Bumped when the layout below changes (the engine fingerprint catches changes of the analysis).
-pub(crate) const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 2;
 
 include!(concat!(env!("OUT_DIR"), "/engine.rs"));
 
@@ -72,7 +78,7 @@ fn corrupt<T>(message: impl Into<String>) -> Result<T, Reject> {
 }
 
 /// The sections, in file order: (tag, element size in bytes).
-pub(crate) const SECTIONS: [(&str, u32); 18] = [
+pub(crate) const SECTIONS: [(&str, u32); 19] = [
     ("misc", 1),
     ("node kind", 1),
     ("node name", 4),
@@ -91,7 +97,11 @@ pub(crate) const SECTIONS: [(&str, u32); 18] = [
     ("distance", 4),
     ("class", 4),
     ("retainer count", 4),
+    ("overview", 1),
 ];
+
+/// The overview's place in [`SECTIONS`].
+const OVERVIEW: usize = SECTIONS.len() - 1;
 
 /// A fixed-size little-endian element of a section.
 trait Scalar: Copy {
@@ -140,14 +150,15 @@ fn padded(bytes: u64) -> u64 {
     bytes.next_multiple_of(8)
 }
 
-/// Writes the index of `s` and `a` for `key` and returns its length. `progress` gets (bytes
-/// written, total).
+/// Writes the index of `s` and `a` for `key`, with `overview` (what [`Overview::of`] gave for
+/// them), and returns its length. `progress` gets (bytes written, total).
 /// Refuses, before writing anything, an index longer than `max_len`.
 pub(crate) fn write_index<W: Write + Seek>(
     w: &mut W,
     key: &Key,
     s: &HeapSnapshot,
     a: &Analysis,
+    overview: &Overview,
     max_len: u64,
     progress: &mut dyn FnMut(u64, u64),
 ) -> io::Result<u64> {
@@ -205,6 +216,7 @@ pub(crate) fn write_index<W: Write + Seek>(
         statistics,
         interfaces,
     });
+    let overview = encode_overview(overview);
     let (string_bytes, string_ends) = strings.parts();
     let columns = [
         Column::U8(&misc),
@@ -225,6 +237,7 @@ pub(crate) fn write_index<W: Write + Seek>(
         Column::I32(distances),
         Column::U32(classes),
         Column::U32(retainer_counts),
+        Column::U8(&overview),
     ];
     let mut crcs = [0u32; SECTIONS.len()];
     let header_len = encode_header(key, &columns, &crcs).len() as u64;
@@ -313,13 +326,9 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
-/// Reads an index of `file_len` bytes made for `key`. `progress` gets (bytes read, total).
-pub(crate) fn read_index<R: Read>(
-    r: &mut R,
-    file_len: u64,
-    key: &Key,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<(HeapSnapshot, Analysis), Reject> {
+/// Reads and checks an index's header: its version, its engine, its key (made for `key`), and
+/// that its sections' lengths add up to `file_len`, so that every section's bytes exist.
+fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, Reject> {
     let mut start = [0u8; 16];
     if file_len < start.len() as u64 {
         return corrupt(format!("{file_len} bytes is shorter than a header"));
@@ -385,7 +394,7 @@ pub(crate) fn read_index<R: Read>(
     if sections != SECTIONS.len() {
         return corrupt(format!("{sections} sections, expected {}", SECTIONS.len()));
     }
-    let mut table = Vec::with_capacity(SECTIONS.len());
+    let mut sections = Vec::with_capacity(SECTIONS.len());
     let mut expected_len = header_len as u64;
     for (i, &(name, size)) in SECTIONS.iter().enumerate() {
         let (tag, elem, count, crc) = (d.u32()?, d.u32()?, d.u64()?, d.u32()?);
@@ -401,17 +410,70 @@ pub(crate) fn read_index<R: Read>(
                 ))
             })?;
         expected_len = expected_len.saturating_add(padded(bytes));
-        table.push((count as usize, crc));
+        sections.push((count as usize, crc));
     }
     if expected_len != file_len {
         return corrupt(format!(
             "the header describes {expected_len} bytes, the file holds {file_len} (truncated?)"
         ));
     }
+    Ok(Layout {
+        header_len: header_len as u64,
+        sections,
+    })
+}
 
+/// Reads only the overview of an index of `file_len` bytes made for `key`: the header, then a
+/// seek to the last section, its checksum checked.
+pub(crate) fn read_overview<R: Read + Seek>(
+    r: &mut R,
+    file_len: u64,
+    key: &Key,
+) -> Result<Overview, Reject> {
+    let layout = read_layout(r, file_len, key)?;
+    let (count, crc) = layout.sections[OVERVIEW];
+    r.seek(SeekFrom::Start(layout.offset(OVERVIEW)))?;
+    // `count` was checked against the file's length (the section's bytes exist).
+    let mut bytes = vec![0; count];
+    r.read_exact(&mut bytes)?;
+    if crc32fast::hash(&bytes) != crc {
+        return corrupt("the checksum of section overview does not match");
+    }
+    let node_count = layout.sections[3].0;
+    decode_overview(&bytes, layout.offset(OVERVIEW) as usize, node_count)
+}
+
+/// Where an index's sections lie, from its checked header.
+pub(crate) struct Layout {
+    header_len: u64,
+    /// Per section: element count and CRC-32.
+    sections: Vec<(usize, u32)>,
+}
+
+impl Layout {
+    /// Section `i`'s offset in the file: the header, then the padded sections before it.
+    fn offset(&self, i: usize) -> u64 {
+        let before = (self.sections[..i].iter().zip(SECTIONS))
+            .map(|(&(count, _), (_, size))| padded(count as u64 * size as u64))
+            .sum::<u64>();
+        self.header_len + before
+    }
+}
+
+/// Reads an index of `file_len` bytes made for `key`. `progress` gets (bytes read, total).
+pub(crate) fn read_index<R: Read>(
+    r: &mut R,
+    file_len: u64,
+    key: &Key,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(HeapSnapshot, Analysis), Reject> {
+    let Layout {
+        header_len,
+        sections: table,
+    } = read_layout(r, file_len, key)?;
     let mut reader = SectionReader {
         r,
-        read: header_len as u64,
+        read: header_len,
         total: file_len,
         progress,
         buf: vec![0; CHUNK],
@@ -615,12 +677,38 @@ fn encode_misc(m: &Misc<'_>) -> Vec<u8> {
     u8::from(m.extra_native_bytes.is_some()).put(&mut o);
     m.extra_native_bytes.unwrap_or(0).put(&mut o);
     m.header_trace_function_count.put(&mut o);
-    put_list(&mut o, m.warnings, |o, Warning { at, message }| {
+    put_warnings(&mut o, m.warnings);
+    m.total_size.put(&mut o);
+    put_statistics(&mut o, m.statistics);
+    put_list(
+        &mut o,
+        m.interfaces,
+        |o, InterfaceDefinition { name, properties }| {
+            put_bytes(o, name);
+            put_list(o, properties, |o, p| put_bytes(o, p));
+        },
+    );
+    o
+}
+
+fn put_warnings(o: &mut Vec<u8>, warnings: &[Warning]) {
+    put_list(o, warnings, |o, Warning { at, message }| {
         put_bytes(o, at.as_bytes());
         put_bytes(o, message.as_bytes());
     });
-    m.total_size.put(&mut o);
-    let Statistics {
+}
+
+fn warnings(d: &mut Dec<'_>) -> Result<Vec<Warning>, Reject> {
+    d.list(8, |d| {
+        Ok(Warning {
+            at: d.string()?,
+            message: d.string()?,
+        })
+    })
+}
+
+fn put_statistics(o: &mut Vec<u8>, statistics: &Statistics) {
+    let &Statistics {
         total,
         native_total,
         native_typed_arrays,
@@ -629,7 +717,7 @@ fn encode_misc(m: &Misc<'_>) -> Vec<u8> {
         js_arrays,
         strings,
         system,
-    } = *m.statistics;
+    } = statistics;
     for v in [
         total,
         native_total,
@@ -640,17 +728,103 @@ fn encode_misc(m: &Misc<'_>) -> Vec<u8> {
         strings,
         system,
     ] {
-        v.put(&mut o);
+        v.put(o);
     }
-    put_list(
-        &mut o,
-        m.interfaces,
-        |o, InterfaceDefinition { name, properties }| {
-            put_bytes(o, name);
-            put_list(o, properties, |o, p| put_bytes(o, p));
-        },
-    );
+}
+
+fn statistics(d: &mut Dec<'_>) -> Result<Statistics, Reject> {
+    Ok(Statistics {
+        total: d.u64()?,
+        native_total: d.u64()?,
+        native_typed_arrays: d.u64()?,
+        v8heap_total: d.u64()? as i64,
+        code: d.u64()?,
+        js_arrays: d.u64()?,
+        strings: d.u64()?,
+        system: d.u64()?,
+    })
+}
+
+/// The kinds [`HeapSnapshot::kind`] names, by their code in the overview.
+const KINDS: [&str; 2] = ["heapsnapshot", "heaptimeline"];
+
+/// The overview section: the kind's code u8, node count u64, total size u64, the statistics, the
+/// warnings, then the Summary's rows (key, name, count, self size, retained size, distance).
+fn encode_overview(overview: &Overview) -> Vec<u8> {
+    // Destructured in full, as in `write_index`: a new field must be stored or fail to compile.
+    let Overview {
+        kind,
+        node_count,
+        total_size,
+        statistics,
+        warnings,
+        classes,
+    } = overview;
+    let mut o = Vec::new();
+    // `kind` comes from `HeapSnapshot::kind`, which names one of `KINDS`.
+    let code = KINDS.iter().position(|k| k == kind).unwrap_or(0) as u8;
+    code.put(&mut o);
+    (*node_count as u64).put(&mut o);
+    total_size.put(&mut o);
+    put_statistics(&mut o, statistics);
+    put_warnings(&mut o, warnings);
+    put_list(&mut o, classes, |o, row| {
+        let ClassRow {
+            key,
+            name,
+            count,
+            self_size,
+            retained_size,
+            distance,
+        } = row;
+        put_bytes(o, key.as_bytes());
+        put_bytes(o, name.as_bytes());
+        for v in [count, self_size, retained_size] {
+            v.put(o);
+        }
+        distance.put(o);
+    });
     o
+}
+
+/// Decodes the overview section found at byte `base` of an index whose header counts
+/// `node_count` nodes.
+fn decode_overview(bytes: &[u8], base: usize, node_count: usize) -> Result<Overview, Reject> {
+    let mut d = Dec::new(bytes, base);
+    let kind = *KINDS
+        .get(d.take(1)?[0] as usize)
+        .ok_or_else(|| Reject::Corrupt("the overview names no known kind of snapshot".into()))?;
+    let claimed = d.u64()?;
+    if claimed != node_count as u64 {
+        return corrupt(format!(
+            "the overview counts {claimed} nodes, the node table {node_count}"
+        ));
+    }
+    let total_size = d.u64()?;
+    let statistics = statistics(&mut d)?;
+    let warnings = warnings(&mut d)?;
+    // Each row: two lengths and four numbers at least.
+    let classes = d.list(36, |d| {
+        Ok(ClassRow {
+            key: d.string()?,
+            name: d.string()?,
+            count: d.u64()?,
+            self_size: d.u64()?,
+            retained_size: d.u64()?,
+            distance: d.u32()? as i32,
+        })
+    })?;
+    if d.rest() != 0 {
+        return corrupt("the overview section has bytes left over");
+    }
+    Ok(Overview {
+        kind,
+        node_count,
+        total_size,
+        statistics,
+        warnings,
+        classes,
+    })
 }
 
 /// A count, then each element as `put` writes it; read back by [`Dec::list`].
@@ -715,23 +889,9 @@ fn decode_misc(bytes: &[u8]) -> Result<MiscOwned, Reject> {
     let has_extra = d.take(1)?[0] != 0;
     let extra = d.u64()?;
     let header_trace_function_count = d.u64()?;
-    let warnings = d.list(8, |d| {
-        Ok(Warning {
-            at: d.string()?,
-            message: d.string()?,
-        })
-    })?;
+    let warnings = warnings(&mut d)?;
     let total_size = d.u64()?;
-    let statistics = Statistics {
-        total: d.u64()?,
-        native_total: d.u64()?,
-        native_typed_arrays: d.u64()?,
-        v8heap_total: d.u64()? as i64,
-        code: d.u64()?,
-        js_arrays: d.u64()?,
-        strings: d.u64()?,
-        system: d.u64()?,
-    };
+    let statistics = statistics(&mut d)?;
     let interfaces = d.list(12, |d| {
         Ok(InterfaceDefinition {
             name: d.bytes()?.to_vec(),

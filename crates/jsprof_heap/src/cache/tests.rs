@@ -4,8 +4,9 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::format::{read_index, reseal, write_index, Key, Reject, SECTIONS};
+use super::format::{read_index, read_overview, reseal, write_index, Key, Reject, SECTIONS};
 use super::*;
+use crate::summary::SortBy;
 
 fn fixture() -> Vec<u8> {
     let path =
@@ -35,7 +36,9 @@ fn key() -> Key {
 
 fn index_of(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
     let mut out = Cursor::new(Vec::new());
-    let len = write_index(&mut out, &key(), s, a, u64::MAX, &mut |_, _| {}).expect("writes");
+    let overview = Overview::of(s, a);
+    let len =
+        write_index(&mut out, &key(), s, a, &overview, u64::MAX, &mut |_, _| {}).expect("writes");
     let out = out.into_inner();
     assert_eq!(len, out.len() as u64);
     out
@@ -44,6 +47,24 @@ fn index_of(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
 fn read(bytes: &[u8], key: &Key) -> Result<(HeapSnapshot, Analysis), Reject> {
     read_index(&mut &bytes[..], bytes.len() as u64, key, &mut |_, _| {})
 }
+
+fn read_overview_of(bytes: &[u8], key: &Key) -> Result<Overview, Reject> {
+    read_overview(&mut Cursor::new(bytes), bytes.len() as u64, key)
+}
+
+fn fixture_named(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/heap")
+        .join(name);
+    let mut text = Vec::new();
+    flate2::read::GzDecoder::new(File::open(path).unwrap())
+        .read_to_end(&mut text)
+        .unwrap();
+    text
+}
+
+/// The overview's place in [`SECTIONS`].
+const OVERVIEW: usize = SECTIONS.len() - 1;
 
 /// Every table the engine reads, as text: equal dumps mean equal answers.
 fn dump(s: &HeapSnapshot, a: &Analysis) -> String {
@@ -82,14 +103,7 @@ fn an_index_reads_back_every_table_of_the_analysis() {
         "node-alloc.heaptimeline.gz",
         "leak-3-final.heapsnapshot.gz",
     ] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/heap")
-            .join(name);
-        let mut text = Vec::new();
-        flate2::read::GzDecoder::new(File::open(path).unwrap())
-            .read_to_end(&mut text)
-            .unwrap();
-        let (s, a) = analysed(&text);
+        let (s, a) = analysed(&fixture_named(name));
         let (s2, a2) = read(&index_of(&s, &a), &key()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(dump(&s, &a), dump(&s2, &a2), "{name}");
     }
@@ -337,5 +351,169 @@ fn eviction_drops_the_least_recently_used_first() {
         opened.notes
     );
     assert!(!entry(&fifth).exists());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_overview_reads_back_alone_and_gives_the_summary_of_every_sort() {
+    for name in [
+        "detached.heapsnapshot.gz",
+        "node-alloc.heaptimeline.gz",
+        "leak-3-final.heapsnapshot.gz",
+    ] {
+        let (s, a) = analysed(&fixture_named(name));
+        let mut bytes = index_of(&s, &a);
+        let overview = read_overview_of(&bytes, &key()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_eq!(overview, Overview::of(&s, &a), "{name}");
+        assert_eq!(overview.kind, s.kind());
+        assert!(!overview.classes.is_empty(), "{name}");
+        for sort in [SortBy::Retained, SortBy::SelfSize, SortBy::Count] {
+            assert_eq!(
+                overview.classes_by(sort),
+                crate::summary(&s, &a, sort),
+                "{name} {sort:?}"
+            );
+        }
+        // Only the header and the overview are read: with every other section zeroed (their
+        // checksums now wrong), the overview still reads, while the whole index is refused.
+        let (first, _) = section(&bytes, 0);
+        let (overview_at, _) = section(&bytes, OVERVIEW);
+        bytes[first..overview_at].fill(0);
+        assert_eq!(
+            read_overview_of(&bytes, &key()).ok(),
+            Some(overview),
+            "{name}"
+        );
+        assert!(
+            matches!(read(&bytes, &key()), Err(Reject::Corrupt(_))),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_damaged_stale_or_forged_overview_is_refused() {
+    let (s, a) = analysed(&fixture());
+    let bytes = index_of(&s, &a);
+    let overview = Overview::of(&s, &a);
+    let (at, count) = section(&bytes, OVERVIEW);
+    assert_eq!(at as u64 + count.next_multiple_of(8), bytes.len() as u64);
+
+    for i in [0, 1, count as usize / 2, count as usize - 1] {
+        let mut bad = bytes.clone();
+        bad[at + i] ^= 0x04;
+        match read_overview_of(&bad, &key()) {
+            Err(Reject::Corrupt(message)) => assert!(message.contains("checksum"), "{message}"),
+            other => panic!("flip at {i}: {other:?}"),
+        }
+    }
+    for len in [0, 100, at, bytes.len() - 1] {
+        assert!(
+            matches!(
+                read_overview_of(&bytes[..len], &key()),
+                Err(Reject::Corrupt(_))
+            ),
+            "cut at {len}"
+        );
+    }
+    let mut other = key();
+    other.size += 1;
+    assert!(matches!(
+        read_overview_of(&bytes, &other),
+        Err(Reject::Stale(_))
+    ));
+
+    // Forged with good checksums: (byte in the overview, bytes, what the refusal says).
+    // The section: kind u8, node count u64, total u64, 8 statistics u64, the warnings' count.
+    let warnings_at = 1 + 8 + 8 + 64;
+    let classes_at = warnings_at
+        + 8
+        + (overview.warnings.iter())
+            .map(|w| 8 + w.at.len() + w.message.len())
+            .sum::<usize>();
+    let huge = (1u64 << 40).to_le_bytes();
+    let forgeries: [(usize, &[u8], &str); 4] = [
+        (0, &[9], "no known kind"),
+        (1, &(s.nodes.len() as u64 + 1).to_le_bytes(), "counts"),
+        (warnings_at, &huge, "more than the section holds"),
+        (classes_at, &huge, "more than the section holds"),
+    ];
+    for (offset, value, expect) in forgeries {
+        let mut bad = bytes.clone();
+        bad[at + offset..at + offset + value.len()].copy_from_slice(value);
+        reseal(&mut bad);
+        match read_overview_of(&bad, &key()) {
+            Err(Reject::Corrupt(message)) => assert!(message.contains(expect), "{message}"),
+            other => panic!("forged at {offset}: {other:?}"),
+        }
+        // The whole index's reader does not read the overview: the graph's commands take it.
+        assert!(read_index_bytes(&bad, false).is_some());
+    }
+}
+
+fn open_summary(path: &Path, cache: &HeapCache) -> OpenedOverview {
+    open_overview(
+        Some(path),
+        Some(cache),
+        || Ok(crate::read_snapshot(File::open(path)?)?),
+        &mut |_| {},
+    )
+    .map_err(|e: Box<dyn std::error::Error>| e.to_string())
+    .expect("opens")
+}
+
+#[test]
+fn open_overview_reads_the_index_and_rebuilds_a_damaged_one() {
+    let dir = temp_dir("overview");
+    let snapshot = dir.join("app.heapsnapshot");
+    fs::write(&snapshot, fixture()).unwrap();
+    let cache = HeapCache {
+        min_bytes: 0,
+        ..HeapCache::new(dir.join("cache"))
+    };
+    let (s, a) = analysed(&fixture());
+    let expected = Overview::of(&s, &a);
+    let cold = open_summary(&snapshot, &cache);
+    assert!(
+        !cold.from_index && cold.notes.is_empty(),
+        "{:?}",
+        cold.notes
+    );
+    assert_eq!(cold.overview, expected);
+    let warm = open_summary(&snapshot, &cache);
+    assert!(warm.from_index, "{:?}", warm.notes);
+    assert_eq!(warm.overview, expected);
+    // The index open_overview wrote is the one open_analysed reads.
+    assert!(open(&snapshot, &cache).from_index);
+
+    let index = fs::read_dir(&cache.dir)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let good = fs::read(&index).unwrap();
+    let (at, _) = section(&good, OVERVIEW);
+    let mut bad = good.clone();
+    bad[at + 3] ^= 0x01;
+    fs::write(&index, &bad).unwrap();
+    let rebuilt = open_summary(&snapshot, &cache);
+    assert!(!rebuilt.from_index);
+    assert_eq!(rebuilt.notes.len(), 1, "{:?}", rebuilt.notes);
+    assert!(rebuilt.notes[0].contains("checksum"), "{:?}", rebuilt.notes);
+    assert_eq!(rebuilt.overview, expected);
+    assert_eq!(fs::read(&index).unwrap(), good, "rewritten whole");
+    assert!(open_summary(&snapshot, &cache).from_index);
+
+    // Without a cache: analysed, the overview computed from the graph.
+    let none = open_overview(
+        Some(&snapshot),
+        None,
+        || crate::read_snapshot(File::open(&snapshot).unwrap()),
+        &mut |_| {},
+    )
+    .expect("opens");
+    assert!(!none.from_index);
+    assert_eq!(none.overview, expected);
     fs::remove_dir_all(&dir).unwrap();
 }
