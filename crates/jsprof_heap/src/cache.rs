@@ -248,12 +248,16 @@ fn slot_of<'a>(
 }
 
 /// How the front doors analyse: big graphs set the columns the dominators do not read aside in
-/// the system's temporary directory (`$TMPDIR`) while they run, unless `JSPROF_HEAP_SPILL=0`.
+/// the system's temporary directory (`$TMPDIR`) while they run, unless `JSPROF_HEAP_SPILL=0`;
+/// `JSPROF_HEAP_SPILL_MIN_BYTES` moves the size from which they do (tests spill small graphs).
 fn analyze_options() -> AnalyzeOptions {
     let off = std::env::var_os("JSPROF_HEAP_SPILL").is_some_and(|v| v == "0");
+    let min = std::env::var("JSPROF_HEAP_SPILL_MIN_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok());
     AnalyzeOptions {
         spill_dir: (!off).then(std::env::temp_dir),
-        ..AnalyzeOptions::default()
+        spill_min_bytes: min.unwrap_or(crate::analysis::SPILL_MIN_BYTES),
     }
 }
 

@@ -514,3 +514,50 @@ fn summary_and_stats_answer_from_the_overview_alone() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The analysis with the columns the dominators do not read set aside on disk (forced here for a
+/// small graph; big ones do it on their own) answers every command with the bytes of the analysis
+/// in memory, and leaves nothing in the scratch directory.
+#[test]
+fn a_spilled_analysis_answers_the_same_bytes() {
+    let dir = scratch("spill");
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let tmp_s = tmp.to_str().unwrap();
+    let file = fixtures().join("heap/leak-3-final.heapsnapshot.gz");
+    let f = file.to_str().unwrap();
+    let ids = golden_ids("leak-3-final.heapsnapshot.devtools.json.gz");
+    for argv in commands(f, &ids) {
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let run_with = |env: &[(&str, &str)]| {
+            let out = jsprof_env(&argv, env);
+            assert!(
+                out.status.success(),
+                "{argv:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out
+        };
+        let in_memory = run_with(&[("JSPROF_CACHE", "0"), ("JSPROF_HEAP_SPILL", "0")]);
+        let spilled = run_with(&[
+            ("JSPROF_CACHE", "0"),
+            ("JSPROF_HEAP_SPILL_MIN_BYTES", "0"),
+            ("JSPROF_HEAP_PHASES", "1"),
+            ("TMPDIR", tmp_s),
+        ]);
+        let steps = String::from_utf8_lossy(&spilled.stderr);
+        assert!(
+            steps.contains("columns set aside on disk") && steps.contains("columns read back"),
+            "{argv:?}: no spill happened:\n{steps}"
+        );
+        assert!(
+            in_memory.stdout == spilled.stdout,
+            "{argv:?}: the spilled analysis differs"
+        );
+    }
+    assert_eq!(
+        fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the scratch file outlived the command"
+    );
+}
