@@ -206,6 +206,39 @@ impl std::ops::Deref for Text {
     }
 }
 
+/// Text that a reader reads once, front to back: the pages it has read may leave memory where
+/// they come back on access, so that a big input is not resident all at once.
+pub trait ReadOnce: std::ops::Deref<Target = [u8]> {
+    /// The bytes in `range` have been read; reading them again must still work.
+    fn read_past(&self, _range: std::ops::Range<usize>) {}
+}
+
+impl ReadOnce for Text {
+    /// A mapped file's pages in `range` (whole ones) are dropped from this process: touched
+    /// again, they are read back from the file. Owned text keeps its memory.
+    fn read_past(&self, range: std::ops::Range<usize>) {
+        let Text::Mapped { map, start } = self else {
+            return;
+        };
+        // A smaller page than the system's makes the call fail, which is harmless.
+        let page = 4096;
+        let from = (start + range.start) / page * page;
+        let to = ((start + range.end).min(map.len()) / page) * page;
+        if from < to {
+            // SAFETY: the map is private and read-only, so dropping pages loses nothing: a
+            // later read faults them in from the file again (MADV_DONTNEED on a file mapping).
+            // Only a hint: a failure leaves the pages resident.
+            #[cfg(unix)]
+            let _ = unsafe {
+                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+            };
+        }
+    }
+}
+
+impl ReadOnce for Vec<u8> {}
+impl ReadOnce for &[u8] {}
+
 impl AsRef<[u8]> for Text {
     fn as_ref(&self) -> &[u8] {
         self

@@ -22,7 +22,6 @@
 
 use schemars::JsonSchema;
 use std::borrow::Cow;
-use std::ops::Deref;
 use std::sync::OnceLock;
 
 use jsprof_analysis::{TimeRange, Timeline};
@@ -106,7 +105,7 @@ impl Weighted<'_> {
 
 /// Reads a CPU input: detect, model, DevTools' timing, source maps, filters. `text` is released
 /// as soon as it is parsed. Heap snapshots are refused with a pointer to `jsprof heap`.
-pub fn read_cpu<T: Deref<Target = [u8]>>(
+pub fn read_cpu<T: crate::input::ReadOnce>(
     name: String,
     text: T,
     pipeline: &Pipeline,
@@ -115,7 +114,11 @@ pub fn read_cpu<T: Deref<Target = [u8]>>(
     let bad = |e: jsprof_profile::ReadError| ReportError::Input(format!("{name}: {e}"));
     let model = match format {
         Format::Trace => {
-            let trace = jsprof_profile::read_trace_from(Source::<std::io::Empty>::Slice(&text));
+            let mut read = 0;
+            let trace = jsprof_profile::read_trace_slice(&text, &mut |n| {
+                text.read_past(read..n);
+                read = n;
+            });
             drop(text);
             let mut trace = trace.map_err(bad)?;
             let kind = trace.profile.kind;

@@ -12,10 +12,14 @@ use serde::Deserialize;
 
 use crate::error::ReadError;
 
-/// The JSON path being read, kept up to date by the visitors so errors can name it.
+/// The JSON path being read, kept up to date by the visitors so errors can name it. An indexed
+/// path (`traceEvents[12]`) is only written out when asked for: it is set once per element of
+/// arrays with millions of them, and read only for a message.
 #[derive(Default)]
 pub(crate) struct JsonPath {
     at: RefCell<String>,
+    /// When set, the path is `at[index]`.
+    index: std::cell::Cell<Option<usize>>,
 }
 
 impl JsonPath {
@@ -24,17 +28,24 @@ impl JsonPath {
         s.clear();
         use std::fmt::Write;
         let _ = write!(s, "{at}");
+        self.index.set(None);
     }
 
     pub fn set_indexed(&self, section: &str, index: usize) {
         let mut s = self.at.borrow_mut();
-        s.clear();
-        use std::fmt::Write;
-        let _ = write!(s, "{section}[{index}]");
+        if *s != section {
+            s.clear();
+            s.push_str(section);
+        }
+        self.index.set(Some(index));
     }
 
     pub fn get(&self) -> String {
-        self.at.borrow().clone()
+        let s = self.at.borrow();
+        match self.index.get() {
+            Some(i) => format!("{s}[{i}]"),
+            None => s.clone(),
+        }
     }
 }
 

@@ -26,6 +26,7 @@ mod selfprofile;
 pub mod source_map;
 mod trace;
 pub mod trace_events;
+mod trace_segments;
 
 use std::io::{BufRead, Read};
 
@@ -37,7 +38,7 @@ pub use json::Source;
 pub use model::*;
 pub use selfprofile::read_selfprofile;
 pub use source_map::{Mapping, SourceMap, SourceMapError};
-pub use trace::{read_trace, read_trace_from};
+pub use trace::{read_trace, read_trace_from, read_trace_slice};
 pub use trace_events::{TraceEvent, TraceFile, TraceThread};
 
 /// Reads any sampled format from decompressed text, detecting which from the content.

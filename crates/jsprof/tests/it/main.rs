@@ -29,6 +29,7 @@ mod serve;
 mod source_maps;
 mod support;
 mod timeline;
+mod trace_scale;
 mod ui;
 mod ui_engine;
 mod ui_fixes;
