@@ -24,7 +24,8 @@ trap 'kill "$VIEW" 2>/dev/null || true; wait "$VIEW" 2>/dev/null || true; rm -rf
 
 "$JSPROF" view --no-open "$SNAP" >"$TMP/url" 2>"$TMP/view.err" &
 VIEW=$!
-for _ in $(seq 600); do [ -s "$TMP/url" ] && break; sleep 0.1; done
+# view prints its URL once the snapshot is open (analysed, or read from its index).
+while [ ! -s "$TMP/url" ] && kill -0 "$VIEW" 2>/dev/null; do sleep 0.2; done
 URL="$(head -1 "$TMP/url")"
 [ -n "$URL" ] || { echo "jsprof view printed no URL:" >&2; cat "$TMP/view.err" >&2; exit 1; }
 PORT="$(echo "$URL" | sed 's|http://127.0.0.1:\([0-9]*\).*|\1|')"
