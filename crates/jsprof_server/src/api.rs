@@ -581,9 +581,11 @@ async fn heap_summary(
     let limit = params.number::<usize>("limit")?.unwrap_or(20);
     let (loaded, _) = snapshot_of(&state, &id, &artifact_text).await?;
     let report = crate::work::run(move || {
-        let (snapshot, analysis, _) = loaded.snapshot()?;
-        Ok(jsprof_document::heap::summary_report(
-            snapshot, analysis, sort, limit,
+        let (snapshot, analysis, derived) = loaded.snapshot()?;
+        Ok(jsprof_document::heap::overview_summary_report(
+            derived.overview(snapshot, analysis),
+            sort,
+            limit,
         ))
     })
     .await?;

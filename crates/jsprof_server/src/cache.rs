@@ -61,6 +61,9 @@ impl Loaded {
 /// click on an object or a class must not pay again.
 #[derive(Default)]
 pub struct Derived {
+    /// The Summary's rows, totals and statistics (what the heap index keeps as its overview),
+    /// made once: each Summary request of a big snapshot would otherwise group every node again.
+    pub overview: OnceLock<jsprof_heap::Overview>,
     pub retainers: OnceLock<RetainerIndex>,
     pub dominators: OnceLock<DominatorTree>,
     /// Every class's objects by Summary key, in node order.
@@ -70,6 +73,11 @@ pub struct Derived {
 }
 
 impl Derived {
+    pub fn overview(&self, s: &HeapSnapshot, a: &Analysis) -> &jsprof_heap::Overview {
+        self.overview
+            .get_or_init(|| jsprof_heap::Overview::of(s, a))
+    }
+
     pub fn retainers(&self, s: &HeapSnapshot) -> &RetainerIndex {
         self.retainers.get_or_init(|| RetainerIndex::new(s))
     }
