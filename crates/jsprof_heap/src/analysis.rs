@@ -182,18 +182,24 @@ impl Steps {
 
     fn report(&self, step: &str) {
         let Some(start) = self.0 else { return };
-        let peak = std::fs::read_to_string("/proc/self/status")
-            .ok()
-            .and_then(|s| {
-                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-                line.split_whitespace().nth(1)?.parse::<u64>().ok()
-            })
-            .map_or_else(|| "?".to_string(), |kb| format!("{} MB", kb / 1024));
         eprintln!(
-            "  analysis step {step}: +{:.2} s, peak RSS {peak}",
-            start.elapsed().as_secs_f64()
+            "  analysis step {step}: +{:.2} s, peak RSS {}",
+            start.elapsed().as_secs_f64(),
+            peak_rss()
         );
     }
+}
+
+/// The process's peak resident set so far (`VmHWM`, in MiB), as `JSPROF_HEAP_PHASES=1` prints it;
+/// `?` where `/proc` does not say.
+pub fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or_else(|| "?".to_string(), |kb| format!("{} MB", kb / 1024))
 }
 
 /// One node's figures, as `jsprof heap node` prints them.

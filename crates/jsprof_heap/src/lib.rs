@@ -47,7 +47,9 @@ mod tokenizer;
 mod weak_map;
 
 pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
-pub use analysis::{analyze, analyze_with, Analysis, AnalyzeOptions, NodeInfo, SPILL_MIN_BYTES};
+pub use analysis::{
+    analyze, analyze_with, peak_rss, Analysis, AnalyzeOptions, NodeInfo, SPILL_MIN_BYTES,
+};
 pub use cache::{open_analysed, open_overview, HeapCache, Opened, OpenedOverview, Overview};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, compare_sides, ClassDiff, CompareSide, Comparison};

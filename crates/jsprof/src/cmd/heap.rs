@@ -337,16 +337,10 @@ impl Phases {
 
     fn report(&self, phase: &str) {
         let Some(start) = self.0 else { return };
-        let peak = std::fs::read_to_string("/proc/self/status")
-            .ok()
-            .and_then(|s| {
-                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-                line.split_whitespace().nth(1)?.parse::<u64>().ok()
-            })
-            .map_or_else(|| "?".to_string(), |kb| format!("{} MB", kb / 1024));
         eprintln!(
-            "phase {phase}: {:.2} s, peak RSS {peak}",
-            start.elapsed().as_secs_f64()
+            "phase {phase}: {:.2} s, peak RSS {}",
+            start.elapsed().as_secs_f64(),
+            jsprof_heap::peak_rss()
         );
     }
 }
