@@ -58,12 +58,7 @@ pub fn page_story(trace: &TraceFile) -> PageStory {
         .map(|s| (us(s.at.ts), s.image.is_some()))
         .collect();
     screenshots.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let main_pids: Vec<u64> = page
-        .navigations
-        .iter()
-        .filter(|n| n.frame == vitals.main_frame)
-        .map(|n| n.at.pid)
-        .collect();
+    let main_pids = main_pids(page, &vitals);
     PageStory {
         bounds,
         user_timings: timings::user_timings(page),
@@ -72,4 +67,16 @@ pub fn page_story(trace: &TraceFile) -> PageStory {
         vitals,
         screenshots,
     }
+}
+
+/// The processes of the main frame's navigations: where the page's main thread runs.
+pub(crate) fn main_pids(
+    page: &jsprof_profile::page_events::PageEvents,
+    vitals: &Vitals,
+) -> Vec<u64> {
+    page.navigations
+        .iter()
+        .filter(|n| n.frame == vitals.main_frame)
+        .map(|n| n.at.pid)
+        .collect()
 }

@@ -387,12 +387,7 @@ pub fn network_dependency_tree(
     nav: &NavigationVitals,
 ) -> NetworkDependencyTree {
     let page = &trace.page;
-    let main_pids: Vec<u64> = page
-        .navigations
-        .iter()
-        .filter(|n| n.frame == vitals.main_frame)
-        .map(|n| n.at.pid)
-        .collect();
+    let main_pids = super::main_pids(page, vitals);
     let trace_end = trace.bounds.map_or(0.0, |(_, hi)| us(hi));
     let graph = dependency_graph(trace, requests, nav, trace_end, &main_pids);
     let (chain, max_time, fail, graph_error) = match &graph {
