@@ -2,6 +2,7 @@
 //! essential edges, the shallow-size transfer, dominators and retained sizes, distances, class names
 //! and interface definitions, and statistics.
 
+use crate::cache::Overview;
 use crate::classes::{apply_interfaces, class_names, infer_interfaces, InterfaceDefinition};
 use crate::detachedness::propagate_dom_state;
 use crate::dominators::{self, Graph};
@@ -10,6 +11,7 @@ use crate::flags::mark_page_owned;
 use crate::retainers::{essential_retainers, retainer_counts};
 use crate::shallow::transfer_shallow_sizes;
 use crate::snapshot::{HeapSnapshot, NodeOrdinal};
+use crate::spill::{Results, SpilledEdges};
 use crate::statistics::{self, Statistics};
 use crate::{distances, names};
 
@@ -64,6 +66,31 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
 
 /// [`analyze`], with the options. Fails only when spilled columns cannot be read back.
 pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::Result<Analysis> {
+    let staged = analyze_staged(s, options, false)?;
+    if let Some(edges) = staged.edges_aside {
+        edges.restore(s)?;
+    }
+    Ok(staged.analysis)
+}
+
+/// What [`analyze_staged`] gives.
+pub(crate) struct Staged {
+    pub analysis: Analysis,
+    /// The Summary and Statistics ([`Overview::of`]), when asked for.
+    pub overview: Option<Overview>,
+    /// The edge names and types, when they are still set aside on disk: the snapshot's edge
+    /// columns are empty until [`SpilledEdges::restore`] brings them back.
+    pub edges_aside: Option<SpilledEdges>,
+}
+
+/// The analysis, and with `overview` the Summary computed before the edge columns come back from
+/// disk (the Summary reads no edge): what the cache needs to answer `heap summary` and write the
+/// index without ever holding the whole graph and the Summary's arrays at once.
+pub(crate) fn analyze_staged(
+    s: &mut HeapSnapshot,
+    options: &AnalyzeOptions,
+    overview: bool,
+) -> std::io::Result<Staged> {
     let steps = Steps::from_env();
     let types = s.types();
     propagate_dom_state(s);
@@ -88,65 +115,99 @@ pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::
         .spill_dir
         .as_deref()
         .filter(|_| column_bytes >= options.spill_min_bytes);
-    let (dominators, (distances, retainer_counts, interfaces)) = if let Some(dir) = spill_dir {
-        // The distances (with the retainer counts) beside the reverse graph; then the columns
-        // only they read go to disk while the dominators run alone, and come back.
+    if let Some(dir) = spill_dir {
+        // Everything that reads the edge names and types or the node columns first (the
+        // distances beside the interfaces, retainer counts and statistics); then those columns
+        // and the results go to disk, and the reverse graph and the dominators run without them.
         let snapshot: &HeapSnapshot = s;
-        let (retainers, other) = std::thread::scope(|scope| {
+        let (distances, (interfaces, retainer_counts, statistics)) = std::thread::scope(|scope| {
             let other = scope.spawn(|| {
-                let distances = distances::compute(snapshot, &types, &mut weak_map_names);
                 let interfaces = infer_interfaces(snapshot, &types);
                 let counts = retainer_counts(snapshot);
-                steps.report("distances, interfaces, retainer counts (beside the retainers)");
-                (distances, counts, interfaces)
+                // The total comes with the dominators.
+                let statistics = statistics::compute(snapshot, &types, &counts, 0);
+                (interfaces, counts, statistics)
             });
+            let distances = distances::compute(snapshot, &types, &mut weak_map_names);
+            let other = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (distances, other)
+        });
+        drop(weak_map_names);
+        let mut classes = class_names(s, &types);
+        apply_interfaces(s, &types, &interfaces, &mut classes);
+        steps.report("distances beside interfaces, retainer counts, statistics; class names");
+        let mut results = Results {
+            distances,
+            retainer_counts,
+            classes,
+        };
+        let spilled = crate::spill::spill(s, &mut results, Some(dir)).ok();
+        if spilled.is_some() {
+            steps.report("columns and results set aside on disk");
+        }
+        let dominators = {
+            let retainers = essential_retainers(s, &essential);
+            steps.report("essential retainers");
+            let graph = Graph::of(s, &essential, &retainers);
+            dominators::compute(&graph, s.root, &s.nodes.self_size)
+        };
+        drop(essential);
+        steps.report("dominators and retained sizes");
+        let edges_aside = match spilled {
+            Some(spilled) => {
+                let edges = spilled.restore_nodes(s, &mut results)?;
+                steps.report("node columns and results read back");
+                Some(edges)
+            }
+            None => None,
+        };
+        let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
+        let analysis = Analysis {
+            idom: dominators.idom,
+            retained: dominators.retained,
+            distances: results.distances,
+            classes: results.classes,
+            retainer_counts: results.retainer_counts,
+            total_size,
+            statistics: statistics.with_total(total_size),
+            interfaces,
+        };
+        let overview = overview.then(|| Overview::of(s, &analysis));
+        if overview.is_some() {
+            steps.report("Summary (the edge columns still aside)");
+        }
+        return Ok(Staged {
+            analysis,
+            overview,
+            edges_aside,
+        });
+    }
+    // The dominator tree and the distances (with the retainer counts) read the graph only and
+    // depend on nothing of each other: compute them side by side.
+    let snapshot: &HeapSnapshot = s;
+    let (dominators, (distances, retainer_counts, interfaces)) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| {
+            let distances = distances::compute(snapshot, &types, &mut weak_map_names);
+            let interfaces = infer_interfaces(snapshot, &types);
+            let counts = retainer_counts(snapshot);
+            steps.report("distances, interfaces, retainer counts (beside the dominators)");
+            (distances, counts, interfaces)
+        });
+        let dominators = {
             let retainers = essential_retainers(snapshot, &essential);
             steps.report("essential retainers");
-            let other = other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (retainers, other)
-        });
-        let spilled = crate::spill::spill(s, Some(dir)).ok();
-        if spilled.is_some() {
-            steps.report("columns set aside on disk");
-        }
-        let graph = Graph::of(s, &essential, &retainers);
-        let dominators = dominators::compute(&graph, s.root, &s.nodes.self_size);
-        drop(retainers);
-        steps.report("dominators and retained sizes");
-        if let Some(spilled) = spilled {
-            spilled.restore(s)?;
-            steps.report("columns read back");
-        }
+            let graph = Graph::of(snapshot, &essential, &retainers);
+            let dominators = dominators::compute(&graph, snapshot.root, &snapshot.nodes.self_size);
+            steps.report("dominators and retained sizes");
+            dominators
+        };
+        let other = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (dominators, other)
-    } else {
-        // The dominator tree and the distances (with the retainer counts) read the graph only
-        // and depend on nothing of each other: compute them side by side.
-        let snapshot: &HeapSnapshot = s;
-        std::thread::scope(|scope| {
-            let other = scope.spawn(|| {
-                let distances = distances::compute(snapshot, &types, &mut weak_map_names);
-                let interfaces = infer_interfaces(snapshot, &types);
-                let counts = retainer_counts(snapshot);
-                steps.report("distances, interfaces, retainer counts (beside the dominators)");
-                (distances, counts, interfaces)
-            });
-            let dominators = {
-                let retainers = essential_retainers(snapshot, &essential);
-                steps.report("essential retainers");
-                let graph = Graph::of(snapshot, &essential, &retainers);
-                let dominators =
-                    dominators::compute(&graph, snapshot.root, &snapshot.nodes.self_size);
-                steps.report("dominators and retained sizes");
-                dominators
-            };
-            let other = other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (dominators, other)
-        })
-    };
+    });
     drop(essential);
     drop(weak_map_names);
     let mut classes = class_names(s, &types);
@@ -154,7 +215,7 @@ pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::
     let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
     let statistics = statistics::compute(s, &types, &retainer_counts, total_size);
     steps.report("class names, interfaces applied, statistics");
-    Ok(Analysis {
+    let analysis = Analysis {
         idom: dominators.idom,
         retained: dominators.retained,
         distances,
@@ -163,6 +224,12 @@ pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::
         total_size,
         statistics,
         interfaces,
+    };
+    let overview = overview.then(|| Overview::of(s, &analysis));
+    Ok(Staged {
+        analysis,
+        overview,
+        edges_aside: None,
     })
 }
 

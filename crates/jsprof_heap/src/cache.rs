@@ -36,8 +36,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
-use crate::analysis::{analyze, analyze_with, Analysis, AnalyzeOptions};
+use crate::analysis::{analyze, analyze_staged, Analysis, AnalyzeOptions};
 use crate::snapshot::HeapSnapshot;
+use crate::spill::SpilledEdges;
 use format::{Key, Reject};
 
 /// Default for `JSPROF_CACHE_MAX_BYTES`.
@@ -181,10 +182,15 @@ pub fn open_analysed<E>(
             Err(note) => notes.push(note),
         }
     }
-    let (snapshot, analysis, _) = analyse_and_store(slot.as_ref(), read, progress, &mut notes)?;
+    let mut analysed = analyse(read, progress, &mut notes, slot.is_some(), true)?;
+    if let Some(slot) = &slot {
+        if let Err(note) = slot.store(&mut analysed, progress) {
+            notes.push(note);
+        }
+    }
     Ok(Opened {
-        snapshot,
-        analysis,
+        snapshot: analysed.snapshot,
+        analysis: analysed.analysis,
         from_index: false,
         notes,
     })
@@ -223,10 +229,19 @@ pub fn open_overview<E>(
             Err(note) => notes.push(note),
         }
     }
-    let (snapshot, analysis, stored) =
-        analyse_and_store(slot.as_ref(), read, progress, &mut notes)?;
+    // The graph itself is not needed: the edge columns set aside stay on disk, and the index
+    // copies them from there.
+    let mut analysed = analyse(read, progress, &mut notes, true, false)?;
+    if let Some(slot) = &slot {
+        if let Err(note) = slot.store(&mut analysed, progress) {
+            notes.push(note);
+        }
+    }
     Ok(OpenedOverview {
-        overview: stored.unwrap_or_else(|| Overview::of(&snapshot, &analysis)),
+        overview: analysed
+            .overview
+            .take()
+            .expect("analyse gives the overview it was asked for"),
         from_index: false,
         notes,
     })
@@ -261,18 +276,44 @@ fn analyze_options() -> AnalyzeOptions {
     }
 }
 
-/// `read()` and DevTools' analysis, the index written to `slot`; with the overview the index
-/// holds, when one was written.
-fn analyse_and_store<E>(
-    slot: Option<&Slot<'_>>,
+/// A snapshot read and analysed, before it is stored.
+struct Analysed {
+    snapshot: HeapSnapshot,
+    analysis: Analysis,
+    /// The Summary and Statistics, when asked for.
+    overview: Option<Overview>,
+    /// The edge names and types when they are still on disk (the snapshot's are empty).
+    edges_aside: Option<SpilledEdges>,
+}
+
+/// `read()` and DevTools' analysis; with `overview`, the Summary and Statistics; with
+/// `edges_back`, the edge columns back in memory (else they may still be set aside).
+fn analyse<E>(
     mut read: impl FnMut() -> Result<HeapSnapshot, E>,
     progress: &mut dyn FnMut(Progress),
     notes: &mut Vec<String>,
-) -> Result<(HeapSnapshot, Analysis, Option<Overview>), E> {
+    overview: bool,
+    edges_back: bool,
+) -> Result<Analysed, E> {
     let mut snapshot = read()?;
     progress(Progress::Analysing);
-    let analysis = match analyze_with(&mut snapshot, &analyze_options()) {
-        Ok(analysis) => analysis,
+    let staged = match analyze_staged(&mut snapshot, &analyze_options(), overview) {
+        Ok(mut staged) => match staged.edges_aside.take() {
+            Some(edges) if edges_back => edges.restore(&mut snapshot).map(|()| staged),
+            edges => {
+                staged.edges_aside = edges;
+                Ok(staged)
+            }
+        },
+        Err(e) => Err(e),
+    };
+    match staged {
+        Ok(staged) => Ok(Analysed {
+            snapshot,
+            analysis: staged.analysis,
+            overview: staged.overview,
+            edges_aside: staged.edges_aside,
+        }),
         Err(e) => {
             // The columns set aside could not be read back: read the snapshot again and keep
             // everything in memory this time.
@@ -280,19 +321,18 @@ fn analyse_and_store<E>(
                 "the analysis' scratch file in {} could not be read back ({e}); analysed again in memory",
                 std::env::temp_dir().display()
             ));
-            snapshot = read()?;
+            let mut snapshot = read()?;
             progress(Progress::Analysing);
-            analyze(&mut snapshot)
-        }
-    };
-    let mut stored = None;
-    if let Some(slot) = slot {
-        match slot.store(&snapshot, &analysis, progress) {
-            Ok(overview) => stored = overview,
-            Err(note) => notes.push(note),
+            let analysis = analyze(&mut snapshot);
+            let overview = overview.then(|| Overview::of(&snapshot, &analysis));
+            Ok(Analysed {
+                snapshot,
+                analysis,
+                overview,
+                edges_aside: None,
+            })
         }
     }
-    Ok((snapshot, analysis, stored))
 }
 
 /// One snapshot's place in the cache.
@@ -399,19 +439,28 @@ impl<'a> Slot<'a> {
         }
     }
 
-    /// Writes the index under a temporary name and renames it; then evicts. Gives the overview
-    /// it wrote (`None` when the tables are not indexed); `Err(note)` when it could not.
-    fn store(
-        &self,
-        s: &HeapSnapshot,
-        a: &Analysis,
-        progress: &mut dyn FnMut(Progress),
-    ) -> Result<Option<Overview>, String> {
-        if format::check_tables(s, a).is_err() {
+    /// Writes the index under a temporary name and renames it; then evicts. `Err(note)` when it
+    /// could not.
+    fn store(&self, x: &mut Analysed, progress: &mut dyn FnMut(Progress)) -> Result<(), String> {
+        let Analysed {
+            snapshot: s,
+            analysis: a,
+            overview,
+            edges_aside,
+        } = x;
+        let aside = edges_aside.as_ref().map(SpilledEdges::lens);
+        if format::check_tables_aside(s, a, aside).is_err() {
             // An index the reader would refuse would be rewritten on every open.
-            return Ok(None);
+            return Ok(());
         }
-        let overview = Overview::of(s, a);
+        let computed;
+        let overview = match overview {
+            Some(overview) => overview,
+            None => {
+                computed = Overview::of(s, a);
+                &computed
+            }
+        };
         let dir = &self.cache.dir;
         let note = |e: io::Error| {
             format!(
@@ -428,7 +477,16 @@ impl<'a> Slot<'a> {
             let mut w = BufWriter::with_capacity(1 << 20, file);
             let mut report = |done, total| progress(Progress::WritingIndex { done, total });
             let max = self.cache.max_bytes;
-            let len = format::write_index(&mut w, &self.key, s, a, &overview, max, &mut report)?;
+            let len = format::write_index(
+                &mut w,
+                &self.key,
+                s,
+                a,
+                overview,
+                edges_aside.as_mut(),
+                max,
+                &mut report,
+            )?;
             w.into_inner().map_err(|e| e.into_error())?;
             // Not synced: an interrupted command never renames (so leaves no partial index), and
             // what a power cut could leave behind fails the length and checksum checks and is
@@ -442,7 +500,7 @@ impl<'a> Slot<'a> {
             return Err(note(e));
         }
         evict(self.cache, &self.entry);
-        Ok(Some(overview))
+        Ok(())
     }
 }
 
@@ -558,7 +616,16 @@ pub fn index_bytes(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
     let mut out = io::Cursor::new(Vec::new());
     // Writing to memory fails only past `max_len`, which is unbounded here.
     let overview = Overview::of(s, a);
-    let _ = format::write_index(&mut out, &key, s, a, &overview, u64::MAX, &mut |_, _| {});
+    let _ = format::write_index(
+        &mut out,
+        &key,
+        s,
+        a,
+        &overview,
+        None,
+        u64::MAX,
+        &mut |_, _| {},
+    );
     out.into_inner()
 }
 

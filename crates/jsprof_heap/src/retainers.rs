@@ -21,8 +21,10 @@ impl Retainers {
     }
 }
 
+/// Reads only `first_edge` and `to_node` (the analysis builds it with the other columns set
+/// aside, `crate::spill`).
 pub(crate) fn essential_retainers(s: &HeapSnapshot, essential: &BitVec) -> Retainers {
-    let n = s.nodes.len();
+    let n = s.nodes.first_edge.len().saturating_sub(1);
     let mut first = vec![0u32; n + 1];
     for (e, &to) in s.edges.to_node.iter().enumerate() {
         if essential.get(e) {

@@ -1,9 +1,11 @@
 //! Columns set aside while the dominators run: the node and edge columns the Lengauer–Tarjan
-//! pass does not read (edge names and types, node names, ids, types, detachedness, trace ids) go
-//! to an unlinked temporary file and come back once the dominator tree is built. The dominators'
-//! own arrays and the reverse graph are the analysis' peak; these columns are about a third of
-//! the graph's memory, so a multi-GB snapshot's peak drops by that much, for one sequential write
-//! and read the page cache usually serves.
+//! pass does not read (edge names and types, node names, ids, types, detachedness, trace ids) and
+//! the per-node results already computed (distances, retainer counts, class names) go to an
+//! unlinked temporary file and come back in two steps: the node columns and the results once the
+//! dominator tree is built, the edge columns when something needs them. The Summary reads no edge,
+//! so it runs with them still on disk, and an index can be written with them streamed from the
+//! file ([`SpilledEdges::copy`]) without ever bringing them back: `heap summary`'s peak is then
+//! the dominators', well under the analysed graph's size.
 //!
 //! The file is unlinked as soon as it is created (on Unix), so an interrupted command leaves
 //! nothing behind. Everything is written before any column is dropped: a failed write (a full
@@ -20,27 +22,60 @@ use crate::snapshot::HeapSnapshot;
 /// spill happened rather than silently fell back to memory).
 pub(crate) static SPILLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// The columns in the file, in this order.
+/// Per-node results of the analysis that the dominators do not read, set aside with the columns.
+#[derive(Default)]
+pub(crate) struct Results {
+    pub distances: Vec<i32>,
+    pub retainer_counts: Vec<u32>,
+    pub classes: Vec<u32>,
+}
+
+/// The node columns and [`Results`], then the edge columns, in the file in this order.
 pub(crate) struct Spilled {
     file: File,
-    lens: [usize; 7],
+    /// Node names, ids, types, detachedness, trace ids; distances, retainer counts, classes.
+    node_lens: [usize; 8],
+    edges: EdgeLens,
+}
+
+#[derive(Clone, Copy)]
+struct EdgeLens {
+    /// Where the edge names start in the file.
+    at: u64,
+    names: usize,
+    kinds: usize,
+}
+
+/// The edge columns (names and types) still on disk once [`Spilled::restore_nodes`] has brought
+/// the rest back.
+pub(crate) struct SpilledEdges {
+    file: File,
+    lens: EdgeLens,
 }
 
 const CHUNK: usize = 1 << 20;
 
-fn write_u32s(out: &mut impl Write, v: &[u32]) -> io::Result<()> {
+fn write_words<T: Copy>(
+    out: &mut impl Write,
+    v: &[T],
+    le: impl Fn(T) -> [u8; 4],
+) -> io::Result<()> {
     let mut buf = Vec::with_capacity(CHUNK);
     for chunk in v.chunks(CHUNK / 4) {
         buf.clear();
-        for x in chunk {
-            buf.extend_from_slice(&x.to_le_bytes());
+        for &x in chunk {
+            buf.extend_from_slice(&le(x));
         }
         out.write_all(&buf)?;
     }
     Ok(())
 }
 
-fn read_u32s(input: &mut impl Read, len: usize) -> io::Result<Vec<u32>> {
+fn read_words<T>(
+    input: &mut impl Read,
+    len: usize,
+    from: impl Fn([u8; 4]) -> T,
+) -> io::Result<Vec<T>> {
     let mut v = Vec::with_capacity(len);
     let mut buf = vec![0u8; CHUNK];
     let mut left = len;
@@ -50,7 +85,7 @@ fn read_u32s(input: &mut impl Read, len: usize) -> io::Result<Vec<u32>> {
         v.extend(
             buf[..n * 4]
                 .chunks_exact(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                .map(|b| from([b[0], b[1], b[2], b[3]])),
         );
         left -= n;
     }
@@ -89,54 +124,125 @@ fn scratch_file(dir: Option<&Path>) -> io::Result<File> {
     Err(io::Error::other("no free name for a scratch file"))
 }
 
-/// Writes the columns out and, only once all are written, empties them in `s`. `Err` leaves `s`
-/// untouched.
-pub(crate) fn spill(s: &mut HeapSnapshot, dir: Option<&Path>) -> io::Result<Spilled> {
+/// Writes the columns and `results` out and, only once all are written, empties them. `Err`
+/// leaves both untouched.
+pub(crate) fn spill(
+    s: &mut HeapSnapshot,
+    results: &mut Results,
+    dir: Option<&Path>,
+) -> io::Result<Spilled> {
     let mut file = scratch_file(dir)?;
     {
         let mut out = BufWriter::with_capacity(CHUNK, &mut file);
-        write_u32s(&mut out, &s.edges.name_or_index)?;
-        out.write_all(&s.edges.kind)?;
-        write_u32s(&mut out, &s.nodes.name)?;
-        write_u32s(&mut out, &s.nodes.id)?;
+        write_words(&mut out, &s.nodes.name, u32::to_le_bytes)?;
+        write_words(&mut out, &s.nodes.id, u32::to_le_bytes)?;
         out.write_all(&s.nodes.kind)?;
         out.write_all(&s.nodes.detachedness)?;
-        write_u32s(&mut out, &s.nodes.trace_node_id)?;
+        write_words(&mut out, &s.nodes.trace_node_id, u32::to_le_bytes)?;
+        write_words(&mut out, &results.distances, i32::to_le_bytes)?;
+        write_words(&mut out, &results.retainer_counts, u32::to_le_bytes)?;
+        write_words(&mut out, &results.classes, u32::to_le_bytes)?;
+        write_words(&mut out, &s.edges.name_or_index, u32::to_le_bytes)?;
+        out.write_all(&s.edges.kind)?;
         out.flush()?;
     }
-    let lens = [
-        s.edges.name_or_index.len(),
-        s.edges.kind.len(),
+    let node_lens = [
         s.nodes.name.len(),
         s.nodes.id.len(),
         s.nodes.kind.len(),
         s.nodes.detachedness.len(),
         s.nodes.trace_node_id.len(),
+        results.distances.len(),
+        results.retainer_counts.len(),
+        results.classes.len(),
     ];
-    s.edges.name_or_index = Vec::new();
-    s.edges.kind = Vec::new();
+    let [names, ids, kinds, detachedness, trace_ids, distances, counts, classes] = node_lens;
+    let node_bytes =
+        4 * (names + ids + trace_ids + distances + counts + classes) + kinds + detachedness;
+    let edges = EdgeLens {
+        at: node_bytes as u64,
+        names: s.edges.name_or_index.len(),
+        kinds: s.edges.kind.len(),
+    };
     s.nodes.name = Vec::new();
     s.nodes.id = Vec::new();
     s.nodes.kind = Vec::new();
     s.nodes.detachedness = Vec::new();
     s.nodes.trace_node_id = Vec::new();
+    *results = Results::default();
+    s.edges.name_or_index = Vec::new();
+    s.edges.kind = Vec::new();
     SPILLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    Ok(Spilled { file, lens })
+    Ok(Spilled {
+        file,
+        node_lens,
+        edges,
+    })
 }
 
 impl Spilled {
-    /// Reads the columns back into `s`.
-    pub(crate) fn restore(mut self, s: &mut HeapSnapshot) -> io::Result<()> {
+    /// Reads the node columns and the results back; the edge columns stay on disk.
+    pub(crate) fn restore_nodes(
+        mut self,
+        s: &mut HeapSnapshot,
+        results: &mut Results,
+    ) -> io::Result<SpilledEdges> {
         self.file.seek(SeekFrom::Start(0))?;
+        {
+            let mut input = BufReader::with_capacity(CHUNK, &mut self.file);
+            let [names, ids, kinds, detachedness, trace_ids, distances, counts, classes] =
+                self.node_lens;
+            s.nodes.name = read_words(&mut input, names, u32::from_le_bytes)?;
+            s.nodes.id = read_words(&mut input, ids, u32::from_le_bytes)?;
+            s.nodes.kind = read_u8s(&mut input, kinds)?;
+            s.nodes.detachedness = read_u8s(&mut input, detachedness)?;
+            s.nodes.trace_node_id = read_words(&mut input, trace_ids, u32::from_le_bytes)?;
+            results.distances = read_words(&mut input, distances, i32::from_le_bytes)?;
+            results.retainer_counts = read_words(&mut input, counts, u32::from_le_bytes)?;
+            results.classes = read_words(&mut input, classes, u32::from_le_bytes)?;
+        }
+        Ok(SpilledEdges {
+            file: self.file,
+            lens: self.edges,
+        })
+    }
+}
+
+impl SpilledEdges {
+    /// Reads the edge columns back into `s`.
+    pub(crate) fn restore(mut self, s: &mut HeapSnapshot) -> io::Result<()> {
+        self.file.seek(SeekFrom::Start(self.lens.at))?;
         let mut input = BufReader::with_capacity(CHUNK, &mut self.file);
-        let [edge_names, edge_kinds, names, ids, kinds, detachedness, trace_ids] = self.lens;
-        s.edges.name_or_index = read_u32s(&mut input, edge_names)?;
-        s.edges.kind = read_u8s(&mut input, edge_kinds)?;
-        s.nodes.name = read_u32s(&mut input, names)?;
-        s.nodes.id = read_u32s(&mut input, ids)?;
-        s.nodes.kind = read_u8s(&mut input, kinds)?;
-        s.nodes.detachedness = read_u8s(&mut input, detachedness)?;
-        s.nodes.trace_node_id = read_u32s(&mut input, trace_ids)?;
+        s.edges.name_or_index = read_words(&mut input, self.lens.names, u32::from_le_bytes)?;
+        s.edges.kind = read_u8s(&mut input, self.lens.kinds)?;
+        Ok(())
+    }
+
+    /// How many edges the columns hold (names, types).
+    pub(crate) fn lens(&self) -> (usize, usize) {
+        (self.lens.names, self.lens.kinds)
+    }
+
+    /// Streams the edge names (`kinds` false: little-endian `u32`s) or types (one byte each) to
+    /// `out`, in chunks, as they are in the file — the bytes an index section holds.
+    pub(crate) fn copy(
+        &mut self,
+        kinds: bool,
+        out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let (at, mut left) = if kinds {
+            (self.lens.at + 4 * self.lens.names as u64, self.lens.kinds)
+        } else {
+            (self.lens.at, 4 * self.lens.names)
+        };
+        self.file.seek(SeekFrom::Start(at))?;
+        let mut buf = vec![0u8; CHUNK];
+        while left > 0 {
+            let n = left.min(CHUNK);
+            self.file.read_exact(&mut buf[..n])?;
+            out(&buf[..n])?;
+            left -= n;
+        }
         Ok(())
     }
 }

@@ -60,7 +60,15 @@ pub(crate) fn compute(
             }
         }
     }
-    st.total = total;
-    st.v8heap_total = total as i64 - st.native_total as i64;
-    st
+    st.with_total(total)
+}
+
+impl Statistics {
+    /// These statistics with the snapshot's total size (the root's retained size plus the
+    /// native bytes), which the dominators give after the rest is counted.
+    pub(crate) fn with_total(mut self, total: u64) -> Statistics {
+        self.total = total;
+        self.v8heap_total = total as i64 - self.native_total as i64;
+        self
+    }
 }

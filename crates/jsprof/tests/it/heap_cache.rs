@@ -527,6 +527,7 @@ fn a_spilled_analysis_answers_the_same_bytes() {
     let file = fixtures().join("heap/leak-3-final.heapsnapshot.gz");
     let f = file.to_str().unwrap();
     let ids = golden_ids("leak-3-final.heapsnapshot.devtools.json.gz");
+    let mut spilled_outputs = Vec::new();
     for argv in commands(f, &ids) {
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
         let run_with = |env: &[(&str, &str)]| {
@@ -547,12 +548,54 @@ fn a_spilled_analysis_answers_the_same_bytes() {
         ]);
         let steps = String::from_utf8_lossy(&spilled.stderr);
         assert!(
-            steps.contains("columns set aside on disk") && steps.contains("columns read back"),
+            steps.contains("set aside on disk")
+                && steps.contains("node columns and results read back"),
             "{argv:?}: no spill happened:\n{steps}"
         );
         assert!(
             in_memory.stdout == spilled.stdout,
             "{argv:?}: the spilled analysis differs"
+        );
+        spilled_outputs.push((
+            argv.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+            in_memory.stdout,
+        ));
+    }
+    // `heap summary` never brings the edge columns back: it writes the index with them copied
+    // from the scratch file. That index answers every command as the in-memory analysis did.
+    let cache = dir.join("cache");
+    let cache_s = cache.to_str().unwrap();
+    let with_index = [
+        ("JSPROF_CACHE_DIR", cache_s),
+        ("JSPROF_CACHE_MIN_BYTES", "0"),
+        ("JSPROF_HEAP_SPILL_MIN_BYTES", "0"),
+        ("JSPROF_HEAP_PHASES", "1"),
+        ("TMPDIR", tmp_s),
+    ];
+    let first = jsprof_env(
+        &["heap", "summary", f, "--json", "--limit", "0"],
+        &with_index,
+    );
+    let steps = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{steps}");
+    assert!(
+        steps.contains("Summary (the edge columns still aside)")
+            && !steps.contains("edge columns read back")
+            && steps.contains("index written"),
+        "the Summary did not run with the edges aside, or no index was written:\n{steps}"
+    );
+    for (argv, expected) in &spilled_outputs {
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let warm = jsprof_env(&argv, &with_index);
+        let steps = String::from_utf8_lossy(&warm.stderr);
+        assert!(warm.status.success(), "{argv:?}: {steps}");
+        assert!(
+            steps.contains("index read") && !steps.contains("analysis step"),
+            "{argv:?} did not answer from the index:\n{steps}"
+        );
+        assert!(
+            &warm.stdout == expected,
+            "{argv:?}: the index written with the edges aside answers differently"
         );
     }
     assert_eq!(

@@ -27,6 +27,7 @@ use crate::classes::InterfaceDefinition;
 use crate::snapshot::{
     Edges, HeapSnapshot, Location, Meta, Nodes, Sample, TraceFunctionInfo, TraceNode, Warning,
 };
+use crate::spill::SpilledEdges;
 use crate::statistics::Statistics;
 use crate::strings::Strings;
 use crate::summary::ClassRow;
@@ -133,6 +134,9 @@ enum Column<'a> {
     U32(&'a [u32]),
     U64(&'a [u64]),
     I32(&'a [i32]),
+    /// An edge column still set aside on disk ([`SpilledEdges`]): its element count, and whether
+    /// it is the types (else the names).
+    Aside(usize, bool),
 }
 
 impl Column<'_> {
@@ -142,6 +146,7 @@ impl Column<'_> {
             Column::U32(v) => v.len(),
             Column::U64(v) => v.len(),
             Column::I32(v) => v.len(),
+            Column::Aside(count, _) => *count,
         }
     }
 }
@@ -151,14 +156,17 @@ fn padded(bytes: u64) -> u64 {
 }
 
 /// Writes the index of `s` and `a` for `key`, with `overview` (what [`Overview::of`] gave for
-/// them), and returns its length. `progress` gets (bytes written, total).
+/// them), and returns its length. `progress` gets (bytes written, total). With `edges_aside`,
+/// the edge names and types are copied from there (`s` holds none).
 /// Refuses, before writing anything, an index longer than `max_len`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn write_index<W: Write + Seek>(
     w: &mut W,
     key: &Key,
     s: &HeapSnapshot,
     a: &Analysis,
     overview: &Overview,
+    mut edges_aside: Option<&mut SpilledEdges>,
     max_len: u64,
     progress: &mut dyn FnMut(u64, u64),
 ) -> io::Result<u64> {
@@ -227,8 +235,14 @@ pub(crate) fn write_index<W: Write + Seek>(
         Column::U32(first_edge),
         Column::U32(trace_node_id),
         Column::U8(detachedness),
-        Column::U8(edge_kind),
-        Column::U32(name_or_index),
+        match &edges_aside {
+            Some(aside) => Column::Aside(aside.lens().1, true),
+            None => Column::U8(edge_kind),
+        },
+        match &edges_aside {
+            Some(aside) => Column::Aside(aside.lens().0, false),
+            None => Column::U32(name_or_index),
+        },
         Column::U32(to_node),
         Column::U8(string_bytes),
         Column::U64(string_ends),
@@ -284,6 +298,16 @@ pub(crate) fn write_index<W: Write + Seek>(
             Column::U32(v) => put_all(v, &mut buf, w, &mut emit)?,
             Column::U64(v) => put_all(v, &mut buf, w, &mut emit)?,
             Column::I32(v) => put_all(v, &mut buf, w, &mut emit)?,
+            Column::Aside(_, kinds) => {
+                let aside = edges_aside
+                    .as_deref_mut()
+                    .expect("an aside column comes with the file it is in");
+                // The scratch file holds them as the section does (little-endian).
+                aside.copy(*kinds, &mut |bytes| {
+                    buf.extend_from_slice(bytes);
+                    emit(&mut buf, w)
+                })?;
+            }
         }
         crcs[i] = hasher.finalize();
         let bytes = column.count() as u64 * SECTIONS[i].1 as u64;
@@ -1010,8 +1034,22 @@ fn check_strings(bytes: &[u8], ends: &[u64]) -> Result<(), Reject> {
 /// cannot make it panic. The reader and the analysis guarantee each of them; an index is written
 /// only when they hold, so a valid index is never refused by them.
 pub(crate) fn check_tables(s: &HeapSnapshot, a: &Analysis) -> Result<(), Reject> {
+    check_tables_aside(s, a, None)
+}
+
+/// [`check_tables`] of a snapshot whose edge names and types are set aside (`aside`: their
+/// lengths). Their values are not checked then: the reader checked every edge name of a snapshot
+/// it read against the string table, and the analysis only adds strings.
+pub(crate) fn check_tables_aside(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    aside: Option<(usize, usize)>,
+) -> Result<(), Reject> {
     let n = s.nodes.len();
-    let m = s.edges.len();
+    // Not `s.edges.len()`, the types' length: they may be aside.
+    let m = s.edges.to_node.len();
+    let (edge_names, edge_kinds) =
+        aside.unwrap_or((s.edges.name_or_index.len(), s.edges.kind.len()));
     let nodes = &s.nodes;
     let same = |len: usize| len == n;
     if !(same(nodes.name.len())
@@ -1020,7 +1058,8 @@ pub(crate) fn check_tables(s: &HeapSnapshot, a: &Analysis) -> Result<(), Reject>
         && nodes.first_edge.len() == n + 1
         && (nodes.trace_node_id.is_empty() || same(nodes.trace_node_id.len()))
         && (nodes.detachedness.is_empty() || same(nodes.detachedness.len()))
-        && s.edges.name_or_index.len() == m
+        && edge_names == m
+        && edge_kinds == m
         && s.edges.to_node.len() == m
         && same(a.idom.len())
         && same(a.retained.len())

@@ -37,8 +37,17 @@ fn key() -> Key {
 fn index_of(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
     let mut out = Cursor::new(Vec::new());
     let overview = Overview::of(s, a);
-    let len =
-        write_index(&mut out, &key(), s, a, &overview, u64::MAX, &mut |_, _| {}).expect("writes");
+    let len = write_index(
+        &mut out,
+        &key(),
+        s,
+        a,
+        &overview,
+        None,
+        u64::MAX,
+        &mut |_, _| {},
+    )
+    .expect("writes");
     let out = out.into_inner();
     assert_eq!(len, out.len() as u64);
     out
