@@ -107,14 +107,23 @@ const OVERVIEW: usize = SECTIONS.len() - 1;
 /// A fixed-size little-endian element of a section.
 trait Scalar: Copy {
     const SIZE: usize;
+    const ZERO: Self;
     fn put(self, out: &mut Vec<u8>);
     fn get(bytes: &[u8]) -> Self;
+    /// The values' bytes as they lie in memory: the section's bytes on a little-endian machine.
+    fn bytes(values: &[Self]) -> &[u8];
+    fn bytes_mut(values: &mut [Self]) -> &mut [u8];
 }
+
+/// Sections hold little-endian values: on such a machine a column is written and read as its
+/// bytes in memory, with no copy through a buffer and no decoding.
+const LITTLE_ENDIAN: bool = cfg!(target_endian = "little");
 
 macro_rules! scalar {
     ($($t:ty),*) => {$(
         impl Scalar for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
+            const ZERO: $t = 0;
             #[inline]
             fn put(self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
@@ -122,6 +131,23 @@ macro_rules! scalar {
             #[inline]
             fn get(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("chunks_exact gives SIZE bytes"))
+            }
+            fn bytes(values: &[Self]) -> &[u8] {
+                // SAFETY: an integer has no padding and an alignment of at least a byte's; the
+                // slice covers exactly the values' memory, borrowed for as long as they are.
+                unsafe {
+                    std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+                }
+            }
+            fn bytes_mut(values: &mut [Self]) -> &mut [u8] {
+                // SAFETY: as in `bytes`; and every bit pattern is a valid integer, so any bytes
+                // written through the slice leave valid values.
+                unsafe {
+                    std::slice::from_raw_parts_mut(
+                        values.as_mut_ptr().cast::<u8>(),
+                        std::mem::size_of_val(values),
+                    )
+                }
             }
         }
     )*};
@@ -271,11 +297,10 @@ pub(crate) fn write_index<W: Write + Seek>(
     let mut buf = Vec::with_capacity(CHUNK);
     for (i, column) in columns.iter().enumerate() {
         let mut hasher = crc32fast::Hasher::new();
-        let mut emit = |buf: &mut Vec<u8>, w: &mut W| -> io::Result<()> {
-            hasher.update(buf);
-            w.write_all(buf)?;
-            written += buf.len() as u64;
-            buf.clear();
+        let mut emit = |bytes: &[u8], w: &mut W| -> io::Result<()> {
+            hasher.update(bytes);
+            w.write_all(bytes)?;
+            written += bytes.len() as u64;
             progress(written, total);
             Ok(())
         };
@@ -283,9 +308,16 @@ pub(crate) fn write_index<W: Write + Seek>(
             values: &[T],
             buf: &mut Vec<u8>,
             w: &mut W,
-            emit: &mut dyn FnMut(&mut Vec<u8>, &mut W) -> io::Result<()>,
+            emit: &mut dyn FnMut(&[u8], &mut W) -> io::Result<()>,
         ) -> io::Result<()> {
+            if LITTLE_ENDIAN {
+                for chunk in T::bytes(values).chunks(CHUNK) {
+                    emit(chunk, w)?;
+                }
+                return Ok(());
+            }
             for chunk in values.chunks(CHUNK / T::SIZE) {
+                buf.clear();
                 for &v in chunk {
                     v.put(buf);
                 }
@@ -303,10 +335,7 @@ pub(crate) fn write_index<W: Write + Seek>(
                     .as_deref_mut()
                     .expect("an aside column comes with the file it is in");
                 // The scratch file holds them as the section does (little-endian).
-                aside.copy(*kinds, &mut |bytes| {
-                    buf.extend_from_slice(bytes);
-                    emit(&mut buf, w)
-                })?;
+                aside.copy(*kinds, &mut |bytes| emit(bytes, w))?;
             }
         }
         crcs[i] = hasher.finalize();
@@ -567,21 +596,35 @@ impl<R: Read> SectionReader<'_, R> {
         let i = self.next;
         self.next += 1;
         let (count, crc) = self.table[i];
-        // `count × size` was checked against the file's length, so this reservation is bounded by
+        // `count × size` was checked against the file's length, so this allocation is bounded by
         // bytes that exist.
-        let mut values = Vec::with_capacity(count);
-        let mut left = count * T::SIZE;
         let mut hasher = crc32fast::Hasher::new();
-        while left > 0 {
-            let n = left.min(self.buf.len());
-            let chunk = &mut self.buf[..n];
-            self.r.read_exact(chunk)?;
-            hasher.update(chunk);
-            values.extend(chunk.chunks_exact(T::SIZE).map(T::get));
-            left -= n;
-            self.read += n as u64;
-            (self.progress)(self.read, self.total);
-        }
+        let values = if LITTLE_ENDIAN {
+            // Read straight into the column: zeroed pages the kernel maps on first touch, no
+            // buffer between, nothing to decode.
+            let mut values = vec![T::ZERO; count];
+            for chunk in T::bytes_mut(&mut values).chunks_mut(CHUNK) {
+                self.r.read_exact(chunk)?;
+                hasher.update(chunk);
+                self.read += chunk.len() as u64;
+                (self.progress)(self.read, self.total);
+            }
+            values
+        } else {
+            let mut values = Vec::with_capacity(count);
+            let mut left = count * T::SIZE;
+            while left > 0 {
+                let n = left.min(self.buf.len());
+                let chunk = &mut self.buf[..n];
+                self.r.read_exact(chunk)?;
+                hasher.update(chunk);
+                values.extend(chunk.chunks_exact(T::SIZE).map(T::get));
+                left -= n;
+                self.read += n as u64;
+                (self.progress)(self.read, self.total);
+            }
+            values
+        };
         let bytes = (count * T::SIZE) as u64;
         let pad = (padded(bytes) - bytes) as usize;
         self.r.read_exact(&mut self.buf[..pad])?;
