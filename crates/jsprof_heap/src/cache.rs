@@ -473,7 +473,12 @@ impl<'a> Slot<'a> {
         let name = self.entry.file_name().unwrap_or_default().to_string_lossy();
         let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let written = (|| -> io::Result<u64> {
-            let file = create_private_file(&temp)?;
+            // Unnamed until complete where the system allows (Linux's `O_TMPFILE`): an
+            // interrupted or killed command leaves not even a temporary file of gigabytes behind.
+            let (file, unnamed) = match create_unnamed_file(dir) {
+                Ok(file) => (file, true),
+                Err(_) => (create_private_file(&temp)?, false),
+            };
             let mut w = BufWriter::with_capacity(1 << 20, file);
             let mut report = |done, total| progress(Progress::WritingIndex { done, total });
             let max = self.cache.max_bytes;
@@ -487,7 +492,10 @@ impl<'a> Slot<'a> {
                 max,
                 &mut report,
             )?;
-            w.into_inner().map_err(|e| e.into_error())?;
+            let file = w.into_inner().map_err(|e| e.into_error())?;
+            if unnamed {
+                name_unnamed_file(&file, &temp)?;
+            }
             // Not synced: an interrupted command never renames (so leaves no partial index), and
             // what a power cut could leave behind fails the length and checksum checks and is
             // rebuilt. A sync would cost the first run more than its analysis (74 MB/s measured
@@ -576,6 +584,57 @@ fn create_private_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     builder.create(dir)
+}
+
+/// A file in `dir` without a name (`O_TMPFILE`, owner only), given one by [`name_unnamed_file`]
+/// once complete; it vanishes with the process otherwise. An error where the system or the file
+/// system has no such files.
+#[cfg(target_os = "linux")]
+fn create_unnamed_file(dir: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .mode(0o600)
+        .open(dir)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn create_unnamed_file(_dir: &Path) -> io::Result<File> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// Links the file [`create_unnamed_file`] made to `path` (through `/proc/self/fd`, as
+/// `open(2)` describes for `O_TMPFILE`).
+#[cfg(target_os = "linux")]
+fn name_unnamed_file(file: &File, path: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::io::AsRawFd;
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let to = CString::new(path.as_os_str().as_bytes())?;
+    let _ = fs::remove_file(path);
+    // SAFETY: both are NUL-terminated strings that outlive the call.
+    let done = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn name_unnamed_file(_file: &File, _path: &Path) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
 }
 
 fn create_private_file(path: &Path) -> io::Result<File> {

@@ -526,3 +526,34 @@ fn open_overview_reads_the_index_and_rebuilds_a_damaged_one() {
     assert_eq!(none.overview, expected);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An index being written has no name: a command killed while writing it (Ctrl-C, or worse)
+/// leaves nothing in the cache directory; a finished one gets its name in one step.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_index_being_written_has_no_name_until_it_is_complete() {
+    use std::io::Write;
+    let dir = temp_dir("unnamed");
+    let Ok(mut file) = super::create_unnamed_file(&dir) else {
+        // The file system has no O_TMPFILE: the store falls back to a named temporary file.
+        return;
+    };
+    file.write_all(b"half an index").unwrap();
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "visible while written"
+    );
+    drop(file);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "left behind");
+    let mut file = super::create_unnamed_file(&dir).unwrap();
+    file.write_all(b"a whole index").unwrap();
+    let named = dir.join("entry.tmp");
+    super::name_unnamed_file(&file, &named).unwrap();
+    drop(file);
+    assert_eq!(std::fs::read(&named).unwrap(), b"a whole index");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&named).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0, "heap contents are the owner's alone");
+    let _ = std::fs::remove_dir_all(&dir);
+}
