@@ -12,11 +12,13 @@ import { fmtMs, esc, el } from 'jsprof/format.js';
 
 const RATING = { good: ['good', 'Good'], ok: ['ok', 'Needs improvement'], bad: ['bad', 'Poor'] };
 
-// Titles of the insights the document has today; any other key is shown by its own `title` or
+// DevTools' titles of the insights the document has today; any other key is shown by its own `title` or
 // its key in words.
 const TITLES = {
   lcp_breakdown: 'LCP breakdown', inp_breakdown: 'INP breakdown', cls_clusters: 'Layout shift clusters',
-  render_blocking: 'Render-blocking requests',
+  render_blocking: 'Render-blocking requests', cls_culprits: 'Layout shift culprits', lcp_discovery: 'LCP request discovery',
+  document_latency: 'Document request latency', dom_size: 'Optimize DOM size', forced_reflow: 'Forced reflow', network_dependency_tree: 'Network dependency tree',
+  third_parties: '3rd parties',
 };
 const words = (key) => { const s = key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(); return s.charAt(0).toUpperCase() + s.slice(1); };
 const PHASE_LABELS = { ttfb: 'TTFB', load_delay: 'Load delay', load_duration: 'Load duration', render_delay: 'Render delay' };
