@@ -488,8 +488,10 @@ pub struct InsightsReport {
     pub long_tasks: LongTasksJson,
     pub screenshots: ScreenshotsJson,
     pub requests: usize,
-    /// The events the insights point at, per navigation and insight in DevTools' order (of
-    /// insights, and of each insight's events): e.g. a forced reflow's reflows then its
+    /// The events the insights point at, per navigation, insight by insight in the trace
+    /// engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
+    /// render-blocking, network dependency tree, document latency, DOM size, forced reflow),
+    /// each insight's events in DevTools' order: e.g. a forced reflow's reflows then its
     /// top-level calls, a DOM size's large layouts then its large style recalculations.
     pub related_events: Vec<RelatedEventJson>,
 }

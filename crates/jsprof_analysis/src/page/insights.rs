@@ -254,7 +254,8 @@ pub struct NavigationInsights {
     /// `None` for the trace's stretch before any navigation.
     pub network_dependency_tree: Option<super::network_tree::NetworkDependencyTree>,
     /// The events every insight of the navigation points at (the engine's `relatedEvents`),
-    /// insight by insight in the engine's order of insights, each in the engine's order.
+    /// insight by insight in the engine's baseline order of insights (its sidebar then ranks them
+    /// by estimated savings), each insight's events in the engine's order.
     pub related: Vec<InsightEvent>,
 }
 
