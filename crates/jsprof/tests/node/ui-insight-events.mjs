@@ -136,8 +136,9 @@ try {
   }, name);
   for (const want of expected.lanes) {
     const at = `${mode} ${want.insight} in ${want.lane}`;
+    // Selecting and clearing are synchronous, and laneState draws: no wait for a fetch (the
+    // lanes draw the page's documents, which are all loaded).
     await page.click(`[data-insight=${want.insight}]`);
-    await page.waitForTimeout(500);
     const on = await laneState(want.lane);
     assert.ok(on, `${at}: the lane is shown`);
     assert.equal(on.outlined, want.outlined, `${at}: ${on.outlined} outlined, the document lists ${want.outlined}`);
@@ -147,7 +148,6 @@ try {
     assert.equal(on.dimmed, items, `${at}: ${on.dimmed} of ${on.drawn} dimmed`);
     assert.equal(on.outline, 0, `${at}: nothing outlined on the threads`);
     await page.keyboard.press('Escape');
-    await page.waitForTimeout(200);
     const off = await laneState(want.lane);
     assert.ok(!off || (off.outlined === 0 && off.dimmed === 0), `${at}: Escape clears the lane (${JSON.stringify(off)})`);
     assert.ok(on.red > (off ? off.red : 0) + 20, `${at}: the outline is drawn in red (${on.red} px, ${off ? off.red : 0} after Escape)`);
