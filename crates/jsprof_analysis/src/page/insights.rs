@@ -320,14 +320,18 @@ fn related_events(
     ins: &NavigationInsights,
 ) -> Vec<InsightEvent> {
     use InsightKey as K;
-    let mut out = Vec::new();
-    let mut push = |insight, role, events: &mut dyn Iterator<Item = Related>| {
-        out.extend(events.map(|event| InsightEvent {
+    fn add(
+        out: &mut Vec<InsightEvent>,
+        insight: InsightKey,
+        role: Role,
+        events: impl IntoIterator<Item = Related>,
+    ) {
+        out.extend(events.into_iter().map(|event| InsightEvent {
             insight,
             role,
             event,
-        }))
-    };
+        }));
+    }
     let event = |thread: (u64, u64), name: &str, ts: f64, dur: f64| {
         Related::Event(RelatedEvent {
             pid: thread.0,
@@ -338,59 +342,53 @@ fn related_events(
             place: None,
         })
     };
+    let mut out = Vec::new();
     let interaction = nav.inp.map(|i| {
         let x = &vitals.interactions[i];
         event(x.thread, "EventTiming", x.start, x.dur())
     });
-    push(K::InpBreakdown, Role::Related, &mut interaction.into_iter());
-    let lcp = nav.lcp.as_ref().map(|l| {
-        let candidate = event(
-            l.thread,
-            "largestContentfulPaint::Candidate",
-            l.metric.ts,
-            0.0,
-        );
-        std::iter::once(candidate).chain(l.request.map(Related::Request))
-    });
-    push(
-        K::LcpBreakdown,
-        Role::Related,
-        &mut lcp.clone().into_iter().flatten(),
-    );
+    add(&mut out, K::InpBreakdown, Role::Related, interaction);
+    let lcp: Vec<Related> = nav
+        .lcp
+        .iter()
+        .flat_map(|l| {
+            let candidate = event(
+                l.thread,
+                "largestContentfulPaint::Candidate",
+                l.metric.ts,
+                0.0,
+            );
+            std::iter::once(candidate).chain(l.request.map(Related::Request))
+        })
+        .collect();
+    add(&mut out, K::LcpBreakdown, Role::Related, lcp.clone());
     if ins.lcp_discovery.is_some() {
-        push(
-            K::LcpDiscovery,
-            Role::Related,
-            &mut lcp.into_iter().flatten(),
-        );
+        add(&mut out, K::LcpDiscovery, Role::Related, lcp);
     }
     if let Some(c) = &ins.cls_culprits {
         let shifts = c.related(vitals).into_iter().map(Related::Event);
-        push(K::ClsCulprits, Role::Related, &mut { shifts });
+        add(&mut out, K::ClsCulprits, Role::Related, shifts);
     }
     let blocking = nav.render_blocking.iter().copied().map(Related::Request);
-    push(K::RenderBlocking, Role::Related, &mut { blocking });
+    add(&mut out, K::RenderBlocking, Role::Related, blocking);
     if let Some(t) = &ins.network_dependency_tree {
         let chain = t.related.iter().copied().map(Related::Request);
-        push(K::NetworkDependencyTree, Role::Related, &mut { chain });
+        add(&mut out, K::NetworkDependencyTree, Role::Related, chain);
     }
     if let Some(d) = &ins.document_latency {
-        push(
-            K::DocumentLatency,
-            Role::Related,
-            &mut std::iter::once(Related::Request(d.request)),
-        );
+        let doc = Related::Request(d.request);
+        add(&mut out, K::DocumentLatency, Role::Related, [doc]);
     }
     if let Some(d) = &ins.dom_size {
         let updates = d.large_layout_updates.iter().chain(&d.large_style_recalcs);
         let updates = updates.map(|u| Related::Event(u.event.clone()));
-        push(K::DomSize, Role::Related, &mut { updates });
+        add(&mut out, K::DomSize, Role::Related, updates);
     }
     if let Some(f) = &ins.forced_reflow {
         let reflows = f.related.iter().cloned().map(Related::Event);
-        push(K::ForcedReflow, Role::Related, &mut { reflows });
+        add(&mut out, K::ForcedReflow, Role::Related, reflows);
         let calls = f.top_level_calls.iter().cloned().map(Related::Event);
-        push(K::ForcedReflow, Role::TopLevelCall, &mut { calls });
+        add(&mut out, K::ForcedReflow, Role::TopLevelCall, calls);
     }
     out
 }
