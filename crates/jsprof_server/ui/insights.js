@@ -206,6 +206,9 @@ export class InsightsSidebar {
     hl.interaction = it ? it.sel.interaction ?? null : null;
     hl.outline = it ? it.sel.outline ?? null : null;
     hl.lanes = it ? it.sel.lanes ?? null : null;
+    // Its requests are drawn in the Network lane: unfold it (a page of over 200 requests
+    // opens with it folded).
+    if (hl.lanes && hl.lanes.requests.size) for (const l of chart.lanes) if (l.name === 'Network') l.collapsed = false;
     chart.setOutline(hl.outline);
     if (it && it.sel.range && it.sel.range[1] > it.sel.range[0]) {
       const [a, b] = it.sel.range, pad = (b - a) * 0.05;

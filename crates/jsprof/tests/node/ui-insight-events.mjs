@@ -137,7 +137,9 @@ try {
   for (const want of expected.lanes) {
     const at = `${mode} ${want.insight} in ${want.lane}`;
     // Selecting and clearing are synchronous, and laneState draws: no wait for a fetch (the
-    // lanes draw the page's documents, which are all loaded).
+    // lanes draw the page's documents, which are all loaded). A folded lane holding the
+    // insight's requests opens (as Network opens folded on a page of over 200 requests).
+    if (want.requests) await page.evaluate(() => { window.jsprof.lanes.find((l) => l.name === 'Network').collapsed = true; });
     await page.click(`[data-insight=${want.insight}]`);
     const on = await laneState(want.lane);
     assert.ok(on, `${at}: the lane is shown`);
