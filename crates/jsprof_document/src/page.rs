@@ -226,21 +226,29 @@ pub struct LcpDiscoveryJson {
     pub eagerly_loaded: bool,
 }
 
-/// A trace event an insight points at (DevTools' `relatedEvents`): the UI outlines it on its
-/// thread's track when the insight is selected. Listed apart from the navigations (a forced
-/// reflow may point at thousands), so that a navigation's insights stay a few lines.
+/// An event an insight points at (DevTools' `relatedEvents`): the UI outlines it where it is
+/// drawn when the insight is selected — a request in the Network track, the interaction in the
+/// Interactions track, a shift or cluster in the Layout shifts track, a trace event on its
+/// thread's track. Listed apart from the navigations (a forced reflow may point at thousands),
+/// so that a navigation's insights stay a few lines.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct RelatedEventJson {
     /// The navigation, as `navigations[].id` names it.
     pub navigation: String,
-    /// The insight, by its key in `navigations[].insights` (`forced_reflow`, `dom_size`).
+    /// The insight, by its key in `navigations[].insights` (`inp_breakdown`, `lcp_breakdown`,
+    /// `lcp_discovery`, `cls_culprits`, `render_blocking`, `network_dependency_tree`,
+    /// `document_latency`, `dom_size`, `forced_reflow`).
     pub insight: String,
-    /// `related`: one of the insight's events (a forced reflow; a large layout or style
-    /// recalculation); `top_level_call`: a call of a forced reflow's `top_level_function` that
-    /// forced them (the Performance panel outlines both).
+    /// `related`: one of the insight's events; `top_level_call`: a call of a forced reflow's
+    /// `top_level_function` that forced them (the Performance panel outlines both).
     pub role: &'static str,
-    /// The trace event's name (`Layout`, `UpdateLayoutTree`, `FunctionCall`).
+    /// The event's name as DevTools' trace engine names it: `SyntheticNetworkRequest` (a
+    /// request), `EventTiming` (an interaction), `largestContentfulPaint::Candidate`,
+    /// `SyntheticLayoutShift`, `SyntheticLayoutShiftCluster`, or a trace event's own name
+    /// (`Layout`, `UpdateLayoutTree`, `FunctionCall`).
     pub name: String,
+    /// A request's id (`jsprof network`'s `request_id`); `null` for other events.
+    pub request_id: Option<String>,
     /// The thread's process id, as `jsprof threads` lists it.
     pub pid: u64,
     /// The thread id, as `jsprof threads` lists it.
@@ -480,9 +488,11 @@ pub struct InsightsReport {
     pub long_tasks: LongTasksJson,
     pub screenshots: ScreenshotsJson,
     pub requests: usize,
-    /// The trace events the insights point at, per navigation and insight in DevTools' order:
-    /// a forced reflow's reflows then its top-level calls, a DOM size's large layouts then its
-    /// large style recalculations.
+    /// The events the insights point at, per navigation, insight by insight in the trace
+    /// engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
+    /// render-blocking, network dependency tree, document latency, DOM size, forced reflow),
+    /// each insight's events in DevTools' order: e.g. a forced reflow's reflows then its
+    /// top-level calls, a DOM size's large layouts then its large style recalculations.
     pub related_events: Vec<RelatedEventJson>,
 }
 
@@ -585,22 +595,42 @@ impl Clock {
     }
     fn related(
         &self,
+        story: &PageStory,
         navigation: &str,
-        insight: &str,
-        role: &'static str,
-        e: &insights::RelatedEvent,
+        e: &insights::InsightEvent,
     ) -> RelatedEventJson {
-        RelatedEventJson {
+        let json = |name: &str, pid, tid, ts, dur| RelatedEventJson {
             navigation: navigation.to_string(),
-            insight: insight.to_string(),
-            role,
-            name: e.name.clone(),
-            pid: e.pid,
-            tid: e.tid,
-            start_ms: self.ts(e.ts),
-            dur_ms: e.dur / 1000.0,
-            timeline_id: e.place.map(|p| p.0),
-            depth: e.place.map(|p| p.1),
+            insight: e.insight.as_str().to_string(),
+            role: e.role.as_str(),
+            name: name.to_string(),
+            request_id: None,
+            pid,
+            tid,
+            start_ms: self.ts(ts),
+            dur_ms: dur / 1000.0,
+            timeline_id: None,
+            depth: None,
+        };
+        match &e.event {
+            insights::Related::Request(i) => {
+                let r = &story.requests[*i];
+                RelatedEventJson {
+                    request_id: Some(r.request_id.clone()),
+                    ..json(
+                        "SyntheticNetworkRequest",
+                        r.pid,
+                        r.tid,
+                        r.start,
+                        r.end - r.start,
+                    )
+                }
+            }
+            insights::Related::Event(x) => RelatedEventJson {
+                timeline_id: x.place.map(|p| p.0),
+                depth: x.place.map(|p| p.1),
+                ..json(&x.name, x.pid, x.tid, x.ts, x.dur)
+            },
         }
     }
     fn window(&self, w: &vitals::Window) -> WindowJson {
@@ -680,28 +710,6 @@ fn reflow_source_json(s: &insights::ReflowSource) -> ReflowSourceJson {
         frame: s.frame.as_ref().map(call_frame_json),
         total_ms: s.total / 1000.0,
         reflows: s.count,
-    }
-}
-
-/// The events navigation `id`'s insights point at.
-fn related_events_json(
-    c: &Clock,
-    id: &str,
-    ins: &insights::NavigationInsights,
-    out: &mut Vec<RelatedEventJson>,
-) {
-    if let Some(f) = &ins.forced_reflow {
-        let reflows = f.related.iter().map(|e| ("related", e));
-        let calls = f.top_level_calls.iter().map(|e| ("top_level_call", e));
-        out.extend(
-            reflows
-                .chain(calls)
-                .map(|(role, e)| c.related(id, "forced_reflow", role, e)),
-        );
-    }
-    if let Some(d) = &ins.dom_size {
-        let updates = d.large_layout_updates.iter().chain(&d.large_style_recalcs);
-        out.extend(updates.map(|u| c.related(id, "dom_size", "related", &u.event)));
     }
 }
 
@@ -996,7 +1004,7 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
                     input.timelines(),
                 );
                 more_insights_json(&c, story, &ins, &mut json.insights);
-                related_events_json(&c, &json.id, &ins, &mut related_events);
+                related_events.extend(ins.related.iter().map(|e| c.related(story, &json.id, e)));
             }
             json
         })

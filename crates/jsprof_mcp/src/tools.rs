@@ -465,7 +465,8 @@ pub struct TraceArgs {
 pub struct TraceInsightsArgs {
     pub handle: String,
     /// The list paged: navigations (default), layout_shifts, clusters, interactions,
-    /// page_load_markers, long_tasks or related_events (the trace events insights point at).
+    /// page_load_markers, long_tasks or related_events (the events insights point at: requests,
+    /// the interaction, the LCP candidate, layout shifts, reflows).
     /// The other lists are replaced by their lengths in `other_lists`.
     #[serde(default)]
     pub list: Option<String>,

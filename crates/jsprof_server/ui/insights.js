@@ -1,21 +1,24 @@
 // The Insights sidebar beside the flame chart: the Web Vitals of each navigation (LCP, INP, CLS,
 // coloured as DevTools rates them) and each insight of `jsprof insights --json`. A click
 // selects the insight's time range (the chart zooms to it, the tables follow) and highlights
-// its events, as DevTools does: its requests and phases in the page's lanes (tracks.js), and the
-// trace events it points at (the document's `related_events` of that navigation and insight)
-// outlined on the threads' tracks with the other calls dimmed (flamechart.js). A second click or
-// Escape clears it. Insights are drawn from what the
+// its events, as DevTools does: its phases, and the events it points at (the document's
+// `related_events` of that navigation and insight) outlined where they are drawn with the rest
+// dimmed — requests in the Network lane, the interaction and the layout shifts in theirs, the
+// LCP candidate in the Insight lane (tracks.js), trace events on the threads' tracks
+// (flamechart.js). A second click or Escape clears it. Insights are drawn from what the
 // document lists, generically — a title, a state, metric savings, the time windows and
 // requests found in it — so an insight added to the document appears here without a change.
 import { fmtMs, esc, el } from 'jsprof/format.js';
 
 const RATING = { good: ['good', 'Good'], ok: ['ok', 'Needs improvement'], bad: ['bad', 'Poor'] };
 
-// Titles of the insights the document has today; any other key is shown by its own `title` or
+// DevTools' titles of the insights the document has today; any other key is shown by its own `title` or
 // its key in words.
 const TITLES = {
   lcp_breakdown: 'LCP breakdown', inp_breakdown: 'INP breakdown', cls_clusters: 'Layout shift clusters',
-  render_blocking: 'Render-blocking requests',
+  render_blocking: 'Render-blocking requests', cls_culprits: 'Layout shift culprits', lcp_discovery: 'LCP request discovery',
+  document_latency: 'Document request latency', dom_size: 'Optimize DOM size', forced_reflow: 'Forced reflow', network_dependency_tree: 'Network dependency tree',
+  third_parties: '3rd parties',
 };
 const words = (key) => { const s = key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(); return s.charAt(0).toUpperCase() + s.slice(1); };
 const PHASE_LABELS = { ttfb: 'TTFB', load_delay: 'Load delay', load_duration: 'Load duration', render_delay: 'Render delay' };
@@ -39,11 +42,30 @@ function evidence(v, out = { windows: [], points: [], requests: new Set() }, dep
   return out;
 }
 
-// The trace events an insight points at (`related_events` entries), to outline on the threads'
-// tracks: its own in red, the calls that caused them in blue (null: none).
+// The trace events an insight points at (`related_events` entries placed on a thread), to
+// outline on the threads' tracks: its own in red, the calls that caused them in blue (null:
+// none).
 function outlineOf(events, title) {
-  if (!events.length) return null;
-  return events.map((e) => e.role === 'related' ? { ...e, kind: 'error', note: title } : { ...e, kind: 'info', note: 'the JS call that forced them' });
+  const placed = events.filter((e) => e.timeline_id != null);
+  if (!placed.length) return null;
+  return placed.map((e) => e.role === 'related' ? { ...e, kind: 'error', note: title } : { ...e, kind: 'info', note: 'the JS call that forced them' });
+}
+
+// The events an insight points at that the page's lanes draw (tracks.js): requests by id, the
+// interactions, shifts and clusters by start, instants (the LCP candidate) as labelled marks.
+// null: none.
+const MARKS = { 'largestContentfulPaint::Candidate': 'LCP' };
+function lanesOf(events) {
+  const out = { requests: new Set(), interactions: [], shifts: [], clusters: [], marks: [] };
+  for (const e of events) {
+    if (e.request_id != null) out.requests.add(e.request_id);
+    else if (e.name === 'EventTiming') out.interactions.push(e.start_ms);
+    else if (e.name === 'SyntheticLayoutShift') out.shifts.push(e.start_ms);
+    else if (e.name === 'SyntheticLayoutShiftCluster') out.clusters.push(e.start_ms);
+    else if (MARKS[e.name]) out.marks.push({ label: MARKS[e.name], ts_ms: e.start_ms });
+  }
+  const n = out.requests.size + out.interactions.length + out.shifts.length + out.clusters.length + out.marks.length;
+  return n ? out : null;
 }
 
 // What selecting an insight shows: {range, windows (labelled phases), requests, interaction,
@@ -73,6 +95,7 @@ function selection(key, v, nav, related = []) {
     range, windows: phases, requests: ev.requests.size ? ev.requests : null,
     interaction: v && typeof v.interaction_id === 'number' ? v.interaction_id : null,
     outline: outlineOf(related, (v && v.title) || TITLES[key] || words(key)),
+    lanes: lanesOf(related),
   };
 }
 
@@ -137,18 +160,19 @@ export class InsightsSidebar {
         vitals.append(b);
         this.add(id(key), b, { title: label, ...sel });
       };
-      const lcpSel = nav.insights.lcp_breakdown ? selection('lcp_breakdown', nav.insights.lcp_breakdown, nav)
+      const of = (key) => related.filter((e) => e.navigation === nav.id && e.insight === key);
+      const lcpSel = nav.insights.lcp_breakdown ? selection('lcp_breakdown', nav.insights.lcp_breakdown, nav, of('lcp_breakdown'))
         : m.lcp ? { range: [nav.bounds.start_ms, m.lcp.ts_ms], windows: [], requests: m.lcp.request ? new Set([m.lcp.request.request_id]) : null } : null;
       if (m.lcp) vital('lcp', 'LCP', fmtMs(m.lcp.value_ms), m.lcp.classification, lcpSel);
-      if (m.inp) vital('inp', 'INP', fmtMs(m.inp.value_ms), m.inp.classification, selection('inp', m.inp.interaction, nav));
+      if (m.inp) vital('inp', 'INP', fmtMs(m.inp.value_ms), m.inp.classification, selection('inp', m.inp.interaction, nav, of('inp_breakdown')));
       const worst = m.cls.worst_cluster;
-      vital('cls', 'CLS', m.cls.score.toFixed(3), m.cls.classification, worst ? { range: [worst.start_ms, worst.start_ms + worst.dur_ms], windows: [{ label: 'Worst cluster', start_ms: worst.start_ms, end_ms: worst.start_ms + worst.dur_ms }], requests: null } : { range: null, windows: [], requests: null });
+      vital('cls', 'CLS', m.cls.score.toFixed(3), m.cls.classification, worst ? { range: [worst.start_ms, worst.start_ms + worst.dur_ms], windows: [{ label: 'Worst cluster', start_ms: worst.start_ms, end_ms: worst.start_ms + worst.dur_ms }], requests: null, lanes: lanesOf(of('cls_culprits')) } : { range: null, windows: [], requests: null });
       r.append(vitals);
       const extra = [['FCP', m.fcp], ['DCL', m.dcl], ['Load', m.load]].filter(([, x]) => x);
       if (extra.length) r.append(el('div', { class: 'muted small', text: extra.map(([k, x]) => `${k} ${fmtMs(x.value_ms)}`).join(' · ') }));
       for (const [key, v] of Object.entries(nav.insights || {})) {
         if (v == null || (Array.isArray(v) && !v.length)) continue;
-        const sel = selection(key, v, nav, related.filter((e) => e.navigation === nav.id && e.insight === key));
+        const sel = selection(key, v, nav, of(key));
         const title = (v && v.title) || TITLES[key] || words(key);
         const state = stateOf(key, v, nav);
         const b = el('button', { type: 'button', class: 'insight', 'data-insight': id(key), 'data-state': state });
@@ -181,6 +205,10 @@ export class InsightsSidebar {
     hl.requests = it ? it.sel.requests : null;
     hl.interaction = it ? it.sel.interaction ?? null : null;
     hl.outline = it ? it.sel.outline ?? null : null;
+    hl.lanes = it ? it.sel.lanes ?? null : null;
+    // Its requests are drawn in the Network lane: unfold it (a page of over 200 requests
+    // opens with it folded).
+    if (hl.lanes && hl.lanes.requests.size) for (const l of chart.lanes) if (l.name === 'Network') l.collapsed = false;
     chart.setOutline(hl.outline);
     if (it && it.sel.range && it.sel.range[1] > it.sel.range[0]) {
       const [a, b] = it.sel.range, pad = (b - a) * 0.05;

@@ -17,10 +17,25 @@ const typeColor = (t) => TYPE_COLORS[t] || '#9aa4ad';
 const BLOCKING = new Set(['blocking', 'in_body_parser_blocking', 'dynamically_injected_blocking']);
 
 // What the Insights sidebar asks to show: the requests of an insight, its phases (labelled
-// windows, e.g. the LCP breakdown) and its related trace events (`outline`, drawn by the flame
-// chart on the threads' tracks). `null` sets: nothing highlighted.
+// windows, e.g. the LCP breakdown), its related trace events (`outline`, drawn by the flame
+// chart on the threads' tracks) and its related events these lanes draw (`lanes`: {requests
+// (ids), interactions, shifts, clusters (start ms), marks [{label, ts_ms}]}, each outlined in
+// red with the rest of its lane dimmed). `null` sets: nothing highlighted.
 export function newHighlight() {
-  return { key: null, requests: null, windows: [], outline: null };
+  return { key: null, requests: null, windows: [], outline: null, lanes: null };
+}
+
+const OUTLINE = '#cf222e';
+// Whether start `t` (ms) is one of `list`'s (the documents round to the µs).
+const listed = (list, t) => list.some((x) => Math.abs(x - t) < 0.0015);
+
+// A lane's count of outlined and dimmed items, reset each draw (for tests and the status).
+function tally(lane) {
+  lane.stats.outlined = 0; lane.stats.dimmed = 0;
+  return {
+    lit(n = 1) { lane.stats.outlined += n; },
+    dim(n = 1) { lane.stats.dimmed += n; },
+  };
 }
 
 // A label cut to fit `room` px.
@@ -58,7 +73,7 @@ function atOrBefore(n, key, t) {
 function networkLane(requests, hl) {
   const ROWH = 14;
   const lane = {
-    name: 'Network', count: requests.length, stats: { drawn: 0 },
+    name: 'Network', count: requests.length, stats: { drawn: 0, outlined: 0, dimmed: 0 },
     info: `${requests.length.toLocaleString('en-US')} request${requests.length === 1 ? '' : 's'}`,
     collapsed: requests.length > 200,
     height: () => requests.length * ROWH,
@@ -66,12 +81,15 @@ function networkLane(requests, hl) {
       const { top, W, t0, k } = a, x = (t) => (t - t0) * k;
       ctx.font = FONT; ctx.textBaseline = 'middle';
       let drawn = 0;
+      const t = tally(lane), related = hl.lanes && hl.lanes.requests.size ? hl.lanes.requests : null;
       const first = Math.max(0, Math.floor((22 - top) / ROWH));
       for (let i = first; i < requests.length; i++) {
         const r = requests[i], y = top + i * ROWH;
         if (y > a.chart.height) break;
         if (r.end_ms < t0 || r.start_ms > a.t1) continue;
-        const dim = hl.requests && !hl.requests.has(r.request_id);
+        const lit = related && related.has(r.request_id);
+        const dim = related ? !lit : hl.requests && !hl.requests.has(r.request_id);
+        if (dim) t.dim();
         const color = typeColor(r.resource_type);
         ctx.globalAlpha = dim ? 0.25 : 1;
         const xs = x(r.start_ms), xq = x(r.send_start_ms), xd = x(r.download_start_ms);
@@ -97,6 +115,12 @@ function networkLane(requests, hl) {
         const label = fit(ctx, lastSegment(r.url), Math.min(W, a.chart.width) - Math.max(0, xe) - 6);
         if (label) { ctx.fillStyle = '#1f2328'; ctx.fillText(label, Math.max(0, xe) + 4, mid); }
         ctx.globalAlpha = 1;
+        if (lit) {
+          // The insight's request, outlined from its start to its end.
+          ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2;
+          ctx.strokeRect(xs - 1, y + 1, Math.max(2, xe - xs) + 2, ROWH - 2);
+          t.lit();
+        }
         drawn++;
       }
       lane.stats.drawn = drawn;
@@ -262,7 +286,7 @@ function interactionsLane(all, hl) {
   const { row, rows } = packRows(list, (i) => i.start_ms, (i) => i.start_ms + i.dur_ms);
   const hidden = all.length - list.length;
   const lane = {
-    name: 'Interactions', count: list.length, stats: { drawn: 0 },
+    name: 'Interactions', count: list.length, stats: { drawn: 0, outlined: 0, dimmed: 0 },
     info: `${list.length} interaction${list.length === 1 ? '' : 's'}${hidden ? ` (${hidden} nested in them not shown)` : ''}`,
     collapsed: false,
     height: () => rows * ROWH,
@@ -270,11 +294,14 @@ function interactionsLane(all, hl) {
       const { top, W, t0, k } = a;
       ctx.font = FONT; ctx.textBaseline = 'middle';
       let drawn = 0;
+      const t = tally(lane), related = hl.lanes && hl.lanes.interactions.length ? hl.lanes.interactions : null;
       list.forEach((it, n) => {
         const x = (t) => (t - t0) * k, y = top + row[n] * ROWH, mid = y + ROWH / 2 - 0.5;
         const xs = x(it.start_ms), xp = x(it.processing_start_ms), xe = x(it.processing_end_ms), xz = x(it.start_ms + it.dur_ms);
         if (xz < 0 || xs > W) return;
-        const dim = hl.key && hl.interaction != null && hl.interaction !== it.interaction_id;
+        const lit = related && listed(related, it.start_ms);
+        const dim = related ? !lit : hl.key && hl.interaction != null && hl.interaction !== it.interaction_id;
+        if (dim) t.dim();
         ctx.globalAlpha = dim ? 0.3 : 1;
         // Input delay and presentation delay as whiskers, processing as the box.
         ctx.fillStyle = '#6e7781';
@@ -285,6 +312,11 @@ function interactionsLane(all, hl) {
         const label = fit(ctx, it.type, xe - xp - 6);
         if (label) { ctx.fillStyle = '#1f2328'; ctx.fillText(label, xp + 3, mid); }
         ctx.globalAlpha = 1;
+        if (lit) {
+          ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2;
+          ctx.strokeRect(xs - 1, y + 1, Math.max(2, xz - xs) + 2, ROWH - 2);
+          t.lit();
+        }
         drawn++;
       });
       lane.stats.drawn = drawn;
@@ -302,29 +334,39 @@ function interactionsLane(all, hl) {
   return lane;
 }
 
-function shiftsLane(shifts, clusters) {
+function shiftsLane(shifts, clusters, hl) {
   const H = 18;
   const lane = {
-    name: 'Layout shifts', count: shifts.length, stats: { drawn: 0 },
+    name: 'Layout shifts', count: shifts.length, stats: { drawn: 0, outlined: 0, dimmed: 0 },
     info: `${shifts.length} shift${shifts.length === 1 ? '' : 's'} · ${clusters.length} cluster${clusters.length === 1 ? '' : 's'}`,
     collapsed: false,
     height: () => H,
     draw(ctx, a) {
       const { top, W, t0, k } = a;
       let drawn = 0;
+      const t = tally(lane), rel = hl.lanes && hl.lanes.shifts.length + hl.lanes.clusters.length ? hl.lanes : null;
       // The clusters (session windows) under the shifts.
-      ctx.fillStyle = 'rgba(130,80,223,0.12)';
       for (const c of clusters) {
         const x0 = (c.start_ms - t0) * k, x1 = x0 + c.dur_ms * k;
-        if (x1 >= 0 && x0 <= W) ctx.fillRect(Math.max(-2, x0), top + 1, Math.max(1, Math.min(W + 2, x1) - Math.max(-2, x0)), H - 2);
+        if (x1 < 0 || x0 > W) continue;
+        const lit = rel && listed(rel.clusters, c.start_ms);
+        ctx.fillStyle = rel && !lit ? 'rgba(130,80,223,0.05)' : 'rgba(130,80,223,0.12)';
+        const xa = Math.max(-2, x0), w = Math.max(1, Math.min(W + 2, x1) - xa);
+        ctx.fillRect(xa, top + 1, w, H - 2);
+        if (lit) { ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2; ctx.strokeRect(xa, top + 1, w, H - 2); t.lit(); }
       }
       for (const s of shifts) {
         const x = (s.ts_ms - t0) * k;
         if (x < -8 || x > W + 8) continue;
+        const lit = rel && listed(rel.shifts, s.ts_ms), dim = rel && !lit;
         // Bigger shifts, bigger diamonds (as DevTools sizes them by score).
         const r = 3 + Math.min(5, Math.sqrt(s.score) * 10);
+        ctx.globalAlpha = dim ? 0.25 : 1;
         ctx.fillStyle = '#8250df';
         ctx.beginPath(); ctx.moveTo(x, top + H / 2 - r); ctx.lineTo(x + r, top + H / 2); ctx.lineTo(x, top + H / 2 + r); ctx.lineTo(x - r, top + H / 2); ctx.closePath(); ctx.fill();
+        ctx.globalAlpha = 1;
+        if (lit) { ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2; ctx.stroke(); t.lit(); }
+        if (dim) t.dim();
         drawn++;
       }
       lane.stats.drawn = drawn;
@@ -350,11 +392,12 @@ function shiftsLane(shifts, clusters) {
 function insightLane(hl) {
   const H = 18;
   const colors = ['#b6e3ff', '#ffd8b5', '#d8b9ff', '#aceebb', '#ffcecb'];
-  return {
-    name: 'Insight', count: 0, stats: { drawn: 0 },
+  const marks = () => (hl.lanes ? hl.lanes.marks : []);
+  const lane = {
+    name: 'Insight', count: 0, stats: { drawn: 0, outlined: 0, dimmed: 0 },
     get info() { return hl.title || ''; },
     collapsed: false,
-    hidden: () => !hl.windows.length,
+    hidden: () => !hl.windows.length && !marks().length,
     height: () => H,
     draw(ctx, a) {
       const { top, W, t0, k } = a;
@@ -367,13 +410,29 @@ function insightLane(hl) {
         const label = fit(ctx, `${w.label} ${fmtMs(w.end_ms - w.start_ms)}`, Math.min(x1, W) - Math.max(0, x0) - 6);
         if (label) { ctx.fillStyle = '#1f2328'; ctx.fillText(label, Math.max(0, x0) + 3, top + H / 2); }
       });
+      // The instants the insight points at (the LCP candidate): a red line and its label.
+      const t = tally(lane);
+      for (const m of marks()) {
+        const x = (m.ts_ms - t0) * k;
+        if (x < -2 || x > W + 2) continue;
+        ctx.fillStyle = OUTLINE;
+        ctx.fillRect(x - 1, top + 1, 2, H - 2);
+        ctx.fillText(m.label, x + 3, top + H / 2);
+        t.lit();
+      }
     },
-    hit(x, y, tm) {
+    hit(x, y, tm, k) {
+      const m = marks().find((m) => Math.abs(m.ts_ms - tm) <= 4 / k);
+      if (m) return { m, s: m.ts_ms, d: 0 };
       const w = hl.windows.find((w) => tm >= w.start_ms && tm <= w.end_ms);
       return w ? { w, s: w.start_ms, d: w.end_ms - w.start_ms } : null;
     },
-    tooltip({ w }) { return `<div class="tt-name">${esc(w.label)}</div>${table([['Start', fmtMs(w.start_ms)], ['End', fmtMs(w.end_ms)], ['Duration', fmtMs(w.end_ms - w.start_ms)]])}`; },
+    tooltip({ w, m }) {
+      if (m) return `<div class="tt-name">${esc(m.label)} candidate</div>${table([['At', fmtMs(m.ts_ms)]])}`;
+      return `<div class="tt-name">${esc(w.label)}</div>${table([['Start', fmtMs(w.start_ms)], ['End', fmtMs(w.end_ms)], ['Duration', fmtMs(w.end_ms - w.start_ms)]])}`;
+    },
   };
+  return lane;
 }
 
 // The lanes of a page-load trace, from its documents ({insights, network, timings, filmstrip,
@@ -388,6 +447,6 @@ export function pageLanes(page, hl, redraw) {
   if (t && t.marks.length + t.measures.length + (t.console_timings || []).length + (t.console_timestamps || []).length) lanes.push(timingsLane(t));
   const ins = page.insights;
   if (ins && ins.interactions.some((i) => !i.nested)) lanes.push(interactionsLane(ins.interactions, hl));
-  if (ins && ins.layout_shifts.length) lanes.push(shiftsLane(ins.layout_shifts, ins.clusters));
+  if (ins && ins.layout_shifts.length) lanes.push(shiftsLane(ins.layout_shifts, ins.clusters, hl));
   return lanes.length > 1 ? lanes : [];
 }

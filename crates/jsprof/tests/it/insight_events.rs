@@ -1,7 +1,8 @@
-//! The trace events each insight points at (DevTools' `relatedEvents`, which the Performance
-//! panel outlines when the insight is selected), against the live trace engine
+//! The events each insight points at (DevTools' `relatedEvents`, which the Performance panel
+//! outlines when the insight is selected), against the live trace engine
 //! (`insights-oracle.mjs`'s `related` and `top_level_calls`): `jsprof insights --json`'s
-//! `related_events`.
+//! `related_events` — requests, the interaction, the LCP candidate, layout shifts and clusters,
+//! reflows and calls, each with its name, thread, start and duration, in the engine's order.
 
 use serde_json::Value;
 
@@ -12,7 +13,37 @@ const PAGE_LOADS: &[&str] = &[
     "trace/pageload.trace.json.gz",
     "trace/pageload-shifts.trace.json.gz",
     "trace/pageload-bgimage.trace.json.gz",
+    "trace/pageload-anim.trace.json.gz",
 ];
+
+/// Our insight keys and the engine's, with the role and the oracle's list compared.
+const COMPARED: &[(&str, &str, &str, &str)] = &[
+    ("inp_breakdown", "related", "INPBreakdown", "related"),
+    ("lcp_breakdown", "related", "LCPBreakdown", "related"),
+    ("lcp_discovery", "related", "LCPDiscovery", "related"),
+    ("cls_culprits", "related", "CLSCulprits", "related"),
+    ("render_blocking", "related", "RenderBlocking", "related"),
+    (
+        "network_dependency_tree",
+        "related",
+        "NetworkDependencyTree",
+        "related",
+    ),
+    ("document_latency", "related", "DocumentLatency", "related"),
+    ("forced_reflow", "related", "ForcedReflow", "related"),
+    (
+        "forced_reflow",
+        "top_level_call",
+        "ForcedReflow",
+        "top_level_calls",
+    ),
+    ("dom_size", "related", "DOMSize", "related"),
+];
+
+/// The engine's insights whose events the document does not list yet: the insights it does
+/// not compute (image delivery, character set) and third parties, whose events are every event
+/// of the page the engine maps to a third-party entity.
+const NOT_LISTED: &[&str] = &["ImageDelivery", "ThirdParties", "CharacterSet"];
 
 /// The oracle rounds its ms to 0.001 ms; ours are exact.
 const MS: f64 = 0.001;
@@ -61,16 +92,7 @@ fn insights_point_at_the_trace_engines_events() {
             let id = n["id"].as_str().unwrap();
             let wi = &want["insights"][id];
             let at = format!("{name} {id}");
-            for (insight, role, engine, theirs) in [
-                ("forced_reflow", "related", "ForcedReflow", "related"),
-                (
-                    "forced_reflow",
-                    "top_level_call",
-                    "ForcedReflow",
-                    "top_level_calls",
-                ),
-                ("dom_size", "related", "DOMSize", "related"),
-            ] {
+            for &(insight, role, engine, theirs) in COMPARED {
                 let n = same_events(
                     &listed(&ours, id, insight, role),
                     &wi[engine][theirs],
@@ -79,15 +101,47 @@ fn insights_point_at_the_trace_engines_events() {
                 seen += n;
                 listed_here += n;
             }
+            // Every other insight of the engine points at nothing, or is one of those known
+            // not to be listed.
+            for (engine, m) in wi.as_object().unwrap() {
+                let compared = COMPARED.iter().any(|c| c.2 == engine);
+                let empty = m["related"].as_array().is_none_or(|a| a.is_empty());
+                assert!(
+                    compared || empty || NOT_LISTED.contains(&engine.as_str()),
+                    "{at}: {engine} points at {} events the document does not list",
+                    m["related"]
+                );
+            }
         }
-        // Nothing else is listed (and every event is placed on its thread's timeline).
+        // Nothing else is listed; every trace event of a thread is placed on its timeline, and
+        // every request is one of `jsprof network`'s.
         let all = ours["related_events"].as_array().unwrap();
         assert_eq!(all.len(), listed_here, "{name}: related events");
+        let network = jsprof_json(&["network", &file.to_string_lossy(), "--json"]);
+        let requests = network["requests"].as_array().unwrap();
         for e in all {
-            assert!(
-                e["timeline_id"].is_u64() && e["depth"].is_u64(),
-                "{name}: {e}"
-            );
+            match e["name"].as_str().unwrap() {
+                "SyntheticNetworkRequest" => {
+                    let r = requests
+                        .iter()
+                        .find(|r| r["request_id"] == e["request_id"])
+                        .unwrap_or_else(|| panic!("{name}: {e} is no request of the network"));
+                    assert_eq!(r["start_ms"], e["start_ms"], "{name}: {e}");
+                }
+                "EventTiming"
+                | "largestContentfulPaint::Candidate"
+                | "SyntheticLayoutShift"
+                | "SyntheticLayoutShiftCluster" => {
+                    assert!(
+                        e["timeline_id"].is_null() && e["request_id"].is_null(),
+                        "{e}"
+                    )
+                }
+                _ => assert!(
+                    e["timeline_id"].is_u64() && e["depth"].is_u64(),
+                    "{name}: {e}"
+                ),
+            }
         }
     }
     // pageload.trace forces 500 reflows from one call: the comparison above is not empty.

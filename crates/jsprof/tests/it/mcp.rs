@@ -370,9 +370,25 @@ fn trace_insights_network_and_timings_equal_the_cli() {
             {"op": "callTool", "name": "trace_insights", "arguments": {"handle": "h1", "list": "bogus"}},
             open("cpu/node-mix.cpuprofile.gz"),
             {"op": "callTool", "name": "trace_network", "arguments": {"handle": "h2"}},
+            page_all("trace_insights", json!({"handle": "h1", "list": "related_events", "max_items": 400})),
         ]),
     );
     let insights = cli_json(&["insights", &trace, "--json"]);
+    // Every insight's related events reach the agent: the requests, the interaction, the LCP
+    // candidate and the layout shift as well as the forced reflows.
+    let related = insights["related_events"].as_array().unwrap();
+    assert_eq!(items(&r[10]), related);
+    for key in [
+        "inp_breakdown",
+        "lcp_breakdown",
+        "cls_culprits",
+        "render_blocking",
+    ] {
+        assert!(
+            items(&r[10]).iter().any(|e| e["insight"] == key),
+            "MCP related events lack {key}"
+        );
+    }
     assert_eq!(items(&r[1]), insights["navigations"].as_array().unwrap());
     assert!(!items(&r[1]).is_empty());
     // Every insight the CLI computes reaches the agent, the later ones included (document

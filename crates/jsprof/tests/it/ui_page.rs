@@ -242,8 +242,11 @@ fn filmstrip_by_index_and_the_reports_page_documents() {
 /// A click on the forced-reflow insight outlines its related events (the reflows and the call
 /// that forced them) where the flame chart draws them and dims the other calls; hovering one
 /// names it; Escape and a second click clear it (`tests/node/ui-insight-events.mjs`), in `view`
-/// and in a `report`. The events are `jsprof insights --json`'s, which `insight_events` ties to
-/// DevTools' trace engine.
+/// and in a `report`. A click on an insight pointing at requests (render-blocking), at a shift
+/// and its cluster (CLS culprits), at the interaction (INP breakdown) or at the LCP candidate
+/// (LCP breakdown) outlines them in the Network, Layout shifts, Interactions and Insight lanes
+/// and dims the rest of the lane. The events are `jsprof insights --json`'s, which
+/// `insight_events` ties to DevTools' trace engine.
 #[test]
 fn an_insight_click_outlines_its_events_in_the_browser() {
     if !available() {
@@ -263,7 +266,34 @@ fn an_insight_click_outlines_its_events_in_the_browser() {
     assert!(events
         .iter()
         .all(|e| e["timeline_id"].is_u64() && e["depth"].is_u64()));
-    let expected = json!({ "insight": "forced_reflow", "events": events });
+    // The related events of navigation 0's `insight` named `names`.
+    let related = |insight: &str, names: &[&str]| -> Vec<Value> {
+        insights["related_events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["navigation"] == "NAVIGATION_0" && e["insight"] == insight)
+            .filter(|e| names.contains(&e["name"].as_str().unwrap()))
+            .cloned()
+            .collect()
+    };
+    let blocking: Vec<Value> = related("render_blocking", &["SyntheticNetworkRequest"])
+        .iter()
+        .map(|e| e["request_id"].clone())
+        .collect();
+    let shifts = related("cls_culprits", &["SyntheticLayoutShift"]).len();
+    let clusters = related("cls_culprits", &["SyntheticLayoutShiftCluster"]).len();
+    let lanes = json!([
+        {"insight": "render_blocking", "lane": "Network", "outlined": blocking.len(), "requests": blocking},
+        {"insight": "cls_culprits", "lane": "Layout shifts", "outlined": shifts + clusters, "clusters": clusters},
+        {"insight": "inp_breakdown", "lane": "Interactions", "outlined": related("inp_breakdown", &["EventTiming"]).len()},
+        {"insight": "lcp_breakdown", "lane": "Insight", "outlined": related("lcp_breakdown", &["largestContentfulPaint::Candidate"]).len()},
+    ]);
+    // Each lane check has something to outline.
+    for l in lanes.as_array().unwrap() {
+        assert!(l["outlined"].as_u64().unwrap() > 0, "{l}");
+    }
+    let expected = json!({ "insight": "forced_reflow", "events": events, "lanes": lanes });
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-insight-events.json");
     std::fs::write(&path, expected.to_string()).unwrap();
     let v = view(std::slice::from_ref(&file));

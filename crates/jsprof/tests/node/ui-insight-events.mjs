@@ -4,10 +4,14 @@
 // EXPECTED is what `jsprof insights --json` printed (never the page's output pasted back):
 //   insight  the sidebar key of the insight to click (e.g. forced_reflow)
 //   events   its related events and top-level calls ({name, timeline_id, depth, start_ms, dur_ms})
+//   lanes    insights whose related events the page's lanes draw: [{insight, lane, outlined,
+//            requests (ids, for the Network lane)}]
 // A click outlines exactly those events on the threads' tracks, each where the chart draws an
 // event of that name and time (or a block of merged ones holding it) at that depth; the other
 // calls are dimmed; hovering an outlined box names its event; Escape and a second click clear it;
 // under a filter that changes the nesting (view only), each box still lies on what is drawn.
+// A click on each of `lanes` outlines that many items in that lane (in red) and dims every other
+// one it draws; Escape clears both.
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
@@ -110,6 +114,47 @@ try {
   const again = await outlined();
   assert.equal(again.boxes.length + again.stats.dimmed, 0, `${mode}: a second click clears it`);
 
+  // Insights whose events the page's lanes draw: requests, the interaction, shifts, the LCP.
+  const laneState = (name) => page.evaluate((name) => {
+    const j = window.jsprof, c = j.chart, lane = j.lanes.find((l) => l.name === name);
+    // The lane scrolled to the top of the chart (the view's chart is short), then drawn.
+    c.layout();
+    let box = c.laneBoxes.find((b) => b.lane === lane);
+    if (!box) return null;
+    c.scrollY = box.y;
+    c.draw();
+    box = c.laneBoxes.find((b) => b.lane === lane);
+    // Red pixels inside the lane's rows (compared with the lane after Escape: a render-blocking
+    // request's corner is that red too).
+    const dpr = c.dpr, y0 = Math.round((22 + box.rowsY - c.scrollY) * dpr);
+    const h = Math.min(Math.round((box.y + box.h - box.rowsY) * dpr), c.canvas.height - y0);
+    const img = c.ctx.getImageData(0, y0, c.canvas.width, Math.max(1, h)).data;
+    let red = 0;
+    for (let i = 0; i < img.length; i += 4) if (img[i] > 180 && img[i + 1] < 90 && img[i + 2] < 100) red++;
+    const hl = j.insights.hl;
+    return { ...lane.stats, red, requests: hl.lanes ? [...hl.lanes.requests] : [], outline: hl.outline ? hl.outline.length : 0 };
+  }, name);
+  for (const want of expected.lanes) {
+    const at = `${mode} ${want.insight} in ${want.lane}`;
+    // Selecting and clearing are synchronous, and laneState draws: no wait for a fetch (the
+    // lanes draw the page's documents, which are all loaded). A folded lane holding the
+    // insight's requests opens (as Network opens folded on a page of over 200 requests).
+    if (want.requests) await page.evaluate(() => { window.jsprof.lanes.find((l) => l.name === 'Network').collapsed = true; });
+    await page.click(`[data-insight=${want.insight}]`);
+    const on = await laneState(want.lane);
+    assert.ok(on, `${at}: the lane is shown`);
+    assert.equal(on.outlined, want.outlined, `${at}: ${on.outlined} outlined, the document lists ${want.outlined}`);
+    if (want.requests) assert.deepEqual(on.requests.sort(), want.requests.slice().sort(), `${at}: the requests outlined`);
+    // Every other item the lane draws is dimmed (a cluster is outlined, not drawn as an item).
+    const items = want.lane === 'Insight' ? 0 : on.drawn - want.outlined + (want.clusters || 0);
+    assert.equal(on.dimmed, items, `${at}: ${on.dimmed} of ${on.drawn} dimmed`);
+    assert.equal(on.outline, 0, `${at}: nothing outlined on the threads`);
+    await page.keyboard.press('Escape');
+    const off = await laneState(want.lane);
+    assert.ok(!off || (off.outlined === 0 && off.dimmed === 0), `${at}: Escape clears the lane (${JSON.stringify(off)})`);
+    assert.ok(on.red > (off ? off.red : 0) + 20, `${at}: the outline is drawn in red (${on.red} px, ${off ? off.red : 0} after Escape)`);
+  }
+
   // Under a filter that reshapes the nesting (`--focus buildList` drops the calls above it),
   // each box still lies on what the chart draws, in whatever row that now is.
   if (!offline) {
@@ -129,7 +174,7 @@ try {
   }
 
   assert.deepEqual(errors, [], `${mode}: page errors`);
-  console.log(`${mode}: ${want.length} related events outlined (${on.boxes.filter((b) => b.drawn === 'merged').length} inside merged blocks), ${on.stats.dimmed} calls dimmed`);
+  console.log(`${mode}: ${want.length} related events outlined (${on.boxes.filter((b) => b.drawn === 'merged').length} inside merged blocks), ${on.stats.dimmed} calls dimmed; lanes: ${expected.lanes.map((l) => `${l.insight} ${l.outlined} in ${l.lane}`).join(', ')}`);
 } finally {
   await browser.close();
 }

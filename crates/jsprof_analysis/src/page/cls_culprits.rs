@@ -7,7 +7,7 @@
 use jsprof_profile::TraceFile;
 
 use super::animations::{animations, Failure};
-use super::insights::{in_bounds, State};
+use super::insights::{in_bounds, RelatedEvent, State};
 use super::us;
 use super::vitals::{self, NavigationVitals, Vitals, Window};
 use super::Request;
@@ -73,6 +73,36 @@ pub struct ClsCulprits {
     /// Every compositing failure of the navigation's animations, blamed for a shift or not
     /// (the engine's `animationFailures`).
     pub animation_failures: Vec<Failure>,
+    /// The navigation's cluster with the highest score (index into [`Vitals::clusters`]).
+    pub worst_cluster: Option<usize>,
+}
+
+impl ClsCulprits {
+    /// The engine's `relatedEvents`: every shift of the navigation's clusters, in order, then
+    /// the worst cluster (its window, on its first shift's thread).
+    pub fn related(&self, vitals: &Vitals) -> Vec<RelatedEvent> {
+        let shift = |s: &vitals::Shift, name: &str, dur: f64| RelatedEvent {
+            pid: s.thread.0,
+            tid: s.thread.1,
+            name: name.to_string(),
+            ts: s.ts,
+            dur,
+            place: None,
+        };
+        let shifts = self
+            .shifts
+            .iter()
+            .map(|s| shift(&vitals.shifts[s.shift], "SyntheticLayoutShift", 0.0));
+        let worst = self.worst_cluster.and_then(|c| {
+            let c = &vitals.clusters[c];
+            let first = &vitals.shifts[*c.shifts.first()?];
+            Some(RelatedEvent {
+                ts: c.window.start,
+                ..shift(first, "SyntheticLayoutShiftCluster", c.window.dur())
+            })
+        });
+        shifts.chain(worst).collect()
+    }
 }
 
 /// A `PrePaint` (µs).
@@ -289,15 +319,14 @@ pub fn cls_culprits(
         })
         .collect();
     // The worst cluster by score (the first of equals, as the engine's stable sort keeps it).
-    let worst = clusters.iter().map(|&c| vitals.clusters[c].score).fold(
-        None,
-        |w: Option<f64>, s| match w {
-            Some(w) if w >= s => Some(w),
-            _ => Some(s),
-        },
-    );
+    let mut worst_cluster: Option<usize> = None;
+    for &c in &clusters {
+        if worst_cluster.is_none_or(|w| vitals.clusters[c].score > vitals.clusters[w].score) {
+            worst_cluster = Some(c);
+        }
+    }
     ClsCulprits {
-        state: match worst {
+        state: match worst_cluster.map(|c| vitals.clusters[c].score) {
             None => State::Pass,
             Some(s) if vitals::classify_cls(s) == "good" => State::Informative,
             Some(_) => State::Fail,
@@ -309,5 +338,6 @@ pub fn cls_culprits(
             .collect(),
         clusters: culprits,
         animation_failures,
+        worst_cluster,
     }
 }

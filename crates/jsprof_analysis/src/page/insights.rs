@@ -117,6 +117,74 @@ impl RelatedEvent {
     }
 }
 
+/// An entry of an insight's `relatedEvents`: what the Performance panel outlines when the
+/// insight is selected.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Related {
+    /// A network request (the engine's `SyntheticNetworkRequest`): an index into the story's
+    /// requests, drawn in the Network track.
+    Request(usize),
+    /// Any other event: a trace event on its thread's timeline, or one the page's tracks draw
+    /// (the LCP candidate, an `EventTiming` interaction, a layout shift or shift cluster).
+    Event(RelatedEvent),
+}
+
+/// An insight, by the key the insights document gives it (the engine's insight names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InsightKey {
+    InpBreakdown,
+    LcpBreakdown,
+    LcpDiscovery,
+    ClsCulprits,
+    RenderBlocking,
+    NetworkDependencyTree,
+    DocumentLatency,
+    DomSize,
+    ForcedReflow,
+}
+
+impl InsightKey {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InsightKey::InpBreakdown => "inp_breakdown",
+            InsightKey::LcpBreakdown => "lcp_breakdown",
+            InsightKey::LcpDiscovery => "lcp_discovery",
+            InsightKey::ClsCulprits => "cls_culprits",
+            InsightKey::RenderBlocking => "render_blocking",
+            InsightKey::NetworkDependencyTree => "network_dependency_tree",
+            InsightKey::DocumentLatency => "document_latency",
+            InsightKey::DomSize => "dom_size",
+            InsightKey::ForcedReflow => "forced_reflow",
+        }
+    }
+}
+
+/// Why an event is listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// One of the insight's `relatedEvents`.
+    Related,
+    /// A call of a forced reflow's top-level function (`topLevelFunctionCallEvents`).
+    TopLevelCall,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Related => "related",
+            Role::TopLevelCall => "top_level_call",
+        }
+    }
+}
+
+/// One event an insight of a navigation points at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InsightEvent {
+    pub insight: InsightKey,
+    pub role: Role,
+    pub event: Related,
+}
+
 /// A large layout or style recalculation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LargeUpdate {
@@ -185,6 +253,10 @@ pub struct NavigationInsights {
     pub cls_culprits: Option<super::cls_culprits::ClsCulprits>,
     /// `None` for the trace's stretch before any navigation.
     pub network_dependency_tree: Option<super::network_tree::NetworkDependencyTree>,
+    /// The events every insight of the navigation points at (the engine's `relatedEvents`),
+    /// insight by insight in the engine's baseline order of insights (its sidebar then ranks them
+    /// by estimated savings), each insight's events in the engine's order.
+    pub related: Vec<InsightEvent>,
 }
 
 /// The engine's `eventIsInBounds`: starts by the window's end, ends after its start.
@@ -211,7 +283,7 @@ pub fn navigation_insights(
         .navigation_id
         .as_ref()
         .and_then(|id| requests.iter().position(|r| &r.request_id == id));
-    NavigationInsights {
+    let mut ins = NavigationInsights {
         document_latency: doc.map(|d| document_latency(requests, d)),
         lcp_discovery: doc.and_then(|d| lcp_discovery(page, requests, nav, d)),
         dom_size: Some(dom_size(
@@ -230,7 +302,95 @@ pub fn navigation_insights(
         network_dependency_tree: nav
             .ts
             .map(|_| super::network_tree::network_dependency_tree(trace, requests, vitals, nav)),
+        related: Vec::new(),
+    };
+    ins.related = related_events(vitals, nav, &ins);
+    ins
+}
+
+/// The events each insight of `nav` points at, as the engine's insights list them: INP
+/// breakdown its interaction; LCP breakdown the LCP candidate and its image request; LCP
+/// discovery the same when the image was requested; CLS culprits the shifts and the worst
+/// cluster; render-blocking and the network dependency tree their requests; document latency
+/// the document's request; DOM size its large updates; forced reflow its reflows, then the
+/// top-level function's calls.
+fn related_events(
+    vitals: &super::vitals::Vitals,
+    nav: &NavigationVitals,
+    ins: &NavigationInsights,
+) -> Vec<InsightEvent> {
+    use InsightKey as K;
+    fn add(
+        out: &mut Vec<InsightEvent>,
+        insight: InsightKey,
+        role: Role,
+        events: impl IntoIterator<Item = Related>,
+    ) {
+        out.extend(events.into_iter().map(|event| InsightEvent {
+            insight,
+            role,
+            event,
+        }));
     }
+    let event = |thread: (u64, u64), name: &str, ts: f64, dur: f64| {
+        Related::Event(RelatedEvent {
+            pid: thread.0,
+            tid: thread.1,
+            name: name.to_string(),
+            ts,
+            dur,
+            place: None,
+        })
+    };
+    let mut out = Vec::new();
+    let interaction = nav.inp.map(|i| {
+        let x = &vitals.interactions[i];
+        event(x.thread, "EventTiming", x.start, x.dur())
+    });
+    add(&mut out, K::InpBreakdown, Role::Related, interaction);
+    let lcp: Vec<Related> = nav
+        .lcp
+        .iter()
+        .flat_map(|l| {
+            let candidate = event(
+                l.thread,
+                "largestContentfulPaint::Candidate",
+                l.metric.ts,
+                0.0,
+            );
+            std::iter::once(candidate).chain(l.request.map(Related::Request))
+        })
+        .collect();
+    add(&mut out, K::LcpBreakdown, Role::Related, lcp.clone());
+    if ins.lcp_discovery.is_some() {
+        add(&mut out, K::LcpDiscovery, Role::Related, lcp);
+    }
+    if let Some(c) = &ins.cls_culprits {
+        let shifts = c.related(vitals).into_iter().map(Related::Event);
+        add(&mut out, K::ClsCulprits, Role::Related, shifts);
+    }
+    let blocking = nav.render_blocking.iter().copied().map(Related::Request);
+    add(&mut out, K::RenderBlocking, Role::Related, blocking);
+    if let Some(t) = &ins.network_dependency_tree {
+        let chain = t.related.iter().copied().map(Related::Request);
+        add(&mut out, K::NetworkDependencyTree, Role::Related, chain);
+    }
+    if let Some(d) = &ins.document_latency {
+        let doc = Related::Request(d.request);
+        add(&mut out, K::DocumentLatency, Role::Related, [doc]);
+    }
+    if let Some(d) = &ins.dom_size {
+        let updates = d.large_layout_updates.iter().chain(&d.large_style_recalcs);
+        let updates = updates.map(|u| Related::Event(u.event.clone()));
+        add(&mut out, K::DomSize, Role::Related, updates);
+    }
+    if let Some(f) = &ins.forced_reflow {
+        let reflows = f.related.iter().cloned().map(Related::Event);
+        add(&mut out, K::ForcedReflow, Role::Related, reflows);
+        let calls = f.top_level_calls.iter().cloned().map(Related::Event);
+        add(&mut out, K::ForcedReflow, Role::TopLevelCall, calls);
+    }
+    out
 }
 
 /// The engine's `isRequestCompressed`.

@@ -82,6 +82,9 @@ pub struct NetworkDependencyTree {
     pub preconnected_origins: Vec<PreconnectedOrigin>,
     /// Why the engine has no dependency graph for the navigation (the chain is then empty).
     pub graph_error: Option<GraphError>,
+    /// The engine's `relatedEvents`: each request of the chains (indices into the requests;
+    /// a redirect hop is its own entry) in the order the chains first reached it.
+    pub related: Vec<usize>,
 }
 
 /// The engine's `ParsedURL` pattern: scheme, user, host, port, path, query, fragment.
@@ -247,17 +250,21 @@ fn sort_children(nodes: &mut Vec<TreeNode>, list: &[usize]) {
 }
 
 /// The chains of `graph` (`generateNetworkDependencyTree`): the tree flattened depth first,
-/// the longest chain's latency (µs) and whether any chain has two requests.
+/// the longest chain's latency (µs), whether any chain has two requests, and the requests in
+/// the order the chains first reached them (its `relatedEvents`).
 fn chains(
     graph: &DependencyGraph,
     requests: &[Request],
     nav: &NavigationVitals,
-) -> (Vec<ChainNode>, f64, bool) {
+) -> (Vec<ChainNode>, f64, bool, Vec<usize>) {
     let mut nodes: Vec<TreeNode> = Vec::new();
     let mut roots: Vec<usize> = Vec::new();
     let mut max_time = 0.0;
     let mut fail = false;
     let mut longest: Vec<usize> = Vec::new();
+    // Lantern requests, first reached first (the engine's `relatedEvents` map, keyed by them).
+    let mut reached: Vec<usize> = Vec::new();
+    let mut was_reached = vec![false; graph.requests.len()];
     let raw = |li: usize| &requests[graph.requests[li].raw];
     let ends = |li: usize| {
         let r = raw(li);
@@ -275,6 +282,9 @@ fn chains(
         }
         let mut parent: Option<usize> = None;
         for &li in &path {
+            if !std::mem::replace(&mut was_reached[li], true) {
+                reached.push(li);
+            }
             let list = match parent {
                 Some(p) => &nodes[p].children,
                 None => &roots,
@@ -376,7 +386,8 @@ fn chains(
         }
     }
     walk(&nodes, &roots, 0, None, graph, &mut chain);
-    (chain, max_time, fail)
+    let related = reached.iter().map(|&li| graph.requests[li].raw).collect();
+    (chain, max_time, fail, related)
 }
 
 /// The network dependency tree of `nav`.
@@ -390,12 +401,12 @@ pub fn network_dependency_tree(
     let main_pids = super::main_pids(page, vitals);
     let trace_end = trace.bounds.map_or(0.0, |(_, hi)| us(hi));
     let graph = dependency_graph(trace, requests, nav, trace_end, &main_pids);
-    let (chain, max_time, fail, graph_error) = match &graph {
+    let (chain, max_time, fail, related, graph_error) = match &graph {
         Ok(g) => {
-            let (c, m, f) = chains(g, requests, nav);
-            (c, m, f, None)
+            let (c, m, f, r) = chains(g, requests, nav);
+            (c, m, f, r, None)
         }
-        Err(e) => (Vec::new(), 0.0, false, Some(*e)),
+        Err(e) => (Vec::new(), 0.0, false, Vec::new(), Some(*e)),
     };
 
     let context: Vec<&Request> = requests
@@ -440,6 +451,7 @@ pub fn network_dependency_tree(
         chain,
         preconnected_origins,
         graph_error,
+        related,
     }
 }
 

@@ -43,6 +43,8 @@ pub struct Lcp {
     pub request: Option<usize>,
     /// TTFB, load delay, load duration, render delay (the last three need an image request).
     pub subparts: Option<LcpSubparts>,
+    /// The candidate event's (pid, tid).
+    pub thread: (u64, u64),
 }
 
 /// The LCP breakdown insight's phases.
@@ -72,6 +74,8 @@ pub struct Shift {
     pub score: f64,
     pub weighted_score_delta: f64,
     pub cluster: usize,
+    /// The `LayoutShift` event's (pid, tid).
+    pub thread: (u64, u64),
 }
 
 /// One EventTiming interaction (DevTools' `SyntheticInteractionPair`). Times in µs.
@@ -86,6 +90,8 @@ pub struct Interaction {
     pub navigation_id: Option<String>,
     /// Dropped from DevTools' track: nested in a longer one of the same category.
     pub nested: bool,
+    /// The `EventTiming` begin event's (pid, tid).
+    pub thread: (u64, u64),
 }
 
 impl Interaction {
@@ -326,6 +332,7 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
                     candidate_index: m.candidate_index,
                     request,
                     subparts,
+                    thread: (m.at.pid, m.at.tid),
                 }
             });
             let mut worst_cluster = None;
@@ -529,6 +536,7 @@ fn layout_shifts(
             score: e.score,
             weighted_score_delta: e.weighted_score_delta,
             cluster: ci,
+            thread: (e.at.pid, e.at.tid),
         });
         last_shift = ts;
         last_nav = current_nav;
@@ -605,6 +613,7 @@ fn interactions(
                     processing_end: d.processing_end * 1e3 - d.time_stamp * 1e3 + begin_ts,
                     navigation_id: nav.map(|n| n.navigation_id.clone()),
                     nested: true,
+                    thread: (b.at.pid, b.at.tid),
                 });
             }
         }
