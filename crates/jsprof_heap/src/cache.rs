@@ -151,6 +151,9 @@ pub enum Progress {
 pub struct Opened {
     pub snapshot: HeapSnapshot,
     pub analysis: Analysis,
+    /// Its Summary and Statistics ([`Overview::of`]) when they came with it: from the index, or
+    /// computed by the analysis for the index it wrote. `None` is not an error: compute them.
+    pub overview: Option<Overview>,
     /// True when it came from the index rather than from reading and analysing the file.
     pub from_index: bool,
     /// One line each, for stderr: an index that was refused, or could not be written.
@@ -170,10 +173,11 @@ pub fn open_analysed<E>(
     let slot = slot_of(path, cache, &mut notes);
     if let Some(slot) = &slot {
         match slot.load(progress) {
-            Ok(Some((snapshot, analysis))) => {
+            Ok(Some((snapshot, analysis, overview))) => {
                 return Ok(Opened {
                     snapshot,
                     analysis,
+                    overview,
                     from_index: true,
                     notes,
                 })
@@ -191,6 +195,7 @@ pub fn open_analysed<E>(
     Ok(Opened {
         snapshot: analysed.snapshot,
         analysis: analysed.analysis,
+        overview: analysed.overview,
         from_index: false,
         notes,
     })
@@ -375,7 +380,7 @@ impl<'a> Slot<'a> {
     fn load(
         &self,
         progress: &mut dyn FnMut(Progress),
-    ) -> Result<Option<(HeapSnapshot, Analysis)>, String> {
+    ) -> Result<Option<(HeapSnapshot, Analysis, Option<Overview>)>, String> {
         let Some((file, len)) = self.open()? else {
             return Ok(None);
         };
@@ -659,7 +664,9 @@ pub fn read_index_bytes(bytes: &[u8], reseal: bool) -> Option<(HeapSnapshot, Ana
     let key = format::claimed_key(&bytes)?;
     let len = bytes.len() as u64;
     let _ = format::read_overview(&mut io::Cursor::new(&bytes[..]), len, &key);
-    format::read_index(&mut &bytes[..], len, &key, &mut |_, _| {}).ok()
+    format::read_index(&mut &bytes[..], len, &key, &mut |_, _| {})
+        .ok()
+        .map(|(s, a, _)| (s, a))
 }
 
 /// An index of `s` and `a` as the cache writes it (under a made-up key): the fuzz target's seed.

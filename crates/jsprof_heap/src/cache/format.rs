@@ -538,13 +538,15 @@ impl Layout {
     }
 }
 
-/// Reads an index of `file_len` bytes made for `key`. `progress` gets (bytes read, total).
+/// Reads an index of `file_len` bytes made for `key`, and its overview when that section is
+/// sound (`None` otherwise: the graph's commands do not need it, and a damaged overview does not
+/// make the graph unusable). `progress` gets (bytes read, total).
 pub(crate) fn read_index<R: Read>(
     r: &mut R,
     file_len: u64,
     key: &Key,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(HeapSnapshot, Analysis), Reject> {
+) -> Result<(HeapSnapshot, Analysis, Option<Overview>), Reject> {
     let Layout {
         header_len,
         sections: table,
@@ -602,7 +604,11 @@ pub(crate) fn read_index<R: Read>(
         warnings: misc.warnings,
     };
     check_tables(&snapshot, &analysis)?;
-    Ok((snapshot, analysis))
+    let overview = reader
+        .last_section()
+        .ok()
+        .and_then(|(at, bytes)| decode_overview(&bytes, at as usize, snapshot.nodes.len()).ok());
+    Ok((snapshot, analysis, overview))
 }
 
 /// Reads the sections in order, checking each one's checksum.
@@ -617,6 +623,25 @@ struct SectionReader<'a, R> {
 }
 
 impl<R: Read> SectionReader<'_, R> {
+    /// The next section's bytes (the overview, last) and its offset, its checksum checked.
+    fn last_section(&mut self) -> Result<(u64, Vec<u8>), Reject> {
+        let at = self.read;
+        let i = self.next;
+        let (count, crc) = *self
+            .table
+            .get(i)
+            .ok_or_else(|| Reject::Corrupt("no overview".into()))?;
+        self.next += 1;
+        // `count` was checked against the file's length (the section's bytes exist).
+        let mut bytes = vec![0; count];
+        self.r.read_exact(&mut bytes)?;
+        self.read += count as u64;
+        if crc32fast::hash(&bytes) != crc {
+            return corrupt("the checksum of section overview does not match");
+        }
+        Ok((at, bytes))
+    }
+
     fn column<T: Scalar>(&mut self) -> Result<Vec<T>, Reject> {
         let i = self.next;
         self.next += 1;

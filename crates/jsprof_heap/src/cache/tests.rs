@@ -54,7 +54,7 @@ fn index_of(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
 }
 
 fn read(bytes: &[u8], key: &Key) -> Result<(HeapSnapshot, Analysis), Reject> {
-    read_index(&mut &bytes[..], bytes.len() as u64, key, &mut |_, _| {})
+    read_index(&mut &bytes[..], bytes.len() as u64, key, &mut |_, _| {}).map(|(s, a, _)| (s, a))
 }
 
 fn read_overview_of(bytes: &[u8], key: &Key) -> Result<Overview, Reject> {
@@ -277,6 +277,11 @@ fn open_analysed_reuses_the_index_and_rebuilds_a_damaged_one() {
         dump(&cold.snapshot, &cold.analysis),
         dump(&warm.snapshot, &warm.analysis)
     );
+    // The Summary comes along both ways (made for the index, then read from it), equal to a
+    // fresh one; not indexed, it is left to the caller.
+    let fresh = Overview::of(&cold.snapshot, &cold.analysis);
+    assert_eq!(cold.overview.as_ref(), Some(&fresh));
+    assert_eq!(warm.overview.as_ref(), Some(&fresh));
 
     let entries: Vec<_> = fs::read_dir(&cache.dir).unwrap().flatten().collect();
     assert_eq!(entries.len(), 1, "one index, no temporary file left");
@@ -295,7 +300,8 @@ fn open_analysed_reuses_the_index_and_rebuilds_a_damaged_one() {
         ..HeapCache::new(dir.join("small"))
     };
     assert!(!open(&snapshot, &small).from_index);
-    assert!(!open(&snapshot, &small).from_index);
+    let unindexed = open(&snapshot, &small);
+    assert!(!unindexed.from_index && unindexed.overview.is_none());
     assert!(!small.dir.exists());
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -455,8 +461,15 @@ fn a_damaged_stale_or_forged_overview_is_refused() {
             Err(Reject::Corrupt(message)) => assert!(message.contains(expect), "{message}"),
             other => panic!("forged at {offset}: {other:?}"),
         }
-        // The whole index's reader does not read the overview: the graph's commands take it.
+        // The whole index's reader does not need the overview: the graph's commands take it,
+        // without the overview.
         assert!(read_index_bytes(&bad, false).is_some());
+        let (_, _, overview) =
+            read_index(&mut &bad[..], bad.len() as u64, &key(), &mut |_, _| {}).unwrap();
+        assert!(
+            overview.is_none(),
+            "forged at {offset}: a forged overview was taken"
+        );
     }
 }
 
