@@ -365,6 +365,27 @@ pub struct PreconnectedOriginJson {
     pub header_text: Option<String>,
 }
 
+/// A render-blocking request's estimated savings.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct WastedRequestJson {
+    pub request_id: String,
+    pub url: String,
+    /// Its download time in the simulated first paint, whole ms.
+    pub wasted_ms: f64,
+}
+
+/// The render-blocking insight's savings (its `metricSavings` and `requestIdToWastedMs`).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct RenderBlockingSavingsJson {
+    /// How much earlier the first contentful paint would come, whole ms (0 when no request
+    /// wasted 50 ms or more).
+    pub fcp_ms: f64,
+    /// The same for LCP, 0 when the LCP is an image.
+    pub lcp_ms: f64,
+    /// The render-blocking requests that wasted 50 ms or more.
+    pub requests: Vec<WastedRequestJson>,
+}
+
 /// Network dependency tree: chains of critical requests, each waiting for the one before.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct NetworkDependencyTreeJson {
@@ -390,9 +411,12 @@ pub struct InsightsJson {
     pub inp_breakdown: Option<InteractionJson>,
     /// Every layout-shift cluster of the navigation.
     pub cls_clusters: Vec<ClusterJson>,
-    /// The render-blocking requests insight's requests, longest first (DevTools' savings
-    /// estimate, a simulation, is not computed).
+    /// The render-blocking requests insight's requests, longest first.
     pub render_blocking: Vec<RequestRefJson>,
+    /// What deferring or inlining the render-blocking requests would save, as DevTools' trace
+    /// engine estimates it with Lantern's simulation; `null` where the engine has no Lantern
+    /// context (`network_dependency_tree.graph_error` says why).
+    pub render_blocking_savings: Option<RenderBlockingSavingsJson>,
     /// `null` without a document request for the navigation.
     pub document_latency: Option<DocumentLatencyJson>,
     pub cls_culprits: Option<ClsCulpritsJson>,
@@ -848,6 +872,22 @@ fn more_insights_json(
             })
             .collect(),
     });
+    out.render_blocking_savings =
+        ins.render_blocking_savings
+            .as_ref()
+            .map(|s| RenderBlockingSavingsJson {
+                fcp_ms: s.fcp_ms,
+                lcp_ms: s.lcp_ms,
+                requests: s
+                    .wasted_ms
+                    .iter()
+                    .map(|&(r, ms)| WastedRequestJson {
+                        request_id: story.requests[r].request_id.clone(),
+                        url: story.requests[r].url.clone(),
+                        wasted_ms: ms,
+                    })
+                    .collect(),
+            });
     out.network_dependency_tree = ins
         .network_dependency_tree
         .as_ref()
@@ -889,7 +929,7 @@ fn network_tree_json(
                 header_text: p.header_text.clone(),
             })
             .collect(),
-        graph_error: t.graph_error.map(|e| e.message().to_string()),
+        graph_error: t.graph_error.as_ref().map(|e| e.message()),
     }
 }
 
@@ -957,6 +997,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             inp_breakdown: n.inp.map(|i| c.interaction(&v.interactions[i])),
             cls_clusters,
             render_blocking,
+            render_blocking_savings: None,
             document_latency: None,
             cls_culprits: None,
             lcp_discovery: None,

@@ -40,6 +40,11 @@ impl NodeId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The node of index `i` (below [`DependencyGraph::node_count`]).
+    pub fn from_index(i: usize) -> NodeId {
+        NodeId(i as u32)
+    }
 }
 
 /// What a node stands for.
@@ -102,6 +107,9 @@ pub struct DependencyGraph {
     /// engine's traversals follow; pruning a chain of timer tasks moves thousands of edges).
     edges: HashSet<(NodeId, NodeId)>,
     root: NodeId,
+    /// The main document's node (the last document request at the end of the root's
+    /// redirects): the simulations' first-paint graphs always keep it.
+    main_document: NodeId,
 }
 
 /// Strips a URL's fragment (Lantern's `equalWithExcludedFragments`).
@@ -253,6 +261,20 @@ impl DependencyGraph {
         self.root
     }
 
+    pub fn main_document(&self) -> NodeId {
+        self.main_document
+    }
+
+    /// The node's start and end (µs): a request's renderer start and network end, a task's
+    /// start and (corrected) end.
+    pub fn start(&self, n: NodeId) -> f64 {
+        self.start[n.i()]
+    }
+
+    pub fn end(&self, n: NodeId) -> f64 {
+        self.end[n.i()]
+    }
+
     pub fn kind(&self, n: NodeId) -> &NodeKind {
         &self.kinds[n.i()]
     }
@@ -391,6 +413,7 @@ pub fn dependency_graph(
         dependents: Vec::new(),
         edges: HashSet::default(),
         root: NodeId(0),
+        main_document: NodeId(0),
     };
 
     // getNetworkNodeOutput.
@@ -475,7 +498,7 @@ pub fn dependency_graph(
         main = d;
     }
     let main_url = without_fragment(&lantern[main].url);
-    lantern
+    g.main_document = lantern
         .iter()
         .rposition(|l| {
             l.resource_type.as_deref() == Some("Document")

@@ -185,6 +185,9 @@ pub struct NavigationInsights {
     pub cls_culprits: Option<super::cls_culprits::ClsCulprits>,
     /// `None` for the trace's stretch before any navigation.
     pub network_dependency_tree: Option<super::network_tree::NetworkDependencyTree>,
+    /// The render-blocking requests' savings (Lantern's simulation); `None` where the engine
+    /// has no Lantern context, or no navigation.
+    pub render_blocking_savings: Option<super::lantern::RenderBlockingSavings>,
 }
 
 /// The engine's `eventIsInBounds`: starts by the window's end, ends after its start.
@@ -211,7 +214,16 @@ pub fn navigation_insights(
         .navigation_id
         .as_ref()
         .and_then(|id| requests.iter().position(|r| &r.request_id == id));
+    let lantern = nav
+        .ts
+        .map(|_| super::lantern::lantern_context(trace, requests, vitals, nav));
+    let image_lcp = nav.lcp.as_ref().is_some_and(|l| l.request.is_some());
     NavigationInsights {
+        render_blocking_savings: lantern.as_ref().and_then(|l| {
+            let ctx = l.as_ref().ok()?;
+            super::lantern::render_blocking_savings(ctx, requests, &nav.render_blocking, image_lcp)
+                .ok()
+        }),
         document_latency: doc.map(|d| document_latency(requests, d)),
         lcp_discovery: doc.and_then(|d| lcp_discovery(page, requests, nav, d)),
         dom_size: Some(dom_size(
@@ -227,9 +239,9 @@ pub fn navigation_insights(
         third_parties: Some(super::third_parties::third_parties(
             trace, requests, nav, timelines,
         )),
-        network_dependency_tree: nav
-            .ts
-            .map(|_| super::network_tree::network_dependency_tree(trace, requests, vitals, nav)),
+        network_dependency_tree: lantern.as_ref().map(|l| {
+            super::network_tree::network_dependency_tree(trace, requests, nav, l.as_ref())
+        }),
     }
 }
 

@@ -18,13 +18,11 @@ use regex::Regex;
 
 use jsprof_profile::TraceFile;
 
-use super::dependency_graph::{
-    dependency_graph, is_non_network_protocol, DependencyGraph, GraphError, NodeKind,
-};
+use super::dependency_graph::{is_non_network_protocol, DependencyGraph, NodeKind};
 use super::insights::{in_bounds, State};
+use super::lantern::{LanternContext, LanternError};
 use super::network::Request;
-use super::us;
-use super::vitals::{NavigationVitals, Vitals};
+use super::vitals::NavigationVitals;
 
 /// One request of the tree, in the order the engine lists them (depth first, each request's
 /// children by their longest chain, longest first).
@@ -80,8 +78,8 @@ pub struct NetworkDependencyTree {
     pub max_critical_path_latency: f64,
     pub chain: Vec<ChainNode>,
     pub preconnected_origins: Vec<PreconnectedOrigin>,
-    /// Why the engine has no dependency graph for the navigation (the chain is then empty).
-    pub graph_error: Option<GraphError>,
+    /// Why the engine has no Lantern context for the navigation (the chain is then empty).
+    pub graph_error: Option<LanternError>,
 }
 
 /// The engine's `ParsedURL` pattern: scheme, user, host, port, path, query, fragment.
@@ -379,23 +377,20 @@ fn chains(
     (chain, max_time, fail)
 }
 
-/// The network dependency tree of `nav`.
+/// The network dependency tree of `nav`, on its Lantern context (`lantern`).
 pub fn network_dependency_tree(
     trace: &TraceFile,
     requests: &[Request],
-    vitals: &Vitals,
     nav: &NavigationVitals,
+    lantern: Result<&LanternContext, &LanternError>,
 ) -> NetworkDependencyTree {
     let page = &trace.page;
-    let main_pids = super::main_pids(page, vitals);
-    let trace_end = trace.bounds.map_or(0.0, |(_, hi)| us(hi));
-    let graph = dependency_graph(trace, requests, nav, trace_end, &main_pids);
-    let (chain, max_time, fail, graph_error) = match &graph {
-        Ok(g) => {
-            let (c, m, f) = chains(g, requests, nav);
+    let (chain, max_time, fail, graph_error) = match lantern {
+        Ok(ctx) => {
+            let (c, m, f) = chains(&ctx.graph.graph, requests, nav);
             (c, m, f, None)
         }
-        Err(e) => (Vec::new(), 0.0, false, Some(*e)),
+        Err(e) => (Vec::new(), 0.0, false, Some(e.clone())),
     };
 
     let context: Vec<&Request> = requests
