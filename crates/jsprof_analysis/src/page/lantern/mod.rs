@@ -240,3 +240,131 @@ pub fn render_blocking_savings(
         wasted_ms,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::dependency_graph::NodeKind;
+    use serde_json::Value;
+
+    fn read(name: &str) -> Vec<u8> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/trace");
+        let mut out = Vec::new();
+        let f = std::fs::File::open(dir.join(name)).unwrap();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(f), &mut out).unwrap();
+        out
+    }
+
+    /// The node's id as the engine names it: the request id, or `tid.ts` for a task.
+    fn node_id(trace: &TraceFile, g: &DependencyGraph, n: NodeId) -> String {
+        match g.kind(n) {
+            NodeKind::Network(l) => g.requests[*l].request_id.clone(),
+            NodeKind::Cpu { task, .. } => {
+                let e = &trace.page.graph_events[*task];
+                format!("{}.{}", e.at.tid, us(e.at.ts))
+            }
+        }
+    }
+
+    #[track_caller]
+    fn close(ours: f64, want: &Value, what: &str) {
+        let want = want.as_f64().unwrap_or_else(|| panic!("{what}: {want}"));
+        assert!(
+            (ours - want).abs() <= 1e-9 * want.abs().max(1.0),
+            "{what}: ours {ours}, Lantern {want}"
+        );
+    }
+
+    /// Every simulated node's start and end, and the simulation's end.
+    fn assert_simulation(
+        trace: &TraceFile,
+        lg: &LanternGraph,
+        ours: &simulator::Simulation,
+        want: &Value,
+        at: &str,
+    ) {
+        close(ours.time_ms, &want["time_ms"], &format!("{at} time"));
+        let nodes = want["nodes"].as_array().unwrap();
+        let simulated: Vec<(String, simulator::NodeTiming)> = ours
+            .timings
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((NodeId::from_index(i), (*t)?)))
+            .map(|(n, t)| (node_id(trace, &lg.graph, n), t))
+            .collect();
+        assert_eq!(simulated.len(), nodes.len(), "{at}: simulated nodes");
+        for w in nodes {
+            let id = w["id"].as_str().unwrap();
+            let (_, t) = simulated
+                .iter()
+                .find(|(n, _)| n == id)
+                .unwrap_or_else(|| panic!("{at}: {id} not simulated"));
+            close(t.start, &w["start_ms"], &format!("{at} {id} start"));
+            close(t.end, &w["end_ms"], &format!("{at} {id} end"));
+        }
+    }
+
+    /// The network analysis, and each node of the FCP and LCP simulations (optimistic and
+    /// pessimistic) with the estimates, against Lantern's own on the recorded page loads
+    /// (`tools/oracle/lantern-oracle.mjs`, goldens `*.trace.lantern.json.gz`).
+    #[test]
+    fn simulations_match_lanterns_on_the_recorded_page_loads() {
+        let mut compared = 0;
+        for name in [
+            "pageload",
+            "pageload-shifts",
+            "pageload-bgimage",
+            "pageload-anim",
+        ] {
+            let trace =
+                jsprof_profile::read_trace(&read(&format!("{name}.trace.json.gz"))[..]).unwrap();
+            let want: Value =
+                serde_json::from_slice(&read(&format!("{name}.trace.lantern.json.gz"))).unwrap();
+            let story = crate::page::page_story(&trace);
+            let navs: Vec<&NavigationVitals> = story
+                .vitals
+                .navigations
+                .iter()
+                .filter(|n| n.ts.is_some())
+                .collect();
+            let graphs = want["graphs"].as_array().unwrap();
+            assert_eq!(navs.len(), graphs.len(), "{name}: navigations");
+            for (nav, w) in navs.into_iter().zip(graphs) {
+                let at = format!("{name} {}", nav.id);
+                let ctx = lantern_context(&trace, &story.requests, &story.vitals, nav);
+                let w = &w["lantern"];
+                let ctx = match (ctx, w.is_null()) {
+                    (Ok(ctx), false) => ctx,
+                    (Err(_), true) => continue,
+                    (ctx, _) => panic!("{at}: ours {:?}, Lantern's {w}", ctx.err()),
+                };
+                let a = &ctx.simulator.analysis;
+                let wn = &w["network"];
+                close(a.rtt, &wn["rtt_ms"], &format!("{at} rtt"));
+                close(a.throughput, &wn["throughput_bps"], &format!("{at} throughput"));
+                for (key, ours) in [
+                    ("additional_rtt_by_origin", &a.additional_rtt_by_origin),
+                    (
+                        "server_response_time_by_origin",
+                        &a.server_response_time_by_origin,
+                    ),
+                ] {
+                    let want = wn[key].as_object().unwrap();
+                    assert_eq!(ours.len() + 1, want.len(), "{at} {key}: origins");
+                    for (origin, v) in ours {
+                        close(*v, &want[origin], &format!("{at} {key} {origin}"));
+                    }
+                }
+                for (m, ours) in [("fcp", &ctx.fcp), ("lcp", &ctx.lcp)] {
+                    let wm = &w[m];
+                    close(ours.timing, &wm["timing_ms"], &format!("{at} {m}"));
+                    let g = &ctx.graph;
+                    assert_simulation(&trace, g, &ours.optimistic, &wm["optimistic"], &at);
+                    assert_simulation(&trace, g, &ours.pessimistic, &wm["pessimistic"], &at);
+                }
+                compared += 1;
+            }
+        }
+        assert!(compared >= 4, "every recorded page load is simulated");
+    }
+}
