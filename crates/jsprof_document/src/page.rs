@@ -397,8 +397,9 @@ pub struct NetworkDependencyTreeJson {
     /// longest first. A redirected document appears under itself (one entry per hop).
     pub chain: Vec<ChainRequestJson>,
     pub preconnected_origins: Vec<PreconnectedOriginJson>,
-    /// Why DevTools' trace engine builds no dependency graph for this navigation (the chain is
-    /// then empty), e.g. `NO_LCP`.
+    /// Why DevTools' trace engine has no Lantern context for this navigation — no dependency
+    /// graph, or a failed simulation — with its message, e.g. `NO_LCP`: the chain is then
+    /// empty and the render-blocking savings `null`.
     pub graph_error: Option<String>,
 }
 

@@ -341,7 +341,11 @@ mod tests {
                 let a = &ctx.simulator.analysis;
                 let wn = &w["network"];
                 close(a.rtt, &wn["rtt_ms"], &format!("{at} rtt"));
-                close(a.throughput, &wn["throughput_bps"], &format!("{at} throughput"));
+                close(
+                    a.throughput,
+                    &wn["throughput_bps"],
+                    &format!("{at} throughput"),
+                );
                 for (key, ours) in [
                     ("additional_rtt_by_origin", &a.additional_rtt_by_origin),
                     (

@@ -1,0 +1,125 @@
+//! Lantern's simulation behind the insights' savings (`jsprof insights`): the render-blocking
+//! requests' FCP/LCP savings and each request's wasted time against DevTools' trace engine —
+//! its goldens (`<trace>.insights.json.gz`) on the recorded page loads, and the live oracle on
+//! edited ones (connections the trace says are fresh, h2, no LCP). The engine rounds every
+//! saving to whole ms (`Math.round`); ours are rounded the same way from the same arithmetic,
+//! so they must be equal, not close.
+
+use serde_json::Value;
+
+use crate::support::{fixtures, golden, jsprof_json, run_oracle, temp_file};
+
+const PAGE_LOADS: &[&str] = &[
+    "trace/pageload.trace",
+    "trace/pageload-shifts.trace",
+    "trace/pageload-bgimage.trace",
+    "trace/pageload-anim.trace",
+];
+
+/// Compares every navigation's render-blocking savings of `ours` (`insights --json`) with the
+/// engine's `RenderBlocking` model in `want`; returns how many requests had estimated savings.
+fn assert_render_blocking_savings(ours: &Value, want: &Value, name: &str) -> usize {
+    let mut estimated = 0;
+    for (n, w) in ours["navigations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(want["navigations"].as_array().unwrap())
+    {
+        let at = format!("{name} {}", w["id"]);
+        let s = &n["insights"]["render_blocking_savings"];
+        let wrb = &want["insights"][w["id"].as_str().unwrap()]["RenderBlocking"];
+        let savings = &wrb["metric_savings"];
+        if savings.is_null() {
+            assert!(s.is_null(), "{at}: the engine has no savings, ours {s}");
+            continue;
+        }
+        assert_eq!(s["fcp_ms"].as_f64(), savings["FCP"].as_f64(), "{at}: FCP");
+        assert_eq!(s["lcp_ms"].as_f64(), savings["LCP"].as_f64(), "{at}: LCP");
+        let requests = s["requests"].as_array().unwrap();
+        let mut listed = 0;
+        for r in wrb["requests"].as_array().unwrap() {
+            let id = r["request_id"].as_str().unwrap();
+            let ours = requests
+                .iter()
+                .find(|o| o["request_id"] == id)
+                .map(|o| o["wasted_ms"].as_f64().unwrap());
+            assert_eq!(
+                ours,
+                r["estimated_savings_ms"].as_f64(),
+                "{at}: {id} wasted"
+            );
+            listed += usize::from(ours.is_some());
+        }
+        assert_eq!(requests.len(), listed, "{at}: requests with savings");
+        estimated += listed;
+    }
+    estimated
+}
+
+#[test]
+fn render_blocking_savings_match_the_trace_engine() {
+    let mut estimated = 0;
+    for name in PAGE_LOADS {
+        let input = fixtures().join(format!("{name}.json.gz"));
+        let ours = jsprof_json(&["insights", input.to_str().unwrap(), "--json"]);
+        let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
+        estimated += assert_render_blocking_savings(&ours, &want, name);
+        for n in ours["navigations"].as_array().unwrap() {
+            if n["navigation_id"].is_string() {
+                assert!(
+                    n["insights"]["render_blocking_savings"].is_object(),
+                    "{name}: every recorded page load has a Lantern context"
+                );
+            }
+        }
+    }
+    assert!(
+        estimated >= 3,
+        "no recorded page load has savings to compare"
+    );
+}
+
+/// The savings follow the engine where the trace says something else: every connection fresh
+/// (the trusted connection ids change the round trips), every response over h2 (one warm
+/// connection per origin), and no LCP (no Lantern context: no savings).
+#[test]
+fn render_blocking_savings_follow_the_engine_on_edited_page_loads() {
+    let trace = golden(&fixtures().join("trace/pageload.trace.json.gz"));
+    type Edit = fn(&mut Value);
+    let edits: [(&str, Edit); 3] = [
+        ("fresh-connections", |e| {
+            if e["name"] == "ResourceReceiveResponse" {
+                e["args"]["data"]["connectionReused"] = false.into();
+            }
+        }),
+        ("h2", |e| {
+            if e["name"] == "ResourceReceiveResponse" {
+                e["args"]["data"]["protocol"] = "h2".into();
+            }
+        }),
+        ("no-lcp", |e| {
+            if e["name"] == "largestContentfulPaint::Candidate" {
+                e["name"] = "edited-out".into();
+            }
+        }),
+    ];
+    for (name, edit) in edits {
+        let mut t = trace.clone();
+        t["traceEvents"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .for_each(edit);
+        let path = temp_file(
+            &format!("lantern-{name}.trace.json"),
+            t.to_string().as_bytes(),
+        );
+        let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+        let savings = &ours["navigations"][0]["insights"]["render_blocking_savings"];
+        assert_eq!(savings.is_null(), name == "no-lcp", "{name}: {savings}");
+        if let Some(want) = run_oracle("insights-oracle", &path) {
+            assert_render_blocking_savings(&ours, &want, name);
+        }
+    }
+}
