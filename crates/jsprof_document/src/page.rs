@@ -363,6 +363,18 @@ pub struct PreconnectedOriginJson {
     pub source: String,
     /// The `Link` header's part, for `ResponseHeader`.
     pub header_text: Option<String>,
+    /// Requests went to the origin but still paid for a connection (it is a preconnect
+    /// candidate): the preconnect was likely unused, often for a `crossorigin` mismatch.
+    pub crossorigin: bool,
+}
+
+/// An origin a preconnect would have helped.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct PreconnectCandidateJson {
+    pub origin: String,
+    /// The connection time a preconnect would have saved: Lantern's round trip to the origin
+    /// (twice for TLS), at most the time from the document's end to the request.
+    pub wasted_ms: f64,
 }
 
 /// A render-blocking request's estimated savings.
@@ -397,6 +409,9 @@ pub struct NetworkDependencyTreeJson {
     /// longest first. A redirected document appears under itself (one entry per hop).
     pub chain: Vec<ChainRequestJson>,
     pub preconnected_origins: Vec<PreconnectedOriginJson>,
+    /// Origins the LCP needed that a preconnect would have helped, most time saved first (at
+    /// most four; none without a Lantern context).
+    pub preconnect_candidates: Vec<PreconnectCandidateJson>,
     /// Why DevTools' trace engine has no Lantern context for this navigation — no dependency
     /// graph, or a failed simulation — with its message, e.g. `NO_LCP`: the chain is then
     /// empty and the render-blocking savings `null`.
@@ -928,6 +943,15 @@ fn network_tree_json(
                 unused: p.unused,
                 source: p.source.as_str().to_string(),
                 header_text: p.header_text.clone(),
+                crossorigin: p.crossorigin,
+            })
+            .collect(),
+        preconnect_candidates: t
+            .preconnect_candidates
+            .iter()
+            .map(|p| PreconnectCandidateJson {
+                origin: p.origin.clone(),
+                wasted_ms: p.wasted_ms,
             })
             .collect(),
         graph_error: t.graph_error.as_ref().map(|e| e.message()),

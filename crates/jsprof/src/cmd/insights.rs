@@ -286,7 +286,21 @@ fn write_network_tree(
             "  preconnected ({}): {}{}",
             p.source,
             p.url,
-            if p.unused { "  (unused)" } else { "" }
+            if p.unused {
+                "  (unused)"
+            } else if p.crossorigin {
+                "  (unused: check its crossorigin attribute)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    for c in &t.preconnect_candidates {
+        writeln!(
+            out,
+            "  preconnect to {} would save {}",
+            c.origin,
+            fmt_ms(c.wasted_ms)
         )?;
     }
     Ok(())

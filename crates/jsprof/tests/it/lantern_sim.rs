@@ -1,5 +1,6 @@
 //! Lantern's simulation behind the insights' savings (`jsprof insights`): the render-blocking
-//! requests' FCP/LCP savings and each request's wasted time against DevTools' trace engine —
+//! requests' FCP/LCP savings, each request's wasted time and the network dependency tree's
+//! preconnect candidates against DevTools' trace engine —
 //! its goldens (`<trace>.insights.json.gz`) on the recorded page loads, and the live oracle on
 //! edited ones (connections the trace says are fresh, h2, no LCP). The engine rounds every
 //! saving to whole ms (`Math.round`); ours are rounded the same way from the same arithmetic,
@@ -57,6 +58,53 @@ fn assert_render_blocking_savings(ours: &Value, want: &Value, name: &str) -> usi
     estimated
 }
 
+/// Compares every navigation's preconnect candidates (the oracle rounds their ms to 0.001)
+/// and the preconnected origins' `crossorigin`; returns how many candidates there were.
+fn assert_preconnect_candidates(ours: &Value, want: &Value, name: &str) -> usize {
+    let mut candidates = 0;
+    for (n, w) in ours["navigations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(want["navigations"].as_array().unwrap())
+    {
+        let at = format!("{name} {}", w["id"]);
+        let t = &n["insights"]["network_dependency_tree"];
+        let wt = &want["insights"][w["id"].as_str().unwrap()]["NetworkDependencyTree"];
+        if w["navigation"].is_null() {
+            continue;
+        }
+        let (o, wc) = (
+            t["preconnect_candidates"].as_array().unwrap(),
+            wt["preconnect_candidates"].as_array().unwrap(),
+        );
+        assert_eq!(o.len(), wc.len(), "{at}: preconnect candidates {o:?}");
+        for (o, w) in o.iter().zip(wc) {
+            assert_eq!(o["origin"], w["origin"], "{at}");
+            let (a, b) = (
+                o["wasted_ms"].as_f64().unwrap(),
+                w["wasted_ms"].as_f64().unwrap(),
+            );
+            assert!(
+                (a - b).abs() <= 0.0006,
+                "{at}: wasted ours {a}, DevTools {b}"
+            );
+        }
+        let origins = t["preconnected_origins"].as_array().unwrap();
+        let want_origins = wt["preconnected_origins"].as_array().unwrap();
+        assert_eq!(
+            origins.len(),
+            want_origins.len(),
+            "{at}: preconnected origins"
+        );
+        for (o, w) in origins.iter().zip(want_origins) {
+            assert_eq!(o["crossorigin"], w["crossorigin"], "{at}: {}", w["url"]);
+        }
+        candidates += wc.len();
+    }
+    candidates
+}
+
 #[test]
 fn render_blocking_savings_match_the_trace_engine() {
     let mut estimated = 0;
@@ -65,6 +113,8 @@ fn render_blocking_savings_match_the_trace_engine() {
         let ours = jsprof_json(&["insights", input.to_str().unwrap(), "--json"]);
         let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
         estimated += assert_render_blocking_savings(&ours, &want, name);
+        // Local recordings: every round trip is well under the 50 ms worth a preconnect.
+        assert_preconnect_candidates(&ours, &want, name);
         for n in ours["navigations"].as_array().unwrap() {
             if n["navigation_id"].is_string() {
                 assert!(
@@ -121,5 +171,44 @@ fn render_blocking_savings_follow_the_engine_on_edited_page_loads() {
         if let Some(want) = run_oracle("insights-oracle", &path) {
             assert_render_blocking_savings(&ours, &want, name);
         }
+    }
+}
+
+/// A preconnect candidate: pageload with its LCP image moved to the page's second origin,
+/// requested by the stylesheet (not the document, whose requests a preconnect cannot speed)
+/// and both of that origin's connections taking 200 ms to open.
+#[test]
+fn preconnect_candidates_follow_the_engine() {
+    let file = std::fs::File::open(fixtures().join("trace/pageload.trace.json.gz")).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
+    let text = text.replace(
+        "http://127.0.0.1:8790/hero.png",
+        "http://localhost:8791/hero.png",
+    );
+    let mut t: Value = serde_json::from_str(&text).unwrap();
+    for e in t["traceEvents"].as_array_mut().unwrap() {
+        let id = e["args"]["data"]["requestId"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        if e["name"] == "ResourceSendRequest" && id == "22250.5" {
+            e["args"]["data"]["initiator"]["url"] = "http://127.0.0.1:8790/styles.css".into();
+        }
+        if e["name"] == "ResourceReceiveResponse" && (id == "22250.4" || id == "22250.5") {
+            let timing = &mut e["args"]["data"]["timing"];
+            let start = timing["connectStart"].as_f64().unwrap();
+            timing["connectEnd"] = (start + 200.0).into();
+        }
+    }
+    let path = temp_file("lantern-preconnect.trace.json", t.to_string().as_bytes());
+    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let tree = &ours["navigations"][0]["insights"]["network_dependency_tree"];
+    let candidates = tree["preconnect_candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 1, "{tree}");
+    assert_eq!(candidates[0]["origin"], "http://localhost:8791");
+    if let Some(want) = run_oracle("insights-oracle", &path) {
+        assert_eq!(assert_preconnect_candidates(&ours, &want, "preconnect"), 1);
+        assert_render_blocking_savings(&ours, &want, "preconnect");
     }
 }
