@@ -6,15 +6,17 @@
 //! script-issued request on the task that issued it — with short tasks pruned away. The network
 //! dependency tree ([`super::network_tree`]) walks it.
 //!
-//! What is left out, and why: the simulation the engine runs on the graph (the throttled-network
-//! replay behind its FCP/LCP estimates and preconnect candidates) is not here. The engine drops
-//! the graph when that context fails; of its failures, the ones the trace decides are checked
-//! (no FCP, no LCP, no request to estimate throughput from, a trace too old), one inside the
-//! simulator is not. Lantern's `fromWorker` also counts threads whose `thread_name` metadata
-//! falls inside the navigation (metadata events carry `ts: 0`, so in practice none); only
-//! `TracingSessionIdForWorker`'s threads are counted here. Main-thread events are kept by the
-//! names Lantern reads, in file order; an unrelated event out of time order, which would end the
-//! engine's collection of a task's children early, is not seen.
+//! The simulation the engine runs on the graph (the replay behind its FCP/LCP estimates, the
+//! render-blocking savings and the preconnect candidates) is [`super::lantern`]; the engine
+//! drops the graph when that context fails. Of the failures, those the trace decides are
+//! checked here (no FCP, no LCP, no request to estimate throughput from, a trace too old), the
+//! simulator's there.
+//!
+//! What is left out, and why: Lantern's `fromWorker` also counts threads whose `thread_name`
+//! metadata falls inside the navigation (metadata events carry `ts: 0`, so in practice none);
+//! only `TracingSessionIdForWorker`'s threads are counted here. Main-thread events are kept by
+//! the names Lantern reads, in file order; an unrelated event out of time order, which would end
+//! the engine's collection of a task's children early, is not seen.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 

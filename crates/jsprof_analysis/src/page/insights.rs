@@ -5,9 +5,10 @@
 //! `relatedEvents` ([`RelatedEvent`], placed on their thread's timeline for the UI to outline).
 //!
 //! The network dependency tree is [`super::network_tree`], on Lantern's dependency graph
-//! ([`super::dependency_graph`]). What is not here, and why: the render-blocking and
-//! LCP-discovery *savings* come from the engine's Lantern simulation (that graph replayed under a
-//! throttled network model), which this crate does not reproduce.
+//! ([`super::dependency_graph`]); the render-blocking savings come from Lantern's simulation of
+//! that graph ([`super::lantern`]), whose context is made once per navigation here and shared.
+//! The LCP-discovery insight has no savings: the engine (`@paulirish/trace_engine` 0.0.65) sets
+//! no `metricSavings` for it, so its image's `estimatedSavings` is always null.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
