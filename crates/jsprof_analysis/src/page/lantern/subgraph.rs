@@ -80,19 +80,21 @@ impl Subgraph {
         let order = self.nodes();
         let n = self.included.len();
         let mut cloned = vec![false; n];
-        for &node in &order {
+        // Which walk last queued each node: one array for every walk up the dependencies.
+        let mut queued_by = vec![usize::MAX; n];
+        let mut queue = VecDeque::new();
+        for (walk, &node) in order.iter().enumerate() {
             if cloned[node.index()] || !keep(node) {
                 continue;
             }
             // The node and its ancestors not yet cloned, breadth first up the dependencies.
-            let mut visited = vec![false; n];
-            visited[node.index()] = true;
-            let mut queue = VecDeque::from([node]);
+            queued_by[node.index()] = walk;
+            queue.push_back(node);
             while let Some(x) = queue.pop_front() {
                 cloned[x.index()] = true;
                 for &p in &self.dependencies[x.index()] {
-                    if !cloned[p.index()] && !visited[p.index()] {
-                        visited[p.index()] = true;
+                    if !cloned[p.index()] && queued_by[p.index()] != walk {
+                        queued_by[p.index()] = walk;
                         queue.push_back(p);
                     }
                 }
