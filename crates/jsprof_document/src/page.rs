@@ -1300,11 +1300,15 @@ pub fn page_summary(input: &CpuInput) -> Option<PageSummaryJson> {
         );
     }
     if let Some(r) = i.render_blocking.first() {
+        let saves = match &i.render_blocking_savings {
+            Some(s) if s.fcp_ms > 0.0 => format!(", deferring them saves {} ms of FCP", s.fcp_ms),
+            _ => String::new(),
+        };
         fail(
             "render_blocking",
             "fail",
             format!(
-                "{} requests, the longest {:.1} ms ({})",
+                "{} requests, the longest {:.1} ms ({}){saves}",
                 i.render_blocking.len(),
                 r.dur_ms,
                 r.url
