@@ -118,6 +118,8 @@ impl TcpConnection {
         let mut download_elapsed = 0.0;
         let mut remaining = bytes - total;
         while remaining > 0.0 && download_elapsed <= maximum_download {
+            let window = (cwnd, max_cwnd, two_way, maximum_download);
+            skip_identical_round_trips(window, &mut download_elapsed, &mut total, &mut remaining);
             download_elapsed += two_way;
             cwnd = max_cwnd.min(cwnd * 2.0).max(1.0);
             let in_window = cwnd * TCP_SEGMENT_SIZE;
@@ -135,6 +137,38 @@ impl TcpConnection {
             congestion_window: cwnd,
         }
     }
+}
+
+/// Round trips past which [`skip_identical_round_trips`] takes them at once.
+const MANY_ROUND_TRIPS: f64 = 1_000_000.0;
+
+/// A window that no longer grows downloads the same bytes every round trip: a hostile transfer
+/// size (or a round trip of 0 ms) would need billions of them, which the engine loops through.
+/// Past [`MANY_ROUND_TRIPS`], all but the last are taken in one step (real pages need at most
+/// thousands, and keep the engine's exact sums).
+/// `window` is (congestion window, its maximum, round trip, time allowed).
+fn skip_identical_round_trips(
+    (cwnd, max_cwnd, two_way, maximum): (f64, f64, f64, f64),
+    elapsed: &mut f64,
+    total: &mut f64,
+    remaining: &mut f64,
+) {
+    if max_cwnd.min(cwnd * 2.0).max(1.0) != cwnd {
+        return;
+    }
+    let per_trip = cwnd * TCP_SEGMENT_SIZE;
+    let by_bytes = (*remaining / per_trip).ceil();
+    let by_time = match two_way > 0.0 {
+        true => ((maximum - *elapsed) / two_way).floor() + 1.0,
+        false => f64::INFINITY,
+    };
+    let trips = by_bytes.min(by_time) - 1.0;
+    if trips < MANY_ROUND_TRIPS {
+        return;
+    }
+    *elapsed += trips * two_way;
+    *total += trips * per_trip;
+    *remaining -= trips * per_trip;
 }
 
 /// The connections of one simulation, per origin.
@@ -305,6 +339,18 @@ mod tests {
         assert_eq!(d.congestion_window, 20.0);
         let max = TcpConnection::maximum_saturated_connections(150.0, 1.6 * 1024.0 * 1024.0);
         assert_eq!(max, 21.0);
+    }
+
+    /// A transfer size no network delivers, at a round trip of 0: answered at once, whole.
+    #[test]
+    fn hostile_sizes_do_not_loop_for_ever() {
+        let c = TcpConnection::new(0.0, 1e8, 30.0, false, false);
+        let d = c.simulate_download_until(1e15, 0.0, f64::INFINITY, 0.0);
+        assert_eq!(d.bytes_downloaded, 1e15);
+        assert_eq!(d.time_elapsed, 30.0);
+        let c = TcpConnection::new(0.1, 1e8, 30.0, false, false);
+        let d = c.simulate_download_until(1e15, 0.0, 500.0, 0.0);
+        assert!(d.bytes_downloaded < 1e15 && d.time_elapsed > 500.0 && d.time_elapsed < 501.0);
     }
 
     #[test]
