@@ -174,7 +174,9 @@ fn skip_identical_round_trips(
 /// The connections of one simulation, per origin.
 pub(crate) struct ConnectionPool {
     pub(crate) connections: Vec<TcpConnection>,
-    by_origin: HashMap<String, Vec<usize>>,
+    /// Each origin's connections, by the origin's slot ([`ConnectionPool::slot`]).
+    by_origin: Vec<Vec<usize>>,
+    slots: HashMap<String, usize>,
     /// Connection of each request in flight, by Lantern request index.
     by_request: HashMap<usize, usize>,
     /// In use, in the order they were taken.
@@ -202,7 +204,8 @@ impl ConnectionPool {
         let reused = connection_was_reused(&refs, true);
         let mut pool = ConnectionPool {
             connections: Vec::new(),
-            by_origin: HashMap::default(),
+            by_origin: Vec::new(),
+            slots: HashMap::default(),
             by_request: HashMap::default(),
             in_use: Vec::new(),
         };
@@ -236,8 +239,9 @@ impl ConnectionPool {
             }
             let start = pool.connections.len();
             pool.connections.extend(conns);
+            pool.slots.insert(origin, pool.by_origin.len());
             pool.by_origin
-                .insert(origin, (start..pool.connections.len()).collect());
+                .push((start..pool.connections.len()).collect());
         }
         Ok(pool)
     }
@@ -247,18 +251,24 @@ impl ConnectionPool {
         &self.in_use
     }
 
-    /// `acquire`: the free connection to the request's origin with the largest congestion
-    /// window, taken; `None` when every one is busy.
+    /// The slot of an origin's connections (`None`: the pool has none for it).
+    pub(crate) fn slot(&self, origin: &str) -> Option<usize> {
+        self.slots.get(origin).copied()
+    }
+
+    /// `acquire`: the free connection to the request's origin (its [`ConnectionPool::slot`])
+    /// with the largest congestion window, taken; `None` when every one is busy.
     pub(crate) fn acquire(
         &mut self,
         request: usize,
-        origin: &str,
+        slot: Option<usize>,
     ) -> Result<Option<usize>, LanternError> {
         if self.by_request.contains_key(&request) {
             return Err(LanternError::Simulation("Record already has a connection"));
         }
         let mut best: Option<usize> = None;
-        for &c in self.by_origin.get(origin).map_or(&[][..], Vec::as_slice) {
+        let none: &[usize] = &[];
+        for &c in slot.map_or(none, |s| self.by_origin[s].as_slice()) {
             if self.in_use.contains(&c) {
                 continue;
             }

@@ -123,6 +123,34 @@ pub(crate) fn js_round(x: f64) -> f64 {
     (x + 0.5).floor()
 }
 
+/// `computeNodeStartPosition`: the observed start, pushed back by low priority.
+fn start_position(g: &DependencyGraph, n: NodeId) -> f64 {
+    let start = g.start(n);
+    match g.request(n) {
+        None => start,
+        Some(r) => {
+            let penalty = match r.priority.as_str() {
+                "VeryHigh" => 0.0,
+                "High" => 0.25,
+                "Medium" => 0.5,
+                "Low" => 1.0,
+                "VeryLow" => 2.0,
+                _ => 0.0,
+            };
+            start + penalty * 1000.0 * 1000.0
+        }
+    }
+}
+
+/// `isConnectionless`: from the disk cache, or not over the network.
+fn is_connectionless(g: &DependencyGraph, n: NodeId) -> bool {
+    g.request(n).is_some_and(|r| {
+        r.from_disk_cache
+            || is_non_network_protocol(&r.protocol)
+            || is_non_network_protocol(&r.scheme)
+    })
+}
+
 /// One simulation in progress.
 struct Run<'a> {
     sim: &'a Simulator,
@@ -132,6 +160,11 @@ struct Run<'a> {
     pool: ConnectionPool,
     dns: DnsCache,
     progress: Vec<Progress>,
+    /// Per node: its start position, whether it needs no connection, its origin's slot in the
+    /// pool (asked at every step for every waiting node: worked out once).
+    position: Vec<f64>,
+    connectionless: Vec<bool>,
+    slot: Vec<Option<usize>>,
     /// Ready to start, by start position (ties in the order they became ready).
     ready: Vec<NodeId>,
     in_progress: Vec<NodeId>,
@@ -174,11 +207,21 @@ impl<'a> Run<'a> {
             bytes: 0.0,
             estimated: 0.0,
         };
+        let n = g.node_count();
+        let ids = (0..n).map(NodeId::from_index);
+        let position = ids.clone().map(|i| start_position(g, i)).collect();
+        let connectionless = ids.clone().map(|i| is_connectionless(g, i)).collect();
+        let slot = ids
+            .map(|i| g.request(i).and_then(|r| pool.slot(&r.origin)))
+            .collect();
         Ok(Run {
             sim,
             lg,
             g,
             sub,
+            position,
+            connectionless,
+            slot,
             pool,
             dns: DnsCache::new(a.rtt),
             progress: vec![blank; g.node_count()],
@@ -189,42 +232,12 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// `computeNodeStartPosition`: the observed start, pushed back by low priority.
-    fn start_position(&self, n: NodeId) -> f64 {
-        let start = self.g.start(n);
-        match self.g.request(n) {
-            None => start,
-            Some(r) => {
-                let penalty = match r.priority.as_str() {
-                    "VeryHigh" => 0.0,
-                    "High" => 0.25,
-                    "Medium" => 0.5,
-                    "Low" => 1.0,
-                    "VeryLow" => 2.0,
-                    _ => 0.0,
-                };
-                start + penalty * 1000.0 * 1000.0
-            }
-        }
-    }
-
-    fn is_connectionless(&self, n: NodeId) -> bool {
-        match self.g.request(n) {
-            Some(r) => {
-                r.from_disk_cache
-                    || is_non_network_protocol(&r.protocol)
-                    || is_non_network_protocol(&r.scheme)
-            }
-            None => false,
-        }
-    }
-
     fn mark_ready(&mut self, n: NodeId) {
-        let position = self.start_position(n);
+        let position = self.position[n.index()];
         let at = self
             .ready
             .iter()
-            .position(|&c| self.start_position(c) > position)
+            .position(|&c| self.position[c.index()] > position)
             .unwrap_or(self.ready.len());
         self.ready.insert(at, n);
         self.progress[n.index()].state = State::Ready;
@@ -279,12 +292,11 @@ impl<'a> Run<'a> {
             }
             NodeKind::Network(l) => {
                 let l = *l;
-                if !self.is_connectionless(n) {
+                if !self.connectionless[n.index()] {
                     if self.network_in_progress as f64 >= self.sim.max_concurrent_requests {
                         return Ok(());
                     }
-                    let origin = self.g.requests[l].origin.clone();
-                    if self.pool.acquire(l, &origin)?.is_none() {
+                    if self.pool.acquire(l, self.slot[n.index()])?.is_none() {
                         return Ok(());
                     }
                 }
@@ -369,7 +381,7 @@ impl<'a> Run<'a> {
         let p = self.progress[n.index()];
         let finished = p.estimated == period;
         let is_cpu = matches!(self.g.kind(n), NodeKind::Cpu { .. });
-        if is_cpu || self.is_connectionless(n) {
+        if is_cpu || self.connectionless[n.index()] {
             if finished {
                 self.mark_complete(n, total);
             } else {
