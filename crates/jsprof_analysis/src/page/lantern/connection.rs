@@ -178,9 +178,10 @@ pub(crate) struct ConnectionPool {
     by_origin: Vec<Vec<usize>>,
     slots: HashMap<String, usize>,
     /// Connection of each request in flight, by Lantern request index.
-    by_request: HashMap<usize, usize>,
-    /// In use, in the order they were taken.
+    by_request: Vec<Option<usize>>,
+    /// In use, in the order they were taken, and per connection whether it is.
     in_use: Vec<usize>,
+    busy: Vec<bool>,
 }
 
 /// What the pool is built from: the simulator's latency and throughput, and the analysis'
@@ -206,8 +207,9 @@ impl ConnectionPool {
             connections: Vec::new(),
             by_origin: Vec::new(),
             slots: HashMap::default(),
-            by_request: HashMap::default(),
+            by_request: vec![None; requests.len()],
             in_use: Vec::new(),
+            busy: Vec::new(),
         };
         for (origin, group) in group_by_origin(&refs) {
             // `||`: 0 (and NaN) count as unknown.
@@ -243,6 +245,7 @@ impl ConnectionPool {
             pool.by_origin
                 .push((start..pool.connections.len()).collect());
         }
+        pool.busy = vec![false; pool.connections.len()];
         Ok(pool)
     }
 
@@ -263,13 +266,13 @@ impl ConnectionPool {
         request: usize,
         slot: Option<usize>,
     ) -> Result<Option<usize>, LanternError> {
-        if self.by_request.contains_key(&request) {
+        if self.by_request[request].is_some() {
             return Err(LanternError::Simulation("Record already has a connection"));
         }
         let mut best: Option<usize> = None;
         let none: &[usize] = &[];
         for &c in slot.map_or(none, |s| self.by_origin[s].as_slice()) {
-            if self.in_use.contains(&c) {
+            if self.busy[c] {
                 continue;
             }
             // `||`: a best window of 0 compares as -Infinity.
@@ -283,24 +286,23 @@ impl ConnectionPool {
         }
         if let Some(c) = best {
             self.in_use.push(c);
-            self.by_request.insert(request, c);
+            self.busy[c] = true;
+            self.by_request[request] = Some(c);
         }
         Ok(best)
     }
 
     /// `acquireActiveConnectionFromRequest`.
     pub(crate) fn active(&self, request: usize) -> Result<usize, LanternError> {
-        self.by_request
-            .get(&request)
-            .copied()
-            .ok_or(LanternError::Simulation(
-                "Could not find an active connection for request",
-            ))
+        self.by_request[request].ok_or(LanternError::Simulation(
+            "Could not find an active connection for request",
+        ))
     }
 
     pub(crate) fn release(&mut self, request: usize) {
-        if let Some(c) = self.by_request.remove(&request) {
+        if let Some(c) = self.by_request[request].take() {
             self.in_use.retain(|&u| u != c);
+            self.busy[c] = false;
         }
     }
 }
