@@ -8,9 +8,10 @@
 //!
 //! The simulation the engine runs on the graph (the replay behind its FCP/LCP estimates, the
 //! render-blocking savings and the preconnect candidates) is [`super::lantern`]; the engine
-//! drops the graph when that context fails. Of the failures, those the trace decides are
-//! checked here (no FCP, no LCP, no request to estimate throughput from, a trace too old), the
-//! simulator's there.
+//! drops the graph when that context fails. Of the failures, those the trace decides before
+//! any simulation are checked here (no FCP, no request to estimate throughput from, a trace too
+//! old); a missing LCP (found after the FCP simulations, as the engine finds it) and the
+//! simulator's failures there.
 //!
 //! What is left out, and why: Lantern's `fromWorker` also counts threads whose `thread_name`
 //! metadata falls inside the navigation (metadata events carry `ts: 0`, so in practice none);
@@ -592,9 +593,6 @@ pub fn dependency_graph(
     });
     if !has_throughput {
         return Err(GraphError::NoThroughput);
-    }
-    if nav.lcp.is_none() {
-        return Err(GraphError::MissingLcp);
     }
     // The engine renames duplicate request ids on its requests.
     for (l, id) in lantern.iter_mut().zip(ids) {

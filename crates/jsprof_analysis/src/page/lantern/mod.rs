@@ -154,12 +154,13 @@ pub fn lantern_context(
     let trace_end = trace.bounds.map_or(0.0, |(_, hi)| us(hi));
     let graph = dependency_graph(trace, requests, nav, trace_end, &main_pids)?;
     let fcp_ts = nav.fcp.as_ref().ok_or(GraphError::MissingFcp)?.ts;
-    let lcp_ts = nav.lcp.as_ref().ok_or(GraphError::MissingLcp)?.metric.ts;
     let analysis = network_analyzer::analyze(&graph.requests).ok_or(GraphError::NoThroughput)?;
     let simulator = Simulator::new(analysis)?;
     let lg = LanternGraph::new(graph, trace);
     let full = Subgraph::full(&lg.graph);
     let fcp = metrics::first_contentful_paint(&simulator, &lg, &full, fcp_ts)?;
+    // The engine finds no LCP only when it builds the LCP graphs, after FCP's simulations.
+    let lcp_ts = nav.lcp.as_ref().ok_or(GraphError::MissingLcp)?.metric.ts;
     let lcp = metrics::largest_contentful_paint(&simulator, &lg, &full, lcp_ts, &fcp)?;
     metrics::interactive_simulations(&simulator, &lg, &full)?;
     Ok(LanternContext {
