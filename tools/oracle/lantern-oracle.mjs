@@ -8,6 +8,11 @@
 // dependencies: [id]}]}]} — one graph per navigation the engine built one for, in navigation
 // order; nodes in the engine's breadth-first order from the root (each node's dependents in the
 // order the engine added them), dependencies in the order the engine added them.
+// Each graph also carries `lantern` — the engine's simulation of it: `{network: {rtt_ms,
+// throughput_bps, additional_rtt_by_origin, server_response_time_by_origin}, fcp, lcp}`, each
+// metric `{timing_ms, optimistic, pessimistic}`, each simulation `{time_ms, nodes: [{id,
+// start_ms, end_ms}]}` in the engine's order (by simulated start) — or `null` when the engine
+// stopped before simulating (its error is on stderr).
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import {createRequire} from 'node:module';
@@ -30,6 +35,35 @@ PDG.createGraph = function (...args) {
   return root;
 };
 
+// Likewise the network analysis and the FCP/LCP metrics, each attached to the graph made last.
+const lantern = new Map();
+const attach = (key, value) => {
+  const g = graphs.at(-1);
+  if (!g) return;
+  lantern.set(g, {...(lantern.get(g) ?? {}), [key]: value});
+};
+const NA = Lantern.Core.NetworkAnalyzer;
+const analyze = NA.analyze;
+NA.analyze = function (...args) {
+  const a = analyze.apply(this, args);
+  if (a) {
+    attach('network', {rtt_ms: a.rtt, throughput_bps: a.throughput,
+      additional_rtt_by_origin: Object.fromEntries(a.additionalRttByOrigin),
+      server_response_time_by_origin: Object.fromEntries(a.serverResponseTimeByOrigin)});
+  }
+  return a;
+};
+const simulation = (s) => ({time_ms: s.timeInMs,
+  nodes: [...s.nodeTimings].map(([n, t]) => ({id: n.id, start_ms: t.startTime, end_ms: t.endTime}))});
+for (const [key, Metric] of [['fcp', Lantern.Metrics.FirstContentfulPaint], ['lcp', Lantern.Metrics.LargestContentfulPaint]]) {
+  const compute = Metric.compute;
+  Metric.compute = function (...args) {
+    const r = compute.apply(this, args);
+    attach(key, {timing_ms: r.timing, optimistic: simulation(r.optimisticEstimate), pessimistic: simulation(r.pessimisticEstimate)});
+    return r;
+  };
+}
+
 const file = process.argv[2];
 if (!file) { console.error('usage: node lantern-oracle.mjs TRACE.json[.gz]'); process.exit(2); }
 let buf = fs.readFileSync(file);
@@ -43,6 +77,7 @@ const out = graphs.map((root) => {
   const nodes = [];
   root.traverse((n) => nodes.push({type: n.type, id: n.id, ...(n.type === 'network' ? {url: n.request.url} : {}),
     start_us: n.startTime, end_us: n.endTime, dependencies: n.getDependencies().map((d) => d.id)}));
-  return {root_url: root.request.url, nodes};
+  const l = lantern.get(root);
+  return {root_url: root.request.url, nodes, lantern: l?.fcp && l?.lcp ? l : null};
 });
 process.stdout.write(JSON.stringify({tool: 'lantern page dependency graph (@paulirish/trace_engine)', file: file.split('/').pop(), graphs: out}) + '\n');

@@ -371,6 +371,39 @@ pub struct PreconnectedOriginJson {
     pub source: String,
     /// The `Link` header's part, for `ResponseHeader`.
     pub header_text: Option<String>,
+    /// Requests went to the origin but still paid for a connection (it is a preconnect
+    /// candidate): the preconnect was likely unused, often for a `crossorigin` mismatch.
+    pub crossorigin: bool,
+}
+
+/// An origin a preconnect would have helped.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct PreconnectCandidateJson {
+    pub origin: String,
+    /// The connection time a preconnect would have saved: Lantern's round trip to the origin
+    /// (twice for TLS), at most the time from the document's end to the request.
+    pub wasted_ms: f64,
+}
+
+/// A render-blocking request's estimated savings.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct WastedRequestJson {
+    pub request_id: String,
+    pub url: String,
+    /// Its download time in the simulated first paint, whole ms.
+    pub wasted_ms: f64,
+}
+
+/// The render-blocking insight's savings (its `metricSavings` and `requestIdToWastedMs`).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct RenderBlockingSavingsJson {
+    /// How much earlier the first contentful paint would come, whole ms (0 when no request
+    /// wasted 50 ms or more).
+    pub fcp_ms: f64,
+    /// The same for LCP, 0 when the LCP is an image.
+    pub lcp_ms: f64,
+    /// The render-blocking requests that wasted 50 ms or more.
+    pub requests: Vec<WastedRequestJson>,
 }
 
 /// Network dependency tree: chains of critical requests, each waiting for the one before.
@@ -384,8 +417,12 @@ pub struct NetworkDependencyTreeJson {
     /// longest first. A redirected document appears under itself (one entry per hop).
     pub chain: Vec<ChainRequestJson>,
     pub preconnected_origins: Vec<PreconnectedOriginJson>,
-    /// Why DevTools' trace engine builds no dependency graph for this navigation (the chain is
-    /// then empty), e.g. `NO_LCP`.
+    /// Origins the LCP needed that a preconnect would have helped, most time saved first (at
+    /// most four; none without a Lantern context).
+    pub preconnect_candidates: Vec<PreconnectCandidateJson>,
+    /// Why DevTools' trace engine has no Lantern context for this navigation — no dependency
+    /// graph, or a failed simulation — with its message, e.g. `NO_LCP`: the chain is then
+    /// empty and the render-blocking savings `null`.
     pub graph_error: Option<String>,
 }
 
@@ -398,9 +435,12 @@ pub struct InsightsJson {
     pub inp_breakdown: Option<InteractionJson>,
     /// Every layout-shift cluster of the navigation.
     pub cls_clusters: Vec<ClusterJson>,
-    /// The render-blocking requests insight's requests, longest first (DevTools' savings
-    /// estimate, a simulation, is not computed).
+    /// The render-blocking requests insight's requests, longest first.
     pub render_blocking: Vec<RequestRefJson>,
+    /// What deferring or inlining the render-blocking requests would save, as DevTools' trace
+    /// engine estimates it with Lantern's simulation; `null` where the engine has no Lantern
+    /// context (`network_dependency_tree.graph_error` says why).
+    pub render_blocking_savings: Option<RenderBlockingSavingsJson>,
     /// `null` without a document request for the navigation.
     pub document_latency: Option<DocumentLatencyJson>,
     pub cls_culprits: Option<ClsCulpritsJson>,
@@ -856,6 +896,22 @@ fn more_insights_json(
             })
             .collect(),
     });
+    out.render_blocking_savings =
+        ins.render_blocking_savings
+            .as_ref()
+            .map(|s| RenderBlockingSavingsJson {
+                fcp_ms: s.fcp_ms,
+                lcp_ms: s.lcp_ms,
+                requests: s
+                    .wasted_ms
+                    .iter()
+                    .map(|&(r, ms)| WastedRequestJson {
+                        request_id: story.requests[r].request_id.clone(),
+                        url: story.requests[r].url.clone(),
+                        wasted_ms: ms,
+                    })
+                    .collect(),
+            });
     out.network_dependency_tree = ins
         .network_dependency_tree
         .as_ref()
@@ -895,9 +951,18 @@ fn network_tree_json(
                 unused: p.unused,
                 source: p.source.as_str().to_string(),
                 header_text: p.header_text.clone(),
+                crossorigin: p.crossorigin,
             })
             .collect(),
-        graph_error: t.graph_error.map(|e| e.message().to_string()),
+        preconnect_candidates: t
+            .preconnect_candidates
+            .iter()
+            .map(|p| PreconnectCandidateJson {
+                origin: p.origin.clone(),
+                wasted_ms: p.wasted_ms,
+            })
+            .collect(),
+        graph_error: t.graph_error.as_ref().map(|e| e.message()),
     }
 }
 
@@ -965,6 +1030,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             inp_breakdown: n.inp.map(|i| c.interaction(&v.interactions[i])),
             cls_clusters,
             render_blocking,
+            render_blocking_savings: None,
             document_latency: None,
             cls_culprits: None,
             lcp_discovery: None,
@@ -1242,11 +1308,15 @@ pub fn page_summary(input: &CpuInput) -> Option<PageSummaryJson> {
         );
     }
     if let Some(r) = i.render_blocking.first() {
+        let saves = match &i.render_blocking_savings {
+            Some(s) if s.fcp_ms > 0.0 => format!(", deferring them saves {} ms of FCP", s.fcp_ms),
+            _ => String::new(),
+        };
         fail(
             "render_blocking",
             "fail",
             format!(
-                "{} requests, the longest {:.1} ms ({})",
+                "{} requests, the longest {:.1} ms ({}){saves}",
                 i.render_blocking.len(),
                 r.dur_ms,
                 r.url

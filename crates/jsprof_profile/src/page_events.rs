@@ -93,6 +93,10 @@ pub struct Response {
     pub encoded_data_length: f64,
     /// Whether `connectionId` is present: Lantern refuses traces whose responses lack it.
     pub has_connection_id: bool,
+    /// `connectionId` (0 when absent, as Lantern reads it) and `connectionReused`: Lantern's
+    /// network analysis tells fresh connections from reused ones by them.
+    pub connection_id: f64,
+    pub connection_reused: bool,
 }
 
 /// `ResourceFinish`'s data.
@@ -683,6 +687,8 @@ impl PageEvents {
                     timing: data.get("timing").and_then(timing_of),
                     encoded_data_length: f64_at(data, &["encodedDataLength"]).unwrap_or(0.0),
                     has_connection_id: data.get("connectionId").is_some(),
+                    connection_id: f64_at(data, &["connectionId"]).unwrap_or(0.0),
+                    connection_reused: bool_at(data, &["connectionReused"]),
                     headers: data
                         .get("headers")
                         .and_then(Value::as_array)

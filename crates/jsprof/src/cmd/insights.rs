@@ -159,10 +159,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 }
             }
             if !ins.render_blocking.is_empty() {
-                writeln!(out, "\nRender-blocking requests")?;
-                for r in &ins.render_blocking {
-                    writeln!(out, "  {:>10}  {}", fmt_ms(r.dur_ms), r.url)?;
-                }
+                write_render_blocking(out, ins)?;
             }
             if let Some(d) = &ins.lcp_discovery {
                 writeln!(out, "\nLCP request discovery: {}", d.state)?;
@@ -270,7 +267,7 @@ fn write_network_tree(
         fmt_ms(t.max_critical_path_latency_ms)
     )?;
     if let Some(e) = &t.graph_error {
-        writeln!(out, "  no dependency graph: {e}")?;
+        writeln!(out, "  no Lantern context: {e}")?;
     }
     for r in &t.chain {
         writeln!(
@@ -289,8 +286,48 @@ fn write_network_tree(
             "  preconnected ({}): {}{}",
             p.source,
             p.url,
-            if p.unused { "  (unused)" } else { "" }
+            if p.unused {
+                "  (unused)"
+            } else if p.crossorigin {
+                "  (unused: check its crossorigin attribute)"
+            } else {
+                ""
+            }
         )?;
+    }
+    for c in &t.preconnect_candidates {
+        writeln!(
+            out,
+            "  preconnect to {} would save {}",
+            c.origin,
+            fmt_ms(c.wasted_ms)
+        )?;
+    }
+    Ok(())
+}
+
+/// The render-blocking requests, with Lantern's estimated savings where the engine has them.
+fn write_render_blocking(
+    out: &mut dyn Write,
+    ins: &jsprof_document::page::InsightsJson,
+) -> std::io::Result<()> {
+    let savings = ins.render_blocking_savings.as_ref();
+    match savings {
+        Some(s) => writeln!(
+            out,
+            "\nRender-blocking requests (deferring them would save FCP {} ms, LCP {} ms)",
+            s.fcp_ms, s.lcp_ms
+        )?,
+        None => writeln!(out, "\nRender-blocking requests")?,
+    }
+    for r in &ins.render_blocking {
+        let wasted = savings
+            .and_then(|s| s.requests.iter().find(|w| w.request_id == r.request_id))
+            .map_or(String::new(), |w| format!("{} ms", w.wasted_ms));
+        match savings {
+            Some(_) => writeln!(out, "  {:>10}  {:>9}  {}", fmt_ms(r.dur_ms), wasted, r.url)?,
+            None => writeln!(out, "  {:>10}  {}", fmt_ms(r.dur_ms), r.url)?,
+        }
     }
     Ok(())
 }

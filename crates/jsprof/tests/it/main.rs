@@ -18,6 +18,7 @@ mod ingest;
 mod insight_events;
 mod lake;
 mod lake_engines;
+mod lantern_sim;
 mod leaks;
 mod lines;
 mod mcp;

@@ -6,15 +6,18 @@
 //! script-issued request on the task that issued it — with short tasks pruned away. The network
 //! dependency tree ([`super::network_tree`]) walks it.
 //!
-//! What is left out, and why: the simulation the engine runs on the graph (the throttled-network
-//! replay behind its FCP/LCP estimates and preconnect candidates) is not here. The engine drops
-//! the graph when that context fails; of its failures, the ones the trace decides are checked
-//! (no FCP, no LCP, no request to estimate throughput from, a trace too old), one inside the
-//! simulator is not. Lantern's `fromWorker` also counts threads whose `thread_name` metadata
-//! falls inside the navigation (metadata events carry `ts: 0`, so in practice none); only
-//! `TracingSessionIdForWorker`'s threads are counted here. Main-thread events are kept by the
-//! names Lantern reads, in file order; an unrelated event out of time order, which would end the
-//! engine's collection of a task's children early, is not seen.
+//! The simulation the engine runs on the graph (the replay behind its FCP/LCP estimates, the
+//! render-blocking savings and the preconnect candidates) is [`super::lantern`]; the engine
+//! drops the graph when that context fails. Of the failures, those the trace decides before
+//! any simulation are checked here (no FCP, no request to estimate throughput from, a trace too
+//! old); a missing LCP (found after the FCP simulations, as the engine finds it) and the
+//! simulator's failures there.
+//!
+//! What is left out, and why: Lantern's `fromWorker` also counts threads whose `thread_name`
+//! metadata falls inside the navigation (metadata events carry `ts: 0`, so in practice none);
+//! only `TracingSessionIdForWorker`'s threads are counted here. Main-thread events are kept by
+//! the names Lantern reads, in file order; an unrelated event out of time order, which would end
+//! the engine's collection of a task's children early, is not seen.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -39,6 +42,11 @@ impl NodeId {
     /// The node's index, below [`DependencyGraph::node_count`].
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+
+    /// The node of index `i` (below [`DependencyGraph::node_count`]).
+    pub fn from_index(i: usize) -> NodeId {
+        NodeId(i as u32)
     }
 }
 
@@ -102,6 +110,9 @@ pub struct DependencyGraph {
     /// engine's traversals follow; pruning a chain of timer tasks moves thousands of edges).
     edges: HashSet<(NodeId, NodeId)>,
     root: NodeId,
+    /// The main document's node (the last document request at the end of the root's
+    /// redirects): the simulations' first-paint graphs always keep it.
+    main_document: NodeId,
 }
 
 /// Strips a URL's fragment (Lantern's `equalWithExcludedFragments`).
@@ -253,6 +264,20 @@ impl DependencyGraph {
         self.root
     }
 
+    pub fn main_document(&self) -> NodeId {
+        self.main_document
+    }
+
+    /// The node's start and end (µs): a request's renderer start and network end, a task's
+    /// start and (corrected) end.
+    pub fn start(&self, n: NodeId) -> f64 {
+        self.start[n.i()]
+    }
+
+    pub fn end(&self, n: NodeId) -> f64 {
+        self.end[n.i()]
+    }
+
     pub fn kind(&self, n: NodeId) -> &NodeKind {
         &self.kinds[n.i()]
     }
@@ -391,6 +416,7 @@ pub fn dependency_graph(
         dependents: Vec::new(),
         edges: HashSet::default(),
         root: NodeId(0),
+        main_document: NodeId(0),
     };
 
     // getNetworkNodeOutput.
@@ -475,7 +501,7 @@ pub fn dependency_graph(
         main = d;
     }
     let main_url = without_fragment(&lantern[main].url);
-    lantern
+    g.main_document = lantern
         .iter()
         .rposition(|l| {
             l.resource_type.as_deref() == Some("Document")
@@ -567,9 +593,6 @@ pub fn dependency_graph(
     });
     if !has_throughput {
         return Err(GraphError::NoThroughput);
-    }
-    if nav.lcp.is_none() {
-        return Err(GraphError::MissingLcp);
     }
     // The engine renames duplicate request ids on its requests.
     for (l, id) in lantern.iter_mut().zip(ids) {

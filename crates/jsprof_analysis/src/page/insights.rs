@@ -5,9 +5,10 @@
 //! `relatedEvents` ([`RelatedEvent`], placed on their thread's timeline for the UI to outline).
 //!
 //! The network dependency tree is [`super::network_tree`], on Lantern's dependency graph
-//! ([`super::dependency_graph`]). What is not here, and why: the render-blocking and
-//! LCP-discovery *savings* come from the engine's Lantern simulation (that graph replayed under a
-//! throttled network model), which this crate does not reproduce.
+//! ([`super::dependency_graph`]); the render-blocking savings come from Lantern's simulation of
+//! that graph ([`super::lantern`]), whose context is made once per navigation here and shared.
+//! The LCP-discovery insight has no savings: the engine (`@paulirish/trace_engine` 0.0.65) sets
+//! no `metricSavings` for it, so its image's `estimatedSavings` is always null.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -257,6 +258,9 @@ pub struct NavigationInsights {
     /// insight by insight in the engine's baseline order of insights (its sidebar then ranks them
     /// by estimated savings), each insight's events in the engine's order.
     pub related: Vec<InsightEvent>,
+    /// The render-blocking requests' savings (Lantern's simulation); `None` where the engine
+    /// has no Lantern context, or no navigation.
+    pub render_blocking_savings: Option<super::lantern::RenderBlockingSavings>,
 }
 
 /// The engine's `eventIsInBounds`: starts by the window's end, ends after its start.
@@ -283,7 +287,16 @@ pub fn navigation_insights(
         .navigation_id
         .as_ref()
         .and_then(|id| requests.iter().position(|r| &r.request_id == id));
+    let lantern = nav
+        .ts
+        .map(|_| super::lantern::lantern_context(trace, requests, vitals, nav));
+    let image_lcp = nav.lcp.as_ref().is_some_and(|l| l.request.is_some());
     let mut ins = NavigationInsights {
+        render_blocking_savings: lantern.as_ref().and_then(|l| {
+            let ctx = l.as_ref().ok()?;
+            super::lantern::render_blocking_savings(ctx, requests, &nav.render_blocking, image_lcp)
+                .ok()
+        }),
         document_latency: doc.map(|d| document_latency(requests, d)),
         lcp_discovery: doc.and_then(|d| lcp_discovery(page, requests, nav, d)),
         dom_size: Some(dom_size(
@@ -299,9 +312,9 @@ pub fn navigation_insights(
         third_parties: Some(super::third_parties::third_parties(
             trace, requests, nav, timelines,
         )),
-        network_dependency_tree: nav
-            .ts
-            .map(|_| super::network_tree::network_dependency_tree(trace, requests, vitals, nav)),
+        network_dependency_tree: lantern.as_ref().map(|l| {
+            super::network_tree::network_dependency_tree(trace, requests, nav, l.as_ref())
+        }),
         related: Vec::new(),
     };
     ins.related = related_events(vitals, nav, &ins);

@@ -7,6 +7,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use jsprof_profile::page_events::ResourceTiming;
 use jsprof_profile::TraceFile;
 
 use super::dependency_graph::GraphError;
@@ -42,6 +43,29 @@ pub struct LanternRequest {
     pub transfer_size: f64,
     /// The frame's URL when the request was sent (`requestingFrameUrl`).
     pub document_url: String,
+    /// `networkRequestTime` (ms): the timing's request time, else the download start; a
+    /// redirect hop's start.
+    pub network_request_ms: f64,
+    /// The URL's scheme, host name and origin as the WHATWG URL parser gives them (Lantern's
+    /// `parsedURL`: connections and DNS lookups are per origin and host).
+    pub scheme: String,
+    pub host: String,
+    pub origin: String,
+    /// The response's timing; for a redirect hop the engine's made-up one (request time and
+    /// headers end only — the latter in ms on the trace clock, as the engine writes it).
+    pub timing: Option<ResourceTiming>,
+    /// The initiator's type (`other` without one).
+    pub initiator_type: String,
+    /// What the simulation reads of the request (a redirect hop has its request's).
+    pub priority: String,
+    pub protocol: String,
+    /// The decoded body's size.
+    pub resource_size: f64,
+    pub from_disk_cache: bool,
+    pub connection_id: f64,
+    pub connection_reused: bool,
+    pub failed: bool,
+    pub finished: bool,
 }
 
 /// A frame's URL from `min` to `max` (µs).
@@ -154,7 +178,15 @@ pub(crate) fn lantern_requests(
             Some("fetch") => "Fetch".to_string(),
             _ => r.resource_type.clone(),
         };
+        // The engine leaves out what the URL parser refuses.
+        let Ok(parsed) = url::Url::parse(&r.url) else {
+            continue;
+        };
         let document_url = frames.url_at(&r.frame, r.final_send).to_string();
+        let network_request_ms = match &r.timing {
+            Some(t) => t.request_time * 1000.0,
+            None => r.download_start / 1000.0,
+        };
         let raw = LanternRequest {
             raw: i,
             request_id: r.request_id.clone(),
@@ -170,6 +202,23 @@ pub(crate) fn lantern_requests(
             status: r.status,
             transfer_size: r.transfer_size,
             document_url,
+            network_request_ms,
+            scheme: parsed.scheme().to_string(),
+            host: parsed.host_str().unwrap_or("").to_string(),
+            origin: parsed.origin().ascii_serialization(),
+            timing: r.timing.clone(),
+            initiator_type: r
+                .initiator
+                .as_ref()
+                .map_or_else(|| "other".to_string(), |(t, _)| t.clone()),
+            priority: r.priority.clone(),
+            protocol: r.protocol.clone(),
+            resource_size: r.decoded_body_length,
+            from_disk_cache: r.from_disk_cache,
+            connection_id: r.connection_id,
+            connection_reused: r.connection_reused,
+            failed: r.failed,
+            finished: r.finished,
         };
         if r.redirect_spans.is_empty() {
             out.push(raw);
@@ -178,6 +227,8 @@ pub(crate) fn lantern_requests(
         let first = out.len();
         for (url, &(ts, dur)) in r.redirects.iter().zip(&r.redirect_spans) {
             let end_ms = (ts + dur) / 1000.0;
+            // A hop whose URL does not parse makes the engine throw; keep the final URL's parts.
+            let parsed = url::Url::parse(url).unwrap_or_else(|_| parsed.clone());
             out.push(LanternRequest {
                 url: url.clone(),
                 renderer_start_ms: ts / 1000.0,
@@ -186,6 +237,25 @@ pub(crate) fn lantern_requests(
                 resource_type: None,
                 status: 302,
                 transfer_size: 400.0,
+                network_request_ms: ts / 1000.0,
+                scheme: parsed.scheme().to_string(),
+                host: parsed.host_str().unwrap_or("").to_string(),
+                origin: parsed.origin().ascii_serialization(),
+                timing: Some(ResourceTiming {
+                    request_time: ts / 1e6,
+                    dns_start: -1.0,
+                    dns_end: -1.0,
+                    connect_start: -1.0,
+                    connect_end: -1.0,
+                    ssl_start: -1.0,
+                    ssl_end: -1.0,
+                    send_start: -1.0,
+                    send_end: -1.0,
+                    receive_headers_start: Some(end_ms),
+                    receive_headers_end: end_ms,
+                    proxy_start: -1.0,
+                    proxy_end: -1.0,
+                }),
                 ..raw.clone()
             });
         }

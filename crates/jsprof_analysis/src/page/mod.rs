@@ -11,6 +11,7 @@ pub mod animations;
 pub mod cls_culprits;
 pub mod dependency_graph;
 pub mod insights;
+pub mod lantern;
 pub mod lantern_requests;
 pub mod network;
 pub mod network_tree;

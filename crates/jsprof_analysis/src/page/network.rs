@@ -6,7 +6,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use jsprof_profile::page_events::{
-    Finish, NetworkEvent, PageEvents, RequestEvent, Response, SendRequest, Stamp,
+    Finish, NetworkEvent, PageEvents, RequestEvent, ResourceTiming, Response, SendRequest, Stamp,
 };
 
 use super::us;
@@ -52,6 +52,16 @@ pub struct Request {
     /// `blocking`, `in_body_parser_blocking`, `non_blocking`, …
     pub render_blocking: String,
     pub from_cache: bool,
+    /// Served from the disk cache (DevTools' `isDiskCached`) or the memory cache
+    /// (`isMemoryCached`): Lantern simulates the first without a connection.
+    pub from_disk_cache: bool,
+    pub from_memory_cache: bool,
+    /// The response's timing as DevTools keeps it (none for a memory-cached request, whose
+    /// timing is the original request's).
+    pub timing: Option<ResourceTiming>,
+    /// The response's `connectionId` (0 without one) and `connectionReused`.
+    pub connection_id: f64,
+    pub connection_reused: bool,
     pub failed: bool,
     pub finished: bool,
     pub frame: String,
@@ -239,6 +249,11 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
                 .unwrap_or_else(|| "unknown".to_string()),
             render_blocking: render_blocking.to_string(),
             from_cache: from_disk_cache || g.memory_cached,
+            from_disk_cache,
+            from_memory_cache: g.memory_cached,
+            timing: timing.cloned(),
+            connection_id: g.response.map_or(0.0, |(_, r)| r.connection_id),
+            connection_reused: g.response.is_some_and(|(_, r)| r.connection_reused),
             failed: g.finish.is_some_and(|(_, f)| f.did_fail),
             finished: g.finish.is_some(),
             frame: last.frame.clone(),

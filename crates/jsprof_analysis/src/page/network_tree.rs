@@ -7,9 +7,13 @@
 //! page preconnected to (`<link rel=preconnect>` and the document's `Link` headers) and whether
 //! any request used them.
 //!
-//! Not here: the preconnect *candidates* (origins worth a preconnect, with their savings) and
-//! whether a preconnected origin was missed for a `crossorigin` mismatch — both need the Lantern
-//! simulator's round-trip estimates and its pessimistic LCP graph.
+//! The preconnect *candidates* — origins the LCP needed, reached late over a fresh connection,
+//! with the time a preconnect would have saved — come from the Lantern context
+//! ([`super::lantern`]): its round trip per origin and its pessimistic LCP graph. One
+//! difference from the engine: a request's initiator is the trace's (`initiator.url` or the
+//! payload stack's top frame, a stylesheet trusted as the engine trusts it); the engine also
+//! follows an async JS stack it rebuilds from the CPU samples to the script that scheduled the
+//! request, which is not done here.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -18,13 +22,11 @@ use regex::Regex;
 
 use jsprof_profile::TraceFile;
 
-use super::dependency_graph::{
-    dependency_graph, is_non_network_protocol, DependencyGraph, GraphError, NodeKind,
-};
+use super::dependency_graph::{is_non_network_protocol, DependencyGraph, NodeKind};
 use super::insights::{in_bounds, State};
+use super::lantern::{LanternContext, LanternError};
 use super::network::Request;
-use super::us;
-use super::vitals::{NavigationVitals, Vitals};
+use super::vitals::NavigationVitals;
 
 /// One request of the tree, in the order the engine lists them (depth first, each request's
 /// children by their longest chain, longest first).
@@ -69,6 +71,19 @@ pub struct PreconnectedOrigin {
     pub source: PreconnectSource,
     /// The `Link` header's part that named it.
     pub header_text: Option<String>,
+    /// Requests went to the origin, but late enough to be a preconnect candidate: the
+    /// preconnect was likely not used (a `crossorigin` attribute mismatch).
+    pub crossorigin: bool,
+}
+
+/// An origin a preconnect would have helped (the engine's `preconnectCandidates`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreconnectCandidate {
+    /// `ParsedURL.securityOrigin()` of its first request.
+    pub origin: String,
+    /// The connection setup a preconnect would have saved (ms): the simulator's round trip to
+    /// the origin (twice for TLS), at most the time from the document's end to the request.
+    pub wasted_ms: f64,
 }
 
 /// The network dependency tree insight of a navigation.
@@ -80,11 +95,13 @@ pub struct NetworkDependencyTree {
     pub max_critical_path_latency: f64,
     pub chain: Vec<ChainNode>,
     pub preconnected_origins: Vec<PreconnectedOrigin>,
-    /// Why the engine has no dependency graph for the navigation (the chain is then empty).
-    pub graph_error: Option<GraphError>,
     /// The engine's `relatedEvents`: each request of the chains (indices into the requests;
     /// a redirect hop is its own entry) in the order the chains first reached it.
     pub related: Vec<usize>,
+    /// At most four, most time saved first; empty without a Lantern context.
+    pub preconnect_candidates: Vec<PreconnectCandidate>,
+    /// Why the engine has no Lantern context for the navigation (the chain is then empty).
+    pub graph_error: Option<LanternError>,
 }
 
 /// The engine's `ParsedURL` pattern: scheme, user, host, port, path, query, fragment.
@@ -390,32 +407,41 @@ fn chains(
     (chain, max_time, fail, related)
 }
 
-/// The network dependency tree of `nav`.
+/// The network dependency tree of `nav`, on its Lantern context (`lantern`).
 pub fn network_dependency_tree(
     trace: &TraceFile,
     requests: &[Request],
-    vitals: &Vitals,
     nav: &NavigationVitals,
+    lantern: Result<&LanternContext, &LanternError>,
 ) -> NetworkDependencyTree {
     let page = &trace.page;
-    let main_pids = super::main_pids(page, vitals);
-    let trace_end = trace.bounds.map_or(0.0, |(_, hi)| us(hi));
-    let graph = dependency_graph(trace, requests, nav, trace_end, &main_pids);
-    let (chain, max_time, fail, related, graph_error) = match &graph {
-        Ok(g) => {
-            let (c, m, f, r) = chains(g, requests, nav);
+    let (chain, max_time, fail, related, graph_error) = match lantern {
+        Ok(ctx) => {
+            let (c, m, f, r) = chains(&ctx.graph.graph, requests, nav);
             (c, m, f, r, None)
         }
-        Err(e) => (Vec::new(), 0.0, false, Vec::new(), Some(*e)),
+        Err(e) => (Vec::new(), 0.0, false, Vec::new(), Some(e.clone())),
     };
 
     let context: Vec<&Request> = requests
         .iter()
         .filter(|r| in_bounds(r.start, r.end - r.start, &nav.bounds))
         .collect();
+    let doc = nav
+        .navigation_id
+        .as_ref()
+        .and_then(|id| requests.iter().rev().find(|r| &r.request_id == id));
+    let preconnect_candidates = match (lantern, doc) {
+        (Ok(ctx), Some(doc)) => preconnect_candidates(ctx, requests, &context, doc),
+        _ => Vec::new(),
+    };
     let unused = |url: &str| {
         let origin = security_origin(url);
         !context.iter().any(|r| security_origin(&r.url) == origin)
+    };
+    let crossorigin = |url: &str| {
+        let origin = security_origin(url);
+        preconnect_candidates.iter().any(|c| c.origin == origin)
     };
     let mut preconnected_origins: Vec<PreconnectedOrigin> = page
         .link_preconnects
@@ -425,12 +451,9 @@ pub fn network_dependency_tree(
             unused: unused(url),
             source: PreconnectSource::Dom,
             header_text: None,
+            crossorigin: crossorigin(url),
         })
         .collect();
-    let doc = nav
-        .navigation_id
-        .as_ref()
-        .and_then(|id| requests.iter().rev().find(|r| &r.request_id == id));
     for (name, value) in doc.map_or(&[][..], |d| d.response_headers.as_slice()) {
         if !name.eq_ignore_ascii_case("link") {
             continue;
@@ -438,6 +461,7 @@ pub fn network_dependency_tree(
         for (url, text) in link_header_preconnects(value) {
             preconnected_origins.push(PreconnectedOrigin {
                 unused: unused(&url),
+                crossorigin: crossorigin(&url),
                 url,
                 source: PreconnectSource::ResponseHeader,
                 header_text: Some(text),
@@ -450,9 +474,123 @@ pub fn network_dependency_tree(
         max_critical_path_latency: max_time,
         chain,
         preconnected_origins,
+        preconnect_candidates,
         graph_error,
         related,
     }
+}
+
+/// A socket a preconnect opened stays usable this long (Chrome keeps an unused one 10 s; the
+/// engine allows 5 s more), ms.
+const PRECONNECT_SOCKET_MAX_IDLE_MS: f64 = 15_000.0;
+/// Savings under this are not worth a preconnect (ms).
+const PRECONNECT_IGNORE_THRESHOLD_MS: f64 = 50.0;
+const TOO_MANY_PRECONNECTS: usize = 4;
+
+/// The request that initiated `r` as the trace names it (`NetworkRequestsHandler`'s
+/// initiator map): the last request for its initiator's URL (the payload stack's top frame
+/// without one).
+fn initiator_request<'a>(requests: &'a [Request], r: &Request) -> Option<&'a Request> {
+    let url = r
+        .initiator
+        .as_ref()
+        .and_then(|(_, u)| u.as_deref())
+        .filter(|u| !u.is_empty())
+        .or_else(|| r.stack_trace.first().map(String::as_str))
+        .filter(|u| !u.is_empty())?;
+    requests.iter().rev().find(|q| q.url == url)
+}
+
+/// The WHATWG origin of `url` (`null` for opaque ones), `None` when it does not parse.
+fn url_origin(url: &str) -> Option<String> {
+    url::Url::parse(url)
+        .ok()
+        .map(|u| u.origin().ascii_serialization())
+}
+
+/// `generatePreconnectCandidates`: per origin other than the document's whose first request
+/// the LCP needed, went over a fresh connection and was made within 15 s of the document's
+/// end, the connection time it paid.
+fn preconnect_candidates(
+    ctx: &LanternContext,
+    requests: &[Request],
+    context: &[&Request],
+    doc: &Request,
+) -> Vec<PreconnectCandidate> {
+    let g = &ctx.graph.graph;
+    let lcp_graph = &ctx.lcp.pessimistic_graph;
+    let lcp_urls: Vec<&str> = lcp_graph
+        .nodes()
+        .into_iter()
+        .filter_map(|n| g.request(n).map(|r| r.url.as_str()))
+        .collect();
+    let Some(main_origin) = url_origin(&doc.url) else {
+        return Vec::new();
+    };
+    let mut by_origin: Vec<(String, Vec<&Request>)> = Vec::new();
+    for &r in context {
+        let Some(t) = &r.timing else {
+            continue;
+        };
+        if t.connect_end < 0.0 || t.connect_start < 0.0 {
+            continue;
+        }
+        if initiator_request(requests, r).is_some_and(|i| std::ptr::eq(i, doc)) {
+            continue;
+        }
+        let Some(origin) = url_origin(&r.url) else {
+            continue;
+        };
+        if origin == "null" || origin == main_origin || !lcp_urls.contains(&r.url.as_str()) {
+            continue;
+        }
+        // Already connected: no DNS or connection time.
+        let no_setup = t.dns_start == -1.0
+            && t.dns_end == -1.0
+            && t.connect_start == -1.0
+            && t.connect_end == -1.0;
+        if no_setup || (t.dns_end - t.dns_start == 0.0 && t.connect_end - t.connect_start == 0.0) {
+            continue;
+        }
+        if (r.send_start - doc.finish).max(0.0) / 1000.0 >= PRECONNECT_SOCKET_MAX_IDLE_MS {
+            continue;
+        }
+        match by_origin.iter_mut().find(|(o, _)| *o == origin) {
+            Some((_, list)) => list.push(r),
+            None => by_origin.push((origin, vec![r])),
+        }
+    }
+    let analysis = &ctx.simulator.analysis;
+    let mut out: Vec<PreconnectCandidate> = Vec::new();
+    for (_, list) in by_origin {
+        let first = list[0];
+        let Some(t) = &first.timing else {
+            continue;
+        };
+        let origin = security_origin(&first.url);
+        let additional = analysis
+            .additional_rtt_by_origin
+            .get(&origin)
+            .copied()
+            .unwrap_or(0.0);
+        let mut connection_time = analysis.rtt + additional;
+        let https = first
+            .url
+            .get(..6)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https:"));
+        if https {
+            connection_time *= 2.0;
+        }
+        let between = first.send_start - doc.finish + t.dns_start * 1000.0;
+        let wasted_ms = connection_time.min(between / 1000.0);
+        if wasted_ms < PRECONNECT_IGNORE_THRESHOLD_MS {
+            continue;
+        }
+        out.push(PreconnectCandidate { origin, wasted_ms });
+    }
+    out.sort_by(|a, b| b.wasted_ms.total_cmp(&a.wasted_ms));
+    out.truncate(TOO_MANY_PRECONNECTS);
+    out
 }
 
 #[cfg(test)]
