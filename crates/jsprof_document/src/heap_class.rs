@@ -62,12 +62,30 @@ pub fn sort_objects(s: &HeapSnapshot, a: &Analysis, nodes: &mut [NodeOrdinal], o
 
 /// [`sort_objects`] by any key: largest `key` first, ties by ordinal.
 fn sort_by_key_descending(nodes: &mut [NodeOrdinal], key: impl Fn(NodeOrdinal) -> i64) {
-    let Some((min, max)) = nodes.iter().fold(None, |range, &n| {
-        let k = key(n);
-        Some(range.map_or((k, k), |(lo, hi): (i64, i64)| (lo.min(k), hi.max(k))))
-    }) else {
+    let Some(&head) = nodes.first() else {
         return;
     };
+    // One pass for the keys' span and whether the order is already there, or its reverse (ids
+    // that grow with the ordinal; one distance for the whole class).
+    let (mut min, mut max) = (key(head), key(head));
+    let (mut in_order, mut reversed) = (true, true);
+    let mut previous = (key(head), head);
+    for &n in &nodes[1..] {
+        let k = key(n);
+        min = min.min(k);
+        max = max.max(k);
+        let (pk, pn) = previous;
+        in_order &= k < pk || (k == pk && n > pn);
+        reversed &= k > pk || (k == pk && n < pn);
+        previous = (k, n);
+    }
+    if in_order {
+        return;
+    }
+    if reversed {
+        nodes.reverse();
+        return;
+    }
     if max.abs_diff(min) <= u64::from(u32::MAX) {
         let mut packed: Vec<u64> = nodes
             .iter()
@@ -93,14 +111,6 @@ fn sort_by_key_descending(nodes: &mut [NodeOrdinal], key: impl Fn(NodeOrdinal) -
 /// radix sort, one counting pass for the bytes from `from_byte` up, then one scatter pass per
 /// byte that is not the same in every value. Values must be distinct.
 fn radix_sort(v: &mut Vec<u64>, from_byte: usize) {
-    if v.is_sorted() {
-        return;
-    }
-    // Ids that grow with the ordinal, read largest first.
-    if v.is_sorted_by(|x, y| x > y) {
-        v.reverse();
-        return;
-    }
     let mut counts = vec![[0usize; 256]; 8];
     for &x in v.iter() {
         for (byte, c) in counts.iter_mut().enumerate().skip(from_byte) {

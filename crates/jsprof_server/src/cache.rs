@@ -153,7 +153,7 @@ impl Derived {
             self.building(Build::Sorted);
             let mut members = members.clone();
             jsprof_document::heap_class::sort_objects(s, a, &mut members, order);
-            members.into()
+            Arc::new(members)
         });
         Some(sorted.clone())
     }
@@ -239,8 +239,8 @@ fn with<T>(
     Some(f(s, a, d))
 }
 
-/// A class's objects in one order.
-pub type SortedClass = Arc<[NodeOrdinal]>;
+/// A class's objects in one order (a `Vec`, not a slice: `Arc<[T]>` from a `Vec` copies it).
+pub type SortedClass = Arc<Vec<NodeOrdinal>>;
 
 /// A class in one order, sorted or being sorted.
 type SortedSlot = Arc<OnceLock<SortedClass>>;
