@@ -345,11 +345,17 @@ pub fn load(path: &Path, name: &str, view: View, pipeline: &Pipeline) -> ApiResu
             "{name}: filters apply to CPU profiles and traces, not to a heap snapshot"
         ))),
         View::Snapshot => {
-            let (snapshot, analysis) = load_snapshot(path, name)?;
+            let opened = open_snapshot(path, name)?;
+            let derived = Derived::default();
+            // The Summary the index holds, or the analysis just made for it: the first page
+            // then waits for nothing.
+            if let Some(overview) = opened.overview {
+                let _ = derived.overview.set(overview);
+            }
             Ok(Loaded::Snapshot {
-                snapshot: Box::new(snapshot),
-                analysis: Box::new(analysis),
-                derived: Box::default(),
+                snapshot: Box::new(opened.snapshot),
+                analysis: Box::new(opened.analysis),
+                derived: Box::new(derived),
             })
         }
     }
@@ -358,6 +364,12 @@ pub fn load(path: &Path, name: &str, view: View, pipeline: &Pipeline) -> ApiResu
 /// Reads and analyses a heap snapshot (blocking), through the heap index cache when the
 /// environment enables it (the CLI's, see `jsprof_heap::cache`).
 pub fn load_snapshot(path: &Path, name: &str) -> ApiResult<(HeapSnapshot, Analysis)> {
+    let opened = open_snapshot(path, name)?;
+    Ok((opened.snapshot, opened.analysis))
+}
+
+/// [`load_snapshot`], with the Summary when it came with the snapshot.
+fn open_snapshot(path: &Path, name: &str) -> ApiResult<jsprof_heap::Opened> {
     let cache = jsprof_heap::HeapCache::from_env().unwrap_or_else(|e| {
         eprintln!("jsprof serve: heap index cache off: {e}");
         None
@@ -372,7 +384,7 @@ pub fn load_snapshot(path: &Path, name: &str) -> ApiResult<(HeapSnapshot, Analys
     for note in &opened.notes {
         eprintln!("jsprof serve: {note}");
     }
-    Ok((opened.snapshot, opened.analysis))
+    Ok(opened)
 }
 
 #[cfg(test)]
