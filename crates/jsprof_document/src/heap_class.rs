@@ -40,6 +40,13 @@ impl ObjectOrder {
 }
 
 /// Sorts `nodes` by `order`, largest first, ties by ordinal (so the order is total).
+///
+/// A class of tens of millions is sorted when the UI first expands it, so this is a radix sort:
+/// when the keys span less than 2^32 (always for self sizes, ids and distances; for retained
+/// sizes unless one member retains gigabytes more than another) each object becomes one `u64`,
+/// its key's distance below the largest above its ordinal, and ascending `u64`s are the order.
+/// Only the bytes that differ between objects are passed over, and none of the ordinal's when
+/// `nodes` comes in node order (as a class's members do), because each pass is stable.
 pub fn sort_objects(s: &HeapSnapshot, a: &Analysis, nodes: &mut [NodeOrdinal], order: ObjectOrder) {
     let key = |n: NodeOrdinal| -> i64 {
         let n = n as usize;
@@ -50,12 +57,83 @@ pub fn sort_objects(s: &HeapSnapshot, a: &Analysis, nodes: &mut [NodeOrdinal], o
             ObjectOrder::Id => s.nodes.id[n] as i64,
         }
     };
+    sort_by_key_descending(nodes, key);
+}
+
+/// [`sort_objects`] by any key: largest `key` first, ties by ordinal.
+fn sort_by_key_descending(nodes: &mut [NodeOrdinal], key: impl Fn(NodeOrdinal) -> i64) {
+    let Some(&head) = nodes.first() else {
+        return;
+    };
+    // One pass for the keys' span and whether the order is already there, or its reverse (ids
+    // that grow with the ordinal; one distance for the whole class).
+    let (mut min, mut max) = (key(head), key(head));
+    let (mut in_order, mut reversed) = (true, true);
+    let mut previous = (key(head), head);
+    for &n in &nodes[1..] {
+        let k = key(n);
+        min = min.min(k);
+        max = max.max(k);
+        let (pk, pn) = previous;
+        in_order &= k < pk || (k == pk && n > pn);
+        reversed &= k > pk || (k == pk && n < pn);
+        previous = (k, n);
+    }
+    if in_order {
+        return;
+    }
+    if reversed {
+        nodes.reverse();
+        return;
+    }
+    if max.abs_diff(min) <= u64::from(u32::MAX) {
+        let mut packed: Vec<u64> = nodes
+            .iter()
+            .map(|&n| (max.abs_diff(key(n)) << 32) | u64::from(n))
+            .collect();
+        let from_byte = if nodes.is_sorted() { 4 } else { 0 };
+        radix_sort(&mut packed, from_byte);
+        for (slot, p) in nodes.iter_mut().zip(packed) {
+            *slot = p as NodeOrdinal;
+        }
+        return;
+    }
     // Keys read once, beside their node: a million objects sort without a column lookup per
     // comparison.
     let mut keyed: Vec<(i64, NodeOrdinal)> = nodes.iter().map(|&n| (key(n), n)).collect();
     keyed.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
     for (slot, (_, n)) in nodes.iter_mut().zip(keyed) {
         *slot = n;
+    }
+}
+
+/// Sorts `v` ascending when it is already sorted by its bytes below `from_byte`: a stable LSD
+/// radix sort, one counting pass for the bytes from `from_byte` up, then one scatter pass per
+/// byte that is not the same in every value. Values must be distinct.
+fn radix_sort(v: &mut Vec<u64>, from_byte: usize) {
+    let mut counts = vec![[0usize; 256]; 8];
+    for &x in v.iter() {
+        for (byte, c) in counts.iter_mut().enumerate().skip(from_byte) {
+            c[((x >> (8 * byte)) & 0xff) as usize] += 1;
+        }
+    }
+    let mut other = vec![0u64; v.len()];
+    for (byte, c) in counts.iter().enumerate().skip(from_byte) {
+        if c.contains(&v.len()) {
+            continue;
+        }
+        let mut at = [0usize; 256];
+        let mut sum = 0;
+        for (slot, &k) in at.iter_mut().zip(c) {
+            *slot = sum;
+            sum += k;
+        }
+        for &x in v.iter() {
+            let d = ((x >> (8 * byte)) & 0xff) as usize;
+            other[at[d]] = x;
+            at[d] += 1;
+        }
+        std::mem::swap(v, &mut other);
     }
 }
 
@@ -180,5 +258,47 @@ mod tests {
             );
         }
         assert_eq!(ObjectOrder::parse("count"), None);
+    }
+
+    /// The radix sort and its shortcuts give the comparison sort's order: keys with ties, few
+    /// or many distinct bytes, a span past 2^32 (the comparison sort's path), members in node
+    /// order or not, keys growing or shrinking with the ordinal.
+    #[test]
+    fn sorting_by_key_is_descending_then_by_ordinal() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..400 {
+            let len = (next() % 3000) as usize;
+            let keys: Vec<i64> = (0..4000u64)
+                .map(|i| match case % 7 {
+                    0 => (next() % 4) as i64,
+                    1 => (next() % (1 << 20)) as i64 - (1 << 19),
+                    2 => (next() >> 1) as i64,
+                    3 => i as i64 * 2 + 1,
+                    4 => -(i as i64),
+                    5 => 5,
+                    _ => (next() % (1 << 40)) as i64,
+                })
+                .collect();
+            let mut nodes: Vec<NodeOrdinal> = (0..len).map(|_| (next() % 4000) as u32).collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            if case % 2 == 1 {
+                nodes.reverse();
+                let n = nodes.len();
+                if n > 2 {
+                    nodes.swap(0, n / 2);
+                }
+            }
+            let mut expected = nodes.clone();
+            expected.sort_by(|&x, &y| keys[y as usize].cmp(&keys[x as usize]).then(x.cmp(&y)));
+            sort_by_key_descending(&mut nodes, |n| keys[n as usize]);
+            assert_eq!(nodes, expected, "case {case}");
+        }
     }
 }

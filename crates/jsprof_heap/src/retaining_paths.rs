@@ -26,21 +26,26 @@ pub struct RetainerIndex {
 }
 
 impl RetainerIndex {
+    /// 4 bytes a node and 4 an edge, and no other array: `first[t]` first counts the edges into
+    /// `t`, then (summed) marks the end of its list, and filling the lists edge by edge moves it
+    /// back to the list's start, each list's edges from the last source to the first.
     pub fn new(s: &HeapSnapshot) -> RetainerIndex {
         let n = s.nodes.len();
         let mut first = vec![0u32; n + 1];
         for &to in &s.edges.to_node {
-            first[to as usize + 1] += 1;
+            first[to as usize] += 1;
         }
-        for i in 0..n {
-            first[i + 1] += first[i];
+        let mut end = 0u32;
+        for f in &mut first[..n] {
+            end += *f;
+            *f = end;
         }
-        let mut next: Vec<u32> = first[1..].to_vec();
+        first[n] = end;
         let mut edges = vec![0 as EdgeOrdinal; s.edges.len()];
-        for e in 0..s.edges.len() {
-            let to = s.edges.to_node[e] as usize;
-            next[to] -= 1;
-            edges[next[to] as usize] = e as EdgeOrdinal;
+        for (e, &to) in s.edges.to_node.iter().enumerate() {
+            let f = &mut first[to as usize];
+            *f -= 1;
+            edges[*f as usize] = e as EdgeOrdinal;
         }
         RetainerIndex { first, edges }
     }

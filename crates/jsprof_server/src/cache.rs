@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use jsprof_document::heap_class::ObjectOrder;
 use jsprof_document::load::{CpuInput, Pipeline};
@@ -56,34 +56,78 @@ impl Loaded {
     }
 }
 
-/// What the heap pages need beyond the analysis, built on first use and kept with the snapshot:
-/// each is a pass over every node or edge (a few hundred ms on millions of nodes), which a
-/// click on an object or a class must not pay again.
+/// What the heap pages need beyond the analysis, kept with the snapshot. Each is a pass over
+/// every node or edge — seconds on a 5 GB snapshot —, so each is built once: on a background
+/// thread as soon as the snapshot is loaded ([`prepare`]), in the order a user reaches them, or
+/// by the first request that needs it, whichever comes first. A request that needs one while it
+/// is being built waits for that build (a `OnceLock` per structure, and one per sorted class),
+/// never starts a second.
+///
+/// Memory, beside the analysed graph: the dominator tree 8 bytes a node, the retainer index 4
+/// bytes a node and 4 an edge, the classes' members 4 bytes a node (every node with a self size),
+/// and each sorted class 4 bytes a member per order asked for (transiently 16 while it sorts).
 #[derive(Default)]
 pub struct Derived {
     /// The Summary's rows, totals and statistics (what the heap index keeps as its overview),
     /// made once: each Summary request of a big snapshot would otherwise group every node again.
-    pub overview: OnceLock<jsprof_heap::Overview>,
-    pub retainers: OnceLock<RetainerIndex>,
-    pub dominators: OnceLock<DominatorTree>,
+    overview: OnceLock<jsprof_heap::Overview>,
+    retainers: OnceLock<RetainerIndex>,
+    dominators: OnceLock<DominatorTree>,
     /// Every class's objects by Summary key, in node order.
-    pub classes: OnceLock<HashMap<String, Vec<NodeOrdinal>>>,
-    /// The classes asked for so far, in each order asked for.
-    pub sorted: Mutex<HashMap<(String, ObjectOrder), SortedClass>>,
+    classes: OnceLock<HashMap<String, Vec<NodeOrdinal>>>,
+    /// The classes sorted so far (or being sorted), in each order asked for.
+    sorted: Mutex<HashMap<(String, ObjectOrder), SortedSlot>>,
+    /// Called at the start of every build (tests pause a build with it).
+    #[cfg(test)]
+    on_build: Option<Box<dyn Fn(Build) + Send + Sync>>,
+}
+
+/// What [`Derived`] builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Build {
+    Overview,
+    Dominators,
+    Retainers,
+    Classes,
+    /// One class in one order.
+    Sorted,
 }
 
 impl Derived {
+    /// Notes the start of a build (the tests' hook).
+    fn building(&self, _what: Build) {
+        #[cfg(test)]
+        if let Some(hook) = &self.on_build {
+            hook(_what);
+        }
+    }
+
     pub fn overview(&self, s: &HeapSnapshot, a: &Analysis) -> &jsprof_heap::Overview {
-        self.overview
-            .get_or_init(|| jsprof_heap::Overview::of(s, a))
+        self.overview.get_or_init(|| {
+            self.building(Build::Overview);
+            jsprof_heap::Overview::of(s, a)
+        })
     }
 
     pub fn retainers(&self, s: &HeapSnapshot) -> &RetainerIndex {
-        self.retainers.get_or_init(|| RetainerIndex::new(s))
+        self.retainers.get_or_init(|| {
+            self.building(Build::Retainers);
+            RetainerIndex::new(s)
+        })
     }
 
     pub fn dominators(&self, s: &HeapSnapshot, a: &Analysis) -> &DominatorTree {
-        self.dominators.get_or_init(|| DominatorTree::new(s, a))
+        self.dominators.get_or_init(|| {
+            self.building(Build::Dominators);
+            DominatorTree::new(s, a)
+        })
+    }
+
+    fn classes(&self, s: &HeapSnapshot, a: &Analysis) -> &HashMap<String, Vec<NodeOrdinal>> {
+        self.classes.get_or_init(|| {
+            self.building(Build::Classes);
+            jsprof_document::heap_pages::classes_by_key(s, a)
+        })
     }
 
     /// The objects of the Summary class `key` in `order` (largest first, as `jsprof heap class`
@@ -95,32 +139,111 @@ impl Derived {
         a: &Analysis,
         key: &str,
         order: ObjectOrder,
-    ) -> Option<Arc<[NodeOrdinal]>> {
-        let cached = (key.to_string(), order);
-        if let Some(v) = self
+    ) -> Option<SortedClass> {
+        let members = self.classes(s, a).get(key)?;
+        // Only keys of real classes get a slot, so requests for made-up keys keep nothing.
+        let slot = self
             .sorted
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get(&cached)
-        {
-            return Some(v.clone());
-        }
-        let classes = self
-            .classes
-            .get_or_init(|| jsprof_document::heap_pages::classes_by_key(s, a));
-        let mut members = classes.get(key)?.clone();
-        jsprof_document::heap_class::sort_objects(s, a, &mut members, order);
-        let members: Arc<[NodeOrdinal]> = members.into();
-        self.sorted
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(cached, members.clone());
-        Some(members)
+            .entry((key.to_string(), order))
+            .or_default()
+            .clone();
+        let sorted = slot.get_or_init(|| {
+            self.building(Build::Sorted);
+            let mut members = members.clone();
+            jsprof_document::heap_class::sort_objects(s, a, &mut members, order);
+            Arc::new(members)
+        });
+        Some(sorted.clone())
     }
 }
 
-/// A class's objects in one order.
-pub type SortedClass = Arc<[NodeOrdinal]>;
+/// Classes with fewer members than this are sorted when first expanded (in well under 200 ms);
+/// larger ones in their default order in the background.
+pub const PREPARE_MIN_MEMBERS: u64 = 1 << 16;
+
+/// Whether loading a snapshot starts [`prepare`], and for which classes:
+/// `JSPROF_HEAP_PREPARE=0` leaves every structure to the first request that needs it;
+/// `JSPROF_HEAP_PREPARE_MIN_MEMBERS` replaces [`PREPARE_MIN_MEMBERS`] (tests prepare the small
+/// fixtures' classes as the big ones are).
+fn prepare_min_members() -> Option<u64> {
+    if std::env::var_os("JSPROF_HEAP_PREPARE").is_some_and(|v| v == "0") {
+        return None;
+    }
+    Some(
+        std::env::var("JSPROF_HEAP_PREPARE_MIN_MEMBERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(PREPARE_MIN_MEMBERS),
+    )
+}
+
+/// Builds what the heap views need, in the order a user reaches them: the Summary (which a
+/// request may already be building: it is waited for, not built twice), the dominator tree
+/// (Dominators), the retainer index (an object's retainers), the classes' members, and the
+/// default order of every class of at least `min_members` objects ([`PREPARE_MIN_MEMBERS`]), in
+/// the Summary's order. Stops between steps once the snapshot has left the cache and no request holds it.
+/// With `JSPROF_HEAP_PHASES=1`, each step's end on stderr (seconds, peak RSS).
+pub fn prepare(loaded: &Weak<Loaded>, min_members: u64) {
+    let started = std::time::Instant::now();
+    let phases = std::env::var_os("JSPROF_HEAP_PHASES").is_some_and(|v| v != "0");
+    let done = |what: &str| {
+        if phases {
+            eprintln!(
+                "jsprof serve: heap views: {what} ready at {:.2} s (peak RSS {})",
+                started.elapsed().as_secs_f64(),
+                jsprof_heap::peak_rss()
+            );
+        }
+    };
+    let Some(large) = with(loaded, |s, a, d| {
+        d.overview(s, a)
+            .classes
+            .iter()
+            .filter(|row| row.count >= min_members)
+            .map(|row| row.key.clone())
+            .collect::<Vec<String>>()
+    }) else {
+        return;
+    };
+    done("Summary");
+    if with(loaded, |s, a, d| d.dominators(s, a).children(s.root).len()).is_none() {
+        return;
+    }
+    done("dominator tree");
+    if with(loaded, |s, _, d| d.retainers(s).edges_of(s.root).len()).is_none() {
+        return;
+    }
+    done("retainer index");
+    if with(loaded, |s, a, d| d.classes(s, a).len()).is_none() {
+        return;
+    }
+    done("classes' members");
+    for key in &large {
+        if with(loaded, |s, a, d| d.class(s, a, key, ObjectOrder::default())).is_none() {
+            return;
+        }
+        done(&format!("class {key} by retained size"));
+    }
+    done("everything");
+}
+
+/// `f` over the snapshot, unless it has been dropped.
+fn with<T>(
+    loaded: &Weak<Loaded>,
+    f: impl FnOnce(&HeapSnapshot, &Analysis, &Derived) -> T,
+) -> Option<T> {
+    let loaded = loaded.upgrade()?;
+    let (s, a, d) = loaded.snapshot().ok()?;
+    Some(f(s, a, d))
+}
+
+/// A class's objects in one order (a `Vec`, not a slice: `Arc<[T]>` from a `Vec` copies it).
+pub type SortedClass = Arc<Vec<NodeOrdinal>>;
+
+/// A class in one order, sorted or being sorted.
+type SortedSlot = Arc<OnceLock<SortedClass>>;
 
 type Key = (String, u32, View, Pipeline);
 type Slot = Arc<OnceCell<Arc<Loaded>>>;
@@ -181,10 +304,20 @@ impl Cache {
                 let pipeline = pipeline.clone();
                 async move {
                     let what = name.clone();
-                    crate::work::spawn(move || load(&path, &name, view, &pipeline))
+                    let loaded = crate::work::spawn(move || load(&path, &name, view, &pipeline))
                         .await
-                        .map_err(|e| ApiError::internal(format!("loading {what}: {e}")))?
-                        .map(Arc::new)
+                        .map_err(|e| ApiError::internal(format!("loading {what}: {e}")))??;
+                    let loaded = Arc::new(loaded);
+                    if let (Loaded::Snapshot { .. }, Some(min_members)) =
+                        (&*loaded, prepare_min_members())
+                    {
+                        let weak = Arc::downgrade(&loaded);
+                        // Without the thread, each structure is built by its first request.
+                        let _ = std::thread::Builder::new()
+                            .name("jsprof-heap-views".to_string())
+                            .spawn(move || prepare(&weak, min_members));
+                    }
+                    Ok::<_, ApiError>(loaded)
                 }
             })
             .await?;
@@ -212,11 +345,17 @@ pub fn load(path: &Path, name: &str, view: View, pipeline: &Pipeline) -> ApiResu
             "{name}: filters apply to CPU profiles and traces, not to a heap snapshot"
         ))),
         View::Snapshot => {
-            let (snapshot, analysis) = load_snapshot(path, name)?;
+            let opened = open_snapshot(path, name)?;
+            let derived = Derived::default();
+            // The Summary the index holds, or the analysis just made for it: the first page
+            // then waits for nothing.
+            if let Some(overview) = opened.overview {
+                let _ = derived.overview.set(overview);
+            }
             Ok(Loaded::Snapshot {
-                snapshot: Box::new(snapshot),
-                analysis: Box::new(analysis),
-                derived: Box::default(),
+                snapshot: Box::new(opened.snapshot),
+                analysis: Box::new(opened.analysis),
+                derived: Box::new(derived),
             })
         }
     }
@@ -225,6 +364,12 @@ pub fn load(path: &Path, name: &str, view: View, pipeline: &Pipeline) -> ApiResu
 /// Reads and analyses a heap snapshot (blocking), through the heap index cache when the
 /// environment enables it (the CLI's, see `jsprof_heap::cache`).
 pub fn load_snapshot(path: &Path, name: &str) -> ApiResult<(HeapSnapshot, Analysis)> {
+    let opened = open_snapshot(path, name)?;
+    Ok((opened.snapshot, opened.analysis))
+}
+
+/// [`load_snapshot`], with the Summary when it came with the snapshot.
+fn open_snapshot(path: &Path, name: &str) -> ApiResult<jsprof_heap::Opened> {
     let cache = jsprof_heap::HeapCache::from_env().unwrap_or_else(|e| {
         eprintln!("jsprof serve: heap index cache off: {e}");
         None
@@ -239,5 +384,119 @@ pub fn load_snapshot(path: &Path, name: &str) -> ApiResult<(HeapSnapshot, Analys
     for note in &opened.notes {
         eprintln!("jsprof serve: {note}");
     }
-    Ok((opened.snapshot, opened.analysis))
+    Ok(opened)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    fn fixture() -> (HeapSnapshot, Analysis) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/heap/leak-3-final.heapsnapshot.gz");
+        let reader = jsprof_document::text::open_reader(&path).unwrap();
+        let mut s = jsprof_heap::read_snapshot_with(reader, Default::default()).unwrap();
+        let a = jsprof_heap::analyze(&mut s);
+        (s, a)
+    }
+
+    /// The Summary key of the class with the most objects, and how many it has.
+    fn largest_class(s: &HeapSnapshot, a: &Analysis) -> (String, u64) {
+        let rows = jsprof_heap::summary(s, a, jsprof_heap::SortBy::Count);
+        (rows[0].key.clone(), rows[0].count)
+    }
+
+    /// What a request that needs `what` answers (the handlers' calls), as plain numbers.
+    fn answer(s: &HeapSnapshot, a: &Analysis, d: &Derived, what: Build, key: &str) -> Vec<u32> {
+        match what {
+            Build::Overview => d
+                .overview(s, a)
+                .classes
+                .iter()
+                .map(|r| r.count as u32)
+                .collect(),
+            Build::Dominators => d.dominators(s, a).children(s.root).to_vec(),
+            Build::Retainers => (0..s.nodes.len() as u32)
+                .flat_map(|n| d.retainers(s).edges_of(n).to_vec())
+                .collect(),
+            Build::Classes | Build::Sorted => {
+                d.class(s, a, key, ObjectOrder::default()).unwrap().to_vec()
+            }
+        }
+    }
+
+    /// A request that needs a structure while the background builds it waits for that build and
+    /// answers what a fresh build gives; nothing is built twice.
+    #[test]
+    fn a_request_during_a_background_build_waits_for_it() {
+        let (s, a) = fixture();
+        let (key, count) = largest_class(&s, &a);
+        let fresh = Derived::default();
+        for paused in [
+            Build::Overview,
+            Build::Dominators,
+            Build::Retainers,
+            Build::Classes,
+            Build::Sorted,
+        ] {
+            let expected = answer(&s, &a, &fresh, paused, &key);
+            let builds: Arc<Mutex<Vec<Build>>> = Arc::default();
+            let (entered, entered_rx) = mpsc::channel();
+            let (release, release_rx) = mpsc::channel::<()>();
+            let release_rx = Mutex::new(release_rx);
+            let once = AtomicBool::new(false);
+            let seen = builds.clone();
+            let derived = Derived {
+                on_build: Some(Box::new(move |b| {
+                    seen.lock().unwrap().push(b);
+                    if b == paused && !once.swap(true, Ordering::SeqCst) {
+                        entered.send(()).unwrap();
+                        release_rx.lock().unwrap().recv().unwrap();
+                    }
+                })),
+                ..Derived::default()
+            };
+            let (snapshot, analysis) = fixture();
+            let loaded = Arc::new(Loaded::Snapshot {
+                snapshot: Box::new(snapshot),
+                analysis: Box::new(analysis),
+                derived: Box::new(derived),
+            });
+            let weak = Arc::downgrade(&loaded);
+            // The largest class is sorted in the background like a class of millions.
+            let background = std::thread::spawn(move || prepare(&weak, count));
+            entered_rx.recv().unwrap();
+            let request = {
+                let (loaded, key) = (loaded.clone(), key.clone());
+                std::thread::spawn(move || {
+                    let (s, a, d) = loaded.snapshot().unwrap();
+                    answer(s, a, d, paused, &key)
+                })
+            };
+            std::thread::sleep(Duration::from_millis(100));
+            assert!(
+                !request.is_finished(),
+                "{paused:?}: answered while the build it needs was paused"
+            );
+            release.send(()).unwrap();
+            assert_eq!(request.join().unwrap(), expected, "{paused:?}");
+            background.join().unwrap();
+            let builds = builds.lock().unwrap();
+            assert_eq!(
+                *builds,
+                [
+                    Build::Overview,
+                    Build::Dominators,
+                    Build::Retainers,
+                    Build::Classes,
+                    Build::Sorted,
+                ],
+                "{paused:?}: built in this order, each once"
+            );
+        }
+    }
 }

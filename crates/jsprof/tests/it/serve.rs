@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof, node_with_inspector, temp_file};
+use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector, temp_file};
 
 /// A running `jsprof serve`.
 pub(crate) struct Serve {
@@ -37,6 +37,11 @@ pub(crate) fn data_dir(name: &str) -> PathBuf {
 }
 
 pub(crate) fn serve(data: &Path, extra: &[&str]) -> Serve {
+    serve_env(data, extra, &[])
+}
+
+/// [`serve`] with environment variables set for the server.
+pub(crate) fn serve_env(data: &Path, extra: &[&str], env: &[(&str, &str)]) -> Serve {
     let mut args = vec![
         "serve",
         "--addr",
@@ -45,15 +50,20 @@ pub(crate) fn serve(data: &Path, extra: &[&str]) -> Serve {
         data.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let mut s = start(&args);
+    let mut s = start_env(&args, env);
     s.data = data.to_path_buf();
     s
 }
 
 /// Starts `jsprof ARGS` (`serve` or `view`) and reads the URL it prints.
 pub(crate) fn start(args: &[&str]) -> Serve {
+    start_env(args, &[])
+}
+
+fn start_env(args: &[&str], env: &[(&str, &str)]) -> Serve {
     let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
         .args(args)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -565,6 +575,113 @@ fn serve_heap_endpoints_equal_the_cli() {
     );
     assert_eq!(s.get(&at("diff")).status, 400);
     assert_eq!(s.get(&at("diff?base=../../etc/1")).status, 400);
+}
+
+/// The heap views a user clicks through (a class's pages in every order, the root's dominated
+/// objects, an object's retaining paths and retainer edges) answer the CLI's bytes whether the
+/// service builds their indexes in the background as the snapshot loads (the requests racing
+/// that build) or on first use (`JSPROF_HEAP_PREPARE=0`), with the largest class prepared as
+/// the classes of millions are (`JSPROF_HEAP_PREPARE_MIN_MEMBERS`).
+#[test]
+fn heap_views_answer_the_same_with_and_without_the_background_build() {
+    let file = fixtures().join("heap/leak-3-final.heapsnapshot.gz");
+    let path = file.to_str().unwrap();
+    let largest = jsprof_json(&[
+        "heap", "summary", path, "--sort", "count", "--limit", "1", "--json",
+    ]);
+    let key = largest["classes"][0]["key"].as_str().unwrap().to_string();
+    let count = largest["classes"][0]["count"].as_u64().unwrap();
+    let id = 79193;
+    let encoded: String = key
+        .bytes()
+        .map(|b| match b.is_ascii_alphanumeric() {
+            true => (b as char).to_string(),
+            false => format!("%{b:02X}"),
+        })
+        .collect();
+    let mut expected: Vec<(String, Vec<u8>)> = Vec::new();
+    for (sort, offset) in [
+        ("retained", 0),
+        ("retained", count / 2),
+        ("self", 0),
+        ("distance", 7),
+        ("id", 0),
+    ] {
+        let offset = offset.to_string();
+        expected.push((
+            format!(
+                "ui:class?key={}&sort={sort}&offset={offset}&limit=20",
+                encoded
+            ),
+            cli(&[
+                "heap", "class", path, &key, "--sort", sort, "--offset", &offset, "--limit", "20",
+                "--json",
+            ]),
+        ));
+    }
+    expected.push((
+        format!("api:retainers/{id}?paths=3"),
+        cli(&[
+            "heap",
+            "retainers",
+            path,
+            &id.to_string(),
+            "--json",
+            "--paths",
+            "3",
+        ]),
+    ));
+    expected.push((
+        format!("ui:edges/{id}?retainers=1&offset=0&limit=30"),
+        cli(&[
+            "heap",
+            "edges",
+            path,
+            &id.to_string(),
+            "--retainers",
+            "--limit",
+            "30",
+            "--json",
+        ]),
+    ));
+    let min_members = count.to_string();
+    let mut dominated = Vec::new();
+    for prepare in ["1", "0"] {
+        let s = serve_env(
+            &data_dir(&format!("prepare-{prepare}")),
+            &[],
+            &[
+                ("JSPROF_HEAP_PREPARE", prepare),
+                ("JSPROF_HEAP_PREPARE_MIN_MEMBERS", &min_members),
+            ],
+        );
+        let session = s.import(&file)["session_id"].as_str().unwrap().to_string();
+        for (query, bytes) in &expected {
+            let url = match query.split_once(':').unwrap() {
+                ("ui", rest) => format!("/api/ui/sessions/{session}/artifacts/1/heap/{rest}"),
+                (_, rest) => format!("/api/sessions/{session}/artifacts/1/heap/{rest}"),
+            };
+            let r = s.get(&url);
+            assert_eq!(
+                r.status,
+                200,
+                "{query}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+            assert!(
+                r.body.trim_ascii_end() == bytes.trim_ascii_end(),
+                "JSPROF_HEAP_PREPARE={prepare} {query}: not the CLI's answer\n  {}\n  {}",
+                String::from_utf8_lossy(&r.body[..r.body.len().min(300)]),
+                String::from_utf8_lossy(&bytes[..bytes.len().min(300)])
+            );
+        }
+        let r = s.get(&format!(
+            "/api/ui/sessions/{session}/artifacts/1/heap/dominated/root?offset=0&limit=50"
+        ));
+        assert_eq!(r.status, 200);
+        dominated.push(r.body);
+    }
+    assert_eq!(dominated[0], dominated[1], "the root's dominated objects");
 }
 
 #[test]
