@@ -240,3 +240,87 @@ fn preconnect_candidates_follow_the_engine() {
         assert_render_blocking_savings(&ours, &want, "preconnect");
     }
 }
+
+/// The recorded page load with each subresource request copied `copies` times: copy `k` gets
+/// its own request id (`ID.cK`), its URL a `copy=K` query, and its events `k` µs later, placed
+/// right after the originals' so that the file stays in time order.
+fn page_load_with_copies(copies: usize) -> Value {
+    let mut trace: Value = serde_json::from_str(&pageload_text()).unwrap();
+    let events = trace["traceEvents"].as_array_mut().unwrap();
+    let document: std::collections::HashSet<String> = events
+        .iter()
+        .filter(|e| e["name"] == "navigationStart")
+        .filter_map(|e| e["args"]["data"]["navigationId"].as_str().map(String::from))
+        .collect();
+    assert!(!document.is_empty(), "the page load has a navigation");
+    let mut out = Vec::with_capacity(events.len() * 4);
+    for e in events.drain(..) {
+        let id = e["args"]["data"]["requestId"].as_str().map(String::from);
+        let copy = id.filter(|id| !document.contains(id)).map(|id| {
+            (1..=copies)
+                .map(|k| {
+                    let mut c = e.clone();
+                    let data = &mut c["args"]["data"];
+                    data["requestId"] = format!("{id}.c{k}").into();
+                    if let Some(url) = data["url"].as_str() {
+                        let sep = if url.contains('?') { '&' } else { '?' };
+                        data["url"] = format!("{url}{sep}copy={k}").into();
+                    }
+                    c["ts"] = (c["ts"].as_f64().unwrap() + k as f64).into();
+                    c
+                })
+                .collect::<Vec<_>>()
+        });
+        out.push(e);
+        out.extend(copy.into_iter().flatten());
+    }
+    *events = out;
+    trace
+}
+
+/// Big inputs, not only fixtures: a page load of about two thousand requests (the recorded one's
+/// subresources copied, `page_load_with_copies`), where the simulation's cost grows with the
+/// square of the requests and a tie broken differently would show. Every request, the
+/// render-blocking savings and the network dependency tree equal the live engine's.
+#[test]
+fn a_page_load_of_two_thousand_requests_matches_the_engine() {
+    let trace = page_load_with_copies(300);
+    let path = temp_file(
+        "pageload-2000.trace.json",
+        serde_json::to_string(&trace).unwrap().as_bytes(),
+    );
+    let file = path.to_str().unwrap();
+    let Some(want) = run_oracle("insights-oracle", &path) else {
+        return;
+    };
+    let network = jsprof_json(&["network", file, "--json"]);
+    let (ours, engine) = (
+        network["requests"].as_array().unwrap(),
+        want["network"].as_array().unwrap(),
+    );
+    assert!(engine.len() >= 2000, "only {} requests", engine.len());
+    assert_eq!(ours.len(), engine.len(), "request count");
+    for (o, w) in ours.iter().zip(engine) {
+        let at = w["url"].to_string();
+        for key in [
+            "url",
+            "request_id",
+            "priority",
+            "render_blocking",
+            "transfer_size",
+        ] {
+            assert_eq!(o[key], w[key], "{at}: {key}");
+        }
+        for key in ["start_ms", "end_ms", "send_start_ms", "download_start_ms"] {
+            let (a, b) = (o[key].as_f64().unwrap(), w[key].as_f64().unwrap());
+            // The oracle prints ms to 0.001.
+            assert!((a - b).abs() <= 0.0006, "{at}: {key}: ours {a}, engine {b}");
+        }
+    }
+    let insights = jsprof_json(&["insights", file, "--json"]);
+    let estimated = assert_render_blocking_savings(&insights, &want, "2000 requests");
+    assert!(estimated >= 2, "no render-blocking request had savings");
+    let chains = crate::page::assert_network_tree_matches(&insights, &want, "2000 requests");
+    assert!(chains >= 3, "the network tree lost its chains");
+    assert_preconnect_candidates(&insights, &want, "2000 requests");
+}

@@ -118,11 +118,12 @@ fn first_positive(list: &[Option<f64>]) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// Every request, in the order DevTools lists them (its first event's time).
+/// Every request, in the order DevTools lists them: its first event's place in the file. The
+/// trace engine handles events in the order the file gives them, which Chrome keeps by thread
+/// rather than by time: a request whose first event comes later in the file is listed later,
+/// even when it started earlier (`lantern_sim::a_page_load_of_two_thousand_requests…`).
 pub fn requests(page: &PageEvents) -> Vec<Request> {
-    let mut events: Vec<&RequestEvent> = page.requests.iter().collect();
-    // The trace engine sees events sorted by time (stably).
-    events.sort_by_key(|e| e.at.ts);
+    let events: Vec<&RequestEvent> = page.requests.iter().collect();
     let mut order: Vec<&str> = Vec::new();
     let mut by_id: HashMap<&str, Gathered> = HashMap::default();
     for e in events {
