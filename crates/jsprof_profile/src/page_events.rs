@@ -89,6 +89,8 @@ pub struct Response {
     /// The response headers (name, value), as written: the document-latency insight reads
     /// `Content-Encoding` from them.
     pub headers: Vec<(String, String)>,
+    /// Whether `headers` was written at all (the cache insight skips responses without).
+    pub has_headers: bool,
     /// `encodedDataLength` (the headers' bytes so far), 0 when absent.
     pub encoded_data_length: f64,
     /// Whether `connectionId` is present: Lantern refuses traces whose responses lack it.
@@ -289,6 +291,35 @@ pub struct DomStats {
     pub max_children: Option<u64>,
 }
 
+/// `BeginCommitCompositorFrame`: whether the frame's viewport was optimized for mobile (the
+/// viewport insight).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompositorFrame {
+    pub at: Stamp,
+    pub frame: String,
+    pub is_mobile_optimized: bool,
+}
+
+/// `MetaCharsetCheck`: where the parser found `<meta charset>` (the character set insight).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CharsetCheck {
+    pub at: Stamp,
+    /// `args.data.frame`; older Chromes write the event without data.
+    pub frame: Option<String>,
+    /// `found-in-first-1024-bytes`, `found-after-first-1024-bytes`, `not-found`.
+    pub disposition: Option<String>,
+}
+
+/// `BeginRemoteFontLoad`: a web font's request (`pid.id`) and its `font-display`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteFont {
+    pub at: Stamp,
+    /// `args.id` as its JSON text: the font's request is `{pid}.{id}`.
+    pub id: String,
+    pub display: String,
+    pub url: Option<String>,
+}
+
 /// A frame's URL from some time on (`TracingStartedInBrowser`'s frames,
 /// `FrameCommittedInBrowser`, `CommitLoad`): DevTools' `rendererProcessesByFrame`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -424,6 +455,13 @@ pub struct PageEvents {
     pub link_preconnects: Vec<String>,
     /// Tasks and the events in them that Lantern's dependency graph reads, in file order.
     pub graph_events: Vec<GraphEvent>,
+    /// `ParseMetaViewport`: (when, frame) — a `<meta name=viewport>` parsed.
+    pub viewport_metas: Vec<(Stamp, String)>,
+    pub compositor_frames: Vec<CompositorFrame>,
+    pub charset_checks: Vec<CharsetCheck>,
+    pub remote_fonts: Vec<RemoteFont>,
+    /// `RemoteFontLoaded`: (when, url, the font's family name).
+    pub fonts_loaded: Vec<(Stamp, String, String)>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
@@ -472,6 +510,11 @@ const NAMES: &[&str] = &[
     "XHRReadyStateChange",
     "v8.compile",
     "ParseAuthorStyleSheet",
+    "ParseMetaViewport",
+    "BeginCommitCompositorFrame",
+    "MetaCharsetCheck",
+    "BeginRemoteFontLoad",
+    "RemoteFontLoaded",
 ];
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
@@ -683,6 +726,7 @@ impl PageEvents {
                     timing: data.get("timing").and_then(timing_of),
                     encoded_data_length: f64_at(data, &["encodedDataLength"]).unwrap_or(0.0),
                     has_connection_id: data.get("connectionId").is_some(),
+                    has_headers: data.get("headers").is_some_and(|h| !h.is_null()),
                     headers: data
                         .get("headers")
                         .and_then(Value::as_array)
@@ -996,6 +1040,54 @@ impl PageEvents {
             "domLoading" => {
                 if let Some(frame) = str_at(&args, &["frame"]) {
                     self.dom_loading.push((at, frame.to_string()));
+                }
+                return;
+            }
+            "ParseMetaViewport" => {
+                if let Some(frame) = str_at(data, &["frame"]) {
+                    self.viewport_metas.push((at, frame.to_string()));
+                }
+                return;
+            }
+            "BeginCommitCompositorFrame" => {
+                if let Some(frame) = str_at(&args, &["frame"]) {
+                    self.compositor_frames.push(CompositorFrame {
+                        at,
+                        frame: frame.to_string(),
+                        is_mobile_optimized: bool_at(&args, &["is_mobile_optimized"]),
+                    });
+                }
+                return;
+            }
+            "MetaCharsetCheck" => {
+                self.charset_checks.push(CharsetCheck {
+                    at,
+                    frame: str_at(data, &["frame"]).map(str::to_string),
+                    disposition: str_at(data, &["disposition"]).map(str::to_string),
+                });
+                return;
+            }
+            "BeginRemoteFontLoad" => {
+                let Some(id) = args.get("id").filter(|v| !v.is_null()) else {
+                    self.skip("`BeginRemoteFontLoad` without `args.id`");
+                    return;
+                };
+                self.remote_fonts.push(RemoteFont {
+                    at,
+                    id: match id {
+                        Value::String(s) => s.clone(),
+                        v => v.to_string(),
+                    },
+                    display: string(str_at(&args, &["display"])),
+                    url: str_at(&args, &["url"]).map(str::to_string),
+                });
+                return;
+            }
+            "RemoteFontLoaded" => {
+                if let (Some(url), Some(name)) = (str_at(&args, &["url"]), str_at(&args, &["name"]))
+                {
+                    self.fonts_loaded
+                        .push((at, url.to_string(), name.to_string()));
                 }
                 return;
             }

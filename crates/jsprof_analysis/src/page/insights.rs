@@ -141,6 +141,11 @@ pub enum InsightKey {
     DocumentLatency,
     DomSize,
     ForcedReflow,
+    FontDisplay,
+    Viewport,
+    Cache,
+    CharacterSet,
+    ModernHttp,
 }
 
 impl InsightKey {
@@ -155,6 +160,11 @@ impl InsightKey {
             InsightKey::DocumentLatency => "document_latency",
             InsightKey::DomSize => "dom_size",
             InsightKey::ForcedReflow => "forced_reflow",
+            InsightKey::FontDisplay => "font_display",
+            InsightKey::Viewport => "viewport",
+            InsightKey::Cache => "cache",
+            InsightKey::CharacterSet => "character_set",
+            InsightKey::ModernHttp => "modern_http",
         }
     }
 }
@@ -253,6 +263,12 @@ pub struct NavigationInsights {
     pub cls_culprits: Option<super::cls_culprits::ClsCulprits>,
     /// `None` for the trace's stretch before any navigation.
     pub network_dependency_tree: Option<super::network_tree::NetworkDependencyTree>,
+    pub viewport: Option<super::viewport::Viewport>,
+    /// `None` before the first navigation.
+    pub character_set: Option<super::character_set::CharacterSet>,
+    pub cache: Option<super::cache::Cache>,
+    pub modern_http: Option<super::modern_http::ModernHttp>,
+    pub font_display: Option<super::font_display::FontDisplay>,
     /// The events every insight of the navigation points at (the engine's `relatedEvents`),
     /// insight by insight in the engine's baseline order of insights (its sidebar then ranks them
     /// by estimated savings), each insight's events in the engine's order.
@@ -302,6 +318,18 @@ pub fn navigation_insights(
         network_dependency_tree: nav
             .ts
             .map(|_| super::network_tree::network_dependency_tree(trace, requests, vitals, nav)),
+        viewport: Some(super::viewport::viewport(page, &vitals.interactions, nav)),
+        character_set: super::character_set::character_set(page, requests, nav),
+        cache: Some(super::cache::cache(requests, nav)),
+        modern_http: Some(super::modern_http::modern_http(
+            requests,
+            nav,
+            nav_event
+                .map(|n| n.url.as_str())
+                .or(page.main_frame.as_ref().map(|(_, url)| url.as_str()))
+                .unwrap_or(""),
+        )),
+        font_display: Some(super::font_display::font_display(page, requests, nav)),
         related: Vec::new(),
     };
     ins.related = related_events(vitals, nav, &ins);
@@ -379,6 +407,10 @@ fn related_events(
         let doc = Related::Request(d.request);
         add(&mut out, K::DocumentLatency, Role::Related, [doc]);
     }
+    if let Some(f) = &ins.font_display {
+        let fonts = f.fonts.iter().map(|f| Related::Request(f.request));
+        add(&mut out, K::FontDisplay, Role::Related, fonts);
+    }
     if let Some(d) = &ins.dom_size {
         let updates = d.large_layout_updates.iter().chain(&d.large_style_recalcs);
         let updates = updates.map(|u| Related::Event(u.event.clone()));
@@ -389,6 +421,22 @@ fn related_events(
         add(&mut out, K::ForcedReflow, Role::Related, reflows);
         let calls = f.top_level_calls.iter().cloned().map(Related::Event);
         add(&mut out, K::ForcedReflow, Role::TopLevelCall, calls);
+    }
+    if let Some(c) = &ins.cache {
+        let cached = c.requests.iter().map(|r| Related::Request(r.request));
+        add(&mut out, K::Cache, Role::Related, cached);
+    }
+    if let Some(doc) = ins.character_set.as_ref().and_then(|c| c.request) {
+        add(
+            &mut out,
+            K::CharacterSet,
+            Role::Related,
+            [Related::Request(doc)],
+        );
+    }
+    if let Some(m) = &ins.modern_http {
+        let http1 = m.http1_requests.iter().copied().map(Related::Request);
+        add(&mut out, K::ModernHttp, Role::Related, http1);
     }
     out
 }

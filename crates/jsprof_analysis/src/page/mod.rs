@@ -8,14 +8,19 @@
 //! them into milliseconds from the trace's origin.
 
 pub mod animations;
+pub mod cache;
+pub mod character_set;
 pub mod cls_culprits;
 pub mod dependency_graph;
+pub mod font_display;
 pub mod insights;
 pub mod lantern_requests;
+pub mod modern_http;
 pub mod network;
 pub mod network_tree;
 pub mod third_parties;
 pub mod timings;
+pub mod viewport;
 pub mod vitals;
 
 use jsprof_profile::TraceFile;
