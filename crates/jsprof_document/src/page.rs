@@ -237,7 +237,8 @@ pub struct RelatedEventJson {
     pub navigation: String,
     /// The insight, by its key in `navigations[].insights` (`inp_breakdown`, `lcp_breakdown`,
     /// `lcp_discovery`, `cls_culprits`, `render_blocking`, `network_dependency_tree`,
-    /// `document_latency`, `dom_size`, `forced_reflow`).
+    /// `document_latency`, `font_display`, `dom_size`, `forced_reflow`, `cache`,
+    /// `character_set`, `modern_http`).
     pub insight: String,
     /// `related`: one of the insight's events; `top_level_call`: a call of a forced reflow's
     /// `top_level_function` that forced them (the Performance panel outlines both).
@@ -411,6 +412,12 @@ pub struct InsightsJson {
     pub third_parties: Option<ThirdPartiesJson>,
     /// `null` before the first navigation.
     pub network_dependency_tree: Option<NetworkDependencyTreeJson>,
+    pub viewport: Option<crate::page_checks::ViewportJson>,
+    /// `null` before the first navigation.
+    pub character_set: Option<crate::page_checks::CharacterSetJson>,
+    pub cache: Option<crate::page_checks::CacheJson>,
+    pub modern_http: Option<crate::page_checks::ModernHttpJson>,
+    pub font_display: Option<crate::page_checks::FontDisplayJson>,
 }
 
 /// One navigation of the main frame (or `NO_NAVIGATION`).
@@ -490,7 +497,8 @@ pub struct InsightsReport {
     pub requests: usize,
     /// The events the insights point at, per navigation, insight by insight in the trace
     /// engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
-    /// render-blocking, network dependency tree, document latency, DOM size, forced reflow),
+    /// render-blocking, network dependency tree, document latency, font display, DOM size,
+    /// forced reflow, cache, character set, modern HTTP),
     /// each insight's events in DevTools' order: e.g. a forced reflow's reflows then its
     /// top-level calls, a DOM size's large layouts then its large style recalculations.
     pub related_events: Vec<RelatedEventJson>,
@@ -585,12 +593,12 @@ pub fn story(input: &CpuInput) -> Result<PageStory> {
 }
 
 /// Converts µs on the trace clock to ms from the origin, and lengths to ms.
-struct Clock {
+pub(crate) struct Clock {
     origin: f64,
 }
 
 impl Clock {
-    fn ts(&self, us: f64) -> f64 {
+    pub(crate) fn ts(&self, us: f64) -> f64 {
         (us - self.origin) / 1000.0
     }
     fn related(
@@ -647,7 +655,7 @@ impl Clock {
             classification: m.classification.to_string(),
         }
     }
-    fn request_ref(&self, r: &Request) -> RequestRefJson {
+    pub(crate) fn request_ref(&self, r: &Request) -> RequestRefJson {
         RequestRefJson {
             url: r.url.clone(),
             request_id: r.request_id.clone(),
@@ -860,6 +868,7 @@ fn more_insights_json(
         .network_dependency_tree
         .as_ref()
         .map(|t| network_tree_json(c, story, t));
+    crate::page_checks::page_checks_json(c, story, ins, out);
 }
 
 fn network_tree_json(
@@ -972,6 +981,11 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             forced_reflow: None,
             third_parties: None,
             network_dependency_tree: None,
+            viewport: None,
+            character_set: None,
+            cache: None,
+            modern_http: None,
+            font_display: None,
         },
     }
 }

@@ -241,6 +241,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     )?;
                 }
             }
+            write_page_checks(out, ins)?;
             writeln!(out)?;
         }
         let lt = &report.long_tasks;
@@ -255,6 +256,77 @@ pub fn run(args: Args) -> Result<ExitCode> {
         )
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The page checks (viewport, character set, cache, modern HTTP, font display): a line each
+/// with its state, and what failed beneath.
+fn write_page_checks(
+    out: &mut dyn Write,
+    ins: &jsprof_document::page::InsightsJson,
+) -> std::io::Result<()> {
+    if let Some(v) = &ins.viewport {
+        let how = match v.mobile_optimized {
+            Some(true) => "optimized for mobile".to_string(),
+            Some(false) => format!(
+                "not optimized for mobile, INP savings {}",
+                fmt_ms(v.inp_savings_ms.unwrap_or(0.0))
+            ),
+            None => "no frame committed".to_string(),
+        };
+        writeln!(out, "\nViewport: {} ({how})", v.state)?;
+    }
+    if let Some(c) = &ins.character_set {
+        let yes = |ok: bool| if ok { "yes" } else { "NO" };
+        writeln!(
+            out,
+            "\nCharacter set: {} (charset in Content-Type {}, meta charset in the first 1024 bytes {})",
+            c.state,
+            yes(c.http_charset),
+            c.meta_charset_disposition.as_deref().map_or("unknown", |_| yes(c.meta_charset))
+        )?;
+    }
+    if let Some(c) = &ins.cache {
+        writeln!(
+            out,
+            "\nCache lifetimes: {} ({} requests, {} wasted on a repeat visit)",
+            c.state,
+            c.requests.len(),
+            output::fmt_bytes(c.wasted_bytes)
+        )?;
+        for r in &c.requests {
+            writeln!(
+                out,
+                "  ttl {:>8} s {:>10}  {}",
+                r.ttl_s,
+                output::fmt_bytes(r.wasted_bytes),
+                r.request.url
+            )?;
+        }
+    }
+    if let Some(m) = &ins.modern_http {
+        writeln!(
+            out,
+            "\nModern HTTP: {} ({} HTTP/1.x requests)",
+            m.state,
+            m.http1_requests.len()
+        )?;
+        for r in &m.http1_requests {
+            writeln!(out, "  {}", r.url)?;
+        }
+    }
+    if let Some(f) = &ins.font_display {
+        writeln!(out, "\nFont display: {} ({} fonts)", f.state, f.fonts.len())?;
+        for font in &f.fonts {
+            writeln!(
+                out,
+                "  {:>10}  {:<8} {}",
+                fmt_ms(font.wasted_ms),
+                font.display,
+                font.name.as_deref().unwrap_or(&font.request.url)
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The network dependency tree as an indented tree: each request's end from the chain's start,
