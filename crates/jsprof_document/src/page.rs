@@ -418,6 +418,7 @@ pub struct InsightsJson {
     pub cache: Option<crate::page_checks::CacheJson>,
     pub modern_http: Option<crate::page_checks::ModernHttpJson>,
     pub font_display: Option<crate::page_checks::FontDisplayJson>,
+    pub slow_css_selector: Option<crate::page_checks::SlowCssSelectorJson>,
 }
 
 /// One navigation of the main frame (or `NO_NAVIGATION`).
@@ -986,6 +987,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             cache: None,
             modern_http: None,
             font_display: None,
+            slow_css_selector: None,
         },
     }
 }

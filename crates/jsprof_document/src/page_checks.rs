@@ -1,6 +1,7 @@
 //! The JSON of a navigation's page checks — the trace engine's viewport, character set, cache,
 //! modern HTTP and font display insights ([`jsprof_analysis::page`]'s `viewport`,
-//! `character_set`, `cache`, `modern_http`, `font_display`): part of `jsprof insights`'
+//! `character_set`, `cache`, `modern_http`, `font_display`, and CSS selector costs,
+//! `slow_css_selector`): part of `jsprof insights`'
 //! [`crate::page::InsightsJson`]. Savings the engine estimates with its Lantern simulation
 //! (the cache's and modern HTTP's FCP/LCP savings) are not among them.
 
@@ -98,6 +99,44 @@ pub struct FontDisplayJson {
     pub fcp_savings_ms: Option<f64>,
 }
 
+/// A CSS selector's matching cost, summed over the navigation's style recalculations.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct SelectorCostJson {
+    pub selector: String,
+    pub style_sheet_id: String,
+    pub elapsed_ms: f64,
+    pub match_attempts: f64,
+    pub match_count: f64,
+    pub fast_reject_count: f64,
+}
+
+/// CSS selector costs: what matching selectors cost the style recalculations (from the
+/// trace's `SelectorStats`, recorded when the Performance panel's "CSS selector stats" is on;
+/// all zero otherwise).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct SlowCssSelectorJson {
+    /// `informative` when the slowest selector took 0.5 ms or more, else `pass`.
+    pub state: String,
+    pub total_elapsed_ms: f64,
+    pub total_match_attempts: f64,
+    pub total_match_count: f64,
+    /// The selector with the most elapsed time, when it took 0.5 ms or more.
+    pub top_elapsed: Option<SelectorCostJson>,
+    /// The selector with the most match attempts.
+    pub top_match_attempts: Option<SelectorCostJson>,
+}
+
+fn selector_cost(t: &jsprof_profile::page_events::SelectorTiming) -> SelectorCostJson {
+    SelectorCostJson {
+        selector: t.selector.clone(),
+        style_sheet_id: t.style_sheet_id.clone(),
+        elapsed_ms: t.elapsed / 1000.0,
+        match_attempts: t.match_attempts,
+        match_count: t.match_count,
+        fast_reject_count: t.fast_reject_count,
+    }
+}
+
 /// Fills `out`'s page checks from `ins`.
 pub(crate) fn page_checks_json(
     c: &Clock,
@@ -150,5 +189,13 @@ pub(crate) fn page_checks_json(
             })
             .collect(),
         fcp_savings_ms: f.fcp_savings_ms,
+    });
+    out.slow_css_selector = ins.slow_css_selector.as_ref().map(|s| SlowCssSelectorJson {
+        state: s.state.as_str().to_string(),
+        total_elapsed_ms: s.total_elapsed / 1000.0,
+        total_match_attempts: s.total_match_attempts,
+        total_match_count: s.total_match_count,
+        top_elapsed: s.top_elapsed.as_ref().map(selector_cost),
+        top_match_attempts: s.top_match_attempts.as_ref().map(selector_cost),
     });
 }

@@ -320,6 +320,31 @@ pub struct RemoteFont {
     pub url: Option<String>,
 }
 
+/// One selector's matching cost in a style recalculation (`SelectorStats`'
+/// `selector_timings`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelectorTiming {
+    pub selector: String,
+    pub style_sheet_id: String,
+    /// µs.
+    pub elapsed: f64,
+    pub fast_reject_count: f64,
+    pub match_attempts: f64,
+    pub match_count: f64,
+}
+
+/// A `SelectorStats` event (written when the Performance panel's "CSS selector stats" is on):
+/// the selectors matched by a style recalculation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelectorStats {
+    pub at: Stamp,
+    /// The style recalculation it belongs to, as DevTools' trace engine pairs them: the last
+    /// `UpdateLayoutTree` before it in the file (an index into [`PageEvents::reflows`]);
+    /// `None` when there was none, or it was an end (`E`) event, which has no frame.
+    pub recalc: Option<usize>,
+    pub timings: Vec<SelectorTiming>,
+}
+
 /// A frame's URL from some time on (`TracingStartedInBrowser`'s frames,
 /// `FrameCommittedInBrowser`, `CommitLoad`): DevTools' `rendererProcessesByFrame`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -462,9 +487,12 @@ pub struct PageEvents {
     pub remote_fonts: Vec<RemoteFont>,
     /// `RemoteFontLoaded`: (when, url, the font's family name).
     pub fonts_loaded: Vec<(Stamp, String, String)>,
+    pub selector_stats: Vec<SelectorStats>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
+    /// The last `UpdateLayoutTree` so far (see [`SelectorStats::recalc`]).
+    last_recalc: Option<usize>,
 }
 
 /// The event names [`PageEvents::push`] takes (besides the categories of user timings).
@@ -515,6 +543,7 @@ const NAMES: &[&str] = &[
     "MetaCharsetCheck",
     "BeginRemoteFontLoad",
     "RemoteFontLoaded",
+    "SelectorStats",
 ];
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
@@ -946,6 +975,9 @@ impl PageEvents {
                 return;
             }
             "Layout" | "UpdateLayoutTree" => {
+                if name == "UpdateLayoutTree" {
+                    self.last_recalc = (ph != b'E').then_some(self.reflows.len());
+                }
                 // A `B`/`X` begin carries the args; an `E` only the end data.
                 if ph == b'E' {
                     return;
@@ -1080,6 +1112,32 @@ impl PageEvents {
                     },
                     display: string(str_at(&args, &["display"])),
                     url: str_at(&args, &["url"]).map(str::to_string),
+                });
+                return;
+            }
+            "SelectorStats" => {
+                let Some(list) = args
+                    .pointer("/selector_stats/selector_timings")
+                    .and_then(Value::as_array)
+                else {
+                    return;
+                };
+                let n = |t: &Value, k: &str| t.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+                let timings = list
+                    .iter()
+                    .map(|t| SelectorTiming {
+                        selector: string(str_at(t, &["selector"])),
+                        style_sheet_id: string(str_at(t, &["style_sheet_id"])),
+                        elapsed: n(t, "elapsed (us)"),
+                        fast_reject_count: n(t, "fast_reject_count"),
+                        match_attempts: n(t, "match_attempts"),
+                        match_count: n(t, "match_count"),
+                    })
+                    .collect();
+                self.selector_stats.push(SelectorStats {
+                    at,
+                    recalc: self.last_recalc,
+                    timings,
                 });
                 return;
             }

@@ -258,7 +258,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The page checks (viewport, character set, cache, modern HTTP, font display): a line each
+/// The page checks (viewport, character set, cache, modern HTTP, font display, CSS selector
+/// costs when the trace has them): a line each
 /// with its state, and what failed beneath.
 fn write_page_checks(
     out: &mut dyn Write,
@@ -324,6 +325,34 @@ fn write_page_checks(
                 font.display,
                 font.name.as_deref().unwrap_or(&font.request.url)
             )?;
+        }
+    }
+    if let Some(c) = ins
+        .slow_css_selector
+        .as_ref()
+        .filter(|c| c.total_match_attempts > 0.0)
+    {
+        writeln!(
+            out,
+            "\nCSS selector costs: {} ({} matching, {} attempts, {} matches)",
+            c.state,
+            fmt_ms(c.total_elapsed_ms),
+            c.total_match_attempts,
+            c.total_match_count
+        )?;
+        for (what, t) in [
+            ("slowest", &c.top_elapsed),
+            ("most tried", &c.top_match_attempts),
+        ] {
+            if let Some(t) = t {
+                writeln!(
+                    out,
+                    "  {what:<10} {:>10} {:>8} attempts  {}",
+                    fmt_ms(t.elapsed_ms),
+                    t.match_attempts,
+                    t.selector
+                )?;
+            }
         }
     }
     Ok(())

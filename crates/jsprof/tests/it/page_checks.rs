@@ -1,9 +1,10 @@
 //! The page checks of `jsprof insights` — viewport, character set, cache, modern HTTP, font
-//! display — against DevTools' trace engine: on the recorded page loads (their goldens; they
+//! display, CSS selector costs — against DevTools' trace engine: on the recorded page loads (their goldens; they
 //! pass every check) and on the recorded page load edited to fail each one (the live oracle,
 //! `insights-oracle.mjs`): an origin that is not local serving its static files over
 //! HTTP/1.1, short cache lifetimes, no charset in `Content-Type` and a late `<meta charset>`,
-//! frames not optimized for mobile with a slow click, and a web font with `font-display: block`.
+//! frames not optimized for mobile with a slow click, a web font with `font-display: block`, and
+//! selector statistics of style recalculations.
 
 use serde_json::{json, Value};
 
@@ -148,6 +149,40 @@ fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usize {
             None => assert!(f["fcp_savings_ms"].is_null(), "{at} font FCP savings"),
         }
 
+        let (c, wc) = (&i["slow_css_selector"], &wi["SlowCSSSelector"]);
+        assert_eq!(c["state"], wc["state"], "{at} CSS selectors state");
+        close(
+            &c["total_elapsed_ms"],
+            &wc["total_elapsed_ms"],
+            &format!("{at} CSS selectors elapsed"),
+        );
+        for key in ["total_match_attempts", "total_match_count"] {
+            assert_eq!(
+                c[key].as_f64(),
+                wc[key].as_f64(),
+                "{at} CSS selectors {key}"
+            );
+        }
+        for (ours, engine) in [
+            ("top_elapsed", "topSelectorElapsedMs"),
+            ("top_match_attempts", "topSelectorMatchAttempts"),
+        ] {
+            let w = &wc["details"][engine];
+            assert_eq!(c[ours]["selector"], w["selector"], "{at} CSS {ours}");
+            if !w.is_null() {
+                let elapsed = json!(w["elapsed (us)"].as_f64().unwrap() / 1000.0);
+                close(
+                    &c[ours]["elapsed_ms"],
+                    &elapsed,
+                    &format!("{at} CSS {ours}"),
+                );
+                assert_eq!(
+                    c[ours]["match_attempts"].as_f64(),
+                    w["match_attempts"].as_f64()
+                );
+            }
+        }
+
         // The events each points at, as the engine's `relatedEvents`.
         let related = |insight: &str| -> usize {
             ours["related_events"]
@@ -163,6 +198,7 @@ fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usize {
             ("cache", "Cache"),
             ("modern_http", "ModernHTTP"),
             ("font_display", "FontDisplay"),
+            ("slow_css_selector", "SlowCSSSelector"),
         ] {
             assert_eq!(
                 json!(related(ours)),
@@ -269,6 +305,33 @@ fn failing_page_load() -> String {
     );
     events.push(json!({"name": "RemoteFontLoaded", "ph": "I", "s": "t", "cat": "devtools.timeline",
         "pid": pid, "tid": tid, "ts": ts.as_f64().unwrap() + 60_000.0, "args": {"url": url, "name": "Badge Sans"}}));
+    // Selector statistics written right after the main frame's first three style
+    // recalculations (the engine pairs each with the recalculation before it in the file):
+    // one selector in all three (slow only summed), one tried most.
+    let recalcs: Vec<usize> = (0..events.len())
+        .filter(|&i| {
+            events[i]["name"] == "UpdateLayoutTree"
+                && events[i]["args"]["beginData"]["frame"] == frame
+        })
+        .take(3)
+        .collect();
+    assert_eq!(recalcs.len(), 3, "the fixture recalculates styles less");
+    for (k, &i) in recalcs.iter().enumerate().rev() {
+        let timing = |selector: &str, elapsed: f64, attempts: u64, matches: u64| {
+            json!({"selector": selector, "style_sheet_id": "7", "elapsed (us)": elapsed,
+                "fast_reject_count": 3, "match_attempts": attempts, "match_count": matches,
+                "invalidation_count": 0})
+        };
+        let r = &events[i];
+        let stats = json!({"name": "SelectorStats", "ph": "X", "dur": 0,
+        "cat": "disabled-by-default-blink.debug", "pid": r["pid"], "tid": r["tid"],
+        "ts": r["ts"].as_f64().unwrap() + 1.0,
+        "args": {"selector_stats": {"selector_timings": [
+            timing(".list > li:nth-child(odd) span", 200.5, 700, 350),
+            timing("#app *", 12.25 * (k + 1) as f64, 900 + k as u64, 2),
+        ]}}});
+        events.insert(i + 1, stats);
+    }
     for e in events
         .iter_mut()
         .filter(|e| e["name"] == "MetaCharsetCheck")
@@ -307,5 +370,10 @@ fn page_checks_fail_as_the_trace_engine_fails_them() {
     let Some(want) = run_oracle("insights-oracle", &path) else {
         return;
     };
+    assert_eq!(checks["slow_css_selector"]["state"], "informative");
+    assert_eq!(
+        checks["slow_css_selector"]["top_elapsed"]["selector"],
+        ".list > li:nth-child(odd) span"
+    );
     assert_eq!(assert_page_checks(&ours, &want, "edited page load"), 5);
 }

@@ -143,12 +143,13 @@ try {
   assert.deepEqual(generic.range, [100, 150], `${mode}: a new insight's range`);
   assert.deepEqual(generic.requests, [expected.requests[0]], `${mode}: a new insight's requests`);
 
-  // The page checks carry DevTools' titles and the document's states (the recorded page passes
+  // The page checks (and CSS selector costs) carry DevTools' titles and the document's states (the recorded page passes
   // them); savings written as `<metric>_savings_ms` show as the engine's metric savings.
-  const checks = await page.evaluate(() => Object.fromEntries(['viewport', 'character_set', 'cache', 'modern_http', 'font_display']
+  const checks = await page.evaluate(() => Object.fromEntries(['viewport', 'character_set', 'cache', 'modern_http', 'font_display', 'slow_css_selector']
     .map((k) => { const b = document.querySelector(`[data-insight=${k}]`); return [k, b && [b.querySelector('.i-title').textContent, b.dataset.state]]; })));
   assert.deepEqual(checks, { viewport: ['Optimize viewport for mobile', 'pass'], character_set: ['Declare a character encoding', 'pass'],
-    cache: ['Use efficient cache lifetimes', 'pass'], modern_http: ['Modern HTTP', 'pass'], font_display: ['Font display', 'pass'] }, `${mode}: the page checks`);
+    cache: ['Use efficient cache lifetimes', 'pass'], modern_http: ['Modern HTTP', 'pass'], font_display: ['Font display', 'pass'],
+    slow_css_selector: ['CSS Selector costs', 'pass'] }, `${mode}: the page checks`);
   const tap = await page.evaluate(async () => {
     const { InsightsSidebar } = await import('jsprof/insights.js');
     const j = window.jsprof, nav = structuredClone(j.insights.doc.navigations[0]);

@@ -142,7 +142,6 @@ pub enum InsightKey {
     DomSize,
     ForcedReflow,
     FontDisplay,
-    Viewport,
     Cache,
     CharacterSet,
     ModernHttp,
@@ -161,7 +160,6 @@ impl InsightKey {
             InsightKey::DomSize => "dom_size",
             InsightKey::ForcedReflow => "forced_reflow",
             InsightKey::FontDisplay => "font_display",
-            InsightKey::Viewport => "viewport",
             InsightKey::Cache => "cache",
             InsightKey::CharacterSet => "character_set",
             InsightKey::ModernHttp => "modern_http",
@@ -269,6 +267,7 @@ pub struct NavigationInsights {
     pub cache: Option<super::cache::Cache>,
     pub modern_http: Option<super::modern_http::ModernHttp>,
     pub font_display: Option<super::font_display::FontDisplay>,
+    pub slow_css_selector: Option<super::slow_css_selector::SlowCssSelector>,
     /// The events every insight of the navigation points at (the engine's `relatedEvents`),
     /// insight by insight in the engine's baseline order of insights (its sidebar then ranks them
     /// by estimated savings), each insight's events in the engine's order.
@@ -330,6 +329,7 @@ pub fn navigation_insights(
                 .unwrap_or(""),
         )),
         font_display: Some(super::font_display::font_display(page, requests, nav)),
+        slow_css_selector: Some(super::slow_css_selector::slow_css_selector(trace, nav)),
         related: Vec::new(),
     };
     ins.related = related_events(vitals, nav, &ins);

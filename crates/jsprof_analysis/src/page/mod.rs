@@ -18,6 +18,7 @@ pub mod lantern_requests;
 pub mod modern_http;
 pub mod network;
 pub mod network_tree;
+pub mod slow_css_selector;
 pub mod third_parties;
 pub mod timings;
 pub mod viewport;
