@@ -1204,7 +1204,9 @@ pub struct PageSummaryJson {
     pub inp_ms: Option<f64>,
     pub inp_rating: Option<String>,
     /// The insights that fail, in the order DevTools' Insights sidebar lists them
-    /// (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`).
+    /// (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`),
+    /// then the page checks (`font_display`, `viewport`, `cache`, `character_set`,
+    /// `modern_http`).
     pub failing_insights: Vec<String>,
     /// The first of `failing_insights`, with its evidence in a few words.
     pub worst_insight: Option<String>,
@@ -1288,6 +1290,7 @@ pub fn page_summary(input: &CpuInput) -> Option<PageSummaryJson> {
             format!("{} reflows, {:.1} ms", f.reflow_events, f.total_reflow_ms),
         );
     }
+    crate::page_checks::failing_page_checks(i, &mut fail);
     Some(PageSummaryJson {
         url: n.url.clone(),
         lcp_ms: m.lcp.as_ref().map(|l| l.value_ms),

@@ -199,3 +199,44 @@ pub(crate) fn page_checks_json(
         top_match_attempts: s.top_match_attempts.as_ref().map(selector_cost),
     });
 }
+
+/// Calls `fail(key, state, why)` for each page check of `i`, in the engine's order of
+/// insights: what `summary` names among the failing insights.
+pub(crate) fn failing_page_checks(i: &InsightsJson, fail: &mut impl FnMut(&str, &str, String)) {
+    if let Some(f) = &i.font_display {
+        let worst = f.fonts.first().map_or(String::new(), |f| {
+            format!(
+                ", {} {:.0} ms",
+                f.name.as_deref().unwrap_or(&f.request.url),
+                f.wasted_ms
+            )
+        });
+        fail(
+            "font_display",
+            &f.state,
+            format!("{} fonts hide text{worst}", f.fonts.len()),
+        );
+    }
+    if let Some(v) = &i.viewport {
+        fail("viewport", &v.state, "not optimized for mobile".to_string());
+    }
+    if let Some(c) = &i.cache {
+        let why = format!(
+            "{} requests, {:.0} bytes wasted",
+            c.requests.len(),
+            c.wasted_bytes
+        );
+        fail("cache", &c.state, why);
+    }
+    if let Some(c) = &i.character_set {
+        fail(
+            "character_set",
+            &c.state,
+            "no charset declared early".to_string(),
+        );
+    }
+    if let Some(m) = &i.modern_http {
+        let why = format!("{} HTTP/1.1 requests", m.http1_requests.len());
+        fail("modern_http", &m.state, why);
+    }
+}

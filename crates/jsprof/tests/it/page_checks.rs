@@ -367,6 +367,21 @@ fn page_checks_fail_as_the_trace_engine_fails_them() {
             .len()
             >= 6
     );
+    // `summary` names them among the failing insights.
+    let summary = jsprof_json(&["summary", path.to_str().unwrap(), "--json"]);
+    let failing = &summary["page"]["failing_insights"];
+    for key in [
+        "font_display",
+        "viewport",
+        "cache",
+        "character_set",
+        "modern_http",
+    ] {
+        assert!(
+            failing.as_array().unwrap().contains(&json!(key)),
+            "summary: {failing}"
+        );
+    }
     let Some(want) = run_oracle("insights-oracle", &path) else {
         return;
     };
