@@ -318,6 +318,8 @@ pub struct RemoteFont {
     pub id: String,
     pub display: String,
     pub url: Option<String>,
+    /// The family name of the last `RemoteFontLoaded` of its URL after it in the file.
+    pub name: Option<String>,
 }
 
 /// One selector's matching cost in a style recalculation (`SelectorStats`'
@@ -485,8 +487,6 @@ pub struct PageEvents {
     pub compositor_frames: Vec<CompositorFrame>,
     pub charset_checks: Vec<CharsetCheck>,
     pub remote_fonts: Vec<RemoteFont>,
-    /// `RemoteFontLoaded`: (when, url, the font's family name).
-    pub fonts_loaded: Vec<(Stamp, String, String)>,
     pub selector_stats: Vec<SelectorStats>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
@@ -1112,6 +1112,7 @@ impl PageEvents {
                     },
                     display: string(str_at(&args, &["display"])),
                     url: str_at(&args, &["url"]).map(str::to_string),
+                    name: None,
                 });
                 return;
             }
@@ -1142,10 +1143,13 @@ impl PageEvents {
                 return;
             }
             "RemoteFontLoaded" => {
-                if let (Some(url), Some(name)) = (str_at(&args, &["url"]), str_at(&args, &["name"]))
-                {
-                    self.fonts_loaded
-                        .push((at, url.to_string(), name.to_string()));
+                // Names every font of that URL seen so far, as the engine's handler does.
+                let url = str_at(&args, &["url"]);
+                let name = str_at(&args, &["name"]);
+                for f in self.remote_fonts.iter_mut() {
+                    if f.url.as_deref() == url {
+                        f.name = name.map(str::to_string);
+                    }
                 }
                 return;
             }

@@ -41,8 +41,6 @@ pub fn font_display(
 ) -> FontDisplay {
     let mut begins: Vec<_> = page.remote_fonts.iter().collect();
     begins.sort_by_key(|f| f.at.ts);
-    let mut loaded: Vec<_> = page.fonts_loaded.iter().collect();
-    loaded.sort_by_key(|(at, _, _)| at.ts);
     let mut fonts = Vec::new();
     for f in begins {
         if !in_bounds(us(f.at.ts), 0.0, &nav.bounds) {
@@ -61,17 +59,8 @@ pub fn font_display(
         if wasted == 0.0 {
             continue;
         }
-        // The engine names a font by the last load of its URL seen by then (the trace in
-        // time order).
-        let name = f.url.as_ref().and_then(|url| {
-            loaded
-                .iter()
-                .rev()
-                .find(|(at, u, _)| u == url && at.ts >= f.at.ts)
-                .map(|(_, _, n)| n.clone())
-        });
         fonts.push(Font {
-            name,
+            name: f.name.clone(),
             request,
             display: f.display.clone(),
             wasted_ms: wasted.min(3000.0),

@@ -19,7 +19,7 @@ pub struct Viewport {
     pub state: State,
     /// `None`: no frame was committed in the navigation (the engine's `NO_LAYOUT` warning).
     pub mobile_optimized: Option<bool>,
-    /// The navigation's first `ParseMetaViewport` (µs).
+    /// The navigation's first `ParseMetaViewport` in the file (µs).
     pub viewport_meta: Option<f64>,
     /// Pointer interactions over 200 ms whose input delay is 50 ms or more (indices into the
     /// vitals' interactions), when the viewport fails.
@@ -44,12 +44,12 @@ pub fn viewport(
     nav: &NavigationVitals,
 ) -> Viewport {
     let b = &nav.bounds;
+    // The first in the file, as the engine's handlers see the events.
     let viewport_meta = page
         .viewport_metas
         .iter()
-        .filter(|(at, frame)| *frame == nav.frame && in_bounds(us(at.ts), 0.0, b))
-        .map(|(at, _)| us(at.ts))
-        .min_by(f64::total_cmp);
+        .find(|(at, frame)| *frame == nav.frame && in_bounds(us(at.ts), 0.0, b))
+        .map(|(at, _)| us(at.ts));
     // Frames committed before the meta was parsed do not count: the browser could not have
     // applied it yet.
     let mut frames = page.compositor_frames.iter().filter(|f| {
