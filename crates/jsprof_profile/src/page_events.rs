@@ -1287,6 +1287,65 @@ mod tests {
     }
 
     #[test]
+    fn selector_stats_belong_to_the_recalculation_before_them_in_the_file() {
+        let mut page = PageEvents::default();
+        let stats = r#"{"selector_stats": {"selector_timings": [{"selector": "a", "style_sheet_id": "1", "elapsed (us)": 5, "match_attempts": 2, "match_count": 1, "fast_reject_count": 0}]}}"#;
+        page.push("SelectorStats", "x", b'X', at(1), None, Some(stats));
+        let recalc = r#"{"beginData": {"frame": "F"}, "elementCount": 3}"#;
+        page.push("UpdateLayoutTree", "x", b'X', at(10), None, Some(recalc));
+        // Written after the recalculation, though earlier in time.
+        page.push("SelectorStats", "x", b'X', at(5), None, Some(stats));
+        page.push("UpdateLayoutTree", "x", b'E', at(20), None, None);
+        page.push("SelectorStats", "x", b'X', at(21), None, Some(stats));
+        // Without statistics: not kept.
+        page.push("SelectorStats", "x", b'X', at(22), None, Some("{}"));
+        let recalcs: Vec<_> = page.selector_stats.iter().map(|s| s.recalc).collect();
+        assert_eq!(recalcs, [None, Some(0), None]);
+        assert_eq!(page.selector_stats[1].timings[0].elapsed, 5.0);
+        assert_eq!(page.selector_stats[1].timings[0].selector, "a");
+    }
+
+    #[test]
+    fn a_font_is_named_by_the_loads_of_its_url_after_it() {
+        let mut page = PageEvents::default();
+        let loaded = |name: &str| format!(r#"{{"url": "f.woff2", "name": "{name}"}}"#);
+        page.push(
+            "RemoteFontLoaded",
+            "x",
+            b'I',
+            at(1),
+            None,
+            Some(&loaded("Early")),
+        );
+        let begin = r#"{"id": 7, "display": "block", "url": "f.woff2"}"#;
+        page.push("BeginRemoteFontLoad", "x", b'I', at(2), None, Some(begin));
+        page.push(
+            "BeginRemoteFontLoad",
+            "x",
+            b'I',
+            at(3),
+            None,
+            Some(r#"{"display": "auto"}"#),
+        );
+        page.push(
+            "RemoteFontLoaded",
+            "x",
+            b'I',
+            at(4),
+            None,
+            Some(&loaded("Inter")),
+        );
+        assert_eq!(page.remote_fonts.len(), 1);
+        assert_eq!(page.remote_fonts[0].id, "7");
+        assert_eq!(page.remote_fonts[0].name.as_deref(), Some("Inter"));
+        assert_eq!(
+            page.warnings().len(),
+            1,
+            "the font without an id is counted"
+        );
+    }
+
+    #[test]
     fn network_event_without_request_id_is_counted() {
         let mut page = PageEvents::default();
         page.push(
