@@ -413,7 +413,6 @@ pub struct InsightsJson {
     /// `null` before the first navigation.
     pub network_dependency_tree: Option<NetworkDependencyTreeJson>,
     pub viewport: Option<crate::page_checks::ViewportJson>,
-    /// `null` before the first navigation.
     pub character_set: Option<crate::page_checks::CharacterSetJson>,
     pub cache: Option<crate::page_checks::CacheJson>,
     pub modern_http: Option<crate::page_checks::ModernHttpJson>,

@@ -34,7 +34,8 @@ pub struct ViewportJson {
 pub struct CharacterSetJson {
     /// `pass`, or `fail` when neither the header nor an early meta tag declares it.
     pub state: String,
-    /// The document's request; `null` when the trace lacks it (the insight then passes).
+    /// The document's request; `null` before the first navigation or when the trace lacks it
+    /// (the insight then passes).
     pub request: Option<RequestRefJson>,
     /// The `Content-Type` response header names a charset.
     pub http_charset: bool,

@@ -22,8 +22,9 @@ static CHARSET: LazyLock<Regex> =
 pub struct CharacterSet {
     /// `fail` when neither the header nor an early meta tag declares the encoding.
     pub state: State,
-    /// The document's request (index into the requests); `None` when the trace lacks it (the
-    /// engine's `NO_DOCUMENT_REQUEST` warning: the insight then passes without evidence).
+    /// The document's request (index into the requests); `None` before the first navigation,
+    /// or when the trace lacks it (the engine's `NO_DOCUMENT_REQUEST` warning): the insight
+    /// then passes without evidence.
     pub request: Option<usize>,
     /// `Content-Type` names a charset.
     pub http_charset: bool,
@@ -47,20 +48,23 @@ fn http_charset(r: &Request) -> bool {
         .is_some_and(|(_, v)| CHARSET.is_match(v))
 }
 
-/// The character set insight of `nav`, `None` before the first navigation.
+/// The character set insight of `nav`.
 pub fn character_set(
     page: &PageEvents,
     requests: &[Request],
     nav: &NavigationVitals,
-) -> Option<CharacterSet> {
-    let id = nav.navigation_id.as_ref()?;
+) -> CharacterSet {
+    let no_evidence = CharacterSet {
+        state: State::Pass,
+        request: None,
+        http_charset: false,
+        meta_charset_disposition: None,
+    };
+    let Some(id) = nav.navigation_id.as_ref() else {
+        return no_evidence;
+    };
     let Some(doc) = requests.iter().position(|r| &r.request_id == id) else {
-        return Some(CharacterSet {
-            state: State::Pass,
-            request: None,
-            http_charset: false,
-            meta_charset_disposition: None,
-        });
+        return no_evidence;
     };
     // Each check belongs to its frame's latest navigation started by then; the navigation's
     // last check (by time) tells.
@@ -88,5 +92,5 @@ pub fn character_set(
     if !out.http_charset && !out.meta_charset() {
         out.state = State::Fail;
     }
-    Some(out)
+    out
 }

@@ -262,7 +262,6 @@ pub struct NavigationInsights {
     /// `None` for the trace's stretch before any navigation.
     pub network_dependency_tree: Option<super::network_tree::NetworkDependencyTree>,
     pub viewport: Option<super::viewport::Viewport>,
-    /// `None` before the first navigation.
     pub character_set: Option<super::character_set::CharacterSet>,
     pub cache: Option<super::cache::Cache>,
     pub modern_http: Option<super::modern_http::ModernHttp>,
@@ -318,7 +317,7 @@ pub fn navigation_insights(
             .ts
             .map(|_| super::network_tree::network_dependency_tree(trace, requests, vitals, nav)),
         viewport: Some(super::viewport::viewport(page, &vitals.interactions, nav)),
-        character_set: super::character_set::character_set(page, requests, nav),
+        character_set: Some(super::character_set::character_set(page, requests, nav)),
         cache: Some(super::cache::cache(requests, nav)),
         modern_http: Some(super::modern_http::modern_http(
             requests,
