@@ -5,7 +5,9 @@
 //! `relatedEvents` ([`RelatedEvent`], placed on their thread's timeline for the UI to outline).
 //!
 //! The network dependency tree is [`super::network_tree`], on Lantern's dependency graph
-//! ([`super::dependency_graph`]). What is not here, and why: the render-blocking and
+//! ([`super::dependency_graph`]); the page checks are each a file of their own
+//! ([`super::viewport`], [`super::character_set`], [`super::cache`], [`super::modern_http`],
+//! [`super::font_display`], [`super::slow_css_selector`]). What is not here, and why: the render-blocking and
 //! LCP-discovery *savings* come from the engine's Lantern simulation (that graph replayed under a
 //! throttled network model), which this crate does not reproduce.
 

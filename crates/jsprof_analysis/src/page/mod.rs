@@ -1,6 +1,8 @@
 //! The page's whole story from a trace, as DevTools' trace engine tells it: network requests
 //! ([`network`]), Web Vitals per navigation ([`vitals`]: FCP, LCP and its breakdown, CLS and its
-//! clusters, INP and its phases), the other insights of a navigation ([`insights`]), user
+//! clusters, INP and its phases), the other insights of a navigation ([`insights`], and the
+//! page checks: [`viewport`], [`character_set`], [`cache`], [`modern_http`], [`font_display`],
+//! [`slow_css_selector`]), user
 //! timings, long tasks and the filmstrip.
 //!
 //! Times here are microseconds on the trace clock as `f64`, as the trace engine keeps them (its
