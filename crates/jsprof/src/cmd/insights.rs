@@ -259,14 +259,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The page checks (viewport, character set, cache, modern HTTP, font display, CSS selector
-/// costs when the trace has them): a line each
-/// with its state, and what failed beneath.
+/// costs when the trace has them): one line each with its state and verdict, and what failed
+/// beneath.
 fn write_page_checks(
     out: &mut dyn Write,
     ins: &jsprof_document::page::InsightsJson,
 ) -> std::io::Result<()> {
+    writeln!(out, "\nPage checks")?;
+    let line = |out: &mut dyn Write, what: &str, state: &str, verdict: String| {
+        writeln!(out, "  {what:<18} {state:<12} {verdict}")
+    };
     if let Some(v) = &ins.viewport {
-        let how = match v.mobile_optimized {
+        let verdict = match v.mobile_optimized {
             Some(true) => "optimized for mobile".to_string(),
             Some(false) => format!(
                 "not optimized for mobile, INP savings {}",
@@ -274,30 +278,34 @@ fn write_page_checks(
             ),
             None => "no frame committed".to_string(),
         };
-        writeln!(out, "\nViewport: {} ({how})", v.state)?;
+        line(out, "viewport", &v.state, verdict)?;
     }
     if let Some(c) = &ins.character_set {
-        let yes = |ok: bool| if ok { "yes" } else { "NO" };
-        writeln!(
-            out,
-            "\nCharacter set: {} (charset in Content-Type {}, meta charset in the first 1024 bytes {})",
-            c.state,
-            yes(c.http_charset),
-            c.meta_charset_disposition.as_deref().map_or("unknown", |_| yes(c.meta_charset))
-        )?;
+        let verdict = match &c.request {
+            None => "no document request".to_string(),
+            Some(_) => format!(
+                "charset in Content-Type: {}, <meta charset> in the first 1024 bytes: {}",
+                if c.http_charset { "yes" } else { "no" },
+                match &c.meta_charset_disposition {
+                    None => "unknown",
+                    Some(_) if c.meta_charset => "yes",
+                    Some(_) => "no",
+                }
+            ),
+        };
+        line(out, "character set", &c.state, verdict)?;
     }
     if let Some(c) = &ins.cache {
-        writeln!(
-            out,
-            "\nCache lifetimes: {} ({} requests, {} wasted on a repeat visit)",
-            c.state,
+        let verdict = format!(
+            "{} requests with short lifetimes, {} to download again",
             c.requests.len(),
             output::fmt_bytes(c.wasted_bytes)
-        )?;
+        );
+        line(out, "cache lifetimes", &c.state, verdict)?;
         for r in &c.requests {
             writeln!(
                 out,
-                "  ttl {:>8} s {:>10}  {}",
+                "    ttl {:>8} s {:>10}  {}",
                 r.ttl_s,
                 output::fmt_bytes(r.wasted_bytes),
                 r.request.url
@@ -305,22 +313,19 @@ fn write_page_checks(
         }
     }
     if let Some(m) = &ins.modern_http {
-        writeln!(
-            out,
-            "\nModern HTTP: {} ({} HTTP/1.x requests)",
-            m.state,
-            m.http1_requests.len()
-        )?;
+        let verdict = format!("{} HTTP/1.x requests", m.http1_requests.len());
+        line(out, "modern HTTP", &m.state, verdict)?;
         for r in &m.http1_requests {
-            writeln!(out, "  {}", r.url)?;
+            writeln!(out, "    {}", r.url)?;
         }
     }
     if let Some(f) = &ins.font_display {
-        writeln!(out, "\nFont display: {} ({} fonts)", f.state, f.fonts.len())?;
+        let verdict = format!("{} fonts hide text while loading", f.fonts.len());
+        line(out, "font display", &f.state, verdict)?;
         for font in &f.fonts {
             writeln!(
                 out,
-                "  {:>10}  {:<8} {}",
+                "    {:>10}  {:<8} {}",
                 fmt_ms(font.wasted_ms),
                 font.display,
                 font.name.as_deref().unwrap_or(&font.request.url)
@@ -332,14 +337,13 @@ fn write_page_checks(
         .as_ref()
         .filter(|c| c.total_match_attempts > 0.0)
     {
-        writeln!(
-            out,
-            "\nCSS selector costs: {} ({} matching, {} attempts, {} matches)",
-            c.state,
+        let verdict = format!(
+            "{} matching, {} attempts, {} matches",
             fmt_ms(c.total_elapsed_ms),
             c.total_match_attempts,
             c.total_match_count
-        )?;
+        );
+        line(out, "CSS selector costs", &c.state, verdict)?;
         for (what, t) in [
             ("slowest", &c.top_elapsed),
             ("most tried", &c.top_match_attempts),
@@ -347,7 +351,7 @@ fn write_page_checks(
             if let Some(t) = t {
                 writeln!(
                     out,
-                    "  {what:<10} {:>10} {:>8} attempts  {}",
+                    "    {what:<10} {:>10} {:>8} attempts  {}",
                     fmt_ms(t.elapsed_ms),
                     t.match_attempts,
                     t.selector

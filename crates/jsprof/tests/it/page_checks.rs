@@ -364,6 +364,18 @@ fn page_checks_fail_as_the_trace_engine_fails_them() {
             .len()
             >= 6
     );
+    // The text names each with its evidence.
+    let text = crate::support::jsprof(&["insights", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    for line in [
+        "  viewport           fail         not optimized for mobile, INP savings 60.0 ms",
+        "  font display       fail         1 fonts hide text while loading",
+        "Badge Sans",
+        "http://shop.example.com/hero.png",
+        "  CSS selector costs informative",
+    ] {
+        assert!(text.contains(line), "{line:?} not in:\n{text}");
+    }
     // `summary` names them among the failing insights.
     let summary = jsprof_json(&["summary", path.to_str().unwrap(), "--json"]);
     let failing = &summary["page"]["failing_insights"];
