@@ -38,7 +38,7 @@ fn urls(requests: &Value, key: Option<&str>) -> Vec<Value> {
 
 /// Our page checks of every navigation of `ours` against the oracle's `want`; returns how
 /// many failed (so a caller can tell the comparison saw failures).
-fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usize {
+pub(crate) fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usize {
     let mut failed = 0;
     for n in ours["navigations"].as_array().unwrap() {
         let id = n["id"].as_str().unwrap();
