@@ -159,6 +159,12 @@ pub(crate) fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usiz
                 wc[key].as_f64(),
                 "{at} CSS selectors {key}"
             );
+            // Written as the engine writes them (no `-0.0` for none).
+            assert!(
+                !c[key].to_string().starts_with('-'),
+                "{at} {key}: {}",
+                c[key]
+            );
         }
         for (ours, engine) in [
             ("top_elapsed", "topSelectorElapsedMs"),

@@ -107,9 +107,10 @@ pub fn slow_css_selector(trace: &TraceFile, nav: &NavigationVitals) -> SlowCssSe
         } else {
             State::Pass
         },
-        total_elapsed: by_selector.iter().map(|t| t.elapsed).sum(),
-        total_match_attempts: by_selector.iter().map(|t| t.match_attempts).sum(),
-        total_match_count: by_selector.iter().map(|t| t.match_count).sum(),
+        // Summed from +0 as the engine sums (Rust's `sum` of no floats is -0).
+        total_elapsed: by_selector.iter().fold(0.0, |s, t| s + t.elapsed),
+        total_match_attempts: by_selector.iter().fold(0.0, |s, t| s + t.match_attempts),
+        total_match_count: by_selector.iter().fold(0.0, |s, t| s + t.match_count),
         top_elapsed,
         top_match_attempts,
     }
