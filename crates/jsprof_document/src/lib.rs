@@ -41,6 +41,7 @@ pub mod input;
 pub mod lines;
 pub mod load;
 pub mod page;
+pub mod page_checks;
 pub mod schema;
 pub mod source_maps;
 pub mod summary;

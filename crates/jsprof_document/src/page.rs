@@ -237,7 +237,8 @@ pub struct RelatedEventJson {
     pub navigation: String,
     /// The insight, by its key in `navigations[].insights` (`inp_breakdown`, `lcp_breakdown`,
     /// `lcp_discovery`, `cls_culprits`, `render_blocking`, `network_dependency_tree`,
-    /// `document_latency`, `dom_size`, `forced_reflow`).
+    /// `document_latency`, `font_display`, `dom_size`, `forced_reflow`, `cache`,
+    /// `character_set`, `modern_http`).
     pub insight: String,
     /// `related`: one of the insight's events; `top_level_call`: a call of a forced reflow's
     /// `top_level_function` that forced them (the Performance panel outlines both).
@@ -451,6 +452,12 @@ pub struct InsightsJson {
     pub third_parties: Option<ThirdPartiesJson>,
     /// `null` before the first navigation.
     pub network_dependency_tree: Option<NetworkDependencyTreeJson>,
+    pub viewport: Option<crate::page_checks::ViewportJson>,
+    pub character_set: Option<crate::page_checks::CharacterSetJson>,
+    pub cache: Option<crate::page_checks::CacheJson>,
+    pub modern_http: Option<crate::page_checks::ModernHttpJson>,
+    pub font_display: Option<crate::page_checks::FontDisplayJson>,
+    pub slow_css_selector: Option<crate::page_checks::SlowCssSelectorJson>,
 }
 
 /// One navigation of the main frame (or `NO_NAVIGATION`).
@@ -530,7 +537,8 @@ pub struct InsightsReport {
     pub requests: usize,
     /// The events the insights point at, per navigation, insight by insight in the trace
     /// engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
-    /// render-blocking, network dependency tree, document latency, DOM size, forced reflow),
+    /// render-blocking, network dependency tree, document latency, font display, DOM size,
+    /// forced reflow, cache, character set, modern HTTP),
     /// each insight's events in DevTools' order: e.g. a forced reflow's reflows then its
     /// top-level calls, a DOM size's large layouts then its large style recalculations.
     pub related_events: Vec<RelatedEventJson>,
@@ -625,12 +633,12 @@ pub fn story(input: &CpuInput) -> Result<PageStory> {
 }
 
 /// Converts µs on the trace clock to ms from the origin, and lengths to ms.
-struct Clock {
+pub(crate) struct Clock {
     origin: f64,
 }
 
 impl Clock {
-    fn ts(&self, us: f64) -> f64 {
+    pub(crate) fn ts(&self, us: f64) -> f64 {
         (us - self.origin) / 1000.0
     }
     fn related(
@@ -687,7 +695,7 @@ impl Clock {
             classification: m.classification.to_string(),
         }
     }
-    fn request_ref(&self, r: &Request) -> RequestRefJson {
+    pub(crate) fn request_ref(&self, r: &Request) -> RequestRefJson {
         RequestRefJson {
             url: r.url.clone(),
             request_id: r.request_id.clone(),
@@ -916,6 +924,7 @@ fn more_insights_json(
         .network_dependency_tree
         .as_ref()
         .map(|t| network_tree_json(c, story, t));
+    crate::page_checks::page_checks_json(c, story, ins, out);
 }
 
 fn network_tree_json(
@@ -1038,6 +1047,12 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             forced_reflow: None,
             third_parties: None,
             network_dependency_tree: None,
+            viewport: None,
+            character_set: None,
+            cache: None,
+            modern_http: None,
+            font_display: None,
+            slow_css_selector: None,
         },
     }
 }
@@ -1254,7 +1269,9 @@ pub struct PageSummaryJson {
     pub inp_ms: Option<f64>,
     pub inp_rating: Option<String>,
     /// The insights that fail, in the order DevTools' Insights sidebar lists them
-    /// (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`).
+    /// (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`),
+    /// then the page checks (`font_display`, `viewport`, `cache`, `character_set`,
+    /// `modern_http`).
     pub failing_insights: Vec<String>,
     /// The first of `failing_insights`, with its evidence in a few words.
     pub worst_insight: Option<String>,
@@ -1342,6 +1359,7 @@ pub fn page_summary(input: &CpuInput) -> Option<PageSummaryJson> {
             format!("{} reflows, {:.1} ms", f.reflow_events, f.total_reflow_ms),
         );
     }
+    crate::page_checks::failing_page_checks(i, &mut fail);
     Some(PageSummaryJson {
         url: n.url.clone(),
         lcp_ms: m.lcp.as_ref().map(|l| l.value_ms),

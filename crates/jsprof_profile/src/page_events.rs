@@ -89,6 +89,8 @@ pub struct Response {
     /// The response headers (name, value), as written: the document-latency insight reads
     /// `Content-Encoding` from them.
     pub headers: Vec<(String, String)>,
+    /// Whether `headers` was written at all (the cache insight skips responses without).
+    pub has_headers: bool,
     /// `encodedDataLength` (the headers' bytes so far), 0 when absent.
     pub encoded_data_length: f64,
     /// Whether `connectionId` is present: Lantern refuses traces whose responses lack it.
@@ -293,6 +295,62 @@ pub struct DomStats {
     pub max_children: Option<u64>,
 }
 
+/// `BeginCommitCompositorFrame`: whether the frame's viewport was optimized for mobile (the
+/// viewport insight).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompositorFrame {
+    pub at: Stamp,
+    pub frame: String,
+    pub is_mobile_optimized: bool,
+}
+
+/// `MetaCharsetCheck`: where the parser found `<meta charset>` (the character set insight).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CharsetCheck {
+    pub at: Stamp,
+    /// `args.data.frame`; older Chromes write the event without data.
+    pub frame: Option<String>,
+    /// `found-in-first-1024-bytes`, `found-after-first-1024-bytes`, `not-found`.
+    pub disposition: Option<String>,
+}
+
+/// `BeginRemoteFontLoad`: a web font's request (`pid.id`) and its `font-display`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteFont {
+    pub at: Stamp,
+    /// `args.id` as its JSON text: the font's request is `{pid}.{id}`.
+    pub id: String,
+    pub display: String,
+    pub url: Option<String>,
+    /// The family name of the last `RemoteFontLoaded` of its URL after it in the file.
+    pub name: Option<String>,
+}
+
+/// One selector's matching cost in a style recalculation (`SelectorStats`'
+/// `selector_timings`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelectorTiming {
+    pub selector: String,
+    pub style_sheet_id: String,
+    /// µs.
+    pub elapsed: f64,
+    pub fast_reject_count: f64,
+    pub match_attempts: f64,
+    pub match_count: f64,
+}
+
+/// A `SelectorStats` event (written when the Performance panel's "CSS selector stats" is on):
+/// the selectors matched by a style recalculation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelectorStats {
+    pub at: Stamp,
+    /// The style recalculation it belongs to, as DevTools' trace engine pairs them: the last
+    /// `UpdateLayoutTree` before it in the file (an index into [`PageEvents::reflows`]);
+    /// `None` when there was none, or it was an end (`E`) event, which has no frame.
+    pub recalc: Option<usize>,
+    pub timings: Vec<SelectorTiming>,
+}
+
 /// A frame's URL from some time on (`TracingStartedInBrowser`'s frames,
 /// `FrameCommittedInBrowser`, `CommitLoad`): DevTools' `rendererProcessesByFrame`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -428,9 +486,17 @@ pub struct PageEvents {
     pub link_preconnects: Vec<String>,
     /// Tasks and the events in them that Lantern's dependency graph reads, in file order.
     pub graph_events: Vec<GraphEvent>,
+    /// `ParseMetaViewport`: (when, frame) — a `<meta name=viewport>` parsed.
+    pub viewport_metas: Vec<(Stamp, String)>,
+    pub compositor_frames: Vec<CompositorFrame>,
+    pub charset_checks: Vec<CharsetCheck>,
+    pub remote_fonts: Vec<RemoteFont>,
+    pub selector_stats: Vec<SelectorStats>,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
+    /// The last `UpdateLayoutTree` so far (see [`SelectorStats::recalc`]).
+    last_recalc: Option<usize>,
 }
 
 /// The event names [`PageEvents::push`] takes (besides the categories of user timings).
@@ -476,6 +542,12 @@ const NAMES: &[&str] = &[
     "XHRReadyStateChange",
     "v8.compile",
     "ParseAuthorStyleSheet",
+    "ParseMetaViewport",
+    "BeginCommitCompositorFrame",
+    "MetaCharsetCheck",
+    "BeginRemoteFontLoad",
+    "RemoteFontLoaded",
+    "SelectorStats",
 ];
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
@@ -689,6 +761,7 @@ impl PageEvents {
                     has_connection_id: data.get("connectionId").is_some(),
                     connection_id: f64_at(data, &["connectionId"]).unwrap_or(0.0),
                     connection_reused: bool_at(data, &["connectionReused"]),
+                    has_headers: data.get("headers").is_some_and(|h| !h.is_null()),
                     headers: data
                         .get("headers")
                         .and_then(Value::as_array)
@@ -908,6 +981,9 @@ impl PageEvents {
                 return;
             }
             "Layout" | "UpdateLayoutTree" => {
+                if name == "UpdateLayoutTree" {
+                    self.last_recalc = (ph != b'E').then_some(self.reflows.len());
+                }
                 // A `B`/`X` begin carries the args; an `E` only the end data.
                 if ph == b'E' {
                     return;
@@ -1002,6 +1078,84 @@ impl PageEvents {
             "domLoading" => {
                 if let Some(frame) = str_at(&args, &["frame"]) {
                     self.dom_loading.push((at, frame.to_string()));
+                }
+                return;
+            }
+            "ParseMetaViewport" => {
+                if let Some(frame) = str_at(data, &["frame"]) {
+                    self.viewport_metas.push((at, frame.to_string()));
+                }
+                return;
+            }
+            "BeginCommitCompositorFrame" => {
+                if let Some(frame) = str_at(&args, &["frame"]) {
+                    self.compositor_frames.push(CompositorFrame {
+                        at,
+                        frame: frame.to_string(),
+                        is_mobile_optimized: bool_at(&args, &["is_mobile_optimized"]),
+                    });
+                }
+                return;
+            }
+            "MetaCharsetCheck" => {
+                self.charset_checks.push(CharsetCheck {
+                    at,
+                    frame: str_at(data, &["frame"]).map(str::to_string),
+                    disposition: str_at(data, &["disposition"]).map(str::to_string),
+                });
+                return;
+            }
+            "BeginRemoteFontLoad" => {
+                let Some(id) = args.get("id").filter(|v| !v.is_null()) else {
+                    self.skip("`BeginRemoteFontLoad` without `args.id`");
+                    return;
+                };
+                self.remote_fonts.push(RemoteFont {
+                    at,
+                    id: match id {
+                        Value::String(s) => s.clone(),
+                        v => v.to_string(),
+                    },
+                    display: string(str_at(&args, &["display"])),
+                    url: str_at(&args, &["url"]).map(str::to_string),
+                    name: None,
+                });
+                return;
+            }
+            "SelectorStats" => {
+                let Some(list) = args
+                    .pointer("/selector_stats/selector_timings")
+                    .and_then(Value::as_array)
+                else {
+                    return;
+                };
+                let n = |t: &Value, k: &str| t.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+                let timings = list
+                    .iter()
+                    .map(|t| SelectorTiming {
+                        selector: string(str_at(t, &["selector"])),
+                        style_sheet_id: string(str_at(t, &["style_sheet_id"])),
+                        elapsed: n(t, "elapsed (us)"),
+                        fast_reject_count: n(t, "fast_reject_count"),
+                        match_attempts: n(t, "match_attempts"),
+                        match_count: n(t, "match_count"),
+                    })
+                    .collect();
+                self.selector_stats.push(SelectorStats {
+                    at,
+                    recalc: self.last_recalc,
+                    timings,
+                });
+                return;
+            }
+            "RemoteFontLoaded" => {
+                // Names every font of that URL seen so far, as the engine's handler does.
+                let url = str_at(&args, &["url"]);
+                let name = str_at(&args, &["name"]);
+                for f in self.remote_fonts.iter_mut() {
+                    if f.url.as_deref() == url {
+                        f.name = name.map(str::to_string);
+                    }
                 }
                 return;
             }
@@ -1136,6 +1290,65 @@ mod tests {
         assert_eq!(page.screenshots[0].image, None);
         assert_eq!(page.screenshots[1].image.as_deref(), Some("/9j/4AAQ"));
         assert_eq!(page.warnings().len(), 1);
+    }
+
+    #[test]
+    fn selector_stats_belong_to_the_recalculation_before_them_in_the_file() {
+        let mut page = PageEvents::default();
+        let stats = r#"{"selector_stats": {"selector_timings": [{"selector": "a", "style_sheet_id": "1", "elapsed (us)": 5, "match_attempts": 2, "match_count": 1, "fast_reject_count": 0}]}}"#;
+        page.push("SelectorStats", "x", b'X', at(1), None, Some(stats));
+        let recalc = r#"{"beginData": {"frame": "F"}, "elementCount": 3}"#;
+        page.push("UpdateLayoutTree", "x", b'X', at(10), None, Some(recalc));
+        // Written after the recalculation, though earlier in time.
+        page.push("SelectorStats", "x", b'X', at(5), None, Some(stats));
+        page.push("UpdateLayoutTree", "x", b'E', at(20), None, None);
+        page.push("SelectorStats", "x", b'X', at(21), None, Some(stats));
+        // Without statistics: not kept.
+        page.push("SelectorStats", "x", b'X', at(22), None, Some("{}"));
+        let recalcs: Vec<_> = page.selector_stats.iter().map(|s| s.recalc).collect();
+        assert_eq!(recalcs, [None, Some(0), None]);
+        assert_eq!(page.selector_stats[1].timings[0].elapsed, 5.0);
+        assert_eq!(page.selector_stats[1].timings[0].selector, "a");
+    }
+
+    #[test]
+    fn a_font_is_named_by_the_loads_of_its_url_after_it() {
+        let mut page = PageEvents::default();
+        let loaded = |name: &str| format!(r#"{{"url": "f.woff2", "name": "{name}"}}"#);
+        page.push(
+            "RemoteFontLoaded",
+            "x",
+            b'I',
+            at(1),
+            None,
+            Some(&loaded("Early")),
+        );
+        let begin = r#"{"id": 7, "display": "block", "url": "f.woff2"}"#;
+        page.push("BeginRemoteFontLoad", "x", b'I', at(2), None, Some(begin));
+        page.push(
+            "BeginRemoteFontLoad",
+            "x",
+            b'I',
+            at(3),
+            None,
+            Some(r#"{"display": "auto"}"#),
+        );
+        page.push(
+            "RemoteFontLoaded",
+            "x",
+            b'I',
+            at(4),
+            None,
+            Some(&loaded("Inter")),
+        );
+        assert_eq!(page.remote_fonts.len(), 1);
+        assert_eq!(page.remote_fonts[0].id, "7");
+        assert_eq!(page.remote_fonts[0].name.as_deref(), Some("Inter"));
+        assert_eq!(
+            page.warnings().len(),
+            1,
+            "the font without an id is counted"
+        );
     }
 
     #[test]

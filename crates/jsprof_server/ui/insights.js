@@ -18,7 +18,8 @@ const TITLES = {
   lcp_breakdown: 'LCP breakdown', inp_breakdown: 'INP breakdown', cls_clusters: 'Layout shift clusters',
   render_blocking: 'Render-blocking requests', cls_culprits: 'Layout shift culprits', lcp_discovery: 'LCP request discovery',
   document_latency: 'Document request latency', dom_size: 'Optimize DOM size', forced_reflow: 'Forced reflow', network_dependency_tree: 'Network dependency tree',
-  third_parties: '3rd parties',
+  third_parties: '3rd parties', viewport: 'Optimize viewport for mobile', character_set: 'Declare a character encoding',
+  cache: 'Use efficient cache lifetimes', modern_http: 'Modern HTTP', font_display: 'Font display', slow_css_selector: 'CSS Selector costs',
 };
 const words = (key) => { const s = key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(); return s.charAt(0).toUpperCase() + s.slice(1); };
 const PHASE_LABELS = { ttfb: 'TTFB', load_delay: 'Load delay', load_duration: 'Load duration', render_delay: 'Render delay' };
@@ -120,7 +121,12 @@ function summaryOf(key, v, sel) {
 }
 
 function savingsOf(v) {
-  const s = v && (v.metric_savings || v.metricSavings);
+  let s = v && (v.metric_savings || v.metricSavings);
+  // Or the document's own `<metric>_savings_ms` fields (the viewport's INP, the fonts' FCP).
+  if (!s && v && typeof v === 'object' && !Array.isArray(v)) {
+    s = Object.fromEntries(Object.entries(v).map(([k, x]) => [/^([a-z]+)_savings_ms$/.exec(k), x])
+      .filter(([m]) => m).map(([m, x]) => [m[1].toUpperCase(), x]));
+  }
   if (!s || typeof s !== 'object') return '';
   return Object.entries(s).filter(([, x]) => typeof x === 'number' && x > 0)
     .map(([m, x]) => `${m} −${m === 'CLS' ? x.toFixed(3) : fmtMs(x)}`).join(' · ');

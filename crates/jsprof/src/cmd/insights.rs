@@ -238,6 +238,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     )?;
                 }
             }
+            write_page_checks(out, ins)?;
             writeln!(out)?;
         }
         let lt = &report.long_tasks;
@@ -252,6 +253,110 @@ pub fn run(args: Args) -> Result<ExitCode> {
         )
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The page checks (viewport, character set, cache, modern HTTP, font display, CSS selector
+/// costs when the trace has them): one line each with its state and verdict, and what failed
+/// beneath.
+fn write_page_checks(
+    out: &mut dyn Write,
+    ins: &jsprof_document::page::InsightsJson,
+) -> std::io::Result<()> {
+    writeln!(out, "\nPage checks")?;
+    let line = |out: &mut dyn Write, what: &str, state: &str, verdict: String| {
+        writeln!(out, "  {what:<18} {state:<12} {verdict}")
+    };
+    if let Some(v) = &ins.viewport {
+        let verdict = match v.mobile_optimized {
+            Some(true) => "optimized for mobile".to_string(),
+            Some(false) => format!(
+                "not optimized for mobile, INP savings {}",
+                fmt_ms(v.inp_savings_ms.unwrap_or(0.0))
+            ),
+            None => "no frame committed".to_string(),
+        };
+        line(out, "viewport", &v.state, verdict)?;
+    }
+    if let Some(c) = &ins.character_set {
+        let verdict = match &c.request {
+            None => "no document request".to_string(),
+            Some(_) => format!(
+                "charset in Content-Type: {}, <meta charset> in the first 1024 bytes: {}",
+                if c.http_charset { "yes" } else { "no" },
+                match &c.meta_charset_disposition {
+                    None => "unknown",
+                    Some(_) if c.meta_charset => "yes",
+                    Some(_) => "no",
+                }
+            ),
+        };
+        line(out, "character set", &c.state, verdict)?;
+    }
+    if let Some(c) = &ins.cache {
+        let verdict = format!(
+            "{} requests with short lifetimes, {} to download again",
+            c.requests.len(),
+            output::fmt_bytes(c.wasted_bytes)
+        );
+        line(out, "cache lifetimes", &c.state, verdict)?;
+        for r in &c.requests {
+            writeln!(
+                out,
+                "    ttl {:>8} s {:>10}  {}",
+                r.ttl_s,
+                output::fmt_bytes(r.wasted_bytes),
+                r.request.url
+            )?;
+        }
+    }
+    if let Some(m) = &ins.modern_http {
+        let verdict = format!("{} HTTP/1.x requests", m.http1_requests.len());
+        line(out, "modern HTTP", &m.state, verdict)?;
+        for r in &m.http1_requests {
+            writeln!(out, "    {}", r.url)?;
+        }
+    }
+    if let Some(f) = &ins.font_display {
+        let verdict = format!("{} fonts hide text while loading", f.fonts.len());
+        line(out, "font display", &f.state, verdict)?;
+        for font in &f.fonts {
+            writeln!(
+                out,
+                "    {:>10}  {:<8} {}",
+                fmt_ms(font.wasted_ms),
+                font.display,
+                font.name.as_deref().unwrap_or(&font.request.url)
+            )?;
+        }
+    }
+    if let Some(c) = ins
+        .slow_css_selector
+        .as_ref()
+        .filter(|c| c.total_match_attempts > 0.0)
+    {
+        let verdict = format!(
+            "{} matching, {} attempts, {} matches",
+            fmt_ms(c.total_elapsed_ms),
+            c.total_match_attempts,
+            c.total_match_count
+        );
+        line(out, "CSS selector costs", &c.state, verdict)?;
+        for (what, t) in [
+            ("slowest", &c.top_elapsed),
+            ("most tried", &c.top_match_attempts),
+        ] {
+            if let Some(t) = t {
+                writeln!(
+                    out,
+                    "    {what:<10} {:>10} {:>8} attempts  {}",
+                    fmt_ms(t.elapsed_ms),
+                    t.match_attempts,
+                    t.selector
+                )?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The network dependency tree as an indented tree: each request's end from the chain's start,

@@ -30,6 +30,7 @@ const COMPARED: &[(&str, &str, &str, &str)] = &[
         "related",
     ),
     ("document_latency", "related", "DocumentLatency", "related"),
+    ("font_display", "related", "FontDisplay", "related"),
     ("forced_reflow", "related", "ForcedReflow", "related"),
     (
         "forced_reflow",
@@ -38,12 +39,15 @@ const COMPARED: &[(&str, &str, &str, &str)] = &[
         "top_level_calls",
     ),
     ("dom_size", "related", "DOMSize", "related"),
+    ("cache", "related", "Cache", "related"),
+    ("character_set", "related", "CharacterSet", "related"),
+    ("modern_http", "related", "ModernHTTP", "related"),
 ];
 
 /// The engine's insights whose events the document does not list yet: the insights it does
-/// not compute (image delivery, character set) and third parties, whose events are every event
-/// of the page the engine maps to a third-party entity.
-const NOT_LISTED: &[&str] = &["ImageDelivery", "ThirdParties", "CharacterSet"];
+/// not compute (image delivery) and third parties, whose events are every event of the page
+/// the engine maps to a third-party entity.
+const NOT_LISTED: &[&str] = &["ImageDelivery", "ThirdParties"];
 
 /// The oracle rounds its ms to 0.001 ms; ours are exact.
 const MS: f64 = 0.001;

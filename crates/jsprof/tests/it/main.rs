@@ -23,6 +23,7 @@ mod leaks;
 mod lines;
 mod mcp;
 mod page;
+mod page_checks;
 mod record;
 mod record_page;
 mod record_tree;

@@ -818,6 +818,11 @@ fn summary_and_report_carry_the_page() {
             ("render_blocking", "RenderBlocking"),
             ("document_latency", "DocumentLatency"),
             ("forced_reflow", "ForcedReflow"),
+            ("font_display", "FontDisplay"),
+            ("viewport", "Viewport"),
+            ("cache", "Cache"),
+            ("character_set", "CharacterSet"),
+            ("modern_http", "ModernHTTP"),
         ]
         .into_iter()
         .filter(|(_, key)| wi[key]["state"] == "fail")

@@ -221,6 +221,7 @@ fn assert_matches_the_trace_engine(trace: &Path, want: &Value) {
         "{want_urls:?}"
     );
     crate::page::assert_network_tree_matches(&ours, want, t);
+    crate::page_checks::assert_page_checks(&ours, want, t);
     let shots = want["screenshots"]["count"].as_u64().unwrap();
     assert!(shots > 0, "screenshots are on: {}", want["screenshots"]);
     assert_eq!(ours["screenshots"]["count"], shots, "screenshots");

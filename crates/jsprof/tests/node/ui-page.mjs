@@ -143,6 +143,26 @@ try {
   assert.deepEqual(generic.range, [100, 150], `${mode}: a new insight's range`);
   assert.deepEqual(generic.requests, [expected.requests[0]], `${mode}: a new insight's requests`);
 
+  // The page checks (and CSS selector costs) carry DevTools' titles and the document's states (the recorded page passes
+  // them); savings written as `<metric>_savings_ms` show as the engine's metric savings.
+  const checks = await page.evaluate(() => Object.fromEntries(['viewport', 'character_set', 'cache', 'modern_http', 'font_display', 'slow_css_selector']
+    .map((k) => { const b = document.querySelector(`[data-insight=${k}]`); return [k, b && [b.querySelector('.i-title').textContent, b.dataset.state]]; })));
+  assert.deepEqual(checks, { viewport: ['Optimize viewport for mobile', 'pass'], character_set: ['Declare a character encoding', 'pass'],
+    cache: ['Use efficient cache lifetimes', 'pass'], modern_http: ['Modern HTTP', 'pass'], font_display: ['Font display', 'pass'],
+    slow_css_selector: ['CSS Selector costs', 'pass'] }, `${mode}: the page checks`);
+  const tap = await page.evaluate(async () => {
+    const { InsightsSidebar } = await import('jsprof/insights.js');
+    const j = window.jsprof, nav = structuredClone(j.insights.doc.navigations[0]);
+    nav.insights = { viewport: { state: 'fail', mobile_optimized: false, viewport_meta_ms: 10, long_pointer_interactions: 1, inp_savings_ms: 60 } };
+    const box = document.createElement('div');
+    document.body.append(box);
+    new InsightsSidebar(box, { navigations: [nav] }, j.chart, { key: null, requests: null, windows: [] });
+    const text = box.querySelector('[data-insight=viewport]').textContent;
+    box.remove();
+    return text;
+  });
+  assert.ok(/INP −60/.test(tap), `${mode}: a failing viewport reads ${tap}`);
+
   assert.deepEqual(errors, [], `${mode}: page errors`);
   if (offline) {
     const bad = requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:'));

@@ -8,7 +8,11 @@
 //! ([`super::dependency_graph`]); the render-blocking savings come from Lantern's simulation of
 //! that graph ([`super::lantern`]), whose context is made once per navigation here and shared.
 //! The LCP-discovery insight has no savings: the engine (`@paulirish/trace_engine` 0.0.65) sets
-//! no `metricSavings` for it, so its image's `estimatedSavings` is always null.
+//! no `metricSavings` for it, so its image's `estimatedSavings` is always null. The page checks
+//! are each a file of their own ([`super::viewport`], [`super::character_set`],
+//! [`super::cache`], [`super::modern_http`], [`super::font_display`],
+//! [`super::slow_css_selector`]); the Lantern-based savings of cache and modern HTTP are not
+//! computed yet.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -142,6 +146,10 @@ pub enum InsightKey {
     DocumentLatency,
     DomSize,
     ForcedReflow,
+    FontDisplay,
+    Cache,
+    CharacterSet,
+    ModernHttp,
 }
 
 impl InsightKey {
@@ -156,6 +164,10 @@ impl InsightKey {
             InsightKey::DocumentLatency => "document_latency",
             InsightKey::DomSize => "dom_size",
             InsightKey::ForcedReflow => "forced_reflow",
+            InsightKey::FontDisplay => "font_display",
+            InsightKey::Cache => "cache",
+            InsightKey::CharacterSet => "character_set",
+            InsightKey::ModernHttp => "modern_http",
         }
     }
 }
@@ -254,6 +266,12 @@ pub struct NavigationInsights {
     pub cls_culprits: Option<super::cls_culprits::ClsCulprits>,
     /// `None` for the trace's stretch before any navigation.
     pub network_dependency_tree: Option<super::network_tree::NetworkDependencyTree>,
+    pub viewport: Option<super::viewport::Viewport>,
+    pub character_set: Option<super::character_set::CharacterSet>,
+    pub cache: Option<super::cache::Cache>,
+    pub modern_http: Option<super::modern_http::ModernHttp>,
+    pub font_display: Option<super::font_display::FontDisplay>,
+    pub slow_css_selector: Option<super::slow_css_selector::SlowCssSelector>,
     /// The events every insight of the navigation points at (the engine's `relatedEvents`),
     /// insight by insight in the engine's baseline order of insights (its sidebar then ranks them
     /// by estimated savings), each insight's events in the engine's order.
@@ -315,6 +333,19 @@ pub fn navigation_insights(
         network_dependency_tree: lantern.as_ref().map(|l| {
             super::network_tree::network_dependency_tree(trace, requests, nav, l.as_ref())
         }),
+        viewport: Some(super::viewport::viewport(page, &vitals.interactions, nav)),
+        character_set: Some(super::character_set::character_set(page, requests, nav)),
+        cache: Some(super::cache::cache(requests, nav)),
+        modern_http: Some(super::modern_http::modern_http(
+            requests,
+            nav,
+            nav_event
+                .map(|n| n.url.as_str())
+                .or(page.main_frame.as_ref().map(|(_, url)| url.as_str()))
+                .unwrap_or(""),
+        )),
+        font_display: Some(super::font_display::font_display(page, requests, nav)),
+        slow_css_selector: Some(super::slow_css_selector::slow_css_selector(trace, nav)),
         related: Vec::new(),
     };
     ins.related = related_events(vitals, nav, &ins);
@@ -392,6 +423,10 @@ fn related_events(
         let doc = Related::Request(d.request);
         add(&mut out, K::DocumentLatency, Role::Related, [doc]);
     }
+    if let Some(f) = &ins.font_display {
+        let fonts = f.fonts.iter().map(|f| Related::Request(f.request));
+        add(&mut out, K::FontDisplay, Role::Related, fonts);
+    }
     if let Some(d) = &ins.dom_size {
         let updates = d.large_layout_updates.iter().chain(&d.large_style_recalcs);
         let updates = updates.map(|u| Related::Event(u.event.clone()));
@@ -402,6 +437,22 @@ fn related_events(
         add(&mut out, K::ForcedReflow, Role::Related, reflows);
         let calls = f.top_level_calls.iter().cloned().map(Related::Event);
         add(&mut out, K::ForcedReflow, Role::TopLevelCall, calls);
+    }
+    if let Some(c) = &ins.cache {
+        let cached = c.requests.iter().map(|r| Related::Request(r.request));
+        add(&mut out, K::Cache, Role::Related, cached);
+    }
+    if let Some(doc) = ins.character_set.as_ref().and_then(|c| c.request) {
+        add(
+            &mut out,
+            K::CharacterSet,
+            Role::Related,
+            [Related::Request(doc)],
+        );
+    }
+    if let Some(m) = &ins.modern_http {
+        let http1 = m.http1_requests.iter().copied().map(Related::Request);
+        add(&mut out, K::ModernHttp, Role::Related, http1);
     }
     out
 }

@@ -1,6 +1,8 @@
 //! The page's whole story from a trace, as DevTools' trace engine tells it: network requests
 //! ([`network`]), Web Vitals per navigation ([`vitals`]: FCP, LCP and its breakdown, CLS and its
-//! clusters, INP and its phases), the other insights of a navigation ([`insights`]), user
+//! clusters, INP and its phases), the other insights of a navigation ([`insights`], and the
+//! page checks: [`viewport`], [`character_set`], [`cache`], [`modern_http`], [`font_display`],
+//! [`slow_css_selector`]), user
 //! timings, long tasks and the filmstrip.
 //!
 //! Times here are microseconds on the trace clock as `f64`, as the trace engine keeps them (its
@@ -8,15 +10,21 @@
 //! them into milliseconds from the trace's origin.
 
 pub mod animations;
+pub mod cache;
+pub mod character_set;
 pub mod cls_culprits;
 pub mod dependency_graph;
+pub mod font_display;
 pub mod insights;
 pub mod lantern;
 pub mod lantern_requests;
+pub mod modern_http;
 pub mod network;
 pub mod network_tree;
+pub mod slow_css_selector;
 pub mod third_parties;
 pub mod timings;
+pub mod viewport;
 pub mod vitals;
 
 use jsprof_profile::TraceFile;

@@ -85,6 +85,10 @@ pub struct Request {
     pub is_link_preload: bool,
     /// The response headers (name, value); empty without a response.
     pub response_headers: Vec<(String, String)>,
+    /// Whether the response wrote its headers (DevTools' `responseHeaders` is then not null).
+    pub has_response_headers: bool,
+    /// The response came from a service worker.
+    pub from_service_worker: bool,
 }
 
 impl Request {
@@ -282,6 +286,8 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
                 .response
                 .map(|(_, r)| r.headers.clone())
                 .unwrap_or_default(),
+            has_response_headers: g.response.is_some_and(|(_, r)| r.has_headers),
+            from_service_worker: g.response.is_some_and(|(_, r)| r.from_service_worker),
         });
     }
     out

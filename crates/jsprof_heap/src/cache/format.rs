@@ -154,31 +154,6 @@ macro_rules! scalar {
 }
 scalar!(u8, u32, u64, i32);
 
-/// Asks the kernel to back a large, fresh column with huge pages (where transparent huge pages
-/// are left to `madvise`, as on most distributions): reading an index fills gigabytes of new
-/// memory, and page faults on it were the largest part of a warm `heap node`'s time: one fault
-/// per 2 MiB instead of per 4 KiB (docs/heap.md has the figures). Advice only: where it is
-/// refused, nothing changes.
-fn advise_huge_pages(bytes: &mut [u8]) {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        if bytes.len() < 8 << 20 {
-            return;
-        }
-        let start = bytes.as_mut_ptr() as usize;
-        let aligned = start.next_multiple_of(PAGE);
-        let len = (start + bytes.len() - aligned) / PAGE * PAGE;
-        // SAFETY: the range lies inside `bytes`, which this function borrows mutably; the advice
-        // changes how the kernel backs the pages, never their contents.
-        unsafe {
-            libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = bytes;
-}
-
 /// One section to write: a column, or the small tables encoded by [`encode_misc`].
 enum Column<'a> {
     U8(&'a [u8]),
@@ -653,7 +628,6 @@ impl<R: Read> SectionReader<'_, R> {
             // Read straight into the column: zeroed pages the kernel maps on first touch, no
             // buffer between, nothing to decode.
             let mut values = vec![T::ZERO; count];
-            advise_huge_pages(T::bytes_mut(&mut values));
             for chunk in T::bytes_mut(&mut values).chunks_mut(CHUNK) {
                 self.r.read_exact(chunk)?;
                 hasher.update(chunk);
