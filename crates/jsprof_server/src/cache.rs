@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use jsprof_document::heap_class::ObjectOrder;
@@ -163,6 +164,10 @@ impl Derived {
 /// larger ones in their default order in the background.
 pub const PREPARE_MIN_MEMBERS: u64 = 1 << 16;
 
+/// How many snapshots the service has loaded: a background build ([`prepare`]) goes on only while
+/// its snapshot is the latest loaded.
+static LATEST_LOAD: AtomicU64 = AtomicU64::new(0);
+
 /// Whether loading a snapshot starts [`prepare`], and for which classes:
 /// `JSPROF_HEAP_PREPARE=0` leaves every structure to the first request that needs it;
 /// `JSPROF_HEAP_PREPARE_MIN_MEMBERS` replaces [`PREPARE_MIN_MEMBERS`] (tests prepare the small
@@ -185,7 +190,11 @@ fn prepare_min_members() -> Option<u64> {
 /// default order of every class of at least `min_members` objects ([`PREPARE_MIN_MEMBERS`]), in
 /// the Summary's order. Stops between steps once the snapshot has left the cache and no request holds it.
 /// With `JSPROF_HEAP_PHASES=1`, each step's end on stderr (seconds, peak RSS).
-pub fn prepare(loaded: &Weak<Loaded>, min_members: u64) {
+///
+/// `keep_going` is asked before each step: the service stops the build of a snapshot once
+/// another has loaded since ([`LATEST_LOAD`]), so the three snapshots of a Leaks view do not each
+/// hold ~45 % of their graph in views nobody opened, nor compete for the cores.
+pub fn prepare(loaded: &Weak<Loaded>, min_members: u64, keep_going: &dyn Fn() -> bool) {
     let started = std::time::Instant::now();
     let phases = std::env::var_os("JSPROF_HEAP_PHASES").is_some_and(|v| v != "0");
     let done = |what: &str| {
@@ -197,6 +206,9 @@ pub fn prepare(loaded: &Weak<Loaded>, min_members: u64) {
             );
         }
     };
+    if !keep_going() {
+        return;
+    }
     let Some(large) = with(loaded, |s, a, d| {
         d.overview(s, a)
             .classes
@@ -208,20 +220,23 @@ pub fn prepare(loaded: &Weak<Loaded>, min_members: u64) {
         return;
     };
     done("Summary");
-    if with(loaded, |s, a, d| d.dominators(s, a).children(s.root).len()).is_none() {
+    if !keep_going() || with(loaded, |s, a, d| d.dominators(s, a).children(s.root).len()).is_none()
+    {
         return;
     }
     done("dominator tree");
-    if with(loaded, |s, _, d| d.retainers(s).edges_of(s.root).len()).is_none() {
+    if !keep_going() || with(loaded, |s, _, d| d.retainers(s).edges_of(s.root).len()).is_none() {
         return;
     }
     done("retainer index");
-    if with(loaded, |s, a, d| d.classes(s, a).len()).is_none() {
+    if !keep_going() || with(loaded, |s, a, d| d.classes(s, a).len()).is_none() {
         return;
     }
     done("classes' members");
     for key in &large {
-        if with(loaded, |s, a, d| d.class(s, a, key, ObjectOrder::default())).is_none() {
+        if !keep_going()
+            || with(loaded, |s, a, d| d.class(s, a, key, ObjectOrder::default())).is_none()
+        {
             return;
         }
         done(&format!("class {key} by retained size"));
@@ -312,10 +327,12 @@ impl Cache {
                         (&*loaded, prepare_min_members())
                     {
                         let weak = Arc::downgrade(&loaded);
+                        let this_load = LATEST_LOAD.fetch_add(1, Ordering::SeqCst) + 1;
+                        let latest = move || LATEST_LOAD.load(Ordering::SeqCst) == this_load;
                         // Without the thread, each structure is built by its first request.
                         let _ = std::thread::Builder::new()
                             .name("jsprof-heap-views".to_string())
-                            .spawn(move || prepare(&weak, min_members));
+                            .spawn(move || prepare(&weak, min_members, &latest));
                     }
                     Ok::<_, ApiError>(loaded)
                 }
@@ -389,7 +406,7 @@ fn open_snapshot(path: &Path, name: &str) -> ApiResult<jsprof_heap::Opened> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize};
     use std::sync::mpsc;
     use std::time::Duration;
 
@@ -468,7 +485,7 @@ mod tests {
             });
             let weak = Arc::downgrade(&loaded);
             // The largest class is sorted in the background like a class of millions.
-            let background = std::thread::spawn(move || prepare(&weak, count));
+            let background = std::thread::spawn(move || prepare(&weak, count, &|| true));
             entered_rx.recv().unwrap();
             let request = {
                 let (loaded, key) = (loaded.clone(), key.clone());
@@ -498,5 +515,33 @@ mod tests {
                 "{paused:?}: built in this order, each once"
             );
         }
+    }
+
+    /// A background build stops at the next step once its snapshot is no longer the latest
+    /// loaded: what it built stays, nothing more is built.
+    #[test]
+    fn a_background_build_stops_once_another_snapshot_loads() {
+        let (snapshot, analysis) = fixture();
+        let (_, count) = largest_class(&snapshot, &analysis);
+        let builds: Arc<Mutex<Vec<Build>>> = Arc::default();
+        let seen = builds.clone();
+        let loaded = Arc::new(Loaded::Snapshot {
+            snapshot: Box::new(snapshot),
+            analysis: Box::new(analysis),
+            derived: Box::new(Derived {
+                on_build: Some(Box::new(move |b| seen.lock().unwrap().push(b))),
+                ..Derived::default()
+            }),
+        });
+        // Still the latest for two steps, then another snapshot "loads".
+        let asked = AtomicUsize::new(0);
+        let latest = || asked.fetch_add(1, Ordering::SeqCst) < 2;
+        prepare(&Arc::downgrade(&loaded), count, &latest);
+        assert_eq!(
+            *builds.lock().unwrap(),
+            [Build::Overview, Build::Dominators]
+        );
+        let (_, _, derived) = loaded.snapshot().unwrap();
+        assert!(derived.retainers.get().is_none() && derived.classes.get().is_none());
     }
 }
