@@ -42,8 +42,13 @@ pub(crate) fn child_lists(s: &HeapSnapshot, a: &Analysis) -> (Vec<u32>, Vec<Node
 impl DominatorTree {
     pub fn new(s: &HeapSnapshot, a: &Analysis) -> DominatorTree {
         let (first, mut children) = child_lists(s, a);
-        // Each list is sorted on its own, so the nodes split in two halves sort on two cores.
+        // Each list is sorted on its own, so the nodes split in two halves sort on two cores
+        // (small graphs on one: a thread costs more than their sort).
         let n = s.nodes.len();
+        if n < crate::PARALLEL_MIN_NODES {
+            sort_lists(a, &first, &mut children, 0);
+            return DominatorTree { first, children };
+        }
         let mid = n / 2;
         let (low, high) = children.split_at_mut(first[mid] as usize);
         std::thread::scope(|scope| {

@@ -113,3 +113,8 @@ pub mod internals {
         crate::dominators::compute(&graph, root, self_sizes)
     }
 }
+
+/// Below this many nodes a pass that could split across two threads runs on one: spawning costs
+/// more than the work, and a fuzzer's leak check can catch a thread still exiting (its
+/// thread-local destructors' list is freed after `join` returns).
+pub(crate) const PARALLEL_MIN_NODES: usize = 1 << 16;

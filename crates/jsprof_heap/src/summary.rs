@@ -80,15 +80,23 @@ fn summary_of(
     sort: SortBy,
     ids: Option<std::ops::RangeInclusive<u32>>,
 ) -> Vec<ClassRow> {
-    // The dominator tree's child lists do not depend on the classes: build them meanwhile.
-    let ((mut aggregates, key_of), tree) = std::thread::scope(|scope| {
-        let tree = scope.spawn(|| DominatedLists::of(s, a));
-        let groups = aggregate(s, a, false, ids.as_ref());
-        let tree = tree
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (groups, tree)
-    });
+    // The dominator tree's child lists do not depend on the classes: build them meanwhile (on
+    // graphs big enough to pay for a thread).
+    let ((mut aggregates, key_of), tree) = if s.nodes.len() < crate::PARALLEL_MIN_NODES {
+        (
+            aggregate(s, a, false, ids.as_ref()),
+            DominatedLists::of(s, a),
+        )
+    } else {
+        std::thread::scope(|scope| {
+            let tree = scope.spawn(|| DominatedLists::of(s, a));
+            let groups = aggregate(s, a, false, ids.as_ref());
+            let tree = tree
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (groups, tree)
+        })
+    };
     add_class_retained_sizes(s, a, &tree, &key_of, &mut aggregates);
     let mut rows: Vec<ClassRow> = public_rows(s, aggregates)
         .into_iter()
