@@ -54,8 +54,10 @@ impl Default for AnalyzeOptions {
 }
 
 /// Below this much memory in node and edge columns (about a 250 MB snapshot), spilling saves too
-/// little to be worth a file. On a recorded 454 MB snapshot (242 MB of columns) spilling took the
-/// peak from 544 MB to 414 MB (1.20× to 0.91× the file) at no measurable cost in time (docs/heap.md).
+/// little to be worth a file. On a recorded 454 MB snapshot (242 MB of columns), on a quiet box,
+/// spilling took the peak from 555 MB to 412 MB (1.22× to 0.91× the file) for 0.2–0.25 s more
+/// (2.20–2.32 s against 1.96–2.26 s): the dominators no longer run beside the distances
+/// (docs/heap.md).
 pub const SPILL_MIN_BYTES: u64 = 64 << 20;
 
 /// Runs DevTools' analysis. It changes the snapshot as DevTools does: detached nodes are renamed,
