@@ -792,20 +792,22 @@ fn depend_on_frame(
     g.add_dependency(node, *net)
 }
 
+/// The node's id as the engine names it (the request id, or `tid.ts` for a task): what the tests
+/// here and the simulator's match nodes against Lantern's dumps by.
+#[cfg(test)]
+pub(crate) fn node_id(trace: &TraceFile, g: &DependencyGraph, n: NodeId) -> String {
+    match g.kind(n) {
+        NodeKind::Network(l) => g.requests[*l].request_id.clone(),
+        NodeKind::Cpu { task, .. } => {
+            let e = &trace.page.graph_events[*task];
+            format!("{}.{}", e.at.tid, us(e.at.ts))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The node's id as the engine names it: the request id, or `tid.ts` for a task.
-    fn node_id(trace: &TraceFile, g: &DependencyGraph, n: NodeId) -> String {
-        match g.kind(n) {
-            NodeKind::Network(l) => g.requests[*l].request_id.clone(),
-            NodeKind::Cpu { task, .. } => {
-                let e = &trace.page.graph_events[*task];
-                format!("{}.{}", e.at.tid, us(e.at.ts))
-            }
-        }
-    }
 
     /// Every node and edge of the graph, in the engine's order, against Lantern's own graph of
     /// the recorded page loads (`tools/oracle/lantern-oracle.mjs`).

@@ -245,7 +245,6 @@ pub fn render_blocking_savings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::page::dependency_graph::NodeKind;
     use serde_json::Value;
 
     fn read(name: &str) -> Vec<u8> {
@@ -256,16 +255,7 @@ mod tests {
         out
     }
 
-    /// The node's id as the engine names it: the request id, or `tid.ts` for a task.
-    fn node_id(trace: &TraceFile, g: &DependencyGraph, n: NodeId) -> String {
-        match g.kind(n) {
-            NodeKind::Network(l) => g.requests[*l].request_id.clone(),
-            NodeKind::Cpu { task, .. } => {
-                let e = &trace.page.graph_events[*task];
-                format!("{}.{}", e.at.tid, us(e.at.ts))
-            }
-        }
-    }
+    use super::super::dependency_graph::node_id;
 
     #[track_caller]
     fn close(ours: f64, want: &Value, what: &str) {
