@@ -7,7 +7,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::json::{Float, IdString, JsonPath, NodeId};
+use crate::json::{opt_cow_str, Float, IdString, JsonPath, NodeId};
 use crate::model::{one_based, FrameId, Profile};
 use crate::node_tree::{RawNode, RawTree};
 
@@ -15,11 +15,11 @@ use crate::node_tree::{RawNode, RawTree};
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub(crate) struct CallFrameIn<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "opt_cow_str")]
     pub function_name: Option<Cow<'a, str>>,
     #[serde(borrow)]
     pub script_id: Option<IdString<'a>>,
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "opt_cow_str")]
     pub url: Option<Cow<'a, str>>,
     pub line_number: Option<Float>,
     pub column_number: Option<Float>,

@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 
 use crate::call_frame::{NodesSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{Float, IdString, JsonPath, MicrosToNanos, NodeIds, Source};
+use crate::json::{opt_cow_str, Float, IdString, JsonPath, MicrosToNanos, NodeIds, Source};
 use crate::model::{
     clamp_time, Profile, ProfileKind, SamplePosition, StackId, StringTable, Thread, WeightUnit,
 };
@@ -223,25 +223,63 @@ fn event_array(bytes: &[u8]) -> Option<(usize, bool)> {
 #[derive(Clone, Copy, Default)]
 struct Pid(u64);
 
-impl<'de> Deserialize<'de> for Pid {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Pid, D::Error> {
-        let id = IdString::deserialize(d)?;
-        let s = id.0.trim();
-        Ok(Pid(s
+impl Pid {
+    fn of_str(s: &str) -> Pid {
+        let s = s.trim();
+        Pid(s
             .parse::<u64>()
             .or_else(|_| s.parse::<i64>().map(|v| v as u64))
-            .or_else(|_| s.parse::<f64>().map(|v| v as i64 as u64))
-            .unwrap_or(0)))
+            .or_else(|_| s.parse::<f64>().map(Pid::of_f64_bits))
+            .unwrap_or(0))
+    }
+
+    fn of_f64_bits(v: f64) -> u64 {
+        // An integral value within u64 is that value (as its decimal text would parse);
+        // anything else goes through i64 (truncated, saturating; negatives wrap).
+        if v.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&v) {
+            v as u64
+        } else {
+            v as i64 as u64
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Pid {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Pid, D::Error> {
+        // A visitor of its own: going through a string (`IdString`) allocated twice an event.
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Pid;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Pid, E> {
+                Ok(Pid(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Pid, E> {
+                Ok(Pid(v as u64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Pid, E> {
+                Ok(Pid(Pid::of_f64_bits(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Pid, E> {
+                Ok(Pid::of_str(v))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Pid, E> {
+                Ok(Pid(0))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
 #[derive(Deserialize)]
 struct EventIn<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_cow_str")]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_cow_str")]
     cat: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_cow_str")]
     ph: Option<Cow<'a, str>>,
     #[serde(default)]
     ts: Option<Float>,
@@ -315,22 +353,22 @@ struct ArgsIn<'a> {
     sample_trace_id: Option<u64>,
     #[serde(borrow, rename = "beginData")]
     begin_data: Option<DataIn<'a>>,
-    #[serde(borrow, rename = "fileName")]
+    #[serde(borrow, rename = "fileName", deserialize_with = "opt_cow_str")]
     file_name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "opt_cow_str")]
     name: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct DataIn<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "opt_cow_str")]
     url: Option<Cow<'a, str>>,
-    #[serde(borrow, rename = "styleSheetUrl")]
+    #[serde(borrow, rename = "styleSheetUrl", deserialize_with = "opt_cow_str")]
     style_sheet_url: Option<Cow<'a, str>>,
-    #[serde(borrow, rename = "type")]
+    #[serde(borrow, rename = "type", deserialize_with = "opt_cow_str")]
     type_: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "opt_cow_str")]
     source: Option<Cow<'a, str>>,
     #[serde(rename = "sampleTraceId", deserialize_with = "lenient_id")]
     sample_trace_id: Option<u64>,
@@ -1299,6 +1337,33 @@ impl<'de> Visitor<'de> for EventsSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names, categories and phases borrow from the text unless escaped; process and thread
+    /// ids read from numbers and strings as before (an integral float is its value, others go
+    /// through i64, a string is trimmed and parsed the same way).
+    #[test]
+    fn events_borrow_their_strings_and_ids_read_any_number() {
+        let text = r#"{"name":"RunTask","cat":"toplevel","ph":"X","pid":7,"tid":" 9 "}"#;
+        let e: EventIn = serde_json::from_str(text).unwrap();
+        assert!(matches!(e.name, Some(Cow::Borrowed("RunTask"))));
+        assert!(matches!(e.cat, Some(Cow::Borrowed("toplevel"))));
+        assert_eq!((e.pid.unwrap().0, e.tid.unwrap().0), (7, 9));
+        let e: EventIn = serde_json::from_str(r#"{"name":"a\"b","ph":null}"#).unwrap();
+        assert!(matches!(e.name.as_deref(), Some("a\"b")));
+        assert!(e.ph.is_none());
+        assert!(serde_json::from_str::<EventIn>(r#"{"name":5}"#).is_err());
+        let pid = |v: &str| serde_json::from_str::<Pid>(v).unwrap().0;
+        assert_eq!(pid("-3"), -3i64 as u64);
+        assert_eq!(pid("3.0"), 3);
+        assert_eq!(pid("3.7"), 3);
+        assert_eq!(pid("-2.5"), -2i64 as u64);
+        assert_eq!(pid("1e19"), 10_000_000_000_000_000_000);
+        assert_eq!(pid("1e20"), i64::MAX as u64);
+        assert_eq!(pid("\"12\""), 12);
+        assert_eq!(pid("\"-12\""), -12i64 as u64);
+        assert_eq!(pid("\"x\""), 0);
+        assert_eq!(pid("null"), 0);
+    }
 
     fn trace(chunks: &[&str]) -> String {
         let mut events = vec![
