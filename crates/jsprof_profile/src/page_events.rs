@@ -115,6 +115,8 @@ pub struct Finish {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestEvent {
     pub at: Stamp,
+    /// The event's duration (ns): a complete event's (`ResourceChangePriority` is one), else 0.
+    pub dur: i64,
     pub request_id: String,
     pub event: NetworkEvent,
 }
@@ -674,13 +676,27 @@ impl PageEvents {
 
     /// Keeps what DevTools reads of one event (for which [`wanted`] said yes). `args` is the raw
     /// JSON text of its `args`; `id` its `id` or `id2`.
-    #[allow(clippy::too_many_arguments)]
     pub fn push(
         &mut self,
         name: &str,
         cat: &str,
         ph: u8,
         at: Stamp,
+        id: Option<&str>,
+        args: Option<&str>,
+    ) {
+        self.push_timed(name, cat, ph, at, 0, id, args);
+    }
+
+    /// As [`PageEvents::push`], with the event's duration (ns; 0 for all but complete events).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_timed(
+        &mut self,
+        name: &str,
+        cat: &str,
+        ph: u8,
+        at: Stamp,
+        dur: i64,
         id: Option<&str>,
         args: Option<&str>,
     ) {
@@ -799,6 +815,7 @@ impl PageEvents {
             };
             self.requests.push(RequestEvent {
                 at,
+                dur,
                 request_id: request_id.to_string(),
                 event,
             });

@@ -307,6 +307,9 @@ struct ArgsHints {
     stack_trace: bool,
     /// `sampleTraceId` on an event kept without a detail.
     sample_trace_id: bool,
+    /// A `url` key on an event the trace engine keeps as a renderer entry (`X`, `B`, `I`): its
+    /// URL may name the entity (third party) behind it ([`TraceThread::urls`]).
+    url: bool,
 }
 
 impl ArgsHints {
@@ -321,6 +324,8 @@ impl ArgsHints {
             sample_trace_id: matches!(ph, b'X' | b'B' | b'I' | b'i' | b'R')
                 && detail_kind(name).is_none()
                 && args.contains("sampleTraceId"),
+            url: matches!(ph, b'X' | b'B' | b'I')
+                && (args.contains("url\"") || args.contains("stylesheetUrl\"")),
         }
     }
 }
@@ -421,6 +426,8 @@ struct ProfileAcc {
 struct State {
     profile: Profile,
     threads: Vec<TraceThread>,
+    /// Threads met so far with an `X`, `B`, `E` or `I` event ([`TraceThread::first_entry`]).
+    entry_threads: u32,
     thread_index: HashMap<(u64, u64), usize>,
     /// Open `B` events per thread: indices into that thread's events.
     open: HashMap<(u64, u64), Vec<usize>>,
@@ -450,6 +457,7 @@ impl State {
         State {
             profile: Profile::new(ProfileKind::Trace),
             threads: Vec::new(),
+            entry_threads: 0,
             thread_index: HashMap::default(),
             open: HashMap::default(),
             profiles: Vec::new(),
@@ -536,8 +544,15 @@ impl State {
                 (None, None) => None,
             };
             let at = Stamp { ts, pid, tid };
-            self.page
-                .push(name, cat, ph, at, id, e.args.map(RawValue::get));
+            self.page.push_timed(
+                name,
+                cat,
+                ph,
+                at,
+                if ph == b'X' { dur } else { 0 },
+                id,
+                e.args.map(RawValue::get),
+            );
         }
         if page_events::is_graph_mark(name) {
             let at = Stamp { ts, pid, tid };
@@ -597,6 +612,10 @@ impl State {
             return Ok(());
         }
         let t = self.thread(pid, tid);
+        if matches!(ph, b'X' | b'B' | b'E' | b'I') && self.threads[t].first_entry.is_none() {
+            self.threads[t].first_entry = Some(self.entry_threads);
+            self.entry_threads += 1;
+        }
         if ph == b'E' {
             let open = self.open.entry((pid, tid)).or_default();
             match open.pop() {
@@ -641,6 +660,16 @@ impl State {
             detail,
             sample_trace_id,
         };
+        let url = if hints.url {
+            entity_url(name, e.args)
+        } else {
+            None
+        };
+        if let Some(url) = url {
+            let url = self.profile.strings.intern(&url);
+            let thread = &mut self.threads[t];
+            thread.urls.push((thread.events.len() as u32, url));
+        }
         let events = &mut self.threads[t].events;
         events.push(event);
         if ph == b'B' {
@@ -1237,6 +1266,36 @@ fn detail_of<'a>(kind: DetailKind, args: &'a ArgsIn<'a>) -> Option<&'a str> {
         DetailKind::EventType => data.and_then(|d| d.type_.as_deref()),
     };
     s.filter(|s| !s.is_empty())
+}
+
+/// The URL DevTools' trace engine attributes an event to when it maps events to entities
+/// (`getNonResolvedURL` without the handlers' data): a style sheet parse's
+/// `args.data.stylesheetUrl` (a key Chrome does not write: it spells it `styleSheetUrl`), else
+/// the top frame of `args.data.stackTrace`, else for `ParseHTML` `args.beginData.url`, else
+/// `args.data.url`. `None` for an empty or missing URL, and for args that are not JSON.
+fn entity_url(name: &str, args: Option<&RawValue>) -> Option<String> {
+    use serde_json::Value;
+    let args: Value = serde_json::from_str(args?.get()).ok()?;
+    let data = args.get("data");
+    let text = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if name == "ParseAuthorStyleSheet" {
+        return text(data.and_then(|d| d.get("stylesheetUrl")));
+    }
+    if let Some(stack) = data
+        .and_then(|d| d.get("stackTrace"))
+        .and_then(Value::as_array)
+        .filter(|s| !s.is_empty())
+    {
+        return text(stack[0].get("url"));
+    }
+    if name == "ParseHTML" {
+        return text(args.get("beginData").and_then(|b| b.get("url")));
+    }
+    text(data.and_then(|d| d.get("url")))
 }
 
 fn parse_args(raw: Option<&RawValue>) -> Option<ArgsIn<'_>> {
