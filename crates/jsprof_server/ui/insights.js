@@ -72,6 +72,9 @@ function lanesOf(events) {
 // What selecting an insight shows: {range, windows (labelled phases), requests, interaction,
 // outline (related events)}. `related`: the insight's entries of the document's `related_events`.
 function selection(key, v, nav, related = []) {
+  // A third party's events are every event of the page mapped to it, tens of thousands on a
+  // busy page: DevTools outlines only those of 1 ms or more, and so does this.
+  if (key === 'third_parties') related = related.filter((e) => e.dur_ms >= 1);
   const ev = evidence(v);
   evidence(related, ev);
   let phases = [];
