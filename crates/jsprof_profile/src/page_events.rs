@@ -469,8 +469,6 @@ pub struct PageEvents {
     pub dom_stats: Vec<DomStats>,
     /// `FunctionCall` events with a call frame in `args.data`.
     pub function_calls: Vec<(Stamp, CallFrame)>,
-    /// Duration events with an `args.data.stackTrace`: the URL of its top frame.
-    pub stack_urls: Vec<(Stamp, String)>,
     /// `PaintImage` (complete events): (when, `nodeId`, `url`) — the layout-shift culprits'
     /// images.
     pub paint_images: Vec<(Stamp, u64, String)>,
@@ -716,16 +714,6 @@ impl PageEvents {
                 name: g,
                 data: data.is_object().then(|| Box::new(graph_data(g, data))),
             });
-        }
-        if matches!(ph, b'X' | b'B') {
-            if let Some(url) = data
-                .get("stackTrace")
-                .and_then(Value::as_array)
-                .and_then(|s| s.first())
-                .and_then(|f| str_at(f, &["url"]))
-            {
-                self.stack_urls.push((at.clone(), url.to_string()));
-            }
         }
         let frame_of = |v: &Value| {
             string(

@@ -303,8 +303,6 @@ struct EventIn<'a> {
 /// text costs about as much as the rest of applying the event.
 #[derive(Clone, Copy, Default)]
 struct ArgsHints {
-    /// `"stackTrace"` on an `X` or `B` event: the page model keeps the script behind it.
-    stack_trace: bool,
     /// `sampleTraceId` on an event kept without a detail.
     sample_trace_id: bool,
     /// A `url` key on an event the trace engine keeps as a renderer entry (`X`, `B`, `I`): its
@@ -320,7 +318,6 @@ impl ArgsHints {
         let ph = phase(e);
         let name = e.name.as_deref().unwrap_or("");
         ArgsHints {
-            stack_trace: matches!(ph, b'X' | b'B') && args.contains("\"stackTrace\""),
             sample_trace_id: matches!(ph, b'X' | b'B' | b'I' | b'i' | b'R')
                 && detail_kind(name).is_none()
                 && args.contains("sampleTraceId"),
@@ -535,9 +532,7 @@ impl State {
         }
 
         let cat = e.cat.as_deref().unwrap_or("");
-        // Events whose `args.data.stackTrace` names the script behind them (an `EventDispatch`
-        // from script): the page model keeps the URL for DevTools' third-party attribution.
-        if page_events::wanted(name, cat) || hints.stack_trace {
+        if page_events::wanted(name, cat) {
             let id = match (&e.id, e.id2) {
                 (Some(id), _) => Some(id.0.as_ref()),
                 (None, Some(id2)) => Some(id2.get()),

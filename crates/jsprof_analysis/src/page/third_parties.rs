@@ -448,28 +448,32 @@ pub(crate) fn third_parties(
         .iter()
         .find(|t| t.pid.is_some_and(|p| main_pids.contains(&p)) && t.name == "CrRendererMain");
     if let Some(tl) = main {
-        let stack_urls: HashMap<(u64, u64, i64), &str> = trace
-            .page
-            .stack_urls
+        // The URL the engine attributes each event to (`getNonResolvedURL`, kept by the reader
+        // per event), by (start, name): a timeline's events are its thread's events re-ordered.
+        let urls: HashMap<(i64, jsprof_profile::StringId), jsprof_profile::StringId> = trace
+            .threads
             .iter()
-            .map(|(at, url)| ((at.pid, at.tid, at.ts), url.as_str()))
-            .collect();
+            .find(|t| Some(t.pid) == tl.pid && Some(t.tid) == tl.tid)
+            .map(|t| {
+                t.urls
+                    .iter()
+                    .map(|&(i, url)| {
+                        let e = &t.events[i as usize];
+                        ((e.start, e.name), url)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         for (i, self_time) in visible_self_times(tl, strings, b) {
             let e = &tl.events[i];
-            let stack_url = match (tl.pid, tl.tid) {
-                (Some(pid), Some(tid)) => stack_urls.get(&(pid, tid, e.start)).copied(),
-                _ => None,
-            };
-            // The engine's `getNonResolvedURL` order: a JS call's script, then the top of
-            // `args.data.stackTrace`, then the event's own URL.
+            // A JS call's script; a trace event's own URL (a style sheet's parse has none:
+            // the engine reads `stylesheetUrl`, which Chrome spells `styleSheetUrl`).
             let url = match e.data {
                 EventData::Frame(f) => strings.get(trace.profile.frames.get(f).url),
-                _ if stack_url.is_some() => stack_url.unwrap_or_default(),
-                // The engine reads a style sheet's URL from `args.data.stylesheetUrl`, which
-                // Chrome spells `styleSheetUrl`: parsing CSS belongs to no entity there.
-                EventData::Detail(_) if strings.get(e.name) == "ParseAuthorStyleSheet" => continue,
-                EventData::Detail(d) => strings.get(d),
-                EventData::None => continue,
+                _ => match urls.get(&(e.start, e.name)) {
+                    Some(&url) => strings.get(url),
+                    None => continue,
+                },
             };
             if let Some(name) = entity_of(url) {
                 add(&mut entities, name, 0.0, self_time);
