@@ -1392,6 +1392,36 @@ impl<'de> Visitor<'de> for EventsSeed<'_> {
 mod tests {
     use super::*;
 
+    /// The URL an event is attributed to, in the engine's order of places to look.
+    #[test]
+    fn entity_urls_follow_the_engines_order() {
+        let url = |name: &str, args: &str| {
+            let raw: Box<RawValue> = serde_json::from_str(args).unwrap();
+            entity_url(name, Some(&raw))
+        };
+        let stack = r#"{"data":{"url":"https://d/","stackTrace":[{"url":"https://top/"},{"url":"https://next/"}]}}"#;
+        assert_eq!(url("EventDispatch", stack).as_deref(), Some("https://top/"));
+        // An empty stack does not count; an empty top URL is no URL (not the data's).
+        let empty = r#"{"data":{"url":"https://d/","stackTrace":[]}}"#;
+        assert_eq!(url("X", empty).as_deref(), Some("https://d/"));
+        let blank_top = r#"{"data":{"url":"https://d/","stackTrace":[{"url":""}]}}"#;
+        assert_eq!(url("X", blank_top), None);
+        let html = r#"{"beginData":{"url":"https://page/"},"data":{"url":"https://d/"}}"#;
+        assert_eq!(url("ParseHTML", html).as_deref(), Some("https://page/"));
+        assert_eq!(url("Other", html).as_deref(), Some("https://d/"));
+        // Chrome's `styleSheetUrl` is not the `stylesheetUrl` the engine reads.
+        let css = r#"{"data":{"styleSheetUrl":"https://s.css","url":"https://d/"}}"#;
+        assert_eq!(url("ParseAuthorStyleSheet", css), None);
+        let css = r#"{"data":{"stylesheetUrl":"https://s.css"}}"#;
+        assert_eq!(
+            url("ParseAuthorStyleSheet", css).as_deref(),
+            Some("https://s.css")
+        );
+        assert_eq!(url("X", r#"{"data":{"url":5}}"#), None);
+        assert_eq!(url("X", r#"{"data":"text"}"#), None);
+        assert_eq!(entity_url("X", None), None);
+    }
+
     /// Names, categories and phases borrow from the text unless escaped; process and thread
     /// ids read from numbers and strings as before (an integral float is its value, others go
     /// through i64, a string is trimmed and parsed the same way).
