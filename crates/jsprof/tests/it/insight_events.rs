@@ -159,14 +159,7 @@ fn insights_point_at_the_trace_engines_events() {
 /// after the other's, in its own order of the entities; the document lists the same.
 #[test]
 fn the_events_of_several_third_parties_are_the_engines() {
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(
-            std::fs::File::open(fixtures().join("trace/pageload.trace.json.gz")).unwrap(),
-        ),
-        &mut text,
-    )
-    .unwrap();
+    let text = crate::support::fixture_text("trace/pageload.trace.json.gz");
     let from = "http://127.0.0.1:8790/slow.js";
     assert!(text.contains(from), "the fixture no longer loads {from}");
     let text = text.replace(from, "https://www.google-analytics.com/slow.js");
