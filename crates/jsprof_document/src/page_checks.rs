@@ -2,8 +2,8 @@
 //! modern HTTP and font display insights ([`jsprof_analysis::page`]'s `viewport`,
 //! `character_set`, `cache`, `modern_http`, `font_display`, and CSS selector costs,
 //! `slow_css_selector`): part of `jsprof insights`'
-//! [`crate::page::InsightsJson`]. Savings the engine estimates with its Lantern simulation
-//! (the cache's and modern HTTP's FCP/LCP savings) are not among them.
+//! [`crate::page::InsightsJson`]. The cache's and modern HTTP's FCP/LCP savings come from the
+//! engine's Lantern simulation, as its render-blocking savings do.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -46,6 +46,26 @@ pub struct CharacterSetJson {
     pub meta_charset_disposition: Option<String>,
 }
 
+/// An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
+/// of the first and largest contentful paints.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct MetricSavingsJson {
+    /// How much earlier the first contentful paint would come (ms, rounded as the engine
+    /// rounds it).
+    pub fcp_ms: f64,
+    /// The same for the largest contentful paint.
+    pub lcp_ms: f64,
+}
+
+impl MetricSavingsJson {
+    pub(crate) fn of(s: &jsprof_analysis::page::lantern::MetricSavings) -> Self {
+        MetricSavingsJson {
+            fcp_ms: s.fcp_ms,
+            lcp_ms: s.lcp_ms,
+        }
+    }
+}
+
 /// A request whose cache lifetime is short.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct CachedRequestJson {
@@ -65,6 +85,9 @@ pub struct CacheJson {
     /// Largest decoded body first, then shortest lifetime.
     pub requests: Vec<CachedRequestJson>,
     pub wasted_bytes: f64,
+    /// What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
+    /// engine has no Lantern context (`network_dependency_tree.graph_error` says why).
+    pub metric_savings: Option<MetricSavingsJson>,
 }
 
 /// Modern HTTP: requests over HTTP/1.x that HTTP/2 would multiplex.
@@ -75,6 +98,9 @@ pub struct ModernHttpJson {
     /// HTTP/1.x requests to a non-local origin serving six or more static resources, each URL
     /// once, in request order.
     pub http1_requests: Vec<RequestRefJson>,
+    /// What serving them over HTTP/2 would save (floored to 10 ms); `null` where the engine
+    /// has no Lantern context.
+    pub metric_savings: Option<MetricSavingsJson>,
 }
 
 /// A web font that hides text while it loads.
@@ -172,10 +198,12 @@ pub(crate) fn page_checks_json(
             })
             .collect(),
         wasted_bytes: k.wasted_bytes,
+        metric_savings: k.metric_savings.as_ref().map(MetricSavingsJson::of),
     });
     out.modern_http = ins.modern_http.as_ref().map(|m| ModernHttpJson {
         state: m.state.as_str().to_string(),
         http1_requests: m.http1_requests.iter().map(|&i| request(i)).collect(),
+        metric_savings: m.metric_savings.as_ref().map(MetricSavingsJson::of),
     });
     out.font_display = ins.font_display.as_ref().map(|f| FontDisplayJson {
         state: f.state.as_str().to_string(),

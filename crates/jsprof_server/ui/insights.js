@@ -129,6 +129,7 @@ function savingsOf(v) {
   }
   if (!s || typeof s !== 'object') return '';
   return Object.entries(s).filter(([, x]) => typeof x === 'number' && x > 0)
+    .map(([m, x]) => [m.replace(/_ms$/, '').toUpperCase(), x])
     .map(([m, x]) => `${m} −${m === 'CLS' ? x.toFixed(3) : fmtMs(x)}`).join(' · ');
 }
 

@@ -255,6 +255,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// An insight's Lantern savings after its verdict: `, saves FCP 0 ms, LCP 750 ms`; nothing
+/// when it saves nothing (or the engine would not simulate).
+fn fmt_savings(s: Option<&jsprof_document::page_checks::MetricSavingsJson>) -> String {
+    match s {
+        Some(s) if s.fcp_ms != 0.0 || s.lcp_ms != 0.0 => {
+            format!(", saves FCP {}, LCP {}", fmt_ms(s.fcp_ms), fmt_ms(s.lcp_ms))
+        }
+        _ => String::new(),
+    }
+}
+
 /// The page checks (viewport, character set, cache, modern HTTP, font display, CSS selector
 /// costs when the trace has them): one line each with its state and verdict, and what failed
 /// beneath.
@@ -294,9 +305,10 @@ fn write_page_checks(
     }
     if let Some(c) = &ins.cache {
         let verdict = format!(
-            "{} requests with short lifetimes, {} to download again",
+            "{} requests with short lifetimes, {} to download again{}",
             c.requests.len(),
-            output::fmt_bytes(c.wasted_bytes)
+            output::fmt_bytes(c.wasted_bytes),
+            fmt_savings(c.metric_savings.as_ref())
         );
         line(out, "cache lifetimes", &c.state, verdict)?;
         for r in &c.requests {
@@ -310,7 +322,11 @@ fn write_page_checks(
         }
     }
     if let Some(m) = &ins.modern_http {
-        let verdict = format!("{} HTTP/1.x requests", m.http1_requests.len());
+        let verdict = format!(
+            "{} HTTP/1.x requests{}",
+            m.http1_requests.len(),
+            fmt_savings(m.metric_savings.as_ref())
+        );
         line(out, "modern HTTP", &m.state, verdict)?;
         for r in &m.http1_requests {
             writeln!(out, "    {}", r.url)?;

@@ -11,8 +11,8 @@
 //! no `metricSavings` for it, so its image's `estimatedSavings` is always null. The page checks
 //! are each a file of their own ([`super::viewport`], [`super::character_set`],
 //! [`super::cache`], [`super::modern_http`], [`super::font_display`],
-//! [`super::slow_css_selector`]); the Lantern-based savings of cache and modern HTTP are not
-//! computed yet.
+//! [`super::slow_css_selector`]), image delivery too ([`super::image_delivery`]); the savings
+//! of cache, modern HTTP and image delivery come from the same Lantern context.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -309,6 +309,7 @@ pub fn navigation_insights(
         .ts
         .map(|_| super::lantern::lantern_context(trace, requests, vitals, nav));
     let image_lcp = nav.lcp.as_ref().is_some_and(|l| l.request.is_some());
+    let ctx = lantern.as_ref().and_then(|l| l.as_ref().ok());
     let mut ins = NavigationInsights {
         render_blocking_savings: lantern.as_ref().and_then(|l| {
             let ctx = l.as_ref().ok()?;
@@ -335,7 +336,7 @@ pub fn navigation_insights(
         }),
         viewport: Some(super::viewport::viewport(page, &vitals.interactions, nav)),
         character_set: Some(super::character_set::character_set(page, requests, nav)),
-        cache: Some(super::cache::cache(requests, nav)),
+        cache: Some(super::cache::cache(requests, nav, ctx)),
         modern_http: Some(super::modern_http::modern_http(
             requests,
             nav,
@@ -343,6 +344,7 @@ pub fn navigation_insights(
                 .map(|n| n.url.as_str())
                 .or(page.main_frame.as_ref().map(|(_, url)| url.as_str()))
                 .unwrap_or(""),
+            ctx,
         )),
         font_display: Some(super::font_display::font_display(page, requests, nav)),
         slow_css_selector: Some(super::slow_css_selector::slow_css_selector(trace, nav)),
