@@ -447,6 +447,25 @@ pub struct GraphEventData {
     pub stack: Vec<String>,
 }
 
+/// A `PaintImage`'s `args.data` as DevTools' image delivery insight reads it (sizes NaN when
+/// absent, as the engine's arithmetic on a missing field gives).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PaintedImage {
+    /// The paint's event; its duration is the thread event's at the same stamp.
+    pub at: Stamp,
+    pub url: String,
+    /// The drawn size (`width`, `height`).
+    pub width: f64,
+    pub height: f64,
+    /// The image file's size (`srcWidth`, `srcHeight`).
+    pub src_width: f64,
+    pub src_height: f64,
+    /// A CSS background (`isCSS`).
+    pub is_css: bool,
+    /// A `<picture>` or a non-empty `srcset`: the page offers sizes to choose from.
+    pub has_breakpoints: bool,
+}
+
 /// The page's events, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct PageEvents {
@@ -472,6 +491,8 @@ pub struct PageEvents {
     /// `PaintImage` (complete events): (when, `nodeId`, `url`) — the layout-shift culprits'
     /// images.
     pub paint_images: Vec<(Stamp, u64, String)>,
+    /// `PaintImage` (complete events) with a `url`: what the image delivery insight reads.
+    pub painted_images: Vec<PaintedImage>,
     /// `LayoutImageUnsized`: (when, `nodeId`) — an image without width and height.
     pub unsized_images: Vec<(Stamp, u64)>,
     /// `domLoading`: (when, frame) — a frame's document starting to load.
@@ -1025,8 +1046,24 @@ impl PageEvents {
             "PaintImage" => {
                 if ph == b'X' {
                     let node = data.get("nodeId").and_then(Value::as_u64).unwrap_or(0);
-                    self.paint_images
-                        .push((at, node, string(str_at(data, &["url"]))));
+                    let url = string(str_at(data, &["url"]));
+                    if !url.is_empty() {
+                        let num = |k: &str| data.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+                        let yes = |k: &str| data.get(k).and_then(Value::as_bool) == Some(true);
+                        let srcset =
+                            str_at(data, &["srcsetAttribute"]).is_some_and(|s| !s.is_empty());
+                        self.painted_images.push(PaintedImage {
+                            at: at.clone(),
+                            url: url.clone(),
+                            width: num("width"),
+                            height: num("height"),
+                            src_width: num("srcWidth"),
+                            src_height: num("srcHeight"),
+                            is_css: yes("isCSS"),
+                            has_breakpoints: yes("isPicture") || srcset,
+                        });
+                    }
+                    self.paint_images.push((at, node, url));
                 }
                 return;
             }
@@ -1271,6 +1308,22 @@ mod tests {
 
     fn at(ts: i64) -> Stamp {
         Stamp { ts, pid: 1, tid: 1 }
+    }
+
+    #[test]
+    fn painted_images_keep_their_sizes_and_breakpoints() {
+        let mut page = PageEvents::default();
+        let img = r#"{"data": {"nodeId": 7, "url": "a.png", "width": 800, "height": 450, "srcWidth": 1200, "srcHeight": 675, "isCSS": false, "isPicture": false, "srcsetAttribute": "a-800.png 800w"}}"#;
+        page.push("PaintImage", "x", b'X', at(1), None, Some(img));
+        // No URL (a canvas, a generated image): a layout-shift culprit's paint, not an image's.
+        let canvas = r#"{"data": {"nodeId": 8, "width": 10, "height": 10}}"#;
+        page.push("PaintImage", "x", b'X', at(2), None, Some(canvas));
+        assert_eq!(page.paint_images.len(), 2);
+        let p = &page.painted_images;
+        assert_eq!(p.len(), 1);
+        assert_eq!((p[0].width, p[0].height), (800.0, 450.0));
+        assert_eq!((p[0].src_width, p[0].src_height), (1200.0, 675.0));
+        assert!(p[0].has_breakpoints && !p[0].is_css);
     }
 
     #[test]
