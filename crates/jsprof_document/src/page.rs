@@ -237,7 +237,7 @@ pub struct RelatedEventJson {
     pub navigation: String,
     /// The insight, by its key in `navigations[].insights` (`inp_breakdown`, `lcp_breakdown`,
     /// `lcp_discovery`, `cls_culprits`, `render_blocking`, `network_dependency_tree`,
-    /// `document_latency`, `font_display`, `dom_size`, `forced_reflow`, `cache`,
+    /// `image_delivery`, `document_latency`, `font_display`, `dom_size`, `forced_reflow`, `cache`,
     /// `character_set`, `modern_http`).
     pub insight: String,
     /// `related`: one of the insight's events; `top_level_call`: a call of a forced reflow's
@@ -456,6 +456,7 @@ pub struct InsightsJson {
     pub character_set: Option<crate::page_checks::CharacterSetJson>,
     pub cache: Option<crate::page_checks::CacheJson>,
     pub modern_http: Option<crate::page_checks::ModernHttpJson>,
+    pub image_delivery: Option<crate::page_checks::ImageDeliveryJson>,
     pub font_display: Option<crate::page_checks::FontDisplayJson>,
     pub slow_css_selector: Option<crate::page_checks::SlowCssSelectorJson>,
 }
@@ -537,8 +538,8 @@ pub struct InsightsReport {
     pub requests: usize,
     /// The events the insights point at, per navigation, insight by insight in the trace
     /// engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
-    /// render-blocking, network dependency tree, document latency, font display, DOM size,
-    /// forced reflow, cache, character set, modern HTTP),
+    /// render-blocking, network dependency tree, image delivery, document latency, font
+    /// display, DOM size, forced reflow, cache, character set, modern HTTP),
     /// each insight's events in DevTools' order: e.g. a forced reflow's reflows then its
     /// top-level calls, a DOM size's large layouts then its large style recalculations.
     pub related_events: Vec<RelatedEventJson>,
@@ -1051,6 +1052,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             character_set: None,
             cache: None,
             modern_http: None,
+            image_delivery: None,
             font_display: None,
             slow_css_selector: None,
         },
@@ -1270,8 +1272,8 @@ pub struct PageSummaryJson {
     pub inp_rating: Option<String>,
     /// The insights that fail, in the order DevTools' Insights sidebar lists them
     /// (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`),
-    /// then the page checks (`font_display`, `viewport`, `cache`, `character_set`,
-    /// `modern_http`).
+    /// then the page checks (`image_delivery`, `font_display`, `viewport`, `cache`,
+    /// `character_set`, `modern_http`).
     pub failing_insights: Vec<String>,
     /// The first of `failing_insights`, with its evidence in a few words.
     pub worst_insight: Option<String>,

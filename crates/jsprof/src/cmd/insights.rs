@@ -266,7 +266,7 @@ fn fmt_savings(s: Option<&jsprof_document::page_checks::MetricSavingsJson>) -> S
     }
 }
 
-/// The page checks (viewport, character set, cache, modern HTTP, font display, CSS selector
+/// The page checks (image delivery, viewport, character set, cache, modern HTTP, font display, CSS selector
 /// costs when the trace has them): one line each with its state and verdict, and what failed
 /// beneath.
 fn write_page_checks(
@@ -277,6 +277,41 @@ fn write_page_checks(
     let line = |out: &mut dyn Write, what: &str, state: &str, verdict: String| {
         writeln!(out, "  {what:<18} {state:<12} {verdict}")
     };
+    if let Some(d) = &ins.image_delivery {
+        let verdict = format!(
+            "{} images to shrink, {} to save{}",
+            d.optimizable_images.len(),
+            output::fmt_bytes(d.wasted_bytes),
+            fmt_savings(d.metric_savings.as_ref())
+        );
+        line(out, "image delivery", &d.state, verdict)?;
+        for m in &d.optimizable_images {
+            let how: Vec<String> = m
+                .optimizations
+                .iter()
+                .map(|o| {
+                    let what = match (o.kind.as_str(), &o.file_dimensions, &o.display_dimensions) {
+                        ("RESPONSIVE_SIZE", Some(f), Some(d)) => format!(
+                            "resized from {}x{} to {}x{}",
+                            f.width, f.height, d.width, d.height
+                        ),
+                        ("MODERN_FORMAT_OR_COMPRESSION", ..) => "modern format".to_string(),
+                        ("ADJUST_COMPRESSION", ..) => "more compression".to_string(),
+                        ("VIDEO_FORMAT", ..) => "as video".to_string(),
+                        (kind, ..) => kind.to_string(),
+                    };
+                    format!("{what} {}", output::fmt_bytes(o.byte_savings))
+                })
+                .collect();
+            writeln!(
+                out,
+                "    {:>10}  {}  ({})",
+                output::fmt_bytes(m.byte_savings),
+                m.request.url,
+                how.join(", ")
+            )?;
+        }
+    }
     if let Some(v) = &ins.viewport {
         let verdict = match v.mobile_optimized {
             Some(true) => "optimized for mobile".to_string(),

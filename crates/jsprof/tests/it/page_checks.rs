@@ -5,10 +5,12 @@
 //! HTTP/1.1, short cache lifetimes, no charset in `Content-Type` and a late `<meta charset>`,
 //! frames not optimized for mobile with a slow click, a web font with `font-display: block`, and
 //! selector statistics of style recalculations; heavy image and stylesheet downloads make the
-//! cache's and modern HTTP's Lantern savings more than nothing.
+//! Lantern savings of cache, modern HTTP and image delivery (`image_delivery.rs`) more than
+//! nothing.
 
 use serde_json::{json, Value};
 
+use crate::image_delivery::assert_image_delivery;
 use crate::support::{fixtures, golden, jsprof_json, run_oracle, temp_file};
 
 /// Recorded page loads (`tools/gen/pageload-*.js`) and their oracle goldens.
@@ -457,6 +459,11 @@ fn page_checks_fail_as_the_trace_engine_fails_them() {
         "{}",
         checks["modern_http"]
     );
+    assert!(
+        saved("image_delivery", "lcp_ms") > 0.0,
+        "{}",
+        checks["image_delivery"]
+    );
     // The text names each with its evidence.
     let text = crate::support::jsprof(&["insights", path.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&text.stdout);
@@ -494,6 +501,7 @@ fn page_checks_fail_as_the_trace_engine_fails_them() {
         ".list > li:nth-child(odd) span"
     );
     assert_eq!(assert_page_checks(&ours, &want, "edited page load"), 5);
+    assert_eq!(assert_image_delivery(&ours, &want, "edited page load"), 1);
 }
 
 /// Without its navigation the edited page load is one `NO_NAVIGATION` stretch: the checks
@@ -511,4 +519,5 @@ fn page_checks_without_a_navigation_match_the_trace_engine() {
         return;
     };
     assert_eq!(assert_page_checks(&ours, &want, "no navigation"), 4);
+    assert_eq!(assert_image_delivery(&ours, &want, "no navigation"), 1);
 }

@@ -143,6 +143,7 @@ pub enum InsightKey {
     ClsCulprits,
     RenderBlocking,
     NetworkDependencyTree,
+    ImageDelivery,
     DocumentLatency,
     DomSize,
     ForcedReflow,
@@ -161,6 +162,7 @@ impl InsightKey {
             InsightKey::ClsCulprits => "cls_culprits",
             InsightKey::RenderBlocking => "render_blocking",
             InsightKey::NetworkDependencyTree => "network_dependency_tree",
+            InsightKey::ImageDelivery => "image_delivery",
             InsightKey::DocumentLatency => "document_latency",
             InsightKey::DomSize => "dom_size",
             InsightKey::ForcedReflow => "forced_reflow",
@@ -270,6 +272,7 @@ pub struct NavigationInsights {
     pub character_set: Option<super::character_set::CharacterSet>,
     pub cache: Option<super::cache::Cache>,
     pub modern_http: Option<super::modern_http::ModernHttp>,
+    pub image_delivery: Option<super::image_delivery::ImageDelivery>,
     pub font_display: Option<super::font_display::FontDisplay>,
     pub slow_css_selector: Option<super::slow_css_selector::SlowCssSelector>,
     /// The events every insight of the navigation points at (the engine's `relatedEvents`),
@@ -346,6 +349,9 @@ pub fn navigation_insights(
                 .unwrap_or(""),
             ctx,
         )),
+        image_delivery: Some(super::image_delivery::image_delivery(
+            trace, requests, nav, ctx,
+        )),
         font_display: Some(super::font_display::font_display(page, requests, nav)),
         slow_css_selector: Some(super::slow_css_selector::slow_css_selector(trace, nav)),
         related: Vec::new(),
@@ -357,7 +363,8 @@ pub fn navigation_insights(
 /// The events each insight of `nav` points at, as the engine's insights list them: INP
 /// breakdown its interaction; LCP breakdown the LCP candidate and its image request; LCP
 /// discovery the same when the image was requested; CLS culprits the shifts and the worst
-/// cluster; render-blocking and the network dependency tree their requests; document latency
+/// cluster; render-blocking, the network dependency tree and image delivery their requests;
+/// document latency
 /// the document's request; DOM size its large updates; forced reflow its reflows, then the
 /// top-level function's calls.
 fn related_events(
@@ -420,6 +427,10 @@ fn related_events(
     if let Some(t) = &ins.network_dependency_tree {
         let chain = t.related.iter().copied().map(Related::Request);
         add(&mut out, K::NetworkDependencyTree, Role::Related, chain);
+    }
+    if let Some(d) = &ins.image_delivery {
+        let images = d.images.iter().map(|m| Related::Request(m.request));
+        add(&mut out, K::ImageDelivery, Role::Related, images);
     }
     if let Some(d) = &ins.document_latency {
         let doc = Related::Request(d.request);
