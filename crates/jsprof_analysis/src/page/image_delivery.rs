@@ -10,6 +10,8 @@
 //! the trace's metadata names the host's (`hostDPR`, which DevTools writes to a saved trace),
 //! which this does not read yet.
 
+use rustc_hash::FxHashMap as HashMap;
+
 use jsprof_profile::page_events::PaintedImage;
 use jsprof_profile::TraceFile;
 
@@ -112,15 +114,12 @@ fn js_min(a: f64, b: f64) -> f64 {
 }
 
 /// A paint's duration (µs): its thread event's at the same stamp (0 when the thread does not
-/// hold it).
-fn paint_dur(trace: &TraceFile, p: &PaintedImage) -> f64 {
-    let Some(t) = trace
-        .threads
-        .iter()
-        .find(|t| t.pid == p.at.pid && t.tid == p.at.tid)
-    else {
+/// hold it). `threads`: the trace's threads by (pid, tid).
+fn paint_dur(trace: &TraceFile, threads: &HashMap<(u64, u64), usize>, p: &PaintedImage) -> f64 {
+    let Some(&t) = threads.get(&(p.at.pid, p.at.tid)) else {
         return 0.0;
     };
+    let t = &trace.threads[t];
     // A thread's events are in pre-order, so sorted by start.
     let from = t.events.partition_point(|e| e.start < p.at.ts);
     t.events[from..]
@@ -196,14 +195,18 @@ pub fn image_delivery(
     lantern: Option<&LanternContext>,
 ) -> ImageDelivery {
     let b = &nav.bounds;
-    // The paints in the navigation, with their durations (only images' are looked up).
-    let paints: Vec<(&PaintedImage, f64)> = trace
-        .page
-        .painted_images
-        .iter()
-        .map(|p| (p, paint_dur(trace, p)))
-        .filter(|&(p, dur)| in_bounds(us(p.at.ts), dur, b))
-        .collect();
+    let mut threads: HashMap<(u64, u64), usize> = HashMap::default();
+    for (i, t) in trace.threads.iter().enumerate() {
+        threads.entry((t.pid, t.tid)).or_insert(i);
+    }
+    // The paints in the navigation with their durations, by URL, in file order.
+    let mut paints: HashMap<&str, Vec<(&PaintedImage, f64)>> = HashMap::default();
+    for p in &trace.page.painted_images {
+        let dur = paint_dur(trace, &threads, p);
+        if in_bounds(us(p.at.ts), dur, b) {
+            paints.entry(p.url.as_str()).or_default().push((p, dur));
+        }
+    }
     let mut images = Vec::new();
     for (i, r) in requests.iter().enumerate() {
         if !in_bounds(r.start, r.end - r.start, b)
@@ -216,8 +219,9 @@ pub fn image_delivery(
         let url = r.redirects.first().unwrap_or(&r.url);
         // The paint drawing the most pixels; of equals, the later.
         let largest = paints
-            .iter()
-            .filter(|(p, _)| &p.url == url)
+            .get(url.as_str())
+            .into_iter()
+            .flatten()
             .reduce(|prev, cur| {
                 let pixels = |p: &PaintedImage| p.width * p.height;
                 if pixels(prev.0) > pixels(cur.0) {

@@ -8,8 +8,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::cache::is_static;
 use super::insights::{in_bounds, State};
-use super::lantern::metrics::MetricResult;
-use super::lantern::{LanternContext, LanternError, MetricSavings};
+use super::lantern::{paint_graph_savings, LanternContext, LanternError, MetricSavings};
 use super::third_parties::{entity_of_url, known_entity};
 use super::vitals::NavigationVitals;
 use super::Request;
@@ -102,25 +101,19 @@ pub fn http2_savings(
     http1: &[usize],
 ) -> Result<MetricSavings, LanternError> {
     let urls: HashSet<&str> = http1.iter().map(|&i| requests[i].url.as_str()).collect();
-    let lg = &ctx.graph;
-    let mut changed = lg.graph.requests.clone();
+
+    let mut changed = ctx.graph.graph.requests.clone();
     for r in &mut changed {
         if urls.contains(r.url.as_str()) {
             r.protocol = "h2".to_string();
         }
     }
-    let savings = |m: &MetricResult| -> Result<f64, LanternError> {
-        let before = ctx.simulator.simulate(lg, &m.optimistic_graph)?.time_ms;
-        let after = ctx
-            .simulator
-            .simulate_with_requests(lg, &m.optimistic_graph, &changed)?
-            .time_ms;
-        // `Platform.NumberUtilities.floor(savings, 1 / 10)`: down to a multiple of 10.
-        Ok(((before - after) / 10.0).floor() * 10.0)
-    };
+    let (fcp, lcp) = paint_graph_savings(ctx, &changed)?;
+    // `Platform.NumberUtilities.floor(savings, 1 / 10)`: down to a multiple of 10.
+    let floor = |ms: f64| (ms / 10.0).floor() * 10.0;
     Ok(MetricSavings {
-        fcp_ms: savings(&ctx.fcp)?,
-        lcp_ms: savings(&ctx.lcp)?,
+        fcp_ms: floor(fcp),
+        lcp_ms: floor(lcp),
     })
 }
 
