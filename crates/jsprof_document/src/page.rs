@@ -456,6 +456,9 @@ pub struct InsightsJson {
     pub character_set: Option<crate::page_checks::CharacterSetJson>,
     pub cache: Option<crate::page_checks::CacheJson>,
     pub modern_http: Option<crate::page_checks::ModernHttpJson>,
+    /// Painted images a modern format, more compression, a video or a smaller file would
+    /// shrink. The drawn size is the paint's: a trace whose metadata names the host's device
+    /// pixel ratio (`hostDPR`), which the engine corrects it by, is not corrected here.
     pub image_delivery: Option<crate::page_checks::ImageDeliveryJson>,
     pub font_display: Option<crate::page_checks::FontDisplayJson>,
     pub slow_css_selector: Option<crate::page_checks::SlowCssSelectorJson>,
