@@ -255,20 +255,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// An insight's Lantern savings after its verdict: `, saves FCP 0 ms, LCP 750 ms`; nothing
-/// when it saves nothing (or the engine would not simulate).
+/// An insight's Lantern savings after its verdict, as the render-blocking requests': `, would
+/// save FCP 0 ms, LCP 750 ms`; nothing when it saves nothing (or the engine would not simulate).
 fn fmt_savings(s: Option<&jsprof_document::page_checks::MetricSavingsJson>) -> String {
     match s {
         Some(s) if s.fcp_ms != 0.0 || s.lcp_ms != 0.0 => {
-            format!(", saves FCP {}, LCP {}", fmt_ms(s.fcp_ms), fmt_ms(s.lcp_ms))
+            format!(
+                ", would save FCP {:.0} ms, LCP {:.0} ms",
+                s.fcp_ms, s.lcp_ms
+            )
         }
         _ => String::new(),
     }
 }
 
-/// The page checks (image delivery, viewport, character set, cache, modern HTTP, font display, CSS selector
-/// costs when the trace has them): one line each with its state and verdict, and what failed
-/// beneath.
+/// The page checks (image delivery, viewport, character set, cache, modern HTTP, font display,
+/// CSS selector costs when the trace has them): one line each with its state and verdict, and
+/// what failed beneath.
 fn write_page_checks(
     out: &mut dyn Write,
     ins: &jsprof_document::page::InsightsJson,
