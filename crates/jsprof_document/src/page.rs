@@ -237,8 +237,8 @@ pub struct RelatedEventJson {
     pub navigation: String,
     /// The insight, by its key in `navigations[].insights` (`inp_breakdown`, `lcp_breakdown`,
     /// `lcp_discovery`, `cls_culprits`, `render_blocking`, `network_dependency_tree`,
-    /// `image_delivery`, `document_latency`, `font_display`, `dom_size`, `forced_reflow`, `cache`,
-    /// `character_set`, `modern_http`).
+    /// `image_delivery`, `document_latency`, `font_display`, `dom_size`, `forced_reflow`,
+    /// `cache`, `character_set`, `modern_http`, `third_parties`).
     pub insight: String,
     /// `related`: one of the insight's events; `top_level_call`: a call of a forced reflow's
     /// `top_level_function` that forced them (the Performance panel outlines both).
@@ -542,7 +542,7 @@ pub struct InsightsReport {
     /// The events the insights point at, per navigation, insight by insight in the trace
     /// engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
     /// render-blocking, network dependency tree, image delivery, document latency, font
-    /// display, DOM size, forced reflow, cache, character set, modern HTTP),
+    /// display, DOM size, forced reflow, cache, character set, modern HTTP, third parties),
     /// each insight's events in DevTools' order: e.g. a forced reflow's reflows then its
     /// top-level calls, a DOM size's large layouts then its large style recalculations.
     pub related_events: Vec<RelatedEventJson>,

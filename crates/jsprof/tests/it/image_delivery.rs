@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::page_checks::assert_metric_savings;
-use crate::support::{fixtures, golden, jsprof_json, run_oracle, temp_file};
+use crate::support::{fixture_text, fixtures, golden, jsprof_json, run_oracle, temp_file};
 
 /// The oracle rounds ms to 0.001; ours are exact.
 const ROUNDED: f64 = 0.0006;
@@ -116,14 +116,7 @@ fn image_delivery_matches_the_trace_engine_on_recorded_page_loads() {
 /// The recorded page load with the hero served as a WebP with a `srcset`, and the badge as a
 /// 150 KB GIF.
 fn webp_and_gif_page_load() -> String {
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(
-            std::fs::File::open(fixtures().join("trace/pageload.trace.json.gz")).unwrap(),
-        ),
-        &mut text,
-    )
-    .unwrap();
+    let text = fixture_text("trace/pageload.trace.json.gz");
     let mut trace: Value = serde_json::from_str(&text).unwrap();
     let (mut hero, mut badge) = (0, 0);
     for e in trace["traceEvents"].as_array_mut().unwrap() {
