@@ -2,8 +2,9 @@
 //! recorded page loads (their goldens: the PNG hero drawn smaller than its file, the CSS
 //! background image that only a modern format would shrink), on the heavy page load of
 //! `page_checks.rs` (a 20 MB hero whose savings show in Lantern's LCP; compared there, with the
-//! same oracle run) and on the recorded page load edited for the other optimizations: the hero
-//! a WebP with a `srcset`, the badge a 150 KB GIF.
+//! same oracle run) and on the recorded page load edited for the other optimizations and a
+//! redirect: the hero a WebP with a `srcset`, redirected from the URL its paints name, the badge
+//! a 150 KB GIF.
 
 use serde_json::{json, Value};
 
@@ -113,13 +114,25 @@ fn image_delivery_matches_the_trace_engine_on_recorded_page_loads() {
     assert_eq!(listed, 2, "each recorded page load has an image to shrink");
 }
 
-/// The recorded page load with the hero served as a WebP with a `srcset`, and the badge as a
-/// 150 KB GIF.
+/// The recorded page load with the hero served as a WebP with a `srcset`, redirected from
+/// `old-hero.png` (the URL its paints name), and the badge as a 150 KB GIF.
 fn webp_and_gif_page_load() -> String {
     let text = fixture_text("trace/pageload.trace.json.gz");
     let mut trace: Value = serde_json::from_str(&text).unwrap();
     let (mut hero, mut badge) = (0, 0);
-    for e in trace["traceEvents"].as_array_mut().unwrap() {
+    let events = trace["traceEvents"].as_array_mut().unwrap();
+    // The hero's first send, 10 ms before its own: a redirect from the old URL.
+    let send = events
+        .iter()
+        .position(|e| {
+            e["name"] == "ResourceSendRequest" && e["args"]["data"]["requestId"] == "22250.5"
+        })
+        .expect("the fixture's hero moved");
+    let mut old = events[send].clone();
+    old["ts"] = json!(old["ts"].as_f64().unwrap() - 10_000.0);
+    old["args"]["data"]["url"] = OLD_HERO.into();
+    events.insert(send, old);
+    for e in events.iter_mut() {
         let name = e["name"].as_str().unwrap().to_string();
         let data = &mut e["args"]["data"];
         let request = data["requestId"].as_str().unwrap_or("").to_string();
@@ -139,6 +152,7 @@ fn webp_and_gif_page_load() -> String {
             }
             ("PaintImage", _) if data["url"] == "http://127.0.0.1:8790/hero.png" => {
                 data["srcsetAttribute"] = "hero-800.png 800w, hero.png 1200w".into();
+                data["url"] = OLD_HERO.into();
                 hero += 1;
             }
             _ => {}
@@ -148,8 +162,10 @@ fn webp_and_gif_page_load() -> String {
     trace.to_string()
 }
 
+const OLD_HERO: &str = "http://127.0.0.1:8790/old-hero.png";
+
 #[test]
-fn webp_gif_and_srcset_images_match_the_trace_engine() {
+fn webp_gif_srcset_and_redirected_images_match_the_trace_engine() {
     let path = temp_file(
         "image-delivery.trace.json",
         webp_and_gif_page_load().as_bytes(),
@@ -170,7 +186,8 @@ fn webp_gif_and_srcset_images_match_the_trace_engine() {
         })
         .collect();
     // Whether or not the oracle is built: a WebP compresses better, and its srcset does not
-    // save it from a size 12 KiB too large; a GIF plays as a video.
+    // save it from a size 12 KiB too large (found by the paints of the URL it was redirected
+    // from); a GIF plays as a video.
     assert_eq!(
         kinds,
         [
