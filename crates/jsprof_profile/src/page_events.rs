@@ -493,6 +493,13 @@ pub struct PageEvents {
     pub paint_images: Vec<(Stamp, u64, String)>,
     /// `PaintImage` (complete events) with a `url`: what the image delivery insight reads.
     pub painted_images: Vec<PaintedImage>,
+    /// The earliest `PaintTimingVisualizer::Viewport`: (when, its `dpr`) — the page's device
+    /// pixel ratio, emulated or not (DevTools' `devicePixelRatio`).
+    pub viewport_dpr: Option<(i64, Option<f64>)>,
+    /// The trace's `metadata.hostDPR`: the device pixel ratio of the screen DevTools ran on,
+    /// which it writes to a saved trace; with [`PageEvents::viewport_dpr`] it corrects the
+    /// images' drawn sizes for an emulated one.
+    pub host_dpr: Option<f64>,
     /// `LayoutImageUnsized`: (when, `nodeId`) — an image without width and height.
     pub unsized_images: Vec<(Stamp, u64)>,
     /// `domLoading`: (when, frame) — a frame's document starting to load.
@@ -522,6 +529,7 @@ pub struct PageEvents {
 
 /// The event names [`PageEvents::push`] takes (besides the categories of user timings).
 const NAMES: &[&str] = &[
+    "PaintTimingVisualizer::Viewport",
     "ResourceWillSendRequest",
     "ResourceSendRequest",
     "ResourceReceiveResponse",
@@ -1048,6 +1056,13 @@ impl PageEvents {
                 });
                 return;
             }
+            "PaintTimingVisualizer::Viewport" => {
+                // The engine reads the first in time (ties in file order).
+                if self.viewport_dpr.is_none_or(|(ts, _)| at.ts < ts) {
+                    self.viewport_dpr = Some((at.ts, f64_at(data, &["dpr"])));
+                }
+                return;
+            }
             "PaintImage" => {
                 if ph == b'X' {
                     let node = data.get("nodeId").and_then(Value::as_u64).unwrap_or(0);
@@ -1329,6 +1344,33 @@ mod tests {
         assert_eq!((p[0].width, p[0].height), (800.0, 450.0));
         assert_eq!((p[0].src_width, p[0].src_height), (1200.0, 675.0));
         assert!(p[0].has_breakpoints && !p[0].is_css);
+        // The page's device pixel ratio: the earliest viewport's, as the engine sorts by time.
+        let viewport = |dpr: f64| format!(r#"{{"data": {{"dpr": {dpr}, "viewport_rect": []}}}}"#);
+        page.push(
+            "PaintTimingVisualizer::Viewport",
+            "loading",
+            b'I',
+            at(5),
+            None,
+            Some(&viewport(2.0)),
+        );
+        page.push(
+            "PaintTimingVisualizer::Viewport",
+            "loading",
+            b'I',
+            at(3),
+            None,
+            Some(&viewport(1.5)),
+        );
+        page.push(
+            "PaintTimingVisualizer::Viewport",
+            "loading",
+            b'I',
+            at(3),
+            None,
+            Some(&viewport(3.0)),
+        );
+        assert_eq!(page.viewport_dpr, Some((3, Some(1.5))));
     }
 
     #[test]
