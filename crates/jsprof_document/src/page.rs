@@ -457,8 +457,8 @@ pub struct InsightsJson {
     pub cache: Option<crate::page_checks::CacheJson>,
     pub modern_http: Option<crate::page_checks::ModernHttpJson>,
     /// Painted images a modern format, more compression, a video or a smaller file would
-    /// shrink. The drawn size is the paint's: a trace whose metadata names the host's device
-    /// pixel ratio (`hostDPR`), which the engine corrects it by, is not corrected here.
+    /// shrink. The drawn size is the paint's, corrected from the host's device pixel ratio to
+    /// the page's when the trace's metadata names the host's (`hostDPR`), as the engine does.
     pub image_delivery: Option<crate::page_checks::ImageDeliveryJson>,
     pub font_display: Option<crate::page_checks::FontDisplayJson>,
     pub slow_css_selector: Option<crate::page_checks::SlowCssSelectorJson>,

@@ -220,3 +220,45 @@ fn webp_gif_srcset_and_redirected_images_match_the_trace_engine() {
     };
     assert_eq!(assert_image_delivery(&ours, &want, "WebP and GIF"), 2);
 }
+
+/// A trace DevTools saved on a screen of device pixel ratio 2 (`metadata.hostDPR`) of a page
+/// at ratio 1: the engine draws the hero at 400×225, not the paint's 800×450, and so do we —
+/// the metadata read before the events (the one-pass reader) and after them (as Chrome writes
+/// it: the segmented reader's tail).
+#[test]
+fn a_host_device_pixel_ratio_corrects_the_drawn_size() {
+    let mut trace: Value =
+        serde_json::from_str(&fixture_text("trace/pageload.trace.json.gz")).unwrap();
+    trace["metadata"]["hostDPR"] = json!(2);
+    // serde_json writes keys in order: `metadata` first.
+    let first = temp_file(
+        "image-delivery-dpr.trace.json",
+        trace.to_string().as_bytes(),
+    );
+    let last = format!(
+        "{{\"traceEvents\":{},\"metadata\":{}}}",
+        trace["traceEvents"], trace["metadata"]
+    );
+    let last = temp_file("image-delivery-dpr-last.trace.json", last.as_bytes());
+    let drawn = |doc: &Value| {
+        let hero = &doc["navigations"][0]["insights"]["image_delivery"]["optimizable_images"][0];
+        let resize = hero["optimizations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["type"] == "RESPONSIVE_SIZE")
+            .unwrap_or_else(|| panic!("no resize: {hero}"));
+        resize["display_dimensions"].clone()
+    };
+    let ours = jsprof_json(&["insights", first.to_str().unwrap(), "--json"]);
+    assert_eq!(drawn(&ours), json!({"width": 400.0, "height": 225.0}));
+    let ours_last = jsprof_json(&["insights", last.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        ours_last["navigations"][0]["insights"]["image_delivery"],
+        ours["navigations"][0]["insights"]["image_delivery"]
+    );
+    let Some(want) = run_oracle("insights-oracle", &first) else {
+        return;
+    };
+    assert_eq!(assert_image_delivery(&ours, &want, "host DPR 2"), 1);
+}

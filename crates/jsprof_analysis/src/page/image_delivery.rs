@@ -6,9 +6,10 @@
 //!
 //! An image counts when it was requested and painted (`PaintImage` with its URL — before any
 //! redirect — within the navigation); its largest paint says how big it was drawn. The drawn
-//! size is the paint's own: the engine corrects it for an emulated device pixel ratio only when
-//! the trace's metadata names the host's (`hostDPR`, which DevTools writes to a saved trace),
-//! which this does not read yet.
+//! size is the paint's own, unless the trace's metadata names the host's device pixel ratio
+//! (`hostDPR`, which DevTools writes to a saved trace) and the page has one
+//! (`PaintTimingVisualizer::Viewport`): then it is corrected from the host's to the page's
+//! (emulated) ratio, as the engine's `ImagePaintingHandler` does.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -134,6 +135,28 @@ fn gif_percent_savings(decoded_body_length: f64) -> f64 {
     js_round(29.1 * decoded_body_length.log10() - 100.7) / 100.0
 }
 
+/// The host's and the page's device pixel ratios, when the engine corrects drawn sizes by them
+/// (both known and neither 0).
+type Dprs = Option<(f64, f64)>;
+
+fn dprs(trace: &TraceFile) -> Dprs {
+    let page = &trace.page;
+    let host = page.host_dpr.filter(|&d| d != 0.0 && !d.is_nan())?;
+    let emulated = page.viewport_dpr?.1.filter(|&d| d != 0.0 && !d.is_nan())?;
+    Some((host, emulated))
+}
+
+/// The size `paint` was drawn at (the engine's `getDisplayedSize`).
+fn displayed(paint: &PaintedImage, dprs: Dprs) -> (f64, f64) {
+    match dprs {
+        Some((host, emulated)) => (
+            paint.width / host * emulated,
+            paint.height / host * emulated,
+        ),
+        None => (paint.width, paint.height),
+    }
+}
+
 /// The optimizations of one image (`mime` its type, `decoded` its decoded body's length) of
 /// `bytes`, `paint` its largest paint; and its savings.
 fn optimizations(
@@ -141,9 +164,11 @@ fn optimizations(
     decoded: f64,
     bytes: f64,
     paint: &PaintedImage,
+    dprs: Dprs,
 ) -> (Vec<Optimization>, f64) {
     let file_pixels = paint.src_width * paint.src_height;
-    let displayed_pixels = paint.width * paint.height;
+    let (width, height) = displayed(paint, dprs);
+    let displayed_pixels = width * height;
     let bytes_per_pixel = bytes / file_pixels;
     let mut out = Vec::new();
     let plain = |kind, byte_savings| Optimization {
@@ -178,7 +203,7 @@ fn optimizations(
                 kind: OptimizationKind::ResponsiveSize,
                 byte_savings: savings,
                 file_size: Some((js_round(paint.src_width), js_round(paint.src_height))),
-                display_size: Some((js_round(paint.width), js_round(paint.height))),
+                display_size: Some((js_round(width), js_round(height))),
             });
         }
     }
@@ -195,6 +220,7 @@ pub fn image_delivery(
     lantern: Option<&LanternContext>,
 ) -> ImageDelivery {
     let b = &nav.bounds;
+    let dprs = dprs(trace);
     let mut threads: HashMap<(u64, u64), usize> = HashMap::default();
     for (i, t) in trace.threads.iter().enumerate() {
         threads.entry((t.pid, t.tid)).or_insert(i);
@@ -223,7 +249,10 @@ pub fn image_delivery(
             .into_iter()
             .flatten()
             .reduce(|prev, cur| {
-                let pixels = |p: &PaintedImage| p.width * p.height;
+                let pixels = |p: &PaintedImage| {
+                    let (w, h) = displayed(p, dprs);
+                    w * h
+                };
                 if pixels(prev.0) > pixels(cur.0) {
                     prev
                 } else {
@@ -237,7 +266,7 @@ pub fn image_delivery(
         // Usually the decoded size; smaller when the network compressed the image again.
         let bytes = js_min(r.decoded_body_length, r.transfer_size);
         let (optimizations, byte_savings) =
-            optimizations(&r.mime_type, r.decoded_body_length, bytes, paint);
+            optimizations(&r.mime_type, r.decoded_body_length, bytes, paint, dprs);
         if !optimizations.is_empty() {
             images.push(OptimizableImage {
                 request: i,
@@ -303,7 +332,7 @@ mod tests {
     #[test]
     fn a_large_png_drawn_small_saves_format_then_size() {
         let hero = paint(800.0, 450.0, 1200.0, 675.0);
-        let (opts, total) = optimizations("image/png", 202_392.0, 202_392.0, &hero);
+        let (opts, total) = optimizations("image/png", 202_392.0, 202_392.0, &hero, None);
         let kinds: Vec<_> = opts.iter().map(|o| (o.kind, o.byte_savings)).collect();
         assert_eq!(
             kinds,
@@ -321,29 +350,43 @@ mod tests {
     fn webp_gif_css_and_breakpoints() {
         let p = paint(100.0, 100.0, 100.0, 100.0);
         // 10000 pixels at AVIF's rate: 1667 bytes; a WebP of 20000 bytes compresses badly.
-        let (opts, _) = optimizations("image/webp", 20_000.0, 20_000.0, &p);
+        let (opts, _) = optimizations("image/webp", 20_000.0, 20_000.0, &p, None);
         assert_eq!(opts[0].kind, OptimizationKind::AdjustCompression);
         assert_eq!(opts[0].byte_savings, 20_000.0 - 1667.0);
         // A 200 KB GIF: round(29.1 log10(200000) - 100.7) = 54 % as video.
-        let (opts, _) = optimizations("image/gif", 200_000.0, 200_000.0, &p);
+        let (opts, _) = optimizations("image/gif", 200_000.0, 200_000.0, &p, None);
         assert_eq!(opts[0].kind, OptimizationKind::VideoFormat);
         assert_eq!(opts[0].byte_savings, 108_000.0);
         // A well-compressed image of a million pixels drawn at a quarter of them: a CSS image
         // is never resized, one with breakpoints only when that saves over 12 KiB.
         let mut css = paint(500.0, 500.0, 1000.0, 1000.0);
         css.is_css = true;
-        assert!(optimizations("image/jpeg", 100e3, 100e3, &css).0.is_empty());
+        assert!(optimizations("image/jpeg", 100e3, 100e3, &css, None)
+            .0
+            .is_empty());
         let mut srcset = paint(500.0, 500.0, 1000.0, 1000.0);
         srcset.has_breakpoints = true;
-        let (opts, total) = optimizations("image/jpeg", 100e3, 100e3, &srcset);
+        let (opts, total) = optimizations("image/jpeg", 100e3, 100e3, &srcset, None);
         assert_eq!(opts[0].kind, OptimizationKind::ResponsiveSize);
         assert_eq!((opts[0].byte_savings, total), (75e3, 75e3));
-        assert!(optimizations("image/jpeg", 10e3, 10e3, &srcset)
+        assert!(optimizations("image/jpeg", 10e3, 10e3, &srcset, None)
             .0
             .is_empty());
         let plain = paint(500.0, 500.0, 1000.0, 1000.0);
-        assert_eq!(optimizations("image/jpeg", 10e3, 10e3, &plain).0.len(), 1);
+        assert_eq!(
+            optimizations("image/jpeg", 10e3, 10e3, &plain, None)
+                .0
+                .len(),
+            1
+        );
+        // Drawn on a host of ratio 2 for a page of ratio 1: half the paint's size each way.
+        let hero = paint(800.0, 450.0, 1200.0, 675.0);
+        assert_eq!(displayed(&hero, Some((2.0, 1.0))), (400.0, 225.0));
+        let (opts, _) = optimizations("image/jpeg", 100e3, 100e3, &hero, Some((2.0, 1.0)));
+        assert_eq!(opts[0].display_size, Some((400.0, 225.0)));
         // Under 4096 bytes is not worth it.
-        assert!(optimizations("image/jpeg", 5e3, 5e3, &plain).0.is_empty());
+        assert!(optimizations("image/jpeg", 5e3, 5e3, &plain, None)
+            .0
+            .is_empty());
     }
 }
