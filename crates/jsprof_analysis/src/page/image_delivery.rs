@@ -225,13 +225,17 @@ pub fn image_delivery(
     for (i, t) in trace.threads.iter().enumerate() {
         threads.entry((t.pid, t.tid)).or_insert(i);
     }
-    // The paints in the navigation with their durations, by URL, in file order.
+    // The paints in the navigation with their durations, by URL, in time order as the engine
+    // handles them (ties in file order): of equal paints the later is the largest.
     let mut paints: HashMap<&str, Vec<(&PaintedImage, f64)>> = HashMap::default();
     for p in &trace.page.painted_images {
         let dur = paint_dur(trace, &threads, p);
         if in_bounds(us(p.at.ts), dur, b) {
             paints.entry(p.url.as_str()).or_default().push((p, dur));
         }
+    }
+    for list in paints.values_mut() {
+        list.sort_by_key(|(p, _)| p.at.ts);
     }
     let mut images = Vec::new();
     for (i, r) in requests.iter().enumerate() {
