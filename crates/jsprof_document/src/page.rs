@@ -237,8 +237,8 @@ pub struct RelatedEventJson {
     pub navigation: String,
     /// The insight, by its key in `navigations[].insights` (`inp_breakdown`, `lcp_breakdown`,
     /// `lcp_discovery`, `cls_culprits`, `render_blocking`, `network_dependency_tree`,
-    /// `document_latency`, `font_display`, `dom_size`, `forced_reflow`, `cache`,
-    /// `character_set`, `modern_http`, `third_parties`).
+    /// `image_delivery`, `document_latency`, `font_display`, `dom_size`, `forced_reflow`,
+    /// `cache`, `character_set`, `modern_http`, `third_parties`).
     pub insight: String,
     /// `related`: one of the insight's events; `top_level_call`: a call of a forced reflow's
     /// `top_level_function` that forced them (the Performance panel outlines both).
@@ -456,6 +456,10 @@ pub struct InsightsJson {
     pub character_set: Option<crate::page_checks::CharacterSetJson>,
     pub cache: Option<crate::page_checks::CacheJson>,
     pub modern_http: Option<crate::page_checks::ModernHttpJson>,
+    /// Painted images a modern format, more compression, a video or a smaller file would
+    /// shrink. The drawn size is the paint's, corrected from the host's device pixel ratio to
+    /// the page's when the trace's metadata names the host's (`hostDPR`), as the engine does.
+    pub image_delivery: Option<crate::page_checks::ImageDeliveryJson>,
     pub font_display: Option<crate::page_checks::FontDisplayJson>,
     pub slow_css_selector: Option<crate::page_checks::SlowCssSelectorJson>,
 }
@@ -537,8 +541,8 @@ pub struct InsightsReport {
     pub requests: usize,
     /// The events the insights point at, per navigation, insight by insight in the trace
     /// engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
-    /// render-blocking, network dependency tree, document latency, font display, DOM size,
-    /// forced reflow, cache, character set, modern HTTP),
+    /// render-blocking, network dependency tree, image delivery, document latency, font
+    /// display, DOM size, forced reflow, cache, character set, modern HTTP, third parties),
     /// each insight's events in DevTools' order: e.g. a forced reflow's reflows then its
     /// top-level calls, a DOM size's large layouts then its large style recalculations.
     pub related_events: Vec<RelatedEventJson>,
@@ -1051,6 +1055,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             character_set: None,
             cache: None,
             modern_http: None,
+            image_delivery: None,
             font_display: None,
             slow_css_selector: None,
         },
@@ -1270,8 +1275,8 @@ pub struct PageSummaryJson {
     pub inp_rating: Option<String>,
     /// The insights that fail, in the order DevTools' Insights sidebar lists them
     /// (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`),
-    /// then the page checks (`font_display`, `viewport`, `cache`, `character_set`,
-    /// `modern_http`).
+    /// then the page checks (`image_delivery`, `font_display`, `viewport`, `cache`,
+    /// `character_set`, `modern_http`).
     pub failing_insights: Vec<String>,
     /// The first of `failing_insights`, with its evidence in a few words.
     pub worst_insight: Option<String>,

@@ -1,9 +1,9 @@
 //! The JSON of a navigation's page checks — the trace engine's viewport, character set, cache,
-//! modern HTTP and font display insights ([`jsprof_analysis::page`]'s `viewport`,
-//! `character_set`, `cache`, `modern_http`, `font_display`, and CSS selector costs,
-//! `slow_css_selector`): part of `jsprof insights`'
-//! [`crate::page::InsightsJson`]. Savings the engine estimates with its Lantern simulation
-//! (the cache's and modern HTTP's FCP/LCP savings) are not among them.
+//! modern HTTP, image delivery and font display insights ([`jsprof_analysis::page`]'s
+//! `viewport`, `character_set`, `cache`, `modern_http`, `image_delivery`, `font_display`, and
+//! CSS selector costs, `slow_css_selector`): part of `jsprof insights`'
+//! [`crate::page::InsightsJson`]. The FCP/LCP savings of cache, modern HTTP and image delivery
+//! come from the engine's Lantern simulation, as its render-blocking savings do.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -46,6 +46,26 @@ pub struct CharacterSetJson {
     pub meta_charset_disposition: Option<String>,
 }
 
+/// An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
+/// of the first and largest contentful paints.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct MetricSavingsJson {
+    /// How much earlier the first contentful paint would come (ms, rounded as the engine
+    /// rounds it).
+    pub fcp_ms: f64,
+    /// The same for the largest contentful paint.
+    pub lcp_ms: f64,
+}
+
+impl MetricSavingsJson {
+    pub(crate) fn of(s: &jsprof_analysis::page::lantern::MetricSavings) -> Self {
+        MetricSavingsJson {
+            fcp_ms: s.fcp_ms,
+            lcp_ms: s.lcp_ms,
+        }
+    }
+}
+
 /// A request whose cache lifetime is short.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct CachedRequestJson {
@@ -65,6 +85,9 @@ pub struct CacheJson {
     /// Largest decoded body first, then shortest lifetime.
     pub requests: Vec<CachedRequestJson>,
     pub wasted_bytes: f64,
+    /// What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
+    /// engine has no Lantern context (`network_dependency_tree.graph_error` says why).
+    pub metric_savings: Option<MetricSavingsJson>,
 }
 
 /// Modern HTTP: requests over HTTP/1.x that HTTP/2 would multiplex.
@@ -75,6 +98,56 @@ pub struct ModernHttpJson {
     /// HTTP/1.x requests to a non-local origin serving six or more static resources, each URL
     /// once, in request order.
     pub http1_requests: Vec<RequestRefJson>,
+    /// What serving them over HTTP/2 would save (floored to 10 ms); `null` where the engine
+    /// has no Lantern context.
+    pub metric_savings: Option<MetricSavingsJson>,
+}
+
+/// A width and height in whole pixels.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct DimensionsJson {
+    pub width: f64,
+    pub height: f64,
+}
+
+/// One way to make an image smaller.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ImageOptimizationJson {
+    /// The engine's name: `MODERN_FORMAT_OR_COMPRESSION`, `ADJUST_COMPRESSION` (a WebP or
+    /// AVIF), `VIDEO_FORMAT` (a GIF) or `RESPONSIVE_SIZE`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub byte_savings: f64,
+    /// For `RESPONSIVE_SIZE`: the file's size and the size it was drawn at.
+    pub file_dimensions: Option<DimensionsJson>,
+    pub display_dimensions: Option<DimensionsJson>,
+}
+
+/// An image a different format or size would make smaller.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct OptimizableImageJson {
+    pub request: RequestRefJson,
+    /// Its largest paint (`PaintImage`): when it started and how long it took.
+    pub largest_paint_ms: f64,
+    pub largest_paint_dur_ms: f64,
+    /// The format's savings plus the size's on what is left.
+    pub byte_savings: f64,
+    /// Each of 4096 bytes or more, the format's first.
+    pub optimizations: Vec<ImageOptimizationJson>,
+}
+
+/// Image delivery: painted images a modern format, more compression, a video or a smaller
+/// file would shrink.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ImageDeliveryJson {
+    /// `pass`, or `fail` when any image is listed.
+    pub state: String,
+    /// Most savings first, then the largest decoded body.
+    pub optimizable_images: Vec<OptimizableImageJson>,
+    pub wasted_bytes: f64,
+    /// What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
+    /// engine has no Lantern context.
+    pub metric_savings: Option<MetricSavingsJson>,
 }
 
 /// A web font that hides text while it loads.
@@ -172,10 +245,42 @@ pub(crate) fn page_checks_json(
             })
             .collect(),
         wasted_bytes: k.wasted_bytes,
+        metric_savings: k.metric_savings.as_ref().map(MetricSavingsJson::of),
     });
     out.modern_http = ins.modern_http.as_ref().map(|m| ModernHttpJson {
         state: m.state.as_str().to_string(),
         http1_requests: m.http1_requests.iter().map(|&i| request(i)).collect(),
+        metric_savings: m.metric_savings.as_ref().map(MetricSavingsJson::of),
+    });
+    out.image_delivery = ins.image_delivery.as_ref().map(|d| ImageDeliveryJson {
+        state: d.state.as_str().to_string(),
+        optimizable_images: d
+            .images
+            .iter()
+            .map(|m| OptimizableImageJson {
+                request: request(m.request),
+                largest_paint_ms: c.ts(m.paint_ts),
+                largest_paint_dur_ms: m.paint_dur / 1000.0,
+                byte_savings: m.byte_savings,
+                optimizations: m
+                    .optimizations
+                    .iter()
+                    .map(|o| {
+                        let dims = |d: Option<(f64, f64)>| {
+                            d.map(|(width, height)| DimensionsJson { width, height })
+                        };
+                        ImageOptimizationJson {
+                            kind: o.kind.as_str().to_string(),
+                            byte_savings: o.byte_savings,
+                            file_dimensions: dims(o.file_size),
+                            display_dimensions: dims(o.display_size),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect(),
+        wasted_bytes: d.wasted_bytes,
+        metric_savings: d.metric_savings.as_ref().map(MetricSavingsJson::of),
     });
     out.font_display = ins.font_display.as_ref().map(|f| FontDisplayJson {
         state: f.state.as_str().to_string(),
@@ -204,6 +309,14 @@ pub(crate) fn page_checks_json(
 /// Calls `fail(key, state, why)` for each page check of `i`, in the engine's order of
 /// insights: what `summary` names among the failing insights.
 pub(crate) fn failing_page_checks(i: &InsightsJson, fail: &mut impl FnMut(&str, &str, String)) {
+    if let Some(d) = &i.image_delivery {
+        let why = format!(
+            "{} images, {:.0} bytes to save",
+            d.optimizable_images.len(),
+            d.wasted_bytes
+        );
+        fail("image_delivery", &d.state, why);
+    }
     if let Some(f) = &i.font_display {
         let worst = f.fonts.first().map_or(String::new(), |f| {
             format!(

@@ -449,6 +449,25 @@ pub struct GraphEventData {
     pub stack: Vec<String>,
 }
 
+/// A `PaintImage`'s `args.data` as DevTools' image delivery insight reads it (sizes NaN when
+/// absent, as the engine's arithmetic on a missing field gives).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PaintedImage {
+    /// The paint's event; its duration is the thread event's at the same stamp.
+    pub at: Stamp,
+    pub url: String,
+    /// The drawn size (`width`, `height`).
+    pub width: f64,
+    pub height: f64,
+    /// The image file's size (`srcWidth`, `srcHeight`).
+    pub src_width: f64,
+    pub src_height: f64,
+    /// A CSS background (`isCSS`).
+    pub is_css: bool,
+    /// A `<picture>` or a non-empty `srcset`: the page offers sizes to choose from.
+    pub has_breakpoints: bool,
+}
+
 /// The page's events, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct PageEvents {
@@ -472,6 +491,15 @@ pub struct PageEvents {
     /// `PaintImage` (complete events): (when, `nodeId`, `url`) — the layout-shift culprits'
     /// images.
     pub paint_images: Vec<(Stamp, u64, String)>,
+    /// `PaintImage` (complete events) with a `url`: what the image delivery insight reads.
+    pub painted_images: Vec<PaintedImage>,
+    /// The earliest `PaintTimingVisualizer::Viewport`: (when, its `dpr`) — the page's device
+    /// pixel ratio, emulated or not (DevTools' `devicePixelRatio`).
+    pub viewport_dpr: Option<(i64, Option<f64>)>,
+    /// The trace's `metadata.hostDPR`: the device pixel ratio of the screen DevTools ran on,
+    /// which it writes to a saved trace; with [`PageEvents::viewport_dpr`] it corrects the
+    /// images' drawn sizes for an emulated one.
+    pub host_dpr: Option<f64>,
     /// `LayoutImageUnsized`: (when, `nodeId`) — an image without width and height.
     pub unsized_images: Vec<(Stamp, u64)>,
     /// `domLoading`: (when, frame) — a frame's document starting to load.
@@ -501,6 +529,7 @@ pub struct PageEvents {
 
 /// The event names [`PageEvents::push`] takes (besides the categories of user timings).
 const NAMES: &[&str] = &[
+    "PaintTimingVisualizer::Viewport",
     "ResourceWillSendRequest",
     "ResourceSendRequest",
     "ResourceReceiveResponse",
@@ -1027,11 +1056,34 @@ impl PageEvents {
                 });
                 return;
             }
+            "PaintTimingVisualizer::Viewport" => {
+                // The engine reads the first in time (ties in file order).
+                if self.viewport_dpr.is_none_or(|(ts, _)| at.ts < ts) {
+                    self.viewport_dpr = Some((at.ts, f64_at(data, &["dpr"])));
+                }
+                return;
+            }
             "PaintImage" => {
                 if ph == b'X' {
                     let node = data.get("nodeId").and_then(Value::as_u64).unwrap_or(0);
-                    self.paint_images
-                        .push((at, node, string(str_at(data, &["url"]))));
+                    let url = string(str_at(data, &["url"]));
+                    if !url.is_empty() {
+                        let num = |k: &str| data.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+                        let yes = |k: &str| data.get(k).and_then(Value::as_bool) == Some(true);
+                        let srcset =
+                            str_at(data, &["srcsetAttribute"]).is_some_and(|s| !s.is_empty());
+                        self.painted_images.push(PaintedImage {
+                            at: at.clone(),
+                            url: url.clone(),
+                            width: num("width"),
+                            height: num("height"),
+                            src_width: num("srcWidth"),
+                            src_height: num("srcHeight"),
+                            is_css: yes("isCSS"),
+                            has_breakpoints: yes("isPicture") || srcset,
+                        });
+                    }
+                    self.paint_images.push((at, node, url));
                 }
                 return;
             }
@@ -1276,6 +1328,49 @@ mod tests {
 
     fn at(ts: i64) -> Stamp {
         Stamp { ts, pid: 1, tid: 1 }
+    }
+
+    #[test]
+    fn painted_images_keep_their_sizes_and_breakpoints() {
+        let mut page = PageEvents::default();
+        let img = r#"{"data": {"nodeId": 7, "url": "a.png", "width": 800, "height": 450, "srcWidth": 1200, "srcHeight": 675, "isCSS": false, "isPicture": false, "srcsetAttribute": "a-800.png 800w"}}"#;
+        page.push("PaintImage", "x", b'X', at(1), None, Some(img));
+        // No URL (a canvas, a generated image): a layout-shift culprit's paint, not an image's.
+        let canvas = r#"{"data": {"nodeId": 8, "width": 10, "height": 10}}"#;
+        page.push("PaintImage", "x", b'X', at(2), None, Some(canvas));
+        assert_eq!(page.paint_images.len(), 2);
+        let p = &page.painted_images;
+        assert_eq!(p.len(), 1);
+        assert_eq!((p[0].width, p[0].height), (800.0, 450.0));
+        assert_eq!((p[0].src_width, p[0].src_height), (1200.0, 675.0));
+        assert!(p[0].has_breakpoints && !p[0].is_css);
+        // The page's device pixel ratio: the earliest viewport's, as the engine sorts by time.
+        let viewport = |dpr: f64| format!(r#"{{"data": {{"dpr": {dpr}, "viewport_rect": []}}}}"#);
+        page.push(
+            "PaintTimingVisualizer::Viewport",
+            "loading",
+            b'I',
+            at(5),
+            None,
+            Some(&viewport(2.0)),
+        );
+        page.push(
+            "PaintTimingVisualizer::Viewport",
+            "loading",
+            b'I',
+            at(3),
+            None,
+            Some(&viewport(1.5)),
+        );
+        page.push(
+            "PaintTimingVisualizer::Viewport",
+            "loading",
+            b'I',
+            at(3),
+            None,
+            Some(&viewport(3.0)),
+        );
+        assert_eq!(page.viewport_dpr, Some((3, Some(1.5))));
     }
 
     #[test]

@@ -174,12 +174,14 @@ fn read_in_segments(
                 let mut tail = b"{\"traceEvents\":[]".to_vec();
                 tail.extend_from_slice(rest);
                 let mut de = serde_json::Deserializer::from_slice(&tail);
+                let mut keys = State::new();
                 let repeated = TopSeed {
-                    state: &mut State::new(),
+                    state: &mut keys,
                     path: &JsonPath::default(),
                 }
                 .deserialize(&mut de)
                 .ok()?;
+                state.page.host_dpr = keys.page.host_dpr;
                 if repeated {
                     return None;
                 }
@@ -1330,7 +1332,9 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
             if key == "traceEvents" {
                 if found {
                     // Only the last array counts: what the earlier ones built is dropped.
+                    let host_dpr = self.state.page.host_dpr;
                     *self.state = State::new();
+                    self.state.page.host_dpr = host_dpr;
                     repeated = true;
                 }
                 map.next_value_seed(EventsSeed {
@@ -1339,6 +1343,11 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
                 })?;
                 found = true;
                 self.path.set("");
+            } else if key == "metadata" {
+                // DevTools' saved traces carry the host's device pixel ratio here.
+                self.path.set(&*key);
+                let m = map.next_value::<serde_json::Value>()?;
+                self.state.page.host_dpr = m.get("hostDPR").and_then(serde_json::Value::as_f64);
             } else {
                 self.path.set(&*key);
                 map.next_value::<IgnoredAny>()?;

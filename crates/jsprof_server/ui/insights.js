@@ -19,7 +19,7 @@ const TITLES = {
   render_blocking: 'Render-blocking requests', cls_culprits: 'Layout shift culprits', lcp_discovery: 'LCP request discovery',
   document_latency: 'Document request latency', dom_size: 'Optimize DOM size', forced_reflow: 'Forced reflow', network_dependency_tree: 'Network dependency tree',
   third_parties: '3rd parties', viewport: 'Optimize viewport for mobile', character_set: 'Declare a character encoding',
-  cache: 'Use efficient cache lifetimes', modern_http: 'Modern HTTP', font_display: 'Font display', slow_css_selector: 'CSS Selector costs',
+  cache: 'Use efficient cache lifetimes', modern_http: 'Modern HTTP', image_delivery: 'Improve image delivery', font_display: 'Font display', slow_css_selector: 'CSS Selector costs',
 };
 const words = (key) => { const s = key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(); return s.charAt(0).toUpperCase() + s.slice(1); };
 const PHASE_LABELS = { ttfb: 'TTFB', load_delay: 'Load delay', load_duration: 'Load duration', render_delay: 'Render delay' };
@@ -132,6 +132,7 @@ function savingsOf(v) {
   }
   if (!s || typeof s !== 'object') return '';
   return Object.entries(s).filter(([, x]) => typeof x === 'number' && x > 0)
+    .map(([m, x]) => [m.replace(/_ms$/, '').toUpperCase(), x])
     .map(([m, x]) => `${m} −${m === 'CLS' ? x.toFixed(3) : fmtMs(x)}`).join(' · ');
 }
 

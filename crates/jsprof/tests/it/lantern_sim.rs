@@ -320,4 +320,7 @@ fn a_page_load_of_two_thousand_requests_matches_the_engine() {
     let chains = crate::page::assert_network_tree_matches(&insights, &want, "2000 requests");
     assert!(chains >= 3, "the network tree lost its chains");
     assert_preconnect_candidates(&insights, &want, "2000 requests");
+    // The page checks and image delivery, their Lantern savings included.
+    crate::page_checks::assert_page_checks(&insights, &want, "2000 requests");
+    crate::image_delivery::assert_image_delivery(&insights, &want, "2000 requests");
 }

@@ -14,6 +14,7 @@ mod heap_explore;
 mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
+mod image_delivery;
 mod ingest;
 mod insight_events;
 mod lake;

@@ -811,6 +811,7 @@ fn summary_and_report_carry_the_page() {
             ("render_blocking", "RenderBlocking"),
             ("document_latency", "DocumentLatency"),
             ("forced_reflow", "ForcedReflow"),
+            ("image_delivery", "ImageDelivery"),
             ("font_display", "FontDisplay"),
             ("viewport", "Viewport"),
             ("cache", "Cache"),

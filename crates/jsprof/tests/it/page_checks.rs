@@ -4,10 +4,13 @@
 //! `insights-oracle.mjs`): an origin that is not local serving its static files over
 //! HTTP/1.1, short cache lifetimes, no charset in `Content-Type` and a late `<meta charset>`,
 //! frames not optimized for mobile with a slow click, a web font with `font-display: block`, and
-//! selector statistics of style recalculations.
+//! selector statistics of style recalculations; heavy image and stylesheet downloads make the
+//! Lantern savings of cache, modern HTTP and image delivery (`image_delivery.rs`) more than
+//! nothing.
 
 use serde_json::{json, Value};
 
+use crate::image_delivery::assert_image_delivery;
 use crate::support::{fixtures, golden, jsprof_json, run_oracle, temp_file};
 
 /// Recorded page loads (`tools/gen/pageload-*.js`) and their oracle goldens.
@@ -27,6 +30,23 @@ fn close(ours: &Value, want: &Value, what: &str) {
         panic!("{what}: ours {ours}, DevTools {want}");
     };
     assert!((a - b).abs() <= ROUNDED, "{what}: ours {a}, DevTools {b}");
+}
+
+/// An insight's Lantern savings (`metric_savings`: `fcp_ms`, `lcp_ms`, or `null`) against the
+/// engine's (`FCP`, `LCP`, or `null` without a Lantern context): equal, as the engine rounds them.
+#[track_caller]
+pub(crate) fn assert_metric_savings(ours: &Value, want: &Value, what: &str) {
+    if want.is_null() {
+        assert!(ours.is_null(), "{what} savings: ours {ours}, DevTools none");
+        return;
+    }
+    for (o, w) in [("fcp_ms", "FCP"), ("lcp_ms", "LCP")] {
+        assert_eq!(
+            ours[o].as_f64(),
+            want[w].as_f64(),
+            "{what} {w} savings: ours {ours}, DevTools {want}"
+        );
+    }
 }
 
 fn urls(requests: &Value, key: Option<&str>) -> Vec<Value> {
@@ -112,12 +132,22 @@ pub(crate) fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usiz
             &wk["wasted_bytes"],
             &format!("{at} cache wasted bytes"),
         );
+        assert_metric_savings(
+            &k["metric_savings"],
+            &wk["metric_savings"],
+            &format!("{at} cache"),
+        );
 
         let (m, wm) = (&i["modern_http"], &wi["ModernHTTP"]);
         assert_eq!(
             urls(&m["http1_requests"], None),
             wm["http1_requests"].as_array().unwrap().clone(),
             "{at} HTTP/1.1 requests"
+        );
+        assert_metric_savings(
+            &m["metric_savings"],
+            &wm["metric_savings"],
+            &format!("{at} modern HTTP"),
         );
 
         let (f, wf) = (&i["font_display"], &wi["FontDisplay"]);
@@ -246,6 +276,11 @@ fn failing_page_load() -> String {
             .to_string();
         match name.as_str() {
             "ResourceReceiveResponse" => {
+                if request == "22250.5" {
+                    let timing = &mut e["args"]["data"]["timing"];
+                    timing["receiveHeadersStart"] = json!(50.0);
+                    timing["receiveHeadersEnd"] = json!(50.1);
+                }
                 let headers = e["args"]["data"]["headers"].as_array_mut().unwrap();
                 for h in headers {
                     let value = h["value"].as_str().unwrap().to_string();
@@ -292,6 +327,21 @@ fn failing_page_load() -> String {
                     data["url"].clone(),
                 ));
                 frame = Some(data["frame"].clone());
+            }
+            // Heavy downloads, so that the bytes the checks would save show in Lantern's
+            // paints: the hero image (the LCP) of 20 MB, its headers 440 ms earlier and its
+            // end 300 ms later (still before the LCP: the network Lantern infers is slow enough
+            // for those bytes to cost time), the render-blocking stylesheet of 4 MB.
+            "ResourceFinish" if matches!(request.as_str(), "22250.5" | "22250.2") => {
+                let size = if request == "22250.5" { 20e6 } else { 4e6 };
+                if request == "22250.5" {
+                    e["ts"] = json!(e["ts"].as_f64().unwrap() + 300_000.0);
+                    let finish = e["args"]["data"]["finishTime"].as_f64().unwrap();
+                    e["args"]["data"]["finishTime"] = json!(finish + 0.3);
+                }
+                let data = &mut e["args"]["data"];
+                data["decodedBodyLength"] = json!(size);
+                data["encodedDataLength"] = json!(size + 177.0);
             }
             "BeginCommitCompositorFrame" => e["args"]["is_mobile_optimized"] = false.into(),
             // The click (`0x50`) waits 60 ms for the main thread and lasts 100 ms longer: a
@@ -393,6 +443,20 @@ fn page_checks_fail_as_the_trace_engine_fails_them() {
             .len()
             >= 6
     );
+    // The heavy downloads cost Lantern's paints time: the savings compared with the engine's
+    // below are not all nothing.
+    let saved = |key: &str, metric: &str| checks[key]["metric_savings"][metric].as_f64().unwrap();
+    assert!(saved("cache", "lcp_ms") > 0.0, "{}", checks["cache"]);
+    assert!(
+        saved("modern_http", "fcp_ms") > 0.0,
+        "{}",
+        checks["modern_http"]
+    );
+    assert!(
+        saved("image_delivery", "lcp_ms") > 0.0,
+        "{}",
+        checks["image_delivery"]
+    );
     // The text names each with its evidence.
     let text = crate::support::jsprof(&["insights", path.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&text.stdout);
@@ -402,6 +466,7 @@ fn page_checks_fail_as_the_trace_engine_fails_them() {
         "Badge Sans",
         "http://shop.example.com/hero.png",
         "  CSS selector costs informative",
+        "to download again, would save FCP 50 ms, LCP 400 ms",
     ] {
         assert!(text.contains(line), "{line:?} not in:\n{text}");
     }
@@ -429,6 +494,7 @@ fn page_checks_fail_as_the_trace_engine_fails_them() {
         ".list > li:nth-child(odd) span"
     );
     assert_eq!(assert_page_checks(&ours, &want, "edited page load"), 5);
+    assert_eq!(assert_image_delivery(&ours, &want, "edited page load"), 1);
 }
 
 /// Without its navigation the edited page load is one `NO_NAVIGATION` stretch: the checks
@@ -446,4 +512,5 @@ fn page_checks_without_a_navigation_match_the_trace_engine() {
         return;
     };
     assert_eq!(assert_page_checks(&ours, &want, "no navigation"), 4);
+    assert_eq!(assert_image_delivery(&ours, &want, "no navigation"), 1);
 }

@@ -153,23 +153,27 @@ try {
 
   // The page checks (and CSS selector costs) carry DevTools' titles and the document's states (the recorded page passes
   // them); savings written as `<metric>_savings_ms` show as the engine's metric savings.
-  const checks = await page.evaluate(() => Object.fromEntries(['viewport', 'character_set', 'cache', 'modern_http', 'font_display', 'slow_css_selector']
+  const checks = await page.evaluate(() => Object.fromEntries(['viewport', 'character_set', 'cache', 'modern_http', 'image_delivery', 'font_display', 'slow_css_selector']
     .map((k) => { const b = document.querySelector(`[data-insight=${k}]`); return [k, b && [b.querySelector('.i-title').textContent, b.dataset.state]]; })));
   assert.deepEqual(checks, { viewport: ['Optimize viewport for mobile', 'pass'], character_set: ['Declare a character encoding', 'pass'],
-    cache: ['Use efficient cache lifetimes', 'pass'], modern_http: ['Modern HTTP', 'pass'], font_display: ['Font display', 'pass'],
+    cache: ['Use efficient cache lifetimes', 'pass'], modern_http: ['Modern HTTP', 'pass'], image_delivery: ['Improve image delivery', 'fail'], font_display: ['Font display', 'pass'],
     slow_css_selector: ['CSS Selector costs', 'pass'] }, `${mode}: the page checks`);
   const tap = await page.evaluate(async () => {
     const { InsightsSidebar } = await import('jsprof/insights.js');
     const j = window.jsprof, nav = structuredClone(j.insights.doc.navigations[0]);
-    nav.insights = { viewport: { state: 'fail', mobile_optimized: false, viewport_meta_ms: 10, long_pointer_interactions: 1, inp_savings_ms: 60 } };
+    nav.insights = { viewport: { state: 'fail', mobile_optimized: false, viewport_meta_ms: 10, long_pointer_interactions: 1, inp_savings_ms: 60 },
+      cache: { state: 'fail', requests: [], wasted_bytes: 5e6, metric_savings: { fcp_ms: 0, lcp_ms: 400 } } };
     const box = document.createElement('div');
     document.body.append(box);
     new InsightsSidebar(box, { navigations: [nav] }, j.chart, { key: null, requests: null, windows: [] });
     const text = box.querySelector('[data-insight=viewport]').textContent;
+    const cache = box.querySelector('[data-insight=cache]').textContent;
     box.remove();
-    return text;
+    return [text, cache];
   });
-  assert.ok(/INP −60/.test(tap), `${mode}: a failing viewport reads ${tap}`);
+  assert.ok(/INP −60/.test(tap[0]), `${mode}: a failing viewport reads ${tap[0]}`);
+  // Lantern's savings (`metric_savings`: `fcp_ms`, `lcp_ms`) read as the engine's metrics; none saved, none shown.
+  assert.ok(/LCP −400/.test(tap[1]) && !/FCP/.test(tap[1]), `${mode}: a failing cache reads ${tap[1]}`);
 
   assert.deepEqual(errors, [], `${mode}: page errors`);
   if (offline) {

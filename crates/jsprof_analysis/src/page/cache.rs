@@ -1,14 +1,13 @@
 //! The cache insight (the trace engine's `Cache`, after Lighthouse's `uses-long-cache-ttl`):
 //! static resources served with a cache lifetime short enough that a repeat visit likely
 //! downloads them again, and the bytes that costs — each request's transfer size times the
-//! chance a cache entry of that lifetime would have missed.
-//!
-//! The FCP/LCP savings the engine derives from those bytes come from its Lantern simulation
-//! and are not computed here.
+//! chance a cache entry of that lifetime would have missed — and the FCP/LCP savings Lantern's
+//! simulation gives for those bytes ([`metric_savings_for_wasted_bytes`]).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::insights::{in_bounds, State};
+use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::vitals::NavigationVitals;
 use super::Request;
 
@@ -34,6 +33,9 @@ pub struct Cache {
     /// Largest decoded body first, then shortest lifetime.
     pub requests: Vec<CachedRequest>,
     pub wasted_bytes: f64,
+    /// FCP/LCP savings of not downloading the wasted bytes; `None` where the engine has no
+    /// Lantern context (or no navigation).
+    pub metric_savings: Option<MetricSavings>,
 }
 
 /// The directives of a `Cache-Control` header the engine reads (`parseCacheControl`).
@@ -186,8 +188,13 @@ pub(crate) fn is_static(r: &Request) -> bool {
     )
 }
 
-/// The cache insight of `nav`.
-pub fn cache(requests: &[Request], nav: &NavigationVitals) -> Cache {
+/// The cache insight of `nav`, with its savings simulated in `lantern`, the navigation's
+/// Lantern context.
+pub fn cache(
+    requests: &[Request],
+    nav: &NavigationVitals,
+    lantern: Option<&LanternContext>,
+) -> Cache {
     let b = &nav.bounds;
     let mut out = Vec::new();
     let mut total = 0.0;
@@ -234,6 +241,10 @@ pub fn cache(requests: &[Request], nav: &NavigationVitals) -> Cache {
             wasted_bytes: wasted,
         });
     }
+    // The engine's map of wasted bytes is filled in request order, before the sort.
+    let wasted: Vec<(usize, f64)> = out.iter().map(|c| (c.request, c.wasted_bytes)).collect();
+    let metric_savings =
+        lantern.and_then(|ctx| metric_savings_for_wasted_bytes(ctx, requests, &wasted).ok());
     out.sort_by(|a, b| {
         let (ra, rb) = (&requests[a.request], &requests[b.request]);
         rb.decoded_body_length
@@ -248,6 +259,7 @@ pub fn cache(requests: &[Request], nav: &NavigationVitals) -> Cache {
         },
         requests: out,
         wasted_bytes: total,
+        metric_savings,
     }
 }
 

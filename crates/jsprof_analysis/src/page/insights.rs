@@ -11,8 +11,8 @@
 //! no `metricSavings` for it, so its image's `estimatedSavings` is always null. The page checks
 //! are each a file of their own ([`super::viewport`], [`super::character_set`],
 //! [`super::cache`], [`super::modern_http`], [`super::font_display`],
-//! [`super::slow_css_selector`]); the Lantern-based savings of cache and modern HTTP are not
-//! computed yet.
+//! [`super::slow_css_selector`]), image delivery too ([`super::image_delivery`]); the savings
+//! of cache, modern HTTP and image delivery come from the same Lantern context.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -204,6 +204,7 @@ pub enum InsightKey {
     ClsCulprits,
     RenderBlocking,
     NetworkDependencyTree,
+    ImageDelivery,
     DocumentLatency,
     DomSize,
     ForcedReflow,
@@ -223,6 +224,7 @@ impl InsightKey {
             InsightKey::ClsCulprits => "cls_culprits",
             InsightKey::RenderBlocking => "render_blocking",
             InsightKey::NetworkDependencyTree => "network_dependency_tree",
+            InsightKey::ImageDelivery => "image_delivery",
             InsightKey::DocumentLatency => "document_latency",
             InsightKey::DomSize => "dom_size",
             InsightKey::ForcedReflow => "forced_reflow",
@@ -333,6 +335,7 @@ pub struct NavigationInsights {
     pub character_set: Option<super::character_set::CharacterSet>,
     pub cache: Option<super::cache::Cache>,
     pub modern_http: Option<super::modern_http::ModernHttp>,
+    pub image_delivery: Option<super::image_delivery::ImageDelivery>,
     pub font_display: Option<super::font_display::FontDisplay>,
     pub slow_css_selector: Option<super::slow_css_selector::SlowCssSelector>,
     /// The events every insight of the navigation points at (the engine's `relatedEvents`),
@@ -372,6 +375,7 @@ pub fn navigation_insights(
         .ts
         .map(|_| super::lantern::lantern_context(trace, requests, vitals, nav));
     let image_lcp = nav.lcp.as_ref().is_some_and(|l| l.request.is_some());
+    let ctx = lantern.as_ref().and_then(|l| l.as_ref().ok());
     let mut ins = NavigationInsights {
         render_blocking_savings: lantern.as_ref().and_then(|l| {
             let ctx = l.as_ref().ok()?;
@@ -398,7 +402,7 @@ pub fn navigation_insights(
         }),
         viewport: Some(super::viewport::viewport(page, &vitals.interactions, nav)),
         character_set: Some(super::character_set::character_set(page, requests, nav)),
-        cache: Some(super::cache::cache(requests, nav)),
+        cache: Some(super::cache::cache(requests, nav, ctx)),
         modern_http: Some(super::modern_http::modern_http(
             requests,
             nav,
@@ -406,6 +410,10 @@ pub fn navigation_insights(
                 .map(|n| n.url.as_str())
                 .or(page.main_frame.as_ref().map(|(_, url)| url.as_str()))
                 .unwrap_or(""),
+            ctx,
+        )),
+        image_delivery: Some(super::image_delivery::image_delivery(
+            trace, requests, nav, ctx,
         )),
         font_display: Some(super::font_display::font_display(page, requests, nav)),
         slow_css_selector: Some(super::slow_css_selector::slow_css_selector(trace, nav)),
@@ -418,7 +426,8 @@ pub fn navigation_insights(
 /// The events each insight of `nav` points at, as the engine's insights list them: INP
 /// breakdown its interaction; LCP breakdown the LCP candidate and its image request; LCP
 /// discovery the same when the image was requested; CLS culprits the shifts and the worst
-/// cluster; render-blocking and the network dependency tree their requests; document latency
+/// cluster; render-blocking, the network dependency tree and image delivery their requests;
+/// document latency
 /// the document's request; DOM size its large updates; forced reflow its reflows, then the
 /// top-level function's calls.
 fn related_events(
@@ -481,6 +490,10 @@ fn related_events(
     if let Some(t) = &ins.network_dependency_tree {
         let chain = t.related.iter().copied().map(Related::Request);
         add(&mut out, K::NetworkDependencyTree, Role::Related, chain);
+    }
+    if let Some(d) = &ins.image_delivery {
+        let images = d.images.iter().map(|m| Related::Request(m.request));
+        add(&mut out, K::ImageDelivery, Role::Related, images);
     }
     if let Some(d) = &ins.document_latency {
         let doc = Related::Request(d.request);

@@ -2,6 +2,7 @@
 //! ([`network`]), Web Vitals per navigation ([`vitals`]: FCP, LCP and its breakdown, CLS and its
 //! clusters, INP and its phases), the other insights of a navigation ([`insights`], and the
 //! page checks: [`viewport`], [`character_set`], [`cache`], [`modern_http`], [`font_display`],
+//! [`image_delivery`],
 //! [`slow_css_selector`]), user
 //! timings, long tasks and the filmstrip.
 //!
@@ -15,6 +16,7 @@ pub mod character_set;
 pub mod cls_culprits;
 pub mod dependency_graph;
 pub mod font_display;
+pub mod image_delivery;
 pub mod insights;
 pub mod lantern;
 pub mod lantern_requests;
