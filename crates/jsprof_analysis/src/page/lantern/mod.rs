@@ -3,8 +3,9 @@
 //! ([`crate::page::dependency_graph`]), the network as the trace observed it
 //! ([`network_analyzer`]), a simulator with the engine's "provided" throttling ([`simulator`],
 //! [`connection`]) and the FCP and LCP estimates ([`metrics`]). The insights' savings come from
-//! it: the render-blocking requests' ([`render_blocking_savings`]) and, through its graphs and
-//! round trips, the network dependency tree's.
+//! it: the render-blocking requests' ([`render_blocking_savings`]), those of sending fewer
+//! bytes ([`metric_savings_for_wasted_bytes`]) and, through its graphs and round trips, the
+//! network dependency tree's.
 //!
 //! When any step fails the engine drops the whole context and the insights that need it leave
 //! their savings out; [`LanternError`] says which step, with the engine's message.
@@ -242,6 +243,70 @@ pub fn render_blocking_savings(
     })
 }
 
+/// An insight's estimated FCP and LCP savings (the engine's `metricSavings`), in ms as the
+/// engine rounds them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MetricSavings {
+    pub fcp_ms: f64,
+    pub lcp_ms: f64,
+}
+
+/// The engine rounds byte-savings estimates to this many ms (`GRAPH_SAVINGS_PRECISION`).
+const GRAPH_SAVINGS_PRECISION: f64 = 50.0;
+
+/// What sending fewer bytes would save (the engine's `metricSavingsForWastedBytes`): the
+/// optimistic FCP and LCP graphs simulated again with each listed request's transfer size
+/// less its wasted bytes (floored at 0), the difference rounded to 50 ms. `wasted` holds
+/// (index into the story's requests, bytes); a later entry for a request replaces an earlier
+/// one, and 0 or NaN bytes change nothing, as in the engine's map. Nothing listed saves
+/// nothing.
+pub fn metric_savings_for_wasted_bytes(
+    ctx: &LanternContext,
+    requests: &[Request],
+    wasted: &[(usize, f64)],
+) -> Result<MetricSavings, LanternError> {
+    if wasted.is_empty() {
+        return Ok(MetricSavings::default());
+    }
+    let by_id: rustc_hash::FxHashMap<&str, f64> = wasted
+        .iter()
+        .map(|&(i, bytes)| (requests[i].request_id.as_str(), bytes))
+        .collect();
+    let lg = &ctx.graph;
+    let mut changed = lg.graph.requests.clone();
+    for r in &mut changed {
+        // `if (!wastedBytes) return`: 0 and NaN leave the request as it was.
+        let Some(&bytes) = by_id.get(r.request_id.as_str()) else {
+            continue;
+        };
+        if bytes == 0.0 || bytes.is_nan() {
+            continue;
+        }
+        r.transfer_size = js_max(r.transfer_size - bytes, 0.0);
+    }
+    let savings = |m: &MetricResult| -> Result<f64, LanternError> {
+        let before = ctx.simulator.simulate(lg, &m.optimistic_graph)?.time_ms;
+        let after = ctx
+            .simulator
+            .simulate_with_requests(lg, &m.optimistic_graph, &changed)?
+            .time_ms;
+        Ok(js_round((before - after) / GRAPH_SAVINGS_PRECISION) * GRAPH_SAVINGS_PRECISION)
+    };
+    Ok(MetricSavings {
+        fcp_ms: savings(&ctx.fcp)?,
+        lcp_ms: savings(&ctx.lcp)?,
+    })
+}
+
+/// JavaScript's `Math.max` of two numbers (NaN wins).
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,6 +358,79 @@ mod tests {
             close(t.start, &w["start_ms"], &format!("{at} {id} start"));
             close(t.end, &w["end_ms"], &format!("{at} {id} end"));
         }
+    }
+
+    fn pageload_context() -> (Vec<Request>, LanternContext) {
+        let trace = jsprof_profile::read_trace(&read("pageload.trace.json.gz")[..]).unwrap();
+        let story = crate::page::page_story(&trace);
+        let nav = story.vitals.navigations.iter().find(|n| n.ts.is_some());
+        let ctx = lantern_context(&trace, &story.requests, &story.vitals, nav.unwrap()).unwrap();
+        (story.requests, ctx)
+    }
+
+    /// Shrinking requests the paints waited for saves time, in the engine's 50 ms steps, and
+    /// leaves the context's own simulations as they were; nothing listed, or bytes of a
+    /// request outside the graphs, save nothing.
+    #[test]
+    fn wasted_bytes_savings_resimulate_the_paint_graphs() {
+        let (requests, ctx) = pageload_context();
+        let none = metric_savings_for_wasted_bytes(&ctx, &requests, &[]).unwrap();
+        assert_eq!(none, MetricSavings::default());
+
+        let in_graph = |i: usize| {
+            let g = &ctx.graph.graph;
+            let id = requests[i].request_id.as_str();
+            (0..g.node_count()).any(|n| {
+                let n = NodeId::from_index(n);
+                ctx.lcp.optimistic_graph.contains(n)
+                    && g.request(n).is_some_and(|r| r.request_id == id)
+            })
+        };
+        let outside = (0..requests.len()).find(|&i| !in_graph(i)).unwrap();
+        let big = [(outside, 1e9)];
+        let none = metric_savings_for_wasted_bytes(&ctx, &requests, &big).unwrap();
+        assert_eq!(none, MetricSavings::default());
+
+        // On the recorded localhost network bytes cost next to nothing: slow it to a 150 ms
+        // round trip at 1.6 Mbit/s (Lighthouse's mobile throttling).
+        let mut slow = ctx.clone();
+        let mut analysis = ctx.simulator.analysis.clone();
+        analysis.throughput = 1.6e6;
+        analysis.rtt = 150.0;
+        slow.simulator = simulator::Simulator::new(analysis).unwrap();
+        // Every byte of every request in the LCP graph: the paints wait on CPU alone.
+        let all: Vec<(usize, f64)> = (0..requests.len())
+            .filter(|&i| in_graph(i))
+            .map(|i| (i, f64::INFINITY))
+            .collect();
+        let sim = |c: &LanternContext, m: &MetricResult| {
+            c.simulator
+                .simulate(&c.graph, &m.optimistic_graph)
+                .unwrap()
+                .time_ms
+        };
+        let s = metric_savings_for_wasted_bytes(&slow, &requests, &all).unwrap();
+        let (fcp, lcp) = (sim(&slow, &slow.fcp), sim(&slow, &slow.lcp));
+        // FCP's few small requests cost round trips, not bytes; the LCP image costs bytes.
+        assert!(
+            s.fcp_ms >= 0.0 && s.lcp_ms > s.fcp_ms,
+            "{s:?} of {fcp}, {lcp}"
+        );
+        assert_eq!(s.lcp_ms % GRAPH_SAVINGS_PRECISION, 0.0);
+        assert_eq!(s.fcp_ms % GRAPH_SAVINGS_PRECISION, 0.0);
+        assert!(s.lcp_ms <= js_round(lcp / 50.0) * 50.0, "{s:?} of {lcp}");
+        assert_eq!(sim(&slow, &slow.lcp), lcp, "the context is left as it was");
+        // Half the bytes of the same requests save less, but not nothing.
+        let half: Vec<(usize, f64)> = all
+            .iter()
+            .map(|&(i, _)| (i, requests[i].transfer_size / 2.0))
+            .collect();
+        let h = metric_savings_for_wasted_bytes(&slow, &requests, &half).unwrap();
+        assert!(h.lcp_ms > 0.0 && h.lcp_ms < s.lcp_ms, "{h:?} < {s:?}");
+        // 0 and NaN bytes change nothing, as the engine's `if (!wastedBytes)`.
+        let zero: Vec<(usize, f64)> = all.iter().map(|&(i, _)| (i, 0.0)).collect();
+        let s = metric_savings_for_wasted_bytes(&slow, &requests, &zero).unwrap();
+        assert_eq!(s, MetricSavings::default());
     }
 
     /// The network analysis, and each node of the FCP and LCP simulations (optimistic and

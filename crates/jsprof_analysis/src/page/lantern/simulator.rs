@@ -9,7 +9,9 @@ use super::connection::{ConnectionPool, DnsCache, PoolOptions, TcpConnection};
 use super::network_analyzer::NetworkAnalysis;
 use super::subgraph::Subgraph;
 use super::{LanternError, LanternGraph};
-use crate::page::dependency_graph::{is_non_network_protocol, DependencyGraph, NodeId, NodeKind};
+use crate::page::dependency_graph::{
+    is_non_network_protocol, DependencyGraph, LanternRequest, NodeId, NodeKind,
+};
 
 /// Chromium's limit on delayable requests per client.
 const DEFAULT_MAXIMUM_CONCURRENT_REQUESTS: f64 = 10.0;
@@ -97,7 +99,20 @@ impl Simulator {
 
     /// Replays `sub` (a part of `lg`'s graph) and returns when each node ran.
     pub fn simulate(&self, lg: &LanternGraph, sub: &Subgraph) -> Result<Simulation, LanternError> {
-        Run::new(self, lg, sub)?.run()
+        Run::new(self, lg, sub, &lg.graph.requests)?.run()
+    }
+
+    /// Replays `sub` with `requests` in place of the graph's own (the same list, some fields
+    /// changed): the insights' "what if" estimates, which the engine makes by editing its
+    /// requests for one simulation and restoring them after.
+    pub fn simulate_with_requests(
+        &self,
+        lg: &LanternGraph,
+        sub: &Subgraph,
+        requests: &[LanternRequest],
+    ) -> Result<Simulation, LanternError> {
+        debug_assert_eq!(requests.len(), lg.graph.requests.len());
+        Run::new(self, lg, sub, requests)?.run()
     }
 }
 
@@ -123,10 +138,22 @@ pub(crate) fn js_round(x: f64) -> f64 {
     (x + 0.5).floor()
 }
 
+/// The Lantern request of a network node, from `requests` (the graph's or a changed copy).
+fn request_of<'r>(
+    g: &DependencyGraph,
+    requests: &'r [LanternRequest],
+    n: NodeId,
+) -> Option<&'r LanternRequest> {
+    match g.kind(n) {
+        NodeKind::Network(l) => Some(&requests[*l]),
+        NodeKind::Cpu { .. } => None,
+    }
+}
+
 /// `computeNodeStartPosition`: the observed start, pushed back by low priority.
-fn start_position(g: &DependencyGraph, n: NodeId) -> f64 {
+fn start_position(g: &DependencyGraph, r: Option<&LanternRequest>, n: NodeId) -> f64 {
     let start = g.start(n);
-    match g.request(n) {
+    match r {
         None => start,
         Some(r) => {
             let penalty = match r.priority.as_str() {
@@ -143,8 +170,8 @@ fn start_position(g: &DependencyGraph, n: NodeId) -> f64 {
 }
 
 /// `isConnectionless`: from the disk cache, or not over the network.
-fn is_connectionless(g: &DependencyGraph, n: NodeId) -> bool {
-    g.request(n).is_some_and(|r| {
+fn is_connectionless(r: Option<&LanternRequest>) -> bool {
+    r.is_some_and(|r| {
         r.from_disk_cache
             || is_non_network_protocol(&r.protocol)
             || is_non_network_protocol(&r.scheme)
@@ -156,6 +183,8 @@ struct Run<'a> {
     sim: &'a Simulator,
     lg: &'a LanternGraph,
     g: &'a DependencyGraph,
+    /// The graph's requests, or the changed copy a "what if" simulation replays.
+    requests: &'a [LanternRequest],
     sub: &'a Subgraph,
     pool: ConnectionPool,
     dns: DnsCache,
@@ -177,6 +206,7 @@ impl<'a> Run<'a> {
         sim: &'a Simulator,
         lg: &'a LanternGraph,
         sub: &'a Subgraph,
+        requests: &'a [LanternRequest],
     ) -> Result<Self, LanternError> {
         let g = &lg.graph;
         let records: Vec<usize> = sub
@@ -190,7 +220,7 @@ impl<'a> Run<'a> {
         let a = &sim.analysis;
         let pool = ConnectionPool::new(
             &records,
-            &g.requests,
+            requests,
             &PoolOptions {
                 rtt: a.rtt,
                 throughput: a.throughput,
@@ -209,15 +239,20 @@ impl<'a> Run<'a> {
         };
         let n = g.node_count();
         let ids = (0..n).map(NodeId::from_index);
-        let position = ids.clone().map(|i| start_position(g, i)).collect();
-        let connectionless = ids.clone().map(|i| is_connectionless(g, i)).collect();
+        let request = |i| request_of(g, requests, i);
+        let position = ids
+            .clone()
+            .map(|i| start_position(g, request(i), i))
+            .collect();
+        let connectionless = ids.clone().map(|i| is_connectionless(request(i))).collect();
         let slot = ids
-            .map(|i| g.request(i).and_then(|r| pool.slot(&r.origin)))
+            .map(|i| request(i).and_then(|r| pool.slot(&r.origin)))
             .collect();
         Ok(Run {
             sim,
             lg,
             g,
+            requests,
             sub,
             position,
             connectionless,
@@ -345,7 +380,7 @@ impl<'a> Run<'a> {
                 total - p.elapsed
             }
             NodeKind::Network(l) => {
-                let r = &self.g.requests[*l];
+                let r = &self.requests[*l];
                 let elapsed = if r.from_disk_cache {
                     let mb = r.resource_size / 1024.0 / 1024.0;
                     8.0 + 20.0 * mb - p.elapsed
@@ -390,7 +425,7 @@ impl<'a> Run<'a> {
             return Ok(());
         }
         let l = self.lantern(n);
-        let r = &self.g.requests[l];
+        let r = &self.requests[l];
         let c = self.pool.active(l)?;
         let dns = self.dns.time_until_resolution(&r.host, p.start);
         let d = self.pool.connections[c].simulate_download_until(
