@@ -458,6 +458,8 @@ pub struct InsightsJson {
     pub modern_http: Option<crate::page_checks::ModernHttpJson>,
     pub font_display: Option<crate::page_checks::FontDisplayJson>,
     pub slow_css_selector: Option<crate::page_checks::SlowCssSelectorJson>,
+    pub legacy_javascript: Option<crate::page_scripts::LegacyJavaScriptJson>,
+    pub duplicated_javascript: Option<crate::page_scripts::DuplicatedJavaScriptJson>,
 }
 
 /// One navigation of the main frame (or `NO_NAVIGATION`).
@@ -925,6 +927,7 @@ fn more_insights_json(
         .as_ref()
         .map(|t| network_tree_json(c, story, t));
     crate::page_checks::page_checks_json(c, story, ins, out);
+    crate::page_scripts::page_scripts_json(c, story, ins, out);
 }
 
 fn network_tree_json(
@@ -1053,6 +1056,8 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             modern_http: None,
             font_display: None,
             slow_css_selector: None,
+            legacy_javascript: None,
+            duplicated_javascript: None,
         },
     }
 }
@@ -1360,6 +1365,7 @@ pub fn page_summary(input: &CpuInput) -> Option<PageSummaryJson> {
         );
     }
     crate::page_checks::failing_page_checks(i, &mut fail);
+    crate::page_scripts::failing_script_insights(i, &mut fail);
     Some(PageSummaryJson {
         url: n.url.clone(),
         lcp_ms: m.lcp.as_ref().map(|l| l.value_ms),

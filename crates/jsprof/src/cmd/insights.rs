@@ -256,7 +256,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The page checks (viewport, character set, cache, modern HTTP, font display, CSS selector
-/// costs when the trace has them): one line each with its state and verdict, and what failed
+/// costs when the trace has them, legacy and duplicated JavaScript): one line each with its state and verdict, and what failed
 /// beneath.
 fn write_page_checks(
     out: &mut dyn Write,
@@ -355,6 +355,59 @@ fn write_page_checks(
                 )?;
             }
         }
+    }
+    script_insights(out, ins)
+}
+
+/// Legacy and duplicated JavaScript: each script with its savings and what was found where.
+fn script_insights(
+    out: &mut dyn Write,
+    ins: &jsprof_document::page::InsightsJson,
+) -> std::io::Result<()> {
+    let line = |out: &mut dyn Write, what: &str, state: &str, verdict: String| {
+        writeln!(out, "  {what:<18} {state:<12} {verdict}")
+    };
+    let savings = |fcp: Option<f64>, lcp: Option<f64>| match (fcp, lcp) {
+        (Some(f), Some(l)) if f > 0.0 || l > 0.0 => {
+            format!(", FCP savings {}, LCP savings {}", fmt_ms(f), fmt_ms(l))
+        }
+        _ => String::new(),
+    };
+    if let Some(l) = &ins.legacy_javascript {
+        let verdict = format!(
+            "{} scripts with polyfills or transforms, {} wasted{}",
+            l.scripts.len(),
+            output::fmt_bytes(l.wasted_bytes),
+            savings(l.fcp_savings_ms, l.lcp_savings_ms)
+        );
+        line(out, "legacy JS", &l.state, verdict)?;
+        for s in &l.scripts {
+            let url = s.url.as_deref().filter(|u| !u.is_empty());
+            writeln!(
+                out,
+                "    {:>10}  {}",
+                output::fmt_bytes(s.estimated_byte_savings),
+                url.unwrap_or("(a script without a url)")
+            )?;
+            for m in &s.matches {
+                writeln!(
+                    out,
+                    "                {}  {}:{}",
+                    m.name,
+                    m.line + 1,
+                    m.column + 1
+                )?;
+            }
+        }
+    }
+    if let Some(d) = &ins.duplicated_javascript {
+        let verdict = format!(
+            "{} scripts, {} duplicated{}",
+            d.scripts,
+            output::fmt_bytes(d.wasted_bytes),
+            savings(d.fcp_savings_ms, d.lcp_savings_ms)
+        );
+        line(out, "duplicated JS", &d.state, verdict)?;
     }
     Ok(())
 }

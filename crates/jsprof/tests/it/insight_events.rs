@@ -42,6 +42,18 @@ const COMPARED: &[(&str, &str, &str, &str)] = &[
     ("cache", "related", "Cache", "related"),
     ("character_set", "related", "CharacterSet", "related"),
     ("modern_http", "related", "ModernHTTP", "related"),
+    (
+        "legacy_javascript",
+        "related",
+        "LegacyJavaScript",
+        "related",
+    ),
+    (
+        "duplicated_javascript",
+        "related",
+        "DuplicatedJavaScript",
+        "related",
+    ),
 ];
 
 /// The engine's insights whose events the document does not list yet: the insights it does

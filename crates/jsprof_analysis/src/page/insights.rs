@@ -150,6 +150,8 @@ pub enum InsightKey {
     Cache,
     CharacterSet,
     ModernHttp,
+    LegacyJavaScript,
+    DuplicatedJavaScript,
 }
 
 impl InsightKey {
@@ -168,6 +170,8 @@ impl InsightKey {
             InsightKey::Cache => "cache",
             InsightKey::CharacterSet => "character_set",
             InsightKey::ModernHttp => "modern_http",
+            InsightKey::LegacyJavaScript => "legacy_javascript",
+            InsightKey::DuplicatedJavaScript => "duplicated_javascript",
         }
     }
 }
@@ -272,6 +276,8 @@ pub struct NavigationInsights {
     pub modern_http: Option<super::modern_http::ModernHttp>,
     pub font_display: Option<super::font_display::FontDisplay>,
     pub slow_css_selector: Option<super::slow_css_selector::SlowCssSelector>,
+    pub legacy_javascript: Option<super::legacy_javascript::LegacyJavaScript>,
+    pub duplicated_javascript: Option<super::duplicated_javascript::DuplicatedJavaScript>,
     /// The events every insight of the navigation points at (the engine's `relatedEvents`),
     /// insight by insight in the engine's baseline order of insights (its sidebar then ranks them
     /// by estimated savings), each insight's events in the engine's order.
@@ -346,6 +352,18 @@ pub fn navigation_insights(
         )),
         font_display: Some(super::font_display::font_display(page, requests, nav)),
         slow_css_selector: Some(super::slow_css_selector::slow_css_selector(trace, nav)),
+        legacy_javascript: Some(super::legacy_javascript::legacy_javascript(
+            page,
+            requests,
+            nav,
+            lantern.as_ref().and_then(|l| l.as_ref().ok()),
+        )),
+        duplicated_javascript: Some(super::duplicated_javascript::duplicated_javascript(
+            page,
+            requests,
+            nav,
+            lantern.as_ref().and_then(|l| l.as_ref().ok()),
+        )),
         related: Vec::new(),
     };
     ins.related = related_events(vitals, nav, &ins);
@@ -454,11 +472,15 @@ fn related_events(
         let http1 = m.http1_requests.iter().copied().map(Related::Request);
         add(&mut out, K::ModernHttp, Role::Related, http1);
     }
+    if let Some(l) = &ins.legacy_javascript {
+        let requests = l.related.iter().copied().map(Related::Request);
+        add(&mut out, K::LegacyJavaScript, Role::Related, requests);
+    }
     out
 }
 
 /// The engine's `isRequestCompressed`.
-fn is_compressed(r: &Request) -> bool {
+pub(crate) fn is_compressed(r: &Request) -> bool {
     const NAMES: [&str; 3] = [
         "content-encoding",
         "x-content-encoding-over-network",
