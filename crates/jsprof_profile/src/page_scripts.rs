@@ -234,4 +234,47 @@ mod tests {
         assert_eq!((b.frame.as_str(), b.ts), ("F2", 6));
         assert_eq!((b.url.as_deref(), b.content.as_deref()), (None, Some("e")));
     }
+
+    #[test]
+    fn odd_rundown_events_are_read_as_the_engine_reads_them_without_panicking() {
+        let mut s = Scripts::default();
+        let sources = |v: Value| {
+            let mut args = json!({ "data": v });
+            move |s: &mut Scripts, name: &str| {
+                s.push(name, SOURCE_RUNDOWN_SOURCES, b'X', &at(1), &mut args)
+            }
+        };
+        // Pieces before the whole text: appended to nothing; a piece that is no string is
+        // appended as JavaScript writes `undefined`; the whole text then replaces them.
+        sources(json!({"isolate": 1, "scriptId": "9", "sourceText": "a"}))(
+            &mut s,
+            "LargeScriptCatchup",
+        );
+        sources(json!({"isolate": 1, "scriptId": "9", "sourceText": 5}))(
+            &mut s,
+            "LargeScriptCatchup",
+        );
+        assert_eq!(s.list[0].content.as_deref(), Some("aundefined"));
+        // Numbers and strings name the same script, as in the engine's `${isolate}.${scriptId}`.
+        sources(json!({"isolate": "1", "scriptId": 9, "sourceText": "b"}))(&mut s, "ScriptCatchup");
+        assert_eq!((s.list.len(), s.list[0].content.as_deref()), (1, Some("b")));
+        // No ids at all: one script keyed `undefined.undefined`; no `data`: nothing.
+        sources(json!({"sourceText": "c"}))(&mut s, "ScriptCatchup");
+        assert_eq!(s.list[1].isolate, "undefined");
+        s.push(
+            "ScriptCatchup",
+            SOURCE_RUNDOWN,
+            b'X',
+            &at(2),
+            &mut json!({"data": 3}),
+        );
+        s.push(
+            "ScriptCompiled",
+            TARGET_RUNDOWN,
+            b'X',
+            &at(2),
+            &mut Value::Null,
+        );
+        assert_eq!(s.list.len(), 2);
+    }
 }
