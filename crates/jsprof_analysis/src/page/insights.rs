@@ -151,7 +151,6 @@ pub enum InsightKey {
     CharacterSet,
     ModernHttp,
     LegacyJavaScript,
-    DuplicatedJavaScript,
 }
 
 impl InsightKey {
@@ -171,7 +170,6 @@ impl InsightKey {
             InsightKey::CharacterSet => "character_set",
             InsightKey::ModernHttp => "modern_http",
             InsightKey::LegacyJavaScript => "legacy_javascript",
-            InsightKey::DuplicatedJavaScript => "duplicated_javascript",
         }
     }
 }
