@@ -927,7 +927,6 @@ fn more_insights_json(
         .as_ref()
         .map(|t| network_tree_json(c, story, t));
     crate::page_checks::page_checks_json(c, story, ins, out);
-    crate::page_scripts::page_scripts_json(c, story, ins, out);
 }
 
 fn network_tree_json(
@@ -1090,6 +1089,13 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
                     input.timelines(),
                 );
                 more_insights_json(&c, story, &ins, &mut json.insights);
+                crate::page_scripts::page_scripts_json(
+                    &c,
+                    &trace.page,
+                    story,
+                    &ins,
+                    &mut json.insights,
+                );
                 related_events.extend(ins.related.iter().map(|e| c.related(story, &json.id, e)));
             }
             json

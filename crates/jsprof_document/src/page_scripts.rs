@@ -5,9 +5,11 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use jsprof_analysis::page::duplicated_javascript::Duplicate;
 use jsprof_analysis::page::insights::NavigationInsights;
 use jsprof_analysis::page::lantern::MetricSavings;
 use jsprof_analysis::page::PageStory;
+use jsprof_profile::page_events::PageEvents;
 
 use crate::page::{Clock, InsightsJson, RequestRefJson};
 
@@ -33,7 +35,8 @@ pub struct LegacyScriptJson {
     /// The bytes its polyfills and transforms cost, as bytes on the network (the source's
     /// estimate times the script's compression ratio, rounded).
     pub estimated_byte_savings: f64,
-    /// By name.
+    /// By name. A polyfill whose module the script's source map lists is found where the first
+    /// mapping from that module is.
     pub matches: Vec<LegacyMatchJson>,
 }
 
@@ -53,15 +56,43 @@ pub struct LegacyJavaScriptJson {
     pub lcp_savings_ms: Option<f64>,
 }
 
-/// Duplicated JavaScript: modules bundled into more than one script.
+/// One copy of a duplicated source.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct SourceCopyJson {
+    /// The script's url (`null` for a script without one).
+    pub url: Option<String>,
+    pub request: Option<RequestRefJson>,
+    /// The script's bytes from this source, as bytes on the network.
+    pub attributed_size: f64,
+}
+
+/// A source (or a package's sources) bundled into more than one script.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct DuplicateJson {
+    /// The source from `node_modules/` on, or its URL; for `duplication_by_package`,
+    /// `node_modules/NAME` (or `node_modules/@SCOPE/NAME`) for a package's files together.
+    pub source: String,
+    /// Largest first; copies under 10% of the largest or under 512 bytes left out.
+    pub copies: Vec<SourceCopyJson>,
+    /// All copies but the largest.
+    pub estimated_duplicate_bytes: f64,
+}
+
+/// Duplicated JavaScript: modules bundled into more than one script, found through the
+/// scripts' source maps (those `data:` URLs give; maps held only in the trace's metadata are
+/// not read).
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct DuplicatedJavaScriptJson {
-    /// `pass`, or `fail` when a module is duplicated. Found through source maps, which the
-    /// trace engine resolves only when its caller hands it a resolver: as `insights-oracle.mjs`
-    /// runs it, and here, none is, and the insight passes.
+    /// `pass`, or `fail` when a source is duplicated.
     pub state: String,
     /// The navigation's scripts: compiled by its frame within its bounds.
     pub scripts: usize,
+    /// Most duplicate bytes first.
+    pub duplication: Vec<DuplicateJson>,
+    pub duplication_by_package: Vec<DuplicateJson>,
+    /// The urls of the scripts with a duplicate, each once.
+    pub scripts_with_duplication: Vec<Option<String>>,
+    /// The duplicate bytes, summed over the scripts' requests.
     pub wasted_bytes: f64,
     /// As [`LegacyJavaScriptJson::fcp_savings_ms`].
     pub fcp_savings_ms: Option<f64>,
@@ -71,10 +102,25 @@ pub struct DuplicatedJavaScriptJson {
 /// Fills `out`'s script insights from `ins`.
 pub(crate) fn page_scripts_json(
     c: &Clock,
+    page: &PageEvents,
     story: &PageStory,
     ins: &NavigationInsights,
     out: &mut InsightsJson,
 ) {
+    let story_url = |i: usize| page.scripts.list[i].url.clone();
+    let duplicate = |d: &Duplicate| DuplicateJson {
+        source: d.source.clone(),
+        copies: d
+            .copies
+            .iter()
+            .map(|copy| SourceCopyJson {
+                url: story_url(copy.script),
+                request: copy.request.map(|i| c.request_ref(&story.requests[i])),
+                attributed_size: copy.attributed_size,
+            })
+            .collect(),
+        estimated_duplicate_bytes: d.estimated_duplicate_bytes,
+    };
     let fcp = |m: &Option<MetricSavings>| m.map(|m| m.fcp_ms);
     let lcp = |m: &Option<MetricSavings>| m.map(|m| m.lcp_ms);
     out.legacy_javascript = ins
@@ -110,6 +156,13 @@ pub(crate) fn page_scripts_json(
             .map(|d| DuplicatedJavaScriptJson {
                 state: d.state.as_str().to_string(),
                 scripts: d.scripts.len(),
+                duplication: d.duplication.iter().map(duplicate).collect(),
+                duplication_by_package: d.duplication_by_package.iter().map(duplicate).collect(),
+                scripts_with_duplication: d
+                    .scripts_with_duplication
+                    .iter()
+                    .map(|&i| story_url(i))
+                    .collect(),
                 wasted_bytes: d.wasted_bytes,
                 fcp_savings_ms: fcp(&d.metric_savings),
                 lcp_savings_ms: lcp(&d.metric_savings),
@@ -120,7 +173,11 @@ pub(crate) fn page_scripts_json(
 /// insights: what `summary` names among the failing insights.
 pub(crate) fn failing_script_insights(i: &InsightsJson, fail: &mut impl FnMut(&str, &str, String)) {
     if let Some(d) = &i.duplicated_javascript {
-        let why = format!("{:.0} bytes duplicated", d.wasted_bytes);
+        let why = format!(
+            "{} sources in several scripts, {:.0} bytes duplicated",
+            d.duplication.len(),
+            d.wasted_bytes
+        );
         fail("duplicated_javascript", &d.state, why);
     }
     if let Some(l) = &i.legacy_javascript {

@@ -402,12 +402,32 @@ fn script_insights(
     }
     if let Some(d) = &ins.duplicated_javascript {
         let verdict = format!(
-            "{} scripts, {} duplicated{}",
+            "{} of {} scripts share {} sources, {} duplicated{}",
+            d.scripts_with_duplication.len(),
             d.scripts,
+            d.duplication.len(),
             output::fmt_bytes(d.wasted_bytes),
             savings(d.fcp_savings_ms, d.lcp_savings_ms)
         );
         line(out, "duplicated JS", &d.state, verdict)?;
+        // By package, as the Performance panel lists them.
+        for dup in &d.duplication_by_package {
+            writeln!(
+                out,
+                "    {:>10}  {}",
+                output::fmt_bytes(dup.estimated_duplicate_bytes),
+                dup.source
+            )?;
+            for c in &dup.copies {
+                let url = c.url.as_deref().filter(|u| !u.is_empty());
+                writeln!(
+                    out,
+                    "                {:>10}  {}",
+                    output::fmt_bytes(c.attributed_size),
+                    url.unwrap_or("(a script without a url)")
+                )?;
+            }
+        }
     }
     Ok(())
 }

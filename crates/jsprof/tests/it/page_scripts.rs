@@ -1,7 +1,9 @@
 //! The script insights of `jsprof insights` — legacy JavaScript and duplicated JavaScript —
 //! against DevTools' trace engine: on the recorded page loads (their goldens; both pass there)
 //! and on the recorded page load with core-js polyfills and Babel transforms written into its
-//! scripts' sources (the live oracle, `insights-oracle.mjs`), with and without its navigation.
+//! scripts' sources and source maps (`data:` URLs) that bundle the same modules into two of them
+//! (the live oracle, `insights-oracle.mjs`, which resolves source maps as the Performance panel
+//! does), with and without its navigation.
 
 use serde_json::{json, Value};
 
@@ -98,8 +100,63 @@ fn assert_script_insights(ours: &Value, want: &Value, name: &str) -> usize {
         assert_eq!(d["scripts"], wd["scripts"], "{at} duplicated scripts");
         assert_eq!(d["wasted_bytes"].as_f64(), wd["wasted_bytes"].as_f64());
         same_savings(d, wd, &format!("{at} duplicated"));
-        // Nothing is duplicated without source maps, there as here.
-        assert_eq!(wd["duplication"], json!([]), "{at}");
+        // Sources, copies and sizes; the engine's numbers are integers, ours floats.
+        let ours_list = |list: &Value| -> Vec<Value> {
+            let list = list.as_array().unwrap().iter();
+            list.map(|d| {
+                let copies = d["copies"].as_array().unwrap().iter();
+                let copies: Vec<Value> = copies
+                    .map(|c| json!([c["url"], c["attributed_size"].as_f64()]))
+                    .collect();
+                json!([d["source"], d["estimated_duplicate_bytes"].as_f64(), copies])
+            })
+            .collect()
+        };
+        let engine_list = |list: &Value| -> Vec<Value> {
+            let list = list.as_array().unwrap().iter();
+            list.map(|d| {
+                let copies = d["duplicates"].as_array().unwrap().iter();
+                let copies: Vec<Value> = copies
+                    .map(|c| json!([c["url"], c["attributed_size"].as_f64()]))
+                    .collect();
+                json!([d["source"], d["estimated_duplicate_bytes"].as_f64(), copies])
+            })
+            .collect()
+        };
+        assert_eq!(
+            ours_list(&d["duplication"]),
+            engine_list(&wd["duplication"]),
+            "{at} duplication"
+        );
+        // By package: the engine's `duplicationGroupedByNodeModules` (in `details`: an object
+        // keyed by package, its copies naming their script).
+        let grouped: Vec<Value> = match &wd["details"]["duplicationGroupedByNodeModules"] {
+            Value::Object(m) => m
+                .iter()
+                .map(|(source, g)| {
+                    let copies = g["duplicates"].as_array().unwrap().iter();
+                    let copies: Vec<Value> = copies
+                        .map(|c| json!([c["script"]["url"], c["attributedSize"].as_f64()]))
+                        .collect();
+                    json!([source, g["estimatedDuplicateBytes"].as_f64(), copies])
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        // (Compared by package: a JSON object's keys may not keep their order here.)
+        let by_source = |mut v: Vec<Value>| {
+            v.sort_by_key(|d| d[0].to_string());
+            v
+        };
+        assert_eq!(
+            by_source(ours_list(&d["duplication_by_package"])),
+            by_source(grouped),
+            "{at} duplication by package"
+        );
+        assert_eq!(
+            d["scripts_with_duplication"], wd["scripts_with_duplication"],
+            "{at} scripts with duplication"
+        );
         assert_eq!(
             json!(related("duplicated_javascript")),
             wd["related_events"]
@@ -179,10 +236,149 @@ fn legacy_page_load() -> String {
     trace.to_string()
 }
 
+/// A base64 VLQ, as source maps write numbers.
+fn vlq(n: i64) -> String {
+    const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut v = if n < 0 { (-n << 1) | 1 } else { n << 1 };
+    let mut out = String::new();
+    loop {
+        let mut d = v & 31;
+        v >>= 5;
+        if v > 0 {
+            d |= 32;
+        }
+        out.push(DIGITS[d as usize] as char);
+        if v == 0 {
+            return out;
+        }
+    }
+}
+
+/// A source map of `lines` generated lines, each line's segments from `segments(line)`:
+/// (generated column, source index and whether it names a name; `None`: no source).
+fn source_map(
+    root: &str,
+    sources: &[&str],
+    lines: usize,
+    segments: impl Fn(usize) -> Vec<(i64, Option<(i64, bool)>)>,
+) -> String {
+    let (mut source, mut name) = (0, 0);
+    let mut mappings = Vec::new();
+    for line in 0..lines {
+        let mut column = 0;
+        let mut out = Vec::new();
+        for (col, mapped) in segments(line) {
+            let mut seg = vlq(col - column);
+            column = col;
+            if let Some((s, named)) = mapped {
+                // Source, original line (the generated one), original column 0.
+                seg +=
+                    &(vlq(s - source) + &vlq(if out.is_empty() && line > 0 { 1 } else { 0 }) + "A");
+                source = s;
+                if named {
+                    seg += &vlq(1 - name);
+                    name = 1;
+                }
+            }
+            out.push(seg);
+        }
+        mappings.push(out.join(","));
+    }
+    let map = json!({"version": 3, "sourceRoot": root, "sources": sources, "names": ["a", "b"],
+        "mappings": mappings.join(";")});
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(map.to_string());
+    format!("data:application/json;charset=utf-8;base64,{b64}")
+}
+
+/// The legacy page load with source maps (data: URLs) for three scripts: `app.js` and
+/// `widget.js` (given 30 lines of its own first) both bundle lodash, a scoped package's files
+/// and `util.js`, named through a source root, relative paths and absolute URLs, with
+/// unmapped segments, names, several segments a line and the webpack bootstrap (ignored), and
+/// app.js's two polyfills only its map names (core-js's `Object.assign` module, focus-visible);
+/// `slow.js`'s map points past its last line (the engine skips the script).
+fn duplicated_page_load() -> String {
+    let mut trace: Value = serde_json::from_str(&legacy_page_load()).unwrap();
+    let pad = format!("// widget vendor {}\n", "y".repeat(70)).repeat(30);
+    let mut lines = std::collections::HashMap::new();
+    for e in trace["traceEvents"].as_array_mut().unwrap() {
+        let sources = e["cat"] == "disabled-by-default-devtools.v8-source-rundown-sources";
+        let data = &mut e["args"]["data"];
+        if !sources {
+            continue;
+        }
+        let id = data["scriptId"].as_u64().unwrap_or(0);
+        if id == 6 {
+            let text = format!("{pad}{}", data["sourceText"].as_str().unwrap());
+            data["sourceText"] = text.into();
+        }
+        if let Some(text) = data["sourceText"].as_str() {
+            lines.insert(id, text.split('\n').count());
+        }
+    }
+    let app = source_map(
+        "",
+        &[
+            "webpack://shop/node_modules/lodash/lodash.js",
+            "../node_modules/@scope/pkg/x.js",
+            "webpack://shop/src/util.js",
+            "webpack/bootstrap",
+            "node_modules/@scope/pkg/tiny.js",
+            "webpack://shop/node_modules/core-js/modules/es.object.assign.js",
+            "../node_modules/focus-visible/dist/focus-visible.js",
+        ],
+        lines[&4],
+        |l| match l {
+            0 => vec![(0, None), (3, Some((3, false)))],
+            1..=9 => vec![(0, Some((0, false))), (5, Some((1, true))), (9, None)],
+            10..=39 => vec![(0, Some((0, l % 2 == 0)))],
+            40..=59 => vec![(0, Some((2, false)))],
+            60..=79 => vec![(0, Some((1, false))), (20, Some((4, false)))],
+            82..=84 => vec![(2, Some((5, false)))],
+            85..=86 => vec![(0, Some((6, false)))],
+            _ => vec![(0, Some((3, false)))],
+        },
+    );
+    let widget = source_map(
+        "webpack://shop/",
+        &[
+            "node_modules/lodash/lodash.js",
+            "https://cdn.test/node_modules/@scope/pkg/x.js",
+            "src/util.js",
+        ],
+        lines[&6],
+        |l| match l {
+            0..=19 => vec![(0, Some((0, false)))],
+            20..=27 => vec![(0, Some((1, false)))],
+            _ => vec![(0, Some((2, false)))],
+        },
+    );
+    let slow = source_map("", &["webpack://shop/src/util.js"], lines[&5] + 1, |_| {
+        vec![(0, Some((0, false)))]
+    });
+    let mut mapped = 0;
+    for e in trace["traceEvents"].as_array_mut().unwrap() {
+        if e["cat"] != "disabled-by-default-devtools.v8-source-rundown" {
+            continue;
+        }
+        let data = &mut e["args"]["data"];
+        let map = match data["scriptId"].as_u64() {
+            Some(4) => &app,
+            Some(6) => &widget,
+            Some(5) => &slow,
+            _ => continue,
+        };
+        data["sourceMapUrl"] = map.clone().into();
+        mapped += 1;
+    }
+    assert_eq!(mapped, 3, "the fixture's scripts moved");
+    trace.to_string()
+}
+
 #[test]
 fn script_insights_fail_as_the_trace_engine_fails_them() {
-    let text = legacy_page_load();
-    let path = temp_file("legacy-javascript.trace.json", text.as_bytes());
+    let text = duplicated_page_load();
+    let path = temp_file("script-insights.trace.json", text.as_bytes());
     let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
     let legacy = &ours["navigations"][0]["insights"]["legacy_javascript"];
     assert_eq!(legacy["state"], "fail", "{legacy}");
@@ -198,6 +394,45 @@ fn script_insights_fail_as_the_trace_engine_fails_them() {
             "http://127.0.0.1:8790/app.js",
             "http://127.0.0.1:8790/slow.js",
             ""
+        ]
+    );
+    // Lodash and util.js in app.js and widget.js; the scoped package's two files only as a
+    // package (x.js alone is under 512 bytes in app.js); slow.js's map is out of bounds.
+    let dup = &ours["navigations"][0]["insights"]["duplicated_javascript"];
+    assert_eq!(dup["state"], "fail", "{dup}");
+    let sources = |key: &str| -> Vec<String> {
+        let list = dup[key].as_array().unwrap().iter();
+        list.map(|d| d["source"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        sources("duplication"),
+        [
+            "node_modules/lodash/lodash.js",
+            "webpack://shop/src/util.js"
+        ]
+    );
+    assert_eq!(
+        sources("duplication_by_package"),
+        [
+            "node_modules/lodash",
+            "node_modules/@scope/pkg",
+            "webpack://shop/src/util.js"
+        ]
+    );
+    // Two of app.js's polyfills only its map names, found where their first mapping is.
+    let found: Vec<Value> = legacy["scripts"][0]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["name"] == "Object.assign" || m["name"] == "focus-visible")
+        .map(|m| json!([m["name"], m["line"], m["column"]]))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            json!(["Object.assign", 82, 2]),
+            json!(["focus-visible", 85, 0])
         ]
     );
     // app.js's gzipped request: its savings are the source's estimate times 1941 / 1760.

@@ -151,6 +151,7 @@ pub enum InsightKey {
     CharacterSet,
     ModernHttp,
     LegacyJavaScript,
+    DuplicatedJavaScript,
 }
 
 impl InsightKey {
@@ -170,6 +171,7 @@ impl InsightKey {
             InsightKey::CharacterSet => "character_set",
             InsightKey::ModernHttp => "modern_http",
             InsightKey::LegacyJavaScript => "legacy_javascript",
+            InsightKey::DuplicatedJavaScript => "duplicated_javascript",
         }
     }
 }
@@ -313,6 +315,7 @@ pub fn navigation_insights(
         .ts
         .map(|_| super::lantern::lantern_context(trace, requests, vitals, nav));
     let image_lcp = nav.lcp.as_ref().is_some_and(|l| l.request.is_some());
+    let script_maps = super::script_maps::script_source_maps(page);
     let mut ins = NavigationInsights {
         render_blocking_savings: lantern.as_ref().and_then(|l| {
             let ctx = l.as_ref().ok()?;
@@ -354,12 +357,14 @@ pub fn navigation_insights(
             page,
             requests,
             nav,
+            &script_maps,
             lantern.as_ref().and_then(|l| l.as_ref().ok()),
         )),
         duplicated_javascript: Some(super::duplicated_javascript::duplicated_javascript(
             page,
             requests,
             nav,
+            &script_maps,
             lantern.as_ref().and_then(|l| l.as_ref().ok()),
         )),
         related: Vec::new(),
@@ -473,6 +478,10 @@ fn related_events(
     if let Some(l) = &ins.legacy_javascript {
         let requests = l.related.iter().copied().map(Related::Request);
         add(&mut out, K::LegacyJavaScript, Role::Related, requests);
+    }
+    if let Some(d) = &ins.duplicated_javascript {
+        let requests = d.related.iter().copied().map(Related::Request);
+        add(&mut out, K::DuplicatedJavaScript, Role::Related, requests);
     }
     out
 }

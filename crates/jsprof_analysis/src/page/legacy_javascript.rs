@@ -16,6 +16,7 @@ use regex::Regex;
 
 use super::insights::State;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
+use super::script_maps::SourceMap;
 use super::scripts::{compression_ratio, page_scripts};
 use super::vitals::NavigationVitals;
 use super::Request;
@@ -132,27 +133,24 @@ const TRANSFORMS: [(&str, &str); 3] = [
     ),
 ];
 
-/// Every pattern as one alternation, a group per pattern: polyfills, then transforms.
-fn matcher() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
+/// Every pattern as one alternation, a group per pattern (core-js's polyfills, then the
+/// transforms), and each pattern's name.
+fn matcher() -> &'static (Regex, Vec<&'static str>) {
+    static RE: OnceLock<(Regex, Vec<&'static str>)> = OnceLock::new();
     RE.get_or_init(|| {
-        let polyfills = POLYFILLS
-            .iter()
-            .map(|(name, module, _)| polyfill_expression(name, module));
+        let core_js = POLYFILLS.iter().filter(|p| p.2);
+        let polyfills = core_js
+            .clone()
+            .map(|(name, modules, _, _)| polyfill_expression(name, modules[0]));
         let transforms = TRANSFORMS.iter().map(|(_, e)| e.to_string());
         let all: Vec<String> = polyfills
             .chain(transforms)
             .map(|e| format!("({})", translate(&e)))
             .collect();
-        Regex::new(&all.join("|")).expect("the legacy JavaScript patterns compile")
+        let re = Regex::new(&all.join("|")).expect("the legacy JavaScript patterns compile");
+        let names = core_js.map(|p| p.0).chain(TRANSFORMS.iter().map(|t| t.0));
+        (re, names.collect())
     })
-}
-
-fn pattern_name(i: usize) -> &'static str {
-    match POLYFILLS.get(i) {
-        Some((name, _, _)) => name,
-        None => TRANSFORMS[i - POLYFILLS.len()].0,
-    }
 }
 
 fn utf16_len(s: &str) -> usize {
@@ -161,8 +159,8 @@ fn utf16_len(s: &str) -> usize {
 
 /// The engine's `CodePatternMatcher.match`: each pattern's first match, in source order.
 fn find_patterns(code: &str) -> Vec<Match> {
-    let re = matcher();
-    let mut seen = vec![false; POLYFILLS.len() + TRANSFORMS.len()];
+    let (re, names) = matcher();
+    let mut seen = vec![false; names.len()];
     let mut out = Vec::new();
     let (mut line, mut line_start, mut scanned) = (0, 0, 0);
     // The engine's newline pattern is `^\r\n|\r|\n` without the `m` flag: a `\r\n` counts as
@@ -191,7 +189,7 @@ fn find_patterns(code: &str) -> Vec<Match> {
             continue;
         }
         out.push(Match {
-            name: pattern_name(k),
+            name: names[k],
             line,
             column: utf16_len(&code[line_start..m.start()]),
         });
@@ -212,7 +210,7 @@ fn count(code: &str, re: &str) -> f64 {
 fn estimate_bytes(code: &str, matches: &[Match]) -> f64 {
     let mut modules = BTreeSet::new();
     for m in matches {
-        if let Some((_, _, deps)) = POLYFILLS.iter().find(|(name, _, _)| *name == m.name) {
+        if let Some((_, _, _, deps)) = POLYFILLS.iter().find(|p| p.0 == m.name) {
             modules.extend(deps.iter().copied());
         }
     }
@@ -237,9 +235,33 @@ fn estimate_bytes(code: &str, matches: &[Match]) -> f64 {
     bytes
 }
 
-/// The engine's `detectLegacyJavaScript` for a script without a source map.
-pub fn detect(code: &str) -> Detection {
+/// The engine's `detectLegacyJavaScript`: the patterns found in `code`, and each polyfill not
+/// found there whose module the script's source map lists (at the first mapping from it).
+pub fn detect(code: &str, map: Option<&SourceMap>) -> Detection {
     let mut matches = find_patterns(code);
+    if let Some(map) = map {
+        for (name, modules, _, _) in POLYFILLS {
+            if matches.iter().any(|m| m.name == *name) {
+                continue;
+            }
+            let Some(source) = map.source_urls.iter().find(|s| {
+                modules.iter().any(|m| {
+                    s.ends_with(&format!("/{m}.js")) || s.contains(&format!("node_modules/{m}/"))
+                })
+            }) else {
+                continue;
+            };
+            let first = map
+                .mappings
+                .iter()
+                .find(|e| map.source_of(e) == Some(source.as_str()));
+            matches.push(Match {
+                name,
+                line: first.map_or(0, |e| e.line as usize),
+                column: first.map_or(0, |e| e.column as usize),
+            });
+        }
+    }
     matches.sort_by(|a, b| a.name.cmp(b.name));
     let estimated_bytes = estimate_bytes(code, &matches);
     Detection {
@@ -253,12 +275,14 @@ fn js_round(x: f64) -> f64 {
     (x + 0.5).floor()
 }
 
-/// The legacy JavaScript insight of `nav`. `lantern` is the navigation's Lantern context,
+/// The legacy JavaScript insight of `nav`. `maps` are the page's scripts' source maps
+/// ([`super::script_maps::script_source_maps`]); `lantern` is the navigation's Lantern context,
 /// `None` without one (then no metric savings).
 pub fn legacy_javascript(
     page: &PageEvents,
     requests: &[Request],
     nav: &NavigationVitals,
+    maps: &[Option<SourceMap>],
     lantern: Option<&LanternContext>,
 ) -> LegacyJavaScript {
     let mut scripts = Vec::new();
@@ -271,7 +295,7 @@ pub fn legacy_javascript(
         if code.len() < BYTE_THRESHOLD || utf16_len(code) < BYTE_THRESHOLD {
             continue;
         }
-        let found = detect(code);
+        let found = detect(code, maps[s.index].as_ref());
         if found.estimated_bytes < BYTE_THRESHOLD as f64 {
             continue;
         }
@@ -322,6 +346,10 @@ pub fn legacy_javascript(
 mod tests {
     use super::*;
 
+    fn detect_text(code: &str) -> Detection {
+        detect(code, None)
+    }
+
     fn names(d: &Detection) -> Vec<&str> {
         d.matches.iter().map(|m| m.name).collect()
     }
@@ -334,7 +362,7 @@ mod tests {
             $({target:'Object',stat:true},{assign:x});\n\
             function _classCallCheck(a, n) { throw new TypeError(\"Cannot call a class as a function\"); }\n\
             _classCallCheck(this, A); _classCallCheck(this, B);";
-        let d = detect(code);
+        let d = detect_text(code);
         assert_eq!(
             names(&d),
             [
@@ -352,7 +380,7 @@ mod tests {
     #[test]
     fn a_match_that_spans_a_line_end_does_not_count_it() {
         // `[^=]` takes the `\n`: the next match is still on line 0.
-        let d = detect("Math.trunc =\nMath.sign=1");
+        let d = detect_text("Math.trunc =\nMath.sign=1");
         let at: Vec<(&str, usize, usize)> = d
             .matches
             .iter()
@@ -361,21 +389,23 @@ mod tests {
         assert_eq!(at, [("Math.sign", 0, 13), ("Math.trunc", 0, 0)]);
         assert_eq!(d.estimated_bytes, 26436.0);
         // The dot of `String.prototype` is any character, as the engine's unescaped pattern.
-        let d = detect("StringXprototype.trim = 1");
+        let d = detect_text("StringXprototype.trim = 1");
         assert_eq!(
             (names(&d), d.estimated_bytes),
             (vec!["String.prototype.trim"], 28679.0)
         );
         // A comparison is not an assignment.
-        assert!(detect("if (Object.keys == null) {}").matches.is_empty());
+        assert!(detect_text("if (Object.keys == null) {}")
+            .matches
+            .is_empty());
         // A `\r\n` that opens the source is one line end, its line beginning at the `\n`.
-        let d = detect("\r\nx;Object.is=1");
+        let d = detect_text("\r\nx;Object.is=1");
         assert_eq!((d.matches[0].line, d.matches[0].column), (1, 3));
     }
 
     #[test]
     fn columns_count_utf16_code_units() {
-        let d = detect("'😀é';Object.values = 1");
+        let d = detect_text("'😀é';Object.values = 1");
         assert_eq!((d.matches[0].line, d.matches[0].column), (0, 6));
         assert_eq!(d.estimated_bytes, 28452.0);
     }

@@ -2,11 +2,7 @@
 //! `DuplicatedJavaScript`) pick them: those its frame compiled (not an extension's), each with
 //! the request that loaded it (the first request for its url) and the ratio its transfer was
 //! compressed by (`estimateCompressionRatioForScript`), which turns bytes of source into bytes
-//! on the network.
-//!
-//! Source maps are not resolved: the engine resolves them only when its caller hands it a
-//! resolver (the Performance panel does; the trace engine run alone, as `insights-oracle.mjs`
-//! runs it, does not), so here as there no script has one.
+//! on the network. Their source maps are [`super::script_maps`]'.
 
 use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::page_scripts::Script;
