@@ -79,8 +79,7 @@ pub struct DuplicateJson {
 }
 
 /// Duplicated JavaScript: modules bundled into more than one script, found through the
-/// scripts' source maps (those `data:` URLs give; maps held only in the trace's metadata are
-/// not read).
+/// scripts' source maps (those the trace's `metadata.sourceMaps` holds, or `data:` URLs give).
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct DuplicatedJavaScriptJson {
     /// `pass`, or `fail` when a source is duplicated.

@@ -39,10 +39,28 @@ pub struct Script {
     pub content: Option<String>,
 }
 
+/// A source map DevTools saved with the trace (`metadata.sourceMaps`): for the script at `url`
+/// (when Chrome elided its map's url) or for the map at `source_map_url`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetadataSourceMap {
+    pub url: Option<String>,
+    pub source_map_url: Option<String>,
+    /// The map itself, as the trace holds it.
+    pub source_map: Value,
+}
+
+#[derive(serde::Deserialize)]
+struct MetadataIn {
+    #[serde(rename = "sourceMaps")]
+    source_maps: Option<Vec<Value>>,
+}
+
 /// The scripts of a trace, in the order the engine first saw them.
 #[derive(Clone, Debug, Default)]
 pub struct Scripts {
     pub list: Vec<Script>,
+    /// The trace's `metadata.sourceMaps`, in order.
+    pub metadata_maps: Vec<MetadataSourceMap>,
     by_key: HashMap<(String, String), usize>,
     frame_by_isolate: HashMap<String, String>,
 }
@@ -73,6 +91,28 @@ fn non_empty(v: Option<&Value>) -> Option<String> {
 }
 
 impl Scripts {
+    /// Keeps `metadata.sourceMaps` of the trace's `metadata` (its JSON text); metadata of
+    /// another shape holds none.
+    pub fn read_metadata(&mut self, metadata: &str) {
+        let Ok(MetadataIn {
+            source_maps: Some(maps),
+        }) = serde_json::from_str(metadata)
+        else {
+            return;
+        };
+        self.metadata_maps = maps
+            .into_iter()
+            .map(|mut m| MetadataSourceMap {
+                url: m.get("url").and_then(Value::as_str).map(str::to_string),
+                source_map_url: m
+                    .get("sourceMapUrl")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                source_map: m.get_mut("sourceMap").map(Value::take).unwrap_or_default(),
+            })
+            .collect();
+    }
+
     fn script(&mut self, data: &Value, ts: i64) -> &mut Script {
         let isolate = js_string(data.get("isolate"));
         let script_id = js_string(data.get("scriptId"));

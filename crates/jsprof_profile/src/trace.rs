@@ -174,12 +174,14 @@ fn read_in_segments(
                 let mut tail = b"{\"traceEvents\":[]".to_vec();
                 tail.extend_from_slice(rest);
                 let mut de = serde_json::Deserializer::from_slice(&tail);
+                let mut tail_state = State::new();
                 let repeated = TopSeed {
-                    state: &mut State::new(),
+                    state: &mut tail_state,
                     path: &JsonPath::default(),
                 }
                 .deserialize(&mut de)
                 .ok()?;
+                state.page.scripts.metadata_maps = tail_state.page.scripts.metadata_maps;
                 if repeated {
                     return None;
                 }
@@ -1285,6 +1287,11 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
                 })?;
                 found = true;
                 self.path.set("");
+            } else if key == "metadata" {
+                // The source maps DevTools saves with a trace; the rest is not read.
+                self.path.set("metadata");
+                let raw = map.next_value::<&'de RawValue>()?;
+                self.state.page.scripts.read_metadata(raw.get());
             } else {
                 self.path.set(&*key);
                 map.next_value::<IgnoredAny>()?;

@@ -254,14 +254,14 @@ fn vlq(n: i64) -> String {
     }
 }
 
-/// A source map of `lines` generated lines, each line's segments from `segments(line)`:
+/// A source map (JSON) of `lines` generated lines, each line's segments from `segments(line)`:
 /// (generated column, source index and whether it names a name; `None`: no source).
 fn source_map(
     root: &str,
     sources: &[&str],
     lines: usize,
     segments: impl Fn(usize) -> Vec<(i64, Option<(i64, bool)>)>,
-) -> String {
+) -> Value {
     let (mut source, mut name) = (0, 0);
     let mut mappings = Vec::new();
     for line in 0..lines {
@@ -284,19 +284,25 @@ fn source_map(
         }
         mappings.push(out.join(","));
     }
-    let map = json!({"version": 3, "sourceRoot": root, "sources": sources, "names": ["a", "b"],
-        "mappings": mappings.join(";")});
+    json!({"version": 3, "sourceRoot": root, "sources": sources, "names": ["a", "b"],
+        "mappings": mappings.join(";")})
+}
+
+/// A source map as a `data:` URL.
+fn data_url(map: &Value) -> String {
     use base64::Engine;
     let b64 = base64::engine::general_purpose::STANDARD.encode(map.to_string());
     format!("data:application/json;charset=utf-8;base64,{b64}")
 }
 
-/// The legacy page load with source maps (data: URLs) for three scripts: `app.js` and
-/// `widget.js` (given 30 lines of its own first) both bundle lodash, a scoped package's files
-/// and `util.js`, named through a source root, relative paths and absolute URLs, with
-/// unmapped segments, names, several segments a line and the webpack bootstrap (ignored), and
-/// app.js's two polyfills only its map names (core-js's `Object.assign` module, focus-visible);
-/// `slow.js`'s map points past its last line (the engine skips the script).
+/// The legacy page load with source maps for three scripts, found as the Performance panel
+/// finds them: `app.js`'s a `data:` URL, `widget.js`'s (given 30 lines of its own first) in the
+/// trace's metadata by the script's url (Chrome elided its map's url), `slow.js`'s in the
+/// metadata by the map's url (relative to the script's). app.js and widget.js both bundle
+/// lodash, a scoped package's files and `util.js`, named through a source root, relative paths
+/// and absolute URLs, with unmapped segments, names, several segments a line and the webpack
+/// bootstrap (ignored), app.js's two polyfills only its map names (core-js's `Object.assign`
+/// module, focus-visible); slow.js is all lodash.
 fn duplicated_page_load() -> String {
     let mut trace: Value = serde_json::from_str(&legacy_page_load()).unwrap();
     let pad = format!("// widget vendor {}\n", "y".repeat(70)).repeat(30);
@@ -353,7 +359,7 @@ fn duplicated_page_load() -> String {
             _ => vec![(0, Some((2, false)))],
         },
     );
-    let slow = source_map("", &["webpack://shop/src/util.js"], lines[&5] + 1, |_| {
+    let slow = source_map("", &["node_modules/lodash/lodash.js"], lines[&5], |_| {
         vec![(0, Some((0, false)))]
     });
     let mut mapped = 0;
@@ -362,17 +368,24 @@ fn duplicated_page_load() -> String {
             continue;
         }
         let data = &mut e["args"]["data"];
-        let map = match data["scriptId"].as_u64() {
-            Some(4) => &app,
-            Some(6) => &widget,
-            Some(5) => &slow,
+        match data["scriptId"].as_u64() {
+            Some(4) => data["sourceMapUrl"] = data_url(&app).into(),
+            Some(6) => data["sourceMapUrlElided"] = true.into(),
+            Some(5) => data["sourceMapUrl"] = "maps/../slow.js.map".into(),
             _ => continue,
-        };
-        data["sourceMapUrl"] = map.clone().into();
+        }
         mapped += 1;
     }
     assert_eq!(mapped, 3, "the fixture's scripts moved");
-    trace.to_string()
+    trace["metadata"]["sourceMaps"] = json!([
+        {"url": "http://localhost:8791/widget.js", "sourceMap": widget},
+        {"sourceMapUrl": "http://127.0.0.1:8790/slow.js.map", "sourceMap": slow},
+    ]);
+    // The metadata after the events, as Chrome and DevTools write it.
+    format!(
+        r#"{{"traceEvents":{},"metadata":{}}}"#,
+        trace["traceEvents"], trace["metadata"]
+    )
 }
 
 #[test]
@@ -464,7 +477,10 @@ fn script_insights_fail_as_the_trace_engine_fails_them() {
     assert_eq!(assert_script_insights(&ours, &want, "legacy page load"), 3);
 
     // Without its navigation: one NO_NAVIGATION stretch, no Lantern, no metric savings.
+    // (Its metadata first: the reader's one pass, not its segments, reads it.)
     let text = text.replace("\"navigationStart\"", "\"edited-out\"");
+    let text = serde_json::from_str::<Value>(&text).unwrap().to_string();
+    assert!(text.starts_with(r#"{"metadata""#));
     let path = temp_file(
         "legacy-javascript-no-navigation.trace.json",
         text.as_bytes(),

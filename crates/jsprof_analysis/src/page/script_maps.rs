@@ -1,9 +1,9 @@
 //! Scripts' source maps, as the trace engine gets them and DevTools' `SourceMap` reads them: the
 //! engine asks its caller for each script with a frame, a url and a source map url; the
 //! Performance panel (and `insights-oracle.mjs`, which resolves as it does) answers for a trace
-//! loaded from disk with the map the trace's metadata holds, or by loading a `data:` URL. Here
-//! `data:` URLs are loaded; maps held in the trace's `metadata.sourceMaps` are not read (the
-//! trace reader does not keep the metadata), so a script whose map is only there has none.
+//! loaded from disk with the map the trace's metadata holds (`metadata.sourceMaps`: by the
+//! script's url when Chrome elided the map's url, else by the map's url), or by loading a
+//! `data:` URL; never over the network.
 //!
 //! A map's sources become URLs as DevTools completes them ([`super::devtools_url`]), its
 //! mappings are every segment (those without a source too), sorted by generated position; a map
@@ -261,11 +261,9 @@ pub fn script_source_maps(page: &PageEvents) -> Vec<Option<SourceMap>> {
 
 fn script_source_map(page: &PageEvents, s: &Script) -> Option<SourceMap> {
     let url = s.url.as_deref().filter(|u| !u.is_empty())?;
-    if s.frame.is_empty() {
+    if s.frame.is_empty() || (s.source_map_url.is_none() && !s.source_map_url_elided) {
         return None;
     }
-    // Maps of elided urls are in the metadata only.
-    let map_url = s.source_map_url.as_deref()?;
     let frame_url = page
         .frame_urls
         .iter()
@@ -277,8 +275,24 @@ fn script_source_map(page: &PageEvents, s: &Script) -> Option<SourceMap> {
         Some(su) => whatwg_complete(frame_url, su).unwrap_or_else(|| su.to_string()),
         None => url.to_string(),
     };
-    let map_url = whatwg_complete(&source_url, map_url)?;
-    if !map_url.starts_with("data:") || source_url.is_empty() {
+    let saved = &page.scripts.metadata_maps;
+    // A map Chrome left out of the trace: the one DevTools saved for the script's url.
+    if s.source_map_url_elided {
+        let m = saved.iter().find(|m| m.url.as_deref() == Some(url))?;
+        return Some(m.source_map.clone())
+            .filter(|p| !p.is_null())
+            .and_then(|p| SourceMap::new(&source_url, "", &p));
+    }
+    let map_url = whatwg_complete(&source_url, s.source_map_url.as_deref()?)?;
+    if !map_url.starts_with("data:") {
+        let m = saved
+            .iter()
+            .find(|m| m.source_map_url.as_deref() == Some(map_url.as_str()))?;
+        return Some(m.source_map.clone())
+            .filter(|p| !p.is_null())
+            .and_then(|p| SourceMap::new(&source_url, &map_url, &p));
+    }
+    if source_url.is_empty() {
         return None;
     }
     let payload = parse_payload(&load_data_url(&map_url)?)?;
