@@ -169,7 +169,6 @@ struct Entry {
     name: StringId,
     start: i64,
     dur: i64,
-    is_call: bool,
     data: EventData,
 }
 
@@ -189,7 +188,6 @@ fn call_entry(profile: &Profile, call: &Call) -> Entry {
         name: frame.name,
         start: call.start,
         dur: call.dur,
-        is_call: true,
         data: EventData::Frame(call.frame),
     }
 }
@@ -200,7 +198,6 @@ fn trace_entry(profile: &Profile, e: &TraceEvent) -> Entry {
         name: e.name,
         start: e.start,
         dur: e.dur,
-        is_call: false,
         data: if e.detail == jsprof_profile::StringTable::EMPTY {
             EventData::None
         } else {
@@ -209,13 +206,20 @@ fn trace_entry(profile: &Profile, e: &TraceEvent) -> Entry {
     }
 }
 
-/// Nests entries as DevTools does and stores them in pre-order.
-fn nest(mut entries: Vec<Entry>) -> Vec<TimelineEvent> {
-    entries
-        .sort_by(|a, b| devtools_order((a.start, a.dur, a.is_call), (b.start, b.dur, b.is_call)));
-    let mut out: Vec<TimelineEvent> = Vec::with_capacity(entries.len());
+/// Nests `n` entries as DevTools does and stores them in pre-order. `key(i)` is entry `i`'s
+/// (start, duration, is a call), `entry(i)` the entry itself. The entries are sorted as indices
+/// (ties keep index order) and made one at a time, so no copy of them all is held beside the
+/// output: that copy (40 B an event and call) was the peak of reading a big trace.
+fn nest(
+    n: usize,
+    key: impl Fn(usize) -> (i64, i64, bool),
+    entry: impl Fn(usize) -> Entry,
+) -> Vec<TimelineEvent> {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by(|&a, &b| devtools_order(key(a as usize), key(b as usize)));
+    let mut out: Vec<TimelineEvent> = Vec::with_capacity(n);
     let mut stack: Vec<u32> = Vec::new();
-    for e in entries {
+    for e in order.into_iter().map(|i| entry(i as usize)) {
         while let Some(&top) = stack.last() {
             let t = &out[top as usize];
             // Zero-length events never hold children (DevTools treats them as instants).
@@ -272,12 +276,22 @@ pub fn trace_timelines_with(trace: &TraceFile, profile: &Profile) -> Vec<Timelin
             Some(t) => trace_calls(profile, t, thread),
             None => Vec::new(),
         };
-        let mut entries: Vec<Entry> = thread
-            .events
-            .iter()
-            .map(|e| trace_entry(profile, e))
-            .collect();
-        entries.extend(calls.iter().map(|c| call_entry(profile, c)));
+        let events = &thread.events;
+        let at = |i: usize| match events.get(i) {
+            Some(e) => Err(e),
+            None => Ok(&calls[i - events.len()]),
+        };
+        let nested = nest(
+            events.len() + calls.len(),
+            |i| match at(i) {
+                Err(e) => (e.start, e.dur, false),
+                Ok(c) => (c.start, c.dur, true),
+            },
+            |i| match at(i) {
+                Err(e) => trace_entry(profile, e),
+                Ok(c) => call_entry(profile, c),
+            },
+        );
         out.push(Timeline {
             id: out.len() as u32 + 1,
             pid: Some(thread.pid),
@@ -286,7 +300,7 @@ pub fn trace_timelines_with(trace: &TraceFile, profile: &Profile) -> Vec<Timelin
             samples: samples_thread.map_or(0, |t| t.samples().len()),
             profile_thread: thread.profile_thread,
             origin,
-            events: nest(entries),
+            events: nested,
             calls,
         });
     }
@@ -302,7 +316,11 @@ pub fn profile_timelines(profile: &Profile) -> Vec<Timeline> {
         .enumerate()
         .map(|(i, thread)| {
             let calls = frame_calls(profile, thread);
-            let entries = calls.iter().map(|c| call_entry(profile, c)).collect();
+            let events = nest(
+                calls.len(),
+                |i| (calls[i].start, calls[i].dur, true),
+                |i| call_entry(profile, &calls[i]),
+            );
             Timeline {
                 id: i as u32 + 1,
                 pid: thread.pid(),
@@ -311,7 +329,7 @@ pub fn profile_timelines(profile: &Profile) -> Vec<Timeline> {
                 samples: thread.samples().len(),
                 profile_thread: Some(i),
                 origin: thread.start_time(),
-                events: nest(entries),
+                events,
                 calls,
             }
         })

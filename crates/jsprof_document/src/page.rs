@@ -238,7 +238,7 @@ pub struct RelatedEventJson {
     /// The insight, by its key in `navigations[].insights` (`inp_breakdown`, `lcp_breakdown`,
     /// `lcp_discovery`, `cls_culprits`, `render_blocking`, `network_dependency_tree`,
     /// `document_latency`, `font_display`, `dom_size`, `forced_reflow`, `cache`,
-    /// `character_set`, `modern_http`).
+    /// `character_set`, `modern_http`, `third_parties`).
     pub insight: String,
     /// `related`: one of the insight's events; `top_level_call`: a call of a forced reflow's
     /// `top_level_function` that forced them (the Performance panel outlines both).

@@ -115,6 +115,8 @@ pub struct Finish {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestEvent {
     pub at: Stamp,
+    /// The event's duration (ns): a complete event's (`ResourceChangePriority` is one), else 0.
+    pub dur: i64,
     pub request_id: String,
     pub event: NetworkEvent,
 }
@@ -467,8 +469,6 @@ pub struct PageEvents {
     pub dom_stats: Vec<DomStats>,
     /// `FunctionCall` events with a call frame in `args.data`.
     pub function_calls: Vec<(Stamp, CallFrame)>,
-    /// Duration events with an `args.data.stackTrace`: the URL of its top frame.
-    pub stack_urls: Vec<(Stamp, String)>,
     /// `PaintImage` (complete events): (when, `nodeId`, `url`) — the layout-shift culprits'
     /// images.
     pub paint_images: Vec<(Stamp, u64, String)>,
@@ -679,13 +679,27 @@ impl PageEvents {
 
     /// Keeps what DevTools reads of one event (for which [`wanted`] said yes). `args` is the raw
     /// JSON text of its `args`; `id` its `id` or `id2`.
-    #[allow(clippy::too_many_arguments)]
     pub fn push(
         &mut self,
         name: &str,
         cat: &str,
         ph: u8,
         at: Stamp,
+        id: Option<&str>,
+        args: Option<&str>,
+    ) {
+        self.push_timed(name, cat, ph, at, 0, id, args);
+    }
+
+    /// As [`PageEvents::push`], with the event's duration (ns; 0 for all but complete events).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_timed(
+        &mut self,
+        name: &str,
+        cat: &str,
+        ph: u8,
+        at: Stamp,
+        dur: i64,
         id: Option<&str>,
         args: Option<&str>,
     ) {
@@ -712,16 +726,6 @@ impl PageEvents {
                 name: g,
                 data: data.is_object().then(|| Box::new(graph_data(g, data))),
             });
-        }
-        if matches!(ph, b'X' | b'B') {
-            if let Some(url) = data
-                .get("stackTrace")
-                .and_then(Value::as_array)
-                .and_then(|s| s.first())
-                .and_then(|f| str_at(f, &["url"]))
-            {
-                self.stack_urls.push((at.clone(), url.to_string()));
-            }
         }
         let frame_of = |v: &Value| {
             string(
@@ -811,6 +815,7 @@ impl PageEvents {
             };
             self.requests.push(RequestEvent {
                 at,
+                dur,
                 request_id: request_id.to_string(),
                 event,
             });

@@ -305,10 +305,11 @@ struct EventIn<'a> {
 /// text costs about as much as the rest of applying the event.
 #[derive(Clone, Copy, Default)]
 struct ArgsHints {
-    /// `"stackTrace"` on an `X` or `B` event: the page model keeps the script behind it.
-    stack_trace: bool,
     /// `sampleTraceId` on an event kept without a detail.
     sample_trace_id: bool,
+    /// A `url` key on an event the trace engine keeps as a renderer entry (`X`, `B`, `I`): its
+    /// URL may name the entity (third party) behind it ([`TraceThread::urls`]).
+    url: bool,
 }
 
 impl ArgsHints {
@@ -319,10 +320,11 @@ impl ArgsHints {
         let ph = phase(e);
         let name = e.name.as_deref().unwrap_or("");
         ArgsHints {
-            stack_trace: matches!(ph, b'X' | b'B') && args.contains("\"stackTrace\""),
             sample_trace_id: matches!(ph, b'X' | b'B' | b'I' | b'i' | b'R')
                 && detail_kind(name).is_none()
                 && args.contains("sampleTraceId"),
+            url: matches!(ph, b'X' | b'B' | b'I')
+                && (args.contains("url\"") || args.contains("stylesheetUrl\"")),
         }
     }
 }
@@ -423,6 +425,8 @@ struct ProfileAcc {
 struct State {
     profile: Profile,
     threads: Vec<TraceThread>,
+    /// Threads met so far with an `X`, `B`, `E` or `I` event ([`TraceThread::first_entry`]).
+    entry_threads: u32,
     thread_index: HashMap<(u64, u64), usize>,
     /// Open `B` events per thread: indices into that thread's events.
     open: HashMap<(u64, u64), Vec<usize>>,
@@ -452,6 +456,7 @@ impl State {
         State {
             profile: Profile::new(ProfileKind::Trace),
             threads: Vec::new(),
+            entry_threads: 0,
             thread_index: HashMap::default(),
             open: HashMap::default(),
             profiles: Vec::new(),
@@ -529,17 +534,22 @@ impl State {
         }
 
         let cat = e.cat.as_deref().unwrap_or("");
-        // Events whose `args.data.stackTrace` names the script behind them (an `EventDispatch`
-        // from script): the page model keeps the URL for DevTools' third-party attribution.
-        if page_events::wanted(name, cat) || hints.stack_trace {
+        if page_events::wanted(name, cat) {
             let id = match (&e.id, e.id2) {
                 (Some(id), _) => Some(id.0.as_ref()),
                 (None, Some(id2)) => Some(id2.get()),
                 (None, None) => None,
             };
             let at = Stamp { ts, pid, tid };
-            self.page
-                .push(name, cat, ph, at, id, e.args.map(RawValue::get));
+            self.page.push_timed(
+                name,
+                cat,
+                ph,
+                at,
+                if ph == b'X' { dur } else { 0 },
+                id,
+                e.args.map(RawValue::get),
+            );
         }
         if page_events::is_graph_mark(name) {
             let at = Stamp { ts, pid, tid };
@@ -599,6 +609,10 @@ impl State {
             return Ok(());
         }
         let t = self.thread(pid, tid);
+        if matches!(ph, b'X' | b'B' | b'E' | b'I') && self.threads[t].first_entry.is_none() {
+            self.threads[t].first_entry = Some(self.entry_threads);
+            self.entry_threads += 1;
+        }
         if ph == b'E' {
             let open = self.open.entry((pid, tid)).or_default();
             match open.pop() {
@@ -643,6 +657,16 @@ impl State {
             detail,
             sample_trace_id,
         };
+        let url = if hints.url {
+            entity_url(name, e.args)
+        } else {
+            None
+        };
+        if let Some(url) = url {
+            let url = self.profile.strings.intern(&url);
+            let thread = &mut self.threads[t];
+            thread.urls.push((thread.events.len() as u32, url));
+        }
         let events = &mut self.threads[t].events;
         events.push(event);
         if ph == b'B' {
@@ -1241,6 +1265,36 @@ fn detail_of<'a>(kind: DetailKind, args: &'a ArgsIn<'a>) -> Option<&'a str> {
     s.filter(|s| !s.is_empty())
 }
 
+/// The URL DevTools' trace engine attributes an event to when it maps events to entities
+/// (`getNonResolvedURL` without the handlers' data): a style sheet parse's
+/// `args.data.stylesheetUrl` (a key Chrome does not write: it spells it `styleSheetUrl`), else
+/// the top frame of `args.data.stackTrace`, else for `ParseHTML` `args.beginData.url`, else
+/// `args.data.url`. `None` for an empty or missing URL, and for args that are not JSON.
+fn entity_url(name: &str, args: Option<&RawValue>) -> Option<String> {
+    use serde_json::Value;
+    let args: Value = serde_json::from_str(args?.get()).ok()?;
+    let data = args.get("data");
+    let text = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if name == "ParseAuthorStyleSheet" {
+        return text(data.and_then(|d| d.get("stylesheetUrl")));
+    }
+    if let Some(stack) = data
+        .and_then(|d| d.get("stackTrace"))
+        .and_then(Value::as_array)
+        .filter(|s| !s.is_empty())
+    {
+        return text(stack[0].get("url"));
+    }
+    if name == "ParseHTML" {
+        return text(args.get("beginData").and_then(|b| b.get("url")));
+    }
+    text(data.and_then(|d| d.get("url")))
+}
+
 fn parse_args(raw: Option<&RawValue>) -> Option<ArgsIn<'_>> {
     serde_json::from_str(raw?.get()).ok()
 }
@@ -1344,6 +1398,36 @@ impl<'de> Visitor<'de> for EventsSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The URL an event is attributed to, in the engine's order of places to look.
+    #[test]
+    fn entity_urls_follow_the_engines_order() {
+        let url = |name: &str, args: &str| {
+            let raw: Box<RawValue> = serde_json::from_str(args).unwrap();
+            entity_url(name, Some(&raw))
+        };
+        let stack = r#"{"data":{"url":"https://d/","stackTrace":[{"url":"https://top/"},{"url":"https://next/"}]}}"#;
+        assert_eq!(url("EventDispatch", stack).as_deref(), Some("https://top/"));
+        // An empty stack does not count; an empty top URL is no URL (not the data's).
+        let empty = r#"{"data":{"url":"https://d/","stackTrace":[]}}"#;
+        assert_eq!(url("X", empty).as_deref(), Some("https://d/"));
+        let blank_top = r#"{"data":{"url":"https://d/","stackTrace":[{"url":""}]}}"#;
+        assert_eq!(url("X", blank_top), None);
+        let html = r#"{"beginData":{"url":"https://page/"},"data":{"url":"https://d/"}}"#;
+        assert_eq!(url("ParseHTML", html).as_deref(), Some("https://page/"));
+        assert_eq!(url("Other", html).as_deref(), Some("https://d/"));
+        // Chrome's `styleSheetUrl` is not the `stylesheetUrl` the engine reads.
+        let css = r#"{"data":{"styleSheetUrl":"https://s.css","url":"https://d/"}}"#;
+        assert_eq!(url("ParseAuthorStyleSheet", css), None);
+        let css = r#"{"data":{"stylesheetUrl":"https://s.css"}}"#;
+        assert_eq!(
+            url("ParseAuthorStyleSheet", css).as_deref(),
+            Some("https://s.css")
+        );
+        assert_eq!(url("X", r#"{"data":{"url":5}}"#), None);
+        assert_eq!(url("X", r#"{"data":"text"}"#), None);
+        assert_eq!(entity_url("X", None), None);
+    }
 
     /// Names, categories and phases borrow from the text unless escaped; process and thread
     /// ids read from numbers and strings as before (an integral float is its value, others go

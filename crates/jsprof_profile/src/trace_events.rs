@@ -47,6 +47,14 @@ pub struct TraceThread {
     /// [`Thread::trace_id_stacks`](crate::Thread::trace_id_stacks) give tagged events their
     /// stacks).
     pub profile_thread: Option<usize>,
+    /// The events that DevTools' trace engine attributes to a URL when it maps events to
+    /// entities (third parties): (index into `events`, that URL), by index. Only `X`, `B` and
+    /// `I` events, the engine's renderer entries; a call's URL is its frame's.
+    pub urls: Vec<(u32, StringId)>,
+    /// The order in which the reader met this thread's first `X`, `B`, `E` or `I` event among
+    /// all threads (0 first): the order of the engine's renderer processes and threads.
+    /// `None` for a thread with none.
+    pub first_entry: Option<u32>,
 }
 
 /// A whole trace: the sampled profiles (per thread the one DevTools uses, ordered by

@@ -73,6 +73,9 @@ function lanesOf(events) {
 // What selecting an insight shows: {range, windows (labelled phases), requests, interaction,
 // outline (related events)}. `related`: the insight's entries of the document's `related_events`.
 function selection(key, v, nav, related = []) {
+  // A third party's events are every event of the page mapped to it, tens of thousands on a
+  // busy page: DevTools outlines only those of 1 ms or more, and so does this.
+  if (key === 'third_parties') related = related.filter((e) => e.dur_ms >= 1);
   const ev = evidence(v);
   evidence(related, ev);
   let phases = [];
@@ -178,13 +181,16 @@ export class InsightsSidebar {
       const extra = [['FCP', m.fcp], ['DCL', m.dcl], ['Load', m.load]].filter(([, x]) => x);
       if (extra.length) r.append(el('div', { class: 'muted small', text: extra.map(([k, x]) => `${k} ${fmtMs(x.value_ms)}`).join(' · ') }));
       for (const [key, v] of Object.entries(nav.insights || {})) {
+        // The render-blocking savings are that insight's, shown on its button.
+        if (key === 'render_blocking_savings') continue;
         if (v == null || (Array.isArray(v) && !v.length)) continue;
         const sel = selection(key, v, nav, of(key));
         const title = (v && v.title) || TITLES[key] || words(key);
         const state = stateOf(key, v, nav);
         const b = el('button', { type: 'button', class: 'insight', 'data-insight': id(key), 'data-state': state });
         b.append(el('span', { class: 'i-title', text: title }), el('span', { class: `i-state ${state}`, text: state }));
-        const savings = savingsOf(v), summary = summaryOf(key, v, sel);
+        const rb = key === 'render_blocking' && nav.insights.render_blocking_savings;
+        const savings = savingsOf(rb ? { metric_savings: { FCP: rb.fcp_ms, LCP: rb.lcp_ms } } : v), summary = summaryOf(key, v, sel);
         if (savings) b.append(el('div', { class: 'i-savings', text: `Savings: ${savings}` }));
         if (summary) b.append(el('div', { class: 'i-summary', text: summary }));
         if (!sel.range) b.disabled = true;

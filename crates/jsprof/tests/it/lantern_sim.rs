@@ -132,10 +132,7 @@ fn render_blocking_savings_match_the_trace_engine() {
 
 /// pageload's trace as text (edits that rename URLs work on it).
 fn pageload_text() -> String {
-    let file = std::fs::File::open(fixtures().join("trace/pageload.trace.json.gz")).unwrap();
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
-    text
+    crate::support::fixture_text("trace/pageload.trace.json.gz")
 }
 
 /// The savings follow the engine where the trace says something else: every connection fresh

@@ -726,14 +726,7 @@ fn assert_third_parties(p: &Value, wp: &Value, at: &str) {
 /// main-thread times are those of DevTools' trace engine (run live on the rewritten trace).
 #[test]
 fn third_parties_name_the_companies_third_party_web_knows() {
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(
-            std::fs::File::open(input("trace/pageload.trace")).unwrap(),
-        ),
-        &mut text,
-    )
-    .unwrap();
+    let mut text = crate::support::fixture_text("trace/pageload.trace.json.gz");
     let moves = [
         (
             "http://127.0.0.1:8790/app.js",

@@ -225,14 +225,7 @@ fn page_checks_match_the_trace_engine_on_recorded_page_loads() {
 
 /// The recorded page load, edited so that every page check fails.
 fn failing_page_load() -> String {
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(
-            std::fs::File::open(fixtures().join("trace/pageload.trace.json.gz")).unwrap(),
-        ),
-        &mut text,
-    )
-    .unwrap();
+    let mut text = crate::support::fixture_text("trace/pageload.trace.json.gz");
     // Both local origins become one site's: its six static files over HTTP/1.1.
     for from in ["http://127.0.0.1:8790", "http://localhost:8791"] {
         assert!(

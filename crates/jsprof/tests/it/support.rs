@@ -42,6 +42,17 @@ pub fn golden(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("golden is JSON")
 }
 
+/// A gzipped text fixture (`trace/pageload.trace.json.gz`), as text: for tests that edit a
+/// recording (rename its URLs, break a part) before reading it.
+pub fn fixture_text(rel: &str) -> String {
+    let path = fixtures().join(rel);
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text
+}
+
 /// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
 pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("it-{}", std::process::id()));

@@ -75,12 +75,16 @@ fn page_tracks_and_insights_in_the_browser() {
         "lcp": [lcp["ttfb"]["start_ms"], lcp["render_delay"]["end_ms"]],
         "lcp_rating": nav["metrics"]["lcp"]["classification"],
         "render_blocking": ids(&nav["insights"]["render_blocking"]),
+        // Lantern's FCP savings (tested against the engine in lantern_sim), shown on the
+        // render-blocking insight's button.
+        "render_blocking_fcp_ms": nav["insights"]["render_blocking_savings"]["fcp_ms"],
         "screenshots": screenshots,
     });
     // The fixture has every lane's items (else the test would prove little).
     assert_eq!(expected["requests"].as_array().unwrap().len(), 8);
     assert!(expected["marks"].as_u64().unwrap() > 0 && expected["measures"].as_u64().unwrap() > 0);
     assert_eq!(expected["screenshots"].as_array().unwrap().len(), 7);
+    assert!(expected["render_blocking_fcp_ms"].as_f64().unwrap() > 0.0);
     let v = view(std::slice::from_ref(&file));
     run(&v.url, &expected, false);
     drop(v);

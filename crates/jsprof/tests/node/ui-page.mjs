@@ -9,6 +9,7 @@
 //   lcp             [navigation start, LCP]: the LCP breakdown's first phase start, last phase end
 //   lcp_rating      the LCP's classification
 //   render_blocking the render-blocking insight's request ids
+//   render_blocking_fcp_ms  its FCP savings (Lantern's)
 //   screenshots     the `Screenshot` events' times in the trace (ms from DevTools' origin)
 import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
@@ -112,6 +113,13 @@ try {
   assert.ok(lcp.chip && lcp.insightLane, `${mode}: the selection chip and the Insight lane show`);
   await page.screenshot({ path: `${shots}/page-lcp-${mode}.png` });
 
+  // Render-blocking shows Lantern's savings on its button, and no button of their own.
+  const rb = await page.evaluate(async (fcp) => ({
+    text: document.querySelector('[data-insight=render_blocking]').textContent,
+    want: `FCP −${(await import('jsprof/format.js')).fmtMs(fcp)}`,
+    own: !!document.querySelector('[data-insight=render_blocking_savings]'),
+  }), expected.render_blocking_fcp_ms);
+  assert.ok(rb.text.includes(rb.want) && !rb.own, `${mode}: the render-blocking insight reads ${rb.text}, expected ${rb.want}`);
   // Render-blocking highlights exactly its requests.
   await page.click('[data-insight=render_blocking]');
   await page.waitForTimeout(300);

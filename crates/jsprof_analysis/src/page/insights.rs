@@ -95,8 +95,69 @@ pub struct RelatedEvent {
 }
 
 impl RelatedEvent {
+    /// An event known by its thread, name, start and duration (ns), placed in the timeline of
+    /// its thread when that holds an event of the name at that start.
+    pub(crate) fn placed(
+        trace: &TraceFile,
+        timelines: &[Timeline],
+        pid: u64,
+        tid: u64,
+        name: &str,
+        start: i64,
+        dur: i64,
+    ) -> Self {
+        let strings = &trace.profile.strings;
+        let place = timelines
+            .iter()
+            .find(|tl| tl.pid == Some(pid) && tl.tid == Some(tid))
+            .and_then(|tl| {
+                let from = tl.events.partition_point(|x| x.start < start);
+                tl.events[from..]
+                    .iter()
+                    .take_while(|x| x.start == start)
+                    .find(|x| x.kind != EventType::JsCall && strings.get(x.name) == name)
+                    .map(|x| (tl.id, x.depth))
+            });
+        RelatedEvent {
+            pid,
+            tid,
+            name: name.to_string(),
+            ts: us(start),
+            dur: us(dur),
+            place,
+        }
+    }
+
+    /// A JS call of timeline `tl` (the engine's `ProfileCall`), placed where the flame chart
+    /// draws it.
+    pub(crate) fn of_call(tl: &Timeline, call: &crate::profile_calls::Call) -> Self {
+        let from = tl.events.partition_point(|x| x.start < call.start);
+        let place = tl.events[from..]
+            .iter()
+            .take_while(|x| x.start == call.start)
+            .find(|x| {
+                x.kind == EventType::JsCall
+                    && x.end == call.end()
+                    && x.data == crate::timeline::EventData::Frame(call.frame)
+            })
+            .map(|x| (tl.id, x.depth));
+        RelatedEvent {
+            pid: tl.pid.unwrap_or_default(),
+            tid: tl.tid.unwrap_or_default(),
+            name: "ProfileCall".to_string(),
+            ts: us(call.start),
+            dur: us(call.dur),
+            place,
+        }
+    }
+
     /// Event `e` of thread `thread` (an index into the trace's threads), placed in `timelines`.
-    fn of(trace: &TraceFile, timelines: &[Timeline], thread: usize, e: &TraceEvent) -> Self {
+    pub(crate) fn of(
+        trace: &TraceFile,
+        timelines: &[Timeline],
+        thread: usize,
+        e: &TraceEvent,
+    ) -> Self {
         let t = &trace.threads[thread];
         // A trace's timelines are its threads in order; the events of one are in pre-order, so
         // sorted by start.
@@ -150,6 +211,7 @@ pub enum InsightKey {
     Cache,
     CharacterSet,
     ModernHttp,
+    ThirdParties,
     LegacyJavaScript,
     DuplicatedJavaScript,
 }
@@ -170,6 +232,7 @@ impl InsightKey {
             InsightKey::Cache => "cache",
             InsightKey::CharacterSet => "character_set",
             InsightKey::ModernHttp => "modern_http",
+            InsightKey::ThirdParties => "third_parties",
             InsightKey::LegacyJavaScript => "legacy_javascript",
             InsightKey::DuplicatedJavaScript => "duplicated_javascript",
         }
@@ -474,6 +537,9 @@ fn related_events(
     if let Some(m) = &ins.modern_http {
         let http1 = m.http1_requests.iter().copied().map(Related::Request);
         add(&mut out, K::ModernHttp, Role::Related, http1);
+    }
+    if let Some(t) = &ins.third_parties {
+        add(&mut out, K::ThirdParties, Role::Related, t.related.clone());
     }
     if let Some(l) = &ins.legacy_javascript {
         let requests = l.related.iter().copied().map(Related::Request);

@@ -4,12 +4,12 @@
 //! the version the engine bundles) by that company's entity name ("Google Analytics"), any other
 //! http(s) URL by its root domain, a Chrome extension by its id.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::TraceFile;
 
-use super::insights::{in_bounds, State};
+use super::insights::{in_bounds, Related, RelatedEvent, State};
 use super::us;
 use super::vitals::{NavigationVitals, Window};
 use super::Request;
@@ -31,6 +31,9 @@ pub struct ThirdParties {
     pub state: State,
     pub first_party: Option<String>,
     pub entities: Vec<EntitySummary>,
+    /// The events the engine maps to the third-party entities (its `relatedEvents`): per
+    /// entity, its requests with their network events, then its renderer entries.
+    pub related: Vec<Related>,
 }
 
 /// third-party-web's `getRootDomain`: the host of the URL (or the first domain-like run of
@@ -445,28 +448,32 @@ pub(crate) fn third_parties(
         .iter()
         .find(|t| t.pid.is_some_and(|p| main_pids.contains(&p)) && t.name == "CrRendererMain");
     if let Some(tl) = main {
-        let stack_urls: HashMap<(u64, u64, i64), &str> = trace
-            .page
-            .stack_urls
+        // The URL the engine attributes each event to (`getNonResolvedURL`, kept by the reader
+        // per event), by (start, name): a timeline's events are its thread's events re-ordered.
+        let urls: HashMap<(i64, jsprof_profile::StringId), jsprof_profile::StringId> = trace
+            .threads
             .iter()
-            .map(|(at, url)| ((at.pid, at.tid, at.ts), url.as_str()))
-            .collect();
+            .find(|t| Some(t.pid) == tl.pid && Some(t.tid) == tl.tid)
+            .map(|t| {
+                t.urls
+                    .iter()
+                    .map(|&(i, url)| {
+                        let e = &t.events[i as usize];
+                        ((e.start, e.name), url)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         for (i, self_time) in visible_self_times(tl, strings, b) {
             let e = &tl.events[i];
-            let stack_url = match (tl.pid, tl.tid) {
-                (Some(pid), Some(tid)) => stack_urls.get(&(pid, tid, e.start)).copied(),
-                _ => None,
-            };
-            // The engine's `getNonResolvedURL` order: a JS call's script, then the top of
-            // `args.data.stackTrace`, then the event's own URL.
+            // A JS call's script; a trace event's own URL (a style sheet's parse has none:
+            // the engine reads `stylesheetUrl`, which Chrome spells `styleSheetUrl`).
             let url = match e.data {
                 EventData::Frame(f) => strings.get(trace.profile.frames.get(f).url),
-                _ if stack_url.is_some() => stack_url.unwrap_or_default(),
-                // The engine reads a style sheet's URL from `args.data.stylesheetUrl`, which
-                // Chrome spells `styleSheetUrl`: parsing CSS belongs to no entity there.
-                EventData::Detail(_) if strings.get(e.name) == "ParseAuthorStyleSheet" => continue,
-                EventData::Detail(d) => strings.get(d),
-                EventData::None => continue,
+                _ => match urls.get(&(e.start, e.name)) {
+                    Some(&url) => strings.get(url),
+                    None => continue,
+                },
             };
             if let Some(name) = entity_of(url) {
                 add(&mut entities, name, 0.0, self_time);
@@ -496,6 +503,21 @@ pub(crate) fn third_parties(
     for e in &mut entities {
         e.first_party = first_party.as_deref() == Some(e.name.as_str());
     }
+    // The engine concatenates the entities' events in the order of its summaries (its
+    // bottom-up tree's top nodes); ours follow the insight's table order (main-thread time,
+    // then transfer size), which is the engine's order on the traces tested
+    // (`insight_events::the_events_of_several_third_parties_are_the_engines`) but is not
+    // derived from its tree.
+    let third: Vec<&str> = entities
+        .iter()
+        .filter(|e| !e.first_party)
+        .map(|e| e.name.as_str())
+        .collect();
+    let related = if third.is_empty() {
+        Vec::new()
+    } else {
+        entity_events(trace, requests, timelines, &third, &mut entity_of)
+    };
     ThirdParties {
         state: if entities.iter().any(|e| !e.first_party) {
             State::Informative
@@ -504,7 +526,186 @@ pub(crate) fn third_parties(
         },
         first_party,
         entities,
+        related,
     }
+}
+
+/// The events of `wanted` entities as the engine's `entityMappings.eventsByEntity` lists them,
+/// entity after entity in the order given. First its network requests (in the order the engine
+/// met them: our requests' order), each as the request and then its network events grouped
+/// by kind, the kinds in the order the request's first event of each came; then the renderer
+/// entries (the `X`, `B` and `I` events of the processes that host a frame, and the JS calls)
+/// that its tree building kept, process by process and thread by thread in the order their
+/// first event came, each thread's entries in start order.
+fn entity_events(
+    trace: &TraceFile,
+    requests: &[Request],
+    timelines: &[Timeline],
+    wanted: &[&str],
+    entity_of: &mut impl FnMut(&str) -> Option<String>,
+) -> Vec<Related> {
+    use jsprof_profile::page_events::NetworkEvent;
+    let mut by_entity: Vec<Vec<Related>> = vec![Vec::new(); wanted.len()];
+    let slot = |url: &str, entity_of: &mut dyn FnMut(&str) -> Option<String>| {
+        let name = entity_of(url)?;
+        wanted.iter().position(|w| *w == name)
+    };
+    // Network: each request's events by id, grouped as the engine stores them per request.
+    let mut by_id: HashMap<&str, Vec<&jsprof_profile::page_events::RequestEvent>> =
+        HashMap::default();
+    for e in &trace.page.requests {
+        by_id.entry(e.request_id.as_str()).or_default().push(e);
+    }
+    let kind = |e: &NetworkEvent| match e {
+        NetworkEvent::ChangePriority { .. } => 0,
+        NetworkEvent::WillSendRequest => 1,
+        NetworkEvent::SendRequest(_) => 2,
+        NetworkEvent::ReceiveResponse(_) => 3,
+        NetworkEvent::ReceivedData { .. } => 4,
+        NetworkEvent::Finish(_) => 5,
+        NetworkEvent::MarkAsCached => 6,
+        NetworkEvent::PreloadRenderBlockingStatusChange { .. } => 7,
+    };
+    // Kinds the engine keeps one of (the last), the others all in order.
+    let single = |k: usize| matches!(k, 0 | 3 | 5 | 6);
+    let name_of = |e: &NetworkEvent| match e {
+        NetworkEvent::ChangePriority { .. } => "ResourceChangePriority",
+        NetworkEvent::WillSendRequest => "ResourceWillSendRequest",
+        NetworkEvent::SendRequest(_) => "ResourceSendRequest",
+        NetworkEvent::ReceiveResponse(_) => "ResourceReceiveResponse",
+        NetworkEvent::ReceivedData { .. } => "ResourceReceivedData",
+        NetworkEvent::Finish(_) => "ResourceFinish",
+        NetworkEvent::MarkAsCached => "ResourceMarkAsCached",
+        NetworkEvent::PreloadRenderBlockingStatusChange { .. } => {
+            "PreloadRenderBlockingStatusChange"
+        }
+    };
+    // Events the network mapping took: the renderer's mapping skips them (an event is mapped
+    // once), by (pid, tid, ts, name).
+    let mut mapped: HashSet<(u64, u64, i64, &str)> = HashSet::default();
+    for (i, r) in requests.iter().enumerate() {
+        let Some(entity) = entity_of(&r.url) else {
+            continue;
+        };
+        let mut out = wanted
+            .iter()
+            .position(|w| *w == entity)
+            .map(|w| &mut by_entity[w]);
+        if let Some(out) = out.as_mut() {
+            out.push(Related::Request(i));
+        }
+        let events = by_id
+            .get(r.request_id.as_str())
+            .map_or(&[][..], Vec::as_slice);
+        let mut kinds: Vec<usize> = Vec::new();
+        for e in events {
+            let k = kind(&e.event);
+            if !kinds.contains(&k) {
+                kinds.push(k);
+            }
+        }
+        for k in kinds {
+            let mut of_kind = events.iter().filter(|e| kind(&e.event) == k);
+            let chosen: Vec<_> = if single(k) {
+                of_kind.next_back().into_iter().collect()
+            } else {
+                of_kind.collect()
+            };
+            for e in chosen {
+                let name = name_of(&e.event);
+                mapped.insert((e.at.pid, e.at.tid, e.at.ts, name));
+                if let Some(out) = out.as_mut() {
+                    out.push(Related::Event(RelatedEvent::placed(
+                        trace, timelines, e.at.pid, e.at.tid, name, e.at.ts, e.dur,
+                    )));
+                }
+            }
+        }
+    }
+    // Renderer entries: the processes that host a frame (the engine drops the others).
+    let renderers: HashSet<u64> = trace
+        .page
+        .frame_urls
+        .iter()
+        .filter(|f| url::Url::parse(&f.url).is_ok())
+        .map(|f| f.process_id)
+        .collect();
+    let mut threads: Vec<usize> = (0..trace.threads.len())
+        .filter(|&t| {
+            let t = &trace.threads[t];
+            renderers.contains(&t.pid) && t.first_entry.is_some()
+        })
+        .collect();
+    let process_rank: HashMap<u64, u32> = threads.iter().fold(HashMap::default(), |mut m, &t| {
+        let t = &trace.threads[t];
+        let first = t.first_entry.unwrap_or(u32::MAX);
+        let r = m.entry(t.pid).or_insert(first);
+        *r = (*r).min(first);
+        m
+    });
+    threads.sort_by_key(|&t| {
+        let t = &trace.threads[t];
+        (process_rank[&t.pid], t.first_entry)
+    });
+    let strings = &trace.profile.strings;
+    for t in threads {
+        let thread = &trace.threads[t];
+        let tl = timelines
+            .get(t)
+            .filter(|tl| tl.pid == Some(thread.pid) && tl.tid == Some(thread.tid));
+        let calls = tl.map_or(&[][..], |tl| tl.calls.as_slice());
+        let events = &thread.events;
+        let n = events.len();
+        let key = |i: usize| match events.get(i) {
+            Some(e) => (e.start, e.dur, false),
+            None => (calls[i - n].start, calls[i - n].dur, true),
+        };
+        let mut order: Vec<usize> = (0..n)
+            .filter(|&i| matches!(events[i].ph, b'X' | b'B' | b'I'))
+            .chain(n..n + calls.len())
+            .collect();
+        order.sort_by(|&a, &b| crate::profile_calls::devtools_order(key(a), key(b)));
+        // The engine's `treify`: an entry that starts inside the open one but ends after it
+        // is left out of the tree, and so out of the entity mapping.
+        let mut open: Vec<(i64, i64)> = Vec::new();
+        for i in order {
+            let (start, dur, _) = key(i);
+            while open.last().is_some_and(|&(_, end)| start >= end) {
+                open.pop();
+            }
+            if open.last().is_some_and(|&(_, end)| start + dur > end) {
+                continue;
+            }
+            open.push((start, start + dur));
+            let url = match events.get(i) {
+                Some(_) => thread
+                    .urls
+                    .binary_search_by_key(&(i as u32), |&(e, _)| e)
+                    .ok()
+                    .map(|k| strings.get(thread.urls[k].1)),
+                None => Some(strings.get(trace.profile.frames.get(calls[i - n].frame).url)),
+            };
+            if let Some(e) = events.get(i) {
+                if mapped.contains(&(thread.pid, thread.tid, e.start, strings.get(e.name))) {
+                    continue;
+                }
+            }
+            let Some(w) = url
+                .filter(|u| !u.is_empty())
+                .and_then(|u| slot(u, entity_of))
+            else {
+                continue;
+            };
+            by_entity[w].push(Related::Event(match events.get(i) {
+                Some(e) => RelatedEvent::of(trace, timelines, t, e),
+                None => match tl {
+                    Some(tl) => RelatedEvent::of_call(tl, &calls[i - n]),
+                    None => continue,
+                },
+            }));
+        }
+    }
+    by_entity.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
