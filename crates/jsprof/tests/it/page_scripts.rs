@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, golden, jsprof, jsprof_json, run_oracle, temp_file};
+use crate::support::{fixture_text, fixtures, golden, jsprof, jsprof_json, run_oracle, temp_file};
 
 const PAGE_LOADS: &[&str] = &[
     "trace/pageload.trace",
@@ -185,13 +185,7 @@ fn script_insights_match_the_trace_engine_on_recorded_page_loads() {
 /// served gzipped (its compression ratio is no longer 1); `slow.js`, the render-blocking
 /// script, two polyfills; a script without a url, one.
 fn legacy_page_load() -> String {
-    let file = fixtures().join("trace/pageload.trace.json.gz");
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(std::fs::File::open(file).unwrap()),
-        &mut text,
-    )
-    .unwrap();
+    let text = fixture_text("trace/pageload.trace.json.gz");
     let mut trace: Value = serde_json::from_str(&text).unwrap();
     let pad = format!("// padding {}\n", "x".repeat(80));
     let bundle = format!(
