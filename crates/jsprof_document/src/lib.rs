@@ -42,6 +42,7 @@ pub mod lines;
 pub mod load;
 pub mod page;
 pub mod page_checks;
+pub mod page_scripts;
 pub mod schema;
 pub mod source_maps;
 pub mod summary;

@@ -462,6 +462,8 @@ pub struct InsightsJson {
     pub image_delivery: Option<crate::page_checks::ImageDeliveryJson>,
     pub font_display: Option<crate::page_checks::FontDisplayJson>,
     pub slow_css_selector: Option<crate::page_checks::SlowCssSelectorJson>,
+    pub legacy_javascript: Option<crate::page_scripts::LegacyJavaScriptJson>,
+    pub duplicated_javascript: Option<crate::page_scripts::DuplicatedJavaScriptJson>,
 }
 
 /// One navigation of the main frame (or `NO_NAVIGATION`).
@@ -1058,6 +1060,8 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             image_delivery: None,
             font_display: None,
             slow_css_selector: None,
+            legacy_javascript: None,
+            duplicated_javascript: None,
         },
     }
 }
@@ -1090,6 +1094,13 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
                     input.timelines(),
                 );
                 more_insights_json(&c, story, &ins, &mut json.insights);
+                crate::page_scripts::page_scripts_json(
+                    &c,
+                    &trace.page,
+                    story,
+                    &ins,
+                    &mut json.insights,
+                );
                 related_events.extend(ins.related.iter().map(|e| c.related(story, &json.id, e)));
             }
             json
@@ -1365,6 +1376,7 @@ pub fn page_summary(input: &CpuInput) -> Option<PageSummaryJson> {
         );
     }
     crate::page_checks::failing_page_checks(i, &mut fail);
+    crate::page_scripts::failing_script_insights(i, &mut fail);
     Some(PageSummaryJson {
         url: n.url.clone(),
         lcp_ms: m.lcp.as_ref().map(|l| l.value_ms),

@@ -22,6 +22,7 @@ mod json;
 pub mod model;
 mod node_tree;
 pub mod page_events;
+pub mod page_scripts;
 mod selfprofile;
 pub mod source_map;
 mod trace;

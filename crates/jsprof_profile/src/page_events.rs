@@ -520,6 +520,8 @@ pub struct PageEvents {
     pub charset_checks: Vec<CharsetCheck>,
     pub remote_fonts: Vec<RemoteFont>,
     pub selector_stats: Vec<SelectorStats>,
+    /// The scripts V8 compiled, from its source rundown (their source text included).
+    pub scripts: crate::page_scripts::Scripts,
     /// Events of a known name that lacked what makes them usable, per name.
     skipped: Vec<(&'static str, usize)>,
     broken_screenshots: usize,
@@ -581,7 +583,10 @@ const NAMES: &[&str] = &[
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
 pub fn wanted(name: &str, cat: &str) -> bool {
-    NAMES.contains(&name) || cat == "blink.user_timing" || cat == "blink.console"
+    NAMES.contains(&name)
+        || cat == "blink.user_timing"
+        || cat == "blink.console"
+        || crate::page_scripts::wanted(name, cat)
 }
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
@@ -727,7 +732,7 @@ impl PageEvents {
         id: Option<&str>,
         args: Option<&str>,
     ) {
-        let args: Value = match args.map(serde_json::from_str) {
+        let mut args: Value = match args.map(serde_json::from_str) {
             Some(Ok(v)) => v,
             Some(Err(_)) => {
                 self.skip("events with unreadable args");
@@ -735,6 +740,13 @@ impl PageEvents {
             }
             None => Value::Null,
         };
+        if crate::page_scripts::wanted(name, cat) {
+            self.scripts.push(name, cat, ph, &at, &mut args);
+            return;
+        }
+        if name == "FunctionCall" {
+            self.scripts.push(name, cat, ph, &at, &mut args);
+        }
         let data = args.get("data").unwrap_or(&Value::Null);
         if let Some(&(_, g)) = GRAPH_DATA.iter().find(|(n, _)| *n == name) {
             self.graph_events.push(GraphEvent {

@@ -182,6 +182,7 @@ fn read_in_segments(
                 .deserialize(&mut de)
                 .ok()?;
                 state.page.host_dpr = keys.page.host_dpr;
+                state.page.scripts.metadata_maps = keys.page.scripts.metadata_maps;
                 if repeated {
                     return None;
                 }
@@ -1299,6 +1300,18 @@ fn parse_args(raw: Option<&RawValue>) -> Option<ArgsIn<'_>> {
     serde_json::from_str(raw?.get()).ok()
 }
 
+/// `metadata.hostDPR`: the device pixel ratio of the machine that recorded (DevTools' saved
+/// traces); a value that is not a number reads as none.
+#[derive(Deserialize)]
+struct HostDpr {
+    #[serde(rename = "hostDPR", default, deserialize_with = "lenient_f64")]
+    host_dpr: Option<f64>,
+}
+
+fn lenient_f64<'de, D: de::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    Ok(serde_json::Value::deserialize(d)?.as_f64())
+}
+
 struct TopSeed<'s> {
     state: &'s mut State,
     path: &'s JsonPath,
@@ -1333,8 +1346,10 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
                 if found {
                     // Only the last array counts: what the earlier ones built is dropped.
                     let host_dpr = self.state.page.host_dpr;
+                    let maps = std::mem::take(&mut self.state.page.scripts.metadata_maps);
                     *self.state = State::new();
                     self.state.page.host_dpr = host_dpr;
+                    self.state.page.scripts.metadata_maps = maps;
                     repeated = true;
                 }
                 map.next_value_seed(EventsSeed {
@@ -1344,10 +1359,14 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
                 found = true;
                 self.path.set("");
             } else if key == "metadata" {
-                // DevTools' saved traces carry the host's device pixel ratio here.
-                self.path.set(&*key);
-                let m = map.next_value::<serde_json::Value>()?;
-                self.state.page.host_dpr = m.get("hostDPR").and_then(serde_json::Value::as_f64);
+                // DevTools' saved traces carry the host's device pixel ratio and the source
+                // maps it saved with the trace here; the rest is not read.
+                self.path.set("metadata");
+                let raw = map.next_value::<&'de RawValue>()?;
+                self.state.page.host_dpr = serde_json::from_str::<HostDpr>(raw.get())
+                    .ok()
+                    .and_then(|m| m.host_dpr);
+                self.state.page.scripts.read_metadata(raw.get());
             } else {
                 self.path.set(&*key);
                 map.next_value::<IgnoredAny>()?;

@@ -20,6 +20,7 @@ const TITLES = {
   document_latency: 'Document request latency', dom_size: 'Optimize DOM size', forced_reflow: 'Forced reflow', network_dependency_tree: 'Network dependency tree',
   third_parties: '3rd parties', viewport: 'Optimize viewport for mobile', character_set: 'Declare a character encoding',
   cache: 'Use efficient cache lifetimes', modern_http: 'Modern HTTP', image_delivery: 'Improve image delivery', font_display: 'Font display', slow_css_selector: 'CSS Selector costs',
+  legacy_javascript: 'Legacy JavaScript', duplicated_javascript: 'Duplicated JavaScript',
 };
 const words = (key) => { const s = key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(); return s.charAt(0).toUpperCase() + s.slice(1); };
 const PHASE_LABELS = { ttfb: 'TTFB', load_delay: 'Load delay', load_duration: 'Load duration', render_delay: 'Render delay' };

@@ -270,8 +270,8 @@ fn fmt_savings(s: Option<&jsprof_document::page_checks::MetricSavingsJson>) -> S
 }
 
 /// The page checks (image delivery, viewport, character set, cache, modern HTTP, font display,
-/// CSS selector costs when the trace has them): one line each with its state and verdict, and
-/// what failed beneath.
+/// CSS selector costs when the trace has them, legacy and duplicated JavaScript): one line each
+/// with its state and verdict, and what failed beneath.
 fn write_page_checks(
     out: &mut dyn Write,
     ins: &jsprof_document::page::InsightsJson,
@@ -406,6 +406,79 @@ fn write_page_checks(
                     fmt_ms(t.elapsed_ms),
                     t.match_attempts,
                     t.selector
+                )?;
+            }
+        }
+    }
+    script_insights(out, ins)
+}
+
+/// Legacy and duplicated JavaScript: each script with its savings and what was found where.
+fn script_insights(
+    out: &mut dyn Write,
+    ins: &jsprof_document::page::InsightsJson,
+) -> std::io::Result<()> {
+    let line = |out: &mut dyn Write, what: &str, state: &str, verdict: String| {
+        writeln!(out, "  {what:<18} {state:<12} {verdict}")
+    };
+    let savings = |fcp: Option<f64>, lcp: Option<f64>| match (fcp, lcp) {
+        (Some(f), Some(l)) if f > 0.0 || l > 0.0 => {
+            format!(", FCP savings {}, LCP savings {}", fmt_ms(f), fmt_ms(l))
+        }
+        _ => String::new(),
+    };
+    if let Some(l) = &ins.legacy_javascript {
+        let verdict = format!(
+            "{} scripts with polyfills or transforms, {} wasted{}",
+            l.scripts.len(),
+            output::fmt_bytes(l.wasted_bytes),
+            savings(l.fcp_savings_ms, l.lcp_savings_ms)
+        );
+        line(out, "legacy JS", &l.state, verdict)?;
+        for s in &l.scripts {
+            let url = s.url.as_deref().filter(|u| !u.is_empty());
+            writeln!(
+                out,
+                "    {:>10}  {}",
+                output::fmt_bytes(s.estimated_byte_savings),
+                url.unwrap_or("(a script without a url)")
+            )?;
+            for m in &s.matches {
+                writeln!(
+                    out,
+                    "                {}  {}:{}",
+                    m.name,
+                    m.line + 1,
+                    m.column + 1
+                )?;
+            }
+        }
+    }
+    if let Some(d) = &ins.duplicated_javascript {
+        let verdict = format!(
+            "{} of {} scripts share {} sources, {} duplicated{}",
+            d.scripts_with_duplication.len(),
+            d.scripts,
+            d.duplication.len(),
+            output::fmt_bytes(d.wasted_bytes),
+            savings(d.fcp_savings_ms, d.lcp_savings_ms)
+        );
+        line(out, "duplicated JS", &d.state, verdict)?;
+        // By package, as the Performance panel lists them.
+        for dup in &d.duplication_by_package {
+            writeln!(
+                out,
+                "    {:>10}  {}",
+                output::fmt_bytes(dup.estimated_duplicate_bytes),
+                dup.source
+            )?;
+            for c in &dup.copies {
+                let url = c.url.as_deref().filter(|u| !u.is_empty());
+                writeln!(
+                    out,
+                    "                {:>10}  {}",
+                    output::fmt_bytes(c.attributed_size),
+                    url.unwrap_or("(a script without a url)")
                 )?;
             }
         }

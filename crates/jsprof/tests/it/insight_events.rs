@@ -46,6 +46,18 @@ const COMPARED: &[(&str, &str, &str, &str)] = &[
     // Every event the engine maps to a third-party entity: its requests with their network
     // events, and its renderer entries (JS calls included) on every thread of the page.
     ("third_parties", "related", "ThirdParties", "related"),
+    (
+        "legacy_javascript",
+        "related",
+        "LegacyJavaScript",
+        "related",
+    ),
+    (
+        "duplicated_javascript",
+        "related",
+        "DuplicatedJavaScript",
+        "related",
+    ),
 ];
 
 /// The engine's insights whose events the document does not list yet: none, today.

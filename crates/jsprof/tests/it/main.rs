@@ -25,6 +25,7 @@ mod lines;
 mod mcp;
 mod page;
 mod page_checks;
+mod page_scripts;
 mod record;
 mod record_page;
 mod record_tree;

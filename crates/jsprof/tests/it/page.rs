@@ -817,6 +817,8 @@ fn summary_and_report_carry_the_page() {
             ("cache", "Cache"),
             ("character_set", "CharacterSet"),
             ("modern_http", "ModernHTTP"),
+            ("duplicated_javascript", "DuplicatedJavaScript"),
+            ("legacy_javascript", "LegacyJavaScript"),
         ]
         .into_iter()
         .filter(|(_, key)| wi[key]["state"] == "fail")

@@ -153,11 +153,12 @@ try {
 
   // The page checks (and CSS selector costs) carry DevTools' titles and the document's states (the recorded page passes
   // them); savings written as `<metric>_savings_ms` show as the engine's metric savings.
-  const checks = await page.evaluate(() => Object.fromEntries(['viewport', 'character_set', 'cache', 'modern_http', 'image_delivery', 'font_display', 'slow_css_selector']
+  const checks = await page.evaluate(() => Object.fromEntries(['viewport', 'character_set', 'cache', 'modern_http', 'image_delivery', 'font_display', 'slow_css_selector', 'legacy_javascript', 'duplicated_javascript']
     .map((k) => { const b = document.querySelector(`[data-insight=${k}]`); return [k, b && [b.querySelector('.i-title').textContent, b.dataset.state]]; })));
   assert.deepEqual(checks, { viewport: ['Optimize viewport for mobile', 'pass'], character_set: ['Declare a character encoding', 'pass'],
     cache: ['Use efficient cache lifetimes', 'pass'], modern_http: ['Modern HTTP', 'pass'], image_delivery: ['Improve image delivery', 'fail'], font_display: ['Font display', 'pass'],
-    slow_css_selector: ['CSS Selector costs', 'pass'] }, `${mode}: the page checks`);
+    slow_css_selector: ['CSS Selector costs', 'pass'], legacy_javascript: ['Legacy JavaScript', 'pass'],
+    duplicated_javascript: ['Duplicated JavaScript', 'pass'] }, `${mode}: the page checks`);
   const tap = await page.evaluate(async () => {
     const { InsightsSidebar } = await import('jsprof/insights.js');
     const j = window.jsprof, nav = structuredClone(j.insights.doc.navigations[0]);

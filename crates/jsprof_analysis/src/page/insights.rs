@@ -213,6 +213,8 @@ pub enum InsightKey {
     CharacterSet,
     ModernHttp,
     ThirdParties,
+    LegacyJavaScript,
+    DuplicatedJavaScript,
 }
 
 impl InsightKey {
@@ -233,6 +235,8 @@ impl InsightKey {
             InsightKey::CharacterSet => "character_set",
             InsightKey::ModernHttp => "modern_http",
             InsightKey::ThirdParties => "third_parties",
+            InsightKey::LegacyJavaScript => "legacy_javascript",
+            InsightKey::DuplicatedJavaScript => "duplicated_javascript",
         }
     }
 }
@@ -338,6 +342,8 @@ pub struct NavigationInsights {
     pub image_delivery: Option<super::image_delivery::ImageDelivery>,
     pub font_display: Option<super::font_display::FontDisplay>,
     pub slow_css_selector: Option<super::slow_css_selector::SlowCssSelector>,
+    pub legacy_javascript: Option<super::legacy_javascript::LegacyJavaScript>,
+    pub duplicated_javascript: Option<super::duplicated_javascript::DuplicatedJavaScript>,
     /// The events every insight of the navigation points at (the engine's `relatedEvents`),
     /// insight by insight in the engine's baseline order of insights (its sidebar then ranks them
     /// by estimated savings), each insight's events in the engine's order.
@@ -376,6 +382,7 @@ pub fn navigation_insights(
         .map(|_| super::lantern::lantern_context(trace, requests, vitals, nav));
     let image_lcp = nav.lcp.as_ref().is_some_and(|l| l.request.is_some());
     let ctx = lantern.as_ref().and_then(|l| l.as_ref().ok());
+    let script_maps = super::script_maps::script_source_maps(page);
     let mut ins = NavigationInsights {
         render_blocking_savings: lantern.as_ref().and_then(|l| {
             let ctx = l.as_ref().ok()?;
@@ -417,6 +424,20 @@ pub fn navigation_insights(
         )),
         font_display: Some(super::font_display::font_display(page, requests, nav)),
         slow_css_selector: Some(super::slow_css_selector::slow_css_selector(trace, nav)),
+        legacy_javascript: Some(super::legacy_javascript::legacy_javascript(
+            page,
+            requests,
+            nav,
+            &script_maps,
+            ctx,
+        )),
+        duplicated_javascript: Some(super::duplicated_javascript::duplicated_javascript(
+            page,
+            requests,
+            nav,
+            &script_maps,
+            ctx,
+        )),
         related: Vec::new(),
     };
     ins.related = related_events(vitals, nav, &ins);
@@ -533,11 +554,19 @@ fn related_events(
     if let Some(t) = &ins.third_parties {
         add(&mut out, K::ThirdParties, Role::Related, t.related.clone());
     }
+    if let Some(l) = &ins.legacy_javascript {
+        let requests = l.related.iter().copied().map(Related::Request);
+        add(&mut out, K::LegacyJavaScript, Role::Related, requests);
+    }
+    if let Some(d) = &ins.duplicated_javascript {
+        let requests = d.related.iter().copied().map(Related::Request);
+        add(&mut out, K::DuplicatedJavaScript, Role::Related, requests);
+    }
     out
 }
 
 /// The engine's `isRequestCompressed`.
-fn is_compressed(r: &Request) -> bool {
+pub(crate) fn is_compressed(r: &Request) -> bool {
     const NAMES: [&str; 3] = [
         "content-encoding",
         "x-content-encoding-over-network",

@@ -1,0 +1,486 @@
+//! The script insights of `jsprof insights` — legacy JavaScript and duplicated JavaScript —
+//! against DevTools' trace engine: on the recorded page loads (their goldens; both pass there)
+//! and on the recorded page load with core-js polyfills and Babel transforms written into its
+//! scripts' sources and source maps (`data:` URLs) that bundle the same modules into two of them
+//! (the live oracle, `insights-oracle.mjs`, which resolves source maps as the Performance panel
+//! does), with and without its navigation.
+
+use serde_json::{json, Value};
+
+use crate::support::{fixture_text, fixtures, golden, jsprof, jsprof_json, run_oracle, temp_file};
+
+const PAGE_LOADS: &[&str] = &[
+    "trace/pageload.trace",
+    "trace/pageload-shifts.trace",
+    "trace/pageload-bgimage.trace",
+    "trace/pageload-anim.trace",
+];
+
+/// The engine's metric savings (`{FCP, LCP}` in whole ms, or `null`) against ours.
+#[track_caller]
+fn same_savings(ours: &Value, want: &Value, at: &str) {
+    let w = &want["metric_savings"];
+    assert_eq!(
+        ours["fcp_savings_ms"].as_f64(),
+        w["FCP"].as_f64(),
+        "{at} FCP"
+    );
+    assert_eq!(
+        ours["lcp_savings_ms"].as_f64(),
+        w["LCP"].as_f64(),
+        "{at} LCP"
+    );
+}
+
+/// Our script insights of every navigation of `ours` against the oracle's `want`; returns how
+/// many scripts with legacy JavaScript were compared.
+fn assert_script_insights(ours: &Value, want: &Value, name: &str) -> usize {
+    let mut compared = 0;
+    for n in ours["navigations"].as_array().unwrap() {
+        let id = n["id"].as_str().unwrap();
+        let (i, wi) = (&n["insights"], &want["insights"][id]);
+        let at = format!("{name} {id}");
+        let related = |insight: &str| -> usize {
+            ours["related_events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["navigation"] == id && e["insight"] == insight)
+                .count()
+        };
+
+        let (l, wl) = (&i["legacy_javascript"], &wi["LegacyJavaScript"]);
+        assert_eq!(l["state"], wl["state"], "{at} legacy state");
+        assert_eq!(
+            l["wasted_bytes"].as_f64(),
+            wl["wasted_bytes"].as_f64(),
+            "{at}"
+        );
+        same_savings(l, wl, &format!("{at} legacy"));
+        assert_eq!(json!(related("legacy_javascript")), wl["related_events"]);
+        let scripts = l["scripts"].as_array().unwrap();
+        let wscripts = wl["scripts"].as_array().unwrap();
+        // Where each match is, the engine keeps in its results (`details`).
+        // (An empty map the oracle writes as `{}`.)
+        let wdetails = match &wl["details"]["legacyJavaScriptResults"] {
+            Value::Array(a) => a.clone(),
+            empty => {
+                assert_eq!(empty, &json!({}), "{at}");
+                Vec::new()
+            }
+        };
+        assert_eq!(scripts.len(), wscripts.len(), "{at} legacy scripts");
+        assert_eq!(scripts.len(), wdetails.len(), "{at} legacy results");
+        for ((s, ws), wd) in scripts.iter().zip(wscripts).zip(&wdetails) {
+            assert_eq!(s["url"], ws["url"], "{at} legacy script");
+            assert_eq!(s["url"], wd["key"]["url"], "{at} legacy script");
+            let url = ws["url"].as_str().unwrap_or("");
+            assert_eq!(
+                s["estimated_byte_savings"].as_f64(),
+                ws["estimated_byte_savings"].as_f64(),
+                "{at} {url} savings"
+            );
+            let found: Vec<Value> = s["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| json!({"name": m["name"], "line": m["line"], "column": m["column"]}))
+                .collect();
+            assert_eq!(json!(found), wd["value"]["matches"], "{at} {url} matches");
+            assert_eq!(
+                s["request"]["url"].as_str().is_some(),
+                !url.is_empty(),
+                "{at} {url} request"
+            );
+            compared += 1;
+        }
+
+        let (d, wd) = (&i["duplicated_javascript"], &wi["DuplicatedJavaScript"]);
+        assert_eq!(d["state"], wd["state"], "{at} duplicated state");
+        assert_eq!(d["scripts"], wd["scripts"], "{at} duplicated scripts");
+        assert_eq!(d["wasted_bytes"].as_f64(), wd["wasted_bytes"].as_f64());
+        same_savings(d, wd, &format!("{at} duplicated"));
+        // Sources, copies and sizes; the engine's numbers are integers, ours floats.
+        let ours_list = |list: &Value| -> Vec<Value> {
+            let list = list.as_array().unwrap().iter();
+            list.map(|d| {
+                let copies = d["copies"].as_array().unwrap().iter();
+                let copies: Vec<Value> = copies
+                    .map(|c| json!([c["url"], c["attributed_size"].as_f64()]))
+                    .collect();
+                json!([d["source"], d["estimated_duplicate_bytes"].as_f64(), copies])
+            })
+            .collect()
+        };
+        let engine_list = |list: &Value| -> Vec<Value> {
+            let list = list.as_array().unwrap().iter();
+            list.map(|d| {
+                let copies = d["duplicates"].as_array().unwrap().iter();
+                let copies: Vec<Value> = copies
+                    .map(|c| json!([c["url"], c["attributed_size"].as_f64()]))
+                    .collect();
+                json!([d["source"], d["estimated_duplicate_bytes"].as_f64(), copies])
+            })
+            .collect()
+        };
+        assert_eq!(
+            ours_list(&d["duplication"]),
+            engine_list(&wd["duplication"]),
+            "{at} duplication"
+        );
+        // By package: the engine's `duplicationGroupedByNodeModules` (in `details`: an object
+        // keyed by package, its copies naming their script).
+        let grouped: Vec<Value> = match &wd["details"]["duplicationGroupedByNodeModules"] {
+            Value::Object(m) => m
+                .iter()
+                .map(|(source, g)| {
+                    let copies = g["duplicates"].as_array().unwrap().iter();
+                    let copies: Vec<Value> = copies
+                        .map(|c| json!([c["script"]["url"], c["attributedSize"].as_f64()]))
+                        .collect();
+                    json!([source, g["estimatedDuplicateBytes"].as_f64(), copies])
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        // (Compared by package: a JSON object's keys may not keep their order here.)
+        let by_source = |mut v: Vec<Value>| {
+            v.sort_by_key(|d| d[0].to_string());
+            v
+        };
+        assert_eq!(
+            by_source(ours_list(&d["duplication_by_package"])),
+            by_source(grouped),
+            "{at} duplication by package"
+        );
+        assert_eq!(
+            d["scripts_with_duplication"], wd["scripts_with_duplication"],
+            "{at} scripts with duplication"
+        );
+        assert_eq!(
+            json!(related("duplicated_javascript")),
+            wd["related_events"]
+        );
+    }
+    compared
+}
+
+#[test]
+fn script_insights_match_the_trace_engine_on_recorded_page_loads() {
+    for name in PAGE_LOADS {
+        let file = fixtures().join(format!("{name}.json.gz"));
+        let ours = jsprof_json(&["insights", &file.to_string_lossy(), "--json"]);
+        let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
+        assert_script_insights(&ours, &want, name);
+        // The pages' own scripts are listed (the goldens count them).
+        let scripts = &ours["navigations"][0]["insights"]["duplicated_javascript"]["scripts"];
+        assert!(scripts.as_u64().unwrap() > 0, "{name}: {scripts}");
+    }
+}
+
+/// The recorded page load with legacy JavaScript in three scripts: `app.js` gets a vendor
+/// bundle (a core-js module by name, core-js's export of `includes`, a `defineProperty` of
+/// `startsWith`, an assignment across a line end, Babel's classes and regenerator; a `\r\n`
+/// and characters outside the BMP before some, to count lines and UTF-16 columns) and is
+/// served gzipped (its compression ratio is no longer 1); `slow.js`, the render-blocking
+/// script, two polyfills; a script without a url, one.
+fn legacy_page_load() -> String {
+    let text = fixture_text("trace/pageload.trace.json.gz");
+    let mut trace: Value = serde_json::from_str(&text).unwrap();
+    let pad = format!("// padding {}\n", "x".repeat(80));
+    let bundle = format!(
+        "// vendor bundle éé 😀\r\n\
+         var $=require(\"core-js/modules/es.array.flat-map.js\");\n\
+         $({{target:\"Array\",proto:!0}},{{includes:function(e){{return n(this,e)}}}});\n\
+         /* é */ Object.defineProperty(String.prototype, 'startsWith', {{value: s}});\n\
+         function _classCallCheck(a,n){{if(!(a instanceof n))throw new TypeError(\"Cannot call a class as a function\")}}\n\
+         {classes}\
+         var f=regeneratorRuntime.mark(function g(){{return regeneratorRuntime.wrap(function(c){{}},g)}});\n\
+         Promise.any =\nfunction(){{}};\n{pad}",
+        classes = "var A=function(){function A(){_classCallCheck(this,A)}return A}();\n".repeat(3),
+        pad = pad.repeat(70),
+    );
+    let slow = format!(
+        "String.prototype.padStart=0;Reflect.construct=1;Object.fromEntries=2;{}",
+        pad.repeat(60)
+    );
+    let mut edited = 0;
+    for e in trace["traceEvents"].as_array_mut().unwrap() {
+        let sources = e["cat"] == "disabled-by-default-devtools.v8-source-rundown-sources";
+        let response = e["name"] == "ResourceReceiveResponse";
+        let data = &mut e["args"]["data"];
+        let prefix = match data["scriptId"].as_u64() {
+            Some(4) if sources => bundle.as_str(),
+            Some(5) if sources => slow.as_str(),
+            Some(7) if sources => "Math.trunc=function(){};",
+            _ => {
+                // app.js's request.
+                if response && data["requestId"] == "22250.6" {
+                    let gzip = json!({"name": "content-encoding", "value": "gzip"});
+                    data["headers"].as_array_mut().unwrap().push(gzip);
+                }
+                continue;
+            }
+        };
+        let source = data["sourceText"].as_str().unwrap();
+        data["sourceText"] = format!("{prefix}{source}").into();
+        edited += 1;
+    }
+    assert_eq!(edited, 3, "the fixture's scripts moved");
+    trace.to_string()
+}
+
+/// A base64 VLQ, as source maps write numbers.
+fn vlq(n: i64) -> String {
+    const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut v = if n < 0 { (-n << 1) | 1 } else { n << 1 };
+    let mut out = String::new();
+    loop {
+        let mut d = v & 31;
+        v >>= 5;
+        if v > 0 {
+            d |= 32;
+        }
+        out.push(DIGITS[d as usize] as char);
+        if v == 0 {
+            return out;
+        }
+    }
+}
+
+/// A source map (JSON) of `lines` generated lines, each line's segments from `segments(line)`:
+/// (generated column, source index and whether it names a name; `None`: no source).
+fn source_map(
+    root: &str,
+    sources: &[&str],
+    lines: usize,
+    segments: impl Fn(usize) -> Vec<(i64, Option<(i64, bool)>)>,
+) -> Value {
+    let (mut source, mut name) = (0, 0);
+    let mut mappings = Vec::new();
+    for line in 0..lines {
+        let mut column = 0;
+        let mut out = Vec::new();
+        for (col, mapped) in segments(line) {
+            let mut seg = vlq(col - column);
+            column = col;
+            if let Some((s, named)) = mapped {
+                // Source, original line (the generated one), original column 0.
+                seg +=
+                    &(vlq(s - source) + &vlq(if out.is_empty() && line > 0 { 1 } else { 0 }) + "A");
+                source = s;
+                if named {
+                    seg += &vlq(1 - name);
+                    name = 1;
+                }
+            }
+            out.push(seg);
+        }
+        mappings.push(out.join(","));
+    }
+    json!({"version": 3, "sourceRoot": root, "sources": sources, "names": ["a", "b"],
+        "mappings": mappings.join(";")})
+}
+
+/// A source map as a `data:` URL.
+fn data_url(map: &Value) -> String {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(map.to_string());
+    format!("data:application/json;charset=utf-8;base64,{b64}")
+}
+
+/// The legacy page load with source maps for three scripts, found as the Performance panel
+/// finds them: `app.js`'s a `data:` URL, `widget.js`'s (given 30 lines of its own first) in the
+/// trace's metadata by the script's url (Chrome elided its map's url), `slow.js`'s in the
+/// metadata by the map's url (relative to the script's). app.js and widget.js both bundle
+/// lodash, a scoped package's files and `util.js`, named through a source root, relative paths
+/// and absolute URLs, with unmapped segments, names, several segments a line and the webpack
+/// bootstrap (ignored), app.js's two polyfills only its map names (core-js's `Object.assign`
+/// module, focus-visible); slow.js is all lodash.
+fn duplicated_page_load() -> String {
+    let mut trace: Value = serde_json::from_str(&legacy_page_load()).unwrap();
+    let pad = format!("// widget vendor {}\n", "y".repeat(70)).repeat(30);
+    let mut lines = std::collections::HashMap::new();
+    for e in trace["traceEvents"].as_array_mut().unwrap() {
+        let sources = e["cat"] == "disabled-by-default-devtools.v8-source-rundown-sources";
+        let data = &mut e["args"]["data"];
+        if !sources {
+            continue;
+        }
+        let id = data["scriptId"].as_u64().unwrap_or(0);
+        if id == 6 {
+            let text = format!("{pad}{}", data["sourceText"].as_str().unwrap());
+            data["sourceText"] = text.into();
+        }
+        if let Some(text) = data["sourceText"].as_str() {
+            lines.insert(id, text.split('\n').count());
+        }
+    }
+    let app = source_map(
+        "",
+        &[
+            "webpack://shop/node_modules/lodash/lodash.js",
+            "../node_modules/@scope/pkg/x.js",
+            "webpack://shop/src/util.js",
+            "webpack/bootstrap",
+            "node_modules/@scope/pkg/tiny.js",
+            "webpack://shop/node_modules/core-js/modules/es.object.assign.js",
+            "../node_modules/focus-visible/dist/focus-visible.js",
+        ],
+        lines[&4],
+        |l| match l {
+            0 => vec![(0, None), (3, Some((3, false)))],
+            1..=9 => vec![(0, Some((0, false))), (5, Some((1, true))), (9, None)],
+            10..=39 => vec![(0, Some((0, l % 2 == 0)))],
+            40..=59 => vec![(0, Some((2, false)))],
+            60..=79 => vec![(0, Some((1, false))), (20, Some((4, false)))],
+            82..=84 => vec![(2, Some((5, false)))],
+            85..=86 => vec![(0, Some((6, false)))],
+            _ => vec![(0, Some((3, false)))],
+        },
+    );
+    let widget = source_map(
+        "webpack://shop/",
+        &[
+            "node_modules/lodash/lodash.js",
+            "https://cdn.test/node_modules/@scope/pkg/x.js",
+            "src/util.js",
+        ],
+        lines[&6],
+        |l| match l {
+            0..=19 => vec![(0, Some((0, false)))],
+            20..=27 => vec![(0, Some((1, false)))],
+            _ => vec![(0, Some((2, false)))],
+        },
+    );
+    let slow = source_map("", &["node_modules/lodash/lodash.js"], lines[&5], |_| {
+        vec![(0, Some((0, false)))]
+    });
+    let mut mapped = 0;
+    for e in trace["traceEvents"].as_array_mut().unwrap() {
+        if e["cat"] != "disabled-by-default-devtools.v8-source-rundown" {
+            continue;
+        }
+        let data = &mut e["args"]["data"];
+        match data["scriptId"].as_u64() {
+            Some(4) => data["sourceMapUrl"] = data_url(&app).into(),
+            Some(6) => data["sourceMapUrlElided"] = true.into(),
+            Some(5) => data["sourceMapUrl"] = "maps/../slow.js.map".into(),
+            _ => continue,
+        }
+        mapped += 1;
+    }
+    assert_eq!(mapped, 3, "the fixture's scripts moved");
+    trace["metadata"]["sourceMaps"] = json!([
+        {"url": "http://localhost:8791/widget.js", "sourceMap": widget},
+        {"sourceMapUrl": "http://127.0.0.1:8790/slow.js.map", "sourceMap": slow},
+    ]);
+    // The metadata after the events, as Chrome and DevTools write it.
+    format!(
+        r#"{{"traceEvents":{},"metadata":{}}}"#,
+        trace["traceEvents"], trace["metadata"]
+    )
+}
+
+#[test]
+fn script_insights_fail_as_the_trace_engine_fails_them() {
+    let text = duplicated_page_load();
+    let path = temp_file("script-insights.trace.json", text.as_bytes());
+    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let legacy = &ours["navigations"][0]["insights"]["legacy_javascript"];
+    assert_eq!(legacy["state"], "fail", "{legacy}");
+    let urls: Vec<&str> = legacy["scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            "http://127.0.0.1:8790/app.js",
+            "http://127.0.0.1:8790/slow.js",
+            ""
+        ]
+    );
+    // Lodash and util.js in app.js and widget.js; the scoped package's two files only as a
+    // package (x.js alone is under 512 bytes in app.js); slow.js's map is out of bounds.
+    let dup = &ours["navigations"][0]["insights"]["duplicated_javascript"];
+    assert_eq!(dup["state"], "fail", "{dup}");
+    let sources = |key: &str| -> Vec<String> {
+        let list = dup[key].as_array().unwrap().iter();
+        list.map(|d| d["source"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        sources("duplication"),
+        [
+            "node_modules/lodash/lodash.js",
+            "webpack://shop/src/util.js"
+        ]
+    );
+    assert_eq!(
+        sources("duplication_by_package"),
+        [
+            "node_modules/lodash",
+            "node_modules/@scope/pkg",
+            "webpack://shop/src/util.js"
+        ]
+    );
+    // Two of app.js's polyfills only its map names, found where their first mapping is.
+    let found: Vec<Value> = legacy["scripts"][0]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["name"] == "Object.assign" || m["name"] == "focus-visible")
+        .map(|m| json!([m["name"], m["line"], m["column"]]))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            json!(["Object.assign", 82, 2]),
+            json!(["focus-visible", 85, 0])
+        ]
+    );
+    // app.js's gzipped request: its savings are the source's estimate times 1941 / 1760.
+    assert_eq!(legacy["scripts"][0]["request"]["request_id"], "22250.6");
+    assert!(legacy["scripts"][2]["request"].is_null());
+    // The text lists each script with what was found where (1-based).
+    let out = jsprof(&["insights", path.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "  legacy JS          fail         3 scripts with polyfills or transforms",
+        "http://127.0.0.1:8790/slow.js",
+        "                Array.prototype.includes  4:3",
+        "(a script without a url)",
+    ] {
+        assert!(out.contains(line), "{line:?} not in:\n{out}");
+    }
+    let summary = jsprof_json(&["summary", path.to_str().unwrap(), "--json"]);
+    let failing = &summary["page"]["failing_insights"];
+    assert!(
+        failing
+            .as_array()
+            .unwrap()
+            .contains(&json!("legacy_javascript")),
+        "summary: {failing}"
+    );
+    let Some(want) = run_oracle("insights-oracle", &path) else {
+        return;
+    };
+    assert_eq!(assert_script_insights(&ours, &want, "legacy page load"), 3);
+
+    // Without its navigation: one NO_NAVIGATION stretch, no Lantern, no metric savings.
+    // (Its metadata first: the reader's one pass, not its segments, reads it.)
+    let text = text.replace("\"navigationStart\"", "\"edited-out\"");
+    let text = serde_json::from_str::<Value>(&text).unwrap().to_string();
+    assert!(text.starts_with(r#"{"metadata""#));
+    let path = temp_file(
+        "legacy-javascript-no-navigation.trace.json",
+        text.as_bytes(),
+    );
+    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    assert_eq!(ours["navigations"][0]["id"], "NO_NAVIGATION");
+    let want = run_oracle("insights-oracle", &path).unwrap();
+    assert_eq!(assert_script_insights(&ours, &want, "no navigation"), 3);
+}
