@@ -7,6 +7,7 @@
 //! the largest are waste, charged to their scripts' requests.
 
 use super::insights::State;
+use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::script_maps::{generated_sizes, SourceMap};
 use super::scripts::{compression_ratio, page_scripts};
@@ -87,11 +88,6 @@ fn node_module_name(source: &str) -> &str {
         return &source[..second];
     }
     &source[..first]
-}
-
-/// JavaScript's `Math.round`.
-fn js_round(x: f64) -> f64 {
-    (x + 0.5).floor()
 }
 
 /// The engine's `normalizeDuplication` and sort: copies by size, the small ones dropped,

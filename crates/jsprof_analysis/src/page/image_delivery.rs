@@ -17,7 +17,7 @@ use jsprof_profile::page_events::PaintedImage;
 use jsprof_profile::TraceFile;
 
 use super::insights::{in_bounds, State};
-use super::lantern::simulator::js_round;
+use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::us;
 use super::vitals::NavigationVitals;

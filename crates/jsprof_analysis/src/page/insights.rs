@@ -19,6 +19,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use jsprof_profile::page_events::{CallFrame, PageEvents, ReflowKind};
 use jsprof_profile::{TraceEvent, TraceFile};
 
+use super::js_round;
 use super::us;
 use super::vitals::{NavigationVitals, Window};
 use super::Request;
@@ -620,11 +621,6 @@ fn compression_savings(r: &Request) -> u64 {
     }
 }
 
-/// JavaScript's `Math.round` (halves go up, also below zero).
-fn js_round(x: f64) -> f64 {
-    (x + 0.5).floor()
-}
-
 fn document_latency(requests: &[Request], d: usize) -> DocumentLatency {
     const TOO_SLOW_MS: f64 = 600.0;
     const TARGET_MS: f64 = 100.0;
@@ -983,17 +979,5 @@ fn forced_reflow(
         top_level,
         related,
         top_level_calls,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn js_round_rounds_halves_up() {
-        assert_eq!(js_round(2.5), 3.0);
-        assert_eq!(js_round(-2.5), -2.0);
-        assert_eq!(js_round(49.6), 50.0);
     }
 }

@@ -15,6 +15,7 @@ use jsprof_profile::page_events::PageEvents;
 use regex::Regex;
 
 use super::insights::State;
+use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::script_maps::SourceMap;
 use super::scripts::{compression_ratio, page_scripts};
@@ -268,11 +269,6 @@ pub fn detect(code: &str, map: Option<&SourceMap>) -> Detection {
         matches,
         estimated_bytes,
     }
-}
-
-/// JavaScript's `Math.round`.
-fn js_round(x: f64) -> f64 {
-    (x + 0.5).floor()
 }
 
 /// The legacy JavaScript insight of `nav`. `maps` are the page's scripts' source maps

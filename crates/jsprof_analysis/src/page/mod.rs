@@ -45,6 +45,17 @@ pub(crate) fn us(ns: i64) -> f64 {
     ns as f64 / 1000.0
 }
 
+/// JavaScript's `Math.round`: the nearest integer, halves up (also below zero). Not
+/// `(x + 0.5).floor()`, which rounds 0.49999999999999994 to 1.
+pub(crate) fn js_round(x: f64) -> f64 {
+    let f = x.floor();
+    if x - f >= 0.5 {
+        f + 1.0
+    } else {
+        f
+    }
+}
+
 /// Everything [`page_story`] finds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PageStory {
@@ -95,4 +106,20 @@ pub(crate) fn main_pids(
         .filter(|n| n.frame == vitals.main_frame)
         .map(|n| n.at.pid)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_round;
+
+    #[test]
+    fn js_round_rounds_halves_up() {
+        assert_eq!(js_round(2.5), 3.0);
+        assert_eq!(js_round(-2.5), -2.0);
+        assert_eq!(js_round(49.6), 50.0);
+        assert_eq!(js_round(0.49999999999999994), 0.0);
+        assert_eq!(js_round(-0.5000000000000001), -1.0);
+        assert!(js_round(f64::NAN).is_nan());
+        assert_eq!(js_round(f64::INFINITY), f64::INFINITY);
+    }
 }

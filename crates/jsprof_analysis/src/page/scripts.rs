@@ -8,6 +8,7 @@ use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::page_scripts::Script;
 
 use super::insights::{in_bounds, is_compressed};
+use super::js_round;
 use super::us;
 use super::vitals::NavigationVitals;
 use super::Request;
@@ -61,11 +62,6 @@ pub fn page_scripts<'a>(
                     }))
         })
         .collect()
-}
-
-/// JavaScript's `Math.round`.
-fn js_round(x: f64) -> f64 {
-    (x + 0.5).floor()
 }
 
 /// The engine's `isRequestServedFromBrowserCache`: a 304, or a transfer under 1% of the body.

@@ -33,11 +33,12 @@ use jsprof_profile::TraceFile;
 use super::dependency_graph::{
     dependency_graph, DependencyGraph, GraphError, LanternRequest, NodeId, NodeKind,
 };
+use super::js_round;
 use super::network::Request;
 use super::us;
 use super::vitals::{NavigationVitals, Vitals};
 use metrics::MetricResult;
-use simulator::{js_round, Simulator};
+use simulator::Simulator;
 use subgraph::Subgraph;
 
 /// Why the engine has no Lantern context for a navigation.

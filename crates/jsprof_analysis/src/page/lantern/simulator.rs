@@ -12,6 +12,7 @@ use super::{LanternError, LanternGraph};
 use crate::page::dependency_graph::{
     is_non_network_protocol, DependencyGraph, LanternRequest, NodeId, NodeKind,
 };
+use crate::page::js_round;
 
 /// Chromium's limit on delayable requests per client.
 const DEFAULT_MAXIMUM_CONCURRENT_REQUESTS: f64 = 10.0;
@@ -131,11 +132,6 @@ fn js_max(a: f64, b: f64) -> f64 {
     } else {
         a.max(b)
     }
-}
-
-/// JavaScript's `Math.round`.
-pub(crate) fn js_round(x: f64) -> f64 {
-    (x + 0.5).floor()
 }
 
 /// The Lantern request of a network node, from `requests` (the graph's or a changed copy).
