@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture_text, fixtures, golden, jsprof, jsprof_json, run_oracle, temp_file};
+use crate::support::{fixture_text, fixtures, golden, jsprof_json, run_oracle, temp_file};
 
 const PAGE_LOADS: &[&str] = &[
     "trace/pageload.trace",
@@ -446,24 +446,15 @@ fn script_insights_fail_as_the_trace_engine_fails_them() {
     assert_eq!(legacy["scripts"][0]["request"]["request_id"], "22250.6");
     assert!(legacy["scripts"][2]["request"].is_null());
     // The text lists each script with what was found where (1-based).
-    let out = jsprof(&["insights", path.to_str().unwrap()]);
-    let out = String::from_utf8_lossy(&out.stdout);
-    for line in [
-        "  legacy JS          fail         3 scripts with polyfills or transforms",
-        "http://127.0.0.1:8790/slow.js",
-        "                Array.prototype.includes  4:3",
-        "(a script without a url)",
-    ] {
-        assert!(out.contains(line), "{line:?} not in:\n{out}");
-    }
-    let summary = jsprof_json(&["summary", path.to_str().unwrap(), "--json"]);
-    let failing = &summary["page"]["failing_insights"];
-    assert!(
-        failing
-            .as_array()
-            .unwrap()
-            .contains(&json!("legacy_javascript")),
-        "summary: {failing}"
+    crate::support::assert_insights_text(
+        &path,
+        &[
+            "  legacy JS          fail         3 scripts with polyfills or transforms",
+            "http://127.0.0.1:8790/slow.js",
+            "                Array.prototype.includes  4:3",
+            "(a script without a url)",
+        ],
+        &["legacy_javascript"],
     );
     let Some(want) = run_oracle("insights-oracle", &path) else {
         return;

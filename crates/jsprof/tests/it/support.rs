@@ -42,6 +42,25 @@ pub fn golden(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("golden is JSON")
 }
 
+/// `jsprof insights PATH`'s text holds each of `lines`, and `jsprof summary PATH --json` names
+/// each of `failing` among the page's failing insights: what the shell shows of an insight
+/// whose document the caller has checked.
+pub fn assert_insights_text(path: &std::path::Path, lines: &[&str], failing: &[&str]) {
+    let out = jsprof(&["insights", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in lines {
+        assert!(text.contains(line), "{line:?} not in:\n{text}");
+    }
+    let summary = jsprof_json(&["summary", path.to_str().unwrap(), "--json"]);
+    let listed = summary["page"]["failing_insights"].as_array().unwrap();
+    for key in failing {
+        assert!(
+            listed.iter().any(|k| k == key),
+            "summary's failing insights {listed:?} lack {key}"
+        );
+    }
+}
+
 /// A gzipped text fixture (`trace/pageload.trace.json.gz`), as text: for tests that edit a
 /// recording (rename its URLs, break a part) before reading it.
 pub fn fixture_text(rel: &str) -> String {
