@@ -1080,18 +1080,20 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
     let v = &story.vitals;
     let lt = &story.long_tasks;
     let mut related_events = Vec::new();
+    let shared = input.trace().map(insights::TraceShared::new);
     let navigations = v
         .navigations
         .iter()
         .map(|n| {
             let mut json = navigation_json(&c, story, n);
-            if let Some(trace) = input.trace() {
+            if let (Some(trace), Some(shared)) = (input.trace(), &shared) {
                 let ins = insights::navigation_insights(
                     trace,
                     &story.requests,
                     &story.vitals,
                     n,
                     input.timelines(),
+                    shared,
                 );
                 more_insights_json(&c, story, &ins, &mut json.insights);
                 crate::page_scripts::page_scripts_json(

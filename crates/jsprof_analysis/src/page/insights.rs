@@ -359,14 +359,30 @@ pub(crate) fn in_bounds(ts: f64, dur: f64, b: &Window) -> bool {
     ts <= b.end && b.start < ts + dur
 }
 
+/// What the insights of every navigation of a trace read that does not depend on the
+/// navigation: made once per trace ([`TraceShared::new`]), not once per navigation.
+pub struct TraceShared {
+    /// The page's scripts' source maps, resolved and parsed (the script insights).
+    pub script_maps: Vec<Option<super::script_maps::SourceMap>>,
+}
+
+impl TraceShared {
+    pub fn new(trace: &TraceFile) -> Self {
+        TraceShared {
+            script_maps: super::script_maps::script_source_maps(&trace.page),
+        }
+    }
+}
+
 /// The insights of `nav`. `timelines` are the trace's (third parties' main-thread time; where
-/// the related events are drawn).
+/// the related events are drawn); `shared` is [`TraceShared::new`] of the same trace.
 pub fn navigation_insights(
     trace: &TraceFile,
     requests: &[Request],
     vitals: &super::vitals::Vitals,
     nav: &NavigationVitals,
     timelines: &[Timeline],
+    shared: &TraceShared,
 ) -> NavigationInsights {
     let page = &trace.page;
     let nav_event = nav.navigation_id.as_ref().and_then(|id| {
@@ -383,7 +399,7 @@ pub fn navigation_insights(
         .map(|_| super::lantern::lantern_context(trace, requests, vitals, nav));
     let image_lcp = nav.lcp.as_ref().is_some_and(|l| l.request.is_some());
     let ctx = lantern.as_ref().and_then(|l| l.as_ref().ok());
-    let script_maps = super::script_maps::script_source_maps(page);
+    let script_maps = &shared.script_maps;
     let mut ins = NavigationInsights {
         render_blocking_savings: lantern.as_ref().and_then(|l| {
             let ctx = l.as_ref().ok()?;
@@ -429,14 +445,14 @@ pub fn navigation_insights(
             page,
             requests,
             nav,
-            &script_maps,
+            script_maps,
             ctx,
         )),
         duplicated_javascript: Some(super::duplicated_javascript::duplicated_javascript(
             page,
             requests,
             nav,
-            &script_maps,
+            script_maps,
             ctx,
         )),
         related: Vec::new(),
