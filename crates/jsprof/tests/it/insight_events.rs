@@ -69,7 +69,7 @@ const MS: f64 = 0.001;
 /// Our events (`{name, pid, tid, start_ms, dur_ms}`) are DevTools' (`{name, pid, tid, ts_ms,
 /// dur_ms}`), one for one, in the same order.
 #[track_caller]
-fn same_events(ours: &Value, want: &Value, at: &str) -> usize {
+pub(crate) fn same_events(ours: &Value, want: &Value, at: &str) -> usize {
     let (ours, want) = (ours.as_array().unwrap(), want.as_array().unwrap());
     assert_eq!(ours.len(), want.len(), "{at}: count");
     for (k, (o, w)) in ours.iter().zip(want).enumerate() {
@@ -88,7 +88,7 @@ fn same_events(ours: &Value, want: &Value, at: &str) -> usize {
 }
 
 /// The events of `insight` in role `role` on navigation `id`, from the document's list.
-fn listed(doc: &Value, id: &str, insight: &str, role: &str) -> Value {
+pub(crate) fn listed(doc: &Value, id: &str, insight: &str, role: &str) -> Value {
     let all = doc["related_events"].as_array().unwrap();
     all.iter()
         .filter(|e| e["navigation"] == id && e["insight"] == insight && e["role"] == role)

@@ -323,4 +323,13 @@ fn a_page_load_of_two_thousand_requests_matches_the_engine() {
     // The page checks and image delivery, their Lantern savings included.
     crate::page_checks::assert_page_checks(&insights, &want, "2000 requests");
     crate::image_delivery::assert_image_delivery(&insights, &want, "2000 requests");
+    // The third party's events: every copy's widget request with its network events, and what
+    // its script ran, event for event and in the engine's order.
+    let id = insights["navigations"][0]["id"].as_str().unwrap();
+    let n = crate::insight_events::same_events(
+        &crate::insight_events::listed(&insights, id, "third_parties", "related"),
+        &want["insights"][id]["ThirdParties"]["related"],
+        "2000 requests: third parties",
+    );
+    assert!(n > 300, "only {n} third-party events");
 }
