@@ -55,6 +55,12 @@ pub fn detect(prefix: &[u8]) -> Result<Format, String> {
         Some(b"nodes") | Some(b"startTime") | Some(b"timeDeltas") => return Ok(Format::CpuProfile),
         Some(b"snapshot") => return Ok(Format::HeapSnapshot),
         Some(b"traceEvents") => return Ok(Format::Trace),
+        // Keys only the Trace Event Format's object form has. DevTools saves a trace as
+        // `{"metadata": {...}, "traceEvents": [...]}`, and its metadata (source maps, script
+        // sources) can run far past the bytes seen here.
+        Some(
+            b"metadata" | b"displayTimeUnit" | b"otherData" | b"systemTraceEvents" | b"stackFrames",
+        ) => return Ok(Format::Trace),
         _ => {}
     }
     if contains(text, b"\"traceEvents\"") {
@@ -105,6 +111,13 @@ mod tests {
             detect(br#"{"snapshot":{"meta":{}}}"#),
             Ok(Format::HeapSnapshot)
         );
+        // DevTools' own layout, its metadata longer than what is sniffed.
+        let saved = format!(
+            r#"{{"metadata": {{"sourceMaps": [{{"sourceMap": "{}"}}]}},
+"traceEvents": [{{"ph":"X"}}]}}"#,
+            "A".repeat(SNIFF_LEN)
+        );
+        assert_eq!(detect(&saved.as_bytes()[..SNIFF_LEN]), Ok(Format::Trace));
         assert!(detect(b"hello").is_err());
         assert!(detect(b"").is_err());
         assert!(detect(br#"{"a":1}"#).is_err());
