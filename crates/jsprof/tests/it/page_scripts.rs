@@ -3,7 +3,7 @@
 //! and on the recorded page load with core-js polyfills and Babel transforms written into its
 //! scripts' sources and source maps (`data:` URLs) that bundle the same modules into two of them
 //! (the live oracle, `insights-oracle.mjs`, which resolves source maps as the Performance panel
-//! does), with and without its navigation.
+//! does), with and without its navigation, and with one of its maps an index map.
 
 use serde_json::{json, Value};
 
@@ -474,4 +474,142 @@ fn script_insights_fail_as_the_trace_engine_fails_them() {
     assert_eq!(ours["navigations"][0]["id"], "NO_NAVIGATION");
     let want = run_oracle("insights-oracle", &path).unwrap();
     assert_eq!(assert_script_insights(&ours, &want, "no navigation"), 3);
+}
+
+/// The duplicated page load with `widget.js`'s map (in the trace's metadata) rewritten as an
+/// index map, as bundlers that concatenate write them: lodash's section, a section with only a
+/// `url` (DevTools skips it), and a section of the scoped package and `util.js` whose offset
+/// starts at column 3 of line 20, so that the first three bytes of that line belong to no
+/// source. The engine, through DevTools' own `SourceMap`, reads it; so do we.
+#[test]
+fn index_source_maps_are_read_as_the_panel_reads_them() {
+    let mut trace: Value = serde_json::from_str(&duplicated_page_load()).unwrap();
+    let lines = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["cat"] == "disabled-by-default-devtools.v8-source-rundown-sources"
+                && e["args"]["data"]["scriptId"] == 6
+        })
+        .and_then(|e| e["args"]["data"]["sourceText"].as_str())
+        .expect("widget.js's source")
+        .split('\n')
+        .count();
+    let lodash = source_map(
+        "webpack://shop/",
+        &["node_modules/lodash/lodash.js"],
+        20,
+        |_| vec![(0, Some((0, false)))],
+    );
+    let rest = source_map(
+        "webpack://shop/",
+        &[
+            "https://cdn.test/node_modules/@scope/pkg/x.js",
+            "src/util.js",
+        ],
+        lines - 20,
+        |l| match l {
+            0..=7 => vec![(0, Some((0, false)))],
+            _ => vec![(0, Some((1, false)))],
+        },
+    );
+    let maps = trace["metadata"]["sourceMaps"].as_array_mut().unwrap();
+    assert_eq!(maps[0]["url"], "http://localhost:8791/widget.js");
+    maps[0]["sourceMap"] = json!({"version": 3, "sections": [
+        {"offset": {"line": 0, "column": 0}, "map": lodash},
+        {"offset": {"line": 20, "column": 0}, "url": "https://cdn.test/x.js.map"},
+        {"offset": {"line": 20, "column": 3}, "map": rest},
+    ]});
+    let path = temp_file("index-source-map.trace.json", trace.to_string().as_bytes());
+    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let dup = &ours["navigations"][0]["insights"]["duplicated_javascript"];
+    // widget.js still shares lodash and util.js with app.js: the index map was read.
+    let widget_copies = |source: &str| -> Vec<f64> {
+        let list = dup["duplication"].as_array().unwrap();
+        let d = list.iter().find(|d| d["source"] == source).expect(source);
+        let copies = d["copies"].as_array().unwrap().iter();
+        copies
+            .filter(|c| c["url"] == "http://localhost:8791/widget.js")
+            .map(|c| c["attributed_size"].as_f64().unwrap())
+            .collect()
+    };
+    assert_eq!(widget_copies("node_modules/lodash/lodash.js").len(), 1);
+    assert_eq!(widget_copies("webpack://shop/src/util.js").len(), 1);
+    let Some(want) = run_oracle("insights-oracle", &path) else {
+        return;
+    };
+    assert_eq!(assert_script_insights(&ours, &want, "index map"), 3);
+}
+
+/// A bundle of `modules` (indices into a shared list of 5,000 modules, 8 to 16 lines each: most
+/// in one of 400 packages, every tenth in the app's own `src/`) and its source map: two
+/// segments a line, the second naming a name, every source listed once.
+fn bundle(modules: std::ops::Range<usize>) -> (String, Value) {
+    let source = |m: usize| match m % 10 {
+        0 => format!("webpack://shop/src/m{m}.js"),
+        _ => format!("webpack://shop/node_modules/pkg{}/lib/m{m}.js", m % 400),
+    };
+    let mut text = String::new();
+    let mut line_module = Vec::new();
+    for (k, m) in modules.clone().enumerate() {
+        for l in 0..8 + m % 9 {
+            text += &format!("function f{m}_{l}(a) {{ return a * {l} + {m}; }} // m{m}\n");
+            line_module.push(k as i64);
+        }
+    }
+    let sources: Vec<String> = modules.map(source).collect();
+    let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let lines = text.split('\n').count();
+    let map = source_map("", &sources, lines, |l| match line_module.get(l) {
+        Some(&k) => vec![(0, Some((k, false))), (17, Some((k, true)))],
+        None => vec![],
+    });
+    (text, map)
+}
+
+/// The duplicated page load at a bundle's scale: `app.js` becomes a 2.2 MB bundle of 3,500
+/// modules (42,000 lines, two segments each: 84,000 mappings over 3,500 sources), `widget.js`
+/// a 0.96 MB bundle of 1,500 of them (its map in the trace's metadata). Thousands of sources
+/// and a hundred thousand mappings a script are what a real application's bundle has; every
+/// duplicate, its package and its size must still be the engine's.
+#[test]
+fn script_insights_match_the_engine_on_large_bundles() {
+    let mut trace: Value = serde_json::from_str(&duplicated_page_load()).unwrap();
+    let (app, app_map) = bundle(0..3500);
+    let (widget, widget_map) = bundle(2000..3500);
+    assert!(app.len() > 2_000_000, "{}", app.len());
+    for e in trace["traceEvents"].as_array_mut().unwrap() {
+        let cat = e["cat"].as_str().unwrap_or("").to_string();
+        let data = &mut e["args"]["data"];
+        match (cat.as_str(), data["scriptId"].as_u64()) {
+            ("disabled-by-default-devtools.v8-source-rundown-sources", Some(4)) => {
+                data["sourceText"] = app.clone().into();
+                data["length"] = app.len().into();
+            }
+            ("disabled-by-default-devtools.v8-source-rundown-sources", Some(6)) => {
+                data["sourceText"] = widget.clone().into();
+                data["length"] = widget.len().into();
+            }
+            ("disabled-by-default-devtools.v8-source-rundown", Some(4)) => {
+                data["sourceMapUrl"] = data_url(&app_map).into();
+            }
+            _ => {}
+        }
+    }
+    let maps = trace["metadata"]["sourceMaps"].as_array_mut().unwrap();
+    assert_eq!(maps[0]["url"], "http://localhost:8791/widget.js");
+    maps[0]["sourceMap"] = widget_map;
+    let path = temp_file("large-bundles.trace.json", trace.to_string().as_bytes());
+    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let dup = &ours["navigations"][0]["insights"]["duplicated_javascript"];
+    assert_eq!(dup["state"], "fail", "{dup}");
+    // The 1,500 shared modules: those over 512 bytes one by one, all 400 packages by package.
+    let listed = |key: &str| dup[key].as_array().unwrap().len();
+    assert!(listed("duplication") > 1000, "{}", listed("duplication"));
+    assert!(listed("duplication_by_package") >= 400);
+    let Some(want) = run_oracle("insights-oracle", &path) else {
+        return;
+    };
+    assert_eq!(assert_script_insights(&ours, &want, "large bundles"), 2);
 }

@@ -14,6 +14,7 @@ use super::scripts::{compression_ratio, page_scripts};
 use super::vitals::NavigationVitals;
 use super::Request;
 use jsprof_profile::page_events::PageEvents;
+use rustc_hash::FxHashMap as HashMap;
 
 const ABSOLUTE_SIZE_THRESHOLD_BYTES: f64 = 512.0;
 const RELATIVE_SIZE_THRESHOLD: f64 = 0.1;
@@ -120,23 +121,22 @@ fn normalized(list: Vec<Duplicate>) -> Vec<Duplicate> {
 /// The engine's `groupByNodeModules`: a package's files as one source.
 fn by_package(list: &[Duplicate]) -> Vec<Duplicate> {
     let mut out: Vec<Duplicate> = Vec::new();
+    // Each package's place in `out` (a source outside node_modules is its own entry).
+    let mut package_at: HashMap<String, usize> = HashMap::default();
     for d in list {
         if !d.source.contains("node_modules") {
             out.push(d.clone());
             continue;
         }
         let key = format!("node_modules/{}", node_module_name(&d.source));
-        let i = match out.iter().position(|g| g.source == key) {
-            Some(i) => i,
-            None => {
-                out.push(Duplicate {
-                    source: key,
-                    copies: Vec::new(),
-                    estimated_duplicate_bytes: 0.0,
-                });
-                out.len() - 1
-            }
-        };
+        let i = *package_at.entry(key).or_insert_with_key(|key| {
+            out.push(Duplicate {
+                source: key.clone(),
+                copies: Vec::new(),
+                estimated_duplicate_bytes: 0.0,
+            });
+            out.len() - 1
+        });
         for c in &d.copies {
             let group = &mut out[i].copies;
             match group.iter_mut().find(|g| g.script == c.script) {
@@ -160,6 +160,7 @@ pub fn duplicated_javascript(
     let scripts = page_scripts(page, requests, nav, false);
     // Every source of every script with a map, in script order (`computeScriptDuplication`).
     let mut all: Vec<Duplicate> = Vec::new();
+    let mut source_at: HashMap<String, usize> = HashMap::default();
     for s in &scripts {
         let (Some(content), Some(map)) = (s.script.content.as_deref(), &maps[s.index]) else {
             continue;
@@ -169,13 +170,14 @@ pub fn duplicated_javascript(
             continue;
         };
         let ratio = compression_ratio(s, requests);
+        let sizes: HashMap<&str, f64> = sizes.iter().map(|(u, n)| (u.as_str(), *n)).collect();
         for url in &map.source_urls {
             if ignored(url) {
                 continue;
             }
             // A source no mapping points at has no size: the engine's NaN, which no
             // threshold keeps.
-            let Some(&(_, size)) = sizes.iter().find(|(u, _)| u == url) else {
+            let Some(&size) = sizes.get(url.as_str()) else {
                 continue;
             };
             let source = normalize_source(url);
@@ -184,13 +186,16 @@ pub fn duplicated_javascript(
                 request: s.request,
                 attributed_size: js_round(size * ratio),
             };
-            match all.iter_mut().find(|d| d.source == source) {
-                Some(d) => d.copies.push(copy),
-                None => all.push(Duplicate {
-                    source,
-                    copies: vec![copy],
-                    estimated_duplicate_bytes: 0.0,
-                }),
+            match source_at.get(&source) {
+                Some(&i) => all[i].copies.push(copy),
+                None => {
+                    source_at.insert(source.clone(), all.len());
+                    all.push(Duplicate {
+                        source,
+                        copies: vec![copy],
+                        estimated_duplicate_bytes: 0.0,
+                    });
+                }
             }
         }
     }

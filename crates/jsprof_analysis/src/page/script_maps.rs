@@ -73,14 +73,24 @@ fn next_vlq(s: &[u8], pos: &mut usize) -> Option<i64> {
     Some(if negative { -value } else { value })
 }
 
-/// DevTools' `SourceMap.parseMap` of `mappings`; `None` where it throws (DevTools then keeps
-/// no mappings at all).
-fn parse_mappings(mappings: &str, sources: usize) -> Option<Vec<Entry>> {
+/// Where a section of a map starts: its first source's index among all the map's sources, and
+/// its first generated line and column (a plain map is one section at 0, 0, 0).
+#[derive(Clone, Copy)]
+struct Base {
+    source: i64,
+    line: i64,
+    column: i64,
+}
+
+/// DevTools' `SourceMap.parseMap` of one section's `mappings`, appended to `out`; `None` where
+/// it throws (DevTools then keeps no mappings at all, from any section). `sources` is the number
+/// of sources of the whole map: a section's segment may name another section's source.
+fn parse_mappings(mappings: &str, base: Base, sources: usize, out: &mut Vec<Entry>) -> Option<()> {
     let s = mappings.as_bytes();
     let separator = |p: usize| matches!(s.get(p), Some(b',' | b';'));
-    let (mut pos, mut line, mut column) = (0usize, 0u32, 0i64);
-    let (mut source, mut source_line, mut source_column) = (0i64, 0i64, 0i64);
-    let mut out = Vec::new();
+    let (mut pos, mut line, mut column) = (0usize, base.line, base.column);
+    let (mut source, mut source_line, mut source_column) = (base.source, 0i64, 0i64);
+    let clamp = |n: i64| n.clamp(0, u32::MAX as i64) as u32;
     loop {
         if s.get(pos) == Some(&b',') {
             pos += 1;
@@ -96,8 +106,8 @@ fn parse_mappings(mappings: &str, sources: usize) -> Option<Vec<Entry>> {
         }
         column += next_vlq(s, &mut pos)?;
         let at = |source: Option<u32>| Entry {
-            line,
-            column: column.clamp(0, u32::MAX as i64) as u32,
+            line: clamp(line),
+            column: clamp(column),
             source,
         };
         if pos >= s.len() || separator(pos) {
@@ -117,57 +127,105 @@ fn parse_mappings(mappings: &str, sources: usize) -> Option<Vec<Entry>> {
         }
         out.push(at(index));
     }
-    // Stable, as JavaScript's sort.
-    out.sort_by_key(|e| (e.line, e.column));
-    Some(out)
+    Some(())
+}
+
+/// The maps DevTools' `eachSection` visits, each with where it starts; `None` where that throws
+/// in DevTools' constructor (a section that is not an object, a section with a map but no
+/// `offset`, a map without a `sources` array). For an index map, the sections that hold a `map`
+/// (DevTools warns about and skips those with only a `url`); the second field is `false` where a
+/// section's offset is not two numbers, which DevTools' parse of that section cannot place.
+fn sections(payload: &Value) -> Option<(Vec<(&Value, Base)>, bool)> {
+    let Some(list) = payload.get("sections") else {
+        let base = Base {
+            source: 0,
+            line: 0,
+            column: 0,
+        };
+        return Some((vec![(payload, base)], true));
+    };
+    let mut out = Vec::new();
+    let mut placed = true;
+    let mut source = 0i64;
+    for section in list.as_array()? {
+        let section = section.as_object()?;
+        let Some(map) = section.get("map") else {
+            continue;
+        };
+        let offset = section.get("offset").filter(|o| !o.is_null())?;
+        let at = |key: &str| offset.get(key).and_then(Value::as_f64);
+        let (line, column) = match (at("line"), at("column")) {
+            (Some(l), Some(c)) if l.fract() == 0.0 && c.fract() == 0.0 => (l as i64, c as i64),
+            _ => {
+                placed = false;
+                (0, 0)
+            }
+        };
+        out.push((
+            map,
+            Base {
+                source,
+                line,
+                column,
+            },
+        ));
+        source += map.get("sources")?.as_array()?.len() as i64;
+    }
+    Some((out, placed))
 }
 
 impl SourceMap {
-    /// DevTools' `new SourceMap(compiledURL, sourceMappingURL, payload)`; `None` where its
-    /// constructor throws (a source that is not a string) or the map is an index map
-    /// (`sections`, not read here).
+    /// DevTools' `new SourceMap(compiledURL, sourceMappingURL, payload)`, plain or index map
+    /// (`sections`, each with its `offset` and `map`); `None` where its constructor throws (a
+    /// source that is not a string, a section it cannot walk).
     pub fn new(compiled_url: &str, map_url: &str, payload: &Value) -> Option<SourceMap> {
-        if payload.get("sections").is_some() {
-            return None;
-        }
         let base = if map_url.starts_with("data:") {
             compiled_url
         } else {
             map_url
         };
-        let root = payload
-            .get("sourceRoot")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let (maps, placed) = sections(payload)?;
         let mut sources = Vec::new();
-        for href in payload.get("sources")?.as_array()? {
-            let href = href.as_str()?;
-            let href = if is_relative(href) {
-                if !root.is_empty()
-                    && !root.ends_with('/')
-                    && !href.is_empty()
-                    && !href.starts_with('/')
-                {
-                    format!("{root}/{href}")
+        for (map, _) in &maps {
+            let root = map.get("sourceRoot").and_then(Value::as_str).unwrap_or("");
+            for href in map.get("sources")?.as_array()? {
+                let href = href.as_str()?;
+                let href = if is_relative(href) {
+                    if !root.is_empty()
+                        && !root.ends_with('/')
+                        && !href.is_empty()
+                        && !href.starts_with('/')
+                    {
+                        format!("{root}/{href}")
+                    } else {
+                        format!("{root}{href}")
+                    }
                 } else {
-                    format!("{root}{href}")
-                }
-            } else {
-                href.to_string()
-            };
-            sources.push(complete_url(base, &href).unwrap_or(href));
-        }
-        let mut source_urls: Vec<String> = Vec::new();
-        for s in &sources {
-            if !source_urls.contains(s) {
-                source_urls.push(s.clone());
+                    href.to_string()
+                };
+                sources.push(complete_url(base, &href).unwrap_or(href));
             }
         }
-        let mappings = payload
-            .get("mappings")
-            .and_then(Value::as_str)
-            .and_then(|m| parse_mappings(m, sources.len()))
-            .unwrap_or_default();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let source_urls: Vec<String> = sources
+            .iter()
+            .filter(|s| seen.insert(s.as_str()))
+            .cloned()
+            .collect();
+        let mut mappings = Vec::new();
+        let parsed = placed
+            && maps.iter().all(|(map, at)| {
+                map.get("mappings")
+                    .and_then(Value::as_str)
+                    .and_then(|m| parse_mappings(m, *at, sources.len(), &mut mappings))
+                    .is_some()
+            });
+        if parsed {
+            // Stable, as JavaScript's sort.
+            mappings.sort_by_key(|e| (e.line, e.column));
+        } else {
+            mappings.clear();
+        }
         Some(SourceMap {
             sources,
             source_urls,
@@ -328,9 +386,13 @@ pub fn generated_sizes(content: &str, map: &SourceMap) -> GeneratedSizes {
         .map(|l| l.chars().map(char::len_utf16).sum())
         .collect();
     let mut files: Vec<(String, f64)> = Vec::new();
+    // Each source index's place in `files`, and each URL's (a map may list a URL twice): a
+    // bundle's map has thousands of sources and millions of mappings.
+    let mut slot_of_source: Vec<Option<usize>> = vec![None; map.sources.len()];
+    let mut slot_of_url: rustc_hash::FxHashMap<&str, usize> = Default::default();
     let m = &map.mappings;
     for (i, e) in m.iter().enumerate() {
-        let Some(source) = map.source_of(e) else {
+        let Some(source) = e.source else {
             continue;
         };
         let Some(&len) = lines.get(e.line as usize) else {
@@ -357,10 +419,14 @@ pub fn generated_sizes(content: &str, map: &SourceMap) -> GeneratedSizes {
             Some(end) => end as f64 - col as f64,
             None => (len - col + 1) as f64,
         };
-        match files.iter_mut().find(|(s, _)| s == source) {
-            Some(f) => f.1 += size,
-            None => files.push((source.to_string(), size)),
-        }
+        let slot = *slot_of_source[source as usize].get_or_insert_with(|| {
+            let url = map.sources[source as usize].as_str();
+            *slot_of_url.entry(url).or_insert_with(|| {
+                files.push((url.to_string(), 0.0));
+                files.len() - 1
+            })
+        });
+        files[slot].1 += size;
     }
     Ok(files)
 }
@@ -407,6 +473,70 @@ mod tests {
         // A source that is no string: DevTools' constructor throws.
         let null = json!({"version": 3, "sources": [null], "mappings": ""});
         assert_eq!(SourceMap::new("https://a/x.js", "m.map", &null), None);
+    }
+
+    #[test]
+    fn index_maps_read_as_devtools_reads_them() {
+        // DevTools' SourceMap (as the oracle bundles it) for this index map: each section's
+        // sources after the one before's, its first line's columns from its offset, a segment
+        // may name an earlier section's source (c.js's second segment names b.js), and a section
+        // with only a url is skipped.
+        let payload = json!({"version": 3, "sections": [
+            {"offset": {"line": 0, "column": 2},
+             "map": {"version": 3, "sources": ["a.js", "b.js"], "mappings": "AAAA,GCAA;AAAA"}},
+            {"offset": {"line": 5, "column": 0}, "url": "ignored.map"},
+            {"offset": {"line": 1, "column": 4},
+             "map": {"version": 3, "sourceRoot": "src", "sources": ["c.js"], "mappings": "AAAA,EDAA;E"}},
+        ]});
+        let map = SourceMap::new("https://a/x.js", "https://a/maps/x.js.map", &payload).unwrap();
+        assert_eq!(
+            map.source_urls,
+            [
+                "https://a/maps/a.js",
+                "https://a/maps/b.js",
+                "https://a/maps/src/c.js"
+            ]
+        );
+        let at: Vec<(u32, u32, Option<&str>)> = map
+            .mappings
+            .iter()
+            .map(|e| (e.line, e.column, map.source_of(e)))
+            .collect();
+        assert_eq!(
+            at,
+            [
+                (0, 2, Some("https://a/maps/a.js")),
+                (0, 5, Some("https://a/maps/b.js")),
+                (1, 0, Some("https://a/maps/b.js")),
+                (1, 4, Some("https://a/maps/src/c.js")),
+                (1, 6, Some("https://a/maps/b.js")),
+                (2, 2, None),
+            ]
+        );
+        // One section's bad mappings: DevTools keeps no mappings from any section, but the
+        // sources.
+        let bad = json!({"version": 3, "sections": [
+            {"offset": {"line": 0, "column": 0}, "map": {"version": 3, "sources": ["a.js"], "mappings": "AAAA"}},
+            {"offset": {"line": 1, "column": 0}, "map": {"version": 3, "sources": ["b.js"], "mappings": "AA!A"}},
+        ]});
+        let bad = SourceMap::new("https://a/x.js", "https://a/x.js.map", &bad).unwrap();
+        assert_eq!(bad.source_urls, ["https://a/a.js", "https://a/b.js"]);
+        assert!(bad.mappings.is_empty());
+        // Where DevTools' constructor throws: a map without its offset, a section that is no
+        // object, sections that are no array.
+        for sections in [
+            json!([{"map": {"sources": []}}]),
+            json!([null]),
+            json!({}),
+            json!(""),
+        ] {
+            let payload = json!({"version": 3, "sections": sections});
+            assert_eq!(
+                SourceMap::new("https://a/x.js", "https://a/x.js.map", &payload),
+                None,
+                "{sections}"
+            );
+        }
     }
 
     #[test]
