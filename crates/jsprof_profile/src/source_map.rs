@@ -1,6 +1,9 @@
 //! Source maps (revision 3): parsing and position lookup, with a small base64-VLQ decoder of our
-//! own (the `sourcemap` crate is BSD-licensed). Index maps (`sections`) are refused with a clear
-//! error. Positions in and out are 0-based as in the format; callers convert.
+//! own (the `sourcemap` crate is BSD-licensed). An index map (`sections`, as bundlers that
+//! concatenate write them) reads as one map: each section's sources and names after the ones
+//! before, its lines and first line's columns moved by its offset; a section that points at
+//! another map by `url` is refused with a clear error. Positions in and out are 0-based as in the
+//! format; callers convert.
 //!
 //! ```
 //! let map = jsprof_profile::SourceMap::from_json(
@@ -19,8 +22,10 @@ pub enum SourceMapError {
     Json(String),
     #[error("unsupported source map version {0} (only 3)")]
     Version(i64),
-    #[error("index source maps (`sections`) are not supported")]
-    Sections,
+    #[error("index source map, section {0}: {1}")]
+    Section(usize, String),
+    #[error("an index map inside an index map (a section's map must be a plain map)")]
+    NestedIndex,
     #[error("bad `mappings` at character {0}")]
     Mappings(usize),
 }
@@ -57,7 +62,20 @@ struct Raw {
     #[serde(default)]
     names: Vec<String>,
     mappings: Option<String>,
-    sections: Option<serde_json::Value>,
+    sections: Option<Vec<RawSection>>,
+}
+
+#[derive(Deserialize)]
+struct RawSection {
+    offset: Option<Offset>,
+    map: Option<Box<serde_json::value::RawValue>>,
+    url: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Offset {
+    line: u32,
+    column: u32,
 }
 
 fn base64_value(c: u8) -> Option<i64> {
@@ -73,6 +91,11 @@ fn base64_value(c: u8) -> Option<i64> {
 
 impl SourceMap {
     pub fn from_json(bytes: &[u8]) -> Result<SourceMap, SourceMapError> {
+        Self::read(bytes, false)
+    }
+
+    /// `from_json`; `in_index` for a section's map, which may not be an index map itself.
+    fn read(bytes: &[u8], in_index: bool) -> Result<SourceMap, SourceMapError> {
         // A map may start with the XSSI guard `)]}'`.
         let bytes = match bytes.strip_prefix(b")]}'") {
             Some(rest) => rest,
@@ -80,13 +103,16 @@ impl SourceMap {
         };
         let raw: Raw =
             serde_json::from_slice(bytes).map_err(|e| SourceMapError::Json(e.to_string()))?;
-        if raw.sections.is_some() {
-            return Err(SourceMapError::Sections);
-        }
         match raw.version {
             Some(3) => {}
             Some(v) => return Err(SourceMapError::Version(v)),
             None => return Err(SourceMapError::Json("no `version`".into())),
+        }
+        if let Some(sections) = raw.sections {
+            if in_index {
+                return Err(SourceMapError::NestedIndex);
+            }
+            return Self::from_sections(sections, raw.file);
         }
         let root = raw.source_root.unwrap_or_default();
         let sources = raw
@@ -110,6 +136,60 @@ impl SourceMap {
             file: raw.file,
             lines,
         })
+    }
+
+    /// An index map's sections as one map (see the module's documentation).
+    fn from_sections(
+        sections: Vec<RawSection>,
+        file: Option<String>,
+    ) -> Result<SourceMap, SourceMapError> {
+        let mut out = SourceMap {
+            file,
+            ..SourceMap::default()
+        };
+        for (i, section) in sections.into_iter().enumerate() {
+            let fail = |why: String| SourceMapError::Section(i, why);
+            let Some(offset) = section.offset else {
+                return Err(fail("no `offset`".into()));
+            };
+            let map = match (section.map, section.url) {
+                (Some(map), _) => map,
+                (None, Some(url)) => {
+                    return Err(fail(format!(
+                        "a section's map by url ({url}) is not supported; inline it as `map`"
+                    )))
+                }
+                (None, None) => return Err(fail("neither `map` nor `url`".into())),
+            };
+            let map =
+                SourceMap::read(map.get().as_bytes(), true).map_err(|e| fail(e.to_string()))?;
+            let (sources, names) = (out.sources.len() as u32, out.names.len() as u32);
+            let line0 = offset.line as usize;
+            for (l, segments) in map.lines.into_iter().enumerate() {
+                if segments.is_empty() {
+                    continue;
+                }
+                let at = line0 + l;
+                if out.lines.len() <= at {
+                    out.lines.resize_with(at + 1, Vec::new);
+                }
+                let shift = if l == 0 { offset.column } else { 0 };
+                out.lines[at].extend(segments.into_iter().map(|(c, m)| {
+                    let m = Mapping {
+                        source: m.source + sources,
+                        name: m.name.map(|n| n + names),
+                        ..m
+                    };
+                    (c.saturating_add(shift), m)
+                }));
+            }
+            out.sources.extend(map.sources);
+            out.names.extend(map.names);
+        }
+        for line in &mut out.lines {
+            line.sort_by_key(|(c, _)| *c);
+        }
+        Ok(out)
     }
 
     /// The mapping covering generated `(line, column)` (0-based): the last segment of that line
@@ -276,15 +356,63 @@ mod tests {
     }
 
     #[test]
+    fn reads_index_maps_as_one_map() {
+        // Section 0: a.ts at generated (0, 0) named f; section 1 at offset (1, 10): b.ts at its
+        // (0, 2) → generated (1, 12), named g, and at its (1, 0) → generated (2, 0) (columns
+        // move only on the section's first line). Source and name indices follow the sections.
+        let map = SourceMap::from_json(
+            br#"{"version":3,"file":"out.js","sections":[
+                {"offset":{"line":0,"column":0},
+                 "map":{"version":3,"sources":["a.ts"],"names":["f"],"mappings":"AAAAA"}},
+                {"offset":{"line":1,"column":10},
+                 "map":{"version":3,"sourceRoot":"src","sources":["b.ts"],"names":["g"],
+                        "mappings":"EAAEA;AACA"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(map.sources(), ["a.ts", "src/b.ts"]);
+        assert_eq!(map.file.as_deref(), Some("out.js"));
+        let m = map.lookup(0, 5).unwrap();
+        assert_eq!((map.source(m.source), m.line, m.column), ("a.ts", 0, 0));
+        assert_eq!(m.name.map(|n| map.name(n)), Some("f"));
+        assert_eq!(map.lookup(1, 11), None);
+        let m = map.lookup(1, 12).unwrap();
+        assert_eq!((map.source(m.source), m.line, m.column), ("src/b.ts", 0, 2));
+        assert_eq!(m.name.map(|n| map.name(n)), Some("g"));
+        let m = map.lookup(2, 0).unwrap();
+        assert_eq!((map.source(m.source), m.line, m.column), ("src/b.ts", 1, 2));
+    }
+
+    #[test]
     fn refuses_bad_maps() {
         assert!(matches!(
             SourceMap::from_json(br#"{"version":2,"mappings":""}"#),
             Err(SourceMapError::Version(2))
         ));
-        assert!(matches!(
-            SourceMap::from_json(br#"{"version":3,"sections":[]}"#),
-            Err(SourceMapError::Sections)
-        ));
+        for (sections, why) in [
+            (
+                r#"[{"map":{"version":3,"sources":[],"mappings":""}}]"#,
+                "section 0: no `offset`",
+            ),
+            (
+                r#"[{"offset":{"line":0,"column":0},"url":"a.map"}]"#,
+                "section 0: a section's map by url (a.map) is not supported",
+            ),
+            (
+                r#"[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":[],"mappings":""}},
+                   {"offset":{"line":1,"column":0},"map":{"version":3,"sections":[]}}]"#,
+                "section 1: an index map inside an index map",
+            ),
+            (
+                r#"[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":[],"mappings":"!"}}]"#,
+                "section 0: bad `mappings` at character 0",
+            ),
+        ] {
+            let map = format!(r#"{{"version":3,"sections":{sections}}}"#);
+            let e = SourceMap::from_json(map.as_bytes())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(why), "{e}");
+        }
         assert!(matches!(
             SourceMap::from_json(br#"{"version":3,"sources":[],"mappings":"A!"}"#),
             Err(SourceMapError::Mappings(1))

@@ -213,6 +213,19 @@ fn map_given_with_sourcemap_and_missing_maps() {
         &profile,
         &["--sourcemap", bundle.parent().unwrap().to_str().unwrap()],
     );
+    // The same map as the second section of an index map whose first section has a source and a
+    // name of its own: source and name indices follow the sections.
+    let plain: Value = serde_json::from_slice(&std::fs::read(&map).unwrap()).unwrap();
+    let index = serde_json::json!({"version": 3, "sections": [
+        {"offset": {"line": 0, "column": 0},
+         "map": {"version": 3, "sources": ["other.ts"], "names": ["other"], "mappings": ""}},
+        {"offset": {"line": 0, "column": 0}, "map": plain},
+    ]});
+    let dir = bundle.parent().unwrap().join("index-map");
+    std::fs::create_dir_all(&dir).unwrap();
+    let index_map = dir.join("bundle.js.map");
+    std::fs::write(&index_map, index.to_string()).unwrap();
+    check_mapped(&profile, &["--sourcemap", index_map.to_str().unwrap()]);
     // A comment naming a map that is not there: a warning naming it; exit 0, generated frames.
     std::fs::write(&bundle, {
         let mut text = std::fs::read(&bundle).unwrap();
