@@ -352,8 +352,13 @@ fn visible_self_times(
 
 /// Transfer size per request id as the engine's bottom-up tree tallies it from the network events
 /// on the main thread within `b` (`ungroupedTopNodes`): chunks add up, a response or finish with
-/// a size replaces the tally, and a cache hit counts nothing.
-fn main_thread_transfer_sizes(page: &PageEvents, tl: &Timeline, b: &Window) -> Vec<(String, f64)> {
+/// a size replaces the tally, and a cache hit counts nothing. With each, the time of its first
+/// such event (when the tree made its node).
+fn main_thread_transfer_sizes(
+    page: &PageEvents,
+    tl: &Timeline,
+    b: &Window,
+) -> Vec<(String, f64, i64)> {
     use jsprof_profile::page_events::NetworkEvent;
     let on_main = |e: &&jsprof_profile::page_events::RequestEvent| {
         Some(e.at.pid) == tl.pid && Some(e.at.tid) == tl.tid
@@ -374,7 +379,7 @@ fn main_thread_transfer_sizes(page: &PageEvents, tl: &Timeline, b: &Window) -> V
         })
         .collect();
     events.sort_by_key(|e| e.at.ts);
-    let mut out: Vec<(String, f64)> = Vec::new();
+    let mut out: Vec<(String, f64, i64)> = Vec::new();
     for e in events {
         let len = match &e.event {
             NetworkEvent::ReceiveResponse(r) => r.encoded_data_length,
@@ -388,10 +393,10 @@ fn main_thread_transfer_sizes(page: &PageEvents, tl: &Timeline, b: &Window) -> V
             .get(e.request_id.as_str())
             .copied()
             .unwrap_or(false);
-        let i = match out.iter().position(|(id, _)| *id == e.request_id) {
+        let i = match out.iter().position(|(id, ..)| *id == e.request_id) {
             Some(i) => i,
             None => {
-                out.push((e.request_id.clone(), 0.0));
+                out.push((e.request_id.clone(), 0.0, e.at.ts));
                 out.len() - 1
             }
         };
@@ -415,6 +420,9 @@ pub(crate) fn third_parties(
 ) -> ThirdParties {
     let b = &nav.bounds;
     let mut entities: Vec<EntitySummary> = Vec::new();
+    // When the engine's bottom-up tree first met each entity, as a sort key: its entity groups,
+    // and so the insight's related events, come in that order.
+    let mut met: Vec<((i64, u8, i64, usize), String)> = Vec::new();
     let mut cache: HashMap<String, Option<String>> = HashMap::default();
     let mut entity_of = |url: &str| -> Option<String> {
         if url.is_empty() {
@@ -476,17 +484,25 @@ pub(crate) fn third_parties(
                 },
             };
             if let Some(name) = entity_of(url) {
+                // The engine's node for an event with a duration is made when the event ends
+                // (`forEachEvent` closes events in end order, an inner one first).
+                if e.end > e.start {
+                    met.push(((e.end, 0, -(e.depth as i64), i), name.clone()));
+                }
                 add(&mut entities, name, 0.0, self_time);
             }
         }
     }
     if let Some(tl) = main {
-        for (id, size) in main_thread_transfer_sizes(&trace.page, tl, b) {
+        for (id, size, first_ts) in main_thread_transfer_sizes(&trace.page, tl, b) {
             // The engine maps a request's events to the entity of its (final) URL.
             let Some(r) = requests.iter().find(|r| r.request_id == id) else {
                 continue;
             };
             if let Some(name) = entity_of(&r.url) {
+                // A network event's node is made when it comes, after the events that ended
+                // by then.
+                met.push(((first_ts, 1, 0, 0), name.clone()));
                 add(&mut entities, name, size, 0.0);
             }
         }
@@ -503,16 +519,20 @@ pub(crate) fn third_parties(
     for e in &mut entities {
         e.first_party = first_party.as_deref() == Some(e.name.as_str());
     }
-    // The engine concatenates the entities' events in the order of its summaries (its
-    // bottom-up tree's top nodes); ours follow the insight's table order (main-thread time,
-    // then transfer size), which is the engine's order on the traces tested
-    // (`insight_events::the_events_of_several_third_parties_are_the_engines`) but is not
-    // derived from its tree.
-    let third: Vec<&str> = entities
+    // The engine concatenates the entities' events in the order of its summaries: its
+    // bottom-up tree's entity groups, in the order the tree met each entity's first node.
+    met.sort();
+    let mut order: HashMap<&str, usize> = HashMap::default();
+    for (_, name) in &met {
+        let next = order.len();
+        order.entry(name.as_str()).or_insert(next);
+    }
+    let mut third: Vec<&str> = entities
         .iter()
         .filter(|e| !e.first_party)
         .map(|e| e.name.as_str())
         .collect();
+    third.sort_by_key(|name| order.get(name).copied().unwrap_or(usize::MAX));
     let related = if third.is_empty() {
         Vec::new()
     } else {
