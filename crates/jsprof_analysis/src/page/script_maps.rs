@@ -436,6 +436,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Each mapping's generated line and column and its source's URL.
+    fn positions(map: &SourceMap) -> Vec<(u32, u32, Option<&str>)> {
+        let at = map.mappings.iter();
+        at.map(|e| (e.line, e.column, map.source_of(e))).collect()
+    }
+
     // The expected values are DevTools' answers: its `SourceMap` (chrome-devtools-frontend, as
     // the oracle bundles it) and the engine's `getScriptGeneratedSizes` for the same input.
     #[test]
@@ -449,13 +455,8 @@ mod tests {
             map.source_urls,
             ["https://a/node_modules/l/a.js", "https://a/src/b.js"]
         );
-        let at: Vec<(u32, u32, Option<&str>)> = map
-            .mappings
-            .iter()
-            .map(|e| (e.line, e.column, map.source_of(e)))
-            .collect();
         assert_eq!(
-            at,
+            positions(&map),
             [
                 (0, 0, Some("https://a/node_modules/l/a.js")),
                 (0, 4, Some("https://a/node_modules/l/a.js")),
@@ -497,13 +498,8 @@ mod tests {
                 "https://a/maps/src/c.js"
             ]
         );
-        let at: Vec<(u32, u32, Option<&str>)> = map
-            .mappings
-            .iter()
-            .map(|e| (e.line, e.column, map.source_of(e)))
-            .collect();
         assert_eq!(
-            at,
+            positions(&map),
             [
                 (0, 2, Some("https://a/maps/a.js")),
                 (0, 5, Some("https://a/maps/b.js")),
