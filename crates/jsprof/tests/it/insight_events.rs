@@ -4,7 +4,7 @@
 //! `related_events` — requests, the interaction, the LCP candidate, layout shifts and clusters,
 //! reflows and calls, each with its name, thread, start and duration, in the engine's order.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::support::{fixtures, jsprof_json, run_oracle};
 
@@ -216,4 +216,59 @@ fn the_events_of_several_third_parties_are_the_engines() {
         );
         assert!(n > 22, "{edits:?}: only {n} events");
     }
+}
+
+/// The page load with its `RequestAnimationFrame` and `TimerInstall` events' stacks moved to
+/// Facebook's domain: instant events, which the engine's bottom-up tree makes no node for, so
+/// Facebook is no entity of the insight (neither in its table nor in its events).
+#[test]
+fn an_entity_seen_only_in_instant_events_is_no_third_party() {
+    let mut trace: Value = serde_json::from_str(&crate::support::fixture_text(
+        "trace/pageload.trace.json.gz",
+    ))
+    .unwrap();
+    let mut moved = 0;
+    for e in trace["traceEvents"].as_array_mut().unwrap() {
+        if e["ph"] == "I" && (e["name"] == "RequestAnimationFrame" || e["name"] == "TimerInstall") {
+            let args = e["args"]
+                .to_string()
+                .replace("http://127.0.0.1:8790/", "https://connect.facebook.net/");
+            e["args"] = serde_json::from_str(&args).unwrap();
+            moved += 1;
+        }
+    }
+    assert!(moved >= 4, "the fixture's instant events moved: {moved}");
+    let path = crate::support::temp_file(
+        "instant-third-party.trace.json",
+        trace.to_string().as_bytes(),
+    );
+    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let id = ours["navigations"][0]["id"].as_str().unwrap().to_string();
+    let entities = |list: &Value| -> Vec<Value> {
+        let list = list.as_array().unwrap().iter();
+        list.map(|e| {
+            json!([
+                e["entity"],
+                e["first_party"],
+                e["transfer_size"],
+                e["main_thread_ms"]
+            ])
+        })
+        .collect()
+    };
+    let ours_list = entities(&ours["navigations"][0]["insights"]["third_parties"]["entities"]);
+    assert!(
+        !ours_list.iter().any(|e| e[0] == "Facebook"),
+        "{ours_list:?}"
+    );
+    let Some(want) = run_oracle("insights-oracle", &path) else {
+        return;
+    };
+    let tp = &want["insights"][id.as_str()]["ThirdParties"];
+    assert_eq!(ours_list, entities(&tp["entities"]));
+    same_events(
+        &listed(&ours, &id, "third_parties", "related"),
+        &tp["related"],
+        "third parties",
+    );
 }

@@ -474,6 +474,12 @@ pub(crate) fn third_parties(
             .unwrap_or_default();
         for (i, self_time) in visible_self_times(tl, strings, b) {
             let e = &tl.events[i];
+            // The engine's tree makes no node for an event without a duration (`forEachEvent`
+            // hands it on as an instant, which only the network's tally reads): a
+            // `RequestAnimationFrame` or `TimerInstall` names no entity.
+            if e.end <= e.start {
+                continue;
+            }
             // A JS call's script; a trace event's own URL (a style sheet's parse has none:
             // the engine reads `stylesheetUrl`, which Chrome spells `styleSheetUrl`).
             let url = match e.data {
@@ -484,11 +490,9 @@ pub(crate) fn third_parties(
                 },
             };
             if let Some(name) = entity_of(url) {
-                // The engine's node for an event with a duration is made when the event ends
-                // (`forEachEvent` closes events in end order, an inner one first).
-                if e.end > e.start {
-                    met.push(((e.end, 0, -(e.depth as i64), i), name.clone()));
-                }
+                // The engine's node for the event is made when the event ends (`forEachEvent`
+                // closes events in end order, an inner one first).
+                met.push(((e.end, 0, -(e.depth as i64), i), name.clone()));
                 add(&mut entities, name, 0.0, self_time);
             }
         }
