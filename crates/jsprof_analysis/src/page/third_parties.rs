@@ -350,6 +350,11 @@ fn visible_self_times(
         .collect()
 }
 
+/// Where the engine's bottom-up tree made a node (`forEachEvent`'s order): an event's end, `0`
+/// and its depth negated (an inner event closes first) and its index; or a network event's time,
+/// `1` (after the events that closed by then), `0, 0`.
+type Met = (i64, u8, i64, usize);
+
 /// Transfer size per request id as the engine's bottom-up tree tallies it from the network events
 /// on the main thread within `b` (`ungroupedTopNodes`): chunks add up, a response or finish with
 /// a size replaces the tally, and a cache hit counts nothing. With each, the time of its first
@@ -380,6 +385,7 @@ fn main_thread_transfer_sizes(
         .collect();
     events.sort_by_key(|e| e.at.ts);
     let mut out: Vec<(String, f64, i64)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::default();
     for e in events {
         let len = match &e.event {
             NetworkEvent::ReceiveResponse(r) => r.encoded_data_length,
@@ -393,13 +399,10 @@ fn main_thread_transfer_sizes(
             .get(e.request_id.as_str())
             .copied()
             .unwrap_or(false);
-        let i = match out.iter().position(|(id, ..)| *id == e.request_id) {
-            Some(i) => i,
-            None => {
-                out.push((e.request_id.clone(), 0.0, e.at.ts));
-                out.len() - 1
-            }
-        };
+        let i = *at.entry(e.request_id.as_str()).or_insert_with(|| {
+            out.push((e.request_id.clone(), 0.0, e.at.ts));
+            out.len() - 1
+        });
         let size = &mut out[i].1;
         match &e.event {
             NetworkEvent::ReceivedData { .. } if hit => *size = 0.0,
@@ -420,9 +423,9 @@ pub(crate) fn third_parties(
 ) -> ThirdParties {
     let b = &nav.bounds;
     let mut entities: Vec<EntitySummary> = Vec::new();
-    // When the engine's bottom-up tree first met each entity, as a sort key: its entity groups,
-    // and so the insight's related events, come in that order.
-    let mut met: Vec<((i64, u8, i64, usize), String)> = Vec::new();
+    // When the engine's bottom-up tree first met each entity (by `entities`' index), as a sort
+    // key: its entity groups, and so the insight's related events, come in that order.
+    let mut met: Vec<Met> = Vec::new();
     let mut cache: HashMap<String, Option<String>> = HashMap::default();
     let mut entity_of = |url: &str| -> Option<String> {
         if url.is_empty() {
@@ -433,20 +436,29 @@ pub(crate) fn third_parties(
             .or_insert_with(|| entity_of_url(url))
             .clone()
     };
-    let add = |entities: &mut Vec<EntitySummary>, name: String, size: f64, time: f64| match entities
-        .iter_mut()
-        .find(|e| e.name == name)
-    {
-        Some(e) => {
-            e.transfer_size += size;
-            e.main_thread += time;
+    let add = |entities: &mut Vec<EntitySummary>,
+               met: &mut Vec<Met>,
+               name: String,
+               at: Met,
+               size: f64,
+               time: f64| {
+        match entities.iter().position(|e| e.name == name) {
+            Some(i) => {
+                let e = &mut entities[i];
+                e.transfer_size += size;
+                e.main_thread += time;
+                met[i] = met[i].min(at);
+            }
+            None => {
+                entities.push(EntitySummary {
+                    name,
+                    first_party: false,
+                    transfer_size: size,
+                    main_thread: time,
+                });
+                met.push(at);
+            }
         }
-        None => entities.push(EntitySummary {
-            name,
-            first_party: false,
-            transfer_size: size,
-            main_thread: time,
-        }),
     };
     // The main-frame process's main thread: the engine groups its entries' self time by the
     // entity of each entry's own URL (a JS call's script, a script's or style sheet's URL).
@@ -492,25 +504,41 @@ pub(crate) fn third_parties(
             if let Some(name) = entity_of(url) {
                 // The engine's node for the event is made when the event ends (`forEachEvent`
                 // closes events in end order, an inner one first).
-                met.push(((e.end, 0, -(e.depth as i64), i), name.clone()));
-                add(&mut entities, name, 0.0, self_time);
+                let at = (e.end, 0, -(e.depth as i64), i);
+                add(&mut entities, &mut met, name, at, 0.0, self_time);
             }
         }
     }
     if let Some(tl) = main {
+        let by_id: HashMap<&str, &Request> = requests
+            .iter()
+            .map(|r| (r.request_id.as_str(), r))
+            .collect();
         for (id, size, first_ts) in main_thread_transfer_sizes(&trace.page, tl, b) {
             // The engine maps a request's events to the entity of its (final) URL.
-            let Some(r) = requests.iter().find(|r| r.request_id == id) else {
+            let Some(r) = by_id.get(id.as_str()) else {
                 continue;
             };
             if let Some(name) = entity_of(&r.url) {
                 // A network event's node is made when it comes, after the events that ended
                 // by then.
-                met.push(((first_ts, 1, 0, 0), name.clone()));
-                add(&mut entities, name, size, 0.0);
+                add(
+                    &mut entities,
+                    &mut met,
+                    name,
+                    (first_ts, 1, 0, 0),
+                    size,
+                    0.0,
+                );
             }
         }
     }
+    // The order the tree met the entities in, by name (before the table's sort).
+    let order: HashMap<String, Met> = entities
+        .iter()
+        .zip(&met)
+        .map(|(e, &at)| (e.name.clone(), at))
+        .collect();
     let first_party = entity_of(&nav.url);
     // The insight's table order (heaviest main-thread time first, then transfer size); the
     // engine's own list follows the order its bottom-up tree happened to meet them in.
@@ -525,18 +553,12 @@ pub(crate) fn third_parties(
     }
     // The engine concatenates the entities' events in the order of its summaries: its
     // bottom-up tree's entity groups, in the order the tree met each entity's first node.
-    met.sort();
-    let mut order: HashMap<&str, usize> = HashMap::default();
-    for (_, name) in &met {
-        let next = order.len();
-        order.entry(name.as_str()).or_insert(next);
-    }
     let mut third: Vec<&str> = entities
         .iter()
         .filter(|e| !e.first_party)
         .map(|e| e.name.as_str())
         .collect();
-    third.sort_by_key(|name| order.get(name).copied().unwrap_or(usize::MAX));
+    third.sort_by_key(|&name| order[name]);
     let related = if third.is_empty() {
         Vec::new()
     } else {
