@@ -47,8 +47,17 @@ pub struct SourceMap {
     names: Vec<String>,
     /// The generated file the map describes, when it says.
     pub file: Option<String>,
-    /// Per generated line: (generated column, mapping) sorted by column; unmapped segments left out.
-    lines: Vec<Vec<(u32, Mapping)>>,
+    /// Every mapped segment, sorted by generated line, then column (unmapped segments left
+    /// out): memory in proportion to the segments, whatever lines an index map's offsets skip.
+    segments: Vec<Segment>,
+}
+
+/// A mapped segment at its generated position.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    line: u32,
+    column: u32,
+    mapping: Mapping,
 }
 
 #[derive(Deserialize)]
@@ -129,12 +138,12 @@ impl SourceMap {
                 }
             })
             .collect();
-        let lines = decode(raw.mappings.as_deref().unwrap_or(""))?;
+        let segments = decode(raw.mappings.as_deref().unwrap_or(""))?;
         Ok(SourceMap {
             sources,
             names: raw.names,
             file: raw.file,
-            lines,
+            segments,
         })
     }
 
@@ -163,57 +172,60 @@ impl SourceMap {
             };
             let map =
                 SourceMap::read(map.get().as_bytes(), true).map_err(|e| fail(e.to_string()))?;
+            // (An index past a section's own sources or names reads as none, as in a plain map.)
             let (sources, names) = (out.sources.len() as u32, out.names.len() as u32);
-            let line0 = offset.line as usize;
-            for (l, segments) in map.lines.into_iter().enumerate() {
-                if segments.is_empty() {
-                    continue;
-                }
-                let at = line0 + l;
-                if out.lines.len() <= at {
-                    out.lines.resize_with(at + 1, Vec::new);
-                }
-                let shift = if l == 0 { offset.column } else { 0 };
-                out.lines[at].extend(segments.into_iter().map(|(c, m)| {
-                    let m = Mapping {
-                        source: m.source + sources,
-                        name: m.name.map(|n| n + names),
-                        ..m
-                    };
-                    (c.saturating_add(shift), m)
-                }));
+            for s in map.segments {
+                let line = s.line.checked_add(offset.line).ok_or_else(|| {
+                    fail(format!("offset line {} runs past line 2^32", offset.line))
+                })?;
+                let shift = if s.line == 0 { offset.column } else { 0 };
+                out.segments.push(Segment {
+                    line,
+                    column: s.column.saturating_add(shift),
+                    mapping: Mapping {
+                        source: s.mapping.source.saturating_add(sources),
+                        name: s.mapping.name.map(|n| n.saturating_add(names)),
+                        ..s.mapping
+                    },
+                });
             }
             out.sources.extend(map.sources);
             out.names.extend(map.names);
         }
-        for line in &mut out.lines {
-            line.sort_by_key(|(c, _)| *c);
-        }
+        // Stable: segments at one position keep their order.
+        out.segments.sort_by_key(|s| (s.line, s.column));
         Ok(out)
     }
 
     /// The mapping covering generated `(line, column)` (0-based): the last segment of that line
     /// starting at or before the column (the `source-map` library's default bias).
     pub fn lookup(&self, line: u32, column: u32) -> Option<Mapping> {
-        let segs = self.lines.get(line as usize)?;
-        let i = segs.partition_point(|(c, _)| *c <= column);
-        (i > 0).then(|| segs[i - 1].1)
+        let segs = self.line(line);
+        let i = segs.partition_point(|s| s.column <= column);
+        (i > 0).then(|| segs[i - 1].mapping)
+    }
+
+    /// The segments of generated `line`, by column.
+    fn line(&self, line: u32) -> &[Segment] {
+        let from = self.segments.partition_point(|s| s.line < line);
+        let to = from + self.segments[from..].partition_point(|s| s.line == line);
+        &self.segments[from..to]
     }
 
     /// The first mapped segment of generated `line` (0-based): where a whole generated line
     /// comes from, for data that has lines but no columns (V8's `positionTicks`).
     pub fn first_on_line(&self, line: u32) -> Option<Mapping> {
-        self.lines.get(line as usize)?.first().map(|(_, m)| *m)
+        self.line(line).first().map(|s| s.mapping)
     }
 
     /// The name of a segment starting exactly at generated `(line, column)`, if it has one.
     pub fn name_at(&self, line: u32, column: u32) -> Option<u32> {
-        let segs = self.lines.get(line as usize)?;
-        let i = segs.partition_point(|(c, _)| *c < column);
+        let segs = self.line(line);
+        let i = segs.partition_point(|s| s.column < column);
         segs[i..]
             .iter()
-            .take_while(|(c, _)| *c == column)
-            .find_map(|(_, m)| m.name)
+            .take_while(|s| s.column == column)
+            .find_map(|s| s.mapping.name)
     }
 
     pub fn source(&self, i: u32) -> &str {
@@ -231,9 +243,11 @@ impl SourceMap {
 
 /// Decodes `mappings`: `;` separates generated lines, `,` segments; fields are base64 VLQ,
 /// relative to the previous segment (the column to the previous segment of the same line).
-fn decode(mappings: &str) -> Result<Vec<Vec<(u32, Mapping)>>, SourceMapError> {
+fn decode(mappings: &str) -> Result<Vec<Segment>, SourceMapError> {
     let bytes = mappings.as_bytes();
-    let mut lines = vec![Vec::new()];
+    let mut segments = Vec::new();
+    // At most one line per byte: a u32 holds it for any map under 4 GiB.
+    let mut line = 0u32;
     let (mut source, mut oline, mut ocol, mut name) = (0i64, 0i64, 0i64, 0i64);
     let mut gcol = 0i64;
     let mut fields = [0i64; 5];
@@ -241,7 +255,7 @@ fn decode(mappings: &str) -> Result<Vec<Vec<(u32, Mapping)>>, SourceMapError> {
     while i < bytes.len() {
         match bytes[i] {
             b';' => {
-                lines.push(Vec::new());
+                line = line.checked_add(1).ok_or(SourceMapError::Mappings(i))?;
                 gcol = 0;
                 i += 1;
                 continue;
@@ -299,21 +313,21 @@ fn decode(mappings: &str) -> Result<Vec<Vec<(u32, Mapping)>>, SourceMapError> {
             if !(ok(gcol) && ok(source) && ok(oline) && ok(ocol) && nm.is_none_or(ok)) {
                 return Err(SourceMapError::Mappings(start));
             }
-            lines.last_mut().unwrap().push((
-                gcol as u32,
-                Mapping {
+            segments.push(Segment {
+                line,
+                column: gcol as u32,
+                mapping: Mapping {
                     source: source as u32,
                     line: oline as u32,
                     column: ocol as u32,
                     name: nm.map(|v| v as u32),
                 },
-            ));
+            });
         }
     }
-    for line in &mut lines {
-        line.sort_by_key(|(c, _)| *c);
-    }
-    Ok(lines)
+    // Lines come in order; within one, columns may not (stable: equal columns keep theirs).
+    segments.sort_by_key(|s| (s.line, s.column));
+    Ok(segments)
 }
 
 #[cfg(test)]
@@ -380,6 +394,30 @@ mod tests {
         assert_eq!(m.name.map(|n| map.name(n)), Some("g"));
         let m = map.lookup(2, 0).unwrap();
         assert_eq!((map.source(m.source), m.line, m.column), ("src/b.ts", 1, 2));
+    }
+
+    #[test]
+    fn an_offset_far_away_allocates_nothing_for_the_lines_between() {
+        // A section at line 4,000,000,000: one segment there, no table of the lines before it.
+        let map = SourceMap::from_json(
+            br#"{"version":3,"sections":[{"offset":{"line":4000000000,"column":7},
+                 "map":{"version":3,"sources":["a.ts"],"names":[],"mappings":"AAAA"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(map.lookup(4_000_000_000, 7).map(|m| m.source), Some(0));
+        assert_eq!(map.lookup(4_000_000_000, 6), None);
+        assert_eq!(map.first_on_line(0), None);
+        // Past the last line a u32 holds: refused, naming the section.
+        let e = SourceMap::from_json(
+            br#"{"version":3,"sections":[{"offset":{"line":4294967295,"column":0},
+                 "map":{"version":3,"sources":["a.ts"],"names":[],"mappings":";AAAA"}}]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("index source map, section 0: offset line"),
+            "{e}"
+        );
     }
 
     #[test]
