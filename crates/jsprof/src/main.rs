@@ -77,8 +77,13 @@ enum Command {
     /// network): for CI artifacts and bug reports.
     Report(cmd::report::Args),
     /// The profile lake: many profiles as Parquet, queried with SQL (top, tree, trend, …).
+    #[cfg(feature = "lake")]
     #[command(subcommand)]
     Lake(cmd::lake::LakeCommand),
+    /// The profile lake: many profiles as Parquet, queried with SQL (not in this build: the
+    /// cargo feature `lake`).
+    #[cfg(not(feature = "lake"))]
+    Lake(cmd::lake::Args),
     /// Heap snapshots: summary, statistics, single objects.
     #[command(subcommand)]
     Heap(cmd::heap::HeapCommand),

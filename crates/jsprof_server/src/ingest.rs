@@ -38,6 +38,7 @@ use tokio::sync::oneshot;
 
 use crate::error::ApiError;
 use crate::ids;
+use crate::ingest_config::IngestConfig;
 
 /// The path browsers post to.
 pub const PATH: &str = "/ingest/v1/selfprofile";
@@ -46,79 +47,6 @@ pub const PATH: &str = "/ingest/v1/selfprofile";
 /// trace adds to the lake's label map stays bounded.
 const MAX_LABELS: usize = 32;
 const MAX_LABEL_LEN: usize = 256;
-
-/// How the ingest endpoint is configured (`serve --lake … --ingest-…`).
-#[derive(Clone, Debug)]
-pub struct IngestConfig {
-    /// The lake traces go to (created when missing).
-    pub lake: PathBuf,
-    /// Keys a post must carry (`?key=` or `Authorization: Bearer`); none of them is the admin
-    /// token.
-    pub keys: Vec<String>,
-    /// Origins (`scheme://host[:port]`) whose pages may post; any other `Origin` is refused.
-    pub origins: Vec<String>,
-    /// The largest trace accepted, in bytes (the body as sent, and after gunzip).
-    pub max_bytes: u64,
-    /// Spooled traces are written to the lake every this many traces…
-    pub batch_traces: usize,
-    /// …or after this long, whichever comes first.
-    pub batch_interval: Duration,
-}
-
-impl Default for IngestConfig {
-    fn default() -> Self {
-        IngestConfig {
-            lake: PathBuf::from("lake"),
-            keys: Vec::new(),
-            origins: Vec::new(),
-            max_bytes: 1 << 20,
-            batch_traces: 1000,
-            batch_interval: Duration::from_secs(1),
-        }
-    }
-}
-
-impl IngestConfig {
-    /// Checks the keys and origins; the message says which one is wrong.
-    pub fn check(&self) -> Result<(), String> {
-        if self.keys.is_empty() {
-            return Err("--ingest-key-file: no key in the file (one key per line)".into());
-        }
-        for key in &self.keys {
-            if key.len() < 16 || !key.bytes().all(|b| b.is_ascii_graphic()) {
-                return Err(
-                    "--ingest-key-file: every key must be at least 16 visible ASCII characters"
-                        .into(),
-                );
-            }
-        }
-        for origin in &self.origins {
-            let rest = origin
-                .strip_prefix("https://")
-                .or_else(|| origin.strip_prefix("http://"));
-            let ok = rest.is_some_and(|r| !r.is_empty() && !r.contains('/'));
-            if !ok || origin.bytes().any(|b| b.is_ascii_uppercase()) {
-                return Err(format!(
-                    "--ingest-origin `{origin}`: expected a lowercase origin such as \
-                     https://example.com or http://127.0.0.1:8080 (no path)"
-                ));
-            }
-        }
-        if self.max_bytes == 0 || self.batch_traces == 0 {
-            return Err("--ingest-max-bytes and --ingest-batch must be positive".into());
-        }
-        Ok(())
-    }
-}
-
-/// Reads `--ingest-key-file`: one key per line; blank lines and `#` comments are skipped.
-pub fn read_keys(text: &str) -> Vec<String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_string)
-        .collect()
-}
 
 /// Why ingestion cannot start.
 #[derive(Debug, thiserror::Error)]

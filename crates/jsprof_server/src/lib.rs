@@ -26,7 +26,9 @@ mod catalogue;
 mod clock;
 mod error;
 mod ids;
+#[cfg(feature = "lake")]
 mod ingest;
+mod ingest_config;
 mod listen;
 mod openapi;
 mod params;
@@ -47,7 +49,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-pub use ingest::{read_keys, IngestConfig};
+pub use ingest_config::{read_keys, IngestConfig};
 pub use state::{Config, DEFAULT_SESSION_QUOTA};
 
 use crate::state::AppState;
@@ -152,10 +154,16 @@ fn open_data_dir(dir: &Path) -> Result<(), ServeError> {
     Ok(())
 }
 
+/// What a jsprof built without the `lake` feature says when asked for the lake.
+pub const WITHOUT_LAKE: &str = "this jsprof was built without the profile lake (the cargo feature \
+    `lake`, which links DataFusion): install it with `cargo install --locked --path crates/jsprof \
+    --features lake`, or use the npm package (`npx jsprof`), whose binaries include it";
+
 /// A bound server, ready to run.
 pub struct Server {
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
+    #[cfg(feature = "lake")]
     ingest: Option<Arc<ingest::Ingest>>,
     _lock: DirLock,
     _ingest_lock: Option<DirLock>,
@@ -203,6 +211,7 @@ impl Server {
         // Before listening: the spool a previous run left is in the lake before anything new
         // is accepted. The spool is locked like the data directory, so two servers never
         // replay (and delete) the same segments.
+        #[cfg(feature = "lake")]
         let (ingest, ingest_lock) = match &config.ingest {
             Some(ic) => {
                 ic.check().map_err(ServeError::Config)?;
@@ -218,6 +227,11 @@ impl Server {
                 (Some(ingest), Some(lock))
             }
             None => (None, None),
+        };
+        #[cfg(not(feature = "lake"))]
+        let ingest_lock = match &config.ingest {
+            Some(_) => return Err(ServeError::Config(WITHOUT_LAKE.to_string())),
+            None => None,
         };
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
@@ -241,6 +255,7 @@ impl Server {
         Ok(Server {
             listener,
             state,
+            #[cfg(feature = "lake")]
             ingest,
             _lock: lock,
             _ingest_lock: ingest_lock,
@@ -274,7 +289,9 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let state = self.state.clone();
+        #[allow(unused_mut)]
         let mut app = api::router(self.state.clone());
+        #[cfg(feature = "lake")]
         if let Some(ingest) = &self.ingest {
             // Outside the service's own checks: other origins post here, with ingest keys.
             app = ingest::routes(ingest.clone()).merge(app);

@@ -60,7 +60,7 @@ pub struct Config {
     pub mcp: Option<jsprof_mcp::Config>,
     /// Accept JS Self-Profiling traces at `/ingest/v1/selfprofile` into a lake; `None`: no
     /// ingest endpoint.
-    pub ingest: Option<crate::ingest::IngestConfig>,
+    pub ingest: Option<crate::ingest_config::IngestConfig>,
 }
 
 /// `Config::default().session_quota`: 4 GiB.

@@ -457,15 +457,10 @@ fn check_groups(args: &Args, budgets: &Budgets) -> Result<Outcome> {
         ..options
     };
     let (test, warnings) = match &args.lake {
-        Some(lake) => {
-            let terms = |v: &[PathBuf]| -> Result<jsprof_lake::Selection> {
-                let terms: Vec<String> = v.iter().map(|p| p.display().to_string()).collect();
-                Ok(jsprof_lake::Selection::parse(&terms, None, None)?)
-            };
-            let (base, target) = (terms(&args.base)?, terms(&args.target)?);
-            let (test, _) = crate::cmd::lake::lake_ab_test(lake, &base, &target, None, options)?;
-            (test, Vec::new())
-        }
+        Some(lake) => (
+            lake_groups(lake, &args.base, &args.target, options)?,
+            Vec::new(),
+        ),
         None => {
             let (base, target) = groups.files()?;
             let compare = CompareArgs::default();
@@ -785,6 +780,33 @@ fn check_page(
         String::new(),
     );
     Ok(())
+}
+
+/// `[abtest]` over two `--where` selections of a profile lake, as `jsprof lake diff` compares them.
+#[cfg(feature = "lake")]
+fn lake_groups(
+    lake: &Path,
+    base: &[PathBuf],
+    target: &[PathBuf],
+    options: AbOptions,
+) -> Result<jsprof_analysis::abtest::AbTest> {
+    let terms = |v: &[PathBuf]| -> Result<jsprof_lake::Selection> {
+        let terms: Vec<String> = v.iter().map(|p| p.display().to_string()).collect();
+        Ok(jsprof_lake::Selection::parse(&terms, None, None)?)
+    };
+    let (base, target) = (terms(base)?, terms(target)?);
+    let (test, _) = crate::cmd::lake::lake_ab_test(lake, &base, &target, None, options)?;
+    Ok(test)
+}
+
+#[cfg(not(feature = "lake"))]
+fn lake_groups(
+    _lake: &Path,
+    _base: &[PathBuf],
+    _target: &[PathBuf],
+    _options: AbOptions,
+) -> Result<jsprof_analysis::abtest::AbTest> {
+    bail!("check --lake: {}", jsprof_server::WITHOUT_LAKE)
 }
 
 #[cfg(test)]

@@ -9,6 +9,10 @@ pub mod flamechart;
 pub mod flamegraph;
 pub mod heap;
 pub mod insights;
+#[cfg(feature = "lake")]
+pub mod lake;
+#[cfg(not(feature = "lake"))]
+#[path = "lake_absent.rs"]
 pub mod lake;
 pub mod lines;
 pub mod mcp;

@@ -1,4 +1,6 @@
-//! CLI integration tests: one binary, a module per area.
+//! CLI integration tests: one binary, a module per area. The lake's (`lake`, `lake_engines`,
+//! `ingest`) need the binary built with the `lake` feature, as the README's test command
+//! (`--all-features`) builds it.
 
 mod abtest;
 mod broken_input;
@@ -15,9 +17,12 @@ mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
 mod image_delivery;
+#[cfg(feature = "lake")]
 mod ingest;
 mod insight_events;
+#[cfg(feature = "lake")]
 mod lake;
+#[cfg(feature = "lake")]
 mod lake_engines;
 mod lantern_sim;
 mod leaks;
