@@ -14,8 +14,8 @@
 #   --record                 re-record the profile even if one exists
 #   JSPROF_BENCH_SECONDS=40  workload duration when recording
 #   JSPROF_BENCH_RUNS=3      timed runs per tool (best and median reported)
-#   JSPROF_BENCH_NO_BUILD=1  skip `cargo build --release -p jsprof`
-#   JSPROF_BENCH_BIN=PATH    jsprof binary to time (default target/release/jsprof)
+#   JSPROF_BENCH_NO_BUILD=1  skip `cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof`
+#   JSPROF_BENCH_BIN=PATH    jsprof binary to time (default target/${JSPROF_PROFILE:-release}/jsprof)
 #
 # Everything generated lives under bench/out/cpu/ (gitignored); nothing here
 # is meant to be committed.
@@ -41,7 +41,7 @@ OUT=bench/out/cpu
 WS="$OUT/ws"                              # npm workspace for the workload
 PROFILE="$OUT/workload.cpuprofile"
 ORACLE=target/oracle/cpu-oracle.mjs
-JSPROF="${JSPROF_BENCH_BIN:-target/release/jsprof}"
+JSPROF="${JSPROF_BENCH_BIN:-target/${JSPROF_PROFILE:-release}/jsprof}"
 mkdir -p "$OUT"
 
 command -v node >/dev/null || { echo "cpu.sh: node not found" >&2; exit 1; }
@@ -77,8 +77,8 @@ if [ ! -f "$ORACLE" ]; then
   bash tools/oracle/build.sh target/oracle
 fi
 if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
-  echo "== cargo build --release -p jsprof"
-  cargo build --release -p jsprof
+  echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof"
+  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
 fi
 
 oracle_cmd() { node --max-old-space-size=16000 "$ORACLE" "$PROFILE"; }

@@ -27,7 +27,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SNAP="${1:?usage: bench/heap-ui.sh SNAPSHOT [RUNS]}"
 RUNS="${2:-3}"
 WAIT="${WAIT:-1}"
-JSPROF="${JSPROF:-$ROOT/target/release/jsprof}"
+JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
 TMP="$(mktemp -d)"
 trap 'kill "$VIEW" 2>/dev/null || true; wait "$VIEW" 2>/dev/null || true; rm -rf "$TMP"' EXIT
 

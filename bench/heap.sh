@@ -21,13 +21,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/bench/out/heap"
 TARGET_MB="${1:-250}"
-JSPROF="${JSPROF:-$ROOT/target/release/jsprof}"
+JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
 mkdir -p "$OUT"
 cd "$ROOT"
 export JSPROF_CACHE_DIR="$ROOT/bench/out/heap-cache"
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
-  cargo build --release -p jsprof
+  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
 fi
 if [ ! -f target/oracle/heap-oracle.mjs ]; then
   bash tools/oracle/build.sh target/oracle

@@ -24,7 +24,7 @@ OUT="$ROOT/bench/out/lake"
 N="${1:-100000}"
 SEED="${JSPROF_LAKE_SEED:-1}"
 PERFILE="${JSPROF_LAKE_PERFILE:-1000}"
-JSPROF="${JSPROF:-$ROOT/target/release/jsprof}"
+JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
 RUNS="${RUNS:-3}"
 LAKEGEN="$ROOT/bench/lakegen/target/release/lakegen"
 PY="${JSPROF_LAKE_PYTHON:-python3}"
@@ -34,7 +34,7 @@ mkdir -p "$OUT"
 cd "$ROOT"
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
-  cargo build --release -p jsprof
+  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
 fi
 (cd bench/lakegen && cargo build --release --quiet)
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (timings on a shared box vary)"

@@ -10,13 +10,13 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/bench/out/leaks"
 N="${1:-130000}"
 RUNS="${RUNS:-1}"
-JSPROF="${JSPROF:-$ROOT/target/release/jsprof}"
+JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
 mkdir -p "$OUT"
 cd "$ROOT"
 . bench/lib.sh
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
-  cargo build --release -p jsprof
+  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
 fi
 
 # The process: N records held from the start (so even BASE is over 100 MB), N/2 cache entries leaked

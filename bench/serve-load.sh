@@ -78,8 +78,8 @@ echo "== profile: $PROFILE, $((BYTES / 1000000)) MB"
 [ "$BYTES" -ge "$MIN_BYTES" ] || echo "serve-load.sh: warning: the profile is under 50 MB" >&2
 
 TARGET="${JSPROF_LOAD_TARGET_DIR:-target}"
-echo "== cargo build --release -p jsprof, the load client (into $TARGET)"
-CARGO_TARGET_DIR="$TARGET" cargo build --release -q -p jsprof
+echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof, the load client (into $TARGET)"
+CARGO_TARGET_DIR="$TARGET" cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -q -p jsprof
 CARGO_TARGET_DIR="$TARGET" cargo build --release -q -p jsprof_server --example serve_load
 
 DATA="$OUT/data"

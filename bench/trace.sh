@@ -18,8 +18,8 @@
 #   --record                 re-record the trace even if one exists
 #   JSPROF_BENCH_SECONDS=50  recording length
 #   JSPROF_BENCH_RUNS=3      timed runs per tool (best and median reported)
-#   JSPROF_BENCH_NO_BUILD=1  skip `cargo build --release -p jsprof`
-#   JSPROF_BENCH_BIN=PATH    jsprof binary to time (default target/release/jsprof)
+#   JSPROF_BENCH_NO_BUILD=1  skip `cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof`
+#   JSPROF_BENCH_BIN=PATH    jsprof binary to time (default target/${JSPROF_PROFILE:-release}/jsprof)
 #   JSPROF_BENCH_BIG_MB=N    also time a generated trace of N MB (needs N MB free under bench/out)
 #   CHROMIUM=PATH            the browser (default: chromium on PATH)
 #
@@ -43,7 +43,7 @@ MIN_BYTES=$((100 * 1000 * 1000))
 OUT=bench/out/trace
 TRACE="$OUT/page.trace.json"
 ORACLE=target/oracle/trace-oracle.mjs
-JSPROF="${JSPROF_BENCH_BIN:-target/release/jsprof}"
+JSPROF="${JSPROF_BENCH_BIN:-target/${JSPROF_PROFILE:-release}/jsprof}"
 BROWSER="${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}"
 mkdir -p "$OUT"
 
@@ -60,8 +60,8 @@ if [ ! -f "$ORACLE" ]; then
   bash tools/oracle/build.sh target/oracle
 fi
 if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
-  echo "== cargo build --release -p jsprof"
-  cargo build --release -p jsprof
+  echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof"
+  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
 fi
 
 # ---------------------------------------------------------------- recording

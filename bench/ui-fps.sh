@@ -8,16 +8,16 @@ cd "$(dirname "$0")/.."
 SAMPLES=${1:-1200000}
 work=$(mktemp -d)
 trap 'kill "${view_pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
-cargo build --release -q -p jsprof
+cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -q -p jsprof
 node bench/ui-fps-profile.mjs "$SAMPLES" > "$work/big.cpuprofile"
 ls -la "$work/big.cpuprofile" >&2
-./target/release/jsprof summary "$work/big.cpuprofile" >&2
-./target/release/jsprof view --no-open "$work/big.cpuprofile" > "$work/url" 2>/dev/null &
+./target/${JSPROF_PROFILE:-release}/jsprof summary "$work/big.cpuprofile" >&2
+./target/${JSPROF_PROFILE:-release}/jsprof view --no-open "$work/big.cpuprofile" > "$work/url" 2>/dev/null &
 view_pid=$!
 for _ in $(seq 1 600); do [ -s "$work/url" ] && break; sleep 0.5; done
 echo "== jsprof view (server windows)"
 (cd crates/jsprof/tests/node && node ui-fps.mjs "$(head -1 "$work/url")")
 kill "$view_pid"
-./target/release/jsprof report "$work/big.cpuprofile" -o "$work/big.html"
+./target/${JSPROF_PROFILE:-release}/jsprof report "$work/big.cpuprofile" -o "$work/big.html"
 echo "== jsprof report ($(du -h "$work/big.html" | cut -f1), embedded calls)"
 (cd crates/jsprof/tests/node && node ui-fps.mjs "file://$work/big.html")
