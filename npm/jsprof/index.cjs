@@ -34,7 +34,7 @@ class JsprofUsageError extends JsprofError {
   }
 }
 
-/** Exit 1: a check failed (`check`'s budgets; `record`'s program failed). `report` is the document. */
+/** Exit 1: a budget of `check` failed. `report` is its document, when jsprof printed one. */
 class JsprofCheckError extends JsprofError {
   constructor(message, fields, report) {
     super(message, { ...fields, code: 'CHECK_FAILED' });
@@ -176,7 +176,10 @@ function stream(args, options = {}) {
   return out;
 }
 
-/** Runs jsprof with `args` and `--json`; resolves to the parsed document. */
+/**
+ * Runs jsprof with `args` and `--json`; resolves to the parsed document. `record` also
+ * resolves when jsprof exits with 1 (the recording is saved; the program it launched failed).
+ */
 async function json(args, options = {}) {
   args = args.map(String);
   if (!args.includes('--json')) {
@@ -185,7 +188,8 @@ async function json(args, options = {}) {
     else args.splice(dashes, 0, '--json');
   }
   const r = await collect(args, options);
-  if (r.exitCode !== 0) throw failure(args, r.exitCode, r.signal, r.stderr, r.stdout);
+  const recorded = args[0] === 'record' && r.exitCode === 1 && r.stdout.length > 0;
+  if (r.exitCode !== 0 && !recorded) throw failure(args, r.exitCode, r.signal, r.stderr, r.stdout);
   try {
     return JSON.parse(r.stdout.toString('utf8'));
   } catch (err) {
@@ -394,6 +398,7 @@ function commandLine(name, params) {
   const spec = COMMANDS[name];
   let options = {};
   const values = params.slice();
+  while (values.length > 0 && values[values.length - 1] === undefined) values.pop();
   const last = values[values.length - 1];
   if (values.length > 0 && last !== null && typeof last === 'object' && !Array.isArray(last)) {
     options = values.pop();
