@@ -160,7 +160,7 @@ async function run(args, options = {}) {
 
 /**
  * jsprof's output as a stream (an async iterable of Buffers) for output too large to hold:
- * `for await (const chunk of stream(['export', f, '--format', 'folded']))`. The stream ends
+ * `for await (const chunk of stream(['export', f, '--format', 'folded', '-o', '-']))`. The stream ends
  * when jsprof exits with 0 and fails with a JsprofError otherwise.
  */
 function stream(args, options = {}) {

@@ -89,7 +89,7 @@ export function run(args: ReadonlyArray<string | number>, options?: RunOptions):
 
 /**
  * jsprof's output as a stream of chunks, for output too large to hold at once:
- * `for await (const chunk of stream(['export', file, '--format', 'folded']))`. It fails with a
+ * `for await (const chunk of stream(['export', file, '--format', 'folded', '-o', '-']))`. It fails with a
  * `JsprofError` when jsprof exits with anything but 0.
  */
 export function stream(args: ReadonlyArray<string | number>, options?: ProcessOptions): AsyncIterable<Uint8Array>;
