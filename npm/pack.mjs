@@ -101,6 +101,7 @@ if (!opts['main-only']) {
   fs.copyFileSync(opts.binary, binary);
   fs.chmodSync(binary, 0o755);
   tarballs.push(npmPack(stage, out));
+  fs.rmSync(path.join(out, 'stage'), { recursive: true, force: true }); // a binary's copy
 }
 if (!opts['no-main']) tarballs.push(npmPack(mainDir, out));
 
