@@ -56,8 +56,8 @@ function noBinary(message) {
 }
 
 const FROM_SOURCE =
-  'Build it from source (Rust 1.85 or newer): in a checkout of jsprof run\n' +
-  '  cargo install --path crates/jsprof --features lake\n' +
+  'Build it from source (Rust from rustup.rs): in a checkout of jsprof run\n' +
+  '  cargo install --locked --path crates/jsprof --features lake\n' +
   'then point JSPROF_BINARY at the binary:\n' +
   '  JSPROF_BINARY=~/.cargo/bin/jsprof npx jsprof …';
 

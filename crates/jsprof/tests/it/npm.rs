@@ -360,7 +360,7 @@ fn npm_shim_without_a_binary_says_how_to_build_one() {
     for want in [
         platform.as_str(),
         "no prebuilt binary exists for it",
-        "cargo install --path crates/jsprof --features lake",
+        "cargo install --locked --path crates/jsprof --features lake",
         "JSPROF_BINARY=",
     ] {
         assert!(message.contains(want), "{want:?} not in:\n{message}");

@@ -171,7 +171,7 @@ await the('on a platform without a package the API says which and how to build',
   assert.equal(err.name, 'JsprofBinaryError');
   assert.equal(err.code, 'NO_BINARY');
   assert.match(err.message, new RegExp(`${process.platform}-riscv64`));
-  assert.match(err.message, /cargo install --path crates\/jsprof --features lake/);
+  assert.match(err.message, /cargo install --locked --path crates\/jsprof --features lake/);
   assert.match(err.message, /JSPROF_BINARY/);
 });
 
