@@ -310,6 +310,333 @@ pub fn markdown() -> String {
     out
 }
 
+/// A schema name as a TypeScript identifier (generic instances such as `Foo<Bar>` included).
+fn ts_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '$' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// A property name as TypeScript writes it: bare when it is an identifier, else quoted.
+fn ts_key(key: &str) -> String {
+    let identifier = !key.is_empty()
+        && !key.starts_with(|c: char| c.is_ascii_digit())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if identifier {
+        key.to_string()
+    } else {
+        Value::String(key.to_string()).to_string()
+    }
+}
+
+/// `text` as a doc comment at `indent`, or nothing when there is no text.
+fn ts_doc(text: Option<&str>, indent: &str) -> String {
+    let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+        return String::new();
+    };
+    let text = text.replace("*/", "*\\/");
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    if lines.len() == 1 {
+        return format!("{indent}/** {} */\n", lines[0]);
+    }
+    let mut out = format!("{indent}/**\n");
+    for line in lines {
+        if line.is_empty() {
+            out.push_str(&format!("{indent} *\n"));
+        } else {
+            out.push_str(&format!("{indent} * {line}\n"));
+        }
+    }
+    out.push_str(&format!("{indent} */\n"));
+    out
+}
+
+/// Wraps a union or intersection in parentheses where it is an array's element.
+fn ts_element(ty: String) -> String {
+    let nested = {
+        let mut depth = 0i32;
+        let mut top_level_operator = false;
+        for c in ty.chars() {
+            match c {
+                '(' | '[' | '{' | '<' => depth += 1,
+                ')' | ']' | '}' | '>' => depth -= 1,
+                '|' | '&' if depth == 0 => top_level_operator = true,
+                _ => {}
+            }
+        }
+        top_level_operator
+    };
+    if nested {
+        format!("({ty})")
+    } else {
+        ty
+    }
+}
+
+/// `parts` joined by `sep`, each once, in their order.
+fn ts_join(parts: Vec<String>, sep: &str) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for p in parts {
+        if !seen.contains(&p) {
+            seen.push(p);
+        }
+    }
+    if seen.len() > 1 && seen.iter().any(|p| p == "unknown") && sep == " | " {
+        return "unknown".to_string();
+    }
+    seen.join(sep)
+}
+
+/// The TypeScript type of `schema`; objects are written as literals indented from `indent`.
+fn ts_type(schema: &Value, indent: &str) -> String {
+    let Some(obj) = schema.as_object() else {
+        return match schema {
+            Value::Bool(false) => "never".to_string(),
+            _ => "unknown".to_string(),
+        };
+    };
+    if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+        return ts_name(r.rsplit('/').next().unwrap_or(r));
+    }
+    if let Some(c) = obj.get("const") {
+        return c.to_string();
+    }
+    if let Some(values) = obj.get("enum").and_then(Value::as_array) {
+        return ts_join(values.iter().map(Value::to_string).collect(), " | ");
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(any) = obj.get(key).and_then(Value::as_array) {
+            let base = base_without(obj, &[key]);
+            let parts: Vec<String> = any
+                .iter()
+                .map(|v| {
+                    let ty = ts_type(v, indent);
+                    match &base {
+                        Some(b) => {
+                            format!("{} & {}", ts_element(ts_type(b, indent)), ts_element(ty))
+                        }
+                        None => ty,
+                    }
+                })
+                .collect();
+            return ts_join(parts, " | ");
+        }
+    }
+    if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
+        let mut parts: Vec<String> = all.iter().map(|v| ts_element(ts_type(v, indent))).collect();
+        if let Some(b) = base_without(obj, &["allOf"]) {
+            parts.insert(0, ts_element(ts_type(&b, indent)));
+        }
+        return ts_join(parts, " & ");
+    }
+    let types: Vec<&str> = match obj.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ if obj.contains_key("properties") || obj.contains_key("additionalProperties") => {
+            vec!["object"]
+        }
+        _ if obj.contains_key("items") || obj.contains_key("prefixItems") => vec!["array"],
+        _ => vec![],
+    };
+    if types.is_empty() {
+        return "unknown".to_string();
+    }
+    let parts = types
+        .iter()
+        .map(|t| match *t {
+            "string" => "string".to_string(),
+            "integer" | "number" => "number".to_string(),
+            "boolean" => "boolean".to_string(),
+            "null" => "null".to_string(),
+            "array" => ts_array(obj, indent),
+            "object" => ts_object(obj, indent),
+            _ => "unknown".to_string(),
+        })
+        .collect();
+    ts_join(parts, " | ")
+}
+
+/// `obj` less `keys` and its annotations, when what is left still says something (an object's
+/// properties beside its `oneOf`, as a flattened enum writes them).
+fn base_without(obj: &Map<String, Value>, keys: &[&str]) -> Option<Value> {
+    let rest: Map<String, Value> = obj
+        .iter()
+        .filter(|(k, _)| {
+            !keys.contains(&k.as_str())
+                && !matches!(
+                    k.as_str(),
+                    "description" | "title" | "$schema" | "examples" | "default" | "deprecated"
+                )
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let says = rest.contains_key("properties")
+        || rest.contains_key("additionalProperties")
+        || rest.contains_key("items")
+        || rest.contains_key("prefixItems")
+        || rest.contains_key("$ref");
+    says.then_some(Value::Object(rest))
+}
+
+fn ts_array(obj: &Map<String, Value>, indent: &str) -> String {
+    if let Some(prefix) = obj.get("prefixItems").and_then(Value::as_array) {
+        let min = obj.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let mut parts: Vec<String> = prefix
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let ty = ts_type(v, indent);
+                if i < min {
+                    ty
+                } else {
+                    format!("{}?", ts_element(ty))
+                }
+            })
+            .collect();
+        match obj.get("items") {
+            None | Some(Value::Bool(false)) => {}
+            Some(rest) => parts.push(format!("...{}[]", ts_element(ts_type(rest, indent)))),
+        }
+        if obj.get("maxItems").and_then(Value::as_u64) != Some(prefix.len() as u64)
+            && obj.get("items").is_none()
+        {
+            parts.push("...unknown[]".to_string());
+        }
+        return format!("[{}]", parts.join(", "));
+    }
+    match obj.get("items") {
+        Some(items) => format!("{}[]", ts_element(ts_type(items, indent))),
+        None => "unknown[]".to_string(),
+    }
+}
+
+/// An object literal type (`{ … }`), or `Record`-like index signatures for maps.
+fn ts_object(obj: &Map<String, Value>, indent: &str) -> String {
+    let body = ts_members(obj, &format!("{indent}  "));
+    if body.is_empty() {
+        return "{}".to_string();
+    }
+    format!("{{\n{body}{indent}}}")
+}
+
+/// The members of an object schema, one per line at `indent`, with their doc comments.
+fn ts_members(obj: &Map<String, Value>, indent: &str) -> String {
+    let required: Vec<&str> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut out = String::new();
+    let props = obj.get("properties").and_then(Value::as_object);
+    for (field, p) in props.into_iter().flatten() {
+        out.push_str(&ts_doc(
+            p.get("description").and_then(Value::as_str),
+            indent,
+        ));
+        out.push_str(&format!(
+            "{indent}{}{}: {};\n",
+            ts_key(field),
+            if required.contains(&field.as_str()) {
+                ""
+            } else {
+                "?"
+            },
+            ts_type(p, indent)
+        ));
+    }
+    match obj.get("additionalProperties") {
+        None | Some(Value::Bool(false)) => {}
+        Some(extra) => {
+            // A map: its values' type, or anything beside named properties (which an index
+            // signature would have to cover).
+            let ty = if props.is_some_and(|p| !p.is_empty()) {
+                "unknown".to_string()
+            } else {
+                ts_type(extra, indent)
+            };
+            out.push_str(&format!("{indent}[key: string]: {ty};\n"));
+        }
+    }
+    out
+}
+
+/// `npm/jsprof/types.d.ts`: every schema of [`components`] as a TypeScript declaration, with the
+/// schemas' descriptions as doc comments, for the npm package's typed API (`top()` resolves to a
+/// `TopReport`). Objects are interfaces (fields that may be left out are optional, `?`); enums
+/// and `oneOf` are unions; `$ref`s are the types' names; integers and numbers are `number`.
+pub fn typescript() -> String {
+    let schemas = components();
+    let mut out = String::new();
+    out.push_str(
+        "// jsprof's JSON documents as TypeScript types.\n\
+         //\n\
+         // Generated from the types in `crates/jsprof_document` (`jsprof_document::schema`), like\n\
+         // docs/json.md; do not edit by hand: `JSPROF_BLESS=1 cargo test -p jsprof_document\n\
+         // typescript_declarations` rewrites it. Times are ms (`*_ms`), sizes bytes (`*_size`,\n\
+         // `*_bytes`), positions 1-based; an optional field is left out rather than `null`.\n\n",
+    );
+    let mut names: Vec<&String> = schemas.keys().collect();
+    names.sort_by_key(|n| {
+        (
+            DOCUMENTS
+                .iter()
+                .position(|d| d.name == n.as_str())
+                .unwrap_or(usize::MAX),
+            n.to_string(),
+        )
+    });
+    for name in names {
+        let schema = &schemas[name];
+        let mut doc = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        if let Some(d) = DOCUMENTS.iter().find(|d| d.name == name.as_str()) {
+            if !doc.is_empty() {
+                doc.push_str("\n\n");
+            }
+            doc.push_str(&format!("Answers {}.", d.answers));
+        }
+        out.push_str(&ts_doc(Some(&doc), ""));
+        let plain_object = schema.get("type").and_then(Value::as_str) == Some("object")
+            && schema.get("properties").is_some()
+            && ["oneOf", "anyOf", "allOf"]
+                .iter()
+                .all(|k| schema.get(k).is_none());
+        let name = ts_name(name);
+        match schema.as_object() {
+            Some(obj) if plain_object => {
+                out.push_str(&format!(
+                    "export interface {name} {{\n{}}}\n\n",
+                    ts_members(obj, "  ")
+                ));
+            }
+            _ => out.push_str(&format!(
+                "export type {name} = {};\n\n",
+                ts_type(schema, "")
+            )),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,6 +661,73 @@ mod tests {
         assert!(
             have == want,
             "docs/json.md is stale: run `JSPROF_BLESS=1 cargo test -p jsprof_document json_reference`"
+        );
+    }
+
+    /// The schema shapes the documents use, as TypeScript.
+    #[test]
+    fn typescript_of_each_schema_shape() {
+        use serde_json::json;
+        let ty = |v: Value| ts_type(&v, "");
+        assert_eq!(
+            ty(json!({"$ref": "#/components/schemas/TopReport"})),
+            "TopReport"
+        );
+        assert_eq!(ty(json!({"type": ["integer", "null"]})), "number | null");
+        assert_eq!(
+            ty(json!({"type": "string", "enum": ["a", "b"]})),
+            r#""a" | "b""#
+        );
+        assert_eq!(
+            ty(json!({"oneOf": [{"const": "pass"}, {"const": "fail"}]})),
+            r#""pass" | "fail""#
+        );
+        assert_eq!(
+            ty(json!({"anyOf": [{"$ref": "#/components/schemas/A"}, {"type": "null"}]})),
+            "A | null"
+        );
+        assert_eq!(
+            ty(json!({"type": ["array", "null"], "items": {"type": ["number", "null"]}})),
+            "(number | null)[] | null"
+        );
+        assert_eq!(
+            ty(
+                json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}],
+                      "minItems": 2, "maxItems": 2})
+            ),
+            "[string, number]"
+        );
+        assert_eq!(
+            ty(json!({"type": "object", "additionalProperties": {"type": "number"}})),
+            "{\n  [key: string]: number;\n}"
+        );
+        assert_eq!(ty(json!(true)), "unknown");
+        assert_eq!(
+            ty(json!({"type": ["boolean", "null"], "description": "x"})),
+            "boolean | null"
+        );
+        let quoted = json!({
+            "type": "object",
+            "properties": {"a-b": {"type": "string", "description": "A */ B"}},
+            "required": []
+        });
+        assert_eq!(ty(quoted), "{\n  /** A *\\/ B */\n  \"a-b\"?: string;\n}");
+    }
+
+    /// `npm/jsprof/types.d.ts`, the npm package's document types, is what the types say;
+    /// `JSPROF_BLESS=1` rewrites it.
+    #[test]
+    fn typescript_declarations_are_current() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../npm/jsprof/types.d.ts");
+        let want = typescript();
+        if std::env::var_os("JSPROF_BLESS").is_some() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "npm/jsprof/types.d.ts is stale: run `JSPROF_BLESS=1 cargo test -p jsprof_document typescript_declarations`"
         );
     }
 }

@@ -28,6 +28,7 @@ mod lantern_sim;
 mod leaks;
 mod lines;
 mod mcp;
+mod npm;
 mod page;
 mod page_checks;
 mod page_scripts;

@@ -1,0 +1,1997 @@
+// jsprof's JSON documents as TypeScript types.
+//
+// Generated from the types in `crates/jsprof_document` (`jsprof_document::schema`), like
+// docs/json.md; do not edit by hand: `JSPROF_BLESS=1 cargo test -p jsprof_document
+// typescript_declarations` rewrites it. Times are ms (`*_ms`), sizes bytes (`*_size`,
+// `*_bytes`), positions 1-based; an optional field is left out rather than `null`.
+
+/**
+ * The whole `summary` document.
+ *
+ * Answers `jsprof summary FILE --json`; `GET …/artifacts/{a}/summary`.
+ */
+export interface SummaryReport {
+  /** The samples' span (time profiles). */
+  duration_ms?: number | null;
+  /** Functions in `top` (all rows). */
+  functions: number;
+  gc_ms?: number | null;
+  gc_percent?: number | null;
+  /** Self time of `(idle)`, `(program)` and `(garbage collector)` among the samples. */
+  idle_ms?: number | null;
+  idle_percent?: number | null;
+  interval_ms?: number | null;
+  kind: string;
+  /** A page-load trace: its Web Vitals and worst insight. */
+  page?: PageSummaryJson | null;
+  program_ms?: number | null;
+  program_percent?: number | null;
+  /** Samples of the thread (allocation samples of a heap profile). */
+  samples: number;
+  threads: SummaryThreadJson[];
+  /** `top`'s first rows by self. */
+  top_functions: FunctionJson[];
+  /** Bytes sampled (heap profiles). */
+  total_bytes?: number | null;
+  warnings: JsonWarning[];
+}
+
+/**
+ * The whole `threads` document.
+ *
+ * Answers `jsprof threads FILE --json`; `GET …/artifacts/{a}/threads`.
+ */
+export interface ThreadsReport {
+  kind: string;
+  timelines: ThreadJson[];
+  warnings: JsonWarning[];
+}
+
+/**
+ * `jsprof insights TRACE --json`: Web Vitals per navigation, then the evidence.
+ *
+ * Answers `jsprof insights TRACE --json`; `GET …/artifacts/{a}/insights`.
+ */
+export interface InsightsReport {
+  clusters: ClusterJson[];
+  duration_ms: number;
+  interactions: InteractionJson[];
+  kind: string;
+  layout_shifts: ShiftJson[];
+  long_tasks: LongTasksJson;
+  main_frame_url: string | null;
+  navigations: NavigationJson[];
+  page_load_markers: MarkerJson[];
+  /**
+   * The events the insights point at, per navigation, insight by insight in the trace
+   * engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
+   * render-blocking, network dependency tree, image delivery, document latency, font
+   * display, DOM size, forced reflow, cache, character set, modern HTTP, third parties),
+   * each insight's events in DevTools' order: e.g. a forced reflow's reflows then its
+   * top-level calls, a DOM size's large layouts then its large style recalculations.
+   */
+  related_events: RelatedEventJson[];
+  requests: number;
+  screenshots: ScreenshotsJson;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `jsprof network TRACE --json`: every request, in DevTools' order.
+ *
+ * Answers `jsprof network TRACE --json`; `GET …/artifacts/{a}/network`.
+ */
+export interface NetworkReport {
+  kind: string;
+  requests: RequestJson[];
+  transfer_size: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `jsprof timings TRACE --json`: user timings.
+ *
+ * Answers `jsprof timings TRACE --json`; `GET …/artifacts/{a}/timings`.
+ */
+export interface TimingsReport {
+  console_timestamps: MarkJson[];
+  console_timings: MeasureJson[];
+  kind: string;
+  marks: MarkJson[];
+  measures: MeasureJson[];
+  warnings: JsonWarning[];
+}
+
+/**
+ * The screenshots of a trace, in time order (the order `jsprof insights` counts them in).
+ *
+ * Answers `jsprof filmstrip TRACE --json`; `GET …/artifacts/{a}/filmstrip` (and the UI's).
+ */
+export interface FilmstripDoc {
+  frames: FrameJson[];
+  kind: string;
+}
+
+/**
+ * One screenshot's image.
+ *
+ * Answers `GET …/artifacts/{a}/filmstrip/{index}` (and the UI's): one image; `jsprof filmstrip --out DIR` writes them as files.
+ */
+export interface ScreenshotJson {
+  /** The image, base64 as the trace holds it. */
+  data: string;
+  index: number;
+  /** `image/jpeg` (what Chrome records) or `image/png`. */
+  mime: string;
+  ts_ms: number;
+}
+
+/**
+ * The whole `top` document.
+ *
+ * Answers `jsprof top FILE --json`; `GET …/artifacts/{a}/top`.
+ */
+export interface TopReport {
+  duration_ms?: number | null;
+  functions: FunctionJson[];
+  kind: string;
+  /**
+   * `"trace-entries"` when the numbers are a trace thread's entries (the Performance panel's
+   * Bottom-up); absent when they are samples.
+   */
+  source?: WeightSource;
+  total_bytes?: number | null;
+  warnings: JsonWarning[];
+}
+
+/**
+ * The whole document.
+ *
+ * Answers `jsprof lines FILE --function RE --json`; `GET /api/ui/…/artifacts/{a}/lines` (one function); the MCP `source` tool's per-line numbers.
+ */
+export interface LinesReport {
+  /** The matching functions, by self time. */
+  functions: FunctionLines[];
+  kind: string;
+  /**
+   * Where the per-line numbers come from: `position_ticks` (a `.cpuprofile`: V8's counts per
+   * node and line), `sample_lines` (a trace: the line V8 wrote with each sample); `null`
+   * when the input has neither.
+   */
+  line_source: string | null;
+  /** Why there are no per-line numbers at all (an input without line data), if so. */
+  note?: string | null;
+  /**
+   * What one line tick weighs (ms): the profile's duration over its nodes' `hitCount`s
+   * summed (DevTools' figure). `null` unless the lines are `position_ticks` (a trace's
+   * samples each weigh the time since the sample before, as DevTools counts them).
+   */
+  tick_ms: number | null;
+  warnings: JsonWarning[];
+}
+
+/**
+ * The whole `tree` document.
+ *
+ * Answers `jsprof tree FILE --json`; `GET …/artifacts/{a}/tree`.
+ */
+export interface TreeReport {
+  /**
+   * A bottom-up tree (or a sandwich's callers) whose stacks are so deep that the callers
+   * were cut at this many levels (the roots and the levels shown are exact); pass a smaller
+   * `max_depth` to choose the cut.
+   */
+  callers_cut_at_depth?: number | null;
+  duration_ms?: number | null;
+  kind: string;
+  nodes: TreeNodeJson[];
+  /** As in `top`: `"trace-entries"` for a trace thread's entries, absent for samples. */
+  source?: WeightSource;
+  total_bytes?: number | null;
+  view: string;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `jsprof tree --sandwich RE --json`.
+ *
+ * Answers `jsprof tree FILE --sandwich RE --json`; the MCP `sandwich` tool.
+ */
+export interface SandwichReport {
+  /** The function as the root, what it called beneath (its calls merged). */
+  callees: TreeNodeJson[];
+  /** The function as the root, the functions that called it beneath (Bottom-up's rows). */
+  callers: TreeNodeJson[];
+  /**
+   * A bottom-up tree (or a sandwich's callers) whose stacks are so deep that the callers
+   * were cut at this many levels (the roots and the levels shown are exact); pass a smaller
+   * `max_depth` to choose the cut.
+   */
+  callers_cut_at_depth?: number | null;
+  duration_ms?: number | null;
+  /** The function (the heaviest of those the pattern matches), with its `top` row's weights. */
+  function: SandwichFunction;
+  kind: string;
+  /**
+   * Other functions the pattern matched, heaviest first (at most 20): narrow the pattern to
+   * pick one of them.
+   */
+  other_matches: SandwichFunction[];
+  /** As in `top`: `"trace-entries"` for a trace thread's entries, absent for samples. */
+  source?: WeightSource;
+  total_bytes?: number | null;
+  view: string;
+  warnings: JsonWarning[];
+}
+
+/**
+ * The whole answer.
+ *
+ * Answers `jsprof events FILE --json`; `GET …/timelines/{t}/events` (GetEvents).
+ */
+export interface EventsReport {
+  events: EventJson[];
+  kind: string;
+  mode: string;
+  range: RangeJson;
+  timeline_id: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `jsprof diff BEFORE AFTER --json`: what changed, function by function.
+ *
+ * Answers `jsprof diff BEFORE AFTER --json`; `GET /api/ui/…/diff` (with `svg`).
+ */
+export interface DiffReport {
+  after: string;
+  after_kind: string;
+  after_total_bytes?: number | null;
+  after_total_ms?: number | null;
+  /** How the inputs are named. */
+  before: string;
+  before_total_bytes?: number | null;
+  /** Weight on some function (gaps left out), before and (scaled) after. */
+  before_total_ms?: number | null;
+  below_noise_floor: BelowNoiseFloor;
+  /** Above the noise floor, largest change of self first. */
+  functions: DiffFunctionJson[];
+  /** `name-url` or `function`: how functions are matched. */
+  key: string;
+  /** BEFORE's kind (`cpuprofile`, `trace`, …) and AFTER's. */
+  kind: string;
+  noise_floor_bytes?: number | null;
+  /** Changes smaller than this are not listed. */
+  noise_floor_ms?: number | null;
+  normalized: boolean;
+  /** What AFTER was multiplied by (1 without normalisation). */
+  scale: number;
+  /** The differential flame graph (the UI's answer only). */
+  svg?: string | null;
+  /** `ms` or `bytes`: the unit of every `*_ms` / `*_bytes` field. */
+  unit: string;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `jsprof diff --base … --target … --json`, `jsprof lake diff --json`: the group comparison.
+ *
+ * Answers `jsprof diff --base A… --target B… --json`; `jsprof lake diff LAKE --json`.
+ */
+export interface AbTestReport {
+  /** A change is reported when its q-value is below `alpha` … */
+  alpha: number;
+  base: GroupJson;
+  /** The reported changes, largest self shift first. */
+  changes: AbFunctionJson[];
+  /** `name-url` or `function`: how functions are matched. */
+  key: string;
+  /** Functions present in fewer profiles (both groups together) are not tested. */
+  min_profiles: number;
+  /** … and its shift at least this many share points. */
+  noise_floor_points: number;
+  /** Functions with `q < alpha` on some share but shifted less than the noise floor. */
+  significant_below_floor: number;
+  target: GroupJson;
+  /** Functions tested, and those seen but too rare to test. */
+  tested: number;
+  untested: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap summary`: DevTools' Summary.
+ *
+ * Answers `jsprof heap summary FILE --json`; `GET …/heap/summary`.
+ */
+export interface HeapSummaryReport {
+  /** Only with `--between`: the Summary covers the objects allocated between two snapshots. */
+  between?: BetweenJson | null;
+  classes: ClassJson[];
+  kind: string;
+  node_count: number;
+  statistics: StatisticsJson;
+  total_size: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap node`: single objects by id.
+ *
+ * Answers `jsprof heap node FILE ID --json`; `GET …/heap/node/{id}`.
+ */
+export interface NodesReport {
+  kind: string;
+  nodes: HeapNodeJson[];
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap retainers`: why an object is alive.
+ *
+ * Answers `jsprof heap retainers FILE ID --json`; `GET …/heap/retainers/{id}`.
+ */
+export interface RetainersReport {
+  kind: string;
+  object: ObjectJson;
+  paths: PathJson[];
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap class`: a page of one class's objects.
+ *
+ * Answers `jsprof heap class FILE KEY --json`; `GET /api/ui/…/heap/class` and `…/heap/class/between`.
+ */
+export interface ClassObjectsReport {
+  /** Smallest first: the `order` read backwards. */
+  ascending: boolean;
+  /** The Summary key of the class (a Summary row's `key`). */
+  key: string;
+  kind: string;
+  name: string;
+  objects: ObjectJson[];
+  /** The position of the first object listed, in this order. */
+  offset: number;
+  order: ObjectOrder;
+  /** How many objects the class has. */
+  total: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap edges`: a page of one object's edges.
+ *
+ * Answers `jsprof heap edges FILE ID [--retainers] --json`; `GET /api/ui/…/heap/edges/{id}`.
+ */
+export interface EdgesReport {
+  direction: EdgeDirection;
+  edges: EdgeJson[];
+  kind: string;
+  /** The object whose edges these are. */
+  object: ObjectJson;
+  offset: number;
+  /**
+   * How many edges in all (after DevTools' filter: no invisible edges; for retainers also no
+   * weak edges and none from the snapshot's root).
+   */
+  total: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap strings`.
+ *
+ * Answers `jsprof heap strings FILE --json`; `GET /api/ui/…/heap/strings`.
+ */
+export interface StringsReport {
+  kind: string;
+  strings: StringJson[];
+  /** How many duplicated values there are in all (before `limit`). */
+  total: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap allocations`.
+ *
+ * Answers `jsprof heap allocations FILE --json`; `GET /api/ui/…/heap/allocations`.
+ */
+export interface AllocationsReport {
+  kind: string;
+  stacks: StackJson[];
+  /** `top-down` or `bottom-up`. */
+  view: string;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap diff`: DevTools' Comparison plus the retained-size change.
+ *
+ * Answers `jsprof heap diff BASE TARGET --json`; `GET …/heap/diff`.
+ */
+export interface HeapDiffReport {
+  classes: ClassDiffJson[];
+  kind: string;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap diff --class`: one Comparison row's objects.
+ *
+ * Answers `jsprof heap diff BASE TARGET --class KEY --json`; `GET /api/ui/…/heap/diff/class`.
+ */
+export interface ClassChangesReport {
+  /**
+   * Objects of BASE whose ids TARGET does not have in this class, largest self size first,
+   * with BASE's sizes and distances (the row's `deleted_count` and `freed_size`).
+   */
+  deleted: ObjectsPage;
+  /** The Summary key of the class (a Comparison row's `key`). */
+  key: string;
+  kind: string;
+  name: string;
+  /**
+   * Objects of TARGET whose ids BASE does not have in this class, largest self size first
+   * (their count and sizes are the row's `new_count` and `alloc_size`).
+   */
+  new: ObjectsPage;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `jsprof heap leaks BASE TARGET FINAL --json` and the UI's Leaks tab.
+ *
+ * Answers `jsprof heap leaks BASE TARGET FINAL --json`; `GET /api/ui/…/heap/leaks`.
+ */
+export interface LeaksReport {
+  /** Largest retained first. */
+  groups: LeakGroupJson[];
+  kind: string;
+  /** The snapshots in the order used: base, target, final. */
+  snapshots: LeakSnapshotJson[];
+  /** Groups found (above `min_retained`), before `limit`. */
+  total: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * The whole `check` document.
+ *
+ * Answers `jsprof check FILE --budget budget.toml --json` (exit 1 when one fails).
+ */
+export interface CheckReport {
+  checks: CheckJson[];
+  kind: string;
+  /** No budget failed (the exit code is 1 otherwise). */
+  passed: boolean;
+  warnings: JsonWarning[];
+}
+
+/**
+ * One window of a timeline's flame chart.
+ *
+ * Answers the UI's flame chart: `GET /api/ui/sessions/{s}/chart`; embedded by `jsprof report`.
+ */
+export interface ChartDoc {
+  end_ms: number;
+  events: ChartEvents;
+  /** `[name, url, line, column]`: string ids and 1-based positions (null when unknown). */
+  functions: [number, number, number | null, number | null][];
+  max_depth: number;
+  merged: MergedBlocks;
+  /** Events shorter than this were merged. */
+  min_ms: number;
+  /** The recording's extent (ms from the origin). */
+  start_ms: number;
+  strings: Strings;
+  thread: string;
+  threads: ChartThreadJson[];
+  timeline: number;
+  types: string[];
+  /** The window sent. */
+  window: number[];
+}
+
+/**
+ * Both trees of a profile's thread.
+ *
+ * Answers the UI's trees: `GET /api/ui/…/profile`; embedded by `jsprof report`.
+ */
+export interface ProfileDoc {
+  bottom_up: TreeDoc;
+  functions: [number, number, number | null, number | null][];
+  kind: string;
+  /** The range the trees were clipped to (ms from the timeline's origin), when one was. */
+  range: number[] | null;
+  strings: Strings;
+  top_down: TreeDoc;
+  /** The weight percentages refer to (the duration, or all bytes). */
+  total: number;
+  /** `ms` or `bytes`. */
+  unit: string;
+  /** The input's and the filters' warnings (a subtree path that matched nothing says so here). */
+  warnings: JsonWarning[];
+}
+
+/**
+ * Speedscope's sandwich of one function for the UI: its callers (the Bottom-up tree under the
+ * function's root: the node ids are the Bottom-up tree's, so `…/profile/children?tree=bottom_up`
+ * opens them) and its callees (`tree=callees` with the function opens those).
+ *
+ * Answers the UI's Sandwich tab: `GET /api/ui/…/sandwich`.
+ */
+export interface SandwichDoc {
+  /** One root, the function; its callees beneath. */
+  callees: TreeDoc;
+  /** One root, the function; the callers beneath. */
+  callers: TreeDoc;
+  /** The function (index into `functions`) with its self and total (the `top` row). */
+  function: number;
+  function_self: number;
+  function_total: number;
+  functions: [number, number, number | null, number | null][];
+  range: number[] | null;
+  strings: Strings;
+  total: number;
+  unit: string;
+}
+
+/**
+ * The heap part of `jsprof report`.
+ *
+ * Answers the heap views `jsprof report` embeds.
+ */
+export interface HeapDoc {
+  detached: DetachedJson[];
+  /**
+   * The dominator tree beneath them, breadth-first within a budget: so the report's view can
+   * be walked a few levels down, not only looked at.
+   */
+  dominated: DominatedJson[];
+  /** The root's dominator-tree children (the report's Dominators view). */
+  dominators: ObjectJson[];
+  /** For the largest classes: their largest objects with retaining paths. */
+  objects: ClassObjects[];
+  summary: HeapSummaryReport;
+}
+
+/** One function tested. */
+export interface AbFunctionJson {
+  /** Profiles of each group where the function has weight. */
+  base_present: number;
+  column: number | null;
+  /** Only when functions are matched by their whole position (`key: function`). */
+  line: number | null;
+  name: string;
+  self_share: ShareJson;
+  target_present: number;
+  total_share: ShareJson;
+  url: string;
+}
+
+/** Why the compositor could not run an animation (a `compositeFailed` instant of it). */
+export interface AnimationFailureJson {
+  animation_dur_ms: number;
+  /** The animation's start and duration. */
+  animation_ts_ms: number;
+  /** DevTools' names of the failure's reasons, e.g. `UNSUPPORTED_CSS_PROPERTY`. */
+  failure_reasons: string[];
+  /** The animation's name (a CSS animation's `animation-name`). */
+  name: string | null;
+  /** The properties the compositor cannot animate, e.g. `margin-top`. */
+  unsupported_properties: string[];
+}
+
+/** Rows under the noise floor: how many, and the sum of their self changes. */
+export interface BelowNoiseFloor {
+  count: number;
+  delta_self_bytes?: number | null;
+  delta_self_ms?: number | null;
+}
+
+/**
+ * The objects a `--between` Summary covers (DevTools' "Objects allocated between Snapshot 1 and
+ * Snapshot 2"): ids after the first snapshot's largest JS object id, up to the second's.
+ */
+export interface BetweenJson {
+  after_id: number;
+  up_to_id: number;
+}
+
+/**
+ * Cache: static resources with an inefficient cache lifetime (under 30 days, and a hit
+ * unlikely).
+ */
+export interface CacheJson {
+  /**
+   * What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
+   * engine has no Lantern context (`network_dependency_tree.graph_error` says why).
+   */
+  metric_savings: MetricSavingsJson | null;
+  /** Largest decoded body first, then shortest lifetime. */
+  requests: CachedRequestJson[];
+  /** `pass`, or `fail` when any request is listed. */
+  state: string;
+  wasted_bytes: number;
+}
+
+/** A request whose cache lifetime is short. */
+export interface CachedRequestJson {
+  request: RequestRefJson;
+  /** The cache lifetime (seconds): `max-age`, else until `expires`, else 0. */
+  ttl_s: number;
+  /** The transfer size times the chance a repeat visit misses the cache. */
+  wasted_bytes: number;
+}
+
+/** A JavaScript call frame (zero-based line and column, as DevTools shows them). */
+export interface CallFrameJson {
+  column: number;
+  function: string;
+  line: number;
+  script_id: string;
+  url: string;
+}
+
+/** One request of the network dependency tree. */
+export interface ChainRequestJson {
+  /** 0 for the chain's first request (the document). */
+  depth: number;
+  end_ms: number;
+  /** On the longest chain (the critical path). */
+  is_longest: boolean;
+  /** Index into `chain` of the request this one waited for; `null` at depth 0. */
+  parent: number | null;
+  request_id: string;
+  start_ms: number;
+  /** From the chain's first request's start to this request's end. */
+  time_from_initial_ms: number;
+  url: string;
+}
+
+/** Character set: the document declares its encoding early. */
+export interface CharacterSetJson {
+  /** The `Content-Type` response header names a charset. */
+  http_charset: boolean;
+  /** A `<meta charset>` in the first 1024 bytes of the HTML. */
+  meta_charset: boolean;
+  /**
+   * What the parser reported (`found-in-first-1024-bytes`, `found-after-first-1024-bytes`,
+   * `not-found`); `null` when the trace does not say (older Chromes write the check without it).
+   */
+  meta_charset_disposition: string | null;
+  /**
+   * The document's request; `null` before the first navigation or when the trace lacks it
+   * (the insight then passes).
+   */
+  request: RequestRefJson | null;
+  /** `pass`, or `fail` when neither the header nor an early meta tag declares it. */
+  state: string;
+}
+
+export interface ChartEvents {
+  /** Duration (ms). */
+  d: number[];
+  /** Function (index into `functions`), -1 for an engine event. */
+  f: number[];
+  /** Depth. */
+  l: number[];
+  /** Name (string id). */
+  n: number[];
+  /** Index of the parent among these events, -1 for a top-level one. */
+  p: number[];
+  /** Start (ms from the origin). */
+  s: number[];
+  /** Type (index into `types`). */
+  t: number[];
+  /** Self time (ms). */
+  x: number[];
+}
+
+export interface ChartThreadJson {
+  events: number;
+  id: number;
+  name: string;
+  pid: number | null;
+  /**
+   * The process's name (`process_name` metadata of a trace: `Renderer`, `Browser`, `GPU
+   * Process`), when the trace names it.
+   */
+  process?: string | null;
+  samples: number;
+  tid: number | null;
+}
+
+/** One budget's outcome. */
+export interface CheckJson {
+  /** `function`, `gc`, `class`, `detached_dom`. */
+  budget: string;
+  /** The budget's limit. */
+  limit: number;
+  /**
+   * `total_ms`, `self_ms`, `share_percent` (floats); `retained_size` (bytes), `count`,
+   * `nodes` (integers).
+   */
+  measure: Measure;
+  /** Why a budget was skipped or what it could not find. */
+  note?: string | null;
+  status: Status;
+  /** What was measured: the function or class name; empty for gc and detached DOM. */
+  subject: string;
+  /** What the input has. */
+  value: number;
+}
+
+export interface ClassDiffJson {
+  alloc_size: number;
+  count_delta: number;
+  deleted_count: number;
+  freed_size: number;
+  key: string;
+  name: string;
+  new_count: number;
+  retained_delta: number;
+  size_delta: number;
+}
+
+export interface ClassJson {
+  count: number;
+  /** Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`). */
+  distance: number | null;
+  key: string;
+  name: string;
+  retained_size: number;
+  self_size: number;
+}
+
+/** A class's largest objects in the report. */
+export interface ClassObjects {
+  key: string;
+  objects: ObjectWithPaths[];
+  total: number;
+}
+
+/** Layout shift culprits. */
+export interface ClsCulpritsJson {
+  /** Every compositing failure of the navigation's animations, whether or not a shift followed. */
+  animation_failures: AnimationFailureJson[];
+  clusters: ClusterCulpritsJson[];
+  /** Every shift of the navigation's clusters, in order. */
+  shifts: ShiftCausesJson[];
+  /** `pass` (no shifts), `informative` (the worst cluster is good) or `fail`. */
+  state: string;
+}
+
+/** CLS: the score of the worst cluster of the navigation. */
+export interface ClsJson {
+  classification: string;
+  score: number;
+  worst_cluster: ClusterJson | null;
+}
+
+/** The top culprits (at most three) of one cluster. */
+export interface ClusterCulpritsJson {
+  cluster_start_ms: number;
+  culprits: CulpritJson[];
+}
+
+/** A layout-shift cluster (session window). */
+export interface ClusterJson {
+  dur_ms: number;
+  score: number;
+  shifts: number;
+  start_ms: number;
+  worst_shift_ms: number | null;
+}
+
+/** A culprit of a cluster. */
+export interface CulpritJson {
+  /** `web_font`, `iframe`, `animation` or `unsized_image`. */
+  type: string;
+  /** The image's URL for an unsized image. */
+  url: string | null;
+}
+
+/** One detached DOM tree. */
+export interface DetachedJson {
+  node_count: number;
+  retained_size: number;
+  root: ObjectJson;
+}
+
+/**
+ * One function's change: before/after/delta of self and total in the document's unit (`*_ms`,
+ * or `*_bytes` for heap profiles; the other unit's fields are left out).
+ */
+export interface DiffFunctionJson {
+  after_self_bytes?: number | null;
+  after_self_ms?: number | null;
+  after_total_bytes?: number | null;
+  after_total_ms?: number | null;
+  before_self_bytes?: number | null;
+  before_self_ms?: number | null;
+  before_total_bytes?: number | null;
+  before_total_ms?: number | null;
+  column: number | null;
+  delta_self_bytes?: number | null;
+  delta_self_ms?: number | null;
+  delta_total_bytes?: number | null;
+  delta_total_ms?: number | null;
+  /** The change of total as a percentage of BEFORE's total; `null` for a new function. */
+  delta_total_percent: number | null;
+  line: number | null;
+  name: string;
+  url: string;
+}
+
+/** A width and height in whole pixels. */
+export interface DimensionsJson {
+  height: number;
+  width: number;
+}
+
+/** Document request latency: redirects, server response time, compression. */
+export interface DocumentLatencyJson {
+  no_redirects: boolean;
+  /** Whole ms spent in redirects. */
+  redirect_ms: number;
+  request: RequestRefJson;
+  /** FCP and LCP savings: the server's time past 100 ms when slow, plus redirects. */
+  savings_ms: number;
+  /** Under 600 ms. */
+  server_response_is_fast: boolean;
+  /** Whole ms, as DevTools rounds it. */
+  server_response_ms: number;
+  /** `pass` or `fail`. */
+  state: string;
+  /** Bytes text compression would save (0 when compressed or under 1400 bytes). */
+  uncompressed_bytes: number;
+  uses_compression: boolean;
+}
+
+/** DOM size: the largest DOM seen and the layouts and style recalculations it made slow. */
+export interface DomSizeJson {
+  large_layout_updates: number;
+  large_style_recalcs: number;
+  /**
+   * Large updates (over 100 dirty objects or 300 elements, 40 ms or more), longest first,
+   * at most five.
+   */
+  large_updates: LargeUpdateJson[];
+  max_children: number | null;
+  max_depth: number | null;
+  /** `pass`, or `informative` when there are large updates. */
+  state: string;
+  total_elements: number | null;
+  ts_ms: number | null;
+}
+
+/** The children of one embedded dominator-tree node (largest retained first). */
+export interface DominatedJson {
+  /** The node's id. */
+  id: number;
+  objects: ObjectJson[];
+  /** How many children it has in all. */
+  total: number;
+}
+
+/** A source (or a package's sources) bundled into more than one script. */
+export interface DuplicateJson {
+  /** Largest first; copies under 10% of the largest or under 512 bytes left out. */
+  copies: SourceCopyJson[];
+  /** All copies but the largest. */
+  estimated_duplicate_bytes: number;
+  /**
+   * The source from `node_modules/` on, or its URL; for `duplication_by_package`,
+   * `node_modules/NAME` (or `node_modules/@SCOPE/NAME`) for a package's files together.
+   */
+  source: string;
+}
+
+/**
+ * Duplicated JavaScript: modules bundled into more than one script, found through the
+ * scripts' source maps (those the trace's `metadata.sourceMaps` holds, or `data:` URLs give).
+ */
+export interface DuplicatedJavaScriptJson {
+  /** Most duplicate bytes first. */
+  duplication: DuplicateJson[];
+  duplication_by_package: DuplicateJson[];
+  /** As [`LegacyJavaScriptJson::fcp_savings_ms`]. */
+  fcp_savings_ms: number | null;
+  lcp_savings_ms: number | null;
+  /** The navigation's scripts: compiled by its frame within its bounds. */
+  scripts: number;
+  /** The urls of the scripts with a duplicate, each once. */
+  scripts_with_duplication: (string | null)[];
+  /** `pass`, or `fail` when a source is duplicated. */
+  state: string;
+  /** The duplicate bytes, summed over the scripts' requests. */
+  wasted_bytes: number;
+}
+
+/** Which edges of the object. */
+export type EdgeDirection = "containment" | "retainers";
+
+/** One edge and the object at its other end. */
+export interface EdgeJson {
+  /** The edge as DevTools labels it (`.name`, `[0]`, `->var`, `{internal}`). */
+  edge: string;
+  /** How many edges the object has in this direction (what expanding it lists). */
+  edge_count: number;
+  edge_name: string;
+  edge_type: string;
+  /** The target (containment) or the retainer (retainers). */
+  object: ObjectJson;
+}
+
+/** One entity (a company, or a site's root domain) of the page. */
+export interface EntityJson {
+  entity: string;
+  first_party: boolean;
+  /** Self time on the main frame's main thread in the entity's scripts and events. */
+  main_thread_ms: number;
+  transfer_size: number;
+}
+
+/** One event (CONTRACT.md's event JSON). */
+export interface EventJson {
+  child_count: number | null;
+  data: unknown;
+  end_ms: number | null;
+  hits: number;
+  id: number | null;
+  name: string;
+  parent_id: number | null;
+  self_ms: number;
+  start_ms: number | null;
+  total_ms: number;
+  type: string;
+}
+
+/** Font display: web fonts whose `font-display` hides text. */
+export interface FontDisplayJson {
+  /** FCP savings: the largest waste; `null` without such fonts. */
+  fcp_savings_ms: number | null;
+  /** Most wasted time first. */
+  fonts: FontJson[];
+  /** `pass`, or `fail` when a font wastes time. */
+  state: string;
+}
+
+/** A web font that hides text while it loads. */
+export interface FontJson {
+  /** Its `font-display`: `block`, `fallback` or `auto`. */
+  display: string;
+  /** The font's family name, when the trace gives it. */
+  name: string | null;
+  request: RequestRefJson;
+  /** The request's time from send to finish, floored to 5 ms, at most 3000 ms. */
+  wasted_ms: number;
+}
+
+/** Forced reflow: layouts and style recalculations JS forced synchronously. */
+export interface ForcedReflowJson {
+  /** Per JS frame that forced them (the top of each reflow's stack), most time first. */
+  bottom_up: ReflowSourceJson[];
+  reflow_events: number;
+  /** `pass` or `fail`. */
+  state: string;
+  /**
+   * The entry-point function call with the most forced reflow time (its line and column as
+   * the `FunctionCall` event writes them).
+   */
+  top_level_function: ReflowSourceJson | null;
+  total_reflow_ms: number;
+}
+
+/** One screenshot of the filmstrip. */
+export interface FrameJson {
+  /** Whether its image could be read (a broken base64 `args.snapshot` has none). */
+  image: boolean;
+  /** Its place in time order: the `INDEX` of `…/filmstrip/INDEX`. */
+  index: number;
+  /** When it was taken (ms from the trace's origin, as every page document). */
+  ts_ms: number;
+}
+
+/** One function as `top` and `summary` print it. */
+export interface FunctionJson {
+  column: number | null;
+  line: number | null;
+  name: string;
+  self_bytes?: number | null;
+  self_ms?: number | null;
+  self_percent: number;
+  total_bytes?: number | null;
+  total_ms?: number | null;
+  total_percent: number;
+  url: string;
+}
+
+/** One function and its lines. */
+export interface FunctionLines {
+  column: number | null;
+  /** The line with the most self time (the panel scrolls to it); `null` without ticks. */
+  hottest_line: number | null;
+  line: number | null;
+  /**
+   * With the source: every line from a little before the function to a little after its
+   * last ticked line; without it, only the ticked lines.
+   */
+  lines: LineJson[];
+  /**
+   * The function's self time as the gutter adds it up: `ticks` × `tick_ms`; for a trace,
+   * each counted sample's time since the sample before (so about, not exactly, `self_ms`).
+   */
+  lines_self_ms: number;
+  name: string;
+  self_bytes?: number | null;
+  self_ms?: number | null;
+  self_percent: number;
+  /** The file the text was read from; `null` when it was not read. */
+  source_file: string | null;
+  /** Why the text is missing, when it is. */
+  source_note?: string | null;
+  /**
+   * Line ticks of the function, summed over its lines: its nodes' `hitCount`s (V8 counts
+   * them apart from the samples, so their time need not be the self time); for a trace,
+   * its samples with a line (all but the thread's first).
+   */
+  ticks: number;
+  total_bytes?: number | null;
+  total_ms?: number | null;
+  total_percent: number;
+  url: string;
+}
+
+/** One group: how it was chosen and how many profiles it holds. */
+export interface GroupJson {
+  /** Profiles compared (those with weight on some function). */
+  profiles: number;
+  /** The files (or the lake's selection) of the group. */
+  selection: string;
+}
+
+export interface HeapNodeJson {
+  /** Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`). */
+  distance: number | null;
+  dominator_id: number;
+  edge_count: number;
+  id: number;
+  name: string;
+  retained_size: number;
+  retainer_count: number;
+  self_size: number;
+  type: string;
+}
+
+export interface HeapStepJson {
+  /** The edge as DevTools labels it (`.name`, `[0]`, `->var`, `{internal}`). */
+  edge: string;
+  edge_name: string;
+  edge_type: string;
+  /** The retainer: the object the edge comes from. */
+  retainer: ObjectJson;
+}
+
+/**
+ * Image delivery: painted images a modern format, more compression, a video or a smaller
+ * file would shrink.
+ */
+export interface ImageDeliveryJson {
+  /**
+   * What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
+   * engine has no Lantern context.
+   */
+  metric_savings: MetricSavingsJson | null;
+  /** Most savings first, then the largest decoded body. */
+  optimizable_images: OptimizableImageJson[];
+  /** `pass`, or `fail` when any image is listed. */
+  state: string;
+  wasted_bytes: number;
+}
+
+/** One way to make an image smaller. */
+export interface ImageOptimizationJson {
+  byte_savings: number;
+  display_dimensions: DimensionsJson | null;
+  /** For `RESPONSIVE_SIZE`: the file's size and the size it was drawn at. */
+  file_dimensions: DimensionsJson | null;
+  /**
+   * The engine's name: `MODERN_FORMAT_OR_COMPRESSION`, `ADJUST_COMPRESSION` (a WebP or
+   * AVIF), `VIDEO_FORMAT` (a GIF) or `RESPONSIVE_SIZE`.
+   */
+  type: string;
+}
+
+/** INP: the longest interaction of the navigation. */
+export interface InpJson {
+  classification: string;
+  interaction: InteractionJson;
+  value_ms: number;
+}
+
+/**
+ * The insights computed for a navigation (DevTools' insight set). Each is `null` when it does
+ * not apply (no LCP, no interaction).
+ */
+export interface InsightsJson {
+  cache: CacheJson | null;
+  character_set: CharacterSetJson | null;
+  /** Every layout-shift cluster of the navigation. */
+  cls_clusters: ClusterJson[];
+  cls_culprits: ClsCulpritsJson | null;
+  /** `null` without a document request for the navigation. */
+  document_latency: DocumentLatencyJson | null;
+  dom_size: DomSizeJson | null;
+  duplicated_javascript: DuplicatedJavaScriptJson | null;
+  font_display: FontDisplayJson | null;
+  forced_reflow: ForcedReflowJson | null;
+  /**
+   * Painted images a modern format, more compression, a video or a smaller file would
+   * shrink. The drawn size is the paint's, corrected from the host's device pixel ratio to
+   * the page's when the trace's metadata names the host's (`hostDPR`), as the engine does.
+   */
+  image_delivery: ImageDeliveryJson | null;
+  /** The longest interaction, in phases. */
+  inp_breakdown: InteractionJson | null;
+  lcp_breakdown: LcpBreakdownJson | null;
+  /** `null` unless the LCP is an image with a request. */
+  lcp_discovery: LcpDiscoveryJson | null;
+  legacy_javascript: LegacyJavaScriptJson | null;
+  modern_http: ModernHttpJson | null;
+  /** `null` before the first navigation. */
+  network_dependency_tree: NetworkDependencyTreeJson | null;
+  /** The render-blocking requests insight's requests, longest first. */
+  render_blocking: RequestRefJson[];
+  /**
+   * What deferring or inlining the render-blocking requests would save, as DevTools' trace
+   * engine estimates it with Lantern's simulation; `null` where the engine has no Lantern
+   * context (`network_dependency_tree.graph_error` says why).
+   */
+  render_blocking_savings: RenderBlockingSavingsJson | null;
+  slow_css_selector: SlowCssSelectorJson | null;
+  third_parties: ThirdPartiesJson | null;
+  viewport: ViewportJson | null;
+}
+
+/** One interaction with its phases. */
+export interface InteractionJson {
+  dur_ms: number;
+  input_delay_ms: number;
+  interaction_id: number;
+  /** Over 200 ms. */
+  long: boolean;
+  /** Left off DevTools' Interactions track: nested in a longer interaction of its kind. */
+  nested: boolean;
+  presentation_delay_ms: number;
+  processing_end_ms: number;
+  processing_ms: number;
+  processing_start_ms: number;
+  start_ms: number;
+  type: string;
+}
+
+/** A warning as every JSON document carries it (`{"at", "message"}`). */
+export interface JsonWarning {
+  at: string;
+  message: string;
+}
+
+/** A large layout (`Layout`) or style recalculation (`UpdateLayoutTree`). */
+export interface LargeUpdateJson {
+  dur_ms: number;
+  /** `layout` or `style`. */
+  kind: string;
+  /** Dirty objects (layout) or elements (style). */
+  size: number;
+  ts_ms: number;
+}
+
+/** The LCP breakdown insight: where the LCP's time went. */
+export interface LcpBreakdownJson {
+  /** Image LCPs only: from the first byte to the image's request. */
+  load_delay: WindowJson | null;
+  /** Image LCPs only: the image's request, to its network finish. */
+  load_duration: WindowJson | null;
+  render_delay: WindowJson;
+  ttfb: WindowJson;
+}
+
+/** LCP request discovery, for an image LCP fetched over the network. */
+export interface LcpDiscoveryJson {
+  /** From then to the image's request. */
+  discovery_delay_ms: number | null;
+  /** Not lazily loaded. */
+  eagerly_loaded: boolean;
+  /** The document's first byte: the earliest the image could have been requested. */
+  earliest_discovery_ms: number | null;
+  /** `fetchpriority=high` applied. */
+  priority_hinted: boolean;
+  request: RequestRefJson;
+  /** Preloaded or in the document's HTML. */
+  request_discoverable: boolean;
+  /** `pass` or `fail`. */
+  state: string;
+}
+
+/** The LCP and its candidate. */
+export interface LcpJson {
+  candidate_index: number | null;
+  classification: string;
+  node_id: number | null;
+  /** The image's request, for an image LCP fetched over the network. */
+  request: RequestRefJson | null;
+  ts_ms: number;
+  /** `image` or `text`. */
+  type: string | null;
+  value_ms: number;
+}
+
+/**
+ * One group of leaked objects: the objects of FINAL created between BASE and TARGET (and not part
+ * of another leaked object), grouped by class and retaining-path shape.
+ */
+export interface LeakGroupJson {
+  /**
+   * The Summary's class; a closure's is its function's name (`(anonymous)` when it has none)
+   * and where it was defined, `name file.js:LINE:COL`.
+   */
+  class: string;
+  count: number;
+  /**
+   * From the root side to the leaked object: each node's class and the edge to the next, in
+   * DevTools' notation with indexes folded (`[]` an element, `{}` a hidden or numbered internal
+   * slot, such as a `Map`'s or `Set`'s hash-table entry). The sample's path; every object of
+   * the group has a path of this shape.
+   */
+  path: LeakStepJson[];
+  /** The sum of the objects' retained sizes in FINAL. */
+  retained_size: number;
+  /** The group's largest object (its id in FINAL, for its Retainers). */
+  sample_id: number;
+}
+
+/** One of the three snapshots, as the leak search used it. */
+export interface LeakSnapshotJson {
+  /**
+   * The place it was given in (`base`, `target` or `final`); differs from `role` when the
+   * snapshots were given out of order and were reordered.
+   */
+  given: string;
+  /**
+   * Its largest heap-object id (V8's are odd; even ids are synthetic or native nodes): V8's
+   * ids only grow over a process's life, so this orders the snapshots.
+   */
+  max_node_id: number;
+  name: string;
+  /** `base`, `target` or `final`: its place in the process's order. */
+  role: string;
+}
+
+export interface LeakStepJson {
+  class: string;
+  edge: string;
+}
+
+/** Legacy JavaScript: polyfills and transforms of features modern browsers have. */
+export interface LegacyJavaScriptJson {
+  /**
+   * How much earlier FCP would come without the wasted bytes (Lantern's simulation,
+   * rounded to 50 ms); `null` where the engine has no Lantern context.
+   */
+  fcp_savings_ms: number | null;
+  /** The same for LCP. */
+  lcp_savings_ms: number | null;
+  /** Scripts of 5000 bytes or more wasting 5000 bytes or more, most savings first. */
+  scripts: LegacyScriptJson[];
+  /** `pass`, or `fail` when a listed script was loaded by a request. */
+  state: string;
+  /** The listed scripts' savings, once per request. */
+  wasted_bytes: number;
+}
+
+/** A polyfill or transform found in a script, where its pattern first matched. */
+export interface LegacyMatchJson {
+  /** 0-based, in UTF-16 code units. */
+  column: number;
+  /** 0-based; every `\r` and every `\n` ends a line, as the engine counts. */
+  line: number;
+  /**
+   * The feature polyfilled (`Array.prototype.includes`) or the Babel plugin
+   * (`@babel/plugin-transform-classes`).
+   */
+  name: string;
+}
+
+/** A script that ships legacy JavaScript. */
+export interface LegacyScriptJson {
+  /**
+   * The bytes its polyfills and transforms cost, as bytes on the network (the source's
+   * estimate times the script's compression ratio, rounded).
+   */
+  estimated_byte_savings: number;
+  /**
+   * By name. A polyfill whose module the script's source map lists is found where the first
+   * mapping from that module is.
+   */
+  matches: LegacyMatchJson[];
+  /** The first request for its url, if any. */
+  request: RequestRefJson | null;
+  /** `null` for a script without one (an inline or eval'd script). */
+  url: string | null;
+}
+
+/** One source line. */
+export interface LineJson {
+  /** 1-based, in the function's file (the original file where a source map applies). */
+  line: number;
+  /** Self time on the line (ms): what DevTools' Sources gutter shows. */
+  self_ms: number;
+  /** Of the profile's duration, as `top`'s `self_percent`. */
+  self_percent: number;
+  /** The line's text (cut at 400 characters); `null` without the source. */
+  text: string | null;
+  /** Ticks on the line (a trace: samples on it). */
+  ticks: number;
+}
+
+/** One long task (a `RunTask` over 50 ms on a renderer's main thread). */
+export interface LongTaskJson {
+  dur_ms: number;
+  main_frame: boolean;
+  pid: number;
+  tid: number;
+  ts_ms: number;
+}
+
+/** The long tasks of the trace. */
+export interface LongTasksJson {
+  /** Total blocking time: the time of each past 50 ms. */
+  blocking_ms: number;
+  count: number;
+  items: LongTaskJson[];
+  total_ms: number;
+}
+
+/** A mark (or `console.timeStamp`). */
+export interface MarkJson {
+  name: string;
+  start_ms: number;
+}
+
+/** A page-load marker of the main frame (`firstContentfulPaint`, `MarkLoad`, …). */
+export interface MarkerJson {
+  name: string;
+  ts_ms: number;
+}
+
+/** What a budget measures; serialized as its snake-case name. */
+export type Measure = "total_ms" | "self_ms" | "share_percent" | "retained_size" | "count" | "nodes" | "ms" | "score" | "bytes";
+
+/** A measure (or `console.time` span). */
+export interface MeasureJson {
+  dur_ms: number;
+  name: string;
+  start_ms: number;
+}
+
+export interface MergedBlocks {
+  /** Events merged. */
+  c: number[];
+  d: number[];
+  l: number[];
+  s: number[];
+}
+
+/** A metric of a navigation: its value (from the navigation's start) and when it happened. */
+export interface MetricJson {
+  /** `good`, `ok`, `bad` or `unclassified`. */
+  classification: string;
+  ts_ms: number;
+  value_ms: number;
+}
+
+/**
+ * An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
+ * of the first and largest contentful paints.
+ */
+export interface MetricSavingsJson {
+  /**
+   * How much earlier the first contentful paint would come (ms, rounded as the engine
+   * rounds it).
+   */
+  fcp_ms: number;
+  /** The same for the largest contentful paint. */
+  lcp_ms: number;
+}
+
+/** The Web Vitals and load markers of one navigation. */
+export interface MetricsJson {
+  cls: ClsJson;
+  dcl: MetricJson | null;
+  fcp: MetricJson | null;
+  fp: MetricJson | null;
+  inp: InpJson | null;
+  lcp: LcpJson | null;
+  load: MetricJson | null;
+}
+
+/** Modern HTTP: requests over HTTP/1.x that HTTP/2 would multiplex. */
+export interface ModernHttpJson {
+  /**
+   * HTTP/1.x requests to a non-local origin serving six or more static resources, each URL
+   * once, in request order.
+   */
+  http1_requests: RequestRefJson[];
+  /**
+   * What serving them over HTTP/2 would save (floored to 10 ms); `null` where the engine
+   * has no Lantern context.
+   */
+  metric_savings: MetricSavingsJson | null;
+  /** `pass`, or `fail` when any request is listed. */
+  state: string;
+}
+
+export interface NativeJson {
+  total: number;
+  typedArrays: number;
+}
+
+/** One navigation of the main frame (or `NO_NAVIGATION`). */
+export interface NavigationJson {
+  bounds: WindowJson;
+  frame_id: string;
+  /** `NAVIGATION_n` or `NO_NAVIGATION`, as DevTools names its insight sets. */
+  id: string;
+  insights: InsightsJson;
+  metrics: MetricsJson;
+  navigation_id: string | null;
+  url: string;
+}
+
+/** Network dependency tree: chains of critical requests, each waiting for the one before. */
+export interface NetworkDependencyTreeJson {
+  /**
+   * Every chain as one tree, depth first; each request's children by their longest chain,
+   * longest first. A redirected document appears under itself (one entry per hop).
+   */
+  chain: ChainRequestJson[];
+  /**
+   * Why DevTools' trace engine has no Lantern context for this navigation — no dependency
+   * graph, or a failed simulation — with its message, e.g. `NO_LCP`: the chain is then
+   * empty and the render-blocking savings `null`.
+   */
+  graph_error: string | null;
+  /** The longest chain: its first request's start to its last request's end. */
+  max_critical_path_latency_ms: number;
+  /**
+   * Origins the LCP needed that a preconnect would have helped, most time saved first (at
+   * most four; none without a Lantern context).
+   */
+  preconnect_candidates: PreconnectCandidateJson[];
+  preconnected_origins: PreconnectedOriginJson[];
+  /** `fail` when a chain has two requests or more, else `pass`. */
+  state: string;
+}
+
+/** One object as the exploration commands list it. */
+export interface ObjectJson {
+  class: string;
+  /** Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`). */
+  distance: number | null;
+  id: number;
+  name: string;
+  retained_size: number;
+  self_size: number;
+  type: string;
+}
+
+/** What a class's objects are ordered by (largest first; the UI's sortable columns). */
+export type ObjectOrder = "retained" | "self" | "distance" | "id";
+
+/** An object with its retaining paths, as the report embeds it. */
+export interface ObjectWithPaths {
+  class: string;
+  /** Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`). */
+  distance: number | null;
+  id: number;
+  name: string;
+  paths: PathJson[];
+  retained_size: number;
+  self_size: number;
+  type: string;
+}
+
+/** One page of objects. */
+export interface ObjectsPage {
+  objects: ObjectJson[];
+  offset: number;
+  /** How many there are in all. */
+  total: number;
+}
+
+/** An image a different format or size would make smaller. */
+export interface OptimizableImageJson {
+  /** The format's savings plus the size's on what is left. */
+  byte_savings: number;
+  largest_paint_dur_ms: number;
+  /** Its largest paint (`PaintImage`): when it started and how long it took. */
+  largest_paint_ms: number;
+  /** Each of 4096 bytes or more, the format's first. */
+  optimizations: ImageOptimizationJson[];
+  request: RequestRefJson;
+}
+
+/** A page load in one line: what `summary` of a trace says about the page. */
+export interface PageSummaryJson {
+  cls: number;
+  cls_rating: string;
+  /**
+   * The insights that fail, in the order DevTools' Insights sidebar lists them
+   * (`lcp_discovery`, `cls_culprits`, `render_blocking`, `document_latency`, `forced_reflow`),
+   * then the page checks (`image_delivery`, `font_display`, `viewport`, `cache`,
+   * `character_set`, `modern_http`).
+   */
+  failing_insights: string[];
+  inp_ms: number | null;
+  inp_rating: string | null;
+  lcp_ms: number | null;
+  lcp_rating: string | null;
+  /** The first navigation's URL. */
+  url: string;
+  /** The first of `failing_insights`, with its evidence in a few words. */
+  worst_insight: string | null;
+}
+
+export interface PathJson {
+  /** From the object's own retainer outwards; the last retainer is held by the root. */
+  steps: HeapStepJson[];
+}
+
+/** An origin a preconnect would have helped. */
+export interface PreconnectCandidateJson {
+  origin: string;
+  /**
+   * The connection time a preconnect would have saved: Lantern's round trip to the origin
+   * (twice for TLS), at most the time from the document's end to the request.
+   */
+  wasted_ms: number;
+}
+
+/** An origin the page preconnected to. */
+export interface PreconnectedOriginJson {
+  /**
+   * Requests went to the origin but still paid for a connection (it is a preconnect
+   * candidate): the preconnect was likely unused, often for a `crossorigin` mismatch.
+   */
+  crossorigin: boolean;
+  /** The `Link` header's part, for `ResponseHeader`. */
+  header_text: string | null;
+  /** `DOM` (`<link rel=preconnect>`) or `ResponseHeader` (the document's `Link` header). */
+  source: string;
+  /** No request of the navigation went to this origin. */
+  unused: boolean;
+  url: string;
+}
+
+/** The smallest window covering the returned real events. */
+export interface RangeJson {
+  end_ms: number | null;
+  start_ms: number | null;
+}
+
+/** Reflow time forced from one place. */
+export interface ReflowSourceJson {
+  /** `null`: the reflows carried no stack. */
+  frame: CallFrameJson | null;
+  reflows: number;
+  total_ms: number;
+}
+
+/**
+ * An event an insight points at (DevTools' `relatedEvents`): the UI outlines it where it is
+ * drawn when the insight is selected — a request in the Network track, the interaction in the
+ * Interactions track, a shift or cluster in the Layout shifts track, a trace event on its
+ * thread's track. Listed apart from the navigations (a forced reflow may point at thousands),
+ * so that a navigation's insights stay a few lines.
+ */
+export interface RelatedEventJson {
+  /** The event's depth in that timeline (0: a top-level event), the flame chart's row. */
+  depth: number | null;
+  dur_ms: number;
+  /**
+   * The insight, by its key in `navigations[].insights` (`inp_breakdown`, `lcp_breakdown`,
+   * `lcp_discovery`, `cls_culprits`, `render_blocking`, `network_dependency_tree`,
+   * `image_delivery`, `document_latency`, `font_display`, `dom_size`, `forced_reflow`,
+   * `cache`, `character_set`, `modern_http`, `third_parties`).
+   */
+  insight: string;
+  /**
+   * The event's name as DevTools' trace engine names it: `SyntheticNetworkRequest` (a
+   * request), `EventTiming` (an interaction), `largestContentfulPaint::Candidate`,
+   * `SyntheticLayoutShift`, `SyntheticLayoutShiftCluster`, or a trace event's own name
+   * (`Layout`, `UpdateLayoutTree`, `FunctionCall`).
+   */
+  name: string;
+  /** The navigation, as `navigations[].id` names it. */
+  navigation: string;
+  /** The thread's process id, as `jsprof threads` lists it. */
+  pid: number;
+  /** A request's id (`jsprof network`'s `request_id`); `null` for other events. */
+  request_id: string | null;
+  /**
+   * `related`: one of the insight's events; `top_level_call`: a call of a forced reflow's
+   * `top_level_function` that forced them (the Performance panel outlines both).
+   */
+  role: string;
+  start_ms: number;
+  /** The thread id, as `jsprof threads` lists it. */
+  tid: number;
+  /**
+   * The thread's `timeline_id` (`jsprof threads`); `null` when its timeline does not hold
+   * the event.
+   */
+  timeline_id: number | null;
+}
+
+/** The render-blocking insight's savings (its `metricSavings` and `requestIdToWastedMs`). */
+export interface RenderBlockingSavingsJson {
+  /**
+   * How much earlier the first contentful paint would come, whole ms (0 when no request
+   * wasted 50 ms or more).
+   */
+  fcp_ms: number;
+  /** The same for LCP, 0 when the LCP is an image. */
+  lcp_ms: number;
+  /** The render-blocking requests that wasted 50 ms or more. */
+  requests: WastedRequestJson[];
+}
+
+/** One request of the waterfall. */
+export interface RequestJson {
+  decoded_body_size: number;
+  download_ms: number;
+  /** Response headers received (first byte of the body). */
+  download_start_ms: number;
+  dur_ms: number;
+  /** DevTools' bar end: the `ResourceFinish` event. */
+  end_ms: number;
+  failed: boolean;
+  fetch_priority_hint: string;
+  /** When the network stack finished receiving it. */
+  finish_ms: number;
+  finished: boolean;
+  frame: string;
+  from_cache: boolean;
+  initial_priority: string;
+  initiator_type: string | null;
+  initiator_url: string | null;
+  method: string | null;
+  mime_type: string;
+  priority: string;
+  protocol: string;
+  queueing_ms: number;
+  redirects: string[];
+  /** `blocking`, `in_body_parser_blocking`, `non_blocking`, … */
+  render_blocking: string;
+  request_id: string;
+  resource_type: string;
+  send_start_ms: number;
+  /** Time to first byte from the request being sent (`receiveHeadersStart - sendEnd`). */
+  server_response_ms: number;
+  stalled_ms: number;
+  /** When the request was issued (the first `ResourceWillSendRequest`/`ResourceSendRequest`). */
+  start_ms: number;
+  status: number;
+  transfer_size: number;
+  url: string;
+  waiting_ms: number;
+}
+
+/** A request named by another document (an LCP image, a render-blocking request). */
+export interface RequestRefJson {
+  dur_ms: number;
+  end_ms: number;
+  request_id: string;
+  start_ms: number;
+  url: string;
+}
+
+/** The function a sandwich is of. */
+export interface SandwichFunction {
+  column: number | null;
+  line: number | null;
+  name: string;
+  self_bytes?: number | null;
+  self_ms?: number | null;
+  self_percent: number;
+  total_bytes?: number | null;
+  total_ms?: number | null;
+  total_percent: number;
+  url: string;
+}
+
+/** The filmstrip. */
+export interface ScreenshotsJson {
+  /** Screenshots whose image could not be read. */
+  broken: number;
+  count: number;
+  first_ts_ms: number | null;
+  last_ts_ms: number | null;
+}
+
+/** A CSS selector's matching cost, summed over the navigation's style recalculations. */
+export interface SelectorCostJson {
+  elapsed_ms: number;
+  fast_reject_count: number;
+  match_attempts: number;
+  match_count: number;
+  selector: string;
+  style_sheet_id: string;
+}
+
+/**
+ * One share (self or total, as a percentage of each profile's weight on some function) of one
+ * function, compared. Every `*_points` field is in share points (percent of the profile).
+ */
+export interface ShareJson {
+  base_mean_points: number;
+  /** target_mean_points − base_mean_points. */
+  mean_difference_points: number;
+  /** `exact` (small groups without ties) or `normal` (tie-corrected, continuity-corrected). */
+  method: string;
+  /** Two-sided p-value. */
+  p: number;
+  /** Benjamini-Hochberg adjusted over every test of the comparison. */
+  q: number;
+  /** `q < alpha` and `|shift| ≥ noise floor`. */
+  reported: boolean;
+  shift_high_points: number | null;
+  shift_low_points: number | null;
+  /**
+   * The Hodges-Lehmann shift (median of all target − base differences) and its
+   * distribution-free confidence interval; computed only where `q < alpha` (`null` else).
+   */
+  shift_points: number | null;
+  target_mean_points: number;
+  /** The Mann-Whitney statistic (R's W: pairs target > base, ties one half). */
+  u: number;
+}
+
+/** What DevTools blames for one layout shift. */
+export interface ShiftCausesJson {
+  /** Frame ids of iframes created just before the shift's paint. */
+  iframes: string[];
+  /**
+   * Animations the compositor could not run that ended within 500 ms before the shift's
+   * paint: one entry per failure, as DevTools counts them.
+   */
+  non_composited_animations: AnimationFailureJson[];
+  score: number;
+  ts_ms: number;
+  /** Images without width and height painted right after it. */
+  unsized_images: UnsizedImageJson[];
+  /** Font requests that finished within 500 ms before the shift's paint. */
+  web_fonts: string[];
+}
+
+/** One layout shift. */
+export interface ShiftJson {
+  /** Index into the trace's clusters. */
+  cluster: number;
+  score: number;
+  ts_ms: number;
+  weighted_score_delta: number;
+}
+
+/**
+ * CSS selector costs: what matching selectors cost the style recalculations (from the
+ * trace's `SelectorStats`, recorded when the Performance panel's "CSS selector stats" is on;
+ * all zero otherwise).
+ */
+export interface SlowCssSelectorJson {
+  /** `informative` when the slowest selector took 0.5 ms or more, else `pass`. */
+  state: string;
+  /** The selector with the most elapsed time, when it took 0.5 ms or more. */
+  top_elapsed: SelectorCostJson | null;
+  /** The selector with the most match attempts. */
+  top_match_attempts: SelectorCostJson | null;
+  total_elapsed_ms: number;
+  total_match_attempts: number;
+  total_match_count: number;
+}
+
+/** One copy of a duplicated source. */
+export interface SourceCopyJson {
+  /** The script's bytes from this source, as bytes on the network. */
+  attributed_size: number;
+  request: RequestRefJson | null;
+  /** The script's url (`null` for a script without one). */
+  url: string | null;
+}
+
+/** One allocation stack (a function with the stack that led to it). */
+export interface StackJson {
+  callers?: StackJson[] | null;
+  /** Top-down: the functions this one called. Bottom-up: its callers. */
+  children?: StackJson[] | null;
+  column: number | null;
+  /** Objects allocated with this exact stack while tracking was on. */
+  count: number;
+  line: number | null;
+  /** Of those, still in the snapshot. */
+  live_count: number;
+  live_size: number;
+  name: string;
+  size: number;
+  url: string;
+}
+
+export interface StatisticsJson {
+  native: NativeJson;
+  total: number;
+  v8heap: V8HeapJson;
+}
+
+/** A budget's outcome; serialized as `pass`, `fail` or `skipped`. */
+export type Status = "pass" | "fail" | "skipped";
+
+/** One duplicated value. */
+export interface StringJson {
+  count: number;
+  length: number | null;
+  retained_size: number;
+  /** One of the copies (its id), for its Retainers. */
+  sample_id: number;
+  total_size: number;
+  /** V8 cut the value short in the snapshot; `length` is the full length (UTF-16 units). */
+  truncated: boolean;
+  value: string;
+  /** The total minus the smallest copy: what keeping one copy would save. */
+  wasted_size: number;
+}
+
+/** Strings interned once per document. */
+export type Strings = string[];
+
+/** A thread of the input, as the summary lists it. */
+export interface SummaryThreadJson {
+  name: string;
+  pid: number | null;
+  samples: number;
+  tid: number | null;
+}
+
+/** Third parties: transfer size and main-thread time per entity. */
+export interface ThirdPartiesJson {
+  /**
+   * Every entity with main-thread time or transfer size: a company third-party-web knows by
+   * its name ("Google Analytics"), any other site by its root domain; most main-thread time
+   * first, then most transfer size, then by name.
+   */
+  entities: EntityJson[];
+  first_party: string | null;
+  /** `pass`, or `informative` when any entity is not the first party. */
+  state: string;
+}
+
+/** One timeline. */
+export interface ThreadJson {
+  /** Events of the timeline: reconstructed calls and trace events. */
+  events: number;
+  name: string;
+  pid: number | null;
+  /** The process's name, when a trace names it (`Renderer`, `Browser`, `GPU Process`). */
+  process?: string | null;
+  /** CPU samples of the thread's profile. */
+  samples: number;
+  tid: number | null;
+  /** What `--thread` takes (1-based, sampled threads first). */
+  timeline_id: number;
+}
+
+export interface TreeDoc {
+  /** The share of the total under which a (non-root) node is left out. */
+  min_fraction: number;
+  nodes: TreeNodes;
+  /**
+   * Nodes over the threshold not sent because the budget (`max_nodes`) was spent; they sit
+   * under the nodes whose `m` is non-zero and are fetched when those are opened.
+   */
+  over_budget: number;
+  /**
+   * Nodes left out because they are under `min_fraction` of the total (with their subtrees,
+   * counted once each).
+   */
+  pruned: number;
+}
+
+/** One node, in depth-first pre-order (`parent` names an earlier `id`). */
+export interface TreeNodeJson {
+  column: number | null;
+  depth: number;
+  id: number;
+  line: number | null;
+  name: string;
+  parent: number | null;
+  self_bytes?: number | null;
+  self_ms?: number | null;
+  self_percent: number;
+  total_bytes?: number | null;
+  total_ms?: number | null;
+  total_percent: number;
+  url: string;
+}
+
+/**
+ * A call tree, columnar, breadth-first: every root, then their children, level by level, so a
+ * parent always precedes its children and siblings keep the engine's order (heaviest first).
+ */
+export interface TreeNodes {
+  /** Function (index into `functions`). */
+  f: number[];
+  /** The node's id in the engine's tree: what `…/profile/children?node=` asks for. */
+  k: number[];
+  /**
+   * How many of the node's children were not sent because the node budget was spent (they
+   * can be asked for); 0 when all that pass the threshold are here.
+   */
+  m: number[];
+  /** Parent's index (-1 for a root). */
+  p: number[];
+  /** Self and total (ms or bytes). */
+  s: number[];
+  t: number[];
+}
+
+/** An image without width and height. */
+export interface UnsizedImageJson {
+  node_id: number;
+  url: string;
+}
+
+export interface V8HeapJson {
+  code: number;
+  jsArrays: number;
+  strings: number;
+  system: number;
+  total: number;
+}
+
+/** Viewport: whether the page is optimized for mobile (no double-tap delay on taps). */
+export interface ViewportJson {
+  /** INP savings: the longest such input delay, at most 300 ms (when failing). */
+  inp_savings_ms: number | null;
+  /** Pointer interactions over 200 ms with 50 ms or more input delay (when failing). */
+  long_pointer_interactions: number;
+  /** `null` when no frame was committed in the navigation (DevTools then passes it). */
+  mobile_optimized: boolean | null;
+  /**
+   * `pass`, or `fail` when a frame committed after the viewport meta tag was not
+   * mobile-optimized.
+   */
+  state: string;
+  /** When `<meta name=viewport>` was parsed. */
+  viewport_meta_ms: number | null;
+}
+
+/** A render-blocking request's estimated savings. */
+export interface WastedRequestJson {
+  request_id: string;
+  url: string;
+  /** Its download time in the simulated first paint, whole ms. */
+  wasted_ms: number;
+}
+
+/** What a weighted view's numbers are made of. */
+export type WeightSource = "samples" | "trace-entries";
+
+/** A time window: start and end in ms from the origin, and its length. */
+export interface WindowJson {
+  dur_ms: number;
+  end_ms: number;
+  start_ms: number;
+}
+
