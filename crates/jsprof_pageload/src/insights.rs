@@ -23,8 +23,8 @@ use super::js_round;
 use super::us;
 use super::vitals::{NavigationVitals, Window};
 use super::Request;
-use crate::profile_calls::is_js_invocation;
-use crate::timeline::{EventType, Timeline};
+use jsprof_analysis::is_js_invocation;
+use jsprof_analysis::timeline::{EventType, Timeline};
 
 /// An insight's verdict, as the engine's `state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +131,7 @@ impl RelatedEvent {
 
     /// A JS call of timeline `tl` (the engine's `ProfileCall`), placed where the flame chart
     /// draws it.
-    pub(crate) fn of_call(tl: &Timeline, call: &crate::profile_calls::Call) -> Self {
+    pub(crate) fn of_call(tl: &Timeline, call: &jsprof_analysis::Call) -> Self {
         let from = tl.events.partition_point(|x| x.start < call.start);
         let place = tl.events[from..]
             .iter()
@@ -139,7 +139,7 @@ impl RelatedEvent {
             .find(|x| {
                 x.kind == EventType::JsCall
                     && x.end == call.end()
-                    && x.data == crate::timeline::EventData::Frame(call.frame)
+                    && x.data == jsprof_analysis::timeline::EventData::Frame(call.frame)
             })
             .map(|x| (tl.id, x.depth));
         RelatedEvent {
