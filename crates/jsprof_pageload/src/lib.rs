@@ -23,6 +23,7 @@ pub mod devtools_url;
 pub mod duplicated_javascript;
 pub mod font_display;
 pub mod image_delivery;
+mod insight_common;
 pub mod insights;
 pub mod lantern;
 pub mod lantern_requests;

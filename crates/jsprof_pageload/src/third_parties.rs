@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::TraceFile;
 
-use super::insights::{in_bounds, Related, RelatedEvent, State};
+use super::insight_common::{in_bounds, Related, RelatedEvent, State};
 use super::us;
 use super::vitals::{NavigationVitals, Window};
 use super::Request;
@@ -462,7 +462,7 @@ pub(crate) fn third_parties(
     };
     // The main-frame process's main thread: the engine groups its entries' self time by the
     // entity of each entry's own URL (a JS call's script, a script's or style sheet's URL).
-    let main_pids = super::insights::main_frame_pids(trace, nav);
+    let main_pids = super::insight_common::main_frame_pids(trace, nav);
     let strings = &trace.profile.strings;
     let main = timelines
         .iter()
