@@ -22,6 +22,7 @@ pub mod dependency_graph;
 pub mod devtools_url;
 pub mod duplicated_javascript;
 pub mod font_display;
+mod graph_error;
 pub mod image_delivery;
 mod insight_common;
 pub mod insights;
