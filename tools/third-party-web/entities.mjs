@@ -1,8 +1,8 @@
 // Writes third-party-web's entity database (the npm package DevTools' trace engine bundles) as
-// the compact table jsprof_analysis embeds: one entity per line, `name<TAB>domain domain …`, in
+// the compact table jsprof_pageload embeds: one entity per line, `name<TAB>domain domain …`, in
 // the database's order. Usage (from the repo root, after tools/oracle/build.sh target/oracle):
 //   node tools/third-party-web/entities.mjs target/oracle/node_modules/third-party-web \
-//     > crates/jsprof_analysis/data/third-party-web-entities.tsv
+//     > crates/jsprof_pageload/data/third-party-web-entities.tsv
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

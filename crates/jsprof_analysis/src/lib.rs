@@ -24,7 +24,6 @@ pub mod filter;
 mod function_table;
 mod get_events;
 mod line_profile;
-pub mod page;
 mod profile_calls;
 pub mod range;
 mod source_maps;
@@ -47,7 +46,7 @@ pub use get_events::{get_events, EventQuery, EventRow, EventsAnswer, Mode, Query
 pub use line_profile::{
     line_profile, line_profiles, LineProfile, LineSource, LineTicks, ScriptLines,
 };
-pub use profile_calls::{frame_calls, trace_calls, Call};
+pub use profile_calls::{devtools_order, frame_calls, is_js_invocation, trace_calls, Call};
 pub use range::{clip, time_origin, RangeError, TimeRange};
 pub use source_maps::{apply_source_maps, ScriptMap, ScriptMapping};
 pub use summary::{summarize, MetaShares, ProfileSummary};

@@ -85,7 +85,7 @@ pub fn frame_calls(profile: &Profile, thread: &Thread) -> Vec<Call> {
 
 /// The trace engine's `isJSInvocationEvent`: the events that matter to the integrator, and the
 /// JS invocations the forced-reflow insight looks inside.
-pub(crate) fn is_js_invocation(name: &str) -> bool {
+pub fn is_js_invocation(name: &str) -> bool {
     matches!(
         name,
         "RunMicrotasks"
@@ -107,7 +107,7 @@ enum Item {
 }
 
 /// The trace engine's order: start, then longer first, then samples before events.
-pub(crate) fn devtools_order(a: (i64, i64, bool), b: (i64, i64, bool)) -> std::cmp::Ordering {
+pub fn devtools_order(a: (i64, i64, bool), b: (i64, i64, bool)) -> std::cmp::Ordering {
     a.0.cmp(&b.0)
         .then((b.0 + b.1).cmp(&(a.0 + a.1)))
         .then(b.2.cmp(&a.2))

@@ -1,13 +1,13 @@
 //! The page-load documents of a trace: `jsprof insights` ([`InsightsReport`]: Web Vitals per
 //! navigation, then each insight with its evidence), `jsprof network` ([`NetworkReport`]: the
 //! waterfall) and `jsprof timings` ([`TimingsReport`]: marks and measures); the service answers
-//! the same types. The numbers come from `jsprof_analysis::page`, DevTools' trace engine's
+//! the same types. The numbers come from `jsprof_pageload`, DevTools' trace engine's
 //! rules; times are ms from the trace's origin (DevTools' trace bounds minimum), durations ms.
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use jsprof_analysis::page::{self, insights, vitals, PageStory, Request};
+use jsprof_pageload::{self as page, insights, vitals, PageStory, Request};
 
 use crate::load::CpuInput;
 use crate::{warnings_json, JsonWarning, ReportError, Result};
@@ -746,10 +746,7 @@ fn call_frame_json(f: &jsprof_profile::page_events::CallFrame) -> CallFrameJson 
     }
 }
 
-fn animation_failure(
-    c: &Clock,
-    f: &jsprof_analysis::page::animations::Failure,
-) -> AnimationFailureJson {
+fn animation_failure(c: &Clock, f: &jsprof_pageload::animations::Failure) -> AnimationFailureJson {
     AnimationFailureJson {
         name: f.name.clone(),
         failure_reasons: f.reasons.iter().map(|r| r.to_string()).collect(),

@@ -1,5 +1,5 @@
 //! The JSON of a navigation's page checks — the trace engine's viewport, character set, cache,
-//! modern HTTP, image delivery and font display insights ([`jsprof_analysis::page`]'s
+//! modern HTTP, image delivery and font display insights ([`jsprof_pageload`]'s
 //! `viewport`, `character_set`, `cache`, `modern_http`, `image_delivery`, `font_display`, and
 //! CSS selector costs, `slow_css_selector`): part of `jsprof insights`'
 //! [`crate::page::InsightsJson`]. The FCP/LCP savings of cache, modern HTTP and image delivery
@@ -8,8 +8,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use jsprof_analysis::page::insights::NavigationInsights;
-use jsprof_analysis::page::PageStory;
+use jsprof_pageload::insights::NavigationInsights;
+use jsprof_pageload::PageStory;
 
 use crate::page::{Clock, InsightsJson, RequestRefJson};
 
@@ -58,7 +58,7 @@ pub struct MetricSavingsJson {
 }
 
 impl MetricSavingsJson {
-    pub(crate) fn of(s: &jsprof_analysis::page::lantern::MetricSavings) -> Self {
+    pub(crate) fn of(s: &jsprof_pageload::lantern::MetricSavings) -> Self {
         MetricSavingsJson {
             fcp_ms: s.fcp_ms,
             lcp_ms: s.lcp_ms,

@@ -1,14 +1,14 @@
 //! The JSON of a navigation's script insights — the trace engine's legacy JavaScript and
-//! duplicated JavaScript ([`jsprof_analysis::page`]'s `legacy_javascript`,
+//! duplicated JavaScript ([`jsprof_pageload`]'s `legacy_javascript`,
 //! `duplicated_javascript`): part of `jsprof insights`' [`crate::page::InsightsJson`].
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use jsprof_analysis::page::duplicated_javascript::Duplicate;
-use jsprof_analysis::page::insights::NavigationInsights;
-use jsprof_analysis::page::lantern::MetricSavings;
-use jsprof_analysis::page::PageStory;
+use jsprof_pageload::duplicated_javascript::Duplicate;
+use jsprof_pageload::insights::NavigationInsights;
+use jsprof_pageload::lantern::MetricSavings;
+use jsprof_pageload::PageStory;
 use jsprof_profile::page_events::PageEvents;
 
 use crate::page::{Clock, InsightsJson, RequestRefJson};

@@ -2,7 +2,7 @@
 //! navigations, paint and load markers, layout shifts, interactions (EventTiming), user timings
 //! and screenshots. [`crate::read_trace_from`] hands each event with one of these names to
 //! [`PageEvents::push`], which keeps only the fields DevTools' trace engine reads; the metrics
-//! (FCP, LCP, CLS, INP, request timing) are derived in `jsprof_analysis::page`.
+//! (FCP, LCP, CLS, INP, request timing) are derived in `jsprof_pageload`.
 //!
 //! Only these events have their `args` parsed, so a trace without them costs one name match per
 //! event. Damage (an event without its request id, a screenshot whose base64 is broken) is

@@ -721,7 +721,7 @@ fn check_page(
     }
     let story = jsprof_document::page::story(loaded)?;
     let v = &story.vitals;
-    let worst = |f: &dyn Fn(&jsprof_analysis::page::NavigationVitals) -> Option<f64>| {
+    let worst = |f: &dyn Fn(&jsprof_pageload::NavigationVitals) -> Option<f64>| {
         v.navigations.iter().filter_map(f).reduce(f64::max)
     };
     let mut metric = |subject: &str, measure, value: Option<f64>, limit: Option<f64>, missing| {

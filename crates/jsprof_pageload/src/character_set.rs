@@ -9,7 +9,7 @@ use regex::Regex;
 
 use jsprof_profile::page_events::PageEvents;
 
-use super::insights::State;
+use super::insight_common::State;
 use super::vitals::NavigationVitals;
 use super::Request;
 

@@ -7,7 +7,7 @@
 use super::simulator::{Simulation, Simulator};
 use super::subgraph::Subgraph;
 use super::{LanternError, LanternGraph};
-use crate::page::dependency_graph::{LanternRequest, NodeId, NodeKind};
+use crate::dependency_graph::{LanternRequest, NodeId, NodeKind};
 
 /// A metric's graphs and simulations.
 #[derive(Clone, Debug)]

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap as HashMap;
 use jsprof_profile::page_events::PaintedImage;
 use jsprof_profile::TraceFile;
 
-use super::insights::{in_bounds, State};
+use super::insight_common::{in_bounds, State};
 use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::us;

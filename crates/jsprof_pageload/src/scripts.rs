@@ -7,7 +7,7 @@
 use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::page_scripts::Script;
 
-use super::insights::{in_bounds, is_compressed};
+use super::insight_common::{in_bounds, is_compressed};
 use super::js_round;
 use super::us;
 use super::vitals::NavigationVitals;

@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap as HashMap;
 use jsprof_profile::page_events::SelectorTiming;
 use jsprof_profile::TraceFile;
 
-use super::insights::{in_bounds, State};
+use super::insight_common::{in_bounds, State};
 use super::us;
 use super::vitals::NavigationVitals;
 

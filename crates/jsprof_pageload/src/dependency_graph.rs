@@ -24,6 +24,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use jsprof_profile::page_events::{GraphEvent, GraphEventName, PageEvents};
 use jsprof_profile::TraceFile;
 
+pub use super::graph_error::GraphError;
 pub use super::lantern_requests::LanternRequest;
 use super::lantern_requests::{lantern_requests, network_initiators};
 use super::network::Request;
@@ -58,42 +59,6 @@ pub enum NodeKind {
     /// A main-thread task: its `RunTask` and the events in it (indices into the trace's
     /// [`PageEvents::graph_events`](jsprof_profile::page_events::PageEvents::graph_events)).
     Cpu { task: usize, events: Vec<usize> },
-}
-
-/// Why the engine has no Lantern graph for a navigation (its `LanternError`s): its insights that
-/// need one (the network dependency tree) come out empty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GraphError {
-    NoNavigation,
-    NoRequests,
-    TooOld,
-    NoTopLevelEvents,
-    RootNotFound,
-    MainDocumentNotFound,
-    SelfDependency,
-    Cycle,
-    MissingFcp,
-    NoThroughput,
-    MissingLcp,
-}
-
-impl GraphError {
-    /// The engine's message.
-    pub fn message(self) -> &'static str {
-        match self {
-            GraphError::NoNavigation => "Could not find navigation start",
-            GraphError::NoRequests => "No network requests found in trace",
-            GraphError::TooOld => "Trace is too old",
-            GraphError::NoTopLevelEvents => "Could not find any top level events",
-            GraphError::RootNotFound => "rootRequest not found",
-            GraphError::MainDocumentNotFound => "mainDocumentRequest not found",
-            GraphError::SelfDependency => "Cannot add dependency on itself",
-            GraphError::Cycle => "Invalid dependency graph created, cycle detected",
-            GraphError::MissingFcp => "missing metric: FCP",
-            GraphError::NoThroughput => "no request to estimate the network's throughput from",
-            GraphError::MissingLcp => "NO_LCP",
-        }
-    }
 }
 
 /// The page dependency graph of one navigation.

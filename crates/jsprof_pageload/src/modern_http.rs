@@ -7,7 +7,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::cache::is_static;
-use super::insights::{in_bounds, State};
+use super::insight_common::{in_bounds, State};
 use super::lantern::{paint_graph_savings, LanternContext, LanternError, MetricSavings};
 use super::third_parties::{entity_of_url, known_entity};
 use super::vitals::NavigationVitals;

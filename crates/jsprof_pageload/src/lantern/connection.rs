@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::network_analyzer::{connection_was_reused, group_by_origin};
 use super::LanternError;
-use crate::page::lantern_requests::LanternRequest;
+use crate::lantern_requests::LanternRequest;
 
 const INITIAL_CONGESTION_WINDOW: f64 = 10.0;
 const TCP_SEGMENT_SIZE: f64 = 1460.0;

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use jsprof_profile::page_events::PageEvents;
 use regex::Regex;
 
-use super::insights::State;
+use super::insight_common::State;
 use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::script_maps::SourceMap;

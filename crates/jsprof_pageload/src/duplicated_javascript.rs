@@ -6,7 +6,7 @@
 //! duplicated, its copies under 10% of the largest or under 512 bytes left out. All copies but
 //! the largest are waste, charged to their scripts' requests.
 
-use super::insights::State;
+use super::insight_common::State;
 use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::script_maps::{generated_sizes, SourceMap};

@@ -23,7 +23,7 @@ use regex::Regex;
 use jsprof_profile::TraceFile;
 
 use super::dependency_graph::{is_non_network_protocol, DependencyGraph, NodeKind};
-use super::insights::{in_bounds, State};
+use super::insight_common::{in_bounds, State};
 use super::lantern::{LanternContext, LanternError};
 use super::network::Request;
 use super::vitals::NavigationVitals;

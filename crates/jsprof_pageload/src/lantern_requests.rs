@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap as HashMap;
 use jsprof_profile::page_events::ResourceTiming;
 use jsprof_profile::TraceFile;
 
-use super::dependency_graph::GraphError;
+use super::graph_error::GraphError;
 use super::network::Request;
 use super::us;
 

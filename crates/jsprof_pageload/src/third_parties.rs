@@ -9,11 +9,11 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::TraceFile;
 
-use super::insights::{in_bounds, Related, RelatedEvent, State};
+use super::insight_common::{in_bounds, Related, RelatedEvent, State};
 use super::us;
 use super::vitals::{NavigationVitals, Window};
 use super::Request;
-use crate::timeline::{EventData, Timeline};
+use jsprof_analysis::timeline::{EventData, Timeline};
 
 /// One entity's share of the page.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,7 +86,7 @@ fn parse_domains(url: &str) -> Option<(String, String)> {
 /// third-party-web's database of known entities (companies and their products' domains), the
 /// version DevTools' trace engine bundles: `data/third-party-web-entities.tsv`, written from the
 /// npm package by `tools/third-party-web/entities.mjs` (MIT; `data/LICENSE-third-party-web`).
-const ENTITIES: &str = include_str!("../../data/third-party-web-entities.tsv");
+const ENTITIES: &str = include_str!("../data/third-party-web-entities.tsv");
 
 /// The database's lookup tables, as `createAPIFromDataset` builds them: every domain as given,
 /// and a wildcard `*.x` under its root domain when `x` is one, else under `x` as a subdomain
@@ -462,7 +462,7 @@ pub(crate) fn third_parties(
     };
     // The main-frame process's main thread: the engine groups its entries' self time by the
     // entity of each entry's own URL (a JS call's script, a script's or style sheet's URL).
-    let main_pids = super::insights::main_frame_pids(trace, nav);
+    let main_pids = super::insight_common::main_frame_pids(trace, nav);
     let strings = &trace.profile.strings;
     let main = timelines
         .iter()
@@ -710,7 +710,7 @@ fn entity_events(
             .filter(|&i| matches!(events[i].ph, b'X' | b'B' | b'I'))
             .chain(n..n + calls.len())
             .collect();
-        order.sort_by(|&a, &b| crate::profile_calls::devtools_order(key(a), key(b)));
+        order.sort_by(|&a, &b| jsprof_analysis::devtools_order(key(a), key(b)));
         // The engine's `treify`: an entry that starts inside the open one but ends after it
         // is left out of the tree, and so out of the entity mapping.
         let mut open: Vec<(i64, i64)> = Vec::new();

@@ -5,7 +5,7 @@
 
 use jsprof_profile::page_events::PageEvents;
 
-use super::insights::{in_bounds, State};
+use super::insight_common::{in_bounds, State};
 use super::us;
 use super::vitals::{is_long, Interaction, NavigationVitals};
 

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use jsprof_profile::page_events::ResourceTiming;
 
-use crate::page::lantern_requests::LanternRequest;
+use crate::lantern_requests::LanternRequest;
 
 /// 14 KiB: the first congestion window's bytes.
 const INITIAL_CWD: f64 = 14.0 * 1024.0;

@@ -1,3 +1,7 @@
+//! The Performance panel's page-load engine: DevTools' trace-engine handlers and insights, and
+//! Lantern, ported over jsprof's trace model (`jsprof_profile`), with the timelines and calls of
+//! `jsprof_analysis`. Numbers, never text: the documents are `jsprof_document`'s.
+//!
 //! The page's whole story from a trace, as DevTools' trace engine tells it: network requests
 //! ([`network`]), Web Vitals per navigation ([`vitals`]: FCP, LCP and its breakdown, CLS and its
 //! clusters, INP and its phases), the other insights of a navigation ([`insights`], and the
@@ -18,7 +22,9 @@ pub mod dependency_graph;
 pub mod devtools_url;
 pub mod duplicated_javascript;
 pub mod font_display;
+mod graph_error;
 pub mod image_delivery;
+mod insight_common;
 pub mod insights;
 pub mod lantern;
 pub mod lantern_requests;

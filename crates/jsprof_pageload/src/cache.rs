@@ -6,7 +6,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::insights::{in_bounds, State};
+use super::insight_common::{in_bounds, State};
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::vitals::NavigationVitals;
 use super::Request;

@@ -1,6 +1,6 @@
 //! Lantern's simulation of a navigation, as DevTools' trace engine sets it up
 //! (`Processor.#createLanternContext`): the page dependency graph
-//! ([`crate::page::dependency_graph`]), the network as the trace observed it
+//! ([`crate::dependency_graph`]), the network as the trace observed it
 //! ([`network_analyzer`]), a simulator with the engine's "provided" throttling ([`simulator`],
 //! [`connection`]) and the FCP and LCP estimates ([`metrics`]). The insights' savings come from
 //! it: the render-blocking requests' ([`render_blocking_savings`]), those of sending fewer
@@ -13,9 +13,9 @@
 //! ```no_run
 //! # let bytes: &[u8] = b"";
 //! let trace = jsprof_profile::read_trace(bytes).unwrap();
-//! let story = jsprof_analysis::page::page_story(&trace);
+//! let story = jsprof_pageload::page_story(&trace);
 //! let nav = &story.vitals.navigations[0];
-//! let ctx = jsprof_analysis::page::lantern::lantern_context(&trace, &story.requests, &story.vitals, nav);
+//! let ctx = jsprof_pageload::lantern::lantern_context(&trace, &story.requests, &story.vitals, nav);
 //! if let Ok(ctx) = ctx {
 //!     println!("Lantern's FCP: {} ms", ctx.fcp.timing);
 //! }
@@ -393,7 +393,7 @@ mod tests {
 
     fn pageload_context() -> (Vec<Request>, LanternContext) {
         let trace = jsprof_profile::read_trace(&read("pageload.trace.json.gz")[..]).unwrap();
-        let story = crate::page::page_story(&trace);
+        let story = crate::page_story(&trace);
         let nav = story.vitals.navigations.iter().find(|n| n.ts.is_some());
         let ctx = lantern_context(&trace, &story.requests, &story.vitals, nav.unwrap()).unwrap();
         (story.requests, ctx)
@@ -490,7 +490,7 @@ mod tests {
                 jsprof_profile::read_trace(&read(&format!("{name}.trace.json.gz"))[..]).unwrap();
             let want: Value =
                 serde_json::from_slice(&read(&format!("{name}.trace.lantern.json.gz"))).unwrap();
-            let story = crate::page::page_story(&trace);
+            let story = crate::page_story(&trace);
             let navs: Vec<&NavigationVitals> = story
                 .vitals
                 .navigations

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::LanternError;
-use crate::page::dependency_graph::{DependencyGraph, NodeId};
+use crate::dependency_graph::{DependencyGraph, NodeId};
 
 /// Nodes of a [`DependencyGraph`] and edges among them. Node ids are the full graph's.
 #[derive(Clone, Debug)]

@@ -9,10 +9,10 @@ use super::connection::{ConnectionPool, DnsCache, PoolOptions, TcpConnection};
 use super::network_analyzer::NetworkAnalysis;
 use super::subgraph::Subgraph;
 use super::{LanternError, LanternGraph};
-use crate::page::dependency_graph::{
+use crate::dependency_graph::{
     is_non_network_protocol, DependencyGraph, LanternRequest, NodeId, NodeKind,
 };
-use crate::page::js_round;
+use crate::js_round;
 
 /// Chromium's limit on delayable requests per client.
 const DEFAULT_MAXIMUM_CONCURRENT_REQUESTS: f64 = 10.0;

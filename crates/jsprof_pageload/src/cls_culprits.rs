@@ -7,7 +7,7 @@
 use jsprof_profile::TraceFile;
 
 use super::animations::{animations, Failure};
-use super::insights::{in_bounds, RelatedEvent, State};
+use super::insight_common::{in_bounds, RelatedEvent, State};
 use super::us;
 use super::vitals::{self, NavigationVitals, Vitals, Window};
 use super::Request;
