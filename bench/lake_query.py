@@ -20,25 +20,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 DUCKDB_SQL = """
 WITH
-  stacks AS (
-    SELECT stack_id, any_value(function_id) AS function_id, any_value(functions) AS functions
-    FROM read_parquet('{lake}/stacks/**/part-*.parquet', hive_partitioning = false) GROUP BY stack_id),
   weights AS (
-    SELECT stack_id, sum(self_weight) AS weight
-    FROM read_parquet('{lake}/samples/**/part-*.parquet', hive_partitioning = false) GROUP BY stack_id),
-  self AS (
-    SELECT s.function_id, sum(w.weight) AS self_weight
-    FROM weights w JOIN stacks s USING (stack_id) GROUP BY s.function_id),
-  total AS (
-    SELECT function_id, sum(weight) AS total_weight FROM (
-      SELECT unnest(s.functions) AS function_id, w.weight
-      FROM weights w JOIN stacks s USING (stack_id)) GROUP BY function_id),
+    SELECT function_id, sum(self_weight) AS self_weight, sum(total_weight) AS total_weight
+    FROM read_parquet('{lake}/profile_functions/**/part-*.parquet', hive_partitioning = false)
+    GROUP BY function_id),
   funcs AS (
     SELECT function_id, any_value(name) AS name, any_value(url) AS url,
            any_value(line) AS line, any_value("column") AS "column"
     FROM read_parquet('{lake}/functions/**/part-*.parquet', hive_partitioning = false) GROUP BY function_id)
-SELECT f.name, f.url, f.line, f."column", coalesce(s.self_weight, 0) AS self, t.total_weight AS total
-FROM total t JOIN funcs f USING (function_id) LEFT JOIN self s USING (function_id)
+SELECT f.name, f.url, f.line, f."column", w.self_weight AS self, w.total_weight AS total
+FROM weights w JOIN funcs f USING (function_id)
 ORDER BY self DESC, total DESC
 """
 
@@ -56,28 +47,19 @@ def polars_top(lake):
     def scan(t):
         return pl.scan_parquet(f"{lake}/{t}/**/part-*.parquet", hive_partitioning=False)
 
-    stacks = scan("stacks").group_by("stack_id").agg(pl.first("function_id"), pl.first("functions"))
     weights = (
-        scan("samples")
-        .group_by("stack_id")
-        .agg(pl.col("self_weight").sum().alias("weight"))
-        .join(stacks, on="stack_id")
-    )
-    self_ = weights.group_by("function_id").agg(pl.col("weight").sum().alias("self"))
-    total = (
-        weights.select("functions", "weight")
-        .explode("functions")
-        .group_by("functions")
-        .agg(pl.col("weight").sum().alias("total"))
-        .rename({"functions": "function_id"})
+        scan("profile_functions")
+        .group_by("function_id")
+        .agg(
+            pl.col("self_weight").sum().alias("self"),
+            pl.col("total_weight").sum().alias("total"),
+        )
     )
     funcs = scan("functions").group_by("function_id").agg(
         pl.first("name"), pl.first("url"), pl.first("line"), pl.first("column")
     )
     out = (
-        total.join(funcs, on="function_id")
-        .join(self_, on="function_id", how="left")
-        .with_columns(pl.col("self").fill_null(0))
+        weights.join(funcs, on="function_id")
         .sort(["self", "total"], descending=True)
         .select("name", "url", "line", "column", "self", "total")
         .collect()

@@ -32,4 +32,6 @@ seed trace "$fixtures/third-party/speedscope/Chrome-141-no-arg-data.json.gz"
 seed cpuprofile "$fixtures/third-party/speedscope/node-10.11.0-example.cpuprofile.gz" \
   "$fixtures/selfprofile/mdn-example.exported.cpuprofile" "$fixtures/selfprofile/primes.exported.cpuprofile"
 seed selfprofile "$fixtures/selfprofile/mdn-example.jsprofile.json" "$fixtures/selfprofile/primes.jsprofile.json"
+seed detect "$fixtures/selfprofile/mdn-example.jsprofile.json" "$fixtures/heapprofile/tsc.heapprofile" \
+  "$fixtures/selfprofile/mdn-example.exported.cpuprofile"
 seed heapprofile "$fixtures/heapprofile/tsc.heapprofile"

@@ -1,5 +1,5 @@
 -- The profile lake's A/B diff (`jsprof lake diff`) in ClickHouse SQL, over the lake's Parquet
--- files (docs/lake.md, schema version 1). Parameters as in lake_top.sql, plus:
+-- files (docs/lake.md, schema version 2). Parameters as in lake_top.sql, plus:
 --   base, target  the two groups' labels, e.g. {'version':'1.13.0'} and {'version':'1.14.0'}
 --                 (a profile matching both is counted in the base);
 --   alpha         false-discovery rate, e.g. 0.05;
@@ -29,19 +29,16 @@ WITH
         WHERE base OR target
         GROUP BY profile_id, grp
     ),
-    stacks AS (
-        SELECT stack_id, any(function_id) AS function_id
-        FROM file(concat({lake:String}, '/stacks/**/part-*.parquet'), Parquet)
-        GROUP BY stack_id
-    ),
     chosen_samples AS (
         SELECT profile_id, stack_id, self_weight
         FROM file(concat({lake:String}, '/samples/**/part-*.parquet'), Parquet)
         WHERE profile_id IN (SELECT profile_id FROM groups)
     ),
+    -- Each profile's self weight per function, for the functions on top of some sample.
     per_function AS (
-        SELECT s.profile_id AS profile_id, st.function_id AS function_id, sum(s.self_weight) AS w
-        FROM chosen_samples AS s INNER JOIN stacks AS st ON s.stack_id = st.stack_id
+        SELECT profile_id, function_id, sum(self_weight) AS w
+        FROM file(concat({lake:String}, '/profile_functions/**/part-*.parquet'), Parquet)
+        WHERE profile_id IN (SELECT profile_id FROM groups) AND self_samples > 0
         GROUP BY profile_id, function_id
     ),
     -- A profile's weight counts every sample, the bare root's (stack_id 0, no stacks row) too:

@@ -1,5 +1,5 @@
 -- The profile lake's function table (`jsprof lake top`) in ClickHouse SQL, straight over the
--- lake's Parquet files (docs/lake.md, schema version 1).
+-- lake's Parquet files (docs/lake.md, schema version 2).
 --
 -- Parameters:
 --   lake   the lake's root: a local directory for file(); for S3 replace each
@@ -19,10 +19,11 @@
 --       'JSONEachRow', params={'lake': '/path/to/lake', 'where': '{}', 'unit': 'ns'}))"
 --
 -- Self: the samples whose stack has the function on top. Total: the samples whose stack contains
--- it, once however often it recurses (the lake's `stacks.functions` is that distinct list). Both
--- are integer sums of microseconds (bytes for .heapprofile lakes), equal to `jsprof lake top
--- --json`'s (tests/it/lake_engines.rs checks it). Dictionary rows repeat across files (every
--- writer writes the ids it needs): they are deduplicated by id before joining.
+-- it, once however often it recurses. The writer keeps both per profile and function in
+-- `profile_functions`, so both are sums over the chosen profiles' rows: integer nanoseconds
+-- (bytes for .heapprofile lakes), equal to `jsprof lake top --json`'s (tests/it/lake_engines.rs
+-- checks it). Dictionary rows repeat across files (every writer writes the ids it needs): they
+-- are deduplicated by id before joining.
 WITH
     chosen AS (
         SELECT DISTINCT profile_id
@@ -30,25 +31,10 @@ WITH
         WHERE weight_unit = {unit:String}
           AND arrayAll(k -> labels[k] = {where:Map(String, String)}[k], mapKeys({where:Map(String, String)}))
     ),
-    stacks AS (
-        SELECT stack_id, any(function_id) AS function_id, any(functions) AS functions
-        FROM file(concat({lake:String}, '/stacks/**/part-*.parquet'), Parquet)
-        GROUP BY stack_id
-    ),
     weights AS (
-        SELECT stack_id, sum(self_weight) AS weight
-        FROM file(concat({lake:String}, '/samples/**/part-*.parquet'), Parquet)
+        SELECT function_id, sum(self_weight) AS self_weight, sum(total_weight) AS total_weight
+        FROM file(concat({lake:String}, '/profile_functions/**/part-*.parquet'), Parquet)
         WHERE profile_id IN (SELECT profile_id FROM chosen)
-        GROUP BY stack_id
-    ),
-    self AS (
-        SELECT s.function_id AS function_id, sum(w.weight) AS self_weight
-        FROM weights AS w INNER JOIN stacks AS s ON w.stack_id = s.stack_id
-        GROUP BY function_id
-    ),
-    total AS (
-        SELECT arrayJoin(s.functions) AS function_id, sum(w.weight) AS total_weight
-        FROM weights AS w INNER JOIN stacks AS s ON w.stack_id = s.stack_id
         GROUP BY function_id
     ),
     funcs AS (
@@ -61,10 +47,8 @@ SELECT
     f.url AS url,
     f.line AS line,
     f.column AS column,
-    toInt64(ifNull(s.self_weight, 0)) AS self,
-    toInt64(t.total_weight) AS total
-FROM total AS t
-INNER JOIN funcs AS f ON t.function_id = f.function_id
-LEFT JOIN self AS s ON t.function_id = s.function_id
+    toInt64(w.self_weight) AS self,
+    toInt64(w.total_weight) AS total
+FROM weights AS w
+INNER JOIN funcs AS f ON w.function_id = f.function_id
 ORDER BY self DESC, total DESC, name, url, line, column
-SETTINGS join_use_nulls = 1

@@ -1,6 +1,6 @@
 """The profile lake's function table and A/B diff on Spark, for lakes past one machine.
 
-Reads a jsprof profile lake (docs/lake.md, schema version 1) from any path Spark can read — a
+Reads a jsprof profile lake (docs/lake.md, schema version 2) from any path Spark can read — a
 local directory, hdfs://…, s3a://bucket/lake — and answers the questions `jsprof lake top` and
 `jsprof lake diff` answer in-process:
 
@@ -15,8 +15,8 @@ WHERE is `jsprof lake --where`'s grammar: `version=1.14.0,page=home|search`, `re
 `top`: every function's self and total weight (ns, or bytes with `--unit bytes`) summed over the
 selected profiles.
 Self counts samples whose stack has the function on top; total counts samples whose stack contains
-it, once however often it recurses (DevTools' rule) — the lake's `stacks.functions` column is that
-distinct list, so a sum over it is exact. The numbers equal `jsprof lake top --json`'s to the
+it, once however often it recurses (DevTools' rule) — the writer keeps both per profile and
+function in the lake's `profile_functions` table, so sums over it are exact. The numbers equal `jsprof lake top --json`'s to the
 microsecond (tests/it/lake_engines.rs checks it).
 
 `diff`: per profile, each function's share of the profile's weight (idle and samples with an empty
@@ -40,11 +40,11 @@ import sys
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 
-TABLES = ("profiles", "samples", "stacks", "functions")
+TABLES = ("profiles", "samples", "profile_functions", "functions")
 
 
 def read_lake(spark, lake):
-    """The four tables, read recursively (the day/label directories are Hive-style, but every
+    """The tables it needs, read recursively (the day/label directories are Hive-style, but every
     column a query needs is in the files, so partition discovery is switched off: a lake whose
     partition label differs between writers still reads as one table). Only `part-*.parquet`:
     a writer's temporary file is `.tmp-part-….parquet` (Spark skips names starting with `.`
@@ -83,16 +83,14 @@ def label_filter(wheres):
         match = F.coalesce(col.isin(value.split("|")), F.lit(False))
         cond = cond & (~match if negate else match)
     return cond
+
+
 def dictionaries(t):
-    """The stack and function dictionaries, deduplicated: the same content-addressed row may be in
-    many files (every writer writes the rows it needs)."""
-    stacks = t["stacks"].groupBy("stack_id").agg(
-        F.first("function_id").alias("function_id"), F.first("functions").alias("functions")
-    )
-    funcs = t["functions"].groupBy("function_id").agg(
+    """The function dictionary, deduplicated: the same content-addressed row may be in many files
+    (every writer writes the rows it needs)."""
+    return t["functions"].groupBy("function_id").agg(
         *(F.first(c).alias(c) for c in ("name", "url", "line", "column"))
     )
-    return stacks, funcs
 
 
 def chosen_profiles(t, wheres, unit):
@@ -106,23 +104,15 @@ def chosen_profiles(t, wheres, unit):
 
 
 def function_table(t, where, unit):
-    stacks, funcs = dictionaries(t)
+    funcs = dictionaries(t)
     weights = (
-        t["samples"]
+        t["profile_functions"]
         .join(chosen_profiles(t, where, unit), "profile_id")
-        .groupBy("stack_id")
-        .agg(F.sum("self_weight").alias("weight"), F.sum("sample_count").alias("samples"))
-        .join(stacks, "stack_id")
-    )
-    self_ = weights.groupBy("function_id").agg(F.sum("weight").alias("self"))
-    total = (
-        weights.select(F.explode("functions").alias("function_id"), "weight")
         .groupBy("function_id")
-        .agg(F.sum("weight").alias("total"))
+        .agg(F.sum("self_weight").alias("self"), F.sum("total_weight").alias("total"))
     )
     return (
-        total.join(self_, "function_id", "left")
-        .join(funcs, "function_id")
+        weights.join(funcs, "function_id")
         .select(
             "name",
             "url",
@@ -137,7 +127,7 @@ def function_table(t, where, unit):
 
 def diff_table(t, base, target, metric, unit):
     """Per function: the Mann-Whitney statistics of its per-profile shares, base vs target."""
-    stacks, funcs = dictionaries(t)
+    funcs = dictionaries(t)
     b = chosen_profiles(t, base, unit).withColumn("grp", F.lit(0))
     g = chosen_profiles(t, target, unit).withColumn("grp", F.lit(1))
     both = b.join(g, "profile_id", "left_semi").count()
@@ -145,12 +135,7 @@ def diff_table(t, base, target, metric, unit):
         raise SystemExit(f"lake_top.py: {both} profiles match both --base and --target")
     groups = b.unionByName(g)
     chosen = t["samples"].join(groups, "profile_id")
-    per_stack = (
-        chosen.groupBy("profile_id", "grp", "stack_id")
-        .agg(F.sum("self_weight").alias("w"))
-        .join(stacks, "stack_id")
-    )
-    # A profile's weight counts every sample, the bare root's (stack_id 0, no stacks row) too:
+    # A profile's weight counts every sample, the bare root's (stack_id 0, on no function) too:
     # `jsprof top`'s base for percentages.
     totals = chosen.groupBy("profile_id", "grp").agg(F.sum("self_weight").alias("profile_w"))
     totals = totals.where(F.col("profile_w") > 0).cache()
@@ -158,14 +143,13 @@ def diff_table(t, base, target, metric, unit):
     n_b, n_t = n.get(0, 0), n.get(1, 0)
     if n_b == 0 or n_t == 0:
         raise SystemExit(f"lake_top.py: the base has {n_b} profiles, the target {n_t}: need both")
-    if metric == "self":
-        fw = per_stack.groupBy("profile_id", "function_id").agg(F.sum("w").alias("fw"))
-    else:
-        fw = (
-            per_stack.select("profile_id", F.explode("functions").alias("function_id"), "w")
-            .groupBy("profile_id", "function_id")
-            .agg(F.sum("w").alias("fw"))
-        )
+    weight = "self_weight" if metric == "self" else "total_weight"
+    fw = (
+        t["profile_functions"]
+        .join(groups, "profile_id")
+        .groupBy("profile_id", "function_id")
+        .agg(F.sum(weight).alias("fw"))
+    )
     shares = (
         fw.join(totals, "profile_id")
         .select("function_id", "grp", (F.col("fw") / F.col("profile_w")).alias("share"))

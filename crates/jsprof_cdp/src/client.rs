@@ -141,6 +141,68 @@ impl Client {
         Ok((client, events_rx))
     }
 
+    /// A client over newline-delimited JSON messages (one CDP message a line, both ways): the
+    /// channel of `jsprof record`'s preload relay, a Unix socket in a directory only the
+    /// recording user can open ([`crate::launch`]). `name` stands for the URL in messages.
+    /// Lines are not bounded: the peer is a process of our own user (the socket's peer
+    /// credentials are checked before this).
+    pub fn over_lines<R, W>(
+        reader: R,
+        mut writer: W,
+        name: String,
+    ) -> (Client, mpsc::UnboundedReceiver<Event>)
+    where
+        R: tokio::io::AsyncBufRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let (outgoing, mut outgoing_rx) = mpsc::unbounded_channel::<Message>();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let pending: Pending = Arc::default();
+        let closed: Arc<Mutex<Option<String>>> = Arc::default();
+        tokio::spawn(async move {
+            while let Some(message) = outgoing_rx.recv().await {
+                let text = match message {
+                    Message::Text(t) => t.to_string(),
+                    Message::Close(_) => break,
+                    _ => continue,
+                };
+                if writer.write_all(text.as_bytes()).await.is_err()
+                    || writer.write_all(b"\n").await.is_err()
+                {
+                    break;
+                }
+            }
+            let _ = writer.shutdown().await;
+        });
+        let reader_pending = pending.clone();
+        let reader_closed = closed.clone();
+        let routes: Arc<Mutex<Routes>> = Arc::default();
+        let reader_routes = routes.clone();
+        tokio::spawn(async move {
+            let mut lines = reader.lines();
+            let detail = loop {
+                match lines.next_line().await {
+                    Ok(Some(line)) => dispatch(&line, &reader_pending, &events_tx, &reader_routes),
+                    Ok(None) => break String::new(),
+                    Err(e) => break e.to_string(),
+                }
+            };
+            shut(&reader_closed, &reader_pending, &reader_routes, detail);
+        });
+        let client = Client {
+            url: name,
+            // No network peer: an in-process session behind a Unix socket.
+            peer: SocketAddr::from(([0, 0, 0, 0], 0)),
+            next_id: Arc::new(AtomicU64::new(1)),
+            outgoing: Outgoing::Socket(outgoing),
+            pending,
+            closed,
+            routes,
+        };
+        (client, events_rx)
+    }
+
     /// The `NodeWorker.*` events of this connection (`attachedToWorker`, `detachedFromWorker`),
     /// from now on apart from the other events. Messages from attached workers never go there:
     /// they reach the worker's own [`Client`] ([`Client::attach_worker`]).
@@ -220,7 +282,8 @@ impl Client {
         &self.url
     }
 
-    /// The address the connection really goes to (after name resolution).
+    /// The address the connection really goes to (after name resolution); `0.0.0.0:0` for a
+    /// client [`Client::over_lines`].
     pub fn peer_addr(&self) -> SocketAddr {
         self.peer
     }

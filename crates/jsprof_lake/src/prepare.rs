@@ -53,15 +53,137 @@ pub struct FunctionRow {
     pub column: Option<i32>,
 }
 
-/// A stack of the dictionary.
+/// A stack of the dictionary: a node of the prefix tree, by its parent. Only stacks that were
+/// sampled, and their ancestors, are written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StackRow {
     pub stack_id: u64,
     pub parent_id: Option<u64>,
     pub function_id: u64,
     pub depth: i32,
-    /// Distinct function ids from the root to this stack, in path order.
-    pub functions: Vec<u64>,
+}
+
+/// One function's weights in one profile (a `profile_functions` row).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionWeights {
+    pub function_id: u64,
+    /// Weight and samples of the stacks it tops.
+    pub self_weight: i64,
+    pub self_samples: i64,
+    /// Weight and samples of the stacks it is on, each counted once however often the function
+    /// recurses on it (DevTools' rule).
+    pub total_weight: i64,
+    pub total_samples: i64,
+}
+
+/// Each function's self and total weight in one profile, from its samples (stack id, weight,
+/// samples) and the stack dictionary, in time and memory linear in the stacks involved: a
+/// function's total is the sum, over the stacks where it occurs with no occurrence above, of
+/// the weight sampled in their subtrees. Stack 0 (the bare root) is in no function. `Err`
+/// names a stack that is not in `stacks` or whose parents loop. Rows are sorted by function id;
+/// every function on a sampled stack has one, weight 0 included.
+pub fn function_weights(
+    samples: &[(u64, i64, i64)],
+    stacks: &std::collections::HashMap<u64, &StackRow>,
+) -> Result<Vec<FunctionWeights>, String> {
+    use std::collections::HashMap;
+    // The sampled stacks and their ancestors, parents before children.
+    let mut index: HashMap<u64, usize> = HashMap::new();
+    let mut parent: Vec<Option<usize>> = Vec::new();
+    let mut function: Vec<u64> = Vec::new();
+    let mut pending: Vec<&StackRow> = Vec::new();
+    for &(sid, _, _) in samples {
+        if sid == 0 || index.contains_key(&sid) {
+            continue;
+        }
+        pending.clear();
+        let mut cur = Some(sid);
+        let mut above = None;
+        while let Some(id) = cur {
+            if let Some(&i) = index.get(&id) {
+                above = Some(i);
+                break;
+            }
+            let row = stacks
+                .get(&id)
+                .ok_or_else(|| format!("stack {id:016x} is not in the stack dictionary"))?;
+            if pending.len() > stacks.len() {
+                return Err(format!("stack {sid:016x}: its parents form a loop"));
+            }
+            pending.push(row);
+            cur = row.parent_id;
+        }
+        for row in pending.iter().rev() {
+            index.insert(row.stack_id, function.len());
+            parent.push(above);
+            function.push(row.function_id);
+            above = Some(function.len() - 1);
+        }
+    }
+    let n = function.len();
+    let mut own = vec![(0i64, 0i64); n];
+    for &(sid, w, c) in samples {
+        if let Some(&i) = index.get(&sid) {
+            own[i].0 = own[i].0.saturating_add(w);
+            own[i].1 = own[i].1.saturating_add(c);
+        }
+    }
+    // Subtree sums: children come after their parents.
+    let mut sub = own.clone();
+    for i in (0..n).rev() {
+        if let Some(p) = parent[i] {
+            sub[p].0 = sub[p].0.saturating_add(sub[i].0);
+            sub[p].1 = sub[p].1.saturating_add(sub[i].1);
+        }
+    }
+    // Whether a node's function occurs above it: a depth-first walk keeping a count of the
+    // functions on the current path.
+    let mut first_child = vec![usize::MAX; n];
+    let mut next_sibling = vec![usize::MAX; n];
+    let mut roots = Vec::new();
+    for i in (0..n).rev() {
+        match parent[i] {
+            Some(p) => {
+                next_sibling[i] = first_child[p];
+                first_child[p] = i;
+            }
+            None => roots.push(i),
+        }
+    }
+    let mut outermost = vec![false; n];
+    let mut on_path: HashMap<u64, u32> = HashMap::new();
+    let mut walk: Vec<(usize, bool)> = roots.into_iter().map(|r| (r, false)).collect();
+    while let Some((i, leaving)) = walk.pop() {
+        let count = on_path.entry(function[i]).or_default();
+        if leaving {
+            *count -= 1;
+            continue;
+        }
+        outermost[i] = *count == 0;
+        *count += 1;
+        walk.push((i, true));
+        let mut c = first_child[i];
+        while c != usize::MAX {
+            walk.push((c, false));
+            c = next_sibling[c];
+        }
+    }
+    let mut out: HashMap<u64, FunctionWeights> = HashMap::new();
+    for i in 0..n {
+        let f = out.entry(function[i]).or_insert_with(|| FunctionWeights {
+            function_id: function[i],
+            ..FunctionWeights::default()
+        });
+        f.self_weight = f.self_weight.saturating_add(own[i].0);
+        f.self_samples = f.self_samples.saturating_add(own[i].1);
+        if outermost[i] {
+            f.total_weight = f.total_weight.saturating_add(sub[i].0);
+            f.total_samples = f.total_samples.saturating_add(sub[i].1);
+        }
+    }
+    let mut rows: Vec<FunctionWeights> = out.into_values().collect();
+    rows.sort_unstable_by_key(|f| f.function_id);
+    Ok(rows)
 }
 
 /// One Summary class of a heap snapshot.
@@ -317,33 +439,41 @@ fn profile_rows(
             fid
         })
         .collect();
+    // Lake ids of every stack (parents precede children in the profile's table), then only the
+    // sampled ones and their ancestors enter the dictionary: a stack no sample ends on costs
+    // nothing, and a row is an id, a parent, a function and a depth — linear in the input.
     let n = profile.stacks.len();
     let mut stack_ids: Vec<u64> = Vec::with_capacity(n);
+    let mut depths: Vec<i32> = Vec::with_capacity(n);
     for s in profile.stacks.ids() {
         let fid = frame_ids[profile.stacks.frame(s).index()];
-        let parent = profile.stacks.parent(s).map(|p| stack_ids[p.index()]);
-        let sid = stack_id(parent, fid);
-        if !dict.stack_seen.contains_key(&sid) {
-            let (depth, mut functions) = match parent {
-                Some(p) => {
-                    let row = &dict.stacks[dict.stack_seen[&p]];
-                    (row.depth + 1, row.functions.clone())
-                }
-                None => (0, Vec::new()),
-            };
-            if !functions.contains(&fid) {
-                functions.push(fid);
+        let parent = profile.stacks.parent(s).map(|p| p.index());
+        stack_ids.push(stack_id(parent.map(|p| stack_ids[p]), fid));
+        depths.push(parent.map_or(0, |p| depths[p].saturating_add(1)));
+    }
+    let mut used = vec![false; n];
+    for s in thread.samples().stack().iter().flatten() {
+        used[s.index()] = true;
+    }
+    for s in profile.stacks.ids().collect::<Vec<_>>().into_iter().rev() {
+        if used[s.index()] {
+            if let Some(p) = profile.stacks.parent(s) {
+                used[p.index()] = true;
             }
-            dict.stack_seen.insert(sid, dict.stacks.len());
-            dict.stacks.push(StackRow {
-                stack_id: sid,
-                parent_id: parent,
-                function_id: fid,
-                depth,
-                functions,
-            });
         }
-        stack_ids.push(sid);
+    }
+    for s in profile.stacks.ids() {
+        let i = s.index();
+        if !used[i] || dict.stack_seen.contains_key(&stack_ids[i]) {
+            continue;
+        }
+        dict.stack_seen.insert(stack_ids[i], dict.stacks.len());
+        dict.stacks.push(StackRow {
+            stack_id: stack_ids[i],
+            parent_id: profile.stacks.parent(s).map(|p| stack_ids[p.index()]),
+            function_id: frame_ids[profile.stacks.frame(s).index()],
+            depth: depths[i],
+        });
     }
     // Per lake stack: weight (ns or bytes) and samples; several frames of one function (other
     // script ids) make one lake stack.
@@ -392,5 +522,114 @@ mod tests {
         bytes[8] = 7;
         assert_eq!(stack_id(None, 7), xxh3_64(&bytes));
         assert_ne!(stack_id(Some(1), 7), stack_id(None, 7));
+    }
+
+    /// Random trees with recursion: the linear walk equals the definition (per sampled stack,
+    /// the distinct functions from the root).
+    #[test]
+    fn function_weights_equal_the_distinct_functions_of_each_sampled_stack() {
+        use std::collections::{BTreeMap, BTreeSet, HashMap};
+        let mut seed = 11u64;
+        let mut rnd = move |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for round in 0..50 {
+            let mut rows: Vec<StackRow> = Vec::new();
+            for i in 0..(5 + rnd(200)) {
+                let f = rnd(1 + round % 7 + 2);
+                let pick = rnd(rows.len().max(1) as u64) as usize;
+                let parent = (i > 0 && rnd(5) > 0).then(|| rows[pick].clone());
+                let id = stack_id(parent.as_ref().map(|p| p.stack_id), f);
+                if rows.iter().any(|r| r.stack_id == id) {
+                    continue;
+                }
+                rows.push(StackRow {
+                    stack_id: id,
+                    parent_id: parent.as_ref().map(|p| p.stack_id),
+                    function_id: f,
+                    depth: parent.map_or(0, |p| p.depth + 1),
+                });
+            }
+            let mut samples: Vec<(u64, i64, i64)> = Vec::new();
+            for r in &rows {
+                if rnd(3) == 0 {
+                    samples.push((r.stack_id, rnd(1000) as i64, 1 + rnd(3) as i64));
+                }
+            }
+            samples.push((0, 5, 1));
+            let by_id: HashMap<u64, &StackRow> = rows.iter().map(|r| (r.stack_id, r)).collect();
+            let got = function_weights(&samples, &by_id).unwrap();
+            let mut want: BTreeMap<u64, (i64, i64, i64, i64)> = BTreeMap::new();
+            for &(sid, w, c) in &samples {
+                if sid == 0 {
+                    continue;
+                }
+                let mut on = BTreeSet::new();
+                let mut cur = Some(sid);
+                while let Some(id) = cur {
+                    on.insert(by_id[&id].function_id);
+                    cur = by_id[&id].parent_id;
+                }
+                let e = want.entry(by_id[&sid].function_id).or_default();
+                e.0 += w;
+                e.2 += c;
+                for f in on {
+                    let e = want.entry(f).or_default();
+                    e.1 += w;
+                    e.3 += c;
+                }
+            }
+            let got: BTreeMap<u64, (i64, i64, i64, i64)> = got
+                .iter()
+                .map(|f| {
+                    (
+                        f.function_id,
+                        (
+                            f.self_weight,
+                            f.total_weight,
+                            f.self_samples,
+                            f.total_samples,
+                        ),
+                    )
+                })
+                .collect();
+            assert_eq!(got, want, "round {round}");
+        }
+    }
+
+    /// A chain of 100,000 distinct functions, every stack sampled: one row per function, and
+    /// the root's function carries every sample in its total.
+    #[test]
+    fn a_deep_chain_costs_one_row_per_function() {
+        let n = 100_000u64;
+        let mut rows = Vec::with_capacity(n as usize);
+        let mut parent = None;
+        for f in 1..=n {
+            let id = stack_id(parent, f);
+            rows.push(StackRow {
+                stack_id: id,
+                parent_id: parent,
+                function_id: f,
+                depth: f as i32 - 1,
+            });
+            parent = Some(id);
+        }
+        let samples: Vec<(u64, i64, i64)> = rows.iter().map(|r| (r.stack_id, 2, 1)).collect();
+        let by_id = rows.iter().map(|r| (r.stack_id, r)).collect();
+        let got = function_weights(&samples, &by_id).unwrap();
+        assert_eq!(got.len(), n as usize);
+        assert_eq!((got[0].function_id, got[0].total_weight), (1, 2 * n as i64));
+        assert_eq!(
+            (
+                got[n as usize - 1].self_weight,
+                got[n as usize - 1].total_weight
+            ),
+            (2, 2)
+        );
+        let missing = function_weights(&[(12345, 1, 1)], &by_id).unwrap_err();
+        assert!(missing.contains("not in the stack dictionary"), "{missing}");
     }
 }

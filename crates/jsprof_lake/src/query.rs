@@ -1,18 +1,16 @@
 //! The `lake` commands' questions as queries over the views.
 //!
-//! Every aggregate first sums `samples` per `stack_id` over the selected profiles (one pass over
-//! the fact table, a semi join with the selected `profiles`), then joins the much smaller
-//! `stacks` dictionary: a function's self weight is the weight of stacks it tops, its total the
-//! weight of stacks whose `functions` list holds it (`unnest`), which counts a sample once
-//! however often the function recurses, as DevTools does.
+//! A function's self and total weight over a selection is the sum of its `profile_functions`
+//! rows over the selected profiles: the writer computed each profile's totals from its stacks,
+//! counting a sample once however often the function recurses, as DevTools does. Trees and
+//! flame graphs sum `samples` per `stack_id` and walk the `stacks` dictionary by parent.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 
 use arrow::array::{
-    Array, ArrayRef, Float64Array, Int64Array, ListArray, MapArray, RecordBatch, StringArray,
-    UInt64Array,
+    Array, ArrayRef, Float64Array, Int64Array, MapArray, RecordBatch, StringArray, UInt64Array,
 };
 use arrow::datatypes::DataType;
 
@@ -227,17 +225,11 @@ pub async fn top(
     let (unit, note) = choose_unit(reader, sel, unit).await?;
     let filter = sample_filter(reader, sel, &unit).await?;
     let sql = format!(
-        "WITH w AS (SELECT s.stack_id, sum(s.self_weight) AS w FROM samples s WHERE {filter} \
-                    GROUP BY s.stack_id), \
-              ws AS (SELECT w.w, st.function_id, st.functions FROM w \
-                     JOIN stacks st ON w.stack_id = st.stack_id), \
-              self_t AS (SELECT function_id, sum(w) AS self_w FROM ws GROUP BY function_id), \
-              total_t AS (SELECT f AS function_id, sum(w) AS total_w \
-                          FROM (SELECT unnest(functions) AS f, w FROM ws) GROUP BY f) \
-         SELECT t.function_id, fn.name, fn.url, fn.line, fn.\"column\", \
-                coalesce(st.self_w, 0), t.total_w \
-         FROM total_t t JOIN functions fn ON fn.function_id = t.function_id \
-         LEFT JOIN self_t st ON st.function_id = t.function_id"
+        "WITH t AS (SELECT s.function_id, sum(s.self_weight) AS self_w, \
+                           sum(s.total_weight) AS total_w \
+                    FROM profile_functions s WHERE {filter} GROUP BY s.function_id) \
+         SELECT t.function_id, fn.name, fn.url, fn.line, fn.\"column\", t.self_w, t.total_w \
+         FROM t JOIN functions fn ON fn.function_id = t.function_id"
     );
     let batches = reader.query(&sql).await?;
     let mut rows = function_rows(&batches)?;
@@ -421,34 +413,63 @@ pub async fn trend(
     };
     let url_term = url.map_or(String::new(), |u| format!(" AND url = {}", quote(u)));
     let pred = sel.clone().with_unit(&unit).predicate("");
+    // The weight per (value, stack) and the profiles per value from DataFusion; whether a stack
+    // holds one of the function's ids (one name may be several functions, a stack holding two
+    // counts once) is worked out here, walking each sampled stack up the dictionary once.
     let sql = format!(
-        "WITH p AS (SELECT profile_id, {key} AS k FROM profiles WHERE {pred}), \
-              m AS (SELECT function_id FROM functions WHERE name = {name}{url_term}), \
-              self_st AS (SELECT stack_id FROM stacks WHERE function_id IN (SELECT function_id FROM m)), \
-              total_st AS (SELECT DISTINCT stack_id FROM \
-                           (SELECT stack_id, unnest(functions) AS f FROM stacks) \
-                           WHERE f IN (SELECT function_id FROM m)), \
-              g AS (SELECT p.k AS k, s.stack_id AS stack_id, sum(s.self_weight) AS w \
-                    FROM samples s JOIN p ON s.profile_id = p.profile_id GROUP BY p.k, s.stack_id), \
-              n AS (SELECT k, count(*) AS profiles FROM p GROUP BY k) \
-         SELECT g.k, sum(g.w), \
-                sum(CASE WHEN a.stack_id IS NOT NULL THEN g.w ELSE 0 END), \
-                sum(CASE WHEN b.stack_id IS NOT NULL THEN g.w ELSE 0 END), \
-                min(n.profiles) \
-         FROM g LEFT JOIN self_st a ON g.stack_id = a.stack_id \
-                LEFT JOIN total_st b ON g.stack_id = b.stack_id \
-                JOIN n ON g.k IS NOT DISTINCT FROM n.k \
-         GROUP BY g.k",
-        name = quote(function),
+        "WITH p AS (SELECT profile_id, {key} AS k FROM profiles WHERE {pred}) \
+         SELECT p.k, s.stack_id, sum(s.self_weight) FROM samples s \
+         JOIN p ON s.profile_id = p.profile_id GROUP BY p.k, s.stack_id"
     );
     let b = reader.query(&sql).await?;
-    let (keys, totals, selfs, tots, counts) = (
-        strings(&b, 0)?,
-        i64s(&b, 1)?,
-        i64s(&b, 2)?,
-        i64s(&b, 3)?,
-        i64s(&b, 4)?,
+    let (keys, sids, ws) = (strings(&b, 0)?, u64s(&b, 1)?, i64s(&b, 2)?);
+    let sql = format!(
+        "SELECT k, count(*) FROM (SELECT {key} AS k FROM profiles WHERE {pred}) GROUP BY k"
     );
+    let b = reader.query(&sql).await?;
+    let counted: HashMap<Option<String>, i64> = strings(&b, 0)?
+        .into_iter()
+        .zip(i64s(&b, 1)?)
+        .map(|(k, n)| (k, n.unwrap_or(0)))
+        .collect();
+    let sql = format!(
+        "SELECT function_id FROM functions WHERE name = {name}{url_term}",
+        name = quote(function)
+    );
+    let matching: std::collections::HashSet<u64> = u64s(&reader.query(&sql).await?, 0)?
+        .into_iter()
+        .flatten()
+        .collect();
+    let on_stack = if matching.is_empty() {
+        HashMap::new()
+    } else {
+        let sampled: std::collections::HashSet<u64> = sids.iter().flatten().copied().collect();
+        holding(reader, &sampled, &matching).await?
+    };
+    // value → (total, self, function total)
+    let mut sums: BTreeMap<Option<String>, (i64, i64, i64)> = BTreeMap::new();
+    for i in 0..keys.len() {
+        let (w, sid) = (ws[i].unwrap_or(0), sids[i].unwrap_or(0));
+        let e = sums.entry(keys[i].clone()).or_default();
+        e.0 += w;
+        if let Some(&(top, anywhere)) = on_stack.get(&sid) {
+            if top {
+                e.1 += w;
+            }
+            if anywhere {
+                e.2 += w;
+            }
+        }
+    }
+    let (mut keys, mut totals, mut selfs, mut tots, mut counts) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (k, (total, s, t)) in sums {
+        counts.push(counted.get(&k).copied());
+        keys.push(k);
+        totals.push(Some(total));
+        selfs.push(Some(s));
+        tots.push(Some(t));
+    }
     let pct = |w: i64, t: i64| {
         if t > 0 {
             w as f64 * 100.0 / t as f64
@@ -478,6 +499,55 @@ pub async fn trend(
         (_, None) => Ordering::Less,
     });
     Ok((unit, points))
+}
+
+/// For each of `sampled` stacks: whether a function of `functions` tops it, and whether one is
+/// anywhere on it. Each stack of the dictionary is looked at once (answers are remembered on the
+/// way up), so this is linear in the stacks, however deep.
+async fn holding(
+    reader: &LakeReader,
+    sampled: &std::collections::HashSet<u64>,
+    functions: &std::collections::HashSet<u64>,
+) -> Result<HashMap<u64, (bool, bool)>> {
+    let b = reader
+        .query("SELECT stack_id, parent_id, function_id FROM stacks")
+        .await?;
+    let (sid, parent, fid) = (u64s(&b, 0)?, u64s(&b, 1)?, u64s(&b, 2)?);
+    let dict: HashMap<u64, (Option<u64>, u64)> = (0..sid.len())
+        .filter_map(|i| Some((sid[i]?, (parent[i], fid[i]?))))
+        .collect();
+    let mut anywhere: HashMap<u64, bool> = HashMap::new();
+    let mut out = HashMap::new();
+    let mut path = Vec::new();
+    for &s in sampled {
+        let Some(&(_, top)) = dict.get(&s) else {
+            continue;
+        };
+        // Up to the first stack already answered (or the root), then down again.
+        path.clear();
+        let mut cur = Some(s);
+        let mut known = false;
+        while let Some(id) = cur {
+            if let Some(&a) = anywhere.get(&id) {
+                known = a;
+                break;
+            }
+            let Some(&(p, f)) = dict.get(&id) else { break };
+            if path.len() > dict.len() {
+                return Err(LakeError::Query(format!(
+                    "stack {id:016x}: its parents form a loop"
+                )));
+            }
+            path.push((id, f));
+            cur = p;
+        }
+        for &(id, f) in path.iter().rev() {
+            known = known || functions.contains(&f);
+            anywhere.insert(id, known);
+        }
+        out.insert(s, (functions.contains(&top), anywhere[&s]));
+    }
+    Ok(out)
 }
 
 /// The selection's weight per stack, with every stack on the way to the root and every function
@@ -594,11 +664,10 @@ pub struct ProfileFunctions {
 /// Per selected profile, per function: self and total weight, and the profile's total (the hook
 /// `lake diff` builds on). Profiles without samples are listed with no functions.
 ///
-/// The selection's sample rows (one per profile and stack) and the stack dictionary are read
-/// with DataFusion; the per-profile sums are made here, with integer keys: a GROUP BY on
-/// (profile id text, function) spent most of `lake diff`'s time hashing the 32-character ids.
-/// A stack's weight counts once for each distinct function on it (its `functions` list), as
-/// DevTools counts a recursive function's total once.
+/// The selection's `profile_functions` rows are read with DataFusion and gathered here, with
+/// integer keys: a GROUP BY on (profile id text, function) spent most of `lake diff`'s time
+/// hashing the 32-character ids. Totals count a sample once however often a function recurses,
+/// as DevTools does (the writer made them so).
 pub async fn per_profile_functions(
     reader: &LakeReader,
     sel: &Selection,
@@ -626,54 +695,37 @@ pub async fn per_profile_functions(
             out.len() - 1
         });
     }
-    // stack_id → (top function, the distinct functions on the stack).
-    let mut stacks: HashMap<u64, (u64, Vec<u64>)> = HashMap::new();
-    for b in reader
-        .query("SELECT stack_id, function_id, functions FROM stacks")
-        .await?
-    {
-        let sid = cast(b.column(0), &DataType::UInt64)?;
-        let sid = sid.as_any().downcast_ref::<UInt64Array>().expect("cast");
-        let fid = cast(b.column(1), &DataType::UInt64)?;
-        let fid = fid.as_any().downcast_ref::<UInt64Array>().expect("cast");
-        let Some(lists) = b.column(2).as_any().downcast_ref::<ListArray>() else {
-            return Err(LakeError::Query(format!(
-                "stacks.functions is {}, not a list",
-                b.column(2).data_type()
-            )));
-        };
-        let values = cast(lists.values(), &DataType::UInt64)?;
-        let values = values.as_any().downcast_ref::<UInt64Array>().expect("cast");
-        let offsets = lists.value_offsets();
-        for j in 0..b.num_rows() {
-            if sid.is_null(j) || fid.is_null(j) {
-                continue;
-            }
-            let mut fs: Vec<u64> = (offsets[j] as usize..offsets[j + 1] as usize)
-                .filter(|&k| values.is_valid(k))
-                .map(|k| values.value(k))
-                .collect();
-            fs.sort_unstable();
-            fs.dedup();
-            stacks.insert(sid.value(j), (fid.value(j), fs));
+    // Each profile's weight on some function: every sample but the bare root's.
+    let b = reader
+        .query(&format!(
+            "SELECT s.profile_id, sum(s.self_weight) FROM samples s \
+             WHERE {filter} AND s.stack_id <> 0 GROUP BY s.profile_id"
+        ))
+        .await?;
+    for (id, w) in strings(&b, 0)?.into_iter().zip(i64s(&b, 1)?) {
+        if let Some(&p) = id.as_ref().and_then(|id| index.get(id)) {
+            out[p].total += w.unwrap_or(0);
         }
     }
     let batches = reader
         .query(&format!(
-            "SELECT s.profile_id, s.stack_id, s.self_weight FROM samples s WHERE {filter}"
+            "SELECT s.profile_id, s.function_id, s.self_weight, s.total_weight \
+             FROM profile_functions s WHERE {filter}"
         ))
         .await?;
     for b in &batches {
         let pids = cast(b.column(0), &DataType::Utf8)?;
         let pids = pids.as_any().downcast_ref::<StringArray>().expect("cast");
-        let sids = cast(b.column(1), &DataType::UInt64)?;
-        let sids = sids.as_any().downcast_ref::<UInt64Array>().expect("cast");
-        let ws = cast(b.column(2), &DataType::Int64)?;
-        let ws = ws.as_any().downcast_ref::<Int64Array>().expect("cast");
+        let fids = cast(b.column(1), &DataType::UInt64)?;
+        let fids = fids.as_any().downcast_ref::<UInt64Array>().expect("cast");
+        let selfs = cast(b.column(2), &DataType::Int64)?;
+        let selfs = selfs.as_any().downcast_ref::<Int64Array>().expect("cast");
+        let totals = cast(b.column(3), &DataType::Int64)?;
+        let totals = totals.as_any().downcast_ref::<Int64Array>().expect("cast");
         // Rows come grouped by profile: look the id up once per run of rows.
         let mut last: Option<(usize, usize)> = None; // (row where the run started, profile)
         for j in 0..b.num_rows() {
-            if pids.is_null(j) || sids.is_null(j) || ws.is_null(j) {
+            if pids.is_null(j) || fids.is_null(j) {
                 continue;
             }
             let p = match last {
@@ -686,17 +738,9 @@ pub async fn per_profile_functions(
                     None => continue,
                 },
             };
-            let (sid, w) = (sids.value(j), ws.value(j));
-            // Stack 0 (samples with an empty stack) is on no function: out of the share's base.
-            let Some((top, fs)) = stacks.get(&sid) else {
-                continue;
-            };
-            let prof = &mut out[p];
-            prof.total += w;
-            prof.functions.entry(*top).or_default().0 += w;
-            for f in fs {
-                prof.functions.entry(*f).or_default().1 += w;
-            }
+            let e = out[p].functions.entry(fids.value(j)).or_default();
+            e.0 += selfs.value(j);
+            e.1 += totals.value(j);
         }
     }
     out.sort_by(|a, b| a.profile_id.cmp(&b.profile_id));

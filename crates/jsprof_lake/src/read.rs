@@ -197,6 +197,7 @@ pub struct LakeReader {
 const VIEWS: &[(&str, &str)] = &[
     ("profiles", "SELECT * FROM _profiles"),
     ("samples", "SELECT * FROM _samples"),
+    ("profile_functions", "SELECT * FROM _profile_functions"),
     ("classes", "SELECT * FROM _classes"),
     (
         "functions",
@@ -206,7 +207,7 @@ const VIEWS: &[(&str, &str)] = &[
     (
         "stacks",
         "SELECT stack_id, min(parent_id) AS parent_id, min(function_id) AS function_id, \
-         min(depth) AS depth, first_value(functions) AS functions FROM _stacks GROUP BY stack_id",
+         min(depth) AS depth FROM _stacks GROUP BY stack_id",
     ),
 ];
 

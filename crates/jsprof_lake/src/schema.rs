@@ -1,23 +1,33 @@
-//! The Arrow schemas of the five tables (schema version 1, `docs/lake.md`) and the record batches
+//! The Arrow schemas of the six tables (schema version 2, `docs/lake.md`) and the record batches
 //! a write makes of prepared rows.
 
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, Float64Builder, Int32Builder, Int64Builder, ListBuilder, MapBuilder, RecordBatch,
-    StringBuilder, TimestampMicrosecondBuilder, UInt64Builder,
+    ArrayRef, Float64Builder, Int32Builder, Int64Builder, MapBuilder, RecordBatch, StringBuilder,
+    TimestampMicrosecondBuilder, UInt64Builder,
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
-use crate::prepare::{ClassRow, FunctionRow, PreparedProfile, StackRow};
+use crate::prepare::{ClassRow, FunctionRow, FunctionWeights, PreparedProfile, StackRow};
 use crate::Result;
 
-/// The lake's format version (`lake.json`).
-pub const VERSION: u32 = 1;
+/// The lake's format version (`lake.json`). Version 1 stored, per stack, the list of distinct
+/// functions from the root (quadratic in the stack depth); version 2 stores per profile and
+/// function its self and total weight (`profile_functions`) instead, and only the stacks that
+/// were sampled and their ancestors.
+pub const VERSION: u32 = 2;
 
-/// The five tables, in the order a write makes them: dictionaries first and `profiles` last, so
+/// The six tables, in the order a write makes them: dictionaries first and `profiles` last, so
 /// a reader that sees a profile also sees what it refers to.
-pub const TABLES: [&str; 5] = ["functions", "stacks", "samples", "classes", "profiles"];
+pub const TABLES: [&str; 6] = [
+    "functions",
+    "stacks",
+    "samples",
+    "profile_functions",
+    "classes",
+    "profiles",
+];
 
 fn utc_micros() -> DataType {
     DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
@@ -72,11 +82,6 @@ pub fn stacks() -> SchemaRef {
         Field::new("parent_id", DataType::UInt64, true),
         Field::new("function_id", DataType::UInt64, false),
         Field::new("depth", DataType::Int32, false),
-        Field::new(
-            "functions",
-            DataType::List(Arc::new(Field::new("item", DataType::UInt64, true))),
-            false,
-        ),
     ]))
 }
 
@@ -86,6 +91,19 @@ pub fn samples() -> SchemaRef {
         Field::new("stack_id", DataType::UInt64, false),
         Field::new("self_weight", DataType::Int64, false),
         Field::new("sample_count", DataType::Int64, false),
+    ]))
+}
+
+/// Per profile and function: the weight and samples with the function on top of the stack
+/// (self), and with it anywhere on the stack, counted once however often it recurses (total).
+pub fn profile_functions() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("profile_id", DataType::Utf8, false),
+        Field::new("function_id", DataType::UInt64, false),
+        Field::new("self_weight", DataType::Int64, false),
+        Field::new("total_weight", DataType::Int64, false),
+        Field::new("self_samples", DataType::Int64, false),
+        Field::new("total_samples", DataType::Int64, false),
     ]))
 }
 
@@ -106,6 +124,7 @@ pub fn of(name: &str) -> SchemaRef {
         "functions" => functions(),
         "stacks" => stacks(),
         "samples" => samples(),
+        "profile_functions" => profile_functions(),
         _ => classes(),
     }
 }
@@ -196,21 +215,17 @@ pub fn stacks_batch<'a>(rows: impl Iterator<Item = &'a StackRow>) -> Result<Reco
     let mut parent = UInt64Builder::new();
     let mut function = UInt64Builder::new();
     let mut depth = Int32Builder::new();
-    let mut functions = ListBuilder::new(UInt64Builder::new());
     for s in rows {
         id.append_value(s.stack_id);
         parent.append_option(s.parent_id);
         function.append_value(s.function_id);
         depth.append_value(s.depth);
-        functions.values().append_slice(&s.functions);
-        functions.append(true);
     }
     let columns: Vec<ArrayRef> = vec![
         Arc::new(id.finish()),
         Arc::new(parent.finish()),
         Arc::new(function.finish()),
         Arc::new(depth.finish()),
-        Arc::new(functions.finish()),
     ];
     Ok(RecordBatch::try_new(stacks(), columns)?)
 }
@@ -235,6 +250,35 @@ pub fn samples_batch(profiles: &[&PreparedProfile]) -> Result<RecordBatch> {
         Arc::new(count.finish()),
     ];
     Ok(RecordBatch::try_new(samples(), columns)?)
+}
+
+/// `profile_functions` rows: each profile's id with its functions' weights.
+pub fn profile_functions_batch(rows: &[(&str, Vec<FunctionWeights>)]) -> Result<RecordBatch> {
+    let mut id = StringBuilder::new();
+    let mut function = UInt64Builder::new();
+    let mut self_w = Int64Builder::new();
+    let mut total_w = Int64Builder::new();
+    let mut self_n = Int64Builder::new();
+    let mut total_n = Int64Builder::new();
+    for (profile_id, functions) in rows {
+        for f in functions {
+            id.append_value(profile_id);
+            function.append_value(f.function_id);
+            self_w.append_value(f.self_weight);
+            total_w.append_value(f.total_weight);
+            self_n.append_value(f.self_samples);
+            total_n.append_value(f.total_samples);
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(id.finish()),
+        Arc::new(function.finish()),
+        Arc::new(self_w.finish()),
+        Arc::new(total_w.finish()),
+        Arc::new(self_n.finish()),
+        Arc::new(total_n.finish()),
+    ];
+    Ok(RecordBatch::try_new(profile_functions(), columns)?)
 }
 
 pub fn classes_batch(profiles: &[&PreparedProfile]) -> Result<RecordBatch> {

@@ -43,21 +43,18 @@ fn dictionaries() -> (Vec<FunctionRow>, Vec<StackRow>, [u64; 3], [u64; 2]) {
             parent_id: None,
             function_id: fa,
             depth: 0,
-            functions: vec![fa],
         },
         StackRow {
             stack_id: s2,
             parent_id: Some(s1),
             function_id: fb,
             depth: 1,
-            functions: vec![fa, fb],
         },
         StackRow {
             stack_id: s3,
             parent_id: Some(s2),
             function_id: fa,
             depth: 2,
-            functions: vec![fa, fb],
         },
     ];
     (functions, stacks, [s1, s2, s3], [fa, fb])
@@ -337,10 +334,6 @@ fn top_speed() {
     for i in 0..2000u64 {
         let f = fids[rnd(300) as usize];
         let parent = (i > 20).then(|| stacks[rnd(stacks.len() as u64) as usize].clone());
-        let mut functions = parent.as_ref().map_or(Vec::new(), |p| p.functions.clone());
-        if !functions.contains(&f) {
-            functions.push(f);
-        }
         let id = stack_id(parent.as_ref().map(|p| p.stack_id), f);
         if stacks.iter().any(|s| s.stack_id == id) {
             continue;
@@ -350,7 +343,6 @@ fn top_speed() {
             parent_id: parent.as_ref().map(|p| p.stack_id),
             function_id: f,
             depth: parent.map_or(0, |p| p.depth + 1),
-            functions,
         });
     }
     let t0 = std::time::Instant::now();
@@ -410,4 +402,21 @@ fn top_speed() {
         t.elapsed().as_secs_f64()
     );
     let _ = std::fs::remove_dir_all(&lake.root);
+}
+
+#[test]
+fn a_version_1_lake_is_refused_with_what_to_do() {
+    let dir = fresh("v1");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("lake.json"),
+        r#"{"format": "jsprof-lake", "version": 1, "partition_label": null}"#,
+    )
+    .unwrap();
+    let err = Lake::open(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("version-1 lake") && err.contains("lake add"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

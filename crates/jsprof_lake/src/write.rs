@@ -18,7 +18,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use serde::{Deserialize, Serialize};
 
-use crate::prepare::{FunctionRow, Prepared, PreparedProfile, StackRow};
+use crate::prepare::{self, FunctionRow, FunctionWeights, Prepared, PreparedProfile, StackRow};
 use crate::schema::{self, ProfileRecord};
 use crate::{io_err, LakeError, Result};
 
@@ -89,6 +89,15 @@ impl Lake {
                 meta_path.display()
             ))
         })?;
+        if meta.format == "jsprof-lake" && meta.version == 1 {
+            return Err(LakeError::NotALake(format!(
+                "{}: a version-1 lake, which this jsprof no longer reads: version 1 stored, for \
+                 every stack, the list of functions from the root (a deep stack cost the square \
+                 of its depth). Make a new lake and add the same inputs again (`jsprof lake add \
+                 NEW_LAKE FILES…`); see docs/lake.md",
+                root.display()
+            )));
+        }
         if meta.format != "jsprof-lake" || meta.version != schema::VERSION {
             return Err(LakeError::NotALake(format!(
                 "{}: format {:?} version {}; this jsprof reads jsprof-lake version {}",
@@ -299,8 +308,25 @@ impl Writer {
         }
         let mut fs_sorted: Vec<&FunctionRow> = functions.into_values().collect();
         fs_sorted.sort_by_key(|f| f.function_id);
-        let mut st_sorted: Vec<&StackRow> = stacks.into_values().collect();
+        let mut st_sorted: Vec<&StackRow> = stacks.values().copied().collect();
         st_sorted.sort_by_key(|s| s.stack_id);
+        // Each profile's function weights, from its samples and the batch's stacks; computed
+        // before anything is written, so a profile whose stacks are missing fails the batch
+        // whole.
+        let mut weights: Vec<Vec<(&str, Vec<FunctionWeights>)>> = Vec::new();
+        for rows in parts.values() {
+            let mut part = Vec::new();
+            for (_, profile) in rows {
+                if profile.samples.is_empty() {
+                    continue;
+                }
+                let w = prepare::function_weights(&profile.samples, &stacks).map_err(|e| {
+                    LakeError::Input(format!("profile {}: {e}", profile.profile_id))
+                })?;
+                part.push((profile.profile_id.as_str(), w));
+            }
+            weights.push(part);
+        }
         if !fs_sorted.is_empty() {
             let b = schema::functions_batch(fs_sorted.into_iter())?;
             outcome.files.push(self.write_file("functions", "", &b)?);
@@ -309,11 +335,17 @@ impl Writer {
             let b = schema::stacks_batch(st_sorted.into_iter())?;
             outcome.files.push(self.write_file("stacks", "", &b)?);
         }
-        for (dir, rows) in &parts {
+        for ((dir, rows), functions) in parts.iter().zip(&weights) {
             let profiles: Vec<&PreparedProfile> = rows.iter().map(|(_, p)| *p).collect();
             if profiles.iter().any(|p| !p.samples.is_empty()) {
                 let b = schema::samples_batch(&profiles)?;
                 outcome.files.push(self.write_file("samples", dir, &b)?);
+            }
+            if !functions.is_empty() {
+                let b = schema::profile_functions_batch(functions)?;
+                outcome
+                    .files
+                    .push(self.write_file("profile_functions", dir, &b)?);
             }
             if profiles.iter().any(|p| !p.classes.is_empty()) {
                 let b = schema::classes_batch(&profiles)?;

@@ -86,7 +86,7 @@ pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
         .ok_or_else(|| {
             ToolError::BadRequest("the server has no directory to record into".into())
         })?;
-    let (target, mut child) = match (&args.command, &args.chrome) {
+    let (target, mut child, connection) = match (&args.command, &args.chrome) {
         (Some(command), None) => {
             // The program's standard output must not reach ours: on stdio it is the MCP channel.
             let mut launched = jsprof_cdp::launch(command, true).map_err(cdp)?;
@@ -105,17 +105,19 @@ pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
                 return Err(ToolError::Internal(format!("closing the registry: {e}")));
             }
             let target = jsprof_cdp::Target {
-                ws_url: registration.url.clone(),
+                ws_url: registration.client.url().to_string(),
                 kind: jsprof_cdp::TargetKind::Node,
                 title: registration.title(),
                 pid: Some(registration.pid),
             };
-            (target, Some(launched))
+            let connection = (registration.client, registration.events);
+            (target, Some(launched), Some(connection))
         }
         (None, Some(addr)) => (
             jsprof_cdp::resolve_chrome(addr, Reach::Loopback)
                 .await
                 .map_err(cdp)?,
+            None,
             None,
         ),
         _ => {
@@ -124,9 +126,14 @@ pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
             ))
         }
     };
-    let (client, events) = Client::connect(&target.ws_url, CONNECT, Reach::Loopback)
-        .await
-        .map_err(cdp)?;
+    // A launched command's process is already connected (its in-process session, through the
+    // registry); a Chromium page is reached over its debugging port.
+    let (client, events) = match connection {
+        Some(c) => c,
+        None => Client::connect(&target.ws_url, CONNECT, Reach::Loopback)
+            .await
+            .map_err(cdp)?,
+    };
     let chrome = target.kind == jsprof_cdp::TargetKind::ChromePage;
     let options = RecordOptions {
         cpu: true,

@@ -582,7 +582,7 @@ async fn record(
     ));
     let mut poll = tokio::time::interval(Duration::from_millis(25));
     let mut first = true;
-    let attach = |registration: Registration, first: &mut bool| {
+    let attach = |registration: &Registration, first: &mut bool| {
         let title = registration.title();
         let stem = if std::mem::take(first) {
             base.clone()
@@ -599,7 +599,7 @@ async fn record(
             dir: args.out.clone(),
             stem,
         };
-        (registration.url, output, label)
+        (output, label)
     };
     let (stop, status) = loop {
         tokio::select! {
@@ -609,32 +609,18 @@ async fn record(
             Some(w) = handle.warnings.recv() => print_warning(&mut warnings, w),
             Some(r) = handle.done.recv() => results.push(r),
             _ = poll.tick() => {
+                // Each process connected to our private registry through its in-process
+                // session; it waits until its recording has started.
                 for registration in launched.registry.poll() {
-                    let pid = registration.pid;
-                    let (url, output, label) = attach(registration, &mut first);
-                    match Client::connect(&url, CONNECT_TIMEOUT, Reach::Loopback).await {
-                        Ok((client, events)) => {
-                            eprintln!("jsprof: recording {}", jsprof_cdp::describe(&label));
-                            tree.spawn(client, events, TargetKind::Node, output, label);
-                        }
-                        Err(e) => {
-                            // It waits for us before its first line and would wait forever,
-                            // holding up the whole command: end it.
-                            // SAFETY: a pid from our private registry, one of the command's
-                            // own Node processes.
-                            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-                            results.push(TargetRecording {
-                                label,
-                                stop: None,
-                                artifacts: Vec::new(),
-                                warnings: Vec::new(),
-                                error: Some(format!(
-                                    "cannot attach to pid {pid} ({e}); it was ended before \
-                                     its first line ran"
-                                )),
-                            })
-                        }
-                    }
+                    let (output, label) = attach(&registration, &mut first);
+                    eprintln!("jsprof: recording {}", jsprof_cdp::describe(&label));
+                    tree.spawn(
+                        registration.client,
+                        registration.events,
+                        TargetKind::Node,
+                        output,
+                        label,
+                    );
                 }
             }
         }

@@ -542,3 +542,143 @@ fn throughput() {
         total as f64 / secs
     );
 }
+
+/// `jsprof serve --lake …` with its address space limited to `limit` bytes (`prlimit --as`),
+/// glibc's allocator held to two arenas (each thread's arena otherwise reserves 64 MiB of
+/// address space it never uses). Returns once the server printed its URL: after any spool
+/// replay.
+fn serve_ingest_within(limit: u64, data: &Path, lake: &Path, keys: &Path, extra: &[&str]) -> Serve {
+    let mut child = Command::new("prlimit")
+        .arg(format!("--as={limit}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data)
+        .arg("--lake")
+        .arg(lake)
+        .arg("--ingest-key-file")
+        .arg(keys)
+        .args(extra)
+        .env("MALLOC_ARENA_MAX", "2")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run prlimit (util-linux)");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    if line.trim().is_empty() {
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+        panic!("serve within {limit} bytes did not start ({status}): {err}");
+    }
+    let rest = line.trim().strip_prefix("http://").expect("a URL");
+    let (addr, token) = rest.split_once("/?token=").expect("URL with the token");
+    Serve {
+        child,
+        addr: addr.to_string(),
+        token: token.to_string(),
+        data: data.to_path_buf(),
+    }
+}
+
+/// Issue 33, finding 1 through the public door: the 16,000-deep chain (849 KB, under the 1 MiB
+/// default) posted to `/ingest/v1/selfprofile`. The server ran at 3.8 GB and wrote 28 MB of
+/// Parquet; under a 3 GB limit it aborted after acknowledging, and every restart aborted again
+/// replaying the spool. Now, under `lake::memory_limit` of the trace (360 MiB of address
+/// space): the post is acknowledged, the server is killed before its batch is written (the
+/// trace is only in the spool), the restart replays it within the same limit and serves, and
+/// `lake top` equals `jsprof top` on the trace.
+#[test]
+fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
+    let (lake, keys, data) = setup("deep-chain");
+    let trace = crate::lake::deep_chain_trace(16_000, 1_000);
+    let limit = crate::lake::memory_limit(trace.len());
+    // Batches are written after ten minutes: the kill below finds the trace in the spool.
+    let s = serve_ingest_within(limit, &data, &lake, &keys, &["--ingest-batch-ms", "600000"]);
+    let r = post(
+        &s,
+        &format!("key={KEY}&release=3.0&page=%2Fdeep"),
+        &[],
+        &trace,
+    );
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    let mut s = s;
+    assert!(
+        s.child.try_wait().unwrap().is_none(),
+        "the server is still up"
+    );
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    drop(s);
+
+    let mut s2 = serve_ingest_within(limit, &data, &lake, &keys, &[]);
+    let rows = lake_rows(&lake, "SELECT count(*) AS n FROM profiles");
+    assert_eq!(rows[0]["n"], 1, "the spooled trace is in the lake");
+    // The restarted server answers (its admin API included) and is still within its limit.
+    let health = http(
+        &s2.addr,
+        "GET",
+        &format!("/api/sessions?token={}", s2.token),
+        &[],
+        b"",
+    );
+    assert_eq!(
+        health.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&health.body)
+    );
+    assert!(s2.child.try_wait().unwrap().is_none());
+    s2.child.kill().unwrap();
+    s2.child.wait().unwrap();
+    drop(s2);
+
+    let bytes = crate::lake::parquet_bytes(&lake);
+    assert!(
+        bytes < 2 << 20,
+        "{bytes} bytes of Parquet for a 16,000-deep chain"
+    );
+    let file = lake.with_file_name("chain.jsprofile.json");
+    std::fs::write(&file, &trace).unwrap();
+    let out = crate::lake::jsprof_within(
+        limit,
+        &[
+            "lake",
+            "top",
+            lake.to_str().unwrap(),
+            "--json",
+            "--limit",
+            "0",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lake_top: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top =
+        crate::support::jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
+    let table = |doc: &Value, self_key: &str, total_key: &str, scale: f64| {
+        let mut t: Vec<(String, i64, i64)> = doc["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_string(),
+                    (f[self_key].as_f64().unwrap() * scale).round() as i64,
+                    (f[total_key].as_f64().unwrap() * scale).round() as i64,
+                )
+            })
+            .collect();
+        t.sort();
+        t
+    };
+    let want = table(&top, "self_ms", "total_ms", 1e6);
+    assert_eq!(want.len(), 16_000);
+    assert_eq!(table(&lake_top, "self_ns", "total_ns", 1.0), want);
+}

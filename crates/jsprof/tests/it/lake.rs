@@ -293,24 +293,37 @@ fn a_corrupt_or_truncated_file_is_skipped_with_a_warning_naming_it() {
         fixtures().join("cpu/tsc.cpuprofile.gz"),
         fixtures().join("selfprofile/primes.jsprofile.json"),
     ];
-    let samples = |lake: &Path| -> Vec<PathBuf> {
+    // The fact tables `lake top` reads: samples (the total) and profile_functions (the
+    // functions' weights).
+    let facts = |lake: &Path| -> Vec<PathBuf> {
         parquet_files(lake)
             .into_iter()
-            .filter(|p| p.to_string_lossy().contains("/samples/"))
+            .filter(|p| {
+                let p = p.to_string_lossy();
+                p.contains("/samples/") || p.contains("/profile_functions/")
+            })
             .collect()
     };
     add(&lake, &files[..1], &[]);
     let (want, _) = lake_top(&lake, &[]);
-    let first = samples(&lake);
+    let first = facts(&lake);
     add(&lake, &files[1..], &[]);
-    // The second add's samples file, cut in half as a killed copy would leave it, and a
-    // writer's temporary file with garbage beside it.
-    let victim = samples(&lake)
+    // The second add's fact files, cut in half as a killed copy would leave them, and a
+    // writer's temporary file with garbage beside them.
+    let victims: Vec<PathBuf> = facts(&lake)
         .into_iter()
-        .find(|p| !first.contains(p))
-        .expect("the second add wrote samples");
-    let bytes = std::fs::read(&victim).unwrap();
-    std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+        .filter(|p| !first.contains(p))
+        .collect();
+    assert_eq!(
+        victims.len(),
+        2,
+        "the second add wrote samples and profile_functions"
+    );
+    for victim in &victims {
+        let bytes = std::fs::read(victim).unwrap();
+        std::fs::write(victim, &bytes[..bytes.len() / 2]).unwrap();
+    }
+    let victim = &victims[0];
     std::fs::write(
         victim.parent().unwrap().join(".tmp-part-x-000001.parquet"),
         b"not parquet",
@@ -347,7 +360,7 @@ fn a_corrupt_or_truncated_file_is_skipped_with_a_warning_naming_it() {
             )
         })
         .collect();
-    // Only the intact first file's samples count.
+    // Only the intact first add's rows count.
     assert_tables_equal(&got, &want);
     let _ = std::fs::remove_dir_all(&lake);
 }
@@ -666,4 +679,131 @@ fn labels_come_from_hive_style_directories() {
     // Selecting by a path label works as any label.
     let (_, doc) = lake_top(&lake, &["--where", "version=1.3,page=cart"]);
     assert_eq!(doc["profiles"], 1);
+}
+
+/// A JS Self-Profiling trace of one chain of `depth` distinct functions (`f0` calls `f1` … calls
+/// `f{depth-1}`), its `samples` first: `samples` samples 10 ms apart, on every
+/// `depth / samples`-th stack of the chain, the deepest included. The review's attack: 16,000
+/// stacks in one chain under 1 MB, whose lake rows (the distinct functions from the root, per
+/// stack) were quadratic. Generated here, never committed.
+pub(crate) fn deep_chain_trace(depth: usize, samples: usize) -> Vec<u8> {
+    let mut out = String::from("{\"samples\":[");
+    let step = (depth / samples).max(1);
+    for j in 0..samples {
+        if j > 0 {
+            out.push(',');
+        }
+        let stack = ((j + 1) * step - 1).min(depth - 1);
+        out.push_str(&format!(
+            "{{\"timestamp\":{},\"stackId\":{stack}}}",
+            1000 + j * 10
+        ));
+    }
+    out.push_str("],\"frames\":[");
+    for i in 0..depth {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!("{{\"name\":\"f{i}\"}}"));
+    }
+    out.push_str("],\"resources\":[],\"stacks\":[");
+    for i in 0..depth {
+        if i > 0 {
+            out.push(',');
+        }
+        if i == 0 {
+            out.push_str("{\"frameId\":0}");
+        } else {
+            out.push_str(&format!("{{\"frameId\":{i},\"parentId\":{}}}", i - 1));
+        }
+    }
+    out.push_str("]}");
+    out.into_bytes()
+}
+
+/// The address-space limit for a jsprof process reading `input_bytes` of input: 256 MiB for the
+/// program itself (its code, threads and allocator) plus 128 bytes per input byte. Linear in the
+/// input: 16,000 stacks in one chain (849 KB) get 360 MiB, where the quadratic store peaked at
+/// 3.8 GB.
+pub(crate) fn memory_limit(input_bytes: usize) -> u64 {
+    (256 << 20) + 128 * input_bytes as u64
+}
+
+/// `jsprof ARGS` with its address space limited to `limit` bytes (`prlimit --as`).
+pub(crate) fn jsprof_within(limit: u64, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("prlimit")
+        .arg(format!("--as={limit}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_jsprof"))
+        .args(args)
+        .output()
+        .expect("run prlimit (util-linux)")
+}
+
+/// Bytes of the lake's Parquet files.
+pub(crate) fn parquet_bytes(lake: &Path) -> u64 {
+    parquet_files(lake)
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum()
+}
+
+/// Issue 33, finding 1: a 16,000-deep chain of distinct functions, every 16th stack sampled.
+/// Version 1 of the lake stored each stack's distinct functions from the root — 128 M ids —
+/// and every stack of the input, sampled or not: `lake add` peaked at 3.8 GB and wrote 28 MB of
+/// Parquet, and every `lake top` took 10 s and 3.5 GB. Now `lake add` and `lake top` each run
+/// within [`memory_limit`] of the input (360 MiB here) and the Parquet stays under 2 MB (about
+/// 1 MB: a stacks row and a `profile_functions` row per function); `lake top` equals `jsprof
+/// top` on the file to the nanosecond.
+#[test]
+fn a_16000_deep_chain_is_added_and_queried_in_memory_linear_in_the_input() {
+    let root = fresh("deep-chain");
+    std::fs::create_dir_all(&root).unwrap();
+    let trace = deep_chain_trace(16_000, 1_000);
+    assert!(
+        trace.len() < 1 << 20,
+        "under ingest's 1 MiB: {}",
+        trace.len()
+    );
+    let file = root.join("chain.jsprofile.json");
+    std::fs::write(&file, &trace).unwrap();
+    let lake = root.join("lake");
+    let limit = memory_limit(trace.len());
+    let out = jsprof_within(limit, &["lake", "add", s(&lake), s(&file), "--json"]);
+    assert!(
+        out.status.success(),
+        "lake add within {limit} bytes: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = parquet_bytes(&lake);
+    assert!(
+        bytes < 2 << 20,
+        "{bytes} bytes of Parquet for a 16,000-deep chain"
+    );
+    let (want, want_total) = top_ns(&file, &[]).expect("jsprof top reads the chain");
+    assert_eq!(want.len(), 16_000);
+    let out = jsprof_within(limit, &["lake", "top", s(&lake), "--json", "--limit", "0"]);
+    assert!(
+        out.status.success(),
+        "lake top within {limit} bytes: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Table = doc["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                key(f),
+                (
+                    f["self_ns"].as_i64().unwrap(),
+                    f["total_ns"].as_i64().unwrap(),
+                ),
+            )
+        })
+        .collect();
+    assert_tables_equal(&got, &want);
+    assert_eq!(doc["total_ns"].as_i64(), Some(want_total));
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -423,3 +423,213 @@ fn open_serves_the_recording() {
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(status.success(), "{status}");
 }
+
+/// The socket inodes a process holds open (`/proc/PID/fd`, read as root).
+fn socket_inodes(pid: u32) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+        for fd in fds.flatten() {
+            if let Ok(link) = std::fs::read_link(fd.path()) {
+                let link = link.to_string_lossy().into_owned();
+                if let Some(inode) = link
+                    .strip_prefix("socket:[")
+                    .and_then(|l| l.strip_suffix(']'))
+                {
+                    out.insert(inode.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// TCP ports listening on sockets of `inodes` (`/proc/net/tcp` and `tcp6`, state `0A`).
+fn listening_ports(inodes: &std::collections::HashSet<String>) -> Vec<u16> {
+    let mut ports = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() > 9 && f[3] == "0A" && inodes.contains(f[9]) {
+                let port = f[1].rsplit(':').next().unwrap();
+                ports.push(u16::from_str_radix(port, 16).unwrap());
+            }
+        }
+    }
+    ports
+}
+
+/// What another local user tries against a recording (run as `nobody`): every TCP port the
+/// recorded processes listen on — connect, ask `/json/list` (the inspector's target list with
+/// its WebSocket URL) and try a WebSocket upgrade; every Unix socket of a jsprof registry
+/// listed in `/proc/net/unix`, and the registry's socket by name — connect; the registry
+/// directory — list it, write the preload `register.js`, add a file. Prints what worked.
+const ATTACKER: &str = r#"
+import json, os, socket, sys
+ports, registry = json.loads(sys.argv[1]), sys.argv[2]
+found = []
+for port in ports:
+    for host in ("127.0.0.1", "::1"):
+        for request in (b"GET /json/list HTTP/1.1\r\nHost: localhost\r\n\r\n",
+                        b"GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"):
+            try:
+                s = socket.create_connection((host, port), timeout=3)
+                s.sendall(request)
+                found.append("tcp %s:%d answered %r" % (host, port, s.recv(200)))
+            except OSError:
+                pass
+paths = {os.path.join(registry, "sock")}
+for line in open("/proc/net/unix"):
+    f = line.split()
+    if len(f) >= 8 and "jsprof-record-" in f[-1]:
+        paths.add(f[-1])
+for p in sorted(paths):
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(3)
+        s.connect(p)
+        s.sendall(b'{"id":1,"method":"Runtime.evaluate","params":{"expression":"1"}}\n')
+        found.append("unix %s accepted a connection" % p)
+    except OSError:
+        pass
+try:
+    os.listdir(registry)
+    found.append("listed " + registry)
+except OSError:
+    pass
+for name in ("register.js", "planted.js"):
+    try:
+        with open(os.path.join(registry, name), "a") as f:
+            f.write("require('child_process').execSync('touch /tmp/pwned')\n")
+        found.append("wrote " + os.path.join(registry, name))
+    except OSError:
+        pass
+print(json.dumps({"uid": os.getuid(), "found": found}))
+"#;
+
+/// Issue 33, findings 2 and 6: another local uid cannot attach to or inject into the processes
+/// `record` records. Run as root (as the review did, and as many CI containers run), a tree of
+/// a parent, its forked child and a worker thread is recorded; meanwhile `nobody` (setpriv) looks
+/// for any inspector port of the recorded processes and any way into jsprof's registry. Before:
+/// each recorded process listened on an unauthenticated loopback inspector port (visible in
+/// /proc/net/tcp; `/json/list` gave its WebSocket URL, which ran code as root), and the preload
+/// lived under a guessable name in the shared temporary directory that outlived jsprof. Now: no
+/// recorded process listens on any TCP port, nothing of the registry can be reached or written
+/// by another user, its name carries 128 random bits, it is gone once jsprof is, and the
+/// recording — every process and the worker — is whole.
+#[test]
+fn another_user_can_neither_attach_to_nor_inject_into_a_recording() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        crate::support::skip_without("root", "run the tests as root, as CI does");
+        return;
+    }
+    // A Python that `nobody` can run (root's own may live in a private home).
+    let as_nobody = |python: &str| {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", python]);
+        c
+    };
+    let Some(python) = ["/usr/bin/python3", "/usr/local/bin/python3", "python3"]
+        .into_iter()
+        .find(|p| {
+            as_nobody(p)
+                .args(["-c", "pass"])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+    else {
+        crate::support::skip_without(
+            "setpriv and a python3 that user nobody can run",
+            "apt-get install util-linux python3",
+        );
+        return;
+    };
+    let dir = out_dir("other-user");
+    let pids_dir = dir.join("pids");
+    std::fs::create_dir_all(&pids_dir).unwrap();
+    let recorder = record_cmd(&dir.join("out"))
+        .args(["--duration", "8"])
+        .arg("--")
+        .arg("node")
+        .arg(fixture("forever.js"))
+        .env("PIDS_DIR", &pids_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both processes run (their pids are written once their recording started).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_dir(&pids_dir).unwrap().count() < 2 {
+        assert!(Instant::now() < deadline, "the program did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let pids: Vec<u32> = std::fs::read_dir(&pids_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_str().unwrap().parse().unwrap())
+        .collect();
+    // Root's view: the recorded processes' listening ports, and the registry they were given.
+    let mut ports = Vec::new();
+    for &pid in &pids {
+        ports.extend(listening_ports(&socket_inodes(pid)));
+    }
+    let environ = std::fs::read(format!("/proc/{}/environ", pids[0])).unwrap();
+    let registry = environ
+        .split(|&b| b == 0)
+        .find_map(|v| v.strip_prefix(b"JSPROF_RECORD_REGISTRY="))
+        .map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned()))
+        .expect("the recorded process has the registry in its environment");
+    let probe = as_nobody(python)
+        .args(["-c", ATTACKER])
+        .arg(serde_json::to_string(&ports).unwrap())
+        .arg(&registry)
+        .output()
+        .unwrap();
+    assert!(
+        probe.status.success(),
+        "{}",
+        String::from_utf8_lossy(&probe.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&probe.stdout).unwrap();
+    assert_eq!(seen["uid"], 65534);
+    assert_eq!(
+        seen["found"],
+        serde_json::json!([]),
+        "another user got in (recorded pids {pids:?})"
+    );
+    assert!(ports.is_empty(), "recorded processes listen on {ports:?}");
+    let name = registry.file_name().unwrap().to_string_lossy().into_owned();
+    let random = name.strip_prefix("jsprof-record-").unwrap_or("");
+    assert!(
+        random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()),
+        "an unpredictable name: {name}"
+    );
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(&registry).unwrap();
+        assert_eq!((meta.uid(), meta.mode() & 0o777), (0, 0o700));
+    }
+
+    let out = recorder.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["stop_reason"], "Duration");
+    let all = targets(&v);
+    assert_eq!(all.iter().filter(|t| t.1.is_none()).count(), 2, "{all:?}");
+    assert_eq!(all.iter().filter(|t| t.1.is_some()).count(), 1, "{all:?}");
+    for t in &all {
+        let names = profile_of(&v, |o| o.0 == t.0 && o.1 == t.1);
+        assert!(names.iter().any(|n| n == "busyForever"), "{t:?}: {names:?}");
+    }
+    assert!(!registry.exists(), "the registry is removed with jsprof");
+    assert!(!Path::new("/tmp/pwned").exists());
+}
