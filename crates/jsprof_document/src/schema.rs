@@ -235,6 +235,22 @@ fn one_line(text: &str) -> String {
         .replace('|', "\\|")
 }
 
+/// The schemas' names as `docs/json.md` and the TypeScript declarations list them: documents
+/// first, in their order, then the objects they contain by name.
+fn in_order(schemas: &Map<String, Value>) -> Vec<&String> {
+    let mut names: Vec<&String> = schemas.keys().collect();
+    names.sort_by_key(|n| {
+        (
+            DOCUMENTS
+                .iter()
+                .position(|d| d.name == n.as_str())
+                .unwrap_or(usize::MAX),
+            n.to_string(),
+        )
+    });
+    names
+}
+
 /// `docs/json.md`: every document and every object it contains, field by field.
 pub fn markdown() -> String {
     let schemas = components();
@@ -260,18 +276,7 @@ pub fn markdown() -> String {
         ));
     }
     out.push('\n');
-    let mut names: Vec<&String> = schemas.keys().collect();
-    // Documents first, in their order, then the objects they contain by name.
-    names.sort_by_key(|n| {
-        (
-            DOCUMENTS
-                .iter()
-                .position(|d| d.name == n.as_str())
-                .unwrap_or(usize::MAX),
-            n.to_string(),
-        )
-    });
-    for name in names {
+    for name in in_order(&schemas) {
         let schema = &schemas[name];
         out.push_str(&format!("## {name}\n\n"));
         if let Some(d) = schema.get("description").and_then(Value::as_str) {
@@ -590,17 +595,7 @@ pub fn typescript() -> String {
          // typescript_declarations` rewrites it. Times are ms (`*_ms`), sizes bytes (`*_size`,\n\
          // `*_bytes`), positions 1-based; an optional field is left out rather than `null`.\n\n",
     );
-    let mut names: Vec<&String> = schemas.keys().collect();
-    names.sort_by_key(|n| {
-        (
-            DOCUMENTS
-                .iter()
-                .position(|d| d.name == n.as_str())
-                .unwrap_or(usize::MAX),
-            n.to_string(),
-        )
-    });
-    for name in names {
+    for name in in_order(&schemas) {
         let schema = &schemas[name];
         let mut doc = schema
             .get("description")
