@@ -436,7 +436,7 @@ fn read_locations<R: Read>(t: &mut Tokenizer<'_, R>, layout: &Layout) -> Result<
     // An incomplete last row is ignored, as DevTools does.
     read_rows(t, "locations", f.len(), |r| {
         let object = r[index] as u32;
-        if object % nfc == 0 {
+        if object.is_multiple_of(nfc) {
             out.push(Location {
                 node: object / nfc,
                 script_id: r[script] as u32,
@@ -676,7 +676,9 @@ fn check_header_counts(layout: &Layout, s: &mut HeapSnapshot) {
         );
     }
     let root = layout.root_index / layout.node_field_count.max(1) as u64;
-    if layout.root_index % layout.node_field_count.max(1) as u64 != 0
+    if !layout
+        .root_index
+        .is_multiple_of(layout.node_field_count.max(1) as u64)
         || root as usize >= nodes.max(1)
     {
         warn(

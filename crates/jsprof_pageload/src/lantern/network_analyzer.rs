@@ -263,7 +263,7 @@ fn median(values: &mut [f64]) -> f64 {
     });
     let n = values.len();
     let mid = (n - 1) / 2;
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         (values[mid] + values[mid + 1]) / 2.0
     } else {
         values[mid]
