@@ -647,15 +647,21 @@ mod tests {
     /// `docs/json.md` is what the types say; `JSPROF_BLESS=1` rewrites it.
     #[test]
     fn json_reference_is_current() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/json.md");
-        let want = markdown();
+        assert_current("docs/json.md", &markdown(), "json_reference");
+    }
+
+    /// `path` (from the repository's root) holds `want`; `JSPROF_BLESS=1` writes it there.
+    fn assert_current(path: &str, want: &str, test: &str) {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(path);
         if std::env::var_os("JSPROF_BLESS").is_some() {
-            std::fs::write(&path, &want).unwrap();
+            std::fs::write(&file, want).unwrap();
         }
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        let have = std::fs::read_to_string(&file).unwrap_or_default();
         assert!(
             have == want,
-            "docs/json.md is stale: run `JSPROF_BLESS=1 cargo test -p jsprof_document json_reference`"
+            "{path} is stale: run `JSPROF_BLESS=1 cargo test -p jsprof_document {test}`"
         );
     }
 
@@ -713,16 +719,10 @@ mod tests {
     /// `JSPROF_BLESS=1` rewrites it.
     #[test]
     fn typescript_declarations_are_current() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../npm/jsprof/types.d.ts");
-        let want = typescript();
-        if std::env::var_os("JSPROF_BLESS").is_some() {
-            std::fs::write(&path, &want).unwrap();
-        }
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            have == want,
-            "npm/jsprof/types.d.ts is stale: run `JSPROF_BLESS=1 cargo test -p jsprof_document typescript_declarations`"
+        assert_current(
+            "npm/jsprof/types.d.ts",
+            &typescript(),
+            "typescript_declarations",
         );
     }
 }

@@ -124,11 +124,9 @@ fn add_table(sum: &mut BTreeMap<Key, (i64, i64)>, t: &BTreeMap<Key, (i64, i64)>)
     }
 }
 
-fn lake_top(lake: &Path, extra: &[&str]) -> (BTreeMap<Key, (i64, i64)>, Value) {
-    let mut args = vec!["lake", "top", s(lake), "--json", "--limit", "0"];
-    args.extend(extra);
-    let doc = jsprof_json(&args);
-    let table = doc["functions"]
+/// A `lake top --json` document's functions as key → (self ns, total ns).
+fn lake_table(doc: &Value) -> Table {
+    doc["functions"]
         .as_array()
         .unwrap()
         .iter()
@@ -141,7 +139,14 @@ fn lake_top(lake: &Path, extra: &[&str]) -> (BTreeMap<Key, (i64, i64)>, Value) {
                 ),
             )
         })
-        .collect();
+        .collect()
+}
+
+fn lake_top(lake: &Path, extra: &[&str]) -> (BTreeMap<Key, (i64, i64)>, Value) {
+    let mut args = vec!["lake", "top", s(lake), "--json", "--limit", "0"];
+    args.extend(extra);
+    let doc = jsprof_json(&args);
+    let table = lake_table(&doc);
     (table, doc)
 }
 
@@ -346,20 +351,7 @@ fn a_corrupt_or_truncated_file_is_skipped_with_a_warning_naming_it() {
         "temporary files are not read: {stderr}"
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got: BTreeMap<Key, (i64, i64)> = doc["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                key(f),
-                (
-                    f["self_ns"].as_i64().unwrap(),
-                    f["total_ns"].as_i64().unwrap(),
-                ),
-            )
-        })
-        .collect();
+    let got = lake_table(&doc);
     // Only the intact first add's rows count.
     assert_tables_equal(&got, &want);
     let _ = std::fs::remove_dir_all(&lake);
@@ -789,20 +781,7 @@ fn a_16000_deep_chain_is_added_and_queried_in_memory_linear_in_the_input() {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got: Table = doc["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                key(f),
-                (
-                    f["self_ns"].as_i64().unwrap(),
-                    f["total_ns"].as_i64().unwrap(),
-                ),
-            )
-        })
-        .collect();
+    let got = lake_table(&doc);
     assert_tables_equal(&got, &want);
     assert_eq!(doc["total_ns"].as_i64(), Some(want_total));
     let _ = std::fs::remove_dir_all(&root);
