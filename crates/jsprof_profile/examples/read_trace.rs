@@ -6,6 +6,9 @@
 //!
 //! A release build of this crate alone takes seconds, the `jsprof` binary's many minutes: the
 //! quick way to compare two versions of the reader (`bench/trace.sh` times the whole command).
+
+// An example program: it prints its answer and exits with its status.
+#![allow(clippy::print_stdout, clippy::exit)]
 fn main() {
     let Some(path) = std::env::args().nth(1) else {
         eprintln!("usage: read_trace TRACE.json");

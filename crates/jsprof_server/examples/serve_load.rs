@@ -6,6 +6,9 @@
 //!
 //! Plain std networking (HTTP/1.1, one connection per request), no client library.
 
+// An example program: it prints its answer and exits with its status.
+#![allow(clippy::print_stdout, clippy::exit)]
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};

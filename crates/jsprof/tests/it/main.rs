@@ -2,6 +2,9 @@
 //! `ingest`) need the binary built with the `lake` feature, as the README's test command
 //! (`--all-features`) builds it.
 
+// Tests print what they measured, for the log.
+#![allow(clippy::print_stdout)]
+
 mod abtest;
 mod broken_input;
 mod check;
