@@ -40,6 +40,7 @@ pub mod heap_strings;
 pub mod input;
 pub mod lines;
 pub mod load;
+pub mod local_file;
 pub mod page;
 pub mod page_checks;
 pub mod page_scripts;

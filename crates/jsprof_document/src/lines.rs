@@ -79,15 +79,10 @@ impl<F: FnMut(&std::path::Path) -> std::result::Result<PathBuf, String>> SourceR
 }
 
 /// The first [`MAX_SOURCE_BYTES`] of a file.
+/// A regular file only ([`crate::local_file`]): a FIFO or device a profile names is refused.
 pub fn read_capped(path: &std::path::Path) -> std::result::Result<Vec<u8>, String> {
-    use std::io::Read;
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_SOURCE_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Ok(bytes)
+    crate::local_file::read_prefix(path, MAX_SOURCE_BYTES, &[])
+        .map_err(|e| format!("cannot read {e}"))
 }
 
 /// The whole document.

@@ -25,6 +25,9 @@ pub struct SourceMaps {
     pub discover: bool,
     /// Map files or folders of them, matched to scripts by file name.
     pub explicit: Vec<PathBuf>,
+    /// When not empty, discovery reads scripts and maps only below these (canonical) folders:
+    /// MCP's roots. Empty: anywhere the user can read (their own files, at the CLI).
+    pub roots: Vec<PathBuf>,
 }
 
 impl Default for SourceMaps {
@@ -33,6 +36,7 @@ impl Default for SourceMaps {
             enabled: true,
             discover: true,
             explicit: Vec::new(),
+            roots: Vec::new(),
         }
     }
 }
@@ -44,11 +48,14 @@ impl SourceMaps {
             enabled: false,
             discover: false,
             explicit: Vec::new(),
+            roots: Vec::new(),
         }
     }
 }
 
-/// Scripts larger than this are not read for a comment.
+/// Scripts larger than this are not read for a comment, and maps larger than this not read.
+/// Every file a profile points at is read through [`crate::local_file`]: regular files only,
+/// never past this bound, below `roots` when they are given.
 const MAX_SCRIPT: u64 = 512 << 20;
 
 /// The profile with source maps applied as `policy` allows.
@@ -86,7 +93,7 @@ pub fn apply(profile: Profile, policy: &SourceMaps) -> Result<Profile> {
         let Some(script) = local_path(url) else {
             continue;
         };
-        match find_map(&script) {
+        match find_map(&script, &policy.roots) {
             Ok(None) => {}
             Ok(Some((dir, map))) => {
                 let sources = resolve_sources(&map, dir.as_deref(), url);
@@ -133,8 +140,8 @@ fn load_explicit(paths: &[PathBuf]) -> Result<HashMap<String, (PathBuf, SourceMa
     }
     let mut out = HashMap::new();
     for f in files {
-        let bytes = std::fs::read(&f)
-            .map_err(|e| ReportError::Input(format!("cannot read {}: {e}", f.display())))?;
+        let bytes = crate::local_file::read_bounded(&f, MAX_SCRIPT, &[])
+            .map_err(|e| ReportError::Input(format!("cannot read {e}")))?;
         let map = SourceMap::from_json(&bytes)
             .map_err(|e| ReportError::Input(format!("{}: {e}", f.display())))?;
         let own = f
@@ -203,14 +210,12 @@ fn percent_decode(s: &str) -> String {
 
 /// The map a local script's `sourceMappingURL` names, with the folder its sources are relative
 /// to. `Ok(None)`: the script is not there or names no map; `Err`: it names one that cannot be had.
-fn find_map(script: &Path) -> Result<Option<(Option<PathBuf>, SourceMap)>, String> {
-    let Ok(meta) = std::fs::metadata(script) else {
-        return Ok(None);
-    };
-    if !meta.is_file() || meta.len() > MAX_SCRIPT {
-        return Ok(None);
-    }
-    let Ok(text) = std::fs::read(script) else {
+/// A script that is missing, not a regular file, too large or outside `roots` names no map.
+fn find_map(
+    script: &Path,
+    roots: &[PathBuf],
+) -> Result<Option<(Option<PathBuf>, SourceMap)>, String> {
+    let Ok(text) = crate::local_file::read_bounded(script, MAX_SCRIPT, roots) else {
         return Ok(None);
     };
     let Some(reference) = mapping_url(&text) else {
@@ -242,7 +247,7 @@ fn find_map(script: &Path) -> Result<Option<(Option<PathBuf>, SourceMap)>, Strin
             .unwrap_or_default()
             .join(percent_decode(&reference)),
     };
-    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = crate::local_file::read_bounded(&path, MAX_SCRIPT, roots)?;
     let map = SourceMap::from_json(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(Some((path.parent().map(Path::to_path_buf), map)))
 }

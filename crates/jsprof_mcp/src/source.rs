@@ -38,7 +38,9 @@ fn local_path(url: &str, artifact: &Path) -> Option<PathBuf> {
 
 /// Lines `line - context ..= line + context` (1-based) of `path`.
 fn lines_around(path: &Path, line: u32, context: u32) -> std::io::Result<Vec<Value>> {
-    let file = std::fs::File::open(path)?;
+    let file = jsprof_document::local_file::open_regular(path, &[])
+        .map_err(std::io::Error::other)?
+        .file;
     let reader = BufReader::new(file.take(MAX_SOURCE_BYTES));
     let first = line.saturating_sub(context).max(1);
     let last = line.saturating_add(context);

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use jsprof_document::filters::FilterSpec;
 use jsprof_document::load::{CpuInput, Pipeline};
+use jsprof_document::source_maps::SourceMaps;
 use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
 use jsprof_profile::Format;
 use serde_json::Value;
@@ -215,6 +216,8 @@ impl Store {
             }
         };
         let (path, name, filters) = (entry.path.clone(), entry.name.clone(), filters.clone());
+        // Source-map discovery reads only below the roots, like every other read of this server.
+        let roots = self.config.roots.clone();
         self.finish(async move {
             slot.get_or_try_init(|| async move {
                 blocking(move || {
@@ -222,7 +225,10 @@ impl Store {
                         .map_err(|e| ToolError::Input(format!("{name}: cannot read: {e}")))?;
                     let pipeline = Pipeline {
                         filters,
-                        ..Pipeline::default()
+                        source_maps: SourceMaps {
+                            roots,
+                            ..SourceMaps::default()
+                        },
                     };
                     Ok(Arc::new(jsprof_document::load::read_cpu(
                         name, text, &pipeline,

@@ -201,6 +201,7 @@ impl AppState {
                 enabled: true,
                 discover: !imported || self.config.discover_maps_for_imports,
                 explicit: self.config.sourcemap_dirs.clone(),
+                roots: Vec::new(),
             },
             filters: filters.clone(),
         }

@@ -35,6 +35,7 @@ mod npm;
 mod page;
 mod page_checks;
 mod page_scripts;
+mod pointed_files;
 mod record;
 mod record_page;
 mod record_tree;

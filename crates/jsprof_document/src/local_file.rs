@@ -1,0 +1,230 @@
+//! Reading the files a profile points at: the scripts whose `sourceMappingURL` comments name
+//! their maps, the maps, and the source text of the per-line view.
+//!
+//! A profile is input, so the paths it names are chosen by whoever wrote it. One reader serves
+//! them all, and it
+//! - reads regular files only: the file is opened without blocking (`O_NONBLOCK`, so a FIFO
+//!   never hangs the reader) and its type is taken from the open handle, so a FIFO, a device
+//!   (`/dev/zero`), a terminal or a pipe (`/dev/stdin`, the MCP channel) is refused at once;
+//! - reads at most a stated number of bytes, whatever the file claims;
+//! - when the caller confines reads to roots (MCP's `--root`), reads only below them, judged on
+//!   the file actually opened (`/proc/self/fd`), so a link or a swapped directory leads nowhere.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// An open regular file a profile pointed at, and its length.
+pub struct Pointed {
+    pub file: File,
+    pub len: u64,
+}
+
+/// Opens `path` if it is a regular file (below one of `roots`, when any are given).
+pub fn open_regular(path: &Path, roots: &[PathBuf]) -> Result<Pointed, String> {
+    let shown = path.display();
+    let outside = || format!("{shown} is outside the roots this server may read");
+    let path = if roots.is_empty() {
+        path.to_path_buf()
+    } else {
+        // Judged first on the path as written, so that whether a file outside the roots exists
+        // is never told; then on where its links lead.
+        let written = std::path::absolute(path).map_err(|e| format!("{shown}: {e}"))?;
+        if !under(&lexical(&written), roots) {
+            return Err(outside());
+        }
+        let canon = std::fs::canonicalize(path).map_err(|e| format!("{shown}: {e}"))?;
+        if !under(&canon, roots) {
+            return Err(outside());
+        }
+        canon
+    };
+    let file = open_nonblocking(&path).map_err(|e| format!("{shown}: {e}"))?;
+    let meta = file.metadata().map_err(|e| format!("{shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "{shown} is not a regular file (a FIFO, device, socket or directory is never read)"
+        ));
+    }
+    if !roots.is_empty() {
+        if let Some(opened) = opened_path(&file) {
+            if !under(&opened, roots) {
+                return Err(outside());
+            }
+        }
+    }
+    Ok(Pointed {
+        len: meta.len(),
+        file,
+    })
+}
+
+/// The whole of a regular file no larger than `max` bytes; a larger one is refused, never read.
+pub fn read_bounded(path: &Path, max: u64, roots: &[PathBuf]) -> Result<Vec<u8>, String> {
+    let pointed = open_regular(path, roots)?;
+    if pointed.len > max {
+        return Err(format!(
+            "{} is {} bytes, more than the {max} read for it",
+            path.display(),
+            pointed.len
+        ));
+    }
+    let mut bytes = Vec::with_capacity(pointed.len as usize);
+    pointed
+        .file
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > max {
+        return Err(format!(
+            "{} grew past the {max} bytes read for it",
+            path.display()
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The first `max` bytes of a regular file (the rest is not read).
+pub fn read_prefix(path: &Path, max: u64, roots: &[PathBuf]) -> Result<Vec<u8>, String> {
+    let pointed = open_regular(path, roots)?;
+    let mut bytes = Vec::with_capacity(pointed.len.min(max) as usize);
+    pointed
+        .file
+        .take(max)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(bytes)
+}
+
+fn under(path: &Path, roots: &[PathBuf]) -> bool {
+    roots.iter().any(|root| path.starts_with(root))
+}
+
+/// `path` with `.` and `..` resolved as written (links are not followed).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    File::open(path)
+}
+
+/// The path the kernel has for an open file, where it says (Linux).
+#[cfg(target_os = "linux")]
+fn opened_path(file: &File) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn opened_path(_file: &File) -> Option<PathBuf> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("jsprof-local-file-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn reads_a_regular_file_within_its_bound_and_refuses_a_larger_one() {
+        let dir = scratch("bound");
+        let f = dir.join("a.map");
+        std::fs::write(&f, b"0123456789").unwrap();
+        assert_eq!(read_bounded(&f, 10, &[]).unwrap(), b"0123456789");
+        let err = read_bounded(&f, 9, &[]).unwrap_err();
+        assert!(err.contains("10 bytes, more than the 9"), "{err}");
+        assert_eq!(read_prefix(&f, 4, &[]).unwrap(), b"0123");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_a_device_and_stdin_are_refused_at_once() {
+        let dir = scratch("special");
+        let fifo = dir.join("fifo.map");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let started = Instant::now();
+        for path in [
+            fifo.as_path(),
+            Path::new("/dev/zero"),
+            Path::new("/dev/stdin"),
+        ] {
+            let err = read_bounded(path, 1 << 20, &[]).unwrap_err();
+            assert!(
+                err.contains("not a regular file") || err.contains("No such"),
+                "{}: {err}",
+                path.display()
+            );
+            assert!(read_prefix(path, 1 << 20, &[]).is_err());
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "a special file blocked the reader"
+        );
+        assert!(read_bounded(&dir, 10, &[])
+            .unwrap_err()
+            .contains("not a regular file"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn roots_confine_reads_through_links() {
+        let dir = scratch("roots");
+        let root = dir.join("root");
+        let outside = dir.join("outside");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.map"), b"{}").unwrap();
+        std::fs::write(root.join("ok.map"), b"{}").unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.map"), root.join("link.map")).unwrap();
+        let roots = [std::fs::canonicalize(&root).unwrap()];
+        assert_eq!(
+            read_bounded(&root.join("ok.map"), 10, &roots).unwrap(),
+            b"{}"
+        );
+        for p in [
+            outside.join("secret.map"),
+            outside.join("missing.map"),
+            root.join("link.map"),
+            root.join("../outside/secret.map"),
+        ] {
+            let err = read_bounded(&p, 10, &roots).unwrap_err();
+            assert!(err.contains("outside the roots"), "{}: {err}", p.display());
+        }
+        // No roots: the user's own files, links followed.
+        assert_eq!(
+            read_bounded(&root.join("link.map"), 10, &[]).unwrap(),
+            b"{}"
+        );
+    }
+}
