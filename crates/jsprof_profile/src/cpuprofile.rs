@@ -1,15 +1,14 @@
 //! `.cpuprofile` (CDP `Profiler.Profile`): the modern form (`nodes`, `samples`, `timeDeltas` in
 //! µs) and the legacy form (`head` tree, `startTime`/`endTime` in seconds, `timestamps` in µs).
 
-use std::fmt;
 use std::io::Read;
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess};
 use serde::Deserialize;
 
 use crate::call_frame::{HeadSeed, NodesSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, Keys, MicrosToNanos, NodeIds, Source};
+use crate::json::{self, seed_visitor, Float, JsonPath, Keys, MicrosToNanos, NodeIds, Source};
 use crate::model::{clamp_time, Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::NodeTarget;
 
@@ -70,18 +69,8 @@ enum TopField {
     Other,
 }
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = RawCpuProfile;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<RawCpuProfile, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = RawCpuProfile;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a CPU profile object")
-    }
+seed_visitor! {
+    TopSeed<'_> => RawCpuProfile, deserialize_map, "a CPU profile object";
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawCpuProfile, A::Error> {
         let path = self.path;
         let mut sink = TreeSink::new(self.profile, path);

@@ -5,15 +5,14 @@
 //! gets one weighted sample per node that allocated anything. The allocation samples are kept for
 //! counts and ordering.
 
-use std::fmt;
 use std::io::Read;
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess};
 use serde::Deserialize;
 
 use crate::call_frame::{HeadSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, Keys, NodeId, Source};
+use crate::json::{self, seed_visitor, Float, JsonPath, Keys, NodeId, Source};
 use crate::model::{AllocationSample, Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::{NodeTarget, RawTree};
 
@@ -41,18 +40,9 @@ struct TopSeed<'a> {
     path: &'a JsonPath,
 }
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = (Option<RawTree>, Vec<SampleIn>);
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = (Option<RawTree>, Vec<SampleIn>);
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a sampling heap profile object")
-    }
+seed_visitor! {
+    TopSeed<'_> => (Option<RawTree>, Vec<SampleIn>), deserialize_map,
+        "a sampling heap profile object";
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut sink = TreeSink::new(self.profile, self.path);
         let mut has_head = false;

@@ -9,7 +9,7 @@ use std::io::Read;
 use serde::Deserialize;
 
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, Keys, Source};
+use crate::json::{self, seed_visitor, Float, JsonPath, Keys, Source};
 use crate::model::{clamp_time, Profile, ProfileKind, StackId, Thread, WeightUnit, IDLE_NAME};
 
 #[derive(Default)]
@@ -63,20 +63,10 @@ struct SampleIn {
 
 struct TraceSeed;
 
-impl<'de> serde::de::DeserializeSeed<'de> for TraceSeed {
-    type Value = TraceIn;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<TraceIn, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-/// The top-level object by hand rather than derived: a repeated key is read again and the last
-/// value wins (a derived struct refuses it), as in the other readers.
-impl<'de> serde::de::Visitor<'de> for TraceSeed {
-    type Value = TraceIn;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JS Self-Profiling trace object")
-    }
+seed_visitor! {
+    /// The top-level object by hand rather than derived: a repeated key is read again and the last
+    /// value wins (a derived struct refuses it), as in the other readers.
+    TraceSeed => TraceIn, deserialize_map, "a JS Self-Profiling trace object";
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TraceIn, A::Error> {
         let mut t = TraceIn::default();
         while let Some(field) = map.next_key::<TopField>()? {
