@@ -21,7 +21,10 @@ impl PageEvents {
     }
 
     /// A paint or load marker (FP, FCP, DCL, load, LCP candidates and invalidations).
-    pub(super) fn push_marker(&mut self, name: &str, at: Stamp, args: &Value, data: &Value) {
+    pub(super) fn push_marker(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event {
+            name, args, data, ..
+        } = *e;
         let kind = match name {
             "firstPaint" => MarkerKind::FirstPaint,
             "firstContentfulPaint" => MarkerKind::FirstContentfulPaint,
@@ -37,8 +40,7 @@ impl PageEvents {
             MarkerKind::DomContentLoaded | MarkerKind::Load => str_at(data, &["frame"]),
             _ => str_at(args, &["frame"]),
         };
-        let Some(frame) = frame else {
-            self.skip("page-load markers without a frame");
+        let Some(frame) = self.required(frame, "page-load markers without a frame") else {
             return;
         };
         self.markers.push(Marker {
@@ -55,7 +57,8 @@ impl PageEvents {
     }
 
     /// `navigationStart`.
-    pub(super) fn push_navigation(&mut self, at: Stamp, args: &Value, data: &Value) {
+    pub(super) fn push_navigation(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { args, data, .. } = *e;
         // Navigations to about:blank and the like have no `documentLoaderURL`; DevTools
         // does not count them.
         let (Some(url), Some(frame), Some(id)) = (
@@ -76,7 +79,8 @@ impl PageEvents {
     }
 
     /// `domLoading`: a frame's document starting to load.
-    pub(super) fn push_dom_loading(&mut self, at: Stamp, args: &Value) {
+    pub(super) fn push_dom_loading(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { args, .. } = *e;
         if let Some(frame) = str_at(args, &["frame"]) {
             self.dom_loading.push((at, frame.to_string()));
         }
@@ -85,7 +89,8 @@ impl PageEvents {
     /// The frames, their URLs over time and the worker threads (the engine's `MetaHandler`):
     /// `TracingStartedInBrowser`, `FrameCommittedInBrowser`, `CommitLoad`,
     /// `TracingSessionIdForWorker`.
-    pub(super) fn push_frames(&mut self, name: &str, at: Stamp, data: &Value) {
+    pub(super) fn push_frames(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { name, data, .. } = *e;
         match name {
             "TracingStartedInBrowser" => {
                 let frames = data.get("frames").and_then(Value::as_array);
@@ -135,15 +140,16 @@ impl PageEvents {
     }
 
     /// A `LayoutShift`; those after recent input are dropped, as DevTools drops them.
-    pub(super) fn push_layout_shift(&mut self, at: Stamp, args: &Value, data: &Value) {
+    pub(super) fn push_layout_shift(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { args, data, .. } = *e;
         if bool_at(data, &["had_recent_input"]) {
             return;
         }
-        let (Some(score), Some(weighted)) = (
-            f64_at(data, &["score"]),
-            f64_at(data, &["weighted_score_delta"]),
+        let scores = f64_at(data, &["score"]).zip(f64_at(data, &["weighted_score_delta"]));
+        let Some((score, weighted)) = self.required(
+            scores,
+            "`LayoutShift` without `score`/`weighted_score_delta`",
         ) else {
-            self.skip("`LayoutShift` without `score`/`weighted_score_delta`");
             return;
         };
         self.layout_shifts.push(LayoutShift {
@@ -155,16 +161,11 @@ impl PageEvents {
     }
 
     /// An `EventTiming` begin (`b`) or end (`e`); other phases are not interactions.
-    pub(super) fn push_event_timing(
-        &mut self,
-        ph: u8,
-        at: Stamp,
-        id: Option<&str>,
-        args: &Value,
-        data: &Value,
-    ) {
-        let Some(id) = id else {
-            self.skip("`EventTiming` without an id");
+    pub(super) fn push_event_timing(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event {
+            ph, id, args, data, ..
+        } = *e;
+        let Some(id) = self.required(id, "`EventTiming` without an id") else {
             return;
         };
         let begin = match ph {
@@ -194,7 +195,8 @@ impl PageEvents {
     }
 
     /// A filmstrip `Screenshot`.
-    pub(super) fn push_screenshot(&mut self, ph: u8, at: Stamp, args: &Value) {
+    pub(super) fn push_screenshot(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { ph, args, .. } = *e;
         // The modern form (with `source_id`); DevTools reads the legacy one (an object
         // snapshot on a `ph: O` event) elsewhere.
         if args.get("source_id").is_none() && ph != b'O' {
@@ -211,14 +213,14 @@ impl PageEvents {
     }
 
     /// A `Layout` or `UpdateLayoutTree` (the style recalculation) begin.
-    pub(super) fn push_reflow(
-        &mut self,
-        name: &str,
-        ph: u8,
-        at: Stamp,
-        args: &Value,
-        data: &Value,
-    ) {
+    pub(super) fn push_reflow(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event {
+            name,
+            ph,
+            args,
+            data,
+            ..
+        } = *e;
         if name == "UpdateLayoutTree" {
             self.last_recalc = (ph != b'E').then_some(self.reflows.len());
         }
@@ -245,9 +247,12 @@ impl PageEvents {
     }
 
     /// `DOMStats`: the DOM's size.
-    pub(super) fn push_dom_stats(&mut self, at: Stamp, data: &Value) {
-        let Some(total) = data.get("totalElements").and_then(Value::as_u64) else {
-            self.skip("`DOMStats` without `args.data.totalElements`");
+    pub(super) fn push_dom_stats(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { data, .. } = *e;
+        let Some(total) = self.required(
+            data.get("totalElements").and_then(Value::as_u64),
+            "`DOMStats` without `args.data.totalElements`",
+        ) else {
             return;
         };
         self.dom_stats.push(DomStats {
@@ -262,7 +267,8 @@ impl PageEvents {
     }
 
     /// `SelectorStats`: the selectors matched by the last style recalculation in the file.
-    pub(super) fn push_selector_stats(&mut self, at: Stamp, args: &Value) {
+    pub(super) fn push_selector_stats(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { args, .. } = *e;
         let Some(list) = args
             .pointer("/selector_stats/selector_timings")
             .and_then(Value::as_array)
@@ -291,7 +297,8 @@ impl PageEvents {
     /// Images: `PaintImage` (complete events), `LargestImagePaint::Candidate`,
     /// `LayoutImageUnsized`, and the page's device pixel ratio from
     /// `PaintTimingVisualizer::Viewport`.
-    pub(super) fn push_image(&mut self, name: &str, ph: u8, at: Stamp, data: &Value) {
+    pub(super) fn push_image(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { name, ph, data, .. } = *e;
         match name {
             "PaintImage" if ph == b'X' => {
                 let node = data.get("nodeId").and_then(Value::as_u64).unwrap_or(0);
@@ -339,7 +346,10 @@ impl PageEvents {
     /// What the document declares: `<meta name=viewport>` (`ParseMetaViewport`), whether a
     /// committed frame was optimized for mobile (`BeginCommitCompositorFrame`), and where
     /// `<meta charset>` was found (`MetaCharsetCheck`).
-    pub(super) fn push_document(&mut self, name: &str, at: Stamp, args: &Value, data: &Value) {
+    pub(super) fn push_document(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event {
+            name, args, data, ..
+        } = *e;
         match name {
             "ParseMetaViewport" => {
                 if let Some(frame) = str_at(data, &["frame"]) {
@@ -365,7 +375,8 @@ impl PageEvents {
     }
 
     /// Web fonts: `BeginRemoteFontLoad`, named by the `RemoteFontLoaded`s of its URL after it.
-    pub(super) fn push_font(&mut self, name: &str, at: Stamp, args: &Value) {
+    pub(super) fn push_font(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { name, args, .. } = *e;
         if name == "RemoteFontLoaded" {
             // Names every font of that URL seen so far, as the engine's handler does.
             let url = str_at(args, &["url"]);
@@ -377,8 +388,10 @@ impl PageEvents {
             }
             return;
         }
-        let Some(id) = args.get("id").filter(|v| !v.is_null()) else {
-            self.skip("`BeginRemoteFontLoad` without `args.id`");
+        let Some(id) = self.required(
+            args.get("id").filter(|v| !v.is_null()),
+            "`BeginRemoteFontLoad` without `args.id`",
+        ) else {
             return;
         };
         self.remote_fonts.push(RemoteFont {
@@ -394,7 +407,8 @@ impl PageEvents {
     }
 
     /// A `FunctionCall` begin with a call frame in `args.data`.
-    pub(super) fn push_function_call(&mut self, ph: u8, at: Stamp, data: &Value) {
+    pub(super) fn push_function_call(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event { ph, data, .. } = *e;
         if ph != b'E' {
             if let Some(f) = call_frame(data) {
                 self.function_calls.push((at, f));
@@ -403,14 +417,10 @@ impl PageEvents {
     }
 
     /// An `Animation` begin, instant or end (`devtools.timeline`).
-    pub(super) fn push_animation(
-        &mut self,
-        cat: &str,
-        ph: u8,
-        at: Stamp,
-        id: Option<&str>,
-        data: &Value,
-    ) {
+    pub(super) fn push_animation(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event {
+            cat, ph, id, data, ..
+        } = *e;
         let id = match id {
             Some(raw) if raw.starts_with('{') => {
                 let id2: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
@@ -421,8 +431,7 @@ impl PageEvents {
             Some(id) => Some(id.to_string()),
             None => None,
         };
-        let Some(id) = id else {
-            self.skip("`Animation` events without an `id` or `id2`");
+        let Some(id) = self.required(id, "`Animation` events without an `id` or `id2`") else {
             return;
         };
         self.animations.push(AnimationEvent {
@@ -446,15 +455,15 @@ impl PageEvents {
 
     /// User timings (DevTools' `UserTimingsHandler`): `console.timeStamp`, `performance.mark`
     /// and `measure`, `console.time`; any other event is not one.
-    pub(super) fn push_user_timing(
-        &mut self,
-        name: &str,
-        cat: &str,
-        ph: u8,
-        at: Stamp,
-        id: Option<&str>,
-        data: &Value,
-    ) {
+    pub(super) fn push_user_timing(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event {
+            name,
+            cat,
+            ph,
+            id,
+            data,
+            ..
+        } = *e;
         if name == "TimeStamp" && (ph == b'I' || ph == b'i') {
             self.user_timings.push(UserTiming {
                 at,

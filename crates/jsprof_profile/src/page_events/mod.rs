@@ -21,41 +21,41 @@ pub use types::*;
 use serde_json::Value;
 
 use self::args::str_at;
+use GraphEventName as G;
 
-/// The names of the events Lantern reads only by name (tasks and the first layout, paint and
-/// parse), and which.
-const GRAPH_MARKS: &[(&str, GraphEventName)] = &[
-    ("RunTask", GraphEventName::RunTask),
-    ("ThreadControllerImpl::RunTask", GraphEventName::RunTask),
-    ("ThreadControllerImpl::DoWork", GraphEventName::RunTask),
-    (
-        "TaskQueueManager::ProcessTaskFromWorkQueue",
-        GraphEventName::RunTask,
-    ),
-    ("Layout", GraphEventName::Layout),
-    ("Paint", GraphEventName::Paint),
-    ("ParseHTML", GraphEventName::ParseHtml),
+/// The events Lantern's page dependency graph reads, and which: first those it reads by name
+/// alone (tasks, and the first layout, paint and HTML parse), then those whose `args.data` it
+/// reads too.
+const GRAPH_EVENTS: &[(&str, GraphEventName)] = &[
+    ("RunTask", G::RunTask),
+    ("ThreadControllerImpl::RunTask", G::RunTask),
+    ("ThreadControllerImpl::DoWork", G::RunTask),
+    ("TaskQueueManager::ProcessTaskFromWorkQueue", G::RunTask),
+    ("Layout", G::Layout),
+    ("Paint", G::Paint),
+    ("ParseHTML", G::ParseHtml),
+    // Read with their data from here on.
+    ("TimerInstall", G::TimerInstall),
+    ("TimerFire", G::TimerFire),
+    ("InvalidateLayout", G::InvalidateLayout),
+    ("ScheduleStyleRecalculation", G::ScheduleStyleRecalculation),
+    ("EvaluateScript", G::EvaluateScript),
+    ("XHRReadyStateChange", G::XhrReadyStateChange),
+    ("FunctionCall", G::FunctionCall),
+    ("v8.compile", G::V8Compile),
+    ("ParseAuthorStyleSheet", G::ParseAuthorStyleSheet),
+    ("ResourceSendRequest", G::ResourceSendRequest),
 ];
+
+/// How many of [`GRAPH_EVENTS`] Lantern reads by name alone.
+const BY_NAME_ALONE: usize = 7;
+
+/// The names Lantern reads by name alone, and which (two slices of one table, so that the
+/// per-event checks scan only their own part).
+const GRAPH_MARKS: &[(&str, GraphEventName)] = GRAPH_EVENTS.split_at(BY_NAME_ALONE).0;
 
 /// The names whose `args.data` Lantern reads.
-const GRAPH_DATA: &[(&str, GraphEventName)] = &[
-    ("TimerInstall", GraphEventName::TimerInstall),
-    ("TimerFire", GraphEventName::TimerFire),
-    ("InvalidateLayout", GraphEventName::InvalidateLayout),
-    (
-        "ScheduleStyleRecalculation",
-        GraphEventName::ScheduleStyleRecalculation,
-    ),
-    ("EvaluateScript", GraphEventName::EvaluateScript),
-    ("XHRReadyStateChange", GraphEventName::XhrReadyStateChange),
-    ("FunctionCall", GraphEventName::FunctionCall),
-    ("v8.compile", GraphEventName::V8Compile),
-    (
-        "ParseAuthorStyleSheet",
-        GraphEventName::ParseAuthorStyleSheet,
-    ),
-    ("ResourceSendRequest", GraphEventName::ResourceSendRequest),
-];
+const GRAPH_DATA: &[(&str, GraphEventName)] = GRAPH_EVENTS.split_at(BY_NAME_ALONE).1;
 
 /// Whether `name` is an event Lantern reads by name alone ([`PageEvents::push_graph_mark`]).
 pub fn is_graph_mark(name: &str) -> bool {
@@ -120,6 +120,19 @@ pub struct PageEvents {
     broken_screenshots: usize,
     /// The last `UpdateLayoutTree` so far (see [`SelectorStats::recalc`]).
     last_recalc: Option<usize>,
+}
+
+/// One event as the handlers read it: what [`PageEvents::push_timed`] was given, its `args`
+/// parsed once (`null` when absent) and their `data` (`null` when absent).
+#[derive(Clone, Copy)]
+struct Event<'a> {
+    name: &'a str,
+    cat: &'a str,
+    ph: u8,
+    /// Its `id` or `id2` (as JSON text).
+    id: Option<&'a str>,
+    args: &'a Value,
+    data: &'a Value,
 }
 
 /// The event names [`PageEvents::push`] takes (besides the categories of user timings).
@@ -204,6 +217,14 @@ impl PageEvents {
         }
     }
 
+    /// `v`, counting an event that lacked it under `what` when it is `None`.
+    fn required<T>(&mut self, v: Option<T>, what: &'static str) -> Option<T> {
+        if v.is_none() {
+            self.skip(what);
+        }
+        v
+    }
+
     /// Keeps what DevTools reads of one event (for which [`wanted`] said yes). `args` is the raw
     /// JSON text of its `args`; `id` its `id` or `id2`.
     pub fn push(
@@ -251,52 +272,59 @@ impl PageEvents {
         if let Some(&(_, g)) = GRAPH_DATA.iter().find(|(n, _)| *n == name) {
             self.push_graph_data(g, &at, data);
         }
-        let args = &args;
+        let e = Event {
+            name,
+            cat,
+            ph,
+            id,
+            args: &args,
+            data,
+        };
         match name {
             _ if name.starts_with("Resource") || name == "PreloadRenderBlockingStatusChange" => {
-                self.push_request(name, at, dur, data)
+                self.push_request(&e, at, dur)
             }
             "firstPaint"
             | "firstContentfulPaint"
             | "MarkDOMContent"
             | "MarkLoad"
             | "largestContentfulPaint::Candidate"
-            | "largestContentfulPaint::Invalidate" => self.push_marker(name, at, args, data),
-            "navigationStart" => self.push_navigation(at, args, data),
+            | "largestContentfulPaint::Invalidate" => self.push_marker(&e, at),
+            "navigationStart" => self.push_navigation(&e, at),
             // Written as a Navigation Timing mark (`blink.user_timing`), so matched before the
             // user timings leave it out.
-            "domLoading" => self.push_dom_loading(at, args),
+            "domLoading" => self.push_dom_loading(&e, at),
             "TracingStartedInBrowser"
             | "FrameCommittedInBrowser"
             | "CommitLoad"
-            | "TracingSessionIdForWorker" => self.push_frames(name, at, data),
-            "LayoutShift" => self.push_layout_shift(at, args, data),
-            "EventTiming" => self.push_event_timing(ph, at, id, args, data),
-            "Screenshot" => self.push_screenshot(ph, at, args),
-            "Layout" | "UpdateLayoutTree" => self.push_reflow(name, ph, at, args, data),
-            "DOMStats" => self.push_dom_stats(at, data),
-            "SelectorStats" => self.push_selector_stats(at, args),
+            | "TracingSessionIdForWorker" => self.push_frames(&e, at),
+            "LayoutShift" => self.push_layout_shift(&e, at),
+            "EventTiming" => self.push_event_timing(&e, at),
+            "Screenshot" => self.push_screenshot(&e, at),
+            "Layout" | "UpdateLayoutTree" => self.push_reflow(&e, at),
+            "DOMStats" => self.push_dom_stats(&e, at),
+            "SelectorStats" => self.push_selector_stats(&e, at),
             "PaintImage"
             | "LargestImagePaint::Candidate"
             | "LayoutImageUnsized"
-            | "PaintTimingVisualizer::Viewport" => self.push_image(name, ph, at, data),
+            | "PaintTimingVisualizer::Viewport" => self.push_image(&e, at),
             "ParseMetaViewport" | "BeginCommitCompositorFrame" | "MetaCharsetCheck" => {
-                self.push_document(name, at, args, data)
+                self.push_document(&e, at)
             }
-            "BeginRemoteFontLoad" | "RemoteFontLoaded" => self.push_font(name, at, args),
+            "BeginRemoteFontLoad" | "RemoteFontLoaded" => self.push_font(&e, at),
             "LinkPreconnect" => {
                 if let Some(url) = str_at(data, &["url"]) {
                     self.link_preconnects.push(url.to_string());
                 }
             }
-            "FunctionCall" => self.push_function_call(ph, at, data),
+            "FunctionCall" => self.push_function_call(&e, at),
             // The engine's `isAnimation`: another category's `Animation` is not one.
             "Animation"
                 if cat.contains("devtools.timeline") && matches!(ph, b'b' | b'e' | b'n') =>
             {
-                self.push_animation(cat, ph, at, id, data)
+                self.push_animation(&e, at)
             }
-            _ => self.push_user_timing(name, cat, ph, at, id, data),
+            _ => self.push_user_timing(&e, at),
         }
     }
 
@@ -336,13 +364,16 @@ impl PageEvents {
     }
 }
 
+/// A stamp at `ts` on thread 1 of process 1, for tests.
+#[cfg(test)]
+pub(crate) fn stamp_at(ts: i64) -> Stamp {
+    Stamp { ts, pid: 1, tid: 1 }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::stamp_at as at;
     use super::*;
-
-    fn at(ts: i64) -> Stamp {
-        Stamp { ts, pid: 1, tid: 1 }
-    }
 
     #[test]
     fn painted_images_keep_their_sizes_and_breakpoints() {

@@ -6,21 +6,27 @@ use serde_json::Value;
 
 use super::args::{bool_at, f64_at, owned_at, stack_urls, str_at, string};
 use super::{
-    Finish, NetworkEvent, PageEvents, RequestEvent, ResourceTiming, Response, SendRequest, Stamp,
+    Event, Finish, NetworkEvent, PageEvents, RequestEvent, ResourceTiming, Response, SendRequest,
+    Stamp,
 };
 
 impl PageEvents {
     /// A network event; one without `args.data.requestId` is counted and dropped.
-    pub(super) fn push_request(&mut self, name: &str, at: Stamp, dur: i64, data: &Value) {
-        let Some(request_id) = str_at(data, &["requestId"]) else {
-            self.skip("network events without `args.data.requestId`");
+    pub(super) fn push_request(&mut self, e: &Event<'_>, at: Stamp, dur: i64) {
+        let Event { name, data, .. } = *e;
+        let Some(request_id) = self.required(
+            str_at(data, &["requestId"]),
+            "network events without `args.data.requestId`",
+        ) else {
             return;
         };
         let event = match name {
             "ResourceWillSendRequest" => NetworkEvent::WillSendRequest,
             "ResourceSendRequest" => {
-                let Some(url) = str_at(data, &["url"]) else {
-                    self.skip("`ResourceSendRequest` without `args.data.url`");
+                let Some(url) = self.required(
+                    str_at(data, &["url"]),
+                    "`ResourceSendRequest` without `args.data.url`",
+                ) else {
                     return;
                 };
                 NetworkEvent::SendRequest(send_request(url, data))
