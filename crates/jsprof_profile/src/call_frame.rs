@@ -106,8 +106,8 @@ impl<'de> NodeFields<'de> {
                 self.ticks = map.next_value::<Option<Vec<TickIn>>>()?.unwrap_or_default()
             }
             NodeField::DeoptReason => self.deopt_reason = map.next_value()?,
-            NodeField::SelfSize => self.self_size = map.next_value::<Option<Float>>()?.map(|f| f.0),
-            NodeField::HitCount => self.hit_count = map.next_value::<Option<Float>>()?.map(|f| f.0),
+            NodeField::SelfSize => self.self_size = crate::json::next_f64(map)?,
+            NodeField::HitCount => self.hit_count = crate::json::next_f64(map)?,
             NodeField::Children | NodeField::Other => {
                 map.next_value::<IgnoredAny>()?;
             }

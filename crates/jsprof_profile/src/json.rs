@@ -8,7 +8,7 @@ use std::fmt;
 use std::io::Read;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use crate::error::ReadError;
@@ -204,6 +204,28 @@ pub(crate) use deserialize_from_number;
 pub(crate) fn number_visitor<'de, T: FromNumber>() -> impl Visitor<'de, Value = T> {
     NumberVisitor(PhantomData)
 }
+
+/// The next value of `map` as an optional number (`null` for none).
+pub(crate) fn next_f64<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<f64>, A::Error> {
+    Ok(map.next_value::<Option<Float>>()?.map(|f| f.0))
+}
+
+/// The next value of `map` as an optional list, `null` or missing read as empty.
+pub(crate) fn next_list<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    map: &mut A,
+) -> Result<Vec<T>, A::Error> {
+    Ok(map.next_value::<Option<Vec<T>>>()?.unwrap_or_default())
+}
+
+/// Warns, at the top, that bytes after the end of the JSON value were ignored, when there were.
+pub(crate) fn warn_trailing(profile: &mut crate::model::Profile, trailing: bool) {
+    if trailing {
+        profile.warn("", TRAILING_BYTES);
+    }
+}
+
+/// The warning for bytes after the JSON value.
+pub(crate) const TRAILING_BYTES: &str = "bytes after the end of the JSON value were ignored";
 
 /// Reads an array of numbers given in microseconds (ints or floats) into nanoseconds.
 pub(crate) struct MicrosToNanos<'a>(pub &'a mut Vec<i64>);

@@ -21,7 +21,7 @@ struct TraceIn {
     keys: Keys,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Copy, Deserialize)]
 #[serde(field_identifier, rename_all = "camelCase")]
 enum TopField {
     Frames,
@@ -30,6 +30,19 @@ enum TopField {
     Samples,
     #[serde(other)]
     Other,
+}
+
+impl TopField {
+    /// The key as written; `None` for the keys not read.
+    fn key(self) -> Option<&'static str> {
+        Some(match self {
+            TopField::Frames => "frames",
+            TopField::Resources => "resources",
+            TopField::Stacks => "stacks",
+            TopField::Samples => "samples",
+            TopField::Other => return None,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -70,23 +83,14 @@ seed_visitor! {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TraceIn, A::Error> {
         let mut t = TraceIn::default();
         while let Some(field) = map.next_key::<TopField>()? {
+            if let Some(key) = field.key() {
+                t.keys.first(key);
+            }
             match field {
-                TopField::Frames => {
-                    t.keys.first("frames");
-                    t.frames = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
-                TopField::Resources => {
-                    t.keys.first("resources");
-                    t.resources = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
-                TopField::Stacks => {
-                    t.keys.first("stacks");
-                    t.stacks = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
-                TopField::Samples => {
-                    t.keys.first("samples");
-                    t.samples = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
+                TopField::Frames => t.frames = json::next_list(&mut map)?,
+                TopField::Resources => t.resources = json::next_list(&mut map)?,
+                TopField::Stacks => t.stacks = json::next_list(&mut map)?,
+                TopField::Samples => t.samples = json::next_list(&mut map)?,
                 TopField::Other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
@@ -115,9 +119,7 @@ pub fn read_selfprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
     let path = JsonPath::default();
     let (trace, trailing) = json::deserialize(source, TraceSeed, &path)?;
     let mut profile = Profile::new(ProfileKind::SelfProfile);
-    if trailing {
-        profile.warn("", "bytes after the end of the JSON value were ignored");
-    }
+    json::warn_trailing(&mut profile, trailing);
     trace.keys.warn(&mut profile, "");
     let mut thread = Thread {
         name: "main".to_string(),

@@ -12,8 +12,8 @@ use serde_json::value::RawValue;
 use super::state::State;
 use crate::call_frame::{NodesSeed, TreeSink};
 use crate::json::{
-    deserialize_from_number, opt_cow_str, seed_visitor, Float, FromNumber, IdString, JsonPath,
-    MicrosToNanos, NodeIds, Number,
+    self, deserialize_from_number, opt_cow_str, seed_visitor, Float, FromNumber, IdString,
+    JsonPath, MicrosToNanos, NodeIds, Number,
 };
 use crate::model::clamp_time;
 
@@ -301,15 +301,14 @@ seed_visitor! {
                     profile_level: true,
                 })?,
                 "nodes" if self.profile_level => map.next_value_seed(NodesSeed(&mut *self.sink))?,
+                // Appended in place (a chunk's arrays repeated add up, as they always did).
                 "samples" if self.profile_level => {
-                    let mut v = Vec::new();
-                    map.next_value_seed(NodeIds(&mut v))?;
-                    self.chunk.samples.get_or_insert_with(Vec::new).extend(v);
+                    let samples = self.chunk.samples.get_or_insert_with(Vec::new);
+                    map.next_value_seed(NodeIds(samples))?;
                 }
                 "timeDeltas" => {
-                    let mut v = Vec::new();
-                    map.next_value_seed(MicrosToNanos(&mut v))?;
-                    self.chunk.deltas.get_or_insert_with(Vec::new).extend(v);
+                    let deltas = self.chunk.deltas.get_or_insert_with(Vec::new);
+                    map.next_value_seed(MicrosToNanos(deltas))?;
                 }
                 "lines" if !self.profile_level => {
                     self.chunk.lines = map.next_value_seed(PositionList)?;
@@ -318,10 +317,10 @@ seed_visitor! {
                     self.chunk.columns = map.next_value_seed(PositionList)?;
                 }
                 "startTime" if self.profile_level => {
-                    self.chunk.start = map.next_value::<Option<Float>>()?.map(|f| ns(f.0));
+                    self.chunk.start = json::next_f64(&mut map)?.map(ns);
                 }
                 "endTime" if self.profile_level => {
-                    self.chunk.end = map.next_value::<Option<Float>>()?.map(|f| ns(f.0));
+                    self.chunk.end = json::next_f64(&mut map)?.map(ns);
                 }
                 "trace_ids" if self.profile_level => {
                     let ids =

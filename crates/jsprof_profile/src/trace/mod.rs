@@ -22,7 +22,7 @@ use serde::de::DeserializeSeed;
 use self::de::{Element, TopSeed};
 use self::state::State;
 use crate::error::ReadError;
-use crate::json::{JsonPath, Source};
+use crate::json::{self, JsonPath, Source};
 use crate::trace_events::TraceFile;
 use crate::trace_segments::skip_blanks;
 
@@ -73,7 +73,7 @@ pub fn read_trace_slice(
             .iter()
             .flat_map(|e| [e.start, e.start.saturating_add(e.dur)])
     });
-    crate::json::warn_clamped(&mut trace.profile, "traceEvents", event_times);
+    json::warn_clamped(&mut trace.profile, "traceEvents", event_times);
     Ok(trace)
 }
 
@@ -90,11 +90,9 @@ fn read_in_one_pass(bytes: &[u8]) -> Result<State, ReadError> {
     match result {
         Ok(repeated) => {
             if repeated {
-                state.profile.warn("traceEvents", crate::json::REPEATED_KEY);
+                state.profile.warn("traceEvents", json::REPEATED_KEY);
             }
-            if de.end().is_err() {
-                state.profile.warn("", TRAILING_BYTES);
-            }
+            json::warn_trailing(&mut state.profile, de.end().is_err());
         }
         // Chrome may leave the event array open (the format allows it); what was read stands.
         Err(e) if e.classify() == serde_json::error::Category::Eof && state.events_seen > 0 => {
@@ -105,7 +103,6 @@ fn read_in_one_pass(bytes: &[u8]) -> Result<State, ReadError> {
     Ok(state)
 }
 
-const TRAILING_BYTES: &str = "bytes after the end of the JSON value were ignored";
 const CUT_SHORT: &str =
     "the trace ends before its JSON does; the events before this point were loaded";
 
@@ -189,9 +186,7 @@ fn read_in_segments(
             } else {
                 skip_blanks(rest, 0) < rest.len()
             };
-            if trailing {
-                state.profile.warn("", TRAILING_BYTES);
-            }
+            json::warn_trailing(&mut state.profile, trailing);
         }
         (Stop::Eof, _) if state.events_seen > 0 => {
             path.set_indexed("traceEvents", index);
