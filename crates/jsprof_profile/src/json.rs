@@ -285,23 +285,7 @@ pub(crate) fn opt_cow_str<'de: 'a, 'a, D: de::Deserializer<'de>>(
     struct Text<'de>(Cow<'de, str>);
     impl<'de> Deserialize<'de> for Text<'de> {
         fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Text<'de>;
-                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                    f.write_str("a string")
-                }
-                fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
-                    Ok(Text(Cow::Borrowed(v)))
-                }
-                fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
-                    Ok(Text(Cow::Owned(v.to_string())))
-                }
-                fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'de>, E> {
-                    Ok(Text(Cow::Owned(v)))
-                }
-            }
-            d.deserialize_str(V)
+            d.deserialize_str(CowText("a string")).map(Text)
         }
     }
     Ok(Option::<Text<'de>>::deserialize(d)?.map(|t| t.0))
@@ -314,35 +298,41 @@ pub(crate) struct IdString<'de>(pub Cow<'de, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for IdString<'a> {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<IdString<'a>, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = IdString<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string or a number")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v.to_string())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v.to_string())))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v.to_string())))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v.to_string())))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<IdString<'de>, E> {
-                Ok(IdString::default())
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(CowText("a string or a number"))
+            .map(IdString)
+    }
+}
+
+/// Text borrowed from the input where it has no escapes, a number as its text, `null` as empty;
+/// what is expected, for the error message. Asked for a string (`deserialize_str`), the JSON
+/// reader offers only strings.
+struct CowText(&'static str);
+
+impl<'de> Visitor<'de> for CowText {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.0)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::default())
     }
 }
 
