@@ -421,6 +421,10 @@ impl PageEvents {
         let Event {
             cat, ph, id, data, ..
         } = *e;
+        // The engine's `isAnimation`: another category's `Animation` is not one.
+        if !(cat.contains("devtools.timeline") && matches!(ph, b'b' | b'e' | b'n')) {
+            return self.push_user_timing(e, at);
+        }
         let id = match id {
             Some(raw) if raw.starts_with('{') => {
                 let id2: Value = serde_json::from_str(raw).unwrap_or(Value::Null);

@@ -20,8 +20,8 @@ pub use types::*;
 
 use serde_json::Value;
 
-use self::args::str_at;
 use GraphEventName as G;
+use PageEvents as P;
 
 /// The events Lantern's page dependency graph reads, and which: first those it reads by name
 /// alone (tasks, and the first layout, paint and HTML parse), then those whose `args.data` it
@@ -61,6 +61,7 @@ const GRAPH_DATA: &[(&str, GraphEventName)] = GRAPH_EVENTS.split_at(BY_NAME_ALON
 pub fn is_graph_mark(name: &str) -> bool {
     GRAPH_MARKS.iter().any(|(n, _)| *n == name)
 }
+
 /// The page's events, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct PageEvents {
@@ -129,67 +130,79 @@ struct Event<'a> {
     name: &'a str,
     cat: &'a str,
     ph: u8,
+    /// ns; 0 for all but complete events.
+    dur: i64,
     /// Its `id` or `id2` (as JSON text).
     id: Option<&'a str>,
     args: &'a Value,
     data: &'a Value,
 }
 
-/// The event names [`PageEvents::push`] takes (besides the categories of user timings).
-const NAMES: &[&str] = &[
-    "PaintTimingVisualizer::Viewport",
-    "ResourceWillSendRequest",
-    "ResourceSendRequest",
-    "ResourceReceiveResponse",
-    "ResourceReceivedData",
-    "ResourceFinish",
-    "ResourceChangePriority",
-    "ResourceMarkAsCached",
-    "PreloadRenderBlockingStatusChange",
-    "navigationStart",
-    "firstPaint",
-    "firstContentfulPaint",
-    "MarkDOMContent",
-    "MarkLoad",
-    "largestContentfulPaint::Candidate",
-    "largestContentfulPaint::Invalidate",
-    "LayoutShift",
-    "EventTiming",
-    "TimeStamp",
-    "Screenshot",
-    "TracingStartedInBrowser",
-    "LargestImagePaint::Candidate",
-    "Layout",
-    "UpdateLayoutTree",
-    "DOMStats",
-    "FunctionCall",
-    "PaintImage",
-    "LayoutImageUnsized",
-    "domLoading",
-    "Animation",
-    "FrameCommittedInBrowser",
-    "CommitLoad",
-    "TracingSessionIdForWorker",
-    "LinkPreconnect",
-    "TimerInstall",
-    "TimerFire",
-    "InvalidateLayout",
-    "ScheduleStyleRecalculation",
-    "EvaluateScript",
-    "XHRReadyStateChange",
-    "v8.compile",
-    "ParseAuthorStyleSheet",
-    "ParseMetaViewport",
-    "BeginCommitCompositorFrame",
-    "MetaCharsetCheck",
-    "BeginRemoteFontLoad",
-    "RemoteFontLoaded",
-    "SelectorStats",
+/// A family's handler: what it keeps of one event.
+type Handler = fn(&mut PageEvents, &Event<'_>, Stamp);
+
+/// The names [`PageEvents::push`] takes (besides the categories of user timings), each with its
+/// family's handler as DevTools' trace engine organises them; `None` where the name's only
+/// reader is Lantern's graph ([`GRAPH_EVENTS`]). One list serves both [`wanted`] and the
+/// dispatch, so that a name cannot be wanted and then left unhandled (`P` is [`PageEvents`]).
+const HANDLERS: &[(&str, Option<Handler>)] = &[
+    ("PaintTimingVisualizer::Viewport", Some(P::push_image)),
+    // The network requests (`NetworkRequestsHandler`).
+    ("ResourceWillSendRequest", Some(P::push_request)),
+    ("ResourceSendRequest", Some(P::push_request)),
+    ("ResourceReceiveResponse", Some(P::push_request)),
+    ("ResourceReceivedData", Some(P::push_request)),
+    ("ResourceFinish", Some(P::push_request)),
+    ("ResourceChangePriority", Some(P::push_request)),
+    ("ResourceMarkAsCached", Some(P::push_request)),
+    ("PreloadRenderBlockingStatusChange", Some(P::push_request)),
+    // Navigations and the page-load markers (`MetaHandler`, `PageLoadMetricsHandler`).
+    ("navigationStart", Some(P::push_navigation)),
+    ("firstPaint", Some(P::push_marker)),
+    ("firstContentfulPaint", Some(P::push_marker)),
+    ("MarkDOMContent", Some(P::push_marker)),
+    ("MarkLoad", Some(P::push_marker)),
+    ("largestContentfulPaint::Candidate", Some(P::push_marker)),
+    ("largestContentfulPaint::Invalidate", Some(P::push_marker)),
+    ("LayoutShift", Some(P::push_layout_shift)),
+    ("EventTiming", Some(P::push_event_timing)),
+    ("TimeStamp", Some(P::push_user_timing)),
+    ("Screenshot", Some(P::push_screenshot)),
+    ("TracingStartedInBrowser", Some(P::push_frames)),
+    ("LargestImagePaint::Candidate", Some(P::push_image)),
+    ("Layout", Some(P::push_reflow)),
+    ("UpdateLayoutTree", Some(P::push_reflow)),
+    ("DOMStats", Some(P::push_dom_stats)),
+    ("FunctionCall", Some(P::push_function_call)),
+    ("PaintImage", Some(P::push_image)),
+    ("LayoutImageUnsized", Some(P::push_image)),
+    // Written as a Navigation Timing mark (`blink.user_timing`), so handled before the user
+    // timings leave it out.
+    ("domLoading", Some(P::push_dom_loading)),
+    ("Animation", Some(P::push_animation)),
+    ("FrameCommittedInBrowser", Some(P::push_frames)),
+    ("CommitLoad", Some(P::push_frames)),
+    ("TracingSessionIdForWorker", Some(P::push_frames)),
+    ("LinkPreconnect", Some(P::push_preconnect)),
+    ("TimerInstall", None),
+    ("TimerFire", None),
+    ("InvalidateLayout", None),
+    ("ScheduleStyleRecalculation", None),
+    ("EvaluateScript", None),
+    ("XHRReadyStateChange", None),
+    ("v8.compile", None),
+    ("ParseAuthorStyleSheet", None),
+    ("ParseMetaViewport", Some(P::push_document)),
+    ("BeginCommitCompositorFrame", Some(P::push_document)),
+    ("MetaCharsetCheck", Some(P::push_document)),
+    ("BeginRemoteFontLoad", Some(P::push_font)),
+    ("RemoteFontLoaded", Some(P::push_font)),
+    ("SelectorStats", Some(P::push_selector_stats)),
 ];
 
 /// Whether an event is one the page model keeps: one of its names, or a user timing.
 pub fn wanted(name: &str, cat: &str) -> bool {
-    NAMES.contains(&name)
+    HANDLERS.iter().any(|(n, _)| *n == name)
         || cat == "blink.user_timing"
         || cat == "blink.console"
         || crate::page_scripts::wanted(name, cat)
@@ -240,8 +253,8 @@ impl PageEvents {
     }
 
     /// As [`PageEvents::push`], with the event's duration (ns; 0 for all but complete events).
-    /// Hands the event to its family's handler; a name no handler takes (or takes in another
-    /// phase or category) may still be a user timing.
+    /// Hands the event to its family's handler ([`HANDLERS`]); a name without one may still be
+    /// a user timing.
     #[allow(clippy::too_many_arguments)]
     pub fn push_timed(
         &mut self,
@@ -276,55 +289,24 @@ impl PageEvents {
             name,
             cat,
             ph,
+            dur,
             id,
             args: &args,
             data,
         };
-        match name {
-            _ if name.starts_with("Resource") || name == "PreloadRenderBlockingStatusChange" => {
-                self.push_request(&e, at, dur)
-            }
-            "firstPaint"
-            | "firstContentfulPaint"
-            | "MarkDOMContent"
-            | "MarkLoad"
-            | "largestContentfulPaint::Candidate"
-            | "largestContentfulPaint::Invalidate" => self.push_marker(&e, at),
-            "navigationStart" => self.push_navigation(&e, at),
-            // Written as a Navigation Timing mark (`blink.user_timing`), so matched before the
-            // user timings leave it out.
-            "domLoading" => self.push_dom_loading(&e, at),
-            "TracingStartedInBrowser"
-            | "FrameCommittedInBrowser"
-            | "CommitLoad"
-            | "TracingSessionIdForWorker" => self.push_frames(&e, at),
-            "LayoutShift" => self.push_layout_shift(&e, at),
-            "EventTiming" => self.push_event_timing(&e, at),
-            "Screenshot" => self.push_screenshot(&e, at),
-            "Layout" | "UpdateLayoutTree" => self.push_reflow(&e, at),
-            "DOMStats" => self.push_dom_stats(&e, at),
-            "SelectorStats" => self.push_selector_stats(&e, at),
-            "PaintImage"
-            | "LargestImagePaint::Candidate"
-            | "LayoutImageUnsized"
-            | "PaintTimingVisualizer::Viewport" => self.push_image(&e, at),
-            "ParseMetaViewport" | "BeginCommitCompositorFrame" | "MetaCharsetCheck" => {
-                self.push_document(&e, at)
-            }
-            "BeginRemoteFontLoad" | "RemoteFontLoaded" => self.push_font(&e, at),
-            "LinkPreconnect" => {
-                if let Some(url) = str_at(data, &["url"]) {
-                    self.link_preconnects.push(url.to_string());
-                }
-            }
-            "FunctionCall" => self.push_function_call(&e, at),
-            // The engine's `isAnimation`: another category's `Animation` is not one.
-            "Animation"
-                if cat.contains("devtools.timeline") && matches!(ph, b'b' | b'e' | b'n') =>
-            {
-                self.push_animation(&e, at)
-            }
-            _ => self.push_user_timing(&e, at),
+        let handler = if name.starts_with("Resource") {
+            // Any `Resource…` name is a network event.
+            Some(P::push_request as Handler)
+        } else {
+            HANDLERS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|&(_, h)| h)
+        };
+        match handler {
+            Some(handler) => handler(self, &e, at),
+            // Another name may still be a user timing.
+            None => self.push_user_timing(&e, at),
         }
     }
 

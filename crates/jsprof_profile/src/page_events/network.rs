@@ -12,8 +12,10 @@ use super::{
 
 impl PageEvents {
     /// A network event; one without `args.data.requestId` is counted and dropped.
-    pub(super) fn push_request(&mut self, e: &Event<'_>, at: Stamp, dur: i64) {
-        let Event { name, data, .. } = *e;
+    pub(super) fn push_request(&mut self, e: &Event<'_>, at: Stamp) {
+        let Event {
+            name, dur, data, ..
+        } = *e;
         let Some(request_id) = self.required(
             str_at(data, &["requestId"]),
             "network events without `args.data.requestId`",
@@ -58,6 +60,13 @@ impl PageEvents {
             request_id: request_id.to_string(),
             event,
         });
+    }
+
+    /// `LinkPreconnect`: a `<link rel=preconnect>`.
+    pub(super) fn push_preconnect(&mut self, e: &Event<'_>, _: Stamp) {
+        if let Some(url) = str_at(e.data, &["url"]) {
+            self.link_preconnects.push(url.to_string());
+        }
     }
 }
 
