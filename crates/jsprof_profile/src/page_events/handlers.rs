@@ -109,15 +109,11 @@ impl PageEvents {
                     self.push_frame_url(at.ts, f, None);
                 }
             }
-            "FrameCommittedInBrowser" => {
-                if data.is_object() {
-                    self.push_frame_url(at.ts, data, None);
-                }
+            "FrameCommittedInBrowser" if data.is_object() => {
+                self.push_frame_url(at.ts, data, None);
             }
-            "CommitLoad" => {
-                if data.is_object() {
-                    self.push_frame_url(at.ts, data, Some(at.pid));
-                }
+            "CommitLoad" if data.is_object() => {
+                self.push_frame_url(at.ts, data, Some(at.pid));
             }
             "TracingSessionIdForWorker" => {
                 if let Some(tid) = data.get("workerThreadId").and_then(Value::as_u64) {
@@ -333,11 +329,11 @@ impl PageEvents {
                     self.unsized_images.push((at, node));
                 }
             }
-            "PaintTimingVisualizer::Viewport" => {
-                // The engine reads the first in time (ties in file order).
-                if self.viewport_dpr.is_none_or(|(ts, _)| at.ts < ts) {
-                    self.viewport_dpr = Some((at.ts, f64_at(data, &["dpr"])));
-                }
+            // The engine reads the first in time (ties in file order).
+            "PaintTimingVisualizer::Viewport"
+                if self.viewport_dpr.is_none_or(|(ts, _)| at.ts < ts) =>
+            {
+                self.viewport_dpr = Some((at.ts, f64_at(data, &["dpr"])));
             }
             _ => {}
         }
