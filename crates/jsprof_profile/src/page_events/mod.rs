@@ -373,30 +373,11 @@ mod tests {
         assert!(p[0].has_breakpoints && !p[0].is_css);
         // The page's device pixel ratio: the earliest viewport's, as the engine sorts by time.
         let viewport = |dpr: f64| format!(r#"{{"data": {{"dpr": {dpr}, "viewport_rect": []}}}}"#);
-        page.push(
-            "PaintTimingVisualizer::Viewport",
-            "loading",
-            b'I',
-            at(5),
-            None,
-            Some(&viewport(2.0)),
-        );
-        page.push(
-            "PaintTimingVisualizer::Viewport",
-            "loading",
-            b'I',
-            at(3),
-            None,
-            Some(&viewport(1.5)),
-        );
-        page.push(
-            "PaintTimingVisualizer::Viewport",
-            "loading",
-            b'I',
-            at(3),
-            None,
-            Some(&viewport(3.0)),
-        );
+        for (ts, dpr) in [(5, 2.0), (3, 1.5), (3, 3.0)] {
+            let args = viewport(dpr);
+            let name = "PaintTimingVisualizer::Viewport";
+            page.push(name, "loading", b'I', at(ts), None, Some(&args));
+        }
         assert_eq!(page.viewport_dpr, Some((3, Some(1.5))));
     }
 
