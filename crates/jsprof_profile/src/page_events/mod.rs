@@ -8,7 +8,7 @@
 //! event. Damage (an event without its request id, a screenshot whose base64 is broken) is
 //! counted and reported once per kind, never fatal.
 //!
-//! The data types are in [`types`] (re-exported here); the handlers, one per family of events as
+//! The data types are in `types.rs` (re-exported here); the handlers, one per family of events as
 //! DevTools' trace engine has them, in `network` (requests) and `handlers` (the rest).
 
 mod args;
@@ -253,7 +253,7 @@ impl PageEvents {
     }
 
     /// As [`PageEvents::push`], with the event's duration (ns; 0 for all but complete events).
-    /// Hands the event to its family's handler ([`HANDLERS`]); a name without one may still be
+    /// Hands the event to its family's handler (`HANDLERS`); a name without one may still be
     /// a user timing.
     #[allow(clippy::too_many_arguments)]
     pub fn push_timed(

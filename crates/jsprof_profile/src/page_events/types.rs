@@ -339,7 +339,7 @@ pub struct SelectorTiming {
 pub struct SelectorStats {
     pub at: Stamp,
     /// The style recalculation it belongs to, as DevTools' trace engine pairs them: the last
-    /// `UpdateLayoutTree` before it in the file (an index into [`PageEvents::reflows`]);
+    /// `UpdateLayoutTree` before it in the file (an index into [`super::PageEvents::reflows`]);
     /// `None` when there was none, or it was an end (`E`) event, which has no frame.
     pub recalc: Option<usize>,
     pub timings: Vec<SelectorTiming>,
