@@ -2,12 +2,11 @@
 //! nested (`head` + children objects) forms shared by legacy `.cpuprofile` and `.heapprofile`.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess};
 use serde::Deserialize;
 
-use crate::json::{opt_cow_str, Float, IdString, JsonPath, NodeId};
+use crate::json::{opt_cow_str, seed_visitor, Float, IdString, JsonPath, NodeId};
 use crate::model::{one_based, FrameId, Profile};
 use crate::node_tree::{RawNode, RawTree};
 
@@ -107,8 +106,8 @@ impl<'de> NodeFields<'de> {
                 self.ticks = map.next_value::<Option<Vec<TickIn>>>()?.unwrap_or_default()
             }
             NodeField::DeoptReason => self.deopt_reason = map.next_value()?,
-            NodeField::SelfSize => self.self_size = map.next_value::<Option<Float>>()?.map(|f| f.0),
-            NodeField::HitCount => self.hit_count = map.next_value::<Option<Float>>()?.map(|f| f.0),
+            NodeField::SelfSize => self.self_size = crate::json::next_f64(map)?,
+            NodeField::HitCount => self.hit_count = crate::json::next_f64(map)?,
             NodeField::Children | NodeField::Other => {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -208,18 +207,8 @@ impl<'a> TreeSink<'a> {
 /// The modern `nodes` array: flat nodes linked by `children` ids and/or `parent`.
 pub(crate) struct NodesSeed<'s, 'a>(pub &'s mut TreeSink<'a>);
 
-impl<'de> DeserializeSeed<'de> for NodesSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for NodesSeed<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of profile nodes")
-    }
+seed_visitor! {
+    NodesSeed<'_, '_> => (), deserialize_seq, "an array of profile nodes";
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let sink = self.0;
         let mut index = 0;
@@ -236,18 +225,8 @@ impl<'de> Visitor<'de> for NodesSeed<'_, '_> {
 
 struct FlatNodeSeed<'s, 'a>(&'s mut TreeSink<'a>);
 
-impl<'de> DeserializeSeed<'de> for FlatNodeSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for FlatNodeSeed<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a profile node object")
-    }
+seed_visitor! {
+    FlatNodeSeed<'_, '_> => (), deserialize_map, "a profile node object";
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let sink = self.0;
         let mut fields = NodeFields::default();
@@ -277,18 +256,8 @@ impl<'de> Visitor<'de> for FlatNodeSeed<'_, '_> {
 /// are read (post-order), so a deep tree never becomes a deep Rust value. Returns the node's id.
 pub(crate) struct HeadSeed<'s, 'a>(pub &'s mut TreeSink<'a>);
 
-impl<'de> DeserializeSeed<'de> for HeadSeed<'_, '_> {
-    type Value = u64;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for HeadSeed<'_, '_> {
-    type Value = u64;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a profile node object")
-    }
+seed_visitor! {
+    HeadSeed<'_, '_> => u64, deserialize_map, "a profile node object";
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
         let sink = self.0;
         let mut fields = NodeFields::default();
@@ -326,18 +295,8 @@ struct HeadChildrenSeed<'s, 'a, 'o> {
     out: &'o mut Vec<u64>,
 }
 
-impl<'de> DeserializeSeed<'de> for HeadChildrenSeed<'_, '_, '_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for HeadChildrenSeed<'_, '_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of child nodes")
-    }
+seed_visitor! {
+    HeadChildrenSeed<'_, '_, '_> => (), deserialize_any, "an array of child nodes";
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         Ok(())
     }

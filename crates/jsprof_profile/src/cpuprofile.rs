@@ -1,15 +1,14 @@
 //! `.cpuprofile` (CDP `Profiler.Profile`): the modern form (`nodes`, `samples`, `timeDeltas` in
 //! µs) and the legacy form (`head` tree, `startTime`/`endTime` in seconds, `timestamps` in µs).
 
-use std::fmt;
 use std::io::Read;
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess};
 use serde::Deserialize;
 
 use crate::call_frame::{HeadSeed, NodesSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, Keys, MicrosToNanos, NodeIds, Source};
+use crate::json::{self, seed_visitor, JsonPath, Keys, MicrosToNanos, NodeIds, Source};
 use crate::model::{clamp_time, Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::NodeTarget;
 
@@ -22,17 +21,9 @@ pub fn read_cpuprofile<R: Read>(reader: R) -> Result<Profile, ReadError> {
 pub fn read_cpuprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, ReadError> {
     let mut profile = Profile::new(ProfileKind::CpuProfile);
     let path = JsonPath::default();
-    let (raw, trailing) = json::deserialize(
-        source,
-        TopSeed {
-            profile: &mut profile,
-            path: &path,
-        },
-        &path,
-    )?;
-    if trailing {
-        profile.warn("", "bytes after the end of the JSON value were ignored");
-    }
+    let seed = TopSeed(TreeSink::new(&mut profile, &path));
+    let (raw, trailing) = json::deserialize(source, seed, &path)?;
+    json::warn_trailing(&mut profile, trailing);
     let thread = raw.lower(&mut profile)?;
     profile.threads.push(thread);
     json::warn_clamped(&mut profile, "timeDeltas", []);
@@ -51,12 +42,10 @@ pub(crate) struct RawCpuProfile {
     times: Option<Vec<i64>>,
 }
 
-struct TopSeed<'a> {
-    profile: &'a mut Profile,
-    path: &'a JsonPath,
-}
+/// The top-level object, read into a tree sink over the profile.
+struct TopSeed<'a>(TreeSink<'a>);
 
-#[derive(Deserialize)]
+#[derive(Clone, Copy, Deserialize)]
 #[serde(field_identifier, rename_all = "camelCase")]
 enum TopField {
     Nodes,
@@ -70,21 +59,27 @@ enum TopField {
     Other,
 }
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = RawCpuProfile;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<RawCpuProfile, D::Error> {
-        d.deserialize_map(self)
+impl TopField {
+    /// The key as written; `None` for the keys not read.
+    fn key(self) -> Option<&'static str> {
+        Some(match self {
+            TopField::Nodes => "nodes",
+            TopField::Head => "head",
+            TopField::StartTime => "startTime",
+            TopField::EndTime => "endTime",
+            TopField::Samples => "samples",
+            TopField::TimeDeltas => "timeDeltas",
+            TopField::Timestamps => "timestamps",
+            TopField::Other => return None,
+        })
     }
 }
 
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = RawCpuProfile;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a CPU profile object")
-    }
+seed_visitor! {
+    TopSeed<'_> => RawCpuProfile, deserialize_map, "a CPU profile object";
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawCpuProfile, A::Error> {
-        let path = self.path;
-        let mut sink = TreeSink::new(self.profile, path);
+        let mut sink = self.0;
+        let path = sink.path;
         let mut raw = RawCpuProfile {
             tree: Default::default(),
             has_nodes: false,
@@ -98,56 +93,35 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
         let mut timestamps = None;
         let mut keys = Keys::default();
         while let Some(field) = map.next_key::<TopField>()? {
+            let key = field.key();
+            // A repeated `nodes` or `head` starts the tree again.
+            if key.is_some_and(|key| !keys.first(key))
+                && matches!(field, TopField::Nodes | TopField::Head)
+            {
+                sink.tree = Default::default();
+            }
+            path.set(key.unwrap_or(""));
             match field {
                 TopField::Nodes => {
-                    if !keys.first("nodes") {
-                        sink.tree = Default::default();
-                    }
-                    path.set("nodes");
                     map.next_value_seed(NodesSeed(&mut sink))?;
                     raw.has_nodes = true;
                 }
                 TopField::Head => {
-                    if !keys.first("head") {
-                        sink.tree = Default::default();
-                    }
-                    path.set("head");
                     map.next_value_seed(HeadSeed(&mut sink))?;
                     raw.legacy = true;
                 }
-                TopField::StartTime => {
-                    keys.first("startTime");
-                    path.set("startTime");
-                    raw.start_time = map.next_value::<Option<Float>>()?.map(|f| f.0);
-                }
-                TopField::EndTime => {
-                    keys.first("endTime");
-                    path.set("endTime");
-                    raw.end_time = map.next_value::<Option<Float>>()?.map(|f| f.0);
-                }
+                TopField::StartTime => raw.start_time = json::next_f64(&mut map)?,
+                TopField::EndTime => raw.end_time = json::next_f64(&mut map)?,
                 TopField::Samples => {
-                    keys.first("samples");
-                    path.set("samples");
-                    let mut v = Vec::new();
-                    map.next_value_seed(NodeIds(&mut v))?;
-                    raw.samples = Some(v);
+                    map.next_value_seed(NodeIds(raw.samples.insert(Vec::new())))?;
                 }
                 TopField::TimeDeltas => {
-                    keys.first("timeDeltas");
-                    path.set("timeDeltas");
-                    let mut v = Vec::new();
-                    map.next_value_seed(MicrosToNanos(&mut v))?;
-                    deltas = Some(v);
+                    map.next_value_seed(MicrosToNanos(deltas.insert(Vec::new())))?;
                 }
                 TopField::Timestamps => {
-                    keys.first("timestamps");
-                    path.set("timestamps");
-                    let mut v = Vec::new();
-                    map.next_value_seed(MicrosToNanos(&mut v))?;
-                    timestamps = Some(v);
+                    map.next_value_seed(MicrosToNanos(timestamps.insert(Vec::new())))?;
                 }
                 TopField::Other => {
-                    path.set("");
                     map.next_value::<IgnoredAny>()?;
                 }
             }

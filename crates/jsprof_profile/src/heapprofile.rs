@@ -5,15 +5,14 @@
 //! gets one weighted sample per node that allocated anything. The allocation samples are kept for
 //! counts and ordering.
 
-use std::fmt;
 use std::io::Read;
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess};
 use serde::Deserialize;
 
 use crate::call_frame::{HeadSeed, TreeSink};
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, Keys, NodeId, Source};
+use crate::json::{self, seed_visitor, Float, JsonPath, Keys, NodeId, Source};
 use crate::model::{AllocationSample, Profile, ProfileKind, Thread, WeightUnit};
 use crate::node_tree::{NodeTarget, RawTree};
 
@@ -36,25 +35,15 @@ enum TopField {
     Other,
 }
 
-struct TopSeed<'a> {
-    profile: &'a mut Profile,
-    path: &'a JsonPath,
-}
+/// The top-level object, read into a tree sink over the profile.
+struct TopSeed<'a>(TreeSink<'a>);
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = (Option<RawTree>, Vec<SampleIn>);
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = (Option<RawTree>, Vec<SampleIn>);
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a sampling heap profile object")
-    }
+seed_visitor! {
+    TopSeed<'_> => (Option<RawTree>, Vec<SampleIn>), deserialize_map,
+        "a sampling heap profile object";
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut sink = TreeSink::new(self.profile, self.path);
+        let mut sink = self.0;
+        let path = sink.path;
         let mut has_head = false;
         let mut samples = Vec::new();
         let mut keys = Keys::default();
@@ -64,24 +53,22 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
                     if !keys.first("head") {
                         sink.tree = Default::default();
                     }
-                    self.path.set("head");
+                    path.set("head");
                     map.next_value_seed(HeadSeed(&mut sink))?;
                     has_head = true;
                 }
                 TopField::Samples => {
                     keys.first("samples");
-                    self.path.set("samples");
-                    samples = map
-                        .next_value::<Option<Vec<SampleIn>>>()?
-                        .unwrap_or_default();
+                    path.set("samples");
+                    samples = json::next_list(&mut map)?;
                 }
                 TopField::Other => {
-                    self.path.set("");
+                    path.set("");
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        self.path.set("");
+        path.set("");
         keys.warn(sink.profile, "");
         let mut tree = sink.tree;
         tree.root = Some(tree.nodes.len().saturating_sub(1));
@@ -98,17 +85,9 @@ pub fn read_heapprofile<R: Read>(reader: R) -> Result<Profile, ReadError> {
 pub fn read_heapprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, ReadError> {
     let mut profile = Profile::new(ProfileKind::HeapProfile);
     let path = JsonPath::default();
-    let ((tree, samples), trailing) = json::deserialize(
-        source,
-        TopSeed {
-            profile: &mut profile,
-            path: &path,
-        },
-        &path,
-    )?;
-    if trailing {
-        profile.warn("", "bytes after the end of the JSON value were ignored");
-    }
+    let seed = TopSeed(TreeSink::new(&mut profile, &path));
+    let ((tree, samples), trailing) = json::deserialize(source, seed, &path)?;
+    json::warn_trailing(&mut profile, trailing);
     let tree = tree
         .ok_or_else(|| ReadError::invalid("head", "a sampling heap profile needs a `head` tree"))?;
     let mut thread = Thread {

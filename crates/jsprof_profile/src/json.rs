@@ -6,8 +6,9 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 use std::io::Read;
+use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use crate::error::ReadError;
@@ -110,26 +111,127 @@ where
     Ok((value, trailing))
 }
 
-/// A number that may come as an integer or a float.
-pub(crate) fn number_visitor_expecting() -> &'static str {
-    "a number"
+/// Implements a seed that is its own visitor: [`DeserializeSeed`] by handing itself to
+/// `$method` (`deserialize_map`, `deserialize_seq`, `deserialize_any`), and [`Visitor`] with
+/// `expecting` saying `$expecting`; the macro's body holds the visitor's `visit_*` methods, which
+/// may name the input's lifetime `'de`; doc comments before the seed go on the visitor.
+macro_rules! seed_visitor {
+    ($(#[$attr:meta])* $seed:ty => $value:ty, $method:ident, $expecting:expr; $($visit:tt)*) => {
+        impl<'de> serde::de::DeserializeSeed<'de> for $seed {
+            type Value = $value;
+            fn deserialize<D: serde::de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<$value, D::Error> {
+                d.$method(self)
+            }
+        }
+
+        $(#[$attr])*
+        impl<'de> serde::de::Visitor<'de> for $seed {
+            type Value = $value;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str($expecting)
+            }
+            $($visit)*
+        }
+    };
 }
+pub(crate) use seed_visitor;
+
+/// A JSON number as serde hands it over: see [`FromNumber`].
+#[derive(Clone, Copy)]
+pub(crate) enum Number {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
+/// A value read from a JSON number (and, for some, from a string or `null`) by one visitor, so
+/// that each such type says only how it converts. The hot path reads these per event and node:
+/// the conversion is inlined, and nothing is allocated.
+pub(crate) trait FromNumber: Sized {
+    /// What an error message says was expected.
+    const EXPECTING: &'static str;
+    fn from_number<E: de::Error>(n: Number) -> Result<Self, E>;
+    /// A string's value; `None` where a string is the wrong type.
+    fn from_str(_: &str) -> Option<Self> {
+        None
+    }
+    /// `null`'s value; `None` where it is the wrong type.
+    fn from_unit() -> Option<Self> {
+        None
+    }
+}
+
+struct NumberVisitor<T>(PhantomData<T>);
+
+impl<T: FromNumber> Visitor<'_> for NumberVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(T::EXPECTING)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        T::from_number(Number::U64(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        T::from_number(Number::I64(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        T::from_number(Number::F64(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        T::from_str(v).ok_or_else(|| E::invalid_type(de::Unexpected::Str(v), &self))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        T::from_unit().ok_or_else(|| E::invalid_type(de::Unexpected::Unit, &self))
+    }
+}
+
+/// Implements [`Deserialize`] for [`FromNumber`] types.
+macro_rules! deserialize_from_number {
+    ($($t:ty),*) => {
+        $(impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::de::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                d.deserialize_any($crate::json::number_visitor())
+            }
+        })*
+    };
+}
+pub(crate) use deserialize_from_number;
+
+/// The visitor of a [`FromNumber`] type.
+pub(crate) fn number_visitor<'de, T: FromNumber>() -> impl Visitor<'de, Value = T> {
+    NumberVisitor(PhantomData)
+}
+
+/// The next value of `map` as an optional number (`null` for none).
+pub(crate) fn next_f64<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<f64>, A::Error> {
+    Ok(map.next_value::<Option<Float>>()?.map(|f| f.0))
+}
+
+/// The next value of `map` as an optional list, `null` or missing read as empty.
+pub(crate) fn next_list<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    map: &mut A,
+) -> Result<Vec<T>, A::Error> {
+    Ok(map.next_value::<Option<Vec<T>>>()?.unwrap_or_default())
+}
+
+/// Warns, at the top, that bytes after the end of the JSON value were ignored, when there were.
+pub(crate) fn warn_trailing(profile: &mut crate::model::Profile, trailing: bool) {
+    if trailing {
+        profile.warn("", TRAILING_BYTES);
+    }
+}
+
+/// The warning for bytes after the JSON value.
+pub(crate) const TRAILING_BYTES: &str = "bytes after the end of the JSON value were ignored";
 
 /// Reads an array of numbers given in microseconds (ints or floats) into nanoseconds.
 pub(crate) struct MicrosToNanos<'a>(pub &'a mut Vec<i64>);
 
-impl<'de> DeserializeSeed<'de> for MicrosToNanos<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for MicrosToNanos<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of numbers (microseconds)")
-    }
+seed_visitor! {
+    MicrosToNanos<'_> => (), deserialize_seq, "an array of numbers (microseconds)";
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         if let Some(n) = seq.size_hint() {
             self.0.reserve(n);
@@ -144,59 +246,34 @@ impl<'de> Visitor<'de> for MicrosToNanos<'_> {
 /// One number of microseconds, as nanoseconds.
 pub(crate) struct Micros(pub i64);
 
-impl<'de> Deserialize<'de> for Micros {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Micros, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Micros;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(number_visitor_expecting())
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Micros, E> {
-                Ok(Micros(crate::model::clamp_time(v.saturating_mul(1000))))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Micros, E> {
-                Ok(Micros(crate::model::clamp_time(
-                    (v.min(i64::MAX as u64) as i64).saturating_mul(1000),
-                )))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Micros, E> {
-                if !v.is_finite() {
-                    return Err(E::custom("expected a finite number"));
-                }
-                Ok(Micros(
-                    crate::model::clamp_time((v * 1000.0).round() as i64),
-                ))
-            }
-        }
-        d.deserialize_any(V)
+impl FromNumber for Micros {
+    const EXPECTING: &'static str = "a number";
+    fn from_number<E: de::Error>(n: Number) -> Result<Micros, E> {
+        let ns = match n {
+            Number::I64(v) => v.saturating_mul(1000),
+            Number::U64(v) => (v.min(i64::MAX as u64) as i64).saturating_mul(1000),
+            Number::F64(v) if !v.is_finite() => return Err(E::custom("expected a finite number")),
+            Number::F64(v) => (v * 1000.0).round() as i64,
+        };
+        Ok(Micros(crate::model::clamp_time(ns)))
     }
 }
 
 /// A number (int or float) as f64.
 pub(crate) struct Float(pub f64);
 
-impl<'de> Deserialize<'de> for Float {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Float, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Float;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a number")
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Float, E> {
-                Ok(Float(v as f64))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Float, E> {
-                Ok(Float(v as f64))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Float, E> {
-                Ok(Float(v))
-            }
-        }
-        d.deserialize_any(V)
+impl FromNumber for Float {
+    const EXPECTING: &'static str = "a number";
+    fn from_number<E: de::Error>(n: Number) -> Result<Float, E> {
+        Ok(Float(match n {
+            Number::I64(v) => v as f64,
+            Number::U64(v) => v as f64,
+            Number::F64(v) => v,
+        }))
     }
 }
+
+deserialize_from_number!(Micros, Float, NodeId);
 
 /// An optional string field borrowed from the input text when it has no escapes. Serde's own
 /// `Option<Cow<str>>` copies every string even with `#[serde(borrow)]` (only a bare `Cow` field
@@ -208,23 +285,7 @@ pub(crate) fn opt_cow_str<'de: 'a, 'a, D: de::Deserializer<'de>>(
     struct Text<'de>(Cow<'de, str>);
     impl<'de> Deserialize<'de> for Text<'de> {
         fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Text<'de>;
-                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                    f.write_str("a string")
-                }
-                fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
-                    Ok(Text(Cow::Borrowed(v)))
-                }
-                fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
-                    Ok(Text(Cow::Owned(v.to_string())))
-                }
-                fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'de>, E> {
-                    Ok(Text(Cow::Owned(v)))
-                }
-            }
-            d.deserialize_str(V)
+            d.deserialize_str(CowText("a string")).map(Text)
         }
     }
     Ok(Option::<Text<'de>>::deserialize(d)?.map(|t| t.0))
@@ -237,66 +298,58 @@ pub(crate) struct IdString<'de>(pub Cow<'de, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for IdString<'a> {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<IdString<'a>, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = IdString<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string or a number")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v.to_string())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v.to_string())))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v.to_string())))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<IdString<'de>, E> {
-                Ok(IdString(Cow::Owned(v.to_string())))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<IdString<'de>, E> {
-                Ok(IdString::default())
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(CowText("a string or a number"))
+            .map(IdString)
+    }
+}
+
+/// Text borrowed from the input where it has no escapes, a number as its text, `null` as empty;
+/// what is expected, for the error message. Asked for a string (`deserialize_str`), the JSON
+/// reader offers only strings.
+struct CowText(&'static str);
+
+impl<'de> Visitor<'de> for CowText {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.0)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_string()))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::default())
     }
 }
 
 /// A node id: a non-negative integer (floats with an integral value tolerated).
 pub(crate) struct NodeId(pub u64);
 
-impl<'de> Deserialize<'de> for NodeId {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<NodeId, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = NodeId;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a node id (a non-negative integer)")
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<NodeId, E> {
-                Ok(NodeId(v))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<NodeId, E> {
-                u64::try_from(v)
-                    .map(NodeId)
-                    .map_err(|_| E::custom(format!("negative node id {v}")))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<NodeId, E> {
-                if v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 {
-                    Ok(NodeId(v as u64))
-                } else {
-                    Err(E::custom(format!("invalid node id {v}")))
-                }
-            }
+impl FromNumber for NodeId {
+    const EXPECTING: &'static str = "a node id (a non-negative integer)";
+    fn from_number<E: de::Error>(n: Number) -> Result<NodeId, E> {
+        match n {
+            Number::U64(v) => Ok(NodeId(v)),
+            Number::I64(v) => u64::try_from(v)
+                .map(NodeId)
+                .map_err(|_| E::custom(format!("negative node id {v}"))),
+            Number::F64(v) if v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 => Ok(NodeId(v as u64)),
+            Number::F64(v) => Err(E::custom(format!("invalid node id {v}"))),
         }
-        d.deserialize_any(V)
     }
 }
 
@@ -304,18 +357,8 @@ impl<'de> Deserialize<'de> for NodeId {
 /// are an error rather than silently truncated.
 pub(crate) struct NodeIds<'a>(pub &'a mut Vec<u32>);
 
-impl<'de> DeserializeSeed<'de> for NodeIds<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for NodeIds<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of node ids")
-    }
+seed_visitor! {
+    NodeIds<'_> => (), deserialize_seq, "an array of node ids";
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(NodeId(id)) = seq.next_element()? {
             let id = u32::try_from(id)

@@ -42,88 +42,71 @@ pub(crate) enum NodeTarget {
     Stack(StackId),
 }
 
-/// Node id → lowered stack, dense when ids are small (they are: V8 numbers nodes from 1).
-pub(crate) struct NodeMap {
-    dense: Vec<u32>,
-    sparse: HashMap<u64, u32>,
-}
+/// Node id → lowered stack.
+pub(crate) struct NodeMap(IdTable);
 
 const UNMAPPED: u32 = u32::MAX;
 const ROOT_SLOT: u32 = u32::MAX - 1;
 
 impl NodeMap {
-    fn new(max_id: u64, count: usize) -> NodeMap {
-        let dense_len = if max_id < (count as u64).saturating_mul(8).max(1 << 16) {
-            max_id as usize + 1
-        } else {
-            0
-        };
-        NodeMap {
-            dense: vec![UNMAPPED; dense_len],
-            sparse: HashMap::default(),
-        }
-    }
-
     fn set(&mut self, id: u64, target: NodeTarget) {
         let slot = match target {
             NodeTarget::Root => ROOT_SLOT,
             NodeTarget::Stack(s) => s.index() as u32,
         };
-        if (id as usize) < self.dense.len() {
-            self.dense[id as usize] = slot;
-        } else {
-            self.sparse.insert(id, slot);
-        }
+        self.0.set(id, slot);
     }
 
     pub fn get(&self, id: u64) -> Option<NodeTarget> {
-        let slot = if (id as usize) < self.dense.len() {
-            self.dense[id as usize]
-        } else {
-            *self.sparse.get(&id)?
-        };
-        match slot {
-            UNMAPPED => None,
+        match self.0.get(id)? {
             ROOT_SLOT => Some(NodeTarget::Root),
             s => Some(NodeTarget::Stack(StackId::from_index(s as usize))),
         }
     }
 }
 
-/// Node id → position in the node list: a plain array when ids are dense (V8 numbers them from
-/// 1), a hash map otherwise.
-struct IdIndex {
+/// Node id → a `u32` (a position in the node list, a lowered stack): a plain array when ids are
+/// dense (V8 numbers nodes from 1), a hash map otherwise.
+struct IdTable {
     dense: Vec<u32>,
     sparse: HashMap<u64, u32>,
 }
 
-impl IdIndex {
-    fn new(max_id: u64, count: usize) -> IdIndex {
+impl IdTable {
+    fn new(max_id: u64, count: usize) -> IdTable {
         let dense_len = if max_id < (count as u64).saturating_mul(8).max(1 << 16) {
             max_id as usize + 1
         } else {
             0
         };
-        IdIndex {
+        IdTable {
             dense: vec![UNMAPPED; dense_len],
             sparse: HashMap::default(),
         }
     }
 
-    /// Records `id → index` unless `id` is already known; false when it was.
-    fn insert_first(&mut self, id: u64, index: u32) -> bool {
+    fn set(&mut self, id: u64, value: u32) {
+        if (id as usize) < self.dense.len() {
+            self.dense[id as usize] = value;
+        } else {
+            self.sparse.insert(id, value);
+        }
+    }
+
+    /// Records `id → value` unless `id` is already known; false when it was.
+    fn insert_first(&mut self, id: u64, value: u32) -> bool {
         if (id as usize) < self.dense.len() {
             let slot = &mut self.dense[id as usize];
             if *slot != UNMAPPED {
                 return false;
             }
-            *slot = index;
+            *slot = value;
             true
         } else {
             match self.sparse.entry(id) {
                 std::collections::hash_map::Entry::Occupied(_) => false,
                 std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(index);
+                    v.insert(value);
                     true
                 }
             }
@@ -174,7 +157,7 @@ impl RawTree {
     pub fn lower(self, profile: &mut Profile, thread: &mut Thread, at: &str) -> Lowered {
         let n = self.nodes.len();
         let mut index_of =
-            IdIndex::new(self.nodes.iter().map(|node| node.id).max().unwrap_or(0), n);
+            IdTable::new(self.nodes.iter().map(|node| node.id).max().unwrap_or(0), n);
         let mut duplicate_ids = Damage::default();
         let mut max_id = 0;
         for (i, node) in self.nodes.iter().enumerate() {
@@ -184,7 +167,7 @@ impl RawTree {
                 duplicate_ids.hit(|| format!("{at}[{i}] id {}", node.id));
             }
         }
-        let mut map = NodeMap::new(max_id, n);
+        let mut map = NodeMap(IdTable::new(max_id, n));
         let mut self_size = Vec::new();
         // DevTools' totalHitCount: the nodes' hitCounts when the first node has one.
         if self.nodes.first().is_some_and(|f| f.hit_count.is_some()) {

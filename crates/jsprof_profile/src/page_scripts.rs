@@ -207,11 +207,8 @@ impl Scripts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::page_events::stamp_at as at;
     use serde_json::json;
-
-    fn at(ts: i64) -> Stamp {
-        Stamp { ts, pid: 1, tid: 1 }
-    }
 
     #[test]
     fn a_script_gathers_its_rundown_events_as_the_engine_does() {

@@ -9,7 +9,7 @@ use std::io::Read;
 use serde::Deserialize;
 
 use crate::error::ReadError;
-use crate::json::{self, Float, JsonPath, Keys, Source};
+use crate::json::{self, seed_visitor, Float, JsonPath, Keys, Source};
 use crate::model::{clamp_time, Profile, ProfileKind, StackId, Thread, WeightUnit, IDLE_NAME};
 
 #[derive(Default)]
@@ -21,7 +21,7 @@ struct TraceIn {
     keys: Keys,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Copy, Deserialize)]
 #[serde(field_identifier, rename_all = "camelCase")]
 enum TopField {
     Frames,
@@ -30,6 +30,19 @@ enum TopField {
     Samples,
     #[serde(other)]
     Other,
+}
+
+impl TopField {
+    /// The key as written; `None` for the keys not read.
+    fn key(self) -> Option<&'static str> {
+        Some(match self {
+            TopField::Frames => "frames",
+            TopField::Resources => "resources",
+            TopField::Stacks => "stacks",
+            TopField::Samples => "samples",
+            TopField::Other => return None,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -63,40 +76,21 @@ struct SampleIn {
 
 struct TraceSeed;
 
-impl<'de> serde::de::DeserializeSeed<'de> for TraceSeed {
-    type Value = TraceIn;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<TraceIn, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-/// The top-level object by hand rather than derived: a repeated key is read again and the last
-/// value wins (a derived struct refuses it), as in the other readers.
-impl<'de> serde::de::Visitor<'de> for TraceSeed {
-    type Value = TraceIn;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JS Self-Profiling trace object")
-    }
+seed_visitor! {
+    /// The top-level object by hand rather than derived: a repeated key is read again and the last
+    /// value wins (a derived struct refuses it), as in the other readers.
+    TraceSeed => TraceIn, deserialize_map, "a JS Self-Profiling trace object";
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TraceIn, A::Error> {
         let mut t = TraceIn::default();
         while let Some(field) = map.next_key::<TopField>()? {
+            if let Some(key) = field.key() {
+                t.keys.first(key);
+            }
             match field {
-                TopField::Frames => {
-                    t.keys.first("frames");
-                    t.frames = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
-                TopField::Resources => {
-                    t.keys.first("resources");
-                    t.resources = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
-                TopField::Stacks => {
-                    t.keys.first("stacks");
-                    t.stacks = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
-                TopField::Samples => {
-                    t.keys.first("samples");
-                    t.samples = map.next_value::<Option<_>>()?.unwrap_or_default();
-                }
+                TopField::Frames => t.frames = json::next_list(&mut map)?,
+                TopField::Resources => t.resources = json::next_list(&mut map)?,
+                TopField::Stacks => t.stacks = json::next_list(&mut map)?,
+                TopField::Samples => t.samples = json::next_list(&mut map)?,
                 TopField::Other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
@@ -125,9 +119,7 @@ pub fn read_selfprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, 
     let path = JsonPath::default();
     let (trace, trailing) = json::deserialize(source, TraceSeed, &path)?;
     let mut profile = Profile::new(ProfileKind::SelfProfile);
-    if trailing {
-        profile.warn("", "bytes after the end of the JSON value were ignored");
-    }
+    json::warn_trailing(&mut profile, trailing);
     trace.keys.warn(&mut profile, "");
     let mut thread = Thread {
         name: "main".to_string(),
