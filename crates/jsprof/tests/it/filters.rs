@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json, temp_file};
+use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, temp_file};
 use crate::views::{key, weights, Key, SAMPLED_FIXTURES};
 
 fn top(path: &str, extra: &[&str]) -> Vec<Value> {
@@ -37,9 +37,7 @@ fn focus_target(rows: &[Value], nested: bool, path: &str) -> (String, (f64, f64)
     }
     let roots: Vec<String> = if nested {
         let tree = jsprof_json(&["tree", "--json", "--max-depth", "1", path]);
-        tree["nodes"]
-            .as_array()
-            .unwrap()
+        json_array(&tree["nodes"])
             .iter()
             .map(|n| n["name"].as_str().unwrap().to_string())
             .collect()
@@ -87,9 +85,7 @@ fn focus_keeps_exactly_the_time_under_the_function() {
         assert!(close(weights(row).1, total), "{input}: {name}");
         // Re-rooted: the tree has the function as its only root.
         let tree = jsprof_json(&["tree", "--json", "--max-depth", "1", path, "--focus", &re]);
-        let roots: Vec<&str> = tree["nodes"]
-            .as_array()
-            .unwrap()
+        let roots: Vec<&str> = json_array(&tree["nodes"])
             .iter()
             .map(|n| n["name"].as_str().unwrap())
             .collect();
@@ -154,13 +150,9 @@ fn sandwich_is_top_bottom_up_and_focus() {
             close(w.0, self_ms) && close(w.1, total),
             "{input}: {name}: {w:?}"
         );
-        assert!(
-            doc["other_matches"].as_array().unwrap().is_empty(),
-            "{input}"
-        );
+        assert!(json_array(&doc["other_matches"]).is_empty(), "{input}");
         let nodes = |v: &Value| -> Vec<(String, u64, f64, f64)> {
-            v.as_array()
-                .unwrap()
+            json_array(&v)
                 .iter()
                 .map(|n| {
                     let (s, t) = weights(n);
@@ -214,7 +206,7 @@ fn sandwich_is_top_bottom_up_and_focus() {
     let doc = jsprof_json(&["tree", "--json", path, "--sandwich", "."]);
     let heaviest = top(path, &["--by", "total"]);
     assert!(close(weights(&doc["function"]).1, weights(&heaviest[0]).1));
-    assert!(!doc["other_matches"].as_array().unwrap().is_empty());
+    assert!(!json_array(&doc["other_matches"]).is_empty());
     let out = jsprof(&["tree", path, "--sandwich", "^no such function$"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -320,7 +312,7 @@ fn every_view_takes_the_filters() {
 
     // Folded stacks: every stack but the gaps starts at the function; they add up to its total.
     let folded = temp_file("focus.folded", b"");
-    let out = jsprof(&[
+    jsprof_ok(&[
         "export",
         path,
         "-f",
@@ -330,11 +322,6 @@ fn every_view_takes_the_filters() {
         "--focus",
         &re,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let text = std::fs::read_to_string(&folded).unwrap();
     let mut under = 0.0;
     for line in text.lines() {
@@ -360,7 +347,7 @@ fn every_view_takes_the_filters() {
         "--focus",
         &re,
     ]);
-    let ev = events["events"].as_array().unwrap();
+    let ev = json_array(&events["events"]);
     let f = ev.iter().find(|e| e["name"] == name.as_str()).unwrap();
     assert!((f["total_ms"].as_f64().unwrap() - total_ms).abs() < 1e-3);
     let names: std::collections::HashSet<&str> =
@@ -372,7 +359,7 @@ fn every_view_takes_the_filters() {
     // SVGs are written.
     for cmd in ["flamegraph", "flamechart"] {
         let svg = temp_file(&format!("focus-{cmd}.svg"), b"");
-        let out = jsprof(&[
+        jsprof_ok(&[
             cmd,
             path,
             "-o",
@@ -381,11 +368,6 @@ fn every_view_takes_the_filters() {
             &re,
             "--hide-idle",
         ]);
-        assert!(
-            out.status.success(),
-            "{cmd}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(
             text.contains(&format!(">{name}<")) || text.contains(&name),
@@ -405,7 +387,7 @@ fn trace_calls(path: &str, extra: &[&str]) -> HashMap<String, (f64, u64)> {
     args.extend_from_slice(extra);
     let doc = jsprof_json(&args);
     let mut out = HashMap::new();
-    let mut todo: Vec<&Value> = doc["events"].as_array().unwrap().iter().collect();
+    let mut todo: Vec<&Value> = json_array(&doc["events"]).iter().collect();
     while let Some(e) = todo.pop() {
         if e["type"] == "JS_CALL" {
             let name = e["name"].as_str().unwrap().to_string();
@@ -461,11 +443,7 @@ fn focus_on_a_trace_keeps_the_focused_calls() {
 /// The report's embedded data (`<script id="jsprof-data">`).
 fn report_data(args: &[&str]) -> Value {
     let out = jsprof(&[&["report"][..], args, &["-o", "-"]].concat());
-    assert!(
-        out.status.success(),
-        "jsprof report {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, &format!("jsprof report {args:?}"));
     let html = String::from_utf8(out.stdout).unwrap();
     let start = html
         .find(r#"<script id="jsprof-data" type="application/json">"#)
@@ -512,7 +490,7 @@ fn report_takes_the_filters() {
     );
     let chart = &data["chart"];
     let ev = &chart["events"];
-    let n = ev["p"].as_array().unwrap().len();
+    let n = json_array(&ev["p"]).len();
     assert!(n > 0);
     for i in (0..n).filter(|&i| ev["p"][i] == -1 && ev["f"][i].as_i64().unwrap() >= 0) {
         assert_eq!(name_of(chart, ev["f"][i].as_u64().unwrap()), name);
@@ -640,7 +618,7 @@ fn focus_stack_keeps_exactly_the_nodes_subtree() {
         let path = fixtures().join(input);
         let path = path.to_str().unwrap();
         let tree = jsprof_json(&["tree", "--json", path]);
-        let nodes = tree["nodes"].as_array().unwrap();
+        let nodes = json_array(&tree["nodes"]);
         let targets = subtree_targets(nodes, |n| weights(n).1);
         assert!(targets.len() >= 3, "{input}: {targets:?}");
         for id in targets {
@@ -654,7 +632,7 @@ fn focus_stack_keeps_exactly_the_nodes_subtree() {
             let focused = jsprof_json(&["tree", "--json", path, "--focus-stack", &stack]);
             // The loader's warnings, no more.
             assert_eq!(focused["warnings"], tree["warnings"], "{input}: {stack}");
-            let fnodes = focused["nodes"].as_array().unwrap();
+            let fnodes = json_array(&focused["nodes"]);
             let roots: Vec<&Value> = fnodes.iter().filter(|n| n["parent"].is_null()).collect();
             assert!(!roots.is_empty(), "{input}: {stack}");
             for r in &roots {
@@ -697,7 +675,7 @@ fn focus_stack_inverted_keeps_exactly_the_bottom_up_nodes_self() {
         let path = fixtures().join(input);
         let path = path.to_str().unwrap();
         let tree = jsprof_json(&["tree", "--bottom-up", "--json", "--max-depth", "4", path]);
-        let nodes = tree["nodes"].as_array().unwrap();
+        let nodes = json_array(&tree["nodes"]);
         let targets = subtree_targets(
             &nodes
                 .iter()
@@ -727,7 +705,7 @@ fn focus_stack_inverted_keeps_exactly_the_bottom_up_nodes_self() {
             ]);
             // The loader's warnings, no more.
             assert_eq!(focused["warnings"], tree["warnings"], "{input}: {stack}");
-            let fnodes = focused["nodes"].as_array().unwrap();
+            let fnodes = json_array(&focused["nodes"]);
             let roots: Vec<&Value> = fnodes.iter().filter(|n| n["parent"].is_null()).collect();
             // Every kept sample now ends in the node's function: it alone has self time.
             let with_self: Vec<&&Value> = roots.iter().filter(|r| weights(r).0 > 0.0).collect();
@@ -825,7 +803,7 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
         let path = file.to_str().unwrap();
         let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
         let tree = jsprof_json(&["tree", "--json", path]);
-        let nodes = tree["nodes"].as_array().unwrap();
+        let nodes = json_array(&tree["nodes"]);
         // The heaviest node two levels down, then one of its children read in the focused tree.
         let target = subtree_targets(nodes, |n| weights(n).1)[2];
         let outer: Vec<String> = node_path(nodes, target)
@@ -839,20 +817,15 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
         let inner = format!("{};{}", outer.last().unwrap(), folded_label(child));
         let outer = outer.join(";");
         let bottom = jsprof_json(&["tree", "--json", "--bottom-up", "--max-depth", "2", path]);
-        let caller = bottom["nodes"]
-            .as_array()
-            .unwrap()
+        let caller = json_array(&bottom["nodes"])
             .iter()
             .find(|n| n["depth"] == 1)
             .unwrap();
-        let leaf_first = node_path(
-            bottom["nodes"].as_array().unwrap(),
-            caller["id"].as_u64().unwrap(),
-        )
-        .iter()
-        .map(|n| folded_label(n))
-        .collect::<Vec<_>>()
-        .join(";");
+        let leaf_first = node_path(json_array(&bottom["nodes"]), caller["id"].as_u64().unwrap())
+            .iter()
+            .map(|n| folded_label(n))
+            .collect::<Vec<_>>()
+            .join(";");
         let cases: Vec<(String, Vec<&str>)> = vec![
             (
                 format!("tree?focus_stack={}", encode(&outer)),
@@ -933,7 +906,7 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
     let file = fixtures().join("trace/primes.trace.json.gz");
     let f = file.to_str().unwrap();
     let tree = jsprof_json(&["tree", "--json", f]);
-    let nodes = tree["nodes"].as_array().unwrap();
+    let nodes = json_array(&tree["nodes"]);
     // The heaviest named JS function (engine events have no line) entered from an engine event.
     let engine = |n: &Value| n["url"] == "" && n["line"].is_null();
     let by_id: HashMap<u64, &Value> = nodes
@@ -953,9 +926,7 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
         .collect::<Vec<_>>()
         .join(";");
     let focused = jsprof_json(&["tree", "--json", f, "--focus-stack", &stack]);
-    let names: std::collections::HashSet<&str> = focused["nodes"]
-        .as_array()
-        .unwrap()
+    let names: std::collections::HashSet<&str> = json_array(&focused["nodes"])
         .iter()
         .map(|n| n["name"].as_str().unwrap())
         .collect();
@@ -969,9 +940,7 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
         &stack,
     ]);
     assert_eq!(events["warnings"], tree["warnings"], "{stack}");
-    let calls: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
+    let calls: Vec<&str> = json_array(&events["events"])
         .iter()
         .filter(|e| e["type"] == "JS_CALL")
         .map(|e| e["name"].as_str().unwrap())
@@ -987,9 +956,7 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
         );
     }
     let all = jsprof_json(&["events", f, "--json", "--mode", "unique-events"]);
-    let before = all["events"]
-        .as_array()
-        .unwrap()
+    let before = json_array(&all["events"])
         .iter()
         .filter(|e| e["type"] == "JS_CALL")
         .count();

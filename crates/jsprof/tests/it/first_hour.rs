@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof, jsprof_env, temp_file};
+use crate::support::{assert_ok, fixtures, golden, json_array, jsprof, jsprof_env, temp_file};
 
 /// V8 names a regular expression's compiled code `RegExp: ` + its source: hundreds of characters.
 fn long_regexp() -> String {
@@ -37,11 +37,7 @@ fn regexp_profile() -> std::path::PathBuf {
 }
 
 fn stdout(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
@@ -130,9 +126,7 @@ fn distances_of_objects_only_the_gc_roots_hold_print_as_devtools_minus() {
     let file = file.to_str().unwrap();
     let theirs = golden(&fixtures().join("heap/node-small.heapsnapshot.devtools.json.gz"));
     // Classes DevTools shows with `−`: a distance from `baseSystemDistance` (100000000) up.
-    let system: Vec<&Value> = theirs["classes"]
-        .as_array()
-        .unwrap()
+    let system: Vec<&Value> = json_array(&theirs["classes"])
         .iter()
         .filter(|c| c["distance"].as_i64().unwrap() >= 100_000_000)
         .collect();
@@ -144,14 +138,12 @@ fn distances_of_objects_only_the_gc_roots_hold_print_as_devtools_minus() {
         "heap", "summary", file, "--json", "--limit", "0",
     ])))
     .unwrap();
-    let ours = json["classes"].as_array().unwrap();
+    let ours = json_array(&json["classes"]);
     for c in &system {
         let row = ours.iter().find(|r| r["key"] == c["key"]).unwrap();
         assert_eq!(row["distance"], Value::Null, "{}", c["name"]);
     }
-    let reachable = theirs["classes"]
-        .as_array()
-        .unwrap()
+    let reachable = json_array(&theirs["classes"])
         .iter()
         .find(|c| c["distance"].as_i64().unwrap() < 100_000_000)
         .unwrap();

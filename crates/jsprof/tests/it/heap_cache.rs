@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof_env};
+use crate::support::{assert_ok, fixtures, golden, json_array, jsprof_env};
 
 // The generator is compiled once, in `heap_scale` (a second `#[path]` would load it twice).
 use crate::heap_scale::heapgen;
@@ -32,11 +32,7 @@ fn run(cache: &Path, args: &[&str]) -> Output {
         args,
         &[("JSPROF_CACHE_DIR", dir), ("JSPROF_CACHE_MIN_BYTES", "0")],
     );
-    assert!(
-        out.status.success(),
-        "jsprof {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, &format!("jsprof {args:?}"));
     out
 }
 
@@ -148,9 +144,7 @@ fn same_bytes_cold_warm_and_bypassed(file: &Path, ids: &[String]) {
 /// Sampled node ids from a DevTools golden (the first two must have a dominator subtree).
 fn golden_ids(golden_file: &str) -> Vec<String> {
     let g = golden(&fixtures().join("heap").join(golden_file));
-    let ids: Vec<String> = g["sampled_nodes"]
-        .as_array()
-        .unwrap()
+    let ids: Vec<String> = json_array(&g["sampled_nodes"])
         .iter()
         .take(4)
         .map(|n| n["id"].to_string())
@@ -190,7 +184,7 @@ fn a_generated_snapshot_answers_the_same_bytes_cold_warm_and_without_the_cache()
     let truth = shape.write(&mut text).unwrap();
     assert!(text.len() > 3 << 20, "{} bytes", text.len());
     let expected: Value = serde_json::from_str(&truth.to_json(&shape, 500)).unwrap();
-    let ids: Vec<String> = (expected["sampled_nodes"].as_array().unwrap().iter())
+    let ids: Vec<String> = (json_array(&expected["sampled_nodes"]).iter())
         .take(4)
         .map(|n| n["id"].to_string())
         .collect();
@@ -532,11 +526,7 @@ fn a_spilled_analysis_answers_the_same_bytes() {
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
         let run_with = |env: &[(&str, &str)]| {
             let out = jsprof_env(&argv, env);
-            assert!(
-                out.status.success(),
-                "{argv:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_ok(&out, &format!("{argv:?}"));
             out
         };
         let in_memory = run_with(&[("JSPROF_CACHE", "0"), ("JSPROF_HEAP_SPILL", "0")]);

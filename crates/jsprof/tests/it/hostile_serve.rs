@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve};
-use crate::support::{fixtures, jsprof};
+use crate::support::{assert_ok, fixtures, json_array, jsprof};
 
 /// Kills a child process when the test ends, passed or not.
 pub(crate) struct Reap(Child);
@@ -205,11 +205,7 @@ fn cdp_addresses_are_checked_where_the_connection_goes() {
         );
     }
     let sessions = s.get("/api/sessions").json();
-    assert_eq!(
-        sessions["sessions"].as_array().unwrap().len(),
-        0,
-        "{sessions}"
-    );
+    assert_eq!(json_array(&sessions["sessions"]).len(), 0, "{sessions}");
     drop(node);
 }
 
@@ -480,11 +476,7 @@ fn record_checks_its_output_first_and_reports_the_program() {
         .env("RUN_MS", "300")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     assert!(
         std::fs::symlink_metadata(&victim).is_err(),
         "written through the planted link"
@@ -630,7 +622,7 @@ fn data_is_private_and_snapshots_are_bounded() {
     );
     let v = stopped.json();
     // The first snapshot passed the 1 KB quota: no further one, at the end neither.
-    assert_eq!(v["artifacts"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(json_array(&v["artifacts"]).len(), 1, "{v}");
     let warning = v["warnings"][0]["message"].as_str().unwrap_or("");
     assert!(warning.contains("quota"), "{v}");
 }

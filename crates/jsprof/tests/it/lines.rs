@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof, jsprof_json};
+use crate::support::{assert_ok, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -21,7 +21,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn functions(doc: &Value) -> &Vec<Value> {
-    doc["functions"].as_array().unwrap()
+    json_array(&doc["functions"])
 }
 
 /// Every function's lines, added up per (script, line) as the gutter adds them, equal DevTools'
@@ -66,7 +66,7 @@ fn every_line_is_the_devtools_gutter() {
         for f in functions(&doc) {
             let url = f["url"].as_str().unwrap();
             let mut sum = 0.0;
-            for l in f["lines"].as_array().unwrap() {
+            for l in json_array(&f["lines"]) {
                 let ms = l["self_ms"].as_f64().unwrap();
                 sum += ms;
                 *ours
@@ -80,7 +80,7 @@ fn every_line_is_the_devtools_gutter() {
         }
         let mut theirs: BTreeMap<(String, u64), f64> = BTreeMap::new();
         for (url, lines) in oracle["scripts"].as_object().unwrap() {
-            for l in lines.as_array().unwrap() {
+            for l in json_array(&lines) {
                 theirs.insert(
                     (url.clone(), l[0].as_u64().unwrap()),
                     l[1].as_f64().unwrap(),
@@ -123,9 +123,7 @@ fn a_functions_numbers_are_tops_and_its_ticks_v8s() {
     assert_eq!(functions(&doc).len(), 2);
     let raw = golden(&file);
     for f in functions(&doc) {
-        let row = top["functions"]
-            .as_array()
-            .unwrap()
+        let row = json_array(&top["functions"])
             .iter()
             .find(|r| r["name"] == f["name"] && r["url"] == f["url"] && r["line"] == f["line"])
             .unwrap_or_else(|| panic!("{} is in top 5", f["name"]));
@@ -138,9 +136,7 @@ fn a_functions_numbers_are_tops_and_its_ticks_v8s() {
         ] {
             assert_eq!(f[k], row[k], "{k} of {}", f["name"]);
         }
-        let hits: u64 = raw["nodes"]
-            .as_array()
-            .unwrap()
+        let hits: u64 = json_array(&raw["nodes"])
             .iter()
             .filter(|n| {
                 let cf = &n["callFrame"];
@@ -153,7 +149,7 @@ fn a_functions_numbers_are_tops_and_its_ticks_v8s() {
             .sum();
         assert!(hits > 5, "{}: {hits} hits", f["name"]);
         assert_eq!(f["ticks"].as_u64().unwrap(), hits, "{}", f["name"]);
-        let lines = f["lines"].as_array().unwrap();
+        let lines = json_array(&f["lines"]);
         let max = lines
             .iter()
             .map(|l| l["ticks"].as_u64().unwrap())
@@ -212,7 +208,7 @@ fn a_local_programs_lines_with_their_text() {
     );
     let text = std::fs::read_to_string(&source).unwrap();
     let file: Vec<&str> = text.lines().collect();
-    let lines = f["lines"].as_array().unwrap();
+    let lines = json_array(&f["lines"]);
     // From 3 lines before the function to 3 after its last ticked line, every one with its text.
     assert_eq!(lines[0]["line"], 1);
     for l in lines {
@@ -261,10 +257,8 @@ fn missing_sources_and_bad_requests() {
         f["source_note"].as_str().unwrap().contains("work.js"),
         "{f}"
     );
-    assert!(!f["lines"].as_array().unwrap().is_empty());
-    assert!(f["lines"]
-        .as_array()
-        .unwrap()
+    assert!(!json_array(&f["lines"]).is_empty());
+    assert!(json_array(&f["lines"])
         .iter()
         .all(|l| l["text"].is_null() && l["ticks"].as_u64().unwrap() > 0));
     let out = jsprof(&["lines", path, "--function", "^no such function$"]);
@@ -304,11 +298,7 @@ fn a_bundles_lines_land_in_the_original_files() {
         .arg("lines")
         .output()
         .expect("node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     let status = Command::new("node")
         .args([
             "--no-turbo-inlining",
@@ -340,7 +330,7 @@ fn a_bundles_lines_land_in_the_original_files() {
     );
     let text = std::fs::read_to_string(&original).unwrap();
     let file: Vec<&str> = text.lines().collect();
-    let lines = f["lines"].as_array().unwrap();
+    let lines = json_array(&f["lines"]);
     for l in lines {
         let n = l["line"].as_u64().unwrap() as usize;
         assert_eq!(l["text"], file[n - 1], "line {n}");
@@ -372,10 +362,8 @@ pub(crate) fn assert_trace_lines_are_devtools(
     let t = trace.to_str().unwrap();
     let threads = jsprof_json(&["threads", t, "--json"]);
     let mut compared = 0;
-    for want in oracle["threads"].as_array().unwrap() {
-        let id = threads["timelines"]
-            .as_array()
-            .unwrap()
+    for want in json_array(&oracle["threads"]) {
+        let id = json_array(&threads["timelines"])
             .iter()
             .find(|x| x["pid"] == want["pid"] && x["tid"] == want["tid"])
             .unwrap_or_else(|| panic!("{t}: no timeline for {want}"))["timeline_id"]
@@ -402,7 +390,7 @@ pub(crate) fn assert_trace_lines_are_devtools(
         for f in functions(&doc) {
             let url = f["url"].as_str().unwrap();
             let mut sum = 0.0;
-            for l in f["lines"].as_array().unwrap() {
+            for l in json_array(&f["lines"]) {
                 let ms = l["self_ms"].as_f64().unwrap();
                 assert!(l["ticks"].as_u64().unwrap() > 0, "{t}: {l}");
                 sum += ms;
@@ -417,7 +405,7 @@ pub(crate) fn assert_trace_lines_are_devtools(
         }
         let mut theirs: BTreeMap<(String, u64), f64> = BTreeMap::new();
         for (url, lines) in want["scripts"].as_object().unwrap() {
-            for l in lines.as_array().unwrap() {
+            for l in json_array(&lines) {
                 theirs.insert(
                     (url.clone(), l[0].as_u64().unwrap()),
                     l[1].as_f64().unwrap(),
@@ -468,9 +456,7 @@ fn every_trace_line_is_the_devtools_gutter() {
     assert!(total >= 60, "{total} lines compared");
     // The out-of-order samples are there (else the pairing above was not tested).
     let raw = golden(&fixtures().join("trace/page.trace.json.gz"));
-    let backwards = raw["traceEvents"]
-        .as_array()
-        .unwrap()
+    let backwards = json_array(&raw["traceEvents"])
         .iter()
         .filter(|e| e["name"] == "ProfileChunk")
         .flat_map(|e| {
@@ -524,18 +510,13 @@ fn a_traces_bad_lines_are_named_not_fatal() {
         chunk(2100, vec![], vec![2, 2], serde_json::json!({"lines": [30, 31], "columns": [4, 4]})),
     ]);
     let path = crate::support::temp_file("bad-lines.trace.json", events.to_string().as_bytes());
-    let out = jsprof(&[
+    let out = jsprof_ok(&[
         "lines",
         path.to_str().unwrap(),
         "--function",
         "^work$",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let warnings = doc["warnings"].to_string();
     assert!(
@@ -545,9 +526,7 @@ fn a_traces_bad_lines_are_named_not_fatal() {
         "{warnings}"
     );
     let f = &functions(&doc)[0];
-    let lines: Vec<(u64, u64, f64)> = f["lines"]
-        .as_array()
-        .unwrap()
+    let lines: Vec<(u64, u64, f64)> = json_array(&f["lines"])
         .iter()
         .map(|l| {
             (
@@ -691,12 +670,12 @@ fn a_large_traces_lines_add_up_to_self_time() {
         "--json",
     ]);
     let top = jsprof_json(&["top", p, "--samples", "--limit", "0", "--json"]);
-    let rows = top["functions"].as_array().unwrap();
+    let rows = json_array(&top["functions"]);
     let mut checked = 0;
     let (mut sum_lines, mut sum_self) = (0.0, 0.0);
     for f in functions(&doc) {
         if f["url"] == "" {
-            assert_eq!(f["lines"].as_array().unwrap().len(), 0, "{f}");
+            assert_eq!(json_array(&f["lines"]).len(), 0, "{f}");
             continue;
         }
         let row = rows

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector};
+use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json, node_with_inspector};
 
 /// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
 pub static PORT_9229: Mutex<()> = Mutex::new(());
@@ -37,9 +37,7 @@ fn oracle(name: &str, file: &Path) -> Option<Value> {
 }
 
 pub(crate) fn artifacts(v: &Value) -> Vec<(String, PathBuf)> {
-    v["artifacts"]
-        .as_array()
-        .unwrap()
+    json_array(&v["artifacts"])
         .iter()
         .map(|a| {
             (
@@ -60,9 +58,7 @@ pub(crate) fn find(v: &Value, kind: &str) -> PathBuf {
 
 pub(crate) fn function_names(file: &Path) -> Vec<String> {
     let v = jsprof_json(&["top", "--json", "--limit", "0", file.to_str().unwrap()]);
-    v["functions"]
-        .as_array()
-        .unwrap()
+    json_array(&v["functions"])
         .iter()
         .map(|f| f["name"].as_str().unwrap().to_string())
         .collect()
@@ -100,9 +96,7 @@ fn record_a_launched_command() {
     assert!(cpu.extension().unwrap() == "cpuprofile" && cpu.starts_with(&dir));
     assert!(function_names(&cpu).iter().any(|n| n == "hotFunction"));
     if let Some(gold) = oracle("cpu-oracle", &cpu) {
-        assert!(gold["functions"]
-            .as_array()
-            .unwrap()
+        assert!(json_array(&gold["functions"])
             .iter()
             .any(|f| f["name"] == "hotFunction"));
     }
@@ -408,11 +402,7 @@ fn ctrl_c_stops_and_saves() {
         .status()
         .unwrap();
     let out = recorder.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stop_reason"], "Interrupted");
     assert!(function_names(&find(&v, "cpu"))

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::record::{artifacts, function_names, hot_js, out_dir, record_within};
-use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json};
 
 fn fixture(name: &str) -> PathBuf {
     fixtures().join("record").join(name)
@@ -25,9 +25,7 @@ fn record_cmd(dir: &Path) -> Command {
 
 /// The recorded targets: (pid, worker, title, files).
 fn targets(v: &Value) -> Vec<(u64, Option<String>, String, Vec<PathBuf>)> {
-    v["targets"]
-        .as_array()
-        .unwrap()
+    json_array(&v["targets"])
         .iter()
         .map(|t| {
             assert!(t["error"].is_null(), "{t}");
@@ -35,9 +33,7 @@ fn targets(v: &Value) -> Vec<(u64, Option<String>, String, Vec<PathBuf>)> {
                 t["pid"].as_u64().unwrap(),
                 t["worker"].as_str().map(str::to_string),
                 t["title"].as_str().unwrap().to_string(),
-                t["files"]
-                    .as_array()
-                    .unwrap()
+                json_array(&t["files"])
                     .iter()
                     .map(|f| PathBuf::from(f.as_str().unwrap()))
                     .collect(),
@@ -590,11 +586,7 @@ fn another_user_can_neither_attach_to_nor_inject_into_a_recording() {
         .arg(&registry)
         .output()
         .unwrap();
-    assert!(
-        probe.status.success(),
-        "{}",
-        String::from_utf8_lossy(&probe.stderr)
-    );
+    assert_ok(&probe, "");
     let seen: Value = serde_json::from_slice(&probe.stdout).unwrap();
     assert_eq!(seen["uid"], 65534);
     assert_eq!(
@@ -616,11 +608,7 @@ fn another_user_can_neither_attach_to_nor_inject_into_a_recording() {
     }
 
     let out = recorder.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stop_reason"], "Duration");
     let all = targets(&v);

@@ -3,9 +3,29 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The repository's `fixtures/` folder.
-pub fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+pub use jsprof_testkit::fixtures;
+
+/// `out` is a success; otherwise a panic naming `what`, the exit status and stderr.
+pub fn assert_ok(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs `jsprof` with `args` (as [`jsprof`]) and asserts that it succeeded.
+pub fn jsprof_ok(args: &[&str]) -> Output {
+    let out = jsprof(args);
+    assert_ok(&out, &format!("jsprof {args:?}"));
+    out
+}
+
+/// The JSON array `v`; a panic showing `v` when it is not one.
+pub fn json_array(v: &serde_json::Value) -> &Vec<serde_json::Value> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v:.200}"))
 }
 
 /// Runs the built `jsprof` binary with `args`, its output piped and `COLUMNS` unset, so tables
@@ -27,12 +47,7 @@ pub fn jsprof_env(args: &[&str], env: &[(&str, &str)]) -> Output {
 /// Runs `jsprof` and parses its stdout as JSON, panicking with stderr when it fails.
 pub fn jsprof_json(args: &[&str]) -> serde_json::Value {
     let out = jsprof(args);
-    assert!(
-        out.status.success(),
-        "jsprof {args:?} failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, &format!("jsprof {args:?} failed"));
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use crate::heap_cache::{padded, poison};
 use crate::serve::Serve;
-use crate::support::jsprof_env;
+use crate::support::{assert_ok, jsprof_env};
 
 /// The CLI indexes a snapshot; its text is then spoiled with its key kept (size, mtime, first and
 /// last MiB): `jsprof view` still shows the CLI's Summary, which only the index can give, writes
@@ -26,11 +26,7 @@ fn view_opens_the_file_in_place_through_the_clis_heap_index() {
     let file = padded(&dir, "detached.heapsnapshot.gz");
     let f = file.to_str().unwrap();
     let cli = jsprof_env(&["heap", "summary", f, "--json", "--limit", "0"], &env);
-    assert!(
-        cli.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cli.stderr)
-    );
+    assert_ok(&cli, "");
     let expected: serde_json::Value = serde_json::from_slice(&cli.stdout).unwrap();
     poison(&file);
     let before = std::fs::metadata(&file).unwrap();

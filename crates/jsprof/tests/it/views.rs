@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof, jsprof_json, jsprof_ok};
 
 /// Every input kind the engine reads, with the fixtures that have DevTools goldens.
 pub const SAMPLED_FIXTURES: &[&str] = &[
@@ -55,16 +55,14 @@ pub fn top_by_key_with(path: &str, extra: &[&str]) -> HashMap<Key, (f64, f64)> {
     let mut args = vec!["top", "--json", "--limit", "0", path];
     args.extend_from_slice(extra);
     let top = jsprof_json(&args);
-    top["functions"]
-        .as_array()
-        .unwrap()
+    json_array(&top["functions"])
         .iter()
         .map(|f| (key(f), weights(f)))
         .collect()
 }
 
 fn nodes(tree: &Value) -> &Vec<Value> {
-    tree["nodes"].as_array().unwrap()
+    json_array(&tree["nodes"])
 }
 
 #[test]
@@ -262,12 +260,7 @@ fn check_svg(input: &str) {
     let path = fixtures().join(input);
     let path = path.to_str().unwrap();
     let out = crate::support::temp_file(&format!("{}.svg", input.replace('/', "_")), b"");
-    let run = jsprof(&["flamegraph", path, "-o", out.to_str().unwrap()]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    jsprof_ok(&["flamegraph", path, "-o", out.to_str().unwrap()]);
     let text = std::fs::read_to_string(&out).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("the SVG is well-formed XML");
     let svg = doc.root_element();
