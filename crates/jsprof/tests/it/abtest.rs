@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -146,15 +147,57 @@ fn growth_factor(s: f64, d: f64) -> f64 {
 
 const PLANTED: &str = "makeData";
 
-#[test]
-fn planted_regression_is_found() {
+/// An `[abtest]` budget allowing `limit` points of share growth, written under `tmp(dir)`.
+fn budget_file(dir: &str, limit: f64) -> PathBuf {
+    let path = tmp(&format!("{dir}/budget-{limit}.toml"));
+    std::fs::write(
+        &path,
+        format!("[abtest]\nmax_share_growth_points = {limit}\n"),
+    )
+    .unwrap();
+    path
+}
+
+/// `jsprof check --json`'s run `out` with a 2-point budget over the planted groups failed (exit
+/// 1) on one check, the PLANTED function's, whose growth is over 2 points; its report.
+fn fails_on_planted(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<&Value> = json_array(&doc["checks"])
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    assert_eq!(failed.len(), 1, "{doc:#}");
+    assert_eq!(failed[0]["subject"], PLANTED);
+    assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
+    doc
+}
+
+/// Two groups of `n` profiles each under `tmp(dir)`, `base` and `target`, drawn from seed `seed`:
+/// the target's PLANTED function has 3 points more of the self share.
+fn planted_groups(dir: &str, n: usize, seed: u64) -> (PathBuf, PathBuf) {
     let p = fixture();
     let functions = sample_functions(&p);
-    let s = self_share(&p, &functions, PLANTED);
-    let k = growth_factor(s, 0.03);
-    let mut rng = Rng(7);
-    let base = group(&tmp("planted/base"), 12, &mut rng, None);
-    let target = group(&tmp("planted/target"), 12, &mut rng, Some((PLANTED, k)));
+    let k = growth_factor(self_share(&p, &functions, PLANTED), 0.03);
+    let mut rng = Rng(seed);
+    let base = group(&tmp(&format!("{dir}/base")), n, &mut rng, None);
+    let target = group(
+        &tmp(&format!("{dir}/target")),
+        n,
+        &mut rng,
+        Some((PLANTED, k)),
+    );
+    (base, target)
+}
+
+#[test]
+fn planted_regression_is_found() {
+    let (base, target) = planted_groups("planted", 12, 7);
     let svg = tmp("planted/diff.svg");
     let doc = diff_json(&base, &target, &["--flamegraph", svg.to_str().unwrap()]);
     assert_eq!(doc["base"]["profiles"], 12);
@@ -265,62 +308,37 @@ fn bad_groups_are_clear_errors() {
     std::fs::create_dir_all(&empty).unwrap();
     let mut rng = Rng(5);
     let good = group(&tmp("bad/good"), 3, &mut rng, None);
-    let out = jsprof(&[
-        "diff",
-        "--base",
-        empty.to_str().unwrap(),
-        "--target",
-        good.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--base") && err.contains("no file"), "{err}");
-
     let junk = tmp("bad/junk");
     std::fs::create_dir_all(&junk).unwrap();
     std::fs::write(junk.join("a.cpuprofile"), b"{\"nodes\": 3}").unwrap();
     std::fs::write(junk.join("b.cpuprofile"), b"{\"nodes\": 3}").unwrap();
-    let out = jsprof(&[
-        "diff",
-        "--base",
-        good.to_str().unwrap(),
-        "--target",
-        junk.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("a.cpuprofile"), "{err}");
-
-    let out = jsprof(&[
-        "diff",
-        "--alpha",
-        "2",
-        "--base",
-        good.to_str().unwrap(),
-        "--target",
-        good.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--alpha"));
+    // (flags before the groups, base, target, what stderr says): each a usage error (exit 2).
+    let cases: [(&[&str], &PathBuf, &PathBuf, &[&str]); 3] = [
+        (&[], &empty, &good, &["--base", "no file"]),
+        (&[], &good, &junk, &["a.cpuprofile"]),
+        (&["--alpha", "2"], &good, &good, &["--alpha"]),
+    ];
+    for (flags, base, target, says) in cases {
+        let groups = [
+            "--base",
+            base.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+        ];
+        let out = jsprof(&[&["diff"][..], flags, &groups].concat());
+        let case = format!("diff {flags:?} {groups:?}");
+        assert_eq!(out.status.code(), Some(2), "{case}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        for s in says {
+            assert!(err.contains(s), "{case}: {s:?} not in {err}");
+        }
+    }
 }
 
 #[test]
 fn check_budgets_share_growth_over_groups() {
-    let p = fixture();
-    let functions = sample_functions(&p);
-    let k = growth_factor(self_share(&p, &functions, PLANTED), 0.03);
-    let mut rng = Rng(11);
-    let base = group(&tmp("check/base"), 12, &mut rng, None);
-    let target = group(&tmp("check/target"), 12, &mut rng, Some((PLANTED, k)));
-    let budget = |limit: f64| {
-        let path = tmp(&format!("check/budget-{limit}.toml"));
-        std::fs::write(
-            &path,
-            format!("[abtest]\nmax_share_growth_points = {limit}\n"),
-        )
-        .unwrap();
-        path
-    };
+    let (base, target) = planted_groups("check", 12, 11);
+    let budget = |limit: f64| budget_file("check", limit);
     let run = |limit: f64| {
         jsprof(&[
             "check",
@@ -333,22 +351,8 @@ fn check_budgets_share_growth_over_groups() {
             target.to_str().unwrap(),
         ])
     };
-    let out = run(2.0);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = fails_on_planted(&run(2.0));
     assert_eq!(doc["passed"], false);
-    let failed: Vec<&Value> = json_array(&doc["checks"])
-        .iter()
-        .filter(|c| c["status"] == "fail")
-        .collect();
-    assert_eq!(failed.len(), 1, "{doc:#}");
-    assert_eq!(failed[0]["subject"], PLANTED);
-    assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
 
     let out = run(5.0);
     assert_eq!(
@@ -392,12 +396,7 @@ fn check_budgets_share_growth_over_groups() {
 /// planted regression. Then `jsprof check --lake` fails the [abtest] budget on it.
 #[test]
 fn lake_diff_is_the_group_diff_of_the_same_files() {
-    let p = fixture();
-    let functions = sample_functions(&p);
-    let k = growth_factor(self_share(&p, &functions, PLANTED), 0.03);
-    let mut rng = Rng(11);
-    let base = group(&tmp("lake/base"), 10, &mut rng, None);
-    let target = group(&tmp("lake/target"), 10, &mut rng, Some((PLANTED, k)));
+    let (base, target) = planted_groups("lake", 10, 11);
     let lake = tmp("lake/lake");
     let _ = std::fs::remove_dir_all(&lake);
     for (dir, version) in [(&base, "1.0"), (&target, "1.1")] {
@@ -477,12 +476,7 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
     // CI's budget over the lake: "fail if any function's share grew significantly by more than
     // 2 points" fails on the planted +3 points and names it; 5 points passes.
     let check = |limit: f64| {
-        let path = tmp(&format!("lake/budget-{limit}.toml"));
-        std::fs::write(
-            &path,
-            format!("[abtest]\nmax_share_growth_points = {limit}\n"),
-        )
-        .unwrap();
+        let path = budget_file("lake", limit);
         jsprof(&[
             "check",
             "--json",
@@ -496,20 +490,6 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
             "version=1.1",
         ])
     };
-    let out = check(2.0);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let failed: Vec<&Value> = json_array(&doc["checks"])
-        .iter()
-        .filter(|c| c["status"] == "fail")
-        .collect();
-    assert_eq!(failed.len(), 1, "{doc:#}");
-    assert_eq!(failed[0]["subject"], PLANTED);
-    assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
+    fails_on_planted(&check(2.0));
     assert_eq!(check(5.0).status.code(), Some(0));
 }

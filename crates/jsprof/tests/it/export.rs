@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok, temp_file,
+    assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok, temp_file,
 };
 use crate::views::{key, top_by_key_with, weights, SAMPLED_FIXTURES};
 
@@ -277,8 +277,7 @@ fn speedscope_validates_against_its_schema() {
 #[test]
 fn exports_work_per_thread() {
     let input = "third-party/speedscope/Chrome-70-worker.json.gz";
-    let path = fixtures().join(input);
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg(input);
     let mut durations = Vec::new();
     for thread in ["1", "2"] {
         let top = jsprof_json(&[

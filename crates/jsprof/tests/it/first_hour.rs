@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, golden, json_array, jsprof, jsprof_env, temp_file};
+use crate::support::{
+    assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_env, temp_file,
+};
 
 /// V8 names a regular expression's compiled code `RegExp: ` + its source: hundreds of characters.
 fn long_regexp() -> String {
@@ -93,8 +95,7 @@ fn wide_pipes_and_json_print_names_whole() {
 
 #[test]
 fn a_heap_command_on_a_cpu_profile_names_the_format_and_the_command() {
-    let cpu = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let cpu = cpu.to_str().unwrap();
+    let cpu = &fixture_arg("cpu/tsc.cpuprofile.gz");
     for sub in ["summary", "stats", "dominators"] {
         let out = jsprof(&["heap", sub, cpu]);
         assert_eq!(out.status.code(), Some(2), "heap {sub}");
@@ -122,8 +123,7 @@ fn a_heap_command_on_a_cpu_profile_names_the_format_and_the_command() {
 
 #[test]
 fn distances_of_objects_only_the_gc_roots_hold_print_as_devtools_minus() {
-    let file = fixtures().join("heap/node-small.heapsnapshot.gz");
-    let file = file.to_str().unwrap();
+    let file = &fixture_arg("heap/node-small.heapsnapshot.gz");
     let theirs = golden(&fixtures().join("heap/node-small.heapsnapshot.devtools.json.gz"));
     // Classes DevTools shows with `−`: a distance from `baseSystemDistance` (100000000) up.
     let system: Vec<&Value> = json_array(&theirs["classes"])
@@ -177,8 +177,7 @@ fn run(args: &[&str]) -> (String, String) {
 
 #[test]
 fn an_empty_table_says_why() {
-    let file = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let file = file.to_str().unwrap();
+    let file = &fixture_arg("cpu/tsc.cpuprofile.gz");
     // A range past the end of the profile (about 1.8 s long).
     let (text, err) = run(&["top", file, "--range", "50000..60000"]);
     assert_eq!(text.lines().count(), 1, "only the header: {text}");

@@ -7,11 +7,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok};
+use crate::support::{
+    fixture_arg, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok, node_cpu_profile,
+};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -24,6 +25,85 @@ fn functions(doc: &Value) -> &Vec<Value> {
     json_array(&doc["functions"])
 }
 
+/// DevTools' gutter of fixture `rel` (`X.gz`), committed as `X.lines.devtools.json.gz`.
+fn lines_golden(rel: &str) -> Value {
+    golden(&fixtures().join(format!(
+        "{}.lines.devtools.json.gz",
+        rel.strip_suffix(".gz").unwrap()
+    )))
+}
+
+/// A gutter: milliseconds per (script URL, line).
+type Gutter = BTreeMap<(String, u64), f64>;
+
+/// `jsprof lines FILE [EXTRA] --function ^ --limit 0 --no-source --json`: every function's lines
+/// (`^` matches every name, the anonymous ones too).
+fn every_line(file: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["lines", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.extend(["--function", "^", "--limit", "0", "--no-source", "--json"]);
+    jsprof_json(&args)
+}
+
+/// The lines of `doc` (a `jsprof lines --json` answer) added up per (URL, line) as the gutter
+/// adds them, each line first given to `each`; a function with a URL has its lines sum to its
+/// `lines_self_ms` within 1e-6 times `scale(sum)`.
+fn our_gutter(
+    doc: &Value,
+    what: &str,
+    scale: impl Fn(f64) -> f64,
+    each: impl Fn(&Value),
+) -> Gutter {
+    let mut ours = Gutter::new();
+    for f in functions(doc) {
+        let url = f["url"].as_str().unwrap();
+        let mut sum = 0.0;
+        for l in json_array(&f["lines"]) {
+            each(l);
+            let ms = l["self_ms"].as_f64().unwrap();
+            sum += ms;
+            *ours
+                .entry((url.to_string(), l["line"].as_u64().unwrap()))
+                .or_default() += ms;
+        }
+        if !url.is_empty() {
+            let lines_ms = f["lines_self_ms"].as_f64().unwrap();
+            assert!((sum - lines_ms).abs() < 1e-6 * scale(sum), "{what}: {f}");
+        }
+    }
+    ours
+}
+
+/// DevTools' gutter from the lines oracle's answer (its `scripts`: URL → [[line, ms]]).
+fn devtools_gutter(oracle: &Value) -> Gutter {
+    let mut theirs = Gutter::new();
+    for (url, lines) in oracle["scripts"].as_object().unwrap() {
+        for l in json_array(lines) {
+            theirs.insert(
+                (url.clone(), l[0].as_u64().unwrap()),
+                l[1].as_f64().unwrap(),
+            );
+        }
+    }
+    theirs
+}
+
+/// The same lines with time on both sides, each within `tolerance_ms`.
+fn assert_same_gutter(what: &str, ours: &Gutter, theirs: &Gutter, tolerance_ms: f64) {
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>(),
+        "{what}: the lines with time"
+    );
+    for (k, v) in theirs {
+        assert!(
+            (ours[k] - v).abs() <= tolerance_ms,
+            "{what}: {k:?} ours {} DevTools {v}",
+            ours[k]
+        );
+    }
+}
+
 /// Every function's lines, added up per (script, line) as the gutter adds them, equal DevTools'
 /// numbers, line for line; no line is missing on either side.
 #[test]
@@ -34,21 +114,9 @@ fn every_line_is_the_devtools_gutter() {
         "diff/before.cpuprofile.gz",
     ] {
         let path = fixtures().join(input);
-        let oracle = golden(&fixtures().join(format!(
-            "{}.lines.devtools.json.gz",
-            input.strip_suffix(".gz").unwrap()
-        )));
+        let oracle = lines_golden(input);
         // `^` matches every name, the anonymous ones too.
-        let doc = jsprof_json(&[
-            "lines",
-            path.to_str().unwrap(),
-            "--function",
-            "^",
-            "--limit",
-            "0",
-            "--no-source",
-            "--json",
-        ]);
+        let doc = every_line(&path, &[]);
         assert_eq!(doc["kind"], "cpuprofile");
         let tick = (oracle["profile_end_ms"].as_f64().unwrap()
             - oracle["profile_start_ms"].as_f64().unwrap())
@@ -62,45 +130,11 @@ fn every_line_is_the_devtools_gutter() {
             "{input}: tick {} vs DevTools' {tick}",
             doc["tick_ms"]
         );
-        let mut ours: BTreeMap<(String, u64), f64> = BTreeMap::new();
-        for f in functions(&doc) {
-            let url = f["url"].as_str().unwrap();
-            let mut sum = 0.0;
-            for l in json_array(&f["lines"]) {
-                let ms = l["self_ms"].as_f64().unwrap();
-                sum += ms;
-                *ours
-                    .entry((url.to_string(), l["line"].as_u64().unwrap()))
-                    .or_default() += ms;
-            }
-            if !url.is_empty() {
-                let lines_ms = f["lines_self_ms"].as_f64().unwrap();
-                assert!((sum - lines_ms).abs() < 1e-6, "{input}: {f}");
-            }
-        }
-        let mut theirs: BTreeMap<(String, u64), f64> = BTreeMap::new();
-        for (url, lines) in oracle["scripts"].as_object().unwrap() {
-            for l in json_array(&lines) {
-                theirs.insert(
-                    (url.clone(), l[0].as_u64().unwrap()),
-                    l[1].as_f64().unwrap(),
-                );
-            }
-        }
+        let ours = our_gutter(&doc, input, |_| 1.0, |_| {});
+        let theirs = devtools_gutter(&oracle);
         assert!(theirs.len() > 20, "{input}: {} lines", theirs.len());
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            theirs.keys().collect::<Vec<_>>(),
-            "{input}: the lines with time"
-        );
-        for (k, v) in &theirs {
-            // Within a nanosecond (see the tick above).
-            assert!(
-                (ours[k] - v).abs() <= 1e-6,
-                "{input}: {k:?} ours {} DevTools {v}",
-                ours[k]
-            );
-        }
+        // Within a nanosecond (see the tick above).
+        assert_same_gutter(input, &ours, &theirs, 1e-6);
     }
 }
 
@@ -183,21 +217,7 @@ fn a_local_programs_lines_with_their_text() {
          spin(300);\n",
     )
     .unwrap();
-    let status = Command::new("node")
-        .args([
-            "--cpu-prof",
-            "--cpu-prof-interval",
-            "200",
-            "--cpu-prof-name",
-            "spin.cpuprofile",
-        ])
-        .arg("--cpu-prof-dir")
-        .arg(&dir)
-        .arg(&source)
-        .status()
-        .expect("node");
-    assert!(status.success());
-    let profile = dir.join("spin.cpuprofile");
+    let profile = node_cpu_profile(&source, &[], 200, &dir, "spin.cpuprofile");
     let profile = profile.to_str().unwrap();
     let doc = jsprof_json(&["lines", profile, "--function", "^spin$", "--json"]);
     let f = &functions(&doc)[0];
@@ -247,8 +267,7 @@ fn a_local_programs_lines_with_their_text() {
 /// matches nothing, an input without ticks and a bad pattern are clear errors or notes.
 #[test]
 fn missing_sources_and_bad_requests() {
-    let path = fixtures().join("cpu/node-mix.cpuprofile.gz");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("cpu/node-mix.cpuprofile.gz");
     // The profile was recorded elsewhere: /tmp/rec/work.js is not on this machine.
     let doc = jsprof_json(&["lines", path, "--function", "^fib$", "--json"]);
     let f = &functions(&doc)[0];
@@ -285,36 +304,10 @@ fn missing_sources_and_bad_requests() {
 /// their frames to the original files, and the text is the original's.
 #[test]
 fn a_bundles_lines_land_in_the_original_files() {
-    let node = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node");
-    if !node.join("node_modules/esbuild").exists() {
-        crate::support::skip_without("esbuild", &format!("run `npm ci` in {}", node.display()));
+    let Some((profile, _)) = crate::source_maps::bundle_and_profile("lines") else {
         return;
-    }
-    let dir = scratch("bundle");
-    let bundle = dir.join("bundle.js");
-    let out = Command::new("node")
-        .arg(node.join("bundle.mjs"))
-        .arg(&bundle)
-        .arg("lines")
-        .output()
-        .expect("node");
-    assert_ok(&out, "");
-    let status = Command::new("node")
-        .args([
-            "--no-turbo-inlining",
-            "--cpu-prof",
-            "--cpu-prof-interval",
-            "100",
-            "--cpu-prof-name",
-            "bundle.cpuprofile",
-        ])
-        .arg("--cpu-prof-dir")
-        .arg(&dir)
-        .arg(&bundle)
-        .status()
-        .expect("node");
-    assert!(status.success());
-    let profile = dir.join("bundle.cpuprofile");
+    };
+    let dir = profile.parent().unwrap();
     let doc = jsprof_json(&[
         "lines",
         profile.to_str().unwrap(),
@@ -343,7 +336,7 @@ fn a_bundles_lines_land_in_the_original_files() {
     assert!(f["ticks"].as_u64().unwrap() > 10, "{f}");
     let hottest = f["hottest_line"].as_u64().unwrap() as usize;
     assert!(file[hottest - 1].contains("for ("), "{}", file[hottest - 1]);
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(dir).ok();
 }
 
 /// DevTools' gutter for a trace, run now (`target/oracle/lines-oracle.mjs`), when it is built.
@@ -368,65 +361,24 @@ pub(crate) fn assert_trace_lines_are_devtools(
             .find(|x| x["pid"] == want["pid"] && x["tid"] == want["tid"])
             .unwrap_or_else(|| panic!("{t}: no timeline for {want}"))["timeline_id"]
             .to_string();
-        let doc = jsprof_json(&[
-            "lines",
-            t,
-            "--thread",
-            &id,
-            "--function",
-            "^",
-            "--limit",
-            "0",
-            "--no-source",
-            "--json",
-        ]);
+        let doc = every_line(trace, &["--thread", &id]);
         assert_eq!(doc["kind"], "trace");
         assert!(
             doc["tick_ms"].is_null(),
             "a trace has no tick: {}",
             doc["tick_ms"]
         );
-        let mut ours: BTreeMap<(String, u64), f64> = BTreeMap::new();
-        for f in functions(&doc) {
-            let url = f["url"].as_str().unwrap();
-            let mut sum = 0.0;
-            for l in json_array(&f["lines"]) {
-                let ms = l["self_ms"].as_f64().unwrap();
-                assert!(l["ticks"].as_u64().unwrap() > 0, "{t}: {l}");
-                sum += ms;
-                *ours
-                    .entry((url.to_string(), l["line"].as_u64().unwrap()))
-                    .or_default() += ms;
-            }
-            if !url.is_empty() {
-                let lines_ms = f["lines_self_ms"].as_f64().unwrap();
-                assert!((sum - lines_ms).abs() < 1e-6 * sum.max(1.0), "{t}: {f}");
-            }
-        }
-        let mut theirs: BTreeMap<(String, u64), f64> = BTreeMap::new();
-        for (url, lines) in want["scripts"].as_object().unwrap() {
-            for l in json_array(&lines) {
-                theirs.insert(
-                    (url.clone(), l[0].as_u64().unwrap()),
-                    l[1].as_f64().unwrap(),
-                );
-            }
-        }
+        let ours = our_gutter(
+            &doc,
+            t,
+            |sum| sum.max(1.0),
+            |l| assert!(l["ticks"].as_u64().unwrap() > 0, "{t}: {l}"),
+        );
+        let theirs = devtools_gutter(want);
         if !theirs.is_empty() {
             assert_eq!(doc["line_source"], "sample_lines", "{t} thread {id}");
         }
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            theirs.keys().collect::<Vec<_>>(),
-            "{t} thread {id}: the lines with time"
-        );
-        for (k, v) in &theirs {
-            assert!(
-                (ours[k] - v).abs() <= tolerance_ms,
-                "{t} thread {id}: {k:?} ours {} DevTools {v}",
-                ours[k]
-            );
-        }
+        assert_same_gutter(&format!("{t} thread {id}"), &ours, &theirs, tolerance_ms);
         compared += theirs.len();
     }
     compared
@@ -447,10 +399,7 @@ fn every_trace_line_is_the_devtools_gutter() {
         "trace/pageload-shifts.trace.json.gz",
     ] {
         let path = fixtures().join(input);
-        let oracle = golden(&fixtures().join(format!(
-            "{}.lines.devtools.json.gz",
-            input.strip_suffix(".gz").unwrap()
-        )));
+        let oracle = lines_golden(input);
         total += assert_trace_lines_are_devtools(&path, &oracle, 1e-6);
     }
     assert!(total >= 60, "{total} lines compared");
@@ -659,16 +608,7 @@ fn a_large_traces_lines_add_up_to_self_time() {
     std::fs::write(&path, &bytes).unwrap();
     drop(bytes);
     let p = path.to_str().unwrap();
-    let doc = jsprof_json(&[
-        "lines",
-        p,
-        "--function",
-        "^",
-        "--limit",
-        "0",
-        "--no-source",
-        "--json",
-    ]);
+    let doc = every_line(&path, &[]);
     let top = jsprof_json(&["top", p, "--samples", "--limit", "0", "--json"]);
     let rows = json_array(&top["functions"]);
     let mut checked = 0;

@@ -7,15 +7,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json};
-
-fn node_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
-}
+use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json, node_cpu_profile};
+use crate::ui::node_dir;
 
 /// Bundles in `mode` (see tests/node/bundle.mjs) and profiles the bundle; `None` (locally)
 /// when esbuild is not installed. Under CI it must be.
-fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
     if !node_dir().join("node_modules/esbuild").exists() {
         crate::support::skip_without(
             "esbuild",
@@ -36,22 +33,14 @@ fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
     assert_ok(&out, "esbuild");
     // Inlining off so that each function keeps its own samples (stable names to check), and
     // every 100 µs so that the shortest one checked (makeText, ~20 ms) is always sampled.
-    let out = Command::new("node")
-        .args([
-            "--no-turbo-inlining",
-            "--cpu-prof",
-            "--cpu-prof-interval",
-            "100",
-            "--cpu-prof-name",
-            "bundle.cpuprofile",
-        ])
-        .arg("--cpu-prof-dir")
-        .arg(&dir)
-        .arg(&bundle)
-        .output()
-        .expect("run node");
-    assert_ok(&out, "");
-    Some((dir.join("bundle.cpuprofile"), bundle))
+    let profile = node_cpu_profile(
+        &bundle,
+        &["--no-turbo-inlining"],
+        100,
+        &dir,
+        "bundle.cpuprofile",
+    );
+    Some((profile, bundle))
 }
 
 fn top(profile: &Path, extra: &[&str]) -> Value {

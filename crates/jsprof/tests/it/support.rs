@@ -5,6 +5,11 @@ use std::process::{Command, Output};
 
 pub use jsprof_testkit::fixtures;
 
+/// A fixture's path as the CLI takes it: `cpu/tsc.cpuprofile.gz` under `fixtures/`, as text.
+pub fn fixture_arg(rel: &str) -> String {
+    fixtures().join(rel).to_str().unwrap().to_string()
+}
+
 /// `out` is a success; otherwise a panic naming `what`, the exit status and stderr.
 pub fn assert_ok(out: &Output, what: &str) {
     assert!(
@@ -13,6 +18,44 @@ pub fn assert_ok(out: &Output, what: &str) {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Runs `cmd` (a tool the tests drive: node, npm) and asserts that it succeeded; a failure names
+/// `what` and shows its stdout and stderr.
+pub fn output_ok(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Profiles `script` now with `node [FLAGS] --cpu-prof`, one sample every `interval_us`, into
+/// `dir/name`, and returns that path.
+pub fn node_cpu_profile(
+    script: &std::path::Path,
+    flags: &[&str],
+    interval_us: u32,
+    dir: &std::path::Path,
+    name: &str,
+) -> PathBuf {
+    output_ok(
+        Command::new("node")
+            .args(flags)
+            .args(["--cpu-prof", "--cpu-prof-interval"])
+            .arg(interval_us.to_string())
+            .args(["--cpu-prof-name", name, "--cpu-prof-dir"])
+            .arg(dir)
+            .arg(script),
+        &format!("node --cpu-prof {}", script.display()),
+    );
+    dir.join(name)
 }
 
 /// Runs `jsprof` with `args` (as [`jsprof`]) and asserts that it succeeded.

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use crate::support::fixtures;
+use crate::support::{fixtures, output_ok};
 
 pub(crate) fn node_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
@@ -60,13 +60,7 @@ pub(crate) fn node_script(script: &str, args: &[&std::ffi::OsStr], offline: bool
     if offline {
         cmd.arg("--offline");
     }
-    let out = cmd.output().expect("run node");
-    assert!(
-        out.status.success(),
-        "{script} {args:?}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    output_ok(&mut cmd, &format!("{script} {args:?}"));
 }
 
 /// Runs one case of a `tests/node` script that takes `CASE URL EXPECTED.json SHOTS`: the expected

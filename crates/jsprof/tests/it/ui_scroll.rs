@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::heap_scale::heapgen::Shape;
-use crate::support::{fixtures, json_array, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof_json, output_ok};
 use crate::ui::{available, node_dir, report, view};
 
 /// Clusters of 2 mids of 500 leaves: 1,000,000 `Leaf` objects (78 MB of snapshot).
@@ -37,18 +37,13 @@ fn browser(case: &str, url: &str, expected: &Value) -> Value {
     std::fs::write(&input, expected.to_string()).unwrap();
     let shots = dir.join("shots");
     std::fs::create_dir_all(&shots).unwrap();
-    let out = Command::new("node")
-        .current_dir(node_dir())
-        .arg("ui-scroll.mjs")
-        .args([case, url])
-        .args([&input, &output, &shots])
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "ui-scroll {case}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    output_ok(
+        Command::new("node")
+            .current_dir(node_dir())
+            .arg("ui-scroll.mjs")
+            .args([case, url])
+            .args([&input, &output, &shots]),
+        &format!("ui-scroll {case}"),
     );
     serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap()
 }

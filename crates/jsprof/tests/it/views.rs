@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, json_array, jsprof, jsprof_json, jsprof_ok};
+use crate::support::{fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok};
 
 /// Every input kind the engine reads, with the fixtures that have DevTools goldens.
 pub const SAMPLED_FIXTURES: &[&str] = &[
@@ -68,8 +68,7 @@ fn nodes(tree: &Value) -> &Vec<Value> {
 #[test]
 fn trees_agree_with_top_on_every_fixture() {
     for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+        let path = &fixture_arg(input);
         let top = top_by_key(path);
 
         // Bottom-up roots are exactly the function table.
@@ -158,8 +157,7 @@ fn assert_rows(got: &[(u64, String, f64, f64)], want: &[(u64, &str, f64, f64)]) 
 /// all under handleClick.
 #[test]
 fn mdn_example_trees_by_hand() {
-    let path = fixtures().join("selfprofile/mdn-example.jsprofile.json");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("selfprofile/mdn-example.jsprofile.json");
     let td = jsprof_json(&["tree", "--json", path]);
     assert_rows(
         &rows(&td),
@@ -213,8 +211,7 @@ fn mdn_example_trees_by_hand() {
 /// isPrime, then genPrimes' two samples (0.625 + 0.880).
 #[test]
 fn range_clips_samples_at_the_edges() {
-    let path = fixtures().join("selfprofile/mdn-example.jsprofile.json");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("selfprofile/mdn-example.jsprofile.json");
     let a = jsprof_json(&["tree", "--json", "--range", "1..5", path]);
     assert!(close(a["duration_ms"].as_f64().unwrap(), 4.0));
     assert_rows(
@@ -257,8 +254,7 @@ fn range_clips_samples_at_the_edges() {
 /// Parses the SVG: frames nest (each above one that spans it), widths are total/whole of the
 /// drawable width within a pixel, and the first row is the tree's roots.
 fn check_svg(input: &str) {
-    let path = fixtures().join(input);
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg(input);
     let out = crate::support::temp_file(&format!("{}.svg", input.replace('/', "_")), b"");
     jsprof_ok(&["flamegraph", path, "-o", out.to_str().unwrap()]);
     let text = std::fs::read_to_string(&out).unwrap();
