@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve};
-use crate::support::{assert_ok, fixtures, json_array, jsprof};
+use crate::support::{assert_ok, fixtures, json_array, jsprof, ws_url};
 
 /// Kills a child process when the test ends, passed or not.
 pub(crate) struct Reap(Child);
@@ -56,7 +56,6 @@ fn wait_within(child: &mut Child, secs: u64, what: &str) -> std::process::ExitSt
 /// A Node with its inspector on `bind` (`127.0.0.1:0`, `0.0.0.0:0`) running `args`: the
 /// process, its inspector's port and the target id it printed.
 pub(crate) fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String) {
-    use std::io::BufRead;
     let mut node = Command::new("node")
         .arg(format!("--inspect={bind}"))
         .args(args)
@@ -65,17 +64,12 @@ pub(crate) fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String
         .stderr(Stdio::piped())
         .spawn()
         .expect("node");
-    let mut lines = std::io::BufReader::new(node.stderr.take().unwrap()).lines();
+    let url = ws_url(
+        node.stderr.take().unwrap(),
+        "Debugger listening on ws://",
+        "node",
+    );
     let node = Reap(node);
-    let url = lines
-        .find_map(|l| {
-            l.ok().and_then(|l| {
-                l.strip_prefix("Debugger listening on ws://")
-                    .map(str::to_string)
-            })
-        })
-        .expect("node printed its inspector URL");
-    std::thread::spawn(move || for _ in lines {});
     let (authority, id) = url.split_once('/').unwrap();
     let port = authority.rsplit(':').next().unwrap().to_string();
     (node, port, id.to_string())

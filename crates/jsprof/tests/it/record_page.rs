@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::record::{chromium, find, listing, out_dir, Browser};
-use crate::support::{json_array, jsprof, jsprof_json};
+use crate::support::{json_array, jsprof, jsprof_json, ws_url};
 
 /// The oracle rounds ms to 0.001; the brief's tolerance for times.
 const MS: f64 = 0.01;
@@ -49,17 +49,8 @@ fn start_chromium(name: &str) -> Option<Chromium> {
         .expect("start chromium");
     let stderr = child.stderr.take().unwrap();
     let browser = Browser(child);
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("chromium printed its DevTools address")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("DevTools listening on ws://") {
-            break rest.split('/').next().unwrap().to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
+    let addr = ws_url(stderr, "DevTools listening on ws://", "chromium");
+    let addr = addr.split('/').next().unwrap().to_string();
     Some(Chromium {
         _browser: browser,
         addr,

@@ -142,7 +142,6 @@ pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
 /// Starts `node --inspect=127.0.0.1:0 fixtures/record/hot.js` running for `run_ms` and returns
 /// it with its inspector's address (`127.0.0.1:PORT`).
 pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
-    use std::io::BufRead;
     let mut child = std::process::Command::new("node")
         .arg("--inspect=127.0.0.1:0")
         .arg(fixtures().join("record/hot.js"))
@@ -151,18 +150,31 @@ pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("node");
-    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = ws_url(
+        child.stderr.take().unwrap(),
+        "Debugger listening on ws://",
+        "node",
+    );
+    (child, url.split('/').next().unwrap().to_string())
+}
+
+/// What a child's stderr announces after `banner` (`Debugger listening on ws://` for Node,
+/// `DevTools listening on ws://` for Chromium): `HOST:PORT/PATH`. The rest of stderr is read on a
+/// thread of its own, so the child never blocks on a full pipe.
+pub fn ws_url(stderr: std::process::ChildStderr, banner: &str, what: &str) -> String {
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(stderr).lines();
     let url = loop {
         let line = lines
             .next()
-            .expect("node printed its inspector URL")
+            .unwrap_or_else(|| panic!("{what} printed no {banner:?} line"))
             .unwrap();
-        if let Some(rest) = line.strip_prefix("Debugger listening on ws://") {
+        if let Some(rest) = line.strip_prefix(banner) {
             break rest.to_string();
         }
     };
     std::thread::spawn(move || for _ in lines {});
-    (child, url.split('/').next().unwrap().to_string())
+    url
 }
 
 /// A test that cannot run here because a tool is missing. With `CI` set that is a failure
