@@ -11,18 +11,21 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, golden, json_array, jsprof_env};
+use crate::support::{assert_ok, fixtures, fresh_dir, golden, json_array, jsprof_env};
 
 // The generator is compiled once, in `heap_scale` (a second `#[path]` would load it twice).
 use crate::heap_scale::heapgen;
 
+/// `argv` with `--no-cache`: the same command reading the snapshot's text, not the index.
+fn no_cache<'a>(argv: &[&'a str]) -> Vec<&'a str> {
+    let mut bypass = argv.to_vec();
+    bypass.push("--no-cache");
+    bypass
+}
+
 /// A directory of its own for one test: the snapshots it changes and its cache.
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("heap-cache-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    fresh_dir(&format!("heap-cache-{name}"))
 }
 
 /// Runs jsprof with the cache in `cache` (every snapshot indexed, however small).
@@ -82,8 +85,7 @@ fn same_bytes_cold_warm_and_bypassed(file: &Path, ids: &[String]) {
         let cold = run(&cache, &argv);
         assert_eq!(indexes(&cache).len(), 1, "{argv:?} keeps one index");
         let warm = run(&cache, &argv);
-        let mut bypass = argv.clone();
-        bypass.push("--no-cache");
+        let bypass = no_cache(&argv);
         let bypassed = run(&cache, &bypass);
         let mut outputs = vec![("warm", &warm), ("--no-cache", &bypassed)];
         // The environment's switch once per file: it is the same flag underneath.
@@ -379,8 +381,7 @@ fn diff_leaks_check_and_report_answer_from_the_index() {
     let mut first = Vec::new();
     for argv in &commands {
         let cold = run(&cache, argv);
-        let mut bypass = argv.clone();
-        bypass.push("--no-cache");
+        let bypass = no_cache(&argv);
         let bypassed = run(&cache, &bypass);
         assert!(
             bypassed.stdout == cold.stdout,
@@ -406,8 +407,7 @@ fn diff_leaks_check_and_report_answer_from_the_index() {
     }
     // The text really is unreadable: without the index each command fails on it.
     for argv in &commands {
-        let mut bypass = argv.clone();
-        bypass.push("--no-cache");
+        let bypass = no_cache(&argv);
         let out = jsprof_env(&bypass, &[]);
         assert_eq!(
             out.status.code(),
@@ -440,8 +440,7 @@ fn summary_and_stats_answer_from_the_overview_alone() {
     let mut first = Vec::new();
     for argv in forms {
         let out = run(&cache, argv);
-        let mut bypass = argv.to_vec();
-        bypass.push("--no-cache");
+        let bypass = no_cache(&argv);
         assert!(
             run(&cache, &bypass).stdout == out.stdout,
             "{argv:?}: --no-cache differs"
@@ -475,8 +474,7 @@ fn summary_and_stats_answer_from_the_overview_alone() {
         note.lines().count() == 1 && note.contains("checksum"),
         "{note}"
     );
-    let mut bypass = dominators.to_vec();
-    bypass.push("--no-cache");
+    let bypass = no_cache(&dominators);
     assert!(run(&cache, &bypass).stdout == out.stdout);
     assert_eq!(fs::read(&index).unwrap(), good, "rebuilt byte for byte");
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve};
-use crate::support::{assert_ok, fixtures, json_array, jsprof, ws_url};
+use crate::support::{assert_ok, fixtures, fresh_dir, json_array, jsprof, ws_url};
 
 /// Kills a child process when the test ends, passed or not.
 pub(crate) struct Reap(Child);
@@ -26,11 +26,7 @@ impl Drop for Reap {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    fresh_dir(&format!("hostile-{name}"))
 }
 
 fn mode(path: &Path) -> u32 {

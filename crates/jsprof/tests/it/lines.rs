@@ -11,14 +11,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::{
-    fixture_arg, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok, node_cpu_profile,
+    fixture_arg, fixtures, fresh_dir, golden, json_array, jsprof, jsprof_json, jsprof_ok,
+    node_cpu_profile,
 };
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lines-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    fresh_dir(&format!("lines-{name}"))
 }
 
 fn functions(doc: &Value) -> &Vec<Value> {

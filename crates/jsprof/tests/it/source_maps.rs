@@ -7,7 +7,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json, node_cpu_profile};
+use crate::support::{
+    assert_ok, fixtures, fresh_dir, json_array, jsprof, jsprof_json, node_cpu_profile,
+};
 use crate::ui::node_dir;
 
 /// Bundles in `mode` (see tests/node/bundle.mjs) and profiles the bundle; `None` (locally)
@@ -20,9 +22,7 @@ pub(crate) fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
         );
         return None;
     }
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("sourcemap-{}-{mode}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir(&format!("sourcemap-{mode}"));
     let bundle = dir.join("bundle.js");
     let out = Command::new("node")
         .arg(node_dir().join("bundle.mjs"))

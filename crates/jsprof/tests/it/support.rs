@@ -130,6 +130,16 @@ pub fn fixture_text(rel: &str) -> String {
     text
 }
 
+/// An empty folder of the test's own under the target directory's temp area:
+/// `NAME-PID`, emptied first when an earlier test of this run left it.
+pub fn fresh_dir(name: &str) -> PathBuf {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
 pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("it-{}", std::process::id()));

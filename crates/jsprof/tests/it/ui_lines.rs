@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{jsprof_json, node_cpu_profile};
+use crate::support::{fresh_dir, jsprof_json, node_cpu_profile};
 use crate::ui::{available, node_case, view};
 
 const PROGRAM: &str = "// A busy loop and a cold helper: the loop's line is the hottest.\n\
@@ -52,8 +52,7 @@ fn panel_of(case: &str, profile: &Path, function: &str) {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("ui-lines-{name}-{}", std::process::id()))
+    fresh_dir(&format!("ui-lines-{name}"))
 }
 
 /// The program beside its profile: the panel shows its text, the CLI's times in the gutter and

@@ -7,17 +7,14 @@ use std::process::{Command, Stdio};
 
 use crate::heap_cache::{padded, poison};
 use crate::serve::Serve;
-use crate::support::{assert_ok, jsprof_env};
+use crate::support::{assert_ok, fresh_dir, jsprof_env};
 
 /// The CLI indexes a snapshot; its text is then spoiled with its key kept (size, mtime, first and
 /// last MiB): `jsprof view` still shows the CLI's Summary, which only the index can give, writes
 /// no index of its own, and leaves the file as it was.
 #[test]
 fn view_opens_the_file_in_place_through_the_clis_heap_index() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("view-in-place-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("view-in-place");
     let cache = dir.join("cache");
     let env = [
         ("JSPROF_CACHE_DIR", cache.to_str().unwrap()),
