@@ -168,6 +168,17 @@ pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
     (child, url.split('/').next().unwrap().to_string())
 }
 
+/// The first line a child (`jsprof view`, `jsprof serve`) prints on its piped stdout, trimmed:
+/// the address it serves.
+pub fn first_line(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout piped"))
+        .read_line(&mut line)
+        .unwrap();
+    line.trim().to_string()
+}
+
 /// What a child's stderr announces after `banner` (`Debugger listening on ws://` for Node,
 /// `DevTools listening on ws://` for Chromium): `HOST:PORT/PATH`. The rest of stderr is read on a
 /// thread of its own, so the child never blocks on a full pipe.

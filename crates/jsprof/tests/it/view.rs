@@ -2,12 +2,11 @@
 //! copied or read into memory whole, so no upload limit applies (a 10 GB snapshot opens) and a
 //! heap snapshot is answered from the same heap index as the CLI's commands on it.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use crate::heap_cache::{padded, poison};
 use crate::serve::Serve;
-use crate::support::{assert_ok, fresh_dir, jsprof_env};
+use crate::support::{assert_ok, first_line, fresh_dir, jsprof_env};
 
 /// The CLI indexes a snapshot; its text is then spoiled with its key kept (size, mtime, first and
 /// last MiB): `jsprof view` still shows the CLI's Summary, which only the index can give, writes
@@ -36,11 +35,7 @@ fn view_opens_the_file_in_place_through_the_clis_heap_index() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start jsprof view");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim();
+    let url = first_line(&mut child);
     let (addr, token) = url
         .strip_prefix("http://")
         .and_then(|rest| rest.split_once("/?token="))
