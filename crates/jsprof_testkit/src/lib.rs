@@ -29,12 +29,17 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// (script 1), each sample its own chain of stack nodes; the thread ends 10 ns after its last
 /// sample.
 pub fn profile_from_stacks(stacks: &[&[&str]]) -> Profile {
+    profile_from_stacks_in("x.js", stacks)
+}
+
+/// [`profile_from_stacks`] with every frame in script `url` (line 1, column 1).
+pub fn profile_from_stacks_in(url: &str, stacks: &[&[&str]]) -> Profile {
     let mut p = Profile::new(ProfileKind::CpuProfile);
     let mut t = Thread::new(WeightUnit::Nanoseconds);
     for (i, stack) in stacks.iter().enumerate() {
         let mut parent = None;
         for name in *stack {
-            let f = p.intern_frame(name, "x.js", Some(1), Some(1), "1");
+            let f = p.intern_frame(name, url, Some(1), Some(1), "1");
             parent = Some(p.stacks.push(parent, f, 0));
         }
         t.samples_mut().push(i as i64 * 10, parent);
@@ -80,6 +85,14 @@ mod tests {
         assert_eq!(p.stacks.len(), 4);
         assert_eq!(p.threads[0].samples().len(), 2);
         assert_eq!(p.threads[0].samples_end(), Some(20));
+    }
+
+    #[test]
+    fn stacks_take_their_script() {
+        let p = profile_from_stacks_in("app.js", &[&["main"]]);
+        let stack = p.threads[0].samples().stack()[0].unwrap();
+        let frame = p.frames.get(p.stacks.frame(stack));
+        assert_eq!(p.strings.get(frame.url), "app.js");
     }
 
     #[test]

@@ -156,7 +156,7 @@ fn sandwich_is_top_bottom_up_and_focus() {
         );
         assert!(json_array(&doc["other_matches"]).is_empty(), "{input}");
         let nodes = |v: &Value| -> Vec<(String, u64, f64, f64)> {
-            json_array(&v)
+            json_array(v)
                 .iter()
                 .map(|n| {
                     let (s, t) = weights(n);

@@ -39,7 +39,7 @@ fn regexp_profile() -> std::path::PathBuf {
 }
 
 fn stdout(out: &std::process::Output) -> String {
-    assert_ok(&out, "");
+    assert_ok(out, "");
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 

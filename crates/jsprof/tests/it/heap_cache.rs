@@ -381,7 +381,7 @@ fn diff_leaks_check_and_report_answer_from_the_index() {
     let mut first = Vec::new();
     for argv in &commands {
         let cold = run(&cache, argv);
-        let bypass = no_cache(&argv);
+        let bypass = no_cache(argv);
         let bypassed = run(&cache, &bypass);
         assert!(
             bypassed.stdout == cold.stdout,
@@ -407,7 +407,7 @@ fn diff_leaks_check_and_report_answer_from_the_index() {
     }
     // The text really is unreadable: without the index each command fails on it.
     for argv in &commands {
-        let bypass = no_cache(&argv);
+        let bypass = no_cache(argv);
         let out = jsprof_env(&bypass, &[]);
         assert_eq!(
             out.status.code(),
@@ -440,7 +440,7 @@ fn summary_and_stats_answer_from_the_overview_alone() {
     let mut first = Vec::new();
     for argv in forms {
         let out = run(&cache, argv);
-        let bypass = no_cache(&argv);
+        let bypass = no_cache(argv);
         assert!(
             run(&cache, &bypass).stdout == out.stdout,
             "{argv:?}: --no-cache differs"

@@ -407,7 +407,7 @@ fn nodes_own_detached_objects_are_not_detached_dom() {
     let f = file.to_str().unwrap();
     let want = golden_of("leak-1-baseline.heapsnapshot.devtools");
     let count = |classes: &Value, name: &str| {
-        json_array(&classes)
+        json_array(classes)
             .iter()
             .find(|c| c["name"] == name)
             .map(|c| c["count"].as_i64().unwrap())
@@ -509,7 +509,7 @@ fn summary_between_is_devtools_filter_in_either_order() {
     assert_eq!(forward["between"]["up_to_id"], want["max"]);
     // Ours name the self size `self_size`, the golden `self`.
     let counts = |classes: &Value, self_key: &str| -> HashMap<String, (i64, i64)> {
-        json_array(&classes)
+        json_array(classes)
             .iter()
             .map(|c| {
                 (

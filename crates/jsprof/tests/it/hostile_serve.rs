@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve};
-use crate::support::{assert_ok, fixtures, fresh_dir, json_array, jsprof, ws_url};
+use crate::support::{assert_ok, first_line, fixtures, fresh_dir, json_array, jsprof, ws_url};
 
 /// Kills a child process when the test ends, passed or not.
 pub(crate) struct Reap(Child);
@@ -60,12 +60,9 @@ pub(crate) fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String
         .stderr(Stdio::piped())
         .spawn()
         .expect("node");
-    let url = ws_url(
-        node.stderr.take().unwrap(),
-        "Debugger listening on ws://",
-        "node",
-    );
+    let stderr = node.stderr.take().unwrap();
     let node = Reap(node);
+    let url = ws_url(stderr, "Debugger listening on ws://", "node");
     let (authority, id) = url.split_once('/').unwrap();
     let port = authority.rsplit(':').next().unwrap().to_string();
     (node, port, id.to_string())
@@ -566,14 +563,9 @@ fn data_is_private_and_snapshots_are_bounded() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
+    let line = first_line(&mut child);
     let _child = Reap(child);
-    assert!(line.trim().ends_with("?token=from-the-env-456"), "{line}");
+    assert!(line.ends_with("?token=from-the-env-456"), "{line}");
 
     if !have_node() {
         return;

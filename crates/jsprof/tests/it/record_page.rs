@@ -198,7 +198,7 @@ fn assert_matches_the_trace_engine(trace: &Path, want: &Value) {
     }
     let network = jsprof_json(&["network", t, "--json"]);
     let urls = |list: &Value| -> Vec<String> {
-        json_array(&list)
+        json_array(list)
             .iter()
             .map(|r| r["url"].as_str().unwrap().to_string())
             .collect()

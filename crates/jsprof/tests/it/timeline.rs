@@ -573,7 +573,7 @@ fn trace_top_and_tree_are_the_performance_panels_bottom_up() {
             ]);
             for (what, rows) in [("top", &top["functions"]), ("tree", &tree["nodes"])] {
                 let mut ours: HashMap<Key, (f64, f64)> = HashMap::new();
-                for r in json_array(&rows) {
+                for r in json_array(rows) {
                     let prev = ours.insert(key_of_ours(r), (f(&r["self_ms"]), f(&r["total_ms"])));
                     assert!(prev.is_none(), "{rel} {key:?} {what}: {r} twice");
                 }

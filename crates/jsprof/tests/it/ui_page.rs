@@ -46,7 +46,7 @@ fn page_tracks_and_insights_in_the_browser() {
     let oracle = golden(&fixtures().join("trace/pageload.trace.insights.json.gz"));
     let count = |v: &Value, k: &str| json_array(&v[k]).len();
     let ids = |v: &Value| -> Vec<Value> {
-        json_array(&v)
+        json_array(v)
             .iter()
             .map(|r| r["request_id"].clone())
             .collect()
