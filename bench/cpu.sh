@@ -22,15 +22,9 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."   # repo root
-
-RECORD=0
-for arg in "$@"; do
-  case "$arg" in
-    --record) RECORD=1 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
-    *) echo "cpu.sh: unknown argument: $arg" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+record_arg cpu.sh 2,22 "$@"
 
 SECONDS_WANTED="${JSPROF_BENCH_SECONDS:-40}"
 RUNS="${JSPROF_BENCH_RUNS:-3}"
@@ -44,11 +38,8 @@ ORACLE=target/oracle/cpu-oracle.mjs
 JSPROF="${JSPROF_BENCH_BIN:-target/${JSPROF_PROFILE:-release}/jsprof}"
 mkdir -p "$OUT"
 
-command -v node >/dev/null || { echo "cpu.sh: node not found" >&2; exit 1; }
+need cpu.sh node
 [ -x /usr/bin/time ] || { echo "cpu.sh: /usr/bin/time (GNU time) not found" >&2; exit 1; }
-
-# shellcheck source=bench/lib.sh
-. bench/lib.sh
 
 # ---------------------------------------------------------------- workload
 if [ ! -f "$WS/node_modules/typescript/package.json" ] ||
@@ -78,7 +69,7 @@ if [ ! -f "$ORACLE" ]; then
 fi
 if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
   echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof"
-  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
+  build_jsprof
 fi
 
 oracle_cmd() { node --max-old-space-size=16000 "$ORACLE" "$PROFILE"; }

@@ -24,10 +24,12 @@ TARGET_MB="${1:-250}"
 JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
 mkdir -p "$OUT"
 cd "$ROOT"
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 export JSPROF_CACHE_DIR="$ROOT/bench/out/heap-cache"
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
-  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
+  build_jsprof
 fi
 if [ ! -f target/oracle/heap-oracle.mjs ]; then
   bash tools/oracle/build.sh target/oracle

@@ -34,7 +34,7 @@ mkdir -p "$OUT"
 cd "$ROOT"
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
-  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
+  build_jsprof
 fi
 (cd bench/lakegen && cargo build --release --quiet)
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (timings on a shared box vary)"

@@ -16,7 +16,7 @@ cd "$ROOT"
 . bench/lib.sh
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
-  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
+  build_jsprof
 fi
 
 # The process: N records held from the start (so even BASE is over 100 MB), N/2 cache entries leaked

@@ -1,5 +1,35 @@
-# Helpers shared by the bench scripts (sourced, not run). They use OUT (the script's output
-# folder), RUNS (timed runs per tool) and BYTES (the input's size), set by the script.
+# Helpers shared by the bench scripts (sourced, not run, from the repository root). The timing
+# ones use OUT (the script's output folder), RUNS (timed runs per tool) and BYTES (the input's
+# size), set by the script.
+
+# record_arg NAME HELP_LINES ARG...: the one flag of a recording script, --record (sets RECORD=1);
+# -h/--help prints lines HELP_LINES ("2,22") of the script, its header; anything else is a usage
+# error naming NAME.
+record_arg() {
+  local name="$1" lines="$2" arg
+  shift 2
+  RECORD=0
+  for arg in "$@"; do
+    case "$arg" in
+      --record) RECORD=1 ;;
+      -h|--help) sed -n "${lines}p" "$0"; exit 0 ;;
+      *) echo "$name: unknown argument: $arg" >&2; exit 2 ;;
+    esac
+  done
+}
+
+# need NAME CMD...: exits 1, naming NAME, at the first CMD that is not on PATH.
+need() {
+  local name="$1" cmd
+  shift
+  for cmd in "$@"; do
+    command -v "$cmd" >/dev/null || { echo "$name: $cmd not found" >&2; exit 1; }
+  done
+}
+
+# build_jsprof [CARGO ARG...]: the binary the scripts time, with the profile JSPROF_PROFILE
+# (default release; bench/README.md says what each costs) and the lake feature.
+build_jsprof() { cargo build --profile "${JSPROF_PROFILE:-release}" --features lake "$@" -p jsprof; }
 
 filesize() { stat -c %s "$1"; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }

@@ -23,15 +23,9 @@
 # Everything generated lives under bench/out/serve/ (gitignored).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-
-RECORD=0
-for arg in "$@"; do
-  case "$arg" in
-    --record) RECORD=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-    *) echo "serve-load.sh: unknown argument: $arg" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+record_arg serve-load.sh 2,17 "$@"
 
 SECS="${JSPROF_LOAD_SECONDS:-60}"
 CLIENTS="${JSPROF_LOAD_CLIENTS:-32}"
@@ -44,8 +38,7 @@ WS=bench/out/cpu/ws
 PROFILE="$OUT/workload.cpuprofile"
 mkdir -p "$OUT"
 
-command -v node >/dev/null || { echo "serve-load.sh: node not found" >&2; exit 1; }
-command -v curl >/dev/null || { echo "serve-load.sh: curl not found" >&2; exit 1; }
+need serve-load.sh node curl
 
 if [ ! -f "$WS/node_modules/typescript/package.json" ]; then
   echo "== installing typescript@$TS_VERSION into $WS"
@@ -79,7 +72,7 @@ echo "== profile: $PROFILE, $((BYTES / 1000000)) MB"
 
 TARGET="${JSPROF_LOAD_TARGET_DIR:-target}"
 echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof, the load client (into $TARGET)"
-CARGO_TARGET_DIR="$TARGET" cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -q -p jsprof
+CARGO_TARGET_DIR="$TARGET" build_jsprof -q
 CARGO_TARGET_DIR="$TARGET" cargo build --release -q -p jsprof_server --example serve_load
 
 DATA="$OUT/data"

@@ -27,15 +27,9 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."   # repo root
-
-RECORD=0
-for arg in "$@"; do
-  case "$arg" in
-    --record) RECORD=1 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
-    *) echo "trace.sh: unknown argument: $arg" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+record_arg trace.sh 2,28 "$@"
 
 SECONDS_WANTED="${JSPROF_BENCH_SECONDS:-50}"
 RUNS="${JSPROF_BENCH_RUNS:-3}"
@@ -47,12 +41,8 @@ JSPROF="${JSPROF_BENCH_BIN:-target/${JSPROF_PROFILE:-release}/jsprof}"
 BROWSER="${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}"
 mkdir -p "$OUT"
 
-command -v node >/dev/null || { echo "trace.sh: node not found" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "trace.sh: python3 not found" >&2; exit 1; }
+need trace.sh node python3
 [ -x /usr/bin/time ] || { echo "trace.sh: /usr/bin/time (GNU time) not found" >&2; exit 1; }
-
-# shellcheck source=bench/lib.sh
-. bench/lib.sh
 
 # ---------------------------------------------------------------- tools
 if [ ! -f "$ORACLE" ]; then
@@ -61,7 +51,7 @@ if [ ! -f "$ORACLE" ]; then
 fi
 if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
   echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof"
-  cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof
+  build_jsprof
 fi
 
 # ---------------------------------------------------------------- recording

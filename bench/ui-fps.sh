@@ -5,10 +5,12 @@
 # crates/jsprof/tests/node. Prints one JSON line per phase; the goal is ≥ 30 fps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 SAMPLES=${1:-1200000}
 work=$(mktemp -d)
 trap 'kill "${view_pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
-cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -q -p jsprof
+build_jsprof -q
 node bench/ui-fps-profile.mjs "$SAMPLES" > "$work/big.cpuprofile"
 ls -la "$work/big.cpuprofile" >&2
 ./target/${JSPROF_PROFILE:-release}/jsprof summary "$work/big.cpuprofile" >&2

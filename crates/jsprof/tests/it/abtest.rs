@@ -6,10 +6,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof, jsprof_json, jsprof_ok};
 
 /// SplitMix64: small, seeded, good enough to draw noise.
 struct Rng(u64);
@@ -36,9 +37,7 @@ fn fixture() -> Value {
 
 /// Each sample's function name (node id → callFrame.functionName).
 fn sample_functions(p: &Value) -> Vec<String> {
-    let names: HashMap<u64, String> = p["nodes"]
-        .as_array()
-        .unwrap()
+    let names: HashMap<u64, String> = json_array(&p["nodes"])
         .iter()
         .map(|n| {
             (
@@ -47,9 +46,7 @@ fn sample_functions(p: &Value) -> Vec<String> {
             )
         })
         .collect();
-    p["samples"]
-        .as_array()
-        .unwrap()
+    json_array(&p["samples"])
         .iter()
         .map(|s| names[&s.as_u64().unwrap()].clone())
         .collect()
@@ -69,9 +66,7 @@ fn varied(p: &Value, functions: &[String], rng: &mut Rng, planted: Option<(&str,
     if let Some((name, k)) = planted {
         *factor.get_mut(name).unwrap() *= k;
     }
-    let deltas: Vec<i64> = p["timeDeltas"]
-        .as_array()
-        .unwrap()
+    let deltas: Vec<i64> = json_array(&p["timeDeltas"])
         .iter()
         .map(|d| d.as_i64().unwrap())
         .collect();
@@ -90,7 +85,7 @@ fn varied(p: &Value, functions: &[String], rng: &mut Rng, planted: Option<(&str,
 
 /// `fixtures/diff/before.cpuprofile.gz`'s self share of `name` (from its samples).
 fn self_share(p: &Value, functions: &[String], name: &str) -> f64 {
-    let d = p["timeDeltas"].as_array().unwrap();
+    let d = json_array(&p["timeDeltas"]);
     let (mut on, mut all) = (0.0, 0.0);
     for i in 0..d.len() - 1 {
         let w = d[i + 1].as_f64().unwrap();
@@ -139,9 +134,7 @@ fn diff_json(base: &Path, target: &Path, extra: &[&str]) -> Value {
 }
 
 fn changed(doc: &Value) -> Vec<String> {
-    doc["changes"]
-        .as_array()
-        .unwrap()
+    json_array(&doc["changes"])
         .iter()
         .map(|c| c["name"].as_str().unwrap().to_string())
         .collect()
@@ -154,24 +147,64 @@ fn growth_factor(s: f64, d: f64) -> f64 {
 
 const PLANTED: &str = "makeData";
 
-#[test]
-fn planted_regression_is_found() {
+/// An `[abtest]` budget allowing `limit` points of share growth, written under `tmp(dir)`.
+fn budget_file(dir: &str, limit: f64) -> PathBuf {
+    let path = tmp(&format!("{dir}/budget-{limit}.toml"));
+    std::fs::write(
+        &path,
+        format!("[abtest]\nmax_share_growth_points = {limit}\n"),
+    )
+    .unwrap();
+    path
+}
+
+/// `jsprof check --json`'s run `out` with a 2-point budget over the planted groups failed (exit
+/// 1) on one check, the PLANTED function's, whose growth is over 2 points; its report.
+fn fails_on_planted(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<&Value> = json_array(&doc["checks"])
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    assert_eq!(failed.len(), 1, "{doc:#}");
+    assert_eq!(failed[0]["subject"], PLANTED);
+    assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
+    doc
+}
+
+/// Two groups of `n` profiles each under `tmp(dir)`, `base` and `target`, drawn from seed `seed`:
+/// the target's PLANTED function has 3 points more of the self share.
+fn planted_groups(dir: &str, n: usize, seed: u64) -> (PathBuf, PathBuf) {
     let p = fixture();
     let functions = sample_functions(&p);
-    let s = self_share(&p, &functions, PLANTED);
-    let k = growth_factor(s, 0.03);
-    let mut rng = Rng(7);
-    let base = group(&tmp("planted/base"), 12, &mut rng, None);
-    let target = group(&tmp("planted/target"), 12, &mut rng, Some((PLANTED, k)));
+    let k = growth_factor(self_share(&p, &functions, PLANTED), 0.03);
+    let mut rng = Rng(seed);
+    let base = group(&tmp(&format!("{dir}/base")), n, &mut rng, None);
+    let target = group(
+        &tmp(&format!("{dir}/target")),
+        n,
+        &mut rng,
+        Some((PLANTED, k)),
+    );
+    (base, target)
+}
+
+#[test]
+fn planted_regression_is_found() {
+    let (base, target) = planted_groups("planted", 12, 7);
     let svg = tmp("planted/diff.svg");
     let doc = diff_json(&base, &target, &["--flamegraph", svg.to_str().unwrap()]);
     assert_eq!(doc["base"]["profiles"], 12);
     assert_eq!(doc["target"]["profiles"], 12);
     let names = changed(&doc);
     assert!(names.contains(&PLANTED.to_string()), "{doc:#}");
-    let row = doc["changes"]
-        .as_array()
-        .unwrap()
+    let row = json_array(&doc["changes"])
         .iter()
         .find(|c| c["name"] == PLANTED)
         .unwrap();
@@ -188,7 +221,7 @@ fn planted_regression_is_found() {
     assert!(share["q"].as_f64().unwrap() < 0.05);
     // The other functions shrank by about 3 points in all; none of them by more than its share,
     // and the reported ones are all far from the floor only where the planted change moved them.
-    for c in doc["changes"].as_array().unwrap() {
+    for c in json_array(&doc["changes"]) {
         if c["name"] != PLANTED {
             assert!(
                 c["self_share"]["shift_points"].as_f64().unwrap() < 0.0,
@@ -226,7 +259,7 @@ fn false_positives_over_twenty_null_seeds() {
         let base = group(&tmp(&format!("null{seed}/base")), 10, &mut rng, None);
         let target = group(&tmp(&format!("null{seed}/target")), 10, &mut rng, None);
         let doc = diff_json(&base, &target, &[]);
-        false_positives += doc["changes"].as_array().unwrap().len();
+        false_positives += json_array(&doc["changes"]).len();
         tested += doc["tested"].as_u64().unwrap();
         let _ = std::fs::remove_dir_all(tmp(&format!("null{seed}")));
     }
@@ -275,62 +308,37 @@ fn bad_groups_are_clear_errors() {
     std::fs::create_dir_all(&empty).unwrap();
     let mut rng = Rng(5);
     let good = group(&tmp("bad/good"), 3, &mut rng, None);
-    let out = jsprof(&[
-        "diff",
-        "--base",
-        empty.to_str().unwrap(),
-        "--target",
-        good.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--base") && err.contains("no file"), "{err}");
-
     let junk = tmp("bad/junk");
     std::fs::create_dir_all(&junk).unwrap();
     std::fs::write(junk.join("a.cpuprofile"), b"{\"nodes\": 3}").unwrap();
     std::fs::write(junk.join("b.cpuprofile"), b"{\"nodes\": 3}").unwrap();
-    let out = jsprof(&[
-        "diff",
-        "--base",
-        good.to_str().unwrap(),
-        "--target",
-        junk.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("a.cpuprofile"), "{err}");
-
-    let out = jsprof(&[
-        "diff",
-        "--alpha",
-        "2",
-        "--base",
-        good.to_str().unwrap(),
-        "--target",
-        good.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--alpha"));
+    // (flags before the groups, base, target, what stderr says): each a usage error (exit 2).
+    let cases: [(&[&str], &PathBuf, &PathBuf, &[&str]); 3] = [
+        (&[], &empty, &good, &["--base", "no file"]),
+        (&[], &good, &junk, &["a.cpuprofile"]),
+        (&["--alpha", "2"], &good, &good, &["--alpha"]),
+    ];
+    for (flags, base, target, says) in cases {
+        let groups = [
+            "--base",
+            base.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+        ];
+        let out = jsprof(&[&["diff"][..], flags, &groups].concat());
+        let case = format!("diff {flags:?} {groups:?}");
+        assert_eq!(out.status.code(), Some(2), "{case}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        for s in says {
+            assert!(err.contains(s), "{case}: {s:?} not in {err}");
+        }
+    }
 }
 
 #[test]
 fn check_budgets_share_growth_over_groups() {
-    let p = fixture();
-    let functions = sample_functions(&p);
-    let k = growth_factor(self_share(&p, &functions, PLANTED), 0.03);
-    let mut rng = Rng(11);
-    let base = group(&tmp("check/base"), 12, &mut rng, None);
-    let target = group(&tmp("check/target"), 12, &mut rng, Some((PLANTED, k)));
-    let budget = |limit: f64| {
-        let path = tmp(&format!("check/budget-{limit}.toml"));
-        std::fs::write(
-            &path,
-            format!("[abtest]\nmax_share_growth_points = {limit}\n"),
-        )
-        .unwrap();
-        path
-    };
+    let (base, target) = planted_groups("check", 12, 11);
+    let budget = |limit: f64| budget_file("check", limit);
     let run = |limit: f64| {
         jsprof(&[
             "check",
@@ -343,24 +351,8 @@ fn check_budgets_share_growth_over_groups() {
             target.to_str().unwrap(),
         ])
     };
-    let out = run(2.0);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = fails_on_planted(&run(2.0));
     assert_eq!(doc["passed"], false);
-    let failed: Vec<&Value> = doc["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["status"] == "fail")
-        .collect();
-    assert_eq!(failed.len(), 1, "{doc:#}");
-    assert_eq!(failed[0]["subject"], PLANTED);
-    assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
 
     let out = run(5.0);
     assert_eq!(
@@ -404,16 +396,11 @@ fn check_budgets_share_growth_over_groups() {
 /// planted regression. Then `jsprof check --lake` fails the [abtest] budget on it.
 #[test]
 fn lake_diff_is_the_group_diff_of_the_same_files() {
-    let p = fixture();
-    let functions = sample_functions(&p);
-    let k = growth_factor(self_share(&p, &functions, PLANTED), 0.03);
-    let mut rng = Rng(11);
-    let base = group(&tmp("lake/base"), 10, &mut rng, None);
-    let target = group(&tmp("lake/target"), 10, &mut rng, Some((PLANTED, k)));
+    let (base, target) = planted_groups("lake", 10, 11);
     let lake = tmp("lake/lake");
     let _ = std::fs::remove_dir_all(&lake);
     for (dir, version) in [(&base, "1.0"), (&target, "1.1")] {
-        let out = jsprof(&[
+        jsprof_ok(&[
             "lake",
             "add",
             lake.to_str().unwrap(),
@@ -421,11 +408,6 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
             "--label",
             &format!("version={version}"),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
     }
     let files = diff_json(&base, &target, &["--key", "function", "--limit", "0"]);
     let svg = tmp("lake/diff.svg");
@@ -449,9 +431,7 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
     assert_eq!(lake_doc["base"]["profiles"], 10);
     assert_eq!(lake_doc["target"]["profiles"], 10);
     let rows = |doc: &Value| -> Vec<(String, Option<u64>, Vec<f64>)> {
-        doc["changes"]
-            .as_array()
-            .unwrap()
+        json_array(&doc["changes"])
             .iter()
             .map(|c| {
                 let s = &c["self_share"];
@@ -496,12 +476,7 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
     // CI's budget over the lake: "fail if any function's share grew significantly by more than
     // 2 points" fails on the planted +3 points and names it; 5 points passes.
     let check = |limit: f64| {
-        let path = tmp(&format!("lake/budget-{limit}.toml"));
-        std::fs::write(
-            &path,
-            format!("[abtest]\nmax_share_growth_points = {limit}\n"),
-        )
-        .unwrap();
+        let path = budget_file("lake", limit);
         jsprof(&[
             "check",
             "--json",
@@ -515,22 +490,6 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
             "version=1.1",
         ])
     };
-    let out = check(2.0);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let failed: Vec<&Value> = doc["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["status"] == "fail")
-        .collect();
-    assert_eq!(failed.len(), 1, "{doc:#}");
-    assert_eq!(failed[0]["subject"], PLANTED);
-    assert!(failed[0]["value"].as_f64().unwrap() > 2.0);
+    fails_on_planted(&check(2.0));
     assert_eq!(check(5.0).status.code(), Some(0));
 }

@@ -4,7 +4,7 @@ use std::io::Read;
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof, temp_file};
+use crate::support::{assert_ok, fixtures, json_array, jsprof, temp_file};
 
 fn tsc_text() -> Vec<u8> {
     let mut text = Vec::new();
@@ -122,9 +122,7 @@ fn deltas_shorter_than_samples_load_with_a_warning() {
     let v = v.unwrap();
     assert!(warnings(&v).contains("timeDeltas"), "{}", warnings(&v));
     // Two samples remain: main at 100 µs, work at 200 µs lasting one average interval (100 µs).
-    let work = v["functions"]
-        .as_array()
-        .unwrap()
+    let work = json_array(&v["functions"])
         .iter()
         .find(|f| f["name"] == "work")
         .unwrap();
@@ -151,9 +149,7 @@ fn negative_deltas_are_sorted_like_devtools() {
     assert_eq!(code, 0);
     let v = v.unwrap();
     let f = |name: &str| {
-        v["functions"]
-            .as_array()
-            .unwrap()
+        json_array(&v["functions"])
             .iter()
             .find(|f| f["name"] == name)
             .unwrap()
@@ -177,9 +173,5 @@ fn closed_stdout_is_not_an_error() {
         .unwrap();
     drop(child.stdout.take()); // the reader goes away at once, like `| head -0`
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
 }

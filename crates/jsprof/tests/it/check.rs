@@ -7,7 +7,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json, temp_file};
+use crate::support::{fixtures, json_array, jsprof, jsprof_json, temp_file};
 
 fn path(name: &str) -> String {
     fixtures().join(name).to_str().unwrap().to_string()
@@ -120,9 +120,7 @@ fn gc_share_budget() {
 fn class_retained_size_budget() {
     let file = path("heap/leak-3-final.heapsnapshot.gz");
     let s = jsprof_json(&["heap", "summary", "--json", "--limit", "0", &file]);
-    let rows: Vec<&Value> = s["classes"]
-        .as_array()
-        .unwrap()
+    let rows: Vec<&Value> = json_array(&s["classes"])
         .iter()
         .filter(|c| c["name"] == "Session")
         .collect();
@@ -171,9 +169,7 @@ fn class_retained_size_budget() {
 fn detached_dom_budget() {
     let file = path("heap/detached.heapsnapshot.gz");
     let d = jsprof_json(&["heap", "detached", "--json", "--limit", "0", &file]);
-    let nodes: u64 = d["trees"]
-        .as_array()
-        .unwrap()
+    let nodes: u64 = json_array(&d["trees"])
         .iter()
         .filter(|t| {
             !t["root"]["name"]

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof, jsprof_json};
+use crate::support::{assert_ok, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok};
 
 /// Self and total must equal DevTools' within this many milliseconds.
 const TOLERANCE_MS: f64 = 0.005;
@@ -46,14 +46,14 @@ fn assert_top_matches(path: &std::path::Path, gold: &Value, input: &str) {
     let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
     assert!(ours["kind"].as_str().is_some());
     let mut by_key: HashMap<Key, &Value> = HashMap::new();
-    for f in ours["functions"].as_array().unwrap() {
+    for f in json_array(&ours["functions"]) {
         assert!(
             by_key.insert(our_key(f), f).is_none(),
             "{input}: duplicate function {f}"
         );
     }
     let mut compared = 0;
-    for g in gold["functions"].as_array().unwrap() {
+    for g in json_array(&gold["functions"]) {
         // DevTools lists a NaN `(root)` row when a legacy file has more timestamps than samples;
         // it is an artifact of its undefined sample, not a function.
         if g["self"].is_null() {
@@ -220,11 +220,7 @@ fn a_self_profiling_trace_in_the_specifications_member_order_equals_devtools() {
             return;
         }
     };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     let converted = crate::support::temp_file("spec-order.cpuprofile", &out.stdout);
     let Some(gold) = crate::support::run_oracle("cpu-oracle", &converted) else {
         return;
@@ -243,9 +239,7 @@ fn mdn_example_by_hand() {
     let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
     assert_eq!(ours["kind"], "selfprofile");
     let get = |name: &str| -> (f64, f64, Value, Value, Value) {
-        let f = ours["functions"]
-            .as_array()
-            .unwrap()
+        let f = json_array(&ours["functions"])
             .iter()
             .find(|f| f["name"] == name)
             .unwrap()
@@ -283,7 +277,7 @@ fn mdn_example_by_hand() {
         ("http://localhost:3000/main.js", Some(5), Some(27))
     );
     assert!(close(ours["duration_ms"].as_f64().unwrap(), 8.800));
-    assert_eq!(ours["functions"].as_array().unwrap().len(), 4);
+    assert_eq!(json_array(&ours["functions"]).len(), 4);
 }
 
 /// Expected bytes straight from the `.heapprofile` JSON: a node's self is its `selfSize`; a
@@ -319,7 +313,7 @@ fn heapprofile_expected(tree: &Value) -> HashMap<Key, (i64, i64)> {
         on_stack.pop();
     }
     let mut out = HashMap::new();
-    for c in tree["head"]["children"].as_array().unwrap() {
+    for c in json_array(&tree["head"]["children"]) {
         walk(c, &mut Vec::new(), &mut out);
     }
     // A function that allocated nothing anywhere in its subtrees is not listed.
@@ -337,7 +331,7 @@ fn assert_heapprofile(input: &str) {
     let expected = heapprofile_expected(&tree);
     let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
     assert_eq!(ours["kind"], "heapprofile");
-    let functions = ours["functions"].as_array().unwrap();
+    let functions = json_array(&ours["functions"]);
     assert_eq!(functions.len(), expected.len(), "{input}: function count");
     for f in functions {
         let key = our_key(f);
@@ -371,7 +365,7 @@ fn top_reads_stdin_and_gzip() {
         .unwrap();
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["functions"].as_array().unwrap().len(), 3);
+    assert_eq!(json_array(&v["functions"]).len(), 3);
     assert_eq!(v["functions"][0]["name"], "(garbage collector)");
 }
 
@@ -387,9 +381,7 @@ fn top_orders_by_total_and_prints_a_table() {
         "0",
         path.to_str().unwrap(),
     ]);
-    let totals: Vec<f64> = v["functions"]
-        .as_array()
-        .unwrap()
+    let totals: Vec<f64> = json_array(&v["functions"])
         .iter()
         .map(|f| f["total_ms"].as_f64().unwrap())
         .collect();
@@ -443,9 +435,7 @@ fn top_range_clips_by_hand() {
         "7.295..",
         path.to_str().unwrap(),
     ]);
-    let total: f64 = v["functions"]
-        .as_array()
-        .unwrap()
+    let total: f64 = json_array(&v["functions"])
         .iter()
         .map(|f| f["self_ms"].as_f64().unwrap())
         .sum();
@@ -458,7 +448,7 @@ fn top_range_clips_by_hand() {
 fn chrome_trace_export_holds_the_timeline() {
     let path = fixtures().join("trace/primes.trace.json.gz");
     let out = crate::support::temp_file("primes.chrome-trace.json", b"");
-    let status = jsprof(&[
+    jsprof_ok(&[
         "export",
         path.to_str().unwrap(),
         "--format",
@@ -466,13 +456,8 @@ fn chrome_trace_export_holds_the_timeline() {
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
     let trace: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).expect("valid JSON");
-    let events = trace["traceEvents"].as_array().unwrap();
+    let events = json_array(&trace["traceEvents"]);
     let main_tid = 19545;
     let exported_calls = events
         .iter()
@@ -485,7 +470,7 @@ fn chrome_trace_export_holds_the_timeline() {
         "JS_CALL",
         path.to_str().unwrap(),
     ]);
-    assert_eq!(exported_calls, ours["events"].as_array().unwrap().len());
+    assert_eq!(exported_calls, json_array(&ours["events"]).len());
     assert!(events.iter().any(|e| e["ph"] == "M"
         && e["name"] == "thread_name"
         && e["args"]["name"] == "CrRendererMain"));

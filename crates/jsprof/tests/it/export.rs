@@ -7,13 +7,15 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof, jsprof_json, temp_file};
+use crate::support::{
+    assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok, temp_file,
+};
 use crate::views::{key, top_by_key_with, weights, SAMPLED_FIXTURES};
 
 fn export(input: &str, format: &str) -> PathBuf {
     let path = fixtures().join(input);
     let out = temp_file(&format!("{}.{format}", input.replace('/', "_")), b"");
-    let run = jsprof(&[
+    jsprof_ok(&[
         "export",
         path.to_str().unwrap(),
         "--format",
@@ -21,11 +23,6 @@ fn export(input: &str, format: &str) -> PathBuf {
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert!(
-        run.status.success(),
-        "export {input} {format}: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
     out
 }
 
@@ -100,9 +97,7 @@ fn exported_self_profiles_open_in_devtools_with_the_same_numbers() {
             "0",
             fixtures().join(&input).to_str().unwrap(),
         ]);
-        let ours: HashMap<(String, String, i64, i64), (f64, f64)> = top["functions"]
-            .as_array()
-            .unwrap()
+        let ours: HashMap<(String, String, i64, i64), (f64, f64)> = json_array(&top["functions"])
             .iter()
             .map(|f| {
                 let (n, u, l, c) = key(f);
@@ -110,7 +105,7 @@ fn exported_self_profiles_open_in_devtools_with_the_same_numbers() {
                 ((n, u, z(l), z(c)), weights(f))
             })
             .collect();
-        let fns = gold["functions"].as_array().unwrap();
+        let fns = json_array(&gold["functions"]);
         assert_eq!(fns.len(), ours.len(), "{name}");
         for g in fns {
             let k = (
@@ -169,7 +164,7 @@ fn d3_tree_values_are_totals() {
         let mut todo = vec![&tree];
         while let Some(n) = todo.pop() {
             assert!(n["name"].is_string());
-            let kids = n["children"].as_array().unwrap();
+            let kids = json_array(&n["children"]);
             let sum: f64 = kids.iter().map(|c| c["value"].as_f64().unwrap()).sum();
             assert!(
                 sum <= n["value"].as_f64().unwrap() * (1.0 + 1e-9) + 1e-6,
@@ -201,11 +196,7 @@ fn node_reader(kind: &str, file: &Path) -> Option<Value> {
         .arg(file)
         .output()
         .expect("run node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
@@ -243,7 +234,7 @@ fn pprof_decodes_with_our_totals() {
             };
             *top_self.entry((n, u, l.unwrap_or(0))).or_default() += if timed { s * 1e6 } else { s };
         }
-        for f in p["functions"].as_array().unwrap() {
+        for f in json_array(&p["functions"]) {
             let k = (
                 f["name"].as_str().unwrap().to_string(),
                 f["filename"].as_str().unwrap().to_string(),
@@ -286,8 +277,7 @@ fn speedscope_validates_against_its_schema() {
 #[test]
 fn exports_work_per_thread() {
     let input = "third-party/speedscope/Chrome-70-worker.json.gz";
-    let path = fixtures().join(input);
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg(input);
     let mut durations = Vec::new();
     for thread in ["1", "2"] {
         let top = jsprof_json(&[
@@ -305,7 +295,7 @@ fn exports_work_per_thread() {
         let cpu = temp_file(&format!("worker-{thread}.cpuprofile"), b"");
         let folded = temp_file(&format!("worker-{thread}.folded"), b"");
         for (format, out) in [("cpuprofile", &cpu), ("folded", &folded)] {
-            let run = jsprof(&[
+            jsprof_ok(&[
                 "export",
                 path,
                 "--thread",
@@ -315,11 +305,6 @@ fn exports_work_per_thread() {
                 "-o",
                 out.to_str().unwrap(),
             ]);
-            assert!(
-                run.status.success(),
-                "{}",
-                String::from_utf8_lossy(&run.stderr)
-            );
         }
         let again = jsprof_json(&["top", "--json", "--limit", "0", cpu.to_str().unwrap()]);
         assert_eq!(top["functions"], again["functions"], "thread {thread}");
@@ -339,9 +324,7 @@ fn exports_work_per_thread() {
         return;
     };
     assert_eq!(v["valid"], true, "{}", v["errors"]);
-    let totals: Vec<f64> = v["profiles"]
-        .as_array()
-        .unwrap()
+    let totals: Vec<f64> = json_array(&v["profiles"])
         .iter()
         .map(|p| p["total"].as_f64().unwrap())
         .collect();

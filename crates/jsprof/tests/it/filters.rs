@@ -7,7 +7,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json, temp_file};
+use crate::support::{
+    assert_ok, fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, temp_file,
+};
 use crate::views::{key, weights, Key, SAMPLED_FIXTURES};
 
 fn top(path: &str, extra: &[&str]) -> Vec<Value> {
@@ -37,9 +39,7 @@ fn focus_target(rows: &[Value], nested: bool, path: &str) -> (String, (f64, f64)
     }
     let roots: Vec<String> = if nested {
         let tree = jsprof_json(&["tree", "--json", "--max-depth", "1", path]);
-        tree["nodes"]
-            .as_array()
-            .unwrap()
+        json_array(&tree["nodes"])
             .iter()
             .map(|n| n["name"].as_str().unwrap().to_string())
             .collect()
@@ -64,15 +64,21 @@ fn focus_target(rows: &[Value], nested: bool, path: &str) -> (String, (f64, f64)
     best.unwrap_or_else(|| panic!("{path}: no function to focus on"))
 }
 
+/// Runs `check` on every sampled fixture: its name and its path as the CLI takes it.
+fn each_sampled(mut check: impl FnMut(&str, &str)) {
+    for input in SAMPLED_FIXTURES {
+        let path = fixtures().join(input);
+        check(input, path.to_str().unwrap());
+    }
+}
+
 fn pattern(name: &str) -> String {
     format!("^{}$", name.replace('$', "\\$"))
 }
 
 #[test]
 fn focus_keeps_exactly_the_time_under_the_function() {
-    for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+    each_sampled(|input, path| {
         let all = top(path, &[]);
         let (name, (_, total)) = focus_target(&all, false, path);
         let re = pattern(&name);
@@ -87,21 +93,17 @@ fn focus_keeps_exactly_the_time_under_the_function() {
         assert!(close(weights(row).1, total), "{input}: {name}");
         // Re-rooted: the tree has the function as its only root.
         let tree = jsprof_json(&["tree", "--json", "--max-depth", "1", path, "--focus", &re]);
-        let roots: Vec<&str> = tree["nodes"]
-            .as_array()
-            .unwrap()
+        let roots: Vec<&str> = json_array(&tree["nodes"])
             .iter()
             .map(|n| n["name"].as_str().unwrap())
             .collect();
         assert_eq!(roots, [name.as_str()], "{input}");
-    }
+    });
 }
 
 #[test]
 fn drop_leaves_out_exactly_the_functions_total() {
-    for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+    each_sampled(|input, path| {
         let all = top(path, &[]);
         let (name, (_, total)) = focus_target(&all, true, path);
         let dropped = top(path, &["--drop", &pattern(&name)]);
@@ -132,7 +134,7 @@ fn drop_leaves_out_exactly_the_functions_total() {
             close(self_sum(&dropped) + self_sum(&focused), self_sum(&all)),
             "{input}: drop + focus {name}"
         );
-    }
+    });
 }
 
 /// `tree --sandwich`: the function's row is `top`'s; its callers are Bottom-up's rows under it
@@ -140,9 +142,7 @@ fn drop_leaves_out_exactly_the_functions_total() {
 /// one answer.
 #[test]
 fn sandwich_is_top_bottom_up_and_focus() {
-    for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+    each_sampled(|input, path| {
         let all = top(path, &[]);
         let (name, (self_ms, total)) = focus_target(&all, true, path);
         let re = pattern(&name);
@@ -154,13 +154,9 @@ fn sandwich_is_top_bottom_up_and_focus() {
             close(w.0, self_ms) && close(w.1, total),
             "{input}: {name}: {w:?}"
         );
-        assert!(
-            doc["other_matches"].as_array().unwrap().is_empty(),
-            "{input}"
-        );
+        assert!(json_array(&doc["other_matches"]).is_empty(), "{input}");
         let nodes = |v: &Value| -> Vec<(String, u64, f64, f64)> {
-            v.as_array()
-                .unwrap()
+            json_array(v)
                 .iter()
                 .map(|n| {
                     let (s, t) = weights(n);
@@ -206,15 +202,14 @@ fn sandwich_is_top_bottom_up_and_focus() {
             &nodes(&focused["nodes"]),
         );
         assert!(close(nodes(&doc["callees"])[0].3, total), "{input}");
-    }
+    });
     // A pattern that matches several functions takes the heaviest and names the others; one
     // that matches none is an error naming the flag.
-    let path = fixtures().join("cpu/node-mix.cpuprofile.gz");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("cpu/node-mix.cpuprofile.gz");
     let doc = jsprof_json(&["tree", "--json", path, "--sandwich", "."]);
     let heaviest = top(path, &["--by", "total"]);
     assert!(close(weights(&doc["function"]).1, weights(&heaviest[0]).1));
-    assert!(!doc["other_matches"].as_array().unwrap().is_empty());
+    assert!(!json_array(&doc["other_matches"]).is_empty());
     let out = jsprof(&["tree", path, "--sandwich", "^no such function$"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -226,9 +221,7 @@ fn sandwich_is_top_bottom_up_and_focus() {
 
 #[test]
 fn exclude_charges_callers_and_keeps_the_total() {
-    for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+    each_sampled(|input, path| {
         let all = top(path, &[]);
         let (name, _) = focus_target(&all, true, path);
         let excluded = top(path, &["--exclude", &pattern(&name)]);
@@ -242,14 +235,12 @@ fn exclude_charges_callers_and_keeps_the_total() {
             !excluded.iter().any(|f| f["name"] == name.as_str()),
             "{input}"
         );
-    }
+    });
 }
 
 #[test]
 fn collapse_recursion_keeps_every_self_time() {
-    for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+    each_sampled(|input, path| {
         let all = by_key(&top(path, &[]));
         let collapsed = by_key(&top(path, &["--collapse-recursion"]));
         // A function seen only between two calls of a recursive one leaves the table; it had no
@@ -259,14 +250,13 @@ fn collapse_recursion_keeps_every_self_time() {
             assert!(close(now, *s), "{input}: {k:?}");
         }
         assert!(collapsed.keys().all(|k| all.contains_key(k)), "{input}");
-    }
+    });
 }
 
 #[test]
 fn collapse_packages_sums_each_package() {
     // tsc's compiler lives in node_modules/ts5: one frame `ts5` gets all its functions' self.
-    let path = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("cpu/tsc.cpuprofile.gz");
     let all = top(path, &[]);
     let collapsed = top(path, &["--collapse-packages"]);
     assert!(close(self_sum(&collapsed), self_sum(&all)));
@@ -297,8 +287,7 @@ fn collapse_packages_sums_each_package() {
 
 #[test]
 fn hide_idle_leaves_out_idle_only() {
-    let path = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("cpu/tsc.cpuprofile.gz");
     let all = top(path, &[]);
     assert!(all.iter().any(|f| f["name"] == "(idle)"));
     let hidden = top(path, &["--hide-idle"]);
@@ -312,15 +301,14 @@ fn hide_idle_leaves_out_idle_only() {
 
 #[test]
 fn every_view_takes_the_filters() {
-    let path = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("cpu/tsc.cpuprofile.gz");
     let all = top(path, &[]);
     let (name, (_, total_ms)) = focus_target(&all, false, path);
     let re = pattern(&name);
 
     // Folded stacks: every stack but the gaps starts at the function; they add up to its total.
     let folded = temp_file("focus.folded", b"");
-    let out = jsprof(&[
+    jsprof_ok(&[
         "export",
         path,
         "-f",
@@ -330,11 +318,6 @@ fn every_view_takes_the_filters() {
         "--focus",
         &re,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let text = std::fs::read_to_string(&folded).unwrap();
     let mut under = 0.0;
     for line in text.lines() {
@@ -360,7 +343,7 @@ fn every_view_takes_the_filters() {
         "--focus",
         &re,
     ]);
-    let ev = events["events"].as_array().unwrap();
+    let ev = json_array(&events["events"]);
     let f = ev.iter().find(|e| e["name"] == name.as_str()).unwrap();
     assert!((f["total_ms"].as_f64().unwrap() - total_ms).abs() < 1e-3);
     let names: std::collections::HashSet<&str> =
@@ -372,7 +355,7 @@ fn every_view_takes_the_filters() {
     // SVGs are written.
     for cmd in ["flamegraph", "flamechart"] {
         let svg = temp_file(&format!("focus-{cmd}.svg"), b"");
-        let out = jsprof(&[
+        jsprof_ok(&[
             cmd,
             path,
             "-o",
@@ -381,11 +364,6 @@ fn every_view_takes_the_filters() {
             &re,
             "--hide-idle",
         ]);
-        assert!(
-            out.status.success(),
-            "{cmd}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(
             text.contains(&format!(">{name}<")) || text.contains(&name),
@@ -405,7 +383,7 @@ fn trace_calls(path: &str, extra: &[&str]) -> HashMap<String, (f64, u64)> {
     args.extend_from_slice(extra);
     let doc = jsprof_json(&args);
     let mut out = HashMap::new();
-    let mut todo: Vec<&Value> = doc["events"].as_array().unwrap().iter().collect();
+    let mut todo: Vec<&Value> = json_array(&doc["events"]).iter().collect();
     while let Some(e) = todo.pop() {
         if e["type"] == "JS_CALL" {
             let name = e["name"].as_str().unwrap().to_string();
@@ -431,8 +409,7 @@ fn focus_on_a_trace_keeps_the_focused_calls() {
         ("trace/page.trace.json.gz", "branchB", "touchDom"),
         ("trace/primes.trace.json.gz", "sortBig", "isPrime"),
     ] {
-        let path = fixtures().join(file);
-        let path = path.to_str().unwrap();
+        let path = &fixture_arg(file);
         let all = trace_calls(path, &[]);
         let re = format!("^{focus}$");
         let focused = trace_calls(path, &["--focus", &re]);
@@ -461,11 +438,7 @@ fn focus_on_a_trace_keeps_the_focused_calls() {
 /// The report's embedded data (`<script id="jsprof-data">`).
 fn report_data(args: &[&str]) -> Value {
     let out = jsprof(&[&["report"][..], args, &["-o", "-"]].concat());
-    assert!(
-        out.status.success(),
-        "jsprof report {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, &format!("jsprof report {args:?}"));
     let html = String::from_utf8(out.stdout).unwrap();
     let start = html
         .find(r#"<script id="jsprof-data" type="application/json">"#)
@@ -480,8 +453,7 @@ fn report_data(args: &[&str]) -> Value {
 /// subtitle says so. A heap snapshot refuses filters.
 #[test]
 fn report_takes_the_filters() {
-    let path = fixtures().join("cpu/node-mix.cpuprofile.gz");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("cpu/node-mix.cpuprofile.gz");
     let all = top(path, &[]);
     let (name, (_, total_ms)) = focus_target(&all, true, path);
     let re = pattern(&name);
@@ -512,7 +484,7 @@ fn report_takes_the_filters() {
     );
     let chart = &data["chart"];
     let ev = &chart["events"];
-    let n = ev["p"].as_array().unwrap().len();
+    let n = json_array(&ev["p"]).len();
     assert!(n > 0);
     for i in (0..n).filter(|&i| ev["p"][i] == -1 && ev["f"][i].as_i64().unwrap() >= 0) {
         assert_eq!(name_of(chart, ev["f"][i].as_u64().unwrap()), name);
@@ -549,6 +521,16 @@ pub fn folded_label(n: &Value) -> String {
     label.replace(';', ":").replace(['\n', '\r'], " ")
 }
 
+/// A chain of tree nodes, root first, as `--focus-stack` takes it: their folded labels joined
+/// with `;`.
+fn folded_path(chain: &[&Value]) -> String {
+    chain
+        .iter()
+        .map(|n| folded_label(n))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 /// The path of node `id` in a `tree --json` answer, from its root: its nodes, root first.
 pub fn node_path(nodes: &[Value], id: u64) -> Vec<&Value> {
     let by_id: HashMap<u64, &Value> = nodes
@@ -561,6 +543,11 @@ pub fn node_path(nodes: &[Value], id: u64) -> Vec<&Value> {
     }
     path.reverse();
     path
+}
+
+/// The root nodes of a tree answer's `nodes`.
+fn roots_of(nodes: &[Value]) -> Vec<&Value> {
+    nodes.iter().filter(|n| n["parent"].is_null()).collect()
 }
 
 /// Nodes worth focusing on: the heaviest at a few depths and the heaviest of the deepest.
@@ -630,62 +617,71 @@ fn same_children(
     Ok(())
 }
 
+/// `focused`, a focus on node `id` of the answer `tree` (`--focus-stack`, or with `inverted`
+/// `--focus-stack-inverted` on a Bottom-up tree), kept exactly the node: the loader's warnings
+/// and no more; its roots (with `inverted`, those with self time: every kept sample now ends in
+/// the node's function) are the node's function with the node's total (not checked when
+/// inverted) and self; their children are the node's children (with `inverted`, by self time).
+fn assert_focus_kept(what: &str, tree: &Value, id: u64, focused: &Value, inverted: bool) {
+    let nodes = json_array(&tree["nodes"]);
+    let node = *node_path(nodes, id).last().unwrap();
+    assert_eq!(focused["warnings"], tree["warnings"], "{what}");
+    let fnodes = json_array(&focused["nodes"]);
+    let mut roots = roots_of(fnodes);
+    if inverted {
+        roots.retain(|r| weights(r).0 > 0.0);
+    }
+    assert!(!roots.is_empty(), "{what}");
+    for r in &roots {
+        assert_eq!(key(r), key(node), "{what}: a root of the focus");
+    }
+    if !inverted {
+        let kept: f64 = roots.iter().map(|r| weights(r).1).sum();
+        assert!(
+            close(kept, weights(node).1),
+            "{what}: kept {kept}, the node's total {}",
+            weights(node).1
+        );
+    }
+    let own: f64 = roots.iter().map(|r| weights(r).0).sum();
+    assert!(
+        close(own, weights(node).0),
+        "{what}: kept self {own}, the node's self {}",
+        weights(node).0
+    );
+    let root_ids: Vec<u64> = roots.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+    same_children(
+        &children_of(fnodes, &root_ids),
+        &children_of(nodes, &[id]),
+        inverted,
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
 /// `--focus-stack PATH` keeps exactly the Call tree node's samples: on every sampled fixture and
 /// for nodes at several depths, the focused tree's root is the node's function with the node's
 /// total (`top`'s sum of self agrees), and its children are the node's children. Expected values
 /// are the unfiltered `jsprof tree --json`'s nodes — another code path than the filter.
 #[test]
 fn focus_stack_keeps_exactly_the_nodes_subtree() {
-    for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+    each_sampled(|input, path| {
         let tree = jsprof_json(&["tree", "--json", path]);
-        let nodes = tree["nodes"].as_array().unwrap();
+        let nodes = json_array(&tree["nodes"]);
         let targets = subtree_targets(nodes, |n| weights(n).1);
         assert!(targets.len() >= 3, "{input}: {targets:?}");
         for id in targets {
             let chain = node_path(nodes, id);
             let node = *chain.last().unwrap();
-            let stack = chain
-                .iter()
-                .map(|n| folded_label(n))
-                .collect::<Vec<_>>()
-                .join(";");
+            let stack = folded_path(&chain);
             let focused = jsprof_json(&["tree", "--json", path, "--focus-stack", &stack]);
-            // The loader's warnings, no more.
-            assert_eq!(focused["warnings"], tree["warnings"], "{input}: {stack}");
-            let fnodes = focused["nodes"].as_array().unwrap();
-            let roots: Vec<&Value> = fnodes.iter().filter(|n| n["parent"].is_null()).collect();
-            assert!(!roots.is_empty(), "{input}: {stack}");
-            for r in &roots {
-                assert_eq!(key(r), key(node), "{input}: a root of the focus on {stack}");
-            }
-            let kept: f64 = roots.iter().map(|r| weights(r).1).sum();
-            assert!(
-                close(kept, weights(node).1),
-                "{input}: {stack}: kept {kept}, the node's total {}",
-                weights(node).1
-            );
-            let own: f64 = roots.iter().map(|r| weights(r).0).sum();
-            assert!(
-                close(own, weights(node).0),
-                "{input}: {stack}: self {own} vs {}",
-                weights(node).0
-            );
-            let root_ids: Vec<u64> = roots.iter().map(|r| r["id"].as_u64().unwrap()).collect();
-            same_children(
-                &children_of(fnodes, &root_ids),
-                &children_of(nodes, &[id]),
-                false,
-            )
-            .unwrap_or_else(|e| panic!("{input}: {stack}: {e}"));
+            assert_focus_kept(&format!("{input}: {stack}"), &tree, id, &focused, false);
             let table = top(path, &["--focus-stack", &stack]);
             assert!(
                 close(self_sum(&table), weights(node).1),
                 "{input}: top --focus-stack {stack}"
             );
         }
-    }
+    });
 }
 
 /// `--focus-stack-inverted PATH` keeps exactly the Bottom-up node's self: the samples whose stack
@@ -693,11 +689,9 @@ fn focus_stack_keeps_exactly_the_nodes_subtree() {
 /// self, and its callers beneath carry the self time the node's callers had.
 #[test]
 fn focus_stack_inverted_keeps_exactly_the_bottom_up_nodes_self() {
-    for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+    each_sampled(|input, path| {
         let tree = jsprof_json(&["tree", "--bottom-up", "--json", "--max-depth", "4", path]);
-        let nodes = tree["nodes"].as_array().unwrap();
+        let nodes = json_array(&tree["nodes"]);
         let targets = subtree_targets(
             &nodes
                 .iter()
@@ -709,12 +703,7 @@ fn focus_stack_inverted_keeps_exactly_the_bottom_up_nodes_self() {
         assert!(targets.len() >= 2, "{input}: {targets:?}");
         for id in targets {
             let chain = node_path(nodes, id);
-            let node = *chain.last().unwrap();
-            let stack = chain
-                .iter()
-                .map(|n| folded_label(n))
-                .collect::<Vec<_>>()
-                .join(";");
+            let stack = folded_path(&chain);
             let focused = jsprof_json(&[
                 "tree",
                 "--bottom-up",
@@ -725,30 +714,9 @@ fn focus_stack_inverted_keeps_exactly_the_bottom_up_nodes_self() {
                 "--focus-stack-inverted",
                 &stack,
             ]);
-            // The loader's warnings, no more.
-            assert_eq!(focused["warnings"], tree["warnings"], "{input}: {stack}");
-            let fnodes = focused["nodes"].as_array().unwrap();
-            let roots: Vec<&Value> = fnodes.iter().filter(|n| n["parent"].is_null()).collect();
-            // Every kept sample now ends in the node's function: it alone has self time.
-            let with_self: Vec<&&Value> = roots.iter().filter(|r| weights(r).0 > 0.0).collect();
-            assert!(!with_self.is_empty(), "{input}: {stack}");
-            for r in &with_self {
-                assert_eq!(key(r), key(node), "{input}: {stack}");
-            }
-            let kept: f64 = with_self.iter().map(|r| weights(r).0).sum();
-            assert!(
-                close(kept, weights(node).0),
-                "{input}: {stack}: kept {kept}, the node's self {}",
-                weights(node).0
-            );
-            let ids: Vec<u64> = with_self
-                .iter()
-                .map(|r| r["id"].as_u64().unwrap())
-                .collect();
-            same_children(&children_of(fnodes, &ids), &children_of(nodes, &[id]), true)
-                .unwrap_or_else(|e| panic!("{input}: {stack}: {e}"));
+            assert_focus_kept(&format!("{input}: {stack}"), &tree, id, &focused, true);
         }
-    }
+    });
 }
 
 /// A line of `export --folded`, less its count, is a path; a path no stack has leaves an empty
@@ -825,7 +793,7 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
         let path = file.to_str().unwrap();
         let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
         let tree = jsprof_json(&["tree", "--json", path]);
-        let nodes = tree["nodes"].as_array().unwrap();
+        let nodes = json_array(&tree["nodes"]);
         // The heaviest node two levels down, then one of its children read in the focused tree.
         let target = subtree_targets(nodes, |n| weights(n).1)[2];
         let outer: Vec<String> = node_path(nodes, target)
@@ -839,20 +807,15 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
         let inner = format!("{};{}", outer.last().unwrap(), folded_label(child));
         let outer = outer.join(";");
         let bottom = jsprof_json(&["tree", "--json", "--bottom-up", "--max-depth", "2", path]);
-        let caller = bottom["nodes"]
-            .as_array()
-            .unwrap()
+        let caller = json_array(&bottom["nodes"])
             .iter()
             .find(|n| n["depth"] == 1)
             .unwrap();
-        let leaf_first = node_path(
-            bottom["nodes"].as_array().unwrap(),
-            caller["id"].as_u64().unwrap(),
-        )
-        .iter()
-        .map(|n| folded_label(n))
-        .collect::<Vec<_>>()
-        .join(";");
+        let leaf_first = node_path(json_array(&bottom["nodes"]), caller["id"].as_u64().unwrap())
+            .iter()
+            .map(|n| folded_label(n))
+            .collect::<Vec<_>>()
+            .join(";");
         let cases: Vec<(String, Vec<&str>)> = vec![
             (
                 format!("tree?focus_stack={}", encode(&outer)),
@@ -933,7 +896,7 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
     let file = fixtures().join("trace/primes.trace.json.gz");
     let f = file.to_str().unwrap();
     let tree = jsprof_json(&["tree", "--json", f]);
-    let nodes = tree["nodes"].as_array().unwrap();
+    let nodes = json_array(&tree["nodes"]);
     // The heaviest named JS function (engine events have no line) entered from an engine event.
     let engine = |n: &Value| n["url"] == "" && n["line"].is_null();
     let by_id: HashMap<u64, &Value> = nodes
@@ -947,15 +910,9 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
         .max_by(|a, b| weights(a).1.total_cmp(&weights(b).1))
         .unwrap();
     let chain = node_path(nodes, node["id"].as_u64().unwrap());
-    let stack = chain
-        .iter()
-        .map(|n| folded_label(n))
-        .collect::<Vec<_>>()
-        .join(";");
+    let stack = folded_path(&chain);
     let focused = jsprof_json(&["tree", "--json", f, "--focus-stack", &stack]);
-    let names: std::collections::HashSet<&str> = focused["nodes"]
-        .as_array()
-        .unwrap()
+    let names: std::collections::HashSet<&str> = json_array(&focused["nodes"])
         .iter()
         .map(|n| n["name"].as_str().unwrap())
         .collect();
@@ -969,9 +926,7 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
         &stack,
     ]);
     assert_eq!(events["warnings"], tree["warnings"], "{stack}");
-    let calls: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
+    let calls: Vec<&str> = json_array(&events["events"])
         .iter()
         .filter(|e| e["type"] == "JS_CALL")
         .map(|e| e["name"].as_str().unwrap())
@@ -987,9 +942,7 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
         );
     }
     let all = jsprof_json(&["events", f, "--json", "--mode", "unique-events"]);
-    let before = all["events"]
-        .as_array()
-        .unwrap()
+    let before = json_array(&all["events"])
         .iter()
         .filter(|e| e["type"] == "JS_CALL")
         .count();

@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof, jsprof_env, temp_file};
+use crate::support::{
+    assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_env, temp_file,
+};
 
 /// V8 names a regular expression's compiled code `RegExp: ` + its source: hundreds of characters.
 fn long_regexp() -> String {
@@ -37,11 +39,7 @@ fn regexp_profile() -> std::path::PathBuf {
 }
 
 fn stdout(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(out, "");
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
@@ -97,8 +95,7 @@ fn wide_pipes_and_json_print_names_whole() {
 
 #[test]
 fn a_heap_command_on_a_cpu_profile_names_the_format_and_the_command() {
-    let cpu = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let cpu = cpu.to_str().unwrap();
+    let cpu = &fixture_arg("cpu/tsc.cpuprofile.gz");
     for sub in ["summary", "stats", "dominators"] {
         let out = jsprof(&["heap", sub, cpu]);
         assert_eq!(out.status.code(), Some(2), "heap {sub}");
@@ -126,13 +123,10 @@ fn a_heap_command_on_a_cpu_profile_names_the_format_and_the_command() {
 
 #[test]
 fn distances_of_objects_only_the_gc_roots_hold_print_as_devtools_minus() {
-    let file = fixtures().join("heap/node-small.heapsnapshot.gz");
-    let file = file.to_str().unwrap();
+    let file = &fixture_arg("heap/node-small.heapsnapshot.gz");
     let theirs = golden(&fixtures().join("heap/node-small.heapsnapshot.devtools.json.gz"));
     // Classes DevTools shows with `−`: a distance from `baseSystemDistance` (100000000) up.
-    let system: Vec<&Value> = theirs["classes"]
-        .as_array()
-        .unwrap()
+    let system: Vec<&Value> = json_array(&theirs["classes"])
         .iter()
         .filter(|c| c["distance"].as_i64().unwrap() >= 100_000_000)
         .collect();
@@ -144,14 +138,12 @@ fn distances_of_objects_only_the_gc_roots_hold_print_as_devtools_minus() {
         "heap", "summary", file, "--json", "--limit", "0",
     ])))
     .unwrap();
-    let ours = json["classes"].as_array().unwrap();
+    let ours = json_array(&json["classes"]);
     for c in &system {
         let row = ours.iter().find(|r| r["key"] == c["key"]).unwrap();
         assert_eq!(row["distance"], Value::Null, "{}", c["name"]);
     }
-    let reachable = theirs["classes"]
-        .as_array()
-        .unwrap()
+    let reachable = json_array(&theirs["classes"])
         .iter()
         .find(|c| c["distance"].as_i64().unwrap() < 100_000_000)
         .unwrap();
@@ -185,8 +177,7 @@ fn run(args: &[&str]) -> (String, String) {
 
 #[test]
 fn an_empty_table_says_why() {
-    let file = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let file = file.to_str().unwrap();
+    let file = &fixture_arg("cpu/tsc.cpuprofile.gz");
     // A range past the end of the profile (about 1.8 s long).
     let (text, err) = run(&["top", file, "--range", "50000..60000"]);
     assert_eq!(text.lines().count(), 1, "only the header: {text}");

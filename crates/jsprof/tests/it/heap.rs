@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof, jsprof_json};
+use crate::support::{fixtures, golden, json_array, jsprof, jsprof_json};
 
 const SNAPSHOTS: &[&str] = &[
     "detached.heapsnapshot",
@@ -59,13 +59,11 @@ fn summary_matches_devtools_for_every_class() {
             ours["statistics"], theirs["statistics"],
             "{name}: statistics"
         );
-        let rows: HashMap<&str, &Value> = ours["classes"]
-            .as_array()
-            .unwrap()
+        let rows: HashMap<&str, &Value> = json_array(&ours["classes"])
             .iter()
             .map(|c| (c["key"].as_str().unwrap(), c))
             .collect();
-        let expected = theirs["classes"].as_array().unwrap();
+        let expected = json_array(&theirs["classes"]);
         assert_eq!(rows.len(), expected.len(), "{name}: number of classes");
         for c in expected {
             let key = c["key"].as_str().unwrap();
@@ -92,7 +90,7 @@ fn summary_matches_devtools_for_every_class() {
 fn nodes_match_devtools_for_every_sampled_node() {
     for name in SNAPSHOTS {
         let theirs = golden_of(name);
-        let sampled = theirs["sampled_nodes"].as_array().unwrap();
+        let sampled = json_array(&theirs["sampled_nodes"]);
         let ids: Vec<String> = sampled.iter().map(|n| n["id"].to_string()).collect();
         let mut args = vec!["heap", "node", &input(name)]
             .into_iter()
@@ -102,7 +100,7 @@ fn nodes_match_devtools_for_every_sampled_node() {
         args.push("--json".into());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let ours = jsprof_json(&args);
-        let nodes = ours["nodes"].as_array().unwrap();
+        let nodes = json_array(&ours["nodes"]);
         assert_eq!(nodes.len(), sampled.len(), "{name}");
         for (o, t) in nodes.iter().zip(sampled) {
             let id = &t["id"];
@@ -128,7 +126,7 @@ fn nodes_match_devtools_for_every_sampled_node() {
 fn timeline_with_wrong_header_loads_with_a_warning() {
     let ours = jsprof_json(&["heap", "stats", &input("node-alloc.heaptimeline"), "--json"]);
     assert_eq!(ours["kind"], "heaptimeline");
-    let warnings = ours["warnings"].as_array().unwrap();
+    let warnings = json_array(&ours["warnings"]);
     assert!(
         warnings
             .iter()
@@ -165,9 +163,7 @@ fn summary_table_and_limits() {
         "--limit",
         "5",
     ]);
-    let selfs: Vec<u64> = json["classes"]
-        .as_array()
-        .unwrap()
+    let selfs: Vec<u64> = json_array(&json["classes"])
         .iter()
         .map(|c| c["self_size"].as_u64().unwrap())
         .collect();

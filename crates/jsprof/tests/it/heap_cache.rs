@@ -11,18 +11,21 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof_env};
+use crate::support::{assert_ok, fixtures, fresh_dir, golden, json_array, jsprof_env};
 
 // The generator is compiled once, in `heap_scale` (a second `#[path]` would load it twice).
 use crate::heap_scale::heapgen;
 
+/// `argv` with `--no-cache`: the same command reading the snapshot's text, not the index.
+fn no_cache<'a>(argv: &[&'a str]) -> Vec<&'a str> {
+    let mut bypass = argv.to_vec();
+    bypass.push("--no-cache");
+    bypass
+}
+
 /// A directory of its own for one test: the snapshots it changes and its cache.
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("heap-cache-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    fresh_dir(&format!("heap-cache-{name}"))
 }
 
 /// Runs jsprof with the cache in `cache` (every snapshot indexed, however small).
@@ -32,11 +35,7 @@ fn run(cache: &Path, args: &[&str]) -> Output {
         args,
         &[("JSPROF_CACHE_DIR", dir), ("JSPROF_CACHE_MIN_BYTES", "0")],
     );
-    assert!(
-        out.status.success(),
-        "jsprof {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, &format!("jsprof {args:?}"));
     out
 }
 
@@ -86,8 +85,7 @@ fn same_bytes_cold_warm_and_bypassed(file: &Path, ids: &[String]) {
         let cold = run(&cache, &argv);
         assert_eq!(indexes(&cache).len(), 1, "{argv:?} keeps one index");
         let warm = run(&cache, &argv);
-        let mut bypass = argv.clone();
-        bypass.push("--no-cache");
+        let bypass = no_cache(&argv);
         let bypassed = run(&cache, &bypass);
         let mut outputs = vec![("warm", &warm), ("--no-cache", &bypassed)];
         // The environment's switch once per file: it is the same flag underneath.
@@ -148,9 +146,7 @@ fn same_bytes_cold_warm_and_bypassed(file: &Path, ids: &[String]) {
 /// Sampled node ids from a DevTools golden (the first two must have a dominator subtree).
 fn golden_ids(golden_file: &str) -> Vec<String> {
     let g = golden(&fixtures().join("heap").join(golden_file));
-    let ids: Vec<String> = g["sampled_nodes"]
-        .as_array()
-        .unwrap()
+    let ids: Vec<String> = json_array(&g["sampled_nodes"])
         .iter()
         .take(4)
         .map(|n| n["id"].to_string())
@@ -190,7 +186,7 @@ fn a_generated_snapshot_answers_the_same_bytes_cold_warm_and_without_the_cache()
     let truth = shape.write(&mut text).unwrap();
     assert!(text.len() > 3 << 20, "{} bytes", text.len());
     let expected: Value = serde_json::from_str(&truth.to_json(&shape, 500)).unwrap();
-    let ids: Vec<String> = (expected["sampled_nodes"].as_array().unwrap().iter())
+    let ids: Vec<String> = (json_array(&expected["sampled_nodes"]).iter())
         .take(4)
         .map(|n| n["id"].to_string())
         .collect();
@@ -385,8 +381,7 @@ fn diff_leaks_check_and_report_answer_from_the_index() {
     let mut first = Vec::new();
     for argv in &commands {
         let cold = run(&cache, argv);
-        let mut bypass = argv.clone();
-        bypass.push("--no-cache");
+        let bypass = no_cache(argv);
         let bypassed = run(&cache, &bypass);
         assert!(
             bypassed.stdout == cold.stdout,
@@ -412,8 +407,7 @@ fn diff_leaks_check_and_report_answer_from_the_index() {
     }
     // The text really is unreadable: without the index each command fails on it.
     for argv in &commands {
-        let mut bypass = argv.clone();
-        bypass.push("--no-cache");
+        let bypass = no_cache(argv);
         let out = jsprof_env(&bypass, &[]);
         assert_eq!(
             out.status.code(),
@@ -446,8 +440,7 @@ fn summary_and_stats_answer_from_the_overview_alone() {
     let mut first = Vec::new();
     for argv in forms {
         let out = run(&cache, argv);
-        let mut bypass = argv.to_vec();
-        bypass.push("--no-cache");
+        let bypass = no_cache(argv);
         assert!(
             run(&cache, &bypass).stdout == out.stdout,
             "{argv:?}: --no-cache differs"
@@ -481,8 +474,7 @@ fn summary_and_stats_answer_from_the_overview_alone() {
         note.lines().count() == 1 && note.contains("checksum"),
         "{note}"
     );
-    let mut bypass = dominators.to_vec();
-    bypass.push("--no-cache");
+    let bypass = no_cache(&dominators);
     assert!(run(&cache, &bypass).stdout == out.stdout);
     assert_eq!(fs::read(&index).unwrap(), good, "rebuilt byte for byte");
 
@@ -532,11 +524,7 @@ fn a_spilled_analysis_answers_the_same_bytes() {
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
         let run_with = |env: &[(&str, &str)]| {
             let out = jsprof_env(&argv, env);
-            assert!(
-                out.status.success(),
-                "{argv:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_ok(&out, &format!("{argv:?}"));
             out
         };
         let in_memory = run_with(&[("JSPROF_CACHE", "0"), ("JSPROF_HEAP_SPILL", "0")]);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof_json};
+use crate::support::{fixtures, golden, json_array, jsprof_json};
 
 use crate::heap::input;
 
@@ -46,13 +46,11 @@ fn diff_matches_devtools_comparison_for_every_class() {
         assert_eq!(ours["kind"], "heapsnapshot");
         assert_eq!(ours["warnings"], Value::Array(vec![]), "{diff}: warnings");
         let theirs = golden_of(&format!("{diff}.diff.devtools"));
-        let rows: HashMap<&str, &Value> = ours["classes"]
-            .as_array()
-            .unwrap()
+        let rows: HashMap<&str, &Value> = json_array(&ours["classes"])
             .iter()
             .map(|c| (c["key"].as_str().unwrap(), c))
             .collect();
-        let expected = theirs["classes"].as_array().unwrap();
+        let expected = json_array(&theirs["classes"]);
         assert_eq!(rows.len(), expected.len(), "{diff}: number of classes");
         let base_retained = golden_retained(base);
         let target_retained = golden_retained(target);
@@ -92,7 +90,7 @@ fn diff_warns_when_snapshots_share_no_ids() {
         &input("detached.heapsnapshot"),
         "--json",
     ]);
-    let warnings = ours["warnings"].as_array().unwrap();
+    let warnings = json_array(&ours["warnings"]);
     assert!(
         warnings.iter().any(|w| w["message"]
             .as_str()
@@ -118,7 +116,7 @@ fn retainers_of_a_leaked_session_go_through_sessions_leak() {
         "3",
     ]);
     assert_eq!(ours["object"]["class"], "Session");
-    let paths = ours["paths"].as_array().unwrap();
+    let paths = json_array(&ours["paths"]);
     assert!(
         !paths.is_empty() && paths.len() <= 3,
         "{} paths",
@@ -126,7 +124,7 @@ fn retainers_of_a_leaked_session_go_through_sessions_leak() {
     );
     // The first path is a shortest one: each retainer is one step closer to the roots, down to a
     // direct child of the root (distance 1).
-    let first = paths[0]["steps"].as_array().unwrap();
+    let first = json_array(&paths[0]["steps"]);
     let distance = ours["object"]["distance"].as_i64().unwrap();
     assert_eq!(first.len() as i64, distance - 1);
     for (i, step) in first.iter().enumerate() {
@@ -147,7 +145,7 @@ fn retainers_of_a_leaked_session_go_through_sessions_leak() {
     let mut seen = std::collections::HashSet::new();
     let mut previous = 0;
     for path in paths {
-        let steps = path["steps"].as_array().unwrap();
+        let steps = json_array(&path["steps"]);
         assert!(steps.len() >= previous);
         previous = steps.len();
         let last = &steps.last().unwrap()["retainer"];
@@ -187,7 +185,7 @@ fn dominators_show_the_leak_array_dominating_the_sessions() {
     let root = &tree["root"];
     assert_eq!(root["id"].to_string(), array_id);
     assert_eq!(root["retained_size"], array["retained_size"]);
-    let children = root["children"].as_array().unwrap();
+    let children = json_array(&root["children"]);
     // node-leak.js leaves six sessions in the array by the final snapshot.
     let sessions: Vec<&Value> = children
         .iter()
@@ -218,7 +216,7 @@ fn dominators_show_the_leak_array_dominating_the_sessions() {
     ]);
     assert_eq!(top["root"]["name"], "(root)");
     fn check(node: &Value) {
-        for c in node["children"].as_array().unwrap() {
+        for c in json_array(&node["children"]) {
             assert!(c["retained_size"].as_u64().unwrap() >= 10000);
             check(c);
         }
@@ -238,12 +236,12 @@ fn leaks_put_the_sessions_first_through_sessions_leak() {
         "--limit",
         "0",
     ]);
-    let groups = ours["groups"].as_array().unwrap();
+    let groups = json_array(&ours["groups"]);
     let first = &groups[0];
     // node-leak.js: three sessions made between baseline and target, all still held in final.
     assert_eq!(first["class"], "Session");
     assert_eq!(first["count"], 3);
-    let path = first["path"].as_array().unwrap();
+    let path = json_array(&first["path"]);
     assert!(
         path.iter().any(|s| s["edge"] == ".sessionsLeak"),
         "{path:?}"
@@ -277,7 +275,7 @@ fn leaks_put_the_sessions_first_through_sessions_leak() {
         "--min-retained",
         "100000",
     ]);
-    for g in big["groups"].as_array().unwrap() {
+    for g in json_array(&big["groups"]) {
         assert!(g["retained_size"].as_u64().unwrap() >= 100000);
     }
     assert_eq!(big["groups"][0]["class"], "Session");
@@ -293,9 +291,7 @@ fn detached_finds_the_twenty_section_trees() {
         "--limit",
         "0",
     ]);
-    let sections: Vec<&Value> = ours["trees"]
-        .as_array()
-        .unwrap()
+    let sections: Vec<&Value> = json_array(&ours["trees"])
         .iter()
         .filter(|t| t["root"]["class"] == "Detached <section>")
         .collect();
@@ -306,16 +302,14 @@ fn detached_finds_the_twenty_section_trees() {
         .sum();
     // DevTools' Summary row for the class (the oracle's golden).
     let golden = golden_of("detached.heapsnapshot.devtools");
-    let class = golden["classes"]
-        .as_array()
-        .unwrap()
+    let class = json_array(&golden["classes"])
         .iter()
         .find(|c| c["key"] == ",Detached <section>")
         .unwrap();
     assert_eq!(Some(sum), class["retained"].as_i64());
     for t in &sections {
         assert!(t["node_count"].as_u64().unwrap() > 1);
-        let path = t["retaining_path"].as_array().unwrap();
+        let path = json_array(&t["retaining_path"]);
         assert!(!path.is_empty(), "a detached tree is held by something");
     }
 }
@@ -330,9 +324,7 @@ fn strings_count_the_known_duplicates() {
         "--limit",
         "0",
     ]);
-    let by_value: HashMap<&str, &Value> = ours["strings"]
-        .as_array()
-        .unwrap()
+    let by_value: HashMap<&str, &Value> = json_array(&ours["strings"])
         .iter()
         .map(|g| (g["value"].as_str().unwrap(), g))
         .collect();
@@ -347,9 +339,7 @@ fn strings_count_the_known_duplicates() {
         assert!(g["count"].as_u64().unwrap() >= 2);
         assert!(wasted < total);
     }
-    let wasted: Vec<u64> = ours["strings"]
-        .as_array()
-        .unwrap()
+    let wasted: Vec<u64> = json_array(&ours["strings"])
         .iter()
         .map(|g| g["wasted_size"].as_u64().unwrap())
         .collect();
@@ -378,14 +368,14 @@ fn allocations_show_the_known_site_with_its_live_objects() {
     let top_down = jsprof_json(&["heap", "allocations", &file, "--json"]);
     assert_eq!(top_down["kind"], "heaptimeline");
     assert_eq!(top_down["view"], "top-down");
-    let site = find_stack(top_down["stacks"].as_array().unwrap(), "allocateKnown").unwrap();
+    let site = find_stack(json_array(&top_down["stacks"]), "allocateKnown").unwrap();
     assert_eq!(site["count"], 1000);
     assert_eq!(site["live_count"], 1000);
     assert!(site["url"].as_str().unwrap().ends_with("alloc-known.js"));
     assert_eq!(site["line"], 15);
 
     let bottom_up = jsprof_json(&["heap", "allocations", &file, "--bottom-up", "--json"]);
-    let stacks = bottom_up["stacks"].as_array().unwrap();
+    let stacks = json_array(&bottom_up["stacks"]);
     let top = stacks
         .iter()
         .find(|s| s["name"] == "allocateKnown")
@@ -395,9 +385,7 @@ fn allocations_show_the_known_site_with_its_live_objects() {
 
     // The live objects are the KnownThing instances (DevTools' Summary counts the class).
     let summary = jsprof_json(&["heap", "summary", &file, "--json", "--limit", "0"]);
-    let known = summary["classes"]
-        .as_array()
-        .unwrap()
+    let known = json_array(&summary["classes"])
         .iter()
         .find(|c| c["name"] == "KnownThing")
         .unwrap();
@@ -419,9 +407,7 @@ fn nodes_own_detached_objects_are_not_detached_dom() {
     let f = file.to_str().unwrap();
     let want = golden_of("leak-1-baseline.heapsnapshot.devtools");
     let count = |classes: &Value, name: &str| {
-        classes
-            .as_array()
-            .unwrap()
+        json_array(classes)
             .iter()
             .find(|c| c["name"] == name)
             .map(|c| c["count"].as_i64().unwrap())
@@ -447,7 +433,7 @@ fn nodes_own_detached_objects_are_not_detached_dom() {
     // A browser snapshot's detached DOM is still found.
     let dom = fixtures().join("heap/detached.heapsnapshot.gz");
     let detached = jsprof_json(&["heap", "detached", dom.to_str().unwrap(), "--json"]);
-    assert!(!detached["trees"].as_array().unwrap().is_empty());
+    assert!(!json_array(&detached["trees"]).is_empty());
 }
 
 /// `heap edges` lists what DevTools' Containment and Retainers views list, in their order: the
@@ -463,9 +449,7 @@ fn edges_are_devtools_containment_and_retainers() {
             args.push("--retainers");
         }
         let r = jsprof_json(&args);
-        let items: Vec<Value> = r["edges"]
-            .as_array()
-            .unwrap()
+        let items: Vec<Value> = json_array(&r["edges"])
             .iter()
             .map(|e| serde_json::json!([e["edge_type"], e["edge_name"], e["object"]["id"]]))
             .collect();
@@ -525,9 +509,7 @@ fn summary_between_is_devtools_filter_in_either_order() {
     assert_eq!(forward["between"]["up_to_id"], want["max"]);
     // Ours name the self size `self_size`, the golden `self`.
     let counts = |classes: &Value, self_key: &str| -> HashMap<String, (i64, i64)> {
-        classes
-            .as_array()
-            .unwrap()
+        json_array(classes)
             .iter()
             .map(|c| {
                 (

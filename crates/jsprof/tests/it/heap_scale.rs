@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{jsprof, jsprof_json, temp_file};
+use crate::support::{assert_ok, json_array, jsprof, jsprof_json, temp_file};
 
 #[allow(dead_code)] // the generator's CLI-only helpers
 #[path = "../../../../bench/heapgen/src/gen.rs"]
@@ -50,20 +50,14 @@ fn oracle(file: &Path, every: u64) -> Option<Value> {
         .arg(every.to_string())
         .output()
         .expect("run node");
-    assert!(
-        out.status.success(),
-        "heap oracle: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "heap oracle");
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
 /// Summary rows by key as `(count, self, retained, distance)`; `self_key`/`retained_key` differ
 /// between our JSON and the oracle's.
 fn rows(v: &Value, self_key: &str, retained_key: &str) -> HashMap<String, [i64; 4]> {
-    v["classes"]
-        .as_array()
-        .unwrap()
+    json_array(&v["classes"])
         .iter()
         .map(|c| {
             let n = |k: &str| c[k].as_i64().unwrap();
@@ -91,13 +85,13 @@ fn generated_snapshot_gives_the_constructed_numbers_as_devtools_does() {
         rows(&expected, "self", "retained")
     );
 
-    let sampled = expected["sampled_nodes"].as_array().unwrap();
+    let sampled = json_array(&expected["sampled_nodes"]);
     assert_eq!(sampled.len() as u64, SHAPE.node_count().div_ceil(every));
     let mut args: Vec<String> = ["heap", "node", path, "--json"].map(String::from).to_vec();
     args.extend(sampled.iter().map(|n| n["id"].to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let nodes = jsprof_json(&args);
-    for (o, t) in nodes["nodes"].as_array().unwrap().iter().zip(sampled) {
+    for (o, t) in json_array(&nodes["nodes"]).iter().zip(sampled) {
         let id = &t["id"];
         assert_eq!(&o["id"], id);
         assert_eq!(o["name"], t["name"], "@{id}");
@@ -190,9 +184,7 @@ fn claims_past_u32_load_with_a_warning_and_no_reservation() {
     ]);
     assert_eq!(v["total_size"], expected["total_size"]);
     let warned = |field: &str| {
-        v["warnings"]
-            .as_array()
-            .unwrap()
+        json_array(&v["warnings"])
             .iter()
             .any(|w| w["at"].as_str().unwrap().contains(field))
     };

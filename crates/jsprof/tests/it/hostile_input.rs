@@ -13,7 +13,7 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use serde_json::Value;
 
-use crate::support::{fixtures, temp_file};
+use crate::support::{fixtures, json_array, temp_file};
 
 const ADDRESS_SPACE: u64 = 3 << 30;
 const TIME_LIMIT: Duration = Duration::from_secs(60);
@@ -291,9 +291,7 @@ fn byte_order_marks_load_with_the_same_numbers() {
 }
 
 fn warnings_of(v: &Value) -> Vec<(String, String)> {
-    v["warnings"]
-        .as_array()
-        .unwrap()
+    json_array(&v["warnings"])
         .iter()
         .map(|w| {
             (
@@ -321,9 +319,7 @@ fn duplicated_keys_take_the_last_value_with_a_warning_in_every_reader() {
         &top_json(&temp_file("dup.cpuprofile", cpu.as_bytes())),
     );
     assert!(has_warning(&v, "samples", "more than once"), "{v}");
-    let names: Vec<&str> = v["functions"]
-        .as_array()
-        .unwrap()
+    let names: Vec<&str> = json_array(&v["functions"])
         .iter()
         .map(|f| f["name"].as_str().unwrap())
         .collect();
@@ -406,7 +402,7 @@ fn a_10000_deep_bottom_up_tree_is_bounded() {
         p(&input),
     ]);
     let v = ok_json("tree --bottom-up --max-depth 3", &out);
-    let nodes = v["nodes"].as_array().unwrap();
+    let nodes = json_array(&v["nodes"]);
     assert!(nodes.iter().all(|n| n["depth"].as_u64().unwrap() < 3));
     // Every function is a root, and the roots' totals are the function table's.
     let top = ok_json(
@@ -414,7 +410,7 @@ fn a_10000_deep_bottom_up_tree_is_bounded() {
         &jsprof_limited(&["top", "--json", "--limit", "0", p(&input)]),
     );
     let roots = nodes.iter().filter(|n| n["parent"].is_null()).count();
-    assert_eq!(roots, top["functions"].as_array().unwrap().len());
+    assert_eq!(roots, json_array(&top["functions"]).len());
 
     let out = jsprof_limited(&["tree", "--bottom-up", "--json", p(&input)]);
     let v = ok_json("tree --bottom-up", &out);
@@ -422,9 +418,7 @@ fn a_10000_deep_bottom_up_tree_is_bounded() {
         .as_u64()
         .expect("the cut is stated");
     assert!(cut >= 3, "cut at {cut}");
-    assert!(v["nodes"]
-        .as_array()
-        .unwrap()
+    assert!(json_array(&v["nodes"])
         .iter()
         .all(|n| n["depth"].as_u64().unwrap() < cut));
 

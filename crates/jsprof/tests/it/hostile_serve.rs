@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve};
-use crate::support::{fixtures, jsprof};
+use crate::support::{assert_ok, first_line, fixtures, fresh_dir, json_array, jsprof, ws_url};
 
 /// Kills a child process when the test ends, passed or not.
 pub(crate) struct Reap(Child);
@@ -26,11 +26,7 @@ impl Drop for Reap {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    fresh_dir(&format!("hostile-{name}"))
 }
 
 fn mode(path: &Path) -> u32 {
@@ -56,7 +52,6 @@ fn wait_within(child: &mut Child, secs: u64, what: &str) -> std::process::ExitSt
 /// A Node with its inspector on `bind` (`127.0.0.1:0`, `0.0.0.0:0`) running `args`: the
 /// process, its inspector's port and the target id it printed.
 pub(crate) fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String) {
-    use std::io::BufRead;
     let mut node = Command::new("node")
         .arg(format!("--inspect={bind}"))
         .args(args)
@@ -65,17 +60,9 @@ pub(crate) fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String
         .stderr(Stdio::piped())
         .spawn()
         .expect("node");
-    let mut lines = std::io::BufReader::new(node.stderr.take().unwrap()).lines();
+    let stderr = node.stderr.take().unwrap();
     let node = Reap(node);
-    let url = lines
-        .find_map(|l| {
-            l.ok().and_then(|l| {
-                l.strip_prefix("Debugger listening on ws://")
-                    .map(str::to_string)
-            })
-        })
-        .expect("node printed its inspector URL");
-    std::thread::spawn(move || for _ in lines {});
+    let url = ws_url(stderr, "Debugger listening on ws://", "node");
     let (authority, id) = url.split_once('/').unwrap();
     let port = authority.rsplit(':').next().unwrap().to_string();
     (node, port, id.to_string())
@@ -205,11 +192,7 @@ fn cdp_addresses_are_checked_where_the_connection_goes() {
         );
     }
     let sessions = s.get("/api/sessions").json();
-    assert_eq!(
-        sessions["sessions"].as_array().unwrap().len(),
-        0,
-        "{sessions}"
-    );
+    assert_eq!(json_array(&sessions["sessions"]).len(), 0, "{sessions}");
     drop(node);
 }
 
@@ -480,11 +463,7 @@ fn record_checks_its_output_first_and_reports_the_program() {
         .env("RUN_MS", "300")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     assert!(
         std::fs::symlink_metadata(&victim).is_err(),
         "written through the planted link"
@@ -584,14 +563,9 @@ fn data_is_private_and_snapshots_are_bounded() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
+    let line = first_line(&mut child);
     let _child = Reap(child);
-    assert!(line.trim().ends_with("?token=from-the-env-456"), "{line}");
+    assert!(line.ends_with("?token=from-the-env-456"), "{line}");
 
     if !have_node() {
         return;
@@ -630,7 +604,7 @@ fn data_is_private_and_snapshots_are_bounded() {
     );
     let v = stopped.json();
     // The first snapshot passed the 1 KB quota: no further one, at the end neither.
-    assert_eq!(v["artifacts"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(json_array(&v["artifacts"]).len(), 1, "{v}");
     let warning = v["warnings"][0]["message"].as_str().unwrap_or("");
     assert!(warning.contains("quota"), "{v}");
 }

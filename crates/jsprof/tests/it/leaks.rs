@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{jsprof, jsprof_json};
+use crate::support::{assert_ok, json_array, jsprof_json, jsprof_ok};
 
 /// Makes three snapshots of one process: `1-base` before the leaks, `2-target` after them, then
 /// `3-final` after more (unleaking) work. `MODE` = `write` (`v8.writeHeapSnapshot`) or `signal`
@@ -69,11 +69,7 @@ fn triple(name: &str, mode: &str, env: &[(&str, usize)]) -> [PathBuf; 3] {
         node.env(k, v.to_string());
     }
     let out = node.output().expect("node runs");
-    assert!(
-        out.status.success(),
-        "node {name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, &format!("node {name}"));
     ["1-base", "2-target", "3-final"].map(|s| dir.join(format!("{s}.heapsnapshot")))
 }
 
@@ -98,18 +94,14 @@ fn leaks(files: &[&Path]) -> Value {
 }
 
 fn groups_of<'a>(report: &'a Value, class: &str) -> Vec<&'a Value> {
-    report["groups"]
-        .as_array()
-        .unwrap()
+    json_array(&report["groups"])
         .iter()
         .filter(|g| g["class"] == class)
         .collect()
 }
 
 fn path_text(group: &Value) -> String {
-    group["path"]
-        .as_array()
-        .unwrap()
+    json_array(&group["path"])
         .iter()
         .map(|s| {
             format!(
@@ -132,10 +124,7 @@ fn a_map_cache_and_set_closures_are_one_group_each() {
         &[("CACHE", CACHE), ("CLOSURES", CLOSURES)],
     );
     let report = leaks(&[&base, &target, &last]);
-    assert!(
-        report["warnings"].as_array().unwrap().is_empty(),
-        "{report}"
-    );
+    assert!(json_array(&report["warnings"]).is_empty(), "{report}");
 
     let cache = groups_of(&report, "CacheEntry");
     assert_eq!(cache.len(), 1, "one group for the cache: {cache:?}");
@@ -152,7 +141,7 @@ fn a_map_cache_and_set_closures_are_one_group_each() {
     // The cache is the largest leak: it ranks first.
     assert_eq!(report["groups"][0]["class"], "CacheEntry", "{report}");
     // Its rows are part of it (they make no groups of their own).
-    let groups = report["groups"].as_array().unwrap();
+    let groups = json_array(&report["groups"]);
     assert!(
         groups
             .iter()
@@ -191,9 +180,7 @@ fn a_map_cache_and_set_closures_are_one_group_each() {
         warnings.contains("object ids say the process took them as"),
         "{warnings}"
     );
-    let roles: Vec<(&str, &str)> = shuffled["snapshots"]
-        .as_array()
-        .unwrap()
+    let roles: Vec<(&str, &str)> = json_array(&shuffled["snapshots"])
         .iter()
         .map(|s| (s["role"].as_str().unwrap(), s["given"].as_str().unwrap()))
         .collect();
@@ -222,9 +209,7 @@ fn a_map_cache_and_set_closures_are_one_group_each() {
             .contains("was given as the base"),
         "{reversed}"
     );
-    let entry = reversed["classes"]
-        .as_array()
-        .unwrap()
+    let entry = json_array(&reversed["classes"])
         .iter()
         .find(|c| c["name"] == "CacheEntry")
         .unwrap();
@@ -236,9 +221,7 @@ fn listeners_in_a_triple_taken_by_signal_without_gc() {
     const HANDLERS: usize = 120;
     let [base, target, last] = triple("signal", "signal", &[("HANDLERS", HANDLERS)]);
     let report = leaks(&[&base, &target, &last]);
-    let handlers: Vec<&Value> = report["groups"]
-        .as_array()
-        .unwrap()
+    let handlers: Vec<&Value> = json_array(&report["groups"])
         .iter()
         .filter(|g| {
             g["class"]
@@ -282,7 +265,7 @@ fn a_cache_in_snapshots_over_100_mb_is_one_group() {
     let [base, target, last] = triple("big", "write", &[("CACHE", CACHE), ("WIDTH", 8)]);
     let size = std::fs::metadata(&last).unwrap().len();
     assert!(size >= 100_000_000, "final snapshot is only {size} bytes");
-    let out = jsprof(&[
+    let out = jsprof_ok(&[
         "heap",
         "leaks",
         &base.display().to_string(),
@@ -292,11 +275,6 @@ fn a_cache_in_snapshots_over_100_mb_is_one_group() {
         "--limit",
         "3",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let cache = groups_of(&report, "CacheEntry");
     assert_eq!(cache.len(), 1, "{report}");

@@ -7,21 +7,99 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof, jsprof_json};
+use crate::support::{
+    fixture_arg, fixtures, fresh_dir, golden, json_array, jsprof, jsprof_json, jsprof_ok,
+    node_cpu_profile,
+};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lines-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    fresh_dir(&format!("lines-{name}"))
 }
 
 fn functions(doc: &Value) -> &Vec<Value> {
-    doc["functions"].as_array().unwrap()
+    json_array(&doc["functions"])
+}
+
+/// DevTools' gutter of fixture `rel` (`X.gz`), committed as `X.lines.devtools.json.gz`.
+fn lines_golden(rel: &str) -> Value {
+    golden(&fixtures().join(format!(
+        "{}.lines.devtools.json.gz",
+        rel.strip_suffix(".gz").unwrap()
+    )))
+}
+
+/// A gutter: milliseconds per (script URL, line).
+type Gutter = BTreeMap<(String, u64), f64>;
+
+/// `jsprof lines FILE [EXTRA] --function ^ --limit 0 --no-source --json`: every function's lines
+/// (`^` matches every name, the anonymous ones too).
+fn every_line(file: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["lines", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.extend(["--function", "^", "--limit", "0", "--no-source", "--json"]);
+    jsprof_json(&args)
+}
+
+/// The lines of `doc` (a `jsprof lines --json` answer) added up per (URL, line) as the gutter
+/// adds them, each line first given to `each`; a function with a URL has its lines sum to its
+/// `lines_self_ms` within 1e-6 times `scale(sum)`.
+fn our_gutter(
+    doc: &Value,
+    what: &str,
+    scale: impl Fn(f64) -> f64,
+    each: impl Fn(&Value),
+) -> Gutter {
+    let mut ours = Gutter::new();
+    for f in functions(doc) {
+        let url = f["url"].as_str().unwrap();
+        let mut sum = 0.0;
+        for l in json_array(&f["lines"]) {
+            each(l);
+            let ms = l["self_ms"].as_f64().unwrap();
+            sum += ms;
+            *ours
+                .entry((url.to_string(), l["line"].as_u64().unwrap()))
+                .or_default() += ms;
+        }
+        if !url.is_empty() {
+            let lines_ms = f["lines_self_ms"].as_f64().unwrap();
+            assert!((sum - lines_ms).abs() < 1e-6 * scale(sum), "{what}: {f}");
+        }
+    }
+    ours
+}
+
+/// DevTools' gutter from the lines oracle's answer (its `scripts`: URL → [[line, ms]]).
+fn devtools_gutter(oracle: &Value) -> Gutter {
+    let mut theirs = Gutter::new();
+    for (url, lines) in oracle["scripts"].as_object().unwrap() {
+        for l in json_array(lines) {
+            theirs.insert(
+                (url.clone(), l[0].as_u64().unwrap()),
+                l[1].as_f64().unwrap(),
+            );
+        }
+    }
+    theirs
+}
+
+/// The same lines with time on both sides, each within `tolerance_ms`.
+fn assert_same_gutter(what: &str, ours: &Gutter, theirs: &Gutter, tolerance_ms: f64) {
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>(),
+        "{what}: the lines with time"
+    );
+    for (k, v) in theirs {
+        assert!(
+            (ours[k] - v).abs() <= tolerance_ms,
+            "{what}: {k:?} ours {} DevTools {v}",
+            ours[k]
+        );
+    }
 }
 
 /// Every function's lines, added up per (script, line) as the gutter adds them, equal DevTools'
@@ -34,21 +112,9 @@ fn every_line_is_the_devtools_gutter() {
         "diff/before.cpuprofile.gz",
     ] {
         let path = fixtures().join(input);
-        let oracle = golden(&fixtures().join(format!(
-            "{}.lines.devtools.json.gz",
-            input.strip_suffix(".gz").unwrap()
-        )));
+        let oracle = lines_golden(input);
         // `^` matches every name, the anonymous ones too.
-        let doc = jsprof_json(&[
-            "lines",
-            path.to_str().unwrap(),
-            "--function",
-            "^",
-            "--limit",
-            "0",
-            "--no-source",
-            "--json",
-        ]);
+        let doc = every_line(&path, &[]);
         assert_eq!(doc["kind"], "cpuprofile");
         let tick = (oracle["profile_end_ms"].as_f64().unwrap()
             - oracle["profile_start_ms"].as_f64().unwrap())
@@ -62,45 +128,11 @@ fn every_line_is_the_devtools_gutter() {
             "{input}: tick {} vs DevTools' {tick}",
             doc["tick_ms"]
         );
-        let mut ours: BTreeMap<(String, u64), f64> = BTreeMap::new();
-        for f in functions(&doc) {
-            let url = f["url"].as_str().unwrap();
-            let mut sum = 0.0;
-            for l in f["lines"].as_array().unwrap() {
-                let ms = l["self_ms"].as_f64().unwrap();
-                sum += ms;
-                *ours
-                    .entry((url.to_string(), l["line"].as_u64().unwrap()))
-                    .or_default() += ms;
-            }
-            if !url.is_empty() {
-                let lines_ms = f["lines_self_ms"].as_f64().unwrap();
-                assert!((sum - lines_ms).abs() < 1e-6, "{input}: {f}");
-            }
-        }
-        let mut theirs: BTreeMap<(String, u64), f64> = BTreeMap::new();
-        for (url, lines) in oracle["scripts"].as_object().unwrap() {
-            for l in lines.as_array().unwrap() {
-                theirs.insert(
-                    (url.clone(), l[0].as_u64().unwrap()),
-                    l[1].as_f64().unwrap(),
-                );
-            }
-        }
+        let ours = our_gutter(&doc, input, |_| 1.0, |_| {});
+        let theirs = devtools_gutter(&oracle);
         assert!(theirs.len() > 20, "{input}: {} lines", theirs.len());
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            theirs.keys().collect::<Vec<_>>(),
-            "{input}: the lines with time"
-        );
-        for (k, v) in &theirs {
-            // Within a nanosecond (see the tick above).
-            assert!(
-                (ours[k] - v).abs() <= 1e-6,
-                "{input}: {k:?} ours {} DevTools {v}",
-                ours[k]
-            );
-        }
+        // Within a nanosecond (see the tick above).
+        assert_same_gutter(input, &ours, &theirs, 1e-6);
     }
 }
 
@@ -123,9 +155,7 @@ fn a_functions_numbers_are_tops_and_its_ticks_v8s() {
     assert_eq!(functions(&doc).len(), 2);
     let raw = golden(&file);
     for f in functions(&doc) {
-        let row = top["functions"]
-            .as_array()
-            .unwrap()
+        let row = json_array(&top["functions"])
             .iter()
             .find(|r| r["name"] == f["name"] && r["url"] == f["url"] && r["line"] == f["line"])
             .unwrap_or_else(|| panic!("{} is in top 5", f["name"]));
@@ -138,9 +168,7 @@ fn a_functions_numbers_are_tops_and_its_ticks_v8s() {
         ] {
             assert_eq!(f[k], row[k], "{k} of {}", f["name"]);
         }
-        let hits: u64 = raw["nodes"]
-            .as_array()
-            .unwrap()
+        let hits: u64 = json_array(&raw["nodes"])
             .iter()
             .filter(|n| {
                 let cf = &n["callFrame"];
@@ -153,7 +181,7 @@ fn a_functions_numbers_are_tops_and_its_ticks_v8s() {
             .sum();
         assert!(hits > 5, "{}: {hits} hits", f["name"]);
         assert_eq!(f["ticks"].as_u64().unwrap(), hits, "{}", f["name"]);
-        let lines = f["lines"].as_array().unwrap();
+        let lines = json_array(&f["lines"]);
         let max = lines
             .iter()
             .map(|l| l["ticks"].as_u64().unwrap())
@@ -187,21 +215,7 @@ fn a_local_programs_lines_with_their_text() {
          spin(300);\n",
     )
     .unwrap();
-    let status = Command::new("node")
-        .args([
-            "--cpu-prof",
-            "--cpu-prof-interval",
-            "200",
-            "--cpu-prof-name",
-            "spin.cpuprofile",
-        ])
-        .arg("--cpu-prof-dir")
-        .arg(&dir)
-        .arg(&source)
-        .status()
-        .expect("node");
-    assert!(status.success());
-    let profile = dir.join("spin.cpuprofile");
+    let profile = node_cpu_profile(&source, &[], 200, &dir, "spin.cpuprofile");
     let profile = profile.to_str().unwrap();
     let doc = jsprof_json(&["lines", profile, "--function", "^spin$", "--json"]);
     let f = &functions(&doc)[0];
@@ -212,7 +226,7 @@ fn a_local_programs_lines_with_their_text() {
     );
     let text = std::fs::read_to_string(&source).unwrap();
     let file: Vec<&str> = text.lines().collect();
-    let lines = f["lines"].as_array().unwrap();
+    let lines = json_array(&f["lines"]);
     // From 3 lines before the function to 3 after its last ticked line, every one with its text.
     assert_eq!(lines[0]["line"], 1);
     for l in lines {
@@ -251,8 +265,7 @@ fn a_local_programs_lines_with_their_text() {
 /// matches nothing, an input without ticks and a bad pattern are clear errors or notes.
 #[test]
 fn missing_sources_and_bad_requests() {
-    let path = fixtures().join("cpu/node-mix.cpuprofile.gz");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("cpu/node-mix.cpuprofile.gz");
     // The profile was recorded elsewhere: /tmp/rec/work.js is not on this machine.
     let doc = jsprof_json(&["lines", path, "--function", "^fib$", "--json"]);
     let f = &functions(&doc)[0];
@@ -261,10 +274,8 @@ fn missing_sources_and_bad_requests() {
         f["source_note"].as_str().unwrap().contains("work.js"),
         "{f}"
     );
-    assert!(!f["lines"].as_array().unwrap().is_empty());
-    assert!(f["lines"]
-        .as_array()
-        .unwrap()
+    assert!(!json_array(&f["lines"]).is_empty());
+    assert!(json_array(&f["lines"])
         .iter()
         .all(|l| l["text"].is_null() && l["ticks"].as_u64().unwrap() > 0));
     let out = jsprof(&["lines", path, "--function", "^no such function$"]);
@@ -291,40 +302,10 @@ fn missing_sources_and_bad_requests() {
 /// their frames to the original files, and the text is the original's.
 #[test]
 fn a_bundles_lines_land_in_the_original_files() {
-    let node = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node");
-    if !node.join("node_modules/esbuild").exists() {
-        crate::support::skip_without("esbuild", &format!("run `npm ci` in {}", node.display()));
+    let Some((profile, _)) = crate::source_maps::bundle_and_profile("lines") else {
         return;
-    }
-    let dir = scratch("bundle");
-    let bundle = dir.join("bundle.js");
-    let out = Command::new("node")
-        .arg(node.join("bundle.mjs"))
-        .arg(&bundle)
-        .arg("lines")
-        .output()
-        .expect("node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let status = Command::new("node")
-        .args([
-            "--no-turbo-inlining",
-            "--cpu-prof",
-            "--cpu-prof-interval",
-            "100",
-            "--cpu-prof-name",
-            "bundle.cpuprofile",
-        ])
-        .arg("--cpu-prof-dir")
-        .arg(&dir)
-        .arg(&bundle)
-        .status()
-        .expect("node");
-    assert!(status.success());
-    let profile = dir.join("bundle.cpuprofile");
+    };
+    let dir = profile.parent().unwrap();
     let doc = jsprof_json(&[
         "lines",
         profile.to_str().unwrap(),
@@ -340,7 +321,7 @@ fn a_bundles_lines_land_in_the_original_files() {
     );
     let text = std::fs::read_to_string(&original).unwrap();
     let file: Vec<&str> = text.lines().collect();
-    let lines = f["lines"].as_array().unwrap();
+    let lines = json_array(&f["lines"]);
     for l in lines {
         let n = l["line"].as_u64().unwrap() as usize;
         assert_eq!(l["text"], file[n - 1], "line {n}");
@@ -353,7 +334,7 @@ fn a_bundles_lines_land_in_the_original_files() {
     assert!(f["ticks"].as_u64().unwrap() > 10, "{f}");
     let hottest = f["hottest_line"].as_u64().unwrap() as usize;
     assert!(file[hottest - 1].contains("for ("), "{}", file[hottest - 1]);
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(dir).ok();
 }
 
 /// DevTools' gutter for a trace, run now (`target/oracle/lines-oracle.mjs`), when it is built.
@@ -372,73 +353,30 @@ pub(crate) fn assert_trace_lines_are_devtools(
     let t = trace.to_str().unwrap();
     let threads = jsprof_json(&["threads", t, "--json"]);
     let mut compared = 0;
-    for want in oracle["threads"].as_array().unwrap() {
-        let id = threads["timelines"]
-            .as_array()
-            .unwrap()
+    for want in json_array(&oracle["threads"]) {
+        let id = json_array(&threads["timelines"])
             .iter()
             .find(|x| x["pid"] == want["pid"] && x["tid"] == want["tid"])
             .unwrap_or_else(|| panic!("{t}: no timeline for {want}"))["timeline_id"]
             .to_string();
-        let doc = jsprof_json(&[
-            "lines",
-            t,
-            "--thread",
-            &id,
-            "--function",
-            "^",
-            "--limit",
-            "0",
-            "--no-source",
-            "--json",
-        ]);
+        let doc = every_line(trace, &["--thread", &id]);
         assert_eq!(doc["kind"], "trace");
         assert!(
             doc["tick_ms"].is_null(),
             "a trace has no tick: {}",
             doc["tick_ms"]
         );
-        let mut ours: BTreeMap<(String, u64), f64> = BTreeMap::new();
-        for f in functions(&doc) {
-            let url = f["url"].as_str().unwrap();
-            let mut sum = 0.0;
-            for l in f["lines"].as_array().unwrap() {
-                let ms = l["self_ms"].as_f64().unwrap();
-                assert!(l["ticks"].as_u64().unwrap() > 0, "{t}: {l}");
-                sum += ms;
-                *ours
-                    .entry((url.to_string(), l["line"].as_u64().unwrap()))
-                    .or_default() += ms;
-            }
-            if !url.is_empty() {
-                let lines_ms = f["lines_self_ms"].as_f64().unwrap();
-                assert!((sum - lines_ms).abs() < 1e-6 * sum.max(1.0), "{t}: {f}");
-            }
-        }
-        let mut theirs: BTreeMap<(String, u64), f64> = BTreeMap::new();
-        for (url, lines) in want["scripts"].as_object().unwrap() {
-            for l in lines.as_array().unwrap() {
-                theirs.insert(
-                    (url.clone(), l[0].as_u64().unwrap()),
-                    l[1].as_f64().unwrap(),
-                );
-            }
-        }
+        let ours = our_gutter(
+            &doc,
+            t,
+            |sum| sum.max(1.0),
+            |l| assert!(l["ticks"].as_u64().unwrap() > 0, "{t}: {l}"),
+        );
+        let theirs = devtools_gutter(want);
         if !theirs.is_empty() {
             assert_eq!(doc["line_source"], "sample_lines", "{t} thread {id}");
         }
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            theirs.keys().collect::<Vec<_>>(),
-            "{t} thread {id}: the lines with time"
-        );
-        for (k, v) in &theirs {
-            assert!(
-                (ours[k] - v).abs() <= tolerance_ms,
-                "{t} thread {id}: {k:?} ours {} DevTools {v}",
-                ours[k]
-            );
-        }
+        assert_same_gutter(&format!("{t} thread {id}"), &ours, &theirs, tolerance_ms);
         compared += theirs.len();
     }
     compared
@@ -459,18 +397,13 @@ fn every_trace_line_is_the_devtools_gutter() {
         "trace/pageload-shifts.trace.json.gz",
     ] {
         let path = fixtures().join(input);
-        let oracle = golden(&fixtures().join(format!(
-            "{}.lines.devtools.json.gz",
-            input.strip_suffix(".gz").unwrap()
-        )));
+        let oracle = lines_golden(input);
         total += assert_trace_lines_are_devtools(&path, &oracle, 1e-6);
     }
     assert!(total >= 60, "{total} lines compared");
     // The out-of-order samples are there (else the pairing above was not tested).
     let raw = golden(&fixtures().join("trace/page.trace.json.gz"));
-    let backwards = raw["traceEvents"]
-        .as_array()
-        .unwrap()
+    let backwards = json_array(&raw["traceEvents"])
         .iter()
         .filter(|e| e["name"] == "ProfileChunk")
         .flat_map(|e| {
@@ -524,18 +457,13 @@ fn a_traces_bad_lines_are_named_not_fatal() {
         chunk(2100, vec![], vec![2, 2], serde_json::json!({"lines": [30, 31], "columns": [4, 4]})),
     ]);
     let path = crate::support::temp_file("bad-lines.trace.json", events.to_string().as_bytes());
-    let out = jsprof(&[
+    let out = jsprof_ok(&[
         "lines",
         path.to_str().unwrap(),
         "--function",
         "^work$",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let warnings = doc["warnings"].to_string();
     assert!(
@@ -545,9 +473,7 @@ fn a_traces_bad_lines_are_named_not_fatal() {
         "{warnings}"
     );
     let f = &functions(&doc)[0];
-    let lines: Vec<(u64, u64, f64)> = f["lines"]
-        .as_array()
-        .unwrap()
+    let lines: Vec<(u64, u64, f64)> = json_array(&f["lines"])
         .iter()
         .map(|l| {
             (
@@ -680,23 +606,14 @@ fn a_large_traces_lines_add_up_to_self_time() {
     std::fs::write(&path, &bytes).unwrap();
     drop(bytes);
     let p = path.to_str().unwrap();
-    let doc = jsprof_json(&[
-        "lines",
-        p,
-        "--function",
-        "^",
-        "--limit",
-        "0",
-        "--no-source",
-        "--json",
-    ]);
+    let doc = every_line(&path, &[]);
     let top = jsprof_json(&["top", p, "--samples", "--limit", "0", "--json"]);
-    let rows = top["functions"].as_array().unwrap();
+    let rows = json_array(&top["functions"]);
     let mut checked = 0;
     let (mut sum_lines, mut sum_self) = (0.0, 0.0);
     for f in functions(&doc) {
         if f["url"] == "" {
-            assert_eq!(f["lines"].as_array().unwrap().len(), 0, "{f}");
+            assert_eq!(json_array(&f["lines"]).len(), 0, "{f}");
             continue;
         }
         let row = rows

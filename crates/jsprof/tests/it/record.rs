@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector};
+use crate::support::{
+    assert_ok, fixtures, json_array, jsprof, jsprof_json, node_with_inspector, ws_url,
+};
 
 /// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
 pub static PORT_9229: Mutex<()> = Mutex::new(());
@@ -21,6 +23,18 @@ pub(crate) fn out_dir(name: &str) -> PathBuf {
         .join(format!("record-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// `jsprof record FLAGS -o DIR -- node fixtures/record/hot.js`, hot.js running `run_ms` ms.
+pub(crate) fn record_hot(flags: &[&str], dir: &Path, run_ms: &str) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_jsprof"));
+    cmd.arg("record")
+        .args(flags)
+        .arg("-o")
+        .arg(dir)
+        .args(["--", "node", &hot_js()])
+        .env("RUN_MS", run_ms);
+    cmd
 }
 
 pub(crate) fn hot_js() -> String {
@@ -37,9 +51,7 @@ fn oracle(name: &str, file: &Path) -> Option<Value> {
 }
 
 pub(crate) fn artifacts(v: &Value) -> Vec<(String, PathBuf)> {
-    v["artifacts"]
-        .as_array()
-        .unwrap()
+    json_array(&v["artifacts"])
         .iter()
         .map(|a| {
             (
@@ -58,11 +70,15 @@ pub(crate) fn find(v: &Value, kind: &str) -> PathBuf {
         .1
 }
 
+/// `jsprof top` of `file` lists a function `name`.
+fn assert_calls(file: &Path, name: &str) {
+    let names = function_names(file);
+    assert!(names.iter().any(|n| n == name), "no {name} in {names:?}");
+}
+
 pub(crate) fn function_names(file: &Path) -> Vec<String> {
     let v = jsprof_json(&["top", "--json", "--limit", "0", file.to_str().unwrap()]);
-    v["functions"]
-        .as_array()
-        .unwrap()
+    json_array(&v["functions"])
         .iter()
         .map(|f| f["name"].as_str().unwrap().to_string())
         .collect()
@@ -98,22 +114,14 @@ fn record_a_launched_command() {
     assert_eq!(v["stop_reason"], "ProgramFinished");
     let cpu = find(&v, "cpu");
     assert!(cpu.extension().unwrap() == "cpuprofile" && cpu.starts_with(&dir));
-    assert!(function_names(&cpu).iter().any(|n| n == "hotFunction"));
+    assert_calls(&cpu, "hotFunction");
     if let Some(gold) = oracle("cpu-oracle", &cpu) {
-        assert!(gold["functions"]
-            .as_array()
-            .unwrap()
+        assert!(json_array(&gold["functions"])
             .iter()
             .any(|f| f["name"] == "hotFunction"));
     }
     let sampling = find(&v, "heap-sampling");
-    assert!(
-        function_names(&sampling)
-            .iter()
-            .any(|n| n == "allocateThings"),
-        "{:?}",
-        function_names(&sampling)
-    );
+    assert_calls(&sampling, "allocateThings");
     let snapshot = find(&v, "heap-snapshot");
     if let Some(gold) = oracle("heap-oracle", &snapshot) {
         assert!(gold["node_count"].as_u64().unwrap() > 10_000);
@@ -140,7 +148,7 @@ fn record_by_inspector_address() {
     ]);
     assert_eq!(v["stop_reason"], "Duration");
     let cpu = find(&v, "cpu");
-    assert!(function_names(&cpu).iter().any(|n| n == "hotFunction"));
+    assert_calls(&cpu, "hotFunction");
     if let Some(gold) = oracle("cpu-oracle", &cpu) {
         assert!(gold["samples"].as_u64().unwrap() > 100);
     }
@@ -174,7 +182,7 @@ fn record_by_pid() {
         dir.to_str().unwrap(),
     ]);
     let cpu = find(&v, "cpu");
-    assert!(function_names(&cpu).iter().any(|n| n == "hotFunction"));
+    assert_calls(&cpu, "hotFunction");
     let _ = child.kill();
     let _ = child.wait();
 }
@@ -335,17 +343,8 @@ fn record_a_chromium_page() {
         .expect("start chromium");
     let stderr = child.stderr.take().unwrap();
     let _browser = Browser(child);
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("chromium printed its DevTools address")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("DevTools listening on ws://") {
-            break rest.split('/').next().unwrap().to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
+    let addr = ws_url(stderr, "DevTools listening on ws://", "chromium");
+    let addr = addr.split('/').next().unwrap().to_string();
     std::thread::sleep(Duration::from_millis(500)); // let the page start its work
     let v = jsprof_json(&[
         "record",
@@ -372,16 +371,8 @@ fn record_a_chromium_page() {
         "the trace has the profile's start"
     );
     // The page's main thread: its calls, as jsprof reconstructs them, include the hot function.
-    assert!(
-        function_names(&trace)
-            .iter()
-            .any(|n| n == "hotPageFunction"),
-        "{:?}",
-        function_names(&trace)
-    );
-    assert!(function_names(&find(&v, "cpu"))
-        .iter()
-        .any(|n| n == "hotPageFunction"));
+    assert_calls(&trace, "hotPageFunction");
+    assert_calls(&find(&v, "cpu"), "hotPageFunction");
 }
 
 #[test]
@@ -408,16 +399,10 @@ fn ctrl_c_stops_and_saves() {
         .status()
         .unwrap();
     let out = recorder.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stop_reason"], "Interrupted");
-    assert!(function_names(&find(&v, "cpu"))
-        .iter()
-        .any(|n| n == "hotFunction"));
+    assert_calls(&find(&v, "cpu"), "hotFunction");
     let _ = node.kill();
     let _ = node.wait();
 }
@@ -468,20 +453,11 @@ pub(crate) fn record_within(cmd: &mut Command, secs: u64, what: &str) -> Value {
 fn periodic_heap_snapshots() {
     let dir = out_dir("every");
     let v = record_within(
-        Command::new(env!("CARGO_BIN_EXE_jsprof"))
-            .args([
-                "record",
-                "--heap-snapshot",
-                "--every",
-                "0.4",
-                "--json",
-                "-o",
-                dir.to_str().unwrap(),
-                "--",
-                "node",
-                &hot_js(),
-            ])
-            .env("RUN_MS", "1500"),
+        &mut record_hot(
+            &["--heap-snapshot", "--every", "0.4", "--json"],
+            &dir,
+            "1500",
+        ),
         120,
         "jsprof record --every",
     );
@@ -532,7 +508,5 @@ fn a_program_waiting_for_the_debugger_is_released() {
         "jsprof record of a program waiting for the debugger",
     );
     assert_eq!(v["stop_reason"], "ProgramFinished");
-    assert!(function_names(&find(&v, "cpu"))
-        .iter()
-        .any(|n| n == "hotAfterWaiting"));
+    assert_calls(&find(&v, "cpu"), "hotAfterWaiting");
 }

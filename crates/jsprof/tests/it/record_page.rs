@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::record::{chromium, find, listing, out_dir, Browser};
-use crate::support::{jsprof, jsprof_json};
+use crate::support::{json_array, jsprof, jsprof_json, ws_url};
 
 /// The oracle rounds ms to 0.001; the brief's tolerance for times.
 const MS: f64 = 0.01;
@@ -49,17 +49,8 @@ fn start_chromium(name: &str) -> Option<Chromium> {
         .expect("start chromium");
     let stderr = child.stderr.take().unwrap();
     let browser = Browser(child);
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("chromium printed its DevTools address")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("DevTools listening on ws://") {
-            break rest.split('/').next().unwrap().to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
+    let addr = ws_url(stderr, "DevTools listening on ws://", "chromium");
+    let addr = addr.split('/').next().unwrap().to_string();
     Some(Chromium {
         _browser: browser,
         addr,
@@ -163,8 +154,7 @@ fn tabs(addr: &str) -> Vec<Value> {
     let _ = stream.read_to_end(&mut all);
     let split = all.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
     let list: Value = serde_json::from_slice(&all[split + 4..]).expect("/json/list is JSON");
-    list.as_array()
-        .unwrap()
+    json_array(&list)
         .iter()
         .filter(|t| t["type"] == "page")
         .cloned()
@@ -184,8 +174,8 @@ fn assert_matches_the_trace_engine(trace: &Path, want: &Value) {
     let t = trace.to_str().unwrap();
     let ours = jsprof_json(&["insights", t, "--json"]);
     let (navs, want_navs) = (
-        ours["navigations"].as_array().unwrap(),
-        want["navigations"].as_array().unwrap(),
+        json_array(&ours["navigations"]),
+        json_array(&want["navigations"]),
     );
     assert_eq!(navs.len(), want_navs.len(), "navigations");
     assert!(!navs.is_empty(), "the page load is a navigation");
@@ -208,8 +198,7 @@ fn assert_matches_the_trace_engine(trace: &Path, want: &Value) {
     }
     let network = jsprof_json(&["network", t, "--json"]);
     let urls = |list: &Value| -> Vec<String> {
-        list.as_array()
-            .unwrap()
+        json_array(list)
             .iter()
             .map(|r| r["url"].as_str().unwrap().to_string())
             .collect()
@@ -281,9 +270,7 @@ fn record_url_gives_the_trace_engines_page_load() {
     // JS samples are on, as in the panel: the page's own functions are in the trace's calls.
     let top = jsprof_json(&["top", "--json", "--limit", "0", trace.to_str().unwrap()]);
     assert!(
-        top["functions"]
-            .as_array()
-            .unwrap()
+        json_array(&top["functions"])
             .iter()
             .any(|f| f["name"] == "buildList"),
         "{top}"
@@ -408,7 +395,7 @@ fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
     assert!(kept.exists());
     // The kept trace loads: no navigation to the URL in it.
     let kept = jsprof_json(&["insights", kept.to_str().unwrap(), "--json"]);
-    let navigations = kept["navigations"].as_array().unwrap();
+    let navigations = json_array(&kept["navigations"]);
     assert!(
         navigations.iter().all(|n| n["url"] != refused.as_str()),
         "{kept}"

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::record::{artifacts, function_names, hot_js, out_dir, record_within};
-use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::record::{artifacts, function_names, out_dir, record_hot, record_within};
+use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json};
 
 fn fixture(name: &str) -> PathBuf {
     fixtures().join("record").join(name)
@@ -23,11 +23,12 @@ fn record_cmd(dir: &Path) -> Command {
     cmd
 }
 
-/// The recorded targets: (pid, worker, title, files).
-fn targets(v: &Value) -> Vec<(u64, Option<String>, String, Vec<PathBuf>)> {
-    v["targets"]
-        .as_array()
-        .unwrap()
+/// A recorded target: (pid, worker, title, files).
+type Target = (u64, Option<String>, String, Vec<PathBuf>);
+
+/// The recorded targets.
+fn targets(v: &Value) -> Vec<Target> {
+    json_array(&v["targets"])
         .iter()
         .map(|t| {
             assert!(t["error"].is_null(), "{t}");
@@ -35,9 +36,7 @@ fn targets(v: &Value) -> Vec<(u64, Option<String>, String, Vec<PathBuf>)> {
                 t["pid"].as_u64().unwrap(),
                 t["worker"].as_str().map(str::to_string),
                 t["title"].as_str().unwrap().to_string(),
-                t["files"]
-                    .as_array()
-                    .unwrap()
+                json_array(&t["files"])
                     .iter()
                     .map(|f| PathBuf::from(f.as_str().unwrap()))
                     .collect(),
@@ -48,10 +47,7 @@ fn targets(v: &Value) -> Vec<(u64, Option<String>, String, Vec<PathBuf>)> {
 
 /// The single CPU profile of the target matching `pick`, checked to load in `top` and
 /// `summary`; its function names.
-fn profile_of(
-    v: &Value,
-    pick: impl Fn(&(u64, Option<String>, String, Vec<PathBuf>)) -> bool,
-) -> Vec<String> {
+fn profile_of(v: &Value, pick: impl Fn(&Target) -> bool) -> Vec<String> {
     let all = targets(v);
     let target = all
         .iter()
@@ -64,6 +60,71 @@ fn profile_of(
     function_names(file)
 }
 
+/// `jsprof record` of `node fixtures/record/NAME.js` (`what` it is), run to its end: its
+/// report and its two targets.
+fn record_two_targets(name: &str, what: &str) -> (Value, Vec<Target>) {
+    let dir = out_dir(name);
+    let v = record_within(
+        record_cmd(&dir)
+            .arg("--")
+            .arg("node")
+            .arg(fixture(&format!("{name}.js"))),
+        90,
+        &format!("jsprof record of {what}"),
+    );
+    assert_eq!(v["stop_reason"], "ProgramFinished");
+    let all = targets(&v);
+    assert_eq!(all.len(), 2, "{all:?}");
+    (v, all)
+}
+
+/// `jsprof record --cpu --json -o DIR/out FLAGS -- node fixtures/record/forever.js` started
+/// (stdout and stderr piped), `DIR` the test's `out_dir(name)`; the recorder and the folder
+/// where the program writes its processes' pids (`PIDS_DIR`).
+fn record_forever(name: &str, flags: &[&str]) -> (std::process::Child, PathBuf) {
+    let dir = out_dir(name);
+    let pids_dir = dir.join("pids");
+    std::fs::create_dir_all(&pids_dir).unwrap();
+    let recorder = record_cmd(&dir.join("out"))
+        .args(flags)
+        .arg("--")
+        .arg("node")
+        .arg(fixture("forever.js"))
+        .env("PIDS_DIR", &pids_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    (recorder, pids_dir)
+}
+
+/// `forever.js`'s whole tree is in report `v`: the parent, its forked child and the parent's
+/// worker thread, each with a profile of its own that has the busy function.
+fn assert_whole_tree_recorded(v: &Value) {
+    let all = targets(v);
+    assert_eq!(all.iter().filter(|t| t.1.is_none()).count(), 2, "{all:?}");
+    assert_eq!(all.iter().filter(|t| t.1.is_some()).count(), 1, "{all:?}");
+    for t in &all {
+        let names = profile_of(v, |o| o.0 == t.0 && o.1 == t.1);
+        assert!(names.iter().any(|n| n == "busyForever"), "{t:?}: {names:?}");
+    }
+}
+
+/// The pids `fixtures/record/forever.js` writes into `pids_dir`, once both its processes run
+/// (their pids are written after their recording started), and `settle` later.
+fn both_running(pids_dir: &Path, settle: Duration) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_dir(pids_dir).unwrap().count() < 2 {
+        assert!(Instant::now() < deadline, "the program did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(settle);
+    std::fs::read_dir(pids_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_str().unwrap().parse().unwrap())
+        .collect()
+}
+
 fn assert_has(names: &[String], has: &str, lacks: &str) {
     assert!(names.iter().any(|n| n == has), "{has} missing: {names:?}");
     assert!(
@@ -74,19 +135,8 @@ fn assert_has(names: &[String], has: &str, lacks: &str) {
 
 #[test]
 fn a_forked_child_has_its_own_profile() {
-    let dir = out_dir("fork");
-    let v = record_within(
-        record_cmd(&dir)
-            .arg("--")
-            .arg("node")
-            .arg(fixture("fork.js")),
-        90,
-        "jsprof record of a forking program",
-    );
-    assert_eq!(v["stop_reason"], "ProgramFinished");
+    let (v, all) = record_two_targets("fork", "a forking program");
     assert_eq!(v["program"]["exit_code"], 0, "{v}");
-    let all = targets(&v);
-    assert_eq!(all.len(), 2, "{all:?}");
     let parent = all[0].0;
     assert_eq!(v["program"]["pid"].as_u64(), Some(parent));
     let parent_fns = profile_of(&v, |t| t.0 == parent);
@@ -98,18 +148,7 @@ fn a_forked_child_has_its_own_profile() {
 
 #[test]
 fn a_worker_thread_has_its_own_profile() {
-    let dir = out_dir("worker");
-    let v = record_within(
-        record_cmd(&dir)
-            .arg("--")
-            .arg("node")
-            .arg(fixture("worker.js")),
-        90,
-        "jsprof record of a program with a worker thread",
-    );
-    assert_eq!(v["stop_reason"], "ProgramFinished");
-    let all = targets(&v);
-    assert_eq!(all.len(), 2, "{all:?}");
+    let (v, all) = record_two_targets("worker", "a program with a worker thread");
     assert_eq!(all[0].0, all[1].0, "one process, two threads");
     let main_fns = profile_of(&v, |t| t.1.is_none());
     assert_has(&main_fns, "hotMain", "hotWorker");
@@ -191,35 +230,14 @@ fn alive(pid: u32) -> bool {
 /// to kill jsprof outright, leaving the program running with its inspector open.
 #[test]
 fn sigterm_saves_every_profile_and_stops_the_tree() {
-    let dir = out_dir("sigterm");
-    let pids_dir = dir.join("pids");
-    std::fs::create_dir_all(&pids_dir).unwrap();
-    let mut recorder = record_cmd(&dir.join("out"))
-        .arg("--")
-        .arg("node")
-        .arg(fixture("forever.js"))
-        .env("PIDS_DIR", &pids_dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (mut recorder, pids_dir) = record_forever("sigterm", &[]);
     let mut stderr = recorder.stderr.take().unwrap();
     let err = std::thread::spawn(move || {
         let mut s = String::new();
         let _ = stderr.read_to_string(&mut s);
         s
     });
-    // Both processes run (their pids are written after their recording started).
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read_dir(&pids_dir).unwrap().count() < 2 {
-        assert!(Instant::now() < deadline, "the program did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(1000));
-    let pids: Vec<u32> = std::fs::read_dir(&pids_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_str().unwrap().parse().unwrap())
-        .collect();
+    let pids = both_running(&pids_dir, Duration::from_millis(1000));
     Command::new("kill")
         .args(["-TERM", &recorder.id().to_string()])
         .status()
@@ -237,14 +255,7 @@ fn sigterm_saves_every_profile_and_stops_the_tree() {
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["stop_reason"], "Interrupted");
     assert_eq!(v["program"]["stopped_by_jsprof"], true);
-    let all = targets(&v);
-    // The parent, its forked child and the parent's worker thread.
-    assert_eq!(all.iter().filter(|t| t.1.is_none()).count(), 2, "{all:?}");
-    assert_eq!(all.iter().filter(|t| t.1.is_some()).count(), 1, "{all:?}");
-    for t in &all {
-        let names = profile_of(&v, |o| o.0 == t.0 && o.1 == t.1);
-        assert!(names.iter().any(|n| n == "busyForever"), "{t:?}: {names:?}");
-    }
+    assert_whole_tree_recorded(&v);
     let deadline = Instant::now() + Duration::from_secs(10);
     while pids.iter().any(|p| alive(*p)) {
         assert!(
@@ -260,13 +271,7 @@ fn sigterm_saves_every_profile_and_stops_the_tree() {
 #[test]
 fn a_closed_pipe_ends_the_listing_quietly() {
     let dir = out_dir("pipe");
-    let mut recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["record", "--cpu", "-o"])
-        .arg(&dir)
-        .arg("--")
-        .arg("node")
-        .arg(hot_js())
-        .env("RUN_MS", "300")
+    let mut recorder = record_hot(&["--cpu"], &dir, "300")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -288,25 +293,18 @@ fn a_closed_pipe_ends_the_listing_quietly() {
 #[test]
 fn periodic_snapshot_names_sort_in_order() {
     let dir = out_dir("snapshot-names");
+    let flags = [
+        "--heap-snapshot",
+        "--every",
+        "0.25",
+        "--duration",
+        "3",
+        "--name",
+        "heap",
+        "--json",
+    ];
     let v = record_within(
-        Command::new(env!("CARGO_BIN_EXE_jsprof"))
-            .args([
-                "record",
-                "--heap-snapshot",
-                "--every",
-                "0.25",
-                "--duration",
-                "3",
-                "--name",
-                "heap",
-                "--json",
-                "-o",
-            ])
-            .arg(&dir)
-            .arg("--")
-            .arg("node")
-            .arg(hot_js())
-            .env("RUN_MS", "30000"),
+        &mut record_hot(&flags, &dir, "30000"),
         120,
         "jsprof record --every",
     );
@@ -379,13 +377,7 @@ fn open_serves_the_recording() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["record", "--cpu", "--open", "-o"])
-        .arg(dir.join("out"))
-        .arg("--")
-        .arg("node")
-        .arg(hot_js())
-        .env("RUN_MS", "300")
+    let mut recorder = record_hot(&["--cpu", "--open"], &dir.join("out"), "300")
         .env("PATH", path)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -549,30 +541,8 @@ fn another_user_can_neither_attach_to_nor_inject_into_a_recording() {
         );
         return;
     };
-    let dir = out_dir("other-user");
-    let pids_dir = dir.join("pids");
-    std::fs::create_dir_all(&pids_dir).unwrap();
-    let recorder = record_cmd(&dir.join("out"))
-        .args(["--duration", "8"])
-        .arg("--")
-        .arg("node")
-        .arg(fixture("forever.js"))
-        .env("PIDS_DIR", &pids_dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Both processes run (their pids are written once their recording started).
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read_dir(&pids_dir).unwrap().count() < 2 {
-        assert!(Instant::now() < deadline, "the program did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let pids: Vec<u32> = std::fs::read_dir(&pids_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_str().unwrap().parse().unwrap())
-        .collect();
+    let (recorder, pids_dir) = record_forever("other-user", &["--duration", "8"]);
+    let pids = both_running(&pids_dir, Duration::from_millis(500));
     // Root's view: the recorded processes' listening ports, and the registry they were given.
     let mut ports = Vec::new();
     for &pid in &pids {
@@ -590,11 +560,7 @@ fn another_user_can_neither_attach_to_nor_inject_into_a_recording() {
         .arg(&registry)
         .output()
         .unwrap();
-    assert!(
-        probe.status.success(),
-        "{}",
-        String::from_utf8_lossy(&probe.stderr)
-    );
+    assert_ok(&probe, "");
     let seen: Value = serde_json::from_slice(&probe.stdout).unwrap();
     assert_eq!(seen["uid"], 65534);
     assert_eq!(
@@ -616,20 +582,10 @@ fn another_user_can_neither_attach_to_nor_inject_into_a_recording() {
     }
 
     let out = recorder.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stop_reason"], "Duration");
-    let all = targets(&v);
-    assert_eq!(all.iter().filter(|t| t.1.is_none()).count(), 2, "{all:?}");
-    assert_eq!(all.iter().filter(|t| t.1.is_some()).count(), 1, "{all:?}");
-    for t in &all {
-        let names = profile_of(&v, |o| o.0 == t.0 && o.1 == t.1);
-        assert!(names.iter().any(|n| n == "busyForever"), "{t:?}: {names:?}");
-    }
+    assert_whole_tree_recorded(&v);
     assert!(!registry.exists(), "the registry is removed with jsprof");
     assert!(!Path::new("/tmp/pwned").exists());
 }

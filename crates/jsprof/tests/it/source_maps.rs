@@ -7,15 +7,14 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json};
-
-fn node_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
-}
+use crate::support::{
+    assert_ok, fixtures, fresh_dir, json_array, jsprof, jsprof_json, node_cpu_profile,
+};
+use crate::ui::node_dir;
 
 /// Bundles in `mode` (see tests/node/bundle.mjs) and profiles the bundle; `None` (locally)
 /// when esbuild is not installed. Under CI it must be.
-fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
     if !node_dir().join("node_modules/esbuild").exists() {
         crate::support::skip_without(
             "esbuild",
@@ -23,9 +22,7 @@ fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
         );
         return None;
     }
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("sourcemap-{}-{mode}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir(&format!("sourcemap-{mode}"));
     let bundle = dir.join("bundle.js");
     let out = Command::new("node")
         .arg(node_dir().join("bundle.mjs"))
@@ -33,33 +30,17 @@ fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
         .arg(mode)
         .output()
         .expect("run node");
-    assert!(
-        out.status.success(),
-        "esbuild: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, "esbuild");
     // Inlining off so that each function keeps its own samples (stable names to check), and
     // every 100 µs so that the shortest one checked (makeText, ~20 ms) is always sampled.
-    let out = Command::new("node")
-        .args([
-            "--no-turbo-inlining",
-            "--cpu-prof",
-            "--cpu-prof-interval",
-            "100",
-            "--cpu-prof-name",
-            "bundle.cpuprofile",
-        ])
-        .arg("--cpu-prof-dir")
-        .arg(&dir)
-        .arg(&bundle)
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let profile = node_cpu_profile(
+        &bundle,
+        &["--no-turbo-inlining"],
+        100,
+        &dir,
+        "bundle.cpuprofile",
     );
-    Some((dir.join("bundle.cpuprofile"), bundle))
+    Some((profile, bundle))
 }
 
 fn top(profile: &Path, extra: &[&str]) -> Value {
@@ -69,7 +50,7 @@ fn top(profile: &Path, extra: &[&str]) -> Value {
 }
 
 fn rows(top: &Value) -> &Vec<Value> {
-    top["functions"].as_array().unwrap()
+    json_array(&top["functions"])
 }
 
 /// (line, identifier column, `(` column), 1-based, of `function NAME(` in a source file.
@@ -158,7 +139,7 @@ fn check_mapped(profile: &Path, extra: &[&str]) {
         );
     }
     // The output says what was mapped.
-    let notes = mapped["warnings"].as_array().unwrap();
+    let notes = json_array(&mapped["warnings"]);
     assert!(
         notes
             .iter()
@@ -234,7 +215,7 @@ fn map_given_with_sourcemap_and_missing_maps() {
     })
     .unwrap();
     let t = top(&profile, &[]);
-    let w = t["warnings"].as_array().unwrap();
+    let w = json_array(&t["warnings"]);
     assert!(
         w.iter()
             .any(|w| w["message"].as_str().unwrap().contains("gone.js.map")),
@@ -302,9 +283,7 @@ fn view_report_and_service_apply_source_maps() {
     let doc = view
         .get(&format!("/api/ui/sessions/{id}/artifacts/1/profile"))
         .json();
-    let strings: Vec<&str> = doc["strings"]
-        .as_array()
-        .unwrap()
+    let strings: Vec<&str> = json_array(&doc["strings"])
         .iter()
         .map(|s| s.as_str().unwrap())
         .collect();

@@ -3,9 +3,72 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The repository's `fixtures/` folder.
-pub fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+pub use jsprof_testkit::fixtures;
+
+/// A fixture's path as the CLI takes it: `cpu/tsc.cpuprofile.gz` under `fixtures/`, as text.
+pub fn fixture_arg(rel: &str) -> String {
+    fixtures().join(rel).to_str().unwrap().to_string()
+}
+
+/// `out` is a success; otherwise a panic naming `what`, the exit status and stderr.
+pub fn assert_ok(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs `cmd` (a tool the tests drive: node, npm) and asserts that it succeeded; a failure names
+/// `what` and shows its stdout and stderr.
+pub fn output_ok(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Profiles `script` now with `node [FLAGS] --cpu-prof`, one sample every `interval_us`, into
+/// `dir/name`, and returns that path.
+pub fn node_cpu_profile(
+    script: &std::path::Path,
+    flags: &[&str],
+    interval_us: u32,
+    dir: &std::path::Path,
+    name: &str,
+) -> PathBuf {
+    output_ok(
+        Command::new("node")
+            .args(flags)
+            .args(["--cpu-prof", "--cpu-prof-interval"])
+            .arg(interval_us.to_string())
+            .args(["--cpu-prof-name", name, "--cpu-prof-dir"])
+            .arg(dir)
+            .arg(script),
+        &format!("node --cpu-prof {}", script.display()),
+    );
+    dir.join(name)
+}
+
+/// Runs `jsprof` with `args` (as [`jsprof`]) and asserts that it succeeded.
+pub fn jsprof_ok(args: &[&str]) -> Output {
+    let out = jsprof(args);
+    assert_ok(&out, &format!("jsprof {args:?}"));
+    out
+}
+
+/// The JSON array `v`; a panic showing `v` when it is not one.
+pub fn json_array(v: &serde_json::Value) -> &Vec<serde_json::Value> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v:.200}"))
 }
 
 /// Runs the built `jsprof` binary with `args`, its output piped and `COLUMNS` unset, so tables
@@ -27,12 +90,7 @@ pub fn jsprof_env(args: &[&str], env: &[(&str, &str)]) -> Output {
 /// Runs `jsprof` and parses its stdout as JSON, panicking with stderr when it fails.
 pub fn jsprof_json(args: &[&str]) -> serde_json::Value {
     let out = jsprof(args);
-    assert!(
-        out.status.success(),
-        "jsprof {args:?} failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, &format!("jsprof {args:?} failed"));
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
@@ -72,6 +130,16 @@ pub fn fixture_text(rel: &str) -> String {
     text
 }
 
+/// An empty folder of the test's own under the target directory's temp area:
+/// `NAME-PID`, emptied first when an earlier test of this run left it.
+pub fn fresh_dir(name: &str) -> PathBuf {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
 pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("it-{}", std::process::id()));
@@ -84,7 +152,6 @@ pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
 /// Starts `node --inspect=127.0.0.1:0 fixtures/record/hot.js` running for `run_ms` and returns
 /// it with its inspector's address (`127.0.0.1:PORT`).
 pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
-    use std::io::BufRead;
     let mut child = std::process::Command::new("node")
         .arg("--inspect=127.0.0.1:0")
         .arg(fixtures().join("record/hot.js"))
@@ -93,18 +160,42 @@ pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("node");
-    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = ws_url(
+        child.stderr.take().unwrap(),
+        "Debugger listening on ws://",
+        "node",
+    );
+    (child, url.split('/').next().unwrap().to_string())
+}
+
+/// The first line a child (`jsprof view`, `jsprof serve`) prints on its piped stdout, trimmed:
+/// the address it serves.
+pub fn first_line(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout piped"))
+        .read_line(&mut line)
+        .unwrap();
+    line.trim().to_string()
+}
+
+/// What a child's stderr announces after `banner` (`Debugger listening on ws://` for Node,
+/// `DevTools listening on ws://` for Chromium): `HOST:PORT/PATH`. The rest of stderr is read on a
+/// thread of its own, so the child never blocks on a full pipe.
+pub fn ws_url(stderr: std::process::ChildStderr, banner: &str, what: &str) -> String {
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(stderr).lines();
     let url = loop {
         let line = lines
             .next()
-            .expect("node printed its inspector URL")
+            .unwrap_or_else(|| panic!("{what} printed no {banner:?} line"))
             .unwrap();
-        if let Some(rest) = line.strip_prefix("Debugger listening on ws://") {
+        if let Some(rest) = line.strip_prefix(banner) {
             break rest.to_string();
         }
     };
     std::thread::spawn(move || for _ in lines {});
-    (child, url.split('/').next().unwrap().to_string())
+    url
 }
 
 /// A test that cannot run here because a tool is missing. With `CI` set that is a failure

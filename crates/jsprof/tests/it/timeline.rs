@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof, jsprof_json};
+use crate::support::{assert_ok, fixtures, golden, json_array, jsprof, jsprof_json};
 
 /// Traces and their goldens (`<name>.devtools.json.gz` beside `<name>.json.gz`).
 const TRACES: &[(&str, &str)] = &[
@@ -39,9 +39,7 @@ fn f(v: &Value) -> f64 {
 fn timeline_ids(file: &str) -> HashMap<(u64, u64), String> {
     let threads = jsprof_json(&["threads", file, "--json"]);
     assert_eq!(threads["kind"], "trace");
-    threads["timelines"]
-        .as_array()
-        .unwrap()
+    json_array(&threads["timelines"])
         .iter()
         .map(|t| {
             (
@@ -59,8 +57,8 @@ fn trace_calls_and_bottom_up_match_the_trace_engine() {
         let oracle = golden(&fixtures().join(format!("{golden_stem}.devtools.json.gz")));
         let ids = timeline_ids(&file);
         let mut checked_threads = 0;
-        for thread in oracle["threads"].as_array().unwrap() {
-            let calls = thread["profile_calls"].as_array().unwrap();
+        for thread in json_array(&oracle["threads"]) {
+            let calls = json_array(&thread["profile_calls"]);
             if calls.is_empty() {
                 continue;
             }
@@ -73,9 +71,7 @@ fn trace_calls_and_bottom_up_match_the_trace_engine() {
             let events = jsprof_json(&[
                 "events", &file, "--thread", id, "--type", "JS_CALL", "--json",
             ]);
-            let mut ours: Vec<(f64, f64, String, i64)> = events["events"]
-                .as_array()
-                .unwrap()
+            let mut ours: Vec<(f64, f64, String, i64)> = json_array(&events["events"])
                 .iter()
                 .map(|e| {
                     let start = f(&e["start_ms"]) * 1000.0;
@@ -128,7 +124,7 @@ fn trace_calls_and_bottom_up_match_the_trace_engine() {
                 "--json",
             ]);
             let mut by_key: HashMap<(String, String), Vec<&Value>> = HashMap::new();
-            for e in unique["events"].as_array().unwrap() {
+            for e in json_array(&unique["events"]) {
                 assert!(e["id"].is_null() && e["start_ms"].is_null());
                 by_key
                     .entry((
@@ -138,9 +134,7 @@ fn trace_calls_and_bottom_up_match_the_trace_engine() {
                     .or_default()
                     .push(e);
             }
-            let rows: Vec<&Value> = thread["bottom_up"]
-                .as_array()
-                .unwrap()
+            let rows: Vec<&Value> = json_array(&thread["bottom_up"])
                 .iter()
                 .filter(|r| r["url"].is_string())
                 .collect();
@@ -202,9 +196,7 @@ fn cpu_profile_calls_are_for_each_frame_calls() {
         };
         let oracle = golden(&fixtures().join(format!("{rel}.devtools.json.gz")));
         let events = jsprof_json(&["events", &file, "--json"]);
-        let mut ours: Vec<(i64, i64, String, i64, String)> = events["events"]
-            .as_array()
-            .unwrap()
+        let mut ours: Vec<(i64, i64, String, i64, String)> = json_array(&events["events"])
             .iter()
             .map(|e| {
                 let start = f(&e["start_ms"]);
@@ -217,9 +209,7 @@ fn cpu_profile_calls_are_for_each_frame_calls() {
                 )
             })
             .collect();
-        let mut theirs: Vec<(i64, i64, String, i64)> = oracle["calls"]
-            .as_array()
-            .unwrap()
+        let mut theirs: Vec<(i64, i64, String, i64)> = json_array(&oracle["calls"])
             .iter()
             .filter(|c| !c["start_ms"].is_null())
             .map(|c| {
@@ -258,7 +248,7 @@ fn traces_devtools_cannot_open_still_load() {
     ] {
         let file = path(&format!("third-party/speedscope/{rel}"));
         let threads = jsprof_json(&["threads", &file, "--json"]);
-        let timelines = threads["timelines"].as_array().unwrap();
+        let timelines = json_array(&threads["timelines"]);
         let sampled: Vec<&Value> = timelines
             .iter()
             .filter(|t| t["samples"].as_u64() > Some(0))
@@ -272,7 +262,7 @@ fn traces_devtools_cannot_open_still_load() {
         // The Chrome 141 file's chunks lost the JS nodes (only `(program)` samples remain).
         if !rel.contains("141") {
             assert!(
-                !events["events"].as_array().unwrap().is_empty(),
+                !json_array(&events["events"]).is_empty(),
                 "{rel}: no JS calls"
             );
         }
@@ -283,7 +273,7 @@ fn traces_devtools_cannot_open_still_load() {
             args.push("--samples");
         }
         let top = jsprof_json(&args);
-        assert!(!top["functions"].as_array().unwrap().is_empty(), "{rel}");
+        assert!(!json_array(&top["functions"]).is_empty(), "{rel}");
     }
 }
 
@@ -485,11 +475,7 @@ fn flame_chart_svg_is_time_ordered_and_nested() {
             args.extend(["--range", r]);
         }
         let run = jsprof(&args);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        assert_ok(&run, "");
         let svg = std::fs::read_to_string(&out).unwrap();
         let (t0, t1) = (svg_attr(&svg, "data-t0-ms"), svg_attr(&svg, "data-t1-ms"));
         let (left, width) = (
@@ -567,7 +553,7 @@ fn trace_top_and_tree_are_the_performance_panels_bottom_up() {
         let file = path(&format!("{rel}.gz"));
         let oracle = golden(&fixtures().join(format!("{golden_stem}.devtools.json.gz")));
         let ids = timeline_ids(&file);
-        for thread in oracle["threads"].as_array().unwrap() {
+        for thread in json_array(&oracle["threads"]) {
             let key = (
                 thread["pid"].as_u64().unwrap(),
                 thread["tid"].as_u64().unwrap(),
@@ -587,11 +573,11 @@ fn trace_top_and_tree_are_the_performance_panels_bottom_up() {
             ]);
             for (what, rows) in [("top", &top["functions"]), ("tree", &tree["nodes"])] {
                 let mut ours: HashMap<Key, (f64, f64)> = HashMap::new();
-                for r in rows.as_array().unwrap() {
+                for r in json_array(rows) {
                     let prev = ours.insert(key_of_ours(r), (f(&r["self_ms"]), f(&r["total_ms"])));
                     assert!(prev.is_none(), "{rel} {key:?} {what}: {r} twice");
                 }
-                for r in thread["bottom_up"].as_array().unwrap() {
+                for r in json_array(&thread["bottom_up"]) {
                     let k = key_of_oracle(r);
                     let (s, t) = ours
                         .remove(&k)
@@ -628,9 +614,7 @@ fn trace_samples_view_is_the_cpu_profile() {
     assert_eq!(entries["source"], "trace-entries");
     assert!(samples.get("source").is_none(), "{}", samples["source"]);
     let names = |v: &Value| -> Vec<String> {
-        v["functions"]
-            .as_array()
-            .unwrap()
+        json_array(&v["functions"])
             .iter()
             .map(|r| r["name"].as_str().unwrap().to_string())
             .collect()

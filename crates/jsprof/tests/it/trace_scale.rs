@@ -6,7 +6,7 @@ use std::io::Read;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof_json, temp_file};
+use crate::support::{fixtures, json_array, jsprof_json, temp_file};
 
 #[path = "../../../../bench/tracegen/src/gen.rs"]
 mod tracegen;
@@ -22,7 +22,7 @@ fn recording() -> Vec<u8> {
 
 fn threads(file: &str) -> Vec<Value> {
     let doc = jsprof_json(&["threads", file, "--json"]);
-    doc["timelines"].as_array().unwrap().clone()
+    json_array(&doc["timelines"]).clone()
 }
 
 /// `events --mode unique-events` on one thread, without what names the thread.
@@ -77,7 +77,7 @@ fn a_repeated_trace_reads_as_its_copies() {
         .max_by_key(|t| t["samples"].as_u64().unwrap())
         .unwrap();
     let want = unique_events(one, busiest);
-    assert!(want["events"].as_array().unwrap().len() > 10);
+    assert!(json_array(&want["events"]).len() > 10);
     for k in [0, 2] {
         assert_eq!(unique_events(three, &twin(busiest, k)), want, "copy {k}");
     }

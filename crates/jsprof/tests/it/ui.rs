@@ -4,11 +4,10 @@
 //! Needs Node, Debian's `chromium` and `npm ci` in `tests/node`: with `CI` set a missing piece
 //! fails the test; locally it is skipped with a note.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use crate::support::fixtures;
+use crate::support::{first_line, fixtures, output_ok};
 
 pub(crate) fn node_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
@@ -60,13 +59,7 @@ pub(crate) fn node_script(script: &str, args: &[&std::ffi::OsStr], offline: bool
     if offline {
         cmd.arg("--offline");
     }
-    let out = cmd.output().expect("run node");
-    assert!(
-        out.status.success(),
-        "{script} {args:?}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    output_ok(&mut cmd, &format!("{script} {args:?}"));
 }
 
 /// Runs one case of a `tests/node` script that takes `CASE URL EXPECTED.json SHOTS`: the expected
@@ -109,11 +102,7 @@ fn view_with(files: &[PathBuf], flags: &[&str]) -> View {
         .stderr(Stdio::null())
         .spawn()
         .expect("start jsprof view");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().to_string();
+    let url = first_line(&mut child);
     assert!(
         url.starts_with("http://127.0.0.1:"),
         "jsprof view printed {url:?}"
@@ -210,18 +199,28 @@ fn leaks_in_the_browser() {
         .iter()
         .map(|n| f.join(format!("heap/{n}.heapsnapshot.gz")))
         .collect();
+    view_against_cli(
+        "leaks",
+        &files,
+        &["heap", "leaks", "--json", "--limit", "0"],
+    );
+}
+
+/// `ui-e2e.mjs CASE` on `jsprof view FILES`, against what `jsprof ARGS FILES` prints (handed to
+/// the script as its gzipped golden).
+fn view_against_cli(case: &str, files: &[PathBuf], args: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["heap", "leaks", "--json", "--limit", "0"])
-        .args(&files)
+        .args(args)
+        .args(files)
         .output()
         .unwrap();
-    assert!(out.status.success(), "jsprof heap leaks");
-    let golden = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-leaks.json.gz");
+    assert!(out.status.success(), "jsprof {args:?}");
+    let golden = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-{case}.json.gz"));
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, &out.stdout).unwrap();
     std::fs::write(&golden, gz.finish().unwrap()).unwrap();
-    let v = view(&files);
-    e2e("leaks", &v.url, &golden, false);
+    let v = view(files);
+    e2e(case, &v.url, &golden, false);
 }
 
 /// The CPU diff of two profiles in one `jsprof view` against `jsprof diff --json`.
@@ -235,18 +234,7 @@ fn cpu_diff_in_the_browser() {
         .iter()
         .map(|n| f.join(format!("diff/{n}.cpuprofile.gz")))
         .collect();
-    let out = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["diff", "--json"])
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "jsprof diff");
-    let golden = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-diff.json.gz");
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut gz, &out.stdout).unwrap();
-    std::fs::write(&golden, gz.finish().unwrap()).unwrap();
-    let v = view(&files);
-    e2e("diff", &v.url, &golden, false);
+    view_against_cli("diff", &files, &["diff", "--json"]);
 }
 
 #[test]

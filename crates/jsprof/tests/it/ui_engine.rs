@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof_json};
+use crate::support::{assert_ok, fixtures, json_array, jsprof_json};
 
 /// The largest difference allowed between the page's and the CLI's times (ms). The report
 /// embeds times rounded to the µs, and the page rounds its sums to the µs as well.
@@ -27,11 +27,7 @@ fn node(args: &[&str]) -> Option<Value> {
             return None;
         }
     };
-    assert!(
-        out.status.success(),
-        "node ui-engine.mjs {args:?}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out, &format!("node ui-engine.mjs {args:?}"));
     Some(serde_json::from_slice(&out.stdout).expect("ui-engine.mjs prints JSON"))
 }
 
@@ -133,15 +129,15 @@ fn check(fixture: &str) {
     // Every call is embedded: a merged call would show as its caller's self time.
     assert_eq!(page["min_ms"], 0.0, "{fixture}: the report merged calls");
     assert_eq!(page["merged"], 0, "{fixture}: the report merged calls");
-    for (range, answer) in ranges.iter().zip(page["ranges"].as_array().unwrap()) {
+    for (range, answer) in ranges.iter().zip(json_array(&page["ranges"])) {
         for (tree, flag) in [("top_down", None), ("bottom_up", Some("--bottom-up"))] {
             let mut cli_args = vec!["tree", file_arg, "--json", "--range", range];
             cli_args.extend(flag);
             let cli = jsprof_json(&cli_args);
             let worst = compare(
                 &format!("{fixture} {range} {tree}"),
-                answer[tree].as_array().unwrap(),
-                cli["nodes"].as_array().unwrap(),
+                json_array(&answer[tree]),
+                json_array(&cli["nodes"]),
             );
             eprintln!("{fixture} {range} {tree}: largest difference {worst:.6} ms");
         }

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof, jsprof_json};
 use crate::ui::{available, report, view};
 
 fn checks(case: &str, url: &str, expected: &serde_json::Value) {
@@ -113,7 +113,7 @@ fn flame_graph_scrolls_to_deep_stacks() {
     // The deepest top-down node's depth, as the CLI's tree says (levels, the root's children
     // being level 1).
     let tree = jsprof_json(&["tree", file.to_str().unwrap(), "--json"]);
-    let nodes = tree["nodes"].as_array().unwrap();
+    let nodes = json_array(&tree["nodes"]);
     let mut depth = vec![0usize; nodes.len()];
     for (i, n) in nodes.iter().enumerate() {
         depth[i] = n["parent"].as_u64().map_or(1, |p| depth[p as usize] + 1);
@@ -157,9 +157,7 @@ fn report_dominators_can_be_walked() {
         "20",
         "--json",
     ]);
-    let children: Vec<u64> = under["root"]["children"]
-        .as_array()
-        .unwrap()
+    let children: Vec<u64> = json_array(&under["root"]["children"])
         .iter()
         .map(|c| c["id"].as_u64().unwrap())
         .collect();
@@ -215,9 +213,7 @@ fn files_open_by_dropping_them_on_the_page() {
     let f = fixtures();
     let file = f.join("selfprofile/primes.jsprofile.json");
     let top = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
-    let functions: Vec<&str> = top["functions"]
-        .as_array()
-        .unwrap()
+    let functions: Vec<&str> = json_array(&top["functions"])
         .iter()
         .map(|r| r["name"].as_str().unwrap())
         .collect();
@@ -265,7 +261,7 @@ fn selection_is_linked_between_tables_chart_and_graph() {
     }
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let top = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
-    let rows = top["functions"].as_array().unwrap();
+    let rows = json_array(&top["functions"]);
     // The heaviest named JS function, and a second one the chart draws wide.
     let row = rows
         .iter()
@@ -292,9 +288,7 @@ fn chart_search_counts_and_steps_through_matches() {
     }
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let events = jsprof_json(&["events", file.to_str().unwrap(), "--json"]);
-    let starts: Vec<f64> = events["events"]
-        .as_array()
-        .unwrap()
+    let starts: Vec<f64> = json_array(&events["events"])
         .iter()
         .filter(|e| e["name"] == "buildTree")
         .map(|e| e["start_ms"].as_f64().unwrap())

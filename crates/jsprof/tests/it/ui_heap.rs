@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof_json};
 use crate::ui::{available, view};
 
 /// What the page asks for at a time (heapviews.js' EDGE_PAGE).
@@ -33,9 +33,7 @@ fn edges(file: &Path, object: &str, retainers: bool, offset: usize) -> Value {
 
 /// A page's rows as the test compares them: `[edge, id]`.
 fn rows(report: &Value) -> Vec<Value> {
-    report["edges"]
-        .as_array()
-        .unwrap()
+    json_array(&report["edges"])
         .iter()
         .map(|e| json!([e["edge"], e["object"]["id"]]))
         .collect()
@@ -59,9 +57,7 @@ fn leaked_session() -> u64 {
     let mut args = vec!["heap", "leaks", "--json"];
     args.extend(files.iter().map(String::as_str));
     let leaks = jsprof_json(&args);
-    let group = leaks["groups"]
-        .as_array()
-        .unwrap()
+    let group = json_array(&leaks["groups"])
         .iter()
         .find(|g| g["class"] == "Session")
         .expect("a Session leak group");
@@ -98,9 +94,7 @@ fn retainers_tree_is_heap_edges() {
     );
     // The second retainer of the object (when it has one with retainers), opened by hand.
     let first_page = edges(&file, &id.to_string(), true, 0);
-    let other = first_page["edges"]
-        .as_array()
-        .unwrap()
+    let other = json_array(&first_page["edges"])
         .iter()
         .skip(1)
         .find(|e| e["edge_count"].as_u64() > Some(0))
@@ -129,14 +123,12 @@ fn containment_is_heap_edges() {
     // page of edges.
     let mut big = None;
     'search: for parent in [&root].into_iter().cloned().chain(
-        root["edges"]
-            .as_array()
-            .unwrap()
+        json_array(&root["edges"])
             .iter()
             .take(3)
             .map(|e| edges(&file, &e["object"]["id"].to_string(), false, 0)),
     ) {
-        for e in parent["edges"].as_array().unwrap() {
+        for e in json_array(&parent["edges"]) {
             if e["edge_count"].as_u64().unwrap() as usize > EDGE_PAGE {
                 big = Some((parent["object"]["id"].clone(), e["object"]["id"].clone()));
                 break 'search;
@@ -248,7 +240,7 @@ fn comparison_rows_expand_to_heap_diff_class() {
         "--limit",
         "0",
     ]);
-    let classes = diff["classes"].as_array().unwrap();
+    let classes = json_array(&diff["classes"]);
     // The row with the most new objects (more than a page, so that "more" has work), and
     // deleted ones too when there is such a row.
     let row = classes
@@ -267,9 +259,7 @@ fn comparison_rows_expand_to_heap_diff_class() {
     assert_eq!(first["new"]["total"], row["new_count"]);
     assert_eq!(first["deleted"]["total"], row["deleted_count"]);
     let ids = |page: &Value| -> Value {
-        page["objects"]
-            .as_array()
-            .unwrap()
+        json_array(&page["objects"])
             .iter()
             .map(|o| o["id"].clone())
             .collect()
@@ -310,7 +300,7 @@ fn summary_between_snapshots_is_heap_summary_between() {
         "0",
         "--json",
     ]);
-    assert!(report["classes"].as_array().unwrap().len() > 5);
+    assert!(json_array(&report["classes"]).len() > 5);
     let expected = json!({
         "target": "leak-3-final",
         "first": "leak-1-baseline",

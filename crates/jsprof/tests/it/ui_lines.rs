@@ -3,10 +3,9 @@
 //! opened file's folder.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::support::jsprof_json;
-use crate::ui::{available, node_dir, view};
+use crate::support::{fresh_dir, jsprof_json, node_cpu_profile};
+use crate::ui::{available, node_case, view};
 
 const PROGRAM: &str = "// A busy loop and a cold helper: the loop's line is the hottest.\n\
 function cold(n) {\n\
@@ -31,22 +30,7 @@ fn profiled(src: &Path, out: &Path) -> PathBuf {
     std::fs::create_dir_all(out).unwrap();
     let program = src.join("spin.js");
     std::fs::write(&program, PROGRAM).unwrap();
-    let status = Command::new("node")
-        .args([
-            "--cpu-prof",
-            "--cpu-prof-interval",
-            "200",
-            "--cpu-prof-name",
-            "spin.cpuprofile",
-        ])
-        .arg("--cpu-prof-dir")
-        .arg(out)
-        .arg(&program)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("node");
-    assert!(status.success());
-    out.join("spin.cpuprofile")
+    node_cpu_profile(&program, &[], 200, out, "spin.cpuprofile")
 }
 
 fn panel(case: &str, profile: &Path) {
@@ -63,31 +47,12 @@ fn panel_of(case: &str, profile: &Path, function: &str) {
     ]);
     let f = &expected["functions"][0];
     assert!(f["ticks"].as_u64().unwrap() > 0, "{f}");
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-lines-{case}.json"));
-    std::fs::write(&path, f.to_string()).unwrap();
-    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-shots");
-    std::fs::create_dir_all(&shots).unwrap();
     let v = view(&[profile.to_path_buf()]);
-    let out = Command::new("node")
-        .current_dir(node_dir())
-        .arg("ui-lines.mjs")
-        .arg(case)
-        .arg(&v.url)
-        .arg(&path)
-        .arg(&shots)
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "ui-lines {case}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    node_case("ui-lines.mjs", case, &v.url, f);
 }
 
 fn scratch(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("ui-lines-{name}-{}", std::process::id()))
+    fresh_dir(&format!("ui-lines-{name}"))
 }
 
 /// The program beside its profile: the panel shows its text, the CLI's times in the gutter and

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, golden, jsprof_json};
+use crate::support::{fixtures, golden, json_array, jsprof_json};
 use crate::ui::{available, node_script, report, view};
 
 fn run(url: &str, expected: &Value, offline: bool) {
@@ -44,10 +44,9 @@ fn page_tracks_and_insights_in_the_browser() {
     let timings = jsprof_json(&["timings", "--json", f]);
     let insights = jsprof_json(&["insights", "--json", f]);
     let oracle = golden(&fixtures().join("trace/pageload.trace.insights.json.gz"));
-    let count = |v: &Value, k: &str| v[k].as_array().unwrap().len();
+    let count = |v: &Value, k: &str| json_array(&v[k]).len();
     let ids = |v: &Value| -> Vec<Value> {
-        v.as_array()
-            .unwrap()
+        json_array(v)
             .iter()
             .map(|r| r["request_id"].clone())
             .collect()
@@ -66,9 +65,7 @@ fn page_tracks_and_insights_in_the_browser() {
         "marks": count(&timings, "marks") + count(&timings, "console_timestamps"),
         "measures": count(&timings, "measures") + count(&timings, "console_timings"),
         "shifts": count(&insights, "layout_shifts"),
-        "interactions": insights["interactions"]
-            .as_array()
-            .unwrap()
+        "interactions": json_array(&insights["interactions"])
             .iter()
             .filter(|i| i["nested"] == false)
             .count(),
@@ -81,9 +78,9 @@ fn page_tracks_and_insights_in_the_browser() {
         "screenshots": screenshots,
     });
     // The fixture has every lane's items (else the test would prove little).
-    assert_eq!(expected["requests"].as_array().unwrap().len(), 8);
+    assert_eq!(json_array(&expected["requests"]).len(), 8);
     assert!(expected["marks"].as_u64().unwrap() > 0 && expected["measures"].as_u64().unwrap() > 0);
-    assert_eq!(expected["screenshots"].as_array().unwrap().len(), 7);
+    assert_eq!(json_array(&expected["screenshots"]).len(), 7);
     assert!(expected["render_blocking_fcp_ms"].as_f64().unwrap() > 0.0);
     let v = view(std::slice::from_ref(&file));
     run(&v.url, &expected, false);
@@ -258,9 +255,7 @@ fn an_insight_click_outlines_its_events_in_the_browser() {
     }
     let file = fixtures().join("trace/pageload.trace.json.gz");
     let insights = jsprof_json(&["insights", "--json", file.to_str().unwrap()]);
-    let events: Vec<Value> = insights["related_events"]
-        .as_array()
-        .unwrap()
+    let events: Vec<Value> = json_array(&insights["related_events"])
         .iter()
         .filter(|e| e["insight"] == "forced_reflow")
         .cloned()
@@ -272,9 +267,7 @@ fn an_insight_click_outlines_its_events_in_the_browser() {
         .all(|e| e["timeline_id"].is_u64() && e["depth"].is_u64()));
     // The related events of navigation 0's `insight` named `names`.
     let related = |insight: &str, names: &[&str]| -> Vec<Value> {
-        insights["related_events"]
-            .as_array()
-            .unwrap()
+        json_array(&insights["related_events"])
             .iter()
             .filter(|e| e["navigation"] == "NAVIGATION_0" && e["insight"] == insight)
             .filter(|e| names.contains(&e["name"].as_str().unwrap()))
@@ -294,7 +287,7 @@ fn an_insight_click_outlines_its_events_in_the_browser() {
         {"insight": "lcp_breakdown", "lane": "Insight", "outlined": related("lcp_breakdown", &["largestContentfulPaint::Candidate"]).len()},
     ]);
     // Each lane check has something to outline.
-    for l in lanes.as_array().unwrap() {
+    for l in json_array(&lanes) {
         assert!(l["outlined"].as_u64().unwrap() > 0, "{l}");
     }
     let expected = json!({ "insight": "forced_reflow", "events": events, "lanes": lanes });

@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::heap_scale::heapgen::Shape;
-use crate::support::{fixtures, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof_json, output_ok};
 use crate::ui::{available, node_dir, report, view};
 
 /// Clusters of 2 mids of 500 leaves: 1,000,000 `Leaf` objects (78 MB of snapshot).
@@ -37,18 +37,13 @@ fn browser(case: &str, url: &str, expected: &Value) -> Value {
     std::fs::write(&input, expected.to_string()).unwrap();
     let shots = dir.join("shots");
     std::fs::create_dir_all(&shots).unwrap();
-    let out = Command::new("node")
-        .current_dir(node_dir())
-        .arg("ui-scroll.mjs")
-        .args([case, url])
-        .args([&input, &output, &shots])
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "ui-scroll {case}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    output_ok(
+        Command::new("node")
+            .current_dir(node_dir())
+            .arg("ui-scroll.mjs")
+            .args([case, url])
+            .args([&input, &output, &shots]),
+        &format!("ui-scroll {case}"),
     );
     serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap()
 }
@@ -69,7 +64,7 @@ fn class_page(file: &str, class: &str, order: &Value, offset: u64, limit: usize)
 }
 
 fn ids(page: &Value) -> Vec<u64> {
-    (page["objects"].as_array().unwrap().iter())
+    (json_array(&page["objects"]).iter())
         .map(|o| o["id"].as_u64().unwrap())
         .collect()
 }
@@ -95,7 +90,7 @@ fn a_class_of_a_million_objects_scrolls_to_the_rows_the_cli_lists() {
     drop(v);
 
     eprintln!("expanded Leaf in {} ms", got["expandMs"]);
-    let stops = got["stops"].as_array().unwrap();
+    let stops = json_array(&got["stops"]);
     assert_eq!(stops.len(), 6, "{got}");
     for stop in stops {
         let what = stop["what"].as_str().unwrap();
@@ -155,7 +150,7 @@ fn the_report_says_which_objects_it_does_not_embed() {
     // The largest class with more objects than the report embeds (20 a class), named plainly
     // enough for the class filter's regular expression.
     let summary = jsprof_json(&["heap", "summary", f, "--json", "--limit", "60"]);
-    let class = (summary["classes"].as_array().unwrap().iter())
+    let class = (json_array(&summary["classes"]).iter())
         .find(|c| {
             c["count"].as_u64().unwrap() > 20
                 && (c["name"].as_str().unwrap().chars()).all(|ch| ch.is_ascii_alphanumeric())
@@ -185,7 +180,7 @@ fn heap_class_pages_tile_the_class_in_each_order() {
     let file = fixtures().join("heap/node-small.heapsnapshot.gz");
     let f = file.to_str().unwrap();
     let summary = jsprof_json(&["heap", "summary", f, "--json", "--limit", "0"]);
-    let class = (summary["classes"].as_array().unwrap().iter())
+    let class = (json_array(&summary["classes"]).iter())
         .find(|c| c["name"] == "Object")
         .expect("an Object class");
     let (key, count) = (
@@ -197,7 +192,7 @@ fn heap_class_pages_tile_the_class_in_each_order() {
         let order = json!({"sort": sort});
         let all = class_page(f, key, &order, 0, 0);
         assert_eq!(all["total"].as_u64(), Some(count), "{sort}");
-        let objects = all["objects"].as_array().unwrap();
+        let objects = json_array(&all["objects"]);
         assert_eq!(objects.len() as u64, count, "{sort}");
         // Sorted by the column, largest first.
         let column = |o: &Value| match sort {

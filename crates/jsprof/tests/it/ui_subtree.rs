@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::filters::{folded_label, node_path};
-use crate::support::{fixtures, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof_json};
 use crate::ui::{available, view};
 
 const FILE: &str = "cpu/node-mix.cpuprofile.gz";
@@ -25,7 +25,7 @@ fn tree(extra: &[&str]) -> Value {
 }
 
 fn nodes(answer: &Value) -> &[Value] {
-    answer["nodes"].as_array().unwrap()
+    json_array(&answer["nodes"])
 }
 
 /// The labels of node `id`'s path, from its tree's root.

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{fixtures, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof_json};
 use crate::ui::{available, node_dir, report, view};
 
 /// `jsprof top --json --limit 0 [--range R]` of `file`, written where node can read it.
@@ -19,7 +19,7 @@ fn top(file: &Path, range: Option<&str>, name: &str) -> PathBuf {
     }
     let doc = jsprof_json(&args);
     assert!(
-        !doc["functions"].as_array().unwrap().is_empty(),
+        !json_array(&doc["functions"]).is_empty(),
         "{name}: top is empty"
     );
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-tables-{name}.json"));

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof_json};
+use crate::support::{fixtures, json_array, jsprof_json};
 use crate::ui::{available, report, view};
 
 fn views(case: &str, url: &str, expected: &Value) {
@@ -40,7 +40,7 @@ fn sandwich_is_the_clis() {
     assert_eq!(sandwich["function"]["name"], name);
     // Another named function, unique by name, near the top of the table by self.
     let all = top(f, &[]);
-    let rows = all["functions"].as_array().unwrap();
+    let rows = json_array(&all["functions"]);
     let unique = |n: &str| rows.iter().filter(|r| r["name"] == n).count() == 1;
     let other = rows
         .iter()
@@ -93,9 +93,7 @@ fn dark_theme_narrow_header_split_and_sidebar() {
         ("UpdateLayoutTree", "Recalculate style"),
     ];
     let events = jsprof_json(&["events", file.to_str().unwrap(), "--json"]);
-    let names: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
+    let names: Vec<&str> = json_array(&events["events"])
         .iter()
         .filter_map(|e| e["name"].as_str())
         .collect();
@@ -131,9 +129,7 @@ fn table_search_counts_highlights_and_steps() {
         .build()
         .unwrap();
     let count = |doc: &Value, list: &str| {
-        doc[list]
-            .as_array()
-            .unwrap()
+        json_array(&doc[list])
             .iter()
             .filter(|r| {
                 re.is_match(r["name"].as_str().unwrap()) || re.is_match(r["url"].as_str().unwrap())
@@ -201,9 +197,7 @@ fn locations_and_placeholders_are_not_cut_off() {
     }
     let file = long_url_profile();
     let top = top(file.to_str().unwrap(), &[]);
-    let locations: Vec<Value> = top["functions"]
-        .as_array()
-        .unwrap()
+    let locations: Vec<Value> = json_array(&top["functions"])
         .iter()
         .filter(|f| !f["url"].as_str().unwrap_or("").is_empty())
         .map(|f| {

@@ -2,22 +2,18 @@
 //! copied or read into memory whole, so no upload limit applies (a 10 GB snapshot opens) and a
 //! heap snapshot is answered from the same heap index as the CLI's commands on it.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use crate::heap_cache::{padded, poison};
 use crate::serve::Serve;
-use crate::support::jsprof_env;
+use crate::support::{assert_ok, first_line, fresh_dir, jsprof_env};
 
 /// The CLI indexes a snapshot; its text is then spoiled with its key kept (size, mtime, first and
 /// last MiB): `jsprof view` still shows the CLI's Summary, which only the index can give, writes
 /// no index of its own, and leaves the file as it was.
 #[test]
 fn view_opens_the_file_in_place_through_the_clis_heap_index() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("view-in-place-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("view-in-place");
     let cache = dir.join("cache");
     let env = [
         ("JSPROF_CACHE_DIR", cache.to_str().unwrap()),
@@ -26,11 +22,7 @@ fn view_opens_the_file_in_place_through_the_clis_heap_index() {
     let file = padded(&dir, "detached.heapsnapshot.gz");
     let f = file.to_str().unwrap();
     let cli = jsprof_env(&["heap", "summary", f, "--json", "--limit", "0"], &env);
-    assert!(
-        cli.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cli.stderr)
-    );
+    assert_ok(&cli, "");
     let expected: serde_json::Value = serde_json::from_slice(&cli.stdout).unwrap();
     poison(&file);
     let before = std::fs::metadata(&file).unwrap();
@@ -43,11 +35,7 @@ fn view_opens_the_file_in_place_through_the_clis_heap_index() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start jsprof view");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim();
+    let url = first_line(&mut child);
     let (addr, token) = url
         .strip_prefix("http://")
         .and_then(|rest| rest.split_once("/?token="))

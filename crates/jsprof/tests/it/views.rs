@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::support::{fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok};
 
 /// Every input kind the engine reads, with the fixtures that have DevTools goldens.
 pub const SAMPLED_FIXTURES: &[&str] = &[
@@ -55,23 +55,20 @@ pub fn top_by_key_with(path: &str, extra: &[&str]) -> HashMap<Key, (f64, f64)> {
     let mut args = vec!["top", "--json", "--limit", "0", path];
     args.extend_from_slice(extra);
     let top = jsprof_json(&args);
-    top["functions"]
-        .as_array()
-        .unwrap()
+    json_array(&top["functions"])
         .iter()
         .map(|f| (key(f), weights(f)))
         .collect()
 }
 
 fn nodes(tree: &Value) -> &Vec<Value> {
-    tree["nodes"].as_array().unwrap()
+    json_array(&tree["nodes"])
 }
 
 #[test]
 fn trees_agree_with_top_on_every_fixture() {
     for input in SAMPLED_FIXTURES {
-        let path = fixtures().join(input);
-        let path = path.to_str().unwrap();
+        let path = &fixture_arg(input);
         let top = top_by_key(path);
 
         // Bottom-up roots are exactly the function table.
@@ -160,8 +157,7 @@ fn assert_rows(got: &[(u64, String, f64, f64)], want: &[(u64, &str, f64, f64)]) 
 /// all under handleClick.
 #[test]
 fn mdn_example_trees_by_hand() {
-    let path = fixtures().join("selfprofile/mdn-example.jsprofile.json");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("selfprofile/mdn-example.jsprofile.json");
     let td = jsprof_json(&["tree", "--json", path]);
     assert_rows(
         &rows(&td),
@@ -215,8 +211,7 @@ fn mdn_example_trees_by_hand() {
 /// isPrime, then genPrimes' two samples (0.625 + 0.880).
 #[test]
 fn range_clips_samples_at_the_edges() {
-    let path = fixtures().join("selfprofile/mdn-example.jsprofile.json");
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg("selfprofile/mdn-example.jsprofile.json");
     let a = jsprof_json(&["tree", "--json", "--range", "1..5", path]);
     assert!(close(a["duration_ms"].as_f64().unwrap(), 4.0));
     assert_rows(
@@ -259,15 +254,9 @@ fn range_clips_samples_at_the_edges() {
 /// Parses the SVG: frames nest (each above one that spans it), widths are total/whole of the
 /// drawable width within a pixel, and the first row is the tree's roots.
 fn check_svg(input: &str) {
-    let path = fixtures().join(input);
-    let path = path.to_str().unwrap();
+    let path = &fixture_arg(input);
     let out = crate::support::temp_file(&format!("{}.svg", input.replace('/', "_")), b"");
-    let run = jsprof(&["flamegraph", path, "-o", out.to_str().unwrap()]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    jsprof_ok(&["flamegraph", path, "-o", out.to_str().unwrap()]);
     let text = std::fs::read_to_string(&out).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("the SVG is well-formed XML");
     let svg = doc.root_element();

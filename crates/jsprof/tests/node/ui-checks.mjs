@@ -23,20 +23,11 @@
 //              breadcrumb go back (FULL: `jsprof top`).
 //   deep       {depth}: the deepest stack of the profile (`jsprof tree --json`): the flame graph
 //              scrolls to show it, and zooming into the deepest frame brings it into view.
-import { chromium } from 'playwright-core';
+import { assertFunctionsAreTop, newPage, startCheck } from './browser.mjs';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 
-const [kind, url, expectedPath, shots] = process.argv.slice(2);
-const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-const shot = (name) => page.screenshot({ path: `${shots}/${name}.png` });
-
-await page.goto(url);
-await page.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 60000 });
+const { kind, url, expected, browser, errors, page, shot } = await startCheck();
 
 async function tab(name) {
   await page.click(`#tabs button[data-tab=${name}]`);
@@ -100,8 +91,7 @@ if (kind === 'stats') {
   await page.evaluate((r) => window.jsprof.setRange(r), expected.range);
   await page.waitForTimeout(300);
   const link = page.url();
-  const again = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-  again.on('pageerror', (e) => errors.push(e.message));
+  const again = await newPage(browser, errors);
   await again.goto(link);
   await again.waitForFunction(() => window.jsprof && window.jsprof.ready && window.jsprof.tables.functions, null, { timeout: 60000 });
   const got = await again.evaluate(() => ({ tab: window.jsprof.current.tab, range: window.jsprof.current.range, shown: window.jsprof.tables.functions.profile.range, chip: document.getElementById('range-text').textContent, roots: window.jsprof.tables.functions.roots.map((d) => [d.name, d.self]) }));
@@ -180,17 +170,8 @@ if (kind === 'stats') {
 } else if (kind === 'transforms') {
   await tab('functions');
   await page.waitForFunction(() => window.jsprof.tables.functions);
-  const table = () => page.evaluate(() => window.jsprof.tables.functions.roots.map((d) => ({ name: d.name, url: d.url, line: d.line, column: d.column, self: d.self, total: d.total })));
-  const same = async (top, what) => {
-    const got = await table();
-    const k = (f) => `${f.name}\t${f.url}\t${f.line}\t${f.column}`;
-    const want = new Map(top.functions.map((f) => [k(f), f]));
-    assert.equal(got.length, want.size, `${what}: ${got.length} rows, the CLI ${want.size}`);
-    for (const d of got) {
-      const f = want.get(k(d));
-      assert.ok(f && Math.abs(f.self_ms - d.self) <= 0.001 && Math.abs(f.total_ms - d.total) <= 0.001, `${what}: ${d.name} ${d.self}/${d.total} vs ${f && f.self_ms}/${f && f.total_ms}`);
-    }
-  };
+  const same = (top, what) => assertFunctionsAreTop(page, top, what);
+
   const transform = async (name, id) => {
     const rows = await page.$$('[role=tabpanel]:not([hidden]) tbody tr');
     let hit = null;

@@ -4,7 +4,7 @@
 // CASE: cpu | trace | detached | leak. Expected numbers come from DevTools' goldens
 // (fixtures/**/*.devtools.json.gz), never from jsprof. --offline (a report opened from disk)
 // fails on any request that is not file: or data:.
-import { chromium } from 'playwright-core';
+import { launch, newPage } from './browser.mjs';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
@@ -12,10 +12,9 @@ import assert from 'node:assert/strict';
 const [kind, url, goldenPath, shots, flag] = process.argv.slice(2);
 const offline = flag === '--offline';
 const golden = goldenPath && goldenPath !== '-' ? JSON.parse(gunzipSync(readFileSync(goldenPath))) : null;
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const browser = await launch();
 const errors = [], network = [];
-page.on('pageerror', (e) => errors.push(e.message));
+const page = await newPage(browser, errors);
 page.on('request', (r) => { if (!/^(file|data|blob):/.test(r.url())) network.push(r.url()); });
 const tag = `${kind}${offline ? '-report' : '-view'}`;
 const shot = (name) => page.screenshot({ path: `${shots}/${tag}-${name}.png` });

@@ -1,10 +1,10 @@
 // Frame rate of the flame chart while panning and zooming (bench/ui-fps.sh): opens URL in
 // headless Chromium, then for each phase moves the view every animation frame and records the
 // intervals between requestAnimationFrame callbacks. Prints one JSON line per phase.
-import { chromium } from 'playwright-core';
+import { launch } from './browser.mjs';
 
 const url = process.argv[2];
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu-vsync', '--disable-frame-rate-limit'] });
+const browser = await launch(['--disable-gpu-vsync', '--disable-frame-rate-limit']);
 const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
 await page.goto(url);
 await page.waitForFunction(() => window.jsprof && window.jsprof.ready && window.jsprof.chart, null, { timeout: 600000 });

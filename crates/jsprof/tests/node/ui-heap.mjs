@@ -18,20 +18,10 @@
 //   between     {target, first, second, report}: `jsprof heap summary TARGET --between FIRST
 //               SECOND --json`: the Summary's "Objects allocated between" filter has its rows.
 //   tabs        {present, absent}: tab names that must (not) be in the tab bar.
-import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { startCheck } from './browser.mjs';
 import assert from 'node:assert/strict';
 
-const [kind, url, expectedPath, shots] = process.argv.slice(2);
-const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-const shot = (name) => page.screenshot({ path: `${shots}/${name}.png` });
-
-await page.goto(url);
-await page.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 60000 });
+const { kind, url, expected, browser, errors, page, shot } = await startCheck();
 
 async function tab(name) {
   await page.waitForSelector(`#tabs button[data-tab=${name}]`, { timeout: 30000 });

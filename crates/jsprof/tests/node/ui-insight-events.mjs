@@ -12,17 +12,15 @@
 // under a filter that changes the nesting (view only), each box still lies on what is drawn.
 // A click on each of `lanes` outlines that many items in that lane (in red) and dims every other
 // one it draws; Escape clears both.
-import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { launch, newPage, readJson } from './browser.mjs';
 import assert from 'node:assert/strict';
 
 const [url, expectedPath, shots, flag] = process.argv.slice(2);
 const offline = flag === '--offline';
-const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+const expected = readJson(expectedPath);
+const browser = await launch();
 const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
+const page = await newPage(browser, errors, { width: 1400, height: 900 });
 const mode = offline ? 'report' : 'view';
 const sel = `[data-insight=${expected.insight}]`;
 

@@ -11,19 +11,10 @@
 //            lines, no text, a note saying why, the sums saying they are samples.
 // Then the same panel again from the flame chart: a call of NAME clicked, its location in the
 // details line clicked.
-import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { startCheck } from './browser.mjs';
 import assert from 'node:assert/strict';
 
-const [kind, url, expectedPath, shots] = process.argv.slice(2);
-const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-
-await page.goto(url);
-await page.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 60000 });
+const { kind, expected, shots, browser, errors, page } = await startCheck();
 await page.click('#tabs button[data-tab=functions]');
 await page.waitForFunction(() => window.jsprof.tables.functions, null, { timeout: 60000 });
 

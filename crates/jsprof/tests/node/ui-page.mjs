@@ -11,18 +11,16 @@
 //   render_blocking the render-blocking insight's request ids
 //   render_blocking_fcp_ms  its FCP savings (Lantern's)
 //   screenshots     the `Screenshot` events' times in the trace (ms from DevTools' origin)
-import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { launch, newPage, readJson } from './browser.mjs';
 import assert from 'node:assert/strict';
 
 const [url, expectedPath, shots, flag] = process.argv.slice(2);
 const offline = flag === '--offline';
-const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+const expected = readJson(expectedPath);
+const browser = await launch();
 const errors = [];
 const requests = [];
-page.on('pageerror', (e) => errors.push(e.message));
+const page = await newPage(browser, errors, { width: 1400, height: 900 });
 page.on('request', (r) => requests.push(r.url()));
 const mode = offline ? 'report' : 'view';
 

@@ -11,23 +11,21 @@
 //   report  EXPECTED {name, ids}: in `jsprof report`'s Summary the class NAME expands to the
 //           objects the report embeds, IDS (`jsprof heap class`'s first page), then a note that
 //           says how many are not embedded.
-import { chromium } from 'playwright-core';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { launch, newPage, openReady, readJson, shooter } from './browser.mjs';
+import { writeFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 
 const [kind, url, expectedPath, outPath, shots] = process.argv.slice(2);
-const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const expected = readJson(expectedPath);
+const browser = await launch();
 const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-const shot = (name) => page.screenshot({ path: `${shots}/${name}.png` });
+const page = await newPage(browser, errors);
+const shot = shooter(page, shots);
 // Requests for a class's objects, counted by the browser (not by the page's own code).
 let classRequests = 0;
 page.on('request', (r) => { if (r.url().includes('/heap/class')) classRequests++; });
 
-await page.goto(url);
-await page.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 120000 });
+await openReady(page, url, 120000);
 await page.waitForFunction(() => window.jsprof.summary && window.jsprof.summary.table, null, { timeout: 120000 });
 const panel = '[role=tabpanel]:not([hidden])';
 

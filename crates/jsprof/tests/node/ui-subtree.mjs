@@ -15,21 +15,18 @@
 //   chart  {name, focused}: in the flame chart, the widest call of NAME (a function with one call
 //          path in the profile) → Focus on subtree only: the chart is drawn again and still
 //          draws NAME's calls; the call tree is FOCUSED.
-import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { launch, newPage, openReady, readJson } from './browser.mjs';
 import assert from 'node:assert/strict';
 
 const [kind, url, expectedPath, shots] = process.argv.slice(2);
-const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const expected = readJson(expectedPath);
+const browser = await launch();
 const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
+const page = await newPage(browser, errors);
 const shot = (p, name) => p.screenshot({ path: `${shots}/${name}.png` });
 
 async function open(p, address) {
-  await p.goto(address);
-  await p.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 60000 });
+  await openReady(p, address);
 }
 
 async function tab(p, name) {
@@ -128,8 +125,7 @@ if (kind === 'tree') {
   assert.deepEqual(q.getAll('focus_stack'), [expected.path.join(';')], `the address: ${address}`);
   await shot(page, 'subtree');
   // The address reopens the focus, in a page of its own.
-  const again = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-  again.on('pageerror', (e) => errors.push(e.message));
+  const again = await newPage(browser, errors);
   await open(again, address);
   await again.waitForFunction(() => window.jsprof.tables.top_down);
   await again.waitForTimeout(500);

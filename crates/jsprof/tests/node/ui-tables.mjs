@@ -9,8 +9,7 @@
 // --json`), the shallowest Bottom-up node whose callers the node budget held back is opened: the
 // callers fetched from the server are the CLI's, each with its self and total (those under the
 // 0.01 % threshold aside).
-import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { launch, newPage, openReady, readJson } from './browser.mjs';
 import assert from 'node:assert/strict';
 
 const args = process.argv.slice(2);
@@ -19,17 +18,15 @@ const offline = args.includes('--offline');
 const ri = args.indexOf('--range');
 const range = ri >= 0 ? { r: args[ri + 1].split('..').map(Number), top: args[ri + 2] } : null;
 const ci = args.indexOf('--children');
-const childrenTree = ci >= 0 ? JSON.parse(readFileSync(args[ci + 1], 'utf8')) : null;
+const childrenTree = ci >= 0 ? readJson(args[ci + 1]) : null;
 const TOL = 0.001;
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const browser = await launch();
 const errors = [], network = [];
-page.on('pageerror', (e) => errors.push(e.message));
+const page = await newPage(browser, errors);
 page.on('request', (r) => { if (!/^(file|data|blob):/.test(r.url())) network.push(r.url()); });
 
-await page.goto(url);
-await page.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 120000 });
+await openReady(page, url, 120000);
 
 const key = (f) => `${f.name}\t${f.url}\t${f.line}\t${f.column}`;
 
@@ -80,7 +77,7 @@ async function check(suffix, r, top) {
   }
 }
 
-await check('', null, JSON.parse(readFileSync(topPath, 'utf8')));
+await check('', null, readJson(topPath));
 if (childrenTree) {
   const got = await page.evaluate(async () => {
     const v = window.jsprof.tables.bottom_up;
@@ -123,7 +120,7 @@ if (childrenTree) {
 }
 if (range) {
   await page.evaluate((r) => window.jsprof.setRange(r), range.r);
-  await check(` ${range.r.join('..')}`, range.r, JSON.parse(readFileSync(range.top, 'utf8')));
+  await check(` ${range.r.join('..')}`, range.r, readJson(range.top));
 }
 assert.deepEqual(errors, [], 'page errors');
 if (offline) assert.deepEqual(network, [], 'network requests from the report');

@@ -25,23 +25,20 @@
 //            (measured in its own font), each function's Location keeps its file, line and
 //            column whole (LOCATION and FILE from `jsprof top --json`) while the directory part
 //            gives way, and mouse clicks leave no focus ring where keyboard focus shows one.
-import { chromium } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { assertFunctionsAreTop, launch, newPage, openReady, readJson, shooter } from './browser.mjs';
 import assert from 'node:assert/strict';
 
 const [kind, url, expectedPath, shots] = process.argv.slice(2);
-const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+const expected = readJson(expectedPath);
+const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
-const page = await context.newPage();
 const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
-const shot = (name) => page.screenshot({ path: `${shots}/${name}.png` });
+const page = await newPage(context, errors);
+const shot = shooter(page, shots);
 const TOL = 0.001;
 const near = (a, b) => Math.abs(a - b) <= TOL;
 
-await page.goto(url);
-await page.waitForFunction(() => window.jsprof && window.jsprof.ready, null, { timeout: 60000 });
+await openReady(page, url);
 
 async function tab(name) {
   await page.click(`#tabs button[data-tab=${name}]`);
@@ -124,17 +121,8 @@ if (kind === 'sandwich') {
 } else if (kind === 'drop') {
   await tab('functions');
   await page.waitForFunction(() => window.jsprof.tables.functions);
-  const table = () => page.evaluate(() => window.jsprof.tables.functions.roots.map((d) => ({ name: d.name, url: d.url, line: d.line, column: d.column, self: d.self, total: d.total })));
-  const same = async (top, what) => {
-    const got = await table();
-    const k = (f) => `${f.name}\t${f.url}\t${f.line}\t${f.column}`;
-    const want = new Map(top.functions.map((f) => [k(f), f]));
-    assert.equal(got.length, want.size, `${what}: ${got.length} rows, the CLI ${want.size}`);
-    for (const d of got) {
-      const f = want.get(k(d));
-      assert.ok(f && near(f.self_ms, d.self) && near(f.total_ms, d.total), `${what}: ${d.name} ${d.self}/${d.total} vs ${f && f.self_ms}/${f && f.total_ms}`);
-    }
-  };
+  const same = (top, what) => assertFunctionsAreTop(page, top, what);
+
   await same(expected.full, 'before');
   const row = await rowOf(expected.name);
   assert.ok(row, `no row ${expected.name}`);

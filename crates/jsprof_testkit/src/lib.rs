@@ -1,0 +1,114 @@
+//! Test support shared by jsprof's crates, for their tests only (a dev-dependency): where the
+//! repository's fixtures are, and small in-memory profiles built from lists of stacks, so that a
+//! unit test can say "two samples in `main;old`, two in `main;kept`" in one line.
+//!
+//! ```
+//! use jsprof_testkit::{fixture, profile_from_stacks};
+//!
+//! let p = profile_from_stacks(&[&["main", "old"], &["main", "kept"]]);
+//! assert_eq!(p.threads[0].samples().len(), 2);
+//! assert!(fixture("cpu/tsc.cpuprofile.gz").exists());
+//! ```
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use jsprof_profile::{FrameId, Profile, ProfileKind, StackId, Thread, WeightUnit};
+
+/// The repository's `fixtures/` folder.
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// A file under `fixtures/`, by its path there (`cpu/tsc.cpuprofile.gz`).
+pub fn fixture(rel: &str) -> PathBuf {
+    fixtures().join(rel)
+}
+
+/// One sample every 10 ns on each of `stacks` (names, root first), every frame at `x.js:1:1`
+/// (script 1), each sample its own chain of stack nodes; the thread ends 10 ns after its last
+/// sample.
+pub fn profile_from_stacks(stacks: &[&[&str]]) -> Profile {
+    profile_from_stacks_in("x.js", stacks)
+}
+
+/// [`profile_from_stacks`] with every frame in script `url` (line 1, column 1).
+pub fn profile_from_stacks_in(url: &str, stacks: &[&[&str]]) -> Profile {
+    let mut p = Profile::new(ProfileKind::CpuProfile);
+    let mut t = Thread::new(WeightUnit::Nanoseconds);
+    for (i, stack) in stacks.iter().enumerate() {
+        let mut parent = None;
+        for name in *stack {
+            let f = p.intern_frame(name, url, Some(1), Some(1), "1");
+            parent = Some(p.stacks.push(parent, f, 0));
+        }
+        t.samples_mut().push(i as i64 * 10, parent);
+    }
+    t.set_samples_end(Some(stacks.len() as i64 * 10));
+    p.threads.push(t);
+    p
+}
+
+/// One sample every 10 ns on each of `stacks` of `(name, url)` frames, root first: a frame with a
+/// URL is at line 1, column 1, one without has no position (DevTools' pseudo-frames). Equal
+/// prefixes share their stack nodes, as a profile's call tree does; node ids count from 2.
+pub fn profile_from_frames(stacks: &[&[(&str, &str)]]) -> Profile {
+    let mut p = Profile::new(ProfileKind::CpuProfile);
+    let mut t = Thread::new(WeightUnit::Nanoseconds);
+    t.set_samples_end(Some(stacks.len() as i64 * 10));
+    let mut index: HashMap<(Option<StackId>, FrameId), StackId> = HashMap::new();
+    for (i, stack) in stacks.iter().enumerate() {
+        let mut cur = None;
+        for &(name, url) in stack.iter() {
+            let line = (!url.is_empty()).then_some(1);
+            let f = p.intern_frame(name, url, line, line, "");
+            let n = p.stacks.len() as u64 + 2;
+            cur = Some(
+                *index
+                    .entry((cur, f))
+                    .or_insert_with(|| p.stacks.push(cur, f, n)),
+            );
+        }
+        t.samples_mut().push(i as i64 * 10, cur);
+    }
+    p.threads.push(t);
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stacks_are_chains_of_their_own() {
+        let p = profile_from_stacks(&[&["main", "a"], &["main", "a"]]);
+        assert_eq!(p.stacks.len(), 4);
+        assert_eq!(p.threads[0].samples().len(), 2);
+        assert_eq!(p.threads[0].samples_end(), Some(20));
+    }
+
+    #[test]
+    fn stacks_take_their_script() {
+        let p = profile_from_stacks_in("app.js", &[&["main"]]);
+        let stack = p.threads[0].samples().stack()[0].unwrap();
+        let frame = p.frames.get(p.stacks.frame(stack));
+        assert_eq!(p.strings.get(frame.url), "app.js");
+    }
+
+    #[test]
+    fn frames_share_equal_prefixes() {
+        let p = profile_from_frames(&[
+            &[("main", "a.js"), ("f", "a.js")],
+            &[("main", "a.js"), ("g", "a.js")],
+            &[("(garbage collector)", "")],
+        ]);
+        assert_eq!(p.stacks.len(), 4);
+        assert_eq!(p.threads[0].samples().len(), 3);
+        assert_eq!(p.threads[0].samples_end(), Some(30));
+    }
+
+    #[test]
+    fn fixtures_are_the_repositorys() {
+        assert!(fixture("cpu/tsc.cpuprofile.gz").is_file());
+    }
+}
