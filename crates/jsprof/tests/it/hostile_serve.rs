@@ -605,6 +605,9 @@ fn data_is_private_and_snapshots_are_bounded() {
     let v = stopped.json();
     // The first snapshot passed the 1 KB quota: no further one, at the end neither.
     assert_eq!(json_array(&v["artifacts"]).len(), 1, "{v}");
-    let warning = v["warnings"][0]["message"].as_str().unwrap_or("");
-    assert!(warning.contains("quota"), "{v}");
+    // Said among the warnings: on a loaded machine a slow snapshot's "overran" note may come first.
+    let said = json_array(&v["warnings"])
+        .iter()
+        .any(|w| w["message"].as_str().unwrap_or("").contains("quota"));
+    assert!(said, "{v}");
 }
