@@ -2,7 +2,6 @@
 //! essential edges, the shallow-size transfer, dominators and retained sizes, distances, class names
 //! and interface definitions, and statistics.
 
-use crate::cache::Overview;
 use crate::classes::{apply_interfaces, class_names, infer_interfaces, InterfaceDefinition};
 use crate::detachedness::propagate_dom_state;
 use crate::dominators::{self, Graph};
@@ -70,7 +69,7 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
 
 /// [`analyze`], with the options. Fails only when spilled columns cannot be read back.
 pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::Result<Analysis> {
-    let staged = analyze_staged(s, options, false)?;
+    let staged = analyze_staged::<()>(s, options, None)?;
     if let Some(edges) = staged.edges_aside {
         edges.restore(s)?;
     }
@@ -78,23 +77,24 @@ pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::
 }
 
 /// What [`analyze_staged`] gives.
-pub(crate) struct Staged {
+pub(crate) struct Staged<T> {
     pub analysis: Analysis,
-    /// The Summary and Statistics ([`Overview::of`]), when asked for.
-    pub overview: Option<Overview>,
+    /// What `summarize` made of the analysed snapshot (the cache's `Overview`), when asked for.
+    pub overview: Option<T>,
     /// The edge names and types, when they are still set aside on disk: the snapshot's edge
     /// columns are empty until [`SpilledEdges::restore`] brings them back.
     pub edges_aside: Option<SpilledEdges>,
 }
 
-/// The analysis, and with `overview` the Summary computed before the edge columns come back from
-/// disk (the Summary reads no edge): what the cache needs to answer `heap summary` and write the
-/// index without ever holding the whole graph and the Summary's arrays at once.
-pub(crate) fn analyze_staged(
+/// The analysis, and with `summarize` (the cache's `Overview::of`) the Summary computed before the
+/// edge columns come back from disk (the Summary reads no edge): what the cache needs to answer
+/// `heap summary` and write the index without ever holding the whole graph and the Summary's
+/// arrays at once. The caller names the summary, so the analysis does not depend on the cache.
+pub(crate) fn analyze_staged<T>(
     s: &mut HeapSnapshot,
     options: &AnalyzeOptions,
-    overview: bool,
-) -> std::io::Result<Staged> {
+    summarize: Option<fn(&HeapSnapshot, &Analysis) -> T>,
+) -> std::io::Result<Staged<T>> {
     let steps = Steps::from_env();
     let types = s.types();
     propagate_dom_state(s);
@@ -178,7 +178,7 @@ pub(crate) fn analyze_staged(
             statistics: statistics.with_total(total_size),
             interfaces,
         };
-        let overview = overview.then(|| Overview::of(s, &analysis));
+        let overview = summarize.map(|summarize| summarize(s, &analysis));
         if overview.is_some() {
             steps.report("Summary (the edge columns still aside)");
         }
@@ -229,7 +229,7 @@ pub(crate) fn analyze_staged(
         statistics,
         interfaces,
     };
-    let overview = overview.then(|| Overview::of(s, &analysis));
+    let overview = summarize.map(|summarize| summarize(s, &analysis));
     Ok(Staged {
         analysis,
         overview,

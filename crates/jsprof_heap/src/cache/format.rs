@@ -21,9 +21,9 @@
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use super::overview::Overview;
 use crate::analysis::Analysis;
 use crate::classes::InterfaceDefinition;
+use crate::overview::Overview;
 use crate::snapshot::{
     Edges, HeapSnapshot, Location, Meta, Nodes, Sample, TraceFunctionInfo, TraceNode, Warning,
 };
