@@ -24,6 +24,7 @@
 //! partial index (only a temporary file, removed by a later eviction pass once it is stale).
 
 mod format;
+mod wire;
 
 pub use crate::overview::Overview;
 
