@@ -54,24 +54,21 @@ pub fn warnings(s: &HeapSnapshot) -> Vec<JsonWarning> {
 
 /// Reader warnings as JSON.
 pub fn warnings_of(warnings: &[Warning]) -> Vec<JsonWarning> {
-    warnings
-        .iter()
-        .map(|w| JsonWarning {
-            at: w.at.clone(),
-            message: w.message.clone(),
-        })
-        .collect()
+    prefixed_warnings(warnings, "")
 }
 
 /// The warnings with the file's name in front, for outputs that read several files.
 pub fn warnings_named(name: &str, s: &HeapSnapshot) -> Vec<JsonWarning> {
-    s.warnings
-        .iter()
-        .map(|w| JsonWarning {
-            at: w.at.clone(),
-            message: format!("{name}: {}", w.message),
-        })
-        .collect()
+    prefixed_warnings(&s.warnings, &format!("{name}: "))
+}
+
+/// Reader warnings as JSON, each message after `prefix`.
+fn prefixed_warnings(warnings: &[Warning], prefix: &str) -> Vec<JsonWarning> {
+    let json = |w: &Warning| JsonWarning {
+        at: w.at.clone(),
+        message: format!("{prefix}{}", w.message),
+    };
+    warnings.iter().map(json).collect()
 }
 
 /// One object as the exploration commands list it.
