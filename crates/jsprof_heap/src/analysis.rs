@@ -95,7 +95,7 @@ pub(crate) fn analyze_staged<T>(
     options: &AnalyzeOptions,
     summarize: Option<fn(&HeapSnapshot, &Analysis) -> T>,
 ) -> std::io::Result<Staged<T>> {
-    let steps = Steps::from_env();
+    let steps = Steps(PhaseClock::from_env());
     let types = s.types();
     propagate_dom_state(s);
     // The shallow-size transfer only changes self sizes, which the page-owned flags and the
@@ -237,27 +237,36 @@ pub(crate) fn analyze_staged<T>(
     })
 }
 
-/// `JSPROF_HEAP_PHASES=1`: the end of each step of the analysis on stderr, with the seconds since
-/// the analysis began and the process's peak RSS so far (`VmHWM`), for docs/heap.md's account of
-/// where the time and the bytes go (the CLI reports its own phases around it the same way).
-struct Steps(Option<std::time::Instant>);
+/// `JSPROF_HEAP_PHASES=1`: the seconds since a start and the process's peak RSS so far (`VmHWM`),
+/// at the end of each step of the analysis and of each phase of the CLI's commands around it, for
+/// docs/heap.md's account of where the time and the bytes go.
+pub struct PhaseClock(Option<std::time::Instant>);
 
-impl Steps {
-    fn from_env() -> Steps {
-        Steps(
+impl PhaseClock {
+    /// Started now when `JSPROF_HEAP_PHASES=1`; otherwise a clock that never reads.
+    pub fn from_env() -> PhaseClock {
+        PhaseClock(
             std::env::var_os("JSPROF_HEAP_PHASES")
                 .filter(|v| v == "1")
                 .map(|_| std::time::Instant::now()),
         )
     }
 
+    /// The seconds since the start and the peak RSS ([`peak_rss`]), when the clock runs.
+    pub fn read(&self) -> Option<(f64, String)> {
+        self.0
+            .map(|start| (start.elapsed().as_secs_f64(), peak_rss()))
+    }
+}
+
+/// The end of each step of the analysis on stderr ([`PhaseClock`]).
+struct Steps(PhaseClock);
+
+impl Steps {
     fn report(&self, step: &str) {
-        let Some(start) = self.0 else { return };
-        eprintln!(
-            "  analysis step {step}: +{:.2} s, peak RSS {}",
-            start.elapsed().as_secs_f64(),
-            peak_rss()
-        );
+        if let Some((seconds, rss)) = self.0.read() {
+            eprintln!("  analysis step {step}: +{seconds:.2} s, peak RSS {rss}");
+        }
     }
 }
 

@@ -49,7 +49,8 @@ mod weak_map;
 
 pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
 pub use analysis::{
-    analyze, analyze_with, peak_rss, Analysis, AnalyzeOptions, NodeInfo, SPILL_MIN_BYTES,
+    analyze, analyze_with, peak_rss, Analysis, AnalyzeOptions, NodeInfo, PhaseClock,
+    SPILL_MIN_BYTES,
 };
 pub use cache::{open_analysed, open_overview, HeapCache, Opened, OpenedOverview};
 pub use classes::InterfaceDefinition;
