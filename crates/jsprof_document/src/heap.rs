@@ -54,24 +54,54 @@ pub fn warnings(s: &HeapSnapshot) -> Vec<JsonWarning> {
 
 /// Reader warnings as JSON.
 pub fn warnings_of(warnings: &[Warning]) -> Vec<JsonWarning> {
-    warnings
-        .iter()
-        .map(|w| JsonWarning {
-            at: w.at.clone(),
-            message: w.message.clone(),
-        })
-        .collect()
+    prefixed_warnings(warnings, "")
 }
 
 /// The warnings with the file's name in front, for outputs that read several files.
 pub fn warnings_named(name: &str, s: &HeapSnapshot) -> Vec<JsonWarning> {
-    s.warnings
-        .iter()
-        .map(|w| JsonWarning {
-            at: w.at.clone(),
-            message: format!("{name}: {}", w.message),
-        })
-        .collect()
+    prefixed_warnings(&s.warnings, &format!("{name}: "))
+}
+
+/// Reader warnings as JSON, each message after `prefix`.
+fn prefixed_warnings(warnings: &[Warning], prefix: &str) -> Vec<JsonWarning> {
+    let json = |w: &Warning| JsonWarning {
+        at: w.at.clone(),
+        message: format!("{prefix}{}", w.message),
+    };
+    warnings.iter().map(json).collect()
+}
+
+/// Why [`open_snapshot_file`] failed: the file could not be read, or it is not a snapshot; each
+/// message names the file.
+#[derive(Debug)]
+pub enum OpenError {
+    Read(String),
+    Snapshot(String),
+}
+
+/// Reads and analyses the heap snapshot at `path` (blocking) for the service and MCP, through the
+/// heap index cache when the environment enables it (the CLI's, see `jsprof_heap::cache`). The
+/// cache's notes go to stderr after `door` (`jsprof serve`, `jsprof mcp`).
+pub fn open_snapshot_file(
+    path: &std::path::Path,
+    name: &str,
+    door: &str,
+) -> std::result::Result<jsprof_heap::Opened, OpenError> {
+    let cache = jsprof_heap::HeapCache::from_env().unwrap_or_else(|e| {
+        eprintln!("{door}: heap index cache off: {e}");
+        None
+    });
+    let read = || {
+        let reader = crate::text::open_reader(path)
+            .map_err(|e| OpenError::Read(format!("{name}: cannot read: {e}")))?;
+        jsprof_heap::read_snapshot_with(reader, jsprof_heap::ReadOptions::default())
+            .map_err(|e| OpenError::Snapshot(format!("{name}: {e}")))
+    };
+    let opened = jsprof_heap::open_analysed(Some(path), cache.as_ref(), read, &mut |_| {})?;
+    for note in &opened.notes {
+        eprintln!("{door}: {note}");
+    }
+    Ok(opened)
 }
 
 /// One object as the exploration commands list it.

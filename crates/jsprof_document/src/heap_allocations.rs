@@ -51,37 +51,41 @@ fn function(s: &HeapSnapshot, index: u32) -> (String, String, Option<u32>, Optio
     }
 }
 
-fn top_down(s: &HeapSnapshot, p: &AllocationProfile, i: usize) -> StackJson {
-    let node = &p.nodes[i];
-    let (name, url, line, column) = function(s, node.function);
+/// A stack of either view: its function, its figures (count, size, live count, live size) and
+/// the stacks under it (`children` top-down, `callers` bottom-up).
+fn stack_json(
+    s: &HeapSnapshot,
+    function_index: u32,
+    [count, size, live_count, live_size]: [u64; 4],
+    children: Option<Vec<StackJson>>,
+    callers: Option<Vec<StackJson>>,
+) -> StackJson {
+    let (name, url, line, column) = function(s, function_index);
     StackJson {
         name,
         url,
         line,
         column,
-        count: node.count,
-        size: node.size,
-        live_count: node.live_count,
-        live_size: node.live_size,
-        children: Some(node.children.iter().map(|&c| top_down(s, p, c)).collect()),
-        callers: None,
+        count,
+        size,
+        live_count,
+        live_size,
+        children,
+        callers,
     }
 }
 
-fn bottom_up(s: &HeapSnapshot, node: &BottomUpNode) -> StackJson {
-    let (name, url, line, column) = function(s, node.function);
-    StackJson {
-        name,
-        url,
-        line,
-        column,
-        count: node.count,
-        size: node.size,
-        live_count: node.live_count,
-        live_size: node.live_size,
-        children: None,
-        callers: Some(node.callers.iter().map(|c| bottom_up(s, c)).collect()),
-    }
+fn top_down(s: &HeapSnapshot, p: &AllocationProfile, i: usize) -> StackJson {
+    let n = &p.nodes[i];
+    let children = n.children.iter().map(|&c| top_down(s, p, c)).collect();
+    let figures = [n.count, n.size, n.live_count, n.live_size];
+    stack_json(s, n.function, figures, Some(children), None)
+}
+
+fn bottom_up(s: &HeapSnapshot, n: &BottomUpNode) -> StackJson {
+    let callers = n.callers.iter().map(|c| bottom_up(s, c)).collect();
+    let figures = [n.count, n.size, n.live_count, n.live_size];
+    stack_json(s, n.function, figures, None, Some(callers))
 }
 
 /// The allocation stacks, top-down or (DevTools' Allocation view) per allocating function with

@@ -32,6 +32,20 @@ pub struct BottomUpNode {
     pub callers: Vec<BottomUpNode>,
 }
 
+impl BottomUpNode {
+    /// The function's entry before any stack is added to it.
+    fn empty(function: u32) -> BottomUpNode {
+        BottomUpNode {
+            function,
+            count: 0,
+            size: 0,
+            live_count: 0,
+            live_size: 0,
+            callers: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct AllocationProfile {
     /// Pre-order; roots have no parent.
@@ -97,14 +111,7 @@ impl AllocationProfile {
                 continue;
             }
             let slot = *top_of.entry(node.function).or_insert_with(|| {
-                tops.push(BottomUpNode {
-                    function: node.function,
-                    count: 0,
-                    size: 0,
-                    live_count: 0,
-                    live_size: 0,
-                    callers: Vec::new(),
-                });
+                tops.push(BottomUpNode::empty(node.function));
                 tops.len() - 1
             });
             // Walk up the stack, adding this stack's figures to each caller level.
@@ -121,14 +128,7 @@ impl AllocationProfile {
                 let pos = match level.callers.iter().position(|c| c.function == function) {
                     Some(p) => p,
                     None => {
-                        level.callers.push(BottomUpNode {
-                            function,
-                            count: 0,
-                            size: 0,
-                            live_count: 0,
-                            live_size: 0,
-                            callers: Vec::new(),
-                        });
+                        level.callers.push(BottomUpNode::empty(function));
                         level.callers.len() - 1
                     }
                 };

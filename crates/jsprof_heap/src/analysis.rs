@@ -2,7 +2,6 @@
 //! essential edges, the shallow-size transfer, dominators and retained sizes, distances, class names
 //! and interface definitions, and statistics.
 
-use crate::cache::Overview;
 use crate::classes::{apply_interfaces, class_names, infer_interfaces, InterfaceDefinition};
 use crate::detachedness::propagate_dom_state;
 use crate::dominators::{self, Graph};
@@ -70,7 +69,7 @@ pub fn analyze(s: &mut HeapSnapshot) -> Analysis {
 
 /// [`analyze`], with the options. Fails only when spilled columns cannot be read back.
 pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::Result<Analysis> {
-    let staged = analyze_staged(s, options, false)?;
+    let staged = analyze_staged::<()>(s, options, None)?;
     if let Some(edges) = staged.edges_aside {
         edges.restore(s)?;
     }
@@ -78,24 +77,25 @@ pub fn analyze_with(s: &mut HeapSnapshot, options: &AnalyzeOptions) -> std::io::
 }
 
 /// What [`analyze_staged`] gives.
-pub(crate) struct Staged {
+pub(crate) struct Staged<T> {
     pub analysis: Analysis,
-    /// The Summary and Statistics ([`Overview::of`]), when asked for.
-    pub overview: Option<Overview>,
+    /// What `summarize` made of the analysed snapshot (the cache's `Overview`), when asked for.
+    pub overview: Option<T>,
     /// The edge names and types, when they are still set aside on disk: the snapshot's edge
     /// columns are empty until [`SpilledEdges::restore`] brings them back.
     pub edges_aside: Option<SpilledEdges>,
 }
 
-/// The analysis, and with `overview` the Summary computed before the edge columns come back from
-/// disk (the Summary reads no edge): what the cache needs to answer `heap summary` and write the
-/// index without ever holding the whole graph and the Summary's arrays at once.
-pub(crate) fn analyze_staged(
+/// The analysis, and with `summarize` (the cache's `Overview::of`) the Summary computed before the
+/// edge columns come back from disk (the Summary reads no edge): what the cache needs to answer
+/// `heap summary` and write the index without ever holding the whole graph and the Summary's
+/// arrays at once. The caller names the summary, so the analysis does not depend on the cache.
+pub(crate) fn analyze_staged<T>(
     s: &mut HeapSnapshot,
     options: &AnalyzeOptions,
-    overview: bool,
-) -> std::io::Result<Staged> {
-    let steps = Steps::from_env();
+    summarize: Option<fn(&HeapSnapshot, &Analysis) -> T>,
+) -> std::io::Result<Staged<T>> {
+    let steps = Steps(PhaseClock::from_env());
     let types = s.types();
     propagate_dom_state(s);
     // The shallow-size transfer only changes self sizes, which the page-owned flags and the
@@ -178,7 +178,7 @@ pub(crate) fn analyze_staged(
             statistics: statistics.with_total(total_size),
             interfaces,
         };
-        let overview = overview.then(|| Overview::of(s, &analysis));
+        let overview = summarize.map(|summarize| summarize(s, &analysis));
         if overview.is_some() {
             steps.report("Summary (the edge columns still aside)");
         }
@@ -229,7 +229,7 @@ pub(crate) fn analyze_staged(
         statistics,
         interfaces,
     };
-    let overview = overview.then(|| Overview::of(s, &analysis));
+    let overview = summarize.map(|summarize| summarize(s, &analysis));
     Ok(Staged {
         analysis,
         overview,
@@ -237,27 +237,36 @@ pub(crate) fn analyze_staged(
     })
 }
 
-/// `JSPROF_HEAP_PHASES=1`: the end of each step of the analysis on stderr, with the seconds since
-/// the analysis began and the process's peak RSS so far (`VmHWM`), for docs/heap.md's account of
-/// where the time and the bytes go (the CLI reports its own phases around it the same way).
-struct Steps(Option<std::time::Instant>);
+/// `JSPROF_HEAP_PHASES=1`: the seconds since a start and the process's peak RSS so far (`VmHWM`),
+/// at the end of each step of the analysis and of each phase of the CLI's commands around it, for
+/// docs/heap.md's account of where the time and the bytes go.
+pub struct PhaseClock(Option<std::time::Instant>);
 
-impl Steps {
-    fn from_env() -> Steps {
-        Steps(
+impl PhaseClock {
+    /// Started now when `JSPROF_HEAP_PHASES=1`; otherwise a clock that never reads.
+    pub fn from_env() -> PhaseClock {
+        PhaseClock(
             std::env::var_os("JSPROF_HEAP_PHASES")
                 .filter(|v| v == "1")
                 .map(|_| std::time::Instant::now()),
         )
     }
 
+    /// The seconds since the start and the peak RSS ([`peak_rss`]), when the clock runs.
+    pub fn read(&self) -> Option<(f64, String)> {
+        self.0
+            .map(|start| (start.elapsed().as_secs_f64(), peak_rss()))
+    }
+}
+
+/// The end of each step of the analysis on stderr ([`PhaseClock`]).
+struct Steps(PhaseClock);
+
+impl Steps {
     fn report(&self, step: &str) {
-        let Some(start) = self.0 else { return };
-        eprintln!(
-            "  analysis step {step}: +{:.2} s, peak RSS {}",
-            start.elapsed().as_secs_f64(),
-            peak_rss()
-        );
+        if let Some((seconds, rss)) = self.0.read() {
+            eprintln!("  analysis step {step}: +{seconds:.2} s, peak RSS {rss}");
+        }
     }
 }
 

@@ -24,9 +24,9 @@
 //! partial index (only a temporary file, removed by a later eviction pass once it is stale).
 
 mod format;
-mod overview;
+mod wire;
 
-pub use overview::Overview;
+pub use crate::overview::Overview;
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom};
@@ -302,7 +302,11 @@ fn analyse<E>(
 ) -> Result<Analysed, E> {
     let mut snapshot = read()?;
     progress(Progress::Analysing);
-    let staged = match analyze_staged(&mut snapshot, &analyze_options(), overview) {
+    let staged = match analyze_staged(
+        &mut snapshot,
+        &analyze_options(),
+        overview.then_some(Overview::of as fn(&HeapSnapshot, &Analysis) -> Overview),
+    ) {
         Ok(mut staged) => match staged.edges_aside.take() {
             Some(edges) if edges_back => edges.restore(&mut snapshot).map(|()| staged),
             edges => {

@@ -19,13 +19,11 @@ pub const BASE_SYSTEM_DISTANCE: i32 = 100_000_000;
 
 pub(crate) fn compute(s: &HeapSnapshot, types: &Types, names: &mut WeakMapNames) -> Vec<i32> {
     let n = s.nodes.len();
-    let mut distances = vec![NO_DISTANCE; n];
-    // Whether a node has a distance, as a bit: tested once per edge at random, and a bit vector
-    // stays in cache where `distances` (4 bytes a node) does not.
-    let mut reached = BitVec::new(n);
-    // A ring of the frontier only: a queue of every node reached (4 bytes a node) would sit beside
-    // the dominator arrays, which are computed at the same time.
-    let mut queue: VecDeque<NodeOrdinal> = VecDeque::new();
+    let mut walk = Walk {
+        distances: vec![NO_DISTANCE; n],
+        reached: BitVec::new(n),
+        queue: VecDeque::new(),
+    };
     let mut filter = EdgeFilter {
         s,
         types,
@@ -36,56 +34,49 @@ pub(crate) fn compute(s: &HeapSnapshot, types: &Types, names: &mut WeakMapNames)
     for e in s.nodes.edges(s.root) {
         let to = s.edges.to_node[e];
         if is_user_root(s, types, to) {
-            distances[to as usize] = 1;
-            reached.set(to as usize);
-            queue.push_back(to);
+            walk.reach(to, 1);
         }
     }
-    let seeded = !queue.is_empty();
-    bfs(
-        s,
-        types,
-        &mut queue,
-        &mut distances,
-        &mut reached,
-        &mut filter,
-    );
-    distances[s.root as usize] = if seeded { BASE_SYSTEM_DISTANCE } else { 0 };
-    reached.set(s.root as usize);
-    queue.clear();
-    queue.push_back(s.root);
-    bfs(
-        s,
-        types,
-        &mut queue,
-        &mut distances,
-        &mut reached,
-        &mut filter,
-    );
-    distances
+    let seeded = !walk.queue.is_empty();
+    walk.bfs(s, types, &mut filter);
+    // The first pass leaves the queue empty.
+    walk.reach(s.root, if seeded { BASE_SYSTEM_DISTANCE } else { 0 });
+    walk.bfs(s, types, &mut filter);
+    walk.distances
 }
 
-fn bfs(
-    s: &HeapSnapshot,
-    types: &Types,
-    queue: &mut VecDeque<NodeOrdinal>,
-    distances: &mut [i32],
-    reached: &mut BitVec,
-    filter: &mut EdgeFilter<'_, '_>,
-) {
-    while let Some(node) = queue.pop_front() {
-        let distance = distances[node as usize] + 1;
-        for e in s.nodes.edges(node) {
-            if s.edges.kind[e] == types.edge_weak {
-                continue;
+/// The breadth-first passes' state.
+struct Walk {
+    distances: Vec<i32>,
+    /// Whether a node has a distance, as a bit: tested once per edge at random, and a bit vector
+    /// stays in cache where `distances` (4 bytes a node) does not.
+    reached: BitVec,
+    /// A ring of the frontier only: a queue of every node reached (4 bytes a node) would sit
+    /// beside the dominator arrays, which are computed at the same time.
+    queue: VecDeque<NodeOrdinal>,
+}
+
+impl Walk {
+    #[inline]
+    fn reach(&mut self, node: NodeOrdinal, distance: i32) {
+        self.distances[node as usize] = distance;
+        self.reached.set(node as usize);
+        self.queue.push_back(node);
+    }
+
+    fn bfs(&mut self, s: &HeapSnapshot, types: &Types, filter: &mut EdgeFilter<'_, '_>) {
+        while let Some(node) = self.queue.pop_front() {
+            let distance = self.distances[node as usize] + 1;
+            for e in s.nodes.edges(node) {
+                if s.edges.kind[e] == types.edge_weak {
+                    continue;
+                }
+                let child = s.edges.to_node[e];
+                if self.reached.get(child as usize) || !filter.keep(node, e) {
+                    continue;
+                }
+                self.reach(child, distance);
             }
-            let child = s.edges.to_node[e];
-            if reached.get(child as usize) || !filter.keep(node, e) {
-                continue;
-            }
-            distances[child as usize] = distance;
-            reached.set(child as usize);
-            queue.push_back(child);
         }
     }
 }

@@ -102,31 +102,29 @@ pub(crate) fn compute(g: &Graph<'_>, root: NodeOrdinal, self_sizes: &[u32]) -> D
         }
     };
 
+    // The DFS from `start` over the arrays above (a macro, not a closure capturing them: they are
+    // read between the walks).
+    macro_rules! dfs_from {
+        ($start:expr) => {
+            dfs(
+                $start,
+                &mut visited,
+                &mut ancestor,
+                &mut vertex,
+                &mut label,
+                &mut semi,
+                &mut dom,
+                &mut n,
+            )
+        };
+    }
     let r = root + 1;
-    dfs(
-        r,
-        &mut visited,
-        &mut ancestor,
-        &mut vertex,
-        &mut label,
-        &mut semi,
-        &mut dom,
-        &mut n,
-    );
+    dfs_from!(r);
     if (n as usize) < node_count {
         for v in 1..=node_count as u32 {
             if semi[v as usize] == 0 && g.retainers.of(v - 1).is_empty() {
                 ancestor[v as usize] = r;
-                dfs(
-                    v,
-                    &mut visited,
-                    &mut ancestor,
-                    &mut vertex,
-                    &mut label,
-                    &mut semi,
-                    &mut dom,
-                    &mut n,
-                );
+                dfs_from!(v);
             }
         }
     }

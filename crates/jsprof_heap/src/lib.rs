@@ -33,6 +33,7 @@ mod essential;
 mod flags;
 mod leaks;
 mod names;
+mod overview;
 mod reader;
 mod retainers;
 mod retaining_paths;
@@ -48,9 +49,10 @@ mod weak_map;
 
 pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
 pub use analysis::{
-    analyze, analyze_with, peak_rss, Analysis, AnalyzeOptions, NodeInfo, SPILL_MIN_BYTES,
+    analyze, analyze_with, peak_rss, Analysis, AnalyzeOptions, NodeInfo, PhaseClock,
+    SPILL_MIN_BYTES,
 };
-pub use cache::{open_analysed, open_overview, HeapCache, Opened, OpenedOverview, Overview};
+pub use cache::{open_analysed, open_overview, HeapCache, Opened, OpenedOverview};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, compare_sides, ClassDiff, CompareSide, Comparison};
 pub use comparison_objects::{class_changes, ClassChanges};
@@ -62,6 +64,7 @@ pub use edges::{containment_edges, retainer_edges};
 pub use error::{HeapError, Result};
 pub use leaks::{leaks, leaks_since, LeakGroup, LeakStep};
 pub use names::display_name;
+pub use overview::Overview;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
 pub use retaining_paths::{
     edge_source, retaining_paths, PathOptions, RetainerIndex, RetainingPath,

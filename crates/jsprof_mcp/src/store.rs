@@ -323,20 +323,10 @@ pub async fn blocking<T: Send + 'static>(
 /// it reads its own copy with this.
 /// Through the heap index cache when the environment enables it (see `jsprof_heap::cache`).
 pub fn read_snapshot(path: &Path, name: &str) -> ToolResult<(HeapSnapshot, Analysis)> {
-    let cache = jsprof_heap::HeapCache::from_env().unwrap_or_else(|e| {
-        eprintln!("jsprof mcp: heap index cache off: {e}");
-        None
-    });
-    let read = || {
-        let reader = jsprof_document::text::open_reader(path)
-            .map_err(|e| ToolError::Input(format!("{name}: cannot read: {e}")))?;
-        jsprof_heap::read_snapshot_with(reader, jsprof_heap::ReadOptions::default())
-            .map_err(|e| ToolError::Input(format!("{name}: {e}")))
-    };
-    let opened = jsprof_heap::open_analysed(Some(path), cache.as_ref(), read, &mut |_| {})?;
+    use jsprof_document::heap::{open_snapshot_file, OpenError};
     // stdout carries the protocol; notes go to stderr, as the CLI's do.
-    for note in &opened.notes {
-        eprintln!("jsprof mcp: {note}");
-    }
+    let opened = open_snapshot_file(path, name, "jsprof mcp").map_err(|e| match e {
+        OpenError::Read(message) | OpenError::Snapshot(message) => ToolError::Input(message),
+    })?;
     Ok((opened.snapshot, opened.analysis))
 }

@@ -387,21 +387,11 @@ pub fn load_snapshot(path: &Path, name: &str) -> ApiResult<(HeapSnapshot, Analys
 
 /// [`load_snapshot`], with the Summary when it came with the snapshot.
 fn open_snapshot(path: &Path, name: &str) -> ApiResult<jsprof_heap::Opened> {
-    let cache = jsprof_heap::HeapCache::from_env().unwrap_or_else(|e| {
-        eprintln!("jsprof serve: heap index cache off: {e}");
-        None
-    });
-    let read = || {
-        let reader = jsprof_document::text::open_reader(path)
-            .map_err(|e| ApiError::internal(format!("{name}: cannot read: {e}")))?;
-        jsprof_heap::read_snapshot_with(reader, jsprof_heap::ReadOptions::default())
-            .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))
-    };
-    let opened = jsprof_heap::open_analysed(Some(path), cache.as_ref(), read, &mut |_| {})?;
-    for note in &opened.notes {
-        eprintln!("jsprof serve: {note}");
-    }
-    Ok(opened)
+    use jsprof_document::heap::{open_snapshot_file, OpenError};
+    open_snapshot_file(path, name, "jsprof serve").map_err(|e| match e {
+        OpenError::Read(message) => ApiError::internal(message),
+        OpenError::Snapshot(message) => ApiError::bad_request(message),
+    })
 }
 
 #[cfg(test)]

@@ -11,15 +11,18 @@ use axum::extract::{Path as UrlPath, RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use jsprof_document::heap::BetweenJson;
 use jsprof_document::heap_class::{ObjectOrder, ObjectsQuery};
 use jsprof_document::heap_edges::{edges_report, EdgeDirection};
 
+use crate::cache::Loaded;
 use crate::catalogue::ArtifactKind;
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
 use crate::params::Params;
 use crate::state::{artifact_name, AppState};
 use crate::ui::{json_ok, other_snapshot, snapshot};
+use jsprof_document::JsonWarning;
 
 type Shared = State<Arc<AppState>>;
 
@@ -129,10 +132,7 @@ async fn diff_class(
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
     let p = Params::parse(q, &["base", "key", "offset", "limit"])?;
-    let key = p
-        .get("key")
-        .map(str::to_string)
-        .ok_or_else(|| ApiError::bad_request("`key` is required: a Comparison row's key"))?;
+    let key = required_key(&p, "a Comparison row's key")?;
     let offset = p.number::<usize>("offset")?.unwrap_or(0);
     let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
     let (bs, ba) = other_snapshot(&p, "base")?;
@@ -180,17 +180,12 @@ async fn summary_between(
 ) -> ApiResult<Response> {
     let p = Params::parse(q, &["first", "second", "limit"])?;
     let limit = p.number::<usize>("limit")?.unwrap_or(0);
-    let (fs, fa) = other_snapshot(&p, "first")?;
-    let (ss, sa) = other_snapshot(&p, "second")?;
+    let window = Window::parse(&p)?;
     let (loaded, _) = snapshot(&state, &id, &artifact).await?;
-    let (first, first_name) = snapshot(&state, &fs, &fa).await?;
-    let (second, second_name) = snapshot(&state, &ss, &sa).await?;
+    let window = window.load(&state).await?;
     crate::work::run(move || {
         let (s, a, _) = loaded.snapshot()?;
-        let (between, swapped) = jsprof_document::heap::BetweenJson::of(
-            (&first_name, jsprof_heap::max_node_id(first.snapshot()?.0)),
-            (&second_name, jsprof_heap::max_node_id(second.snapshot()?.0)),
-        );
+        let (between, swapped) = between(&window)?;
         let mut report = jsprof_document::heap::summary_report_between(
             s,
             a,
@@ -224,24 +219,14 @@ async fn class_between(
             "limit",
         ],
     )?;
-    let key = p
-        .get("key")
-        .map(str::to_string)
-        .ok_or_else(|| ApiError::bad_request("`key` is required: a Summary row's key"))?;
+    let key = required_key(&p, "a Summary row's key")?;
     let q = objects_query(&p)?;
-    let (fs, fa) = other_snapshot(&p, "first")?;
-    let (ss, sa) = other_snapshot(&p, "second")?;
+    let window = Window::parse(&p)?;
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    let (first, first_name) = snapshot(&state, &fs, &fa).await?;
-    let (second, second_name) = snapshot(&state, &ss, &sa).await?;
+    let window = window.load(&state).await?;
     crate::work::run(move || {
         let (s, a, derived) = loaded.snapshot()?;
-        let ids = jsprof_document::heap::BetweenJson::of(
-            (&first_name, jsprof_heap::max_node_id(first.snapshot()?.0)),
-            (&second_name, jsprof_heap::max_node_id(second.snapshot()?.0)),
-        )
-        .0
-        .ids();
+        let ids = between(&window)?.0.ids();
         let members = derived
             .class(s, a, &key, q.order)
             .ok_or_else(|| no_class(&name, &key))?;
@@ -280,6 +265,45 @@ pub(crate) fn objects_query(p: &Params) -> ApiResult<ObjectsQuery> {
         offset: p.number::<usize>("offset")?.unwrap_or(0),
         limit: p.number::<usize>("limit")?.unwrap_or(100).min(10_000),
     })
+}
+
+/// The `key` these pages require; `what` says whose key it is.
+fn required_key(p: &Params, what: &str) -> ApiResult<String> {
+    p.get("key")
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::bad_request(format!("`key` is required: {what}")))
+}
+
+/// The two snapshots of a `…/between` page, `first=` and `second=` (each `SESSION_ID/ARTIFACT_ID`):
+/// parsed with the other parameters, loaded after the page's own snapshot.
+struct Window<T> {
+    first: T,
+    second: T,
+}
+
+impl Window<(String, String)> {
+    fn parse(p: &Params) -> ApiResult<Self> {
+        Ok(Window {
+            first: other_snapshot(p, "first")?,
+            second: other_snapshot(p, "second")?,
+        })
+    }
+
+    async fn load(self, state: &AppState) -> ApiResult<Window<(Arc<Loaded>, String)>> {
+        let first = snapshot(state, &self.first.0, &self.first.1).await?;
+        let second = snapshot(state, &self.second.0, &self.second.1).await?;
+        Ok(Window { first, second })
+    }
+}
+
+/// The objects allocated between the window's two snapshots, and the warning when they were
+/// given newest first.
+fn between(w: &Window<(Arc<Loaded>, String)>) -> ApiResult<(BetweenJson, Option<JsonWarning>)> {
+    let ((first, first_name), (second, second_name)) = (&w.first, &w.second);
+    Ok(BetweenJson::of(
+        (first_name, jsprof_heap::max_node_id(first.snapshot()?.0)),
+        (second_name, jsprof_heap::max_node_id(second.snapshot()?.0)),
+    ))
 }
 
 pub(crate) fn no_class(name: &str, key: &str) -> ApiError {

@@ -229,7 +229,7 @@ fn open_with<T>(
     require_snapshot(path)?;
     let name = input::display_name(path);
     let cache = HeapCache::from_env()?;
-    let phases = Phases::from_env();
+    let phases = Phases(jsprof_heap::PhaseClock::from_env());
     // Shared by the reading closure and the progress callback below.
     let bar: RefCell<Option<ProgressBar>> = RefCell::new(None);
     let mut index_bar = IndexBar::default();
@@ -322,26 +322,14 @@ impl IndexBar {
     }
 }
 
-/// `JSPROF_HEAP_PHASES=1`: each phase's end on stderr with the seconds since the start and the
-/// peak RSS so far (`VmHWM`), so that docs/heap.md can say where the time and the bytes go.
-struct Phases(Option<std::time::Instant>);
+/// `JSPROF_HEAP_PHASES=1`: each phase's end on stderr ([`jsprof_heap::PhaseClock`]).
+struct Phases(jsprof_heap::PhaseClock);
 
 impl Phases {
-    fn from_env() -> Phases {
-        Phases(
-            std::env::var_os("JSPROF_HEAP_PHASES")
-                .filter(|v| v == "1")
-                .map(|_| std::time::Instant::now()),
-        )
-    }
-
     fn report(&self, phase: &str) {
-        let Some(start) = self.0 else { return };
-        eprintln!(
-            "phase {phase}: {:.2} s, peak RSS {}",
-            start.elapsed().as_secs_f64(),
-            jsprof_heap::peak_rss()
-        );
+        if let Some((seconds, rss)) = self.0.read() {
+            eprintln!("phase {phase}: {seconds:.2} s, peak RSS {rss}");
+        }
     }
 }
 

@@ -8,6 +8,11 @@
 //! sections in the order of `SECTIONS`, each padded with zeros to a multiple of 8 bytes
 //! ```
 //!
+//! The header's key and the misc and overview sections are records and lists, each described once
+//! by its fields (`wire!`, `misc!`; the encoding is [`super::wire`]'s), from which both the
+//! encoder and the decoder are derived; the other sections are columns, written and read as their
+//! little-endian bytes.
+//!
 //! The last section, the overview, holds what `heap summary` and `heap stats` print
 //! ([`Overview`]); [`read_overview`] reads the header and that section alone, its offset the sum of
 //! the padded lengths before it, so those commands never load the graph's columns.
@@ -21,9 +26,12 @@
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use super::overview::Overview;
+pub(crate) use super::wire::Reject;
+use super::wire::{corrupt, put_bytes, wire, Dec, Item, Wire};
+
 use crate::analysis::Analysis;
 use crate::classes::InterfaceDefinition;
+use crate::overview::Overview;
 use crate::snapshot::{
     Edges, HeapSnapshot, Location, Meta, Nodes, Sample, TraceFunctionInfo, TraceNode, Warning,
 };
@@ -54,30 +62,6 @@ pub(crate) struct Key {
     pub content: [u8; 32],
 }
 
-/// Why an index was not used.
-#[derive(Debug)]
-pub(crate) enum Reject {
-    /// Made for another file, another version of it, or another build of jsprof.
-    Stale(String),
-    /// Truncated, damaged or not an index at all.
-    Corrupt(String),
-    Io(io::Error),
-}
-
-impl From<io::Error> for Reject {
-    fn from(e: io::Error) -> Reject {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            Reject::Corrupt("it ends early (truncated)".into())
-        } else {
-            Reject::Io(e)
-        }
-    }
-}
-
-fn corrupt<T>(message: impl Into<String>) -> Result<T, Reject> {
-    Err(Reject::Corrupt(message.into()))
-}
-
 /// The sections, in file order: (tag, element size in bytes).
 pub(crate) const SECTIONS: [(&str, u32); 19] = [
     ("misc", 1),
@@ -105,11 +89,10 @@ pub(crate) const SECTIONS: [(&str, u32); 19] = [
 const OVERVIEW: usize = SECTIONS.len() - 1;
 
 /// A fixed-size little-endian element of a section.
-trait Scalar: Copy {
+trait Scalar: Wire + Copy {
     const SIZE: usize;
     const ZERO: Self;
-    fn put(self, out: &mut Vec<u8>);
-    fn get(bytes: &[u8]) -> Self;
+    fn read_le(bytes: &[u8]) -> Self;
     /// The values' bytes as they lie in memory: the section's bytes on a little-endian machine.
     fn bytes(values: &[Self]) -> &[u8];
     fn bytes_mut(values: &mut [Self]) -> &mut [u8];
@@ -125,11 +108,7 @@ macro_rules! scalar {
             const SIZE: usize = std::mem::size_of::<$t>();
             const ZERO: $t = 0;
             #[inline]
-            fn put(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
-            }
-            #[inline]
-            fn get(bytes: &[u8]) -> Self {
+            fn read_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("chunks_exact gives SIZE bytes"))
             }
             fn bytes(values: &[Self]) -> &[u8] {
@@ -150,9 +129,10 @@ macro_rules! scalar {
                 }
             }
         }
+
     )*};
 }
-scalar!(u8, u32, u64, i32);
+scalar!(u8, u32, u64, i32, i64);
 
 /// One section to write: a column, or the small tables encoded by [`encode_misc`].
 enum Column<'a> {
@@ -196,87 +176,52 @@ pub(crate) fn write_index<W: Write + Seek>(
     max_len: u64,
     progress: &mut dyn FnMut(u64, u64),
 ) -> io::Result<u64> {
-    // Destructured in full so that a field added to the engine's types fails to compile here
-    // until the index stores it (a cached answer missing a field would differ from a fresh one).
-    let HeapSnapshot {
-        meta,
-        nodes,
-        edges,
-        strings,
-        locations,
-        samples,
-        trace_function_infos,
-        trace_tree,
-        root,
-        extra_native_bytes,
-        header_trace_function_count,
-        warnings,
-    } = s;
-    let Nodes {
-        kind,
-        name,
-        id,
-        self_size,
-        first_edge,
-        trace_node_id,
-        detachedness,
-    } = nodes;
-    let Edges {
-        kind: edge_kind,
-        name_or_index,
-        to_node,
-    } = edges;
-    let Analysis {
-        idom,
-        retained,
-        distances,
-        classes,
-        retainer_counts,
-        total_size,
-        statistics,
-        interfaces,
-    } = a;
+    // `read_index` builds every one of these types with all its fields named, so a field added to
+    // the engine's types fails to compile there until the index stores it here too (a cached
+    // answer missing a field would differ from a fresh one).
     let misc = encode_misc(&Misc {
-        meta,
-        locations,
-        samples,
-        trace_function_infos,
-        trace_tree,
-        root: *root,
-        extra_native_bytes: *extra_native_bytes,
-        header_trace_function_count: *header_trace_function_count,
-        warnings,
-        total_size: *total_size,
-        statistics,
-        interfaces,
+        meta: &s.meta,
+        locations: &s.locations,
+        samples: &s.samples,
+        trace_function_infos: &s.trace_function_infos,
+        trace_tree: &s.trace_tree,
+        root: &s.root,
+        extra_native_bytes: &s.extra_native_bytes,
+        header_trace_function_count: &s.header_trace_function_count,
+        warnings: &s.warnings,
+        total_size: &a.total_size,
+        statistics: &a.statistics,
+        interfaces: &a.interfaces,
     });
     let overview = encode_overview(overview);
-    let (string_bytes, string_ends) = strings.parts();
+    let (string_bytes, string_ends) = s.strings.parts();
+    let (nodes, edges) = (&s.nodes, &s.edges);
+    let aside_lens = edges_aside.as_ref().map(|aside| aside.lens());
     let columns = [
         Column::U8(&misc),
-        Column::U8(kind),
-        Column::U32(name),
-        Column::U32(id),
-        Column::U32(self_size),
-        Column::U32(first_edge),
-        Column::U32(trace_node_id),
-        Column::U8(detachedness),
-        match &edges_aside {
-            Some(aside) => Column::Aside(aside.lens().1, true),
-            None => Column::U8(edge_kind),
+        Column::U8(&nodes.kind),
+        Column::U32(&nodes.name),
+        Column::U32(&nodes.id),
+        Column::U32(&nodes.self_size),
+        Column::U32(&nodes.first_edge),
+        Column::U32(&nodes.trace_node_id),
+        Column::U8(&nodes.detachedness),
+        match aside_lens {
+            Some((_, kinds)) => Column::Aside(kinds, true),
+            None => Column::U8(&edges.kind),
         },
-        match &edges_aside {
-            Some(aside) => Column::Aside(aside.lens().0, false),
-            None => Column::U32(name_or_index),
+        match aside_lens {
+            Some((names, _)) => Column::Aside(names, false),
+            None => Column::U32(&edges.name_or_index),
         },
-        Column::U32(to_node),
+        Column::U32(&edges.to_node),
         Column::U8(string_bytes),
         Column::U64(string_ends),
-        Column::U32(idom),
-        Column::U64(retained),
-        Column::I32(distances),
-        Column::U32(classes),
-        Column::U32(retainer_counts),
+        Column::U32(&a.idom),
+        Column::U64(&a.retained),
+        Column::I32(&a.distances),
+        Column::U32(&a.classes),
+        Column::U32(&a.retainer_counts),
         Column::U8(&overview),
     ];
     let mut crcs = [0u32; SECTIONS.len()];
@@ -356,11 +301,7 @@ fn encode_header(key: &Key, columns: &[Column<'_>], crcs: &[u32]) -> Vec<u8> {
     FORMAT_VERSION.put(&mut h);
     0u32.put(&mut h); // the header's length, filled in below
     put_bytes(&mut h, ENGINE.as_bytes());
-    put_bytes(&mut h, &key.path);
-    key.size.put(&mut h);
-    (key.mtime_secs as u64).put(&mut h);
-    key.mtime_nanos.put(&mut h);
-    h.extend_from_slice(&key.content);
+    key.put(&mut h);
     (columns.len() as u32).put(&mut h);
     for (i, (column, &crc)) in columns.iter().zip(crcs).enumerate() {
         (i as u32).put(&mut h);
@@ -374,11 +315,6 @@ fn encode_header(key: &Key, columns: &[Column<'_>], crcs: &[u32]) -> Vec<u8> {
     h
 }
 
-fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    (bytes.len() as u32).put(out);
-    out.extend_from_slice(bytes);
-}
-
 /// Reads and checks an index's header: its version, its engine, its key (made for `key`), and
 /// that its sections' lengths add up to `file_len`, so that every section's bytes exist.
 fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, Reject> {
@@ -390,13 +326,13 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
     if start[..8] != MAGIC {
         return corrupt("it does not start with the index's magic bytes");
     }
-    let version = u32::get(&start[8..12]);
+    let version = u32::read_le(&start[8..12]);
     if version != FORMAT_VERSION {
         return Err(Reject::Stale(format!(
             "format version {version}, this jsprof reads {FORMAT_VERSION}"
         )));
     }
-    let header_len = u32::get(&start[12..16]);
+    let header_len = u32::read_le(&start[12..16]);
     if header_len > MAX_HEADER || header_len as u64 > file_len || header_len < 20 {
         return corrupt(format!(
             "a header of {header_len} bytes in a file of {file_len}"
@@ -406,7 +342,7 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
     header.resize(header_len as usize, 0);
     r.read_exact(&mut header[16..])?;
     let (body, stored_crc) = header.split_at(header.len() - 4);
-    if crc32fast::hash(body) != u32::get(stored_crc) {
+    if crc32fast::hash(body) != u32::read_le(stored_crc) {
         return corrupt("the header's checksum does not match");
     }
     let mut d = Dec::new(&body[16..], 16);
@@ -417,13 +353,7 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
             String::from_utf8_lossy(engine)
         )));
     }
-    let found = Key {
-        path: d.bytes()?.to_vec(),
-        size: d.u64()?,
-        mtime_secs: d.u64()? as i64,
-        mtime_nanos: d.u32()?,
-        content: d.take(32)?.try_into().expect("took 32 bytes"),
-    };
+    let found = Key::get(&mut d)?;
     if found.path != key.path {
         return Err(Reject::Stale("it was made for another file".into()));
     }
@@ -443,14 +373,15 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
             "the snapshot's content changed since it was indexed".into(),
         ));
     }
-    let sections = d.u32()? as usize;
+    let sections = u32::get(&mut d)? as usize;
     if sections != SECTIONS.len() {
         return corrupt(format!("{sections} sections, expected {}", SECTIONS.len()));
     }
     let mut sections = Vec::with_capacity(SECTIONS.len());
     let mut expected_len = header_len as u64;
     for (i, &(name, size)) in SECTIONS.iter().enumerate() {
-        let (tag, elem, count, crc) = (d.u32()?, d.u32()?, d.u64()?, d.u32()?);
+        let (tag, elem) = (u32::get(&mut d)?, u32::get(&mut d)?);
+        let (count, crc) = (u64::get(&mut d)?, u32::get(&mut d)?);
         if tag != i as u32 || elem != size {
             return corrupt(format!("section {i} ({name}) is described wrongly"));
         }
@@ -643,7 +574,7 @@ impl<R: Read> SectionReader<'_, R> {
                 let chunk = &mut self.buf[..n];
                 self.r.read_exact(chunk)?;
                 hasher.update(chunk);
-                values.extend(chunk.chunks_exact(T::SIZE).map(T::get));
+                values.extend(chunk.chunks_exact(T::SIZE).map(T::read_le));
                 left -= n;
                 self.read += n as u64;
                 (self.progress)(self.read, self.total);
@@ -664,23 +595,80 @@ impl<R: Read> SectionReader<'_, R> {
     }
 }
 
-/// The tables too small or too irregular for columns of their own.
-struct Misc<'a> {
-    meta: &'a Meta,
-    locations: &'a [Location],
-    samples: &'a [Sample],
-    trace_function_infos: &'a [TraceFunctionInfo],
-    trace_tree: &'a [TraceNode],
-    root: u32,
-    extra_native_bytes: Option<u64>,
-    header_trace_function_count: u64,
-    warnings: &'a [Warning],
-    total_size: u64,
-    statistics: &'a Statistics,
-    interfaces: &'a [InterfaceDefinition],
+wire! {
+    Key { path: Vec<u8>, size: u64, mtime_secs: i64, mtime_nanos: u32, content: [u8; 32] }
+    Meta {
+        node_fields: Vec<String>,
+        node_types: Vec<String>,
+        edge_fields: Vec<String>,
+        edge_types: Vec<String>,
+        location_fields: Vec<String>,
+        sample_fields: Vec<String>,
+        trace_function_info_fields: Vec<String>,
+    }
+    Location { node: u32, script_id: u32, line: u32, column: u32 }
+    Sample { timestamp_us: u64, last_assigned_id: u64 }
+    TraceFunctionInfo {
+        function_id: u32,
+        name: u32,
+        script_name: u32,
+        script_id: u32,
+        line: u32,
+        column: u32,
+    }
+    TraceNode { id: u32, function_info_index: u32, count: u32, size: u64, parent: u32 }
+    Warning { at: String, message: String }
+    Statistics {
+        total: u64,
+        native_total: u64,
+        native_typed_arrays: u64,
+        v8heap_total: i64,
+        code: u64,
+        js_arrays: u64,
+        strings: u64,
+        system: u64,
+    }
+    InterfaceDefinition { name: Vec<u8>, properties: Vec<Vec<u8>> }
+    ClassRow {
+        key: String,
+        name: String,
+        count: u64,
+        self_size: u64,
+        retained_size: u64,
+        distance: i32,
+    }
 }
 
-struct MiscOwned {
+/// The misc section: the tables too small or too irregular for columns of their own, in the order
+/// they are stored. Gives `Misc` (borrowed, to write), `MiscOwned` (read back) and both codecs.
+macro_rules! misc {
+    ($($field:ident: $t:ty),* $(,)?) => {
+        struct Misc<'a> {
+            $($field: &'a $t,)*
+        }
+
+        struct MiscOwned {
+            $($field: $t,)*
+        }
+
+        fn encode_misc(m: &Misc<'_>) -> Vec<u8> {
+            let mut o = Vec::new();
+            $(m.$field.put(&mut o);)*
+            o
+        }
+
+        fn decode_misc(bytes: &[u8]) -> Result<MiscOwned, Reject> {
+            let mut d = Dec::new(bytes, 0);
+            let misc = MiscOwned { $($field: <$t as Wire>::get(&mut d)?,)* };
+            if d.rest() != 0 {
+                return corrupt("the misc section has bytes left over");
+            }
+            Ok(misc)
+        }
+    };
+}
+
+misc! {
     meta: Meta,
     locations: Vec<Location>,
     samples: Vec<Sample>,
@@ -693,148 +681,6 @@ struct MiscOwned {
     total_size: u64,
     statistics: Statistics,
     interfaces: Vec<InterfaceDefinition>,
-}
-
-fn encode_misc(m: &Misc<'_>) -> Vec<u8> {
-    let mut o = Vec::new();
-    let Meta {
-        node_fields,
-        node_types,
-        edge_fields,
-        edge_types,
-        location_fields,
-        sample_fields,
-        trace_function_info_fields,
-    } = m.meta;
-    for list in [
-        node_fields,
-        node_types,
-        edge_fields,
-        edge_types,
-        location_fields,
-        sample_fields,
-        trace_function_info_fields,
-    ] {
-        put_list(&mut o, list, |o, s| put_bytes(o, s.as_bytes()));
-    }
-    // Destructured in full, as in `write_index`: a new field must be stored or fail to compile.
-    let location = |o: &mut Vec<u8>, l: &Location| {
-        let &Location {
-            node,
-            script_id,
-            line,
-            column,
-        } = l;
-        for v in [node, script_id, line, column] {
-            v.put(o);
-        }
-    };
-    put_list(&mut o, m.locations, location);
-    put_list(&mut o, m.samples, |o, s| {
-        let &Sample {
-            timestamp_us,
-            last_assigned_id,
-        } = s;
-        timestamp_us.put(o);
-        last_assigned_id.put(o);
-    });
-    put_list(&mut o, m.trace_function_infos, |o, f| {
-        let &TraceFunctionInfo {
-            function_id,
-            name,
-            script_name,
-            script_id,
-            line,
-            column,
-        } = f;
-        for v in [function_id, name, script_name, script_id, line, column] {
-            v.put(o);
-        }
-    });
-    put_list(&mut o, m.trace_tree, |o, t| {
-        let &TraceNode {
-            id,
-            function_info_index,
-            count,
-            size,
-            parent,
-        } = t;
-        for v in [id, function_info_index, count] {
-            v.put(o);
-        }
-        size.put(o);
-        parent.put(o);
-    });
-    m.root.put(&mut o);
-    u8::from(m.extra_native_bytes.is_some()).put(&mut o);
-    m.extra_native_bytes.unwrap_or(0).put(&mut o);
-    m.header_trace_function_count.put(&mut o);
-    put_warnings(&mut o, m.warnings);
-    m.total_size.put(&mut o);
-    put_statistics(&mut o, m.statistics);
-    put_list(
-        &mut o,
-        m.interfaces,
-        |o, InterfaceDefinition { name, properties }| {
-            put_bytes(o, name);
-            put_list(o, properties, |o, p| put_bytes(o, p));
-        },
-    );
-    o
-}
-
-fn put_warnings(o: &mut Vec<u8>, warnings: &[Warning]) {
-    put_list(o, warnings, |o, Warning { at, message }| {
-        put_bytes(o, at.as_bytes());
-        put_bytes(o, message.as_bytes());
-    });
-}
-
-fn warnings(d: &mut Dec<'_>) -> Result<Vec<Warning>, Reject> {
-    d.list(8, |d| {
-        Ok(Warning {
-            at: d.string()?,
-            message: d.string()?,
-        })
-    })
-}
-
-fn put_statistics(o: &mut Vec<u8>, statistics: &Statistics) {
-    let &Statistics {
-        total,
-        native_total,
-        native_typed_arrays,
-        v8heap_total,
-        code,
-        js_arrays,
-        strings,
-        system,
-    } = statistics;
-    for v in [
-        total,
-        native_total,
-        native_typed_arrays,
-        v8heap_total as u64,
-        code,
-        js_arrays,
-        strings,
-        system,
-    ] {
-        v.put(o);
-    }
-}
-
-fn statistics(d: &mut Dec<'_>) -> Result<Statistics, Reject> {
-    Ok(Statistics {
-        total: d.u64()?,
-        native_total: d.u64()?,
-        native_typed_arrays: d.u64()?,
-        v8heap_total: d.u64()? as i64,
-        code: d.u64()?,
-        js_arrays: d.u64()?,
-        strings: d.u64()?,
-        system: d.u64()?,
-    })
 }
 
 /// The kinds [`HeapSnapshot::kind`] names, by their code in the overview.
@@ -858,24 +704,9 @@ fn encode_overview(overview: &Overview) -> Vec<u8> {
     code.put(&mut o);
     (*node_count as u64).put(&mut o);
     total_size.put(&mut o);
-    put_statistics(&mut o, statistics);
-    put_warnings(&mut o, warnings);
-    put_list(&mut o, classes, |o, row| {
-        let ClassRow {
-            key,
-            name,
-            count,
-            self_size,
-            retained_size,
-            distance,
-        } = row;
-        put_bytes(o, key.as_bytes());
-        put_bytes(o, name.as_bytes());
-        for v in [count, self_size, retained_size] {
-            v.put(o);
-        }
-        distance.put(o);
-    });
+    statistics.put(&mut o);
+    warnings.put(&mut o);
+    classes.put(&mut o);
     o
 }
 
@@ -884,206 +715,26 @@ fn encode_overview(overview: &Overview) -> Vec<u8> {
 fn decode_overview(bytes: &[u8], base: usize, node_count: usize) -> Result<Overview, Reject> {
     let mut d = Dec::new(bytes, base);
     let kind = *KINDS
-        .get(d.take(1)?[0] as usize)
+        .get(u8::get(&mut d)? as usize)
         .ok_or_else(|| Reject::Corrupt("the overview names no known kind of snapshot".into()))?;
-    let claimed = d.u64()?;
+    let claimed = u64::get(&mut d)?;
     if claimed != node_count as u64 {
         return corrupt(format!(
             "the overview counts {claimed} nodes, the node table {node_count}"
         ));
     }
-    let total_size = d.u64()?;
-    let statistics = statistics(&mut d)?;
-    let warnings = warnings(&mut d)?;
-    // Each row: two lengths and four numbers at least.
-    let classes = d.list(36, |d| {
-        Ok(ClassRow {
-            key: d.string()?,
-            name: d.string()?,
-            count: d.u64()?,
-            self_size: d.u64()?,
-            retained_size: d.u64()?,
-            distance: d.u32()? as i32,
-        })
-    })?;
+    let overview = Overview {
+        kind,
+        node_count,
+        total_size: Wire::get(&mut d)?,
+        statistics: Wire::get(&mut d)?,
+        warnings: Wire::get(&mut d)?,
+        classes: Wire::get(&mut d)?,
+    };
     if d.rest() != 0 {
         return corrupt("the overview section has bytes left over");
     }
-    Ok(Overview {
-        kind,
-        node_count,
-        total_size,
-        statistics,
-        warnings,
-        classes,
-    })
-}
-
-/// A count, then each element as `put` writes it; read back by [`Dec::list`].
-fn put_list<T>(o: &mut Vec<u8>, items: &[T], mut put: impl FnMut(&mut Vec<u8>, &T)) {
-    (items.len() as u64).put(o);
-    for item in items {
-        put(o, item);
-    }
-}
-
-fn decode_misc(bytes: &[u8]) -> Result<MiscOwned, Reject> {
-    let mut d = Dec::new(bytes, 0);
-    let mut lists: [Vec<String>; 7] = Default::default();
-    for list in &mut lists {
-        *list = d.list(4, Dec::string)?;
-    }
-    let [node_fields, node_types, edge_fields, edge_types, location_fields, sample_fields, trace_function_info_fields] =
-        lists;
-    let meta = Meta {
-        node_fields,
-        node_types,
-        edge_fields,
-        edge_types,
-        location_fields,
-        sample_fields,
-        trace_function_info_fields,
-    };
-    let locations = d.list(16, |d| {
-        Ok(Location {
-            node: d.u32()?,
-            script_id: d.u32()?,
-            line: d.u32()?,
-            column: d.u32()?,
-        })
-    })?;
-    let samples = d.list(16, |d| {
-        Ok(Sample {
-            timestamp_us: d.u64()?,
-            last_assigned_id: d.u64()?,
-        })
-    })?;
-    let trace_function_infos = d.list(24, |d| {
-        Ok(TraceFunctionInfo {
-            function_id: d.u32()?,
-            name: d.u32()?,
-            script_name: d.u32()?,
-            script_id: d.u32()?,
-            line: d.u32()?,
-            column: d.u32()?,
-        })
-    })?;
-    let trace_tree = d.list(24, |d| {
-        Ok(TraceNode {
-            id: d.u32()?,
-            function_info_index: d.u32()?,
-            count: d.u32()?,
-            size: d.u64()?,
-            parent: d.u32()?,
-        })
-    })?;
-    let root = d.u32()?;
-    let has_extra = d.take(1)?[0] != 0;
-    let extra = d.u64()?;
-    let header_trace_function_count = d.u64()?;
-    let warnings = warnings(&mut d)?;
-    let total_size = d.u64()?;
-    let statistics = statistics(&mut d)?;
-    let interfaces = d.list(12, |d| {
-        Ok(InterfaceDefinition {
-            name: d.bytes()?.to_vec(),
-            properties: d.list(4, |d| Ok(d.bytes()?.to_vec()))?,
-        })
-    })?;
-    if d.rest() != 0 {
-        return corrupt("the misc section has bytes left over");
-    }
-    Ok(MiscOwned {
-        meta,
-        locations,
-        samples,
-        trace_function_infos,
-        trace_tree,
-        root,
-        extra_native_bytes: has_extra.then_some(extra),
-        header_trace_function_count,
-        warnings,
-        total_size,
-        statistics,
-        interfaces,
-    })
-}
-
-/// A bounded reader over decoded bytes: every length is checked against what is left.
-struct Dec<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    /// Offset of `bytes` in the file, for messages.
-    base: usize,
-}
-
-impl<'a> Dec<'a> {
-    fn new(bytes: &'a [u8], base: usize) -> Dec<'a> {
-        Dec { bytes, at: 0, base }
-    }
-
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Reject> {
-        if self.bytes.len() - self.at < n {
-            return corrupt(format!(
-                "a field at byte {} runs past its section",
-                self.base + self.at
-            ));
-        }
-        let out = &self.bytes[self.at..self.at + n];
-        self.at += n;
-        Ok(out)
-    }
-
-    fn u32(&mut self) -> Result<u32, Reject> {
-        Ok(u32::get(self.take(4)?))
-    }
-
-    fn u64(&mut self) -> Result<u64, Reject> {
-        Ok(u64::get(self.take(8)?))
-    }
-
-    fn bytes(&mut self) -> Result<&'a [u8], Reject> {
-        let n = self.u32()? as usize;
-        self.take(n)
-    }
-
-    fn string(&mut self) -> Result<String, Reject> {
-        let at = self.base + self.at;
-        String::from_utf8(self.bytes()?.to_vec())
-            .or_else(|_| corrupt(format!("the text at byte {at} is not UTF-8")))
-    }
-
-    /// An element count, refused when that many elements of `min_size` bytes cannot be left.
-    fn count(&mut self, min_size: usize) -> Result<usize, Reject> {
-        let n = self.u64()?;
-        if n > (self.rest() / min_size) as u64 {
-            return corrupt(format!(
-                "a count of {n} at byte {} is more than the section holds",
-                self.base + self.at - 8
-            ));
-        }
-        Ok(n as usize)
-    }
-
-    /// A count, then that many elements read by `item`: the count is refused first when that
-    /// many elements of at least `min_size` bytes cannot be left, so a forged count never
-    /// reserves more than the section holds.
-    fn list<T>(
-        &mut self,
-        min_size: usize,
-        mut item: impl FnMut(&mut Dec<'a>) -> Result<T, Reject>,
-    ) -> Result<Vec<T>, Reject> {
-        let n = self.count(min_size)?;
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            out.push(item(self)?);
-        }
-        Ok(out)
-    }
-
-    fn rest(&self) -> usize {
-        self.bytes.len() - self.at
-    }
+    Ok(overview)
 }
 
 fn check_strings(bytes: &[u8], ends: &[u64]) -> Result<(), Reject> {
@@ -1198,13 +849,7 @@ fn dominators_form_a_tree(idom: &[u32], root: usize) -> bool {
 pub(crate) fn claimed_key(bytes: &[u8]) -> Option<Key> {
     let (mut d, _) = header_fields(bytes)?;
     d.bytes().ok()?; // the engine
-    Some(Key {
-        path: d.bytes().ok()?.to_vec(),
-        size: d.u64().ok()?,
-        mtime_secs: d.u64().ok()? as i64,
-        mtime_nanos: d.u32().ok()?,
-        content: d.take(32).ok()?.try_into().ok()?,
-    })
+    Key::get(&mut d).ok()
 }
 
 /// Recomputes the checksums of an index's header and sections over its bytes as they are, so
@@ -1215,10 +860,9 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
         return;
     };
     let walked = (|| -> Result<usize, Reject> {
-        d.bytes()?;
-        d.bytes()?;
-        d.take(8 + 8 + 4 + 32)?;
-        d.u32()?;
+        d.bytes()?; // the engine
+        Key::get(&mut d)?;
+        u32::get(&mut d)?; // the section count
         Ok(d.base + d.at)
     })();
     let Ok(mut entry) = walked else { return };
@@ -1228,7 +872,7 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
         let Some(fields) = bytes.get(entry..entry + 20) else {
             return;
         };
-        let count = u64::get(&fields[8..16]);
+        let count = u64::read_le(&fields[8..16]);
         let Some((len, padded_len)) = count
             .checked_mul(size as u64)
             .and_then(|len| Some((len, len.checked_next_multiple_of(8)?)))
@@ -1248,7 +892,7 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
 /// A reader over the header's fields after its fixed start, and the header's length; `None` when
 /// the bytes are too short for the header they announce.
 fn header_fields(bytes: &[u8]) -> Option<(Dec<'_>, usize)> {
-    let header_len = u32::get(bytes.get(12..16)?) as usize;
+    let header_len = u32::read_le(bytes.get(12..16)?) as usize;
     if header_len < 20 || header_len > bytes.len() {
         return None;
     }

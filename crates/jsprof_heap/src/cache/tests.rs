@@ -245,26 +245,51 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn open(path: &Path, cache: &HeapCache) -> Opened {
-    open_analysed(
-        Some(path),
-        Some(cache),
-        || Ok(crate::read_snapshot(File::open(path)?)?),
-        &mut |_| {},
-    )
-    .map_err(|e: Box<dyn std::error::Error>| e.to_string())
-    .expect("opens")
-}
-
-#[test]
-fn open_analysed_reuses_the_index_and_rebuilds_a_damaged_one() {
-    let dir = temp_dir("open");
+/// A directory `name` holding the fixture as `app.heapsnapshot`, and a cache in it that indexes
+/// a snapshot of any size.
+fn fixture_and_cache(name: &str) -> (PathBuf, PathBuf, HeapCache) {
+    let dir = temp_dir(name);
     let snapshot = dir.join("app.heapsnapshot");
     fs::write(&snapshot, fixture()).unwrap();
     let cache = HeapCache {
         min_bytes: 0,
         ..HeapCache::new(dir.join("cache"))
     };
+    (dir, snapshot, cache)
+}
+
+type Opening<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// What the openers are given to read the snapshot at `path` with.
+fn read_file(path: &Path) -> impl FnMut() -> Opening<HeapSnapshot> + '_ {
+    move || Ok(crate::read_snapshot(File::open(path)?)?)
+}
+
+fn opened<T>(result: Opening<T>) -> T {
+    result.map_err(|e| e.to_string()).expect("opens")
+}
+
+fn open(path: &Path, cache: &HeapCache) -> Opened {
+    opened(open_analysed(
+        Some(path),
+        Some(cache),
+        read_file(path),
+        &mut |_| {},
+    ))
+}
+
+fn open_summary(path: &Path, cache: &HeapCache) -> OpenedOverview {
+    opened(open_overview(
+        Some(path),
+        Some(cache),
+        read_file(path),
+        &mut |_| {},
+    ))
+}
+
+#[test]
+fn open_analysed_reuses_the_index_and_rebuilds_a_damaged_one() {
+    let (dir, snapshot, cache) = fixture_and_cache("open");
     let cold = open(&snapshot, &cache);
     assert!(
         !cold.from_index && cold.notes.is_empty(),
@@ -473,26 +498,9 @@ fn a_damaged_stale_or_forged_overview_is_refused() {
     }
 }
 
-fn open_summary(path: &Path, cache: &HeapCache) -> OpenedOverview {
-    open_overview(
-        Some(path),
-        Some(cache),
-        || Ok(crate::read_snapshot(File::open(path)?)?),
-        &mut |_| {},
-    )
-    .map_err(|e: Box<dyn std::error::Error>| e.to_string())
-    .expect("opens")
-}
-
 #[test]
 fn open_overview_reads_the_index_and_rebuilds_a_damaged_one() {
-    let dir = temp_dir("overview");
-    let snapshot = dir.join("app.heapsnapshot");
-    fs::write(&snapshot, fixture()).unwrap();
-    let cache = HeapCache {
-        min_bytes: 0,
-        ..HeapCache::new(dir.join("cache"))
-    };
+    let (dir, snapshot, cache) = fixture_and_cache("overview");
     let (s, a) = analysed(&fixture());
     let expected = Overview::of(&s, &a);
     let cold = open_summary(&snapshot, &cache);

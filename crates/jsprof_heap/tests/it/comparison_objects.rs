@@ -4,25 +4,15 @@
 //! absent from the target's.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 
-use jsprof_heap::{analyze, class_changes, compare, read_snapshot, Analysis, HeapSnapshot};
+use jsprof_heap::{class_changes, compare, HeapSnapshot};
 
-fn load(name: &str) -> (HeapSnapshot, Analysis) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/heap")
-        .join(format!("{name}.heapsnapshot.gz"));
-    let file = std::fs::File::open(path).unwrap();
-    let mut s =
-        read_snapshot(std::io::BufReader::new(flate2::read::GzDecoder::new(file))).expect("loads");
-    let a = analyze(&mut s);
-    (s, a)
-}
+use crate::fixture::load;
 
 #[test]
 fn each_rows_objects_are_its_counts_and_sizes() {
-    let (target, ta) = load("leak-2-target");
-    let (mut base, mut ba) = load("leak-1-baseline");
+    let (target, ta) = load("leak-2-target.heapsnapshot");
+    let (mut base, mut ba) = load("leak-1-baseline.heapsnapshot");
     let rows = compare(&mut base, &mut ba, &target, &ta).classes;
     assert!(rows.len() > 10, "{} changed classes", rows.len());
     let ids = |s: &HeapSnapshot, list: &[u32]| -> HashSet<u32> {

@@ -3,32 +3,13 @@
 //! (`fixtures/heap/NAME.edges.devtools.json.gz`, written by `fixtures/heap/explore-goldens.sh`):
 //! the root's and every sampled node's first 60 edges and their totals.
 
-use std::path::PathBuf;
-
 use jsprof_heap::{
-    analyze, containment_edges, edge_name, edge_source, edge_type_name, read_snapshot,
-    retainer_edges, Analysis, HeapSnapshot, RetainerIndex,
+    containment_edges, edge_name, edge_source, edge_type_name, retainer_edges, HeapSnapshot,
+    RetainerIndex,
 };
 use serde_json::{json, Value};
 
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/heap")
-}
-
-fn load(name: &str) -> (HeapSnapshot, Analysis) {
-    let file = std::fs::File::open(fixtures().join(format!("{name}.gz"))).unwrap();
-    let mut s =
-        read_snapshot(std::io::BufReader::new(flate2::read::GzDecoder::new(file))).expect("loads");
-    let a = analyze(&mut s);
-    (s, a)
-}
-
-fn golden(name: &str) -> Value {
-    let path = fixtures().join(format!("{name}.edges.devtools.json.gz"));
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let v: Value = serde_json::from_reader(flate2::read::GzDecoder::new(file)).unwrap();
-    v["result"].clone()
-}
+use crate::fixture::{devtools_result, load};
 
 /// `[type, name, id of the node at the other end]` per edge, and the total, as the golden has them.
 fn listed(s: &HeapSnapshot, edges: &[u32], retainers: bool) -> Value {
@@ -54,7 +35,7 @@ fn listed(s: &HeapSnapshot, edges: &[u32], retainers: bool) -> Value {
 fn check(name: &str) {
     let (s, a) = load(name);
     let index = RetainerIndex::new(&s);
-    let want = golden(name);
+    let want = devtools_result(&format!("{name}.edges"));
     let views = |n: u32| {
         json!({
             "containment": listed(&s, &containment_edges(&s, &a, n), false),

@@ -2,32 +2,13 @@
 //! heap oracle's DevTools build): duplicated strings, retaining paths, allocation functions.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use jsprof_heap::{
-    analyze, duplicate_strings, edge_source, read_snapshot, retaining_paths, AllocationProfile,
-    Analysis, HeapSnapshot, PathOptions, RetainerIndex,
+    duplicate_strings, edge_source, retaining_paths, AllocationProfile, PathOptions, RetainerIndex,
 };
 use serde_json::Value;
 
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/heap")
-}
-
-fn load(name: &str) -> (HeapSnapshot, Analysis) {
-    let file = std::fs::File::open(fixtures().join(format!("{name}.gz"))).unwrap();
-    let mut s =
-        read_snapshot(std::io::BufReader::new(flate2::read::GzDecoder::new(file))).expect("loads");
-    let a = analyze(&mut s);
-    (s, a)
-}
-
-fn golden(name: &str) -> Value {
-    let path = fixtures().join(format!("{name}.devtools.json.gz"));
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let v: Value = serde_json::from_reader(flate2::read::GzDecoder::new(file)).unwrap();
-    v["result"].clone()
-}
+use crate::fixture::{devtools_result, load};
 
 const SNAPSHOTS: &[&str] = &[
     "node-small.heapsnapshot",
@@ -48,7 +29,7 @@ fn duplicate_strings_match_devtools() {
                 )
             })
             .collect();
-        let theirs = golden(&format!("{name}.strings"));
+        let theirs = devtools_result(&format!("{name}.strings"));
         let theirs = theirs.as_array().unwrap();
         assert_eq!(ours.len(), theirs.len(), "{name}: number of values");
         for g in theirs {
@@ -84,7 +65,7 @@ fn first_retaining_path_follows_devtools() {
             max_paths: 1,
             ..PathOptions::default()
         };
-        let theirs = golden(&format!("{name}.paths"));
+        let theirs = devtools_result(&format!("{name}.paths"));
         let mut checked = 0;
         for (id, first) in theirs.as_object().unwrap() {
             let first: Vec<u64> = first
@@ -141,7 +122,7 @@ fn allocation_functions_match_devtools() {
                 })
             })
             .collect();
-        let theirs = golden(&format!("{name}.tops"));
+        let theirs = devtools_result(&format!("{name}.tops"));
         assert_eq!(ours, *theirs.as_array().unwrap(), "{name}");
     }
 }

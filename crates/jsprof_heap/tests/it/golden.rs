@@ -1,19 +1,10 @@
 //! Every fixture against the heap oracle's golden (DevTools' own numbers).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use jsprof_heap::{analyze_with, read_snapshot, summary, AnalyzeOptions, SortBy};
-use serde_json::Value;
 
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/heap")
-}
-
-fn golden(path: &Path) -> Value {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("golden is JSON")
-}
+use crate::fixture::{fixtures, golden};
 
 /// Each fixture twice: all in memory, and with the columns the dominators do not read set aside
 /// on disk while they run (forced however small the graph), as big snapshots are analysed.

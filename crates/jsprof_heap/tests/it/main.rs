@@ -4,6 +4,7 @@ mod comparison_objects;
 mod dominators;
 mod edges;
 mod explore;
+mod fixture;
 mod fuzz_regressions;
 mod golden;
 mod leaks;
