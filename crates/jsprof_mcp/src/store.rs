@@ -3,7 +3,11 @@
 //! calls waiting for it: a 450 MB snapshot takes seconds to index and an agent asks it many
 //! questions. A call that gives up on its time cap leaves the load running, so the next call
 //! finds it done. Answers already computed are kept too (a few, most recent first), so that
-//! paging through a large document does not rebuild it per page.
+//! paging through a large document does not rebuild it per page; an answer is computed once
+//! however many calls ask for it, and one whose caller gave up is kept for the next call.
+//!
+//! Memory is bounded: per file, the unfiltered input and the [`FILTERED_KEPT`] most recently used
+//! filter sets (each filter set is its own copy of the input), and [`DOCUMENTS_KEPT`] answers.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -64,8 +68,9 @@ pub struct Entry {
     pub name: String,
     pub format: Format,
     pub size: u64,
-    /// The CPU input per filter set (an unfiltered one at most, usually).
-    cpu: Mutex<Vec<(FilterSpec, CpuSlot)>>,
+    /// The CPU input per filter set, most recently used first: the unfiltered one and at most
+    /// [`FILTERED_KEPT`] others.
+    cpu: Mutex<VecDeque<(FilterSpec, CpuSlot)>>,
     heap: Arc<OnceCell<Arc<Heap>>>,
 }
 
@@ -85,13 +90,46 @@ impl Entry {
     }
 }
 
-const DOCUMENTS_KEPT: usize = 16;
+/// Answers kept, most recently used first.
+pub const DOCUMENTS_KEPT: usize = 16;
+
+/// Filtered copies of one file's input kept besides the unfiltered one, most recently used first:
+/// an agent trying 40 filter sets must not hold 40 copies of a large profile.
+pub const FILTERED_KEPT: usize = 4;
+
+/// A computed answer, or the one computation every caller waits on.
+type DocSlot = Arc<OnceCell<Arc<Value>>>;
+
+/// `key`'s slot in a most-recently-used list, made first (created when missing); the list then
+/// keeps `keep(key)` entries besides those `pinned` says to keep whatever their age.
+fn slot_in<K: PartialEq + Clone, S: Default + Clone>(
+    list: &mut VecDeque<(K, S)>,
+    key: &K,
+    kept: usize,
+    pinned: impl Fn(&K) -> bool,
+) -> S {
+    let entry = match list.iter().position(|(k, _)| k == key) {
+        Some(at) => list.remove(at).expect("found"),
+        None => (key.clone(), S::default()),
+    };
+    let slot = entry.1.clone();
+    list.push_front(entry);
+    let mut unpinned = 0;
+    list.retain(|(k, _)| {
+        if pinned(k) {
+            return true;
+        }
+        unpinned += 1;
+        unpinned <= kept
+    });
+    slot
+}
 
 /// The handles of one server (shared by every MCP session of `jsprof serve`).
 pub struct Store {
     pub config: Config,
     entries: Mutex<Vec<Arc<Entry>>>,
-    documents: Mutex<VecDeque<(String, Arc<Value>)>>,
+    documents: Mutex<VecDeque<(String, DocSlot)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -164,7 +202,7 @@ impl Store {
             name: path.to_string(),
             format,
             size: meta.len(),
-            cpu: Mutex::new(Vec::new()),
+            cpu: Mutex::new(VecDeque::new()),
             heap: Arc::new(OnceCell::new()),
         });
         entries.push(entry.clone());
@@ -204,17 +242,9 @@ impl Store {
             )));
         }
         filters.compile().map_err(ToolError::from)?;
-        let slot = {
-            let mut cpu = lock(&entry.cpu);
-            match cpu.iter().find(|(f, _)| f == filters) {
-                Some((_, slot)) => slot.clone(),
-                None => {
-                    let slot = Arc::new(OnceCell::new());
-                    cpu.push((filters.clone(), slot.clone()));
-                    slot
-                }
-            }
-        };
+        let slot: CpuSlot = slot_in(&mut lock(&entry.cpu), filters, FILTERED_KEPT, |f| {
+            *f == FilterSpec::default()
+        });
         let (path, name, filters) = (entry.path.clone(), entry.name.clone(), filters.clone());
         // Source-map discovery reads only below the roots, like every other read of this server.
         let roots = self.config.roots.clone();
@@ -293,20 +323,30 @@ impl Store {
         }
     }
 
-    /// A computed document kept under `key` (tool + handle + arguments), or `make`'s.
+    /// A computed document kept under `key` (tool + handle + arguments), or `make`'s. Calls
+    /// asking for one key at once share one computation; one that outlives its caller's time cap
+    /// finishes into the cache, so the next call gets it instead of starting again. A failure is
+    /// not kept.
     pub async fn document(
         &self,
         key: String,
         make: impl FnOnce() -> ToolResult<Value> + Send + 'static,
     ) -> ToolResult<Arc<Value>> {
-        if let Some((_, doc)) = lock(&self.documents).iter().find(|(k, _)| *k == key) {
+        let slot: DocSlot = slot_in(&mut lock(&self.documents), &key, DOCUMENTS_KEPT, |_| false);
+        if let Some(doc) = slot.get() {
             return Ok(doc.clone());
         }
-        let doc = Arc::new(self.finish(blocking(make)).await?);
-        let mut docs = lock(&self.documents);
-        docs.push_front((key, doc.clone()));
-        docs.truncate(DOCUMENTS_KEPT);
-        Ok(doc)
+        self.finish(async move {
+            slot.get_or_try_init(|| async move { blocking(make).await.map(Arc::new) })
+                .await
+                .cloned()
+        })
+        .await
+    }
+
+    /// How many inputs `entry` holds (the unfiltered one and filtered copies).
+    pub fn inputs_held(&self, entry: &Entry) -> usize {
+        lock(&entry.cpu).len()
     }
 }
 
@@ -329,4 +369,91 @@ pub fn read_snapshot(path: &Path, name: &str) -> ToolResult<(HeapSnapshot, Analy
         OpenError::Read(message) | OpenError::Snapshot(message) => ToolError::Input(message),
     })?;
     Ok((opened.snapshot, opened.analysis))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    fn fixtures() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+    }
+
+    fn store(call_timeout: Duration) -> Store {
+        let mut config = Config {
+            roots: vec![fixtures()],
+            call_timeout,
+            ..Config::default()
+        };
+        config.roots = vec![std::fs::canonicalize(fixtures()).unwrap()];
+        Store::new(config)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn forty_filter_sets_keep_at_most_the_unfiltered_input_and_four_copies() {
+        let store = store(Duration::from_secs(120));
+        let entry = store.open("cpu/node-mix.cpuprofile.gz").unwrap();
+        let plain = store.cpu(&entry, &FilterSpec::default()).await.unwrap();
+        for i in 0..40 {
+            let filters = FilterSpec {
+                exclude: vec![format!("^no-such-function-{i}$")],
+                ..FilterSpec::default()
+            };
+            store.cpu(&entry, &filters).await.unwrap();
+            assert!(store.inputs_held(&entry) <= 1 + FILTERED_KEPT);
+        }
+        assert_eq!(store.inputs_held(&entry), 1 + FILTERED_KEPT);
+        // The unfiltered input was never evicted: the same one comes back.
+        let again = store.cpu(&entry, &FilterSpec::default()).await.unwrap();
+        assert!(Arc::ptr_eq(&plain, &again));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_answer_that_outlives_its_call_is_kept_for_the_next_and_computed_once() {
+        let store = store(Duration::from_millis(50));
+        let runs = Arc::new(AtomicUsize::new(0));
+        let make = |runs: Arc<AtomicUsize>| {
+            move || {
+                runs.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(400));
+                Ok(serde_json::json!({"answer": 42}))
+            }
+        };
+        let first = store.document("slow".into(), make(runs.clone())).await;
+        assert!(
+            matches!(first, Err(ToolError::Timeout(_))),
+            "{:?}",
+            first.err()
+        );
+        // Retries while it runs wait on the same computation instead of starting another.
+        let retry = store.document("slow".into(), make(runs.clone())).await;
+        assert!(matches!(retry, Err(ToolError::Timeout(_))));
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let answered = store
+            .document("slow".into(), make(runs.clone()))
+            .await
+            .unwrap();
+        assert_eq!(answered["answer"], 42);
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            1,
+            "computed once for three calls"
+        );
+    }
+
+    #[test]
+    fn the_answers_kept_are_the_most_recently_used() {
+        let mut list: VecDeque<(u32, u32)> = VecDeque::new();
+        for k in 0..10 {
+            slot_in(&mut list, &k, 3, |k| *k == 0);
+        }
+        // 0 is pinned; of the rest the three most recent stay, newest first.
+        let keys: Vec<u32> = list.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, [9, 8, 7, 0]);
+        slot_in(&mut list, &7, 3, |k| *k == 0);
+        let keys: Vec<u32> = list.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, [7, 9, 8, 0]);
+    }
 }
