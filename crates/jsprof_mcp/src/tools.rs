@@ -1,15 +1,18 @@
 //! The tools: each parses its arguments, gets its artifact from the [`Store`], builds the
 //! `jsprof_document` document the CLI's `--json` prints for the same question, and returns one
-//! page of it ([`crate::page`]) with a few lines of text for people and models that read text.
+//! page of it ([`crate::paging`]) with a few lines of text for people and models that read text.
 //!
 //! Trace insights, network requests and page timings are `jsprof insights|network|timings
 //! --json` (`jsprof_document::page`), each paging one of the document's lists.
 
 use std::sync::Arc;
 
-use jsprof_analysis::{DiffKey, DiffOptions, EventQuery, TimeRange};
+use jsprof_analysis::{DiffKey, DiffOptions, EventQuery};
+use jsprof_document::events::EventsQuery;
 use jsprof_document::filters::FilterSpec;
 use jsprof_document::load::ViewSpec;
+use jsprof_document::query::{FlameChartQuery, Query};
+use jsprof_document::top::{By, TopQuery};
 use jsprof_heap::SortBy;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -17,7 +20,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::error::{ToolError, ToolResult};
-use crate::page::{self, List, PageArgs};
+use crate::paging::{self as page, List, PageArgs};
 use crate::store::{Entry, Store};
 
 /// A tool's answer: the JSON document (one page of it) and its text rendering.
@@ -33,6 +36,8 @@ pub struct ToolSpec {
     /// Takes `cursor`, `max_items` and `max_bytes`.
     pub paged: bool,
     pub schema: fn() -> Value,
+    /// Old argument names still accepted (the query type's serde aliases).
+    pub aliases: &'static [&'static str],
 }
 
 fn schema<T: JsonSchema>() -> Value {
@@ -41,11 +46,15 @@ fn schema<T: JsonSchema>() -> Value {
 
 macro_rules! spec {
     ($name:literal, $args:ty, $paged:expr, $description:literal) => {
+        spec!($name, $args, $paged, $description, &[])
+    };
+    ($name:literal, $args:ty, $paged:expr, $description:literal, $aliases:expr) => {
         ToolSpec {
             name: $name,
             description: $description,
             paged: $paged,
             schema: schema::<$args>,
+            aliases: $aliases,
         }
     };
 }
@@ -57,8 +66,8 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
         spec!("top", TopArgs, true, "The functions taking the most time (self or total), DevTools' Bottom-up table, for a thread and time range of a CPU profile or trace. Same numbers as `jsprof top --json`."),
         spec!("tree", TreeArgs, true, "The call tree (top-down) or bottom-up tree expanded along one path: the ancestors of `node` and its subtree `depth` levels deep (without `node`, the roots `depth` levels deep). Node ids are those of `jsprof tree --json`, so an id from one answer expands in the next."),
         spec!("sandwich", SandwichArgs, false, "Who calls a function and what it calls (speedscope's sandwich): the function whose name or URL matches `function` (a regular expression; the heaviest when several match, the others listed), its self and total, its callers (Bottom-up under it) and its callees (every call of it merged), `depth` levels each. Same as `jsprof tree --sandwich RE --json`."),
-        spec!("flame_chart", FlameChartArgs, true, "The flame chart's calls (JS calls, GC, and a trace's events) that overlap a time window, depth-first as drawn: start, end, self and total of each."),
-        spec!("events", EventsArgs, true, "GetEvents over a thread's timeline with the classic modes: all (depth-first), unique-types, unique-events, reduce-all; filtered by time window, event subtree, depth and types. Same answer as `jsprof events --json`."),
+        spec!("flame_chart", FlameChartArgs, true, "The flame chart's calls (JS calls, GC, and a trace's events) that overlap a time window, depth-first as drawn: start, end, self and total of each.", FlameChartQuery::ALIASES),
+        spec!("events", EventsArgs, true, "GetEvents over a thread's timeline with the classic modes: all (depth-first), unique-types, unique-events, reduce-all; filtered by time window, event subtree, depth and types. Same answer as `jsprof events --json`.", EventsQuery::ALIASES),
         spec!("cpu_diff", CpuDiffArgs, true, "Compare two CPU profiles or traces (handles): per function, before/after self and total and the change, above a noise floor, largest change first. Same as `jsprof diff --json`."),
         spec!("heap_summary", HeapSummaryArgs, true, "DevTools' heap Summary of a snapshot: classes with count, shallow and retained size, plus the snapshot's statistics. Same as `jsprof heap summary --json`."),
         spec!("heap_class", HeapClassArgs, true, "The objects of one Summary class (its `key` from heap_summary), largest retained first."),
@@ -123,7 +132,10 @@ pub async fn call(store: &Arc<Store>, name: &str, args: Map<String, Value>) -> T
     };
     let schema = input_schema(&spec);
     if let Some(Value::Object(known)) = schema.get("properties") {
-        if let Some(unknown) = args.keys().find(|k| !known.contains_key(*k)) {
+        if let Some(unknown) = args
+            .keys()
+            .find(|k| !known.contains_key(*k) && !spec.aliases.contains(&k.as_str()))
+        {
             let mut names: Vec<&String> = known.keys().collect();
             names.sort();
             return Err(ToolError::BadRequest(format!(
@@ -273,21 +285,10 @@ pub fn fmt_ms(v: &Value) -> String {
     v.as_f64().map_or("?".into(), |ms| format!("{ms:.2} ms"))
 }
 
+/// Bytes as the CLI writes them (1 KB = 1,024 B: `jsprof_document::units`).
 pub fn fmt_bytes(v: &Value) -> String {
-    let Some(b) = v.as_f64() else {
-        return "?".into();
-    };
-    let (value, unit) = match b.abs() {
-        x if x >= 1e9 => (b / 1e9, "GB"),
-        x if x >= 1e6 => (b / 1e6, "MB"),
-        x if x >= 1e3 => (b / 1e3, "KB"),
-        _ => (b, "B"),
-    };
-    if unit == "B" {
-        format!("{b} B")
-    } else {
-        format!("{value:.1} {unit}")
-    }
+    v.as_f64()
+        .map_or("?".into(), jsprof_document::units::fmt_bytes)
 }
 
 fn name_of(v: &Value) -> String {
@@ -333,19 +334,12 @@ fn object_row(o: &Value) -> String {
 // ---------------------------------------------------------------------------------------------
 // Arguments.
 
-/// The thread, range and filters of a CPU question (the CLI's `--thread`, `--range`,
-/// `--samples` and filter flags).
+/// The thread, range and filters of a CPU question: the CLI's `--thread`, `--range`,
+/// `--samples` ([`ViewSpec`], one definition for every door) and filter flags.
 #[derive(Deserialize, JsonSchema, Default, Clone)]
 pub struct View {
-    /// A timeline id, tid or unique thread name (default: the main thread).
-    #[serde(default)]
-    pub thread: Option<String>,
-    /// `START..END` in ms from the input's time origin; either side may be empty.
-    #[serde(default)]
-    pub range: Option<String>,
-    /// On a trace, the CPU samples instead of the Performance panel's entries.
-    #[serde(default)]
-    pub samples: bool,
+    #[serde(flatten)]
+    pub view: ViewSpec,
     /// The CLI's filters: focus / exclude / drop regexes, hide_idle, collapse_packages,
     /// collapse_recursion, focus_stack / focus_stack_inverted paths.
     #[serde(default)]
@@ -354,16 +348,7 @@ pub struct View {
 
 impl View {
     fn spec(&self) -> ToolResult<ViewSpec> {
-        let range = self
-            .range
-            .as_deref()
-            .map(|r| TimeRange::parse_ms(r).map_err(|e| ToolError::BadRequest(e.to_string())))
-            .transpose()?;
-        Ok(ViewSpec {
-            thread: self.thread.clone(),
-            range,
-            samples: self.samples,
-        })
+        Ok(self.view.clone())
     }
 
     fn filters(&self) -> FilterSpec {
@@ -382,9 +367,8 @@ pub struct OpenArgs {
 pub struct TopArgs {
     /// From `open`.
     pub handle: String,
-    /// `self` (default) or `total`.
     #[serde(default)]
-    pub by: Option<String>,
+    pub by: By,
     #[serde(flatten)]
     pub view: View,
 }
@@ -417,40 +401,22 @@ pub struct SandwichArgs {
     pub view: View,
 }
 
+/// `flame_chart`: [`FlameChartQuery`] (`range`, formerly `window`) of a handle.
 #[derive(Deserialize, JsonSchema)]
 pub struct FlameChartArgs {
     pub handle: String,
-    /// The window, `START..END` in ms from the input's time origin.
-    pub window: String,
-    /// Levels of nesting shown (1 = the outermost calls).
-    #[serde(default)]
-    pub max_depth: Option<u32>,
-    /// A timeline id, tid or unique thread name.
-    #[serde(default)]
-    pub thread: Option<String>,
+    #[serde(flatten)]
+    pub query: FlameChartQuery,
     #[serde(default)]
     pub filters: Option<FilterSpec>,
 }
 
+/// `events`: [`EventsQuery`] (`event`, formerly `event_id`) of a handle.
 #[derive(Deserialize, JsonSchema)]
 pub struct EventsArgs {
     pub handle: String,
-    /// all (default), unique-types, unique-events or reduce-all.
-    #[serde(default)]
-    pub mode: Option<String>,
-    /// Events overlapping `START..END` (ms) are returned whole.
-    #[serde(default)]
-    pub range: Option<String>,
-    /// Only this event's subtree (its id from an earlier answer).
-    #[serde(default)]
-    pub event_id: Option<u32>,
-    #[serde(default)]
-    pub max_depth: Option<u32>,
-    /// Event types, e.g. ["JS_CALL", "GC", "LAYOUT"].
-    #[serde(default)]
-    pub types: Vec<String>,
-    #[serde(default)]
-    pub thread: Option<String>,
+    #[serde(flatten)]
+    pub query: EventsQuery,
     #[serde(default)]
     pub filters: Option<FilterSpec>,
 }
@@ -689,24 +655,17 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
 }
 
 async fn top(q: Question<'_>, args: TopArgs) -> ToolResult<Answer> {
-    let by = match args.by.as_deref() {
-        None | Some("self") => jsprof_document::top::By::SelfWeight,
-        Some("total") => jsprof_document::top::By::Total,
-        Some(b) => {
-            return Err(ToolError::BadRequest(format!(
-                "bad `by` `{}`: expected self or total",
-                b.escape_debug()
-            )))
-        }
+    // Every row: the answer is paged rather than cut.
+    let query = TopQuery {
+        by: args.by,
+        limit: 0,
+        view: args.view.spec()?,
     };
-    let spec = args.view.spec()?;
     let (_, input) = cpu_of(&q, &args.handle, &args.view.filters()).await?;
     let doc = q
         .store
         .document(q.question.to_string(), move || {
-            let weighted = input.weighted(&spec)?;
-            let view = jsprof_document::top::view(&weighted, by, 0);
-            to_value(&jsprof_document::top::report(&weighted, &view))
+            to_value(&jsprof_document::top::answer(&input, &query)?)
         })
         .await?;
     q.paged((*doc).clone(), &["functions"], "functions", |f| {
@@ -819,12 +778,10 @@ async fn tree(q: Question<'_>, args: TreeArgs) -> ToolResult<Answer> {
         "tree {} {} {}",
         args.handle,
         bottom_up,
-        page::canonical(&json!([
-            args.view.thread,
-            args.view.range,
-            args.view.samples,
-            args.view.filters
-        ]))
+        page::canonical(&json!(format!(
+            "{:?}",
+            (&args.view.view, &args.view.filters)
+        )))
     );
     let whole = q
         .store
@@ -894,20 +851,13 @@ async fn run_events(
 }
 
 async fn flame_chart(q: Question<'_>, args: FlameChartArgs) -> ToolResult<Answer> {
-    let (start, end) =
-        jsprof_document::events::parse_window(&args.window).map_err(ToolError::BadRequest)?;
-    let query = EventQuery {
-        mode: jsprof_analysis::Mode::All,
-        start,
-        end,
-        max_depth: args.max_depth,
-        ..Default::default()
-    };
+    let query = args.query.event_query();
     let filters = args.filters.unwrap_or_default();
+    let thread = args.query.thread;
     run_events(
         q,
         &args.handle,
-        args.thread,
+        thread,
         filters,
         query,
         "calls in the window",
@@ -916,28 +866,9 @@ async fn flame_chart(q: Question<'_>, args: FlameChartArgs) -> ToolResult<Answer
 }
 
 async fn events(q: Question<'_>, args: EventsArgs) -> ToolResult<Answer> {
-    let mode = jsprof_document::events::parse_mode(args.mode.as_deref().unwrap_or("all"))
-        .map_err(ToolError::BadRequest)?;
-    let (start, end) = match &args.range {
-        Some(r) => jsprof_document::events::parse_window(r).map_err(ToolError::BadRequest)?,
-        None => (None, None),
-    };
-    let types = args
-        .types
-        .iter()
-        .map(|t| jsprof_document::events::parse_type(t))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(ToolError::BadRequest)?;
-    let query = EventQuery {
-        mode,
-        start,
-        end,
-        event_id: args.event_id,
-        max_depth: args.max_depth,
-        types,
-    };
+    let query = args.query.event_query();
     let filters = args.filters.unwrap_or_default();
-    run_events(q, &args.handle, args.thread, filters, query, "events").await
+    run_events(q, &args.handle, args.query.thread, filters, query, "events").await
 }
 
 /// Keeps `doc`'s list `chosen` (among `lists`, each a path) and replaces the others by their
