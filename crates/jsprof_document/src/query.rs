@@ -19,8 +19,9 @@ use crate::tree::TreeOptions;
 
 /// A document's query: what a front door fills from its own syntax.
 pub trait Query: serde::de::DeserializeOwned + JsonSchema {
-    /// Old spellings still accepted (serde aliases), known beside the schema's names.
-    const ALIASES: &'static [&'static str] = &[];
+    /// Old spellings still accepted (serde aliases), as (old, current) pairs: known beside the
+    /// schema's names, and read as the current name where values arrive as text.
+    const ALIASES: &'static [(&'static str, &'static str)] = &[];
     /// Whether the question also takes the filters ([`crate::filters::PARAMS`]).
     const FILTERED: bool = false;
 }
@@ -32,7 +33,7 @@ pub fn param_names<Q: Query>() -> Vec<String> {
         .as_object()
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
-    names.extend(Q::ALIASES.iter().map(|a| a.to_string()));
+    names.extend(Q::ALIASES.iter().map(|(old, _)| old.to_string()));
     names
 }
 
@@ -283,7 +284,7 @@ impl EventsQuery {
 }
 
 impl Query for EventsQuery {
-    const ALIASES: &'static [&'static str] = &["event_id"];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("event_id", "event")];
     const FILTERED: bool = true;
 }
 
@@ -322,7 +323,7 @@ impl FlameChartQuery {
 }
 
 impl Query for FlameChartQuery {
-    const ALIASES: &'static [&'static str] = &["window"];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("window", "range")];
     const FILTERED: bool = true;
 }
 

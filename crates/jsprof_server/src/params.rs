@@ -79,22 +79,32 @@ impl Params {
             .map_err(|e| ApiError::internal(format!("schema: {e}")))?;
         let mut object = Map::new();
         for (k, v) in &self.map {
-            let types = &schema["properties"][k.as_str()]["type"];
+            // An old spelling is read as the current name.
+            let k = Q::ALIASES
+                .iter()
+                .find(|(old, _)| old == k)
+                .map_or(k.as_str(), |(_, new)| new);
+            if object.contains_key(k) {
+                return Err(ApiError::bad_request(format!(
+                    "parameter `{k}` given twice"
+                )));
+            }
+            let types = &schema["properties"][k]["type"];
             let is = |t: &str| match types {
                 Value::String(s) => s == t,
                 Value::Array(a) => a.iter().any(|x| x == t),
                 _ => false,
             };
             let value = if is("boolean") {
-                Value::Bool(self.flag(k)?)
+                Value::Bool(flag(k, v)?)
             } else if is("integer") {
-                Value::from(self.number::<i64>(k)?)
+                Value::from(number::<i64>(k, v)?)
             } else if is("number") {
-                Value::from(self.number::<f64>(k)?)
+                Value::from(number::<f64>(k, v)?)
             } else {
                 Value::String(v.clone())
             };
-            object.insert(k.clone(), value);
+            object.insert(k.to_string(), value);
         }
         serde_json::from_value(Value::Object(object))
             .map_err(|e| ApiError::bad_request(e.to_string()))
@@ -105,31 +115,37 @@ impl Params {
     }
 
     pub fn number<T: std::str::FromStr>(&self, k: &str) -> ApiResult<Option<T>> {
-        match self.get(k) {
-            None => Ok(None),
-            Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                ApiError::bad_request(format!(
-                    "bad `{k}` `{}`: expected a number",
-                    ids::printable(v)
-                ))
-            }),
-        }
+        self.get(k).map(|v| number(k, v)).transpose()
     }
 
     pub fn flag(&self, k: &str) -> ApiResult<bool> {
-        match self.get(k) {
-            None => Ok(false),
-            Some("" | "1" | "true") => Ok(true),
-            Some("0" | "false") => Ok(false),
-            Some(v) => Err(ApiError::bad_request(format!(
-                "bad `{k}` `{}`: expected true or false",
-                ids::printable(v)
-            ))),
-        }
+        self.get(k).map_or(Ok(false), |v| flag(k, v))
     }
 
     /// `focus`, `exclude` (repeatable), `hide_idle`, `collapse_packages`, `collapse_recursion`.
     pub fn filters(&self) -> ApiResult<FilterSpec> {
         Ok(self.filters.clone())
+    }
+}
+
+/// Parameter `k`'s value `v` as a number.
+fn number<T: std::str::FromStr>(k: &str, v: &str) -> ApiResult<T> {
+    v.trim().parse().map_err(|_| {
+        ApiError::bad_request(format!(
+            "bad `{k}` `{}`: expected a number",
+            ids::printable(v)
+        ))
+    })
+}
+
+/// Parameter `k`'s value `v` as a flag (present and empty is true).
+fn flag(k: &str, v: &str) -> ApiResult<bool> {
+    match v {
+        "" | "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        v => Err(ApiError::bad_request(format!(
+            "bad `{k}` `{}`: expected true or false",
+            ids::printable(v)
+        ))),
     }
 }
