@@ -2,7 +2,7 @@
 //! the one pipeline (`jsprof_document::load::read_cpu`, shared with the service, the report and
 //! the UI).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use jsprof_document::load::{CpuInput, Pipeline};
@@ -21,6 +21,34 @@ pub fn load_cpu(path: &Path, pipeline: &Pipeline) -> Result<CpuInput> {
     let loaded = jsprof_document::load::read_cpu(name, text, pipeline)?;
     drop(spinner);
     Ok(loaded)
+}
+
+/// The arguments of the commands that print one whole-input document (`threads`, `insights`,
+/// `network`, `timings`).
+#[derive(clap::Args)]
+pub struct DocumentArgs {
+    /// A Chrome trace (`insights`, `network` and `timings` read a page load's; `jsprof record
+    /// --url … --trace`), .cpuprofile or JS Self-Profiling trace (gzip too); `-` for stdin.
+    pub file: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The head of those commands: the file through the default pipeline, then `make`'s document.
+/// With `--json` the document is printed and the answer is `None`; else the input and the
+/// document come back for the command's table.
+pub fn document<D: serde::Serialize>(
+    args: &DocumentArgs,
+    make: impl FnOnce(&CpuInput) -> jsprof_document::Result<D>,
+) -> Result<Option<(CpuInput, D)>> {
+    let loaded = load_cpu(&args.file, &Pipeline::default())?;
+    let report = make(&loaded)?;
+    if args.json {
+        crate::output::print_json(&report)?;
+        return Ok(None);
+    }
+    Ok(Some((loaded, report)))
 }
 
 /// Detects the format of `path` without reading it all, for commands that open the input again

@@ -290,27 +290,8 @@ pub fn fmt_percent(p: f64) -> String {
     format!("{p:.1} %")
 }
 
-/// Bytes with a binary-prefixed unit: `512 B`, `12.3 KB`, `4.56 MB`, `1.23 GB` (1 KB = 1024 B).
-pub fn fmt_bytes(bytes: f64) -> String {
-    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
-    if bytes.abs() < 1024.0 {
-        return format!("{bytes:.0} B");
-    }
-    let mut value = bytes / 1024.0;
-    let mut unit = 0;
-    while value.abs() >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    let digits = if value.abs() >= 100.0 {
-        0
-    } else if value.abs() >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{value:.digits$} {}", UNITS[unit])
-}
+/// Bytes with a binary-prefixed unit (1 KB = 1024 B): the one formatter, shared with MCP.
+pub use jsprof_document::units::fmt_bytes;
 
 // The CLI's tables name and place functions exactly as the SVG views and the exports do.
 pub use jsprof_profile::display::{display_name as display_function_name, fmt_location};

@@ -3,10 +3,8 @@
 
 use jsprof_analysis::TimeRange;
 
-/// clap's value parser for `--range`.
-pub fn parse(text: &str) -> Result<TimeRange, String> {
-    TimeRange::parse_ms(text).map_err(|e| e.to_string())
-}
+/// clap's value parser for `--range`: the one `START..END` parser.
+pub use jsprof_document::query::parse_range as parse;
 
 /// `range 12 ms..30 ms`-style description for subtitles.
 pub fn describe(range: Option<TimeRange>) -> Option<String> {

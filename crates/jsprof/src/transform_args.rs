@@ -1,14 +1,13 @@
 //! The flags of the load pipeline and of the views, shared by every CPU command through clap's
 //! `flatten`: the filters (`jsprof_document::filters::FilterSpec`, the one definition the service
 //! and the UI read from query parameters too), the source maps (`--sourcemap`,
-//! `--no-sourcemaps`), and the view (`--thread`, `--range`, `--samples`). The pipeline itself is
+//! `--no-sourcemaps`), and the view (`--thread`, `--range`, `--samples`: `jsprof_document::load::ViewSpec`). The pipeline itself is
 //! `jsprof_document::load`.
 
 use std::path::PathBuf;
 
-use jsprof_analysis::TimeRange;
 use jsprof_document::filters::FilterSpec;
-use jsprof_document::load::{Pipeline, ViewSpec};
+use jsprof_document::load::Pipeline;
 use jsprof_document::source_maps::SourceMaps;
 
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -46,28 +45,6 @@ impl TransformArgs {
     }
 }
 
-/// Which thread and time range a view shows.
-#[derive(clap::Args, Clone, Debug, Default)]
-pub struct ViewArgs {
-    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
-    #[arg(long)]
-    pub thread: Option<String>,
-    /// Only time within START..END (ms from the profile's start — a trace's first timestamp;
-    /// either side may be empty), clipped as DevTools' range selection does.
-    #[arg(long, value_name = "START..END", value_parser = crate::range_arg::parse, allow_hyphen_values = true)]
-    pub range: Option<TimeRange>,
-    /// For a trace: weigh the thread's CPU samples instead of its entries (the Performance panel's
-    /// JS calls and trace events, the default).
-    #[arg(long)]
-    pub samples: bool,
-}
-
-impl ViewArgs {
-    pub fn spec(&self) -> ViewSpec {
-        ViewSpec {
-            thread: self.thread.clone(),
-            range: self.range,
-            samples: self.samples,
-        }
-    }
-}
+/// Which thread and time range a view shows: `--thread`, `--range`, `--samples`, defined once
+/// with the service's and MCP's parameters of the same names.
+pub use jsprof_document::load::ViewSpec as ViewArgs;

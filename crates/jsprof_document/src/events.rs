@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::load::CpuInput;
+pub use crate::query::{parse_mode, parse_type, EventsQuery};
 use crate::{ms, warnings_json, JsonWarning, ReportError, Result};
 
 /// The `data` object of an event.
@@ -115,48 +116,8 @@ pub fn report(loaded: &CpuInput, timeline: &Timeline, query: &EventQuery) -> Res
     Ok(report_of(loaded, timeline, query, &answer))
 }
 
-/// Parses `START..END` in milliseconds (either side may be empty) into nanoseconds, as
-/// `jsprof events --range` and the service's `range=` take it.
-pub fn parse_window(text: &str) -> std::result::Result<(Option<i64>, Option<i64>), String> {
-    let bad = || {
-        format!(
-            "bad range `{text}`: expected START..END in milliseconds, either side may be empty (e.g. `100..250.5`, `..30`)"
-        )
-    };
-    let (a, b) = text.trim().split_once("..").ok_or_else(bad)?;
-    let side = |s: &str| -> std::result::Result<Option<i64>, String> {
-        let s = s.trim();
-        if s.is_empty() {
-            return Ok(None);
-        }
-        let ms: f64 = s.parse().map_err(|_| bad())?;
-        if !ms.is_finite() {
-            return Err(bad());
-        }
-        Ok(Some(jsprof_profile::ms_to_ns(ms)))
-    };
-    let (start, end) = (side(a)?, side(b)?);
-    if let (Some(s), Some(e)) = (start, end) {
-        if s > e {
-            return Err(format!("bad range `{text}`: START is after END"));
-        }
-    }
-    Ok((start, end))
-}
-
-/// Parses an event type name for `--type` / `types=`.
-pub fn parse_type(s: &str) -> std::result::Result<EventType, String> {
-    EventType::parse(s).ok_or_else(|| {
-        format!(
-            "unknown event type `{s}`: expected one of {}",
-            EventType::ALL.map(|t| t.as_str()).join(", ")
-        )
-    })
-}
-
-/// Parses a mode name for `--mode` / `mode=`.
-pub fn parse_mode(s: &str) -> std::result::Result<jsprof_analysis::Mode, String> {
-    jsprof_analysis::Mode::parse(s).ok_or_else(|| {
-        format!("unknown mode `{s}`: expected all, unique-types, unique-events or reduce-all")
-    })
+/// The document for `query` on its thread's timeline: the one answer every front door gives.
+pub fn document(loaded: &CpuInput, query: &EventsQuery) -> Result<EventsReport> {
+    let timeline = loaded.select(query.thread.as_deref())?;
+    report(loaded, timeline, &query.event_query())
 }

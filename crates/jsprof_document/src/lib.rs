@@ -44,6 +44,7 @@ pub mod local_file;
 pub mod page;
 pub mod page_checks;
 pub mod page_scripts;
+pub mod query;
 pub mod schema;
 pub mod source_maps;
 pub mod summary;
@@ -52,6 +53,7 @@ pub mod thread_select;
 pub mod threads;
 pub mod top;
 pub mod tree;
+pub mod units;
 
 /// A function's self and total weight as `top` and `tree` print them: ms for time, bytes for a
 /// heap profile (the other pair left out), and percentages of `total`.

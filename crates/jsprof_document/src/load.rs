@@ -69,14 +69,26 @@ pub struct CpuInput {
 }
 
 /// What a weighted view shows: a thread, a time range, and for a trace whether its samples are
-/// wanted instead of the Performance panel's entries.
-#[derive(Clone, Debug, Default)]
+/// wanted instead of the Performance panel's entries. The CLI's `--thread`, `--range` and
+/// `--samples`, the service's parameters and MCP's arguments of the same names (one definition,
+/// as [`FilterSpec`]; see [`crate::query`]).
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, JsonSchema)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct ViewSpec {
-    /// A timeline id, a tid or a unique thread name; `None` for the default thread.
+    /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
+    #[cfg_attr(feature = "clap", arg(long))]
+    #[serde(default)]
     pub thread: Option<String>,
-    /// Milliseconds from the input's time origin.
+    /// Only time within START..END (ms from the profile's start — a trace's first timestamp;
+    /// either side may be empty), clipped as DevTools' range selection does.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "START..END", value_parser = crate::query::parse_range, allow_hyphen_values = true))]
+    #[serde(default, deserialize_with = "crate::query::de_range")]
+    #[schemars(with = "Option<String>")]
     pub range: Option<TimeRange>,
-    /// On a trace, the CPU samples of the thread's profile rather than its entries.
+    /// For a trace: weigh the thread's CPU samples instead of its entries (the Performance panel's
+    /// JS calls and trace events, the default).
+    #[cfg_attr(feature = "clap", arg(long))]
+    #[serde(default)]
     pub samples: bool,
 }
 

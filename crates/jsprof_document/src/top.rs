@@ -5,16 +5,10 @@ use jsprof_profile::{Profile, WeightUnit};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::load::{WeightSource, Weighted};
-use crate::{warnings_json, JsonWarning, WeightsJson, NS_PER_MS};
+use crate::load::{CpuInput, WeightSource, Weighted};
+use crate::{warnings_json, JsonWarning, Result, WeightsJson, NS_PER_MS};
 
-/// The order of the rows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum By {
-    #[default]
-    SelfWeight,
-    Total,
-}
+pub use crate::query::{By, TopQuery};
 
 /// One function as `top` and `summary` print it.
 #[derive(Serialize, JsonSchema)]
@@ -101,6 +95,13 @@ pub fn view(weighted: &Weighted, by: By, limit: usize) -> TopView {
         rows.truncate(limit);
     }
     TopView { unit, total, rows }
+}
+
+/// `jsprof top --json`'s document for `query`: the one answer every front door gives.
+pub fn answer(input: &CpuInput, query: &TopQuery) -> Result<TopReport> {
+    let weighted = input.weighted(&query.view)?;
+    let view = view(&weighted, query.by, query.limit);
+    Ok(report(&weighted, &view))
 }
 
 /// The JSON document of a view.

@@ -8,7 +8,8 @@ use jsprof_profile::{Profile, WeightUnit};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::load::{WeightSource, Weighted};
+use crate::load::{CpuInput, WeightSource, Weighted};
+pub use crate::query::TreeQuery;
 use crate::top::is_samples;
 use crate::{warnings_json, JsonWarning, WeightsJson, NS_PER_MS};
 
@@ -382,4 +383,32 @@ pub fn sandwich_report(
             .map(|s| node_json(profile, &view.callees, s))
             .collect(),
     }
+}
+
+/// `jsprof tree --json`'s answer: the tree, or with `sandwich` the sandwich.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum TreeAnswer {
+    Tree(TreeReport),
+    Sandwich(SandwichReport),
+}
+
+/// The document for `query`: the one answer every front door gives.
+pub fn answer(input: &CpuInput, query: &TreeQuery) -> crate::Result<TreeAnswer> {
+    if query.sandwich.is_some() && query.bottom_up {
+        return Err(crate::ReportError::Usage(
+            "`sandwich` shows both directions: leave out `bottom_up`".to_string(),
+        ));
+    }
+    let weighted = input.weighted(&query.view)?;
+    let options = query.options();
+    Ok(match &query.sandwich {
+        Some(pattern) => {
+            let re = regex::Regex::new(pattern)
+                .map_err(|e| crate::ReportError::Usage(format!("bad `sandwich`: {e}")))?;
+            let (view, others) = sandwich_matching(&weighted, &re, options)?;
+            TreeAnswer::Sandwich(sandwich_report(&weighted, &view, &others))
+        }
+        None => TreeAnswer::Tree(report(&weighted, &view(&weighted, options))),
+    })
 }

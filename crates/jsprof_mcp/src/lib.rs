@@ -25,7 +25,7 @@
 //! ```
 
 pub mod error;
-pub mod page;
+pub mod paging;
 pub mod prompts;
 pub mod record;
 pub mod resources;

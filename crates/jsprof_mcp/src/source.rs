@@ -77,7 +77,7 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
     // `top`'s own document (every row, by self), so the times are top's.
     let key = format!(
         "top {}",
-        crate::page::canonical(&json!({"handle": args.handle}))
+        crate::paging::canonical(&json!({"handle": args.handle}))
     );
     let doc = q
         .store

@@ -6,9 +6,8 @@ use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, MethodRouter};
 use axum::Router;
-use jsprof_analysis::EventQuery;
 use jsprof_heap::SortBy;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -20,7 +19,11 @@ use crate::ids;
 use crate::params::Params;
 use crate::recording::{self, StartRequest};
 use crate::state::{artifact_name, session_json, AppState};
-use jsprof_document::filters::{self, FilterSpec};
+use jsprof_document::events::EventsQuery;
+use jsprof_document::filters::FilterSpec;
+use jsprof_document::load::CpuInput;
+use jsprof_document::query::{NoQuery, Query, SummaryQuery};
+use jsprof_document::{page, summary, threads, top, tree};
 
 type Shared = State<Arc<AppState>>;
 
@@ -41,19 +44,21 @@ pub fn router(state: Arc<AppState>) -> Router {
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/summary",
-            get(summary),
+            cpu_document(|input, q: &SummaryQuery| {
+                Ok(summary::summary(input, q.thread.as_deref(), q.limit)?.report)
+            }),
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/threads",
-            get(threads),
+            cpu_document(|input, _: &NoQuery| Ok(threads::threads_report(input))),
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/insights",
-            get(insights),
+            cpu_document(|input, _: &NoQuery| page::insights_report(input)),
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/network",
-            get(network),
+            cpu_document(|input, _: &NoQuery| page::network_report(input)),
         )
         // `jsprof filmstrip --json`, and one image at a time (the UI's own endpoints).
         .route(
@@ -66,10 +71,16 @@ pub fn router(state: Arc<AppState>) -> Router {
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/timings",
-            get(timings),
+            cpu_document(|input, _: &NoQuery| page::timings_report(input)),
         )
-        .route("/api/sessions/{id}/artifacts/{artifact}/top", get(top))
-        .route("/api/sessions/{id}/artifacts/{artifact}/tree", get(tree))
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/top",
+            cpu_document(top::answer),
+        )
+        .route(
+            "/api/sessions/{id}/artifacts/{artifact}/tree",
+            cpu_document(tree::answer),
+        )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/heap/summary",
             get(heap_summary),
@@ -252,42 +263,16 @@ async fn events(
     Path((id, timeline)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let params = Params::parse(
-        q,
-        &[
-            &["mode", "range", "event_id", "max_depth", "types"][..],
-            &filters::PARAMS,
-        ]
-        .concat(),
-    )?;
+    // The path names the thread: every parameter of the query but `thread`.
+    let known: Vec<String> = Params::known::<EventsQuery>()
+        .into_iter()
+        .filter(|k| k != "thread")
+        .collect();
+    let params = Params::parse(q, &known.iter().map(String::as_str).collect::<Vec<_>>())?;
     let filters = params.filters()?;
+    let query = params.query::<EventsQuery>()?.event_query();
     let timeline_id = ids::number("timeline id", &timeline)?;
     let (s, artifacts) = state.find(&id)?;
-    let mode = match params.get("mode") {
-        Some(m) => jsprof_document::events::parse_mode(m).map_err(ApiError::bad_request)?,
-        None => jsprof_analysis::Mode::All,
-    };
-    let (start, end) = match params.get("range") {
-        Some(r) => jsprof_document::events::parse_window(r).map_err(ApiError::bad_request)?,
-        None => (None, None),
-    };
-    let types = match params.get("types") {
-        Some(t) => t
-            .split(',')
-            .filter(|t| !t.trim().is_empty())
-            .map(|t| jsprof_document::events::parse_type(t.trim()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(ApiError::bad_request)?,
-        None => Vec::new(),
-    };
-    let query = EventQuery {
-        mode,
-        start,
-        end,
-        event_id: params.number("event_id")?,
-        max_depth: params.number("max_depth")?,
-        types,
-    };
     let Some(a) = s
         .timeline_artifact
         .and_then(|t| artifacts.iter().find(|a| a.artifact_id == t))
@@ -345,203 +330,29 @@ async fn profile_of(
     Ok((state.load_filtered(&s, &a, View::Cpu, filters).await?, name))
 }
 
-/// `jsprof summary FILE --json`.
-async fn summary(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let params = Params::parse(q, &["limit", "thread"])?;
-    let limit = params.number::<usize>("limit")?.unwrap_or(10);
-    let thread = params.get("thread").map(str::to_string);
-    let (loaded, _) = profile_of(&state, &id, &artifact_text, &FilterSpec::default()).await?;
-    let report = crate::work::run(move || {
-        Ok(jsprof_document::summary::summary(loaded.cpu()?, thread.as_deref(), limit)?.report)
-    })
-    .await?;
-    Ok(json_blocking(report).await)
-}
-
-/// `jsprof threads FILE --json`.
-async fn threads(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
-    let (loaded, _) = profile_of(&state, &id, &artifact_text, &FilterSpec::default()).await?;
-    let report =
-        crate::work::run(move || Ok(jsprof_document::threads::threads_report(loaded.cpu()?)))
-            .await?;
-    Ok(json_blocking(report).await)
-}
-
-/// `jsprof insights|network|timings FILE --json`: the page-load documents of a trace artifact.
-async fn page_doc<T: serde::Serialize + Send + 'static>(
-    state: Arc<AppState>,
-    id: String,
-    artifact_text: String,
-    q: Option<String>,
-    make: fn(&jsprof_document::load::CpuInput) -> jsprof_document::Result<T>,
-) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
-    let (loaded, _) = profile_of(&state, &id, &artifact_text, &FilterSpec::default()).await?;
-    let report = crate::work::run(move || Ok(make(loaded.cpu()?)?)).await?;
-    Ok(json_blocking(report).await)
-}
-
-async fn insights(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    page_doc(
-        state,
-        id,
-        artifact_text,
-        q,
-        jsprof_document::page::insights_report,
+/// A CPU document's route (pprof's `webui.go`: each handler is its report function): the
+/// parameters `Q` takes (unknown ones refused by name), the artifact's load with the query's
+/// filters, and `answer`'s document as the CLI's `--json` prints it.
+fn cpu_document<Q, D>(
+    answer: fn(&CpuInput, &Q) -> jsprof_document::Result<D>,
+) -> MethodRouter<Arc<AppState>>
+where
+    Q: Query + Send + 'static,
+    D: Serialize + Send + 'static,
+{
+    get(
+        move |State(state): Shared,
+              Path((id, artifact_text)): Path<(String, String)>,
+              RawQuery(q): RawQuery| async move {
+            let known = Params::known::<Q>();
+            let params = Params::parse(q, &known.iter().map(String::as_str).collect::<Vec<_>>())?;
+            let filters = params.filters()?;
+            let query = params.query::<Q>()?;
+            let (loaded, _) = profile_of(&state, &id, &artifact_text, &filters).await?;
+            let report = crate::work::run(move || Ok(answer(loaded.cpu()?, &query)?)).await?;
+            ApiResult::Ok(json_blocking(report).await)
+        },
     )
-    .await
-}
-
-async fn network(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    page_doc(
-        state,
-        id,
-        artifact_text,
-        q,
-        jsprof_document::page::network_report,
-    )
-    .await
-}
-
-async fn timings(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    page_doc(
-        state,
-        id,
-        artifact_text,
-        q,
-        jsprof_document::page::timings_report,
-    )
-    .await
-}
-
-async fn top(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let params = Params::parse(
-        q,
-        &[
-            &["by", "limit", "range", "thread", "samples"][..],
-            &filters::PARAMS,
-        ]
-        .concat(),
-    )?;
-    let filters = params.filters()?;
-    let by = match params.get("by") {
-        None | Some("self") => jsprof_document::top::By::SelfWeight,
-        Some("total") => jsprof_document::top::By::Total,
-        Some(v) => {
-            return Err(ApiError::bad_request(format!(
-                "bad `by` `{}`: expected self or total",
-                ids::printable(v)
-            )))
-        }
-    };
-    let limit = params.number::<usize>("limit")?.unwrap_or(25);
-    let spec = params.view_spec()?;
-    let (loaded, _) = profile_of(&state, &id, &artifact_text, &filters).await?;
-    let report = crate::work::run(move || {
-        let weighted = loaded.cpu()?.weighted(&spec)?;
-        let view = jsprof_document::top::view(&weighted, by, limit);
-        Ok(jsprof_document::top::report(&weighted, &view))
-    })
-    .await?;
-    Ok(json_blocking(report).await)
-}
-
-/// `…/tree`'s answer: the tree, or with `sandwich=RE` the sandwich.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum TreeAnswer {
-    Tree(jsprof_document::tree::TreeReport),
-    Sandwich(jsprof_document::tree::SandwichReport),
-}
-
-async fn tree(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let params = Params::parse(
-        q,
-        &[
-            &[
-                "bottom_up",
-                "max_depth",
-                "min_percent",
-                "range",
-                "thread",
-                "samples",
-                "sandwich",
-            ][..],
-            &filters::PARAMS,
-        ]
-        .concat(),
-    )?;
-    let filters = params.filters()?;
-    let options = jsprof_document::tree::TreeOptions {
-        bottom_up: params.flag("bottom_up")?,
-        max_depth: params.number("max_depth")?.unwrap_or(0),
-        min_percent: params.number("min_percent")?.unwrap_or(0.0),
-    };
-    // `sandwich=RE`: `jsprof tree --sandwich RE`'s document instead of the tree.
-    let sandwich = match params.get("sandwich") {
-        None => None,
-        Some(_) if options.bottom_up => {
-            return Err(ApiError::bad_request(
-                "`sandwich` shows both directions: leave out `bottom_up`".to_string(),
-            ))
-        }
-        Some(p) => Some(regex::Regex::new(p).map_err(|e| {
-            ApiError::bad_request(format!(
-                "bad `sandwich` `{}`: {}",
-                ids::printable(p),
-                e.to_string().replace('\n', " ")
-            ))
-        })?),
-    };
-    let spec = params.view_spec()?;
-    let (loaded, _) = profile_of(&state, &id, &artifact_text, &filters).await?;
-    let report = crate::work::run(move || {
-        let weighted = loaded.cpu()?.weighted(&spec)?;
-        Ok(match sandwich {
-            Some(re) => {
-                let (view, others) =
-                    jsprof_document::tree::sandwich_matching(&weighted, &re, options)?;
-                TreeAnswer::Sandwich(jsprof_document::tree::sandwich_report(
-                    &weighted, &view, &others,
-                ))
-            }
-            None => {
-                let view = jsprof_document::tree::view(&weighted, options);
-                TreeAnswer::Tree(jsprof_document::tree::report(&weighted, &view))
-            }
-        })
-    })
-    .await?;
-    Ok(json_blocking(report).await)
 }
 
 /// A heap snapshot artifact, loaded and analysed.

@@ -140,7 +140,7 @@ pub fn document(state: &AppState) -> Value {
                     "parameters": with_filters(vec![
                         param("mode", "query", "all | unique-types | unique-events | reduce-all", json!({"type": "string", "enum": ["all", "unique-types", "unique-events", "reduce-all"], "default": "all"})),
                         param("range", "query", "events overlapping START..END (ms) are returned whole", json!({"type": "string"})),
-                        param("event_id", "query", "iterate from this event instead of the root (the event itself is left out)", json!({"type": "integer"})),
+                        param("event", "query", "iterate from this event instead of the root (the event itself is left out); `event_id`, its former name, is still accepted", json!({"type": "integer"})),
                         param("max_depth", "query", "1 = top level (or the event's children)", json!({"type": "integer"})),
                         param("types", "query", "only these types, comma-separated (JS_CALL,GC,LAYOUT,…)", json!({"type": "string"}))
                     ]),

@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use jsprof_analysis::TimeRange;
-
 use jsprof_document::filters::{self, FilterSpec};
+use jsprof_document::query::{param_names, Query};
+use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
@@ -62,52 +62,90 @@ impl Params {
         Ok(Params { map, filters: spec })
     }
 
+    /// The parameters a query type takes, as [`Params::parse`] knows them: its fields, its old
+    /// spellings, and the filters when it takes them.
+    pub fn known<Q: Query>() -> Vec<String> {
+        let mut names = param_names::<Q>();
+        if Q::FILTERED {
+            names.extend(filters::PARAMS.iter().map(|p| p.to_string()));
+        }
+        names
+    }
+
+    /// The query `Q` from the parameters: each value read as its field's schema type says (a
+    /// flag, a number, a list of comma-separated items or a text), then `Q`'s own parsers.
+    pub fn query<Q: Query>(&self) -> ApiResult<Q> {
+        let schema = serde_json::to_value(schemars::schema_for!(Q))
+            .map_err(|e| ApiError::internal(format!("schema: {e}")))?;
+        let mut object = Map::new();
+        for (k, v) in &self.map {
+            // An old spelling is read as the current name.
+            let k = Q::ALIASES
+                .iter()
+                .find(|(old, _)| old == k)
+                .map_or(k.as_str(), |(_, new)| new);
+            if object.contains_key(k) {
+                return Err(ApiError::bad_request(format!(
+                    "parameter `{k}` given twice"
+                )));
+            }
+            let types = &schema["properties"][k]["type"];
+            let is = |t: &str| match types {
+                Value::String(s) => s == t,
+                Value::Array(a) => a.iter().any(|x| x == t),
+                _ => false,
+            };
+            let value = if is("boolean") {
+                Value::Bool(flag(k, v)?)
+            } else if is("integer") {
+                Value::from(number::<i64>(k, v)?)
+            } else if is("number") {
+                Value::from(number::<f64>(k, v)?)
+            } else {
+                Value::String(v.clone())
+            };
+            object.insert(k.to_string(), value);
+        }
+        serde_json::from_value(Value::Object(object))
+            .map_err(|e| ApiError::bad_request(e.to_string()))
+    }
+
     pub fn get(&self, k: &str) -> Option<&str> {
         self.map.get(k).map(String::as_str)
     }
 
     pub fn number<T: std::str::FromStr>(&self, k: &str) -> ApiResult<Option<T>> {
-        match self.get(k) {
-            None => Ok(None),
-            Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                ApiError::bad_request(format!(
-                    "bad `{k}` `{}`: expected a number",
-                    ids::printable(v)
-                ))
-            }),
-        }
+        self.get(k).map(|v| number(k, v)).transpose()
     }
 
     pub fn flag(&self, k: &str) -> ApiResult<bool> {
-        match self.get(k) {
-            None => Ok(false),
-            Some("" | "1" | "true") => Ok(true),
-            Some("0" | "false") => Ok(false),
-            Some(v) => Err(ApiError::bad_request(format!(
-                "bad `{k}` `{}`: expected true or false",
-                ids::printable(v)
-            ))),
-        }
+        self.get(k).map_or(Ok(false), |v| flag(k, v))
     }
 
     /// `focus`, `exclude` (repeatable), `hide_idle`, `collapse_packages`, `collapse_recursion`.
     pub fn filters(&self) -> ApiResult<FilterSpec> {
         Ok(self.filters.clone())
     }
+}
 
-    /// `thread`, `range` and `samples`: the view of a CPU input (`jsprof top --thread
-    /// --range --samples`).
-    pub fn view_spec(&self) -> ApiResult<jsprof_document::load::ViewSpec> {
-        Ok(jsprof_document::load::ViewSpec {
-            thread: self.get("thread").map(str::to_string),
-            range: self.time_range()?,
-            samples: self.flag("samples")?,
-        })
-    }
+/// Parameter `k`'s value `v` as a number.
+fn number<T: std::str::FromStr>(k: &str, v: &str) -> ApiResult<T> {
+    v.trim().parse().map_err(|_| {
+        ApiError::bad_request(format!(
+            "bad `{k}` `{}`: expected a number",
+            ids::printable(v)
+        ))
+    })
+}
 
-    pub fn time_range(&self) -> ApiResult<Option<TimeRange>> {
-        self.get("range")
-            .map(|r| TimeRange::parse_ms(r).map_err(|e| ApiError::bad_request(e.to_string())))
-            .transpose()
+/// Parameter `k`'s value `v` as a flag (present and empty is true).
+fn flag(k: &str, v: &str) -> ApiResult<bool> {
+    match v {
+        "" | "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        v => Err(ApiError::bad_request(format!(
+            "bad `{k}` `{}`: expected true or false",
+            ids::printable(v)
+        ))),
     }
 }

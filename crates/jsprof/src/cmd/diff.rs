@@ -364,7 +364,7 @@ pub struct Side {
 impl CompareArgs {
     pub fn load(&self, path: &Path) -> Result<Side> {
         let input = load_cpu(path, &self.transform.pipeline())?;
-        let mut spec = self.view.spec();
+        let mut spec = self.view.clone();
         let threads = if input.is_trace() && !spec.samples {
             input.timelines().len()
         } else {

@@ -6,34 +6,18 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_analysis::{EventData, EventQuery, EventType, Mode};
+use jsprof_analysis::{EventData, Mode};
+use jsprof_document::events::EventsQuery;
 
 use crate::load::load_cpu;
 use crate::output::{self, Align, Table};
-use jsprof_document::events::parse_window;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// A Chrome trace, .cpuprofile or JS Self-Profiling trace (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// The timeline: a timeline_id from `jsprof threads`, a tid or a unique thread name.
-    #[arg(long)]
-    pub thread: Option<String>,
-    /// all | unique-types | unique-events | reduce-all.
-    #[arg(long, default_value = "all", value_parser = parse_mode)]
-    pub mode: Mode,
-    /// Events overlapping START..END (ms; either side may be empty) are returned whole.
-    #[arg(long, value_parser = parse_window)]
-    pub range: Option<(Option<i64>, Option<i64>)>,
-    /// Iterate from this event id instead of the timeline's root (the event itself is left out).
-    #[arg(long = "event")]
-    pub event: Option<u32>,
-    /// 1 = top-level events only (with --event: its children).
-    #[arg(long)]
-    pub max_depth: Option<u32>,
-    /// Only these types (comma-separated), e.g. `JS_CALL,GC`.
-    #[arg(long = "type", value_delimiter = ',', value_parser = parse_type)]
-    pub types: Vec<EventType>,
+    #[command(flatten)]
+    pub query: EventsQuery,
     /// How many rows to print in the table; 0 prints all (JSON always has all).
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
@@ -44,22 +28,12 @@ pub struct Args {
     pub json: bool,
 }
 
-use jsprof_document::events::{parse_mode, parse_type};
-
 use jsprof_profile::ns_to_ms as ms;
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
-    let timeline = loaded.select(args.thread.as_deref())?;
-    let (start, end) = args.range.unwrap_or((None, None));
-    let query = EventQuery {
-        mode: args.mode,
-        start,
-        end,
-        event_id: args.event,
-        max_depth: args.max_depth,
-        types: args.types.clone(),
-    };
+    let timeline = loaded.select(args.query.thread.as_deref())?;
+    let query = args.query.event_query();
     let answer = jsprof_document::events::answer(&loaded, timeline, &query)?;
     let profile = loaded.profile();
     if args.json {
@@ -69,7 +43,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     output::warn(&loaded.name, loaded.warnings());
-    let real = args.mode == Mode::All;
+    let real = query.mode == Mode::All;
     let mut columns = Vec::new();
     if real {
         columns.extend([("id", Align::Right), ("start", Align::Right)]);
@@ -114,7 +88,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             output::fmt_ms(ms(r.total_time)),
             r.hits.to_string(),
             r.kind.as_str().to_string(),
-            if real || args.mode == Mode::UniqueEvents {
+            if real || query.mode == Mode::UniqueEvents {
                 format!("{indent}{}", output::display_function_name(name))
             } else {
                 String::new()

@@ -11,18 +11,14 @@ use jsprof_render::{write_flame_chart_svg, FlameChartOptions};
 
 use crate::load::load_cpu;
 use crate::output;
-use jsprof_document::events::parse_window;
+use jsprof_document::query::FlameChartQuery;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// A Chrome trace, .cpuprofile or JS Self-Profiling trace (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// The timeline: a timeline_id from `jsprof threads`, a tid or a unique thread name.
-    #[arg(long)]
-    pub thread: Option<String>,
-    /// Draw only START..END (ms; either side may be empty).
-    #[arg(long, value_parser = parse_window)]
-    pub range: Option<(Option<i64>, Option<i64>)>,
+    #[command(flatten)]
+    pub query: FlameChartQuery,
     /// Width in pixels.
     #[arg(long, default_value_t = 1400)]
     pub width: u32,
@@ -35,9 +31,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
-    let timeline = loaded.select(args.thread.as_deref())?;
+    let timeline = loaded.select(args.query.thread.as_deref())?;
     output::warn(&loaded.name, loaded.warnings());
-    let (start, end) = args.range.unwrap_or((None, None));
+    let range = args.query.range.unwrap_or_default();
     let thread = if timeline.name.is_empty() {
         String::new()
     } else {
@@ -45,8 +41,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let options = FlameChartOptions {
         width: args.width.max(200),
-        start,
-        end,
+        start: range.start,
+        end: range.end,
         title: format!("{}{thread}", loaded.name),
         ..FlameChartOptions::default()
     };

@@ -54,7 +54,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .as_deref()
         .ok_or_else(|| anyhow::anyhow!("give FILE, or --diff BEFORE AFTER"))?;
     let loaded = load_cpu(file, &args.transform.pipeline())?;
-    let weighted = loaded.weighted(&args.view.spec())?;
+    let weighted = loaded.weighted(&args.view)?;
     let profile = &*weighted.profile;
     let thread = weighted.thread();
     output::warn(&loaded.name, &profile.warnings);

@@ -5,32 +5,21 @@
 //! long tasks.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::load::load_cpu;
 use crate::output::{self, fmt_ms, Align, Table};
-use jsprof_document::load::Pipeline;
 use jsprof_document::page::{MetricJson, WindowJson};
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// A Chrome trace of a page load (Performance panel, `jsprof record --url … --trace`); `-` for stdin.
-    pub file: PathBuf,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
+pub use crate::load::DocumentArgs as Args;
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_cpu(&args.file, &Pipeline::default())?;
-    let report = jsprof_document::page::insights_report(&loaded)?;
-    if args.json {
-        output::print_json(&report)?;
+    let Some((loaded, report)) =
+        crate::load::document(&args, jsprof_document::page::insights_report)?
+    else {
         return Ok(ExitCode::SUCCESS);
-    }
+    };
     output::warn(&loaded.name, loaded.warnings());
     output::to_stdout(|out| {
         for n in &report.navigations {

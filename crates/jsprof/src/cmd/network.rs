@@ -1,31 +1,20 @@
 //! `jsprof network TRACE`: the requests of a trace as a waterfall table (start, queueing,
 //! server response, download, end), as DevTools' Network track derives them.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::load::load_cpu;
 use crate::output::{self, fmt_bytes, fmt_ms, Align, Table};
-use jsprof_document::load::Pipeline;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// A Chrome trace (Performance panel, `jsprof record --url … --trace`); `-` for stdin.
-    pub file: PathBuf,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
+pub use crate::load::DocumentArgs as Args;
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_cpu(&args.file, &Pipeline::default())?;
-    let report = jsprof_document::page::network_report(&loaded)?;
-    if args.json {
-        output::print_json(&report)?;
+    let Some((loaded, report)) =
+        crate::load::document(&args, jsprof_document::page::network_report)?
+    else {
         return Ok(ExitCode::SUCCESS);
-    }
+    };
     output::warn(&loaded.name, loaded.warnings());
     let mut table = Table::new(&[
         ("start", Align::Right),

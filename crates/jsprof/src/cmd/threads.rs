@@ -1,31 +1,21 @@
 //! `jsprof threads FILE`: the timelines of an input (one per thread), with their ids for
 //! `--thread`.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::load::load_cpu;
 use crate::output::{self, Align, Table};
-use jsprof_document::load::Pipeline;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// A Chrome trace, .cpuprofile or JS Self-Profiling trace (gzip too); `-` for stdin.
-    pub file: PathBuf,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
+pub use crate::load::DocumentArgs as Args;
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_cpu(&args.file, &Pipeline::default())?;
-    let report = jsprof_document::threads::threads_report(&loaded);
-    if args.json {
-        output::print_json(&report)?;
+    let Some((loaded, report)) = crate::load::document(&args, |input| {
+        Ok(jsprof_document::threads::threads_report(input))
+    })?
+    else {
         return Ok(ExitCode::SUCCESS);
-    }
+    };
     output::warn(&loaded.name, loaded.warnings());
     let mut table = Table::new(&[
         ("id", Align::Right),

@@ -1,31 +1,20 @@
 //! `jsprof timings TRACE`: the page's `performance.mark`/`measure`, `console.time` spans and
 //! `console.timeStamp`s, as DevTools' Timings track lists them.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::load::load_cpu;
 use crate::output::{self, fmt_ms, Align, Table};
-use jsprof_document::load::Pipeline;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// A Chrome trace (Performance panel, `jsprof record --url … --trace`); `-` for stdin.
-    pub file: PathBuf,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
+pub use crate::load::DocumentArgs as Args;
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let loaded = load_cpu(&args.file, &Pipeline::default())?;
-    let report = jsprof_document::page::timings_report(&loaded)?;
-    if args.json {
-        output::print_json(&report)?;
+    let Some((loaded, report)) =
+        crate::load::document(&args, jsprof_document::page::timings_report)?
+    else {
         return Ok(ExitCode::SUCCESS);
-    }
+    };
     let warnings: Vec<(&str, &str)> = report
         .warnings
         .iter()

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use jsprof_analysis::FunctionRow;
+use jsprof_document::load::ViewSpec;
+use jsprof_document::top::TopQuery;
 use jsprof_profile::{Profile, WeightUnit};
 
 use crate::load::load_cpu;
@@ -15,14 +17,8 @@ use crate::output::{self, JsonWarning};
 pub struct Args {
     /// A .cpuprofile, JS Self-Profiling trace or .heapprofile (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// Order by self or total time.
-    #[arg(long, value_enum, default_value_t = By::Self_)]
-    pub by: By,
-    /// How many functions to list; 0 lists all.
-    #[arg(long, default_value_t = 25)]
-    pub limit: usize,
     #[command(flatten)]
-    pub view: crate::transform_args::ViewArgs,
+    pub query: TopQuery,
     #[command(flatten)]
     pub transform: crate::transform_args::TransformArgs,
     /// Print JSON instead of a table.
@@ -30,21 +26,8 @@ pub struct Args {
     pub json: bool,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
-pub enum By {
-    #[value(name = "self")]
-    Self_,
-    Total,
-}
-
-impl From<By> for jsprof_document::top::By {
-    fn from(by: By) -> Self {
-        match by {
-            By::Self_ => jsprof_document::top::By::SelfWeight,
-            By::Total => jsprof_document::top::By::Total,
-        }
-    }
-}
+/// `--by`: one definition with the service's and MCP's `by`.
+pub use jsprof_document::top::By;
 
 pub use jsprof_profile::NS_PER_MS;
 
@@ -54,9 +37,9 @@ pub fn warnings_json(profile: &Profile) -> Vec<JsonWarning> {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
-    let weighted = loaded.weighted(&args.view.spec())?;
+    let weighted = loaded.weighted(&args.query.view)?;
     let profile = &*weighted.profile;
-    let view = jsprof_document::top::view(&weighted, args.by.into(), args.limit);
+    let view = jsprof_document::top::view(&weighted, args.query.by, args.query.limit);
     if args.json {
         output::print_json(&jsprof_document::top::report(&weighted, &view))?;
         return Ok(ExitCode::SUCCESS);
@@ -66,7 +49,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if rows.is_empty() {
         eprintln!(
             "{}",
-            empty_note(&loaded, &weighted, &args.view, &args.transform)
+            empty_note(&loaded, &weighted, &args.query.view, &args.transform)
         );
     }
     let stdout = io::stdout();
@@ -82,18 +65,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
 pub fn empty_note(
     loaded: &jsprof_document::load::CpuInput,
     weighted: &jsprof_document::load::Weighted,
-    view: &crate::transform_args::ViewArgs,
+    spec: &ViewSpec,
     transform: &crate::transform_args::TransformArgs,
 ) -> String {
     let name = &loaded.name;
-    let spec = view.spec();
     if let Some(range) = spec.range {
-        let whole = jsprof_document::load::ViewSpec {
+        let whole = ViewSpec {
             range: None,
             ..spec.clone()
         };
         let has_weight = |w: &jsprof_document::load::Weighted| {
-            !jsprof_document::top::view(w, jsprof_document::top::By::SelfWeight, 1)
+            !jsprof_document::top::view(w, By::SelfWeight, 1)
                 .rows
                 .is_empty()
         };
@@ -101,13 +83,19 @@ pub fn empty_note(
             let ms = |ns: i64| ns as f64 / NS_PER_MS;
             let side = |v: Option<i64>| v.map_or(String::new(), |ns| format!("{}", ms(ns)));
             let asked = format!("{}..{}", side(range.start), side(range.end));
-            let span = jsprof_document::summary::summary(loaded, spec.thread.as_deref(), 0)
-                .map(|s| {
-                    let origin = loaded.origin();
+            // The thread's samples' span (what `summary` reports, without its other work).
+            let span = loaded
+                .weighted(&ViewSpec {
+                    thread: spec.thread.clone(),
+                    samples: true,
+                    ..ViewSpec::default()
+                })
+                .map(|w| {
+                    let (t, origin) = (w.thread(), loaded.origin());
                     format!(
                         "; the profile's samples run from {:.1} to {:.1} ms",
-                        ms(s.samples.start - origin),
-                        ms(s.samples.end - origin)
+                        ms(t.start_time() - origin),
+                        ms(t.end_time() - origin)
                     )
                 })
                 .unwrap_or_default();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_document::tree::{TreeOptions, TreeView};
+use jsprof_document::tree::{TreeOptions, TreeQuery, TreeView};
 use jsprof_profile::Profile;
 
 use crate::load::load_cpu;
@@ -16,22 +16,8 @@ use crate::output;
 pub struct Args {
     /// A .cpuprofile, JS Self-Profiling trace or .heapprofile (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// Functions as roots with their callers beneath (DevTools' Bottom-up tab).
-    #[arg(long)]
-    pub bottom_up: bool,
-    /// Speedscope's sandwich of the function whose name or URL matches RE (the heaviest when
-    /// several do; the others are listed): the functions that called it, then those it called.
-    #[arg(long, value_name = "RE", conflicts_with = "bottom_up",
-          value_parser = jsprof_document::filters::check_pattern)]
-    pub sandwich: Option<String>,
-    /// Show this many levels (1 = the roots only); 0 shows all.
-    #[arg(long, default_value_t = 0)]
-    pub max_depth: u32,
-    /// Hide nodes whose total is under this percentage of the profile (and what is beneath them).
-    #[arg(long, default_value_t = 0.0)]
-    pub min_percent: f64,
     #[command(flatten)]
-    pub view: crate::transform_args::ViewArgs,
+    pub query: TreeQuery,
     #[command(flatten)]
     pub transform: crate::transform_args::TransformArgs,
     /// Print JSON instead of a table.
@@ -41,14 +27,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_cpu(&args.file, &args.transform.pipeline())?;
-    let weighted = loaded.weighted(&args.view.spec())?;
+    let weighted = loaded.weighted(&args.query.view)?;
     let profile = &*weighted.profile;
-    let options = TreeOptions {
-        bottom_up: args.bottom_up,
-        max_depth: args.max_depth,
-        min_percent: args.min_percent,
-    };
-    if let Some(pattern) = &args.sandwich {
+    let options = args.query.options();
+    if let Some(pattern) = &args.query.sandwich {
         return sandwich(&loaded, &weighted, pattern, options, args.json);
     }
     let view = jsprof_document::tree::view(&weighted, options);
@@ -62,7 +44,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if view.tree.roots.is_empty() {
         eprintln!(
             "{}",
-            crate::cmd::top::empty_note(&loaded, &weighted, &args.view, &args.transform)
+            crate::cmd::top::empty_note(&loaded, &weighted, &args.query.view, &args.transform)
         );
     }
     if let Some(depth) = view.callers_cut_at {

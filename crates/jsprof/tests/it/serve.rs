@@ -1407,6 +1407,10 @@ fn every_front_door_answers_the_same_bytes() {
                 "top?range=10..40&limit=0".into(),
                 vec!["top", f, "--range", "10..40", "--limit", "0", "--json"],
             ));
+            views.push((
+                "tree?sandwich=a&max_depth=3".into(),
+                vec!["tree", f, "--sandwich", "a", "--max-depth", "3", "--json"],
+            ));
         }
         if trace {
             views.push((
@@ -1434,6 +1438,16 @@ fn every_front_door_answers_the_same_bytes() {
             for (query, extra) in [
                 ("mode=unique-events", vec!["--mode", "unique-events"]),
                 ("max_depth=2", vec!["--max-depth", "2"]),
+                // One name per option at every door (`event`), the old one still accepted.
+                (
+                    "event=1&max_depth=1",
+                    vec!["--event", "1", "--max-depth", "1"],
+                ),
+                ("event_id=1", vec!["--event", "1"]),
+                (
+                    "range=10..40&types=JS_CALL,GC",
+                    vec!["--range", "10..40", "--type", "JS_CALL,GC"],
+                ),
             ] {
                 let r = s.get(&format!("/api/sessions/{id}/timelines/1/events?{query}"));
                 assert_eq!(r.status, 200);

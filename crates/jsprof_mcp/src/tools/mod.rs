@@ -1,0 +1,331 @@
+//! The tools: each parses its arguments, gets its artifact from the [`Store`], builds the
+//! `jsprof_document` document the CLI's `--json` prints for the same question, and returns one
+//! page of it ([`crate::paging`]) with a few lines of text for people and models that read text.
+//!
+//! Trace insights, network requests and page timings are `jsprof insights|network|timings
+//! --json` (`jsprof_document::page`), each paging one of the document's lists.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use jsprof_document::filters::FilterSpec;
+use jsprof_document::query::Query;
+use jsprof_heap::SortBy;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::error::{ToolError, ToolResult};
+use crate::paging::{self as page, List, PageArgs};
+use crate::store::Store;
+
+mod cpu;
+mod heap;
+mod text;
+mod trace;
+
+use cpu::cpu_of;
+pub use cpu::SourceArgs;
+use text::{fmt_bytes, list_len, name_of, render, weight_row};
+
+/// A tool's answer: the JSON document (one page of it) and its text rendering.
+pub struct Answer {
+    pub json: Value,
+    pub text: String,
+}
+
+/// A handler's answer to come.
+pub type Running<'a> = Pin<Box<dyn Future<Output = ToolResult<Answer>> + Send + 'a>>;
+
+/// One tool as `tools/list` shows it, with the handler that answers it.
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Takes `cursor`, `max_items` and `max_bytes`.
+    pub paged: bool,
+    pub schema: fn() -> Value,
+    /// Old argument names still accepted (the query type's serde aliases).
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// Parses the arguments (less the paging ones) and runs the handler.
+    pub run: for<'a> fn(Question<'a>, Map<String, Value>) -> Running<'a>,
+}
+
+fn schema<T: JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialize")
+}
+
+/// A row of the table: the tool's name, its arguments' type (the schema, and what `run` parses),
+/// whether it is paged, its handler and its description; then the old argument names it accepts.
+macro_rules! tool {
+    ($name:literal, $args:ty, $paged:expr, $handler:path, $description:literal) => {
+        tool!($name, $args, $paged, $handler, $description, &[])
+    };
+    ($name:literal, $args:ty, $paged:expr, $handler:path, $description:literal, $aliases:expr) => {{
+        fn run(q: Question<'_>, args: Map<String, Value>) -> Running<'_> {
+            Box::pin(async move { $handler(q, parse::<$args>($name, args)?).await })
+        }
+        ToolSpec {
+            name: $name,
+            description: $description,
+            paged: $paged,
+            schema: schema::<$args>,
+            aliases: $aliases,
+            run,
+        }
+    }};
+}
+
+/// Every tool, in the order an investigation uses them (`record` only with `--allow-record`).
+pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
+    let mut tools = vec![
+        tool!("open", OpenArgs, true, open, "Open a CPU profile, Chrome trace, JS self-profiling trace, heap profile or heap snapshot (a path under the server's --root) and get a handle for the other tools, with the file's summary (threads and top functions, or the heap Summary's largest classes). Opening the same file again returns the same handle; the file is read once."),
+        tool!("top", cpu::TopArgs, true, cpu::top, "The functions taking the most time (self or total), DevTools' Bottom-up table, for a thread and time range of a CPU profile or trace. Same numbers as `jsprof top --json`."),
+        tool!("tree", cpu::TreeArgs, true, cpu::tree, "The call tree (top-down) or bottom-up tree expanded along one path: the ancestors of `node` and its subtree `depth` levels deep (without `node`, the roots `depth` levels deep). Node ids are those of `jsprof tree --json`, so an id from one answer expands in the next."),
+        tool!("sandwich", cpu::SandwichArgs, false, cpu::sandwich, "Who calls a function and what it calls (speedscope's sandwich): the function whose name or URL matches `function` (a regular expression; the heaviest when several match, the others listed), its self and total, its callers (Bottom-up under it) and its callees (every call of it merged), `depth` levels each. Same as `jsprof tree --sandwich RE --json`."),
+        tool!("flame_chart", cpu::FlameChartArgs, true, cpu::flame_chart, "The flame chart's calls (JS calls, GC, and a trace's events) that overlap a time window, depth-first as drawn: start, end, self and total of each.", jsprof_document::query::FlameChartQuery::ALIASES),
+        tool!("events", cpu::EventsArgs, true, cpu::events, "GetEvents over a thread's timeline with the classic modes: all (depth-first), unique-types, unique-events, reduce-all; filtered by time window, event subtree, depth and types. Same answer as `jsprof events --json`.", jsprof_document::events::EventsQuery::ALIASES),
+        tool!("cpu_diff", cpu::CpuDiffArgs, true, cpu::cpu_diff, "Compare two CPU profiles or traces (handles): per function, before/after self and total and the change, above a noise floor, largest change first. Same as `jsprof diff --json`."),
+        tool!("heap_summary", heap::HeapSummaryArgs, true, heap::heap_summary, "DevTools' heap Summary of a snapshot: classes with count, shallow and retained size, plus the snapshot's statistics. Same as `jsprof heap summary --json`."),
+        tool!("heap_class", heap::HeapClassArgs, true, heap::heap_class, "The objects of one Summary class (its `key` from heap_summary), largest retained first."),
+        tool!("heap_object", heap::HeapObjectArgs, false, heap::heap_object, "One object of a snapshot by its id (`@123` or 123): name, type, sizes, distance, dominator, edge and retainer counts. Same as `jsprof heap node --json`."),
+        tool!("heap_retainers", heap::HeapRetainersArgs, true, heap::heap_retainers, "Why an object is alive: its shortest retaining paths from the GC roots, each step the edge and the retaining object. Same as `jsprof heap retainers --json`."),
+        tool!("heap_dominators", heap::HeapDominatorsArgs, true, heap::heap_dominators, "The objects an object immediately dominates in the dominator tree (the root without `id`), largest retained first."),
+        tool!("heap_statistics", heap::HeapStatisticsArgs, false, heap::heap_statistics, "The snapshot's Statistics: total, V8 heap (code, strings, JS arrays, system) and native sizes. Same as `jsprof heap stats --json`."),
+        tool!("heap_strings", heap::HeapStringsArgs, true, heap::heap_strings, "Duplicate strings: values held in several copies, most wasted bytes first (values over 500 characters are cut in this answer)."),
+        tool!("heap_detached", heap::HeapDetachedArgs, true, heap::heap_detached, "Detached DOM trees: DOM nodes no longer in a document that are still held, largest first."),
+        tool!("heap_diff", heap::HeapDiffArgs, true, heap::heap_diff, "DevTools' Comparison of two snapshots (handles): per class, new and deleted objects, allocated and freed bytes, size and retained-size change. Same as `jsprof heap diff --json`."),
+        tool!("heap_leaks", heap::HeapLeaksArgs, true, heap::heap_leaks, "Leaks across three or more snapshots (handles, in time order): objects created between the first and the second that the last still holds, grouped by class and retaining path, largest retained first; `sample_id` is one object of the group for heap_retainers. Same as `jsprof heap leaks --json`."),
+        tool!("trace_insights", trace::TraceInsightsArgs, true, trace::trace_insights, "A page-load trace's Web Vitals and DevTools' insights per navigation (FCP, LCP with its breakdown, CLS with its clusters, INP with its phases, render-blocking requests), plus layout shifts, interactions and long tasks. Pages one list (`list`: navigations by default; the others are counted). Same numbers as `jsprof insights --json`."),
+        tool!("trace_network", trace::TraceArgs, true, trace::trace_network, "A trace's network requests as DevTools' Network track derives them: start, queueing, server response, download, end, priority, sizes, status, render-blocking state, initiator. Same as `jsprof network --json`."),
+        tool!("trace_timings", trace::TraceTimingsArgs, true, trace::trace_timings, "A trace's user timings: `performance.mark`s and `measure`s, console.time spans and console.timeStamps. Pages one list (`list`: measures by default). Same as `jsprof timings --json`."),
+        tool!("source", SourceArgs, true, crate::source::source, "Where a function is (source-mapped when a map was found) and, when the file is local and under a --root, the lines around it; with its self and total time from `top`."),
+    ];
+    if allow_record {
+        tools.push(tool!("record", crate::record::RecordArgs, false, crate::record::record, "Record a CPU profile (and heap snapshot) of a Node command or a Chrome page for a number of seconds, into the server's record directory, and open it: measure before and after a change. Offered only when the server was started with --allow-record."));
+    }
+    tools
+}
+
+/// The input schema `tools/list` gives for a tool: its arguments, plus the paging ones.
+pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
+    let mut schema = match (spec.schema)() {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    schema.remove("$schema");
+    schema.remove("title");
+    if spec.paged {
+        let props = schema
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(props) = props {
+            props.extend(page::schema_properties());
+        }
+    }
+    schema
+}
+
+fn parse<T: DeserializeOwned>(tool: &str, args: Map<String, Value>) -> ToolResult<T> {
+    serde_json::from_value(Value::Object(args))
+        .map_err(|e| ToolError::BadRequest(format!("bad arguments for `{tool}`: {e}")))
+}
+
+/// Runs tool `name` with `args`.
+pub async fn call(store: &Arc<Store>, name: &str, args: Map<String, Value>) -> ToolResult<Answer> {
+    let Some(spec) = catalogue(store.config.allow_record)
+        .into_iter()
+        .find(|t| t.name == name)
+    else {
+        return Err(ToolError::NotFound(format!(
+            "no tool `{}`{}",
+            name.escape_debug(),
+            if name == "record" {
+                ": recording is offered only when the server was started with --allow-record"
+            } else {
+                ""
+            }
+        )));
+    };
+    let schema = input_schema(&spec);
+    if let Some(Value::Object(known)) = schema.get("properties") {
+        if let Some(unknown) = args
+            .keys()
+            .find(|k| !known.contains_key(*k) && !spec.aliases.iter().any(|(old, _)| old == k))
+        {
+            let mut names: Vec<&String> = known.keys().collect();
+            names.sort();
+            return Err(ToolError::BadRequest(format!(
+                "unknown argument `{}` for `{name}`: expected {}",
+                unknown.escape_debug(),
+                names
+                    .iter()
+                    .map(|n| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    let mut args = args;
+    let page = if spec.paged {
+        page::take(&mut args, &store.config)?
+    } else {
+        PageArgs::default()
+    };
+    // The question without its paging: what a cursor belongs to.
+    let question = format!("{name} {}", page::canonical(&Value::Object(args.clone())));
+    let q = Question {
+        store,
+        page: &page,
+        question: &question,
+        tool: name,
+    };
+    (spec.run)(q, args).await
+}
+
+/// What every tool handler gets besides its arguments.
+#[derive(Clone, Copy)]
+pub struct Question<'a> {
+    pub store: &'a Arc<Store>,
+    pub page: &'a PageArgs,
+    pub question: &'a str,
+    pub tool: &'a str,
+}
+
+impl Question<'_> {
+    /// One page of `doc`'s whole list at `path`, with its text rendering.
+    pub fn paged(
+        &self,
+        doc: Value,
+        path: &[&str],
+        title: &str,
+        row: fn(&Value) -> String,
+    ) -> ToolResult<Answer> {
+        let total = list_len(&doc, path);
+        self.window(doc, path, 0, total, title, row)
+    }
+
+    /// A page of a list of which `doc` holds the items from `first` on, out of `total`.
+    pub fn window(
+        &self,
+        doc: Value,
+        path: &[&str],
+        first: usize,
+        total: usize,
+        title: &str,
+        row: fn(&Value) -> String,
+    ) -> ToolResult<Answer> {
+        let offset = page::offset(self.page, self.question)?;
+        let json = page::paginate(
+            doc,
+            List { path, first, total },
+            self.page,
+            offset,
+            self.question,
+            self.tool,
+        )?;
+        let text = render(&json, path, title, row);
+        Ok(Answer { json, text })
+    }
+
+    pub fn offset(&self) -> ToolResult<usize> {
+        page::offset(self.page, self.question)
+    }
+
+    /// Items to compute for a window of a list that is built page by page.
+    pub fn items(&self) -> usize {
+        self.page.max_items.unwrap_or(crate::DEFAULT_ITEMS)
+    }
+}
+
+fn to_value<T: serde::Serialize>(doc: &T) -> ToolResult<Value> {
+    serde_json::to_value(doc).map_err(|e| ToolError::Internal(format!("serializing: {e}")))
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct OpenArgs {
+    /// A file under one of the server's --root directories (relative paths are taken from the
+    /// first root).
+    pub path: String,
+}
+
+async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
+    let entry = q.store.open(&args.path)?;
+    let mut doc = json!({
+        "handle": entry.handle,
+        "path": entry.path.display().to_string(),
+        "kind": entry.kind(),
+        "size_bytes": entry.size,
+    });
+    let (summary, next, path): (Value, &str, &[&str]) = if entry.is_heap() {
+        let heap = q.store.heap(&entry).await?;
+        let summary = q
+            .store
+            .document(q.question.to_string(), move || {
+                // Every class, so that the page states how many there are.
+                to_value(&jsprof_document::heap::summary_report(
+                    &heap.snapshot,
+                    &heap.analysis,
+                    SortBy::Retained,
+                    0,
+                ))
+            })
+            .await?;
+        (
+            (*summary).clone(),
+            "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots",
+            &["summary", "classes"],
+        )
+    } else {
+        let input = q.store.cpu(&entry, &FilterSpec::default()).await?;
+        let summary = q
+            .store
+            .document(q.question.to_string(), move || {
+                let s = jsprof_document::summary::summary(&input, None, 5)?;
+                to_value(&s.report)
+            })
+            .await?;
+        (
+            (*summary).clone(),
+            "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code",
+            &["summary", "threads"],
+        )
+    };
+    doc["summary"] = summary;
+    doc["next"] = next.into();
+    let title = format!("{} is {} ({})", entry.handle, entry.name, entry.kind());
+    let row: fn(&Value) -> String = if entry.is_heap() {
+        |c| {
+            format!(
+                "{}: {} objects, retained {}",
+                c["name"].as_str().unwrap_or(""),
+                c["count"],
+                fmt_bytes(&c["retained_size"])
+            )
+        }
+    } else {
+        |t| {
+            format!(
+                "thread {} {}: {} samples",
+                t["timeline_id"],
+                t["name"].as_str().unwrap_or(""),
+                t["samples"]
+            )
+        }
+    };
+    let mut answer = q.paged(doc, path, &title, row)?;
+    if !entry.is_heap() {
+        for f in answer.json["summary"]["top_functions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            answer
+                .text
+                .push_str(&format!("\n  top: {} {}", name_of(f), weight_row(f)));
+        }
+    }
+    answer.text.push_str(&format!("\nnext: {next}"));
+    Ok(answer)
+}
