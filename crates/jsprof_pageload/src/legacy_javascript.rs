@@ -15,12 +15,12 @@ use jsprof_profile::page_events::PageEvents;
 use regex::Regex;
 
 use super::insight_common::State;
-use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::script_maps::SourceMap;
 use super::scripts::{compression_ratio, page_scripts};
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
+use crate::units::js_round;
 
 /// Scripts shorter than this (UTF-16 code units), or wasting fewer bytes, are not listed.
 const BYTE_THRESHOLD: usize = 5000;

@@ -11,7 +11,7 @@ use super::insight_common::{in_bounds, State};
 use super::lantern::{paint_graph_savings, LanternContext, LanternError, MetricSavings};
 use super::third_parties::{entity_of_url, known_entity};
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
 
 /// The modern HTTP insight of a navigation.
 #[derive(Clone, Debug, PartialEq)]

@@ -27,6 +27,7 @@ use super::insight_common::{in_bounds, State};
 use super::lantern::{LanternContext, LanternError};
 use super::network::Request;
 use super::vitals::NavigationVitals;
+use crate::units::{ms_to_us, us_to_ms};
 
 /// One request of the tree, in the order the engine lists them (depth first, each request's
 /// children by their longest chain, longest first).
@@ -552,7 +553,7 @@ fn preconnect_candidates(
         if no_setup || (t.dns_end - t.dns_start == 0.0 && t.connect_end - t.connect_start == 0.0) {
             continue;
         }
-        if (r.send_start - doc.finish).max(0.0) / 1000.0 >= PRECONNECT_SOCKET_MAX_IDLE_MS {
+        if us_to_ms((r.send_start - doc.finish).max(0.0)) >= PRECONNECT_SOCKET_MAX_IDLE_MS {
             continue;
         }
         match by_origin.iter_mut().find(|(o, _)| *o == origin) {
@@ -581,8 +582,8 @@ fn preconnect_candidates(
         if https {
             connection_time *= 2.0;
         }
-        let between = first.send_start - doc.finish + t.dns_start * 1000.0;
-        let wasted_ms = connection_time.min(between / 1000.0);
+        let between = first.send_start - doc.finish + ms_to_us(t.dns_start);
+        let wasted_ms = connection_time.min(us_to_ms(between));
         if wasted_ms < PRECONNECT_IGNORE_THRESHOLD_MS {
             continue;
         }
