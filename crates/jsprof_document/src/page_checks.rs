@@ -11,7 +11,7 @@ use serde::Serialize;
 use jsprof_pageload::insights::NavigationInsights;
 use jsprof_pageload::PageStory;
 
-use crate::page::{Clock, InsightsJson, RequestRefJson};
+use crate::page_common::{Clock, RequestRefJson};
 
 /// Viewport: whether the page is optimized for mobile (no double-tap delay on taps).
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -211,13 +211,25 @@ fn selector_cost(t: &jsprof_profile::page_events::SelectorTiming) -> SelectorCos
     }
 }
 
-/// Fills `out`'s page checks from `ins`.
+/// The page checks of a navigation, for its [`crate::insights::InsightsJson`].
+#[derive(Default)]
+pub(crate) struct PageChecksJson {
+    pub viewport: Option<ViewportJson>,
+    pub character_set: Option<CharacterSetJson>,
+    pub cache: Option<CacheJson>,
+    pub modern_http: Option<ModernHttpJson>,
+    pub image_delivery: Option<ImageDeliveryJson>,
+    pub font_display: Option<FontDisplayJson>,
+    pub slow_css_selector: Option<SlowCssSelectorJson>,
+}
+
+/// The page checks of `ins`.
 pub(crate) fn page_checks_json(
     c: &Clock,
     story: &PageStory,
     ins: &NavigationInsights,
-    out: &mut InsightsJson,
-) {
+) -> PageChecksJson {
+    let mut out = PageChecksJson::default();
     let request = |i: usize| c.request_ref(&story.requests[i]);
     out.viewport = ins.viewport.as_ref().map(|v| ViewportJson {
         state: v.state.as_str().to_string(),
@@ -304,53 +316,5 @@ pub(crate) fn page_checks_json(
         top_elapsed: s.top_elapsed.as_ref().map(selector_cost),
         top_match_attempts: s.top_match_attempts.as_ref().map(selector_cost),
     });
-}
-
-/// Calls `fail(key, state, why)` for each page check of `i`, in the engine's order of
-/// insights: what `summary` names among the failing insights.
-pub(crate) fn failing_page_checks(i: &InsightsJson, fail: &mut impl FnMut(&str, &str, String)) {
-    if let Some(d) = &i.image_delivery {
-        let why = format!(
-            "{} images, {:.0} bytes to save",
-            d.optimizable_images.len(),
-            d.wasted_bytes
-        );
-        fail("image_delivery", &d.state, why);
-    }
-    if let Some(f) = &i.font_display {
-        let worst = f.fonts.first().map_or(String::new(), |f| {
-            format!(
-                ", {} {:.0} ms",
-                f.name.as_deref().unwrap_or(&f.request.url),
-                f.wasted_ms
-            )
-        });
-        fail(
-            "font_display",
-            &f.state,
-            format!("{} fonts hide text{worst}", f.fonts.len()),
-        );
-    }
-    if let Some(v) = &i.viewport {
-        fail("viewport", &v.state, "not optimized for mobile".to_string());
-    }
-    if let Some(c) = &i.cache {
-        let why = format!(
-            "{} requests, {:.0} bytes wasted",
-            c.requests.len(),
-            c.wasted_bytes
-        );
-        fail("cache", &c.state, why);
-    }
-    if let Some(c) = &i.character_set {
-        fail(
-            "character_set",
-            &c.state,
-            "no charset declared early".to_string(),
-        );
-    }
-    if let Some(m) = &i.modern_http {
-        let why = format!("{} HTTP/1.1 requests", m.http1_requests.len());
-        fail("modern_http", &m.state, why);
-    }
+    out
 }

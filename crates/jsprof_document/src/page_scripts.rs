@@ -11,7 +11,7 @@ use jsprof_pageload::lantern::MetricSavings;
 use jsprof_pageload::PageStory;
 use jsprof_profile::page_events::PageEvents;
 
-use crate::page::{Clock, InsightsJson, RequestRefJson};
+use crate::page_common::{Clock, RequestRefJson};
 
 /// A polyfill or transform found in a script, where its pattern first matched.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -98,14 +98,21 @@ pub struct DuplicatedJavaScriptJson {
     pub lcp_savings_ms: Option<f64>,
 }
 
-/// Fills `out`'s script insights from `ins`.
+/// The script insights of a navigation, for its [`crate::insights::InsightsJson`].
+#[derive(Default)]
+pub(crate) struct ScriptInsightsJson {
+    pub legacy_javascript: Option<LegacyJavaScriptJson>,
+    pub duplicated_javascript: Option<DuplicatedJavaScriptJson>,
+}
+
+/// The script insights of `ins`.
 pub(crate) fn page_scripts_json(
     c: &Clock,
     page: &PageEvents,
     story: &PageStory,
     ins: &NavigationInsights,
-    out: &mut InsightsJson,
-) {
+) -> ScriptInsightsJson {
+    let mut out = ScriptInsightsJson::default();
     let story_url = |i: usize| page.scripts.list[i].url.clone();
     let duplicate = |d: &Duplicate| DuplicateJson {
         source: d.source.clone(),
@@ -166,25 +173,5 @@ pub(crate) fn page_scripts_json(
                 fcp_savings_ms: fcp(&d.metric_savings),
                 lcp_savings_ms: lcp(&d.metric_savings),
             });
-}
-
-/// Calls `fail(key, state, why)` for each script insight of `i`, in the engine's order of
-/// insights: what `summary` names among the failing insights.
-pub(crate) fn failing_script_insights(i: &InsightsJson, fail: &mut impl FnMut(&str, &str, String)) {
-    if let Some(d) = &i.duplicated_javascript {
-        let why = format!(
-            "{} sources in several scripts, {:.0} bytes duplicated",
-            d.duplication.len(),
-            d.wasted_bytes
-        );
-        fail("duplicated_javascript", &d.state, why);
-    }
-    if let Some(l) = &i.legacy_javascript {
-        let why = format!(
-            "{} scripts, {:.0} bytes of polyfills and transforms",
-            l.scripts.len(),
-            l.wasted_bytes
-        );
-        fail("legacy_javascript", &l.state, why);
-    }
+    out
 }
