@@ -4,7 +4,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use jsprof_pageload::{network_tree, PageStory};
+use jsprof_pageload::network_tree::{self, PreconnectCandidate};
+use jsprof_pageload::PageStory;
 
 use crate::page_common::Clock;
 
@@ -40,15 +41,6 @@ pub struct PreconnectedOriginJson {
     pub crossorigin: bool,
 }
 
-/// An origin a preconnect would have helped.
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
-pub struct PreconnectCandidateJson {
-    pub origin: String,
-    /// The connection time a preconnect would have saved: Lantern's round trip to the origin
-    /// (twice for TLS), at most the time from the document's end to the request.
-    pub wasted_ms: f64,
-}
-
 /// Network dependency tree: chains of critical requests, each waiting for the one before.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct NetworkDependencyTreeJson {
@@ -62,7 +54,7 @@ pub struct NetworkDependencyTreeJson {
     pub preconnected_origins: Vec<PreconnectedOriginJson>,
     /// Origins the LCP needed that a preconnect would have helped, most time saved first (at
     /// most four; none without a Lantern context).
-    pub preconnect_candidates: Vec<PreconnectCandidateJson>,
+    pub preconnect_candidates: Vec<PreconnectCandidate>,
     /// Why DevTools' trace engine has no Lantern context for this navigation — no dependency
     /// graph, or a failed simulation — with its message, e.g. `NO_LCP`: the chain is then
     /// empty and the render-blocking savings `null`.
@@ -105,14 +97,7 @@ pub(crate) fn network_tree_json(
                 crossorigin: p.crossorigin,
             })
             .collect(),
-        preconnect_candidates: t
-            .preconnect_candidates
-            .iter()
-            .map(|p| PreconnectCandidateJson {
-                origin: p.origin.clone(),
-                wasted_ms: p.wasted_ms,
-            })
-            .collect(),
+        preconnect_candidates: t.preconnect_candidates.clone(),
         graph_error: t.graph_error.as_ref().map(|e| e.message()),
     }
 }

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use jsprof_pageload::insights::NavigationInsights;
+pub use jsprof_pageload::lantern::MetricSavings;
 use jsprof_pageload::PageStory;
 
 use crate::page_common::{Clock, RequestRefJson};
@@ -46,25 +47,8 @@ pub struct CharacterSetJson {
     pub meta_charset_disposition: Option<String>,
 }
 
-/// An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
-/// of the first and largest contentful paints.
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
-pub struct MetricSavingsJson {
-    /// How much earlier the first contentful paint would come (ms, rounded as the engine
-    /// rounds it).
-    pub fcp_ms: f64,
-    /// The same for the largest contentful paint.
-    pub lcp_ms: f64,
-}
-
-impl MetricSavingsJson {
-    pub(crate) fn of(s: &jsprof_pageload::lantern::MetricSavings) -> Self {
-        MetricSavingsJson {
-            fcp_ms: s.fcp_ms,
-            lcp_ms: s.lcp_ms,
-        }
-    }
-}
+/// The old name of [`MetricSavings`], which the documents now serialize as the engine keeps it.
+pub type MetricSavingsJson = MetricSavings;
 
 /// A request whose cache lifetime is short.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -87,7 +71,7 @@ pub struct CacheJson {
     pub wasted_bytes: f64,
     /// What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
     /// engine has no Lantern context (`network_dependency_tree.graph_error` says why).
-    pub metric_savings: Option<MetricSavingsJson>,
+    pub metric_savings: Option<MetricSavings>,
 }
 
 /// Modern HTTP: requests over HTTP/1.x that HTTP/2 would multiplex.
@@ -100,7 +84,7 @@ pub struct ModernHttpJson {
     pub http1_requests: Vec<RequestRefJson>,
     /// What serving them over HTTP/2 would save (floored to 10 ms); `null` where the engine
     /// has no Lantern context.
-    pub metric_savings: Option<MetricSavingsJson>,
+    pub metric_savings: Option<MetricSavings>,
 }
 
 /// A width and height in whole pixels.
@@ -147,7 +131,7 @@ pub struct ImageDeliveryJson {
     pub wasted_bytes: f64,
     /// What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
     /// engine has no Lantern context.
-    pub metric_savings: Option<MetricSavingsJson>,
+    pub metric_savings: Option<MetricSavings>,
 }
 
 /// A web font that hides text while it loads.
@@ -257,12 +241,12 @@ pub(crate) fn page_checks_json(
             })
             .collect(),
         wasted_bytes: k.wasted_bytes,
-        metric_savings: k.metric_savings.as_ref().map(MetricSavingsJson::of),
+        metric_savings: k.metric_savings,
     });
     out.modern_http = ins.modern_http.as_ref().map(|m| ModernHttpJson {
         state: m.state.as_str().to_string(),
         http1_requests: m.http1_requests.iter().map(|&i| request(i)).collect(),
-        metric_savings: m.metric_savings.as_ref().map(MetricSavingsJson::of),
+        metric_savings: m.metric_savings,
     });
     out.image_delivery = ins.image_delivery.as_ref().map(|d| ImageDeliveryJson {
         state: d.state.as_str().to_string(),
@@ -292,7 +276,7 @@ pub(crate) fn page_checks_json(
             })
             .collect(),
         wasted_bytes: d.wasted_bytes,
-        metric_savings: d.metric_savings.as_ref().map(MetricSavingsJson::of),
+        metric_savings: d.metric_savings,
     });
     out.font_display = ins.font_display.as_ref().map(|f| FontDisplayJson {
         state: f.state.as_str().to_string(),

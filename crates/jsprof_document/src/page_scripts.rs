@@ -8,22 +8,11 @@ use serde::Serialize;
 use jsprof_pageload::duplicated_javascript::Duplicate;
 use jsprof_pageload::insights::NavigationInsights;
 use jsprof_pageload::lantern::MetricSavings;
+pub use jsprof_pageload::legacy_javascript::Match as LegacyMatch;
 use jsprof_pageload::PageStory;
 use jsprof_profile::page_events::PageEvents;
 
 use crate::page_common::{Clock, RequestRefJson};
-
-/// A polyfill or transform found in a script, where its pattern first matched.
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
-pub struct LegacyMatchJson {
-    /// The feature polyfilled (`Array.prototype.includes`) or the Babel plugin
-    /// (`@babel/plugin-transform-classes`).
-    pub name: String,
-    /// 0-based; every `\r` and every `\n` ends a line, as the engine counts.
-    pub line: usize,
-    /// 0-based, in UTF-16 code units.
-    pub column: usize,
-}
 
 /// A script that ships legacy JavaScript.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -37,7 +26,7 @@ pub struct LegacyScriptJson {
     pub estimated_byte_savings: f64,
     /// By name. A polyfill whose module the script's source map lists is found where the first
     /// mapping from that module is.
-    pub matches: Vec<LegacyMatchJson>,
+    pub matches: Vec<LegacyMatch>,
 }
 
 /// Legacy JavaScript: polyfills and transforms of features modern browsers have.
@@ -141,15 +130,7 @@ pub(crate) fn page_scripts_json(
                     url: s.url.clone(),
                     request: s.request.map(|i| c.request_ref(&story.requests[i])),
                     estimated_byte_savings: s.estimated_byte_savings,
-                    matches: s
-                        .matches
-                        .iter()
-                        .map(|m| LegacyMatchJson {
-                            name: m.name.to_string(),
-                            line: m.line,
-                            column: m.column,
-                        })
-                        .collect(),
+                    matches: s.matches.clone(),
                 })
                 .collect(),
             wasted_bytes: l.wasted_bytes,

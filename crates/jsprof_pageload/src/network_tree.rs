@@ -19,6 +19,8 @@ use std::cell::Cell;
 use std::sync::OnceLock;
 
 use regex::Regex;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use jsprof_profile::TraceFile;
 
@@ -78,7 +80,8 @@ pub struct PreconnectedOrigin {
 }
 
 /// An origin a preconnect would have helped (the engine's `preconnectCandidates`).
-#[derive(Clone, Debug, PartialEq)]
+// The insights document serializes it as it is: its docs are the JSON reference's.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PreconnectCandidate {
     /// `ParsedURL.securityOrigin()` of its first request.
     pub origin: String,

@@ -34,6 +34,9 @@ use jsprof_profile::TraceFile;
 use super::dependency_graph::{dependency_graph, GraphError, LanternRequest, NodeId, NodeKind};
 use super::network::Request;
 use super::vitals::{NavigationVitals, Vitals};
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use crate::insight_common::frame_pids;
 use crate::units::{js_max, js_round, ns_to_us};
 pub use error::LanternError;
@@ -150,11 +153,15 @@ pub fn render_blocking_savings(
     })
 }
 
-/// An insight's estimated FCP and LCP savings (the engine's `metricSavings`), in ms as the
-/// engine rounds them.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
+/// of the first and largest contentful paints.
+// The documents serialize it as it is: its docs are the JSON reference's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, JsonSchema)]
 pub struct MetricSavings {
+    /// How much earlier the first contentful paint would come (ms, rounded as the engine
+    /// rounds it).
     pub fcp_ms: f64,
+    /// The same for the largest contentful paint.
     pub lcp_ms: f64,
 }
 
