@@ -25,9 +25,9 @@ pub fn document(view: &str, path: &str) -> Value {
     let text = opened.read_all().unwrap_or_else(|e| panic!("{path}: {e}"));
     let loaded = read_cpu(name, text, &Pipeline::default()).unwrap_or_else(|e| panic!("{e}"));
     let json = match view {
-        "insights" => page::insights_report(&loaded).map(|d| serde_json::to_value(d)),
-        "network" => page::network_report(&loaded).map(|d| serde_json::to_value(d)),
-        "timings" => page::timings_report(&loaded).map(|d| serde_json::to_value(d)),
+        "insights" => page::insights_report(&loaded).map(serde_json::to_value),
+        "network" => page::network_report(&loaded).map(serde_json::to_value),
+        "timings" => page::timings_report(&loaded).map(serde_json::to_value),
         _ => panic!("no page document {view}"),
     };
     json.unwrap_or_else(|e| panic!("{view} of {path}: {e}"))
