@@ -7,8 +7,10 @@
 //!   parameters —, then a view's thread and range);
 //! - the typed documents of every view: [`summary`], [`threads`], [`top`], [`tree`], [`events`],
 //!   [`diff`], [`heap`] (Summary, node, retainers, Comparison, leaks), [`heap_edges`],
-//!   [`heap_changes`], [`heap_class`], [`heap_strings`], [`heap_allocations`], and the UI's
-//!   [`chart`] and [`heap_pages`] documents;
+//!   [`heap_changes`], [`heap_class`], [`heap_strings`], [`heap_allocations`], the UI's
+//!   [`chart`] and [`heap_pages`] documents, and a page load's: [`insights`] (with
+//!   [`network_tree`], [`page_checks`] and [`page_scripts`]), [`network`], [`timings`] and
+//!   [`page_summary`], from `jsprof_pageload`'s numbers ([`page`] keeps their old paths);
 //! - their wire format, generated from the types ([`schema`]: `docs/json.md` and the service's
 //!   OpenAPI components).
 //!

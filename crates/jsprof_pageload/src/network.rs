@@ -99,6 +99,17 @@ impl Request {
             "non_blocking" | "dynamically_injected_non_blocking" | "potentially_blocking"
         )
     }
+
+    /// The URL the trace names as the request's initiator: the initiator's URL, else the
+    /// payload stack's top frame; `None` when both are missing or empty.
+    pub fn initiator_url(&self) -> Option<&str> {
+        self.initiator
+            .as_ref()
+            .and_then(|(_, u)| u.as_deref())
+            .filter(|u| !u.is_empty())
+            .or_else(|| self.stack_trace.first().map(String::as_str))
+            .filter(|u| !u.is_empty())
+    }
 }
 
 #[derive(Default)]

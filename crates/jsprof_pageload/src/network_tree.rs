@@ -215,14 +215,7 @@ fn is_critical(r: &Request, nav: &NavigationVitals) -> bool {
     {
         return false;
     }
-    let initiator_url = r
-        .initiator
-        .as_ref()
-        .and_then(|(_, u)| u.as_deref())
-        .filter(|u| !u.is_empty())
-        .or_else(|| r.stack_trace.first().map(String::as_str))
-        .filter(|u| !u.is_empty());
-    if initiator_url.is_none() {
+    if r.initiator_url().is_none() {
         return false;
     }
     matches!(r.priority.as_str(), "VeryHigh" | "High" | "Medium") || r.is_render_blocking()
@@ -495,13 +488,7 @@ const TOO_MANY_PRECONNECTS: usize = 4;
 /// initiator map): the last request for its initiator's URL (the payload stack's top frame
 /// without one).
 fn initiator_request<'a>(requests: &'a [Request], r: &Request) -> Option<&'a Request> {
-    let url = r
-        .initiator
-        .as_ref()
-        .and_then(|(_, u)| u.as_deref())
-        .filter(|u| !u.is_empty())
-        .or_else(|| r.stack_trace.first().map(String::as_str))
-        .filter(|u| !u.is_empty())?;
+    let url = r.initiator_url()?;
     requests.iter().rev().find(|q| q.url == url)
 }
 

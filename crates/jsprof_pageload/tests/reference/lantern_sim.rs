@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::page_loads::{
-    assert_image_delivery, assert_network_tree_matches, assert_page_checks, PAGE_LOADS,
+    assert_image_delivery, assert_network_tree_matches, assert_page_checks, navigations, PAGE_LOADS,
 };
 use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
 
@@ -17,12 +17,7 @@ use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_
 /// engine's `RenderBlocking` model in `want`; returns how many requests had estimated savings.
 fn assert_render_blocking_savings(ours: &Value, want: &Value, name: &str) -> usize {
     let mut estimated = 0;
-    for (n, w) in ours["navigations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(want["navigations"].as_array().unwrap())
-    {
+    for (n, w) in navigations(ours, want) {
         let at = format!("{name} {}", w["id"]);
         let s = &n["insights"]["render_blocking_savings"];
         let wrb = &want["insights"][w["id"].as_str().unwrap()]["RenderBlocking"];
@@ -58,12 +53,7 @@ fn assert_render_blocking_savings(ours: &Value, want: &Value, name: &str) -> usi
 /// and the preconnected origins' `crossorigin`; returns how many candidates there were.
 fn assert_preconnect_candidates(ours: &Value, want: &Value, name: &str) -> usize {
     let mut candidates = 0;
-    for (n, w) in ours["navigations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(want["navigations"].as_array().unwrap())
-    {
+    for (n, w) in navigations(ours, want) {
         let at = format!("{name} {}", w["id"]);
         let t = &n["insights"]["network_dependency_tree"];
         let wt = &want["insights"][w["id"].as_str().unwrap()]["NetworkDependencyTree"];

@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use crate::page_loads::{assert_network_tree_matches, close, input, oracle, MS, PAGE_LOADS, SCORE};
+use crate::page_loads::{
+    assert_network_tree_matches, close, input, navigations, oracle, MS, PAGE_LOADS, SCORE,
+};
 use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
 
 #[test]
@@ -325,12 +327,7 @@ fn more_insights_match_the_trace_engine() {
     for name in PAGE_LOADS {
         let ours = document("insights", &input(name));
         let want = oracle(name);
-        for (n, w) in ours["navigations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .zip(want["navigations"].as_array().unwrap())
-        {
+        for (n, w) in navigations(&ours, &want) {
             let at = format!("{name} {}", w["id"]);
             let wi = &want["insights"][w["id"].as_str().unwrap()];
             let i = &n["insights"];

@@ -22,6 +22,18 @@ pub(crate) const MS: f64 = 0.0006;
 /// Scores are rounded to 0.001 by the oracle too.
 pub(crate) const SCORE: f64 = 0.0006;
 
+/// Each navigation of our insights document beside the engine's, in order.
+pub(crate) fn navigations<'a>(
+    ours: &'a Value,
+    want: &'a Value,
+) -> impl Iterator<Item = (&'a Value, &'a Value)> {
+    ours["navigations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(want["navigations"].as_array().unwrap())
+}
+
 /// The oracle rounds ms and bytes to 0.001; ours are exact.
 pub(crate) const ROUNDED: f64 = 0.0006;
 
@@ -354,12 +366,7 @@ pub(crate) fn assert_image_delivery(ours: &Value, want: &Value, name: &str) -> u
 /// the oracle's `want`; returns how many chain entries there were.
 pub(crate) fn assert_network_tree_matches(ours: &Value, want: &Value, name: &str) -> usize {
     let mut chains = 0;
-    for (n, w) in ours["navigations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(want["navigations"].as_array().unwrap())
-    {
+    for (n, w) in navigations(ours, want) {
         let at = format!("{name} {}", w["id"]);
         let t = &n["insights"]["network_dependency_tree"];
         let wt = &want["insights"][w["id"].as_str().unwrap()]["NetworkDependencyTree"];
