@@ -6,6 +6,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use jsprof_pageload::units::us_to_ms;
 use jsprof_pageload::{insights, vitals, PageStory};
 
 use crate::load::CpuInput;
@@ -498,7 +499,7 @@ impl Clock {
             pid,
             tid,
             start_ms: self.ts(ts),
-            dur_ms: dur / 1000.0,
+            dur_ms: us_to_ms(dur),
             timeline_id: None,
             depth: None,
         };
@@ -527,12 +528,12 @@ impl Clock {
         WindowJson {
             start_ms: self.ts(w.start),
             end_ms: self.ts(w.end),
-            dur_ms: w.dur() / 1000.0,
+            dur_ms: us_to_ms(w.dur()),
         }
     }
     pub(crate) fn metric(&self, m: &vitals::Metric) -> MetricJson {
         MetricJson {
-            value_ms: m.value / 1000.0,
+            value_ms: us_to_ms(m.value),
             ts_ms: self.ts(m.ts),
             classification: m.classification.to_string(),
         }
@@ -540,7 +541,7 @@ impl Clock {
     pub(crate) fn cluster(&self, story: &PageStory, c: &vitals::Cluster) -> ClusterJson {
         ClusterJson {
             start_ms: self.ts(c.window.start),
-            dur_ms: c.window.dur() / 1000.0,
+            dur_ms: us_to_ms(c.window.dur()),
             score: c.score,
             shifts: c.shifts.len(),
             worst_shift_ms: c.worst_shift.map(|s| self.ts(story.vitals.shifts[s].ts)),
@@ -551,10 +552,10 @@ impl Clock {
             event_type: i.event_type.clone(),
             interaction_id: i.interaction_id,
             start_ms: self.ts(i.start),
-            dur_ms: i.dur() / 1000.0,
-            input_delay_ms: i.input_delay() / 1000.0,
-            processing_ms: i.processing() / 1000.0,
-            presentation_delay_ms: i.presentation_delay() / 1000.0,
+            dur_ms: us_to_ms(i.dur()),
+            input_delay_ms: us_to_ms(i.input_delay()),
+            processing_ms: us_to_ms(i.processing()),
+            presentation_delay_ms: us_to_ms(i.presentation_delay()),
             processing_start_ms: self.ts(i.processing_start),
             processing_end_ms: self.ts(i.processing_end),
             nested: i.nested,
@@ -579,14 +580,14 @@ fn animation_failure(c: &Clock, f: &jsprof_pageload::animations::Failure) -> Ani
         failure_reasons: f.reasons.iter().map(|r| r.to_string()).collect(),
         unsupported_properties: f.unsupported_properties.clone(),
         animation_ts_ms: c.ts(f.animation_ts),
-        animation_dur_ms: f.animation_dur / 1000.0,
+        animation_dur_ms: us_to_ms(f.animation_dur),
     }
 }
 
 fn reflow_source_json(s: &insights::ReflowSource) -> ReflowSourceJson {
     ReflowSourceJson {
         frame: s.frame.as_ref().map(call_frame_json),
-        total_ms: s.total / 1000.0,
+        total_ms: us_to_ms(s.total),
         reflows: s.count,
     }
 }
@@ -671,7 +672,7 @@ fn more_insights_json(
             state: d.state.as_str().to_string(),
             request: c.request_ref(r),
             earliest_discovery_ms: d.earliest_discovery.map(|t| c.ts(t)),
-            discovery_delay_ms: d.earliest_discovery.map(|t| (r.start - t) / 1000.0),
+            discovery_delay_ms: d.earliest_discovery.map(|t| us_to_ms(r.start - t)),
             priority_hinted: d.priority_hinted,
             request_discoverable: d.request_discoverable,
             eagerly_loaded: d.eagerly_loaded,
@@ -689,7 +690,7 @@ fn more_insights_json(
                 }
                 .to_string(),
                 ts_ms: c.ts(u.event.ts),
-                dur_ms: u.event.dur / 1000.0,
+                dur_ms: us_to_ms(u.event.dur),
                 size: u.size,
             })
             .collect();
@@ -715,7 +716,7 @@ fn more_insights_json(
         ForcedReflowJson {
             state: f.state.as_str().to_string(),
             reflow_events: f.events,
-            total_reflow_ms: f.total / 1000.0,
+            total_reflow_ms: us_to_ms(f.total),
             bottom_up,
             top_level_function: f.top_level.as_ref().map(reflow_source_json),
         }
@@ -730,7 +731,7 @@ fn more_insights_json(
                 entity: e.name.clone(),
                 first_party: e.first_party,
                 transfer_size: e.transfer_size.max(0.0) as u64,
-                main_thread_ms: e.main_thread / 1000.0,
+                main_thread_ms: us_to_ms(e.main_thread),
             })
             .collect(),
     });
@@ -767,7 +768,7 @@ fn more_insights_json(
 fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -> NavigationJson {
     let v = &story.vitals;
     let lcp = n.lcp.as_ref().map(|l| LcpJson {
-        value_ms: l.metric.value / 1000.0,
+        value_ms: us_to_ms(l.metric.value),
         ts_ms: c.ts(l.metric.ts),
         classification: l.metric.classification.to_string(),
         lcp_type: l.lcp_type.clone(),
@@ -778,7 +779,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
     let inp = n.inp.map(|i| {
         let x = &v.interactions[i];
         InpJson {
-            value_ms: x.dur() / 1000.0,
+            value_ms: us_to_ms(x.dur()),
             classification: vitals::classify_inp(x.dur()).to_string(),
             interaction: c.interaction(x),
         }
@@ -888,7 +889,7 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
     InsightsReport {
         kind: input.profile().kind.as_str(),
         warnings: warnings_json(input.warnings()),
-        duration_ms: story.bounds.dur() / 1000.0,
+        duration_ms: us_to_ms(story.bounds.dur()),
         // DevTools names the page by its first main-frame navigation's URL (before redirects),
         // else by the frame's URL when tracing started.
         main_frame_url: v
@@ -935,14 +936,14 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
         interactions: v.interactions.iter().map(|i| c.interaction(i)).collect(),
         long_tasks: LongTasksJson {
             count: lt.items.len(),
-            total_ms: lt.total() / 1000.0,
-            blocking_ms: lt.blocking() / 1000.0,
+            total_ms: us_to_ms(lt.total()),
+            blocking_ms: us_to_ms(lt.blocking()),
             items: lt
                 .items
                 .iter()
                 .map(|t| LongTaskJson {
                     ts_ms: c.ts(t.start),
-                    dur_ms: t.dur / 1000.0,
+                    dur_ms: us_to_ms(t.dur),
                     pid: t.pid,
                     tid: t.tid,
                     main_frame: t.main_frame,

@@ -1,6 +1,7 @@
 //! `jsprof network TRACE --json` ([`NetworkReport`]): every request of the waterfall, in
 //! DevTools' order, with its timing phases.
 
+use jsprof_pageload::units::us_to_ms;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -71,15 +72,15 @@ pub fn network_report(input: &CpuInput) -> Result<NetworkReport> {
             request_id: r.request_id.clone(),
             start_ms: c.ts(r.start),
             end_ms: c.ts(r.end),
-            dur_ms: (r.end - r.start) / 1000.0,
+            dur_ms: us_to_ms(r.end - r.start),
             finish_ms: c.ts(r.finish),
             send_start_ms: c.ts(r.send_start),
             download_start_ms: c.ts(r.download_start),
-            queueing_ms: r.queueing / 1000.0,
-            stalled_ms: r.stalled / 1000.0,
-            server_response_ms: r.server_response_time / 1000.0,
-            waiting_ms: r.waiting / 1000.0,
-            download_ms: r.download / 1000.0,
+            queueing_ms: us_to_ms(r.queueing),
+            stalled_ms: us_to_ms(r.stalled),
+            server_response_ms: us_to_ms(r.server_response_time),
+            waiting_ms: us_to_ms(r.waiting),
+            download_ms: us_to_ms(r.download),
             priority: r.priority.clone(),
             initial_priority: r.initial_priority.clone(),
             fetch_priority_hint: r.fetch_priority_hint.clone(),

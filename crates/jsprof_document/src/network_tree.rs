@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use jsprof_pageload::network_tree::{self, PreconnectCandidate};
+use jsprof_pageload::units::us_to_ms;
 use jsprof_pageload::PageStory;
 
 use crate::page_common::Clock;
@@ -68,7 +69,7 @@ pub(crate) fn network_tree_json(
 ) -> NetworkDependencyTreeJson {
     NetworkDependencyTreeJson {
         state: t.state.as_str().to_string(),
-        max_critical_path_latency_ms: t.max_critical_path_latency / 1000.0,
+        max_critical_path_latency_ms: us_to_ms(t.max_critical_path_latency),
         chain: t
             .chain
             .iter()
@@ -79,7 +80,7 @@ pub(crate) fn network_tree_json(
                     request_id: r.request_id.clone(),
                     depth: n.depth,
                     parent: n.parent,
-                    time_from_initial_ms: n.time_from_initial / 1000.0,
+                    time_from_initial_ms: us_to_ms(n.time_from_initial),
                     is_longest: n.is_longest,
                     start_ms: c.ts(r.start),
                     end_ms: c.ts(r.end),

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use jsprof_pageload::insights::NavigationInsights;
 pub use jsprof_pageload::lantern::MetricSavings;
+use jsprof_pageload::units::us_to_ms;
 use jsprof_pageload::PageStory;
 
 use crate::page_common::{Clock, RequestRefJson};
@@ -188,7 +189,7 @@ fn selector_cost(t: &jsprof_profile::page_events::SelectorTiming) -> SelectorCos
     SelectorCostJson {
         selector: t.selector.clone(),
         style_sheet_id: t.style_sheet_id.clone(),
-        elapsed_ms: t.elapsed / 1000.0,
+        elapsed_ms: us_to_ms(t.elapsed),
         match_attempts: t.match_attempts,
         match_count: t.match_count,
         fast_reject_count: t.fast_reject_count,
@@ -220,7 +221,7 @@ pub(crate) fn page_checks_json(
         mobile_optimized: v.mobile_optimized,
         viewport_meta_ms: v.viewport_meta.map(|t| c.ts(t)),
         long_pointer_interactions: v.long_pointer_interactions.len(),
-        inp_savings_ms: v.inp_savings.map(|s| s / 1000.0),
+        inp_savings_ms: v.inp_savings.map(us_to_ms),
     });
     out.character_set = ins.character_set.as_ref().map(|cs| CharacterSetJson {
         state: cs.state.as_str().to_string(),
@@ -256,7 +257,7 @@ pub(crate) fn page_checks_json(
             .map(|m| OptimizableImageJson {
                 request: request(m.request),
                 largest_paint_ms: c.ts(m.paint_ts),
-                largest_paint_dur_ms: m.paint_dur / 1000.0,
+                largest_paint_dur_ms: us_to_ms(m.paint_dur),
                 byte_savings: m.byte_savings,
                 optimizations: m
                     .optimizations
@@ -294,7 +295,7 @@ pub(crate) fn page_checks_json(
     });
     out.slow_css_selector = ins.slow_css_selector.as_ref().map(|s| SlowCssSelectorJson {
         state: s.state.as_str().to_string(),
-        total_elapsed_ms: s.total_elapsed / 1000.0,
+        total_elapsed_ms: us_to_ms(s.total_elapsed),
         total_match_attempts: s.total_match_attempts,
         total_match_count: s.total_match_count,
         top_elapsed: s.top_elapsed.as_ref().map(selector_cost),

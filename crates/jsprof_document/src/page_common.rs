@@ -32,7 +32,7 @@ pub fn story(input: &CpuInput) -> Result<PageStory> {
     }
 }
 
-/// Converts µs on the trace clock to ms from the origin, and lengths to ms.
+/// Converts µs on the trace clock to ms from the origin (lengths: `units::us_to_ms`).
 pub(crate) struct Clock {
     origin: f64,
 }
@@ -52,7 +52,7 @@ impl Clock {
             request_id: r.request_id.clone(),
             start_ms: self.ts(r.start),
             end_ms: self.ts(r.end),
-            dur_ms: (r.end - r.start) / 1000.0,
+            dur_ms: us_to_ms(r.end - r.start),
         }
     }
 }

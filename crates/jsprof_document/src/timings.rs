@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use jsprof_pageload::timings::{self, Mark, Span};
-use jsprof_pageload::units::ns_to_us;
+use jsprof_pageload::units::{ns_to_us, us_to_ms};
 
 use crate::load::CpuInput;
 use crate::page_common::Clock;
@@ -54,7 +54,7 @@ pub fn timings_report(input: &CpuInput) -> Result<TimingsReport> {
     let span = |s: &Span| MeasureJson {
         name: s.name.clone(),
         start_ms: c.ts(s.start),
-        dur_ms: (s.end - s.start) / 1000.0,
+        dur_ms: us_to_ms(s.end - s.start),
     };
     let mut warnings = warnings_json(input.warnings());
     if t.unmatched > 0 {
