@@ -253,11 +253,7 @@ pub fn cache(
             .then(a.ttl.total_cmp(&b.ttl))
     });
     Cache {
-        state: if out.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(out.is_empty()),
         requests: out,
         wasted_bytes: total,
         metric_savings,

@@ -234,11 +234,7 @@ pub fn duplicated_javascript(
         _ => None,
     };
     DuplicatedJavaScript {
-        state: if duplication.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(duplication.is_empty()),
         scripts: scripts.iter().map(|s| s.index).collect(),
         duplication,
         duplication_by_package,

@@ -68,11 +68,7 @@ pub fn font_display(
     }
     fonts.sort_by(|a, b| b.wasted_ms.total_cmp(&a.wasted_ms));
     FontDisplay {
-        state: if fonts.iter().any(|f| f.wasted_ms > 0.0) {
-            State::Fail
-        } else {
-            State::Pass
-        },
+        state: State::pass_if(!fonts.iter().any(|f| f.wasted_ms > 0.0)),
         fcp_savings_ms: fonts.iter().map(|f| f.wasted_ms).reduce(f64::max),
         fonts,
     }

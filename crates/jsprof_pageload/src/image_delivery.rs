@@ -279,11 +279,7 @@ pub fn image_delivery(
     });
     let wasted_bytes = images.iter().map(|m| m.byte_savings).sum();
     ImageDelivery {
-        state: if images.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(images.is_empty()),
         images,
         wasted_bytes,
         metric_savings,

@@ -22,6 +22,15 @@ pub enum State {
 }
 
 impl State {
+    /// `Pass` when `passes`, else `Fail`: the verdict of a check with no middle ground.
+    pub fn pass_if(passes: bool) -> State {
+        if passes {
+            State::Pass
+        } else {
+            State::Fail
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             State::Pass => "pass",

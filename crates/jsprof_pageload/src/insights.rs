@@ -499,11 +499,7 @@ fn document_latency(requests: &[Request], d: usize) -> DocumentLatency {
     let uncompressed = compression_savings(r);
     let (no_redirects, fast, compressed) = (redirect == 0.0, !slow, uncompressed == 0);
     DocumentLatency {
-        state: if no_redirects && fast && compressed {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(no_redirects && fast && compressed),
         request: d,
         server_response_ms: server,
         redirect_ms: redirect,
@@ -545,11 +541,7 @@ fn lcp_discovery(
     let request_discoverable = img.is_link_preload || initiated_by_doc;
     let eagerly_loaded = !lazy || img.is_link_preload;
     Some(LcpDiscovery {
-        state: if priority_hinted && request_discoverable && eagerly_loaded {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(priority_hinted && request_discoverable && eagerly_loaded),
         request: i,
         earliest_discovery: first_byte,
         priority_hinted,
@@ -819,11 +811,7 @@ fn forced_reflow(
         None => (None, Vec::new()),
     };
     ForcedReflow {
-        state: if bottom_up.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(bottom_up.is_empty()),
         events,
         total,
         bottom_up,

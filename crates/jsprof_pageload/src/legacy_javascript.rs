@@ -331,11 +331,7 @@ pub fn legacy_javascript(
         _ => None,
     };
     LegacyJavaScript {
-        state: if related.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(related.is_empty()),
         wasted_bytes: wasted.iter().fold(0.0, |sum, (_, b)| sum + b),
         scripts,
         metric_savings,

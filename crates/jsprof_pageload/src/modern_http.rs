@@ -155,11 +155,7 @@ pub fn modern_http(
         out.push(i);
     }
     ModernHttp {
-        state: if out.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(out.is_empty()),
         metric_savings: lantern.and_then(|ctx| http2_savings(ctx, requests, &out).ok()),
         http1_requests: out,
     }

@@ -56,6 +56,15 @@ pub(crate) fn close(ours: &Value, want: &Value, tol: f64, what: &str) {
     assert!((a - b).abs() <= tol, "{what}: ours {a}, DevTools {b}");
 }
 
+/// `ours` within `tol` of `want` where the engine gives a number, else `null`.
+#[track_caller]
+pub(crate) fn close_or_null(ours: &Value, want: &Value, tol: f64, what: &str) {
+    match want.as_f64() {
+        Some(_) => close(ours, want, tol, what),
+        None => assert!(ours.is_null(), "{what}"),
+    }
+}
+
 /// An insight's Lantern savings (`metric_savings`: `fcp_ms`, `lcp_ms`, or `null`) against the
 /// engine's (`FCP`, `LCP`, or `null` without a Lantern context): equal, as the engine rounds them.
 #[track_caller]
@@ -108,15 +117,12 @@ pub(crate) fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usiz
             v["long_pointer_interactions"], wv["long_pointer_interactions"],
             "{at} viewport"
         );
-        match wv["metric_savings"]["INP"].as_f64() {
-            Some(_) => close(
-                &v["inp_savings_ms"],
-                &wv["metric_savings"]["INP"],
-                ROUNDED,
-                &format!("{at} viewport INP savings"),
-            ),
-            None => assert!(v["inp_savings_ms"].is_null(), "{at} viewport INP savings"),
-        }
+        close_or_null(
+            &v["inp_savings_ms"],
+            &wv["metric_savings"]["INP"],
+            ROUNDED,
+            &format!("{at} viewport INP savings"),
+        );
 
         let (c, wc) = (&i["character_set"], &wi["CharacterSet"]["data"]);
         if wc.is_null() {
@@ -194,16 +200,13 @@ pub(crate) fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usiz
                 &format!("{at} font"),
             );
         }
-        match wf["metric_savings"]["FCP"].as_f64() {
-            Some(_) => close(
-                &f["fcp_savings_ms"],
-                &wf["metric_savings"]["FCP"],
-                ROUNDED,
-                &format!("{at} font FCP savings"),
-            ),
-            // The engine's max of no fonts is -Infinity.
-            None => assert!(f["fcp_savings_ms"].is_null(), "{at} font FCP savings"),
-        }
+        // Without fonts the engine's max is -Infinity, which its JSON writes as null.
+        close_or_null(
+            &f["fcp_savings_ms"],
+            &wf["metric_savings"]["FCP"],
+            ROUNDED,
+            &format!("{at} font FCP savings"),
+        );
 
         let (c, wc) = (&i["slow_css_selector"], &wi["SlowCSSSelector"]);
         assert_eq!(c["state"], wc["state"], "{at} CSS selectors state");
