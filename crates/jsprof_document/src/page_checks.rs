@@ -2,7 +2,7 @@
 //! modern HTTP, image delivery and font display insights ([`jsprof_pageload`]'s
 //! `viewport`, `character_set`, `cache`, `modern_http`, `image_delivery`, `font_display`, and
 //! CSS selector costs, `slow_css_selector`): part of `jsprof insights`'
-//! [`crate::page::InsightsJson`]. The FCP/LCP savings of cache, modern HTTP and image delivery
+//! [`crate::insights::InsightsJson`]. The FCP/LCP savings of cache, modern HTTP and image delivery
 //! come from the engine's Lantern simulation, as its render-blocking savings do.
 
 use schemars::JsonSchema;

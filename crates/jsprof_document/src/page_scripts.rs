@@ -1,6 +1,6 @@
 //! The JSON of a navigation's script insights — the trace engine's legacy JavaScript and
 //! duplicated JavaScript ([`jsprof_pageload`]'s `legacy_javascript`,
-//! `duplicated_javascript`): part of `jsprof insights`' [`crate::page::InsightsJson`].
+//! `duplicated_javascript`): part of `jsprof insights`' [`crate::insights::InsightsJson`].
 
 use schemars::JsonSchema;
 use serde::Serialize;
