@@ -608,7 +608,7 @@ export interface CacheJson {
    * What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
    * engine has no Lantern context (`network_dependency_tree.graph_error` says why).
    */
-  metric_savings: MetricSavingsJson | null;
+  metric_savings: MetricSavings | null;
   /** Largest decoded body first, then shortest lifetime. */
   requests: CachedRequestJson[];
   /** `pass`, or `fail` when any request is listed. */
@@ -1084,7 +1084,7 @@ export interface ImageDeliveryJson {
    * What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
    * engine has no Lantern context.
    */
-  metric_savings: MetricSavingsJson | null;
+  metric_savings: MetricSavings | null;
   /** Most savings first, then the largest decoded body. */
   optimizable_images: OptimizableImageJson[];
   /** `pass`, or `fail` when any image is listed. */
@@ -1293,7 +1293,7 @@ export interface LegacyJavaScriptJson {
 }
 
 /** A polyfill or transform found in a script, where its pattern first matched. */
-export interface LegacyMatchJson {
+export interface LegacyMatch {
   /** 0-based, in UTF-16 code units. */
   column: number;
   /** 0-based; every `\r` and every `\n` ends a line, as the engine counts. */
@@ -1316,7 +1316,7 @@ export interface LegacyScriptJson {
    * By name. A polyfill whose module the script's source map lists is found where the first
    * mapping from that module is.
    */
-  matches: LegacyMatchJson[];
+  matches: LegacyMatch[];
   /** The first request for its url, if any. */
   request: RequestRefJson | null;
   /** `null` for a script without one (an inline or eval'd script). */
@@ -1397,7 +1397,7 @@ export interface MetricJson {
  * An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
  * of the first and largest contentful paints.
  */
-export interface MetricSavingsJson {
+export interface MetricSavings {
   /**
    * How much earlier the first contentful paint would come (ms, rounded as the engine
    * rounds it).
@@ -1429,7 +1429,7 @@ export interface ModernHttpJson {
    * What serving them over HTTP/2 would save (floored to 10 ms); `null` where the engine
    * has no Lantern context.
    */
-  metric_savings: MetricSavingsJson | null;
+  metric_savings: MetricSavings | null;
   /** `pass`, or `fail` when any request is listed. */
   state: string;
 }
@@ -1470,7 +1470,7 @@ export interface NetworkDependencyTreeJson {
    * Origins the LCP needed that a preconnect would have helped, most time saved first (at
    * most four; none without a Lantern context).
    */
-  preconnect_candidates: PreconnectCandidateJson[];
+  preconnect_candidates: PreconnectCandidate[];
   preconnected_origins: PreconnectedOriginJson[];
   /** `fail` when a chain has two requests or more, else `pass`. */
   state: string;
@@ -1550,12 +1550,13 @@ export interface PathJson {
   steps: HeapStepJson[];
 }
 
-/** An origin a preconnect would have helped. */
-export interface PreconnectCandidateJson {
+/** An origin a preconnect would have helped (the engine's `preconnectCandidates`). */
+export interface PreconnectCandidate {
+  /** `ParsedURL.securityOrigin()` of its first request. */
   origin: string;
   /**
-   * The connection time a preconnect would have saved: Lantern's round trip to the origin
-   * (twice for TLS), at most the time from the document's end to the request.
+   * The connection setup a preconnect would have saved (ms): the simulator's round trip to
+   * the origin (twice for TLS), at most the time from the document's end to the request.
    */
   wasted_ms: number;
 }

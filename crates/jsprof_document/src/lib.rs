@@ -7,8 +7,10 @@
 //!   parameters —, then a view's thread and range);
 //! - the typed documents of every view: [`summary`], [`threads`], [`top`], [`tree`], [`events`],
 //!   [`diff`], [`heap`] (Summary, node, retainers, Comparison, leaks), [`heap_edges`],
-//!   [`heap_changes`], [`heap_class`], [`heap_strings`], [`heap_allocations`], and the UI's
-//!   [`chart`] and [`heap_pages`] documents;
+//!   [`heap_changes`], [`heap_class`], [`heap_strings`], [`heap_allocations`], the UI's
+//!   [`chart`] and [`heap_pages`] documents, and a page load's: [`insights`] (with
+//!   [`network_tree`], [`page_checks`] and [`page_scripts`]), [`network`], [`timings`] and
+//!   [`page_summary`], from `jsprof_pageload`'s numbers ([`page`] keeps their old paths);
 //! - their wire format, generated from the types ([`schema`]: `docs/json.md` and the service's
 //!   OpenAPI components).
 //!
@@ -38,12 +40,17 @@ pub mod heap_edges;
 pub mod heap_pages;
 pub mod heap_strings;
 pub mod input;
+pub mod insights;
 pub mod lines;
 pub mod load;
 pub mod local_file;
+pub mod network;
+pub mod network_tree;
 pub mod page;
 pub mod page_checks;
+mod page_common;
 pub mod page_scripts;
+pub mod page_summary;
 pub mod query;
 pub mod schema;
 pub mod source_maps;
@@ -51,6 +58,7 @@ pub mod summary;
 pub mod text;
 pub mod thread_select;
 pub mod threads;
+pub mod timings;
 pub mod top;
 pub mod tree;
 pub mod units;

@@ -2,16 +2,18 @@
 //! modern HTTP, image delivery and font display insights ([`jsprof_pageload`]'s
 //! `viewport`, `character_set`, `cache`, `modern_http`, `image_delivery`, `font_display`, and
 //! CSS selector costs, `slow_css_selector`): part of `jsprof insights`'
-//! [`crate::page::InsightsJson`]. The FCP/LCP savings of cache, modern HTTP and image delivery
+//! [`crate::insights::InsightsJson`]. The FCP/LCP savings of cache, modern HTTP and image delivery
 //! come from the engine's Lantern simulation, as its render-blocking savings do.
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use jsprof_pageload::insights::NavigationInsights;
+pub use jsprof_pageload::lantern::MetricSavings;
+use jsprof_pageload::units::us_to_ms;
 use jsprof_pageload::PageStory;
 
-use crate::page::{Clock, InsightsJson, RequestRefJson};
+use crate::page_common::{Clock, RequestRefJson};
 
 /// Viewport: whether the page is optimized for mobile (no double-tap delay on taps).
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -46,25 +48,8 @@ pub struct CharacterSetJson {
     pub meta_charset_disposition: Option<String>,
 }
 
-/// An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
-/// of the first and largest contentful paints.
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
-pub struct MetricSavingsJson {
-    /// How much earlier the first contentful paint would come (ms, rounded as the engine
-    /// rounds it).
-    pub fcp_ms: f64,
-    /// The same for the largest contentful paint.
-    pub lcp_ms: f64,
-}
-
-impl MetricSavingsJson {
-    pub(crate) fn of(s: &jsprof_pageload::lantern::MetricSavings) -> Self {
-        MetricSavingsJson {
-            fcp_ms: s.fcp_ms,
-            lcp_ms: s.lcp_ms,
-        }
-    }
-}
+/// The old name of [`MetricSavings`], which the documents now serialize as the engine keeps it.
+pub type MetricSavingsJson = MetricSavings;
 
 /// A request whose cache lifetime is short.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -87,7 +72,7 @@ pub struct CacheJson {
     pub wasted_bytes: f64,
     /// What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
     /// engine has no Lantern context (`network_dependency_tree.graph_error` says why).
-    pub metric_savings: Option<MetricSavingsJson>,
+    pub metric_savings: Option<MetricSavings>,
 }
 
 /// Modern HTTP: requests over HTTP/1.x that HTTP/2 would multiplex.
@@ -100,7 +85,7 @@ pub struct ModernHttpJson {
     pub http1_requests: Vec<RequestRefJson>,
     /// What serving them over HTTP/2 would save (floored to 10 ms); `null` where the engine
     /// has no Lantern context.
-    pub metric_savings: Option<MetricSavingsJson>,
+    pub metric_savings: Option<MetricSavings>,
 }
 
 /// A width and height in whole pixels.
@@ -147,7 +132,7 @@ pub struct ImageDeliveryJson {
     pub wasted_bytes: f64,
     /// What not downloading the wasted bytes would save (in 50 ms steps); `null` where the
     /// engine has no Lantern context.
-    pub metric_savings: Option<MetricSavingsJson>,
+    pub metric_savings: Option<MetricSavings>,
 }
 
 /// A web font that hides text while it loads.
@@ -204,27 +189,39 @@ fn selector_cost(t: &jsprof_profile::page_events::SelectorTiming) -> SelectorCos
     SelectorCostJson {
         selector: t.selector.clone(),
         style_sheet_id: t.style_sheet_id.clone(),
-        elapsed_ms: t.elapsed / 1000.0,
+        elapsed_ms: us_to_ms(t.elapsed),
         match_attempts: t.match_attempts,
         match_count: t.match_count,
         fast_reject_count: t.fast_reject_count,
     }
 }
 
-/// Fills `out`'s page checks from `ins`.
+/// The page checks of a navigation, for its [`crate::insights::InsightsJson`].
+#[derive(Default)]
+pub(crate) struct PageChecksJson {
+    pub viewport: Option<ViewportJson>,
+    pub character_set: Option<CharacterSetJson>,
+    pub cache: Option<CacheJson>,
+    pub modern_http: Option<ModernHttpJson>,
+    pub image_delivery: Option<ImageDeliveryJson>,
+    pub font_display: Option<FontDisplayJson>,
+    pub slow_css_selector: Option<SlowCssSelectorJson>,
+}
+
+/// The page checks of `ins`.
 pub(crate) fn page_checks_json(
     c: &Clock,
     story: &PageStory,
     ins: &NavigationInsights,
-    out: &mut InsightsJson,
-) {
+) -> PageChecksJson {
+    let mut out = PageChecksJson::default();
     let request = |i: usize| c.request_ref(&story.requests[i]);
     out.viewport = ins.viewport.as_ref().map(|v| ViewportJson {
         state: v.state.as_str().to_string(),
         mobile_optimized: v.mobile_optimized,
         viewport_meta_ms: v.viewport_meta.map(|t| c.ts(t)),
         long_pointer_interactions: v.long_pointer_interactions.len(),
-        inp_savings_ms: v.inp_savings.map(|s| s / 1000.0),
+        inp_savings_ms: v.inp_savings.map(us_to_ms),
     });
     out.character_set = ins.character_set.as_ref().map(|cs| CharacterSetJson {
         state: cs.state.as_str().to_string(),
@@ -245,12 +242,12 @@ pub(crate) fn page_checks_json(
             })
             .collect(),
         wasted_bytes: k.wasted_bytes,
-        metric_savings: k.metric_savings.as_ref().map(MetricSavingsJson::of),
+        metric_savings: k.metric_savings,
     });
     out.modern_http = ins.modern_http.as_ref().map(|m| ModernHttpJson {
         state: m.state.as_str().to_string(),
         http1_requests: m.http1_requests.iter().map(|&i| request(i)).collect(),
-        metric_savings: m.metric_savings.as_ref().map(MetricSavingsJson::of),
+        metric_savings: m.metric_savings,
     });
     out.image_delivery = ins.image_delivery.as_ref().map(|d| ImageDeliveryJson {
         state: d.state.as_str().to_string(),
@@ -260,7 +257,7 @@ pub(crate) fn page_checks_json(
             .map(|m| OptimizableImageJson {
                 request: request(m.request),
                 largest_paint_ms: c.ts(m.paint_ts),
-                largest_paint_dur_ms: m.paint_dur / 1000.0,
+                largest_paint_dur_ms: us_to_ms(m.paint_dur),
                 byte_savings: m.byte_savings,
                 optimizations: m
                     .optimizations
@@ -280,7 +277,7 @@ pub(crate) fn page_checks_json(
             })
             .collect(),
         wasted_bytes: d.wasted_bytes,
-        metric_savings: d.metric_savings.as_ref().map(MetricSavingsJson::of),
+        metric_savings: d.metric_savings,
     });
     out.font_display = ins.font_display.as_ref().map(|f| FontDisplayJson {
         state: f.state.as_str().to_string(),
@@ -298,59 +295,11 @@ pub(crate) fn page_checks_json(
     });
     out.slow_css_selector = ins.slow_css_selector.as_ref().map(|s| SlowCssSelectorJson {
         state: s.state.as_str().to_string(),
-        total_elapsed_ms: s.total_elapsed / 1000.0,
+        total_elapsed_ms: us_to_ms(s.total_elapsed),
         total_match_attempts: s.total_match_attempts,
         total_match_count: s.total_match_count,
         top_elapsed: s.top_elapsed.as_ref().map(selector_cost),
         top_match_attempts: s.top_match_attempts.as_ref().map(selector_cost),
     });
-}
-
-/// Calls `fail(key, state, why)` for each page check of `i`, in the engine's order of
-/// insights: what `summary` names among the failing insights.
-pub(crate) fn failing_page_checks(i: &InsightsJson, fail: &mut impl FnMut(&str, &str, String)) {
-    if let Some(d) = &i.image_delivery {
-        let why = format!(
-            "{} images, {:.0} bytes to save",
-            d.optimizable_images.len(),
-            d.wasted_bytes
-        );
-        fail("image_delivery", &d.state, why);
-    }
-    if let Some(f) = &i.font_display {
-        let worst = f.fonts.first().map_or(String::new(), |f| {
-            format!(
-                ", {} {:.0} ms",
-                f.name.as_deref().unwrap_or(&f.request.url),
-                f.wasted_ms
-            )
-        });
-        fail(
-            "font_display",
-            &f.state,
-            format!("{} fonts hide text{worst}", f.fonts.len()),
-        );
-    }
-    if let Some(v) = &i.viewport {
-        fail("viewport", &v.state, "not optimized for mobile".to_string());
-    }
-    if let Some(c) = &i.cache {
-        let why = format!(
-            "{} requests, {:.0} bytes wasted",
-            c.requests.len(),
-            c.wasted_bytes
-        );
-        fail("cache", &c.state, why);
-    }
-    if let Some(c) = &i.character_set {
-        fail(
-            "character_set",
-            &c.state,
-            "no charset declared early".to_string(),
-        );
-    }
-    if let Some(m) = &i.modern_http {
-        let why = format!("{} HTTP/1.1 requests", m.http1_requests.len());
-        fail("modern_http", &m.state, why);
-    }
+    out
 }

@@ -1,6 +1,6 @@
 //! The JSON of a navigation's script insights — the trace engine's legacy JavaScript and
 //! duplicated JavaScript ([`jsprof_pageload`]'s `legacy_javascript`,
-//! `duplicated_javascript`): part of `jsprof insights`' [`crate::page::InsightsJson`].
+//! `duplicated_javascript`): part of `jsprof insights`' [`crate::insights::InsightsJson`].
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -8,22 +8,11 @@ use serde::Serialize;
 use jsprof_pageload::duplicated_javascript::Duplicate;
 use jsprof_pageload::insights::NavigationInsights;
 use jsprof_pageload::lantern::MetricSavings;
+pub use jsprof_pageload::legacy_javascript::Match as LegacyMatch;
 use jsprof_pageload::PageStory;
 use jsprof_profile::page_events::PageEvents;
 
-use crate::page::{Clock, InsightsJson, RequestRefJson};
-
-/// A polyfill or transform found in a script, where its pattern first matched.
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
-pub struct LegacyMatchJson {
-    /// The feature polyfilled (`Array.prototype.includes`) or the Babel plugin
-    /// (`@babel/plugin-transform-classes`).
-    pub name: String,
-    /// 0-based; every `\r` and every `\n` ends a line, as the engine counts.
-    pub line: usize,
-    /// 0-based, in UTF-16 code units.
-    pub column: usize,
-}
+use crate::page_common::{Clock, RequestRefJson};
 
 /// A script that ships legacy JavaScript.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -37,7 +26,7 @@ pub struct LegacyScriptJson {
     pub estimated_byte_savings: f64,
     /// By name. A polyfill whose module the script's source map lists is found where the first
     /// mapping from that module is.
-    pub matches: Vec<LegacyMatchJson>,
+    pub matches: Vec<LegacyMatch>,
 }
 
 /// Legacy JavaScript: polyfills and transforms of features modern browsers have.
@@ -98,14 +87,21 @@ pub struct DuplicatedJavaScriptJson {
     pub lcp_savings_ms: Option<f64>,
 }
 
-/// Fills `out`'s script insights from `ins`.
+/// The script insights of a navigation, for its [`crate::insights::InsightsJson`].
+#[derive(Default)]
+pub(crate) struct ScriptInsightsJson {
+    pub legacy_javascript: Option<LegacyJavaScriptJson>,
+    pub duplicated_javascript: Option<DuplicatedJavaScriptJson>,
+}
+
+/// The script insights of `ins`.
 pub(crate) fn page_scripts_json(
     c: &Clock,
     page: &PageEvents,
     story: &PageStory,
     ins: &NavigationInsights,
-    out: &mut InsightsJson,
-) {
+) -> ScriptInsightsJson {
+    let mut out = ScriptInsightsJson::default();
     let story_url = |i: usize| page.scripts.list[i].url.clone();
     let duplicate = |d: &Duplicate| DuplicateJson {
         source: d.source.clone(),
@@ -134,15 +130,7 @@ pub(crate) fn page_scripts_json(
                     url: s.url.clone(),
                     request: s.request.map(|i| c.request_ref(&story.requests[i])),
                     estimated_byte_savings: s.estimated_byte_savings,
-                    matches: s
-                        .matches
-                        .iter()
-                        .map(|m| LegacyMatchJson {
-                            name: m.name.to_string(),
-                            line: m.line,
-                            column: m.column,
-                        })
-                        .collect(),
+                    matches: s.matches.clone(),
                 })
                 .collect(),
             wasted_bytes: l.wasted_bytes,
@@ -166,25 +154,5 @@ pub(crate) fn page_scripts_json(
                 fcp_savings_ms: fcp(&d.metric_savings),
                 lcp_savings_ms: lcp(&d.metric_savings),
             });
-}
-
-/// Calls `fail(key, state, why)` for each script insight of `i`, in the engine's order of
-/// insights: what `summary` names among the failing insights.
-pub(crate) fn failing_script_insights(i: &InsightsJson, fail: &mut impl FnMut(&str, &str, String)) {
-    if let Some(d) = &i.duplicated_javascript {
-        let why = format!(
-            "{} sources in several scripts, {:.0} bytes duplicated",
-            d.duplication.len(),
-            d.wasted_bytes
-        );
-        fail("duplicated_javascript", &d.state, why);
-    }
-    if let Some(l) = &i.legacy_javascript {
-        let why = format!(
-            "{} scripts, {:.0} bytes of polyfills and transforms",
-            l.scripts.len(),
-            l.wasted_bytes
-        );
-        fail("legacy_javascript", &l.state, why);
-    }
+    out
 }

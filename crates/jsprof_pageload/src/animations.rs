@@ -12,6 +12,8 @@
 use jsprof_profile::page_events::AnimationEvent;
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::units::ns_to_us;
+
 /// The compositor's failure reasons DevTools reports (`ACTIONABLE_FAILURE_REASONS`), by bit of
 /// `compositeFailed`.
 const FAILURE_REASONS: &[(u32, &str)] = &[
@@ -154,7 +156,7 @@ pub fn animations(events: &[AnimationEvent]) -> Vec<Animation> {
             if dur < 0 {
                 return None;
             }
-            let (ts, dur) = (super::us(ts), super::us(dur));
+            let (ts, dur) = (ns_to_us(ts), ns_to_us(dur));
             Some(Animation {
                 ts,
                 dur,

@@ -9,7 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::insight_common::{in_bounds, State};
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
+use crate::units::{ms_to_s, s_to_ms};
 
 /// A hit probability above which a lifetime is long enough.
 const IGNORE_THRESHOLD: f64 = 0.925;
@@ -111,7 +112,7 @@ fn http_date_ms(s: &str) -> Option<f64> {
     let doy = (153 * mp + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
-    Some(((days * 86_400 + h * 3600 + m * 60 + sec) * 1000) as f64)
+    Some(s_to_ms((days * 86_400 + h * 3600 + m * 60 + sec) as f64))
 }
 
 /// The engine's `computeCacheLifetimeInSeconds`: `max-age`, else `expires` from now (only a
@@ -132,7 +133,7 @@ fn lifetime(r: &Request, cc: Option<&CacheControl>) -> Option<f64> {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_millis() as f64);
-    Some(((at - now) / 1000.0).ceil())
+    Some(ms_to_s(at - now).ceil())
 }
 
 /// The engine's `getCacheHitProbability`: interpolated between deciles of cached resources'
@@ -252,11 +253,7 @@ pub fn cache(
             .then(a.ttl.total_cmp(&b.ttl))
     });
     Cache {
-        state: if out.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(out.is_empty()),
         requests: out,
         wasted_bytes: total,
         metric_savings,

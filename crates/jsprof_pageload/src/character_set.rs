@@ -11,7 +11,7 @@ use jsprof_profile::page_events::PageEvents;
 
 use super::insight_common::State;
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
 
 /// The engine's `CHARSET_HTTP_REGEX`.
 static CHARSET: LazyLock<Regex> =

@@ -8,9 +8,9 @@ use jsprof_profile::TraceFile;
 
 use super::animations::{animations, Failure};
 use super::insight_common::{in_bounds, RelatedEvent, State};
-use super::us;
 use super::vitals::{self, NavigationVitals, Vitals, Window};
-use super::Request;
+use crate::network::Request;
+use crate::units::ns_to_us;
 
 /// What the engine blames for one shift.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -144,8 +144,8 @@ pub fn cls_culprits(
     for t in &trace.threads {
         for e in &t.events {
             let span = Span {
-                ts: us(e.start),
-                dur: us(e.dur),
+                ts: ns_to_us(e.start),
+                dur: ns_to_us(e.dur),
             };
             if !in_bounds(span.ts, span.dur, b) {
                 continue;
@@ -162,21 +162,21 @@ pub fn cls_culprits(
     let mut paint_images: Vec<(f64, u64, &str)> = page
         .paint_images
         .iter()
-        .map(|(at, node, url)| (us(at.ts), *node, url.as_str()))
+        .map(|(at, node, url)| (ns_to_us(at.ts), *node, url.as_str()))
         .filter(|(ts, _, _)| in_bounds(*ts, 0.0, b))
         .collect();
     paint_images.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut dom_loading: Vec<(f64, &str)> = page
         .dom_loading
         .iter()
-        .map(|(at, f)| (us(at.ts), f.as_str()))
+        .map(|(at, f)| (ns_to_us(at.ts), f.as_str()))
         .filter(|(ts, _)| in_bounds(*ts, 0.0, b))
         .collect();
     dom_loading.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut unsized_nodes: Vec<(f64, u64)> = page
         .unsized_images
         .iter()
-        .map(|(at, node)| (us(at.ts), *node))
+        .map(|(at, node)| (ns_to_us(at.ts), *node))
         .filter(|(ts, _)| in_bounds(*ts, 0.0, b))
         .collect();
     unsized_nodes.sort_by(|a, b| a.0.total_cmp(&b.0));

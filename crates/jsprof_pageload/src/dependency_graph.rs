@@ -28,8 +28,8 @@ pub use super::graph_error::GraphError;
 pub use super::lantern_requests::LanternRequest;
 use super::lantern_requests::{lantern_requests, network_initiators};
 use super::network::Request;
-use super::us;
 use super::vitals::NavigationVitals;
+use crate::units::{ms_to_us, ns_to_us};
 
 /// A node of the graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -319,7 +319,7 @@ fn tasks(all: &[GraphEvent], events: &[usize]) -> Vec<Task> {
         while i < events.len() && all[events[i]].at.ts < end {
             let c = &all[events[i]];
             if is_task(c) {
-                corrected = Some(us(c.at.ts) - 1.0);
+                corrected = Some(ns_to_us(c.at.ts) - 1.0);
                 break;
             }
             children.push(events[i]);
@@ -327,8 +327,8 @@ fn tasks(all: &[GraphEvent], events: &[usize]) -> Vec<Task> {
         }
         out.push(Task {
             task,
-            start: us(e.at.ts),
-            end: corrected.unwrap_or(us(e.at.ts) + us(e.dur)),
+            start: ns_to_us(e.at.ts),
+            end: corrected.unwrap_or(ns_to_us(e.at.ts) + ns_to_us(e.dur)),
             events: children,
         });
     }
@@ -353,7 +353,7 @@ pub fn dependency_graph(
         .navigations
         .iter()
         .filter(|n| n.frame == nav.frame)
-        .map(|n| us(n.at.ts))
+        .map(|n| ns_to_us(n.at.ts))
         .collect();
     starts.sort_by(f64::total_cmp);
     if !page.navigations.iter().any(|n| n.navigation_id == nav_id) {
@@ -402,8 +402,8 @@ pub fn dependency_graph(
         }
         let node = g.add_node(
             NodeKind::Network(li),
-            l.renderer_start_ms * 1000.0,
-            l.network_end_ms * 1000.0,
+            ms_to_us(l.renderer_start_ms),
+            ms_to_us(l.network_end_ms),
         );
         node_of[li] = Some(node);
         net_nodes.push(node);
@@ -439,7 +439,7 @@ pub fn dependency_graph(
         .iter()
         .enumerate()
         .filter(|(_, e)| {
-            let t = us(e.at.ts);
+            let t = ns_to_us(e.at.ts);
             t >= nav_ts && t < window_end && main_threads.contains(&(e.at.pid, e.at.tid))
         })
         .map(|(i, _)| i)
@@ -765,7 +765,7 @@ pub(crate) fn node_id(trace: &TraceFile, g: &DependencyGraph, n: NodeId) -> Stri
         NodeKind::Network(l) => g.requests[*l].request_id.clone(),
         NodeKind::Cpu { task, .. } => {
             let e = &trace.page.graph_events[*task];
-            format!("{}.{}", e.at.tid, us(e.at.ts))
+            format!("{}.{}", e.at.tid, ns_to_us(e.at.ts))
         }
     }
 }
@@ -790,7 +790,7 @@ mod tests {
                 jsprof_profile::read_trace(&read(&format!("{name}.trace.json.gz"))[..]).unwrap();
             let want: serde_json::Value =
                 serde_json::from_slice(&read(&format!("{name}.trace.lantern.json.gz"))).unwrap();
-            let story = super::super::page_story(&trace);
+            let story = crate::page_story(&trace);
             let main_pids: Vec<u64> = trace
                 .page
                 .navigations

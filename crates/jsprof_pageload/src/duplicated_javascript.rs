@@ -7,12 +7,12 @@
 //! the largest are waste, charged to their scripts' requests.
 
 use super::insight_common::State;
-use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::script_maps::{generated_sizes, SourceMap};
 use super::scripts::{compression_ratio, page_scripts};
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
+use crate::units::js_round;
 use jsprof_profile::page_events::PageEvents;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -234,11 +234,7 @@ pub fn duplicated_javascript(
         _ => None,
     };
     DuplicatedJavaScript {
-        state: if duplication.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(duplication.is_empty()),
         scripts: scripts.iter().map(|s| s.index).collect(),
         duplication,
         duplication_by_package,

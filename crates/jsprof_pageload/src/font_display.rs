@@ -6,9 +6,9 @@
 use jsprof_profile::page_events::PageEvents;
 
 use super::insight_common::{in_bounds, State};
-use super::us;
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
+use crate::units::{ns_to_us, us_to_ms};
 
 /// A web font that blocks text.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,7 +43,7 @@ pub fn font_display(
     begins.sort_by_key(|f| f.at.ts);
     let mut fonts = Vec::new();
     for f in begins {
-        if !in_bounds(us(f.at.ts), 0.0, &nav.bounds) {
+        if !in_bounds(ns_to_us(f.at.ts), 0.0, &nav.bounds) {
             continue;
         }
         let id = format!("{}.{}", f.at.pid, f.id);
@@ -55,7 +55,7 @@ pub fn font_display(
         }
         let r = &requests[request];
         // Floored to 5 ms, as the engine's `floor(ms, 1/5)`.
-        let wasted = ((r.finish - r.send_start) / 1000.0 / 5.0).floor() * 5.0;
+        let wasted = (us_to_ms(r.finish - r.send_start) / 5.0).floor() * 5.0;
         if wasted == 0.0 {
             continue;
         }
@@ -68,11 +68,7 @@ pub fn font_display(
     }
     fonts.sort_by(|a, b| b.wasted_ms.total_cmp(&a.wasted_ms));
     FontDisplay {
-        state: if fonts.iter().any(|f| f.wasted_ms > 0.0) {
-            State::Fail
-        } else {
-            State::Pass
-        },
+        state: State::pass_if(!fonts.iter().any(|f| f.wasted_ms > 0.0)),
         fcp_savings_ms: fonts.iter().map(|f| f.wasted_ms).reduce(f64::max),
         fonts,
     }

@@ -17,11 +17,10 @@ use jsprof_profile::page_events::PaintedImage;
 use jsprof_profile::TraceFile;
 
 use super::insight_common::{in_bounds, State};
-use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
-use super::us;
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
+use crate::units::{js_max, js_min, js_round, ns_to_us};
 
 /// AVIF's bytes per pixel, the target a well-compressed image meets.
 const TARGET_BYTES_PER_PIXEL_AVIF: f64 = 2.0 * 1.0 / 12.0;
@@ -96,24 +95,6 @@ pub struct ImageDelivery {
     pub metric_savings: Option<MetricSavings>,
 }
 
-/// JavaScript's `Math.max` of two numbers (NaN wins).
-fn js_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// JavaScript's `Math.min` of two numbers (NaN wins).
-fn js_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
-}
-
 /// A paint's duration (µs): its thread event's at the same stamp (0 when the thread does not
 /// hold it). `threads`: the trace's threads by (pid, tid).
 fn paint_dur(trace: &TraceFile, threads: &HashMap<(u64, u64), usize>, p: &PaintedImage) -> f64 {
@@ -127,7 +108,7 @@ fn paint_dur(trace: &TraceFile, threads: &HashMap<(u64, u64), usize>, p: &Painte
         .iter()
         .take_while(|e| e.start == p.at.ts)
         .find(|e| trace.profile.strings.get(e.name) == "PaintImage")
-        .map_or(0.0, |e| us(e.dur))
+        .map_or(0.0, |e| ns_to_us(e.dur))
 }
 
 /// The engine's `estimateGIFPercentSavings`: from 1000 GIFs transcoded to video.
@@ -230,7 +211,7 @@ pub fn image_delivery(
     let mut paints: HashMap<&str, Vec<(&PaintedImage, f64)>> = HashMap::default();
     for p in &trace.page.painted_images {
         let dur = paint_dur(trace, &threads, p);
-        if in_bounds(us(p.at.ts), dur, b) {
+        if in_bounds(ns_to_us(p.at.ts), dur, b) {
             paints.entry(p.url.as_str()).or_default().push((p, dur));
         }
     }
@@ -274,7 +255,7 @@ pub fn image_delivery(
         if !optimizations.is_empty() {
             images.push(OptimizableImage {
                 request: i,
-                paint_ts: us(paint.at.ts),
+                paint_ts: ns_to_us(paint.at.ts),
                 paint_dur: dur,
                 paint_thread: (paint.at.pid, paint.at.tid),
                 optimizations,
@@ -298,11 +279,7 @@ pub fn image_delivery(
     });
     let wasted_bytes = images.iter().map(|m| m.byte_savings).sum();
     ImageDelivery {
-        state: if images.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(images.is_empty()),
         images,
         wasted_bytes,
         metric_savings,

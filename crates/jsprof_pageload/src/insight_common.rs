@@ -5,11 +5,12 @@
 //! ([`main_frame_pids`]). [`super::insights`] re-exports the public types under their old paths.
 
 use jsprof_analysis::timeline::{EventType, Timeline};
+use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::{TraceEvent, TraceFile};
 
-use super::us;
 use super::vitals::{NavigationVitals, Window};
-use super::Request;
+use crate::network::Request;
+use crate::units::ns_to_us;
 
 /// An insight's verdict, as the engine's `state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +22,15 @@ pub enum State {
 }
 
 impl State {
+    /// `Pass` when `passes`, else `Fail`: the verdict of a check with no middle ground.
+    pub fn pass_if(passes: bool) -> State {
+        if passes {
+            State::Pass
+        } else {
+            State::Fail
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             State::Pass => "pass",
@@ -74,8 +84,8 @@ impl RelatedEvent {
             pid,
             tid,
             name: name.to_string(),
-            ts: us(start),
-            dur: us(dur),
+            ts: ns_to_us(start),
+            dur: ns_to_us(dur),
             place,
         }
     }
@@ -97,8 +107,8 @@ impl RelatedEvent {
             pid: tl.pid.unwrap_or_default(),
             tid: tl.tid.unwrap_or_default(),
             name: "ProfileCall".to_string(),
-            ts: us(call.start),
-            dur: us(call.dur),
+            ts: ns_to_us(call.start),
+            dur: ns_to_us(call.dur),
             place,
         }
     }
@@ -128,8 +138,8 @@ impl RelatedEvent {
             pid: t.pid,
             tid: t.tid,
             name: trace.profile.strings.get(e.name).to_string(),
-            ts: us(e.start),
-            dur: us(e.dur),
+            ts: ns_to_us(e.start),
+            dur: ns_to_us(e.dur),
             place,
         }
     }
@@ -168,11 +178,14 @@ pub(crate) fn is_compressed(r: &Request) -> bool {
 /// The processes the navigation's frame ran in (a cross-site navigation changes process): the
 /// engine's main-frame processes, whose main threads the DOM-size and third-party insights read.
 pub(crate) fn main_frame_pids(trace: &TraceFile, nav: &NavigationVitals) -> Vec<u64> {
-    trace
-        .page
-        .navigations
+    frame_pids(&trace.page, &nav.frame)
+}
+
+/// The processes `frame`'s navigations ran in: where that frame's main thread runs.
+pub(crate) fn frame_pids(page: &PageEvents, frame: &str) -> Vec<u64> {
+    page.navigations
         .iter()
-        .filter(|n| n.frame == nav.frame)
+        .filter(|n| n.frame == frame)
         .map(|n| n.at.pid)
         .collect()
 }

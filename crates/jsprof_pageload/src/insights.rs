@@ -21,10 +21,9 @@ use jsprof_profile::TraceFile;
 
 use super::insight_common::{in_bounds, is_compressed, main_frame_pids};
 pub use super::insight_common::{Related, RelatedEvent, State};
-use super::js_round;
-use super::us;
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
+use crate::units::{js_round, ns_to_us, us_to_ms};
 use jsprof_analysis::is_js_invocation;
 use jsprof_analysis::timeline::Timeline;
 
@@ -489,8 +488,8 @@ fn document_latency(requests: &[Request], d: usize) -> DocumentLatency {
     const TOO_SLOW_MS: f64 = 600.0;
     const TARGET_MS: f64 = 100.0;
     let r = &requests[d];
-    let server = js_round(r.server_response_time / 1000.0);
-    let redirect = js_round(r.redirection_duration / 1000.0);
+    let server = js_round(us_to_ms(r.server_response_time));
+    let redirect = js_round(us_to_ms(r.redirection_duration));
     let slow = server > TOO_SLOW_MS;
     let savings = if slow {
         (server - TARGET_MS).max(0.0)
@@ -500,11 +499,7 @@ fn document_latency(requests: &[Request], d: usize) -> DocumentLatency {
     let uncompressed = compression_savings(r);
     let (no_redirects, fast, compressed) = (redirect == 0.0, !slow, uncompressed == 0);
     DocumentLatency {
-        state: if no_redirects && fast && compressed {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(no_redirects && fast && compressed),
         request: d,
         server_response_ms: server,
         redirect_ms: redirect,
@@ -546,11 +541,7 @@ fn lcp_discovery(
     let request_discoverable = img.is_link_preload || initiated_by_doc;
     let eagerly_loaded = !lazy || img.is_link_preload;
     Some(LcpDiscovery {
-        state: if priority_hinted && request_discoverable && eagerly_loaded {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(priority_hinted && request_discoverable && eagerly_loaded),
         request: i,
         earliest_discovery: first_byte,
         priority_hinted,
@@ -595,11 +586,11 @@ fn dom_size(
         let (Some(first), Some(last)) = (t.events.first(), t.events.last()) else {
             continue;
         };
-        if !(b.start <= us(last.end()) && b.end >= us(first.start)) {
+        if !(b.start <= ns_to_us(last.end()) && b.end >= ns_to_us(first.start)) {
             continue;
         }
         for e in &t.events {
-            let (ts, dur) = (us(e.start), us(e.dur));
+            let (ts, dur) = (ns_to_us(e.start), ns_to_us(e.dur));
             if dur < MIN_DUR || !in_bounds(ts, dur, b) {
                 continue;
             }
@@ -622,7 +613,7 @@ fn dom_size(
     }
     let mut max: Option<&jsprof_profile::page_events::DomStats> = None;
     for s in &trace.page.dom_stats {
-        if s.frame != nav.frame || !in_bounds(us(s.at.ts), 0.0, b) {
+        if s.frame != nav.frame || !in_bounds(ns_to_us(s.at.ts), 0.0, b) {
             continue;
         }
         if nav_at.is_some_and(|(pid, _)| s.at.pid != pid) {
@@ -639,7 +630,7 @@ fn dom_size(
             State::Informative
         },
         max_dom_stats: max.map(|s| DomStatsAt {
-            ts: us(s.at.ts),
+            ts: ns_to_us(s.at.ts),
             total_elements: s.total_elements,
             max_depth: s.max_depth,
             max_children: s.max_children,
@@ -751,7 +742,7 @@ fn forced_reflow(
         let Some(r) = reflows.get(&(t.pid, t.tid, e.start)) else {
             continue;
         };
-        let (ts, dur) = (us(e.start), us(e.dur));
+        let (ts, dur) = (ns_to_us(e.start), ns_to_us(e.dur));
         if r.frame != nav.frame || !in_bounds(ts, dur, b) {
             continue;
         }
@@ -820,11 +811,7 @@ fn forced_reflow(
         None => (None, Vec::new()),
     };
     ForcedReflow {
-        state: if bottom_up.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(bottom_up.is_empty()),
         events,
         total,
         bottom_up,

@@ -12,7 +12,7 @@ use jsprof_profile::TraceFile;
 
 use super::graph_error::GraphError;
 use super::network::Request;
-use super::us;
+use crate::units::{ns_to_us, s_to_ms, us_to_ms, us_to_s};
 
 /// One request as Lantern sees it: a request, or one hop of its redirects.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,7 +101,7 @@ impl<'a> FrameWindows<'a> {
                 continue;
             }
             windows.push(UrlWindow {
-                min: us(f.ts),
+                min: ns_to_us(f.ts),
                 max: 0.0,
                 url: f.url.as_str(),
             });
@@ -184,16 +184,16 @@ pub(crate) fn lantern_requests(
         };
         let document_url = frames.url_at(&r.frame, r.final_send).to_string();
         let network_request_ms = match &r.timing {
-            Some(t) => t.request_time * 1000.0,
-            None => r.download_start / 1000.0,
+            Some(t) => s_to_ms(t.request_time),
+            None => us_to_ms(r.download_start),
         };
         let raw = LanternRequest {
             raw: i,
             request_id: r.request_id.clone(),
             url: r.url.clone(),
-            renderer_start_ms: r.start / 1000.0,
-            network_end_ms: r.finish / 1000.0,
-            response_headers_end_ms: r.download_start / 1000.0,
+            renderer_start_ms: us_to_ms(r.start),
+            network_end_ms: us_to_ms(r.finish),
+            response_headers_end_ms: us_to_ms(r.download_start),
             resource_type: Some(resource_type),
             redirect_source: None,
             redirect_destination: None,
@@ -226,23 +226,23 @@ pub(crate) fn lantern_requests(
         }
         let first = out.len();
         for (url, &(ts, dur)) in r.redirects.iter().zip(&r.redirect_spans) {
-            let end_ms = (ts + dur) / 1000.0;
+            let end_ms = us_to_ms(ts + dur);
             // A hop whose URL does not parse makes the engine throw; keep the final URL's parts.
             let parsed = url::Url::parse(url).unwrap_or_else(|_| parsed.clone());
             out.push(LanternRequest {
                 url: url.clone(),
-                renderer_start_ms: ts / 1000.0,
+                renderer_start_ms: us_to_ms(ts),
                 network_end_ms: end_ms,
                 response_headers_end_ms: end_ms,
                 resource_type: None,
                 status: 302,
                 transfer_size: 400.0,
-                network_request_ms: ts / 1000.0,
+                network_request_ms: us_to_ms(ts),
                 scheme: parsed.scheme().to_string(),
                 host: parsed.host_str().unwrap_or("").to_string(),
                 origin: parsed.origin().ascii_serialization(),
                 timing: Some(ResourceTiming {
-                    request_time: ts / 1e6,
+                    request_time: us_to_s(ts),
                     dns_start: -1.0,
                     dns_end: -1.0,
                     connect_start: -1.0,

@@ -13,27 +13,32 @@ use std::sync::OnceLock;
 
 use jsprof_profile::page_events::PageEvents;
 use regex::Regex;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::insight_common::State;
-use super::js_round;
 use super::lantern::{metric_savings_for_wasted_bytes, LanternContext, MetricSavings};
 use super::script_maps::SourceMap;
 use super::scripts::{compression_ratio, page_scripts};
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
+use crate::units::js_round;
 
 /// Scripts shorter than this (UTF-16 code units), or wasting fewer bytes, are not listed.
 const BYTE_THRESHOLD: usize = 5000;
 
-/// A polyfill or transform found in a script, where its pattern first matched: 0-based line
-/// and column (UTF-16 code units), as the engine counts them (each `\r` and `\n` ends a line,
-/// except a `\r\n` that opens the script).
-#[derive(Clone, Debug, PartialEq)]
+/// A polyfill or transform found in a script, where its pattern first matched.
+// The engine counts lines and columns as below, except that a `\r\n` opening the script ends
+// no line. The insights document serializes it as it is: its docs are the JSON reference's.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename = "LegacyMatch")]
 pub struct Match {
-    /// The feature (`Array.prototype.includes`) or the Babel plugin
+    /// The feature polyfilled (`Array.prototype.includes`) or the Babel plugin
     /// (`@babel/plugin-transform-classes`).
     pub name: &'static str,
+    /// 0-based; every `\r` and every `\n` ends a line, as the engine counts.
     pub line: usize,
+    /// 0-based, in UTF-16 code units.
     pub column: usize,
 }
 
@@ -326,11 +331,7 @@ pub fn legacy_javascript(
         _ => None,
     };
     LegacyJavaScript {
-        state: if related.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(related.is_empty()),
         wasted_bytes: wasted.iter().fold(0.0, |sum, (_, b)| sum + b),
         scripts,
         metric_savings,

@@ -11,7 +11,7 @@ use super::insight_common::{in_bounds, State};
 use super::lantern::{paint_graph_savings, LanternContext, LanternError, MetricSavings};
 use super::third_parties::{entity_of_url, known_entity};
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
 
 /// The modern HTTP insight of a navigation.
 #[derive(Clone, Debug, PartialEq)]
@@ -155,11 +155,7 @@ pub fn modern_http(
         out.push(i);
     }
     ModernHttp {
-        state: if out.is_empty() {
-            State::Pass
-        } else {
-            State::Fail
-        },
+        state: State::pass_if(out.is_empty()),
         metric_savings: lantern.and_then(|ctx| http2_savings(ctx, requests, &out).ok()),
         http1_requests: out,
     }

@@ -5,11 +5,10 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::units::{ms_to_us, ns_to_us, s_to_us};
 use jsprof_profile::page_events::{
     Finish, NetworkEvent, PageEvents, RequestEvent, ResourceTiming, Response, SendRequest, Stamp,
 };
-
-use super::us;
 
 /// One network request. Times are microseconds on the trace clock, as DevTools keeps them.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +99,17 @@ impl Request {
             "non_blocking" | "dynamically_injected_non_blocking" | "potentially_blocking"
         )
     }
+
+    /// The URL the trace names as the request's initiator: the initiator's URL, else the
+    /// payload stack's top frame; `None` when both are missing or empty.
+    pub fn initiator_url(&self) -> Option<&str> {
+        self.initiator
+            .as_ref()
+            .and_then(|(_, u)| u.as_deref())
+            .filter(|u| !u.is_empty())
+            .or_else(|| self.stack_trace.first().map(String::as_str))
+            .filter(|u| !u.is_empty())
+    }
 }
 
 #[derive(Default)]
@@ -173,31 +183,31 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
             true => None,
             false => g.response.and_then(|(_, r)| r.timing.as_ref()),
         };
-        let start = us(g.will_send.first().map_or(first_at.ts, |s| s.ts));
-        let end_redirect = us(g.will_send.last().map_or(final_at.ts, |s| s.ts));
-        let end = g.finish.map_or(end_redirect, |(at, _)| us(at.ts));
+        let start = ns_to_us(g.will_send.first().map_or(first_at.ts, |s| s.ts));
+        let end_redirect = ns_to_us(g.will_send.last().map_or(final_at.ts, |s| s.ts));
+        let end = g.finish.map_or(end_redirect, |(at, _)| ns_to_us(at.ts));
         let finish = g
             .finish
             .and_then(|(_, f)| f.finish_time)
-            .map_or(end, |t| t * 1e6);
-        let response_ts = g.response.map(|(at, _)| us(at.ts));
-        let queueing = timing.map_or(0.0, |t| (t.request_time * 1e6 - end_redirect).max(0.0));
+            .map_or(end, s_to_us);
+        let response_ts = g.response.map(|(at, _)| ns_to_us(at.ts));
+        let queueing = timing.map_or(0.0, |t| (s_to_us(t.request_time) - end_redirect).max(0.0));
         let stalled = match timing {
             Some(t) => first_positive(&[
-                Some(t.dns_start * 1e3),
-                Some(t.connect_start * 1e3),
-                Some(t.send_start * 1e3),
+                Some(ms_to_us(t.dns_start)),
+                Some(ms_to_us(t.connect_start)),
+                Some(ms_to_us(t.send_start)),
                 response_ts.map(|r| r - end_redirect),
             ]),
             None => response_ts.map_or(0.0, |r| r - start),
         };
-        let send_start = timing.map_or(start, |t| t.request_time * 1e6 + t.send_start * 1e3);
-        let waiting = timing.map_or(0.0, |t| (t.receive_headers_end - t.send_end) * 1e3);
+        let send_start = timing.map_or(start, |t| s_to_us(t.request_time) + ms_to_us(t.send_start));
+        let waiting = timing.map_or(0.0, |t| ms_to_us(t.receive_headers_end - t.send_end));
         let server_response_time = timing.map_or(0.0, |t| {
-            (t.receive_headers_start.unwrap_or(t.receive_headers_end) - t.send_end) * 1e3
+            ms_to_us(t.receive_headers_start.unwrap_or(t.receive_headers_end) - t.send_end)
         });
         let download_start = timing.map_or(start, |t| {
-            t.request_time * 1e6 + t.receive_headers_end * 1e3
+            s_to_us(t.request_time) + ms_to_us(t.receive_headers_end)
         });
         let download = match (timing, response_ts) {
             (Some(_), _) => finish - download_start,
@@ -205,7 +215,8 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
             (None, None) => 0.0,
         };
         let first_byte = g.response.and_then(|(_, r)| r.timing.as_ref()).map(|t| {
-            t.request_time * 1e6 + t.receive_headers_start.unwrap_or(t.receive_headers_end) * 1e3
+            s_to_us(t.request_time)
+                + ms_to_us(t.receive_headers_start.unwrap_or(t.receive_headers_end))
         });
         let render_blocking = match g.preload_blocking {
             Some(Some(b)) => b,
@@ -269,14 +280,14 @@ pub fn requests(page: &PageEvents) -> Vec<Request> {
                 .collect(),
             redirect_spans: (0..g.send.len() - 1)
                 .map(|i| match (g.will_send.get(i), g.will_send.get(i + 1)) {
-                    (Some(a), Some(b)) => (us(a.ts), us(b.ts) - us(a.ts)),
+                    (Some(a), Some(b)) => (ns_to_us(a.ts), ns_to_us(b.ts) - ns_to_us(a.ts)),
                     _ => (
-                        us(g.send[i].0.ts),
-                        us(g.send[i + 1].0.ts) - us(g.send[i].0.ts),
+                        ns_to_us(g.send[i].0.ts),
+                        ns_to_us(g.send[i + 1].0.ts) - ns_to_us(g.send[i].0.ts),
                     ),
                 })
                 .collect(),
-            final_send: us(final_at.ts),
+            final_send: ns_to_us(final_at.ts),
             fetch_type: last.fetch_type.clone(),
             stack_trace: last.stack_trace.clone(),
             response_without_connection: g.response.is_some_and(|(_, r)| !r.has_connection_id),

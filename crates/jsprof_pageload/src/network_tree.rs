@@ -19,6 +19,8 @@ use std::cell::Cell;
 use std::sync::OnceLock;
 
 use regex::Regex;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use jsprof_profile::TraceFile;
 
@@ -27,6 +29,7 @@ use super::insight_common::{in_bounds, State};
 use super::lantern::{LanternContext, LanternError};
 use super::network::Request;
 use super::vitals::NavigationVitals;
+use crate::units::{ms_to_us, us_to_ms};
 
 /// One request of the tree, in the order the engine lists them (depth first, each request's
 /// children by their longest chain, longest first).
@@ -77,7 +80,8 @@ pub struct PreconnectedOrigin {
 }
 
 /// An origin a preconnect would have helped (the engine's `preconnectCandidates`).
-#[derive(Clone, Debug, PartialEq)]
+// The insights document serializes it as it is: its docs are the JSON reference's.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PreconnectCandidate {
     /// `ParsedURL.securityOrigin()` of its first request.
     pub origin: String,
@@ -211,14 +215,7 @@ fn is_critical(r: &Request, nav: &NavigationVitals) -> bool {
     {
         return false;
     }
-    let initiator_url = r
-        .initiator
-        .as_ref()
-        .and_then(|(_, u)| u.as_deref())
-        .filter(|u| !u.is_empty())
-        .or_else(|| r.stack_trace.first().map(String::as_str))
-        .filter(|u| !u.is_empty());
-    if initiator_url.is_none() {
+    if r.initiator_url().is_none() {
         return false;
     }
     matches!(r.priority.as_str(), "VeryHigh" | "High" | "Medium") || r.is_render_blocking()
@@ -491,13 +488,7 @@ const TOO_MANY_PRECONNECTS: usize = 4;
 /// initiator map): the last request for its initiator's URL (the payload stack's top frame
 /// without one).
 fn initiator_request<'a>(requests: &'a [Request], r: &Request) -> Option<&'a Request> {
-    let url = r
-        .initiator
-        .as_ref()
-        .and_then(|(_, u)| u.as_deref())
-        .filter(|u| !u.is_empty())
-        .or_else(|| r.stack_trace.first().map(String::as_str))
-        .filter(|u| !u.is_empty())?;
+    let url = r.initiator_url()?;
     requests.iter().rev().find(|q| q.url == url)
 }
 
@@ -552,7 +543,7 @@ fn preconnect_candidates(
         if no_setup || (t.dns_end - t.dns_start == 0.0 && t.connect_end - t.connect_start == 0.0) {
             continue;
         }
-        if (r.send_start - doc.finish).max(0.0) / 1000.0 >= PRECONNECT_SOCKET_MAX_IDLE_MS {
+        if us_to_ms((r.send_start - doc.finish).max(0.0)) >= PRECONNECT_SOCKET_MAX_IDLE_MS {
             continue;
         }
         match by_origin.iter_mut().find(|(o, _)| *o == origin) {
@@ -581,8 +572,8 @@ fn preconnect_candidates(
         if https {
             connection_time *= 2.0;
         }
-        let between = first.send_start - doc.finish + t.dns_start * 1000.0;
-        let wasted_ms = connection_time.min(between / 1000.0);
+        let between = first.send_start - doc.finish + ms_to_us(t.dns_start);
+        let wasted_ms = connection_time.min(us_to_ms(between));
         if wasted_ms < PRECONNECT_IGNORE_THRESHOLD_MS {
             continue;
         }

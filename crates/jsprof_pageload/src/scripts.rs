@@ -8,10 +8,9 @@ use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::page_scripts::Script;
 
 use super::insight_common::{in_bounds, is_compressed};
-use super::js_round;
-use super::us;
 use super::vitals::NavigationVitals;
-use super::Request;
+use crate::network::Request;
+use crate::units::{js_round, ns_to_us};
 
 /// A script of a navigation.
 #[derive(Clone, Copy, Debug)]
@@ -53,7 +52,7 @@ pub fn page_scripts<'a>(
                 .and_then(|u| requests.iter().position(|r| r.url == u)),
         })
         .filter(|s| {
-            let ts = us(s.script.ts);
+            let ts = ns_to_us(s.script.ts);
             (b.start <= ts && ts <= b.end)
                 || (or_request_in_bounds
                     && s.request.is_some_and(|i| {

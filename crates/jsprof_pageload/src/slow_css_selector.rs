@@ -13,8 +13,8 @@ use jsprof_profile::page_events::SelectorTiming;
 use jsprof_profile::TraceFile;
 
 use super::insight_common::{in_bounds, State};
-use super::us;
 use super::vitals::NavigationVitals;
+use crate::units::ns_to_us;
 
 /// Elapsed time (µs) from which the slowest selector is worth showing.
 const SLOW_SELECTOR: f64 = 500.0;
@@ -79,7 +79,7 @@ pub fn slow_css_selector(trace: &TraceFile, nav: &NavigationVitals) -> SlowCssSe
             .get(&(at.pid, at.tid, at.ts))
             .copied()
             .unwrap_or(0);
-        if recalc.frame != nav.frame || !in_bounds(us(at.ts), us(dur), &nav.bounds) {
+        if recalc.frame != nav.frame || !in_bounds(ns_to_us(at.ts), ns_to_us(dur), &nav.bounds) {
             continue;
         }
         for t in timings {

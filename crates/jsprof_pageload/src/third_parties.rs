@@ -10,9 +10,9 @@ use jsprof_profile::page_events::PageEvents;
 use jsprof_profile::TraceFile;
 
 use super::insight_common::{in_bounds, Related, RelatedEvent, State};
-use super::us;
 use super::vitals::{NavigationVitals, Window};
-use super::Request;
+use crate::network::Request;
+use crate::units::ns_to_us;
 use jsprof_analysis::timeline::{EventData, Timeline};
 
 /// One entity's share of the page.
@@ -331,7 +331,7 @@ fn visible_self_times(
         if !visible[i] {
             continue;
         }
-        let clipped = (us(e.end).min(b.end) - us(e.start).max(b.start)).max(0.0);
+        let clipped = (ns_to_us(e.end).min(b.end) - ns_to_us(e.start).max(b.start)).max(0.0);
         self_time[i] += clipped;
         if let Some(a) = shown_ancestor[i] {
             self_time[a] -= clipped;
@@ -341,8 +341,8 @@ fn visible_self_times(
         .filter(|&i| {
             visible[i]
                 && in_bounds(
-                    us(tl.events[i].start),
-                    us(tl.events[i].end - tl.events[i].start),
+                    ns_to_us(tl.events[i].start),
+                    ns_to_us(tl.events[i].end - tl.events[i].start),
                     b,
                 )
         })
@@ -379,7 +379,7 @@ fn main_thread_transfer_sizes(
         .iter()
         .filter(on_main)
         .filter(|e| {
-            let ts = us(e.at.ts);
+            let ts = ns_to_us(e.at.ts);
             b.start <= ts && ts <= b.end
         })
         .collect();

@@ -4,10 +4,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::units::ns_to_us;
 use jsprof_profile::page_events::{PageEvents, UserTimingKind};
 use jsprof_profile::TraceFile;
-
-use super::us;
 
 /// A mark or a time stamp (µs).
 #[derive(Clone, Debug, PartialEq)]
@@ -48,12 +47,12 @@ fn pair(page: &PageEvents, kind: UserTimingKind, unmatched: &mut usize) -> Vec<S
     for u in events {
         let key = (u.id.as_str(), u.name.as_str());
         match u.ph {
-            b'b' | b'S' => open.entry(key).or_default().push(us(u.at.ts)),
+            b'b' | b'S' => open.entry(key).or_default().push(ns_to_us(u.at.ts)),
             b'e' | b'F' => match open.get_mut(&key).and_then(Vec::pop) {
                 Some(start) => out.push(Span {
                     name: u.name.clone(),
                     start,
-                    end: us(u.at.ts),
+                    end: ns_to_us(u.at.ts),
                 }),
                 None => *unmatched += 1,
             },
@@ -77,7 +76,7 @@ pub fn user_timings(page: &PageEvents) -> UserTimings {
             .filter(|u| u.kind == kind)
             .map(|u| Mark {
                 name: u.message.clone().unwrap_or_else(|| u.name.clone()),
-                ts: us(u.at.ts),
+                ts: ns_to_us(u.at.ts),
             })
             .collect();
         marks.sort_by(|a, b| a.ts.total_cmp(&b.ts));
@@ -130,10 +129,10 @@ pub fn long_tasks(trace: &TraceFile, main_pids: &[u64]) -> LongTasks {
     let mut items = Vec::new();
     for t in trace.threads.iter().filter(|t| t.name == "CrRendererMain") {
         for e in &t.events {
-            let dur = us(e.dur);
+            let dur = ns_to_us(e.dur);
             if dur > LongTasks::THRESHOLD_US && strings.get(e.name) == "RunTask" {
                 items.push(LongTask {
-                    start: us(e.start),
+                    start: ns_to_us(e.start),
                     dur,
                     pid: t.pid,
                     tid: t.tid,

@@ -6,8 +6,8 @@
 use jsprof_profile::page_events::PageEvents;
 
 use super::insight_common::{in_bounds, State};
-use super::us;
 use super::vitals::{is_long, Interaction, NavigationVitals};
+use crate::units::ns_to_us;
 
 /// Input delay from which a slow pointer interaction counts (µs).
 const LONG_INPUT_DELAY: f64 = 50_000.0;
@@ -48,12 +48,12 @@ pub fn viewport(
     let viewport_meta = page
         .viewport_metas
         .iter()
-        .find(|(at, frame)| *frame == nav.frame && in_bounds(us(at.ts), 0.0, b))
-        .map(|(at, _)| us(at.ts));
+        .find(|(at, frame)| *frame == nav.frame && in_bounds(ns_to_us(at.ts), 0.0, b))
+        .map(|(at, _)| ns_to_us(at.ts));
     // Frames committed before the meta was parsed do not count: the browser could not have
     // applied it yet.
     let mut frames = page.compositor_frames.iter().filter(|f| {
-        let ts = us(f.at.ts);
+        let ts = ns_to_us(f.at.ts);
         f.frame == nav.frame && viewport_meta.is_none_or(|v| ts >= v) && in_bounds(ts, 0.0, b)
     });
     let Some(first) = frames.next() else {

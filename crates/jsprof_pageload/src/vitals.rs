@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 use jsprof_profile::page_events::{MarkerKind, PageEvents};
 
 use super::network::Request;
-use super::us;
+use crate::units::{ms_to_us, ns_to_us, us_to_ms};
 
 /// A window on the trace clock (µs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -152,7 +152,7 @@ const MAX_SHIFT_TIME_DELTA: f64 = 1_000_000.0;
 const LONG_INTERACTION: f64 = 200_000.0;
 
 fn classify(value_us: f64, good_ms: f64, ok_ms: f64) -> &'static str {
-    let ms = value_us / 1000.0;
+    let ms = us_to_ms(value_us);
     if ms <= good_ms {
         "good"
     } else if ms <= ok_ms {
@@ -231,10 +231,10 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
         if nav.frame != m.frame {
             continue;
         }
-        let value = us(m.at.ts) - us(nav.at.ts);
+        let value = ns_to_us(m.at.ts) - ns_to_us(nav.at.ts);
         let metric = |classification| Metric {
             value,
-            ts: us(m.at.ts),
+            ts: ns_to_us(m.at.ts),
             classification,
         };
         let s = scores.entry(nav.navigation_id.as_str()).or_default();
@@ -283,7 +283,7 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
     chosen.sort();
     let marker_list = chosen
         .into_iter()
-        .map(|(ts, _, _, name)| (name, us(ts)))
+        .map(|(ts, _, _, name)| (name, ns_to_us(ts)))
         .collect();
 
     let (shifts, clusters) = layout_shifts(page, &main_navs, bounds);
@@ -301,12 +301,14 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
         sets.push(("NO_NAVIGATION".to_string(), None, bounds));
     }
     for (i, n) in main_navs.iter().enumerate() {
-        let end = main_navs.get(i + 1).map_or(bounds.end, |m| us(m.at.ts));
+        let end = main_navs
+            .get(i + 1)
+            .map_or(bounds.end, |m| ns_to_us(m.at.ts));
         sets.push((
             format!("NAVIGATION_{i}"),
             Some(*n),
             Window {
-                start: us(n.at.ts),
+                start: ns_to_us(n.at.ts),
                 end,
             },
         ));
@@ -320,10 +322,15 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
             let lcp = s.lcp.map(|(metric, i)| {
                 let m = &page.markers[i];
                 let nav = nav.expect("an LCP has a navigation");
-                let request = lcp_request(page, requests, m, us(nav.at.ts));
+                let request = lcp_request(page, requests, m, ns_to_us(nav.at.ts));
                 let doc = requests.iter().find(|r| r.request_id == nav.navigation_id);
                 let subparts = doc.and_then(|d| {
-                    lcp_subparts(d, &metric, us(nav.at.ts), request.map(|r| &requests[r]))
+                    lcp_subparts(
+                        d,
+                        &metric,
+                        ns_to_us(nav.at.ts),
+                        request.map(|r| &requests[r]),
+                    )
                 });
                 Lcp {
                     metric,
@@ -374,7 +381,7 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
                 ),
                 frame: nav.map_or(main_frame.clone(), |n| n.frame.clone()),
                 navigation_id: nav_id,
-                ts: nav.map(|n| us(n.at.ts)),
+                ts: nav.map(|n| ns_to_us(n.at.ts)),
                 bounds: window,
                 fcp: s.fcp.map(|(m, _)| m),
                 fp: s.fp.map(|(m, _)| m),
@@ -415,7 +422,7 @@ fn lcp_request(
         .max_by_key(|(at, _, _)| at.ts)?;
     let mut by_time: Vec<usize> = (0..requests.len()).collect();
     by_time.sort_by(|&a, &b| requests[a].start.total_cmp(&requests[b].start));
-    let end = us(at.ts);
+    let end = ns_to_us(at.ts);
     for i in by_time {
         let r = &requests[i];
         if r.start < nav_ts {
@@ -490,12 +497,12 @@ fn layout_shifts(
     let Some(first) = events.first() else {
         return (shifts, clusters);
     };
-    let nav_ts: Vec<f64> = navs.iter().map(|n| us(n.at.ts)).collect();
-    let mut first_shift = us(first.at.ts);
+    let nav_ts: Vec<f64> = navs.iter().map(|n| ns_to_us(n.at.ts)).collect();
+    let mut first_shift = ns_to_us(first.at.ts);
     let mut last_shift = first_shift;
     let mut last_nav: Option<usize> = None;
     for e in events {
-        let ts = us(e.at.ts);
+        let ts = ns_to_us(e.at.ts);
         let duration_exceeded = ts - first_shift > MAX_CLUSTER_DURATION;
         let gap_exceeded = ts - last_shift > MAX_SHIFT_TIME_DELTA;
         let current_nav = nav_ts.iter().rposition(|&n| n < ts);
@@ -600,7 +607,7 @@ fn interactions(
                 {
                     continue;
                 }
-                let begin_ts = us(b.at.ts);
+                let begin_ts = ns_to_us(b.at.ts);
                 let nav = navs
                     .iter()
                     .rfind(|n| n.frame == d.frame && n.at.ts <= b.at.ts);
@@ -608,9 +615,10 @@ fn interactions(
                     event_type: d.event_type.clone(),
                     interaction_id: d.interaction_id,
                     start: begin_ts,
-                    end: us(e.at.ts),
-                    processing_start: d.processing_start * 1e3 - d.time_stamp * 1e3 + begin_ts,
-                    processing_end: d.processing_end * 1e3 - d.time_stamp * 1e3 + begin_ts,
+                    end: ns_to_us(e.at.ts),
+                    processing_start: ms_to_us(d.processing_start) - ms_to_us(d.time_stamp)
+                        + begin_ts,
+                    processing_end: ms_to_us(d.processing_end) - ms_to_us(d.time_stamp) + begin_ts,
                     navigation_id: nav.map(|n| n.navigation_id.clone()),
                     nested: true,
                     thread: (b.at.pid, b.at.tid),
@@ -700,7 +708,7 @@ fn render_blocking(
         // DevTools compares the synthetic event's `ts`).
         let own = navs
             .iter()
-            .rfind(|n| n.frame == r.frame && us(n.at.ts) <= r.start);
+            .rfind(|n| n.frame == r.frame && ns_to_us(n.at.ts) <= r.start);
         if own.is_some_and(|o| o.navigation_id == nav.navigation_id) {
             out.push(i);
         }

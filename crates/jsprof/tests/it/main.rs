@@ -19,22 +19,22 @@ mod heap_explore;
 mod heap_scale;
 mod hostile_input;
 mod hostile_serve;
-mod image_delivery;
 #[cfg(feature = "lake")]
 mod ingest;
-mod insight_events;
 #[cfg(feature = "lake")]
 mod lake;
 #[cfg(feature = "lake")]
 mod lake_engines;
-mod lantern_sim;
 mod leaks;
 mod lines;
 mod mcp;
 mod npm;
 mod page;
 mod page_checks;
-mod page_scripts;
+/// Shared with the page-load engine's reference tests; each binary uses part of it.
+#[allow(dead_code)]
+#[path = "../../../jsprof_pageload/tests/reference/page_loads.rs"]
+mod page_loads;
 mod pointed_files;
 mod record;
 mod record_page;

@@ -6,9 +6,10 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::error::LanternError;
 use super::network_analyzer::{connection_was_reused, group_by_origin};
-use super::LanternError;
 use crate::lantern_requests::LanternRequest;
+use crate::units::ms_to_s;
 
 const INITIAL_CONGESTION_WINDOW: f64 = 10.0;
 const TCP_SEGMENT_SIZE: f64 = 1460.0;
@@ -65,7 +66,7 @@ impl TcpConnection {
 
     fn maximum_congestion_window(&self) -> f64 {
         let bytes_per_second = self.throughput / 8.0;
-        let seconds_per_round_trip = self.rtt / 1000.0;
+        let seconds_per_round_trip = ms_to_s(self.rtt);
         (bytes_per_second * seconds_per_round_trip / TCP_SEGMENT_SIZE).floor()
     }
 

@@ -4,9 +4,10 @@
 //! The render-blocking savings re-simulate the optimistic FCP graph without the blocking
 //! requests.
 
+use super::error::LanternError;
+use super::graph::{LanternGraph, TaskFacts};
 use super::simulator::{Simulation, Simulator};
 use super::subgraph::Subgraph;
-use super::{LanternError, LanternGraph};
 use crate::dependency_graph::{LanternRequest, NodeId, NodeKind};
 
 /// A metric's graphs and simulations.
@@ -102,8 +103,7 @@ fn first_paint_graph(
             not_blocking.push(url);
         }
     }
-    let facts =
-        |pick: fn(&super::TaskFacts) -> bool| tasks.iter().copied().find(|&t| pick(lg.task(t)));
+    let facts = |pick: fn(&TaskFacts) -> bool| tasks.iter().copied().find(|&t| pick(lg.task(t)));
     needed_tasks.extend(facts(|f| f.layout));
     needed_tasks.extend(facts(|f| f.paint));
     needed_tasks.extend(facts(|f| f.parse));

@@ -22,121 +22,28 @@
 //! ```
 
 pub mod connection;
+mod error;
+mod graph;
 pub mod metrics;
 pub mod network_analyzer;
 pub mod simulator;
 pub mod subgraph;
 
-use jsprof_profile::page_events::GraphEventName;
 use jsprof_profile::TraceFile;
 
-use super::dependency_graph::{
-    dependency_graph, DependencyGraph, GraphError, LanternRequest, NodeId, NodeKind,
-};
-use super::js_round;
+use super::dependency_graph::{dependency_graph, GraphError, LanternRequest, NodeId, NodeKind};
 use super::network::Request;
-use super::us;
 use super::vitals::{NavigationVitals, Vitals};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::insight_common::frame_pids;
+use crate::units::{js_max, js_round, ns_to_us};
+pub use error::LanternError;
+pub use graph::{LanternGraph, TaskFacts};
 use metrics::MetricResult;
 use simulator::Simulator;
 use subgraph::Subgraph;
-
-/// Why the engine has no Lantern context for a navigation.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LanternError {
-    /// The dependency graph, or what the engine checks beside it.
-    Graph(GraphError),
-    InvalidRtt(f64),
-    InvalidThroughput(f64),
-    /// Every request to the origin went over a reused connection.
-    NoConnection(String),
-    /// A failure inside a simulation, with the engine's message.
-    Simulation(&'static str),
-}
-
-impl LanternError {
-    /// The engine's message.
-    pub fn message(&self) -> String {
-        match self {
-            LanternError::Graph(g) => g.message().to_string(),
-            LanternError::InvalidRtt(v) => format!("Invalid rtt {}", js_number(*v)),
-            LanternError::InvalidThroughput(v) => format!("Invalid throughput {}", js_number(*v)),
-            LanternError::NoConnection(o) => format!("Could not find a connection for origin: {o}"),
-            LanternError::Simulation(m) => m.to_string(),
-        }
-    }
-}
-
-/// A non-finite number as JavaScript prints it.
-fn js_number(v: f64) -> String {
-    match v {
-        v if v.is_nan() => "NaN".to_string(),
-        f64::INFINITY => "Infinity".to_string(),
-        f64::NEG_INFINITY => "-Infinity".to_string(),
-        v => v.to_string(),
-    }
-}
-
-impl From<GraphError> for LanternError {
-    fn from(e: GraphError) -> Self {
-        LanternError::Graph(e)
-    }
-}
-
-/// What a task did, as Lantern's metrics ask it (its `childEvents`).
-#[derive(Clone, Debug, Default)]
-pub struct TaskFacts {
-    pub layout: bool,
-    pub paint: bool,
-    pub parse: bool,
-    /// The URLs its `EvaluateScript` events ran, first seen first.
-    pub script_urls: Vec<String>,
-}
-
-/// The dependency graph with what its tasks did.
-#[derive(Clone, Debug)]
-pub struct LanternGraph {
-    pub graph: DependencyGraph,
-    /// Per node (requests get the default).
-    tasks: Vec<TaskFacts>,
-}
-
-impl LanternGraph {
-    pub fn new(graph: DependencyGraph, trace: &TraceFile) -> Self {
-        let events = &trace.page.graph_events;
-        let tasks = (0..graph.node_count())
-            .map(|i| {
-                let NodeKind::Cpu { events: list, .. } = graph.kind(NodeId::from_index(i)) else {
-                    return TaskFacts::default();
-                };
-                let mut f = TaskFacts::default();
-                for &e in list {
-                    let e = &events[e];
-                    match e.name {
-                        GraphEventName::Layout => f.layout = true,
-                        GraphEventName::Paint => f.paint = true,
-                        GraphEventName::ParseHtml => f.parse = true,
-                        GraphEventName::EvaluateScript => {
-                            let url = e.data.as_ref().and_then(|d| d.url.as_deref());
-                            if let Some(url) = url.filter(|u| !u.is_empty()) {
-                                if !f.script_urls.iter().any(|u| u == url) {
-                                    f.script_urls.push(url.to_string());
-                                }
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                f
-            })
-            .collect();
-        LanternGraph { graph, tasks }
-    }
-
-    pub fn task(&self, n: NodeId) -> &TaskFacts {
-        &self.tasks[n.index()]
-    }
-}
 
 /// The engine's Lantern context of a navigation.
 #[derive(Clone, Debug)]
@@ -154,8 +61,8 @@ pub fn lantern_context(
     vitals: &Vitals,
     nav: &NavigationVitals,
 ) -> Result<LanternContext, LanternError> {
-    let main_pids = super::main_pids(&trace.page, vitals);
-    let trace_end = trace.bounds.map_or(0.0, |(_, hi)| us(hi));
+    let main_pids = frame_pids(&trace.page, &vitals.main_frame);
+    let trace_end = trace.bounds.map_or(0.0, |(_, hi)| ns_to_us(hi));
     let graph = dependency_graph(trace, requests, nav, trace_end, &main_pids)?;
     let fcp_ts = nav.fcp.as_ref().ok_or(GraphError::MissingFcp)?.ts;
     let analysis = network_analyzer::analyze(&graph.requests).ok_or(GraphError::NoThroughput)?;
@@ -246,11 +153,15 @@ pub fn render_blocking_savings(
     })
 }
 
-/// An insight's estimated FCP and LCP savings (the engine's `metricSavings`), in ms as the
-/// engine rounds them.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
+/// of the first and largest contentful paints.
+// The documents serialize it as it is: its docs are the JSON reference's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, JsonSchema)]
 pub struct MetricSavings {
+    /// How much earlier the first contentful paint would come (ms, rounded as the engine
+    /// rounds it).
     pub fcp_ms: f64,
+    /// The same for the largest contentful paint.
     pub lcp_ms: f64,
 }
 
@@ -329,15 +240,6 @@ pub fn paint_graph_savings(
     Ok((savings(&ctx.fcp)?, savings(&ctx.lcp)?))
 }
 
-/// JavaScript's `Math.max` of two numbers (NaN wins).
-fn js_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,7 +253,7 @@ mod tests {
         out
     }
 
-    use super::super::dependency_graph::node_id;
+    use crate::dependency_graph::node_id;
 
     #[track_caller]
     fn close(ours: f64, want: &Value, what: &str) {

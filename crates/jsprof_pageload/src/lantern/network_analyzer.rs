@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap as HashMap;
 use jsprof_profile::page_events::ResourceTiming;
 
 use crate::lantern_requests::LanternRequest;
+use crate::units::{self, ms_to_s};
 
 /// 14 KiB: the first congestion window's bytes.
 const INITIAL_CWD: f64 = 14.0 * 1024.0;
@@ -245,13 +246,9 @@ fn minimum_rtt_by_origin(requests: &[LanternRequest]) -> RttByOrigin {
 
 /// JavaScript's `Math.min` over numbers: NaN wins.
 fn js_min(values: &[f64]) -> f64 {
-    values.iter().fold(f64::INFINITY, |m, &v| {
-        if v.is_nan() || m.is_nan() {
-            f64::NAN
-        } else {
-            m.min(v)
-        }
-    })
+    values
+        .iter()
+        .fold(f64::INFINITY, |m, &v| units::js_min(m, v))
 }
 
 /// The median of `values` as the engine's `getSummary` takes it (sorted by `a - b`).
@@ -321,8 +318,8 @@ fn estimate_throughput(requests: &[LanternRequest]) -> Option<f64> {
             continue;
         }
         total_bytes += r.transfer_size;
-        boundaries.push((r.response_headers_end_ms / 1000.0, true));
-        boundaries.push((r.network_end_ms / 1000.0, false));
+        boundaries.push((ms_to_s(r.response_headers_end_ms), true));
+        boundaries.push((ms_to_s(r.network_end_ms), false));
     }
     if boundaries.is_empty() {
         return None;

@@ -6,13 +6,14 @@
 //! DNS cache is updated as each node's remaining time is estimated.
 
 use super::connection::{ConnectionPool, DnsCache, PoolOptions, TcpConnection};
+use super::error::LanternError;
+use super::graph::LanternGraph;
 use super::network_analyzer::NetworkAnalysis;
 use super::subgraph::Subgraph;
-use super::{LanternError, LanternGraph};
 use crate::dependency_graph::{
     is_non_network_protocol, DependencyGraph, LanternRequest, NodeId, NodeKind,
 };
-use crate::js_round;
+use crate::units::{js_max, js_min, js_round, ms_to_us, s_to_ms, us_to_ms};
 
 /// Chromium's limit on delayable requests per client.
 const DEFAULT_MAXIMUM_CONCURRENT_REQUESTS: f64 = 10.0;
@@ -117,23 +118,6 @@ impl Simulator {
     }
 }
 
-/// JavaScript's `Math.min`/`Math.max` of two numbers (NaN wins).
-fn js_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
-}
-
-fn js_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
 /// The Lantern request of a network node, from `requests` (the graph's or a changed copy).
 fn request_of<'r>(
     g: &DependencyGraph,
@@ -160,7 +144,7 @@ fn start_position(g: &DependencyGraph, r: Option<&LanternRequest>, n: NodeId) ->
                 "VeryLow" => 2.0,
                 _ => 0.0,
             };
-            start + penalty * 1000.0 * 1000.0
+            start + ms_to_us(s_to_ms(penalty))
         }
     }
 }
@@ -370,7 +354,7 @@ impl<'a> Run<'a> {
                 };
                 let duration = self.g.end(n) - self.g.start(n);
                 let total = js_min(
-                    js_round(duration / 1000.0 * multiplier),
+                    js_round(us_to_ms(duration) * multiplier),
                     DEFAULT_MAXIMUM_CPU_TASK_DURATION,
                 );
                 total - p.elapsed

@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::LanternError;
+use super::error::LanternError;
 use crate::dependency_graph::{DependencyGraph, NodeId};
 
 /// Nodes of a [`DependencyGraph`] and edges among them. Node ids are the full graph's.

@@ -8,25 +8,16 @@
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, jsprof_json, run_oracle, temp_file};
-
-const PAGE_LOADS: &[&str] = &[
-    "trace/pageload.trace",
-    "trace/pageload-shifts.trace",
-    "trace/pageload-bgimage.trace",
-    "trace/pageload-anim.trace",
-];
+use crate::page_loads::{
+    assert_image_delivery, assert_network_tree_matches, assert_page_checks, navigations, PAGE_LOADS,
+};
+use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
 
 /// Compares every navigation's render-blocking savings of `ours` (`insights --json`) with the
 /// engine's `RenderBlocking` model in `want`; returns how many requests had estimated savings.
 fn assert_render_blocking_savings(ours: &Value, want: &Value, name: &str) -> usize {
     let mut estimated = 0;
-    for (n, w) in ours["navigations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(want["navigations"].as_array().unwrap())
-    {
+    for (n, w) in navigations(ours, want) {
         let at = format!("{name} {}", w["id"]);
         let s = &n["insights"]["render_blocking_savings"];
         let wrb = &want["insights"][w["id"].as_str().unwrap()]["RenderBlocking"];
@@ -62,12 +53,7 @@ fn assert_render_blocking_savings(ours: &Value, want: &Value, name: &str) -> usi
 /// and the preconnected origins' `crossorigin`; returns how many candidates there were.
 fn assert_preconnect_candidates(ours: &Value, want: &Value, name: &str) -> usize {
     let mut candidates = 0;
-    for (n, w) in ours["navigations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(want["navigations"].as_array().unwrap())
-    {
+    for (n, w) in navigations(ours, want) {
         let at = format!("{name} {}", w["id"]);
         let t = &n["insights"]["network_dependency_tree"];
         let wt = &want["insights"][w["id"].as_str().unwrap()]["NetworkDependencyTree"];
@@ -110,7 +96,7 @@ fn render_blocking_savings_match_the_trace_engine() {
     let mut estimated = 0;
     for name in PAGE_LOADS {
         let input = fixtures().join(format!("{name}.json.gz"));
-        let ours = jsprof_json(&["insights", input.to_str().unwrap(), "--json"]);
+        let ours = document("insights", input.to_str().unwrap());
         let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
         estimated += assert_render_blocking_savings(&ours, &want, name);
         // Local recordings: every round trip is well under the 50 ms worth a preconnect.
@@ -132,7 +118,7 @@ fn render_blocking_savings_match_the_trace_engine() {
 
 /// pageload's trace as text (edits that rename URLs work on it).
 fn pageload_text() -> String {
-    crate::support::fixture_text("trace/pageload.trace.json.gz")
+    fixture_text("trace/pageload.trace.json.gz")
 }
 
 /// The savings follow the engine where the trace says something else: every connection fresh
@@ -186,7 +172,7 @@ fn render_blocking_savings_follow_the_engine_on_edited_page_loads() {
             &format!("lantern-{name}.trace.json"),
             t.to_string().as_bytes(),
         );
-        let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+        let ours = document("insights", path.to_str().unwrap());
         let savings = &ours["navigations"][0]["insights"]["render_blocking_savings"];
         if name == "no-lcp" {
             // The engine's context fails the same way (`page::network_dependency_tree_is_empty_
@@ -227,7 +213,7 @@ fn preconnect_candidates_follow_the_engine() {
         }
     }
     let path = temp_file("lantern-preconnect.trace.json", t.to_string().as_bytes());
-    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let ours = document("insights", path.to_str().unwrap());
     let tree = &ours["navigations"][0]["insights"]["network_dependency_tree"];
     let candidates = tree["preconnect_candidates"].as_array().unwrap();
     assert_eq!(candidates.len(), 1, "{tree}");
@@ -290,7 +276,7 @@ fn a_page_load_of_two_thousand_requests_matches_the_engine() {
     let Some(want) = run_oracle("insights-oracle", &path) else {
         return;
     };
-    let network = jsprof_json(&["network", file, "--json"]);
+    let network = document("network", file);
     let (ours, engine) = (
         network["requests"].as_array().unwrap(),
         want["network"].as_array().unwrap(),
@@ -314,15 +300,15 @@ fn a_page_load_of_two_thousand_requests_matches_the_engine() {
             assert!((a - b).abs() <= 0.0006, "{at}: {key}: ours {a}, engine {b}");
         }
     }
-    let insights = jsprof_json(&["insights", file, "--json"]);
+    let insights = document("insights", file);
     let estimated = assert_render_blocking_savings(&insights, &want, "2000 requests");
     assert!(estimated >= 2, "no render-blocking request had savings");
-    let chains = crate::page::assert_network_tree_matches(&insights, &want, "2000 requests");
+    let chains = assert_network_tree_matches(&insights, &want, "2000 requests");
     assert!(chains >= 3, "the network tree lost its chains");
     assert_preconnect_candidates(&insights, &want, "2000 requests");
     // The page checks and image delivery, their Lantern savings included.
-    crate::page_checks::assert_page_checks(&insights, &want, "2000 requests");
-    crate::image_delivery::assert_image_delivery(&insights, &want, "2000 requests");
+    assert_page_checks(&insights, &want, "2000 requests");
+    assert_image_delivery(&insights, &want, "2000 requests");
     // The third party's events: every copy's widget request with its network events, and what
     // its script ran, event for event and in the engine's order.
     let id = insights["navigations"][0]["id"].as_str().unwrap();

@@ -7,14 +7,8 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture_text, fixtures, golden, jsprof_json, run_oracle, temp_file};
-
-const PAGE_LOADS: &[&str] = &[
-    "trace/pageload.trace",
-    "trace/pageload-shifts.trace",
-    "trace/pageload-bgimage.trace",
-    "trace/pageload-anim.trace",
-];
+use crate::page_loads::{data_url, duplicated_page_load, source_map, PAGE_LOADS};
+use crate::support::{document, fixtures, golden, run_oracle, temp_file};
 
 /// The engine's metric savings (`{FCP, LCP}` in whole ms, or `null`) against ours.
 #[track_caller]
@@ -169,7 +163,7 @@ fn assert_script_insights(ours: &Value, want: &Value, name: &str) -> usize {
 fn script_insights_match_the_trace_engine_on_recorded_page_loads() {
     for name in PAGE_LOADS {
         let file = fixtures().join(format!("{name}.json.gz"));
-        let ours = jsprof_json(&["insights", &file.to_string_lossy(), "--json"]);
+        let ours = document("insights", &file.to_string_lossy());
         let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
         assert_script_insights(&ours, &want, name);
         // The pages' own scripts are listed (the goldens count them).
@@ -178,215 +172,11 @@ fn script_insights_match_the_trace_engine_on_recorded_page_loads() {
     }
 }
 
-/// The recorded page load with legacy JavaScript in three scripts: `app.js` gets a vendor
-/// bundle (a core-js module by name, core-js's export of `includes`, a `defineProperty` of
-/// `startsWith`, an assignment across a line end, Babel's classes and regenerator; a `\r\n`
-/// and characters outside the BMP before some, to count lines and UTF-16 columns) and is
-/// served gzipped (its compression ratio is no longer 1); `slow.js`, the render-blocking
-/// script, two polyfills; a script without a url, one.
-fn legacy_page_load() -> String {
-    let text = fixture_text("trace/pageload.trace.json.gz");
-    let mut trace: Value = serde_json::from_str(&text).unwrap();
-    let pad = format!("// padding {}\n", "x".repeat(80));
-    let bundle = format!(
-        "// vendor bundle éé 😀\r\n\
-         var $=require(\"core-js/modules/es.array.flat-map.js\");\n\
-         $({{target:\"Array\",proto:!0}},{{includes:function(e){{return n(this,e)}}}});\n\
-         /* é */ Object.defineProperty(String.prototype, 'startsWith', {{value: s}});\n\
-         function _classCallCheck(a,n){{if(!(a instanceof n))throw new TypeError(\"Cannot call a class as a function\")}}\n\
-         {classes}\
-         var f=regeneratorRuntime.mark(function g(){{return regeneratorRuntime.wrap(function(c){{}},g)}});\n\
-         Promise.any =\nfunction(){{}};\n{pad}",
-        classes = "var A=function(){function A(){_classCallCheck(this,A)}return A}();\n".repeat(3),
-        pad = pad.repeat(70),
-    );
-    let slow = format!(
-        "String.prototype.padStart=0;Reflect.construct=1;Object.fromEntries=2;{}",
-        pad.repeat(60)
-    );
-    let mut edited = 0;
-    for e in trace["traceEvents"].as_array_mut().unwrap() {
-        let sources = e["cat"] == "disabled-by-default-devtools.v8-source-rundown-sources";
-        let response = e["name"] == "ResourceReceiveResponse";
-        let data = &mut e["args"]["data"];
-        let prefix = match data["scriptId"].as_u64() {
-            Some(4) if sources => bundle.as_str(),
-            Some(5) if sources => slow.as_str(),
-            Some(7) if sources => "Math.trunc=function(){};",
-            _ => {
-                // app.js's request.
-                if response && data["requestId"] == "22250.6" {
-                    let gzip = json!({"name": "content-encoding", "value": "gzip"});
-                    data["headers"].as_array_mut().unwrap().push(gzip);
-                }
-                continue;
-            }
-        };
-        let source = data["sourceText"].as_str().unwrap();
-        data["sourceText"] = format!("{prefix}{source}").into();
-        edited += 1;
-    }
-    assert_eq!(edited, 3, "the fixture's scripts moved");
-    trace.to_string()
-}
-
-/// A base64 VLQ, as source maps write numbers.
-fn vlq(n: i64) -> String {
-    const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut v = if n < 0 { (-n << 1) | 1 } else { n << 1 };
-    let mut out = String::new();
-    loop {
-        let mut d = v & 31;
-        v >>= 5;
-        if v > 0 {
-            d |= 32;
-        }
-        out.push(DIGITS[d as usize] as char);
-        if v == 0 {
-            return out;
-        }
-    }
-}
-
-/// A source map (JSON) of `lines` generated lines, each line's segments from `segments(line)`:
-/// (generated column, source index and whether it names a name; `None`: no source).
-fn source_map(
-    root: &str,
-    sources: &[&str],
-    lines: usize,
-    segments: impl Fn(usize) -> Vec<(i64, Option<(i64, bool)>)>,
-) -> Value {
-    let (mut source, mut name) = (0, 0);
-    let mut mappings = Vec::new();
-    for line in 0..lines {
-        let mut column = 0;
-        let mut out = Vec::new();
-        for (col, mapped) in segments(line) {
-            let mut seg = vlq(col - column);
-            column = col;
-            if let Some((s, named)) = mapped {
-                // Source, original line (the generated one), original column 0.
-                seg +=
-                    &(vlq(s - source) + &vlq(if out.is_empty() && line > 0 { 1 } else { 0 }) + "A");
-                source = s;
-                if named {
-                    seg += &vlq(1 - name);
-                    name = 1;
-                }
-            }
-            out.push(seg);
-        }
-        mappings.push(out.join(","));
-    }
-    json!({"version": 3, "sourceRoot": root, "sources": sources, "names": ["a", "b"],
-        "mappings": mappings.join(";")})
-}
-
-/// A source map as a `data:` URL.
-fn data_url(map: &Value) -> String {
-    use base64::Engine;
-    let b64 = base64::engine::general_purpose::STANDARD.encode(map.to_string());
-    format!("data:application/json;charset=utf-8;base64,{b64}")
-}
-
-/// The legacy page load with source maps for three scripts, found as the Performance panel
-/// finds them: `app.js`'s a `data:` URL, `widget.js`'s (given 30 lines of its own first) in the
-/// trace's metadata by the script's url (Chrome elided its map's url), `slow.js`'s in the
-/// metadata by the map's url (relative to the script's). app.js and widget.js both bundle
-/// lodash, a scoped package's files and `util.js`, named through a source root, relative paths
-/// and absolute URLs, with unmapped segments, names, several segments a line and the webpack
-/// bootstrap (ignored), app.js's two polyfills only its map names (core-js's `Object.assign`
-/// module, focus-visible); slow.js is all lodash.
-fn duplicated_page_load() -> String {
-    let mut trace: Value = serde_json::from_str(&legacy_page_load()).unwrap();
-    let pad = format!("// widget vendor {}\n", "y".repeat(70)).repeat(30);
-    let mut lines = std::collections::HashMap::new();
-    for e in trace["traceEvents"].as_array_mut().unwrap() {
-        let sources = e["cat"] == "disabled-by-default-devtools.v8-source-rundown-sources";
-        let data = &mut e["args"]["data"];
-        if !sources {
-            continue;
-        }
-        let id = data["scriptId"].as_u64().unwrap_or(0);
-        if id == 6 {
-            let text = format!("{pad}{}", data["sourceText"].as_str().unwrap());
-            data["sourceText"] = text.into();
-        }
-        if let Some(text) = data["sourceText"].as_str() {
-            lines.insert(id, text.split('\n').count());
-        }
-    }
-    let app = source_map(
-        "",
-        &[
-            "webpack://shop/node_modules/lodash/lodash.js",
-            "../node_modules/@scope/pkg/x.js",
-            "webpack://shop/src/util.js",
-            "webpack/bootstrap",
-            "node_modules/@scope/pkg/tiny.js",
-            "webpack://shop/node_modules/core-js/modules/es.object.assign.js",
-            "../node_modules/focus-visible/dist/focus-visible.js",
-        ],
-        lines[&4],
-        |l| match l {
-            0 => vec![(0, None), (3, Some((3, false)))],
-            1..=9 => vec![(0, Some((0, false))), (5, Some((1, true))), (9, None)],
-            10..=39 => vec![(0, Some((0, l % 2 == 0)))],
-            40..=59 => vec![(0, Some((2, false)))],
-            60..=79 => vec![(0, Some((1, false))), (20, Some((4, false)))],
-            82..=84 => vec![(2, Some((5, false)))],
-            85..=86 => vec![(0, Some((6, false)))],
-            _ => vec![(0, Some((3, false)))],
-        },
-    );
-    let widget = source_map(
-        "webpack://shop/",
-        &[
-            "node_modules/lodash/lodash.js",
-            "https://cdn.test/node_modules/@scope/pkg/x.js",
-            "src/util.js",
-        ],
-        lines[&6],
-        |l| match l {
-            0..=19 => vec![(0, Some((0, false)))],
-            20..=27 => vec![(0, Some((1, false)))],
-            _ => vec![(0, Some((2, false)))],
-        },
-    );
-    let slow = source_map("", &["node_modules/lodash/lodash.js"], lines[&5], |_| {
-        vec![(0, Some((0, false)))]
-    });
-    let mut mapped = 0;
-    for e in trace["traceEvents"].as_array_mut().unwrap() {
-        if e["cat"] != "disabled-by-default-devtools.v8-source-rundown" {
-            continue;
-        }
-        let data = &mut e["args"]["data"];
-        match data["scriptId"].as_u64() {
-            Some(4) => data["sourceMapUrl"] = data_url(&app).into(),
-            Some(6) => data["sourceMapUrlElided"] = true.into(),
-            Some(5) => data["sourceMapUrl"] = "maps/../slow.js.map".into(),
-            _ => continue,
-        }
-        mapped += 1;
-    }
-    assert_eq!(mapped, 3, "the fixture's scripts moved");
-    trace["metadata"]["sourceMaps"] = json!([
-        {"url": "http://localhost:8791/widget.js", "sourceMap": widget},
-        {"sourceMapUrl": "http://127.0.0.1:8790/slow.js.map", "sourceMap": slow},
-    ]);
-    // The metadata after the events, as Chrome and DevTools write it.
-    format!(
-        r#"{{"traceEvents":{},"metadata":{}}}"#,
-        trace["traceEvents"], trace["metadata"]
-    )
-}
-
 #[test]
 fn script_insights_fail_as_the_trace_engine_fails_them() {
     let text = duplicated_page_load();
     let path = temp_file("script-insights.trace.json", text.as_bytes());
-    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let ours = document("insights", path.to_str().unwrap());
     let legacy = &ours["navigations"][0]["insights"]["legacy_javascript"];
     assert_eq!(legacy["state"], "fail", "{legacy}");
     let urls: Vec<&str> = legacy["scripts"]
@@ -445,17 +235,6 @@ fn script_insights_fail_as_the_trace_engine_fails_them() {
     // app.js's gzipped request: its savings are the source's estimate times 1941 / 1760.
     assert_eq!(legacy["scripts"][0]["request"]["request_id"], "22250.6");
     assert!(legacy["scripts"][2]["request"].is_null());
-    // The text lists each script with what was found where (1-based).
-    crate::support::assert_insights_text(
-        &path,
-        &[
-            "  legacy JS          fail         3 scripts with polyfills or transforms",
-            "http://127.0.0.1:8790/slow.js",
-            "                Array.prototype.includes  4:3",
-            "(a script without a url)",
-        ],
-        &["legacy_javascript"],
-    );
     let Some(want) = run_oracle("insights-oracle", &path) else {
         return;
     };
@@ -470,7 +249,7 @@ fn script_insights_fail_as_the_trace_engine_fails_them() {
         "legacy-javascript-no-navigation.trace.json",
         text.as_bytes(),
     );
-    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let ours = document("insights", path.to_str().unwrap());
     assert_eq!(ours["navigations"][0]["id"], "NO_NAVIGATION");
     let want = run_oracle("insights-oracle", &path).unwrap();
     assert_eq!(assert_script_insights(&ours, &want, "no navigation"), 3);
@@ -522,7 +301,7 @@ fn index_source_maps_are_read_as_the_panel_reads_them() {
         {"offset": {"line": 20, "column": 3}, "map": rest},
     ]});
     let path = temp_file("index-source-map.trace.json", trace.to_string().as_bytes());
-    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let ours = document("insights", path.to_str().unwrap());
     let dup = &ours["navigations"][0]["insights"]["duplicated_javascript"];
     // widget.js still shares lodash and util.js with app.js: the index map was read.
     let widget_copies = |source: &str| -> Vec<f64> {
@@ -601,7 +380,7 @@ fn script_insights_match_the_engine_on_large_bundles() {
     assert_eq!(maps[0]["url"], "http://localhost:8791/widget.js");
     maps[0]["sourceMap"] = widget_map;
     let path = temp_file("large-bundles.trace.json", trace.to_string().as_bytes());
-    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let ours = document("insights", path.to_str().unwrap());
     let dup = &ours["navigations"][0]["insights"]["duplicated_javascript"];
     assert_eq!(dup["state"], "fail", "{dup}");
     // The 1,500 shared modules: those over 512 bytes one by one, all 400 packages by package.

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof_json, run_oracle};
+use crate::support::{document, fixture_text, fixtures, run_oracle, temp_file};
 
 /// Recorded page loads (`tools/gen/pageload-*.js`).
 const PAGE_LOADS: &[&str] = &[
@@ -104,7 +104,7 @@ fn insights_point_at_the_trace_engines_events() {
         let Some(want) = run_oracle("insights-oracle", &file) else {
             return;
         };
-        let ours = jsprof_json(&["insights", &file.to_string_lossy(), "--json"]);
+        let ours = document("insights", &file.to_string_lossy());
         let mut listed_here = 0;
         for n in ours["navigations"].as_array().unwrap() {
             let id = n["id"].as_str().unwrap();
@@ -135,7 +135,7 @@ fn insights_point_at_the_trace_engines_events() {
         // every request is one of `jsprof network`'s.
         let all = ours["related_events"].as_array().unwrap();
         assert_eq!(all.len(), listed_here, "{name}: related events");
-        let network = jsprof_json(&["network", &file.to_string_lossy(), "--json"]);
+        let network = document("network", &file.to_string_lossy());
         let requests = network["requests"].as_array().unwrap();
         for e in all {
             match e["name"].as_str().unwrap() {
@@ -171,7 +171,7 @@ fn insights_point_at_the_trace_engines_events() {
 /// after the other's, in its own order of the entities; the document lists the same.
 #[test]
 fn the_events_of_several_third_parties_are_the_engines() {
-    let text = crate::support::fixture_text("trace/pageload.trace.json.gz");
+    let text = fixture_text("trace/pageload.trace.json.gz");
     // The page load's scripts and image moved to third parties' domains, so that up to four
     // entities (besides the widget's localhost) come in an order that is neither their
     // main-thread time's nor their transfer size's: the engine lists their events in the order
@@ -195,8 +195,8 @@ fn the_events_of_several_third_parties_are_the_engines() {
             text = text.replace(&from, to);
         }
         let name = format!("third-parties-{k}.trace.json");
-        let path = crate::support::temp_file(&name, text.as_bytes());
-        let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+        let path = temp_file(&name, text.as_bytes());
+        let ours = document("insights", path.to_str().unwrap());
         let entities: Vec<&str> = ours["navigations"][0]["insights"]["third_parties"]["entities"]
             .as_array()
             .unwrap()
@@ -223,10 +223,8 @@ fn the_events_of_several_third_parties_are_the_engines() {
 /// Facebook is no entity of the insight (neither in its table nor in its events).
 #[test]
 fn an_entity_seen_only_in_instant_events_is_no_third_party() {
-    let mut trace: Value = serde_json::from_str(&crate::support::fixture_text(
-        "trace/pageload.trace.json.gz",
-    ))
-    .unwrap();
+    let mut trace: Value =
+        serde_json::from_str(&fixture_text("trace/pageload.trace.json.gz")).unwrap();
     let mut moved = 0;
     for e in trace["traceEvents"].as_array_mut().unwrap() {
         if e["ph"] == "I" && (e["name"] == "RequestAnimationFrame" || e["name"] == "TimerInstall") {
@@ -238,11 +236,11 @@ fn an_entity_seen_only_in_instant_events_is_no_third_party() {
         }
     }
     assert!(moved >= 4, "the fixture's instant events moved: {moved}");
-    let path = crate::support::temp_file(
+    let path = temp_file(
         "instant-third-party.trace.json",
         trace.to_string().as_bytes(),
     );
-    let ours = jsprof_json(&["insights", path.to_str().unwrap(), "--json"]);
+    let ours = document("insights", path.to_str().unwrap());
     let id = ours["navigations"][0]["id"].as_str().unwrap().to_string();
     let entities = |list: &Value| -> Vec<Value> {
         let list = list.as_array().unwrap().iter();
