@@ -1,5 +1,5 @@
 //! Test support shared by jsprof's crates, for their tests only (a dev-dependency): where the
-//! repository's fixtures are, and small in-memory profiles built from lists of stacks, so that a
+//! repository's fixtures and goldens are, DevTools' oracle run over a file, and small in-memory profiles built from lists of stacks, so that a
 //! unit test can say "two samples in `main;old`, two in `main;kept`" in one line.
 //!
 //! ```
@@ -11,7 +11,8 @@
 //! ```
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use jsprof_profile::{FrameId, Profile, ProfileKind, StackId, Thread, WeightUnit};
 
@@ -23,6 +24,77 @@ pub fn fixtures() -> PathBuf {
 /// A file under `fixtures/`, by its path there (`cpu/tsc.cpuprofile.gz`).
 pub fn fixture(rel: &str) -> PathBuf {
     fixtures().join(rel)
+}
+
+/// Reads a `.json.gz` golden.
+pub fn golden(path: &Path) -> serde_json::Value {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("golden is JSON")
+}
+
+/// A gzipped text fixture (`trace/pageload.trace.json.gz`), as text: for tests that edit a
+/// recording (rename its URLs, break a part) before reading it.
+pub fn fixture_text(rel: &str) -> String {
+    let path = fixtures().join(rel);
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text
+}
+
+/// A test that cannot run here because a tool is missing. With `CI` set that is a failure
+/// (`.ci/run` installs everything). Otherwise one line goes to the real stderr: libtest captures
+/// `eprintln!` from passing tests, so a skip said that way is invisible and a green local run
+/// would hide that nothing was checked.
+pub fn skip_without(missing: &str, how: &str) {
+    use std::io::Write;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI: {test} needs {missing}: {how}"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {missing} is missing ({how}); with CI set this fails"
+    );
+}
+
+/// DevTools' own code run over a file (`target/oracle/NAME.mjs`: cpu, heap, trace, insights,
+/// lines), its JSON answer; `None` (a skip, a failure under `CI`) when the oracles are not built.
+pub fn run_oracle(name: &str, file: &Path) -> Option<serde_json::Value> {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../target/oracle/{name}.mjs"));
+    if !script.exists() {
+        skip_without(
+            &format!("the oracle {}", script.display()),
+            "bash tools/oracle/build.sh target/oracle",
+        );
+        return None;
+    }
+    let out = Command::new("node")
+        .arg("--max-old-space-size=8000")
+        .arg(&script)
+        .arg(file)
+        .output()
+        .expect("run node");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{name} on {}: its answer is not JSON ({e}): {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(
+        out.status.success() && v.get("error").is_none(),
+        "{name} failed on {}: {v} {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(v)
 }
 
 /// One sample every 10 ns on each of `stacks` (names, root first), every frame at `x.js:1:1`

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-pub use jsprof_testkit::fixtures;
+pub use jsprof_testkit::{fixture_text, fixtures, golden, run_oracle, skip_without};
 
 /// A fixture's path as the CLI takes it: `cpu/tsc.cpuprofile.gz` under `fixtures/`, as text.
 pub fn fixture_arg(rel: &str) -> String {
@@ -94,12 +94,6 @@ pub fn jsprof_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
-/// Reads a `.json.gz` golden.
-pub fn golden(path: &std::path::Path) -> serde_json::Value {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("golden is JSON")
-}
-
 /// `jsprof insights PATH`'s text holds each of `lines`, and `jsprof summary PATH --json` names
 /// each of `failing` among the page's failing insights: what the shell shows of an insight
 /// whose document the caller has checked.
@@ -117,17 +111,6 @@ pub fn assert_insights_text(path: &std::path::Path, lines: &[&str], failing: &[&
             "summary's failing insights {listed:?} lack {key}"
         );
     }
-}
-
-/// A gzipped text fixture (`trace/pageload.trace.json.gz`), as text: for tests that edit a
-/// recording (rename its URLs, break a part) before reading it.
-pub fn fixture_text(rel: &str) -> String {
-    let path = fixtures().join(rel);
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut text)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text
 }
 
 /// An empty folder of the test's own under the target directory's temp area:
@@ -196,58 +179,4 @@ pub fn ws_url(stderr: std::process::ChildStderr, banner: &str, what: &str) -> St
     };
     std::thread::spawn(move || for _ in lines {});
     url
-}
-
-/// A test that cannot run here because a tool is missing. With `CI` set that is a failure
-/// (`.ci/run` installs everything). Otherwise one line goes to the real stderr: libtest captures
-/// `eprintln!` from passing tests, so a skip said that way is invisible and a green local run
-/// would hide that nothing was checked.
-pub fn skip_without(missing: &str, how: &str) {
-    use std::io::Write;
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("a test")
-        .to_string();
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI: {test} needs {missing}: {how}"
-    );
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED {test}: {missing} is missing ({how}); with CI set this fails"
-    );
-}
-
-/// DevTools' own code run over a file (`target/oracle/NAME.mjs`: cpu, heap, trace, insights,
-/// lines), its JSON answer; `None` (a skip, a failure under `CI`) when the oracles are not built.
-pub fn run_oracle(name: &str, file: &std::path::Path) -> Option<serde_json::Value> {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../target/oracle/{name}.mjs"));
-    if !script.exists() {
-        skip_without(
-            &format!("the oracle {}", script.display()),
-            "bash tools/oracle/build.sh target/oracle",
-        );
-        return None;
-    }
-    let out = Command::new("node")
-        .arg("--max-old-space-size=8000")
-        .arg(&script)
-        .arg(file)
-        .output()
-        .expect("run node");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{name} on {}: its answer is not JSON ({e}): {}",
-            file.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    assert!(
-        out.status.success() && v.get("error").is_none(),
-        "{name} failed on {}: {v} {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(v)
 }
