@@ -787,22 +787,18 @@ mod tests {
 
     #[test]
     fn reports_only_significant_changes_above_the_floor() {
-        let base: Vec<Vec<(&str, f64)>> = (0..12)
-            .map(|i| {
-                vec![
-                    ("hot", 10.0 + (i % 4) as f64 * 0.1),
-                    ("cold", 5.0 + (i % 3) as f64 * 0.1),
-                ]
-            })
-            .collect();
-        let target: Vec<Vec<(&str, f64)>> = (0..12)
-            .map(|i| {
-                vec![
-                    ("hot", 14.0 + (i % 4) as f64 * 0.1),
-                    ("cold", 5.2 + (i % 3) as f64 * 0.1),
-                ]
-            })
-            .collect();
+        // Twelve runs each: `hot` and `cold` at their level plus a small, repeating jitter.
+        let runs = |hot: f64, cold: f64| -> Vec<Vec<(&str, f64)>> {
+            (0..12)
+                .map(|i| {
+                    vec![
+                        ("hot", hot + (i % 4) as f64 * 0.1),
+                        ("cold", cold + (i % 3) as f64 * 0.1),
+                    ]
+                })
+                .collect()
+        };
+        let (base, target) = (runs(10.0, 5.0), runs(14.0, 5.2));
         let b: Vec<&[(&str, f64)]> = base.iter().map(|v| v.as_slice()).collect();
         let t: Vec<&[(&str, f64)]> = target.iter().map(|v| v.as_slice()).collect();
         let r = ab_test(&group(&b), &group(&t), AbOptions::default()).unwrap();

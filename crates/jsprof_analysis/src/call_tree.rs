@@ -51,12 +51,33 @@ pub struct CallTree {
 
 const NO_PARENT: u32 = u32::MAX;
 
+#[derive(Default)]
 struct Builder {
     nodes: Vec<CallTreeNode>,
     index: HashMap<(u32, u32), u32>,
 }
 
 impl Builder {
+    /// Counts stack `i`'s self weight into node `n`, and its total and samples unless a stack
+    /// nearer the root on the same path already counted them (`count_total` false).
+    #[inline]
+    fn credit(
+        &mut self,
+        n: u32,
+        i: usize,
+        weights: &StackWeights,
+        total: &[i64],
+        samples: &[u64],
+        count_total: bool,
+    ) {
+        let node = &mut self.nodes[n as usize];
+        node.self_weight += weights.self_weight[i];
+        if count_total {
+            node.total_weight += total[i];
+            node.samples += samples[i];
+        }
+    }
+
     fn node(&mut self, parent: u32, function: u32, functions: &StackFunctions) -> u32 {
         let next = self.nodes.len() as u32;
         let id = *self.index.entry((parent, function)).or_insert(next);
@@ -118,15 +139,24 @@ impl Builder {
 
 /// The top-down call tree of `thread`.
 pub fn top_down(profile: &Profile, thread: &Thread) -> CallTree {
-    let functions = StackFunctions::new(profile);
+    top_down_from(profile, thread, &StackFunctions::new(profile), |_| true)
+}
+
+/// The top-down tree of the stacks whose path from the root reaches a function `starts` accepts,
+/// each cut at its outermost such frame, merged.
+fn top_down_from(
+    profile: &Profile,
+    thread: &Thread,
+    functions: &StackFunctions,
+    starts: impl Fn(u32) -> bool,
+) -> CallTree {
     let weights = StackWeights::new(profile, thread);
     let (total, samples) = weights.totals(profile);
-    let mut b = Builder {
-        nodes: Vec::new(),
-        index: HashMap::new(),
-    };
+    let mut b = Builder::default();
+    // `node_of[s]`: the node of stack s, NO_PARENT while the path from the root has not reached
+    // a function `starts` accepts. Parents precede children, so one forward pass places every
+    // stack under its parent's node.
     let mut node_of = vec![NO_PARENT; profile.stacks.len()];
-    // Parents precede children, so one forward pass places every stack under its parent's node.
     for s in profile.stacks.ids() {
         let i = s.index();
         if samples[i] == 0 {
@@ -136,12 +166,13 @@ pub fn top_down(profile: &Profile, thread: &Thread) -> CallTree {
             .stacks
             .parent(s)
             .map_or(NO_PARENT, |p| node_of[p.index()]);
-        let n = b.node(parent, functions.of_stack[i], &functions);
+        let f = functions.of_stack[i];
+        if parent == NO_PARENT && !starts(f) {
+            continue;
+        }
+        let n = b.node(parent, f, functions);
         node_of[i] = n;
-        let node = &mut b.nodes[n as usize];
-        node.self_weight += weights.self_weight[i];
-        node.total_weight += total[i];
-        node.samples += samples[i];
+        b.credit(n, i, &weights, &total, &samples, true);
     }
     let total_weight = weights.root_weight + roots_total(profile, &total);
     b.finish(profile, CallTreeKind::TopDown, &weights, total_weight)
@@ -206,10 +237,7 @@ pub fn bottom_up_within(profile: &Profile, thread: &Thread, levels: Option<u32>)
     let children = StackChildren::new(profile);
     let weights = StackWeights::new(profile, thread);
     let (total, samples) = weights.totals(profile);
-    let mut b = Builder {
-        nodes: Vec::new(),
-        index: HashMap::new(),
-    };
+    let mut b = Builder::default();
     // `active[n]`: how many stacks on the current DFS path already counted their total into n.
     let mut active: Vec<u32> = Vec::new();
     // The bottom-up nodes of each stack on the DFS path, concatenated; `marks` delimits them.
@@ -240,12 +268,7 @@ pub fn bottom_up_within(profile: &Profile, thread: &Thread, levels: Option<u32>)
             if active.len() <= n as usize {
                 active.resize(n as usize + 1, 0);
             }
-            let node = &mut b.nodes[n as usize];
-            node.self_weight += weights.self_weight[i];
-            if active[n as usize] == 0 {
-                node.total_weight += total[i];
-                node.samples += samples[i];
-            }
+            b.credit(n, i, &weights, &total, &samples, active[n as usize] == 0);
             active[n as usize] += 1;
             chain.push(n);
             parent = n;
@@ -264,40 +287,12 @@ pub fn bottom_up_within(profile: &Profile, thread: &Thread, levels: Option<u32>)
 /// function has no samples on `thread`.
 pub fn callees(profile: &Profile, thread: &Thread, function: &FunctionKey) -> CallTree {
     let functions = StackFunctions::new(profile);
-    let weights = StackWeights::new(profile, thread);
-    let (total, samples) = weights.totals(profile);
-    let target = functions.keys.iter().position(|(k, _)| k == function);
-    let mut b = Builder {
-        nodes: Vec::new(),
-        index: HashMap::new(),
-    };
-    // `node_of[s]`: the node of stack s, NO_PARENT while the path from the root has not reached
-    // the function.
-    let mut node_of = vec![NO_PARENT; profile.stacks.len()];
-    if let Some(target) = target.map(|t| t as u32) {
-        for s in profile.stacks.ids() {
-            let i = s.index();
-            if samples[i] == 0 {
-                continue;
-            }
-            let parent = profile
-                .stacks
-                .parent(s)
-                .map_or(NO_PARENT, |p| node_of[p.index()]);
-            let f = functions.of_stack[i];
-            if parent == NO_PARENT && f != target {
-                continue;
-            }
-            let n = b.node(parent, f, &functions);
-            node_of[i] = n;
-            let node = &mut b.nodes[n as usize];
-            node.self_weight += weights.self_weight[i];
-            node.total_weight += total[i];
-            node.samples += samples[i];
-        }
-    }
-    let total_weight = weights.root_weight + roots_total(profile, &total);
-    b.finish(profile, CallTreeKind::TopDown, &weights, total_weight)
+    let target = functions
+        .keys
+        .iter()
+        .position(|(k, _)| k == function)
+        .map(|t| t as u32);
+    top_down_from(profile, thread, &functions, |f| Some(f) == target)
 }
 
 fn roots_total(profile: &Profile, total: &[i64]) -> i64 {

@@ -583,6 +583,13 @@ mod tests {
             .collect()
     }
 
+    /// Filters with one pattern, `^b$`, in the list `list` picks.
+    fn only_b(list: fn(&mut Filters) -> &mut Vec<Regex>) -> Filters {
+        let mut f = Filters::default();
+        list(&mut f).push(Regex::new("^b$").unwrap());
+        f
+    }
+
     const A: (&str, &str) = ("a", "app.js");
     const B: (&str, &str) = ("b", "app.js");
     const C: (&str, &str) = ("c", "app.js");
@@ -591,10 +598,7 @@ mod tests {
     #[test]
     fn focus_keeps_the_functions_total_rerooted() {
         let p = profile(&[&[A, B, C], &[A, C], &[A, B], &[B], &[IDLE], &[]]);
-        let f = Filters {
-            focus: vec![Regex::new("^b$").unwrap()],
-            ..Default::default()
-        };
+        let f = only_b(|f| &mut f.focus);
         let q = filter(&p, &f);
         // b is on the stack in samples 0, 2 and 3: 30 ns.
         assert_eq!(self_total(&p, "b").1, 30);
@@ -617,10 +621,7 @@ mod tests {
     #[test]
     fn exclude_charges_the_caller_and_keeps_the_total() {
         let p = profile(&[&[A, B, C], &[A, B], &[B], &[A]]);
-        let f = Filters {
-            exclude: vec![Regex::new("^b$").unwrap()],
-            ..Default::default()
-        };
+        let f = only_b(|f| &mut f.exclude);
         let q = filter(&p, &f);
         assert_eq!(stacks_of(&q), ["a;c", "a", "", "a"]);
         assert_eq!(
@@ -634,10 +635,7 @@ mod tests {
     #[test]
     fn drop_removes_every_sample_through_the_function() {
         let p = profile(&[&[A, B, C], &[A, C], &[B, A], &[B], &[IDLE], &[]]);
-        let f = Filters {
-            drop: vec![Regex::new("^b$").unwrap()],
-            ..Default::default()
-        };
+        let f = only_b(|f| &mut f.drop);
         let q = filter(&p, &f);
         assert_eq!(stacks_of(&q), ["", "a;c", "", "", "(idle)", ""]);
         // What leaves is b's total (30 ns); the rest keeps its self and total.

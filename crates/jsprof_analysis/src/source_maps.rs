@@ -168,19 +168,22 @@ mod tests {
 
     type Row = (String, String, Option<u32>, Option<u32>, i64);
 
+    /// A map of the sources `x.ts` and `y.ts` (resolved to `/src/…`) with the `names` and
+    /// `mappings` members in `names_and_mappings`.
+    fn script(names_and_mappings: &str) -> ScriptMap {
+        let json = format!(r#"{{"version":3,"sources":["x.ts","y.ts"],{names_and_mappings}}}"#);
+        ScriptMap {
+            sources: vec!["/src/x.ts".into(), "/src/y.ts".into()],
+            map: SourceMap::from_json(json.as_bytes()).unwrap(),
+        }
+    }
+
     #[test]
     fn moves_frames_and_keeps_times() {
         // Generated `function a(){…}function b(){…}`: a's `(` at column 11 (1-based), b's at 27.
         // Segments (0-based): column 9 (`a`) → x.ts 2:9 named `alpha`; column 10 → x.ts 2:10;
         // column 26 → y.ts 6:0, no name.
-        let map = SourceMap::from_json(
-            br#"{"version":3,"sources":["x.ts","y.ts"],"names":["alpha"],"mappings":"SAESA,CAAC,gBCIV"}"#,
-        )
-        .unwrap();
-        let script = ScriptMap {
-            sources: vec!["/src/x.ts".into(), "/src/y.ts".into()],
-            map,
-        };
+        let script = script(r#""names":["alpha"],"mappings":"SAESA,CAAC,gBCIV""#);
         let mut p = Profile::new(ProfileKind::CpuProfile);
         let a = p.intern_frame("a", "file:///b.js", Some(1), Some(11), "1");
         let b = p.intern_frame("b", "file:///b.js", Some(1), Some(27), "1");
@@ -241,14 +244,7 @@ mod tests {
     fn moves_sample_positions_by_their_column() {
         // Segments (0-based, line 0): column 0 → x.ts 0:0, column 10 → x.ts 4:2, column 20 →
         // y.ts 9:0.
-        let map = SourceMap::from_json(
-            br#"{"version":3,"sources":["x.ts","y.ts"],"names":[],"mappings":"AAAA,UAIE,UCKF"}"#,
-        )
-        .unwrap();
-        let script = ScriptMap {
-            sources: vec!["/src/x.ts".into(), "/src/y.ts".into()],
-            map,
-        };
+        let script = script(r#""names":[],"mappings":"AAAA,UAIE,UCKF""#);
         let mut p = Profile::new(ProfileKind::Trace);
         let a = p.intern_frame("a", "https://b.test/b.js", Some(1), Some(1), "1");
         let sa = p.stacks.push(None, a, 2);

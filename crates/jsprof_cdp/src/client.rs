@@ -62,7 +62,110 @@ pub struct Client {
     routes: Arc<Mutex<Routes>>,
 }
 
+/// The receiving side of a [`Client`], owned by the task that reads its transport: replies go to
+/// their waiting callers, events to the event channel, and `shut` closes the client.
+struct Inbox {
+    pending: Pending,
+    events: mpsc::UnboundedSender<Event>,
+    routes: Arc<Mutex<Routes>>,
+    closed: Arc<Mutex<Option<String>>>,
+}
+
+impl Inbox {
+    /// Routes one incoming message: a reply to its caller, a worker's message to that worker's
+    /// client, `NodeWorker.*` events to whoever asked for them, other events to `events`.
+    fn dispatch(&self, text: &str) {
+        let Ok(value) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        if let Some(id) = value.get("id").and_then(Value::as_u64) {
+            let waiter = self.pending.lock().expect("pending lock").remove(&id);
+            if let Some(waiter) = waiter {
+                let _ = waiter.send(reply_result(value));
+            }
+            return;
+        }
+        let Some(method) = value.get("method").and_then(Value::as_str) else {
+            return;
+        };
+        let params = value.get("params").cloned().unwrap_or(Value::Null);
+        let session = params.get("sessionId").and_then(Value::as_str);
+        let mut routes = self.routes.lock().expect("routes lock");
+        match (method, session) {
+            ("NodeWorker.receivedMessageFromWorker", Some(session)) => {
+                if let (Some(tx), Some(message)) = (
+                    routes.workers.get(session),
+                    params.get("message").and_then(Value::as_str),
+                ) {
+                    let _ = tx.send(message.to_string());
+                }
+                return;
+            }
+            ("NodeWorker.detachedFromWorker", Some(session)) => {
+                // Its client's reader ends: the worker is gone.
+                routes.workers.remove(session);
+            }
+            _ => {}
+        }
+        let event = Event {
+            method: method.to_string(),
+            session_id: value
+                .get("sessionId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            params,
+        };
+        match &routes.worker_events {
+            Some(tx) if method.starts_with("NodeWorker.") => {
+                let _ = tx.send(event);
+            }
+            _ => {
+                let _ = self.events.send(event);
+            }
+        }
+    }
+
+    /// The connection is gone: every caller still waiting fails, every worker's client closes.
+    fn shut(&self, detail: String) {
+        *self.closed.lock().expect("closed lock") = Some(detail.clone());
+        for (_, waiter) in self.pending.lock().expect("pending lock").drain() {
+            let _ = waiter.send(Err(CdpError::Closed {
+                detail: detail.clone(),
+            }));
+        }
+        let mut routes = self.routes.lock().expect("routes lock");
+        routes.workers.clear();
+        routes.worker_events = None;
+    }
+}
+
 impl Client {
+    /// A fresh client sending through `outgoing`, the inbox its transport's reader feeds, and
+    /// the receiver of its events: the part every transport (WebSocket, lines, worker) shares.
+    fn assemble(
+        url: String,
+        peer: SocketAddr,
+        outgoing: Outgoing,
+    ) -> (Client, Inbox, mpsc::UnboundedReceiver<Event>) {
+        let (events, events_rx) = mpsc::unbounded_channel();
+        let client = Client {
+            url,
+            peer,
+            next_id: Arc::new(AtomicU64::new(1)),
+            outgoing,
+            pending: Pending::default(),
+            closed: Arc::default(),
+            routes: Arc::default(),
+        };
+        let inbox = Inbox {
+            pending: client.pending.clone(),
+            events,
+            routes: client.routes.clone(),
+            closed: client.closed.clone(),
+        };
+        (client, inbox, events_rx)
+    }
+
     /// Connects to a WebSocket debugger URL (`ws://127.0.0.1:9229/<id>`) on an address `reach`
     /// allows. Returns the client and the receiver of its events.
     pub async fn connect(
@@ -94,9 +197,8 @@ impl Client {
             })?;
         let (mut sink, mut stream) = socket.split();
         let (outgoing, mut outgoing_rx) = mpsc::unbounded_channel::<Message>();
-        let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let pending: Pending = Arc::default();
-        let closed: Arc<Mutex<Option<String>>> = Arc::default();
+        let (client, inbox, events_rx) =
+            Client::assemble(url.to_string(), peer, Outgoing::Socket(outgoing));
 
         tokio::spawn(async move {
             while let Some(message) = outgoing_rx.recv().await {
@@ -107,10 +209,6 @@ impl Client {
             let _ = sink.close().await;
         });
 
-        let reader_pending = pending.clone();
-        let reader_closed = closed.clone();
-        let routes: Arc<Mutex<Routes>> = Arc::default();
-        let reader_routes = routes.clone();
         tokio::spawn(async move {
             let detail = loop {
                 let message = match stream.next().await {
@@ -124,20 +222,10 @@ impl Client {
                     Message::Close(_) => break String::new(),
                     _ => continue,
                 };
-                dispatch(&text, &reader_pending, &events_tx, &reader_routes);
+                inbox.dispatch(&text);
             };
-            shut(&reader_closed, &reader_pending, &reader_routes, detail);
+            inbox.shut(detail);
         });
-
-        let client = Client {
-            url: url.to_string(),
-            peer,
-            next_id: Arc::new(AtomicU64::new(1)),
-            outgoing: Outgoing::Socket(outgoing),
-            pending,
-            closed,
-            routes,
-        };
         Ok((client, events_rx))
     }
 
@@ -157,9 +245,9 @@ impl Client {
     {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
         let (outgoing, mut outgoing_rx) = mpsc::unbounded_channel::<Message>();
-        let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let pending: Pending = Arc::default();
-        let closed: Arc<Mutex<Option<String>>> = Arc::default();
+        // No network peer: an in-process session behind a Unix socket.
+        let peer = SocketAddr::from(([0, 0, 0, 0], 0));
+        let (client, inbox, events_rx) = Client::assemble(name, peer, Outgoing::Socket(outgoing));
         tokio::spawn(async move {
             while let Some(message) = outgoing_rx.recv().await {
                 let text = match message {
@@ -175,31 +263,17 @@ impl Client {
             }
             let _ = writer.shutdown().await;
         });
-        let reader_pending = pending.clone();
-        let reader_closed = closed.clone();
-        let routes: Arc<Mutex<Routes>> = Arc::default();
-        let reader_routes = routes.clone();
         tokio::spawn(async move {
             let mut lines = reader.lines();
             let detail = loop {
                 match lines.next_line().await {
-                    Ok(Some(line)) => dispatch(&line, &reader_pending, &events_tx, &reader_routes),
+                    Ok(Some(line)) => inbox.dispatch(&line),
                     Ok(None) => break String::new(),
                     Err(e) => break e.to_string(),
                 }
             };
-            shut(&reader_closed, &reader_pending, &reader_routes, detail);
+            inbox.shut(detail);
         });
-        let client = Client {
-            url: name,
-            // No network peer: an in-process session behind a Unix socket.
-            peer: SocketAddr::from(([0, 0, 0, 0], 0)),
-            next_id: Arc::new(AtomicU64::new(1)),
-            outgoing: Outgoing::Socket(outgoing),
-            pending,
-            closed,
-            routes,
-        };
         (client, events_rx)
     }
 
@@ -219,10 +293,15 @@ impl Client {
     pub fn attach_worker(&self, session_id: &str) -> (Client, mpsc::UnboundedReceiver<Event>) {
         let (incoming_tx, mut incoming_rx) = mpsc::unbounded_channel::<String>();
         let (outgoing_tx, mut outgoing_rx) = mpsc::unbounded_channel::<String>();
-        let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let closed: Arc<Mutex<Option<String>>> = Arc::default();
+        let outgoing = Outgoing::Worker {
+            tx: outgoing_tx,
+            parent: Box::new(self.clone()),
+            session: session_id.to_string(),
+        };
+        let url = format!("{}#worker={session_id}", self.url);
+        let (client, inbox, events_rx) = Client::assemble(url, self.peer, outgoing);
         if let Some(detail) = self.closed.lock().expect("closed lock").clone() {
-            *closed.lock().expect("closed lock") = Some(detail);
+            *client.closed.lock().expect("closed lock") = Some(detail);
         } else {
             self.routes
                 .lock()
@@ -230,8 +309,6 @@ impl Client {
                 .workers
                 .insert(session_id.to_string(), incoming_tx);
         }
-        let pending: Pending = Arc::default();
-        let routes: Arc<Mutex<Routes>> = Arc::default();
         let parent = self.clone();
         let session = session_id.to_string();
         tokio::spawn(async move {
@@ -248,33 +325,12 @@ impl Client {
                 }
             }
         });
-        let reader_pending = pending.clone();
-        let reader_closed = closed.clone();
-        let reader_routes = routes.clone();
         tokio::spawn(async move {
             while let Some(text) = incoming_rx.recv().await {
-                dispatch(&text, &reader_pending, &events_tx, &reader_routes);
+                inbox.dispatch(&text);
             }
-            shut(
-                &reader_closed,
-                &reader_pending,
-                &reader_routes,
-                "the worker detached".to_string(),
-            );
+            inbox.shut("the worker detached".to_string());
         });
-        let client = Client {
-            url: format!("{}#worker={session_id}", self.url),
-            peer: self.peer,
-            next_id: Arc::new(AtomicU64::new(1)),
-            outgoing: Outgoing::Worker {
-                tx: outgoing_tx,
-                parent: Box::new(self.clone()),
-                session: session_id.to_string(),
-            },
-            pending,
-            closed,
-            routes,
-        };
         (client, events_rx)
     }
 
@@ -371,77 +427,6 @@ impl Client {
 
 /// How long forwarding one command to a worker may take (the worker answers separately).
 const WORKER_SEND: Duration = Duration::from_secs(30);
-
-/// Routes one incoming message: a reply to its caller, a worker's message to that worker's
-/// client, `NodeWorker.*` events to whoever asked for them, other events to `events`.
-fn dispatch(
-    text: &str,
-    pending: &Pending,
-    events: &mpsc::UnboundedSender<Event>,
-    routes: &Mutex<Routes>,
-) {
-    let Ok(value) = serde_json::from_str::<Value>(text) else {
-        return;
-    };
-    if let Some(id) = value.get("id").and_then(Value::as_u64) {
-        let waiter = pending.lock().expect("pending lock").remove(&id);
-        if let Some(waiter) = waiter {
-            let _ = waiter.send(reply_result(value));
-        }
-        return;
-    }
-    let Some(method) = value.get("method").and_then(Value::as_str) else {
-        return;
-    };
-    let params = value.get("params").cloned().unwrap_or(Value::Null);
-    let session = params.get("sessionId").and_then(Value::as_str);
-    let mut routes = routes.lock().expect("routes lock");
-    match (method, session) {
-        ("NodeWorker.receivedMessageFromWorker", Some(session)) => {
-            if let (Some(tx), Some(message)) = (
-                routes.workers.get(session),
-                params.get("message").and_then(Value::as_str),
-            ) {
-                let _ = tx.send(message.to_string());
-            }
-            return;
-        }
-        ("NodeWorker.detachedFromWorker", Some(session)) => {
-            // Its client's reader ends: the worker is gone.
-            routes.workers.remove(session);
-        }
-        _ => {}
-    }
-    let event = Event {
-        method: method.to_string(),
-        session_id: value
-            .get("sessionId")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        params,
-    };
-    match &routes.worker_events {
-        Some(tx) if method.starts_with("NodeWorker.") => {
-            let _ = tx.send(event);
-        }
-        _ => {
-            let _ = events.send(event);
-        }
-    }
-}
-
-/// The connection is gone: every caller still waiting fails, every worker's client closes.
-fn shut(closed: &Mutex<Option<String>>, pending: &Pending, routes: &Mutex<Routes>, detail: String) {
-    *closed.lock().expect("closed lock") = Some(detail.clone());
-    for (_, waiter) in pending.lock().expect("pending lock").drain() {
-        let _ = waiter.send(Err(CdpError::Closed {
-            detail: detail.clone(),
-        }));
-    }
-    let mut routes = routes.lock().expect("routes lock");
-    routes.workers.clear();
-    routes.worker_events = None;
-}
 
 fn reply_result(value: Value) -> Result<Value> {
     if let Some(error) = value.get("error") {

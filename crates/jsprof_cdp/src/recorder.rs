@@ -103,6 +103,12 @@ const COLLECT: Duration = Duration::from_secs(300);
 /// How long a recording waits for the browser to destroy the page it opened and closed.
 const PAGE_CLOSE: Duration = Duration::from_secs(5);
 
+/// Sends a command whose failure is harmless (a target too old for it, a domain it lacks): the
+/// recording goes on either way.
+async fn optional(client: &Client, method: &str, params: Value) {
+    let _ = client.call(method, params, COMMAND).await;
+}
+
 /// Closes the page of `client`'s connection. `Page.close` answers before the tab is gone; the
 /// browser drops the connection when the target is destroyed, so wait (briefly) for that: a
 /// caller listing the tabs after `record` returns no longer sees it.
@@ -184,18 +190,17 @@ impl Recorder {
         }
         if kind == TargetKind::Node {
             // Lets us collect before a launched program exits (Node ≥ 12); harmless otherwise.
-            let _ = client
-                .call(
-                    "NodeRuntime.notifyWhenWaitingForDisconnect",
-                    json!({"enabled": true}),
-                    COMMAND,
-                )
-                .await;
+            optional(
+                &client,
+                "NodeRuntime.notifyWhenWaitingForDisconnect",
+                json!({"enabled": true}),
+            )
+            .await;
             // `NodeRuntime.waitingForDebugger` when the program waits for us (Node ≥ 20.12,
             // ≥ 21.6; an error before). A `runIfWaitingForDebugger` that reaches Node before its
             // main thread starts waiting (`--inspect-brk` prints its URL first) is lost, and the
             // program would wait forever; `wait` answers the event with another one.
-            let _ = client.call("NodeRuntime.enable", json!({}), COMMAND).await;
+            optional(&client, "NodeRuntime.enable", json!({})).await;
         }
         if options.cpu {
             client.call("Profiler.enable", json!({}), COMMAND).await?;
@@ -226,13 +231,9 @@ impl Recorder {
                 .await?;
             // DevTools' warm-up: V8 starts its CPU profiler on the first JS run after tracing
             // starts, a cost better paid now than inside the page's first task.
-            let _ = client
-                .call(
-                    "Runtime.evaluate",
-                    json!({"expression": "(async function(){ await 1; })()", "throwOnSideEffect": true}),
-                    COMMAND,
-                )
-                .await;
+            let warm_up = "(async function(){ await 1; })()";
+            let params = json!({"expression": warm_up, "throwOnSideEffect": true});
+            optional(&client, "Runtime.evaluate", params).await;
         } else if options.trace {
             let config = json!({
                 "transferMode": "ReturnAsStream",
@@ -248,17 +249,14 @@ impl Recorder {
             // Workers started from now on wait for `Runtime.runIfWaitingForDebugger` in their
             // own session, so their recording starts before their first line runs. A worker's
             // own session has no NodeWorker domain (Node 20): workers of workers run unrecorded.
-            let _ = client
-                .call(
-                    "NodeWorker.enable",
-                    json!({"waitForDebuggerOnStart": true}),
-                    COMMAND,
-                )
-                .await;
-        }
-        let _ = client
-            .call("Runtime.runIfWaitingForDebugger", json!({}), COMMAND)
+            optional(
+                &client,
+                "NodeWorker.enable",
+                json!({"waitForDebuggerOnStart": true}),
+            )
             .await;
+        }
+        optional(&client, "Runtime.runIfWaitingForDebugger", json!({})).await;
         let navigation = options
             .page_load
             .clone()

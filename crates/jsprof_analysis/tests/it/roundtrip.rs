@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use jsprof_analysis::{
     apply_devtools_timing, bottom_up, clip, filter, function_table, time_origin, top_down,
-    CallTree, Filters, TimeRange,
+    CallTree, CallTreeNode, Filters, TimeRange,
 };
 use jsprof_profile::export::cpuprofile_writer::write_cpuprofile;
 use jsprof_profile::{Profile, Thread};
@@ -193,6 +193,11 @@ fn export_cpuprofile(p: &Profile) -> String {
 
 /// The invariants every view relies on, for one thread: each tree and the table account for
 /// every sample's weight exactly once.
+/// The sum of `weight` over the nodes `ids` of `tree`.
+fn sum_of(tree: &CallTree, ids: &[u32], weight: impl Fn(&CallTreeNode) -> i64) -> i64 {
+    ids.iter().map(|&n| weight(&tree.nodes[n as usize])).sum()
+}
+
 fn check_totals(p: &Profile, thread: &Thread) -> Result<(), TestCaseError> {
     let weights: Vec<i64> = thread.weights().collect();
     let sum: i64 = weights.iter().sum();
@@ -219,22 +224,14 @@ fn check_totals(p: &Profile, thread: &Thread) -> Result<(), TestCaseError> {
     let td = top_down(p, thread);
     prop_assert_eq!(td.total_weight, sum);
     prop_assert_eq!(td.root_weight, gaps);
-    let root_totals: i64 = td
-        .roots
-        .iter()
-        .map(|&r| td.nodes[r as usize].total_weight)
-        .sum();
+    let root_totals = sum_of(&td, &td.roots, |n| n.total_weight);
     prop_assert_eq!(root_totals + gaps, sum);
     prop_assert_eq!(
         td.nodes.iter().map(|n| n.self_weight).sum::<i64>() + gaps,
         sum
     );
     for n in &td.nodes {
-        let kids: i64 = n
-            .children
-            .iter()
-            .map(|&c| td.nodes[c as usize].total_weight)
-            .sum();
+        let kids = sum_of(&td, &n.children, |n| n.total_weight);
         prop_assert_eq!(
             n.total_weight,
             n.self_weight + kids,
@@ -246,11 +243,7 @@ fn check_totals(p: &Profile, thread: &Thread) -> Result<(), TestCaseError> {
     let bu = bottom_up(p, thread);
     prop_assert_eq!(bu.total_weight, sum);
     prop_assert_eq!(bu.root_weight, gaps);
-    let root_selves: i64 = bu
-        .roots
-        .iter()
-        .map(|&r| bu.nodes[r as usize].self_weight)
-        .sum();
+    let root_selves = sum_of(&bu, &bu.roots, |n| n.self_weight);
     prop_assert_eq!(root_selves + gaps, sum);
     // Bottom-up roots are the function table, row for row.
     let rows: HashMap<_, _> = table

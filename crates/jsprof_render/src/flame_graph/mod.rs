@@ -141,16 +141,8 @@ mod tests {
 
     #[test]
     fn writes_nested_frames() {
-        let mut p = Profile::new(ProfileKind::CpuProfile);
-        let a = p.intern_frame("a<&>", "x.js", Some(1), Some(1), "1");
-        let b = p.intern_frame("b", "x.js", Some(2), Some(1), "1");
-        let sa = p.stacks.push(None, a, 2);
-        let sb = p.stacks.push(Some(sa), b, 3);
-        let mut t = Thread::new(WeightUnit::Nanoseconds);
-        t.set_samples_end(Some(40));
-        t.samples_mut().push(0, Some(sa));
-        t.samples_mut().push(10, Some(sb));
-        p.threads.push(t);
+        let mut p = profile(&[&["a<&>"], &["a<&>", "b"]]);
+        p.threads[0].set_samples_end(Some(40));
         let mut svg = Vec::new();
         write_flame_graph_svg(&mut svg, &p, &p.threads[0], &Default::default()).unwrap();
         let svg = String::from_utf8(svg).unwrap();
@@ -160,8 +152,8 @@ mod tests {
         assert_eq!(top_down(&p, &p.threads[0]).total_weight, 40);
     }
 
-    /// 10 ns samples on stacks of names, root first.
-    fn profile(stacks: &[&[&str]]) -> Profile {
+    /// 10 ns samples on stacks of names, root first (one frame per name, all in `x.js`).
+    pub(super) fn profile(stacks: &[&[&str]]) -> Profile {
         let mut p = Profile::new(ProfileKind::CpuProfile);
         let mut t = Thread::new(WeightUnit::Nanoseconds);
         for (i, stack) in stacks.iter().enumerate() {

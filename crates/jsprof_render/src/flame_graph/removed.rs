@@ -125,25 +125,24 @@ pub(crate) fn removed_frames(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flame_graph::tests::profile;
     use crate::flame_graph::{layout, FlameGraphOptions};
-    use jsprof_analysis::top_down;
-    use jsprof_profile::{ProfileKind, Thread, WeightUnit};
+    use jsprof_analysis::{top_down, CallTree};
 
-    /// A profile of 10 ns samples on stacks of function names (root first).
-    fn profile(stacks: &[&[&str]]) -> Profile {
-        let mut p = Profile::new(ProfileKind::CpuProfile);
-        let mut t = Thread::new(WeightUnit::Nanoseconds);
-        for (i, stack) in stacks.iter().enumerate() {
-            let mut parent = None;
-            for name in *stack {
-                let f = p.intern_frame(name, "app.js", Some(1), Some(1), "1");
-                parent = Some(p.stacks.push(parent, f, 0));
-            }
-            t.samples_mut().push(i as i64 * 10, parent);
-        }
-        t.set_samples_end(Some(stacks.len() as i64 * 10));
-        p.threads.push(t);
-        p
+    /// The frames BEFORE loses against AFTER, matched by name and URL, with BEFORE's tree.
+    fn removed_by_name(before: &Profile, after: &Profile) -> (CallTree, Vec<Removed>) {
+        let bt = top_down(before, &before.threads[0]);
+        let at = top_down(after, &after.threads[0]);
+        let placed = layout(&at, &FlameGraphOptions::default());
+        let removed = removed_frames(
+            (before, &bt),
+            (after, &at),
+            &placed,
+            DiffKey::NameUrl,
+            1.0,
+            0.0,
+        );
+        (bt, removed)
     }
 
     #[test]
@@ -156,17 +155,7 @@ mod tests {
             &["main", "gone"],
         ]);
         let after = profile(&[&["main", "work"], &["main", "work"], &["main"], &["main"]]);
-        let bt = top_down(&before, &before.threads[0]);
-        let at = top_down(&after, &after.threads[0]);
-        let placed = layout(&at, &FlameGraphOptions::default());
-        let removed = removed_frames(
-            (&before, &bt),
-            (&after, &at),
-            &placed,
-            DiffKey::NameUrl,
-            1.0,
-            0.0,
-        );
+        let (bt, removed) = removed_by_name(&before, &after);
         let name = |r: &Removed| before.strings.get(bt.nodes[r.node as usize].function.name);
         let names: Vec<&str> = removed.iter().map(name).collect();
         assert_eq!(names, ["gone", "deep"], "{removed:?}");
@@ -184,17 +173,7 @@ mod tests {
     fn a_removed_frame_wider_than_the_room_left_stays_on_the_graph() {
         let before = profile(&[&["main", "gone"], &["main", "gone"], &["main", "gone"]]);
         let after = profile(&[&["main", "work"], &["main", "work"], &["main"]]);
-        let bt = top_down(&before, &before.threads[0]);
-        let at = top_down(&after, &after.threads[0]);
-        let placed = layout(&at, &FlameGraphOptions::default());
-        let removed = removed_frames(
-            (&before, &bt),
-            (&after, &at),
-            &placed,
-            DiffKey::NameUrl,
-            1.0,
-            0.0,
-        );
+        let (_, removed) = removed_by_name(&before, &after);
         assert_eq!(removed.len(), 1);
         assert!(
             (removed[0].w - 1.0).abs() < 1e-9 && removed[0].x.abs() < 1e-9,
