@@ -529,32 +529,8 @@ pub fn package_of(url: &str) -> Option<(&str, &str)> {
 mod tests {
     use super::*;
     use crate::function_table;
-    use jsprof_profile::{ProfileKind, Thread, WeightUnit};
-
-    /// Samples 10 ns apart (the last lasting 10 ns) on the given stacks, each a list of
-    /// `(name, url)` root first; `[]` is a sample on the bare root.
-    fn profile(stacks: &[&[(&str, &str)]]) -> Profile {
-        let mut p = Profile::new(ProfileKind::CpuProfile);
-        let mut t = Thread::new(WeightUnit::Nanoseconds);
-        t.set_samples_end(Some(stacks.len() as i64 * 10));
-        let mut index: HashMap<(Option<StackId>, FrameId), StackId> = HashMap::new();
-        for (i, st) in stacks.iter().enumerate() {
-            let mut cur = None;
-            for &(name, url) in st.iter() {
-                let line = (!url.is_empty()).then_some(1);
-                let f = p.intern_frame(name, url, line, line, "");
-                let n = p.stacks.len() as u64 + 2;
-                cur = Some(
-                    *index
-                        .entry((cur, f))
-                        .or_insert_with(|| p.stacks.push(cur, f, n)),
-                );
-            }
-            t.samples_mut().push(i as i64 * 10, cur);
-        }
-        p.threads.push(t);
-        p
-    }
+    // Samples 10 ns apart on stacks of `(name, url)` frames, root first.
+    use jsprof_testkit::profile_from_frames as profile;
 
     fn self_total(p: &Profile, name: &str) -> (i64, i64) {
         let t = function_table(p, &p.threads[0]);
