@@ -188,7 +188,7 @@ impl Selection {
                 match t {
                     Term::In(k, vs) if k == key => {
                         let hit = vs.iter().any(|v| {
-                            crate::write::encode_partition_value(v) == encoded
+                            crate::layout::encode_partition_value(v) == encoded
                                 || (v.is_empty() && encoded == "_")
                         });
                         if !hit {
