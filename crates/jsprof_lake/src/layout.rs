@@ -84,3 +84,12 @@ pub fn day_of(us: i64) -> String {
         .map(|t| t.format("%Y-%m-%d").to_string())
         .unwrap_or_else(|| "1970-01-01".into())
 }
+
+/// Whether `key` may name a label: letters, digits, `_`, `-` and `.` (a partition label's name
+/// is a directory name, `NAME=VALUE`).
+pub fn is_label_name(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+}

@@ -28,7 +28,7 @@ use crate::layout;
 use crate::schema::{self, TABLES};
 use crate::selection::Selection;
 use crate::write::Lake;
-use crate::{io_err, LakeError, Result};
+use crate::{LakeError, Result};
 
 /// The metadata key of a compacted file: the file names (relative to the lake) it replaces,
 /// separated by newlines.

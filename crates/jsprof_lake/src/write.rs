@@ -159,11 +159,7 @@ impl Lake {
 
 /// A label name usable as a partition directory and in `--where`.
 fn check_label_key(key: &str) -> Result<()> {
-    let ok = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
-    if ok {
+    if layout::is_label_name(key) {
         Ok(())
     } else {
         Err(LakeError::Usage(format!(
