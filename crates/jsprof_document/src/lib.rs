@@ -38,6 +38,7 @@ pub mod heap_edges;
 pub mod heap_pages;
 pub mod heap_strings;
 pub mod input;
+pub mod lake;
 pub mod lines;
 pub mod load;
 pub mod page;
