@@ -21,8 +21,8 @@
 -- Self: the samples whose stack has the function on top. Total: the samples whose stack contains
 -- it, once however often it recurses. The writer keeps both per profile and function in
 -- `profile_functions`, so both are sums over the chosen profiles' rows: integer nanoseconds
--- (bytes for .heapprofile lakes), equal to `jsprof lake top --json`'s (tests/it/lake_engines.rs
--- checks it). Dictionary rows repeat across files (every writer writes the ids it needs): they
+-- (bytes for .heapprofile lakes), equal to `jsprof lake top --json`'s, which prints them as ms
+-- (`self_ms` = self / 10⁶; tests/it/lake_engines.rs checks it). Dictionary rows repeat across files (every writer writes the ids it needs): they
 -- are deduplicated by id before joining.
 WITH
     chosen AS (

@@ -16,8 +16,9 @@ WHERE is `jsprof lake --where`'s grammar: `version=1.14.0,page=home|search`, `re
 selected profiles.
 Self counts samples whose stack has the function on top; total counts samples whose stack contains
 it, once however often it recurses (DevTools' rule) — the writer keeps both per profile and
-function in the lake's `profile_functions` table, so sums over it are exact. The numbers equal `jsprof lake top --json`'s to the
-microsecond (tests/it/lake_engines.rs checks it).
+function in the lake's `profile_functions` table, so sums over it are exact. The numbers are the
+lake's integer ns and equal `jsprof lake top --json`'s to the nanosecond (which prints them as ms,
+`self_ms` = self / 10⁶; tests/it/lake_engines.rs checks it).
 
 `diff`: per profile, each function's share of the profile's weight (idle and samples with an empty
 stack included, as `jsprof top`'s percentages); per function,

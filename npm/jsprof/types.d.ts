@@ -300,6 +300,109 @@ export interface AbTestReport {
 }
 
 /**
+ * `jsprof lake add --json`: what one `add` wrote.
+ *
+ * The fields stand in the order this document has always printed them in (alphabetical).
+ *
+ * Answers `jsprof lake add LAKE INPUT… --json`.
+ */
+export interface LakeAddReport {
+  /**
+   * Inputs whose content was already in the lake (or earlier in the same add), by source
+   * name: not added again.
+   */
+  duplicates: string[];
+  /** Parquet files written. */
+  files_written: number;
+  /** `"lake-add"`. */
+  kind: string;
+  /** Profiles added (a trace adds one per sampled thread). */
+  profiles: number;
+  /** Files of the named directories that are not profiles, passed over. */
+  skipped: number;
+}
+
+/**
+ * `jsprof lake ls --json`: the selected profiles, oldest first.
+ *
+ * Answers `jsprof lake ls LAKE --json`.
+ */
+export interface LakeLsReport {
+  /** `"lake-ls"`. */
+  kind: string;
+  profiles: LakeProfileJson[];
+}
+
+/**
+ * `jsprof lake top --json`: the function table of the selected profiles, each function's self
+ * and total summed over them (in ms since this document's first typed version; it spoke ns
+ * before, as `self_ns`, `total_ns`).
+ *
+ * Answers `jsprof lake top LAKE --json`.
+ */
+export interface LakeTopReport {
+  /** The selection's total time, which percentages are of (`TopReport`'s `duration_ms`). */
+  duration_ms?: number | null;
+  /**
+   * `jsprof top`'s rows, in its order: over one profile, the same bytes as `jsprof top
+   * --json` over its file.
+   */
+  functions: FunctionJson[];
+  /** `"lake-top"`. */
+  kind: string;
+  /** How many profiles were added up. */
+  profiles: number;
+  /** The selection's total bytes, which percentages are of. */
+  total_bytes?: number | null;
+  /**
+   * The weights added up, as `--unit` names them: `ns` (time, in the `_ms` fields) or
+   * `bytes`.
+   */
+  unit: string;
+}
+
+/**
+ * `jsprof lake trend FUNCTION --by LABEL --json`: how one function's share moves across a
+ * label's values (versions in natural order) or days.
+ *
+ * Answers `jsprof lake trend LAKE FUNCTION --by LABEL --json`.
+ */
+export interface LakeTrendReport {
+  /** The label (or `day`). */
+  by: string;
+  /** The function's name. */
+  function: string;
+  /** `"lake-trend"`. */
+  kind: string;
+  points: LakeTrendPoint[];
+  /** The weights added up: `ns` (time, in the `_ms` fields) or `bytes`. */
+  unit: string;
+}
+
+/**
+ * `jsprof lake sql QUERY --json`: one object per row; integers and floats as numbers,
+ * everything else (strings, times, lists, maps) as Arrow displays it.
+ *
+ * Answers `jsprof lake sql LAKE QUERY --json`.
+ */
+export interface LakeSqlReport {
+  /** `"lake-sql"`. */
+  kind: string;
+  rows: unknown[];
+}
+
+/**
+ * `jsprof lake compact LAKE --json`.
+ *
+ * Answers `jsprof lake compact LAKE --json`.
+ */
+export interface LakeCompactReport {
+  /** `"lake-compact"`. */
+  kind: string;
+  outcome: LakeCompaction;
+}
+
+/**
  * `heap summary`: DevTools' Summary.
  *
  * Answers `jsprof heap summary FILE --json`; `GET …/heap/summary`.
@@ -1177,6 +1280,64 @@ export interface InteractionJson {
 export interface JsonWarning {
   at: string;
   message: string;
+}
+
+/** What `lake compact` did. */
+export interface LakeCompaction {
+  files_after: number;
+  files_before: number;
+  rows_after: number;
+  rows_before: number;
+  /** Files skipped as unreadable (left in place). */
+  skipped: string[];
+}
+
+/** One profile of the lake, as `lake ls` lists it. */
+export interface LakeProfileJson {
+  /** When it was added: RFC 3339, UTC. */
+  added_at: string;
+  /**
+   * Its duration as DevTools computes it, in ms (the lake's `duration_us` / 1000; printed as
+   * `duration_us` until the lake's documents were typed).
+   */
+  duration_ms: number;
+  /** The format it was read from (`cpuprofile`, `trace`, `heapprofile`, `heapsnapshot`, …). */
+  kind: string;
+  labels: {
+    [key: string]: string;
+  };
+  /** The content-addressed id (a trace's threads each have their own). */
+  profile_id: string;
+  sample_count: number;
+  /** The file name it was added from. */
+  source_name: string;
+  /** When it started: RFC 3339, UTC. */
+  start_time: string | null;
+  /** The thread of a trace. */
+  thread: string | null;
+  /** `ns` (time) or `bytes`. */
+  weight_unit: string;
+}
+
+/**
+ * One value of `lake trend`: the function's share of the profiles with that value (in ms and
+ * `WeightsJson`'s fields since the lake's documents were typed; before, `total`, `self_weight`
+ * and `total_weight` in ns).
+ */
+export interface LakeTrendPoint {
+  profiles: number;
+  self_bytes?: number | null;
+  self_ms?: number | null;
+  self_percent: number;
+  total_bytes?: number | null;
+  total_ms?: number | null;
+  total_percent: number;
+  /** The label's value (`null` for profiles without the label), or the day. */
+  value: string | null;
+  /** The total bytes of the value's profiles (what percentages are of). */
+  weight_bytes?: number | null;
+  /** The total time of the value's profiles (what percentages are of). */
+  weight_ms?: number | null;
 }
 
 /** A large layout (`Layout`) or style recalculation (`UpdateLayoutTree`). */

@@ -41,6 +41,7 @@ pub mod heap_pages;
 pub mod heap_strings;
 pub mod input;
 pub mod insights;
+pub mod lake;
 pub mod lines;
 pub mod load;
 pub mod local_file;

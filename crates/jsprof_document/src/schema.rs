@@ -92,6 +92,36 @@ pub const DOCUMENTS: &[Document] = &[
         add: add::<crate::abtest::AbTestReport>,
     },
     Document {
+        name: "LakeAddReport",
+        answers: "`jsprof lake add LAKE INPUT… --json`",
+        add: add::<crate::lake::LakeAddReport>,
+    },
+    Document {
+        name: "LakeLsReport",
+        answers: "`jsprof lake ls LAKE --json`",
+        add: add::<crate::lake::LakeLsReport>,
+    },
+    Document {
+        name: "LakeTopReport",
+        answers: "`jsprof lake top LAKE --json`",
+        add: add::<crate::lake::LakeTopReport>,
+    },
+    Document {
+        name: "LakeTrendReport",
+        answers: "`jsprof lake trend LAKE FUNCTION --by LABEL --json`",
+        add: add::<crate::lake::LakeTrendReport>,
+    },
+    Document {
+        name: "LakeSqlReport",
+        answers: "`jsprof lake sql LAKE QUERY --json`",
+        add: add::<crate::lake::LakeSqlReport>,
+    },
+    Document {
+        name: "LakeCompactReport",
+        answers: "`jsprof lake compact LAKE --json`",
+        add: add::<crate::lake::LakeCompactReport>,
+    },
+    Document {
         name: "HeapSummaryReport",
         answers: "`jsprof heap summary FILE --json`; `GET …/heap/summary`",
         add: add::<crate::heap::SummaryReport>,

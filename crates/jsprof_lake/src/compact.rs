@@ -15,13 +15,14 @@ use std::path::{Path, PathBuf};
 use arrow::array::{Array, BooleanArray, RecordBatch, UInt64Array};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
+use crate::layout;
 use crate::read::{self, REPLACES_KEY};
 use crate::selection::Selection;
 use crate::write::{self, Lake};
 use crate::{io_err, LakeError, Result};
 
 /// What a compaction did.
-#[derive(Debug, Default, serde::Serialize)]
+#[derive(Debug, Default)]
 pub struct CompactOutcome {
     pub files_before: usize,
     pub files_after: usize,
@@ -67,7 +68,7 @@ pub fn compact(lake: &Lake) -> Result<CompactOutcome> {
     for (table, files) in &valid {
         // Files already replaced by a merged file (a compaction killed before its removals).
         let keep: HashSet<&PathBuf> = files.iter().collect();
-        for f in read::table_files(&lake.root, table)? {
+        for f in layout::table_files(&lake.root, table)? {
             if !keep.contains(&f) && !skipped.contains(&f) {
                 std::fs::remove_file(&f).map_err(io_err(&f))?;
             }

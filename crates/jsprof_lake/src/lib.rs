@@ -9,6 +9,7 @@
 //!   and [`query`] answers the `lake` commands from it.
 
 pub mod compact;
+pub mod layout;
 pub mod prepare;
 pub mod query;
 pub mod read;

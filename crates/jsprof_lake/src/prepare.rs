@@ -529,29 +529,14 @@ mod tests {
     #[test]
     fn function_weights_equal_the_distinct_functions_of_each_sampled_stack() {
         use std::collections::{BTreeMap, BTreeSet, HashMap};
-        let mut seed = 11u64;
-        let mut rnd = move |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rnd = crate::tests::numbers(11);
         for round in 0..50 {
             let mut rows: Vec<StackRow> = Vec::new();
             for i in 0..(5 + rnd(200)) {
                 let f = rnd(1 + round % 7 + 2);
                 let pick = rnd(rows.len().max(1) as u64) as usize;
                 let parent = (i > 0 && rnd(5) > 0).then(|| rows[pick].clone());
-                let id = stack_id(parent.as_ref().map(|p| p.stack_id), f);
-                if rows.iter().any(|r| r.stack_id == id) {
-                    continue;
-                }
-                rows.push(StackRow {
-                    stack_id: id,
-                    parent_id: parent.as_ref().map(|p| p.stack_id),
-                    function_id: f,
-                    depth: parent.map_or(0, |p| p.depth + 1),
-                });
+                crate::tests::push_stack(&mut rows, parent.as_ref(), f);
             }
             let mut samples: Vec<(u64, i64, i64)> = Vec::new();
             for r in &rows {

@@ -10,9 +10,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 
 use arrow::array::{
-    Array, ArrayRef, Float64Array, Int64Array, MapArray, RecordBatch, StringArray, UInt64Array,
+    Array, ArrayRef, AsArray, Float64Array, Int64Array, MapArray, RecordBatch, StringArray,
+    UInt64Array,
 };
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, Int64Type, UInt64Type};
 
 use crate::read::LakeReader;
 use crate::selection::{quote, Selection};
@@ -32,48 +33,43 @@ fn cast(col: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
     Ok(arrow::compute::cast(col, to)?)
 }
 
-/// Column `i` of every batch as optional strings.
-pub fn strings(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<String>>> {
-    let mut out = Vec::new();
+/// Column `i` of every batch cast to `to`, read as the array type `A` with `value` (nulls as
+/// `None`): the one extractor behind [`strings`], [`i64s`], [`u64s`] and [`f64s`].
+fn column<A: Array + 'static, T>(
+    batches: &[RecordBatch],
+    i: usize,
+    to: &DataType,
+    value: impl Fn(&A, usize) -> T,
+) -> Result<Vec<Option<T>>> {
+    let mut out = Vec::with_capacity(batches.iter().map(RecordBatch::num_rows).sum());
     for b in batches {
-        let col = cast(b.column(i), &DataType::Utf8)?;
-        let a = col.as_any().downcast_ref::<StringArray>().expect("cast");
-        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| a.value(j).to_string())));
+        let col = cast(b.column(i), to)?;
+        let a = col.as_any().downcast_ref::<A>().expect("cast");
+        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| value(a, j))));
     }
     Ok(out)
+}
+
+/// Column `i` of every batch as optional strings.
+pub fn strings(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<String>>> {
+    column(batches, i, &DataType::Utf8, |a: &StringArray, j| {
+        a.value(j).to_string()
+    })
 }
 
 /// Column `i` as optional i64 (integers, timestamps as their raw µs).
 pub fn i64s(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<i64>>> {
-    let mut out = Vec::new();
-    for b in batches {
-        let col = cast(b.column(i), &DataType::Int64)?;
-        let a = col.as_any().downcast_ref::<Int64Array>().expect("cast");
-        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| a.value(j))));
-    }
-    Ok(out)
+    column(batches, i, &DataType::Int64, Int64Array::value)
 }
 
 /// Column `i` as optional u64.
 pub fn u64s(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<u64>>> {
-    let mut out = Vec::new();
-    for b in batches {
-        let col = cast(b.column(i), &DataType::UInt64)?;
-        let a = col.as_any().downcast_ref::<UInt64Array>().expect("cast");
-        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| a.value(j))));
-    }
-    Ok(out)
+    column(batches, i, &DataType::UInt64, UInt64Array::value)
 }
 
 /// Column `i` as optional f64.
 pub fn f64s(batches: &[RecordBatch], i: usize) -> Result<Vec<Option<f64>>> {
-    let mut out = Vec::new();
-    for b in batches {
-        let col = cast(b.column(i), &DataType::Float64)?;
-        let a = col.as_any().downcast_ref::<Float64Array>().expect("cast");
-        out.extend((0..a.len()).map(|j| a.is_valid(j).then(|| a.value(j))));
-    }
-    Ok(out)
+    column(batches, i, &DataType::Float64, Float64Array::value)
 }
 
 /// A map column (labels) as sorted maps.
@@ -137,32 +133,35 @@ pub async fn choose_unit(
 async fn sample_filter(reader: &LakeReader, sel: &Selection, unit: &str) -> Result<String> {
     if sel.is_empty() {
         let sql = "SELECT count(DISTINCT weight_unit) FROM profiles WHERE kind <> 'heapsnapshot'";
-        let n = i64s(&reader.query(sql).await?, 0)?;
-        if n.first().copied().flatten().unwrap_or(0) <= 1 {
+        if scalar(reader, sql).await? <= 1 {
             return Ok("TRUE".into());
         }
     }
-    profile_filter(reader, &sel.clone().with_unit(unit)).await
+    let ids = profile_ids(reader, &sel.clone().with_unit(unit)).await?;
+    Ok(profile_filter(&ids))
+}
+
+/// The selected profiles' ids.
+async fn profile_ids(reader: &LakeReader, sel: &Selection) -> Result<Vec<String>> {
+    let sql = format!(
+        "SELECT DISTINCT profile_id FROM profiles WHERE {}",
+        sel.predicate("")
+    );
+    Ok(strings(&reader.query(&sql).await?, 0)?
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// `s.profile_id IN ('…', …)`: the selected profiles' ids as a list of literals. The small
 /// `profiles` table is read first; DataFusion then tests each sample row against a hash set of
 /// constants, where `IN (SELECT …)` planned a semi join that took 6 s over 6 M rows.
-async fn profile_filter(reader: &LakeReader, sel: &Selection) -> Result<String> {
-    let ids = strings(
-        &reader
-            .query(&format!(
-                "SELECT DISTINCT profile_id FROM profiles WHERE {}",
-                sel.predicate("")
-            ))
-            .await?,
-        0,
-    )?;
-    let ids: Vec<String> = ids.iter().flatten().map(|id| quote(id)).collect();
+fn profile_filter(ids: &[String]) -> String {
     if ids.is_empty() {
-        return Ok("FALSE".into());
+        return "FALSE".into();
     }
-    Ok(format!("s.profile_id IN ({})", ids.join(", ")))
+    let ids: Vec<String> = ids.iter().map(|id| quote(id)).collect();
+    format!("s.profile_id IN ({})", ids.join(", "))
 }
 
 /// One function of a lake table.
@@ -180,12 +179,12 @@ pub struct FunctionWeights {
 /// `lake top`'s answer.
 #[derive(Clone, Debug)]
 pub struct TopAnswer {
-    /// `us` or `bytes`.
+    /// `ns` or `bytes`.
     pub unit: String,
     /// The selection's total weight (percentages are of it).
     pub total: i64,
     pub profiles: i64,
-    /// Sorted as `jsprof top` sorts: by the chosen weight, the other, then name, URL, position.
+    /// In no particular order: `jsprof_document::lake::top_view` puts them in `jsprof top`'s.
     pub rows: Vec<FunctionWeights>,
     pub note: Option<String>,
 }
@@ -198,30 +197,30 @@ async fn totals(
     unit: &str,
 ) -> Result<(i64, i64)> {
     let total_sql = format!("SELECT sum(s.self_weight) FROM samples s WHERE {filter}");
-    let total = i64s(&reader.query(&total_sql).await?, 0)?
+    let total = scalar(reader, &total_sql).await?;
+    Ok((total, profile_count(reader, sel, unit).await?))
+}
+
+/// The first value of a one-number query (0 when it is null or there is no row).
+async fn scalar(reader: &LakeReader, sql: &str) -> Result<i64> {
+    Ok(i64s(&reader.query(sql).await?, 0)?
         .first()
         .copied()
         .flatten()
-        .unwrap_or(0);
-    let count_sql = format!(
+        .unwrap_or(0))
+}
+
+/// How many selected profiles weigh in `unit`.
+async fn profile_count(reader: &LakeReader, sel: &Selection, unit: &str) -> Result<i64> {
+    let sql = format!(
         "SELECT count(*) FROM profiles WHERE {}",
         sel.clone().with_unit(unit).predicate("")
     );
-    let profiles = i64s(&reader.query(&count_sql).await?, 0)?
-        .first()
-        .copied()
-        .flatten()
-        .unwrap_or(0);
-    Ok((total, profiles))
+    scalar(reader, &sql).await
 }
 
 /// The function table of the selection.
-pub async fn top(
-    reader: &LakeReader,
-    sel: &Selection,
-    unit: Option<&str>,
-    by_total: bool,
-) -> Result<TopAnswer> {
+pub async fn top(reader: &LakeReader, sel: &Selection, unit: Option<&str>) -> Result<TopAnswer> {
     let (unit, note) = choose_unit(reader, sel, unit).await?;
     let filter = sample_filter(reader, sel, &unit).await?;
     let sql = format!(
@@ -232,8 +231,7 @@ pub async fn top(
          FROM t JOIN functions fn ON fn.function_id = t.function_id"
     );
     let batches = reader.query(&sql).await?;
-    let mut rows = function_rows(&batches)?;
-    sort_rows(&mut rows, by_total);
+    let rows = function_rows(&batches)?;
     let (total, profiles) = totals(reader, &filter, sel, &unit).await?;
     Ok(TopAnswer {
         unit,
@@ -265,30 +263,8 @@ fn function_rows(batches: &[RecordBatch]) -> Result<Vec<FunctionWeights>> {
         .collect())
 }
 
-/// `jsprof top`'s order: the chosen weight, the other, then name, URL, line, column.
-pub fn sort_rows(rows: &mut [FunctionWeights], by_total: bool) {
-    rows.sort_by(|a, b| {
-        let (ka, kb) = if by_total {
-            (
-                (a.total_weight, a.self_weight),
-                (b.total_weight, b.self_weight),
-            )
-        } else {
-            (
-                (a.self_weight, a.total_weight),
-                (b.self_weight, b.total_weight),
-            )
-        };
-        kb.cmp(&ka)
-            .then_with(|| a.name.cmp(&b.name))
-            .then_with(|| a.url.cmp(&b.url))
-            .then_with(|| a.line.cmp(&b.line))
-            .then_with(|| a.column.cmp(&b.column))
-    });
-}
-
-/// One profile as `lake ls` lists it.
-#[derive(Clone, Debug, serde::Serialize)]
+/// One profile as `lake ls` lists it (`jsprof_document::lake::LakeProfileJson` in JSON).
+#[derive(Clone, Debug)]
 pub struct ProfileInfo {
     pub profile_id: String,
     pub kind: String,
@@ -342,8 +318,9 @@ pub async fn ls(reader: &LakeReader, sel: &Selection) -> Result<Vec<ProfileInfo>
         .collect())
 }
 
-/// One value of `lake trend`.
-#[derive(Clone, Debug, serde::Serialize)]
+/// One value of `lake trend`: the weight of its profiles (`total`) and the function's in them
+/// (the document layer, `jsprof_document::lake`, makes them shares).
+#[derive(Clone, Debug)]
 pub struct TrendPoint {
     /// The label's value (`null` for profiles without the label), or the day.
     pub value: Option<String>,
@@ -351,8 +328,6 @@ pub struct TrendPoint {
     pub total: i64,
     pub self_weight: i64,
     pub total_weight: i64,
-    pub self_percent: f64,
-    pub total_percent: f64,
 }
 
 /// Compares version-like strings naturally: digit runs as numbers (1.2 < 1.10).
@@ -470,26 +445,13 @@ pub async fn trend(
         selfs.push(Some(s));
         tots.push(Some(t));
     }
-    let pct = |w: i64, t: i64| {
-        if t > 0 {
-            w as f64 * 100.0 / t as f64
-        } else {
-            0.0
-        }
-    };
     let mut points: Vec<TrendPoint> = (0..keys.len())
-        .map(|i| {
-            let total = totals[i].unwrap_or(0);
-            let (s, t) = (selfs[i].unwrap_or(0), tots[i].unwrap_or(0));
-            TrendPoint {
-                value: keys[i].clone(),
-                profiles: counts[i].unwrap_or(0),
-                total,
-                self_weight: s,
-                total_weight: t,
-                self_percent: pct(s, total),
-                total_percent: pct(t, total),
-            }
+        .map(|i| TrendPoint {
+            value: keys[i].clone(),
+            profiles: counts[i].unwrap_or(0),
+            total: totals[i].unwrap_or(0),
+            self_weight: selfs[i].unwrap_or(0),
+            total_weight: tots[i].unwrap_or(0),
         })
         .collect();
     points.sort_by(|a, b| match (&a.value, &b.value) {
@@ -606,40 +568,9 @@ pub async fn merged_stacks(
             cur = row.0;
         }
     }
-    let b = reader
-        .query("SELECT function_id, name, url, line, \"column\" FROM functions")
-        .await?;
-    let (fids, names, urls, lines, cols) = (
-        u64s(&b, 0)?,
-        strings(&b, 1)?,
-        strings(&b, 2)?,
-        i64s(&b, 3)?,
-        i64s(&b, 4)?,
-    );
     let used: std::collections::HashSet<u64> = stacks.values().map(|r| r.1).collect();
-    let functions = (0..fids.len())
-        .filter(|&i| fids[i].is_some_and(|f| used.contains(&f)))
-        .map(|i| {
-            (
-                fids[i].unwrap_or(0),
-                (
-                    names[i].clone().unwrap_or_default(),
-                    urls[i].clone().unwrap_or_default(),
-                    lines[i],
-                    cols[i],
-                ),
-            )
-        })
-        .collect();
-    let count_sql = format!(
-        "SELECT count(*) FROM profiles WHERE {}",
-        sel.clone().with_unit(&unit).predicate("")
-    );
-    let profiles = i64s(&reader.query(&count_sql).await?, 0)?
-        .first()
-        .copied()
-        .flatten()
-        .unwrap_or(0);
+    let functions = function_names(reader, |f| used.contains(&f)).await?;
+    let profiles = profile_count(reader, sel, &unit).await?;
     Ok(MergedStacks {
         unit,
         weights,
@@ -674,19 +605,11 @@ pub async fn per_profile_functions(
     unit: &str,
 ) -> Result<Vec<ProfileFunctions>> {
     let sel = sel.clone().with_unit(unit);
-    let filter = profile_filter(reader, &sel).await?;
-    let ids = strings(
-        &reader
-            .query(&format!(
-                "SELECT DISTINCT profile_id FROM profiles WHERE {}",
-                sel.predicate("")
-            ))
-            .await?,
-        0,
-    )?;
+    let ids = profile_ids(reader, &sel).await?;
+    let filter = profile_filter(&ids);
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut out: Vec<ProfileFunctions> = Vec::new();
-    for id in ids.into_iter().flatten() {
+    for id in ids {
         index.entry(id.clone()).or_insert_with(|| {
             out.push(ProfileFunctions {
                 profile_id: id,
@@ -714,14 +637,15 @@ pub async fn per_profile_functions(
         ))
         .await?;
     for b in &batches {
-        let pids = cast(b.column(0), &DataType::Utf8)?;
-        let pids = pids.as_any().downcast_ref::<StringArray>().expect("cast");
-        let fids = cast(b.column(1), &DataType::UInt64)?;
-        let fids = fids.as_any().downcast_ref::<UInt64Array>().expect("cast");
+        let (pids, fids) = (cast(b.column(0), &DataType::Utf8)?, b.column(1));
+        let fids = cast(fids, &DataType::UInt64)?;
         let selfs = cast(b.column(2), &DataType::Int64)?;
-        let selfs = selfs.as_any().downcast_ref::<Int64Array>().expect("cast");
         let totals = cast(b.column(3), &DataType::Int64)?;
-        let totals = totals.as_any().downcast_ref::<Int64Array>().expect("cast");
+        let (pids, fids) = (pids.as_string::<i32>(), fids.as_primitive::<UInt64Type>());
+        let (selfs, totals) = (
+            selfs.as_primitive::<Int64Type>(),
+            totals.as_primitive::<Int64Type>(),
+        );
         // Rows come grouped by profile: look the id up once per run of rows.
         let mut last: Option<(usize, usize)> = None; // (row where the run started, profile)
         for j in 0..b.num_rows() {
@@ -747,9 +671,10 @@ pub async fn per_profile_functions(
     Ok(out)
 }
 
-/// Names of functions by id: (name, url, line, column).
+/// Names of the functions `keep` keeps, by id: (name, url, line, column).
 pub async fn function_names(
     reader: &LakeReader,
+    keep: impl Fn(u64) -> bool,
 ) -> Result<HashMap<u64, (String, String, Option<i64>, Option<i64>)>> {
     let b = reader
         .query("SELECT function_id, name, url, line, \"column\" FROM functions")
@@ -762,6 +687,7 @@ pub async fn function_names(
         i64s(&b, 4)?,
     );
     Ok((0..fids.len())
+        .filter(|&i| fids[i].is_some_and(&keep))
         .filter_map(|i| {
             Some((
                 fids[i]?,

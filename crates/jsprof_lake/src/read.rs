@@ -24,10 +24,11 @@ use datafusion::datasource::MemTable;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use parquet::file::metadata::ParquetMetaDataReader;
 
+use crate::layout;
 use crate::schema::{self, TABLES};
 use crate::selection::Selection;
 use crate::write::Lake;
-use crate::{io_err, LakeError, Result};
+use crate::{LakeError, Result};
 
 /// The metadata key of a compacted file: the file names (relative to the lake) it replaces,
 /// separated by newlines.
@@ -44,61 +45,6 @@ impl std::fmt::Display for ReadWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: skipped: {}", self.path.display(), self.message)
     }
-}
-
-/// Every `*.parquet` file of a table (recursively, in name order), leaving out names starting with `.`.
-pub fn table_files(root: &Path, table: &str) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let dir = root.join(table);
-    if !dir.exists() {
-        return Ok(out);
-    }
-    let mut todo = vec![dir];
-    while let Some(d) = todo.pop() {
-        let entries = match std::fs::read_dir(&d) {
-            Ok(e) => e,
-            // A partition directory removed meanwhile (compaction) holds nothing to read.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(io_err(&d)(e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(io_err(&d))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            let path = entry.path();
-            let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
-            if is_dir {
-                todo.push(path);
-            } else if name.ends_with(".parquet") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// The `day` and partition label (key, encoded value) of a file under `root/table/`.
-pub fn partition_of(
-    root: &Path,
-    table: &str,
-    file: &Path,
-) -> (Option<String>, Option<(String, String)>) {
-    let rel = file.strip_prefix(root.join(table)).unwrap_or(file);
-    let mut day = None;
-    let mut label = None;
-    for part in rel.iter().map(|p| p.to_string_lossy()) {
-        if let Some((k, v)) = part.split_once('=') {
-            if k == "day" {
-                day = Some(v.to_string());
-            } else {
-                label = Some((k.to_string(), v.to_string()));
-            }
-        }
-    }
-    (day, label)
 }
 
 /// A file's footer, checked; `Err` says why it is not readable data.
@@ -157,8 +103,8 @@ pub fn valid_files(lake: &Lake, selection: &Selection) -> Result<(TableFiles, Ve
     for table in TABLES {
         let mut files = Vec::new();
         let mut replaced: HashSet<PathBuf> = HashSet::new();
-        for file in table_files(&lake.root, table)? {
-            let (day, label) = partition_of(&lake.root, table, &file);
+        for file in layout::table_files(&lake.root, table)? {
+            let (day, label) = layout::partition_of(&lake.root, table, &file);
             let label = label.as_ref().map(|(k, v)| (k.as_str(), v.as_str()));
             if !selection.keeps_partition(day.as_deref(), label) {
                 continue;

@@ -55,11 +55,7 @@ pub fn parse_time(text: &str) -> Result<i64> {
 }
 
 fn check_key(key: &str, term: &str) -> Result<()> {
-    if key.is_empty()
-        || !key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
-    {
+    if !crate::layout::is_label_name(key) {
         return Err(LakeError::Usage(format!(
             "--where `{term}`: `{key}` is not a label name (letters, digits, `_`, `-`, `.`)"
         )));
@@ -188,7 +184,7 @@ impl Selection {
                 match t {
                     Term::In(k, vs) if k == key => {
                         let hit = vs.iter().any(|v| {
-                            crate::write::encode_partition_value(v) == encoded
+                            crate::layout::encode_partition_value(v) == encoded
                                 || (v.is_empty() && encoded == "_")
                         });
                         if !hit {

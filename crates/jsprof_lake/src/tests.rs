@@ -14,6 +14,31 @@ fn fresh(name: &str) -> PathBuf {
     dir
 }
 
+/// A deterministic generator of numbers below `m` (an LCG: the tests' stacks are random but the
+/// same every run).
+pub(crate) fn numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |m: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    }
+}
+
+/// Adds the stack of `function` under `parent` to `rows`, unless it is there already.
+pub(crate) fn push_stack(rows: &mut Vec<StackRow>, parent: Option<&StackRow>, function: u64) {
+    let id = stack_id(parent.map(|p| p.stack_id), function);
+    if rows.iter().any(|s| s.stack_id == id) {
+        return;
+    }
+    rows.push(StackRow {
+        stack_id: id,
+        parent_id: parent.map(|p| p.stack_id),
+        function_id: function,
+        depth: parent.map_or(0, |p| p.depth + 1),
+    });
+}
+
 /// Functions a and b; stacks a, a→b, a→b→a (a recursing).
 fn dictionaries() -> (Vec<FunctionRow>, Vec<StackRow>, [u64; 3], [u64; 2]) {
     let fa = function_id("a", "app.js", Some(1), Some(2));
@@ -118,7 +143,7 @@ fn top(lake: &Lake, wheres: &[&str]) -> (BTreeMap<String, (i64, i64)>, i64, i64)
     .unwrap();
     block_on(async {
         let r = LakeReader::open(lake, &sel).await.unwrap();
-        let t = query::top(&r, &sel, None, false).await.unwrap();
+        let t = query::top(&r, &sel, None).await.unwrap();
         let rows = t
             .rows
             .iter()
@@ -196,7 +221,7 @@ fn trend_sorts_versions_naturally() {
 fn a_truncated_file_is_skipped_and_named_and_tmp_files_are_ignored() {
     let lake = lake("corrupt");
     // The second write's samples file: cut in half.
-    let mut samples = crate::read::table_files(&lake.root, "samples").unwrap();
+    let mut samples = crate::layout::table_files(&lake.root, "samples").unwrap();
     samples.sort_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap());
     let victim = samples.last().unwrap().clone();
     let bytes = std::fs::read(&victim).unwrap();
@@ -205,7 +230,7 @@ fn a_truncated_file_is_skipped_and_named_and_tmp_files_are_ignored() {
     let sel = Selection::default();
     let (warnings, answer) = block_on(async {
         let r = LakeReader::open(&lake, &sel).await.unwrap();
-        let t = query::top(&r, &sel, None, false).await.unwrap();
+        let t = query::top(&r, &sel, None).await.unwrap();
         (r.warnings.clone(), t)
     });
     assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -257,7 +282,7 @@ fn compact_keeps_every_answer_and_merges_files() {
     let lake = lake("compact");
     let before = top(&lake, &[]);
     let before_1 = top(&lake, &["version=1.10"]);
-    let files = |t: &str| crate::read::table_files(&lake.root, t).unwrap().len();
+    let files = |t: &str| crate::layout::table_files(&lake.root, t).unwrap().len();
     assert_eq!(files("functions"), 2);
     let out = crate::compact::compact(&lake).unwrap();
     assert_eq!(files("functions"), 1);
@@ -285,7 +310,7 @@ fn a_reader_listing_old_and_merged_files_counts_rows_once() {
     // compact a copy, then put the old files back beside the merged ones.
     let saved: Vec<(PathBuf, Vec<u8>)> = crate::schema::TABLES
         .iter()
-        .flat_map(|t| crate::read::table_files(&lake.root, t).unwrap())
+        .flat_map(|t| crate::layout::table_files(&lake.root, t).unwrap())
         .map(|p| {
             let b = std::fs::read(&p).unwrap();
             (p, b)
@@ -324,26 +349,11 @@ fn top_speed() {
         .collect();
     // 2,000 stacks: each a child of an earlier one (or a root), parents first.
     let mut stacks: Vec<StackRow> = Vec::new();
-    let mut seed = 7u64;
-    let mut rnd = move |m: u64| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) % m
-    };
+    let mut rnd = numbers(7);
     for i in 0..2000u64 {
         let f = fids[rnd(300) as usize];
         let parent = (i > 20).then(|| stacks[rnd(stacks.len() as u64) as usize].clone());
-        let id = stack_id(parent.as_ref().map(|p| p.stack_id), f);
-        if stacks.iter().any(|s| s.stack_id == id) {
-            continue;
-        }
-        stacks.push(StackRow {
-            stack_id: id,
-            parent_id: parent.as_ref().map(|p| p.stack_id),
-            function_id: f,
-            depth: parent.map_or(0, |p| p.depth + 1),
-        });
+        push_stack(&mut stacks, parent.as_ref(), f);
     }
     let t0 = std::time::Instant::now();
     let mut w = lake.writer();
@@ -384,7 +394,7 @@ fn top_speed() {
         let t = std::time::Instant::now();
         let rows = block_on(async {
             let r = LakeReader::open(&lake, &sel).await.unwrap();
-            query::top(&r, &sel, None, false).await.unwrap().rows.len()
+            query::top(&r, &sel, None).await.unwrap().rows.len()
         });
         eprintln!(
             "lake top pass {pass}: {rows} functions in {:.2} s",
@@ -395,7 +405,7 @@ fn top_speed() {
     let t = std::time::Instant::now();
     block_on(async {
         let r = LakeReader::open(&lake, &sel).await.unwrap();
-        query::top(&r, &sel, None, false).await.unwrap()
+        query::top(&r, &sel, None).await.unwrap()
     });
     eprintln!(
         "lake top --where version=1.3: {:.2} s",

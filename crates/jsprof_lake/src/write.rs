@@ -18,6 +18,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use serde::{Deserialize, Serialize};
 
+use crate::layout;
 use crate::prepare::{self, FunctionRow, FunctionWeights, Prepared, PreparedProfile, StackRow};
 use crate::schema::{self, ProfileRecord};
 use crate::{io_err, LakeError, Result};
@@ -126,7 +127,7 @@ impl Lake {
     /// The source hashes of every profile in the lake (for re-adds to be no-ops).
     pub fn source_hashes(&self) -> Result<HashSet<String>> {
         let mut out = HashSet::new();
-        for file in crate::read::table_files(&self.root, "profiles")? {
+        for file in layout::table_files(&self.root, "profiles")? {
             // A file that cannot be read is skipped here as readers skip it.
             let Ok(f) = File::open(&file) else { continue };
             let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(f) else {
@@ -158,11 +159,7 @@ impl Lake {
 
 /// A label name usable as a partition directory and in `--where`.
 fn check_label_key(key: &str) -> Result<()> {
-    let ok = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
-    if ok {
+    if layout::is_label_name(key) {
         Ok(())
     } else {
         Err(LakeError::Usage(format!(
@@ -222,29 +219,6 @@ pub struct Writer {
     known: Option<HashSet<String>>,
 }
 
-/// Percent-encodes a partition value (anything but letters, digits, `.`, `-`, `_`).
-pub fn encode_partition_value(value: &str) -> String {
-    if value.is_empty() {
-        return "_".into();
-    }
-    let mut out = String::new();
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || b == b'_' {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// `YYYY-MM-DD` of µs since the epoch (UTC).
-pub fn day_of(us: i64) -> String {
-    chrono::DateTime::from_timestamp_micros(us)
-        .map(|t| t.format("%Y-%m-%d").to_string())
-        .unwrap_or_else(|| "1970-01-01".into())
-}
-
 fn now_us() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -283,13 +257,13 @@ impl Writer {
         let mut parts: BTreeMap<String, Vec<(&Prepared, &PreparedProfile)>> = BTreeMap::new();
         for p in &fresh {
             for profile in &p.profiles {
-                let day = day_of(profile.start_time_us.unwrap_or(added_at));
+                let day = layout::day_of(profile.start_time_us.unwrap_or(added_at));
                 let mut dir = format!("day={day}");
                 if let Some(label) = &self.lake.meta.partition_label {
                     let value = p
                         .labels
                         .get(label)
-                        .map_or("_".into(), |v| encode_partition_value(v));
+                        .map_or("_".into(), |v| layout::encode_partition_value(v));
                     dir.push_str(&format!("/{label}={value}"));
                 }
                 parts.entry(dir).or_default().push((p, profile));

@@ -10,12 +10,12 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use jsprof_analysis::abtest::{ab_test, AbOptions, AbTest, ProfileWeights};
+use jsprof_document::lake as lake_doc;
 use jsprof_document::load::{WeightSource, Weighted};
 use jsprof_document::source_maps::SourceMaps;
 use jsprof_lake::query::{self, block_on};
 use jsprof_lake::{Lake, LakeReader, PrepareOptions, Prepared, Selection};
 use jsprof_profile::WeightUnit;
-use serde_json::json;
 
 use crate::output;
 
@@ -372,13 +372,12 @@ fn run_add(a: AddArgs) -> Result<ExitCode> {
         merge(&mut total, writer.append(batch)?);
     }
     if a.json {
-        output::print_json(&json!({
-            "kind": "lake-add",
-            "profiles": total.profiles,
-            "files_written": total.files.len(),
-            "duplicates": total.duplicates,
-            "skipped": skipped,
-        }))?;
+        output::print_json(&lake_doc::LakeAddReport::new(
+            total.profiles,
+            total.files.len(),
+            total.duplicates,
+            skipped,
+        ))?;
     } else {
         eprintln!(
             "{}: added {} profile{} in {} file{}",
@@ -502,7 +501,8 @@ fn run_ls(a: QueryArgs) -> Result<ExitCode> {
     let sel = a.selection.selection()?;
     let rows = with_reader!(&a.lake, &sel, |r| query::ls(r, &sel))?;
     if a.json {
-        output::print_json(&json!({"kind": "lake-ls", "profiles": rows}))?;
+        let profiles = rows.into_iter().map(profile_json).collect();
+        output::print_json(&lake_doc::LakeLsReport::new(profiles))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = output::Table::new(&[
@@ -536,87 +536,68 @@ fn run_ls(a: QueryArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A profile of `lake ls` as its document lists it.
+fn profile_json(p: query::ProfileInfo) -> lake_doc::LakeProfileJson {
+    lake_doc::LakeProfileJson {
+        profile_id: p.profile_id,
+        kind: p.kind,
+        source_name: p.source_name,
+        thread: p.thread,
+        start_time: p.start_time,
+        duration_ms: p.duration_us / 1000.0,
+        sample_count: p.sample_count,
+        weight_unit: p.weight_unit,
+        labels: p.labels,
+        added_at: p.added_at,
+    }
+}
+
+/// A lake's line or column (written from a `u32`).
+fn to_u32(v: Option<i64>) -> Option<u32> {
+    v.and_then(|v| u32::try_from(v).ok())
+}
+
 fn run_top(a: TopArgs) -> Result<ExitCode> {
     let sel = a.selection.selection()?;
     let unit = a.unit.map(UnitArg::as_str);
-    let by_total = a.by == crate::cmd::top::By::Total;
-    let mut answer = with_reader!(&a.lake, &sel, |r| query::top(r, &sel, unit, by_total))?;
+    let answer = with_reader!(&a.lake, &sel, |r| query::top(r, &sel, unit))?;
     if let Some(note) = &answer.note {
         eprintln!("note: {note}");
     }
-    if a.limit > 0 {
-        answer.rows.truncate(a.limit);
-    }
-    let bytes = answer.unit == "bytes";
-    let pct = |w: i64| {
-        if answer.total > 0 {
-            w as f64 * 100.0 / answer.total as f64
-        } else {
-            0.0
-        }
-    };
+    let functions = answer.rows.iter().map(|r| lake_doc::LakeFunction {
+        name: &r.name,
+        url: &r.url,
+        line: to_u32(r.line),
+        column: to_u32(r.column),
+        self_weight: r.self_weight,
+        total_weight: r.total_weight,
+    });
+    let view = lake_doc::top_view(
+        lake_doc::weight_unit(&answer.unit),
+        answer.total,
+        answer.profiles,
+        functions,
+        a.by.into(),
+        a.limit,
+    );
     if a.json {
-        let functions: Vec<_> = answer
-            .rows
-            .iter()
-            .map(|r| {
-                let mut f = json!({
-                    "name": r.name, "url": r.url, "line": r.line, "column": r.column,
-                    "self_percent": pct(r.self_weight), "total_percent": pct(r.total_weight),
-                });
-                let (s, t) = if bytes {
-                    ("self_bytes", "total_bytes")
-                } else {
-                    ("self_ns", "total_ns")
-                };
-                f[s] = json!(r.self_weight);
-                f[t] = json!(r.total_weight);
-                f
-            })
-            .collect();
-        let total_key = if bytes { "total_bytes" } else { "total_ns" };
-        let mut doc = json!({
-            "kind": "lake-top",
-            "unit": answer.unit,
-            "profiles": answer.profiles,
-            "functions": functions,
-        });
-        doc[total_key] = json!(answer.total);
-        output::print_json(&doc)?;
+        output::print_json(&lake_doc::top_report(&view, &answer.unit))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let (unit, scale) = if bytes {
-        (WeightUnit::Bytes, 1)
-    } else {
-        (WeightUnit::Nanoseconds, 1)
-    };
-    let mut table = output::WeightTable::new(unit, answer.total * scale);
-    for r in &answer.rows {
-        table.row(
-            r.self_weight * scale,
-            r.total_weight * scale,
-            output::display_function_name(&r.name).to_string(),
-            output::fmt_location(
-                &r.url,
-                r.line.and_then(|v| u32::try_from(v).ok()),
-                r.column.and_then(|v| u32::try_from(v).ok()),
-            ),
-        );
-    }
-    eprintln!("{} profiles", answer.profiles);
-    output::to_stdout(|out| table.write(out))?;
+    eprintln!("{} profiles", view.profiles);
+    output::to_stdout(|out| {
+        crate::cmd::top::write_table(out, &view.profile, view.unit, &view.rows, view.total)
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The selection's merged stacks as one weighted profile.
+/// The selection's merged stacks as one weighted profile, and how many profiles it merges.
 fn merged(
     lake: &Path,
-    selection: &Where,
-    unit: Option<UnitArg>,
+    sel: &Selection,
+    unit: Option<&str>,
 ) -> Result<(jsprof_profile::Profile, i64)> {
-    let sel = selection.selection()?;
-    let unit = unit.map(UnitArg::as_str);
-    let stacks = with_reader!(lake, &sel, |r| query::merged_stacks(r, &sel, unit))?;
+    let stacks = with_reader!(lake, sel, |r| query::merged_stacks(r, sel, unit))?;
     if let Some(note) = &stacks.note {
         eprintln!("note: {note}");
     }
@@ -624,7 +605,8 @@ fn merged(
 }
 
 fn run_tree(a: TreeArgs) -> Result<ExitCode> {
-    let (profile, _) = merged(&a.lake, &a.selection, a.unit)?;
+    let sel = a.selection.selection()?;
+    let (profile, _) = merged(&a.lake, &sel, a.unit.map(UnitArg::as_str))?;
     let weighted = Weighted {
         profile: Cow::Owned(profile),
         thread: 0,
@@ -640,28 +622,13 @@ fn run_tree(a: TreeArgs) -> Result<ExitCode> {
         output::print_json(&jsprof_document::tree::report(&weighted, &view))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let profile = &*weighted.profile;
-    let mut table = output::WeightTable::new(view.unit, view.total);
-    for s in &view.shown {
-        let node = &view.tree.nodes[s.node as usize];
-        let name = output::display_function_name(profile.strings.get(node.function.name));
-        table.row(
-            node.self_weight,
-            node.total_weight,
-            format!("{}{name}", "  ".repeat(s.depth as usize)),
-            output::fmt_location(
-                profile.strings.get(node.function.url),
-                node.function.line,
-                node.function.column,
-            ),
-        );
-    }
-    output::to_stdout(|out| table.write(out))?;
+    output::to_stdout(|out| crate::cmd::tree::write_table(out, &weighted.profile, &view))?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn run_flamegraph(a: FlamegraphArgs) -> Result<ExitCode> {
-    let (profile, profiles) = merged(&a.lake, &a.selection, a.unit)?;
+    let sel = a.selection.selection()?;
+    let (profile, profiles) = merged(&a.lake, &sel, a.unit.map(UnitArg::as_str))?;
     let thread = &profile.threads[0];
     let bytes = thread.weight_unit() == WeightUnit::Bytes;
     let total: i64 = thread.weights().sum();
@@ -696,8 +663,7 @@ async fn group_weights(
     unit: &str,
 ) -> jsprof_lake::Result<Vec<ProfileWeights>> {
     let rows = query::per_profile_functions(reader, sel, unit).await?;
-    let names = query::function_names(reader).await?;
-    let to_u32 = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
+    let names = query::function_names(reader, |_| true).await?;
     Ok(rows
         .into_iter()
         .map(|p| {
@@ -763,15 +729,8 @@ fn run_diff(a: DiffArgs) -> Result<ExitCode> {
     let unit = a.unit.map(UnitArg::as_str);
     let (test, unit) = lake_ab_test(&a.lake, &base, &target, unit, options)?;
     if let Some(out) = &a.flamegraph {
-        let merge = |sel: &Selection| -> Result<jsprof_profile::Profile> {
-            let stacks = with_reader!(&a.lake, sel, |r| query::merged_stacks(
-                r,
-                sel,
-                Some(unit.as_str())
-            ))?;
-            Ok(query::merged_profile(&stacks))
-        };
-        let (b, t) = (merge(&base)?, merge(&target)?);
+        let (b, _) = merged(&a.lake, &base, Some(&unit))?;
+        let (t, _) = merged(&a.lake, &target, Some(&unit))?;
         let options = jsprof_render::FlameGraphOptions {
             title: "Differential Flame Graph".to_string(),
             subtitle: Some(format!(
@@ -821,14 +780,28 @@ fn run_trend(a: TrendArgs) -> Result<ExitCode> {
         &by,
         unit
     ))?;
+    let weight_unit = lake_doc::weight_unit(&unit);
+    let points: Vec<lake_doc::LakeTrendPoint> = points
+        .into_iter()
+        .map(|p| {
+            lake_doc::LakeTrendPoint::new(
+                weight_unit,
+                p.value,
+                p.profiles,
+                p.total,
+                p.self_weight,
+                p.total_weight,
+            )
+        })
+        .collect();
     if a.json {
-        output::print_json(&json!({
-            "kind": "lake-trend",
-            "function": a.function,
-            "by": a.by,
-            "unit": unit,
-            "points": points,
-        }))?;
+        output::print_json(&lake_doc::LakeTrendReport {
+            kind: "lake-trend",
+            function: a.function,
+            by: a.by,
+            unit,
+            points,
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = output::Table::new(&[
@@ -841,8 +814,8 @@ fn run_trend(a: TrendArgs) -> Result<ExitCode> {
         table.row(vec![
             p.value.clone().unwrap_or_else(|| "(none)".into()),
             p.profiles.to_string(),
-            format!("{:.2}", p.self_percent),
-            format!("{:.2}", p.total_percent),
+            format!("{:.2}", p.weights.self_percent),
+            format!("{:.2}", p.weights.total_percent),
         ]);
     }
     output::to_stdout(|out| table.write(out))?;
@@ -854,9 +827,8 @@ fn run_sql(a: SqlArgs) -> Result<ExitCode> {
     let sql = a.sql.clone();
     let batches = with_reader!(&a.lake, &sel, |r| r.query_read_only(&sql))?;
     if a.json {
-        output::print_json(
-            &json!({"kind": "lake-sql", "rows": jsprof_lake::query::rows_json(&batches)?}),
-        )?;
+        let rows = jsprof_lake::query::rows_json(&batches)?;
+        output::print_json(&lake_doc::LakeSqlReport::new(rows))?;
         return Ok(ExitCode::SUCCESS);
     }
     let text = jsprof_lake::query::pretty(&batches)?;
@@ -873,7 +845,15 @@ fn run_compact(a: CompactArgs) -> Result<ExitCode> {
         eprintln!("warning: {s}");
     }
     if a.json {
-        output::print_json(&json!({"kind": "lake-compact", "outcome": outcome}))?;
+        output::print_json(&lake_doc::LakeCompactReport::new(
+            lake_doc::LakeCompaction {
+                files_before: outcome.files_before,
+                files_after: outcome.files_after,
+                rows_before: outcome.rows_before,
+                rows_after: outcome.rows_after,
+                skipped: outcome.skipped,
+            },
+        ))?;
     } else {
         eprintln!(
             "{}: {} files → {}, {} rows → {}",

@@ -113,7 +113,12 @@ fn sandwich(
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_table(out: &mut impl Write, profile: &Profile, view: &TreeView) -> io::Result<()> {
+/// The human table of a tree view, shared with `lake tree`.
+pub(crate) fn write_table(
+    out: &mut impl Write,
+    profile: &Profile,
+    view: &TreeView,
+) -> io::Result<()> {
     let (tree, shown, unit, total) = (&view.tree, &view.shown, view.unit, view.total);
     let mut table = output::WeightTable::new(unit, total);
     for s in shown {

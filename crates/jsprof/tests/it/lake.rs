@@ -14,9 +14,9 @@ use serde_json::Value;
 
 use crate::support::{fixtures, jsprof, jsprof_json};
 
-type Key = (String, String, Option<i64>, Option<i64>);
+pub(crate) type Key = (String, String, Option<i64>, Option<i64>);
 
-fn key(f: &Value) -> Key {
+pub(crate) fn key(f: &Value) -> Key {
     (
         f["name"].as_str().unwrap_or_default().to_string(),
         f["url"].as_str().unwrap_or_default().to_string(),
@@ -65,11 +65,47 @@ fn sampled_fixtures() -> Vec<PathBuf> {
     out
 }
 
-/// Function → (self, total) in ns.
-type Table = BTreeMap<Key, (i64, i64)>;
+/// Function → (self, total) in ns (or bytes).
+pub(crate) type Table = BTreeMap<Key, (i64, i64)>;
 
-/// `jsprof top --json --limit 0` (with extra args) as key → (self ns, total ns), and the total
-/// in ns; `None` when top does not read the file.
+/// Whole ns of `ms`: f64 carries ms with ~16 digits, so a whole number of ns (what the engine
+/// and the lake count) comes back within 10⁻³ ns.
+pub(crate) fn ns(ms: f64) -> i64 {
+    let ns = ms * 1e6;
+    assert!(
+        (ns - ns.round()).abs() < 1e-3,
+        "{ms} ms is not a whole number of ns"
+    );
+    ns.round() as i64
+}
+
+/// The functions of a `top --json` or `lake top --json` document (the same rows) as key →
+/// (self, total): time in ns, bytes as they are.
+pub(crate) fn table_of(doc: &Value) -> Table {
+    let mut table = BTreeMap::new();
+    for f in doc["functions"].as_array().expect("functions") {
+        let weight = |w: &str| {
+            f[format!("{w}_bytes")]
+                .as_i64()
+                .unwrap_or_else(|| ns(f[format!("{w}_ms")].as_f64().expect("a weight")))
+        };
+        let e: &mut (i64, i64) = table.entry(key(f)).or_default();
+        e.0 += weight("self");
+        e.1 += weight("total");
+    }
+    table
+}
+
+/// The total of a `top --json` or `lake top --json` document: `duration_ms` in ns, or
+/// `total_bytes`.
+fn total_of(doc: &Value) -> i64 {
+    doc["total_bytes"]
+        .as_i64()
+        .unwrap_or_else(|| ns(doc["duration_ms"].as_f64().unwrap_or(0.0)))
+}
+
+/// `jsprof top --json --limit 0` (with extra args) as [`table_of`] and [`total_of`]; `None`
+/// when top does not read the file.
 fn top_ns(file: &Path, extra: &[&str]) -> Option<(Table, i64)> {
     let mut args = vec!["top", s(file), "--json", "--limit", "0"];
     args.extend(extra);
@@ -78,23 +114,7 @@ fn top_ns(file: &Path, extra: &[&str]) -> Option<(Table, i64)> {
         return None;
     }
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let ns = |ms: f64| {
-        let ns = ms * 1e6;
-        // f64 carries ms with ~16 digits: a whole number of ns comes back within 10⁻³ ns.
-        assert!(
-            (ns - ns.round()).abs() < 1e-3,
-            "{}: {ms} ms is not a whole number of ns",
-            file.display()
-        );
-        ns.round() as i64
-    };
-    let mut table = BTreeMap::new();
-    for f in doc["functions"].as_array().unwrap() {
-        let e: &mut (i64, i64) = table.entry(key(f)).or_default();
-        e.0 += ns(f["self_ms"].as_f64().unwrap());
-        e.1 += ns(f["total_ms"].as_f64().unwrap());
-    }
-    Some((table, ns(doc["duration_ms"].as_f64().unwrap_or(0.0))))
+    Some((table_of(&doc), total_of(&doc)))
 }
 
 /// The per-file tables of `file` as the lake holds it: the file, or each sampled thread of a
@@ -116,7 +136,7 @@ fn per_file(file: &Path) -> Option<Vec<(Table, i64)>> {
     Some(vec![top_ns(file, &[])?])
 }
 
-fn add_table(sum: &mut BTreeMap<Key, (i64, i64)>, t: &BTreeMap<Key, (i64, i64)>) {
+fn add_table(sum: &mut Table, t: &Table) {
     for (k, (a, b)) in t {
         let e = sum.entry(k.clone()).or_default();
         e.0 += a;
@@ -124,29 +144,11 @@ fn add_table(sum: &mut BTreeMap<Key, (i64, i64)>, t: &BTreeMap<Key, (i64, i64)>)
     }
 }
 
-/// A `lake top --json` document's functions as key → (self ns, total ns).
-fn lake_table(doc: &Value) -> Table {
-    doc["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                key(f),
-                (
-                    f["self_ns"].as_i64().unwrap(),
-                    f["total_ns"].as_i64().unwrap(),
-                ),
-            )
-        })
-        .collect()
-}
-
-fn lake_top(lake: &Path, extra: &[&str]) -> (BTreeMap<Key, (i64, i64)>, Value) {
+fn lake_top(lake: &Path, extra: &[&str]) -> (Table, Value) {
     let mut args = vec!["lake", "top", s(lake), "--json", "--limit", "0"];
     args.extend(extra);
     let doc = jsprof_json(&args);
-    let table = lake_table(&doc);
+    let table = table_of(&doc);
     (table, doc)
 }
 
@@ -161,7 +163,8 @@ fn add(lake: &Path, files: &[PathBuf], labels: &[&str]) -> Value {
     jsprof_json(&args)
 }
 
-fn assert_tables_equal(got: &BTreeMap<Key, (i64, i64)>, want: &BTreeMap<Key, (i64, i64)>) {
+/// `got` (`what` answered it) holds `want`'s functions, and only those, with their weights.
+pub(crate) fn assert_tables_equal(got: &Table, want: &Table, what: &str) {
     let differ: Vec<_> = want
         .iter()
         .filter(|(k, v)| got.get(*k) != Some(v))
@@ -170,7 +173,7 @@ fn assert_tables_equal(got: &BTreeMap<Key, (i64, i64)>, want: &BTreeMap<Key, (i6
         .collect();
     assert!(
         differ.is_empty() && got.len() == want.len(),
-        "{} vs {} functions; (function, sum of top, lake top): {differ:?}",
+        "{what} differs: {} vs {} functions; (function, want, {what}): {differ:?}",
         want.len(),
         got.len()
     );
@@ -212,20 +215,16 @@ fn lake_top_is_the_sum_of_top_over_every_sampled_fixture_to_the_microsecond() {
     assert!(added_b["profiles"].as_u64().unwrap() >= b_files.len() as u64);
 
     let (got, doc) = lake_top(&lake, &[]);
-    assert_tables_equal(&got, &want);
-    assert_eq!(
-        doc["total_ns"].as_i64(),
-        Some(want_total),
-        "the selection's total"
-    );
+    assert_tables_equal(&got, &want, "lake top");
+    assert_eq!(total_of(&doc), want_total, "the selection's total");
 
     // Labels select: version=1.0 is set A alone; `!=` and `|` select the same sets.
     let (got_a, _) = lake_top(&lake, &["--where", "version=1.0"]);
-    assert_tables_equal(&got_a, &a_want);
+    assert_tables_equal(&got_a, &a_want, "lake top");
     let (got_not_b, _) = lake_top(&lake, &["--where", "version!=1.1"]);
-    assert_tables_equal(&got_not_b, &a_want);
+    assert_tables_equal(&got_not_b, &a_want, "lake top");
     let (got_both, _) = lake_top(&lake, &["--where", "version=1.0|1.1,source=cli"]);
-    assert_tables_equal(&got_both, &want);
+    assert_tables_equal(&got_both, &want, "lake top");
     let (none, doc) = lake_top(&lake, &["--where", "version=1.0", "--where", "run=b"]);
     assert!(none.is_empty());
     assert_eq!(doc["profiles"], 0);
@@ -233,7 +232,7 @@ fn lake_top_is_the_sum_of_top_over_every_sampled_fixture_to_the_microsecond() {
     let (past, _) = lake_top(&lake, &["--until", "2000-01-01"]);
     assert!(past.is_empty());
     let (all, _) = lake_top(&lake, &["--since", "2000-01-01"]);
-    assert_tables_equal(&all, &want);
+    assert_tables_equal(&all, &want, "lake top");
 
     // Compaction keeps every answer and leaves one file per table and partition.
     let before_files = parquet_files(&lake).len();
@@ -249,9 +248,69 @@ fn lake_top_is_the_sum_of_top_over_every_sampled_fixture_to_the_microsecond() {
         "{before_files} → {after_files} files"
     );
     let (got, _) = lake_top(&lake, &[]);
-    assert_tables_equal(&got, &want);
+    assert_tables_equal(&got, &want, "lake top");
     let (got_a, _) = lake_top(&lake, &["--where", "version=1.0"]);
-    assert_tables_equal(&got_a, &a_want);
+    assert_tables_equal(&got_a, &a_want, "lake top");
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+/// `lake top` over one profile answers what `jsprof top` answers over its file, so its rows
+/// are `top`'s rows: the same bytes (one row type, one order, one conversion to ms), for time
+/// and bytes, ordered by self and by total.
+#[test]
+fn lake_top_of_one_profile_is_tops_rows_byte_for_byte() {
+    let lake = fresh("one-profile");
+    let files = [
+        "cpu/tsc.cpuprofile.gz",
+        "selfprofile/primes.jsprofile.json",
+        "heapprofile/tsc.heapprofile",
+    ];
+    for (i, file) in files.iter().enumerate() {
+        add(
+            &lake,
+            &[fixtures().join(file)],
+            &[format!("file={i}").as_str()],
+        );
+    }
+    // The rows are the documents' last field: the text from `"functions":` on.
+    let rows = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let at = text.find("\"functions\":[{").expect("rows");
+        text[at..].to_string()
+    };
+    for (i, file) in files.iter().enumerate() {
+        for by in ["self", "total"] {
+            let file = fixtures().join(file);
+            let want = rows(jsprof(&[
+                "top",
+                s(&file),
+                "--json",
+                "--limit",
+                "0",
+                "--by",
+                by,
+            ]));
+            let only = format!("file={i}");
+            let got = rows(jsprof(&[
+                "lake",
+                "top",
+                s(&lake),
+                "--json",
+                "--limit",
+                "0",
+                "--by",
+                by,
+                "--where",
+                &only,
+            ]));
+            assert_eq!(got, want, "{} --by {by}", file.display());
+        }
+    }
     let _ = std::fs::remove_dir_all(&lake);
 }
 
@@ -351,9 +410,9 @@ fn a_corrupt_or_truncated_file_is_skipped_with_a_warning_naming_it() {
         "temporary files are not read: {stderr}"
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got = lake_table(&doc);
+    let got = table_of(&doc);
     // Only the intact first add's rows count.
-    assert_tables_equal(&got, &want);
+    assert_tables_equal(&got, &want, "lake top");
     let _ = std::fs::remove_dir_all(&lake);
 }
 
@@ -439,78 +498,43 @@ fn a_heap_profile_adds_bytes_and_a_snapshot_its_summary() {
     let snapshot = fixtures().join("heap/node-small.heapsnapshot.gz");
     add(&lake, &[heapprofile.clone(), snapshot.clone()], &[]);
     let top = jsprof_json(&["top", s(&heapprofile), "--json", "--limit", "0"]);
-    let want: BTreeMap<Key, (i64, i64)> = top["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                key(f),
-                (
-                    f["self_bytes"].as_i64().unwrap(),
-                    f["total_bytes"].as_i64().unwrap(),
-                ),
-            )
-        })
-        .collect();
+    let want = table_of(&top);
     let doc = jsprof_json(&["lake", "top", s(&lake), "--json", "--limit", "0"]);
     assert_eq!(
         doc["unit"], "bytes",
         "the only sampled profile weighs bytes"
     );
     assert_eq!(doc["total_bytes"], top["total_bytes"]);
-    let got: BTreeMap<Key, (i64, i64)> = doc["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                key(f),
-                (
-                    f["self_bytes"].as_i64().unwrap(),
-                    f["total_bytes"].as_i64().unwrap(),
-                ),
-            )
-        })
-        .collect();
-    assert_tables_equal(&got, &want);
+    for doc in [&top, &doc] {
+        assert!(doc["functions"][0]["self_bytes"].is_i64(), "bytes: {doc}");
+    }
+    assert_tables_equal(&table_of(&doc), &want, "lake top");
 
+    // The classes table holds the Summary's rows (SQL names its columns as the Summary does).
+    let classes = |rows: &Value| -> Vec<(String, i64, i64, i64)> {
+        let mut rows: Vec<_> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let n = |k: &str| c[k].as_i64().unwrap();
+                let name = c["name"].as_str().unwrap().to_string();
+                (name, n("count"), n("self_size"), n("retained_size"))
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
     let summary = jsprof_json(&["heap", "summary", s(&snapshot), "--json", "--limit", "0"]);
-    let mut want: Vec<(String, i64, i64, i64)> = summary["classes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["name"].as_str().unwrap().to_string(),
-                c["count"].as_i64().unwrap(),
-                c["self_size"].as_i64().unwrap(),
-                c["retained_size"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let want = classes(&summary["classes"]);
     let rows = jsprof_json(&[
         "lake",
         "sql",
         s(&lake),
-        "SELECT class_name, count, shallow_size, retained_size FROM classes",
+        "SELECT class_name AS name, count, shallow_size AS self_size, retained_size FROM classes",
         "--json",
     ]);
-    let mut got: Vec<(String, i64, i64, i64)> = rows["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["class_name"].as_str().unwrap().to_string(),
-                c["count"].as_i64().unwrap(),
-                c["shallow_size"].as_i64().unwrap(),
-                c["retained_size"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    want.sort();
-    got.sort();
+    let got = classes(&rows["rows"]);
     assert!(want.len() > 20);
     assert_eq!(got, want);
     let _ = std::fs::remove_dir_all(&lake);
@@ -781,8 +805,8 @@ fn a_16000_deep_chain_is_added_and_queried_in_memory_linear_in_the_input() {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got = lake_table(&doc);
-    assert_tables_equal(&got, &want);
-    assert_eq!(doc["total_ns"].as_i64(), Some(want_total));
+    let got = table_of(&doc);
+    assert_tables_equal(&got, &want, "lake top");
+    assert_eq!(total_of(&doc), want_total);
     let _ = std::fs::remove_dir_all(&root);
 }

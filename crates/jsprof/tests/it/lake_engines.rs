@@ -1,15 +1,15 @@
 //! The lake read by other engines: `contrib/spark/lake_top.py` in Spark's local mode and
 //! `contrib/clickhouse/lake_top.sql` through chdb (ClickHouse in-process) must give exactly
-//! `jsprof lake top --json`'s numbers — every function, self and total, to the nanosecond (the lake stores the engine's integer ns) — on a
+//! `jsprof lake top --json`'s numbers — every function, self and total, to the nanosecond (the lake stores the engine's integer ns; `lake top` prints them as ms) — on a
 //! lake built from the fixtures with `jsprof lake add`. Needs Java and a Python with pyspark and
 //! chdb: `.ci/run` installs them in `target/lake-py` (or set `JSPROF_LAKE_PYTHON`).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
+use crate::lake::{assert_tables_equal, key, table_of, Table};
 use crate::support::{fixtures, jsprof, jsprof_json, skip_without};
 
 fn repo() -> PathBuf {
@@ -85,18 +85,7 @@ fn fixture_lake(name: &str) -> PathBuf {
     lake
 }
 
-type Table = BTreeMap<(String, String, Option<i64>, Option<i64>), (i64, i64)>;
-
-fn key(f: &Value) -> (String, String, Option<i64>, Option<i64>) {
-    (
-        f["name"].as_str().unwrap_or("").to_string(),
-        f["url"].as_str().unwrap_or("").to_string(),
-        f["line"].as_i64(),
-        f["column"].as_i64(),
-    )
-}
-
-/// `jsprof lake top --json` as function → (self ns, total ns).
+/// `jsprof lake top --json` as function → (self ns, total ns): its ms are whole ns.
 fn lake_top(lake: &Path, filter: &[&str]) -> Table {
     let mut args = vec![
         "lake",
@@ -109,21 +98,7 @@ fn lake_top(lake: &Path, filter: &[&str]) -> Table {
     for w in filter {
         args.extend(["--where", w]);
     }
-    let top = jsprof_json(&args);
-    let table: Table = top["functions"]
-        .as_array()
-        .expect("functions")
-        .iter()
-        .map(|f| {
-            (
-                key(f),
-                (
-                    f["self_ns"].as_i64().expect("self_ns"),
-                    f["total_ns"].as_i64().expect("total_ns"),
-                ),
-            )
-        })
-        .collect();
+    let table = table_of(&jsprof_json(&args));
     assert!(
         table.len() > 50,
         "a lake of the fixtures has many functions"
@@ -145,21 +120,6 @@ fn engine_table(rows: &[Value]) -> Table {
             )
         })
         .collect()
-}
-
-fn assert_same(engine: &str, got: &Table, want: &Table) {
-    let differ: Vec<_> = want
-        .iter()
-        .filter(|(k, v)| got.get(*k) != Some(v))
-        .map(|(k, v)| (k, v, got.get(k)))
-        .take(5)
-        .collect();
-    assert!(
-        differ.is_empty() && got.len() == want.len(),
-        "{engine} differs from lake top ({} vs {} functions); (function, lake top, {engine}): {differ:?}",
-        got.len(),
-        want.len()
-    );
 }
 
 #[test]
@@ -195,7 +155,7 @@ fn chdb_gives_lake_tops_numbers() {
             .filter(|l| !l.trim().is_empty())
             .map(|l| serde_json::from_str(l).expect("a JSON row"))
             .collect();
-        assert_same(&format!("chdb {map}"), &engine_table(&rows), &want);
+        assert_tables_equal(&engine_table(&rows), &want, &format!("chdb {map}"));
     }
     let _ = std::fs::remove_dir_all(&lake);
 }
@@ -235,6 +195,6 @@ fn spark_gives_lake_tops_numbers() {
         serde_json::from_slice(&out.stdout).expect("the job prints one JSON object");
     assert_eq!(result["kind"], "lake-top");
     let rows = result["functions"].as_array().expect("functions");
-    assert_same("spark", &engine_table(rows), &want);
+    assert_tables_equal(&engine_table(rows), &want, "spark");
     let _ = std::fs::remove_dir_all(&lake);
 }
