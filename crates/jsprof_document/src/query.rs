@@ -111,13 +111,6 @@ pub enum By {
     Total,
 }
 
-impl By {
-    /// The CLI's former name of [`By::SelfWeight`], still used by `jsprof lake top` (its owner's
-    /// file) until it moves to `SelfWeight`.
-    #[allow(non_upper_case_globals)]
-    pub const Self_: By = By::SelfWeight;
-}
-
 impl FromStr for By {
     type Err = String;
     fn from_str(s: &str) -> Result<By, String> {

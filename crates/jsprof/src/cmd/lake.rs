@@ -135,7 +135,7 @@ pub struct TopArgs {
     #[command(flatten)]
     pub selection: Where,
     /// Order by self or total.
-    #[arg(long, value_enum, default_value_t = crate::cmd::top::By::Self_)]
+    #[arg(long, value_enum, default_value_t = crate::cmd::top::By::SelfWeight)]
     pub by: crate::cmd::top::By,
     /// How many functions to list; 0 lists all.
     #[arg(long, default_value_t = 25)]
