@@ -22,7 +22,13 @@ pub(crate) fn bundle_and_profile(mode: &str) -> Option<(PathBuf, PathBuf)> {
         );
         return None;
     }
-    let dir = fresh_dir(&format!("sourcemap-{mode}"));
+    // One folder per test: two tests bundle the same mode at once, and a fresh folder is
+    // emptied first.
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("test")
+        .replace("::", "-");
+    let dir = fresh_dir(&format!("sourcemap-{mode}-{test}"));
     let bundle = dir.join("bundle.js");
     let out = Command::new("node")
         .arg(node_dir().join("bundle.mjs"))
