@@ -28,7 +28,7 @@ mod trace;
 
 use cpu::cpu_of;
 pub use cpu::SourceArgs;
-use text::{fmt_bytes, list_len, name_of, render, weight_row};
+use text::{bytes, list_len, name, render, weights};
 
 /// A tool's answer: the JSON document (one page of it) and its text rendering.
 pub struct Answer {
@@ -229,6 +229,30 @@ impl Question<'_> {
         Ok(Answer { json, text })
     }
 
+    /// A page of a typed document's list `rows`, which `json` (the document's JSON) holds at
+    /// `path`: the JSON paged, the text read from the typed rows on the page.
+    pub fn page_of<R>(
+        &self,
+        json: Value,
+        path: &[&str],
+        rows: &[R],
+        title: &str,
+        row: fn(&R) -> String,
+    ) -> ToolResult<Answer> {
+        let offset = self.offset()?;
+        let total = rows.len();
+        let list = List {
+            path,
+            first: 0,
+            total,
+        };
+        let json = page::paginate(json, list, self.page, offset, self.question, self.tool)?;
+        let returned = json["page"]["returned"].as_u64().unwrap_or(0) as usize;
+        let shown = rows.iter().skip(offset).take(returned).map(row);
+        let text = text::page_text(&json, title, shown);
+        Ok(Answer { json, text })
+    }
+
     pub fn offset(&self) -> ToolResult<usize> {
         page::offset(self.page, self.question)
     }
@@ -258,13 +282,14 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
         "kind": entry.kind(),
         "size_bytes": entry.size,
     });
-    let (summary, next, path): (Value, &str, &[&str]) = if entry.is_heap() {
+    let title = format!("{} is {} ({})", entry.handle, entry.name, entry.kind());
+    let (mut answer, next) = if entry.is_heap() {
         let heap = q.store.heap(&entry).await?;
         let summary = q
             .store
             .document(q.question.to_string(), move || {
                 // Every class, so that the page states how many there are.
-                to_value(&jsprof_document::heap::summary_report(
+                Ok(jsprof_document::heap::summary_report(
                     &heap.snapshot,
                     &heap.analysis,
                     SortBy::Retained,
@@ -272,60 +297,43 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
                 ))
             })
             .await?;
-        (
-            (*summary).clone(),
-            "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots",
-            &["summary", "classes"],
-        )
+        let next = "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots";
+        doc["summary"] = to_value(&*summary)?;
+        doc["next"] = next.into();
+        let classes = &summary.classes;
+        let answer = q.page_of(doc, &["summary", "classes"], classes, &title, |c| {
+            format!(
+                "{}: {} objects, retained {}",
+                c.name,
+                c.count,
+                bytes(Some(c.retained_size as f64))
+            )
+        })?;
+        (answer, next)
     } else {
         let input = q.store.cpu(&entry, &FilterSpec::default()).await?;
         let summary = q
             .store
             .document(q.question.to_string(), move || {
-                let s = jsprof_document::summary::summary(&input, None, 5)?;
-                to_value(&s.report)
+                Ok(jsprof_document::summary::summary(&input, None, 5)?.report)
             })
             .await?;
-        (
-            (*summary).clone(),
-            "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code",
-            &["summary", "threads"],
-        )
+        let next = "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code";
+        doc["summary"] = to_value(&*summary)?;
+        doc["next"] = next.into();
+        let threads = &summary.threads;
+        let mut answer = q.page_of(doc, &["summary", "threads"], threads, &title, |t| {
+            format!("thread {}: {} samples", t.name, t.samples)
+        })?;
+        for f in &summary.top_functions {
+            answer.text.push_str(&format!(
+                "\n  top: {} {}",
+                name(&f.name),
+                weights(&f.weights)
+            ));
+        }
+        (answer, next)
     };
-    doc["summary"] = summary;
-    doc["next"] = next.into();
-    let title = format!("{} is {} ({})", entry.handle, entry.name, entry.kind());
-    let row: fn(&Value) -> String = if entry.is_heap() {
-        |c| {
-            format!(
-                "{}: {} objects, retained {}",
-                c["name"].as_str().unwrap_or(""),
-                c["count"],
-                fmt_bytes(&c["retained_size"])
-            )
-        }
-    } else {
-        |t| {
-            format!(
-                "thread {} {}: {} samples",
-                t["timeline_id"],
-                t["name"].as_str().unwrap_or(""),
-                t["samples"]
-            )
-        }
-    };
-    let mut answer = q.paged(doc, path, &title, row)?;
-    if !entry.is_heap() {
-        for f in answer.json["summary"]["top_functions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            answer
-                .text
-                .push_str(&format!("\n  top: {} {}", name_of(f), weight_row(f)));
-        }
-    }
     answer.text.push_str(&format!("\nnext: {next}"));
     Ok(answer)
 }

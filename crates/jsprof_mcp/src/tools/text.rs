@@ -1,6 +1,11 @@
 //! The text form of the tools' answers: a title line, a row per item, and the units people read
 //! (bytes as the CLI writes them, 1 KB = 1,024 B).
 
+use jsprof_document::diff::DiffFunctionJson;
+use jsprof_document::events::EventJson;
+use jsprof_document::top::FunctionJson;
+use jsprof_document::tree::NodeJson;
+use jsprof_document::WeightsJson;
 use serde_json::Value;
 
 pub(super) fn list_len(doc: &Value, path: &[&str]) -> usize {
@@ -17,6 +22,11 @@ pub(super) fn render(doc: &Value, path: &[&str], title: &str, row: fn(&Value) ->
     for key in path {
         at = &at[*key];
     }
+    page_text(doc, title, at.as_array().into_iter().flatten().map(row))
+}
+
+/// The text of a page of `doc` (its `page` object) whose rows read `rows`.
+pub(super) fn page_text(doc: &Value, title: &str, rows: impl Iterator<Item = String>) -> String {
     let p = &doc["page"];
     let mut text = format!(
         "{title}: items {}–{} of {}\n",
@@ -24,9 +34,9 @@ pub(super) fn render(doc: &Value, path: &[&str], title: &str, row: fn(&Value) ->
         p["offset"].as_u64().unwrap_or(0) + p["returned"].as_u64().unwrap_or(0),
         p["total"]
     );
-    for item in at.as_array().into_iter().flatten() {
+    for row in rows {
         text.push_str("  ");
-        text.push_str(&row(item));
+        text.push_str(&row);
         text.push('\n');
     }
     if let Some(more) = p["more"].as_str() {
@@ -35,41 +45,105 @@ pub(super) fn render(doc: &Value, path: &[&str], title: &str, row: fn(&Value) ->
     text
 }
 
+/// Milliseconds as the tools write them; `?` for none.
+pub(super) fn ms(v: Option<f64>) -> String {
+    v.map_or("?".into(), |ms| format!("{ms:.2} ms"))
+}
+
 pub fn fmt_ms(v: &Value) -> String {
-    v.as_f64().map_or("?".into(), |ms| format!("{ms:.2} ms"))
+    ms(v.as_f64())
 }
 
-/// Bytes as the CLI writes them (1 KB = 1,024 B: `jsprof_document::units`).
+/// Bytes as the CLI writes them (1 KB = 1,024 B: `jsprof_document::units`); `?` for none.
+pub(super) fn bytes(v: Option<f64>) -> String {
+    v.map_or("?".into(), jsprof_document::units::fmt_bytes)
+}
+
 pub fn fmt_bytes(v: &Value) -> String {
-    v.as_f64()
-        .map_or("?".into(), jsprof_document::units::fmt_bytes)
+    bytes(v.as_f64())
 }
 
-pub(super) fn name_of(v: &Value) -> String {
-    match v["name"].as_str() {
-        Some("") | None => "(anonymous)".into(),
-        Some(n) => n.into(),
+/// A function's name, `(anonymous)` for the empty one.
+pub(super) fn name(n: &str) -> &str {
+    if n.is_empty() {
+        "(anonymous)"
+    } else {
+        n
     }
 }
 
-pub(super) fn location(v: &Value) -> String {
-    let url = v["url"].as_str().unwrap_or("");
-    match v["line"].as_u64() {
-        Some(line) => format!("{url}:{line}:{}", v["column"].as_u64().unwrap_or(0)),
+/// `url:line:column`, or the URL alone when the line is unknown.
+pub(super) fn place(url: &str, line: Option<u32>, column: Option<u32>) -> String {
+    match line {
+        Some(line) => format!("{url}:{line}:{}", column.unwrap_or(0)),
         None => url.into(),
     }
 }
 
-pub(super) fn weight_row(v: &Value) -> String {
-    let (s, t) = if v.get("self_ms").is_some() {
-        (fmt_ms(&v["self_ms"]), fmt_ms(&v["total_ms"]))
+/// Self and total of a row of `top` or `tree`, in its unit, with their percentages.
+pub(super) fn weights(w: &WeightsJson) -> String {
+    let (s, t) = if w.self_ms.is_some() {
+        (ms(w.self_ms), ms(w.total_ms))
     } else {
-        (fmt_bytes(&v["self_bytes"]), fmt_bytes(&v["total_bytes"]))
+        let b = |v: Option<i64>| bytes(v.map(|b| b as f64));
+        (b(w.self_bytes), b(w.total_bytes))
     };
     format!(
         "self {s} ({:.1}%), total {t} ({:.1}%)",
-        v["self_percent"].as_f64().unwrap_or(0.0),
-        v["total_percent"].as_f64().unwrap_or(0.0)
+        w.self_percent, w.total_percent
+    )
+}
+
+/// Self and total of a sandwich's function or node, in its unit.
+pub(super) fn self_total(w: &WeightsJson) -> String {
+    let (s, t) = if w.total_bytes.is_some() {
+        let b = |v: Option<i64>| bytes(v.map(|b| b as f64));
+        (b(w.self_bytes), b(w.total_bytes))
+    } else {
+        (ms(w.self_ms), ms(w.total_ms))
+    };
+    format!("self {s}, total {t}")
+}
+
+/// A function of `cpu_diff`: its change of self and total.
+pub(super) fn diff_row(f: &DiffFunctionJson) -> String {
+    if f.delta_self_ms.is_some() {
+        format!(
+            "{} Δself {} Δtotal {} ({:+.1}%)",
+            name(&f.name),
+            ms(f.delta_self_ms),
+            ms(f.delta_total_ms),
+            f.delta_total_percent.unwrap_or(0.0)
+        )
+    } else {
+        let b = |v: Option<i64>| bytes(v.map(|b| b as f64));
+        format!(
+            "{} Δself {} Δtotal {}",
+            name(&f.name),
+            b(f.delta_self_bytes),
+            b(f.delta_total_bytes)
+        )
+    }
+}
+
+/// A row of `top`.
+pub(super) fn function_row(f: &FunctionJson) -> String {
+    format!(
+        "{} {} — {}",
+        name(&f.name),
+        weights(&f.weights),
+        place(&f.url, f.line, f.column)
+    )
+}
+
+/// A node of `tree`, indented by its depth.
+pub(super) fn node_row(n: &&NodeJson) -> String {
+    format!(
+        "{}[{}] {} {}",
+        "  ".repeat(n.depth as usize),
+        n.id,
+        name(&n.name),
+        weights(&n.weights)
     )
 }
 
@@ -85,17 +159,16 @@ pub(super) fn object_row(o: &Value) -> String {
     )
 }
 
-pub(super) fn event_row(e: &Value) -> String {
+/// An event of `events` or `flame_chart`.
+pub(super) fn event_row(e: &EventJson) -> String {
     format!(
         "{} {} {}..{} self {} total {}{}",
-        e["type"].as_str().unwrap_or(""),
-        name_of(e),
-        fmt_ms(&e["start_ms"]),
-        fmt_ms(&e["end_ms"]),
-        fmt_ms(&e["self_ms"]),
-        fmt_ms(&e["total_ms"]),
-        e["id"]
-            .as_u64()
-            .map_or(String::new(), |id| format!(" (id {id})"))
+        e.kind,
+        name(&e.name),
+        ms(e.start_ms),
+        ms(e.end_ms),
+        ms(Some(e.self_ms)),
+        ms(Some(e.total_ms)),
+        e.id.map_or(String::new(), |id| format!(" (id {id})"))
     )
 }
