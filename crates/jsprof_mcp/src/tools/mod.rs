@@ -194,7 +194,8 @@ pub struct Question<'a> {
 }
 
 impl Question<'_> {
-    /// One page of `doc`'s whole list at `path`, with its text rendering.
+    /// One page of `doc`'s whole list at `path`, with its text rendering (for the documents
+    /// still read as JSON: the trace tools' and `source`'s).
     pub fn paged(
         &self,
         doc: Value,
@@ -203,28 +204,13 @@ impl Question<'_> {
         row: fn(&Value) -> String,
     ) -> ToolResult<Answer> {
         let total = list_len(&doc, path);
-        self.window(doc, path, 0, total, title, row)
-    }
-
-    /// A page of a list of which `doc` holds the items from `first` on, out of `total`.
-    pub fn window(
-        &self,
-        doc: Value,
-        path: &[&str],
-        first: usize,
-        total: usize,
-        title: &str,
-        row: fn(&Value) -> String,
-    ) -> ToolResult<Answer> {
-        let offset = page::offset(self.page, self.question)?;
-        let json = page::paginate(
-            doc,
-            List { path, first, total },
-            self.page,
-            offset,
-            self.question,
-            self.tool,
-        )?;
+        let offset = self.offset()?;
+        let list = List {
+            path,
+            first: 0,
+            total,
+        };
+        let json = page::paginate(doc, list, self.page, offset, self.question, self.tool)?;
         let text = render(&json, path, title, row);
         Ok(Answer { json, text })
     }
@@ -239,16 +225,29 @@ impl Question<'_> {
         title: &str,
         row: fn(&R) -> String,
     ) -> ToolResult<Answer> {
-        let offset = self.offset()?;
-        let total = rows.len();
         let list = List {
             path,
             first: 0,
-            total,
+            total: rows.len(),
         };
+        self.window_of(json, list, rows, title, row)
+    }
+
+    /// [`Self::page_of`] for a list built page by page: `rows` are its items from `list.first`
+    /// on, out of `list.total`.
+    pub fn window_of<R>(
+        &self,
+        json: Value,
+        list: List,
+        rows: &[R],
+        title: &str,
+        row: fn(&R) -> String,
+    ) -> ToolResult<Answer> {
+        let offset = self.offset()?;
+        let from = offset - list.first.min(offset);
         let json = page::paginate(json, list, self.page, offset, self.question, self.tool)?;
         let returned = json["page"]["returned"].as_u64().unwrap_or(0) as usize;
-        let shown = rows.iter().skip(offset).take(returned).map(row);
+        let shown = rows.iter().skip(from).take(returned).map(row);
         let text = text::page_text(&json, title, shown);
         Ok(Answer { json, text })
     }

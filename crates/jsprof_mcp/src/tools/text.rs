@@ -3,6 +3,7 @@
 
 use jsprof_document::diff::DiffFunctionJson;
 use jsprof_document::events::EventJson;
+use jsprof_document::heap::ObjectJson;
 use jsprof_document::top::FunctionJson;
 use jsprof_document::tree::NodeJson;
 use jsprof_document::WeightsJson;
@@ -147,15 +148,21 @@ pub(super) fn node_row(n: &&NodeJson) -> String {
     )
 }
 
-pub(super) fn object_row(o: &Value) -> String {
+/// An object's distance as JSON writes it (`null` when only the GC roots or nothing reach it).
+pub(super) fn distance(d: i32) -> String {
+    jsprof_document::heap::shown_distance(d).map_or("null".into(), |d| d.to_string())
+}
+
+/// A heap object: id, name, class, sizes and distance.
+pub(super) fn object_row(o: &ObjectJson) -> String {
     format!(
         "@{} {} ({}): self {}, retained {}, distance {}",
-        o["id"],
-        o["name"].as_str().unwrap_or(""),
-        o["class"].as_str().or(o["type"].as_str()).unwrap_or(""),
-        fmt_bytes(&o["self_size"]),
-        fmt_bytes(&o["retained_size"]),
-        o["distance"]
+        o.id,
+        o.name,
+        o.class,
+        bytes(Some(o.self_size as f64)),
+        bytes(Some(o.retained_size as f64)),
+        distance(o.distance)
     )
 }
 
