@@ -151,9 +151,8 @@ pub(super) async fn top(q: Question<'_>, args: TopArgs) -> ToolResult<Answer> {
             Ok(jsprof_document::top::answer(&input, &query)?)
         })
         .await?;
-    let json = to_value(&*doc)?;
     q.page_of(
-        json,
+        &*doc,
         &["functions"],
         &doc.functions,
         "functions",
@@ -279,7 +278,8 @@ pub(super) async fn tree(q: Question<'_>, args: TreeArgs) -> ToolResult<Answer> 
     let mut json = to_value(&whole.header)?;
     json["nodes"] = to_value(&shown)?;
     json["nodes_in_tree"] = whole.nodes.len().into();
-    q.page_of(json, &["nodes"], &shown, "tree nodes", node_row)
+    let list = page::List::whole(&["nodes"], shown.len());
+    q.window_of(json, list, &shown, "tree nodes", node_row)
 }
 
 pub(super) async fn run_events(
@@ -298,7 +298,7 @@ pub(super) async fn run_events(
             Ok(jsprof_document::events::report(&input, timeline, &query)?)
         })
         .await?;
-    q.page_of(to_value(&*doc)?, &["events"], &doc.events, title, event_row)
+    q.page_of(&*doc, &["events"], &doc.events, title, event_row)
 }
 
 pub(super) async fn flame_chart(q: Question<'_>, args: FlameChartArgs) -> ToolResult<Answer> {
@@ -373,9 +373,8 @@ pub(super) async fn cpu_diff(q: Question<'_>, args: CpuDiffArgs) -> ToolResult<A
             Ok(compared.report)
         })
         .await?;
-    let json = to_value(&*doc)?;
     q.page_of(
-        json,
+        &*doc,
         &["functions"],
         &doc.functions,
         "changed functions",

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::text::{bytes, distance, object_row};
+use super::text::{bytes, object_head, object_row, size};
 use super::{to_value, Answer, Question};
 use crate::error::{ToolError, ToolResult};
 use crate::paging::List;
@@ -129,16 +129,15 @@ pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> Tool
             ))
         })
         .await?;
-    let json = to_value(&*doc)?;
-    q.page_of(json, &["classes"], &doc.classes, "classes", |c| {
+    q.page_of(&*doc, &["classes"], &doc.classes, "classes", |c| {
         format!(
             "{} (key {}): {} objects, self {}, retained {}",
             c.name,
             // Quoted, as JSON writes it.
             serde_json::Value::from(c.key.as_str()),
             c.count,
-            bytes(Some(c.self_size as f64)),
-            bytes(Some(c.retained_size as f64))
+            size(c.self_size),
+            size(c.retained_size)
         )
     })
 }
@@ -194,13 +193,15 @@ pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolRe
         )));
     };
     let text = format!(
-        "@{} {} ({}): self {}, retained {}, distance {}, dominated by @{}, {} edges, {} retainers",
-        n.id,
-        n.name,
-        n.node_type,
-        bytes(Some(n.self_size as f64)),
-        bytes(Some(n.retained_size as f64)),
-        distance(n.distance),
+        "{}, dominated by @{}, {} edges, {} retainers",
+        object_head(
+            n.id,
+            &n.name,
+            &n.node_type,
+            n.self_size,
+            n.retained_size,
+            n.distance
+        ),
         n.dominator_id,
         n.edge_count,
         n.retainer_count
@@ -235,8 +236,7 @@ pub(super) async fn heap_retainers(q: Question<'_>, args: HeapRetainersArgs) -> 
             ))
         })
         .await?;
-    let json = to_value(&*doc)?;
-    let mut answer = q.page_of(json, &["paths"], &doc.paths, "retaining paths", |p| {
+    let mut answer = q.page_of(&*doc, &["paths"], &doc.paths, "retaining paths", |p| {
         let steps: Vec<String> = p
             .steps
             .iter()
@@ -298,7 +298,7 @@ pub(super) async fn heap_statistics(
         "total_size": heap.analysis.total_size,
         "statistics": &st,
     });
-    let b = |v: u64| bytes(Some(v as f64));
+    let b = |v: u64| size(v);
     let text = format!(
         "{node_count} objects, total {}: V8 heap {} (code {}, strings {}, JS arrays {}, system {}), native {} (typed arrays {})",
         b(st.total),
@@ -347,16 +347,21 @@ pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> Tool
             })
         })
         .await?;
-    let json = to_value(&*doc)?;
-    q.page_of(json, &["strings"], &doc.strings, "duplicate strings", |g| {
-        let value: String = g.value.chars().take(60).collect();
-        format!(
-            "{value:?} ×{}: wasted {} (@{})",
-            g.count,
-            bytes(Some(g.wasted_size as f64)),
-            g.sample_id
-        )
-    })
+    q.page_of(
+        &*doc,
+        &["strings"],
+        &doc.strings,
+        "duplicate strings",
+        |g| {
+            let value: String = g.value.chars().take(60).collect();
+            format!(
+                "{value:?} ×{}: wasted {} (@{})",
+                g.count,
+                size(g.wasted_size),
+                g.sample_id
+            )
+        },
+    )
 }
 
 /// `heap_strings`' document: strings held in several copies, their values cut at
@@ -400,12 +405,11 @@ pub(super) async fn heap_detached(q: Question<'_>, args: HeapDetachedArgs) -> To
             })
         })
         .await?;
-    let json = to_value(&*doc)?;
-    q.page_of(json, &["trees"], &doc.trees, "detached DOM trees", |t| {
+    q.page_of(&*doc, &["trees"], &doc.trees, "detached DOM trees", |t| {
         format!(
             "{} nodes, retained {}: {}",
             t.node_count,
-            bytes(Some(t.retained_size as f64)),
+            size(t.retained_size),
             object_row(&t.root)
         )
     })
@@ -445,9 +449,8 @@ pub(super) async fn heap_diff(q: Question<'_>, args: HeapDiffArgs) -> ToolResult
             Ok(report)
         })
         .await?;
-    let json = to_value(&*doc)?;
     q.page_of(
-        json,
+        &*doc,
         &["classes"],
         &doc.classes,
         "classes that changed",
@@ -513,8 +516,7 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
             ))
         })
         .await?;
-    let json = to_value(&*doc)?;
-    q.page_of(json, &["groups"], &doc.groups, "leak groups", |g| {
+    q.page_of(&*doc, &["groups"], &doc.groups, "leak groups", |g| {
         let path: Vec<String> = g
             .path
             .iter()
@@ -524,7 +526,7 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
             "{} ×{} retaining {} via {} (sample @{})",
             g.class,
             g.count,
-            bytes(Some(g.retained_size as f64)),
+            size(g.retained_size),
             path.join(" → "),
             g.sample_id
         )

@@ -28,7 +28,7 @@ mod trace;
 
 use cpu::cpu_of;
 pub use cpu::SourceArgs;
-use text::{bytes, list_len, name, render, weights};
+use text::{list_len, name, render, size, weights};
 
 /// A tool's answer: the JSON document (one page of it) and its text rendering.
 pub struct Answer {
@@ -203,34 +203,25 @@ impl Question<'_> {
         title: &str,
         row: fn(&Value) -> String,
     ) -> ToolResult<Answer> {
-        let total = list_len(&doc, path);
+        let list = List::whole(path, list_len(&doc, path));
         let offset = self.offset()?;
-        let list = List {
-            path,
-            first: 0,
-            total,
-        };
         let json = page::paginate(doc, list, self.page, offset, self.question, self.tool)?;
         let text = render(&json, path, title, row);
         Ok(Answer { json, text })
     }
 
-    /// A page of a typed document's list `rows`, which `json` (the document's JSON) holds at
-    /// `path`: the JSON paged, the text read from the typed rows on the page.
+    /// A page of a typed document's list `rows`, which the document holds at `path`: its JSON
+    /// paged, the text read from the typed rows on the page.
     pub fn page_of<R>(
         &self,
-        json: Value,
+        doc: &impl serde::Serialize,
         path: &[&str],
         rows: &[R],
         title: &str,
         row: fn(&R) -> String,
     ) -> ToolResult<Answer> {
-        let list = List {
-            path,
-            first: 0,
-            total: rows.len(),
-        };
-        self.window_of(json, list, rows, title, row)
+        let list = List::whole(path, rows.len());
+        self.window_of(to_value(doc)?, list, rows, title, row)
     }
 
     /// [`Self::page_of`] for a list built page by page: `rows` are its items from `list.first`
@@ -297,17 +288,23 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
             })
             .await?;
         let next = "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots";
-        doc["summary"] = to_value(&*summary)?;
         doc["next"] = next.into();
-        let classes = &summary.classes;
-        let answer = q.page_of(doc, &["summary", "classes"], classes, &title, |c| {
-            format!(
-                "{}: {} objects, retained {}",
-                c.name,
-                c.count,
-                bytes(Some(c.retained_size as f64))
-            )
-        })?;
+        let answer = summary_page(
+            &q,
+            doc,
+            &*summary,
+            "classes",
+            &summary.classes,
+            &title,
+            |c| {
+                format!(
+                    "{}: {} objects, retained {}",
+                    c.name,
+                    c.count,
+                    size(c.retained_size)
+                )
+            },
+        )?;
         (answer, next)
     } else {
         let input = q.store.cpu(&entry, &FilterSpec::default()).await?;
@@ -318,10 +315,9 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
             })
             .await?;
         let next = "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code";
-        doc["summary"] = to_value(&*summary)?;
         doc["next"] = next.into();
         let threads = &summary.threads;
-        let mut answer = q.page_of(doc, &["summary", "threads"], threads, &title, |t| {
+        let mut answer = summary_page(&q, doc, &*summary, "threads", threads, &title, |t| {
             format!("thread {}: {} samples", t.name, t.samples)
         })?;
         for f in &summary.top_functions {
@@ -335,4 +331,24 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
     };
     answer.text.push_str(&format!("\nnext: {next}"));
     Ok(answer)
+}
+
+/// `open`'s answer `doc` with the file's summary, paging the summary's list `list` (`rows`).
+fn summary_page<R>(
+    q: &Question<'_>,
+    mut doc: Value,
+    summary: &impl serde::Serialize,
+    list: &str,
+    rows: &[R],
+    title: &str,
+    row: fn(&R) -> String,
+) -> ToolResult<Answer> {
+    doc["summary"] = to_value(summary)?;
+    q.window_of(
+        doc,
+        List::whole(&["summary", list], rows.len()),
+        rows,
+        title,
+        row,
+    )
 }

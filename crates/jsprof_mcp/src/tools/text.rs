@@ -60,6 +60,11 @@ pub(super) fn bytes(v: Option<f64>) -> String {
     v.map_or("?".into(), jsprof_document::units::fmt_bytes)
 }
 
+/// A size in bytes, as [`bytes`] writes it.
+pub(super) fn size(v: u64) -> String {
+    bytes(Some(v as f64))
+}
+
 pub fn fmt_bytes(v: &Value) -> String {
     bytes(v.as_f64())
 }
@@ -155,14 +160,26 @@ pub(super) fn distance(d: i32) -> String {
 
 /// A heap object: id, name, class, sizes and distance.
 pub(super) fn object_row(o: &ObjectJson) -> String {
+    let ObjectJson {
+        id, name, class, ..
+    } = o;
+    object_head(*id, name, class, o.self_size, o.retained_size, o.distance)
+}
+
+/// The line that opens every heap object's description: `@id name (what): sizes, distance`.
+pub(super) fn object_head(
+    id: u32,
+    name: &str,
+    what: &str,
+    self_size: u64,
+    retained: u64,
+    d: i32,
+) -> String {
     format!(
-        "@{} {} ({}): self {}, retained {}, distance {}",
-        o.id,
-        o.name,
-        o.class,
-        bytes(Some(o.self_size as f64)),
-        bytes(Some(o.retained_size as f64)),
-        distance(o.distance)
+        "@{id} {name} ({what}): self {}, retained {}, distance {}",
+        size(self_size),
+        size(retained),
+        distance(d)
     )
 }
 
