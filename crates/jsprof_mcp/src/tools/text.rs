@@ -65,10 +65,6 @@ pub(super) fn size(v: u64) -> String {
     bytes(Some(v as f64))
 }
 
-pub fn fmt_bytes(v: &Value) -> String {
-    bytes(v.as_f64())
-}
-
 /// A function's name, `(anonymous)` for the empty one.
 pub(super) fn name(n: &str) -> &str {
     if n.is_empty() {

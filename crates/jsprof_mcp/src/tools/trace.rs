@@ -1,15 +1,20 @@
 //! The trace tools: `jsprof insights|network|timings --json` (`jsprof_document::page`), each
 //! paging one of the document's lists.
 
+use std::sync::Arc;
+
 use jsprof_document::filters::FilterSpec;
 use jsprof_document::load::CpuInput;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::text::{fmt_bytes, fmt_ms};
+use jsprof_document::timings::{MarkJson, MeasureJson};
+
+use super::text::{fmt_ms, ms, size};
 use super::{cpu_of, to_value, Answer, Question};
 use crate::error::{ToolError, ToolResult};
+use crate::paging::List;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct TraceArgs {
@@ -37,32 +42,27 @@ pub struct TraceTimingsArgs {
 }
 
 /// A trace's page-load document (`make`: insights, network or timings), built once per handle.
-async fn trace_document<T: serde::Serialize + 'static>(
+async fn trace_document<T: Send + Sync + 'static>(
     q: &Question<'_>,
     handle: &str,
     what: &str,
     make: fn(&CpuInput) -> jsprof_document::Result<T>,
-) -> ToolResult<Value> {
+) -> ToolResult<Arc<T>> {
     let (_, input) = cpu_of(q, handle, &FilterSpec::default()).await?;
-    let doc = q
-        .store
-        .document(format!("{what} {handle}"), move || to_value(&make(&input)?))
-        .await?;
-    Ok((*doc).clone())
+    q.store
+        .document(format!("{what} {handle}"), move || Ok(make(&input)?))
+        .await
 }
 
-/// `what`'s document with only the list `chosen` (among `lists`) kept, and that list's path.
-async fn trace_list<T: serde::Serialize + 'static>(
-    q: &Question<'_>,
-    handle: &str,
-    what: &str,
-    make: fn(&CpuInput) -> jsprof_document::Result<T>,
+/// `doc`'s JSON with only the list `chosen` (among `lists`) kept, and that list's path.
+fn one_list(
+    doc: &impl serde::Serialize,
     lists: &'static [(&'static str, &'static [&'static str])],
     chosen: &str,
 ) -> ToolResult<(Value, &'static [&'static str])> {
-    let mut doc = trace_document(q, handle, what, make).await?;
-    let path = keep_one_list(&mut doc, lists, chosen)?;
-    Ok((doc, path))
+    let mut json = to_value(doc)?;
+    let path = keep_one_list(&mut json, lists, chosen)?;
+    Ok((json, path))
 }
 
 /// Keeps `doc`'s list `chosen` (among `lists`, each a path) and replaces the others by their
@@ -110,7 +110,8 @@ pub(super) async fn trace_insights(q: Question<'_>, args: TraceInsightsArgs) -> 
         ("related_events", &["related_events"]),
     ];
     let page = jsprof_document::page::insights_report;
-    let (doc, path) = trace_list(&q, &args.handle, "insights", page, LISTS, chosen).await?;
+    let report = trace_document(&q, &args.handle, "insights", page).await?;
+    let (doc, path) = one_list(&*report, LISTS, chosen)?;
     let row: fn(&Value) -> String = match chosen {
         "navigations" => |n| {
             let m = &n["metrics"];
@@ -155,22 +156,18 @@ pub(super) async fn trace_insights(q: Question<'_>, args: TraceInsightsArgs) -> 
 }
 
 pub(super) async fn trace_network(q: Question<'_>, args: TraceArgs) -> ToolResult<Answer> {
-    let doc = trace_document(
-        &q,
-        &args.handle,
-        "network",
-        jsprof_document::page::network_report,
-    );
-    q.paged(doc.await?, &["requests"], "requests", |r| {
+    let network = jsprof_document::page::network_report;
+    let doc = trace_document(&q, &args.handle, "network", network).await?;
+    q.page_of(&*doc, &["requests"], &doc.requests, "requests", |r| {
         format!(
             "{} → {} ({}, {} {}, {}) {}",
-            fmt_ms(&r["start_ms"]),
-            fmt_ms(&r["end_ms"]),
-            r["status"],
-            r["resource_type"].as_str().unwrap_or(""),
-            fmt_bytes(&r["transfer_size"]),
-            r["render_blocking"].as_str().unwrap_or(""),
-            r["url"].as_str().unwrap_or("")
+            ms(Some(r.start_ms)),
+            ms(Some(r.end_ms)),
+            r.status,
+            r.resource_type,
+            size(r.transfer_size),
+            r.render_blocking,
+            r.url
         )
     })
 }
@@ -184,16 +181,37 @@ pub(super) async fn trace_timings(q: Question<'_>, args: TraceTimingsArgs) -> To
         ("console_timestamps", &["console_timestamps"]),
     ];
     let page = jsprof_document::page::timings_report;
-    let (doc, path) = trace_list(&q, &args.handle, "timings", page, LISTS, chosen).await?;
-    q.paged(doc, path, chosen, |m| {
-        let dur = m
-            .get("dur_ms")
-            .map(|d| format!(" for {}", fmt_ms(d)))
-            .unwrap_or_default();
-        format!(
-            "{} at {}{dur}",
-            m["name"].as_str().unwrap_or(""),
-            fmt_ms(&m["start_ms"])
-        )
-    })
+    let doc = trace_document(&q, &args.handle, "timings", page).await?;
+    let (json, path) = one_list(&*doc, LISTS, chosen)?;
+    match chosen {
+        "marks" | "console_timestamps" => {
+            let rows = match chosen {
+                "marks" => &doc.marks,
+                _ => &doc.console_timestamps,
+            };
+            q.window_of(json, List::whole(path, rows.len()), rows, chosen, mark_row)
+        }
+        _ => {
+            let rows = match chosen {
+                "console_timings" => &doc.console_timings,
+                _ => &doc.measures,
+            };
+            q.window_of(
+                json,
+                List::whole(path, rows.len()),
+                rows,
+                chosen,
+                measure_row,
+            )
+        }
+    }
+}
+
+fn mark_row(m: &MarkJson) -> String {
+    format!("{} at {}", m.name, ms(Some(m.start_ms)))
+}
+
+fn measure_row(m: &MeasureJson) -> String {
+    let (start, dur) = (ms(Some(m.start_ms)), ms(Some(m.dur_ms)));
+    format!("{} at {start} for {dur}", m.name)
 }
