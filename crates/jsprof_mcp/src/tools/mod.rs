@@ -220,8 +220,19 @@ impl Question<'_> {
         title: &str,
         row: fn(&R) -> String,
     ) -> ToolResult<Answer> {
-        let list = List::whole(path, rows.len());
-        self.window_of(to_value(doc)?, list, rows, title, row)
+        self.json_page_of(to_value(doc)?, path, rows, title, row)
+    }
+
+    /// [`Self::page_of`] for a document already turned into JSON (and cut: `one_list`).
+    pub fn json_page_of<R>(
+        &self,
+        json: Value,
+        path: &[&str],
+        rows: &[R],
+        title: &str,
+        row: fn(&R) -> String,
+    ) -> ToolResult<Answer> {
+        self.window_of(json, List::whole(path, rows.len()), rows, title, row)
     }
 
     /// [`Self::page_of`] for a list built page by page: `rows` are its items from `list.first`

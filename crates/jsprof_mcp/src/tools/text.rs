@@ -51,10 +51,6 @@ pub(super) fn ms(v: Option<f64>) -> String {
     v.map_or("?".into(), |ms| format!("{ms:.2} ms"))
 }
 
-pub fn fmt_ms(v: &Value) -> String {
-    ms(v.as_f64())
-}
-
 /// Bytes as the CLI writes them (1 KB = 1,024 B: `jsprof_document::units`); `?` for none.
 pub(super) fn bytes(v: Option<f64>) -> String {
     v.map_or("?".into(), jsprof_document::units::fmt_bytes)

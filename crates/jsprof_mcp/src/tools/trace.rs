@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use jsprof_document::insights::NavigationJson;
 use jsprof_document::timings::{MarkJson, MeasureJson};
 
-use super::text::{fmt_ms, ms, size};
+use super::text::{ms, size};
 use super::{cpu_of, to_value, Answer, Question};
 use crate::error::{ToolError, ToolResult};
-use crate::paging::List;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct TraceArgs {
@@ -111,48 +111,54 @@ pub(super) async fn trace_insights(q: Question<'_>, args: TraceInsightsArgs) -> 
     ];
     let page = jsprof_document::page::insights_report;
     let report = trace_document(&q, &args.handle, "insights", page).await?;
-    let (doc, path) = one_list(&*report, LISTS, chosen)?;
-    let row: fn(&Value) -> String = match chosen {
-        "navigations" => |n| {
-            let m = &n["metrics"];
-            let metric = |k: &str| {
-                let v = &m[k]["value_ms"];
-                if v.is_null() {
-                    "—".to_string()
-                } else {
-                    fmt_ms(v)
-                }
-            };
-            format!(
-                "{} {}: FCP {}, LCP {}, CLS {}, INP {}",
-                n["id"].as_str().unwrap_or(""),
-                n["url"].as_str().unwrap_or(""),
-                metric("fcp"),
-                metric("lcp"),
-                m["cls"]["value"]
-                    .as_f64()
-                    .map_or("—".into(), |v| format!("{v:.4}")),
-                metric("inp"),
-            )
-        },
-        _ => |v| {
-            let at = v
-                .get("ts_ms")
-                .or_else(|| v.get("start_ms"))
-                .unwrap_or(&Value::Null);
-            let dur = v
-                .get("dur_ms")
-                .map(|d| format!(" for {}", fmt_ms(d)))
-                .unwrap_or_default();
-            let name = v
-                .get("name")
-                .or_else(|| v.get("type"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            format!("{name} at {}{dur}", fmt_ms(at)).trim().to_string()
-        },
-    };
-    q.paged(doc, path, chosen, row)
+    let (json, path) = one_list(&*report, LISTS, chosen)?;
+    let r = &*report;
+    match chosen {
+        "navigations" => q.json_page_of(json, path, &r.navigations, chosen, navigation_row),
+        "layout_shifts" => q.json_page_of(json, path, &r.layout_shifts, chosen, |s| {
+            at_row("", s.ts_ms, None)
+        }),
+        "clusters" => q.json_page_of(json, path, &r.clusters, chosen, |c| {
+            at_row("", c.start_ms, Some(c.dur_ms))
+        }),
+        "interactions" => q.json_page_of(json, path, &r.interactions, chosen, |i| {
+            at_row(&i.event_type, i.start_ms, Some(i.dur_ms))
+        }),
+        "page_load_markers" => q.json_page_of(json, path, &r.page_load_markers, chosen, |m| {
+            at_row(&m.name, m.ts_ms, None)
+        }),
+        "long_tasks" => q.json_page_of(json, path, &r.long_tasks.items, chosen, |t| {
+            at_row("", t.ts_ms, Some(t.dur_ms))
+        }),
+        _ => q.json_page_of(json, path, &r.related_events, chosen, |e| {
+            at_row(&e.name, e.start_ms, Some(e.dur_ms))
+        }),
+    }
+}
+
+/// A navigation's Web Vitals; `—` for those it has not.
+fn navigation_row(n: &NavigationJson) -> String {
+    let m = &n.metrics;
+    let metric = |v: Option<f64>| v.map_or("—".to_string(), |v| ms(Some(v)));
+    format!(
+        "{} {}: FCP {}, LCP {}, CLS {:.4}, INP {}",
+        n.id,
+        n.url,
+        metric(m.fcp.as_ref().map(|x| x.value_ms)),
+        metric(m.lcp.as_ref().map(|x| x.value_ms)),
+        m.cls.score,
+        metric(m.inp.as_ref().map(|x| x.value_ms)),
+    )
+}
+
+/// An event of a page load: its name (when it has one), when, and for how long.
+fn at_row(name: &str, at: f64, dur: Option<f64>) -> String {
+    let dur = dur
+        .map(|d| format!(" for {}", ms(Some(d))))
+        .unwrap_or_default();
+    format!("{name} at {}{dur}", ms(Some(at)))
+        .trim()
+        .to_string()
 }
 
 pub(super) async fn trace_network(q: Question<'_>, args: TraceArgs) -> ToolResult<Answer> {
@@ -189,20 +195,14 @@ pub(super) async fn trace_timings(q: Question<'_>, args: TraceTimingsArgs) -> To
                 "marks" => &doc.marks,
                 _ => &doc.console_timestamps,
             };
-            q.window_of(json, List::whole(path, rows.len()), rows, chosen, mark_row)
+            q.json_page_of(json, path, rows, chosen, mark_row)
         }
         _ => {
             let rows = match chosen {
                 "console_timings" => &doc.console_timings,
                 _ => &doc.measures,
             };
-            q.window_of(
-                json,
-                List::whole(path, rows.len()),
-                rows,
-                chosen,
-                measure_row,
-            )
+            q.json_page_of(json, path, rows, chosen, measure_row)
         }
     }
 }
