@@ -152,6 +152,17 @@ pub struct List<'a> {
     pub total: usize,
 }
 
+impl<'a> List<'a> {
+    /// A list the document holds whole: `total` items at `path`.
+    pub fn whole(path: &'a [&'a str], total: usize) -> List<'a> {
+        List {
+            path,
+            first: 0,
+            total,
+        }
+    }
+}
+
 fn list_mut<'v>(doc: &'v mut Value, path: &[&str]) -> Option<&'v mut Vec<Value>> {
     let mut at = doc;
     for key in path {

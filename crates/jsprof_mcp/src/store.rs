@@ -18,7 +18,6 @@ use jsprof_document::load::{CpuInput, Pipeline};
 use jsprof_document::source_maps::SourceMaps;
 use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
 use jsprof_profile::Format;
-use serde_json::Value;
 use tokio::sync::OnceCell;
 
 use crate::error::{ToolError, ToolResult};
@@ -98,7 +97,9 @@ pub const DOCUMENTS_KEPT: usize = 16;
 pub const FILTERED_KEPT: usize = 4;
 
 /// A computed answer, or the one computation every caller waits on.
-type DocSlot = Arc<OnceCell<Arc<Value>>>;
+/// A kept document, of the type its tool built (`TopReport`, `TreeReport`, a JSON value …).
+type Kept = Arc<dyn std::any::Any + Send + Sync>;
+type DocSlot = Arc<OnceCell<Kept>>;
 
 /// `key`'s slot in a most-recently-used list, made first (created when missing); the list then
 /// keeps `keep(key)` entries besides those `pinned` says to keep whatever their age.
@@ -327,21 +328,33 @@ impl Store {
     /// asking for one key at once share one computation; one that outlives its caller's time cap
     /// finishes into the cache, so the next call gets it instead of starting again. A failure is
     /// not kept.
-    pub async fn document(
+    ///
+    /// Documents stay typed, so that a tool's text reads their fields, not JSON lookups.
+    pub async fn document<T: Send + Sync + 'static>(
         &self,
         key: String,
-        make: impl FnOnce() -> ToolResult<Value> + Send + 'static,
-    ) -> ToolResult<Arc<Value>> {
+        make: impl FnOnce() -> ToolResult<T> + Send + 'static,
+    ) -> ToolResult<Arc<T>> {
         let slot: DocSlot = slot_in(&mut lock(&self.documents), &key, DOCUMENTS_KEPT, |_| false);
-        if let Some(doc) = slot.get() {
-            return Ok(doc.clone());
-        }
-        self.finish(async move {
-            slot.get_or_try_init(|| async move { blocking(make).await.map(Arc::new) })
-                .await
-                .cloned()
+        let kept = match slot.get() {
+            Some(doc) => doc.clone(),
+            None => {
+                self.finish(async move {
+                    slot.get_or_try_init(|| async move {
+                        blocking(make).await.map(|doc| Arc::new(doc) as Kept)
+                    })
+                    .await
+                    .cloned()
+                })
+                .await?
+            }
+        };
+        kept.downcast().map_err(|_| {
+            ToolError::Internal(format!(
+                "the document kept as `{}` is of another type",
+                key.escape_debug()
+            ))
         })
-        .await
     }
 
     /// How many inputs `entry` holds (the unfiltered one and filtered copies).

@@ -11,7 +11,7 @@ use crate::support::fixtures;
 
 /// Numbers as JavaScript leaves them: the client parses `0.0` as the integer 0, so both sides
 /// are compared with integral numbers as integers.
-fn numbers(v: Value) -> Value {
+pub(crate) fn numbers(v: Value) -> Value {
     match v {
         Value::Number(n) => match n.as_f64() {
             Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
@@ -33,7 +33,7 @@ fn node_dir() -> PathBuf {
 }
 
 /// The SDK is installed by `.ci/run` (`npm ci`); locally its absence skips with a note.
-fn sdk_missing() -> bool {
+pub(crate) fn sdk_missing() -> bool {
     if node_dir()
         .join("node_modules/@modelcontextprotocol/sdk")
         .exists()
@@ -52,7 +52,7 @@ fn sdk_missing() -> bool {
     true
 }
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     std::fs::canonicalize(fixtures().join("..")).unwrap()
 }
 
@@ -66,7 +66,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Runs the client with `plan`'s transport and steps; one result per step.
-fn client(plan: Value) -> Vec<Value> {
+pub(crate) fn client(plan: Value) -> Vec<Value> {
     let mut child = Command::new("node")
         .arg(node_dir().join("mcp-client.mjs"))
         .stdin(Stdio::piped())
@@ -119,12 +119,12 @@ fn open(path: &str) -> Value {
     json!({"op": "callTool", "name": "open", "arguments": {"path": fixture(path)}})
 }
 
-fn page_all(name: &str, arguments: Value) -> Value {
+pub(crate) fn page_all(name: &str, arguments: Value) -> Value {
     json!({"op": "pageAll", "name": name, "arguments": arguments})
 }
 
 /// A successful tool answer's JSON document.
-fn doc(result: &Value) -> &Value {
+pub(crate) fn doc(result: &Value) -> &Value {
     assert_ne!(result["isError"], true, "tool failed: {result}");
     assert!(result.get("error").is_none(), "client error: {result}");
     &result["structuredContent"]
@@ -138,7 +138,7 @@ fn error_text(result: &Value) -> String {
 
 /// All pages' items, after checking that each page states the same total and that the pages
 /// tile the list: every item exactly once, in order.
-fn items(result: &Value) -> &Vec<Value> {
+pub(crate) fn items(result: &Value) -> &Vec<Value> {
     assert!(result.get("items").is_some(), "paging failed: {result}");
     let pages = result["pages"].as_array().unwrap();
     let total = pages[0]["total"].as_u64().unwrap();

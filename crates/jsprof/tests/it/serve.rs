@@ -1533,3 +1533,388 @@ fn every_front_door_answers_the_same_bytes() {
     );
     assert!(compared >= 60, "{compared} answers compared");
 }
+
+/// One question as every front door asks it. The CLI's `--json` is the reference; each other door
+/// must give the same document, so a door that computes a number of its own fails its row.
+struct Asked {
+    what: &'static str,
+    /// The file asked about: an index into the table's files.
+    file: usize,
+    /// `jsprof` arguments, `FILE` standing for the file.
+    cli: &'static [&'static str],
+    /// The service's path under the artifact (`top?…`) or, for `timelines/…`, the session.
+    url: &'static str,
+    /// The MCP tool and its arguments (JSON, the handle added), paged to the end.
+    mcp: Option<(&'static str, &'static str)>,
+    /// The lists MCP pages one at a time (`list`); empty when the tool pages one list.
+    mcp_lists: &'static [&'static str],
+    /// Where the document sits in MCP's answer (`open` wraps the summary).
+    mcp_at: Option<&'static str>,
+    /// The view of `jsprof report`'s page that embeds this document.
+    report: Option<&'static str>,
+    /// `jsprof lake top` arguments whose rows, for a lake of this one profile, are the CLI's.
+    lake: Option<&'static [&'static str]>,
+}
+
+const ASKED_FILES: [&str; 3] = [
+    "cpu/node-mix.cpuprofile.gz",
+    "trace/pageload.trace.json.gz",
+    "heap/leak-2-target.heapsnapshot.gz",
+];
+
+const ASKED: &[Asked] = &[
+    Asked {
+        what: "top",
+        file: 0,
+        cli: &["top", "FILE", "--limit", "0", "--json"],
+        url: "top?limit=0",
+        mcp: Some(("top", "{}")),
+        mcp_lists: &[],
+        mcp_at: None,
+        report: Some("top"),
+        lake: Some(&[]),
+    },
+    Asked {
+        what: "top by total",
+        file: 0,
+        cli: &["top", "FILE", "--by", "total", "--limit", "0", "--json"],
+        url: "top?by=total&limit=0",
+        mcp: Some(("top", r#"{"by": "total"}"#)),
+        mcp_lists: &[],
+        mcp_at: None,
+        report: None,
+        lake: Some(&["--by", "total"]),
+    },
+    Asked {
+        what: "top by total, filtered",
+        file: 0,
+        cli: &[
+            "top",
+            "FILE",
+            "--by",
+            "total",
+            "--limit",
+            "0",
+            "--focus",
+            "a",
+            "--exclude",
+            "^b",
+            "--json",
+        ],
+        url: "top?by=total&limit=0&focus=a&exclude=%5Eb",
+        mcp: Some((
+            "top",
+            r#"{"by": "total", "filters": {"focus": ["a"], "exclude": ["^b"]}}"#,
+        )),
+        mcp_lists: &[],
+        mcp_at: None,
+        report: None,
+        lake: None,
+    },
+    Asked {
+        what: "tree (top-down)",
+        file: 0,
+        cli: &["tree", "FILE", "--json"],
+        url: "tree",
+        mcp: Some(("tree", r#"{"depth": 100000}"#)),
+        mcp_lists: &[],
+        mcp_at: None,
+        report: None,
+        lake: None,
+    },
+    Asked {
+        what: "tree (bottom-up)",
+        file: 0,
+        cli: &["tree", "FILE", "--bottom-up", "--json"],
+        url: "tree?bottom_up=1",
+        mcp: Some(("tree", r#"{"bottom_up": true, "depth": 100000}"#)),
+        mcp_lists: &[],
+        mcp_at: None,
+        report: None,
+        lake: None,
+    },
+    Asked {
+        what: "events in a range, of two types",
+        file: 0,
+        cli: &[
+            "events",
+            "FILE",
+            "--thread",
+            "1",
+            "--range",
+            "10..40",
+            "--type",
+            "JS_CALL,GC",
+            "--json",
+        ],
+        url: "timelines/1/events?range=10..40&types=JS_CALL,GC",
+        mcp: Some((
+            "events",
+            r#"{"thread": "1", "range": "10..40", "types": "JS_CALL,GC"}"#,
+        )),
+        mcp_lists: &[],
+        mcp_at: None,
+        report: None,
+        lake: None,
+    },
+    Asked {
+        what: "flame chart window",
+        file: 0,
+        cli: &[
+            "events", "FILE", "--thread", "1", "--range", "50..60", "--json",
+        ],
+        url: "timelines/1/events?range=50..60",
+        mcp: Some(("flame_chart", r#"{"thread": "1", "range": "50..60"}"#)),
+        mcp_lists: &[],
+        mcp_at: None,
+        report: None,
+        lake: None,
+    },
+    Asked {
+        what: "summary",
+        file: 0,
+        cli: &["summary", "FILE", "--json"],
+        url: "summary",
+        mcp: None,
+        mcp_lists: &[],
+        mcp_at: None,
+        report: Some("summary"),
+        lake: None,
+    },
+    Asked {
+        // `open` answers with the summary of its five top functions.
+        what: "summary of five functions",
+        file: 0,
+        cli: &["summary", "FILE", "--limit", "5", "--json"],
+        url: "summary?limit=5",
+        mcp: Some(("open", "{}")),
+        mcp_lists: &[],
+        mcp_at: Some("summary"),
+        report: None,
+        lake: None,
+    },
+    Asked {
+        what: "insights",
+        file: 1,
+        cli: &["insights", "FILE", "--json"],
+        url: "insights",
+        mcp: Some(("trace_insights", "{}")),
+        mcp_lists: &[
+            "navigations",
+            "layout_shifts",
+            "clusters",
+            "interactions",
+            "page_load_markers",
+            "long_tasks",
+            "related_events",
+        ],
+        mcp_at: None,
+        report: Some("insights"),
+        lake: None,
+    },
+    Asked {
+        what: "heap summary",
+        file: 2,
+        cli: &["heap", "summary", "FILE", "--limit", "0", "--json"],
+        url: "heap/summary?limit=0",
+        mcp: Some(("heap_summary", "{}")),
+        mcp_lists: &[],
+        mcp_at: None,
+        report: Some("heap_summary"),
+        lake: None,
+    },
+];
+
+/// MCP's document for a question, put together from its pages: the first page without its
+/// paging, each paged list (one per pager) whole again.
+fn mcp_document(pagers: &[Value], at: Option<&str>) -> Value {
+    let mut whole = pagers[0]["first"].clone();
+    let o = whole.as_object_mut().expect("an object");
+    o.remove("page");
+    o.remove("other_lists");
+    for pager in pagers {
+        let items = crate::mcp::items(pager).clone();
+        let list = pager["first"]["page"]["list"]
+            .as_str()
+            .expect("a paged list");
+        let mut slot = &mut whole;
+        for key in list.split('.') {
+            slot = &mut slot[key];
+        }
+        *slot = Value::Array(items);
+    }
+    match at {
+        Some(key) => whole[key].take(),
+        None => whole,
+    }
+}
+
+/// Where two documents first differ (a JSON path and both values), or `None` when they are equal.
+fn difference(a: &Value, b: &Value, at: String) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.keys()
+                .chain(y.keys())
+                .find_map(|k| match (x.get(k), y.get(k)) {
+                    (Some(x), Some(y)) => difference(x, y, format!("{at}.{k}")),
+                    (x, y) => Some(format!("{at}.{k}: {x:?} vs {y:?}")),
+                })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (x, y))| difference(x, y, format!("{at}[{i}]"))),
+        _ => (a != b).then(|| {
+            let short = |v: &Value| v.to_string().chars().take(300).collect::<String>();
+            format!("{at}: {} vs {}", short(a), short(b))
+        }),
+    }
+}
+
+/// The rows of a `top` document as text: from `"functions":` to the end.
+#[cfg(feature = "lake")]
+fn rows_text(json: &[u8]) -> String {
+    let text = String::from_utf8(json.to_vec()).unwrap();
+    let at = text.find("\"functions\":[{").expect("rows");
+    text[at..].trim_end().to_string()
+}
+
+/// The acceptance test of "one answer, one place": each question of [`ASKED`] gets the CLI's
+/// bytes from the service, the same document from MCP (over the SDK's client, pages put back
+/// together), the same bytes in `jsprof report`'s page and, with the lake, the same rows from
+/// `jsprof lake top`. One server (service and MCP) and one MCP client for the whole table.
+#[test]
+fn the_same_question_gets_the_same_bytes_at_every_door() {
+    let repo = crate::mcp::repo().display().to_string();
+    let s = serve(&data_dir("four-doors"), &["--mcp-root", &repo]);
+    let files: Vec<PathBuf> = ASKED_FILES.iter().map(|f| fixtures().join(f)).collect();
+    let sessions: Vec<String> = files
+        .iter()
+        .map(|f| s.import(f)["session_id"].as_str().unwrap().to_string())
+        .collect();
+    let reports: Vec<_> = files.iter().map(|f| report_views(f)).collect();
+    let strip = |v: &[u8]| v.strip_suffix(b"\n").unwrap_or(v).to_vec();
+    let cli_of = |a: &Asked| {
+        let file = files[a.file].to_str().unwrap();
+        let args: Vec<&str> = a
+            .cli
+            .iter()
+            .map(|x| if *x == "FILE" { file } else { x })
+            .collect();
+        strip(&cli(&args))
+    };
+    let want: Vec<Vec<u8>> = ASKED.iter().map(cli_of).collect();
+
+    // MCP: open every file (handles h1, h2, …), then page each question to its end.
+    let mcp = !crate::mcp::sdk_missing();
+    let mut steps: Vec<Value> = files
+        .iter()
+        .map(|f| json!({"op": "callTool", "name": "open", "arguments": {"path": f}}))
+        .collect();
+    let mut pagers: Vec<std::ops::Range<usize>> = Vec::new();
+    for a in ASKED {
+        let start = steps.len();
+        if let Some((tool, args)) = a.mcp {
+            let mut args: Value = serde_json::from_str(args).unwrap();
+            if tool == "open" {
+                args["path"] = files[a.file].to_str().unwrap().into();
+            } else {
+                args["handle"] = format!("h{}", a.file + 1).into();
+            }
+            if a.mcp_lists.is_empty() {
+                steps.push(crate::mcp::page_all(tool, args.clone()));
+            }
+            for list in a.mcp_lists {
+                args["list"] = (*list).into();
+                steps.push(crate::mcp::page_all(tool, args.clone()));
+            }
+        }
+        pagers.push(start..steps.len());
+    }
+    let answers = if mcp {
+        let url = format!("http://{}/mcp", s.addr);
+        let auth = format!("Bearer {}", s.token);
+        crate::mcp::client(json!({
+            "transport": {"http": {"url": url, "headers": {"Authorization": auth}}},
+            "steps": steps,
+        }))
+    } else {
+        Vec::new()
+    };
+    for answer in answers.iter().take(files.len()) {
+        crate::mcp::doc(answer);
+    }
+
+    let mut doors = 0;
+    for ((a, want), pager) in ASKED.iter().zip(&want).zip(pagers) {
+        let what = a.what;
+        let shown = |b: &[u8]| String::from_utf8_lossy(&b[..b.len().min(400)]).into_owned();
+        // The service.
+        let id = &sessions[a.file];
+        let path = match a.url.strip_prefix("timelines/") {
+            Some(rest) => format!("/api/sessions/{id}/timelines/{rest}"),
+            None => format!("/api/sessions/{id}/artifacts/1/{}", a.url),
+        };
+        let r = s.get(&path);
+        assert_eq!(r.status, 200, "{what}: {path}: {}", shown(&r.body));
+        assert!(
+            strip(&r.body) == *want,
+            "{what}: the service differs from the CLI\n  {}\n  {}",
+            shown(&r.body),
+            shown(want)
+        );
+        doors += 1;
+        // MCP.
+        if mcp && !pager.is_empty() {
+            let mut got = mcp_document(&answers[pager], a.mcp_at);
+            let want = crate::mcp::numbers(serde_json::from_slice(want).unwrap());
+            // `tree` may send a part of the tree; it says how many nodes the whole one has.
+            if let Some(n) = got.as_object_mut().unwrap().remove("nodes_in_tree") {
+                assert_eq!(n, want["nodes"].as_array().unwrap().len(), "{what}");
+            }
+            if let Some(at) = difference(&got, &want, String::new()) {
+                panic!("{what}: MCP differs from the CLI at {at}");
+            }
+            doors += 1;
+        }
+        // The report.
+        if let Some(view) = a.report {
+            let embedded = reports[a.file]
+                .get(view)
+                .unwrap_or_else(|| panic!("{what}: no {view} in the report"));
+            assert!(
+                embedded == want,
+                "{what}: the report differs from the CLI\n  {}\n  {}",
+                shown(embedded),
+                shown(want)
+            );
+            doors += 1;
+        }
+        // The lake.
+        #[cfg(feature = "lake")]
+        if let Some(extra) = a.lake {
+            let lake = data_dir(&format!("four-doors-lake-{}", a.file));
+            let (l, f) = (lake.to_str().unwrap(), files[a.file].to_str().unwrap());
+            cli(&["lake", "add", l, "--json", f]);
+            let mut args = vec!["lake", "top", l, "--json", "--limit", "0"];
+            args.extend_from_slice(extra);
+            assert_eq!(
+                rows_text(&cli(&args)),
+                rows_text(want),
+                "{what}: the lake's rows differ from the CLI's"
+            );
+            doors += 1;
+        }
+    }
+    let lake_rows = ASKED.iter().filter(|a| a.lake.is_some()).count();
+    let expected = ASKED.len()
+        + if mcp {
+            ASKED.iter().filter(|a| a.mcp.is_some()).count()
+        } else {
+            0
+        }
+        + ASKED.iter().filter(|a| a.report.is_some()).count()
+        + if cfg!(feature = "lake") { lake_rows } else { 0 };
+    assert_eq!(doors, expected, "every door of every row was asked");
+}

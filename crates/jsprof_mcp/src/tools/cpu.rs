@@ -9,11 +9,12 @@ use jsprof_document::filters::FilterSpec;
 use jsprof_document::load::ViewSpec;
 use jsprof_document::query::FlameChartQuery;
 use jsprof_document::top::{By, TopQuery};
+use jsprof_document::tree::NodeJson;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::text::{event_row, fmt_bytes, fmt_ms, location, name_of, weight_row};
+use super::text::{diff_row, event_row, function_row, node_row, self_total};
 use super::{page, to_value, Answer, Question};
 use crate::error::{ToolError, ToolResult};
 use crate::store::Entry;
@@ -147,23 +148,27 @@ pub(super) async fn top(q: Question<'_>, args: TopArgs) -> ToolResult<Answer> {
     let doc = q
         .store
         .document(q.question.to_string(), move || {
-            to_value(&jsprof_document::top::answer(&input, &query)?)
+            Ok(jsprof_document::top::answer(&input, &query)?)
         })
         .await?;
-    q.paged((*doc).clone(), &["functions"], "functions", |f| {
-        format!("{} {} — {}", name_of(f), weight_row(f), location(f))
-    })
+    q.page_of(
+        &*doc,
+        &["functions"],
+        &doc.functions,
+        "functions",
+        function_row,
+    )
 }
 
 /// The ids of `nodes` (pre-order, `parent` naming an earlier id) to show: the path to `node`
 /// and `depth` levels under it, or `depth` levels from the roots.
 pub(super) fn tree_selection(
-    nodes: &[Value],
+    nodes: &[NodeJson],
     node: Option<u32>,
     depth: u32,
 ) -> ToolResult<Vec<bool>> {
-    let parent = |i: usize| nodes[i]["parent"].as_u64().map(|p| p as usize);
-    let level = |i: usize| nodes[i]["depth"].as_u64().unwrap_or(0) as u32;
+    let parent = |i: usize| nodes[i].parent.map(|p| p as usize);
+    let level = |i: usize| nodes[i].depth;
     let mut keep = vec![false; nodes.len()];
     let Some(node) = node else {
         for (i, k) in keep.iter_mut().enumerate() {
@@ -204,7 +209,7 @@ pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<
     })?;
     let (entry, input) = cpu_of(&q, &args.handle, &args.view.filters()).await?;
     let depth = args.depth.unwrap_or(2).min(50);
-    let json = crate::store::blocking(move || {
+    let report = crate::store::blocking(move || {
         let weighted = input.weighted(&spec)?;
         let options = jsprof_document::tree::TreeOptions {
             bottom_up: false,
@@ -213,42 +218,22 @@ pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<
         };
         let (view, rows) = jsprof_document::tree::sandwich_matching(&weighted, &re, options)
             .map_err(|e| ToolError::NotFound(format!("{}: {e}", entry.name)))?;
-        to_value(&jsprof_document::tree::sandwich_report(
+        Ok(jsprof_document::tree::sandwich_report(
             &weighted, &view, &rows,
         ))
     })
     .await?;
-    let f = &json["function"];
-    let weight = |n: &Value| {
-        if n.get("total_bytes").is_some() {
-            format!(
-                "self {}, total {}",
-                fmt_bytes(&n["self_bytes"]),
-                fmt_bytes(&n["total_bytes"])
-            )
-        } else {
-            format!(
-                "self {}, total {}",
-                fmt_ms(&n["self_ms"]),
-                fmt_ms(&n["total_ms"])
-            )
-        }
-    };
-    let mut text = format!(
-        "{} {} ({})",
-        f["name"].as_str().unwrap_or(""),
-        f["url"].as_str().unwrap_or(""),
-        weight(f)
-    );
-    for (title, list) in [("callers", "callers"), ("callees", "callees")] {
+    let json = to_value(&report)?;
+    let f = &report.function;
+    let mut text = format!("{} {} ({})", f.name, f.url, self_total(&f.weights));
+    for (title, list) in [("callers", &report.callers), ("callees", &report.callees)] {
         text.push_str(&format!("\n{title}:"));
-        for n in json[list].as_array().into_iter().flatten().skip(1) {
-            let depth = n["depth"].as_u64().unwrap_or(1) as usize;
+        for n in list.iter().skip(1) {
             text.push_str(&format!(
                 "\n{}{} ({})",
-                "  ".repeat(depth),
-                n["name"].as_str().unwrap_or(""),
-                weight(n)
+                "  ".repeat(n.depth as usize),
+                n.name,
+                self_total(&n.weights)
             ));
         }
     }
@@ -279,27 +264,22 @@ pub(super) async fn tree(q: Question<'_>, args: TreeArgs) -> ToolResult<Answer> 
                 min_percent: 0.0,
             };
             let view = jsprof_document::tree::view(&weighted, options);
-            to_value(&jsprof_document::tree::report(&weighted, &view))
+            Ok(jsprof_document::tree::report(&weighted, &view))
         })
         .await?;
-    let mut doc = (*whole).clone();
-    let nodes = doc["nodes"].as_array().cloned().unwrap_or_default();
-    let keep = tree_selection(&nodes, args.node, args.depth.unwrap_or(2))?;
-    doc["nodes_in_tree"] = nodes.len().into();
-    doc["nodes"] = nodes
-        .into_iter()
+    let keep = tree_selection(&whole.nodes, args.node, args.depth.unwrap_or(2))?;
+    let shown: Vec<&NodeJson> = whole
+        .nodes
+        .iter()
         .zip(keep)
         .filter_map(|(n, k)| k.then_some(n))
         .collect();
-    q.paged(doc, &["nodes"], "tree nodes", |n| {
-        format!(
-            "{}[{}] {} {}",
-            "  ".repeat(n["depth"].as_u64().unwrap_or(0) as usize),
-            n["id"],
-            name_of(n),
-            weight_row(n)
-        )
-    })
+    // The header, the nodes shown, and how many the whole tree has.
+    let mut json = to_value(&whole.header)?;
+    json["nodes"] = to_value(&shown)?;
+    json["nodes_in_tree"] = whole.nodes.len().into();
+    let list = page::List::whole(&["nodes"], shown.len());
+    q.window_of(json, list, &shown, "tree nodes", node_row)
 }
 
 pub(super) async fn run_events(
@@ -315,10 +295,10 @@ pub(super) async fn run_events(
         .store
         .document(q.question.to_string(), move || {
             let timeline = input.select(thread.as_deref())?;
-            to_value(&jsprof_document::events::report(&input, timeline, &query)?)
+            Ok(jsprof_document::events::report(&input, timeline, &query)?)
         })
         .await?;
-    q.paged((*doc).clone(), &["events"], title, event_row)
+    q.page_of(&*doc, &["events"], &doc.events, title, event_row)
 }
 
 pub(super) async fn flame_chart(q: Question<'_>, args: FlameChartArgs) -> ToolResult<Answer> {
@@ -390,25 +370,14 @@ pub(super) async fn cpu_diff(q: Question<'_>, args: CpuDiffArgs) -> ToolResult<A
                 },
                 options,
             )?;
-            to_value(&compared.report)
+            Ok(compared.report)
         })
         .await?;
-    q.paged((*doc).clone(), &["functions"], "changed functions", |f| {
-        if f.get("delta_self_ms").is_some_and(|v| !v.is_null()) {
-            format!(
-                "{} Δself {} Δtotal {} ({:+.1}%)",
-                name_of(f),
-                fmt_ms(&f["delta_self_ms"]),
-                fmt_ms(&f["delta_total_ms"]),
-                f["delta_total_percent"].as_f64().unwrap_or(0.0)
-            )
-        } else {
-            format!(
-                "{} Δself {} Δtotal {}",
-                name_of(f),
-                fmt_bytes(&f["delta_self_bytes"]),
-                fmt_bytes(&f["delta_total_bytes"])
-            )
-        }
-    })
+    q.page_of(
+        &*doc,
+        &["functions"],
+        &doc.functions,
+        "changed functions",
+        diff_row,
+    )
 }

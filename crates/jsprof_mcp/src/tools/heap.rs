@@ -6,11 +6,12 @@ use std::sync::Arc;
 use jsprof_heap::SortBy;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::text::{fmt_bytes, object_row};
+use super::text::{bytes, object_head, object_row, size};
 use super::{to_value, Answer, Question};
 use crate::error::{ToolError, ToolResult};
+use crate::paging::List;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HeapSummaryArgs {
@@ -120,7 +121,7 @@ pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> Tool
     let doc = q
         .store
         .document(q.question.to_string(), move || {
-            to_value(&jsprof_document::heap::summary_report(
+            Ok(jsprof_document::heap::summary_report(
                 &heap.snapshot,
                 &heap.analysis,
                 sort,
@@ -128,14 +129,15 @@ pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> Tool
             ))
         })
         .await?;
-    q.paged((*doc).clone(), &["classes"], "classes", |c| {
+    q.page_of(&*doc, &["classes"], &doc.classes, "classes", |c| {
         format!(
             "{} (key {}): {} objects, self {}, retained {}",
-            c["name"].as_str().unwrap_or(""),
-            c["key"],
-            c["count"],
-            fmt_bytes(&c["self_size"]),
-            fmt_bytes(&c["retained_size"])
+            c.name,
+            // Quoted, as JSON writes it.
+            serde_json::Value::from(c.key.as_str()),
+            c.count,
+            size(c.self_size),
+            size(c.retained_size)
         )
     })
 }
@@ -145,7 +147,7 @@ pub(super) async fn heap_class(q: Question<'_>, args: HeapClassArgs) -> ToolResu
     let offset = q.offset()?;
     let items = q.items();
     let key = args.key.clone();
-    let doc = crate::store::blocking(move || {
+    let page = crate::store::blocking(move || {
         let members = heap.class(&key).ok_or_else(|| {
             ToolError::NotFound(format!(
                 "{}: no class with key `{}` (keys are in heap_summary's answer)",
@@ -160,18 +162,23 @@ pub(super) async fn heap_class(q: Question<'_>, args: HeapClassArgs) -> ToolResu
             offset,
             items,
         );
-        to_value(&page)
+        Ok(page)
     })
     .await?;
-    let total = doc["total"].as_u64().unwrap_or(0) as usize;
-    q.window(doc, &["objects"], offset, total, "objects", object_row)
+    let json = to_value(&page)?;
+    let list = List {
+        path: &["objects"],
+        first: offset,
+        total: page.total,
+    };
+    q.window_of(json, list, &page.objects, "objects", object_row)
 }
 
 pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolResult<Answer> {
     let id = args.id.get()?;
     let heap = heap_of(&q, &args.handle).await?;
-    let json = crate::store::blocking(move || {
-        to_value(&jsprof_document::heap::nodes_report(
+    let report = crate::store::blocking(move || {
+        Ok(jsprof_document::heap::nodes_report(
             &heap.name,
             &heap.snapshot,
             &heap.analysis,
@@ -179,18 +186,25 @@ pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolRe
         )?)
     })
     .await?;
-    let n = &json["nodes"][0];
+    let json = to_value(&report)?;
+    let Some(n) = report.nodes.first() else {
+        return Err(ToolError::Internal(format!(
+            "no object @{id} in the answer"
+        )));
+    };
     let text = format!(
-        "@{} {} ({}): self {}, retained {}, distance {}, dominated by @{}, {} edges, {} retainers",
-        n["id"],
-        n["name"].as_str().unwrap_or(""),
-        n["type"].as_str().unwrap_or(""),
-        fmt_bytes(&n["self_size"]),
-        fmt_bytes(&n["retained_size"]),
-        n["distance"],
-        n["dominator_id"],
-        n["edge_count"],
-        n["retainer_count"]
+        "{}, dominated by @{}, {} edges, {} retainers",
+        object_head(
+            n.id,
+            &n.name,
+            &n.node_type,
+            n.self_size,
+            n.retained_size,
+            n.distance
+        ),
+        n.dominator_id,
+        n.edge_count,
+        n.retainer_count
     );
     Ok(Answer { json, text })
 }
@@ -213,7 +227,7 @@ pub(super) async fn heap_retainers(q: Question<'_>, args: HeapRetainersArgs) -> 
         .store
         .document(q.question.to_string(), move || {
             let node = jsprof_document::heap::ordinal_of(&heap.name, &heap.snapshot, id)?;
-            to_value(&jsprof_document::heap::retainers_report_with(
+            Ok(jsprof_document::heap::retainers_report_with(
                 &heap.snapshot,
                 &heap.analysis,
                 heap.retainers(),
@@ -222,23 +236,15 @@ pub(super) async fn heap_retainers(q: Question<'_>, args: HeapRetainersArgs) -> 
             ))
         })
         .await?;
-    let mut answer = q.paged((*doc).clone(), &["paths"], "retaining paths", |p| {
-        let steps: Vec<String> = p["steps"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| {
-                format!(
-                    "{} in {} @{}",
-                    s["edge"].as_str().unwrap_or(""),
-                    s["retainer"]["name"].as_str().unwrap_or(""),
-                    s["retainer"]["id"]
-                )
-            })
+    let mut answer = q.page_of(&*doc, &["paths"], &doc.paths, "retaining paths", |p| {
+        let steps: Vec<String> = p
+            .steps
+            .iter()
+            .map(|s| format!("{} in {} @{}", s.edge, s.retainer.name, s.retainer.id))
             .collect();
         steps.join(" ← ")
     })?;
-    answer.text = format!("{}\n{}", object_row(&answer.json["object"]), answer.text);
+    answer.text = format!("{}\n{}", object_row(&doc.object), answer.text);
     Ok(answer)
 }
 
@@ -250,7 +256,7 @@ pub(super) async fn heap_dominators(
     let heap = heap_of(&q, &args.handle).await?;
     let offset = q.offset()?;
     let items = q.items();
-    let doc = crate::store::blocking(move || {
+    let (page, object) = crate::store::blocking(move || {
         let node = match id {
             Some(id) => jsprof_document::heap::ordinal_of(&heap.name, &heap.snapshot, id)?,
             None => heap.snapshot.root,
@@ -263,24 +269,19 @@ pub(super) async fn heap_dominators(
             offset,
             items,
         );
-        let mut doc = to_value(&page)?;
-        doc["object"] = to_value(&jsprof_document::heap::object_json(
-            &heap.snapshot,
-            &heap.analysis,
-            node,
-        ))?;
-        Ok(doc)
+        let object = jsprof_document::heap::object_json(&heap.snapshot, &heap.analysis, node);
+        Ok((page, object))
     })
     .await?;
-    let total = doc["total"].as_u64().unwrap_or(0) as usize;
-    q.window(
-        doc,
-        &["objects"],
-        offset,
-        total,
-        "immediately dominated objects",
-        object_row,
-    )
+    let mut json = to_value(&page)?;
+    json["object"] = to_value(&object)?;
+    let list = List {
+        path: &["objects"],
+        first: offset,
+        total: page.total,
+    };
+    let title = "immediately dominated objects";
+    q.window_of(json, list, &page.objects, title, object_row)
 }
 
 pub(super) async fn heap_statistics(
@@ -288,25 +289,26 @@ pub(super) async fn heap_statistics(
     args: HeapStatisticsArgs,
 ) -> ToolResult<Answer> {
     let heap = heap_of(&q, &args.handle).await?;
+    let st = jsprof_document::heap::statistics_json(&heap.analysis.statistics);
+    let node_count = heap.snapshot.node_count();
     let json = json!({
         "kind": heap.snapshot.kind(),
         "warnings": jsprof_document::heap::warnings(&heap.snapshot),
-        "node_count": heap.snapshot.node_count(),
+        "node_count": node_count,
         "total_size": heap.analysis.total_size,
-        "statistics": jsprof_document::heap::statistics_json(&heap.analysis.statistics),
+        "statistics": &st,
     });
-    let st = &json["statistics"];
+    let b = |v: u64| size(v);
     let text = format!(
-        "{} objects, total {}: V8 heap {} (code {}, strings {}, JS arrays {}, system {}), native {} (typed arrays {})",
-        json["node_count"],
-        fmt_bytes(&st["total"]),
-        fmt_bytes(&st["v8heap"]["total"]),
-        fmt_bytes(&st["v8heap"]["code"]),
-        fmt_bytes(&st["v8heap"]["strings"]),
-        fmt_bytes(&st["v8heap"]["jsArrays"]),
-        fmt_bytes(&st["v8heap"]["system"]),
-        fmt_bytes(&st["native"]["total"]),
-        fmt_bytes(&st["native"]["typedArrays"])
+        "{node_count} objects, total {}: V8 heap {} (code {}, strings {}, JS arrays {}, system {}), native {} (typed arrays {})",
+        b(st.total),
+        bytes(Some(st.v8heap.total as f64)),
+        b(st.v8heap.code),
+        b(st.v8heap.strings),
+        b(st.v8heap.js_arrays),
+        b(st.v8heap.system),
+        b(st.native.total),
+        b(st.native.typed_arrays)
     );
     Ok(Answer { json, text })
 }
@@ -321,40 +323,67 @@ pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> Tool
         .document(q.question.to_string(), move || {
             let s = &heap.snapshot;
             let groups = jsprof_heap::duplicate_strings(s, &heap.analysis);
-            let strings: Vec<Value> = groups
+            let strings = groups
                 .into_iter()
                 .map(|g| {
                     let cut = g.value.chars().count() > STRING_SHOWN;
-                    let value: String = g.value.chars().take(STRING_SHOWN).collect();
-                    json!({
-                        "value": value,
-                        "value_cut": cut,
-                        "count": g.count,
-                        "total_size": g.total_size,
-                        "wasted_size": g.wasted_size,
-                        "retained_size": g.retained_size,
-                        "truncated": g.truncated,
-                        "length": g.length,
-                        "sample_id": s.nodes.id[g.sample as usize],
-                    })
+                    StringGroup {
+                        value: g.value.chars().take(STRING_SHOWN).collect(),
+                        value_cut: cut,
+                        count: g.count,
+                        total_size: g.total_size,
+                        wasted_size: g.wasted_size,
+                        retained_size: g.retained_size,
+                        truncated: g.truncated,
+                        length: g.length,
+                        sample_id: s.nodes.id[g.sample as usize],
+                    }
                 })
                 .collect();
-            Ok(json!({
-                "kind": s.kind(),
-                "warnings": jsprof_document::heap::warnings(s),
-                "strings": strings,
-            }))
+            Ok(StringsReport {
+                kind: s.kind(),
+                warnings: jsprof_document::heap::warnings(s),
+                strings,
+            })
         })
         .await?;
-    q.paged((*doc).clone(), &["strings"], "duplicate strings", |g| {
-        let value: String = g["value"].as_str().unwrap_or("").chars().take(60).collect();
-        format!(
-            "{value:?} ×{}: wasted {} (@{})",
-            g["count"],
-            fmt_bytes(&g["wasted_size"]),
-            g["sample_id"]
-        )
-    })
+    q.page_of(
+        &*doc,
+        &["strings"],
+        &doc.strings,
+        "duplicate strings",
+        |g| {
+            let value: String = g.value.chars().take(60).collect();
+            format!(
+                "{value:?} ×{}: wasted {} (@{})",
+                g.count,
+                size(g.wasted_size),
+                g.sample_id
+            )
+        },
+    )
+}
+
+/// `heap_strings`' document: strings held in several copies, their values cut at
+/// [`STRING_SHOWN`] characters.
+#[derive(serde::Serialize)]
+struct StringsReport {
+    kind: &'static str,
+    warnings: Vec<jsprof_document::JsonWarning>,
+    strings: Vec<StringGroup>,
+}
+
+#[derive(serde::Serialize)]
+struct StringGroup {
+    value: String,
+    value_cut: bool,
+    count: u64,
+    total_size: u64,
+    wasted_size: u64,
+    retained_size: u64,
+    truncated: bool,
+    length: Option<i64>,
+    sample_id: u32,
 }
 
 pub(super) async fn heap_detached(q: Question<'_>, args: HeapDetachedArgs) -> ToolResult<Answer> {
@@ -369,21 +398,29 @@ pub(super) async fn heap_detached(q: Question<'_>, args: HeapDetachedArgs) -> To
                 heap.dominators(),
                 usize::MAX,
             );
-            Ok(json!({
-                "kind": s.kind(),
-                "warnings": jsprof_document::heap::warnings(s),
-                "trees": to_value(&trees)?,
-            }))
+            Ok(DetachedReport {
+                kind: s.kind(),
+                warnings: jsprof_document::heap::warnings(s),
+                trees,
+            })
         })
         .await?;
-    q.paged((*doc).clone(), &["trees"], "detached DOM trees", |t| {
+    q.page_of(&*doc, &["trees"], &doc.trees, "detached DOM trees", |t| {
         format!(
             "{} nodes, retained {}: {}",
-            t["node_count"],
-            fmt_bytes(&t["retained_size"]),
-            object_row(&t["root"])
+            t.node_count,
+            size(t.retained_size),
+            object_row(&t.root)
         )
     })
+}
+
+/// `heap_detached`'s document: the snapshot's detached DOM trees.
+#[derive(serde::Serialize)]
+struct DetachedReport {
+    kind: &'static str,
+    warnings: Vec<jsprof_document::JsonWarning>,
+    trees: Vec<jsprof_document::heap_pages::DetachedJson>,
 }
 
 pub(super) async fn heap_diff(q: Question<'_>, args: HeapDiffArgs) -> ToolResult<Answer> {
@@ -409,19 +446,21 @@ pub(super) async fn heap_diff(q: Question<'_>, args: HeapDiffArgs) -> ToolResult
                 },
                 0,
             );
-            to_value(&report)
+            Ok(report)
         })
         .await?;
-    q.paged((*doc).clone(), &["classes"], "classes that changed", |c| {
-        format!(
-            "{}: {:+} objects (+{} −{}), size {:+}",
-            c["name"].as_str().unwrap_or(""),
-            c["count_delta"].as_i64().unwrap_or(0),
-            c["new_count"],
-            c["deleted_count"],
-            c["size_delta"].as_i64().unwrap_or(0)
-        )
-    })
+    q.page_of(
+        &*doc,
+        &["classes"],
+        &doc.classes,
+        "classes that changed",
+        |c| {
+            format!(
+                "{}: {:+} objects (+{} −{}), size {:+}",
+                c.name, c.count_delta, c.new_count, c.deleted_count, c.size_delta
+            )
+        },
+    )
 }
 
 pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResult<Answer> {
@@ -453,7 +492,7 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
             ]);
             let given = [&base, &target, &last];
             let (base, target, last) = (given[order[0]], given[order[1]], given[order[2]]);
-            to_value(&jsprof_document::heap::leaks_report(
+            Ok(jsprof_document::heap::leaks_report(
                 Named {
                     name: &base.name,
                     snapshot: &base.snapshot,
@@ -477,26 +516,19 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
             ))
         })
         .await?;
-    q.paged((*doc).clone(), &["groups"], "leak groups", |g| {
-        let path: Vec<String> = g["path"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| {
-                format!(
-                    "{}{}",
-                    s["class"].as_str().unwrap_or(""),
-                    s["edge"].as_str().unwrap_or("")
-                )
-            })
+    q.page_of(&*doc, &["groups"], &doc.groups, "leak groups", |g| {
+        let path: Vec<String> = g
+            .path
+            .iter()
+            .map(|s| format!("{}{}", s.class, s.edge))
             .collect();
         format!(
             "{} ×{} retaining {} via {} (sample @{})",
-            g["class"].as_str().unwrap_or(""),
-            g["count"],
-            fmt_bytes(&g["retained_size"]),
+            g.class,
+            g.count,
+            size(g.retained_size),
             path.join(" → "),
-            g["sample_id"]
+            g.sample_id
         )
     })
 }

@@ -28,7 +28,7 @@ mod trace;
 
 use cpu::cpu_of;
 pub use cpu::SourceArgs;
-use text::{fmt_bytes, list_len, name_of, render, weight_row};
+use text::{list_len, name, render, size, weights};
 
 /// A tool's answer: the JSON document (one page of it) and its text rendering.
 pub struct Answer {
@@ -194,7 +194,8 @@ pub struct Question<'a> {
 }
 
 impl Question<'_> {
-    /// One page of `doc`'s whole list at `path`, with its text rendering.
+    /// One page of `doc`'s whole list at `path`, with its text rendering (for the documents
+    /// still read as JSON: the trace tools' and `source`'s).
     pub fn paged(
         &self,
         doc: Value,
@@ -202,30 +203,54 @@ impl Question<'_> {
         title: &str,
         row: fn(&Value) -> String,
     ) -> ToolResult<Answer> {
-        let total = list_len(&doc, path);
-        self.window(doc, path, 0, total, title, row)
+        let list = List::whole(path, list_len(&doc, path));
+        let offset = self.offset()?;
+        let json = page::paginate(doc, list, self.page, offset, self.question, self.tool)?;
+        let text = render(&json, path, title, row);
+        Ok(Answer { json, text })
     }
 
-    /// A page of a list of which `doc` holds the items from `first` on, out of `total`.
-    pub fn window(
+    /// A page of a typed document's list `rows`, which the document holds at `path`: its JSON
+    /// paged, the text read from the typed rows on the page.
+    pub fn page_of<R>(
         &self,
-        doc: Value,
+        doc: &impl serde::Serialize,
         path: &[&str],
-        first: usize,
-        total: usize,
+        rows: &[R],
         title: &str,
-        row: fn(&Value) -> String,
+        row: fn(&R) -> String,
     ) -> ToolResult<Answer> {
-        let offset = page::offset(self.page, self.question)?;
-        let json = page::paginate(
-            doc,
-            List { path, first, total },
-            self.page,
-            offset,
-            self.question,
-            self.tool,
-        )?;
-        let text = render(&json, path, title, row);
+        self.json_page_of(to_value(doc)?, path, rows, title, row)
+    }
+
+    /// [`Self::page_of`] for a document already turned into JSON (and cut: `one_list`).
+    pub fn json_page_of<R>(
+        &self,
+        json: Value,
+        path: &[&str],
+        rows: &[R],
+        title: &str,
+        row: fn(&R) -> String,
+    ) -> ToolResult<Answer> {
+        self.window_of(json, List::whole(path, rows.len()), rows, title, row)
+    }
+
+    /// [`Self::page_of`] for a list built page by page: `rows` are its items from `list.first`
+    /// on, out of `list.total`.
+    pub fn window_of<R>(
+        &self,
+        json: Value,
+        list: List,
+        rows: &[R],
+        title: &str,
+        row: fn(&R) -> String,
+    ) -> ToolResult<Answer> {
+        let offset = self.offset()?;
+        let from = offset - list.first.min(offset);
+        let json = page::paginate(json, list, self.page, offset, self.question, self.tool)?;
+        let returned = json["page"]["returned"].as_u64().unwrap_or(0) as usize;
+        let shown = rows.iter().skip(from).take(returned).map(row);
+        let text = text::page_text(&json, title, shown);
         Ok(Answer { json, text })
     }
 
@@ -258,13 +283,14 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
         "kind": entry.kind(),
         "size_bytes": entry.size,
     });
-    let (summary, next, path): (Value, &str, &[&str]) = if entry.is_heap() {
+    let title = format!("{} is {} ({})", entry.handle, entry.name, entry.kind());
+    let (mut answer, next) = if entry.is_heap() {
         let heap = q.store.heap(&entry).await?;
         let summary = q
             .store
             .document(q.question.to_string(), move || {
                 // Every class, so that the page states how many there are.
-                to_value(&jsprof_document::heap::summary_report(
+                Ok(jsprof_document::heap::summary_report(
                     &heap.snapshot,
                     &heap.analysis,
                     SortBy::Retained,
@@ -272,60 +298,68 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
                 ))
             })
             .await?;
-        (
-            (*summary).clone(),
-            "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots",
-            &["summary", "classes"],
-        )
+        let next = "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots";
+        doc["next"] = next.into();
+        let answer = summary_page(
+            &q,
+            doc,
+            &*summary,
+            "classes",
+            &summary.classes,
+            &title,
+            |c| {
+                format!(
+                    "{}: {} objects, retained {}",
+                    c.name,
+                    c.count,
+                    size(c.retained_size)
+                )
+            },
+        )?;
+        (answer, next)
     } else {
         let input = q.store.cpu(&entry, &FilterSpec::default()).await?;
         let summary = q
             .store
             .document(q.question.to_string(), move || {
-                let s = jsprof_document::summary::summary(&input, None, 5)?;
-                to_value(&s.report)
+                Ok(jsprof_document::summary::summary(&input, None, 5)?.report)
             })
             .await?;
-        (
-            (*summary).clone(),
-            "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code",
-            &["summary", "threads"],
-        )
+        let next = "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code";
+        doc["next"] = next.into();
+        let threads = &summary.threads;
+        let mut answer = summary_page(&q, doc, &*summary, "threads", threads, &title, |t| {
+            format!("thread {}: {} samples", t.name, t.samples)
+        })?;
+        for f in &summary.top_functions {
+            answer.text.push_str(&format!(
+                "\n  top: {} {}",
+                name(&f.name),
+                weights(&f.weights)
+            ));
+        }
+        (answer, next)
     };
-    doc["summary"] = summary;
-    doc["next"] = next.into();
-    let title = format!("{} is {} ({})", entry.handle, entry.name, entry.kind());
-    let row: fn(&Value) -> String = if entry.is_heap() {
-        |c| {
-            format!(
-                "{}: {} objects, retained {}",
-                c["name"].as_str().unwrap_or(""),
-                c["count"],
-                fmt_bytes(&c["retained_size"])
-            )
-        }
-    } else {
-        |t| {
-            format!(
-                "thread {} {}: {} samples",
-                t["timeline_id"],
-                t["name"].as_str().unwrap_or(""),
-                t["samples"]
-            )
-        }
-    };
-    let mut answer = q.paged(doc, path, &title, row)?;
-    if !entry.is_heap() {
-        for f in answer.json["summary"]["top_functions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            answer
-                .text
-                .push_str(&format!("\n  top: {} {}", name_of(f), weight_row(f)));
-        }
-    }
     answer.text.push_str(&format!("\nnext: {next}"));
     Ok(answer)
+}
+
+/// `open`'s answer `doc` with the file's summary, paging the summary's list `list` (`rows`).
+fn summary_page<R>(
+    q: &Question<'_>,
+    mut doc: Value,
+    summary: &impl serde::Serialize,
+    list: &str,
+    rows: &[R],
+    title: &str,
+    row: fn(&R) -> String,
+) -> ToolResult<Answer> {
+    doc["summary"] = to_value(summary)?;
+    q.window_of(
+        doc,
+        List::whole(&["summary", list], rows.len()),
+        rows,
+        title,
+        row,
+    )
 }

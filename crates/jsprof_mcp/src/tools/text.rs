@@ -1,6 +1,12 @@
 //! The text form of the tools' answers: a title line, a row per item, and the units people read
 //! (bytes as the CLI writes them, 1 KB = 1,024 B).
 
+use jsprof_document::diff::DiffFunctionJson;
+use jsprof_document::events::EventJson;
+use jsprof_document::heap::ObjectJson;
+use jsprof_document::top::FunctionJson;
+use jsprof_document::tree::NodeJson;
+use jsprof_document::WeightsJson;
 use serde_json::Value;
 
 pub(super) fn list_len(doc: &Value, path: &[&str]) -> usize {
@@ -17,6 +23,11 @@ pub(super) fn render(doc: &Value, path: &[&str], title: &str, row: fn(&Value) ->
     for key in path {
         at = &at[*key];
     }
+    page_text(doc, title, at.as_array().into_iter().flatten().map(row))
+}
+
+/// The text of a page of `doc` (its `page` object) whose rows read `rows`.
+pub(super) fn page_text(doc: &Value, title: &str, rows: impl Iterator<Item = String>) -> String {
     let p = &doc["page"];
     let mut text = format!(
         "{title}: items {}–{} of {}\n",
@@ -24,9 +35,9 @@ pub(super) fn render(doc: &Value, path: &[&str], title: &str, row: fn(&Value) ->
         p["offset"].as_u64().unwrap_or(0) + p["returned"].as_u64().unwrap_or(0),
         p["total"]
     );
-    for item in at.as_array().into_iter().flatten() {
+    for row in rows {
         text.push_str("  ");
-        text.push_str(&row(item));
+        text.push_str(&row);
         text.push('\n');
     }
     if let Some(more) = p["more"].as_str() {
@@ -35,67 +46,145 @@ pub(super) fn render(doc: &Value, path: &[&str], title: &str, row: fn(&Value) ->
     text
 }
 
-pub fn fmt_ms(v: &Value) -> String {
-    v.as_f64().map_or("?".into(), |ms| format!("{ms:.2} ms"))
+/// Milliseconds as the tools write them; `?` for none.
+pub(super) fn ms(v: Option<f64>) -> String {
+    v.map_or("?".into(), |ms| format!("{ms:.2} ms"))
 }
 
-/// Bytes as the CLI writes them (1 KB = 1,024 B: `jsprof_document::units`).
-pub fn fmt_bytes(v: &Value) -> String {
-    v.as_f64()
-        .map_or("?".into(), jsprof_document::units::fmt_bytes)
+/// Bytes as the CLI writes them (1 KB = 1,024 B: `jsprof_document::units`); `?` for none.
+pub(super) fn bytes(v: Option<f64>) -> String {
+    v.map_or("?".into(), jsprof_document::units::fmt_bytes)
 }
 
-pub(super) fn name_of(v: &Value) -> String {
-    match v["name"].as_str() {
-        Some("") | None => "(anonymous)".into(),
-        Some(n) => n.into(),
+/// A size in bytes, as [`bytes`] writes it.
+pub(super) fn size(v: u64) -> String {
+    bytes(Some(v as f64))
+}
+
+/// A function's name, `(anonymous)` for the empty one.
+pub(super) fn name(n: &str) -> &str {
+    if n.is_empty() {
+        "(anonymous)"
+    } else {
+        n
     }
 }
 
-pub(super) fn location(v: &Value) -> String {
-    let url = v["url"].as_str().unwrap_or("");
-    match v["line"].as_u64() {
-        Some(line) => format!("{url}:{line}:{}", v["column"].as_u64().unwrap_or(0)),
+/// `url:line:column`, or the URL alone when the line is unknown.
+pub(super) fn place(url: &str, line: Option<u32>, column: Option<u32>) -> String {
+    match line {
+        Some(line) => format!("{url}:{line}:{}", column.unwrap_or(0)),
         None => url.into(),
     }
 }
 
-pub(super) fn weight_row(v: &Value) -> String {
-    let (s, t) = if v.get("self_ms").is_some() {
-        (fmt_ms(&v["self_ms"]), fmt_ms(&v["total_ms"]))
+/// Self and total of a row of `top` or `tree`, in its unit, with their percentages.
+pub(super) fn weights(w: &WeightsJson) -> String {
+    let (s, t) = if w.self_ms.is_some() {
+        (ms(w.self_ms), ms(w.total_ms))
     } else {
-        (fmt_bytes(&v["self_bytes"]), fmt_bytes(&v["total_bytes"]))
+        let b = |v: Option<i64>| bytes(v.map(|b| b as f64));
+        (b(w.self_bytes), b(w.total_bytes))
     };
     format!(
         "self {s} ({:.1}%), total {t} ({:.1}%)",
-        v["self_percent"].as_f64().unwrap_or(0.0),
-        v["total_percent"].as_f64().unwrap_or(0.0)
+        w.self_percent, w.total_percent
     )
 }
 
-pub(super) fn object_row(o: &Value) -> String {
+/// Self and total of a sandwich's function or node, in its unit.
+pub(super) fn self_total(w: &WeightsJson) -> String {
+    let (s, t) = if w.total_bytes.is_some() {
+        let b = |v: Option<i64>| bytes(v.map(|b| b as f64));
+        (b(w.self_bytes), b(w.total_bytes))
+    } else {
+        (ms(w.self_ms), ms(w.total_ms))
+    };
+    format!("self {s}, total {t}")
+}
+
+/// A function of `cpu_diff`: its change of self and total.
+pub(super) fn diff_row(f: &DiffFunctionJson) -> String {
+    if f.delta_self_ms.is_some() {
+        format!(
+            "{} Δself {} Δtotal {} ({:+.1}%)",
+            name(&f.name),
+            ms(f.delta_self_ms),
+            ms(f.delta_total_ms),
+            f.delta_total_percent.unwrap_or(0.0)
+        )
+    } else {
+        let b = |v: Option<i64>| bytes(v.map(|b| b as f64));
+        format!(
+            "{} Δself {} Δtotal {}",
+            name(&f.name),
+            b(f.delta_self_bytes),
+            b(f.delta_total_bytes)
+        )
+    }
+}
+
+/// A row of `top`.
+pub(super) fn function_row(f: &FunctionJson) -> String {
     format!(
-        "@{} {} ({}): self {}, retained {}, distance {}",
-        o["id"],
-        o["name"].as_str().unwrap_or(""),
-        o["class"].as_str().or(o["type"].as_str()).unwrap_or(""),
-        fmt_bytes(&o["self_size"]),
-        fmt_bytes(&o["retained_size"]),
-        o["distance"]
+        "{} {} — {}",
+        name(&f.name),
+        weights(&f.weights),
+        place(&f.url, f.line, f.column)
     )
 }
 
-pub(super) fn event_row(e: &Value) -> String {
+/// A node of `tree`, indented by its depth.
+pub(super) fn node_row(n: &&NodeJson) -> String {
+    format!(
+        "{}[{}] {} {}",
+        "  ".repeat(n.depth as usize),
+        n.id,
+        name(&n.name),
+        weights(&n.weights)
+    )
+}
+
+/// An object's distance as JSON writes it (`null` when only the GC roots or nothing reach it).
+pub(super) fn distance(d: i32) -> String {
+    jsprof_document::heap::shown_distance(d).map_or("null".into(), |d| d.to_string())
+}
+
+/// A heap object: id, name, class, sizes and distance.
+pub(super) fn object_row(o: &ObjectJson) -> String {
+    let ObjectJson {
+        id, name, class, ..
+    } = o;
+    object_head(*id, name, class, o.self_size, o.retained_size, o.distance)
+}
+
+/// The line that opens every heap object's description: `@id name (what): sizes, distance`.
+pub(super) fn object_head(
+    id: u32,
+    name: &str,
+    what: &str,
+    self_size: u64,
+    retained: u64,
+    d: i32,
+) -> String {
+    format!(
+        "@{id} {name} ({what}): self {}, retained {}, distance {}",
+        size(self_size),
+        size(retained),
+        distance(d)
+    )
+}
+
+/// An event of `events` or `flame_chart`.
+pub(super) fn event_row(e: &EventJson) -> String {
     format!(
         "{} {} {}..{} self {} total {}{}",
-        e["type"].as_str().unwrap_or(""),
-        name_of(e),
-        fmt_ms(&e["start_ms"]),
-        fmt_ms(&e["end_ms"]),
-        fmt_ms(&e["self_ms"]),
-        fmt_ms(&e["total_ms"]),
-        e["id"]
-            .as_u64()
-            .map_or(String::new(), |id| format!(" (id {id})"))
+        e.kind,
+        name(&e.name),
+        ms(e.start_ms),
+        ms(e.end_ms),
+        ms(Some(e.self_ms)),
+        ms(Some(e.total_ms)),
+        e.id.map_or(String::new(), |id| format!(" (id {id})"))
     )
 }

@@ -1,13 +1,18 @@
 //! The trace tools: `jsprof insights|network|timings --json` (`jsprof_document::page`), each
 //! paging one of the document's lists.
 
+use std::sync::Arc;
+
 use jsprof_document::filters::FilterSpec;
 use jsprof_document::load::CpuInput;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::text::{fmt_bytes, fmt_ms};
+use jsprof_document::insights::NavigationJson;
+use jsprof_document::timings::{MarkJson, MeasureJson};
+
+use super::text::{ms, size};
 use super::{cpu_of, to_value, Answer, Question};
 use crate::error::{ToolError, ToolResult};
 
@@ -37,32 +42,27 @@ pub struct TraceTimingsArgs {
 }
 
 /// A trace's page-load document (`make`: insights, network or timings), built once per handle.
-async fn trace_document<T: serde::Serialize + 'static>(
+async fn trace_document<T: Send + Sync + 'static>(
     q: &Question<'_>,
     handle: &str,
     what: &str,
     make: fn(&CpuInput) -> jsprof_document::Result<T>,
-) -> ToolResult<Value> {
+) -> ToolResult<Arc<T>> {
     let (_, input) = cpu_of(q, handle, &FilterSpec::default()).await?;
-    let doc = q
-        .store
-        .document(format!("{what} {handle}"), move || to_value(&make(&input)?))
-        .await?;
-    Ok((*doc).clone())
+    q.store
+        .document(format!("{what} {handle}"), move || Ok(make(&input)?))
+        .await
 }
 
-/// `what`'s document with only the list `chosen` (among `lists`) kept, and that list's path.
-async fn trace_list<T: serde::Serialize + 'static>(
-    q: &Question<'_>,
-    handle: &str,
-    what: &str,
-    make: fn(&CpuInput) -> jsprof_document::Result<T>,
+/// `doc`'s JSON with only the list `chosen` (among `lists`) kept, and that list's path.
+fn one_list(
+    doc: &impl serde::Serialize,
     lists: &'static [(&'static str, &'static [&'static str])],
     chosen: &str,
 ) -> ToolResult<(Value, &'static [&'static str])> {
-    let mut doc = trace_document(q, handle, what, make).await?;
-    let path = keep_one_list(&mut doc, lists, chosen)?;
-    Ok((doc, path))
+    let mut json = to_value(doc)?;
+    let path = keep_one_list(&mut json, lists, chosen)?;
+    Ok((json, path))
 }
 
 /// Keeps `doc`'s list `chosen` (among `lists`, each a path) and replaces the others by their
@@ -110,67 +110,70 @@ pub(super) async fn trace_insights(q: Question<'_>, args: TraceInsightsArgs) -> 
         ("related_events", &["related_events"]),
     ];
     let page = jsprof_document::page::insights_report;
-    let (doc, path) = trace_list(&q, &args.handle, "insights", page, LISTS, chosen).await?;
-    let row: fn(&Value) -> String = match chosen {
-        "navigations" => |n| {
-            let m = &n["metrics"];
-            let metric = |k: &str| {
-                let v = &m[k]["value_ms"];
-                if v.is_null() {
-                    "—".to_string()
-                } else {
-                    fmt_ms(v)
-                }
-            };
-            format!(
-                "{} {}: FCP {}, LCP {}, CLS {}, INP {}",
-                n["id"].as_str().unwrap_or(""),
-                n["url"].as_str().unwrap_or(""),
-                metric("fcp"),
-                metric("lcp"),
-                m["cls"]["value"]
-                    .as_f64()
-                    .map_or("—".into(), |v| format!("{v:.4}")),
-                metric("inp"),
-            )
-        },
-        _ => |v| {
-            let at = v
-                .get("ts_ms")
-                .or_else(|| v.get("start_ms"))
-                .unwrap_or(&Value::Null);
-            let dur = v
-                .get("dur_ms")
-                .map(|d| format!(" for {}", fmt_ms(d)))
-                .unwrap_or_default();
-            let name = v
-                .get("name")
-                .or_else(|| v.get("type"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            format!("{name} at {}{dur}", fmt_ms(at)).trim().to_string()
-        },
-    };
-    q.paged(doc, path, chosen, row)
+    let report = trace_document(&q, &args.handle, "insights", page).await?;
+    let (json, path) = one_list(&*report, LISTS, chosen)?;
+    let r = &*report;
+    match chosen {
+        "navigations" => q.json_page_of(json, path, &r.navigations, chosen, navigation_row),
+        "layout_shifts" => q.json_page_of(json, path, &r.layout_shifts, chosen, |s| {
+            at_row("", s.ts_ms, None)
+        }),
+        "clusters" => q.json_page_of(json, path, &r.clusters, chosen, |c| {
+            at_row("", c.start_ms, Some(c.dur_ms))
+        }),
+        "interactions" => q.json_page_of(json, path, &r.interactions, chosen, |i| {
+            at_row(&i.event_type, i.start_ms, Some(i.dur_ms))
+        }),
+        "page_load_markers" => q.json_page_of(json, path, &r.page_load_markers, chosen, |m| {
+            at_row(&m.name, m.ts_ms, None)
+        }),
+        "long_tasks" => q.json_page_of(json, path, &r.long_tasks.items, chosen, |t| {
+            at_row("", t.ts_ms, Some(t.dur_ms))
+        }),
+        _ => q.json_page_of(json, path, &r.related_events, chosen, |e| {
+            at_row(&e.name, e.start_ms, Some(e.dur_ms))
+        }),
+    }
+}
+
+/// A navigation's Web Vitals; `—` for those it has not.
+fn navigation_row(n: &NavigationJson) -> String {
+    let m = &n.metrics;
+    let metric = |v: Option<f64>| v.map_or("—".to_string(), |v| ms(Some(v)));
+    format!(
+        "{} {}: FCP {}, LCP {}, CLS {:.4}, INP {}",
+        n.id,
+        n.url,
+        metric(m.fcp.as_ref().map(|x| x.value_ms)),
+        metric(m.lcp.as_ref().map(|x| x.value_ms)),
+        m.cls.score,
+        metric(m.inp.as_ref().map(|x| x.value_ms)),
+    )
+}
+
+/// An event of a page load: its name (when it has one), when, and for how long.
+fn at_row(name: &str, at: f64, dur: Option<f64>) -> String {
+    let dur = dur
+        .map(|d| format!(" for {}", ms(Some(d))))
+        .unwrap_or_default();
+    format!("{name} at {}{dur}", ms(Some(at)))
+        .trim()
+        .to_string()
 }
 
 pub(super) async fn trace_network(q: Question<'_>, args: TraceArgs) -> ToolResult<Answer> {
-    let doc = trace_document(
-        &q,
-        &args.handle,
-        "network",
-        jsprof_document::page::network_report,
-    );
-    q.paged(doc.await?, &["requests"], "requests", |r| {
+    let network = jsprof_document::page::network_report;
+    let doc = trace_document(&q, &args.handle, "network", network).await?;
+    q.page_of(&*doc, &["requests"], &doc.requests, "requests", |r| {
         format!(
             "{} → {} ({}, {} {}, {}) {}",
-            fmt_ms(&r["start_ms"]),
-            fmt_ms(&r["end_ms"]),
-            r["status"],
-            r["resource_type"].as_str().unwrap_or(""),
-            fmt_bytes(&r["transfer_size"]),
-            r["render_blocking"].as_str().unwrap_or(""),
-            r["url"].as_str().unwrap_or("")
+            ms(Some(r.start_ms)),
+            ms(Some(r.end_ms)),
+            r.status,
+            r.resource_type,
+            size(r.transfer_size),
+            r.render_blocking,
+            r.url
         )
     })
 }
@@ -184,16 +187,31 @@ pub(super) async fn trace_timings(q: Question<'_>, args: TraceTimingsArgs) -> To
         ("console_timestamps", &["console_timestamps"]),
     ];
     let page = jsprof_document::page::timings_report;
-    let (doc, path) = trace_list(&q, &args.handle, "timings", page, LISTS, chosen).await?;
-    q.paged(doc, path, chosen, |m| {
-        let dur = m
-            .get("dur_ms")
-            .map(|d| format!(" for {}", fmt_ms(d)))
-            .unwrap_or_default();
-        format!(
-            "{} at {}{dur}",
-            m["name"].as_str().unwrap_or(""),
-            fmt_ms(&m["start_ms"])
-        )
-    })
+    let doc = trace_document(&q, &args.handle, "timings", page).await?;
+    let (json, path) = one_list(&*doc, LISTS, chosen)?;
+    match chosen {
+        "marks" | "console_timestamps" => {
+            let rows = match chosen {
+                "marks" => &doc.marks,
+                _ => &doc.console_timestamps,
+            };
+            q.json_page_of(json, path, rows, chosen, mark_row)
+        }
+        _ => {
+            let rows = match chosen {
+                "console_timings" => &doc.console_timings,
+                _ => &doc.measures,
+            };
+            q.json_page_of(json, path, rows, chosen, measure_row)
+        }
+    }
+}
+
+fn mark_row(m: &MarkJson) -> String {
+    format!("{} at {}", m.name, ms(Some(m.start_ms)))
+}
+
+fn measure_row(m: &MeasureJson) -> String {
+    let (start, dur) = (ms(Some(m.start_ms)), ms(Some(m.dur_ms)));
+    format!("{} at {start} for {dur}", m.name)
 }
