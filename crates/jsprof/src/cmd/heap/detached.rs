@@ -121,7 +121,11 @@ pub fn run(args: DetachedArgs) -> Result<ExitCode> {
             format!("@{}", t.root.id),
             t.node_count.to_string(),
             fmt_bytes(t.retained_size as f64),
-            fmt_path(t.retaining_path.iter().map(|step| (step.class.as_str(), step.edge.as_str()))),
+            fmt_path(
+                t.retaining_path
+                    .iter()
+                    .map(|step| (step.class.as_str(), step.edge.as_str())),
+            ),
         ]);
     }
     output::to_stdout(|out| table.write(out))?;

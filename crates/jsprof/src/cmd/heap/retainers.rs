@@ -75,7 +75,9 @@ pub fn run(args: RetainersArgs) -> Result<ExitCode> {
         writeln!(out, "Path {} ({} steps):", i + 1, path.steps.len())?;
         let table = edge_table(
             "Retainer",
-            path.steps.iter().map(|step| (step.edge.as_str(), &step.retainer)),
+            path.steps
+                .iter()
+                .map(|step| (step.edge.as_str(), &step.retainer)),
         );
         table.write(&mut out)?;
     }
