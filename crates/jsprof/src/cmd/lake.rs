@@ -577,7 +577,7 @@ fn run_top(a: TopArgs) -> Result<ExitCode> {
         answer.total,
         answer.profiles,
         functions,
-        a.by.into(),
+        a.by,
         a.limit,
     );
     if a.json {
