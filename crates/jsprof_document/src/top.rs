@@ -1,6 +1,6 @@
 //! `jsprof top --json` and the service's `…/top`: the function table (DevTools' Bottom-up roots).
 
-use jsprof_analysis::{function_table, FunctionRow};
+use jsprof_analysis::{function_table, FunctionKey, FunctionRow};
 use jsprof_profile::{Profile, WeightUnit};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -70,12 +70,30 @@ pub fn function_json(
     row: &FunctionRow,
     total: i64,
 ) -> FunctionJson {
+    weighted_function(
+        profile,
+        unit,
+        &row.key,
+        [row.self_weight, row.total_weight],
+        total,
+    )
+}
+
+/// A function with its self and total weight (`[self, total]`), as a row of `top` and a node of
+/// `tree` show it.
+pub(crate) fn weighted_function(
+    profile: &Profile,
+    unit: WeightUnit,
+    key: &FunctionKey,
+    [self_weight, total_weight]: [i64; 2],
+    total: i64,
+) -> FunctionJson {
     FunctionJson {
-        name: profile.strings.get(row.key.name).to_string(),
-        url: profile.strings.get(row.key.url).to_string(),
-        line: row.key.line,
-        column: row.key.column,
-        weights: WeightsJson::new(unit, row.self_weight, row.total_weight, total),
+        name: profile.strings.get(key.name).to_string(),
+        url: profile.strings.get(key.url).to_string(),
+        line: key.line,
+        column: key.column,
+        weights: WeightsJson::new(unit, self_weight, total_weight, total),
     }
 }
 

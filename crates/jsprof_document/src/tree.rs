@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::load::{CpuInput, WeightSource, Weighted};
 pub use crate::query::TreeQuery;
-use crate::top::is_samples;
-use crate::{warnings_json, JsonWarning, WeightsJson, NS_PER_MS};
+use crate::top::{is_samples, weighted_function, FunctionJson};
+use crate::{warnings_json, JsonWarning, NS_PER_MS};
 
 /// One node, in depth-first pre-order (`parent` names an earlier `id`).
 #[derive(Serialize, JsonSchema)]
@@ -20,12 +20,9 @@ pub struct NodeJson {
     pub id: u32,
     pub parent: Option<u32>,
     pub depth: u32,
-    pub name: String,
-    pub url: String,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
+    /// Its function, with the node's weights.
     #[serde(flatten)]
-    pub weights: WeightsJson,
+    pub function: FunctionJson,
 }
 
 /// What every tree document starts with: the input, the view, the whole's weight, warnings.
@@ -186,11 +183,13 @@ fn node_json(profile: &Profile, view: &TreeView, s: &Shown) -> NodeJson {
         id: s.id,
         parent: s.parent,
         depth: s.depth,
-        name: profile.strings.get(node.function.name).to_string(),
-        url: profile.strings.get(node.function.url).to_string(),
-        line: node.function.line,
-        column: node.function.column,
-        weights: WeightsJson::new(view.unit, node.self_weight, node.total_weight, view.total),
+        function: weighted_function(
+            profile,
+            view.unit,
+            &node.function,
+            [node.self_weight, node.total_weight],
+            view.total,
+        ),
     }
 }
 
@@ -309,12 +308,9 @@ pub fn sandwich(weighted: &Weighted, function: FunctionRow, options: TreeOptions
 /// The function a sandwich is of.
 #[derive(Serialize, JsonSchema)]
 pub struct SandwichFunction {
-    pub name: String,
-    pub url: String,
-    pub line: Option<u32>,
-    pub column: Option<u32>,
+    /// Its `top` row.
     #[serde(flatten)]
-    pub weights: WeightsJson,
+    pub row: FunctionJson,
 }
 
 /// `jsprof tree --sandwich RE --json`.
@@ -340,11 +336,7 @@ fn function_json(
     row: &FunctionRow,
 ) -> SandwichFunction {
     SandwichFunction {
-        name: profile.strings.get(row.key.name).to_string(),
-        url: profile.strings.get(row.key.url).to_string(),
-        line: row.key.line,
-        column: row.key.column,
-        weights: WeightsJson::new(unit, row.self_weight, row.total_weight, total),
+        row: crate::top::function_json(profile, unit, row, total),
     }
 }
 

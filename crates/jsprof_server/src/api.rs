@@ -355,23 +355,6 @@ where
     )
 }
 
-/// A heap snapshot artifact, loaded and analysed.
-async fn snapshot_of(
-    state: &AppState,
-    id: &str,
-    artifact_text: &str,
-) -> ApiResult<(std::sync::Arc<Loaded>, String)> {
-    let (s, a) = artifact(state, id, artifact_text)?;
-    if a.kind != ArtifactKind::HeapSnapshot {
-        return Err(ApiError::bad_request(format!(
-            "artifact {} is a {}, not a heap snapshot",
-            a.artifact_id, a.format
-        )));
-    }
-    let name = artifact_name(&s, &a);
-    Ok((state.load(&s, &a, View::Snapshot).await?, name))
-}
-
 async fn heap_summary(
     State(state): Shared,
     Path((id, artifact_text)): Path<(String, String)>,
@@ -390,7 +373,7 @@ async fn heap_summary(
         }
     };
     let limit = params.number::<usize>("limit")?.unwrap_or(20);
-    let (loaded, _) = snapshot_of(&state, &id, &artifact_text).await?;
+    let (loaded, _) = crate::ui::snapshot(&state, &id, &artifact_text).await?;
     let report = crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
         Ok(jsprof_document::heap::overview_summary_report(
@@ -410,7 +393,7 @@ async fn heap_node(
 ) -> ApiResult<Response> {
     Params::parse(q, &[])?;
     let node_id = ids::number("node id", &node)?;
-    let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
+    let (loaded, name) = crate::ui::snapshot(&state, &id, &artifact_text).await?;
     let report = crate::work::run(move || {
         let (snapshot, analysis, _) = loaded.snapshot()?;
         Ok(jsprof_document::heap::nodes_report(
@@ -436,7 +419,7 @@ async fn heap_retainers(
         paths: params.number("paths")?.unwrap_or(defaults.paths),
         max_depth: params.number("max_depth")?.unwrap_or(defaults.max_depth),
     };
-    let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
+    let (loaded, name) = crate::ui::snapshot(&state, &id, &artifact_text).await?;
     let report = crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
         let node = jsprof_document::heap::ordinal_of(&name, snapshot, node_id)?;
@@ -459,25 +442,8 @@ async fn heap_diff(
 ) -> ApiResult<Response> {
     let params = Params::parse(q, &["base", "limit"])?;
     let limit = params.number::<usize>("limit")?.unwrap_or(20);
-    let base = params
-        .get("base")
-        .ok_or_else(|| ApiError::bad_request("`base` is required: base=SESSION_ID/ARTIFACT_ID"))?;
-    let (base_session, base_artifact) = base.split_once('/').ok_or_else(|| {
-        ApiError::bad_request(format!(
-            "bad `base` `{}`: expected SESSION_ID/ARTIFACT_ID",
-            ids::printable(base)
-        ))
-    })?;
-    let (bs, ba) = artifact(&state, base_session, base_artifact)?;
-    if ba.kind != ArtifactKind::HeapSnapshot {
-        return Err(ApiError::bad_request(format!(
-            "the base {}/{} is a {}, not a heap snapshot",
-            bs.id, ba.artifact_id, ba.format
-        )));
-    }
-    let (loaded, name) = snapshot_of(&state, &id, &artifact_text).await?;
-    let base_path = state.session_dir(&bs.id).join(&ba.file);
-    let base_name = artifact_name(&bs, &ba);
+    let (base_path, base_name) = crate::ui::other_snapshot_file(&state, &params, "base")?;
+    let (loaded, name) = crate::ui::snapshot(&state, &id, &artifact_text).await?;
     let report = crate::work::run(move || {
         let (snapshot, analysis, _) = loaded.snapshot()?;
         // The comparison re-classifies the base, so it gets a fresh copy.

@@ -4,7 +4,7 @@
 //! flame-chart window merges what is under a pixel, trees leave out what is under 0.01 %, heap
 //! lists come a page at a time.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -491,6 +491,27 @@ pub(crate) fn other_snapshot(p: &Params, k: &str) -> ApiResult<(String, String)>
         ))
     })?;
     Ok((s.to_string(), a.to_string()))
+}
+
+/// The file and name of the heap snapshot `k=SESSION_ID/ARTIFACT_ID` names, for a comparison
+/// that reads it again (it re-classifies it).
+pub(crate) fn other_snapshot_file(
+    state: &AppState,
+    p: &Params,
+    k: &str,
+) -> ApiResult<(PathBuf, String)> {
+    let (s, a) = other_snapshot(p, k)?;
+    let (s, a) = crate::api::artifact(state, &s, &a)?;
+    if a.kind != ArtifactKind::HeapSnapshot {
+        return Err(ApiError::bad_request(format!(
+            "the {k} {}/{} is a {}, not a heap snapshot",
+            s.id, a.artifact_id, a.format
+        )));
+    }
+    Ok((
+        state.session_dir(&s.id).join(&a.file),
+        artifact_name(&s, &a),
+    ))
 }
 
 /// The leaks of this snapshot (FINAL) given BASE (before the action) and TARGET (after it), as

@@ -16,12 +16,11 @@ use jsprof_document::heap_class::{ObjectOrder, ObjectsQuery};
 use jsprof_document::heap_edges::{edges_report, EdgeDirection};
 
 use crate::cache::Loaded;
-use crate::catalogue::ArtifactKind;
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
 use crate::params::Params;
-use crate::state::{artifact_name, AppState};
-use crate::ui::{json_ok, other_snapshot, snapshot};
+use crate::state::AppState;
+use crate::ui::{json_ok, other_snapshot, other_snapshot_file, snapshot};
 use jsprof_document::JsonWarning;
 
 type Shared = State<Arc<AppState>>;
@@ -135,16 +134,7 @@ async fn diff_class(
     let key = required_key(&p, "a Comparison row's key")?;
     let offset = p.number::<usize>("offset")?.unwrap_or(0);
     let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
-    let (bs, ba) = other_snapshot(&p, "base")?;
-    let (bs, ba) = crate::api::artifact(&state, &bs, &ba)?;
-    if ba.kind != ArtifactKind::HeapSnapshot {
-        return Err(ApiError::bad_request(format!(
-            "the base {}/{} is a {}, not a heap snapshot",
-            bs.id, ba.artifact_id, ba.format
-        )));
-    }
-    let base_path = state.session_dir(&bs.id).join(&ba.file);
-    let base_name = artifact_name(&bs, &ba);
+    let (base_path, base_name) = other_snapshot_file(&state, &p, "base")?;
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
     crate::work::run(move || {
         let (s, a, _) = loaded.snapshot()?;

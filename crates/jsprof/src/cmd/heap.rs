@@ -611,6 +611,49 @@ fn fmt_signed_bytes(delta: i64) -> String {
     }
 }
 
+/// A retaining path on one line, `Class.edge → Class.edge`, as the detached-tree and leak tables
+/// show it; `-` when there is none.
+fn fmt_path<'a>(steps: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let path = steps
+        .map(|(class, edge)| format!("{}{edge}", truncate(class, 30)))
+        .collect::<Vec<_>>()
+        .join(" → ");
+    if path.is_empty() {
+        "-".to_string()
+    } else {
+        path
+    }
+}
+
+/// The edge table of DevTools' Containment and Retainers views: each edge's name and the object
+/// at its other end (headed `other_end`: `Object` or `Retainer`).
+fn edge_table<'a>(
+    other_end: &str,
+    edges: impl Iterator<Item = (&'a str, &'a ObjectJson)>,
+) -> Table {
+    let mut table = Table::new(&[
+        ("Edge", Align::Left),
+        (other_end, Align::Left),
+        ("Class", Align::Left),
+        ("Id", Align::Right),
+        ("Distance", Align::Right),
+        ("Self size", Align::Right),
+        ("Retained size", Align::Right),
+    ]);
+    for (edge, r) in edges {
+        table.row(vec![
+            truncate(edge, 40),
+            truncate(&r.name, 40),
+            truncate(&r.class, 30),
+            format!("@{}", r.id),
+            fmt_distance(r.distance),
+            fmt_bytes(r.self_size as f64),
+            fmt_bytes(r.retained_size as f64),
+        ]);
+    }
+    table
+}
+
 fn truncate(text: &str, max: usize) -> String {
     let one_line = text.replace(['\n', '\r'], " ");
     if one_line.chars().count() <= max {

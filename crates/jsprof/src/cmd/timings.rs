@@ -27,50 +27,30 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ("duration", Align::Right),
         ("name", Align::Left),
     ]);
+    // One row per entry, its kind first; a mark or a timestamp has no duration.
     let mut rows: Vec<(f64, Vec<String>)> = Vec::new();
-    for m in &report.marks {
+    let mut add = |kind: &str, start_ms: f64, dur_ms: Option<f64>, name: &str| {
         rows.push((
-            m.start_ms,
+            start_ms,
             vec![
-                "mark".into(),
-                fmt_ms(m.start_ms),
-                String::new(),
-                m.name.clone(),
+                kind.into(),
+                fmt_ms(start_ms),
+                dur_ms.map(fmt_ms).unwrap_or_default(),
+                name.to_string(),
             ],
         ));
+    };
+    for m in &report.marks {
+        add("mark", m.start_ms, None, &m.name);
     }
     for m in &report.measures {
-        rows.push((
-            m.start_ms,
-            vec![
-                "measure".into(),
-                fmt_ms(m.start_ms),
-                fmt_ms(m.dur_ms),
-                m.name.clone(),
-            ],
-        ));
+        add("measure", m.start_ms, Some(m.dur_ms), &m.name);
     }
     for m in &report.console_timings {
-        rows.push((
-            m.start_ms,
-            vec![
-                "console.time".into(),
-                fmt_ms(m.start_ms),
-                fmt_ms(m.dur_ms),
-                m.name.clone(),
-            ],
-        ));
+        add("console.time", m.start_ms, Some(m.dur_ms), &m.name);
     }
     for m in &report.console_timestamps {
-        rows.push((
-            m.start_ms,
-            vec![
-                "timeStamp".into(),
-                fmt_ms(m.start_ms),
-                String::new(),
-                m.name.clone(),
-            ],
-        ));
+        add("timeStamp", m.start_ms, None, &m.name);
     }
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
     for (_, r) in rows {

@@ -47,18 +47,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
             crate::cmd::top::empty_note(&loaded, &weighted, &args.query.view, &args.transform)
         );
     }
-    if let Some(depth) = view.callers_cut_at {
-        eprintln!(
-            "note: {}: the stacks are too deep to show every caller; callers are cut at {depth} \
-             levels (--max-depth chooses the cut)",
-            loaded.name
-        );
-    }
+    note_callers_cut(&loaded.name, view.callers_cut_at);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     write_table(&mut out, profile, &view)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says on stderr that the callers were cut at `depth` levels, when they were.
+fn note_callers_cut(name: &str, cut_at: Option<u32>) {
+    if let Some(depth) = cut_at {
+        eprintln!(
+            "note: {name}: the stacks are too deep to show every caller; callers are cut at \
+             {depth} levels (--max-depth chooses the cut)"
+        );
+    }
 }
 
 fn sandwich(
@@ -95,13 +99,7 @@ fn sandwich(
                 .join(", ")
         );
     }
-    if let Some(depth) = view.callers.callers_cut_at {
-        eprintln!(
-            "note: {}: the stacks are too deep to show every caller; callers are cut at {depth} \
-             levels (--max-depth chooses the cut)",
-            loaded.name
-        );
-    }
+    note_callers_cut(&loaded.name, view.callers.callers_cut_at);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     writeln!(out, "Callers of {name} {at}")?;

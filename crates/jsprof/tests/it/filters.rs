@@ -101,6 +101,19 @@ fn focus_keeps_exactly_the_time_under_the_function() {
     });
 }
 
+/// After `flag NAME`, the rows left (`kept`) have self times summing to `want`, and none is NAME.
+fn assert_left_out(input: &str, flag: &str, name: &str, kept: &[Value], want: f64) {
+    assert!(
+        close(self_sum(kept), want),
+        "{input}: {flag} {name}: {} kept, {want} expected",
+        self_sum(kept)
+    );
+    assert!(
+        !kept.iter().any(|f| f["name"] == name),
+        "{input}: {flag} {name} is still a row"
+    );
+}
+
 #[test]
 fn drop_leaves_out_exactly_the_functions_total() {
     each_sampled(|input, path| {
@@ -108,16 +121,7 @@ fn drop_leaves_out_exactly_the_functions_total() {
         let (name, (_, total)) = focus_target(&all, true, path);
         let dropped = top(path, &["--drop", &pattern(&name)]);
         // What leaves the table is the function's total; it is gone, and no function gains.
-        assert!(
-            close(self_sum(&dropped), self_sum(&all) - total),
-            "{input}: drop {name}: {} kept of {}, its total {total}",
-            self_sum(&dropped),
-            self_sum(&all)
-        );
-        assert!(
-            !dropped.iter().any(|f| f["name"] == name.as_str()),
-            "{input}"
-        );
+        assert_left_out(input, "--drop", &name, &dropped, self_sum(&all) - total);
         let before = by_key(&all);
         for f in &dropped {
             let (s, t) = weights(f);
@@ -225,16 +229,7 @@ fn exclude_charges_callers_and_keeps_the_total() {
         let all = top(path, &[]);
         let (name, _) = focus_target(&all, true, path);
         let excluded = top(path, &["--exclude", &pattern(&name)]);
-        assert!(
-            close(self_sum(&excluded), self_sum(&all)),
-            "{input}: exclude {name}: {} vs {}",
-            self_sum(&excluded),
-            self_sum(&all)
-        );
-        assert!(
-            !excluded.iter().any(|f| f["name"] == name.as_str()),
-            "{input}"
-        );
+        assert_left_out(input, "--exclude", &name, &excluded, self_sum(&all));
     });
 }
 

@@ -61,15 +61,13 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn have_node() -> bool {
-    let ok = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        crate::support::skip_without("node", "install Node 20");
+/// A Chromium for the test `name`, when Node (for the site and the recorder) and a Chromium are
+/// here; `None` (the test skips) otherwise.
+fn node_and_chromium(name: &str) -> Option<Chromium> {
+    if !crate::serve::have_node() {
+        return None;
     }
-    ok
+    start_chromium(name)
 }
 
 /// `tools/gen/pageload-server.js`: the shop page (LCP image, shifts, requests, a third party on
@@ -218,10 +216,7 @@ fn assert_matches_the_trace_engine(trace: &Path, want: &Value) {
 
 #[test]
 fn record_url_gives_the_trace_engines_page_load() {
-    if !have_node() {
-        return;
-    }
-    let Some(browser) = start_chromium("url") else {
+    let Some(browser) = node_and_chromium("url") else {
         return;
     };
     let site = pageload_site();
@@ -355,10 +350,7 @@ fn hanging_site() -> String {
 
 #[test]
 fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
-    if !have_node() {
-        return;
-    }
-    let Some(browser) = start_chromium("url-broken") else {
+    let Some(browser) = node_and_chromium("url-broken") else {
         return;
     };
     let dir = out_dir("url-broken");
@@ -498,10 +490,7 @@ fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
 
 #[test]
 fn serve_records_a_page_load_by_url() {
-    if !have_node() {
-        return;
-    }
-    let Some(browser) = start_chromium("serve-url") else {
+    let Some(browser) = node_and_chromium("serve-url") else {
         return;
     };
     let site = pageload_site();

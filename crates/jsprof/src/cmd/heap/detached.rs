@@ -10,7 +10,7 @@ use jsprof_heap::{
 };
 use serde::Serialize;
 
-use super::{load, truncate, ObjectJson};
+use super::{fmt_path, load, truncate, ObjectJson};
 use crate::output::{self, fmt_bytes, Align, JsonWarning, Table};
 
 #[derive(clap::Args)]
@@ -116,22 +116,16 @@ pub fn run(args: DetachedArgs) -> Result<ExitCode> {
         ("Retained by", Align::Left),
     ]);
     for t in &trees {
-        let path = t
-            .retaining_path
-            .iter()
-            .map(|step| format!("{}{}", truncate(&step.class, 30), step.edge))
-            .collect::<Vec<_>>()
-            .join(" → ");
         table.row(vec![
             truncate(&t.root.name, 40),
             format!("@{}", t.root.id),
             t.node_count.to_string(),
             fmt_bytes(t.retained_size as f64),
-            if path.is_empty() {
-                "-".to_string()
-            } else {
-                path
-            },
+            fmt_path(
+                t.retaining_path
+                    .iter()
+                    .map(|step| (step.class.as_str(), step.edge.as_str())),
+            ),
         ]);
     }
     output::to_stdout(|out| table.write(out))?;

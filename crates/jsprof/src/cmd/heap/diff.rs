@@ -69,15 +69,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let (base_warnings, target_warnings) = (base.warnings, target.warnings);
     let (mut report, unrelated) =
         jsprof_document::heap::diff_report_of(base.side, &target.side, args.limit);
-    if let Some(message) = &order_warning {
-        report.warnings.insert(
-            0,
-            jsprof_document::JsonWarning {
-                at: String::new(),
-                message: message.clone(),
-            },
-        );
-    }
+    put_first(&mut report.warnings, &order_warning);
     if args.json {
         output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
@@ -212,15 +204,7 @@ fn class_objects(
         args.offset,
         limit,
     )?;
-    if let Some(message) = &order_warning {
-        report.warnings.insert(
-            0,
-            jsprof_document::JsonWarning {
-                at: String::new(),
-                message: message.clone(),
-            },
-        );
-    }
+    put_first(&mut report.warnings, &order_warning);
     if args.json {
         output::print_json(&report)?;
         return Ok(ExitCode::SUCCESS);
@@ -258,4 +242,17 @@ fn class_objects(
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The warning that the snapshots were given newest first leads the report's warnings.
+fn put_first(warnings: &mut Vec<jsprof_document::JsonWarning>, order_warning: &Option<String>) {
+    if let Some(message) = order_warning {
+        warnings.insert(
+            0,
+            jsprof_document::JsonWarning {
+                at: String::new(),
+                message: message.clone(),
+            },
+        );
+    }
 }

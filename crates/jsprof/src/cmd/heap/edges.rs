@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use jsprof_document::heap_edges::{edges_report, EdgeDirection};
 
-use super::{fmt_distance, load, truncate};
-use crate::output::{self, fmt_bytes, Align, Table};
+use super::{edge_table, fmt_distance, load, truncate};
+use crate::output::{self, fmt_bytes};
 
 #[derive(clap::Args)]
 pub struct EdgesArgs {
@@ -86,30 +86,10 @@ pub fn run(args: EdgesArgs) -> Result<ExitCode> {
         (report.offset + 1).min(report.offset + report.edges.len()),
         report.offset + report.edges.len(),
     )?;
-    let mut table = Table::new(&[
-        ("Edge", Align::Left),
-        (
-            if args.retainers { "Retainer" } else { "Object" },
-            Align::Left,
-        ),
-        ("Class", Align::Left),
-        ("Id", Align::Right),
-        ("Distance", Align::Right),
-        ("Self size", Align::Right),
-        ("Retained size", Align::Right),
-    ]);
-    for e in &report.edges {
-        let r = &e.object;
-        table.row(vec![
-            truncate(&e.edge, 40),
-            truncate(&r.name, 40),
-            truncate(&r.class, 30),
-            format!("@{}", r.id),
-            fmt_distance(r.distance),
-            fmt_bytes(r.self_size as f64),
-            fmt_bytes(r.retained_size as f64),
-        ]);
-    }
+    let table = edge_table(
+        if args.retainers { "Retainer" } else { "Object" },
+        report.edges.iter().map(|e| (e.edge.as_str(), &e.object)),
+    );
     table.write(&mut out)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

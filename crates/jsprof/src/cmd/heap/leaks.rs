@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use jsprof_document::heap::{leaks_order_of, leaks_report_of, LeakSide, LeaksOptions, Named};
 
-use super::{load, truncate};
+use super::{fmt_path, load, truncate};
 use crate::input;
 use crate::output::{self, fmt_bytes, Align, Table};
 use crate::progress::Spinner;
@@ -113,22 +113,12 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
         ("Retained through", Align::Left),
     ]);
     for g in groups {
-        let path = g
-            .path
-            .iter()
-            .map(|p| format!("{}{}", truncate(&p.class, 30), p.edge))
-            .collect::<Vec<_>>()
-            .join(" → ");
         table.row(vec![
             truncate(&g.class, 40),
             g.count.to_string(),
             fmt_bytes(g.retained_size as f64),
             format!("@{}", g.sample_id),
-            if path.is_empty() {
-                "-".to_string()
-            } else {
-                path
-            },
+            fmt_path(g.path.iter().map(|p| (p.class.as_str(), p.edge.as_str()))),
         ]);
     }
     output::to_stdout(|out| table.write(out))?;

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use jsprof_document::heap::RetainersOptions;
 
-use super::{fmt_distance, load, truncate};
-use crate::output::{self, fmt_bytes, Align, Table};
+use super::{edge_table, fmt_distance, load, truncate};
+use crate::output::{self, fmt_bytes};
 
 #[derive(clap::Args)]
 pub struct RetainersArgs {
@@ -73,27 +73,12 @@ pub fn run(args: RetainersArgs) -> Result<ExitCode> {
     for (i, path) in paths.iter().enumerate() {
         writeln!(out)?;
         writeln!(out, "Path {} ({} steps):", i + 1, path.steps.len())?;
-        let mut table = Table::new(&[
-            ("Edge", Align::Left),
-            ("Retainer", Align::Left),
-            ("Class", Align::Left),
-            ("Id", Align::Right),
-            ("Distance", Align::Right),
-            ("Self size", Align::Right),
-            ("Retained size", Align::Right),
-        ]);
-        for step in &path.steps {
-            let r = &step.retainer;
-            table.row(vec![
-                truncate(&step.edge, 40),
-                truncate(&r.name, 40),
-                truncate(&r.class, 30),
-                format!("@{}", r.id),
-                fmt_distance(r.distance),
-                fmt_bytes(r.self_size as f64),
-                fmt_bytes(r.retained_size as f64),
-            ]);
-        }
+        let table = edge_table(
+            "Retainer",
+            path.steps
+                .iter()
+                .map(|step| (step.edge.as_str(), &step.retainer)),
+        );
         table.write(&mut out)?;
     }
     out.flush()?;
