@@ -31,7 +31,7 @@ pub fn data_json(profile: &Profile, kind: EventType, data: EventData) -> Value {
     }
 }
 
-/// One event (CONTRACT.md's event JSON).
+/// One event of a timeline, as the service's GetEvents and `jsprof events --json` give it.
 #[derive(Serialize, JsonSchema)]
 pub struct EventJson {
     pub id: Option<u32>,

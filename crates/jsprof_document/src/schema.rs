@@ -291,7 +291,7 @@ pub fn markdown() -> String {
          edit by hand — `JSPROF_BLESS=1 cargo test -p jsprof_document json_reference` rewrites it. \
          The same schemas are the `components` of the service's OpenAPI document \
          (`GET /api/openapi.json`).\n\n\
-         Conventions (CONTRACT.md): every document is one JSON object with `kind` and `warnings`; \
+         Conventions: every document is one JSON object with `kind` and `warnings`; \
          times are ms (`*_ms`), sizes bytes (`*_size`, `*_bytes`), positions 1-based; a field \
          marked optional is left out rather than `null` when it does not apply (a heap profile \
          has `*_bytes` where a time profile has `*_ms`).\n\n",

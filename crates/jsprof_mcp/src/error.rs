@@ -29,7 +29,7 @@ pub enum ToolError {
 }
 
 impl ToolError {
-    /// The service's error code for the same failure (CONTRACT.md, HTTP).
+    /// The service's error code for the same failure (`jsprof_server::error`, HTTP).
     pub fn code(&self) -> &'static str {
         match self {
             ToolError::BadRequest(_) | ToolError::Input(_) => "BAD_REQUEST",

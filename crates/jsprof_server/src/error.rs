@@ -1,5 +1,5 @@
 //! Errors as the service answers them: `{"error": CODE, "message": "..."}` with the HTTP status
-//! CONTRACT.md gives each code.
+//! each code has (the table below; the OpenAPI document lists them per route).
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -1,5 +1,5 @@
 //! `jsprof events FILE`: a timeline's events, the profiler service's `GetEvents` on the command
-//! line (modes, subtree, depth, types and a time window; see CONTRACT.md).
+//! line (modes, subtree, depth, types and a time window; the document is `EventsReport` in docs/json.md).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
