@@ -1037,7 +1037,7 @@ export interface EntityJson {
   transfer_size: number;
 }
 
-/** One event (CONTRACT.md's event JSON). */
+/** One event of a timeline, as the service's GetEvents and `jsprof events --json` give it. */
 export interface EventJson {
   child_count: number | null;
   data: unknown;
