@@ -78,6 +78,26 @@ pub fn encode_partition_value(value: &str) -> String {
     out
 }
 
+/// The longest file name most file systems take (ext4, XFS, APFS, NTFS: 255 bytes). A partition
+/// directory `LABEL=VALUE` past it cannot be created, so the writer refuses it before writing
+/// anything and the ingest endpoint refuses it at the door.
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// The partition directory of `label` with `value` (`LABEL=ENCODED`; `_` for no value), or a
+/// message naming the label and the limit when the name would pass [`MAX_NAME_BYTES`].
+pub fn partition_dir(label: &str, value: Option<&str>) -> std::result::Result<String, String> {
+    let value = value.map_or_else(|| "_".to_string(), encode_partition_value);
+    let name = format!("{label}={value}");
+    if name.len() > MAX_NAME_BYTES {
+        return Err(format!(
+            "label `{label}`: its partition directory name would be {} bytes once \
+             percent-encoded, past the limit of {MAX_NAME_BYTES} bytes",
+            name.len()
+        ));
+    }
+    Ok(name)
+}
+
 /// `YYYY-MM-DD` of µs since the epoch (UTC).
 pub fn day_of(us: i64) -> String {
     chrono::DateTime::from_timestamp_micros(us)
@@ -92,4 +112,26 @@ pub fn is_label_name(key: &str) -> bool {
         && key
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partition_name_past_the_file_name_limit_is_refused_with_the_label_and_limit() {
+        assert_eq!(
+            partition_dir("release", Some("1.2")).unwrap(),
+            "release=1.2"
+        );
+        assert_eq!(partition_dir("release", None).unwrap(), "release=_");
+        // 85 bytes that each encode to 3: `release=` + 255 bytes is past the limit.
+        let long = "/".repeat(85);
+        let e = partition_dir("release", Some(&long)).unwrap_err();
+        assert!(e.contains("label `release`"), "{e}");
+        assert!(e.contains("255 bytes"), "{e}");
+        // Exactly at the limit is fine: `r=` + 253 plain bytes.
+        let at = "a".repeat(MAX_NAME_BYTES - 2);
+        assert_eq!(partition_dir("r", Some(&at)).unwrap().len(), MAX_NAME_BYTES);
+    }
 }

@@ -233,7 +233,19 @@ impl Writer {
     /// Writes `batch` durably: returns once every file is renamed into place and its directory
     /// fsynced. Inputs already in the lake (same content hash) are skipped and named in the
     /// outcome.
+    ///
+    /// On an error nothing of a trace is visible unless its `profiles` rows are (they are written
+    /// last), and the content hashes are read again from the lake at the next call: a trace
+    /// that failed is not taken for a duplicate when it is appended again.
     pub fn append(&mut self, batch: Vec<Prepared>) -> Result<AppendOutcome> {
+        let result = self.append_inner(batch);
+        if result.is_err() {
+            self.known = None;
+        }
+        result
+    }
+
+    fn append_inner(&mut self, batch: Vec<Prepared>) -> Result<AppendOutcome> {
         if self.known.is_none() {
             self.known = Some(self.lake.source_hashes()?);
         }
@@ -253,18 +265,19 @@ impl Writer {
             return Ok(outcome);
         }
         let added_at = now_us();
-        // Partition → the profiles in it (with their input).
+        // Partition → the profiles in it (with their input). A partition name too long for the
+        // file system fails the batch here, before any file is written.
         let mut parts: BTreeMap<String, Vec<(&Prepared, &PreparedProfile)>> = BTreeMap::new();
         for p in &fresh {
             for profile in &p.profiles {
                 let day = layout::day_of(profile.start_time_us.unwrap_or(added_at));
                 let mut dir = format!("day={day}");
                 if let Some(label) = &self.lake.meta.partition_label {
-                    let value = p
-                        .labels
-                        .get(label)
-                        .map_or("_".into(), |v| layout::encode_partition_value(v));
-                    dir.push_str(&format!("/{label}={value}"));
+                    let name =
+                        layout::partition_dir(label, p.labels.get(label).map(String::as_str))
+                            .map_err(|e| LakeError::Input(format!("{}: {e}", p.source_name)))?;
+                    dir.push('/');
+                    dir.push_str(&name);
                 }
                 parts.entry(dir).or_default().push((p, profile));
             }

@@ -5,6 +5,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The path browsers post to; the accept loop (`listen.rs`) counts its connections apart.
+pub const PATH: &str = "/ingest/v1/selfprofile";
+
 /// How the ingest endpoint is configured (`serve --lake … --ingest-…`).
 #[derive(Clone, Debug)]
 pub struct IngestConfig {
@@ -21,6 +24,13 @@ pub struct IngestConfig {
     pub batch_traces: usize,
     /// …or after this long, whichever comes first.
     pub batch_interval: Duration,
+    /// Connections posting traces at once, a budget apart from the service's own
+    /// (`--max-connections`): slow posts never take the admin API's or MCP's connections. A
+    /// post past it gets 503.
+    pub max_connections: usize,
+    /// The time a post has to send its whole body; a slower one gets 408 and its connection is
+    /// closed.
+    pub body_deadline: Duration,
 }
 
 impl Default for IngestConfig {
@@ -32,6 +42,8 @@ impl Default for IngestConfig {
             max_bytes: 1 << 20,
             batch_traces: 1000,
             batch_interval: Duration::from_secs(1),
+            max_connections: 64,
+            body_deadline: Duration::from_secs(30),
         }
     }
 }
@@ -62,8 +74,14 @@ impl IngestConfig {
                 ));
             }
         }
-        if self.max_bytes == 0 || self.batch_traces == 0 {
-            return Err("--ingest-max-bytes and --ingest-batch must be positive".into());
+        if self.max_bytes == 0 || self.batch_traces == 0 || self.max_connections == 0 {
+            return Err(
+                "--ingest-max-bytes, --ingest-batch and --ingest-max-connections must be positive"
+                    .into(),
+            );
+        }
+        if self.body_deadline.is_zero() {
+            return Err("--ingest-body-timeout needs a positive number of seconds".into());
         }
         Ok(())
     }

@@ -34,6 +34,8 @@ mod openapi;
 mod params;
 mod recording;
 mod security;
+#[cfg(feature = "lake")]
+mod spool_record;
 mod state;
 mod ui;
 mod ui_heap;
@@ -297,10 +299,15 @@ impl Server {
             app = ingest::routes(ingest.clone()).merge(app);
         }
         let config = &self.state.config;
+        #[cfg(feature = "lake")]
+        let ingest_connections = self.ingest.as_ref().map_or(0, |i| i.max_connections());
+        #[cfg(not(feature = "lake"))]
+        let ingest_connections = 0;
         let limits = listen::Limits {
             header_timeout: config.header_timeout,
             body_timeout: config.body_timeout,
             max_connections: config.max_connections,
+            ingest_connections,
         };
         listen::serve(
             self.listener,

@@ -4,6 +4,12 @@
 //! between chunks, and at most `max_connections` connections are served at once; more wait in
 //! the kernel's backlog. Without these, connections that never finish their headers hold a
 //! descriptor each forever, without a token.
+//!
+//! Posts to the ingest endpoint (`ingest_config::PATH`) have a budget of their own: a connection
+//! whose request is a post there gives its seat back to the service and takes one of
+//! `ingest_connections` for the rest of its life, or is answered 503 and closed when none is
+//! free. Slow posts from the field can then never leave the admin API or MCP without a
+//! connection; at most `max_connections + ingest_connections` are open at once.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -14,14 +20,19 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::IntoResponse;
 use axum::Router;
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
 use tower_service::Service;
+
+use crate::error::ApiError;
+use crate::ingest_config::PATH as INGEST_PATH;
 
 /// The connection limits.
 #[derive(Clone, Copy, Debug)]
@@ -29,6 +40,46 @@ pub struct Limits {
     pub header_timeout: Duration,
     pub body_timeout: Duration,
     pub max_connections: usize,
+    /// The ingest endpoint's own budget; 0 when it is not served.
+    pub ingest_connections: usize,
+}
+
+/// A connection's seat: one of the service's until its first ingest post, then one of the
+/// ingest's. Dropped with the connection.
+struct Seat {
+    general: Option<OwnedSemaphorePermit>,
+    ingest: Option<OwnedSemaphorePermit>,
+}
+
+impl Seat {
+    /// Moves the connection to the ingest budget; `false` when that budget is spent.
+    fn take_ingest(&mut self, pool: &Arc<Semaphore>) -> bool {
+        if self.ingest.is_none() {
+            match pool.clone().try_acquire_owned() {
+                Ok(p) => self.ingest = Some(p),
+                Err(_) => return false,
+            }
+            self.general = None;
+        }
+        true
+    }
+}
+
+/// 503 with `Connection: close`: every ingest connection is taken.
+fn ingest_busy(budget: usize) -> axum::response::Response {
+    let mut response = ApiError {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        code: "BUSY",
+        message: format!(
+            "the ingest endpoint is serving {budget} posts already \
+             (serve --ingest-max-connections); retry later"
+        ),
+    }
+    .into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -92,6 +143,8 @@ pub async fn serve(
     grace: Duration,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let ingest_permits = (limits.ingest_connections > 0)
+        .then(|| Arc::new(Semaphore::new(limits.ingest_connections)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -117,7 +170,21 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         let app = app.clone();
         let body_timeout = limits.body_timeout;
+        let seat = Arc::new(std::sync::Mutex::new(Seat {
+            general: Some(permit),
+            ingest: None,
+        }));
+        let conn_seat = seat.clone();
+        let ingest_permits = ingest_permits.clone();
+        let ingest_budget = limits.ingest_connections;
         let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+            let busy = match &ingest_permits {
+                Some(pool) if req.uri().path() == INGEST_PATH => {
+                    let mut seat = seat.lock().unwrap_or_else(|e| e.into_inner());
+                    (!seat.take_ingest(pool)).then(|| ingest_busy(ingest_budget))
+                }
+                _ => None,
+            };
             let mut req = req.map(|inner| {
                 axum::body::Body::new(IdleBody {
                     inner,
@@ -127,7 +194,12 @@ pub async fn serve(
             });
             req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
             let mut app = app.clone();
-            async move { Ok::<_, Infallible>(app.call(req).await.unwrap_or_else(|e| match e {})) }
+            async move {
+                if let Some(busy) = busy {
+                    return Ok::<_, Infallible>(busy);
+                }
+                Ok(app.call(req).await.unwrap_or_else(|e| match e {}))
+            }
         });
         let conn = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
@@ -136,7 +208,7 @@ pub async fn serve(
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             let _ = conn.await;
-            drop(permit);
+            drop(conn_seat);
         });
     }
     drop(listener);

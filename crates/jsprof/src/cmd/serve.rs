@@ -87,6 +87,13 @@ pub struct Args {
     /// …or every MS milliseconds, whichever comes first.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub ingest_batch_ms: u64,
+    /// Connections posting traces at once, apart from --max-connections (slow posts never take
+    /// the admin API's or MCP's); a post past it gets 503.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub ingest_max_connections: usize,
+    /// Seconds a post has to send its whole trace; a slower one gets 408 and is closed.
+    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    pub ingest_body_timeout: f64,
 }
 
 /// The ingest endpoint's configuration, when --lake is given.
@@ -94,6 +101,9 @@ fn ingest_of(args: &Args) -> Result<Option<jsprof_server::IngestConfig>> {
     let (Some(lake), Some(key_file)) = (&args.lake, &args.ingest_key_file) else {
         return Ok(None);
     };
+    if !(args.ingest_body_timeout.is_finite() && args.ingest_body_timeout > 0.0) {
+        bail!("--ingest-body-timeout needs a positive number of seconds");
+    }
     let text = std::fs::read_to_string(key_file)
         .with_context(|| format!("--ingest-key-file {}: cannot read", key_file.display()))?;
     let config = jsprof_server::IngestConfig {
@@ -107,6 +117,8 @@ fn ingest_of(args: &Args) -> Result<Option<jsprof_server::IngestConfig>> {
         max_bytes: args.ingest_max_bytes,
         batch_traces: args.ingest_batch,
         batch_interval: std::time::Duration::from_millis(args.ingest_batch_ms),
+        max_connections: args.ingest_max_connections,
+        body_deadline: std::time::Duration::from_secs_f64(args.ingest_body_timeout),
     };
     config.check().map_err(|m| anyhow::anyhow!(m))?;
     Ok(Some(config))

@@ -611,3 +611,126 @@ fn data_is_private_and_snapshots_are_bounded() {
         .any(|w| w["message"].as_str().unwrap_or("").contains("quota"));
     assert!(said, "{v}");
 }
+
+const INGEST_KEY: &str = "ingest-key-0123456789abcdef";
+
+/// `serve --lake` with a key file, in a fresh scratch folder.
+fn serve_lake(name: &str, extra: &[&str]) -> crate::serve::Serve {
+    let dir = scratch(name);
+    let keys = dir.join("keys.txt");
+    std::fs::write(&keys, format!("{INGEST_KEY}\n")).unwrap();
+    let lake = dir.join("lake");
+    let mut args = vec![
+        "--lake",
+        lake.to_str().unwrap(),
+        "--ingest-key-file",
+        keys.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    serve(&data_dir(name), &args)
+}
+
+/// A post that sends its head and then its body one byte every 200 ms, on a thread, until the
+/// server closes the connection or `stop` is set; returns the stream to read the answer from.
+fn trickling_post(addr: &str, stop: &std::sync::Arc<std::sync::atomic::AtomicBool>) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "POST /ingest/v1/selfprofile?key={INGEST_KEY}&page=%2F&release=1 HTTP/1.1\r\n\
+         Host: {addr}\r\nContent-Length: 100000\r\n\r\n{{"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let stop = stop.clone();
+    std::thread::spawn(move || {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(200));
+            if writer.write_all(b" ").is_err() {
+                break;
+            }
+        }
+    });
+    stream
+}
+
+/// The status of the answer on `stream`, read within `secs`.
+fn status_within(stream: &mut TcpStream, secs: u64) -> Option<u16> {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(secs)))
+        .unwrap();
+    let mut all = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !all.windows(2).any(|w| w == b"\r\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => all.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&all)
+        .split(' ')
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// Issue 33, finding 7: posts trickling into the ingest endpoint hold the whole ingest budget,
+/// yet the admin API answers (they have connections of their own, apart from
+/// --max-connections); one more post is refused with 503; and a body slower than
+/// --ingest-body-timeout gets 408 and its connection closed.
+#[test]
+fn slow_ingest_posts_never_take_the_admin_apis_connections() {
+    let s = serve_lake(
+        "ingest-budget",
+        &[
+            "--max-connections",
+            "8",
+            "--ingest-max-connections",
+            "8",
+            "--ingest-body-timeout",
+            "300",
+        ],
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _slow: Vec<TcpStream> = (0..8).map(|_| trickling_post(&s.addr, &stop)).collect();
+    // Once the eight are seated, a ninth post finds the budget spent.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = raw(
+            &s.addr,
+            "POST",
+            &format!("/ingest/v1/selfprofile?key={INGEST_KEY}&page=%2F&release=1"),
+            &[("Host", &s.addr)],
+            b"",
+        );
+        if r.status == 503 {
+            assert_eq!(r.json()["error"], "BUSY");
+            break;
+        }
+        assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+        assert!(
+            Instant::now() < deadline,
+            "the ingest budget was never spent"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let auth = format!("Bearer {}", s.token);
+    let r = raw(
+        &s.addr,
+        "GET",
+        "/api/sessions",
+        &[("Host", &s.addr), ("Authorization", &auth)],
+        b"",
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    drop(s);
+
+    let s = serve_lake("ingest-deadline", &["--ingest-body-timeout", "1"]);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut slow = trickling_post(&s.addr, &stop);
+    assert_eq!(status_within(&mut slow, 30), Some(408));
+    assert!(
+        closed_within(&mut slow, 30),
+        "a trickling post was kept open"
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+}

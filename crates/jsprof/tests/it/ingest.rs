@@ -205,9 +205,10 @@ fn refusals_say_why_and_cors_is_for_configured_origins_only() {
         "POST",
         &format!("{PATH}?{q}"),
         &[("Transfer-Encoding", "chunked")],
-        b"",
+        b"0\r\n\r\n",
     );
-    // (An empty chunked body: refused as empty, not read forever.)
+    // (An empty chunked body: refused as empty, not read forever. Its last chunk is sent: a
+    // body that never ends is answered 408 by the body deadline, see hostile_serve.rs.)
     assert_eq!(r.status, 400);
 
     // Shape: not JSON, a .cpuprofile, missing labels, unknown parameters: 400 saying what.
@@ -666,4 +667,144 @@ fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
     let want = crate::lake::table_of(&top);
     assert_eq!(want.len(), 16_000);
     crate::lake::assert_tables_equal(&crate::lake::table_of(&lake_top), &want, "lake top");
+}
+
+/// The spool's segment files under `lake`.
+fn segments(lake: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(lake.join(".ingest-spool"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("seg-"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 33, finding 3: a label value whose partition directory name passes the file system's
+/// 255-byte limit is refused at the door; one that reached the spool anyway (here a segment
+/// spooled by a lake without partitions, replayed into one partitioned by `release`) fails only
+/// its own trace: the others of its batch are written, it is set aside in `rejected/`, and the
+/// server starts, and starts again, cleanly.
+#[test]
+fn a_poisoned_partition_label_fails_only_its_own_trace() {
+    let (lake, keys, data) = setup("poison");
+    let long = "%2F".repeat(100); // `/` × 100: 300 bytes once percent-encoded
+    let spooled = lake.with_file_name("spooled");
+    // A lake without partitions takes the long value: all three traces wait in one segment.
+    let s = serve_ingest(&data, &spooled, &keys, &["--ingest-batch-ms", "600000"]);
+    for (i, release) in ["1.0", long.as_str(), "2.0"].iter().enumerate() {
+        let r = post(
+            &s,
+            &format!("key={KEY}&page=%2Fhome&release={release}"),
+            &[],
+            &trace_variant(i + 1),
+        );
+        assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    }
+    let mut s = s;
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    drop(s);
+    let segment = segments(&spooled).pop().expect("a spooled segment");
+
+    let init = jsprof(&[
+        "lake",
+        "init",
+        lake.to_str().unwrap(),
+        "--partition-label",
+        "release",
+    ]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    std::fs::create_dir_all(lake.join(".ingest-spool")).unwrap();
+    std::fs::copy(
+        &segment,
+        lake.join(".ingest-spool")
+            .join(segment.file_name().unwrap()),
+    )
+    .unwrap();
+
+    // The restart replays the segment: the two good traces land, the poisoned one is set aside.
+    let data2 = data_dir("ingest-poison-2");
+    let s = serve_ingest(&data2, &lake, &keys, &[]);
+    let rows = lake_rows(
+        &lake,
+        "SELECT labels['release'] AS release FROM profiles ORDER BY release",
+    );
+    let releases: Vec<&str> = rows
+        .iter()
+        .map(|r| r["release"].as_str().unwrap())
+        .collect();
+    assert_eq!(releases, ["1.0", "2.0"]);
+    assert!(segments(&lake).is_empty(), "the segment is done with");
+    let rejected = lake.join(".ingest-spool/rejected");
+    let mut kept: Vec<String> = std::fs::read_dir(&rejected)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    kept.sort();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(
+        kept[0].ends_with(".rec") && kept[1].ends_with(".txt"),
+        "{kept:?}"
+    );
+    let why = std::fs::read_to_string(rejected.join(&kept[1])).unwrap();
+    assert!(
+        why.contains("label `release`") && why.contains("255 bytes"),
+        "{why}"
+    );
+
+    // At the door the same label is refused before the 202, naming the label and the limit.
+    let r = post(
+        &s,
+        &format!("key={KEY}&page=%2Fhome&release={long}"),
+        &[],
+        &trace_variant(9),
+    );
+    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    let message = r.message();
+    assert!(
+        message.contains("label `release`") && message.contains("255 bytes"),
+        "{message}"
+    );
+    // Other clients' traces go on being written.
+    let r = post(
+        &s,
+        &format!("key={KEY}&page=%2Fhome&release=3.0"),
+        &[],
+        &trace_variant(4),
+    );
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    let mut s = s;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != 3 {
+        assert!(
+            Instant::now() < deadline,
+            "the third trace never reached the lake"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    drop(s);
+
+    // And the server starts again: nothing is replayed for ever.
+    let s = serve_ingest(&data_dir("ingest-poison-3"), &lake, &keys, &[]);
+    let health = http(
+        &s.addr,
+        "GET",
+        &format!("/api/sessions?token={}", s.token),
+        &[],
+        b"",
+    );
+    assert_eq!(health.status, 200);
+    assert_eq!(
+        lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"],
+        3
+    );
 }
