@@ -224,7 +224,7 @@ pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<
     })
     .await?;
     let json = to_value(&report)?;
-    let f = &report.function;
+    let f = &report.function.row;
     let mut text = format!("{} {} ({})", f.name, f.url, self_total(&f.weights));
     for (title, list) in [("callers", &report.callers), ("callees", &report.callees)] {
         text.push_str(&format!("\n{title}:"));
@@ -232,8 +232,8 @@ pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<
             text.push_str(&format!(
                 "\n{}{} ({})",
                 "  ".repeat(n.depth as usize),
-                n.name,
-                self_total(&n.weights)
+                n.function.name,
+                self_total(&n.function.weights)
             ));
         }
     }

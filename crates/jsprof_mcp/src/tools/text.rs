@@ -140,8 +140,8 @@ pub(super) fn node_row(n: &&NodeJson) -> String {
         "{}[{}] {} {}",
         "  ".repeat(n.depth as usize),
         n.id,
-        name(&n.name),
-        weights(&n.weights)
+        name(&n.function.name),
+        weights(&n.function.weights)
     )
 }
 
