@@ -7,7 +7,7 @@ use jsprof_profile::WeightUnit;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::load::Weighted;
+use crate::load::{CpuInput, ViewSpec, Weighted};
 use crate::{JsonWarning, ReportError, Result};
 
 /// A weight in milliseconds (time) or bytes (a heap profile): the other is left out.
@@ -105,6 +105,22 @@ pub struct DiffReport {
 }
 
 /// A side of a comparison: a weighted view and how the input is named.
+/// The view a side of a comparison is weighed with: `spec`, except that an input with one
+/// thread (one timeline of a trace) uses it whatever `spec.thread` says, so that a profile and a
+/// trace of the same program compare without naming a thread each. Every door's diff uses this.
+pub fn side_spec(input: &CpuInput, spec: &ViewSpec) -> ViewSpec {
+    let mut spec = spec.clone();
+    let threads = if input.is_trace() && !spec.samples {
+        input.timelines().len()
+    } else {
+        input.profile().threads.len()
+    };
+    if threads <= 1 {
+        spec.thread = None;
+    }
+    spec
+}
+
 pub struct Side<'a> {
     pub name: &'a str,
     pub view: &'a Weighted<'a>,

@@ -364,16 +364,7 @@ pub struct Side {
 impl CompareArgs {
     pub fn load(&self, path: &Path) -> Result<Side> {
         let input = load_cpu(path, &self.transform.pipeline())?;
-        let mut spec = self.view.clone();
-        let threads = if input.is_trace() && !spec.samples {
-            input.timelines().len()
-        } else {
-            input.profile().threads.len()
-        };
-        // Inputs with one thread use it whatever `--thread` says.
-        if threads <= 1 {
-            spec.thread = None;
-        }
+        let spec = jsprof_document::diff::side_spec(&input, &self.view);
         Ok(Side {
             name: input.name.clone(),
             input,

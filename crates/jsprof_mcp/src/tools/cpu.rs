@@ -346,16 +346,7 @@ pub(super) async fn cpu_diff(q: Question<'_>, args: CpuDiffArgs) -> ToolResult<A
         .document(q.question.to_string(), move || {
             // As `jsprof diff`: an input with one thread uses it whatever `thread` says.
             let side_spec = |input: &jsprof_document::load::CpuInput| {
-                let mut spec = spec.clone();
-                let threads = if input.is_trace() && !spec.samples {
-                    input.timelines().len()
-                } else {
-                    input.profile().threads.len()
-                };
-                if threads <= 1 {
-                    spec.thread = None;
-                }
-                spec
+                jsprof_document::diff::side_spec(input, &spec)
             };
             let wb = before.weighted(&side_spec(&before))?;
             let wa = after.weighted(&side_spec(&after))?;
