@@ -1,9 +1,11 @@
 //! Recording several targets at once — the Node processes of a launched command and the worker
 //! threads of each — every one in its own task, with its own files, all stopped together.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
 
 use crate::artifact::Artifact;
 use crate::client::{Client, Event};
@@ -36,6 +38,9 @@ pub struct TargetRecording {
 #[derive(Clone)]
 pub struct Tree {
     stop: watch::Receiver<bool>,
+    /// A worker thread's recording also stops when its process's recording does: the process's
+    /// connection carries the worker's messages and closes once the process is collected.
+    parent_stop: Option<watch::Receiver<bool>>,
     done: mpsc::UnboundedSender<TargetRecording>,
     warnings: mpsc::UnboundedSender<(String, String)>,
     options: RecordOptions,
@@ -63,6 +68,7 @@ impl Tree {
         (
             Tree {
                 stop: stop_rx,
+                parent_stop: None,
                 done: done_tx,
                 warnings: warn_tx,
                 options,
@@ -78,7 +84,7 @@ impl Tree {
 
     /// Records `client`'s target in a new task until it finishes by itself, goes away, or the
     /// tree is stopped; with [`RecordOptions::workers`], each of its worker threads too, as
-    /// `OUTPUT.stem-worker<ID>`.
+    /// `OUTPUT.stem-worker<ID>`. The task ends once its result is handed in.
     pub fn spawn(
         &self,
         client: Client,
@@ -86,12 +92,12 @@ impl Tree {
         kind: TargetKind,
         output: OutputSpec,
         label: TargetLabel,
-    ) {
+    ) -> JoinHandle<()> {
         let tree = self.clone();
         tokio::spawn(async move {
             let result = tree.record(client, events, kind, output, label).await;
             let _ = tree.done.send(result);
-        });
+        })
     }
 
     async fn record(
@@ -140,15 +146,28 @@ impl Tree {
                 let _ = warnings.send((forward.clone(), w));
             }
         });
-        if let Some(worker_events) = worker_events {
-            self.clone()
-                .watch_workers(client.clone(), worker_events, output, label.clone());
-        }
+        let workers = worker_events.map(|worker_events| {
+            self.watch_workers(client.clone(), worker_events, output, label.clone())
+        });
         let mut stop = self.stop.clone();
+        let mut parent_stop = self.parent_stop.clone();
         let stopped = async move {
-            let _ = stop.wait_for(|s| *s).await;
+            tokio::select! {
+                _ = stop.wait_for(|s| *s) => {}
+                _ = async {
+                    match parent_stop.as_mut() {
+                        Some(p) => { let _ = p.wait_for(|s| *s).await; }
+                        None => std::future::pending::<()>().await,
+                    }
+                } => {}
+            }
         };
-        let reason = match recorder.wait_until(self.deadline, stopped).await {
+        let reason = recorder.wait_until(self.deadline, stopped).await;
+        if let Some(workers) = workers {
+            let gone = matches!(reason, Ok(StopReason::TargetGone(_)));
+            workers.stop_and_wait(!gone).await;
+        }
+        let reason = match reason {
             Ok(reason) => reason,
             Err(e) => {
                 result.error = Some(e.to_string());
@@ -175,14 +194,23 @@ impl Tree {
         result
     }
 
-    /// Starts a recording for every worker `client`'s target announces.
+    /// Starts a recording for every worker `client`'s target announces; they stop with the
+    /// returned [`Workers`].
     fn watch_workers(
-        self,
+        &self,
         client: Client,
         mut events: mpsc::UnboundedReceiver<Event>,
         output: OutputSpec,
         parent: TargetLabel,
-    ) {
+    ) -> Workers {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let tasks = Arc::new(Mutex::new(Vec::new()));
+        let workers = Workers {
+            stop: stop_tx,
+            tasks: tasks.clone(),
+        };
+        let mut tree = self.clone();
+        tree.parent_stop = Some(stop_rx);
         tokio::spawn(async move {
             while let Some(event) = events.recv().await {
                 if event.method != "NodeWorker.attachedToWorker" {
@@ -209,9 +237,39 @@ impl Tree {
                     dir: output.dir.clone(),
                     stem: format!("{}-worker{id}", output.stem),
                 };
-                self.spawn(worker, worker_events, TargetKind::Node, output, label);
+                let task = tree.spawn(worker, worker_events, TargetKind::Node, output, label);
+                tasks.lock().expect("workers lock").push(task);
             }
         });
+        workers
+    }
+}
+
+/// The worker threads' recordings of one process.
+struct Workers {
+    stop: watch::Sender<bool>,
+    tasks: Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+impl Workers {
+    /// Stops every worker's recording and, with `wait`, waits until each has handed in its
+    /// files: only then may the process's connection, which carries their messages, close
+    /// (closing it first failed the workers' collection as "the worker detached"). A worker
+    /// attached meanwhile is stopped at once, and waited for too.
+    async fn stop_and_wait(self, wait: bool) {
+        let _ = self.stop.send(true);
+        if !wait {
+            return;
+        }
+        loop {
+            let tasks = std::mem::take(&mut *self.tasks.lock().expect("workers lock"));
+            if tasks.is_empty() {
+                return;
+            }
+            for task in tasks {
+                let _ = task.await;
+            }
+        }
     }
 }
 

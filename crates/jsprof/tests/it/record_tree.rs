@@ -156,6 +156,28 @@ fn a_worker_thread_has_its_own_profile() {
     assert_has(&worker_fns, "hotWorker", "hotMain");
 }
 
+/// A worker whose profile takes longer to collect than its process's: both are saved when the
+/// recording ends. The process's connection carries the worker's messages, and it used to close
+/// as soon as the process's own profile was in, failing the worker's with "the worker detached".
+#[test]
+fn a_worker_slower_to_collect_than_its_process_is_saved() {
+    let dir = out_dir("bigworker");
+    let v = record_within(
+        record_cmd(&dir)
+            .args(["--duration", "3", "--"])
+            .arg("node")
+            .arg(fixture("bigworker.js")),
+        90,
+        "jsprof record of a worker with a big profile",
+    );
+    assert_eq!(v["stop_reason"], "Duration");
+    let all = targets(&v);
+    assert_eq!(all.len(), 2, "{all:?}");
+    let worker_fns = profile_of(&v, |t| t.1.is_some());
+    let hot = worker_fns.iter().filter(|n| n.starts_with("hot")).count();
+    assert!(hot > 100, "{hot} of the worker's 20,000 functions sampled");
+}
+
 fn npm() -> Option<PathBuf> {
     let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join("npm"))
