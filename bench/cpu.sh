@@ -16,6 +16,7 @@
 #   JSPROF_BENCH_RUNS=3      timed runs per tool (best and median reported)
 #   JSPROF_BENCH_NO_BUILD=1  skip `cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof`
 #   JSPROF_BENCH_BIN=PATH    jsprof binary to time (default target/${JSPROF_PROFILE:-release}/jsprof)
+#   JSPROF_BESIDE=dist       also time the build of that cargo profile beside it (bench/lib.sh)
 #
 # Everything generated lives under bench/out/cpu/ (gitignored); nothing here
 # is meant to be committed.
@@ -70,6 +71,7 @@ fi
 if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
   echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof"
   build_jsprof
+  build_beside
 fi
 
 oracle_cmd() { node --max-old-space-size=16000 "$ORACLE" "$PROFILE"; }
@@ -93,6 +95,11 @@ O_BEST=$BEST O_MED=$MEDIAN O_RSS=$RSS
 if [ "$JSPROF_OK" = 1 ]; then
   time_runs jsprof "$JSPROF" top "$PROFILE" --json --limit 0
   J_BEST=$BEST J_MED=$MEDIAN J_RSS=$RSS
+  if [ -n "$BESIDE" ]; then
+    time_runs "$JSPROF_BESIDE" "$BESIDE" top "$PROFILE" --json --limit 0
+    B_BEST=$BEST B_MED=$MEDIAN B_RSS=$RSS
+    "$BESIDE" top "$PROFILE" --json --limit 0 > "$OUT/beside.json"
+  fi
 fi
 
 # ---------------------------------------------------------------- report
@@ -102,6 +109,10 @@ printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
 row oracle "$O_BEST" "$O_MED" "$O_RSS"
 if [ "$JSPROF_OK" = 1 ]; then
   row jsprof "$J_BEST" "$J_MED" "$J_RSS"
+  if [ -n "$BESIDE" ]; then
+    row "$JSPROF_BESIDE" "$B_BEST" "$B_MED" "$B_RSS"
+    beside_report top "$J_BEST" "$B_BEST" "$OUT/jsprof.json" "$OUT/beside.json"
+  fi
   SPEEDUP=$(awk -v o="$O_BEST" -v j="$J_BEST" 'BEGIN { printf "%.1f", o / (j > 0 ? j : 0.005) }')
   RSSX=$(awk -v k="$J_RSS" -v b="$BYTES" 'BEGIN { printf "%.2f", k * 1024 / b }')
   echo

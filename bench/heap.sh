@@ -17,6 +17,7 @@
 #   bench/heap.sh [TARGET_MB]       (run from anywhere; needs node, npm, /usr/bin/time)
 #   JSPROF_HEAP_GEN_MB="" bench/heap.sh      (the recorded part only)
 #   JSPROF_HEAP_RECORDED=0 bench/heap.sh     (the generated part only)
+#   JSPROF_BESIDE=dist bench/heap.sh          (also the first analysis by that profile's build)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/bench/out/heap"
@@ -30,6 +31,7 @@ export JSPROF_CACHE_DIR="$ROOT/bench/out/heap-cache"
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
   build_jsprof
+  build_beside
 fi
 if [ ! -f target/oracle/heap-oracle.mjs ]; then
   bash tools/oracle/build.sh target/oracle
@@ -58,7 +60,7 @@ measure() { # name, output file, command…  (prints one row; the figures stay i
 # whether jsprof's numbers equal the reference's.
 report() {
   python3 - "$@" <<'PY'
-import json, sys
+import json, os, sys
 out, size, ref, tools = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 def t(name):
     try:
@@ -73,13 +75,17 @@ for name in tools:
     rate = mb / secs if secs == secs and secs > 0 else float("nan")
     print(f"  {name:8} {secs:8.2f} {rss / 1048576:8.0f} MB {rss / size:9.2f} {rate:7.0f}")
 ours = t("jsprof")
+beside = os.environ.get("JSPROF_BESIDE", "")
+if beside and beside in tools:
+    secs, rss = t(beside)
+    print(f"  build: {os.environ.get('JSPROF_PROFILE', 'release')} / {beside} first-analysis time = {ours[0] / secs:.2f}x, peak RSS {ours[1] / max(rss, 1):.2f}x")
 if "cached" in tools:
     secs, rss = t("cached")
     print(f"  second open (cached index): {100 * secs / ours[0]:.1f} % of the first's time, {rss / max(ours[1], 1):.2f}x its peak RSS")
 if "graph" in tools:
     secs, rss = t("graph")
     print(f"  second open of the whole graph (heap dominators from the index): {100 * secs / ours[0]:.1f} % of the first's time, {rss / max(ours[1], 1):.2f}x its peak RSS")
-for name in [n for n in tools[1:] if n not in ("cached", "graph")]:
+for name in [n for n in tools[1:] if n not in ("cached", "graph", beside)]:
     secs, rss = t(name)
     if secs == secs and secs > 0:
         print(f"  jsprof vs {name}: {secs / ours[0]:.1f}x faster, {rss / max(ours[1], 1):.1f}x less memory")
@@ -104,6 +110,12 @@ first_and_cached() { # DIR SNAPSHOT: the first analysis (empty cache), then the 
   # A command that needs the whole graph reads every section of the index, not only the Summary's.
   measure graph "$1/graph.json" "$JSPROF" heap dominators "$2" --depth 1 --limit 5 --json
   cmp -s "$1/jsprof.json" "$1/cached.json" || echo "  the cached answer differs from the first!" >&2
+  if [ -n "$BESIDE" ]; then
+    # The other build's first analysis, from an empty cache too.
+    rm -rf "$JSPROF_CACHE_DIR"
+    measure "$JSPROF_BESIDE" "$1/beside.json" "$BESIDE" heap summary "$2" --json --limit 0
+    cmp -s "$1/jsprof.json" "$1/beside.json" || echo "  the $JSPROF_BESIDE build's answer differs!" >&2
+  fi
   [ "${JSPROF_HEAP_KEEP:-0}" = 1 ] || rm -rf "$JSPROF_CACHE_DIR"
 }
 
@@ -124,7 +136,7 @@ if [ "${JSPROF_HEAP_RECORDED:-1}" != 0 ]; then
   echo "recorded snapshot: $SNAP, $((SIZE / 1048576)) MB"
   first_and_cached "$OUT" "$SNAP"
   peers "$SNAP" "$OUT"
-  report "$OUT" "$SIZE" oracle jsprof cached graph oracle memlab
+  report "$OUT" "$SIZE" oracle jsprof cached graph ${JSPROF_BESIDE:+"$JSPROF_BESIDE"} oracle memlab
 fi
 
 for MB in ${JSPROF_HEAP_GEN_MB-500 2000 5000}; do
@@ -135,7 +147,7 @@ for MB in ${JSPROF_HEAP_GEN_MB-500 2000 5000}; do
   SIZE=$(stat -c %s "$SNAP")
   echo "generated snapshot: $SNAP, $((SIZE / 1048576)) MB"
   first_and_cached "$DIR" "$SNAP"
-  tools=(jsprof cached graph)
+  tools=(jsprof cached graph ${JSPROF_BESIDE:+"$JSPROF_BESIDE"})
   if [ "$MB" -le "${JSPROF_HEAP_PEERS_MB:-600}" ]; then
     peers "$SNAP" "$DIR"
     tools+=(oracle memlab)

@@ -31,6 +31,28 @@ need() {
 # (default release; bench/README.md says what each costs) and the lake feature.
 build_jsprof() { cargo build --profile "${JSPROF_PROFILE:-release}" --features lake "$@" -p jsprof; }
 
+# JSPROF_BESIDE=PROFILE: also time the jsprof built with cargo profile PROFILE, beside the first, on
+# the same input in the same run: `JSPROF_PROFILE=release JSPROF_BESIDE=dist` prices the install
+# profile against the published one. BESIDE is its path (empty when not asked for); build_beside
+# builds it (with the lake, as build_jsprof).
+BESIDE=""
+if [ -n "${JSPROF_BESIDE:-}" ]; then BESIDE="target/$JSPROF_BESIDE/jsprof"; fi
+build_beside() {
+  if [ -n "$BESIDE" ]; then
+    echo "== cargo build --profile $JSPROF_BESIDE --features lake -p jsprof (timed beside)"
+    JSPROF_PROFILE="$JSPROF_BESIDE" build_jsprof
+  fi
+}
+
+# beside_report NAME A_BEST B_BEST A_OUT B_OUT: the two builds' time ratio, and whether they
+# printed the same bytes.
+beside_report() {
+  local same=no
+  cmp -s "$4" "$5" && same=yes
+  echo "build: ${JSPROF_PROFILE:-release} / $JSPROF_BESIDE wall ($1) = $(awk -v a="$2" -v b="$3" \
+    'BEGIN { printf "%.2f", a / (b > 0 ? b : 0.005) }')x; the same output: $same"
+}
+
 filesize() { stat -c %s "$1"; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 

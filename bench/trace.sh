@@ -20,6 +20,7 @@
 #   JSPROF_BENCH_RUNS=3      timed runs per tool (best and median reported)
 #   JSPROF_BENCH_NO_BUILD=1  skip `cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof`
 #   JSPROF_BENCH_BIN=PATH    jsprof binary to time (default target/${JSPROF_PROFILE:-release}/jsprof)
+#   JSPROF_BESIDE=dist       also time the build of that cargo profile beside it (bench/lib.sh)
 #   JSPROF_BENCH_BIG_MB=N    also time a generated trace of N MB (needs N MB free under bench/out)
 #   CHROMIUM=PATH            the browser (default: chromium on PATH)
 #
@@ -52,6 +53,7 @@ fi
 if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
   echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof"
   build_jsprof
+  build_beside
 fi
 
 # ---------------------------------------------------------------- recording
@@ -89,6 +91,12 @@ time_runs oracle node --max-old-space-size=16000 "$ORACLE" "$TRACE"
 O_BEST=$BEST O_MED=$MEDIAN O_RSS=$RSS
 time_runs jsprof "$JSPROF" events "$TRACE" --mode unique-events --json
 J_BEST=$BEST J_MED=$MEDIAN J_RSS=$RSS
+if [ -n "$BESIDE" ]; then
+  time_runs "$JSPROF_BESIDE" "$BESIDE" events "$TRACE" --mode unique-events --json
+  B_BEST=$BEST B_MED=$MEDIAN B_RSS=$RSS
+  "$JSPROF" events "$TRACE" --mode unique-events --json > "$OUT/jsprof.json"
+  "$BESIDE" events "$TRACE" --mode unique-events --json > "$OUT/beside.json"
+fi
 
 # ---------------------------------------------------------------- report
 echo
@@ -96,6 +104,10 @@ echo "trace $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS
 printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
 row oracle "$O_BEST" "$O_MED" "$O_RSS"
 row jsprof "$J_BEST" "$J_MED" "$J_RSS"
+if [ -n "$BESIDE" ]; then
+  row "$JSPROF_BESIDE" "$B_BEST" "$B_MED" "$B_RSS"
+  beside_report events "$J_BEST" "$B_BEST" "$OUT/jsprof.json" "$OUT/beside.json"
+fi
 SPEEDUP=$(awk -v o="$O_BEST" -v j="$J_BEST" 'BEGIN { printf "%.1f", o / (j > 0 ? j : 0.005) }')
 RSSX=$(awk -v k="$J_RSS" -v b="$BYTES" 'BEGIN { printf "%.2f", k * 1024 / b }')
 echo
