@@ -749,6 +749,23 @@ fn create_private_file(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Test support: makes the index of `snapshot` in `cache` valid for the snapshot as it is now.
+/// The integration tests spoil a snapshot's middle to show that an answer came from its index;
+/// spoiling it moves its change time, which the key holds and nothing sets back, so they re-key
+/// the index after. (Whoever can write the cache directory can forge an index anyway.)
+#[doc(hidden)]
+pub fn rekey_index(cache: &HeapCache, snapshot: &Path) -> io::Result<()> {
+    let canonical = fs::canonicalize(snapshot)?;
+    let mut file = File::open(&canonical)?;
+    let meta = file.metadata()?;
+    let key = key_of(&canonical, &mut file, &meta)?;
+    let entry = cache.entry(&key.path);
+    let mut bytes = fs::read(&entry)?;
+    format::replace_key(&mut bytes, &key)
+        .ok_or_else(|| io::Error::other("not an index of this format"))?;
+    fs::write(&entry, bytes)
+}
+
 /// The index's readers on bytes alone, for the `heap_cache` fuzz target: `bytes` are read against
 /// the key their header claims and, when `reseal`, with their checksums first recomputed, so that
 /// forged content reaches the decoders and the table checks. Both readers run: the overview's

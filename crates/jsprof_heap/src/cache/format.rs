@@ -376,6 +376,12 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
             "the snapshot was modified since it was indexed".into(),
         ));
     }
+    if found.content != key.content {
+        return Err(Reject::Stale(
+            "the snapshot's content changed since it was indexed".into(),
+        ));
+    }
+    // What the user cannot set back: a middle rewritten under the same size and mtime.
     if (found.dev, found.ino) != (key.dev, key.ino) {
         return Err(Reject::Stale(
             "the snapshot was replaced by another file since it was indexed".into(),
@@ -384,11 +390,6 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
     if (found.ctime_secs, found.ctime_nanos) != (key.ctime_secs, key.ctime_nanos) {
         return Err(Reject::Stale(
             "the snapshot was changed since it was indexed (its change time moved)".into(),
-        ));
-    }
-    if found.content != key.content {
-        return Err(Reject::Stale(
-            "the snapshot's content changed since it was indexed".into(),
         ));
     }
     let sections = u32::get(&mut d)? as usize;
@@ -915,6 +916,26 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
     }
     let crc = crc32fast::hash(&bytes[..header_len - 4]);
     bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// `bytes` (an index) made for `key` instead of the key it holds, its header's checksum
+/// recomputed; `None` when the header cannot be read or the new key is not the old one's length.
+pub(crate) fn replace_key(bytes: &mut [u8], key: &Key) -> Option<()> {
+    let (start, end) = {
+        let (mut d, _) = header_fields(bytes)?;
+        d.bytes().ok()?; // the engine
+        let start = d.base + d.at;
+        Key::get(&mut d).ok()?;
+        (start, d.base + d.at)
+    };
+    let mut encoded = Vec::new();
+    key.put(&mut encoded);
+    if encoded.len() != end - start {
+        return None;
+    }
+    bytes[start..end].copy_from_slice(&encoded);
+    reseal(bytes);
+    Some(())
 }
 
 /// A reader over the header's fields after its fixed start, and the header's length; `None` when
