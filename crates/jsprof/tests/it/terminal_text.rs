@@ -36,8 +36,8 @@ fn hostile_profile(dir: &Path) -> PathBuf {
 }
 
 /// `out`'s stdout and stderr hold no character a terminal acts on (but line breaks), and the
-/// forged row is on the line of the name it hides in.
-fn assert_shown_safely(out: &Output, what: &str) {
+/// forged row is on the line of the name it hides in (which holds `host`).
+fn assert_shown_safely(out: &Output, what: &str, host: &str) {
     for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
         let text = String::from_utf8(bytes.clone()).expect("UTF-8");
         let raw: Vec<char> = text
@@ -47,7 +47,7 @@ fn assert_shown_safely(out: &Output, what: &str) {
         assert!(raw.is_empty(), "{what} {stream}: raw {raw:?} in:\n{text}");
         for line in text.lines().filter(|l| l.contains("forged")) {
             assert!(
-                line.contains("evil"),
+                line.contains(host),
                 "{what} {stream}: a row of its own: {line:?}\n{text}"
             );
         }
@@ -71,14 +71,14 @@ fn names_from_the_input_cannot_drive_the_terminal_or_forge_rows() {
         assert_ok(&out, &format!("{args:?}"));
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("evil\\x1b[2J\\r\\n"), "{args:?}:\n{text}");
-        assert_shown_safely(&out, &format!("{args:?}"));
+        assert_shown_safely(&out, &format!("{args:?}"), "evil");
     }
     let top = String::from_utf8(jsprof(&["top", p]).stdout).unwrap();
     assert!(top.contains("\\u{202e}\\u{9b}31m\\t."), "{top}");
     assert!(top.contains("file:///app\\x1b]0;pwned\\x07.js"), "{top}");
     // A narrow terminal cuts names; what is cut is still escaped, never half an escape.
     let narrow = crate::support::jsprof_env(&["top", p], &[("COLUMNS", "60")]);
-    assert_shown_safely(&narrow, "top, 60 columns");
+    assert_shown_safely(&narrow, "top, 60 columns", "evil");
 
     // JSON keeps the name exact.
     let doc = jsprof_json(&["top", p, "--json"]);
@@ -150,5 +150,39 @@ fn lake_ls_sql_and_top_show_names_and_labels_escaped() {
     let doc = jsprof_json(&["lake", "sql", l, "SELECT name FROM functions", "--json"]);
     let rows = doc["rows"].as_array().unwrap();
     assert!(rows.iter().any(|r| r["name"] == NAME), "{rows:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A heap snapshot's class names reach `heap summary`'s table as the CPU tables' names do.
+#[test]
+fn heap_class_names_are_shown_escaped() {
+    let dir = fresh_dir("terminal-heap");
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(
+            std::fs::File::open(crate::support::fixtures().join("heap/detached.heapsnapshot.gz"))
+                .unwrap(),
+        ),
+        &mut text,
+    )
+    .unwrap();
+    // The strings table holds each string once; `Map` names the class of four objects.
+    assert_eq!(text.matches("\"Map\"").count(), 1);
+    let text = text.replace(
+        "\"Map\"",
+        "\"Map\\u001b[2J\\r\\n4  5  100 B  0.0 %  308 KB  19.2 % forged\"",
+    );
+    let snapshot = dir.join("hostile.heapsnapshot");
+    std::fs::write(&snapshot, text).unwrap();
+    let s = snapshot.to_str().unwrap();
+    let out = jsprof(&["heap", "summary", s, "--no-cache", "--limit", "10"]);
+    assert_ok(&out, "heap summary");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    // (The heap's class names already show a line break as a space.)
+    assert!(shown.contains("Map\\x1b[2J"), "{shown}");
+    let forged: Vec<&str> = shown.lines().filter(|l| l.contains("forged")).collect();
+    assert_eq!(forged.len(), 1, "{shown}");
+    assert!(forged[0].starts_with("Map\\x1b"), "{shown}");
+    assert_shown_safely(&out, "heap summary", "Map");
     let _ = std::fs::remove_dir_all(&dir);
 }
