@@ -604,7 +604,7 @@ fn evict(cache: &HeapCache, keep: &Path) {
             if now.duration_since(modified).unwrap_or_default() > STALE_TEMP {
                 let _ = fs::remove_file(&path);
             }
-        } else if path.extension().is_some_and(|e| e == EXTENSION) && meta.is_file() {
+        } else if is_own_index(&name) && meta.is_file() {
             indexes.push((modified, meta.len(), path));
         }
     }
@@ -625,6 +625,14 @@ fn temp_name(entry: &str, pid: u32) -> String {
     format!(".{entry}.{pid}.tmp")
 }
 
+/// True for the name of an index ([`HeapCache::entry`]: 32 hex digits and the extension).
+fn is_own_index(name: &str) -> bool {
+    name.strip_suffix(&format!(".{EXTENSION}"))
+        .is_some_and(|hex| {
+            hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        })
+}
+
 /// True for a name [`temp_name`] makes, and no other: the directory may be shared with other
 /// programs (`JSPROF_CACHE_DIR=~/.cache`), whose `.*.tmp` files are theirs.
 fn is_own_temp(name: &str) -> bool {
@@ -634,13 +642,7 @@ fn is_own_temp(name: &str) -> bool {
     let Some((entry, pid)) = rest.rsplit_once('.') else {
         return false;
     };
-    let Some(hex) = entry.strip_suffix(&format!(".{EXTENSION}")) else {
-        return false;
-    };
-    hex.len() == 32
-        && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-        && !pid.is_empty()
-        && pid.bytes().all(|b| b.is_ascii_digit())
+    is_own_index(entry) && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The directory holds copies of heap contents (strings can be secrets): owner only. Created

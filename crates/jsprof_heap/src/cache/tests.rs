@@ -369,7 +369,8 @@ fn eviction_drops_the_least_recently_used_first() {
         &format!("{}.{EXTENSION}", "0123456789abcdef".repeat(2)),
         1,
     ));
-    let foreign = [".x.tmp", ".notes.jsheap.1.tmp", "other.tmp"].map(|n| cache.dir.join(n));
+    let foreign =
+        [".x.tmp", ".notes.jsheap.1.tmp", "other.tmp", "notes.jsheap"].map(|n| cache.dir.join(n));
     for path in foreign.iter().chain([&stale_temp]) {
         fs::write(path, b"partial").unwrap();
         File::options()
