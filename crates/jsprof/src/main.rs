@@ -9,10 +9,12 @@ mod cmd;
 mod input;
 mod load;
 mod output;
+mod output_file;
 mod progress;
 mod range_arg;
 mod transform_args;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -136,7 +138,10 @@ fn main() -> ExitCode {
             if output::is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("jsprof: {err:#}");
+            // A message can quote the input (a name, a path): shown as the tables are.
+            let mut stderr = jsprof_render::terminal::TerminalWriter::new(std::io::stderr().lock());
+            let _ = writeln!(stderr, "jsprof: {err:#}");
+            let _ = stderr.flush();
             ExitCode::from(2)
         }
     }

@@ -4,10 +4,16 @@
 //! the Location column off screen: the widest text columns are shortened with `…`. The width is,
 //! in order: none with `--wide`; `COLUMNS` when set to a number; the terminal's when stdout is
 //! one; otherwise none, so a pipe (`| grep`, `> file`) gets every name whole. JSON is never cut.
+//!
+//! Human text goes to stdout through [`text_stdout`] (or [`to_stdout`]): a function name, URL or
+//! label holding ESC, CR, a bidi override or another control character is shown escaped
+//! (`jsprof_render::terminal`), so the input cannot drive the terminal; a table cell's line break
+//! is escaped too ([`Table::row`]), so a name cannot forge a row. JSON keeps every string exact.
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::OnceLock;
 
+use jsprof_render::terminal::{self, TerminalWriter};
 use serde::Serialize;
 
 /// Writes one JSON object and a newline to stdout.
@@ -24,15 +30,17 @@ pub use jsprof_document::JsonWarning;
 
 /// Prints warnings on stderr for human output.
 pub fn print_warnings<'a>(source: &str, warnings: impl IntoIterator<Item = (&'a str, &'a str)>) {
-    let stderr = io::stderr();
-    let mut err = stderr.lock();
+    // A warning quotes the input (names, JSON paths): one line each, shown escaped.
+    let mut err = io::BufWriter::new(TerminalWriter::new(io::stderr().lock()));
     for (at, message) in warnings {
+        let (source, at, message) = (shown(source), shown(at), shown(message));
         if at.is_empty() {
             let _ = writeln!(err, "warning: {source}: {message}");
         } else {
             let _ = writeln!(err, "warning: {source}: at {at}: {message}");
         }
     }
+    let _ = err.flush();
 }
 
 /// Prints a loaded input's warnings on stderr (the human output's form of `"warnings"`).
@@ -43,11 +51,24 @@ pub fn warn(source: &str, warnings: &[jsprof_profile::Warning]) {
     );
 }
 
-/// Runs `write` on a buffered, locked stdout and flushes it: the tail of every human output.
-pub fn to_stdout(
-    write: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) -> io::Result<()>,
-) -> anyhow::Result<()> {
-    let mut out = io::BufWriter::new(io::stdout().lock());
+/// `text` (a name, a URL, a label from the input) as a line of human output shows it: control
+/// characters, line breaks among them, escaped.
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    terminal::escape(text)
+}
+
+/// Stdout for human text: buffered, locked, every control character but the line breaks shown
+/// escaped. Flush it at the end (a character cut between two writes is held until then).
+pub type TextOut = io::BufWriter<TerminalWriter<io::StdoutLock<'static>>>;
+
+/// The one stdout of human text output (see the module's documentation).
+pub fn text_stdout() -> TextOut {
+    io::BufWriter::new(TerminalWriter::new(io::stdout().lock()))
+}
+
+/// Runs `write` on [`text_stdout`] and flushes it: the tail of every human output.
+pub fn to_stdout(write: impl FnOnce(&mut TextOut) -> io::Result<()>) -> anyhow::Result<()> {
+    let mut out = text_stdout();
     write(&mut out)?;
     out.flush()?;
     Ok(())
@@ -169,14 +190,24 @@ pub struct Table {
 impl Table {
     pub fn new(columns: &[(&str, Align)]) -> Table {
         Table {
-            headers: columns.iter().map(|(h, _)| h.to_string()).collect(),
+            headers: columns
+                .iter()
+                .map(|(h, _)| terminal::escape(h).into_owned())
+                .collect(),
             aligns: columns.iter().map(|(_, a)| *a).collect(),
             rows: Vec::new(),
         }
     }
 
-    pub fn row(&mut self, cells: Vec<String>) {
+    /// Adds a row; a cell's control characters (a line break, a tab, ESC) are shown escaped,
+    /// so that a cell is one cell of one line whatever the input's names hold.
+    pub fn row(&mut self, mut cells: Vec<String>) {
         debug_assert_eq!(cells.len(), self.headers.len());
+        for cell in &mut cells {
+            if let std::borrow::Cow::Owned(shown) = terminal::escape(cell) {
+                *cell = shown;
+            }
+        }
         self.rows.push(cells);
     }
 

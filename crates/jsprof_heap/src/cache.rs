@@ -253,18 +253,29 @@ pub fn open_overview<E>(
 }
 
 /// The cache's place for the snapshot at `path`, when there is one; why not goes to `notes`.
+/// An existing cache directory is checked before anything in it is read ([`check_private_dir`]).
 fn slot_of<'a>(
     path: Option<&Path>,
     cache: Option<&'a HeapCache>,
     notes: &mut Vec<String>,
 ) -> Option<Slot<'a>> {
-    match (path, cache) {
-        (Some(path), Some(cache)) => Slot::of(cache, path).unwrap_or_else(|e| {
-            notes.push(format!("heap index not used: {e}"));
-            None
-        }),
-        _ => None,
+    let (Some(path), Some(cache)) = (path, cache) else {
+        return None;
+    };
+    let slot = Slot::of(cache, path).unwrap_or_else(|e| {
+        notes.push(format!("heap index not used: {e}"));
+        None
+    })?;
+    if fs::symlink_metadata(&cache.dir).is_ok() {
+        if let Err(e) = check_private_dir(&cache.dir) {
+            notes.push(format!(
+                "heap index cache {} not used: {e}; analysing without it",
+                cache.dir.display()
+            ));
+            return None;
+        }
     }
+    Some(slot)
 }
 
 /// How the front doors analyse: big graphs set the columns the dominators do not read aside in
@@ -480,7 +491,7 @@ impl<'a> Slot<'a> {
         };
         create_private_dir(dir).map_err(note)?;
         let name = self.entry.file_name().unwrap_or_default().to_string_lossy();
-        let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let temp = dir.join(temp_name(&name, std::process::id()));
         let written = (|| -> io::Result<u64> {
             // Unnamed until complete where the system allows (Linux's `O_TMPFILE`): an
             // interrupted or killed command leaves not even a temporary file of gigabytes behind.
@@ -532,6 +543,7 @@ fn key_of(canonical: &Path, file: &mut File, meta: &fs::Metadata) -> io::Result<
         ),
     };
     let size = meta.len();
+    let (dev, ino, ctime_secs, ctime_nanos) = identity(meta);
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; HASHED.min(size) as usize];
     file.read_exact(&mut buf)?;
@@ -548,8 +560,30 @@ fn key_of(canonical: &Path, file: &mut File, meta: &fs::Metadata) -> io::Result<
         size,
         mtime_secs,
         mtime_nanos,
+        dev,
+        ino,
+        ctime_secs,
+        ctime_nanos,
         content: hasher.finalize().into(),
     })
+}
+
+/// The file's device, inode and change time (seconds, nanoseconds): the kernel sets the change
+/// time on every write or metadata change, and no call sets it back.
+#[cfg(unix)]
+fn identity(meta: &fs::Metadata) -> (u64, u64, i64, u32) {
+    use std::os::unix::fs::MetadataExt;
+    (
+        meta.dev(),
+        meta.ino(),
+        meta.ctime(),
+        meta.ctime_nsec().clamp(0, 999_999_999) as u32,
+    )
+}
+
+#[cfg(not(unix))]
+fn identity(_meta: &fs::Metadata) -> (u64, u64, i64, u32) {
+    (0, 0, 0, 0)
 }
 
 /// Removes the least recently used indexes until the directory's fit `max_bytes` (never `keep`,
@@ -566,11 +600,11 @@ fn evict(cache: &HeapCache, keep: &Path) {
         let modified = meta.modified().unwrap_or(now);
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with('.') && name.ends_with(".tmp") {
+        if is_own_temp(&name) && meta.is_file() {
             if now.duration_since(modified).unwrap_or_default() > STALE_TEMP {
                 let _ = fs::remove_file(&path);
             }
-        } else if path.extension().is_some_and(|e| e == EXTENSION) && meta.is_file() {
+        } else if is_own_index(&name) && meta.is_file() {
             indexes.push((modified, meta.len(), path));
         }
     }
@@ -586,13 +620,76 @@ fn evict(cache: &HeapCache, keep: &Path) {
     }
 }
 
-/// The directory holds copies of heap contents (strings can be secrets): owner only.
+/// The temporary name of the index `entry` (`<32 hex>.jsheap`) while process `pid` writes it.
+fn temp_name(entry: &str, pid: u32) -> String {
+    format!(".{entry}.{pid}.tmp")
+}
+
+/// True for the name of an index ([`HeapCache::entry`]: 32 hex digits and the extension).
+fn is_own_index(name: &str) -> bool {
+    name.strip_suffix(&format!(".{EXTENSION}"))
+        .is_some_and(|hex| {
+            hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        })
+}
+
+/// True for a name [`temp_name`] makes, and no other: the directory may be shared with other
+/// programs (`JSPROF_CACHE_DIR=~/.cache`), whose `.*.tmp` files are theirs.
+fn is_own_temp(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let Some((entry, pid)) = rest.rsplit_once('.') else {
+        return false;
+    };
+    is_own_index(entry) && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The directory holds copies of heap contents (strings can be secrets): owner only. Created
+/// 0700 when missing; an existing one must be ours (see [`check_private_dir`]).
 fn create_private_dir(dir: &Path) -> io::Result<()> {
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
+    builder.create(dir)?;
+    check_private_dir(dir)
+}
+
+/// Whether the cache may use `dir`, which exists: it must be a directory (not a symbolic link to
+/// one) owned by this process's effective user; its mode is then made 0700 if it was wider (a
+/// directory made by hand, or by `mkdir -p` with the usual umask). Anything else is refused:
+/// another user could read the indexes (heap contents) or plant forged ones.
+#[cfg(unix)]
+fn check_private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = fs::symlink_metadata(dir)?;
+    if meta.file_type().is_symlink() {
+        return Err(io::Error::other(
+            "it is a symbolic link; the cache needs a private directory of its own",
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(io::Error::other("it is not a directory"));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    if meta.uid() != uid {
+        return Err(io::Error::other(format!(
+            "it belongs to uid {}, not to this user (uid {uid}); the cache needs a private \
+             directory of its own",
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_private_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// A file in `dir` without a name (`O_TMPFILE`, owner only), given one by [`name_unnamed_file`]
@@ -654,6 +751,23 @@ fn create_private_file(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
+/// Test support: makes the index of `snapshot` in `cache` valid for the snapshot as it is now.
+/// The integration tests spoil a snapshot's middle to show that an answer came from its index;
+/// spoiling it moves its change time, which the key holds and nothing sets back, so they re-key
+/// the index after. (Whoever can write the cache directory can forge an index anyway.)
+#[doc(hidden)]
+pub fn rekey_index(cache: &HeapCache, snapshot: &Path) -> io::Result<()> {
+    let canonical = fs::canonicalize(snapshot)?;
+    let mut file = File::open(&canonical)?;
+    let meta = file.metadata()?;
+    let key = key_of(&canonical, &mut file, &meta)?;
+    let entry = cache.entry(&key.path);
+    let mut bytes = fs::read(&entry)?;
+    format::replace_key(&mut bytes, &key)
+        .ok_or_else(|| io::Error::other("not an index of this format"))?;
+    fs::write(&entry, bytes)
+}
+
 /// The index's readers on bytes alone, for the `heap_cache` fuzz target: `bytes` are read against
 /// the key their header claims and, when `reseal`, with their checksums first recomputed, so that
 /// forged content reaches the decoders and the table checks. Both readers run: the overview's
@@ -681,6 +795,10 @@ pub fn index_bytes(s: &HeapSnapshot, a: &Analysis) -> Vec<u8> {
         size: 0,
         mtime_secs: 0,
         mtime_nanos: 0,
+        dev: 0,
+        ino: 0,
+        ctime_secs: 0,
+        ctime_nanos: 0,
         content: [0; 32],
     };
     let mut out = io::Cursor::new(Vec::new());

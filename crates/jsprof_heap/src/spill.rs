@@ -7,8 +7,9 @@
 //! file ([`SpilledEdges::copy`]) without ever bringing them back: `heap summary`'s peak is then
 //! the dominators', well under the analysed graph's size.
 //!
-//! The file is unlinked as soon as it is created (on Unix), so an interrupted command leaves
-//! nothing behind. Everything is written before any column is dropped: a failed write (a full
+//! The file has no name (Linux's `O_TMPFILE`) or is unlinked as soon as it is created under a
+//! random name, mode 0600 ([`scratch_file`]), so an interrupted command leaves nothing behind and
+//! no other user can read or redirect it. Everything is written before any column is dropped: a failed write (a full
 //! disk) leaves the snapshot as it was and the analysis goes on in memory. A failed read back is
 //! an error of the analysis (the columns are gone).
 
@@ -98,20 +99,38 @@ fn read_u8s(input: &mut impl Read, len: usize) -> io::Result<Vec<u8>> {
     Ok(v)
 }
 
-/// An unlinked file in `dir` (or the system's temporary directory).
+/// An unlinked file in `dir` (or the system's temporary directory), readable by its owner alone.
+/// On Linux it never has a name (`O_TMPFILE`); elsewhere, or on a file system without such
+/// files, it is created under a random name with `O_CREAT | O_EXCL` (which never follows a
+/// symbolic link, dangling or not: a name planted in a shared `/tmp` is skipped, never written
+/// through) and mode 0600, and unlinked at once. The columns are heap contents: strings can be
+/// secrets.
 fn scratch_file(dir: Option<&Path>) -> io::Result<File> {
     let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
-    for attempt in 0..100u32 {
-        let path = dir.join(format!(
-            ".jsprof-heap-spill-{}-{attempt}",
-            std::process::id()
-        ));
-        match File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
+    if let Ok(file) = unnamed_file(&dir) {
+        return Ok(file);
+    }
+    named_scratch_file(&dir, || {
+        format!(
+            ".jsprof-heap-spill-{}-{:016x}",
+            std::process::id(),
+            random_u64()
+        )
+    })
+}
+
+/// [`scratch_file`] under a name from `name`, the next one when a name is taken.
+fn named_scratch_file(dir: &Path, mut name: impl FnMut() -> String) -> io::Result<File> {
+    for _ in 0..100u32 {
+        let path = dir.join(name());
+        let mut options = File::options();
+        options.read(true).write(true).create_new(true);
+        #[cfg(unix)]
         {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(&path) {
             Ok(file) => {
                 // Unlinked at once: the open file stays usable and nothing outlives the process.
                 let _ = std::fs::remove_file(&path);
@@ -122,6 +141,35 @@ fn scratch_file(dir: Option<&Path>) -> io::Result<File> {
         }
     }
     Err(io::Error::other("no free name for a scratch file"))
+}
+
+#[cfg(target_os = "linux")]
+fn unnamed_file(dir: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    File::options()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .mode(0o600)
+        .open(dir)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed_file(_dir: &Path) -> io::Result<File> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// 64 bits no other user can guess: std's hasher keys are drawn from the system's random source
+/// once per process, and each new `RandomState` moves them on.
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
 }
 
 /// Writes the columns and `results` out and, only once all are written, empties them. `Err`
@@ -244,5 +292,50 @@ impl SpilledEdges {
             left -= n;
         }
         Ok(())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Issue 33: the scratch file was created 0644 under a name made of the pid and a counter.
+    #[test]
+    fn the_scratch_file_is_private_and_never_follows_a_planted_link() {
+        let dir = std::env::temp_dir().join(format!("jsprof-spill-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let planted = ".jsprof-heap-spill-planted";
+        std::os::unix::fs::symlink(&victim, dir.join(planted)).unwrap();
+
+        // The name an attacker guessed is skipped, never written through.
+        let mut names = [planted, ".jsprof-heap-spill-free"].into_iter();
+        let mut file = named_scratch_file(&dir, || names.next().unwrap().to_string()).unwrap();
+        file.write_all(b"heap contents").unwrap();
+        assert_eq!(file.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(std::fs::symlink_metadata(dir.join(planted))
+            .unwrap()
+            .is_symlink());
+        assert!(
+            !dir.join(".jsprof-heap-spill-free").exists(),
+            "unlinked at once"
+        );
+
+        // The file every analysis gets: private, and nothing of it in the directory.
+        let mut file = scratch_file(Some(&dir)).unwrap();
+        file.write_all(b"heap contents").unwrap();
+        assert_eq!(file.metadata().unwrap().permissions().mode() & 0o777, 0o600);
+        let mut left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, [planted, "victim"]);
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,7 +1,8 @@
 //! What jsprof draws and writes for other viewers, from the numbers `jsprof_analysis` computes:
 //! the flame graph (and its differential form) and the flame chart as standalone SVGs, and
 //! timelines as a Chrome trace. Analyses return numbers; this crate owns how they look — colours,
-//! geometry, labels, tooltips and the one XML escaper. Names and locations are written as
+//! geometry, labels, tooltips, the one XML escaper and the one escaper of text a terminal shows
+//! ([`terminal`]). Names and locations are written as
 //! [`jsprof_profile::display`] says, as in the CLI's tables.
 //!
 //! ```no_run
@@ -25,6 +26,7 @@
 mod chrome_trace;
 mod flame_chart;
 pub mod flame_graph;
+pub mod terminal;
 pub mod xml;
 
 pub use chrome_trace::write_chrome_trace;

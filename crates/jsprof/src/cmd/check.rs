@@ -41,7 +41,7 @@
 //! nothing. On a trace, a function's numbers are `jsprof top`'s (the Performance panel's
 //! entries).
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -365,8 +365,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         &name,
         warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
     );
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(out, "{name} against {}", args.budget.display())?;
     let mut table = Table::new(&[
         ("", Align::Left),

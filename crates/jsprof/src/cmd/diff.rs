@@ -2,7 +2,7 @@
 //! `jsprof diff --base A… --target B…`: which functions' shares changed between two groups of
 //! profiles, with statistics (`jsprof_analysis::abtest`) instead of one noisy pair.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -224,10 +224,7 @@ fn run_groups(args: &Args, base: &[PathBuf], target: &[PathBuf]) -> Result<ExitC
             )),
             ..Default::default()
         };
-        let mut file = std::io::BufWriter::new(
-            std::fs::File::create(out)
-                .with_context(|| format!("cannot create {}", out.display()))?,
-        );
+        let mut file = crate::output_file::create_output(out)?;
         write_diff_flame_graph_svg(
             &mut file,
             (b, &b.threads[0]),
@@ -237,7 +234,7 @@ fn run_groups(args: &Args, base: &[PathBuf], target: &[PathBuf]) -> Result<ExitC
             &options,
         )
         .with_context(|| format!("writing {}", out.display()))?;
-        file.flush()?;
+        file.finish()?;
     }
     let report = jsprof_document::abtest::report(
         &groups.test,
@@ -266,8 +263,7 @@ pub fn print_ab_report(r: &AbTestReport, limit: usize) -> Result<()> {
     for w in &r.warnings {
         eprintln!("warning: {} ({})", w.message, w.at);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(
         out,
         "base   {}  {} profiles\ntarget {}  {} profiles",
@@ -436,8 +432,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             fmt(w)
         }
     };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(
         out,
         "before {}  {}\nafter  {}  {}{}",

@@ -1,7 +1,7 @@
 //! `jsprof events FILE`: a timeline's events, the profiler service's `GetEvents` on the command
 //! line (modes, subtree, depth, types and a time window; the document is `EventsReport` in docs/json.md).
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -97,8 +97,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ]);
         table.row(cells);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     table.write(&mut out)?;
     if answer.rows.len() > limit {
         writeln!(

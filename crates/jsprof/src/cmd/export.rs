@@ -1,8 +1,6 @@
 //! `jsprof export FILE --format F -o OUT`: the profile in a format other tools open.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -11,6 +9,7 @@ use jsprof_profile::export::{cpuprofile_writer, d3, folded, pprof, speedscope};
 
 use crate::load::load_cpu;
 use crate::output;
+use crate::output_file::create_output;
 use crate::range_arg;
 use jsprof_document::load::ViewSpec;
 
@@ -51,15 +50,6 @@ pub enum Format {
     ChromeTrace,
 }
 
-/// A file to write, or stdout for `-`.
-pub fn create_output(path: &Path) -> Result<Box<dyn Write>> {
-    if path.as_os_str() == "-" {
-        return Ok(Box::new(BufWriter::new(io::stdout().lock())));
-    }
-    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    Ok(Box::new(BufWriter::new(file)))
-}
-
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.format == Format::ChromeTrace {
         return run_chrome_trace(&args);
@@ -91,9 +81,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Format::D3 => d3::write_d3(&mut out, profile, thread),
         Format::ChromeTrace => unreachable!("handled by run_chrome_trace"),
     };
-    written
-        .and_then(|()| out.flush())
-        .with_context(|| format!("writing {}", args.output.display()))?;
+    written.with_context(|| format!("writing {}", args.output.display()))?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -112,7 +101,7 @@ fn run_chrome_trace(args: &Args) -> Result<ExitCode> {
     };
     let mut out = create_output(&args.output)?;
     jsprof_render::write_chrome_trace(loaded.profile(), &timelines, &mut out)
-        .and_then(|()| out.flush())
         .with_context(|| format!("writing {}", args.output.display()))?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,6 @@
 //! `jsprof flamechart FILE -o chart.svg`: a time-ordered flame chart (DevTools' Performance
 //! panel view) of one thread, with a time axis and the gaps between calls.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -46,17 +44,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         title: format!("{}{thread}", loaded.name),
         ..FlameChartOptions::default()
     };
-    if args.output.as_os_str() == "-" {
-        let stdout = std::io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
-        write_flame_chart_svg(loaded.profile(), timeline, &options, &mut out)?;
-        out.flush()?;
-    } else {
-        let file = File::create(&args.output)
-            .with_context(|| format!("{}: cannot create", args.output.display()))?;
-        let mut out = BufWriter::new(file);
-        write_flame_chart_svg(loaded.profile(), timeline, &options, &mut out)?;
-        out.flush()?;
-    }
+    let mut out = crate::output_file::create_output(&args.output)?;
+    write_flame_chart_svg(loaded.profile(), timeline, &options, &mut out)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

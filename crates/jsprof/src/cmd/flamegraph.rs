@@ -1,7 +1,6 @@
 //! `jsprof flamegraph FILE -o out.svg`: an aggregated, heaviest-first flame graph as a standalone
 //! SVG (search, click to zoom, tooltips with self and total).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -10,9 +9,9 @@ use jsprof_profile::WeightUnit;
 use jsprof_render::{write_diff_flame_graph_svg, write_flame_graph_svg, FlameGraphOptions};
 
 use crate::cmd::diff::CompareArgs;
-use crate::cmd::export::create_output;
 use crate::load::load_cpu;
 use crate::output;
+use crate::output_file::create_output;
 use crate::range_arg;
 
 #[derive(clap::Args)]
@@ -83,7 +82,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut out = create_output(&args.output)?;
     write_flame_graph_svg(&mut out, profile, thread, &options)
         .with_context(|| format!("writing {}", args.output.display()))?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -145,6 +144,6 @@ fn run_diff(args: &Args, before: &Path, after: &Path) -> Result<ExitCode> {
         &options,
     )
     .with_context(|| format!("writing {}", args.output.display()))?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -440,8 +440,7 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
             pct(r.retained_size),
         ]);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(
         out,
         "{} ({}): {} nodes, {} total",
@@ -526,8 +525,7 @@ fn run_stats(args: StatsArgs) -> Result<ExitCode> {
         fmt_bytes(st.total as f64),
         fmt_percent(100.0),
     ]);
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(
         out,
         "{} ({}): V8 heap {}, native {}",

@@ -2,7 +2,6 @@
 //! and grammar in docs/lake.md).
 
 use std::borrow::Cow;
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -648,10 +647,10 @@ fn run_flamegraph(a: FlamegraphArgs) -> Result<ExitCode> {
         width: a.width.max(100),
         ..Default::default()
     };
-    let mut out = crate::cmd::export::create_output(&a.output)?;
+    let mut out = crate::output_file::create_output(&a.output)?;
     jsprof_render::write_flame_graph_svg(&mut out, &profile, thread, &options)
         .with_context(|| format!("writing {}", a.output.display()))?;
-    out.flush()?;
+    out.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -741,7 +740,7 @@ fn run_diff(a: DiffArgs) -> Result<ExitCode> {
             )),
             ..Default::default()
         };
-        let mut file = crate::cmd::export::create_output(out)?;
+        let mut file = crate::output_file::create_output(out)?;
         jsprof_render::write_diff_flame_graph_svg(
             &mut file,
             (&b, &b.threads[0]),
@@ -751,7 +750,7 @@ fn run_diff(a: DiffArgs) -> Result<ExitCode> {
             &options,
         )
         .with_context(|| format!("writing {}", out.display()))?;
-        file.flush()?;
+        file.finish()?;
     }
     let report = jsprof_document::abtest::report(
         &test,
@@ -831,11 +830,57 @@ fn run_sql(a: SqlArgs) -> Result<ExitCode> {
         output::print_json(&lake_doc::LakeSqlReport::new(rows))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let text = jsprof_lake::query::pretty(&batches)?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    writeln!(out, "{text}")?;
+    let columns: Vec<String> = batches
+        .first()
+        .map(|b| {
+            b.schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    let rows = jsprof_lake::query::rows_json(&batches)?;
+    output::to_stdout(|out| sql_table(&columns, &rows).write(out))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `lake sql`'s rows as a table like every other (the cells are the lake's — function names,
+/// labels — so they are escaped as every table's are): numbers right-aligned, NULL empty.
+fn sql_table(columns: &[String], rows: &[serde_json::Value]) -> output::Table {
+    let numeric = |c: &String| {
+        rows.iter().all(|r| {
+            matches!(
+                r.get(c),
+                None | Some(serde_json::Value::Null | serde_json::Value::Number(_))
+            )
+        })
+    };
+    let aligns: Vec<(&str, output::Align)> = columns
+        .iter()
+        .map(|c| {
+            let align = if numeric(c) {
+                output::Align::Right
+            } else {
+                output::Align::Left
+            };
+            (c.as_str(), align)
+        })
+        .collect();
+    let mut table = output::Table::new(&aligns);
+    for row in rows {
+        table.row(
+            columns
+                .iter()
+                .map(|c| match row.get(c) {
+                    None | Some(serde_json::Value::Null) => String::new(),
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(v) => v.to_string(),
+                })
+                .collect(),
+        );
+    }
+    table
 }
 
 fn run_compact(a: CompactArgs) -> Result<ExitCode> {

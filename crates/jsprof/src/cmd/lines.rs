@@ -2,7 +2,7 @@
 //! DevTools' Sources gutter shows it (a `.cpuprofile`'s `positionTicks`, a Chromium trace's
 //! per-sample `lines`).
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -77,22 +77,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(note) = &doc.note {
         eprintln!("{}: {note}", loaded.name);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     for (i, f) in doc.functions.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        let name = if f.function.name.is_empty() {
-            "(anonymous)"
-        } else {
-            &f.function.name
-        };
+        let name = output::shown(output::display_function_name(&f.function.name));
         let at = |v: Option<u32>| v.map_or("?".to_string(), |v| v.to_string());
         writeln!(
             out,
             "{name}  {}:{}:{}",
-            f.function.url,
+            output::shown(&f.function.url),
             at(f.function.line),
             at(f.function.column)
         )?;
@@ -113,8 +108,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             fmt_ms(f.lines_self_ms)
         )?;
         match (&f.source_file, &f.source_note) {
-            (Some(file), _) => writeln!(out, "  source {file}")?,
-            (None, Some(why)) => writeln!(out, "  no source: {why}")?,
+            (Some(file), _) => writeln!(out, "  source {}", output::shown(file))?,
+            (None, Some(why)) => writeln!(out, "  no source: {}", output::shown(why))?,
             (None, None) => {}
         }
         let cells: Vec<(String, String, String)> = f
@@ -143,11 +138,32 @@ pub fn run(args: Args) -> Result<ExitCode> {
             } else {
                 '│'
             };
-            let text = l.text.as_deref().unwrap_or("");
+            let text = expand_tabs(l.text.as_deref().unwrap_or(""));
             let row = format!("  {ms:>wms$}  {pct:>wpct$}  {line:>wline$} {marker} {text}");
             writeln!(out, "{}", row.trim_end())?;
         }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A source line with its tabs expanded to stops every 8 columns, as a terminal shows them (the
+/// text output escapes control characters, tabs among them).
+fn expand_tabs(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\t') {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut column = 0;
+    for c in text.chars() {
+        if c == '\t' {
+            let n = 8 - column % 8;
+            out.extend(std::iter::repeat_n(' ', n));
+            column += n;
+        } else {
+            out.push(c);
+            column += 1;
+        }
+    }
+    out.into()
 }

@@ -330,7 +330,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let mut stdout = std::io::stdout();
         for t in &outcome.targets {
             if several && !t.artifacts.is_empty() {
-                writeln!(stdout, "\n== {} ==", jsprof_cdp::describe(&t.label))?;
+                // A process's label quotes its command line: shown as the tables show names.
+                let label = jsprof_cdp::describe(&t.label);
+                writeln!(stdout, "\n== {} ==", output::shown(&label))?;
             }
             for artifact in &t.artifacts {
                 writeln!(

@@ -4,8 +4,7 @@
 //! objects and their retainers). No server, no network: it opens from disk, for CI artifacts
 //! and bug reports.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -305,11 +304,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         w.write_all(html.as_bytes())?;
         w.flush()?;
     } else {
-        let file =
-            File::create(&out).with_context(|| format!("{}: cannot create", out.display()))?;
-        let mut w = BufWriter::new(file);
-        w.write_all(html.as_bytes())?;
-        w.flush()?;
+        let mut w = crate::output_file::OutputFile::create(&out)?;
+        w.write_all(html.as_bytes())
+            .with_context(|| format!("writing {}", out.display()))?;
+        w.finish()?;
         eprintln!(
             "jsprof: wrote {} ({})",
             out.display(),

@@ -1,6 +1,6 @@
 //! `jsprof summary FILE`: what a profile holds and where its time (or memory) went.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -61,8 +61,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     };
     output::warn(&loaded.name, &profile.warnings);
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(out, "{}  ({})", loaded.name, profile.kind.as_str())?;
     if timed {
         writeln!(out, "  duration   {}", output::fmt_ms(ms(span)))?;

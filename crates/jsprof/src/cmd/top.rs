@@ -52,8 +52,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             empty_note(&loaded, &weighted, &args.query.view, &args.transform)
         );
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     write_table(&mut out, profile, unit, &rows, total)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

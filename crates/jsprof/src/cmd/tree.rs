@@ -48,8 +48,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
     }
     note_callers_cut(&loaded.name, view.callers_cut_at);
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     write_table(&mut out, profile, &view)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -84,8 +83,9 @@ fn sandwich(
     }
     output::warn(&loaded.name, &profile.warnings);
     let key = &view.function.key;
-    let name = output::display_function_name(profile.strings.get(key.name));
+    let name = output::shown(output::display_function_name(profile.strings.get(key.name)));
     let at = output::fmt_location(profile.strings.get(key.url), key.line, key.column);
+    let at = output::shown(&at);
     if !rows.is_empty() {
         eprintln!(
             "note: {}: --sandwich {pattern} matches {} functions; showing the heaviest, {name} \
@@ -94,14 +94,15 @@ fn sandwich(
             rows.len() + 1,
             rows.iter()
                 .take(5)
-                .map(|r| output::display_function_name(profile.strings.get(r.key.name)))
+                .map(|r| output::shown(output::display_function_name(
+                    profile.strings.get(r.key.name)
+                )))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
     }
     note_callers_cut(&loaded.name, view.callers.callers_cut_at);
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(out, "Callers of {name} {at}")?;
     write_table(&mut out, profile, &view.callers)?;
     writeln!(out)?;

@@ -11,6 +11,8 @@ use jsprof_server::{Config, ServeError, Server};
 
 use super::serve::{open_browser, shutdown_signal};
 
+mod owner;
+
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   jsprof view app.cpuprofile
@@ -56,58 +58,20 @@ impl Drop for TempDir {
     }
 }
 
-/// Removes the data directories of earlier views whose process is gone: a view killed
-/// (`kill -9`, a closed terminal) never ran its `Drop`, and each directory holds copies of the
-/// files it showed. A directory whose process id was reused by another process is kept.
-fn remove_stale_dirs(temp: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(temp) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("jsprof-view-"))
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if pid <= 0 || pid as u32 == std::process::id() {
-            continue;
-        }
-        // Signal 0 only asks whether the process exists; ESRCH: it does not.
-        #[cfg(unix)]
-        let gone = unsafe { libc::kill(pid, 0) } == -1
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        #[cfg(not(unix))]
-        let gone = false;
-        if gone {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
 pub fn run(args: Args) -> Result<ExitCode> {
     for f in &args.files {
         if f.as_os_str() != "-" && !f.exists() {
             bail!("{}: no such file", f.display());
         }
     }
-    remove_stale_dirs(&std::env::temp_dir());
-    let dir = std::env::temp_dir().join(format!(
-        "jsprof-view-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
-    ));
-    std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let temp = TempDir(dir.clone());
+    let temp_root = std::env::temp_dir();
+    owner::remove_stale_dirs(&temp_root);
+    let (dir, data_dir) = owner::create_view_dir(&temp_root)
+        .with_context(|| format!("{}: cannot create a directory there", temp_root.display()))?;
+    let temp = TempDir(dir);
     let config = Config {
         addr: std::net::SocketAddr::from(([127, 0, 0, 1], args.port)),
-        data_dir: dir,
+        data_dir,
         // The files are the user's own: their scripts' source maps are found as the CLI finds them.
         discover_maps_for_imports: true,
         sourcemap_dirs: args.sourcemap.clone(),
@@ -167,37 +131,4 @@ fn source_roots(files: &[PathBuf], maps: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     roots
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A directory of a process that is gone goes; this process's own, another live
-    /// process's and other names stay.
-    #[test]
-    fn stale_view_directories_are_removed() {
-        let temp = std::env::temp_dir().join(format!("jsprof-view-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&temp);
-        std::fs::create_dir_all(&temp).unwrap();
-        // A child that has exited and been reaped: its pid names no process.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
-        let names = [
-            format!("jsprof-view-{dead}-1"),
-            format!("jsprof-view-{}-2", std::process::id()),
-            "jsprof-view-1-3".to_string(),
-            "jsprof-view-x-4".to_string(),
-            "other".to_string(),
-        ];
-        for n in &names {
-            std::fs::create_dir_all(temp.join(n).join("sub")).unwrap();
-        }
-        remove_stale_dirs(&temp);
-        let left: Vec<bool> = names.iter().map(|n| temp.join(n).exists()).collect();
-        std::fs::remove_dir_all(&temp).unwrap();
-        // pid 1 (init) is alive, so its directory stays.
-        assert_eq!(left, [false, true, true, true, true]);
-    }
 }

@@ -29,6 +29,7 @@ mod leaks;
 mod lines;
 mod mcp;
 mod npm;
+mod output_files;
 mod page;
 mod page_checks;
 /// Shared with the page-load engine's reference tests; each binary uses part of it.
@@ -42,6 +43,7 @@ mod record_tree;
 mod serve;
 mod source_maps;
 mod support;
+mod terminal_text;
 mod timeline;
 mod trace_scale;
 mod ui;

@@ -24,7 +24,7 @@ fn view_opens_the_file_in_place_through_the_clis_heap_index() {
     let cli = jsprof_env(&["heap", "summary", f, "--json", "--limit", "0"], &env);
     assert_ok(&cli, "");
     let expected: serde_json::Value = serde_json::from_slice(&cli.stdout).unwrap();
-    poison(&file);
+    poison(&file, &cache);
     let before = std::fs::metadata(&file).unwrap();
     let bytes_before = std::fs::read(&file).unwrap();
 

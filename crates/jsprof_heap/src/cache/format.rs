@@ -3,7 +3,8 @@
 //! ```text
 //! header   magic "JSPHEAPX" · format version u32 · header length u32 · engine (u32 length +
 //!          bytes) · key: canonical path (u32 length + bytes), size u64, mtime seconds i64 and
-//!          nanoseconds u32, SHA-256 of the first and last MiB · section count u32 · per section:
+//!          nanoseconds u32, device u64, inode u64, ctime seconds i64 and nanoseconds u32,
+//!          SHA-256 of the first and last MiB · section count u32 · per section:
 //!          tag u32, element size u32, element count u64, CRC-32 u32 · CRC-32 of all the above u32
 //! sections in the order of `SECTIONS`, each padded with zeros to a multiple of 8 bytes
 //! ```
@@ -42,7 +43,7 @@ use crate::summary::ClassRow;
 
 pub(crate) const MAGIC: [u8; 8] = *b"JSPHEAPX";
 /// Bumped when the layout below changes (the engine fingerprint catches changes of the analysis).
-pub(crate) const FORMAT_VERSION: u32 = 2;
+pub(crate) const FORMAT_VERSION: u32 = 3;
 
 include!(concat!(env!("OUT_DIR"), "/engine.rs"));
 
@@ -58,6 +59,13 @@ pub(crate) struct Key {
     pub size: u64,
     pub mtime_secs: i64,
     pub mtime_nanos: u32,
+    /// The file's identity and its change time: what a user cannot set back. Rewriting the
+    /// middle of a snapshot and restoring its size and mtime (`touch -d`, `utimes`) still moves
+    /// its ctime; replacing it by another file changes its inode. Zero where the system has none.
+    pub dev: u64,
+    pub ino: u64,
+    pub ctime_secs: i64,
+    pub ctime_nanos: u32,
     /// SHA-256 of the file's first and last MiB (the whole file when it is smaller than 2 MiB).
     pub content: [u8; 32],
 }
@@ -373,6 +381,17 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
             "the snapshot's content changed since it was indexed".into(),
         ));
     }
+    // What the user cannot set back: a middle rewritten under the same size and mtime.
+    if (found.dev, found.ino) != (key.dev, key.ino) {
+        return Err(Reject::Stale(
+            "the snapshot was replaced by another file since it was indexed".into(),
+        ));
+    }
+    if (found.ctime_secs, found.ctime_nanos) != (key.ctime_secs, key.ctime_nanos) {
+        return Err(Reject::Stale(
+            "the snapshot was changed since it was indexed (its change time moved)".into(),
+        ));
+    }
     let sections = u32::get(&mut d)? as usize;
     if sections != SECTIONS.len() {
         return corrupt(format!("{sections} sections, expected {}", SECTIONS.len()));
@@ -596,7 +615,17 @@ impl<R: Read> SectionReader<'_, R> {
 }
 
 wire! {
-    Key { path: Vec<u8>, size: u64, mtime_secs: i64, mtime_nanos: u32, content: [u8; 32] }
+    Key {
+        path: Vec<u8>,
+        size: u64,
+        mtime_secs: i64,
+        mtime_nanos: u32,
+        dev: u64,
+        ino: u64,
+        ctime_secs: i64,
+        ctime_nanos: u32,
+        content: [u8; 32],
+    }
     Meta {
         node_fields: Vec<String>,
         node_types: Vec<String>,
@@ -887,6 +916,26 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
     }
     let crc = crc32fast::hash(&bytes[..header_len - 4]);
     bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// `bytes` (an index) made for `key` instead of the key it holds, its header's checksum
+/// recomputed; `None` when the header cannot be read or the new key is not the old one's length.
+pub(crate) fn replace_key(bytes: &mut [u8], key: &Key) -> Option<()> {
+    let (start, end) = {
+        let (mut d, _) = header_fields(bytes)?;
+        d.bytes().ok()?; // the engine
+        let start = d.base + d.at;
+        Key::get(&mut d).ok()?;
+        (start, d.base + d.at)
+    };
+    let mut encoded = Vec::new();
+    key.put(&mut encoded);
+    if encoded.len() != end - start {
+        return None;
+    }
+    bytes[start..end].copy_from_slice(&encoded);
+    reseal(bytes);
+    Some(())
 }
 
 /// A reader over the header's fields after its fixed start, and the header's length; `None` when

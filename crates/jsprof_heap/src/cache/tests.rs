@@ -30,6 +30,10 @@ fn key() -> Key {
         size: 1234,
         mtime_secs: 1_700_000_000,
         mtime_nanos: 5,
+        dev: 2049,
+        ino: 131_077,
+        ctime_secs: 1_700_000_001,
+        ctime_nanos: 6,
         content: [7; 32],
     }
 }
@@ -71,6 +75,10 @@ fn fixture_named(name: &str) -> Vec<u8> {
         .unwrap();
     text
 }
+
+/// The key's bytes after its path: size, mtime (seconds, nanoseconds), device, inode, ctime
+/// (seconds, nanoseconds), content hash.
+const KEY_AFTER_PATH: usize = 8 + 8 + 4 + 8 + 8 + 8 + 4 + 32;
 
 /// The overview's place in [`SECTIONS`].
 const OVERVIEW: usize = SECTIONS.len() - 1;
@@ -175,7 +183,7 @@ fn a_header_claiming_huge_sections_is_refused_before_allocating() {
     let engine_len = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
     let path_at = 20 + engine_len;
     let path_len = u32::from_le_bytes(bytes[path_at..path_at + 4].try_into().unwrap()) as usize;
-    let count_at = path_at + 4 + path_len + 8 + 8 + 4 + 32 + 4 + 8;
+    let count_at = path_at + 4 + path_len + KEY_AFTER_PATH + 4 + 8;
     bytes[count_at..count_at + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
     let crc = crc32fast::hash(&bytes[..header_len - 4]);
     bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
@@ -190,7 +198,7 @@ fn section(bytes: &[u8], index: usize) -> (usize, u64) {
     let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
     let header_len = word(12);
     let path_at = 20 + word(16);
-    let table = path_at + 4 + word(path_at) + 8 + 8 + 4 + 32 + 4;
+    let table = path_at + 4 + word(path_at) + KEY_AFTER_PATH + 4;
     let mut at = header_len;
     for (i, &(_, size)) in SECTIONS.iter().enumerate() {
         let entry = table + 20 * i;
@@ -355,14 +363,23 @@ fn eviction_drops_the_least_recently_used_first() {
         f.set_modified(old + Duration::from_secs(i as u64)).unwrap();
     }
     assert!(open(&snapshots[0], &cache).from_index);
-    let stale_temp = cache.dir.join(".dead.jsheap.1.tmp");
-    fs::write(&stale_temp, b"partial").unwrap();
-    File::options()
-        .write(true)
-        .open(&stale_temp)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    // A temporary index of a writer that died, and other programs' files as old (issue 33:
+    // eviction removed every `.*.tmp`).
+    let stale_temp = cache.dir.join(super::temp_name(
+        &format!("{}.{EXTENSION}", "0123456789abcdef".repeat(2)),
+        1,
+    ));
+    let foreign =
+        [".x.tmp", ".notes.jsheap.1.tmp", "other.tmp", "notes.jsheap"].map(|n| cache.dir.join(n));
+    for path in foreign.iter().chain([&stale_temp]) {
+        fs::write(path, b"partial").unwrap();
+        File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
     // Room for two indexes: writing a fourth evicts the two least recently used (s1, s2).
     let tight = HeapCache {
         max_bytes: 2 * one + one / 2,
@@ -376,6 +393,9 @@ fn eviction_drops_the_least_recently_used_first() {
     assert!(!entry(&snapshots[2]).exists());
     assert!(entry(&fourth).exists());
     assert!(!stale_temp.exists());
+    for path in &foreign {
+        assert!(path.exists(), "{} is not jsprof's", path.display());
+    }
 
     // An index larger than the whole limit is not kept, and says so.
     let none = HeapCache {
@@ -577,4 +597,130 @@ fn an_index_being_written_has_no_name_until_it_is_complete() {
     let mode = std::fs::metadata(&named).unwrap().permissions().mode();
     assert_eq!(mode & 0o077, 0, "heap contents are the owner's alone");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 33: an index was trusted when a snapshot's middle changed under the same size and
+/// modification time (the key hashes only the first and last MiB).
+#[cfg(unix)]
+#[test]
+fn a_middle_rewritten_under_the_same_size_and_mtime_is_not_trusted() {
+    use std::os::unix::fs::{FileExt, MetadataExt};
+    let (dir, snapshot, cache) = fixture_and_cache("middle");
+    // Past the hashed head and tail, as a large snapshot's middle is.
+    let hashed = |text: &[u8]| -> Vec<u8> {
+        let mut big = text.to_vec();
+        big.extend(std::iter::repeat_n(b' ', 3 << 20));
+        big
+    };
+    let text = hashed(&fixture());
+    fs::write(&snapshot, &text).unwrap();
+    assert!(!open(&snapshot, &cache).from_index);
+    assert!(open(&snapshot, &cache).from_index);
+    let before = fs::metadata(&snapshot).unwrap();
+    let middle = text.len() as u64 / 2;
+    assert!(middle > HASHED && middle + HASHED < text.len() as u64);
+    let file = File::options().write(true).open(&snapshot).unwrap();
+    // The ctime's clock ticks in jiffies: rewrite until it has moved (at once, in practice).
+    for _ in 0..100 {
+        file.write_all_at(b"\n", middle).unwrap();
+        file.set_modified(before.modified().unwrap()).unwrap();
+        let now = fs::metadata(&snapshot).unwrap();
+        if (now.ctime(), now.ctime_nsec()) != (before.ctime(), before.ctime_nsec()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    drop(file);
+    let after = fs::metadata(&snapshot).unwrap();
+    assert_eq!(after.len(), before.len());
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    let reopened = open(&snapshot, &cache);
+    assert!(
+        !reopened.from_index,
+        "the rewritten snapshot is analysed again"
+    );
+    assert!(
+        reopened.notes.iter().any(|n| n.contains("change time")),
+        "{:?}",
+        reopened.notes
+    );
+    assert!(open(&snapshot, &cache).from_index, "and its index rebuilt");
+
+    // Another file put in its place (same size, same mtime): a new inode.
+    let copy = dir.join("copy");
+    fs::write(&copy, &text).unwrap();
+    File::options()
+        .write(true)
+        .open(&copy)
+        .unwrap()
+        .set_modified(before.modified().unwrap())
+        .unwrap();
+    fs::rename(&copy, &snapshot).unwrap();
+    let replaced = open(&snapshot, &cache);
+    assert!(!replaced.from_index, "{:?}", replaced.notes);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 33: a cache directory that existed already was used as it was.
+#[cfg(unix)]
+#[test]
+fn an_existing_cache_directory_is_made_private_or_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, snapshot, cache) = fixture_and_cache("private");
+    // Ours, but open to everyone (made by hand): used, and made 0700.
+    fs::create_dir(&cache.dir).unwrap();
+    fs::set_permissions(&cache.dir, fs::Permissions::from_mode(0o777)).unwrap();
+    let opened = open(&snapshot, &cache);
+    assert!(opened.notes.is_empty(), "{:?}", opened.notes);
+    let mode = fs::metadata(&cache.dir).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700);
+    assert!(open(&snapshot, &cache).from_index);
+
+    // A symbolic link to a directory: not used, nothing read from or written to its target.
+    let target = dir.join("elsewhere");
+    fs::create_dir(&target).unwrap();
+    let link = HeapCache {
+        min_bytes: 0,
+        ..HeapCache::new(dir.join("link"))
+    };
+    std::os::unix::fs::symlink(&target, &link.dir).unwrap();
+    let opened = open(&snapshot, &link);
+    assert!(!opened.from_index);
+    assert!(
+        opened.notes.iter().any(|n| n.contains("symbolic link")),
+        "{:?}",
+        opened.notes
+    );
+    assert_eq!(fs::read_dir(&target).unwrap().count(), 0);
+    assert!(!open(&snapshot, &link).from_index);
+
+    // Another user's directory: refused, even with a valid index of ours in it.
+    // SAFETY: geteuid has no preconditions.
+    let theirs = if unsafe { libc::geteuid() } == 0 {
+        let theirs = dir.join("theirs");
+        fs::create_dir(&theirs).unwrap();
+        for entry in fs::read_dir(&cache.dir).unwrap() {
+            let entry = entry.unwrap();
+            fs::copy(entry.path(), theirs.join(entry.file_name())).unwrap();
+        }
+        let path = std::ffi::CString::new(theirs.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::chown(path.as_ptr(), 65534, 65534) }, 0);
+        theirs
+    } else {
+        // Not root: a directory root owns stands for another user's.
+        PathBuf::from("/")
+    };
+    let foreign = HeapCache {
+        min_bytes: 0,
+        ..HeapCache::new(&theirs)
+    };
+    let opened = open(&snapshot, &foreign);
+    assert!(!opened.from_index);
+    assert!(
+        opened.notes.iter().any(|n| n.contains("belongs to uid")),
+        "{:?}",
+        opened.notes
+    );
+    fs::remove_dir_all(&dir).unwrap();
 }

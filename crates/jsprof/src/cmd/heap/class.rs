@@ -1,7 +1,7 @@
 //! `jsprof heap class FILE KEY`: one Summary class's objects (DevTools' expanded Summary row), in
 //! one order, a page at a time — the rows the UI shows when it scrolls to `--offset`.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -88,7 +88,7 @@ pub fn run(args: ClassArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     loaded.print_warnings();
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = output::text_stdout();
     writeln!(
         out,
         "{} (key `{}`): {} objects, {}–{} shown",

@@ -1,6 +1,6 @@
 //! `jsprof heap diff BASE TARGET`: DevTools' Comparison, plus each class's retained-size change.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -112,8 +112,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             fmt_signed_bytes(c.retained_delta),
         ]);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(out, "{base_shown} → {target_shown}")?;
     table.write(&mut out)?;
     out.flush()?;
@@ -214,8 +213,7 @@ fn class_objects(
     if let Some(message) = &order_warning {
         output::print_warnings("heap diff", [("", message.as_str())]);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     for (title, side) in [("New", &report.new), ("Deleted", &report.deleted)] {
         writeln!(
             out,

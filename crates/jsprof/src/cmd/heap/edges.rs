@@ -1,7 +1,7 @@
 //! `jsprof heap edges FILE ID [--retainers]`: one object's outgoing edges (DevTools' Containment
 //! view) or its direct retainers (the Retainers view), a page at a time, in DevTools' order.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -71,7 +71,7 @@ pub fn run(args: EdgesArgs) -> Result<ExitCode> {
     }
     loaded.print_warnings();
     let o = &report.object;
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = output::text_stdout();
     writeln!(
         out,
         "{} @{} ({}): self {}, retained {}, distance {}; {} {}, {}–{} shown",

@@ -1,6 +1,6 @@
 //! `jsprof heap retainers FILE ID`: why an object is alive, as DevTools' Retainers view shows it.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -43,8 +43,7 @@ pub fn run(args: RetainersArgs) -> Result<ExitCode> {
     }
     let (object, paths) = (report.object, report.paths);
     loaded.print_warnings();
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = output::text_stdout();
     writeln!(
         out,
         "{} @{} ({}): self {}, retained {}, distance {}",
