@@ -63,8 +63,8 @@ pub struct Config {
     pub max_items: usize,
     /// Where `record` writes its files (inside a root, so they can be opened after).
     pub record_dir: Option<PathBuf>,
-    /// How long an HTTP session may go without a message before it ends (its client starts a
-    /// new one). Keep it above `call_timeout`: a call in progress is not a message.
+    /// How long an HTTP session may go without a request before it ends (its client starts a
+    /// new one); a call still running keeps its session.
     pub session_idle: Duration,
     /// HTTP sessions live at once; a new one past it ends the one asked least recently.
     pub max_sessions: usize,
