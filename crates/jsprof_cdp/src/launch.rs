@@ -311,10 +311,35 @@ fn is_inspector_chatter(line: &str) -> bool {
         || line == "Waiting for the debugger to disconnect..."
 }
 
+/// Where a launched program's standard streams and working directory come from.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchOptions {
+    /// The program's standard output goes to our standard error, keeping our own standard
+    /// output clean for JSON (or a protocol).
+    pub stdout_to_stderr: bool,
+    /// The program reads an empty standard input (`/dev/null`) instead of ours: when ours is a
+    /// protocol channel (MCP over stdio), the program must neither read nor hold it.
+    pub stdin_null: bool,
+    /// The program's working directory; ours when `None`.
+    pub dir: Option<std::path::PathBuf>,
+}
+
 /// Starts `command` with every Node process in it announcing itself to a new [`Registry`].
 /// With `stdout_to_stderr` the program's standard output goes to our standard error, keeping
 /// our own standard output clean for JSON.
 pub fn launch(command: &[String], stdout_to_stderr: bool) -> Result<Launched> {
+    launch_with(
+        command,
+        &LaunchOptions {
+            stdout_to_stderr,
+            ..LaunchOptions::default()
+        },
+    )
+}
+
+/// [`launch`] with its streams and directory as `options` say.
+pub fn launch_with(command: &[String], options: &LaunchOptions) -> Result<Launched> {
+    let stdout_to_stderr = options.stdout_to_stderr;
     let (program, args) = command
         .split_first()
         .ok_or_else(|| CdpError::Target("no command to run".to_string()))?;
@@ -330,12 +355,12 @@ pub fn launch(command: &[String], stdout_to_stderr: bool) -> Result<Launched> {
             ))
         })?
         .to_string();
-    let options = std::env::var("NODE_OPTIONS").unwrap_or_default();
+    let node_options = std::env::var("NODE_OPTIONS").unwrap_or_default();
     let mut cmd = Command::new(program);
     cmd.args(args)
         .env(
             "NODE_OPTIONS",
-            format!("{options} --require {script}").trim(),
+            format!("{node_options} --require {script}").trim(),
         )
         .env(REGISTRY_ENV, &registry.dir);
     let stdout = if stdout_to_stderr {
@@ -348,7 +373,15 @@ pub fn launch(command: &[String], stdout_to_stderr: bool) -> Result<Launched> {
     } else {
         Stdio::inherit()
     };
-    cmd.stdin(Stdio::inherit())
+    if let Some(dir) = &options.dir {
+        cmd.current_dir(dir);
+    }
+    let stdin = if options.stdin_null {
+        Stdio::null()
+    } else {
+        Stdio::inherit()
+    };
+    cmd.stdin(stdin)
         .stdout(stdout)
         .stderr(Stdio::piped())
         .kill_on_drop(true);

@@ -37,7 +37,9 @@ pub use client::{Client, Event};
 pub use endpoint::{addr_endpoint, is_loopback, target_id, ws_endpoint, Endpoint, Reach};
 pub use error::{CdpError, Result};
 pub use http::get_json;
-pub use launch::{launch, Launched, Registration, Registry, CLOSED, REGISTRY_ENV};
+pub use launch::{
+    launch, launch_with, LaunchOptions, Launched, Registration, Registry, CLOSED, REGISTRY_ENV,
+};
 pub use page_load::{
     check_page_url, performance_panel_categories, PageLoad, DEFAULT_SETTLE, LOAD_TIMEOUT,
 };

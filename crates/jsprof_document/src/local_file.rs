@@ -18,33 +18,73 @@ use std::path::{Path, PathBuf};
 pub struct Pointed {
     pub file: File,
     pub len: u64,
+    /// The path it was opened by: canonical when roots were given, else as given.
+    pub path: PathBuf,
+}
+
+/// Why a file a profile (or an agent) pointed at is not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PointedError {
+    /// Outside the roots: judged on the path as written before the file system is asked, then on
+    /// where its links lead (followed as far as they exist), so the words are the same whether or
+    /// not the file exists.
+    Outside(String),
+    /// Inside the roots (or no roots) but not readable: missing, not a regular file, an I/O error.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for PointedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PointedError::Outside(m) | PointedError::Unreadable(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for PointedError {}
+
+impl From<PointedError> for String {
+    fn from(e: PointedError) -> String {
+        e.to_string()
+    }
 }
 
 /// Opens `path` if it is a regular file (below one of `roots`, when any are given).
-pub fn open_regular(path: &Path, roots: &[PathBuf]) -> Result<Pointed, String> {
+pub fn open_regular(path: &Path, roots: &[PathBuf]) -> Result<Pointed, PointedError> {
     let shown = path.display();
-    let outside = || format!("{shown} is outside the roots this server may read");
+    let outside =
+        || PointedError::Outside(format!("{shown} is outside the roots this server may read"));
+    let unreadable = |e: &dyn std::fmt::Display| PointedError::Unreadable(format!("{shown}: {e}"));
     let path = if roots.is_empty() {
         path.to_path_buf()
     } else {
         // Judged first on the path as written, so that whether a file outside the roots exists
         // is never told; then on where its links lead.
-        let written = std::path::absolute(path).map_err(|e| format!("{shown}: {e}"))?;
-        if !under(&lexical(&written), roots) {
+        let written = std::path::absolute(path).map_err(|e| unreadable(&e))?;
+        if !lexically_under(&written, roots) {
             return Err(outside());
         }
-        let canon = std::fs::canonicalize(path).map_err(|e| format!("{shown}: {e}"))?;
+        let canon = match std::fs::canonicalize(path) {
+            Ok(canon) => canon,
+            // A missing file behind a link that leads out is outside too, not "missing".
+            Err(e) => {
+                return Err(match leads_to(&written, MAX_HOPS) {
+                    Some(to) if !under(&to, roots) => outside(),
+                    _ => unreadable(&e),
+                })
+            }
+        };
         if !under(&canon, roots) {
             return Err(outside());
         }
         canon
     };
-    let file = open_nonblocking(&path).map_err(|e| format!("{shown}: {e}"))?;
-    let meta = file.metadata().map_err(|e| format!("{shown}: {e}"))?;
+    let file = open_nonblocking(&path).map_err(|e| unreadable(&e))?;
+    let meta = file.metadata().map_err(|e| unreadable(&e))?;
     if !meta.is_file() {
-        return Err(format!(
+        return Err(PointedError::Unreadable(format!(
             "{shown} is not a regular file (a FIFO, device, socket or directory is never read)"
-        ));
+        )));
     }
     if !roots.is_empty() {
         if let Some(opened) = opened_path(&file) {
@@ -56,7 +96,33 @@ pub fn open_regular(path: &Path, roots: &[PathBuf]) -> Result<Pointed, String> {
     Ok(Pointed {
         len: meta.len(),
         file,
+        path,
     })
+}
+
+/// Whether `path` (absolute) lies below one of `roots` as written: `.` and `..` resolved, links
+/// not followed. Asks nothing of the file system, so it cannot tell whether the file exists.
+pub fn lexically_under(path: &Path, roots: &[PathBuf]) -> bool {
+    under(&lexical(path), roots)
+}
+
+/// Links followed at most when judging where a missing path leads (the kernel's own limit).
+const MAX_HOPS: u32 = 40;
+
+/// Where `path` leads when it does not exist: its links followed as far as they exist, the
+/// missing rest appended. `None` when that cannot be told (a loop, an unreadable link).
+fn leads_to(path: &Path, hops: u32) -> Option<PathBuf> {
+    if let Ok(canon) = std::fs::canonicalize(path) {
+        return Some(canon);
+    }
+    let hops = hops.checked_sub(1)?;
+    let parent = leads_to(path.parent()?, hops)?;
+    let meta = std::fs::symlink_metadata(path);
+    if meta.is_ok_and(|m| m.file_type().is_symlink()) {
+        let target = std::fs::read_link(path).ok()?;
+        return leads_to(&parent.join(target), hops);
+    }
+    Some(lexical(&parent.join(path.file_name()?)))
 }
 
 /// The whole of a regular file no larger than `max` bytes; a larger one is refused, never read.
@@ -221,6 +287,29 @@ mod tests {
             let err = read_bounded(&p, 10, &roots).unwrap_err();
             assert!(err.contains("outside the roots"), "{}: {err}", p.display());
         }
+        // Existing or not, a path outside gets the same words: as written, through a link to a
+        // directory outside, and through a dangling link.
+        std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.join("missing.map"), root.join("dangling.map")).unwrap();
+        let refusal = |p: PathBuf| match open_regular(&p, &roots) {
+            Err(PointedError::Outside(m)) => m.replace(&p.display().to_string(), "PATH"),
+            other => panic!("{}: {:?}", p.display(), other.map(|_| ())),
+        };
+        let told = refusal(outside.join("secret.map"));
+        for p in [
+            outside.join("missing.map"),
+            root.join("out/secret.map"),
+            root.join("out/missing.map"),
+            root.join("dangling.map"),
+            root.join("../outside/missing.map"),
+        ] {
+            assert_eq!(refusal(p), told);
+        }
+        // Inside the roots, a missing file is said to be missing.
+        assert!(matches!(
+            open_regular(&root.join("missing.map"), &roots),
+            Err(PointedError::Unreadable(_))
+        ));
         // No roots: the user's own files, links followed.
         assert_eq!(
             read_bounded(&root.join("link.map"), 10, &[]).unwrap(),

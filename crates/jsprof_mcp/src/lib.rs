@@ -30,6 +30,7 @@ pub mod prompts;
 pub mod record;
 pub mod resources;
 pub mod server;
+pub mod sessions;
 pub mod source;
 pub mod store;
 pub mod tools;
@@ -62,6 +63,11 @@ pub struct Config {
     pub max_items: usize,
     /// Where `record` writes its files (inside a root, so they can be opened after).
     pub record_dir: Option<PathBuf>,
+    /// How long an HTTP session may go without a request before it ends (its client starts a
+    /// new one); a call still running keeps its session.
+    pub session_idle: Duration,
+    /// HTTP sessions live at once; a new one past it ends the one asked least recently.
+    pub max_sessions: usize,
 }
 
 /// What an answer holds when the call names no `max_bytes`: small enough for any model's
@@ -69,6 +75,10 @@ pub struct Config {
 pub const DEFAULT_ANSWER_BYTES: usize = 8000;
 /// Items per page without `max_items`.
 pub const DEFAULT_ITEMS: usize = 20;
+/// An HTTP session's idle expiry without `--mcp-session-idle`.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+/// HTTP sessions live at once without `--mcp-max-sessions`.
+pub const DEFAULT_MAX_SESSIONS: usize = 64;
 
 impl Default for Config {
     fn default() -> Self {
@@ -79,6 +89,8 @@ impl Default for Config {
             max_answer_bytes: 1 << 20,
             max_items: 10_000,
             record_dir: None,
+            session_idle: DEFAULT_SESSION_IDLE,
+            max_sessions: DEFAULT_MAX_SESSIONS,
         }
     }
 }
@@ -134,21 +146,15 @@ pub async fn serve_stdio(config: Config) -> Result<(), McpServeError> {
 /// The streamable HTTP transport as a tower service, for a host server to mount (at `/mcp`)
 /// behind its own token, Host and Origin checks (rmcp's own Host check is off: the host server's
 /// is the one policy). `config` must be [`Config::checked`]. Every HTTP session shares one store
-/// of opened artifacts.
+/// of opened artifacts; sessions expire and are capped ([`sessions`]).
 pub fn http_service(
     config: Config,
-) -> rmcp::transport::streamable_http_server::StreamableHttpService<
-    JsprofMcp,
-    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
-> {
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<JsprofMcp, sessions::Sessions> {
     use rmcp::transport::streamable_http_server::{
-        session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
+        StreamableHttpServerConfig, StreamableHttpService,
     };
+    let sessions = Arc::new(sessions::Sessions::new(&config));
     let store = Arc::new(store::Store::new(config));
     let http = StreamableHttpServerConfig::default().disable_allowed_hosts();
-    StreamableHttpService::new(
-        move || Ok(JsprofMcp::new(store.clone())),
-        Arc::new(LocalSessionManager::default()),
-        http,
-    )
+    StreamableHttpService::new(move || Ok(JsprofMcp::new(store.clone())), sessions, http)
 }

@@ -174,8 +174,34 @@ fn list_mut<'v>(doc: &'v mut Value, path: &[&str]) -> Option<&'v mut Vec<Value>>
 /// Warnings kept in an answer: the first few say what is wrong; the count says how much.
 const WARNINGS_SHOWN: usize = 5;
 
-/// Cuts `doc`'s list to the page starting at `offset`, within the budget. `question` identifies
-/// the tool and its arguments (for the cursor), `tool` names it in the hint.
+/// Bytes of an answer besides its document and its text: the JSON-RPC envelope
+/// (`{"jsonrpc":"2.0","id":…,"result":{"content":[{"type":"text","text":…}],"structuredContent":…,"isError":false}}`),
+/// with room to spare.
+pub const ENVELOPE_BYTES: usize = 192;
+
+/// The text block that goes with a page (the answer's `content`), counted in the same byte
+/// budget as the JSON: a title line, a line per row, how to get more, then `epilogue`.
+pub struct Text<'a> {
+    pub title: &'a str,
+    /// The line of the list's item `i` (its index in the document's list).
+    pub row: &'a mut dyn FnMut(usize, &Value) -> String,
+    pub epilogue: &'a str,
+}
+
+/// A page: the document with its list cut, and its text.
+pub struct Page {
+    pub json: Value,
+    pub text: String,
+}
+
+/// Bytes `text` takes inside a JSON string.
+fn escaped_len(text: &str) -> usize {
+    serde_json::to_string(text).map_or(text.len(), |s| s.len() - 2)
+}
+
+/// Cuts `doc`'s list to the page starting at `offset`, within the budget: the answer on the
+/// wire — the JSON document, its text, the envelope — holds `max_bytes` at most. `question`
+/// identifies the tool and its arguments (for the cursor), `tool` names it in the hint.
 pub fn paginate(
     mut doc: Value,
     list: List,
@@ -183,7 +209,8 @@ pub fn paginate(
     offset: usize,
     question: &str,
     tool: &str,
-) -> ToolResult<Value> {
+    text: Text,
+) -> ToolResult<Page> {
     if offset > list.total {
         return Err(ToolError::BadRequest(format!(
             "the cursor points past the end ({offset} of {} items)",
@@ -231,16 +258,30 @@ pub fn paginate(
         })
     };
     doc["page"] = page_json(0);
-    let fixed = doc.to_string().len() + 64;
+    // The title line's numbers take at most 3 × 20 digits.
+    let fixed_text = escaped_len(text.title)
+        + 80
+        + escaped_len(doc["page"]["more"].as_str().unwrap_or(""))
+        + escaped_len(text.epilogue);
+    let fixed = doc.to_string().len() + fixed_text + ENVELOPE_BYTES;
     let mut size = fixed;
     let mut rows = Vec::new();
-    for item in items.into_iter().skip(from).take(max_items.min(available)) {
-        let len = item.to_string().len() + 1;
+    let mut lines = Vec::new();
+    for (i, item) in items
+        .into_iter()
+        .enumerate()
+        .skip(from)
+        .take(max_items.min(available))
+    {
+        let line = (text.row)(i, &item);
+        // The row in the list, its comma; its line, indented, with its escaped newline.
+        let len = item.to_string().len() + 1 + escaped_len(&line) + 4;
         if size + len > max_bytes {
             break;
         }
         size += len;
         rows.push(item);
+        lines.push(line);
     }
     if rows.is_empty() && available > 0 {
         return Err(ToolError::TooLarge(format!(
@@ -250,5 +291,29 @@ pub fn paginate(
     let returned = rows.len();
     *list_mut(&mut doc, list.path).expect("the list was found above") = rows;
     doc["page"] = page_json(returned);
-    Ok(doc)
+    let text = page_text(&doc["page"], text.title, lines, text.epilogue);
+    Ok(Page { json: doc, text })
+}
+
+/// The text of a page (its `page` object `p`): a title line, a line per row, how to get more,
+/// and the epilogue.
+fn page_text(p: &Value, title: &str, rows: Vec<String>, epilogue: &str) -> String {
+    let offset = p["offset"].as_u64().unwrap_or(0);
+    let returned = p["returned"].as_u64().unwrap_or(0);
+    let mut text = format!(
+        "{title}: items {}–{} of {}\n",
+        offset + u64::from(returned > 0),
+        offset + returned,
+        p["total"]
+    );
+    for row in rows {
+        text.push_str("  ");
+        text.push_str(&row);
+        text.push('\n');
+    }
+    if let Some(more) = p["more"].as_str() {
+        text.push_str(more);
+    }
+    text.push_str(epilogue);
+    text
 }

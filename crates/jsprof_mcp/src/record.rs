@@ -15,10 +15,15 @@ use crate::tools::{Answer, Question};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct RecordArgs {
-    /// A Node command to launch and record, e.g. ["node", "bench.js"]; it runs in the record
-    /// directory's parent root with its output discarded from the MCP channel.
+    /// A Node command to launch and record, e.g. ["node", "bench.js"]. It runs as the user who
+    /// started the server, in `dir`, reading an empty standard input; its output goes to the
+    /// server's standard error, never to the MCP channel.
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// The command's working directory: a directory under a root (relative paths from the
+    /// first root). Default: the root that holds the record directory.
+    #[serde(default)]
+    pub dir: Option<String>,
     /// Instead of a command: a Chromium's remote-debugging address on this machine
     /// (`127.0.0.1:9222`); its first page is traced.
     #[serde(default)]
@@ -70,6 +75,16 @@ fn cdp(e: jsprof_cdp::CdpError) -> ToolError {
     ToolError::Input(format!("recording: {e}"))
 }
 
+/// The root that holds `record_dir` (the first root if none does).
+fn home_root(roots: &[std::path::PathBuf], record_dir: &std::path::Path) -> std::path::PathBuf {
+    roots
+        .iter()
+        .find(|r| record_dir.starts_with(r))
+        .or(roots.first())
+        .cloned()
+        .unwrap_or_else(|| record_dir.to_path_buf())
+}
+
 pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
     let seconds = args.seconds.unwrap_or(5.0);
     if !(seconds > 0.0 && seconds <= MAX_SECONDS) {
@@ -88,8 +103,18 @@ pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
         })?;
     let (target, mut child, connection) = match (&args.command, &args.chrome) {
         (Some(command), None) => {
-            // The program's standard output must not reach ours: on stdio it is the MCP channel.
-            let mut launched = jsprof_cdp::launch(command, true).map_err(cdp)?;
+            let cwd = match &args.dir {
+                Some(d) => q.store.confine_dir(d)?,
+                None => home_root(&q.store.config.roots, &dir),
+            };
+            // On stdio our standard input and output are the MCP channel: the program reads an
+            // empty input and writes to our standard error.
+            let options = jsprof_cdp::LaunchOptions {
+                stdout_to_stderr: true,
+                stdin_null: true,
+                dir: Some(cwd),
+            };
+            let mut launched = jsprof_cdp::launch_with(command, &options).map_err(cdp)?;
             let registration = match first_process(&mut launched).await {
                 Ok(r) => r,
                 Err(e) => {

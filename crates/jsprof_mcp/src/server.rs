@@ -37,12 +37,11 @@ impl JsprofMcp {
 
 fn tool_result(answer: Result<tools::Answer, crate::ToolError>) -> CallToolResult {
     match answer {
+        // The document once, as structured content, and its reading as text: the page was cut
+        // so that the two together fit the call's `max_bytes` (the JSON again as text would
+        // double every answer).
         Ok(a) => {
-            let compact = a.json.to_string();
-            let mut r = CallToolResult::success(vec![
-                ContentBlock::text(a.text),
-                ContentBlock::text(compact),
-            ]);
+            let mut r = CallToolResult::success(vec![ContentBlock::text(a.text)]);
             r.structured_content = Some(a.json);
             r
         }

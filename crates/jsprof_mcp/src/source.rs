@@ -36,11 +36,8 @@ fn local_path(url: &str, artifact: &Path) -> Option<PathBuf> {
     artifact.parent().map(|d| d.join(p))
 }
 
-/// Lines `line - context ..= line + context` (1-based) of `path`.
-fn lines_around(path: &Path, line: u32, context: u32) -> std::io::Result<Vec<Value>> {
-    let file = jsprof_document::local_file::open_regular(path, &[])
-        .map_err(std::io::Error::other)?
-        .file;
+/// Lines `line - context ..= line + context` (1-based) of `file`.
+fn lines_around(file: &std::fs::File, line: u32, context: u32) -> std::io::Result<Vec<Value>> {
     let reader = BufReader::new(file.take(MAX_SOURCE_BYTES));
     let first = line.saturating_sub(context).max(1);
     let last = line.saturating_add(context);
@@ -123,18 +120,21 @@ pub async fn source(q: Question<'_>, args: SourceArgs) -> ToolResult<Answer> {
         let (path, note) = match (&file, line) {
             (None, _) => (None, Some("the URL names no local file".to_string())),
             (Some(_), None) => (None, Some("the function's line is unknown".to_string())),
-            (Some(p), Some(_)) => match q.store.confine(&p.display().to_string()) {
-                Ok(p) => (Some(p), None),
+            // Opened once, inside the roots, and read through that handle.
+            (Some(p), Some(_)) => match q.store.open_file(&p.display().to_string()) {
+                Ok(checked) => (Some(checked), None),
                 Err(e) => (None, Some(e.to_string())),
             },
         };
         f["file"] = path
             .as_ref()
-            .map_or(Value::Null, |p| p.display().to_string().into());
+            .map_or(Value::Null, |c| c.canonical.display().to_string().into());
         match (path, line) {
-            (Some(p), Some(line)) => match lines_around(&p, line, context) {
+            (Some(c), Some(line)) => match lines_around(c.file(), line, context) {
                 Ok(lines) => f["lines"] = lines.into(),
-                Err(e) => f["lines_note"] = format!("cannot read {}: {e}", p.display()).into(),
+                Err(e) => {
+                    f["lines_note"] = format!("cannot read {}: {e}", c.canonical.display()).into()
+                }
             },
             _ => f["lines_note"] = note.unwrap_or_default().into(),
         }

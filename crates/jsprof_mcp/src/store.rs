@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use jsprof_document::filters::FilterSpec;
 use jsprof_document::load::{CpuInput, Pipeline};
+use jsprof_document::local_file::PointedError;
 use jsprof_document::source_maps::SourceMaps;
 use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
 use jsprof_profile::Format;
@@ -67,6 +68,8 @@ pub struct Entry {
     pub name: String,
     pub format: Format,
     pub size: u64,
+    /// The file `open` checked; every later load must find the same one at `path`.
+    identity: Identity,
     /// The CPU input per filter set, most recently used first: the unfiltered one and at most
     /// [`FILTERED_KEPT`] others.
     cpu: Mutex<VecDeque<(FilterSpec, CpuSlot)>>,
@@ -146,25 +149,87 @@ impl Store {
         }
     }
 
-    /// `path` made absolute (relative to the first root) and checked to lie inside a root.
-    pub fn confine(&self, path: &str) -> ToolResult<PathBuf> {
-        let given = Path::new(path);
-        let base = self.config.roots.first();
-        let joined = match (given.is_absolute(), base) {
-            (true, _) => given.to_path_buf(),
+    /// Opens `path` (relative paths from the first root) if it is a regular file inside a root:
+    /// judged on the path as written before the file system is asked (so a path outside gets
+    /// the same refusal whether or not it exists), then on where its links lead and on the file
+    /// actually opened (`jsprof_document::local_file`, the one reader of pointed-at files).
+    pub fn open_file(&self, path: &str) -> ToolResult<Checked> {
+        self.open_path(Path::new(path), path)
+    }
+
+    /// [`Store::open_file`] of `given`, named `path` in messages.
+    fn open_path(&self, given: &Path, path: &str) -> ToolResult<Checked> {
+        let joined = match (given.is_absolute(), self.config.roots.first()) {
             (false, Some(root)) => root.join(given),
-            (false, None) => given.to_path_buf(),
+            _ => given.to_path_buf(),
         };
-        let canon = std::fs::canonicalize(&joined)
-            .map_err(|e| ToolError::NotFound(format!("{path}: cannot open: {e}")))?;
+        if self.config.roots.is_empty() {
+            return Err(self.outside(path));
+        }
+        match jsprof_document::local_file::open_regular(&joined, &self.config.roots) {
+            Ok(pointed) => Ok(Checked::new(pointed)),
+            Err(PointedError::Outside(_)) => Err(self.outside(path)),
+            Err(PointedError::Unreadable(m)) => Err(ToolError::NotFound(format!(
+                "cannot open {}",
+                m.escape_debug()
+            ))),
+        }
+    }
+
+    /// `path` (relative paths from the first root) if it is a directory inside a root, judged
+    /// as [`Store::open_file`] judges a file: as written first, then where its links lead.
+    pub fn confine_dir(&self, path: &str) -> ToolResult<PathBuf> {
+        let joined = match self.config.roots.first() {
+            Some(root) => root.join(path),
+            None => PathBuf::from(path),
+        };
+        let written = std::path::absolute(&joined)
+            .map_err(|e| ToolError::BadRequest(format!("{}: {e}", path.escape_debug())))?;
+        if !jsprof_document::local_file::lexically_under(&written, &self.config.roots) {
+            return Err(self.outside(path));
+        }
+        let canon = std::fs::canonicalize(&written)
+            .map_err(|e| ToolError::NotFound(format!("cannot use {}: {e}", path.escape_debug())))?;
         if !self.config.roots.iter().any(|r| canon.starts_with(r)) {
-            return Err(ToolError::Forbidden(format!(
-                "{path} is outside the directories this server may read ({}); start `jsprof mcp` \
-                 with --root for its directory",
-                self.roots_text()
+            return Err(self.outside(path));
+        }
+        if !canon.is_dir() {
+            return Err(ToolError::BadRequest(format!(
+                "{} is not a directory",
+                path.escape_debug()
             )));
         }
         Ok(canon)
+    }
+
+    fn outside(&self, path: &str) -> ToolError {
+        ToolError::Forbidden(format!(
+            "{} is outside the directories this server may read ({}); start `jsprof mcp` with \
+             --root for its directory",
+            path.escape_debug(),
+            self.roots_text()
+        ))
+    }
+
+    /// The file `entry` names, opened again and checked to be the one `open` checked: inside
+    /// the roots as [`Store::open_file`] judges (so a directory swapped for a link that leads out
+    /// is refused) and the same device and inode (so a file put in its place is refused). Loads
+    /// read through the returned handle, never through the path again.
+    pub fn reopen(&self, entry: &Entry) -> ToolResult<Checked> {
+        let checked = self.open_path(&entry.path, &entry.name).map_err(|e| {
+            ToolError::Forbidden(format!(
+                "{} ({}) can no longer be read: {e}",
+                entry.handle, entry.name
+            ))
+        })?;
+        if checked.identity != entry.identity {
+            return Err(ToolError::NotFound(format!(
+                "{} ({}) was replaced since it was opened (another file is at its path now); \
+                 `open` it again for a new handle",
+                entry.handle, entry.name
+            )));
+        }
+        Ok(checked)
     }
 
     pub fn roots_text(&self) -> String {
@@ -176,33 +241,31 @@ impl Store {
             .join(", ")
     }
 
-    /// Opens `path` (checked against the roots), or returns the handle it already has.
+    /// Opens `path` (checked against the roots), or returns the handle it already has: the same
+    /// file at the same path. A different file now at an opened path gets a new handle.
     pub fn open(&self, path: &str) -> ToolResult<Arc<Entry>> {
-        let canon = self.confine(path)?;
-        if let Some(e) = lock(&self.entries).iter().find(|e| e.path == canon) {
+        let checked = self.open_file(path)?;
+        let same = |e: &&Arc<Entry>| e.path == checked.canonical && e.identity == checked.identity;
+        if let Some(e) = lock(&self.entries).iter().find(same) {
             return Ok(e.clone());
         }
-        let meta = std::fs::metadata(&canon)
-            .map_err(|e| ToolError::NotFound(format!("{path}: cannot open: {e}")))?;
-        if !meta.is_file() {
-            return Err(ToolError::BadRequest(format!("{path} is not a file")));
-        }
-        let input = jsprof_document::input::open_streaming(&canon, &Default::default())
-            .map_err(|e| ToolError::Input(format!("{path}: {e}")))?;
+        let input = jsprof_document::input::open_streaming(checked.path(), &Default::default())
+            .map_err(|e| ToolError::Input(format!("{path}: {}", e.kind)))?;
         let format = input
             .format()
-            .map_err(|e| ToolError::Input(format!("{path}: {e}")))?;
+            .map_err(|e| ToolError::Input(format!("{path}: {}", e.kind)))?;
         let mut entries = lock(&self.entries);
         // Another call may have opened it meanwhile.
-        if let Some(e) = entries.iter().find(|e| e.path == canon) {
+        if let Some(e) = entries.iter().find(same) {
             return Ok(e.clone());
         }
         let entry = Arc::new(Entry {
             handle: format!("h{}", entries.len() + 1),
-            path: canon,
+            path: checked.canonical.clone(),
             name: path.to_string(),
             format,
-            size: meta.len(),
+            size: checked.len,
+            identity: checked.identity,
             cpu: Mutex::new(VecDeque::new()),
             heap: Arc::new(OnceCell::new()),
         });
@@ -246,13 +309,21 @@ impl Store {
         let slot: CpuSlot = slot_in(&mut lock(&entry.cpu), filters, FILTERED_KEPT, |f| {
             *f == FilterSpec::default()
         });
-        let (path, name, filters) = (entry.path.clone(), entry.name.clone(), filters.clone());
+        let (name, filters) = (entry.name.clone(), filters.clone());
         // Source-map discovery reads only below the roots, like every other read of this server.
         let roots = self.config.roots.clone();
+        let file = if slot.initialized() {
+            None
+        } else {
+            Some(self.reopen(entry)?)
+        };
         self.finish(async move {
             slot.get_or_try_init(|| async move {
+                let file = file.ok_or_else(|| {
+                    ToolError::Internal("a finished load was asked to load again".into())
+                })?;
                 blocking(move || {
-                    let text = jsprof_document::text::read_file(&path)
+                    let text = jsprof_document::text::read_file(file.path())
                         .map_err(|e| ToolError::Input(format!("{name}: cannot read: {e}")))?;
                     let pipeline = Pipeline {
                         filters,
@@ -284,11 +355,19 @@ impl Store {
             )));
         }
         let slot = entry.heap.clone();
-        let (path, name) = (entry.path.clone(), entry.name.clone());
+        let name = entry.name.clone();
+        let file = if slot.initialized() {
+            None
+        } else {
+            Some(self.reopen(entry)?)
+        };
         self.finish(async move {
             slot.get_or_try_init(|| async move {
+                let file = file.ok_or_else(|| {
+                    ToolError::Internal("a finished load was asked to load again".into())
+                })?;
                 blocking(move || {
-                    let (snapshot, analysis) = read_snapshot(&path, &name)?;
+                    let (snapshot, analysis) = read_snapshot(&file, &name)?;
                     Ok(Arc::new(Heap {
                         name,
                         snapshot,
@@ -319,7 +398,7 @@ impl Store {
             Err(_) => Err(ToolError::Timeout(format!(
                 "this call took longer than {} s; a file being read goes on loading in the \
                  background: call again in a while",
-                self.config.call_timeout.as_secs()
+                self.config.call_timeout.as_secs_f64()
             ))),
         }
     }
@@ -363,6 +442,74 @@ impl Store {
     }
 }
 
+/// Which file an open handle is: its device and inode (elsewhere than Unix, nothing: the path's
+/// checks are all there is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Identity(u64, u64);
+
+impl Identity {
+    #[cfg(unix)]
+    fn of(meta: &std::fs::Metadata) -> Identity {
+        use std::os::unix::fs::MetadataExt;
+        Identity(meta.dev(), meta.ino())
+    }
+
+    #[cfg(not(unix))]
+    fn of(_meta: &std::fs::Metadata) -> Identity {
+        Identity(0, 0)
+    }
+}
+
+/// A file opened and checked against the roots, held open while it is read.
+pub struct Checked {
+    file: std::fs::File,
+    /// Where it was found, links resolved.
+    pub canonical: PathBuf,
+    pub len: u64,
+    identity: Identity,
+    /// How readers that take a path reach this very file: `/proc/self/fd/N` on Linux (a new
+    /// open of the same inode, whatever the path names by then); elsewhere the checked path.
+    through: PathBuf,
+}
+
+impl Checked {
+    fn new(pointed: jsprof_document::local_file::Pointed) -> Checked {
+        let identity = pointed
+            .file
+            .metadata()
+            .map_or(Identity(0, 0), |m| Identity::of(&m));
+        let through = fd_path(&pointed.file).unwrap_or_else(|| pointed.path.clone());
+        Checked {
+            file: pointed.file,
+            canonical: pointed.path,
+            len: pointed.len,
+            identity,
+            through,
+        }
+    }
+
+    /// A path that opens this file (see `through`).
+    pub fn path(&self) -> &Path {
+        &self.through
+    }
+
+    pub fn file(&self) -> &std::fs::File {
+        &self.file
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn fd_path(file: &std::fs::File) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    let path = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    path.exists().then_some(path)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn fd_path(_file: &std::fs::File) -> Option<PathBuf> {
+    None
+}
+
 /// Runs CPU-bound work off the async threads.
 pub async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> ToolResult<T> + Send + 'static,
@@ -375,10 +522,10 @@ pub async fn blocking<T: Send + 'static>(
 /// Reads and analyses a heap snapshot (blocking). The heap comparison re-classifies its base, so
 /// it reads its own copy with this.
 /// Through the heap index cache when the environment enables it (see `jsprof_heap::cache`).
-pub fn read_snapshot(path: &Path, name: &str) -> ToolResult<(HeapSnapshot, Analysis)> {
+pub fn read_snapshot(file: &Checked, name: &str) -> ToolResult<(HeapSnapshot, Analysis)> {
     use jsprof_document::heap::{open_snapshot_file, OpenError};
     // stdout carries the protocol; notes go to stderr, as the CLI's do.
-    let opened = open_snapshot_file(path, name, "jsprof mcp").map_err(|e| match e {
+    let opened = open_snapshot_file(file.path(), name, "jsprof mcp").map_err(|e| match e {
         OpenError::Read(message) | OpenError::Snapshot(message) => ToolError::Input(message),
     })?;
     Ok((opened.snapshot, opened.analysis))

@@ -16,8 +16,9 @@ pub struct Args {
     /// Nothing outside the roots is read.
     #[arg(long, value_name = "DIR")]
     pub root: Vec<PathBuf>,
-    /// Offer the `record` tool, which launches a Node command or drives a Chromium page on this
-    /// machine (the agent chooses the command).
+    /// Offer the `record` tool: the agent may run commands as you (any command it chooses, with
+    /// your rights; an empty standard input, in a directory under the roots), or drive a
+    /// Chromium page on this machine.
     #[arg(long)]
     pub allow_record: bool,
     /// Where `record` writes its files (default: the first root); must lie under a root.

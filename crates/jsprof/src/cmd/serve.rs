@@ -66,6 +66,18 @@ pub struct Args {
     /// Serve MCP (for coding agents) at /mcp, over files under DIR (repeatable); see `jsprof mcp`.
     #[arg(long, value_name = "DIR")]
     pub mcp_root: Vec<PathBuf>,
+    /// Seconds an MCP session at /mcp may go without a request before it ends (its client
+    /// then starts a new one).
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 1800.0,
+        requires = "mcp_root"
+    )]
+    pub mcp_session_idle: f64,
+    /// MCP sessions at /mcp live at once; a new one past it ends the least recently used.
+    #[arg(long, value_name = "N", default_value_t = jsprof_mcp::DEFAULT_MAX_SESSIONS, requires = "mcp_root")]
+    pub mcp_max_sessions: usize,
     /// Accept JS Self-Profiling traces from browsers at POST /ingest/v1/selfprofile into this
     /// lake (created when missing); needs --ingest-key-file. See docs/fleet.md.
     #[arg(long, value_name = "DIR", requires = "ingest_key_file")]
@@ -222,6 +234,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.max_connections == 0 {
         bail!("--max-connections needs at least 1");
     }
+    if !(args.mcp_session_idle.is_finite() && args.mcp_session_idle > 0.0) {
+        bail!("--mcp-session-idle needs a positive number of seconds");
+    }
+    if args.mcp_max_sessions == 0 {
+        bail!("--mcp-max-sessions needs at least 1");
+    }
     let config = Config {
         addr: args.addr,
         data_dir: data_dir.clone(),
@@ -240,6 +258,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .then(|| {
                 jsprof_mcp::Config {
                     roots: args.mcp_root.clone(),
+                    session_idle: std::time::Duration::from_secs_f64(args.mcp_session_idle),
+                    max_sessions: args.mcp_max_sessions,
                     ..Default::default()
                 }
                 .checked()

@@ -28,6 +28,7 @@ mod lake_engines;
 mod leaks;
 mod lines;
 mod mcp;
+mod mcp_hardening;
 mod npm;
 mod output_files;
 mod page;

@@ -136,6 +136,11 @@ fn error_text(result: &Value) -> String {
     result["content"][0]["text"].as_str().unwrap().to_string()
 }
 
+/// How many pages a `pageAll` took.
+fn result_pages(result: &Value) -> usize {
+    result["pages"].as_array().unwrap().len()
+}
+
 /// All pages' items, after checking that each page states the same total and that the pages
 /// tile the list: every item exactly once, in order.
 pub(crate) fn items(result: &Value) -> &Vec<Value> {
@@ -517,21 +522,41 @@ fn sandwich_equals_the_cli() {
         &[],
         json!([
             open("cpu/node-mix.cpuprofile.gz"),
-            {"op": "callTool", "name": "sandwich", "arguments": {"handle": "h1", "function": "^buildTree$"}},
-            {"op": "callTool", "name": "sandwich", "arguments": {"handle": "h1", "function": "^buildTree$", "filters": {"hide_idle": true}}},
+            page_all("sandwich", json!({"handle": "h1", "function": "^buildTree$", "max_items": 3})),
+            page_all("sandwich", json!({"handle": "h1", "function": "^buildTree$", "list": "callees", "max_items": 3})),
+            page_all("sandwich", json!({"handle": "h1", "function": "^buildTree$", "list": "callees", "filters": {"hide_idle": true}})),
             {"op": "callTool", "name": "sandwich", "arguments": {"handle": "h1", "function": "^no such$"}},
         ]),
     );
-    assert_eq!(doc(&r[1]), &cli);
-    assert_eq!(doc(&r[2]), &hidden);
+    // Each tree paged (the other counted in `other_lists`), the rest of the document as the CLI's.
+    for (result, list, other, cli) in [
+        (&r[1], "callers", "callees", &cli),
+        (&r[2], "callees", "callers", &cli),
+        (&r[3], "callees", "callers", &hidden),
+    ] {
+        assert_eq!(items(result), cli[list].as_array().unwrap(), "{list}");
+        let mut first = result["first"].clone();
+        let first = first.as_object_mut().unwrap();
+        assert_eq!(
+            first.remove("other_lists").unwrap()[other],
+            cli[other].as_array().unwrap().len()
+        );
+        first.remove("page");
+        first.remove(list);
+        let mut rest = cli.as_object().unwrap().clone();
+        rest.remove("callers");
+        rest.remove("callees");
+        assert_eq!(first, &rest);
+    }
+    assert!(result_pages(&r[1]) > 1);
     assert!(
         cli["callers"].as_array().unwrap().len() > 1
             && cli["callees"].as_array().unwrap().len() > 1
     );
     assert!(
-        error_text(&r[3]).contains("no sampled function"),
+        error_text(&r[4]).contains("no sampled function"),
         "{}",
-        error_text(&r[3])
+        error_text(&r[4])
     );
 }
 
@@ -778,7 +803,7 @@ fn first_answers_fit_in_8_kb_and_say_how_to_get_more() {
             {"op": "callTool", "name": "top", "arguments": {"handle": "h1"}},
             {"op": "callTool", "name": "tree", "arguments": {"handle": "h1"}},
             {"op": "callTool", "name": "events", "arguments": {"handle": "h1"}},
-            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "max_items": 500, "max_bytes": 200_000}},
+            {"op": "callTool", "name": "top", "arguments": {"handle": "h1", "max_items": 500, "max_bytes": 260_000}},
         ]),
     );
     for (i, result) in r.iter().enumerate().take(4) {
@@ -803,10 +828,10 @@ fn first_answers_fit_in_8_kb_and_say_how_to_get_more() {
         assert!(page["more"].as_str().unwrap().contains("cursor"), "{i}");
     }
     assert_eq!(doc(&r[1])["page"]["total"], 30_000);
-    // Asked for more, it gives more, still within what was asked.
+    // Asked for more, it gives more, still within what was asked (the budget holds the text too).
     let big = doc(&r[4]);
     assert_eq!(big["page"]["returned"], 500);
-    assert!(big.to_string().len() <= 200_000);
+    assert!(big.to_string().len() <= 260_000);
 }
 
 /// The CPU profile of a small leaking program, recorded now with Node's own `--cpu-prof`: the

@@ -75,6 +75,10 @@ pub struct SandwichArgs {
     /// Levels of callers and of callees shown; default 2.
     #[serde(default)]
     pub depth: Option<u32>,
+    /// The list paged: `callers` (default) or `callees`; the other's length is in
+    /// `other_lists`.
+    #[serde(default)]
+    pub list: Option<String>,
     #[serde(flatten)]
     pub view: View,
 }
@@ -200,6 +204,8 @@ pub(super) fn tree_selection(
 }
 
 pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<Answer> {
+    const LISTS: &[(&str, &[&str])] = &[("callers", &["callers"]), ("callees", &["callees"])];
+    let chosen = args.list.as_deref().unwrap_or("callers");
     let spec = args.view.spec()?;
     let re = regex::Regex::new(&args.function).map_err(|e| {
         ToolError::BadRequest(format!(
@@ -209,35 +215,53 @@ pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<
     })?;
     let (entry, input) = cpu_of(&q, &args.handle, &args.view.filters()).await?;
     let depth = args.depth.unwrap_or(2).min(50);
-    let report = crate::store::blocking(move || {
-        let weighted = input.weighted(&spec)?;
-        let options = jsprof_document::tree::TreeOptions {
-            bottom_up: false,
-            max_depth: depth + 1,
-            min_percent: 0.0,
-        };
-        let (view, rows) = jsprof_document::tree::sandwich_matching(&weighted, &re, options)
-            .map_err(|e| ToolError::NotFound(format!("{}: {e}", entry.name)))?;
-        Ok(jsprof_document::tree::sandwich_report(
-            &weighted, &view, &rows,
-        ))
-    })
-    .await?;
-    let json = to_value(&report)?;
+    // One document for both lists and every page of them.
+    let key = format!(
+        "sandwich {} {depth} {}",
+        args.handle,
+        page::canonical(&json!(format!(
+            "{:?}",
+            (&args.function, &args.view.view, &args.view.filters)
+        )))
+    );
+    let report = q
+        .store
+        .document(key, move || {
+            let weighted = input.weighted(&spec)?;
+            let options = jsprof_document::tree::TreeOptions {
+                bottom_up: false,
+                max_depth: depth + 1,
+                min_percent: 0.0,
+            };
+            let (view, rows) = jsprof_document::tree::sandwich_matching(&weighted, &re, options)
+                .map_err(|e| ToolError::NotFound(format!("{}: {e}", entry.name)))?;
+            Ok(jsprof_document::tree::sandwich_report(
+                &weighted, &view, &rows,
+            ))
+        })
+        .await?;
+    let mut json = to_value(&*report)?;
+    let path = super::trace::keep_one_list(&mut json, LISTS, chosen)?;
+    let rows = if chosen == "callers" {
+        &report.callers
+    } else {
+        &report.callees
+    };
     let f = &report.function.row;
-    let mut text = format!("{} {} ({})", f.name, f.url, self_total(&f.weights));
-    for (title, list) in [("callers", &report.callers), ("callees", &report.callees)] {
-        text.push_str(&format!("\n{title}:"));
-        for n in list.iter().skip(1) {
-            text.push_str(&format!(
-                "\n{}{} ({})",
-                "  ".repeat(n.depth as usize),
-                n.function.name,
-                self_total(&n.function.weights)
-            ));
-        }
-    }
-    Ok(Answer { json, text })
+    let title = format!(
+        "{chosen} of {} {} ({})",
+        f.name,
+        f.url,
+        self_total(&f.weights)
+    );
+    q.json_page_of(json, path, rows, &title, |n| {
+        format!(
+            "{}{} ({})",
+            "  ".repeat(n.depth as usize),
+            n.function.name,
+            self_total(&n.function.weights)
+        )
+    })
 }
 
 pub(super) async fn tree(q: Question<'_>, args: TreeArgs) -> ToolResult<Answer> {

@@ -428,11 +428,13 @@ pub(super) async fn heap_diff(q: Question<'_>, args: HeapDiffArgs) -> ToolResult
     // Checked and loaded like the target, so a wrong handle fails before a long read.
     q.store.heap(&base).await?;
     let target = heap_of(&q, &args.target).await?;
+    // The base's own copy is read from the file `open` checked, found again.
+    let base_file = q.store.reopen(&base)?;
     let doc = q
         .store
         .document(q.question.to_string(), move || {
             // The comparison re-classifies its base, so it gets a copy of its own.
-            let (mut snapshot, mut analysis) = crate::store::read_snapshot(&base.path, &base.name)?;
+            let (mut snapshot, mut analysis) = crate::store::read_snapshot(&base_file, &base.name)?;
             let (report, _) = jsprof_document::heap::diff_report(
                 jsprof_document::heap::Named {
                     name: &base.name,

@@ -28,7 +28,7 @@ mod trace;
 
 use cpu::cpu_of;
 pub use cpu::SourceArgs;
-use text::{list_len, name, render, size, weights};
+use text::{list_len, name, size, weights};
 
 /// A tool's answer: the JSON document (one page of it) and its text rendering.
 pub struct Answer {
@@ -83,7 +83,7 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
         tool!("open", OpenArgs, true, open, "Open a CPU profile, Chrome trace, JS self-profiling trace, heap profile or heap snapshot (a path under the server's --root) and get a handle for the other tools, with the file's summary (threads and top functions, or the heap Summary's largest classes). Opening the same file again returns the same handle; the file is read once."),
         tool!("top", cpu::TopArgs, true, cpu::top, "The functions taking the most time (self or total), DevTools' Bottom-up table, for a thread and time range of a CPU profile or trace. Same numbers as `jsprof top --json`."),
         tool!("tree", cpu::TreeArgs, true, cpu::tree, "The call tree (top-down) or bottom-up tree expanded along one path: the ancestors of `node` and its subtree `depth` levels deep (without `node`, the roots `depth` levels deep). Node ids are those of `jsprof tree --json`, so an id from one answer expands in the next."),
-        tool!("sandwich", cpu::SandwichArgs, false, cpu::sandwich, "Who calls a function and what it calls (speedscope's sandwich): the function whose name or URL matches `function` (a regular expression; the heaviest when several match, the others listed), its self and total, its callers (Bottom-up under it) and its callees (every call of it merged), `depth` levels each. Same as `jsprof tree --sandwich RE --json`."),
+        tool!("sandwich", cpu::SandwichArgs, true, cpu::sandwich, "Who calls a function and what it calls (speedscope's sandwich): the function whose name or URL matches `function` (a regular expression; the heaviest when several match, the others listed), its self and total, and one of its two trees, paged: `list` callers (default: Bottom-up under it) or callees (every call of it merged), `depth` levels each; the other tree's size is in `other_lists`. Same as `jsprof tree --sandwich RE --json`."),
         tool!("flame_chart", cpu::FlameChartArgs, true, cpu::flame_chart, "The flame chart's calls (JS calls, GC, and a trace's events) that overlap a time window, depth-first as drawn: start, end, self and total of each.", jsprof_document::query::FlameChartQuery::ALIASES),
         tool!("events", cpu::EventsArgs, true, cpu::events, "GetEvents over a thread's timeline with the classic modes: all (depth-first), unique-types, unique-events, reduce-all; filtered by time window, event subtree, depth and types. Same answer as `jsprof events --json`.", jsprof_document::events::EventsQuery::ALIASES),
         tool!("cpu_diff", cpu::CpuDiffArgs, true, cpu::cpu_diff, "Compare two CPU profiles or traces (handles): per function, before/after self and total and the change, above a noise floor, largest change first. Same as `jsprof diff --json`."),
@@ -204,10 +204,7 @@ impl Question<'_> {
         row: fn(&Value) -> String,
     ) -> ToolResult<Answer> {
         let list = List::whole(path, list_len(&doc, path));
-        let offset = self.offset()?;
-        let json = page::paginate(doc, list, self.page, offset, self.question, self.tool)?;
-        let text = render(&json, path, title, row);
-        Ok(Answer { json, text })
+        self.page(doc, list, title, &mut |_, v| row(v), "")
     }
 
     /// A page of a typed document's list `rows`, which the document holds at `path`: its JSON
@@ -245,13 +242,38 @@ impl Question<'_> {
         title: &str,
         row: fn(&R) -> String,
     ) -> ToolResult<Answer> {
+        self.page(json, list, title, &mut |i, _| row(&rows[i]), "")
+    }
+
+    /// The one way a page is cut: its JSON and its text (a line per row from `row`, then
+    /// `epilogue`) within the call's budget together.
+    fn page(
+        &self,
+        json: Value,
+        list: List,
+        title: &str,
+        row: &mut dyn FnMut(usize, &Value) -> String,
+        epilogue: &str,
+    ) -> ToolResult<Answer> {
         let offset = self.offset()?;
-        let from = offset - list.first.min(offset);
-        let json = page::paginate(json, list, self.page, offset, self.question, self.tool)?;
-        let returned = json["page"]["returned"].as_u64().unwrap_or(0) as usize;
-        let shown = rows.iter().skip(from).take(returned).map(row);
-        let text = text::page_text(&json, title, shown);
-        Ok(Answer { json, text })
+        let text = page::Text {
+            title,
+            row,
+            epilogue,
+        };
+        let page = page::paginate(
+            json,
+            list,
+            self.page,
+            offset,
+            self.question,
+            self.tool,
+            text,
+        )?;
+        Ok(Answer {
+            json: page.json,
+            text: page.text,
+        })
     }
 
     pub fn offset(&self) -> ToolResult<usize> {
@@ -284,7 +306,7 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
         "size_bytes": entry.size,
     });
     let title = format!("{} is {} ({})", entry.handle, entry.name, entry.kind());
-    let (mut answer, next) = if entry.is_heap() {
+    if entry.is_heap() {
         let heap = q.store.heap(&entry).await?;
         let summary = q
             .store
@@ -300,14 +322,14 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
             .await?;
         let next = "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots";
         doc["next"] = next.into();
-        let answer = summary_page(
-            &q,
+        doc["summary"] = to_value(&*summary)?;
+        let rows = &summary.classes;
+        q.page(
             doc,
-            &*summary,
-            "classes",
-            &summary.classes,
+            List::whole(&["summary", "classes"], rows.len()),
             &title,
-            |c| {
+            &mut |i, _| {
+                let c = &rows[i];
                 format!(
                     "{}: {} objects, retained {}",
                     c.name,
@@ -315,8 +337,8 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
                     size(c.retained_size)
                 )
             },
-        )?;
-        (answer, next)
+            &format!("\nnext: {next}"),
+        )
     } else {
         let input = q.store.cpu(&entry, &FilterSpec::default()).await?;
         let summary = q
@@ -327,39 +349,23 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
             .await?;
         let next = "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code";
         doc["next"] = next.into();
-        let threads = &summary.threads;
-        let mut answer = summary_page(&q, doc, &*summary, "threads", threads, &title, |t| {
-            format!("thread {}: {} samples", t.name, t.samples)
-        })?;
+        doc["summary"] = to_value(&*summary)?;
+        let mut epilogue = String::new();
         for f in &summary.top_functions {
-            answer.text.push_str(&format!(
+            epilogue.push_str(&format!(
                 "\n  top: {} {}",
                 name(&f.name),
                 weights(&f.weights)
             ));
         }
-        (answer, next)
-    };
-    answer.text.push_str(&format!("\nnext: {next}"));
-    Ok(answer)
-}
-
-/// `open`'s answer `doc` with the file's summary, paging the summary's list `list` (`rows`).
-fn summary_page<R>(
-    q: &Question<'_>,
-    mut doc: Value,
-    summary: &impl serde::Serialize,
-    list: &str,
-    rows: &[R],
-    title: &str,
-    row: fn(&R) -> String,
-) -> ToolResult<Answer> {
-    doc["summary"] = to_value(summary)?;
-    q.window_of(
-        doc,
-        List::whole(&["summary", list], rows.len()),
-        rows,
-        title,
-        row,
-    )
+        epilogue.push_str(&format!("\nnext: {next}"));
+        let rows = &summary.threads;
+        q.page(
+            doc,
+            List::whole(&["summary", "threads"], rows.len()),
+            &title,
+            &mut |i, _| format!("thread {}: {} samples", rows[i].name, rows[i].samples),
+            &epilogue,
+        )
+    }
 }

@@ -17,35 +17,6 @@ pub(super) fn list_len(doc: &Value, path: &[&str]) -> usize {
     at.as_array().map_or(0, Vec::len)
 }
 
-/// The text form of a page: a title line, a line per row, and how to get more.
-pub(super) fn render(doc: &Value, path: &[&str], title: &str, row: fn(&Value) -> String) -> String {
-    let mut at = doc;
-    for key in path {
-        at = &at[*key];
-    }
-    page_text(doc, title, at.as_array().into_iter().flatten().map(row))
-}
-
-/// The text of a page of `doc` (its `page` object) whose rows read `rows`.
-pub(super) fn page_text(doc: &Value, title: &str, rows: impl Iterator<Item = String>) -> String {
-    let p = &doc["page"];
-    let mut text = format!(
-        "{title}: items {}–{} of {}\n",
-        p["offset"].as_u64().unwrap_or(0) + u64::from(p["returned"].as_u64().unwrap_or(0) > 0),
-        p["offset"].as_u64().unwrap_or(0) + p["returned"].as_u64().unwrap_or(0),
-        p["total"]
-    );
-    for row in rows {
-        text.push_str("  ");
-        text.push_str(&row);
-        text.push('\n');
-    }
-    if let Some(more) = p["more"].as_str() {
-        text.push_str(more);
-    }
-    text
-}
-
 /// Milliseconds as the tools write them; `?` for none.
 pub(super) fn ms(v: Option<f64>) -> String {
     v.map_or("?".into(), |ms| format!("{ms:.2} ms"))
