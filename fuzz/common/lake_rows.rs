@@ -9,12 +9,20 @@ use jsprof_lake::prepare::{self, StackRow};
 pub fn check(p: &jsprof_lake::Prepared) {
     let mut functions = HashSet::new();
     for f in &p.functions {
-        assert!(functions.insert(f.function_id), "function {:x} twice", f.function_id);
+        assert!(
+            functions.insert(f.function_id),
+            "function {:x} twice",
+            f.function_id
+        );
     }
     let stacks: HashMap<u64, &StackRow> = p.stacks.iter().map(|s| (s.stack_id, s)).collect();
     assert_eq!(stacks.len(), p.stacks.len(), "a stack id twice");
     for s in &p.stacks {
-        assert!(functions.contains(&s.function_id), "stack {:x}: no function", s.stack_id);
+        assert!(
+            functions.contains(&s.function_id),
+            "stack {:x}: no function",
+            s.stack_id
+        );
         assert_eq!(s.stack_id, prepare::stack_id(s.parent_id, s.function_id));
         match s.parent_id {
             None => assert_eq!(s.depth, 0),
@@ -32,7 +40,10 @@ pub fn check(p: &jsprof_lake::Prepared) {
         assert!(matches!(profile.weight_unit, "ns" | "bytes"));
         let mut count = 0i64;
         for &(stack, _, samples) in &profile.samples {
-            assert!(stack == 0 || stacks.contains_key(&stack), "sample on a missing stack");
+            assert!(
+                stack == 0 || stacks.contains_key(&stack),
+                "sample on a missing stack"
+            );
             assert!(samples > 0);
             count += samples;
         }

@@ -15,7 +15,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         max_bytes: 16 << 20,
     };
     let labels = BTreeMap::from([("run".to_string(), "fuzz".to_string())]);
-    if let Ok(prepared) = jsprof_lake::prepare("input.json", data.to_vec(), &labels, "cli", &options)
+    if let Ok(prepared) =
+        jsprof_lake::prepare("input.json", data.to_vec(), &labels, "cli", &options)
     {
         assert_eq!(prepared.labels["source"], "cli");
         lake_rows::check(&prepared);

@@ -85,9 +85,7 @@ impl IngestConfig {
         }
         Ok(())
     }
-}
 
-impl IngestConfig {
     /// Refuses an ingest key equal to the admin token (`--token`, `--token-file`,
     /// `JSPROF_TOKEN`). The ingest key is public — pages carry it — so a key that is also the
     /// admin token would hand every visitor the admin API (recording any CDP target runs code
