@@ -35,3 +35,17 @@ seed selfprofile "$fixtures/selfprofile/mdn-example.jsprofile.json" "$fixtures/s
 seed detect "$fixtures/selfprofile/mdn-example.jsprofile.json" "$fixtures/heapprofile/tsc.heapprofile" \
   "$fixtures/selfprofile/mdn-example.exported.cpuprofile"
 seed heapprofile "$fixtures/heapprofile/tsc.heapprofile"
+# The lake's rows: every format `lake add` reads.
+seed lake_rows "$fixtures/selfprofile/mdn-example.jsprofile.json" \
+  "$fixtures/selfprofile/mdn-example.exported.cpuprofile" "$fixtures/heapprofile/tsc.heapprofile"
+# An ingest post: query, user agent, Content-Length, then the trace (ingest_body.rs).
+mkdir -p corpus/ingest_body
+for f in mdn-example primes; do
+  trace="$fixtures/selfprofile/$f.jsprofile.json"
+  {
+    printf 'key=k&page=%%2Fcart&release=1.4.0&label.tenant=acme\n'
+    printf 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36\n'
+    printf '%s\n' "$(wc -c <"$trace")"
+    cat "$trace"
+  } >"corpus/ingest_body/$f.post"
+done

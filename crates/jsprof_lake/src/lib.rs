@@ -6,25 +6,46 @@
 //! - [`Lake`] and [`Writer`] append batches of them durably (temporary name, fsync, rename,
 //!   directory fsync);
 //! - [`read`] opens a DataFusion session over the lake's valid files with the documented views,
-//!   and [`query`] answers the `lake` commands from it.
+//!   and [`query`] answers the `lake` commands from it, within [`Limits`] for the user's SQL ([`read::sql`]);
+//! - [`ingest`] checks what a browser posts to `jsprof serve --lake`.
+//!
+//! Features: `engine` (default) is everything that needs DataFusion, Arrow and Parquet — the
+//! writer's files, reading, queries, compaction; `load` reads inputs through jsprof's pipeline
+//! ([`prepare`], [`ingest`]). Without `engine` the crate is the rows a write is made of and the
+//! ingest checks: what the fuzz targets `lake_rows` and `ingest_body` build, in seconds rather
+//! than DataFusion's minutes.
 
+#[cfg(feature = "engine")]
 pub mod compact;
+#[cfg(feature = "load")]
+pub mod ingest;
 pub mod layout;
+#[cfg(feature = "engine")]
+pub mod limits;
 pub mod prepare;
+pub mod private;
+#[cfg(feature = "engine")]
 pub mod query;
+#[cfg(feature = "engine")]
 pub mod read;
+#[cfg(feature = "engine")]
 pub mod schema;
 pub mod selection;
+#[cfg(feature = "engine")]
 pub mod write;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "engine"))]
 mod tests;
 
+#[cfg(feature = "engine")]
+pub use limits::Limits;
 #[cfg(feature = "load")]
 pub use prepare::{prepare, PrepareOptions};
 pub use prepare::{Prepared, PreparedProfile};
+#[cfg(feature = "engine")]
 pub use read::{LakeReader, ReadWarning};
 pub use selection::Selection;
+#[cfg(feature = "engine")]
 pub use write::{AppendOutcome, Lake, Writer};
 
 use std::path::PathBuf;
@@ -50,6 +71,12 @@ pub enum LakeError {
     /// A `--where` term, label or time that does not parse.
     #[error("{0}")]
     Usage(String),
+    /// An input is larger than the limit it is read under (`PrepareOptions::max_bytes`).
+    #[error("{name}: larger than the limit of {limit} bytes")]
+    TooLarge { name: String, limit: u64 },
+    /// The user's query passed a limit ([`Limits`]); the message names it and its flag.
+    #[error("{0}")]
+    Limit(String),
     /// Parquet or Arrow refused to write or read.
     #[error("{0}")]
     Parquet(String),
@@ -65,18 +92,21 @@ pub(crate) fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) ->
     move |source| LakeError::Io { path, source }
 }
 
+#[cfg(feature = "engine")]
 impl From<datafusion::error::DataFusionError> for LakeError {
     fn from(e: datafusion::error::DataFusionError) -> Self {
         LakeError::Query(e.to_string())
     }
 }
 
+#[cfg(feature = "engine")]
 impl From<arrow::error::ArrowError> for LakeError {
     fn from(e: arrow::error::ArrowError) -> Self {
         LakeError::Parquet(e.to_string())
     }
 }
 
+#[cfg(feature = "engine")]
 impl From<parquet::errors::ParquetError> for LakeError {
     fn from(e: parquet::errors::ParquetError) -> Self {
         LakeError::Parquet(e.to_string())

@@ -251,7 +251,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 #[cfg(feature = "load")]
 /// The bytes, gunzipped when they are gzip, at most `max` (0: unbounded).
 fn gunzip(name: &str, bytes: Vec<u8>, max: u64) -> Result<Vec<u8>> {
-    let too_big = || LakeError::Input(format!("{name}: larger than the limit of {max} bytes"));
+    let too_big = || LakeError::TooLarge {
+        name: name.to_string(),
+        limit: max,
+    };
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         let decoder = flate2::read::MultiGzDecoder::new(&bytes[..]);

@@ -25,6 +25,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use parquet::file::metadata::ParquetMetaDataReader;
 
 use crate::layout;
+use crate::limits::{self, Limits};
 use crate::schema::{self, TABLES};
 use crate::selection::Selection;
 use crate::write::Lake;
@@ -136,6 +137,8 @@ pub struct LakeReader {
     pub warnings: Vec<ReadWarning>,
     /// The files each table reads.
     pub files: BTreeMap<&'static str, Vec<PathBuf>>,
+    /// The user's queries' limits, when opened for them ([`sql`]).
+    limits: Option<Limits>,
 }
 
 /// The views over the raw tables: the dictionaries deduplicated (their rows repeat across files
@@ -161,6 +164,16 @@ impl LakeReader {
     /// Opens `lake` for queries over the profiles `selection` may select (partitions it rules
     /// out are not read at all).
     pub async fn open(lake: &Lake, selection: &Selection) -> Result<LakeReader> {
+        LakeReader::open_with(lake, selection, None).await
+    }
+
+    /// [`open`](Self::open), within `limits` when given: a memory pool of their size and the
+    /// size-choosing functions bounded (see [`crate::limits`]).
+    pub async fn open_with(
+        lake: &Lake,
+        selection: &Selection,
+        limits: Option<&Limits>,
+    ) -> Result<LakeReader> {
         let (files, warnings) = valid_files(lake, selection)?;
         // Two partitions: the machine the lake is made for has two cores, and more only adds
         // repartitioning work to small lakes.
@@ -168,7 +181,10 @@ impl LakeReader {
         let config = SessionConfig::new()
             .with_target_partitions(threads)
             .with_information_schema(true);
-        let ctx = SessionContext::new_with_config(config);
+        let ctx = match limits {
+            Some(l) => SessionContext::new_with_config_rt(config, limits::runtime(l)?),
+            None => SessionContext::new_with_config(config),
+        };
         for table in TABLES {
             let schema = schema::of(table);
             let list = &files[table];
@@ -196,11 +212,15 @@ impl LakeReader {
         for (name, sql) in VIEWS {
             ctx.sql(&format!("CREATE VIEW {name} AS {sql}")).await?;
         }
+        if let Some(l) = limits {
+            limits::bound_functions(&ctx, l.max_memory)?;
+        }
         Ok(LakeReader {
             lake: lake.clone(),
             ctx,
             warnings,
             files,
+            limits: limits.copied(),
         })
     }
 
@@ -211,19 +231,92 @@ impl LakeReader {
     }
 
     /// Runs the user's SQL read-only: DDL, DML (`INSERT`, `COPY`) and statements (`SET`, …)
-    /// are refused before anything runs.
+    /// are refused before anything runs. Within the memory limit the reader was opened with;
+    /// [`sql`] adds the time limit.
     pub async fn query_read_only(&self, sql: &str) -> Result<Vec<RecordBatch>> {
         let options = datafusion::execution::context::SQLOptions::new()
             .with_allow_ddl(false)
             .with_allow_dml(false)
             .with_allow_statements(false);
+        let limited = |e: datafusion::error::DataFusionError| match &self.limits {
+            Some(l) => limits::limit_error(e, l),
+            None => LakeError::from(e),
+        };
         let df = self
             .ctx
             .sql_with_options(sql, options)
             .await
-            .map_err(|e| LakeError::Usage(format!("lake sql: {e}")))?;
-        Ok(df.collect().await?)
+            .map_err(|e| match limited(e) {
+                LakeError::Query(m) => LakeError::Usage(format!("lake sql: {m}")),
+                other => other,
+            })?;
+        let Some(l) = &self.limits else {
+            return df.collect().await.map_err(limited);
+        };
+        // The result is held whole: its batches count against the same pool as the operators.
+        use futures_util::StreamExt;
+        let pool = self.ctx.runtime_env().memory_pool.clone();
+        let mut reservation =
+            datafusion::execution::memory_pool::MemoryConsumer::new("lake sql's result")
+                .register(&pool);
+        let mut stream = df.execute_stream().await.map_err(limited)?;
+        let mut out = Vec::new();
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(limited)?;
+            reservation
+                .try_grow(batch.get_array_memory_size())
+                .map_err(|e| limits::limit_error(e, l))?;
+            out.push(batch);
+        }
+        Ok(out)
     }
+}
+
+/// Runs the user's `sql` read-only over the whole of `lake` within `limits` (memory and time;
+/// see [`crate::limits`]): every door that takes SQL from a user calls this. Returns the rows
+/// and the files skipped while reading. A file that vanished under the query (a compaction
+/// removed it after the listing) makes it list again and run once more, within the same
+/// deadline.
+pub fn sql(
+    lake: &Lake,
+    sql: &str,
+    limits: &Limits,
+) -> Result<(Vec<RecordBatch>, Vec<ReadWarning>)> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| LakeError::Query(format!("cannot start the query runtime: {e}")))?;
+    let (done, answer) = std::sync::mpsc::channel();
+    let (lake, sql, l) = (lake.clone(), sql.to_string(), *limits);
+    let task = runtime.spawn(async move {
+        let mut retried = false;
+        let result = loop {
+            let reader = match LakeReader::open_with(&lake, &Selection::default(), Some(&l)).await {
+                Ok(r) => r,
+                Err(e) => break Err(e),
+            };
+            match reader.query_read_only(&sql).await {
+                Err(e) if !retried && is_vanished_file(&e) => retried = true,
+                Err(e) => break Err(e),
+                Ok(batches) => break Ok((batches, reader.warnings)),
+            }
+        };
+        let _ = done.send(result);
+    });
+    let result = match answer.recv_timeout(limits.timeout) {
+        Ok(result) => result,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            task.abort();
+            Err(limits::timeout_error(limits))
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(LakeError::Query(
+            "lake sql: the query engine stopped without an answer".into(),
+        )),
+    };
+    // Not waiting for a plan that does not yield: the caller has its answer.
+    runtime.shutdown_background();
+    result
 }
 
 /// Whether a query failed because a file disappeared under it (compaction removed it after the

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::layout;
 use crate::prepare::{self, FunctionRow, FunctionWeights, Prepared, PreparedProfile, StackRow};
+use crate::private;
 use crate::schema::{self, ProfileRecord};
 use crate::{io_err, LakeError, Result};
 
@@ -57,7 +58,7 @@ impl Lake {
             }
             return Ok(lake);
         }
-        fs::create_dir_all(root).map_err(io_err(root))?;
+        private::create_dir_all(root).map_err(io_err(root))?;
         let meta = LakeMeta {
             format: "jsprof-lake".into(),
             version: schema::VERSION,
@@ -410,17 +411,18 @@ pub(crate) fn write_parquet(
     })
 }
 
-/// Creates `path` through a `.tmp-` sibling: write, fsync, rename, fsync the directory.
+/// Creates `path` through a `.tmp-` sibling: write, fsync, rename, fsync the directory. The
+/// file is 0600 and any directory made for it 0700 ([`private`]).
 fn write_durably(path: &Path, write: impl FnOnce(&mut File) -> std::io::Result<()>) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    private::create_dir_all(dir).map_err(io_err(dir))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".tmp-{name}"));
     let result = (|| {
-        let mut file = File::create(&tmp)?;
+        let mut file = private::create_file(&tmp)?;
         write(&mut file)?;
         file.sync_all()?;
         drop(file);

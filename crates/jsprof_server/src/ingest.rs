@@ -2,9 +2,10 @@
 //! (`navigator.sendBeacon` or `fetch`), appended to a profile lake (`jsprof_lake`).
 //!
 //! The endpoint sits outside the service's own checks (`security::guard`): pages on other
-//! origins post to it, so it has its own keys (`--ingest-key-file`, never the admin token), its
-//! own CORS allowance (`--ingest-origin`) and a size limit per trace checked while the body is
-//! read.
+//! origins post to it, so it has its own keys (`--ingest-key-file`, never the admin token: the
+//! server refuses to start when one is), its own CORS allowance (`--ingest-origin`), its own
+//! throttle of wrong keys per client address, and a size limit per trace checked while the body
+//! is read. What a post carries (labels, length, trace) is checked by `jsprof_lake::ingest`.
 //!
 //! **Accepted means durable.** A trace is validated (it must load as a JS Self-Profiling trace,
 //! with the `page` and `release` labels), then appended to the spool — `LAKE/.ingest-spool/`,
@@ -17,35 +18,31 @@
 //! was already written before the crash is skipped by the lake's content hash, so each accepted
 //! trace lands exactly once.
 
-use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use futures_util::StreamExt;
-use jsprof_document::source_maps::SourceMaps;
-use jsprof_lake::{Lake, PrepareOptions, Prepared};
+use jsprof_lake::{Lake, Prepared};
 use serde_json::json;
 use tokio::sync::oneshot;
 
 use crate::error::ApiError;
 use crate::ids;
 use crate::ingest_config::IngestConfig;
+use crate::security::AuthThrottle;
 use crate::spool_record::{decode_records, encode_record, SpoolHeader};
 
 use crate::ingest_config::PATH;
-
-/// Labels a post may carry at most (`label.K=V`), and the longest name or value: what one
-/// trace adds to the lake's label map stays bounded.
-const MAX_LABELS: usize = 32;
-const MAX_LABEL_LEN: usize = 256;
+use jsprof_lake::ingest::{self as post_check, Refusal};
 
 /// Why ingestion cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -76,23 +73,21 @@ fn now_us() -> i64 {
 
 /// Reads one trace for the lake; the same call at accept time and at replay, so what replay
 /// writes is what was validated.
-fn prepare(header: &SpoolHeader, body: Vec<u8>, max_bytes: u64) -> Result<Prepared, String> {
-    let options = PrepareOptions {
-        // A posted trace must not make the server read local files it names.
-        source_maps: SourceMaps::off(),
-        start_time_us: Some(header.received_us),
+fn prepare(header: &SpoolHeader, body: Vec<u8>, max_bytes: u64) -> Result<Prepared, Refusal> {
+    post_check::prepare_trace(
+        &header.name,
+        header.received_us,
+        &header.labels,
+        body,
         max_bytes,
-    };
-    let prepared = jsprof_lake::prepare(&header.name, body, &header.labels, "ingest", &options)
-        .map_err(|e| e.to_string())?;
-    match prepared.profiles.first().map(|p| p.kind) {
-        Some("selfprofile") => Ok(prepared),
-        Some(other) => Err(format!(
-            "{}: expected a JS Self-Profiling trace (the object `profiler.stop()` resolves to), \
-             got a {other}",
-            header.name
-        )),
-        None => Err(format!("{}: no profile in the body", header.name)),
+    )
+}
+
+/// The endpoint's answer to a refused post.
+fn refused(r: Refusal) -> ApiError {
+    match r {
+        Refusal::TooLarge(limit) => ApiError::too_large(Refusal::TooLarge(limit).to_string()),
+        Refusal::BadRequest(m) => ApiError::bad_request(m),
     }
 }
 
@@ -131,10 +126,7 @@ impl Spool {
         let path = self
             .dir
             .join(format!("seg-{}-{:08}.log", self.stamp, self.seq));
-        let file = fs::OpenOptions::new()
-            .create_new(true)
-            .append(true)
-            .open(&path)?;
+        let file = jsprof_lake::private::create_new_append(&path)?;
         // The new name must be durable before any record in it is acknowledged.
         sync_dir(&self.dir)?;
         Ok(Segment {
@@ -311,7 +303,7 @@ fn set_aside(
     why: &str,
 ) -> std::io::Result<PathBuf> {
     let dir = spool_dir.join(REJECTED);
-    fs::create_dir_all(&dir)?;
+    jsprof_lake::private::create_dir_all(&dir)?;
     let mut record = Vec::with_capacity(body.len() + 256);
     encode_record(header, body, &mut record);
     let path = dir.join(format!("{name}.rec"));
@@ -322,7 +314,7 @@ fn set_aside(
             format!("{why}\n").as_bytes(),
         ),
     ] {
-        let mut file = File::create(path)?;
+        let mut file = jsprof_lake::private::create_file(path)?;
         file.write_all(bytes)?;
         file.sync_all()?;
     }
@@ -374,7 +366,7 @@ fn write_segment(
                 batch.push(p);
                 indices.push(i);
             }
-            Err(e) => aside(i, header, body, &e)?,
+            Err(e) => aside(i, header, body, &e.to_string())?,
         }
     }
     let mut written = batch.len();
@@ -386,7 +378,8 @@ fn write_segment(
             written = 0;
             for i in indices {
                 let (header, body) = &records[i];
-                let prepared = prepare(header, body.to_vec(), max_bytes)?;
+                let prepared =
+                    prepare(header, body.to_vec(), max_bytes).map_err(|e| e.to_string())?;
                 match writer.append(vec![prepared]) {
                     Ok(_) => written += 1,
                     Err(e) if lake_failed(&e) => return Err(e.to_string()),
@@ -442,6 +435,9 @@ pub struct Ingest {
     /// door.
     partition_label: Option<String>,
     jobs: mpsc::SyncSender<Job>,
+    /// Wrong keys per client address: a guesser gets 429 with `Retry-After` (the admin API's
+    /// rule, counted apart from it).
+    throttle: AuthThrottle,
 }
 
 impl Ingest {
@@ -459,7 +455,7 @@ impl Ingest {
         };
         let partition_label = lake.meta.partition_label.clone();
         let spool_dir = config.lake.join(".ingest-spool");
-        fs::create_dir_all(&spool_dir).map_err(spool_err(&spool_dir))?;
+        jsprof_lake::private::create_dir_all(&spool_dir).map_err(spool_err(&spool_dir))?;
         let mut writer = lake.writer();
         let replayed = replay(&mut writer, &spool_dir, config.max_bytes)?;
         if replayed > 0 {
@@ -491,6 +487,7 @@ impl Ingest {
             config,
             partition_label,
             jobs,
+            throttle: AuthThrottle::default(),
         }))
     }
 
@@ -506,19 +503,19 @@ impl Ingest {
         self.config.origins.contains(&text).then(|| origin.clone())
     }
 
-    fn key_ok(&self, headers: &HeaderMap, query: &[(String, String)]) -> Result<(), ApiError> {
-        let bearer = headers
+    /// Checks the post's key. A wrong one counts against the client's address; a right one
+    /// does not clear the count (the keys are public, so a guesser could hold one and reset
+    /// its count at will).
+    fn key_ok(
+        &self,
+        headers: &HeaderMap,
+        query: &[(String, String)],
+        client: Option<IpAddr>,
+    ) -> Result<(), ApiError> {
+        let authorization = headers
             .get(header::AUTHORIZATION)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .map(str::trim);
-        let key = bearer.or_else(|| {
-            query
-                .iter()
-                .find(|(k, _)| k == "key")
-                .map(|(_, v)| v.as_str())
-        });
-        match key {
+            .and_then(|h| h.to_str().ok());
+        match post_check::key_of(authorization, query) {
             // Every key is compared, so the time taken does not say which one was close.
             Some(k) => {
                 let mut ok = false;
@@ -526,10 +523,12 @@ impl Ingest {
                     ok |= ids::same_token(k, known);
                 }
                 if ok {
-                    Ok(())
-                } else {
-                    Err(ApiError::unauthorized("wrong ingest key"))
+                    return Ok(());
                 }
+                if let Some(ip) = client {
+                    self.throttle.failure(ip, Instant::now());
+                }
+                Err(ApiError::unauthorized("wrong ingest key"))
             }
             None => Err(ApiError::unauthorized(
                 "an ingest key is required: `?key=KEY` or `Authorization: Bearer KEY` (a line of \
@@ -537,6 +536,23 @@ impl Ingest {
             )),
         }
     }
+}
+
+/// 429 with `Retry-After`: the client sent too many wrong keys.
+fn too_many_wrong_keys(wait: Duration) -> Response {
+    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let mut response = ApiError {
+        status: StatusCode::TOO_MANY_REQUESTS,
+        code: "TOO_MANY_REQUESTS",
+        message: format!(
+            "too many posts with a wrong ingest key from this address; retry in {secs} s"
+        ),
+    }
+    .into_response();
+    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    response
 }
 
 /// The routes, with the ingest's own state; merged outside the service's checks.
@@ -580,104 +596,6 @@ async fn preflight(State(ingest): State<Arc<Ingest>>, headers: HeaderMap) -> Res
     with_cors(response, Some(origin))
 }
 
-/// The user agent's class: (`chrome` | `edge` | `other`, `desktop` | `mobile`).
-pub fn user_agent_class(ua: &str) -> (&'static str, &'static str) {
-    let browser = if ua.contains("Edg/") || ua.contains("EdgA/") || ua.contains("EdgiOS/") {
-        "edge"
-    } else if (ua.contains("Chrome/") || ua.contains("Chromium/") || ua.contains("CriOS/"))
-        && !ua.contains("OPR/")
-    {
-        "chrome"
-    } else {
-        "other"
-    };
-    let device = if ua.contains("Mobile") || ua.contains("Android") {
-        "mobile"
-    } else {
-        "desktop"
-    };
-    (browser, device)
-}
-
-fn label_key_ok(key: &str) -> bool {
-    !key.is_empty()
-        && key.len() <= MAX_LABEL_LEN
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
-}
-
-/// The labels a post carries: `page`, `release`, `label.K=V`; plus the user agent's class. The
-/// value of the lake's partition label (`partition`) must make a directory name the file system
-/// takes.
-fn labels_of(
-    query: &[(String, String)],
-    headers: &HeaderMap,
-    partition: Option<&str>,
-) -> Result<BTreeMap<String, String>, ApiError> {
-    let mut labels = BTreeMap::new();
-    for (k, v) in query {
-        let key = match k.as_str() {
-            "key" => continue,
-            "page" | "release" => k.as_str(),
-            other => match other.strip_prefix("label.") {
-                Some(name) if label_key_ok(name) => name,
-                Some(_) => {
-                    return Err(ApiError::bad_request(format!(
-                        "query parameter `{}`: a label name uses letters, digits, `_`, `-` and `.`",
-                        ids::printable(other)
-                    )))
-                }
-                None => {
-                    return Err(ApiError::bad_request(format!(
-                        "unknown query parameter `{}`: expected key, page, release or label.NAME",
-                        ids::printable(other)
-                    )))
-                }
-            },
-        };
-        if matches!(key, "source" | "browser" | "device") {
-            return Err(ApiError::bad_request(format!(
-                "label `{key}` is set by the server and cannot be posted"
-            )));
-        }
-        if v.len() > MAX_LABEL_LEN {
-            return Err(ApiError::bad_request(format!(
-                "query parameter `{k}`: longer than {MAX_LABEL_LEN} bytes"
-            )));
-        }
-        if labels.insert(key.to_string(), v.clone()).is_some() {
-            return Err(ApiError::bad_request(format!(
-                "query parameter `{k}` given twice"
-            )));
-        }
-    }
-    for required in ["page", "release"] {
-        if labels.get(required).is_none_or(|v| v.trim().is_empty()) {
-            return Err(ApiError::bad_request(format!(
-                "the `{required}` label is required: add `?{required}=…` to the URL"
-            )));
-        }
-    }
-    if labels.len() > MAX_LABELS {
-        return Err(ApiError::bad_request(format!(
-            "at most {MAX_LABELS} labels per trace"
-        )));
-    }
-    let ua = headers
-        .get(header::USER_AGENT)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    let (browser, device) = user_agent_class(ua);
-    labels.insert("browser".into(), browser.into());
-    labels.insert("device".into(), device.into());
-    if let Some(label) = partition {
-        jsprof_lake::layout::partition_dir(label, labels.get(label).map(String::as_str))
-            .map_err(|e| ApiError::bad_request(format!("{e} (the lake is partitioned by it)")))?;
-    }
-    Ok(labels)
-}
-
 fn too_slow(deadline: Duration) -> ApiError {
     ApiError {
         status: StatusCode::REQUEST_TIMEOUT,
@@ -690,25 +608,18 @@ fn too_slow(deadline: Duration) -> ApiError {
 }
 
 fn too_large(limit: u64) -> ApiError {
-    ApiError::too_large(format!(
-        "the trace is larger than the limit of {limit} bytes (serve --ingest-max-bytes)"
-    ))
+    refused(Refusal::TooLarge(limit))
 }
 
 /// Reads the body, refusing it as soon as it passes `limit`: never more than `limit` bytes
 /// (plus one chunk) are held, and for no longer than `deadline` in all (a body trickling in
 /// byte by byte never stalls long enough for the connection's idle limit).
 async fn read_body(req: Request, limit: u64, deadline: Duration) -> Result<Vec<u8>, ApiError> {
-    if let Some(len) = req
+    let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        if len > limit {
-            return Err(too_large(limit));
-        }
-    }
+        .and_then(|v| v.to_str().ok());
+    post_check::check_length(declared, limit).map_err(refused)?;
     let mut body = Vec::new();
     let mut stream = req.into_body().into_data_stream();
     let until = tokio::time::Instant::now() + deadline;
@@ -723,17 +634,20 @@ async fn read_body(req: Request, limit: u64, deadline: Duration) -> Result<Vec<u
         }
         body.extend_from_slice(&chunk);
     }
-    if body.is_empty() {
-        return Err(ApiError::bad_request(
-            "the body is empty: post the trace `profiler.stop()` resolved to, as JSON",
-        ));
-    }
     Ok(body)
 }
 
 async fn accept(State(ingest): State<Arc<Ingest>>, req: Request) -> Response {
     let origin = ingest.allowed_origin(req.headers());
-    let result = accept_inner(&ingest, req, origin.is_some()).await;
+    let client = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    // Before the key is looked at: a blocked address learns nothing of a guess, right or wrong.
+    if let Some(wait) = client.and_then(|ip| ingest.throttle.blocked(ip, Instant::now())) {
+        return with_cors(too_many_wrong_keys(wait), origin);
+    }
+    let result = accept_inner(&ingest, req, origin.is_some(), client).await;
     let response = match result {
         Ok(body) => (
             StatusCode::ACCEPTED,
@@ -760,6 +674,7 @@ async fn accept_inner(
     ingest: &Arc<Ingest>,
     req: Request,
     origin_allowed: bool,
+    client: Option<IpAddr>,
 ) -> Result<serde_json::Value, ApiError> {
     // `sendBeacon` needs no preflight, so CORS alone would not keep other sites' pages out.
     if req.headers().contains_key(header::ORIGIN) && !origin_allowed {
@@ -767,10 +682,15 @@ async fn accept_inner(
             "this origin may not post traces (serve --ingest-origin)",
         ));
     }
-    let query: Vec<(String, String)> = serde_urlencoded::from_str(req.uri().query().unwrap_or(""))
-        .map_err(|e| ApiError::bad_request(format!("the query string: {e}")))?;
-    ingest.key_ok(req.headers(), &query)?;
-    let labels = labels_of(&query, req.headers(), ingest.partition_label.as_deref())?;
+    let query = post_check::query_pairs(req.uri().query().unwrap_or("")).map_err(refused)?;
+    ingest.key_ok(req.headers(), &query, client)?;
+    let user_agent = req
+        .headers()
+        .get(header::USER_AGENT)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let labels = post_check::labels(&query, user_agent, ingest.partition_label.as_deref())
+        .map_err(refused)?;
     let limit = ingest.config.max_bytes;
     let body = read_body(req, limit, ingest.config.body_deadline).await?;
     let received_us = now_us();
@@ -785,13 +705,7 @@ async fn accept_inner(
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?;
-    let prepared = prepared.map_err(|m| {
-        if m.contains("larger than") {
-            too_large(limit)
-        } else {
-            ApiError::bad_request(m)
-        }
-    })?;
+    let prepared = prepared.map_err(refused)?;
     let profile_id = prepared.profiles[0].profile_id.clone();
     let source_hash = prepared.source_hash.clone();
     let warnings: Vec<serde_json::Value> = prepared
@@ -831,86 +745,4 @@ async fn accept_inner(
         "source_hash": source_hash,
         "warnings": warnings,
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn user_agent_classes() {
-        let desktop_chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-        let headless = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36";
-        let edge = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.86";
-        let android = "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36";
-        let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
-        let opera = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 OPR/115.0.0.0";
-        assert_eq!(user_agent_class(desktop_chrome), ("chrome", "desktop"));
-        assert_eq!(user_agent_class(headless), ("chrome", "desktop"));
-        assert_eq!(user_agent_class(edge), ("edge", "desktop"));
-        assert_eq!(user_agent_class(android), ("chrome", "mobile"));
-        assert_eq!(user_agent_class(firefox), ("other", "desktop"));
-        assert_eq!(user_agent_class(opera), ("other", "desktop"));
-        assert_eq!(user_agent_class(""), ("other", "desktop"));
-    }
-
-    #[test]
-    fn labels_need_page_and_release_and_refuse_unknown_parameters() {
-        let q = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        };
-        let headers = HeaderMap::new();
-        let ok = labels_of(
-            &q(&[
-                ("key", "x"),
-                ("page", "/home"),
-                ("release", "1.2"),
-                ("label.ab", "b"),
-            ]),
-            &headers,
-            None,
-        )
-        .unwrap();
-        assert_eq!(ok["page"], "/home");
-        assert_eq!(ok["ab"], "b");
-        assert_eq!(ok["browser"], "other");
-        assert!(!ok.contains_key("key"));
-        let missing = labels_of(&q(&[("page", "/home")]), &headers, None).unwrap_err();
-        assert!(missing.message.contains("`release`"), "{}", missing.message);
-        let unknown = labels_of(
-            &q(&[("page", "/"), ("release", "1"), ("x", "1")]),
-            &headers,
-            None,
-        )
-        .unwrap_err();
-        assert!(unknown.message.contains("unknown query parameter `x`"));
-        let reserved = labels_of(
-            &q(&[("page", "/"), ("release", "1"), ("label.source", "cli")]),
-            &headers,
-            None,
-        )
-        .unwrap_err();
-        assert!(reserved.message.contains("set by the server"));
-        // In a lake partitioned by `release`, a value whose directory name would pass 255
-        // bytes is refused at the door; the same value is fine in a lake without partitions.
-        let long = "/".repeat(100);
-        let poisoned = q(&[("page", "/"), ("release", &long)]);
-        let refused = labels_of(&poisoned, &headers, Some("release")).unwrap_err();
-        assert!(
-            refused.message.contains("label `release`"),
-            "{}",
-            refused.message
-        );
-        assert!(refused.message.contains("255 bytes"), "{}", refused.message);
-        assert!(labels_of(&poisoned, &headers, None).is_ok());
-        assert!(labels_of(
-            &q(&[("page", "/"), ("release", "1")]),
-            &headers,
-            Some("release")
-        )
-        .is_ok());
-    }
 }

@@ -85,6 +85,26 @@ impl IngestConfig {
         }
         Ok(())
     }
+
+    /// Refuses an ingest key equal to the admin token (`--token`, `--token-file`,
+    /// `JSPROF_TOKEN`). The ingest key is public — pages carry it — so a key that is also the
+    /// admin token would hand every visitor the admin API (recording any CDP target runs code
+    /// in it); and the ingest endpoint must never take the admin token as a key.
+    pub fn check_admin_token(&self, token: &str) -> Result<(), String> {
+        let mut same = false;
+        for key in &self.keys {
+            same |= crate::ids::same_token(key, token);
+        }
+        if same {
+            return Err(
+                "--ingest-key-file: a key is the admin token (--token, --token-file or \
+                        JSPROF_TOKEN); ingest keys are public (pages carry them), the admin token \
+                        must stay secret: give the ingest another key"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Reads `--ingest-key-file`: one key per line; blank lines and `#` comments are skipped.

@@ -217,8 +217,11 @@ impl Server {
         let (ingest, ingest_lock) = match &config.ingest {
             Some(ic) => {
                 ic.check().map_err(ServeError::Config)?;
+                if let Some(token) = &config.token {
+                    ic.check_admin_token(token).map_err(ServeError::Config)?;
+                }
                 let spool = ic.lake.join(".ingest-spool");
-                std::fs::create_dir_all(&spool)
+                jsprof_lake::private::create_dir_all(&spool)
                     .map_err(io(format!("cannot create {}", spool.display())))?;
                 let lock = lock_dir(&spool)?;
                 let ic = ic.clone();

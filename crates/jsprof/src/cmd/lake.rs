@@ -247,6 +247,13 @@ pub struct SqlArgs {
     pub lake: PathBuf,
     /// One read-only query (SELECT, WITH, EXPLAIN) over the views.
     pub sql: String,
+    /// Memory the query's sorts, aggregates and joins may hold, and the largest result a
+    /// function such as `repeat` may make (bytes, or with K, M, G); past it the query fails.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = crate::cmd::serve::parse_size)]
+    pub max_memory: u64,
+    /// Seconds the query may run (opening the lake included); past them it is stopped.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
     /// Print JSON (one object per row) instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -822,9 +829,18 @@ fn run_trend(a: TrendArgs) -> Result<ExitCode> {
 }
 
 fn run_sql(a: SqlArgs) -> Result<ExitCode> {
-    let sel = Selection::default();
-    let sql = a.sql.clone();
-    let batches = with_reader!(&a.lake, &sel, |r| r.query_read_only(&sql))?;
+    if !(a.timeout.is_finite() && a.timeout > 0.0) {
+        anyhow::bail!("--timeout needs a positive number of seconds");
+    }
+    let limits = jsprof_lake::Limits {
+        max_memory: usize::try_from(a.max_memory).unwrap_or(usize::MAX).max(1),
+        timeout: std::time::Duration::from_secs_f64(a.timeout.min(1e9)),
+    };
+    let lake = Lake::open(&a.lake)?;
+    let (batches, warnings) = jsprof_lake::read::sql(&lake, &a.sql, &limits)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     if a.json {
         let rows = jsprof_lake::query::rows_json(&batches)?;
         output::print_json(&lake_doc::LakeSqlReport::new(rows))?;

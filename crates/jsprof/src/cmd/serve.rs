@@ -163,7 +163,7 @@ fn token_of(args: &Args) -> Result<Option<String>> {
     Ok(std::env::var("JSPROF_TOKEN").ok().filter(|t| !t.is_empty()))
 }
 
-fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
         Some(i) => t.split_at(i),

@@ -4,7 +4,7 @@
 //! duplicates none. Servers bind 127.0.0.1 only.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::serve::{data_dir, serve, Serve};
+use crate::serve::{data_dir, Serve};
 use crate::support::{fixtures, jsprof, skip_without};
 
 const KEY: &str = "ingest-key-0123456789abcdef";
@@ -30,15 +30,59 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     (root.join("lake"), keys, data)
 }
 
+/// `jsprof serve --lake LAKE --ingest-key-file KEYS EXTRA…` under umask 022 (the usual default,
+/// which leaves what a program creates readable by everyone unless it says otherwise).
 fn serve_ingest(data: &Path, lake: &Path, keys: &Path, extra: &[&str]) -> Serve {
-    let mut args = vec![
-        "--lake",
-        lake.to_str().unwrap(),
-        "--ingest-key-file",
-        keys.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    serve(data, &args)
+    let mut command = Command::new("sh");
+    command
+        .args(["-c", "umask 022 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_jsprof"));
+    spawn_serve(command, data, lake, keys, extra)
+}
+
+/// Runs `COMMAND serve --addr 127.0.0.1:0 --data-dir DATA --lake LAKE --ingest-key-file KEYS
+/// EXTRA…` (COMMAND ends in jsprof) and returns once the server printed its URL: after any spool
+/// replay.
+fn spawn_serve(
+    mut command: Command,
+    data: &Path,
+    lake: &Path,
+    keys: &Path,
+    extra: &[&str],
+) -> Serve {
+    let mut child = command
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data)
+        .arg("--lake")
+        .arg(lake)
+        .arg("--ingest-key-file")
+        .arg(keys)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start jsprof serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    if line.trim().is_empty() {
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+        panic!("serve did not start ({status}): {err}");
+    }
+    // The server's notes go on being written: read them so that a full pipe never blocks it.
+    let mut stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let rest = line.trim().strip_prefix("http://").expect("a URL");
+    let (addr, token) = rest.split_once("/?token=").expect("URL with the token");
+    Serve {
+        child,
+        addr: addr.to_string(),
+        token: token.to_string(),
+        data: data.to_path_buf(),
+    }
 }
 
 /// An HTTP answer with its head, for the CORS headers.
@@ -69,7 +113,58 @@ impl Answer {
 }
 
 fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
-    let mut stream = TcpStream::connect(addr).unwrap();
+    http_on(
+        TcpStream::connect(addr).unwrap(),
+        addr,
+        method,
+        path,
+        headers,
+        body,
+    )
+}
+
+/// A TCP connection to `addr` (an IPv4 `host:port`) from the local address `from`: every
+/// address of 127/8 is this host's, so a test can post as several clients.
+fn connect_from(from: Ipv4Addr, addr: &str) -> TcpStream {
+    use std::os::fd::FromRawFd;
+    let target: SocketAddrV4 = addr.parse().unwrap();
+    let sockaddr = |ip: Ipv4Addr, port: u16| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(ip).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    let (local, remote) = (sockaddr(from, 0), sockaddr(*target.ip(), target.port()));
+    // SAFETY: a socket this function owns, addresses that live across the calls; on success
+    // the descriptor is handed to the TcpStream, which closes it.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket");
+        let stream = TcpStream::from_raw_fd(fd);
+        let bound = libc::bind(fd, (&raw const local).cast(), len);
+        assert_eq!(bound, 0, "bind {from}: {}", std::io::Error::last_os_error());
+        let connected = libc::connect(fd, (&raw const remote).cast(), len);
+        assert_eq!(
+            connected,
+            0,
+            "connect {addr}: {}",
+            std::io::Error::last_os_error()
+        );
+        stream
+    }
+}
+
+fn http_on(
+    mut stream: TcpStream,
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Answer {
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
         .unwrap();
@@ -251,6 +346,115 @@ fn refusals_say_why_and_cors_is_for_configured_origins_only() {
         Some(allowed)
     );
     assert_eq!(r.json()["kind"], "selfprofile");
+}
+
+/// Issue 33 (Low): wrong ingest keys were never throttled — a guesser could try thousands a
+/// second. Now an address that sent 10 wrong keys within a minute gets 429 with `Retry-After`
+/// (1 s, doubling per round, as the admin API's tokens), whatever it sends; a right key from
+/// another address is still accepted.
+#[test]
+fn wrong_ingest_keys_are_throttled_per_address() {
+    let (lake, keys, data) = setup("throttle");
+    let s = serve_ingest(&data, &lake, &keys, &[]);
+    let good = std::fs::read(fixtures().join("selfprofile/mdn-example.jsprofile.json")).unwrap();
+    let wrong = "key=wrong-wrong-wrong-wrong&page=%2Fa&release=1";
+    let guesser = Ipv4Addr::new(127, 0, 0, 3);
+    let post_from = |from: Ipv4Addr, query: &str, body: &[u8]| {
+        let path = format!("{PATH}?{query}");
+        http_on(
+            connect_from(from, &s.addr),
+            &s.addr,
+            "POST",
+            &path,
+            &[],
+            body,
+        )
+    };
+    let mut statuses = Vec::new();
+    let mut throttled = None;
+    for _ in 0..40 {
+        let r = post_from(guesser, wrong, b"");
+        statuses.push(r.status);
+        if r.status == 429 {
+            throttled = Some(r);
+            break;
+        }
+    }
+    assert_eq!(&statuses[..10], &[401; 10], "{statuses:?}");
+    let r = throttled.unwrap_or_else(|| panic!("never throttled: {statuses:?}"));
+    assert_eq!(r.json()["error"], "TOO_MANY_REQUESTS");
+    assert!(r.message().contains("wrong ingest key"), "{}", r.message());
+    let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=300).contains(&retry), "{retry}");
+    // Another address with the right key is not affected.
+    let ok = post_from(
+        Ipv4Addr::new(127, 0, 0, 4),
+        &format!("key={KEY}&page=%2Fa&release=1"),
+        &good,
+    );
+    assert_eq!(ok.status, 202, "{}", String::from_utf8_lossy(&ok.body));
+}
+
+/// Issue 33 (Low): the admin token worked as an ingest key when the key file held it (the same
+/// file given to --token-file and --ingest-key-file, say): the key is public — pages carry it —
+/// so every visitor held the admin API. Now the server refuses to start with such a key, and
+/// the admin token is never accepted at the ingest endpoint.
+#[test]
+fn the_admin_token_is_never_an_ingest_key() {
+    let (lake, keys, data) = setup("admin-token");
+    let token = "admin-token-0123456789";
+    std::fs::write(&keys, format!("{KEY}\n{token}\n")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(&data)
+        .args(["--token", token, "--lake"])
+        .arg(&lake)
+        .arg("--ingest-key-file")
+        .arg(&keys)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("serve started with an ingest key that is the admin token");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--ingest-key-file: a key is the admin token"),
+        "{err}"
+    );
+    // With keys of its own, the admin token (as `?key=` or Bearer) is refused at the door.
+    std::fs::write(&keys, format!("{KEY}\n")).unwrap();
+    let s = serve_ingest(&data, &lake, &keys, &["--token", token]);
+    let good = std::fs::read(fixtures().join("selfprofile/mdn-example.jsprofile.json")).unwrap();
+    let r = post(&s, &format!("key={token}&page=%2Fa&release=1"), &[], &good);
+    assert_eq!(r.status, 401, "{}", String::from_utf8_lossy(&r.body));
+    let bearer = format!("Bearer {token}");
+    let r = post(
+        &s,
+        "page=%2Fa&release=1",
+        &[("Authorization", &bearer)],
+        &good,
+    );
+    assert_eq!(r.status, 401, "{}", String::from_utf8_lossy(&r.body));
+    let r = post(&s, &format!("key={KEY}&page=%2Fa&release=1"), &[], &good);
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
 }
 
 #[test]
@@ -549,40 +753,13 @@ fn throughput() {
 /// address space it never uses). Returns once the server printed its URL: after any spool
 /// replay.
 fn serve_ingest_within(limit: u64, data: &Path, lake: &Path, keys: &Path, extra: &[&str]) -> Serve {
-    let mut child = Command::new("prlimit")
+    let mut command = Command::new("prlimit");
+    command
         .arg(format!("--as={limit}"))
         .arg("--")
         .arg(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(data)
-        .arg("--lake")
-        .arg(lake)
-        .arg("--ingest-key-file")
-        .arg(keys)
-        .args(extra)
-        .env("MALLOC_ARENA_MAX", "2")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run prlimit (util-linux)");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    if line.trim().is_empty() {
-        let status = child.wait().unwrap();
-        let mut err = String::new();
-        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-        panic!("serve within {limit} bytes did not start ({status}): {err}");
-    }
-    let rest = line.trim().strip_prefix("http://").expect("a URL");
-    let (addr, token) = rest.split_once("/?token=").expect("URL with the token");
-    Serve {
-        child,
-        addr: addr.to_string(),
-        token: token.to_string(),
-        data: data.to_path_buf(),
-    }
+        .env("MALLOC_ARENA_MAX", "2");
+    spawn_serve(command, data, lake, keys, extra)
 }
 
 /// Issue 33, finding 1 through the public door: the 16,000-deep chain (849 KB, under the 1 MiB
@@ -685,7 +862,8 @@ fn segments(lake: &Path) -> Vec<PathBuf> {
 /// 255-byte limit is refused at the door; one that reached the spool anyway (here a segment
 /// spooled by a lake without partitions, replayed into one partitioned by `release`) fails only
 /// its own trace: the others of its batch are written, it is set aside in `rejected/`, and the
-/// server starts, and starts again, cleanly.
+/// server starts, and starts again, cleanly. And (a Low item) no file or directory it made is
+/// readable by other users.
 #[test]
 fn a_poisoned_partition_label_fails_only_its_own_trace() {
     let (lake, keys, data) = setup("poison");
@@ -708,7 +886,7 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
     drop(s);
     let segment = segments(&spooled).pop().expect("a spooled segment");
 
-    let init = jsprof(&[
+    let init = crate::lake::jsprof_umask_022(&[
         "lake",
         "init",
         lake.to_str().unwrap(),
@@ -720,7 +898,10 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
         "{}",
         String::from_utf8_lossy(&init.stderr)
     );
-    std::fs::create_dir_all(lake.join(".ingest-spool")).unwrap();
+    // As the server makes it (0700; the copy keeps the segment's 0600).
+    std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+        .create(lake.join(".ingest-spool"))
+        .unwrap();
     std::fs::copy(
         &segment,
         lake.join(".ingest-spool")
@@ -807,4 +988,9 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
         lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"],
         3
     );
+    // Issue 33 (Low): the servers ran under umask 022, and everything they made — the lakes,
+    // the spool, its segments and the record set aside in `rejected/` — is private.
+    assert!(lake.join(".ingest-spool/rejected").is_dir());
+    crate::lake::assert_private(&lake);
+    crate::lake::assert_private(&spooled);
 }

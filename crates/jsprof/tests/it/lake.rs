@@ -810,3 +810,133 @@ fn a_16000_deep_chain_is_added_and_queried_in_memory_linear_in_the_input() {
     assert_eq!(total_of(&doc), want_total);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `jsprof ARGS` under umask 022, the usual default, which leaves what a program creates
+/// readable by everyone unless it says otherwise.
+pub(crate) fn jsprof_umask_022(args: &[&str]) -> std::process::Output {
+    std::process::Command::new("sh")
+        .args(["-c", "umask 022 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_jsprof"))
+        .args(args)
+        .output()
+        .expect("run sh")
+}
+
+/// Every directory and file under `root` (itself included) is its owner's only: no group or
+/// other permission bit.
+pub(crate) fn assert_private(root: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut seen = 0;
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(p) = todo.pop() {
+        let meta = std::fs::symlink_metadata(&p).unwrap();
+        let mode = meta.permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{} is mode {mode:o}", p.display());
+        seen += 1;
+        if meta.is_dir() {
+            todo.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    assert!(seen > 2, "{}: nothing checked", root.display());
+}
+
+/// Issue 33 (Low): the lake's directories and Parquet files were created with the umask's modes,
+/// readable by every local user (function names, script URLs, labels). Now, under umask 022:
+/// `lake init`, `lake add` (partitioned by a label) and `lake compact` leave directories 0700
+/// and files 0600; the lake reads as before.
+#[test]
+fn lake_files_and_directories_are_private_whatever_the_umask() {
+    let lake = fresh("private");
+    let init = jsprof_umask_022(&["lake", "init", s(&lake), "--partition-label", "run"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    for (i, file) in ["cpu/tsc.cpuprofile.gz", "selfprofile/primes.jsprofile.json"]
+        .iter()
+        .enumerate()
+    {
+        let label = format!("run={i}");
+        let file = fixtures().join(file);
+        let out = jsprof_umask_022(&["lake", "add", s(&lake), s(&file), "--label", &label]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(parquet_files(&lake).len() >= 8);
+    assert_private(&lake);
+    let out = jsprof_umask_022(&["lake", "compact", s(&lake)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_private(&lake);
+    let ls = jsprof_json(&["lake", "ls", s(&lake), "--json"]);
+    assert_eq!(ls["profiles"].as_array().unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&lake);
+}
+
+/// Issue 33 (Low): `lake sql` had no time or memory cap: `SELECT count(*) FROM range(1e11)` ran
+/// for as long as it liked, and `repeat()` asked for gigabytes at once and aborted the process
+/// under a memory limit. Now each query runs within `--timeout` (60 s by default) and
+/// `--max-memory` (1 GiB): past either it fails (exit 2) with a message naming the limit and
+/// its flag. Shown under an address-space limit of 2 GiB, where an abort is what a failed
+/// allocation does: the big aggregate, the big result and the big `repeat` are refused cleanly.
+#[test]
+fn lake_sql_stops_at_its_time_and_memory_limits() {
+    let lake = fresh("sql-limits");
+    add(&lake, &[fixtures().join("cpu/tsc.cpuprofile.gz")], &[]);
+    let within = |sql: &str, extra: &[&str]| {
+        let mut args = vec!["lake", "sql", s(&lake), sql];
+        args.extend_from_slice(extra);
+        let out = std::process::Command::new("prlimit")
+            .arg(format!("--as={}", 2u64 << 30))
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_jsprof"))
+            .args(&args)
+            .env("MALLOC_ARENA_MAX", "2")
+            .output()
+            .expect("run prlimit (util-linux)");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), err)
+    };
+
+    let started = std::time::Instant::now();
+    let (code, err) = within(
+        "SELECT count(*) FROM range(100000000000)",
+        &["--timeout", "1"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("stopped after 1 s, its time limit") && err.contains("--timeout"),
+        "{err}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+
+    for sql in [
+        // An aggregate's hash table: DataFusion's memory pool.
+        "SELECT count(DISTINCT value) FROM range(20000000)",
+        // A result held whole.
+        "SELECT value FROM range(1000000000)",
+        // A function whose argument chooses its result's size: 2 GB in one allocation.
+        "SELECT length(repeat('x', 2000000000))",
+    ] {
+        let (code, err) = within(sql, &["--max-memory", "64M"]);
+        assert_eq!(code, Some(2), "{sql}: {err}");
+        assert!(
+            err.contains("more memory than its limit of 64 MiB") && err.contains("--max-memory"),
+            "{sql}: {err}"
+        );
+    }
+    // Within the limits a query answers as before.
+    let (code, err) = within(
+        "SELECT length(repeat('ab', 1000)) AS n, count(*) AS p FROM profiles",
+        &["--max-memory", "64M", "--timeout", "30"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let _ = std::fs::remove_dir_all(&lake);
+}
