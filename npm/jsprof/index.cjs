@@ -378,7 +378,11 @@ const COMMANDS = {
       limit: 'number',
     },
   },
-  lakeSql: { words: ['lake', 'sql'], positionals: ['lake', 'sql'], flags: {} },
+  lakeSql: {
+    words: ['lake', 'sql'],
+    positionals: ['lake', 'sql'],
+    flags: { maxMemory: 'string', timeout: 'number' },
+  },
   lakeCompact: { words: ['lake', 'compact'], positionals: ['lake'], flags: {} },
 };
 

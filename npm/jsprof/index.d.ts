@@ -477,7 +477,16 @@ export function lakeDiff(
     limit?: number;
   },
 ): Promise<AbTestReport>;
-export function lakeSql(lake: string, sql: string, options?: GlobalOptions): Promise<JsprofDocument>;
+export function lakeSql(
+  lake: string,
+  sql: string,
+  options?: GlobalOptions & {
+    /** The query's memory limit, e.g. `'512M'` (`--max-memory`; default 1G). */
+    maxMemory?: string;
+    /** Seconds the query may run (`--timeout`; default 60). */
+    timeout?: number;
+  },
+): Promise<JsprofDocument>;
 export function lakeCompact(lake: string, options?: GlobalOptions): Promise<JsprofDocument>;
 
 /** Every command the functions run: its words, positional parameters and flags' kinds. */
