@@ -13,7 +13,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-target/oracle}
-mkdir -p "$dir" && cd "$dir"
+# Two commands, not `mkdir && cd`: under `set -e` a failing first half of `&&` does not stop the
+# script, which then built into (and overwrote package.json in) the directory it was run from.
+mkdir -p "$dir"
+cd "$dir"
 # The lock file, not `npm install`, so a fresh clone gets exactly the DevTools the goldens came from.
 cp "$here/package.json" "$here/package-lock.json" .
 npm ci --no-audit --no-fund --silent
