@@ -692,11 +692,11 @@ fn check_private_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// A file in `dir` without a name (`O_TMPFILE`, owner only), given one by [`name_unnamed_file`]
-/// once complete; it vanishes with the process otherwise. An error where the system or the file
+/// A file in `dir` without a name (`O_TMPFILE`, owner only): the heap spill file, and an index
+/// given a name by [`name_unnamed_file`] once complete; it vanishes with the process otherwise. An error where the system or the file
 /// system has no such files.
 #[cfg(target_os = "linux")]
-fn create_unnamed_file(dir: &Path) -> io::Result<File> {
+pub(crate) fn create_unnamed_file(dir: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     fs::OpenOptions::new()
         .read(true)
@@ -707,7 +707,7 @@ fn create_unnamed_file(dir: &Path) -> io::Result<File> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn create_unnamed_file(_dir: &Path) -> io::Result<File> {
+pub(crate) fn create_unnamed_file(_dir: &Path) -> io::Result<File> {
     Err(io::ErrorKind::Unsupported.into())
 }
 

@@ -107,7 +107,7 @@ fn read_u8s(input: &mut impl Read, len: usize) -> io::Result<Vec<u8>> {
 /// secrets.
 fn scratch_file(dir: Option<&Path>) -> io::Result<File> {
     let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
-    if let Ok(file) = unnamed_file(&dir) {
+    if let Ok(file) = crate::cache::create_unnamed_file(&dir) {
         return Ok(file);
     }
     named_scratch_file(&dir, || {
@@ -141,22 +141,6 @@ fn named_scratch_file(dir: &Path, mut name: impl FnMut() -> String) -> io::Resul
         }
     }
     Err(io::Error::other("no free name for a scratch file"))
-}
-
-#[cfg(target_os = "linux")]
-fn unnamed_file(dir: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    File::options()
-        .read(true)
-        .write(true)
-        .custom_flags(libc::O_TMPFILE)
-        .mode(0o600)
-        .open(dir)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn unnamed_file(_dir: &Path) -> io::Result<File> {
-    Err(io::ErrorKind::Unsupported.into())
 }
 
 /// 64 bits no other user can guess: std's hasher keys are drawn from the system's random source
