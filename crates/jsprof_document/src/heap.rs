@@ -426,21 +426,7 @@ pub struct RetainersReport {
     pub paths: Vec<PathJson>,
 }
 
-/// How many retaining paths, and how long.
-#[derive(Clone, Copy, Debug)]
-pub struct RetainersOptions {
-    pub paths: usize,
-    pub max_depth: usize,
-}
-
-impl Default for RetainersOptions {
-    fn default() -> Self {
-        RetainersOptions {
-            paths: 5,
-            max_depth: 100,
-        }
-    }
-}
+pub use crate::heap_query::RetainersOptions;
 
 /// The shortest retaining paths of the object at ordinal `node`.
 pub fn retainers_report(

@@ -10,7 +10,7 @@
 
 use std::str::FromStr;
 
-use jsprof_analysis::{EventQuery, EventType, Mode, TimeRange};
+use jsprof_analysis::{DiffKey, EventQuery, EventType, Mode, TimeRange};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
@@ -146,6 +146,76 @@ impl JsonSchema for By {
             "type": "string",
             "enum": ["self", "total"],
             "description": "`self` (default) or `total`."
+        })
+    }
+}
+
+/// How a comparison matches the functions of its two sides (`jsprof diff --key`,
+/// `flamegraph --diff --key`, MCP's `cpu_diff`): `name-url` (the default: survives line numbers
+/// moving between builds) or `function` (name, URL, line and column).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum KeyArg {
+    /// (name, url)
+    #[default]
+    NameUrl,
+    /// (name, url, line, column)
+    Function,
+}
+
+impl KeyArg {
+    /// The engine's key.
+    pub fn key(self) -> DiffKey {
+        match self {
+            KeyArg::NameUrl => DiffKey::NameUrl,
+            KeyArg::Function => DiffKey::Function,
+        }
+    }
+
+    /// The name every door spells it with.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyArg::NameUrl => "name-url",
+            KeyArg::Function => "function",
+        }
+    }
+}
+
+impl FromStr for KeyArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<KeyArg, String> {
+        match s {
+            "name-url" => Ok(KeyArg::NameUrl),
+            "function" => Ok(KeyArg::Function),
+            v => Err(format!(
+                "bad `key` `{}`: expected name-url or function",
+                v.chars()
+                    .take(64)
+                    .flat_map(char::escape_default)
+                    .collect::<String>()
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for KeyArg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<KeyArg, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            None => Ok(KeyArg::default()),
+            Some(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl JsonSchema for KeyArg {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DiffKey".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "enum": ["name-url", "function"],
+            "description": "`name-url` (default: survives moved lines) or `function` (name, url, line, column)."
         })
     }
 }

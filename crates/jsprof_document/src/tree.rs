@@ -377,6 +377,13 @@ pub fn sandwich_report(
     }
 }
 
+/// A sandwich's pattern (`--sandwich RE`, `sandwich=RE`, MCP's `function`) as every door reads
+/// it.
+pub fn sandwich_pattern(pattern: &str) -> crate::Result<regex::Regex> {
+    regex::Regex::new(pattern)
+        .map_err(|e| crate::ReportError::Usage(format!("bad `sandwich`: {e}")))
+}
+
 /// `jsprof tree --json`'s answer: the tree, or with `sandwich` the sandwich.
 #[derive(Serialize)]
 #[serde(untagged)]
@@ -396,8 +403,7 @@ pub fn answer(input: &CpuInput, query: &TreeQuery) -> crate::Result<TreeAnswer> 
     let options = query.options();
     Ok(match &query.sandwich {
         Some(pattern) => {
-            let re = regex::Regex::new(pattern)
-                .map_err(|e| crate::ReportError::Usage(format!("bad `sandwich`: {e}")))?;
+            let re = sandwich_pattern(pattern)?;
             let (view, others) = sandwich_matching(&weighted, &re, options)?;
             TreeAnswer::Sandwich(sandwich_report(&weighted, &view, &others))
         }

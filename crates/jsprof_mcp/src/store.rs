@@ -312,34 +312,19 @@ impl Store {
         let (name, filters) = (entry.name.clone(), filters.clone());
         // Source-map discovery reads only below the roots, like every other read of this server.
         let roots = self.config.roots.clone();
-        let file = if slot.initialized() {
-            None
-        } else {
-            Some(self.reopen(entry)?)
-        };
-        self.finish(async move {
-            slot.get_or_try_init(|| async move {
-                let file = file.ok_or_else(|| {
-                    ToolError::Internal("a finished load was asked to load again".into())
-                })?;
-                blocking(move || {
-                    let text = jsprof_document::text::read_file(file.path())
-                        .map_err(|e| ToolError::Input(format!("{name}: cannot read: {e}")))?;
-                    let pipeline = Pipeline {
-                        filters,
-                        source_maps: SourceMaps {
-                            roots,
-                            ..SourceMaps::default()
-                        },
-                    };
-                    Ok(Arc::new(jsprof_document::load::read_cpu(
-                        name, text, &pipeline,
-                    )?))
-                })
-                .await
-            })
-            .await
-            .cloned()
+        self.load_once(entry, slot, move |file| {
+            let text = jsprof_document::text::read_file(file.path())
+                .map_err(|e| ToolError::Input(format!("{name}: cannot read: {e}")))?;
+            let pipeline = Pipeline {
+                filters,
+                source_maps: SourceMaps {
+                    roots,
+                    ..SourceMaps::default()
+                },
+            };
+            Ok(Arc::new(jsprof_document::load::read_cpu(
+                name, text, &pipeline,
+            )?))
         })
         .await
     }
@@ -356,6 +341,31 @@ impl Store {
         }
         let slot = entry.heap.clone();
         let name = entry.name.clone();
+        self.load_once(entry, slot, move |file| {
+            let (snapshot, analysis) = read_snapshot(&file, &name)?;
+            Ok(Arc::new(Heap {
+                name,
+                snapshot,
+                analysis,
+                retainers: OnceLock::new(),
+                dominators: OnceLock::new(),
+                classes: OnceLock::new(),
+            }))
+        })
+        .await
+    }
+
+    /// `slot`'s value, made the first time it is asked for by `make` on a blocking thread, from
+    /// the entry's file reopened (and checked to be the one `open` saw) here, before the work
+    /// starts. Calls at once share one load, which outlives a caller's time cap ([`finish`]).
+    ///
+    /// [`finish`]: Store::finish
+    async fn load_once<T: Send + Sync + 'static>(
+        &self,
+        entry: &Entry,
+        slot: Arc<OnceCell<Arc<T>>>,
+        make: impl FnOnce(Checked) -> ToolResult<Arc<T>> + Send + 'static,
+    ) -> ToolResult<Arc<T>> {
         let file = if slot.initialized() {
             None
         } else {
@@ -366,18 +376,7 @@ impl Store {
                 let file = file.ok_or_else(|| {
                     ToolError::Internal("a finished load was asked to load again".into())
                 })?;
-                blocking(move || {
-                    let (snapshot, analysis) = read_snapshot(&file, &name)?;
-                    Ok(Arc::new(Heap {
-                        name,
-                        snapshot,
-                        analysis,
-                        retainers: OnceLock::new(),
-                        dominators: OnceLock::new(),
-                        classes: OnceLock::new(),
-                    }))
-                })
-                .await
+                blocking(move || make(file)).await
             })
             .await
             .cloned()

@@ -8,7 +8,6 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
-use jsprof_heap::SortBy;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -21,6 +20,7 @@ use crate::recording::{self, StartRequest};
 use crate::state::{artifact_name, session_json, AppState};
 use jsprof_document::events::EventsQuery;
 use jsprof_document::filters::FilterSpec;
+use jsprof_document::heap_query::{HeapDiffQuery, HeapSummaryQuery, RetainersOptions};
 use jsprof_document::load::CpuInput;
 use jsprof_document::query::{NoQuery, Query, SummaryQuery};
 use jsprof_document::{page, summary, threads, top, tree};
@@ -344,10 +344,8 @@ where
         move |State(state): Shared,
               Path((id, artifact_text)): Path<(String, String)>,
               RawQuery(q): RawQuery| async move {
-            let known = Params::known::<Q>();
-            let params = Params::parse(q, &known.iter().map(String::as_str).collect::<Vec<_>>())?;
+            let (params, query) = Params::of_query::<Q>(q, &[])?;
             let filters = params.filters()?;
-            let query = params.query::<Q>()?;
             let (loaded, _) = profile_of(&state, &id, &artifact_text, &filters).await?;
             let report = crate::work::run(move || Ok(answer(loaded.cpu()?, &query)?)).await?;
             ApiResult::Ok(json_blocking(report).await)
@@ -360,27 +358,43 @@ async fn heap_summary(
     Path((id, artifact_text)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let params = Params::parse(q, &["sort", "limit"])?;
-    let sort = match params.get("sort") {
-        None | Some("retained") => SortBy::Retained,
-        Some("self") => SortBy::SelfSize,
-        Some("count") => SortBy::Count,
-        Some(v) => {
-            return Err(ApiError::bad_request(format!(
-                "bad `sort` `{}`: expected retained, self or count",
-                ids::printable(v)
-            )))
-        }
-    };
-    let limit = params.number::<usize>("limit")?.unwrap_or(20);
-    let (loaded, _) = crate::ui::snapshot(&state, &id, &artifact_text).await?;
+    let query: HeapSummaryQuery = Params::of_query(q, &[])?.1;
+    heap_document(&state, &id, &artifact_text, move |heap| {
+        Ok(jsprof_document::heap::overview_summary_report(
+            heap.derived.overview(heap.snapshot, heap.analysis),
+            query.sort.into(),
+            query.limit,
+        ))
+    })
+    .await
+}
+
+/// A snapshot artifact as a heap view's answer reads it.
+struct Heap<'a> {
+    name: &'a str,
+    snapshot: &'a jsprof_heap::HeapSnapshot,
+    analysis: &'a jsprof_heap::Analysis,
+    derived: &'a crate::cache::Derived,
+}
+
+/// A heap view's route (as [`cpu_document`] for the CPU documents): the artifact's snapshot,
+/// loaded once and kept, `answer`'s document from it on a worker thread, as the CLI's `--json`
+/// prints it.
+async fn heap_document<D: Serialize + Send + 'static>(
+    state: &AppState,
+    id: &str,
+    artifact_text: &str,
+    answer: impl FnOnce(Heap<'_>) -> ApiResult<D> + Send + 'static,
+) -> ApiResult<Response> {
+    let (loaded, name) = crate::ui::snapshot(state, id, artifact_text).await?;
     let report = crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
-        Ok(jsprof_document::heap::overview_summary_report(
-            derived.overview(snapshot, analysis),
-            sort,
-            limit,
-        ))
+        answer(Heap {
+            name: &name,
+            snapshot,
+            analysis,
+            derived,
+        })
     })
     .await?;
     Ok(json_blocking(report).await)
@@ -393,18 +407,15 @@ async fn heap_node(
 ) -> ApiResult<Response> {
     Params::parse(q, &[])?;
     let node_id = ids::number("node id", &node)?;
-    let (loaded, name) = crate::ui::snapshot(&state, &id, &artifact_text).await?;
-    let report = crate::work::run(move || {
-        let (snapshot, analysis, _) = loaded.snapshot()?;
+    heap_document(&state, &id, &artifact_text, move |heap| {
         Ok(jsprof_document::heap::nodes_report(
-            &name,
-            snapshot,
-            analysis,
+            heap.name,
+            heap.snapshot,
+            heap.analysis,
             &[node_id],
         )?)
     })
-    .await?;
-    Ok(json_blocking(report).await)
+    .await
 }
 
 async fn heap_retainers(
@@ -412,27 +423,19 @@ async fn heap_retainers(
     Path((id, artifact_text, node)): Path<(String, String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let params = Params::parse(q, &["paths", "max_depth"])?;
+    let options: RetainersOptions = Params::of_query(q, &[])?.1;
     let node_id = ids::number("node id", &node)?;
-    let defaults = jsprof_document::heap::RetainersOptions::default();
-    let options = jsprof_document::heap::RetainersOptions {
-        paths: params.number("paths")?.unwrap_or(defaults.paths),
-        max_depth: params.number("max_depth")?.unwrap_or(defaults.max_depth),
-    };
-    let (loaded, name) = crate::ui::snapshot(&state, &id, &artifact_text).await?;
-    let report = crate::work::run(move || {
-        let (snapshot, analysis, derived) = loaded.snapshot()?;
-        let node = jsprof_document::heap::ordinal_of(&name, snapshot, node_id)?;
+    heap_document(&state, &id, &artifact_text, move |heap| {
+        let node = jsprof_document::heap::ordinal_of(heap.name, heap.snapshot, node_id)?;
         Ok(jsprof_document::heap::retainers_report_with(
-            snapshot,
-            analysis,
-            derived.retainers(snapshot),
+            heap.snapshot,
+            heap.analysis,
+            heap.derived.retainers(heap.snapshot),
             node,
             options,
         ))
     })
-    .await?;
-    Ok(json_blocking(report).await)
+    .await
 }
 
 async fn heap_diff(
@@ -440,12 +443,9 @@ async fn heap_diff(
     Path((id, artifact_text)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let params = Params::parse(q, &["base", "limit"])?;
-    let limit = params.number::<usize>("limit")?.unwrap_or(20);
+    let (params, query): (_, HeapDiffQuery) = Params::of_query(q, &["base"])?;
     let (base_path, base_name) = crate::ui::other_snapshot_file(&state, &params, "base")?;
-    let (loaded, name) = crate::ui::snapshot(&state, &id, &artifact_text).await?;
-    let report = crate::work::run(move || {
-        let (snapshot, analysis, _) = loaded.snapshot()?;
+    heap_document(&state, &id, &artifact_text, move |heap| {
         // The comparison re-classifies the base, so it gets a fresh copy.
         let (mut base_snapshot, mut base_analysis) =
             crate::cache::load_snapshot(&base_path, &base_name)?;
@@ -456,14 +456,13 @@ async fn heap_diff(
                 analysis: &mut base_analysis,
             },
             jsprof_document::heap::Named {
-                name: &name,
-                snapshot,
-                analysis,
+                name: heap.name,
+                snapshot: heap.snapshot,
+                analysis: heap.analysis,
             },
-            limit,
+            query.limit,
         );
         Ok(report)
     })
-    .await?;
-    Ok(json_blocking(report).await)
+    .await
 }

@@ -3,6 +3,10 @@
 //! CLI prints and `docs/json.md` describes; the service's own request and session schemas are
 //! written here.
 
+use jsprof_document::events::EventsQuery;
+use jsprof_document::filters::FilterSpec;
+use jsprof_document::heap_query::{HeapDiffQuery, HeapSummaryQuery, RetainersOptions};
+use jsprof_document::query::{Query, SummaryQuery, TopQuery, TreeQuery};
 use serde_json::{json, Value};
 
 use crate::state::AppState;
@@ -32,6 +36,53 @@ fn responses(success: (&str, Value), codes: &[&str]) -> Value {
     r
 }
 
+/// A query type's parameters as OpenAPI lists them, drawn from the type every door reads
+/// (`jsprof_document::query`, `jsprof_document::heap_query`): each field of its JSON Schema, the
+/// CLI's help as its description, then the filters when it takes them. `skip` names the fields
+/// the route's path carries instead.
+fn query_params<Q: Query>(skip: &[&str]) -> Value {
+    let mut out = schema_params(schemars::schema_for!(Q), skip);
+    if Q::FILTERED {
+        // The filters, from the one type the CLI's flags and every door read them with.
+        out.extend(schema_params(schemars::schema_for!(FilterSpec), &[]));
+    }
+    Value::Array(out)
+}
+
+/// Each property of `schema` as a query parameter, but those named in `skip`.
+fn schema_params(schema: schemars::Schema, skip: &[&str]) -> Vec<Value> {
+    let schema = serde_json::to_value(schema).expect("schemas serialize");
+    let mut out = Vec::new();
+    for (name, field) in schema["properties"].as_object().into_iter().flatten() {
+        if skip.contains(&name.as_str()) {
+            continue;
+        }
+        // A named type's schema is under `$defs`; the field's own keys (its description) win.
+        let mut field_schema = match field["$ref"].as_str() {
+            Some(r) => schema["$defs"][r.trim_start_matches("#/$defs/")].clone(),
+            None => json!({}),
+        };
+        for (k, v) in field.as_object().into_iter().flatten() {
+            if k != "$ref" {
+                field_schema[k] = v.clone();
+            }
+        }
+        let description = field_schema
+            .as_object_mut()
+            .and_then(|o| o.remove("description"))
+            .and_then(|d| d.as_str().map(str::to_string))
+            .unwrap_or_default();
+        out.push(param(name, "query", &description, field_schema));
+    }
+    out
+}
+
+/// `first`, then `rest`'s items.
+fn with_params(mut first: Vec<Value>, rest: Value) -> Value {
+    first.extend(rest.as_array().into_iter().flatten().cloned());
+    Value::Array(first)
+}
+
 /// The document.
 pub fn document(state: &AppState) -> Value {
     let sid = || {
@@ -57,45 +108,6 @@ pub fn document(state: &AppState) -> Value {
             "a heap node id (the @id DevTools shows)",
             json!({"type": "integer", "minimum": 0}),
         )
-    };
-    let range = || {
-        param(
-            "range",
-            "query",
-            "START..END in ms from the profile's start; either side may be empty",
-            json!({"type": "string"}),
-        )
-    };
-    let thread = || {
-        param(
-            "thread",
-            "query",
-            "a timeline id, tid or unique thread name",
-            json!({"type": "string"}),
-        )
-    };
-    // `--focus`, `--exclude`, `--drop`, `--hide-idle`, `--collapse-packages`, `--collapse-recursion`.
-    let filters = || {
-        vec![
-            param("focus", "query", "only stacks through a function whose name or URL matches this regular expression, re-rooted there (repeatable: any of them)", json!({"type": "array", "items": {"type": "string"}})),
-            param("exclude", "query", "drop frames whose name or URL matches this regular expression, charging their time to the caller (repeatable)", json!({"type": "array", "items": {"type": "string"}})),
-            param("drop", "query", "leave out every sample whose stack passes through a function whose name or URL matches this regular expression (repeatable)", json!({"type": "array", "items": {"type": "string"}})),
-            param("hide_idle", "query", "leave out (idle) samples", json!({"type": "boolean"})),
-            param("collapse_packages", "query", "one frame per node_modules package", json!({"type": "boolean"})),
-            param("collapse_recursion", "query", "one frame per function per stack", json!({"type": "boolean"})),
-        ]
-    };
-    let samples = || {
-        param(
-            "samples",
-            "query",
-            "for a trace: weigh the thread's CPU samples instead of its entries (the Performance panel's JS calls and trace events)",
-            json!({"type": "boolean"}),
-        )
-    };
-    let with_filters = |mut v: Vec<Value>| {
-        v.extend(filters());
-        Value::Array(v)
     };
     let std_errors = ["400", "401", "403", "404", "500"];
     let mut doc = json!({
@@ -137,20 +149,14 @@ pub fn document(state: &AppState) -> Value {
                 "parameters": [sid(), param("timeline", "path", "a timeline id of the session", json!({"type": "integer"}))],
                 "get": {
                     "summary": "GetEvents: exactly `jsprof events --json` on the session's file",
-                    "parameters": with_filters(vec![
-                        param("mode", "query", "all | unique-types | unique-events | reduce-all", json!({"type": "string", "enum": ["all", "unique-types", "unique-events", "reduce-all"], "default": "all"})),
-                        param("range", "query", "events overlapping START..END (ms) are returned whole", json!({"type": "string"})),
-                        param("event", "query", "iterate from this event instead of the root (the event itself is left out); `event_id`, its former name, is still accepted", json!({"type": "integer"})),
-                        param("max_depth", "query", "1 = top level (or the event's children)", json!({"type": "integer"})),
-                        param("types", "query", "only these types, comma-separated (JS_CALL,GC,LAYOUT,…)", json!({"type": "string"}))
-                    ]),
+                    "parameters": query_params::<EventsQuery>(&["thread"]),
                     "responses": responses(("200", ok("the events", "EventsReport")), &std_errors)
                 }
             },
             "/api/sessions/{id}/artifacts/{artifact}/summary": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof summary --json` on a CPU (or sampling heap) artifact",
-                    "parameters": [param("limit", "query", "top functions", json!({"type": "integer", "default": 10})), thread()],
+                    "parameters": query_params::<SummaryQuery>(&[]),
                     "responses": responses(("200", ok("the summary", "SummaryReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/threads": {
@@ -176,13 +182,13 @@ pub fn document(state: &AppState) -> Value {
             "/api/sessions/{id}/artifacts/{artifact}/top": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof top --json` on a CPU (or sampling heap) artifact",
-                    "parameters": with_filters(vec![param("by", "query", "self | total", json!({"type": "string", "enum": ["self", "total"]})), param("limit", "query", "rows; 0 = all", json!({"type": "integer", "default": 25})), range(), thread(), samples()]),
+                    "parameters": query_params::<TopQuery>(&[]),
                     "responses": responses(("200", ok("the function table", "TopReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/tree": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof tree --json` on a CPU (or sampling heap) artifact; with `sandwich`, `jsprof tree --sandwich RE --json`",
-                    "parameters": with_filters(vec![param("bottom_up", "query", "DevTools' Bottom-up instead of the Call tree", json!({"type": "boolean"})), param("max_depth", "query", "levels; 0 = all", json!({"type": "integer", "default": 0})), param("min_percent", "query", "hide nodes under this share", json!({"type": "number", "default": 0})), param("sandwich", "query", "speedscope's sandwich of the heaviest function whose name or URL matches this regex: its callers and callees (a SandwichReport; 404 when none matches)", json!({"type": "string"})), range(), thread(), samples()]),
+                    "parameters": query_params::<TreeQuery>(&[]),
                     "responses": responses(("200", json!({"description": "the tree in depth-first pre-order, or the sandwich", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/TreeReport"}, {"$ref": "#/components/schemas/SandwichReport"}]}}}})), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/filmstrip": {
@@ -197,7 +203,7 @@ pub fn document(state: &AppState) -> Value {
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/summary": {
                 "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof heap summary --json`", "parameters": [param("sort", "query", "retained | self | count", json!({"type": "string", "enum": ["retained", "self", "count"]})), param("limit", "query", "classes; 0 = all", json!({"type": "integer", "default": 20}))],
+                "get": {"summary": "`jsprof heap summary --json`", "parameters": query_params::<HeapSummaryQuery>(&[]),
                     "responses": responses(("200", ok("DevTools' Summary", "HeapSummaryReport")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}": {
@@ -206,7 +212,7 @@ pub fn document(state: &AppState) -> Value {
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/retainers/{node}": {
                 "parameters": [sid(), aid(), node()],
-                "get": {"summary": "`jsprof heap retainers --json`", "parameters": [param("paths", "query", "paths to show", json!({"type": "integer", "default": 5})), param("max_depth", "query", "steps per path", json!({"type": "integer", "default": 100}))],
+                "get": {"summary": "`jsprof heap retainers --json`", "parameters": query_params::<RetainersOptions>(&[]),
                     "responses": responses(("200", ok("the retaining paths", "RetainersReport")), &std_errors)}
             },
             "/ingest/v1/selfprofile": {
@@ -229,7 +235,7 @@ pub fn document(state: &AppState) -> Value {
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/diff": {
                 "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof heap diff --json BASE THIS`", "parameters": [param("base", "query", "SESSION_ID/ARTIFACT_ID of the earlier snapshot", json!({"type": "string"})), param("limit", "query", "classes; 0 = all", json!({"type": "integer", "default": 20}))],
+                "get": {"summary": "`jsprof heap diff --json BASE THIS`", "parameters": with_params(vec![param("base", "query", "SESSION_ID/ARTIFACT_ID of the earlier snapshot", json!({"type": "string"}))], query_params::<HeapDiffQuery>(&[])),
                     "responses": responses(("200", ok("DevTools' Comparison", "HeapDiffReport")), &std_errors)}
             }
         },
@@ -266,4 +272,60 @@ pub fn document(state: &AppState) -> Value {
     g.subschema_for::<crate::state::SessionJson>();
     schemas.extend(g.take_definitions(true));
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Params;
+
+    fn names(params: &Value) -> Vec<String> {
+        let mut names: Vec<String> = params
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The description lists what the route reads: the query type's names (less its aliases)
+    /// and the filters, each with the CLI's help and a resolved schema.
+    #[test]
+    fn the_parameters_described_are_the_ones_read() {
+        fn check<Q: Query>(skip: &[&str]) {
+            let described = query_params::<Q>(skip);
+            let mut read: Vec<String> = Params::known::<Q>()
+                .into_iter()
+                .filter(|k| !skip.contains(&k.as_str()))
+                .filter(|k| !Q::ALIASES.iter().any(|(old, _)| old == k))
+                .collect();
+            read.sort();
+            assert_eq!(names(&described), read);
+            for p in described.as_array().unwrap() {
+                assert!(
+                    p.get("$ref").is_none() && p["schema"].get("$ref").is_none(),
+                    "{p}"
+                );
+                assert!(!p["description"].as_str().unwrap().is_empty(), "{p}");
+            }
+        }
+        check::<TopQuery>(&[]);
+        check::<TreeQuery>(&[]);
+        check::<EventsQuery>(&["thread"]);
+        check::<SummaryQuery>(&[]);
+        check::<HeapSummaryQuery>(&[]);
+        check::<RetainersOptions>(&[]);
+        check::<HeapDiffQuery>(&[]);
+        let top = query_params::<TopQuery>(&[]);
+        let by = top
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "by")
+            .unwrap();
+        assert_eq!(by["schema"]["enum"], json!(["self", "total"]));
+        assert_eq!(by["description"], "Order by self or total time.");
+    }
 }

@@ -72,6 +72,16 @@ impl Params {
         names
     }
 
+    /// The parameters of a route that answers query `Q` (`Q`'s names, and the filters when `Q`
+    /// takes them, plus the `extra` names the route reads itself), and `Q` read from them.
+    pub fn of_query<Q: Query>(raw: Option<String>, extra: &[&str]) -> ApiResult<(Params, Q)> {
+        let mut known = Params::known::<Q>();
+        known.extend(extra.iter().map(|k| k.to_string()));
+        let params = Params::parse(raw, &known.iter().map(String::as_str).collect::<Vec<_>>())?;
+        let query = params.query::<Q>()?;
+        Ok((params, query))
+    }
+
     /// The query `Q` from the parameters: each value read as its field's schema type says (a
     /// flag, a number, a list of comma-separated items or a text), then `Q`'s own parsers.
     pub fn query<Q: Query>(&self) -> ApiResult<Q> {

@@ -240,7 +240,7 @@ fn run_groups(args: &Args, base: &[PathBuf], target: &[PathBuf]) -> Result<ExitC
         &groups.test,
         &group_label(base),
         &group_label(target),
-        key_name(args.key),
+        args.key.as_str(),
         groups.warnings,
     );
     if args.json {
@@ -249,13 +249,6 @@ fn run_groups(args: &Args, base: &[PathBuf], target: &[PathBuf]) -> Result<ExitC
     }
     print_ab_report(&report, args.limit)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn key_name(key: KeyArg) -> &'static str {
-    match key {
-        KeyArg::NameUrl => "name-url",
-        KeyArg::Function => "function",
-    }
 }
 
 /// The group comparison as text (`jsprof diff --base … --target …`, `jsprof lake diff`).
@@ -333,22 +326,7 @@ pub fn print_ab_report(r: &AbTestReport, limit: usize) -> Result<()> {
     Ok(())
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
-pub enum KeyArg {
-    /// (name, url)
-    NameUrl,
-    /// (name, url, line, column)
-    Function,
-}
-
-impl KeyArg {
-    pub fn key(self) -> DiffKey {
-        match self {
-            KeyArg::NameUrl => DiffKey::NameUrl,
-            KeyArg::Function => DiffKey::Function,
-        }
-    }
-}
+pub use jsprof_document::query::KeyArg;
 
 /// One side of a comparison: read through the pipeline, with its view (thread, range) chosen.
 pub struct Side {

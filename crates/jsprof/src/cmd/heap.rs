@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Result};
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};
+use jsprof_document::heap_query::HeapSummaryQuery;
 use jsprof_heap::cache::Progress;
 use jsprof_heap::{
     open_analysed, open_overview, read_snapshot_with, Analysis, HeapCache, HeapSnapshot, Overview,
-    ReadOptions, SortBy,
+    ReadOptions,
 };
 use jsprof_profile::Format;
 use serde::Serialize;
@@ -61,12 +62,8 @@ pub enum HeapCommand {
 pub struct SummaryArgs {
     /// A `.heapsnapshot` or `.heaptimeline` (gzip too); `-` for stdin.
     pub file: PathBuf,
-    /// Order of the rows (largest first).
-    #[arg(long, value_enum, default_value_t = Sort::Retained)]
-    pub sort: Sort,
-    /// How many classes to list; 0 lists all.
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
+    #[command(flatten)]
+    pub query: HeapSummaryQuery,
     /// Only the objects allocated between two earlier snapshots of the process (DevTools'
     /// "Objects allocated between Snapshot 1 and Snapshot 2"): ids after FIRST's largest JS
     /// object id, up to SECOND's.
@@ -96,14 +93,6 @@ pub struct NodeArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum Sort {
-    Retained,
-    #[value(name = "self")]
-    SelfSize,
-    Count,
 }
 
 pub fn run(command: HeapCommand) -> Result<ExitCode> {
@@ -359,18 +348,13 @@ fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {
 use jsprof_document::heap::{statistics_json, StatisticsJson};
 
 fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
-    let sort = match args.sort {
-        Sort::Retained => SortBy::Retained,
-        Sort::SelfSize => SortBy::SelfSize,
-        Sort::Count => SortBy::Count,
-    };
+    let (sort, limit) = (args.query.sort.into(), args.query.limit);
     // The report, and how many of its warnings are the snapshot's (printed under its name).
     let (name, report, snapshot_warnings) = match &args.between {
         None => {
             // Every class's row is in the overview: no need for the graph.
             let (name, overview) = load_overview(&args.file)?;
-            let report =
-                jsprof_document::heap::overview_summary_report(&overview, sort, args.limit);
+            let report = jsprof_document::heap::overview_summary_report(&overview, sort, limit);
             let n = report.warnings.len();
             (name, report, n)
         }
@@ -390,7 +374,7 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
                 &loaded.snapshot,
                 &loaded.analysis,
                 sort,
-                args.limit,
+                limit,
                 between,
             );
             if let Some(w) = &swapped {
@@ -583,12 +567,7 @@ fn run_node(args: NodeArgs) -> Result<ExitCode> {
 
 /// `-` for unreachable nodes (DevTools' -5); other distances as they are.
 /// A heap node id as DevTools and jsprof print it, `@297807`, or without the `@`.
-pub(crate) fn parse_node_id(text: &str) -> Result<u32, String> {
-    let digits = text.trim().strip_prefix('@').unwrap_or(text.trim());
-    digits
-        .parse()
-        .map_err(|_| format!("bad node id `{text}`: expected a number such as 297807 or @297807"))
-}
+pub(crate) use jsprof_document::heap_query::parse_object_id as parse_node_id;
 
 /// A distance as DevTools' Distance column shows it: `−` (U+2212) when nothing or only the GC
 /// roots reach the object, never the 100000006 that sorts it last.

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use jsprof_analysis::abtest::{ab_test, AbOptions, AbTest, ProfileWeights};
 use jsprof_document::lake as lake_doc;
+use jsprof_document::lake_query::{LakeSelection, LakeTopQuery, LakeTreeQuery, LakeUnit};
 use jsprof_document::load::{WeightSource, Weighted};
 use jsprof_document::source_maps::SourceMaps;
 use jsprof_lake::query::{self, block_on};
@@ -77,46 +78,19 @@ pub struct AddArgs {
     pub json: bool,
 }
 
-#[derive(clap::Args, Clone)]
-pub struct Where {
-    /// Which profiles: NAME=VALUE, NAME=V1|V2, NAME!=VALUE, since=TIME, until=TIME (comma
-    /// separated; repeat for more; all must hold). `kind`, `thread`, `source_name` name columns.
-    #[arg(long = "where", short = 'w')]
-    pub wheres: Vec<String>,
-    /// Profiles that started (else were added) at or after this day or RFC 3339 time.
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Profiles that started (else were added) before this day or RFC 3339 time.
-    #[arg(long)]
-    pub until: Option<String>,
+/// The `--where`/`--since`/`--until` of every lake command: the document layer's one definition.
+type Where = LakeSelection;
+
+/// The lake's own selection from the terms.
+fn selection(w: &Where) -> Result<Selection> {
+    Ok(Selection::parse(
+        &w.wheres,
+        w.since.as_deref(),
+        w.until.as_deref(),
+    )?)
 }
 
-impl Where {
-    fn selection(&self) -> Result<Selection> {
-        Ok(Selection::parse(
-            &self.wheres,
-            self.since.as_deref(),
-            self.until.as_deref(),
-        )?)
-    }
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
-pub enum UnitArg {
-    /// Time in nanoseconds (CPU profiles, self-profiling, traces).
-    Ns,
-    /// Allocated bytes (.heapprofile).
-    Bytes,
-}
-
-impl UnitArg {
-    fn as_str(self) -> &'static str {
-        match self {
-            UnitArg::Ns => "ns",
-            UnitArg::Bytes => "bytes",
-        }
-    }
-}
+type UnitArg = LakeUnit;
 
 #[derive(clap::Args)]
 pub struct QueryArgs {
@@ -132,16 +106,7 @@ pub struct QueryArgs {
 pub struct TopArgs {
     pub lake: PathBuf,
     #[command(flatten)]
-    pub selection: Where,
-    /// Order by self or total.
-    #[arg(long, value_enum, default_value_t = crate::cmd::top::By::SelfWeight)]
-    pub by: crate::cmd::top::By,
-    /// How many functions to list; 0 lists all.
-    #[arg(long, default_value_t = 25)]
-    pub limit: usize,
-    /// Which weights to add up (default: the selection's one unit; time when it has both).
-    #[arg(long, value_enum)]
-    pub unit: Option<UnitArg>,
+    pub query: LakeTopQuery,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -151,18 +116,7 @@ pub struct TopArgs {
 pub struct TreeArgs {
     pub lake: PathBuf,
     #[command(flatten)]
-    pub selection: Where,
-    /// Functions as roots with their callers beneath (DevTools' Bottom-up tab).
-    #[arg(long)]
-    pub bottom_up: bool,
-    /// Show this many levels (1 = the roots only); 0 shows all.
-    #[arg(long, default_value_t = 0)]
-    pub max_depth: u32,
-    /// Hide nodes whose total is under this percentage (and what is beneath them).
-    #[arg(long, default_value_t = 0.0)]
-    pub min_percent: f64,
-    #[arg(long, value_enum)]
-    pub unit: Option<UnitArg>,
+    pub query: LakeTreeQuery,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -504,7 +458,7 @@ macro_rules! with_reader {
 }
 
 fn run_ls(a: QueryArgs) -> Result<ExitCode> {
-    let sel = a.selection.selection()?;
+    let sel = selection(&a.selection)?;
     let rows = with_reader!(&a.lake, &sel, |r| query::ls(r, &sel))?;
     if a.json {
         let profiles = rows.into_iter().map(profile_json).collect();
@@ -564,8 +518,8 @@ fn to_u32(v: Option<i64>) -> Option<u32> {
 }
 
 fn run_top(a: TopArgs) -> Result<ExitCode> {
-    let sel = a.selection.selection()?;
-    let unit = a.unit.map(UnitArg::as_str);
+    let sel = selection(&a.query.selection)?;
+    let unit = a.query.unit.map(UnitArg::as_str);
     let answer = with_reader!(&a.lake, &sel, |r| query::top(r, &sel, unit))?;
     if let Some(note) = &answer.note {
         eprintln!("note: {note}");
@@ -583,8 +537,8 @@ fn run_top(a: TopArgs) -> Result<ExitCode> {
         answer.total,
         answer.profiles,
         functions,
-        a.by,
-        a.limit,
+        a.query.by,
+        a.query.limit,
     );
     if a.json {
         output::print_json(&lake_doc::top_report(&view, &answer.unit))?;
@@ -611,19 +565,14 @@ fn merged(
 }
 
 fn run_tree(a: TreeArgs) -> Result<ExitCode> {
-    let sel = a.selection.selection()?;
-    let (profile, _) = merged(&a.lake, &sel, a.unit.map(UnitArg::as_str))?;
+    let sel = selection(&a.query.selection)?;
+    let (profile, _) = merged(&a.lake, &sel, a.query.unit.map(UnitArg::as_str))?;
     let weighted = Weighted {
         profile: Cow::Owned(profile),
         thread: 0,
         source: WeightSource::Samples,
     };
-    let options = jsprof_document::tree::TreeOptions {
-        bottom_up: a.bottom_up,
-        max_depth: a.max_depth,
-        min_percent: a.min_percent,
-    };
-    let view = jsprof_document::tree::view(&weighted, options);
+    let view = jsprof_document::tree::view(&weighted, a.query.options());
     if a.json {
         output::print_json(&jsprof_document::tree::report(&weighted, &view))?;
         return Ok(ExitCode::SUCCESS);
@@ -633,7 +582,7 @@ fn run_tree(a: TreeArgs) -> Result<ExitCode> {
 }
 
 fn run_flamegraph(a: FlamegraphArgs) -> Result<ExitCode> {
-    let sel = a.selection.selection()?;
+    let sel = selection(&a.selection)?;
     let (profile, profiles) = merged(&a.lake, &sel, a.unit.map(UnitArg::as_str))?;
     let thread = &profile.threads[0];
     let bytes = thread.weight_unit() == WeightUnit::Bytes;
@@ -775,7 +724,7 @@ fn run_diff(a: DiffArgs) -> Result<ExitCode> {
 }
 
 fn run_trend(a: TrendArgs) -> Result<ExitCode> {
-    let sel = a.selection.selection()?;
+    let sel = selection(&a.selection)?;
     let unit = a.unit.map(UnitArg::as_str);
     let (function, url, by) = (a.function.clone(), a.url.clone(), a.by.clone());
     let (unit, points) = with_reader!(&a.lake, &sel, |r| query::trend(

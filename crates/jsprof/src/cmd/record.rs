@@ -410,8 +410,10 @@ fn summarize(artifact: &Artifact) -> Result<()> {
         ArtifactKind::HeapSnapshot => crate::cmd::heap::run(
             crate::cmd::heap::HeapCommand::Summary(crate::cmd::heap::SummaryArgs {
                 file,
-                sort: crate::cmd::heap::Sort::Retained,
-                limit: 10,
+                query: jsprof_document::heap_query::HeapSummaryQuery {
+                    limit: 10,
+                    ..Default::default()
+                },
                 between: None,
                 json: false,
             }),

@@ -33,8 +33,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return crate::cmd::heap::run(crate::cmd::heap::HeapCommand::Summary(
             crate::cmd::heap::SummaryArgs {
                 file: args.file,
-                sort: crate::cmd::heap::Sort::Retained,
-                limit: args.limit,
+                query: jsprof_document::heap_query::HeapSummaryQuery {
+                    limit: args.limit,
+                    ..Default::default()
+                },
                 between: None,
                 json: args.json,
             },

@@ -72,7 +72,7 @@ fn sandwich(
     json: bool,
 ) -> Result<ExitCode> {
     let profile = &*weighted.profile;
-    let re = regex::Regex::new(pattern)?;
+    let re = jsprof_document::tree::sandwich_pattern(pattern)?;
     let (view, rows) = jsprof_document::tree::sandwich_matching(weighted, &re, options)
         .map_err(|e| anyhow::anyhow!("{}: --sandwich: {e}", loaded.name))?;
     if json {

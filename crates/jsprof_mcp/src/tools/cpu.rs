@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use jsprof_analysis::{DiffKey, DiffOptions, EventQuery};
+use jsprof_analysis::{DiffOptions, EventQuery};
 use jsprof_document::events::EventsQuery;
 use jsprof_document::filters::FilterSpec;
 use jsprof_document::load::ViewSpec;
-use jsprof_document::query::FlameChartQuery;
+use jsprof_document::query::{FlameChartQuery, KeyArg};
 use jsprof_document::top::{By, TopQuery};
 use jsprof_document::tree::NodeJson;
 use schemars::JsonSchema;
@@ -108,9 +108,8 @@ pub struct CpuDiffArgs {
     /// The baseline's handle.
     pub before: String,
     pub after: String,
-    /// `name-url` (default: survives moved lines) or `function` (name, url, line, column).
     #[serde(default)]
-    pub key: Option<String>,
+    pub key: KeyArg,
     /// Scale AFTER so its total equals BEFORE's.
     #[serde(default)]
     pub normalize: bool,
@@ -207,12 +206,7 @@ pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<
     const LISTS: &[(&str, &[&str])] = &[("callers", &["callers"]), ("callees", &["callees"])];
     let chosen = args.list.as_deref().unwrap_or("callers");
     let spec = args.view.spec()?;
-    let re = regex::Regex::new(&args.function).map_err(|e| {
-        ToolError::BadRequest(format!(
-            "bad `function` `{}`: {e}",
-            args.function.escape_debug()
-        ))
-    })?;
+    let re = jsprof_document::tree::sandwich_pattern(&args.function)?;
     let (entry, input) = cpu_of(&q, &args.handle, &args.view.filters()).await?;
     let depth = args.depth.unwrap_or(2).min(50);
     // One document for both lists and every page of them.
@@ -347,16 +341,7 @@ pub(super) async fn events(q: Question<'_>, args: EventsArgs) -> ToolResult<Answ
 }
 
 pub(super) async fn cpu_diff(q: Question<'_>, args: CpuDiffArgs) -> ToolResult<Answer> {
-    let key = match args.key.as_deref() {
-        None | Some("name-url") => DiffKey::NameUrl,
-        Some("function") => DiffKey::Function,
-        Some(k) => {
-            return Err(ToolError::BadRequest(format!(
-                "bad `key` `{}`: expected name-url or function",
-                k.escape_debug()
-            )))
-        }
-    };
+    let key = args.key.key();
     let filters = args.view.filters();
     let spec = args.view.spec()?;
     let (before_entry, before) = cpu_of(&q, &args.before, &filters).await?;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use jsprof_document::heap_query::{HeapSort, ObjectId, RetainersOptions};
 use jsprof_heap::SortBy;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -16,9 +17,9 @@ use crate::paging::List;
 #[derive(Deserialize, JsonSchema)]
 pub struct HeapSummaryArgs {
     pub handle: String,
-    /// `retained` (default), `self` or `count`.
+    /// Order of the rows (largest first): `retained` (default), `self` or `count`.
     #[serde(default)]
-    pub sort: Option<String>,
+    pub sort: HeapSort,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -28,44 +29,18 @@ pub struct HeapClassArgs {
     pub key: String,
 }
 
-/// A heap object id: `123` or `"@123"`, as the tables print it.
-#[derive(Deserialize, JsonSchema, Clone)]
-#[serde(untagged)]
-pub enum NodeId {
-    Number(u32),
-    Text(String),
-}
-
-impl NodeId {
-    fn get(&self) -> ToolResult<u32> {
-        match self {
-            NodeId::Number(n) => Ok(*n),
-            NodeId::Text(t) => t.trim_start_matches('@').parse().map_err(|_| {
-                ToolError::BadRequest(format!(
-                    "bad object id `{}`: expected a number like 123 or \"@123\"",
-                    t.escape_debug()
-                ))
-            }),
-        }
-    }
-}
-
 #[derive(Deserialize, JsonSchema)]
 pub struct HeapObjectArgs {
     pub handle: String,
-    pub id: NodeId,
+    pub id: ObjectId,
 }
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HeapRetainersArgs {
     pub handle: String,
-    pub id: NodeId,
-    /// How many shortest paths to find (default 5).
-    #[serde(default)]
-    pub paths: Option<usize>,
-    /// Longest path searched (default 100).
-    #[serde(default)]
-    pub max_depth: Option<usize>,
+    pub id: ObjectId,
+    #[serde(flatten)]
+    pub options: RetainersOptions,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -73,7 +48,7 @@ pub struct HeapDominatorsArgs {
     pub handle: String,
     /// The object whose dominated children to list (default: the root).
     #[serde(default)]
-    pub id: Option<NodeId>,
+    pub id: Option<ObjectId>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -106,17 +81,7 @@ pub(super) async fn heap_of(q: &Question<'_>, handle: &str) -> ToolResult<Arc<cr
 }
 
 pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> ToolResult<Answer> {
-    let sort = match args.sort.as_deref() {
-        None | Some("retained") => SortBy::Retained,
-        Some("self") => SortBy::SelfSize,
-        Some("count") => SortBy::Count,
-        Some(s) => {
-            return Err(ToolError::BadRequest(format!(
-                "bad `sort` `{}`: expected retained, self or count",
-                s.escape_debug()
-            )))
-        }
-    };
+    let sort: SortBy = args.sort.into();
     let heap = heap_of(&q, &args.handle).await?;
     let doc = q
         .store
@@ -175,7 +140,7 @@ pub(super) async fn heap_class(q: Question<'_>, args: HeapClassArgs) -> ToolResu
 }
 
 pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolResult<Answer> {
-    let id = args.id.get()?;
+    let id = args.id.0;
     let heap = heap_of(&q, &args.handle).await?;
     let report = crate::store::blocking(move || {
         Ok(jsprof_document::heap::nodes_report(
@@ -210,12 +175,8 @@ pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolRe
 }
 
 pub(super) async fn heap_retainers(q: Question<'_>, args: HeapRetainersArgs) -> ToolResult<Answer> {
-    let id = args.id.get()?;
-    let defaults = jsprof_document::heap::RetainersOptions::default();
-    let options = jsprof_document::heap::RetainersOptions {
-        paths: args.paths.unwrap_or(defaults.paths),
-        max_depth: args.max_depth.unwrap_or(defaults.max_depth),
-    };
+    let id = args.id.0;
+    let options = args.options;
     if options.paths > q.store.config.max_items {
         return Err(ToolError::TooLarge(format!(
             "paths {} is over this server's cap of {}",
@@ -252,7 +213,7 @@ pub(super) async fn heap_dominators(
     q: Question<'_>,
     args: HeapDominatorsArgs,
 ) -> ToolResult<Answer> {
-    let id = args.id.as_ref().map(NodeId::get).transpose()?;
+    let id = args.id.map(|id| id.0);
     let heap = heap_of(&q, &args.handle).await?;
     let offset = q.offset()?;
     let items = q.items();

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use jsprof_document::heap::{DiffSide, Named};
+use jsprof_document::heap_query::HeapDiffQuery;
 use jsprof_heap::{max_node_id, InterfaceDefinition, Warning};
 
 use super::{fmt_signed_bytes, load, truncate, Loaded};
@@ -18,10 +19,8 @@ pub struct DiffArgs {
     pub base: PathBuf,
     /// The later snapshot of the same process.
     pub target: PathBuf,
-    /// How many classes to list (largest size delta first); 0 lists all. With --class: how many
-    /// new and how many deleted objects.
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
+    #[command(flatten)]
+    pub query: HeapDiffQuery,
     /// List the new and deleted objects of this class (a row's `key`, as `--json` prints it:
     /// `,Name`, or `script,line,column,Name` for a class split by where it was defined) instead of
     /// the classes; largest self size first.
@@ -68,7 +67,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let (base_shown, target_shown) = (base.side.name, target.side.name);
     let (base_warnings, target_warnings) = (base.warnings, target.warnings);
     let (mut report, unrelated) =
-        jsprof_document::heap::diff_report_of(base.side, &target.side, args.limit);
+        jsprof_document::heap::diff_report_of(base.side, &target.side, args.query.limit);
     put_first(&mut report.warnings, &order_warning);
     if args.json {
         output::print_json(&report)?;
@@ -183,10 +182,10 @@ fn class_objects(
     target: &Loaded,
     order_warning: Option<String>,
 ) -> Result<ExitCode> {
-    let limit = if args.limit == 0 {
+    let limit = if args.query.limit == 0 {
         usize::MAX
     } else {
-        args.limit
+        args.query.limit
     };
     let mut report = jsprof_document::heap_changes::class_changes_report(
         Named {

@@ -17,12 +17,8 @@ pub struct RetainersArgs {
     /// The object's id (the `@id` DevTools shows; the `@` may be given).
     #[arg(value_parser = super::parse_node_id)]
     pub id: u32,
-    /// How many distinct paths to show, shortest first.
-    #[arg(long, default_value_t = 5)]
-    pub paths: usize,
-    /// The most steps a path may have.
-    #[arg(long, default_value_t = 100)]
-    pub max_depth: usize,
+    #[command(flatten)]
+    pub options: RetainersOptions,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -31,10 +27,7 @@ pub struct RetainersArgs {
 pub fn run(args: RetainersArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
     let node = loaded.ordinal_of(args.id)?;
-    let options = RetainersOptions {
-        paths: args.paths,
-        max_depth: args.max_depth,
-    };
+    let options = args.options;
     let report =
         jsprof_document::heap::retainers_report(&loaded.snapshot, &loaded.analysis, node, options);
     if args.json {
@@ -64,7 +57,7 @@ pub fn run(args: RetainersArgs) -> Result<ExitCode> {
                 out,
                 "no retaining path within --max-depth {} steps: it is farther from the roots \
                  (distance {}); raise --max-depth to see one",
-                args.max_depth,
+                args.options.max_depth,
                 fmt_distance(object.distance)
             )?;
         }

@@ -1,0 +1,236 @@
+//! The heap views' typed queries, defined once for every front door as [`crate::query`] does for
+//! the CPU documents: `jsprof heap summary|retainers|diff|strings|detached|leaks` flatten them
+//! into their clap arguments, the service reads its `…/heap/…` query parameters into them, and
+//! the MCP heap tools take them as arguments (their schemas included). One parser per value:
+//! `sort` is [`HeapSort`]'s, an object id is [`parse_object_id`].
+
+use std::str::FromStr;
+
+use jsprof_heap::SortBy;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+
+use crate::query::Query;
+
+/// The order of the Summary's classes, largest first: `retained` (the default), `self` or
+/// `count`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum HeapSort {
+    #[default]
+    Retained,
+    #[cfg_attr(feature = "clap", value(name = "self"))]
+    SelfSize,
+    Count,
+}
+
+impl From<HeapSort> for SortBy {
+    fn from(sort: HeapSort) -> SortBy {
+        match sort {
+            HeapSort::Retained => SortBy::Retained,
+            HeapSort::SelfSize => SortBy::SelfSize,
+            HeapSort::Count => SortBy::Count,
+        }
+    }
+}
+
+impl FromStr for HeapSort {
+    type Err = String;
+    fn from_str(s: &str) -> Result<HeapSort, String> {
+        match s {
+            "retained" => Ok(HeapSort::Retained),
+            "self" => Ok(HeapSort::SelfSize),
+            "count" => Ok(HeapSort::Count),
+            v => Err(format!(
+                "bad `sort` `{}`: expected retained, self or count",
+                v.chars()
+                    .take(64)
+                    .flat_map(char::escape_default)
+                    .collect::<String>()
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for HeapSort {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<HeapSort, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            None => Ok(HeapSort::default()),
+            Some(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl JsonSchema for HeapSort {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HeapSort".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "enum": ["retained", "self", "count"],
+            "description": "`retained` (default), `self` or `count`."
+        })
+    }
+}
+
+/// Parses an object id as DevTools shows it, `297807` or `@297807`: every door's one reading.
+pub fn parse_object_id(text: &str) -> Result<u32, String> {
+    let digits = text.trim().strip_prefix('@').unwrap_or(text.trim());
+    digits
+        .parse()
+        .map_err(|_| format!("bad node id `{text}`: expected a number such as 297807 or @297807"))
+}
+
+/// An object id as a JSON argument: `123` or `"@123"`, as the tables print it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ObjectId(pub u32);
+
+impl<'de> Deserialize<'de> for ObjectId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ObjectId, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Id {
+            Number(u32),
+            Text(String),
+        }
+        match Id::deserialize(d)? {
+            Id::Number(n) => Ok(ObjectId(n)),
+            Id::Text(t) => parse_object_id(&t)
+                .map(ObjectId)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl JsonSchema for ObjectId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ObjectId".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": ["integer", "string"],
+            "description": "An object id: 297807 or \"@297807\"."
+        })
+    }
+}
+
+fn default_limit() -> usize {
+    20
+}
+
+/// `jsprof heap summary`: DevTools' Summary, one row per class.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct HeapSummaryQuery {
+    /// Order of the rows (largest first).
+    #[cfg_attr(feature = "clap", arg(long, value_enum, default_value = "retained"))]
+    #[serde(default)]
+    pub sort: HeapSort,
+    /// How many classes to list; 0 lists all.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 20))]
+    #[serde(default = "default_limit")]
+    pub limit: usize,
+}
+
+impl Default for HeapSummaryQuery {
+    fn default() -> Self {
+        HeapSummaryQuery {
+            sort: HeapSort::default(),
+            limit: default_limit(),
+        }
+    }
+}
+
+impl Query for HeapSummaryQuery {}
+
+fn default_paths() -> usize {
+    5
+}
+
+fn default_max_depth() -> usize {
+    100
+}
+
+/// `jsprof heap retainers`: how many retaining paths, and how long.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct RetainersOptions {
+    /// How many distinct paths to show, shortest first.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 5))]
+    #[serde(default = "default_paths")]
+    pub paths: usize,
+    /// The most steps a path may have.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 100))]
+    #[serde(default = "default_max_depth")]
+    pub max_depth: usize,
+}
+
+impl Default for RetainersOptions {
+    fn default() -> Self {
+        RetainersOptions {
+            paths: default_paths(),
+            max_depth: default_max_depth(),
+        }
+    }
+}
+
+impl Query for RetainersOptions {}
+
+/// `jsprof heap diff`: DevTools' Comparison, one row per class.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct HeapDiffQuery {
+    /// How many classes to list (largest size delta first); 0 lists all. With --class: how many
+    /// new and how many deleted objects.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 20))]
+    #[serde(default = "default_limit")]
+    pub limit: usize,
+}
+
+impl Query for HeapDiffQuery {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn one_parser_per_value() {
+        let q: HeapSummaryQuery = serde_json::from_value(json!({"sort": "self"})).unwrap();
+        assert_eq!((q.sort, q.limit), (HeapSort::SelfSize, 20));
+        let q: HeapSummaryQuery = serde_json::from_value(json!({})).unwrap();
+        assert_eq!(q.sort, HeapSort::Retained);
+        let err = serde_json::from_value::<HeapSummaryQuery>(json!({"sort": "size\u{1b}"}))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "bad `sort` `size\\u{1b}`: expected retained, self or count"
+        );
+        assert_eq!(SortBy::from(HeapSort::Count), SortBy::Count);
+        let o: RetainersOptions = serde_json::from_value(json!({"paths": 2})).unwrap();
+        assert_eq!((o.paths, o.max_depth), (2, 100));
+    }
+
+    #[test]
+    fn object_ids_read_as_the_tables_print_them() {
+        let id = |v| serde_json::from_value::<ObjectId>(v).map_err(|e| e.to_string());
+        assert_eq!(id(json!(7)), Ok(ObjectId(7)));
+        assert_eq!(id(json!("@7")), Ok(ObjectId(7)));
+        assert_eq!(id(json!(" 7 ")), Ok(ObjectId(7)));
+        assert_eq!(
+            id(json!("x")),
+            Err("bad node id `x`: expected a number such as 297807 or @297807".to_string())
+        );
+        assert_eq!(parse_object_id("@297807"), Ok(297807));
+    }
+
+    #[test]
+    fn names_come_from_the_types() {
+        use crate::query::param_names;
+        assert_eq!(param_names::<HeapSummaryQuery>(), ["limit", "sort"]);
+        assert_eq!(param_names::<RetainersOptions>(), ["max_depth", "paths"]);
+        assert_eq!(param_names::<HeapDiffQuery>(), ["limit"]);
+    }
+}
