@@ -1671,6 +1671,48 @@ const ASKED: &[Asked] = &[
         lake: None,
     },
     Asked {
+        // Two functions match: `other_matches` names the lighter one. MCP pages the two trees one
+        // list at a time, `depth` levels below the function, which is the CLI's `--max-depth`
+        // less one; 50 (MCP's most) holds this profile's trees whole.
+        what: "sandwich",
+        file: 0,
+        cli: &[
+            "tree",
+            "FILE",
+            "--sandwich",
+            "^sorters$",
+            "--max-depth",
+            "51",
+            "--json",
+        ],
+        url: "tree?sandwich=%5Esorters%24&max_depth=51",
+        mcp: Some(("sandwich", r#"{"function": "^sorters$", "depth": 50}"#)),
+        mcp_lists: &["callers", "callees"],
+        mcp_at: None,
+        report: None,
+        lake: None,
+    },
+    Asked {
+        // Trees cut two levels below the function, at every door.
+        what: "sandwich, two levels",
+        file: 0,
+        cli: &[
+            "tree",
+            "FILE",
+            "--sandwich",
+            "^sorters$",
+            "--max-depth",
+            "3",
+            "--json",
+        ],
+        url: "tree?sandwich=%5Esorters%24&max_depth=3",
+        mcp: Some(("sandwich", r#"{"function": "^sorters$", "depth": 2}"#)),
+        mcp_lists: &["callers", "callees"],
+        mcp_at: None,
+        report: None,
+        lake: None,
+    },
+    Asked {
         what: "summary",
         file: 0,
         cli: &["summary", "FILE", "--json"],
