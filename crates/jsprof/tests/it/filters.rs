@@ -866,13 +866,9 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
             ),
         ];
         for (query, args) in cases {
-            let r = s.get(&format!("/api/sessions/{id}/artifacts/1/{query}"));
-            assert_eq!(
-                r.status,
-                200,
-                "{name} {query}: {}",
-                String::from_utf8_lossy(&r.body)
-            );
+            let r = s
+                .get(&format!("/api/sessions/{id}/artifacts/1/{query}"))
+                .expect(200, &format!("{name} {query}"));
             assert!(
                 r.body == cli(&args),
                 "{name}: {query} differs from `jsprof {}`",
