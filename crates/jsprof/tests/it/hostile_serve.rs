@@ -12,10 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve};
-use crate::support::{
-    assert_ok, first_line, fixtures, fresh_dir, json_array, jsprof, output_within, ws_url,
-};
+use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve, serve_refused};
+use crate::support::{assert_ok, first_line, fixtures, fresh_dir, json_array, jsprof, ws_url};
 
 /// Kills a child process when the test ends, passed or not.
 pub(crate) struct Reap(Child);
@@ -306,27 +304,6 @@ fn slow_headers_time_out_and_connections_are_capped() {
     }
 }
 
-/// Spawns `jsprof serve` on `data` and returns its exit status and stderr; fails if it is
-/// still running after 10 s (it started).
-fn serve_must_refuse(data: &Path) -> (Option<i32>, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(data)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = output_within(
-        child,
-        Duration::from_secs(10),
-        "serve on a foreign directory",
-    );
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// Item 11: a directory of someone else's files is refused, and in the server's own directory
 /// only names it creates are swept.
 #[test]
@@ -335,7 +312,7 @@ fn data_dir_sweeps_only_what_the_server_made() {
     std::fs::create_dir_all(foreign.join("sessions/my-project")).unwrap();
     std::fs::write(foreign.join("sessions/my-project/notes.txt"), "mine").unwrap();
     std::fs::write(foreign.join("todo.txt"), "mine").unwrap();
-    let (code, err) = serve_must_refuse(&foreign);
+    let (code, err) = serve_refused(&foreign, &[], "serve on a foreign directory");
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not a `jsprof serve` data directory"), "{err}");
     assert!(foreign.join("sessions/my-project/notes.txt").exists());

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::serve::{data_dir, raw_on, serving, Reply as Answer, Serve};
-use crate::support::{fixtures, jsprof, output_within, skip_without};
+use crate::serve::{data_dir, raw_on, serve_refused, serving, Reply as Answer, Serve};
+use crate::support::{fixtures, jsprof, skip_without};
 
 const KEY: &str = "ingest-key-0123456789abcdef";
 const PATH: &str = "/ingest/v1/selfprofile";
@@ -336,24 +336,20 @@ fn the_admin_token_is_never_an_ingest_key() {
     let (lake, keys, data) = setup("admin-token");
     let token = "admin-token-0123456789";
     std::fs::write(&keys, format!("{KEY}\n{token}\n")).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(&data)
-        .args(["--token", token, "--lake"])
-        .arg(&lake)
-        .arg("--ingest-key-file")
-        .arg(&keys)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = output_within(
-        child,
-        Duration::from_secs(30),
+    let (lake_s, keys_s) = (lake.to_str().unwrap(), keys.to_str().unwrap());
+    let (code, err) = serve_refused(
+        &data,
+        &[
+            "--token",
+            token,
+            "--lake",
+            lake_s,
+            "--ingest-key-file",
+            keys_s,
+        ],
         "serve with an ingest key that is the admin token",
     );
-    let (status, err) = (out.status, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(status.code(), Some(2), "{err}");
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("--ingest-key-file: a key is the admin token"),
         "{err}"

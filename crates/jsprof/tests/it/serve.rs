@@ -55,6 +55,24 @@ pub(crate) fn serve_env(data: &Path, extra: &[&str], env: &[(&str, &str)]) -> Se
     s
 }
 
+/// `jsprof serve` on `data` with `extra` flags, which must refuse to start: its exit code and
+/// stderr. One still running after 30 s (it started) is killed and fails, naming `what`.
+pub(crate) fn serve_refused(data: &Path, extra: &[&str], what: &str) -> (Option<i32>, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = crate::support::output_within(child, Duration::from_secs(30), what);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Starts `jsprof ARGS` (`serve` or `view`) and reads the URL it prints.
 pub(crate) fn start(args: &[&str]) -> Serve {
     start_env(args, &[])
@@ -1588,6 +1606,19 @@ const ASKED_FILES: [&str; 3] = [
     "heap/leak-2-target.heapsnapshot.gz",
 ];
 
+/// What a row leaves out: no MCP tool, report view or lake query.
+const ASK: Asked = Asked {
+    what: "",
+    file: 0,
+    cli: &[],
+    url: "",
+    mcp: None,
+    mcp_lists: &[],
+    mcp_at: None,
+    report: None,
+    lake: None,
+};
+
 const ASKED: &[Asked] = &[
     Asked {
         what: "top",
@@ -1595,10 +1626,9 @@ const ASKED: &[Asked] = &[
         cli: &["top", "FILE", "--limit", "0", "--json"],
         url: "top?limit=0",
         mcp: Some(("top", "{}")),
-        mcp_lists: &[],
-        mcp_at: None,
         report: Some("top"),
         lake: Some(&[]),
+        ..ASK
     },
     Asked {
         what: "top by total",
@@ -1606,10 +1636,8 @@ const ASKED: &[Asked] = &[
         cli: &["top", "FILE", "--by", "total", "--limit", "0", "--json"],
         url: "top?by=total&limit=0",
         mcp: Some(("top", r#"{"by": "total"}"#)),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
         lake: Some(&["--by", "total"]),
+        ..ASK
     },
     Asked {
         what: "top by total, filtered",
@@ -1632,10 +1660,7 @@ const ASKED: &[Asked] = &[
             "top",
             r#"{"by": "total", "filters": {"focus": ["a"], "exclude": ["^b"]}}"#,
         )),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "tree (top-down)",
@@ -1643,10 +1668,7 @@ const ASKED: &[Asked] = &[
         cli: &["tree", "FILE", "--json"],
         url: "tree",
         mcp: Some(("tree", r#"{"depth": 100000}"#)),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "tree (bottom-up)",
@@ -1654,10 +1676,7 @@ const ASKED: &[Asked] = &[
         cli: &["tree", "FILE", "--bottom-up", "--json"],
         url: "tree?bottom_up=1",
         mcp: Some(("tree", r#"{"bottom_up": true, "depth": 100000}"#)),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "events in a range, of two types",
@@ -1678,10 +1697,7 @@ const ASKED: &[Asked] = &[
             "events",
             r#"{"thread": "1", "range": "10..40", "types": "JS_CALL,GC"}"#,
         )),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "flame chart window",
@@ -1691,10 +1707,7 @@ const ASKED: &[Asked] = &[
         ],
         url: "timelines/1/events?range=50..60",
         mcp: Some(("flame_chart", r#"{"thread": "1", "range": "50..60"}"#)),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         // Two functions match: `other_matches` names the lighter one. MCP pages the two trees one
@@ -1714,9 +1727,7 @@ const ASKED: &[Asked] = &[
         url: "tree?sandwich=%5Esorters%24&max_depth=51",
         mcp: Some(("sandwich", r#"{"function": "^sorters$", "depth": 50}"#)),
         mcp_lists: &["callers", "callees"],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         // Trees cut two levels below the function, at every door.
@@ -1734,20 +1745,15 @@ const ASKED: &[Asked] = &[
         url: "tree?sandwich=%5Esorters%24&max_depth=3",
         mcp: Some(("sandwich", r#"{"function": "^sorters$", "depth": 2}"#)),
         mcp_lists: &["callers", "callees"],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "summary",
         file: 0,
         cli: &["summary", "FILE", "--json"],
         url: "summary",
-        mcp: None,
-        mcp_lists: &[],
-        mcp_at: None,
         report: Some("summary"),
-        lake: None,
+        ..ASK
     },
     Asked {
         // `open` answers with the summary of its five top functions.
@@ -1756,10 +1762,8 @@ const ASKED: &[Asked] = &[
         cli: &["summary", "FILE", "--limit", "5", "--json"],
         url: "summary?limit=5",
         mcp: Some(("open", "{}")),
-        mcp_lists: &[],
         mcp_at: Some("summary"),
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "insights",
@@ -1776,9 +1780,8 @@ const ASKED: &[Asked] = &[
             "long_tasks",
             "related_events",
         ],
-        mcp_at: None,
         report: Some("insights"),
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "heap summary",
@@ -1786,10 +1789,8 @@ const ASKED: &[Asked] = &[
         cli: &["heap", "summary", "FILE", "--limit", "0", "--json"],
         url: "heap/summary?limit=0",
         mcp: Some(("heap_summary", "{}")),
-        mcp_lists: &[],
-        mcp_at: None,
         report: Some("heap_summary"),
-        lake: None,
+        ..ASK
     },
 ];
 
