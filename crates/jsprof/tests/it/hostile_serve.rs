@@ -162,7 +162,7 @@ fn cdp_addresses_are_checked_where_the_connection_goes() {
     for target in &targets {
         let r = s
             .post_json("/api/sessions", json!({"target": target}))
-            .expect(400, &target);
+            .expect(400, target);
         let message = r.json()["message"].as_str().unwrap().to_string();
         assert!(
             message.contains("user information") || message.contains("--allow-remote-targets"),

@@ -121,7 +121,7 @@ fn the_service_answers_the_cli_documents() {
     for view in ["insights", "network", "timings"] {
         let r = s
             .get(&format!("/api/sessions/{id}/artifacts/1/{view}"))
-            .expect(200, &view);
+            .expect(200, view);
         let cli = jsprof(&[view, f, "--json"]);
         assert!(cli.status.success());
         assert!(

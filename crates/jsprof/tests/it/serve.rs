@@ -350,7 +350,7 @@ fn assert_events_equal_cli(s: &Serve, session: &str, timeline: u64, file: &Path)
             .get(&format!(
                 "/api/sessions/{session}/timelines/{timeline}/events?{query}"
             ))
-            .expect(200, &query);
+            .expect(200, query);
         let timeline_arg = timeline.to_string();
         let mut args = vec!["events", file, "--json", "--thread", &timeline_arg];
         args.extend(flags);
@@ -468,7 +468,7 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
         .contains("no sampled function"));
     for bad in ["sandwich=(", "sandwich=hotFunction&bottom_up=1"] {
         s.get(&format!("/api/sessions/{id}/artifacts/1/tree?{bad}"))
-            .expect(400, &bad);
+            .expect(400, bad);
     }
 
     // The target is free again.
@@ -735,7 +735,7 @@ fn heap_views_answer_the_same_with_and_without_the_background_build() {
                 ("ui", rest) => format!("/api/ui/sessions/{session}/artifacts/1/heap/{rest}"),
                 (_, rest) => format!("/api/sessions/{session}/artifacts/1/heap/{rest}"),
             };
-            let r = s.get(&url).expect(200, &query);
+            let r = s.get(&url).expect(200, query);
             assert!(
                 r.body.trim_ascii_end() == bytes.trim_ascii_end(),
                 "JSPROF_HEAP_PREPARE={prepare} {query}: not the CLI's answer\n  {}\n  {}",
@@ -953,7 +953,7 @@ fn serve_checks_host_token_and_origin_on_every_request() {
         "/api/sessions/0123456789abcdef/artifacts/1/heap/node/..%2F..",
         "/api/sessions/0123456789abcdef/timelines/1%2F..%2F2/events",
     ] {
-        let r = s.get(path).expect(400, &path);
+        let r = s.get(path).expect(400, path);
         assert_eq!(r.json()["error"], "BAD_REQUEST");
     }
     assert_eq!(s.get("/api/sessions/0123456789abcdef").status, 404);
