@@ -1730,20 +1730,20 @@ const ASKED: &[Asked] = &[
         ..ASK
     },
     Asked {
-        // Trees cut two levels below the function, at every door.
-        what: "sandwich, two levels",
+        // One function matches; its trees cut two levels below it, at every door.
+        what: "sandwich of one match, two levels",
         file: 0,
         cli: &[
             "tree",
             "FILE",
             "--sandwich",
-            "^sorters$",
+            "^buildTree$",
             "--max-depth",
             "3",
             "--json",
         ],
-        url: "tree?sandwich=%5Esorters%24&max_depth=3",
-        mcp: Some(("sandwich", r#"{"function": "^sorters$", "depth": 2}"#)),
+        url: "tree?sandwich=%5EbuildTree%24&max_depth=3",
+        mcp: Some(("sandwich", r#"{"function": "^buildTree$", "depth": 2}"#)),
         mcp_lists: &["callers", "callees"],
         ..ASK
     },
