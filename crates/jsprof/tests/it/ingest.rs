@@ -554,7 +554,7 @@ fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
         "http://{}{PATH}?key={KEY}&page=%2Fcheckout&release=3.1.0&label.tenant=acme",
         s.addr
     );
-    let page = format!("{origin}/?ingest={}", encode(&ingest_url));
+    let page = format!("{origin}/?ingest={}", crate::support::encode(&ingest_url));
     let profile_dir = lake.parent().unwrap().join("chromium-user-data");
     let child = Command::new(chromium)
         .args(["--headless", "--no-sandbox", "--disable-gpu"])
@@ -613,17 +613,6 @@ fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
         .expect("the page's function");
     assert!(hot["self_ms"].as_f64().unwrap_or(0.0) > 0.0, "{hot}");
     drop(s);
-}
-
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// A load generator, not a check: `cargo test -p jsprof --test it ingest::throughput --

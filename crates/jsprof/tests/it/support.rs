@@ -220,3 +220,15 @@ pub fn output_within(mut child: Child, limit: Duration, what: &str) -> Output {
         stderr: err.join().unwrap(),
     }
 }
+
+/// Percent-encodes a query value (all but unreserved characters).
+pub fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
