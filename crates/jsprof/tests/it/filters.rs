@@ -764,18 +764,6 @@ fn focus_stack_takes_folded_lines_and_warns_on_a_path_that_matches_nothing() {
     }
 }
 
-/// Percent-encodes a query value (all but unreserved characters).
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 /// The service takes the paths as the CLI's flags (`focus_stack`, `focus_stack_inverted`, both
 /// repeatable, as `drop` now is too) and answers byte for byte what the CLI prints, on a profile
 /// and on a trace's entries.
@@ -813,14 +801,14 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
             .join(";");
         let cases: Vec<(String, Vec<&str>)> = vec![
             (
-                format!("tree?focus_stack={}", encode(&outer)),
+                format!("tree?focus_stack={}", crate::support::encode(&outer)),
                 vec!["tree", path, "--json", "--focus-stack", &outer],
             ),
             (
                 format!(
                     "top?limit=0&focus_stack={}&focus_stack={}",
-                    encode(&outer),
-                    encode(&inner)
+                    crate::support::encode(&outer),
+                    crate::support::encode(&inner)
                 ),
                 vec![
                     "top",
@@ -837,7 +825,7 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
             (
                 format!(
                     "tree?bottom_up=1&focus_stack_inverted={}",
-                    encode(&leaf_first)
+                    crate::support::encode(&leaf_first)
                 ),
                 vec![
                     "tree",
@@ -866,13 +854,9 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
             ),
         ];
         for (query, args) in cases {
-            let r = s.get(&format!("/api/sessions/{id}/artifacts/1/{query}"));
-            assert_eq!(
-                r.status,
-                200,
-                "{name} {query}: {}",
-                String::from_utf8_lossy(&r.body)
-            );
+            let r = s
+                .get(&format!("/api/sessions/{id}/artifacts/1/{query}"))
+                .expect(200, &format!("{name} {query}"));
             assert!(
                 r.body == cli(&args),
                 "{name}: {query} differs from `jsprof {}`",

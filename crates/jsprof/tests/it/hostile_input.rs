@@ -7,13 +7,13 @@ use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use serde_json::Value;
 
-use crate::support::{fixtures, json_array, temp_file};
+use crate::support::{fixtures, json_array, output_within, temp_file};
 
 const ADDRESS_SPACE: u64 = 3 << 30;
 const TIME_LIMIT: Duration = Duration::from_secs(60);
@@ -38,37 +38,8 @@ fn jsprof_limited(args: &[&str]) -> Output {
             Ok(())
         });
     }
-    let mut child = cmd.spawn().expect("run jsprof");
-    // Drain the pipes on threads so that a chatty child cannot block on a full pipe.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = stdout.read_to_end(&mut v);
-        v
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = stderr.read_to_end(&mut v);
-        v
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > TIME_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("jsprof {args:?} ran past {TIME_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
+    let child = cmd.spawn().expect("run jsprof");
+    output_within(child, TIME_LIMIT, &format!("jsprof {args:?}"))
 }
 
 /// Asserts a clean outcome: exit 0, or exit 2 with a message containing `expect`.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve};
+use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve, serve_refused};
 use crate::support::{assert_ok, first_line, fixtures, fresh_dir, json_array, jsprof, ws_url};
 
 /// Kills a child process when the test ends, passed or not.
@@ -31,22 +31,6 @@ fn scratch(name: &str) -> PathBuf {
 
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-}
-
-/// Waits for `child` at most `secs`; kills it and fails past that.
-fn wait_within(child: &mut Child, secs: u64, what: &str) -> std::process::ExitStatus {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} still ran after {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// A Node with its inspector on `bind` (`127.0.0.1:0`, `0.0.0.0:0`) running `args`: the
@@ -79,8 +63,7 @@ fn pid_targets_are_opt_in_and_only_node_is_signalled() {
     let target = json!({"target": format!("pid:{}", sleep.0.id())});
 
     let s = serve(&data_dir("pid-off"), &[]);
-    let r = s.post_json("/api/sessions", target.clone());
-    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    let r = s.post_json("/api/sessions", target.clone()).expect(400, "");
     assert!(r.json()["message"]
         .as_str()
         .unwrap()
@@ -88,8 +71,7 @@ fn pid_targets_are_opt_in_and_only_node_is_signalled() {
     drop(s);
 
     let s = serve(&data_dir("pid-on"), &["--allow-pid-targets"]);
-    let r = s.post_json("/api/sessions", target);
-    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    let r = s.post_json("/api/sessions", target).expect(400, "");
     assert!(
         r.json()["message"]
             .as_str()
@@ -178,13 +160,9 @@ fn cdp_addresses_are_checked_where_the_connection_goes() {
         targets.push(fake_inspector("ws://192.0.2.1:9/x".to_string()));
     }
     for target in &targets {
-        let r = s.post_json("/api/sessions", json!({"target": target}));
-        assert_eq!(
-            r.status,
-            400,
-            "{target}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
+        let r = s
+            .post_json("/api/sessions", json!({"target": target}))
+            .expect(400, target);
         let message = r.json()["message"].as_str().unwrap().to_string();
         assert!(
             message.contains("user information") || message.contains("--allow-remote-targets"),
@@ -205,13 +183,9 @@ fn one_recording_per_target_whatever_it_is_called() {
     let (_node, port, id) = node_inspector("127.0.0.1:0", IDLE);
     let addr = format!("127.0.0.1:{port}");
     let s = serve(&data_dir("same-target"), &[]);
-    let first = s.post_json("/api/sessions", json!({"target": addr}));
-    assert_eq!(
-        first.status,
-        201,
-        "{}",
-        String::from_utf8_lossy(&first.body)
-    );
+    let first = s
+        .post_json("/api/sessions", json!({"target": addr}))
+        .expect(201, "");
     for other in [
         format!("ws://localhost:{port}/{id}"),
         format!("localhost:{port}"),
@@ -221,24 +195,14 @@ fn one_recording_per_target_whatever_it_is_called() {
         assert_already_recording(&r, &other);
     }
     let session = first.json()["session_id"].as_str().unwrap().to_string();
-    let stopped = s.request("POST", &format!("/api/sessions/{session}/stop"), b"");
-    assert_eq!(
-        stopped.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&stopped.body)
-    );
+    s.request("POST", &format!("/api/sessions/{session}/stop"), b"")
+        .expect(200, "");
     // Stopped: the target may be recorded again, by any of its names.
-    let again = s.post_json(
+    s.post_json(
         "/api/sessions",
         json!({"target": format!("ws://localhost:{port}/{id}")}),
-    );
-    assert_eq!(
-        again.status,
-        201,
-        "{}",
-        String::from_utf8_lossy(&again.body)
-    );
+    )
+    .expect(201, "");
 }
 
 /// Item 9: wrong tokens are throttled per client (429 with Retry-After, growing), and while a
@@ -329,15 +293,7 @@ fn slow_headers_time_out_and_connections_are_capped() {
     );
     let started = Instant::now();
     let mut slow: Vec<TcpStream> = (0..12).map(|_| slow_client(&s.addr)).collect();
-    let auth = format!("Bearer {}", s.token);
-    let r = raw(
-        &s.addr,
-        "GET",
-        "/api/sessions",
-        &[("Host", &s.addr), ("Authorization", &auth)],
-        b"",
-    );
-    assert_eq!(r.status, 200);
+    s.get_ok("/api/sessions");
     assert!(
         started.elapsed() < Duration::from_secs(15),
         "{:?}",
@@ -348,27 +304,6 @@ fn slow_headers_time_out_and_connections_are_capped() {
     }
 }
 
-/// Spawns `jsprof serve` on `data` and returns its exit status and stderr; fails if it is
-/// still running after 10 s (it started).
-fn serve_must_refuse(data: &Path) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(data)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status = wait_within(&mut child, 10, "serve on a foreign directory");
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    (status.code(), err)
-}
-
 /// Item 11: a directory of someone else's files is refused, and in the server's own directory
 /// only names it creates are swept.
 #[test]
@@ -377,7 +312,7 @@ fn data_dir_sweeps_only_what_the_server_made() {
     std::fs::create_dir_all(foreign.join("sessions/my-project")).unwrap();
     std::fs::write(foreign.join("sessions/my-project/notes.txt"), "mine").unwrap();
     std::fs::write(foreign.join("todo.txt"), "mine").unwrap();
-    let (code, err) = serve_must_refuse(&foreign);
+    let (code, err) = serve_refused(&foreign, &[], "serve on a foreign directory");
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not a `jsprof serve` data directory"), "{err}");
     assert!(foreign.join("sessions/my-project/notes.txt").exists());
@@ -574,11 +509,12 @@ fn data_is_private_and_snapshots_are_bounded() {
     let addr = format!("127.0.0.1:{port}");
     let quota_dir = data_dir("quota");
     let s = serve(&quota_dir, &["--session-quota", "1K"]);
-    let r = s.post_json(
-        "/api/sessions",
-        json!({"target": addr, "record": ["heap-snapshot"], "snapshot_every_s": 1}),
-    );
-    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let r = s
+        .post_json(
+            "/api/sessions",
+            json!({"target": addr, "record": ["heap-snapshot"], "snapshot_every_s": 1}),
+        )
+        .expect(201, "");
     let id = r.json()["session_id"].as_str().unwrap().to_string();
     // Wait for the first periodic snapshot to be on disk (a loaded machine may take a while),
     // then let two more periods pass, in which no further snapshot may be taken.
@@ -595,13 +531,9 @@ fn data_is_private_and_snapshots_are_bounded() {
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(2500));
-    let stopped = s.request("POST", &format!("/api/sessions/{id}/stop"), b"");
-    assert_eq!(
-        stopped.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&stopped.body)
-    );
+    let stopped = s
+        .request("POST", &format!("/api/sessions/{id}/stop"), b"")
+        .expect(200, "");
     let v = stopped.json();
     // The first snapshot passed the 1 KB quota: no further one, at the end neither.
     assert_eq!(json_array(&v["artifacts"]).len(), 1, "{v}");
@@ -712,15 +644,7 @@ fn slow_ingest_posts_never_take_the_admin_apis_connections() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let auth = format!("Bearer {}", s.token);
-    let r = raw(
-        &s.addr,
-        "GET",
-        "/api/sessions",
-        &[("Host", &s.addr), ("Authorization", &auth)],
-        b"",
-    );
-    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    s.get_ok("/api/sessions");
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     drop(s);
 

@@ -3,7 +3,7 @@
 //! labels) are checked over raw HTTP; a SIGKILL right after many 202s loses none of them and
 //! duplicates none. Servers bind 127.0.0.1 only.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::serve::{data_dir, Serve};
+use crate::serve::{data_dir, raw_on, serve_refused, serving, Reply as Answer, Serve};
 use crate::support::{fixtures, jsprof, skip_without};
 
 const KEY: &str = "ingest-key-0123456789abcdef";
@@ -50,7 +50,7 @@ fn spawn_serve(
     keys: &Path,
     extra: &[&str],
 ) -> Serve {
-    let mut child = command
+    let child = command
         .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
         .arg(data)
         .arg("--lake")
@@ -62,54 +62,7 @@ fn spawn_serve(
         .stderr(Stdio::piped())
         .spawn()
         .expect("start jsprof serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    if line.trim().is_empty() {
-        let status = child.wait().unwrap();
-        let mut err = String::new();
-        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-        panic!("serve did not start ({status}): {err}");
-    }
-    // The server's notes go on being written: read them so that a full pipe never blocks it.
-    let mut stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    let rest = line.trim().strip_prefix("http://").expect("a URL");
-    let (addr, token) = rest.split_once("/?token=").expect("URL with the token");
-    Serve {
-        child,
-        addr: addr.to_string(),
-        token: token.to_string(),
-        data: data.to_path_buf(),
-    }
-}
-
-/// An HTTP answer with its head, for the CORS headers.
-struct Answer {
-    status: u16,
-    head: String,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<String> {
-        self.head.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
-    }
-
-    fn message(&self) -> String {
-        self.json()["message"].as_str().unwrap_or("").to_string()
-    }
+    serving(child, data)
 }
 
 fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
@@ -157,38 +110,18 @@ fn connect_from(from: Ipv4Addr, addr: &str) -> TcpStream {
     }
 }
 
+/// [`raw_on`] with the `Host` header `addr` added.
 fn http_on(
-    mut stream: TcpStream,
+    stream: TcpStream,
     addr: &str,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Answer {
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).unwrap();
-    // The server may answer 413 and close before the whole body is sent.
-    let _ = stream.write_all(body);
-    let mut all = Vec::new();
-    let _ = stream.read_to_end(&mut all);
-    let split = all
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no HTTP answer: {}", String::from_utf8_lossy(&all)));
-    let head = String::from_utf8_lossy(&all[..split]).to_string();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    Answer {
-        status,
-        head,
-        body: all[split + 4..].to_vec(),
-    }
+    let mut all = vec![("Host", addr)];
+    all.extend_from_slice(headers);
+    raw_on(stream, method, path, &all, body)
 }
 
 /// The primes fixture with every sample moved by `shift` ms: the same work, other bytes (so
@@ -292,8 +225,7 @@ fn refusals_say_why_and_cors_is_for_configured_origins_only() {
 
     // Size: over --ingest-max-bytes is 413, by Content-Length and by the bytes themselves.
     let big = vec![b' '; 9 * 1024];
-    let r = post(&s, &q, &[], &big);
-    assert_eq!(r.status, 413, "{}", String::from_utf8_lossy(&r.body));
+    let r = post(&s, &q, &[], &big).expect(413, "");
     assert_eq!(r.json()["error"], "TOO_LARGE");
     let r = http(
         &s.addr,
@@ -339,8 +271,8 @@ fn refusals_say_why_and_cors_is_for_configured_origins_only() {
             ("Origin", allowed),
         ],
         &good,
-    );
-    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    )
+    .expect(202, "");
     assert_eq!(
         r.header("access-control-allow-origin").as_deref(),
         Some(allowed)
@@ -387,12 +319,12 @@ fn wrong_ingest_keys_are_throttled_per_address() {
     let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=300).contains(&retry), "{retry}");
     // Another address with the right key is not affected.
-    let ok = post_from(
+    post_from(
         Ipv4Addr::new(127, 0, 0, 4),
         &format!("key={KEY}&page=%2Fa&release=1"),
         &good,
-    );
-    assert_eq!(ok.status, 202, "{}", String::from_utf8_lossy(&ok.body));
+    )
+    .expect(202, "");
 }
 
 /// Issue 33 (Low): the admin token worked as an ingest key when the key file held it (the same
@@ -404,37 +336,20 @@ fn the_admin_token_is_never_an_ingest_key() {
     let (lake, keys, data) = setup("admin-token");
     let token = "admin-token-0123456789";
     std::fs::write(&keys, format!("{KEY}\n{token}\n")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(&data)
-        .args(["--token", token, "--lake"])
-        .arg(&lake)
-        .arg("--ingest-key-file")
-        .arg(&keys)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("serve started with an ingest key that is the admin token");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    assert_eq!(status.code(), Some(2), "{err}");
+    let (lake_s, keys_s) = (lake.to_str().unwrap(), keys.to_str().unwrap());
+    let (code, err) = serve_refused(
+        &data,
+        &[
+            "--token",
+            token,
+            "--lake",
+            lake_s,
+            "--ingest-key-file",
+            keys_s,
+        ],
+        "serve with an ingest key that is the admin token",
+    );
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("--ingest-key-file: a key is the admin token"),
         "{err}"
@@ -443,18 +358,16 @@ fn the_admin_token_is_never_an_ingest_key() {
     std::fs::write(&keys, format!("{KEY}\n")).unwrap();
     let s = serve_ingest(&data, &lake, &keys, &["--token", token]);
     let good = std::fs::read(fixtures().join("selfprofile/mdn-example.jsprofile.json")).unwrap();
-    let r = post(&s, &format!("key={token}&page=%2Fa&release=1"), &[], &good);
-    assert_eq!(r.status, 401, "{}", String::from_utf8_lossy(&r.body));
+    post(&s, &format!("key={token}&page=%2Fa&release=1"), &[], &good).expect(401, "");
     let bearer = format!("Bearer {token}");
-    let r = post(
+    post(
         &s,
         "page=%2Fa&release=1",
         &[("Authorization", &bearer)],
         &good,
-    );
-    assert_eq!(r.status, 401, "{}", String::from_utf8_lossy(&r.body));
-    let r = post(&s, &format!("key={KEY}&page=%2Fa&release=1"), &[], &good);
-    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    )
+    .expect(401, "");
+    post(&s, &format!("key={KEY}&page=%2Fa&release=1"), &[], &good).expect(202, "");
 }
 
 #[test]
@@ -476,8 +389,7 @@ fn a_sigkill_after_many_202s_loses_and_duplicates_nothing() {
                 for i in (t..n).step_by(6) {
                     let body = trace_variant(i + 1);
                     let q = format!("{PATH}?key={KEY}&page=%2Fp{}&release=2.0", i % 5);
-                    let r = http(&addr, "POST", &q, &[], &body);
-                    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+                    let r = http(&addr, "POST", &q, &[], &body).expect(202, "");
                     let hash = r.json()["source_hash"].as_str().unwrap().to_string();
                     accepted.lock().unwrap().push(hash);
                 }
@@ -642,7 +554,7 @@ fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
         "http://{}{PATH}?key={KEY}&page=%2Fcheckout&release=3.1.0&label.tenant=acme",
         s.addr
     );
-    let page = format!("{origin}/?ingest={}", encode(&ingest_url));
+    let page = format!("{origin}/?ingest={}", crate::support::encode(&ingest_url));
     let profile_dir = lake.parent().unwrap().join("chromium-user-data");
     let child = Command::new(chromium)
         .args(["--headless", "--no-sandbox", "--disable-gpu"])
@@ -701,17 +613,6 @@ fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
         .expect("the page's function");
     assert!(hot["self_ms"].as_f64().unwrap_or(0.0) > 0.0, "{hot}");
     drop(s);
-}
-
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// A load generator, not a check: `cargo test -p jsprof --test it ingest::throughput --
@@ -776,13 +677,13 @@ fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
     let limit = crate::lake::memory_limit(trace.len());
     // Batches are written after ten minutes: the kill below finds the trace in the spool.
     let s = serve_ingest_within(limit, &data, &lake, &keys, &["--ingest-batch-ms", "600000"]);
-    let r = post(
+    post(
         &s,
         &format!("key={KEY}&release=3.0&page=%2Fdeep"),
         &[],
         &trace,
-    );
-    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    )
+    .expect(202, "");
     let mut s = s;
     assert!(
         s.child.try_wait().unwrap().is_none(),
@@ -796,19 +697,14 @@ fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
     let rows = lake_rows(&lake, "SELECT count(*) AS n FROM profiles");
     assert_eq!(rows[0]["n"], 1, "the spooled trace is in the lake");
     // The restarted server answers (its admin API included) and is still within its limit.
-    let health = http(
+    http(
         &s2.addr,
         "GET",
         &format!("/api/sessions?token={}", s2.token),
         &[],
         b"",
-    );
-    assert_eq!(
-        health.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&health.body)
-    );
+    )
+    .expect(200, "");
     assert!(s2.child.try_wait().unwrap().is_none());
     s2.child.kill().unwrap();
     s2.child.wait().unwrap();
@@ -872,13 +768,13 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
     // A lake without partitions takes the long value: all three traces wait in one segment.
     let s = serve_ingest(&data, &spooled, &keys, &["--ingest-batch-ms", "600000"]);
     for (i, release) in ["1.0", long.as_str(), "2.0"].iter().enumerate() {
-        let r = post(
+        post(
             &s,
             &format!("key={KEY}&page=%2Fhome&release={release}"),
             &[],
             &trace_variant(i + 1),
-        );
-        assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+        )
+        .expect(202, "");
     }
     let mut s = s;
     s.child.kill().unwrap();
@@ -946,21 +842,21 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
         &format!("key={KEY}&page=%2Fhome&release={long}"),
         &[],
         &trace_variant(9),
-    );
-    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    )
+    .expect(400, "");
     let message = r.message();
     assert!(
         message.contains("label `release`") && message.contains("255 bytes"),
         "{message}"
     );
     // Other clients' traces go on being written.
-    let r = post(
+    post(
         &s,
         &format!("key={KEY}&page=%2Fhome&release=3.0"),
         &[],
         &trace_variant(4),
-    );
-    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    )
+    .expect(202, "");
     let mut s = s;
     let deadline = Instant::now() + Duration::from_secs(60);
     while lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != 3 {

@@ -2,10 +2,11 @@
 //! script's `sourceMappingURL` comment names a map. Both are chosen by whoever wrote the profile,
 //! so a FIFO, `/dev/zero` or `/dev/stdin` there must be refused at once, never read.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::support::output_within;
 
 /// A one-function `.cpuprofile` whose script is `script` (a `file://` URL), with 10 samples.
 fn profile_of(script: &Path) -> String {
@@ -27,38 +28,22 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `jsprof ARGS`, killed after `limit`: (stdout, stderr), or a panic naming what hung.
 fn run_within(args: &[&str], limit: Duration) -> (String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
         .args(args)
         .stdin(Stdio::piped()) // held open: a read of /dev/stdin would wait for ever
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            let (mut out, mut err) = (String::new(), String::new());
-            child
-                .stdout
-                .take()
-                .unwrap()
-                .read_to_string(&mut out)
-                .unwrap();
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
-            assert!(status.success(), "jsprof {args:?}: {status}\n{err}");
-            return (out, err);
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("jsprof {args:?} did not answer within {limit:?}: it read what the profile pointed at");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let what = format!("jsprof {args:?} (reading what the profile pointed at)");
+    let out = output_within(child, limit, &what);
+    let status = out.status;
+    let (out, err) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(status.success(), "jsprof {args:?}: {status}\n{err}");
+    (out, err)
 }
 
 #[test]

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixtures, json_array, jsprof, jsprof_json, node_with_inspector, ws_url,
+    assert_ok, fixtures, json_array, jsprof, jsprof_json, node_with_inspector, output_within,
+    ws_url,
 };
 
 /// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
@@ -410,43 +411,19 @@ fn ctrl_c_stops_and_saves() {
 /// Runs `cmd` (a `jsprof record --json`) to its end and returns its JSON; fails if it fails, or
 /// kills it and fails after `secs` (a hang is a failure, not a CI run that never ends).
 pub(crate) fn record_within(cmd: &mut Command, secs: u64, what: &str) -> Value {
-    let mut child = cmd
+    let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // Drained while it runs: a full pipe must not stall it.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut stdout, &mut v).unwrap();
-        v
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut stderr, &mut v).unwrap();
-        v
-    });
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} did not finish within {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let (stdout, stderr) = (out.join().unwrap(), err.join().unwrap());
+    let out = output_within(child, Duration::from_secs(secs), what);
     assert!(
-        status.success(),
+        out.status.success(),
         "{what}: {}",
-        String::from_utf8_lossy(&stderr)
+        String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&stdout).unwrap()
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]

@@ -514,21 +514,18 @@ fn serve_records_a_page_load_by_url() {
             "only http:// and https:// pages",
         ),
     ] {
-        let r = s.post_json("/api/sessions", body.clone());
-        assert_eq!(
-            r.status,
-            400,
-            "{body}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
+        let r = s
+            .post_json("/api/sessions", body.clone())
+            .expect(400, &body.to_string());
         let message = r.json()["message"].as_str().unwrap().to_string();
         assert!(message.contains(says), "{body}: {message}");
     }
-    let r = s.post_json(
-        "/api/sessions",
-        json!({"target": target, "record": ["trace"], "url": site.url()}),
-    );
-    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let r = s
+        .post_json(
+            "/api/sessions",
+            json!({"target": target, "record": ["trace"], "url": site.url()}),
+        )
+        .expect(201, "");
     let id = r.json()["session_id"].as_str().unwrap().to_string();
     // The session ends by itself once the page has loaded and settled.
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -4,7 +4,7 @@
 //!
 //! Node is required for the recording tests; with `CI` set, a missing Node fails them.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -55,39 +55,74 @@ pub(crate) fn serve_env(data: &Path, extra: &[&str], env: &[(&str, &str)]) -> Se
     s
 }
 
+/// `jsprof serve` on `data` with `extra` flags, which must refuse to start: its exit code and
+/// stderr. One still running after 30 s (it started) is killed and fails, naming `what`.
+pub(crate) fn serve_refused(data: &Path, extra: &[&str], what: &str) -> (Option<i32>, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = crate::support::output_within(child, Duration::from_secs(30), what);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Starts `jsprof ARGS` (`serve` or `view`) and reads the URL it prints.
 pub(crate) fn start(args: &[&str]) -> Serve {
     start_env(args, &[])
 }
 
 fn start_env(args: &[&str], env: &[(&str, &str)]) -> Serve {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
+    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
         .args(args)
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("start jsprof serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim();
-    let rest = url
+    serving(child, Path::new(""))
+}
+
+/// The server `child` (`jsprof serve` or `view`, stdout piped) once it printed its URL, with
+/// `data` as its data directory. One that printed nothing fails with its stderr when that is
+/// piped; a piped stderr is otherwise drained on a thread of its own, so that a full pipe never
+/// blocks the server.
+pub(crate) fn serving(mut child: Child, data: &Path) -> Serve {
+    let line = crate::support::first_line(&mut child);
+    if line.is_empty() {
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        if let Some(mut stderr) = child.stderr.take() {
+            let _ = stderr.read_to_string(&mut err);
+        }
+        panic!("serve did not start ({status}): {err}");
+    }
+    if let Some(mut stderr) = child.stderr.take() {
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    }
+    let rest = line
         .strip_prefix("http://")
-        .unwrap_or_else(|| panic!("serve printed `{url}`"));
+        .unwrap_or_else(|| panic!("serve printed `{line}`"));
     let (addr, query) = rest.split_once("/?token=").expect("URL with the token");
     Serve {
         child,
         addr: addr.to_string(),
         token: query.to_string(),
-        data: PathBuf::new(),
+        data: data.to_path_buf(),
     }
 }
 
 /// An HTTP answer.
 pub(crate) struct Reply {
     pub(crate) status: u16,
+    /// The status line and the headers.
+    pub(crate) head: String,
     pub(crate) body: Vec<u8>,
 }
 
@@ -99,6 +134,33 @@ impl Reply {
                 String::from_utf8_lossy(&self.body[..self.body.len().min(500)])
             )
         })
+    }
+
+    /// The value of the header `name` (any case).
+    pub(crate) fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    }
+
+    /// The error document's `message`, or "".
+    pub(crate) fn message(&self) -> String {
+        self.json()["message"].as_str().unwrap_or("").to_string()
+    }
+
+    /// This answer when its status is `status`; otherwise a panic naming `what` and showing the
+    /// body.
+    pub(crate) fn expect(self, status: u16, what: &str) -> Reply {
+        assert_eq!(
+            self.status,
+            status,
+            "{what}: {}",
+            String::from_utf8_lossy(&self.body)
+        );
+        self
     }
 }
 
@@ -125,7 +187,23 @@ pub(crate) fn raw(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Reply {
-    let mut stream = TcpStream::connect(addr).unwrap();
+    raw_on(
+        TcpStream::connect(addr).unwrap(),
+        method,
+        path,
+        headers,
+        body,
+    )
+}
+
+/// [`raw`] over a connection the caller opened.
+pub(crate) fn raw_on(
+    mut stream: TcpStream,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
     stream
         .set_read_timeout(Some(Duration::from_secs(300)))
         .unwrap();
@@ -158,7 +236,7 @@ pub(crate) fn raw(
     {
         body = decode_chunked(&body);
     }
-    Reply { status, body }
+    Reply { status, head, body }
 }
 
 impl Serve {
@@ -175,6 +253,11 @@ impl Serve {
 
     pub(crate) fn get(&self, path: &str) -> Reply {
         self.request("GET", path, b"")
+    }
+
+    /// [`Serve::get`], which must answer 200 (a failure names the path and shows the body).
+    pub(crate) fn get_ok(&self, path: &str) -> Reply {
+        self.get(path).expect(200, path)
     }
 
     pub(crate) fn post_json(&self, path: &str, body: Value) -> Reply {
@@ -263,15 +346,11 @@ fn assert_events_equal_cli(s: &Serve, session: &str, timeline: u64, file: &Path)
         ),
     ];
     for (query, flags) in cases {
-        let r = s.get(&format!(
-            "/api/sessions/{session}/timelines/{timeline}/events?{query}"
-        ));
-        assert_eq!(
-            r.status,
-            200,
-            "{query}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
+        let r = s
+            .get(&format!(
+                "/api/sessions/{session}/timelines/{timeline}/events?{query}"
+            ))
+            .expect(200, query);
         let timeline_arg = timeline.to_string();
         let mut args = vec!["events", file, "--json", "--thread", &timeline_arg];
         args.extend(flags);
@@ -291,11 +370,12 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
     }
     let (mut node, addr) = node_with_inspector(60_000);
     let s = serve(&data_dir("life"), &[]);
-    let r = s.post_json(
-        "/api/sessions",
-        json!({"target": addr, "record": ["cpu"], "interval_us": 200}),
-    );
-    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let r = s
+        .post_json(
+            "/api/sessions",
+            json!({"target": addr, "record": ["cpu"], "interval_us": 200}),
+        )
+        .expect(201, "");
     let session = r.json();
     let id = session["session_id"].as_str().unwrap().to_string();
     assert_eq!(session["state"], "recording");
@@ -319,13 +399,9 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
     assert_eq!(early.status, 404);
 
     std::thread::sleep(Duration::from_millis(1500));
-    let stopped = s.request("POST", &format!("/api/sessions/{id}/stop"), b"");
-    assert_eq!(
-        stopped.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&stopped.body)
-    );
+    let stopped = s
+        .request("POST", &format!("/api/sessions/{id}/stop"), b"")
+        .expect(200, "");
     let stopped = stopped.json();
     assert_eq!(stopped["state"], "stopped");
     assert!(stopped["stopped_at"].is_string());
@@ -381,17 +457,18 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
             "3"
         ])
     );
-    let none = s.get(&format!(
-        "/api/sessions/{id}/artifacts/1/tree?sandwich=%5Eno%20such%24"
-    ));
-    assert_eq!(none.status, 404, "{}", String::from_utf8_lossy(&none.body));
+    let none = s
+        .get(&format!(
+            "/api/sessions/{id}/artifacts/1/tree?sandwich=%5Eno%20such%24"
+        ))
+        .expect(404, "");
     assert!(none.json()["message"]
         .as_str()
         .unwrap()
         .contains("no sampled function"));
     for bad in ["sandwich=(", "sandwich=hotFunction&bottom_up=1"] {
-        let r = s.get(&format!("/api/sessions/{id}/artifacts/1/tree?{bad}"));
-        assert_eq!(r.status, 400, "{bad}: {}", String::from_utf8_lossy(&r.body));
+        s.get(&format!("/api/sessions/{id}/artifacts/1/tree?{bad}"))
+            .expect(400, bad);
     }
 
     // The target is free again.
@@ -425,13 +502,9 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
     assert_eq!(all["released"], json!([second_id]));
 
     // Nothing listens there: 404, and a bad spec is a 400.
-    let unknown = s.post_json("/api/sessions", json!({"target": "127.0.0.1:1"}));
-    assert_eq!(
-        unknown.status,
-        404,
-        "{}",
-        String::from_utf8_lossy(&unknown.body)
-    );
+    let unknown = s
+        .post_json("/api/sessions", json!({"target": "127.0.0.1:1"}))
+        .expect(404, "");
     assert_eq!(unknown.json()["error"], "NOT_FOUND");
     let bad = s.post_json("/api/sessions", json!({"target": "node app.js"}));
     assert_eq!(bad.status, 400);
@@ -524,8 +597,9 @@ fn serve_imports_every_fixture_kind() {
 
     // What is not a profile is refused cleanly, and leaves nothing behind.
     for junk in [&b"hello"[..], b"{\"nodes\": [", b"\x1f\x8b\x08\x00garbage"] {
-        let r = s.request("POST", "/api/sessions/import?name=junk", junk);
-        assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+        let r = s
+            .request("POST", "/api/sessions/import?name=junk", junk)
+            .expect(400, "");
         assert_eq!(r.json()["error"], "BAD_REQUEST");
     }
     assert_eq!(s.request("POST", "/api/sessions/import", b"").status, 400);
@@ -661,13 +735,7 @@ fn heap_views_answer_the_same_with_and_without_the_background_build() {
                 ("ui", rest) => format!("/api/ui/sessions/{session}/artifacts/1/heap/{rest}"),
                 (_, rest) => format!("/api/sessions/{session}/artifacts/1/heap/{rest}"),
             };
-            let r = s.get(&url);
-            assert_eq!(
-                r.status,
-                200,
-                "{query}: {}",
-                String::from_utf8_lossy(&r.body)
-            );
+            let r = s.get(&url).expect(200, query);
             assert!(
                 r.body.trim_ascii_end() == bytes.trim_ascii_end(),
                 "JSPROF_HEAP_PREPARE={prepare} {query}: not the CLI's answer\n  {}\n  {}",
@@ -698,11 +766,12 @@ fn serve_keeps_stopped_sessions_across_a_sigkill_and_fails_the_cut_recording() {
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let imported = s.import(&file);
     let kept = imported["session_id"].as_str().unwrap().to_string();
-    let r = s.post_json(
-        "/api/sessions",
-        json!({"target": addr, "record": ["cpu", "heap-snapshot"], "snapshot_every_s": 1}),
-    );
-    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let r = s
+        .post_json(
+            "/api/sessions",
+            json!({"target": addr, "record": ["cpu", "heap-snapshot"], "snapshot_every_s": 1}),
+        )
+        .expect(201, "");
     let cut = r.json()["session_id"].as_str().unwrap().to_string();
     // Wait for a periodic snapshot to be saved.
     let dir = data.join("sessions").join(&cut);
@@ -773,14 +842,7 @@ fn serve_keeps_stopped_sessions_across_a_sigkill_and_fails_the_cut_recording() {
 fn serve_checks_host_token_and_origin_on_every_request() {
     let s = serve(&data_dir("security"), &[]);
     let auth = format!("Bearer {}", s.token);
-    let ok = raw(
-        &s.addr,
-        "GET",
-        "/api/sessions",
-        &[("Host", &s.addr), ("Authorization", &auth)],
-        b"",
-    );
-    assert_eq!(ok.status, 200);
+    s.get_ok("/api/sessions");
     // The token in the URL works too.
     let by_url = raw(
         &s.addr,
@@ -891,13 +953,7 @@ fn serve_checks_host_token_and_origin_on_every_request() {
         "/api/sessions/0123456789abcdef/artifacts/1/heap/node/..%2F..",
         "/api/sessions/0123456789abcdef/timelines/1%2F..%2F2/events",
     ] {
-        let r = s.get(path);
-        assert_eq!(
-            r.status,
-            400,
-            "{path}: {}",
-            String::from_utf8_lossy(&r.body)
-        );
+        let r = s.get(path).expect(400, path);
         assert_eq!(r.json()["error"], "BAD_REQUEST");
     }
     assert_eq!(s.get("/api/sessions/0123456789abcdef").status, 404);
@@ -1014,11 +1070,12 @@ fn serve_saves_recordings_in_progress_when_terminated() {
     let data = data_dir("sigterm");
     let (mut node, addr) = node_with_inspector(60_000);
     let mut s = serve(&data, &[]);
-    let r = s.post_json(
-        "/api/sessions",
-        json!({"target": addr, "record": ["cpu", "heap-sampling"]}),
-    );
-    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let r = s
+        .post_json(
+            "/api/sessions",
+            json!({"target": addr, "record": ["cpu", "heap-sampling"]}),
+        )
+        .expect(201, "");
     let id = r.json()["session_id"].as_str().unwrap().to_string();
     std::thread::sleep(Duration::from_millis(800));
     // SIGTERM (as a service manager stops it): the recording is collected before the exit.
@@ -1061,23 +1118,20 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
     // SIGUSR1 before Node installs its handler would kill it: give it a moment to start.
     std::thread::sleep(Duration::from_millis(1000));
     let s = serve(&data_dir("pid"), &["--allow-pid-targets"]);
-    let r = s.post_json(
-        "/api/sessions",
-        json!({"target": format!("pid:{}", node.id())}),
-    );
-    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let r = s
+        .post_json(
+            "/api/sessions",
+            json!({"target": format!("pid:{}", node.id())}),
+        )
+        .expect(201, "");
     let id = r.json()["session_id"].as_str().unwrap().to_string();
     // SIGUSR1 opened its inspector on 127.0.0.1:9229: the same target by address is refused.
     let again = s.post_json("/api/sessions", json!({"target": "127.0.0.1:9229"}));
     assert_already_recording(&again, "127.0.0.1:9229");
     std::thread::sleep(Duration::from_millis(500));
-    let stopped = s.request("POST", &format!("/api/sessions/{id}/stop"), b"");
-    assert_eq!(
-        stopped.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&stopped.body)
-    );
+    let stopped = s
+        .request("POST", &format!("/api/sessions/{id}/stop"), b"")
+        .expect(200, "");
     assert_eq!(stopped.json()["state"], "stopped");
     let top = s
         .get(&format!("/api/sessions/{id}/artifacts/1/top?limit=0"))
@@ -1123,13 +1177,7 @@ fn serve_applies_the_cli_filters() {
         let thread = t.to_string();
         for (query, flags) in cases {
             let check = |endpoint: String, args: Vec<&str>| {
-                let r = s.get(&endpoint);
-                assert_eq!(
-                    r.status,
-                    200,
-                    "{name} {endpoint}: {}",
-                    String::from_utf8_lossy(&r.body)
-                );
+                let r = s.get(&endpoint).expect(200, &format!("{name} {endpoint}"));
                 assert!(
                     r.body == cli(&args),
                     "{name}: {endpoint} differs from `jsprof {}`",
@@ -1419,13 +1467,9 @@ fn every_front_door_answers_the_same_bytes() {
             ));
         }
         for (query, args) in &views {
-            let r = s.get(&format!("{base}/{query}"));
-            assert_eq!(
-                r.status,
-                200,
-                "{rel} {query}: {}",
-                String::from_utf8_lossy(&r.body)
-            );
+            let r = s
+                .get(&format!("{base}/{query}"))
+                .expect(200, &format!("{rel} {query}"));
             same(
                 &format!("{rel} {query}"),
                 &strip(r.body.clone()),
@@ -1562,6 +1606,19 @@ const ASKED_FILES: [&str; 3] = [
     "heap/leak-2-target.heapsnapshot.gz",
 ];
 
+/// What a row leaves out: no MCP tool, report view or lake query.
+const ASK: Asked = Asked {
+    what: "",
+    file: 0,
+    cli: &[],
+    url: "",
+    mcp: None,
+    mcp_lists: &[],
+    mcp_at: None,
+    report: None,
+    lake: None,
+};
+
 const ASKED: &[Asked] = &[
     Asked {
         what: "top",
@@ -1569,10 +1626,9 @@ const ASKED: &[Asked] = &[
         cli: &["top", "FILE", "--limit", "0", "--json"],
         url: "top?limit=0",
         mcp: Some(("top", "{}")),
-        mcp_lists: &[],
-        mcp_at: None,
         report: Some("top"),
         lake: Some(&[]),
+        ..ASK
     },
     Asked {
         what: "top by total",
@@ -1580,10 +1636,8 @@ const ASKED: &[Asked] = &[
         cli: &["top", "FILE", "--by", "total", "--limit", "0", "--json"],
         url: "top?by=total&limit=0",
         mcp: Some(("top", r#"{"by": "total"}"#)),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
         lake: Some(&["--by", "total"]),
+        ..ASK
     },
     Asked {
         what: "top by total, filtered",
@@ -1606,10 +1660,7 @@ const ASKED: &[Asked] = &[
             "top",
             r#"{"by": "total", "filters": {"focus": ["a"], "exclude": ["^b"]}}"#,
         )),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "tree (top-down)",
@@ -1617,10 +1668,7 @@ const ASKED: &[Asked] = &[
         cli: &["tree", "FILE", "--json"],
         url: "tree",
         mcp: Some(("tree", r#"{"depth": 100000}"#)),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "tree (bottom-up)",
@@ -1628,10 +1676,7 @@ const ASKED: &[Asked] = &[
         cli: &["tree", "FILE", "--bottom-up", "--json"],
         url: "tree?bottom_up=1",
         mcp: Some(("tree", r#"{"bottom_up": true, "depth": 100000}"#)),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "events in a range, of two types",
@@ -1652,10 +1697,7 @@ const ASKED: &[Asked] = &[
             "events",
             r#"{"thread": "1", "range": "10..40", "types": "JS_CALL,GC"}"#,
         )),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "flame chart window",
@@ -1665,21 +1707,53 @@ const ASKED: &[Asked] = &[
         ],
         url: "timelines/1/events?range=50..60",
         mcp: Some(("flame_chart", r#"{"thread": "1", "range": "50..60"}"#)),
-        mcp_lists: &[],
-        mcp_at: None,
-        report: None,
-        lake: None,
+        ..ASK
+    },
+    Asked {
+        // Two functions match: `other_matches` names the lighter one. MCP pages the two trees one
+        // list at a time, `depth` levels below the function, which is the CLI's `--max-depth`
+        // less one; 50 (MCP's most) holds this profile's trees whole.
+        what: "sandwich",
+        file: 0,
+        cli: &[
+            "tree",
+            "FILE",
+            "--sandwich",
+            "^sorters$",
+            "--max-depth",
+            "51",
+            "--json",
+        ],
+        url: "tree?sandwich=%5Esorters%24&max_depth=51",
+        mcp: Some(("sandwich", r#"{"function": "^sorters$", "depth": 50}"#)),
+        mcp_lists: &["callers", "callees"],
+        ..ASK
+    },
+    Asked {
+        // One function matches; its trees cut two levels below it, at every door.
+        what: "sandwich of one match, two levels",
+        file: 0,
+        cli: &[
+            "tree",
+            "FILE",
+            "--sandwich",
+            "^buildTree$",
+            "--max-depth",
+            "3",
+            "--json",
+        ],
+        url: "tree?sandwich=%5EbuildTree%24&max_depth=3",
+        mcp: Some(("sandwich", r#"{"function": "^buildTree$", "depth": 2}"#)),
+        mcp_lists: &["callers", "callees"],
+        ..ASK
     },
     Asked {
         what: "summary",
         file: 0,
         cli: &["summary", "FILE", "--json"],
         url: "summary",
-        mcp: None,
-        mcp_lists: &[],
-        mcp_at: None,
         report: Some("summary"),
-        lake: None,
+        ..ASK
     },
     Asked {
         // `open` answers with the summary of its five top functions.
@@ -1688,10 +1762,8 @@ const ASKED: &[Asked] = &[
         cli: &["summary", "FILE", "--limit", "5", "--json"],
         url: "summary?limit=5",
         mcp: Some(("open", "{}")),
-        mcp_lists: &[],
         mcp_at: Some("summary"),
-        report: None,
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "insights",
@@ -1708,9 +1780,8 @@ const ASKED: &[Asked] = &[
             "long_tasks",
             "related_events",
         ],
-        mcp_at: None,
         report: Some("insights"),
-        lake: None,
+        ..ASK
     },
     Asked {
         what: "heap summary",
@@ -1718,10 +1789,8 @@ const ASKED: &[Asked] = &[
         cli: &["heap", "summary", "FILE", "--limit", "0", "--json"],
         url: "heap/summary?limit=0",
         mcp: Some(("heap_summary", "{}")),
-        mcp_lists: &[],
-        mcp_at: None,
         report: Some("heap_summary"),
-        lake: None,
+        ..ASK
     },
 ];
 

@@ -1,7 +1,9 @@
 //! Helpers shared by the CLI tests.
 
+use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Child, Command, ExitStatus, Output};
+use std::time::{Duration, Instant};
 
 pub use jsprof_testkit::{fixture_text, fixtures, golden, run_oracle, skip_without};
 
@@ -179,4 +181,54 @@ pub fn ws_url(stderr: std::process::ChildStderr, banner: &str, what: &str) -> St
     };
     std::thread::spawn(move || for _ in lines {});
     url
+}
+
+/// Waits for `child` at most `limit`; past that, kills it and fails naming `what`.
+pub fn wait_within(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} still ran after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `child`'s exit status and all it wrote on its stdout and stderr (empty when not piped), as
+/// [`wait_within`] waits for it. The pipes are read on threads of their own, so that a chatty
+/// child never blocks on a full pipe.
+pub fn output_within(mut child: Child, limit: Duration, what: &str) -> Output {
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut v);
+            }
+            v
+        })
+    }
+    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let status = wait_within(&mut child, limit, what);
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+/// Percent-encodes a query value (all but unreserved characters).
+pub fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }

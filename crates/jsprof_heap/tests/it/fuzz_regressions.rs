@@ -6,57 +6,24 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// What `fuzz/fuzz_targets/heap_snapshot.rs` does with its bytes.
-fn run_target(data: &[u8]) {
-    if let Ok(mut snapshot) = jsprof_heap::read_snapshot(data) {
-        let analysis = jsprof_heap::analyze(&mut snapshot);
-        let _ = jsprof_heap::summary(&snapshot, &analysis, jsprof_heap::SortBy::Retained);
-        for n in 0..snapshot.node_count().min(16) {
-            let _ = analysis.node_info(&snapshot, n as u32);
-        }
-    }
-}
+/// The targets' own calls (`fuzz/common/heap.rs`).
+#[path = "../../../../fuzz/common/heap.rs"]
+mod target;
 
-/// What `fuzz/fuzz_targets/heap_cache.rs` does with its bytes.
+/// What `fuzz/fuzz_targets/heap_cache.rs` does with its bytes: patches on the index of the same
+/// seed snapshot.
 fn run_cache_target(data: &[u8]) {
-    let Some((&shape, rest)) = data.split_first() else {
-        return;
-    };
-    let bytes = if shape % 2 == 1 {
-        let text = std::fs::read(
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../../fuzz/seeds/heap_snapshot/tiny.heapsnapshot"),
-        )
-        .expect("the seed snapshot");
-        let mut snapshot = jsprof_heap::read_snapshot(&text[..]).expect("the seed snapshot loads");
-        let analysis = jsprof_heap::analyze(&mut snapshot);
-        let mut bytes = jsprof_heap::cache::index_bytes(&snapshot, &analysis);
-        for patch in rest.chunks_exact(5) {
-            let at = u32::from_le_bytes(patch[..4].try_into().unwrap()) as usize % bytes.len();
-            bytes[at] = patch[4];
-        }
-        if let (true, Some(&cut)) = (rest.len() % 5 != 0, rest.last()) {
-            bytes.truncate(cut as usize * bytes.len() / 255);
-        }
-        bytes
-    } else {
-        rest.to_vec()
-    };
-    for reseal in [false, true] {
-        if let Some((snapshot, analysis)) = jsprof_heap::cache::read_index_bytes(&bytes, reseal) {
-            let _ = jsprof_heap::summary(&snapshot, &analysis, jsprof_heap::SortBy::Retained);
-            for n in 0..snapshot.node_count().min(16) {
-                let _ = analysis.node_info(&snapshot, n as u32);
-            }
-            let tree = jsprof_heap::DominatorTree::new(&snapshot, &analysis);
-            let _ = jsprof_heap::detached_trees(&snapshot, &analysis, &tree);
-        }
-    }
+    let text = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fuzz/seeds/heap_snapshot/tiny.heapsnapshot"),
+    )
+    .expect("the seed snapshot");
+    target::cache(data, &target::seed_index(&text));
 }
 
 #[test]
 fn heap_snapshot_regressions_finish() {
-    replay("heap_snapshot", run_target);
+    replay("heap_snapshot", target::snapshot);
 }
 
 #[test]

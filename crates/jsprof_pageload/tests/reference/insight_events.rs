@@ -8,57 +8,42 @@ use serde_json::{json, Value};
 
 use crate::support::{document, fixture_text, fixtures, run_oracle, temp_file};
 
-/// Recorded page loads (`tools/gen/pageload-*.js`).
-const PAGE_LOADS: &[&str] = &[
-    "trace/pageload.trace.json.gz",
-    "trace/pageload-shifts.trace.json.gz",
-    "trace/pageload-bgimage.trace.json.gz",
-    "trace/pageload-anim.trace.json.gz",
-];
-
-/// Our insight keys and the engine's, with the role and the oracle's list compared.
-const COMPARED: &[(&str, &str, &str, &str)] = &[
-    ("inp_breakdown", "related", "INPBreakdown", "related"),
-    ("lcp_breakdown", "related", "LCPBreakdown", "related"),
-    ("lcp_discovery", "related", "LCPDiscovery", "related"),
-    ("cls_culprits", "related", "CLSCulprits", "related"),
-    ("render_blocking", "related", "RenderBlocking", "related"),
-    (
-        "network_dependency_tree",
-        "related",
-        "NetworkDependencyTree",
-        "related",
-    ),
-    ("image_delivery", "related", "ImageDelivery", "related"),
-    ("document_latency", "related", "DocumentLatency", "related"),
-    ("font_display", "related", "FontDisplay", "related"),
-    ("forced_reflow", "related", "ForcedReflow", "related"),
-    (
-        "forced_reflow",
-        "top_level_call",
-        "ForcedReflow",
-        "top_level_calls",
-    ),
-    ("dom_size", "related", "DOMSize", "related"),
-    ("cache", "related", "Cache", "related"),
-    ("character_set", "related", "CharacterSet", "related"),
-    ("modern_http", "related", "ModernHTTP", "related"),
+/// Our insight keys and the engine's whose `related` events are compared.
+const RELATED: &[(&str, &str)] = &[
+    ("inp_breakdown", "INPBreakdown"),
+    ("lcp_breakdown", "LCPBreakdown"),
+    ("lcp_discovery", "LCPDiscovery"),
+    ("cls_culprits", "CLSCulprits"),
+    ("render_blocking", "RenderBlocking"),
+    ("network_dependency_tree", "NetworkDependencyTree"),
+    ("image_delivery", "ImageDelivery"),
+    ("document_latency", "DocumentLatency"),
+    ("font_display", "FontDisplay"),
+    ("forced_reflow", "ForcedReflow"),
+    ("dom_size", "DOMSize"),
+    ("cache", "Cache"),
+    ("character_set", "CharacterSet"),
+    ("modern_http", "ModernHTTP"),
     // Every event the engine maps to a third-party entity: its requests with their network
     // events, and its renderer entries (JS calls included) on every thread of the page.
-    ("third_parties", "related", "ThirdParties", "related"),
-    (
-        "legacy_javascript",
-        "related",
-        "LegacyJavaScript",
-        "related",
-    ),
-    (
-        "duplicated_javascript",
-        "related",
-        "DuplicatedJavaScript",
-        "related",
-    ),
+    ("third_parties", "ThirdParties"),
+    ("legacy_javascript", "LegacyJavaScript"),
+    ("duplicated_javascript", "DuplicatedJavaScript"),
 ];
+
+/// Our insight key, role and the engine's insight and list: [`RELATED`] (role and list
+/// `related`), and ForcedReflow's top-level calls.
+fn compared() -> impl Iterator<Item = (&'static str, &'static str, &'static str, &'static str)> {
+    RELATED
+        .iter()
+        .map(|&(ours, engine)| (ours, "related", engine, "related"))
+        .chain([(
+            "forced_reflow",
+            "top_level_call",
+            "ForcedReflow",
+            "top_level_calls",
+        )])
+}
 
 /// The engine's insights whose events the document does not list yet: none, today.
 const NOT_LISTED: &[&str] = &[];
@@ -99,8 +84,8 @@ pub(crate) fn listed(doc: &Value, id: &str, insight: &str, role: &str) -> Value 
 #[test]
 fn insights_point_at_the_trace_engines_events() {
     let mut seen = 0;
-    for name in PAGE_LOADS {
-        let file = fixtures().join(name);
+    for name in crate::page_loads::PAGE_LOADS {
+        let file = fixtures().join(format!("{name}.json.gz"));
         let Some(want) = run_oracle("insights-oracle", &file) else {
             return;
         };
@@ -110,7 +95,7 @@ fn insights_point_at_the_trace_engines_events() {
             let id = n["id"].as_str().unwrap();
             let wi = &want["insights"][id];
             let at = format!("{name} {id}");
-            for &(insight, role, engine, theirs) in COMPARED {
+            for (insight, role, engine, theirs) in compared() {
                 let n = same_events(
                     &listed(&ours, id, insight, role),
                     &wi[engine][theirs],
@@ -122,7 +107,7 @@ fn insights_point_at_the_trace_engines_events() {
             // Every other insight of the engine points at nothing, or is one of those known
             // not to be listed.
             for (engine, m) in wi.as_object().unwrap() {
-                let compared = COMPARED.iter().any(|c| c.2 == engine);
+                let compared = RELATED.iter().any(|c| c.1 == engine);
                 let empty = m["related"].as_array().is_none_or(|a| a.is_empty());
                 assert!(
                     compared || empty || NOT_LISTED.contains(&engine.as_str()),

@@ -22,6 +22,26 @@ pub(crate) const MS: f64 = 0.0006;
 /// Scores are rounded to 0.001 by the oracle too.
 pub(crate) const SCORE: f64 = 0.0006;
 
+/// The page checks that pass or fail without numbers: our insight's key, the engine's name.
+const PAGE_CHECKS: &[(&str, &str)] = &[
+    ("viewport", "Viewport"),
+    ("character_set", "CharacterSet"),
+    ("cache", "Cache"),
+    ("modern_http", "ModernHTTP"),
+    ("font_display", "FontDisplay"),
+];
+
+/// How many of our document's `related_events` the insight `insight` of navigation `id` points
+/// at: the engine's `relatedEvents` count.
+pub(crate) fn related_events(ours: &Value, id: &str, insight: &str) -> usize {
+    ours["related_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["navigation"] == id && e["insight"] == insight)
+        .count()
+}
+
 /// Each navigation of our insights document beside the engine's, in order.
 pub(crate) fn navigations<'a>(
     ours: &'a Value,
@@ -97,13 +117,7 @@ pub(crate) fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usiz
         let id = n["id"].as_str().unwrap();
         let (i, wi) = (&n["insights"], &want["insights"][id]);
         let at = format!("{name} {id}");
-        for (ours, engine) in [
-            ("viewport", "Viewport"),
-            ("character_set", "CharacterSet"),
-            ("cache", "Cache"),
-            ("modern_http", "ModernHTTP"),
-            ("font_display", "FontDisplay"),
-        ] {
+        for &(ours, engine) in PAGE_CHECKS {
             assert_eq!(i[ours]["state"], wi[engine]["state"], "{at} {engine} state");
             failed += usize::from(i[ours]["state"] == "fail");
         }
@@ -251,24 +265,12 @@ pub(crate) fn assert_page_checks(ours: &Value, want: &Value, name: &str) -> usiz
         }
 
         // The events each points at, as the engine's `relatedEvents`.
-        let related = |insight: &str| -> usize {
-            ours["related_events"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|e| e["navigation"] == id && e["insight"] == insight)
-                .count()
-        };
-        for (ours, engine) in [
-            ("viewport", "Viewport"),
-            ("character_set", "CharacterSet"),
-            ("cache", "Cache"),
-            ("modern_http", "ModernHTTP"),
-            ("font_display", "FontDisplay"),
-            ("slow_css_selector", "SlowCSSSelector"),
-        ] {
+        for &(name, engine) in PAGE_CHECKS
+            .iter()
+            .chain(&[("slow_css_selector", "SlowCSSSelector")])
+        {
             assert_eq!(
-                json!(related(ours)),
+                json!(related_events(ours, id, name)),
                 wi[engine]["related_events"],
                 "{at} {engine} related events"
             );

@@ -34,14 +34,7 @@ fn assert_script_insights(ours: &Value, want: &Value, name: &str) -> usize {
         let id = n["id"].as_str().unwrap();
         let (i, wi) = (&n["insights"], &want["insights"][id]);
         let at = format!("{name} {id}");
-        let related = |insight: &str| -> usize {
-            ours["related_events"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|e| e["navigation"] == id && e["insight"] == insight)
-                .count()
-        };
+        let related = |insight: &str| crate::page_loads::related_events(ours, id, insight);
 
         let (l, wl) = (&i["legacy_javascript"], &wi["LegacyJavaScript"]);
         assert_eq!(l["state"], wl["state"], "{at} legacy state");
