@@ -362,7 +362,7 @@ pub struct RenderBlockingSavingsJson {
 
 /// The insights computed for a navigation (DevTools' insight set). Each is `null` when it does
 /// not apply (no LCP, no interaction).
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+#[derive(Serialize, JsonSchema, Clone, Debug, Default, PartialEq)]
 pub struct InsightsJson {
     pub lcp_breakdown: Option<LcpBreakdownJson>,
     /// The longest interaction, in phases.
@@ -829,23 +829,8 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
             inp_breakdown: n.inp.map(|i| c.interaction(&v.interactions[i])),
             cls_clusters,
             render_blocking,
-            render_blocking_savings: None,
-            document_latency: None,
-            cls_culprits: None,
-            lcp_discovery: None,
-            dom_size: None,
-            forced_reflow: None,
-            third_parties: None,
-            network_dependency_tree: None,
-            viewport: None,
-            character_set: None,
-            cache: None,
-            modern_http: None,
-            image_delivery: None,
-            font_display: None,
-            slow_css_selector: None,
-            legacy_javascript: None,
-            duplicated_javascript: None,
+            // The rest need the trace: `more_insights_json` fills them.
+            ..InsightsJson::default()
         },
     }
 }

@@ -4,15 +4,33 @@
 //! doc comments. Nothing else describes these documents, so a field added to a type appears in
 //! both (a test fails while `docs/json.md` is stale; `JSPROF_BLESS=1` rewrites it).
 
+use std::borrow::Cow;
+
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
-/// A top-level document: its schema name, and the commands and endpoints that answer with it.
+/// A top-level document: its schema, and the commands and endpoints that answer with it.
 pub struct Document {
-    pub name: &'static str,
     pub answers: &'static str,
+    schema_name: fn() -> Cow<'static, str>,
     add: fn(&mut SchemaGenerator),
+}
+
+impl Document {
+    /// The document `T`, answered by `answers`.
+    const fn of<T: JsonSchema>(answers: &'static str) -> Self {
+        Document {
+            answers,
+            schema_name: T::schema_name,
+            add: add::<T>,
+        }
+    }
+
+    /// Its schema's name (the type's, or its `#[schemars(rename)]`).
+    pub fn name(&self) -> Cow<'static, str> {
+        (self.schema_name)()
+    }
 }
 
 fn add<T: JsonSchema>(g: &mut SchemaGenerator) {
@@ -21,184 +39,111 @@ fn add<T: JsonSchema>(g: &mut SchemaGenerator) {
 
 /// Every document jsprof answers with, in the order `docs/json.md` lists them.
 pub const DOCUMENTS: &[Document] = &[
-    Document {
-        name: "SummaryReport",
-        answers: "`jsprof summary FILE --json`; `GET …/artifacts/{a}/summary`",
-        add: add::<crate::summary::SummaryReport>,
-    },
-    Document {
-        name: "ThreadsReport",
-        answers: "`jsprof threads FILE --json`; `GET …/artifacts/{a}/threads`",
-        add: add::<crate::threads::ThreadsReport>,
-    },
-    Document {
-        name: "InsightsReport",
-        answers: "`jsprof insights TRACE --json`; `GET …/artifacts/{a}/insights`",
-        add: add::<crate::page::InsightsReport>,
-    },
-    Document {
-        name: "NetworkReport",
-        answers: "`jsprof network TRACE --json`; `GET …/artifacts/{a}/network`",
-        add: add::<crate::page::NetworkReport>,
-    },
-    Document {
-        name: "TimingsReport",
-        answers: "`jsprof timings TRACE --json`; `GET …/artifacts/{a}/timings`",
-        add: add::<crate::page::TimingsReport>,
-    },
-    Document {
-        name: "FilmstripDoc",
-        answers: "`jsprof filmstrip TRACE --json`; `GET …/artifacts/{a}/filmstrip` (and the UI's)",
-        add: add::<crate::filmstrip::FilmstripDoc>,
-    },
-    Document {
-        name: "ScreenshotJson",
-        answers: "`GET …/artifacts/{a}/filmstrip/{index}` (and the UI's): one image; `jsprof filmstrip --out DIR` writes them as files",
-        add: add::<crate::filmstrip::ScreenshotJson>,
-    },
-    Document {
-        name: "TopReport",
-        answers: "`jsprof top FILE --json`; `GET …/artifacts/{a}/top`",
-        add: add::<crate::top::TopReport>,
-    },
-    Document {
-        name: "LinesReport",
-        answers: "`jsprof lines FILE --function RE --json`; `GET /api/ui/…/artifacts/{a}/lines` (one function); the MCP `source` tool's per-line numbers",
-        add: add::<crate::lines::LinesReport>,
-    },
-    Document {
-        name: "TreeReport",
-        answers: "`jsprof tree FILE --json`; `GET …/artifacts/{a}/tree`",
-        add: add::<crate::tree::TreeReport>,
-    },
-    Document {
-        name: "SandwichReport",
-        answers: "`jsprof tree FILE --sandwich RE --json`; the MCP `sandwich` tool",
-        add: add::<crate::tree::SandwichReport>,
-    },
-    Document {
-        name: "EventsReport",
-        answers: "`jsprof events FILE --json`; `GET …/timelines/{t}/events` (GetEvents)",
-        add: add::<crate::events::EventsReport>,
-    },
-    Document {
-        name: "DiffReport",
-        answers: "`jsprof diff BEFORE AFTER --json`; `GET /api/ui/…/diff` (with `svg`)",
-        add: add::<crate::diff::DiffReport>,
-    },
-    Document {
-        name: "AbTestReport",
-        answers: "`jsprof diff --base A… --target B… --json`; `jsprof lake diff LAKE --json`",
-        add: add::<crate::abtest::AbTestReport>,
-    },
-    Document {
-        name: "LakeAddReport",
-        answers: "`jsprof lake add LAKE INPUT… --json`",
-        add: add::<crate::lake::LakeAddReport>,
-    },
-    Document {
-        name: "LakeLsReport",
-        answers: "`jsprof lake ls LAKE --json`",
-        add: add::<crate::lake::LakeLsReport>,
-    },
-    Document {
-        name: "LakeTopReport",
-        answers: "`jsprof lake top LAKE --json`",
-        add: add::<crate::lake::LakeTopReport>,
-    },
-    Document {
-        name: "LakeTrendReport",
-        answers: "`jsprof lake trend LAKE FUNCTION --by LABEL --json`",
-        add: add::<crate::lake::LakeTrendReport>,
-    },
-    Document {
-        name: "LakeSqlReport",
-        answers: "`jsprof lake sql LAKE QUERY --json`",
-        add: add::<crate::lake::LakeSqlReport>,
-    },
-    Document {
-        name: "LakeCompactReport",
-        answers: "`jsprof lake compact LAKE --json`",
-        add: add::<crate::lake::LakeCompactReport>,
-    },
-    Document {
-        name: "HeapSummaryReport",
-        answers: "`jsprof heap summary FILE --json`; `GET …/heap/summary`",
-        add: add::<crate::heap::SummaryReport>,
-    },
-    Document {
-        name: "NodesReport",
-        answers: "`jsprof heap node FILE ID --json`; `GET …/heap/node/{id}`",
-        add: add::<crate::heap::NodesReport>,
-    },
-    Document {
-        name: "RetainersReport",
-        answers: "`jsprof heap retainers FILE ID --json`; `GET …/heap/retainers/{id}`",
-        add: add::<crate::heap::RetainersReport>,
-    },
-    Document {
-        name: "ClassObjectsReport",
-        answers: "`jsprof heap class FILE KEY --json`; `GET /api/ui/…/heap/class` and `…/heap/class/between`",
-        add: add::<crate::heap_class::ClassObjectsReport>,
-    },
-    Document {
-        name: "EdgesReport",
-        answers:
-            "`jsprof heap edges FILE ID [--retainers] --json`; `GET /api/ui/…/heap/edges/{id}`",
-        add: add::<crate::heap_edges::EdgesReport>,
-    },
-    Document {
-        name: "StringsReport",
-        answers: "`jsprof heap strings FILE --json`; `GET /api/ui/…/heap/strings`",
-        add: add::<crate::heap_strings::StringsReport>,
-    },
-    Document {
-        name: "AllocationsReport",
-        answers: "`jsprof heap allocations FILE --json`; `GET /api/ui/…/heap/allocations`",
-        add: add::<crate::heap_allocations::AllocationsReport>,
-    },
-    Document {
-        name: "HeapDiffReport",
-        answers: "`jsprof heap diff BASE TARGET --json`; `GET …/heap/diff`",
-        add: add::<crate::heap::DiffReport>,
-    },
-    Document {
-        name: "ClassChangesReport",
-        answers:
-            "`jsprof heap diff BASE TARGET --class KEY --json`; `GET /api/ui/…/heap/diff/class`",
-        add: add::<crate::heap_changes::ClassChangesReport>,
-    },
-    Document {
-        name: "LeaksReport",
-        answers: "`jsprof heap leaks BASE TARGET FINAL --json`; `GET /api/ui/…/heap/leaks`",
-        add: add::<crate::heap::LeaksReport>,
-    },
-    Document {
-        name: "CheckReport",
-        answers: "`jsprof check FILE --budget budget.toml --json` (exit 1 when one fails)",
-        add: add::<crate::check::CheckReport>,
-    },
-    Document {
-        name: "ChartDoc",
-        answers:
-            "the UI's flame chart: `GET /api/ui/sessions/{s}/chart`; embedded by `jsprof report`",
-        add: add::<crate::chart::ChartDoc>,
-    },
-    Document {
-        name: "ProfileDoc",
-        answers: "the UI's trees: `GET /api/ui/…/profile`; embedded by `jsprof report`",
-        add: add::<crate::chart::ProfileDoc>,
-    },
-    Document {
-        name: "SandwichDoc",
-        answers: "the UI's Sandwich tab: `GET /api/ui/…/sandwich`",
-        add: add::<crate::chart::SandwichDoc>,
-    },
-    Document {
-        name: "HeapDoc",
-        answers: "the heap views `jsprof report` embeds",
-        add: add::<crate::heap_pages::HeapDoc>,
-    },
+    Document::of::<crate::summary::SummaryReport>(
+        "`jsprof summary FILE --json`; `GET …/artifacts/{a}/summary`",
+    ),
+    Document::of::<crate::threads::ThreadsReport>(
+        "`jsprof threads FILE --json`; `GET …/artifacts/{a}/threads`",
+    ),
+    Document::of::<crate::page::InsightsReport>(
+        "`jsprof insights TRACE --json`; `GET …/artifacts/{a}/insights`",
+    ),
+    Document::of::<crate::page::NetworkReport>(
+        "`jsprof network TRACE --json`; `GET …/artifacts/{a}/network`",
+    ),
+    Document::of::<crate::page::TimingsReport>(
+        "`jsprof timings TRACE --json`; `GET …/artifacts/{a}/timings`",
+    ),
+    Document::of::<crate::filmstrip::FilmstripDoc>(
+        "`jsprof filmstrip TRACE --json`; `GET …/artifacts/{a}/filmstrip` (and the UI's)",
+    ),
+    Document::of::<crate::filmstrip::ScreenshotJson>(
+        "`GET …/artifacts/{a}/filmstrip/{index}` (and the UI's): one image; `jsprof filmstrip --out DIR` writes them as files",
+    ),
+    Document::of::<crate::top::TopReport>(
+        "`jsprof top FILE --json`; `GET …/artifacts/{a}/top`",
+    ),
+    Document::of::<crate::lines::LinesReport>(
+        "`jsprof lines FILE --function RE --json`; `GET /api/ui/…/artifacts/{a}/lines` (one function); the MCP `source` tool's per-line numbers",
+    ),
+    Document::of::<crate::tree::TreeReport>(
+        "`jsprof tree FILE --json`; `GET …/artifacts/{a}/tree`",
+    ),
+    Document::of::<crate::tree::SandwichReport>(
+        "`jsprof tree FILE --sandwich RE --json`; the MCP `sandwich` tool",
+    ),
+    Document::of::<crate::events::EventsReport>(
+        "`jsprof events FILE --json`; `GET …/timelines/{t}/events` (GetEvents)",
+    ),
+    Document::of::<crate::diff::DiffReport>(
+        "`jsprof diff BEFORE AFTER --json`; `GET /api/ui/…/diff` (with `svg`)",
+    ),
+    Document::of::<crate::abtest::AbTestReport>(
+        "`jsprof diff --base A… --target B… --json`; `jsprof lake diff LAKE --json`",
+    ),
+    Document::of::<crate::lake::LakeAddReport>(
+        "`jsprof lake add LAKE INPUT… --json`",
+    ),
+    Document::of::<crate::lake::LakeLsReport>(
+        "`jsprof lake ls LAKE --json`",
+    ),
+    Document::of::<crate::lake::LakeTopReport>(
+        "`jsprof lake top LAKE --json`",
+    ),
+    Document::of::<crate::lake::LakeTrendReport>(
+        "`jsprof lake trend LAKE FUNCTION --by LABEL --json`",
+    ),
+    Document::of::<crate::lake::LakeSqlReport>(
+        "`jsprof lake sql LAKE QUERY --json`",
+    ),
+    Document::of::<crate::lake::LakeCompactReport>(
+        "`jsprof lake compact LAKE --json`",
+    ),
+    Document::of::<crate::heap::SummaryReport>(
+        "`jsprof heap summary FILE --json`; `GET …/heap/summary`",
+    ),
+    Document::of::<crate::heap::NodesReport>(
+        "`jsprof heap node FILE ID --json`; `GET …/heap/node/{id}`",
+    ),
+    Document::of::<crate::heap::RetainersReport>(
+        "`jsprof heap retainers FILE ID --json`; `GET …/heap/retainers/{id}`",
+    ),
+    Document::of::<crate::heap_class::ClassObjectsReport>(
+        "`jsprof heap class FILE KEY --json`; `GET /api/ui/…/heap/class` and `…/heap/class/between`",
+    ),
+    Document::of::<crate::heap_edges::EdgesReport>(
+        "`jsprof heap edges FILE ID [--retainers] --json`; `GET /api/ui/…/heap/edges/{id}`",
+    ),
+    Document::of::<crate::heap_strings::StringsReport>(
+        "`jsprof heap strings FILE --json`; `GET /api/ui/…/heap/strings`",
+    ),
+    Document::of::<crate::heap_allocations::AllocationsReport>(
+        "`jsprof heap allocations FILE --json`; `GET /api/ui/…/heap/allocations`",
+    ),
+    Document::of::<crate::heap::DiffReport>(
+        "`jsprof heap diff BASE TARGET --json`; `GET …/heap/diff`",
+    ),
+    Document::of::<crate::heap_changes::ClassChangesReport>(
+        "`jsprof heap diff BASE TARGET --class KEY --json`; `GET /api/ui/…/heap/diff/class`",
+    ),
+    Document::of::<crate::heap::LeaksReport>(
+        "`jsprof heap leaks BASE TARGET FINAL --json`; `GET /api/ui/…/heap/leaks`",
+    ),
+    Document::of::<crate::check::CheckReport>(
+        "`jsprof check FILE --budget budget.toml --json` (exit 1 when one fails)",
+    ),
+    Document::of::<crate::chart::ChartDoc>(
+        "the UI's flame chart: `GET /api/ui/sessions/{s}/chart`; embedded by `jsprof report`",
+    ),
+    Document::of::<crate::chart::ProfileDoc>(
+        "the UI's trees: `GET /api/ui/…/profile`; embedded by `jsprof report`",
+    ),
+    Document::of::<crate::chart::SandwichDoc>(
+        "the UI's Sandwich tab: `GET /api/ui/…/sandwich`",
+    ),
+    Document::of::<crate::heap_pages::HeapDoc>(
+        "the heap views `jsprof report` embeds",
+    ),
 ];
 
 fn generator(definitions_path: &str) -> SchemaGenerator {
@@ -258,6 +203,15 @@ fn type_of(schema: &Value) -> String {
     }
 }
 
+/// The field names an object schema's `required` lists.
+fn required_fields(list: Option<&Value>) -> Vec<&str> {
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 fn one_line(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
@@ -273,7 +227,7 @@ fn in_order(schemas: &Map<String, Value>) -> Vec<&String> {
         (
             DOCUMENTS
                 .iter()
-                .position(|d| d.name == n.as_str())
+                .position(|d| d.name() == n.as_str())
                 .unwrap_or(usize::MAX),
             n.to_string(),
         )
@@ -300,8 +254,8 @@ pub fn markdown() -> String {
     for d in DOCUMENTS {
         out.push_str(&format!(
             "| [{}](#{}) | {} |\n",
-            d.name,
-            d.name.to_ascii_lowercase(),
+            d.name(),
+            d.name().to_ascii_lowercase(),
             d.answers
         ));
     }
@@ -317,13 +271,7 @@ pub fn markdown() -> String {
             out.push_str(&format!("A {}.\n\n", type_of(schema)));
             continue;
         };
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let required = required_fields(schema.get("required"));
         out.push_str("| field | type | | description |\n|---|---|---|---|\n");
         for (field, p) in props {
             out.push_str(&format!(
@@ -569,13 +517,7 @@ fn ts_object(obj: &Map<String, Value>, indent: &str) -> String {
 
 /// The members of an object schema, one per line at `indent`, with their doc comments.
 fn ts_members(obj: &Map<String, Value>, indent: &str) -> String {
-    let required: Vec<&str> = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = required_fields(obj.get("required"));
     let mut out = String::new();
     let props = obj.get("properties").and_then(Value::as_object);
     for (field, p) in props.into_iter().flatten() {
@@ -633,7 +575,7 @@ pub fn typescript() -> String {
             .unwrap_or_default()
             .trim()
             .to_string();
-        if let Some(d) = DOCUMENTS.iter().find(|d| d.name == name.as_str()) {
+        if let Some(d) = DOCUMENTS.iter().find(|d| d.name() == name.as_str()) {
             if !doc.is_empty() {
                 doc.push_str("\n\n");
             }
@@ -670,7 +612,8 @@ mod tests {
     fn every_document_has_a_schema() {
         let schemas = components();
         for d in DOCUMENTS {
-            assert!(schemas.contains_key(d.name), "{} has no schema", d.name);
+            let name = d.name();
+            assert!(schemas.contains_key(name.as_ref()), "{name} has no schema");
         }
     }
 

@@ -859,9 +859,13 @@ mod tests {
 
     #[test]
     fn non_network_protocols_are_lanterns() {
-        assert!(is_non_network_protocol("data"));
-        assert!(is_non_network_protocol("blob:"));
-        assert!(!is_non_network_protocol("h2"));
-        assert!(!is_non_network_protocol("http/1.1"));
+        for (protocol, non_network) in [
+            ("data", true),
+            ("blob:", true),
+            ("h2", false),
+            ("http/1.1", false),
+        ] {
+            assert_eq!(is_non_network_protocol(protocol), non_network, "{protocol}");
+        }
     }
 }

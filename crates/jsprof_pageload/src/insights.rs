@@ -16,7 +16,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use jsprof_profile::page_events::{CallFrame, PageEvents, ReflowKind};
+use jsprof_profile::page_events::{CallFrame, PageEvents, ReflowKind, Stamp};
 use jsprof_profile::TraceFile;
 
 use super::insight_common::{in_bounds, is_compressed, main_frame_pids};
@@ -551,6 +551,14 @@ fn lcp_discovery(
 }
 
 /// The main thread of a renderer (the engine's `ThreadType.MAIN_THREAD`).
+/// `items` by their event's (pid, tid, ts): how a page event's args are found for the thread
+/// event at the same stamp (a reflow's, a function call's).
+fn by_stamp<'a, T>(
+    items: impl Iterator<Item = (&'a Stamp, &'a T)>,
+) -> HashMap<(u64, u64, i64), &'a T> {
+    items.map(|(at, x)| ((at.pid, at.tid, at.ts), x)).collect()
+}
+
 fn is_main_thread(name: &str) -> bool {
     name == "CrRendererMain"
 }
@@ -564,12 +572,7 @@ fn dom_size(
     const MIN_DUR: f64 = 40_000.0;
     let b = &nav.bounds;
     let strings = &trace.profile.strings;
-    let reflows: HashMap<(u64, u64, i64), &jsprof_profile::page_events::Reflow> = trace
-        .page
-        .reflows
-        .iter()
-        .map(|r| ((r.at.pid, r.at.tid, r.at.ts), r))
-        .collect();
+    let reflows = by_stamp(trace.page.reflows.iter().map(|r| (&r.at, r)));
     let main_frame_pids = main_frame_pids(trace, nav);
     let mut layouts = Vec::new();
     let mut styles = Vec::new();
@@ -715,18 +718,8 @@ fn forced_reflow(
     nav: &NavigationVitals,
 ) -> ForcedReflow {
     let b = &nav.bounds;
-    let reflows: HashMap<(u64, u64, i64), &jsprof_profile::page_events::Reflow> = trace
-        .page
-        .reflows
-        .iter()
-        .map(|r| ((r.at.pid, r.at.tid, r.at.ts), r))
-        .collect();
-    let calls: HashMap<(u64, u64, i64), &CallFrame> = trace
-        .page
-        .function_calls
-        .iter()
-        .map(|(at, f)| ((at.pid, at.tid, at.ts), f))
-        .collect();
+    let reflows = by_stamp(trace.page.reflows.iter().map(|r| (&r.at, r)));
+    let calls = by_stamp(trace.page.function_calls.iter().map(|(at, f)| (at, f)));
     let strings = &trace.profile.strings;
     let mut bottom_up: Vec<ReflowSource> = Vec::new();
     // Per entry point: its reflow time and its `FunctionCall` events.

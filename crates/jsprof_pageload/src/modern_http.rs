@@ -167,26 +167,35 @@ mod tests {
 
     #[test]
     fn origins_as_javascript_writes_them() {
-        assert_eq!(
-            origin("HTTPS://Shop.Example.com:443/a?b").as_deref(),
-            Some("https://shop.example.com")
-        );
-        assert_eq!(
-            origin("http://127.0.0.1:8790/x.js").as_deref(),
-            Some("http://127.0.0.1:8790")
-        );
-        assert_eq!(origin("data:text/plain,x"), None);
-        assert!(is_localhost("http://localhost:8791/w.js"));
-        assert!(is_localhost("http://app.localhost/"));
-        assert!(!is_localhost("https://cdn.example.com/"));
+        for (url, want) in [
+            (
+                "HTTPS://Shop.Example.com:443/a?b",
+                Some("https://shop.example.com"),
+            ),
+            ("http://127.0.0.1:8790/x.js", Some("http://127.0.0.1:8790")),
+            ("data:text/plain,x", None),
+        ] {
+            assert_eq!(origin(url).as_deref(), want, "{url}");
+        }
+        for (url, local) in [
+            ("http://localhost:8791/w.js", true),
+            ("http://app.localhost/", true),
+            ("https://cdn.example.com/", false),
+        ] {
+            assert_eq!(is_localhost(url), local, "{url}");
+        }
     }
 
     #[test]
     fn old_protocols() {
-        assert!(is_old_http("http/1.1"));
-        assert!(is_old_http("HTTP/1.0"));
-        assert!(!is_old_http("h2"));
-        assert!(!is_old_http("h3"));
-        assert!(!is_old_http("unknown"));
+        for (protocol, old) in [
+            ("http/1.1", true),
+            ("HTTP/1.0", true),
+            ("h2", false),
+            ("h3", false),
+            ("unknown", false),
+        ] {
+            assert_eq!(is_old_http(protocol), old, "{protocol}");
+        }
     }
 }

@@ -760,21 +760,15 @@ mod tests {
 
     #[test]
     fn root_domains_follow_third_party_web() {
-        let r = |u: &str| root_domain(u);
-        assert_eq!(
-            r("http://127.0.0.1:8790/app.js").as_deref(),
-            Some("127.0.0.1")
-        );
-        assert_eq!(
-            r("http://localhost:8791/w.js").as_deref(),
-            Some("localhost")
-        );
-        assert_eq!(
-            r("https://cdn.static.example.com/x.js").as_deref(),
-            Some("example.com")
-        );
-        assert_eq!(r("https://www.bbc.co.uk/").as_deref(), Some("bbc.co.uk"));
-        assert_eq!(r("data:text/plain,hi"), None);
+        for (url, want) in [
+            ("http://127.0.0.1:8790/app.js", Some("127.0.0.1")),
+            ("http://localhost:8791/w.js", Some("localhost")),
+            ("https://cdn.static.example.com/x.js", Some("example.com")),
+            ("https://www.bbc.co.uk/", Some("bbc.co.uk")),
+            ("data:text/plain,hi", None),
+        ] {
+            assert_eq!(root_domain(url).as_deref(), want, "{url}");
+        }
     }
 
     /// Every domain of the embedded database (a wildcard's root and a subdomain under it), and
