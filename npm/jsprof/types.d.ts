@@ -2011,6 +2011,11 @@ export interface StringJson {
   /** V8 cut the value short in the snapshot; `length` is the full length (UTF-16 units). */
   truncated: boolean;
   value: string;
+  /**
+   * Only in answers that cut long values (MCP's `heap_strings`, at 500 characters): `value`
+   * is its first characters.
+   */
+  value_cut?: boolean;
   /** The total minus the smallest copy: what keeping one copy would save. */
   wasted_size: number;
 }

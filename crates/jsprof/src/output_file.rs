@@ -169,14 +169,5 @@ fn keep_mode_of(target: &Path, file: &File) {
     }
 }
 
-/// 64 bits no other user can guess: std's hasher keys come from the system's random source.
-pub(crate) fn random_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.finish()
-}
+/// 64 bits no other user can guess (one definition, beside the heap's scratch files).
+pub(crate) use jsprof_heap::random_u64;

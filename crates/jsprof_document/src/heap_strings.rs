@@ -12,6 +12,10 @@ use crate::JsonWarning;
 #[derive(Serialize, JsonSchema)]
 pub struct StringJson {
     pub value: String,
+    /// Only in answers that cut long values (MCP's `heap_strings`, at 500 characters): `value`
+    /// is its first characters.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub value_cut: bool,
     pub count: u64,
     pub total_size: u64,
     /// The total minus the smallest copy: what keeping one copy would save.
@@ -36,6 +40,17 @@ pub struct StringsReport {
 
 /// The duplicated strings, at most `limit` (0 = all).
 pub fn strings_report(s: &HeapSnapshot, a: &Analysis, limit: usize) -> StringsReport {
+    strings_report_shown(s, a, limit, usize::MAX)
+}
+
+/// [`strings_report`] with each value cut at `shown` characters (`value_cut` says which were):
+/// one 10 MB string must not fill an agent's page.
+pub fn strings_report_shown(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    limit: usize,
+    shown: usize,
+) -> StringsReport {
     let mut groups = duplicate_strings(s, a);
     let total = groups.len();
     if limit > 0 {
@@ -49,7 +64,11 @@ pub fn strings_report(s: &HeapSnapshot, a: &Analysis, limit: usize) -> StringsRe
             .into_iter()
             .map(|g| StringJson {
                 sample_id: s.nodes.id[g.sample as usize],
-                value: g.value,
+                value_cut: g.value.chars().nth(shown).is_some(),
+                value: match g.value.char_indices().nth(shown) {
+                    Some((at, _)) => g.value[..at].to_string(),
+                    None => g.value,
+                },
                 count: g.count,
                 total_size: g.total_size,
                 wasted_size: g.wasted_size,

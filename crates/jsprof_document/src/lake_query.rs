@@ -5,25 +5,10 @@
 //! The lake engine (`jsprof_lake`, behind the `lake` feature) reads [`LakeSelection`]'s terms.
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 
 use crate::query::{By, Query};
 use crate::tree::TreeOptions;
-
-/// Terms as a list (`["kind=cpu", "page=/"]`) or one text (`kind=cpu`).
-fn de_terms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Terms {
-        List(Vec<String>),
-        Text(String),
-    }
-    Ok(match Option::<Terms>::deserialize(d)? {
-        None => Vec::new(),
-        Some(Terms::List(list)) => list,
-        Some(Terms::Text(text)) => vec![text],
-    })
-}
 
 /// Which of a lake's profiles a question is over.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -32,7 +17,7 @@ pub struct LakeSelection {
     /// Which profiles: NAME=VALUE, NAME=V1|V2, NAME!=VALUE, since=TIME, until=TIME (comma
     /// separated; repeat for more; all must hold). `kind`, `thread`, `source_name` name columns.
     #[cfg_attr(feature = "clap", arg(long = "where", short = 'w'))]
-    #[serde(default, rename = "where", deserialize_with = "de_terms")]
+    #[serde(default, rename = "where", deserialize_with = "crate::query::de_texts")]
     #[schemars(with = "Vec<String>")]
     pub wheres: Vec<String>,
     /// Profiles that started (else were added) at or after this day or RFC 3339 time.

@@ -74,21 +74,26 @@ fn de_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Mode, D::Error> {
     }
 }
 
-/// Event types as a list (`["JS_CALL", "GC"]`) or one comma-separated text (`JS_CALL,GC`).
-fn de_types<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<EventType>, D::Error> {
+/// Texts as a JSON list (`["a", "b"]`) or one text (`a`, as a query parameter sends it).
+pub(crate) fn de_texts<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
-    enum Types {
+    enum Texts {
         List(Vec<String>),
         Text(String),
     }
-    let names = match Option::<Types>::deserialize(d)? {
+    Ok(match Option::<Texts>::deserialize(d)? {
         None => Vec::new(),
-        Some(Types::List(list)) => list,
-        Some(Types::Text(text)) => text.split(',').map(str::to_string).collect(),
-    };
-    names
+        Some(Texts::List(list)) => list,
+        Some(Texts::Text(text)) => vec![text],
+    })
+}
+
+/// Event types as a list (`["JS_CALL", "GC"]`) or one comma-separated text (`JS_CALL,GC`).
+fn de_types<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<EventType>, D::Error> {
+    de_texts(d)?
         .iter()
+        .flat_map(|t| t.split(','))
         .map(|t| t.trim())
         .filter(|t| !t.is_empty())
         .map(|t| parse_type(t).map_err(serde::de::Error::custom))

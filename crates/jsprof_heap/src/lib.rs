@@ -41,6 +41,7 @@ mod shallow;
 mod snapshot;
 mod snapshot_order;
 mod spill;
+pub use spill::random_u64;
 mod statistics;
 pub mod strings;
 mod summary;

@@ -144,8 +144,9 @@ fn named_scratch_file(dir: &Path, mut name: impl FnMut() -> String) -> io::Resul
 }
 
 /// 64 bits no other user can guess: std's hasher keys are drawn from the system's random source
-/// once per process, and each new `RandomState` moves them on.
-fn random_u64() -> u64 {
+/// once per process, and each new `RandomState` moves them on. The scratch files' names here, and
+/// the CLI's temporary names beside the files it writes (`jsprof`'s `output_file.rs`).
+pub fn random_u64() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(

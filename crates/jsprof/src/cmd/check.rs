@@ -444,8 +444,11 @@ fn check_groups(args: &Args, budgets: &Budgets) -> Result<Outcome> {
     let groups = GroupArgs {
         base: args.base.clone(),
         target: args.target.clone(),
-        alpha: b.alpha.unwrap_or(0.05),
-        noise_floor: b.noise_floor_points.unwrap_or(0.5),
+        stats: crate::cmd::diff::StatsArgs {
+            alpha: b.alpha.unwrap_or(0.05),
+            noise_floor: b.noise_floor_points.unwrap_or(0.5),
+            ..Default::default()
+        },
         ..GroupArgs::default()
     };
     let options = groups

@@ -67,6 +67,17 @@ pub struct GroupArgs {
     /// The target group, as `--base`.
     #[arg(long, num_args = 1.., value_name = "FILE|DIR", requires = "base")]
     pub target: Vec<PathBuf>,
+    #[command(flatten)]
+    pub stats: StatsArgs,
+    /// Group comparison: write the differential flame graph of the two merged groups (each
+    /// normalised to its own total) to this SVG file.
+    #[arg(long, value_name = "OUT.svg")]
+    pub flamegraph: Option<PathBuf>,
+}
+
+/// The group comparison's statistics (`diff --base/--target`, `lake diff`; `check`'s `[abtest]`).
+#[derive(clap::Args, Clone)]
+pub struct StatsArgs {
     /// Group comparison: report changes whose Benjamini-Hochberg q-value is below this.
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
@@ -77,21 +88,20 @@ pub struct GroupArgs {
     /// Group comparison: test only functions present in at least this many profiles.
     #[arg(long, default_value_t = 3)]
     pub min_profiles: usize,
-    /// Group comparison: write the differential flame graph of the two merged groups (each
-    /// normalised to its own total) to this SVG file.
-    #[arg(long, value_name = "OUT.svg")]
-    pub flamegraph: Option<PathBuf>,
 }
 
-impl GroupArgs {
-    /// Both groups' files, directories expanded (their files, sorted, not recursive).
-    pub fn files(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-        Ok((
-            expand(&self.base, "--base")?,
-            expand(&self.target, "--target")?,
-        ))
+impl Default for StatsArgs {
+    fn default() -> Self {
+        StatsArgs {
+            alpha: 0.05,
+            noise_floor: 0.5,
+            min_profiles: 3,
+        }
     }
+}
 
+impl StatsArgs {
+    /// The statistics' options, checked.
     pub fn options(&self) -> Result<AbOptions> {
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             bail!("--alpha must be between 0 and 1, not {}", self.alpha);
@@ -107,6 +117,20 @@ impl GroupArgs {
             noise_floor: self.noise_floor / 100.0,
             min_profiles: self.min_profiles,
         })
+    }
+}
+
+impl GroupArgs {
+    /// Both groups' files, directories expanded (their files, sorted, not recursive).
+    pub fn files(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+        Ok((
+            expand(&self.base, "--base")?,
+            expand(&self.target, "--target")?,
+        ))
+    }
+
+    pub fn options(&self) -> Result<AbOptions> {
+        self.stats.options()
     }
 }
 

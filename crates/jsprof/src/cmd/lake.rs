@@ -153,15 +153,8 @@ pub struct DiffArgs {
     /// Terms both groups keep to (`--where page=/checkout`).
     #[command(flatten)]
     pub selection: Where,
-    /// Report changes whose Benjamini-Hochberg q-value is below this.
-    #[arg(long, default_value_t = 0.05)]
-    pub alpha: f64,
-    /// … and whose share shifted by at least this many points.
-    #[arg(long, default_value_t = 0.5, value_name = "POINTS")]
-    pub noise_floor: f64,
-    /// Test only functions present in at least this many profiles.
-    #[arg(long, default_value_t = 3)]
-    pub min_profiles: usize,
+    #[command(flatten)]
+    pub stats: crate::cmd::diff::StatsArgs,
     /// Write the differential flame graph of the two merged groups (each normalised to its own
     /// total) to this SVG file.
     #[arg(long, value_name = "OUT.svg")]
@@ -672,13 +665,7 @@ fn group_selection(terms: &[String], common: &Where) -> Result<Selection> {
 }
 
 fn run_diff(a: DiffArgs) -> Result<ExitCode> {
-    let options = crate::cmd::diff::GroupArgs {
-        alpha: a.alpha,
-        noise_floor: a.noise_floor,
-        min_profiles: a.min_profiles,
-        ..Default::default()
-    }
-    .options()?;
+    let options = a.stats.options()?;
     let base = group_selection(&a.base, &a.selection)?;
     let target = group_selection(&a.target, &a.selection)?;
     let unit = a.unit.map(UnitArg::as_str);

@@ -627,7 +627,8 @@ fn heap_answers_equal_the_cli() {
             assert_eq!(o[k], c[k], "{k}");
         }
         let value = c["value"].as_str().unwrap();
-        assert_eq!(o["value_cut"], value.chars().count() > 500);
+        // `value_cut` is written only where a value was cut.
+        assert_eq!(o.get("value_cut").is_some(), value.chars().count() > 500);
         assert!(value.starts_with(o["value"].as_str().unwrap()));
     }
     let cli_detached = cli_json(&["heap", "detached", &detached, "--json", "--limit", "0"]);

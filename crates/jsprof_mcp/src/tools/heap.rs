@@ -282,30 +282,13 @@ pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> Tool
     let doc = q
         .store
         .document(q.question.to_string(), move || {
-            let s = &heap.snapshot;
-            let groups = jsprof_heap::duplicate_strings(s, &heap.analysis);
-            let strings = groups
-                .into_iter()
-                .map(|g| {
-                    let cut = g.value.chars().count() > STRING_SHOWN;
-                    StringGroup {
-                        value: g.value.chars().take(STRING_SHOWN).collect(),
-                        value_cut: cut,
-                        count: g.count,
-                        total_size: g.total_size,
-                        wasted_size: g.wasted_size,
-                        retained_size: g.retained_size,
-                        truncated: g.truncated,
-                        length: g.length,
-                        sample_id: s.nodes.id[g.sample as usize],
-                    }
-                })
-                .collect();
-            Ok(StringsReport {
-                kind: s.kind(),
-                warnings: jsprof_document::heap::warnings(s),
-                strings,
-            })
+            // `jsprof heap strings --json`'s document, every value cut at STRING_SHOWN.
+            Ok(jsprof_document::heap_strings::strings_report_shown(
+                &heap.snapshot,
+                &heap.analysis,
+                0,
+                STRING_SHOWN,
+            ))
         })
         .await?;
     q.page_of(
@@ -323,28 +306,6 @@ pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> Tool
             )
         },
     )
-}
-
-/// `heap_strings`' document: strings held in several copies, their values cut at
-/// [`STRING_SHOWN`] characters.
-#[derive(serde::Serialize)]
-struct StringsReport {
-    kind: &'static str,
-    warnings: Vec<jsprof_document::JsonWarning>,
-    strings: Vec<StringGroup>,
-}
-
-#[derive(serde::Serialize)]
-struct StringGroup {
-    value: String,
-    value_cut: bool,
-    count: u64,
-    total_size: u64,
-    wasted_size: u64,
-    retained_size: u64,
-    truncated: bool,
-    length: Option<i64>,
-    sample_id: u32,
 }
 
 pub(super) async fn heap_detached(q: Question<'_>, args: HeapDetachedArgs) -> ToolResult<Answer> {
