@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, temp_file,
+    fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, report_data, temp_file,
 };
 use crate::views::{key, weights, Key, SAMPLED_FIXTURES};
 
@@ -428,19 +428,6 @@ fn focus_on_a_trace_keeps_the_focused_calls() {
         let none = trace_calls(path, &["--focus", "^no such function$"]);
         assert!(none.is_empty(), "{file}: {none:?}");
     }
-}
-
-/// The report's embedded data (`<script id="jsprof-data">`).
-fn report_data(args: &[&str]) -> Value {
-    let out = jsprof(&[&["report"][..], args, &["-o", "-"]].concat());
-    assert_ok(&out, &format!("jsprof report {args:?}"));
-    let html = String::from_utf8(out.stdout).unwrap();
-    let start = html
-        .find(r#"<script id="jsprof-data" type="application/json">"#)
-        .expect("embedded data");
-    let rest = &html[start..];
-    let body = &rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()];
-    serde_json::from_str(body).unwrap()
 }
 
 /// `jsprof report --focus` bakes the filter into every embedded view: the trees are re-rooted

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, fresh_dir, golden, json_array, jsprof_env};
+use crate::support::{all_rows, assert_ok, fixtures, fresh_dir, golden, json_array, jsprof_env};
 
 // The generator is compiled once, in `heap_scale` (a second `#[path]` would load it twice).
 use crate::heap_scale::heapgen;
@@ -203,14 +203,7 @@ fn a_generated_snapshot_answers_the_same_bytes_cold_warm_and_without_the_cache()
 fn summary(cache: &Path, file: &Path) -> (Vec<u8>, String) {
     let out = run(
         cache,
-        &[
-            "heap",
-            "summary",
-            file.to_str().unwrap(),
-            "--json",
-            "--limit",
-            "0",
-        ],
+        &all_rows(&["heap", "summary"], file.to_str().unwrap()),
     );
     (out.stdout, String::from_utf8(out.stderr).unwrap())
 }
