@@ -104,17 +104,22 @@ fn diff_warns_when_snapshots_share_no_ids() {
 /// three that `node-leak.js` pushed into `sessionsLeak` before the target snapshot).
 const SESSION_ID: &str = "79193";
 
-#[test]
-fn retainers_of_a_leaked_session_go_through_sessions_leak() {
-    let ours = jsprof_json(&[
+/// `jsprof heap retainers leak-3-final SESSION_ID --json --paths PATHS`.
+fn session_retainers(paths: u32) -> Value {
+    jsprof_json(&[
         "heap",
         "retainers",
         &input("leak-3-final.heapsnapshot"),
         SESSION_ID,
         "--json",
         "--paths",
-        "3",
-    ]);
+        &paths.to_string(),
+    ])
+}
+
+#[test]
+fn retainers_of_a_leaked_session_go_through_sessions_leak() {
+    let ours = session_retainers(3);
     assert_eq!(ours["object"]["class"], "Session");
     let paths = json_array(&ours["paths"]);
     assert!(
@@ -159,15 +164,7 @@ fn retainers_of_a_leaked_session_go_through_sessions_leak() {
 
 #[test]
 fn dominators_show_the_leak_array_dominating_the_sessions() {
-    let retainers = jsprof_json(&[
-        "heap",
-        "retainers",
-        &input("leak-3-final.heapsnapshot"),
-        SESSION_ID,
-        "--json",
-        "--paths",
-        "1",
-    ]);
+    let retainers = session_retainers(1);
     let array = &retainers["paths"][0]["steps"][0]["retainer"];
     let array_id = array["id"].to_string();
     let tree = jsprof_json(&[
