@@ -123,22 +123,9 @@ export class ScrollTable extends TreeTable {
   get roots() { return this.level ? this.level.loaded() : []; }
   set roots(_) {}
 
-  header() {
-    const tr = el('tr');
-    this.o.columns.forEach((c, i) => {
-      const th = el('th', { class: c.num ? 'num' : null, text: c.title, title: c.tip || null, scope: 'col' });
-      if (i === this.sortBy) th.setAttribute('aria-sort', this.sortDir < 0 ? 'descending' : 'ascending');
-      if (c.value && this.o.sortable !== false) th.addEventListener('click', () => {
-        if (this.sortBy === i) this.sortDir = -this.sortDir; else { this.sortBy = i; this.sortDir = c.num ? -1 : 1; }
-        this.thead.textContent = '';
-        this.header();
-        this.resort(this.level);
-        this.render();
-      });
-      tr.append(th);
-    });
-    this.thead.append(tr);
-  }
+  // The header is TreeTable's; a click re-sorts the loaded levels, asking the server again where
+  // a level is paged.
+  resortAll() { this.resort(this.level); }
 
   wrap(d, depth, parent, index) {
     return { d, depth, parent, index, expanded: false, level: null, get kids() { return this.level ? this.level.loaded() : null; } };

@@ -5,7 +5,8 @@ import { el } from 'jsprof/format.js';
 export class TreeTable {
   // options: columns [{title, num, value(d), render(d, row)}], children(d) -> array | Promise |
   // null, expandable(d), onSelect(d, row), onActivate(d, row), onContext(d, event) (right
-  // click), rowClass(d) (a class for the row: search matches), sortBy, limit, label
+  // click), rowClass(d) (a class for the row: search matches), sortBy, limit, label,
+  // sortable (false: no column sorts)
   constructor(options) {
     this.o = Object.assign({ limit: 200, sortDir: -1 }, options);
     this.sortBy = this.o.sortBy ?? 0;
@@ -26,11 +27,11 @@ export class TreeTable {
     this.o.columns.forEach((c, i) => {
       const th = el('th', { class: c.num ? 'num' : null, text: c.title, title: c.tip || null, scope: 'col' });
       if (i === this.sortBy) th.setAttribute('aria-sort', this.sortDir < 0 ? 'descending' : 'ascending');
-      if (c.value) th.addEventListener('click', () => {
+      if (c.value && this.o.sortable !== false) th.addEventListener('click', () => {
         if (this.sortBy === i) this.sortDir = -this.sortDir; else { this.sortBy = i; this.sortDir = c.num ? -1 : 1; }
         this.thead.textContent = '';
         this.header();
-        this.sortAll(this.roots);
+        this.resortAll();
         this.render();
       });
       tr.append(th);
@@ -41,6 +42,9 @@ export class TreeTable {
   wrap(d, depth, parent) {
     return { d, depth, parent, expanded: false, kids: null, limit: this.o.limit };
   }
+
+  // Sorts every loaded row again after a click on a column's header.
+  resortAll() { this.sortAll(this.roots); }
 
   setRoots(list) {
     this.roots = list.map((d) => this.wrap(d, 0, null));
