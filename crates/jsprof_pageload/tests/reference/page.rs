@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::page_loads::{
-    assert_network_tree_matches, close, input, navigations, oracle, MS, PAGE_LOADS, SCORE,
+    assert_network_tree_matches, close, input, navigations, oracle, paired, MS, PAGE_LOADS, SCORE,
 };
 use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
 
@@ -93,12 +93,11 @@ fn web_vitals_and_insights_match_the_trace_engine() {
         assert_eq!(ours["kind"], "trace");
         close(&ours["duration_ms"], &want["duration_ms"], MS, "duration");
         assert_eq!(ours["main_frame_url"], want["main_frame_url"]);
-        let (navs, want_navs) = (
-            ours["navigations"].as_array().unwrap(),
-            want["navigations"].as_array().unwrap(),
-        );
-        assert_eq!(navs.len(), want_navs.len(), "{name}: navigations");
-        for (n, w) in navs.iter().zip(want_navs) {
+        for (n, w) in paired(
+            &ours["navigations"],
+            &want["navigations"],
+            &format!("{name}: navigations"),
+        ) {
             let at = format!("{name} {}", w["id"]);
             assert_eq!(n["id"], w["id"]);
             assert_eq!(n["url"], w["url"], "{at}");
@@ -364,12 +363,7 @@ fn more_insights_match_the_trace_engine() {
 
             let (cc, wc) = (&i["cls_culprits"], &wi["CLSCulprits"]);
             assert_eq!(cc["state"], wc["state"], "{at} CLSCulprits state");
-            let (sh, wsh) = (
-                cc["shifts"].as_array().unwrap(),
-                wc["shifts"].as_array().unwrap(),
-            );
-            assert_eq!(sh.len(), wsh.len(), "{at} shifts");
-            for (s, ws) in sh.iter().zip(wsh) {
+            for (s, ws) in paired(&cc["shifts"], &wc["shifts"], &format!("{at} shifts")) {
                 close(&s["ts_ms"], &ws["ts_ms"], MS, &format!("{at} shift"));
                 close(&s["score"], &ws["score"], SCORE, &format!("{at} shift"));
                 let rc = &ws["root_causes"];
@@ -394,12 +388,11 @@ fn more_insights_match_the_trace_engine() {
                     "{at} non-composited animations"
                 );
             }
-            let (cl, wcl) = (
-                cc["clusters"].as_array().unwrap(),
-                wc["culprits"].as_array().unwrap(),
-            );
-            assert_eq!(cl.len(), wcl.len(), "{at} culprit clusters");
-            for (k, wk) in cl.iter().zip(wcl) {
+            for (k, wk) in paired(
+                &cc["clusters"],
+                &wc["culprits"],
+                &format!("{at} culprit clusters"),
+            ) {
                 close(
                     &k["cluster_start_ms"],
                     &wk["cluster_start_ms"],
@@ -475,12 +468,11 @@ fn more_insights_match_the_trace_engine() {
                 "{at}"
             );
             assert_eq!(m["large_style_recalcs"], wm["large_style_recalcs"], "{at}");
-            let (u, wu) = (
-                m["large_updates"].as_array().unwrap(),
-                wm["large_updates"].as_array().unwrap(),
-            );
-            assert_eq!(u.len(), wu.len(), "{at} large updates");
-            for (u, wu) in u.iter().zip(wu) {
+            for (u, wu) in paired(
+                &m["large_updates"],
+                &wm["large_updates"],
+                &format!("{at} large updates"),
+            ) {
                 assert_eq!(u["size"], wu["size"], "{at}");
                 close(
                     &u["dur_ms"],
@@ -499,12 +491,11 @@ fn more_insights_match_the_trace_engine() {
                 MS,
                 &format!("{at} reflow total"),
             );
-            let (b, wb) = (
-                f["bottom_up"].as_array().unwrap(),
-                wf["bottom_up"].as_array().unwrap(),
-            );
-            assert_eq!(b.len(), wb.len(), "{at} reflow sources");
-            for (b, wb) in b.iter().zip(wb) {
+            for (b, wb) in paired(
+                &f["bottom_up"],
+                &wf["bottom_up"],
+                &format!("{at} reflow sources"),
+            ) {
                 for k in ["function", "url", "line", "column", "script_id"] {
                     assert_eq!(b["frame"][k], wb[k], "{at} reflow source {k}");
                 }
