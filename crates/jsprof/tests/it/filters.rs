@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::support::{
-    fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, report_data, temp_file,
+    fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, refused, report_data,
+    temp_file,
 };
 use crate::views::{key, weights, Key, SAMPLED_FIXTURES};
 
@@ -214,9 +215,7 @@ fn sandwich_is_top_bottom_up_and_focus() {
     let heaviest = top(path, &["--by", "total"]);
     assert!(close(weights(&doc["function"]).1, weights(&heaviest[0]).1));
     assert!(!json_array(&doc["other_matches"]).is_empty());
-    let out = jsprof(&["tree", path, "--sandwich", "^no such function$"]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&["tree", path, "--sandwich", "^no such function$"]);
     assert!(
         err.contains("--sandwich") && err.contains("node-mix"),
         "{err}"
@@ -367,9 +366,8 @@ fn every_view_takes_the_filters() {
     }
 
     // A bad pattern is a usage error naming it.
-    let out = jsprof(&["top", path, "--focus", "("]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad regular expression `(`"));
+    let err = refused(&["top", path, "--focus", "("]);
+    assert!(err.contains("bad regular expression `(`"), "{err}");
 }
 
 /// The JS calls of a trace's unique events: name → (total ms, hits).

@@ -109,6 +109,15 @@ pub fn report_data(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(body).unwrap()
 }
 
+/// Runs `jsprof` with `args`, asserts that it refused them as bad input or usage (exit 2), and
+/// returns its stderr.
+pub fn refused(args: &[&str]) -> String {
+    let out = jsprof(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "jsprof {args:?}: {err}");
+    err
+}
+
 /// Runs `jsprof` and parses its stdout as JSON, panicking with stderr when it fails.
 pub fn jsprof_json(args: &[&str]) -> serde_json::Value {
     let out = jsprof(args);
