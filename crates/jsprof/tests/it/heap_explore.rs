@@ -221,18 +221,20 @@ fn dominators_show_the_leak_array_dominating_the_sessions() {
     check(&top["root"]);
 }
 
+/// `jsprof heap leaks` of the three leak snapshots, `--json` and `flags`.
+fn leaks(flags: &[&str]) -> Value {
+    let files = ["leak-1-baseline", "leak-2-target", "leak-3-final"]
+        .map(|n| input(&format!("{n}.heapsnapshot")));
+    let mut args = vec!["heap", "leaks"];
+    args.extend(files.iter().map(String::as_str));
+    args.push("--json");
+    args.extend_from_slice(flags);
+    jsprof_json(&args)
+}
+
 #[test]
 fn leaks_put_the_sessions_first_through_sessions_leak() {
-    let ours = jsprof_json(&[
-        "heap",
-        "leaks",
-        &input("leak-1-baseline.heapsnapshot"),
-        &input("leak-2-target.heapsnapshot"),
-        &input("leak-3-final.heapsnapshot"),
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let ours = leaks(&["--limit", "0"]);
     let groups = json_array(&ours["groups"]);
     let first = &groups[0];
     // node-leak.js: three sessions made between baseline and target, all still held in final.
@@ -262,16 +264,7 @@ fn leaks_put_the_sessions_first_through_sessions_leak() {
     assert_eq!(node["nodes"][0]["name"], "Session");
 
     // A floor hides the small groups.
-    let big = jsprof_json(&[
-        "heap",
-        "leaks",
-        &input("leak-1-baseline.heapsnapshot"),
-        &input("leak-2-target.heapsnapshot"),
-        &input("leak-3-final.heapsnapshot"),
-        "--json",
-        "--min-retained",
-        "100000",
-    ]);
+    let big = leaks(&["--min-retained", "100000"]);
     for g in json_array(&big["groups"]) {
         assert!(g["retained_size"].as_u64().unwrap() >= 100000);
     }

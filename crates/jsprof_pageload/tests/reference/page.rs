@@ -442,18 +442,15 @@ fn more_insights_match_the_trace_engine() {
                     "{at} properties"
                 );
                 let a = &wf["animation"];
-                close(
-                    &f["animation_ts_ms"],
-                    &a["ts_ms"],
-                    MS,
-                    &format!("{at} animation"),
-                );
-                close(
-                    &f["animation_dur_ms"],
-                    &a["dur_ms"],
-                    MS,
-                    &format!("{at} animation"),
-                );
+                for (ours, engine) in [("animation_ts_ms", "ts_ms"), ("animation_dur_ms", "dur_ms")]
+                {
+                    close(
+                        &f[ours],
+                        &a[engine],
+                        MS,
+                        &format!("{at} animation {engine}"),
+                    );
+                }
             }
 
             let (m, wm) = (&i["dom_size"], &wi["DOMSize"]);
