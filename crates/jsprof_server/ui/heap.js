@@ -359,19 +359,7 @@ export class ScrollTable extends TreeTable {
       return tr;
     }
     const tr = el('tr', { 'aria-level': r.depth + 1, 'aria-selected': r === this.selected ? 'true' : null, style });
-    if (this.expandable(r)) tr.setAttribute('aria-expanded', r.expanded ? 'true' : 'false');
-    cols.forEach((c, j) => {
-      const td = el('td', { class: c.cls || (c.num ? 'num' : null) });
-      if (j === this.o.treeColumn) {
-        td.style.paddingLeft = 8 + r.depth * 14 + 'px';
-        const tw = el('span', { class: 'tw', text: this.expandable(r) ? (r.expanded ? '▾' : '▸') : '' });
-        tw.addEventListener('click', async (e) => { e.stopPropagation(); await this.toggle(r); });
-        td.append(tw);
-      }
-      const v = c.render(r.d, r);
-      if (v instanceof Node) td.append(v); else td.append(document.createTextNode(v ?? ''));
-      tr.append(td);
-    });
+    this.fillRow(tr, r, () => this.toggle(r));
     tr.addEventListener('click', () => this.select(r));
     tr.addEventListener('dblclick', async () => { await this.toggle(r); if (this.o.onActivate) this.o.onActivate(r.d, r); });
     r.tr = tr;

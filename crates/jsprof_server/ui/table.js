@@ -134,20 +134,7 @@ export class TreeTable {
         return;
       }
       const tr = el('tr', { 'aria-level': r.depth + 1, 'aria-selected': r === this.selected ? 'true' : null, class: this.o.rowClass ? this.o.rowClass(r.d) : null });
-      if (this.expandable(r)) tr.setAttribute('aria-expanded', r.expanded ? 'true' : 'false');
-      cols.forEach((c, j) => {
-        const td = el('td', { class: c.cls || (c.num ? 'num' : null) });
-        if (j === this.o.treeColumn) {
-          td.style.paddingLeft = 8 + r.depth * 14 + 'px';
-          const tw = el('span', { class: 'tw', text: this.expandable(r) ? (r.expanded ? '▾' : '▸') : '' });
-          tw.addEventListener('click', async (e) => { e.stopPropagation(); await this.expand(r, !r.expanded); this.render(); });
-          td.append(tw);
-        }
-        const v = c.render(r.d, r);
-        if (v instanceof Node) td.append(v); else td.append(document.createTextNode(v ?? ''));
-        if (c.title_of) td.title = c.title_of(r.d);
-        tr.append(td);
-      });
+      this.fillRow(tr, r, async () => { await this.expand(r, !r.expanded); this.render(); });
       tr.addEventListener('click', () => this.select(r));
       if (this.o.onContext) tr.addEventListener('contextmenu', (e) => { e.preventDefault(); this.select(r); this.o.onContext(r.d, e); });
       tr.addEventListener('dblclick', async () => { await this.expand(r, !r.expanded); this.render(); if (this.o.onActivate) this.o.onActivate(r.d, r); });
@@ -156,6 +143,25 @@ export class TreeTable {
     });
     this.tbody.textContent = '';
     this.tbody.append(frag);
+  }
+
+  // A data row's cells (and its aria-expanded): the tree column is indented to the row's depth
+  // and carries the triangle, whose click calls toggle().
+  fillRow(tr, r, toggle) {
+    if (this.expandable(r)) tr.setAttribute('aria-expanded', r.expanded ? 'true' : 'false');
+    this.o.columns.forEach((c, j) => {
+      const td = el('td', { class: c.cls || (c.num ? 'num' : null) });
+      if (j === this.o.treeColumn) {
+        td.style.paddingLeft = 8 + r.depth * 14 + 'px';
+        const tw = el('span', { class: 'tw', text: this.expandable(r) ? (r.expanded ? '▾' : '▸') : '' });
+        tw.addEventListener('click', async (e) => { e.stopPropagation(); await toggle(); });
+        td.append(tw);
+      }
+      const v = c.render(r.d, r);
+      if (v instanceof Node) td.append(v); else td.append(document.createTextNode(v ?? ''));
+      if (c.title_of) td.title = c.title_of(r.d);
+      tr.append(td);
+    });
   }
 
   showMore(r) {
