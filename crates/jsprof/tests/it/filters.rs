@@ -73,16 +73,24 @@ fn each_sampled(mut check: impl FnMut(&str, &str)) {
     }
 }
 
+/// Each sampled fixture, its whole `top` table and the function the filters are tried on
+/// (`focus_target`, one called by others when `nested`) with its self and total weights.
+fn each_target(nested: bool, mut check: impl FnMut(&str, &str, &[Value], &str, (f64, f64))) {
+    each_sampled(|input, path| {
+        let all = top(path, &[]);
+        let (name, weights) = focus_target(&all, nested, path);
+        check(input, path, &all, &name, weights);
+    });
+}
+
 fn pattern(name: &str) -> String {
     format!("^{}$", name.replace('$', "\\$"))
 }
 
 #[test]
 fn focus_keeps_exactly_the_time_under_the_function() {
-    each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, (_, total)) = focus_target(&all, false, path);
-        let re = pattern(&name);
+    each_target(false, |input, path, _, name, (_, total)| {
+        let re = pattern(name);
         let focused = top(path, &["--focus", &re]);
         // Everything left ran under `name`, and all of `name`'s time is left.
         assert!(
@@ -90,7 +98,7 @@ fn focus_keeps_exactly_the_time_under_the_function() {
             "{input}: focus {name}: {} kept, its total {total}",
             self_sum(&focused)
         );
-        let row = focused.iter().find(|f| f["name"] == name.as_str()).unwrap();
+        let row = focused.iter().find(|f| f["name"] == name).unwrap();
         assert!(close(weights(row).1, total), "{input}: {name}");
         // Re-rooted: the tree has the function as its only root.
         let tree = jsprof_json(&["tree", "--json", "--max-depth", "1", path, "--focus", &re]);
@@ -98,7 +106,7 @@ fn focus_keeps_exactly_the_time_under_the_function() {
             .iter()
             .map(|n| n["name"].as_str().unwrap())
             .collect();
-        assert_eq!(roots, [name.as_str()], "{input}");
+        assert_eq!(roots, [name], "{input}");
     });
 }
 
@@ -117,13 +125,11 @@ fn assert_left_out(input: &str, flag: &str, name: &str, kept: &[Value], want: f6
 
 #[test]
 fn drop_leaves_out_exactly_the_functions_total() {
-    each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, (_, total)) = focus_target(&all, true, path);
-        let dropped = top(path, &["--drop", &pattern(&name)]);
+    each_target(true, |input, path, all, name, (_, total)| {
+        let dropped = top(path, &["--drop", &pattern(name)]);
         // What leaves the table is the function's total; it is gone, and no function gains.
-        assert_left_out(input, "--drop", &name, &dropped, self_sum(&all) - total);
-        let before = by_key(&all);
+        assert_left_out(input, "--drop", name, &dropped, self_sum(all) - total);
+        let before = by_key(all);
         for f in &dropped {
             let (s, t) = weights(f);
             let (s0, t0) = before[&key(f)];
@@ -134,9 +140,9 @@ fn drop_leaves_out_exactly_the_functions_total() {
             );
         }
         // Dropping and focusing on the same function split the profile in two.
-        let focused = top(path, &["--focus", &pattern(&name)]);
+        let focused = top(path, &["--focus", &pattern(name)]);
         assert!(
-            close(self_sum(&dropped) + self_sum(&focused), self_sum(&all)),
+            close(self_sum(&dropped) + self_sum(&focused), self_sum(all)),
             "{input}: drop + focus {name}"
         );
     });
@@ -147,13 +153,11 @@ fn drop_leaves_out_exactly_the_functions_total() {
 /// one answer.
 #[test]
 fn sandwich_is_top_bottom_up_and_focus() {
-    each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, (self_ms, total)) = focus_target(&all, true, path);
-        let re = pattern(&name);
+    each_target(true, |input, path, _, name, (self_ms, total)| {
+        let re = pattern(name);
         let doc = jsprof_json(&["tree", "--json", path, "--sandwich", &re]);
         assert_eq!(doc["view"], "sandwich", "{input}");
-        assert_eq!(doc["function"]["name"], name.as_str(), "{input}");
+        assert_eq!(doc["function"]["name"], name, "{input}");
         let w = weights(&doc["function"]);
         assert!(
             close(w.0, self_ms) && close(w.1, total),
@@ -224,11 +228,9 @@ fn sandwich_is_top_bottom_up_and_focus() {
 
 #[test]
 fn exclude_charges_callers_and_keeps_the_total() {
-    each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, _) = focus_target(&all, true, path);
-        let excluded = top(path, &["--exclude", &pattern(&name)]);
-        assert_left_out(input, "--exclude", &name, &excluded, self_sum(&all));
+    each_target(true, |input, path, all, name, _| {
+        let excluded = top(path, &["--exclude", &pattern(name)]);
+        assert_left_out(input, "--exclude", name, &excluded, self_sum(all));
     });
 }
 
