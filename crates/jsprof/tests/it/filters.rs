@@ -77,10 +77,16 @@ fn each_sampled(mut check: impl FnMut(&str, &str)) {
 /// (`focus_target`, one called by others when `nested`) with its self and total weights.
 fn each_target(nested: bool, mut check: impl FnMut(&str, &str, &[Value], &str, (f64, f64))) {
     each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, weights) = focus_target(&all, nested, path);
+        let (all, name, weights) = target_in(path, nested);
         check(input, path, &all, &name, weights);
     });
+}
+
+/// `path`'s whole `top` table and the function the filters are tried on (see [`each_target`]).
+fn target_in(path: &str, nested: bool) -> (Vec<Value>, String, (f64, f64)) {
+    let all = top(path, &[]);
+    let (name, weights) = focus_target(&all, nested, path);
+    (all, name, weights)
 }
 
 fn pattern(name: &str) -> String {
@@ -298,8 +304,7 @@ fn hide_idle_leaves_out_idle_only() {
 #[test]
 fn every_view_takes_the_filters() {
     let path = &fixture_arg("cpu/tsc.cpuprofile.gz");
-    let all = top(path, &[]);
-    let (name, (_, total_ms)) = focus_target(&all, false, path);
+    let (all, name, (_, total_ms)) = target_in(path, false);
     let re = pattern(&name);
 
     // Folded stacks: every stack but the gaps starts at the function; they add up to its total.
@@ -436,8 +441,7 @@ fn focus_on_a_trace_keeps_the_focused_calls() {
 #[test]
 fn report_takes_the_filters() {
     let path = &fixture_arg("cpu/node-mix.cpuprofile.gz");
-    let all = top(path, &[]);
-    let (name, (_, total_ms)) = focus_target(&all, true, path);
+    let (_, name, (_, total_ms)) = target_in(path, true);
     let re = pattern(&name);
     let data = report_data(&[path, "--focus", &re]);
     assert!(
