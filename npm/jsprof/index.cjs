@@ -223,6 +223,15 @@ const TRANSFORM = {
 };
 const WHERE = { where: 'strings', since: 'string', until: 'string' };
 const GLOBAL = { noCache: 'bool' };
+// The A/B test's two groups and its thresholds: `diff --base … --target …` and `lake diff` ask alike.
+const GROUPS = {
+  base: 'strings',
+  target: 'strings',
+  alpha: 'number',
+  noiseFloor: 'number',
+  minProfiles: 'number',
+  flamegraph: 'string',
+};
 
 /** Every command with `--json`: its words, positional parameters and flags. */
 const COMMANDS = {
@@ -247,12 +256,7 @@ const COMMANDS = {
     words: ['diff'],
     positionals: ['before', 'after'],
     flags: {
-      base: 'strings',
-      target: 'strings',
-      alpha: 'number',
-      noiseFloor: 'number',
-      minProfiles: 'number',
-      flamegraph: 'string',
+      ...GROUPS,
       key: 'string',
       normalize: 'bool',
       limit: 'number',
@@ -368,12 +372,7 @@ const COMMANDS = {
     positionals: ['lake'],
     flags: {
       ...WHERE,
-      base: 'strings',
-      target: 'strings',
-      alpha: 'number',
-      noiseFloor: 'number',
-      minProfiles: 'number',
-      flamegraph: 'string',
+      ...GROUPS,
       unit: 'string',
       limit: 'number',
     },

@@ -247,7 +247,8 @@ export interface DiffOptions extends ViewOptions, TransformOptions, GlobalOption
   limit?: number;
 }
 
-export interface DiffGroupOptions extends DiffOptions {
+/** An A/B test's two groups and its thresholds (`diff` of groups and `lakeDiff`). */
+export interface GroupOptions {
   /** The base group's profiles (files or directories). */
   base: string | string[];
   /** The target group's profiles. */
@@ -261,6 +262,8 @@ export interface DiffGroupOptions extends DiffOptions {
   /** Write the differential flame graph (SVG) here. */
   flamegraph?: string;
 }
+
+export interface DiffGroupOptions extends DiffOptions, GroupOptions {}
 
 export type EventType =
   | 'DOCUMENT_PARSING'
@@ -466,13 +469,7 @@ export function lakeTree(
 export function lakeTrend(lake: string, fn: string, options: WhereOptions & { by: string; url?: string; unit?: LakeUnit }): Promise<JsprofDocument>;
 export function lakeDiff(
   lake: string,
-  options: WhereOptions & {
-    base: string | string[];
-    target: string | string[];
-    alpha?: number;
-    noiseFloor?: number;
-    minProfiles?: number;
-    flamegraph?: string;
+  options: WhereOptions & GroupOptions & {
     unit?: LakeUnit;
     limit?: number;
   },

@@ -123,22 +123,9 @@ export class ScrollTable extends TreeTable {
   get roots() { return this.level ? this.level.loaded() : []; }
   set roots(_) {}
 
-  header() {
-    const tr = el('tr');
-    this.o.columns.forEach((c, i) => {
-      const th = el('th', { class: c.num ? 'num' : null, text: c.title, title: c.tip || null, scope: 'col' });
-      if (i === this.sortBy) th.setAttribute('aria-sort', this.sortDir < 0 ? 'descending' : 'ascending');
-      if (c.value && this.o.sortable !== false) th.addEventListener('click', () => {
-        if (this.sortBy === i) this.sortDir = -this.sortDir; else { this.sortBy = i; this.sortDir = c.num ? -1 : 1; }
-        this.thead.textContent = '';
-        this.header();
-        this.resort(this.level);
-        this.render();
-      });
-      tr.append(th);
-    });
-    this.thead.append(tr);
-  }
+  // The header is TreeTable's; a click re-sorts the loaded levels, asking the server again where
+  // a level is paged.
+  resortAll() { this.resort(this.level); }
 
   wrap(d, depth, parent, index) {
     return { d, depth, parent, index, expanded: false, level: null, get kids() { return this.level ? this.level.loaded() : null; } };
@@ -372,19 +359,7 @@ export class ScrollTable extends TreeTable {
       return tr;
     }
     const tr = el('tr', { 'aria-level': r.depth + 1, 'aria-selected': r === this.selected ? 'true' : null, style });
-    if (this.expandable(r)) tr.setAttribute('aria-expanded', r.expanded ? 'true' : 'false');
-    cols.forEach((c, j) => {
-      const td = el('td', { class: c.cls || (c.num ? 'num' : null) });
-      if (j === this.o.treeColumn) {
-        td.style.paddingLeft = 8 + r.depth * 14 + 'px';
-        const tw = el('span', { class: 'tw', text: this.expandable(r) ? (r.expanded ? '▾' : '▸') : '' });
-        tw.addEventListener('click', async (e) => { e.stopPropagation(); await this.toggle(r); });
-        td.append(tw);
-      }
-      const v = c.render(r.d, r);
-      if (v instanceof Node) td.append(v); else td.append(document.createTextNode(v ?? ''));
-      tr.append(td);
-    });
+    this.fillRow(tr, r, () => this.toggle(r));
     tr.addEventListener('click', () => this.select(r));
     tr.addEventListener('dblclick', async () => { await this.toggle(r); if (this.o.onActivate) this.o.onActivate(r.d, r); });
     r.tr = tr;

@@ -5,7 +5,8 @@ import { el } from 'jsprof/format.js';
 export class TreeTable {
   // options: columns [{title, num, value(d), render(d, row)}], children(d) -> array | Promise |
   // null, expandable(d), onSelect(d, row), onActivate(d, row), onContext(d, event) (right
-  // click), rowClass(d) (a class for the row: search matches), sortBy, limit, label
+  // click), rowClass(d) (a class for the row: search matches), sortBy, limit, label,
+  // sortable (false: no column sorts)
   constructor(options) {
     this.o = Object.assign({ limit: 200, sortDir: -1 }, options);
     this.sortBy = this.o.sortBy ?? 0;
@@ -26,11 +27,11 @@ export class TreeTable {
     this.o.columns.forEach((c, i) => {
       const th = el('th', { class: c.num ? 'num' : null, text: c.title, title: c.tip || null, scope: 'col' });
       if (i === this.sortBy) th.setAttribute('aria-sort', this.sortDir < 0 ? 'descending' : 'ascending');
-      if (c.value) th.addEventListener('click', () => {
+      if (c.value && this.o.sortable !== false) th.addEventListener('click', () => {
         if (this.sortBy === i) this.sortDir = -this.sortDir; else { this.sortBy = i; this.sortDir = c.num ? -1 : 1; }
         this.thead.textContent = '';
         this.header();
-        this.sortAll(this.roots);
+        this.resortAll();
         this.render();
       });
       tr.append(th);
@@ -41,6 +42,9 @@ export class TreeTable {
   wrap(d, depth, parent) {
     return { d, depth, parent, expanded: false, kids: null, limit: this.o.limit };
   }
+
+  // Sorts every loaded row again after a click on a column's header.
+  resortAll() { this.sortAll(this.roots); }
 
   setRoots(list) {
     this.roots = list.map((d) => this.wrap(d, 0, null));
@@ -130,20 +134,7 @@ export class TreeTable {
         return;
       }
       const tr = el('tr', { 'aria-level': r.depth + 1, 'aria-selected': r === this.selected ? 'true' : null, class: this.o.rowClass ? this.o.rowClass(r.d) : null });
-      if (this.expandable(r)) tr.setAttribute('aria-expanded', r.expanded ? 'true' : 'false');
-      cols.forEach((c, j) => {
-        const td = el('td', { class: c.cls || (c.num ? 'num' : null) });
-        if (j === this.o.treeColumn) {
-          td.style.paddingLeft = 8 + r.depth * 14 + 'px';
-          const tw = el('span', { class: 'tw', text: this.expandable(r) ? (r.expanded ? '▾' : '▸') : '' });
-          tw.addEventListener('click', async (e) => { e.stopPropagation(); await this.expand(r, !r.expanded); this.render(); });
-          td.append(tw);
-        }
-        const v = c.render(r.d, r);
-        if (v instanceof Node) td.append(v); else td.append(document.createTextNode(v ?? ''));
-        if (c.title_of) td.title = c.title_of(r.d);
-        tr.append(td);
-      });
+      this.fillRow(tr, r, async () => { await this.expand(r, !r.expanded); this.render(); });
       tr.addEventListener('click', () => this.select(r));
       if (this.o.onContext) tr.addEventListener('contextmenu', (e) => { e.preventDefault(); this.select(r); this.o.onContext(r.d, e); });
       tr.addEventListener('dblclick', async () => { await this.expand(r, !r.expanded); this.render(); if (this.o.onActivate) this.o.onActivate(r.d, r); });
@@ -152,6 +143,25 @@ export class TreeTable {
     });
     this.tbody.textContent = '';
     this.tbody.append(frag);
+  }
+
+  // A data row's cells (and its aria-expanded): the tree column is indented to the row's depth
+  // and carries the triangle, whose click calls toggle().
+  fillRow(tr, r, toggle) {
+    if (this.expandable(r)) tr.setAttribute('aria-expanded', r.expanded ? 'true' : 'false');
+    this.o.columns.forEach((c, j) => {
+      const td = el('td', { class: c.cls || (c.num ? 'num' : null) });
+      if (j === this.o.treeColumn) {
+        td.style.paddingLeft = 8 + r.depth * 14 + 'px';
+        const tw = el('span', { class: 'tw', text: this.expandable(r) ? (r.expanded ? '▾' : '▸') : '' });
+        tw.addEventListener('click', async (e) => { e.stopPropagation(); await toggle(); });
+        td.append(tw);
+      }
+      const v = c.render(r.d, r);
+      if (v instanceof Node) td.append(v); else td.append(document.createTextNode(v ?? ''));
+      if (c.title_of) td.title = c.title_of(r.d);
+      tr.append(td);
+    });
   }
 
   showMore(r) {

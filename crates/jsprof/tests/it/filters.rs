@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, temp_file,
+    fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, refused, report_data,
+    temp_file,
 };
 use crate::views::{key, weights, Key, SAMPLED_FIXTURES};
 
@@ -72,16 +73,30 @@ fn each_sampled(mut check: impl FnMut(&str, &str)) {
     }
 }
 
+/// Each sampled fixture, its whole `top` table and the function the filters are tried on
+/// (`focus_target`, one called by others when `nested`) with its self and total weights.
+fn each_target(nested: bool, mut check: impl FnMut(&str, &str, &[Value], &str, (f64, f64))) {
+    each_sampled(|input, path| {
+        let (all, name, weights) = target_in(path, nested);
+        check(input, path, &all, &name, weights);
+    });
+}
+
+/// `path`'s whole `top` table and the function the filters are tried on (see [`each_target`]).
+fn target_in(path: &str, nested: bool) -> (Vec<Value>, String, (f64, f64)) {
+    let all = top(path, &[]);
+    let (name, weights) = focus_target(&all, nested, path);
+    (all, name, weights)
+}
+
 fn pattern(name: &str) -> String {
     format!("^{}$", name.replace('$', "\\$"))
 }
 
 #[test]
 fn focus_keeps_exactly_the_time_under_the_function() {
-    each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, (_, total)) = focus_target(&all, false, path);
-        let re = pattern(&name);
+    each_target(false, |input, path, _, name, (_, total)| {
+        let re = pattern(name);
         let focused = top(path, &["--focus", &re]);
         // Everything left ran under `name`, and all of `name`'s time is left.
         assert!(
@@ -89,7 +104,7 @@ fn focus_keeps_exactly_the_time_under_the_function() {
             "{input}: focus {name}: {} kept, its total {total}",
             self_sum(&focused)
         );
-        let row = focused.iter().find(|f| f["name"] == name.as_str()).unwrap();
+        let row = focused.iter().find(|f| f["name"] == name).unwrap();
         assert!(close(weights(row).1, total), "{input}: {name}");
         // Re-rooted: the tree has the function as its only root.
         let tree = jsprof_json(&["tree", "--json", "--max-depth", "1", path, "--focus", &re]);
@@ -97,7 +112,7 @@ fn focus_keeps_exactly_the_time_under_the_function() {
             .iter()
             .map(|n| n["name"].as_str().unwrap())
             .collect();
-        assert_eq!(roots, [name.as_str()], "{input}");
+        assert_eq!(roots, [name], "{input}");
     });
 }
 
@@ -116,13 +131,11 @@ fn assert_left_out(input: &str, flag: &str, name: &str, kept: &[Value], want: f6
 
 #[test]
 fn drop_leaves_out_exactly_the_functions_total() {
-    each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, (_, total)) = focus_target(&all, true, path);
-        let dropped = top(path, &["--drop", &pattern(&name)]);
+    each_target(true, |input, path, all, name, (_, total)| {
+        let dropped = top(path, &["--drop", &pattern(name)]);
         // What leaves the table is the function's total; it is gone, and no function gains.
-        assert_left_out(input, "--drop", &name, &dropped, self_sum(&all) - total);
-        let before = by_key(&all);
+        assert_left_out(input, "--drop", name, &dropped, self_sum(all) - total);
+        let before = by_key(all);
         for f in &dropped {
             let (s, t) = weights(f);
             let (s0, t0) = before[&key(f)];
@@ -133,9 +146,9 @@ fn drop_leaves_out_exactly_the_functions_total() {
             );
         }
         // Dropping and focusing on the same function split the profile in two.
-        let focused = top(path, &["--focus", &pattern(&name)]);
+        let focused = top(path, &["--focus", &pattern(name)]);
         assert!(
-            close(self_sum(&dropped) + self_sum(&focused), self_sum(&all)),
+            close(self_sum(&dropped) + self_sum(&focused), self_sum(all)),
             "{input}: drop + focus {name}"
         );
     });
@@ -146,13 +159,11 @@ fn drop_leaves_out_exactly_the_functions_total() {
 /// one answer.
 #[test]
 fn sandwich_is_top_bottom_up_and_focus() {
-    each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, (self_ms, total)) = focus_target(&all, true, path);
-        let re = pattern(&name);
+    each_target(true, |input, path, _, name, (self_ms, total)| {
+        let re = pattern(name);
         let doc = jsprof_json(&["tree", "--json", path, "--sandwich", &re]);
         assert_eq!(doc["view"], "sandwich", "{input}");
-        assert_eq!(doc["function"]["name"], name.as_str(), "{input}");
+        assert_eq!(doc["function"]["name"], name, "{input}");
         let w = weights(&doc["function"]);
         assert!(
             close(w.0, self_ms) && close(w.1, total),
@@ -214,9 +225,7 @@ fn sandwich_is_top_bottom_up_and_focus() {
     let heaviest = top(path, &["--by", "total"]);
     assert!(close(weights(&doc["function"]).1, weights(&heaviest[0]).1));
     assert!(!json_array(&doc["other_matches"]).is_empty());
-    let out = jsprof(&["tree", path, "--sandwich", "^no such function$"]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&["tree", path, "--sandwich", "^no such function$"]);
     assert!(
         err.contains("--sandwich") && err.contains("node-mix"),
         "{err}"
@@ -225,11 +234,9 @@ fn sandwich_is_top_bottom_up_and_focus() {
 
 #[test]
 fn exclude_charges_callers_and_keeps_the_total() {
-    each_sampled(|input, path| {
-        let all = top(path, &[]);
-        let (name, _) = focus_target(&all, true, path);
-        let excluded = top(path, &["--exclude", &pattern(&name)]);
-        assert_left_out(input, "--exclude", &name, &excluded, self_sum(&all));
+    each_target(true, |input, path, all, name, _| {
+        let excluded = top(path, &["--exclude", &pattern(name)]);
+        assert_left_out(input, "--exclude", name, &excluded, self_sum(all));
     });
 }
 
@@ -297,8 +304,7 @@ fn hide_idle_leaves_out_idle_only() {
 #[test]
 fn every_view_takes_the_filters() {
     let path = &fixture_arg("cpu/tsc.cpuprofile.gz");
-    let all = top(path, &[]);
-    let (name, (_, total_ms)) = focus_target(&all, false, path);
+    let (all, name, (_, total_ms)) = target_in(path, false);
     let re = pattern(&name);
 
     // Folded stacks: every stack but the gaps starts at the function; they add up to its total.
@@ -367,9 +373,8 @@ fn every_view_takes_the_filters() {
     }
 
     // A bad pattern is a usage error naming it.
-    let out = jsprof(&["top", path, "--focus", "("]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad regular expression `(`"));
+    let err = refused(&["top", path, "--focus", "("]);
+    assert!(err.contains("bad regular expression `(`"), "{err}");
 }
 
 /// The JS calls of a trace's unique events: name → (total ms, hits).
@@ -430,27 +435,13 @@ fn focus_on_a_trace_keeps_the_focused_calls() {
     }
 }
 
-/// The report's embedded data (`<script id="jsprof-data">`).
-fn report_data(args: &[&str]) -> Value {
-    let out = jsprof(&[&["report"][..], args, &["-o", "-"]].concat());
-    assert_ok(&out, &format!("jsprof report {args:?}"));
-    let html = String::from_utf8(out.stdout).unwrap();
-    let start = html
-        .find(r#"<script id="jsprof-data" type="application/json">"#)
-        .expect("embedded data");
-    let rest = &html[start..];
-    let body = &rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()];
-    serde_json::from_str(body).unwrap()
-}
-
 /// `jsprof report --focus` bakes the filter into every embedded view: the trees are re-rooted
 /// at the function with exactly its total, the chart's top-level calls are its calls, and the
 /// subtitle says so. A heap snapshot refuses filters.
 #[test]
 fn report_takes_the_filters() {
     let path = &fixture_arg("cpu/node-mix.cpuprofile.gz");
-    let all = top(path, &[]);
-    let (name, (_, total_ms)) = focus_target(&all, true, path);
+    let (_, name, (_, total_ms)) = target_in(path, true);
     let re = pattern(&name);
     let data = report_data(&[path, "--focus", &re]);
     assert!(

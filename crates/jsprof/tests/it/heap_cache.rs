@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, fresh_dir, golden, json_array, jsprof_env};
+use crate::support::{all_rows, assert_ok, fixtures, fresh_dir, golden, json_array, jsprof_env};
 
 // The generator is compiled once, in `heap_scale` (a second `#[path]` would load it twice).
 use crate::heap_scale::heapgen;
@@ -21,6 +21,25 @@ fn no_cache<'a>(argv: &[&'a str]) -> Vec<&'a str> {
     let mut bypass = argv.to_vec();
     bypass.push("--no-cache");
     bypass
+}
+
+/// `argv` with `--no-cache` fails (exit 2): the snapshot's text really is unreadable, so an
+/// answer that still comes must come from the index.
+fn assert_text_unreadable(argv: &[&str]) {
+    let out = jsprof_env(&no_cache(argv), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{argv:?} reads the poisoned text"
+    );
+}
+
+/// The one line a damaged index leaves on stderr before it is rebuilt.
+fn assert_checksum_note(note: &str) {
+    assert!(
+        note.lines().count() == 1 && note.contains("checksum"),
+        "{note}"
+    );
 }
 
 /// A directory of its own for one test: the snapshots it changes and its cache.
@@ -135,12 +154,7 @@ fn same_bytes_cold_warm_and_bypassed(file: &Path, ids: &[String]) {
             .unwrap();
         jsprof_heap::cache::rekey_index(&jsprof_heap::HeapCache::new(&cache), &copy).unwrap();
         run(&cache, &["heap", "stats", name, "--json"]);
-        let analysed = jsprof_env(&["heap", "stats", name, "--json", "--no-cache"], &[]);
-        assert_eq!(
-            analysed.status.code(),
-            Some(2),
-            "the poisoned text does not parse"
-        );
+        assert_text_unreadable(&["heap", "stats", name, "--json"]);
     }
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -203,14 +217,7 @@ fn a_generated_snapshot_answers_the_same_bytes_cold_warm_and_without_the_cache()
 fn summary(cache: &Path, file: &Path) -> (Vec<u8>, String) {
     let out = run(
         cache,
-        &[
-            "heap",
-            "summary",
-            file.to_str().unwrap(),
-            "--json",
-            "--limit",
-            "0",
-        ],
+        &all_rows(&["heap", "summary"], file.to_str().unwrap()),
     );
     (out.stdout, String::from_utf8(out.stderr).unwrap())
 }
@@ -412,13 +419,7 @@ fn diff_leaks_check_and_report_answer_from_the_index() {
     }
     // The text really is unreadable: without the index each command fails on it.
     for argv in &commands {
-        let bypass = no_cache(argv);
-        let out = jsprof_env(&bypass, &[]);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{argv:?} reads the poisoned text"
-        );
+        assert_text_unreadable(argv);
     }
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -475,10 +476,7 @@ fn summary_and_stats_answer_from_the_overview_alone() {
     let dominators = ["heap", "dominators", name, "--json"];
     let out = run(&cache, &dominators);
     let note = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        note.lines().count() == 1 && note.contains("checksum"),
-        "{note}"
-    );
+    assert_checksum_note(&note);
     let bypass = no_cache(&dominators);
     assert!(run(&cache, &bypass).stdout == out.stdout);
     assert_eq!(fs::read(&index).unwrap(), good, "rebuilt byte for byte");
@@ -493,22 +491,14 @@ fn summary_and_stats_answer_from_the_overview_alone() {
     fs::write(&index, &bad).unwrap();
     let (out, note) = summary(&cache, &file);
     assert!(out == first[0], "the answer after a damaged overview");
-    assert!(
-        note.lines().count() == 1 && note.contains("checksum"),
-        "{note}"
-    );
+    assert_checksum_note(&note);
     assert_eq!(fs::read(&index).unwrap(), good, "rebuilt byte for byte");
     quiet_and_same("rebuilt");
 
     // The snapshot's text spoiled, its key kept: the answers still come from the index.
     poison(&file, &cache);
     quiet_and_same("a poisoned snapshot");
-    let out = jsprof_env(&["heap", "stats", name, "--no-cache"], &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "the poisoned text does not parse"
-    );
+    assert_text_unreadable(&["heap", "stats", name]);
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -104,17 +104,22 @@ fn diff_warns_when_snapshots_share_no_ids() {
 /// three that `node-leak.js` pushed into `sessionsLeak` before the target snapshot).
 const SESSION_ID: &str = "79193";
 
-#[test]
-fn retainers_of_a_leaked_session_go_through_sessions_leak() {
-    let ours = jsprof_json(&[
+/// `jsprof heap retainers leak-3-final SESSION_ID --json --paths PATHS`.
+fn session_retainers(paths: u32) -> Value {
+    jsprof_json(&[
         "heap",
         "retainers",
         &input("leak-3-final.heapsnapshot"),
         SESSION_ID,
         "--json",
         "--paths",
-        "3",
-    ]);
+        &paths.to_string(),
+    ])
+}
+
+#[test]
+fn retainers_of_a_leaked_session_go_through_sessions_leak() {
+    let ours = session_retainers(3);
     assert_eq!(ours["object"]["class"], "Session");
     let paths = json_array(&ours["paths"]);
     assert!(
@@ -159,15 +164,7 @@ fn retainers_of_a_leaked_session_go_through_sessions_leak() {
 
 #[test]
 fn dominators_show_the_leak_array_dominating_the_sessions() {
-    let retainers = jsprof_json(&[
-        "heap",
-        "retainers",
-        &input("leak-3-final.heapsnapshot"),
-        SESSION_ID,
-        "--json",
-        "--paths",
-        "1",
-    ]);
+    let retainers = session_retainers(1);
     let array = &retainers["paths"][0]["steps"][0]["retainer"];
     let array_id = array["id"].to_string();
     let tree = jsprof_json(&[
@@ -224,18 +221,20 @@ fn dominators_show_the_leak_array_dominating_the_sessions() {
     check(&top["root"]);
 }
 
+/// `jsprof heap leaks` of the three leak snapshots, `--json` and `flags`.
+fn leaks(flags: &[&str]) -> Value {
+    let files = ["leak-1-baseline", "leak-2-target", "leak-3-final"]
+        .map(|n| input(&format!("{n}.heapsnapshot")));
+    let mut args = vec!["heap", "leaks"];
+    args.extend(files.iter().map(String::as_str));
+    args.push("--json");
+    args.extend_from_slice(flags);
+    jsprof_json(&args)
+}
+
 #[test]
 fn leaks_put_the_sessions_first_through_sessions_leak() {
-    let ours = jsprof_json(&[
-        "heap",
-        "leaks",
-        &input("leak-1-baseline.heapsnapshot"),
-        &input("leak-2-target.heapsnapshot"),
-        &input("leak-3-final.heapsnapshot"),
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let ours = leaks(&["--limit", "0"]);
     let groups = json_array(&ours["groups"]);
     let first = &groups[0];
     // node-leak.js: three sessions made between baseline and target, all still held in final.
@@ -265,16 +264,7 @@ fn leaks_put_the_sessions_first_through_sessions_leak() {
     assert_eq!(node["nodes"][0]["name"], "Session");
 
     // A floor hides the small groups.
-    let big = jsprof_json(&[
-        "heap",
-        "leaks",
-        &input("leak-1-baseline.heapsnapshot"),
-        &input("leak-2-target.heapsnapshot"),
-        &input("leak-3-final.heapsnapshot"),
-        "--json",
-        "--min-retained",
-        "100000",
-    ]);
+    let big = leaks(&["--min-retained", "100000"]);
     for g in json_array(&big["groups"]) {
         assert!(g["retained_size"].as_u64().unwrap() >= 100000);
     }

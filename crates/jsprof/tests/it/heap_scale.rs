@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, json_array, jsprof, jsprof_json, temp_file};
+use crate::support::{all_rows, assert_ok, json_array, jsprof, jsprof_json, temp_file};
 
 #[allow(dead_code)] // the generator's CLI-only helpers
 #[path = "../../../../bench/heapgen/src/gen.rs"]
@@ -174,14 +174,7 @@ fn claims_past_u32_load_with_a_warning_and_no_reservation() {
         "\"edge_count\":8589934592",
     );
     let file = temp_file("claims.heapsnapshot", &text);
-    let v = jsprof_json(&[
-        "heap",
-        "summary",
-        file.to_str().unwrap(),
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let v = jsprof_json(&all_rows(&["heap", "summary"], file.to_str().unwrap()));
     assert_eq!(v["total_size"], expected["total_size"]);
     let warned = |field: &str| {
         json_array(&v["warnings"])

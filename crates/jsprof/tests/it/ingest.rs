@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::serve::{data_dir, raw_on, serve_refused, serving, Reply as Answer, Serve};
-use crate::support::{fixtures, jsprof, skip_without};
+use crate::support::{all_rows, fixtures, jsprof, skip_without};
 
 const KEY: &str = "ingest-key-0123456789abcdef";
 const PATH: &str = "/ingest/v1/selfprofile";
@@ -717,17 +717,8 @@ fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
     );
     let file = lake.with_file_name("chain.jsprofile.json");
     std::fs::write(&file, &trace).unwrap();
-    let out = crate::lake::jsprof_within(
-        limit,
-        &[
-            "lake",
-            "top",
-            lake.to_str().unwrap(),
-            "--json",
-            "--limit",
-            "0",
-        ],
-    );
+    let out =
+        crate::lake::jsprof_within(limit, &all_rows(&["lake", "top"], lake.to_str().unwrap()));
     assert!(
         out.status.success(),
         "{}",

@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::lake::{assert_tables_equal, key, table_of, Table};
-use crate::support::{fixtures, jsprof, jsprof_json, skip_without};
+use crate::support::{all_rows, fixtures, jsprof, jsprof_json, skip_without};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -87,14 +87,7 @@ fn fixture_lake(name: &str) -> PathBuf {
 
 /// `jsprof lake top --json` as function → (self ns, total ns): its ms are whole ns.
 fn lake_top(lake: &Path, filter: &[&str]) -> Table {
-    let mut args = vec![
-        "lake",
-        "top",
-        lake.to_str().unwrap(),
-        "--json",
-        "--limit",
-        "0",
-    ];
+    let mut args = all_rows(&["lake", "top"], lake.to_str().unwrap());
     for w in filter {
         args.extend(["--where", w]);
     }

@@ -498,25 +498,21 @@ fn sandwich_equals_the_cli() {
         return;
     }
     let profile = fixture("cpu/node-mix.cpuprofile.gz");
-    let cli = cli_json(&[
-        "tree",
-        &profile,
-        "--sandwich",
-        "^buildTree$",
-        "--max-depth",
-        "3",
-        "--json",
-    ]);
-    let hidden = cli_json(&[
-        "tree",
-        &profile,
-        "--sandwich",
-        "^buildTree$",
-        "--max-depth",
-        "3",
-        "--hide-idle",
-        "--json",
-    ]);
+    let sandwich = |filters: &[&str]| {
+        let mut args = vec![
+            "tree",
+            &profile,
+            "--sandwich",
+            "^buildTree$",
+            "--max-depth",
+            "3",
+        ];
+        args.extend_from_slice(filters);
+        args.push("--json");
+        cli_json(&args)
+    };
+    let cli = sandwich(&[]);
+    let hidden = sandwich(&["--hide-idle"]);
     let r = stdio(
         &[],
         &[],

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 pub(crate) use crate::page_loads::assert_network_tree_matches;
 use crate::page_loads::{close, input, oracle, MS, PAGE_LOADS, SCORE};
-use crate::support::{fixtures, jsprof, jsprof_json, temp_file};
+use crate::support::{fixtures, jsprof, jsprof_json, refused, report_data, temp_file};
 
 /// `summary` of a page load names LCP, CLS and INP (the oracle's) and its worst insight: the
 /// first that fails, in the sidebar's order, by the oracle's states. `report` embeds the
@@ -70,19 +70,7 @@ fn summary_and_report_carry_the_page() {
             "{name}: {worst}"
         );
 
-        let out = jsprof(&["report", &input(name), "-o", "-"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let html = String::from_utf8(out.stdout).unwrap();
-        let start = html
-            .find(r#"<script id="jsprof-data" type="application/json">"#)
-            .expect("embedded data");
-        let rest = &html[start..];
-        let body = &rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()];
-        let data: Value = serde_json::from_str(body).unwrap();
+        let data = report_data(&[&input(name)]);
         for view in ["insights", "network", "timings"] {
             let cli = jsprof_json(&[view, &input(name), "--json"]);
             assert_eq!(data["views"][view], cli, "{name}: report's {view}");
@@ -94,9 +82,7 @@ fn summary_and_report_carry_the_page() {
 fn a_profile_is_not_a_page_load() {
     let profile = fixtures().join("cpu/node-mix.cpuprofile.gz");
     for cmd in ["insights", "network", "timings"] {
-        let out = jsprof(&[cmd, profile.to_str().unwrap(), "--json"]);
-        assert_eq!(out.status.code(), Some(2), "{cmd}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = refused(&[cmd, profile.to_str().unwrap(), "--json"]);
         assert!(
             err.contains("node-mix.cpuprofile.gz") && err.contains("not a Chrome trace"),
             "{err}"

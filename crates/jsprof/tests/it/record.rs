@@ -26,6 +26,22 @@ pub(crate) fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// `jsprof record TARGET --cpu --duration 1 --json -o DIR` (TARGET: `--inspect ADDR`, `--pid PID`),
+/// its JSON.
+fn record_cpu_one_second(target: &[&str], dir: &Path) -> Value {
+    let mut args = vec!["record"];
+    args.extend_from_slice(target);
+    args.extend([
+        "--cpu",
+        "--duration",
+        "1",
+        "--json",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    jsprof_json(&args)
+}
+
 /// `jsprof record FLAGS -o DIR -- node fixtures/record/hot.js`, hot.js running `run_ms` ms.
 pub(crate) fn record_hot(flags: &[&str], dir: &Path, run_ms: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_jsprof"));
@@ -136,17 +152,7 @@ fn record_a_launched_command() {
 fn record_by_inspector_address() {
     let (mut child, addr) = node_with_inspector(6000);
     let dir = out_dir("port");
-    let v = jsprof_json(&[
-        "record",
-        "--inspect",
-        &addr,
-        "--cpu",
-        "--duration",
-        "1",
-        "--json",
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    let v = record_cpu_one_second(&["--inspect", &addr], &dir);
     assert_eq!(v["stop_reason"], "Duration");
     let cpu = find(&v, "cpu");
     assert_calls(&cpu, "hotFunction");
@@ -171,17 +177,7 @@ fn record_by_pid() {
     std::thread::sleep(Duration::from_millis(1000));
     let dir = out_dir("pid");
     let pid = child.id().to_string();
-    let v = jsprof_json(&[
-        "record",
-        "--pid",
-        &pid,
-        "--cpu",
-        "--duration",
-        "1",
-        "--json",
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    let v = record_cpu_one_second(&["--pid", &pid], &dir);
     let cpu = find(&v, "cpu");
     assert_calls(&cpu, "hotFunction");
     let _ = child.kill();

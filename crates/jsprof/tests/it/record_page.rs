@@ -272,8 +272,12 @@ fn record_url_gives_the_trace_engines_page_load() {
     );
 }
 
-fn failing(args: &[&str]) -> (Output, String) {
-    let out = jsprof(args);
+/// `jsprof record --chrome ADDR --url URL FLAGS… -o DIR`: its output and its stderr as text.
+fn record_url(addr: &str, url: &str, flags: &[&str], dir: &str) -> (Output, String) {
+    let mut args = vec!["record", "--chrome", addr, "--url", url];
+    args.extend_from_slice(flags);
+    args.extend(["-o", dir]);
+    let out = jsprof(&args);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     (out, stderr)
 }
@@ -286,16 +290,7 @@ fn record_url_refuses_what_cannot_be_recorded() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = closed.local_addr().unwrap().to_string();
     drop(closed);
-    let (out, err) = failing(&[
-        "record",
-        "--chrome",
-        &addr,
-        "--url",
-        "http://127.0.0.1:9/",
-        "--trace",
-        "-o",
-        o,
-    ]);
+    let (out, err) = record_url(&addr, "http://127.0.0.1:9/", &["--trace"], o);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains(&format!("--chrome {addr}: cannot open a tab there")),
@@ -306,22 +301,12 @@ fn record_url_refuses_what_cannot_be_recorded() {
         ("localhost:8080", "give the scheme too"),
         ("example.com", "not a URL"),
     ] {
-        let (out, err) = failing(&[
-            "record", "--chrome", &addr, "--url", url, "--trace", "-o", o,
-        ]);
+        let (out, err) = record_url(&addr, url, &["--trace"], o);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains(&format!("--url {url}: {says}")), "{err}");
     }
     // --url needs --trace (and --chrome).
-    let (out, err) = failing(&[
-        "record",
-        "--chrome",
-        &addr,
-        "--url",
-        "http://127.0.0.1:9/",
-        "-o",
-        o,
-    ]);
+    let (out, err) = record_url(&addr, "http://127.0.0.1:9/", &[], o);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--trace"), "{err}");
     assert!(listing(&dir).is_empty(), "{:?}", listing(&dir));
@@ -360,17 +345,7 @@ fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let refused = format!("http://{}/", closed.local_addr().unwrap());
     drop(closed);
-    let (out, err) = failing(&[
-        "record",
-        "--chrome",
-        &browser.addr,
-        "--url",
-        &refused,
-        "--trace",
-        "--json",
-        "-o",
-        o,
-    ]);
+    let (out, err) = record_url(&browser.addr, &refused, &["--trace", "--json"], o);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains(&format!(
@@ -396,19 +371,12 @@ fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
     // No load event: stopped at --load-timeout, warned, the trace kept, exit 0.
     let hanging = hanging_site();
     let started = Instant::now();
-    let (out, err) = failing(&[
-        "record",
-        "--chrome",
+    let (out, err) = record_url(
         &browser.addr,
-        "--url",
         &hanging,
-        "--trace",
-        "--load-timeout",
-        "2",
-        "--json",
-        "-o",
+        &["--trace", "--load-timeout", "2", "--json"],
         o,
-    ]);
+    );
     assert!(out.status.success(), "{err}");
     assert!(started.elapsed() < Duration::from_secs(30));
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
@@ -422,19 +390,12 @@ fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
     assert!(find(&v, "trace").exists());
 
     // --duration decides instead of the load event: still said when it never came.
-    let (out, err) = failing(&[
-        "record",
-        "--chrome",
+    let (out, err) = record_url(
         &browser.addr,
-        "--url",
         &hanging,
-        "--trace",
-        "--duration",
-        "1.5",
-        "--json",
-        "-o",
+        &["--trace", "--duration", "1.5", "--json"],
         o,
-    ]);
+    );
     assert!(out.status.success(), "{err}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["stop_reason"], "Duration", "{v}");
@@ -465,16 +426,7 @@ fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
             break;
         }
     }
-    let (out, err) = failing(&[
-        "record",
-        "--chrome",
-        &browser.addr,
-        "--url",
-        &refused,
-        "--trace",
-        "-o",
-        o,
-    ]);
+    let (out, err) = record_url(&browser.addr, &refused, &["--trace"], o);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("cannot start recording") && err.contains("Tracing has already been started"),

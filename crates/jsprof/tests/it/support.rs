@@ -89,6 +89,35 @@ pub fn jsprof_env(args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("run jsprof")
 }
 
+/// `WORDS… FILE --json --limit 0`: a command's arguments for every row of its JSON, uncut.
+pub fn all_rows<'a>(words: &[&'a str], file: &'a str) -> Vec<&'a str> {
+    let mut args = words.to_vec();
+    args.extend([file, "--json", "--limit", "0"]);
+    args
+}
+
+/// `jsprof report ARGS -o -`'s embedded data (`<script id="jsprof-data">`), parsed.
+pub fn report_data(args: &[&str]) -> serde_json::Value {
+    let out = jsprof(&[&["report"][..], args, &["-o", "-"]].concat());
+    assert_ok(&out, &format!("jsprof report {args:?}"));
+    let html = String::from_utf8(out.stdout).unwrap();
+    let start = html
+        .find(r#"<script id="jsprof-data" type="application/json">"#)
+        .expect("embedded data");
+    let rest = &html[start..];
+    let body = &rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()];
+    serde_json::from_str(body).unwrap()
+}
+
+/// Runs `jsprof` with `args`, asserts that it refused them as bad input or usage (exit 2), and
+/// returns its stderr.
+pub fn refused(args: &[&str]) -> String {
+    let out = jsprof(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "jsprof {args:?}: {err}");
+    err
+}
+
 /// Runs `jsprof` and parses its stdout as JSON, panicking with stderr when it fails.
 pub fn jsprof_json(args: &[&str]) -> serde_json::Value {
     let out = jsprof(args);

@@ -194,11 +194,7 @@ fn leaks_in_the_browser() {
     if !available() {
         return;
     }
-    let f = fixtures();
-    let files: Vec<PathBuf> = ["leak-1-baseline", "leak-2-target", "leak-3-final"]
-        .iter()
-        .map(|n| f.join(format!("heap/{n}.heapsnapshot.gz")))
-        .collect();
+    let files = crate::ui_heap::leak_series();
     view_against_cli(
         "leaks",
         &files,

@@ -43,19 +43,20 @@ fn leak_final() -> PathBuf {
     fixtures().join("heap/leak-3-final.heapsnapshot.gz")
 }
 
+/// The leak fixture's three snapshots, baseline, target and final.
+pub(crate) fn leak_series() -> Vec<PathBuf> {
+    let f = fixtures();
+    ["leak-1-baseline", "leak-2-target", "leak-3-final"]
+        .iter()
+        .map(|n| f.join(format!("heap/{n}.heapsnapshot.gz")))
+        .collect()
+}
+
 /// A leaked `Session` of the leak fixture (`jsprof heap leaks`' largest group's sample).
 fn leaked_session() -> u64 {
-    let f = fixtures();
-    let files: Vec<String> = ["leak-1-baseline", "leak-2-target", "leak-3-final"]
-        .iter()
-        .map(|n| {
-            f.join(format!("heap/{n}.heapsnapshot.gz"))
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
+    let files = leak_series();
     let mut args = vec!["heap", "leaks", "--json"];
-    args.extend(files.iter().map(String::as_str));
+    args.extend(files.iter().map(|p| p.to_str().unwrap()));
     let leaks = jsprof_json(&args);
     let group = json_array(&leaks["groups"])
         .iter()
@@ -283,11 +284,7 @@ fn summary_between_snapshots_is_heap_summary_between() {
     if !available() {
         return;
     }
-    let f = fixtures();
-    let files: Vec<PathBuf> = ["leak-1-baseline", "leak-2-target", "leak-3-final"]
-        .iter()
-        .map(|n| f.join(format!("heap/{n}.heapsnapshot.gz")))
-        .collect();
+    let files = leak_series();
     let path = |i: usize| files[i].to_str().unwrap();
     let report = jsprof_json(&[
         "heap",

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::page_loads::{
-    assert_network_tree_matches, close, input, navigations, oracle, MS, PAGE_LOADS, SCORE,
+    assert_network_tree_matches, close, input, navigations, oracle, paired, MS, PAGE_LOADS, SCORE,
 };
 use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
 
@@ -85,6 +85,15 @@ fn user_timings_match_the_trace_engine() {
     }
 }
 
+/// An interaction's span and its three phases, as we and the engine name them.
+const INTERACTION_TIMES: [&str; 5] = [
+    "start_ms",
+    "dur_ms",
+    "input_delay_ms",
+    "processing_ms",
+    "presentation_delay_ms",
+];
+
 #[test]
 fn web_vitals_and_insights_match_the_trace_engine() {
     for name in PAGE_LOADS {
@@ -93,12 +102,11 @@ fn web_vitals_and_insights_match_the_trace_engine() {
         assert_eq!(ours["kind"], "trace");
         close(&ours["duration_ms"], &want["duration_ms"], MS, "duration");
         assert_eq!(ours["main_frame_url"], want["main_frame_url"]);
-        let (navs, want_navs) = (
-            ours["navigations"].as_array().unwrap(),
-            want["navigations"].as_array().unwrap(),
-        );
-        assert_eq!(navs.len(), want_navs.len(), "{name}: navigations");
-        for (n, w) in navs.iter().zip(want_navs) {
+        for (n, w) in paired(
+            &ours["navigations"],
+            &want["navigations"],
+            &format!("{name}: navigations"),
+        ) {
             let at = format!("{name} {}", w["id"]);
             assert_eq!(n["id"], w["id"]);
             assert_eq!(n["url"], w["url"], "{at}");
@@ -144,15 +152,8 @@ fn web_vitals_and_insights_match_the_trace_engine() {
             close(&inp["value_ms"], &wi["value_ms"], MS, "INP");
             assert_eq!(inp["interaction"]["type"], wi["type"]);
             assert_eq!(inp["interaction"]["interaction_id"], wi["interaction_id"]);
-            for k in [
-                "start_ms",
-                "dur_ms",
-                "input_delay_ms",
-                "processing_ms",
-                "presentation_delay_ms",
-                "processing_start_ms",
-                "processing_end_ms",
-            ] {
+            let processing = ["processing_start_ms", "processing_end_ms"];
+            for k in INTERACTION_TIMES.iter().chain(&processing) {
                 close(&inp["interaction"][k], &wi[k], MS, &format!("INP {k}"));
             }
 
@@ -255,13 +256,7 @@ fn web_vitals_and_insights_match_the_trace_engine() {
             assert_eq!(o["type"], w["type"]);
             assert_eq!(o["nested"], w["nested"]);
             assert_eq!(o["long"], w["long"]);
-            for k in [
-                "start_ms",
-                "dur_ms",
-                "input_delay_ms",
-                "processing_ms",
-                "presentation_delay_ms",
-            ] {
+            for k in INTERACTION_TIMES {
                 close(&o[k], &w[k], MS, &format!("interaction {} {k}", w["type"]));
             }
         }
@@ -364,12 +359,7 @@ fn more_insights_match_the_trace_engine() {
 
             let (cc, wc) = (&i["cls_culprits"], &wi["CLSCulprits"]);
             assert_eq!(cc["state"], wc["state"], "{at} CLSCulprits state");
-            let (sh, wsh) = (
-                cc["shifts"].as_array().unwrap(),
-                wc["shifts"].as_array().unwrap(),
-            );
-            assert_eq!(sh.len(), wsh.len(), "{at} shifts");
-            for (s, ws) in sh.iter().zip(wsh) {
+            for (s, ws) in paired(&cc["shifts"], &wc["shifts"], &format!("{at} shifts")) {
                 close(&s["ts_ms"], &ws["ts_ms"], MS, &format!("{at} shift"));
                 close(&s["score"], &ws["score"], SCORE, &format!("{at} shift"));
                 let rc = &ws["root_causes"];
@@ -394,12 +384,11 @@ fn more_insights_match_the_trace_engine() {
                     "{at} non-composited animations"
                 );
             }
-            let (cl, wcl) = (
-                cc["clusters"].as_array().unwrap(),
-                wc["culprits"].as_array().unwrap(),
-            );
-            assert_eq!(cl.len(), wcl.len(), "{at} culprit clusters");
-            for (k, wk) in cl.iter().zip(wcl) {
+            for (k, wk) in paired(
+                &cc["clusters"],
+                &wc["culprits"],
+                &format!("{at} culprit clusters"),
+            ) {
                 close(
                     &k["cluster_start_ms"],
                     &wk["cluster_start_ms"],
@@ -449,18 +438,15 @@ fn more_insights_match_the_trace_engine() {
                     "{at} properties"
                 );
                 let a = &wf["animation"];
-                close(
-                    &f["animation_ts_ms"],
-                    &a["ts_ms"],
-                    MS,
-                    &format!("{at} animation"),
-                );
-                close(
-                    &f["animation_dur_ms"],
-                    &a["dur_ms"],
-                    MS,
-                    &format!("{at} animation"),
-                );
+                for (ours, engine) in [("animation_ts_ms", "ts_ms"), ("animation_dur_ms", "dur_ms")]
+                {
+                    close(
+                        &f[ours],
+                        &a[engine],
+                        MS,
+                        &format!("{at} animation {engine}"),
+                    );
+                }
             }
 
             let (m, wm) = (&i["dom_size"], &wi["DOMSize"]);
@@ -475,12 +461,11 @@ fn more_insights_match_the_trace_engine() {
                 "{at}"
             );
             assert_eq!(m["large_style_recalcs"], wm["large_style_recalcs"], "{at}");
-            let (u, wu) = (
-                m["large_updates"].as_array().unwrap(),
-                wm["large_updates"].as_array().unwrap(),
-            );
-            assert_eq!(u.len(), wu.len(), "{at} large updates");
-            for (u, wu) in u.iter().zip(wu) {
+            for (u, wu) in paired(
+                &m["large_updates"],
+                &wm["large_updates"],
+                &format!("{at} large updates"),
+            ) {
                 assert_eq!(u["size"], wu["size"], "{at}");
                 close(
                     &u["dur_ms"],
@@ -499,12 +484,11 @@ fn more_insights_match_the_trace_engine() {
                 MS,
                 &format!("{at} reflow total"),
             );
-            let (b, wb) = (
-                f["bottom_up"].as_array().unwrap(),
-                wf["bottom_up"].as_array().unwrap(),
-            );
-            assert_eq!(b.len(), wb.len(), "{at} reflow sources");
-            for (b, wb) in b.iter().zip(wb) {
+            for (b, wb) in paired(
+                &f["bottom_up"],
+                &wf["bottom_up"],
+                &format!("{at} reflow sources"),
+            ) {
                 for k in ["function", "url", "line", "column", "script_id"] {
                     assert_eq!(b["frame"][k], wb[k], "{at} reflow source {k}");
                 }

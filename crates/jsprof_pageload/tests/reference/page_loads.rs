@@ -76,6 +76,21 @@ pub(crate) fn close(ours: &Value, want: &Value, tol: f64, what: &str) {
     assert!((a - b).abs() <= tol, "{what}: ours {a}, DevTools {b}");
 }
 
+/// Our array and the engine's, element by element, once they are both arrays of one length
+/// (else a panic naming `what`).
+#[track_caller]
+pub(crate) fn paired<'a>(
+    ours: &'a Value,
+    want: &'a Value,
+    what: &str,
+) -> std::iter::Zip<std::slice::Iter<'a, Value>, std::slice::Iter<'a, Value>> {
+    let (Some(o), Some(w)) = (ours.as_array(), want.as_array()) else {
+        panic!("{what}: not two arrays: ours {ours:.200}, DevTools {want:.200}");
+    };
+    assert_eq!(o.len(), w.len(), "{what}");
+    o.iter().zip(w)
+}
+
 /// `ours` within `tol` of `want` where the engine gives a number, else `null`.
 #[track_caller]
 pub(crate) fn close_or_null(ours: &Value, want: &Value, tol: f64, what: &str) {
