@@ -16,6 +16,8 @@ usage: npm/build.sh [--binary PATH] [--out DIR] [--profile NAME]
   --out DIR       where the tarballs go (default: target/npm)
   --profile NAME  the cargo profile to build with (default: dist), as
                   cargo build --profile NAME -p jsprof --features lake
+                  (dist on x86-64 Linux with glibc: a position-dependent
+                  executable, built under target/x86_64-unknown-linux-gnu/)
 EOF
 }
 
@@ -49,7 +51,21 @@ version="$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version *= *"\([^"]*\)".*/\
 key="$(node -e 'process.stdout.write(require(process.argv[1]).hostKey())' "$here/jsprof/lib/binary.js")"
 
 if [ -z "$binary" ]; then
-  (cd "$root" && cargo build --profile "$profile" -p jsprof --features lake) >&2
+  target_flags=()
+  triple_dir=""
+  # On x86-64 Linux with glibc, the published binary is a position-dependent executable: a PIE
+  # carries a relocation for every pointer in its read-only tables (vtables, string tables), 2.3
+  # MB of `.rela.dyn` in this one, which a fixed load address does without. rustc links without
+  # -pie by itself under the static relocation model. The flags go to the target only (hence the
+  # explicit --target, which builds under target/<triple>/): build scripts and proc-macros, which
+  # are loaded as shared objects, stay position-independent. The release workflow does the same.
+  if [ "$profile" = dist ] && [ "$key" = linux-x64-gnu ]; then
+    triple=x86_64-unknown-linux-gnu
+    target_flags=(--target "$triple")
+    triple_dir="$triple/"
+    export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C relocation-model=static"
+  fi
+  (cd "$root" && cargo build --profile "$profile" -p jsprof --features lake "${target_flags[@]}") >&2
   case "$profile" in
     dev | test) dir=debug ;;
     release | bench) dir=release ;;
@@ -57,7 +73,7 @@ if [ -z "$binary" ]; then
   esac
   exe=""
   case "$key" in win32-*) exe=".exe" ;; esac
-  binary="${CARGO_TARGET_DIR:-$root/target}/$dir/jsprof$exe"
+  binary="${CARGO_TARGET_DIR:-$root/target}/$triple_dir$dir/jsprof$exe"
 fi
 [ -f "$binary" ] || { echo "npm/build.sh: $binary: no such binary" >&2; exit 2; }
 
