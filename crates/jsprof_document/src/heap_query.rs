@@ -4,13 +4,11 @@
 //! the MCP heap tools take them as arguments (their schemas included). One parser per value:
 //! `sort` is [`HeapSort`]'s, an object id is [`parse_object_id`].
 
-use std::str::FromStr;
-
 use jsprof_heap::SortBy;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
-use crate::query::Query;
+use crate::query::{named_values, Query};
 
 /// The order of the Summary's classes, largest first: `retained` (the default), `self` or
 /// `count`.
@@ -34,52 +32,19 @@ impl From<HeapSort> for SortBy {
     }
 }
 
-impl FromStr for HeapSort {
-    type Err = String;
-    fn from_str(s: &str) -> Result<HeapSort, String> {
-        match s {
-            "retained" => Ok(HeapSort::Retained),
-            "self" => Ok(HeapSort::SelfSize),
-            "count" => Ok(HeapSort::Count),
-            v => Err(format!(
-                "bad `sort` `{}`: expected retained, self or count",
-                v.chars()
-                    .take(64)
-                    .flat_map(char::escape_default)
-                    .collect::<String>()
-            )),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for HeapSort {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<HeapSort, D::Error> {
-        match Option::<String>::deserialize(d)? {
-            None => Ok(HeapSort::default()),
-            Some(s) => s.parse().map_err(serde::de::Error::custom),
-        }
-    }
-}
-
-impl JsonSchema for HeapSort {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "HeapSort".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "enum": ["retained", "self", "count"],
-            "description": "`retained` (default), `self` or `count`."
-        })
-    }
-}
+named_values!(HeapSort, option = "sort", schema = "HeapSort",
+    description = "`retained` (default), `self` or `count`.",
+    ["retained" => Retained, "self" => SelfSize, "count" => Count]);
 
 /// Parses an object id as DevTools shows it, `297807` or `@297807`: every door's one reading.
 pub fn parse_object_id(text: &str) -> Result<u32, String> {
     let digits = text.trim().strip_prefix('@').unwrap_or(text.trim());
-    digits
-        .parse()
-        .map_err(|_| format!("bad node id `{text}`: expected a number such as 297807 or @297807"))
+    digits.parse().map_err(|_| {
+        format!(
+            "bad node id `{}`: expected a number such as 297807 or @297807",
+            crate::query::shown_value(text)
+        )
+    })
 }
 
 /// An object id as a JSON argument: `123` or `"@123"`, as the tables print it.
@@ -224,6 +189,11 @@ mod tests {
             Err("bad node id `x`: expected a number such as 297807 or @297807".to_string())
         );
         assert_eq!(parse_object_id("@297807"), Ok(297807));
+        // What a user typed reaches a message escaped, whichever door it came through.
+        assert_eq!(
+            parse_object_id("\u{1b}[2J"),
+            Err("bad node id `\\u{1b}[2J`: expected a number such as 297807 or @297807".into())
+        );
     }
 
     #[test]

@@ -62,20 +62,53 @@ pub fn strings_report_shown(
         total,
         strings: groups
             .into_iter()
-            .map(|g| StringJson {
-                sample_id: s.nodes.id[g.sample as usize],
-                value_cut: g.value.chars().nth(shown).is_some(),
-                value: match g.value.char_indices().nth(shown) {
-                    Some((at, _)) => g.value[..at].to_string(),
-                    None => g.value,
-                },
-                count: g.count,
-                total_size: g.total_size,
-                wasted_size: g.wasted_size,
-                retained_size: g.retained_size,
-                truncated: g.truncated,
-                length: g.length,
+            .map(|g| {
+                let (value, value_cut) = cut_chars(g.value, shown);
+                StringJson {
+                    sample_id: s.nodes.id[g.sample as usize],
+                    value,
+                    value_cut,
+                    count: g.count,
+                    total_size: g.total_size,
+                    wasted_size: g.wasted_size,
+                    retained_size: g.retained_size,
+                    truncated: g.truncated,
+                    length: g.length,
+                }
             })
             .collect(),
+    }
+}
+
+/// `value`'s first `shown` characters, and whether any were cut. A value of at most `shown` bytes
+/// is not read: the CLI's `usize::MAX` costs nothing, however long the strings.
+fn cut_chars(mut value: String, shown: usize) -> (String, bool) {
+    if value.len() <= shown {
+        return (value, false);
+    }
+    match value.char_indices().nth(shown) {
+        Some((at, _)) => {
+            value.truncate(at);
+            (value, true)
+        }
+        None => (value, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_chars;
+
+    #[test]
+    fn values_are_cut_at_characters_not_bytes() {
+        assert_eq!(cut_chars("abc".into(), 3), ("abc".into(), false));
+        assert_eq!(cut_chars("abcd".into(), 3), ("abc".into(), true));
+        // Four characters, eight bytes: cut after the third character.
+        assert_eq!(cut_chars("ééée".into(), 3), ("ééé".into(), true));
+        assert_eq!(cut_chars("ééé".into(), 3), ("ééé".into(), false));
+        assert_eq!(
+            cut_chars("x".repeat(10), usize::MAX),
+            ("x".repeat(10), false)
+        );
     }
 }

@@ -8,8 +8,6 @@
 //! `START..END` has one type, [`TimeRange`], and one parser, [`parse_range`]; `--by` has one,
 //! [`By`]'s `FromStr`.
 
-use std::str::FromStr;
-
 use jsprof_analysis::{DiffKey, EventQuery, EventType, Mode, TimeRange};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -106,6 +104,83 @@ fn de_pattern<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Erro
         .transpose()
 }
 
+/// The text side of an option whose value is one of a few names (`by`, `sort`, `key`), written
+/// once for all of them: the names (`NAMES`, `as_str`), the one parser (`FromStr`, whose error
+/// names the option and lists the names), serde's reading (absent: the type's `Default`) and the
+/// JSON Schema (the names as an `enum`). clap's `ValueEnum` stays a derive on the type.
+macro_rules! named_values {
+    ($ty:ident, option = $option:literal, schema = $schema:literal, description = $description:literal,
+     [$($name:literal => $variant:ident),+ $(,)?]) => {
+        impl $ty {
+            /// The names every door spells the values with.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+
+            /// The value's name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)+
+                }
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<$ty, String> {
+                match s {
+                    $($name => Ok($ty::$variant),)+
+                    v => Err($crate::query::bad_name($option, v, Self::NAMES)),
+                }
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                match <Option<String> as serde::Deserialize>::deserialize(d)? {
+                    None => Ok($ty::default()),
+                    Some(s) => s.parse().map_err(serde::de::Error::custom),
+                }
+            }
+        }
+
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                $schema.into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "string",
+                    "enum": Self::NAMES,
+                    "description": $description
+                })
+            }
+        }
+    };
+}
+pub(crate) use named_values;
+
+/// `bad `OPTION` `VALUE`: expected A, B or C`, the value cut at 64 characters and escaped.
+pub(crate) fn bad_name(option: &str, value: &str, names: &[&str]) -> String {
+    let expected = match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!(
+        "bad `{option}` `{}`: expected {expected}",
+        shown_value(value)
+    )
+}
+
+/// A value a user gave, for an error message: at most 64 characters, control and non-ASCII
+/// characters escaped.
+pub(crate) fn shown_value(value: &str) -> String {
+    value
+        .chars()
+        .take(64)
+        .flat_map(char::escape_default)
+        .collect()
+}
+
 /// The order of `top`'s rows: `self` (the default) or `total`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -116,44 +191,8 @@ pub enum By {
     Total,
 }
 
-impl FromStr for By {
-    type Err = String;
-    fn from_str(s: &str) -> Result<By, String> {
-        match s {
-            "self" => Ok(By::SelfWeight),
-            "total" => Ok(By::Total),
-            v => Err(format!(
-                "bad `by` `{}`: expected self or total",
-                v.chars()
-                    .take(64)
-                    .flat_map(char::escape_default)
-                    .collect::<String>()
-            )),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for By {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<By, D::Error> {
-        match Option::<String>::deserialize(d)? {
-            None => Ok(By::SelfWeight),
-            Some(s) => s.parse().map_err(serde::de::Error::custom),
-        }
-    }
-}
-
-impl JsonSchema for By {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "By".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "enum": ["self", "total"],
-            "description": "`self` (default) or `total`."
-        })
-    }
-}
+named_values!(By, option = "by", schema = "By", description = "`self` (default) or `total`.",
+    ["self" => SelfWeight, "total" => Total]);
 
 /// How a comparison matches the functions of its two sides (`jsprof diff --key`,
 /// `flamegraph --diff --key`, MCP's `cpu_diff`): `name-url` (the default: survives line numbers
@@ -176,54 +215,11 @@ impl KeyArg {
             KeyArg::Function => DiffKey::Function,
         }
     }
-
-    /// The name every door spells it with.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KeyArg::NameUrl => "name-url",
-            KeyArg::Function => "function",
-        }
-    }
 }
 
-impl FromStr for KeyArg {
-    type Err = String;
-    fn from_str(s: &str) -> Result<KeyArg, String> {
-        match s {
-            "name-url" => Ok(KeyArg::NameUrl),
-            "function" => Ok(KeyArg::Function),
-            v => Err(format!(
-                "bad `key` `{}`: expected name-url or function",
-                v.chars()
-                    .take(64)
-                    .flat_map(char::escape_default)
-                    .collect::<String>()
-            )),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for KeyArg {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<KeyArg, D::Error> {
-        match Option::<String>::deserialize(d)? {
-            None => Ok(KeyArg::default()),
-            Some(s) => s.parse().map_err(serde::de::Error::custom),
-        }
-    }
-}
-
-impl JsonSchema for KeyArg {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "DiffKey".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "enum": ["name-url", "function"],
-            "description": "`name-url` (default: survives moved lines) or `function` (name, url, line, column)."
-        })
-    }
-}
+named_values!(KeyArg, option = "key", schema = "DiffKey",
+    description = "`name-url` (default: survives moved lines) or `function` (name, url, line, column).",
+    ["name-url" => NameUrl, "function" => Function]);
 
 fn default_top_limit() -> usize {
     25

@@ -369,6 +369,11 @@ async fn heap_summary(
     .await
 }
 
+/// A heap object id in a route's path: `297807` or `@297807`, as the CLI and MCP read it.
+pub(crate) fn node_id(text: &str) -> ApiResult<u32> {
+    jsprof_document::heap_query::parse_object_id(text).map_err(ApiError::bad_request)
+}
+
 /// A snapshot artifact as a heap view's answer reads it.
 struct Heap<'a> {
     name: &'a str,
@@ -406,7 +411,7 @@ async fn heap_node(
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
     Params::parse(q, &[])?;
-    let node_id = ids::number("node id", &node)?;
+    let node_id = node_id(&node)?;
     heap_document(&state, &id, &artifact_text, move |heap| {
         Ok(jsprof_document::heap::nodes_report(
             heap.name,
@@ -424,7 +429,7 @@ async fn heap_retainers(
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
     let options: RetainersOptions = Params::of_query(q, &[])?.1;
-    let node_id = ids::number("node id", &node)?;
+    let node_id = node_id(&node)?;
     heap_document(&state, &id, &artifact_text, move |heap| {
         let node = jsprof_document::heap::ordinal_of(heap.name, heap.snapshot, node_id)?;
         Ok(jsprof_document::heap::retainers_report_with(

@@ -441,11 +441,7 @@ async fn heap_dominated(
     let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
     let root = node == "root";
-    let node_id = if root {
-        0
-    } else {
-        ids::number("node id", &node)?
-    };
+    let node_id = if root { 0 } else { crate::api::node_id(&node)? };
     crate::work::run(move || {
         let (snapshot, analysis, derived) = loaded.snapshot()?;
         let n = if root {

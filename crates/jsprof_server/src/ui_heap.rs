@@ -59,11 +59,7 @@ async fn edges(
     let offset = p.number::<usize>("offset")?.unwrap_or(0);
     let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
     let root = node == "root";
-    let node_id = if root {
-        0
-    } else {
-        ids::number("node id", &node)?
-    };
+    let node_id = if root { 0 } else { crate::api::node_id(&node)? };
     let (loaded, name) = snapshot(&state, &id, &artifact).await?;
     crate::work::run(move || {
         let (s, a, derived) = loaded.snapshot()?;
