@@ -23,6 +23,16 @@ pub fn shown_distance(distance: i32) -> Option<u32> {
     }
 }
 
+/// A distance as the text of every door shows it (DevTools' Distance column): the number, or
+/// `−` (U+2212) when nothing or only the GC roots reach the object — never the 100000006 that
+/// sorts it last.
+pub fn distance_text(distance: i32) -> String {
+    match shown_distance(distance) {
+        Some(d) => d.to_string(),
+        None => "\u{2212}".to_string(),
+    }
+}
+
 /// A distance's JSON schema: always present, an integer or null (see [`shown_distance`]).
 struct DistanceSchema;
 

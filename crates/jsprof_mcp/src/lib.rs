@@ -68,6 +68,9 @@ pub struct Config {
     pub session_idle: Duration,
     /// HTTP sessions live at once; a new one past it ends the one asked least recently.
     pub max_sessions: usize,
+    /// `tools/list` gives each tool's derived input schema whole, with every argument's
+    /// documentation, instead of the compact one ([`tools::schema`]).
+    pub full_schemas: bool,
 }
 
 /// What an answer holds when the call names no `max_bytes`: small enough for any model's
@@ -91,6 +94,7 @@ impl Default for Config {
             record_dir: None,
             session_idle: DEFAULT_SESSION_IDLE,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            full_schemas: false,
         }
     }
 }

@@ -179,8 +179,13 @@ const WARNINGS_SHOWN: usize = 5;
 /// with room to spare.
 pub const ENVELOPE_BYTES: usize = 192;
 
+/// Rows of a page the text reads out; the rest of the page is in the structured content only.
+pub const TEXT_ROWS: usize = 5;
+
 /// The text block that goes with a page (the answer's `content`), counted in the same byte
-/// budget as the JSON: a title line, a line per row, how to get more, then `epilogue`.
+/// budget as the JSON: a title line, a line for each of the page's first [`TEXT_ROWS`] rows, how
+/// many more the page holds, how to get more, then `epilogue`. A summary of the document, not a
+/// second copy of it.
 pub struct Text<'a> {
     pub title: &'a str,
     /// The line of the list's item `i` (its index in the document's list).
@@ -258,41 +263,123 @@ pub fn paginate(
         })
     };
     doc["page"] = page_json(0);
-    // The title line's numbers take at most 3 × 20 digits.
+    // The title line's numbers take at most 3 × 20 digits; the line counting the rows the text
+    // leaves out, 60 bytes with its number.
     let fixed_text = escaped_len(text.title)
-        + 80
+        + 140
         + escaped_len(doc["page"]["more"].as_str().unwrap_or(""))
         + escaped_len(text.epilogue);
     let fixed = doc.to_string().len() + fixed_text + ENVELOPE_BYTES;
     let mut size = fixed;
     let mut rows = Vec::new();
     let mut lines = Vec::new();
+    let mut skipped_first = Value::Null;
     for (i, item) in items
         .into_iter()
         .enumerate()
         .skip(from)
         .take(max_items.min(available))
     {
-        let line = (text.row)(i, &item);
+        let line = (lines.len() < TEXT_ROWS).then(|| (text.row)(i, &item));
         // The row in the list, its comma; its line, indented, with its escaped newline.
-        let len = item.to_string().len() + 1 + escaped_len(&line) + 4;
+        let len = item.to_string().len() + 1 + line.as_deref().map_or(0, |l| escaped_len(l) + 4);
         if size + len > max_bytes {
+            if rows.is_empty() {
+                skipped_first = item;
+            }
             break;
         }
         size += len;
         rows.push(item);
-        lines.push(line);
+        lines.extend(line);
     }
+    let mut cuts = Vec::new();
     if rows.is_empty() && available > 0 {
-        return Err(ToolError::TooLarge(format!(
-            "the next item does not fit in max_bytes {max_bytes} (the answer without rows is {fixed} bytes); ask again with a larger max_bytes"
-        )));
+        // One item larger than the whole budget: it comes with its longest lists cut (and said
+        // so), rather than as an error an agent cannot get past without guessing a budget.
+        let mut item = std::mem::take(&mut skipped_first);
+        let line = (text.row)(from, &item);
+        let room = max_bytes
+            .saturating_sub(fixed + escaped_len(&line) + 4 + 1)
+            .saturating_sub(CUT_NOTE_BYTES);
+        cuts = cut_to_fit(&mut item, room);
+        if item.to_string().len() > room {
+            return Err(ToolError::TooLarge(format!(
+                "the next item does not fit in max_bytes {max_bytes} even with its lists cut (the answer without rows is {fixed} bytes); ask again with a larger max_bytes"
+            )));
+        }
+        rows.push(item);
+        lines.push(line);
     }
     let returned = rows.len();
     *list_mut(&mut doc, list.path).expect("the list was found above") = rows;
     doc["page"] = page_json(returned);
+    if !cuts.is_empty() {
+        doc["page"]["cut"] = Value::Array(cuts);
+    }
     let text = page_text(&doc["page"], text.title, lines, text.epilogue);
     Ok(Page { json: doc, text })
+}
+
+/// Room kept for the `page.cut` notes of an item cut to fit.
+const CUT_NOTE_BYTES: usize = 600;
+
+/// Cuts the longest lists inside `item` (halving the one with the most bytes, again and again)
+/// until it takes at most `room` bytes of JSON or nothing is left to cut; returns a note per
+/// list cut: its path in the item, the items kept and how many it had.
+fn cut_to_fit(item: &mut Value, room: usize) -> Vec<Value> {
+    let mut totals: Vec<(String, usize)> = Vec::new();
+    while item.to_string().len() > room {
+        let Some((path, len)) = longest_list(item, String::new()) else {
+            break;
+        };
+        if !totals.iter().any(|(p, _)| *p == path) {
+            totals.push((path.clone(), len));
+        }
+        if let Some(Value::Array(a)) = item.pointer_mut(&path) {
+            a.truncate(len / 2);
+        }
+    }
+    totals
+        .into_iter()
+        .map(|(path, total)| {
+            let kept = item
+                .pointer(&path)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            serde_json::json!({"path": path, "kept": kept, "total": total})
+        })
+        .collect()
+}
+
+/// The JSON pointer and length of the non-empty array under `v` (at pointer `at`) whose JSON
+/// is longest.
+fn longest_list(v: &Value, at: String) -> Option<(String, usize)> {
+    longest(v, at).map(|(_, path, len)| (path, len))
+}
+
+/// [`longest_list`] with the array's JSON length first. The JSON length of a value is its
+/// serialized length, computed once per array here (a parent list is always at least as long
+/// as any list inside it, so the outermost lists are cut first).
+fn longest(v: &Value, at: String) -> Option<(usize, String, usize)> {
+    let better = |a: Option<(usize, String, usize)>, b: Option<(usize, String, usize)>| match (a, b)
+    {
+        (Some(a), Some(b)) => Some(if b.0 > a.0 { b } else { a }),
+        (a, b) => a.or(b),
+    };
+    match v {
+        // A list of one is emptied only when nothing inside its item can be cut.
+        Value::Array(a) if a.len() == 1 => {
+            let inner = longest(&a[0], format!("{at}/0"));
+            inner.or_else(|| Some((v.to_string().len(), at, 1)))
+        }
+        Value::Array(a) if !a.is_empty() => Some((v.to_string().len(), at, a.len())),
+        Value::Object(m) => m.iter().fold(None, |best, (k, x)| {
+            let key = k.replace('~', "~0").replace('/', "~1");
+            better(best, longest(x, format!("{at}/{key}")))
+        }),
+        _ => None,
+    }
 }
 
 /// The text of a page (its `page` object `p`): a title line, a line per row, how to get more,
@@ -306,14 +393,87 @@ fn page_text(p: &Value, title: &str, rows: Vec<String>, epilogue: &str) -> Strin
         offset + returned,
         p["total"]
     );
+    let read_out = rows.len() as u64;
     for row in rows {
         text.push_str("  ");
         text.push_str(&row);
         text.push('\n');
+    }
+    if returned > read_out {
+        text.push_str(&format!(
+            "  … {} more on this page (structured content)\n",
+            returned - read_out
+        ));
+    }
+    if let Some(cuts) = p.get("cut").and_then(Value::as_array) {
+        let said: Vec<String> = cuts
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {} of {}",
+                    c["path"].as_str().unwrap_or(""),
+                    c["kept"],
+                    c["total"]
+                )
+            })
+            .collect();
+        text.push_str(&format!(
+            "  (cut to fit max_bytes: {}; a larger max_bytes gives it whole)\n",
+            said.join(", ")
+        ));
     }
     if let Some(more) = p["more"].as_str() {
         text.push_str(more);
     }
     text.push_str(epilogue);
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_item_over_the_budget_has_its_longest_lists_cut_and_says_so() {
+        let rows: Vec<Value> = (0..400)
+            .map(|i| json!({"url": format!("https://a.test/{i}")}))
+            .collect();
+        let mut item = json!({
+            "id": "NAVIGATION_0",
+            "lcp_ms": 897.65,
+            "insights": {"requests": rows, "shifts": [1, 2, 3]},
+            "one": [{"inner": (0..300).collect::<Vec<u32>>()}],
+        });
+        let cuts = cut_to_fit(&mut item, 1_200);
+        assert!(
+            item.to_string().len() <= 1_200,
+            "{}",
+            item.to_string().len()
+        );
+        // The numbers stay; the lists are cut, outermost and longest first, each cut said.
+        assert_eq!(item["id"], "NAVIGATION_0");
+        assert_eq!(item["lcp_ms"], 897.65);
+        let requests = cuts
+            .iter()
+            .find(|c| c["path"] == "/insights/requests")
+            .unwrap();
+        assert_eq!(requests["total"], 400);
+        assert_eq!(
+            requests["kept"],
+            item["insights"]["requests"].as_array().unwrap().len()
+        );
+        // A list of one is not emptied while its item has a list to cut.
+        let inner = cuts
+            .iter()
+            .find(|c| c["path"] == "/one/0/inner")
+            .unwrap_or_else(|| panic!("{cuts:?} {item}"));
+        assert_eq!(inner["total"], 300);
+        assert_eq!(item["one"].as_array().unwrap().len(), 1);
+        // The short list was never the longest: untouched.
+        assert_eq!(item["insights"]["shifts"], json!([1, 2, 3]));
+        // Already within the budget: nothing cut.
+        let mut small = json!({"a": [1, 2]});
+        assert!(cut_to_fit(&mut small, 100).is_empty());
+    }
 }

@@ -23,7 +23,11 @@ pub struct JsprofMcp {
     store: Arc<Store>,
 }
 
-const INSTRUCTIONS: &str = "jsprof answers questions about JavaScript CPU profiles, Chrome traces and heap snapshots with Chrome DevTools' numbers. Start with `open` (a path under the server's roots) to get a handle, then ask `top`, `tree`, `events`, `heap_summary`, `heap_leaks`, … with it. Lists come a page at a time: `page.total` says how many there are, `page.next_cursor` gets the next page. The prompts `find-slow` and `find-leak` walk through the usual investigations.";
+const INSTRUCTIONS: &str = "jsprof answers questions about JavaScript CPU profiles, Chrome traces and heap snapshots with Chrome DevTools' numbers. Start with `open` (a path under the server's roots) to get a handle, then ask `top`, `tree`, `events`, `heap_summary`, `heap_leaks`, … with it. The prompts `find-slow` and `find-leak` walk through the usual investigations.
+
+Arguments shared by the tools: `handle` is `open`'s answer. On a trace, `thread` picks a thread (a tid from `open`'s summary, a timeline_id or a unique name) and `samples: true` weighs its CPU samples instead of its trace entries. `range` is `START..END` in ms from the profile's start (either side may be empty). `filters` is an object of the CLI's filter flags: `focus`, `exclude`, `drop` (lists of regular expressions over function names and URLs), `focus_stack`, `focus_stack_inverted` (lists of `;`-separated call paths as `jsprof export --folded` writes them), `hide_idle`, `collapse_packages`, `collapse_recursion` (booleans).
+
+Lists come a page at a time: every listing tool also takes `max_items` (default 20), `max_bytes` (default 8000, the answer's whole size) and `cursor` (`page.next_cursor` of the previous answer, same other arguments); `page.total` says how many there are. The document is the structured content; the text is a short summary of it.";
 
 impl JsprofMcp {
     pub fn new(store: Arc<Store>) -> JsprofMcp {
@@ -77,7 +81,7 @@ impl ServerHandler for JsprofMcp {
                 Tool::new(
                     spec.name,
                     spec.description,
-                    Arc::new(tools::input_schema(spec)),
+                    Arc::new(tools::listed_schema(spec, self.store.config.full_schemas)),
                 )
             })
             .collect();

@@ -569,14 +569,8 @@ fn run_node(args: NodeArgs) -> Result<ExitCode> {
 /// A heap node id as DevTools and jsprof print it, `@297807`, or without the `@`.
 pub(crate) use jsprof_document::heap_query::parse_object_id as parse_node_id;
 
-/// A distance as DevTools' Distance column shows it: `−` (U+2212) when nothing or only the GC
-/// roots reach the object, never the 100000006 that sorts it last.
-fn fmt_distance(distance: i32) -> String {
-    match jsprof_document::heap::shown_distance(distance) {
-        Some(d) => d.to_string(),
-        None => "\u{2212}".to_string(),
-    }
-}
+/// A distance as DevTools' Distance column shows it (one rendering for every door's text).
+use jsprof_document::heap::distance_text as fmt_distance;
 
 /// A byte delta with its sign: `+1.20 KB`, `-512 B`, `0 B`.
 fn fmt_signed_bytes(delta: i64) -> String {

@@ -32,6 +32,11 @@ pub struct Args {
     /// The largest answer a call may ask for with `max_bytes` (bytes).
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
     pub max_answer_bytes: usize,
+    /// `tools/list` gives every tool's whole input schema, each argument documented (about
+    /// 34 KB), instead of the compact one (names, types and values, under 8 KB) whose arguments
+    /// the server's instructions explain once.
+    #[arg(long)]
+    pub full_schemas: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -48,6 +53,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         allow_record: args.allow_record,
         call_timeout: Duration::from_secs_f64(args.timeout),
         max_answer_bytes: args.max_answer_bytes.max(jsprof_mcp::DEFAULT_ANSWER_BYTES),
+        full_schemas: args.full_schemas,
         ..Default::default()
     }
     .checked()?;

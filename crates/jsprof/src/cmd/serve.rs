@@ -78,6 +78,9 @@ pub struct Args {
     /// MCP sessions at /mcp live at once; a new one past it ends the least recently used.
     #[arg(long, value_name = "N", default_value_t = jsprof_mcp::DEFAULT_MAX_SESSIONS, requires = "mcp_root")]
     pub mcp_max_sessions: usize,
+    /// `tools/list` at /mcp gives every tool's whole input schema; see `jsprof mcp --full-schemas`.
+    #[arg(long, requires = "mcp_root")]
+    pub mcp_full_schemas: bool,
     /// Accept JS Self-Profiling traces from browsers at POST /ingest/v1/selfprofile into this
     /// lake (created when missing); needs --ingest-key-file. See docs/fleet.md.
     #[arg(long, value_name = "DIR", requires = "ingest_key_file")]
@@ -260,6 +263,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     roots: args.mcp_root.clone(),
                     session_idle: std::time::Duration::from_secs_f64(args.mcp_session_idle),
                     max_sessions: args.mcp_max_sessions,
+                    full_schemas: args.mcp_full_schemas,
                     ..Default::default()
                 }
                 .checked()

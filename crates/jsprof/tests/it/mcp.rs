@@ -217,20 +217,21 @@ fn lists_tools_resources_and_prompts() {
         .iter()
         .find(|t| t["name"] == "top")
         .unwrap();
-    for arg in [
-        "handle",
-        "by",
-        "thread",
-        "range",
-        "cursor",
-        "max_items",
-        "max_bytes",
-    ] {
+    // The compact list: names, types and values; the paging arguments are the instructions'.
+    for arg in ["handle", "by", "thread", "range", "filters", "samples"] {
         assert!(
             top["inputSchema"]["properties"].get(arg).is_some(),
             "{arg}: {top}"
         );
     }
+    assert_eq!(
+        top["inputSchema"]["properties"]["by"]["enum"],
+        json!(["self", "total"])
+    );
+    assert!(top["inputSchema"]["properties"].get("cursor").is_none());
+    // What an agent pays for the list before asking anything.
+    let listed = r[0]["tools"].to_string().len();
+    assert!(listed <= 8 * 1024, "tools/list is {listed} bytes");
     let prompts: Vec<&str> = r[1]["prompts"]
         .as_array()
         .unwrap()
@@ -267,6 +268,48 @@ fn lists_tools_resources_and_prompts() {
         .unwrap()
         .iter()
         .any(|t| t["name"] == "record"));
+
+    // `--full-schemas`: every argument documented, the paging ones too; the compact list names
+    // the same arguments less those, so it never hides one a call can take.
+    let full = stdio(&[], &["--full-schemas"], json!([{"op": "listTools"}]));
+    let paging = ["cursor", "max_items", "max_bytes"];
+    for (compact, whole) in r[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(full[0]["tools"].as_array().unwrap())
+    {
+        assert_eq!(compact["name"], whole["name"]);
+        let names = |t: &Value| -> Vec<String> {
+            let mut n: Vec<String> = t["inputSchema"]["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .filter(|k| !paging.contains(&k.as_str()))
+                .cloned()
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(compact), names(whole), "{}", compact["name"]);
+        assert_eq!(
+            compact["inputSchema"]["required"], whole["inputSchema"]["required"],
+            "{}",
+            compact["name"]
+        );
+    }
+    let full_top = full[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "top")
+        .unwrap();
+    for arg in ["cursor", "max_items", "max_bytes"] {
+        assert!(
+            full_top["inputSchema"]["properties"][arg]["description"].is_string(),
+            "{arg}: {full_top}"
+        );
+    }
 }
 
 #[test]
@@ -806,6 +849,25 @@ fn first_answers_fit_in_8_kb_and_say_how_to_get_more() {
         assert!(page["more"].as_str().unwrap().contains("cursor"), "{i}");
     }
     assert_eq!(doc(&r[1])["page"]["total"], 30_000);
+    // The text is a summary of the page, not a second copy: its first rows, read from the same
+    // JSON rows, and how many more the page holds.
+    let text = r[1]["content"][0]["text"].as_str().unwrap();
+    let read_out: Vec<&str> = text.lines().filter(|l| l.contains(" self ")).collect();
+    assert_eq!(read_out.len(), 5, "{text}");
+    let first = &doc(&r[1])["functions"][0];
+    assert!(
+        read_out[0].starts_with(&format!(
+            "  {} self {:.2} ms",
+            first["name"].as_str().unwrap(),
+            first["self_ms"].as_f64().unwrap()
+        )),
+        "{text}"
+    );
+    let returned = doc(&r[1])["page"]["returned"].as_u64().unwrap();
+    assert!(
+        text.contains(&format!("… {} more on this page", returned - 5)),
+        "{text}"
+    );
     // Asked for more, it gives more, still within what was asked (the budget holds the text too).
     let big = doc(&r[4]);
     assert_eq!(big["page"]["returned"], 500);

@@ -203,7 +203,12 @@ pub(super) async fn heap_retainers(q: Question<'_>, args: HeapRetainersArgs) -> 
             .iter()
             .map(|s| format!("{} in {} @{}", s.edge, s.retainer.name, s.retainer.id))
             .collect();
-        steps.join(" ← ")
+        if steps.is_empty() {
+            // As the CLI says it: the object is held straight from the roots.
+            "0 steps".to_string()
+        } else {
+            steps.join(" ← ")
+        }
     })?;
     answer.text = format!("{}\n{}", object_row(&doc.object), answer.text);
     Ok(answer)

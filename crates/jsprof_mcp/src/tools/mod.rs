@@ -23,6 +23,7 @@ use crate::store::Store;
 
 mod cpu;
 mod heap;
+pub mod schema;
 mod text;
 mod trace;
 
@@ -80,35 +81,36 @@ macro_rules! tool {
 /// Every tool, in the order an investigation uses them (`record` only with `--allow-record`).
 pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
     let mut tools = vec![
-        tool!("open", OpenArgs, true, open, "Open a CPU profile, Chrome trace, JS self-profiling trace, heap profile or heap snapshot (a path under the server's --root) and get a handle for the other tools, with the file's summary (threads and top functions, or the heap Summary's largest classes). Opening the same file again returns the same handle; the file is read once."),
-        tool!("top", cpu::TopArgs, true, cpu::top, "The functions taking the most time (self or total), DevTools' Bottom-up table, for a thread and time range of a CPU profile or trace. Same numbers as `jsprof top --json`."),
-        tool!("tree", cpu::TreeArgs, true, cpu::tree, "The call tree (top-down) or bottom-up tree expanded along one path: the ancestors of `node` and its subtree `depth` levels deep (without `node`, the roots `depth` levels deep). Node ids are those of `jsprof tree --json`, so an id from one answer expands in the next."),
-        tool!("sandwich", cpu::SandwichArgs, true, cpu::sandwich, "Who calls a function and what it calls (speedscope's sandwich): the function whose name or URL matches `function` (a regular expression; the heaviest when several match, the others listed), its self and total, and one of its two trees, paged: `list` callers (default: Bottom-up under it) or callees (every call of it merged), `depth` levels each; the other tree's size is in `other_lists`. Same as `jsprof tree --sandwich RE --json`."),
-        tool!("flame_chart", cpu::FlameChartArgs, true, cpu::flame_chart, "The flame chart's calls (JS calls, GC, and a trace's events) that overlap a time window, depth-first as drawn: start, end, self and total of each.", jsprof_document::query::FlameChartQuery::ALIASES),
-        tool!("events", cpu::EventsArgs, true, cpu::events, "GetEvents over a thread's timeline with the classic modes: all (depth-first), unique-types, unique-events, reduce-all; filtered by time window, event subtree, depth and types. Same answer as `jsprof events --json`.", jsprof_document::events::EventsQuery::ALIASES),
-        tool!("cpu_diff", cpu::CpuDiffArgs, true, cpu::cpu_diff, "Compare two CPU profiles or traces (handles): per function, before/after self and total and the change, above a noise floor, largest change first. Same as `jsprof diff --json`."),
-        tool!("heap_summary", heap::HeapSummaryArgs, true, heap::heap_summary, "DevTools' heap Summary of a snapshot: classes with count, shallow and retained size, plus the snapshot's statistics. Same as `jsprof heap summary --json`."),
-        tool!("heap_class", heap::HeapClassArgs, true, heap::heap_class, "The objects of one Summary class (its `key` from heap_summary), largest retained first."),
-        tool!("heap_object", heap::HeapObjectArgs, false, heap::heap_object, "One object of a snapshot by its id (`@123` or 123): name, type, sizes, distance, dominator, edge and retainer counts. Same as `jsprof heap node --json`."),
-        tool!("heap_retainers", heap::HeapRetainersArgs, true, heap::heap_retainers, "Why an object is alive: its shortest retaining paths from the GC roots, each step the edge and the retaining object. Same as `jsprof heap retainers --json`."),
-        tool!("heap_dominators", heap::HeapDominatorsArgs, true, heap::heap_dominators, "The objects an object immediately dominates in the dominator tree (the root without `id`), largest retained first."),
-        tool!("heap_statistics", heap::HeapStatisticsArgs, false, heap::heap_statistics, "The snapshot's Statistics: total, V8 heap (code, strings, JS arrays, system) and native sizes. Same as `jsprof heap stats --json`."),
-        tool!("heap_strings", heap::HeapStringsArgs, true, heap::heap_strings, "Duplicate strings: values held in several copies, most wasted bytes first (values over 500 characters are cut in this answer)."),
-        tool!("heap_detached", heap::HeapDetachedArgs, true, heap::heap_detached, "Detached DOM trees: DOM nodes no longer in a document that are still held, largest first."),
-        tool!("heap_diff", heap::HeapDiffArgs, true, heap::heap_diff, "DevTools' Comparison of two snapshots (handles): per class, new and deleted objects, allocated and freed bytes, size and retained-size change. Same as `jsprof heap diff --json`."),
-        tool!("heap_leaks", heap::HeapLeaksArgs, true, heap::heap_leaks, "Leaks across three or more snapshots (handles, in time order): objects created between the first and the second that the last still holds, grouped by class and retaining path, largest retained first; `sample_id` is one object of the group for heap_retainers. Same as `jsprof heap leaks --json`."),
-        tool!("trace_insights", trace::TraceInsightsArgs, true, trace::trace_insights, "A page-load trace's Web Vitals and DevTools' insights per navigation (FCP, LCP with its breakdown, CLS with its clusters, INP with its phases, render-blocking requests), plus layout shifts, interactions and long tasks. Pages one list (`list`: navigations by default; the others are counted). Same numbers as `jsprof insights --json`."),
-        tool!("trace_network", trace::TraceArgs, true, trace::trace_network, "A trace's network requests as DevTools' Network track derives them: start, queueing, server response, download, end, priority, sizes, status, render-blocking state, initiator. Same as `jsprof network --json`."),
-        tool!("trace_timings", trace::TraceTimingsArgs, true, trace::trace_timings, "A trace's user timings: `performance.mark`s and `measure`s, console.time spans and console.timeStamps. Pages one list (`list`: measures by default). Same as `jsprof timings --json`."),
-        tool!("source", SourceArgs, true, crate::source::source, "Where a function is (source-mapped when a map was found) and, when the file is local and under a --root, the lines around it; with its self and total time from `top`."),
+        tool!("open", OpenArgs, true, open, "Open a CPU profile, trace, heap profile or heap snapshot (`path` under the server's --root): a handle for the other tools, with the file's summary. The same file gives the same handle."),
+        tool!("top", cpu::TopArgs, true, cpu::top, "Functions by `self` or `total` time (`by`), DevTools' Bottom-up table. = `jsprof top --json`."),
+        tool!("tree", cpu::TreeArgs, true, cpu::tree, "The call tree (`bottom_up` for Bottom-up) along one path: `node`'s ancestors and `depth` levels under it (default: the roots, 2 levels). Ids as in `jsprof tree --json`."),
+        tool!("sandwich", cpu::SandwichArgs, true, cpu::sandwich, "Callers (`list`: callers, the default) or callees of the function matching regex `function`, `depth` levels each. = `jsprof tree --sandwich RE --json`."),
+        tool!("flame_chart", cpu::FlameChartArgs, true, cpu::flame_chart, "The flame chart's calls overlapping `range`, depth-first as drawn, to `max_depth`: start, end, self, total.", jsprof_document::query::FlameChartQuery::ALIASES),
+        tool!("events", cpu::EventsArgs, true, cpu::events, "GetEvents over a thread's timeline: `mode` all, unique-types, unique-events or reduce-all; `event` subtree, `types`, `max_depth`, `range`. = `jsprof events --json`.", jsprof_document::events::EventsQuery::ALIASES),
+        tool!("cpu_diff", cpu::CpuDiffArgs, true, cpu::cpu_diff, "Per-function self and total change from handle `before` to `after` (`normalize` scales after to before's total), largest first. = `jsprof diff --json`."),
+        tool!("heap_summary", heap::HeapSummaryArgs, true, heap::heap_summary, "The heap Summary: classes with count, shallow and retained size, `sort`ed. = `jsprof heap summary --json`."),
+        tool!("heap_class", heap::HeapClassArgs, true, heap::heap_class, "The objects of one Summary class (`key` from heap_summary), largest retained first."),
+        tool!("heap_object", heap::HeapObjectArgs, false, heap::heap_object, "One object by `id` (`@123` or 123): sizes, distance, dominator, edge and retainer counts. = `jsprof heap node --json`."),
+        tool!("heap_retainers", heap::HeapRetainersArgs, true, heap::heap_retainers, "Why object `id` is alive: its `paths` shortest retaining paths from the GC roots, up to `max_depth` steps. = `jsprof heap retainers --json`."),
+        tool!("heap_dominators", heap::HeapDominatorsArgs, true, heap::heap_dominators, "The objects `id` (default: the root) immediately dominates, largest retained first."),
+        tool!("heap_statistics", heap::HeapStatisticsArgs, false, heap::heap_statistics, "The snapshot's Statistics: total, V8 heap (code, strings, JS arrays, system), native. = `jsprof heap stats --json`."),
+        tool!("heap_strings", heap::HeapStringsArgs, true, heap::heap_strings, "Strings held in several copies, most wasted bytes first (values cut at 500 characters)."),
+        tool!("heap_detached", heap::HeapDetachedArgs, true, heap::heap_detached, "Detached DOM trees still held, largest first."),
+        tool!("heap_diff", heap::HeapDiffArgs, true, heap::heap_diff, "DevTools' Comparison from snapshot `base` to `target`: per class, new and deleted objects and size changes. = `jsprof heap diff --json`."),
+        tool!("heap_leaks", heap::HeapLeaksArgs, true, heap::heap_leaks, "Leaks across three or more snapshot `handles` in time order: objects the last still holds, by class and retaining path; `sample_id` goes to heap_retainers. = `jsprof heap leaks --json`."),
+        tool!("trace_insights", trace::TraceInsightsArgs, true, trace::trace_insights, "Web Vitals and DevTools' insights per navigation. `list` pages navigations (default), layout_shifts, clusters, interactions, page_load_markers, long_tasks or related_events. = `jsprof insights --json`."),
+        tool!("trace_network", trace::TraceArgs, true, trace::trace_network, "Network requests as DevTools' Network track: timing phases, priority, sizes, status, render-blocking, initiator. = `jsprof network --json`."),
+        tool!("trace_timings", trace::TraceTimingsArgs, true, trace::trace_timings, "User timings. `list` pages measures (default), marks, console_timings or console_timestamps. = `jsprof timings --json`."),
+        tool!("source", SourceArgs, true, crate::source::source, "Where `function` is (source-mapped) and, for a local file under a --root, its lines with self and total time, `context` lines around."),
     ];
     if allow_record {
-        tools.push(tool!("record", crate::record::RecordArgs, false, crate::record::record, "Record a CPU profile (and heap snapshot) of a Node command or a Chrome page for a number of seconds, into the server's record directory, and open it: measure before and after a change. Offered only when the server was started with --allow-record."));
+        tools.push(tool!("record", crate::record::RecordArgs, false, crate::record::record, "Record a CPU profile (and heap snapshot) of a Node command or a Chrome page into the record directory, and open it. Only with --allow-record."));
     }
     tools
 }
 
-/// The input schema `tools/list` gives for a tool: its arguments, plus the paging ones.
+/// A tool's whole input schema: its arguments as derived, with their documentation, plus the
+/// paging ones. Calls are checked against it; `tools/list` gives it with `--full-schemas`.
 pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
     let mut schema = match (spec.schema)() {
         Value::Object(m) => m,
@@ -125,6 +127,18 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
         }
     }
     schema
+}
+
+/// The input schema `tools/list` gives for a tool: [`schema::compact`] without the paging
+/// arguments (the instructions name them once for every tool), or the whole one.
+pub fn listed_schema(spec: &ToolSpec, full: bool) -> Map<String, Value> {
+    if full {
+        return input_schema(spec);
+    }
+    match schema::compact(&(spec.schema)()) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
 }
 
 fn parse<T: DeserializeOwned>(tool: &str, args: Map<String, Value>) -> ToolResult<T> {
@@ -364,7 +378,13 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
             doc,
             List::whole(&["summary", "threads"], rows.len()),
             &title,
-            &mut |i, _| format!("thread {}: {} samples", rows[i].name, rows[i].samples),
+            &mut |i, _| {
+                let t = &rows[i];
+                match t.tid {
+                    Some(tid) => format!("thread {} (tid {tid}): {} samples", t.name, t.samples),
+                    None => format!("thread {}: {} samples", t.name, t.samples),
+                }
+            },
             &epilogue,
         )
     }

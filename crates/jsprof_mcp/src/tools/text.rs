@@ -116,10 +116,9 @@ pub(super) fn node_row(n: &&NodeJson) -> String {
     )
 }
 
-/// An object's distance as JSON writes it (`null` when only the GC roots or nothing reach it).
-pub(super) fn distance(d: i32) -> String {
-    jsprof_document::heap::shown_distance(d).map_or("null".into(), |d| d.to_string())
-}
+/// An object's distance as the CLI's text writes it (`−` when only the GC roots or nothing
+/// reach it; JSON's `null`).
+use jsprof_document::heap::distance_text as distance;
 
 /// A heap object: id, name, class, sizes and distance.
 pub(super) fn object_row(o: &ObjectJson) -> String {
