@@ -327,15 +327,15 @@ fn cpu_answers_equal_the_cli_and_pages_tile() {
             open("trace/page.trace.json.gz"),
             page_all("top", json!({"handle": "h1", "max_items": 7})),
             page_all("top", json!({"handle": "h2", "by": "total", "range": "100..", "max_items": 50})),
-            page_all("tree", json!({"handle": "h1", "depth": 10000, "max_items": 40})),
-            page_all("tree", json!({"handle": "h1", "bottom_up": true, "depth": 2})),
+            page_all("tree", json!({"handle": "h1", "max_depth": 10000, "max_items": 40})),
+            page_all("tree", json!({"handle": "h1", "bottom_up": true, "max_depth": 2})),
             page_all("events", json!({"handle": "h1", "max_items": 100})),
             page_all("events", json!({"handle": "h2", "mode": "unique-types"})),
             page_all("flame_chart", json!({"handle": "h1", "window": "50..60", "max_items": 13})),
             page_all("cpu_diff", json!({"before": "h1", "after": "h2", "samples": true})),
             page_all("top", json!({"handle": "h1", "filters": {"focus": ["fib"]}})),
             {"op": "callTool", "name": "open", "arguments": {"path": profile}},
-            page_all("tree", json!({"handle": "h1", "depth": 10000, "filters": {"focus_stack": [SUBTREE]}})),
+            page_all("tree", json!({"handle": "h1", "max_depth": 10000, "filters": {"focus_stack": [SUBTREE]}})),
         ]),
     );
     assert_eq!(doc(&r[0])["kind"], "cpuprofile");
@@ -516,7 +516,7 @@ fn tree_expands_one_path() {
         &[],
         json!([
             open("cpu/node-mix.cpuprofile.gz"),
-            page_all("tree", json!({"handle": "h1", "node": id, "depth": 1})),
+            page_all("tree", json!({"handle": "h1", "node": id, "max_depth": 2})),
             {"op": "callTool", "name": "tree", "arguments": {"handle": "h1", "node": 999_999}},
         ]),
     );
@@ -533,8 +533,8 @@ fn tree_expands_one_path() {
     assert!(error_text(&r[2]).contains("no tree node 999999"));
 }
 
-/// The sandwich tool is `jsprof tree --sandwich RE --max-depth 3 --json` (depth 2 below the
-/// function), filters included; a pattern that matches nothing is a clear error.
+/// The sandwich tool with its default `max_depth` is `jsprof tree --sandwich RE --max-depth 3
+/// --json`, filters included; a pattern that matches nothing is a clear error.
 #[test]
 fn sandwich_equals_the_cli() {
     if sdk_missing() {

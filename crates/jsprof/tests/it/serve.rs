@@ -1667,7 +1667,7 @@ const ASKED: &[Asked] = &[
         file: 0,
         cli: &["tree", "FILE", "--json"],
         url: "tree",
-        mcp: Some(("tree", r#"{"depth": 100000}"#)),
+        mcp: Some(("tree", r#"{"max_depth": 100000}"#)),
         ..ASK
     },
     Asked {
@@ -1675,7 +1675,7 @@ const ASKED: &[Asked] = &[
         file: 0,
         cli: &["tree", "FILE", "--bottom-up", "--json"],
         url: "tree?bottom_up=1",
-        mcp: Some(("tree", r#"{"bottom_up": true, "depth": 100000}"#)),
+        mcp: Some(("tree", r#"{"bottom_up": true, "max_depth": 100000}"#)),
         ..ASK
     },
     Asked {
@@ -1711,8 +1711,8 @@ const ASKED: &[Asked] = &[
     },
     Asked {
         // Two functions match: `other_matches` names the lighter one. MCP pages the two trees one
-        // list at a time, `depth` levels below the function, which is the CLI's `--max-depth`
-        // less one; 50 (MCP's most) holds this profile's trees whole.
+        // list at a time, `max_depth` levels counted as the CLI's `--max-depth` counts them; 51
+        // (MCP's most) holds this profile's trees whole.
         what: "sandwich",
         file: 0,
         cli: &[
@@ -1725,7 +1725,7 @@ const ASKED: &[Asked] = &[
             "--json",
         ],
         url: "tree?sandwich=%5Esorters%24&max_depth=51",
-        mcp: Some(("sandwich", r#"{"function": "^sorters$", "depth": 50}"#)),
+        mcp: Some(("sandwich", r#"{"function": "^sorters$", "max_depth": 51}"#)),
         mcp_lists: &["callers", "callees"],
         ..ASK
     },
@@ -1743,7 +1743,7 @@ const ASKED: &[Asked] = &[
             "--json",
         ],
         url: "tree?sandwich=%5EbuildTree%24&max_depth=3",
-        mcp: Some(("sandwich", r#"{"function": "^buildTree$", "depth": 2}"#)),
+        mcp: Some(("sandwich", r#"{"function": "^buildTree$", "max_depth": 3}"#)),
         mcp_lists: &["callers", "callees"],
         ..ASK
     },

@@ -60,9 +60,10 @@ pub struct TreeArgs {
     /// A node id from an earlier answer: show the path to it and its subtree.
     #[serde(default)]
     pub node: Option<u32>,
-    /// Levels shown below `node` (or from the roots); default 2.
+    /// Levels shown, as the CLI's `--max-depth` counts them: 1 = the roots only (under `node`,
+    /// the node only); default 2.
     #[serde(default)]
-    pub depth: Option<u32>,
+    pub max_depth: Option<u32>,
     #[serde(flatten)]
     pub view: View,
 }
@@ -72,9 +73,10 @@ pub struct SandwichArgs {
     pub handle: String,
     /// A regular expression over function names and URLs (`^render$`).
     pub function: String,
-    /// Levels of callers and of callees shown; default 2.
+    /// Levels of callers and of callees shown, the function's own level included, as the CLI's
+    /// `--max-depth` counts them; default 3, at most 51.
     #[serde(default)]
-    pub depth: Option<u32>,
+    pub max_depth: Option<u32>,
     /// The list paged: `callers` (default) or `callees`; the other's length is in
     /// `other_lists`.
     #[serde(default)]
@@ -164,18 +166,19 @@ pub(super) async fn top(q: Question<'_>, args: TopArgs) -> ToolResult<Answer> {
 }
 
 /// The ids of `nodes` (pre-order, `parent` naming an earlier id) to show: the path to `node`
-/// and `depth` levels under it, or `depth` levels from the roots.
+/// and its subtree `max_depth` levels deep (the node's own level the first), or `max_depth`
+/// levels from the roots — `jsprof tree --max-depth`'s count.
 pub(super) fn tree_selection(
     nodes: &[NodeJson],
     node: Option<u32>,
-    depth: u32,
+    max_depth: u32,
 ) -> ToolResult<Vec<bool>> {
     let parent = |i: usize| nodes[i].parent.map(|p| p as usize);
     let level = |i: usize| nodes[i].depth;
     let mut keep = vec![false; nodes.len()];
     let Some(node) = node else {
         for (i, k) in keep.iter_mut().enumerate() {
-            *k = level(i) < depth;
+            *k = level(i) < max_depth;
         }
         return Ok(keep);
     };
@@ -197,7 +200,7 @@ pub(super) fn tree_selection(
         if level(i) <= base {
             break;
         }
-        *k = level(i) - base <= depth;
+        *k = level(i) - base < max_depth;
     }
     Ok(keep)
 }
@@ -208,10 +211,10 @@ pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<
     let spec = args.view.spec()?;
     let re = jsprof_document::tree::sandwich_pattern(&args.function)?;
     let (entry, input) = cpu_of(&q, &args.handle, &args.view.filters()).await?;
-    let depth = args.depth.unwrap_or(2).min(50);
+    let max_depth = args.max_depth.unwrap_or(3).min(51);
     // One document for both lists and every page of them.
     let key = format!(
-        "sandwich {} {depth} {}",
+        "sandwich {} {max_depth} {}",
         args.handle,
         page::canonical(&json!(format!(
             "{:?}",
@@ -224,7 +227,7 @@ pub(super) async fn sandwich(q: Question<'_>, args: SandwichArgs) -> ToolResult<
             let weighted = input.weighted(&spec)?;
             let options = jsprof_document::tree::TreeOptions {
                 bottom_up: false,
-                max_depth: depth + 1,
+                max_depth,
                 min_percent: 0.0,
             };
             let (view, rows) = jsprof_document::tree::sandwich_matching(&weighted, &re, options)
@@ -285,7 +288,7 @@ pub(super) async fn tree(q: Question<'_>, args: TreeArgs) -> ToolResult<Answer> 
             Ok(jsprof_document::tree::report(&weighted, &view))
         })
         .await?;
-    let keep = tree_selection(&whole.nodes, args.node, args.depth.unwrap_or(2))?;
+    let keep = tree_selection(&whole.nodes, args.node, args.max_depth.unwrap_or(2))?;
     let shown: Vec<&NodeJson> = whole
         .nodes
         .iter()

@@ -83,8 +83,8 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
     let mut tools = vec![
         tool!("open", OpenArgs, true, open, "Open a CPU profile, trace, heap profile or heap snapshot (`path` under the server's --root): a handle for the other tools, with the file's summary. The same file gives the same handle."),
         tool!("top", cpu::TopArgs, true, cpu::top, "Functions by `self` or `total` time (`by`), DevTools' Bottom-up table. = `jsprof top --json`."),
-        tool!("tree", cpu::TreeArgs, true, cpu::tree, "The call tree (`bottom_up` for Bottom-up) along one path: `node`'s ancestors and `depth` levels under it (default: the roots, 2 levels). Ids as in `jsprof tree --json`."),
-        tool!("sandwich", cpu::SandwichArgs, true, cpu::sandwich, "Callers (`list`: callers, the default) or callees of the function matching regex `function`, `depth` levels each. = `jsprof tree --sandwich RE --json`."),
+        tool!("tree", cpu::TreeArgs, true, cpu::tree, "The call tree (`bottom_up` for Bottom-up) along one path: `node`'s ancestors and its subtree `max_depth` levels deep (default: the roots, 2 levels). Ids as in `jsprof tree --json`."),
+        tool!("sandwich", cpu::SandwichArgs, true, cpu::sandwich, "Callers (`list`: callers, the default) or callees of the function matching regex `function`, `max_depth` levels each (default 3). = `jsprof tree --sandwich RE --json`."),
         tool!("flame_chart", cpu::FlameChartArgs, true, cpu::flame_chart, "The flame chart's calls overlapping `range`, depth-first as drawn, to `max_depth`: start, end, self, total.", jsprof_document::query::FlameChartQuery::ALIASES),
         tool!("events", cpu::EventsArgs, true, cpu::events, "GetEvents over a thread's timeline: `mode` all, unique-types, unique-events or reduce-all; `event` subtree, `types`, `max_depth`, `range`. = `jsprof events --json`.", jsprof_document::events::EventsQuery::ALIASES),
         tool!("cpu_diff", cpu::CpuDiffArgs, true, cpu::cpu_diff, "Per-function self and total change from handle `before` to `after` (`normalize` scales after to before's total), largest first. = `jsprof diff --json`."),
