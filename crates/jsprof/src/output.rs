@@ -306,16 +306,8 @@ fn elide(text: &str, width: usize, keep_end: bool) -> std::borrow::Cow<'_, str> 
     }
 }
 
-/// `123.4 ms`, `1.23 ms` below 10 ms, `12.34 s` from 10 s up.
-pub fn fmt_ms(ms: f64) -> String {
-    if ms.abs() >= 10_000.0 {
-        format!("{:.2} s", ms / 1000.0)
-    } else if ms.abs() >= 10.0 || ms == 0.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.2} ms")
-    }
-}
+/// A duration as every door's text writes it (`jsprof_document::units`).
+pub use jsprof_document::units::fmt_ms;
 
 pub fn fmt_percent(p: f64) -> String {
     format!("{p:.1} %")

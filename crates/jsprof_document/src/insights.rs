@@ -835,6 +835,22 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
     }
 }
 
+/// A Web Vital's rating as every door's text writes it: the words DevTools shows for the trace
+/// engine's `good`, `ok` and `bad` (the UI's labels are the same words, capitalized; the JSON
+/// keeps the engine's values).
+pub fn rating_text(classification: &str) -> &str {
+    match classification {
+        "ok" => "needs improvement",
+        "bad" => "poor",
+        other => other,
+    }
+}
+
+/// A CLS score as every door's text writes it.
+pub fn cls_text(score: f64) -> String {
+    format!("{score:.3}")
+}
+
 /// The insights document of a trace.
 pub fn insights_report(input: &CpuInput) -> Result<InsightsReport> {
     let story = story(input)?;

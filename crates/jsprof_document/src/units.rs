@@ -1,5 +1,5 @@
-//! Units for people: the one byte formatter of every text answer (the CLI's tables, MCP's text
-//! and the UI's `format.js` agree: 1 KB = 1,024 B).
+//! Units for people: the one byte formatter and the one duration formatter of every text answer
+//! (the CLI's tables, MCP's text and the UI's `format.js` agree: 1 KB = 1,024 B).
 
 /// Bytes with a binary-prefixed unit: `512 B`, `12.3 KB`, `4.56 MB`, `1.23 GB` (1 KB = 1024 B).
 pub fn fmt_bytes(bytes: f64) -> String {
@@ -33,5 +33,17 @@ mod tests {
         assert_eq!(fmt_bytes(1536.0), "1.50 KB");
         assert_eq!(fmt_bytes(-2048.0), "-2.00 KB");
         assert_eq!(fmt_bytes(12.5 * 1024.0 * 1024.0), "12.5 MB");
+    }
+}
+
+/// A duration as every door's text writes it: `123.4 ms`, `1.23 ms` below 10 ms, `12.34 s` from
+/// 10 s up.
+pub fn fmt_ms(ms: f64) -> String {
+    if ms.abs() >= 10_000.0 {
+        format!("{:.2} s", ms / 1000.0)
+    } else if ms.abs() >= 10.0 || ms == 0.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.2} ms")
     }
 }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::output::{self, fmt_ms, Align, Table};
-use jsprof_document::page::{MetricJson, WindowJson};
+use jsprof_document::page::{cls_text, rating_text, MetricJson, WindowJson};
 
 pub use crate::load::DocumentArgs as Args;
 
@@ -37,7 +37,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                         name.to_string(),
                         fmt_ms(x.value_ms),
                         fmt_ms(x.ts_ms),
-                        x.classification.clone(),
+                        rating_text(&x.classification).to_string(),
                     ]);
                 }
             };
@@ -49,24 +49,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     format!("LCP ({})", l.lcp_type.as_deref().unwrap_or("?")),
                     fmt_ms(l.value_ms),
                     fmt_ms(l.ts_ms),
-                    l.classification.clone(),
+                    rating_text(&l.classification).to_string(),
                 ]);
             }
             table.row(vec![
                 "CLS".to_string(),
-                format!("{:.3}", m.cls.score),
+                cls_text(m.cls.score),
                 m.cls
                     .worst_cluster
                     .as_ref()
                     .map_or("-".to_string(), |c| fmt_ms(c.start_ms)),
-                m.cls.classification.clone(),
+                rating_text(&m.cls.classification).to_string(),
             ]);
             if let Some(i) = &m.inp {
                 table.row(vec![
                     format!("INP ({})", i.interaction.event_type),
                     fmt_ms(i.value_ms),
                     fmt_ms(i.interaction.start_ms),
-                    i.classification.clone(),
+                    rating_text(&i.classification).to_string(),
                 ]);
             }
             table.write(out)?;

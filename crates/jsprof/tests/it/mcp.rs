@@ -857,9 +857,9 @@ fn first_answers_fit_in_8_kb_and_say_how_to_get_more() {
     let first = &doc(&r[1])["functions"][0];
     assert!(
         read_out[0].starts_with(&format!(
-            "  {} self {:.2} ms",
+            "  {} self {}",
             first["name"].as_str().unwrap(),
-            first["self_ms"].as_f64().unwrap()
+            jsprof_document::units::fmt_ms(first["self_ms"].as_f64().unwrap())
         )),
         "{text}"
     );

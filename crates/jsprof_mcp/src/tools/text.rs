@@ -17,9 +17,9 @@ pub(super) fn list_len(doc: &Value, path: &[&str]) -> usize {
     at.as_array().map_or(0, Vec::len)
 }
 
-/// Milliseconds as the tools write them; `?` for none.
+/// Milliseconds as the CLI writes them (`jsprof_document::units`); `?` for none.
 pub(super) fn ms(v: Option<f64>) -> String {
-    v.map_or("?".into(), |ms| format!("{ms:.2} ms"))
+    v.map_or("?".into(), jsprof_document::units::fmt_ms)
 }
 
 /// Bytes as the CLI writes them (1 KB = 1,024 B: `jsprof_document::units`); `?` for none.

@@ -9,8 +9,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use jsprof_document::insights::NavigationJson;
+use jsprof_document::insights::{cls_text, rating_text, NavigationJson};
 use jsprof_document::timings::{MarkJson, MeasureJson};
+use jsprof_document::units::fmt_ms;
 
 use super::text::{ms, size};
 use super::{cpu_of, to_value, Answer, Question};
@@ -136,18 +137,36 @@ pub(super) async fn trace_insights(q: Question<'_>, args: TraceInsightsArgs) -> 
     }
 }
 
-/// A navigation's Web Vitals; `—` for those it has not.
+/// A navigation's Web Vitals with their ratings, as `jsprof insights` writes them; `—` for
+/// those it has not.
 fn navigation_row(n: &NavigationJson) -> String {
     let m = &n.metrics;
-    let metric = |v: Option<f64>| v.map_or("—".to_string(), |v| ms(Some(v)));
+    let metric = |v: Option<(f64, &str)>| {
+        v.map_or("—".to_string(), |(v, rating)| {
+            format!("{} ({})", fmt_ms(v), rating_text(rating))
+        })
+    };
     format!(
-        "{} {}: FCP {}, LCP {}, CLS {:.4}, INP {}",
+        "{} {}: FCP {}, LCP {}, CLS {} ({}), INP {}",
         n.id,
         n.url,
-        metric(m.fcp.as_ref().map(|x| x.value_ms)),
-        metric(m.lcp.as_ref().map(|x| x.value_ms)),
-        m.cls.score,
-        metric(m.inp.as_ref().map(|x| x.value_ms)),
+        metric(
+            m.fcp
+                .as_ref()
+                .map(|x| (x.value_ms, x.classification.as_str()))
+        ),
+        metric(
+            m.lcp
+                .as_ref()
+                .map(|x| (x.value_ms, x.classification.as_str()))
+        ),
+        cls_text(m.cls.score),
+        rating_text(&m.cls.classification),
+        metric(
+            m.inp
+                .as_ref()
+                .map(|x| (x.value_ms, x.classification.as_str()))
+        ),
     )
 }
 
