@@ -23,6 +23,18 @@ pub fn fmt_bytes(bytes: f64) -> String {
     format!("{value:.digits$} {}", UNITS[unit])
 }
 
+/// A duration as every door's text writes it: `123.4 ms`, `1.23 ms` below 10 ms, `12.34 s` from
+/// 10 s up.
+pub fn fmt_ms(ms: f64) -> String {
+    if ms.abs() >= 10_000.0 {
+        format!("{:.2} s", ms / 1000.0)
+    } else if ms.abs() >= 10.0 || ms == 0.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.2} ms")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::fmt_bytes;
@@ -33,17 +45,5 @@ mod tests {
         assert_eq!(fmt_bytes(1536.0), "1.50 KB");
         assert_eq!(fmt_bytes(-2048.0), "-2.00 KB");
         assert_eq!(fmt_bytes(12.5 * 1024.0 * 1024.0), "12.5 MB");
-    }
-}
-
-/// A duration as every door's text writes it: `123.4 ms`, `1.23 ms` below 10 ms, `12.34 s` from
-/// 10 s up.
-pub fn fmt_ms(ms: f64) -> String {
-    if ms.abs() >= 10_000.0 {
-        format!("{:.2} s", ms / 1000.0)
-    } else if ms.abs() >= 10.0 || ms == 0.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.2} ms")
     }
 }
