@@ -349,11 +349,17 @@ fn write_page_checks(
         }
     }
     if let Some(m) = &ins.modern_http {
-        let verdict = format!(
-            "{} HTTP/1.x requests{}",
-            m.http1_requests.len(),
-            fmt_savings(m.metric_savings.as_ref())
-        );
+        // DevTools counts only the HTTP/1.x requests of an origin serving six or more static
+        // resources (what HTTP/2 would multiplex), so "0 HTTP/1.x requests" on a page loaded
+        // over HTTP/1.1 read as a contradiction.
+        let verdict = match m.http1_requests.len() {
+            0 => "no origin serves six or more static resources over HTTP/1.x".to_string(),
+            n => format!(
+                "{n} requests HTTP/2 would multiplex (HTTP/1.x origins with six or more static \
+                 resources){}",
+                fmt_savings(m.metric_savings.as_ref())
+            ),
+        };
         line(out, "modern HTTP", &m.state, verdict)?;
         for r in &m.http1_requests {
             writeln!(out, "    {}", r.url)?;
