@@ -159,6 +159,16 @@ pub(crate) fn items(result: &Value) -> &Vec<Value> {
     items
 }
 
+/// Tool `name` as a `tools/list` answer gives it.
+fn listed_tool<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {list}"))
+}
+
 #[test]
 fn lists_tools_resources_and_prompts() {
     if sdk_missing() {
@@ -211,12 +221,7 @@ fn lists_tools_resources_and_prompts() {
     }
     // Recording is offered only with --allow-record.
     assert!(!names.contains(&"record"));
-    let top = r[0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "top")
-        .unwrap();
+    let top = listed_tool(&r[0], "top");
     // The compact list: names, types and values; the paging arguments are the instructions'.
     for arg in ["handle", "by", "thread", "range", "filters", "samples"] {
         assert!(
@@ -298,12 +303,7 @@ fn lists_tools_resources_and_prompts() {
             compact["name"]
         );
     }
-    let full_top = full[0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "top")
-        .unwrap();
+    let full_top = listed_tool(&full[0], "top");
     for arg in ["cursor", "max_items", "max_bytes"] {
         assert!(
             full_top["inputSchema"]["properties"][arg]["description"].is_string(),
