@@ -95,12 +95,49 @@ enum Command {
     Heap(cmd::heap::HeapCommand),
 }
 
+/// For an unknown subcommand clap found nothing like (its similarity misses swapped letters:
+/// `tpo`), the nearest one at that level by edit distance with transpositions (`lake tpo`).
+fn subcommand_tip(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::InvalidSubcommand || e.get(ContextKind::SuggestedSubcommand).is_some()
+    {
+        return None;
+    }
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    // The level the word was typed at: the subcommands named before it on the command line.
+    let root = <Cli as clap::CommandFactory>::command();
+    let mut level = &root;
+    let mut path = String::new();
+    for arg in std::env::args().skip(1) {
+        if arg == *typed {
+            break;
+        }
+        if let Some(sub) = level.find_subcommand(&arg) {
+            path.push_str(sub.get_name());
+            path.push(' ');
+            level = sub;
+        }
+    }
+    let allowed = if typed.chars().count() <= 4 { 1 } else { 2 };
+    level
+        .get_subcommands()
+        .map(|s| (strsim::osa_distance(typed, s.get_name()), s.get_name()))
+        .filter(|(d, _)| *d <= allowed)
+        .min_by_key(|(d, name)| (*d, name.len()))
+        .map(|(_, name)| format!("a similar subcommand exists: '{path}{name}'"))
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version on stdout with exit 0, usage errors on stderr with exit 2.
             let _ = e.print();
+            if let Some(tip) = subcommand_tip(&e) {
+                eprintln!("\n  tip: {tip}");
+            }
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };

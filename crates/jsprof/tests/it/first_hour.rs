@@ -250,3 +250,33 @@ fn a_cut_url_keeps_its_path_end() {
     assert!(text.contains("…8790/styles.css"), "{text}");
     assert!(text.contains("slow.js"), "{text}");
 }
+
+/// A mistyped command gets the nearest one, swapped letters included (clap's own similarity
+/// misses `tpo`), at any level; clap's own suggestion is not doubled; nothing near, no tip.
+#[test]
+fn a_mistyped_command_names_the_nearest_one() {
+    for (args, tip) in [
+        (
+            &["tpo", "x"][..],
+            Some("a similar subcommand exists: 'top'"),
+        ),
+        (
+            &["sumary", "x"][..],
+            Some("a similar subcommand exists: 'summary'"),
+        ),
+        (
+            &["lake", "tpo"][..],
+            Some("a similar subcommand exists: 'lake top'"),
+        ),
+        (&["zzzzzz"][..], None),
+    ] {
+        let out = jsprof(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("unrecognized subcommand"), "{args:?}: {err}");
+        match tip {
+            Some(tip) => assert_eq!(err.matches(tip).count(), 1, "{args:?}: {err}"),
+            None => assert!(!err.contains("similar"), "{args:?}: {err}"),
+        }
+    }
+}
