@@ -698,7 +698,9 @@ mod tests {
         )
         .unwrap();
         let trace = Post::default();
-        let rows: &[(&Post, &str, Result<(&str, &str), &str>)] = &[
+        // (post, body, Ok((kind, weight unit)) or Err(words of the refusal))
+        type Row<'a> = (&'a Post, &'a str, Result<(&'a str, &'a str), &'a str>);
+        let rows: &[Row] = &[
             (&window, CPUPROFILE, Ok(("cpuprofile", "ns"))),
             (&window, HEAPPROFILE, Ok(("heapprofile", "bytes"))),
             (&window, SELFPROFILE, Err("expected a .cpuprofile or a .heapprofile (sampling heap profile) JSON, got a selfprofile")),
