@@ -516,6 +516,24 @@ fn profile_windows_land_in_the_lake_with_their_labels() {
     let heap_query = "service=shop&version=1.4&thread=worker-1&start_ms=1764374460000";
     let r = to(heap_query, &key, &heap).expect(202, "");
     assert_eq!(r.json()["kind"], "heapprofile");
+    // The API's description lists both endpoints, each with the kinds it answers.
+    let api = http(
+        &s.addr,
+        "GET",
+        &format!("/api/openapi.json?token={}", s.token),
+        &[],
+        b"",
+    )
+    .expect(200, "")
+    .json();
+    let kind = |path: &str| {
+        let post = &api["paths"][path]["post"];
+        let body = &post["responses"]["202"]["content"]["application/json"];
+        body["schema"]["properties"]["kind"].clone()
+    };
+    assert_eq!(kind(PATH), serde_json::json!({"const": "selfprofile"}));
+    let kinds = serde_json::json!({"enum": ["cpuprofile", "heapprofile"]});
+    assert_eq!(kind(PROFILE_PATH), kinds);
     let mut s = s;
     s.child.kill().unwrap(); // SIGKILL: the windows are only in the spool.
     s.child.wait().unwrap();
