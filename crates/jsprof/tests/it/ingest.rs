@@ -939,6 +939,68 @@ fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
     crate::lake::assert_tables_equal(&crate::lake::table_of(&lake_top), &want, "lake top");
 }
 
+/// A sampling heap profile of one chain of `depth` distinct functions, nested as V8 writes it
+/// (each node inside its parent's `children`): JSON as deep as the chain, a shape only
+/// `.heapprofile` windows bring to the ingest. Its one sample of 64 bytes is at the bottom.
+fn deep_heap_profile(depth: usize) -> Vec<u8> {
+    let mut out = String::from("{\"head\":");
+    for i in 0..depth {
+        let size = if i + 1 == depth { 64 } else { 0 };
+        out.push_str(&format!(
+            "{{\"callFrame\":{{\"functionName\":\"f{i}\",\"lineNumber\":{i}}},\
+             \"selfSize\":{size},\"id\":{},\"children\":[",
+            i + 1
+        ));
+    }
+    out.push_str(&"]}".repeat(depth));
+    out.push_str(&format!(
+        ",\"samples\":[{{\"size\":64,\"nodeId\":{depth},\"ordinal\":1}}]}}"
+    ));
+    out.into_bytes()
+}
+
+/// Issue 35: a `.heapprofile` window nested 10,000 deep (under the 1 MiB default) posted to
+/// `/ingest/v1/profile` is acknowledged by a server within `lake::memory_limit` of it, whose
+/// stacks are not the CLI's main thread's, and lands with the same bytes per function as
+/// `jsprof top` on the file.
+#[test]
+fn a_10000_deep_heap_profile_window_is_acked_and_stored() {
+    let (lake, keys, data) = setup("deep-heap");
+    let window = deep_heap_profile(10_000);
+    assert!(window.len() < 1 << 20, "{} bytes", window.len());
+    let limit = crate::lake::memory_limit(window.len());
+    let s = serve_ingest_within(limit, &data, &lake, &keys, &["--ingest-batch-ms", "50"]);
+    let path = format!("{PROFILE_PATH}?key={KEY}&service=deep");
+    let r = http(&s.addr, "POST", &path, &[], &window).expect(202, "");
+    assert_eq!(r.json()["kind"], "heapprofile");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != 1 {
+        assert!(
+            Instant::now() < deadline,
+            "the window never reached the lake"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut s = s;
+    assert!(s.child.try_wait().unwrap().is_none(), "the server is up");
+    drop(s);
+    let file = lake.with_file_name("deep.heapprofile");
+    std::fs::write(&file, &window).unwrap();
+    let (want, want_total) = crate::lake::top_ns(&file, &[]).expect("jsprof top reads it");
+    // The head is the profile's root, not a function: 9,999 rows.
+    assert_eq!((want.len(), want_total), (9_999, 64));
+    let args = [
+        "lake",
+        "top",
+        lake.to_str().unwrap(),
+        "--where",
+        "service=deep",
+    ];
+    let doc = crate::support::jsprof_json(&[&args[..], &["--json", "--limit", "0"]].concat());
+    crate::lake::assert_tables_equal(&crate::lake::table_of(&doc), &want, "lake top");
+    assert_eq!(crate::lake::total_of(&doc), want_total);
+}
+
 /// The spool's segment files under `lake`.
 fn segments(lake: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(lake.join(".ingest-spool"))
