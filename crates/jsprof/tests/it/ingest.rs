@@ -637,6 +637,30 @@ fn profile_windows_land_in_the_lake_with_their_labels() {
         crate::lake::assert_tables_equal(&crate::lake::table_of(&doc), &want, &what);
         assert_eq!(crate::lake::total_of(&doc), want_total, "{what}");
     }
+    // `lake trend --by day` files each window under its start_ms's day, not its arrival's.
+    let trend = crate::support::jsprof_json(&[
+        "lake",
+        "trend",
+        lake_s,
+        "sorters",
+        "--by",
+        "day",
+        "--where",
+        "service=shop",
+        "--json",
+    ]);
+    let days: Vec<(&str, i64)> = trend["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| {
+            (
+                p["value"].as_str().unwrap(),
+                p["profiles"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(days, [("2025-11-29", 1)]);
 }
 
 /// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
