@@ -963,6 +963,15 @@ fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
     crate::lake::assert_tables_equal(&crate::lake::table_of(&lake_top), &want, "lake top");
 }
 
+/// Waits (60 s at most) until the lake holds `n` profiles: a batch lands after its 202s.
+fn await_profiles(lake: &Path, n: i64, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while lake_rows(lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != n {
+        assert!(Instant::now() < deadline, "{what} never reached the lake");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// A sampling heap profile of one chain of `depth` distinct functions, nested as V8 writes it
 /// (each node inside its parent's `children`): JSON as deep as the chain, a shape only
 /// `.heapprofile` windows bring to the ingest. Its one sample of 64 bytes is at the bottom.
@@ -997,14 +1006,7 @@ fn a_10000_deep_heap_profile_window_is_acked_and_stored() {
     let path = format!("{PROFILE_PATH}?key={KEY}&service=deep");
     let r = http(&s.addr, "POST", &path, &[], &window).expect(202, "");
     assert_eq!(r.json()["kind"], "heapprofile");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != 1 {
-        assert!(
-            Instant::now() < deadline,
-            "the window never reached the lake"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    await_profiles(&lake, 1, "the window");
     let mut s = s;
     assert!(s.child.try_wait().unwrap().is_none(), "the server is up");
     drop(s);
@@ -1141,14 +1143,7 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
     )
     .expect(202, "");
     let mut s = s;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != 3 {
-        assert!(
-            Instant::now() < deadline,
-            "the third trace never reached the lake"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    await_profiles(&lake, 3, "the third trace");
     s.child.kill().unwrap();
     s.child.wait().unwrap();
     drop(s);
