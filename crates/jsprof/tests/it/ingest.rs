@@ -1,7 +1,8 @@
-//! `jsprof serve --lake`: JS Self-Profiling traces posted to `/ingest/v1/selfprofile`. A headless
-//! Chromium page profiles itself and posts cross-origin; refusals (origin, key, size, shape,
-//! labels) are checked over raw HTTP; a SIGKILL right after many 202s loses none of them and
-//! duplicates none. Servers bind 127.0.0.1 only.
+//! `jsprof serve --lake`: JS Self-Profiling traces posted to `/ingest/v1/selfprofile`, and
+//! `.cpuprofile`/`.heapprofile` windows posted to `/ingest/v1/profile`. A headless Chromium page
+//! profiles itself and posts cross-origin; refusals (origin, key, size, shape, labels) are checked
+//! over raw HTTP; a SIGKILL right after many 202s loses none of them and duplicates none. Servers
+//! bind 127.0.0.1 only.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
@@ -17,6 +18,7 @@ use crate::support::{all_rows, fixtures, jsprof, skip_without};
 
 const KEY: &str = "ingest-key-0123456789abcdef";
 const PATH: &str = "/ingest/v1/selfprofile";
+const PROFILE_PATH: &str = "/ingest/v1/profile";
 
 /// A lake directory, a key file and a data directory for a test.
 fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
@@ -433,6 +435,234 @@ fn a_sigkill_after_many_202s_loses_and_duplicates_nothing() {
     assert!(left.is_empty(), "{left:?}");
 }
 
+/// Issue 35: processes (the Node agent) post `.cpuprofile` and `.heapprofile` windows to
+/// `/ingest/v1/profile` under the same keys and spool as browsers' traces. Refusals say what the
+/// endpoint expected; two windows acknowledged and then killed before their batch was written
+/// are replayed from the spool with their labels, thread and start; and `lake top --where
+/// service=…` over each equals `jsprof top` on the file: time for the CPU window, bytes for the
+/// heap window.
+#[test]
+fn profile_windows_land_in_the_lake_with_their_labels() {
+    let (lake, keys, data) = setup("profile");
+    // Batches are written after ten minutes: the kill below finds the windows in the spool.
+    let s = serve_ingest(&data, &lake, &keys, &["--ingest-batch-ms", "600000"]);
+    let cpu_file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let heap_file = fixtures().join("heapprofile/tsc.heapprofile");
+    let cpu = std::fs::read(&cpu_file).unwrap(); // gzip, as an agent may send it
+    let heap = std::fs::read(&heap_file).unwrap();
+    let trace = std::fs::read(fixtures().join("selfprofile/mdn-example.jsprofile.json")).unwrap();
+    let to = |query: &str, headers: &[(&str, &str)], body: &[u8]| {
+        let path = format!("{PROFILE_PATH}?{query}");
+        http(&s.addr, "POST", &path, headers, body)
+    };
+    let bearer = format!("Bearer {KEY}");
+    let key = [("Authorization", bearer.as_str())];
+    let brotli = [key[0], ("Content-Encoding", "br")];
+
+    type Refused<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [u8], u16, &'a str);
+    let refusals: [Refused; 7] = [
+        ("service=shop", &[], &cpu, 401, "an ingest key is required"),
+        (
+            "service=shop",
+            &key,
+            &trace,
+            400,
+            "expected a .cpuprofile or a .heapprofile (sampling heap profile) JSON, got a \
+             selfprofile",
+        ),
+        (
+            "service=shop",
+            &key,
+            b"[1, 2",
+            400,
+            "expected a .cpuprofile",
+        ),
+        (
+            "version=1.4",
+            &key,
+            &cpu,
+            400,
+            "the `service` label is required",
+        ),
+        (
+            "service=shop&page=%2F",
+            &key,
+            &cpu,
+            400,
+            "unknown query parameter `page`",
+        ),
+        (
+            "service=shop&thread=w1",
+            &key,
+            &cpu,
+            400,
+            "`main` or `worker-N`",
+        ),
+        ("service=shop", &brotli, &cpu, 400, "Content-Encoding `br`"),
+    ];
+    for (query, headers, body, status, words) in refusals {
+        let r = to(query, headers, body);
+        assert_eq!(r.status, status, "{query}: {}", r.head);
+        assert!(r.message().contains(words), "{query}: {}", r.message());
+    }
+
+    let cpu_query = format!(
+        "key={KEY}&service=shop&version=1.4&host=web-1&pid=4242&thread=main&stall=1\
+         &stall_start_ms=12.5&stall_end_ms=330&stall_ms=317.5&heap_used=1048576\
+         &heap_total=2097152&rss=52428800&external=4096&start_ms=1764374400000&label.region=eu"
+    );
+    let r = to(&cpu_query, &[("Content-Encoding", "gzip")], &cpu).expect(202, "");
+    assert_eq!(r.json()["kind"], "cpuprofile");
+    let heap_query = "service=shop&version=1.4&thread=worker-1&start_ms=1764374460000";
+    let r = to(heap_query, &key, &heap).expect(202, "");
+    assert_eq!(r.json()["kind"], "heapprofile");
+    // The API's description lists both endpoints, each with the kinds it answers.
+    let api = http(
+        &s.addr,
+        "GET",
+        &format!("/api/openapi.json?token={}", s.token),
+        &[],
+        b"",
+    )
+    .expect(200, "")
+    .json();
+    let kind = |path: &str| {
+        let post = &api["paths"][path]["post"];
+        let body = &post["responses"]["202"]["content"]["application/json"];
+        body["schema"]["properties"]["kind"].clone()
+    };
+    assert_eq!(kind(PATH), serde_json::json!({"const": "selfprofile"}));
+    let kinds = serde_json::json!({"enum": ["cpuprofile", "heapprofile"]});
+    assert_eq!(kind(PROFILE_PATH), kinds);
+    let mut s = s;
+    s.child.kill().unwrap(); // SIGKILL: the windows are only in the spool.
+    s.child.wait().unwrap();
+    drop(s);
+
+    // The restart replays the spool before it listens.
+    let s2 = serve_ingest(&data, &lake, &keys, &[]);
+    let rows = lake_rows(
+        &lake,
+        "SELECT kind, thread, weight_unit, CAST(start_time AS BIGINT) AS start_us, \
+                labels['service'] AS service, labels['stall_ms'] AS stall_ms, \
+                labels['rss'] AS rss, labels['region'] AS region, labels['source'] AS source \
+         FROM profiles ORDER BY kind",
+    );
+    drop(s2);
+    let row = |r: &Value| {
+        let text = |k: &str| r[k].as_str().unwrap_or("-").to_string();
+        let fields = [
+            "kind",
+            "thread",
+            "weight_unit",
+            "service",
+            "stall_ms",
+            "rss",
+            "region",
+        ];
+        let mut out: Vec<String> = fields.iter().map(|k| text(k)).collect();
+        out.push(text("source"));
+        (out, r["start_us"].as_i64())
+    };
+    let got: Vec<_> = rows.iter().map(row).collect();
+    let want = |fields: [&str; 8], start: i64| (fields.map(String::from).to_vec(), Some(start));
+    assert_eq!(
+        got,
+        [
+            want(
+                [
+                    "cpuprofile",
+                    "main",
+                    "ns",
+                    "shop",
+                    "317.5",
+                    "52428800",
+                    "eu",
+                    "ingest"
+                ],
+                1_764_374_400_000_000
+            ),
+            want(
+                [
+                    "heapprofile",
+                    "worker-1",
+                    "bytes",
+                    "shop",
+                    "-",
+                    "-",
+                    "-",
+                    "ingest"
+                ],
+                1_764_374_460_000_000
+            ),
+        ]
+    );
+
+    // `lake top` over each window is `jsprof top` over its file, found by its labels, its thread
+    // column and its start.
+    let lake_s = lake.to_str().unwrap();
+    let top = |wheres: &str, extra: &[&str]| {
+        let mut args = vec![
+            "lake", "top", lake_s, "--where", wheres, "--json", "--limit", "0",
+        ];
+        args.extend(extra);
+        crate::support::jsprof_json(&args)
+    };
+    for (file, doc, unit) in [
+        (
+            &cpu_file,
+            top(
+                "service=shop,version=1.4,thread=main,stall=1,since=2025-11-29",
+                &[],
+            ),
+            "ns",
+        ),
+        (
+            &heap_file,
+            top("service=shop,version=1.4", &["--unit", "bytes"]),
+            "bytes",
+        ),
+        (
+            &heap_file,
+            top("service=shop,thread=worker-1", &[]),
+            "bytes",
+        ),
+    ] {
+        let (want, want_total) = crate::lake::top_ns(file, &[]).expect("jsprof top reads it");
+        assert_eq!(
+            (doc["unit"].as_str(), doc["profiles"].as_i64()),
+            (Some(unit), Some(1))
+        );
+        let what = format!("lake top over {}", file.display());
+        crate::lake::assert_tables_equal(&crate::lake::table_of(&doc), &want, &what);
+        assert_eq!(crate::lake::total_of(&doc), want_total, "{what}");
+    }
+    // `lake trend --by day` files each window under its start_ms's day, not its arrival's.
+    let trend = crate::support::jsprof_json(&[
+        "lake",
+        "trend",
+        lake_s,
+        "sorters",
+        "--by",
+        "day",
+        "--where",
+        "service=shop",
+        "--json",
+    ]);
+    let days: Vec<(&str, i64)> = trend["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| {
+            (
+                p["value"].as_str().unwrap(),
+                p["profiles"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(days, [("2025-11-29", 1)]);
+}
+
 /// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
 fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("CHROMIUM")
@@ -733,6 +963,70 @@ fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
     crate::lake::assert_tables_equal(&crate::lake::table_of(&lake_top), &want, "lake top");
 }
 
+/// Waits (60 s at most) until the lake holds `n` profiles: a batch lands after its 202s.
+fn await_profiles(lake: &Path, n: i64, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while lake_rows(lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != n {
+        assert!(Instant::now() < deadline, "{what} never reached the lake");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A sampling heap profile of one chain of `depth` distinct functions, nested as V8 writes it
+/// (each node inside its parent's `children`): JSON as deep as the chain, a shape only
+/// `.heapprofile` windows bring to the ingest. Its one sample of 64 bytes is at the bottom.
+fn deep_heap_profile(depth: usize) -> Vec<u8> {
+    let mut out = String::from("{\"head\":");
+    for i in 0..depth {
+        let size = if i + 1 == depth { 64 } else { 0 };
+        out.push_str(&format!(
+            "{{\"callFrame\":{{\"functionName\":\"f{i}\",\"lineNumber\":{i}}},\
+             \"selfSize\":{size},\"id\":{},\"children\":[",
+            i + 1
+        ));
+    }
+    out.push_str(&"]}".repeat(depth));
+    out.push_str(&format!(
+        ",\"samples\":[{{\"size\":64,\"nodeId\":{depth},\"ordinal\":1}}]}}"
+    ));
+    out.into_bytes()
+}
+
+/// Issue 35: a `.heapprofile` window nested 10,000 deep (under the 1 MiB default) posted to
+/// `/ingest/v1/profile` is acknowledged by a server within `lake::memory_limit` of it, whose
+/// stacks are not the CLI's main thread's, and lands with the same bytes per function as
+/// `jsprof top` on the file.
+#[test]
+fn a_10000_deep_heap_profile_window_is_acked_and_stored() {
+    let (lake, keys, data) = setup("deep-heap");
+    let window = deep_heap_profile(10_000);
+    assert!(window.len() < 1 << 20, "{} bytes", window.len());
+    let limit = crate::lake::memory_limit(window.len());
+    let s = serve_ingest_within(limit, &data, &lake, &keys, &["--ingest-batch-ms", "50"]);
+    let path = format!("{PROFILE_PATH}?key={KEY}&service=deep");
+    let r = http(&s.addr, "POST", &path, &[], &window).expect(202, "");
+    assert_eq!(r.json()["kind"], "heapprofile");
+    await_profiles(&lake, 1, "the window");
+    let mut s = s;
+    assert!(s.child.try_wait().unwrap().is_none(), "the server is up");
+    drop(s);
+    let file = lake.with_file_name("deep.heapprofile");
+    std::fs::write(&file, &window).unwrap();
+    let (want, want_total) = crate::lake::top_ns(&file, &[]).expect("jsprof top reads it");
+    // The head is the profile's root, not a function: 9,999 rows.
+    assert_eq!((want.len(), want_total), (9_999, 64));
+    let args = [
+        "lake",
+        "top",
+        lake.to_str().unwrap(),
+        "--where",
+        "service=deep",
+    ];
+    let doc = crate::support::jsprof_json(&[&args[..], &["--json", "--limit", "0"]].concat());
+    crate::lake::assert_tables_equal(&crate::lake::table_of(&doc), &want, "lake top");
+    assert_eq!(crate::lake::total_of(&doc), want_total);
+}
+
 /// The spool's segment files under `lake`.
 fn segments(lake: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(lake.join(".ingest-spool"))
@@ -849,14 +1143,7 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
     )
     .expect(202, "");
     let mut s = s;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != 3 {
-        assert!(
-            Instant::now() < deadline,
-            "the third trace never reached the lake"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    await_profiles(&lake, 3, "the third trace");
     s.child.kill().unwrap();
     s.child.wait().unwrap();
     drop(s);
