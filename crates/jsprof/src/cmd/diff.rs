@@ -420,6 +420,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     for (name, side) in [(&before.name, &wb), (&after.name, &wa)] {
         output::warn(name, &side.profile.warnings);
     }
+    // Profiles of very different lengths compare amounts of time, which is rarely the question
+    // (a 2 s recording beside a 66 s one shows every function grown by thousands of percent).
+    let ratio = diff.after_total / diff.before_total;
+    if !args.normalize && diff.before_total > 0.0 && !(0.5..=2.0).contains(&ratio) {
+        eprintln!(
+            "note: {}'s total is {ratio:.1}× {}'s; --normalize scales it to the same total, so the \
+             table compares shares of each profile",
+            after.name, before.name
+        );
+    }
     let fmt = |w: f64| {
         if bytes {
             output::fmt_bytes(w)

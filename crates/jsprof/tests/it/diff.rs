@@ -164,6 +164,22 @@ fn key_and_normalize() {
     assert!(scale < 0.5);
     let sum = find(json_array(&d["functions"]), "sumSquares").unwrap();
     assert!(sum["delta_self_ms"].as_f64().unwrap() < 0.0);
+
+    // AFTER is 5.7× as long as BEFORE: the text says so and names --normalize; normalised, or
+    // two profiles of like length, it says nothing.
+    let note = |args: &[&str]| {
+        let out = jsprof(args);
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let (b, a) = (path(BEFORE), path(AFTER));
+    let said = note(&["diff", &b, &a]);
+    assert!(
+        said.contains("total is 5.7×") && said.contains("--normalize"),
+        "{said}"
+    );
+    assert!(!note(&["diff", "--normalize", &b, &a]).contains("--normalize"));
+    assert!(!note(&["diff", &a, &a]).contains("note:"));
 }
 
 #[test]
