@@ -132,7 +132,33 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "  {:>wms$}  {:>wpct$}  {:>wline$}",
             "Self", "Self %", "Line"
         )?;
+        // A long function (a bundle's module wrapper spans thousands of lines) is shown as its
+        // first line and the lines within --context of a line with samples; each run left out
+        // is one line saying how long it is (the JSON keeps every line).
+        let near: Vec<u32> = f
+            .lines
+            .iter()
+            .filter(|l| l.ticks > 0)
+            .map(|l| l.line)
+            .collect();
+        let shown = |line: u32| {
+            Some(line) == f.function.line || near.iter().any(|&t| line.abs_diff(t) <= args.context)
+        };
+        let mut skipped = 0usize;
         for (l, (ms, pct, line)) in f.lines.iter().zip(&cells) {
+            if !shown(l.line) {
+                skipped += 1;
+                continue;
+            }
+            if skipped > 0 {
+                writeln!(
+                    out,
+                    "  {:>w$} ⋮ {skipped} lines without samples",
+                    "",
+                    w = wms + wpct + wline + 4
+                )?;
+                skipped = 0;
+            }
             let marker = if Some(l.line) == f.hottest_line {
                 '▶'
             } else {
@@ -141,6 +167,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let text = expand_tabs(l.text.as_deref().unwrap_or(""));
             let row = format!("  {ms:>wms$}  {pct:>wpct$}  {line:>wline$} {marker} {text}");
             writeln!(out, "{}", row.trim_end())?;
+        }
+        if skipped > 0 {
+            writeln!(
+                out,
+                "  {:>w$} ⋮ {skipped} lines without samples",
+                "",
+                w = wms + wpct + wline + 4
+            )?;
         }
     }
     out.flush()?;

@@ -643,3 +643,68 @@ fn a_large_traces_lines_add_up_to_self_time() {
     }
     std::fs::remove_dir_all(path.parent().unwrap()).ok();
 }
+
+/// A long function's table leaves out the runs of lines far from any sample, each said in one
+/// line with its length; the JSON keeps every line.
+#[test]
+fn a_long_functions_table_folds_the_lines_without_samples() {
+    let dir = scratch("long");
+    let source = dir.join("long.js");
+    let filler: String = (0..60)
+        .map(|i| format!("  const unused{i} = {i};\n"))
+        .collect();
+    std::fs::write(
+        &source,
+        format!(
+            "function spin(ms) {{\n{filler}  const end = Date.now() + ms;\n  let x = 0;\n  \
+             while (Date.now() < end) x = (x + 1) % 7;\n  return x;\n}}\nspin(300);\n"
+        ),
+    )
+    .unwrap();
+    let profile = node_cpu_profile(&source, &[], 200, &dir, "long.cpuprofile");
+    let profile = profile.to_str().unwrap();
+    let doc = jsprof_json(&[
+        "lines",
+        profile,
+        "--function",
+        "^spin$",
+        "--json",
+        "--context",
+        "1",
+    ]);
+    let lines = json_array(&functions(&doc)[0]["lines"]);
+    assert!(
+        lines.len() > 60,
+        "the JSON keeps every line: {}",
+        lines.len()
+    );
+    let out = jsprof(&["lines", profile, "--function", "^spin$", "--context", "1"]);
+    assert!(out.status.success());
+    let table = String::from_utf8(out.stdout).unwrap();
+    let folded: Vec<&str> = table.lines().filter(|l| l.contains(" ⋮ ")).collect();
+    assert!(!folded.is_empty(), "{table}");
+    // Every line is either shown or counted in a fold, once.
+    let shown = table
+        .lines()
+        .filter(|l| l.contains(" │ ") || l.contains(" ▶ "))
+        .count();
+    let counted: usize = folded
+        .iter()
+        .map(|l| {
+            l.split(" ⋮ ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(shown + counted, lines.len(), "{table}");
+    assert!(shown < 12, "{table}");
+    assert!(
+        table.contains(" ▶ ") && table.contains("while (Date.now() < end)"),
+        "{table}"
+    );
+}
