@@ -77,6 +77,35 @@ export interface InsightsReport {
 }
 
 /**
+ * The runs of one page load, compared.
+ *
+ * Answers `jsprof insights DIR --json` (a folder of runs of one page load).
+ */
+export interface PageRunsReport {
+  /**
+   * Per insight (DevTools' names as `insights --json` keys them): in how many runs it fails,
+   * and its median savings over those runs.
+   */
+  insights: InsightRunsJson[];
+  /** `page_runs`. */
+  kind: string;
+  /**
+   * The index in `runs` of the run closest to the medians of FCP and LCP (the sum of each
+   * metric's distance to its median relative to the median), the one to open; `null` with no
+   * run.
+   */
+  median_run: number | null;
+  /** Per metric: its distribution over the runs that have it. */
+  metrics: MetricRunsJson[];
+  /** Each run's metrics, in the order the runs were given (file names sorted for a folder). */
+  runs: RunJson[];
+  /** The main frame's URL of the runs (the first run's when they differ: see `warnings`). */
+  url: string | null;
+  /** Runs whose main frame differs from the first's, and the like. */
+  warnings: string[];
+}
+
+/**
  * `jsprof network TRACE --json`: every request, in DevTools' order.
  *
  * Answers `jsprof network TRACE --json`; `GET …/artifacts/{a}/network`.
@@ -1215,6 +1244,25 @@ export interface InpJson {
   value_ms: number;
 }
 
+/** One insight over the runs. */
+export interface InsightRunsJson {
+  /** Runs in which it fails (`state` `fail`; `render_blocking`: any request blocks). */
+  failing: number;
+  /** The insight's key in `insights --json` (`render_blocking`, `lcp_discovery`, …). */
+  insight: string;
+  /**
+   * Over the failing runs, the median of each saving the insight states (`fcp_ms`,
+   * `lcp_ms`, `inp_ms`, `ms`, `wasted_bytes`), keyed by what it saves.
+   */
+  median_savings: {
+    [key: string]: number;
+  };
+  /** Runs in which DevTools evaluated it. */
+  runs: number;
+  /** `failing / runs`. */
+  share: number;
+}
+
 /**
  * The insights computed for a navigation (DevTools' insight set). Each is `null` when it does
  * not apply (no LCP, no interaction).
@@ -1554,6 +1602,24 @@ export interface MetricJson {
   value_ms: number;
 }
 
+/** A metric's distribution over the runs. */
+export interface MetricRunsJson {
+  /** The interquartile range (p75 − p25): the spread a change must beat. */
+  iqr: number;
+  max: number;
+  median: number;
+  /**
+   * `fcp_ms`, `lcp_ms`, `lcp_ttfb_ms`, `lcp_load_delay_ms`, `lcp_load_duration_ms`,
+   * `lcp_render_delay_ms`, `cls`, `inp_ms`, `tbt_ms` (the long tasks' time past 50 ms each),
+   * `long_tasks_ms`, `requests`.
+   */
+  metric: string;
+  min: number;
+  p75: number;
+  /** Runs that have it. */
+  runs: number;
+}
+
 /**
  * An insight's estimated savings (the engine's `metricSavings`), from its Lantern simulation
  * of the first and largest contentful paints.
@@ -1859,6 +1925,17 @@ export interface RequestRefJson {
   request_id: string;
   start_ms: number;
   url: string;
+}
+
+/** One run: its file and the metrics of its first navigation. */
+export interface RunJson {
+  file: string;
+  /** The navigation's URL; `null` for a trace without a navigation. */
+  url: string | null;
+  /** Metric name → value, for the metrics this run has (names as in `metrics`). */
+  values: {
+    [key: string]: number;
+  };
 }
 
 /** The function a sandwich is of. */

@@ -48,6 +48,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::page::InsightsReport>(
         "`jsprof insights TRACE --json`; `GET …/artifacts/{a}/insights`",
     ),
+    Document::of::<crate::page_runs::PageRunsReport>(
+        "`jsprof insights DIR --json` (a folder of runs of one page load)",
+    ),
     Document::of::<crate::page::NetworkReport>(
         "`jsprof network TRACE --json`; `GET …/artifacts/{a}/network`",
     ),

@@ -15,6 +15,9 @@ use jsprof_document::page::{cls_text, rating_text, MetricJson, WindowJson};
 pub use crate::load::DocumentArgs as Args;
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.file.is_dir() {
+        return runs(&args);
+    }
     let Some((loaded, report)) =
         crate::load::document(&args, jsprof_document::page::insights_report)?
     else {
@@ -557,4 +560,122 @@ fn write_render_blocking(
         }
     }
     Ok(())
+}
+
+/// `jsprof insights DIR`: the traces in DIR (its regular files, by name, but `manifest.json`)
+/// as runs of one page load: each metric's distribution, each insight's share of failing runs.
+fn runs(args: &Args) -> Result<ExitCode> {
+    use anyhow::Context;
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&args.file)
+        .with_context(|| format!("{}", args.file.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n == "manifest.json" || n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        anyhow::bail!(
+            "{}: no traces in this folder (a run of a page load per file, e.g. from `jsprof record --url … --trace`)",
+            args.file.display()
+        );
+    }
+    let mut runs = Vec::new();
+    for file in &files {
+        let name = file.file_name().map_or_else(
+            || file.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        // One run at a time: only its small insights document is kept.
+        let loaded = crate::load::load_cpu(file, &jsprof_document::load::Pipeline::default())
+            .with_context(|| format!("run {name}"))?;
+        let report = jsprof_document::page::insights_report(&loaded)
+            .with_context(|| format!("run {name}"))?;
+        output::warn(&loaded.name, loaded.warnings());
+        runs.push((name, report));
+    }
+    let report = jsprof_document::page_runs::runs_report(&runs);
+    if args.json {
+        output::print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for w in &report.warnings {
+        eprintln!("{}: {w}", args.file.display());
+    }
+    output::to_stdout(|out| {
+        writeln!(
+            out,
+            "{} runs of {}{}",
+            report.runs.len(),
+            report
+                .url
+                .as_deref()
+                .unwrap_or("a trace without a navigation"),
+            report
+                .median_run
+                .map(|i| format!(" (median run: {})", report.runs[i].file))
+                .unwrap_or_default()
+        )?;
+        let mut table = Table::new(&[
+            ("metric", Align::Left),
+            ("median", Align::Right),
+            ("p75", Align::Right),
+            ("min", Align::Right),
+            ("max", Align::Right),
+            ("IQR", Align::Right),
+            ("runs", Align::Right),
+        ]);
+        for m in &report.metrics {
+            let shown = |v: f64| match m.metric {
+                "cls" => cls_text(v),
+                "requests" => format!("{v}"),
+                _ => fmt_ms(v),
+            };
+            table.row(vec![
+                m.metric.trim_end_matches("_ms").replace('_', " "),
+                shown(m.median),
+                shown(m.p75),
+                shown(m.min),
+                shown(m.max),
+                shown(m.iqr),
+                m.runs.to_string(),
+            ]);
+        }
+        table.write(out)?;
+        let failing: Vec<_> = report.insights.iter().filter(|i| i.failing > 0).collect();
+        if !failing.is_empty() {
+            writeln!(out)?;
+            let mut table = Table::new(&[
+                ("insight", Align::Left),
+                ("fails in", Align::Right),
+                ("median savings", Align::Left),
+            ]);
+            for i in failing {
+                let saved: Vec<String> = i
+                    .median_savings
+                    .iter()
+                    .map(|(what, v)| match what.as_str() {
+                        "wasted_bytes" => output::fmt_bytes(*v),
+                        "ms" => fmt_ms(*v),
+                        other => format!(
+                            "{} {}",
+                            other.trim_end_matches("_ms").to_uppercase(),
+                            fmt_ms(*v)
+                        ),
+                    })
+                    .collect();
+                table.row(vec![
+                    i.insight.replace('_', " "),
+                    format!("{} of {} ({:.0} %)", i.failing, i.runs, i.share * 100.0),
+                    saved.join(", "),
+                ]);
+            }
+            table.write(out)?;
+        }
+        Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -188,3 +188,136 @@ fn page_budgets_pass_and_fail_at_devtools_numbers() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `insights DIR`: the runs of a page load as a distribution. The runs here are recorded page
+/// loads (one twice, as a lab's identical runs would be); each metric's median and p75 equal
+/// those of DevTools' trace engine's values per run (the oracle's), each insight's failing count
+/// the engine's states, and each run's row its own `insights --json`.
+#[test]
+fn a_folder_of_runs_is_a_distribution_with_devtools_numbers() {
+    let runs = [
+        "trace/pageload.trace",
+        "trace/pageload.trace",
+        "trace/pageload-shifts.trace",
+        "trace/pageload-anim.trace",
+        "trace/pageload-bgimage.trace",
+    ];
+    let dir = runs_dir("page-runs");
+    std::fs::write(dir.join("manifest.json"), b"{\"url\": \"not a trace\"}").unwrap();
+    for (i, name) in runs.iter().enumerate() {
+        std::fs::copy(input(name), dir.join(format!("run-{i}.json.gz"))).unwrap();
+    }
+    let doc = jsprof_json(&["insights", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(doc["kind"], "page_runs");
+    assert_eq!(
+        doc["runs"].as_array().unwrap().len(),
+        runs.len(),
+        "manifest.json is not a run"
+    );
+    // Linear interpolation between ranks, as the report states.
+    let quantile = |v: &mut Vec<f64>, p: f64| {
+        v.sort_by(f64::total_cmp);
+        let at = (v.len() - 1) as f64 * p;
+        let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (at - lo as f64)
+    };
+    let wanted: Vec<Value> = runs.iter().map(|n| oracle(n)).collect();
+    for (metric, key, field, tol) in [
+        ("fcp_ms", "FCP", "value_ms", MS),
+        ("lcp_ms", "LCP", "value_ms", MS),
+        ("cls", "CLS", "score", SCORE),
+        ("inp_ms", "INP", "value_ms", MS),
+    ] {
+        let mut values: Vec<f64> = wanted
+            .iter()
+            .filter_map(|w| w["navigations"][0]["metrics"][key][field].as_f64())
+            .collect();
+        let ours = doc["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["metric"] == metric)
+            .unwrap_or_else(|| panic!("{metric}: {doc}"));
+        assert_eq!(ours["runs"], values.len(), "{metric}");
+        for (p, name) in [(0.5, "median"), (0.75, "p75")] {
+            let want = quantile(&mut values, p);
+            close(
+                &ours[name],
+                &Value::from(want),
+                tol,
+                &format!("{metric} {name}"),
+            );
+        }
+    }
+    // Each insight fails in as many runs as the engine says it fails.
+    for (ours, engine) in [
+        ("cls_culprits", "CLSCulprits"),
+        ("document_latency", "DocumentLatency"),
+        ("forced_reflow", "ForcedReflow"),
+        ("image_delivery", "ImageDelivery"),
+        ("cache", "Cache"),
+    ] {
+        let failing = wanted
+            .iter()
+            .filter(|w| {
+                let id = w["navigations"][0]["id"].as_str().unwrap();
+                w["insights"][id][engine]["state"] == "fail"
+            })
+            .count();
+        let row = doc["insights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["insight"] == ours)
+            .unwrap_or_else(|| panic!("{ours}: {doc}"));
+        assert_eq!(row["failing"], failing, "{ours}");
+        assert_eq!(row["runs"], runs.len(), "{ours}");
+    }
+    // A run's row is its own document's first navigation.
+    for (i, name) in runs.iter().enumerate() {
+        let single = jsprof_json(&["insights", &input(name), "--json"]);
+        let values = &doc["runs"][i]["values"];
+        let nav = &single["navigations"][0];
+        assert_eq!(
+            values["lcp_ms"], nav["metrics"]["lcp"]["value_ms"],
+            "{name}"
+        );
+        assert_eq!(values["cls"], nav["metrics"]["cls"]["score"], "{name}");
+        assert_eq!(
+            values["tbt_ms"], single["long_tasks"]["blocking_ms"],
+            "{name}"
+        );
+        assert_eq!(
+            values["requests"],
+            single["requests"].as_f64().unwrap(),
+            "{name}"
+        );
+    }
+    // The runs load different pages here: said, once per odd run.
+    let warnings = doc["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 3, "{doc}");
+    // The text: the median run named, a row per metric.
+    let out = jsprof(&["insights", dir.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let median = doc["median_run"].as_u64().unwrap() as usize;
+    assert!(
+        text.starts_with("5 runs of ")
+            && text.contains(doc["runs"][median]["file"].as_str().unwrap()),
+        "{text}"
+    );
+    // An empty folder says what it expected.
+    let empty = runs_dir("page-runs-empty");
+    std::fs::write(empty.join(".keep"), b"").unwrap();
+    let out = jsprof(&["insights", empty.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no traces in this folder"));
+}
+
+/// An empty folder `name` in this run's scratch directory.
+fn runs_dir(name: &str) -> std::path::PathBuf {
+    let scratch = temp_file(&format!("{name}.marker"), b"");
+    let dir = scratch.with_extension("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
