@@ -18,7 +18,8 @@
 
 use crate::{LakeError, Result};
 
-const COLUMNS: [&str; 5] = ["kind", "thread", "source_name", "profile_id", "weight_unit"];
+pub(crate) const COLUMNS: [&str; 5] =
+    ["kind", "thread", "source_name", "profile_id", "weight_unit"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Term {

@@ -1,14 +1,19 @@
-//! `POST /ingest/v1/selfprofile`: JS Self-Profiling traces posted by browsers in the field
-//! (`navigator.sendBeacon` or `fetch`), appended to a profile lake (`jsprof_lake`).
+//! The ingest endpoints, appended to a profile lake (`jsprof_lake`):
+//! `POST /ingest/v1/selfprofile` takes JS Self-Profiling traces posted by browsers in the field
+//! (`navigator.sendBeacon` or `fetch`); `POST /ingest/v1/profile` takes `.cpuprofile` and
+//! `.heapprofile` windows posted by running processes (the Node agent). One handler serves
+//! both: they differ only by `jsprof_lake::ingest::Endpoint`'s table (parameters, bodies), and
+//! share the keys, limits, spool and threads below.
 //!
-//! The endpoint sits outside the service's own checks (`security::guard`): pages on other
-//! origins post to it, so it has its own keys (`--ingest-key-file`, never the admin token: the
-//! server refuses to start when one is), its own CORS allowance (`--ingest-origin`), its own
-//! throttle of wrong keys per client address, and a size limit per trace checked while the body
-//! is read. What a post carries (labels, length, trace) is checked by `jsprof_lake::ingest`.
+//! The endpoints sit outside the service's own checks (`security::guard`): pages on other
+//! origins post to them, so they have their own keys (`--ingest-key-file`, never the admin
+//! token: the server refuses to start when one is), their own CORS allowance
+//! (`--ingest-origin`), their own throttle of wrong keys per client address, and a size limit
+//! per post checked while the body is read. What a post carries (labels, length, body) is
+//! checked by `jsprof_lake::ingest`.
 //!
-//! **Accepted means durable.** A trace is validated (it must load as a JS Self-Profiling trace,
-//! with the `page` and `release` labels), then appended to the spool — `LAKE/.ingest-spool/`,
+//! **Accepted means durable.** A post is validated (its body must load as what its endpoint
+//! takes, with that endpoint's required labels), then appended to the spool — `LAKE/.ingest-spool/`,
 //! segment files of length-prefixed, checksummed records — and fsynced before the 202 is sent.
 //! One thread owns the spool and commits in groups: every request waiting while one fsync runs
 //! shares the next one, so throughput grows with concurrency instead of paying an fsync per
@@ -41,8 +46,8 @@ use crate::ingest_config::IngestConfig;
 use crate::security::AuthThrottle;
 use crate::spool_record::{decode_records, encode_record, SpoolHeader};
 
-use crate::ingest_config::PATH;
-use jsprof_lake::ingest::{self as post_check, Refusal};
+use crate::ingest_config::{PROFILE_PATH, SELFPROFILE_PATH};
+use jsprof_lake::ingest::{self as post_check, Endpoint, Refusal};
 
 /// Why ingestion cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -71,13 +76,13 @@ fn now_us() -> i64 {
         .map_or(0, |d| d.as_micros() as i64)
 }
 
-/// Reads one trace for the lake; the same call at accept time and at replay, so what replay
+/// Reads one post for the lake; the same call at accept time and at replay, so what replay
 /// writes is what was validated.
 fn prepare(header: &SpoolHeader, body: Vec<u8>, max_bytes: u64) -> Result<Prepared, Refusal> {
-    post_check::prepare_trace(
+    post_check::prepare_post(
         &header.name,
         header.received_us,
-        &header.labels,
+        &header.post,
         body,
         max_bytes,
     )
@@ -557,9 +562,15 @@ fn too_many_wrong_keys(wait: Duration) -> Response {
 
 /// The routes, with the ingest's own state; merged outside the service's checks.
 pub fn routes(ingest: Arc<Ingest>) -> Router {
-    Router::new()
-        .route(PATH, post(accept).options(preflight))
-        .with_state(ingest)
+    let mut router = Router::new();
+    for (path, endpoint) in [
+        (SELFPROFILE_PATH, Endpoint::SelfProfile),
+        (PROFILE_PATH, Endpoint::Profile),
+    ] {
+        let accept = move |state: State<Arc<Ingest>>, req: Request| accept(state, req, endpoint);
+        router = router.route(path, post(accept).options(preflight));
+    }
+    router.with_state(ingest)
 }
 
 fn with_cors(mut response: Response, origin: Option<HeaderValue>) -> Response {
@@ -594,6 +605,23 @@ async fn preflight(State(ingest): State<Arc<Ingest>>, headers: HeaderMap) -> Res
         HeaderValue::from_static("600"),
     );
     with_cors(response, Some(origin))
+}
+
+/// A body is read as sent, gunzipped when its bytes are gzip: `Content-Encoding` may say `gzip`
+/// (or `identity`), and any other coding is refused before the body is read.
+fn content_encoding_ok(headers: &HeaderMap) -> Result<(), ApiError> {
+    for value in headers.get_all(header::CONTENT_ENCODING) {
+        let text = value.to_str().unwrap_or("?");
+        for coding in text.split(',').map(str::trim) {
+            if !coding.eq_ignore_ascii_case("gzip") && !coding.eq_ignore_ascii_case("identity") {
+                return Err(ApiError::bad_request(format!(
+                    "Content-Encoding `{}`: the endpoint reads gzip or identity",
+                    coding.escape_debug()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn too_slow(deadline: Duration) -> ApiError {
@@ -637,7 +665,7 @@ async fn read_body(req: Request, limit: u64, deadline: Duration) -> Result<Vec<u
     Ok(body)
 }
 
-async fn accept(State(ingest): State<Arc<Ingest>>, req: Request) -> Response {
+async fn accept(State(ingest): State<Arc<Ingest>>, req: Request, endpoint: Endpoint) -> Response {
     let origin = ingest.allowed_origin(req.headers());
     let client = req
         .extensions()
@@ -647,7 +675,7 @@ async fn accept(State(ingest): State<Arc<Ingest>>, req: Request) -> Response {
     if let Some(wait) = client.and_then(|ip| ingest.throttle.blocked(ip, Instant::now())) {
         return with_cors(too_many_wrong_keys(wait), origin);
     }
-    let result = accept_inner(&ingest, req, origin.is_some(), client).await;
+    let result = accept_inner(&ingest, req, endpoint, origin.is_some(), client).await;
     let response = match result {
         Ok(body) => (
             StatusCode::ACCEPTED,
@@ -673,6 +701,7 @@ async fn accept(State(ingest): State<Arc<Ingest>>, req: Request) -> Response {
 async fn accept_inner(
     ingest: &Arc<Ingest>,
     req: Request,
+    endpoint: Endpoint,
     origin_allowed: bool,
     client: Option<IpAddr>,
 ) -> Result<serde_json::Value, ApiError> {
@@ -689,15 +718,21 @@ async fn accept_inner(
         .get(header::USER_AGENT)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
-    let labels = post_check::labels(&query, user_agent, ingest.partition_label.as_deref())
-        .map_err(refused)?;
+    let post = post_check::post(
+        endpoint,
+        &query,
+        user_agent,
+        ingest.partition_label.as_deref(),
+    )
+    .map_err(refused)?;
+    content_encoding_ok(req.headers())?;
     let limit = ingest.config.max_bytes;
     let body = read_body(req, limit, ingest.config.body_deadline).await?;
     let received_us = now_us();
     let header = SpoolHeader {
         name: format!("ingest-{received_us}.json"),
         received_us,
-        labels,
+        post,
     };
     let (header, body, prepared) = tokio::task::spawn_blocking(move || {
         let prepared = prepare(&header, body.clone(), limit);
@@ -706,7 +741,10 @@ async fn accept_inner(
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?;
     let prepared = prepared.map_err(refused)?;
-    let profile_id = prepared.profiles[0].profile_id.clone();
+    let (profile_id, kind) = (
+        prepared.profiles[0].profile_id.clone(),
+        prepared.profiles[0].kind,
+    );
     let source_hash = prepared.source_hash.clone();
     let warnings: Vec<serde_json::Value> = prepared
         .warnings
@@ -739,7 +777,7 @@ async fn accept_inner(
         .map_err(|_| stopped())?
         .map_err(ApiError::internal)?;
     Ok(json!({
-        "kind": "selfprofile",
+        "kind": kind,
         "accepted": true,
         "profile_id": profile_id,
         "source_hash": source_hash,

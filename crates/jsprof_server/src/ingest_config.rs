@@ -5,8 +5,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The path browsers post to; the accept loop (`listen.rs`) counts its connections apart.
-pub const PATH: &str = "/ingest/v1/selfprofile";
+/// The path browsers post JS Self-Profiling traces to.
+pub const SELFPROFILE_PATH: &str = "/ingest/v1/selfprofile";
+/// The path processes (the Node agent) post `.cpuprofile` and `.heapprofile` windows to.
+pub const PROFILE_PATH: &str = "/ingest/v1/profile";
+
+/// Whether a request goes to an ingest endpoint: the accept loop (`listen.rs`) counts those
+/// connections apart.
+pub fn is_ingest_path(path: &str) -> bool {
+    path == SELFPROFILE_PATH || path == PROFILE_PATH
+}
 
 /// How the ingest endpoint is configured (`serve --lake … --ingest-…`).
 #[derive(Clone, Debug)]

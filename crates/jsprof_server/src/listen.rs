@@ -5,8 +5,8 @@
 //! the kernel's backlog. Without these, connections that never finish their headers hold a
 //! descriptor each forever, without a token.
 //!
-//! Posts to the ingest endpoint (`ingest_config::PATH`) have a budget of their own: a connection
-//! whose request is a post there gives its seat back to the service and takes one of
+//! Posts to the ingest endpoints (`ingest_config::is_ingest_path`) have a budget of their own: a
+//! connection whose request is a post there gives its seat back to the service and takes one of
 //! `ingest_connections` for the rest of its life, or is answered 503 and closed when none is
 //! free. Slow posts from the field can then never leave the admin API or MCP without a
 //! connection; at most `max_connections + ingest_connections` are open at once.
@@ -32,7 +32,7 @@ use tokio::time::Sleep;
 use tower_service::Service;
 
 use crate::error::ApiError;
-use crate::ingest_config::PATH as INGEST_PATH;
+use crate::ingest_config::is_ingest_path;
 
 /// The connection limits.
 #[derive(Clone, Copy, Debug)]
@@ -179,7 +179,7 @@ pub async fn serve(
         let ingest_budget = limits.ingest_connections;
         let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
             let busy = match &ingest_permits {
-                Some(pool) if req.uri().path() == INGEST_PATH => {
+                Some(pool) if is_ingest_path(req.uri().path()) => {
                     let mut seat = seat.lock().unwrap_or_else(|e| e.into_inner());
                     (!seat.take_ingest(pool)).then(|| ingest_busy(ingest_budget))
                 }

@@ -233,6 +233,36 @@ pub fn document(state: &AppState) -> Value {
                 },
                 "options": {"summary": "CORS preflight: allowed for the --ingest-origin origins, 403 without CORS headers for others", "responses": {"204": {"description": "allowed"}, "403": {"description": "not an allowed origin"}}}
             },
+            "/ingest/v1/profile": {
+                "post": {
+                    "summary": "Production collection (serve --lake): a .cpuprofile or .heapprofile window posted by a process (the Node agent, `jsprof/agent`), appended to the lake with its labels. Same keys, limits, spool and durability as /ingest/v1/selfprofile: answered 202 only once the window is durable in the lake's spool",
+                    "security": [{"ingestBearer": []}, {"ingestKey": []}],
+                    "parameters": [
+                        param("key", "query", "an ingest key; or `Authorization: Bearer KEY`", json!({"type": "string"})),
+                        {"name": "service", "in": "query", "required": true, "description": "the service's label", "schema": {"type": "string", "maxLength": 256}},
+                        param("version", "query", "the service's version (label)", json!({"type": "string", "maxLength": 256})),
+                        param("host", "query", "the host's name (label)", json!({"type": "string", "maxLength": 256})),
+                        param("pid", "query", "the process id (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                        param("thread", "query", "the profile's thread column (`--where thread=…`): `main` or `worker-N`", json!({"type": "string", "pattern": "^(main|worker-[0-9]+)$"})),
+                        param("stall", "query", "`1`: the window covers an event-loop stall (label)", json!({"const": "1"})),
+                        param("stall_start_ms", "query", "the stall's start, ms from the profile's start (label; `jsprof top --range START..END`)", json!({"type": "number", "minimum": 0})),
+                        param("stall_end_ms", "query", "the stall's end, ms from the profile's start (label)", json!({"type": "number", "minimum": 0})),
+                        param("stall_ms", "query", "the stall's length in ms (label)", json!({"type": "number", "minimum": 0})),
+                        param("heap_used", "query", "bytes of JS heap used at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                        param("heap_total", "query", "bytes of JS heap at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                        param("rss", "query", "the process's resident set in bytes at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                        param("external", "query", "bytes of memory outside the JS heap held by JS objects at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                        param("start_ms", "query", "the window's wall-clock start, ms since the epoch: the profile's start time in the lake (`--since`, `lake trend --by day`); else the post's arrival", json!({"type": "number", "minimum": 0})),
+                        param("label.NAME", "query", "any other label NAME=VALUE (NAME: letters, digits, `_`, `-`, `.`; not a parameter above nor a column of the lake's profiles); `source` is `ingest`", json!({"type": "string"}))
+                    ],
+                    "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "description": "a .cpuprofile (`Profiler.stop`'s profile) or a .heapprofile (`HeapProfiler.stopSampling`'s profile), as JSON; gzip when its bytes are gzip (`Content-Encoding: gzip` or none)"}}}},
+                    "responses": responses(("202", json!({"description": "durable; written to the lake with the next batch", "content": {"application/json": {"schema": {"type": "object", "required": ["kind", "accepted", "profile_id", "source_hash", "warnings"], "properties": {
+                        "kind": {"enum": ["cpuprofile", "heapprofile"]}, "accepted": {"const": true},
+                        "profile_id": {"type": "string"}, "source_hash": {"type": "string"},
+                        "warnings": {"type": "array", "items": {"type": "object"}}}}}}})), &["400", "401", "403", "413", "500"])
+                },
+                "options": {"summary": "CORS preflight: allowed for the --ingest-origin origins, 403 without CORS headers for others", "responses": {"204": {"description": "allowed"}, "403": {"description": "not an allowed origin"}}}
+            },
             "/api/sessions/{id}/artifacts/{artifact}/heap/diff": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof heap diff --json BASE THIS`", "parameters": with_params(vec![param("base", "query", "SESSION_ID/ARTIFACT_ID of the earlier snapshot", json!({"type": "string"}))], query_params::<HeapDiffQuery>(&[])),

@@ -7,18 +7,21 @@
 //! A record is only acknowledged after it and everything before it is fsynced, so a torn or
 //! corrupt record can only be the tail of a segment a crash cut short: replay stops there.
 
-use std::collections::BTreeMap;
-
+use jsprof_lake::ingest::Post;
 use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 4] = b"JSPI";
 const RECORD_HEAD: usize = 4 + 4 + 4 + 8;
 
+/// What a record says besides the body: the name and arrival the lake gets, and the post (its
+/// endpoint, labels, thread and start; a record written before there were two endpoints has no
+/// `endpoint` and is a browser's trace).
 #[derive(Serialize, Deserialize)]
 pub(crate) struct SpoolHeader {
     pub name: String,
     pub received_us: i64,
-    pub labels: BTreeMap<String, String>,
+    #[serde(flatten)]
+    pub post: Post,
 }
 
 pub(crate) fn encode_record(header: &SpoolHeader, body: &[u8], out: &mut Vec<u8>) {
@@ -71,6 +74,10 @@ pub(crate) fn decode_records(bytes: &[u8]) -> (Vec<(SpoolHeader, &[u8])>, Option
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use jsprof_lake::ingest::Endpoint;
+
     use super::*;
 
     #[test]
@@ -78,7 +85,10 @@ mod tests {
         let h = |n: &str| SpoolHeader {
             name: n.into(),
             received_us: 7,
-            labels: BTreeMap::from([("page".into(), "/a".into())]),
+            post: Post {
+                labels: BTreeMap::from([("page".into(), "/a".into())]),
+                ..Post::default()
+            },
         };
         let mut bytes = Vec::new();
         encode_record(&h("one"), b"{\"a\":1}", &mut bytes);
@@ -102,5 +112,39 @@ mod tests {
         let (records, torn) = decode_records(&bad);
         assert_eq!(records.len(), 1);
         assert!(torn.unwrap().contains("checksum"));
+    }
+
+    /// A record spooled before there were two endpoints (its header as they wrote it) replays
+    /// as a browser's trace; a profile window's keeps its endpoint, thread and start.
+    #[test]
+    fn headers_of_both_endpoints_and_of_older_records_decode() {
+        let old =
+            br#"{"name":"ingest-1.json","received_us":1,"labels":{"page":"/","release":"1"}}"#;
+        let mut bytes = Vec::new();
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(old);
+        hasher.update(b"{}");
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&(old.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&2u32.to_le_bytes());
+        bytes.extend_from_slice(&hasher.digest().to_le_bytes());
+        bytes.extend_from_slice(old);
+        bytes.extend_from_slice(b"{}");
+        let window = SpoolHeader {
+            name: "ingest-2.json".into(),
+            received_us: 2,
+            post: Post {
+                endpoint: Endpoint::Profile,
+                labels: BTreeMap::from([("service".into(), "shop".into())]),
+                thread: Some("worker-1".into()),
+                start_us: Some(1_764_374_400_000_000),
+            },
+        };
+        encode_record(&window, b"{}", &mut bytes);
+        let (records, torn) = decode_records(&bytes);
+        assert_eq!(torn, None);
+        assert_eq!(records[0].0.post.endpoint, Endpoint::SelfProfile);
+        assert_eq!(records[0].0.post.labels["release"], "1");
+        assert_eq!(records[1].0.post, window.post);
     }
 }

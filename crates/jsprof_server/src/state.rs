@@ -58,8 +58,8 @@ pub struct Config {
     /// Serve MCP's streamable HTTP transport at `/mcp` with this configuration (its roots
     /// checked); `None`: no `/mcp`.
     pub mcp: Option<jsprof_mcp::Config>,
-    /// Accept JS Self-Profiling traces at `/ingest/v1/selfprofile` into a lake; `None`: no
-    /// ingest endpoint.
+    /// Accept JS Self-Profiling traces at `/ingest/v1/selfprofile` and `.cpuprofile`/
+    /// `.heapprofile` windows at `/ingest/v1/profile` into a lake; `None`: no ingest endpoints.
     pub ingest: Option<crate::ingest_config::IngestConfig>,
 }
 

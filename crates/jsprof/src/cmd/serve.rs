@@ -78,12 +78,14 @@ pub struct Args {
     /// MCP sessions at /mcp live at once; a new one past it ends the least recently used.
     #[arg(long, value_name = "N", default_value_t = jsprof_mcp::DEFAULT_MAX_SESSIONS, requires = "mcp_root")]
     pub mcp_max_sessions: usize,
-    /// Accept JS Self-Profiling traces from browsers at POST /ingest/v1/selfprofile into this
-    /// lake (created when missing); needs --ingest-key-file. See docs/fleet.md.
+    /// Accept JS Self-Profiling traces from browsers at POST /ingest/v1/selfprofile, and
+    /// .cpuprofile/.heapprofile windows from processes (the Node agent) at POST
+    /// /ingest/v1/profile, into this lake (created when missing); needs --ingest-key-file. See
+    /// docs/fleet.md.
     #[arg(long, value_name = "DIR", requires = "ingest_key_file")]
     pub lake: Option<PathBuf>,
-    /// The keys browsers post with (`?key=` or `Authorization: Bearer`), one per line; not the
-    /// admin token.
+    /// The keys browsers and agents post with (`?key=` or `Authorization: Bearer`), one per
+    /// line; not the admin token.
     #[arg(long, value_name = "FILE", requires = "lake")]
     pub ingest_key_file: Option<PathBuf>,
     /// An origin whose pages may post traces (e.g. https://shop.example); repeatable. Posts
@@ -286,7 +288,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
         if let Some(lake) = &args.lake {
             eprintln!(
-                "jsprof serve: accepting JS Self-Profiling traces at http://{}/ingest/v1/selfprofile into {}",
+                "jsprof serve: accepting JS Self-Profiling traces at http://{0}/ingest/v1/selfprofile \
+                 and .cpuprofile/.heapprofile windows at http://{0}/ingest/v1/profile into {1}",
                 server.local_addr(),
                 lake.display()
             );

@@ -1,7 +1,8 @@
-//! `jsprof serve --lake`: JS Self-Profiling traces posted to `/ingest/v1/selfprofile`. A headless
-//! Chromium page profiles itself and posts cross-origin; refusals (origin, key, size, shape,
-//! labels) are checked over raw HTTP; a SIGKILL right after many 202s loses none of them and
-//! duplicates none. Servers bind 127.0.0.1 only.
+//! `jsprof serve --lake`: JS Self-Profiling traces posted to `/ingest/v1/selfprofile`, and
+//! `.cpuprofile`/`.heapprofile` windows posted to `/ingest/v1/profile`. A headless Chromium page
+//! profiles itself and posts cross-origin; refusals (origin, key, size, shape, labels) are checked
+//! over raw HTTP; a SIGKILL right after many 202s loses none of them and duplicates none. Servers
+//! bind 127.0.0.1 only.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
@@ -17,6 +18,7 @@ use crate::support::{all_rows, fixtures, jsprof, skip_without};
 
 const KEY: &str = "ingest-key-0123456789abcdef";
 const PATH: &str = "/ingest/v1/selfprofile";
+const PROFILE_PATH: &str = "/ingest/v1/profile";
 
 /// A lake directory, a key file and a data directory for a test.
 fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
@@ -431,6 +433,192 @@ fn a_sigkill_after_many_202s_loses_and_duplicates_nothing() {
         .filter(|e| e.file_name().to_string_lossy().starts_with("seg-"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 35: processes (the Node agent) post `.cpuprofile` and `.heapprofile` windows to
+/// `/ingest/v1/profile` under the same keys and spool as browsers' traces. Refusals say what the
+/// endpoint expected; two windows acknowledged and then killed before their batch was written
+/// are replayed from the spool with their labels, thread and start; and `lake top --where
+/// service=…` over each equals `jsprof top` on the file: time for the CPU window, bytes for the
+/// heap window.
+#[test]
+fn profile_windows_land_in_the_lake_with_their_labels() {
+    let (lake, keys, data) = setup("profile");
+    // Batches are written after ten minutes: the kill below finds the windows in the spool.
+    let s = serve_ingest(&data, &lake, &keys, &["--ingest-batch-ms", "600000"]);
+    let cpu_file = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let heap_file = fixtures().join("heapprofile/tsc.heapprofile");
+    let cpu = std::fs::read(&cpu_file).unwrap(); // gzip, as an agent may send it
+    let heap = std::fs::read(&heap_file).unwrap();
+    let trace = std::fs::read(fixtures().join("selfprofile/mdn-example.jsprofile.json")).unwrap();
+    let to = |query: &str, headers: &[(&str, &str)], body: &[u8]| {
+        let path = format!("{PROFILE_PATH}?{query}");
+        http(&s.addr, "POST", &path, headers, body)
+    };
+    let bearer = format!("Bearer {KEY}");
+    let key = [("Authorization", bearer.as_str())];
+    let brotli = [key[0], ("Content-Encoding", "br")];
+
+    type Refused<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [u8], u16, &'a str);
+    let refusals: [Refused; 7] = [
+        ("service=shop", &[], &cpu, 401, "an ingest key is required"),
+        (
+            "service=shop",
+            &key,
+            &trace,
+            400,
+            "expected a .cpuprofile or a .heapprofile (sampling heap profile) JSON, got a \
+             selfprofile",
+        ),
+        (
+            "service=shop",
+            &key,
+            b"[1, 2",
+            400,
+            "expected a .cpuprofile",
+        ),
+        (
+            "version=1.4",
+            &key,
+            &cpu,
+            400,
+            "the `service` label is required",
+        ),
+        (
+            "service=shop&page=%2F",
+            &key,
+            &cpu,
+            400,
+            "unknown query parameter `page`",
+        ),
+        (
+            "service=shop&thread=w1",
+            &key,
+            &cpu,
+            400,
+            "`main` or `worker-N`",
+        ),
+        ("service=shop", &brotli, &cpu, 400, "Content-Encoding `br`"),
+    ];
+    for (query, headers, body, status, words) in refusals {
+        let r = to(query, headers, body);
+        assert_eq!(r.status, status, "{query}: {}", r.head);
+        assert!(r.message().contains(words), "{query}: {}", r.message());
+    }
+
+    let cpu_query = format!(
+        "key={KEY}&service=shop&version=1.4&host=web-1&pid=4242&thread=main&stall=1\
+         &stall_start_ms=12.5&stall_end_ms=330&stall_ms=317.5&heap_used=1048576\
+         &heap_total=2097152&rss=52428800&external=4096&start_ms=1764374400000&label.region=eu"
+    );
+    let r = to(&cpu_query, &[("Content-Encoding", "gzip")], &cpu).expect(202, "");
+    assert_eq!(r.json()["kind"], "cpuprofile");
+    let heap_query = "service=shop&version=1.4&thread=worker-1&start_ms=1764374460000";
+    let r = to(heap_query, &key, &heap).expect(202, "");
+    assert_eq!(r.json()["kind"], "heapprofile");
+    let mut s = s;
+    s.child.kill().unwrap(); // SIGKILL: the windows are only in the spool.
+    s.child.wait().unwrap();
+    drop(s);
+
+    // The restart replays the spool before it listens.
+    let s2 = serve_ingest(&data, &lake, &keys, &[]);
+    let rows = lake_rows(
+        &lake,
+        "SELECT kind, thread, weight_unit, CAST(start_time AS BIGINT) AS start_us, \
+                labels['service'] AS service, labels['stall_ms'] AS stall_ms, \
+                labels['rss'] AS rss, labels['region'] AS region, labels['source'] AS source \
+         FROM profiles ORDER BY kind",
+    );
+    drop(s2);
+    let row = |r: &Value| {
+        let text = |k: &str| r[k].as_str().unwrap_or("-").to_string();
+        let fields = [
+            "kind",
+            "thread",
+            "weight_unit",
+            "service",
+            "stall_ms",
+            "rss",
+            "region",
+        ];
+        let mut out: Vec<String> = fields.iter().map(|k| text(k)).collect();
+        out.push(text("source"));
+        (out, r["start_us"].as_i64())
+    };
+    let got: Vec<_> = rows.iter().map(row).collect();
+    let want = |fields: [&str; 8], start: i64| (fields.map(String::from).to_vec(), Some(start));
+    assert_eq!(
+        got,
+        [
+            want(
+                [
+                    "cpuprofile",
+                    "main",
+                    "ns",
+                    "shop",
+                    "317.5",
+                    "52428800",
+                    "eu",
+                    "ingest"
+                ],
+                1_764_374_400_000_000
+            ),
+            want(
+                [
+                    "heapprofile",
+                    "worker-1",
+                    "bytes",
+                    "shop",
+                    "-",
+                    "-",
+                    "-",
+                    "ingest"
+                ],
+                1_764_374_460_000_000
+            ),
+        ]
+    );
+
+    // `lake top` over each window is `jsprof top` over its file, found by its labels, its thread
+    // column and its start.
+    let lake_s = lake.to_str().unwrap();
+    let top = |wheres: &str, extra: &[&str]| {
+        let mut args = vec![
+            "lake", "top", lake_s, "--where", wheres, "--json", "--limit", "0",
+        ];
+        args.extend(extra);
+        crate::support::jsprof_json(&args)
+    };
+    for (file, doc, unit) in [
+        (
+            &cpu_file,
+            top(
+                "service=shop,version=1.4,thread=main,stall=1,since=2025-11-29",
+                &[],
+            ),
+            "ns",
+        ),
+        (
+            &heap_file,
+            top("service=shop,version=1.4", &["--unit", "bytes"]),
+            "bytes",
+        ),
+        (
+            &heap_file,
+            top("service=shop,thread=worker-1", &[]),
+            "bytes",
+        ),
+    ] {
+        let (want, want_total) = crate::lake::top_ns(file, &[]).expect("jsprof top reads it");
+        assert_eq!(
+            (doc["unit"].as_str(), doc["profiles"].as_i64()),
+            (Some(unit), Some(1))
+        );
+        let what = format!("lake top over {}", file.display());
+        crate::lake::assert_tables_equal(&crate::lake::table_of(&doc), &want, &what);
+        assert_eq!(crate::lake::total_of(&doc), want_total, "{what}");
+    }
 }
 
 /// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.

@@ -98,7 +98,7 @@ pub(crate) fn table_of(doc: &Value) -> Table {
 
 /// The total of a `top --json` or `lake top --json` document: `duration_ms` in ns, or
 /// `total_bytes`.
-fn total_of(doc: &Value) -> i64 {
+pub(crate) fn total_of(doc: &Value) -> i64 {
     doc["total_bytes"]
         .as_i64()
         .unwrap_or_else(|| ns(doc["duration_ms"].as_f64().unwrap_or(0.0)))
@@ -106,7 +106,7 @@ fn total_of(doc: &Value) -> i64 {
 
 /// `jsprof top --json --limit 0` (with extra args) as [`table_of`] and [`total_of`]; `None`
 /// when top does not read the file.
-fn top_ns(file: &Path, extra: &[&str]) -> Option<(Table, i64)> {
+pub(crate) fn top_ns(file: &Path, extra: &[&str]) -> Option<(Table, i64)> {
     let mut args = vec!["top", s(file), "--json", "--limit", "0"];
     args.extend(extra);
     let out = jsprof(&args);
