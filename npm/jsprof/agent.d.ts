@@ -15,7 +15,7 @@ export interface AgentOptions {
   labels?: Record<string, string> | string;
   /** Window length in seconds (`JSPROF_AGENT_WINDOW_S`, default 60). */
   windowS?: number;
-  /** CPU sampling interval in µs (`JSPROF_AGENT_INTERVAL_US`, default 1000). */
+  /** CPU sampling interval in µs (`JSPROF_AGENT_INTERVAL_US`, default 10000: 100 Hz). */
   intervalUs?: number;
   /** A loop blocked longer than this many ms is a stall (`JSPROF_AGENT_STALL_MS`, default 200; 0 turns the watchdog off). */
   stallMs?: number;

@@ -49,7 +49,7 @@ const DEFAULTS = {
   key: undefined,
   labels: {},
   windowS: 60,
-  intervalUs: 1000,
+  intervalUs: 10000,
   stallMs: 200,
   spool: undefined,
   spoolMax: 1000,
@@ -324,7 +324,11 @@ class Agent {
 
   push(item) {
     this.ring.push(item);
-    while (this.ring.length > this.options.ring) this.evict(this.ring.shift());
+    while (this.ring.length > this.options.ring) {
+      // Never the post in flight: it may yet be accepted, and then it must not also be spooled.
+      const at = this.ring[0] === this.inFlight ? 1 : 0;
+      this.evict(this.ring.splice(at, 1)[0]);
+    }
     this.counters.ringHigh = Math.max(this.counters.ringHigh, this.ring.length);
     this.pump();
   }
@@ -345,8 +349,10 @@ class Agent {
     if (!item) return this.replay();
     if (!item.body) return; // still being gzipped: its callback pumps again
     this.sending = true;
+    this.inFlight = item;
     this.send(item, (outcome) => {
       this.sending = false;
+      this.inFlight = null;
       if (outcome === 'retry') {
         this.retryLater();
         return;
