@@ -221,13 +221,13 @@ fn lake_count(lake: &Path, service: &str, n: usize) {
     }
 }
 
-/// The first function of `lake top` over `wheres` (`--unit` `unit`) whose name is not
-/// `(idle)`, `(program)` and the like.
+/// The first JavaScript function of a `top` document: the first with a script URL (not
+/// `(idle)`, `(garbage collector)`, nor a native function such as `writev`).
 fn first_js(doc: &Value) -> String {
     json_array(&doc["functions"])
         .iter()
+        .find(|f| f["url"].as_str().is_some_and(|u| !u.is_empty()))
         .map(|f| f["name"].as_str().unwrap().to_string())
-        .find(|n| !n.starts_with('('))
         .unwrap_or_else(|| panic!("no JS function in {doc}"))
 }
 
@@ -281,6 +281,8 @@ fn agent_windows_land_in_the_lake_labelled_and_equal_devtools() {
                 "service=shop-load,version=1.4,team=a",
             ),
             ("AGENT_APP_WORKER", "1"),
+            // Heap sampling over the whole of each 1 s window (by default its first tenth).
+            ("JSPROF_AGENT_HEAP_DUTY", "1"),
         ],
     );
     let served = load(&addr, Duration::from_millis(3500));
@@ -333,7 +335,15 @@ fn agent_windows_land_in_the_lake_labelled_and_equal_devtools() {
         &s.lake,
         "SELECT count(*) AS n FROM profiles WHERE labels['stall'] = '1'",
     );
-    assert_eq!(stalls[0]["n"], 0, "a stall under normal traffic");
+    let stalled: Vec<_> = posts
+        .iter()
+        .filter(|p| p.query.contains_key("stall"))
+        .map(|p| &p.query)
+        .collect();
+    assert_eq!(
+        stalls[0]["n"], 0,
+        "a stall under normal traffic: {stalled:?}"
+    );
 
     // DevTools' model over every CPU window.
     for (i, p) in posts.iter().filter(|p| p.is_cpu()).enumerate() {

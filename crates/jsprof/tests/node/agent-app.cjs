@@ -2,9 +2,9 @@
 // A small node:http service for the agent's tests (crates/jsprof/tests/it/agent.rs) and
 // bench/agent.sh, run as `node --require …/npm/jsprof/agent.js agent-app.cjs`. It prints
 // `listening PORT` once it serves. Routes:
-//   /hot    plantedHotHandler: ~1 ms of arithmetic
+//   /hot    plantedHotHandler: ~0.5 ms of arithmetic
 //   /stall  plantedStall: blocks the event loop for 300 ms
-//   /stats  the agent's counters, and the app's RSS
+//   /stats  the agent's counters, the app's RSS and its CPU time so far (µs, every thread)
 //   /quit   answers, then lets the process end by itself (server closed, worker told to stop),
 //           so the agent's `beforeExit` sends the last window.
 // AGENT_APP_WORKER=1 starts a worker thread that runs plantedWorkerFunction every few ms.
@@ -21,7 +21,7 @@ function agentStats() {
 
 function plantedHotHandler() {
   let x = 0;
-  for (let i = 1; i < 40000; i++) x += Math.sqrt(i) / i;
+  for (let i = 1; i < 100000; i++) x += Math.sqrt(i) / i;
   return x;
 }
 
@@ -55,7 +55,8 @@ const server = http.createServer((req, res) => {
   if (req.url === '/hot') body = `${plantedHotHandler()}\n`;
   else if (req.url === '/stall') body = `${plantedStall()}\n`;
   else if (req.url === '/stats') {
-    body = JSON.stringify({ ...agentStats(), appRss: process.memoryUsage().rss });
+    const cpu = process.cpuUsage();
+    body = JSON.stringify({ ...agentStats(), appRss: process.memoryUsage().rss, appCpuUs: cpu.user + cpu.system });
   } else if (req.url === '/quit') {
     res.setHeader('Connection', 'close');
     res.end('bye\n', () => {
