@@ -100,7 +100,6 @@ fn relay_one(mut client: TcpStream, sink: &str, seen: &Mutex<Vec<Post>>) {
     upstream.write_all(&body).unwrap();
     let mut answer = Vec::new();
     upstream.read_to_end(&mut answer).unwrap();
-    client.write_all(&answer).unwrap();
     let status = String::from_utf8_lossy(&answer)
         .split(' ')
         .nth(1)
@@ -117,6 +116,8 @@ fn relay_one(mut client: TcpStream, sink: &str, seen: &Mutex<Vec<Post>>) {
         body: plain,
         status,
     });
+    // Recorded before the agent has its answer: once it has, the test may look.
+    client.write_all(&answer).unwrap();
 }
 
 /// `a=1&b=x%2Fy` → {a: 1, b: x/y} (`+` is a space, as URLSearchParams writes it).
@@ -451,4 +452,50 @@ fn agent_survives_a_sink_that_is_away_and_sends_spooled_windows_once() {
         assert!(seen.insert(p.body.clone()), "a window was sent twice");
     }
     lake_count(&s.lake, "shop-away", seen.len());
+}
+
+/// "On exit (normal, or SIGINT/SIGTERM) the current window is sent": a SIGTERM the app does not
+/// handle (the window is posted, then the process ends by the signal, as without the agent), and
+/// `process.exit(3)` (posted from the `exit` hook, the exit code kept).
+#[test]
+fn agent_sends_the_last_window_on_sigterm_and_process_exit() {
+    use std::os::unix::process::ExitStatusExt;
+    if !have_node() {
+        return;
+    }
+    let s = start("exit");
+    let url = format!("http://{}", s.relay.addr);
+    let long = [("JSPROF_AGENT_WINDOW_S", "60"), ("JSPROF_AGENT_HEAP", "0")];
+    let sent = |service: &str| {
+        let posts = s.relay.posts();
+        let mine: Vec<_> = posts
+            .iter()
+            .filter(|p| p.query["service"] == service && p.status == 202)
+            .collect();
+        assert!(mine.iter().all(|p| p.is_cpu()));
+        mine.len()
+    };
+
+    let (mut child, addr) = app(
+        &url,
+        &[&long[..], &[("JSPROF_AGENT_LABELS", "service=on-term")]].concat(),
+    );
+    load(&addr, Duration::from_millis(300));
+    // SAFETY: a signal to a child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let status = wait_within(&mut child, Duration::from_secs(20), "the app after SIGTERM");
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status}");
+    assert_eq!(sent("on-term"), 1);
+
+    let (mut child, addr) = app(
+        &url,
+        &[&long[..], &[("JSPROF_AGENT_LABELS", "service=on-exit")]].concat(),
+    );
+    load(&addr, Duration::from_millis(300));
+    get(&addr, "/exit");
+    let status = wait_within(&mut child, Duration::from_secs(20), "the app after /exit");
+    assert_eq!(status.code(), Some(3), "{status}");
+    assert_eq!(sent("on-exit"), 1);
+    lake_count(&s.lake, "on-term", 1);
+    lake_count(&s.lake, "on-exit", 1);
 }

@@ -7,6 +7,7 @@
 //   /stats  the agent's counters, the app's RSS and its CPU time so far (µs, every thread)
 //   /quit   answers, then lets the process end by itself (server closed, worker told to stop),
 //           so the agent's `beforeExit` sends the last window.
+//   /exit   answers, then calls process.exit(3)
 // AGENT_APP_WORKER=1 starts a worker thread that runs plantedWorkerFunction every few ms.
 const http = require('node:http');
 const { Worker } = require('node:worker_threads');
@@ -57,6 +58,10 @@ const server = http.createServer((req, res) => {
   else if (req.url === '/stats') {
     const cpu = process.cpuUsage();
     body = JSON.stringify({ ...agentStats(), appRss: process.memoryUsage().rss, appCpuUs: cpu.user + cpu.system });
+  } else if (req.url === '/exit') {
+    res.setHeader('Connection', 'close');
+    res.end('bye\n', () => process.exit(3));
+    return;
   } else if (req.url === '/quit') {
     res.setHeader('Connection', 'close');
     res.end('bye\n', () => {
