@@ -608,7 +608,7 @@ mod tests {
             ),
             ("version=1.4", Err("the `service` label is required")),
             ("service=%20", Err("the `service` label is required")),
-            ("service=s&page=%2F", Err("unknown query parameter `page`: expected key, service, version")),
+            ("service=s&page=%2F", Err("unknown query parameter `page`: expected key, service,")),
             ("service=s&pid=-1", Err("`pid`: expected a whole number, got `-1`")),
             ("service=s&rss=1.5", Err("`rss`: expected a whole number")),
             ("service=s&heap_used=99999999999999999999", Err("below 2^64")),
@@ -698,15 +698,37 @@ mod tests {
         )
         .unwrap();
         let trace = Post::default();
-        let rows: &[(&Post, &str, Result<(&str, &str), &str>)] = &[
+        // (post, body, Ok((kind, weight unit)) or Err(words of the refusal))
+        type Row<'a> = (&'a Post, &'a str, Result<(&'a str, &'a str), &'a str>);
+        let rows: &[Row] = &[
             (&window, CPUPROFILE, Ok(("cpuprofile", "ns"))),
             (&window, HEAPPROFILE, Ok(("heapprofile", "bytes"))),
-            (&window, SELFPROFILE, Err("expected a .cpuprofile or a .heapprofile (sampling heap profile) JSON, got a selfprofile")),
-            (&window, "{\"a\": 1}", Err("(expected a .cpuprofile or a .heapprofile")),
-            (&window, "", Err("the body is empty: post a .cpuprofile or a .heapprofile")),
+            (
+                &window,
+                SELFPROFILE,
+                Err("a .heapprofile (sampling heap profile) JSON, got a selfprofile"),
+            ),
+            (
+                &window,
+                "{\"a\": 1}",
+                Err("(expected a .cpuprofile or a .heapprofile"),
+            ),
+            (
+                &window,
+                "",
+                Err("the body is empty: post a .cpuprofile or a .heapprofile"),
+            ),
             (&trace, SELFPROFILE, Ok(("selfprofile", "ns"))),
-            (&trace, CPUPROFILE, Err("expected a JS Self-Profiling trace (the object `profiler.stop()` resolves to), got a cpuprofile")),
-            (&trace, HEAPPROFILE, Err("expected a JS Self-Profiling trace")),
+            (
+                &trace,
+                CPUPROFILE,
+                Err("`profiler.stop()` resolves to), got a cpuprofile"),
+            ),
+            (
+                &trace,
+                HEAPPROFILE,
+                Err("expected a JS Self-Profiling trace"),
+            ),
         ];
         for (i, (post, body, want)) in rows.iter().enumerate() {
             let got = prepare_post("w.json", 7, post, body.as_bytes().to_vec(), 1 << 20);

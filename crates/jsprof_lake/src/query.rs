@@ -380,7 +380,9 @@ pub async fn trend(
 ) -> Result<(String, Vec<TrendPoint>)> {
     let (unit, _) = choose_unit(reader, sel, unit).await?;
     let key = if by == "day" {
-        "CAST(CAST(coalesce(start_time, added_at) AS DATE) AS VARCHAR)".to_string()
+        // `to_char`, not a cast: DataFusion casts to VARCHAR as Utf8View, which it cannot make
+        // from a DATE.
+        "to_char(coalesce(start_time, added_at), '%Y-%m-%d')".to_string()
     } else if ["kind", "thread", "source_name"].contains(&by) {
         by.to_string()
     } else {

@@ -214,6 +214,25 @@ fn trend_sorts_versions_naturally() {
             (Some("1.10".into()), 200, 50, 80)
         ]
     );
+    // By the profiles' start days (`lake trend --by day`), which failed with "Unsupported CAST
+    // from Date32 to Utf8View" until issue 35's windows gave it a use.
+    let (_, points) = block_on(async {
+        let r = LakeReader::open(&lake, &sel).await.unwrap();
+        query::trend(&r, &sel, "b", None, "day", None)
+            .await
+            .unwrap()
+    });
+    let got: Vec<(Option<String>, i64, i64)> = points
+        .iter()
+        .map(|p| (p.value.clone(), p.profiles, p.total_weight))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some("2026-01-03".into()), 1, 80),
+            (Some("2026-01-04".into()), 1, 10)
+        ]
+    );
     let _ = std::fs::remove_dir_all(&lake.root);
 }
 

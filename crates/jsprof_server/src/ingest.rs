@@ -13,8 +13,9 @@
 //! checked by `jsprof_lake::ingest`.
 //!
 //! **Accepted means durable.** A post is validated (its body must load as what its endpoint
-//! takes, with that endpoint's required labels), then appended to the spool — `LAKE/.ingest-spool/`,
-//! segment files of length-prefixed, checksummed records — and fsynced before the 202 is sent.
+//! takes, with that endpoint's required labels), then appended to the spool —
+//! `LAKE/.ingest-spool/`, segment files of length-prefixed, checksummed records, each header
+//! naming its endpoint — and fsynced before the 202 is sent.
 //! One thread owns the spool and commits in groups: every request waiting while one fsync runs
 //! shares the next one, so throughput grows with concurrency instead of paying an fsync per
 //! trace. Every `batch_traces` traces or `batch_interval` the segment is closed and handed to the

@@ -36,6 +36,24 @@ fn responses(success: (&str, Value), codes: &[&str]) -> Value {
     r
 }
 
+/// An ingest endpoint (`serve --lake`): a post outside the token checks that takes an ingest key
+/// and answers 202 with the `kind` it read once the body is durable, and its CORS preflight.
+fn ingest_route(summary: &str, parameters: Value, body: &str, kind: Value) -> Value {
+    json!({
+        "post": {
+            "summary": summary,
+            "security": [{"ingestBearer": []}, {"ingestKey": []}],
+            "parameters": parameters,
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "description": body}}}},
+            "responses": responses(("202", json!({"description": "durable; written to the lake with the next batch", "content": {"application/json": {"schema": {"type": "object", "required": ["kind", "accepted", "profile_id", "source_hash", "warnings"], "properties": {
+                "kind": kind, "accepted": {"const": true},
+                "profile_id": {"type": "string"}, "source_hash": {"type": "string"},
+                "warnings": {"type": "array", "items": {"type": "object"}}}}}}})), &["400", "401", "403", "413", "500"])
+        },
+        "options": {"summary": "CORS preflight: allowed for the --ingest-origin origins, 403 without CORS headers for others", "responses": {"204": {"description": "allowed"}, "403": {"description": "not an allowed origin"}}}
+    })
+}
+
 /// A query type's parameters as OpenAPI lists them, drawn from the type every door reads
 /// (`jsprof_document::query`, `jsprof_document::heap_query`): each field of its JSON Schema, the
 /// CLI's help as its description, then the filters when it takes them. `skip` names the fields
@@ -215,54 +233,40 @@ pub fn document(state: &AppState) -> Value {
                 "get": {"summary": "`jsprof heap retainers --json`", "parameters": query_params::<RetainersOptions>(&[]),
                     "responses": responses(("200", ok("the retaining paths", "RetainersReport")), &std_errors)}
             },
-            "/ingest/v1/selfprofile": {
-                "post": {
-                    "summary": "Field collection (serve --lake): a JS Self-Profiling trace posted by a page, appended to the lake. Answered 202 only once the trace is durable in the lake's spool. Outside the token checks: it takes an ingest key (serve --ingest-key-file) and answers CORS for the --ingest-origin origins only",
-                    "security": [{"ingestBearer": []}, {"ingestKey": []}],
-                    "parameters": [
-                        param("key", "query", "an ingest key (sendBeacon cannot set headers); or `Authorization: Bearer KEY`", json!({"type": "string"})),
-                        {"name": "page", "in": "query", "required": true, "description": "the page's label", "schema": {"type": "string", "maxLength": 256}},
-                        {"name": "release", "in": "query", "required": true, "description": "the release's label", "schema": {"type": "string", "maxLength": 256}},
-                        param("label.NAME", "query", "any other label NAME=VALUE (NAME: letters, digits, `_`, `-`, `.`); `browser` and `device` are set from the User-Agent, `source` is `ingest`", json!({"type": "string"}))
-                    ],
-                    "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "description": "the trace `profiler.stop()` resolves to (frames, resources, samples, stacks)"}}}},
-                    "responses": responses(("202", json!({"description": "durable; written to the lake with the next batch", "content": {"application/json": {"schema": {"type": "object", "required": ["kind", "accepted", "profile_id", "source_hash", "warnings"], "properties": {
-                        "kind": {"const": "selfprofile"}, "accepted": {"const": true},
-                        "profile_id": {"type": "string"}, "source_hash": {"type": "string"},
-                        "warnings": {"type": "array", "items": {"type": "object"}}}}}}})), &["400", "401", "403", "413", "500"])
-                },
-                "options": {"summary": "CORS preflight: allowed for the --ingest-origin origins, 403 without CORS headers for others", "responses": {"204": {"description": "allowed"}, "403": {"description": "not an allowed origin"}}}
-            },
-            "/ingest/v1/profile": {
-                "post": {
-                    "summary": "Production collection (serve --lake): a .cpuprofile or .heapprofile window posted by a process (the Node agent, `jsprof/agent`), appended to the lake with its labels. Same keys, limits, spool and durability as /ingest/v1/selfprofile: answered 202 only once the window is durable in the lake's spool",
-                    "security": [{"ingestBearer": []}, {"ingestKey": []}],
-                    "parameters": [
-                        param("key", "query", "an ingest key; or `Authorization: Bearer KEY`", json!({"type": "string"})),
-                        {"name": "service", "in": "query", "required": true, "description": "the service's label", "schema": {"type": "string", "maxLength": 256}},
-                        param("version", "query", "the service's version (label)", json!({"type": "string", "maxLength": 256})),
-                        param("host", "query", "the host's name (label)", json!({"type": "string", "maxLength": 256})),
-                        param("pid", "query", "the process id (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
-                        param("thread", "query", "the profile's thread column (`--where thread=…`): `main` or `worker-N`", json!({"type": "string", "pattern": "^(main|worker-[0-9]+)$"})),
-                        param("stall", "query", "`1`: the window covers an event-loop stall (label)", json!({"const": "1"})),
-                        param("stall_start_ms", "query", "the stall's start, ms from the profile's start (label; `jsprof top --range START..END`)", json!({"type": "number", "minimum": 0})),
-                        param("stall_end_ms", "query", "the stall's end, ms from the profile's start (label)", json!({"type": "number", "minimum": 0})),
-                        param("stall_ms", "query", "the stall's length in ms (label)", json!({"type": "number", "minimum": 0})),
-                        param("heap_used", "query", "bytes of JS heap used at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
-                        param("heap_total", "query", "bytes of JS heap at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
-                        param("rss", "query", "the process's resident set in bytes at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
-                        param("external", "query", "bytes of memory outside the JS heap held by JS objects at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
-                        param("start_ms", "query", "the window's wall-clock start, ms since the epoch: the profile's start time in the lake (`--since`, `lake trend --by day`); else the post's arrival", json!({"type": "number", "minimum": 0})),
-                        param("label.NAME", "query", "any other label NAME=VALUE (NAME: letters, digits, `_`, `-`, `.`; not a parameter above nor a column of the lake's profiles); `source` is `ingest`", json!({"type": "string"}))
-                    ],
-                    "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "description": "a .cpuprofile (`Profiler.stop`'s profile) or a .heapprofile (`HeapProfiler.stopSampling`'s profile), as JSON; gzip when its bytes are gzip (`Content-Encoding: gzip` or none)"}}}},
-                    "responses": responses(("202", json!({"description": "durable; written to the lake with the next batch", "content": {"application/json": {"schema": {"type": "object", "required": ["kind", "accepted", "profile_id", "source_hash", "warnings"], "properties": {
-                        "kind": {"enum": ["cpuprofile", "heapprofile"]}, "accepted": {"const": true},
-                        "profile_id": {"type": "string"}, "source_hash": {"type": "string"},
-                        "warnings": {"type": "array", "items": {"type": "object"}}}}}}})), &["400", "401", "403", "413", "500"])
-                },
-                "options": {"summary": "CORS preflight: allowed for the --ingest-origin origins, 403 without CORS headers for others", "responses": {"204": {"description": "allowed"}, "403": {"description": "not an allowed origin"}}}
-            },
+            "/ingest/v1/selfprofile": ingest_route(
+                "Field collection (serve --lake): a JS Self-Profiling trace posted by a page, appended to the lake. Answered 202 only once the trace is durable in the lake's spool. Outside the token checks: it takes an ingest key (serve --ingest-key-file) and answers CORS for the --ingest-origin origins only",
+                json!([
+                    param("key", "query", "an ingest key (sendBeacon cannot set headers); or `Authorization: Bearer KEY`", json!({"type": "string"})),
+                    {"name": "page", "in": "query", "required": true, "description": "the page's label", "schema": {"type": "string", "maxLength": 256}},
+                    {"name": "release", "in": "query", "required": true, "description": "the release's label", "schema": {"type": "string", "maxLength": 256}},
+                    param("label.NAME", "query", "any other label NAME=VALUE (NAME: letters, digits, `_`, `-`, `.`); `browser` and `device` are set from the User-Agent, `source` is `ingest`", json!({"type": "string"}))
+                ]),
+                "the trace `profiler.stop()` resolves to (frames, resources, samples, stacks)",
+                json!({"const": "selfprofile"}),
+            ),
+            "/ingest/v1/profile": ingest_route(
+                "Production collection (serve --lake): a .cpuprofile or .heapprofile window posted by a process (the Node agent, `jsprof/agent`), appended to the lake with its labels. Same keys, limits, spool and durability as /ingest/v1/selfprofile: answered 202 only once the window is durable in the lake's spool",
+                json!([
+                    param("key", "query", "an ingest key; or `Authorization: Bearer KEY`", json!({"type": "string"})),
+                    {"name": "service", "in": "query", "required": true, "description": "the service's label", "schema": {"type": "string", "maxLength": 256}},
+                    param("version", "query", "the service's version (label)", json!({"type": "string", "maxLength": 256})),
+                    param("host", "query", "the host's name (label)", json!({"type": "string", "maxLength": 256})),
+                    param("pid", "query", "the process id (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                    param("thread", "query", "the profile's thread column (`--where thread=…`): `main` or `worker-N`", json!({"type": "string", "pattern": "^(main|worker-[0-9]+)$"})),
+                    param("stall", "query", "`1`: the window covers an event-loop stall (label)", json!({"const": "1"})),
+                    param("stall_start_ms", "query", "the stall's start, ms from the profile's start (label; `jsprof top --range START..END`)", json!({"type": "number", "minimum": 0})),
+                    param("stall_end_ms", "query", "the stall's end, ms from the profile's start (label)", json!({"type": "number", "minimum": 0})),
+                    param("stall_ms", "query", "the stall's length in ms (label)", json!({"type": "number", "minimum": 0})),
+                    param("heap_used", "query", "bytes of JS heap used at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                    param("heap_total", "query", "bytes of JS heap at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                    param("rss", "query", "the process's resident set in bytes at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                    param("external", "query", "bytes of memory outside the JS heap held by JS objects at the window's end (label)", json!({"type": "string", "pattern": "^[0-9]+$"})),
+                    param("start_ms", "query", "the window's wall-clock start, ms since the epoch: the profile's start time in the lake (`--since`, `lake trend --by day`); else the post's arrival", json!({"type": "number", "minimum": 0})),
+                    param("label.NAME", "query", "any other label NAME=VALUE (NAME: letters, digits, `_`, `-`, `.`; not a parameter above nor a column of the lake's profiles); `source` is `ingest`", json!({"type": "string"}))
+                ]),
+                "a .cpuprofile (`Profiler.stop`'s profile) or a .heapprofile (`HeapProfiler.stopSampling`'s profile), as JSON; gzip when its bytes are gzip (`Content-Encoding: gzip` or none)",
+                json!({"enum": ["cpuprofile", "heapprofile"]}),
+            ),
             "/api/sessions/{id}/artifacts/{artifact}/heap/diff": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof heap diff --json BASE THIS`", "parameters": with_params(vec![param("base", "query", "SESSION_ID/ARTIFACT_ID of the earlier snapshot", json!({"type": "string"}))], query_params::<HeapDiffQuery>(&[])),

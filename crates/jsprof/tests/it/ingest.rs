@@ -516,6 +516,24 @@ fn profile_windows_land_in_the_lake_with_their_labels() {
     let heap_query = "service=shop&version=1.4&thread=worker-1&start_ms=1764374460000";
     let r = to(heap_query, &key, &heap).expect(202, "");
     assert_eq!(r.json()["kind"], "heapprofile");
+    // The API's description lists both endpoints, each with the kinds it answers.
+    let api = http(
+        &s.addr,
+        "GET",
+        &format!("/api/openapi.json?token={}", s.token),
+        &[],
+        b"",
+    )
+    .expect(200, "")
+    .json();
+    let kind = |path: &str| {
+        let post = &api["paths"][path]["post"];
+        let body = &post["responses"]["202"]["content"]["application/json"];
+        body["schema"]["properties"]["kind"].clone()
+    };
+    assert_eq!(kind(PATH), serde_json::json!({"const": "selfprofile"}));
+    let kinds = serde_json::json!({"enum": ["cpuprofile", "heapprofile"]});
+    assert_eq!(kind(PROFILE_PATH), kinds);
     let mut s = s;
     s.child.kill().unwrap(); // SIGKILL: the windows are only in the spool.
     s.child.wait().unwrap();
@@ -619,6 +637,30 @@ fn profile_windows_land_in_the_lake_with_their_labels() {
         crate::lake::assert_tables_equal(&crate::lake::table_of(&doc), &want, &what);
         assert_eq!(crate::lake::total_of(&doc), want_total, "{what}");
     }
+    // `lake trend --by day` files each window under its start_ms's day, not its arrival's.
+    let trend = crate::support::jsprof_json(&[
+        "lake",
+        "trend",
+        lake_s,
+        "sorters",
+        "--by",
+        "day",
+        "--where",
+        "service=shop",
+        "--json",
+    ]);
+    let days: Vec<(&str, i64)> = trend["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| {
+            (
+                p["value"].as_str().unwrap(),
+                p["profiles"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(days, [("2025-11-29", 1)]);
 }
 
 /// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
@@ -921,6 +963,70 @@ fn a_16000_deep_chain_is_acked_stored_linearly_and_replayed_on_restart() {
     crate::lake::assert_tables_equal(&crate::lake::table_of(&lake_top), &want, "lake top");
 }
 
+/// Waits (60 s at most) until the lake holds `n` profiles: a batch lands after its 202s.
+fn await_profiles(lake: &Path, n: i64, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while lake_rows(lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != n {
+        assert!(Instant::now() < deadline, "{what} never reached the lake");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A sampling heap profile of one chain of `depth` distinct functions, nested as V8 writes it
+/// (each node inside its parent's `children`): JSON as deep as the chain, a shape only
+/// `.heapprofile` windows bring to the ingest. Its one sample of 64 bytes is at the bottom.
+fn deep_heap_profile(depth: usize) -> Vec<u8> {
+    let mut out = String::from("{\"head\":");
+    for i in 0..depth {
+        let size = if i + 1 == depth { 64 } else { 0 };
+        out.push_str(&format!(
+            "{{\"callFrame\":{{\"functionName\":\"f{i}\",\"lineNumber\":{i}}},\
+             \"selfSize\":{size},\"id\":{},\"children\":[",
+            i + 1
+        ));
+    }
+    out.push_str(&"]}".repeat(depth));
+    out.push_str(&format!(
+        ",\"samples\":[{{\"size\":64,\"nodeId\":{depth},\"ordinal\":1}}]}}"
+    ));
+    out.into_bytes()
+}
+
+/// Issue 35: a `.heapprofile` window nested 10,000 deep (under the 1 MiB default) posted to
+/// `/ingest/v1/profile` is acknowledged by a server within `lake::memory_limit` of it, whose
+/// stacks are not the CLI's main thread's, and lands with the same bytes per function as
+/// `jsprof top` on the file.
+#[test]
+fn a_10000_deep_heap_profile_window_is_acked_and_stored() {
+    let (lake, keys, data) = setup("deep-heap");
+    let window = deep_heap_profile(10_000);
+    assert!(window.len() < 1 << 20, "{} bytes", window.len());
+    let limit = crate::lake::memory_limit(window.len());
+    let s = serve_ingest_within(limit, &data, &lake, &keys, &["--ingest-batch-ms", "50"]);
+    let path = format!("{PROFILE_PATH}?key={KEY}&service=deep");
+    let r = http(&s.addr, "POST", &path, &[], &window).expect(202, "");
+    assert_eq!(r.json()["kind"], "heapprofile");
+    await_profiles(&lake, 1, "the window");
+    let mut s = s;
+    assert!(s.child.try_wait().unwrap().is_none(), "the server is up");
+    drop(s);
+    let file = lake.with_file_name("deep.heapprofile");
+    std::fs::write(&file, &window).unwrap();
+    let (want, want_total) = crate::lake::top_ns(&file, &[]).expect("jsprof top reads it");
+    // The head is the profile's root, not a function: 9,999 rows.
+    assert_eq!((want.len(), want_total), (9_999, 64));
+    let args = [
+        "lake",
+        "top",
+        lake.to_str().unwrap(),
+        "--where",
+        "service=deep",
+    ];
+    let doc = crate::support::jsprof_json(&[&args[..], &["--json", "--limit", "0"]].concat());
+    crate::lake::assert_tables_equal(&crate::lake::table_of(&doc), &want, "lake top");
+    assert_eq!(crate::lake::total_of(&doc), want_total);
+}
+
 /// The spool's segment files under `lake`.
 fn segments(lake: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(lake.join(".ingest-spool"))
@@ -1037,14 +1143,7 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
     )
     .expect(202, "");
     let mut s = s;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"] != 3 {
-        assert!(
-            Instant::now() < deadline,
-            "the third trace never reached the lake"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    await_profiles(&lake, 3, "the third trace");
     s.child.kill().unwrap();
     s.child.wait().unwrap();
     drop(s);
