@@ -40,6 +40,11 @@ const PREFIX = 'jsprof agent:';
 const INGEST_PATH = '/ingest/v1/profile';
 // Parameters the endpoint knows; any other label is sent as `label.K=V`.
 const KNOWN = new Set(['service', 'version', 'host', 'pid']);
+// Names the agent sets itself, or the lake keeps as columns: the sink refuses them as labels.
+const RESERVED = new Set([
+  'thread', 'stall', 'stall_start_ms', 'stall_end_ms', 'stall_ms', 'heap_used', 'heap_total',
+  'rss', 'external', 'start_ms', 'key', 'source', 'kind', 'source_name', 'profile_id', 'weight_unit',
+]);
 const WATCHDOG = '__jsprofAgentWatchdog';
 const SEND_TIMEOUT_MS = 10000;
 const EXIT_SEND_TIMEOUT_MS = 5000;
@@ -117,6 +122,9 @@ function resolve(options) {
     out[k] = k === 'labels' && typeof v === 'string' ? parseLabels(v) : v;
   }
   if (!out.url) throw new Error('no sink: set JSPROF_AGENT_URL (or start({ url }))');
+  for (const name of Object.keys(out.labels)) {
+    if (RESERVED.has(name)) throw new Error(`label "${name}": the agent sets it, or the lake keeps it as a column`);
+  }
   const url = new URL(INGEST_PATH, out.url.endsWith('/') ? out.url : `${out.url}/`);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new Error(`JSPROF_AGENT_URL: ${url.protocol} is not http: or https:`);
