@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the production agent (npm/jsprof/agent.js) costs a Node HTTP service: throughput and p99
 # latency of a loopback node:http server (crates/jsprof/tests/node/agent-app.cjs, route /hot:
-# ~0.5 ms of arithmetic per request) without and with `--require jsprof/agent`, in the same run,
+# ~0.3 ms of arithmetic per request) without and with `--require jsprof/agent`, in the same run,
 # rounds alternating; the ratio of the medians, the app's CPU time per request (robust where other
 # work shares the cores and throughput is not) and its RSS, with and without the agent.
 #

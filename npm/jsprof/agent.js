@@ -195,7 +195,7 @@ class Agent {
       stalls: 0,
       ringHigh: 0,
     };
-    this.ring = []; // { query, body (gzip) }, oldest first
+    this.ring = []; // { query, profile until gzipped, body (gzip) }, oldest first
     this.closing = []; // closed windows waiting for a stall report before they are queued
     this.stalls = [];
     this.sending = false;
