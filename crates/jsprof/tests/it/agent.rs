@@ -2,7 +2,8 @@
 //! acceptance): a real `node:http` service (`tests/node/agent-app.cjs`) preloads the agent, the test
 //! drives load, and the lake answers for the windows. Between the agent and the service sits a
 //! recording relay ([`Relay`]): it keeps every window's bytes (for `jsprof top --range` and
-//! DevTools' model) and can play a sink that is down. Windows are 1 s long.
+//! DevTools' model) and can play a sink that is down. Windows are 1 s long. The four tests run in
+//! about 12 s together (they run side by side).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};

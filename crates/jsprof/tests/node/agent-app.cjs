@@ -2,7 +2,7 @@
 // A small node:http service for the agent's tests (crates/jsprof/tests/it/agent.rs) and
 // bench/agent.sh, run as `node --require …/npm/jsprof/agent.js agent-app.cjs`. It prints
 // `listening PORT` once it serves. Routes:
-//   /hot    plantedHotHandler: ~0.5 ms of arithmetic
+//   /hot    plantedHotHandler: ~0.3 ms of arithmetic
 //   /stall  plantedStall: blocks the event loop for 300 ms
 //   /stats  the agent's counters, the app's RSS and its CPU time so far (µs, every thread)
 //   /quit   answers, then lets the process end by itself (server closed, worker told to stop),
