@@ -42,7 +42,7 @@ fn assert_top_matches_golden(input: &str, golden_file: &str) {
 
 /// `jsprof top --json --limit 0` on `path` equals the cpu oracle's answer `gold` for every
 /// function; `input` names it in messages.
-fn assert_top_matches(path: &std::path::Path, gold: &Value, input: &str) {
+pub(crate) fn assert_top_matches(path: &std::path::Path, gold: &Value, input: &str) {
     let ours = jsprof_json(&["top", "--json", "--limit", "0", path.to_str().unwrap()]);
     assert!(ours["kind"].as_str().is_some());
     let mut by_key: HashMap<Key, &Value> = HashMap::new();

@@ -16,12 +16,12 @@ use serde_json::Value;
 use crate::serve::{data_dir, raw_on, serve_refused, serving, Reply as Answer, Serve};
 use crate::support::{all_rows, fixtures, jsprof, skip_without};
 
-const KEY: &str = "ingest-key-0123456789abcdef";
+pub(crate) const KEY: &str = "ingest-key-0123456789abcdef";
 const PATH: &str = "/ingest/v1/selfprofile";
 const PROFILE_PATH: &str = "/ingest/v1/profile";
 
 /// A lake directory, a key file and a data directory for a test.
-fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+pub(crate) fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let data = data_dir(&format!("ingest-{name}"));
     let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("ingest-{name}-{}", std::process::id()));
@@ -34,7 +34,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf) {
 
 /// `jsprof serve --lake LAKE --ingest-key-file KEYS EXTRA…` under umask 022 (the usual default,
 /// which leaves what a program creates readable by everyone unless it says otherwise).
-fn serve_ingest(data: &Path, lake: &Path, keys: &Path, extra: &[&str]) -> Serve {
+pub(crate) fn serve_ingest(data: &Path, lake: &Path, keys: &Path, extra: &[&str]) -> Serve {
     let mut command = Command::new("sh");
     command
         .args(["-c", "umask 022 && exec \"$0\" \"$@\""])
@@ -143,7 +143,7 @@ fn post(s: &Serve, query: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer
 }
 
 /// `jsprof lake sql LAKE QUERY --json`: its rows.
-fn lake_rows(lake: &Path, sql: &str) -> Vec<Value> {
+pub(crate) fn lake_rows(lake: &Path, sql: &str) -> Vec<Value> {
     let out = jsprof(&["lake", "sql", lake.to_str().unwrap(), sql, "--json"]);
     assert!(
         out.status.success(),

@@ -6,6 +6,8 @@
 #![allow(clippy::print_stdout)]
 
 mod abtest;
+#[cfg(feature = "lake")]
+mod agent;
 mod broken_input;
 mod check;
 mod cpu;

@@ -18,6 +18,7 @@ import {
   type TopReport,
   type TreeReport,
 } from 'jsprof';
+import { start, stats, stop, type AgentOptions, type AgentStats } from 'jsprof/agent';
 
 // No console without DOM or Node typings: values are used by this.
 declare function use(...values: unknown[]): void;
@@ -60,3 +61,10 @@ for await (const chunk of stream(['export', 'profile.cpuprofile', '--format', 'f
 }
 
 use(hottest, selfMs, percent, warnings, biggest, total, lcp, url, calls.kind, sandwich.kind, ab.changes.length, svg);
+
+// The production agent's entry point, `jsprof/agent`, typed.
+const options: AgentOptions = { url: 'http://127.0.0.1:8600', labels: { service: 'shop' }, windowS: 60, heap: false };
+const started: AgentStats = start(options);
+const dropped: number | undefined = stats().dropped;
+const final: AgentStats = await stop(1000);
+use(started.running, dropped, final.sent);
