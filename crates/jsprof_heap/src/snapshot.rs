@@ -116,12 +116,6 @@ impl Nodes {
         (0..self.len() as u32).map(NodeOrdinal)
     }
 
-    /// The ordinal of the node in row `index`, if the table has that row.
-    #[inline]
-    pub fn ordinal(&self, index: usize) -> Option<NodeOrdinal> {
-        (index < self.len()).then_some(NodeOrdinal(index as u32))
-    }
-
     /// Node `n`'s edges, in the file's order.
     #[inline]
     pub fn edges(
