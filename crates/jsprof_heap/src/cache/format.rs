@@ -98,13 +98,36 @@ pub(crate) const SECTIONS: [(&str, u32); 19] = [
 const OVERVIEW: usize = SECTIONS.len() - 1;
 
 /// A fixed-size little-endian element of a section.
-trait Scalar: Wire + Copy {
+///
+/// # Safety
+///
+/// Only for types with no padding for which every bit pattern is a valid value (the integers,
+/// and [`NodeOrdinal`], a `#[repr(transparent)]` `u32`): [`Scalar::bytes`] and
+/// [`Scalar::bytes_mut`] view their values' memory as bytes.
+unsafe trait Scalar: Wire + Copy {
     const SIZE: usize;
     const ZERO: Self;
     fn read_le(bytes: &[u8]) -> Self;
+
     /// The values' bytes as they lie in memory: the section's bytes on a little-endian machine.
-    fn bytes(values: &[Self]) -> &[u8];
-    fn bytes_mut(values: &mut [Self]) -> &mut [u8];
+    fn bytes(values: &[Self]) -> &[u8] {
+        // SAFETY: the type has no padding (the trait's contract) and a byte's alignment is 1;
+        // the slice covers exactly the values' memory, borrowed for as long as they are.
+        unsafe {
+            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+        }
+    }
+
+    fn bytes_mut(values: &mut [Self]) -> &mut [u8] {
+        // SAFETY: as in `bytes`; and every bit pattern is a valid value (the trait's contract),
+        // so any bytes written through the slice leave valid values.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                values.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of_val(values),
+            )
+        }
+    }
 }
 
 /// Sections hold little-endian values: on such a machine a column is written and read as its
@@ -113,62 +136,29 @@ const LITTLE_ENDIAN: bool = cfg!(target_endian = "little");
 
 macro_rules! scalar {
     ($($t:ty),*) => {$(
-        impl Scalar for $t {
+        // SAFETY: an integer has no padding, and every bit pattern is one.
+        unsafe impl Scalar for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const ZERO: $t = 0;
             #[inline]
             fn read_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("chunks_exact gives SIZE bytes"))
             }
-            fn bytes(values: &[Self]) -> &[u8] {
-                // SAFETY: an integer has no padding and an alignment of at least a byte's; the
-                // slice covers exactly the values' memory, borrowed for as long as they are.
-                unsafe {
-                    std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-                }
-            }
-            fn bytes_mut(values: &mut [Self]) -> &mut [u8] {
-                // SAFETY: as in `bytes`; and every bit pattern is a valid integer, so any bytes
-                // written through the slice leave valid values.
-                unsafe {
-                    std::slice::from_raw_parts_mut(
-                        values.as_mut_ptr().cast::<u8>(),
-                        std::mem::size_of_val(values),
-                    )
-                }
-            }
         }
-
     )*};
 }
 scalar!(u8, u32, u64, i32, i64);
 
 /// A column of node ordinals (the dominators) is its raw `u32`s; the loader checks each against
 /// the node table (`check_tables_aside`) before anything uses it.
-impl Scalar for NodeOrdinal {
+// SAFETY: `NodeOrdinal` is `#[repr(transparent)]` over a `u32`: no padding, and every bit
+// pattern is a value (whether it names a node is checked after loading).
+unsafe impl Scalar for NodeOrdinal {
     const SIZE: usize = <u32 as Scalar>::SIZE;
     const ZERO: NodeOrdinal = NodeOrdinal::new(0);
     #[inline]
     fn read_le(bytes: &[u8]) -> Self {
         NodeOrdinal::new(<u32 as Scalar>::read_le(bytes))
-    }
-    fn bytes(values: &[Self]) -> &[u8] {
-        // SAFETY: `NodeOrdinal` is `#[repr(transparent)]` over a `u32`: the same size and
-        // alignment and no padding, so its values' memory is that of as many `u32`s.
-        unsafe {
-            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-        }
-    }
-    fn bytes_mut(values: &mut [Self]) -> &mut [u8] {
-        // SAFETY: as in `bytes`; and its one field is a `u32`, for which every bit pattern is
-        // valid, so any bytes written through the slice leave valid values (whether they name a
-        // node is checked after loading, as for any ordinal read from the file).
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                values.as_mut_ptr().cast::<u8>(),
-                std::mem::size_of_val(values),
-            )
-        }
     }
 }
 
