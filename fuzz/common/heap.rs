@@ -7,8 +7,8 @@ pub fn snapshot(data: &[u8]) {
     if let Ok(mut snapshot) = jsprof_heap::read_snapshot(data) {
         let analysis = jsprof_heap::analyze(&mut snapshot);
         let _ = jsprof_heap::summary(&snapshot, &analysis, jsprof_heap::SortBy::Retained);
-        for n in 0..snapshot.node_count().min(16) {
-            let _ = analysis.node_info(&snapshot, n as u32);
+        for n in snapshot.nodes.ordinals().take(16) {
+            let _ = analysis.node_info(&snapshot, n);
         }
     }
 }
@@ -47,8 +47,8 @@ pub fn cache(data: &[u8], seed: &[u8]) {
     for reseal in [false, true] {
         if let Some((snapshot, analysis)) = jsprof_heap::cache::read_index_bytes(&bytes, reseal) {
             let _ = jsprof_heap::summary(&snapshot, &analysis, jsprof_heap::SortBy::Retained);
-            for n in 0..snapshot.node_count().min(16) {
-                let _ = analysis.node_info(&snapshot, n as u32);
+            for n in snapshot.nodes.ordinals().take(16) {
+                let _ = analysis.node_info(&snapshot, n);
             }
             let tree = jsprof_heap::DominatorTree::new(&snapshot, &analysis);
             let _ = jsprof_heap::detached_trees(&snapshot, &analysis, &tree);

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use jsprof_heap::{
     edge_label, edge_name, edge_source, edge_type_name, retaining_paths, Analysis, ClassRow,
-    CompareSide, HeapSnapshot, Identities, InterfaceDefinition, Overview, PathOptions,
+    CompareSide, HeapSnapshot, Identities, InterfaceDefinition, NodeOrdinal, Overview, PathOptions,
     RetainerIndex, SortBy, Statistics, Warning,
 };
 use schemars::JsonSchema;
@@ -131,27 +131,27 @@ pub struct ObjectJson {
 }
 
 /// The object at ordinal `n`.
-pub fn object_json(s: &HeapSnapshot, a: &Analysis, n: u32) -> ObjectJson {
+pub fn object_json(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> ObjectJson {
     let class = a.class_name(s, n);
     let mut name = jsprof_heap::display_name(s, n);
     if n == s.root && name.is_empty() {
         name = "(root)".to_string();
     }
     ObjectJson {
-        id: s.nodes.id[n as usize],
+        id: s.nodes.id(n),
         name,
         class,
         node_type: s.node_type_name(n).to_owned(),
-        self_size: s.nodes.self_size[n as usize] as u64,
-        retained_size: a.retained[n as usize],
-        distance: a.distances[n as usize],
+        self_size: s.nodes.self_size(n) as u64,
+        retained_size: a.retained[n.index()],
+        distance: a.distances[n.index()],
     }
 }
 
 /// The ordinal of the node with this id (`NotFound` naming the file otherwise).
-pub fn ordinal_of(name: &str, s: &HeapSnapshot, id: u32) -> Result<u32> {
-    match s.nodes.id.iter().position(|&x| x == id) {
-        Some(n) => Ok(n as u32),
+pub fn ordinal_of(name: &str, s: &HeapSnapshot, id: u32) -> Result<NodeOrdinal> {
+    match s.find_id(id) {
+        Some(n) => Ok(n),
         None => Err(ReportError::NotFound(format!(
             "{name}: no node with id @{id}"
         ))),
@@ -363,15 +363,15 @@ pub fn nodes_report(
     ids: &[u32],
 ) -> Result<NodesReport> {
     // One pass over the ids column for all requested ids (the first node with an id wins).
-    let mut wanted: Vec<(u32, Option<u32>)> = ids.iter().map(|&id| (id, None)).collect();
+    let mut wanted: Vec<(u32, Option<NodeOrdinal>)> = ids.iter().map(|&id| (id, None)).collect();
     let mut slots: HashMap<u32, Vec<usize>> = HashMap::new();
     for (slot, (id, _)) in wanted.iter().enumerate() {
         slots.entry(*id).or_default().push(slot);
     }
-    for (ordinal, id) in s.nodes.id.iter().enumerate() {
-        if let Some(found) = slots.remove(id) {
+    for (ordinal, id) in s.nodes.ids() {
+        if let Some(found) = slots.remove(&id) {
             for slot in found {
-                wanted[slot].1 = Some(ordinal as u32);
+                wanted[slot].1 = Some(ordinal);
             }
         }
     }
@@ -442,7 +442,7 @@ pub use crate::heap_query::RetainersOptions;
 pub fn retainers_report(
     s: &HeapSnapshot,
     a: &Analysis,
-    node: u32,
+    node: NodeOrdinal,
     options: RetainersOptions,
 ) -> RetainersReport {
     retainers_report_with(s, a, &RetainerIndex::new(s), node, options)
@@ -453,7 +453,7 @@ pub fn retainers_report_with(
     s: &HeapSnapshot,
     a: &Analysis,
     index: &RetainerIndex,
-    node: u32,
+    node: NodeOrdinal,
     options: RetainersOptions,
 ) -> RetainersReport {
     let path_options = PathOptions {
@@ -613,7 +613,7 @@ pub fn paths_json(
     s: &HeapSnapshot,
     a: &Analysis,
     index: &RetainerIndex,
-    node: u32,
+    node: NodeOrdinal,
     options: PathOptions,
 ) -> Vec<PathJson> {
     retaining_paths(s, a, index, node, options)
@@ -857,7 +857,7 @@ pub fn leaks_report_of(
                         class: p.class,
                     })
                     .collect(),
-                sample_id: s.nodes.id[g.sample as usize],
+                sample_id: s.nodes.id(g.sample),
             })
             .collect(),
     }

@@ -49,12 +49,11 @@ impl ObjectOrder {
 /// `nodes` comes in node order (as a class's members do), because each pass is stable.
 pub fn sort_objects(s: &HeapSnapshot, a: &Analysis, nodes: &mut [NodeOrdinal], order: ObjectOrder) {
     let key = |n: NodeOrdinal| -> i64 {
-        let n = n as usize;
         match order {
-            ObjectOrder::Retained => a.retained[n] as i64,
-            ObjectOrder::SelfSize => s.nodes.self_size[n] as i64,
-            ObjectOrder::Distance => a.distances[n] as i64,
-            ObjectOrder::Id => s.nodes.id[n] as i64,
+            ObjectOrder::Retained => a.retained[n.index()] as i64,
+            ObjectOrder::SelfSize => s.nodes.self_size(n) as i64,
+            ObjectOrder::Distance => a.distances[n.index()] as i64,
+            ObjectOrder::Id => s.nodes.id(n) as i64,
         }
     };
     sort_by_key_descending(nodes, key);
@@ -89,12 +88,12 @@ fn sort_by_key_descending(nodes: &mut [NodeOrdinal], key: impl Fn(NodeOrdinal) -
     if max.abs_diff(min) <= u64::from(u32::MAX) {
         let mut packed: Vec<u64> = nodes
             .iter()
-            .map(|&n| (max.abs_diff(key(n)) << 32) | u64::from(n))
+            .map(|&n| (max.abs_diff(key(n)) << 32) | u64::from(n.raw()))
             .collect();
         let from_byte = if nodes.is_sorted() { 4 } else { 0 };
         radix_sort(&mut packed, from_byte);
         for (slot, p) in nodes.iter_mut().zip(packed) {
-            *slot = p as NodeOrdinal;
+            *slot = NodeOrdinal::from_raw(p as u32);
         }
         return;
     }
@@ -285,7 +284,9 @@ mod tests {
                     _ => (next() % (1 << 40)) as i64,
                 })
                 .collect();
-            let mut nodes: Vec<NodeOrdinal> = (0..len).map(|_| (next() % 4000) as u32).collect();
+            let mut nodes: Vec<NodeOrdinal> = (0..len)
+                .map(|_| NodeOrdinal::from_raw((next() % 4000) as u32))
+                .collect();
             nodes.sort_unstable();
             nodes.dedup();
             if case % 2 == 1 {
@@ -296,8 +297,8 @@ mod tests {
                 }
             }
             let mut expected = nodes.clone();
-            expected.sort_by(|&x, &y| keys[y as usize].cmp(&keys[x as usize]).then(x.cmp(&y)));
-            sort_by_key_descending(&mut nodes, |n| keys[n as usize]);
+            expected.sort_by(|&x, &y| keys[y.index()].cmp(&keys[x.index()]).then(x.cmp(&y)));
+            sort_by_key_descending(&mut nodes, |n| keys[n.index()]);
             assert_eq!(nodes, expected, "case {case}");
         }
     }

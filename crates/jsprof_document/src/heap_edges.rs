@@ -3,7 +3,7 @@
 
 use jsprof_heap::{
     containment_edges, edge_label, edge_name, edge_source, edge_type_name, retainer_edges,
-    Analysis, HeapSnapshot, NodeOrdinal, RetainerIndex,
+    Analysis, EdgeOrdinal, HeapSnapshot, NodeOrdinal, RetainerIndex,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -57,7 +57,7 @@ struct EdgeSource<'a> {
 }
 
 impl EdgeSource<'_> {
-    fn list(&self, direction: EdgeDirection, node: NodeOrdinal) -> Vec<u32> {
+    fn list(&self, direction: EdgeDirection, node: NodeOrdinal) -> Vec<EdgeOrdinal> {
         match direction {
             EdgeDirection::Containment => containment_edges(self.snapshot, self.analysis, node),
             EdgeDirection::Retainers => {
@@ -73,14 +73,14 @@ impl EdgeSource<'_> {
             EdgeDirection::Containment => s
                 .nodes
                 .edges(node)
-                .filter(|&e| s.edges.kind[e] != types.edge_invisible)
+                .filter(|&e| s.edges.kind(e) != types.edge_invisible)
                 .count(),
             EdgeDirection::Retainers => self
                 .retainers
                 .edges_of(node)
                 .iter()
                 .filter(|&&e| {
-                    let kind = s.edges.kind[e as usize];
+                    let kind = s.edges.kind(e);
                     kind != types.edge_weak
                         && kind != types.edge_invisible
                         && edge_source(s, e) != s.root
@@ -126,7 +126,7 @@ pub fn edges_report(
         .take(limit)
         .map(|&e| {
             let other = match direction {
-                EdgeDirection::Containment => s.edges.to_node[e as usize],
+                EdgeDirection::Containment => s.edges.to_node(e),
                 EdgeDirection::Retainers => edge_source(s, e),
             };
             EdgeJson {

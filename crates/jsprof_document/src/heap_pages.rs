@@ -44,8 +44,8 @@ pub fn page(
 /// Sorts `nodes` largest retained first (then by ordinal, so the order is stable).
 pub fn by_retained(a: &Analysis, nodes: &mut [NodeOrdinal]) {
     nodes.sort_by(|&x, &y| {
-        a.retained[y as usize]
-            .cmp(&a.retained[x as usize])
+        a.retained[y.index()]
+            .cmp(&a.retained[x.index()])
             .then(x.cmp(&y))
     });
 }

@@ -65,7 +65,7 @@ pub fn strings_report_shown(
             .map(|g| {
                 let (value, value_cut) = cut_chars(g.value, shown);
                 StringJson {
-                    sample_id: s.nodes.id[g.sample as usize],
+                    sample_id: s.nodes.id(g.sample),
                     value,
                     value_cut,
                     count: g.count,

@@ -167,7 +167,7 @@ pub(crate) fn analyze_staged<T>(
             }
             None => None,
         };
-        let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
+        let total_size = dominators.retained[s.root.index()] + s.extra_native_bytes.unwrap_or(0);
         let analysis = Analysis {
             idom: dominators.idom,
             retained: dominators.retained,
@@ -216,7 +216,7 @@ pub(crate) fn analyze_staged<T>(
     drop(weak_map_names);
     let mut classes = class_names(s, &types);
     apply_interfaces(s, &types, &interfaces, &mut classes);
-    let total_size = dominators.retained[s.root as usize] + s.extra_native_bytes.unwrap_or(0);
+    let total_size = dominators.retained[s.root.index()] + s.extra_native_bytes.unwrap_or(0);
     let statistics = statistics::compute(s, &types, &retainer_counts, total_size);
     steps.report("class names, interfaces applied, statistics");
     let analysis = Analysis {
@@ -300,20 +300,20 @@ pub struct NodeInfo {
 impl Analysis {
     /// The node's class name, as the Summary groups it.
     pub fn class_name(&self, s: &HeapSnapshot, n: NodeOrdinal) -> String {
-        crate::strings::wtf8_to_string(s.strings.bytes(self.classes[n as usize]))
+        crate::strings::wtf8_to_string(s.strings.bytes(self.classes[n.index()]))
     }
 
     pub fn node_info(&self, s: &HeapSnapshot, n: NodeOrdinal) -> NodeInfo {
-        let i = n as usize;
+        let i = n.index();
         NodeInfo {
             ordinal: n,
-            id: s.nodes.id[i],
+            id: s.nodes.id(n),
             name: names::display_name(s, n),
             node_type: s.node_type_name(n).to_owned(),
-            self_size: s.nodes.self_size[i] as u64,
+            self_size: s.nodes.self_size(n) as u64,
             retained_size: self.retained[i],
             distance: self.distances[i],
-            dominator_id: s.nodes.id[self.idom[i] as usize],
+            dominator_id: s.nodes.id(self.idom[i]),
             edge_count: s.nodes.edges(n).len() as u64,
             retainer_count: self.retainer_counts[i] as u64,
         }

@@ -81,7 +81,7 @@ pub(crate) fn class_names(s: &mut HeapSnapshot, types: &Types) -> Vec<StringInde
             match by_type.get(&kind) {
                 Some(&i) => i,
                 None => {
-                    let name = format!("({})", s.node_type_name(i as NodeOrdinal));
+                    let name = format!("({})", s.node_type_name(NodeOrdinal::from_index(i)));
                     let i = index_for(s, name.as_bytes());
                     by_type.insert(kind, i);
                     i
@@ -118,11 +118,11 @@ pub(crate) fn infer_interfaces(s: &HeapSnapshot, types: &Types) -> Vec<Interface
         name.push(b'{');
         let mut name_len = 1;
         properties.clear();
-        for e in s.nodes.edges(n as NodeOrdinal) {
-            if s.edges.kind[e] != types.edge_property {
+        for e in s.nodes.edges(NodeOrdinal::from_index(n)) {
+            if s.edges.kind(e) != types.edge_property {
                 continue;
             }
-            let edge_name = s.edges.name_or_index[e];
+            let edge_name = s.edges.name_or_index(e);
             let text = s.strings.bytes(edge_name);
             if text == b"__proto__" {
                 continue;
@@ -246,9 +246,9 @@ pub(crate) fn apply_interfaces(
                 continue;
             }
             props.clear();
-            for e in s.nodes.edges(n as NodeOrdinal) {
-                if s.edges.kind[e] == types.edge_property {
-                    props.push(strings.bytes(s.edges.name_or_index[e]));
+            for e in s.nodes.edges(NodeOrdinal::from_index(n)) {
+                if s.edges.kind(e) == types.edge_property {
+                    props.push(strings.bytes(s.edges.name_or_index(e)));
                 }
             }
             props.sort_by(|a, b| cmp_utf16(a, b));
@@ -278,7 +278,7 @@ pub(crate) fn apply_interfaces(
                 }
             }
             if let Some((_, index)) = best {
-                matches.push((n as NodeOrdinal, index));
+                matches.push((NodeOrdinal::from_index(n), index));
             }
         }
     }
@@ -286,7 +286,7 @@ pub(crate) fn apply_interfaces(
     for (n, index) in matches {
         let class =
             *interface_names[index].get_or_insert_with(|| s.strings.push(&definitions[index].name));
-        classes[n as usize] = class;
+        classes[n.index()] = class;
     }
 }
 

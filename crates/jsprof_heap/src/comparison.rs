@@ -118,7 +118,7 @@ fn side_classes(s: &HeapSnapshot, a: &Analysis) -> Vec<SideClass> {
         .into_iter()
         .map(|(row, members)| {
             let mut members: Vec<(u32, u32)> = (members.into_iter())
-                .map(|n| (s.nodes.id[n as usize], s.nodes.self_size[n as usize]))
+                .map(|n| (s.nodes.id(n), s.nodes.self_size(n)))
                 .collect();
             members.sort_by_key(|&(id, _)| id);
             SideClass {

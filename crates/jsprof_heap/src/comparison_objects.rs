@@ -40,7 +40,7 @@ pub fn class_changes(
             .into_iter()
             .find(|(row, _)| row.key == key)
             .map(|(row, mut members)| {
-                members.sort_by_key(|&n| s.nodes.id[n as usize]);
+                members.sort_by_key(|&n| s.nodes.id(n));
                 (row.name, members)
             })
     };
@@ -58,10 +58,7 @@ pub fn class_changes(
     };
     let (mut i, mut j) = (0, 0);
     while i < old.len() && j < new.len() {
-        let (b, t) = (
-            base.nodes.id[old[i] as usize],
-            target.nodes.id[new[j] as usize],
-        );
+        let (b, t) = (base.nodes.id(old[i]), target.nodes.id(new[j]));
         match b.cmp(&t) {
             std::cmp::Ordering::Less => {
                 changes.deleted.push(old[i]);
@@ -81,9 +78,10 @@ pub fn class_changes(
     changes.new.extend_from_slice(&new[j..]);
     let largest_first = |s: &HeapSnapshot, list: &mut Vec<NodeOrdinal>| {
         list.sort_by(|&x, &y| {
-            s.nodes.self_size[y as usize]
-                .cmp(&s.nodes.self_size[x as usize])
-                .then(s.nodes.id[x as usize].cmp(&s.nodes.id[y as usize]))
+            s.nodes
+                .self_size(y)
+                .cmp(&s.nodes.self_size(x))
+                .then(s.nodes.id(x).cmp(&s.nodes.id(y)))
         })
     };
     largest_first(target, &mut changes.new);

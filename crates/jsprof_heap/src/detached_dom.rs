@@ -25,10 +25,10 @@ pub struct DetachedTree {
 const NODE_EMBEDDER: &[u8] = b"Detached Node / ";
 
 fn is_detached(s: &HeapSnapshot, native: u8, n: NodeOrdinal) -> bool {
-    if s.nodes.kind[n as usize] != native {
+    if s.nodes.kind(n) != native {
         return false;
     }
-    let name = s.strings.bytes(s.nodes.name[n as usize]);
+    let name = s.strings.bytes(s.nodes.name(n));
     name.starts_with(b"Detached ") && !name.starts_with(NODE_EMBEDDER)
 }
 
@@ -36,8 +36,8 @@ fn is_detached(s: &HeapSnapshot, native: u8, n: NodeOrdinal) -> bool {
 pub fn detached_trees(s: &HeapSnapshot, a: &Analysis, tree: &DominatorTree) -> Vec<DetachedTree> {
     let native = s.types().native;
     let mut trees = Vec::new();
-    for n in 0..s.nodes.len() as NodeOrdinal {
-        if n == s.root || !is_detached(s, native, n) || is_detached(s, native, a.idom[n as usize]) {
+    for n in s.nodes.ordinals() {
+        if n == s.root || !is_detached(s, native, n) || is_detached(s, native, a.idom[n.index()]) {
             continue;
         }
         let mut count = 0;
@@ -51,7 +51,7 @@ pub fn detached_trees(s: &HeapSnapshot, a: &Analysis, tree: &DominatorTree) -> V
         trees.push(DetachedTree {
             root: n,
             node_count: count,
-            retained_size: a.retained[n as usize],
+            retained_size: a.retained[n.index()],
         });
     }
     trees.sort_by(|x, y| {

@@ -29,7 +29,7 @@ pub(crate) fn propagate_dom_state(s: &mut HeapSnapshot) {
                        state: u8,
                        attached: &mut Vec<NodeOrdinal>,
                        detached: &mut Vec<NodeOrdinal>| {
-        let i = node as usize;
+        let i = node.index();
         if visited.get(i) {
             return;
         }
@@ -52,10 +52,10 @@ pub(crate) fn propagate_dom_state(s: &mut HeapSnapshot) {
         }
     };
 
-    for node in 0..n {
-        let state = s.nodes.detachedness[node];
+    for node in (0..n).map(NodeOrdinal::from_index) {
+        let state = s.nodes.detachedness(node);
         if state != 0 {
-            process(s, node as NodeOrdinal, state, &mut attached, &mut detached);
+            process(s, node, state, &mut attached, &mut detached);
         }
     }
     let follows = |kind: u8| {
@@ -63,19 +63,19 @@ pub(crate) fn propagate_dom_state(s: &mut HeapSnapshot) {
     };
     while let Some(parent) = attached.pop() {
         for e in s.nodes.edges(parent) {
-            if follows(s.edges.kind[e]) {
-                let child = s.edges.to_node[e];
+            if follows(s.edges.kind(e)) {
+                let child = s.edges.to_node(e);
                 process(s, child, ATTACHED, &mut attached, &mut detached);
             }
         }
     }
     while let Some(parent) = detached.pop() {
-        if s.nodes.detachedness[parent as usize] == ATTACHED {
+        if s.nodes.detachedness(parent) == ATTACHED {
             continue;
         }
         for e in s.nodes.edges(parent) {
-            if follows(s.edges.kind[e]) {
-                let child = s.edges.to_node[e];
+            if follows(s.edges.kind(e)) {
+                let child = s.edges.to_node(e);
                 process(s, child, DETACHED, &mut attached, &mut detached);
             }
         }

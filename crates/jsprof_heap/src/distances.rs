@@ -12,7 +12,7 @@ use std::collections::{HashSet, VecDeque};
 use crate::bits::BitVec;
 use crate::essential::WeakMapNames;
 use crate::flags::is_user_root;
-use crate::snapshot::{HeapSnapshot, NodeOrdinal, Types};
+use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
 
 pub const NO_DISTANCE: i32 = -5;
 pub const BASE_SYSTEM_DISTANCE: i32 = 100_000_000;
@@ -32,7 +32,7 @@ pub(crate) fn compute(s: &HeapSnapshot, types: &Types, names: &mut WeakMapNames)
     };
 
     for e in s.nodes.edges(s.root) {
-        let to = s.edges.to_node[e];
+        let to = s.edges.to_node(e);
         if is_user_root(s, types, to) {
             walk.reach(to, 1);
         }
@@ -59,20 +59,20 @@ struct Walk {
 impl Walk {
     #[inline]
     fn reach(&mut self, node: NodeOrdinal, distance: i32) {
-        self.distances[node as usize] = distance;
-        self.reached.set(node as usize);
+        self.distances[node.index()] = distance;
+        self.reached.set(node.index());
         self.queue.push_back(node);
     }
 
     fn bfs(&mut self, s: &HeapSnapshot, types: &Types, filter: &mut EdgeFilter<'_, '_>) {
         while let Some(node) = self.queue.pop_front() {
-            let distance = self.distances[node as usize] + 1;
+            let distance = self.distances[node.index()] + 1;
             for e in s.nodes.edges(node) {
-                if s.edges.kind[e] == types.edge_weak {
+                if s.edges.kind(e) == types.edge_weak {
                     continue;
                 }
-                let child = s.edges.to_node[e];
-                if self.reached.get(child as usize) || !filter.keep(node, e) {
+                let child = s.edges.to_node(e);
+                if self.reached.get(child.index()) || !filter.keep(node, e) {
                     continue;
                 }
                 self.reach(child, distance);
@@ -90,13 +90,13 @@ struct EdgeFilter<'a, 'b> {
 }
 
 impl EdgeFilter<'_, '_> {
-    fn keep(&mut self, node: NodeOrdinal, e: usize) -> bool {
+    fn keep(&mut self, node: NodeOrdinal, e: EdgeOrdinal) -> bool {
         let s = self.s;
         let t = self.types;
-        let kind = s.nodes.kind[node as usize];
-        let edge_kind = s.edges.kind[e];
-        let name = s.edges.name_or_index[e];
-        let node_name = s.strings.bytes(s.nodes.name[node as usize]);
+        let kind = s.nodes.kind(node);
+        let edge_kind = s.edges.kind(e);
+        let name = s.edges.name_or_index(e);
+        let node_name = s.strings.bytes(s.nodes.name(node));
         if kind == t.hidden
             && t.edge_has_string_name(edge_kind)
             && s.strings.bytes(name) == b"sloppy_function_map"

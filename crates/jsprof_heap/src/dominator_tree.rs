@@ -15,11 +15,11 @@ pub struct DominatorTree {
 /// from the last node back leaves it at the list's start, each list in node order.
 pub(crate) fn child_lists(s: &HeapSnapshot, a: &Analysis) -> (Vec<u32>, Vec<NodeOrdinal>) {
     let n = s.nodes.len();
-    let root = s.root as usize;
+    let root = s.root.index();
     let mut first = vec![0u32; n + 1];
     for (i, &d) in a.idom.iter().enumerate() {
         if i != root {
-            first[d as usize] += 1;
+            first[d.index()] += 1;
         }
     }
     let mut end = 0u32;
@@ -28,12 +28,12 @@ pub(crate) fn child_lists(s: &HeapSnapshot, a: &Analysis) -> (Vec<u32>, Vec<Node
         *f = end;
     }
     first[n] = end;
-    let mut children = vec![0 as NodeOrdinal; end as usize];
+    let mut children = vec![NodeOrdinal::new(0); end as usize];
     for (i, &d) in a.idom.iter().enumerate().rev() {
         if i != root {
-            let f = &mut first[d as usize];
+            let f = &mut first[d.index()];
             *f -= 1;
-            children[*f as usize] = i as NodeOrdinal;
+            children[*f as usize] = NodeOrdinal::from_index(i);
         }
     }
     (first, children)
@@ -60,7 +60,7 @@ impl DominatorTree {
 
     /// The nodes `n` immediately dominates, largest retained size first (ties in node order).
     pub fn children(&self, n: NodeOrdinal) -> &[NodeOrdinal] {
-        &self.children[self.first[n as usize] as usize..self.first[n as usize + 1] as usize]
+        &self.children[self.first[n.index()] as usize..self.first[n.index() + 1] as usize]
     }
 }
 
@@ -70,7 +70,7 @@ fn sort_lists(a: &Analysis, first: &[u32], children: &mut [NodeOrdinal], base: u
     for w in first.windows(2) {
         let list = &mut children[(w[0] - base) as usize..(w[1] - base) as usize];
         if list.len() > 1 {
-            list.sort_by_key(|&x| std::cmp::Reverse(a.retained[x as usize]));
+            list.sort_by_key(|&x| std::cmp::Reverse(a.retained[x.index()]));
         }
     }
 }

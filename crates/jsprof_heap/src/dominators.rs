@@ -22,7 +22,7 @@ pub struct Dominators {
 /// The graph the algorithm needs: forward edges (with an essential bit) and essential predecessors.
 pub(crate) struct Graph<'a> {
     pub first_edge: &'a [u32],
-    pub to_node: &'a [NodeOrdinal],
+    pub to_node: &'a [u32],
     pub essential: &'a BitVec,
     pub retainers: &'a Retainers,
 }
@@ -118,7 +118,7 @@ pub(crate) fn compute(g: &Graph<'_>, root: NodeOrdinal, self_sizes: &[u32]) -> D
             )
         };
     }
-    let r = root + 1;
+    let r = root.raw() + 1;
     dfs_from!(r);
     if (n as usize) < node_count {
         for v in 1..=node_count as u32 {
@@ -247,12 +247,15 @@ pub(crate) fn compute(g: &Graph<'_>, root: NodeOrdinal, self_sizes: &[u32]) -> D
     }
     drop(semi);
 
-    let idom: Vec<NodeOrdinal> = dom[1..].iter().map(|&d| d.wrapping_sub(1)).collect();
+    let idom: Vec<NodeOrdinal> = dom[1..]
+        .iter()
+        .map(|&d| NodeOrdinal::new(d.wrapping_sub(1)))
+        .collect();
     drop(dom);
     let mut retained: Vec<u64> = self_sizes.iter().map(|&s| s as u64).collect();
     for i in (2..=n as usize).rev() {
         let node = (vertex[i] - 1) as usize;
-        retained[idom[node] as usize] += retained[node];
+        retained[idom[node].index()] += retained[node];
     }
     Dominators { idom, retained }
 }

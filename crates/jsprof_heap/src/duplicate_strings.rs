@@ -35,9 +35,9 @@ fn internal_target(
     name: &[u8],
 ) -> Option<NodeOrdinal> {
     s.nodes.edges(n).find_map(|e| {
-        (s.edges.kind[e] == types.edge_internal
-            && s.strings.bytes(s.edges.name_or_index[e]) == name)
-            .then(|| s.edges.to_node[e])
+        (s.edges.kind(e) == types.edge_internal
+            && s.strings.bytes(s.edges.name_or_index(e)) == name)
+            .then(|| s.edges.to_node(e))
     })
 }
 
@@ -49,13 +49,11 @@ fn number_value<'a>(
     kind: &[u8],
 ) -> Option<&'a [u8]> {
     let number = s.meta.node_types.iter().position(|t| t == "number")?;
-    if s.nodes.kind[n as usize] as usize != number
-        || s.strings.bytes(s.nodes.name[n as usize]) != kind
-    {
+    if s.nodes.kind(n) as usize != number || s.strings.bytes(s.nodes.name(n)) != kind {
         return None;
     }
     let value = internal_target(s, types, n, b"value")?;
-    Some(s.strings.bytes(s.nodes.name[value as usize]))
+    Some(s.strings.bytes(s.nodes.name(value)))
 }
 
 fn int_field(s: &HeapSnapshot, types: &Types, n: NodeOrdinal, field: &[u8]) -> Option<i64> {
@@ -65,16 +63,14 @@ fn int_field(s: &HeapSnapshot, types: &Types, n: NodeOrdinal, field: &[u8]) -> O
 }
 
 fn is_flat_cons(s: &HeapSnapshot, types: &Types, n: NodeOrdinal) -> bool {
-    s.nodes.kind[n as usize] == types.cons_string
+    s.nodes.kind(n) == types.cons_string
         && s.nodes.edges(n).any(|e| {
-            s.edges.kind[e] == types.edge_internal
+            s.edges.kind(e) == types.edge_internal
                 && matches!(
-                    s.strings.bytes(s.edges.name_or_index[e]),
+                    s.strings.bytes(s.edges.name_or_index(e)),
                     b"first" | b"second"
                 )
-                && s.strings
-                    .bytes(s.nodes.name[s.edges.to_node[e] as usize])
-                    .is_empty()
+                && s.strings.bytes(s.nodes.name(s.edges.to_node(e))).is_empty()
         })
 }
 
@@ -84,12 +80,12 @@ pub fn duplicate_strings(s: &HeapSnapshot, a: &Analysis) -> Vec<DuplicateString>
     let mut groups: Vec<DuplicateString> = Vec::new();
     let mut group_of: HashMap<(String, bool, Option<i64>, Option<i64>), usize> = HashMap::new();
     let mut smallest: Vec<u64> = Vec::new();
-    for n in 0..s.nodes.len() as NodeOrdinal {
-        let kind = s.nodes.kind[n as usize];
+    for n in s.nodes.ordinals() {
+        let kind = s.nodes.kind(n);
         if kind != types.string && kind != types.cons_string {
             continue;
         }
-        let size = s.nodes.self_size[n as usize] as u64;
+        let size = s.nodes.self_size(n) as u64;
         if size == 0 || is_flat_cons(s, &types, n) {
             continue;
         }
@@ -124,7 +120,7 @@ pub fn duplicate_strings(s: &HeapSnapshot, a: &Analysis) -> Vec<DuplicateString>
         let g = &mut groups[slot];
         g.count += 1;
         g.total_size += size;
-        g.retained_size += a.retained[n as usize];
+        g.retained_size += a.retained[n.index()];
         smallest[slot] = smallest[slot].min(size);
     }
     let mut duplicated: Vec<DuplicateString> = groups

@@ -6,7 +6,7 @@ use crate::strings::wtf8_to_string;
 
 /// The edge's type name (`property`, `element`, …; `invisible` for DevTools' local type).
 pub fn edge_type_name(s: &HeapSnapshot, e: EdgeOrdinal) -> &str {
-    let kind = s.edges.kind[e as usize] as usize;
+    let kind = s.edges.kind(e) as usize;
     s.meta
         .edge_types
         .get(kind)
@@ -16,8 +16,8 @@ pub fn edge_type_name(s: &HeapSnapshot, e: EdgeOrdinal) -> &str {
 /// The edge's name: its string, or its index for `element` and `hidden` edges.
 pub fn edge_name(s: &HeapSnapshot, e: EdgeOrdinal) -> String {
     let types = s.types();
-    let kind = s.edges.kind[e as usize];
-    let value = s.edges.name_or_index[e as usize];
+    let kind = s.edges.kind(e);
+    let value = s.edges.name_or_index(e);
     if types.edge_has_string_name(kind) {
         wtf8_to_string(s.strings.bytes(value))
     } else {
@@ -28,7 +28,7 @@ pub fn edge_name(s: &HeapSnapshot, e: EdgeOrdinal) -> String {
 /// The edge as DevTools labels it.
 pub fn edge_label(s: &HeapSnapshot, e: EdgeOrdinal) -> String {
     let types = s.types();
-    let kind = s.edges.kind[e as usize];
+    let kind = s.edges.kind(e);
     let name = edge_name(s, e);
     if kind == types.edge_context {
         format!("->{name}")

@@ -23,14 +23,13 @@ pub fn containment_edges(s: &HeapSnapshot, a: &Analysis, node: NodeOrdinal) -> V
     let edges: Vec<EdgeOrdinal> = s
         .nodes
         .edges(node)
-        .filter(|&e| s.edges.kind[e] != types.edge_invisible)
-        .map(|e| e as EdgeOrdinal)
+        .filter(|&e| s.edges.kind(e) != types.edge_invisible)
         .collect();
     let names: Vec<SortName> = edges.iter().map(|&e| sort_name(s, &types, e)).collect();
     let mut order: Vec<usize> = (0..edges.len()).collect();
     // ComparatorConfig('retainedSize', descending, '!edgeName', ascending), then the edge index.
     order.sort_by(|&x, &y| {
-        let retained = |i: usize| a.retained[s.edges.to_node[edges[i] as usize] as usize];
+        let retained = |i: usize| a.retained[s.edges.to_node(edges[i]).index()];
         retained(y)
             .cmp(&retained(x))
             .then_with(|| compare_edge_names(&names[x], &names[y]))
@@ -53,7 +52,7 @@ pub fn retainer_edges(
         .iter()
         .enumerate()
         .filter_map(|(i, &e)| {
-            let kind = s.edges.kind[e as usize];
+            let kind = s.edges.kind(e);
             if kind == types.edge_weak || kind == types.edge_invisible {
                 return None;
             }
@@ -72,7 +71,7 @@ pub fn retainer_edges(
     let mut order: Vec<usize> = (0..edges.len()).collect();
     // ComparatorConfig('!edgeDistance', ascending, 'name', ascending), then the retainer index.
     order.sort_by(|&x, &y| {
-        let distance = |i: usize| a.distances[edges[i].2 as usize];
+        let distance = |i: usize| a.distances[edges[i].2.index()];
         distance(x)
             .cmp(&distance(y))
             .then_with(|| names[x].cmp(&names[y]))
@@ -90,8 +89,8 @@ struct SortName {
 }
 
 fn sort_name(s: &HeapSnapshot, types: &Types, e: EdgeOrdinal) -> SortName {
-    let kind = s.edges.kind[e as usize];
-    let value = s.edges.name_or_index[e as usize];
+    let kind = s.edges.kind(e);
+    let value = s.edges.name_or_index(e);
     let (name, string) = if !types.edge_has_string_name(kind) {
         (value.to_string(), false)
     } else {

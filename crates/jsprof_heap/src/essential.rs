@@ -40,13 +40,13 @@ pub(crate) fn essential_edges(
 ) -> BitVec {
     let mut bits = BitVec::new(s.edges.len());
     let root = s.root;
-    for node in 0..s.nodes.len() as u32 {
-        let node_page_owned = page_owned.get(node as usize);
-        let id = s.nodes.id[node as usize] as u64;
+    for node in s.nodes.ordinals() {
+        let node_page_owned = page_owned.get(node.index());
+        let id = s.nodes.id(node) as u64;
         for e in s.nodes.edges(node) {
-            let kind = s.edges.kind[e];
+            let kind = s.edges.kind(e);
             if kind == types.edge_internal {
-                if let Some(m) = names.get(s, s.edges.name_or_index[e]) {
+                if let Some(m) = names.get(s, s.edges.name_or_index(e)) {
                     if m.table_id == id {
                         continue;
                     }
@@ -55,7 +55,7 @@ pub(crate) fn essential_edges(
             if kind == types.edge_weak {
                 continue;
             }
-            let to = s.edges.to_node[e];
+            let to = s.edges.to_node(e);
             if to == node {
                 continue;
             }
@@ -63,11 +63,11 @@ pub(crate) fn essential_edges(
                 if kind == types.edge_shortcut {
                     continue;
                 }
-                if page_owned.get(to as usize) && !node_page_owned {
+                if page_owned.get(to.index()) && !node_page_owned {
                     continue;
                 }
             }
-            bits.set(e);
+            bits.set(e.index());
         }
     }
     bits

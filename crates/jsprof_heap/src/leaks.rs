@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use crate::analysis::Analysis;
 use crate::bits::BitVec;
 use crate::edge_names::edge_label;
+use crate::retaining_paths::edge_source;
 use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
 use crate::snapshot_order::Identities;
 use crate::strings::wtf8_to_string;
@@ -47,7 +48,7 @@ pub struct LeakGroup {
 }
 
 /// No edge: the node is held by the root itself, or no root reaches it.
-const NO_EDGE: EdgeOrdinal = EdgeOrdinal::MAX;
+const NO_EDGE: EdgeOrdinal = EdgeOrdinal::new(u32::MAX);
 /// A shape not computed yet.
 const UNKNOWN: u32 = u32::MAX;
 /// A folded edge name (element and hidden indexes, numbered internal slots).
@@ -94,7 +95,7 @@ pub fn leaks_since(
         if target.contains(id)
             && kinds.contains(&s.nodes.kind[i])
             && reachable(a.distances[i])
-            && i != s.root as usize
+            && i != s.root.index()
         {
             candidate.set(i);
         }
@@ -107,10 +108,10 @@ pub fn leaks_since(
     let mut group_of: HashMap<(ClassKey, u32), usize> = HashMap::new();
     let mut inside = InsideLeak::new(n);
     for i in 0..n {
-        if !candidate.get(i) || inside.check(s, a, &new, &candidate, i as NodeOrdinal) {
+        if !candidate.get(i) || inside.check(s, a, &new, &candidate, NodeOrdinal::from_index(i)) {
             continue;
         }
-        let node = i as NodeOrdinal;
+        let node = NodeOrdinal::from_index(i);
         let class = keys.of(s, a, &types, node);
         let shape = shapes.of(s, a, &types, &parent, node, &mut keys);
         let slot = *group_of.entry((class, shape)).or_insert_with(|| {
@@ -126,7 +127,7 @@ pub fn leaks_since(
         let g = &mut groups[slot];
         g.count += 1;
         g.retained_size += a.retained[i];
-        if a.retained[i] > a.retained[g.sample as usize] {
+        if a.retained[i] > a.retained[g.sample.index()] {
             g.sample = node;
         }
     }
@@ -156,35 +157,30 @@ fn shortest_path_tree(s: &HeapSnapshot, a: &Analysis) -> Vec<EdgeOrdinal> {
     let n = s.nodes.len();
     let mut parent = vec![NO_EDGE; n];
     for from in 0..n {
-        if from == s.root as usize {
+        if from == s.root.index() {
             continue;
         }
         let d = a.distances[from];
         if !reachable(d) {
             continue;
         }
-        for e in s.nodes.edges(from as NodeOrdinal) {
-            let kind = s.edges.kind[e];
+        for e in s.nodes.edges(NodeOrdinal::from_index(from)) {
+            let kind = s.edges.kind(e);
             if kind == types.edge_weak || kind == types.edge_invisible {
                 continue;
             }
-            let to = s.edges.to_node[e] as usize;
-            if parent[to] == NO_EDGE && a.distances[to] == d + 1 && to != s.root as usize {
-                parent[to] = e as EdgeOrdinal;
+            let to = s.edges.to_node(e);
+            if parent[to.index()] == NO_EDGE && a.distances[to.index()] == d + 1 && to != s.root {
+                parent[to.index()] = e;
             }
         }
     }
     // A node the root holds ends its path even when another retainer is one step closer by a
     // system distance (`(GC roots)` at 100 000 001 holding what a user root also holds).
     for e in s.nodes.edges(s.root) {
-        parent[s.edges.to_node[e] as usize] = NO_EDGE;
+        parent[s.edges.to_node(e).index()] = NO_EDGE;
     }
     parent
-}
-
-/// The node an edge comes from: the last node whose first edge is at or before it.
-fn source_of(s: &HeapSnapshot, e: EdgeOrdinal) -> NodeOrdinal {
-    (s.nodes.first_edge.partition_point(|&f| f <= e) - 1) as NodeOrdinal
 }
 
 /// Whether a candidate belongs to another candidate's leak: its dominator chain, through objects
@@ -214,9 +210,9 @@ impl InsideLeak {
         candidate: &BitVec,
         n: NodeOrdinal,
     ) -> bool {
-        let mut x = a.idom[n as usize];
+        let mut x = a.idom[n.index()];
         let answer = loop {
-            let i = x as usize;
+            let i = x.index();
             if !new.get(i) || a.idom[i] == x {
                 break false;
             }
@@ -232,7 +228,7 @@ impl InsideLeak {
             x = a.idom[i];
         };
         for x in self.stack.drain(..) {
-            self.state[x as usize] = if answer { 1 } else { 2 };
+            self.state[x.index()] = if answer { 1 } else { 2 };
         }
         answer
     }
@@ -241,7 +237,7 @@ impl InsideLeak {
 /// JavaScript's collections, whose elements are each a leak of their own.
 fn is_collection(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> bool {
     matches!(
-        s.strings.bytes(a.classes[n as usize]),
+        s.strings.bytes(a.classes[n.index()]),
         b"Array" | b"Map" | b"Set"
     )
 }
@@ -266,14 +262,14 @@ struct ClassKeys {
 
 impl ClassKeys {
     fn of(&mut self, s: &HeapSnapshot, a: &Analysis, types: &Types, n: NodeOrdinal) -> ClassKey {
-        let kind = s.nodes.kind[n as usize];
+        let kind = s.nodes.kind(n);
         if kind == types.synthetic {
-            return ClassKey::Synthetic(s.nodes.name[n as usize]);
+            return ClassKey::Synthetic(s.nodes.name(n));
         }
         if kind != types.closure {
-            return ClassKey::Class(a.classes[n as usize]);
+            return ClassKey::Class(a.classes[n.index()]);
         }
-        let name = s.nodes.name[n as usize];
+        let name = s.nodes.name(n);
         let key = match s.location(n) {
             Some(l) => (name, l.script_id, l.line, l.column),
             None => (name, u32::MAX, 0, 0),
@@ -287,14 +283,14 @@ impl ClassKeys {
 /// function's name (`(anonymous)` when it has none) and where it was defined, `name
 /// file.js:LINE:COL` (1-based).
 fn display_class(s: &HeapSnapshot, a: &Analysis, types: &Types, n: NodeOrdinal) -> String {
-    let kind = s.nodes.kind[n as usize];
+    let kind = s.nodes.kind(n);
     if kind == types.synthetic {
-        return wtf8_to_string(s.strings.bytes(s.nodes.name[n as usize]));
+        return wtf8_to_string(s.strings.bytes(s.nodes.name(n)));
     }
     if kind != types.closure {
         return a.class_name(s, n);
     }
-    let name = wtf8_to_string(s.strings.bytes(s.nodes.name[n as usize]));
+    let name = wtf8_to_string(s.strings.bytes(s.nodes.name(n)));
     let name = if name.is_empty() {
         "(anonymous)".to_string()
     } else {
@@ -312,15 +308,15 @@ fn display_class(s: &HeapSnapshot, a: &Analysis, types: &Types, n: NodeOrdinal) 
 fn script_name(s: &HeapSnapshot, types: &Types, closure: NodeOrdinal) -> Option<String> {
     let child = |n: NodeOrdinal, names: &[&[u8]]| {
         s.nodes.edges(n).find_map(|e| {
-            let kind = s.edges.kind[e];
+            let kind = s.edges.kind(e);
             (kind == types.edge_internal
-                && names.contains(&s.strings.bytes(s.edges.name_or_index[e])))
-            .then_some(s.edges.to_node[e])
+                && names.contains(&s.strings.bytes(s.edges.name_or_index(e))))
+            .then_some(s.edges.to_node(e))
         })
     };
     let shared = child(closure, &[b"shared"])?;
     let script = child(shared, &[b"script_or_debug_info", b"script"])?;
-    let url = wtf8_to_string(s.strings.bytes(s.nodes.name[script as usize]));
+    let url = wtf8_to_string(s.strings.bytes(s.nodes.name(script)));
     if url.is_empty() || url.starts_with("system /") || url.starts_with('(') {
         return None;
     }
@@ -330,13 +326,13 @@ fn script_name(s: &HeapSnapshot, types: &Types, closure: NodeOrdinal) -> Option<
 
 /// Whether an edge's name is an index to fold: element and hidden edges, and internal edges named
 /// by a number (the slots of a `Map`'s or `Set`'s hash table).
-fn folded(s: &HeapSnapshot, types: &Types, e: usize) -> bool {
-    let kind = s.edges.kind[e];
+fn folded(s: &HeapSnapshot, types: &Types, e: EdgeOrdinal) -> bool {
+    let kind = s.edges.kind(e);
     if kind == types.edge_element || kind == types.edge_hidden {
         return true;
     }
     if kind == types.edge_internal {
-        let name = s.strings.bytes(s.edges.name_or_index[e]);
+        let name = s.strings.bytes(s.edges.name_or_index(e));
         return !name.is_empty() && name.iter().all(u8::is_ascii_digit);
     }
     false
@@ -373,31 +369,31 @@ impl Shapes {
         let mut x = n;
         let mut known = 0;
         loop {
-            if self.of_node[x as usize] != UNKNOWN {
-                known = self.of_node[x as usize];
+            if self.of_node[x.index()] != UNKNOWN {
+                known = self.of_node[x.index()];
                 break;
             }
-            if parent[x as usize] == NO_EDGE {
+            if parent[x.index()] == NO_EDGE {
                 break;
             }
             self.stack.push(x);
-            x = source_of(s, parent[x as usize]);
+            x = edge_source(s, parent[x.index()]);
         }
-        if self.of_node[x as usize] == UNKNOWN {
-            self.of_node[x as usize] = known;
+        if self.of_node[x.index()] == UNKNOWN {
+            self.of_node[x.index()] = known;
         }
         while let Some(y) = self.stack.pop() {
-            let e = parent[y as usize] as usize;
-            let from = source_of(s, e as EdgeOrdinal);
+            let e = parent[y.index()];
+            let from = edge_source(s, e);
             let name = if folded(s, types, e) {
                 FOLDED
             } else {
-                s.edges.name_or_index[e]
+                s.edges.name_or_index(e)
             };
-            let step = (known, keys.of(s, a, types, from), s.edges.kind[e], name);
+            let step = (known, keys.of(s, a, types, from), s.edges.kind(e), name);
             let len = self.ids.len() as u32 + 1;
             known = *self.ids.entry(step).or_insert(len);
-            self.of_node[y as usize] = known;
+            self.of_node[y.index()] = known;
         }
         known
     }
@@ -413,9 +409,9 @@ fn path_of(
 ) -> Vec<LeakStep> {
     let mut steps = Vec::new();
     let mut x = n;
-    while parent[x as usize] != NO_EDGE {
-        let e = parent[x as usize];
-        let from = source_of(s, e);
+    while parent[x.index()] != NO_EDGE {
+        let e = parent[x.index()];
+        let from = edge_source(s, e);
         steps.push(LeakStep {
             edge: path_edge(s, types, e),
             class: display_class(s, a, types, from),
@@ -428,8 +424,8 @@ fn path_of(
 
 /// The edge's label with element indexes as `[]` and hidden or numbered internal slots as `{}`.
 fn path_edge(s: &HeapSnapshot, types: &Types, e: EdgeOrdinal) -> String {
-    let kind = s.edges.kind[e as usize];
-    if folded(s, types, e as usize) {
+    let kind = s.edges.kind(e);
+    if folded(s, types, e) {
         if kind == types.edge_element {
             "[]".to_string()
         } else {

@@ -114,7 +114,7 @@ pub mod internals {
         }
         let retainers = crate::retainers::essential_retainers(&s, &bits);
         let graph = crate::dominators::Graph::of(&s, &bits, &retainers);
-        crate::dominators::compute(&graph, root, self_sizes)
+        crate::dominators::compute(&graph, crate::NodeOrdinal::new(root), self_sizes)
     }
 }
 

@@ -3,13 +3,13 @@
 //! back and capped near 100 units (`{a, b, …, z}`). Everything else shows its raw name.
 
 use crate::classes::format_property_name;
-use crate::snapshot::{HeapSnapshot, NodeOrdinal, Types};
+use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
 use crate::strings::{utf16_len, wtf8_to_string};
 
 pub fn display_name(s: &HeapSnapshot, n: NodeOrdinal) -> String {
     let types = s.types();
-    let kind = s.nodes.kind[n as usize];
-    let raw = s.strings.bytes(s.nodes.name[n as usize]);
+    let kind = s.nodes.kind(n);
+    let raw = s.strings.bytes(s.nodes.name(n));
     if kind == types.cons_string {
         return wtf8_to_string(&cons_string_text(s, &types, n));
     }
@@ -32,21 +32,22 @@ fn cons_string_text(s: &HeapSnapshot, types: &Types, n: NodeOrdinal) -> Vec<u8> 
             break;
         }
         parts_left -= 1;
-        if s.nodes.kind[node as usize] != types.cons_string {
-            let part = s.strings.bytes(s.nodes.name[node as usize]);
+        if s.nodes.kind(node) != types.cons_string {
+            let part = s.strings.bytes(s.nodes.name(node));
             text.extend_from_slice(part);
             text_len += utf16_len(part);
             continue;
         }
-        let (mut first, mut second) = (0, 0);
+        let none = NodeOrdinal::new(0);
+        let (mut first, mut second) = (none, none);
         for e in s.nodes.edges(node) {
-            if first != 0 && second != 0 {
+            if first != none && second != none {
                 break;
             }
-            if s.edges.kind[e] == types.edge_internal {
-                match s.strings.bytes(s.edges.name_or_index[e]) {
-                    b"first" => first = s.edges.to_node[e],
-                    b"second" => second = s.edges.to_node[e],
+            if s.edges.kind(e) == types.edge_internal {
+                match s.strings.bytes(s.edges.name_or_index(e)) {
+                    b"first" => first = s.edges.to_node(e),
+                    b"second" => second = s.edges.to_node(e),
                     _ => {}
                 }
             }
@@ -59,7 +60,7 @@ fn cons_string_text(s: &HeapSnapshot, types: &Types, n: NodeOrdinal) -> Vec<u8> 
 }
 
 fn plain_object_name(s: &HeapSnapshot, types: &Types, n: NodeOrdinal) -> Vec<u8> {
-    let edges = s.nodes.edges(n);
+    let edges = s.nodes.edge_range(n);
     let (mut from_start, mut from_end) = (edges.start as i64, edges.end as i64 - 1);
     let mut start = b"{".to_vec();
     let mut start_len = 1;
@@ -67,9 +68,9 @@ fn plain_object_name(s: &HeapSnapshot, types: &Types, n: NodeOrdinal) -> Vec<u8>
     let mut end_len = 1;
     let mut next_from_end = false;
     while from_start <= from_end {
-        let e = if next_from_end { from_end } else { from_start } as usize;
-        let name = s.strings.bytes(s.edges.name_or_index[e]);
-        if s.edges.kind[e] != types.edge_property || name == b"__proto__" {
+        let e = EdgeOrdinal::from_index(if next_from_end { from_end } else { from_start } as usize);
+        let name = s.strings.bytes(s.edges.name_or_index(e));
+        if s.edges.kind(e) != types.edge_property || name == b"__proto__" {
             if next_from_end {
                 from_end -= 1;
             } else {

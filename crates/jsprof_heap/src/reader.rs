@@ -438,7 +438,7 @@ fn read_locations<R: Read>(t: &mut Tokenizer<'_, R>, layout: &Layout) -> Result<
         let object = r[index] as u32;
         if object.is_multiple_of(nfc) {
             out.push(Location {
-                node: object / nfc,
+                node: NodeOrdinal::new(object / nfc),
                 script_id: r[script] as u32,
                 line: r[line] as u32,
                 column: r[column] as u32,
@@ -579,7 +579,7 @@ fn validate_strings(s: &HeapSnapshot, bounds: &Bounds, offset: u64) -> Result<()
 /// the last `set`). V8 does not write them in node order, so rather than sort them, each node's last
 /// row is found with one pass over a per-node slot.
 fn finish_locations(mut rows: Vec<Location>, node_count: usize) -> Vec<Location> {
-    rows.retain(|l| (l.node as usize) < node_count);
+    rows.retain(|l| l.node.index() < node_count);
     if rows.windows(2).all(|w| w[0].node < w[1].node) {
         return rows;
     }
@@ -592,7 +592,7 @@ fn finish_locations(mut rows: Vec<Location>, node_count: usize) -> Vec<Location>
     }
     let mut last = vec![u32::MAX; node_count];
     for (i, l) in rows.iter().enumerate() {
-        last[l.node as usize] = i as u32;
+        last[l.node.index()] = i as u32;
     }
     last.iter()
         .filter(|&&i| i != u32::MAX)
@@ -689,6 +689,6 @@ fn check_header_counts(layout: &Layout, s: &mut HeapSnapshot) {
             ),
         );
     } else {
-        s.root = root as NodeOrdinal;
+        s.root = NodeOrdinal::new(root as u32);
     }
 }

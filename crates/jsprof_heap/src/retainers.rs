@@ -11,12 +11,14 @@ use crate::snapshot::{HeapSnapshot, NodeOrdinal};
 pub(crate) struct Retainers {
     /// `first[n]..first[n + 1]` index `sources` for node `n`; one entry more than nodes.
     pub first: Vec<u32>,
-    pub sources: Vec<NodeOrdinal>,
+    /// Raw node ordinals: the dominators' loop adds one to each (its vertices are 1-based).
+    pub sources: Vec<u32>,
 }
 
 impl Retainers {
+    /// The essential retainers of the node whose raw ordinal is `n`.
     #[inline]
-    pub fn of(&self, n: NodeOrdinal) -> &[NodeOrdinal] {
+    pub fn of(&self, n: u32) -> &[u32] {
         &self.sources[self.first[n as usize] as usize..self.first[n as usize + 1] as usize]
     }
 }
@@ -36,13 +38,13 @@ pub(crate) fn essential_retainers(s: &HeapSnapshot, essential: &BitVec) -> Retai
     }
     // `next[t]` is one past the slot to fill next for target `t`, walking down from the slice's end.
     let mut next: Vec<u32> = first[1..].to_vec();
-    let mut sources = vec![0 as NodeOrdinal; first[n] as usize];
-    for src in 0..n as NodeOrdinal {
-        for e in s.nodes.edges(src) {
+    let mut sources = vec![0u32; first[n] as usize];
+    for src in (0..n as u32).map(NodeOrdinal::new) {
+        for e in s.nodes.edge_range(src) {
             if essential.get(e) {
                 let to = s.edges.to_node[e] as usize;
                 next[to] -= 1;
-                sources[next[to] as usize] = src;
+                sources[next[to] as usize] = src.raw();
             }
         }
     }

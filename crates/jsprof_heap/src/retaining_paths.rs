@@ -41,24 +41,24 @@ impl RetainerIndex {
             *f = end;
         }
         first[n] = end;
-        let mut edges = vec![0 as EdgeOrdinal; s.edges.len()];
+        let mut edges = vec![EdgeOrdinal::new(0); s.edges.len()];
         for (e, &to) in s.edges.to_node.iter().enumerate() {
             let f = &mut first[to as usize];
             *f -= 1;
-            edges[*f as usize] = e as EdgeOrdinal;
+            edges[*f as usize] = EdgeOrdinal::from_index(e);
         }
         RetainerIndex { first, edges }
     }
 
     /// The edges that point at `n`.
     pub fn edges_of(&self, n: NodeOrdinal) -> &[EdgeOrdinal] {
-        &self.edges[self.first[n as usize] as usize..self.first[n as usize + 1] as usize]
+        &self.edges[self.first[n.index()] as usize..self.first[n.index() + 1] as usize]
     }
 }
 
-/// The node an edge comes from.
+/// The node an edge comes from: the last node whose first edge is at or before it (a binary search).
 pub fn edge_source(s: &HeapSnapshot, e: EdgeOrdinal) -> NodeOrdinal {
-    (s.nodes.first_edge.partition_point(|&f| f <= e) - 1) as NodeOrdinal
+    NodeOrdinal::from_index(s.nodes.first_edge.partition_point(|&f| f <= e.raw()) - 1)
 }
 
 /// Limits of [`retaining_paths`].
@@ -118,8 +118,8 @@ pub fn retaining_paths(
 ) -> Vec<RetainingPath> {
     struct State {
         node: NodeOrdinal,
-        /// The edge from `node` towards the object; `u32::MAX` for the object itself.
-        edge: EdgeOrdinal,
+        /// The edge from `node` towards the object; `None` for the object itself.
+        edge: Option<EdgeOrdinal>,
         parent: u32,
         depth: u32,
     }
@@ -128,18 +128,18 @@ pub fn retaining_paths(
     let held_by_root =
         |n: NodeOrdinal| index.edges_of(n).iter().any(|&e| edge_source(s, e) == root);
     let mut paths = Vec::new();
-    if options.max_paths == 0 || node == root || remaining(a.distances[node as usize]).is_none() {
+    if options.max_paths == 0 || node == root || remaining(a.distances[node.index()]).is_none() {
         return paths;
     }
     let mut states = vec![State {
         node,
-        edge: u32::MAX,
+        edge: None,
         parent: u32::MAX,
         depth: 0,
     }];
     // Ordered by estimated total length, then the retainer's distance, then insertion.
     let mut queue: BinaryHeap<Reverse<(u64, i32, u32)>> = BinaryHeap::new();
-    queue.push(Reverse((0, a.distances[node as usize], 0)));
+    queue.push(Reverse((0, a.distances[node.index()], 0)));
     let mut expanded: HashMap<NodeOrdinal, usize> = HashMap::new();
     while let Some(Reverse((_, _, at))) = queue.pop() {
         let state = &states[at as usize];
@@ -147,8 +147,8 @@ pub fn retaining_paths(
         if held_by_root(current) {
             let mut edges = Vec::with_capacity(depth as usize);
             let mut k = at;
-            while states[k as usize].edge != u32::MAX {
-                edges.push(states[k as usize].edge);
+            while let Some(edge) = states[k as usize].edge {
+                edges.push(edge);
                 k = states[k as usize].parent;
             }
             edges.reverse();
@@ -164,7 +164,7 @@ pub fn retaining_paths(
         }
         *times += 1;
         for &e in index.edges_of(current) {
-            let kind = s.edges.kind[e as usize];
+            let kind = s.edges.kind(e);
             if kind == types.edge_weak || kind == types.edge_invisible {
                 continue;
             }
@@ -172,7 +172,7 @@ pub fn retaining_paths(
             if source == root {
                 continue;
             }
-            let distance = a.distances[source as usize];
+            let distance = a.distances[source.index()];
             let Some(left) = remaining(distance) else {
                 continue;
             };
@@ -198,7 +198,7 @@ pub fn retaining_paths(
             let id = states.len() as u32;
             states.push(State {
                 node: source,
-                edge: e,
+                edge: Some(e),
                 parent: at,
                 depth: depth + 1,
             });

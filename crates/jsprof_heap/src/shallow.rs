@@ -3,7 +3,7 @@
 //! size. Skipped for snapshots without user roots (taken with `exposeInternals`), as in DevTools.
 
 use crate::flags::is_user_root;
-use crate::snapshot::{HeapSnapshot, Types};
+use crate::snapshot::{HeapSnapshot, NodeOrdinal, Types};
 
 const UNVISITED: u32 = u32::MAX;
 const MULTIPLE_OWNERS: u32 = u32::MAX - 1;
@@ -14,11 +14,12 @@ pub(crate) fn transfer_shallow_sizes(s: &HeapSnapshot, types: &Types, self_size:
     let has_user_roots = s
         .nodes
         .edges(s.root)
-        .any(|e| is_user_root(s, types, s.edges.to_node[e]));
+        .any(|e| is_user_root(s, types, s.edges.to_node(e)));
     if !has_user_roots || s.nodes.len() >= MULTIPLE_OWNERS as usize {
         return;
     }
     let n = s.nodes.len();
+    // Raw ordinals, or the two markers above.
     let mut owners = vec![0u32; n];
     let mut worklist: Vec<u32> = Vec::new();
     for (i, owner) in owners.iter_mut().enumerate() {
@@ -37,11 +38,11 @@ pub(crate) fn transfer_shallow_sizes(s: &HeapSnapshot, types: &Types, self_size:
     // The order matches DevTools' stack, though the fixpoint does not depend on it.
     while let Some(id) = worklist.pop() {
         let owner = owners[id as usize];
-        for e in s.nodes.edges(id) {
-            if s.edges.kind[e] == types.edge_weak {
+        for e in s.nodes.edges(NodeOrdinal::new(id)) {
+            if s.edges.kind(e) == types.edge_weak {
                 continue;
             }
-            let target = s.edges.to_node[e];
+            let target = s.edges.to_node(e).raw();
             let current = owners[target as usize];
             if current == UNVISITED {
                 owners[target as usize] = owner;
@@ -56,7 +57,7 @@ pub(crate) fn transfer_shallow_sizes(s: &HeapSnapshot, types: &Types, self_size:
         if owner == UNVISITED || owner == MULTIPLE_OWNERS || owner == i as u32 {
             continue;
         }
-        if s.nodes.kind[owner as usize] == types.synthetic || owner == s.root {
+        if s.nodes.kind[owner as usize] == types.synthetic || owner == s.root.raw() {
             continue;
         }
         let size = self_size[i];

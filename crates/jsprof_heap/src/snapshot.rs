@@ -3,10 +3,60 @@
 
 use crate::strings::{StringIndex, Strings};
 
-/// A node's ordinal (its row in the `nodes` table; V8's "node index" divided by the field count).
-pub type NodeOrdinal = u32;
-/// An edge's ordinal (its row in the `edges` table).
-pub type EdgeOrdinal = u32;
+/// A node's ordinal: its row in [`Nodes`] (V8's "node index" divided by the node field count).
+///
+/// A type of its own so that the compiler tells it from the other `u32`s about a node: its V8
+/// object id ([`Nodes::id`]), a string index, an edge ordinal, a position in some sorted list.
+/// The table and the analyses mint them ([`Nodes::ordinals`], [`Edges::to_node`], the reader);
+/// [`NodeOrdinal::from_raw`] reads back one that was stored as a number. The default is node 0,
+/// where V8 puts the root.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeOrdinal(u32);
+
+/// An edge's ordinal: its row in [`Edges`]. Node `n`'s edges are [`Nodes::edges`]`(n)`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EdgeOrdinal(u32);
+
+macro_rules! ordinal {
+    ($name:ident, $table:literal) => {
+        impl $name {
+            /// The ordinal of row `row`, which the crate has read from a table or checked
+            /// against one.
+            #[inline]
+            pub(crate) const fn new(row: u32) -> $name {
+                $name(row)
+            }
+
+            /// The ordinal of the row at `index` of a table of fewer than 2^32 rows.
+            #[inline]
+            pub(crate) const fn from_index(index: usize) -> $name {
+                $name(index as u32)
+            }
+
+            #[doc = concat!("The ordinal whose [`raw`](Self::raw) value is `raw`: for an ordinal that was stored as a number (a sort's packed key, a test's expected row) and is read back. Nothing checks that it names a row of the ", $table, " table; an accessor given one past the end panics, as indexing does.")]
+            #[inline]
+            pub const fn from_raw(raw: u32) -> $name {
+                $name(raw)
+            }
+
+            /// The row as a number, for packing into a key or counting.
+            #[inline]
+            pub const fn raw(self) -> u32 {
+                self.0
+            }
+
+            /// The row, to index a per-row array (an analysis's results).
+            #[inline]
+            pub const fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+ordinal!(NodeOrdinal, "node");
+ordinal!(EdgeOrdinal, "edge");
 
 /// Marks an absent node or edge type in [`Types`]; no real type index has this value.
 pub const NO_TYPE: u8 = u8::MAX;
@@ -24,54 +74,167 @@ pub struct Meta {
     pub trace_function_info_fields: Vec<String>,
 }
 
-/// Node columns. Sizes are V8's `size_t` reduced mod 2^32, as DevTools stores them.
+/// The node table, one column a field. Sizes are V8's `size_t` reduced mod 2^32, as DevTools
+/// stores them.
+///
+/// The columns are private to the crate: other crates read a node through the accessors, by a
+/// [`NodeOrdinal`]; the reader fills them, the analysis rewrites names and sizes, the cache and
+/// the spill write and read them whole as slices. Ordinal-valued columns (`first_edge`) hold raw
+/// `u32`s, so those passes and the dominators' loops see plain words.
 #[derive(Clone, Debug, Default)]
 pub struct Nodes {
-    pub kind: Vec<u8>,
-    pub name: Vec<StringIndex>,
-    pub id: Vec<u32>,
+    pub(crate) kind: Vec<u8>,
+    pub(crate) name: Vec<StringIndex>,
+    pub(crate) id: Vec<u32>,
     /// After [`crate::analyze`] this holds DevTools' adjusted sizes (array/hidden sizes moved to owners).
-    pub self_size: Vec<u32>,
-    /// `first_edge[n]..first_edge[n + 1]` are node `n`'s edges; one entry more than there are nodes.
-    pub first_edge: Vec<EdgeOrdinal>,
+    pub(crate) self_size: Vec<u32>,
+    /// `first_edge[n]..first_edge[n + 1]` are node `n`'s edges (edge ordinals); one entry more
+    /// than there are nodes.
+    pub(crate) first_edge: Vec<u32>,
     /// Empty when the file has no `trace_node_id` field or no `trace_tree` (nothing to point at).
-    pub trace_node_id: Vec<u32>,
+    pub(crate) trace_node_id: Vec<u32>,
     /// Low two bits of the `detachedness` field (0 unknown, 1 attached, 2 detached); empty when absent.
-    pub detachedness: Vec<u8>,
+    pub(crate) detachedness: Vec<u8>,
 }
 
 impl Nodes {
+    #[inline]
     pub fn len(&self) -> usize {
         self.kind.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.kind.is_empty()
     }
 
-    /// Node `n`'s edges.
+    /// Every node's ordinal, in table order.
     #[inline]
-    pub fn edges(&self, n: NodeOrdinal) -> std::ops::Range<usize> {
-        self.first_edge[n as usize] as usize..self.first_edge[n as usize + 1] as usize
+    pub fn ordinals(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = NodeOrdinal> + ExactSizeIterator + Clone {
+        (0..self.len() as u32).map(NodeOrdinal)
+    }
+
+    /// Node `n`'s edges, in the file's order.
+    #[inline]
+    pub fn edges(
+        &self,
+        n: NodeOrdinal,
+    ) -> impl DoubleEndedIterator<Item = EdgeOrdinal> + ExactSizeIterator + Clone {
+        let (start, end) = self.edge_bounds(n);
+        (start..end).map(EdgeOrdinal)
+    }
+
+    /// Node `n`'s edges as the range of rows they take in the edge columns.
+    #[inline]
+    pub(crate) fn edge_range(&self, n: NodeOrdinal) -> std::ops::Range<usize> {
+        let (start, end) = self.edge_bounds(n);
+        start as usize..end as usize
+    }
+
+    #[inline]
+    fn edge_bounds(&self, n: NodeOrdinal) -> (u32, u32) {
+        (self.first_edge[n.index()], self.first_edge[n.index() + 1])
+    }
+
+    /// The node's type, an index into `meta.node_types` ([`HeapSnapshot::node_type_name`]).
+    #[inline]
+    pub fn kind(&self, n: NodeOrdinal) -> u8 {
+        self.kind[n.index()]
+    }
+
+    /// The node's name in the string table (after [`crate::analyze`], `Detached ` names too).
+    #[inline]
+    pub fn name(&self, n: NodeOrdinal) -> StringIndex {
+        self.name[n.index()]
+    }
+
+    /// V8's object id, the `@123` DevTools shows: stable across snapshots of one process.
+    #[inline]
+    pub fn id(&self, n: NodeOrdinal) -> u32 {
+        self.id[n.index()]
+    }
+
+    /// The node's self size; after [`crate::analyze`], DevTools' adjusted one.
+    #[inline]
+    pub fn self_size(&self, n: NodeOrdinal) -> u32 {
+        self.self_size[n.index()]
+    }
+
+    /// The allocation trace node that allocated it, when the file records them.
+    #[inline]
+    pub fn trace_node_id(&self, n: NodeOrdinal) -> Option<u32> {
+        self.trace_node_id.get(n.index()).copied()
+    }
+
+    /// 0 unknown, 1 attached, 2 detached; 0 when the file has no `detachedness` field.
+    #[inline]
+    pub fn detachedness(&self, n: NodeOrdinal) -> u8 {
+        self.detachedness.get(n.index()).copied().unwrap_or(0)
+    }
+
+    /// Every node with its id, in table order (a scan for several ids at once).
+    #[inline]
+    pub fn ids(&self) -> impl Iterator<Item = (NodeOrdinal, u32)> + '_ {
+        self.id
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| (NodeOrdinal::from_index(i), id))
+    }
+
+    /// The bytes the columns have reserved (their capacity, not their length).
+    pub fn reserved_bytes(&self) -> usize {
+        self.kind.capacity()
+            + 4 * (self.name.capacity() + self.id.capacity() + self.self_size.capacity())
+            + 4 * (self.first_edge.capacity() + self.trace_node_id.capacity())
+            + self.detachedness.capacity()
     }
 }
 
-/// Edge columns, grouped by source node in node order.
+/// The edge table, grouped by source node in node order; its columns private to the crate as
+/// [`Nodes`]' are. `to_node` holds raw node ordinals.
 #[derive(Clone, Debug, Default)]
 pub struct Edges {
-    pub kind: Vec<u8>,
+    pub(crate) kind: Vec<u8>,
     /// A string index, or an integer for `element` and `hidden` edges.
-    pub name_or_index: Vec<u32>,
-    pub to_node: Vec<NodeOrdinal>,
+    pub(crate) name_or_index: Vec<u32>,
+    pub(crate) to_node: Vec<u32>,
 }
 
 impl Edges {
+    #[inline]
     pub fn len(&self) -> usize {
         self.kind.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.kind.is_empty()
+    }
+
+    /// The bytes the columns have reserved (their capacity, not their length).
+    pub fn reserved_bytes(&self) -> usize {
+        self.kind.capacity() + 4 * (self.name_or_index.capacity() + self.to_node.capacity())
+    }
+
+    /// The edge's type, an index into `meta.edge_types` (or DevTools' `invisible` after them).
+    #[inline]
+    pub fn kind(&self, e: EdgeOrdinal) -> u8 {
+        self.kind[e.index()]
+    }
+
+    /// A string index, or an integer for `element` and `hidden` edges
+    /// ([`Types::edge_has_string_name`]).
+    #[inline]
+    pub fn name_or_index(&self, e: EdgeOrdinal) -> u32 {
+        self.name_or_index[e.index()]
+    }
+
+    /// The node the edge points at.
+    #[inline]
+    pub fn to_node(&self, e: EdgeOrdinal) -> NodeOrdinal {
+        NodeOrdinal(self.to_node[e.index()])
     }
 }
 
@@ -228,7 +391,7 @@ impl HeapSnapshot {
     pub fn node_type_name(&self, n: NodeOrdinal) -> &str {
         self.meta
             .node_types
-            .get(self.nodes.kind[n as usize] as usize)
+            .get(self.nodes.kind(n) as usize)
             .map_or("undefined", |s| s.as_str())
     }
 
@@ -246,6 +409,6 @@ impl HeapSnapshot {
             .id
             .iter()
             .position(|&x| x == id)
-            .map(|i| i as NodeOrdinal)
+            .map(NodeOrdinal::from_index)
     }
 }

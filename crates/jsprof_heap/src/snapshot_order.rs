@@ -55,9 +55,7 @@ pub struct Identities {
 
 impl Identities {
     pub fn of(s: &HeapSnapshot) -> Identities {
-        let mut by_id: Vec<(u32, NodeOrdinal)> = (s.nodes.id.iter().enumerate())
-            .map(|(n, &id)| (id, n as NodeOrdinal))
-            .collect();
+        let mut by_id: Vec<(u32, NodeOrdinal)> = s.nodes.ids().map(|(n, id)| (id, n)).collect();
         by_id.sort_unstable();
         by_id.dedup_by_key(|x| x.0);
         let objects = by_id
@@ -66,7 +64,7 @@ impl Identities {
                 // The same keys in every snapshot of this process, which is all a match needs.
                 let mut h = DefaultHasher::new();
                 s.node_type_name(n).hash(&mut h);
-                s.strings.bytes(s.nodes.name[n as usize]).hash(&mut h);
+                s.strings.bytes(s.nodes.name(n)).hash(&mut h);
                 h.finish()
             })
             .collect();

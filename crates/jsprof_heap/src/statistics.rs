@@ -29,10 +29,10 @@ pub(crate) fn compute(
         native_total: s.extra_native_bytes.unwrap_or(0),
         ..Statistics::default()
     };
-    for i in 0..s.nodes.len() {
-        let size = s.nodes.self_size[i] as u64;
-        let kind = s.nodes.kind[i];
-        let name = s.strings.bytes(s.nodes.name[i]);
+    for i in s.nodes.ordinals() {
+        let size = s.nodes.self_size(i) as u64;
+        let kind = s.nodes.kind(i);
+        let name = s.strings.bytes(s.nodes.name(i));
         if kind == types.hidden {
             st.system += size;
         } else if kind == types.native {
@@ -46,15 +46,15 @@ pub(crate) fn compute(
             st.strings += size;
         } else if name == b"Array" {
             st.js_arrays += size;
-            for e in s.nodes.edges(i as u32) {
-                if s.edges.kind[e] != types.edge_internal
-                    || s.strings.bytes(s.edges.name_or_index[e]) != b"elements"
+            for e in s.nodes.edges(i) {
+                if s.edges.kind(e) != types.edge_internal
+                    || s.strings.bytes(s.edges.name_or_index(e)) != b"elements"
                 {
                     continue;
                 }
-                let elements = s.edges.to_node[e] as usize;
-                if retainer_counts[elements] == 1 {
-                    st.js_arrays += s.nodes.self_size[elements] as u64;
+                let elements = s.edges.to_node(e);
+                if retainer_counts[elements.index()] == 1 {
+                    st.js_arrays += s.nodes.self_size(elements) as u64;
                 }
                 break;
             }

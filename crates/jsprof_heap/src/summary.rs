@@ -140,12 +140,10 @@ fn aggregate(
         }
         let class = a.classes[i];
         let located = if s.nodes.kind[i] == types.object {
-            while next_location < locations.len() && (locations[next_location].node as usize) < i {
+            while next_location < locations.len() && locations[next_location].node.index() < i {
                 next_location += 1;
             }
-            locations
-                .get(next_location)
-                .filter(|l| l.node as usize == i)
+            locations.get(next_location).filter(|l| l.node.index() == i)
         } else {
             None
         };
@@ -178,7 +176,7 @@ fn aggregate(
         agg.self_size += size as u64;
         agg.distance = agg.distance.min(a.distances[i]);
         if with_members {
-            agg.members.push(i as NodeOrdinal);
+            agg.members.push(NodeOrdinal::from_index(i));
         }
     }
     (aggregates, key_of)
@@ -238,7 +236,7 @@ pub fn sort_rows(rows: &mut [ClassRow], sort: SortBy) {
 /// The dominator tree as child lists (CSR): `children[first[n]..first[n + 1]]` are dominated by `n`.
 struct DominatedLists {
     first: Vec<u32>,
-    children: Vec<u32>,
+    children: Vec<NodeOrdinal>,
 }
 
 impl DominatedLists {
@@ -257,11 +255,11 @@ fn add_class_retained_sizes(
     key_of: &[u32],
     aggregates: &mut [Aggregate],
 ) {
-    let root = s.root as usize;
     let (first, children) = (&tree.first, &tree.children);
     const EXIT: u32 = 1 << 31;
     let mut active = vec![false; aggregates.len()];
-    let mut stack: Vec<u32> = vec![root as u32];
+    // Raw ordinals, with `EXIT` set on a node's second visit.
+    let mut stack: Vec<u32> = vec![s.root.raw()];
     while let Some(entry) = stack.pop() {
         if entry & EXIT != 0 {
             active[key_of[(entry & !EXIT) as usize] as usize] = false;
@@ -276,7 +274,11 @@ fn add_class_retained_sizes(
                 stack.push(entry | EXIT);
             }
         }
-        stack.extend_from_slice(&children[first[node] as usize..first[node + 1] as usize]);
+        stack.extend(
+            children[first[node] as usize..first[node + 1] as usize]
+                .iter()
+                .map(|c| c.raw()),
+        );
     }
 }
 

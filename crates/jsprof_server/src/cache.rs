@@ -426,13 +426,17 @@ mod tests {
                 .iter()
                 .map(|r| r.count as u32)
                 .collect(),
-            Build::Dominators => d.dominators(s, a).children(s.root).to_vec(),
-            Build::Retainers => (0..s.nodes.len() as u32)
-                .flat_map(|n| d.retainers(s).edges_of(n).to_vec())
+            Build::Dominators => (d.dominators(s, a).children(s.root).iter())
+                .map(|n| n.raw())
                 .collect(),
-            Build::Classes | Build::Sorted => {
-                d.class(s, a, key, ObjectOrder::default()).unwrap().to_vec()
-            }
+            Build::Retainers => (s.nodes.ordinals())
+                .flat_map(|n| d.retainers(s).edges_of(n).iter().map(|e| e.raw()))
+                .collect(),
+            Build::Classes | Build::Sorted => (d.class(s, a, key, ObjectOrder::default()))
+                .unwrap()
+                .iter()
+                .map(|n| n.raw())
+                .collect(),
         }
     }
 

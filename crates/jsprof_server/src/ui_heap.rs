@@ -217,10 +217,10 @@ async fn class_between(
             .class(s, a, &key, q.order)
             .ok_or_else(|| no_class(&name, &key))?;
         let class_name = a.class_name(s, members[0]);
-        let kept: Vec<u32> = members
+        let kept: Vec<jsprof_heap::NodeOrdinal> = members
             .iter()
             .copied()
-            .filter(|&n| ids.contains(&s.nodes.id[n as usize]))
+            .filter(|&n| ids.contains(&s.nodes.id(n)))
             .collect();
         Ok(json_ok(&jsprof_document::heap_class::class_objects_report(
             s,

@@ -138,12 +138,12 @@ impl Loaded {
 use jsprof_document::heap::ObjectJson;
 
 impl Loaded {
-    fn object_json(&self, n: u32) -> ObjectJson {
+    fn object_json(&self, n: jsprof_heap::NodeOrdinal) -> ObjectJson {
         jsprof_document::heap::object_json(&self.snapshot, &self.analysis, n)
     }
 
     /// The ordinal of the node with this id, or an error naming the file.
-    fn ordinal_of(&self, id: u32) -> Result<u32> {
+    fn ordinal_of(&self, id: u32) -> Result<jsprof_heap::NodeOrdinal> {
         Ok(jsprof_document::heap::ordinal_of(
             &self.name,
             &self.snapshot,

@@ -34,7 +34,8 @@ use crate::analysis::Analysis;
 use crate::classes::InterfaceDefinition;
 use crate::overview::Overview;
 use crate::snapshot::{
-    Edges, HeapSnapshot, Location, Meta, Nodes, Sample, TraceFunctionInfo, TraceNode, Warning,
+    Edges, HeapSnapshot, Location, Meta, NodeOrdinal, Nodes, Sample, TraceFunctionInfo, TraceNode,
+    Warning,
 };
 use crate::spill::SpilledEdges;
 use crate::statistics::Statistics;
@@ -97,13 +98,36 @@ pub(crate) const SECTIONS: [(&str, u32); 19] = [
 const OVERVIEW: usize = SECTIONS.len() - 1;
 
 /// A fixed-size little-endian element of a section.
-trait Scalar: Wire + Copy {
+///
+/// # Safety
+///
+/// Only for types with no padding for which every bit pattern is a valid value (the integers,
+/// and [`NodeOrdinal`], a `#[repr(transparent)]` `u32`): [`Scalar::bytes`] and
+/// [`Scalar::bytes_mut`] view their values' memory as bytes.
+unsafe trait Scalar: Wire + Copy {
     const SIZE: usize;
     const ZERO: Self;
     fn read_le(bytes: &[u8]) -> Self;
+
     /// The values' bytes as they lie in memory: the section's bytes on a little-endian machine.
-    fn bytes(values: &[Self]) -> &[u8];
-    fn bytes_mut(values: &mut [Self]) -> &mut [u8];
+    fn bytes(values: &[Self]) -> &[u8] {
+        // SAFETY: the type has no padding (the trait's contract) and a byte's alignment is 1;
+        // the slice covers exactly the values' memory, borrowed for as long as they are.
+        unsafe {
+            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+        }
+    }
+
+    fn bytes_mut(values: &mut [Self]) -> &mut [u8] {
+        // SAFETY: as in `bytes`; and every bit pattern is a valid value (the trait's contract),
+        // so any bytes written through the slice leave valid values.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                values.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of_val(values),
+            )
+        }
+    }
 }
 
 /// Sections hold little-endian values: on such a machine a column is written and read as its
@@ -112,40 +136,37 @@ const LITTLE_ENDIAN: bool = cfg!(target_endian = "little");
 
 macro_rules! scalar {
     ($($t:ty),*) => {$(
-        impl Scalar for $t {
+        // SAFETY: an integer has no padding, and every bit pattern is one.
+        unsafe impl Scalar for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const ZERO: $t = 0;
             #[inline]
             fn read_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("chunks_exact gives SIZE bytes"))
             }
-            fn bytes(values: &[Self]) -> &[u8] {
-                // SAFETY: an integer has no padding and an alignment of at least a byte's; the
-                // slice covers exactly the values' memory, borrowed for as long as they are.
-                unsafe {
-                    std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-                }
-            }
-            fn bytes_mut(values: &mut [Self]) -> &mut [u8] {
-                // SAFETY: as in `bytes`; and every bit pattern is a valid integer, so any bytes
-                // written through the slice leave valid values.
-                unsafe {
-                    std::slice::from_raw_parts_mut(
-                        values.as_mut_ptr().cast::<u8>(),
-                        std::mem::size_of_val(values),
-                    )
-                }
-            }
         }
-
     )*};
 }
 scalar!(u8, u32, u64, i32, i64);
+
+/// A column of node ordinals (the dominators) is its raw `u32`s; the loader checks each against
+/// the node table (`check_tables_aside`) before anything uses it.
+// SAFETY: `NodeOrdinal` is `#[repr(transparent)]` over a `u32`: no padding, and every bit
+// pattern is a value (whether it names a node is checked after loading).
+unsafe impl Scalar for NodeOrdinal {
+    const SIZE: usize = <u32 as Scalar>::SIZE;
+    const ZERO: NodeOrdinal = NodeOrdinal::new(0);
+    #[inline]
+    fn read_le(bytes: &[u8]) -> Self {
+        NodeOrdinal::new(<u32 as Scalar>::read_le(bytes))
+    }
+}
 
 /// One section to write: a column, or the small tables encoded by [`encode_misc`].
 enum Column<'a> {
     U8(&'a [u8]),
     U32(&'a [u32]),
+    Nodes(&'a [NodeOrdinal]),
     U64(&'a [u64]),
     I32(&'a [i32]),
     /// An edge column still set aside on disk ([`SpilledEdges`]): its element count, and whether
@@ -158,6 +179,7 @@ impl Column<'_> {
         match self {
             Column::U8(v) => v.len(),
             Column::U32(v) => v.len(),
+            Column::Nodes(v) => v.len(),
             Column::U64(v) => v.len(),
             Column::I32(v) => v.len(),
             Column::Aside(count, _) => *count,
@@ -225,7 +247,7 @@ pub(crate) fn write_index<W: Write + Seek>(
         Column::U32(&edges.to_node),
         Column::U8(string_bytes),
         Column::U64(string_ends),
-        Column::U32(&a.idom),
+        Column::Nodes(&a.idom),
         Column::U64(&a.retained),
         Column::I32(&a.distances),
         Column::U32(&a.classes),
@@ -281,6 +303,7 @@ pub(crate) fn write_index<W: Write + Seek>(
         match column {
             Column::U8(v) => put_all(v, &mut buf, w, &mut emit)?,
             Column::U32(v) => put_all(v, &mut buf, w, &mut emit)?,
+            Column::Nodes(v) => put_all(v, &mut buf, w, &mut emit)?,
             Column::U64(v) => put_all(v, &mut buf, w, &mut emit)?,
             Column::I32(v) => put_all(v, &mut buf, w, &mut emit)?,
             Column::Aside(_, kinds) => {
@@ -635,7 +658,7 @@ wire! {
         sample_fields: Vec<String>,
         trace_function_info_fields: Vec<String>,
     }
-    Location { node: u32, script_id: u32, line: u32, column: u32 }
+    Location { node: NodeOrdinal, script_id: u32, line: u32, column: u32 }
     Sample { timestamp_us: u64, last_assigned_id: u64 }
     TraceFunctionInfo {
         function_id: u32,
@@ -703,7 +726,7 @@ misc! {
     samples: Vec<Sample>,
     trace_function_infos: Vec<TraceFunctionInfo>,
     trace_tree: Vec<TraceNode>,
-    root: u32,
+    root: NodeOrdinal,
     extra_native_bytes: Option<u64>,
     header_trace_function_count: u64,
     warnings: Vec<Warning>,
@@ -820,15 +843,15 @@ pub(crate) fn check_tables_aside(
     let edges_ok = nodes.first_edge.first() == Some(&0)
         && nodes.first_edge.windows(2).all(|w| w[0] <= w[1])
         && nodes.first_edge.last().map(|&e| e as usize) == Some(m);
-    if !edges_ok || (n > 0 && s.root as usize >= n) || (n == 0 && m > 0) {
+    if !edges_ok || (n > 0 && s.root.index() >= n) || (n == 0 && m > 0) {
         return corrupt("its node table does not describe its edges");
     }
     let below = |values: &[u32], limit: usize| values.iter().all(|&v| (v as usize) < limit);
     let strings = s.strings.len();
-    if !below(&s.edges.to_node, n) || !below(&a.idom, n) {
+    if !below(&s.edges.to_node, n) || !a.idom.iter().all(|d| d.index() < n) {
         return corrupt("an edge or a dominator points past the last node");
     }
-    if n > 0 && !dominators_form_a_tree(&a.idom, s.root as usize) {
+    if n > 0 && !dominators_form_a_tree(&a.idom, s.root.index()) {
         return corrupt("its dominators do not form a tree under the root");
     }
     let types = s.types();
@@ -838,7 +861,7 @@ pub(crate) fn check_tables_aside(
         return corrupt("a name is not an index into the string table");
     }
     if !s.locations.windows(2).all(|w| w[0].node < w[1].node)
-        || s.locations.last().is_some_and(|l| l.node as usize >= n)
+        || s.locations.last().is_some_and(|l| l.node.index() >= n)
     {
         return corrupt("its locations are out of order");
     }
@@ -848,7 +871,7 @@ pub(crate) fn check_tables_aside(
 /// Whether every node's chain of immediate dominators reaches `root` without a cycle: the
 /// dominator tree's walks (detached trees, leaks, the UI's dominated lists) trust that it does.
 /// One pass, each node settled once (`idom` values are already known to be below its length).
-fn dominators_form_a_tree(idom: &[u32], root: usize) -> bool {
+fn dominators_form_a_tree(idom: &[NodeOrdinal], root: usize) -> bool {
     const NEW: u8 = 0;
     const ON_PATH: u8 = 1;
     const SETTLED: u8 = 2;
@@ -860,7 +883,7 @@ fn dominators_form_a_tree(idom: &[u32], root: usize) -> bool {
         while state[at] == NEW {
             state[at] = ON_PATH;
             path.push(at);
-            at = idom[at] as usize;
+            at = idom[at].index();
         }
         if state[at] == ON_PATH {
             return false;

@@ -55,6 +55,19 @@ macro_rules! integer {
 }
 integer!(u8, u32, u64, i32, i64);
 
+/// Stored as its raw `u32`; the loader checks every ordinal it reads against the node table
+/// (`check_tables_aside`) before anything uses it.
+impl Wire for crate::snapshot::NodeOrdinal {
+    const MIN: usize = <u32 as Wire>::MIN;
+    #[inline]
+    fn put(&self, o: &mut Vec<u8>) {
+        self.raw().put(o);
+    }
+    fn get(d: &mut Dec<'_>) -> Result<Self, Reject> {
+        u32::get(d).map(crate::snapshot::NodeOrdinal::new)
+    }
+}
+
 /// What a list holds (a byte string is not a list of `u8`: it is a [`Wire`] of its own).
 pub(super) trait Item: Wire {}
 

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use jsprof_heap::{class_changes, compare, HeapSnapshot};
+use jsprof_heap::{class_changes, compare, HeapSnapshot, NodeOrdinal};
 
 use crate::fixture::load;
 
@@ -15,8 +15,8 @@ fn each_rows_objects_are_its_counts_and_sizes() {
     let (mut base, mut ba) = load("leak-1-baseline.heapsnapshot");
     let rows = compare(&mut base, &mut ba, &target, &ta).classes;
     assert!(rows.len() > 10, "{} changed classes", rows.len());
-    let ids = |s: &HeapSnapshot, list: &[u32]| -> HashSet<u32> {
-        list.iter().map(|&n| s.nodes.id[n as usize]).collect()
+    let ids = |s: &HeapSnapshot, list: &[NodeOrdinal]| -> HashSet<u32> {
+        list.iter().map(|&n| s.nodes.id(n)).collect()
     };
     // The base stays re-classified by `compare`; `class_changes` does it again, to the same classes.
     for row in &rows {
@@ -29,10 +29,8 @@ fn each_rows_objects_are_its_counts_and_sizes() {
             "{}: deleted",
             row.key
         );
-        let size = |s: &HeapSnapshot, list: &[u32]| -> u64 {
-            list.iter()
-                .map(|&n| s.nodes.self_size[n as usize] as u64)
-                .sum()
+        let size = |s: &HeapSnapshot, list: &[NodeOrdinal]| -> u64 {
+            list.iter().map(|&n| s.nodes.self_size(n) as u64).sum()
         };
         assert_eq!(
             size(&target, &c.new),
@@ -48,9 +46,10 @@ fn each_rows_objects_are_its_counts_and_sizes() {
         );
         assert!(ids(&target, &c.new).is_disjoint(&ids(&base, &c.deleted)));
         // Largest first.
-        assert!(c.new.windows(2).all(
-            |w| target.nodes.self_size[w[0] as usize] >= target.nodes.self_size[w[1] as usize]
-        ));
+        assert!(c
+            .new
+            .windows(2)
+            .all(|w| target.nodes.self_size(w[0]) >= target.nodes.self_size(w[1])));
     }
     assert!(class_changes(&mut base, &mut ba, &target, &ta, ",NoSuchClass").is_none());
 }

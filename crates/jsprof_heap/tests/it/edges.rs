@@ -4,15 +4,15 @@
 //! the root's and every sampled node's first 60 edges and their totals.
 
 use jsprof_heap::{
-    containment_edges, edge_name, edge_source, edge_type_name, retainer_edges, HeapSnapshot,
-    RetainerIndex,
+    containment_edges, edge_name, edge_source, edge_type_name, retainer_edges, EdgeOrdinal,
+    HeapSnapshot, NodeOrdinal, RetainerIndex,
 };
 use serde_json::{json, Value};
 
 use crate::fixture::{devtools_result, load};
 
 /// `[type, name, id of the node at the other end]` per edge, and the total, as the golden has them.
-fn listed(s: &HeapSnapshot, edges: &[u32], retainers: bool) -> Value {
+fn listed(s: &HeapSnapshot, edges: &[EdgeOrdinal], retainers: bool) -> Value {
     let items: Vec<Value> = edges
         .iter()
         .take(60)
@@ -20,13 +20,9 @@ fn listed(s: &HeapSnapshot, edges: &[u32], retainers: bool) -> Value {
             let other = if retainers {
                 edge_source(s, e)
             } else {
-                s.edges.to_node[e as usize]
+                s.edges.to_node(e)
             };
-            json!([
-                edge_type_name(s, e),
-                edge_name(s, e),
-                s.nodes.id[other as usize]
-            ])
+            json!([edge_type_name(s, e), edge_name(s, e), s.nodes.id(other)])
         })
         .collect();
     json!({"total": edges.len(), "items": items})
@@ -36,7 +32,7 @@ fn check(name: &str) {
     let (s, a) = load(name);
     let index = RetainerIndex::new(&s);
     let want = devtools_result(&format!("{name}.edges"));
-    let views = |n: u32| {
+    let views = |n: NodeOrdinal| {
         json!({
             "containment": listed(&s, &containment_edges(&s, &a, n), false),
             "retainers": listed(&s, &retainer_edges(&s, &a, &index, n), true),
@@ -48,8 +44,8 @@ fn check(name: &str) {
     let nodes = want["nodes"].as_object().unwrap();
     assert!(nodes.len() > 100, "{name}: {} sampled nodes", nodes.len());
     let mut by_id = std::collections::HashMap::new();
-    for (n, &id) in s.nodes.id.iter().enumerate() {
-        by_id.entry(id).or_insert(n as u32);
+    for (n, id) in s.nodes.ids() {
+        by_id.entry(id).or_insert(n);
     }
     for (id, expected) in nodes {
         let n = by_id[&id.parse::<u32>().unwrap()];

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use jsprof_heap::{
-    duplicate_strings, edge_source, retaining_paths, AllocationProfile, PathOptions, RetainerIndex,
+    duplicate_strings, edge_source, retaining_paths, AllocationProfile, NodeOrdinal, PathOptions,
+    RetainerIndex,
 };
 use serde_json::Value;
 
@@ -54,13 +55,7 @@ fn first_retaining_path_follows_devtools() {
     for name in SNAPSHOTS {
         let (s, a) = load(name);
         let index = RetainerIndex::new(&s);
-        let ordinal: HashMap<u32, u32> = s
-            .nodes
-            .id
-            .iter()
-            .enumerate()
-            .map(|(n, &id)| (id, n as u32))
-            .collect();
+        let ordinal: HashMap<u32, NodeOrdinal> = s.nodes.ids().map(|(n, id)| (id, n)).collect();
         let options = PathOptions {
             max_paths: 1,
             ..PathOptions::default()
@@ -82,12 +77,12 @@ fn first_retaining_path_follows_devtools() {
             assert!(
                 !paths.is_empty(),
                 "{name} @{id}: no path; DevTools {first:?}, distance {}",
-                a.distances[n as usize]
+                a.distances[n.index()]
             );
             let ours: Vec<u64> = paths[0]
                 .edges
                 .iter()
-                .map(|&e| s.nodes.id[edge_source(&s, e) as usize] as u64)
+                .map(|&e| s.nodes.id(edge_source(&s, e)) as u64)
                 .collect();
             assert!(
                 ours.len() >= first.len(),

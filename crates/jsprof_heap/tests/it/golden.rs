@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use jsprof_heap::{analyze_with, read_snapshot, summary, AnalyzeOptions, SortBy};
+use jsprof_heap::{analyze_with, read_snapshot, summary, AnalyzeOptions, NodeOrdinal, SortBy};
 
 use crate::fixture::{fixtures, golden};
 
@@ -114,7 +114,7 @@ fn check_with(name: &str, options: &AnalyzeOptions, how: &str) {
     }
     for node in g["sampled_nodes"].as_array().unwrap() {
         let ordinal = node["ordinal"].as_u64().unwrap() as u32;
-        let info = analysis.node_info(&snapshot, ordinal);
+        let info = analysis.node_info(&snapshot, NodeOrdinal::from_raw(ordinal));
         let fields = [
             ("id", info.id as i64, &node["id"]),
             ("self", info.self_size as i64, &node["self"]),

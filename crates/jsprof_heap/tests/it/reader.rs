@@ -88,8 +88,8 @@ proptest! {
     fn root_retains_everything_after_the_transfer(text in snapshot_text()) {
         let mut s = read_snapshot(text.as_bytes()).unwrap();
         let a = analyze(&mut s);
-        let total: u64 = s.nodes.self_size.iter().map(|&x| x as u64).sum();
-        prop_assert_eq!(a.retained[s.root as usize], total);
+        let total: u64 = s.nodes.ordinals().map(|n| s.nodes.self_size(n) as u64).sum();
+        prop_assert_eq!(a.retained[s.root.index()], total);
         prop_assert_eq!(a.total_size, total);
     }
 
@@ -146,13 +146,7 @@ fn header_counts_do_not_reserve_memory_the_data_does_not_prove() {
     let s = read_snapshot(text.as_bytes()).expect("loads, with a warning about the counts");
     assert_eq!((s.nodes.len(), s.edges.len()), (2, 1));
     // What two nodes and one edge prove is a few kilobytes of columns, not gigabytes.
-    let n = &s.nodes;
-    let node_bytes = n.kind.capacity()
-        + 4 * (n.name.capacity() + n.id.capacity() + n.self_size.capacity())
-        + 4 * (n.first_edge.capacity() + n.trace_node_id.capacity())
-        + n.detachedness.capacity();
-    let e = &s.edges;
-    let edge_bytes = e.kind.capacity() + 4 * (e.name_or_index.capacity() + e.to_node.capacity());
+    let (node_bytes, edge_bytes) = (s.nodes.reserved_bytes(), s.edges.reserved_bytes());
     assert!(
         node_bytes + edge_bytes < 1 << 20,
         "{node_bytes} + {edge_bytes} bytes reserved"

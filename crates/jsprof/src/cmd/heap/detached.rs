@@ -81,7 +81,7 @@ pub fn run(args: DetachedArgs) -> Result<ExitCode> {
                             let from = edge_source(s, e);
                             PathStepJson {
                                 edge: edge_label(s, e),
-                                id: s.nodes.id[from as usize],
+                                id: s.nodes.id(from),
                                 name: jsprof_heap::display_name(s, from),
                                 class: a.class_name(s, from),
                             }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_heap::DominatorTree;
+use jsprof_heap::{DominatorTree, NodeOrdinal};
 use serde::Serialize;
 
 use super::{fmt_distance, load, truncate, Loaded, ObjectJson};
@@ -50,7 +50,7 @@ struct DominatorsJson {
 fn build(
     loaded: &Loaded,
     tree: &DominatorTree,
-    n: u32,
+    n: NodeOrdinal,
     depth: usize,
     args: &DominatorsArgs,
 ) -> TreeJson {
@@ -58,7 +58,7 @@ fn build(
     let mut children = Vec::new();
     if depth < args.depth {
         for &c in all {
-            if loaded.analysis.retained[c as usize] < args.min_size
+            if loaded.analysis.retained[c.index()] < args.min_size
                 || (args.limit > 0 && children.len() >= args.limit)
             {
                 break;
