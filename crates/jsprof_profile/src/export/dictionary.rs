@@ -1,10 +1,11 @@
 //! The string table and the function/location entries that the protobuf exporters ([`pprof`]
-//! and OTLP) both write. Both formats hold strings once in a table whose entry 0 is `""`, and
+//! and [`otlp`]) both write. Both formats hold strings once in a table whose entry 0 is `""`, and
 //! name a frame by a location with one line pointing at a function (name, file, start line).
 //! Entries are made on first use, in the order the samples reach them, so frames no sample
 //! touches are left out; a `(root)` entry stands for samples on the bare root.
 //!
 //! [`pprof`]: super::pprof
+//! [`otlp`]: super::otlp
 
 use std::collections::HashMap;
 

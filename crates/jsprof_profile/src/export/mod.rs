@@ -7,12 +7,14 @@
 //! | folded stacks | [`folded`] | inferno, flamegraph.pl |
 //! | speedscope JSON | [`speedscope`] | speedscope.app |
 //! | pprof `profile.proto`, gzipped | [`pprof`] | `go tool pprof`, Grafana Pyroscope |
+//! | OTLP profiles signal (`ExportProfilesServiceRequest`, Alpha) | [`otlp`] | OpenTelemetry collectors and back ends |
 //! | d3-flame-graph JSON | [`d3`] | d3-flame-graph |
 
 pub mod cpuprofile_writer;
 pub mod d3;
 mod dictionary;
 pub mod folded;
+pub mod otlp;
 pub mod pprof;
 pub mod speedscope;
 
