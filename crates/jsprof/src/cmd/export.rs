@@ -29,7 +29,7 @@ pub struct Args {
     /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
     #[arg(long)]
     pub thread: Option<String>,
-    /// For `--format otlp`: the resource's `service.name`.
+    /// For `--format otlp`/`otlp-json`: the resource's `service.name`.
     #[arg(long)]
     pub service: Option<String>,
     #[command(flatten)]
@@ -49,6 +49,8 @@ pub enum Format {
     /// The OpenTelemetry profiles signal (Alpha), opentelemetry-proto v1.10.0: a binary
     /// ExportProfilesServiceRequest, every thread unless `--thread` names one (that one first).
     Otlp,
+    /// `otlp` as OTLP/JSON (the protobuf JSON mapping).
+    OtlpJson,
     /// d3-flame-graph's JSON tree (name / value / children).
     D3,
     /// The timeline (reconstructed calls and engine events) as Chrome trace events, which
@@ -57,8 +59,8 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    if args.service.is_some() && args.format != Format::Otlp {
-        anyhow::bail!("--service is only used by --format otlp");
+    if args.service.is_some() && !matches!(args.format, Format::Otlp | Format::OtlpJson) {
+        anyhow::bail!("--service is only used by --format otlp and otlp-json");
     }
     if args.format == Format::ChromeTrace {
         return run_chrome_trace(&args);
@@ -87,7 +89,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             speedscope::write_speedscope(&mut out, profile, &threads, active, &loaded.name)
         }
         Format::Pprof => pprof::write_pprof(&mut out, profile, thread),
-        Format::Otlp => {
+        Format::Otlp | Format::OtlpJson => {
             // The chosen thread first (viewers show the first profile), then the others.
             let threads: Vec<_> = if args.thread.is_some() {
                 vec![thread]
@@ -100,7 +102,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let options = otlp::OtlpOptions {
                 service: args.service.clone(),
             };
-            otlp::write_otlp(&mut out, profile, &threads, &options)
+            let encoding = match args.format {
+                Format::OtlpJson => otlp::Encoding::Json,
+                _ => otlp::Encoding::Protobuf,
+            };
+            otlp::write_otlp(&mut out, profile, &threads, &options, encoding)
         }
         Format::D3 => d3::write_d3(&mut out, profile, thread),
         Format::ChromeTrace => unreachable!("handled by run_chrome_trace"),

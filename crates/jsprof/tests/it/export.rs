@@ -341,7 +341,7 @@ const OTLP_PACKAGE: &str =
     "pip install opentelemetry-proto==1.45.2 (in target/lake-py), or run .ci/run's install step";
 
 /// `--format otlp` read by the official generated code (Python's `opentelemetry-proto`, see
-/// `tests/python/check-otlp.py`): per thread a weight profile and a count profile, and each
+/// `tests/python/check-otlp.py`), and `otlp-json` read to the same request: per thread a weight profile and a count profile, and each
 /// function's self weight (summed over the samples whose leaf it is, by name, url and line)
 /// equal to `jsprof top --samples`'s to the nanosecond or byte (top's ms, ×1e6, within 0.5 ns).
 #[test]
@@ -362,11 +362,18 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
     ];
     for (input, threads) in inputs {
         let path = fixture_arg(input);
-        let out = temp_file(&format!("{}.otlp", input.replace('/', "_")), b"");
-        let args = ["export", &path, "-f", "otlp", "--service", "shop", "-o"];
-        jsprof_ok(&[&args[..], &[out.to_str().unwrap()]].concat());
-        let read = output_ok(Command::new(&py).arg(&script).arg(&out), "check-otlp.py");
-        let v: Value = serde_json::from_slice(&read.stdout).unwrap();
+        let read = |format: &str, flag: &[&str]| {
+            let out = temp_file(&format!("{}.{format}", input.replace('/', "_")), b"");
+            let args = ["export", &path, "-f", format, "--service", "shop", "-o"];
+            jsprof_ok(&[&args[..], &[out.to_str().unwrap()]].concat());
+            let mut check = Command::new(&py);
+            check.arg(&script).arg(&out).args(flag);
+            let read = output_ok(&mut check, &format!("check-otlp.py on {format}"));
+            serde_json::from_slice::<Value>(&read.stdout).unwrap()
+        };
+        let v = read("otlp", &[]);
+        // OTLP/JSON reads as the same request.
+        assert_eq!(read("otlp-json", &["--json"]), v, "{input}");
         assert_eq!(v["resource"], serde_json::json!({"service.name": "shop"}));
         assert_eq!(v["scope"][0], "jsprof");
         let summary = jsprof_json(&["summary", "--json", &path]);
@@ -384,7 +391,11 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
             }
             let top = jsprof_json(&top_args);
             let timed = top["duration_ms"].is_number();
-            let want = if timed { "cpu,nanoseconds" } else { "space,bytes" };
+            let want = if timed {
+                "cpu,nanoseconds"
+            } else {
+                "space,bytes"
+            };
             let types = |p: &Value| format!("{},{}", p["sample_type"][0], p["sample_type"][1]);
             assert_eq!(types(weight).replace('"', ""), want, "{input}");
             assert_eq!(types(count).replace('"', ""), "samples,count", "{input}");
@@ -405,7 +416,11 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
             let mut top_self: HashMap<(String, String, u64), f64> = HashMap::new();
             for f in json_array(&top["functions"]) {
                 let (n, u, l, _) = key(f);
-                let n = if n.is_empty() { "(anonymous)".into() } else { n };
+                let n = if n.is_empty() {
+                    "(anonymous)".into()
+                } else {
+                    n
+                };
                 let s = weights(f).0 * if timed { 1e6 } else { 1.0 };
                 *top_self.entry((n, u, l.unwrap_or(0))).or_default() += s;
             }
@@ -428,7 +443,10 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
                 );
             }
             let with_self = top_self.values().filter(|&&s| s != 0.0).count();
-            assert!(seen >= with_self, "{input}: {seen} of {with_self} functions");
+            assert!(
+                seen >= with_self,
+                "{input}: {seen} of {with_self} functions"
+            );
         }
     }
 }

@@ -1,13 +1,15 @@
 # Reads `jsprof export --format otlp` with the official generated code (the `opentelemetry-proto`
 # Python package), run by the CLI tests (crates/jsprof/tests/it/export.rs):
-#   python check-otlp.py FILE -> {resource, scope, profiles: [{sample_type, attributes,
-#                                  duration_nano, period, samples, total, functions}]}
+#   python check-otlp.py FILE [--json] -> {resource, scope, profiles: [{sample_type, attributes,
+#                                          duration_nano, period, samples, total, functions}]}
+# --json: FILE is OTLP/JSON, parsed by protobuf's json_format (which refuses unknown fields).
 # `functions` sums each sample's value on its first (leaf) location's function, keyed by name, file
 # and start line. Fails (exit 1, a message on stderr) when a dictionary rule the proto states is
 # broken: a table without its zero entry first, or an index outside its table.
 import json
 import sys
 
+from google.protobuf import json_format
 from opentelemetry.proto.collector.profiles.v1development import profiles_service_pb2
 
 
@@ -29,7 +31,10 @@ def any_value(v):
 
 request = profiles_service_pb2.ExportProfilesServiceRequest()
 with open(sys.argv[1], "rb") as f:
-    request.ParseFromString(f.read())
+    if sys.argv[2:] == ["--json"]:
+        json_format.Parse(f.read(), request)
+    else:
+        request.ParseFromString(f.read())
 d = request.dictionary
 for name in ("mapping_table", "location_table", "function_table", "link_table",
              "attribute_table", "stack_table"):
