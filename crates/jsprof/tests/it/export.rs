@@ -384,6 +384,8 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
             let tid = weight["attributes"]["thread.id"].as_u64();
             assert_eq!(weight["attributes"], count["attributes"], "{input}");
             assert_eq!(tid.is_some(), input.contains("worker"), "{input}");
+            let pid = weight["attributes"]["process.pid"].as_u64();
+            assert_eq!(pid.is_some(), tid.is_some(), "{input}");
             let mut top_args = vec!["top", "--json", "--samples", "--limit", "0", &path];
             let tid_arg = tid.map(|t| t.to_string());
             if let Some(t) = &tid_arg {
@@ -402,7 +404,7 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
             // The thread's sample count, and its whole duration or size.
             let thread = json_array(&summary["threads"])
                 .iter()
-                .find(|t| tid.is_none() || t["tid"].as_u64() == tid)
+                .find(|t| tid.is_none() || (t["tid"].as_u64(), t["pid"].as_u64()) == (tid, pid))
                 .unwrap();
             assert_eq!(count["total"], thread["samples"], "{input} {tid:?}");
             let whole = if timed {

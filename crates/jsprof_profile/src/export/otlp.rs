@@ -14,7 +14,7 @@
 //! `ScopeProfiles` (scope `jsprof` and its version), and per thread two profiles sharing the
 //! dictionary's stacks: the weight — `cpu`/`nanoseconds`, or `space`/`bytes` for a heap
 //! profile — first (viewers show `profiles[0]` by default), then `samples`/`count`. A trace's
-//! threads' profiles carry their `thread.id` and `thread.name`. One sample per distinct stack,
+//! threads' profiles carry their `process.pid`, `thread.id` and `thread.name`. One sample per distinct stack,
 //! its locations leaf first, with the summed value; samples on the bare root are charged to a
 //! `(root)` function, as pprof's writer does, so that the totals stay whole.
 //! `time_unix_nano` stays 0: the inputs' clocks are monotonic, not wall-clock time.
@@ -301,6 +301,9 @@ pub fn otlp_request(
             attribute_indices.push(index(attributes.len() - 1));
         };
         // Only a trace names its threads; the other inputs' `main` is our label, not theirs.
+        if let Some(pid) = thread.pid() {
+            attribute(&mut dict, "process.pid", Value::Int(pid as i64));
+        }
         if let Some(tid) = thread.tid() {
             attribute(&mut dict, "thread.id", Value::Int(tid as i64));
             if !thread.name().is_empty() {
