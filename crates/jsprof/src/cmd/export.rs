@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use jsprof_analysis::TimeRange;
-use jsprof_profile::export::{cpuprofile_writer, d3, folded, pprof, speedscope};
+use jsprof_profile::export::{cpuprofile_writer, d3, folded, otlp, pprof, speedscope};
 
 use crate::load::load_cpu;
 use crate::output;
@@ -29,6 +29,9 @@ pub struct Args {
     /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
     #[arg(long)]
     pub thread: Option<String>,
+    /// For `--format otlp`/`otlp-json`: the resource's `service.name`.
+    #[arg(long)]
+    pub service: Option<String>,
     #[command(flatten)]
     pub transform: crate::transform_args::TransformArgs,
 }
@@ -43,6 +46,11 @@ pub enum Format {
     Speedscope,
     /// gzipped pprof profile.proto (samples/count + wall/nanoseconds, or space/bytes).
     Pprof,
+    /// The OpenTelemetry profiles signal (Alpha), opentelemetry-proto v1.10.0: a binary
+    /// ExportProfilesServiceRequest, every thread unless `--thread` names one (that one first).
+    Otlp,
+    /// `otlp` as OTLP/JSON (the protobuf JSON mapping).
+    OtlpJson,
     /// d3-flame-graph's JSON tree (name / value / children).
     D3,
     /// The timeline (reconstructed calls and engine events) as Chrome trace events, which
@@ -51,6 +59,9 @@ pub enum Format {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.service.is_some() && !matches!(args.format, Format::Otlp | Format::OtlpJson) {
+        anyhow::bail!("--service is only used by --format otlp and otlp-json");
+    }
     if args.format == Format::ChromeTrace {
         return run_chrome_trace(&args);
     }
@@ -78,6 +89,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
             speedscope::write_speedscope(&mut out, profile, &threads, active, &loaded.name)
         }
         Format::Pprof => pprof::write_pprof(&mut out, profile, thread),
+        Format::Otlp | Format::OtlpJson => {
+            // The chosen thread first (viewers show the first profile), then the others.
+            let threads: Vec<_> = if args.thread.is_some() {
+                vec![thread]
+            } else {
+                let others = profile.threads.iter().enumerate();
+                std::iter::once(thread)
+                    .chain(others.filter(|&(i, _)| i != index).map(|(_, t)| t))
+                    .collect()
+            };
+            let options = otlp::OtlpOptions {
+                service: args.service.clone(),
+            };
+            let encoding = match args.format {
+                Format::OtlpJson => otlp::Encoding::Json,
+                _ => otlp::Encoding::Protobuf,
+            };
+            otlp::write_otlp(&mut out, profile, &threads, &options, encoding)
+        }
         Format::D3 => d3::write_d3(&mut out, profile, thread),
         Format::ChromeTrace => unreachable!("handled by run_chrome_trace"),
     };

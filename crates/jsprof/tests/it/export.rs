@@ -1,5 +1,6 @@
 //! `jsprof export`: round trips through our own reader and DevTools', and independent readers
-//! (npm `pprof-format`, speedscope's published JSON schema) on the other formats.
+//! (npm `pprof-format`, speedscope's published JSON schema, Python's `opentelemetry-proto`) on
+//! the other formats.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok, temp_file,
+    assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok,
+    output_ok, python, python_has, temp_file,
 };
 use crate::views::{key, top_by_key_with, weights, SAMPLED_FIXTURES};
 
@@ -331,5 +333,122 @@ fn exports_work_per_thread() {
     assert_eq!(totals.len(), 2);
     for (t, d) in totals.iter().zip(&durations) {
         assert!((t - d).abs() <= 0.5);
+    }
+}
+
+/// How to get the package the OTLP check reads with (the version `.ci/run` installs).
+const OTLP_PACKAGE: &str =
+    "pip install opentelemetry-proto==1.45.2 (in target/lake-py), or run .ci/run's install step";
+
+/// `--format otlp` read by the official generated code (Python's `opentelemetry-proto`, see
+/// `tests/python/check-otlp.py`), and `otlp-json` read to the same request: per thread a weight profile and a count profile, and each
+/// function's self weight (summed over the samples whose leaf it is, by name, url and line)
+/// equal to `jsprof top --samples`'s to the nanosecond or byte (top's ms, ×1e6, within 0.5 ns).
+#[test]
+fn otlp_reads_with_the_official_definitions_with_top_totals() {
+    let py = python();
+    if !python_has(
+        &py,
+        "opentelemetry.proto.collector.profiles.v1development.profiles_service_pb2",
+        OTLP_PACKAGE,
+    ) {
+        return;
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/check-otlp.py");
+    let inputs = [
+        ("cpu/tsc.cpuprofile.gz", 1),
+        ("third-party/speedscope/Chrome-70-worker.json.gz", 2),
+        ("heapprofile/tsc.heapprofile", 1),
+    ];
+    for (input, threads) in inputs {
+        let path = fixture_arg(input);
+        let read = |format: &str, flag: &[&str]| {
+            let out = temp_file(&format!("{}.{format}", input.replace('/', "_")), b"");
+            let args = ["export", &path, "-f", format, "--service", "shop", "-o"];
+            jsprof_ok(&[&args[..], &[out.to_str().unwrap()]].concat());
+            let mut check = Command::new(&py);
+            check.arg(&script).arg(&out).args(flag);
+            let read = output_ok(&mut check, &format!("check-otlp.py on {format}"));
+            serde_json::from_slice::<Value>(&read.stdout).unwrap()
+        };
+        let v = read("otlp", &[]);
+        // OTLP/JSON reads as the same request.
+        assert_eq!(read("otlp-json", &["--json"]), v, "{input}");
+        assert_eq!(v["resource"], serde_json::json!({"service.name": "shop"}));
+        assert_eq!(v["scope"][0], "jsprof");
+        let summary = jsprof_json(&["summary", "--json", &path]);
+        let profiles = json_array(&v["profiles"]);
+        assert_eq!(profiles.len(), 2 * threads, "{input}");
+        for pair in profiles.chunks(2) {
+            let (weight, count) = (&pair[0], &pair[1]);
+            let tid = weight["attributes"]["thread.id"].as_u64();
+            assert_eq!(weight["attributes"], count["attributes"], "{input}");
+            assert_eq!(tid.is_some(), input.contains("worker"), "{input}");
+            let pid = weight["attributes"]["process.pid"].as_u64();
+            assert_eq!(pid.is_some(), tid.is_some(), "{input}");
+            let mut top_args = vec!["top", "--json", "--samples", "--limit", "0", &path];
+            let tid_arg = tid.map(|t| t.to_string());
+            if let Some(t) = &tid_arg {
+                top_args.extend(["--thread", t]);
+            }
+            let top = jsprof_json(&top_args);
+            let timed = top["duration_ms"].is_number();
+            let want = if timed {
+                "cpu,nanoseconds"
+            } else {
+                "space,bytes"
+            };
+            let types = |p: &Value| format!("{},{}", p["sample_type"][0], p["sample_type"][1]);
+            assert_eq!(types(weight).replace('"', ""), want, "{input}");
+            assert_eq!(types(count).replace('"', ""), "samples,count", "{input}");
+            // The thread's sample count, and its whole duration or size.
+            let thread = json_array(&summary["threads"])
+                .iter()
+                .find(|t| tid.is_none() || (t["tid"].as_u64(), t["pid"].as_u64()) == (tid, pid))
+                .unwrap();
+            assert_eq!(count["total"], thread["samples"], "{input} {tid:?}");
+            let whole = if timed {
+                top["duration_ms"].as_f64().unwrap() * 1e6
+            } else {
+                top["total_bytes"].as_f64().unwrap()
+            };
+            let total = weight["total"].as_f64().unwrap();
+            assert!((total - whole).abs() <= 0.5, "{input}: {total} vs {whole}");
+            // Self per function, as top states it.
+            let mut top_self: HashMap<(String, String, u64), f64> = HashMap::new();
+            for f in json_array(&top["functions"]) {
+                let (n, u, l, _) = key(f);
+                let n = if n.is_empty() {
+                    "(anonymous)".into()
+                } else {
+                    n
+                };
+                let s = weights(f).0 * if timed { 1e6 } else { 1.0 };
+                *top_self.entry((n, u, l.unwrap_or(0))).or_default() += s;
+            }
+            let mut seen = 0;
+            for f in json_array(&weight["functions"]) {
+                let k = (
+                    f[0].as_str().unwrap().to_string(),
+                    f[1].as_str().unwrap().to_string(),
+                    f[2].as_u64().unwrap(),
+                );
+                let theirs = f[3].as_f64().unwrap();
+                let Some(&ours) = top_self.get(&k) else {
+                    assert_eq!((k.0.as_str(), k.1.as_str()), ("(root)", ""), "{input}");
+                    continue; // samples on the bare root
+                };
+                seen += 1;
+                assert!(
+                    (ours - theirs).abs() <= 0.5,
+                    "{input}: {k:?} {ours} vs {theirs}"
+                );
+            }
+            let with_self = top_self.values().filter(|&&s| s != 0.0).count();
+            assert!(
+                seen >= with_self,
+                "{input}: {seen} of {with_self} functions"
+            );
+        }
     }
 }

@@ -10,38 +10,12 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::lake::{assert_tables_equal, key, table_of, Table};
-use crate::support::{all_rows, fixtures, jsprof, jsprof_json, skip_without};
+use crate::support::{all_rows, fixtures, jsprof, jsprof_json, python, python_has, skip_without};
+
+const ENGINES: &str = "pip install pyspark==3.5.3 chdb==4.4.0, or run .ci/run's install step";
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The Python that has the engines: `$JSPROF_LAKE_PYTHON`, else CI's venv, else `python3`.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("JSPROF_LAKE_PYTHON") {
-        return p.into();
-    }
-    let venv = repo().join("target/lake-py/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
-}
-
-/// Whether `python` can import `module` (skipping the test, loudly, when it cannot).
-fn has_module(python: &Path, module: &str) -> bool {
-    let ok = Command::new(python)
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        skip_without(
-            &format!("python module {module} ({})", python.display()),
-            "pip install pyspark==3.5.3 chdb==4.4.0, or run .ci/run's install step",
-        );
-    }
-    ok
 }
 
 /// A fresh lake with the fixtures' sampled profiles in two label sets, so that a label filter
@@ -118,7 +92,7 @@ fn engine_table(rows: &[Value]) -> Table {
 #[test]
 fn chdb_gives_lake_tops_numbers() {
     let py = python();
-    if !has_module(&py, "chdb") {
+    if !python_has(&py, "chdb", ENGINES) {
         return;
     }
     let lake = fixture_lake("chdb");
@@ -156,7 +130,7 @@ fn chdb_gives_lake_tops_numbers() {
 #[test]
 fn spark_gives_lake_tops_numbers() {
     let py = python();
-    if !has_module(&py, "pyspark") {
+    if !python_has(&py, "pyspark", ENGINES) {
         return;
     }
     if !Command::new("java")

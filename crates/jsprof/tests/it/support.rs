@@ -1,7 +1,7 @@
 //! Helpers shared by the CLI tests.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output};
 use std::time::{Duration, Instant};
 
@@ -10,6 +10,36 @@ pub use jsprof_testkit::{fixture_text, fixtures, golden, run_oracle, skip_withou
 /// A fixture's path as the CLI takes it: `cpu/tsc.cpuprofile.gz` under `fixtures/`, as text.
 pub fn fixture_arg(rel: &str) -> String {
     fixtures().join(rel).to_str().unwrap().to_string()
+}
+
+/// The Python with the tests' packages (the lake's engines, `opentelemetry-proto`):
+/// `$JSPROF_LAKE_PYTHON`, else the venv `.ci/run` makes (`target/lake-py`), else `python3`.
+pub fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("JSPROF_LAKE_PYTHON") {
+        return p.into();
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/lake-py/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    }
+}
+
+/// Whether `python` can import `module`; when it cannot, the test is skipped with `how` to
+/// install it (a failure under `CI`).
+pub fn python_has(python: &Path, module: &str, how: &str) -> bool {
+    let ok = Command::new(python)
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip_without(
+            &format!("python module {module} ({})", python.display()),
+            how,
+        );
+    }
+    ok
 }
 
 /// `out` is a success; otherwise a panic naming `what`, the exit status and stderr.

@@ -7,16 +7,19 @@
 //! | folded stacks | [`folded`] | inferno, flamegraph.pl |
 //! | speedscope JSON | [`speedscope`] | speedscope.app |
 //! | pprof `profile.proto`, gzipped | [`pprof`] | `go tool pprof`, Grafana Pyroscope |
+//! | OTLP profiles signal (`ExportProfilesServiceRequest`, Alpha) | [`otlp`] | OpenTelemetry collectors and back ends |
 //! | d3-flame-graph JSON | [`d3`] | d3-flame-graph |
 
 pub mod cpuprofile_writer;
 pub mod d3;
+mod dictionary;
 pub mod folded;
+pub mod otlp;
 pub mod pprof;
 pub mod speedscope;
 
 use crate::display::{display_name, fmt_location};
-use crate::model::{FrameId, Profile, Thread};
+use crate::model::{FrameId, Profile, StackId, Thread};
 
 /// Per-stack sums of one thread: self weight and sample count, plus those of the bare root.
 pub(crate) struct StackSums {
@@ -48,6 +51,16 @@ impl StackSums {
             }
         }
         sums
+    }
+
+    /// The stacks that have samples, as (stack, count, self weight): the bare root (`None`) first,
+    /// then the stacks in table order.
+    pub fn sampled(&self) -> impl Iterator<Item = (Option<StackId>, u64, i64)> + '_ {
+        let root = (self.root_count > 0).then_some((None, self.root_count, self.root_weight));
+        let stacks = (0..self.count.len())
+            .filter(|&i| self.count[i] > 0)
+            .map(|i| (Some(StackId::from_index(i)), self.count[i], self.weight[i]));
+        root.into_iter().chain(stacks)
     }
 
     /// Subtree totals (weight, count), parents preceding children.

@@ -6,15 +6,15 @@
 //! bare root are charged to a `(root)` function so that the totals stay whole. The messages are
 //! declared here by hand (no protoc at build time).
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use prost::Message;
 
+use super::dictionary::Dictionary;
 use super::StackSums;
-use crate::model::{FrameId, Profile, Thread, WeightUnit, ROOT_NAME};
+use crate::model::{Profile, Thread, WeightUnit};
 
 #[derive(Clone, PartialEq, Message)]
 pub struct PprofProfile {
@@ -88,47 +88,24 @@ pub struct Function {
     pub start_line: i64,
 }
 
-#[derive(Default)]
-struct Strings {
-    table: Vec<String>,
-    index: HashMap<String, i64>,
-}
-
-impl Strings {
-    fn new() -> Strings {
-        let mut s = Strings::default();
-        s.id(""); // string_table[0] must be ""
-        s
-    }
-    fn id(&mut self, s: &str) -> i64 {
-        if let Some(&i) = self.index.get(s) {
-            return i;
-        }
-        let i = self.table.len() as i64;
-        self.table.push(s.to_string());
-        self.index.insert(s.to_string(), i);
-        i
-    }
-}
-
 /// Builds the pprof message for `thread`.
 pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
     let bytes = thread.weight_unit() == WeightUnit::Bytes;
     let sums = StackSums::new(profile, thread);
-    let mut strings = Strings::new();
+    let mut dict = Dictionary::new(profile);
     let count = ValueType {
-        r#type: strings.id("samples"),
-        unit: strings.id("count"),
+        r#type: dict.string("samples"),
+        unit: dict.string("count"),
     };
     let value = if bytes {
         ValueType {
-            r#type: strings.id("space"),
-            unit: strings.id("bytes"),
+            r#type: dict.string("space"),
+            unit: dict.string("bytes"),
         }
     } else {
         ValueType {
-            r#type: strings.id("wall"),
-            unit: strings.id("nanoseconds"),
+            r#type: dict.string("wall"),
+            unit: dict.string("nanoseconds"),
         }
     };
     let mut p = PprofProfile {
@@ -137,76 +114,47 @@ pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
         period_type: Some(value),
         ..Default::default()
     };
-    // Location and function ids: frame index + 1 (pprof ids are non-zero), made on first use.
-    let mut location_of: Vec<u64> = vec![0; profile.frames.len()];
-    let mut location = |p: &mut PprofProfile, strings: &mut Strings, id: FrameId| -> u64 {
-        let frame = id.index();
-        if location_of[frame] == 0 {
-            let f = profile.frames.get(id);
-            let name = profile.strings.get(f.name);
-            let name = strings.id(crate::display::display_name(name));
-            let id = frame as u64 + 1;
-            p.function.push(Function {
-                id,
-                name,
-                system_name: name,
-                filename: strings.id(profile.strings.get(f.url)),
-                start_line: f.line.map_or(0, i64::from),
-            });
-            p.location.push(Location {
-                id,
-                line: vec![Line {
-                    function_id: id,
-                    line: f.line.map_or(0, i64::from),
-                    column: f.column.map_or(0, i64::from),
-                }],
-            });
-            location_of[frame] = id;
-        }
-        location_of[frame]
-    };
-    if sums.root_count > 0 {
-        let name = strings.id(ROOT_NAME);
-        let id = profile.frames.len() as u64 + 1; // after every frame's id
+    let mut samples = Vec::new();
+    for (stack, count, weight) in sums.sampled() {
+        samples.push((dict.stack(stack), count, weight));
+    }
+    // Location and function ids: frame index + 1 (pprof ids are non-zero), the root's after
+    // every frame's.
+    let ids: Vec<u64> = dict
+        .entries()
+        .iter()
+        .map(|e| e.frame.map_or(profile.frames.len(), |f| f.index()) as u64 + 1)
+        .collect();
+    for (e, &id) in dict.entries().iter().zip(&ids) {
         p.function.push(Function {
             id,
-            name,
-            system_name: name,
-            ..Default::default()
+            name: e.name,
+            system_name: e.name,
+            filename: e.filename,
+            start_line: e.line,
         });
         p.location.push(Location {
             id,
             line: vec![Line {
                 function_id: id,
-                ..Default::default()
+                line: e.line,
+                column: e.column,
             }],
         });
-        p.sample.push(Sample {
-            location_id: vec![id],
-            value: vec![sums.root_count as i64, sums.root_weight],
-        });
     }
-    for s in profile.stacks.ids() {
-        let i = s.index();
-        if sums.count[i] == 0 {
-            continue;
-        }
-        let location_id = profile
-            .stacks
-            .frames_leaf_first(Some(s))
-            .map(|f| location(&mut p, &mut strings, f))
-            .collect();
-        p.sample.push(Sample {
-            location_id,
-            value: vec![sums.count[i] as i64, sums.weight[i]],
-        });
-    }
+    p.sample = samples
+        .into_iter()
+        .map(|(entries, count, weight)| Sample {
+            location_id: entries.iter().map(|&e| ids[e as usize - 1]).collect(),
+            value: vec![count as i64, weight],
+        })
+        .collect();
     if !bytes {
         let n = thread.samples.len() as i64;
         p.duration_nanos = thread.end_time() - thread.start_time();
         p.period = if n > 0 { p.duration_nanos / n } else { 0 };
     }
-    p.string_table = strings.table;
+    p.string_table = dict.into_strings();
     p
 }
 
