@@ -144,21 +144,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let shown = |line: u32| {
             Some(line) == f.function.line || near.iter().any(|&t| line.abs_diff(t) <= args.context)
         };
+        let fold = |out: &mut output::TextOut, skipped: usize| {
+            if skipped == 0 {
+                return Ok(());
+            }
+            let w = wms + wpct + wline + 4;
+            writeln!(out, "  {:>w$} ⋮ {skipped} lines without samples", "")
+        };
         let mut skipped = 0usize;
         for (l, (ms, pct, line)) in f.lines.iter().zip(&cells) {
             if !shown(l.line) {
                 skipped += 1;
                 continue;
             }
-            if skipped > 0 {
-                writeln!(
-                    out,
-                    "  {:>w$} ⋮ {skipped} lines without samples",
-                    "",
-                    w = wms + wpct + wline + 4
-                )?;
-                skipped = 0;
-            }
+            fold(&mut out, skipped)?;
+            skipped = 0;
             let marker = if Some(l.line) == f.hottest_line {
                 '▶'
             } else {
@@ -168,14 +168,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let row = format!("  {ms:>wms$}  {pct:>wpct$}  {line:>wline$} {marker} {text}");
             writeln!(out, "{}", row.trim_end())?;
         }
-        if skipped > 0 {
-            writeln!(
-                out,
-                "  {:>w$} ⋮ {skipped} lines without samples",
-                "",
-                w = wms + wpct + wline + 4
-            )?;
-        }
+        fold(&mut out, skipped)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
