@@ -60,8 +60,9 @@ pub struct CompareArgs {
 /// Two groups of profiles (`--base`, `--target`) and the statistics' settings.
 #[derive(clap::Args, Clone, Default)]
 pub struct GroupArgs {
-    /// The base group: files or directories (each file directly in it); with more than one
-    /// profile on either side, the comparison is statistical (Mann-Whitney per function).
+    /// The base group: files or directories (each file directly in it, but hidden files and a
+    /// run folder's `manifest.json`); with more than one profile on either side, the comparison
+    /// is statistical (Mann-Whitney per function).
     #[arg(long, num_args = 1.., value_name = "FILE|DIR", requires = "target")]
     pub base: Vec<PathBuf>,
     /// The target group, as `--base`.
@@ -138,15 +139,10 @@ fn expand(paths: &[PathBuf], flag: &str) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("cannot list {}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.is_file())
-                .collect();
+            let files = crate::input::files_in(p)?;
             if files.is_empty() {
                 bail!("{flag} {}: the directory has no file", p.display());
             }
-            files.sort();
             out.extend(files);
         } else {
             out.push(p.clone());

@@ -566,17 +566,7 @@ fn write_render_blocking(
 /// as runs of one page load: each metric's distribution, each insight's share of failing runs.
 fn runs(args: &Args) -> Result<ExitCode> {
     use anyhow::Context;
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&args.file)
-        .with_context(|| format!("{}", args.file.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && !p
-                    .file_name()
-                    .is_some_and(|n| n == "manifest.json" || n.to_string_lossy().starts_with('.'))
-        })
-        .collect();
-    files.sort();
+    let files = crate::input::files_in(&args.file)?;
     if files.is_empty() {
         anyhow::bail!(
             "{}: no traces in this folder (a run of a page load per file, e.g. from `jsprof record --url … --trace`)",
