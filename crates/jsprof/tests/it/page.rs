@@ -232,12 +232,7 @@ fn a_folder_of_runs_is_a_distribution_with_devtools_numbers() {
             .iter()
             .filter_map(|w| w["navigations"][0]["metrics"][key][field].as_f64())
             .collect();
-        let ours = doc["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["metric"] == metric)
-            .unwrap_or_else(|| panic!("{metric}: {doc}"));
+        let ours = row_of(&doc["metrics"], "metric", metric);
         assert_eq!(ours["runs"], values.len(), "{metric}");
         for (p, name) in [(0.5, "median"), (0.75, "p75")] {
             let want = quantile(&mut values, p);
@@ -264,12 +259,7 @@ fn a_folder_of_runs_is_a_distribution_with_devtools_numbers() {
                 w["insights"][id][engine]["state"] == "fail"
             })
             .count();
-        let row = doc["insights"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["insight"] == ours)
-            .unwrap_or_else(|| panic!("{ours}: {doc}"));
+        let row = row_of(&doc["insights"], "insight", ours);
         assert_eq!(row["failing"], failing, "{ours}");
         assert_eq!(row["runs"], runs.len(), "{ours}");
     }
@@ -312,6 +302,15 @@ fn a_folder_of_runs_is_a_distribution_with_devtools_numbers() {
     let out = jsprof(&["insights", empty.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no traces in this folder"));
+}
+
+/// The row of `list` whose `key` is `value`.
+fn row_of<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value} in {list}"))
 }
 
 /// An empty folder `name` in this run's scratch directory.
