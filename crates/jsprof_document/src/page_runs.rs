@@ -149,6 +149,10 @@ fn savings(insight: &str, v: &Value) -> BTreeMap<String, f64> {
     let Some(m) = v.as_object() else {
         return out;
     };
+    // Render-blocking's savings are an object of their own, keyed as `metric_savings` is.
+    if insight == "render_blocking_savings" {
+        return savings("", &serde_json::json!({ "metric_savings": v }));
+    }
     for (k, x) in m {
         let Some(x) = x.as_f64() else {
             if k == "metric_savings" {
@@ -169,9 +173,6 @@ fn savings(insight: &str, v: &Value) -> BTreeMap<String, f64> {
             },
         };
         out.insert(name, x);
-    }
-    if insight == "render_blocking_savings" {
-        out.retain(|k, _| k.ends_with("_ms"));
     }
     out
 }
@@ -358,6 +359,14 @@ mod tests {
                 ("ms".to_string(), 5.0),
                 ("wasted_bytes".to_string(), 1200.0)
             ]
+        );
+        let blocking =
+            serde_json::json!({"fcp_ms": 120.0, "lcp_ms": 80.0, "requests": [{"wasted_ms": 5.0}]});
+        assert_eq!(
+            savings("render_blocking_savings", &blocking)
+                .into_iter()
+                .collect::<Vec<_>>(),
+            [("fcp_ms".to_string(), 120.0), ("lcp_ms".to_string(), 80.0)]
         );
         assert_eq!(
             verdict("cache", &serde_json::json!({"state": "pass"})),

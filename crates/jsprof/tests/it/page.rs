@@ -263,6 +263,32 @@ fn a_folder_of_runs_is_a_distribution_with_devtools_numbers() {
         assert_eq!(row["failing"], failing, "{ours}");
         assert_eq!(row["runs"], runs.len(), "{ours}");
     }
+    // Render-blocking's median FCP saving: the median over the runs it fails in of each run's
+    // own `render_blocking_savings`.
+    let mut saved: Vec<f64> = runs
+        .iter()
+        .map(|name| jsprof_json(&["insights", &input(name), "--json"]))
+        .filter(|d| {
+            !d["navigations"][0]["insights"]["render_blocking"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        })
+        .map(|d| {
+            d["navigations"][0]["insights"]["render_blocking_savings"]["fcp_ms"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert!(!saved.is_empty(), "a run with render-blocking requests");
+    let blocking = row_of(&doc["insights"], "insight", "render_blocking");
+    assert_eq!(blocking["failing"], saved.len());
+    close(
+        &blocking["median_savings"]["fcp_ms"],
+        &Value::from(quantile(&mut saved, 0.5)),
+        MS,
+        "render-blocking FCP saving",
+    );
     // A run's row is its own document's first navigation.
     for (i, name) in runs.iter().enumerate() {
         let single = jsprof_json(&["insights", &input(name), "--json"]);
