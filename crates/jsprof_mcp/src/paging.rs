@@ -299,11 +299,9 @@ pub fn paginate(
         // so), rather than as an error an agent cannot get past without guessing a budget.
         let mut item = std::mem::take(&mut skipped_first);
         let line = (text.row)(from, &item);
-        let room = max_bytes
-            .saturating_sub(fixed + escaped_len(&line) + 4 + 1)
-            .saturating_sub(CUT_NOTE_BYTES);
+        let room = max_bytes.saturating_sub(fixed + escaped_len(&line) + 4 + 1);
         cuts = cut_to_fit(&mut item, room);
-        if item.to_string().len() > room {
+        if item.to_string().len() + cut_note_bytes(&cuts) > room {
             return Err(ToolError::TooLarge(format!(
                 "the next item does not fit in max_bytes {max_bytes} even with its lists cut (the answer without rows is {fixed} bytes); ask again with a larger max_bytes"
             )));
@@ -321,15 +319,49 @@ pub fn paginate(
     Ok(Page { json: doc, text })
 }
 
-/// Room kept for the `page.cut` notes of an item cut to fit.
-const CUT_NOTE_BYTES: usize = 600;
+/// The notes of the lists cut in `item`: each path, the items it keeps and how many it had.
+fn cut_notes(item: &Value, totals: &[(String, usize)]) -> Vec<Value> {
+    totals
+        .iter()
+        .map(|(path, total)| {
+            let kept = item
+                .pointer(path)
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            serde_json::json!({"path": path, "kept": kept, "total": total})
+        })
+        .collect()
+}
+
+/// Bytes the notes take in the answer: `page.cut` in the JSON and their line in the text.
+fn cut_note_bytes(cuts: &[Value]) -> usize {
+    if cuts.is_empty() {
+        return 0;
+    }
+    ",\"cut\":".len() + Value::Array(cuts.to_vec()).to_string().len() + escaped_len(&cut_text(cuts))
+}
+
+/// The text line saying which lists of an item were cut to fit.
+fn cut_text(cuts: &[Value]) -> String {
+    let said: Vec<String> = cuts
+        .iter()
+        .map(|c| {
+            let path = c["path"].as_str().unwrap_or("");
+            format!("{path} {} of {}", c["kept"], c["total"])
+        })
+        .collect();
+    format!(
+        "  (cut to fit max_bytes: {}; a larger max_bytes gives it whole)\n",
+        said.join(", ")
+    )
+}
 
 /// Cuts the longest lists inside `item` (halving the one with the most bytes, again and again)
-/// until it takes at most `room` bytes of JSON or nothing is left to cut; returns a note per
-/// list cut: its path in the item, the items kept and how many it had.
+/// until it and the notes saying so take at most `room` bytes, or nothing is left to cut;
+/// returns the notes ([`cut_notes`]).
 fn cut_to_fit(item: &mut Value, room: usize) -> Vec<Value> {
     let mut totals: Vec<(String, usize)> = Vec::new();
-    while item.to_string().len() > room {
+    while item.to_string().len() + cut_note_bytes(&cut_notes(item, &totals)) > room {
         let Some((path, len)) = longest_list(item, String::new()) else {
             break;
         };
@@ -340,16 +372,7 @@ fn cut_to_fit(item: &mut Value, room: usize) -> Vec<Value> {
             a.truncate(len / 2);
         }
     }
-    totals
-        .into_iter()
-        .map(|(path, total)| {
-            let kept = item
-                .pointer(&path)
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
-            serde_json::json!({"path": path, "kept": kept, "total": total})
-        })
-        .collect()
+    cut_notes(item, &totals)
 }
 
 /// The JSON pointer and length of the non-empty array under `v` (at pointer `at`) whose JSON
@@ -406,21 +429,7 @@ fn page_text(p: &Value, title: &str, rows: Vec<String>, epilogue: &str) -> Strin
         ));
     }
     if let Some(cuts) = p.get("cut").and_then(Value::as_array) {
-        let said: Vec<String> = cuts
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} {} of {}",
-                    c["path"].as_str().unwrap_or(""),
-                    c["kept"],
-                    c["total"]
-                )
-            })
-            .collect();
-        text.push_str(&format!(
-            "  (cut to fit max_bytes: {}; a larger max_bytes gives it whole)\n",
-            said.join(", ")
-        ));
+        text.push_str(&cut_text(cuts));
     }
     if let Some(more) = p["more"].as_str() {
         text.push_str(more);
@@ -446,11 +455,9 @@ mod tests {
             "one": [{"inner": (0..300).collect::<Vec<u32>>()}],
         });
         let cuts = cut_to_fit(&mut item, 1_200);
-        assert!(
-            item.to_string().len() <= 1_200,
-            "{}",
-            item.to_string().len()
-        );
+        // The notes saying what was cut count in the room too.
+        let taken = item.to_string().len() + cut_note_bytes(&cuts);
+        assert!(taken <= 1_200, "{taken}");
         // The numbers stay; the lists are cut, outermost and longest first, each cut said.
         assert_eq!(item["id"], "NAVIGATION_0");
         assert_eq!(item["lcp_ms"], 897.65);
