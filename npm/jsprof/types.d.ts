@@ -409,6 +409,22 @@ export interface LakeTrendReport {
 }
 
 /**
+ * `jsprof lake trend LAKE --metric METRIC --by LABEL --json`: how a page-load metric (`lcp_ms`,
+ * `fcp_ms`, `cls`, …, as `jsprof insights DIR` names them) moves across a label's values
+ * (versions in natural order) or days.
+ *
+ * Answers `jsprof lake trend LAKE --metric METRIC --by LABEL --json`.
+ */
+export interface LakePageTrendReport {
+  /** The label (or `day`). */
+  by: string;
+  /** `"lake-page-trend"`. */
+  kind: string;
+  metric: string;
+  points: LakePageTrendPoint[];
+}
+
+/**
  * `jsprof lake sql QUERY --json`: one object per row; integers and floats as numbers,
  * everything else (strings, times, lists, maps) as Arrow displays it.
  *
@@ -1338,6 +1354,29 @@ export interface LakeCompaction {
   rows_before: number;
   /** Files skipped as unreadable (left in place). */
   skipped: string[];
+}
+
+/**
+ * One value of `lake trend --metric`: the page-load metric's distribution over the value's
+ * page-load traces, summarised as `jsprof insights DIR` summarises a folder of runs.
+ */
+export interface LakePageTrendPoint {
+  /** The interquartile range (p75 − p25): the spread a change must beat. */
+  iqr: number;
+  max: number;
+  median: number;
+  /**
+   * `fcp_ms`, `lcp_ms`, `lcp_ttfb_ms`, `lcp_load_delay_ms`, `lcp_load_duration_ms`,
+   * `lcp_render_delay_ms`, `cls`, `inp_ms`, `tbt_ms` (the long tasks' time past 50 ms each),
+   * `long_tasks_ms`, `requests`.
+   */
+  metric: string;
+  min: number;
+  p75: number;
+  /** Runs that have it. */
+  runs: number;
+  /** The label's value (`null` for traces without the label), or the day. */
+  value: string | null;
 }
 
 /** One profile of the lake, as `lake ls` lists it. */

@@ -266,6 +266,30 @@ pub struct LakeTrendReport {
     pub points: Vec<LakeTrendPoint>,
 }
 
+/// One value of `lake trend --metric`: the page-load metric's distribution over the value's
+/// page-load traces, summarised as `jsprof insights DIR` summarises a folder of runs.
+#[derive(Serialize, JsonSchema)]
+pub struct LakePageTrendPoint {
+    /// The label's value (`null` for traces without the label), or the day.
+    pub value: Option<String>,
+    /// `runs` (traces with the metric), `median`, `p75`, `min`, `max`, `iqr`.
+    #[serde(flatten)]
+    pub distribution: crate::page_runs::MetricRunsJson,
+}
+
+/// `jsprof lake trend LAKE --metric METRIC --by LABEL --json`: how a page-load metric (`lcp_ms`,
+/// `fcp_ms`, `cls`, …, as `jsprof insights DIR` names them) moves across a label's values
+/// (versions in natural order) or days.
+#[derive(Serialize, JsonSchema)]
+pub struct LakePageTrendReport {
+    /// `"lake-page-trend"`.
+    pub kind: &'static str,
+    pub metric: &'static str,
+    /// The label (or `day`).
+    pub by: String,
+    pub points: Vec<LakePageTrendPoint>,
+}
+
 /// `jsprof lake sql QUERY --json`: one object per row; integers and floats as numbers,
 /// everything else (strings, times, lists, maps) as Arrow displays it.
 #[derive(Serialize, JsonSchema)]

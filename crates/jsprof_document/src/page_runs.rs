@@ -84,7 +84,9 @@ pub struct InsightRunsJson {
 }
 
 /// The metrics of a run's first navigation, in `metrics`' order.
-fn run_values(report: &InsightsReport) -> BTreeMap<String, f64> {
+/// A run's metrics (names as in [`METRICS`]): those of its first navigation, and the trace's
+/// long tasks and requests. The lake stores these per page-load trace (`page_metrics`).
+pub fn run_values(report: &InsightsReport) -> BTreeMap<String, f64> {
     let mut v = BTreeMap::new();
     let mut put = |name: &str, x: Option<f64>| {
         if let Some(x) = x.filter(|x| x.is_finite()) {
@@ -116,7 +118,7 @@ fn run_values(report: &InsightsReport) -> BTreeMap<String, f64> {
 }
 
 /// The metrics in the order the report lists them.
-const METRICS: &[&str] = &[
+pub const METRICS: &[&str] = &[
     "fcp_ms",
     "lcp_ms",
     "lcp_ttfb_ms",
@@ -129,6 +131,35 @@ const METRICS: &[&str] = &[
     "long_tasks_ms",
     "requests",
 ];
+
+/// A value of `metric` as every door's text writes it: a CLS score with three decimals, a count
+/// as it is, a time as [`crate::units::fmt_ms`] writes it.
+pub fn metric_text(metric: &str, v: f64) -> String {
+    match metric {
+        "cls" => crate::insights::cls_text(v),
+        "requests" => format!("{v}"),
+        _ => crate::units::fmt_ms(v),
+    }
+}
+
+/// `metric`'s distribution over `values` (one per run); `None` with no value. `insights DIR`
+/// and `lake trend --metric` both summarise runs with it.
+pub fn distribution(metric: &'static str, mut values: Vec<f64>) -> Option<MetricRunsJson> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let v = &values;
+    Some(MetricRunsJson {
+        metric,
+        runs: v.len(),
+        median: quantile(v, 0.5),
+        p75: quantile(v, 0.75),
+        min: v[0],
+        max: v[v.len() - 1],
+        iqr: quantile(v, 0.75) - quantile(v, 0.25),
+    })
+}
 
 /// The `p` quantile (0..=1) of `sorted` (ascending, not empty), interpolating linearly between
 /// the two nearest ranks.
@@ -209,23 +240,8 @@ pub fn runs_report(runs: &[(String, InsightsReport)]) -> PageRunsReport {
     let metrics: Vec<MetricRunsJson> = METRICS
         .iter()
         .filter_map(|&metric| {
-            let mut v: Vec<f64> = rows
-                .iter()
-                .filter_map(|r| r.values.get(metric).copied())
-                .collect();
-            if v.is_empty() {
-                return None;
-            }
-            v.sort_by(f64::total_cmp);
-            Some(MetricRunsJson {
-                metric,
-                runs: v.len(),
-                median: quantile(&v, 0.5),
-                p75: quantile(&v, 0.75),
-                min: v[0],
-                max: v[v.len() - 1],
-                iqr: quantile(&v, 0.75) - quantile(&v, 0.25),
-            })
+            let values = rows.iter().filter_map(|r| r.values.get(metric).copied());
+            distribution(metric, values.collect())
         })
         .collect();
     // Each insight in the order of the first run that has it.

@@ -96,6 +96,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::lake::LakeTrendReport>(
         "`jsprof lake trend LAKE FUNCTION --by LABEL --json`",
     ),
+    Document::of::<crate::lake::LakePageTrendReport>(
+        "`jsprof lake trend LAKE --metric METRIC --by LABEL --json`",
+    ),
     Document::of::<crate::lake::LakeSqlReport>(
         "`jsprof lake sql LAKE QUERY --json`",
     ),

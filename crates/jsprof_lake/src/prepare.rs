@@ -224,6 +224,10 @@ pub struct Prepared {
     pub stacks: Vec<StackRow>,
     /// Notes for the user (threads without samples skipped, the loader's warnings).
     pub warnings: Vec<String>,
+    /// A page-load trace's metrics (`page_metrics`): its first navigation's Web Vitals, long
+    /// tasks and requests as `jsprof insights DIR` reads each run
+    /// (`jsprof_document::page_runs::run_values`); empty for anything else.
+    pub page_metrics: Vec<(String, f64)>,
 }
 
 /// xxh3-64 of a function, as documented: `name \0 url \0 line \0 column`, numbers in decimal,
@@ -298,6 +302,7 @@ pub fn prepare(
         functions: Vec::new(),
         stacks: Vec::new(),
         warnings: Vec::new(),
+        page_metrics: Vec::new(),
     };
     let format =
         jsprof_document::load::detect(name, &bytes).map_err(|e| LakeError::Input(e.to_string()))?;
@@ -319,6 +324,7 @@ pub fn prepare(
     let prefix = out.source_hash[..16].to_string();
     let id_of = |thread: usize| format!("{prefix}-{thread}");
     if loaded.is_trace() {
+        out.page_metrics = page_metrics(name, &loaded, &mut out.warnings);
         // One profile per thread with samples, each weighed as `jsprof top --thread ID` does:
         // the Performance panel's entries of that thread.
         let threads: Vec<(u32, String, usize)> = loaded
@@ -358,6 +364,28 @@ pub fn prepare(
     out.functions = dict.functions;
     out.stacks = dict.stacks;
     Ok(out)
+}
+
+#[cfg(feature = "load")]
+/// A trace's page-load metrics, when it records a navigation: the insights document's, so a
+/// run's rows in the lake equal its row in `jsprof insights DIR`.
+fn page_metrics(
+    name: &str,
+    loaded: &jsprof_document::load::CpuInput,
+    warnings: &mut Vec<String>,
+) -> Vec<(String, f64)> {
+    match jsprof_document::page::insights_report(loaded) {
+        Ok(report) if !report.navigations.is_empty() => {
+            jsprof_document::page_runs::run_values(&report)
+                .into_iter()
+                .collect()
+        }
+        Ok(_) => Vec::new(),
+        Err(e) => {
+            warnings.push(format!("{name}: page-load metrics not read: {e}"));
+            Vec::new()
+        }
+    }
 }
 
 #[cfg(feature = "load")]

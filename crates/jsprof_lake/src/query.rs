@@ -379,15 +379,7 @@ pub async fn trend(
     unit: Option<&str>,
 ) -> Result<(String, Vec<TrendPoint>)> {
     let (unit, _) = choose_unit(reader, sel, unit).await?;
-    let key = if by == "day" {
-        // `to_char`, not a cast: DataFusion casts to VARCHAR as Utf8View, which it cannot make
-        // from a DATE.
-        "to_char(coalesce(start_time, added_at), '%Y-%m-%d')".to_string()
-    } else if ["kind", "thread", "source_name"].contains(&by) {
-        by.to_string()
-    } else {
-        format!("labels[{}]", quote(by))
-    };
+    let key = group_key(by);
     let url_term = url.map_or(String::new(), |u| format!(" AND url = {}", quote(u)));
     let pred = sel.clone().with_unit(&unit).predicate("");
     // The weight per (value, stack) and the profiles per value from DataFusion; whether a stack
@@ -456,13 +448,65 @@ pub async fn trend(
             total_weight: tots[i].unwrap_or(0),
         })
         .collect();
-    points.sort_by(|a, b| match (&a.value, &b.value) {
+    points.sort_by(|a, b| value_order(&a.value, &b.value));
+    Ok((unit, points))
+}
+
+/// A trend's order of label values: natural, those without the label last.
+fn value_order(a: &Option<String>, b: &Option<String>) -> Ordering {
+    match (a, b) {
         (Some(x), Some(y)) => natural_cmp(x, y),
         (None, None) => Ordering::Equal,
         (None, _) => Ordering::Greater,
         (_, None) => Ordering::Less,
-    });
-    Ok((unit, points))
+    }
+}
+
+/// The `profiles` expression a trend groups by: a label, or `day` (the start day), or one of the
+/// columns `kind`, `thread`, `source_name`.
+fn group_key(by: &str) -> String {
+    if by == "day" {
+        // `to_char`, not a cast: DataFusion casts to VARCHAR as Utf8View, which it cannot make
+        // from a DATE.
+        "to_char(coalesce(start_time, added_at), '%Y-%m-%d')".to_string()
+    } else if ["kind", "thread", "source_name"].contains(&by) {
+        by.to_string()
+    } else {
+        format!("labels[{}]", quote(by))
+    }
+}
+
+/// A page-load metric's values per label value (`day`: per start day), in natural order of the
+/// values (those without the label last): one value per page-load trace of the selection that
+/// has the metric (`page_metrics`). `by` may not be `thread` or `kind`: a trace's metrics are
+/// the page's, not a thread's.
+pub async fn page_metric_values(
+    reader: &LakeReader,
+    sel: &Selection,
+    metric: &str,
+    by: &str,
+) -> Result<Vec<(Option<String>, Vec<f64>)>> {
+    if by == "thread" || by == "kind" {
+        return Err(LakeError::Usage(format!(
+            "a page load's metrics are the page's, not a {by}'s: group them by a label, `day` or `source_name`"
+        )));
+    }
+    let key = group_key(by);
+    let pred = sel.predicate("");
+    let sql = format!(
+        "WITH p AS (SELECT DISTINCT source_hash, {key} AS k FROM profiles WHERE {pred}) \
+         SELECT p.k, m.value FROM page_metrics m JOIN p ON m.source_hash = p.source_hash \
+         WHERE m.metric = {metric}",
+        metric = quote(metric)
+    );
+    let b = reader.query(&sql).await?;
+    let mut groups: BTreeMap<Option<String>, Vec<f64>> = BTreeMap::new();
+    for (k, v) in strings(&b, 0)?.into_iter().zip(f64s(&b, 1)?) {
+        groups.entry(k).or_default().extend(v);
+    }
+    let mut out: Vec<(Option<String>, Vec<f64>)> = groups.into_iter().collect();
+    out.sort_by(|(a, _), (b, _)| value_order(a, b));
+    Ok(out)
 }
 
 /// For each of `sampled` stacks: whether a function of `functions` tops it, and whether one is

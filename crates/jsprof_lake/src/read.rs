@@ -148,6 +148,7 @@ const VIEWS: &[(&str, &str)] = &[
     ("samples", "SELECT * FROM _samples"),
     ("profile_functions", "SELECT * FROM _profile_functions"),
     ("classes", "SELECT * FROM _classes"),
+    ("page_metrics", "SELECT * FROM _page_metrics"),
     (
         "functions",
         "SELECT function_id, min(name) AS name, min(url) AS url, min(line) AS line, \

@@ -1,4 +1,4 @@
-//! The Arrow schemas of the six tables (schema version 2, `docs/lake.md`) and the record batches
+//! The Arrow schemas of the seven tables (schema version 2, `docs/lake.md`) and the record batches
 //! a write makes of prepared rows.
 
 use std::sync::Arc;
@@ -18,14 +18,15 @@ use crate::Result;
 /// were sampled and their ancestors.
 pub const VERSION: u32 = 2;
 
-/// The six tables, in the order a write makes them: dictionaries first and `profiles` last, so
+/// The seven tables, in the order a write makes them: dictionaries first and `profiles` last, so
 /// a reader that sees a profile also sees what it refers to.
-pub const TABLES: [&str; 6] = [
+pub const TABLES: [&str; 7] = [
     "functions",
     "stacks",
     "samples",
     "profile_functions",
     "classes",
+    "page_metrics",
     "profiles",
 ];
 
@@ -117,9 +118,22 @@ pub fn classes() -> SchemaRef {
     ]))
 }
 
+/// Per page-load trace (by its content hash, like `profiles.source_hash`): one row per metric
+/// of its first navigation, named as `jsprof insights DIR` names them (`fcp_ms`, `lcp_ms`, `cls`,
+/// …). Added to lakes of version 2 without a version change: a lake without the table reads it
+/// as empty.
+pub fn page_metrics() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("source_hash", DataType::Utf8, false),
+        Field::new("metric", DataType::Utf8, false),
+        Field::new("value", DataType::Float64, false),
+    ]))
+}
+
 /// The schema of table `name`.
 pub fn of(name: &str) -> SchemaRef {
     match name {
+        "page_metrics" => page_metrics(),
         "profiles" => profiles(),
         "functions" => functions(),
         "stacks" => stacks(),
@@ -310,4 +324,24 @@ pub fn classes_batch(profiles: &[&PreparedProfile]) -> Result<RecordBatch> {
         Arc::new(retained.finish()),
     ];
     Ok(RecordBatch::try_new(classes(), columns)?)
+}
+
+/// `page_metrics` rows of inputs (each input's hash with its metrics).
+pub fn page_metrics_batch(inputs: &[(&str, &[(String, f64)])]) -> Result<RecordBatch> {
+    let mut hash = StringBuilder::new();
+    let mut metric = StringBuilder::new();
+    let mut value = Float64Builder::new();
+    for (h, metrics) in inputs {
+        for (m, v) in metrics.iter() {
+            hash.append_value(h);
+            metric.append_value(m);
+            value.append_value(*v);
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(hash.finish()),
+        Arc::new(metric.finish()),
+        Arc::new(value.finish()),
+    ];
+    Ok(RecordBatch::try_new(page_metrics(), columns)?)
 }

@@ -107,6 +107,7 @@ fn input(n: u8, day: i64, version: &str, samples: Vec<(u64, i64, i64)>) -> Prepa
             classes: Vec::new(),
         }],
         source_hash: hash,
+        page_metrics: Vec::new(),
         labels,
         functions,
         stacks,

@@ -339,6 +339,23 @@ impl Writer {
                 let b = schema::classes_batch(&profiles)?;
                 outcome.files.push(self.write_file("classes", dir, &b)?);
             }
+            // A page load's metrics beside its first profile (every profile of one input is in
+            // one partition: they share its labels and start).
+            let pages: Vec<(&str, &[(String, f64)])> = rows
+                .iter()
+                .filter(|(input, profile)| {
+                    !input.page_metrics.is_empty()
+                        && input.profiles.first().map(|p| &p.profile_id)
+                            == Some(&profile.profile_id)
+                })
+                .map(|(input, _)| (input.source_hash.as_str(), input.page_metrics.as_slice()))
+                .collect();
+            if !pages.is_empty() {
+                let b = schema::page_metrics_batch(&pages)?;
+                outcome
+                    .files
+                    .push(self.write_file("page_metrics", dir, &b)?);
+            }
         }
         // `profiles` last: a profile's rows elsewhere are in place before it is visible.
         for (dir, rows) in &parts {

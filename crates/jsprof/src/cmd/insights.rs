@@ -619,11 +619,7 @@ fn runs(args: &Args) -> Result<ExitCode> {
             ("runs", Align::Right),
         ]);
         for m in &report.metrics {
-            let shown = |v: f64| match m.metric {
-                "cls" => cls_text(v),
-                "requests" => format!("{v}"),
-                _ => fmt_ms(v),
-            };
+            let shown = |v: f64| jsprof_document::page_runs::metric_text(m.metric, v);
             table.row(vec![
                 m.metric.trim_end_matches("_ms").replace('_', " "),
                 shown(m.median),

@@ -330,6 +330,154 @@ fn a_folder_of_runs_is_a_distribution_with_devtools_numbers() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no traces in this folder"));
 }
 
+/// Page loads in the lake: each trace added keeps its run's metrics, so `lake trend --metric
+/// M --by version` lists per version the distribution `insights DIR` gives for a folder of that
+/// version's runs (the same numbers, to the bit), and each run's metric is DevTools' (the
+/// oracle's). A CPU profile adds no page metrics, and a thread is not a page.
+#[test]
+fn lake_trend_of_page_loads_is_insights_dir_per_version() {
+    let versions: [(&str, &[&str]); 2] = [
+        (
+            "1.9",
+            &["trace/pageload.trace", "trace/pageload-shifts.trace"],
+        ),
+        (
+            "1.10",
+            &[
+                "trace/pageload-anim.trace",
+                "trace/pageload-bgimage.trace",
+                "trace/pageload.trace",
+            ],
+        ),
+    ];
+    let lake = runs_dir("page-lake").join("lake");
+    let lake = lake.to_str().unwrap();
+    for (version, runs) in versions {
+        let dir = runs_dir(&format!("page-lake-{version}"));
+        let mut args = vec!["lake".to_string(), "add".into(), lake.into()];
+        for (i, name) in runs.iter().enumerate() {
+            let file = dir.join(format!("run-{i}.json"));
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::GzDecoder::new(std::fs::File::open(input(name)).unwrap()),
+                &mut text,
+            )
+            .unwrap();
+            if version == "1.10" {
+                // 1.9 has the same recording: a trailing newline makes it new content for the
+                // lake (which skips content it has), the same page load for `insights`.
+                text.push(b'\n');
+            }
+            std::fs::write(&file, &text).unwrap();
+            args.push(file.to_str().unwrap().into());
+        }
+        args.extend([
+            "--label".into(),
+            format!("version={version}"),
+            "--json".into(),
+        ]);
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let added = jsprof_json(&argv);
+        assert!(
+            added["profiles"].as_u64().unwrap() >= runs.len() as u64,
+            "{added}"
+        );
+    }
+    // Not a page load: adds profiles, no metrics.
+    let cpu = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    jsprof_json(&[
+        "lake",
+        "add",
+        lake,
+        cpu.to_str().unwrap(),
+        "--label",
+        "version=1.10",
+        "--json",
+    ]);
+    let per_version: Vec<Value> = versions
+        .iter()
+        .map(|(version, _)| {
+            let dir = runs_dir(&format!("page-lake-{version}"));
+            jsprof_json(&["insights", dir.to_str().unwrap(), "--json"])
+        })
+        .collect();
+    for metric in ["lcp_ms", "fcp_ms", "cls"] {
+        let trend = jsprof_json(&[
+            "lake", "trend", lake, "--metric", metric, "--by", "version", "--json",
+        ]);
+        assert_eq!(trend["kind"], "lake-page-trend");
+        let points = trend["points"].as_array().unwrap();
+        let order: Vec<&str> = points
+            .iter()
+            .map(|p| p["value"].as_str().unwrap())
+            .collect();
+        assert_eq!(order, ["1.9", "1.10"], "versions in natural order");
+        for (point, runs) in points.iter().zip(&per_version) {
+            let want = row_of(&runs["metrics"], "metric", metric);
+            for field in ["runs", "median", "p75", "min", "max", "iqr"] {
+                assert_eq!(
+                    point[field], want[field],
+                    "{metric} {} {field}",
+                    point["value"]
+                );
+            }
+        }
+    }
+    // The table says the same.
+    let text = jsprof(&[
+        "lake", "trend", lake, "--metric", "lcp_ms", "--by", "version",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    let p75 = row_of(&per_version[1]["metrics"], "metric", "lcp_ms")["p75"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("1.10") && l.contains(&jsprof_document::units::fmt_ms(p75))),
+        "{text}"
+    );
+    // Each stored run's LCP is the oracle's.
+    let rows = jsprof_json(&[
+        "lake",
+        "sql",
+        lake,
+        "SELECT m.value, p.source_name FROM page_metrics m JOIN (SELECT DISTINCT source_hash, source_name FROM profiles) p USING (source_hash) WHERE m.metric = 'lcp_ms' ORDER BY p.source_name",
+        "--json",
+    ]);
+    assert_eq!(rows["rows"].as_array().unwrap().len(), 5, "{rows}");
+    let mut lcps: Vec<f64> = rows["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["value"].as_f64().unwrap())
+        .collect();
+    let mut want: Vec<f64> = versions
+        .iter()
+        .flat_map(|(_, runs)| runs.iter())
+        .map(|n| {
+            oracle(n)["navigations"][0]["metrics"]["LCP"]["value_ms"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    lcps.sort_by(f64::total_cmp);
+    want.sort_by(f64::total_cmp);
+    for (got, want) in lcps.iter().zip(&want) {
+        assert!(
+            (got - want).abs() <= 1e-3,
+            "LCP {got} vs the oracle's {want}"
+        );
+    }
+    // A thread is not a page; a metric that is none says which are.
+    let out = jsprof(&[
+        "lake", "trend", lake, "--metric", "lcp_ms", "--by", "thread",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a thread's"));
+    let out = jsprof(&["lake", "trend", lake, "--metric", "lcp", "--by", "version"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("one of fcp_ms, lcp_ms"));
+}
+
 /// The row of `list` whose `key` is `value`.
 fn row_of<'a>(list: &'a Value, key: &str, value: &str) -> &'a Value {
     list.as_array()
