@@ -181,7 +181,7 @@ fn d3_tree_values_are_totals() {
 
 /// The Node readers in `tests/node` (npm install there). Under CI they must be installed; locally
 /// their absence skips the check with a note.
-fn node_reader(kind: &str, file: &Path) -> Option<Value> {
+pub(crate) fn node_reader(kind: &str, file: &Path) -> Option<Value> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node");
     if !dir.join("node_modules/pprof-format").exists()
         || !dir.join("node_modules/speedscope").exists()
@@ -340,21 +340,35 @@ fn exports_work_per_thread() {
 const OTLP_PACKAGE: &str =
     "pip install opentelemetry-proto==1.45.2 (in target/lake-py), or run .ci/run's install step";
 
+/// Python with the official OTLP definitions (`opentelemetry-proto`), or `None`: the test is
+/// skipped, saying how to install them (a failure under CI).
+pub(crate) fn otlp_python() -> Option<PathBuf> {
+    let py = python();
+    let module = "opentelemetry.proto.collector.profiles.v1development.profiles_service_pb2";
+    python_has(&py, module, OTLP_PACKAGE).then_some(py)
+}
+
+/// `tests/python/check-otlp.py` on `file` (OTLP/JSON when `json`): its summary of the request.
+pub(crate) fn check_otlp(py: &Path, file: &Path, json: bool) -> Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/check-otlp.py");
+    let mut check = Command::new(py);
+    check.arg(&script).arg(file);
+    if json {
+        check.arg("--json");
+    }
+    let read = output_ok(&mut check, &format!("check-otlp.py on {}", file.display()));
+    serde_json::from_slice(&read.stdout).unwrap()
+}
+
 /// `--format otlp` read by the official generated code (Python's `opentelemetry-proto`, see
 /// `tests/python/check-otlp.py`), and `otlp-json` read to the same request: per thread a weight profile and a count profile, and each
 /// function's self weight (summed over the samples whose leaf it is, by name, url and line)
 /// equal to `jsprof top --samples`'s to the nanosecond or byte (top's ms, ×1e6, within 0.5 ns).
 #[test]
 fn otlp_reads_with_the_official_definitions_with_top_totals() {
-    let py = python();
-    if !python_has(
-        &py,
-        "opentelemetry.proto.collector.profiles.v1development.profiles_service_pb2",
-        OTLP_PACKAGE,
-    ) {
+    let Some(py) = otlp_python() else {
         return;
-    }
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/check-otlp.py");
+    };
     let inputs = [
         ("cpu/tsc.cpuprofile.gz", 1),
         ("third-party/speedscope/Chrome-70-worker.json.gz", 2),
@@ -362,18 +376,15 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
     ];
     for (input, threads) in inputs {
         let path = fixture_arg(input);
-        let read = |format: &str, flag: &[&str]| {
+        let read = |format: &str| {
             let out = temp_file(&format!("{}.{format}", input.replace('/', "_")), b"");
             let args = ["export", &path, "-f", format, "--service", "shop", "-o"];
             jsprof_ok(&[&args[..], &[out.to_str().unwrap()]].concat());
-            let mut check = Command::new(&py);
-            check.arg(&script).arg(&out).args(flag);
-            let read = output_ok(&mut check, &format!("check-otlp.py on {format}"));
-            serde_json::from_slice::<Value>(&read.stdout).unwrap()
+            check_otlp(&py, &out, format == "otlp-json")
         };
-        let v = read("otlp", &[]);
+        let v = read("otlp");
         // OTLP/JSON reads as the same request.
-        assert_eq!(read("otlp-json", &["--json"]), v, "{input}");
+        assert_eq!(read("otlp-json"), v, "{input}");
         assert_eq!(v["resource"], serde_json::json!({"service.name": "shop"}));
         assert_eq!(v["scope"][0], "jsprof");
         let summary = jsprof_json(&["summary", "--json", &path]);
@@ -451,4 +462,58 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
             );
         }
     }
+}
+
+/// `--start-time` sets `time_unix_nano`: the thread's first sample on the wall clock, given the
+/// profile's start (a .cpuprofile's `startTime`) as ms since the epoch or as RFC 3339 alike, read
+/// by the official definitions; without it, 0 (unknown); with a format that has no such field,
+/// refused.
+#[test]
+fn otlp_start_time_places_the_first_sample_on_the_wall_clock() {
+    let Some(py) = otlp_python() else {
+        return;
+    };
+    let input = "cpu/tsc.cpuprofile.gz";
+    let path = fixture_arg(input);
+    let file = std::fs::File::open(fixtures().join(input)).unwrap();
+    let doc: Value = serde_json::from_reader(flate2::read::GzDecoder::new(file)).unwrap();
+    // DevTools' first timestamp: startTime plus the first delta (µs).
+    let first_us = doc["timeDeltas"][0].as_i64().unwrap();
+    let time = |start: &[&str]| {
+        let out = temp_file(&format!("start-{}.otlp", start.len()), b"");
+        let args = ["export", &path, "-f", "otlp", "-o", out.to_str().unwrap()];
+        jsprof_ok(&[&args[..], start].concat());
+        check_otlp(&py, &out, false)["profiles"][0]["time_unix_nano"]
+            .as_u64()
+            .unwrap()
+    };
+    let want = 1_700_000_000_000_000_000 + first_us as u64 * 1000;
+    assert_eq!(time(&["--start-time", "1700000000000"]), want);
+    assert_eq!(time(&["--start-time", "2023-11-14T22:13:20Z"]), want);
+    assert_eq!(time(&[]), 0);
+    let out = jsprof(&[
+        "export",
+        &path,
+        "-f",
+        "folded",
+        "-o",
+        "-",
+        "--start-time",
+        "1700000000000",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let out = jsprof(&[
+        "export",
+        &path,
+        "-f",
+        "otlp",
+        "-o",
+        "-",
+        "--start-time",
+        "soon",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`soon`"),
+        "{out:?}"
+    );
 }
