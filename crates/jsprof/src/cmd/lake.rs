@@ -44,7 +44,7 @@ pub enum LakeCommand {
     /// Merge each partition's small files (atomic for readers).
     Compact(CompactArgs),
     /// Write the selection's merged stacks (what `lake top` and `lake tree` add up) in a format
-    /// other tools open: the OpenTelemetry profiles signal, pprof, a .cpuprofile, folded stacks.
+    /// other tools open: the OpenTelemetry profiles signal, pprof, folded stacks.
     Export(ExportArgs),
 }
 
@@ -233,7 +233,10 @@ pub struct ExportArgs {
     pub start_time: Option<i64>,
 }
 
-/// The formats a merged selection has: one weighted thread, its samples sums per stack.
+/// The formats a merged selection has: one weighted thread, its samples sums per stack. Not a
+/// .cpuprofile: DevTools reads one as a timeline and patches it by the samples' order (a GC
+/// sample onto the stack before it, a lone `(program)` between two stacks into the one before),
+/// which a merge's order does not mean; measured, it moved time between functions.
 #[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ExportFormat {
     /// The OpenTelemetry profiles signal (Alpha), opentelemetry-proto v1.10.0: a binary
@@ -244,9 +247,6 @@ pub enum ExportFormat {
     OtlpJson,
     /// gzipped pprof profile.proto (wall/nanoseconds or space/bytes; no sample count).
     Pprof,
-    /// A .cpuprofile for DevTools, one sample per stack lasting its weight (a .heapprofile
-    /// for bytes).
-    Cpuprofile,
     /// Folded stacks for inferno / flamegraph.pl (weights in µs, or bytes).
     Folded,
 }
@@ -258,7 +258,6 @@ impl ExportFormat {
             ExportFormat::Otlp => Format::Otlp,
             ExportFormat::OtlpJson => Format::OtlpJson,
             ExportFormat::Pprof => Format::Pprof,
-            ExportFormat::Cpuprofile => Format::Cpuprofile,
             ExportFormat::Folded => Format::Folded,
         }
     }

@@ -528,11 +528,12 @@ fn agent_sends_the_last_window_on_sigterm_and_process_exit() {
 /// side by side, `version=1.0`, `version=1.0.1` (the same code) and `version=1.1`, whose `/hot`
 /// also runs `plantedRegression` (windows of 0.25 s at 1 kHz, so each run posts a dozen).
 /// `lake diff` names `plantedRegression` a significant growth of its self share; `check --lake`
-/// with a 5-point budget fails on it and passes between 1.0 and 1.0.1. Then `lake export` of the
-/// 1.1 windows, read by independent readers: OTLP (Python's official `opentelemetry-proto`, as
-/// `export.rs` reads `jsprof export`) and pprof (npm `pprof-format`), each function's self equal
-/// to `lake top --where version=1.1`'s to the nanosecond (top's ms ×1e6, within 0.5 ns), and
-/// `time_unix_nano` the earliest `start_ms` the agent posted.
+/// with a 5-point budget fails on it (its callers may fail too: their total shares grew with
+/// it) and passes between 1.0 and 1.0.1. Then `lake export` of the 1.1 windows, read by
+/// independent readers: OTLP (Python's official `opentelemetry-proto`, as `export.rs` reads
+/// `jsprof export`) and pprof (npm `pprof-format`), each function's self equal to `lake top
+/// --where version=1.1`'s to the nanosecond (top's ms ×1e6, within 0.5 ns), and `time_unix_nano`
+/// the earliest `start_ms` the agent posted.
 #[test]
 fn agent_windows_answer_lake_diff_check_and_export() {
     if !have_node() {
@@ -615,8 +616,11 @@ fn agent_windows_answer_lake_diff_check_and_export() {
         .iter()
         .filter(|c| c["status"] == "fail")
         .collect();
-    assert_eq!(failing.len(), 1, "{doc:#}");
-    assert_eq!(failing[0]["subject"], "plantedRegression", "{doc:#}");
+    // plantedRegression fails the budget; its callers' total shares (the request handler, the
+    // server's `emit`) grew with it, and may fail it too.
+    let planted = failing.iter().find(|c| c["subject"] == "plantedRegression");
+    let planted = planted.unwrap_or_else(|| panic!("{doc:#}"));
+    assert!(planted["value"].as_f64().unwrap() > 5.0, "{doc:#}");
     let passed = check("version=1.0.1");
     assert_eq!(passed.status.code(), Some(0), "{passed:?}");
 
