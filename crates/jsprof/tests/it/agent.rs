@@ -635,32 +635,9 @@ fn agent_windows_answer_lake_diff_check_and_export() {
         "--limit",
         "0",
     ]);
-    let mut top_self: HashMap<(String, String, u64), f64> = HashMap::new();
-    for f in json_array(&top["functions"]) {
-        let name = match f["name"].as_str().unwrap() {
-            "" => "(anonymous)",
-            n => n,
-        };
-        let k = (name.to_string(), f["url"].as_str().unwrap().to_string());
-        let line = f["line"].as_u64().unwrap_or(0);
-        *top_self.entry((k.0, k.1, line)).or_default() += f["self_ms"].as_f64().unwrap() * 1e6;
-    }
-    let same_self = |what: &str, functions: Vec<((String, String, u64), f64)>| {
-        let mut seen = 0;
-        for (k, theirs) in functions {
-            let Some(&ours) = top_self.get(&k) else {
-                assert_eq!((k.0.as_str(), k.1.as_str()), ("(root)", ""), "{what}");
-                continue; // samples on the bare root
-            };
-            seen += 1;
-            assert!(
-                (ours - theirs).abs() <= 0.5,
-                "{what}: {k:?} {ours} vs {theirs}"
-            );
-        }
-        let with_self = top_self.values().filter(|&&s| s != 0.0).count();
-        assert!(seen >= with_self, "{what}: {seen} of {with_self} functions");
-    };
+    let top_self = crate::export::top_self(&top);
+    let same_self =
+        |what: &str, functions| crate::export::assert_same_self(what, &top_self, functions);
     let export = |format: &str| {
         let out = temp_file(&format!("agent-deploy.{format}"), b"");
         let args = [
@@ -708,12 +685,7 @@ fn agent_windows_answer_lake_diff_check_and_export() {
             (p["total"].as_f64().unwrap() - total).abs() <= 0.5,
             "{p} vs {total}"
         );
-        let functions = json_array(&p["functions"]).iter().map(|f| {
-            let (name, url) = (f[0].as_str().unwrap(), f[1].as_str().unwrap());
-            let k = (name.to_string(), url.to_string(), f[2].as_u64().unwrap());
-            (k, f[3].as_f64().unwrap())
-        });
-        same_self("otlp", functions.collect());
+        same_self("otlp", crate::export::otlp_functions(p));
     }
     if let Some(p) = crate::export::node_reader("pprof", &export("pprof")) {
         assert_eq!(

@@ -360,6 +360,63 @@ pub(crate) fn check_otlp(py: &Path, file: &Path, json: bool) -> Value {
     serde_json::from_slice(&read.stdout).unwrap()
 }
 
+/// A function as the exports name it: name (`(anonymous)` for an empty one), file, line (0:
+/// unknown).
+pub(crate) type ExportKey = (String, String, u64);
+
+/// Per function, the self weight a `top` document (`jsprof top`, `jsprof lake top`) states: ns
+/// (its ms ×1e6), or bytes.
+pub(crate) fn top_self(top: &Value) -> HashMap<ExportKey, f64> {
+    let timed = top["duration_ms"].is_number();
+    let mut out: HashMap<ExportKey, f64> = HashMap::new();
+    for f in json_array(&top["functions"]) {
+        let (n, u, l, _) = key(f);
+        let n = if n.is_empty() {
+            "(anonymous)".into()
+        } else {
+            n
+        };
+        let s = weights(f).0 * if timed { 1e6 } else { 1.0 };
+        *out.entry((n, u, l.unwrap_or(0))).or_default() += s;
+    }
+    out
+}
+
+/// One profile's functions as `check-otlp.py` sums them: (key, self).
+pub(crate) fn otlp_functions(profile: &Value) -> Vec<(ExportKey, f64)> {
+    json_array(&profile["functions"])
+        .iter()
+        .map(|f| {
+            let (name, file) = (f[0].as_str().unwrap(), f[1].as_str().unwrap());
+            let k = (name.to_string(), file.to_string(), f[2].as_u64().unwrap());
+            (k, f[3].as_f64().unwrap())
+        })
+        .collect()
+}
+
+/// Every exported function's self is `top`'s to 0.5 (ns or bytes), samples on the bare root
+/// (`(root)`) aside, and every function with self in `top` is there.
+pub(crate) fn assert_same_self(
+    what: &str,
+    top: &HashMap<ExportKey, f64>,
+    functions: Vec<(ExportKey, f64)>,
+) {
+    let mut seen = 0;
+    for (k, theirs) in functions {
+        let Some(&ours) = top.get(&k) else {
+            assert_eq!((k.0.as_str(), k.1.as_str()), ("(root)", ""), "{what}");
+            continue; // samples on the bare root
+        };
+        seen += 1;
+        assert!(
+            (ours - theirs).abs() <= 0.5,
+            "{what}: {k:?} {ours} vs {theirs}"
+        );
+    }
+    let with_self = top.values().filter(|&&s| s != 0.0).count();
+    assert!(seen >= with_self, "{what}: {seen} of {with_self} functions");
+}
+
 /// `--format otlp` read by the official generated code (Python's `opentelemetry-proto`, see
 /// `tests/python/check-otlp.py`), and `otlp-json` read to the same request: per thread a weight profile and a count profile, and each
 /// function's self weight (summed over the samples whose leaf it is, by name, url and line)
@@ -425,41 +482,8 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
             };
             let total = weight["total"].as_f64().unwrap();
             assert!((total - whole).abs() <= 0.5, "{input}: {total} vs {whole}");
-            // Self per function, as top states it.
-            let mut top_self: HashMap<(String, String, u64), f64> = HashMap::new();
-            for f in json_array(&top["functions"]) {
-                let (n, u, l, _) = key(f);
-                let n = if n.is_empty() {
-                    "(anonymous)".into()
-                } else {
-                    n
-                };
-                let s = weights(f).0 * if timed { 1e6 } else { 1.0 };
-                *top_self.entry((n, u, l.unwrap_or(0))).or_default() += s;
-            }
-            let mut seen = 0;
-            for f in json_array(&weight["functions"]) {
-                let k = (
-                    f[0].as_str().unwrap().to_string(),
-                    f[1].as_str().unwrap().to_string(),
-                    f[2].as_u64().unwrap(),
-                );
-                let theirs = f[3].as_f64().unwrap();
-                let Some(&ours) = top_self.get(&k) else {
-                    assert_eq!((k.0.as_str(), k.1.as_str()), ("(root)", ""), "{input}");
-                    continue; // samples on the bare root
-                };
-                seen += 1;
-                assert!(
-                    (ours - theirs).abs() <= 0.5,
-                    "{input}: {k:?} {ours} vs {theirs}"
-                );
-            }
-            let with_self = top_self.values().filter(|&&s| s != 0.0).count();
-            assert!(
-                seen >= with_self,
-                "{input}: {seen} of {with_self} functions"
-            );
+            let functions = otlp_functions(weight);
+            assert_same_self(input, &top_self(&top), functions);
         }
     }
 }
