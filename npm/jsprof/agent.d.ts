@@ -28,10 +28,16 @@ export interface AgentOptions {
   /** Heap sampling interval in bytes (`JSPROF_AGENT_HEAP_INTERVAL`, default 524288). */
   heapIntervalBytes?: number;
   /**
-   * The part of each window heap sampling runs, from its start (`JSPROF_AGENT_HEAP_DUTY`,
-   * default 0.1; 1: the whole window). While it runs it costs the application ~5 % CPU.
+   * The part of a heap-sampled window heap sampling runs, from its start
+   * (`JSPROF_AGENT_HEAP_DUTY`, default 0.1; 1: the whole window). While it runs it costs the
+   * application ~5-9 % CPU.
    */
   heapDuty?: number;
+  /**
+   * The heap is sampled in one window of every this many: the first, then every
+   * `heapEvery`-th (`JSPROF_AGENT_HEAP_EVERY`, default 4; 1: every window).
+   */
+  heapEvery?: number;
   /** Posts held in memory while the sink is away (`JSPROF_AGENT_RING`, default 16). */
   ring?: number;
 }

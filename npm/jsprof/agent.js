@@ -13,9 +13,10 @@
 //   `HeapProfiler.startSampling`..`stopSampling` (a .heapprofile), restarted at once; the
 //   in-process session answers synchronously, so closing a window is a few synchronous calls and
 //   everything after it (gzip, the post, the spool) is asynchronous.
-// - The stall watchdog is a Worker (it runs while the main loop is blocked): the main thread
-//   writes a heartbeat (the monotonic clock, the same clock as a profile's `startTime`) into a
-//   SharedArrayBuffer from an unref'd interval; the watchdog notices a heartbeat older than the
+// - The stall watchdog is a Worker (it runs while the loop is blocked), one per profiled thread
+//   (the main thread's, and each worker thread's own): the thread writes a heartbeat (the
+//   monotonic clock, the same clock as a profile's `startTime`) into a SharedArrayBuffer from an
+//   unref'd interval; the watchdog notices a heartbeat older than the
 //   threshold and, once the loop turns again, reports the stall's start and end. The window
 //   covering the stall is labelled with them in ms from its profile's start (what
 //   `jsprof top --range START..END` takes).
@@ -28,6 +29,10 @@
 //   own, so the process ends as Node would have ended it). At `exit` (process.exit) only
 //   synchronous work is possible: what is still unsent is written to the spool when there is
 //   one, else posted by a short-lived child process the exit waits for (at most 5 s).
+// - A worker thread ended by `worker.terminate()` loses its current window and its unsent ring:
+//   V8 stops its JavaScript at once and no hook (`exit`, `beforeExit`) runs in it, and the
+//   profile lives in its isolate (docs/production.md says why the agent does not hold
+//   `terminate()` back instead).
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -60,9 +65,12 @@ const DEFAULTS = {
   spoolMax: 1000,
   heap: true,
   heapIntervalBytes: 512 * 1024,
-  // Heap sampling costs the application ~5 % CPU while it runs, whatever its interval
-  // (bench/README.md): it runs for this part of each window, at its start.
+  // Heap sampling costs the application ~5-9 % CPU while it runs, whatever its interval
+  // (bench/README.md): it runs for this part of a window, at its start, ...
   heapDuty: 0.1,
+  // ... in one window of every `heapEvery` (the first, then every heapEvery-th): 1/40 of the
+  // time at the defaults, a heap profile every 4 minutes with 60 s windows.
+  heapEvery: 4,
   ring: 16,
 };
 
@@ -110,6 +118,7 @@ function fromEnv(env) {
     heap: heap === undefined || heap === '' ? undefined : !/^(0|false|off|no)$/i.test(heap),
     heapIntervalBytes: number('JSPROF_AGENT_HEAP_INTERVAL', env.JSPROF_AGENT_HEAP_INTERVAL, 1024),
     heapDuty: number('JSPROF_AGENT_HEAP_DUTY', env.JSPROF_AGENT_HEAP_DUTY, 0),
+    heapEvery: number('JSPROF_AGENT_HEAP_EVERY', env.JSPROF_AGENT_HEAP_EVERY, 1),
     ring: number('JSPROF_AGENT_RING', env.JSPROF_AGENT_RING, 1),
   };
 }
@@ -131,6 +140,7 @@ function resolve(options) {
   }
   out.endpoint = url;
   out.ring = Math.max(1, Math.floor(out.ring));
+  out.heapEvery = Math.max(1, Math.floor(out.heapEvery));
   return out;
 }
 
@@ -207,10 +217,12 @@ class Agent {
     this.call('Profiler.enable');
     this.call('Profiler.setSamplingInterval', { interval: Math.round(options.intervalUs) });
     if (options.heap) this.call('HeapProfiler.enable');
+    this.opened = 0; // windows opened so far: which of them sample the heap
     this.open();
     this.timer = setInterval(() => this.guard('window', () => this.rotate()), options.windowS * 1000);
     this.timer.unref();
-    if (worker.isMainThread && options.stallMs > 0) this.guard('watchdog', () => this.watch());
+    // Every thread's loop has its watchdog: a worker's is a Worker of that worker's own.
+    if (options.stallMs > 0) this.guard('watchdog', () => this.watch());
     if (options.spool) this.guard('spool', () => this.startSpool());
     this.hooks();
   }
@@ -247,8 +259,9 @@ class Agent {
   }
 
   open() {
-    const { heap, heapDuty, heapIntervalBytes, windowS } = this.options;
-    if (heap && heapDuty > 0) {
+    const { heap, heapDuty, heapEvery, heapIntervalBytes, windowS } = this.options;
+    const n = this.opened++;
+    if (heap && heapDuty > 0 && n % heapEvery === 0) {
       this.call('HeapProfiler.startSampling', { samplingInterval: heapIntervalBytes });
       this.heapOn = true;
       if (heapDuty < 1) {

@@ -627,6 +627,34 @@ pub async fn merged_stacks(
     })
 }
 
+/// What an export of a selection says beside its merged stacks (`lake export`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SelectionOrigin {
+    /// The earliest wall-clock start of the selected profiles of the unit (µs since the epoch),
+    /// when any has one.
+    pub start_us: Option<i64>,
+    /// Their `service` label, when every one of them has the same.
+    pub service: Option<String>,
+}
+
+/// The earliest start and the one `service` label of the selected profiles of `unit`.
+pub async fn origin(reader: &LakeReader, sel: &Selection, unit: &str) -> Result<SelectionOrigin> {
+    let sql = format!(
+        "SELECT min(start_time), count(DISTINCT labels['service']), \
+                count(*) - count(labels['service']), min(labels['service']) \
+         FROM profiles WHERE {}",
+        sel.clone().with_unit(unit).predicate("")
+    );
+    let b = reader.query(&sql).await?;
+    let first = |v: Vec<Option<i64>>| v.first().copied().flatten();
+    let (distinct, missing) = (first(i64s(&b, 1)?), first(i64s(&b, 2)?));
+    let service = strings(&b, 3)?.into_iter().next().flatten();
+    Ok(SelectionOrigin {
+        start_us: first(i64s(&b, 0)?),
+        service: service.filter(|_| distinct == Some(1) && missing == Some(0)),
+    })
+}
+
 /// One profile's function weights: what `lake diff` compares per profile.
 #[derive(Clone, Debug, Default)]
 pub struct ProfileFunctions {

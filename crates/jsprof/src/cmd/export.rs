@@ -32,6 +32,12 @@ pub struct Args {
     /// For `--format otlp`/`otlp-json`: the resource's `service.name`.
     #[arg(long)]
     pub service: Option<String>,
+    /// For `--format otlp`/`otlp-json`: the profile's wall-clock start (RFC 3339, or ms since
+    /// the Unix epoch; a .cpuprofile's `startTime`), for `time_unix_nano` (each thread's first
+    /// sample on that clock). The files read here carry only monotonic clocks: without it
+    /// `time_unix_nano` is 0, which OTLP reads as unknown.
+    #[arg(long, value_name = "RFC3339|UNIX_MS", value_parser = parse_start_time)]
+    pub start_time: Option<i64>,
     #[command(flatten)]
     pub transform: crate::transform_args::TransformArgs,
 }
@@ -58,9 +64,33 @@ pub enum Format {
     ChromeTrace,
 }
 
+/// `--start-time`: an RFC 3339 time, or milliseconds since the Unix epoch; in ns since the epoch.
+pub fn parse_start_time(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let ns = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        text.parse::<i64>()
+            .ok()
+            .and_then(|ms| ms.checked_mul(1_000_000))
+    } else {
+        chrono::DateTime::parse_from_rfc3339(text)
+            .ok()
+            .and_then(|t| t.timestamp_nanos_opt())
+    };
+    ns.ok_or_else(|| {
+        format!(
+            "`{text}`: expected an RFC 3339 time (2026-11-23T12:00:00Z) or ms since the Unix \
+             epoch, between 1970 and 2262"
+        )
+    })
+}
+
 pub fn run(args: Args) -> Result<ExitCode> {
-    if args.service.is_some() && !matches!(args.format, Format::Otlp | Format::OtlpJson) {
+    let otlp = matches!(args.format, Format::Otlp | Format::OtlpJson);
+    if args.service.is_some() && !otlp {
         anyhow::bail!("--service is only used by --format otlp and otlp-json");
+    }
+    if args.start_time.is_some() && !otlp {
+        anyhow::bail!("--start-time is only used by --format otlp and otlp-json");
     }
     if args.format == Format::ChromeTrace {
         return run_chrome_trace(&args);
@@ -72,48 +102,87 @@ pub fn run(args: Args) -> Result<ExitCode> {
         range: args.range,
         samples: true,
     })?;
-    let (profile, index) = (&*weighted.profile, weighted.thread);
-    let thread = weighted.thread();
+    let profile = &*weighted.profile;
     output::warn(&loaded.name, &profile.warnings);
+    // The wall-clock start given is the whole profile's (a .cpuprofile's `startTime`, else its
+    // earliest thread's first sample), before any `--range`: the clock every thread and range
+    // is measured on.
+    let whole = loaded.profile();
+    let start = whole
+        .threads
+        .iter()
+        .map(|t| t.declared_start().unwrap_or_else(|| t.start_time()))
+        .min();
+    let options = otlp::OtlpOptions {
+        service: args.service.clone(),
+        wall_clock: args.start_time.map(|unix_nano| otlp::WallClock {
+            at: start.unwrap_or(0),
+            unix_nano,
+        }),
+        merged: false,
+    };
     let mut out = create_output(&args.output)?;
-    let written = match args.format {
-        Format::Folded => folded::write_folded(&mut out, profile, thread),
-        Format::Cpuprofile => cpuprofile_writer::write_cpuprofile(&mut out, profile, thread),
+    write_format(
+        &mut out,
+        args.format,
+        profile,
+        weighted.thread,
+        args.thread.is_none(),
+        &loaded.name,
+        &options,
+    )
+    .with_context(|| format!("writing {}", args.output.display()))?;
+    out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `profile` as `format`: its thread `index`, and with `all_threads` the others too where
+/// the format holds several (speedscope, OTLP). What `jsprof export` and `jsprof lake export`
+/// write; `otlp_options.merged` (a lake selection's sums) also leaves pprof's count out.
+pub fn write_format(
+    out: &mut impl std::io::Write,
+    format: Format,
+    profile: &jsprof_profile::Profile,
+    index: usize,
+    all_threads: bool,
+    name: &str,
+    otlp_options: &otlp::OtlpOptions,
+) -> std::io::Result<()> {
+    let thread = &profile.threads[index];
+    match format {
+        Format::Folded => folded::write_folded(out, profile, thread),
+        Format::Cpuprofile => cpuprofile_writer::write_cpuprofile(out, profile, thread),
         Format::Speedscope => {
             // speedscope holds several profiles: every thread unless one was asked for.
-            let (threads, active): (Vec<_>, usize) = if args.thread.is_some() {
-                (vec![thread], 0)
-            } else {
+            let (threads, active): (Vec<_>, usize) = if all_threads {
                 (profile.threads.iter().collect(), index)
+            } else {
+                (vec![thread], 0)
             };
-            speedscope::write_speedscope(&mut out, profile, &threads, active, &loaded.name)
+            speedscope::write_speedscope(out, profile, &threads, active, name)
         }
-        Format::Pprof => pprof::write_pprof(&mut out, profile, thread),
+        Format::Pprof => pprof::write_pprof(out, profile, thread, otlp_options.merged),
         Format::Otlp | Format::OtlpJson => {
             // The chosen thread first (viewers show the first profile), then the others.
-            let threads: Vec<_> = if args.thread.is_some() {
-                vec![thread]
-            } else {
+            let threads: Vec<_> = if all_threads {
                 let others = profile.threads.iter().enumerate();
                 std::iter::once(thread)
                     .chain(others.filter(|&(i, _)| i != index).map(|(_, t)| t))
                     .collect()
+            } else {
+                vec![thread]
             };
-            let options = otlp::OtlpOptions {
-                service: args.service.clone(),
-            };
-            let encoding = match args.format {
+            let encoding = match format {
                 Format::OtlpJson => otlp::Encoding::Json,
                 _ => otlp::Encoding::Protobuf,
             };
-            otlp::write_otlp(&mut out, profile, &threads, &options, encoding)
+            otlp::write_otlp(out, profile, &threads, otlp_options, encoding)
         }
-        Format::D3 => d3::write_d3(&mut out, profile, thread),
-        Format::ChromeTrace => unreachable!("handled by run_chrome_trace"),
-    };
-    written.with_context(|| format!("writing {}", args.output.display()))?;
-    out.finish()?;
-    Ok(ExitCode::SUCCESS)
+        Format::D3 => d3::write_d3(out, profile, thread),
+        Format::ChromeTrace => Err(std::io::Error::other(
+            "chrome-trace is written from timelines, not from a profile",
+        )),
+    }
 }
 
 /// `--format chrome-trace`: every timeline (or the `--thread` one) as trace events.

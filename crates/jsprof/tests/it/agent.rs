@@ -283,7 +283,8 @@ fn agent_windows_land_in_the_lake_labelled_and_equal_devtools() {
                 "service=shop-load,version=1.4,team=a",
             ),
             ("AGENT_APP_WORKER", "1"),
-            // Heap sampling over the whole of each 1 s window (by default its first tenth).
+            // Heap sampling over the whole of a heap window (by default its first tenth); at the
+            // default JSPROF_AGENT_HEAP_EVERY those are the first window and every fourth.
             ("JSPROF_AGENT_HEAP_DUTY", "1"),
         ],
     );
@@ -358,7 +359,9 @@ fn agent_windows_land_in_the_lake_labelled_and_equal_devtools() {
 }
 
 /// Acceptance 2: a request that blocks the loop for 300 ms in `plantedStall` makes exactly one
-/// stall window, whose `jsprof top --range` over the stall names `plantedStall` first.
+/// stall window, whose `jsprof top --range` over the stall names `plantedStall` first; and the
+/// same in a worker thread (its own watchdog): one stall window labelled with the worker's thread,
+/// naming `plantedWorkerStall`.
 #[test]
 fn agent_stall_window_names_what_blocked_the_loop() {
     if !have_node() {
@@ -366,39 +369,59 @@ fn agent_stall_window_names_what_blocked_the_loop() {
     }
     let s = start("stall");
     let url = format!("http://{}", s.relay.addr);
-    let (child, addr) = app(&url, &[("JSPROF_AGENT_LABELS", "service=shop-stall")]);
+    let (child, addr) = app(
+        &url,
+        &[
+            ("JSPROF_AGENT_LABELS", "service=shop-stall"),
+            ("AGENT_APP_WORKER", "1"),
+        ],
+    );
     load(&addr, Duration::from_millis(1200));
     get(&addr, "/stall");
+    load(&addr, Duration::from_millis(600));
+    get(&addr, "/worker-stall");
     load(&addr, Duration::from_millis(1200));
     quit(child, &addr);
     let posts = s.relay.posts();
     lake_count(&s.lake, "shop-stall", posts.len());
-    let stalled: Vec<&Post> = posts
-        .iter()
-        .filter(|p| p.is_cpu() && p.query.get("stall").is_some_and(|v| v == "1"))
-        .collect();
-    assert_eq!(stalled.len(), 1, "stall windows");
     let rows = lake_rows(
         &s.lake,
-        "SELECT count(*) AS n FROM profiles WHERE kind = 'cpuprofile' AND labels['stall'] = '1'",
+        "SELECT thread, count(*) AS n FROM profiles WHERE kind = 'cpuprofile' \
+         AND labels['stall'] = '1' GROUP BY thread ORDER BY thread",
     );
-    assert_eq!(rows[0]["n"], 1);
-    let q = &stalled[0].query;
-    let (from, to, ms) = (&q["stall_start_ms"], &q["stall_end_ms"], &q["stall_ms"]);
-    let length: f64 = ms.parse().unwrap();
-    assert!((290.0..1000.0).contains(&length), "a stall of {length} ms");
-    let file = temp_file("agent-stall.cpuprofile", &stalled[0].body);
-    let range = format!("{from}..{to}");
-    let top = jsprof_json(&[
-        "top",
-        file.to_str().unwrap(),
-        "--range",
-        &range,
-        "--json",
-        "--limit",
-        "20",
-    ]);
-    assert_eq!(first_js(&top), "plantedStall", "{top}");
+    let stalled = |thread: &str| -> Vec<&Post> {
+        posts
+            .iter()
+            .filter(|p| p.is_cpu() && p.query.get("stall").is_some_and(|v| v == "1"))
+            .filter(|p| p.query["thread"].starts_with(thread))
+            .collect()
+    };
+    for (thread, function) in [("main", "plantedStall"), ("worker-", "plantedWorkerStall")] {
+        let stalled = stalled(thread);
+        assert_eq!(stalled.len(), 1, "{thread} stall windows: {rows:?}");
+        let q = &stalled[0].query;
+        let (from, to, ms) = (&q["stall_start_ms"], &q["stall_end_ms"], &q["stall_ms"]);
+        let length: f64 = ms.parse().unwrap();
+        assert!((290.0..1000.0).contains(&length), "a stall of {length} ms");
+        let file = temp_file(
+            &format!("agent-stall-{thread}.cpuprofile"),
+            &stalled[0].body,
+        );
+        let range = format!("{from}..{to}");
+        let top = jsprof_json(&[
+            "top",
+            file.to_str().unwrap(),
+            "--range",
+            &range,
+            "--json",
+            "--limit",
+            "20",
+        ]);
+        assert_eq!(first_js(&top), function, "{thread}: {top}");
+    }
+    // The lake holds them as posted: one per thread.
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r["n"] == 1), "{rows:?}");
 }
 
 /// Acceptance 3: with the sink away the app keeps serving, the agent holds at most `ring` posts,
@@ -499,4 +522,185 @@ fn agent_sends_the_last_window_on_sigterm_and_process_exit() {
     assert_eq!(sent("on-exit"), 1);
     lake_count(&s.lake, "on-term", 1);
     lake_count(&s.lake, "on-exit", 1);
+}
+
+/// What the lake answers over windows the agent posted, across a "deploy": three runs of the app
+/// side by side, `version=1.0`, `version=1.0.1` (the same code) and `version=1.1`, whose `/hot`
+/// also runs `plantedRegression` (windows of 0.25 s at 1 kHz, so each run posts a dozen).
+/// `lake diff` names `plantedRegression` a significant growth of its self share; `check --lake`
+/// with a 5-point budget fails on it (its callers may fail too: their total shares grew with
+/// it) and passes between 1.0 and 1.0.1. Then `lake export` of the 1.1 windows, read by
+/// independent readers: OTLP (Python's official `opentelemetry-proto`, as `export.rs` reads
+/// `jsprof export`) and pprof (npm `pprof-format`), each function's self equal to `lake top
+/// --where version=1.1`'s to the nanosecond (top's ms ×1e6, within 0.5 ns), and `time_unix_nano`
+/// the earliest `start_ms` the agent posted.
+#[test]
+fn agent_windows_answer_lake_diff_check_and_export() {
+    if !have_node() {
+        return;
+    }
+    let s = start("deploy");
+    let url = format!("http://{}", s.relay.addr);
+    let versions = [("1.0", "0"), ("1.0.1", "0"), ("1.1", "1")];
+    let apps: Vec<(Child, String)> = versions
+        .iter()
+        .map(|&(version, regression)| {
+            let labels = format!("service=shop-deploy,version={version}");
+            app(
+                &url,
+                &[
+                    ("JSPROF_AGENT_LABELS", labels.as_str()),
+                    ("JSPROF_AGENT_WINDOW_S", "0.25"),
+                    ("JSPROF_AGENT_INTERVAL_US", "1000"),
+                    ("JSPROF_AGENT_HEAP", "0"),
+                    ("AGENT_APP_REGRESSION", regression),
+                ],
+            )
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for (_, addr) in &apps {
+            scope.spawn(|| load(addr, Duration::from_millis(3000)));
+        }
+    });
+    for (child, addr) in apps {
+        quit(child, &addr);
+    }
+    let posts = s.relay.posts();
+    assert!(posts.iter().all(|p| p.status == 202), "a post was refused");
+    lake_count(&s.lake, "shop-deploy", posts.len());
+    let lake = s.lake.to_str().unwrap();
+
+    let diff = jsprof_json(&[
+        "lake",
+        "diff",
+        lake,
+        "--base",
+        "version=1.0",
+        "--target",
+        "version=1.1",
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    let change = json_array(&diff["changes"])
+        .iter()
+        .find(|c| c["name"] == "plantedRegression")
+        .unwrap_or_else(|| panic!("plantedRegression is not a change: {diff:#}"));
+    let grew = &change["self_share"];
+    assert!(grew["q"].as_f64().unwrap() < 0.05, "{change:#}");
+    assert!(grew["shift_points"].as_f64().unwrap() > 5.0, "{change:#}");
+
+    let budget = temp_file(
+        "agent-deploy-budget.toml",
+        b"[abtest]\nmax_share_growth_points = 5\n",
+    );
+    let check = |target: &str| {
+        crate::support::jsprof(&[
+            "check",
+            "--json",
+            "--budget",
+            budget.to_str().unwrap(),
+            "--lake",
+            lake,
+            "--base",
+            "version=1.0",
+            "--target",
+            target,
+        ])
+    };
+    let failed = check("version=1.1");
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    let doc: Value = serde_json::from_slice(&failed.stdout).unwrap();
+    let failing: Vec<&Value> = json_array(&doc["checks"])
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    // plantedRegression fails the budget; its callers' total shares (the request handler, the
+    // server's `emit`) grew with it, and may fail it too.
+    let planted = failing.iter().find(|c| c["subject"] == "plantedRegression");
+    let planted = planted.unwrap_or_else(|| panic!("{doc:#}"));
+    assert!(planted["value"].as_f64().unwrap() > 5.0, "{doc:#}");
+    let passed = check("version=1.0.1");
+    assert_eq!(passed.status.code(), Some(0), "{passed:?}");
+
+    // `lake export` of the 1.1 windows against `lake top` of the same selection.
+    let top = jsprof_json(&[
+        "lake",
+        "top",
+        lake,
+        "--where",
+        "version=1.1",
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    let top_self = crate::export::top_self(&top);
+    let same_self =
+        |what: &str, functions| crate::export::assert_same_self(what, &top_self, functions);
+    let export = |format: &str| {
+        let out = temp_file(&format!("agent-deploy.{format}"), b"");
+        let args = [
+            "lake",
+            "export",
+            lake,
+            "--where",
+            "version=1.1",
+            "-f",
+            format,
+            "-o",
+        ];
+        crate::support::jsprof_ok(&[&args[..], &[out.to_str().unwrap()]].concat());
+        out
+    };
+    let first_start_ms = posts
+        .iter()
+        .filter(|p| p.query["version"] == "1.1")
+        .map(|p| p.query["start_ms"].parse::<u64>().unwrap())
+        .min()
+        .unwrap();
+    if let Some(py) = crate::export::otlp_python() {
+        let read =
+            |format: &str| crate::export::check_otlp(&py, &export(format), format == "otlp-json");
+        let v = read("otlp");
+        assert_eq!(read("otlp-json"), v);
+        assert_eq!(
+            v["resource"],
+            serde_json::json!({"service.name": "shop-deploy"})
+        );
+        let [p] = &json_array(&v["profiles"])[..] else {
+            panic!("one profile for a merged selection: {v}")
+        };
+        assert_eq!(p["sample_type"], serde_json::json!(["cpu", "nanoseconds"]));
+        assert_eq!(
+            (&p["duration_nano"], &p["period"]),
+            (&Value::from(0), &Value::from(0))
+        );
+        assert_eq!(
+            p["time_unix_nano"].as_u64(),
+            Some(first_start_ms * 1_000_000)
+        );
+        let total = (top["duration_ms"].as_f64().unwrap() * 1e6).round();
+        assert!(
+            (p["total"].as_f64().unwrap() - total).abs() <= 0.5,
+            "{p} vs {total}"
+        );
+        same_self("otlp", crate::export::otlp_functions(p));
+    }
+    if let Some(p) = crate::export::node_reader("pprof", &export("pprof")) {
+        assert_eq!(
+            p["sample_types"],
+            serde_json::json!([["wall", "nanoseconds"]])
+        );
+        let functions = json_array(&p["functions"]).iter().map(|f| {
+            let (name, url) = (f["name"].as_str().unwrap(), f["filename"].as_str().unwrap());
+            let k = (
+                name.to_string(),
+                url.to_string(),
+                f["start_line"].as_u64().unwrap(),
+            );
+            (k, f["self"][0].as_f64().unwrap())
+        });
+        same_self("pprof", functions.collect());
+    }
 }

@@ -181,7 +181,7 @@ fn d3_tree_values_are_totals() {
 
 /// The Node readers in `tests/node` (npm install there). Under CI they must be installed; locally
 /// their absence skips the check with a note.
-fn node_reader(kind: &str, file: &Path) -> Option<Value> {
+pub(crate) fn node_reader(kind: &str, file: &Path) -> Option<Value> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node");
     if !dir.join("node_modules/pprof-format").exists()
         || !dir.join("node_modules/speedscope").exists()
@@ -340,21 +340,92 @@ fn exports_work_per_thread() {
 const OTLP_PACKAGE: &str =
     "pip install opentelemetry-proto==1.45.2 (in target/lake-py), or run .ci/run's install step";
 
+/// Python with the official OTLP definitions (`opentelemetry-proto`), or `None`: the test is
+/// skipped, saying how to install them (a failure under CI).
+pub(crate) fn otlp_python() -> Option<PathBuf> {
+    let py = python();
+    let module = "opentelemetry.proto.collector.profiles.v1development.profiles_service_pb2";
+    python_has(&py, module, OTLP_PACKAGE).then_some(py)
+}
+
+/// `tests/python/check-otlp.py` on `file` (OTLP/JSON when `json`): its summary of the request.
+pub(crate) fn check_otlp(py: &Path, file: &Path, json: bool) -> Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/check-otlp.py");
+    let mut check = Command::new(py);
+    check.arg(&script).arg(file);
+    if json {
+        check.arg("--json");
+    }
+    let read = output_ok(&mut check, &format!("check-otlp.py on {}", file.display()));
+    serde_json::from_slice(&read.stdout).unwrap()
+}
+
+/// A function as the exports name it: name (`(anonymous)` for an empty one), file, line (0:
+/// unknown).
+pub(crate) type ExportKey = (String, String, u64);
+
+/// Per function, the self weight a `top` document (`jsprof top`, `jsprof lake top`) states: ns
+/// (its ms ×1e6), or bytes.
+pub(crate) fn top_self(top: &Value) -> HashMap<ExportKey, f64> {
+    let timed = top["duration_ms"].is_number();
+    let mut out: HashMap<ExportKey, f64> = HashMap::new();
+    for f in json_array(&top["functions"]) {
+        let (n, u, l, _) = key(f);
+        let n = if n.is_empty() {
+            "(anonymous)".into()
+        } else {
+            n
+        };
+        let s = weights(f).0 * if timed { 1e6 } else { 1.0 };
+        *out.entry((n, u, l.unwrap_or(0))).or_default() += s;
+    }
+    out
+}
+
+/// One profile's functions as `check-otlp.py` sums them: (key, self).
+pub(crate) fn otlp_functions(profile: &Value) -> Vec<(ExportKey, f64)> {
+    json_array(&profile["functions"])
+        .iter()
+        .map(|f| {
+            let (name, file) = (f[0].as_str().unwrap(), f[1].as_str().unwrap());
+            let k = (name.to_string(), file.to_string(), f[2].as_u64().unwrap());
+            (k, f[3].as_f64().unwrap())
+        })
+        .collect()
+}
+
+/// Every exported function's self is `top`'s to 0.5 (ns or bytes), samples on the bare root
+/// (`(root)`) aside, and every function with self in `top` is there.
+pub(crate) fn assert_same_self(
+    what: &str,
+    top: &HashMap<ExportKey, f64>,
+    functions: Vec<(ExportKey, f64)>,
+) {
+    let mut seen = 0;
+    for (k, theirs) in functions {
+        let Some(&ours) = top.get(&k) else {
+            assert_eq!((k.0.as_str(), k.1.as_str()), ("(root)", ""), "{what}");
+            continue; // samples on the bare root
+        };
+        seen += 1;
+        assert!(
+            (ours - theirs).abs() <= 0.5,
+            "{what}: {k:?} {ours} vs {theirs}"
+        );
+    }
+    let with_self = top.values().filter(|&&s| s != 0.0).count();
+    assert!(seen >= with_self, "{what}: {seen} of {with_self} functions");
+}
+
 /// `--format otlp` read by the official generated code (Python's `opentelemetry-proto`, see
 /// `tests/python/check-otlp.py`), and `otlp-json` read to the same request: per thread a weight profile and a count profile, and each
 /// function's self weight (summed over the samples whose leaf it is, by name, url and line)
 /// equal to `jsprof top --samples`'s to the nanosecond or byte (top's ms, ×1e6, within 0.5 ns).
 #[test]
 fn otlp_reads_with_the_official_definitions_with_top_totals() {
-    let py = python();
-    if !python_has(
-        &py,
-        "opentelemetry.proto.collector.profiles.v1development.profiles_service_pb2",
-        OTLP_PACKAGE,
-    ) {
+    let Some(py) = otlp_python() else {
         return;
-    }
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/check-otlp.py");
+    };
     let inputs = [
         ("cpu/tsc.cpuprofile.gz", 1),
         ("third-party/speedscope/Chrome-70-worker.json.gz", 2),
@@ -362,18 +433,15 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
     ];
     for (input, threads) in inputs {
         let path = fixture_arg(input);
-        let read = |format: &str, flag: &[&str]| {
+        let read = |format: &str| {
             let out = temp_file(&format!("{}.{format}", input.replace('/', "_")), b"");
             let args = ["export", &path, "-f", format, "--service", "shop", "-o"];
             jsprof_ok(&[&args[..], &[out.to_str().unwrap()]].concat());
-            let mut check = Command::new(&py);
-            check.arg(&script).arg(&out).args(flag);
-            let read = output_ok(&mut check, &format!("check-otlp.py on {format}"));
-            serde_json::from_slice::<Value>(&read.stdout).unwrap()
+            check_otlp(&py, &out, format == "otlp-json")
         };
-        let v = read("otlp", &[]);
+        let v = read("otlp");
         // OTLP/JSON reads as the same request.
-        assert_eq!(read("otlp-json", &["--json"]), v, "{input}");
+        assert_eq!(read("otlp-json"), v, "{input}");
         assert_eq!(v["resource"], serde_json::json!({"service.name": "shop"}));
         assert_eq!(v["scope"][0], "jsprof");
         let summary = jsprof_json(&["summary", "--json", &path]);
@@ -414,41 +482,62 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
             };
             let total = weight["total"].as_f64().unwrap();
             assert!((total - whole).abs() <= 0.5, "{input}: {total} vs {whole}");
-            // Self per function, as top states it.
-            let mut top_self: HashMap<(String, String, u64), f64> = HashMap::new();
-            for f in json_array(&top["functions"]) {
-                let (n, u, l, _) = key(f);
-                let n = if n.is_empty() {
-                    "(anonymous)".into()
-                } else {
-                    n
-                };
-                let s = weights(f).0 * if timed { 1e6 } else { 1.0 };
-                *top_self.entry((n, u, l.unwrap_or(0))).or_default() += s;
-            }
-            let mut seen = 0;
-            for f in json_array(&weight["functions"]) {
-                let k = (
-                    f[0].as_str().unwrap().to_string(),
-                    f[1].as_str().unwrap().to_string(),
-                    f[2].as_u64().unwrap(),
-                );
-                let theirs = f[3].as_f64().unwrap();
-                let Some(&ours) = top_self.get(&k) else {
-                    assert_eq!((k.0.as_str(), k.1.as_str()), ("(root)", ""), "{input}");
-                    continue; // samples on the bare root
-                };
-                seen += 1;
-                assert!(
-                    (ours - theirs).abs() <= 0.5,
-                    "{input}: {k:?} {ours} vs {theirs}"
-                );
-            }
-            let with_self = top_self.values().filter(|&&s| s != 0.0).count();
-            assert!(
-                seen >= with_self,
-                "{input}: {seen} of {with_self} functions"
-            );
+            let functions = otlp_functions(weight);
+            assert_same_self(input, &top_self(&top), functions);
         }
     }
+}
+
+/// `--start-time` sets `time_unix_nano`: the thread's first sample on the wall clock, given the
+/// profile's start (a .cpuprofile's `startTime`) as ms since the epoch or as RFC 3339 alike, read
+/// by the official definitions; without it, 0 (unknown); with a format that has no such field,
+/// refused.
+#[test]
+fn otlp_start_time_places_the_first_sample_on_the_wall_clock() {
+    let Some(py) = otlp_python() else {
+        return;
+    };
+    let input = "cpu/tsc.cpuprofile.gz";
+    let path = fixture_arg(input);
+    let file = std::fs::File::open(fixtures().join(input)).unwrap();
+    let doc: Value = serde_json::from_reader(flate2::read::GzDecoder::new(file)).unwrap();
+    // DevTools' first timestamp: startTime plus the first delta (µs).
+    let first_us = doc["timeDeltas"][0].as_i64().unwrap();
+    let time = |start: &[&str]| {
+        let out = temp_file(&format!("start-{}.otlp", start.len()), b"");
+        let args = ["export", &path, "-f", "otlp", "-o", out.to_str().unwrap()];
+        jsprof_ok(&[&args[..], start].concat());
+        check_otlp(&py, &out, false)["profiles"][0]["time_unix_nano"]
+            .as_u64()
+            .unwrap()
+    };
+    let want = 1_700_000_000_000_000_000 + first_us as u64 * 1000;
+    assert_eq!(time(&["--start-time", "1700000000000"]), want);
+    assert_eq!(time(&["--start-time", "2023-11-14T22:13:20Z"]), want);
+    assert_eq!(time(&[]), 0);
+    let out = jsprof(&[
+        "export",
+        &path,
+        "-f",
+        "folded",
+        "-o",
+        "-",
+        "--start-time",
+        "1700000000000",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let out = jsprof(&[
+        "export",
+        &path,
+        "-f",
+        "otlp",
+        "-o",
+        "-",
+        "--start-time",
+        "soon",
+    ]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`soon`"),
+        "{out:?}"
+    );
 }

@@ -8,6 +8,9 @@
 //   /quit   answers, then lets the process end by itself (server closed, worker told to stop),
 //           so the agent's `beforeExit` sends the last window.
 //   /exit   answers, then calls process.exit(3)
+//   /worker-stall  the worker runs plantedWorkerStall: blocks the worker's loop for 300 ms
+// AGENT_APP_REGRESSION=1 is a "version" with a regression: /hot also runs plantedRegression
+// (about as much work again).
 // AGENT_APP_WORKER=1 starts a worker thread that runs plantedWorkerFunction every few ms.
 const http = require('node:http');
 const { Worker } = require('node:worker_threads');
@@ -26,6 +29,12 @@ function plantedHotHandler() {
   return x;
 }
 
+function plantedRegression() {
+  let x = 0;
+  for (let i = 1; i < 100000; i++) x += Math.cbrt(i) / i;
+  return x;
+}
+
 function plantedStall() {
   const end = Date.now() + 300;
   let x = 0;
@@ -40,8 +49,18 @@ function plantedWorkerFunction() {
   for (let i = 1; i < 200000; i++) x += Math.sin(i) * Math.cos(i);
   return x;
 }
+function plantedWorkerStall() {
+  const end = Date.now() + 300;
+  let x = 0;
+  while (Date.now() < end) x += Math.random();
+  return x;
+}
 let running = true;
-parentPort.on('message', () => { running = false; parentPort.close(); });
+parentPort.on('message', (m) => {
+  if (m === 'stall') return plantedWorkerStall();
+  running = false;
+  parentPort.close();
+});
 (function loop() {
   if (!running) return;
   plantedWorkerFunction();
@@ -49,11 +68,13 @@ parentPort.on('message', () => { running = false; parentPort.close(); });
 })();
 `;
 
+const REGRESSION = process.env.AGENT_APP_REGRESSION === '1';
 const worker = process.env.AGENT_APP_WORKER === '1' ? new Worker(WORKER, { eval: true }) : null;
 
 const server = http.createServer((req, res) => {
   let body = 'ok\n';
-  if (req.url === '/hot') body = `${plantedHotHandler()}\n`;
+  if (req.url === '/hot') body = `${plantedHotHandler() + (REGRESSION ? plantedRegression() : 0)}\n`;
+  else if (req.url === '/worker-stall' && worker) worker.postMessage('stall');
   else if (req.url === '/stall') body = `${plantedStall()}\n`;
   else if (req.url === '/stats') {
     const cpu = process.cpuUsage();

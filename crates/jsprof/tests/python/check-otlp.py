@@ -1,7 +1,9 @@
 # Reads `jsprof export --format otlp` with the official generated code (the `opentelemetry-proto`
-# Python package), run by the CLI tests (crates/jsprof/tests/it/export.rs):
+# Python package), run by the CLI tests (crates/jsprof/tests/it/export.rs; agent.rs reads
+# `jsprof lake export --format otlp` with it too):
 #   python check-otlp.py FILE [--json] -> {resource, scope, profiles: [{sample_type, attributes,
-#                                          duration_nano, period, samples, total, functions}]}
+#                                          time_unix_nano, duration_nano, period, samples, total,
+#                                          functions}]}
 # --json: FILE is OTLP/JSON, parsed by protobuf's json_format (which refuses unknown fields).
 # `functions` sums each sample's value on its first (leaf) location's function, keyed by name, file
 # and start line. Fails (exit 1, a message on stderr) when a dictionary rule the proto states is
@@ -75,6 +77,7 @@ for p in sp.profiles:
     profiles.append({
         "sample_type": [s(p.sample_type.type_strindex), s(p.sample_type.unit_strindex)],
         "attributes": attributes,
+        "time_unix_nano": p.time_unix_nano,
         "duration_nano": p.duration_nano,
         "period": p.period,
         "samples": len(p.samples),

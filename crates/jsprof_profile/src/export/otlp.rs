@@ -17,7 +17,12 @@
 //! threads' profiles carry their `process.pid`, `thread.id` and `thread.name`. One sample per distinct stack,
 //! its locations leaf first, with the summed value; samples on the bare root are charged to a
 //! `(root)` function, as pprof's writer does, so that the totals stay whole.
-//! `time_unix_nano` stays 0: the inputs' clocks are monotonic, not wall-clock time.
+//!
+//! `time_unix_nano` is each thread's first sample on the wall clock when [`OtlpOptions::wall_clock`]
+//! says where the profile's own (monotonic) clock lies on it, else 0, which the proto reads as
+//! unknown: the files jsprof reads carry monotonic clocks only; the lake keeps each profile's
+//! wall-clock start. A merged profile ([`OtlpOptions::merged`], a lake selection summed per
+//! stack) has no count profile, `duration_nano` or `period`: its samples are sums, not samples.
 
 use std::io::{self, Write};
 
@@ -239,6 +244,28 @@ fn int64s<S: Serializer>(v: &[i64], s: S) -> Result<S::Ok, S::Error> {
 pub struct OtlpOptions {
     /// The resource's `service.name`, when known.
     pub service: Option<String>,
+    /// Where the profile's clock lies on the wall clock, when known: each profile's
+    /// `time_unix_nano` is its thread's first sample moved by it; without it, 0 (unknown).
+    pub wall_clock: Option<WallClock>,
+    /// The threads' samples are per-stack sums over many profiles (a lake selection), not
+    /// samples: no `samples`/`count` profile, and no `duration_nano` or `period` (both unknown).
+    pub merged: bool,
+}
+
+/// One instant on both clocks: the profile's time `at` (ns, its own monotonic clock) was
+/// `unix_nano` ns after the Unix epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WallClock {
+    pub at: i64,
+    pub unix_nano: i64,
+}
+
+impl WallClock {
+    /// The wall-clock time of the profile's time `t`, in ns since the epoch (0 before it).
+    pub fn unix_nano_of(self, t: i64) -> u64 {
+        let ns = self.unix_nano.saturating_add(t.saturating_sub(self.at));
+        u64::try_from(ns).unwrap_or(0)
+    }
 }
 
 /// The proto's indices are `int32`; the model's tables are `u32`-indexed and a dictionary past
@@ -314,9 +341,10 @@ pub fn otlp_request(
                 );
             }
         }
-        let count_type = value_type(&mut dict, "samples", "count");
         let (weight_type, period_type, duration, period) = if bytes {
             (value_type(&mut dict, "space", "bytes"), None, 0, 0)
+        } else if options.merged {
+            (value_type(&mut dict, "cpu", "nanoseconds"), None, 0, 0)
         } else {
             let cpu = value_type(&mut dict, "cpu", "nanoseconds");
             let duration = thread.end_time() - thread.start_time();
@@ -324,11 +352,18 @@ pub fn otlp_request(
             let period = if n > 0 { duration / n } else { 0 };
             (cpu.clone(), Some(cpu), duration.max(0) as u64, period)
         };
-        for (sample_type, samples) in [(weight_type, weights), (count_type, counts)] {
+        let time_unix_nano = options
+            .wall_clock
+            .map_or(0, |c| c.unix_nano_of(thread.start_time()));
+        let mut kinds = vec![(weight_type, weights)];
+        if !options.merged {
+            kinds.push((value_type(&mut dict, "samples", "count"), counts));
+        }
+        for (sample_type, samples) in kinds {
             profiles.push(OtlpProfile {
                 sample_type: Some(sample_type),
                 samples,
-                time_unix_nano: 0,
+                time_unix_nano,
                 duration_nano: duration,
                 period_type: period_type.clone(),
                 period,
@@ -490,6 +525,7 @@ mod tests {
         let profile = profile();
         let options = OtlpOptions {
             service: Some("shop".into()),
+            ..OtlpOptions::default()
         };
         let mut out = Vec::new();
         let threads = [&profile.threads[0]];
@@ -505,5 +541,49 @@ mod tests {
         );
         assert!(p["durationNano"].is_string());
         assert_eq!(v["dictionary"]["stringTable"][0], "");
+    }
+
+    #[test]
+    fn wall_clock_sets_the_start_and_merged_leaves_out_what_sums_lack() {
+        let profile = profile();
+        let thread = &profile.threads[0];
+        let request = |options: &OtlpOptions| {
+            let r = otlp_request(&profile, &[thread], options);
+            r.resource_profiles[0].scope_profiles[0].profiles.clone()
+        };
+        // Without a wall clock: unknown (0).
+        let plain = request(&OtlpOptions::default());
+        assert!(plain.iter().all(|p| p.time_unix_nano == 0));
+        // The profile's time 0 was at 1_700_000_000_000 ms: its first sample 1 ms later.
+        let first = thread.start_time();
+        let wall_clock = Some(WallClock {
+            at: 0,
+            unix_nano: 1_700_000_000_000_000_000,
+        });
+        let timed = request(&OtlpOptions {
+            wall_clock,
+            ..OtlpOptions::default()
+        });
+        assert_eq!(timed.len(), 2);
+        for p in &timed {
+            assert_eq!(p.time_unix_nano, 1_700_000_000_000_000_000 + first as u64);
+            assert_eq!(p.duration_nano, plain[0].duration_nano);
+        }
+        let merged = request(&OtlpOptions {
+            merged: true,
+            ..OtlpOptions::default()
+        });
+        let [weight] = &merged[..] else {
+            panic!("a merged thread has only its weight profile")
+        };
+        assert_eq!((weight.duration_nano, weight.period), (0, 0));
+        assert_eq!(weight.period_type, None);
+        assert_eq!(weight.samples, plain[0].samples);
+        // Before the epoch is not a time: 0.
+        let early = WallClock {
+            at: 10,
+            unix_nano: 5,
+        };
+        assert_eq!(early.unix_nano_of(0), 0);
     }
 }

@@ -1,7 +1,8 @@
 //! pprof (`profile.proto`, gzipped): what `go tool pprof`, Pyroscope and many viewers read.
 //!
 //! Two sample types: `samples`/`count` and `wall`/`nanoseconds` (`space`/`bytes` for heap
-//! profiles), the second the default. One sample per distinct stack, its locations leaf first;
+//! profiles), the second the default; a merged profile (a lake selection, its samples sums per
+//! stack) has the second only, and no duration or period. One sample per distinct stack, its locations leaf first;
 //! one location per frame, one function per frame with its file and start line. Samples on the
 //! bare root are charged to a `(root)` function so that the totals stay whole. The messages are
 //! declared here by hand (no protoc at build time).
@@ -88,8 +89,9 @@ pub struct Function {
     pub start_line: i64,
 }
 
-/// Builds the pprof message for `thread`.
-pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
+/// Builds the pprof message for `thread`; `merged`: its samples are per-stack sums over many
+/// profiles, which have no sample count, duration or period.
+pub fn pprof_profile(profile: &Profile, thread: &Thread, merged: bool) -> PprofProfile {
     let bytes = thread.weight_unit() == WeightUnit::Bytes;
     let sums = StackSums::new(profile, thread);
     let mut dict = Dictionary::new(profile);
@@ -109,7 +111,11 @@ pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
         }
     };
     let mut p = PprofProfile {
-        sample_type: vec![count, value.clone()],
+        sample_type: if merged {
+            vec![value.clone()]
+        } else {
+            vec![count, value.clone()]
+        },
         default_sample_type: value.r#type,
         period_type: Some(value),
         ..Default::default()
@@ -146,10 +152,14 @@ pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
         .into_iter()
         .map(|(entries, count, weight)| Sample {
             location_id: entries.iter().map(|&e| ids[e as usize - 1]).collect(),
-            value: vec![count as i64, weight],
+            value: if merged {
+                vec![weight]
+            } else {
+                vec![count as i64, weight]
+            },
         })
         .collect();
-    if !bytes {
+    if !bytes && !merged {
         let n = thread.samples.len() as i64;
         p.duration_nanos = thread.end_time() - thread.start_time();
         p.period = if n > 0 { p.duration_nanos / n } else { 0 };
@@ -158,9 +168,14 @@ pub fn pprof_profile(profile: &Profile, thread: &Thread) -> PprofProfile {
     p
 }
 
-/// Writes `thread` as a gzipped `profile.proto`.
-pub fn write_pprof(out: impl Write, profile: &Profile, thread: &Thread) -> io::Result<()> {
-    let message = pprof_profile(profile, thread);
+/// Writes `thread` as a gzipped `profile.proto` (`merged`: see [`pprof_profile`]).
+pub fn write_pprof(
+    out: impl Write,
+    profile: &Profile,
+    thread: &Thread,
+    merged: bool,
+) -> io::Result<()> {
+    let message = pprof_profile(profile, thread, merged);
     let mut gz = GzEncoder::new(out, Compression::default());
     gz.write_all(&message.encode_to_vec())?;
     gz.finish()?.flush()
