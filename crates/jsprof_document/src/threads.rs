@@ -72,19 +72,15 @@ pub fn page_track_name(input: &CpuInput, pid: Option<u64>, thread: &str) -> Opti
         return None;
     }
     let (pid, page) = (pid?, &input.trace()?.page);
-    let mine = page
+    let mut mine = page
         .frame_urls
         .iter()
         .filter(|f| f.process_id == pid && !f.url.is_empty() && f.url != "about:blank");
     let main = page.main_frame.as_ref().map(|(id, _)| id.as_str());
-    if let Some(f) = mine
-        .clone()
-        .filter(|f| Some(f.frame.as_str()) == main)
-        .last()
-    {
+    if let Some(f) = mine.clone().rfind(|f| Some(f.frame.as_str()) == main) {
         return Some(format!("Main \u{2014} {}", f.url));
     }
-    mine.last()
+    mine.next_back()
         .map(|f| format!("Frame \u{2014} {}", url_name(&f.url)))
 }
 
