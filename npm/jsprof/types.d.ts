@@ -841,6 +841,11 @@ export interface ChartThreadJson {
   events: number;
   id: number;
   name: string;
+  /**
+   * The page a renderer's main thread draws (`Main — URL`, `Frame — ad.html`), as `jsprof
+   * threads` names it ([`crate::threads::page_track_name`]).
+   */
+  page?: string | null;
   pid: number | null;
   /**
    * The process's name (`process_name` metadata of a trace: `Renderer`, `Browser`, `GPU
@@ -1469,6 +1474,11 @@ export interface LcpJson {
   candidate_index: number | null;
   classification: string;
   node_id: number | null;
+  /**
+   * The LCP element as the candidate event names it: its tag, then its id or class
+   * (`IMG id='hero'`, `H1`), as DevTools names it from a trace.
+   */
+  node_name: string | null;
   /** The image's request, for an image LCP fetched over the network. */
   request: RequestRefJson | null;
   ts_ms: number;
@@ -2165,6 +2175,12 @@ export interface ThreadJson {
   /** Events of the timeline: reconstructed calls and trace events. */
   events: number;
   name: string;
+  /**
+   * The page a renderer's main thread draws, as the Performance panel names its track:
+   * `Main — URL` (the outermost main frame's process) or `Frame — NAME` (another frame's:
+   * the last segment of its URL's path); see [`page_track_name`].
+   */
+  page?: string | null;
   pid: number | null;
   /** The process's name, when a trace names it (`Renderer`, `Browser`, `GPU Process`). */
   process?: string | null;

@@ -111,6 +111,10 @@ pub struct ThreadJson {
     /// Process`), when the trace names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process: Option<String>,
+    /// The page a renderer's main thread draws (`Main — URL`, `Frame — ad.html`), as `jsprof
+    /// threads` names it ([`crate::threads::page_track_name`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<String>,
     pub samples: usize,
     pub events: usize,
 }
@@ -139,13 +143,15 @@ pub struct ChartDoc {
 
 impl ChartDoc {
     /// Names each thread's process from a trace's `(pid, name)` list
-    /// (`CpuInput::process_names`).
-    pub fn name_processes(mut self, names: &[(u64, String)]) -> ChartDoc {
+    /// (`CpuInput::process_names`) and the page a renderer's main thread draws.
+    pub fn name_processes(mut self, input: &crate::load::CpuInput) -> ChartDoc {
+        let names = input.process_names();
         for t in &mut self.threads {
             t.process = t
                 .pid
                 .and_then(|pid| names.iter().rev().find(|(p, _)| *p == pid))
                 .map(|(_, n)| n.clone());
+            t.page = crate::threads::page_track_name(input, t.pid, &t.name);
         }
         self
     }
@@ -305,6 +311,7 @@ pub fn chart(
                 pid: t.pid,
                 tid: t.tid,
                 process: None,
+                page: None,
                 samples: t.samples,
                 events: t.events.len(),
             })

@@ -43,6 +43,9 @@ pub struct LcpJson {
     #[serde(rename = "type")]
     pub lcp_type: Option<String>,
     pub node_id: Option<u64>,
+    /// The LCP element as the candidate event names it: its tag, then its id or class
+    /// (`IMG id='hero'`, `H1`), as DevTools names it from a trace.
+    pub node_name: Option<String>,
     pub candidate_index: Option<u64>,
     /// The image's request, for an image LCP fetched over the network.
     pub request: Option<RequestRefJson>,
@@ -773,6 +776,7 @@ fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -
         classification: l.metric.classification.to_string(),
         lcp_type: l.lcp_type.clone(),
         node_id: l.node_id,
+        node_name: l.node_name.clone(),
         candidate_index: l.candidate_index,
         request: l.request.map(|r| c.request_ref(&story.requests[r])),
     });

@@ -38,6 +38,8 @@ pub struct Lcp {
     pub metric: Metric,
     pub lcp_type: Option<String>,
     pub node_id: Option<u64>,
+    /// The element as the candidate event names it (`IMG id='hero'`).
+    pub node_name: Option<String>,
     pub candidate_index: Option<u64>,
     /// Index into the requests of the image's request.
     pub request: Option<usize>,
@@ -336,6 +338,7 @@ pub fn vitals(page: &PageEvents, requests: &[Request], bounds: Window) -> Vitals
                     metric,
                     lcp_type: m.lcp_type.clone(),
                     node_id: m.node_id,
+                    node_name: m.node_name.clone(),
                     candidate_index: m.candidate_index,
                     request,
                     subparts,

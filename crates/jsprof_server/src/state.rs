@@ -45,6 +45,10 @@ pub struct Config {
     /// Folders under which the UI's source panel may read the scripts a profile names
     /// (`ui_lines.rs`); none: it shows the per-line numbers without the text.
     pub source_roots: Vec<PathBuf>,
+    /// Let the source panel read any script a *local import* names (a file `view` was given:
+    /// the user's own, as `jsprof lines` reads them), beside those under `source_roots`.
+    /// Uploads keep the roots' rule. Off for `serve`; on for `view`.
+    pub read_named_sources: bool,
     /// Accept `pid:PID` targets (SIGUSR1 to a local process); off unless asked for.
     pub allow_pid_targets: bool,
     /// A client must send a request head within this (also the keep-alive idle limit).
@@ -79,6 +83,7 @@ impl Default for Config {
             sourcemap_dirs: Vec::new(),
             discover_maps_for_imports: false,
             source_roots: Vec::new(),
+            read_named_sources: false,
             allow_pid_targets: false,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(60),

@@ -175,8 +175,7 @@ async fn chart(
             max_events,
         };
         Ok(json_ok(
-            &chart::chart(t.profile(), t.timelines(), timeline, window)
-                .name_processes(t.process_names()),
+            &chart::chart(t.profile(), t.timelines(), timeline, window).name_processes(t),
         ))
     })
     .await?;

@@ -7,6 +7,9 @@
 //! folders of the files it opened and of its `--sourcemap` maps; for `serve`, its
 //! `--sourcemap-dir` folders). Links are resolved first, so a link under a root cannot lead
 //! out of it. Outside the roots the numbers come without the text, and the note says why.
+//! `view` (`Config::read_named_sources`) also reads, wherever it lies, every script named by a
+//! file it was given itself (a local import: the session's file links to it), as
+//! `jsprof lines` does; an upload keeps the roots' rule.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,7 +19,7 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use jsprof_document::filters;
-use jsprof_document::lines::{LocalFiles, Select, DEFAULT_CONTEXT};
+use jsprof_document::lines::{LocalFiles, Select, SourceReader, DEFAULT_CONTEXT};
 use jsprof_document::load::ViewSpec;
 
 use crate::cache::View;
@@ -75,6 +78,7 @@ async fn lines(
     }
     let loaded = state.load_filtered(&s, &a, View::Cpu, &filters).await?;
     let roots = canonical_roots(&state.config.source_roots);
+    let named = state.config.read_named_sources && local_import(&state, &s.id, &a.file);
     crate::work::run(move || {
         let input = loaded.cpu()?;
         let weighted = input.weighted(&ViewSpec {
@@ -82,9 +86,7 @@ async fn lines(
             range: None,
             samples: true,
         })?;
-        let mut files = LocalFiles {
-            allowed: |path: &Path| confine(path, &roots),
-        };
+        let mut files = PanelFiles { roots, named };
         let doc = jsprof_document::lines::report(
             &weighted,
             &Select::Exact {
@@ -115,12 +117,82 @@ fn canonical_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// `path` with its links resolved, when that is a regular file under one of `roots`.
-fn confine(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, String> {
+/// What the source panel reads: a local script (any the profile names when `named`, else one
+/// under `roots`), or a script served over HTTP found at the same path under a root (DevTools'
+/// workspace mapping: `http://host/js/app.js` is `ROOT/js/app.js`, else `ROOT/app.js`).
+struct PanelFiles {
+    roots: Vec<PathBuf>,
+    named: bool,
+}
+
+impl SourceReader for PanelFiles {
+    fn read(&mut self, url: &str) -> Result<(PathBuf, Vec<u8>), String> {
+        let roots = &self.roots;
+        if let Some(segments) = served_path(url) {
+            for from in 0..segments.len() {
+                let rel: PathBuf = segments[from..].iter().collect();
+                for root in roots {
+                    let candidate = root.join(&rel);
+                    if !candidate.is_file() {
+                        continue;
+                    }
+                    if let Ok(real) = confine(&candidate, roots) {
+                        let bytes = jsprof_document::lines::read_capped(&real)?;
+                        return Ok((real, bytes));
+                    }
+                }
+            }
+            return Err(format!(
+                "{url} was served over HTTP and no source folder holds {} (`jsprof view --source-dir DIR` adds one)",
+                segments.join("/")
+            ));
+        }
+        let named = self.named;
+        LocalFiles {
+            allowed: |path: &Path| {
+                if named {
+                    regular_file(path)
+                } else {
+                    confine(path, roots)
+                }
+            },
+        }
+        .read(url)
+    }
+}
+
+/// The path segments of an `http(s)://` URL (no query or fragment); `None` for another URL or
+/// a path with `.`, `..` or empty segments.
+fn served_path(url: &str) -> Option<Vec<String>> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))?;
+    let path = &rest[rest.find('/')? + 1..];
+    let path = &path[..path.find(['?', '#']).unwrap_or(path.len())];
+    let segments: Vec<String> = path.split('/').map(str::to_string).collect();
+    let bad = |s: &String| s.is_empty() || s == "." || s == ".." || s.contains('\\');
+    (!segments.iter().any(bad)).then_some(segments)
+}
+
+/// Whether the artifact's file was imported from a local path (`view FILE`: the session's file
+/// is a link to the user's file), not uploaded.
+fn local_import(state: &AppState, session: &str, file: &str) -> bool {
+    std::fs::symlink_metadata(state.session_dir(session).join(file))
+        .is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// `path` with its links resolved, when that is a regular file.
+fn regular_file(path: &Path) -> Result<PathBuf, String> {
     let real = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !real.is_file() {
         return Err(format!("{} is not a file", path.display()));
     }
+    Ok(real)
+}
+
+/// `path` with its links resolved, when that is a regular file under one of `roots`.
+fn confine(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, String> {
+    let real = regular_file(path)?;
     if roots.iter().any(|r| real.starts_with(r)) {
         Ok(real)
     } else if roots.is_empty() {
@@ -144,6 +216,20 @@ fn confine(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn served_paths_are_plain_segments() {
+        let segs = |u: &str| served_path(u).map(|s| s.join("/"));
+        assert_eq!(
+            segs("http://h:1/js/app.js?v=2#x").as_deref(),
+            Some("js/app.js")
+        );
+        assert_eq!(segs("https://h/app.js").as_deref(), Some("app.js"));
+        assert_eq!(segs("http://h/"), None);
+        assert_eq!(segs("http://h/a/../b.js"), None);
+        assert_eq!(segs("http://h"), None);
+        assert_eq!(segs("file:///a.js"), None);
+    }
 
     #[test]
     fn only_files_under_a_root_are_read() {

@@ -3,7 +3,7 @@ import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, 
 import { ServerSource, embeddedArtifact, filterParams } from 'jsprof/source.js';
 import { FlameChart } from 'jsprof/flamechart.js';
 import { pageLanes, newHighlight } from 'jsprof/tracks.js';
-import { InsightsSidebar } from 'jsprof/insights.js';
+import { InsightsSidebar, pageMarkers } from 'jsprof/insights.js';
 import { FlameGraph } from 'jsprof/flamegraph.js';
 import { CallTreeView } from 'jsprof/calltree.js';
 import { DiffView } from 'jsprof/diff.js';
@@ -418,12 +418,15 @@ function openCpu(art, c, others) {
         .sort((a, b) => b.samples - a.samples || b.events - a.events);
       const info = (t) => `${t.pid != null && t.process ? 'pid ' + t.pid + ' · ' : ''}${t.tid != null ? 'tid ' + t.tid + ' · ' : ''}${t.samples ? t.samples.toLocaleString('en-US') + ' samples · ' : ''}${t.events.toLocaleString('en-US')} events`;
       // A thread of a trace is headed by its process's name too (`Renderer · CrRendererMain`),
-      // as the Performance panel groups threads by process.
+      // as the Performance panel groups threads by process; a renderer's main thread by the page
+      // it draws (`Main — http://…/`, `Frame — ad.html`: the documents' `page`, as `jsprof
+      // threads` names it), its thread name in the header's info.
       const me = (base.threads || []).find((t) => t.id === base.timeline);
-      const tracks = [{ id: base.timeline, name: base.thread || (me && me.name) || 'main', process: me && me.process, info: me ? info(me) : '', base, active: true }];
+      const head = (t, name) => (t && t.page ? { name: t.page, process: t.process, page: true, info: `${t.process ? t.process + ' · ' : ''}${t.name} · ${info(t)}` } : { name, process: t && t.process, info: t ? info(t) : '' });
+      const tracks = [{ id: base.timeline, ...head(me, base.thread || (me && me.name) || 'main'), base, active: true }];
       for (const t of threads) {
         const load = () => art.chart(null, 4000, t.id);
-        tracks.push({ id: t.id, name: t.name || `thread ${t.id}`, process: t.process, info: info(t), base: t.samples > 0 ? await load() : null, load, collapsed: t.samples === 0 });
+        tracks.push({ id: t.id, ...head(t, t.name || `thread ${t.id}`), base: t.samples > 0 ? await load() : null, load, collapsed: t.samples === 0 });
       }
       for (const t of tracks) if (art.live) t.fetchWindow = (r, w) => art.chart(r, w, t.id);
       const activeLabel = el('span', { class: 'hint' });
@@ -482,7 +485,9 @@ function openCpu(art, c, others) {
         at = (at + (e.shiftKey ? -1 : 1) + hits.length) % hits.length;
         const ev = chart.tracks[0].ix.ev, i = hits[at], pad = Math.max(ev.d[i] * 0.25, 1e-3);
         chart.setView(ev.s[i] - pad, ev.s[i] + ev.d[i] + pad);
-        app.searchAt = { s: ev.s[i], d: ev.d[i] };
+        // And down to the match's row.
+        chart.revealRow(0, ev.l[i]);
+        app.searchAt = { s: ev.s[i], d: ev.d[i], l: ev.l[i] };
         hitInfo.textContent = `${at + 1} / ${hits.length.toLocaleString('en-US')} matches`;
       });
       c.chart = chart;
@@ -491,6 +496,8 @@ function openCpu(art, c, others) {
       // The sidebar when the trace is a page's story (a JS-only trace has an empty navigation).
       const story = page && (lanes.length || page.insights.navigations.some((n) => n.metrics.fcp || n.metrics.lcp || n.metrics.inp));
       app.insights = story ? new InsightsSidebar(row, page.insights, chart, hl) : null;
+      // DevTools' page-load markers of each navigation on the timeline.
+      if (story) chart.setMarkers(pageMarkers(page.insights));
       if (c.range) chart.range = c.range;
       if (tab.view0) { chart.setView(tab.view0[0], tab.view0[1]); tab.view0 = null; }
       // The range's call tree and functions beneath the chart.

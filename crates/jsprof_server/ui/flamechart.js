@@ -129,6 +129,7 @@ export class FlameChart {
     t0 = Math.max(this.start - pad, Math.min(t0, this.end + pad - span));
     this.t0 = t0; this.t1 = t0 + span;
     this.redraw();
+    this.refreshTip();
     if (fetch) this.scheduleFetch();
     if (this.o.onView) this.o.onView(this.t0, this.t1);
   }
@@ -191,6 +192,61 @@ export class FlameChart {
     if (!t.collapsed) this.scheduleFetch();
   }
 
+  // After the view moved under a resting pointer (a zoom, a jump): the tooltip names what is
+  // now under it, or goes; never a stale one.
+  refreshTip() {
+    const m = this.mouse;
+    if (!m) { hideTooltip(); return; }
+    cancelAnimationFrame(this.tipFrame);
+    this.tipFrame = requestAnimationFrame(() => {
+      if (!this.mouse) { hideTooltip(); return; }
+      const h = this.hit(m.x, m.y);
+      if (h && h.lane && !h.header) showTooltip(h.lane.tooltip(h.item), m.clientX, m.clientY);
+      else if (h && !h.header) showTooltip(this.tooltip(h), m.clientX, m.clientY, h.merged ? null : h.d); else hideTooltip();
+    });
+  }
+
+  // Scrolls so that lane `name`'s rows from `offset` px (a request's row in the Network lane)
+  // are in view below the axis, unfolding the lane; false when there is no such lane.
+  revealLane(name, offset = 0) {
+    const lane = this.lanes.find((l) => l.name === name);
+    if (!lane || (lane.hidden && lane.hidden())) return false;
+    lane.collapsed = false;
+    this.layout();
+    const b = this.laneBoxes.find((x) => x.lane === lane);
+    if (!b) return false;
+    const H = this.height - AXIS, y = b.rowsY + offset;
+    // In view already (below its own header): leave the scroll alone.
+    if (y >= this.scrollY + HEAD && y + ROW <= this.scrollY + H) return true;
+    this.scrollY = Math.max(0, y - HEAD - ROW);
+    this.redraw();
+    return true;
+  }
+
+  // Scrolls track `k`'s row `depth` into view (search's match), unfolding the track.
+  revealRow(k, depth) {
+    const t = this.tracks[k];
+    if (!t) return;
+    if (t.collapsed) this.toggle(k, true);
+    const box = this.layout()[k], H = this.height - AXIS, head = this.headers ? HEAD : 0;
+    const y = box.rowsY + depth * ROW;
+    if (y >= this.scrollY + head && y + ROW <= this.scrollY + H) return;
+    this.scrollY = Math.max(0, Math.min(y - head - ROW, y - H / 3));
+    this.redraw();
+  }
+
+  // The page-load markers drawn across the chart ([{label, ts_ms, color}]).
+  setMarkers(list) {
+    this.markers = list || [];
+    this.redraw();
+  }
+
+  // For tests: each marker's label and page x, and whether it is inside the chart's width.
+  markerBoxes() {
+    const r = this.canvas.getBoundingClientRect(), k = this.width / (this.t1 - this.t0);
+    return (this.markers || []).map((m) => { const x = (m.ts_ms - this.t0) * k; return { label: m.label, ts_ms: m.ts_ms, x: r.left + x, inView: x >= 0 && x <= this.width }; });
+  }
+
   // Scrolls a track's header to the top of the chart.
   revealTrack(k) {
     const L = this.layout();
@@ -231,19 +287,23 @@ export class FlameChart {
   }
 
   // Scrolls the outlined events' rows into view when none is: the first track holding some,
-  // its shallowest outlined row a third of the way down (below the page's lanes).
+  // its shallowest outlined row a third of the way down (below the page's lanes). False when no
+  // unfolded track holds one.
   revealOutline() {
+    if (!this.outline) return false;
     const L = this.layout(), H = this.height - AXIS;
     for (const box of L) {
       const o = this.outline.get(box.t.id);
       if (!o || box.t.collapsed || !box.t.ix) continue;
       const depths = o.boxes.map((b) => b.l), lo = box.rowsY + Math.min(...depths) * ROW, hi = box.rowsY + (Math.max(...depths) + 1) * ROW;
       const head = this.headers ? HEAD : 0;
-      if (lo >= this.scrollY + head && lo + ROW <= this.scrollY + H) return;
-      if (hi > this.scrollY + head && hi <= this.scrollY + H) return;
+      if (lo >= this.scrollY + head && lo + ROW <= this.scrollY + H) return true;
+      if (hi > this.scrollY + head && hi <= this.scrollY + H) return true;
       this.scrollY = Math.max(0, Math.min(lo - head - ROW, lo - H / 3));
-      return;
+      this.redraw();
+      return true;
     }
+    return false;
   }
 
   // The row each outlined event of a track is drawn in (an array beside `o.boxes`): the depth
@@ -388,7 +448,26 @@ export class FlameChart {
       ctx.fillStyle = 'rgba(9,105,218,0.8)';
       ctx.fillRect(x0, AXIS, 1, H - AXIS); ctx.fillRect(x1, AXIS, 1, H - AXIS);
     }
+    // The page-load markers (FCP, LCP, DCL, Load): a dashed line down the chart, the label
+    // under the axis.
+    for (const m of this.markers || []) {
+      const x = Math.round((m.ts_ms - t0) * k) + 0.5;
+      if (x < -1 || x > W + 1) continue;
+      ctx.save();
+      ctx.strokeStyle = m.color; ctx.lineWidth = 1; ctx.setLineDash([4, 3]);
+      ctx.beginPath(); ctx.moveTo(x, AXIS); ctx.lineTo(x, H); ctx.stroke();
+      ctx.restore();
+    }
     this.drawAxis(ctx, W, t0, t1, k);
+    let labelEnd = -Infinity;
+    for (const m of this.markers || []) {
+      const x = Math.round((m.ts_ms - t0) * k) + 0.5;
+      if (x < -1 || x > W + 1) continue;
+      const w = ctx.measureText(m.label).width + 6, lx = Math.max(x + 2, labelEnd + 2);
+      ctx.fillStyle = m.color; ctx.fillRect(lx, AXIS - 1, w, 13);
+      ctx.fillStyle = '#ffffff'; ctx.fillText(m.label, lx + 3, AXIS + 5.5);
+      labelEnd = lx + w;
+    }
     this.stats.frames++; this.stats.drawn = drawn; this.stats.merged = merged; this.stats.tracks = tracks; this.stats.dimmed = dimmed;
     this.drawOverview();
   }
@@ -436,7 +515,8 @@ export class FlameChart {
     ctx.fillRect(0, y + HEAD - 1, W, 1);
     ctx.fillStyle = theme.fg;
     ctx.font = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-    const title = `${t.process ? t.process + ' · ' : ''}${t.name || 'thread'}`;
+    // A page's track is headed by the page alone (`Main — http://…/`), its process in the info.
+    const title = `${t.process && !t.page ? t.process + ' · ' : ''}${t.name || 'thread'}`;
     ctx.fillText(`${t.collapsed ? '▸' : '▾'} ${title}`, 6, y + HEAD / 2);
     const nameW = ctx.measureText(`▸ ${title}`).width;
     ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -509,11 +589,14 @@ export class FlameChart {
     ctx.fillStyle = theme.line; ctx.fillRect(0, AXIS - 2, W, 1);
     const step = niceStep((t1 - t0) / Math.max(1, W / 110));
     ctx.fillStyle = theme.muted; ctx.textBaseline = 'middle';
+    this.ticks = []; // the labels drawn (the tests read them)
     ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
     for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
       const x = Math.round((t - t0) * k) + 0.5;
       ctx.fillRect(x, AXIS - 7, 1, 5);
-      ctx.fillText(fmtMs(+t.toPrecision(12)), x + 3, (AXIS - 4) / 2);
+      const label = tickLabel(t, step);
+      this.ticks.push(label);
+      ctx.fillText(label, x + 3, (AXIS - 4) / 2);
     }
   }
 
@@ -735,12 +818,13 @@ export class FlameChart {
         if (html) showTooltip(html, e.clientX, e.clientY); else hideTooltip();
         return;
       }
+      this.mouse = { x: e.clientX - r.left, y, clientX: e.clientX, clientY: e.clientY };
       const h = this.hit(e.clientX - r.left, y);
       c.style.cursor = h && h.header ? 'pointer' : '';
       if (h && h.lane && !h.header) showTooltip(h.lane.tooltip(h.item), e.clientX, e.clientY);
       else if (h && !h.header) showTooltip(this.tooltip(h), e.clientX, e.clientY, h.merged ? null : h.d); else hideTooltip();
     });
-    c.addEventListener('mouseleave', hideTooltip);
+    c.addEventListener('mouseleave', () => { this.mouse = null; hideTooltip(); });
     // Right-click on a call: the page's menu of transforms for its function (onContext(call, e)).
     c.addEventListener('contextmenu', (e) => {
       const r = c.getBoundingClientRect();
@@ -826,15 +910,16 @@ export class FlameChart {
   }
 
   // For tests: the outlined boxes in view ({timeline, name, start, dur, depth (the row drawn),
-  // kind}).
+  // kind, y: the row's top on the page}).
   outlinedBoxes() {
     const out = [];
     if (!this.outline) return out;
+    const top = this.canvas.getBoundingClientRect().top + AXIS - this.scrollY;
     for (const box of this.layout()) {
       const o = this.outline.get(box.t.id);
       if (!o || box.t.collapsed || !box.t.ix) continue;
       const rows = this.rowsOf(this.current(box.t), o);
-      o.boxes.forEach((b, j) => { if (b.s <= this.t1 && b.s + b.d >= this.t0) out.push({ timeline: box.t.id, name: b.name, start: b.s, dur: b.d, depth: rows[j], kind: b.kind }); });
+      o.boxes.forEach((b, j) => { if (b.s <= this.t1 && b.s + b.d >= this.t0) out.push({ timeline: box.t.id, name: b.name, start: b.s, dur: b.d, depth: rows[j], kind: b.kind, y: top + box.rowsY + rows[j] * ROW }); });
     }
     return out;
   }
@@ -887,6 +972,14 @@ function activityOf(name, type) {
     case 'DOCUMENT_PARSING': return 4;
     default: return 5;
   }
+}
+
+// An axis tick at `t` ms with the digits that tell ticks `step` ms apart: "24.5 s" at 0.5 s a
+// tick, "24.5012 s" at 0.1 ms, "12.35 ms" at 0.01 ms; never one label repeated across ticks.
+export function tickLabel(t, step) {
+  const digits = (unit) => Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9));
+  if (Math.abs(t) >= 1000 || step >= 1000) return `${(t / 1000).toFixed(digits(1000))} s`;
+  return `${t.toFixed(digits(1))} ms`;
 }
 
 function niceStep(raw) {

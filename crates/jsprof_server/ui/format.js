@@ -1,4 +1,5 @@
-// Units everywhere: times as the CLI prints them, sizes in KB/MB/GB (1 KB = 1024 B).
+// Units everywhere: times and sizes as the CLI prints them (`jsprof_document::units`: one
+// rule for every door, held equal by `ui_story`'s formatting test), 1 KB = 1024 B.
 
 // The page's colours for the canvases: the CSS variables of style.css, light or dark as the
 // system is (prefers-color-scheme). Read again when the system switches; `onThemeChange(fn)`
@@ -56,25 +57,36 @@ export function eventTitle(name) { return Object.prototype.hasOwnProperty.call(E
 // An event type's words (`SCRIPT_COMPILATION` → `Compiling script`).
 export function typeTitle(type) { return TYPE_TITLES[type] || String(type || '').toLowerCase().replace(/_/g, ' '); }
 
+// `v` with `d` decimals as Rust's `{:.d}` writes it (the CLI's and MCP's text): an exact tie
+// rounds half to even (`12.25` → `12.2`), where `toFixed` rounds it away from zero.
+export function fixed(v, d) {
+  const s = v.toFixed(d);
+  const exact = Math.abs(v).toFixed(100), dot = exact.indexOf('.');
+  if (dot < 0 || !/^50*$/.test(exact.slice(dot + 1 + d))) return s;
+  const kept = exact.slice(0, d ? dot + 1 + d : dot);
+  return +kept[kept.length - 1] % 2 === 0 ? (v < 0 ? '-' : '') + kept : s;
+}
+
+// A duration as every door writes it (`jsprof_document::units::fmt_ms`): `123.4 ms`, `1.23 ms`
+// below 10 ms, `12.34 s` from 10 s up.
 export function fmtMs(v) {
   if (v == null || !isFinite(v)) return '–';
   const a = Math.abs(v);
-  if (a >= 1000) return (v / 1000).toFixed(a >= 100000 ? 0 : a >= 10000 ? 1 : 2) + ' s';
-  if (a >= 100) return v.toFixed(1) + ' ms';
-  if (a >= 10) return v.toFixed(1) + ' ms';
-  if (a >= 1) return v.toFixed(2) + ' ms';
-  if (a === 0) return '0 ms';
-  if (a >= 0.001) return v.toFixed(3) + ' ms';
-  return (v * 1000).toFixed(2) + ' µs';
+  if (a >= 10000) return `${fixed(v / 1000, 2)} s`;
+  if (a >= 10 || v === 0) return `${fixed(v, 1)} ms`;
+  return `${fixed(v, 2)} ms`;
 }
 
+// Bytes as every door writes them (`jsprof_document::units::fmt_bytes`): `512 B`, `12.3 KB`,
+// `4.56 MB`, `1.23 GB` (1 KB = 1024 B).
 export function fmtBytes(v) {
   if (v == null || !isFinite(v)) return '–';
-  const a = Math.abs(v);
-  if (a < 1024) return v + ' B';
-  if (a < 1024 * 1024) return (v / 1024).toFixed(a < 10240 ? 1 : 0) + ' KB';
-  if (a < 1024 ** 3) return (v / 1024 ** 2).toFixed(a < 10 * 1024 ** 2 ? 2 : 1) + ' MB';
-  return (v / 1024 ** 3).toFixed(2) + ' GB';
+  if (Math.abs(v) < 1024) return `${fixed(v, 0)} B`;
+  const UNITS = ['KB', 'MB', 'GB', 'TB'];
+  let value = v / 1024, unit = 0;
+  while (Math.abs(value) >= 1024 && unit + 1 < UNITS.length) { value /= 1024; unit++; }
+  const a = Math.abs(value);
+  return `${fixed(value, a >= 100 ? 0 : a >= 10 ? 1 : 2)} ${UNITS[unit]}`;
 }
 
 export function fmtWeight(v, unit) {

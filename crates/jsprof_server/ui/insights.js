@@ -8,7 +8,7 @@
 // (flamechart.js). A second click or Escape clears it. Insights are drawn from what the
 // document lists, generically — a title, a state, metric savings, the time windows and
 // requests found in it — so an insight added to the document appears here without a change.
-import { fmtMs, esc, el } from 'jsprof/format.js';
+import { fmtMs, fmtBytes, fixed, el } from 'jsprof/format.js';
 
 const RATING = { good: ['good', 'Good'], ok: ['ok', 'Needs improvement'], bad: ['bad', 'Poor'] };
 
@@ -137,6 +137,155 @@ function savingsOf(v) {
     .map(([m, x]) => `${m} −${m === 'CLS' ? x.toFixed(3) : fmtMs(x)}`).join(' · ');
 }
 
+// DevTools' explanation of each insight: its `UIStrings.description` in the trace engine
+// (`@paulirish/trace_engine/models/trace/insights/*.js`), word for word; `ui-insights.mjs`
+// holds them equal to the engine's.
+export const DESCRIPTIONS = {
+  lcp_breakdown: 'Each [subpart has specific improvement strategies](https://developer.chrome.com/docs/performance/insights/lcp-breakdown). Ideally, most of the LCP time should be spent on loading the resources, not within delays.',
+  inp_breakdown: 'Start investigating [how to improve INP](https://developer.chrome.com/docs/performance/insights/inp-breakdown) by looking at the longest subpart.',
+  cls_culprits: 'Layout shifts occur when elements move absent any user interaction. [Investigate the causes of layout shifts](https://developer.chrome.com/docs/performance/insights/cls-culprit), such as elements being added, removed, or their fonts changing as the page loads.',
+  render_blocking: "Requests are blocking the page's initial render, which may delay LCP. [Deferring or inlining](https://developer.chrome.com/docs/performance/insights/render-blocking) can move these network requests out of the critical path.",
+  document_latency: 'Your first network request is the most important. [Reduce its latency](https://developer.chrome.com/docs/performance/insights/document-latency) by avoiding redirects, ensuring a fast server response, and enabling text compression.',
+  lcp_discovery: '[Optimize LCP](https://developer.chrome.com/docs/performance/insights/lcp-discovery) by making the LCP image discoverable from the HTML immediately, and avoiding lazy-loading',
+  dom_size: 'A large DOM can increase the duration of style calculations and layout reflows, impacting page responsiveness. A large DOM will also increase memory usage. [Learn how to avoid an excessive DOM size](https://developer.chrome.com/docs/performance/insights/dom-size).',
+  forced_reflow: 'A forced reflow occurs when JavaScript queries geometric properties (such as `offsetWidth`) after styles have been invalidated by a change to the DOM state. This can result in poor performance. Learn more about [forced reflows](https://developer.chrome.com/docs/performance/insights/forced-reflow) and possible mitigations.',
+  third_parties: "3rd party code can significantly impact load performance. [Reduce and defer loading of 3rd party code](https://developer.chrome.com/docs/performance/insights/third-parties) to prioritize your page's content.",
+  network_dependency_tree: '[Avoid chaining critical requests](https://developer.chrome.com/docs/performance/insights/network-dependency-tree) by reducing the length of chains, reducing the download size of resources, or deferring the download of unnecessary resources to improve page load.',
+  viewport: 'Tap interactions may be [delayed by up to 300\u00a0ms](https://developer.chrome.com/docs/performance/insights/viewport) if the viewport is not optimized for mobile.',
+  character_set: 'A character encoding declaration is required. It can be done with a meta charset tag in the first 1024 bytes of the HTML or in the Content-Type HTTP response header. [Learn more about declaring the character encoding](https://developer.chrome.com/docs/insights/charset/).',
+  cache: 'A long cache lifetime can speed up repeat visits to your page. [Learn more about caching](https://developer.chrome.com/docs/performance/insights/cache).',
+  modern_http: 'HTTP/2 and HTTP/3 offer many benefits over HTTP/1.1, such as multiplexing. [Learn more about using modern HTTP](https://developer.chrome.com/docs/performance/insights/modern-http).',
+  image_delivery: 'Reducing the download time of images can improve the perceived load time of the page and LCP. [Learn more about optimizing image size](https://developer.chrome.com/docs/performance/insights/image-delivery)',
+  font_display: 'Consider setting [`font-display`](https://developer.chrome.com/docs/performance/insights/font-display) to `swap` or `optional` to ensure text is consistently visible. `swap` can be further optimized to mitigate layout shifts with [font metric overrides](https://developer.chrome.com/blog/font-fallbacks).',
+  slow_css_selector: 'If Recalculate Style costs remain high, selector optimization can reduce them. [Optimize the selectors](https://developer.chrome.com/docs/performance/insights/slow-css-selector) with both high elapsed time and high slow-path %. Simpler selectors, fewer selectors, a smaller DOM, and a shallower DOM will all reduce matching costs.',
+  legacy_javascript: "Polyfills and transforms enable older browsers to use new JavaScript features. However, many aren't necessary for modern browsers. Consider modifying your JavaScript build process to not transpile [Baseline](https://web.dev/articles/baseline-and-polyfills) features, unless you know you must support older browsers. [Learn why most sites can deploy ES6+ code without transpiling](https://developer.chrome.com/docs/performance/insights/legacy-javascript)",
+  duplicated_javascript: 'Remove large, [duplicate JavaScript modules](https://developer.chrome.com/docs/performance/insights/duplicated-javascript) from bundles to reduce unnecessary bytes consumed by network activity.',
+};
+
+// DevTools' checklists: the document's boolean field, and the engine's label when it passes
+// and when it fails (`UIStrings` of LCPDiscovery and DocumentLatency).
+const CHECKLISTS = {
+  lcp_discovery: [
+    ['priority_hinted', 'fetchpriority=high applied', 'fetchpriority=high should be applied'],
+    ['request_discoverable', 'Request is discoverable in initial document'],
+    ['eagerly_loaded', 'LCP resources should not use loading=lazy'],
+  ],
+  document_latency: [
+    ['no_redirects', 'Avoids redirects', (v) => `Had redirects (+${fmtMs(v.redirect_ms)})`],
+    ['server_response_is_fast', (v) => `Server responds quickly (observed ${fmtMs(v.server_response_ms)})`, (v) => `Server responded slowly (observed ${fmtMs(v.server_response_ms)})`],
+    ['uses_compression', 'Applies text compression', 'No compression applied'],
+  ],
+};
+
+// DevTools' description markup: `[text](url)` links and `code`, nothing else.
+function described(text) {
+  const p = el('p', { class: 'i-description' });
+  for (const part of text.split(/(\[[^\]]*\]\([^)]*\)|`[^`]*`)/)) {
+    const link = /^\[([^\]]*)\]\(([^)]*)\)$/.exec(part);
+    if (link) {
+      const a = el('a', { href: link[2], target: '_blank', rel: 'noopener noreferrer' });
+      described(link[1]).childNodes.forEach((c) => a.append(c.cloneNode(true)));
+      p.append(a);
+    } else if (/^`[^`]*`$/.test(part)) p.append(el('code', { text: part.slice(1, -1) }));
+    else if (part) p.append(part);
+  }
+  return p;
+}
+
+// A cell's text: durations as every door writes them, byte counts in KB/MB (1 KB = 1024 B).
+function cellText(key, x) {
+  if (x == null) return '–';
+  if (Array.isArray(x)) return x.map((y) => cellText(key, y)).join(', ');
+  if (typeof x === 'number') {
+    if (/(^|_)ms$/.test(key)) return fmtMs(x);
+    if (/(bytes|size|byte_savings)$/.test(key)) return fmtBytes(x);
+    return Number.isInteger(x) ? x.toLocaleString('en-US') : fixed(x, 4);
+  }
+  if (typeof x === 'object') return JSON.stringify(x);
+  return String(x);
+}
+const plain = (x) => x && typeof x === 'object' && !Array.isArray(x);
+const objects = (a) => Array.isArray(a) && a.length > 0 && a.every(plain);
+// A row's cells: its scalars and lists of scalars, and one level of nested objects as `a.b`.
+function cellsOf(row) {
+  const cells = [];
+  for (const [k, x] of Object.entries(row)) {
+    if (objects(x)) continue;
+    if (plain(x)) { for (const [k2, y] of Object.entries(x)) if (!plain(y) && !objects(y)) cells.push([`${k}.${k2}`, y]); } else cells.push([k, x]);
+  }
+  return cells;
+}
+const MAX_ROWS = 50;
+// Every table of an insight's document `v` at JSON pointer `path` (from the navigation's
+// `insights`): the insight's own fields, then each list of objects, rows as the document has
+// them (at most MAX_ROWS, with a note of the rest).
+function tablesOf(v, path, out = []) {
+  if (objects(v)) {
+    const cols = [];
+    for (const row of v) for (const [k] of cellsOf(row)) if (!cols.includes(k)) cols.push(k);
+    const t = el('table', { class: 'i-table', 'data-path': path });
+    t.append(el('thead', null, el('tr', null, ...cols.map((c) => el('th', { text: c })))));
+    const body = el('tbody');
+    v.slice(0, MAX_ROWS).forEach((row) => {
+      const cells = new Map(cellsOf(row));
+      body.append(el('tr', null, ...cols.map((c) => el('td', { 'data-key': c, 'data-json': JSON.stringify(cells.has(c) ? cells.get(c) : null), text: cells.has(c) ? cellText(c, cells.get(c)) : '' }))));
+    });
+    t.append(body);
+    out.push(v.length > MAX_ROWS ? el('div', null, t, el('div', { class: 'muted small', text: `${v.length - MAX_ROWS} more rows in insights --json` })) : t);
+    v.slice(0, MAX_ROWS).forEach((row, i) => { for (const [k, x] of Object.entries(row)) if (objects(x)) tablesOf(x, `${path}/${i}/${k}`, out); });
+  } else if (Array.isArray(v) && v.length) {
+    const t = el('table', { class: 'i-table', 'data-path': path });
+    t.append(el('tbody', null, ...v.slice(0, MAX_ROWS).map((x) => el('tr', null, el('td', { 'data-key': '', 'data-json': JSON.stringify(x), text: cellText('', x) })))));
+    out.push(t);
+  } else if (plain(v)) {
+    const facts = cellsOf(v).filter(([k]) => k !== 'state');
+    if (facts.length) {
+      const t = el('table', { class: 'i-table i-facts', 'data-path': path });
+      t.append(el('tbody', null, ...facts.map(([k, x]) => el('tr', null, el('th', { text: k }), el('td', { 'data-key': k, 'data-json': JSON.stringify(x), text: cellText(k, x) })))));
+      out.push(t);
+    }
+    // Its lists of objects, each a table (a list of strings is a cell of the facts).
+    for (const [k, x] of Object.entries(v)) {
+      if (objects(x)) tablesOf(x, `${path}/${k}`, out);
+      else if (plain(x)) for (const [k2, y] of Object.entries(x)) if (objects(y)) tablesOf(y, `${path}/${k}/${k2}`, out);
+    }
+  }
+  return out;
+}
+
+// What an expanded insight shows: DevTools' description, its checklist, its savings and its
+// tables, all read from the insights document.
+function detailsOf(key, v, nav, n) {
+  const d = el('div', { class: 'i-details', 'data-details': key, hidden: true });
+  if (DESCRIPTIONS[key]) d.append(described(DESCRIPTIONS[key]));
+  if (CHECKLISTS[key] && plain(v)) {
+    const ul = el('ul', { class: 'i-checklist' });
+    for (const [field, ok, bad] of CHECKLISTS[key]) {
+      if (typeof v[field] !== 'boolean') continue;
+      const label = v[field] ? ok : (bad || ok);
+      ul.append(el('li', { class: v[field] ? 'pass' : 'fail', 'data-check': field, text: `${v[field] ? '✓' : '✗'} ${typeof label === 'function' ? label(v) : label}` }));
+    }
+    d.append(ul);
+  }
+  const lcp = nav.metrics.lcp;
+  if ((key === 'lcp_breakdown' || key === 'lcp_discovery') && lcp && lcp.node_name) d.append(el('div', { class: 'i-lcp-element', text: `LCP element: ${lcp.node_name}` }));
+  for (const t of tablesOf(v, `/navigations/${n}/insights/${key}`)) d.append(t);
+  if (key === 'render_blocking' && nav.insights.render_blocking_savings) for (const t of tablesOf(nav.insights.render_blocking_savings, `/navigations/${n}/insights/render_blocking_savings`)) d.append(t);
+  return d;
+}
+
+// The page-load markers of every navigation as DevTools draws them on the timeline: FCP, LCP,
+// DCL and Load at the insights document's times (`navigations[].metrics.*.ts_ms`).
+const MARKER_STYLE = [['fcp', 'FCP', '#1a7f37'], ['lcp', 'LCP', '#116329'], ['dcl', 'DCL', '#0969da'], ['load', 'Load', '#cf222e']];
+export function pageMarkers(doc) {
+  const out = [];
+  for (const nav of doc.navigations) for (const [k, label, color] of MARKER_STYLE) {
+    const m = nav.metrics[k];
+    if (m && typeof m.ts_ms === 'number') out.push({ label, ts_ms: m.ts_ms, color });
+  }
+  return out.sort((a, b) => a.ts_ms - b.ts_ms);
+}
+
 export class InsightsSidebar {
   // doc: the insights document; chart: the FlameChart (its view and range are set); hl: the
   // lanes' highlight (tracks.js newHighlight), set here and drawn there.
@@ -177,10 +326,11 @@ export class InsightsSidebar {
       if (m.lcp) vital('lcp', 'LCP', fmtMs(m.lcp.value_ms), m.lcp.classification, lcpSel);
       if (m.inp) vital('inp', 'INP', fmtMs(m.inp.value_ms), m.inp.classification, selection('inp', m.inp.interaction, nav, of('inp_breakdown')));
       const worst = m.cls.worst_cluster;
-      vital('cls', 'CLS', m.cls.score.toFixed(3), m.cls.classification, worst ? { range: [worst.start_ms, worst.start_ms + worst.dur_ms], windows: [{ label: 'Worst cluster', start_ms: worst.start_ms, end_ms: worst.start_ms + worst.dur_ms }], requests: null, lanes: lanesOf(of('cls_culprits')) } : { range: null, windows: [], requests: null });
+      vital('cls', 'CLS', fixed(m.cls.score, 3), m.cls.classification, worst ? { range: [worst.start_ms, worst.start_ms + worst.dur_ms], windows: [{ label: 'Worst cluster', start_ms: worst.start_ms, end_ms: worst.start_ms + worst.dur_ms }], requests: null, lanes: lanesOf(of('cls_culprits')) } : { range: null, windows: [], requests: null });
       r.append(vitals);
+      if (m.lcp && m.lcp.node_name) r.append(el('div', { class: 'muted small lcp-element', text: `LCP element: ${m.lcp.node_name}${m.lcp.request ? ` · ${m.lcp.request.url}` : ''}` }));
       const extra = [['FCP', m.fcp], ['DCL', m.dcl], ['Load', m.load]].filter(([, x]) => x);
-      if (extra.length) r.append(el('div', { class: 'muted small', text: extra.map(([k, x]) => `${k} ${fmtMs(x.value_ms)}`).join(' · ') }));
+      if (extra.length) r.append(el('div', { class: 'muted small vital-times', text: extra.map(([k, x]) => `${k} ${fmtMs(x.value_ms)}`).join(' · ') }));
       for (const [key, v] of Object.entries(nav.insights || {})) {
         // The render-blocking savings are that insight's, shown on its button.
         if (key === 'render_blocking_savings') continue;
@@ -194,24 +344,49 @@ export class InsightsSidebar {
         const savings = savingsOf(rb ? { metric_savings: { FCP: rb.fcp_ms, LCP: rb.lcp_ms } } : v), summary = summaryOf(key, v, sel);
         if (savings) b.append(el('div', { class: 'i-savings', text: `Savings: ${savings}` }));
         if (summary) b.append(el('div', { class: 'i-summary', text: summary }));
-        if (!sel.range) b.disabled = true;
-        r.append(b);
-        this.add(id(key), b, { title, ...sel });
+        const details = detailsOf(key, v, nav, n);
+        // Disabled (nothing to select) only when there is nothing to read either.
+        if (!sel.range && !details.childNodes.length) b.disabled = true;
+        r.append(b, details);
+        this.add(id(key), b, { title, ...sel }, details);
       }
     });
     r.append(el('div', { class: 'muted small', text: 'Click an insight to select its time range and highlight its events; click it again (or press Escape) to clear.' }));
   }
 
-  add(key, button, sel) {
-    this.items.set(key, { button, sel });
+  add(key, button, sel, details = null) {
+    this.items.set(key, { button, sel, details });
     button.addEventListener('click', () => this.select(this.selected === key ? null : key));
+  }
+
+  // Scrolls the chart to a lane that draws one of the selection's events, when the threads'
+  // outline has not already (the Network lane, Frames and Timings can fill the chart's height
+  // and push the shifts, the interactions and the main thread below the fold).
+  reveal(sel) {
+    const chart = this.chart, l = sel.lanes;
+    if (sel.outline && chart.revealOutline()) return;
+    if (!l) return;
+    if (l.shifts.length || l.clusters.length) chart.revealLane('Layout shifts');
+    else if (l.interactions.length) chart.revealLane('Interactions');
+    else if (l.marks.length) chart.revealLane('Insight');
+    else if (l.requests.size) {
+      const net = chart.lanes.find((x) => x.name === 'Network');
+      const rows = net ? [...l.requests].map((id) => net.rowOf(id)).filter((y) => y >= 0) : [];
+      if (rows.length) chart.revealLane('Network', Math.min(...rows));
+    }
   }
 
   // Selects insight `key` (null: none): its range becomes the chart's view and selection.
   select(key) {
     const hl = this.hl, chart = this.chart;
-    for (const [k, it] of this.items) it.button.setAttribute('aria-pressed', k === key ? 'true' : 'false');
+    // The selected insight expands to its details (DevTools' description, checklist and tables).
+    for (const [k, it] of this.items) {
+      it.button.setAttribute('aria-pressed', k === key ? 'true' : 'false');
+      if (it.details) it.details.hidden = k !== key;
+    }
     const it = key && this.items.get(key);
+    // The insight and its expanded details, scrolled to the top of the sidebar.
+    if (it && it.details) it.button.scrollIntoView({ block: 'start' });
     this.selected = it ? key : null;
     hl.key = this.selected;
     hl.title = it ? it.sel.title : '';
@@ -228,6 +403,7 @@ export class InsightsSidebar {
       const [a, b] = it.sel.range, pad = (b - a) * 0.05;
       chart.setView(a - pad, b + pad);
       chart.setRange([a, b]);
+      this.reveal(it.sel);
     } else {
       chart.setRange(null);
       chart.redraw();

@@ -73,10 +73,12 @@ function atOrBefore(n, key, t) {
 function networkLane(requests, hl) {
   const ROWH = 14;
   const lane = {
-    name: 'Network', count: requests.length, stats: { drawn: 0, outlined: 0, dimmed: 0 },
+    name: 'Network', count: requests.length, requests, stats: { drawn: 0, outlined: 0, dimmed: 0 },
     info: `${requests.length.toLocaleString('en-US')} request${requests.length === 1 ? '' : 's'}`,
     collapsed: requests.length > 200,
     height: () => requests.length * ROWH,
+    // The px offset of a request's row in the lane (-1: not drawn here).
+    rowOf: (id) => requests.findIndex((r) => r.request_id === id) * ROWH,
     draw(ctx, a) {
       const { top, W, t0, k } = a, x = (t) => (t - t0) * k;
       ctx.font = FONT; ctx.textBaseline = 'middle';

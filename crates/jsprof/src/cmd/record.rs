@@ -352,6 +352,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             port: 0,
             filters: Default::default(),
             sourcemap: Vec::new(),
+            source_dir: Vec::new(),
         })?;
     }
     Ok(code)

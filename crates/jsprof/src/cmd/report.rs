@@ -76,7 +76,7 @@ fn cpu_data(
         timeline,
         window(max_events),
     )
-    .name_processes(loaded.process_names());
+    .name_processes(&loaded);
     // One track per thread: the other threads with events share the same budget, in
     // proportion to their events (at least 1 000 each).
     let others: Vec<_> = loaded
@@ -95,7 +95,7 @@ fn cpu_data(
                 t,
                 window(share.max(1000).min(max_events)),
             )
-            .name_processes(loaded.process_names()),
+            .name_processes(&loaded),
         );
     }
     // The trees of the same weighted view as `jsprof top`/`tree` (a trace's entries, as in

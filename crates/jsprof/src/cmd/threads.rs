@@ -33,10 +33,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             dash(r.pid),
             dash(r.tid),
             r.process.clone().unwrap_or_else(|| "-".to_string()),
-            if r.name.is_empty() {
-                "(unnamed)".to_string()
-            } else {
-                r.name.clone()
+            match (&r.page, r.name.is_empty()) {
+                // The page a renderer's main thread draws, as the UI heads its track.
+                (Some(page), _) => format!("{} ({page})", r.name),
+                (None, true) => "(unnamed)".to_string(),
+                (None, false) => r.name.clone(),
             },
             r.samples.to_string(),
             r.events.to_string(),

@@ -18,7 +18,8 @@ mod owner;
   jsprof view app.cpuprofile
   jsprof view before.heapsnapshot after.heapsnapshot     # Comparison between the two
   jsprof view trace.json.gz --no-open --port 9500
-  jsprof view app.cpuprofile --focus '^render$' --hide-idle   # opens with the filter bar set")]
+  jsprof view app.cpuprofile --focus '^render$' --hide-idle   # opens with the filter bar set
+  jsprof view app.cpuprofile --source-dir ./src --source-dir ./node_modules")]
 pub struct Args {
     /// Profiles, traces or heap snapshots (gzip too).
     #[arg(required = true)]
@@ -37,6 +38,10 @@ pub struct Args {
     /// profiled scripts are found without it.
     #[arg(long, value_name = "FILE|DIR")]
     pub sourcemap: Vec<PathBuf>,
+    /// A folder whose scripts the source panel may show (repeatable), beside the folders of
+    /// the files given and the scripts those files name themselves.
+    #[arg(long, value_name = "DIR")]
+    pub source_dir: Vec<PathBuf>,
 }
 
 impl Args {
@@ -64,6 +69,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             bail!("{}: no such file", f.display());
         }
     }
+    for d in &args.source_dir {
+        if !d.is_dir() {
+            bail!("--source-dir {}: not a folder", d.display());
+        }
+    }
     let temp_root = std::env::temp_dir();
     owner::remove_stale_dirs(&temp_root);
     let (dir, data_dir) = owner::create_view_dir(&temp_root)
@@ -75,8 +85,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // The files are the user's own: their scripts' source maps are found as the CLI finds them.
         discover_maps_for_imports: true,
         sourcemap_dirs: args.sourcemap.clone(),
-        // The source panel reads scripts under the opened files' folders and the maps' folders.
-        source_roots: source_roots(&args.files, &args.sourcemap),
+        // The source panel reads scripts under the opened files' folders, the maps' folders and
+        // the `--source-dir` folders, and any script an opened file names.
+        source_roots: source_roots(&args.files, &args.sourcemap, &args.source_dir),
+        read_named_sources: true,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -114,11 +126,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     code
 }
 
-/// The folders of the files `view` opens and of its `--sourcemap` maps (a folder given is a
-/// root itself); stdin has none.
-fn source_roots(files: &[PathBuf], maps: &[PathBuf]) -> Vec<PathBuf> {
+/// The folders of the files `view` opens, of its `--sourcemap` maps and its `--source-dir`
+/// folders (a folder given is a root itself); stdin has none.
+fn source_roots(files: &[PathBuf], maps: &[PathBuf], dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = Vec::new();
-    for f in files.iter().filter(|f| f.as_os_str() != "-").chain(maps) {
+    for f in files
+        .iter()
+        .filter(|f| f.as_os_str() != "-")
+        .chain(maps)
+        .chain(dirs)
+    {
         let dir = if f.is_dir() {
             Some(f.clone())
         } else {

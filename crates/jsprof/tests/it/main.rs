@@ -56,6 +56,7 @@ mod ui_heap;
 mod ui_lines;
 mod ui_page;
 mod ui_scroll;
+mod ui_story;
 mod ui_subtree;
 mod ui_tables;
 mod ui_views;

@@ -92,7 +92,7 @@ pub(crate) fn view(files: &[PathBuf]) -> View {
     view_with(files, &[])
 }
 
-fn view_with(files: &[PathBuf], flags: &[&str]) -> View {
+pub(crate) fn view_with(files: &[PathBuf], flags: &[&str]) -> View {
     let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
         .arg("view")
         .arg("--no-open")

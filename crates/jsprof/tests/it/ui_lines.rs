@@ -1,11 +1,11 @@
 //! The UI's source panel (`tests/node/ui-lines.mjs`): opened from a function's right-click menu,
-//! its lines and times are `jsprof lines --json`'s; the server reads the text only under the
-//! opened file's folder.
+//! its lines and times are `jsprof lines --json`'s; `view` reads the scripts the opened profile
+//! names, and a served script found at its path under a `--source-dir` folder.
 
 use std::path::{Path, PathBuf};
 
 use crate::support::{fresh_dir, jsprof_json, node_cpu_profile};
-use crate::ui::{available, node_case, view};
+use crate::ui::{available, node_case, view, view_with};
 
 const PROGRAM: &str = "// A busy loop and a cold helper: the loop's line is the hottest.\n\
 function cold(n) {\n\
@@ -38,6 +38,12 @@ fn panel(case: &str, profile: &Path) {
 }
 
 fn panel_of(case: &str, profile: &Path, function: &str) {
+    panel_with(case, profile, function, &[], None);
+}
+
+/// The panel of `function` in `view PROFILE FLAGS…`; `source`: the text of the script it is in
+/// when the CLI cannot read it (served over HTTP).
+fn panel_with(case: &str, profile: &Path, function: &str, flags: &[&str], source: Option<&str>) {
     let expected = jsprof_json(&[
         "lines",
         profile.to_str().unwrap(),
@@ -45,10 +51,18 @@ fn panel_of(case: &str, profile: &Path, function: &str) {
         function,
         "--json",
     ]);
-    let f = &expected["functions"][0];
+    let mut f = expected["functions"][0].clone();
     assert!(f["ticks"].as_u64().unwrap() > 0, "{f}");
-    let v = view(&[profile.to_path_buf()]);
-    node_case("ui-lines.mjs", case, &v.url, f);
+    if let Some(text) = source {
+        // Split as the document splits a file: on `\n`, the empty line after the last one too.
+        f["source_lines"] = text.split('\n').collect::<Vec<_>>().into();
+    }
+    let v = if flags.is_empty() {
+        view(&[profile.to_path_buf()])
+    } else {
+        view_with(&[profile.to_path_buf()], flags)
+    };
+    node_case("ui-lines.mjs", case, &v.url, &f);
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -68,29 +82,45 @@ fn source_panel_shows_the_clis_lines() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The program outside the opened file's folder: the server does not read it (the times come
-/// without the text, and the panel says why).
+/// The program outside the opened file's folder (`./profiles` beside `./src`): `view` reads the
+/// script the profile names, as `jsprof lines` does (an upload keeps the roots' rule:
+/// `ui_lines.rs`'s unit tests).
 #[test]
-fn source_panel_reads_only_under_the_opened_files_folder() {
+fn source_panel_reads_the_scripts_the_profile_names() {
     if !available() {
         return;
     }
-    let dir = scratch("outside");
+    let dir = scratch("named");
     let profile = profiled(&dir.join("src"), &dir.join("profiles"));
-    panel("outside", &profile);
+    panel("named", &profile);
     std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A Chromium trace: the panel shows the CLI's per-line times from the trace's per-sample
-/// lines (its scripts were served over HTTP, so no text, and the note says why).
+/// lines. Its scripts were served over HTTP: no text, and the note names `--source-dir`; with
+/// `view --source-dir DIR` holding the served script (the recording server's own text of
+/// `/generate.js`), each line shows the file's text beside the CLI's times.
 #[test]
-fn source_panel_on_a_trace_shows_the_clis_lines() {
+fn source_panel_on_a_trace_shows_the_clis_lines_and_source_dir_text() {
     if !available() {
         return;
     }
-    panel_of(
-        "trace",
-        &crate::support::fixtures().join("trace/primes.trace.json.gz"),
+    let trace = crate::support::fixtures().join("trace/primes.trace.json.gz");
+    panel_of("trace", &trace, "^sortBig$");
+    let server = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gen/chromium-page-server.js"),
+    )
+    .unwrap();
+    let start = server.find("const gen = `").unwrap() + "const gen = `".len();
+    let generate = &server[start..start + server[start..].find("`;").unwrap()];
+    let dir = scratch("served");
+    std::fs::write(dir.join("generate.js"), generate).unwrap();
+    panel_with(
+        "served",
+        &trace,
         "^sortBig$",
+        &["--source-dir", dir.to_str().unwrap()],
+        Some(generate),
     );
+    std::fs::remove_dir_all(&dir).ok();
 }

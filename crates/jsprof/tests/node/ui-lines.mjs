@@ -6,9 +6,13 @@
 //   text     the source is under the opened file's folder: every line with its text, each
 //            ticked line's gutter showing the CLI's time, the hottest line scrolled into view;
 //            a screenshot SHOTS_DIR/ui-source.png.
-//   outside  the source is elsewhere: the same numbers, no text, a note saying why.
+//   named    the source is outside the opened file's folder, named by the profile: `view`
+//            reads it as `jsprof lines` does (the same checks as `text`).
 //   trace    a Chromium trace whose scripts came over HTTP: the numbers from its per-sample
-//            lines, no text, a note saying why, the sums saying they are samples.
+//            lines, no text, a note saying why and naming --source-dir, the sums saying they
+//            are samples.
+//   served   the same trace opened with `--source-dir DIR` holding the served script: the
+//            CLI's numbers, each line's text the file's (EXPECTED's `source_lines`).
 // Then the same panel again from the flame chart: a call of NAME clicked, its location in the
 // details line clicked.
 import { startCheck } from './browser.mjs';
@@ -43,25 +47,32 @@ const drawn = await page.$$eval('#source-panel tr[data-line]', (trs) => trs.map(
   line: Number(tr.dataset.line), ms: tr.querySelector('td.ms').textContent, text: tr.querySelector('td.src').textContent,
   heat: tr.querySelector('td.heat div') ? parseFloat(tr.querySelector('td.heat div').style.width) : 0,
 })));
-const fmtMs = (v) => {
-  const a = Math.abs(v);
-  if (a >= 1000) return (v / 1000).toFixed(a >= 100000 ? 0 : a >= 10000 ? 1 : 2) + ' s';
-  if (a >= 10) return v.toFixed(1) + ' ms';
-  if (a >= 1) return v.toFixed(2) + ' ms';
-  if (a === 0) return '0 ms';
-  if (a >= 0.001) return v.toFixed(3) + ' ms';
-  return (v * 1000).toFixed(2) + ' µs';
-};
-const want = kind === 'outside' ? expected.lines.filter((l) => l.ticks > 0) : expected.lines;
+// The CLI's duration text for each value, from the page's own formatter (`ui_story` holds it
+// equal to the CLI's `fmt_ms`).
+const texts = await page.evaluate(async (vs) => { const f = await import('jsprof/format.js'); return vs.map((v) => f.fmtMs(v)); },
+  [...expected.lines.map((l) => l.self_ms), expected.lines_self_ms]);
+const msText = new Map([...expected.lines.map((l) => l.self_ms), expected.lines_self_ms].map((v, i) => [v, texts[i]]));
+const fmtMs = (v) => msText.get(v);
+const textual = kind === 'text' || kind === 'named' || kind === 'served';
+// `served`: the CLI cannot read a script served over HTTP, so it lists only the lines with
+// samples; the panel adds the file's lines around them, each without cost.
+const byLine = new Map(expected.lines.map((l) => [l.line, l]));
+if (kind === 'served') {
+  const shown = new Set(drawn.map((r) => r.line));
+  for (const l of expected.lines) if (l.ticks > 0) assert.ok(shown.has(l.line), `line ${l.line} (with samples) is shown`);
+}
+const want = kind === 'served' ? drawn.map((r) => byLine.get(r.line) || { line: r.line, ticks: 0, self_ms: 0 })
+  : textual ? expected.lines : expected.lines.filter((l) => l.ticks > 0);
 assert.deepEqual(drawn.map((r) => r.line), want.map((l) => l.line), 'the lines shown');
 const max = Math.max(...want.map((l) => l.self_ms));
 for (const [r, l] of drawn.map((r, i) => [r, want[i]])) {
   assert.equal(r.ms, l.ticks > 0 ? fmtMs(l.self_ms) : '', `line ${l.line}: the gutter`);
   assert.ok(Math.abs(r.heat - (l.ticks > 0 ? (l.self_ms * 100) / max : 0)) < 0.1, `line ${l.line}: heat ${r.heat} %`);
-  if (kind === 'text') assert.equal(r.text, l.text, `line ${l.line}: the text`);
+  if (kind === 'served') assert.equal(r.text, expected.source_lines[l.line - 1], `line ${l.line}: the text of the file in --source-dir`);
+  else if (textual) assert.equal(r.text, l.text, `line ${l.line}: the text`);
   else assert.equal(r.text, '', `line ${l.line}: no text`);
 }
-if (kind === 'text') {
+if (textual) {
   // The hottest line is on screen, inside the panel's scrolled code.
   const visible = await page.evaluate((n) => {
     const code = document.querySelector('#source-panel .code').getBoundingClientRect();
@@ -70,12 +81,12 @@ if (kind === 'text') {
   }, expected.hottest_line);
   assert.ok(visible, 'the hottest line is scrolled into view');
   assert.ok(await page.isHidden('#source-panel .why'), 'no note when the text is there');
-  await page.screenshot({ path: `${shots}/ui-source.png` });
+  await page.screenshot({ path: `${shots}/ui-source-${kind}.png` });
 } else {
   const why = await page.textContent('#source-panel .why');
-  assert.match(why, kind === 'trace' ? /is not a local file/ : /outside the server's source folders/, `the note: ${why}`);
+  assert.match(why, /was served over HTTP and no source folder holds .*--source-dir/, `the note: ${why}`);
 }
-if (kind === 'trace') {
+if (kind === 'trace' || kind === 'served') {
   const sums = await page.textContent('#source-panel .sums');
   assert.match(sums, new RegExp(`${expected.ticks.toLocaleString('en-US')} samples with a line = ${fmtMs(expected.lines_self_ms)}`), sums);
 }

@@ -51,6 +51,7 @@ impl PageEvents {
             candidate_index: data.get("candidateIndex").and_then(Value::as_u64),
             lcp_type: owned_at(data, &["type"]),
             node_id: data.get("nodeId").and_then(Value::as_u64),
+            node_name: owned_at(data, &["nodeName"]),
             size: f64_at(data, &["size"]),
             loading_attr: owned_at(data, &["loadingAttr"]),
         });

@@ -160,6 +160,8 @@ pub struct Marker {
     pub candidate_index: Option<u64>,
     pub lcp_type: Option<String>,
     pub node_id: Option<u64>,
+    /// LCP candidates: the element as the trace names it (`nodeName`: `IMG id='hero'`, `H1`).
+    pub node_name: Option<String>,
     pub size: Option<f64>,
     /// LCP candidates: the element's `loading` attribute (`lazy`, `eager`, ``).
     pub loading_attr: Option<String>,
