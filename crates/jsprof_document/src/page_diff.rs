@@ -114,6 +114,9 @@ pub struct ThirdPartyChangeJson {
     pub target_runs: usize,
 }
 
+/// A third party in each run of a side: (main-thread ms, transfer bytes, present).
+type EntityRuns = Vec<(f64, f64, bool)>;
+
 /// The measures of one side, per run.
 struct Side<'a> {
     runs: &'a [(String, InsightsReport)],
@@ -159,7 +162,7 @@ impl Side<'_> {
     }
 
     /// Per third party, each run's (main-thread ms, transfer bytes); 0 where it is absent.
-    fn third_parties(&self) -> BTreeMap<String, Vec<(f64, f64, bool)>> {
+    fn third_parties(&self) -> BTreeMap<String, EntityRuns> {
         let mut names = BTreeSet::new();
         for e in self.runs.iter().flat_map(|(_, r)| entities(r)) {
             names.insert(e.entity.clone());
@@ -281,7 +284,7 @@ pub fn page_diff(
     let (bt, tt) = (b.third_parties(), t.third_parties());
     let names: BTreeSet<&String> = bt.keys().chain(tt.keys()).collect();
     let zeros = |n: usize| vec![(0.0, 0.0, false); n];
-    let per: Vec<(&String, Vec<(f64, f64, bool)>, Vec<(f64, f64, bool)>)> = names
+    let per: Vec<(&String, EntityRuns, EntityRuns)> = names
         .into_iter()
         .map(|name| {
             (

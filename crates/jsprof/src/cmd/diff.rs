@@ -534,15 +534,14 @@ fn row_cells(
     ]
 }
 
+/// Runs of a page load: each run's file name and insights document.
+type Runs = Vec<(String, InsightsReport)>;
+
 /// Each group's runs as page loads (their insights documents), when the groups are page loads:
 /// every input a Chrome trace (by its content) and the first of `--base` a trace with a
 /// navigation. `None`: compare functions. A page-load comparison refuses an input that is not a
 /// page load, naming it.
-#[allow(clippy::type_complexity)]
-pub fn page_runs(
-    base: &[PathBuf],
-    target: &[PathBuf],
-) -> Result<Option<(Vec<(String, InsightsReport)>, Vec<(String, InsightsReport)>)>> {
+pub fn page_runs(base: &[PathBuf], target: &[PathBuf]) -> Result<Option<(Runs, Runs)>> {
     for f in base.iter().chain(target) {
         if crate::load::detect_format(f)? != Some(jsprof_profile::Format::Trace) {
             return Ok(None);
@@ -580,7 +579,7 @@ fn run_pages(
     args: &Args,
     base: &[PathBuf],
     target: &[PathBuf],
-    (b, t): (Vec<(String, InsightsReport)>, Vec<(String, InsightsReport)>),
+    (b, t): (Runs, Runs),
 ) -> Result<ExitCode> {
     let options = args.groups.options()?;
     let report = jsprof_document::page_diff::page_diff(
