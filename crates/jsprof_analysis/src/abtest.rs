@@ -408,7 +408,10 @@ fn mann_whitney_sorted(x: &[f64], y: &[f64]) -> MannWhitney {
         1.0
     } else {
         let d = u - mu;
-        let z = (d - 0.5 * d.signum()) / var.sqrt();
+        // R's continuity correction is sign(d) / 2, and R's sign(0) is 0 (Rust's signum(0) is 1):
+        // U at its mean has p = 1.
+        let correction = if d == 0.0 { 0.0 } else { 0.5 * d.signum() };
+        let z = (d - correction) / var.sqrt();
         (2.0 * normal_upper(z.abs())).min(1.0)
     };
     MannWhitney {
