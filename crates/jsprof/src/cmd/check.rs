@@ -398,14 +398,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             } else {
                 check_cpu(&args, file, &budgets)?
             };
-            if budgets.abtest.is_some() {
-                checks.push(skipped(
-                    "abtest",
-                    "",
-                    Measure::SharePercent,
-                    "compares two groups: --base and --target",
-                ));
-            }
+            skip_abtest(&budgets, &mut checks);
             if !checks.iter().any(|c| c.status != Status::Skipped) {
                 bail!(
                     "{}: no budget in it applies to a {kind} ({})",
@@ -952,14 +945,7 @@ fn check_runs(dir: &Path, budgets: &Budgets) -> Result<Outcome> {
             "between runs: --base A/ --target B/",
         ));
     }
-    if budgets.abtest.is_some() {
-        checks.push(skipped(
-            "abtest",
-            "",
-            Measure::SharePercent,
-            "compares two groups: --base and --target",
-        ));
-    }
+    skip_abtest(budgets, &mut checks);
     skip_all_but_page(
         budgets,
         &mut checks,
@@ -1044,6 +1030,18 @@ fn check_page_groups(args: &Args, budgets: &Budgets) -> Result<Option<Outcome>> 
     skip_all_but_page(budgets, &mut checks, "needs one FILE, not groups");
     let warnings = warnings_at("groups", &report.warnings);
     Ok(Some(("page_diff", warnings, checks)))
+}
+
+/// `[abtest]` with one FILE (or folder of runs): skipped, it compares two groups.
+fn skip_abtest(budgets: &Budgets, checks: &mut Vec<CheckJson>) {
+    if budgets.abtest.is_some() {
+        checks.push(skipped(
+            "abtest",
+            "",
+            Measure::SharePercent,
+            "compares two groups: --base and --target",
+        ));
+    }
 }
 
 /// A page document's warnings, each at `at`.
