@@ -106,6 +106,38 @@ export interface PageRunsReport {
 }
 
 /**
+ * Two folders of page-load runs compared.
+ *
+ * Answers `jsprof diff --base A/ --target B/ --json` when the inputs are page-load traces (two folders of runs).
+ */
+export interface PageDiffReport {
+  /** A change is significant when its Benjamini-Hochberg q-value is below this. */
+  alpha: number;
+  base: PageSideJson;
+  /** `page_diff`. */
+  kind: string;
+  /** The intervals' confidence level (0.95). */
+  level: number;
+  /**
+   * The number of long tasks per run, compared as the metrics are: a significant growth
+   * means new long tasks.
+   */
+  long_tasks: MetricShiftJson;
+  /** Per metric of `insights DIR` that both sides have, in its order. */
+  metrics: MetricShiftJson[];
+  /** Requests that became or stopped being render-blocking. */
+  render_blocking: BlockingChangeJson[];
+  target: PageSideJson;
+  /**
+   * Third parties (DevTools' entities) whose main-thread time or transfer size grew
+   * significantly, largest main-thread growth first.
+   */
+  third_parties: ThirdPartyChangeJson[];
+  /** What the sides' runs warned about (runs of another page, runs without a navigation). */
+  warnings: string[];
+}
+
+/**
  * `jsprof network TRACE --json`: every request, in DevTools' order.
  *
  * Answers `jsprof network TRACE --json`; `GET …/artifacts/{a}/network`.
@@ -745,6 +777,16 @@ export interface BelowNoiseFloor {
 export interface BetweenJson {
   after_id: number;
   up_to_id: number;
+}
+
+/** A request whose render-blocking changed. */
+export interface BlockingChangeJson {
+  /** Runs of each side in which it blocked rendering. */
+  base_runs: number;
+  /** `became` (blocking in the target's runs, not the base's) or `stopped`. */
+  change: string;
+  target_runs: number;
+  url: string;
 }
 
 /**
@@ -1683,6 +1725,27 @@ export interface MetricSavings {
   lcp_ms: number;
 }
 
+/** One measure compared between the sides. */
+export interface MetricShiftJson {
+  base_median: number;
+  base_runs: number;
+  /** `fcp_ms`, `lcp_ms`, … as in `insights DIR`; `long_tasks` for the count. */
+  metric: string;
+  /** Mann-Whitney, two-sided. */
+  p: number;
+  /** Benjamini-Hochberg over the metrics (and the long tasks' count). */
+  q: number;
+  /** Hodges-Lehmann: the median of the differences target − base over every pair of runs. */
+  shift: number;
+  shift_high: number;
+  /** The shift's 95 % interval. */
+  shift_low: number;
+  /** q < alpha. */
+  significant: boolean;
+  target_median: number;
+  target_runs: number;
+}
+
 /** The Web Vitals and load markers of one navigation. */
 export interface MetricsJson {
   cls: ClsJson;
@@ -1798,6 +1861,20 @@ export interface OptimizableImageJson {
   /** Each of 4096 bytes or more, the format's first. */
   optimizations: ImageOptimizationJson[];
   request: RequestRefJson;
+}
+
+/** One side: what it was, its runs and the run to open. */
+export interface PageSideJson {
+  /**
+   * The file of the run closest to the side's FCP and LCP medians (`insights DIR`'s
+   * `median_run`).
+   */
+  median_run: string | null;
+  runs: number;
+  /** The folder or files as given. */
+  selection: string;
+  /** The page's URL (its first run's). */
+  url: string | null;
 }
 
 /** A page load in one line: what `summary` of a trace says about the page. */
@@ -2168,6 +2245,24 @@ export interface ThirdPartiesJson {
   first_party: string | null;
   /** `pass`, or `informative` when any entity is not the first party. */
   state: string;
+}
+
+/** A third party that grew. */
+export interface ThirdPartyChangeJson {
+  base_main_thread_ms: number;
+  /** Runs of each side in which it appears. */
+  base_runs: number;
+  /** Median transfer sizes, bytes. */
+  base_transfer_size: number;
+  entity: string;
+  main_thread_q: number;
+  /** The main-thread time's shift (Hodges-Lehmann) and its q-value. */
+  main_thread_shift_ms: number;
+  target_main_thread_ms: number;
+  target_runs: number;
+  target_transfer_size: number;
+  transfer_q: number;
+  transfer_shift_bytes: number;
 }
 
 /** One timeline. */

@@ -51,7 +51,8 @@ enum Command {
     /// (exit 1 when one is exceeded).
     #[command(after_help = cmd::check::BUDGET_HELP)]
     Check(cmd::check::Args),
-    /// What changed between two profiles, function by function (sorted by the change).
+    /// What changed between two profiles, function by function (sorted by the change); or
+    /// between two groups (--base/--target), with statistics: page loads by their metrics.
     Diff(cmd::diff::Args),
     /// Write the profile as folded stacks, .cpuprofile, speedscope, pprof or d3-flame-graph JSON.
     Export(cmd::export::Args),

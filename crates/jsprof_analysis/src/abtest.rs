@@ -167,6 +167,45 @@ impl ProfileWeights {
     }
 }
 
+/// One measure (a page load's LCP, a third party's bytes, …) compared between two groups of
+/// runs: the values themselves, not shares of a profile.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampleTest {
+    pub test: MannWhitney,
+    /// Benjamini-Hochberg over the family the measure was tested in.
+    pub q: f64,
+    pub shift: Shift,
+    /// q < alpha.
+    pub significant: bool,
+}
+
+/// Tests a family of measures, each given as (base values, target values): per measure the
+/// Mann-Whitney test of target against base and the Hodges-Lehmann shift with its `level`
+/// interval, then Benjamini-Hochberg over the family's p-values (as [`ab_test`] does over a
+/// comparison's functions).
+pub fn sample_tests(family: &[(Vec<f64>, Vec<f64>)], alpha: f64, level: f64) -> Vec<SampleTest> {
+    let tested: Vec<(MannWhitney, Shift)> = family
+        .iter()
+        .map(|(base, target)| {
+            (
+                mann_whitney(target, base),
+                hodges_lehmann(target, base, level),
+            )
+        })
+        .collect();
+    let p: Vec<f64> = tested.iter().map(|(t, _)| t.p).collect();
+    benjamini_hochberg(&p)
+        .into_iter()
+        .zip(tested)
+        .map(|(q, (test, shift))| SampleTest {
+            test,
+            q,
+            shift,
+            significant: q < alpha,
+        })
+        .collect()
+}
+
 /// Compares the target group with the base group. Profiles without weight are left out.
 pub fn ab_test(
     base: &[ProfileWeights],
@@ -369,7 +408,10 @@ fn mann_whitney_sorted(x: &[f64], y: &[f64]) -> MannWhitney {
         1.0
     } else {
         let d = u - mu;
-        let z = (d - 0.5 * d.signum()) / var.sqrt();
+        // R's continuity correction is sign(d) / 2, and R's sign(0) is 0 (Rust's signum(0) is 1):
+        // U at its mean has p = 1.
+        let correction = if d == 0.0 { 0.0 } else { 0.5 * d.signum() };
+        let z = (d - correction) / var.sqrt();
         (2.0 * normal_upper(z.abs())).min(1.0)
     };
     MannWhitney {
@@ -683,6 +725,27 @@ impl GroupMerge {
 
 #[cfg(test)]
 mod tests {
+
+    /// R: `wilcox.test(c(11, 12, 13, 14, 15), c(1, 2, 3, 4, 5), conf.int = TRUE)`: W = 25,
+    /// p = 0.007937, estimate 10, 95 % interval [7, 13]; `p.adjust(c(0.007937, 1), "BH")`.
+    #[test]
+    fn a_family_of_measures_is_tested_and_adjusted() {
+        let base = vec![1.0, 2.0, 3.0, 4.0, 5.0];
+        let target = vec![11.0, 12.0, 13.0, 14.0, 15.0];
+        let same = vec![5.0, 4.0, 3.0, 2.0, 1.0];
+        let t = sample_tests(&[(base.clone(), target), (base, same)], 0.05, 0.95);
+        assert_eq!(t[0].test.u, 25.0);
+        assert!((t[0].test.p - 0.007937).abs() < 1e-6, "{}", t[0].test.p);
+        assert_eq!(
+            (t[0].shift.estimate, t[0].shift.low, t[0].shift.high),
+            (10.0, 7.0, 13.0)
+        );
+        assert!((t[0].q - 0.015873).abs() < 1e-6 && t[0].significant);
+        assert_eq!(t[1].test.p, 1.0);
+        assert_eq!(t[1].q, 1.0);
+        assert!(!t[1].significant);
+        assert_eq!(t[1].shift.estimate, 0.0);
+    }
     use super::*;
 
     fn close(a: f64, b: f64, tol: f64) {

@@ -26,6 +26,7 @@ mod client;
 mod endpoint;
 mod error;
 mod http;
+mod lab;
 mod launch;
 mod page_load;
 mod recorder;
@@ -37,6 +38,7 @@ pub use client::{Client, Event};
 pub use endpoint::{addr_endpoint, is_loopback, target_id, ws_endpoint, Endpoint, Reach};
 pub use error::{CdpError, Result};
 pub use http::get_json;
+pub use lab::{Browser, NetworkConditions, NetworkPreset, Throttling};
 pub use launch::{
     launch, launch_with, LaunchOptions, Launched, Registration, Registry, CLOSED, REGISTRY_ENV,
 };

@@ -52,6 +52,7 @@ pub mod network_tree;
 pub mod page;
 pub mod page_checks;
 mod page_common;
+pub mod page_diff;
 pub mod page_runs;
 pub mod page_scripts;
 pub mod page_summary;

@@ -51,6 +51,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::page_runs::PageRunsReport>(
         "`jsprof insights DIR --json` (a folder of runs of one page load)",
     ),
+    Document::of::<crate::page_diff::PageDiffReport>(
+        "`jsprof diff --base A/ --target B/ --json` when the inputs are page-load traces (two folders of runs)",
+    ),
     Document::of::<crate::page::NetworkReport>(
         "`jsprof network TRACE --json`; `GET …/artifacts/{a}/network`",
     ),

@@ -13,6 +13,10 @@
 //! [page]                    # traces of a page load (worst navigation)
 //! max_lcp_ms = 2500         # and/or max_inp_ms, max_cls, max_long_task_ms (total of tasks
 //! max_cls = 0.1             # over 50 ms), max_requests, max_transfer_size ("2 MB")
+//! lcp_p75_ms = 2500         # FILE a folder of runs: the p75 over them (and fcp_p75_ms,
+//!                           # cls_p75, tbt_p75_ms, inp_p75_ms)
+//! max_lcp_shift_ms = 50     # --base A/ --target B/ folders of runs: a significant growth
+//!                           # beyond this fails (and max_fcp_shift_ms; alpha = 0.05)
 //!
 //! [[class]]                 # heap snapshots
 //! name = "Cache"            # the Summary's class (constructor) name
@@ -26,6 +30,12 @@
 //! alpha = 0.05              # optional: the q-value that is significant (default 0.05)
 //! noise_floor_points = 0.5  # optional: smaller shifts are noise (default 0.5)
 //! ```
+//!
+//! FILE may be a folder of runs of a page load (`record --url URL --runs N`): then `[page]`'s
+//! p75 budgets apply, to the 75th percentiles `insights DIR` reports. With `--base A/ --target
+//! B/` folders of page-load runs and `[page]`'s shift budgets, the folders are compared as
+//! `diff --base A/ --target B/` compares them, and a metric fails only when its growth is
+//! significant (q < alpha) and its Hodges-Lehmann shift exceeds the budget.
 //!
 //! With `--base` and `--target` instead of FILE, the groups are compared as `jsprof diff --base
 //! … --target …` does (Mann-Whitney per function, Benjamini-Hochberg) and only `[abtest]`
@@ -71,6 +81,15 @@ The budget file (TOML); every section is optional, and any may repeat where mark
 
   [gc]                        # CPU profiles and traces
   max_share_percent = 10      # (garbage collector) self time over the profile's duration
+
+  [page]                      # page-load traces (the worst navigation)
+  max_lcp_ms = 2500           # and/or max_inp_ms, max_cls, max_long_task_ms, max_requests,
+  max_cls = 0.1               # max_transfer_size (\"2 MB\")
+  lcp_p75_ms = 2500           # FILE a folder of runs (record --url URL --runs N): the 75th
+  fcp_p75_ms = 1800           # percentile over them (and cls_p75, tbt_p75_ms, inp_p75_ms)
+  max_lcp_shift_ms = 50       # --base A/ --target B/, folders of runs: fails only on a growth
+  max_fcp_shift_ms = 50       # that is significant (q < alpha) and larger (Hodges-Lehmann)
+  alpha = 0.05                # optional, for the shifts (default 0.05)
 
   [[class]]                   # heap snapshots
   name = \"Cache\"              # the Summary's class (constructor) name
@@ -145,6 +164,57 @@ struct PageBudget {
     max_long_task_ms: Option<f64>,
     max_requests: Option<u64>,
     max_transfer_size: Option<Size>,
+    /// Over a folder of runs (FILE a directory of page-load traces): the metric's 75th
+    /// percentile, as `insights DIR` computes it.
+    fcp_p75_ms: Option<f64>,
+    lcp_p75_ms: Option<f64>,
+    cls_p75: Option<f64>,
+    tbt_p75_ms: Option<f64>,
+    inp_p75_ms: Option<f64>,
+    /// With --base A/ --target B/ (folders of runs): the largest significant growth allowed
+    /// (the Hodges-Lehmann shift of `diff --base --target`, failing only when its q-value is
+    /// below `alpha`).
+    max_fcp_shift_ms: Option<f64>,
+    max_lcp_shift_ms: Option<f64>,
+    /// The shifts' significance (default 0.05).
+    alpha: Option<f64>,
+}
+
+impl PageBudget {
+    /// The p75 budgets over runs: (metric of `insights DIR`, subject, measure, limit).
+    fn p75(&self) -> Vec<(&'static str, &'static str, Measure, f64)> {
+        [
+            ("fcp_ms", "FCP p75", Measure::Ms, self.fcp_p75_ms),
+            ("lcp_ms", "LCP p75", Measure::Ms, self.lcp_p75_ms),
+            ("cls", "CLS p75", Measure::Score, self.cls_p75),
+            ("tbt_ms", "TBT p75", Measure::Ms, self.tbt_p75_ms),
+            ("inp_ms", "INP p75", Measure::Ms, self.inp_p75_ms),
+        ]
+        .into_iter()
+        .filter_map(|(m, s, u, l)| Some((m, s, u, l?)))
+        .collect()
+    }
+
+    /// The shift budgets between two folders of runs: (metric, subject, limit).
+    fn shifts(&self) -> Vec<(&'static str, &'static str, f64)> {
+        [
+            ("fcp_ms", "FCP shift", self.max_fcp_shift_ms),
+            ("lcp_ms", "LCP shift", self.max_lcp_shift_ms),
+        ]
+        .into_iter()
+        .filter_map(|(m, s, l)| Some((m, s, l?)))
+        .collect()
+    }
+
+    /// Whether it has a budget for one trace.
+    fn single(&self) -> bool {
+        self.max_lcp_ms.is_some()
+            || self.max_inp_ms.is_some()
+            || self.max_cls.is_some()
+            || self.max_long_task_ms.is_some()
+            || self.max_requests.is_some()
+            || self.max_transfer_size.is_some()
+    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -259,17 +329,21 @@ fn read_budgets(path: &Path) -> Result<Budgets> {
         }
     }
     if let Some(p) = &budgets.page {
-        if p.max_lcp_ms.is_none()
-            && p.max_inp_ms.is_none()
-            && p.max_cls.is_none()
-            && p.max_long_task_ms.is_none()
-            && p.max_requests.is_none()
-            && p.max_transfer_size.is_none()
-        {
+        if !p.single() && p.p75().is_empty() && p.shifts().is_empty() {
             bail!(
-                "{}: [page] sets no budget (max_lcp_ms, max_inp_ms, max_cls, max_long_task_ms, max_requests, max_transfer_size)",
+                "{}: [page] sets no budget (max_lcp_ms, max_inp_ms, max_cls, max_long_task_ms, \
+                 max_requests, max_transfer_size; over runs lcp_p75_ms, fcp_p75_ms, cls_p75, \
+                 tbt_p75_ms, inp_p75_ms; between runs max_lcp_shift_ms, max_fcp_shift_ms)",
                 path.display()
             );
+        }
+        if let Some(a) = p.alpha {
+            if !(a > 0.0 && a < 1.0) {
+                bail!(
+                    "{}: [page] alpha must be between 0 and 1, not {a}",
+                    path.display()
+                );
+            }
         }
     }
     Ok(budgets)
@@ -313,6 +387,10 @@ fn skipped(budget: &'static str, subject: &str, measure: Measure, why: &str) -> 
 pub fn run(args: Args) -> Result<ExitCode> {
     let budgets = read_budgets(&args.budget)?;
     let (kind, warnings, checks, name) = match &args.file {
+        Some(dir) if dir.is_dir() => {
+            let (kind, warnings, checks) = check_runs(dir, &budgets)?;
+            (kind, warnings, checks, crate::input::display_name(dir))
+        }
         Some(file) => {
             let heap = detect_format(file)? == Some(Format::HeapSnapshot);
             let (kind, warnings, mut checks) = if heap {
@@ -320,14 +398,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             } else {
                 check_cpu(&args, file, &budgets)?
             };
-            if budgets.abtest.is_some() {
-                checks.push(skipped(
-                    "abtest",
-                    "",
-                    Measure::SharePercent,
-                    "compares two groups: --base and --target",
-                ));
-            }
+            skip_abtest(&budgets, &mut checks);
             if !checks.iter().any(|c| c.status != Status::Skipped) {
                 bail!(
                     "{}: no budget in it applies to a {kind} ({})",
@@ -435,6 +506,16 @@ type Outcome = (&'static str, Vec<JsonWarning>, Vec<CheckJson>);
 /// significantly (its Hodges-Lehmann shift against the limit), or one passing check when none
 /// did. Every other budget needs one file and is skipped.
 fn check_groups(args: &Args, budgets: &Budgets) -> Result<Outcome> {
+    if args.lake.is_none()
+        && budgets
+            .page
+            .as_ref()
+            .is_some_and(|p| !p.shifts().is_empty())
+    {
+        if let Some(outcome) = check_page_groups(args, budgets)? {
+            return Ok(outcome);
+        }
+    }
     let Some(b) = &budgets.abtest else {
         bail!(
             "{}: --base and --target take an [abtest] budget, and the file has none",
@@ -721,6 +802,25 @@ fn check_page(
         checks.push(skipped("page", "", Measure::Ms, "page-load traces only"));
         return Ok(());
     }
+    for (_, subject, measure, _) in budget.p75() {
+        checks.push(skipped(
+            "page",
+            subject,
+            measure,
+            "over runs: FILE a folder of page-load traces",
+        ));
+    }
+    for (_, subject, _) in budget.shifts() {
+        checks.push(skipped(
+            "page",
+            subject,
+            Measure::Ms,
+            "between runs: --base A/ --target B/",
+        ));
+    }
+    if !budget.single() {
+        return Ok(());
+    }
     let story = jsprof_document::page::story(loaded)?;
     let v = &story.vitals;
     let worst = |f: &dyn Fn(&jsprof_pageload::NavigationVitals) -> Option<f64>| {
@@ -782,6 +882,195 @@ fn check_page(
         String::new(),
     );
     Ok(())
+}
+
+/// `[page]`'s p75 budgets over a folder of runs of a page load (`record --url … --runs N`):
+/// each against the 75th percentile `insights DIR` reports. The other budgets need one file.
+fn check_runs(dir: &Path, budgets: &Budgets) -> Result<Outcome> {
+    let page = budgets.page.as_ref().filter(|p| !p.p75().is_empty());
+    let Some(page) = page else {
+        bail!(
+            "{}: a folder is a set of runs of a page load, checked by [page]'s p75 budgets \
+             (lcp_p75_ms, fcp_p75_ms, cls_p75, tbt_p75_ms, inp_p75_ms), and the budget file has none",
+            dir.display()
+        );
+    };
+    let files = crate::input::files_in(dir)?;
+    if files.is_empty() {
+        bail!("{}: no traces in this folder", dir.display());
+    }
+    let runs = crate::cmd::insights::load_runs(&files)?;
+    let report = jsprof_document::page_runs::runs_report(&runs);
+    let mut checks = Vec::new();
+    for (metric, subject, measure, limit) in page.p75() {
+        checks.push(match report.metrics.iter().find(|m| m.metric == metric) {
+            Some(m) => check(
+                "page",
+                subject,
+                measure,
+                m.p75,
+                limit,
+                Some(format!(
+                    "{} runs, median {}",
+                    m.runs,
+                    format(measure, m.median)
+                )),
+            ),
+            None => CheckJson {
+                status: Status::Fail,
+                ..check(
+                    "page",
+                    subject,
+                    measure,
+                    0.0,
+                    limit,
+                    Some(format!("no run has {metric}")),
+                )
+            },
+        });
+    }
+    if page.single() {
+        checks.push(skipped(
+            "page",
+            "",
+            Measure::Ms,
+            "max_* budgets take one trace; over runs give *_p75",
+        ));
+    }
+    for (_, subject, _) in page.shifts() {
+        checks.push(skipped(
+            "page",
+            subject,
+            Measure::Ms,
+            "between runs: --base A/ --target B/",
+        ));
+    }
+    skip_abtest(budgets, &mut checks);
+    skip_all_but_page(
+        budgets,
+        &mut checks,
+        "one file of their kind, not a folder of runs",
+    );
+    let warnings = warnings_at(&dir.display().to_string(), &report.warnings);
+    Ok(("page_runs", warnings, checks))
+}
+
+/// `[page]`'s shift budgets over `--base A/ --target B/` when both are page-load runs: each
+/// metric's Hodges-Lehmann shift as `diff --base --target` reports it, failing only when the
+/// growth is significant (q < alpha) and larger than the budget. `None` when the groups are
+/// not page loads.
+fn check_page_groups(args: &Args, budgets: &Budgets) -> Result<Option<Outcome>> {
+    let Some(page) = &budgets.page else {
+        return Ok(None);
+    };
+    let groups = GroupArgs {
+        base: args.base.clone(),
+        target: args.target.clone(),
+        ..GroupArgs::default()
+    };
+    let (base, target) = groups.files()?;
+    let Some((b, t)) = crate::cmd::diff::page_runs(&base, &target)? else {
+        return Ok(None);
+    };
+    let alpha = page.alpha.unwrap_or(0.05);
+    let label = |files: &[PathBuf]| crate::cmd::diff::group_label(files);
+    let report =
+        jsprof_document::page_diff::page_diff(&b, &t, (&label(&base), &label(&target)), alpha);
+    let mut checks = Vec::new();
+    for (metric, subject, limit) in page.shifts() {
+        let Some(m) = report.metrics.iter().find(|m| m.metric == metric) else {
+            checks.push(CheckJson {
+                status: Status::Fail,
+                ..check(
+                    "page",
+                    subject,
+                    Measure::Ms,
+                    0.0,
+                    limit,
+                    Some(format!("{metric} is not in both groups' runs")),
+                )
+            });
+            continue;
+        };
+        // The value is the significant growth: a shift the runs cannot tell from noise (or a
+        // significant improvement) counts 0, and the note gives it.
+        let grew = if m.significant { m.shift.max(0.0) } else { 0.0 };
+        let note = format!(
+            "shift {}{}, {:.0} % CI [{}, {}], q = {:.2e}{}",
+            if m.shift > 0.0 { "+" } else { "" },
+            output::fmt_ms(m.shift),
+            report.level * 100.0,
+            output::fmt_ms(m.shift_low),
+            output::fmt_ms(m.shift_high),
+            m.q,
+            if m.significant {
+                ""
+            } else {
+                ", not significant"
+            }
+        );
+        checks.push(check("page", subject, Measure::Ms, grew, limit, Some(note)));
+    }
+    if !page.p75().is_empty() || page.single() {
+        checks.push(skipped(
+            "page",
+            "",
+            Measure::Ms,
+            "p75 budgets take one folder of runs, max_* one trace",
+        ));
+    }
+    if budgets.abtest.is_some() {
+        checks.push(skipped(
+            "abtest",
+            "",
+            Measure::SharePercent,
+            "page loads: [page]'s shift budgets apply",
+        ));
+    }
+    skip_all_but_page(budgets, &mut checks, "needs one FILE, not groups");
+    let warnings = warnings_at("groups", &report.warnings);
+    Ok(Some(("page_diff", warnings, checks)))
+}
+
+/// `[abtest]` with one FILE (or folder of runs): skipped, it compares two groups.
+fn skip_abtest(budgets: &Budgets, checks: &mut Vec<CheckJson>) {
+    if budgets.abtest.is_some() {
+        checks.push(skipped(
+            "abtest",
+            "",
+            Measure::SharePercent,
+            "compares two groups: --base and --target",
+        ));
+    }
+}
+
+/// A page document's warnings, each at `at`.
+fn warnings_at(at: &str, warnings: &[String]) -> Vec<JsonWarning> {
+    warnings
+        .iter()
+        .map(|w| JsonWarning {
+            at: at.to_string(),
+            message: w.clone(),
+        })
+        .collect()
+}
+
+/// Skips the function, GC, class and detached-DOM budgets, saying `why`.
+fn skip_all_but_page(budgets: &Budgets, checks: &mut Vec<CheckJson>, why: &str) {
+    for (present, name, measure) in [
+        (!budgets.function.is_empty(), "function", Measure::TotalMs),
+        (budgets.gc.is_some(), "gc", Measure::SharePercent),
+        (!budgets.class.is_empty(), "class", Measure::RetainedSize),
+        (
+            budgets.detached_dom.is_some(),
+            "detached_dom",
+            Measure::Nodes,
+        ),
+    ] {
+        if present {
+            checks.push(skipped(name, "", measure, why));
+        }
+    }
 }
 
 /// `[abtest]` over two `--where` selections of a profile lake, as `jsprof lake diff` compares them.

@@ -18,8 +18,23 @@ use jsprof_render::{write_diff_flame_graph_svg, FlameGraphOptions};
 use crate::load::load_cpu;
 use crate::output::{self, Align, Table};
 use crate::transform_args::{TransformArgs, ViewArgs};
+use jsprof_document::insights::InsightsReport;
+use jsprof_document::page_diff::PageDiffReport;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Groups of page loads: when every input of --base and --target is a Chrome \
+trace and the first of --base is a page load (a trace with a navigation, e.g. from `jsprof record \
+--url URL --runs N`), the groups are compared as page loads: per metric of `jsprof insights DIR` \
+the Hodges-Lehmann shift with its 95 % interval and the Benjamini-Hochberg q-value (Mann-Whitney), \
+the requests that became or stopped being render-blocking, the third parties that grew and the \
+long tasks' count. --functions compares their functions' CPU shares instead.
+
+Examples:
+  jsprof diff before.cpuprofile after.cpuprofile
+  jsprof diff --base runs/main/ --target runs/branch/        # two folders of page-load runs
+  jsprof diff --base a1.cpuprofile a2.cpuprofile --target b1.cpuprofile b2.cpuprofile"
+)]
 pub struct Args {
     /// The baseline: any sampled input (.cpuprofile, trace, JS Self-Profiling, .heapprofile).
     #[arg(required_unless_present = "base", conflicts_with_all = ["base", "target"])]
@@ -41,6 +56,10 @@ pub struct Args {
     pub limit: usize,
     #[command(flatten)]
     pub compare: CompareArgs,
+    /// Groups of page-load traces: compare their functions' CPU shares (as for profiles)
+    /// instead of the page's metrics and insights.
+    #[arg(long, requires = "base")]
+    pub functions: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -210,7 +229,7 @@ pub fn compare_groups(
     })
 }
 
-fn group_label(files: &[PathBuf]) -> String {
+pub fn group_label(files: &[PathBuf]) -> String {
     match files {
         [one] => crate::input::display_name(one),
         [first, .., last] => format!(
@@ -380,6 +399,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let (base, target) = args.groups.files()?;
             // One file a side is the plain comparison of two profiles.
             if base.len() > 1 || target.len() > 1 {
+                if !args.functions {
+                    if let Some(runs) = page_runs(&base, &target)? {
+                        return run_pages(&args, &base, &target, runs);
+                    }
+                }
                 return run_groups(&args, &base, &target);
             }
             (base[0].clone(), target[0].clone())
@@ -508,4 +532,174 @@ fn row_cells(
         output::display_function_name(&r.name).to_string(),
         output::fmt_location(&r.url, r.line, r.column),
     ]
+}
+
+/// Runs of a page load: each run's file name and insights document.
+type Runs = Vec<(String, InsightsReport)>;
+
+/// Each group's runs as page loads (their insights documents), when the groups are page loads:
+/// every input a Chrome trace (by its content) and the first of `--base` a trace with a
+/// navigation. `None`: compare functions. A page-load comparison refuses an input that is not a
+/// page load, naming it.
+pub fn page_runs(base: &[PathBuf], target: &[PathBuf]) -> Result<Option<(Runs, Runs)>> {
+    for f in base.iter().chain(target) {
+        if crate::load::detect_format(f)? != Some(jsprof_profile::Format::Trace) {
+            return Ok(None);
+        }
+    }
+    let first = crate::cmd::insights::load_runs(&base[..1])?;
+    if first[0].1.navigations.is_empty() {
+        return Ok(None);
+    }
+    let mut runs = [base, target].map(|_| Vec::new());
+    for (side, files) in [base, target].into_iter().enumerate() {
+        let loaded = if side == 0 {
+            let mut all = first.clone();
+            all.extend(crate::cmd::insights::load_runs(&files[1..])?);
+            all
+        } else {
+            crate::cmd::insights::load_runs(files)?
+        };
+        for ((name, report), file) in loaded.iter().zip(files) {
+            if report.navigations.is_empty() {
+                bail!(
+                    "{}: a trace without a navigation, among page loads ({name} of --{});                      compare page loads with page loads, or give --functions to compare the                      traces' functions",
+                    file.display(),
+                    if side == 0 { "base" } else { "target" }
+                );
+            }
+        }
+        runs[side] = loaded;
+    }
+    let [b, t] = runs;
+    Ok(Some((b, t)))
+}
+
+fn run_pages(
+    args: &Args,
+    base: &[PathBuf],
+    target: &[PathBuf],
+    (b, t): (Runs, Runs),
+) -> Result<ExitCode> {
+    let options = args.groups.options()?;
+    let report = jsprof_document::page_diff::page_diff(
+        &b,
+        &t,
+        (&group_label(base), &group_label(target)),
+        options.alpha,
+    );
+    if args.json {
+        output::print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_page_diff(&report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The page-load comparison as text: a row per metric, then the insights that changed.
+pub fn print_page_diff(r: &PageDiffReport) -> Result<()> {
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut out = output::text_stdout();
+    for (name, s) in [("base  ", &r.base), ("target", &r.target)] {
+        writeln!(
+            out,
+            "{name} {}  {} runs of {}{}",
+            s.selection,
+            s.runs,
+            s.url.as_deref().unwrap_or("?"),
+            s.median_run
+                .as_deref()
+                .map(|m| format!(" (median run: {m})"))
+                .unwrap_or_default()
+        )?;
+    }
+    let mut table = Table::new(&[
+        ("metric", Align::Left),
+        ("base", Align::Right),
+        ("target", Align::Right),
+        ("shift", Align::Right),
+        ("95 % CI", Align::Left),
+        ("q", Align::Right),
+        ("", Align::Left),
+    ]);
+    for m in r.metrics.iter().chain([&r.long_tasks]) {
+        let shown = |v: f64| match m.metric.as_str() {
+            "cls" => jsprof_document::page::cls_text(v),
+            "requests" | "long_tasks" => format!("{v}"),
+            _ => output::fmt_ms(v),
+        };
+        let signed = |v: f64| {
+            let s = shown(v.abs());
+            if v > 0.0 {
+                format!("+{s}")
+            } else if v < 0.0 {
+                format!("-{s}")
+            } else {
+                s
+            }
+        };
+        table.row(vec![
+            m.metric.trim_end_matches("_ms").replace('_', " "),
+            shown(m.base_median),
+            shown(m.target_median),
+            signed(m.shift),
+            format!("[{}, {}]", signed(m.shift_low), signed(m.shift_high)),
+            format!("{:.2e}", m.q),
+            match (m.significant, m.shift > 0.0) {
+                (false, _) => String::new(),
+                (true, true) => "grew".to_string(),
+                (true, false) => "shrank".to_string(),
+            },
+        ]);
+    }
+    table.write(&mut out)?;
+    writeln!(
+        out,
+        "medians per side; shift: Hodges-Lehmann (target − base) with its {:.0} % interval; \
+         q: Mann-Whitney, Benjamini-Hochberg over the metrics; significant below {}",
+        r.level * 100.0,
+        r.alpha
+    )?;
+    if !r.render_blocking.is_empty() {
+        writeln!(out, "\nrender-blocking requests")?;
+        for c in &r.render_blocking {
+            writeln!(
+                out,
+                "  {} {}  (base {} of {} runs, target {} of {})",
+                c.change, c.url, c.base_runs, r.base.runs, c.target_runs, r.target.runs
+            )?;
+        }
+    }
+    if !r.third_parties.is_empty() {
+        writeln!(out, "\nthird parties that grew")?;
+        let mut table = Table::new(&[
+            ("entity", Align::Left),
+            ("main thread", Align::Right),
+            ("shift", Align::Right),
+            ("transfer", Align::Right),
+            ("shift", Align::Right),
+        ]);
+        for e in &r.third_parties {
+            table.row(vec![
+                output::shown(&e.entity).to_string(),
+                format!(
+                    "{} → {}",
+                    output::fmt_ms(e.base_main_thread_ms),
+                    output::fmt_ms(e.target_main_thread_ms)
+                ),
+                output::fmt_ms(e.main_thread_shift_ms),
+                format!(
+                    "{} → {}",
+                    output::fmt_bytes(e.base_transfer_size),
+                    output::fmt_bytes(e.target_transfer_size)
+                ),
+                output::fmt_bytes(e.transfer_shift_bytes),
+            ]);
+        }
+        table.write(&mut out)?;
+    }
+    out.flush()?;
+    Ok(())
 }

@@ -562,24 +562,18 @@ fn write_render_blocking(
     Ok(())
 }
 
-/// `jsprof insights DIR`: the traces in DIR (its regular files, by name, but `manifest.json`)
-/// as runs of one page load: each metric's distribution, each insight's share of failing runs.
-fn runs(args: &Args) -> Result<ExitCode> {
+/// Each file's insights document, named by its file name: the runs of a page load (`insights
+/// DIR`, `diff --base A/ --target B/`). One run at a time: only its small document is kept.
+pub(crate) fn load_runs(
+    files: &[std::path::PathBuf],
+) -> Result<Vec<(String, jsprof_document::insights::InsightsReport)>> {
     use anyhow::Context;
-    let files = crate::input::files_in(&args.file)?;
-    if files.is_empty() {
-        anyhow::bail!(
-            "{}: no traces in this folder (a run of a page load per file, e.g. from `jsprof record --url … --trace`)",
-            args.file.display()
-        );
-    }
     let mut runs = Vec::new();
-    for file in &files {
+    for file in files {
         let name = file.file_name().map_or_else(
             || file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        // One run at a time: only its small insights document is kept.
         let loaded = crate::load::load_cpu(file, &jsprof_document::load::Pipeline::default())
             .with_context(|| format!("run {name}"))?;
         let report = jsprof_document::page::insights_report(&loaded)
@@ -587,6 +581,20 @@ fn runs(args: &Args) -> Result<ExitCode> {
         output::warn(&loaded.name, loaded.warnings());
         runs.push((name, report));
     }
+    Ok(runs)
+}
+
+/// `jsprof insights DIR`: the traces in DIR (its regular files, by name, but `manifest.json`)
+/// as runs of one page load: each metric's distribution, each insight's share of failing runs.
+fn runs(args: &Args) -> Result<ExitCode> {
+    let files = crate::input::files_in(&args.file)?;
+    if files.is_empty() {
+        anyhow::bail!(
+            "{}: no traces in this folder (a run of a page load per file, e.g. from `jsprof record --url … --trace`)",
+            args.file.display()
+        );
+    }
+    let runs = load_runs(&files)?;
     let report = jsprof_document::page_runs::runs_report(&runs);
     if args.json {
         output::print_json(&report)?;

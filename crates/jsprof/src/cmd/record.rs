@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::output::{self, JsonWarning};
 
 mod page;
+mod runs;
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
@@ -25,7 +26,9 @@ mod page;
   jsprof record --inspect 127.0.0.1:9229 --cpu --heap-sampling --duration 10
   jsprof record --pid 4242 --heap-snapshot --duration 30
   jsprof record --chrome 127.0.0.1:9222 --trace --cpu --duration 5
-  jsprof record --chrome 127.0.0.1:9222 --trace --url http://localhost:8080/  # Record and reload")]
+  jsprof record --chrome 127.0.0.1:9222 --trace --url http://localhost:8080/  # Record and reload
+  jsprof record --chrome 127.0.0.1:9222 --trace --url http://localhost:8080/ --runs 10 \
+      --cpu-slowdown 4 --network slow-4g -o runs/main   # 10 cold loads: jsprof insights runs/main")]
 pub struct Args {
     /// Attach to a Node inspector: HOST:PORT (its /json/list picks the target) or a ws:// URL.
     #[arg(long, value_name = "HOST:PORT|ws://…", conflicts_with_all = ["pid", "chrome"])]
@@ -67,6 +70,29 @@ pub struct Args {
     /// With --url: stop after S seconds without a load event (default 60), keeping the trace.
     #[arg(long, value_name = "S", requires = "url", conflicts_with = "duration")]
     pub load_timeout: Option<f64>,
+    /// With --url: how long the recording goes on after the load event (default 3 s).
+    #[arg(long, value_name = "S", requires = "url", conflicts_with = "duration")]
+    pub settle: Option<f64>,
+    /// With --url: record N loads of URL one after the other, each in a fresh browser context
+    /// (Target.createBrowserContext: a cold HTTP cache, no cookies or storage), saved in -o DIR
+    /// as run-01…run-N traces and manifest.json (URL, settings, browser version, start time,
+    /// each run's file). `jsprof insights DIR` reads them as a distribution and
+    /// `jsprof diff --base A/ --target B/` compares two such folders.
+    #[arg(long, value_name = "N", requires = "url", conflicts_with = "duration")]
+    pub runs: Option<usize>,
+    /// With --runs: keep the cache: every run in one browser context, warmed by one load of URL
+    /// that is not recorded.
+    #[arg(long, requires = "runs")]
+    pub warm: bool,
+    /// With --url: CPU throttling as the Performance panel applies it
+    /// (Emulation.setCPUThrottlingRate): 4 is its "4× slowdown"; 1, the default, none.
+    #[arg(long, value_name = "X", requires = "url")]
+    pub cpu_slowdown: Option<f64>,
+    /// With --url: a network profile of DevTools' throttling menu, with DevTools' numbers
+    /// (Network.emulateNetworkConditions): fast-4g (165 ms, 8.1 Mbit/s down), slow-4g (562.5 ms,
+    /// 1.44 Mbit/s), 3g (2000 ms, 400 kbit/s); none, the default, leaves the network alone.
+    #[arg(long, value_enum, value_name = "PRESET", requires = "url")]
+    pub network: Option<NetworkArg>,
     /// Stop after S seconds (otherwise at Ctrl-C or when the launched command finishes).
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
@@ -85,6 +111,37 @@ pub struct Args {
     /// The Node command to launch and record: `-- node app.js …`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+/// `--network`: DevTools' throttling presets ([`jsprof_cdp::NetworkPreset`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum NetworkArg {
+    None,
+    #[value(name = "fast-4g")]
+    Fast4g,
+    #[value(name = "slow-4g")]
+    Slow4g,
+    #[value(name = "3g")]
+    ThreeG,
+}
+
+impl Args {
+    /// `--cpu-slowdown` and `--network`, checked.
+    fn throttling(&self) -> Result<jsprof_cdp::Throttling> {
+        let cpu_slowdown = self.cpu_slowdown.unwrap_or(1.0);
+        if !(cpu_slowdown.is_finite() && cpu_slowdown >= 1.0) {
+            bail!("--cpu-slowdown needs a factor of 1 or more (4 is DevTools' 4× slowdown), not {cpu_slowdown}");
+        }
+        Ok(jsprof_cdp::Throttling {
+            cpu_slowdown,
+            network: match self.network {
+                None | Some(NetworkArg::None) => jsprof_cdp::NetworkPreset::None,
+                Some(NetworkArg::Fast4g) => jsprof_cdp::NetworkPreset::Fast4g,
+                Some(NetworkArg::Slow4g) => jsprof_cdp::NetworkPreset::Slow4g,
+                Some(NetworkArg::ThreeG) => jsprof_cdp::NetworkPreset::ThreeG,
+            },
+        })
+    }
 }
 
 #[derive(Serialize)]
@@ -232,8 +289,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let throttling = args.throttling()?;
+    if let (Some(url), Some(n)) = (&args.url, args.runs) {
+        if n == 0 {
+            bail!("--runs needs at least 1 run");
+        }
+        let recorded = runtime.block_on(runs::record_runs(&args, url, n, options, throttling))?;
+        drop(runtime);
+        return runs::report(&args, recorded);
+    }
     let mut outcome = match &args.url {
-        Some(url) => runtime.block_on(page::record_page_load(&args, url, options, duration))?,
+        Some(url) => runtime.block_on(page::record_page_load(
+            &args, url, options, duration, throttling,
+        ))?,
         None => runtime.block_on(record(&args, options, duration))?,
     };
     drop(runtime);

@@ -35,6 +35,7 @@ mod npm;
 mod output_files;
 mod page;
 mod page_checks;
+mod page_lab;
 /// Shared with the page-load engine's reference tests; each binary uses part of it.
 #[allow(dead_code)]
 #[path = "../../../jsprof_pageload/tests/reference/page_loads.rs"]

@@ -20,12 +20,12 @@ use crate::support::{json_array, jsprof, jsprof_json, ws_url};
 const MS: f64 = 0.01;
 
 /// A headless Chromium on a free port of 127.0.0.1, showing one blank page of the user's own.
-struct Chromium {
+pub(crate) struct Chromium {
     _browser: Browser,
-    addr: String,
+    pub(crate) addr: String,
 }
 
-fn start_chromium(name: &str) -> Option<Chromium> {
+pub(crate) fn start_chromium(name: &str) -> Option<Chromium> {
     let chromium = chromium()?;
     let profile = out_dir(&format!("{name}-profile"));
     let mut child = Command::new(chromium)

@@ -20,16 +20,10 @@ pub(super) async fn record_page_load(
     url: &str,
     options: RecordOptions,
     duration: Option<Duration>,
+    throttling: jsprof_cdp::Throttling,
 ) -> Result<Outcome> {
     let mut signals = Signals::install()?;
-    let mut page = PageLoad::new(url);
-    page.close_page = true;
-    if let Some(s) = args.load_timeout {
-        page.load_timeout = seconds(s, "--load-timeout")?;
-    }
-    if duration.is_some() {
-        page.settle = None;
-    }
+    let page = page_spec(args, url, duration)?;
     let addr = args.chrome.as_deref().unwrap_or_default();
     let target = jsprof_cdp::open_chrome_tab(addr, Reach::Any)
         .await
@@ -42,6 +36,12 @@ pub(super) async fn record_page_load(
     let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT, Reach::Any)
         .await
         .with_context(|| format!("cannot attach to the new tab {}", target.ws_url))?;
+    if let Err(e) = throttling.apply(&client).await {
+        let _ = client
+            .call("Page.close", serde_json::json!({}), CONNECT_TIMEOUT)
+            .await;
+        bail!("cannot throttle the new tab for {url}: {e}");
+    }
     let options = RecordOptions {
         page_load: Some(page),
         ..options
@@ -60,6 +60,75 @@ pub(super) async fn record_page_load(
             None => " until it has loaded and settled (Ctrl-C to stop earlier)".to_string(),
         }
     );
+    let (stop, artifacts, recorded_warnings) = record_in_page(
+        client,
+        events,
+        url,
+        options,
+        output,
+        duration,
+        signals.recv(),
+    )
+    .await?;
+    let warnings = recorded_warnings
+        .iter()
+        .map(|message| JsonWarning {
+            at: url.to_string(),
+            message: message.clone(),
+        })
+        .collect();
+    Ok(Outcome {
+        target: url.to_string(),
+        stop: stop.clone(),
+        targets: vec![TargetRecording {
+            label: TargetLabel {
+                pid: None,
+                ppid: None,
+                worker: None,
+                title: url.to_string(),
+            },
+            stop: Some(stop),
+            artifacts,
+            warnings: recorded_warnings,
+            error: None,
+        }],
+        program: None,
+        warnings,
+    })
+}
+
+/// The page load `--url` (and each of `--runs`) records: `--load-timeout`, `--settle`, and no
+/// settle time with `--duration` (which then decides the end). The page is closed afterwards.
+pub(super) fn page_spec(args: &Args, url: &str, duration: Option<Duration>) -> Result<PageLoad> {
+    let mut page = PageLoad::new(url);
+    page.close_page = true;
+    if let Some(s) = args.load_timeout {
+        page.load_timeout = seconds(s, "--load-timeout")?;
+    }
+    if let Some(s) = args.settle {
+        if !(s.is_finite() && s >= 0.0) {
+            bail!("--settle needs a number of seconds (0 or more), not {s}");
+        }
+        page.settle = Some(Duration::from_secs_f64(s));
+    }
+    if duration.is_some() {
+        page.settle = None;
+    }
+    Ok(page)
+}
+
+/// One page load recorded over a connection to its own page (a new tab, or a page of a fresh
+/// browser context): the recorder started, its progress printed, the trace collected. The page
+/// is closed by the recorder (`close_page`).
+pub(super) async fn record_in_page(
+    client: Client,
+    events: tokio::sync::mpsc::UnboundedReceiver<jsprof_cdp::Event>,
+    url: &str,
+    options: RecordOptions,
+    output: OutputSpec,
+    duration: Option<Duration>,
+    stop_signal: impl std::future::Future<Output = ()>,
+) -> Result<(StopReason, Vec<jsprof_cdp::Artifact>, Vec<String>)> {
     let mut recorder = match Recorder::start(
         client.clone(),
         events,
@@ -93,7 +162,7 @@ pub(super) async fn record_page_load(
         }
     });
     let stop = recorder
-        .wait_until(deadline, signals.recv())
+        .wait_until(deadline, stop_signal)
         .await
         .with_context(|| format!("recording {url}"))?;
     if let StopReason::TargetGone(detail) = &stop {
@@ -104,29 +173,5 @@ pub(super) async fn record_page_load(
         .await
         .with_context(|| format!("collecting the trace of {url}"))?;
     let _ = printer.await;
-    let warnings = recorded_warnings
-        .iter()
-        .map(|message| JsonWarning {
-            at: url.to_string(),
-            message: message.clone(),
-        })
-        .collect();
-    Ok(Outcome {
-        target: url.to_string(),
-        stop: stop.clone(),
-        targets: vec![TargetRecording {
-            label: TargetLabel {
-                pid: None,
-                ppid: None,
-                worker: None,
-                title: url.to_string(),
-            },
-            stop: Some(stop),
-            artifacts,
-            warnings: recorded_warnings,
-            error: None,
-        }],
-        program: None,
-        warnings,
-    })
+    Ok((stop, artifacts, recorded_warnings))
 }

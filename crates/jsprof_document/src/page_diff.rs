@@ -1,0 +1,377 @@
+//! Two builds of a page compared: `jsprof diff --base A/ --target B/` over two folders of runs
+//! of a page load (`record --url … --runs N`). One load is noise, so each metric of
+//! `insights DIR` ([`crate::page_runs`]) is compared as two distributions: the Hodges-Lehmann
+//! shift (target − base: the median of every pairwise difference) with its distribution-free
+//! 95 % interval, and the Mann-Whitney p-value adjusted with Benjamini-Hochberg over the
+//! metrics (`jsprof_analysis::abtest::sample_tests`, the engine of `diff --base --target` on
+//! profiles). A metric changed when its q-value is below alpha.
+//!
+//! Then the insights that changed: requests that became (or stopped being) render-blocking —
+//! blocking in at least half the runs of one side and fewer than half of the other's — third
+//! parties whose main-thread time or transfer size grew significantly (a third party absent
+//! from a run counts 0 there, tested as the metrics are, in a family of their own), and the
+//! long tasks' count.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jsprof_analysis::abtest::{sample_tests, SampleTest};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::insights::InsightsReport;
+use crate::page_runs::{runs_report, PageRunsReport};
+
+/// The confidence level of every interval.
+pub const LEVEL: f64 = 0.95;
+
+/// Two folders of page-load runs compared.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct PageDiffReport {
+    /// `page_diff`.
+    pub kind: &'static str,
+    pub base: PageSideJson,
+    pub target: PageSideJson,
+    /// A change is significant when its Benjamini-Hochberg q-value is below this.
+    pub alpha: f64,
+    /// The intervals' confidence level (0.95).
+    pub level: f64,
+    /// Per metric of `insights DIR` that both sides have, in its order.
+    pub metrics: Vec<MetricShiftJson>,
+    /// The number of long tasks per run, compared as the metrics are: a significant growth
+    /// means new long tasks.
+    pub long_tasks: MetricShiftJson,
+    /// Requests that became or stopped being render-blocking.
+    pub render_blocking: Vec<BlockingChangeJson>,
+    /// Third parties (DevTools' entities) whose main-thread time or transfer size grew
+    /// significantly, largest main-thread growth first.
+    pub third_parties: Vec<ThirdPartyChangeJson>,
+    /// What the sides' runs warned about (runs of another page, runs without a navigation).
+    pub warnings: Vec<String>,
+}
+
+/// One side: what it was, its runs and the run to open.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct PageSideJson {
+    /// The folder or files as given.
+    pub selection: String,
+    pub runs: usize,
+    /// The page's URL (its first run's).
+    pub url: Option<String>,
+    /// The file of the run closest to the side's FCP and LCP medians (`insights DIR`'s
+    /// `median_run`).
+    pub median_run: Option<String>,
+}
+
+/// One measure compared between the sides.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct MetricShiftJson {
+    /// `fcp_ms`, `lcp_ms`, … as in `insights DIR`; `long_tasks` for the count.
+    pub metric: String,
+    pub base_runs: usize,
+    pub target_runs: usize,
+    pub base_median: f64,
+    pub target_median: f64,
+    /// Hodges-Lehmann: the median of the differences target − base over every pair of runs.
+    pub shift: f64,
+    /// The shift's 95 % interval.
+    pub shift_low: f64,
+    pub shift_high: f64,
+    /// Mann-Whitney, two-sided.
+    pub p: f64,
+    /// Benjamini-Hochberg over the metrics (and the long tasks' count).
+    pub q: f64,
+    /// q < alpha.
+    pub significant: bool,
+}
+
+/// A request whose render-blocking changed.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct BlockingChangeJson {
+    pub url: String,
+    /// `became` (blocking in the target's runs, not the base's) or `stopped`.
+    pub change: &'static str,
+    /// Runs of each side in which it blocked rendering.
+    pub base_runs: usize,
+    pub target_runs: usize,
+}
+
+/// A third party that grew.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+pub struct ThirdPartyChangeJson {
+    pub entity: String,
+    pub base_main_thread_ms: f64,
+    pub target_main_thread_ms: f64,
+    /// The main-thread time's shift (Hodges-Lehmann) and its q-value.
+    pub main_thread_shift_ms: f64,
+    pub main_thread_q: f64,
+    /// Median transfer sizes, bytes.
+    pub base_transfer_size: f64,
+    pub target_transfer_size: f64,
+    pub transfer_shift_bytes: f64,
+    pub transfer_q: f64,
+    /// Runs of each side in which it appears.
+    pub base_runs: usize,
+    pub target_runs: usize,
+}
+
+/// A third party in each run of a side: (main-thread ms, transfer bytes, present).
+type EntityRuns = Vec<(f64, f64, bool)>;
+
+/// The measures of one side, per run.
+struct Side<'a> {
+    runs: &'a [(String, InsightsReport)],
+    report: PageRunsReport,
+}
+
+impl Side<'_> {
+    fn values(&self, metric: &str) -> Vec<f64> {
+        self.report
+            .runs
+            .iter()
+            .filter_map(|r| r.values.get(metric).copied())
+            .collect()
+    }
+
+    fn long_tasks(&self) -> Vec<f64> {
+        self.runs
+            .iter()
+            .map(|(_, r)| r.long_tasks.count as f64)
+            .collect()
+    }
+
+    /// Per URL, the runs in which it blocked rendering.
+    fn blocking(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for (_, r) in self.runs {
+            let urls: BTreeSet<&str> = r
+                .navigations
+                .first()
+                .map(|n| {
+                    n.insights
+                        .render_blocking
+                        .iter()
+                        .map(|q| q.url.as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            for url in urls {
+                *out.entry(url.to_string()).or_insert(0) += 1;
+            }
+        }
+        out
+    }
+
+    /// Per third party, each run's (main-thread ms, transfer bytes); 0 where it is absent.
+    fn third_parties(&self) -> BTreeMap<String, EntityRuns> {
+        let mut names = BTreeSet::new();
+        for e in self.runs.iter().flat_map(|(_, r)| entities(r)) {
+            names.insert(e.entity.clone());
+        }
+        names
+            .into_iter()
+            .map(|name| {
+                let per_run = self
+                    .runs
+                    .iter()
+                    .map(|(_, r)| {
+                        entities(r)
+                            .find(|e| e.entity == name)
+                            .map_or((0.0, 0.0, false), |e| {
+                                (e.main_thread_ms, e.transfer_size as f64, true)
+                            })
+                    })
+                    .collect();
+                (name, per_run)
+            })
+            .collect()
+    }
+}
+
+/// A run's third-party entities (not the first party).
+fn entities(r: &InsightsReport) -> impl Iterator<Item = &crate::insights::EntityJson> {
+    r.navigations
+        .first()
+        .and_then(|n| n.insights.third_parties.as_ref())
+        .into_iter()
+        .flat_map(|t| t.entities.iter())
+        .filter(|e| !e.first_party)
+}
+
+fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    crate::page_runs::quantile(&v, 0.5)
+}
+
+fn shift_row(metric: &str, base: &[f64], target: &[f64], t: &SampleTest) -> MetricShiftJson {
+    MetricShiftJson {
+        metric: metric.to_string(),
+        base_runs: base.len(),
+        target_runs: target.len(),
+        base_median: median(base),
+        target_median: median(target),
+        shift: t.shift.estimate,
+        shift_low: t.shift.low,
+        shift_high: t.shift.high,
+        p: t.test.p,
+        q: t.q,
+        significant: t.significant,
+    }
+}
+
+/// Compares the target's runs with the base's (each a run's name and its insights document).
+pub fn page_diff(
+    base: &[(String, InsightsReport)],
+    target: &[(String, InsightsReport)],
+    labels: (&str, &str),
+    alpha: f64,
+) -> PageDiffReport {
+    let sides = [base, target].map(|runs| Side {
+        runs,
+        report: runs_report(runs),
+    });
+    let [b, t] = &sides;
+    // The metrics both sides have, then the long tasks' count: one family.
+    let metrics: Vec<&'static str> = b
+        .report
+        .metrics
+        .iter()
+        .map(|m| m.metric)
+        .filter(|m| t.report.metrics.iter().any(|x| x.metric == *m))
+        .collect();
+    let mut family: Vec<(Vec<f64>, Vec<f64>)> =
+        metrics.iter().map(|m| (b.values(m), t.values(m))).collect();
+    family.push((b.long_tasks(), t.long_tasks()));
+    let tests = sample_tests(&family, alpha, LEVEL);
+    let mut rows: Vec<MetricShiftJson> = metrics
+        .iter()
+        .zip(&family)
+        .zip(&tests)
+        .map(|((m, (bv, tv)), test)| shift_row(m, bv, tv, test))
+        .collect();
+    let (bl, tl) = family.last().expect("the long tasks' count");
+    let long_tasks = shift_row("long_tasks", bl, tl, tests.last().expect("its test"));
+    rows.truncate(metrics.len());
+
+    let (bb, tb) = (b.blocking(), t.blocking());
+    let (bn, tn) = (base.len(), target.len());
+    let mostly = |runs: usize, of: usize| of > 0 && 2 * runs >= of;
+    let urls: BTreeSet<&String> = bb.keys().chain(tb.keys()).collect();
+    let render_blocking = urls
+        .into_iter()
+        .filter_map(|url| {
+            let (x, y) = (
+                bb.get(url).copied().unwrap_or(0),
+                tb.get(url).copied().unwrap_or(0),
+            );
+            let change = match (mostly(x, bn), mostly(y, tn)) {
+                (false, true) => "became",
+                (true, false) => "stopped",
+                _ => return None,
+            };
+            Some(BlockingChangeJson {
+                url: url.clone(),
+                change,
+                base_runs: x,
+                target_runs: y,
+            })
+        })
+        .collect();
+
+    let (bt, tt) = (b.third_parties(), t.third_parties());
+    let names: BTreeSet<&String> = bt.keys().chain(tt.keys()).collect();
+    let zeros = |n: usize| vec![(0.0, 0.0, false); n];
+    let per: Vec<(&String, EntityRuns, EntityRuns)> = names
+        .into_iter()
+        .map(|name| {
+            (
+                name,
+                bt.get(name).cloned().unwrap_or_else(|| zeros(bn)),
+                tt.get(name).cloned().unwrap_or_else(|| zeros(tn)),
+            )
+        })
+        .collect();
+    let column = |v: &[(f64, f64, bool)], bytes: bool| -> Vec<f64> {
+        v.iter().map(|x| if bytes { x.1 } else { x.0 }).collect()
+    };
+    let third_family: Vec<(Vec<f64>, Vec<f64>)> = per
+        .iter()
+        .flat_map(|(_, x, y)| {
+            [
+                (column(x, false), column(y, false)),
+                (column(x, true), column(y, true)),
+            ]
+        })
+        .collect();
+    let third_tests = sample_tests(&third_family, alpha, LEVEL);
+    let mut third_parties: Vec<ThirdPartyChangeJson> = per
+        .iter()
+        .zip(third_tests.chunks(2))
+        .zip(third_family.chunks(2))
+        .filter_map(|(((name, x, y), tests), values)| {
+            let (time, bytes) = (&tests[0], &tests[1]);
+            let grew = |t: &SampleTest| t.significant && t.shift.estimate > 0.0;
+            if !grew(time) && !grew(bytes) {
+                return None;
+            }
+            Some(ThirdPartyChangeJson {
+                entity: (*name).clone(),
+                base_main_thread_ms: median(&values[0].0),
+                target_main_thread_ms: median(&values[0].1),
+                main_thread_shift_ms: time.shift.estimate,
+                main_thread_q: time.q,
+                base_transfer_size: median(&values[1].0),
+                target_transfer_size: median(&values[1].1),
+                transfer_shift_bytes: bytes.shift.estimate,
+                transfer_q: bytes.q,
+                base_runs: x.iter().filter(|r| r.2).count(),
+                target_runs: y.iter().filter(|r| r.2).count(),
+            })
+        })
+        .collect();
+    third_parties.sort_by(|a, b| b.main_thread_shift_ms.total_cmp(&a.main_thread_shift_ms));
+
+    let side = |s: &Side, selection: &str| PageSideJson {
+        selection: selection.to_string(),
+        runs: s.runs.len(),
+        url: s.report.url.clone(),
+        median_run: s.report.median_run.map(|i| s.report.runs[i].file.clone()),
+    };
+    let mut warnings: Vec<String> = Vec::new();
+    for (s, label) in [(b, labels.0), (t, labels.1)] {
+        warnings.extend(s.report.warnings.iter().map(|w| format!("{label}: {w}")));
+    }
+    // Two builds are often served from two origins (a port each, staging and production):
+    // only another path is another page.
+    let path = |url: &Option<String>| {
+        url.as_deref().map(|u| {
+            let rest = u.split_once("://").map_or(u, |(_, r)| r);
+            rest.find('/').map_or("/", |i| &rest[i..]).to_string()
+        })
+    };
+    if path(&b.report.url).is_some()
+        && path(&t.report.url).is_some()
+        && path(&b.report.url) != path(&t.report.url)
+    {
+        warnings.push(format!(
+            "the sides load different pages: {} and {}",
+            b.report.url.as_deref().unwrap_or(""),
+            t.report.url.as_deref().unwrap_or("")
+        ));
+    }
+    PageDiffReport {
+        kind: "page_diff",
+        base: side(b, labels.0),
+        target: side(t, labels.1),
+        alpha,
+        level: LEVEL,
+        metrics: rows,
+        long_tasks,
+        render_blocking,
+        third_parties,
+        warnings,
+    }
+}
