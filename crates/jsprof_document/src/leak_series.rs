@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 
 use jsprof_analysis::trend::{classify, series_trend, SeriesTrend, Verdict};
-use jsprof_heap::{new_object_groups, Analysis, HeapSnapshot, Identities};
+use jsprof_heap::{max_node_id, new_object_groups, Analysis, HeapSnapshot, Identities};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -299,8 +299,7 @@ impl LeakSeries {
         let k = self.snapshots.len();
         self.kind = s.kind();
         self.warnings.extend(warnings_named(name, s));
-        let ids = Identities::of(s);
-        let max_node_id = ids.max_node_id();
+        let max_node_id = max_node_id(s);
         if let Some(previous) = self.snapshots.last() {
             if max_node_id < previous.max_node_id {
                 self.warnings.push(JsonWarning {
@@ -316,7 +315,7 @@ impl LeakSeries {
         }
         let mut new_objects = 0;
         if let Some((first, baseline)) = &self.baseline {
-            if !baseline.same_process(&ids) {
+            if !baseline.same_process_as(s) {
                 self.warnings.push(JsonWarning {
                     at: String::new(),
                     message: format!(
@@ -326,7 +325,6 @@ impl LeakSeries {
                     ),
                 });
             }
-            drop(ids);
             for g in new_object_groups(baseline, s, a) {
                 new_objects += g.count;
                 let key: GroupKey = (
@@ -367,7 +365,7 @@ impl LeakSeries {
                 acc.sample_snapshot = k;
             }
         } else {
-            self.baseline = Some((name.to_string(), ids));
+            self.baseline = Some((name.to_string(), Identities::of(s)));
         }
         self.snapshots.push(LeakSeriesSnapshotJson {
             name: name.to_string(),
@@ -525,4 +523,13 @@ pub fn p_text(p: f64) -> String {
     } else {
         format!("{p:.3}")
     }
+}
+
+/// A leak path as one line, root side first: each step's class then its edge, joined by ` → `
+/// (`global.app → Object.leak → Map{table} → (array){}`).
+pub fn path_text(path: &[LeakStepJson]) -> String {
+    path.iter()
+        .map(|s| format!("{}{}", s.class, s.edge))
+        .collect::<Vec<_>>()
+        .join(" → ")
 }

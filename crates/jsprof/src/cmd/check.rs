@@ -362,12 +362,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 check_cpu(&args, file, &budgets)?
             };
             if budgets.abtest.is_some() {
-                checks.push(skipped(
-                    "abtest",
-                    "",
-                    Measure::SharePercent,
-                    "compares two groups: --base and --target",
-                ));
+                checks.push(abtest_skipped());
             }
             if !checks.iter().any(|c| c.status != Status::Skipped) {
                 bail!(
@@ -690,15 +685,11 @@ fn check_leaks(args: &Args, file: &Path, budgets: &Budgets) -> Result<Outcome> {
     let mut checks = Vec::new();
     let growing = &report.groups;
     let name = |g: &jsprof_document::leak_series::LeakSeriesGroupJson| {
-        let path: Vec<String> = g
-            .path
-            .iter()
-            .map(|p| format!("{}{}", p.class, p.edge))
-            .collect();
-        if path.is_empty() {
+        if g.path.is_empty() {
             g.class.clone()
         } else {
-            format!("{} via {}", g.class, path.join(" → "))
+            let path = jsprof_document::leak_series::path_text(&g.path);
+            format!("{} via {path}", g.class)
         }
     };
     if let Some(limit) = b.max_growing_groups {
@@ -765,14 +756,19 @@ fn check_leaks(args: &Args, file: &Path, budgets: &Budgets) -> Result<Outcome> {
         checks.push(skipped("detached_dom", "", Measure::Nodes, one_file));
     }
     if budgets.abtest.is_some() {
-        checks.push(skipped(
-            "abtest",
-            "",
-            Measure::SharePercent,
-            "compares two groups: --base and --target",
-        ));
+        checks.push(abtest_skipped());
     }
     Ok(("heapsnapshot", report.warnings, checks))
+}
+
+/// `[abtest]` given one file or a series: it compares two groups.
+fn abtest_skipped() -> CheckJson {
+    skipped(
+        "abtest",
+        "",
+        Measure::SharePercent,
+        "compares two groups: --base and --target",
+    )
 }
 
 fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {

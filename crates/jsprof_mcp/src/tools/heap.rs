@@ -458,17 +458,12 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
         })
         .await?;
     q.page_of(&*doc, &["groups"], &doc.groups, "leak groups", |g| {
-        let path: Vec<String> = g
-            .path
-            .iter()
-            .map(|s| format!("{}{}", s.class, s.edge))
-            .collect();
         format!(
             "{} ×{} retaining {} via {} (sample @{})",
             g.class,
             g.count,
             size(g.retained_size),
-            path.join(" → "),
+            jsprof_document::leak_series::path_text(&g.path),
             g.sample_id
         )
     })
@@ -511,11 +506,6 @@ async fn heap_leak_series(q: Question<'_>, args: HeapLeaksArgs) -> ToolResult<An
         })
         .await?;
     q.page_of(&*doc, &["groups"], &doc.groups, "leak groups", |g| {
-        let path: Vec<String> = g
-            .path
-            .iter()
-            .map(|s| format!("{}{}", s.class, s.edge))
-            .collect();
         format!(
             "{} {}: count {:?}, retained {} in the last, {:+.0} B/snapshot (p = {}) via {} (sample @{} in snapshot {})",
             g.verdict,
@@ -526,7 +516,7 @@ async fn heap_leak_series(q: Question<'_>, args: HeapLeaksArgs) -> ToolResult<An
             jsprof_document::leak_series::p_text(
                 g.retained_trend.p_value.min(g.count_trend.p_value)
             ),
-            path.join(" → "),
+            jsprof_document::leak_series::path_text(&g.path),
             g.sample_id,
             g.sample_snapshot
         )
