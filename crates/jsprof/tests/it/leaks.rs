@@ -410,11 +410,9 @@ fn a_series_tells_a_growing_map_from_a_bounded_lru_and_a_warm_up() {
         .collect();
     assert_eq!(growing.len(), 1, "{growing:?}");
     assert_eq!(report["verdicts"]["growing"], 1);
-    let default = jsprof_json(&["heap", "leaks", &d, "--json"]);
-    assert_eq!(default["total"], 1, "{default}");
-    assert_eq!(default["groups"][0]["class"], "Leaked");
 
-    // The files given out of order are put back in order by the times in their names.
+    // Given one by one, out of order, they are put back in order by the times in their names;
+    // without --all only the growing group is listed.
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path().display().to_string())
@@ -425,8 +423,49 @@ fn a_series_tells_a_growing_map_from_a_bounded_lru_and_a_warm_up() {
     let mut args = vec!["heap", "leaks"];
     args.extend(files.iter().map(String::as_str));
     args.extend(["--json", "--limit", "0"]);
-    let reversed = jsprof_json(&args);
-    assert_eq!(reversed["groups"], default["groups"]);
+    let default = jsprof_json(&args);
+    assert_eq!(default["order"], "name_timestamp");
+    assert_eq!(default["total"], 1, "{default}");
+    assert_eq!(default["groups"][0], *leak);
+
+    // MCP's heap_leaks with the seven handles, in the order taken: the same groups and verdicts
+    // (no file times there, so no per-hour rate).
+    if !crate::mcp::sdk_missing() {
+        files.reverse();
+        let mut steps: Vec<Value> = files
+            .iter()
+            .map(|f| {
+                let path = std::fs::canonicalize(f).unwrap().display().to_string();
+                serde_json::json!({"op": "callTool", "name": "open", "arguments": {"path": path}})
+            })
+            .collect();
+        let handles: Vec<String> = (1..=files.len()).map(|i| format!("h{i}")).collect();
+        steps.push(serde_json::json!({"op": "callTool", "name": "heap_leaks", "arguments": {"handles": handles}}));
+        let r = crate::mcp::client(serde_json::json!({
+            "transport": {"stdio": {"command": env!("CARGO_BIN_EXE_jsprof"), "args": [
+                "mcp", "--timeout", "600", "--root", std::fs::canonicalize(&dir).unwrap().display().to_string()
+            ]}},
+            "steps": steps,
+        }));
+        let mcp = crate::mcp::doc(&r[files.len()]);
+        assert_eq!(mcp["order"], "given", "{mcp}");
+        let fields = |g: &Value| {
+            [
+                "verdict",
+                "class",
+                "path",
+                "count",
+                "retained_size",
+                "sample_id",
+            ]
+            .map(|k| g[k].clone())
+        };
+        let (ours, cli) = (json_array(&mcp["groups"]), json_array(&default["groups"]));
+        assert_eq!(
+            ours.iter().map(fields).collect::<Vec<_>>(),
+            cli.iter().map(fields).collect::<Vec<_>>()
+        );
+    }
 
     // The text report says the order and names the leak.
     let text = jsprof_ok(&["heap", "leaks", &d]);
@@ -446,26 +485,28 @@ fn a_series_tells_a_growing_map_from_a_bounded_lru_and_a_warm_up() {
         file.display().to_string()
     };
     let check = |b: &str| crate::support::jsprof(&["check", "--budget", b, &d, "--json"]);
-    let none = check(&budget("none.toml", "[leaks]\nmax_growing_groups = 0\n"));
-    assert_eq!(none.status.code(), Some(1), "{none:?}");
-    let none: Value = serde_json::from_slice(&none.stdout).unwrap();
-    assert_eq!(none["checks"][0]["value"], 1, "{none}");
     let bytes = per_object * LEAK as f64;
-    let loose = check(&budget(
-        "loose.toml",
-        &format!(
-            "[leaks]\nmax_growth_per_snapshot = {}\n",
-            (bytes * 2.0) as u64
-        ),
-    ));
-    assert_eq!(loose.status.code(), Some(0), "{loose:?}");
     let tight = check(&budget(
         "tight.toml",
         &format!(
-            "[leaks]\nmax_growth_per_snapshot = {}\n",
+            "[leaks]\nmax_growing_groups = 0\nmax_growth_per_snapshot = {}\n",
             (bytes / 2.0) as u64
         ),
     ));
     assert_eq!(tight.status.code(), Some(1), "{tight:?}");
+    let tight: Value = serde_json::from_slice(&tight.stdout).unwrap();
+    let checks = json_array(&tight["checks"]);
+    assert_eq!(checks.len(), 2, "{tight}");
+    assert_eq!(checks[0]["value"], 1, "{tight}");
+    assert_eq!(checks[1]["value"].as_f64(), Some(bytes), "{tight}");
+    assert!(checks.iter().all(|c| c["status"] == "fail"), "{tight}");
+    let loose = check(&budget(
+        "loose.toml",
+        &format!(
+            "[leaks]\nmax_growing_groups = 1\nmax_growth_per_snapshot = \"{} KB\"\n",
+            (bytes * 2.0 / 1024.0).ceil()
+        ),
+    ));
+    assert_eq!(loose.status.code(), Some(0), "{loose:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
