@@ -472,6 +472,24 @@ fn trend_json(series: &[u64], times: Option<&[f64]>, alpha: f64) -> LeakTrendJso
     }
 }
 
+/// A p-value as the text doors show it: three decimals, or two significant digits below 0.001.
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+/// A leak path as one line, root side first: each step's class then its edge, joined by ` → `
+/// (`global.app → Object.leak → Map{table} → (array){}`).
+pub fn path_text(path: &[LeakStepJson]) -> String {
+    path.iter()
+        .map(|s| format!("{}{}", s.class, s.edge))
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,22 +532,4 @@ mod tests {
         assert_eq!(days_from_civil(1970, 1, 1), 0);
         assert_eq!(days_from_civil(2000, 3, 1), 11_017);
     }
-}
-
-/// A p-value as the text doors show it: three decimals, or two significant digits below 0.001.
-pub fn p_text(p: f64) -> String {
-    if p < 0.001 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.3}")
-    }
-}
-
-/// A leak path as one line, root side first: each step's class then its edge, joined by ` → `
-/// (`global.app → Object.leak → Map{table} → (array){}`).
-pub fn path_text(path: &[LeakStepJson]) -> String {
-    path.iter()
-        .map(|s| format!("{}{}", s.class, s.edge))
-        .collect::<Vec<_>>()
-        .join(" → ")
 }
