@@ -636,6 +636,30 @@ export interface LeaksReport {
 }
 
 /**
+ * `jsprof heap leaks S1 … SN --json` (four or more snapshots, a directory, or `--series`).
+ *
+ * Answers `jsprof heap leaks S1 S2 … SN --json` (4 to 50 snapshots, a directory, or `--series`); MCP `heap_leaks` with 4 or more handles.
+ */
+export interface LeakSeriesReport {
+  /** The significance level of the trend test. */
+  alpha: number;
+  /** Growing first, then by retained size in the last snapshot, largest first. */
+  groups: LeakSeriesGroupJson[];
+  kind: string;
+  /** How the snapshots were ordered: `name_timestamp`, `name_number` or `given`. */
+  order: string;
+  /** In the series' order. */
+  snapshots: LeakSeriesSnapshotJson[];
+  /** Where the times came from: `name_timestamp`, `mtime`, or null (no per-hour rates). */
+  times_from: string | null;
+  /** Groups listed (growing ones, or all with `all`, above `min_retained`), before `limit`. */
+  total: number;
+  /** Verdicts over every group found. */
+  verdicts: VerdictCounts;
+  warnings: JsonWarning[];
+}
+
+/**
  * The whole `check` document.
  *
  * Answers `jsprof check FILE --budget budget.toml --json` (exit 1 when one fails).
@@ -1553,6 +1577,42 @@ export interface LeakGroupJson {
   sample_id: number;
 }
 
+/** One group: objects of one class along one path shape, across the series. */
+export interface LeakSeriesGroupJson {
+  /** As in `heap leaks`: the Summary's class, a closure's function and where it was defined. */
+  class: string;
+  /** Objects in each snapshot, in the series' order. */
+  count: number[];
+  count_trend: LeakTrendJson;
+  /** As in `heap leaks`: from the root side, indexes folded (the sample's path). */
+  path: LeakStepJson[];
+  /** Their retained size in each snapshot. */
+  retained_size: number[];
+  retained_trend: LeakTrendJson;
+  /**
+   * The largest object of the last snapshot that has the group (its id there, and that
+   * snapshot's index in `snapshots`).
+   */
+  sample_id: number;
+  sample_snapshot: number;
+  /** `growing`, `bounded`, `one-off` or `flat` (never present; only with groups of zero size). */
+  verdict: string;
+}
+
+/** One snapshot of the series. */
+export interface LeakSeriesSnapshotJson {
+  /** Its largest heap-object id: V8's only grow, so these rise along a process's series. */
+  max_node_id: number;
+  name: string;
+  /**
+   * Objects made since the first snapshot (in the groups: reachable objects, closures,
+   * native objects and regular expressions, not counting those inside another's leak).
+   */
+  new_objects: number;
+  /** Milliseconds since the first snapshot, when known (see the report's `times_from`). */
+  time_ms: number | null;
+}
+
 /** One of the three snapshots, as the leak search used it. */
 export interface LeakSnapshotJson {
   /**
@@ -1573,6 +1633,27 @@ export interface LeakSnapshotJson {
 export interface LeakStepJson {
   class: string;
   edge: string;
+}
+
+/** The trend of one series of a group. */
+export interface LeakTrendJson {
+  /** The largest rise between consecutive snapshots over the whole rise (≥ 0.8: one-off). */
+  largest_step_share: number;
+  /**
+   * One-sided p-value of S under no trend (exact without ties; else the tie-corrected normal
+   * approximation).
+   */
+  p_value: number;
+  /** Sen's slope against the snapshots' times, per hour; null when times are unknown. */
+  per_hour: number | null;
+  /** Sen's slope: per snapshot. */
+  per_snapshot: number;
+  /** Kendall's tau over the recent half (the last ⌈n/2⌉ snapshots, at least 3). */
+  recent_tau: number;
+  /** Mann-Kendall's S: later-larger pairs minus later-smaller pairs. */
+  s: number;
+  /** This series' own verdict (the group is growing when either series is). */
+  verdict: string;
 }
 
 /** Legacy JavaScript: polyfills and transforms of features modern browsers have. */
@@ -2352,6 +2433,12 @@ export interface V8HeapJson {
   strings: number;
   system: number;
   total: number;
+}
+
+export interface VerdictCounts {
+  bounded: number;
+  growing: number;
+  one_off: number;
 }
 
 /** Viewport: whether the page is optimized for mobile (no double-tap delay on taps). */

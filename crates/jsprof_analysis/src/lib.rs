@@ -30,6 +30,7 @@ mod source_maps;
 mod summary;
 pub mod timeline;
 mod timing;
+pub mod trend;
 
 pub use call_tree::{
     bottom_up, bottom_up_depth_limit, bottom_up_within, callees, top_down, CallTree, CallTreeKind,

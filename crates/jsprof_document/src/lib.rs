@@ -44,6 +44,7 @@ pub mod input;
 pub mod insights;
 pub mod lake;
 pub mod lake_query;
+pub mod leak_series;
 pub mod lines;
 pub mod load;
 pub mod local_file;

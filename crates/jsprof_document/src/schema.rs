@@ -138,6 +138,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::heap::LeaksReport>(
         "`jsprof heap leaks BASE TARGET FINAL --json`; `GET /api/ui/…/heap/leaks`",
     ),
+    Document::of::<crate::leak_series::LeakSeriesReport>(
+        "`jsprof heap leaks S1 S2 … SN --json` (4 to 50 snapshots, a directory, or `--series`); MCP `heap_leaks` with 4 or more handles",
+    ),
     Document::of::<crate::check::CheckReport>(
         "`jsprof check FILE --budget budget.toml --json` (exit 1 when one fails)",
     ),

@@ -77,6 +77,27 @@ pub fn leaks_since(
     last: &HeapSnapshot,
     last_analysis: &Analysis,
 ) -> Vec<LeakGroup> {
+    group_new(base, Some(target), last, last_analysis)
+}
+
+/// Groups every object of `last` whose id is not in `base` (made since BASE, whenever), as
+/// [`leaks`] groups the ones made before TARGET: the groups of one snapshot of a series, each
+/// compared with the series' first. Largest retained first.
+pub fn new_object_groups(
+    base: &Identities,
+    last: &HeapSnapshot,
+    last_analysis: &Analysis,
+) -> Vec<LeakGroup> {
+    group_new(base, None, last, last_analysis)
+}
+
+/// The objects of `last` made since `base` (and, with `target`, before it), grouped.
+fn group_new(
+    base: &Identities,
+    target: Option<&Identities>,
+    last: &HeapSnapshot,
+    last_analysis: &Analysis,
+) -> Vec<LeakGroup> {
     let s = last;
     let a = last_analysis;
     let n = s.nodes.len();
@@ -92,7 +113,7 @@ pub fn leaks_since(
             continue;
         }
         new.set(i);
-        if target.contains(id)
+        if target.is_none_or(|t| t.contains(id))
             && kinds.contains(&s.nodes.kind[i])
             && reachable(a.distances[i])
             && i != s.root.index()

@@ -63,7 +63,7 @@ pub use duplicate_strings::{duplicate_strings, DuplicateString};
 pub use edge_names::{edge_label, edge_name, edge_type_name};
 pub use edges::{containment_edges, retainer_edges};
 pub use error::{HeapError, Result};
-pub use leaks::{leaks, leaks_since, LeakGroup, LeakStep};
+pub use leaks::{leaks, leaks_since, new_object_groups, LeakGroup, LeakStep};
 pub use names::display_name;
 pub use overview::Overview;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};

@@ -53,21 +53,23 @@ pub struct Identities {
     max_node_id: u32,
 }
 
+/// A digest of a node's type and name: the same in every snapshot of one process.
+fn object_digest(s: &HeapSnapshot, n: NodeOrdinal) -> u64 {
+    let mut h = DefaultHasher::new();
+    s.node_type_name(n).hash(&mut h);
+    s.strings.bytes(s.nodes.name(n)).hash(&mut h);
+    h.finish()
+}
+
+/// How many shared ids [`Identities::same_process_as`] compares at most.
+const SAMPLE: usize = 4096;
+
 impl Identities {
     pub fn of(s: &HeapSnapshot) -> Identities {
         let mut by_id: Vec<(u32, NodeOrdinal)> = s.nodes.ids().map(|(n, id)| (id, n)).collect();
         by_id.sort_unstable();
         by_id.dedup_by_key(|x| x.0);
-        let objects = by_id
-            .iter()
-            .map(|&(_, n)| {
-                // The same keys in every snapshot of this process, which is all a match needs.
-                let mut h = DefaultHasher::new();
-                s.node_type_name(n).hash(&mut h);
-                s.strings.bytes(s.nodes.name(n)).hash(&mut h);
-                h.finish()
-            })
-            .collect();
+        let objects = by_id.iter().map(|&(_, n)| object_digest(s, n)).collect();
         Identities {
             ids: by_id.into_iter().map(|(id, _)| id).collect(),
             objects,
@@ -110,6 +112,30 @@ impl Identities {
             }
         }
         (shared, same)
+    }
+
+    /// [`Identities::same_process`] against a snapshot itself, without making its
+    /// [`Identities`] (a sort of all its ids): its nodes are compared, evenly spaced, until
+    /// [`SAMPLE`] shared ids are seen, each a binary search here. For a series, which compares
+    /// every snapshot with the first.
+    pub fn same_process_as(&self, s: &HeapSnapshot) -> bool {
+        let n = s.nodes.len();
+        let step = (n / (4 * SAMPLE)).max(1);
+        let (mut shared, mut same) = (0usize, 0usize);
+        for i in (0..n).step_by(step) {
+            let node = NodeOrdinal::from_index(i);
+            let Ok(k) = self.ids.binary_search(&s.nodes.id(node)) else {
+                continue;
+            };
+            shared += 1;
+            if self.objects[k] == object_digest(s, node) {
+                same += 1;
+            }
+            if shared == SAMPLE {
+                break;
+            }
+        }
+        shared > 0 && same * 2 >= shared
     }
 
     /// See [`same_process`].

@@ -25,6 +25,11 @@
 //! [detached_dom]            # heap snapshots
 //! max_nodes = 0             # detached DOM nodes (in all detached trees); 0 = none at all
 //!
+//! [leaks]                   # a series of heap snapshots: SNAP1 SNAP2 … or a directory
+//! max_growing_groups = 0    # leak groups `heap leaks` calls growing; and/or
+//! max_growth_per_snapshot = "1 MB"  # each growing group's retained growth (Sen's slope)
+//! alpha = 0.05              # optional: the trend test's significance level
+//!
 //! [abtest]                  # `--base A… --target B…`: two groups of profiles
 //! max_share_growth_points = 2   # no function's share grew significantly by more
 //! alpha = 0.05              # optional: the q-value that is significant (default 0.05)
@@ -98,6 +103,11 @@ The budget file (TOML); every section is optional, and any may repeat where mark
   [detached_dom]              # heap snapshots
   max_nodes = 0               # detached DOM nodes in all detached trees; 0 = none at all
 
+  [leaks]                     # a series of 3 to 50 heap snapshots: SNAP1 SNAP2 … or a directory
+  max_growing_groups = 0      # groups `jsprof heap leaks` calls growing; and/or
+  max_growth_per_snapshot = \"1 MB\" # each growing group's retained growth per snapshot
+  alpha = 0.05                # optional: the trend test's significance level (default 0.05)
+
   [abtest]                    # two groups: --base A… --target B… instead of FILE
   max_share_growth_points = 2 # no function's share grew significantly by more than 2 points
   alpha = 0.05                # optional: significance of the Benjamini-Hochberg q-value
@@ -113,6 +123,9 @@ pub struct Args {
     /// A CPU profile, trace or heap snapshot (gzip too); `-` for stdin.
     #[arg(required_unless_present = "base", conflicts_with = "base")]
     pub file: Option<PathBuf>,
+    /// For `[leaks]`: more heap snapshots after FILE, a series (FILE may be a directory of them).
+    #[arg(value_name = "SNAPSHOT", conflicts_with = "base")]
+    pub more: Vec<PathBuf>,
     /// Instead of FILE, a group comparison for `[abtest]`: the base group's files or directories.
     #[arg(long, num_args = 1.., value_name = "FILE|DIR", requires = "target")]
     pub base: Vec<PathBuf>,
@@ -145,6 +158,16 @@ struct Budgets {
     detached_dom: Option<DetachedBudget>,
     page: Option<PageBudget>,
     abtest: Option<AbTestBudget>,
+    leaks: Option<LeaksBudget>,
+}
+
+/// `[leaks]`: over a series of snapshots, the groups `heap leaks` calls growing.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct LeaksBudget {
+    max_growing_groups: Option<u64>,
+    max_growth_per_snapshot: Option<Size>,
+    alpha: Option<f64>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -346,6 +369,20 @@ fn read_budgets(path: &Path) -> Result<Budgets> {
             }
         }
     }
+    if let Some(l) = &budgets.leaks {
+        if l.max_growing_groups.is_none() && l.max_growth_per_snapshot.is_none() {
+            bail!(
+                "{}: [leaks] sets no budget (max_growing_groups, max_growth_per_snapshot)",
+                path.display()
+            );
+        }
+        if l.alpha.is_some_and(|a| !(a > 0.0 && a < 1.0)) {
+            bail!(
+                "{}: [leaks] alpha must be between 0 and 1 (e.g. 0.05)",
+                path.display()
+            );
+        }
+    }
     Ok(budgets)
 }
 
@@ -387,6 +424,10 @@ fn skipped(budget: &'static str, subject: &str, measure: Measure, why: &str) -> 
 pub fn run(args: Args) -> Result<ExitCode> {
     let budgets = read_budgets(&args.budget)?;
     let (kind, warnings, checks, name) = match &args.file {
+        Some(file) if !args.more.is_empty() || holds_snapshots(file)? => {
+            let (kind, warnings, checks) = check_leaks(&args, file, &budgets)?;
+            (kind, warnings, checks, crate::input::display_name(file))
+        }
         Some(dir) if dir.is_dir() => {
             let (kind, warnings, checks) = check_runs(dir, &budgets)?;
             (kind, warnings, checks, crate::input::display_name(dir))
@@ -404,7 +445,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     "{}: no budget in it applies to a {kind} ({})",
                     args.budget.display(),
                     if heap {
-                        "heap snapshots take [[class]] and [detached_dom]"
+                        "heap snapshots take [[class]] and [detached_dom], a series of them [leaks]"
                     } else {
                         "CPU profiles take [[function]] and [gc], page-load traces [page]"
                     }
@@ -466,6 +507,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             ),
             ("class", Measure::RetainedSize) => format!("retained size of {}", c.subject),
             ("class", _) => format!("instances of {}", c.subject),
+            ("leaks", Measure::Count) => "growing leak groups".to_string(),
+            ("leaks", _) => format!("growth per snapshot of {}", c.subject),
             _ => "detached DOM nodes".to_string(),
         };
         let fmt = |v: f64| format(c.measure, v);
@@ -697,10 +740,133 @@ fn check_cpu(args: &Args, file: &Path, budgets: &Budgets) -> Result<Outcome> {
     Ok((profile.kind.as_str(), warnings_json(profile), checks))
 }
 
+/// `[leaks]` over a series of snapshots (FILE and the rest, or a directory): one check of the
+/// number of growing groups, and one per growing group of its retained growth per snapshot (or
+/// one passing check when none grows). Every other budget needs one file and is skipped.
+fn check_leaks(args: &Args, file: &Path, budgets: &Budgets) -> Result<Outcome> {
+    let Some(b) = &budgets.leaks else {
+        bail!(
+            "{}: a series of heap snapshots takes a [leaks] budget, and the file has none",
+            args.budget.display()
+        );
+    };
+    let mut given = vec![file.to_path_buf()];
+    given.extend(args.more.iter().cloned());
+    let (files, _) = super::heap::leaks::series_files(&given)?;
+    if files.len() < jsprof_document::leak_series::MIN_SNAPSHOTS {
+        bail!(
+            "[leaks] takes a series of {} to {} heap snapshots; {} given",
+            jsprof_document::leak_series::MIN_SNAPSHOTS,
+            jsprof_document::leak_series::MAX_SNAPSHOTS,
+            files.len()
+        );
+    }
+    let report = super::heap::leaks::series_report(
+        &files,
+        jsprof_document::leak_series::LeakSeriesOptions {
+            alpha: b.alpha.unwrap_or(0.05),
+            ..Default::default()
+        },
+    )?;
+    let mut checks = Vec::new();
+    let growing = &report.groups;
+    let name = |g: &jsprof_document::leak_series::LeakSeriesGroupJson| {
+        if g.path.is_empty() {
+            g.class.clone()
+        } else {
+            let path = jsprof_document::leak_series::path_text(&g.path);
+            format!("{} via {path}", g.class)
+        }
+    };
+    if let Some(limit) = b.max_growing_groups {
+        let note = (!growing.is_empty()).then(|| {
+            let names: Vec<String> = growing.iter().take(3).map(|g| g.class.clone()).collect();
+            format!(
+                "{}{}",
+                names.join(", "),
+                if growing.len() > 3 { ", …" } else { "" }
+            )
+        });
+        checks.push(check(
+            "leaks",
+            "",
+            Measure::Count,
+            growing.len() as f64,
+            limit as f64,
+            note,
+        ));
+    }
+    if let Some(limit) = b.max_growth_per_snapshot {
+        if growing.is_empty() {
+            checks.push(check(
+                "leaks",
+                "any group",
+                Measure::RetainedSize,
+                0.0,
+                limit.0 as f64,
+                Some("no growing group".to_string()),
+            ));
+        }
+        for g in growing {
+            let rate = g.retained_trend.per_snapshot.max(0.0).round();
+            checks.push(check(
+                "leaks",
+                &name(g),
+                Measure::RetainedSize,
+                rate,
+                limit.0 as f64,
+                Some(format!(
+                    "p = {}, {} objects in the last snapshot",
+                    jsprof_document::leak_series::p_text(
+                        g.retained_trend.p_value.min(g.count_trend.p_value)
+                    ),
+                    g.count.last().copied().unwrap_or(0)
+                )),
+            ));
+        }
+    }
+    let one_file = "one file only, not a series";
+    for f in &budgets.function {
+        checks.push(skipped("function", &f.name, Measure::TotalMs, one_file));
+    }
+    if budgets.gc.is_some() {
+        checks.push(skipped("gc", "", Measure::SharePercent, one_file));
+    }
+    if budgets.page.is_some() {
+        checks.push(skipped("page", "", Measure::Ms, one_file));
+    }
+    for c in &budgets.class {
+        checks.push(skipped("class", &c.name, Measure::RetainedSize, one_file));
+    }
+    if budgets.detached_dom.is_some() {
+        checks.push(skipped("detached_dom", "", Measure::Nodes, one_file));
+    }
+    skip_abtest(budgets, &mut checks);
+    Ok(("heapsnapshot", report.warnings, checks))
+}
+
+/// `[abtest]` given one file or a series: it compares two groups.
+fn abtest_skipped() -> CheckJson {
+    skipped(
+        "abtest",
+        "",
+        Measure::SharePercent,
+        "compares two groups: --base and --target",
+    )
+}
+
 fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
     let loaded = super::heap::load(path)?;
     let (snapshot, analysis) = (&loaded.snapshot, &loaded.analysis);
     let mut checks = Vec::new();
+    if budgets.leaks.is_some() {
+        checks.push(skipped(
+            "leaks",
+            "",
+            Measure::Count,
+            "a series of snapshots only (SNAP1 SNAP2 … or a directory)",
+        ));
+    }
     for f in &budgets.function {
         checks.push(skipped(
             "function",
@@ -1035,13 +1201,21 @@ fn check_page_groups(args: &Args, budgets: &Budgets) -> Result<Option<Outcome>> 
 /// `[abtest]` with one FILE (or folder of runs): skipped, it compares two groups.
 fn skip_abtest(budgets: &Budgets, checks: &mut Vec<CheckJson>) {
     if budgets.abtest.is_some() {
-        checks.push(skipped(
-            "abtest",
-            "",
-            Measure::SharePercent,
-            "compares two groups: --base and --target",
-        ));
+        checks.push(abtest_skipped());
     }
+}
+
+/// Whether `path` is a folder of heap snapshots (a series for `[leaks]`) rather than of page-load
+/// runs: its first file, by name, is a snapshot.
+fn holds_snapshots(path: &Path) -> Result<bool> {
+    if !path.is_dir() {
+        return Ok(false);
+    }
+    let files = crate::input::files_in(path)?;
+    Ok(match files.first() {
+        Some(first) => detect_format(first)? == Some(Format::HeapSnapshot),
+        None => false,
+    })
 }
 
 /// A page document's warnings, each at `at`.

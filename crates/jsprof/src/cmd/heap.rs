@@ -26,7 +26,7 @@ mod detached;
 mod diff;
 mod dominators;
 mod edges;
-mod leaks;
+pub(crate) mod leaks;
 mod retainers;
 mod strings;
 
@@ -52,7 +52,8 @@ pub enum HeapCommand {
     Strings(strings::StringsArgs),
     /// Detached DOM trees and what keeps each alive.
     Detached(detached::DetachedArgs),
-    /// Objects created between BASE and TARGET and still alive in FINAL, grouped by retaining path.
+    /// Objects created between BASE and TARGET and still alive in FINAL, grouped by retaining path;
+    /// or over a series of snapshots (or a directory), which groups keep growing.
     Leaks(leaks::LeaksArgs),
     /// Allocation stacks of a `.heaptimeline`: allocated and still-live objects per stack.
     Allocations(allocations::AllocationsArgs),

@@ -281,3 +281,232 @@ fn a_cache_in_snapshots_over_100_mb_is_one_group() {
     assert_eq!(cache[0]["count"], CACHE);
     assert_eq!(report["groups"][0]["class"], "CacheEntry");
 }
+
+/// A process that runs seven steps and snapshots itself after each (`v8.writeHeapSnapshot()`,
+/// Node's own `Heap.YYYYMMDD.HHMMSS.PID.TID.SEQ` names): every step leaks `LEAK` entries into a
+/// `Map` that only grows, puts `LRU_ADD` fresh entries into an LRU cache bounded at `LRU_MAX`
+/// (it fills by the fourth snapshot, then evicts as much as it adds), and the second step makes a
+/// one-off warm-up table of `WARM` objects.
+const SERIES_APP: &str = r#"
+const v8 = require('v8');
+const [LEAK, LRU_ADD, LRU_MAX, WARM, STEPS] = process.argv.slice(2).map(Number);
+class Leaked { constructor(i) { this.i = i; this.data = { i }; } }
+class LruEntry { constructor(i) { this.i = i; this.cells = [i, i + 1, i + 2]; } }
+class WarmUp { constructor(i) { this.i = i; } }
+const app = { leak: new Map(), lru: new Map(), warm: null };
+globalThis.app = app;
+function lruSet(key, value) {
+  app.lru.delete(key);
+  app.lru.set(key, value);
+  while (app.lru.size > LRU_MAX) app.lru.delete(app.lru.keys().next().value);
+}
+let next = 0;
+for (let step = 1; step <= STEPS; step++) {
+  if (step === 2) app.warm = Array.from({ length: WARM }, (_, i) => new WarmUp(i));
+  for (let i = 0; i < LEAK; i++, next++) app.leak.set('k' + next, new Leaked(next));
+  for (let i = 0; i < LRU_ADD; i++) lruSet('l' + step + '/' + i, new LruEntry(i));
+  v8.writeHeapSnapshot();
+}
+"#;
+
+/// Issue 36's acceptance: seven snapshots of a real process; only the Map leak is growing, the
+/// LRU bounded, the warm-up one-off — each group's series the counts the script planted.
+#[test]
+fn a_series_tells_a_growing_map_from_a_bounded_lru_and_a_warm_up() {
+    const LEAK: u64 = 40;
+    const LRU_ADD: u64 = 100;
+    const LRU_MAX: u64 = 300;
+    const WARM: u64 = 250;
+    const STEPS: usize = 7;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("leaks-{}", std::process::id()))
+        .join("series");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("app.js");
+    std::fs::write(&script, SERIES_APP).unwrap();
+    let out = Command::new("node")
+        .current_dir(&dir)
+        .arg(&script)
+        .args([LEAK, LRU_ADD, LRU_MAX, WARM, STEPS as u64].map(|v| v.to_string()))
+        .output()
+        .expect("node runs");
+    assert_ok(&out, "node series");
+    let d = dir.display().to_string();
+    let report = jsprof_json(&["heap", "leaks", &d, "--all", "--json", "--limit", "0"]);
+    assert!(json_array(&report["warnings"]).is_empty(), "{report}");
+    assert_eq!(report["order"], "name_timestamp", "{report}");
+    let snapshots = json_array(&report["snapshots"]);
+    assert_eq!(snapshots.len(), STEPS);
+    // V8's ids only grow: the order by the names' times is the process's.
+    let ids: Vec<u64> = snapshots
+        .iter()
+        .map(|s| s["max_node_id"].as_u64().unwrap())
+        .collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+
+    let groups = json_array(&report["groups"]);
+    let find = |class: &str| -> &Value {
+        let of: Vec<&Value> = groups.iter().filter(|g| g["class"] == class).collect();
+        assert_eq!(of.len(), 1, "one group of {class}: {report}");
+        of[0]
+    };
+    let counts = |g: &Value| -> Vec<u64> {
+        json_array(&g["count"])
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect()
+    };
+    // Counted from the first snapshot: what each step added since.
+    let leak = find("Leaked");
+    let expected: Vec<u64> = (0..STEPS as u64).map(|k| k * LEAK).collect();
+    assert_eq!(counts(leak), expected, "{leak}");
+    assert_eq!(leak["verdict"], "growing", "{leak}");
+    assert!(
+        path_text(leak).contains(".app → Object.leak → Map{table} → "),
+        "{}",
+        path_text(leak)
+    );
+    // Sen's slope of a series rising by LEAK a step is LEAK a step; every later snapshot is
+    // larger than every earlier one, so the p-value is exact: 1/7!.
+    assert_eq!(
+        leak["count_trend"]["per_snapshot"].as_f64(),
+        Some(LEAK as f64)
+    );
+    let p = leak["count_trend"]["p_value"].as_f64().unwrap();
+    assert!((p - 1.0 / 5040.0).abs() < 1e-12, "{p}");
+    // Each Leaked object retains the same bytes, so the bytes rise by the same amount each step.
+    let retained: Vec<f64> = json_array(&leak["retained_size"])
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let per_object = retained[1] / LEAK as f64;
+    assert_eq!(
+        leak["retained_trend"]["per_snapshot"].as_f64(),
+        Some(per_object * LEAK as f64)
+    );
+    // Times from the names when they rise (Node's count whole seconds; on a fast machine two
+    // snapshots share one), else from the files, which were written one after the other.
+    let from = report["times_from"].as_str();
+    assert!(matches!(from, Some("name_timestamp" | "mtime")), "{report}");
+    assert!(leak["retained_trend"]["per_hour"].as_f64().unwrap() > 0.0);
+
+    let lru = find("LruEntry");
+    let expected: Vec<u64> = (0..STEPS as u64)
+        .map(|k| (k * LRU_ADD).min(LRU_MAX))
+        .collect();
+    assert_eq!(counts(lru), expected, "{lru}");
+    assert_eq!(lru["verdict"], "bounded", "{lru}");
+
+    let warm = find("WarmUp");
+    let expected: Vec<u64> = (0..STEPS).map(|k| if k == 0 { 0 } else { WARM }).collect();
+    assert_eq!(counts(warm), expected, "{warm}");
+    assert_eq!(warm["verdict"], "one-off", "{warm}");
+
+    // Only the Map leak is growing: the default listing shows it alone.
+    let growing: Vec<&Value> = groups
+        .iter()
+        .filter(|g| g["verdict"] == "growing")
+        .collect();
+    assert_eq!(growing.len(), 1, "{growing:?}");
+    assert_eq!(report["verdicts"]["growing"], 1);
+
+    // Given one by one, out of order, they are put back in order by the times in their names;
+    // without --all only the growing group is listed.
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|f| f.ends_with(".heapsnapshot"))
+        .collect();
+    files.sort();
+    files.reverse();
+    let mut args = vec!["heap", "leaks"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--json", "--limit", "0"]);
+    let default = jsprof_json(&args);
+    assert_eq!(default["order"], "name_timestamp");
+    assert_eq!(default["total"], 1, "{default}");
+    assert_eq!(default["groups"][0], *leak);
+
+    // MCP's heap_leaks with the seven handles, in the order taken: the same groups and verdicts
+    // (no file times there, so no per-hour rate).
+    if !crate::mcp::sdk_missing() {
+        files.reverse();
+        let mut steps: Vec<Value> = files
+            .iter()
+            .map(|f| {
+                let path = std::fs::canonicalize(f).unwrap().display().to_string();
+                serde_json::json!({"op": "callTool", "name": "open", "arguments": {"path": path}})
+            })
+            .collect();
+        let handles: Vec<String> = (1..=files.len()).map(|i| format!("h{i}")).collect();
+        steps.push(serde_json::json!({"op": "callTool", "name": "heap_leaks", "arguments": {"handles": handles}}));
+        let r = crate::mcp::client(serde_json::json!({
+            "transport": {"stdio": {"command": env!("CARGO_BIN_EXE_jsprof"), "args": [
+                "mcp", "--timeout", "600", "--root", std::fs::canonicalize(&dir).unwrap().display().to_string()
+            ]}},
+            "steps": steps,
+        }));
+        let mcp = crate::mcp::doc(&r[files.len()]);
+        assert_eq!(mcp["order"], "given", "{mcp}");
+        let fields = |g: &Value| {
+            [
+                "verdict",
+                "class",
+                "path",
+                "count",
+                "retained_size",
+                "sample_id",
+            ]
+            .map(|k| g[k].clone())
+        };
+        let (ours, cli) = (json_array(&mcp["groups"]), json_array(&default["groups"]));
+        assert_eq!(
+            ours.iter().map(fields).collect::<Vec<_>>(),
+            cli.iter().map(fields).collect::<Vec<_>>()
+        );
+    }
+
+    // The text report says the order and names the leak.
+    let text = jsprof_ok(&["heap", "leaks", &d]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("ordered by the time in their names"),
+        "{text}"
+    );
+    assert!(text.contains("1 growing, "), "{text}");
+    assert!(text.contains("Leaked"), "{text}");
+
+    // `check`: a growing group fails `max_growing_groups = 0`; a rate budget above the leak's
+    // passes, one below fails.
+    let budget = |name: &str, body: &str| {
+        let file = dir.join(name);
+        std::fs::write(&file, body).unwrap();
+        file.display().to_string()
+    };
+    let check = |b: &str| crate::support::jsprof(&["check", "--budget", b, &d, "--json"]);
+    let bytes = per_object * LEAK as f64;
+    let tight = check(&budget(
+        "tight.toml",
+        &format!(
+            "[leaks]\nmax_growing_groups = 0\nmax_growth_per_snapshot = {}\n",
+            (bytes / 2.0) as u64
+        ),
+    ));
+    assert_eq!(tight.status.code(), Some(1), "{tight:?}");
+    let tight: Value = serde_json::from_slice(&tight.stdout).unwrap();
+    let checks = json_array(&tight["checks"]);
+    assert_eq!(checks.len(), 2, "{tight}");
+    assert_eq!(checks[0]["value"], 1, "{tight}");
+    assert_eq!(checks[1]["value"].as_f64(), Some(bytes), "{tight}");
+    assert!(checks.iter().all(|c| c["status"] == "fail"), "{tight}");
+    let loose = check(&budget(
+        "loose.toml",
+        &format!(
+            "[leaks]\nmax_growing_groups = 1\nmax_growth_per_snapshot = \"{} KB\"\n",
+            (bytes * 2.0 / 1024.0).ceil()
+        ),
+    ));
+    assert_eq!(loose.status.code(), Some(0), "{loose:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

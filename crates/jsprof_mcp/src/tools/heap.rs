@@ -68,11 +68,20 @@ pub struct HeapDiffArgs {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HeapLeaksArgs {
-    /// Three or more snapshot handles in time order: before the action, after it, later.
+    /// Three snapshot handles in time order: before the action, after it, later; or a series of
+    /// 4 to 50 (in the order taken), which gets a verdict per group (growing, bounded, one-off).
     pub handles: Vec<String>,
-    /// Hide groups retaining fewer bytes in the last snapshot.
+    /// Hide groups retaining fewer bytes in the last snapshot (a series: at their largest).
     #[serde(default)]
     pub min_retained: u64,
+    /// Treat three handles as a series too.
+    #[serde(default)]
+    pub series: bool,
+    /// A series: list every group with its verdict, not only the growing ones.
+    #[serde(default)]
+    pub all: bool,
+    /// A series: the trend test's significance level (default 0.05).
+    pub alpha: Option<f64>,
 }
 
 pub(super) async fn heap_of(q: &Question<'_>, handle: &str) -> ToolResult<Arc<crate::store::Heap>> {
@@ -399,6 +408,9 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
             args.handles.len()
         )));
     }
+    if args.series || args.handles.len() > 3 {
+        return heap_leak_series(q, args).await;
+    }
     let mut heaps = Vec::new();
     for h in &args.handles {
         heaps.push(heap_of(&q, h).await?);
@@ -446,18 +458,67 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
         })
         .await?;
     q.page_of(&*doc, &["groups"], &doc.groups, "leak groups", |g| {
-        let path: Vec<String> = g
-            .path
-            .iter()
-            .map(|s| format!("{}{}", s.class, s.edge))
-            .collect();
         format!(
             "{} ×{} retaining {} via {} (sample @{})",
             g.class,
             g.count,
             size(g.retained_size),
-            path.join(" → "),
+            jsprof_document::leak_series::path_text(&g.path),
             g.sample_id
+        )
+    })
+}
+
+/// `heap_leaks` over a series: the handles in the order given (they name no files to order by),
+/// each snapshot added in turn, as `jsprof heap leaks S1 … SN` does.
+async fn heap_leak_series(q: Question<'_>, args: HeapLeaksArgs) -> ToolResult<Answer> {
+    use jsprof_document::leak_series::{LeakSeries, LeakSeriesOptions, MAX_SNAPSHOTS};
+    if args.handles.len() > MAX_SNAPSHOTS {
+        return Err(ToolError::BadRequest(format!(
+            "heap_leaks takes at most {MAX_SNAPSHOTS} snapshots in a series; got {}",
+            args.handles.len()
+        )));
+    }
+    let alpha = args.alpha.unwrap_or(0.05);
+    if !(alpha > 0.0 && alpha < 1.0) {
+        return Err(ToolError::BadRequest(format!(
+            "alpha {alpha}: expected a significance level between 0 and 1, e.g. 0.05"
+        )));
+    }
+    let mut heaps = Vec::new();
+    for h in &args.handles {
+        heaps.push(heap_of(&q, h).await?);
+    }
+    let options = LeakSeriesOptions {
+        alpha,
+        all: args.all,
+        min_retained: args.min_retained,
+        limit: 0,
+    };
+    let doc = q
+        .store
+        .document(q.question.to_string(), move || {
+            let mut series = LeakSeries::new();
+            for h in &heaps {
+                series.add(&h.name, None, &h.snapshot, &h.analysis);
+            }
+            Ok(series.report("given", None, options))
+        })
+        .await?;
+    q.page_of(&*doc, &["groups"], &doc.groups, "leak groups", |g| {
+        format!(
+            "{} {}: count {:?}, retained {} in the last, {:+.0} B/snapshot (p = {}) via {} (sample @{} in snapshot {})",
+            g.verdict,
+            g.class,
+            g.count,
+            size(g.retained_size.last().copied().unwrap_or(0)),
+            g.retained_trend.per_snapshot,
+            jsprof_document::leak_series::p_text(
+                g.retained_trend.p_value.min(g.count_trend.p_value)
+            ),
+            jsprof_document::leak_series::path_text(&g.path),
+            g.sample_id,
+            g.sample_snapshot
         )
     })
 }

@@ -1,11 +1,16 @@
 //! `jsprof heap leaks BASE TARGET FINAL`: objects created between BASE and TARGET that FINAL still
-//! holds, grouped by class and retaining path.
+//! holds, grouped by class and retaining path. `jsprof heap leaks S1 … SN` (or a directory): the
+//! same groups across a series, each with a verdict (growing, bounded, one-off).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
 use jsprof_document::heap::{leaks_order_of, leaks_report_of, LeakSide, LeaksOptions, Named};
+use jsprof_document::leak_series::{
+    p_text, series_order, LeakSeries, LeakSeriesOptions, LeakSeriesReport, MAX_SNAPSHOTS,
+    MIN_SNAPSHOTS,
+};
 
 use super::{fmt_path, load, truncate};
 use crate::input;
@@ -32,16 +37,40 @@ Order: the snapshots are put in the process's order by their object ids (V8 numb
 one growing counter), with a warning when they were given otherwise, and a warning when two are
 not of one process.";
 
+/// How `heap leaks` reads a series (also in docs/heap.md, "Leak verdicts over N snapshots").
+const SERIES_HELP: &str = "\
+Series (4 to 50 snapshots, a directory of them, or --series): each snapshot after the first is
+grouped as FINAL is (objects made since the first snapshot, by class and path shape); each
+group's count and retained size across the snapshots get a verdict:
+  growing   Mann-Kendall trend test, one-sided, p < --alpha (exact without ties), and still rising
+            over the recent half (Sen's slope > 0 and Kendall's tau >= 0.5 over the last
+            ceil(n/2) snapshots, at least 3): a leak. Its rate is Sen's slope, per snapshot, and
+            per hour when the snapshots' times are known
+  bounded   rose over several steps, then stayed or sawed (caches, pools, LRUs)
+  one-off   one step made >= 80 % of the rise (warm-up)
+Only growing groups are listed unless --all. Order: by the time in Node's own names
+(Heap.YYYYMMDD.HHMMSS.PID.TID.SEQ), else by the last number in every name (record --every's
+STEM-1, STEM-2, …), else as given; times from those names or the files' modification times.
+The snapshots are read one at a time: memory is one snapshot's, whatever N.";
+
 #[derive(clap::Args)]
-#[command(after_long_help = PATH_NOTATION)]
+#[command(after_long_help = format!("{PATH_NOTATION}\n\n{SERIES_HELP}"))]
 pub struct LeaksArgs {
-    /// Before the action under suspicion.
-    pub base: PathBuf,
-    /// After the action.
-    pub target: PathBuf,
-    /// Later again (after undoing the action, or repeating it).
-    pub last: PathBuf,
-    /// Hide groups retaining less than this many bytes in FINAL.
+    /// BASE (before the action under suspicion), TARGET (after it) and FINAL (later again); or
+    /// a series of 4 to 50 snapshots, or one directory of them (`record --heap-snapshot
+    /// --every`'s output).
+    #[arg(required = true, value_name = "SNAPSHOT|DIR")]
+    pub snapshots: Vec<PathBuf>,
+    /// Treat three snapshots as a series (verdicts) rather than BASE TARGET FINAL.
+    #[arg(long)]
+    pub series: bool,
+    /// Series: list every group with its verdict, not only the growing ones.
+    #[arg(long)]
+    pub all: bool,
+    /// Series: the trend test's significance level (one-sided Mann-Kendall p-value).
+    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    pub alpha: f64,
+    /// Hide groups retaining less than this many bytes in FINAL (series: at their largest).
     #[arg(long, default_value_t = 0)]
     pub min_retained: u64,
     /// How many groups to list; 0 lists all.
@@ -52,8 +81,72 @@ pub struct LeaksArgs {
     pub json: bool,
 }
 
+fn alpha(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!(
+            "`{text}`: expected a significance level between 0 and 1, e.g. 0.05"
+        )),
+    }
+}
+
+/// The snapshots of a series: the files given, or a directory's `.heapsnapshot` /
+/// `.heaptimeline` files (gzipped too), by name. Errors name the directory or the count.
+pub(crate) fn series_files(given: &[PathBuf]) -> Result<(Vec<PathBuf>, bool)> {
+    let mut files = Vec::new();
+    let mut from_dir = false;
+    for p in given {
+        if p.is_dir() {
+            from_dir = true;
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("cannot list the directory {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    let name = name.strip_suffix(".gz").unwrap_or(name);
+                    !name.starts_with('.')
+                        && (name.ends_with(".heapsnapshot") || name.ends_with(".heaptimeline"))
+                })
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                bail!(
+                    "{}: no .heapsnapshot or .heaptimeline files in this directory",
+                    p.display()
+                );
+            }
+            files.extend(found);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    if files.len() > MAX_SNAPSHOTS || (from_dir && files.len() < MIN_SNAPSHOTS) {
+        bail!(
+            "heap leaks: a series takes {MIN_SNAPSHOTS} to {MAX_SNAPSHOTS} snapshots; {} given{}",
+            files.len(),
+            if from_dir {
+                " (from the directory)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok((files, from_dir))
+}
+
 pub fn run(args: LeaksArgs) -> Result<ExitCode> {
-    let paths = [&args.base, &args.target, &args.last];
+    let (files, from_dir) = series_files(&args.snapshots)?;
+    if from_dir || args.series || files.len() != 3 {
+        if files.len() < MIN_SNAPSHOTS {
+            bail!(
+                "heap leaks: BASE TARGET FINAL, or a series of {MIN_SNAPSHOTS} to {MAX_SNAPSHOTS} \
+                 snapshots (or a directory of them); {} given",
+                files.len()
+            );
+        }
+        return run_series(&args, &files);
+    }
+    let paths = [&files[0], &files[1], &files[2]];
     let names = paths.map(|p| input::display_name(p));
     // One graph at a time (issue 17): each snapshot is read (or its index opened) and reduced to
     // its ids; FINAL's graph is kept when it was given last, as it normally is, and read again
@@ -123,4 +216,129 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
     }
     output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Modification time in seconds since the epoch, when the file has one.
+fn mtime(path: &Path) -> Option<f64> {
+    let m = std::fs::metadata(path).ok()?.modified().ok()?;
+    Some(m.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64())
+}
+
+/// Reads the series one snapshot at a time, in its order, into the verdicts.
+pub(crate) fn series_report(
+    files: &[PathBuf],
+    options: LeakSeriesOptions,
+) -> Result<LeakSeriesReport> {
+    let names: Vec<String> = files.iter().map(|p| input::display_name(p)).collect();
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mtimes: Vec<Option<f64>> = files.iter().map(|p| mtime(p)).collect();
+    let order = series_order(&name_refs, &mtimes);
+    let mut series = LeakSeries::new();
+    for (k, &i) in order.order.iter().enumerate() {
+        let loaded = load(&files[i])?;
+        let _spinner = Spinner::start(format!(
+            "grouping {} ({} of {})",
+            names[i],
+            k + 1,
+            files.len()
+        ));
+        let time = order.times.as_ref().map(|t| t[k]);
+        series.add(&names[i], time, &loaded.snapshot, &loaded.analysis);
+        // Dropped here: one graph at a time.
+    }
+    Ok(series.report(order.by, order.times_from, options))
+}
+
+fn run_series(args: &LeaksArgs, files: &[PathBuf]) -> Result<ExitCode> {
+    let report = series_report(
+        files,
+        LeakSeriesOptions {
+            alpha: args.alpha,
+            all: args.all,
+            min_retained: args.min_retained,
+            limit: args.limit,
+        },
+    )?;
+    if args.json {
+        output::print_json(&report)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    output::print_warnings(
+        "heap leaks",
+        report
+            .warnings
+            .iter()
+            .map(|w| (w.at.as_str(), w.message.as_str())),
+    );
+    let order = match report.order {
+        "name_timestamp" => "by the time in their names",
+        "name_number" => "by the number in their names",
+        _ => "as given",
+    };
+    let times = match report.times_from {
+        Some("name_timestamp") => ", times from their names",
+        Some(_) => ", times from the files' modification times",
+        None => ", times unknown (no per-hour rates)",
+    };
+    let v = &report.verdicts;
+    output::to_stdout(|out| {
+        use std::io::Write;
+        writeln!(
+            out,
+            "{} snapshots, ordered {order}{times}; {} growing, {} bounded, {} one-off (Mann-Kendall, alpha {})",
+            report.snapshots.len(),
+            v.growing,
+            v.bounded,
+            v.one_off,
+            report.alpha
+        )?;
+        Ok(())
+    })?;
+    let per_hour = report.times_from.is_some();
+    let mut columns = vec![
+        ("Verdict", Align::Left),
+        ("Class", Align::Left),
+        ("Count (first → last)", Align::Right),
+        ("Retained (last)", Align::Right),
+        ("Growth / snapshot", Align::Right),
+    ];
+    if per_hour {
+        columns.push(("Growth / hour", Align::Right));
+    }
+    columns.push(("p", Align::Right));
+    columns.push(("Retained through", Align::Left));
+    let mut table = Table::new(&columns);
+    for g in &report.groups {
+        let t = &g.retained_trend;
+        let first = g.count.iter().copied().find(|&c| c > 0).unwrap_or(0);
+        let mut row = vec![
+            g.verdict.to_string(),
+            truncate(&g.class, 40),
+            format!("{first} → {}", g.count.last().copied().unwrap_or(0)),
+            fmt_bytes(g.retained_size.last().copied().unwrap_or(0) as f64),
+            format!(
+                "{} ({:+.1} obj)",
+                signed_bytes(t.per_snapshot),
+                g.count_trend.per_snapshot
+            ),
+        ];
+        if per_hour {
+            row.push(t.per_hour.map_or(String::new(), signed_bytes));
+        }
+        row.push(p_text(t.p_value.min(g.count_trend.p_value)));
+        row.push(fmt_path(
+            g.path.iter().map(|p| (p.class.as_str(), p.edge.as_str())),
+        ));
+        table.row(row);
+    }
+    output::to_stdout(|out| table.write(out))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn signed_bytes(v: f64) -> String {
+    if v < 0.0 {
+        format!("-{}", fmt_bytes(-v))
+    } else {
+        format!("+{}", fmt_bytes(v))
+    }
 }
