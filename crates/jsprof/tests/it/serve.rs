@@ -121,7 +121,8 @@ pub(crate) fn serving(mut child: Child, data: &Path) -> Serve {
 /// An HTTP answer.
 pub(crate) struct Reply {
     pub(crate) status: u16,
-    /// The status line and the headers.
+    /// The status line and the headers (read by the lake's ingest tests).
+    #[cfg_attr(not(feature = "lake"), allow(dead_code))]
     pub(crate) head: String,
     pub(crate) body: Vec<u8>,
 }
@@ -137,6 +138,7 @@ impl Reply {
     }
 
     /// The value of the header `name` (any case).
+    #[cfg_attr(not(feature = "lake"), allow(dead_code))]
     pub(crate) fn header(&self, name: &str) -> Option<String> {
         self.head.lines().find_map(|l| {
             let (k, v) = l.split_once(':')?;
@@ -147,6 +149,7 @@ impl Reply {
     }
 
     /// The error document's `message`, or "".
+    #[cfg_attr(not(feature = "lake"), allow(dead_code))]
     pub(crate) fn message(&self) -> String {
         self.json()["message"].as_str().unwrap_or("").to_string()
     }
