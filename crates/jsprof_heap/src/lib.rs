@@ -70,7 +70,7 @@ pub use leaks::{leaks, leaks_since, LeakGroup, LeakStep};
 pub use names::display_name;
 pub use overview::Overview;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
-pub use redact::{redact, RedactError, RedactOptions, RedactStats};
+pub use redact::{redact, redact_with, RedactError, RedactOptions, RedactStats};
 pub use retaining_paths::{
     edge_source, retaining_paths, PathOptions, RetainerIndex, RetainingPath,
 };

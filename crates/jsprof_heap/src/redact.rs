@@ -70,7 +70,18 @@ pub fn redact(
     out: impl Write,
     options: &RedactOptions,
 ) -> std::result::Result<RedactStats, RedactError> {
-    let plan = Plan::learn(first)?;
+    redact_with(first, second, out, options, &mut |_, _| {})
+}
+
+/// [`redact`], calling `progress(pass, bytes)` as each pass (1, then 2) reads its input.
+pub fn redact_with(
+    first: impl Read,
+    second: impl Read,
+    out: impl Write,
+    options: &RedactOptions,
+    progress: &mut dyn FnMut(u8, u64),
+) -> std::result::Result<RedactStats, RedactError> {
+    let plan = Plan::learn(first, &mut |bytes| progress(1, bytes))?;
     let mut w = Writer {
         out: io::BufWriter::with_capacity(1 << 16, out),
         stats: RedactStats {
@@ -80,7 +91,9 @@ pub fn redact(
         copies: HashMap::new(),
         appended: Vec::new(),
     };
-    rewrite(second, &plan, options, &mut w)?;
+    rewrite(second, &plan, options, &mut w, &mut |bytes| {
+        progress(2, bytes)
+    })?;
     w.out.flush()?;
     Ok(w.stats)
 }
@@ -105,8 +118,8 @@ impl Plan {
             .is_some_and(|f| f & KEEP != 0)
     }
 
-    fn learn(reader: impl Read) -> Result<Plan> {
-        let mut t = Tokenizer::new(reader, None);
+    fn learn(reader: impl Read, progress: &mut dyn FnMut(u64)) -> Result<Plan> {
+        let mut t = Tokenizer::new(reader, Some(progress));
         let (layout, scratch) = read_header(&mut t)?;
         let types = Kinds::of(&scratch);
         let mut flags: Vec<u8> = Vec::new();
@@ -351,8 +364,9 @@ fn rewrite<W: Write>(
     plan: &Plan,
     options: &RedactOptions,
     w: &mut Writer<W>,
+    progress: &mut dyn FnMut(u64),
 ) -> std::result::Result<(), RedactError> {
-    let mut t = Tokenizer::new(reader, None);
+    let mut t = Tokenizer::new(reader, Some(progress));
     t.expect(b'{', "the top-level object")?;
     t.read_key("the top-level object")?;
     let offset = t.offset();

@@ -344,7 +344,7 @@ impl Phases {
     }
 }
 
-fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {
+pub(crate) fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {
     let size = file_size?;
     if size < PROGRESS_THRESHOLD / if gzipped { 8 } else { 1 } || !io::stderr().is_terminal() {
         return None;

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use jsprof_document::heap_redact::RedactReport;
-use jsprof_heap::{redact, RedactError, RedactOptions};
+use jsprof_heap::{redact_with, RedactError, RedactOptions};
 
-use super::require_snapshot;
+use super::{progress_bar, require_snapshot};
 use crate::input;
 use crate::output;
 use crate::output_file::create_output;
@@ -51,13 +51,47 @@ pub fn run(args: RedactArgs) -> Result<ExitCode> {
         numbers: args.numbers,
     };
     let gzip = args.output.extension().is_some_and(|e| e == "gz");
+    // One bar a pass: each reads the whole input.
+    let (size, gzipped) = (first.file_size, first.gzipped);
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut pass = 0;
+    let mut progress = |at: u8, bytes: u64| {
+        if at != pass {
+            pass = at;
+            if let Some(done) = bar.take() {
+                done.finish_and_clear();
+            }
+            bar = progress_bar(size, gzipped);
+            if let Some(b) = &bar {
+                b.set_message(format!("(pass {at} of 2)"));
+            }
+        }
+        if let Some(b) = &bar {
+            b.set_position(bytes);
+        }
+    };
     let result = if gzip {
         let mut gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::default());
-        let stats = redact(first.reader, second.reader, &mut gz, &options);
+        let stats = redact_with(
+            first.reader,
+            second.reader,
+            &mut gz,
+            &options,
+            &mut progress,
+        );
         stats.and_then(|s| gz.finish().map(|_| s).map_err(RedactError::Output))
     } else {
-        redact(first.reader, second.reader, &mut out, &options)
+        redact_with(
+            first.reader,
+            second.reader,
+            &mut out,
+            &options,
+            &mut progress,
+        )
     };
+    if let Some(done) = bar.take() {
+        done.finish_and_clear();
+    }
     let stats = result.map_err(|e| match e {
         RedactError::Input(e) => anyhow!("{name}: {e}"),
         RedactError::Output(e) => anyhow!("{}: {e}", args.output.display()),
