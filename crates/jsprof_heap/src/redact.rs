@@ -253,20 +253,10 @@ struct Kinds {
 
 impl Kinds {
     fn of(s: &HeapSnapshot) -> Kinds {
-        let node = |name: &str| {
-            s.meta
-                .node_types
-                .iter()
-                .position(|t| t == name)
-                .map(|i| i as u64)
-        };
-        let edge = |name: &str| {
-            s.meta
-                .edge_types
-                .iter()
-                .position(|t| t == name)
-                .map(|i| i as u64)
-        };
+        let index =
+            |list: &[String], name: &str| list.iter().position(|t| t == name).map(|i| i as u64);
+        let node = |name: &str| index(&s.meta.node_types, name);
+        let edge = |name: &str| index(&s.meta.edge_types, name);
         Kinds {
             redacted: ["string", "concatenated string", "sliced string", "regexp"]
                 .iter()

@@ -5,13 +5,12 @@
 //! DevTools' own heap worker (the oracle), never from jsprof's output.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
+use crate::heap_redact::record;
 use crate::heap_scale::oracle;
-use crate::support::{assert_ok, fresh_dir, json_array, jsprof_json};
+use crate::support::{fresh_dir, json_array, jsprof_json};
 
 const APP: &str = r#"
 const v8 = require('v8');
@@ -33,15 +32,16 @@ globalThis.planted = {
 v8.writeHeapSnapshot(process.argv[2]);
 "#;
 
-/// The raw graph: per node `(type, name)` and its edges `(type, name, target)`.
-struct Graph {
-    nodes: Vec<(String, String)>,
-    edges: Vec<Vec<(String, String, usize)>>,
+/// The raw graph, read here from the JSON (not through jsprof): per node `(type, name)` and its
+/// edges `(type, name, target)`.
+pub(crate) struct Graph {
+    pub(crate) nodes: Vec<(String, String)>,
+    pub(crate) edges: Vec<Vec<(String, String, usize)>>,
 }
 
 impl Graph {
-    fn read(path: &Path) -> Graph {
-        let v: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    pub(crate) fn parse(text: &[u8]) -> Graph {
+        let v: Value = serde_json::from_slice(text).unwrap();
         let meta = &v["snapshot"]["meta"];
         let fields = |k: &str| -> Vec<String> {
             json_array(&meta[k])
@@ -87,7 +87,7 @@ impl Graph {
         g
     }
 
-    fn named(&self, n: usize, kind: &str, name: &str) -> Option<usize> {
+    pub(crate) fn named(&self, n: usize, kind: &str, name: &str) -> Option<usize> {
         self.edges[n]
             .iter()
             .find(|(k, e, _)| k == kind && e == name)
@@ -136,15 +136,7 @@ fn finding<'a>(report: &'a Value, advisor: &str, class: &str, held_by: Option<&s
 #[test]
 fn advisors_find_planted_waste_with_savings_devtools_agrees_on() {
     let dir = fresh_dir("heap-advisors");
-    let script = dir.join("app.js");
-    std::fs::write(&script, APP).unwrap();
-    let snapshot = dir.join("app.heapsnapshot");
-    let out = Command::new("node")
-        .arg(&script)
-        .arg(&snapshot)
-        .output()
-        .expect("node");
-    assert_ok(&out, "node app.js");
+    let snapshot = record(&dir, APP);
     let report = jsprof_json(&[
         "heap",
         "advisors",
@@ -165,7 +157,7 @@ fn advisors_find_planted_waste_with_savings_devtools_agrees_on() {
             )
         })
         .collect();
-    let g = Graph::read(&snapshot);
+    let g = Graph::parse(&std::fs::read(&snapshot).unwrap());
     let nodes = 0..g.nodes.len();
 
     // `globalThis.planted`'s arrays, element by element.

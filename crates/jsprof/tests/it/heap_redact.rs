@@ -11,6 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::heap_advisors::Graph;
 use crate::heap_scale::oracle;
 use crate::support::{assert_ok, fresh_dir, json_array, jsprof, jsprof_json};
 
@@ -41,9 +42,10 @@ const SECRETS: &[&str] = &[
 
 const STRING_TYPES: &[&str] = &["string", "concatenated string", "sliced string", "regexp"];
 
-fn record(dir: &Path) -> PathBuf {
+/// Runs `app` (a script that writes a snapshot to its first argument) in `dir`; the snapshot.
+pub(crate) fn record(dir: &Path, app: &str) -> PathBuf {
     let script = dir.join("app.js");
-    std::fs::write(&script, APP).unwrap();
+    std::fs::write(&script, app).unwrap();
     let snapshot = dir.join("app.heapsnapshot");
     let out = Command::new("node")
         .arg(&script)
@@ -54,70 +56,8 @@ fn record(dir: &Path) -> PathBuf {
     snapshot
 }
 
-/// The snapshot's nodes as `(type, name)` by ordinal, with each node's outgoing `(edge type,
-/// edge name, target ordinal)`: read from the raw JSON, not through jsprof.
-struct Raw {
-    nodes: Vec<(String, String)>,
-    edges: Vec<Vec<(String, String, usize)>>,
-}
-
-fn raw(text: &[u8]) -> Raw {
-    let v: Value = serde_json::from_slice(text).unwrap();
-    let meta = &v["snapshot"]["meta"];
-    let field = |list: &str, name: &str| {
-        json_array(&meta[list])
-            .iter()
-            .position(|f| f == name)
-            .unwrap()
-    };
-    let nf = json_array(&meta["node_fields"]).len();
-    let ef = json_array(&meta["edge_fields"]).len();
-    let node_types = json_array(&meta["node_types"][field("node_fields", "type")]);
-    let edge_types = json_array(&meta["edge_types"][field("edge_fields", "type")]);
-    let strings = json_array(&v["strings"]);
-    let nodes = json_array(&v["nodes"]);
-    let edges = json_array(&v["edges"]);
-    let text_of = |i: &Value| strings[i.as_u64().unwrap() as usize].as_str().unwrap();
-    let (ty, name, count) = (
-        field("node_fields", "type"),
-        field("node_fields", "name"),
-        field("node_fields", "edge_count"),
-    );
-    let mut raw = Raw {
-        nodes: Vec::new(),
-        edges: Vec::new(),
-    };
-    let mut e = 0;
-    for row in nodes.chunks(nf) {
-        let kind = node_types[row[ty].as_u64().unwrap() as usize]
-            .as_str()
-            .unwrap();
-        raw.nodes
-            .push((kind.to_string(), text_of(&row[name]).to_string()));
-        let mut out = Vec::new();
-        for _ in 0..row[count].as_u64().unwrap() {
-            let edge = &edges[e * ef..(e + 1) * ef];
-            let kind = edge_types[edge[0].as_u64().unwrap() as usize]
-                .as_str()
-                .unwrap();
-            let label = match kind {
-                "element" | "hidden" => edge[1].to_string(),
-                _ => text_of(&edge[1]).to_string(),
-            };
-            out.push((
-                kind.to_string(),
-                label,
-                edge[2].as_u64().unwrap() as usize / nf,
-            ));
-            e += 1;
-        }
-        raw.edges.push(out);
-    }
-    raw
-}
-
 /// Where the plant sits in the original, so that the test cannot pass on a snapshot without it.
-fn assert_planted(r: &Raw) {
+fn assert_planted(r: &Graph) {
     let holds = |n: usize| r.nodes[n].0 == "string" && r.nodes[n].1.contains("SECRET-hunter42");
     let via = |kind: &str, edge: &str| {
         (0..r.nodes.len()).any(|n| {
@@ -218,9 +158,9 @@ fn assert_same_views(original: &Value, redacted: &Value, what: &str) {
 #[test]
 fn redacted_snapshot_shows_devtools_the_same_heap_without_the_secret() {
     let dir = fresh_dir("heap-redact");
-    let snapshot = record(&dir);
+    let snapshot = record(&dir, APP);
     let original_text = std::fs::read(&snapshot).unwrap();
-    let original = raw(&original_text);
+    let original = Graph::parse(&original_text);
     assert_planted(&original);
     assert!(
         original.nodes.iter().any(|(_, n)| n == "3.14159"),
@@ -259,7 +199,7 @@ fn redacted_snapshot_shows_devtools_the_same_heap_without_the_secret() {
     assert_no_secret(&std::fs::read(&zeroed).unwrap(), "the gzip bytes");
 
     // Every node keeps its type; string values keep their length in UTF-16 units; other names stay.
-    let redacted = raw(&plain_text);
+    let redacted = Graph::parse(&plain_text);
     assert_eq!(redacted.nodes.len(), original.nodes.len());
     for (n, ((kind, name), (kind2, name2))) in
         original.nodes.iter().zip(&redacted.nodes).enumerate()
@@ -278,7 +218,7 @@ fn redacted_snapshot_shows_devtools_the_same_heap_without_the_secret() {
     }
     // Numbers stay unless --numbers.
     assert!(redacted.nodes.iter().any(|(_, n)| n == "3.14159"));
-    let zeroed_raw = raw(&zeroed_text);
+    let zeroed_raw = Graph::parse(&zeroed_text);
     assert!(zeroed_raw.nodes.iter().any(|(_, n)| n == "0.00000"));
     assert!(!zeroed_raw.nodes.iter().any(|(_, n)| n.contains("3.14159")));
 
