@@ -98,13 +98,13 @@ pub fn redact_with(
     Ok(w.stats)
 }
 
-/// A string index is a name some view needs.
-const KEEP: u8 = 1;
+/// String indexes past this are refused (the reader's are `u32`), before any table grows to them.
+const MAX_STRING_INDEX: u64 = u32::MAX as u64;
 
 /// What the first pass learns.
 struct Plan {
-    /// Per string index: [`KEEP`] or 0.
-    flags: Vec<u8>,
+    /// A bit per string index: the string is a name some view needs.
+    keep: Vec<u64>,
     string_count: u64,
     /// Ordinals of the nodes behind a number's `value` edge, sorted.
     number_values: Vec<u32>,
@@ -113,22 +113,25 @@ struct Plan {
 
 impl Plan {
     fn keeps(&self, index: u64) -> bool {
-        self.flags
-            .get(index as usize)
-            .is_some_and(|f| f & KEEP != 0)
+        self.keep
+            .get((index / 64) as usize)
+            .is_some_and(|w| w & (1 << (index % 64)) != 0)
     }
 
     fn learn(reader: impl Read, progress: &mut dyn FnMut(u64)) -> Result<Plan> {
         let mut t = Tokenizer::new(reader, Some(progress));
         let (layout, scratch) = read_header(&mut t)?;
         let types = Kinds::of(&scratch);
-        let mut flags: Vec<u8> = Vec::new();
+        let mut bits: Vec<u64> = Vec::new();
+        // Indexes past the limit are left to the check against the string count below.
         let mut keep = |index: u64| {
-            let i = index as usize;
-            if i >= flags.len() {
-                flags.resize(i + 1, 0);
+            if index <= MAX_STRING_INDEX {
+                let word = (index / 64) as usize;
+                if word >= bits.len() {
+                    bits.resize(word + 1, 0);
+                }
+                bits[word] |= 1 << (index % 64);
             }
-            flags[i] |= KEEP;
         };
         // Number nodes as (first edge, edge count), in node order; then their edges' (name, target).
         let mut numbers: Vec<(u64, u64)> = Vec::new();
@@ -154,7 +157,7 @@ impl Plan {
                         if Some(kind) == types.number {
                             numbers.push((edge, count));
                         }
-                        edge += count;
+                        edge = edge.saturating_add(count);
                         node_count += 1;
                     })?;
                 }
@@ -171,7 +174,7 @@ impl Plan {
                         }
                         while numbers
                             .get(next_number)
-                            .is_some_and(|&(first, count)| first + count <= edge)
+                            .is_some_and(|&(first, count)| first.saturating_add(count) <= edge)
                         {
                             next_number += 1;
                         }
@@ -235,7 +238,7 @@ impl Plan {
         number_values.sort_unstable();
         number_values.dedup();
         Ok(Plan {
-            flags,
+            keep: bits,
             string_count,
             number_values,
             node_count,
@@ -694,6 +697,22 @@ mod tests {
         let (zeroed, stats) = run(true);
         assert!(zeroed.contains("\"0.00\"") && !zeroed.contains("3.25"));
         assert_eq!(stats.numbers_zeroed, 1);
+    }
+
+    #[test]
+    fn refuses_string_indexes_past_the_table_without_allocating_for_them() {
+        let hostile = SNAPSHOT.replacen("[0,0,1,0,3,", "[0,4000000000000,1,0,3,", 1);
+        let err = redact(
+            hostile.as_bytes(),
+            hostile.as_bytes(),
+            Vec::new(),
+            &RedactOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("string index 4000000000000"),
+            "{err}"
+        );
     }
 
     #[test]
