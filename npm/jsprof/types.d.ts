@@ -573,6 +573,44 @@ export interface StringsReport {
 }
 
 /**
+ * `heap advisors`.
+ *
+ * Answers `jsprof heap advisors FILE --json`.
+ */
+export interface AdvisorsReport {
+  /** Largest saving first. */
+  advice: AdviceJson[];
+  kind: string;
+  /** Findings before `limit`. */
+  total: number;
+  /** Their savings together (before `limit`). */
+  total_saving: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap redact`: counts of what was replaced in the copy written.
+ *
+ * Answers `jsprof heap redact FILE -o OUT --json`.
+ */
+export interface RedactReport {
+  /** Nodes whose text was replaced: string values, regexps, and numbers with `--numbers`. */
+  nodes_redacted: number;
+  /** Whether number values were zeroed (`--numbers`). */
+  numbers: boolean;
+  numbers_zeroed: number;
+  /** Entries in the input's string table. */
+  strings: number;
+  /**
+   * Entries appended to the table: a text that is both a kept name (a class or property name)
+   * and a value gets a placeholder of its own for the value.
+   */
+  strings_appended: number;
+  /** Of those, replaced by placeholders of the same length (in UTF-16 code units). */
+  strings_redacted: number;
+}
+
+/**
  * `heap allocations`.
  *
  * Answers `jsprof heap allocations FILE --json`; `GET /api/ui/…/heap/allocations`.
@@ -772,6 +810,39 @@ export interface AbFunctionJson {
   target_present: number;
   total_share: ShareJson;
   url: string;
+}
+
+/** One finding. */
+export interface AdviceJson {
+  /**
+   * `duplicate_objects` (objects of one class, size and content: keep one),
+   * `empty_collections` (`Map`s, `Set`s and `Array`s with no entry but a store that takes
+   * room: create them on first use) or `duplicate_strings` (one text held more than once).
+   */
+  advisor: string;
+  /** The objects' class as the Summary names it (`(string)` for strings). */
+  class: string;
+  count: number;
+  /** How the sample is held: its closest retainer's class and edge (`Session.listeners`). */
+  held_by: string;
+  /** The sample's shortest retaining path, from the object outwards. */
+  path: PathJson | null;
+  /** The objects' retained sizes together. */
+  retained_size: number;
+  /** One of the objects (the largest), by id. */
+  sample_id: number;
+  /**
+   * Bytes the change would save: every duplicate's retained size but the smallest copy's;
+   * the empty collections' retained sizes (their tables and stores are in them).
+   */
+  saving: number;
+  /**
+   * The finding may include objects that differ, or hold entries, only in small integers:
+   * V8 writes no node for those (in objects it does when the snapshot exposes numeric values).
+   */
+  smi_blind: boolean;
+  /** For duplicated strings: the text (cut at 200 characters). */
+  value?: string | null;
 }
 
 /** Why the compositor could not run an animation (a `compositeFailed` instant of it). */

@@ -7,7 +7,7 @@
 //!   parameters —, then a view's thread and range);
 //! - the typed documents of every view: [`summary`], [`threads`], [`top`], [`tree`], [`events`],
 //!   [`diff`], [`heap`] (Summary, node, retainers, Comparison, leaks), [`heap_edges`],
-//!   [`heap_changes`], [`heap_class`], [`heap_strings`], [`heap_allocations`], the UI's
+//!   [`heap_changes`], [`heap_class`], [`heap_strings`], [`heap_advisors`], [`heap_redact`], [`heap_allocations`], the UI's
 //!   [`chart`] and [`heap_pages`] documents, and a page load's: [`insights`] (with
 //!   [`network_tree`], [`page_checks`] and [`page_scripts`]), [`network`], [`timings`] and
 //!   [`page_summary`], from `jsprof_pageload`'s numbers ([`page`] keeps their old paths);
@@ -33,12 +33,14 @@ pub mod events;
 pub mod filmstrip;
 pub mod filters;
 pub mod heap;
+pub mod heap_advisors;
 pub mod heap_allocations;
 pub mod heap_changes;
 pub mod heap_class;
 pub mod heap_edges;
 pub mod heap_pages;
 pub mod heap_query;
+pub mod heap_redact;
 pub mod heap_strings;
 pub mod input;
 pub mod insights;

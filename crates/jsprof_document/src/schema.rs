@@ -126,6 +126,8 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::heap_strings::StringsReport>(
         "`jsprof heap strings FILE --json`; `GET /api/ui/…/heap/strings`",
     ),
+    Document::of::<crate::heap_advisors::AdvisorsReport>("`jsprof heap advisors FILE --json`"),
+    Document::of::<crate::heap_redact::RedactReport>("`jsprof heap redact FILE -o OUT --json`"),
     Document::of::<crate::heap_allocations::AllocationsReport>(
         "`jsprof heap allocations FILE --json`; `GET /api/ui/…/heap/allocations`",
     ),

@@ -13,6 +13,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod advisors;
 mod allocation_profile;
 mod analysis;
 mod bits;
@@ -35,6 +36,7 @@ mod leaks;
 mod names;
 mod overview;
 mod reader;
+mod redact;
 mod retainers;
 mod retaining_paths;
 mod shallow;
@@ -48,6 +50,7 @@ mod summary;
 mod tokenizer;
 mod weak_map;
 
+pub use advisors::{advise, Advice, AdviceKind, AdviseOptions};
 pub use allocation_profile::{AllocationProfile, BottomUpNode, StackNode};
 pub use analysis::{
     analyze, analyze_with, peak_rss, Analysis, AnalyzeOptions, NodeInfo, PhaseClock,
@@ -67,6 +70,7 @@ pub use leaks::{leaks, leaks_since, new_object_groups, LeakGroup, LeakStep};
 pub use names::display_name;
 pub use overview::Overview;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
+pub use redact::{redact, redact_with, RedactError, RedactOptions, RedactStats};
 pub use retaining_paths::{
     edge_source, retaining_paths, PathOptions, RetainerIndex, RetainingPath,
 };

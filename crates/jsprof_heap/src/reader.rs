@@ -113,29 +113,29 @@ struct Seen {
 }
 
 /// Field offsets and header numbers, resolved by name.
-struct Layout {
-    node_field_count: usize,
-    node_type: usize,
-    node_name: usize,
-    node_id: usize,
-    node_self_size: usize,
-    node_edge_count: usize,
-    node_trace: Option<usize>,
-    node_detachedness: Option<usize>,
-    edge_field_count: usize,
-    edge_type: usize,
-    edge_name: usize,
-    edge_to: usize,
-    header_node_count: Option<f64>,
-    header_edge_count: Option<f64>,
-    root_index: u64,
-    location_fields: Vec<String>,
-    sample_fields: Vec<String>,
-    info_fields: Vec<String>,
+pub(crate) struct Layout {
+    pub(crate) node_field_count: usize,
+    pub(crate) node_type: usize,
+    pub(crate) node_name: usize,
+    pub(crate) node_id: usize,
+    pub(crate) node_self_size: usize,
+    pub(crate) node_edge_count: usize,
+    pub(crate) node_trace: Option<usize>,
+    pub(crate) node_detachedness: Option<usize>,
+    pub(crate) edge_field_count: usize,
+    pub(crate) edge_type: usize,
+    pub(crate) edge_name: usize,
+    pub(crate) edge_to: usize,
+    pub(crate) header_node_count: Option<f64>,
+    pub(crate) header_edge_count: Option<f64>,
+    pub(crate) root_index: u64,
+    pub(crate) location_fields: Vec<String>,
+    pub(crate) sample_fields: Vec<String>,
+    pub(crate) info_fields: Vec<String>,
 }
 
 impl Layout {
-    fn from_header(header: &Value, offset: u64, s: &mut HeapSnapshot) -> Result<Layout> {
+    pub(crate) fn from_header(header: &Value, offset: u64, s: &mut HeapSnapshot) -> Result<Layout> {
         let invalid = |message: String| HeapError::Invalid { offset, message };
         let meta = header
             .get("meta")

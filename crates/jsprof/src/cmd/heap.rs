@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::input;
 use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
 
+mod advisors;
 mod allocations;
 mod class;
 mod detached;
@@ -27,6 +28,7 @@ mod diff;
 mod dominators;
 mod edges;
 pub(crate) mod leaks;
+mod redact;
 mod retainers;
 mod strings;
 
@@ -50,6 +52,9 @@ pub enum HeapCommand {
     Edges(edges::EdgesArgs),
     /// Duplicated strings: values held more than once, largest waste first.
     Strings(strings::StringsArgs),
+    /// Memory the program could give back: duplicated objects and arrays, empty collections and
+    /// duplicated strings, each with the bytes it would save and the path that holds it.
+    Advisors(advisors::AdvisorsArgs),
     /// Detached DOM trees and what keeps each alive.
     Detached(detached::DetachedArgs),
     /// Objects created between BASE and TARGET and still alive in FINAL, grouped by retaining path;
@@ -57,6 +62,21 @@ pub enum HeapCommand {
     Leaks(leaks::LeaksArgs),
     /// Allocation stacks of a `.heaptimeline`: allocated and still-live objects per stack.
     Allocations(allocations::AllocationsArgs),
+    /// A copy safe to share: string values replaced by same-length placeholders, the graph kept.
+    ///
+    /// DevTools opens the copy and shows the same Summary, Statistics, dominators and retainers:
+    /// nodes and edges are unchanged (types, ids, sizes, targets), and so are the names those views
+    /// are computed from — class and constructor names, closure, code, native and synthetic node
+    /// names, property and variable names (edge names), allocation stacks and locations. What is
+    /// replaced is the text of every string value (sequential, concatenated and sliced strings,
+    /// the script sources among them) and regexp sources: each by `x`s ending in a hex tag, of the
+    /// same length in UTF-16 code units. A text that is both a name and a value (a string "Point"
+    /// and a class Point) keeps the name and gets a placeholder for the value. Number values (in
+    /// snapshots taken with `exposeNumericValues`) stay unless --numbers.
+    ///
+    /// Class, property and function names survive: a secret used as a property name or held by a
+    /// native object's name (a DOM URL, say) is not redacted.
+    Redact(redact::RedactArgs),
 }
 
 #[derive(clap::Args)]
@@ -107,9 +127,11 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
         HeapCommand::Dominators(args) => dominators::run(args),
         HeapCommand::Edges(args) => edges::run(args),
         HeapCommand::Strings(args) => strings::run(args),
+        HeapCommand::Advisors(args) => advisors::run(args),
         HeapCommand::Detached(args) => detached::run(args),
         HeapCommand::Leaks(args) => leaks::run(args),
         HeapCommand::Allocations(args) => allocations::run(args),
+        HeapCommand::Redact(args) => redact::run(args),
     }
 }
 
@@ -160,7 +182,7 @@ const PROGRESS_THRESHOLD: u64 = 64 << 20;
 /// command that reads it: a `.cpuprofile` would otherwise fail deep in the snapshot reader as
 /// "malformed JSON". Only regular files are sniffed (stdin cannot be read twice); for those the
 /// snapshot reader's own error stands.
-fn require_snapshot(path: &Path) -> Result<()> {
+pub(crate) fn require_snapshot(path: &Path) -> Result<()> {
     let name = input::display_name(path);
     let (what, command) = match crate::load::detect_format(path)? {
         None | Some(Format::HeapSnapshot) => return Ok(()),
@@ -323,7 +345,7 @@ impl Phases {
     }
 }
 
-fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {
+pub(crate) fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<ProgressBar> {
     let size = file_size?;
     if size < PROGRESS_THRESHOLD / if gzipped { 8 } else { 1 } || !io::stderr().is_terminal() {
         return None;

@@ -32,7 +32,7 @@ fn generated(shape: &Shape, every: u64) -> (Vec<u8>, Value) {
 }
 
 /// DevTools' heap worker over a file (`target/oracle/heap-oracle.mjs FILE EVERY`), when built.
-fn oracle(file: &Path, every: u64) -> Option<Value> {
+pub(crate) fn oracle(file: &Path, every: u64) -> Option<Value> {
     let script =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/oracle/heap-oracle.mjs");
     if !script.exists() {

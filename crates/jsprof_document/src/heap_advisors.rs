@@ -1,0 +1,157 @@
+//! `jsprof heap advisors FILE --json`: memory the program could give back — duplicated objects,
+//! empty collections and duplicated strings — each finding with the bytes it would save and the
+//! path that holds it (the advisors are in `jsprof_heap::advise`; the strings' in
+//! `jsprof_heap::duplicate_strings`, also `heap strings`' document).
+
+use jsprof_heap::{
+    advise, duplicate_strings, AdviseOptions, Analysis, HeapSnapshot, NodeOrdinal, PathOptions,
+    RetainerIndex,
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::heap::{paths_json, warnings, PathJson};
+use crate::JsonWarning;
+
+/// One finding.
+#[derive(Serialize, JsonSchema)]
+pub struct AdviceJson {
+    /// `duplicate_objects` (objects of one class, size and content: keep one),
+    /// `empty_collections` (`Map`s, `Set`s and `Array`s with no entry but a store that takes
+    /// room: create them on first use) or `duplicate_strings` (one text held more than once).
+    pub advisor: &'static str,
+    /// The objects' class as the Summary names it (`(string)` for strings).
+    pub class: String,
+    /// How the sample is held: its closest retainer's class and edge (`Session.listeners`).
+    pub held_by: String,
+    pub count: u64,
+    /// Bytes the change would save: every duplicate's retained size but the smallest copy's;
+    /// the empty collections' retained sizes (their tables and stores are in them).
+    pub saving: u64,
+    /// The objects' retained sizes together.
+    pub retained_size: u64,
+    /// One of the objects (the largest), by id.
+    pub sample_id: u32,
+    /// The finding may include objects that differ, or hold entries, only in small integers:
+    /// V8 writes no node for those (in objects it does when the snapshot exposes numeric values).
+    pub smi_blind: bool,
+    /// The sample's shortest retaining path, from the object outwards.
+    pub path: Option<PathJson>,
+    /// For duplicated strings: the text (cut at 200 characters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// `heap advisors`.
+#[derive(Serialize, JsonSchema)]
+pub struct AdvisorsReport {
+    pub kind: &'static str,
+    pub warnings: Vec<JsonWarning>,
+    /// Findings before `limit`.
+    pub total: usize,
+    /// Their savings together (before `limit`).
+    pub total_saving: u64,
+    /// Largest saving first.
+    pub advice: Vec<AdviceJson>,
+}
+
+/// Longest duplicated-string text shown.
+const SHOWN_CHARS: usize = 200;
+
+/// Every advisor's findings saving at least `min_saving` bytes, at most `limit` (0 = all).
+pub fn advisors_report(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    min_saving: u64,
+    limit: usize,
+) -> AdvisorsReport {
+    struct Found {
+        advisor: &'static str,
+        class: String,
+        held_by: Option<String>,
+        count: u64,
+        saving: u64,
+        retained_size: u64,
+        sample: NodeOrdinal,
+        smi_blind: bool,
+        value: Option<String>,
+    }
+    let mut found: Vec<Found> = advise(s, a, AdviseOptions { min_saving })
+        .into_iter()
+        .map(|f| Found {
+            advisor: f.kind.as_str(),
+            class: f.class,
+            held_by: Some(f.held_by),
+            count: f.count,
+            saving: f.saving,
+            retained_size: f.retained_size,
+            sample: f.sample,
+            smi_blind: f.smi_blind,
+            value: None,
+        })
+        .collect();
+    found.extend(
+        duplicate_strings(s, a)
+            .into_iter()
+            .filter(|g| g.wasted_size >= min_saving.max(1))
+            .map(|g| Found {
+                advisor: "duplicate_strings",
+                class: a.class_name(s, g.sample),
+                held_by: None,
+                count: g.count,
+                saving: g.wasted_size,
+                retained_size: g.retained_size,
+                sample: g.sample,
+                smi_blind: false,
+                value: Some(g.value.chars().take(SHOWN_CHARS).collect()),
+            }),
+    );
+    found.sort_by(|x, y| {
+        y.saving
+            .cmp(&x.saving)
+            .then(x.advisor.cmp(y.advisor))
+            .then(s.nodes.id(x.sample).cmp(&s.nodes.id(y.sample)))
+    });
+    let total = found.len();
+    let total_saving = found.iter().map(|f| f.saving).sum();
+    if limit > 0 {
+        found.truncate(limit);
+    }
+    let index = RetainerIndex::new(s);
+    let options = PathOptions {
+        max_paths: 1,
+        ..PathOptions::default()
+    };
+    AdvisorsReport {
+        kind: s.kind(),
+        warnings: warnings(s),
+        total,
+        total_saving,
+        advice: found
+            .into_iter()
+            .map(|f| {
+                let path = paths_json(s, a, &index, f.sample, options)
+                    .into_iter()
+                    .next();
+                let held_by = f.held_by.unwrap_or_else(|| {
+                    path.as_ref()
+                        .and_then(|p| p.steps.first())
+                        .map(|step| format!("{}{}", step.retainer.class, step.edge))
+                        .unwrap_or_default()
+                });
+                AdviceJson {
+                    advisor: f.advisor,
+                    class: f.class,
+                    held_by,
+                    count: f.count,
+                    saving: f.saving,
+                    retained_size: f.retained_size,
+                    sample_id: s.nodes.id(f.sample),
+                    smi_blind: f.smi_blind,
+                    path,
+                    value: f.value,
+                }
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,344 @@
+//! Advisors: memory a program could give back, each finding with the bytes it would save and the
+//! objects that hold it (beside [`crate::duplicate_strings`]).
+//!
+//! - **Duplicated objects**: objects of one class and size whose content is the same — the same
+//!   property and element names, each pointing at the same string text, the same number, or the
+//!   very same object, and the same hidden class — down into their own property, element and
+//!   hash-table stores. Keeping one copy would save every copy's retained size but the smallest.
+//! - **Empty collections**: `Map`s and `Set`s whose hash table holds no entry, and `Array`s whose
+//!   elements store holds no element, while the table or store takes room (an empty `Map` costs its
+//!   table; a `new Array(n)` its `n` holes). Creating them on first use would save their retained
+//!   size (DevTools counts a store held by one object in that object's own size, so the
+//!   collection's retained size is what there is to save). They are not also duplicates.
+//!
+//! Both see the heap as the snapshot shows it, and V8 writes no node for a small integer (a Smi):
+//! a `Set` of small integers, an array filled with them, or objects that differ only in a
+//! small-integer property look empty or alike. [`Advice::smi_blind`] says when that can matter.
+//!
+//! Findings are grouped: duplicates by content, empty collections by their class, the class of
+//! the object that holds them and the edge it holds them by (`Session.listeners`), so ten thousand
+//! empty `Map`s of one field are one finding.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use crate::analysis::Analysis;
+use crate::distances::BASE_SYSTEM_DISTANCE;
+use crate::edge_names::edge_label;
+use crate::retaining_paths::{edge_source, RetainerIndex};
+use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
+
+/// Which advisor found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AdviceKind {
+    DuplicateObjects,
+    EmptyCollections,
+}
+
+impl AdviceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AdviceKind::DuplicateObjects => "duplicate_objects",
+            AdviceKind::EmptyCollections => "empty_collections",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Advice {
+    pub kind: AdviceKind,
+    /// The objects' class, as the Summary names it.
+    pub class: String,
+    /// How the objects are held: the class of their closest retainer and its edge
+    /// (`Session.listeners`, `Array[]`), from the sample; empty when the root holds them.
+    pub held_by: String,
+    pub count: u64,
+    /// The bytes the change would save.
+    pub saving: u64,
+    /// All the objects' retained sizes together.
+    pub retained_size: u64,
+    /// The largest object of the finding, for its retainers.
+    pub sample: NodeOrdinal,
+    /// The finding could include objects that differ (or hold entries) only in small integers,
+    /// which snapshots do not show.
+    pub smi_blind: bool,
+}
+
+/// Tuning for [`advise`].
+#[derive(Clone, Copy, Debug)]
+pub struct AdviseOptions {
+    /// Findings saving fewer bytes are left out.
+    pub min_saving: u64,
+}
+
+impl Default for AdviseOptions {
+    fn default() -> Self {
+        AdviseOptions { min_saving: 1024 }
+    }
+}
+
+/// Every advisor's findings, largest saving first.
+pub fn advise(s: &HeapSnapshot, a: &Analysis, options: AdviseOptions) -> Vec<Advice> {
+    let types = s.types();
+    let index = RetainerIndex::new(s);
+    let mut view = View {
+        s,
+        a,
+        types: &types,
+        index: &index,
+        value_name: find_string(s, b"value"),
+        map_name: find_string(s, b"map"),
+        table_name: find_string(s, b"table"),
+        elements_name: find_string(s, b"elements"),
+        stores: ["elements", "properties", "table"]
+            .iter()
+            .filter_map(|n| find_string(s, n.as_bytes()))
+            .collect(),
+        numbers_shown: false,
+    };
+    let number = s.meta.node_types.iter().position(|t| t == "number");
+    view.numbers_shown = s
+        .nodes
+        .ordinals()
+        .any(|n| Some(s.nodes.kind(n) as usize) == number && view.number_value(n).is_some());
+    let mut all = duplicate_objects(&view);
+    all.extend(empty_collections(&view));
+    all.retain(|f| f.saving >= options.min_saving.max(1));
+    all.sort_by(|x, y| {
+        y.saving
+            .cmp(&x.saving)
+            .then(x.kind.cmp(&y.kind))
+            .then(x.class.cmp(&y.class))
+            .then(s.nodes.id(x.sample).cmp(&s.nodes.id(y.sample)))
+    });
+    all
+}
+
+struct View<'a> {
+    s: &'a HeapSnapshot,
+    a: &'a Analysis,
+    types: &'a Types,
+    index: &'a RetainerIndex,
+    /// String indexes of the edge names the advisors look for (absent when no edge has them).
+    value_name: Option<u32>,
+    map_name: Option<u32>,
+    table_name: Option<u32>,
+    elements_name: Option<u32>,
+    stores: Vec<u32>,
+    /// The snapshot was taken with numeric values exposed: in-object small integers are nodes.
+    numbers_shown: bool,
+}
+
+/// The index of a string in the table, when present.
+fn find_string(s: &HeapSnapshot, text: &[u8]) -> Option<u32> {
+    (0..s.strings.len() as u32).find(|&i| s.strings.bytes(i) == text)
+}
+
+impl View<'_> {
+    fn reachable(&self, n: NodeOrdinal) -> bool {
+        let d = self.a.distances[n.index()];
+        (0..BASE_SYSTEM_DISTANCE).contains(&d)
+    }
+
+    fn internal_named(&self, n: NodeOrdinal, name: Option<u32>) -> Option<NodeOrdinal> {
+        let name = name?;
+        self.s.nodes.edges(n).find_map(|e| {
+            (self.s.edges.kind(e) == self.types.edge_internal
+                && self.s.edges.name_or_index(e) == name)
+                .then(|| self.s.edges.to_node(e))
+        })
+    }
+
+    /// The hash table of an empty `Map` or `Set`, or the elements store of an `Array` with no
+    /// element in it.
+    fn empty_store(&self, n: NodeOrdinal) -> Option<NodeOrdinal> {
+        let s = self.s;
+        let store = match s.strings.bytes(s.nodes.name(n)) {
+            b"Map" | b"Set" => self.internal_named(n, self.table_name)?,
+            b"Array" => self
+                .internal_named(n, self.elements_name)
+                .filter(|&e| s.nodes.kind(e) == self.types.array)?,
+            _ => return None,
+        };
+        s.nodes
+            .edges(store)
+            .all(|e| self.ignored(e) || self.is_map_edge(e))
+            .then_some(store)
+    }
+
+    fn is_store_edge(&self, e: EdgeOrdinal) -> bool {
+        self.s.edges.kind(e) == self.types.edge_internal
+            && self.stores.contains(&self.s.edges.name_or_index(e))
+    }
+
+    fn is_map_edge(&self, e: EdgeOrdinal) -> bool {
+        self.s.edges.kind(e) == self.types.edge_internal
+            && Some(self.s.edges.name_or_index(e)) == self.map_name
+    }
+
+    /// Edges that carry no content: weak ones and DevTools' invisible and shortcut ones.
+    fn ignored(&self, e: EdgeOrdinal) -> bool {
+        let k = self.s.edges.kind(e);
+        k == self.types.edge_weak || k == self.types.edge_invisible || k == self.types.edge_shortcut
+    }
+
+    /// What an edge's target contributes to its owner's content: a string's text (V8 writes each
+    /// text once, so its index is the text), a number's value, or the object itself.
+    fn value_key(&self, t: NodeOrdinal, h: &mut impl Hasher) {
+        let kind = self.s.nodes.kind(t);
+        if kind == self.types.string {
+            (1u8, self.s.nodes.name(t)).hash(h);
+        } else if let Some(v) = self.number_value(t) {
+            (2u8, self.s.nodes.name(v)).hash(h);
+        } else {
+            (3u8, t.index()).hash(h);
+        }
+    }
+
+    fn number_value(&self, t: NodeOrdinal) -> Option<NodeOrdinal> {
+        let v = self.internal_named(t, self.value_name)?;
+        (self.s.nodes.kind(v) == self.types.string).then_some(v)
+    }
+
+    /// Hashes `n`'s content; stores (properties, elements, hash tables) by their own content.
+    fn content(&self, n: NodeOrdinal, h: &mut impl Hasher, depth: u8) {
+        let s = self.s;
+        (s.nodes.kind(n), s.nodes.name(n), s.nodes.self_size(n)).hash(h);
+        for e in s.nodes.edges(n) {
+            if self.ignored(e) {
+                continue;
+            }
+            (s.edges.kind(e), s.edges.name_or_index(e)).hash(h);
+            let t = s.edges.to_node(e);
+            if depth == 0 && self.is_store_edge(e) {
+                self.content(t, h, 1);
+            } else {
+                self.value_key(t, h);
+            }
+        }
+    }
+
+    /// The closest retainer of `n` (smallest distance; weak edges aside) as `Class.edge`.
+    fn held_by(&self, n: NodeOrdinal) -> String {
+        let s = self.s;
+        let best = self
+            .index
+            .edges_of(n)
+            .iter()
+            .copied()
+            .filter(|&e| !self.ignored(e) && edge_source(s, e) != s.root)
+            .min_by_key(|&e| {
+                let d = self.a.distances[edge_source(s, e).index()];
+                (d < 0, d)
+            });
+        match best {
+            Some(e) => format!(
+                "{}{}",
+                self.a.class_name(s, edge_source(s, e)),
+                edge_label(s, e)
+            ),
+            None => String::new(),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Group {
+    count: u64,
+    total: u64,
+    smallest: u64,
+    sample: Option<(u64, NodeOrdinal)>,
+}
+
+impl Group {
+    fn add(&mut self, n: NodeOrdinal, retained: u64) {
+        if self.count == 0 {
+            self.smallest = retained;
+        }
+        self.count += 1;
+        self.total += retained;
+        self.smallest = self.smallest.min(retained);
+        if self.sample.is_none_or(|(r, _)| retained > r) {
+            self.sample = Some((retained, n));
+        }
+    }
+}
+
+/// A 128-bit fingerprint of `n`'s content (two independent hashes: collisions out of reach).
+fn fingerprint(v: &View<'_>, n: NodeOrdinal) -> (u64, u64) {
+    let mut a = DefaultHasher::new();
+    let mut b = DefaultHasher::new();
+    0xA5u8.hash(&mut b);
+    v.content(n, &mut a, 0);
+    v.content(n, &mut b, 0);
+    (a.finish(), b.finish())
+}
+
+fn duplicate_objects(v: &View<'_>) -> Vec<Advice> {
+    let s = v.s;
+    let mut groups: HashMap<(u64, u64), Group> = HashMap::new();
+    for n in s.nodes.ordinals() {
+        if s.nodes.kind(n) != v.types.object || !v.reachable(n) {
+            continue;
+        }
+        // An object with nothing but its hidden class has no content to compare; an empty
+        // collection is the other advisor's.
+        if s.nodes.edges(n).all(|e| v.ignored(e) || v.is_map_edge(e)) || v.empty_store(n).is_some()
+        {
+            continue;
+        }
+        let g = groups.entry(fingerprint(v, n)).or_default();
+        g.add(n, v.a.retained[n.index()]);
+    }
+    groups
+        .into_values()
+        .filter(|g| g.count > 1)
+        .filter_map(|g| {
+            let (_, sample) = g.sample?;
+            Some(Advice {
+                kind: AdviceKind::DuplicateObjects,
+                class: v.a.class_name(s, sample),
+                held_by: v.held_by(sample),
+                count: g.count,
+                saving: g.total - g.smallest,
+                retained_size: g.total,
+                sample,
+                smi_blind: !v.numbers_shown,
+            })
+        })
+        .collect()
+}
+
+fn empty_collections(v: &View<'_>) -> Vec<Advice> {
+    let s = v.s;
+    let mut groups: HashMap<(String, String), Group> = HashMap::new();
+    for n in s.nodes.ordinals() {
+        if s.nodes.kind(n) != v.types.object || !v.reachable(n) || v.empty_store(n).is_none() {
+            continue;
+        }
+        let key = (v.a.class_name(s, n), v.held_by(n));
+        groups
+            .entry(key)
+            .or_default()
+            .add(n, v.a.retained[n.index()]);
+    }
+    groups
+        .into_iter()
+        .filter_map(|((class, held_by), g)| {
+            let (_, sample) = g.sample?;
+            Some(Advice {
+                kind: AdviceKind::EmptyCollections,
+                class,
+                held_by,
+                count: g.count,
+                saving: g.total,
+                retained_size: g.total,
+                sample,
+                // V8 writes no node for a small integer in a store, exposed numbers or not.
+                smi_blind: true,
+            })
+        })
+        .collect()
+}
