@@ -316,14 +316,15 @@ class Agent {
   rotate() {
     const w = this.close(false);
     this.closing.push(w);
-    // A stall that ended just before the rotation is reported by the watchdog a tick later:
-    // hold the window that long before its labels are final.
+    // A stall that ended just before the rotation is reported by the watchdog a tick later, and
+    // on a busy machine its message can take far longer to arrive: hold the window a second
+    // (whatever the tick) before its labels are final.
     const t = setTimeout(() => this.guard('window', () => this.release()), this.holdMs());
     t.unref();
   }
 
   holdMs() {
-    return this.watchdog ? 3 * this.tickMs + 10 : 0;
+    return this.watchdog ? Math.max(1000, 3 * this.tickMs + 10) : 0;
   }
 
   release(all) {

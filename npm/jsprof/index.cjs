@@ -249,7 +249,7 @@ const COMMANDS = {
   },
   check: {
     words: ['check'],
-    positionals: ['file'],
+    positionals: ['file', 'snapshots'],
     flags: { base: 'strings', target: 'strings', lake: 'string', budget: 'string', thread: 'string' },
   },
   diff: {
@@ -259,6 +259,7 @@ const COMMANDS = {
       ...GROUPS,
       key: 'string',
       normalize: 'bool',
+      functions: 'bool',
       limit: 'number',
       ...VIEW,
       ...TRANSFORM,
@@ -300,6 +301,11 @@ const COMMANDS = {
       trace: 'bool',
       url: 'string',
       loadTimeout: 'number',
+      settle: 'number',
+      runs: 'number',
+      warm: 'bool',
+      cpuSlowdown: 'number',
+      network: 'string',
       duration: 'number',
       out: 'string',
       name: 'string',
@@ -342,8 +348,19 @@ const COMMANDS = {
   heapDetached: { words: ['heap', 'detached'], positionals: ['file'], flags: { limit: 'number' } },
   heapLeaks: {
     words: ['heap', 'leaks'],
-    positionals: ['base', 'target', 'last'],
-    flags: { minRetained: 'number', limit: 'number' },
+    // Three snapshots, or a series (an array of 4 to 50, or a directory) as the first.
+    positionals: ['base', 'target', 'last', 'more'],
+    flags: { series: 'bool', all: 'bool', alpha: 'number', minRetained: 'number', limit: 'number' },
+  },
+  heapAdvisors: {
+    words: ['heap', 'advisors'],
+    positionals: ['file'],
+    flags: { limit: 'number', minSaving: 'number' },
+  },
+  heapRedact: {
+    words: ['heap', 'redact'],
+    positionals: ['file'],
+    flags: { output: 'string', numbers: 'bool' },
   },
   heapAllocations: { words: ['heap', 'allocations'], positionals: ['file'], flags: { bottomUp: 'bool' } },
   lakeAdd: {
@@ -365,7 +382,7 @@ const COMMANDS = {
   lakeTrend: {
     words: ['lake', 'trend'],
     positionals: ['lake', 'function'],
-    flags: { ...WHERE, by: 'string', url: 'string', unit: 'string' },
+    flags: { ...WHERE, by: 'string', url: 'string', unit: 'string', metric: 'string' },
   },
   lakeDiff: {
     words: ['lake', 'diff'],

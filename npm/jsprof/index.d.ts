@@ -18,6 +18,12 @@ import type {
   InsightsReport,
   JsonWarning,
   LeaksReport,
+  PageRunsReport,
+  LeakSeriesReport,
+  AdvisorsReport,
+  RedactReport,
+  PageDiffReport,
+  LakePageTrendReport,
   LinesReport,
   NetworkReport,
   NodesReport,
@@ -243,6 +249,8 @@ export interface DiffOptions extends ViewOptions, TransformOptions, GlobalOption
   key?: 'name-url' | 'function';
   /** Compare shares of each profile's total instead of absolute times. */
   normalize?: boolean;
+  /** Two folders of page loads: compare their functions as profiles, not their metrics. */
+  functions?: boolean;
   /** How many changes to list (default 25); 0 lists all. */
   limit?: number;
 }
@@ -318,6 +326,16 @@ export interface RecordOptions extends GlobalOptions {
   /** With `chrome` and `trace`: record the load of this URL. */
   url?: string;
   loadTimeout?: number;
+  /** With `url`: seconds the recording goes on after the load event. */
+  settle?: number;
+  /** With `url`: record this many loads, each in a fresh browser context (a page-load lab). */
+  runs?: number;
+  /** With `runs`: keep the cache between runs. */
+  warm?: boolean;
+  /** With `url`: CPU throttling, as the Performance panel's (e.g. 4). */
+  cpuSlowdown?: number;
+  /** With `url`: a network preset of DevTools' throttling menu. */
+  network?: 'fast-4g' | 'slow-4g' | '3g';
   /** Stop after this many seconds. */
   duration?: number;
   /** Directory for the recorded files. */
@@ -344,16 +362,22 @@ export function lines(file: Input, options: LinesOptions): Promise<LinesReport>;
  * its `report` the CheckReport) when a budget is exceeded.
  */
 export function check(file: Input, options: CheckOptions): Promise<CheckReport>;
+export function check(first: string, snapshots: ReadonlyArray<string>, options: CheckOptions): Promise<CheckReport>;
 export function check(options: CheckGroupOptions): Promise<CheckReport>;
 /** `jsprof diff BEFORE AFTER --json`; with only `base` and `target` groups, an A/B test. */
 export function diff(before: Input, after: Input, options?: DiffOptions): Promise<DiffReport>;
-export function diff(options: DiffGroupOptions): Promise<AbTestReport>;
+/** Two groups of profiles (or `functions: true` over page loads): per function share shifts. */
+export function diff(options: DiffGroupOptions & { functions: true }): Promise<AbTestReport>;
+/** Two groups: of page loads (every input a trace with a navigation), their metrics' shifts; else per function share shifts. */
+export function diff(options: DiffGroupOptions): Promise<AbTestReport | PageDiffReport>;
 /** `jsprof threads FILE --json`: the timelines (threads) of a trace or profile. */
 export function threads(file: Input, options?: GlobalOptions): Promise<ThreadsReport>;
 /** `jsprof events FILE --json`: a timeline's events. */
 export function events(file: Input, options?: EventsOptions): Promise<EventsReport>;
 /** `jsprof insights TRACE --json`: a page load's Web Vitals and DevTools' insights. */
 export function insights(file: Input, options?: GlobalOptions): Promise<InsightsReport>;
+/** `jsprof insights DIR --json`: a folder of runs of one page load as a distribution. */
+export function insights(dir: string, options?: GlobalOptions): Promise<InsightsReport | PageRunsReport>;
 /** `jsprof network TRACE --json`: the trace's network requests. */
 export function network(file: Input, options?: GlobalOptions): Promise<NetworkReport>;
 /** `jsprof filmstrip TRACE --json`: the trace's screenshots. */
@@ -411,6 +435,14 @@ export interface HeapLeaksOptions extends GlobalOptions {
   minRetained?: number;
   limit?: number;
 }
+export interface HeapLeakSeriesOptions extends HeapLeaksOptions {
+  /** Three snapshots as a series too. */
+  series?: boolean;
+  /** Every group, not only the growing ones. */
+  all?: boolean;
+  /** The trend test's significance (default 0.05). */
+  alpha?: number;
+}
 export interface HeapAllocationsOptions extends GlobalOptions {
   bottomUp?: boolean;
 }
@@ -438,6 +470,12 @@ export function heapStrings(file: Input, options?: HeapLimitOptions): Promise<St
 export function heapDetached(file: Input, options?: HeapLimitOptions): Promise<JsprofDocument>;
 /** `jsprof heap leaks BASE TARGET FINAL --json`: objects allocated between and still alive. */
 export function heapLeaks(base: Input, target: Input, last: Input, options?: HeapLeaksOptions): Promise<LeaksReport>;
+/** `jsprof heap leaks SNAPSHOT… --json` over 4 to 50 snapshots (or a directory): which groups keep growing. */
+export function heapLeaks(snapshots: ReadonlyArray<string> | string, options?: HeapLeakSeriesOptions): Promise<LeakSeriesReport>;
+/** `jsprof heap advisors FILE --json`: memory the program could give back, with the bytes and paths. */
+export function heapAdvisors(file: Input, options?: GlobalOptions & { limit?: number; minSaving?: number }): Promise<AdvisorsReport>;
+/** `jsprof heap redact FILE -o OUT --json`: a copy safe to share (string contents replaced). */
+export function heapRedact(file: string, options: GlobalOptions & { output: string; numbers?: boolean }): Promise<RedactReport>;
 /** `jsprof heap allocations FILE --json`: an allocation timeline's allocation stacks. */
 export function heapAllocations(file: Input, options?: HeapAllocationsOptions): Promise<AllocationsReport>;
 
@@ -467,6 +505,8 @@ export function lakeTree(
   options?: WhereOptions & { bottomUp?: boolean; maxDepth?: number; minPercent?: number; unit?: LakeUnit },
 ): Promise<TreeReport>;
 export function lakeTrend(lake: string, fn: string, options: WhereOptions & { by: string; url?: string; unit?: LakeUnit }): Promise<JsprofDocument>;
+/** `jsprof lake trend LAKE --metric M --by LABEL --json`: a page-load metric's distribution per value. */
+export function lakeTrend(lake: string, options: WhereOptions & { by: string; metric: string }): Promise<LakePageTrendReport>;
 export function lakeDiff(
   lake: string,
   options: WhereOptions & GroupOptions & {

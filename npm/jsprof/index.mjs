@@ -35,6 +35,8 @@ export const {
   heapStrings,
   heapDetached,
   heapLeaks,
+  heapAdvisors,
+  heapRedact,
   heapAllocations,
   lakeAdd,
   lakeLs,

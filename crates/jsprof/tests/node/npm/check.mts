@@ -39,7 +39,7 @@ const url: string | null = page.main_frame_url;
 
 const calls: TreeReport = await tree('profile.cpuprofile', { bottomUp: true, maxDepth: 3 });
 const sandwich: SandwichReport = await tree('profile.cpuprofile', { sandwich: '^render$' });
-const ab: AbTestReport = await diff({ base: ['a/'], target: ['b/'], alpha: 0.01 });
+const ab: AbTestReport = await diff({ base: ['a/'], target: ['b/'], alpha: 0.01, functions: true });
 
 try {
   await check('profile.cpuprofile', { budget: 'budget.toml' });
