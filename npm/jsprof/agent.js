@@ -292,7 +292,12 @@ class Agent {
     // A window that allocated less than the sampling interval has no sample: nothing to send.
     if (heap && !(heap.samples && heap.samples.length)) heap = null;
     const startWall = this.startWall;
-    if (!last) this.open();
+    if (!last) {
+      this.open();
+      // A beat now: a stall that starts before the next beat is dated from the last beat, which
+      // must not fall in the window just closed (it would get a sliver of the stall).
+      if (this.bump) this.bump();
+    }
     this.counters.windows++;
     // The profile's start on the wall clock: its monotonic start moved by the wall clock's
     // distance to now.
@@ -586,6 +591,7 @@ class Agent {
     const beat = new BigInt64Array(sab);
     const bump = () => Atomics.store(beat, 0, process.hrtime.bigint() / 1000n);
     bump();
+    this.bump = bump;
     this.beat = setInterval(bump, this.tickMs);
     this.beat.unref();
     this.watchdog = new worker.Worker(WATCHDOG_CODE, {
