@@ -162,6 +162,25 @@ pub fn read_prefix(path: &Path, max: u64, roots: &[PathBuf]) -> Result<Vec<u8>, 
     Ok(bytes)
 }
 
+/// The last `max` bytes of a regular file, and whether they are the whole file (the rest is
+/// not read).
+pub fn read_suffix(path: &Path, max: u64, roots: &[PathBuf]) -> Result<(Vec<u8>, bool), String> {
+    use std::io::{Seek, SeekFrom};
+    let mut pointed = open_regular(path, roots)?;
+    let from = pointed.len.saturating_sub(max);
+    pointed
+        .file
+        .seek(SeekFrom::Start(from))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = Vec::with_capacity(pointed.len.min(max) as usize);
+    pointed
+        .file
+        .take(max)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((bytes, from == 0))
+}
+
 fn under(path: &Path, roots: &[PathBuf]) -> bool {
     roots.iter().any(|root| path.starts_with(root))
 }

@@ -210,15 +210,13 @@ fn percent_decode(s: &str) -> String {
 
 /// The map a local script's `sourceMappingURL` names, with the folder its sources are relative
 /// to. `Ok(None)`: the script is not there or names no map; `Err`: it names one that cannot be had.
-/// A script that is missing, not a regular file, too large or outside `roots` names no map.
+/// A script that is missing, not a regular file or outside `roots` names no map; one too large
+/// to read whole is looked at by its tail ([`crate::source_map_url`]).
 fn find_map(
     script: &Path,
     roots: &[PathBuf],
 ) -> Result<Option<(Option<PathBuf>, SourceMap)>, String> {
-    let Ok(text) = crate::local_file::read_bounded(script, MAX_SCRIPT, roots) else {
-        return Ok(None);
-    };
-    let Some(reference) = mapping_url(&text) else {
+    let Ok(Some(reference)) = crate::source_map_url::in_script(script, MAX_SCRIPT, roots) else {
         return Ok(None);
     };
     let dir = script.parent().map(Path::to_path_buf);
@@ -250,23 +248,6 @@ fn find_map(
     let bytes = crate::local_file::read_bounded(&path, MAX_SCRIPT, roots)?;
     let map = SourceMap::from_json(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(Some((path.parent().map(Path::to_path_buf), map)))
-}
-
-/// The last `sourceMappingURL` comment of a script (`//# …`, `//@ …` or `/*# … */`).
-fn mapping_url(text: &[u8]) -> Option<String> {
-    const KEY: &[u8] = b"sourceMappingURL=";
-    let at = text.windows(KEY.len()).rposition(|w| w == KEY)?;
-    let before = &text[at.saturating_sub(4)..at];
-    if !(before.ends_with(b"//# ") || before.ends_with(b"//@ ") || before.ends_with(b"/*# ")) {
-        return None;
-    }
-    let rest = &text[at + KEY.len()..];
-    let end = rest
-        .iter()
-        .position(|&c| c.is_ascii_whitespace() || c == b'*')
-        .unwrap_or(rest.len());
-    let url = String::from_utf8_lossy(&rest[..end]).into_owned();
-    (!url.is_empty()).then_some(url)
 }
 
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
@@ -338,15 +319,6 @@ mod tests {
 
     #[test]
     fn finds_comments_and_decodes() {
-        assert_eq!(
-            mapping_url(b"x();\n//# sourceMappingURL=app.js.map\n").as_deref(),
-            Some("app.js.map")
-        );
-        assert_eq!(
-            mapping_url(b"/*# sourceMappingURL=a.map */").as_deref(),
-            Some("a.map")
-        );
-        assert_eq!(mapping_url(b"var s = 'sourceMappingURL=x';"), None);
         assert_eq!(base64_decode("eyJhIjoxfQ==").unwrap(), br#"{"a":1}"#);
         assert_eq!(percent_decode("/a%20b/c"), "/a b/c");
         assert_eq!(local_path("file:///x/y.js"), Some(PathBuf::from("/x/y.js")));
