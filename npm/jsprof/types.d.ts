@@ -575,7 +575,7 @@ export interface StringsReport {
 /**
  * `heap advisors`.
  *
- * Answers `jsprof heap advisors FILE --json`.
+ * Answers `jsprof heap advisors FILE --json`; `GET /api/ui/…/heap/advisors`; MCP `heap_advisors`.
  */
 export interface AdvisorsReport {
   /** Largest saving first. */
@@ -676,7 +676,7 @@ export interface LeaksReport {
 /**
  * `jsprof heap leaks S1 … SN --json` (four or more snapshots, a directory, or `--series`).
  *
- * Answers `jsprof heap leaks S1 S2 … SN --json` (4 to 50 snapshots, a directory, or `--series`); MCP `heap_leaks` with 4 or more handles.
+ * Answers `jsprof heap leaks S1 S2 … SN --json` (4 to 50 snapshots, a directory, or `--series`); `GET /api/ui/…/heap/leaks?series=`; MCP `heap_leaks` with 4 or more handles.
  */
 export interface LeakSeriesReport {
   /** The significance level of the trend test. */

@@ -126,7 +126,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::heap_strings::StringsReport>(
         "`jsprof heap strings FILE --json`; `GET /api/ui/…/heap/strings`",
     ),
-    Document::of::<crate::heap_advisors::AdvisorsReport>("`jsprof heap advisors FILE --json`"),
+    Document::of::<crate::heap_advisors::AdvisorsReport>(
+        "`jsprof heap advisors FILE --json`; `GET /api/ui/…/heap/advisors`; MCP `heap_advisors`",
+    ),
     Document::of::<crate::heap_redact::RedactReport>("`jsprof heap redact FILE -o OUT --json`"),
     Document::of::<crate::heap_allocations::AllocationsReport>(
         "`jsprof heap allocations FILE --json`; `GET /api/ui/…/heap/allocations`",
@@ -141,7 +143,7 @@ pub const DOCUMENTS: &[Document] = &[
         "`jsprof heap leaks BASE TARGET FINAL --json`; `GET /api/ui/…/heap/leaks`",
     ),
     Document::of::<crate::leak_series::LeakSeriesReport>(
-        "`jsprof heap leaks S1 S2 … SN --json` (4 to 50 snapshots, a directory, or `--series`); MCP `heap_leaks` with 4 or more handles",
+        "`jsprof heap leaks S1 S2 … SN --json` (4 to 50 snapshots, a directory, or `--series`); `GET /api/ui/…/heap/leaks?series=`; MCP `heap_leaks` with 4 or more handles",
     ),
     Document::of::<crate::check::CheckReport>(
         "`jsprof check FILE --budget budget.toml --json` (exit 1 when one fails)",

@@ -509,14 +509,108 @@ pub(crate) fn other_snapshot_file(
     ))
 }
 
+/// `heap_leaks` over a series: the earlier snapshots `series` names and this one, put in order
+/// by their names as `jsprof heap leaks` does (no file times here), each read and grouped in
+/// turn so that one graph at a time is worked on.
+async fn heap_leak_series(
+    state: &Arc<AppState>,
+    id: &str,
+    artifact: &str,
+    p: &Params,
+) -> ApiResult<Response> {
+    use jsprof_document::leak_series::{
+        series_order, LeakSeries, LeakSeriesOptions, MAX_SNAPSHOTS, MIN_SNAPSHOTS,
+    };
+    if p.get("base").is_some() || p.get("target").is_some() {
+        return Err(ApiError::bad_request(
+            "give `series` or `base` and `target`, not both",
+        ));
+    }
+    let mut given: Vec<(String, String)> = Vec::new();
+    for part in p.get("series").unwrap_or_default().split(',') {
+        let (s, a) = part.split_once('/').ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "bad `series` item `{}`: expected SESSION_ID/ARTIFACT_ID",
+                ids::printable(part)
+            ))
+        })?;
+        given.push((s.to_string(), a.to_string()));
+    }
+    given.push((id.to_string(), artifact.to_string()));
+    if !(MIN_SNAPSHOTS..=MAX_SNAPSHOTS).contains(&given.len()) {
+        return Err(ApiError::bad_request(format!(
+            "a series takes {MIN_SNAPSHOTS} to {MAX_SNAPSHOTS} snapshots, this one included; got {}",
+            given.len()
+        )));
+    }
+    let alpha = p.number::<f64>("alpha")?.unwrap_or(0.05);
+    if !(alpha > 0.0 && alpha < 1.0) {
+        return Err(ApiError::bad_request(format!(
+            "bad `alpha` {alpha}: expected a significance level between 0 and 1, e.g. 0.05"
+        )));
+    }
+    let options = LeakSeriesOptions {
+        alpha,
+        all: p.flag("all")?,
+        min_retained: p.number("min_retained")?.unwrap_or(0),
+        limit: p.number::<usize>("limit")?.unwrap_or(100).min(10_000),
+    };
+    // Every snapshot is checked before any is read.
+    let mut names = Vec::new();
+    for (s, a) in &given {
+        let (session, row) = crate::api::artifact(state, s, a)?;
+        if row.kind != ArtifactKind::HeapSnapshot {
+            return Err(ApiError::bad_request(format!(
+                "{s}/{a} is a {}, not a heap snapshot",
+                row.format
+            )));
+        }
+        names.push(artifact_name(&session, &row));
+    }
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let order = series_order(&name_refs, &vec![None; names.len()]);
+    let mut series = LeakSeries::new();
+    for &i in &order.order {
+        let (loaded, name) = snapshot(state, &given[i].0, &given[i].1).await?;
+        series = crate::work::run(move || {
+            let (s, a, _) = loaded.snapshot()?;
+            series.add(&name, None, s, a);
+            Ok(series)
+        })
+        .await?;
+    }
+    Ok(json_ok(&series.report(order.by, order.times_from, options)))
+}
+
 /// The leaks of this snapshot (FINAL) given BASE (before the action) and TARGET (after it), as
-/// `jsprof heap leaks BASE TARGET FINAL --json`.
+/// `jsprof heap leaks BASE TARGET FINAL --json`; with `series=S/A,S/A,…` (2 to 49 earlier
+/// snapshots), the verdicts over the series that ends with this one, as `jsprof heap leaks S1 …
+/// SN --series --json` (`alpha`, `all`, `min_retained`, `limit`).
 async fn heap_leaks(
     State(state): Shared,
     UrlPath((id, artifact)): UrlPath<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult<Response> {
-    let p = Params::parse(q, &["base", "target", "limit", "min_retained"])?;
+    let p = Params::parse(
+        q,
+        &[
+            "base",
+            "target",
+            "limit",
+            "min_retained",
+            "series",
+            "alpha",
+            "all",
+        ],
+    )?;
+    if p.get("series").is_some() {
+        return heap_leak_series(&state, &id, &artifact, &p).await;
+    }
+    if let Some(k) = ["alpha", "all"].into_iter().find(|k| p.get(k).is_some()) {
+        return Err(ApiError::bad_request(format!(
+            "`{k}` belongs to a series: give `series=SESSION_ID/ARTIFACT_ID,…`"
+        )));
+    }
     let options = jsprof_document::heap::LeaksOptions {
         limit: p.number::<usize>("limit")?.unwrap_or(100).min(10_000),
         min_retained: p.number("min_retained")?.unwrap_or(0),

@@ -1,9 +1,9 @@
 //! The UI's heap views you walk one object at a time: an object's outgoing edges (the
 //! Containment view, from the snapshot's root down) or its direct retainers (the Retainers
 //! tree, each retainer expanding to its own), a page at a time in DevTools' order; duplicated
-//! strings; a `.heaptimeline`'s allocation stacks; the objects behind a Comparison row. Each
-//! answers with the document the CLI's `jsprof heap edges|strings|allocations --json` or `jsprof
-//! heap diff --class KEY --json` prints.
+//! strings; memory the program could give back (advisors); a `.heaptimeline`'s allocation
+//! stacks; the objects behind a Comparison row. Each answers with the document the CLI's `jsprof
+//! heap edges|strings|advisors|allocations --json` or `jsprof heap diff --class KEY --json` prints.
 
 use std::sync::Arc;
 
@@ -32,6 +32,7 @@ pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route(&format!("{BASE}/edges/{{node}}"), get(edges))
         .route(&format!("{BASE}/strings"), get(strings))
+        .route(&format!("{BASE}/advisors"), get(advisors))
         .route(&format!("{BASE}/allocations"), get(allocations))
         .route(&format!("{BASE}/diff/class"), get(diff_class))
         .route(&format!("{BASE}/summary/between"), get(summary_between))
@@ -90,6 +91,26 @@ async fn strings(
         let (s, a, _) = loaded.snapshot()?;
         Ok(json_ok(&jsprof_document::heap_strings::strings_report(
             s, a, limit,
+        )))
+    })
+    .await
+}
+
+/// `…/heap/advisors?limit=&min_saving=`: `jsprof heap advisors FILE --limit N --min-saving B
+/// --json` (the same defaults: 20 findings, 1,024 bytes).
+async fn advisors(
+    State(state): Shared,
+    UrlPath((id, artifact)): UrlPath<(String, String)>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &["limit", "min_saving"])?;
+    let limit = p.number::<usize>("limit")?.unwrap_or(20);
+    let min_saving = p.number::<u64>("min_saving")?.unwrap_or(1024);
+    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
+    crate::work::run(move || {
+        let (s, a, _) = loaded.snapshot()?;
+        Ok(json_ok(&jsprof_document::heap_advisors::advisors_report(
+            s, a, min_saving, limit,
         )))
     })
     .await

@@ -1,5 +1,5 @@
 //! The heap tools: a snapshot's Summary, classes, objects, retainers, dominators, statistics,
-//! duplicate strings, detached DOM, Comparison and leaks (`jsprof heap … --json`).
+//! duplicate strings, advisors, detached DOM, Comparison and leaks (`jsprof heap … --json`).
 
 use std::sync::Arc;
 
@@ -60,6 +60,18 @@ pub type HeapStringsArgs = HeapStatisticsArgs;
 pub type HeapDetachedArgs = HeapStatisticsArgs;
 
 #[derive(Deserialize, JsonSchema)]
+pub struct HeapAdvisorsArgs {
+    pub handle: String,
+    /// Leave out findings that would save fewer bytes (default 1,024).
+    #[serde(default = "default_min_saving")]
+    pub min_saving: u64,
+}
+
+fn default_min_saving() -> u64 {
+    1024
+}
+
+#[derive(Deserialize, JsonSchema)]
 pub struct HeapDiffArgs {
     /// The earlier snapshot's handle.
     pub base: String,
@@ -89,20 +101,30 @@ pub(super) async fn heap_of(q: &Question<'_>, handle: &str) -> ToolResult<Arc<cr
     q.store.heap(&entry).await
 }
 
+/// The document `make` builds from the snapshot `handle` names, built off the async threads once
+/// per question and kept for its next pages.
+async fn heap_document<T: Send + Sync + 'static>(
+    q: &Question<'_>,
+    handle: &str,
+    make: impl FnOnce(&crate::store::Heap) -> ToolResult<T> + Send + 'static,
+) -> ToolResult<Arc<T>> {
+    let heap = heap_of(q, handle).await?;
+    q.store
+        .document(q.question.to_string(), move || make(&heap))
+        .await
+}
+
 pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> ToolResult<Answer> {
     let sort: SortBy = args.sort.into();
-    let heap = heap_of(&q, &args.handle).await?;
-    let doc = q
-        .store
-        .document(q.question.to_string(), move || {
-            Ok(jsprof_document::heap::summary_report(
-                &heap.snapshot,
-                &heap.analysis,
-                sort,
-                0,
-            ))
-        })
-        .await?;
+    let doc = heap_document(&q, &args.handle, move |heap| {
+        Ok(jsprof_document::heap::summary_report(
+            &heap.snapshot,
+            &heap.analysis,
+            sort,
+            0,
+        ))
+    })
+    .await?;
     q.page_of(&*doc, &["classes"], &doc.classes, "classes", |c| {
         format!(
             "{} (key {}): {} objects, self {}, retained {}",
@@ -192,20 +214,17 @@ pub(super) async fn heap_retainers(q: Question<'_>, args: HeapRetainersArgs) -> 
             options.paths, q.store.config.max_items
         )));
     }
-    let heap = heap_of(&q, &args.handle).await?;
-    let doc = q
-        .store
-        .document(q.question.to_string(), move || {
-            let node = jsprof_document::heap::ordinal_of(&heap.name, &heap.snapshot, id)?;
-            Ok(jsprof_document::heap::retainers_report_with(
-                &heap.snapshot,
-                &heap.analysis,
-                heap.retainers(),
-                node,
-                options,
-            ))
-        })
-        .await?;
+    let doc = heap_document(&q, &args.handle, move |heap| {
+        let node = jsprof_document::heap::ordinal_of(&heap.name, &heap.snapshot, id)?;
+        Ok(jsprof_document::heap::retainers_report_with(
+            &heap.snapshot,
+            &heap.analysis,
+            heap.retainers(),
+            node,
+            options,
+        ))
+    })
+    .await?;
     let mut answer = q.page_of(&*doc, &["paths"], &doc.paths, "retaining paths", |p| {
         let steps: Vec<String> = p
             .steps
@@ -292,19 +311,16 @@ pub(super) async fn heap_statistics(
 pub(super) const STRING_SHOWN: usize = 500;
 
 pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> ToolResult<Answer> {
-    let heap = heap_of(&q, &args.handle).await?;
-    let doc = q
-        .store
-        .document(q.question.to_string(), move || {
-            // `jsprof heap strings --json`'s document, every value cut at STRING_SHOWN.
-            Ok(jsprof_document::heap_strings::strings_report_shown(
-                &heap.snapshot,
-                &heap.analysis,
-                0,
-                STRING_SHOWN,
-            ))
-        })
-        .await?;
+    let doc = heap_document(&q, &args.handle, move |heap| {
+        // `jsprof heap strings --json`'s document, every value cut at STRING_SHOWN.
+        Ok(jsprof_document::heap_strings::strings_report_shown(
+            &heap.snapshot,
+            &heap.analysis,
+            0,
+            STRING_SHOWN,
+        ))
+    })
+    .await?;
     q.page_of(
         &*doc,
         &["strings"],
@@ -322,25 +338,46 @@ pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> Tool
     )
 }
 
+/// `jsprof heap advisors --limit 0 --json`'s document: every finding, largest saving first.
+pub(super) async fn heap_advisors(q: Question<'_>, args: HeapAdvisorsArgs) -> ToolResult<Answer> {
+    let min_saving = args.min_saving;
+    let doc = heap_document(&q, &args.handle, move |heap| {
+        Ok(jsprof_document::heap_advisors::advisors_report(
+            &heap.snapshot,
+            &heap.analysis,
+            min_saving,
+            0,
+        ))
+    })
+    .await?;
+    q.page_of(&*doc, &["advice"], &doc.advice, "findings", |f| {
+        format!(
+            "{} {} held by {} ×{}: saves {} (@{})",
+            f.advisor,
+            f.value
+                .as_deref()
+                .map(|v| format!("{:?}", v.chars().take(60).collect::<String>()))
+                .unwrap_or_else(|| f.class.clone()),
+            f.held_by,
+            f.count,
+            size(f.saving),
+            f.sample_id
+        )
+    })
+}
+
 pub(super) async fn heap_detached(q: Question<'_>, args: HeapDetachedArgs) -> ToolResult<Answer> {
-    let heap = heap_of(&q, &args.handle).await?;
-    let doc = q
-        .store
-        .document(q.question.to_string(), move || {
-            let s = &heap.snapshot;
-            let trees = jsprof_document::heap_pages::detached(
-                s,
-                &heap.analysis,
-                heap.dominators(),
-                usize::MAX,
-            );
-            Ok(DetachedReport {
-                kind: s.kind(),
-                warnings: jsprof_document::heap::warnings(s),
-                trees,
-            })
+    let doc = heap_document(&q, &args.handle, move |heap| {
+        let s = &heap.snapshot;
+        let trees =
+            jsprof_document::heap_pages::detached(s, &heap.analysis, heap.dominators(), usize::MAX);
+        Ok(DetachedReport {
+            kind: s.kind(),
+            warnings: jsprof_document::heap::warnings(s),
+            trees,
         })
-        .await?;
+    })
+    .await?;
     q.page_of(&*doc, &["trees"], &doc.trees, "detached DOM trees", |t| {
         format!(
             "{} nodes, retained {}: {}",
