@@ -607,7 +607,7 @@ function openHeap(art, c, bases) {
   });
   // Comparison needs another snapshot, Leaks two more: no tabs with nothing to compare.
   if (art.live && bases.length >= 1) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, bases); });
-  if (art.live && bases.length >= 2) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases); await app.leaks.ready; });
+  if (art.live && bases.length >= 2) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases, null, { label: art.name, session: c.session, artifact: c.artifactId }); await app.leaks.ready; });
 }
 
 async function openArtifact(art, opts = {}) {
@@ -797,7 +797,10 @@ async function startServer() {
   });
   await refresh();
   const h = new URLSearchParams(location.hash.slice(1));
-  const want = list.find((s) => s.session_id === h.get('session')) || list[0];
+  // Without an address, the first file opens; three snapshots or more open on the last (`jsprof
+  // view BASE TARGET FINAL`: the final one is where Leaks looks from).
+  const heapsOnly = list.length > 2 && list.every((s) => s.artifacts.length && s.artifacts.every((a) => a.kind === 'heap-snapshot'));
+  const want = list.find((s) => s.session_id === h.get('session')) || (heapsOnly ? list[list.length - 1] : list[0]);
   if (want && want.artifacts.length) {
     const a = want.artifacts.find((a) => String(a.artifact_id) === h.get('artifact')) || want.artifacts[0];
     const thread = h.get('thread') != null && h.get('thread') !== '' ? Number(h.get('thread')) : undefined;

@@ -684,12 +684,15 @@ export class ComparisonView {
 // Leaks (as `jsprof heap leaks BASE TARGET FINAL`): the objects of this snapshot created between
 // a baseline and a target snapshot, grouped by class and retaining path, largest retained first.
 export class LeaksView {
-  // snaps: [{label, session, artifact}] other snapshots in the server
-  constructor(root, heap, snaps, onObject) {
+  // snaps: [{label, session, artifact}] other snapshots in the server; self: this one's
+  // {label, session, artifact}
+  constructor(root, heap, snaps, onObject, self) {
     const bar = el('div', { class: 'toolbar' });
     const pick = (label, k) => {
       const s = el('select', { 'aria-label': label });
       for (const b of snaps) s.append(el('option', { value: `${b.session}/${b.artifact}`, text: b.label }));
+      // Shown, not picked: where the server's order makes this snapshot the baseline or target.
+      if (self) s.append(el('option', { value: `${self.session}/${self.artifact}`, text: 'this snapshot', disabled: true }));
       if (snaps[k]) s.value = `${snaps[k].session}/${snaps[k].artifact}`;
       return s;
     };
@@ -728,10 +731,20 @@ export class LeaksView {
       try {
         const r = await heap.leaks(`${bs}/${ba}`, `${ts}/${ta}`);
         this.groups = r.groups;
-        // Reordered by the server: show the baseline and target it used.
-        const given = { base: this.base.value, target: this.target.value };
-        for (const s of r.snapshots || []) if (s.role !== 'final' && given[s.given]) this[s.role].value = given[s.given];
-        this.info.textContent = `${r.total} group${r.total === 1 ? '' : 's'} of objects created between the baseline and the target and still alive` + (r.total > r.groups.length ? ` (the ${r.groups.length} largest shown)` : '') + r.warnings.map((w) => ` · ${w.message}`).join('');
+        // Reordered by the server (V8's object ids only grow): the pickers show the baseline and
+        // the target it used, and a word says when this snapshot is not the final one.
+        const here = self ? `${self.session}/${self.artifact}` : null;
+        const given = { base: this.base.value, target: this.target.value, final: here };
+        const label = (v) => (v === here ? 'this snapshot' : ([...this.base.options].find((o) => o.value === v) || {}).text || v);
+        let finalIs = here;
+        for (const s of r.snapshots || []) {
+          const v = given[s.given];
+          if (s.role === 'final') finalIs = v;
+          else if (v && [...this[s.role].options].some((o) => o.value === v)) this[s.role].value = v;
+        }
+        this.reordered = finalIs !== here;
+        const note = this.reordered ? ` · in the order the process took them, ${label(finalIs)} is the final snapshot: these are the objects it still holds, and this snapshot is the ${(r.snapshots.find((s) => s.given === 'final') || {}).role}` : '';
+        this.info.textContent = `${r.total} group${r.total === 1 ? '' : 's'} of objects created between the baseline and the target and still alive` + (r.total > r.groups.length ? ` (the ${r.groups.length} largest shown)` : '') + note + r.warnings.map((w) => ` · ${w.message}`).join('');
         table.setRoots(r.groups);
         showPath(r.groups[0]);
       } catch (e) { this.info.textContent = e.message; }

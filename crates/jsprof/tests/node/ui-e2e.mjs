@@ -250,11 +250,28 @@ try {
     await shot('flamechart-search');
   } else if (kind === 'leaks') {
     // GOLDEN here is `jsprof heap leaks BASE TARGET FINAL --json` (tested against hand counts).
+    // `jsprof view BASE TARGET FINAL` opens on the final snapshot, the pickers on the other two.
     const sessions = await page.evaluate(() => window.jsprof.source.sessions());
-    const s = sessions.sessions.find((s) => /leak-3-final/.test(s.target));
+    const id = (re) => { const s = sessions.sessions.find((s) => re.test(s.target)); return `${s.session_id}/${s.artifacts[0].artifact_id}`; };
+    const [first, second, last] = [/leak-1-baseline/, /leak-2-target/, /leak-3-final/].map(id);
+    await page.waitForFunction(() => window.jsprof.current && window.jsprof.current.session, null, { timeout: 30000 });
+    assert.equal(await page.evaluate(() => `${window.jsprof.current.session}/${window.jsprof.current.artifactId}`), last, 'view opens on the last snapshot');
+    const pickers = async () => page.$$eval('[role=tabpanel]:not([hidden]) .toolbar select', (ss) => ss.map((s) => s.value));
+    // Opened from another snapshot, the server's order (V8's ids only grow) decides: this one is
+    // the baseline, the pickers show it, and a note names the final one.
     await page.goto('about:blank');
-    await page.goto(`${url}#session=${s.session_id}&artifact=${s.artifacts[0].artifact_id}&tab=leaks`);
+    await page.goto(`${url}#session=${first.split('/')[0]}&artifact=${first.split('/')[1]}&tab=leaks`);
     await page.waitForFunction(() => window.jsprof && window.jsprof.leaks && window.jsprof.leaks.groups, null, { timeout: 30000 });
+    assert.equal(await page.evaluate(() => window.jsprof.leaks.reordered), true);
+    assert.deepEqual(await pickers(), [first, second], 'pickers after reordering');
+    const note = await page.textContent('[role=tabpanel]:not([hidden]) .toolbar');
+    assert.ok(/is the final snapshot/.test(note) && /this snapshot is the base/.test(note), `the note: ${note}`);
+    assert.equal(await page.evaluate(() => window.jsprof.leaks.groups.length), Math.min(golden.groups.length, 100));
+    await page.goto('about:blank');
+    await page.goto(`${url}#session=${last.split('/')[0]}&artifact=${last.split('/')[1]}&tab=leaks`);
+    await page.waitForFunction(() => window.jsprof && window.jsprof.leaks && window.jsprof.leaks.groups, null, { timeout: 30000 });
+    assert.equal(await page.evaluate(() => window.jsprof.leaks.reordered), false);
+    assert.deepEqual(await pickers(), [first, second], 'pickers on the final snapshot');
     const want = golden.groups[0];
     assert.equal(want.class, 'Session');
     assert.equal(want.count, 3);
