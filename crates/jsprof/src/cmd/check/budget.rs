@@ -206,18 +206,12 @@ fn parse_size(text: &str) -> Result<u64, String> {
     let value: f64 = num
         .parse()
         .map_err(|_| format!("bad size `{text}`: expected e.g. 20 MB, 512 KB or 1048576"))?;
-    let scale = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1.0,
-        "KB" | "K" | "KIB" => 1024.0,
-        "MB" | "M" | "MIB" => 1024.0 * 1024.0,
-        "GB" | "G" | "GIB" => 1024.0 * 1024.0 * 1024.0,
-        _ => {
-            return Err(format!(
-                "bad size `{text}`: the unit must be B, KB, MB or GB"
-            ))
-        }
+    let Some(shift) = crate::size_arg::unit_shift(unit) else {
+        return Err(format!(
+            "bad size `{text}`: the unit must be B, KB, MB or GB"
+        ));
     };
-    Ok((value * scale).round() as u64)
+    Ok((value * (1u64 << shift) as f64).round() as u64)
 }
 
 /// A value of a measure for the text report, with its unit.

@@ -38,25 +38,14 @@ pub(super) fn check_cpu(args: &Args, file: &Path, budgets: &Budgets) -> Result<O
                     .is_none_or(|u| profile.strings.get(frame.url).contains(u))
         });
         let note = (total_w == 0).then(|| "not in the profile".to_string());
-        if let Some(limit) = f.max_total_ms {
-            checks.push(check(
-                "function",
-                &f.name,
-                Measure::TotalMs,
-                jsprof_profile::ns_to_ms(total_w),
-                limit,
-                note.clone(),
-            ));
-        }
-        if let Some(limit) = f.max_self_ms {
-            checks.push(check(
-                "function",
-                &f.name,
-                Measure::SelfMs,
-                jsprof_profile::ns_to_ms(self_w),
-                limit,
-                note.clone(),
-            ));
+        for (limit, measure, weight) in [
+            (f.max_total_ms, Measure::TotalMs, total_w),
+            (f.max_self_ms, Measure::SelfMs, self_w),
+        ] {
+            if let Some(limit) = limit {
+                let ms = jsprof_profile::ns_to_ms(weight);
+                checks.push(check("function", &f.name, measure, ms, limit, note.clone()));
+            }
         }
         // A budget for a function the profile does not have guards nothing (a renamed function,
         // a typo): it fails, so CI says so instead of passing silently.

@@ -49,27 +49,27 @@ pub(super) fn check_heap(path: &Path, budgets: &Budgets) -> Result<Outcome> {
                 1 => None,
                 n => Some(format!("{n} classes of this name, summed")),
             };
-            if let Some(limit) = c.max_retained_size {
-                let retained: u64 = matching.iter().map(|r| r.retained_size).sum();
-                checks.push(check(
-                    "class",
-                    &c.name,
+            let sum = |of: fn(&&jsprof_heap::ClassRow) -> u64| {
+                matching.iter().map(of).sum::<u64>() as f64
+            };
+            for (limit, measure, value) in [
+                (
+                    c.max_retained_size.map(|s| s.0),
                     Measure::RetainedSize,
-                    retained as f64,
-                    limit.0 as f64,
-                    note.clone(),
-                ));
-            }
-            if let Some(limit) = c.max_count {
-                let count: u64 = matching.iter().map(|r| r.count).sum();
-                checks.push(check(
-                    "class",
-                    &c.name,
-                    Measure::Count,
-                    count as f64,
-                    limit as f64,
-                    note.clone(),
-                ));
+                    sum(|r| r.retained_size),
+                ),
+                (c.max_count, Measure::Count, sum(|r| r.count)),
+            ] {
+                if let Some(limit) = limit {
+                    checks.push(check(
+                        "class",
+                        &c.name,
+                        measure,
+                        value,
+                        limit as f64,
+                        note.clone(),
+                    ));
+                }
             }
         }
     }

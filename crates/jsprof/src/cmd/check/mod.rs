@@ -65,7 +65,7 @@ use jsprof_document::check::{CheckJson, CheckReport, Measure, Status};
 use jsprof_profile::Format;
 
 use crate::load::detect_format;
-use crate::output::{self, Align, JsonWarning, Table};
+use crate::output::{self, columns, JsonWarning, TextOut};
 
 mod budget;
 mod cpu;
@@ -184,83 +184,79 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     };
-    if args.json {
-        output::print_json(&CheckReport {
-            kind,
-            warnings,
-            passed,
-            checks,
-        })?;
-        return Ok(code);
-    }
-    output::print_warnings(
-        &name,
-        warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
-    );
-    let mut out = output::text_stdout();
-    writeln!(out, "{name} against {}", args.budget.display())?;
-    let mut table = Table::new(&[
-        ("", Align::Left),
-        ("Budget", Align::Left),
-        ("Value", Align::Right),
-        ("", Align::Left),
-        ("Limit", Align::Right),
-        ("", Align::Left),
-    ]);
-    for c in &checks {
-        let what = match (c.budget, c.measure) {
-            ("function", m) => format!(
-                "{} of {}",
-                if m == Measure::TotalMs {
-                    "total"
-                } else {
-                    "self"
-                },
-                output::display_function_name(&c.subject)
-            ),
-            ("gc", _) => "GC share".to_string(),
-            ("page", _) => c.subject.clone(),
-            ("abtest", _) if c.subject.is_empty() => "share growth".to_string(),
-            ("abtest", _) => format!(
-                "share growth of {}",
-                output::display_function_name(&c.subject)
-            ),
-            ("class", Measure::RetainedSize) => format!("retained size of {}", c.subject),
-            ("class", _) => format!("instances of {}", c.subject),
-            ("leaks", Measure::Count) => "growing leak groups".to_string(),
-            ("leaks", _) => format!("growth per snapshot of {}", c.subject),
-            _ => "detached DOM nodes".to_string(),
-        };
-        let fmt = |v: f64| format(c.measure, v);
-        let (mark, value, rel, limit) = match c.status {
-            Status::Pass => ("ok", fmt(c.value.0), "≤", fmt(c.limit.0)),
-            // A function the profile lacks fails with its note, not with a comparison.
-            Status::Fail if c.value.0 <= c.limit.0 => ("FAIL", String::new(), "", String::new()),
-            Status::Fail => ("FAIL", fmt(c.value.0), ">", fmt(c.limit.0)),
-            Status::Skipped => ("skip", String::new(), "", String::new()),
-        };
-        table.row(vec![
-            mark.to_string(),
-            what,
-            value,
-            rel.to_string(),
-            limit,
-            c.note.clone().unwrap_or_default(),
-        ]);
-    }
-    table.write(&mut out)?;
+    let report = CheckReport {
+        kind,
+        warnings,
+        passed,
+        checks,
+    };
+    output::emit(args.json, &report, |out| {
+        output::warn(&name, &report.warnings);
+        writeln!(out, "{name} against {}", args.budget.display())?;
+        write_checks(&report.checks, out)
+    })?;
+    Ok(code)
+}
+
+/// The checks as a table, then how many were exceeded.
+fn write_checks(checks: &[CheckJson], out: &mut TextOut) -> std::io::Result<()> {
+    columns(checks.iter().map(|c| (c, comparison(c))))
+        .left("", |(_, (mark, ..))| mark.to_string())
+        .left("Budget", |(c, _)| budget_text(c))
+        .right("Value", |(_, (_, value, ..))| value.clone())
+        .left("", |(_, (_, _, rel, _))| rel.to_string())
+        .right("Limit", |(_, (.., limit))| limit.clone())
+        .left("", |(c, _)| c.note.clone().unwrap_or_default())
+        .write(out)?;
     let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
     let counted = checks
         .iter()
         .filter(|c| c.status != Status::Skipped)
         .count();
     if failed > 0 {
-        writeln!(out, "{failed} of {counted} budgets exceeded")?;
+        writeln!(out, "{failed} of {counted} budgets exceeded")
     } else {
-        writeln!(out, "all {counted} budgets hold")?;
+        writeln!(out, "all {counted} budgets hold")
     }
-    out.flush()?;
-    Ok(code)
+}
+
+/// What a check measures, as the report's Budget column says it.
+fn budget_text(c: &CheckJson) -> String {
+    match (c.budget, c.measure) {
+        ("function", m) => format!(
+            "{} of {}",
+            if m == Measure::TotalMs {
+                "total"
+            } else {
+                "self"
+            },
+            output::display_function_name(&c.subject)
+        ),
+        ("gc", _) => "GC share".to_string(),
+        ("page", _) => c.subject.clone(),
+        ("abtest", _) if c.subject.is_empty() => "share growth".to_string(),
+        ("abtest", _) => format!(
+            "share growth of {}",
+            output::display_function_name(&c.subject)
+        ),
+        ("class", Measure::RetainedSize) => format!("retained size of {}", c.subject),
+        ("class", _) => format!("instances of {}", c.subject),
+        ("leaks", Measure::Count) => "growing leak groups".to_string(),
+        ("leaks", _) => format!("growth per snapshot of {}", c.subject),
+        _ => "detached DOM nodes".to_string(),
+    }
+}
+
+/// A check's verdict as the report shows it: its mark, value, relation and limit.
+fn comparison(c: &CheckJson) -> (&'static str, String, &'static str, String) {
+    let fmt = |v: f64| format(c.measure, v);
+    match c.status {
+        Status::Pass => ("ok", fmt(c.value.0), "≤", fmt(c.limit.0)),
+        // A function the profile lacks fails with its note, not with a comparison.
+        Status::Fail if c.value.0 <= c.limit.0 => ("FAIL", String::new(), "", String::new()),
+        Status::Fail => ("FAIL", fmt(c.value.0), ">", fmt(c.limit.0)),
+        Status::Skipped => ("skip", String::new(), "", String::new()),
+    }
 }
 
 /// What one reading of the budget file gives: the input's kind, its warnings and the checks.

@@ -139,10 +139,7 @@ pub(super) fn run_diff(a: DiffArgs) -> Result<ExitCode> {
         "function",
         Vec::new(),
     );
-    if a.json {
-        output::print_json(&report)?;
-    } else {
-        crate::cmd::diff::print_ab_report(&report, a.limit)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    output::emit(a.json, &report, |out| {
+        crate::cmd::diff::write_ab_report(&report, a.limit, out)
+    })
 }

@@ -13,7 +13,7 @@ use jsprof_lake::query;
 use jsprof_lake::Lake;
 
 use super::{merged, selection, to_u32, UnitArg, Where};
-use crate::output;
+use crate::output::{self, columns};
 
 #[derive(clap::Args)]
 pub struct QueryArgs {
@@ -52,7 +52,7 @@ pub struct SqlArgs {
     pub sql: String,
     /// Memory the query's sorts, aggregates and joins may hold, and the largest result a
     /// function such as `repeat` may make (bytes, or with K, M, G); past it the query fails.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = crate::cmd::serve::parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = crate::size_arg::parse_size)]
     pub max_memory: u64,
     /// Seconds the query may run (opening the lake included); past them it is stopped.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
@@ -70,33 +70,23 @@ pub(super) fn run_ls(a: QueryArgs) -> Result<ExitCode> {
         output::print_json(&lake_doc::LakeLsReport::new(profiles))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut table = output::Table::new(&[
-        ("Profile", output::Align::Left),
-        ("Kind", output::Align::Left),
-        ("Source", output::Align::Left),
-        ("Thread", output::Align::Left),
-        ("Start", output::Align::Left),
-        ("Duration", output::Align::Right),
-        ("Samples", output::Align::Right),
-        ("Labels", output::Align::Left),
-    ]);
-    for p in &rows {
-        let labels: Vec<String> = p.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        table.row(vec![
-            p.profile_id.clone(),
-            p.kind.clone(),
-            p.source_name.clone(),
-            p.thread.clone().unwrap_or_default(),
-            p.start_time.clone().unwrap_or_else(|| "-".into()),
-            if p.weight_unit == "bytes" {
-                "-".into()
-            } else {
-                output::fmt_ms(p.duration_us / 1000.0)
-            },
-            p.sample_count.to_string(),
-            labels.join(" "),
-        ]);
-    }
+    let table = columns(&rows)
+        .left("Profile", |p| p.profile_id.clone())
+        .left("Kind", |p| p.kind.clone())
+        .left("Source", |p| p.source_name.clone())
+        .left("Thread", |p| p.thread.clone().unwrap_or_default())
+        .left("Start", |p| {
+            p.start_time.clone().unwrap_or_else(|| "-".into())
+        })
+        .right("Duration", |p| match p.weight_unit.as_str() {
+            "bytes" => "-".into(),
+            _ => output::fmt_ms(p.duration_us / 1000.0),
+        })
+        .right("Samples", |p| p.sample_count.to_string())
+        .left("Labels", |p| {
+            let labels: Vec<String> = p.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            labels.join(" ")
+        });
     output::to_stdout(|out| table.write(out))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,7 @@ use jsprof_document::lake as lake_doc;
 use jsprof_lake::query;
 
 use super::{selection, UnitArg, Where};
-use crate::output;
+use crate::output::{self, columns};
 
 #[derive(clap::Args)]
 pub struct TrendArgs {
@@ -66,32 +66,21 @@ pub(super) fn run_trend(a: TrendArgs) -> Result<ExitCode> {
             )
         })
         .collect();
-    if a.json {
-        output::print_json(&lake_doc::LakeTrendReport {
-            kind: "lake-trend",
-            function,
-            by: a.by,
-            unit,
-            points,
-        })?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut table = output::Table::new(&[
-        (a.by.as_str(), output::Align::Left),
-        ("Profiles", output::Align::Right),
-        ("Self %", output::Align::Right),
-        ("Total %", output::Align::Right),
-    ]);
-    for p in &points {
-        table.row(vec![
-            p.value.clone().unwrap_or_else(|| "(none)".into()),
-            p.profiles.to_string(),
-            format!("{:.2}", p.weights.self_percent),
-            format!("{:.2}", p.weights.total_percent),
-        ]);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    let report = lake_doc::LakeTrendReport {
+        kind: "lake-trend",
+        function,
+        by: a.by,
+        unit,
+        points,
+    };
+    output::emit(a.json, &report, |out| {
+        columns(&report.points)
+            .left(&report.by, |p| label_value(&p.value))
+            .right("Profiles", |p| p.profiles.to_string())
+            .right("Self %", |p| format!("{:.2}", p.weights.self_percent))
+            .right("Total %", |p| format!("{:.2}", p.weights.total_percent))
+            .write(out)
+    })
 }
 
 /// `lake trend --metric`: a page-load metric's distribution per label value.
@@ -117,41 +106,32 @@ pub(super) fn run_page_trend(a: TrendArgs, sel: &jsprof_lake::Selection) -> Resu
             })
         })
         .collect();
-    if a.json {
-        output::print_json(&lake_doc::LakePageTrendReport {
-            kind: "lake-page-trend",
-            metric,
-            by: a.by,
-            points,
-        })?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    if points.is_empty() {
-        eprintln!(
-            "{}: no page-load trace of the selection has {metric} (page loads are traces with a navigation, e.g. from `jsprof record --url`)",
-            a.lake.display()
-        );
-    }
-    let fmt = |x: f64| jsprof_document::page_runs::metric_text(metric, x);
-    let mut table = output::Table::new(&[
-        (a.by.as_str(), output::Align::Left),
-        ("Runs", output::Align::Right),
-        ("Median", output::Align::Right),
-        ("p75", output::Align::Right),
-        ("Min", output::Align::Right),
-        ("Max", output::Align::Right),
-    ]);
-    for p in &points {
-        let d = &p.distribution;
-        table.row(vec![
-            p.value.clone().unwrap_or_else(|| "(none)".into()),
-            d.runs.to_string(),
-            fmt(d.median),
-            fmt(d.p75),
-            fmt(d.min),
-            fmt(d.max),
-        ]);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    let report = lake_doc::LakePageTrendReport {
+        kind: "lake-page-trend",
+        metric,
+        by: a.by,
+        points,
+    };
+    output::emit(a.json, &report, |out| {
+        if report.points.is_empty() {
+            eprintln!(
+                "{}: no page-load trace of the selection has {metric} (page loads are traces with a navigation, e.g. from `jsprof record --url`)",
+                a.lake.display()
+            );
+        }
+        let fmt = move |x: f64| jsprof_document::page_runs::metric_text(metric, x);
+        columns(&report.points)
+            .left(&report.by, |p| label_value(&p.value))
+            .right("Runs", |p| p.distribution.runs.to_string())
+            .right("Median", move |p| fmt(p.distribution.median))
+            .right("p75", move |p| fmt(p.distribution.p75))
+            .right("Min", move |p| fmt(p.distribution.min))
+            .right("Max", move |p| fmt(p.distribution.max))
+            .write(out)
+    })
+}
+
+/// A label's value as a trend's row names it; `(none)` for the profiles without the label.
+fn label_value(value: &Option<String>) -> String {
+    value.clone().unwrap_or_else(|| "(none)".into())
 }
