@@ -422,6 +422,11 @@ fn elide(text: &str, width: usize, keep_end: bool) -> std::borrow::Cow<'_, str> 
 /// A duration as every door's text writes it (`jsprof_document::units`).
 pub use jsprof_document::units::fmt_ms;
 
+/// A page-load metric as the tables head its row: `lcp_ms` → `lcp`, `long_tasks` → `long tasks`.
+pub fn metric_name(metric: &str) -> String {
+    metric.trim_end_matches("_ms").replace('_', " ")
+}
+
 pub fn fmt_percent(p: f64) -> String {
     format!("{p:.1} %")
 }

@@ -574,7 +574,7 @@ pub fn write_page_diff(r: &PageDiffReport, out: &mut TextOut) -> io::Result<()> 
         )?;
     }
     columns(r.metrics.iter().chain([&r.long_tasks]))
-        .left("metric", |m| crate::cmd::insights::metric_name(&m.metric))
+        .left("metric", |m| output::metric_name(&m.metric))
         .right("base", |m| metric_value(&m.metric, m.base_median))
         .right("target", |m| metric_value(&m.metric, m.target_median))
         .right("shift", |m| metric_change(&m.metric, m.shift))

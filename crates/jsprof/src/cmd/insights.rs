@@ -561,11 +561,6 @@ fn write_render_blocking(
     Ok(())
 }
 
-/// A page-load metric as the tables head its row: `lcp_ms` → `lcp`, `first_byte` → `first byte`.
-pub(crate) fn metric_name(metric: &str) -> String {
-    metric.trim_end_matches("_ms").replace('_', " ")
-}
-
 /// Each file's insights document, named by its file name: the runs of a page load (`insights
 /// DIR`, `diff --base A/ --target B/`). One run at a time: only its small document is kept.
 pub(crate) fn load_runs(
@@ -619,7 +614,7 @@ fn runs(args: &Args) -> Result<ExitCode> {
         )?;
         use jsprof_document::page_runs::metric_text;
         columns(&report.metrics)
-            .left("metric", |m| metric_name(m.metric))
+            .left("metric", |m| output::metric_name(m.metric))
             .right("median", |m| metric_text(m.metric, m.median))
             .right("p75", |m| metric_text(m.metric, m.p75))
             .right("min", |m| metric_text(m.metric, m.min))
