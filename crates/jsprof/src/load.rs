@@ -3,12 +3,14 @@
 //! the UI).
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::Result;
 use jsprof_document::load::{CpuInput, Pipeline};
 use jsprof_profile::Format;
 
 use crate::input;
+use crate::output::TextOut;
 use crate::progress::Spinner;
 
 /// Reads a CPU profile, self-profiling trace, Chrome trace or heap profile through `pipeline`.
@@ -35,20 +37,17 @@ pub struct DocumentArgs {
     pub json: bool,
 }
 
-/// The head of those commands: the file through the default pipeline, then `make`'s document.
-/// With `--json` the document is printed and the answer is `None`; else the input and the
-/// document come back for the command's table.
+/// Those commands whole but for what each makes and shows: the file through the default
+/// pipeline, `make`'s document of it, then the document as JSON with `--json`, else `text`
+/// (given the input, for its name and warnings) writes it for people.
 pub fn document<D: serde::Serialize>(
     args: &DocumentArgs,
     make: impl FnOnce(&CpuInput) -> jsprof_document::Result<D>,
-) -> Result<Option<(CpuInput, D)>> {
+    text: impl FnOnce(&CpuInput, &D, &mut TextOut) -> std::io::Result<()>,
+) -> Result<ExitCode> {
     let loaded = load_cpu(&args.file, &Pipeline::default())?;
     let report = make(&loaded)?;
-    if args.json {
-        crate::output::print_json(&report)?;
-        return Ok(None);
-    }
-    Ok(Some((loaded, report)))
+    crate::output::emit(args.json, &report, |out| text(&loaded, &report, out))
 }
 
 /// Detects the format of `path` without reading it all, for commands that open the input again

@@ -12,6 +12,7 @@ mod output;
 mod output_file;
 mod progress;
 mod range_arg;
+mod size_arg;
 mod transform_args;
 
 use std::io::Write;

@@ -43,12 +43,30 @@ pub fn print_warnings<'a>(source: &str, warnings: impl IntoIterator<Item = (&'a 
     let _ = err.flush();
 }
 
-/// Prints a loaded input's warnings on stderr (the human output's form of `"warnings"`).
-pub fn warn(source: &str, warnings: &[jsprof_profile::Warning]) {
-    print_warnings(
-        source,
-        warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+/// A warning of a profile, a snapshot or a document: where it is, and what it says.
+pub trait Warned {
+    fn at(&self) -> &str;
+    fn message(&self) -> &str;
+}
+
+macro_rules! warned {
+    ($($t:ty),*) => {$(
+        impl Warned for $t {
+            fn at(&self) -> &str {
+                &self.at
+            }
+            fn message(&self) -> &str {
+                &self.message
+            }
+        }
+    )*};
+}
+warned!(jsprof_profile::Warning, jsprof_heap::Warning, JsonWarning);
+
+/// Prints an input's or a document's warnings on stderr (the human output's form of
+/// `"warnings"`), each under `source`.
+pub fn warn<W: Warned>(source: &str, warnings: &[W]) {
+    print_warnings(source, warnings.iter().map(|w| (w.at(), w.message())));
 }
 
 /// `text` (a name, a URL, a label from the input) as a line of human output shows it: control
@@ -72,6 +90,39 @@ pub fn to_stdout(write: impl FnOnce(&mut TextOut) -> io::Result<()>) -> anyhow::
     write(&mut out)?;
     out.flush()?;
     Ok(())
+}
+
+/// The tail of every document command: with `--json` the document on stdout; else `text` writes it
+/// for people (its warnings on stderr, its text through [`to_stdout`]).
+pub fn emit<D: Serialize>(
+    json: bool,
+    doc: &D,
+    text: impl FnOnce(&mut TextOut) -> io::Result<()>,
+) -> anyhow::Result<std::process::ExitCode> {
+    if json {
+        print_json(doc)?;
+    } else {
+        to_stdout(text)?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The line under a table that `--limit` cut, when it left rows out: `… 12 {more}`, `more`
+/// saying what and how to see them.
+pub fn write_more(out: &mut impl Write, left_out: usize, more: &str) -> io::Result<()> {
+    match left_out {
+        0 => Ok(()),
+        n => writeln!(out, "… {n} {more}"),
+    }
+}
+
+/// A `--limit` where 0 means all.
+pub fn limit_or_all(limit: usize) -> usize {
+    if limit == 0 {
+        usize::MAX
+    } else {
+        limit
+    }
 }
 
 /// The table `top`, `tree` and `summary` print: self and total with their shares of `total`,
@@ -281,6 +332,68 @@ impl Table {
     }
 }
 
+/// A [`Table`] given column by column: each column's header, alignment and cell (computed from a
+/// row) side by side, so that a header cannot drift from its cells. Start with [`columns`].
+pub struct Columns<'a, T> {
+    rows: Vec<T>,
+    columns: Vec<Column<'a, T>>,
+}
+
+/// A column of [`Columns`]: its header, its alignment and how a row makes its cell.
+type Column<'a, T> = (&'a str, Align, Box<dyn Fn(&T) -> String + 'a>);
+
+/// The table of `rows` (in this order), to be given its columns.
+pub fn columns<'a, T>(rows: impl IntoIterator<Item = T>) -> Columns<'a, T> {
+    Columns {
+        rows: rows.into_iter().collect(),
+        columns: Vec::new(),
+    }
+}
+
+impl<'a, T> Columns<'a, T> {
+    /// A text column, left-aligned (cut with `…` when the table must fit a width).
+    pub fn left(mut self, header: &'a str, cell: impl Fn(&T) -> String + 'a) -> Self {
+        self.columns.push((header, Align::Left, Box::new(cell)));
+        self
+    }
+
+    /// A number column, right-aligned (never cut).
+    pub fn right(mut self, header: &'a str, cell: impl Fn(&T) -> String + 'a) -> Self {
+        self.columns.push((header, Align::Right, Box::new(cell)));
+        self
+    }
+
+    /// The Function and Location columns of a table of functions, named and placed as every table
+    /// and view shows them; `at` gives a row's function: its name, URL, line and column.
+    pub fn function(
+        self,
+        at: impl Fn(&T) -> (&str, &str, Option<u32>, Option<u32>) + Copy + 'a,
+    ) -> Self {
+        self.left("Function", move |r| {
+            display_function_name(at(r).0).to_string()
+        })
+        .left("Location", move |r| {
+            let (_, url, line, column) = at(r);
+            fmt_location(url, line, column)
+        })
+    }
+
+    /// The table, every row's cells made.
+    pub fn table(&self) -> Table {
+        let heads: Vec<(&str, Align)> = self.columns.iter().map(|(h, a, _)| (*h, *a)).collect();
+        let mut table = Table::new(&heads);
+        for row in &self.rows {
+            table.row(self.columns.iter().map(|(_, _, cell)| cell(row)).collect());
+        }
+        table
+    }
+
+    /// Writes the table ([`Table::write`]).
+    pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        self.table().write(out)
+    }
+}
+
 impl Table {
     /// Whether column `i` is cut at its start: a location's file, line and column are at its end,
     /// and what tells a request's URL from its neighbours' (same origin) is its path's end.
@@ -308,6 +421,11 @@ fn elide(text: &str, width: usize, keep_end: bool) -> std::borrow::Cow<'_, str> 
 
 /// A duration as every door's text writes it (`jsprof_document::units`).
 pub use jsprof_document::units::fmt_ms;
+
+/// A page-load metric as the tables head its row: `lcp_ms` → `lcp`, `long_tasks` → `long tasks`.
+pub fn metric_name(metric: &str) -> String {
+    metric.trim_end_matches("_ms").replace('_', " ")
+}
 
 pub fn fmt_percent(p: f64) -> String {
     format!("{p:.1} %")

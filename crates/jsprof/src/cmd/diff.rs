@@ -2,13 +2,13 @@
 //! `jsprof diff --base A… --target B…`: which functions' shares changed between two groups of
 //! profiles, with statistics (`jsprof_analysis::abtest`) instead of one noisy pair.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use jsprof_analysis::abtest::{ab_test, AbOptions, AbTest, GroupMerge, ProfileWeights};
-use jsprof_analysis::{DiffKey, DiffOptions, DiffRow};
+use jsprof_analysis::{DiffKey, DiffOptions};
 use jsprof_document::abtest::AbTestReport;
 use jsprof_document::load::{CpuInput, ViewSpec, Weighted};
 use jsprof_document::JsonWarning;
@@ -16,7 +16,7 @@ use jsprof_profile::{Profile, WeightUnit};
 use jsprof_render::{write_diff_flame_graph_svg, FlameGraphOptions};
 
 use crate::load::load_cpu;
-use crate::output::{self, Align, Table};
+use crate::output::{self, columns, TextOut};
 use crate::transform_args::{TransformArgs, ViewArgs};
 use jsprof_document::insights::InsightsReport;
 use jsprof_document::page_diff::PageDiffReport;
@@ -282,74 +282,52 @@ fn run_groups(args: &Args, base: &[PathBuf], target: &[PathBuf]) -> Result<ExitC
         args.key.as_str(),
         groups.warnings,
     );
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    print_ab_report(&report, args.limit)?;
-    Ok(ExitCode::SUCCESS)
+    output::emit(args.json, &report, |out| {
+        write_ab_report(&report, args.limit, out)
+    })
 }
 
 /// The group comparison as text (`jsprof diff --base … --target …`, `jsprof lake diff`).
-pub fn print_ab_report(r: &AbTestReport, limit: usize) -> Result<()> {
+pub fn write_ab_report(r: &AbTestReport, limit: usize, out: &mut TextOut) -> io::Result<()> {
     for w in &r.warnings {
         eprintln!("warning: {} ({})", w.message, w.at);
     }
-    let mut out = output::text_stdout();
     writeln!(
         out,
         "base   {}  {} profiles\ntarget {}  {} profiles",
         r.base.selection, r.base.profiles, r.target.selection, r.target.profiles
     )?;
     let pts = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:+.2}"));
-    let mut table = Table::new(&[
-        ("Δ self pts", Align::Right),
-        ("95 % CI", Align::Left),
-        ("q", Align::Right),
-        ("Δ total pts", Align::Right),
-        ("q", Align::Right),
-        ("Self base", Align::Right),
-        ("target", Align::Right),
-        ("Function", Align::Left),
-        ("Location", Align::Left),
-    ]);
-    let shown = if limit > 0 {
-        &r.changes[..r.changes.len().min(limit)]
-    } else {
-        &r.changes[..]
-    };
-    for f in shown {
-        let s = &f.self_share;
-        table.row(vec![
-            pts(s.shift_points),
-            match (s.shift_low_points, s.shift_high_points) {
-                (Some(l), Some(h)) => format!("[{l:+.2}, {h:+.2}]"),
-                _ => String::new(),
-            },
-            format!("{:.2e}", s.q),
-            pts(f.total_share.shift_points),
-            format!("{:.2e}", f.total_share.q),
-            format!("{:.2} %", s.base_mean_points),
-            format!("{:.2} %", s.target_mean_points),
-            output::display_function_name(&f.name).to_string(),
-            output::fmt_location(&f.url, f.line, f.column),
-        ]);
-    }
+    let shown = &r.changes[..r.changes.len().min(output::limit_or_all(limit))];
     if r.changes.is_empty() {
         writeln!(
             out,
             "no function's share changed significantly by at least the noise floor"
         )?;
     } else {
-        table.write(&mut out)?;
+        columns(shown)
+            .right("Δ self pts", move |f| pts(f.self_share.shift_points))
+            .left("95 % CI", |f| {
+                let s = &f.self_share;
+                match (s.shift_low_points, s.shift_high_points) {
+                    (Some(l), Some(h)) => format!("[{l:+.2}, {h:+.2}]"),
+                    _ => String::new(),
+                }
+            })
+            .right("q", |f| format!("{:.2e}", f.self_share.q))
+            .right("Δ total pts", move |f| pts(f.total_share.shift_points))
+            .right("q", |f| format!("{:.2e}", f.total_share.q))
+            .right("Self base", |f| {
+                format!("{:.2} %", f.self_share.base_mean_points)
+            })
+            .right("target", |f| {
+                format!("{:.2} %", f.self_share.target_mean_points)
+            })
+            .function(|f| (&f.name, &f.url, f.line, f.column))
+            .write(out)?;
     }
-    if r.changes.len() > shown.len() {
-        writeln!(
-            out,
-            "… {} more changes (--limit 0 for all)",
-            r.changes.len() - shown.len()
-        )?;
-    }
+    let more = "more changes (--limit 0 for all)";
+    output::write_more(out, r.changes.len() - shown.len(), more)?;
     writeln!(
         out,
         "{} functions tested (Mann-Whitney, Benjamini-Hochberg q < {}, shift ≥ {} points); \
@@ -360,9 +338,7 @@ pub fn print_ab_report(r: &AbTestReport, limit: usize) -> Result<()> {
         r.significant_below_floor,
         r.untested,
         r.min_profiles
-    )?;
-    out.flush()?;
-    Ok(())
+    )
 }
 
 pub use jsprof_document::query::KeyArg;
@@ -427,111 +403,78 @@ pub fn run(args: Args) -> Result<ExitCode> {
         },
         options,
     )?;
-    if args.json {
-        output::print_json(&compared.report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let diff = compared.diff;
+    let diff = &compared.diff;
     let bytes = wb.thread().weight_unit() == WeightUnit::Bytes;
-    let mut rows = diff.rows.clone();
-    if args.limit > 0 {
-        rows.truncate(args.limit);
-    }
-    for (name, side) in [(&before.name, &wb), (&after.name, &wa)] {
-        output::warn(name, &side.profile.warnings);
-    }
-    // Profiles of very different lengths compare amounts of time, which is rarely the question
-    // (a 2 s recording beside a 66 s one shows every function grown by thousands of percent).
-    let ratio = diff.after_total / diff.before_total;
-    if !args.normalize && diff.before_total > 0.0 && !(0.5..=2.0).contains(&ratio) {
-        eprintln!(
-            "note: {}'s total is {ratio:.1}× {}'s; --normalize scales it to the same total, so the \
-             table compares shares of each profile",
-            after.name, before.name
-        );
-    }
-    let fmt = |w: f64| {
-        if bytes {
-            output::fmt_bytes(w)
-        } else {
-            output::fmt_ms(w / jsprof_profile::NS_PER_MS)
+    let rows = &diff.rows[..diff.rows.len().min(output::limit_or_all(args.limit))];
+    output::emit(args.json, &compared.report, |out| {
+        for (name, side) in [(&before.name, &wb), (&after.name, &wa)] {
+            output::warn(name, &side.profile.warnings);
         }
-    };
-    let signed = |w: f64| {
-        if w > 0.0 {
-            format!("+{}", fmt(w))
-        } else {
-            fmt(w)
+        // Profiles of very different lengths compare amounts of time, which is rarely the question
+        // (a 2 s recording beside a 66 s one shows every function grown by thousands of percent).
+        let ratio = diff.after_total / diff.before_total;
+        if !args.normalize && diff.before_total > 0.0 && !(0.5..=2.0).contains(&ratio) {
+            eprintln!(
+                "note: {}'s total is {ratio:.1}× {}'s; --normalize scales it to the same total, so the \
+                 table compares shares of each profile",
+                after.name, before.name
+            );
         }
-    };
-    let mut out = output::text_stdout();
-    writeln!(
-        out,
-        "before {}  {}\nafter  {}  {}{}",
-        before.name,
-        fmt(diff.before_total),
-        after.name,
-        fmt(diff.after_total),
-        if args.normalize {
-            format!(" (scaled ×{:.4})", diff.scale)
-        } else {
-            String::new()
-        }
-    )?;
-    let mut table = Table::new(&[
-        ("Δ self", Align::Right),
-        ("Δ total", Align::Right),
-        ("Δ %", Align::Right),
-        ("Self before", Align::Right),
-        ("after", Align::Right),
-        ("Total before", Align::Right),
-        ("after", Align::Right),
-        ("Function", Align::Left),
-        ("Location", Align::Left),
-    ]);
-    for r in &rows {
-        table.row(row_cells(r, &fmt, &signed));
-    }
-    if rows.is_empty() {
-        writeln!(out, "no function changed by more than the noise floor")?;
-    } else {
-        table.write(&mut out)?;
-    }
-    if diff.rows.len() > rows.len() {
+        let fmt = move |w: f64| {
+            if bytes {
+                output::fmt_bytes(w)
+            } else {
+                output::fmt_ms(w / jsprof_profile::NS_PER_MS)
+            }
+        };
+        let signed = move |w: f64| {
+            if w > 0.0 {
+                format!("+{}", fmt(w))
+            } else {
+                fmt(w)
+            }
+        };
         writeln!(
             out,
-            "… {} more above the noise floor (--limit 0 for all)",
-            diff.rows.len() - rows.len()
+            "before {}  {}\nafter  {}  {}{}",
+            before.name,
+            fmt(diff.before_total),
+            after.name,
+            fmt(diff.after_total),
+            if args.normalize {
+                format!(" (scaled ×{:.4})", diff.scale)
+            } else {
+                String::new()
+            }
         )?;
-    }
-    writeln!(
-        out,
-        "{} functions changed by less than the noise floor ({}): {} self in all",
-        diff.hidden,
-        fmt(diff.noise_floor),
-        signed(diff.hidden_delta_self)
-    )?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn row_cells(
-    r: &DiffRow,
-    fmt: &dyn Fn(f64) -> String,
-    signed: &dyn Fn(f64) -> String,
-) -> Vec<String> {
-    vec![
-        signed(r.delta_self()),
-        signed(r.delta_total()),
-        r.delta_total_percent()
-            .map_or("new".to_string(), |p| format!("{p:+.1} %")),
-        fmt(r.before_self),
-        fmt(r.after_self),
-        fmt(r.before_total),
-        fmt(r.after_total),
-        output::display_function_name(&r.name).to_string(),
-        output::fmt_location(&r.url, r.line, r.column),
-    ]
+        if rows.is_empty() {
+            writeln!(out, "no function changed by more than the noise floor")?;
+        } else {
+            columns(rows)
+                .right("Δ self", move |r| signed(r.delta_self()))
+                .right("Δ total", move |r| signed(r.delta_total()))
+                .right("Δ %", |r| {
+                    let percent = r.delta_total_percent();
+                    percent.map_or("new".to_string(), |p| format!("{p:+.1} %"))
+                })
+                .right("Self before", move |r| fmt(r.before_self))
+                .right("after", move |r| fmt(r.after_self))
+                .right("Total before", move |r| fmt(r.before_total))
+                .right("after", move |r| fmt(r.after_total))
+                .function(|r| (&r.name, &r.url, r.line, r.column))
+                .write(out)?;
+        }
+        let more = "more above the noise floor (--limit 0 for all)";
+        output::write_more(out, diff.rows.len() - rows.len(), more)?;
+        writeln!(
+            out,
+            "{} functions changed by less than the noise floor ({}): {} self in all",
+            diff.hidden,
+            fmt(diff.noise_floor),
+            signed(diff.hidden_delta_self)
+        )?;
+        Ok(())
+    })
 }
 
 /// Runs of a page load: each run's file name and insights document.
@@ -588,20 +531,35 @@ fn run_pages(
         (&group_label(base), &group_label(target)),
         options.alpha,
     );
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
+    output::emit(args.json, &report, |out| write_page_diff(&report, out))
+}
+
+/// A page-load metric's value in its unit (ms, a CLS score, a count).
+fn metric_value(metric: &str, v: f64) -> String {
+    match metric {
+        "cls" => jsprof_document::page::cls_text(v),
+        "requests" | "long_tasks" => format!("{v}"),
+        _ => output::fmt_ms(v),
     }
-    print_page_diff(&report)?;
-    Ok(ExitCode::SUCCESS)
+}
+
+/// A change of a page-load metric, with its sign.
+fn metric_change(metric: &str, v: f64) -> String {
+    let s = metric_value(metric, v.abs());
+    if v > 0.0 {
+        format!("+{s}")
+    } else if v < 0.0 {
+        format!("-{s}")
+    } else {
+        s
+    }
 }
 
 /// The page-load comparison as text: a row per metric, then the insights that changed.
-pub fn print_page_diff(r: &PageDiffReport) -> Result<()> {
+pub fn write_page_diff(r: &PageDiffReport, out: &mut TextOut) -> io::Result<()> {
     for w in &r.warnings {
         eprintln!("warning: {w}");
     }
-    let mut out = output::text_stdout();
     for (name, s) in [("base  ", &r.base), ("target", &r.target)] {
         writeln!(
             out,
@@ -615,46 +573,26 @@ pub fn print_page_diff(r: &PageDiffReport) -> Result<()> {
                 .unwrap_or_default()
         )?;
     }
-    let mut table = Table::new(&[
-        ("metric", Align::Left),
-        ("base", Align::Right),
-        ("target", Align::Right),
-        ("shift", Align::Right),
-        ("95 % CI", Align::Left),
-        ("q", Align::Right),
-        ("", Align::Left),
-    ]);
-    for m in r.metrics.iter().chain([&r.long_tasks]) {
-        let shown = |v: f64| match m.metric.as_str() {
-            "cls" => jsprof_document::page::cls_text(v),
-            "requests" | "long_tasks" => format!("{v}"),
-            _ => output::fmt_ms(v),
-        };
-        let signed = |v: f64| {
-            let s = shown(v.abs());
-            if v > 0.0 {
-                format!("+{s}")
-            } else if v < 0.0 {
-                format!("-{s}")
-            } else {
-                s
-            }
-        };
-        table.row(vec![
-            m.metric.trim_end_matches("_ms").replace('_', " "),
-            shown(m.base_median),
-            shown(m.target_median),
-            signed(m.shift),
-            format!("[{}, {}]", signed(m.shift_low), signed(m.shift_high)),
-            format!("{:.2e}", m.q),
-            match (m.significant, m.shift > 0.0) {
-                (false, _) => String::new(),
-                (true, true) => "grew".to_string(),
-                (true, false) => "shrank".to_string(),
-            },
-        ]);
-    }
-    table.write(&mut out)?;
+    columns(r.metrics.iter().chain([&r.long_tasks]))
+        .left("metric", |m| output::metric_name(&m.metric))
+        .right("base", |m| metric_value(&m.metric, m.base_median))
+        .right("target", |m| metric_value(&m.metric, m.target_median))
+        .right("shift", |m| metric_change(&m.metric, m.shift))
+        .left("95 % CI", |m| {
+            let (low, high) = (m.shift_low, m.shift_high);
+            format!(
+                "[{}, {}]",
+                metric_change(&m.metric, low),
+                metric_change(&m.metric, high)
+            )
+        })
+        .right("q", |m| format!("{:.2e}", m.q))
+        .left("", |m| match (m.significant, m.shift > 0.0) {
+            (false, _) => String::new(),
+            (true, true) => "grew".to_string(),
+            (true, false) => "shrank".to_string(),
+        })
+        .write(out)?;
     writeln!(
         out,
         "medians per side; shift: Hodges-Lehmann (target − base) with its {:.0} % interval; \
@@ -674,32 +612,24 @@ pub fn print_page_diff(r: &PageDiffReport) -> Result<()> {
     }
     if !r.third_parties.is_empty() {
         writeln!(out, "\nthird parties that grew")?;
-        let mut table = Table::new(&[
-            ("entity", Align::Left),
-            ("main thread", Align::Right),
-            ("shift", Align::Right),
-            ("transfer", Align::Right),
-            ("shift", Align::Right),
-        ]);
-        for e in &r.third_parties {
-            table.row(vec![
-                output::shown(&e.entity).to_string(),
-                format!(
-                    "{} → {}",
+        let both = |base: String, target: String| format!("{base} → {target}");
+        columns(&r.third_parties)
+            .left("entity", |e| output::shown(&e.entity).to_string())
+            .right("main thread", move |e| {
+                both(
                     output::fmt_ms(e.base_main_thread_ms),
-                    output::fmt_ms(e.target_main_thread_ms)
-                ),
-                output::fmt_ms(e.main_thread_shift_ms),
-                format!(
-                    "{} → {}",
+                    output::fmt_ms(e.target_main_thread_ms),
+                )
+            })
+            .right("shift", |e| output::fmt_ms(e.main_thread_shift_ms))
+            .right("transfer", move |e| {
+                both(
                     output::fmt_bytes(e.base_transfer_size),
-                    output::fmt_bytes(e.target_transfer_size)
-                ),
-                output::fmt_bytes(e.transfer_shift_bytes),
-            ]);
-        }
-        table.write(&mut out)?;
+                    output::fmt_bytes(e.target_transfer_size),
+                )
+            })
+            .right("shift", |e| output::fmt_bytes(e.transfer_shift_bytes))
+            .write(out)?;
     }
-    out.flush()?;
     Ok(())
 }

@@ -1,7 +1,6 @@
 //! `jsprof events FILE`: a timeline's events, the profiler service's `GetEvents` on the command
 //! line (modes, subtree, depth, types and a time window; the document is `EventsReport` in docs/json.md).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,7 +9,7 @@ use jsprof_analysis::{EventData, Mode};
 use jsprof_document::events::EventsQuery;
 
 use crate::load::load_cpu;
-use crate::output::{self, Align, Table};
+use crate::output::{self, columns};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -44,68 +43,47 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     output::warn(&loaded.name, loaded.warnings());
     let real = query.mode == Mode::All;
-    let mut columns = Vec::new();
-    if real {
-        columns.extend([("id", Align::Right), ("start", Align::Right)]);
-    }
-    columns.extend([
-        ("self", Align::Right),
-        ("total", Align::Right),
-        ("hits", Align::Right),
-        ("type", Align::Left),
-        ("name", Align::Left),
-        ("data", Align::Left),
-    ]);
-    let mut table = Table::new(&columns);
-    let limit = if args.limit == 0 {
-        usize::MAX
-    } else {
-        args.limit
+    let limit = output::limit_or_all(args.limit);
+    let rows = &answer.rows[..answer.rows.len().min(limit)];
+    let table = columns(rows);
+    // Each event where it is in the timeline: its id, start and depth.
+    let table = match real {
+        true => table
+            .right("id", |r| r.id.map_or(String::new(), |i| i.to_string()))
+            .right("start", |r| {
+                r.start.map_or(String::new(), |s| output::fmt_ms(ms(s)))
+            }),
+        false => table,
     };
-    for r in answer.rows.iter().take(limit) {
-        let mut cells = Vec::new();
-        if real {
-            cells.push(r.id.map_or(String::new(), |i| i.to_string()));
-            cells.push(r.start.map_or(String::new(), |s| output::fmt_ms(ms(s))));
-        }
-        let data = match r.data {
+    let named = real || query.mode == Mode::UniqueEvents;
+    let table = table
+        .right("self", |r| output::fmt_ms(ms(r.self_time)))
+        .right("total", |r| output::fmt_ms(ms(r.total_time)))
+        .right("hits", |r| r.hits.to_string())
+        .left("type", |r| r.kind.as_str().to_string())
+        .left("name", move |r| {
+            let name = output::display_function_name(profile.strings.get(r.name));
+            let depth = match (real, r.id) {
+                (true, Some(i)) => timeline.events[i as usize - 1].depth as usize,
+                _ => 0,
+            };
+            match named {
+                true => format!("{}{name}", "  ".repeat(depth.min(40))),
+                false => String::new(),
+            }
+        })
+        .left("data", |r| match r.data {
             EventData::Frame(f) => {
                 let fr = profile.frames.get(f);
                 output::fmt_location(profile.strings.get(fr.url), fr.line, fr.column)
             }
             EventData::Detail(s) => profile.strings.get(s).to_string(),
             EventData::None => String::new(),
-        };
-        let name = profile.strings.get(r.name);
-        let indent = if real {
-            let depth = r.id.map_or(0, |i| timeline.events[i as usize - 1].depth) as usize;
-            "  ".repeat(depth.min(40))
-        } else {
-            String::new()
-        };
-        cells.extend([
-            output::fmt_ms(ms(r.self_time)),
-            output::fmt_ms(ms(r.total_time)),
-            r.hits.to_string(),
-            r.kind.as_str().to_string(),
-            if real || query.mode == Mode::UniqueEvents {
-                format!("{indent}{}", output::display_function_name(name))
-            } else {
-                String::new()
-            },
-            data,
-        ]);
-        table.row(cells);
-    }
-    let mut out = output::text_stdout();
-    table.write(&mut out)?;
-    if answer.rows.len() > limit {
-        writeln!(
-            out,
-            "… {} more (--limit 0 for all, --json for everything)",
-            answer.rows.len() - limit
-        )?;
-    }
-    out.flush()?;
+        });
+    output::to_stdout(|out| {
+        table.write(out)?;
+        let more = "more (--limit 0 for all, --json for everything)";
+        output::write_more(out, answer.rows.len() - rows.len(), more)
+    })?;
     Ok(ExitCode::SUCCESS)
 }

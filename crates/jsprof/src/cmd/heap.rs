@@ -18,7 +18,7 @@ use jsprof_profile::Format;
 use serde::Serialize;
 
 use crate::input;
-use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
+use crate::output::{self, columns, fmt_bytes, fmt_percent, Align, Columns, JsonWarning, Table};
 
 mod advisors;
 mod allocations;
@@ -150,10 +150,7 @@ impl Loaded {
 
     /// The warnings with the file's name in front, for outputs that read several files.
     fn print_warnings(&self) {
-        output::print_warnings(
-            &self.name,
-            (self.snapshot.warnings.iter()).map(|w| (w.at.as_str(), w.message.as_str())),
-        );
+        output::warn(&self.name, &self.snapshot.warnings);
     }
 }
 
@@ -161,6 +158,20 @@ impl Loaded {
 use jsprof_document::heap::ObjectJson;
 
 impl Loaded {
+    /// The tail of a command on this snapshot: `doc` as JSON with `--json`; else the snapshot's
+    /// warnings on stderr and `text` on stdout ([`output::emit`]).
+    fn emit<D: Serialize>(
+        &self,
+        json: bool,
+        doc: &D,
+        text: impl FnOnce(&mut output::TextOut) -> io::Result<()>,
+    ) -> Result<ExitCode> {
+        output::emit(json, doc, |out| {
+            self.print_warnings();
+            text(out)
+        })
+    }
+
     fn object_json(&self, n: jsprof_heap::NodeOrdinal) -> ObjectJson {
         jsprof_document::heap::object_json(&self.snapshot, &self.analysis, n)
     }
@@ -411,61 +422,40 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
         }
     };
     let total = report.total_size;
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    output::print_warnings(
-        &name,
-        (report.warnings[..snapshot_warnings].iter()).map(|w| (w.at.as_str(), w.message.as_str())),
-    );
-    let rows = report.classes;
-    let mut table = Table::new(&[
-        ("Class", Align::Left),
-        ("Count", Align::Right),
-        ("Distance", Align::Right),
-        ("Self size", Align::Right),
-        ("Self %", Align::Right),
-        ("Retained size", Align::Right),
-        ("Retained %", Align::Right),
-    ]);
-    let pct = |v: u64| {
-        fmt_percent(if total == 0 {
-            0.0
-        } else {
-            v as f64 * 100.0 / total as f64
-        })
-    };
-    for r in &rows {
-        table.row(vec![
-            truncate(&r.name, 60),
-            r.count.to_string(),
-            fmt_distance(r.distance),
-            fmt_bytes(r.self_size as f64),
-            pct(r.self_size),
-            fmt_bytes(r.retained_size as f64),
-            pct(r.retained_size),
-        ]);
-    }
-    let mut out = output::text_stdout();
-    writeln!(
-        out,
-        "{} ({}): {} nodes, {} total",
-        name,
-        report.kind,
-        report.node_count,
-        fmt_bytes(total as f64)
-    )?;
-    if let Some(b) = report.between {
+    output::emit(args.json, &report, |out| {
+        output::warn(&name, &report.warnings[..snapshot_warnings]);
+        let pct = move |v: u64| {
+            fmt_percent(if total == 0 {
+                0.0
+            } else {
+                v as f64 * 100.0 / total as f64
+            })
+        };
         writeln!(
             out,
-            "objects allocated between the two snapshots: ids after @{} up to @{}",
-            b.after_id, b.up_to_id
+            "{} ({}): {} nodes, {} total",
+            name,
+            report.kind,
+            report.node_count,
+            fmt_bytes(total as f64)
         )?;
-    }
-    table.write(&mut out)?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+        if let Some(b) = &report.between {
+            writeln!(
+                out,
+                "objects allocated between the two snapshots: ids after @{} up to @{}",
+                b.after_id, b.up_to_id
+            )?;
+        }
+        columns(&report.classes)
+            .left("Class", |r| truncate(&r.name, 60))
+            .right("Count", |r| r.count.to_string())
+            .right("Distance", |r| fmt_distance(r.distance))
+            .right("Self size", |r| fmt_bytes(r.self_size as f64))
+            .right("Self %", move |r| pct(r.self_size))
+            .right("Retained size", |r| fmt_bytes(r.retained_size as f64))
+            .right("Retained %", move |r| pct(r.retained_size))
+            .write(out)
+    })
 }
 
 #[derive(Serialize)]
@@ -480,70 +470,63 @@ struct StatsJson {
 fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     let (name, overview) = load_overview(&args.file)?;
     let st = overview.statistics;
-    if args.json {
-        output::print_json(&StatsJson {
-            kind: overview.kind,
-            warnings: jsprof_document::heap::warnings_of(&overview.warnings),
-            node_count: overview.node_count,
-            total_size: overview.total_size,
-            statistics: statistics_json(&st),
-        })?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    output::print_warnings(
-        &name,
-        (overview.warnings.iter()).map(|w| (w.at.as_str(), w.message.as_str())),
-    );
-    // DevTools' pie: the named slices, then what is left of the V8 heap and of native memory.
-    let other_js = st.v8heap_total
-        - st.code as i64
-        - st.strings as i64
-        - st.js_arrays as i64
-        - st.system as i64;
-    let other_native = st.native_total as i64 - st.native_typed_arrays as i64;
-    let slices: [(&str, i64); 7] = [
-        ("Code", st.code as i64),
-        ("Strings", st.strings as i64),
-        ("JS arrays", st.js_arrays as i64),
-        ("Typed arrays", st.native_typed_arrays as i64),
-        ("System objects", st.system as i64),
-        ("Other JS objects", other_js),
-        ("Other non-JS objects (such as HTML and CSS)", other_native),
-    ];
-    let mut table = Table::new(&[
-        ("Category", Align::Left),
-        ("Size", Align::Right),
-        ("%", Align::Right),
-    ]);
-    for (name, size) in slices {
-        let pct = if st.total == 0 {
-            0.0
-        } else {
-            size as f64 * 100.0 / st.total as f64
-        };
-        table.row(vec![
-            name.to_string(),
-            fmt_bytes(size as f64),
-            fmt_percent(pct),
+    let report = StatsJson {
+        kind: overview.kind,
+        warnings: jsprof_document::heap::warnings_of(&overview.warnings),
+        node_count: overview.node_count,
+        total_size: overview.total_size,
+        statistics: statistics_json(&st),
+    };
+    output::emit(args.json, &report, |out| {
+        output::warn(&name, &overview.warnings);
+        // DevTools' pie: the named slices, then what is left of the V8 heap and of native memory.
+        let other_js = st.v8heap_total
+            - st.code as i64
+            - st.strings as i64
+            - st.js_arrays as i64
+            - st.system as i64;
+        let other_native = st.native_total as i64 - st.native_typed_arrays as i64;
+        let slices: [(&str, i64); 7] = [
+            ("Code", st.code as i64),
+            ("Strings", st.strings as i64),
+            ("JS arrays", st.js_arrays as i64),
+            ("Typed arrays", st.native_typed_arrays as i64),
+            ("System objects", st.system as i64),
+            ("Other JS objects", other_js),
+            ("Other non-JS objects (such as HTML and CSS)", other_native),
+        ];
+        let mut table = Table::new(&[
+            ("Category", Align::Left),
+            ("Size", Align::Right),
+            ("%", Align::Right),
         ]);
-    }
-    table.row(vec![
-        "Total".to_string(),
-        fmt_bytes(st.total as f64),
-        fmt_percent(100.0),
-    ]);
-    let mut out = output::text_stdout();
-    writeln!(
-        out,
-        "{} ({}): V8 heap {}, native {}",
-        name,
-        overview.kind,
-        fmt_bytes(st.v8heap_total as f64),
-        fmt_bytes(st.native_total as f64)
-    )?;
-    table.write(&mut out)?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+        for (name, size) in slices {
+            let pct = if st.total == 0 {
+                0.0
+            } else {
+                size as f64 * 100.0 / st.total as f64
+            };
+            table.row(vec![
+                name.to_string(),
+                fmt_bytes(size as f64),
+                fmt_percent(pct),
+            ]);
+        }
+        table.row(vec![
+            "Total".to_string(),
+            fmt_bytes(st.total as f64),
+            fmt_percent(100.0),
+        ]);
+        writeln!(
+            out,
+            "{} ({}): V8 heap {}, native {}",
+            name,
+            overview.kind,
+            fmt_bytes(st.v8heap_total as f64),
+            fmt_bytes(st.native_total as f64)
+        )?;
+        table.write(out)
+    })
 }
 
 fn run_node(args: NodeArgs) -> Result<ExitCode> {
@@ -554,38 +537,19 @@ fn run_node(args: NodeArgs) -> Result<ExitCode> {
         &loaded.analysis,
         &args.ids,
     )?;
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let infos = report.nodes;
-    loaded.print_warnings();
-    let mut table = Table::new(&[
-        ("Id", Align::Right),
-        ("Type", Align::Left),
-        ("Name", Align::Left),
-        ("Self size", Align::Right),
-        ("Retained size", Align::Right),
-        ("Distance", Align::Right),
-        ("Dominator", Align::Right),
-        ("Edges", Align::Right),
-        ("Retainers", Align::Right),
-    ]);
-    for n in &infos {
-        table.row(vec![
-            format!("@{}", n.id),
-            n.node_type.clone(),
-            truncate(&n.name, 60),
-            fmt_bytes(n.self_size as f64),
-            fmt_bytes(n.retained_size as f64),
-            fmt_distance(n.distance),
-            format!("@{}", n.dominator_id),
-            n.edge_count.to_string(),
-            n.retainer_count.to_string(),
-        ]);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    loaded.emit(args.json, &report, |out| {
+        columns(&report.nodes)
+            .right("Id", |n| fmt_id(n.id))
+            .left("Type", |n| n.node_type.clone())
+            .left("Name", |n| truncate(&n.name, 60))
+            .right("Self size", |n| fmt_bytes(n.self_size as f64))
+            .right("Retained size", |n| fmt_bytes(n.retained_size as f64))
+            .right("Distance", |n| fmt_distance(n.distance))
+            .right("Dominator", |n| fmt_id(n.dominator_id))
+            .right("Edges", |n| n.edge_count.to_string())
+            .right("Retainers", |n| n.retainer_count.to_string())
+            .write(out)
+    })
 }
 
 /// `-` for unreachable nodes (DevTools' -5); other distances as they are.
@@ -594,6 +558,11 @@ pub(crate) use jsprof_document::heap_query::parse_object_id as parse_node_id;
 
 /// A distance as DevTools' Distance column shows it (one rendering for every door's text).
 use jsprof_document::heap::distance_text as fmt_distance;
+
+/// A heap object's id as DevTools shows it: `@297807`.
+fn fmt_id(id: impl std::fmt::Display) -> String {
+    format!("@{id}")
+}
 
 /// A byte delta with its sign: `+1.20 KB`, `-512 B`, `0 B`.
 fn fmt_signed_bytes(delta: i64) -> String {
@@ -619,33 +588,34 @@ fn fmt_path<'a>(steps: impl Iterator<Item = (&'a str, &'a str)>) -> String {
     }
 }
 
+/// An object as the head of `heap edges` and `heap retainers` names it: name, id, class, sizes and
+/// distance.
+fn object_line(o: &ObjectJson) -> String {
+    format!(
+        "{} @{} ({}): self {}, retained {}, distance {}",
+        truncate(&o.name, 60),
+        o.id,
+        o.class,
+        fmt_bytes(o.self_size as f64),
+        fmt_bytes(o.retained_size as f64),
+        fmt_distance(o.distance)
+    )
+}
+
 /// The edge table of DevTools' Containment and Retainers views: each edge's name and the object
 /// at its other end (headed `other_end`: `Object` or `Retainer`).
 fn edge_table<'a>(
-    other_end: &str,
+    other_end: &'a str,
     edges: impl Iterator<Item = (&'a str, &'a ObjectJson)>,
-) -> Table {
-    let mut table = Table::new(&[
-        ("Edge", Align::Left),
-        (other_end, Align::Left),
-        ("Class", Align::Left),
-        ("Id", Align::Right),
-        ("Distance", Align::Right),
-        ("Self size", Align::Right),
-        ("Retained size", Align::Right),
-    ]);
-    for (edge, r) in edges {
-        table.row(vec![
-            truncate(edge, 40),
-            truncate(&r.name, 40),
-            truncate(&r.class, 30),
-            format!("@{}", r.id),
-            fmt_distance(r.distance),
-            fmt_bytes(r.self_size as f64),
-            fmt_bytes(r.retained_size as f64),
-        ]);
-    }
-    table
+) -> Columns<'a, (&'a str, &'a ObjectJson)> {
+    columns(edges)
+        .left("Edge", |(edge, _)| truncate(edge, 40))
+        .left(other_end, |(_, r)| truncate(&r.name, 40))
+        .left("Class", |(_, r)| truncate(&r.class, 30))
+        .right("Id", |(_, r)| fmt_id(r.id))
+        .right("Distance", |(_, r)| fmt_distance(r.distance))
+        .right("Self size", |(_, r)| fmt_bytes(r.self_size as f64))
+        .right("Retained size", |(_, r)| fmt_bytes(r.retained_size as f64))
 }
 
 fn truncate(text: &str, max: usize) -> String {

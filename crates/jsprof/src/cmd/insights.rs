@@ -9,7 +9,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::output::{self, fmt_ms, Align, Table};
+use crate::output::{self, columns, fmt_ms, Align, Table, TextOut};
+use jsprof_document::insights::InsightsReport;
+use jsprof_document::load::CpuInput;
 use jsprof_document::page::{cls_text, rating_text, MetricJson, WindowJson};
 
 pub use crate::load::DocumentArgs as Args;
@@ -18,233 +20,230 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.file.is_dir() {
         return runs(&args);
     }
-    let Some((loaded, report)) =
-        crate::load::document(&args, jsprof_document::page::insights_report)?
-    else {
-        return Ok(ExitCode::SUCCESS);
-    };
+    crate::load::document(&args, jsprof_document::page::insights_report, write)
+}
+
+/// Each navigation's metrics and insights, then the page's long tasks, requests and screenshots.
+fn write(loaded: &CpuInput, report: &InsightsReport, out: &mut TextOut) -> std::io::Result<()> {
     output::warn(&loaded.name, loaded.warnings());
-    output::to_stdout(|out| {
-        for n in &report.navigations {
-            writeln!(out, "{} {}", n.id, n.url)?;
-            let m = &n.metrics;
-            let mut table = Table::new(&[
-                ("metric", Align::Left),
-                ("value", Align::Right),
-                ("at", Align::Right),
-                ("rating", Align::Left),
-            ]);
-            let mut row = |name: &str, metric: Option<&MetricJson>| {
-                if let Some(x) = metric {
-                    table.row(vec![
-                        name.to_string(),
-                        fmt_ms(x.value_ms),
-                        fmt_ms(x.ts_ms),
-                        rating_text(&x.classification).to_string(),
-                    ]);
-                }
-            };
-            row("FCP", m.fcp.as_ref());
-            row("DCL", m.dcl.as_ref());
-            row("Load", m.load.as_ref());
-            if let Some(l) = &m.lcp {
+    for n in &report.navigations {
+        writeln!(out, "{} {}", n.id, n.url)?;
+        let m = &n.metrics;
+        let mut table = Table::new(&[
+            ("metric", Align::Left),
+            ("value", Align::Right),
+            ("at", Align::Right),
+            ("rating", Align::Left),
+        ]);
+        let mut row = |name: &str, metric: Option<&MetricJson>| {
+            if let Some(x) = metric {
                 table.row(vec![
-                    format!("LCP ({})", l.lcp_type.as_deref().unwrap_or("?")),
-                    fmt_ms(l.value_ms),
-                    fmt_ms(l.ts_ms),
-                    rating_text(&l.classification).to_string(),
+                    name.to_string(),
+                    fmt_ms(x.value_ms),
+                    fmt_ms(x.ts_ms),
+                    rating_text(&x.classification).to_string(),
                 ]);
             }
+        };
+        row("FCP", m.fcp.as_ref());
+        row("DCL", m.dcl.as_ref());
+        row("Load", m.load.as_ref());
+        if let Some(l) = &m.lcp {
             table.row(vec![
-                "CLS".to_string(),
-                cls_text(m.cls.score),
-                m.cls
-                    .worst_cluster
-                    .as_ref()
-                    .map_or("-".to_string(), |c| fmt_ms(c.start_ms)),
-                rating_text(&m.cls.classification).to_string(),
+                format!("LCP ({})", l.lcp_type.as_deref().unwrap_or("?")),
+                fmt_ms(l.value_ms),
+                fmt_ms(l.ts_ms),
+                rating_text(&l.classification).to_string(),
             ]);
-            if let Some(i) = &m.inp {
-                table.row(vec![
-                    format!("INP ({})", i.interaction.event_type),
-                    fmt_ms(i.value_ms),
-                    fmt_ms(i.interaction.start_ms),
-                    rating_text(&i.classification).to_string(),
-                ]);
-            }
-            table.write(out)?;
-            let ins = &n.insights;
-            if let Some(b) = &ins.lcp_breakdown {
-                writeln!(out, "\nLCP breakdown")?;
-                let w = |out: &mut dyn Write, name: &str, w: Option<&WindowJson>| match w {
-                    Some(w) => writeln!(out, "  {name:<14} {:>10}", fmt_ms(w.dur_ms)),
-                    None => Ok(()),
-                };
-                w(out, "TTFB", Some(&b.ttfb))?;
-                w(out, "load delay", b.load_delay.as_ref())?;
-                w(out, "load duration", b.load_duration.as_ref())?;
-                w(out, "render delay", Some(&b.render_delay))?;
-            }
-            if let Some(i) = &ins.inp_breakdown {
-                writeln!(
-                    out,
-                    "\nINP breakdown ({} at {})",
-                    i.event_type,
-                    fmt_ms(i.start_ms)
-                )?;
-                writeln!(
-                    out,
-                    "  {:<18} {:>10}",
-                    "input delay",
-                    fmt_ms(i.input_delay_ms)
-                )?;
-                writeln!(
-                    out,
-                    "  {:<18} {:>10}",
-                    "processing",
-                    fmt_ms(i.processing_ms)
-                )?;
-                writeln!(
-                    out,
-                    "  {:<18} {:>10}",
-                    "presentation delay",
-                    fmt_ms(i.presentation_delay_ms)
-                )?;
-            }
-            if !ins.cls_clusters.is_empty() {
-                writeln!(out, "\nLayout shift clusters")?;
-                for c in &ins.cls_clusters {
-                    writeln!(
-                        out,
-                        "  {:>10} +{:<10} score {:.4}, {} shifts",
-                        fmt_ms(c.start_ms),
-                        fmt_ms(c.dur_ms),
-                        c.score,
-                        c.shifts
-                    )?;
-                }
-            }
-            if let Some(cc) = &ins.cls_culprits {
-                for k in cc.clusters.iter().filter(|k| !k.culprits.is_empty()) {
-                    writeln!(
-                        out,
-                        "\nLayout shift culprits (cluster at {}): {}",
-                        fmt_ms(k.cluster_start_ms),
-                        cc.state
-                    )?;
-                    for c in &k.culprits {
-                        writeln!(out, "  {:<14} {}", c.kind, c.url.as_deref().unwrap_or(""))?;
-                    }
-                }
-                if !cc.animation_failures.is_empty() {
-                    writeln!(out, "\nAnimations the compositor could not run")?;
-                    for f in &cc.animation_failures {
-                        writeln!(
-                            out,
-                            "  {:>10}  {} {}: {}",
-                            fmt_ms(f.animation_ts_ms),
-                            f.name.as_deref().unwrap_or("(unnamed)"),
-                            f.unsupported_properties.join(", "),
-                            f.failure_reasons.join(", ")
-                        )?;
-                    }
-                }
-            }
-            if !ins.render_blocking.is_empty() {
-                write_render_blocking(out, ins)?;
-            }
-            if let Some(d) = &ins.lcp_discovery {
-                writeln!(out, "\nLCP request discovery: {}", d.state)?;
-                let check = |ok: bool| if ok { "yes" } else { "NO" };
-                writeln!(
-                    out,
-                    "  discoverable in the HTML  {}\n  fetchpriority=high        {}\n  not lazily loaded         {}",
-                    check(d.request_discoverable),
-                    check(d.priority_hinted),
-                    check(d.eagerly_loaded)
-                )?;
-                if let Some(delay) = d.discovery_delay_ms {
-                    writeln!(
-                        out,
-                        "  requested {} after the document's first byte",
-                        fmt_ms(delay)
-                    )?;
-                }
-            }
-            if let Some(d) = &ins.document_latency {
-                writeln!(out, "\nDocument request latency: {}", d.state)?;
-                writeln!(
-                    out,
-                    "  server response {} ms, redirects {} ms, compression {}",
-                    d.server_response_ms,
-                    d.redirect_ms,
-                    if d.uses_compression {
-                        "applied".to_string()
-                    } else {
-                        format!("missing ({} B to save)", d.uncompressed_bytes)
-                    }
-                )?;
-            }
-            if let Some(t) = ins.network_dependency_tree.as_ref() {
-                write_network_tree(out, t)?;
-            }
-            if let Some(f) = ins.forced_reflow.as_ref().filter(|f| f.reflow_events > 0) {
-                writeln!(
-                    out,
-                    "\nForced reflow: {} ({} reflows, {})",
-                    f.state,
-                    f.reflow_events,
-                    fmt_ms(f.total_reflow_ms)
-                )?;
-                for s in &f.bottom_up {
-                    let at = s.frame.as_ref().map_or("(no stack)".to_string(), |f| {
-                        format!("{} {}:{}:{}", f.function, f.url, f.line + 1, f.column + 1)
-                    });
-                    writeln!(out, "  {:>10}  {:>5}x  {at}", fmt_ms(s.total_ms), s.reflows)?;
-                }
-            }
-            if let Some(d) = &ins.dom_size {
-                if let Some(total) = d.total_elements {
-                    writeln!(
-                        out,
-                        "\nDOM size: {} ({total} elements, depth {}, at most {} children)",
-                        d.state,
-                        d.max_depth.map_or("?".to_string(), |x| x.to_string()),
-                        d.max_children.map_or("?".to_string(), |x| x.to_string())
-                    )?;
-                }
-                for u in &d.large_updates {
-                    writeln!(out, "  {:>10}  {} of {}", fmt_ms(u.dur_ms), u.kind, u.size)?;
-                }
-            }
-            if let Some(t) = &ins.third_parties {
-                writeln!(out, "\nThird parties: {}", t.state)?;
-                for e in &t.entities {
-                    writeln!(
-                        out,
-                        "  {:<24} {:>10} {:>10}{}",
-                        e.entity,
-                        output::fmt_bytes(e.transfer_size as f64),
-                        fmt_ms(e.main_thread_ms),
-                        if e.first_party { "  (first party)" } else { "" }
-                    )?;
-                }
-            }
-            write_page_checks(out, ins)?;
-            writeln!(out)?;
         }
-        let lt = &report.long_tasks;
-        writeln!(
-            out,
-            "Long tasks: {} ({} total, {} blocking); {} requests; {} screenshots",
-            lt.count,
-            fmt_ms(lt.total_ms),
-            fmt_ms(lt.blocking_ms),
-            report.requests,
-            report.screenshots.count
-        )
-    })?;
-    Ok(ExitCode::SUCCESS)
+        table.row(vec![
+            "CLS".to_string(),
+            cls_text(m.cls.score),
+            m.cls
+                .worst_cluster
+                .as_ref()
+                .map_or("-".to_string(), |c| fmt_ms(c.start_ms)),
+            rating_text(&m.cls.classification).to_string(),
+        ]);
+        if let Some(i) = &m.inp {
+            table.row(vec![
+                format!("INP ({})", i.interaction.event_type),
+                fmt_ms(i.value_ms),
+                fmt_ms(i.interaction.start_ms),
+                rating_text(&i.classification).to_string(),
+            ]);
+        }
+        table.write(out)?;
+        let ins = &n.insights;
+        if let Some(b) = &ins.lcp_breakdown {
+            writeln!(out, "\nLCP breakdown")?;
+            let w = |out: &mut dyn Write, name: &str, w: Option<&WindowJson>| match w {
+                Some(w) => writeln!(out, "  {name:<14} {:>10}", fmt_ms(w.dur_ms)),
+                None => Ok(()),
+            };
+            w(out, "TTFB", Some(&b.ttfb))?;
+            w(out, "load delay", b.load_delay.as_ref())?;
+            w(out, "load duration", b.load_duration.as_ref())?;
+            w(out, "render delay", Some(&b.render_delay))?;
+        }
+        if let Some(i) = &ins.inp_breakdown {
+            writeln!(
+                out,
+                "\nINP breakdown ({} at {})",
+                i.event_type,
+                fmt_ms(i.start_ms)
+            )?;
+            writeln!(
+                out,
+                "  {:<18} {:>10}",
+                "input delay",
+                fmt_ms(i.input_delay_ms)
+            )?;
+            writeln!(
+                out,
+                "  {:<18} {:>10}",
+                "processing",
+                fmt_ms(i.processing_ms)
+            )?;
+            writeln!(
+                out,
+                "  {:<18} {:>10}",
+                "presentation delay",
+                fmt_ms(i.presentation_delay_ms)
+            )?;
+        }
+        if !ins.cls_clusters.is_empty() {
+            writeln!(out, "\nLayout shift clusters")?;
+            for c in &ins.cls_clusters {
+                writeln!(
+                    out,
+                    "  {:>10} +{:<10} score {:.4}, {} shifts",
+                    fmt_ms(c.start_ms),
+                    fmt_ms(c.dur_ms),
+                    c.score,
+                    c.shifts
+                )?;
+            }
+        }
+        if let Some(cc) = &ins.cls_culprits {
+            for k in cc.clusters.iter().filter(|k| !k.culprits.is_empty()) {
+                writeln!(
+                    out,
+                    "\nLayout shift culprits (cluster at {}): {}",
+                    fmt_ms(k.cluster_start_ms),
+                    cc.state
+                )?;
+                for c in &k.culprits {
+                    writeln!(out, "  {:<14} {}", c.kind, c.url.as_deref().unwrap_or(""))?;
+                }
+            }
+            if !cc.animation_failures.is_empty() {
+                writeln!(out, "\nAnimations the compositor could not run")?;
+                for f in &cc.animation_failures {
+                    writeln!(
+                        out,
+                        "  {:>10}  {} {}: {}",
+                        fmt_ms(f.animation_ts_ms),
+                        f.name.as_deref().unwrap_or("(unnamed)"),
+                        f.unsupported_properties.join(", "),
+                        f.failure_reasons.join(", ")
+                    )?;
+                }
+            }
+        }
+        if !ins.render_blocking.is_empty() {
+            write_render_blocking(out, ins)?;
+        }
+        if let Some(d) = &ins.lcp_discovery {
+            writeln!(out, "\nLCP request discovery: {}", d.state)?;
+            let check = |ok: bool| if ok { "yes" } else { "NO" };
+            writeln!(
+                out,
+                "  discoverable in the HTML  {}\n  fetchpriority=high        {}\n  not lazily loaded         {}",
+                check(d.request_discoverable),
+                check(d.priority_hinted),
+                check(d.eagerly_loaded)
+            )?;
+            if let Some(delay) = d.discovery_delay_ms {
+                writeln!(
+                    out,
+                    "  requested {} after the document's first byte",
+                    fmt_ms(delay)
+                )?;
+            }
+        }
+        if let Some(d) = &ins.document_latency {
+            writeln!(out, "\nDocument request latency: {}", d.state)?;
+            writeln!(
+                out,
+                "  server response {} ms, redirects {} ms, compression {}",
+                d.server_response_ms,
+                d.redirect_ms,
+                if d.uses_compression {
+                    "applied".to_string()
+                } else {
+                    format!("missing ({} B to save)", d.uncompressed_bytes)
+                }
+            )?;
+        }
+        if let Some(t) = ins.network_dependency_tree.as_ref() {
+            write_network_tree(out, t)?;
+        }
+        if let Some(f) = ins.forced_reflow.as_ref().filter(|f| f.reflow_events > 0) {
+            writeln!(
+                out,
+                "\nForced reflow: {} ({} reflows, {})",
+                f.state,
+                f.reflow_events,
+                fmt_ms(f.total_reflow_ms)
+            )?;
+            for s in &f.bottom_up {
+                let at = s.frame.as_ref().map_or("(no stack)".to_string(), |f| {
+                    format!("{} {}:{}:{}", f.function, f.url, f.line + 1, f.column + 1)
+                });
+                writeln!(out, "  {:>10}  {:>5}x  {at}", fmt_ms(s.total_ms), s.reflows)?;
+            }
+        }
+        if let Some(d) = &ins.dom_size {
+            if let Some(total) = d.total_elements {
+                writeln!(
+                    out,
+                    "\nDOM size: {} ({total} elements, depth {}, at most {} children)",
+                    d.state,
+                    d.max_depth.map_or("?".to_string(), |x| x.to_string()),
+                    d.max_children.map_or("?".to_string(), |x| x.to_string())
+                )?;
+            }
+            for u in &d.large_updates {
+                writeln!(out, "  {:>10}  {} of {}", fmt_ms(u.dur_ms), u.kind, u.size)?;
+            }
+        }
+        if let Some(t) = &ins.third_parties {
+            writeln!(out, "\nThird parties: {}", t.state)?;
+            for e in &t.entities {
+                writeln!(
+                    out,
+                    "  {:<24} {:>10} {:>10}{}",
+                    e.entity,
+                    output::fmt_bytes(e.transfer_size as f64),
+                    fmt_ms(e.main_thread_ms),
+                    if e.first_party { "  (first party)" } else { "" }
+                )?;
+            }
+        }
+        write_page_checks(out, ins)?;
+        writeln!(out)?;
+    }
+    let lt = &report.long_tasks;
+    writeln!(
+        out,
+        "Long tasks: {} ({} total, {} blocking); {} requests; {} screenshots",
+        lt.count,
+        fmt_ms(lt.total_ms),
+        fmt_ms(lt.blocking_ms),
+        report.requests,
+        report.screenshots.count
+    )
 }
 
 /// An insight's Lantern savings after its verdict, as the render-blocking requests': `, would
@@ -596,14 +595,10 @@ fn runs(args: &Args) -> Result<ExitCode> {
     }
     let runs = load_runs(&files)?;
     let report = jsprof_document::page_runs::runs_report(&runs);
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    for w in &report.warnings {
-        eprintln!("{}: {w}", args.file.display());
-    }
-    output::to_stdout(|out| {
+    output::emit(args.json, &report, |out| {
+        for w in &report.warnings {
+            eprintln!("{}: {w}", args.file.display());
+        }
         writeln!(
             out,
             "{} runs of {}{}",
@@ -617,28 +612,16 @@ fn runs(args: &Args) -> Result<ExitCode> {
                 .map(|i| format!(" (median run: {})", report.runs[i].file))
                 .unwrap_or_default()
         )?;
-        let mut table = Table::new(&[
-            ("metric", Align::Left),
-            ("median", Align::Right),
-            ("p75", Align::Right),
-            ("min", Align::Right),
-            ("max", Align::Right),
-            ("IQR", Align::Right),
-            ("runs", Align::Right),
-        ]);
-        for m in &report.metrics {
-            let shown = |v: f64| jsprof_document::page_runs::metric_text(m.metric, v);
-            table.row(vec![
-                m.metric.trim_end_matches("_ms").replace('_', " "),
-                shown(m.median),
-                shown(m.p75),
-                shown(m.min),
-                shown(m.max),
-                shown(m.iqr),
-                m.runs.to_string(),
-            ]);
-        }
-        table.write(out)?;
+        use jsprof_document::page_runs::metric_text;
+        columns(&report.metrics)
+            .left("metric", |m| output::metric_name(m.metric))
+            .right("median", |m| metric_text(m.metric, m.median))
+            .right("p75", |m| metric_text(m.metric, m.p75))
+            .right("min", |m| metric_text(m.metric, m.min))
+            .right("max", |m| metric_text(m.metric, m.max))
+            .right("IQR", |m| metric_text(m.metric, m.iqr))
+            .right("runs", |m| m.runs.to_string())
+            .write(out)?;
         let failing: Vec<_> = report.insights.iter().filter(|i| i.failing > 0).collect();
         if !failing.is_empty() {
             writeln!(out)?;
@@ -670,6 +653,5 @@ fn runs(args: &Args) -> Result<ExitCode> {
             table.write(out)?;
         }
         Ok(())
-    })?;
-    Ok(ExitCode::SUCCESS)
+    })
 }

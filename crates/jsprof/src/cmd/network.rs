@@ -1,56 +1,42 @@
 //! `jsprof network TRACE`: the requests of a trace as a waterfall table (start, queueing,
 //! server response, download, end), as DevTools' Network track derives them.
 
+use std::io;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::output::{self, fmt_bytes, fmt_ms, Align, Table};
+use jsprof_document::load::CpuInput;
+use jsprof_document::network::NetworkReport;
+
+use crate::output::{self, columns, fmt_bytes, fmt_ms, TextOut};
 
 pub use crate::load::DocumentArgs as Args;
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let Some((loaded, report)) =
-        crate::load::document(&args, jsprof_document::page::network_report)?
-    else {
-        return Ok(ExitCode::SUCCESS);
-    };
+    crate::load::document(&args, jsprof_document::page::network_report, write)
+}
+
+/// The requests as a table, one a row in the order the document lists them.
+fn write(loaded: &CpuInput, report: &NetworkReport, out: &mut TextOut) -> io::Result<()> {
     output::warn(&loaded.name, loaded.warnings());
-    let mut table = Table::new(&[
-        ("start", Align::Right),
-        ("queue", Align::Right),
-        ("server", Align::Right),
-        ("download", Align::Right),
-        ("total", Align::Right),
-        ("size", Align::Right),
-        ("status", Align::Right),
-        ("priority", Align::Left),
-        ("type", Align::Left),
-        ("blocking", Align::Left),
-        ("url", Align::Left),
-    ]);
-    for r in &report.requests {
-        table.row(vec![
-            fmt_ms(r.start_ms),
-            fmt_ms(r.queueing_ms),
-            fmt_ms(r.server_response_ms),
-            fmt_ms(r.download_ms),
-            fmt_ms(r.dur_ms),
-            fmt_bytes(r.transfer_size as f64),
-            if r.finished {
-                r.status.to_string()
-            } else {
-                "-".to_string()
-            },
-            r.priority.clone(),
-            r.resource_type.clone(),
-            match r.render_blocking.as_str() {
-                "blocking" | "in_body_parser_blocking" => "yes".to_string(),
-                _ => String::new(),
-            },
-            r.url.clone(),
-        ]);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    columns(&report.requests)
+        .right("start", |r| fmt_ms(r.start_ms))
+        .right("queue", |r| fmt_ms(r.queueing_ms))
+        .right("server", |r| fmt_ms(r.server_response_ms))
+        .right("download", |r| fmt_ms(r.download_ms))
+        .right("total", |r| fmt_ms(r.dur_ms))
+        .right("size", |r| fmt_bytes(r.transfer_size as f64))
+        .right("status", |r| match r.finished {
+            true => r.status.to_string(),
+            false => "-".to_string(),
+        })
+        .left("priority", |r| r.priority.clone())
+        .left("type", |r| r.resource_type.clone())
+        .left("blocking", |r| match r.render_blocking.as_str() {
+            "blocking" | "in_body_parser_blocking" => "yes".to_string(),
+            _ => String::new(),
+        })
+        .left("url", |r| r.url.clone())
+        .write(out)
 }

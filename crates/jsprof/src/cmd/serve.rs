@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(long)]
     pub open: bool,
     /// The largest file `POST /api/sessions/import` accepts (bytes, or with K, M, G).
-    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = crate::size_arg::parse_size)]
     pub max_upload: u64,
     /// Allow CDP targets that are not on this machine's loopback interface.
     #[arg(long)]
@@ -61,7 +61,7 @@ pub struct Args {
     pub max_connections: usize,
     /// Bytes a recorded session's files may reach before periodic heap snapshots stop
     /// (with K, M, G).
-    #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = crate::size_arg::parse_size)]
     pub session_quota: u64,
     /// Serve MCP (for coding agents) at /mcp, over files under DIR (repeatable); see `jsprof mcp`.
     #[arg(long, value_name = "DIR")]
@@ -96,7 +96,7 @@ pub struct Args {
     #[arg(long, value_name = "ORIGIN", requires = "lake")]
     pub ingest_origin: Vec<String>,
     /// The largest trace accepted (bytes, or with K, M, G).
-    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = crate::size_arg::parse_size)]
     pub ingest_max_bytes: u64,
     /// Write spooled traces to the lake every N traces…
     #[arg(long, value_name = "N", default_value_t = 1000)]
@@ -166,26 +166,6 @@ fn token_of(args: &Args) -> Result<Option<String>> {
         return Ok(Some(token));
     }
     Ok(std::env::var("JSPROF_TOKEN").ok().filter(|t| !t.is_empty()))
-}
-
-pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
-        Some(i) => t.split_at(i),
-        None => (t, ""),
-    };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("bad size `{text}`: expected a number of bytes, or with K, M or G"))?;
-    let shift = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        _ => return Err(format!("bad size `{text}`: the unit must be K, M or G")),
-    };
-    n.checked_mul(1 << shift)
-        .ok_or_else(|| format!("size `{text}` is too large"))
 }
 
 fn default_data_dir() -> PathBuf {
@@ -307,16 +287,4 @@ pub fn run(args: Args) -> Result<ExitCode> {
         server.run(shutdown_signal()).await?;
         Ok(ExitCode::SUCCESS)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn sizes() {
-        assert_eq!(super::parse_size("2G").unwrap(), 2 << 30);
-        assert_eq!(super::parse_size("512k").unwrap(), 512 << 10);
-        assert_eq!(super::parse_size("100").unwrap(), 100);
-        assert!(super::parse_size("12X").is_err());
-        assert!(super::parse_size("G").is_err());
-    }
 }

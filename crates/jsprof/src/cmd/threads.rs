@@ -1,48 +1,41 @@
 //! `jsprof threads FILE`: the timelines of an input (one per thread), with their ids for
 //! `--thread`.
 
+use std::io;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::output::{self, Align, Table};
+use jsprof_document::load::CpuInput;
+use jsprof_document::threads::ThreadsReport;
+
+use crate::output::{self, columns, TextOut};
 
 pub use crate::load::DocumentArgs as Args;
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let Some((loaded, report)) = crate::load::document(&args, |input| {
-        Ok(jsprof_document::threads::threads_report(input))
-    })?
-    else {
-        return Ok(ExitCode::SUCCESS);
-    };
+    let make = |input: &CpuInput| Ok(jsprof_document::threads::threads_report(input));
+    crate::load::document(&args, make, write)
+}
+
+/// The timelines as a table, with the ids `--thread` takes.
+fn write(loaded: &CpuInput, report: &ThreadsReport, out: &mut TextOut) -> io::Result<()> {
     output::warn(&loaded.name, loaded.warnings());
-    let mut table = Table::new(&[
-        ("id", Align::Right),
-        ("pid", Align::Right),
-        ("tid", Align::Right),
-        ("process", Align::Left),
-        ("name", Align::Left),
-        ("samples", Align::Right),
-        ("events", Align::Right),
-    ]);
     let dash = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
-    for r in &report.timelines {
-        table.row(vec![
-            r.timeline_id.to_string(),
-            dash(r.pid),
-            dash(r.tid),
-            r.process.clone().unwrap_or_else(|| "-".to_string()),
-            match (&r.page, r.name.is_empty()) {
-                // The page a renderer's main thread draws, as the UI heads its track.
-                (Some(page), _) => format!("{} ({page})", r.name),
-                (None, true) => "(unnamed)".to_string(),
-                (None, false) => r.name.clone(),
-            },
-            r.samples.to_string(),
-            r.events.to_string(),
-        ]);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    columns(&report.timelines)
+        .right("id", |r| r.timeline_id.to_string())
+        .right("pid", move |r| dash(r.pid))
+        .right("tid", move |r| dash(r.tid))
+        .left("process", |r| {
+            r.process.clone().unwrap_or_else(|| "-".to_string())
+        })
+        .left("name", |r| match (&r.page, r.name.is_empty()) {
+            // The page a renderer's main thread draws, as the UI heads its track.
+            (Some(page), _) => format!("{} ({page})", r.name),
+            (None, true) => "(unnamed)".to_string(),
+            (None, false) => r.name.clone(),
+        })
+        .right("samples", |r| r.samples.to_string())
+        .right("events", |r| r.events.to_string())
+        .write(out)
 }

@@ -1,26 +1,25 @@
 //! `jsprof timings TRACE`: the page's `performance.mark`/`measure`, `console.time` spans and
 //! `console.timeStamp`s, as DevTools' Timings track lists them.
 
+use std::io;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::output::{self, fmt_ms, Align, Table};
+use jsprof_document::load::CpuInput;
+use jsprof_document::timings::TimingsReport;
+
+use crate::output::{self, fmt_ms, Align, Table, TextOut};
 
 pub use crate::load::DocumentArgs as Args;
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let Some((loaded, report)) =
-        crate::load::document(&args, jsprof_document::page::timings_report)?
-    else {
-        return Ok(ExitCode::SUCCESS);
-    };
-    let warnings: Vec<(&str, &str)> = report
-        .warnings
-        .iter()
-        .map(|w| (w.at.as_str(), w.message.as_str()))
-        .collect();
-    output::print_warnings(&loaded.name, warnings);
+    crate::load::document(&args, jsprof_document::page::timings_report, write)
+}
+
+/// The entries as one table in time order, each with its kind.
+fn write(loaded: &CpuInput, report: &TimingsReport, out: &mut TextOut) -> io::Result<()> {
+    output::warn(&loaded.name, &report.warnings);
     let mut table = Table::new(&[
         ("kind", Align::Left),
         ("start", Align::Right),
@@ -56,6 +55,5 @@ pub fn run(args: Args) -> Result<ExitCode> {
     for (_, r) in rows {
         table.row(r);
     }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    table.write(out)
 }

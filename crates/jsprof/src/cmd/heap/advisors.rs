@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use jsprof_document::heap_advisors::advisors_report;
 
-use super::{load, truncate};
-use crate::output::{self, fmt_bytes, Align, Table};
+use super::{fmt_id, load, truncate};
+use crate::output::{columns, fmt_bytes};
 
 #[derive(clap::Args)]
 pub struct AdvisorsArgs {
@@ -33,38 +33,24 @@ pub fn run(args: AdvisorsArgs) -> Result<ExitCode> {
         args.min_saving,
         args.limit,
     );
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    loaded.print_warnings();
-    let mut table = Table::new(&[
-        ("Advisor", Align::Left),
-        ("Class", Align::Left),
-        ("Held by", Align::Left),
-        ("Count", Align::Right),
-        ("Saving", Align::Right),
-        ("Sample", Align::Right),
-    ]);
-    for f in &report.advice {
-        let mut class = truncate(&f.class, 40);
-        if let Some(value) = &f.value {
-            class = format!("{:?}", truncate(value, 40));
-        }
-        if f.smi_blind {
-            class.push_str(" *");
-        }
-        table.row(vec![
-            f.advisor.replace('_', " "),
-            class,
-            truncate(&f.held_by, 40),
-            f.count.to_string(),
-            fmt_bytes(f.saving as f64),
-            format!("@{}", f.sample_id),
-        ]);
-    }
-    output::to_stdout(|out| {
-        table.write(out)?;
+    loaded.emit(args.json, &report, |out| {
+        columns(&report.advice)
+            .left("Advisor", |f| f.advisor.replace('_', " "))
+            .left("Class", |f| {
+                let mut class = match &f.value {
+                    Some(value) => format!("{:?}", truncate(value, 40)),
+                    None => truncate(&f.class, 40),
+                };
+                if f.smi_blind {
+                    class.push_str(" *");
+                }
+                class
+            })
+            .left("Held by", |f| truncate(&f.held_by, 40))
+            .right("Count", |f| f.count.to_string())
+            .right("Saving", |f| fmt_bytes(f.saving as f64))
+            .right("Sample", |f| fmt_id(f.sample_id))
+            .write(out)?;
         writeln!(
             out,
             "{} findings, {} in all{}",
@@ -76,6 +62,5 @@ pub fn run(args: AdvisorsArgs) -> Result<ExitCode> {
                 ""
             }
         )
-    })?;
-    Ok(ExitCode::SUCCESS)
+    })
 }

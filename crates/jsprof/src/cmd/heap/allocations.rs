@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use jsprof_document::heap_allocations::{allocations_report, no_allocations_message, StackJson};
 
 use super::{load, truncate};
-use crate::output::{self, display_function_name, fmt_bytes, fmt_location, Align, Table};
+use crate::output::{columns, display_function_name, fmt_bytes, fmt_location};
 
 #[derive(clap::Args)]
 pub struct AllocationsArgs {
@@ -21,22 +21,12 @@ pub struct AllocationsArgs {
     pub json: bool,
 }
 
-fn rows(stack: &StackJson, depth: usize, table: &mut Table) {
-    table.row(vec![
-        format!(
-            "{}{}",
-            "  ".repeat(depth),
-            truncate(display_function_name(&stack.name), 50)
-        ),
-        stack.count.to_string(),
-        fmt_bytes(stack.size as f64),
-        stack.live_count.to_string(),
-        fmt_bytes(stack.live_size as f64),
-        truncate(&fmt_location(&stack.url, stack.line, stack.column), 60),
-    ]);
+/// The stacks under `stack` in the table's order (depth first), each with its depth.
+fn rows<'a>(stack: &'a StackJson, depth: usize, rows: &mut Vec<(usize, &'a StackJson)>) {
+    rows.push((depth, stack));
     let next = stack.children.as_ref().or(stack.callers.as_ref());
     for child in next.into_iter().flatten() {
-        rows(child, depth + 1, table);
+        self::rows(child, depth + 1, rows);
     }
 }
 
@@ -45,22 +35,23 @@ pub fn run(args: AllocationsArgs) -> Result<ExitCode> {
     let Some(report) = allocations_report(&loaded.snapshot, args.bottom_up) else {
         bail!(no_allocations_message(&loaded.name));
     };
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    loaded.print_warnings();
-    let mut table = Table::new(&[
-        ("Function", Align::Left),
-        ("Count", Align::Right),
-        ("Size", Align::Right),
-        ("Live count", Align::Right),
-        ("Live size", Align::Right),
-        ("Location", Align::Left),
-    ]);
-    for stack in &report.stacks {
-        rows(stack, 0, &mut table);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    loaded.emit(args.json, &report, |out| {
+        let mut all = Vec::new();
+        for stack in &report.stacks {
+            rows(stack, 0, &mut all);
+        }
+        columns(all)
+            .left("Function", |(depth, s)| {
+                let name = truncate(display_function_name(&s.name), 50);
+                format!("{}{name}", "  ".repeat(*depth))
+            })
+            .right("Count", |(_, s)| s.count.to_string())
+            .right("Size", |(_, s)| fmt_bytes(s.size as f64))
+            .right("Live count", |(_, s)| s.live_count.to_string())
+            .right("Live size", |(_, s)| fmt_bytes(s.live_size as f64))
+            .left("Location", |(_, s)| {
+                truncate(&fmt_location(&s.url, s.line, s.column), 60)
+            })
+            .write(out)
+    })
 }

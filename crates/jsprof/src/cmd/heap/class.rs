@@ -11,8 +11,8 @@ use jsprof_document::heap_class::{
     class_objects_report, find_class, sort_objects, ObjectOrder, ObjectsQuery,
 };
 
-use super::{fmt_distance, load, truncate};
-use crate::output::{self, fmt_bytes, Align, Table};
+use super::{fmt_distance, fmt_id, load, truncate};
+use crate::output::{self, columns, fmt_bytes};
 
 #[derive(clap::Args)]
 pub struct ClassArgs {
@@ -66,11 +66,7 @@ pub fn run(args: ClassArgs) -> Result<ExitCode> {
     let order = ObjectOrder::from(args.sort);
     let mut sorted = members.clone();
     sort_objects(s, a, &mut sorted, order);
-    let limit = if args.limit == 0 {
-        usize::MAX
-    } else {
-        args.limit
-    };
+    let limit = output::limit_or_all(args.limit);
     let report = class_objects_report(
         s,
         a,
@@ -83,40 +79,23 @@ pub fn run(args: ClassArgs) -> Result<ExitCode> {
             limit,
         },
     );
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    loaded.print_warnings();
-    let mut out = output::text_stdout();
-    writeln!(
-        out,
-        "{} (key `{}`): {} objects, {}–{} shown",
-        truncate(&report.name, 60),
-        report.key,
-        report.total,
-        (report.offset + 1).min(report.offset + report.objects.len()),
-        report.offset + report.objects.len(),
-    )?;
-    let mut table = Table::new(&[
-        ("#", Align::Right),
-        ("Object", Align::Left),
-        ("Id", Align::Right),
-        ("Distance", Align::Right),
-        ("Self size", Align::Right),
-        ("Retained size", Align::Right),
-    ]);
-    for (i, o) in report.objects.iter().enumerate() {
-        table.row(vec![
-            (report.offset + i + 1).to_string(),
-            truncate(&o.name, 60),
-            format!("@{}", o.id),
-            fmt_distance(o.distance),
-            fmt_bytes(o.self_size as f64),
-            fmt_bytes(o.retained_size as f64),
-        ]);
-    }
-    table.write(&mut out)?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    loaded.emit(args.json, &report, |out| {
+        writeln!(
+            out,
+            "{} (key `{}`): {} objects, {}–{} shown",
+            truncate(&report.name, 60),
+            report.key,
+            report.total,
+            (report.offset + 1).min(report.offset + report.objects.len()),
+            report.offset + report.objects.len(),
+        )?;
+        columns(report.objects.iter().enumerate())
+            .right("#", |(i, _)| (report.offset + i + 1).to_string())
+            .left("Object", |(_, o)| truncate(&o.name, 60))
+            .right("Id", |(_, o)| fmt_id(o.id))
+            .right("Distance", |(_, o)| fmt_distance(o.distance))
+            .right("Self size", |(_, o)| fmt_bytes(o.self_size as f64))
+            .right("Retained size", |(_, o)| fmt_bytes(o.retained_size as f64))
+            .write(out)
+    })
 }

@@ -10,8 +10,8 @@ use jsprof_heap::{
 };
 use serde::Serialize;
 
-use super::{fmt_path, load, truncate, ObjectJson};
-use crate::output::{self, fmt_bytes, Align, JsonWarning, Table};
+use super::{fmt_id, fmt_path, load, truncate, ObjectJson};
+use crate::output::{columns, fmt_bytes, JsonWarning};
 
 #[derive(clap::Args)]
 pub struct DetachedArgs {
@@ -91,43 +91,29 @@ pub fn run(args: DetachedArgs) -> Result<ExitCode> {
                 .unwrap_or_default(),
         })
         .collect();
-    if args.json {
-        output::print_json(&DetachedJson {
-            kind: s.kind(),
-            warnings: loaded.warnings_json(),
-            trees,
-        })?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    loaded.print_warnings();
-    if trees.is_empty() {
-        eprintln!(
-            "no detached DOM trees in {} (Node.js's own objects, `Detached Node / …` in the \
-             Summary, are not DOM and are not listed)",
-            args.file.display()
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut table = Table::new(&[
-        ("Detached tree", Align::Left),
-        ("Id", Align::Right),
-        ("Nodes", Align::Right),
-        ("Retained size", Align::Right),
-        ("Retained by", Align::Left),
-    ]);
-    for t in &trees {
-        table.row(vec![
-            truncate(&t.root.name, 40),
-            format!("@{}", t.root.id),
-            t.node_count.to_string(),
-            fmt_bytes(t.retained_size as f64),
-            fmt_path(
-                t.retaining_path
-                    .iter()
-                    .map(|step| (step.class.as_str(), step.edge.as_str())),
-            ),
-        ]);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    let report = DetachedJson {
+        kind: s.kind(),
+        warnings: loaded.warnings_json(),
+        trees,
+    };
+    loaded.emit(args.json, &report, |out| {
+        if report.trees.is_empty() {
+            eprintln!(
+                "no detached DOM trees in {} (Node.js's own objects, `Detached Node / …` in the \
+                 Summary, are not DOM and are not listed)",
+                args.file.display()
+            );
+            return Ok(());
+        }
+        columns(&report.trees)
+            .left("Detached tree", |t| truncate(&t.root.name, 40))
+            .right("Id", |t| fmt_id(t.root.id))
+            .right("Nodes", |t| t.node_count.to_string())
+            .right("Retained size", |t| fmt_bytes(t.retained_size as f64))
+            .left("Retained by", |t| {
+                let steps = t.retaining_path.iter();
+                fmt_path(steps.map(|step| (step.class.as_str(), step.edge.as_str())))
+            })
+            .write(out)
+    })
 }

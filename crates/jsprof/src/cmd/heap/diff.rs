@@ -9,9 +9,9 @@ use jsprof_document::heap::{DiffSide, Named};
 use jsprof_document::heap_query::HeapDiffQuery;
 use jsprof_heap::{max_node_id, InterfaceDefinition, Warning};
 
-use super::{fmt_signed_bytes, load, truncate, Loaded};
+use super::{fmt_id, fmt_signed_bytes, load, truncate, Loaded};
 use crate::input;
-use crate::output::{self, Align, Table};
+use crate::output::{self, columns};
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
@@ -69,53 +69,27 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let (mut report, unrelated) =
         jsprof_document::heap::diff_report_of(base.side, &target.side, args.query.limit);
     put_first(&mut report.warnings, &order_warning);
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let classes = report.classes;
-    for (name, warnings) in [
-        (base_shown, &base_warnings),
-        (target_shown, &target_warnings),
-    ] {
-        output::print_warnings(
-            name,
-            warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
-        );
-    }
-    if let Some(message) = &order_warning {
-        output::print_warnings("heap diff", [("", message.as_str())]);
-    }
-    if let Some(message) = &unrelated {
-        output::print_warnings(target_shown, [("", message.as_str())]);
-    }
-    let mut table = Table::new(&[
-        ("Class", Align::Left),
-        ("# New", Align::Right),
-        ("# Deleted", Align::Right),
-        ("# Delta", Align::Right),
-        ("Alloc. size", Align::Right),
-        ("Freed size", Align::Right),
-        ("Size delta", Align::Right),
-        ("Retained delta", Align::Right),
-    ]);
-    for c in &classes {
-        table.row(vec![
-            truncate(&c.name, 60),
-            c.new_count.to_string(),
-            c.deleted_count.to_string(),
-            format!("{:+}", c.count_delta),
-            output::fmt_bytes(c.alloc_size as f64),
-            output::fmt_bytes(c.freed_size as f64),
-            fmt_signed_bytes(c.size_delta),
-            fmt_signed_bytes(c.retained_delta),
-        ]);
-    }
-    let mut out = output::text_stdout();
-    writeln!(out, "{base_shown} → {target_shown}")?;
-    table.write(&mut out)?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    output::emit(args.json, &report, |out| {
+        output::warn(base_shown, &base_warnings);
+        output::warn(target_shown, &target_warnings);
+        if let Some(message) = &order_warning {
+            output::print_warnings("heap diff", [("", message.as_str())]);
+        }
+        if let Some(message) = &unrelated {
+            output::print_warnings(target_shown, [("", message.as_str())]);
+        }
+        writeln!(out, "{base_shown} → {target_shown}")?;
+        columns(&report.classes)
+            .left("Class", |c| truncate(&c.name, 60))
+            .right("# New", |c| c.new_count.to_string())
+            .right("# Deleted", |c| c.deleted_count.to_string())
+            .right("# Delta", |c| format!("{:+}", c.count_delta))
+            .right("Alloc. size", |c| output::fmt_bytes(c.alloc_size as f64))
+            .right("Freed size", |c| output::fmt_bytes(c.freed_size as f64))
+            .right("Size delta", |c| fmt_signed_bytes(c.size_delta))
+            .right("Retained delta", |c| fmt_signed_bytes(c.retained_delta))
+            .write(out)
+    })
 }
 
 /// One snapshot of the comparison once its graph is gone.
@@ -182,11 +156,7 @@ fn class_objects(
     target: &Loaded,
     order_warning: Option<String>,
 ) -> Result<ExitCode> {
-    let limit = if args.query.limit == 0 {
-        usize::MAX
-    } else {
-        args.query.limit
-    };
+    let limit = output::limit_or_all(args.query.limit);
     let mut report = jsprof_document::heap_changes::class_changes_report(
         Named {
             name: &base.name,
@@ -203,42 +173,31 @@ fn class_objects(
         limit,
     )?;
     put_first(&mut report.warnings, &order_warning);
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    base.print_warnings();
-    target.print_warnings();
-    if let Some(message) = &order_warning {
-        output::print_warnings("heap diff", [("", message.as_str())]);
-    }
-    let mut out = output::text_stdout();
-    for (title, side) in [("New", &report.new), ("Deleted", &report.deleted)] {
-        writeln!(
-            out,
-            "{title} {} objects: {} (from {})",
-            report.name,
-            side.total,
-            side.offset + 1
-        )?;
-        let mut table = Table::new(&[
-            ("Object", Align::Left),
-            ("Id", Align::Right),
-            ("Self size", Align::Right),
-            ("Retained size", Align::Right),
-        ]);
-        for o in &side.objects {
-            table.row(vec![
-                truncate(&o.name, 60),
-                format!("@{}", o.id),
-                output::fmt_bytes(o.self_size as f64),
-                output::fmt_bytes(o.retained_size as f64),
-            ]);
+    output::emit(args.json, &report, |out| {
+        base.print_warnings();
+        target.print_warnings();
+        if let Some(message) = &order_warning {
+            output::print_warnings("heap diff", [("", message.as_str())]);
         }
-        table.write(&mut out)?;
-    }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+        for (title, side) in [("New", &report.new), ("Deleted", &report.deleted)] {
+            writeln!(
+                out,
+                "{title} {} objects: {} (from {})",
+                report.name,
+                side.total,
+                side.offset + 1
+            )?;
+            columns(&side.objects)
+                .left("Object", |o| truncate(&o.name, 60))
+                .right("Id", |o| fmt_id(o.id))
+                .right("Self size", |o| output::fmt_bytes(o.self_size as f64))
+                .right("Retained size", |o| {
+                    output::fmt_bytes(o.retained_size as f64)
+                })
+                .write(out)?;
+        }
+        Ok(())
+    })
 }
 
 /// The warning that the snapshots were given newest first leads the report's warnings.

@@ -7,8 +7,8 @@ use anyhow::Result;
 use jsprof_heap::{DominatorTree, NodeOrdinal};
 use serde::Serialize;
 
-use super::{fmt_distance, load, truncate, Loaded, ObjectJson};
-use crate::output::{self, fmt_bytes, fmt_percent, Align, JsonWarning, Table};
+use super::{fmt_distance, fmt_id, load, truncate, Loaded, ObjectJson};
+use crate::output::{columns, fmt_bytes, fmt_percent, JsonWarning};
 
 #[derive(clap::Args)]
 pub struct DominatorsArgs {
@@ -73,28 +73,11 @@ fn build(
     }
 }
 
-fn rows(node: &TreeJson, depth: usize, total: u64, table: &mut Table) {
-    let o = &node.object;
-    let pct = if total == 0 {
-        0.0
-    } else {
-        o.retained_size as f64 * 100.0 / total as f64
-    };
-    let mut name = format!("{}{}", "  ".repeat(depth), truncate(&o.name, 60));
-    if node.omitted_children > 0 && !node.children.is_empty() {
-        name.push_str(&format!(" (+{} more)", node.omitted_children));
-    }
-    table.row(vec![
-        name,
-        truncate(&o.class, 30),
-        format!("@{}", o.id),
-        fmt_distance(o.distance),
-        fmt_bytes(o.self_size as f64),
-        fmt_bytes(o.retained_size as f64),
-        fmt_percent(pct),
-    ]);
+/// The tree under `node` in the table's order (depth first), each node with its depth.
+fn rows<'a>(node: &'a TreeJson, depth: usize, rows: &mut Vec<(usize, &'a TreeJson)>) {
+    rows.push((depth, node));
     for child in &node.children {
-        rows(child, depth + 1, total, table);
+        self::rows(child, depth + 1, rows);
     }
 }
 
@@ -107,25 +90,38 @@ pub fn run(args: DominatorsArgs) -> Result<ExitCode> {
     };
     let tree = DominatorTree::new(s, &loaded.analysis);
     let root = build(&loaded, &tree, start, 0, &args);
-    if args.json {
-        output::print_json(&DominatorsJson {
-            kind: s.kind(),
-            warnings: loaded.warnings_json(),
-            root,
-        })?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    loaded.print_warnings();
-    let mut table = Table::new(&[
-        ("Object", Align::Left),
-        ("Class", Align::Left),
-        ("Id", Align::Right),
-        ("Distance", Align::Right),
-        ("Self size", Align::Right),
-        ("Retained size", Align::Right),
-        ("Retained %", Align::Right),
-    ]);
-    rows(&root, 0, loaded.analysis.total_size, &mut table);
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    let report = DominatorsJson {
+        kind: s.kind(),
+        warnings: loaded.warnings_json(),
+        root,
+    };
+    loaded.emit(args.json, &report, |out| {
+        let total = loaded.analysis.total_size;
+        let mut all = Vec::new();
+        rows(&report.root, 0, &mut all);
+        columns(all)
+            .left("Object", |(depth, node)| {
+                let mut name =
+                    format!("{}{}", "  ".repeat(*depth), truncate(&node.object.name, 60));
+                if node.omitted_children > 0 && !node.children.is_empty() {
+                    name.push_str(&format!(" (+{} more)", node.omitted_children));
+                }
+                name
+            })
+            .left("Class", |(_, n)| truncate(&n.object.class, 30))
+            .right("Id", |(_, n)| fmt_id(n.object.id))
+            .right("Distance", |(_, n)| fmt_distance(n.object.distance))
+            .right("Self size", |(_, n)| fmt_bytes(n.object.self_size as f64))
+            .right("Retained size", |(_, n)| {
+                fmt_bytes(n.object.retained_size as f64)
+            })
+            .right("Retained %", move |(_, n)| {
+                fmt_percent(if total == 0 {
+                    0.0
+                } else {
+                    n.object.retained_size as f64 * 100.0 / total as f64
+                })
+            })
+            .write(out)
+    })
 }

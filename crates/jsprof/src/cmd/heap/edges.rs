@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use jsprof_document::heap_edges::{edges_report, EdgeDirection};
 
-use super::{edge_table, fmt_distance, load, truncate};
-use crate::output::{self, fmt_bytes};
+use super::{edge_table, load, object_line};
+use crate::output;
 
 #[derive(clap::Args)]
 pub struct EdgesArgs {
@@ -59,38 +59,22 @@ pub fn run(args: EdgesArgs) -> Result<ExitCode> {
     } else {
         EdgeDirection::Containment
     };
-    let limit = if args.limit == 0 {
-        usize::MAX
-    } else {
-        args.limit
-    };
+    let limit = output::limit_or_all(args.limit);
     let report = edges_report(s, a, None, direction, node, args.offset, limit);
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    loaded.print_warnings();
-    let o = &report.object;
-    let mut out = output::text_stdout();
-    writeln!(
-        out,
-        "{} @{} ({}): self {}, retained {}, distance {}; {} {}, {}–{} shown",
-        truncate(&o.name, 60),
-        o.id,
-        o.class,
-        fmt_bytes(o.self_size as f64),
-        fmt_bytes(o.retained_size as f64),
-        fmt_distance(o.distance),
-        report.total,
-        if args.retainers { "retainers" } else { "edges" },
-        (report.offset + 1).min(report.offset + report.edges.len()),
-        report.offset + report.edges.len(),
-    )?;
-    let table = edge_table(
-        if args.retainers { "Retainer" } else { "Object" },
-        report.edges.iter().map(|e| (e.edge.as_str(), &e.object)),
-    );
-    table.write(&mut out)?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    loaded.emit(args.json, &report, |out| {
+        writeln!(
+            out,
+            "{}; {} {}, {}–{} shown",
+            object_line(&report.object),
+            report.total,
+            if args.retainers { "retainers" } else { "edges" },
+            (report.offset + 1).min(report.offset + report.edges.len()),
+            report.offset + report.edges.len(),
+        )?;
+        edge_table(
+            if args.retainers { "Retainer" } else { "Object" },
+            report.edges.iter().map(|e| (e.edge.as_str(), &e.object)),
+        )
+        .write(out)
+    })
 }

@@ -2,6 +2,7 @@
 //! holds, grouped by class and retaining path. `jsprof heap leaks S1 … SN` (or a directory): the
 //! same groups across a series, each with a verdict (growing, bounded, one-off).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,9 +13,9 @@ use jsprof_document::leak_series::{
     MIN_SNAPSHOTS,
 };
 
-use super::{fmt_path, load, truncate};
+use super::{fmt_id, fmt_path, load, truncate};
 use crate::input;
-use crate::output::{self, fmt_bytes, Align, Table};
+use crate::output::{self, columns, fmt_bytes, TextOut};
 use crate::progress::Spinner;
 
 /// How `heap leaks` writes a retaining path (also in docs/heap.md, "Path notation").
@@ -189,33 +190,18 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
             },
         )
     };
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let (warnings, groups) = (&report.warnings, &report.groups);
-    output::print_warnings(
-        "heap leaks",
-        warnings.iter().map(|w| (w.at.as_str(), w.message.as_str())),
-    );
-    let mut table = Table::new(&[
-        ("Class", Align::Left),
-        ("Count", Align::Right),
-        ("Retained size", Align::Right),
-        ("Sample", Align::Right),
-        ("Retained through", Align::Left),
-    ]);
-    for g in groups {
-        table.row(vec![
-            truncate(&g.class, 40),
-            g.count.to_string(),
-            fmt_bytes(g.retained_size as f64),
-            format!("@{}", g.sample_id),
-            fmt_path(g.path.iter().map(|p| (p.class.as_str(), p.edge.as_str()))),
-        ]);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    output::emit(args.json, &report, |out| {
+        output::warn("heap leaks", &report.warnings);
+        columns(&report.groups)
+            .left("Class", |g| truncate(&g.class, 40))
+            .right("Count", |g| g.count.to_string())
+            .right("Retained size", |g| fmt_bytes(g.retained_size as f64))
+            .right("Sample", |g| fmt_id(g.sample_id))
+            .left("Retained through", |g| {
+                fmt_path(g.path.iter().map(|p| (p.class.as_str(), p.edge.as_str())))
+            })
+            .write(out)
+    })
 }
 
 /// Modification time in seconds since the epoch, when the file has one.
@@ -259,17 +245,12 @@ fn run_series(args: &LeaksArgs, files: &[PathBuf]) -> Result<ExitCode> {
             limit: args.limit,
         },
     )?;
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    output::print_warnings(
-        "heap leaks",
-        report
-            .warnings
-            .iter()
-            .map(|w| (w.at.as_str(), w.message.as_str())),
-    );
+    output::emit(args.json, &report, |out| write_series(&report, out))
+}
+
+/// A series' verdicts as text: how the snapshots were ordered and timed, then a row per group.
+fn write_series(report: &LeakSeriesReport, out: &mut TextOut) -> std::io::Result<()> {
+    output::warn("heap leaks", &report.warnings);
     let order = match report.order {
         "name_timestamp" => "by the time in their names",
         "name_number" => "by the number in their names",
@@ -281,58 +262,46 @@ fn run_series(args: &LeaksArgs, files: &[PathBuf]) -> Result<ExitCode> {
         None => ", times unknown (no per-hour rates)",
     };
     let v = &report.verdicts;
-    output::to_stdout(|out| {
-        use std::io::Write;
-        writeln!(
-            out,
-            "{} snapshots, ordered {order}{times}; {} growing, {} bounded, {} one-off (Mann-Kendall, alpha {})",
-            report.snapshots.len(),
-            v.growing,
-            v.bounded,
-            v.one_off,
-            report.alpha
-        )?;
-        Ok(())
-    })?;
-    let per_hour = report.times_from.is_some();
-    let mut columns = vec![
-        ("Verdict", Align::Left),
-        ("Class", Align::Left),
-        ("Count (first → last)", Align::Right),
-        ("Retained (last)", Align::Right),
-        ("Growth / snapshot", Align::Right),
-    ];
-    if per_hour {
-        columns.push(("Growth / hour", Align::Right));
-    }
-    columns.push(("p", Align::Right));
-    columns.push(("Retained through", Align::Left));
-    let mut table = Table::new(&columns);
-    for g in &report.groups {
-        let t = &g.retained_trend;
-        let first = g.count.iter().copied().find(|&c| c > 0).unwrap_or(0);
-        let mut row = vec![
-            g.verdict.to_string(),
-            truncate(&g.class, 40),
-            format!("{first} → {}", g.count.last().copied().unwrap_or(0)),
-            fmt_bytes(g.retained_size.last().copied().unwrap_or(0) as f64),
-            format!(
-                "{} ({:+.1} obj)",
-                signed_bytes(t.per_snapshot),
-                g.count_trend.per_snapshot
-            ),
-        ];
-        if per_hour {
-            row.push(t.per_hour.map_or(String::new(), signed_bytes));
-        }
-        row.push(p_text(t.p_value.min(g.count_trend.p_value)));
-        row.push(fmt_path(
-            g.path.iter().map(|p| (p.class.as_str(), p.edge.as_str())),
-        ));
-        table.row(row);
-    }
-    output::to_stdout(|out| table.write(out))?;
-    Ok(ExitCode::SUCCESS)
+    writeln!(
+        out,
+        "{} snapshots, ordered {order}{times}; {} growing, {} bounded, {} one-off (Mann-Kendall, alpha {})",
+        report.snapshots.len(),
+        v.growing,
+        v.bounded,
+        v.one_off,
+        report.alpha
+    )?;
+    let table = columns(&report.groups)
+        .left("Verdict", |g| g.verdict.to_string())
+        .left("Class", |g| truncate(&g.class, 40))
+        .right("Count (first → last)", |g| {
+            let first = g.count.iter().copied().find(|&c| c > 0).unwrap_or(0);
+            format!("{first} → {}", g.count.last().copied().unwrap_or(0))
+        })
+        .right("Retained (last)", |g| {
+            fmt_bytes(g.retained_size.last().copied().unwrap_or(0) as f64)
+        })
+        .right("Growth / snapshot", |g| {
+            let per_snapshot = g.retained_trend.per_snapshot;
+            let objects = g.count_trend.per_snapshot;
+            format!("{} ({objects:+.1} obj)", signed_bytes(per_snapshot))
+        });
+    let table = match report.times_from {
+        Some(_) => table.right("Growth / hour", |g| {
+            g.retained_trend
+                .per_hour
+                .map_or(String::new(), signed_bytes)
+        }),
+        None => table,
+    };
+    table
+        .right("p", |g| {
+            p_text(g.retained_trend.p_value.min(g.count_trend.p_value))
+        })
+        .left("Retained through", |g| {
+            fmt_path(g.path.iter().map(|p| (p.class.as_str(), p.edge.as_str())))
+        })
+        .write(out)
 }
 
 fn signed_bytes(v: f64) -> String {

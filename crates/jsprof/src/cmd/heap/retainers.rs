@@ -7,8 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use jsprof_document::heap::RetainersOptions;
 
-use super::{edge_table, fmt_distance, load, truncate};
-use crate::output::{self, fmt_bytes};
+use super::{edge_table, fmt_distance, load, object_line};
 
 #[derive(clap::Args)]
 pub struct RetainersArgs {
@@ -30,49 +29,35 @@ pub fn run(args: RetainersArgs) -> Result<ExitCode> {
     let options = args.options;
     let report =
         jsprof_document::heap::retainers_report(&loaded.snapshot, &loaded.analysis, node, options);
-    if args.json {
-        output::print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let (object, paths) = (report.object, report.paths);
-    loaded.print_warnings();
-    let mut out = output::text_stdout();
-    writeln!(
-        out,
-        "{} @{} ({}): self {}, retained {}, distance {}",
-        truncate(&object.name, 60),
-        object.id,
-        object.class,
-        fmt_bytes(object.self_size as f64),
-        fmt_bytes(object.retained_size as f64),
-        fmt_distance(object.distance)
-    )?;
-    if paths.is_empty() {
-        // Unreachable objects have no path at all; a reachable one farther than the search
-        // goes has one that was not followed.
-        if object.distance == jsprof_heap::distances::NO_DISTANCE {
-            writeln!(out, "no retaining path: nothing the roots reach holds it")?;
-        } else {
-            writeln!(
-                out,
-                "no retaining path within --max-depth {} steps: it is farther from the roots \
-                 (distance {}); raise --max-depth to see one",
-                args.options.max_depth,
-                fmt_distance(object.distance)
-            )?;
+    loaded.emit(args.json, &report, |out| {
+        let (object, paths) = (&report.object, &report.paths);
+        writeln!(out, "{}", object_line(object))?;
+        if paths.is_empty() {
+            // Unreachable objects have no path at all; a reachable one farther than the search
+            // goes has one that was not followed.
+            if object.distance == jsprof_heap::distances::NO_DISTANCE {
+                writeln!(out, "no retaining path: nothing the roots reach holds it")?;
+            } else {
+                writeln!(
+                    out,
+                    "no retaining path within --max-depth {} steps: it is farther from the roots \
+                     (distance {}); raise --max-depth to see one",
+                    args.options.max_depth,
+                    fmt_distance(object.distance)
+                )?;
+            }
         }
-    }
-    for (i, path) in paths.iter().enumerate() {
-        writeln!(out)?;
-        writeln!(out, "Path {} ({} steps):", i + 1, path.steps.len())?;
-        let table = edge_table(
-            "Retainer",
-            path.steps
-                .iter()
-                .map(|step| (step.edge.as_str(), &step.retainer)),
-        );
-        table.write(&mut out)?;
-    }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+        for (i, path) in paths.iter().enumerate() {
+            writeln!(out)?;
+            writeln!(out, "Path {} ({} steps):", i + 1, path.steps.len())?;
+            let table = edge_table(
+                "Retainer",
+                path.steps
+                    .iter()
+                    .map(|step| (step.edge.as_str(), &step.retainer)),
+            );
+            table.write(out)?;
+        }
+        Ok(())
+    })
 }
