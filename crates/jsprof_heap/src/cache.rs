@@ -156,8 +156,20 @@ pub struct Opened {
     pub overview: Option<Overview>,
     /// True when it came from the index rather than from reading and analysing the file.
     pub from_index: bool,
+    /// The index this open wrote, for the next open to read: a note for the user.
+    pub index_kept: Option<IndexKept>,
     /// One line each, for stderr: an index that was refused, or could not be written.
     pub notes: Vec<String>,
+}
+
+/// An index written and kept in the cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexKept {
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The cache folder it is in, and the most that folder keeps.
+    pub dir: PathBuf,
+    pub max_bytes: u64,
 }
 
 /// The one way every front door opens a snapshot for analysis: from the index of `path` when one
@@ -179,6 +191,7 @@ pub fn open_analysed<E>(
                     analysis,
                     overview,
                     from_index: true,
+                    index_kept: None,
                     notes,
                 })
             }
@@ -187,9 +200,11 @@ pub fn open_analysed<E>(
         }
     }
     let mut analysed = analyse(read, progress, &mut notes, slot.is_some(), true)?;
+    let mut index_kept = None;
     if let Some(slot) = &slot {
-        if let Err(note) = slot.store(&mut analysed, progress) {
-            notes.push(note);
+        match slot.store(&mut analysed, progress) {
+            Ok(kept) => index_kept = kept,
+            Err(note) => notes.push(note),
         }
     }
     Ok(Opened {
@@ -197,6 +212,7 @@ pub fn open_analysed<E>(
         analysis: analysed.analysis,
         overview: analysed.overview,
         from_index: false,
+        index_kept,
         notes,
     })
 }
@@ -206,6 +222,8 @@ pub struct OpenedOverview {
     pub overview: Overview,
     /// True when it came from the index rather than from reading and analysing the file.
     pub from_index: bool,
+    /// The index this open wrote, for the next open to read.
+    pub index_kept: Option<IndexKept>,
     /// One line each, for stderr: an index that was refused, or could not be written.
     pub notes: Vec<String>,
 }
@@ -227,6 +245,7 @@ pub fn open_overview<E>(
                 return Ok(OpenedOverview {
                     overview,
                     from_index: true,
+                    index_kept: None,
                     notes,
                 })
             }
@@ -237,9 +256,11 @@ pub fn open_overview<E>(
     // The graph itself is not needed: the edge columns set aside stay on disk, and the index
     // copies them from there.
     let mut analysed = analyse(read, progress, &mut notes, true, false)?;
+    let mut index_kept = None;
     if let Some(slot) = &slot {
-        if let Err(note) = slot.store(&mut analysed, progress) {
-            notes.push(note);
+        match slot.store(&mut analysed, progress) {
+            Ok(kept) => index_kept = kept,
+            Err(note) => notes.push(note),
         }
     }
     Ok(OpenedOverview {
@@ -248,6 +269,7 @@ pub fn open_overview<E>(
             .take()
             .expect("analyse gives the overview it was asked for"),
         from_index: false,
+        index_kept,
         notes,
     })
 }
@@ -461,7 +483,11 @@ impl<'a> Slot<'a> {
 
     /// Writes the index under a temporary name and renames it; then evicts. `Err(note)` when it
     /// could not.
-    fn store(&self, x: &mut Analysed, progress: &mut dyn FnMut(Progress)) -> Result<(), String> {
+    fn store(
+        &self,
+        x: &mut Analysed,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Option<IndexKept>, String> {
         let Analysed {
             snapshot: s,
             analysis: a,
@@ -471,7 +497,7 @@ impl<'a> Slot<'a> {
         let aside = edges_aside.as_ref().map(SpilledEdges::lens);
         if format::check_tables_aside(s, a, aside).is_err() {
             // An index the reader would refuse would be rewritten on every open.
-            return Ok(());
+            return Ok(None);
         }
         let computed;
         let overview = match overview {
@@ -523,12 +549,19 @@ impl<'a> Slot<'a> {
             fs::rename(&temp, &self.entry)?;
             Ok(len)
         })();
-        if let Err(e) = written {
-            let _ = fs::remove_file(&temp);
-            return Err(note(e));
-        }
+        let bytes = match written {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                return Err(note(e));
+            }
+        };
         evict(self.cache, &self.entry);
-        Ok(())
+        Ok(Some(IndexKept {
+            bytes,
+            dir: dir.clone(),
+            max_bytes: self.cache.max_bytes,
+        }))
     }
 }
 

@@ -11,8 +11,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use jsprof_document::heap_query::HeapSummaryQuery;
 use jsprof_heap::cache::Progress;
 use jsprof_heap::{
-    open_analysed, open_overview, read_snapshot_with, Analysis, HeapCache, HeapSnapshot, Overview,
-    ReadOptions,
+    open_analysed, open_overview, read_snapshot_with, Analysis, HeapCache, HeapSnapshot, IndexKept,
+    Overview, ReadOptions,
 };
 use jsprof_profile::Format;
 use serde::Serialize;
@@ -217,7 +217,12 @@ pub(crate) fn require_snapshot(path: &Path) -> Result<()> {
 pub(crate) fn load(path: &Path) -> Result<Loaded> {
     let (name, (snapshot, analysis)) = open_with(path, |file, cache, read, progress| {
         let o = open_analysed(file, cache, read, progress)?;
-        Ok(((o.snapshot, o.analysis), o.from_index, o.notes))
+        Ok((
+            (o.snapshot, o.analysis),
+            o.from_index,
+            o.index_kept,
+            o.notes,
+        ))
     })?;
     Ok(Loaded {
         name,
@@ -231,7 +236,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded> {
 fn load_overview(path: &Path) -> Result<(String, Overview)> {
     open_with(path, |file, cache, read, progress| {
         let o = open_overview(file, cache, read, progress)?;
-        Ok((o.overview, o.from_index, o.notes))
+        Ok((o.overview, o.from_index, o.index_kept, o.notes))
     })
 }
 
@@ -247,7 +252,7 @@ fn open_with<T>(
         Option<&HeapCache>,
         ReadSnapshot<'_>,
         &mut dyn FnMut(Progress),
-    ) -> Result<(T, bool, Vec<String>)>,
+    ) -> Result<(T, bool, Option<IndexKept>, Vec<String>)>,
 ) -> Result<(String, T)> {
     require_snapshot(path)?;
     let name = input::display_name(path);
@@ -296,7 +301,8 @@ fn open_with<T>(
             index_bar.show("reading the heap index", done, total)
         }
     };
-    let (opened, from_index, notes) = open(file, cache.as_ref(), Box::new(read), &mut progress)?;
+    let (opened, from_index, kept, notes) =
+        open(file, cache.as_ref(), Box::new(read), &mut progress)?;
     if let Some(bar) = bar.borrow_mut().take() {
         bar.finish_and_clear();
     }
@@ -308,6 +314,17 @@ fn open_with<T>(
     });
     for note in &notes {
         eprintln!("jsprof: {note}");
+    }
+    if let Some(kept) = kept {
+        // Said once, when written: the next open of this file reads it instead.
+        eprintln!(
+            "jsprof: {name}: kept its heap index ({}) in {}, so the next command on it starts \
+             at once; the folder keeps at most {} (JSPROF_CACHE_MAX_BYTES; --no-cache or \
+             JSPROF_CACHE=0 keeps none)",
+            fmt_bytes(kept.bytes as f64),
+            kept.dir.display(),
+            fmt_bytes(kept.max_bytes as f64)
+        );
     }
     Ok((name, opened))
 }

@@ -34,12 +34,23 @@ fn assert_text_unreadable(argv: &[&str]) {
     );
 }
 
-/// The one line a damaged index leaves on stderr before it is rebuilt.
+/// The one line a damaged index leaves on stderr before it is rebuilt, and the line that says the
+/// rebuilt one was kept.
 fn assert_checksum_note(note: &str) {
+    let (note, kept) = split_kept(note);
     assert!(
-        note.lines().count() == 1 && note.contains("checksum"),
+        note.lines().count() == 1 && note.contains("checksum") && kept,
         "{note}"
     );
+}
+
+/// Stderr less the line that says an index was written and kept, and whether it had one.
+fn split_kept(stderr: &str) -> (String, bool) {
+    let kept = |l: &&str| l.contains(": kept its heap index (");
+    let others: Vec<&str> = stderr.lines().filter(|l| !kept(l)).collect();
+    let n = stderr.lines().filter(kept).count();
+    assert!(n <= 1, "{stderr}");
+    (others.join("\n"), n == 1)
 }
 
 /// A directory of its own for one test: the snapshots it changes and its cache.
@@ -103,6 +114,17 @@ fn same_bytes_cold_warm_and_bypassed(file: &Path, ids: &[String]) {
         let _ = fs::remove_dir_all(&cache);
         let cold = run(&cache, &argv);
         assert_eq!(indexes(&cache).len(), 1, "{argv:?} keeps one index");
+        // The first open says what it kept, where, and how big it is (issue 38).
+        let kept = fs::metadata(&indexes(&cache)[0]).unwrap().len();
+        let said = String::from_utf8_lossy(&cold.stderr);
+        let size = jsprof_document::units::fmt_bytes(kept as f64);
+        assert!(
+            said.contains(&format!(
+                "kept its heap index ({size}) in {}",
+                cache.display()
+            )),
+            "{argv:?}: {said}"
+        );
         let warm = run(&cache, &argv);
         let bypass = no_cache(&argv);
         let bypassed = run(&cache, &bypass);
@@ -238,7 +260,7 @@ fn a_damaged_or_stale_index_is_detected_and_rebuilt() {
     .unwrap();
     fs::write(&file, &text).unwrap();
     let (fresh, note) = summary(&cache, &file);
-    assert!(note.is_empty(), "{note}");
+    assert_eq!(split_kept(&note), (String::new(), true), "{note}");
     let index = indexes(&cache).pop().unwrap();
     let good = fs::read(&index).unwrap();
 
@@ -259,6 +281,8 @@ fn a_damaged_or_stale_index_is_detected_and_rebuilt() {
             ],
         );
         assert_eq!(out, bypassed.stdout, "{what}: the answer");
+        let (note, kept) = split_kept(&note);
+        assert!(kept, "{what}: the rebuilt index is said to be kept");
         assert_eq!(note.lines().count(), 1, "{what}: one line: {note}");
         assert!(
             note.contains(expect) && note.contains(index.to_str().unwrap()),
