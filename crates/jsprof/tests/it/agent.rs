@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::ingest::{lake_rows, serve_ingest, setup, KEY};
 use crate::serve::{have_node, raw, Serve};
-use crate::support::{json_array, jsprof_json, temp_file, wait_within};
+use crate::support::{json_array, jsprof_json, temp_file, wait_within, KillOnDrop};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -155,22 +155,23 @@ fn query_pairs(query: &str) -> HashMap<String, String> {
 }
 
 /// `node --require npm/jsprof/agent.js tests/node/agent-app.cjs` posting to `url` with `env`; the
-/// app and its address once it listens.
-fn app(url: &str, env: &[(&str, &str)]) -> (Child, String) {
+/// app (killed on drop: a failing test leaves no app running) and its address once it listens.
+fn app(url: &str, env: &[(&str, &str)]) -> (KillOnDrop, String) {
     let agent = repo().join("npm/jsprof/agent.js");
-    let mut child = Command::new("node")
-        .arg("--require")
-        .arg(&agent)
-        .arg(repo().join("crates/jsprof/tests/node/agent-app.cjs"))
-        .env("AGENT_APP_AGENT", &agent)
-        .env("JSPROF_AGENT_URL", url)
-        .env("JSPROF_AGENT_KEY", KEY)
-        .env("JSPROF_AGENT_WINDOW_S", "1")
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start node");
+    let mut child = KillOnDrop::spawn(
+        Command::new("node")
+            .arg("--require")
+            .arg(&agent)
+            .arg(repo().join("crates/jsprof/tests/node/agent-app.cjs"))
+            .env("AGENT_APP_AGENT", &agent)
+            .env("JSPROF_AGENT_URL", url)
+            .env("JSPROF_AGENT_KEY", KEY)
+            .env("JSPROF_AGENT_WINDOW_S", "1")
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        "node agent-app.cjs",
+    );
     let line = crate::support::first_line(&mut child);
     let port = line
         .strip_prefix("listening ")
@@ -200,7 +201,7 @@ fn stats(addr: &str) -> Value {
 }
 
 /// Asks the app to end by itself (its agent sends the last window at `beforeExit`).
-fn quit(mut child: Child, addr: &str) {
+fn quit(mut child: KillOnDrop, addr: &str) {
     get(addr, "/quit");
     let status = wait_within(&mut child, Duration::from_secs(30), "the app after /quit");
     assert!(status.success(), "the app ended with {status}");
@@ -544,7 +545,7 @@ fn agent_windows_answer_lake_diff_check_and_export() {
     let s = start("deploy");
     let url = format!("http://{}", s.relay.addr);
     let versions = [("1.0", "0"), ("1.0.1", "0"), ("1.1", "1")];
-    let apps: Vec<(Child, String)> = versions
+    let apps: Vec<(KillOnDrop, String)> = versions
         .iter()
         .map(|&(version, regression)| {
             let labels = format!("service=shop-deploy,version={version}");

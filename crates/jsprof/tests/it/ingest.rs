@@ -7,14 +7,14 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::serve::{data_dir, raw_on, serve_refused, serving, Reply as Answer, Serve};
-use crate::support::{all_rows, fixtures, jsprof, skip_without};
+use crate::support::{all_rows, chromium_command, fixtures, jsprof, KillOnDrop};
 
 pub(crate) const KEY: &str = "ingest-key-0123456789abcdef";
 const PATH: &str = "/ingest/v1/selfprofile";
@@ -52,7 +52,7 @@ fn spawn_serve(
     keys: &Path,
     extra: &[&str],
 ) -> Serve {
-    let child = command
+    command
         .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
         .arg(data)
         .arg("--lake")
@@ -61,9 +61,8 @@ fn spawn_serve(
         .arg(keys)
         .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start jsprof serve");
+        .stderr(Stdio::piped());
+    let child = KillOnDrop::spawn(&mut command, "jsprof serve");
     serving(child, data)
 }
 
@@ -663,30 +662,6 @@ fn profile_windows_land_in_the_lake_with_their_labels() {
     assert_eq!(days, [("2025-11-29", 1)]);
 }
 
-/// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if path.exists() {
-        return Some(path);
-    }
-    skip_without(
-        &format!("Chromium at {}", path.display()),
-        "apt-get install chromium, or set CHROMIUM",
-    );
-    None
-}
-
-struct Browser(Child);
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// The page: profiles a named function burning CPU, then posts the trace with `fetch`
 /// (JSON: a cross-origin request that needs a preflight) and reports the status back to the
 /// page's own server at `/done`.
@@ -768,7 +743,9 @@ fn serve_page_request(stream: std::net::TcpStream, html: &str, seen: &Mutex<Opti
 
 #[test]
 fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = crate::support::chromium() else {
+        return;
+    };
     let (lake, keys, data) = setup("chromium");
     // The ingest server needs the page's origin and the page the ingest URL: the page server
     // starts first, and the page reads the URL from its own `?ingest=`.
@@ -786,15 +763,10 @@ fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
     );
     let page = format!("{origin}/?ingest={}", crate::support::encode(&ingest_url));
     let profile_dir = lake.parent().unwrap().join("chromium-user-data");
-    let child = Command::new(chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu"])
-        .arg(format!("--user-data-dir={}", profile_dir.display()))
-        .arg(&page)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let _browser = Browser(child);
+    let _browser = KillOnDrop::spawn(
+        chromium_command(&chromium, &[], &profile_dir, &page).stderr(Stdio::null()),
+        "chromium",
+    );
     let start = Instant::now();
     let status = loop {
         if let Some(s) = done.lock().unwrap().clone() {

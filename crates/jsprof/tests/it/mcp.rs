@@ -67,13 +67,14 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs the client with `plan`'s transport and steps; one result per step.
 pub(crate) fn client(plan: Value) -> Vec<Value> {
-    let mut child = Command::new("node")
-        .arg(node_dir().join("mcp-client.mjs"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("run node");
+    let mut child = crate::support::KillOnDrop::spawn(
+        Command::new("node")
+            .arg(node_dir().join("mcp-client.mjs"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        "node mcp-client.mjs",
+    );
     use std::io::Write;
     child
         .stdin

@@ -8,10 +8,12 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+use crate::support::KillOnDrop;
 
 /// A directory of this test's own (under the target directory: under no root but those given).
 fn scratch(name: &str) -> PathBuf {
@@ -24,7 +26,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `jsprof mcp` over stdio, spoken to line by line.
 struct Mcp {
-    child: Child,
+    child: KillOnDrop,
     input: ChildStdin,
     output: BufReader<ChildStdout>,
     next_id: u64,
@@ -71,7 +73,7 @@ impl Mcp {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut child = cmd.spawn().expect("start jsprof mcp");
+        let mut child = KillOnDrop::spawn(&mut cmd, "jsprof mcp");
         let mut mcp = Mcp {
             input: child.stdin.take().unwrap(),
             output: BufReader::new(child.stdout.take().unwrap()),
@@ -117,13 +119,6 @@ impl Mcp {
 
     fn pid(&self) -> u32 {
         self.child.id()
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

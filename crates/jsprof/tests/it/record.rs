@@ -5,15 +5,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixtures, json_array, jsprof, jsprof_json, node_with_inspector, output_within,
-    ws_url,
+    assert_ok, chromium_devtools, fixtures, json_array, jsprof, jsprof_json, node_with_inspector,
+    output_within, KillOnDrop,
 };
 
 /// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
@@ -150,7 +150,7 @@ fn record_a_launched_command() {
 
 #[test]
 fn record_by_inspector_address() {
-    let (mut child, addr) = node_with_inspector(6000);
+    let (_node, addr) = node_with_inspector(6000);
     let dir = out_dir("port");
     let v = record_cpu_one_second(&["--inspect", &addr], &dir);
     assert_eq!(v["stop_reason"], "Duration");
@@ -159,20 +159,12 @@ fn record_by_inspector_address() {
     if let Some(gold) = oracle("cpu-oracle", &cpu) {
         assert!(gold["samples"].as_u64().unwrap() > 100);
     }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]
 fn record_by_pid() {
     let _guard = PORT_9229.lock().unwrap_or_else(|e| e.into_inner());
-    let mut child = Command::new("node")
-        .arg(hot_js())
-        .env("RUN_MS", "8000")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node");
+    let child = crate::support::node_hot(8000);
     // SIGUSR1 before Node installs its handler would kill it: give it a moment to start.
     std::thread::sleep(Duration::from_millis(1000));
     let dir = out_dir("pid");
@@ -180,8 +172,6 @@ fn record_by_pid() {
     let v = record_cpu_one_second(&["--pid", &pid], &dir);
     let cpu = find(&v, "cpu");
     assert_calls(&cpu, "hotFunction");
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]
@@ -189,12 +179,7 @@ fn pid_refused_when_the_port_is_taken() {
     let _guard = PORT_9229.lock().unwrap_or_else(|e| e.into_inner());
     let listener =
         std::net::TcpListener::bind("127.0.0.1:9229").expect("port 9229 free for the test");
-    let mut child = Command::new("node")
-        .arg(hot_js())
-        .env("RUN_MS", "3000")
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = crate::support::node_hot(3000);
     let out = jsprof(&[
         "record",
         "--pid",
@@ -207,8 +192,6 @@ fn pid_refused_when_the_port_is_taken() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("9229") && err.contains("taken"), "{err}");
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]
@@ -234,22 +217,23 @@ fn a_refused_connection_is_a_clear_error() {
 #[test]
 fn a_target_that_dies_mid_recording_leaves_no_file() {
     let dir = out_dir("dies");
-    let mut recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args([
-            "record",
-            "--cpu",
-            "--heap-snapshot",
-            "-o",
-            dir.to_str().unwrap(),
-            "--",
-            "node",
-            "-e",
-            "setInterval(() => {}, 1000)",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut recorder = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args([
+                "record",
+                "--cpu",
+                "--heap-snapshot",
+                "-o",
+                dir.to_str().unwrap(),
+                "--",
+                "node",
+                "-e",
+                "setInterval(() => {}, 1000)",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+        "jsprof record",
+    );
     // "jsprof: recording pid PID (…)" names each process as it is attached; kill it from
     // outside, as a crash would.
     let mut lines = BufReader::new(recorder.stderr.take().unwrap()).lines();
@@ -287,34 +271,11 @@ fn a_command_that_is_not_there_is_a_clear_error() {
     assert!(err.contains("cannot run /nonexistent/node-binary"), "{err}");
 }
 
-/// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
-pub(crate) fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if path.exists() {
-        return Some(path);
-    }
-    crate::support::skip_without(
-        &format!("Chromium at {}", path.display()),
-        "apt-get install chromium, or set CHROMIUM",
-    );
-    None
-}
-
-/// Kills the browser (and its children) when the test ends, however it ends.
-pub(crate) struct Browser(pub(crate) Child);
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn record_a_chromium_page() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = crate::support::chromium() else {
+        return;
+    };
     let dir = out_dir("chromium");
     let profile_dir = dir.join("user-data");
     let page = format!(
@@ -325,23 +286,7 @@ fn record_a_chromium_page() {
             .unwrap()
             .display()
     );
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--remote-debugging-port=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile_dir.display()))
-        .arg(&page)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start chromium");
-    let stderr = child.stderr.take().unwrap();
-    let _browser = Browser(child);
-    let addr = ws_url(stderr, "DevTools listening on ws://", "chromium");
-    let addr = addr.split('/').next().unwrap().to_string();
+    let (_browser, addr) = chromium_devtools(&chromium, &[], &profile_dir, &page);
     std::thread::sleep(Duration::from_millis(500)); // let the page start its work
     let v = jsprof_json(&[
         "record",
@@ -374,22 +319,23 @@ fn record_a_chromium_page() {
 
 #[test]
 fn ctrl_c_stops_and_saves() {
-    let (mut node, addr) = node_with_inspector(8000);
+    let (_node, addr) = node_with_inspector(8000);
     let dir = out_dir("sigint");
-    let recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args([
-            "record",
-            "--inspect",
-            &addr,
-            "--cpu",
-            "--json",
-            "-o",
-            dir.to_str().unwrap(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let recorder = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args([
+                "record",
+                "--inspect",
+                &addr,
+                "--cpu",
+                "--json",
+                "-o",
+                dir.to_str().unwrap(),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "jsprof record",
+    );
     std::thread::sleep(Duration::from_millis(1500));
     Command::new("kill")
         .args(["-INT", &recorder.id().to_string()])
@@ -400,18 +346,15 @@ fn ctrl_c_stops_and_saves() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stop_reason"], "Interrupted");
     assert_calls(&find(&v, "cpu"), "hotFunction");
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 /// Runs `cmd` (a `jsprof record --json`) to its end and returns its JSON; fails if it fails, or
 /// kills it and fails after `secs` (a hang is a failure, not a CI run that never ends).
 pub(crate) fn record_within(cmd: &mut Command, secs: u64, what: &str) -> Value {
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = KillOnDrop::spawn(
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
+        "jsprof record",
+    );
     // Drained while it runs: a full pipe must not stall it.
     let out = output_within(child, Duration::from_secs(secs), what);
     assert!(

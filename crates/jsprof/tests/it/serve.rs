@@ -7,26 +7,19 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector, temp_file};
+use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector, temp_file, KillOnDrop};
 
-/// A running `jsprof serve`.
+/// A running `jsprof serve`, killed on drop.
 pub(crate) struct Serve {
-    pub(crate) child: Child,
+    pub(crate) child: KillOnDrop,
     pub(crate) addr: String,
     pub(crate) token: String,
     pub(crate) data: PathBuf,
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 pub(crate) fn data_dir(name: &str) -> PathBuf {
@@ -58,14 +51,15 @@ pub(crate) fn serve_env(data: &Path, extra: &[&str], env: &[(&str, &str)]) -> Se
 /// `jsprof serve` on `data` with `extra` flags, which must refuse to start: its exit code and
 /// stderr. One still running after 30 s (it started) is killed and fails, naming `what`.
 pub(crate) fn serve_refused(data: &Path, extra: &[&str], what: &str) -> (Option<i32>, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(data)
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+            .arg(data)
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+        "jsprof serve",
+    );
     let out = crate::support::output_within(child, Duration::from_secs(30), what);
     (
         out.status.code(),
@@ -79,13 +73,14 @@ pub(crate) fn start(args: &[&str]) -> Serve {
 }
 
 fn start_env(args: &[&str], env: &[(&str, &str)]) -> Serve {
-    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(args)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start jsprof serve");
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(args)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+        "jsprof serve",
+    );
     serving(child, Path::new(""))
 }
 
@@ -93,7 +88,7 @@ fn start_env(args: &[&str], env: &[(&str, &str)]) -> Serve {
 /// `data` as its data directory. One that printed nothing fails with its stderr when that is
 /// piped; a piped stderr is otherwise drained on a thread of its own, so that a full pipe never
 /// blocks the server.
-pub(crate) fn serving(mut child: Child, data: &Path) -> Serve {
+pub(crate) fn serving(mut child: KillOnDrop, data: &Path) -> Serve {
     let line = crate::support::first_line(&mut child);
     if line.is_empty() {
         let status = child.wait().unwrap();
@@ -371,7 +366,7 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
     if !have_node() {
         return;
     }
-    let (mut node, addr) = node_with_inspector(60_000);
+    let (_node, addr) = node_with_inspector(60_000);
     let s = serve(&data_dir("life"), &[]);
     let r = s
         .post_json(
@@ -513,8 +508,6 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
     assert_eq!(bad.status, 400);
     let bad = s.post_json("/api/sessions", json!({"target": addr, "record": ["gpu"]}));
     assert_eq!(bad.status, 400);
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 /// The fixtures of every kind jsprof reads.
@@ -1071,7 +1064,7 @@ fn serve_saves_recordings_in_progress_when_terminated() {
         return;
     }
     let data = data_dir("sigterm");
-    let (mut node, addr) = node_with_inspector(60_000);
+    let (_node, addr) = node_with_inspector(60_000);
     let mut s = serve(&data, &[]);
     let r = s
         .post_json(
@@ -1099,8 +1092,6 @@ fn serve_saves_recordings_in_progress_when_terminated() {
         .collect();
     assert_eq!(kinds, ["cpu", "heap-sampling"]);
     assert_eq!(session["timelines"].as_array().unwrap().len(), 1);
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 #[test]
@@ -1111,13 +1102,7 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
     let _guard = crate::record::PORT_9229
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    let mut node = Command::new("node")
-        .arg(fixtures().join("record/hot.js"))
-        .env("RUN_MS", "30000")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node");
+    let node = crate::support::node_hot(30_000);
     // SIGUSR1 before Node installs its handler would kill it: give it a moment to start.
     std::thread::sleep(Duration::from_millis(1000));
     let s = serve(&data_dir("pid"), &["--allow-pid-targets"]);
@@ -1149,8 +1134,6 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
             .status,
         404
     );
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 /// The filters as query parameters: the service's `top`, `tree` and `events` answer byte for

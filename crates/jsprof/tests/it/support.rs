@@ -2,10 +2,10 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-pub use jsprof_testkit::{fixture_text, fixtures, golden, run_oracle, skip_without};
+pub use jsprof_testkit::{fixture_text, fixtures, golden, run_oracle, skip_without, KillOnDrop};
 
 /// A fixture's path as the CLI takes it: `cpu/tsc.cpuprofile.gz` under `fixtures/`, as text.
 pub fn fixture_arg(rel: &str) -> String {
@@ -195,21 +195,90 @@ pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
 
 /// Starts `node --inspect=127.0.0.1:0 fixtures/record/hot.js` running for `run_ms` and returns
 /// it with its inspector's address (`127.0.0.1:PORT`).
-pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
-    let mut child = std::process::Command::new("node")
-        .arg("--inspect=127.0.0.1:0")
-        .arg(fixtures().join("record/hot.js"))
-        .env("RUN_MS", run_ms.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("node");
-    let url = ws_url(
-        child.stderr.take().unwrap(),
-        "Debugger listening on ws://",
+pub fn node_with_inspector(run_ms: u64) -> (KillOnDrop, String) {
+    let hot = fixtures().join("record/hot.js");
+    let (child, url) = node_inspecting("127.0.0.1:0", &[hot.to_str().unwrap()], run_ms);
+    (child, url.split('/').next().unwrap().to_string())
+}
+
+/// Starts `node --inspect=BIND ARGS…` (`RUN_MS` set to `run_ms`) and returns it with what its
+/// inspector announced: `HOST:PORT/TARGET-ID`.
+pub fn node_inspecting(bind: &str, args: &[&str], run_ms: u64) -> (KillOnDrop, String) {
+    let mut child = KillOnDrop::spawn(
+        Command::new("node")
+            .arg(format!("--inspect={bind}"))
+            .args(args)
+            .env("RUN_MS", run_ms.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
         "node",
     );
+    let stderr = child.stderr.take().unwrap();
+    let url = ws_url(stderr, "Debugger listening on ws://", "node");
+    (child, url)
+}
+
+/// Where Chromium is: `$CHROMIUM`, else Debian's `/usr/bin/chromium`.
+pub fn chromium_path() -> PathBuf {
+    std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+/// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
+pub fn chromium() -> Option<PathBuf> {
+    let path = chromium_path();
+    if path.exists() {
+        return Some(path);
+    }
+    skip_without(
+        &format!("Chromium at {}", path.display()),
+        "apt-get install chromium, or set CHROMIUM",
+    );
+    None
+}
+
+/// `CHROMIUM --headless --no-sandbox --disable-gpu FLAGS… --user-data-dir=PROFILE PAGE`, its
+/// stdout discarded.
+pub fn chromium_command(chromium: &Path, flags: &[&str], profile: &Path, page: &str) -> Command {
+    let mut cmd = Command::new(chromium);
+    cmd.args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .args(flags)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(page)
+        .stdout(Stdio::null());
+    cmd
+}
+
+/// [`chromium_command`] started with `--remote-debugging-port=0` last of `flags`: the browser
+/// and the address its DevTools protocol listens on (`127.0.0.1:PORT`).
+pub fn chromium_devtools(
+    chromium: &Path,
+    flags: &[&str],
+    profile: &Path,
+    page: &str,
+) -> (KillOnDrop, String) {
+    let flags = [flags, &["--remote-debugging-port=0"]].concat();
+    let mut child = KillOnDrop::spawn(
+        chromium_command(chromium, &flags, profile, page).stderr(Stdio::piped()),
+        "chromium",
+    );
+    let stderr = child.stderr.take().unwrap();
+    let url = ws_url(stderr, "DevTools listening on ws://", "chromium");
     (child, url.split('/').next().unwrap().to_string())
+}
+
+/// `node fixtures/record/hot.js` running for `run_ms`, its output discarded: a process for
+/// `--pid` to attach to.
+pub fn node_hot(run_ms: u64) -> KillOnDrop {
+    KillOnDrop::spawn(
+        Command::new("node")
+            .arg(fixtures().join("record/hot.js"))
+            .env("RUN_MS", run_ms.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+        "node",
+    )
 }
 
 /// The first line a child (`jsprof view`, `jsprof serve`) prints on its piped stdout, trimmed:
@@ -261,7 +330,7 @@ pub fn wait_within(child: &mut Child, limit: Duration, what: &str) -> ExitStatus
 /// `child`'s exit status and all it wrote on its stdout and stderr (empty when not piped), as
 /// [`wait_within`] waits for it. The pipes are read on threads of their own, so that a chatty
 /// child never blocks on a full pipe.
-pub fn output_within(mut child: Child, limit: Duration, what: &str) -> Output {
+pub fn output_within(mut child: KillOnDrop, limit: Duration, what: &str) -> Output {
     fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
         std::thread::spawn(move || {
             let mut v = Vec::new();

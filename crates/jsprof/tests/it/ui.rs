@@ -5,25 +5,18 @@
 //! fails the test; locally it is skipped with a note.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use crate::support::{first_line, fixtures, output_ok};
+use crate::support::{first_line, fixtures, output_ok, KillOnDrop};
 
 pub(crate) fn node_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
 }
 
-fn chromium() -> Option<PathBuf> {
-    let p = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    p.exists().then_some(p)
-}
-
 /// Whether the browser tests can run; panics under CI when they cannot.
 pub(crate) fn available() -> bool {
     let ok = node_dir().join("node_modules/playwright-core").exists()
-        && chromium().is_some()
+        && crate::support::chromium_path().exists()
         && Command::new("node").arg("--version").output().is_ok();
     if !ok {
         crate::support::skip_without(
@@ -77,15 +70,8 @@ pub(crate) fn node_case(script: &str, case: &str, url: &str, expected: &serde_js
 
 /// `jsprof view --no-open FILES…`, killed on drop.
 pub(crate) struct View {
-    child: Child,
+    _child: KillOnDrop,
     pub(crate) url: String,
-}
-
-impl Drop for View {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 pub(crate) fn view(files: &[PathBuf]) -> View {
@@ -93,21 +79,22 @@ pub(crate) fn view(files: &[PathBuf]) -> View {
 }
 
 pub(crate) fn view_with(files: &[PathBuf], flags: &[&str]) -> View {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .arg("view")
-        .arg("--no-open")
-        .args(flags)
-        .args(files)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start jsprof view");
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .arg("view")
+            .arg("--no-open")
+            .args(flags)
+            .args(files)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+        "jsprof view",
+    );
     let url = first_line(&mut child);
     assert!(
         url.starts_with("http://127.0.0.1:"),
         "jsprof view printed {url:?}"
     );
-    View { child, url }
+    View { _child: child, url }
 }
 
 pub(crate) fn report(file: &Path, name: &str) -> String {
