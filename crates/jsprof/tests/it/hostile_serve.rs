@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 
 use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve, serve_refused};
 use crate::support::{
-    assert_ok, first_line, fixtures, fresh_dir, json_array, jsprof, node_inspecting, KillOnDrop,
+    argv, assert_ok, file_names, first_line, fixtures, fresh_dir, json_array, jsprof,
+    node_inspecting, KillOnDrop,
 };
 
 fn scratch(name: &str) -> PathBuf {
@@ -66,15 +67,10 @@ fn pid_targets_are_opt_in_and_only_node_is_signalled() {
     assert!(sleep.try_wait().unwrap().is_none(), "sleep was killed");
 
     // The CLI does the same checks.
-    let out = jsprof(&[
-        "record",
-        "--pid",
-        &sleep.id().to_string(),
-        "--duration",
-        "1",
-        "-o",
-        scratch("pid-cli").to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "record --pid {} --duration 1 -o {}",
+        &[&sleep.id().to_string(), &scratch("pid-cli")],
+    ));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a Node process"));
     std::thread::sleep(Duration::from_millis(300));
@@ -321,15 +317,6 @@ fn data_dir_sweeps_only_what_the_server_made() {
     assert_eq!(s.get(&format!("/api/sessions/{id}")).status, 200);
 }
 
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-        .collect();
-    names.sort();
-    names
-}
-
 /// Item 12: `-o` is checked before the program runs; partial files never follow links and
 /// never outlive an error; the program's own failure is the command's exit code.
 #[test]
@@ -345,16 +332,10 @@ fn record_checks_its_output_first_and_reports_the_program() {
         "require('fs').writeFileSync({:?}, 'ran')",
         marker.to_str().unwrap()
     );
-    let out = jsprof(&[
-        "record",
-        "--cpu",
-        "-o",
-        not_a_dir.join("sub").to_str().unwrap(),
-        "--",
-        "node",
-        "-e",
-        &script,
-    ]);
+    let out = jsprof(&argv(
+        "record --cpu -o {} -- node -e {}",
+        &[&not_a_dir.join("sub"), &script],
+    ));
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -407,7 +388,7 @@ fn record_checks_its_output_first_and_reports_the_program() {
         .output()
         .unwrap();
     assert!(!out.status.success(), "a write past the limit succeeded");
-    let left = listing(&full);
+    let left = file_names(&full);
     assert!(left.iter().all(|n| !n.ends_with(".partial")), "{left:?}");
 
     // The program fails by itself: exit 1, how it ended in text and JSON, the profile saved.
@@ -416,17 +397,10 @@ fn record_checks_its_output_first_and_reports_the_program() {
         ("setTimeout(() => { throw new Error('boom') }, 300)", 1),
     ] {
         let dir = scratch("record-status");
-        let out = jsprof(&[
-            "record",
-            "--cpu",
-            "--json",
-            "-o",
-            dir.to_str().unwrap(),
-            "--",
-            "node",
-            "-e",
-            program,
-        ]);
+        let out = jsprof(&argv(
+            "record --cpu --json -o {} -- node -e {}",
+            &[&dir, &program],
+        ));
         assert_eq!(
             out.status.code(),
             Some(1),
@@ -456,7 +430,7 @@ fn data_is_private_and_snapshots_are_bounded() {
     assert_eq!(mode(&data.join("sessions")), 0o700);
     assert_eq!(mode(&data.join("sessions").join(id)), 0o700);
     assert_eq!(mode(&data.join("catalogue.sqlite")), 0o600);
-    for name in listing(&data.join("sessions").join(id)) {
+    for name in file_names(&data.join("sessions").join(id)) {
         assert_eq!(
             mode(&data.join("sessions").join(id).join(&name)),
             0o600,

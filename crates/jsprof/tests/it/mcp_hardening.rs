@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::KillOnDrop;
+use crate::support::{argv, KillOnDrop};
 
 /// A directory of this test's own (under the target directory: under no root but those given).
 fn scratch(name: &str) -> PathBuf {
@@ -305,15 +305,10 @@ fn sandwich_is_paged_and_answers_fit_max_bytes_on_the_wire() {
         .map(|i| vec![format!("handler_{i}_with_a_fairly_long_descriptive_name")])
         .collect();
     std::fs::write(&wide, profile(&names)).unwrap();
-    let cli = crate::support::jsprof_json(&[
-        "tree",
-        hub.to_str().unwrap(),
-        "--sandwich",
-        "^hub$",
-        "--max-depth",
-        "3",
-        "--json",
-    ]);
+    let cli = crate::support::jsprof_json(&argv(
+        "tree {} --sandwich ^hub$ --max-depth 3 --json",
+        &[&hub],
+    ));
     let mut mcp = Mcp::start(&[&dir], &["--timeout", "600"]);
     mcp.call("open", json!({"path": "hub.cpuprofile"})).doc();
     for list in ["callers", "callees"] {

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, chromium_devtools, fixtures, json_array, jsprof, jsprof_json, node_with_inspector,
-    output_within, KillOnDrop,
+    argv, assert_ok, chromium_devtools, fixtures, json_array, jsprof, jsprof_json,
+    node_with_inspector, output_within, KillOnDrop,
 };
 
 /// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
@@ -101,33 +101,23 @@ pub(crate) fn function_names(file: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Every file in `dir` (names only), to check nothing partial was left.
+/// Every file in `dir` (names only; none when it was not made), to check nothing partial was
+/// left.
 pub(crate) fn listing(dir: &Path) -> Vec<String> {
-    match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-            .collect(),
-        Err(_) => Vec::new(),
+    if dir.exists() {
+        crate::support::file_names(dir)
+    } else {
+        Vec::new()
     }
 }
 
 #[test]
 fn record_a_launched_command() {
     let dir = out_dir("command");
-    let v = jsprof_json(&[
-        "record",
-        "--cpu",
-        "--interval",
-        "200",
-        "--heap-sampling",
-        "--heap-snapshot",
-        "--json",
-        "-o",
-        dir.to_str().unwrap(),
-        "--",
-        "node",
-        &hot_js(),
-    ]);
+    let v = jsprof_json(&argv(
+        "record --cpu --interval 200 --heap-sampling --heap-snapshot --json -o {} -- node {}",
+        &[&dir, &hot_js()],
+    ));
     assert_eq!(v["stop_reason"], "ProgramFinished");
     let cpu = find(&v, "cpu");
     assert!(cpu.extension().unwrap() == "cpuprofile" && cpu.starts_with(&dir));
@@ -180,14 +170,10 @@ fn pid_refused_when_the_port_is_taken() {
     let listener =
         std::net::TcpListener::bind("127.0.0.1:9229").expect("port 9229 free for the test");
     let child = crate::support::node_hot(3000);
-    let out = jsprof(&[
-        "record",
-        "--pid",
-        &child.id().to_string(),
-        "--cpu",
-        "--duration",
-        "1",
-    ]);
+    let out = jsprof(&argv(
+        "record --pid {} --cpu --duration 1",
+        &[&child.id().to_string()],
+    ));
     drop(listener);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -197,14 +183,10 @@ fn pid_refused_when_the_port_is_taken() {
 #[test]
 fn a_refused_connection_is_a_clear_error() {
     let start = Instant::now();
-    let out = jsprof(&[
-        "record",
-        "--inspect",
-        "127.0.0.1:1",
-        "--cpu",
-        "--duration",
-        "1",
-    ]);
+    let out = jsprof(&argv(
+        "record --inspect 127.0.0.1:1 --cpu --duration 1",
+        &[],
+    ));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -288,18 +270,10 @@ fn record_a_chromium_page() {
     );
     let (_browser, addr) = chromium_devtools(&chromium, &[], &profile_dir, &page);
     std::thread::sleep(Duration::from_millis(500)); // let the page start its work
-    let v = jsprof_json(&[
-        "record",
-        "--chrome",
-        &addr,
-        "--trace",
-        "--cpu",
-        "--duration",
-        "2",
-        "--json",
-        "-o",
-        dir.join("out").to_str().unwrap(),
-    ]);
+    let v = jsprof_json(&argv(
+        "record --chrome {} --trace --cpu --duration 2 --json -o {}",
+        &[&addr, &dir.join("out")],
+    ));
     let trace = find(&v, "trace");
     let text = std::fs::read(&trace).unwrap();
     let json: Value = serde_json::from_slice(&text).expect("the trace is JSON");
@@ -393,14 +367,7 @@ fn periodic_heap_snapshots() {
         "each snapshot has its own file"
     );
     for s in &snapshots {
-        let summary = jsprof_json(&[
-            "heap",
-            "summary",
-            "--json",
-            "--limit",
-            "1",
-            s.to_str().unwrap(),
-        ]);
+        let summary = jsprof_json(&argv("heap summary --json --limit 1 {}", &[&s]));
         assert!(summary["node_count"].as_u64().unwrap() > 1000);
     }
 }

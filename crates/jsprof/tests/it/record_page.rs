@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::record::{find, listing, out_dir};
-use crate::support::{chromium, chromium_devtools, json_array, jsprof, jsprof_json, KillOnDrop};
+use crate::support::{
+    argv, chromium, chromium_devtools, json_array, jsprof, jsprof_json, KillOnDrop,
+};
 
 /// The oracle rounds ms to 0.001; the brief's tolerance for times.
 const MS: f64 = 0.01;
@@ -203,17 +205,10 @@ fn record_url_gives_the_trace_engines_page_load() {
     let site = pageload_site();
     let dir = out_dir("url");
     let started = Instant::now();
-    let out = jsprof(&[
-        "record",
-        "--chrome",
-        &browser.addr,
-        "--url",
-        &site.url(),
-        "--trace",
-        "--json",
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "record --chrome {} --url {} --trace --json -o {}",
+        &[&browser.addr, &site.url(), &dir],
+    ));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     // Progress on stderr: the load event, then the trace's collection.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::record::{artifacts, function_names, out_dir, record_hot, record_within};
-use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json, KillOnDrop};
+use crate::support::{argv, assert_ok, fixtures, json_array, jsprof, jsprof_json, KillOnDrop};
 
 fn fixture(name: &str) -> PathBuf {
     fixtures().join("record").join(name)
@@ -363,16 +363,10 @@ fn periodic_snapshot_names_sort_in_order() {
 
 #[test]
 fn a_snapshot_period_too_short_is_refused() {
-    let out = jsprof(&[
-        "record",
-        "--heap-snapshot",
-        "--every",
-        "0.05",
-        "--",
-        "node",
-        "-e",
-        "0",
-    ]);
+    let out = jsprof(&argv(
+        "record --heap-snapshot --every 0.05 -- node -e 0",
+        &[],
+    ));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--every 0.05: at least 0.25 s"), "{err}");

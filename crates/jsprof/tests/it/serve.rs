@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector, temp_file, KillOnDrop};
+use crate::support::{
+    argv, fixtures, json_array, jsprof, jsprof_json, node_with_inspector, temp_file, KillOnDrop,
+};
 
 /// A running `jsprof serve`, killed on drop.
 pub(crate) struct Serve {
@@ -691,28 +693,17 @@ fn heap_views_answer_the_same_with_and_without_the_background_build() {
     }
     expected.push((
         format!("api:retainers/{id}?paths=3"),
-        cli(&[
-            "heap",
-            "retainers",
-            path,
-            &id.to_string(),
-            "--json",
-            "--paths",
-            "3",
-        ]),
+        cli(&argv(
+            "heap retainers {} {} --json --paths 3",
+            &[&path, &id.to_string()],
+        )),
     ));
     expected.push((
         format!("ui:edges/{id}?retainers=1&offset=0&limit=30"),
-        cli(&[
-            "heap",
-            "edges",
-            path,
-            &id.to_string(),
-            "--retainers",
-            "--limit",
-            "30",
-            "--json",
-        ]),
+        cli(&argv(
+            "heap edges {} {} --retainers --limit 30 --json",
+            &[&path, &id.to_string()],
+        )),
     ));
     let min_members = count.to_string();
     let mut dominated = Vec::new();
@@ -993,27 +984,19 @@ fn serve_checks_host_token_and_origin_on_every_request() {
 
 #[test]
 fn serve_refuses_a_public_address_without_a_token() {
-    let out = jsprof(&[
-        "serve",
-        "--addr",
-        "0.0.0.0:0",
-        "--data-dir",
-        data_dir("public").to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "serve --addr 0.0.0.0:0 --data-dir {}",
+        &[&data_dir("public")],
+    ));
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("without --token"), "{err}");
     assert!(out.stdout.is_empty());
     // Nor does it accept a short token.
-    let out = jsprof(&[
-        "serve",
-        "--addr",
-        "127.0.0.1:0",
-        "--token",
-        "abc",
-        "--data-dir",
-        data_dir("short").to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "serve --addr 127.0.0.1:0 --token abc --data-dir {}",
+        &[&data_dir("short")],
+    ));
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -1084,9 +1067,7 @@ fn serve_saves_recordings_in_progress_when_terminated() {
     let s = serve(&data, &[]);
     let session = s.get(&format!("/api/sessions/{id}")).json();
     assert_eq!(session["state"], "stopped", "{session}");
-    let kinds: Vec<&str> = session["artifacts"]
-        .as_array()
-        .unwrap()
+    let kinds: Vec<&str> = json_array(&session["artifacts"])
         .iter()
         .map(|a| a["kind"].as_str().unwrap())
         .collect();
@@ -1204,14 +1185,8 @@ fn serve_applies_the_cli_filters() {
     // The UI: focus on buildTree keeps its total, to the table's rounding.
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
-    let top: Value = serde_json::from_slice(&cli(&[
-        "top",
-        file.to_str().unwrap(),
-        "--json",
-        "--limit",
-        "0",
-    ]))
-    .unwrap();
+    let top: Value =
+        serde_json::from_slice(&cli(&argv("top {} --json --limit 0", &[&file]))).unwrap();
     let build_tree = top["functions"]
         .as_array()
         .unwrap()
@@ -1278,14 +1253,10 @@ fn serve_applies_the_cli_filters() {
             "/api/ui/sessions/{a}/artifacts/1/diff?base={b}/1&focus=checksum"
         ))
         .json();
-    let want: Value = serde_json::from_slice(&cli(&[
-        "diff",
-        before.to_str().unwrap(),
-        after.to_str().unwrap(),
-        "--json",
-        "--focus",
-        "checksum",
-    ]))
+    let want: Value = serde_json::from_slice(&cli(&argv(
+        "diff {} {} --json --focus checksum",
+        &[&before, &after],
+    )))
     .unwrap();
     let rows = |v: &Value| -> Vec<(String, f64, f64)> {
         v["functions"]
@@ -1335,12 +1306,7 @@ fn serve_applies_the_cli_filters() {
 /// it, with the page's own escapes (`<` as `\u003c`, U+2028/2029) undone.
 pub(crate) fn report_views(file: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     let out = temp_file("one-answer-report.html", b"");
-    cli(&[
-        "report",
-        file.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    cli(&argv("report {} -o {}", &[&file, &out]));
     let html = std::fs::read_to_string(&out).unwrap();
     let open = r#"<script id="jsprof-data" type="application/json">"#;
     let start = html.find(open).expect("the page embeds its data") + open.len();
@@ -1570,8 +1536,8 @@ struct Asked {
     what: &'static str,
     /// The file asked about: an index into the table's files.
     file: usize,
-    /// `jsprof` arguments, `FILE` standing for the file.
-    cli: &'static [&'static str],
+    /// `jsprof`'s arguments as one types them, `FILE` standing for the file.
+    cli: &'static str,
     /// The service's path under the artifact (`top?…`) or, for `timelines/…`, the session.
     url: &'static str,
     /// The MCP tool and its arguments (JSON, the handle added), paged to the end.
@@ -1596,7 +1562,7 @@ const ASKED_FILES: [&str; 3] = [
 const ASK: Asked = Asked {
     what: "",
     file: 0,
-    cli: &[],
+    cli: "",
     url: "",
     mcp: None,
     mcp_lists: &[],
@@ -1609,7 +1575,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "top",
         file: 0,
-        cli: &["top", "FILE", "--limit", "0", "--json"],
+        cli: "top FILE --limit 0 --json",
         url: "top?limit=0",
         mcp: Some(("top", "{}")),
         report: Some("top"),
@@ -1619,7 +1585,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "top by total",
         file: 0,
-        cli: &["top", "FILE", "--by", "total", "--limit", "0", "--json"],
+        cli: "top FILE --by total --limit 0 --json",
         url: "top?by=total&limit=0",
         mcp: Some(("top", r#"{"by": "total"}"#)),
         lake: Some(&["--by", "total"]),
@@ -1628,19 +1594,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "top by total, filtered",
         file: 0,
-        cli: &[
-            "top",
-            "FILE",
-            "--by",
-            "total",
-            "--limit",
-            "0",
-            "--focus",
-            "a",
-            "--exclude",
-            "^b",
-            "--json",
-        ],
+        cli: "top FILE --by total --limit 0 --focus a --exclude ^b --json",
         url: "top?by=total&limit=0&focus=a&exclude=%5Eb",
         mcp: Some((
             "top",
@@ -1651,7 +1605,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "tree (top-down)",
         file: 0,
-        cli: &["tree", "FILE", "--json"],
+        cli: "tree FILE --json",
         url: "tree",
         mcp: Some(("tree", r#"{"max_depth": 100000}"#)),
         ..ASK
@@ -1659,7 +1613,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "tree (bottom-up)",
         file: 0,
-        cli: &["tree", "FILE", "--bottom-up", "--json"],
+        cli: "tree FILE --bottom-up --json",
         url: "tree?bottom_up=1",
         mcp: Some(("tree", r#"{"bottom_up": true, "max_depth": 100000}"#)),
         ..ASK
@@ -1667,17 +1621,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "events in a range, of two types",
         file: 0,
-        cli: &[
-            "events",
-            "FILE",
-            "--thread",
-            "1",
-            "--range",
-            "10..40",
-            "--type",
-            "JS_CALL,GC",
-            "--json",
-        ],
+        cli: "events FILE --thread 1 --range 10..40 --type JS_CALL,GC --json",
         url: "timelines/1/events?range=10..40&types=JS_CALL,GC",
         mcp: Some((
             "events",
@@ -1688,9 +1632,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "flame chart window",
         file: 0,
-        cli: &[
-            "events", "FILE", "--thread", "1", "--range", "50..60", "--json",
-        ],
+        cli: "events FILE --thread 1 --range 50..60 --json",
         url: "timelines/1/events?range=50..60",
         mcp: Some(("flame_chart", r#"{"thread": "1", "range": "50..60"}"#)),
         ..ASK
@@ -1701,15 +1643,7 @@ const ASKED: &[Asked] = &[
         // (MCP's most) holds this profile's trees whole.
         what: "sandwich",
         file: 0,
-        cli: &[
-            "tree",
-            "FILE",
-            "--sandwich",
-            "^sorters$",
-            "--max-depth",
-            "51",
-            "--json",
-        ],
+        cli: "tree FILE --sandwich ^sorters$ --max-depth 51 --json",
         url: "tree?sandwich=%5Esorters%24&max_depth=51",
         mcp: Some(("sandwich", r#"{"function": "^sorters$", "max_depth": 51}"#)),
         mcp_lists: &["callers", "callees"],
@@ -1719,15 +1653,7 @@ const ASKED: &[Asked] = &[
         // One function matches; its trees cut two levels below it, at every door.
         what: "sandwich of one match, two levels",
         file: 0,
-        cli: &[
-            "tree",
-            "FILE",
-            "--sandwich",
-            "^buildTree$",
-            "--max-depth",
-            "3",
-            "--json",
-        ],
+        cli: "tree FILE --sandwich ^buildTree$ --max-depth 3 --json",
         url: "tree?sandwich=%5EbuildTree%24&max_depth=3",
         mcp: Some(("sandwich", r#"{"function": "^buildTree$", "max_depth": 3}"#)),
         mcp_lists: &["callers", "callees"],
@@ -1736,7 +1662,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "summary",
         file: 0,
-        cli: &["summary", "FILE", "--json"],
+        cli: "summary FILE --json",
         url: "summary",
         report: Some("summary"),
         ..ASK
@@ -1745,7 +1671,7 @@ const ASKED: &[Asked] = &[
         // `open` answers with the summary of its five top functions.
         what: "summary of five functions",
         file: 0,
-        cli: &["summary", "FILE", "--limit", "5", "--json"],
+        cli: "summary FILE --limit 5 --json",
         url: "summary?limit=5",
         mcp: Some(("open", "{}")),
         mcp_at: Some("summary"),
@@ -1754,7 +1680,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "insights",
         file: 1,
-        cli: &["insights", "FILE", "--json"],
+        cli: "insights FILE --json",
         url: "insights",
         mcp: Some(("trace_insights", "{}")),
         mcp_lists: &[
@@ -1772,7 +1698,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "heap summary",
         file: 2,
-        cli: &["heap", "summary", "FILE", "--limit", "0", "--json"],
+        cli: "heap summary FILE --limit 0 --json",
         url: "heap/summary?limit=0",
         mcp: Some(("heap_summary", "{}")),
         report: Some("heap_summary"),
@@ -1854,8 +1780,8 @@ fn the_same_question_gets_the_same_bytes_at_every_door() {
         let file = files[a.file].to_str().unwrap();
         let args: Vec<&str> = a
             .cli
-            .iter()
-            .map(|x| if *x == "FILE" { file } else { x })
+            .split_whitespace()
+            .map(|x| if x == "FILE" { file } else { x })
             .collect();
         strip(&cli(&args))
     };

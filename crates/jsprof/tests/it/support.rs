@@ -90,6 +90,25 @@ pub fn node_cpu_profile(
     dir.join(name)
 }
 
+/// A command line written as one types it, its words split at spaces, each `{}` standing for the
+/// next of `values` whole (a path with a space in it stays one word):
+/// `argv("top {} --json", &[&path])` is `["top", path, "--json"]`.
+pub fn argv<'a>(line: &'a str, values: &[&'a dyn AsRef<Path>]) -> Vec<&'a str> {
+    let mut values = values.iter();
+    let words = line
+        .split_whitespace()
+        .map(|word| match word {
+            "{}" => {
+                let value: &'a dyn AsRef<Path> = *values.next().expect("a value for each {}");
+                value.as_ref().to_str().expect("a UTF-8 value")
+            }
+            word => word,
+        })
+        .collect();
+    assert!(values.next().is_none(), "more values than {{}} in {line:?}");
+    words
+}
+
 /// Runs `jsprof` with `args` (as [`jsprof`]) and asserts that it succeeded.
 pub fn jsprof_ok(args: &[&str]) -> Output {
     let out = jsprof(args);
@@ -155,25 +174,6 @@ pub fn jsprof_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
-/// `jsprof insights PATH`'s text holds each of `lines`, and `jsprof summary PATH --json` names
-/// each of `failing` among the page's failing insights: what the shell shows of an insight
-/// whose document the caller has checked.
-pub fn assert_insights_text(path: &std::path::Path, lines: &[&str], failing: &[&str]) {
-    let out = jsprof(&["insights", path.to_str().unwrap()]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    for line in lines {
-        assert!(text.contains(line), "{line:?} not in:\n{text}");
-    }
-    let summary = jsprof_json(&["summary", path.to_str().unwrap(), "--json"]);
-    let listed = summary["page"]["failing_insights"].as_array().unwrap();
-    for key in failing {
-        assert!(
-            listed.iter().any(|k| k == key),
-            "summary's failing insights {listed:?} lack {key}"
-        );
-    }
-}
-
 /// An empty folder of the test's own under the target directory's temp area:
 /// `NAME-PID`, emptied first when an earlier test of this run left it.
 pub fn fresh_dir(name: &str) -> PathBuf {
@@ -182,6 +182,16 @@ pub fn fresh_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// The names of the entries of the folder `dir`, sorted (a folder that is not there fails).
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
 
 /// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
