@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Output};
 
 use jsprof_profile::{FrameId, Profile, ProfileKind, StackId, Thread, WeightUnit};
 
@@ -97,6 +97,52 @@ pub fn run_oracle(name: &str, file: &Path) -> Option<serde_json::Value> {
     Some(v)
 }
 
+/// A child process the test started (a Node app, a server, a browser, a recorder), killed and
+/// reaped when this guard is dropped: a test that fails (panics) half-way never leaves it running
+/// behind, holding a port or the test runner's output pipe open. It derefs to the [`Child`].
+#[derive(Debug)]
+pub struct KillOnDrop(Option<Child>);
+
+impl KillOnDrop {
+    /// Starts `cmd`; a program that cannot start panics, naming `what`.
+    pub fn spawn(cmd: &mut Command, what: &str) -> KillOnDrop {
+        KillOnDrop::from(cmd.spawn().unwrap_or_else(|e| panic!("start {what}: {e}")))
+    }
+
+    /// [`Child::wait_with_output`]: waits for the child to end, all of its piped output read.
+    pub fn wait_with_output(mut self) -> std::io::Result<Output> {
+        self.0.take().expect("a child").wait_with_output()
+    }
+}
+
+impl From<Child> for KillOnDrop {
+    fn from(child: Child) -> KillOnDrop {
+        KillOnDrop(Some(child))
+    }
+}
+
+impl std::ops::Deref for KillOnDrop {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        self.0.as_ref().expect("a child")
+    }
+}
+
+impl std::ops::DerefMut for KillOnDrop {
+    fn deref_mut(&mut self) -> &mut Child {
+        self.0.as_mut().expect("a child")
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// One sample every 10 ns on each of `stacks` (names, root first), every frame at `x.js:1:1`
 /// (script 1), each sample its own chain of stack nodes; the thread ends 10 ns after its last
 /// sample.
@@ -177,6 +223,24 @@ mod tests {
         assert_eq!(p.stacks.len(), 4);
         assert_eq!(p.threads[0].samples().len(), 3);
         assert_eq!(p.threads[0].samples_end(), Some(30));
+    }
+
+    #[test]
+    fn a_dropped_child_is_killed_and_reaped() {
+        let child = KillOnDrop::spawn(Command::new("sleep").arg("60"), "sleep");
+        let pid = child.id();
+        let result = std::panic::catch_unwind(move || {
+            let _child = child;
+            panic!("a test that fails half-way");
+        });
+        assert!(result.is_err());
+        // Reaped: the pid is no process of ours any more (`kill -0` fails).
+        let alive = Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!alive.success(), "sleep ({pid}) still runs");
     }
 
     #[test]

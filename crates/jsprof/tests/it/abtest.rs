@@ -10,7 +10,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, json_array, jsprof, jsprof_json, jsprof_ok};
+use crate::support::{argv, fixtures, json_array, jsprof, jsprof_json, jsprof_ok};
 
 /// SplitMix64: small, seeded, good enough to draw noise.
 struct Rng(u64);
@@ -235,13 +235,7 @@ fn planted_regression_is_found() {
     assert!(text.contains(PLANTED));
 
     // The text table lists it too.
-    let out = jsprof(&[
-        "diff",
-        "--base",
-        base.to_str().unwrap(),
-        "--target",
-        target.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv("diff --base {} --target {}", &[&base, &target]));
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -285,20 +279,11 @@ fn a_group_against_itself_reports_nothing() {
 fn one_file_a_side_is_the_plain_diff() {
     let before = fixtures().join("diff/before.cpuprofile.gz");
     let after = fixtures().join("diff/after.cpuprofile.gz");
-    let plain = jsprof_json(&[
-        "diff",
-        "--json",
-        before.to_str().unwrap(),
-        after.to_str().unwrap(),
-    ]);
-    let flags = jsprof_json(&[
-        "diff",
-        "--json",
-        "--base",
-        before.to_str().unwrap(),
-        "--target",
-        after.to_str().unwrap(),
-    ]);
+    let plain = jsprof_json(&argv("diff --json {} {}", &[&before, &after]));
+    let flags = jsprof_json(&argv(
+        "diff --json --base {} --target {}",
+        &[&before, &after],
+    ));
     assert_eq!(plain, flags);
 }
 
@@ -340,16 +325,10 @@ fn check_budgets_share_growth_over_groups() {
     let (base, target) = planted_groups("check", 12, 11);
     let budget = |limit: f64| budget_file("check", limit);
     let run = |limit: f64| {
-        jsprof(&[
-            "check",
-            "--json",
-            "--budget",
-            budget(limit).to_str().unwrap(),
-            "--base",
-            base.to_str().unwrap(),
-            "--target",
-            target.to_str().unwrap(),
-        ])
+        jsprof(&argv(
+            "check --json --budget {} --base {} --target {}",
+            &[&budget(limit), &base, &target],
+        ))
     };
     let doc = fails_on_planted(&run(2.0));
     assert_eq!(doc["passed"], false);
@@ -363,15 +342,10 @@ fn check_budgets_share_growth_over_groups() {
     );
 
     // A group against itself passes any limit, even 0.
-    let out = jsprof(&[
-        "check",
-        "--budget",
-        budget(0.0).to_str().unwrap(),
-        "--base",
-        base.to_str().unwrap(),
-        "--target",
-        base.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "check --budget {} --base {} --target {}",
+        &[&budget(0.0), &base, &base],
+    ));
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -381,12 +355,7 @@ fn check_budgets_share_growth_over_groups() {
 
     // [abtest] on one file is skipped, and alone it is an error (it would check nothing).
     let one = fixtures().join("diff/before.cpuprofile.gz");
-    let out = jsprof(&[
-        "check",
-        one.to_str().unwrap(),
-        "--budget",
-        budget(2.0).to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv("check {} --budget {}", &[&one, &budget(2.0)]));
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -400,31 +369,17 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
     let lake = tmp("lake/lake");
     let _ = std::fs::remove_dir_all(&lake);
     for (dir, version) in [(&base, "1.0"), (&target, "1.1")] {
-        jsprof_ok(&[
-            "lake",
-            "add",
-            lake.to_str().unwrap(),
-            dir.to_str().unwrap(),
-            "--label",
-            &format!("version={version}"),
-        ]);
+        jsprof_ok(&argv(
+            "lake add {} {} --label {}",
+            &[&lake, &dir, &format!("version={version}")],
+        ));
     }
     let files = diff_json(&base, &target, &["--key", "function", "--limit", "0"]);
     let svg = tmp("lake/diff.svg");
-    let lake_doc = jsprof_json(&[
-        "lake",
-        "diff",
-        lake.to_str().unwrap(),
-        "--base",
-        "version=1.0",
-        "--target",
-        "version=1.1",
-        "--json",
-        "--limit",
-        "0",
-        "--flamegraph",
-        svg.to_str().unwrap(),
-    ]);
+    let lake_doc = jsprof_json(&argv(
+        "lake diff {} --base version=1.0 --target version=1.1 --json --limit 0 --flamegraph {}",
+        &[&lake, &svg],
+    ));
     for field in ["tested", "untested", "significant_below_floor", "key"] {
         assert_eq!(lake_doc[field], files[field], "{field}");
     }
@@ -477,18 +432,10 @@ fn lake_diff_is_the_group_diff_of_the_same_files() {
     // 2 points" fails on the planted +3 points and names it; 5 points passes.
     let check = |limit: f64| {
         let path = budget_file("lake", limit);
-        jsprof(&[
-            "check",
-            "--json",
-            "--budget",
-            path.to_str().unwrap(),
-            "--lake",
-            lake.to_str().unwrap(),
-            "--base",
-            "version=1.0",
-            "--target",
-            "version=1.1",
-        ])
+        jsprof(&argv(
+            "check --json --budget {} --lake {} --base version=1.0 --target version=1.1",
+            &[&path, &lake],
+        ))
     };
     fails_on_planted(&check(2.0));
     assert_eq!(check(5.0).status.code(), Some(0));

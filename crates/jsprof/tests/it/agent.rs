@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::ingest::{lake_rows, serve_ingest, setup, KEY};
 use crate::serve::{have_node, raw, Serve};
-use crate::support::{json_array, jsprof_json, temp_file, wait_within};
+use crate::support::{argv, json_array, jsprof_json, temp_file, wait_within, KillOnDrop};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -155,22 +155,23 @@ fn query_pairs(query: &str) -> HashMap<String, String> {
 }
 
 /// `node --require npm/jsprof/agent.js tests/node/agent-app.cjs` posting to `url` with `env`; the
-/// app and its address once it listens.
-fn app(url: &str, env: &[(&str, &str)]) -> (Child, String) {
+/// app (killed on drop: a failing test leaves no app running) and its address once it listens.
+fn app(url: &str, env: &[(&str, &str)]) -> (KillOnDrop, String) {
     let agent = repo().join("npm/jsprof/agent.js");
-    let mut child = Command::new("node")
-        .arg("--require")
-        .arg(&agent)
-        .arg(repo().join("crates/jsprof/tests/node/agent-app.cjs"))
-        .env("AGENT_APP_AGENT", &agent)
-        .env("JSPROF_AGENT_URL", url)
-        .env("JSPROF_AGENT_KEY", KEY)
-        .env("JSPROF_AGENT_WINDOW_S", "1")
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start node");
+    let mut child = KillOnDrop::spawn(
+        Command::new("node")
+            .arg("--require")
+            .arg(&agent)
+            .arg(repo().join("crates/jsprof/tests/node/agent-app.cjs"))
+            .env("AGENT_APP_AGENT", &agent)
+            .env("JSPROF_AGENT_URL", url)
+            .env("JSPROF_AGENT_KEY", KEY)
+            .env("JSPROF_AGENT_WINDOW_S", "1")
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        "node agent-app.cjs",
+    );
     let line = crate::support::first_line(&mut child);
     let port = line
         .strip_prefix("listening ")
@@ -200,7 +201,7 @@ fn stats(addr: &str) -> Value {
 }
 
 /// Asks the app to end by itself (its agent sends the last window at `beforeExit`).
-fn quit(mut child: Child, addr: &str) {
+fn quit(mut child: KillOnDrop, addr: &str) {
     get(addr, "/quit");
     let status = wait_within(&mut child, Duration::from_secs(30), "the app after /quit");
     assert!(status.success(), "the app ended with {status}");
@@ -234,18 +235,10 @@ fn first_js(doc: &Value) -> String {
 }
 
 fn lake_top(lake: &Path, wheres: &str, unit: &str) -> Value {
-    jsprof_json(&[
-        "lake",
-        "top",
-        lake.to_str().unwrap(),
-        "--where",
-        wheres,
-        "--unit",
-        unit,
-        "--json",
-        "--limit",
-        "20",
-    ])
+    jsprof_json(&argv(
+        "lake top {} --where {} --unit {} --json --limit 20",
+        &[&lake, &wheres, &unit],
+    ))
 }
 
 struct Setup {
@@ -254,14 +247,26 @@ struct Setup {
     relay: Relay,
 }
 
-fn start(name: &str) -> Setup {
+/// The lake, its service and the relay in front of it for the test `name`; `None` (the test
+/// skips) without Node.
+fn start(name: &str) -> Option<Setup> {
+    if !have_node() {
+        return None;
+    }
     let (lake, keys, data) = setup(&format!("agent-{name}"));
     let serve = serve_ingest(&data, &lake, &keys, &[]);
     let relay = Relay::new(&serve.addr);
-    Setup {
+    Some(Setup {
         lake,
         _serve: serve,
         relay,
+    })
+}
+
+impl Setup {
+    /// [`app`] posting to this setup's relay.
+    fn app(&self, env: &[(&str, &str)]) -> (KillOnDrop, String) {
+        app(&format!("http://{}", self.relay.addr), env)
     }
 }
 
@@ -270,24 +275,17 @@ fn start(name: &str) -> Setup {
 /// traffic; and every CPU window, in DevTools' model, has the totals `jsprof top` gives.
 #[test]
 fn agent_windows_land_in_the_lake_labelled_and_equal_devtools() {
-    if !have_node() {
-        return;
-    }
-    let s = start("load");
-    let url = format!("http://{}", s.relay.addr);
-    let (child, addr) = app(
-        &url,
-        &[
-            (
-                "JSPROF_AGENT_LABELS",
-                "service=shop-load,version=1.4,team=a",
-            ),
-            ("AGENT_APP_WORKER", "1"),
-            // Heap sampling over the whole of a heap window (by default its first tenth); at the
-            // default JSPROF_AGENT_HEAP_EVERY those are the first window and every fourth.
-            ("JSPROF_AGENT_HEAP_DUTY", "1"),
-        ],
-    );
+    let Some(s) = start("load") else { return };
+    let (child, addr) = s.app(&[
+        (
+            "JSPROF_AGENT_LABELS",
+            "service=shop-load,version=1.4,team=a",
+        ),
+        ("AGENT_APP_WORKER", "1"),
+        // Heap sampling over the whole of a heap window (by default its first tenth); at the
+        // default JSPROF_AGENT_HEAP_EVERY those are the first window and every fourth.
+        ("JSPROF_AGENT_HEAP_DUTY", "1"),
+    ]);
     let served = load(&addr, Duration::from_millis(3500));
     quit(child, &addr);
     let posts = s.relay.posts();
@@ -364,18 +362,11 @@ fn agent_windows_land_in_the_lake_labelled_and_equal_devtools() {
 /// naming `plantedWorkerStall`.
 #[test]
 fn agent_stall_window_names_what_blocked_the_loop() {
-    if !have_node() {
-        return;
-    }
-    let s = start("stall");
-    let url = format!("http://{}", s.relay.addr);
-    let (child, addr) = app(
-        &url,
-        &[
-            ("JSPROF_AGENT_LABELS", "service=shop-stall"),
-            ("AGENT_APP_WORKER", "1"),
-        ],
-    );
+    let Some(s) = start("stall") else { return };
+    let (child, addr) = s.app(&[
+        ("JSPROF_AGENT_LABELS", "service=shop-stall"),
+        ("AGENT_APP_WORKER", "1"),
+    ]);
     load(&addr, Duration::from_millis(1200));
     get(&addr, "/stall");
     load(&addr, Duration::from_millis(600));
@@ -408,15 +399,10 @@ fn agent_stall_window_names_what_blocked_the_loop() {
             &stalled[0].body,
         );
         let range = format!("{from}..{to}");
-        let top = jsprof_json(&[
-            "top",
-            file.to_str().unwrap(),
-            "--range",
-            &range,
-            "--json",
-            "--limit",
-            "20",
-        ]);
+        let top = jsprof_json(&argv(
+            "top {} --range {} --json --limit 20",
+            &[&file, &range],
+        ));
         assert_eq!(first_js(&top), function, "{thread}: {top}");
     }
     // The lake holds them as posted: one per thread.
@@ -429,23 +415,16 @@ fn agent_stall_window_names_what_blocked_the_loop() {
 /// spooled window arrives exactly once.
 #[test]
 fn agent_survives_a_sink_that_is_away_and_sends_spooled_windows_once() {
-    if !have_node() {
-        return;
-    }
-    let s = start("away");
+    let Some(s) = start("away") else { return };
     let spool = crate::support::fresh_dir("agent-spool");
-    let url = format!("http://{}", s.relay.addr);
     s.relay.down.store(true, Ordering::SeqCst);
-    let (child, addr) = app(
-        &url,
-        &[
-            ("JSPROF_AGENT_LABELS", "service=shop-away"),
-            ("JSPROF_AGENT_HEAP", "0"),
-            ("JSPROF_AGENT_RING", "2"),
-            ("JSPROF_AGENT_SPOOL", spool.to_str().unwrap()),
-            ("JSPROF_AGENT_SPOOL_MAX", "2"),
-        ],
-    );
+    let (child, addr) = s.app(&[
+        ("JSPROF_AGENT_LABELS", "service=shop-away"),
+        ("JSPROF_AGENT_HEAP", "0"),
+        ("JSPROF_AGENT_RING", "2"),
+        ("JSPROF_AGENT_SPOOL", spool.to_str().unwrap()),
+        ("JSPROF_AGENT_SPOOL_MAX", "2"),
+    ]);
     // 1 s windows, each held a second for a late stall report before it is queued: 8 s make
     // more windows than the ring (2) and the spool (2) hold.
     let served = load(&addr, Duration::from_millis(8000));
@@ -486,11 +465,7 @@ fn agent_survives_a_sink_that_is_away_and_sends_spooled_windows_once() {
 #[test]
 fn agent_sends_the_last_window_on_sigterm_and_process_exit() {
     use std::os::unix::process::ExitStatusExt;
-    if !have_node() {
-        return;
-    }
-    let s = start("exit");
-    let url = format!("http://{}", s.relay.addr);
+    let Some(s) = start("exit") else { return };
     let long = [("JSPROF_AGENT_WINDOW_S", "60"), ("JSPROF_AGENT_HEAP", "0")];
     let sent = |service: &str| {
         let posts = s.relay.posts();
@@ -502,10 +477,8 @@ fn agent_sends_the_last_window_on_sigterm_and_process_exit() {
         mine.len()
     };
 
-    let (mut child, addr) = app(
-        &url,
-        &[&long[..], &[("JSPROF_AGENT_LABELS", "service=on-term")]].concat(),
-    );
+    let (mut child, addr) =
+        s.app(&[&long[..], &[("JSPROF_AGENT_LABELS", "service=on-term")]].concat());
     load(&addr, Duration::from_millis(300));
     // SAFETY: a signal to a child this test started and has not reaped.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
@@ -513,10 +486,8 @@ fn agent_sends_the_last_window_on_sigterm_and_process_exit() {
     assert_eq!(status.signal(), Some(libc::SIGTERM), "{status}");
     assert_eq!(sent("on-term"), 1);
 
-    let (mut child, addr) = app(
-        &url,
-        &[&long[..], &[("JSPROF_AGENT_LABELS", "service=on-exit")]].concat(),
-    );
+    let (mut child, addr) =
+        s.app(&[&long[..], &[("JSPROF_AGENT_LABELS", "service=on-exit")]].concat());
     load(&addr, Duration::from_millis(300));
     get(&addr, "/exit");
     let status = wait_within(&mut child, Duration::from_secs(20), "the app after /exit");
@@ -538,26 +509,19 @@ fn agent_sends_the_last_window_on_sigterm_and_process_exit() {
 /// the earliest `start_ms` the agent posted.
 #[test]
 fn agent_windows_answer_lake_diff_check_and_export() {
-    if !have_node() {
-        return;
-    }
-    let s = start("deploy");
-    let url = format!("http://{}", s.relay.addr);
+    let Some(s) = start("deploy") else { return };
     let versions = [("1.0", "0"), ("1.0.1", "0"), ("1.1", "1")];
-    let apps: Vec<(Child, String)> = versions
+    let apps: Vec<(KillOnDrop, String)> = versions
         .iter()
         .map(|&(version, regression)| {
             let labels = format!("service=shop-deploy,version={version}");
-            app(
-                &url,
-                &[
-                    ("JSPROF_AGENT_LABELS", labels.as_str()),
-                    ("JSPROF_AGENT_WINDOW_S", "0.25"),
-                    ("JSPROF_AGENT_INTERVAL_US", "1000"),
-                    ("JSPROF_AGENT_HEAP", "0"),
-                    ("AGENT_APP_REGRESSION", regression),
-                ],
-            )
+            s.app(&[
+                ("JSPROF_AGENT_LABELS", labels.as_str()),
+                ("JSPROF_AGENT_WINDOW_S", "0.25"),
+                ("JSPROF_AGENT_INTERVAL_US", "1000"),
+                ("JSPROF_AGENT_HEAP", "0"),
+                ("AGENT_APP_REGRESSION", regression),
+            ])
         })
         .collect();
     std::thread::scope(|scope| {
@@ -573,18 +537,10 @@ fn agent_windows_answer_lake_diff_check_and_export() {
     lake_count(&s.lake, "shop-deploy", posts.len());
     let lake = s.lake.to_str().unwrap();
 
-    let diff = jsprof_json(&[
-        "lake",
-        "diff",
-        lake,
-        "--base",
-        "version=1.0",
-        "--target",
-        "version=1.1",
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let diff = jsprof_json(&argv(
+        "lake diff {} --base version=1.0 --target version=1.1 --json --limit 0",
+        &[&lake],
+    ));
     let change = json_array(&diff["changes"])
         .iter()
         .find(|c| c["name"] == "plantedRegression")
@@ -598,18 +554,10 @@ fn agent_windows_answer_lake_diff_check_and_export() {
         b"[abtest]\nmax_share_growth_points = 5\n",
     );
     let check = |target: &str| {
-        crate::support::jsprof(&[
-            "check",
-            "--json",
-            "--budget",
-            budget.to_str().unwrap(),
-            "--lake",
-            lake,
-            "--base",
-            "version=1.0",
-            "--target",
-            target,
-        ])
+        crate::support::jsprof(&argv(
+            "check --json --budget {} --lake {} --base version=1.0 --target {}",
+            &[&budget, &lake, &target],
+        ))
     };
     let failed = check("version=1.1");
     assert_eq!(failed.status.code(), Some(1), "{failed:?}");
@@ -627,16 +575,10 @@ fn agent_windows_answer_lake_diff_check_and_export() {
     assert_eq!(passed.status.code(), Some(0), "{passed:?}");
 
     // `lake export` of the 1.1 windows against `lake top` of the same selection.
-    let top = jsprof_json(&[
-        "lake",
-        "top",
-        lake,
-        "--where",
-        "version=1.1",
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let top = jsprof_json(&argv(
+        "lake top {} --where version=1.1 --json --limit 0",
+        &[&lake],
+    ));
     let top_self = crate::export::top_self(&top);
     let same_self =
         |what: &str, functions| crate::export::assert_same_self(what, &top_self, functions);

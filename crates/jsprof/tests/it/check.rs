@@ -31,6 +31,13 @@ fn fxhash(s: &str) -> u64 {
     })
 }
 
+/// `jsprof check FILE --budget BUDGET --json`, which must end with `code`: its report.
+fn checked(file: &str, budget: &str, code: i32) -> Value {
+    let out = check(file, budget, true);
+    assert_eq!(out.status.code(), Some(code), "{}", text(&out));
+    report(&out)
+}
+
 fn report(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -65,9 +72,7 @@ fn function_budgets() {
              [[function]]\nname = \"fib\"\nurl = \"workload.js\"\nmax_self_ms = {self_limit}\n"
         )
     };
-    let ok = check(&file, &budget(total + 1.0, fib_self + 1.0), true);
-    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
-    let r = report(&ok);
+    let r = checked(&file, &budget(total + 1.0, fib_self + 1.0), 0);
     assert_eq!(r["passed"], true);
     assert_eq!(r["kind"], "cpuprofile");
     assert!((r["checks"][0]["value"].as_f64().unwrap() - total).abs() < 1e-6);
@@ -88,13 +93,11 @@ fn function_budgets() {
 
     // A function that is not there weighs nothing, says so, and fails: a budget that guards
     // nothing (a renamed function, a typo) must not pass.
-    let out = check(
+    let r = checked(
         &file,
         "[[function]]\nname = \"checksum\"\nurl = \"elsewhere.js\"\nmax_total_ms = 1\n",
-        true,
+        1,
     );
-    assert_eq!(out.status.code(), Some(1));
-    let r = report(&out);
     assert_eq!(r["checks"][0]["value"], 0.0);
     assert_eq!(r["checks"][0]["note"], "not in the profile");
     assert_eq!(r["checks"][0]["status"], "fail");
@@ -111,9 +114,8 @@ fn gc_share_budget() {
     let over = check(&file, "[gc]\nmax_share_percent = 10\n", false);
     assert_eq!(over.status.code(), Some(1));
     assert!(text(&over).contains("FAIL  GC share"), "{}", text(&over));
-    let ok = check(&file, "[gc]\nmax_share_percent = 11\n", true);
-    assert_eq!(ok.status.code(), Some(0));
-    assert!((report(&ok)["checks"][0]["value"].as_f64().unwrap() - gc).abs() < 1e-9);
+    let ok = checked(&file, "[gc]\nmax_share_percent = 11\n", 0);
+    assert!((ok["checks"][0]["value"].as_f64().unwrap() - gc).abs() < 1e-9);
 }
 
 #[test]
@@ -133,13 +135,11 @@ fn class_retained_size_budget() {
         retained > 300 * 1024 && retained < 1024 * 1024,
         "{retained}"
     );
-    let over = check(
+    let r = checked(
         &file,
         "[[class]]\nname = \"Session\"\nmax_retained_size = \"300 KB\"\n",
-        true,
+        1,
     );
-    assert_eq!(over.status.code(), Some(1));
-    let r = report(&over);
     assert_eq!(r["kind"], "heapsnapshot");
     assert_eq!(r["checks"][0]["value"].as_u64(), Some(retained));
     assert_eq!(r["checks"][0]["limit"].as_u64(), Some(300 * 1024));
@@ -180,20 +180,18 @@ fn detached_dom_budget() {
         .map(|t| t["node_count"].as_u64().unwrap())
         .sum();
     assert!(nodes > 0);
-    let over = check(&file, "[detached_dom]\nmax_nodes = 0\n", true);
-    assert_eq!(over.status.code(), Some(1));
-    assert_eq!(report(&over)["checks"][0]["value"].as_u64(), Some(nodes));
+    let over = checked(&file, "[detached_dom]\nmax_nodes = 0\n", 1);
+    assert_eq!(over["checks"][0]["value"].as_u64(), Some(nodes));
     let t = text(&check(&file, "[detached_dom]\n", false));
     assert!(t.contains("FAIL  detached DOM nodes"), "{t}");
     assert!(t.contains("largest: Detached <"), "{t}");
     // A Node snapshot has no DOM: only Node's own `Detached Node / …` objects, not counted.
-    let ok = check(
+    let ok = checked(
         &path("heap/node-small.heapsnapshot.gz"),
         "[detached_dom]\n",
-        true,
+        0,
     );
-    assert_eq!(ok.status.code(), Some(0));
-    assert_eq!(report(&ok)["checks"][0]["value"], 0);
+    assert_eq!(ok["checks"][0]["value"], 0);
 }
 
 #[test]

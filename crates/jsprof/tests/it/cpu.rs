@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok};
+use crate::support::{
+    argv, assert_ok, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok,
+};
 
 /// Self and total must equal DevTools' within this many milliseconds.
 const TOLERANCE_MS: f64 = 0.005;
@@ -372,15 +374,7 @@ fn top_reads_stdin_and_gzip() {
 #[test]
 fn top_orders_by_total_and_prints_a_table() {
     let path = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let v = jsprof_json(&[
-        "top",
-        "--json",
-        "--by",
-        "total",
-        "--limit",
-        "0",
-        path.to_str().unwrap(),
-    ]);
+    let v = jsprof_json(&argv("top --json --by total --limit 0 {}", &[&path]));
     let totals: Vec<f64> = json_array(&v["functions"])
         .iter()
         .map(|f| f["total_ms"].as_f64().unwrap())
@@ -428,13 +422,7 @@ fn top_range_clips_by_hand() {
     assert!((f["self_ms"].as_f64().unwrap() - 4.0).abs() < 1e-9, "{f}");
     assert!((f["self_percent"].as_f64().unwrap() - 100.0).abs() < 1e-9);
     // 7.295.. covers genPrimes' 0.625 + 0.880 ms and isPrime's last 0 ms: 1.505 ms in all.
-    let v = jsprof_json(&[
-        "top",
-        "--json",
-        "--range",
-        "7.295..",
-        path.to_str().unwrap(),
-    ]);
+    let v = jsprof_json(&argv("top --json --range 7.295.. {}", &[&path]));
     let total: f64 = json_array(&v["functions"])
         .iter()
         .map(|f| f["self_ms"].as_f64().unwrap())
@@ -448,14 +436,10 @@ fn top_range_clips_by_hand() {
 fn chrome_trace_export_holds_the_timeline() {
     let path = fixtures().join("trace/primes.trace.json.gz");
     let out = crate::support::temp_file("primes.chrome-trace.json", b"");
-    jsprof_ok(&[
-        "export",
-        path.to_str().unwrap(),
-        "--format",
-        "chrome-trace",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    jsprof_ok(&argv(
+        "export {} --format chrome-trace -o {}",
+        &[&path, &out],
+    ));
     let trace: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).expect("valid JSON");
     let events = json_array(&trace["traceEvents"]);
     let main_tid = 19545;
@@ -463,13 +447,7 @@ fn chrome_trace_export_holds_the_timeline() {
         .iter()
         .filter(|e| e["tid"] == main_tid && e["ph"] == "X" && e["args"]["type"] == "JS_CALL")
         .count();
-    let ours = jsprof_json(&[
-        "events",
-        "--json",
-        "--type",
-        "JS_CALL",
-        path.to_str().unwrap(),
-    ]);
+    let ours = jsprof_json(&argv("events --json --type JS_CALL {}", &[&path]));
     assert_eq!(exported_calls, json_array(&ours["events"]).len());
     assert!(events.iter().any(|e| e["ph"] == "M"
         && e["name"] == "thread_name"

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::support::{fixtures, json_array, jsprof, jsprof_json, jsprof_ok, temp_file};
+use crate::support::{argv, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, temp_file};
 
 fn path(name: &str) -> String {
     fixtures().join(name).to_str().unwrap().to_string()
@@ -131,14 +131,10 @@ fn the_changed_function_tops_the_growth_and_the_rest_stays_under_the_floor() {
 #[test]
 fn key_and_normalize() {
     // By the whole function: the same rows here (no line moved between the two recordings).
-    let d = jsprof_json(&[
-        "diff",
-        "--json",
-        "--key",
-        "function",
-        &path(BEFORE),
-        &path(AFTER),
-    ]);
+    let d = jsprof_json(&argv(
+        "diff --json --key function {} {}",
+        &[&path(BEFORE), &path(AFTER)],
+    ));
     assert_eq!(d["key"], "function");
     assert_eq!(d["functions"][0]["name"], "checksum");
     // A profile against itself, normalised or not: nothing changed.
@@ -185,12 +181,13 @@ fn key_and_normalize() {
 #[test]
 fn compares_across_input_kinds() {
     // The same samples as a JS Self-Profiling trace and as the .cpuprofile exported from it.
-    let d = jsprof_json(&[
-        "diff",
-        "--json",
-        &path("selfprofile/primes.jsprofile.json"),
-        &path("selfprofile/primes.exported.cpuprofile"),
-    ]);
+    let d = jsprof_json(&argv(
+        "diff --json {} {}",
+        &[
+            &path("selfprofile/primes.jsprofile.json"),
+            &path("selfprofile/primes.exported.cpuprofile"),
+        ],
+    ));
     assert_eq!(
         (d["kind"].as_str(), d["after_kind"].as_str()),
         (Some("selfprofile"), Some("cpuprofile"))
@@ -206,34 +203,17 @@ fn compares_across_input_kinds() {
     // Performance panel's view) against their export to .cpuprofile.
     let trace = path("trace/primes.trace.json.gz");
     let exported = temp_file("primes-main.cpuprofile", b"");
-    let out = jsprof(&[
-        "export",
-        &trace,
-        "-f",
-        "cpuprofile",
-        "-o",
-        exported.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv("export {} -f cpuprofile -o {}", &[&trace, &exported]));
     assert!(out.status.success());
-    let d = jsprof_json(&[
-        "diff",
-        "--json",
-        "--samples",
-        &trace,
-        exported.to_str().unwrap(),
-    ]);
+    let d = jsprof_json(&argv("diff --json --samples {} {}", &[&trace, &exported]));
     assert_eq!(d["kind"], "trace");
     assert_eq!(d["functions"], serde_json::json!([]));
 
     // Filters apply to both sides: focused on checksum, only checksum (and nothing above it).
-    let d = jsprof_json(&[
-        "diff",
-        "--json",
-        "--focus",
-        "^checksum$",
-        &path(BEFORE),
-        &path(AFTER),
-    ]);
+    let d = jsprof_json(&argv(
+        "diff --json --focus ^checksum$ {} {}",
+        &[&path(BEFORE), &path(AFTER)],
+    ));
     let names: Vec<&str> = json_array(&d["functions"])
         .iter()
         .map(|r| r["name"].as_str().unwrap())
@@ -254,14 +234,10 @@ fn bad_inputs_are_usage_errors() {
 #[test]
 fn differential_flame_graph() {
     let svg = temp_file("diff.svg", b"");
-    jsprof_ok(&[
-        "flamegraph",
-        "--diff",
-        &path(BEFORE),
-        &path(AFTER),
-        "-o",
-        svg.to_str().unwrap(),
-    ]);
+    jsprof_ok(&argv(
+        "flamegraph --diff {} {} -o {}",
+        &[&path(BEFORE), &path(AFTER), &svg],
+    ));
     let text = std::fs::read_to_string(&svg).unwrap();
     let doc = roxmltree::Document::parse(&text).unwrap();
     let (a, b) = (top(BEFORE), top(AFTER));

@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok,
+    argv, assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_json, jsprof_ok,
     output_ok, python, python_has, temp_file,
 };
 use crate::views::{key, top_by_key_with, weights, SAMPLED_FIXTURES};
@@ -17,24 +17,16 @@ use crate::views::{key, top_by_key_with, weights, SAMPLED_FIXTURES};
 fn export(input: &str, format: &str) -> PathBuf {
     let path = fixtures().join(input);
     let out = temp_file(&format!("{}.{format}", input.replace('/', "_")), b"");
-    jsprof_ok(&[
-        "export",
-        path.to_str().unwrap(),
-        "--format",
-        format,
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    jsprof_ok(&argv(
+        "export {} --format {} -o {}",
+        &[&path, &format, &out],
+    ));
     out
 }
 
 /// Duration (ns) or total bytes, and sample count, as `summary` states them.
 fn whole(input: &str) -> (f64, bool, u64) {
-    let s = jsprof_json(&[
-        "summary",
-        "--json",
-        fixtures().join(input).to_str().unwrap(),
-    ]);
+    let s = jsprof_json(&argv("summary --json {}", &[&fixtures().join(input)]));
     let samples = s["threads"][0]["samples"].as_u64().unwrap();
     match s["duration_ms"].as_f64() {
         Some(ms) => (ms * 1e6, true, samples),
@@ -47,28 +39,17 @@ fn cpuprofile_round_trip_keeps_top() {
     for input in SAMPLED_FIXTURES {
         let out = export(input, "cpuprofile");
         // Exports carry the samples: a trace's are compared with `top --samples`.
-        let a = jsprof_json(&[
-            "top",
-            "--json",
-            "--samples",
-            "--limit",
-            "0",
-            fixtures().join(input).to_str().unwrap(),
-        ]);
+        let a = jsprof_json(&argv(
+            "top --json --samples --limit 0 {}",
+            &[&fixtures().join(input)],
+        ));
         let b = jsprof_json(&["top", "--json", "--limit", "0", out.to_str().unwrap()]);
         assert_eq!(a["functions"], b["functions"], "{input}");
         assert_eq!(a["duration_ms"], b["duration_ms"], "{input}");
         assert_eq!(a["total_bytes"], b["total_bytes"], "{input}");
         // Exporting the export changes nothing.
         let again = temp_file("again.cpuprofile", b"");
-        let run = jsprof(&[
-            "export",
-            out.to_str().unwrap(),
-            "-f",
-            "cpuprofile",
-            "-o",
-            again.to_str().unwrap(),
-        ]);
+        let run = jsprof(&argv("export {} -f cpuprofile -o {}", &[&out, &again]));
         assert!(run.status.success());
         assert!(
             std::fs::read(&out).unwrap() == std::fs::read(&again).unwrap(),
@@ -92,13 +73,10 @@ fn exported_self_profiles_open_in_devtools_with_the_same_numbers() {
         let gold = golden(&fixtures().join(format!(
             "selfprofile/{name}.exported.cpuprofile.devtools.json.gz"
         )));
-        let top = jsprof_json(&[
-            "top",
-            "--json",
-            "--limit",
-            "0",
-            fixtures().join(&input).to_str().unwrap(),
-        ]);
+        let top = jsprof_json(&argv(
+            "top --json --limit 0 {}",
+            &[&fixtures().join(&input)],
+        ));
         let ours: HashMap<(String, String, i64, i64), (f64, f64)> = json_array(&top["functions"])
             .iter()
             .map(|f| {
@@ -282,31 +260,19 @@ fn exports_work_per_thread() {
     let path = &fixture_arg(input);
     let mut durations = Vec::new();
     for thread in ["1", "2"] {
-        let top = jsprof_json(&[
-            "top",
-            "--json",
-            "--samples",
-            "--limit",
-            "0",
-            "--thread",
-            thread,
-            path,
-        ]);
+        let top = jsprof_json(&argv(
+            "top --json --samples --limit 0 --thread {} {}",
+            &[&thread, &path],
+        ));
         let ns = top["duration_ms"].as_f64().unwrap() * 1e6;
         durations.push(ns);
         let cpu = temp_file(&format!("worker-{thread}.cpuprofile"), b"");
         let folded = temp_file(&format!("worker-{thread}.folded"), b"");
         for (format, out) in [("cpuprofile", &cpu), ("folded", &folded)] {
-            jsprof_ok(&[
-                "export",
-                path,
-                "--thread",
-                thread,
-                "-f",
-                format,
-                "-o",
-                out.to_str().unwrap(),
-            ]);
+            jsprof_ok(&argv(
+                "export {} --thread {} -f {} -o {}",
+                &[&path, &thread, &format, &out],
+            ));
         }
         let again = jsprof_json(&["top", "--json", "--limit", "0", cpu.to_str().unwrap()]);
         assert_eq!(top["functions"], again["functions"], "thread {thread}");
@@ -423,9 +389,7 @@ pub(crate) fn assert_same_self(
 /// equal to `jsprof top --samples`'s to the nanosecond or byte (top's ms, ×1e6, within 0.5 ns).
 #[test]
 fn otlp_reads_with_the_official_definitions_with_top_totals() {
-    let Some(py) = otlp_python() else {
-        return;
-    };
+    let Some(py) = otlp_python() else { return };
     let inputs = [
         ("cpu/tsc.cpuprofile.gz", 1),
         ("third-party/speedscope/Chrome-70-worker.json.gz", 2),
@@ -494,9 +458,7 @@ fn otlp_reads_with_the_official_definitions_with_top_totals() {
 /// refused.
 #[test]
 fn otlp_start_time_places_the_first_sample_on_the_wall_clock() {
-    let Some(py) = otlp_python() else {
-        return;
-    };
+    let Some(py) = otlp_python() else { return };
     let input = "cpu/tsc.cpuprofile.gz";
     let path = fixture_arg(input);
     let file = std::fs::File::open(fixtures().join(input)).unwrap();
@@ -515,27 +477,12 @@ fn otlp_start_time_places_the_first_sample_on_the_wall_clock() {
     assert_eq!(time(&["--start-time", "1700000000000"]), want);
     assert_eq!(time(&["--start-time", "2023-11-14T22:13:20Z"]), want);
     assert_eq!(time(&[]), 0);
-    let out = jsprof(&[
-        "export",
-        &path,
-        "-f",
-        "folded",
-        "-o",
-        "-",
-        "--start-time",
-        "1700000000000",
-    ]);
+    let out = jsprof(&argv(
+        "export {} -f folded -o - --start-time 1700000000000",
+        &[&path],
+    ));
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let out = jsprof(&[
-        "export",
-        &path,
-        "-f",
-        "otlp",
-        "-o",
-        "-",
-        "--start-time",
-        "soon",
-    ]);
+    let out = jsprof(&argv("export {} -f otlp -o - --start-time soon", &[&path]));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("`soon`"),
         "{out:?}"

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::support::{
-    fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, refused, report_data,
+    argv, fixture_arg, fixtures, json_array, jsprof, jsprof_json, jsprof_ok, refused, report_data,
     temp_file,
 };
 use crate::views::{key, weights, Key, SAMPLED_FIXTURES};
@@ -309,16 +309,10 @@ fn every_view_takes_the_filters() {
 
     // Folded stacks: every stack but the gaps starts at the function; they add up to its total.
     let folded = temp_file("focus.folded", b"");
-    jsprof_ok(&[
-        "export",
-        path,
-        "-f",
-        "folded",
-        "-o",
-        folded.to_str().unwrap(),
-        "--focus",
-        &re,
-    ]);
+    jsprof_ok(&argv(
+        "export {} -f folded -o {} --focus {}",
+        &[&path, &folded, &re],
+    ));
     let text = std::fs::read_to_string(&folded).unwrap();
     let mut under = 0.0;
     for line in text.lines() {
@@ -335,15 +329,10 @@ fn every_view_takes_the_filters() {
     );
 
     // Timeline events: the function's outermost calls add up to its total.
-    let events = jsprof_json(&[
-        "events",
-        path,
-        "--json",
-        "--mode",
-        "unique-events",
-        "--focus",
-        &re,
-    ]);
+    let events = jsprof_json(&argv(
+        "events {} --json --mode unique-events --focus {}",
+        &[&path, &re],
+    ));
     let ev = json_array(&events["events"]);
     let f = ev.iter().find(|e| e["name"] == name.as_str()).unwrap();
     assert!((f["total_ms"].as_f64().unwrap() - total_ms).abs() < 1e-3);
@@ -356,15 +345,10 @@ fn every_view_takes_the_filters() {
     // SVGs are written.
     for cmd in ["flamegraph", "flamechart"] {
         let svg = temp_file(&format!("focus-{cmd}.svg"), b"");
-        jsprof_ok(&[
-            cmd,
-            path,
-            "-o",
-            svg.to_str().unwrap(),
-            "--focus",
-            &re,
-            "--hide-idle",
-        ]);
+        jsprof_ok(&argv(
+            "{} {} -o {} --focus {} --hide-idle",
+            &[&cmd, &path, &svg, &re],
+        ));
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(
             text.contains(&format!(">{name}<")) || text.contains(&name),
@@ -476,14 +460,7 @@ fn report_takes_the_filters() {
         assert_eq!(name_of(chart, ev["f"][i].as_u64().unwrap()), name);
     }
     let snapshot = fixtures().join("heap/node-small.heapsnapshot.gz");
-    let out = jsprof(&[
-        "report",
-        snapshot.to_str().unwrap(),
-        "--focus",
-        "x",
-        "-o",
-        "-",
-    ]);
+    let out = jsprof(&argv("report {} --focus x -o -", &[&snapshot]));
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not to a heap snapshot"));
 }
@@ -690,16 +667,10 @@ fn focus_stack_inverted_keeps_exactly_the_bottom_up_nodes_self() {
         for id in targets {
             let chain = node_path(nodes, id);
             let stack = folded_path(&chain);
-            let focused = jsprof_json(&[
-                "tree",
-                "--bottom-up",
-                "--json",
-                "--max-depth",
-                "2",
-                path,
-                "--focus-stack-inverted",
-                &stack,
-            ]);
+            let focused = jsprof_json(&argv(
+                "tree --bottom-up --json --max-depth 2 {} --focus-stack-inverted {}",
+                &[&path, &stack],
+            ));
             assert_focus_kept(&format!("{input}: {stack}"), &tree, id, &focused, true);
         }
     });
@@ -801,47 +772,27 @@ fn the_service_takes_focus_stack_as_the_cli_does() {
                     crate::support::encode(&outer),
                     crate::support::encode(&inner)
                 ),
-                vec![
-                    "top",
-                    path,
-                    "--json",
-                    "--limit",
-                    "0",
-                    "--focus-stack",
-                    &outer,
-                    "--focus-stack",
-                    &inner,
-                ],
+                argv(
+                    "top {} --json --limit 0 --focus-stack {} --focus-stack {}",
+                    &[&path, &outer, &inner],
+                ),
             ),
             (
                 format!(
                     "tree?bottom_up=1&focus_stack_inverted={}",
                     crate::support::encode(&leaf_first)
                 ),
-                vec![
-                    "tree",
-                    path,
-                    "--json",
-                    "--bottom-up",
-                    "--focus-stack-inverted",
-                    &leaf_first,
-                ],
+                argv(
+                    "tree {} --json --bottom-up --focus-stack-inverted {}",
+                    &[&path, &leaf_first],
+                ),
             ),
             (
                 "top?limit=0&drop=fib&drop=sorters&focus_stack=nowhere".into(),
-                vec![
-                    "top",
-                    path,
-                    "--json",
-                    "--limit",
-                    "0",
-                    "--drop",
-                    "fib",
-                    "--drop",
-                    "sorters",
-                    "--focus-stack",
-                    "nowhere",
-                ],
+                argv(
+                    "top {} --json --limit 0 --drop fib --drop sorters --focus-stack nowhere",
+                    &[&path],
+                ),
             ),
         ];
         for (query, args) in cases {
@@ -886,15 +837,10 @@ fn focus_stack_on_a_trace_keeps_the_js_under_the_node_in_the_samples() {
         .iter()
         .map(|n| n["name"].as_str().unwrap())
         .collect();
-    let events = jsprof_json(&[
-        "events",
-        f,
-        "--json",
-        "--mode",
-        "unique-events",
-        "--focus-stack",
-        &stack,
-    ]);
+    let events = jsprof_json(&argv(
+        "events {} --json --mode unique-events --focus-stack {}",
+        &[&f, &stack],
+    ));
     assert_eq!(events["warnings"], tree["warnings"], "{stack}");
     let calls: Vec<&str> = json_array(&events["events"])
         .iter()

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_env, temp_file,
+    argv, assert_ok, fixture_arg, fixtures, golden, json_array, jsprof, jsprof_env, temp_file,
 };
 
 /// V8 names a regular expression's compiled code `RegExp: ` + its source: hundreds of characters.
@@ -222,12 +222,7 @@ fn check_help_shows_a_budget_file_that_parses() {
         .collect();
     let budget = temp_file("help-example.toml", example.as_bytes());
     let profile = fixtures().join("cpu/tsc.cpuprofile.gz");
-    let out = jsprof(&[
-        "check",
-        profile.to_str().unwrap(),
-        "--budget",
-        budget.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv("check {} --budget {}", &[&profile, &budget]));
     // `render` is not in the profile, so the check fails (1) — but the file was read (not 2).
     assert_eq!(
         out.status.code(),

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, json_array, jsprof, jsprof_json};
+use crate::support::{argv, fixtures, golden, json_array, jsprof, jsprof_json};
 
 const SNAPSHOTS: &[&str] = &[
     "detached.heapsnapshot",
@@ -15,6 +15,22 @@ const SNAPSHOTS: &[&str] = &[
     "node-small.heapsnapshot",
     "node-alloc.heaptimeline",
 ];
+
+/// Our document's classes by key, and DevTools' list of them, as many as ours (`what` names the
+/// file in a failure).
+pub(crate) fn classes<'a>(
+    ours: &'a Value,
+    theirs: &'a Value,
+    what: &str,
+) -> (HashMap<&'a str, &'a Value>, &'a Vec<Value>) {
+    let rows: HashMap<&str, &Value> = json_array(&ours["classes"])
+        .iter()
+        .map(|c| (c["key"].as_str().unwrap(), c))
+        .collect();
+    let expected = json_array(&theirs["classes"]);
+    assert_eq!(rows.len(), expected.len(), "{what}: number of classes");
+    (rows, expected)
+}
 
 /// The path of `fixtures/heap/NAME.gz`.
 pub(crate) fn input(name: &str) -> String {
@@ -47,24 +63,10 @@ fn summary_matches_devtools_for_every_class() {
     for name in SNAPSHOTS {
         let ours = jsprof_json(&["heap", "summary", &input(name), "--json", "--limit", "0"]);
         let theirs = golden_of(name);
-        assert_eq!(
-            ours["node_count"], theirs["node_count"],
-            "{name}: node_count"
-        );
-        assert_eq!(
-            ours["total_size"], theirs["total_size"],
-            "{name}: total_size"
-        );
-        assert_eq!(
-            ours["statistics"], theirs["statistics"],
-            "{name}: statistics"
-        );
-        let rows: HashMap<&str, &Value> = json_array(&ours["classes"])
-            .iter()
-            .map(|c| (c["key"].as_str().unwrap(), c))
-            .collect();
-        let expected = json_array(&theirs["classes"]);
-        assert_eq!(rows.len(), expected.len(), "{name}: number of classes");
+        for field in ["node_count", "total_size", "statistics"] {
+            assert_eq!(ours[field], theirs[field], "{name}: {field}");
+        }
+        let (rows, expected) = classes(&ours, &theirs, name);
         for c in expected {
             let key = c["key"].as_str().unwrap();
             let row = rows
@@ -140,29 +142,18 @@ fn timeline_with_wrong_header_loads_with_a_warning() {
 
 #[test]
 fn summary_table_and_limits() {
-    let out = jsprof(&[
-        "heap",
-        "summary",
-        &input("detached.heapsnapshot"),
-        "--limit",
-        "3",
-        "--sort",
-        "count",
-    ]);
+    let out = jsprof(&argv(
+        "heap summary {} --limit 3 --sort count",
+        &[&input("detached.heapsnapshot")],
+    ));
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().nth(1).unwrap().starts_with("Class"), "{text}");
     assert_eq!(text.lines().count(), 2 + 3, "{text}");
-    let json = jsprof_json(&[
-        "heap",
-        "summary",
-        &input("detached.heapsnapshot"),
-        "--json",
-        "--sort",
-        "self",
-        "--limit",
-        "5",
-    ]);
+    let json = jsprof_json(&argv(
+        "heap summary {} --json --sort self --limit 5",
+        &[&input("detached.heapsnapshot")],
+    ));
     let selfs: Vec<u64> = json_array(&json["classes"])
         .iter()
         .map(|c| c["self_size"].as_u64().unwrap())
@@ -200,12 +191,10 @@ fn truncated_and_malformed_inputs_exit_2_with_the_offset() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("byte"));
 
-    let out = jsprof(&[
-        "heap",
-        "node",
-        &input("detached.heapsnapshot"),
-        "4294967295",
-    ]);
+    let out = jsprof(&argv(
+        "heap node {} 4294967295",
+        &[&input("detached.heapsnapshot")],
+    ));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr)
         .unwrap()

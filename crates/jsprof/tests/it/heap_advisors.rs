@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::heap_redact::record;
 use crate::heap_scale::oracle;
-use crate::support::{fresh_dir, json_array, jsprof_json};
+use crate::support::{argv, fresh_dir, json_array, jsprof_json};
 
 const APP: &str = r#"
 const v8 = require('v8');
@@ -137,14 +137,7 @@ fn finding<'a>(report: &'a Value, advisor: &str, class: &str, held_by: Option<&s
 fn advisors_find_planted_waste_with_savings_devtools_agrees_on() {
     let dir = fresh_dir("heap-advisors");
     let snapshot = record(&dir, APP);
-    let report = jsprof_json(&[
-        "heap",
-        "advisors",
-        snapshot.to_str().unwrap(),
-        "--limit",
-        "0",
-        "--json",
-    ]);
+    let report = jsprof_json(&argv("heap advisors {} --limit 0 --json", &[&snapshot]));
     let Some(devtools) = oracle(&snapshot, 1) else {
         return;
     };
@@ -238,14 +231,7 @@ fn advisors_find_planted_waste_with_savings_devtools_agrees_on() {
     }
 
     // The duplicated strings are there too, as `heap strings` counts them.
-    let strings = jsprof_json(&[
-        "heap",
-        "strings",
-        snapshot.to_str().unwrap(),
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let strings = jsprof_json(&argv("heap strings {} --json --limit 0", &[&snapshot]));
     let in_strings: u64 = json_array(&strings["strings"])
         .iter()
         .map(|s| s["wasted_size"].as_u64().unwrap())

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, golden, json_array, jsprof_json};
+use crate::support::{argv, fixtures, golden, json_array, jsprof_json};
 
 use crate::heap::input;
 
@@ -34,24 +34,17 @@ fn diff_matches_devtools_comparison_for_every_class() {
         ("leak-1-baseline", "leak-2-target", "leak-1-to-2"),
         ("leak-2-target", "leak-3-final", "leak-2-to-3"),
     ] {
-        let ours = jsprof_json(&[
-            "heap",
-            "diff",
-            &input(&format!("{base}.heapsnapshot")),
-            &input(&format!("{target}.heapsnapshot")),
-            "--json",
-            "--limit",
-            "0",
-        ]);
+        let ours = jsprof_json(&argv(
+            "heap diff {} {} --json --limit 0",
+            &[
+                &input(&format!("{base}.heapsnapshot")),
+                &input(&format!("{target}.heapsnapshot")),
+            ],
+        ));
         assert_eq!(ours["kind"], "heapsnapshot");
         assert_eq!(ours["warnings"], Value::Array(vec![]), "{diff}: warnings");
         let theirs = golden_of(&format!("{diff}.diff.devtools"));
-        let rows: HashMap<&str, &Value> = json_array(&ours["classes"])
-            .iter()
-            .map(|c| (c["key"].as_str().unwrap(), c))
-            .collect();
-        let expected = json_array(&theirs["classes"]);
-        assert_eq!(rows.len(), expected.len(), "{diff}: number of classes");
+        let (rows, expected) = crate::heap::classes(&ours, &theirs, diff);
         let base_retained = golden_retained(base);
         let target_retained = golden_retained(target);
         for c in expected {
@@ -83,13 +76,13 @@ fn diff_matches_devtools_comparison_for_every_class() {
 
 #[test]
 fn diff_warns_when_snapshots_share_no_ids() {
-    let ours = jsprof_json(&[
-        "heap",
-        "diff",
-        &input("node-small.heapsnapshot"),
-        &input("detached.heapsnapshot"),
-        "--json",
-    ]);
+    let ours = jsprof_json(&argv(
+        "heap diff {} {} --json",
+        &[
+            &input("node-small.heapsnapshot"),
+            &input("detached.heapsnapshot"),
+        ],
+    ));
     let warnings = json_array(&ours["warnings"]);
     assert!(
         warnings.iter().any(|w| w["message"]
@@ -106,15 +99,14 @@ const SESSION_ID: &str = "79193";
 
 /// `jsprof heap retainers leak-3-final SESSION_ID --json --paths PATHS`.
 fn session_retainers(paths: u32) -> Value {
-    jsprof_json(&[
-        "heap",
-        "retainers",
-        &input("leak-3-final.heapsnapshot"),
-        SESSION_ID,
-        "--json",
-        "--paths",
-        &paths.to_string(),
-    ])
+    jsprof_json(&argv(
+        "heap retainers {} {} --json --paths {}",
+        &[
+            &input("leak-3-final.heapsnapshot"),
+            &SESSION_ID,
+            &paths.to_string(),
+        ],
+    ))
 }
 
 #[test]
@@ -167,18 +159,10 @@ fn dominators_show_the_leak_array_dominating_the_sessions() {
     let retainers = session_retainers(1);
     let array = &retainers["paths"][0]["steps"][0]["retainer"];
     let array_id = array["id"].to_string();
-    let tree = jsprof_json(&[
-        "heap",
-        "dominators",
-        &input("leak-3-final.heapsnapshot"),
-        "--id",
-        &array_id,
-        "--depth",
-        "1",
-        "--limit",
-        "0",
-        "--json",
-    ]);
+    let tree = jsprof_json(&argv(
+        "heap dominators {} --id {} --depth 1 --limit 0 --json",
+        &[&input("leak-3-final.heapsnapshot"), &array_id],
+    ));
     let root = &tree["root"];
     assert_eq!(root["id"].to_string(), array_id);
     assert_eq!(root["retained_size"], array["retained_size"]);
@@ -201,16 +185,10 @@ fn dominators_show_the_leak_array_dominating_the_sessions() {
     assert!(sizes.iter().sum::<u64>() <= root["retained_size"].as_u64().unwrap());
 
     // From the root, with a size floor: every listed object retains at least that much.
-    let top = jsprof_json(&[
-        "heap",
-        "dominators",
-        &input("leak-3-final.heapsnapshot"),
-        "--depth",
-        "2",
-        "--min-size",
-        "10000",
-        "--json",
-    ]);
+    let top = jsprof_json(&argv(
+        "heap dominators {} --depth 2 --min-size 10000 --json",
+        &[&input("leak-3-final.heapsnapshot")],
+    ));
     assert_eq!(top["root"]["name"], "(root)");
     fn check(node: &Value) {
         for c in json_array(&node["children"]) {
@@ -254,13 +232,10 @@ fn leaks_put_the_sessions_first_through_sessions_leak() {
         .collect();
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
     let sample = first["sample_id"].to_string();
-    let node = jsprof_json(&[
-        "heap",
-        "node",
-        &input("leak-3-final.heapsnapshot"),
-        &sample,
-        "--json",
-    ]);
+    let node = jsprof_json(&argv(
+        "heap node {} {} --json",
+        &[&input("leak-3-final.heapsnapshot"), &sample],
+    ));
     assert_eq!(node["nodes"][0]["name"], "Session");
 
     // A floor hides the small groups.
@@ -273,14 +248,10 @@ fn leaks_put_the_sessions_first_through_sessions_leak() {
 
 #[test]
 fn detached_finds_the_twenty_section_trees() {
-    let ours = jsprof_json(&[
-        "heap",
-        "detached",
-        &input("detached.heapsnapshot"),
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let ours = jsprof_json(&argv(
+        "heap detached {} --json --limit 0",
+        &[&input("detached.heapsnapshot")],
+    ));
     let sections: Vec<&Value> = json_array(&ours["trees"])
         .iter()
         .filter(|t| t["root"]["class"] == "Detached <section>")
@@ -306,14 +277,10 @@ fn detached_finds_the_twenty_section_trees() {
 
 #[test]
 fn strings_count_the_known_duplicates() {
-    let ours = jsprof_json(&[
-        "heap",
-        "strings",
-        &input("node-small.heapsnapshot"),
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let ours = jsprof_json(&argv(
+        "heap strings {} --json --limit 0",
+        &[&input("node-small.heapsnapshot")],
+    ));
     let by_value: HashMap<&str, &Value> = json_array(&ours["strings"])
         .iter()
         .map(|g| (g["value"].as_str().unwrap(), g))
@@ -482,17 +449,10 @@ fn summary_between_is_devtools_filter_in_either_order() {
     let want = golden(&fixtures().join("heap/leak-3-final.between-1-2.devtools.json.gz"));
     let want = &want["result"];
     let run = |first: &str, second: &str| {
-        jsprof_json(&[
-            "heap",
-            "summary",
-            &fin,
-            "--between",
-            first,
-            second,
-            "--limit",
-            "0",
-            "--json",
-        ])
+        jsprof_json(&argv(
+            "heap summary {} --between {} {} --limit 0 --json",
+            &[&fin, &first, &second],
+        ))
     };
     let forward = run(&base, &target);
     assert_eq!(forward["between"]["after_id"], want["min"]);

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::heap_advisors::Graph;
 use crate::heap_scale::oracle;
-use crate::support::{assert_ok, fresh_dir, json_array, jsprof, jsprof_json};
+use crate::support::{argv, assert_ok, fresh_dir, json_array, jsprof, jsprof_json};
 
 /// The secret is assembled at run time, so the script's source holds only its pieces.
 const APP: &str = r#"
@@ -168,27 +168,15 @@ fn redacted_snapshot_shows_devtools_the_same_heap_without_the_secret() {
     );
 
     let plain = dir.join("shared.heapsnapshot");
-    let v = jsprof_json(&[
-        "heap",
-        "redact",
-        snapshot.to_str().unwrap(),
-        "-o",
-        plain.to_str().unwrap(),
-        "--json",
-    ]);
+    let v = jsprof_json(&argv("heap redact {} -o {} --json", &[&snapshot, &plain]));
     assert!(v["strings_redacted"].as_u64().unwrap() > 100, "{v}");
     // The string value 'Holder' is also the class name: the name stays, the value is redacted.
     assert!(v["strings_appended"].as_u64().unwrap() >= 1, "{v}");
     let zeroed = dir.join("shared-numbers.heapsnapshot.gz");
-    let z = jsprof_json(&[
-        "heap",
-        "redact",
-        snapshot.to_str().unwrap(),
-        "-o",
-        zeroed.to_str().unwrap(),
-        "--numbers",
-        "--json",
-    ]);
+    let z = jsprof_json(&argv(
+        "heap redact {} -o {} --numbers --json",
+        &[&snapshot, &zeroed],
+    ));
     assert!(z["numbers_zeroed"].as_u64().unwrap() > 0, "{z}");
 
     let plain_text = decompressed(&plain);
@@ -231,13 +219,7 @@ fn redacted_snapshot_shows_devtools_the_same_heap_without_the_secret() {
     }
 
     // Never over its own input; the input is untouched.
-    let out = jsprof(&[
-        "heap",
-        "redact",
-        snapshot.to_str().unwrap(),
-        "-o",
-        snapshot.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv("heap redact {} -o {}", &[&snapshot, &snapshot]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("its own input"));
     assert_eq!(std::fs::read(&snapshot).unwrap(), original_text);
@@ -246,13 +228,7 @@ fn redacted_snapshot_shows_devtools_the_same_heap_without_the_secret() {
     let cut = dir.join("cut.heapsnapshot");
     std::fs::write(&cut, &original_text[..original_text.len() / 2]).unwrap();
     let target = dir.join("never.heapsnapshot");
-    let out = jsprof(&[
-        "heap",
-        "redact",
-        cut.to_str().unwrap(),
-        "-o",
-        target.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv("heap redact {} -o {}", &[&cut, &target]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("at byte"));
     assert!(!target.exists());

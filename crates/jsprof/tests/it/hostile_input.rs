@@ -38,7 +38,7 @@ fn jsprof_limited(args: &[&str]) -> Output {
             Ok(())
         });
     }
-    let child = cmd.spawn().expect("run jsprof");
+    let child = crate::support::KillOnDrop::spawn(&mut cmd, "jsprof");
     output_within(child, TIME_LIMIT, &format!("jsprof {args:?}"))
 }
 

@@ -7,23 +7,16 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::serve::{assert_already_recording, data_dir, have_node, raw, serve, serve_refused};
-use crate::support::{assert_ok, first_line, fixtures, fresh_dir, json_array, jsprof, ws_url};
-
-/// Kills a child process when the test ends, passed or not.
-pub(crate) struct Reap(Child);
-
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use crate::support::{
+    argv, assert_ok, file_names, first_line, fixtures, fresh_dir, json_array, jsprof,
+    node_inspecting, KillOnDrop,
+};
 
 fn scratch(name: &str) -> PathBuf {
     fresh_dir(&format!("hostile-{name}"))
@@ -35,18 +28,8 @@ fn mode(path: &Path) -> u32 {
 
 /// A Node with its inspector on `bind` (`127.0.0.1:0`, `0.0.0.0:0`) running `args`: the
 /// process, its inspector's port and the target id it printed.
-pub(crate) fn node_inspector(bind: &str, args: &[&str]) -> (Reap, String, String) {
-    let mut node = Command::new("node")
-        .arg(format!("--inspect={bind}"))
-        .args(args)
-        .env("RUN_MS", "60000")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("node");
-    let stderr = node.stderr.take().unwrap();
-    let node = Reap(node);
-    let url = ws_url(stderr, "Debugger listening on ws://", "node");
+pub(crate) fn node_inspector(bind: &str, args: &[&str]) -> (KillOnDrop, String, String) {
+    let (node, url) = node_inspecting(bind, args, 60_000);
     let (authority, id) = url.split_once('/').unwrap();
     let port = authority.rsplit(':').next().unwrap().to_string();
     (node, port, id.to_string())
@@ -59,8 +42,8 @@ pub(crate) const IDLE: &[&str] = &["-e", "setInterval(() => {}, 1000)"];
 /// SIGUSR1 — its default action killed a `sleep` before.
 #[test]
 fn pid_targets_are_opt_in_and_only_node_is_signalled() {
-    let mut sleep = Reap(Command::new("sleep").arg("60").spawn().expect("sleep"));
-    let target = json!({"target": format!("pid:{}", sleep.0.id())});
+    let mut sleep = KillOnDrop::spawn(Command::new("sleep").arg("60"), "sleep");
+    let target = json!({"target": format!("pid:{}", sleep.id())});
 
     let s = serve(&data_dir("pid-off"), &[]);
     let r = s.post_json("/api/sessions", target.clone()).expect(400, "");
@@ -81,22 +64,17 @@ fn pid_targets_are_opt_in_and_only_node_is_signalled() {
         r.json()
     );
     std::thread::sleep(Duration::from_millis(300));
-    assert!(sleep.0.try_wait().unwrap().is_none(), "sleep was killed");
+    assert!(sleep.try_wait().unwrap().is_none(), "sleep was killed");
 
     // The CLI does the same checks.
-    let out = jsprof(&[
-        "record",
-        "--pid",
-        &sleep.0.id().to_string(),
-        "--duration",
-        "1",
-        "-o",
-        scratch("pid-cli").to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "record --pid {} --duration 1 -o {}",
+        &[&sleep.id().to_string(), &scratch("pid-cli")],
+    ));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a Node process"));
     std::thread::sleep(Duration::from_millis(300));
-    assert!(sleep.0.try_wait().unwrap().is_none(), "sleep was killed");
+    assert!(sleep.try_wait().unwrap().is_none(), "sleep was killed");
 }
 
 /// A non-loopback address of this machine, if it has one: where a "remote" target can be
@@ -339,15 +317,6 @@ fn data_dir_sweeps_only_what_the_server_made() {
     assert_eq!(s.get(&format!("/api/sessions/{id}")).status, 200);
 }
 
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-        .collect();
-    names.sort();
-    names
-}
-
 /// Item 12: `-o` is checked before the program runs; partial files never follow links and
 /// never outlive an error; the program's own failure is the command's exit code.
 #[test]
@@ -363,16 +332,10 @@ fn record_checks_its_output_first_and_reports_the_program() {
         "require('fs').writeFileSync({:?}, 'ran')",
         marker.to_str().unwrap()
     );
-    let out = jsprof(&[
-        "record",
-        "--cpu",
-        "-o",
-        not_a_dir.join("sub").to_str().unwrap(),
-        "--",
-        "node",
-        "-e",
-        &script,
-    ]);
+    let out = jsprof(&argv(
+        "record --cpu -o {} -- node -e {}",
+        &[&not_a_dir.join("sub"), &script],
+    ));
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -425,7 +388,7 @@ fn record_checks_its_output_first_and_reports_the_program() {
         .output()
         .unwrap();
     assert!(!out.status.success(), "a write past the limit succeeded");
-    let left = listing(&full);
+    let left = file_names(&full);
     assert!(left.iter().all(|n| !n.ends_with(".partial")), "{left:?}");
 
     // The program fails by itself: exit 1, how it ended in text and JSON, the profile saved.
@@ -434,17 +397,10 @@ fn record_checks_its_output_first_and_reports_the_program() {
         ("setTimeout(() => { throw new Error('boom') }, 300)", 1),
     ] {
         let dir = scratch("record-status");
-        let out = jsprof(&[
-            "record",
-            "--cpu",
-            "--json",
-            "-o",
-            dir.to_str().unwrap(),
-            "--",
-            "node",
-            "-e",
-            program,
-        ]);
+        let out = jsprof(&argv(
+            "record --cpu --json -o {} -- node -e {}",
+            &[&dir, &program],
+        ));
         assert_eq!(
             out.status.code(),
             Some(1),
@@ -474,7 +430,7 @@ fn data_is_private_and_snapshots_are_bounded() {
     assert_eq!(mode(&data.join("sessions")), 0o700);
     assert_eq!(mode(&data.join("sessions").join(id)), 0o700);
     assert_eq!(mode(&data.join("catalogue.sqlite")), 0o600);
-    for name in listing(&data.join("sessions").join(id)) {
+    for name in file_names(&data.join("sessions").join(id)) {
         assert_eq!(
             mode(&data.join("sessions").join(id).join(&name)),
             0o600,
@@ -490,16 +446,16 @@ fn data_is_private_and_snapshots_are_bounded() {
     drop(s);
 
     // From the environment.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir("env-token"))
-        .env("JSPROF_TOKEN", "from-the-env-456")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir("env-token"))
+            .env("JSPROF_TOKEN", "from-the-env-456")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+        "jsprof serve",
+    );
     let line = first_line(&mut child);
-    let _child = Reap(child);
     assert!(line.ends_with("?token=from-the-env-456"), "{line}");
 
     if !have_node() {

@@ -7,14 +7,14 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::serve::{data_dir, raw_on, serve_refused, serving, Reply as Answer, Serve};
-use crate::support::{all_rows, fixtures, jsprof, skip_without};
+use crate::support::{all_rows, argv, chromium_command, fixtures, jsprof, KillOnDrop};
 
 pub(crate) const KEY: &str = "ingest-key-0123456789abcdef";
 const PATH: &str = "/ingest/v1/selfprofile";
@@ -52,7 +52,7 @@ fn spawn_serve(
     keys: &Path,
     extra: &[&str],
 ) -> Serve {
-    let child = command
+    command
         .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
         .arg(data)
         .arg("--lake")
@@ -61,9 +61,8 @@ fn spawn_serve(
         .arg(keys)
         .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start jsprof serve");
+        .stderr(Stdio::piped());
+    let child = KillOnDrop::spawn(&mut command, "jsprof serve");
     serving(child, data)
 }
 
@@ -246,23 +245,19 @@ fn refusals_say_why_and_cors_is_for_configured_origins_only() {
     assert_eq!(r.json()["error"], "BAD_REQUEST");
     let cpu =
         std::fs::read(fixtures().join("selfprofile/mdn-example.exported.cpuprofile")).unwrap();
-    let r = post(&s, &q, &[], &cpu);
-    assert_eq!(r.status, 400);
-    assert!(
-        r.message().contains("expected a JS Self-Profiling trace"),
-        "{}",
-        r.message()
-    );
-    let r = post(&s, &format!("key={KEY}&page=%2Fcart"), &[], &good);
-    assert_eq!(r.status, 400);
-    assert!(
-        r.message().contains("`release` label is required"),
-        "{}",
-        r.message()
-    );
-    let r = post(&s, &format!("{q}&colour=red"), &[], &good);
-    assert_eq!(r.status, 400);
-    assert!(r.message().contains("colour"), "{}", r.message());
+    for (query, body, says) in [
+        (q.clone(), &cpu, "expected a JS Self-Profiling trace"),
+        (
+            format!("key={KEY}&page=%2Fcart"),
+            &good,
+            "`release` label is required",
+        ),
+        (format!("{q}&colour=red"), &good, "colour"),
+    ] {
+        let r = post(&s, &query, &[], body);
+        assert_eq!(r.status, 400, "{query}");
+        assert!(r.message().contains(says), "{}", r.message());
+    }
 
     // And a good one, by Bearer key, from the allowed origin: 202 with the CORS allowance.
     let r = post(
@@ -517,15 +512,7 @@ fn profile_windows_land_in_the_lake_with_their_labels() {
     let r = to(heap_query, &key, &heap).expect(202, "");
     assert_eq!(r.json()["kind"], "heapprofile");
     // The API's description lists both endpoints, each with the kinds it answers.
-    let api = http(
-        &s.addr,
-        "GET",
-        &format!("/api/openapi.json?token={}", s.token),
-        &[],
-        b"",
-    )
-    .expect(200, "")
-    .json();
+    let api = s.get_ok("/api/openapi.json").json();
     let kind = |path: &str| {
         let post = &api["paths"][path]["post"];
         let body = &post["responses"]["202"]["content"]["application/json"];
@@ -638,17 +625,10 @@ fn profile_windows_land_in_the_lake_with_their_labels() {
         assert_eq!(crate::lake::total_of(&doc), want_total, "{what}");
     }
     // `lake trend --by day` files each window under its start_ms's day, not its arrival's.
-    let trend = crate::support::jsprof_json(&[
-        "lake",
-        "trend",
-        lake_s,
-        "sorters",
-        "--by",
-        "day",
-        "--where",
-        "service=shop",
-        "--json",
-    ]);
+    let trend = crate::support::jsprof_json(&argv(
+        "lake trend {} sorters --by day --where service=shop --json",
+        &[&lake_s],
+    ));
     let days: Vec<(&str, i64)> = trend["points"]
         .as_array()
         .expect("points")
@@ -661,30 +641,6 @@ fn profile_windows_land_in_the_lake_with_their_labels() {
         })
         .collect();
     assert_eq!(days, [("2025-11-29", 1)]);
-}
-
-/// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if path.exists() {
-        return Some(path);
-    }
-    skip_without(
-        &format!("Chromium at {}", path.display()),
-        "apt-get install chromium, or set CHROMIUM",
-    );
-    None
-}
-
-struct Browser(Child);
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// The page: profiles a named function burning CPU, then posts the trace with `fetch`
@@ -768,7 +724,9 @@ fn serve_page_request(stream: std::net::TcpStream, html: &str, seen: &Mutex<Opti
 
 #[test]
 fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = crate::support::chromium() else {
+        return;
+    };
     let (lake, keys, data) = setup("chromium");
     // The ingest server needs the page's origin and the page the ingest URL: the page server
     // starts first, and the page reads the URL from its own `?ingest=`.
@@ -786,15 +744,10 @@ fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
     );
     let page = format!("{origin}/?ingest={}", crate::support::encode(&ingest_url));
     let profile_dir = lake.parent().unwrap().join("chromium-user-data");
-    let child = Command::new(chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu"])
-        .arg(format!("--user-data-dir={}", profile_dir.display()))
-        .arg(&page)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let _browser = Browser(child);
+    let _browser = KillOnDrop::spawn(
+        chromium_command(&chromium, &[], &profile_dir, &page).stderr(Stdio::null()),
+        "chromium",
+    );
     let start = Instant::now();
     let status = loop {
         if let Some(s) = done.lock().unwrap().clone() {
@@ -813,16 +766,12 @@ fn a_chromium_page_profiles_itself_and_posts_cross_origin() {
     let lake_s = lake.to_str().unwrap();
     let start = Instant::now();
     let top = loop {
-        let out = jsprof(&[
-            "lake",
-            "top",
-            lake_s,
-            "--where",
-            "page=/checkout,release=3.1.0,tenant=acme,browser=chrome,device=desktop,source=ingest",
-            "--limit",
-            "0",
-            "--json",
-        ]);
+        let labels =
+            "page=/checkout,release=3.1.0,tenant=acme,browser=chrome,device=desktop,source=ingest";
+        let out = jsprof(&argv(
+            "lake top {} --where {} --limit 0 --json",
+            &[&lake_s, &labels],
+        ));
         if out.status.success() {
             let v: Value = serde_json::from_slice(&out.stdout).unwrap();
             if v.to_string().contains("burnIngestHotFunction") {
@@ -1150,14 +1099,7 @@ fn a_poisoned_partition_label_fails_only_its_own_trace() {
 
     // And the server starts again: nothing is replayed for ever.
     let s = serve_ingest(&data_dir("ingest-poison-3"), &lake, &keys, &[]);
-    let health = http(
-        &s.addr,
-        "GET",
-        &format!("/api/sessions?token={}", s.token),
-        &[],
-        b"",
-    );
-    assert_eq!(health.status, 200);
+    assert_eq!(s.get("/api/sessions").status, 200);
     assert_eq!(
         lake_rows(&lake, "SELECT count(*) AS n FROM profiles")[0]["n"],
         3

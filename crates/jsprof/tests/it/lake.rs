@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{fixtures, jsprof, jsprof_json};
+use crate::support::{argv, fixtures, jsprof, jsprof_json};
 
 pub(crate) type Key = (String, String, Option<i64>, Option<i64>);
 
@@ -286,28 +286,15 @@ fn lake_top_of_one_profile_is_tops_rows_byte_for_byte() {
     for (i, file) in files.iter().enumerate() {
         for by in ["self", "total"] {
             let file = fixtures().join(file);
-            let want = rows(jsprof(&[
-                "top",
-                s(&file),
-                "--json",
-                "--limit",
-                "0",
-                "--by",
-                by,
-            ]));
+            let want = rows(jsprof(&argv(
+                "top {} --json --limit 0 --by {}",
+                &[&s(&file), &by],
+            )));
             let only = format!("file={i}");
-            let got = rows(jsprof(&[
-                "lake",
-                "top",
-                s(&lake),
-                "--json",
-                "--limit",
-                "0",
-                "--by",
-                by,
-                "--where",
-                &only,
-            ]));
+            let got = rows(jsprof(&argv(
+                "lake top {} --json --limit 0 --by {} --where {}",
+                &[&s(&lake), &by, &only],
+            )));
             assert_eq!(got, want, "{} --by {by}", file.display());
         }
     }
@@ -424,13 +411,13 @@ fn lake_sql_answers_queries_and_refuses_to_write() {
         &[fixtures().join("cpu/tsc.cpuprofile.gz")],
         &["version=2"],
     );
-    let doc = jsprof_json(&[
-        "lake",
-        "sql",
-        s(&lake),
-        "SELECT count(*) AS n, min(labels['version']) AS v FROM profiles",
-        "--json",
-    ]);
+    let doc = jsprof_json(&argv(
+        "lake sql {} {} --json",
+        &[
+            &s(&lake),
+            &"SELECT count(*) AS n, min(labels['version']) AS v FROM profiles",
+        ],
+    ));
     assert_eq!(doc["rows"][0]["n"], 1);
     assert_eq!(doc["rows"][0]["v"], "2");
     let escape = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lake-sql-escape.csv");
@@ -527,13 +514,9 @@ fn a_heap_profile_adds_bytes_and_a_snapshot_its_summary() {
     };
     let summary = jsprof_json(&["heap", "summary", s(&snapshot), "--json", "--limit", "0"]);
     let want = classes(&summary["classes"]);
-    let rows = jsprof_json(&[
-        "lake",
-        "sql",
-        s(&lake),
-        "SELECT class_name AS name, count, shallow_size AS self_size, retained_size FROM classes",
-        "--json",
-    ]);
+    let sql =
+        "SELECT class_name AS name, count, shallow_size AS self_size, retained_size FROM classes";
+    let rows = jsprof_json(&argv("lake sql {} {} --json", &[&s(&lake), &sql]));
     let got = classes(&rows["rows"]);
     assert!(want.len() > 20);
     assert_eq!(got, want);
@@ -550,15 +533,10 @@ fn trend_orders_versions_naturally_and_tree_and_flamegraph_draw_the_merged_stack
     // The heaviest function of the later file, by self time.
     let top_b = jsprof_json(&["top", s(&b), "--json", "--limit", "1"]);
     let name = top_b["functions"][0]["name"].as_str().unwrap().to_string();
-    let trend = jsprof_json(&[
-        "lake",
-        "trend",
-        s(&lake),
-        &name,
-        "--by",
-        "version",
-        "--json",
-    ]);
+    let trend = jsprof_json(&argv(
+        "lake trend {} {} --by version --json",
+        &[&s(&lake), &name],
+    ));
     let points = trend["points"].as_array().unwrap();
     let values: Vec<&str> = points
         .iter()
@@ -656,16 +634,10 @@ fn labels_come_from_hive_style_directories() {
     );
     place("version=1.3/page=a/page=b", "cpu/node-mix.cpuprofile.gz");
     let lake = root.join("lake");
-    let out = jsprof_json(&[
-        "lake",
-        "add",
-        s(&lake),
-        s(&root.join("runs")),
-        "--labels-from-path",
-        "--label",
-        "host=ci",
-        "--json",
-    ]);
+    let out = jsprof_json(&argv(
+        "lake add {} {} --labels-from-path --label host=ci --json",
+        &[&s(&lake), &s(&root.join("runs"))],
+    ));
     assert_eq!(out["profiles"], 3, "{out}");
     let ls = jsprof_json(&["lake", "ls", s(&lake), "--json"]);
     let mut got: Vec<(String, Value)> = ls["profiles"]

@@ -10,7 +10,9 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::lake::{assert_tables_equal, key, table_of, Table};
-use crate::support::{all_rows, fixtures, jsprof, jsprof_json, python, python_has, skip_without};
+use crate::support::{
+    all_rows, fixtures, jsprof, jsprof_json, output_ok, python, python_has, skip_without,
+};
 
 const ENGINES: &str = "pip install pyspark==3.5.3 chdb==4.4.0, or run .ci/run's install step";
 
@@ -99,23 +101,19 @@ fn chdb_gives_lake_tops_numbers() {
     let sql = repo().join("contrib/clickhouse/lake_top.sql");
     for (filter, map) in [(&[][..], "{}"), (&["version=1.1"][..], "{'version':'1.1'}")] {
         let want = lake_top(&lake, filter);
-        let out = Command::new(&py)
-            .args([
-                "-c",
-                "import chdb, sys\n\
-                 r = chdb.query(open(sys.argv[1]).read(), 'JSONEachRow',\n\
-                     params={'lake': sys.argv[2], 'where': sys.argv[3], 'unit': 'ns'})\n\
-                 sys.stdout.write(str(r))",
-            ])
-            .arg(&sql)
-            .arg(&lake)
-            .arg(map)
-            .output()
-            .expect("run python");
-        assert!(
-            out.status.success(),
-            "chdb: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = output_ok(
+            Command::new(&py)
+                .args([
+                    "-c",
+                    "import chdb, sys\n\
+                     r = chdb.query(open(sys.argv[1]).read(), 'JSONEachRow',\n\
+                         params={'lake': sys.argv[2], 'where': sys.argv[3], 'unit': 'ns'})\n\
+                     sys.stdout.write(str(r))",
+                ])
+                .arg(&sql)
+                .arg(&lake)
+                .arg(map),
+            "chdb",
         );
         let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
             .lines()
@@ -145,18 +143,14 @@ fn spark_gives_lake_tops_numbers() {
     // One Spark run (a JVM start is most of a minute on a busy machine), with a label filter, so
     // the profiles join is exercised too: the other label set's functions must not appear.
     let want = lake_top(&lake, &["version=1.0"]);
-    let out = Command::new(&py)
-        .arg(repo().join("contrib/spark/lake_top.py"))
-        .arg(&lake)
-        .args(["top", "--where", "version=1.0", "--master", "local[1]"])
-        // Spark's driver binds to the loopback only; tests never reach the network.
-        .env("SPARK_LOCAL_IP", "127.0.0.1")
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success(),
-        "spark: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = output_ok(
+        Command::new(&py)
+            .arg(repo().join("contrib/spark/lake_top.py"))
+            .arg(&lake)
+            .args(["top", "--where", "version=1.0", "--master", "local[1]"])
+            // Spark's driver binds to the loopback only; tests never reach the network.
+            .env("SPARK_LOCAL_IP", "127.0.0.1"),
+        "spark",
     );
     let result: Value =
         serde_json::from_slice(&out.stdout).expect("the job prints one JSON object");

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, json_array, jsprof_json, jsprof_ok};
+use crate::support::{argv, assert_ok, json_array, jsprof_json, jsprof_ok};
 
 /// Makes three snapshots of one process: `1-base` before the leaks, `2-target` after them, then
 /// `3-final` after more (unleaking) work. `MODE` = `write` (`v8.writeHeapSnapshot`) or `signal`
@@ -163,13 +163,10 @@ fn a_map_cache_and_set_closures_are_one_group_each() {
 
     // The sample is one of the leaked objects, in FINAL.
     let sample = cache[0]["sample_id"].to_string();
-    let node = jsprof_json(&[
-        "heap",
-        "node",
-        &last.display().to_string(),
-        &sample,
-        "--json",
-    ]);
+    let node = jsprof_json(&argv(
+        "heap node {} {} --json",
+        &[&last.display().to_string(), &sample],
+    ));
     assert_eq!(node["nodes"][0]["name"], "CacheEntry");
 
     // Given out of order, the snapshots are put back in the process's order, with a warning.
@@ -191,15 +188,10 @@ fn a_map_cache_and_set_closures_are_one_group_each() {
 
     // `heap diff` too: a reversed pair is compared the right way round, with a warning.
     let diff = |a: &Path, b: &Path| {
-        jsprof_json(&[
-            "heap",
-            "diff",
-            &a.display().to_string(),
-            &b.display().to_string(),
-            "--json",
-            "--limit",
-            "0",
-        ])
+        jsprof_json(&argv(
+            "heap diff {} {} --json --limit 0",
+            &[&a.display().to_string(), &b.display().to_string()],
+        ))
     };
     let reversed = diff(&target, &base);
     assert_eq!(reversed["classes"], diff(&base, &target)["classes"]);
@@ -243,14 +235,14 @@ fn listeners_in_a_triple_taken_by_signal_without_gc() {
 #[test]
 fn snapshots_of_two_processes_are_said_to_be() {
     let fixture = |name: &str| crate::heap::input(&format!("{name}.heapsnapshot"));
-    let report = jsprof_json(&[
-        "heap",
-        "leaks",
-        &fixture("detached"),
-        &fixture("leak-2-target"),
-        &fixture("leak-3-final"),
-        "--json",
-    ]);
+    let report = jsprof_json(&argv(
+        "heap leaks {} {} {} --json",
+        &[
+            &fixture("detached"),
+            &fixture("leak-2-target"),
+            &fixture("leak-3-final"),
+        ],
+    ));
     let warnings = report["warnings"].to_string();
     assert!(
         warnings.contains("are not snapshots of one process"),
@@ -265,16 +257,14 @@ fn a_cache_in_snapshots_over_100_mb_is_one_group() {
     let [base, target, last] = triple("big", "write", &[("CACHE", CACHE), ("WIDTH", 8)]);
     let size = std::fs::metadata(&last).unwrap().len();
     assert!(size >= 100_000_000, "final snapshot is only {size} bytes");
-    let out = jsprof_ok(&[
-        "heap",
-        "leaks",
-        &base.display().to_string(),
-        &target.display().to_string(),
-        &last.display().to_string(),
-        "--json",
-        "--limit",
-        "3",
-    ]);
+    let out = jsprof_ok(&argv(
+        "heap leaks {} {} {} --json --limit 3",
+        &[
+            &base.display().to_string(),
+            &target.display().to_string(),
+            &last.display().to_string(),
+        ],
+    ));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let cache = groups_of(&report, "CacheEntry");
     assert_eq!(cache.len(), 1, "{report}");

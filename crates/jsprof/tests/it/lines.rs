@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::{
-    fixture_arg, fixtures, fresh_dir, golden, json_array, jsprof, jsprof_json, jsprof_ok,
+    argv, fixture_arg, fixtures, fresh_dir, golden, json_array, jsprof, jsprof_json, jsprof_ok,
     node_cpu_profile,
 };
 
@@ -144,14 +144,10 @@ fn a_functions_numbers_are_tops_and_its_ticks_v8s() {
     let file = fixtures().join("cpu/tsc.cpuprofile.gz");
     let path = file.to_str().unwrap();
     let top = jsprof_json(&["top", path, "--json", "--limit", "5"]);
-    let doc = jsprof_json(&[
-        "lines",
-        path,
-        "--function",
-        "^(scan|bind)$",
-        "--no-source",
-        "--json",
-    ]);
+    let doc = jsprof_json(&argv(
+        "lines {} --function ^(scan|bind)$ --no-source --json",
+        &[&path],
+    ));
     assert_eq!(functions(&doc).len(), 2);
     let raw = golden(&file);
     for f in functions(&doc) {
@@ -286,13 +282,7 @@ fn missing_sources_and_bad_requests() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular expression"));
     // A JS Self-Profiling trace has no positionTicks: numbers of the function, a note, no lines.
     let sp = fixtures().join("selfprofile/mdn-example.jsprofile.json");
-    let doc = jsprof_json(&[
-        "lines",
-        sp.to_str().unwrap(),
-        "--function",
-        "^isPrime$",
-        "--json",
-    ]);
+    let doc = jsprof_json(&argv("lines {} --function ^isPrime$ --json", &[&sp]));
     assert!(doc["tick_ms"].is_null());
     assert!(doc["note"].as_str().unwrap().contains("positionTicks"));
     assert_eq!(functions(&doc)[0]["ticks"], 0);
@@ -306,13 +296,7 @@ fn a_bundles_lines_land_in_the_original_files() {
         return;
     };
     let dir = profile.parent().unwrap();
-    let doc = jsprof_json(&[
-        "lines",
-        profile.to_str().unwrap(),
-        "--function",
-        "^weigh$",
-        "--json",
-    ]);
+    let doc = jsprof_json(&argv("lines {} --function ^weigh$ --json", &[&profile]));
     let f = &functions(&doc)[0];
     let original = fixtures().join("sourcemap/src/lib/score.js");
     assert_eq!(
@@ -457,13 +441,7 @@ fn a_traces_bad_lines_are_named_not_fatal() {
         chunk(2100, vec![], vec![2, 2], serde_json::json!({"lines": [30, 31], "columns": [4, 4]})),
     ]);
     let path = crate::support::temp_file("bad-lines.trace.json", events.to_string().as_bytes());
-    let out = jsprof_ok(&[
-        "lines",
-        path.to_str().unwrap(),
-        "--function",
-        "^work$",
-        "--json",
-    ]);
+    let out = jsprof_ok(&argv("lines {} --function ^work$ --json", &[&path]));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let warnings = doc["warnings"].to_string();
     assert!(
@@ -663,15 +641,10 @@ fn a_long_functions_table_folds_the_lines_without_samples() {
     .unwrap();
     let profile = node_cpu_profile(&source, &[], 200, &dir, "long.cpuprofile");
     let profile = profile.to_str().unwrap();
-    let doc = jsprof_json(&[
-        "lines",
-        profile,
-        "--function",
-        "^spin$",
-        "--json",
-        "--context",
-        "1",
-    ]);
+    let doc = jsprof_json(&argv(
+        "lines {} --function ^spin$ --json --context 1",
+        &[&profile],
+    ));
     let lines = json_array(&functions(&doc)[0]["lines"]);
     assert!(
         lines.len() > 60,

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::support::fixtures;
+use crate::support::{argv, fixtures};
 
 /// Numbers as JavaScript leaves them: the client parses `0.0` as the integer 0, so both sides
 /// are compared with integral numbers as integers.
@@ -67,13 +67,14 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs the client with `plan`'s transport and steps; one result per step.
 pub(crate) fn client(plan: Value) -> Vec<Value> {
-    let mut child = Command::new("node")
-        .arg(node_dir().join("mcp-client.mjs"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("run node");
+    let mut child = crate::support::KillOnDrop::spawn(
+        Command::new("node")
+            .arg(node_dir().join("mcp-client.mjs"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit()),
+        "node mcp-client.mjs",
+    );
     use std::io::Write;
     child
         .stdin
@@ -373,15 +374,10 @@ fn cpu_answers_equal_the_cli_and_pages_tile() {
     assert_eq!(items(&r[8]), cli_window["events"].as_array().unwrap());
     assert!(!items(&r[8]).is_empty());
 
-    let cli_diff = cli_json(&[
-        "diff",
-        &profile,
-        &trace,
-        "--samples",
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let cli_diff = cli_json(&argv(
+        "diff {} {} --samples --json --limit 0",
+        &[&profile, &trace],
+    ));
     assert_eq!(items(&r[9]), cli_diff["functions"].as_array().unwrap());
     assert_eq!(r[9]["first"]["noise_floor_ms"], cli_diff["noise_floor_ms"]);
 
@@ -639,15 +635,10 @@ fn heap_answers_equal_the_cli() {
     assert_eq!(doc(&r[5]), &stats);
     let node = cli_json(&["heap", "node", &small, &some_id.to_string(), "--json"]);
     assert_eq!(doc(&r[6]), &node);
-    let retainers = cli_json(&[
-        "heap",
-        "retainers",
-        &small,
-        &some_id.to_string(),
-        "--paths",
-        "3",
-        "--json",
-    ]);
+    let retainers = cli_json(&argv(
+        "heap retainers {} {} --paths 3 --json",
+        &[&small, &some_id.to_string()],
+    ));
     assert_eq!(items(&r[7]), retainers["paths"].as_array().unwrap());
     assert_eq!(r[7]["first"]["object"], retainers["object"]);
     // Values over 500 characters are cut in the answer; everything else is the CLI's.
@@ -694,16 +685,10 @@ fn heap_answers_equal_the_cli() {
         .windows(2)
         .all(|w| w[0]["retained_size"].as_u64() >= w[1]["retained_size"].as_u64()));
     // The root's dominated objects are the CLI's dominator tree's first level.
-    let dominators = cli_json(&[
-        "heap",
-        "dominators",
-        &small,
-        "--json",
-        "--limit",
-        "0",
-        "--depth",
-        "1",
-    ]);
+    let dominators = cli_json(&argv(
+        "heap dominators {} --json --limit 0 --depth 1",
+        &[&small],
+    ));
     let first_level: Vec<Value> = dominators["root"]["children"]
         .as_array()
         .unwrap()
@@ -933,30 +918,23 @@ fn an_agent_finds_the_leak_end_to_end() {
         ]),
     );
     let last = fixture("heap/leak-3-final.heapsnapshot.gz");
-    let cli = cli_json(&[
-        "heap",
-        "leaks",
-        &fixture("heap/leak-1-baseline.heapsnapshot.gz"),
-        &fixture("heap/leak-2-target.heapsnapshot.gz"),
-        &last,
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let cli = cli_json(&argv(
+        "heap leaks {} {} {} --json --limit 0",
+        &[
+            &fixture("heap/leak-1-baseline.heapsnapshot.gz"),
+            &fixture("heap/leak-2-target.heapsnapshot.gz"),
+            &last,
+        ],
+    ));
     let leaks = doc(&r[3]);
     assert_eq!(leaks["total"], cli["total"]);
     assert_eq!(leaks["groups"][0], cli["groups"][0]);
     assert_eq!(leaks["groups"][0]["class"], "Session");
     let sample = cli["groups"][0]["sample_id"].to_string();
-    let retainers = cli_json(&[
-        "heap",
-        "retainers",
-        &last,
-        &sample,
-        "--paths",
-        "1",
-        "--json",
-    ]);
+    let retainers = cli_json(&argv(
+        "heap retainers {} {} --paths 1 --json",
+        &[&last, &sample],
+    ));
     let path = &doc(&r[4])["paths"][0];
     assert_eq!(path, &retainers["paths"][0]);
     assert!(
@@ -995,14 +973,10 @@ fn an_agent_finds_the_leak_end_to_end() {
     assert_eq!(found["self_ms"], row["self_ms"]);
     assert_eq!(found["total_ms"], row["total_ms"]);
     // Its per-line self time is `jsprof lines`'s (the busy loop on line 6 the hottest).
-    let cli_lines = cli_json(&[
-        "lines",
-        profile.to_str().unwrap(),
-        "--function",
-        "^openSession$",
-        "--no-source",
-        "--json",
-    ]);
+    let cli_lines = cli_json(&argv(
+        "lines {} --function ^openSession$ --no-source --json",
+        &[&profile],
+    ));
     let want = &cli_lines["functions"][0];
     assert!(want["ticks"].as_u64().unwrap() > 0, "{want}");
     for k in ["ticks", "lines_self_ms", "hottest_line"] {
@@ -1029,13 +1003,10 @@ fn http_transport_answers_behind_the_token_and_origin_checks() {
         json!({"transport": {"http": {"url": url, "headers": {"Authorization": auth}}}, "steps": steps}),
     );
     assert_eq!(doc(&r[0])["handle"], "h1");
-    let cli = cli_json(&[
-        "top",
-        &fixture("cpu/node-mix.cpuprofile.gz"),
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let cli = cli_json(&argv(
+        "top {} --json --limit 0",
+        &[&fixture("cpu/node-mix.cpuprofile.gz")],
+    ));
     assert_eq!(items(&r[1]), cli["functions"].as_array().unwrap());
 
     // No token, a wrong one, a foreign Origin: the connection is refused before any tool runs.
@@ -1139,14 +1110,10 @@ fn source_on_a_trace_gives_the_clis_line_costs() {
         ]),
     );
     let found = &doc(&r[1])["functions"][0];
-    let cli = cli_json(&[
-        "lines",
-        &fixture(trace),
-        "--function",
-        "^sortBig$",
-        "--no-source",
-        "--json",
-    ]);
+    let cli = cli_json(&argv(
+        "lines {} --function ^sortBig$ --no-source --json",
+        &[&fixture(trace)],
+    ));
     assert_eq!(cli["line_source"], "sample_lines");
     let want = &cli["functions"][0];
     assert!(want["ticks"].as_u64().unwrap() > 100, "{want}");

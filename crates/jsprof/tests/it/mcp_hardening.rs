@@ -8,10 +8,12 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+use crate::support::{argv, KillOnDrop};
 
 /// A directory of this test's own (under the target directory: under no root but those given).
 fn scratch(name: &str) -> PathBuf {
@@ -24,7 +26,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `jsprof mcp` over stdio, spoken to line by line.
 struct Mcp {
-    child: Child,
+    child: KillOnDrop,
     input: ChildStdin,
     output: BufReader<ChildStdout>,
     next_id: u64,
@@ -71,7 +73,7 @@ impl Mcp {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut child = cmd.spawn().expect("start jsprof mcp");
+        let mut child = KillOnDrop::spawn(&mut cmd, "jsprof mcp");
         let mut mcp = Mcp {
             input: child.stdin.take().unwrap(),
             output: BufReader::new(child.stdout.take().unwrap()),
@@ -117,13 +119,6 @@ impl Mcp {
 
     fn pid(&self) -> u32 {
         self.child.id()
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -310,15 +305,10 @@ fn sandwich_is_paged_and_answers_fit_max_bytes_on_the_wire() {
         .map(|i| vec![format!("handler_{i}_with_a_fairly_long_descriptive_name")])
         .collect();
     std::fs::write(&wide, profile(&names)).unwrap();
-    let cli = crate::support::jsprof_json(&[
-        "tree",
-        hub.to_str().unwrap(),
-        "--sandwich",
-        "^hub$",
-        "--max-depth",
-        "3",
-        "--json",
-    ]);
+    let cli = crate::support::jsprof_json(&argv(
+        "tree {} --sandwich ^hub$ --max-depth 3 --json",
+        &[&hub],
+    ));
     let mut mcp = Mcp::start(&[&dir], &["--timeout", "600"]);
     mcp.call("open", json!({"path": "hub.cpuprofile"})).doc();
     for list in ["callers", "callees"] {

@@ -3,9 +3,7 @@
 //! overwritten. Every command that writes a file now writes a new file beside it and renames it
 //! over the path: a link is replaced, never followed.
 
-use std::path::Path;
-
-use crate::support::{assert_ok, fixture_arg, fresh_dir, jsprof};
+use crate::support::{argv, assert_ok, file_names, fixture_arg, fresh_dir, jsprof};
 
 /// Each command that writes a file, with `OUT` where its output path goes, and how its output
 /// starts.
@@ -43,15 +41,6 @@ fn writers(profile: &str) -> Vec<(Vec<&str>, &'static str)> {
     ]
 }
 
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
-}
-
 #[cfg(unix)]
 #[test]
 fn a_symlink_at_the_output_path_is_replaced_never_followed() {
@@ -85,7 +74,7 @@ fn a_symlink_at_the_output_path_is_replaced_never_followed() {
         );
     }
     // No temporary file is left beside the outputs.
-    let left = entries(&dir);
+    let left = file_names(&dir);
     assert!(left.iter().all(|n| !n.starts_with('.')), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -119,14 +108,9 @@ fn a_replaced_file_keeps_its_mode_and_a_failed_write_leaves_it_whole() {
     let before = std::fs::read(&out).unwrap();
     let bad = dir.join("bad.cpuprofile");
     std::fs::write(&bad, b"{\"nodes\": [").unwrap();
-    let failed = jsprof(&[
-        "flamegraph",
-        bad.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let failed = jsprof(&argv("flamegraph {} -o {}", &[&bad, &out]));
     assert_eq!(failed.status.code(), Some(2));
     assert_eq!(std::fs::read(&out).unwrap(), before);
-    assert_eq!(entries(&dir), ["bad.cpuprofile", "flame.svg", "new.svg"]);
+    assert_eq!(file_names(&dir), ["bad.cpuprofile", "flame.svg", "new.svg"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 pub(crate) use crate::page_loads::assert_network_tree_matches;
 use crate::page_loads::{close, input, oracle, MS, PAGE_LOADS, SCORE};
-use crate::support::{fixtures, jsprof, jsprof_json, refused, report_data, temp_file};
+use crate::support::{argv, fixtures, jsprof, jsprof_json, refused, report_data, temp_file};
 
 /// `summary` of a page load names LCP, CLS and INP (the oracle's) and its worst insight: the
 /// first that fails, in the sidebar's order, by the oracle's states. `report` embeds the
@@ -138,13 +138,7 @@ fn page_budgets_pass_and_fail_at_devtools_numbers() {
     let trace = input("trace/pageload.trace");
     let run = |toml: String| {
         let budget = temp_file("page-budget.toml", toml.as_bytes());
-        jsprof(&[
-            "check",
-            &trace,
-            "--budget",
-            budget.to_str().unwrap(),
-            "--json",
-        ])
+        jsprof(&argv("check {} --budget {} --json", &[&trace, &budget]))
     };
     // Just above each number: every budget holds.
     let out = run(format!(
@@ -180,12 +174,7 @@ fn page_budgets_pass_and_fail_at_devtools_numbers() {
     // A profile has no page load: the budget is skipped, and a file of only it is an error.
     let profile = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let budget = temp_file("page-only.toml", b"[page]\nmax_lcp_ms = 1\n");
-    let out = jsprof(&[
-        "check",
-        profile.to_str().unwrap(),
-        "--budget",
-        budget.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv("check {} --budget {}", &[&profile, &budget]));
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -385,15 +374,10 @@ fn lake_trend_of_page_loads_is_insights_dir_per_version() {
     }
     // Not a page load: adds profiles, no metrics.
     let cpu = fixtures().join("cpu/node-mix.cpuprofile.gz");
-    jsprof_json(&[
-        "lake",
-        "add",
-        lake,
-        cpu.to_str().unwrap(),
-        "--label",
-        "version=1.10",
-        "--json",
-    ]);
+    jsprof_json(&argv(
+        "lake add {} {} --label version=1.10 --json",
+        &[&lake, &cpu],
+    ));
     let per_version: Vec<Value> = versions
         .iter()
         .map(|(version, _)| {
@@ -437,13 +421,11 @@ fn lake_trend_of_page_loads_is_insights_dir_per_version() {
         "{text}"
     );
     // Each stored run's LCP is the oracle's.
-    let rows = jsprof_json(&[
-        "lake",
-        "sql",
-        lake,
-        "SELECT m.value, p.source_name FROM page_metrics m JOIN (SELECT DISTINCT source_hash, source_name FROM profiles) p USING (source_hash) WHERE m.metric = 'lcp_ms' ORDER BY p.source_name",
-        "--json",
-    ]);
+    let sql =
+        "SELECT m.value, p.source_name FROM page_metrics m JOIN (SELECT DISTINCT source_hash, \
+               source_name FROM profiles) p USING (source_hash) WHERE m.metric = 'lcp_ms' \
+               ORDER BY p.source_name";
+    let rows = jsprof_json(&argv("lake sql {} {} --json", &[&lake, &sql]));
     assert_eq!(rows["rows"].as_array().unwrap().len(), 5, "{rows}");
     let mut lcps: Vec<f64> = rows["rows"]
         .as_array()

@@ -6,15 +6,37 @@
 
 pub(crate) use crate::page_loads::assert_page_checks;
 use crate::page_loads::{duplicated_page_load, failing_page_load, webp_and_gif_page_load};
-use crate::support::temp_file;
+use crate::support::{jsprof, jsprof_json, temp_file};
+
+/// The page load `trace` (a trace's text) written to the file `name`: `jsprof insights FILE`'s
+/// text holds each of `lines`, and `jsprof summary FILE --json` names each of `failing` among
+/// the page's failing insights: what the shell shows of an insight whose document the reference
+/// tests check.
+fn assert_insights_text(name: &str, trace: &str, lines: &[&str], failing: &[&str]) {
+    let path = temp_file(name, trace.as_bytes());
+    let path = path.to_str().unwrap();
+    let out = jsprof(&["insights", path]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in lines {
+        assert!(text.contains(line), "{line:?} not in:\n{text}");
+    }
+    let summary = jsprof_json(&["summary", path, "--json"]);
+    let listed = summary["page"]["failing_insights"].as_array().unwrap();
+    for key in failing {
+        assert!(
+            listed.iter().any(|k| k == key),
+            "summary's failing insights {listed:?} lack {key}"
+        );
+    }
+}
 
 /// Every page check fails on the edited page load.
 #[test]
 fn the_text_names_each_failing_page_check() {
-    let path = temp_file("page-checks.trace.json", failing_page_load().as_bytes());
     // The text names each with its evidence; `summary` names them among the failing insights.
-    crate::support::assert_insights_text(
-        &path,
+    assert_insights_text(
+        "page-checks.trace.json",
+        &failing_page_load(),
         &[
             "  viewport           fail         not optimized for mobile, INP savings 60.0 ms",
             "  font display       fail         1 fonts hide text while loading",
@@ -36,12 +58,9 @@ fn the_text_names_each_failing_page_check() {
 /// A WebP that compresses badly and a GIF that would play as a video.
 #[test]
 fn the_text_names_the_images_to_shrink() {
-    let path = temp_file(
+    assert_insights_text(
         "image-delivery.trace.json",
-        webp_and_gif_page_load().as_bytes(),
-    );
-    crate::support::assert_insights_text(
-        &path,
+        &webp_and_gif_page_load(),
         &[
             "  image delivery     fail         2 images to shrink",
             "http://localhost:8791/badge.png  (as video 73.2 KB)",
@@ -53,13 +72,10 @@ fn the_text_names_the_images_to_shrink() {
 /// Polyfills and transforms in three scripts, and modules bundled twice.
 #[test]
 fn the_text_names_the_legacy_scripts() {
-    let path = temp_file(
-        "script-insights.trace.json",
-        duplicated_page_load().as_bytes(),
-    );
     // The text lists each script with what was found where (1-based).
-    crate::support::assert_insights_text(
-        &path,
+    assert_insights_text(
+        "script-insights.trace.json",
+        &duplicated_page_load(),
         &[
             "  legacy JS          fail         3 scripts with polyfills or transforms",
             "http://127.0.0.1:8790/slow.js",

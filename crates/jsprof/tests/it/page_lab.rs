@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::record::out_dir;
 use crate::record_page::{insights_oracle, start_chromium};
-use crate::support::{json_array, jsprof, jsprof_json, temp_file};
+use crate::support::{argv, json_array, jsprof, jsprof_json, temp_file};
 
 /// Runs per side: ten, as the issue asks. Two separated groups of 10 have an exact
 /// Mann-Whitney p of 2/184756 = 1.1e-5, so the 100 ms shift stays significant at [`ALPHA`] after
@@ -105,23 +105,10 @@ fn answer(mut stream: TcpStream, stylesheet: bool) {
 
 /// `record --runs` of `url` into `dir`: the manifest it prints.
 fn record_runs(addr: &str, url: &str, runs: usize, dir: &Path) -> Value {
-    let out = jsprof(&[
-        "record",
-        "--chrome",
-        addr,
-        "--trace",
-        "--url",
-        url,
-        "--runs",
-        &runs.to_string(),
-        "--cpu-slowdown",
-        "2",
-        "--settle",
-        "0.5",
-        "--json",
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "record --chrome {} --trace --url {} --runs {} --cpu-slowdown 2 --settle 0.5 --json -o {}",
+        &[&addr, &url, &runs.to_string(), &dir],
+    ));
     assert!(
         out.status.success(),
         "{}",
@@ -263,16 +250,10 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
     // B against A: FCP and LCP grew significantly, by about the planted delay; the new
     // stylesheet is named. The shift is the Hodges-Lehmann estimate of the oracle's values:
     // the median of every pairwise difference target − base.
-    let diff = jsprof_json(&[
-        "diff",
-        "--base",
-        a1.to_str().unwrap(),
-        "--target",
-        dir_b.to_str().unwrap(),
-        "--alpha",
-        ALPHA,
-        "--json",
-    ]);
+    let diff = jsprof_json(&argv(
+        "diff --base {} --target {} --alpha {} --json",
+        &[&a1, &dir_b, &ALPHA],
+    ));
     assert_eq!(diff["kind"], "page_diff", "{diff}");
     for (k, name) in ["fcp_ms", "lcp_ms"].into_iter().enumerate() {
         let m = metric(&diff, name);
@@ -326,15 +307,10 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
         .as_str()
         .is_some_and(|f| f.starts_with("run-")));
     // The text names it too.
-    let text = jsprof(&[
-        "diff",
-        "--base",
-        a1.to_str().unwrap(),
-        "--target",
-        dir_b.to_str().unwrap(),
-        "--alpha",
-        ALPHA,
-    ]);
+    let text = jsprof(&argv(
+        "diff --base {} --target {} --alpha {}",
+        &[&a1, &dir_b, &ALPHA],
+    ));
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.contains("became") && text.contains("style.css") && text.contains("grew"),
@@ -342,16 +318,10 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
     );
 
     // A against A: nothing significant.
-    let same = jsprof_json(&[
-        "diff",
-        "--base",
-        a1.to_str().unwrap(),
-        "--target",
-        a2.to_str().unwrap(),
-        "--alpha",
-        ALPHA,
-        "--json",
-    ]);
+    let same = jsprof_json(&argv(
+        "diff --base {} --target {} --alpha {} --json",
+        &[&a1, &a2, &ALPHA],
+    ));
     let significant: Vec<&Value> = json_array(&same["metrics"])
         .iter()
         .chain([&same["long_tasks"]])
@@ -386,15 +356,7 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
     assert_eq!(code, Some(1), "{doc}");
     assert_eq!(doc["checks"][0]["subject"], "LCP p75");
     let shift = format!("[page]\nmax_lcp_shift_ms = 50\nmax_fcp_shift_ms = 50\nalpha = {ALPHA}\n");
-    let (code, doc) = check(
-        &[
-            "--base",
-            a1.to_str().unwrap(),
-            "--target",
-            dir_b.to_str().unwrap(),
-        ],
-        &shift,
-    );
+    let (code, doc) = check(&argv("--base {} --target {}", &[&a1, &dir_b]), &shift);
     assert_eq!(code, Some(1), "{doc}");
     let failed: Vec<&str> = json_array(&doc["checks"])
         .iter()
@@ -402,14 +364,6 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
         .map(|c| c["subject"].as_str().unwrap())
         .collect();
     assert_eq!(failed, ["FCP shift", "LCP shift"], "{doc}");
-    let (code, doc) = check(
-        &[
-            "--base",
-            a1.to_str().unwrap(),
-            "--target",
-            a2.to_str().unwrap(),
-        ],
-        &shift,
-    );
+    let (code, doc) = check(&argv("--base {} --target {}", &[&a1, &a2]), &shift);
     assert_eq!(code, Some(0), "{doc}");
 }

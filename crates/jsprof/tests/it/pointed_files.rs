@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::support::output_within;
+use crate::support::{output_within, KillOnDrop};
 
 /// A one-function `.cpuprofile` whose script is `script` (a `file://` URL), with 10 samples.
 fn profile_of(script: &Path) -> String {
@@ -28,13 +28,14 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `jsprof ARGS`, killed after `limit`: (stdout, stderr), or a panic naming what hung.
 fn run_within(args: &[&str], limit: Duration) -> (String, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(args)
-        .stdin(Stdio::piped()) // held open: a read of /dev/stdin would wait for ever
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(args)
+            .stdin(Stdio::piped()) // held open: a read of /dev/stdin would wait for ever
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "jsprof",
+    );
     let what = format!("jsprof {args:?} (reading what the profile pointed at)");
     let out = output_within(child, limit, &what);
     let status = out.status;

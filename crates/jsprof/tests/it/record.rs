@@ -5,15 +5,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixtures, json_array, jsprof, jsprof_json, node_with_inspector, output_within,
-    ws_url,
+    argv, assert_ok, chromium_devtools, fixtures, json_array, jsprof, jsprof_json,
+    node_with_inspector, output_within, KillOnDrop,
 };
 
 /// Tests that use Node's fixed SIGUSR1 port 9229 run one at a time (the service's too).
@@ -101,33 +101,23 @@ pub(crate) fn function_names(file: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Every file in `dir` (names only), to check nothing partial was left.
+/// Every file in `dir` (names only; none when it was not made), to check nothing partial was
+/// left.
 pub(crate) fn listing(dir: &Path) -> Vec<String> {
-    match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-            .collect(),
-        Err(_) => Vec::new(),
+    if dir.exists() {
+        crate::support::file_names(dir)
+    } else {
+        Vec::new()
     }
 }
 
 #[test]
 fn record_a_launched_command() {
     let dir = out_dir("command");
-    let v = jsprof_json(&[
-        "record",
-        "--cpu",
-        "--interval",
-        "200",
-        "--heap-sampling",
-        "--heap-snapshot",
-        "--json",
-        "-o",
-        dir.to_str().unwrap(),
-        "--",
-        "node",
-        &hot_js(),
-    ]);
+    let v = jsprof_json(&argv(
+        "record --cpu --interval 200 --heap-sampling --heap-snapshot --json -o {} -- node {}",
+        &[&dir, &hot_js()],
+    ));
     assert_eq!(v["stop_reason"], "ProgramFinished");
     let cpu = find(&v, "cpu");
     assert!(cpu.extension().unwrap() == "cpuprofile" && cpu.starts_with(&dir));
@@ -150,7 +140,7 @@ fn record_a_launched_command() {
 
 #[test]
 fn record_by_inspector_address() {
-    let (mut child, addr) = node_with_inspector(6000);
+    let (_node, addr) = node_with_inspector(6000);
     let dir = out_dir("port");
     let v = record_cpu_one_second(&["--inspect", &addr], &dir);
     assert_eq!(v["stop_reason"], "Duration");
@@ -159,20 +149,12 @@ fn record_by_inspector_address() {
     if let Some(gold) = oracle("cpu-oracle", &cpu) {
         assert!(gold["samples"].as_u64().unwrap() > 100);
     }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]
 fn record_by_pid() {
     let _guard = PORT_9229.lock().unwrap_or_else(|e| e.into_inner());
-    let mut child = Command::new("node")
-        .arg(hot_js())
-        .env("RUN_MS", "8000")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node");
+    let child = crate::support::node_hot(8000);
     // SIGUSR1 before Node installs its handler would kill it: give it a moment to start.
     std::thread::sleep(Duration::from_millis(1000));
     let dir = out_dir("pid");
@@ -180,8 +162,6 @@ fn record_by_pid() {
     let v = record_cpu_one_second(&["--pid", &pid], &dir);
     let cpu = find(&v, "cpu");
     assert_calls(&cpu, "hotFunction");
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]
@@ -189,39 +169,24 @@ fn pid_refused_when_the_port_is_taken() {
     let _guard = PORT_9229.lock().unwrap_or_else(|e| e.into_inner());
     let listener =
         std::net::TcpListener::bind("127.0.0.1:9229").expect("port 9229 free for the test");
-    let mut child = Command::new("node")
-        .arg(hot_js())
-        .env("RUN_MS", "3000")
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = jsprof(&[
-        "record",
-        "--pid",
-        &child.id().to_string(),
-        "--cpu",
-        "--duration",
-        "1",
-    ]);
+    let child = crate::support::node_hot(3000);
+    let out = jsprof(&argv(
+        "record --pid {} --cpu --duration 1",
+        &[&child.id().to_string()],
+    ));
     drop(listener);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("9229") && err.contains("taken"), "{err}");
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]
 fn a_refused_connection_is_a_clear_error() {
     let start = Instant::now();
-    let out = jsprof(&[
-        "record",
-        "--inspect",
-        "127.0.0.1:1",
-        "--cpu",
-        "--duration",
-        "1",
-    ]);
+    let out = jsprof(&argv(
+        "record --inspect 127.0.0.1:1 --cpu --duration 1",
+        &[],
+    ));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -234,22 +199,23 @@ fn a_refused_connection_is_a_clear_error() {
 #[test]
 fn a_target_that_dies_mid_recording_leaves_no_file() {
     let dir = out_dir("dies");
-    let mut recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args([
-            "record",
-            "--cpu",
-            "--heap-snapshot",
-            "-o",
-            dir.to_str().unwrap(),
-            "--",
-            "node",
-            "-e",
-            "setInterval(() => {}, 1000)",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut recorder = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args([
+                "record",
+                "--cpu",
+                "--heap-snapshot",
+                "-o",
+                dir.to_str().unwrap(),
+                "--",
+                "node",
+                "-e",
+                "setInterval(() => {}, 1000)",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+        "jsprof record",
+    );
     // "jsprof: recording pid PID (…)" names each process as it is attached; kill it from
     // outside, as a crash would.
     let mut lines = BufReader::new(recorder.stderr.take().unwrap()).lines();
@@ -287,34 +253,11 @@ fn a_command_that_is_not_there_is_a_clear_error() {
     assert!(err.contains("cannot run /nonexistent/node-binary"), "{err}");
 }
 
-/// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
-pub(crate) fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    if path.exists() {
-        return Some(path);
-    }
-    crate::support::skip_without(
-        &format!("Chromium at {}", path.display()),
-        "apt-get install chromium, or set CHROMIUM",
-    );
-    None
-}
-
-/// Kills the browser (and its children) when the test ends, however it ends.
-pub(crate) struct Browser(pub(crate) Child);
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn record_a_chromium_page() {
-    let Some(chromium) = chromium() else { return };
+    let Some(chromium) = crate::support::chromium() else {
+        return;
+    };
     let dir = out_dir("chromium");
     let profile_dir = dir.join("user-data");
     let page = format!(
@@ -325,36 +268,12 @@ fn record_a_chromium_page() {
             .unwrap()
             .display()
     );
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--remote-debugging-port=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile_dir.display()))
-        .arg(&page)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start chromium");
-    let stderr = child.stderr.take().unwrap();
-    let _browser = Browser(child);
-    let addr = ws_url(stderr, "DevTools listening on ws://", "chromium");
-    let addr = addr.split('/').next().unwrap().to_string();
+    let (_browser, addr) = chromium_devtools(&chromium, &[], &profile_dir, &page);
     std::thread::sleep(Duration::from_millis(500)); // let the page start its work
-    let v = jsprof_json(&[
-        "record",
-        "--chrome",
-        &addr,
-        "--trace",
-        "--cpu",
-        "--duration",
-        "2",
-        "--json",
-        "-o",
-        dir.join("out").to_str().unwrap(),
-    ]);
+    let v = jsprof_json(&argv(
+        "record --chrome {} --trace --cpu --duration 2 --json -o {}",
+        &[&addr, &dir.join("out")],
+    ));
     let trace = find(&v, "trace");
     let text = std::fs::read(&trace).unwrap();
     let json: Value = serde_json::from_slice(&text).expect("the trace is JSON");
@@ -374,22 +293,23 @@ fn record_a_chromium_page() {
 
 #[test]
 fn ctrl_c_stops_and_saves() {
-    let (mut node, addr) = node_with_inspector(8000);
+    let (_node, addr) = node_with_inspector(8000);
     let dir = out_dir("sigint");
-    let recorder = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args([
-            "record",
-            "--inspect",
-            &addr,
-            "--cpu",
-            "--json",
-            "-o",
-            dir.to_str().unwrap(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let recorder = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args([
+                "record",
+                "--inspect",
+                &addr,
+                "--cpu",
+                "--json",
+                "-o",
+                dir.to_str().unwrap(),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "jsprof record",
+    );
     std::thread::sleep(Duration::from_millis(1500));
     Command::new("kill")
         .args(["-INT", &recorder.id().to_string()])
@@ -400,18 +320,15 @@ fn ctrl_c_stops_and_saves() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stop_reason"], "Interrupted");
     assert_calls(&find(&v, "cpu"), "hotFunction");
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 /// Runs `cmd` (a `jsprof record --json`) to its end and returns its JSON; fails if it fails, or
 /// kills it and fails after `secs` (a hang is a failure, not a CI run that never ends).
 pub(crate) fn record_within(cmd: &mut Command, secs: u64, what: &str) -> Value {
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = KillOnDrop::spawn(
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
+        "jsprof record",
+    );
     // Drained while it runs: a full pipe must not stall it.
     let out = output_within(child, Duration::from_secs(secs), what);
     assert!(
@@ -450,14 +367,7 @@ fn periodic_heap_snapshots() {
         "each snapshot has its own file"
     );
     for s in &snapshots {
-        let summary = jsprof_json(&[
-            "heap",
-            "summary",
-            "--json",
-            "--limit",
-            "1",
-            s.to_str().unwrap(),
-        ]);
+        let summary = jsprof_json(&argv("heap summary --json --limit 1 {}", &[&s]));
         assert!(summary["node_count"].as_u64().unwrap() > 1000);
     }
 }

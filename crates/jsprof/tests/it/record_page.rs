@@ -8,49 +8,37 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::record::{chromium, find, listing, out_dir, Browser};
-use crate::support::{json_array, jsprof, jsprof_json, ws_url};
+use crate::record::{find, listing, out_dir};
+use crate::support::{
+    argv, chromium, chromium_devtools, json_array, jsprof, jsprof_json, KillOnDrop,
+};
 
 /// The oracle rounds ms to 0.001; the brief's tolerance for times.
 const MS: f64 = 0.01;
 
 /// A headless Chromium on a free port of 127.0.0.1, showing one blank page of the user's own.
 pub(crate) struct Chromium {
-    _browser: Browser,
+    _browser: KillOnDrop,
     pub(crate) addr: String,
 }
 
 pub(crate) fn start_chromium(name: &str) -> Option<Chromium> {
     let chromium = chromium()?;
     let profile = out_dir(&format!("{name}-profile"));
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-extensions",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-            "--window-size=1280,720",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("about:blank")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start chromium");
-    let stderr = child.stderr.take().unwrap();
-    let browser = Browser(child);
-    let addr = ws_url(stderr, "DevTools listening on ws://", "chromium");
-    let addr = addr.split('/').next().unwrap().to_string();
+    let flags = [
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-extensions",
+        "--remote-debugging-address=127.0.0.1",
+        "--window-size=1280,720",
+    ];
+    let (browser, addr) = chromium_devtools(&chromium, &flags, &profile, "about:blank");
     Some(Chromium {
         _browser: browser,
         addr,
@@ -73,15 +61,8 @@ fn node_and_chromium(name: &str) -> Option<Chromium> {
 /// `tools/gen/pageload-server.js`: the shop page (LCP image, shifts, requests, a third party on
 /// PORT+1), on 127.0.0.1.
 struct Site {
-    child: Child,
+    _child: KillOnDrop,
     port: u16,
-}
-
-impl Drop for Site {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Site {
@@ -106,13 +87,14 @@ fn pageload_site() -> Site {
     // Another process may take a port between the check and the bind: then try others.
     for _ in 0..5 {
         let port = free_port_pair();
-        let mut child = Command::new("node")
-            .arg(&script)
-            .arg(port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("node pageload-server.js");
+        let mut child = KillOnDrop::spawn(
+            Command::new("node")
+                .arg(&script)
+                .arg(port.to_string())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped()),
+            "node pageload-server.js",
+        );
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let mut listening = 0;
         while listening < 2 {
@@ -124,10 +106,11 @@ fn pageload_site() -> Site {
         }
         if listening == 2 {
             std::thread::spawn(move || for _ in lines {});
-            return Site { child, port };
+            return Site {
+                _child: child,
+                port,
+            };
         }
-        let _ = child.kill();
-        let _ = child.wait();
     }
     panic!("pageload-server.js could not listen");
 }
@@ -222,17 +205,10 @@ fn record_url_gives_the_trace_engines_page_load() {
     let site = pageload_site();
     let dir = out_dir("url");
     let started = Instant::now();
-    let out = jsprof(&[
-        "record",
-        "--chrome",
-        &browser.addr,
-        "--url",
-        &site.url(),
-        "--trace",
-        "--json",
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "record --chrome {} --url {} --trace --json -o {}",
+        &[&browser.addr, &site.url(), &dir],
+    ));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     // Progress on stderr: the load event, then the trace's collection.
@@ -406,20 +382,21 @@ fn record_url_keeps_the_trace_of_a_page_that_does_not_load() {
     );
     // Chromium traces one recording at a time: a page load while another trace runs is refused
     // with Chromium's reason, and its tab closed.
-    let mut other = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args([
-            "record",
-            "--chrome",
-            &browser.addr,
-            "--trace",
-            "--duration",
-            "3",
-        ])
-        .args(["-o", o])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("jsprof record");
+    let mut other = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args([
+                "record",
+                "--chrome",
+                &browser.addr,
+                "--trace",
+                "--duration",
+                "3",
+            ])
+            .args(["-o", o])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+        "jsprof record",
+    );
     let mut lines = BufReader::new(other.stderr.take().unwrap()).lines();
     while let Some(Ok(line)) = lines.next() {
         if line.starts_with("jsprof: recording") {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::record::{artifacts, function_names, out_dir, record_hot, record_within};
-use crate::support::{assert_ok, fixtures, json_array, jsprof, jsprof_json};
+use crate::support::{argv, assert_ok, fixtures, json_array, jsprof, jsprof_json, KillOnDrop};
 
 fn fixture(name: &str) -> PathBuf {
     fixtures().join("record").join(name)
@@ -81,20 +81,21 @@ fn record_two_targets(name: &str, what: &str) -> (Value, Vec<Target>) {
 /// `jsprof record --cpu --json -o DIR/out FLAGS -- node fixtures/record/forever.js` started
 /// (stdout and stderr piped), `DIR` the test's `out_dir(name)`; the recorder and the folder
 /// where the program writes its processes' pids (`PIDS_DIR`).
-fn record_forever(name: &str, flags: &[&str]) -> (std::process::Child, PathBuf) {
+fn record_forever(name: &str, flags: &[&str]) -> (KillOnDrop, PathBuf) {
     let dir = out_dir(name);
     let pids_dir = dir.join("pids");
     std::fs::create_dir_all(&pids_dir).unwrap();
-    let recorder = record_cmd(&dir.join("out"))
-        .args(flags)
-        .arg("--")
-        .arg("node")
-        .arg(fixture("forever.js"))
-        .env("PIDS_DIR", &pids_dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let recorder = KillOnDrop::spawn(
+        record_cmd(&dir.join("out"))
+            .args(flags)
+            .arg("--")
+            .arg("node")
+            .arg(fixture("forever.js"))
+            .env("PIDS_DIR", &pids_dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "jsprof record",
+    );
     (recorder, pids_dir)
 }
 
@@ -293,11 +294,12 @@ fn sigterm_saves_every_profile_and_stops_the_tree() {
 #[test]
 fn a_closed_pipe_ends_the_listing_quietly() {
     let dir = out_dir("pipe");
-    let mut recorder = record_hot(&["--cpu"], &dir, "300")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut recorder = KillOnDrop::spawn(
+        record_hot(&["--cpu"], &dir, "300")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "jsprof record",
+    );
     // Read one line (the program's own "done"), then close the pipe as `head -1` does.
     let mut stdout = BufReader::new(recorder.stdout.take().unwrap());
     let mut first = String::new();
@@ -361,16 +363,10 @@ fn periodic_snapshot_names_sort_in_order() {
 
 #[test]
 fn a_snapshot_period_too_short_is_refused() {
-    let out = jsprof(&[
-        "record",
-        "--heap-snapshot",
-        "--every",
-        "0.05",
-        "--",
-        "node",
-        "-e",
-        "0",
-    ]);
+    let out = jsprof(&argv(
+        "record --heap-snapshot --every 0.05 -- node -e 0",
+        &[],
+    ));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--every 0.05: at least 0.25 s"), "{err}");
@@ -399,12 +395,13 @@ fn open_serves_the_recording() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut recorder = record_hot(&["--cpu", "--open"], &dir.join("out"), "300")
-        .env("PATH", path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut recorder = KillOnDrop::spawn(
+        record_hot(&["--cpu", "--open"], &dir.join("out"), "300")
+            .env("PATH", path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+        "jsprof record",
+    );
     let deadline = Instant::now() + Duration::from_secs(60);
     let url = loop {
         if let Ok(url) = std::fs::read_to_string(&opened) {
@@ -412,10 +409,7 @@ fn open_serves_the_recording() {
                 break url;
             }
         }
-        if Instant::now() > deadline {
-            let _ = recorder.kill();
-            panic!("no browser was opened");
-        }
+        assert!(Instant::now() <= deadline, "no browser was opened");
         std::thread::sleep(Duration::from_millis(100));
     };
     let rest = url.strip_prefix("http://").expect(&url);

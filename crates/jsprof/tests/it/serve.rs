@@ -7,26 +7,21 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, jsprof, jsprof_json, node_with_inspector, temp_file};
+use crate::support::{
+    argv, fixtures, json_array, jsprof, jsprof_json, node_with_inspector, temp_file, KillOnDrop,
+};
 
-/// A running `jsprof serve`.
+/// A running `jsprof serve`, killed on drop.
 pub(crate) struct Serve {
-    pub(crate) child: Child,
+    pub(crate) child: KillOnDrop,
     pub(crate) addr: String,
     pub(crate) token: String,
     pub(crate) data: PathBuf,
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 pub(crate) fn data_dir(name: &str) -> PathBuf {
@@ -58,14 +53,15 @@ pub(crate) fn serve_env(data: &Path, extra: &[&str], env: &[(&str, &str)]) -> Se
 /// `jsprof serve` on `data` with `extra` flags, which must refuse to start: its exit code and
 /// stderr. One still running after 30 s (it started) is killed and fails, naming `what`.
 pub(crate) fn serve_refused(data: &Path, extra: &[&str], what: &str) -> (Option<i32>, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
-        .arg(data)
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+            .arg(data)
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+        "jsprof serve",
+    );
     let out = crate::support::output_within(child, Duration::from_secs(30), what);
     (
         out.status.code(),
@@ -79,13 +75,14 @@ pub(crate) fn start(args: &[&str]) -> Serve {
 }
 
 fn start_env(args: &[&str], env: &[(&str, &str)]) -> Serve {
-    let child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(args)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start jsprof serve");
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(args)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+        "jsprof serve",
+    );
     serving(child, Path::new(""))
 }
 
@@ -93,7 +90,7 @@ fn start_env(args: &[&str], env: &[(&str, &str)]) -> Serve {
 /// `data` as its data directory. One that printed nothing fails with its stderr when that is
 /// piped; a piped stderr is otherwise drained on a thread of its own, so that a full pipe never
 /// blocks the server.
-pub(crate) fn serving(mut child: Child, data: &Path) -> Serve {
+pub(crate) fn serving(mut child: KillOnDrop, data: &Path) -> Serve {
     let line = crate::support::first_line(&mut child);
     if line.is_empty() {
         let status = child.wait().unwrap();
@@ -371,7 +368,7 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
     if !have_node() {
         return;
     }
-    let (mut node, addr) = node_with_inspector(60_000);
+    let (_node, addr) = node_with_inspector(60_000);
     let s = serve(&data_dir("life"), &[]);
     let r = s
         .post_json(
@@ -513,8 +510,6 @@ fn serve_records_a_node_process_over_its_whole_life_cycle() {
     assert_eq!(bad.status, 400);
     let bad = s.post_json("/api/sessions", json!({"target": addr, "record": ["gpu"]}));
     assert_eq!(bad.status, 400);
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 /// The fixtures of every kind jsprof reads.
@@ -698,28 +693,17 @@ fn heap_views_answer_the_same_with_and_without_the_background_build() {
     }
     expected.push((
         format!("api:retainers/{id}?paths=3"),
-        cli(&[
-            "heap",
-            "retainers",
-            path,
-            &id.to_string(),
-            "--json",
-            "--paths",
-            "3",
-        ]),
+        cli(&argv(
+            "heap retainers {} {} --json --paths 3",
+            &[&path, &id.to_string()],
+        )),
     ));
     expected.push((
         format!("ui:edges/{id}?retainers=1&offset=0&limit=30"),
-        cli(&[
-            "heap",
-            "edges",
-            path,
-            &id.to_string(),
-            "--retainers",
-            "--limit",
-            "30",
-            "--json",
-        ]),
+        cli(&argv(
+            "heap edges {} {} --retainers --limit 30 --json",
+            &[&path, &id.to_string()],
+        )),
     ));
     let min_members = count.to_string();
     let mut dominated = Vec::new();
@@ -1000,27 +984,19 @@ fn serve_checks_host_token_and_origin_on_every_request() {
 
 #[test]
 fn serve_refuses_a_public_address_without_a_token() {
-    let out = jsprof(&[
-        "serve",
-        "--addr",
-        "0.0.0.0:0",
-        "--data-dir",
-        data_dir("public").to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "serve --addr 0.0.0.0:0 --data-dir {}",
+        &[&data_dir("public")],
+    ));
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("without --token"), "{err}");
     assert!(out.stdout.is_empty());
     // Nor does it accept a short token.
-    let out = jsprof(&[
-        "serve",
-        "--addr",
-        "127.0.0.1:0",
-        "--token",
-        "abc",
-        "--data-dir",
-        data_dir("short").to_str().unwrap(),
-    ]);
+    let out = jsprof(&argv(
+        "serve --addr 127.0.0.1:0 --token abc --data-dir {}",
+        &[&data_dir("short")],
+    ));
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -1071,7 +1047,7 @@ fn serve_saves_recordings_in_progress_when_terminated() {
         return;
     }
     let data = data_dir("sigterm");
-    let (mut node, addr) = node_with_inspector(60_000);
+    let (_node, addr) = node_with_inspector(60_000);
     let mut s = serve(&data, &[]);
     let r = s
         .post_json(
@@ -1091,16 +1067,12 @@ fn serve_saves_recordings_in_progress_when_terminated() {
     let s = serve(&data, &[]);
     let session = s.get(&format!("/api/sessions/{id}")).json();
     assert_eq!(session["state"], "stopped", "{session}");
-    let kinds: Vec<&str> = session["artifacts"]
-        .as_array()
-        .unwrap()
+    let kinds: Vec<&str> = json_array(&session["artifacts"])
         .iter()
         .map(|a| a["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["cpu", "heap-sampling"]);
     assert_eq!(session["timelines"].as_array().unwrap().len(), 1);
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 #[test]
@@ -1111,13 +1083,7 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
     let _guard = crate::record::PORT_9229
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    let mut node = Command::new("node")
-        .arg(fixtures().join("record/hot.js"))
-        .env("RUN_MS", "30000")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node");
+    let node = crate::support::node_hot(30_000);
     // SIGUSR1 before Node installs its handler would kill it: give it a moment to start.
     std::thread::sleep(Duration::from_millis(1000));
     let s = serve(&data_dir("pid"), &["--allow-pid-targets"]);
@@ -1149,8 +1115,6 @@ fn serve_records_by_pid_and_knows_the_pid_and_its_address_are_one_target() {
             .status,
         404
     );
-    let _ = node.kill();
-    let _ = node.wait();
 }
 
 /// The filters as query parameters: the service's `top`, `tree` and `events` answer byte for
@@ -1221,14 +1185,8 @@ fn serve_applies_the_cli_filters() {
     // The UI: focus on buildTree keeps its total, to the table's rounding.
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let id = s.import(&file)["session_id"].as_str().unwrap().to_string();
-    let top: Value = serde_json::from_slice(&cli(&[
-        "top",
-        file.to_str().unwrap(),
-        "--json",
-        "--limit",
-        "0",
-    ]))
-    .unwrap();
+    let top: Value =
+        serde_json::from_slice(&cli(&argv("top {} --json --limit 0", &[&file]))).unwrap();
     let build_tree = top["functions"]
         .as_array()
         .unwrap()
@@ -1295,14 +1253,10 @@ fn serve_applies_the_cli_filters() {
             "/api/ui/sessions/{a}/artifacts/1/diff?base={b}/1&focus=checksum"
         ))
         .json();
-    let want: Value = serde_json::from_slice(&cli(&[
-        "diff",
-        before.to_str().unwrap(),
-        after.to_str().unwrap(),
-        "--json",
-        "--focus",
-        "checksum",
-    ]))
+    let want: Value = serde_json::from_slice(&cli(&argv(
+        "diff {} {} --json --focus checksum",
+        &[&before, &after],
+    )))
     .unwrap();
     let rows = |v: &Value| -> Vec<(String, f64, f64)> {
         v["functions"]
@@ -1352,12 +1306,7 @@ fn serve_applies_the_cli_filters() {
 /// it, with the page's own escapes (`<` as `\u003c`, U+2028/2029) undone.
 pub(crate) fn report_views(file: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     let out = temp_file("one-answer-report.html", b"");
-    cli(&[
-        "report",
-        file.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    cli(&argv("report {} -o {}", &[&file, &out]));
     let html = std::fs::read_to_string(&out).unwrap();
     let open = r#"<script id="jsprof-data" type="application/json">"#;
     let start = html.find(open).expect("the page embeds its data") + open.len();
@@ -1587,8 +1536,8 @@ struct Asked {
     what: &'static str,
     /// The file asked about: an index into the table's files.
     file: usize,
-    /// `jsprof` arguments, `FILE` standing for the file.
-    cli: &'static [&'static str],
+    /// `jsprof`'s arguments as one types them, `FILE` standing for the file.
+    cli: &'static str,
     /// The service's path under the artifact (`top?…`) or, for `timelines/…`, the session.
     url: &'static str,
     /// The MCP tool and its arguments (JSON, the handle added), paged to the end.
@@ -1613,7 +1562,7 @@ const ASKED_FILES: [&str; 3] = [
 const ASK: Asked = Asked {
     what: "",
     file: 0,
-    cli: &[],
+    cli: "",
     url: "",
     mcp: None,
     mcp_lists: &[],
@@ -1626,7 +1575,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "top",
         file: 0,
-        cli: &["top", "FILE", "--limit", "0", "--json"],
+        cli: "top FILE --limit 0 --json",
         url: "top?limit=0",
         mcp: Some(("top", "{}")),
         report: Some("top"),
@@ -1636,7 +1585,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "top by total",
         file: 0,
-        cli: &["top", "FILE", "--by", "total", "--limit", "0", "--json"],
+        cli: "top FILE --by total --limit 0 --json",
         url: "top?by=total&limit=0",
         mcp: Some(("top", r#"{"by": "total"}"#)),
         lake: Some(&["--by", "total"]),
@@ -1645,19 +1594,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "top by total, filtered",
         file: 0,
-        cli: &[
-            "top",
-            "FILE",
-            "--by",
-            "total",
-            "--limit",
-            "0",
-            "--focus",
-            "a",
-            "--exclude",
-            "^b",
-            "--json",
-        ],
+        cli: "top FILE --by total --limit 0 --focus a --exclude ^b --json",
         url: "top?by=total&limit=0&focus=a&exclude=%5Eb",
         mcp: Some((
             "top",
@@ -1668,7 +1605,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "tree (top-down)",
         file: 0,
-        cli: &["tree", "FILE", "--json"],
+        cli: "tree FILE --json",
         url: "tree",
         mcp: Some(("tree", r#"{"max_depth": 100000}"#)),
         ..ASK
@@ -1676,7 +1613,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "tree (bottom-up)",
         file: 0,
-        cli: &["tree", "FILE", "--bottom-up", "--json"],
+        cli: "tree FILE --bottom-up --json",
         url: "tree?bottom_up=1",
         mcp: Some(("tree", r#"{"bottom_up": true, "max_depth": 100000}"#)),
         ..ASK
@@ -1684,17 +1621,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "events in a range, of two types",
         file: 0,
-        cli: &[
-            "events",
-            "FILE",
-            "--thread",
-            "1",
-            "--range",
-            "10..40",
-            "--type",
-            "JS_CALL,GC",
-            "--json",
-        ],
+        cli: "events FILE --thread 1 --range 10..40 --type JS_CALL,GC --json",
         url: "timelines/1/events?range=10..40&types=JS_CALL,GC",
         mcp: Some((
             "events",
@@ -1705,9 +1632,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "flame chart window",
         file: 0,
-        cli: &[
-            "events", "FILE", "--thread", "1", "--range", "50..60", "--json",
-        ],
+        cli: "events FILE --thread 1 --range 50..60 --json",
         url: "timelines/1/events?range=50..60",
         mcp: Some(("flame_chart", r#"{"thread": "1", "range": "50..60"}"#)),
         ..ASK
@@ -1718,15 +1643,7 @@ const ASKED: &[Asked] = &[
         // (MCP's most) holds this profile's trees whole.
         what: "sandwich",
         file: 0,
-        cli: &[
-            "tree",
-            "FILE",
-            "--sandwich",
-            "^sorters$",
-            "--max-depth",
-            "51",
-            "--json",
-        ],
+        cli: "tree FILE --sandwich ^sorters$ --max-depth 51 --json",
         url: "tree?sandwich=%5Esorters%24&max_depth=51",
         mcp: Some(("sandwich", r#"{"function": "^sorters$", "max_depth": 51}"#)),
         mcp_lists: &["callers", "callees"],
@@ -1736,15 +1653,7 @@ const ASKED: &[Asked] = &[
         // One function matches; its trees cut two levels below it, at every door.
         what: "sandwich of one match, two levels",
         file: 0,
-        cli: &[
-            "tree",
-            "FILE",
-            "--sandwich",
-            "^buildTree$",
-            "--max-depth",
-            "3",
-            "--json",
-        ],
+        cli: "tree FILE --sandwich ^buildTree$ --max-depth 3 --json",
         url: "tree?sandwich=%5EbuildTree%24&max_depth=3",
         mcp: Some(("sandwich", r#"{"function": "^buildTree$", "max_depth": 3}"#)),
         mcp_lists: &["callers", "callees"],
@@ -1753,7 +1662,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "summary",
         file: 0,
-        cli: &["summary", "FILE", "--json"],
+        cli: "summary FILE --json",
         url: "summary",
         report: Some("summary"),
         ..ASK
@@ -1762,7 +1671,7 @@ const ASKED: &[Asked] = &[
         // `open` answers with the summary of its five top functions.
         what: "summary of five functions",
         file: 0,
-        cli: &["summary", "FILE", "--limit", "5", "--json"],
+        cli: "summary FILE --limit 5 --json",
         url: "summary?limit=5",
         mcp: Some(("open", "{}")),
         mcp_at: Some("summary"),
@@ -1771,7 +1680,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "insights",
         file: 1,
-        cli: &["insights", "FILE", "--json"],
+        cli: "insights FILE --json",
         url: "insights",
         mcp: Some(("trace_insights", "{}")),
         mcp_lists: &[
@@ -1789,7 +1698,7 @@ const ASKED: &[Asked] = &[
     Asked {
         what: "heap summary",
         file: 2,
-        cli: &["heap", "summary", "FILE", "--limit", "0", "--json"],
+        cli: "heap summary FILE --limit 0 --json",
         url: "heap/summary?limit=0",
         mcp: Some(("heap_summary", "{}")),
         report: Some("heap_summary"),
@@ -1871,8 +1780,8 @@ fn the_same_question_gets_the_same_bytes_at_every_door() {
         let file = files[a.file].to_str().unwrap();
         let args: Vec<&str> = a
             .cli
-            .iter()
-            .map(|x| if *x == "FILE" { file } else { x })
+            .split_whitespace()
+            .map(|x| if x == "FILE" { file } else { x })
             .collect();
         strip(&cli(&args))
     };

@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::{
-    assert_ok, fixtures, fresh_dir, json_array, jsprof, jsprof_json, node_cpu_profile,
+    argv, assert_ok, fixtures, fresh_dir, json_array, jsprof, jsprof_json, node_cpu_profile,
 };
 use crate::ui::node_dir;
 
@@ -165,13 +165,7 @@ fn linked_map_next_to_the_bundle() {
     };
     check_mapped(&profile, &[]);
     // Every view takes the original names (tree, filters on the original name).
-    let tree = jsprof_json(&[
-        "tree",
-        "--json",
-        profile.to_str().unwrap(),
-        "--focus",
-        "^score$",
-    ]);
+    let tree = jsprof_json(&argv("tree --json {} --focus ^score$", &[&profile]));
     assert_eq!(tree["nodes"][0]["name"], "score");
 }
 

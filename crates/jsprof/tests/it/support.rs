@@ -2,10 +2,10 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-pub use jsprof_testkit::{fixture_text, fixtures, golden, run_oracle, skip_without};
+pub use jsprof_testkit::{fixture_text, fixtures, golden, run_oracle, skip_without, KillOnDrop};
 
 /// A fixture's path as the CLI takes it: `cpu/tsc.cpuprofile.gz` under `fixtures/`, as text.
 pub fn fixture_arg(rel: &str) -> String {
@@ -90,6 +90,25 @@ pub fn node_cpu_profile(
     dir.join(name)
 }
 
+/// A command line written as one types it, its words split at spaces, each `{}` standing for the
+/// next of `values` whole (a path with a space in it stays one word):
+/// `argv("top {} --json", &[&path])` is `["top", path, "--json"]`.
+pub fn argv<'a>(line: &'a str, values: &[&'a dyn AsRef<Path>]) -> Vec<&'a str> {
+    let mut values = values.iter();
+    let words = line
+        .split_whitespace()
+        .map(|word| match word {
+            "{}" => {
+                let value: &'a dyn AsRef<Path> = *values.next().expect("a value for each {}");
+                value.as_ref().to_str().expect("a UTF-8 value")
+            }
+            word => word,
+        })
+        .collect();
+    assert!(values.next().is_none(), "more values than {{}} in {line:?}");
+    words
+}
+
 /// Runs `jsprof` with `args` (as [`jsprof`]) and asserts that it succeeded.
 pub fn jsprof_ok(args: &[&str]) -> Output {
     let out = jsprof(args);
@@ -155,25 +174,6 @@ pub fn jsprof_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
-/// `jsprof insights PATH`'s text holds each of `lines`, and `jsprof summary PATH --json` names
-/// each of `failing` among the page's failing insights: what the shell shows of an insight
-/// whose document the caller has checked.
-pub fn assert_insights_text(path: &std::path::Path, lines: &[&str], failing: &[&str]) {
-    let out = jsprof(&["insights", path.to_str().unwrap()]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    for line in lines {
-        assert!(text.contains(line), "{line:?} not in:\n{text}");
-    }
-    let summary = jsprof_json(&["summary", path.to_str().unwrap(), "--json"]);
-    let listed = summary["page"]["failing_insights"].as_array().unwrap();
-    for key in failing {
-        assert!(
-            listed.iter().any(|k| k == key),
-            "summary's failing insights {listed:?} lack {key}"
-        );
-    }
-}
-
 /// An empty folder of the test's own under the target directory's temp area:
 /// `NAME-PID`, emptied first when an earlier test of this run left it.
 pub fn fresh_dir(name: &str) -> PathBuf {
@@ -182,6 +182,16 @@ pub fn fresh_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// The names of the entries of the folder `dir`, sorted (a folder that is not there fails).
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
 
 /// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
@@ -195,21 +205,90 @@ pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
 
 /// Starts `node --inspect=127.0.0.1:0 fixtures/record/hot.js` running for `run_ms` and returns
 /// it with its inspector's address (`127.0.0.1:PORT`).
-pub fn node_with_inspector(run_ms: u64) -> (std::process::Child, String) {
-    let mut child = std::process::Command::new("node")
-        .arg("--inspect=127.0.0.1:0")
-        .arg(fixtures().join("record/hot.js"))
-        .env("RUN_MS", run_ms.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("node");
-    let url = ws_url(
-        child.stderr.take().unwrap(),
-        "Debugger listening on ws://",
+pub fn node_with_inspector(run_ms: u64) -> (KillOnDrop, String) {
+    let hot = fixtures().join("record/hot.js");
+    let (child, url) = node_inspecting("127.0.0.1:0", &[hot.to_str().unwrap()], run_ms);
+    (child, url.split('/').next().unwrap().to_string())
+}
+
+/// Starts `node --inspect=BIND ARGS…` (`RUN_MS` set to `run_ms`) and returns it with what its
+/// inspector announced: `HOST:PORT/TARGET-ID`.
+pub fn node_inspecting(bind: &str, args: &[&str], run_ms: u64) -> (KillOnDrop, String) {
+    let mut child = KillOnDrop::spawn(
+        Command::new("node")
+            .arg(format!("--inspect={bind}"))
+            .args(args)
+            .env("RUN_MS", run_ms.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
         "node",
     );
+    let stderr = child.stderr.take().unwrap();
+    let url = ws_url(stderr, "Debugger listening on ws://", "node");
+    (child, url)
+}
+
+/// Where Chromium is: `$CHROMIUM`, else Debian's `/usr/bin/chromium`.
+pub fn chromium_path() -> PathBuf {
+    std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+/// Debian's Chromium (or `CHROMIUM`); `None` outside CI when it is not installed.
+pub fn chromium() -> Option<PathBuf> {
+    let path = chromium_path();
+    if path.exists() {
+        return Some(path);
+    }
+    skip_without(
+        &format!("Chromium at {}", path.display()),
+        "apt-get install chromium, or set CHROMIUM",
+    );
+    None
+}
+
+/// `CHROMIUM --headless --no-sandbox --disable-gpu FLAGS… --user-data-dir=PROFILE PAGE`, its
+/// stdout discarded.
+pub fn chromium_command(chromium: &Path, flags: &[&str], profile: &Path, page: &str) -> Command {
+    let mut cmd = Command::new(chromium);
+    cmd.args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .args(flags)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(page)
+        .stdout(Stdio::null());
+    cmd
+}
+
+/// [`chromium_command`] started with `--remote-debugging-port=0` last of `flags`: the browser
+/// and the address its DevTools protocol listens on (`127.0.0.1:PORT`).
+pub fn chromium_devtools(
+    chromium: &Path,
+    flags: &[&str],
+    profile: &Path,
+    page: &str,
+) -> (KillOnDrop, String) {
+    let flags = [flags, &["--remote-debugging-port=0"]].concat();
+    let mut child = KillOnDrop::spawn(
+        chromium_command(chromium, &flags, profile, page).stderr(Stdio::piped()),
+        "chromium",
+    );
+    let stderr = child.stderr.take().unwrap();
+    let url = ws_url(stderr, "DevTools listening on ws://", "chromium");
     (child, url.split('/').next().unwrap().to_string())
+}
+
+/// `node fixtures/record/hot.js` running for `run_ms`, its output discarded: a process for
+/// `--pid` to attach to.
+pub fn node_hot(run_ms: u64) -> KillOnDrop {
+    KillOnDrop::spawn(
+        Command::new("node")
+            .arg(fixtures().join("record/hot.js"))
+            .env("RUN_MS", run_ms.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+        "node",
+    )
 }
 
 /// The first line a child (`jsprof view`, `jsprof serve`) prints on its piped stdout, trimmed:
@@ -261,7 +340,7 @@ pub fn wait_within(child: &mut Child, limit: Duration, what: &str) -> ExitStatus
 /// `child`'s exit status and all it wrote on its stdout and stderr (empty when not piped), as
 /// [`wait_within`] waits for it. The pipes are read on threads of their own, so that a chatty
 /// child never blocks on a full pipe.
-pub fn output_within(mut child: Child, limit: Duration, what: &str) -> Output {
+pub fn output_within(mut child: KillOnDrop, limit: Duration, what: &str) -> Output {
     fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
         std::thread::spawn(move || {
             let mut v = Vec::new();

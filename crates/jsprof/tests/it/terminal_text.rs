@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{assert_ok, fresh_dir, jsprof, jsprof_json};
+use crate::support::{argv, assert_ok, fresh_dir, jsprof, jsprof_json};
 
 /// A name that clears the screen, returns to the line's start, and forges a row after a break.
 const NAME: &str =
@@ -100,14 +100,7 @@ fn lake_ls_sql_and_top_show_names_and_labels_escaped() {
     let lake = dir.join("lake");
     let l = lake.to_str().unwrap();
     let label = "team=a\u{1b}[31m\r\nforged row";
-    let out = jsprof(&[
-        "lake",
-        "add",
-        l,
-        profile.to_str().unwrap(),
-        "--label",
-        label,
-    ]);
+    let out = jsprof(&argv("lake add {} {} --label {}", &[&l, &profile, &label]));
     assert_ok(&out, "lake add");
     for args in [
         vec!["lake", "ls", l],

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fixtures, golden, json_array, jsprof, jsprof_json};
+use crate::support::{argv, assert_ok, fixtures, golden, json_array, jsprof, jsprof_json};
 
 /// Traces and their goldens (`<name>.devtools.json.gz` beside `<name>.json.gz`).
 const TRACES: &[(&str, &str)] = &[
@@ -33,6 +33,17 @@ fn path(rel: &str) -> String {
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap()
+}
+
+/// Our (self, total) ms are those of DevTools' Bottom-up row `r` within 0.01 ms; `what` names
+/// the row in a failure.
+fn assert_devtools_row((s, t): (f64, f64), r: &Value, what: &str) {
+    assert!(
+        (s - f(&r["self_ms"])).abs() < 0.01 && (t - f(&r["total_ms"])).abs() < 0.01,
+        "{what}: self/total {s}/{t} vs DevTools {}/{}",
+        r["self_ms"],
+        r["total_ms"]
+    );
 }
 
 /// `(pid, tid)` → timeline_id.
@@ -112,17 +123,10 @@ fn trace_calls_and_bottom_up_match_the_trace_engine() {
             }
 
             // Bottom-up: every function whose (name, url) is unique.
-            let unique = jsprof_json(&[
-                "events",
-                &file,
-                "--thread",
-                id,
-                "--mode",
-                "unique-events",
-                "--type",
-                "JS_CALL",
-                "--json",
-            ]);
+            let unique = jsprof_json(&argv(
+                "events {} --thread {} --mode unique-events --type JS_CALL --json",
+                &[&file, &id],
+            ));
             let mut by_key: HashMap<(String, String), Vec<&Value>> = HashMap::new();
             for e in json_array(&unique["events"]) {
                 assert!(e["id"].is_null() && e["start_ms"].is_null());
@@ -166,12 +170,7 @@ fn trace_calls_and_bottom_up_match_the_trace_engine() {
                 }
                 assert_eq!(ours.len(), 1, "{rel}: {k:?} is not unique in our output");
                 let (s, t) = (f(&ours[0]["self_ms"]), f(&ours[0]["total_ms"]));
-                assert!(
-                    (s - f(&r["self_ms"])).abs() < 0.01 && (t - f(&r["total_ms"])).abs() < 0.01,
-                    "{rel} {k:?}: self/total {s}/{t} vs DevTools {}/{}",
-                    r["self_ms"],
-                    r["total_ms"]
-                );
+                assert_devtools_row((s, t), r, &format!("{rel} {k:?}"));
                 checked += 1;
             }
             assert!(checked > 0, "{rel}: no unique function checked");
@@ -561,16 +560,10 @@ fn trace_top_and_tree_are_the_performance_panels_bottom_up() {
             let id = &ids[&key];
             let top = jsprof_json(&["top", &file, "--thread", id, "--limit", "0", "--json"]);
             assert_eq!(top["source"], "trace-entries", "{rel} {key:?}");
-            let tree = jsprof_json(&[
-                "tree",
-                &file,
-                "--thread",
-                id,
-                "--bottom-up",
-                "--max-depth",
-                "1",
-                "--json",
-            ]);
+            let tree = jsprof_json(&argv(
+                "tree {} --thread {} --bottom-up --max-depth 1 --json",
+                &[&file, &id],
+            ));
             for (what, rows) in [("top", &top["functions"]), ("tree", &tree["nodes"])] {
                 let mut ours: HashMap<Key, (f64, f64)> = HashMap::new();
                 for r in json_array(rows) {
@@ -582,12 +575,7 @@ fn trace_top_and_tree_are_the_performance_panels_bottom_up() {
                     let (s, t) = ours
                         .remove(&k)
                         .unwrap_or_else(|| panic!("{rel} {key:?} {what}: no row for {k:?}"));
-                    assert!(
-                        (s - f(&r["self_ms"])).abs() < 0.01 && (t - f(&r["total_ms"])).abs() < 0.01,
-                        "{rel} {key:?} {what} {k:?}: self/total {s}/{t} vs DevTools {}/{}",
-                        r["self_ms"],
-                        r["total_ms"]
-                    );
+                    assert_devtools_row((s, t), r, &format!("{rel} {key:?} {what} {k:?}"));
                     checked_rows += 1;
                 }
                 // DevTools' Bottom-up roots are the entries with self time; ours also lists

@@ -6,7 +6,7 @@ use std::io::Read;
 
 use serde_json::Value;
 
-use crate::support::{fixtures, json_array, jsprof_json, temp_file};
+use crate::support::{argv, fixtures, json_array, jsprof_json, temp_file};
 
 #[path = "../../../../bench/tracegen/src/gen.rs"]
 mod tracegen;
@@ -28,15 +28,10 @@ fn threads(file: &str) -> Vec<Value> {
 /// `events --mode unique-events` on one thread, without what names the thread.
 fn unique_events(file: &str, thread: &Value) -> Value {
     let id = thread["timeline_id"].to_string();
-    let mut doc = jsprof_json(&[
-        "events",
-        file,
-        "--thread",
-        &id,
-        "--mode",
-        "unique-events",
-        "--json",
-    ]);
+    let mut doc = jsprof_json(&argv(
+        "events {} --thread {} --mode unique-events --json",
+        &[&file, &id],
+    ));
     let doc = doc.as_object_mut().unwrap();
     doc.remove("timeline_id");
     // Warnings name processes, which differ by copy.

@@ -5,26 +5,22 @@
 //! fails the test; locally it is skipped with a note.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use crate::support::{first_line, fixtures, output_ok};
+use crate::support::{first_line, fixtures, output_ok, KillOnDrop};
 
 pub(crate) fn node_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
 }
 
-fn chromium() -> Option<PathBuf> {
-    let p = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    p.exists().then_some(p)
-}
-
 /// Whether the browser tests can run; panics under CI when they cannot.
 pub(crate) fn available() -> bool {
-    let ok = node_dir().join("node_modules/playwright-core").exists()
-        && chromium().is_some()
-        && Command::new("node").arg("--version").output().is_ok();
+    static HERE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let ok = *HERE.get_or_init(|| {
+        node_dir().join("node_modules/playwright-core").exists()
+            && crate::support::chromium_path().exists()
+            && Command::new("node").arg("--version").output().is_ok()
+    });
     if !ok {
         crate::support::skip_without(
             "node, /usr/bin/chromium or playwright-core",
@@ -75,39 +71,49 @@ pub(crate) fn node_case(script: &str, case: &str, url: &str, expected: &serde_js
     );
 }
 
+/// Writes the `.cpuprofile` of `nodes` with one sample a millisecond, on `samples` (node ids), to
+/// `path`.
+pub(crate) fn write_cpuprofile(path: &Path, nodes: &[serde_json::Value], samples: &[usize]) {
+    let n = samples.len();
+    let doc = serde_json::json!({
+        "nodes": nodes, "startTime": 0, "endTime": n * 1000,
+        "samples": samples, "timeDeltas": vec![1000; n],
+    });
+    std::fs::write(path, doc.to_string()).unwrap();
+}
+
 /// `jsprof view --no-open FILES…`, killed on drop.
 pub(crate) struct View {
-    child: Child,
+    _child: KillOnDrop,
     pub(crate) url: String,
 }
 
-impl Drop for View {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-pub(crate) fn view(files: &[PathBuf]) -> View {
+/// `jsprof view --no-open FILES…` for a browser test; `None` (the test skips, a failure under
+/// CI) when the browser tests cannot run here.
+pub(crate) fn view(files: &[PathBuf]) -> Option<View> {
     view_with(files, &[])
 }
 
-pub(crate) fn view_with(files: &[PathBuf], flags: &[&str]) -> View {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .arg("view")
-        .arg("--no-open")
-        .args(flags)
-        .args(files)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start jsprof view");
+pub(crate) fn view_with(files: &[PathBuf], flags: &[&str]) -> Option<View> {
+    if !available() {
+        return None;
+    }
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .arg("view")
+            .arg("--no-open")
+            .args(flags)
+            .args(files)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+        "jsprof view",
+    );
     let url = first_line(&mut child);
     assert!(
         url.starts_with("http://127.0.0.1:"),
         "jsprof view printed {url:?}"
     );
-    View { child, url }
+    Some(View { _child: child, url })
 }
 
 pub(crate) fn report(file: &Path, name: &str) -> String {
@@ -125,13 +131,10 @@ pub(crate) fn report(file: &Path, name: &str) -> String {
 }
 
 fn both(case: &str, files: &[&str], golden: &str) {
-    if !available() {
-        return;
-    }
     let f = fixtures();
     let files: Vec<PathBuf> = files.iter().map(|p| f.join(p)).collect();
     let golden = f.join(golden);
-    let v = view(&files);
+    let Some(v) = view(&files) else { return };
     e2e(case, &v.url, &golden, false);
     drop(v);
     e2e(case, &report(&files[0], case), &golden, true);
@@ -149,14 +152,13 @@ fn cpu_profile_in_the_browser() {
 /// `jsprof view --focus … --hide-idle`: the URL carries the filters and the page opens with them.
 #[test]
 fn view_opens_with_the_given_filters() {
-    if !available() {
-        return;
-    }
     let f = fixtures();
-    let v = view_with(
+    let Some(v) = view_with(
         &[f.join("cpu/node-mix.cpuprofile.gz")],
         &["--focus", "^buildTree$", "--hide-idle"],
-    );
+    ) else {
+        return;
+    };
     assert!(
         v.url.ends_with("#focus=%5EbuildTree%24&hide_idle=1"),
         "{}",
@@ -215,7 +217,7 @@ fn view_against_cli(case: &str, files: &[PathBuf], args: &[&str]) {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, &out.stdout).unwrap();
     std::fs::write(&golden, gz.finish().unwrap()).unwrap();
-    let v = view(files);
+    let Some(v) = view(files) else { return };
     e2e(case, &v.url, &golden, false);
 }
 

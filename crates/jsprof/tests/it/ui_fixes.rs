@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::support::{fixtures, json_array, jsprof, jsprof_json};
+use crate::support::{argv, fixtures, json_array, jsprof, jsprof_json};
 use crate::ui::{available, report, view};
 
 fn checks(case: &str, url: &str, expected: &serde_json::Value) {
@@ -62,7 +62,7 @@ fn heap_statistics_are_heap_stats() {
     ] {
         let file = fixtures().join(fixture);
         let expected = stats_rows(&file);
-        let v = view(&[file]);
+        let Some(v) = view(&[file]) else { return };
         checks("stats", &v.url, &expected);
     }
 }
@@ -94,11 +94,7 @@ fn deep_profile(depth: usize) -> PathBuf {
     let samples: Vec<usize> = (0..200)
         .map(|i| if i % 4 == 0 { 2 } else { deepest })
         .collect();
-    let doc = serde_json::json!({
-        "nodes": nodes, "startTime": 0, "endTime": 200_000,
-        "samples": samples, "timeDeltas": vec![1000; 200],
-    });
-    std::fs::write(&path, doc.to_string()).unwrap();
+    crate::ui::write_cpuprofile(&path, &nodes, &samples);
     path
 }
 
@@ -106,9 +102,6 @@ fn deep_profile(depth: usize) -> PathBuf {
 /// into the deepest frame draws it inside the canvas.
 #[test]
 fn flame_graph_scrolls_to_deep_stacks() {
-    if !available() {
-        return;
-    }
     let file = deep_profile(160);
     // The deepest top-down node's depth, as the CLI's tree says (levels, the root's children
     // being level 1).
@@ -120,7 +113,7 @@ fn flame_graph_scrolls_to_deep_stacks() {
     }
     let deepest = *depth.iter().max().unwrap();
     assert!(deepest >= 150, "the generated profile is {deepest} deep");
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks("deep", &v.url, &serde_json::json!({ "depth": deepest }));
 }
 
@@ -133,30 +126,16 @@ fn report_dominators_can_be_walked() {
     }
     let file = fixtures().join("heap/node-small.heapsnapshot.gz");
     let f = file.to_str().unwrap();
-    let top = jsprof_json(&[
-        "heap",
-        "dominators",
-        f,
-        "--depth",
-        "1",
-        "--limit",
-        "1",
-        "--json",
-    ]);
+    let top = jsprof_json(&argv(
+        "heap dominators {} --depth 1 --limit 1 --json",
+        &[&f],
+    ));
     let root = top["root"]["children"][0]["id"].as_u64().unwrap();
     let id = root.to_string();
-    let under = jsprof_json(&[
-        "heap",
-        "dominators",
-        f,
-        "--id",
-        &id,
-        "--depth",
-        "1",
-        "--limit",
-        "20",
-        "--json",
-    ]);
+    let under = jsprof_json(&argv(
+        "heap dominators {} --id {} --depth 1 --limit 20 --json",
+        &[&f, &id],
+    ));
     let children: Vec<u64> = json_array(&under["root"]["children"])
         .iter()
         .map(|c| c["id"].as_u64().unwrap())
@@ -174,28 +153,31 @@ fn report_dominators_can_be_walked() {
 /// snapshots: Comparison, not Leaks.
 #[test]
 fn no_comparison_tabs_without_a_second_file() {
-    if !available() {
-        return;
-    }
     let f = fixtures();
-    let v = view(&[f.join("cpu/node-mix.cpuprofile.gz")]);
+    let Some(v) = view(&[f.join("cpu/node-mix.cpuprofile.gz")]) else {
+        return;
+    };
     checks(
         "tabs",
         &v.url,
         &serde_json::json!({"absent": ["diff"], "present": ["functions", "bottom_up"]}),
     );
     drop(v);
-    let v = view(&[f.join("heap/node-small.heapsnapshot.gz")]);
+    let Some(v) = view(&[f.join("heap/node-small.heapsnapshot.gz")]) else {
+        return;
+    };
     checks(
         "tabs",
         &v.url,
         &serde_json::json!({"absent": ["comparison", "leaks"], "present": ["summary", "dominators"]}),
     );
     drop(v);
-    let v = view(&[
+    let Some(v) = view(&[
         f.join("heap/leak-2-target.heapsnapshot.gz"),
         f.join("heap/leak-1-baseline.heapsnapshot.gz"),
-    ]);
+    ]) else {
+        return;
+    };
     checks(
         "tabs",
         &v.url,
@@ -207,9 +189,6 @@ fn no_comparison_tabs_without_a_second_file() {
 /// session, its Functions table `jsprof top`'s.
 #[test]
 fn files_open_by_dropping_them_on_the_page() {
-    if !available() {
-        return;
-    }
     let f = fixtures();
     let file = f.join("selfprofile/primes.jsprofile.json");
     let top = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
@@ -218,7 +197,9 @@ fn files_open_by_dropping_them_on_the_page() {
         .map(|r| r["name"].as_str().unwrap())
         .collect();
     // A page with another file open, so the drop must switch to the new one.
-    let v = view(&[f.join("cpu/node-mix.cpuprofile.gz")]);
+    let Some(v) = view(&[f.join("cpu/node-mix.cpuprofile.gz")]) else {
+        return;
+    };
     checks(
         "drop",
         &v.url,
@@ -230,9 +211,6 @@ fn files_open_by_dropping_them_on_the_page() {
 /// its Functions table `jsprof top --range`'s.
 #[test]
 fn the_address_reopens_the_same_range() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("selfprofile/primes.jsprofile.json");
     let f = file.to_str().unwrap();
     let duration = jsprof_json(&["top", f, "--json", "--limit", "1"])["duration_ms"]
@@ -244,7 +222,7 @@ fn the_address_reopens_the_same_range() {
     );
     let range = format!("{a:.3}..{b:.3}");
     let top = jsprof_json(&["top", f, "--json", "--limit", "0", "--range", &range]);
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks(
         "address",
         &v.url,
@@ -256,9 +234,6 @@ fn the_address_reopens_the_same_range() {
 /// chart and the flame graph; a call clicked in the chart is selected in the function tables.
 #[test]
 fn selection_is_linked_between_tables_chart_and_graph() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let top = jsprof_json(&["top", file.to_str().unwrap(), "--json", "--limit", "0"]);
     let rows = json_array(&top["functions"]);
@@ -271,7 +246,7 @@ fn selection_is_linked_between_tables_chart_and_graph() {
         "name": row["name"], "url": row["url"], "line": row["line"], "column": row["column"],
     });
     assert!(rows.iter().any(|r| r["name"] == "buildTree"));
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks(
         "linked",
         &v.url,
@@ -283,9 +258,6 @@ fn selection_is_linked_between_tables_chart_and_graph() {
 /// has), and Enter / shift+Enter zoom to calls the CLI lists.
 #[test]
 fn chart_search_counts_and_steps_through_matches() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let events = jsprof_json(&["events", file.to_str().unwrap(), "--json"]);
     let starts: Vec<f64> = json_array(&events["events"])
@@ -294,7 +266,7 @@ fn chart_search_counts_and_steps_through_matches() {
         .map(|e| e["start_ms"].as_f64().unwrap())
         .collect();
     assert!(!starts.is_empty());
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks(
         "search",
         &v.url,
@@ -306,9 +278,6 @@ fn chart_search_counts_and_steps_through_matches() {
 /// table `jsprof top`'s with the same flags; breadcrumbs and Undo go back.
 #[test]
 fn transforms_from_a_node_stack_and_undo() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let f = file.to_str().unwrap();
     let top = |extra: &[&str]| {
@@ -322,6 +291,6 @@ fn transforms_from_a_node_stack_and_undo() {
         "focus": top(&["--focus", "^buildTree$"]),
         "focus_rec": top(&["--focus", "^buildTree$", "--collapse-recursion"]),
     });
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks("transforms", &v.url, &expected);
 }

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, json_array, jsprof_json};
-use crate::ui::{available, view};
+use crate::support::{argv, fixtures, json_array, jsprof_json};
+use crate::ui::view;
 
 /// What the page asks for at a time (heapviews.js' EDGE_PAGE).
 const EDGE_PAGE: usize = 50;
@@ -70,9 +70,6 @@ fn leaked_session() -> u64 {
 /// each level `heap edges --retainers` of the row above; another retainer opens on demand.
 #[test]
 fn retainers_tree_is_heap_edges() {
-    if !available() {
-        return;
-    }
     let file = leak_final();
     let id = leaked_session();
     let mut levels = Vec::new();
@@ -103,7 +100,7 @@ fn retainers_tree_is_heap_edges() {
             let oid = e["object"]["id"].to_string();
             json!({"id": e["object"]["id"], "rows": rows(&edges(&file, &oid, true, 0))})
         });
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks(
         "retainers",
         &v.url,
@@ -115,9 +112,6 @@ fn retainers_tree_is_heap_edges() {
 /// object with more edges than a page lists `heap edges ID`'s first page, and "more" the next.
 #[test]
 fn containment_is_heap_edges() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("heap/node-small.heapsnapshot.gz");
     let root = edges(&file, "root", false, 0);
     // The first object under the root, or under one of its first children, with more than a
@@ -147,7 +141,7 @@ fn containment_is_heap_edges() {
             rows(&edges(&file, &big.to_string(), false, EDGE_PAGE)),
         ],
     });
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks("containment", &v.url, &expected);
 }
 
@@ -155,23 +149,13 @@ fn containment_is_heap_edges() {
 /// selected value shows the retainers of its sample copy.
 #[test]
 fn strings_are_heap_strings() {
-    if !available() {
-        return;
-    }
     let file = leak_final();
-    let report = jsprof_json(&[
-        "heap",
-        "strings",
-        file.to_str().unwrap(),
-        "--limit",
-        "500",
-        "--json",
-    ]);
+    let report = jsprof_json(&argv("heap strings {} --limit 500 --json", &[&file]));
     assert!(
         report["total"].as_u64().unwrap() > 0,
         "no duplicated strings"
     );
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks("strings", &v.url, &report);
 }
 
@@ -179,21 +163,20 @@ fn strings_are_heap_strings() {
 /// mode, its top-down stacks) are `jsprof heap allocations`'s; a plain snapshot has no such tab.
 #[test]
 fn allocations_are_heap_allocations() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("heap/alloc-known.heaptimeline.gz");
     let path = file.to_str().unwrap();
     let bottom_up = jsprof_json(&["heap", "allocations", path, "--bottom-up", "--json"]);
     let top_down = jsprof_json(&["heap", "allocations", path, "--json"]);
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     checks(
         "allocations",
         &v.url,
         &json!({"bottom_up": bottom_up, "top_down": top_down}),
     );
     drop(v);
-    let v = view(&[leak_final()]);
+    let Some(v) = view(&[leak_final()]) else {
+        return;
+    };
     checks(
         "tabs",
         &v.url,
@@ -207,40 +190,20 @@ const OBJECT_PAGE: usize = 20;
 /// `jsprof heap diff BASE TARGET --class KEY --offset --limit --json`.
 fn class_objects(base: &Path, target: &Path, key: &str, offset: usize) -> Value {
     let (offset, limit) = (offset.to_string(), OBJECT_PAGE.to_string());
-    jsprof_json(&[
-        "heap",
-        "diff",
-        base.to_str().unwrap(),
-        target.to_str().unwrap(),
-        "--class",
-        key,
-        "--offset",
-        &offset,
-        "--limit",
-        &limit,
-        "--json",
-    ])
+    jsprof_json(&argv(
+        "heap diff {} {} --class {} --offset {} --limit {} --json",
+        &[&base, &target, &key, &offset, &limit],
+    ))
 }
 
 /// A Comparison row expands to `jsprof heap diff --class KEY`'s new and deleted objects, and its
 /// "more" row to the next page of new ones.
 #[test]
 fn comparison_rows_expand_to_heap_diff_class() {
-    if !available() {
-        return;
-    }
     let f = fixtures();
     let base = f.join("heap/leak-1-baseline.heapsnapshot.gz");
     let target = leak_final();
-    let diff = jsprof_json(&[
-        "heap",
-        "diff",
-        base.to_str().unwrap(),
-        target.to_str().unwrap(),
-        "--json",
-        "--limit",
-        "0",
-    ]);
+    let diff = jsprof_json(&argv("heap diff {} {} --json --limit 0", &[&base, &target]));
     let classes = json_array(&diff["classes"]);
     // The row with the most new objects (more than a page, so that "more" has work), and
     // deleted ones too when there is such a row.
@@ -272,7 +235,9 @@ fn comparison_rows_expand_to_heap_diff_class() {
         "new": [ids(&first["new"]), ids(&second["new"])],
         "deleted": ids(&first["deleted"]),
     });
-    let v = view(&[base, target]);
+    let Some(v) = view(&[base, target]) else {
+        return;
+    };
     checks("comparison", &v.url, &expected);
 }
 
@@ -281,22 +246,12 @@ fn comparison_rows_expand_to_heap_diff_class() {
 /// as many objects as it counts.
 #[test]
 fn summary_between_snapshots_is_heap_summary_between() {
-    if !available() {
-        return;
-    }
     let files = leak_series();
     let path = |i: usize| files[i].to_str().unwrap();
-    let report = jsprof_json(&[
-        "heap",
-        "summary",
-        path(2),
-        "--between",
-        path(0),
-        path(1),
-        "--limit",
-        "0",
-        "--json",
-    ]);
+    let report = jsprof_json(&argv(
+        "heap summary {} --between {} {} --limit 0 --json",
+        &[&path(2), &path(0), &path(1)],
+    ));
     assert!(json_array(&report["classes"]).len() > 5);
     let expected = json!({
         "target": "leak-3-final",
@@ -304,6 +259,6 @@ fn summary_between_snapshots_is_heap_summary_between() {
         "second": "leak-2-target",
         "report": report,
     });
-    let v = view(&files);
+    let Some(v) = view(&files) else { return };
     checks("between", &v.url, &expected);
 }

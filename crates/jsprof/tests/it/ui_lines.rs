@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{fresh_dir, jsprof_json, node_cpu_profile};
-use crate::ui::{available, node_case, view, view_with};
+use crate::support::{argv, fresh_dir, jsprof_json, node_cpu_profile};
+use crate::ui::{available, node_case, view_with};
 
 const PROGRAM: &str = "// A busy loop and a cold helper: the loop's line is the hottest.\n\
 function cold(n) {\n\
@@ -44,23 +44,18 @@ fn panel_of(case: &str, profile: &Path, function: &str) {
 /// The panel of `function` in `view PROFILE FLAGS…`; `source`: the text of the script it is in
 /// when the CLI cannot read it (served over HTTP).
 fn panel_with(case: &str, profile: &Path, function: &str, flags: &[&str], source: Option<&str>) {
-    let expected = jsprof_json(&[
-        "lines",
-        profile.to_str().unwrap(),
-        "--function",
-        function,
-        "--json",
-    ]);
+    let expected = jsprof_json(&argv(
+        "lines {} --function {} --json",
+        &[&profile, &function],
+    ));
     let mut f = expected["functions"][0].clone();
     assert!(f["ticks"].as_u64().unwrap() > 0, "{f}");
     if let Some(text) = source {
         // Split as the document splits a file: on `\n`, the empty line after the last one too.
         f["source_lines"] = text.split('\n').collect::<Vec<_>>().into();
     }
-    let v = if flags.is_empty() {
-        view(&[profile.to_path_buf()])
-    } else {
-        view_with(&[profile.to_path_buf()], flags)
+    let Some(v) = view_with(&[profile.to_path_buf()], flags) else {
+        return;
     };
     node_case("ui-lines.mjs", case, &v.url, &f);
 }

@@ -8,8 +8,8 @@
 use serde_json::{json, Value};
 
 use crate::filters::{folded_label, node_path};
-use crate::support::{fixtures, json_array, jsprof_json};
-use crate::ui::{available, view};
+use crate::support::{argv, fixtures, json_array, jsprof_json};
+use crate::ui::view;
 
 const FILE: &str = "cpu/node-mix.cpuprofile.gz";
 
@@ -53,27 +53,19 @@ fn node_of(answer: &Value, name: &str, levels: u64) -> u64 {
 /// function's (that is what tells the subtree from *Focus on function*).
 #[test]
 fn subtree_from_the_call_tree_is_the_clis_and_the_address_keeps_it() {
-    if !available() {
-        return;
-    }
     let full = tree(&[]);
     let id = node_of(&full, "buildTree", 2);
     let path = labels(&full, id);
     let focused = tree(&["--focus-stack", &path.join(";")]);
-    let function_total: f64 = jsprof_json(&[
-        "top",
-        "--json",
-        "--limit",
-        "0",
-        fixtures().join(FILE).to_str().unwrap(),
-    ])["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "buildTree")
-        .unwrap()["total_ms"]
-        .as_f64()
-        .unwrap();
+    let function_total: f64 =
+        jsprof_json(&argv("top --json --limit 0 {}", &[&fixtures().join(FILE)]))["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == "buildTree")
+            .unwrap()["total_ms"]
+            .as_f64()
+            .unwrap();
     let node_total = nodes(&full).iter().find(|n| n["id"] == id).unwrap()["total_ms"]
         .as_f64()
         .unwrap();
@@ -81,7 +73,9 @@ fn subtree_from_the_call_tree_is_the_clis_and_the_address_keeps_it() {
         node_total < function_total - 0.1,
         "{node_total} vs {function_total}: pick another node"
     );
-    let v = view(&[fixtures().join(FILE)]);
+    let Some(v) = view(&[fixtures().join(FILE)]) else {
+        return;
+    };
     case(
         "tree",
         &v.url,
@@ -89,41 +83,37 @@ fn subtree_from_the_call_tree_is_the_clis_and_the_address_keeps_it() {
     );
 }
 
+/// The node of `nodes` with the most `weight` (`total_ms`, `self_ms`).
+fn heaviest<'a>(nodes: impl Iterator<Item = &'a Value>, weight: &str) -> &'a Value {
+    nodes
+        .max_by(|a, b| {
+            a[weight]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b[weight].as_f64().unwrap())
+        })
+        .unwrap()
+}
+
 /// From the flame graph's widest `fib` frame, a Bottom-up node (the heaviest caller of the
 /// heaviest function) and the flame chart's widest call of a function with one call path.
 #[test]
 fn subtree_from_the_flame_graph_bottom_up_and_flame_chart() {
-    if !available() {
-        return;
-    }
     let full = tree(&[]);
-    let v = view(&[fixtures().join(FILE)]);
+    let Some(v) = view(&[fixtures().join(FILE)]) else {
+        return;
+    };
 
-    let fib = nodes(&full)
-        .iter()
-        .filter(|n| n["name"] == "fib")
-        .max_by(|a, b| {
-            a["total_ms"]
-                .as_f64()
-                .unwrap()
-                .total_cmp(&b["total_ms"].as_f64().unwrap())
-        })
-        .unwrap();
+    let fib = heaviest(
+        nodes(&full).iter().filter(|n| n["name"] == "fib"),
+        "total_ms",
+    );
     let path = labels(&full, fib["id"].as_u64().unwrap());
     let focused = tree(&["--focus-stack", &path.join(";")]);
     case("graph", &v.url, &json!({"path": path, "focused": focused}));
 
     let bottom = tree(&["--bottom-up", "--max-depth", "2"]);
-    let caller = nodes(&bottom)
-        .iter()
-        .filter(|n| n["depth"] == 1)
-        .max_by(|a, b| {
-            a["self_ms"]
-                .as_f64()
-                .unwrap()
-                .total_cmp(&b["self_ms"].as_f64().unwrap())
-        })
-        .unwrap();
+    let caller = heaviest(nodes(&bottom).iter().filter(|n| n["depth"] == 1), "self_ms");
     let path = labels(&bottom, caller["id"].as_u64().unwrap());
     let focused = tree(&[
         "--bottom-up",
@@ -155,9 +145,6 @@ fn subtree_from_the_flame_graph_bottom_up_and_flame_chart() {
 /// flame chart's call of a function with one path there focuses on that path too.
 #[test]
 fn subtree_from_a_traces_flame_chart() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("trace/primes.trace.json.gz");
     let f = file.to_str().unwrap();
     let full = jsprof_json(&["tree", "--json", f]);
@@ -173,7 +160,7 @@ fn subtree_from_a_traces_flame_chart() {
     );
     let path = labels(&full, one["id"].as_u64().unwrap());
     let focused = jsprof_json(&["tree", "--json", f, "--focus-stack", &path.join(";")]);
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     case(
         "chart",
         &v.url,

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{fixtures, json_array, jsprof_json};
+use crate::support::{argv, fixtures, json_array, jsprof_json};
 use crate::ui::{available, node_dir, report, view};
 
 /// `jsprof top --json --limit 0 [--range R]` of `file`, written where node can read it.
@@ -70,21 +70,17 @@ fn check(file: &Path, name: &str, children: bool) {
     let all = top(file, None, name);
     let ranged = top(file, Some(&range), &format!("{name}-range"));
     let tree = children.then(|| {
-        let doc = jsprof_json(&[
-            "tree",
-            file.to_str().unwrap(),
-            "--bottom-up",
-            "--max-depth",
-            "6",
-            "--min-percent",
-            "0.01",
-            "--json",
-        ]);
+        let doc = jsprof_json(&argv(
+            "tree {} --bottom-up --max-depth 6 --min-percent 0.01 --json",
+            &[&file],
+        ));
         let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ui-tree-{name}.json"));
         std::fs::write(&out, doc.to_string()).unwrap();
         out
     });
-    let v = view(&[file.to_path_buf()]);
+    let Some(v) = view(&[file.to_path_buf()]) else {
+        return;
+    };
     tables(
         &v.url,
         &all,

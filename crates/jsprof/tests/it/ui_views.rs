@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixtures, json_array, jsprof_json};
-use crate::ui::{available, report, view};
+use crate::support::{argv, fixtures, json_array, jsprof_json};
+use crate::ui::{report, view};
 
 fn views(case: &str, url: &str, expected: &Value) {
     crate::ui::node_case("ui-views.mjs", case, url, expected);
@@ -22,21 +22,13 @@ fn top(file: &str, extra: &[&str]) -> Value {
 /// --sandwich`'s; the table beside it opens another function's.
 #[test]
 fn sandwich_is_the_clis() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let f = file.to_str().unwrap();
     let name = "buildTree";
-    let sandwich = jsprof_json(&[
-        "tree",
-        f,
-        "--sandwich",
-        "^buildTree$",
-        "--max-depth",
-        "2",
-        "--json",
-    ]);
+    let sandwich = jsprof_json(&argv(
+        "tree {} --sandwich ^buildTree$ --max-depth 2 --json",
+        &[&f],
+    ));
     assert_eq!(sandwich["function"]["name"], name);
     // Another named function, unique by name, near the top of the table by self.
     let all = top(f, &[]);
@@ -51,7 +43,9 @@ fn sandwich_is_the_clis() {
         .unwrap();
     let expected =
         json!({"name": name, "sandwich": sandwich, "other": other["name"], "other_top": other});
-    let v = view(std::slice::from_ref(&file));
+    let Some(v) = view(std::slice::from_ref(&file)) else {
+        return;
+    };
     views("sandwich", &v.url, &expected);
     drop(v);
     // The report cuts the same sandwich from its embedded calls.
@@ -61,9 +55,6 @@ fn sandwich_is_the_clis() {
 /// Right-click → *Drop samples with this function*: the table is `jsprof top --drop`'s.
 #[test]
 fn drop_samples_from_a_node_is_top_drop() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let f = file.to_str().unwrap();
     let expected = json!({
@@ -71,7 +62,9 @@ fn drop_samples_from_a_node_is_top_drop() {
         "full": top(f, &[]),
         "drop": top(f, &["--drop", "^buildTree$"]),
     });
-    let v = view(std::slice::from_ref(&file));
+    let Some(v) = view(std::slice::from_ref(&file)) else {
+        return;
+    };
     views("drop", &v.url, &expected);
 }
 
@@ -79,9 +72,6 @@ fn drop_samples_from_a_node_is_top_drop() {
 /// carry the Performance panel's titles in their tooltips.
 #[test]
 fn dark_theme_narrow_header_split_and_sidebar() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("trace/primes.trace.json.gz");
     // DevTools' titles (its trace engine's `TimelineUIUtils` names) for events the trace has.
     let titles = [
@@ -106,7 +96,7 @@ fn dark_theme_narrow_header_split_and_sidebar() {
     let threads = jsprof_json(&["threads", file.to_str().unwrap(), "--json"]);
     let process = threads["timelines"][0]["process"].clone();
     assert!(process.is_string(), "the trace names no process: {threads}");
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     views(
         "polish",
         &v.url,
@@ -118,9 +108,6 @@ fn dark_theme_narrow_header_split_and_sidebar() {
 /// nodes `jsprof tree --min-percent 0.01`'s (the page leaves out nodes under 0.01 %).
 #[test]
 fn table_search_counts_highlights_and_steps() {
-    if !available() {
-        return;
-    }
     let file = fixtures().join("cpu/node-mix.cpuprofile.gz");
     let f = file.to_str().unwrap();
     let pattern = "buildTree";
@@ -143,7 +130,9 @@ fn table_search_counts_highlights_and_steps() {
         functions >= 1 && top_down > functions,
         "{functions} {top_down}"
     );
-    let v = view(std::slice::from_ref(&file));
+    let Some(v) = view(std::slice::from_ref(&file)) else {
+        return;
+    };
     views(
         "search",
         &v.url,
@@ -178,12 +167,8 @@ fn long_url_profile() -> std::path::PathBuf {
             })
         })
         .collect();
-    let samples: Vec<u32> = (0..300).map(|k| 2 + (k % 3)).collect();
-    let profile = json!({
-        "nodes": nodes, "startTime": 0, "endTime": 300_000,
-        "samples": samples, "timeDeltas": vec![1000; 300],
-    });
-    std::fs::write(&path, profile.to_string()).unwrap();
+    let samples: Vec<usize> = (0..300).map(|k| 2 + (k % 3)).collect();
+    crate::ui::write_cpuprofile(&path, &nodes, &samples);
     path
 }
 
@@ -192,9 +177,6 @@ fn long_url_profile() -> std::path::PathBuf {
 /// a mouse click leaves no focus ring.
 #[test]
 fn locations_and_placeholders_are_not_cut_off() {
-    if !available() {
-        return;
-    }
     let file = long_url_profile();
     let top = top(file.to_str().unwrap(), &[]);
     let locations: Vec<Value> = json_array(&top["functions"])
@@ -211,6 +193,6 @@ fn locations_and_placeholders_are_not_cut_off() {
         })
         .collect();
     assert_eq!(locations.len(), 3, "{top}");
-    let v = view(&[file]);
+    let Some(v) = view(&[file]) else { return };
     views("uncut", &v.url, &json!({ "locations": locations }));
 }

@@ -5,8 +5,7 @@
 use std::process::{Command, Stdio};
 
 use crate::heap_cache::{padded, poison};
-use crate::serve::Serve;
-use crate::support::{assert_ok, first_line, fresh_dir, jsprof_env};
+use crate::support::{assert_ok, fresh_dir, jsprof_env, KillOnDrop};
 
 /// The CLI indexes a snapshot; its text is then spoiled with its key kept (size, mtime, first and
 /// last MiB): `jsprof view` still shows the CLI's Summary, which only the index can give, writes
@@ -28,24 +27,15 @@ fn view_opens_the_file_in_place_through_the_clis_heap_index() {
     let before = std::fs::metadata(&file).unwrap();
     let bytes_before = std::fs::read(&file).unwrap();
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jsprof"))
-        .args(["view", "--no-open", f])
-        .envs(env)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start jsprof view");
-    let url = first_line(&mut child);
-    let (addr, token) = url
-        .strip_prefix("http://")
-        .and_then(|rest| rest.split_once("/?token="))
-        .unwrap_or_else(|| panic!("jsprof view printed {url:?}"));
-    let view = Serve {
-        child,
-        addr: addr.to_string(),
-        token: token.to_string(),
-        data: dir.clone(),
-    };
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(["view", "--no-open", f])
+            .envs(env)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "jsprof view",
+    );
+    let view = crate::serve::serving(child, &dir);
     let sessions = view.get("/api/sessions").json();
     let session = &sessions["sessions"][0];
     assert_eq!(session["error"], serde_json::Value::Null, "{sessions}");
