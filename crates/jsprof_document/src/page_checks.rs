@@ -13,6 +13,7 @@ pub use jsprof_pageload::lantern::MetricSavings;
 use jsprof_pageload::units::us_to_ms;
 use jsprof_pageload::PageStory;
 
+use crate::insights::InsightsJson;
 use crate::page_common::{Clock, RequestRefJson};
 
 /// Viewport: whether the page is optimized for mobile (no double-tap delay on taps).
@@ -196,25 +197,13 @@ fn selector_cost(t: &jsprof_profile::page_events::SelectorTiming) -> SelectorCos
     }
 }
 
-/// The page checks of a navigation, for its [`crate::insights::InsightsJson`].
-#[derive(Default)]
-pub(crate) struct PageChecksJson {
-    pub viewport: Option<ViewportJson>,
-    pub character_set: Option<CharacterSetJson>,
-    pub cache: Option<CacheJson>,
-    pub modern_http: Option<ModernHttpJson>,
-    pub image_delivery: Option<ImageDeliveryJson>,
-    pub font_display: Option<FontDisplayJson>,
-    pub slow_css_selector: Option<SlowCssSelectorJson>,
-}
-
-/// The page checks of `ins`.
+/// The page checks of `ins`, into its navigation's `out`.
 pub(crate) fn page_checks_json(
     c: &Clock,
     story: &PageStory,
     ins: &NavigationInsights,
-) -> PageChecksJson {
-    let mut out = PageChecksJson::default();
+    out: &mut InsightsJson,
+) {
     let request = |i: usize| c.request_ref(&story.requests[i]);
     out.viewport = ins.viewport.as_ref().map(|v| ViewportJson {
         state: v.state.as_str().to_string(),
@@ -301,5 +290,4 @@ pub(crate) fn page_checks_json(
         top_elapsed: s.top_elapsed.as_ref().map(selector_cost),
         top_match_attempts: s.top_match_attempts.as_ref().map(selector_cost),
     });
-    out
 }
