@@ -172,12 +172,8 @@ impl ChartDoc {
     /// Names each thread's process from a trace's `(pid, name)` list
     /// (`CpuInput::process_names`) and the page a renderer's main thread draws.
     pub fn name_processes(mut self, input: &crate::load::CpuInput) -> ChartDoc {
-        let names = input.process_names();
         for t in &mut self.threads {
-            t.process = t
-                .pid
-                .and_then(|pid| names.iter().rev().find(|(p, _)| *p == pid))
-                .map(|(_, n)| n.clone());
+            t.process = crate::threads::process_name(input, t.pid);
             t.page = crate::threads::page_track_name(input, t.pid, &t.name);
         }
         self
