@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::page_loads::{
     assert_network_tree_matches, close, input, navigations, oracle, paired, MS, PAGE_LOADS, SCORE,
 };
-use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
+use crate::support::{document, fixture_text, fixtures, golden, pluck, run_oracle, temp_file};
 
 #[test]
 fn network_requests_match_the_trace_engine() {
@@ -204,19 +204,11 @@ fn web_vitals_and_insights_match_the_trace_engine() {
                 close(&o["dur_ms"], &w["dur_ms"], MS, "cluster dur");
                 close(&o["score"], &w["score"], SCORE, "cluster score");
             }
-            let blocking: Vec<&Value> = wins["RenderBlocking"]["requests"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| &r["url"])
-                .collect();
-            let ours_blocking: Vec<&Value> = ins["render_blocking"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| &r["url"])
-                .collect();
-            assert_eq!(ours_blocking, blocking, "{at}: render-blocking requests");
+            assert_eq!(
+                pluck(&ins["render_blocking"], "url"),
+                pluck(&wins["RenderBlocking"]["requests"], "url"),
+                "{at}: render-blocking requests"
+            );
         }
 
         // The tracks: markers, shifts, interactions, long tasks, the filmstrip.
@@ -369,14 +361,9 @@ fn more_insights_match_the_trace_engine() {
                     rc["iframes"].as_u64().unwrap(),
                     "{at} iframes"
                 );
-                let nodes: Vec<&Value> = s["unsized_images"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|u| &u["node_id"])
-                    .collect();
                 let want_nodes: Vec<&Value> =
                     rc["unsized_images"].as_array().unwrap().iter().collect();
+                let nodes = pluck(&s["unsized_images"], "node_id");
                 assert_eq!(nodes, want_nodes, "{at} unsized images");
                 assert_eq!(
                     s["non_composited_animations"].as_array().unwrap().len() as u64,

@@ -37,6 +37,11 @@ pub fn page_load_insights(name: &str) -> (Value, Value) {
     (ours, crate::page_loads::oracle(name))
 }
 
+/// The field `key` of each element of the array `list`.
+pub fn pluck<'a>(list: &'a Value, key: &str) -> Vec<&'a Value> {
+    list.as_array().unwrap().iter().map(|x| &x[key]).collect()
+}
+
 /// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
 pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
