@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::page_loads::{data_url, duplicated_page_load, source_map, PAGE_LOADS};
-use crate::support::{document, page_load_insights, run_oracle, temp_file};
+use crate::support::{document, page_load_insights, pluck_str, run_oracle, temp_file};
 
 /// The engine's metric savings (`{FCP, LCP}` in whole ms, or `null`) against ours.
 #[track_caller]
@@ -163,12 +163,7 @@ fn script_insights_fail_as_the_trace_engine_fails_them() {
     let ours = document("insights", path.to_str().unwrap());
     let legacy = &ours["navigations"][0]["insights"]["legacy_javascript"];
     assert_eq!(legacy["state"], "fail", "{legacy}");
-    let urls: Vec<&str> = legacy["scripts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["url"].as_str().unwrap())
-        .collect();
+    let urls = pluck_str(&legacy["scripts"], "url");
     assert_eq!(
         urls,
         [

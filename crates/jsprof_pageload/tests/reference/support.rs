@@ -42,6 +42,14 @@ pub fn pluck<'a>(list: &'a Value, key: &str) -> Vec<&'a Value> {
     list.as_array().unwrap().iter().map(|x| &x[key]).collect()
 }
 
+/// The string field `key` of each element of the array `list`.
+pub fn pluck_str<'a>(list: &'a Value, key: &str) -> Vec<&'a str> {
+    pluck(list, key)
+        .into_iter()
+        .map(|x| x.as_str().unwrap())
+        .collect()
+}
+
 /// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
 pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
