@@ -10,7 +10,7 @@ use jsprof_analysis::{
     bottom_up_depth_limit, bottom_up_within, callees, function_table, top_down, CallTree,
     EventData, FunctionKey, Timeline, BOTTOM_UP_BUDGET,
 };
-use jsprof_profile::{Profile, WeightUnit};
+use jsprof_profile::{Profile, StringId, WeightUnit};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -48,6 +48,33 @@ impl Functions {
             self.list.push(key);
             self.list.len() as u32 - 1
         })
+    }
+}
+
+/// The interned tables of one document: its strings and the functions that name them.
+#[derive(Default)]
+struct Tables {
+    strings: Strings,
+    functions: Functions,
+}
+
+impl Tables {
+    /// The id of a function by its name and URL (in the profile's strings) and position.
+    fn function(
+        &mut self,
+        profile: &Profile,
+        name: StringId,
+        url: StringId,
+        line: Option<u32>,
+        column: Option<u32>,
+    ) -> u32 {
+        let key = (
+            self.strings.id(profile.strings.get(name)),
+            self.strings.id(profile.strings.get(url)),
+            line,
+            column,
+        );
+        self.functions.id(key)
     }
 }
 
@@ -145,12 +172,8 @@ impl ChartDoc {
     /// Names each thread's process from a trace's `(pid, name)` list
     /// (`CpuInput::process_names`) and the page a renderer's main thread draws.
     pub fn name_processes(mut self, input: &crate::load::CpuInput) -> ChartDoc {
-        let names = input.process_names();
         for t in &mut self.threads {
-            t.process = t
-                .pid
-                .and_then(|pid| names.iter().rev().find(|(p, _)| *p == pid))
-                .map(|(_, n)| n.clone());
+            t.process = crate::threads::process_name(input, t.pid);
             t.page = crate::threads::page_track_name(input, t.pid, &t.name);
         }
         self
@@ -230,8 +253,7 @@ pub fn chart(
             min_ns = min_ns.max(durations[k] + 1);
         }
     }
-    let mut strings = Strings::default();
-    let mut functions = Functions::default();
+    let mut tables = Tables::default();
     let mut out = ChartEvents::default();
     let mut merged = MergedBlocks::default();
     // Per depth: the open merged block (start, end, count).
@@ -276,17 +298,11 @@ pub fn chart(
         out.d.push(ms(e.end - e.start));
         out.l.push(e.depth);
         out.t.push(type_index(e.kind));
-        out.n.push(strings.id(profile.strings.get(e.name)));
+        out.n.push(tables.strings.id(profile.strings.get(e.name)));
         out.f.push(match e.data {
             EventData::Frame(frame) => {
                 let f = profile.frames.get(frame);
-                let key = (
-                    strings.id(profile.strings.get(f.name)),
-                    strings.id(profile.strings.get(f.url)),
-                    f.line,
-                    f.column,
-                );
-                functions.id(key) as i64
+                tables.function(profile, f.name, f.url, f.line, f.column) as i64
             }
             _ => -1,
         });
@@ -322,8 +338,8 @@ pub fn chart(
         min_ms: jsprof_profile::ns_to_ms(min_ns),
         max_depth,
         types: types(),
-        strings,
-        functions: functions.list,
+        strings: tables.strings,
+        functions: tables.functions.list,
         events: out,
         merged,
     }
@@ -418,68 +434,91 @@ impl Default for TreeLimits {
     }
 }
 
-/// The interned tables a document's trees share.
-struct Tables<'a> {
-    strings: &'a mut Strings,
-    functions: &'a mut Functions,
+/// What the trees of one document share: the thread, its unit, the limits, and the interned
+/// tables the trees fill.
+struct Trees<'a> {
+    profile: &'a Profile,
+    thread: usize,
+    /// `ms` or `bytes`.
+    unit: &'static str,
+    /// The percent base.
+    total: i64,
+    /// What a weight is divided by for the document.
+    scale: f64,
+    limits: TreeLimits,
+    tables: Tables,
 }
 
-/// The nodes under `starts` (given as the first level), breadth-first within the budget.
-fn tree_doc(
-    profile: &Profile,
-    tree: &CallTree,
-    starts: &[u32],
-    scale: f64,
-    total: i64,
-    limits: TreeLimits,
-    tables: Tables<'_>,
-) -> TreeDoc {
-    let Tables { strings, functions } = tables;
-    let mut nodes = TreeNodes::default();
-    let mut pruned = 0;
-    let mut over_budget = 0;
-    let threshold = (total as f64 * limits.min_fraction) as i64;
-    let passes = |n: u32| {
-        let t = tree.nodes[n as usize].total_weight;
-        t >= threshold || t >= total
-    };
-    // Every start is sent (the roots); the budget counts the nodes beneath them.
-    let budget = starts.len() + limits.max_nodes;
-    let mut queue: std::collections::VecDeque<(u32, i64)> =
-        starts.iter().map(|&r| (r, -1)).collect();
-    while let Some((n, parent)) = queue.pop_front() {
-        let node = &tree.nodes[n as usize];
-        if parent >= 0 && !passes(n) {
-            pruned += 1;
-            continue;
+impl<'a> Trees<'a> {
+    fn new(profile: &'a Profile, thread: usize, limits: TreeLimits) -> Self {
+        let (unit, total, scale) = units(profile, thread);
+        Trees {
+            profile,
+            thread,
+            unit,
+            total,
+            scale,
+            limits,
+            tables: Tables::default(),
         }
-        if nodes.p.len() >= budget {
-            // Over the budget: its parent says so, and it can be asked for.
-            nodes.m[parent as usize] += 1;
-            over_budget += 1;
-            continue;
-        }
-        let k = &node.function;
-        let key = (
-            strings.id(profile.strings.get(k.name)),
-            strings.id(profile.strings.get(k.url)),
-            k.line,
-            k.column,
-        );
-        let index = nodes.p.len() as i64;
-        nodes.p.push(parent);
-        nodes.f.push(functions.id(key));
-        nodes.s.push(round3(node.self_weight as f64 / scale));
-        nodes.t.push(round3(node.total_weight as f64 / scale));
-        nodes.k.push(n);
-        nodes.m.push(0);
-        queue.extend(node.children.iter().map(|&c| (c, index)));
     }
-    TreeDoc {
-        nodes,
-        pruned,
-        over_budget,
-        min_fraction: limits.min_fraction,
+
+    /// A weight as the document writes it.
+    fn weight(&self, w: i64) -> f64 {
+        round3(w as f64 / self.scale)
+    }
+
+    /// Whether a node of total weight `t` passes the threshold (a root always does).
+    fn passes(&self, t: i64) -> bool {
+        let threshold = (self.total as f64 * self.limits.min_fraction) as i64;
+        t >= threshold || t >= self.total
+    }
+
+    /// The engine's tree of the thread.
+    fn engine(&self, kind: TreeKind) -> CallTree {
+        engine_tree(self.profile, self.thread, kind)
+    }
+
+    /// The nodes under `starts` (given as the first level), breadth-first within the budget.
+    fn doc(&mut self, tree: &CallTree, starts: &[u32]) -> TreeDoc {
+        let mut nodes = TreeNodes::default();
+        let mut pruned = 0;
+        let mut over_budget = 0;
+        // Every start is sent (the roots); the budget counts the nodes beneath them.
+        let budget = starts.len() + self.limits.max_nodes;
+        let mut queue: std::collections::VecDeque<(u32, i64)> =
+            starts.iter().map(|&r| (r, -1)).collect();
+        while let Some((n, parent)) = queue.pop_front() {
+            let node = &tree.nodes[n as usize];
+            if parent >= 0 && !self.passes(node.total_weight) {
+                pruned += 1;
+                continue;
+            }
+            if nodes.p.len() >= budget {
+                // Over the budget: its parent says so, and it can be asked for.
+                nodes.m[parent as usize] += 1;
+                over_budget += 1;
+                continue;
+            }
+            let k = &node.function;
+            let index = nodes.p.len() as i64;
+            nodes.p.push(parent);
+            nodes.f.push(
+                self.tables
+                    .function(self.profile, k.name, k.url, k.line, k.column),
+            );
+            nodes.s.push(self.weight(node.self_weight));
+            nodes.t.push(self.weight(node.total_weight));
+            nodes.k.push(n);
+            nodes.m.push(0);
+            queue.extend(node.children.iter().map(|&c| (c, index)));
+        }
+        TreeDoc {
+            nodes,
+            pruned,
+            over_budget,
+            min_fraction: self.limits.min_fraction,
+        }
     }
 }
 
@@ -549,10 +588,8 @@ pub fn sandwich_doc(
     range: Option<[f64; 2]>,
     limits: TreeLimits,
 ) -> SandwichDoc {
-    let (unit, total, scale) = units(profile, thread);
-    let mut strings = Strings::default();
-    let mut functions = Functions::default();
-    let up = engine_tree(profile, thread, TreeKind::BottomUp);
+    let mut trees = Trees::new(profile, thread, limits);
+    let up = trees.engine(TreeKind::BottomUp);
     let root: Vec<u32> = up
         .roots
         .iter()
@@ -563,46 +600,21 @@ pub fn sandwich_doc(
         let n = &up.nodes[r as usize];
         (n.self_weight, n.total_weight)
     });
-    let callers = tree_doc(
-        profile,
-        &up,
-        &root,
-        scale,
-        total,
-        limits,
-        Tables {
-            strings: &mut strings,
-            functions: &mut functions,
-        },
-    );
-    let down = engine_tree(profile, thread, TreeKind::Callees(key));
-    let callees = tree_doc(
-        profile,
-        &down,
-        &down.roots,
-        scale,
-        total,
-        limits,
-        Tables {
-            strings: &mut strings,
-            functions: &mut functions,
-        },
-    );
-    let function = functions.id((
-        strings.id(profile.strings.get(key.name)),
-        strings.id(profile.strings.get(key.url)),
-        key.line,
-        key.column,
-    ));
+    let callers = trees.doc(&up, &root);
+    let down = trees.engine(TreeKind::Callees(key));
+    let callees = trees.doc(&down, &down.roots);
+    let function = trees
+        .tables
+        .function(profile, key.name, key.url, key.line, key.column);
     SandwichDoc {
-        unit,
-        total: round3(total as f64 / scale),
+        unit: trees.unit,
+        total: trees.weight(trees.total),
         range,
-        strings,
-        functions: functions.list,
         function,
-        function_self: round3(self_weight as f64 / scale),
-        function_total: round3(total_weight as f64 / scale),
+        function_self: trees.weight(self_weight),
+        function_total: trees.weight(total_weight),
+        strings: trees.tables.strings,
+        functions: trees.tables.functions.list,
         callers,
         callees,
     }
@@ -625,33 +637,20 @@ pub fn profile_doc(
     range: Option<[f64; 2]>,
     limits: TreeLimits,
 ) -> ProfileDoc {
-    let (unit, total, scale) = units(profile, thread);
-    let mut strings = Strings::default();
-    let mut functions = Functions::default();
+    let mut trees = Trees::new(profile, thread, limits);
     let mut doc = |kind| {
-        let tree = engine_tree(profile, thread, kind);
-        tree_doc(
-            profile,
-            &tree,
-            &tree.roots,
-            scale,
-            total,
-            limits,
-            Tables {
-                strings: &mut strings,
-                functions: &mut functions,
-            },
-        )
+        let tree = trees.engine(kind);
+        trees.doc(&tree, &tree.roots)
     };
     let top_down = doc(TreeKind::TopDown);
     let bottom_up = doc(TreeKind::BottomUp);
     ProfileDoc {
         kind: profile.kind.as_str(),
-        unit,
-        total: round3(total as f64 / scale),
+        unit: trees.unit,
+        total: trees.weight(trees.total),
         range,
-        strings,
-        functions: functions.list,
+        strings: trees.tables.strings,
+        functions: trees.tables.functions.list,
         top_down,
         bottom_up,
         warnings: crate::warnings_json(&profile.warnings),
@@ -667,39 +666,22 @@ pub fn subtree_doc(
     node: u32,
     limits: TreeLimits,
 ) -> Option<SubtreeDoc> {
-    let (unit, total, scale) = units(profile, thread);
-    let tree = engine_tree(profile, thread, kind);
+    let mut trees = Trees::new(profile, thread, limits);
+    let tree = trees.engine(kind);
     let children = &tree.nodes.get(node as usize)?.children;
     // The children pass the threshold as their parent's children did in the first document.
-    let threshold = (total as f64 * limits.min_fraction) as i64;
     let starts: Vec<u32> = children
         .iter()
         .copied()
-        .filter(|&c| {
-            let t = tree.nodes[c as usize].total_weight;
-            t >= threshold || t >= total
-        })
+        .filter(|&c| trees.passes(tree.nodes[c as usize].total_weight))
         .collect();
-    let mut strings = Strings::default();
-    let mut functions = Functions::default();
-    let mut nodes = tree_doc(
-        profile,
-        &tree,
-        &starts,
-        scale,
-        total,
-        limits,
-        Tables {
-            strings: &mut strings,
-            functions: &mut functions,
-        },
-    );
+    let mut nodes = trees.doc(&tree, &starts);
     nodes.pruned += children.len() - starts.len();
     Some(SubtreeDoc {
-        unit,
-        total: round3(total as f64 / scale),
-        strings,
-        functions: functions.list,
+        unit: trees.unit,
+        total: trees.weight(trees.total),
+        strings: trees.tables.strings,
+        functions: trees.tables.functions.list,
         nodes,
     })
 }

@@ -758,14 +758,7 @@ fn more_insights_json(
         .network_dependency_tree
         .as_ref()
         .map(|t| network_tree_json(c, story, t));
-    let checks = page_checks_json(c, story, ins);
-    out.viewport = checks.viewport;
-    out.character_set = checks.character_set;
-    out.cache = checks.cache;
-    out.modern_http = checks.modern_http;
-    out.image_delivery = checks.image_delivery;
-    out.font_display = checks.font_display;
-    out.slow_css_selector = checks.slow_css_selector;
+    page_checks_json(c, story, ins, out);
 }
 
 fn navigation_json(c: &Clock, story: &PageStory, n: &vitals::NavigationVitals) -> NavigationJson {
@@ -883,9 +876,7 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
                     shared,
                 );
                 more_insights_json(&c, story, &ins, &mut json.insights);
-                let scripts = page_scripts_json(&c, &trace.page, story, &ins);
-                json.insights.legacy_javascript = scripts.legacy_javascript;
-                json.insights.duplicated_javascript = scripts.duplicated_javascript;
+                page_scripts_json(&c, &trace.page, story, &ins, &mut json.insights);
                 related_events.extend(ins.related.iter().map(|e| c.related(story, &json.id, e)));
             }
             json

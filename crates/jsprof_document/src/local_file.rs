@@ -185,8 +185,9 @@ fn under(path: &Path, roots: &[PathBuf]) -> bool {
     roots.iter().any(|root| path.starts_with(root))
 }
 
-/// `path` with `.` and `..` resolved as written (links are not followed).
-fn lexical(path: &Path) -> PathBuf {
+/// `path` with `.` and `..` resolved as written (links are not followed), without touching
+/// the disk: `a/b/../c` → `a/c`.
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for part in path.components() {

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use jsprof_pageload::network_tree::{self, PreconnectCandidate};
+use jsprof_pageload::network_tree::{self, PreconnectCandidate, PreconnectedOrigin};
 use jsprof_pageload::units::us_to_ms;
 use jsprof_pageload::PageStory;
 
@@ -27,20 +27,9 @@ pub struct ChainRequestJson {
     pub end_ms: f64,
 }
 
-/// An origin the page preconnected to.
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
-pub struct PreconnectedOriginJson {
-    pub url: String,
-    /// No request of the navigation went to this origin.
-    pub unused: bool,
-    /// `DOM` (`<link rel=preconnect>`) or `ResponseHeader` (the document's `Link` header).
-    pub source: String,
-    /// The `Link` header's part, for `ResponseHeader`.
-    pub header_text: Option<String>,
-    /// Requests went to the origin but still paid for a connection (it is a preconnect
-    /// candidate): the preconnect was likely unused, often for a `crossorigin` mismatch.
-    pub crossorigin: bool,
-}
+/// The old name of [`PreconnectedOrigin`], which the document now serializes as the engine
+/// keeps it.
+pub type PreconnectedOriginJson = PreconnectedOrigin;
 
 /// Network dependency tree: chains of critical requests, each waiting for the one before.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -52,7 +41,7 @@ pub struct NetworkDependencyTreeJson {
     /// Every chain as one tree, depth first; each request's children by their longest chain,
     /// longest first. A redirected document appears under itself (one entry per hop).
     pub chain: Vec<ChainRequestJson>,
-    pub preconnected_origins: Vec<PreconnectedOriginJson>,
+    pub preconnected_origins: Vec<PreconnectedOrigin>,
     /// Origins the LCP needed that a preconnect would have helped, most time saved first (at
     /// most four; none without a Lantern context).
     pub preconnect_candidates: Vec<PreconnectCandidate>,
@@ -87,17 +76,7 @@ pub(crate) fn network_tree_json(
                 }
             })
             .collect(),
-        preconnected_origins: t
-            .preconnected_origins
-            .iter()
-            .map(|p| PreconnectedOriginJson {
-                url: p.url.clone(),
-                unused: p.unused,
-                source: p.source.as_str().to_string(),
-                header_text: p.header_text.clone(),
-                crossorigin: p.crossorigin,
-            })
-            .collect(),
+        preconnected_origins: t.preconnected_origins.clone(),
         preconnect_candidates: t.preconnect_candidates.clone(),
         graph_error: t.graph_error.as_ref().map(|e| e.message()),
     }

@@ -8,11 +8,13 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use jsprof_pageload::image_delivery::{Dimensions, Optimization};
 use jsprof_pageload::insights::NavigationInsights;
 pub use jsprof_pageload::lantern::MetricSavings;
 use jsprof_pageload::units::us_to_ms;
 use jsprof_pageload::PageStory;
 
+use crate::insights::InsightsJson;
 use crate::page_common::{Clock, RequestRefJson};
 
 /// Viewport: whether the page is optimized for mobile (no double-tap delay on taps).
@@ -88,25 +90,11 @@ pub struct ModernHttpJson {
     pub metric_savings: Option<MetricSavings>,
 }
 
-/// A width and height in whole pixels.
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
-pub struct DimensionsJson {
-    pub width: f64,
-    pub height: f64,
-}
+/// The old name of [`Dimensions`], which the document now serializes as the engine keeps it.
+pub type DimensionsJson = Dimensions;
 
-/// One way to make an image smaller.
-#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
-pub struct ImageOptimizationJson {
-    /// The engine's name: `MODERN_FORMAT_OR_COMPRESSION`, `ADJUST_COMPRESSION` (a WebP or
-    /// AVIF), `VIDEO_FORMAT` (a GIF) or `RESPONSIVE_SIZE`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub byte_savings: f64,
-    /// For `RESPONSIVE_SIZE`: the file's size and the size it was drawn at.
-    pub file_dimensions: Option<DimensionsJson>,
-    pub display_dimensions: Option<DimensionsJson>,
-}
+/// The old name of [`Optimization`], which the document now serializes as the engine keeps it.
+pub type ImageOptimizationJson = Optimization;
 
 /// An image a different format or size would make smaller.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -118,7 +106,7 @@ pub struct OptimizableImageJson {
     /// The format's savings plus the size's on what is left.
     pub byte_savings: f64,
     /// Each of 4096 bytes or more, the format's first.
-    pub optimizations: Vec<ImageOptimizationJson>,
+    pub optimizations: Vec<Optimization>,
 }
 
 /// Image delivery: painted images a modern format, more compression, a video or a smaller
@@ -196,25 +184,13 @@ fn selector_cost(t: &jsprof_profile::page_events::SelectorTiming) -> SelectorCos
     }
 }
 
-/// The page checks of a navigation, for its [`crate::insights::InsightsJson`].
-#[derive(Default)]
-pub(crate) struct PageChecksJson {
-    pub viewport: Option<ViewportJson>,
-    pub character_set: Option<CharacterSetJson>,
-    pub cache: Option<CacheJson>,
-    pub modern_http: Option<ModernHttpJson>,
-    pub image_delivery: Option<ImageDeliveryJson>,
-    pub font_display: Option<FontDisplayJson>,
-    pub slow_css_selector: Option<SlowCssSelectorJson>,
-}
-
-/// The page checks of `ins`.
+/// The page checks of `ins`, into its navigation's `out`.
 pub(crate) fn page_checks_json(
     c: &Clock,
     story: &PageStory,
     ins: &NavigationInsights,
-) -> PageChecksJson {
-    let mut out = PageChecksJson::default();
+    out: &mut InsightsJson,
+) {
     let request = |i: usize| c.request_ref(&story.requests[i]);
     out.viewport = ins.viewport.as_ref().map(|v| ViewportJson {
         state: v.state.as_str().to_string(),
@@ -259,21 +235,7 @@ pub(crate) fn page_checks_json(
                 largest_paint_ms: c.ts(m.paint_ts),
                 largest_paint_dur_ms: us_to_ms(m.paint_dur),
                 byte_savings: m.byte_savings,
-                optimizations: m
-                    .optimizations
-                    .iter()
-                    .map(|o| {
-                        let dims = |d: Option<(f64, f64)>| {
-                            d.map(|(width, height)| DimensionsJson { width, height })
-                        };
-                        ImageOptimizationJson {
-                            kind: o.kind.as_str().to_string(),
-                            byte_savings: o.byte_savings,
-                            file_dimensions: dims(o.file_size),
-                            display_dimensions: dims(o.display_size),
-                        }
-                    })
-                    .collect(),
+                optimizations: m.optimizations.clone(),
             })
             .collect(),
         wasted_bytes: d.wasted_bytes,
@@ -301,5 +263,4 @@ pub(crate) fn page_checks_json(
         top_elapsed: s.top_elapsed.as_ref().map(selector_cost),
         top_match_attempts: s.top_match_attempts.as_ref().map(selector_cost),
     });
-    out
 }

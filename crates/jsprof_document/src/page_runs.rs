@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::insights::InsightsReport;
+use crate::insights::{InsightsReport, LcpBreakdownJson, NavigationJson};
 
 /// The runs of one page load, compared.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
@@ -83,54 +83,65 @@ pub struct InsightRunsJson {
     pub median_savings: BTreeMap<String, f64>,
 }
 
-/// The metrics of a run's first navigation, in `metrics`' order.
+/// How a run's value of a metric is read from its insights document.
+type MetricOf = for<'a> fn(&'a InsightsReport) -> Option<f64>;
+
+/// The metrics in the order the report lists them, each with how a run's value is read: those
+/// of its first navigation, then the trace's long tasks and requests.
+const METRIC_VALUES: &[(&str, MetricOf)] = &[
+    ("fcp_ms", |r| Some(first(r)?.metrics.fcp.as_ref()?.value_ms)),
+    ("lcp_ms", |r| Some(first(r)?.metrics.lcp.as_ref()?.value_ms)),
+    ("lcp_ttfb_ms", |r| Some(breakdown(r)?.ttfb.dur_ms)),
+    ("lcp_load_delay_ms", |r| {
+        Some(breakdown(r)?.load_delay.as_ref()?.dur_ms)
+    }),
+    ("lcp_load_duration_ms", |r| {
+        Some(breakdown(r)?.load_duration.as_ref()?.dur_ms)
+    }),
+    ("lcp_render_delay_ms", |r| {
+        Some(breakdown(r)?.render_delay.dur_ms)
+    }),
+    ("cls", |r| Some(first(r)?.metrics.cls.score)),
+    ("inp_ms", |r| Some(first(r)?.metrics.inp.as_ref()?.value_ms)),
+    ("tbt_ms", |r| Some(r.long_tasks.blocking_ms)),
+    ("long_tasks_ms", |r| Some(r.long_tasks.total_ms)),
+    ("requests", |r| Some(r.requests as f64)),
+];
+
+/// A run's first navigation.
+fn first(r: &InsightsReport) -> Option<&NavigationJson> {
+    r.navigations.first()
+}
+
+/// Its LCP breakdown.
+fn breakdown(r: &InsightsReport) -> Option<&LcpBreakdownJson> {
+    first(r)?.insights.lcp_breakdown.as_ref()
+}
+
 /// A run's metrics (names as in [`METRICS`]): those of its first navigation, and the trace's
 /// long tasks and requests. The lake stores these per page-load trace (`page_metrics`).
 pub fn run_values(report: &InsightsReport) -> BTreeMap<String, f64> {
-    let mut v = BTreeMap::new();
-    let mut put = |name: &str, x: Option<f64>| {
-        if let Some(x) = x.filter(|x| x.is_finite()) {
-            v.insert(name.to_string(), x);
-        }
-    };
-    if let Some(n) = report.navigations.first() {
-        let m = &n.metrics;
-        put("fcp_ms", m.fcp.as_ref().map(|x| x.value_ms));
-        put("lcp_ms", m.lcp.as_ref().map(|x| x.value_ms));
-        let b = n.insights.lcp_breakdown.as_ref();
-        put("lcp_ttfb_ms", b.map(|b| b.ttfb.dur_ms));
-        put(
-            "lcp_load_delay_ms",
-            b.and_then(|b| b.load_delay.as_ref()).map(|w| w.dur_ms),
-        );
-        put(
-            "lcp_load_duration_ms",
-            b.and_then(|b| b.load_duration.as_ref()).map(|w| w.dur_ms),
-        );
-        put("lcp_render_delay_ms", b.map(|b| b.render_delay.dur_ms));
-        put("cls", Some(m.cls.score));
-        put("inp_ms", m.inp.as_ref().map(|x| x.value_ms));
-    }
-    put("tbt_ms", Some(report.long_tasks.blocking_ms));
-    put("long_tasks_ms", Some(report.long_tasks.total_ms));
-    put("requests", Some(report.requests as f64));
-    v
+    METRIC_VALUES
+        .iter()
+        .filter_map(|(name, of)| {
+            let x = of(report).filter(|x| x.is_finite())?;
+            Some((name.to_string(), x))
+        })
+        .collect()
 }
 
 /// The metrics in the order the report lists them.
-pub const METRICS: &[&str] = &[
-    "fcp_ms",
-    "lcp_ms",
-    "lcp_ttfb_ms",
-    "lcp_load_delay_ms",
-    "lcp_load_duration_ms",
-    "lcp_render_delay_ms",
-    "cls",
-    "inp_ms",
-    "tbt_ms",
-    "long_tasks_ms",
-    "requests",
-];
+pub const METRICS: &[&str] = &metric_names();
+
+const fn metric_names() -> [&'static str; METRIC_VALUES.len()] {
+    let mut names = [""; METRIC_VALUES.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = METRIC_VALUES[i].0;
+        i += 1;
+    }
+    names
+}
 
 /// A value of `metric` as every door's text writes it: a CLS score with three decimals, a count
 /// as it is, a time as [`crate::units::fmt_ms`] writes it.

@@ -12,6 +12,7 @@ pub use jsprof_pageload::legacy_javascript::Match as LegacyMatch;
 use jsprof_pageload::PageStory;
 use jsprof_profile::page_events::PageEvents;
 
+use crate::insights::InsightsJson;
 use crate::page_common::{Clock, RequestRefJson};
 
 /// A script that ships legacy JavaScript.
@@ -87,21 +88,14 @@ pub struct DuplicatedJavaScriptJson {
     pub lcp_savings_ms: Option<f64>,
 }
 
-/// The script insights of a navigation, for its [`crate::insights::InsightsJson`].
-#[derive(Default)]
-pub(crate) struct ScriptInsightsJson {
-    pub legacy_javascript: Option<LegacyJavaScriptJson>,
-    pub duplicated_javascript: Option<DuplicatedJavaScriptJson>,
-}
-
-/// The script insights of `ins`.
+/// The script insights of `ins`, into its navigation's `out`.
 pub(crate) fn page_scripts_json(
     c: &Clock,
     page: &PageEvents,
     story: &PageStory,
     ins: &NavigationInsights,
-) -> ScriptInsightsJson {
-    let mut out = ScriptInsightsJson::default();
+    out: &mut InsightsJson,
+) {
     let story_url = |i: usize| page.scripts.list[i].url.clone();
     let duplicate = |d: &Duplicate| DuplicateJson {
         source: d.source.clone(),
@@ -154,5 +148,4 @@ pub(crate) fn page_scripts_json(
                 fcp_savings_ms: fcp(&d.metric_savings),
                 lcp_savings_ms: lcp(&d.metric_savings),
             });
-    out
 }

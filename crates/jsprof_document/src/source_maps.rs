@@ -7,11 +7,12 @@
 //! `report`, the service) applies maps through [`apply`].
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use jsprof_analysis::{apply_source_maps, ScriptMap};
 use jsprof_profile::{FrameKind, Profile, SourceMap, Warning};
 
+use crate::local_file::lexical;
 use crate::{ReportError, Result};
 
 /// Where maps may come from.
@@ -287,7 +288,7 @@ fn resolve_sources(map: &SourceMap, dir: Option<&Path>, script_url: &str) -> Vec
             let Some(dir) = dir else {
                 return s.clone();
             };
-            let joined = normalize(&dir.join(s));
+            let joined = lexical(&dir.join(s));
             let text = joined.to_string_lossy().into_owned();
             if file_url {
                 format!("file://{text}")
@@ -296,21 +297,6 @@ fn resolve_sources(map: &SourceMap, dir: Option<&Path>, script_url: &str) -> Vec
             }
         })
         .collect()
-}
-
-/// `a/b/../c` → `a/c` without touching the disk.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -323,9 +309,6 @@ mod tests {
         assert_eq!(percent_decode("/a%20b/c"), "/a b/c");
         assert_eq!(local_path("file:///x/y.js"), Some(PathBuf::from("/x/y.js")));
         assert_eq!(local_path("node:fs"), None);
-        assert_eq!(
-            normalize(Path::new("/a/b/../c/./d")),
-            PathBuf::from("/a/c/d")
-        );
+        assert_eq!(lexical(Path::new("/a/b/../c/./d")), PathBuf::from("/a/c/d"));
     }
 }

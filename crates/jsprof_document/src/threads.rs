@@ -50,16 +50,25 @@ pub fn threads_report(input: &CpuInput) -> ThreadsReport {
                 pid: t.pid,
                 tid: t.tid,
                 name: t.name.clone(),
-                process: t
-                    .pid
-                    .and_then(|pid| input.process_names().iter().rev().find(|(p, _)| *p == pid))
-                    .map(|(_, n)| n.clone()),
+                process: process_name(input, t.pid),
                 page: page_track_name(input, t.pid, &t.name),
                 samples: t.samples,
                 events: t.events.len(),
             })
             .collect(),
     }
+}
+
+/// The name a trace gives process `pid` (`Renderer`, `Browser`, `GPU Process`): its last
+/// `process_name` metadata. `None` for a profile, or a process the trace does not name.
+pub fn process_name(input: &CpuInput, pid: Option<u64>) -> Option<String> {
+    let pid = pid?;
+    let names = input.process_names();
+    names
+        .iter()
+        .rev()
+        .find(|(p, _)| *p == pid)
+        .map(|(_, n)| n.clone())
 }
 
 /// The page a renderer's main thread (`CrRendererMain`) of process `pid` draws, from the trace's

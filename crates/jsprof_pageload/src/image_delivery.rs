@@ -12,6 +12,8 @@
 //! (emulated) ratio, as the engine's `ImagePaintingHandler` does.
 
 use rustc_hash::FxHashMap as HashMap;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use jsprof_profile::page_events::PaintedImage;
 use jsprof_profile::TraceFile;
@@ -31,8 +33,10 @@ const BYTE_SAVINGS_THRESHOLD: f64 = 4096.0;
 /// An image with breakpoints (`srcset`, `<picture>`) is listed for its size only past this.
 const BYTE_SAVINGS_THRESHOLD_RESPONSIVE_BREAKPOINTS: f64 = 12288.0;
 
-/// What would make an image smaller (the engine's `ImageOptimizationType`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What would make an image smaller (the engine's `ImageOptimizationType`); serialized as the
+/// engine names it ([`Self::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OptimizationKind {
     /// A WebP or AVIF with more bytes per pixel than AVIF needs.
     AdjustCompression,
@@ -56,15 +60,29 @@ impl OptimizationKind {
     }
 }
 
+/// A width and height in whole pixels.
+// The insights document serializes it as it is: its docs are the JSON reference's.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "DimensionsJson")]
+pub struct Dimensions {
+    pub width: f64,
+    pub height: f64,
+}
+
 /// One way to make an image smaller.
-#[derive(Clone, Debug, PartialEq)]
+// The insights document serializes it as it is: its docs are the JSON reference's.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "ImageOptimizationJson")]
 pub struct Optimization {
+    /// The engine's name: `MODERN_FORMAT_OR_COMPRESSION`, `ADJUST_COMPRESSION` (a WebP or
+    /// AVIF), `VIDEO_FORMAT` (a GIF) or `RESPONSIVE_SIZE`.
+    #[serde(rename = "type")]
+    #[schemars(with = "String")]
     pub kind: OptimizationKind,
     pub byte_savings: f64,
-    /// For [`OptimizationKind::ResponsiveSize`]: the file's (width, height) and the drawn one,
-    /// in whole pixels.
-    pub file_size: Option<(f64, f64)>,
-    pub display_size: Option<(f64, f64)>,
+    /// For `RESPONSIVE_SIZE`: the file's size and the size it was drawn at.
+    pub file_dimensions: Option<Dimensions>,
+    pub display_dimensions: Option<Dimensions>,
 }
 
 /// An image worth optimizing.
@@ -155,8 +173,8 @@ fn optimizations(
     let plain = |kind, byte_savings| Optimization {
         kind,
         byte_savings,
-        file_size: None,
-        display_size: None,
+        file_dimensions: None,
+        display_dimensions: None,
     };
     if mime == "image/gif" {
         if bytes > GIF_SIZE_THRESHOLD {
@@ -183,8 +201,14 @@ fn optimizations(
             out.push(Optimization {
                 kind: OptimizationKind::ResponsiveSize,
                 byte_savings: savings,
-                file_size: Some((js_round(paint.src_width), js_round(paint.src_height))),
-                display_size: Some((js_round(width), js_round(height))),
+                file_dimensions: Some(Dimensions {
+                    width: js_round(paint.src_width),
+                    height: js_round(paint.src_height),
+                }),
+                display_dimensions: Some(Dimensions {
+                    width: js_round(width),
+                    height: js_round(height),
+                }),
             });
         }
     }
@@ -323,8 +347,20 @@ mod tests {
             ]
         );
         assert_eq!(total, 142_392.0);
-        assert_eq!(opts[1].file_size, Some((1200.0, 675.0)));
-        assert_eq!(opts[1].display_size, Some((800.0, 450.0)));
+        assert_eq!(
+            opts[1].file_dimensions,
+            Some(Dimensions {
+                width: 1200.0,
+                height: 675.0
+            })
+        );
+        assert_eq!(
+            opts[1].display_dimensions,
+            Some(Dimensions {
+                width: 800.0,
+                height: 450.0
+            })
+        );
     }
 
     #[test]
@@ -364,7 +400,13 @@ mod tests {
         let hero = paint(800.0, 450.0, 1200.0, 675.0);
         assert_eq!(displayed(&hero, Some((2.0, 1.0))), (400.0, 225.0));
         let (opts, _) = optimizations("image/jpeg", 100e3, 100e3, &hero, Some((2.0, 1.0)));
-        assert_eq!(opts[0].display_size, Some((400.0, 225.0)));
+        assert_eq!(
+            opts[0].display_dimensions,
+            Some(Dimensions {
+                width: 400.0,
+                height: 225.0
+            })
+        );
         // Under 4096 bytes is not worth it.
         assert!(optimizations("image/jpeg", 5e3, 5e3, &plain, None)
             .0

@@ -46,10 +46,11 @@ pub struct ChainNode {
     pub is_longest: bool,
 }
 
-/// Where a preconnect came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where a preconnect came from; serialized as the engine names it ([`Self::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum PreconnectSource {
     /// `<link rel=preconnect>` (a `LinkPreconnect` event).
+    #[serde(rename = "DOM")]
     Dom,
     /// The document's `Link` response header.
     ResponseHeader,
@@ -65,17 +66,27 @@ impl PreconnectSource {
     }
 }
 
+impl std::fmt::Display for PreconnectSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// An origin the page preconnected to.
-#[derive(Clone, Debug, PartialEq)]
+// The insights document serializes it as it is: its docs are the JSON reference's.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "PreconnectedOriginJson")]
 pub struct PreconnectedOrigin {
     pub url: String,
-    /// No request of the navigation went to its origin.
+    /// No request of the navigation went to this origin.
     pub unused: bool,
+    /// `DOM` (`<link rel=preconnect>`) or `ResponseHeader` (the document's `Link` header).
+    #[schemars(with = "String")]
     pub source: PreconnectSource,
-    /// The `Link` header's part that named it.
+    /// The `Link` header's part, for `ResponseHeader`.
     pub header_text: Option<String>,
-    /// Requests went to the origin, but late enough to be a preconnect candidate: the
-    /// preconnect was likely not used (a `crossorigin` attribute mismatch).
+    /// Requests went to the origin but still paid for a connection (it is a preconnect
+    /// candidate): the preconnect was likely unused, often for a `crossorigin` mismatch.
     pub crossorigin: bool,
 }
 

@@ -9,15 +9,13 @@
 use serde_json::{json, Value};
 
 use crate::page_loads::{assert_image_delivery, webp_and_gif_page_load};
-use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
+use crate::support::{document, fixture_text, page_load_insights, run_oracle, temp_file};
 
 #[test]
 fn image_delivery_matches_the_trace_engine_on_recorded_page_loads() {
     let mut listed = 0;
     for name in ["trace/pageload.trace", "trace/pageload-bgimage.trace"] {
-        let file = fixtures().join(format!("{name}.json.gz"));
-        let ours = document("insights", &file.to_string_lossy());
-        let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
+        let (ours, want) = page_load_insights(name);
         listed += assert_image_delivery(&ours, &want, name);
     }
     assert_eq!(listed, 2, "each recorded page load has an image to shrink");

@@ -9,18 +9,17 @@
 use serde_json::Value;
 
 use crate::page_loads::{
-    assert_image_delivery, assert_network_tree_matches, assert_page_checks, navigations, PAGE_LOADS,
+    assert_image_delivery, assert_network_tree_matches, assert_page_checks, navigation_insights,
+    PAGE_LOADS,
 };
-use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
+use crate::support::{document, fixture_text, page_load_insights, run_oracle, temp_file};
 
 /// Compares every navigation's render-blocking savings of `ours` (`insights --json`) with the
 /// engine's `RenderBlocking` model in `want`; returns how many requests had estimated savings.
 fn assert_render_blocking_savings(ours: &Value, want: &Value, name: &str) -> usize {
     let mut estimated = 0;
-    for (n, w) in navigations(ours, want) {
-        let at = format!("{name} {}", w["id"]);
+    for (at, n, _, wrb) in navigation_insights(ours, want, name, "RenderBlocking") {
         let s = &n["insights"]["render_blocking_savings"];
-        let wrb = &want["insights"][w["id"].as_str().unwrap()]["RenderBlocking"];
         let savings = &wrb["metric_savings"];
         if savings.is_null() {
             assert!(s.is_null(), "{at}: the engine has no savings, ours {s}");
@@ -53,10 +52,8 @@ fn assert_render_blocking_savings(ours: &Value, want: &Value, name: &str) -> usi
 /// and the preconnected origins' `crossorigin`; returns how many candidates there were.
 fn assert_preconnect_candidates(ours: &Value, want: &Value, name: &str) -> usize {
     let mut candidates = 0;
-    for (n, w) in navigations(ours, want) {
-        let at = format!("{name} {}", w["id"]);
+    for (at, n, w, wt) in navigation_insights(ours, want, name, "NetworkDependencyTree") {
         let t = &n["insights"]["network_dependency_tree"];
-        let wt = &want["insights"][w["id"].as_str().unwrap()]["NetworkDependencyTree"];
         if w["navigation"].is_null() {
             continue;
         }
@@ -95,9 +92,7 @@ fn assert_preconnect_candidates(ours: &Value, want: &Value, name: &str) -> usize
 fn render_blocking_savings_match_the_trace_engine() {
     let mut estimated = 0;
     for name in PAGE_LOADS {
-        let input = fixtures().join(format!("{name}.json.gz"));
-        let ours = document("insights", input.to_str().unwrap());
-        let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
+        let (ours, want) = page_load_insights(name);
         estimated += assert_render_blocking_savings(&ours, &want, name);
         // Local recordings: every round trip is well under the 50 ms worth a preconnect.
         assert_preconnect_candidates(&ours, &want, name);

@@ -7,7 +7,9 @@ use serde_json::Value;
 use crate::page_loads::{
     assert_network_tree_matches, close, input, navigations, oracle, paired, MS, PAGE_LOADS, SCORE,
 };
-use crate::support::{document, fixture_text, fixtures, golden, run_oracle, temp_file};
+use crate::support::{
+    document, fixture_text, fixtures, golden, pluck, pluck_str, run_oracle, temp_file,
+};
 
 #[test]
 fn network_requests_match_the_trace_engine() {
@@ -204,19 +206,11 @@ fn web_vitals_and_insights_match_the_trace_engine() {
                 close(&o["dur_ms"], &w["dur_ms"], MS, "cluster dur");
                 close(&o["score"], &w["score"], SCORE, "cluster score");
             }
-            let blocking: Vec<&Value> = wins["RenderBlocking"]["requests"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| &r["url"])
-                .collect();
-            let ours_blocking: Vec<&Value> = ins["render_blocking"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| &r["url"])
-                .collect();
-            assert_eq!(ours_blocking, blocking, "{at}: render-blocking requests");
+            assert_eq!(
+                pluck(&ins["render_blocking"], "url"),
+                pluck(&wins["RenderBlocking"]["requests"], "url"),
+                "{at}: render-blocking requests"
+            );
         }
 
         // The tracks: markers, shifts, interactions, long tasks, the filmstrip.
@@ -369,14 +363,9 @@ fn more_insights_match_the_trace_engine() {
                     rc["iframes"].as_u64().unwrap(),
                     "{at} iframes"
                 );
-                let nodes: Vec<&Value> = s["unsized_images"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|u| &u["node_id"])
-                    .collect();
                 let want_nodes: Vec<&Value> =
                     rc["unsized_images"].as_array().unwrap().iter().collect();
+                let nodes = pluck(&s["unsized_images"], "node_id");
                 assert_eq!(nodes, want_nodes, "{at} unsized images");
                 assert_eq!(
                     s["non_composited_animations"].as_array().unwrap().len() as u64,
@@ -489,9 +478,7 @@ fn more_insights_match_the_trace_engine() {
                 &wf["bottom_up"],
                 &format!("{at} reflow sources"),
             ) {
-                for k in ["function", "url", "line", "column", "script_id"] {
-                    assert_eq!(b["frame"][k], wb[k], "{at} reflow source {k}");
-                }
+                same_frame(b, wb, &format!("{at} reflow source"));
                 assert_eq!(b["reflows"], wb["reflows"], "{at}");
                 close(&b["total_ms"], &wb["total_ms"], MS, &format!("{at} source"));
             }
@@ -499,9 +486,7 @@ fn more_insights_match_the_trace_engine() {
             if wt.is_null() {
                 assert!(t.is_null(), "{at}: {t}");
             } else {
-                for k in ["function", "url", "line", "column", "script_id"] {
-                    assert_eq!(t["frame"][k], wt[k], "{at} top-level {k}");
-                }
+                same_frame(t, wt, &format!("{at} top-level"));
                 assert_eq!(t["reflows"], wt["calls"], "{at}");
                 close(
                     &t["total_ms"],
@@ -696,12 +681,7 @@ fn damaged_page_loads_load_with_warnings() {
     // Origin: TracingStartedInBrowser (1 ms); the request starts at 3 ms and, unfinished, ends there.
     assert_eq!(r["start_ms"], 2.0);
     assert_eq!(r["end_ms"], 2.0);
-    let messages: Vec<&str> = net["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w["message"].as_str().unwrap())
-        .collect();
+    let messages = pluck_str(&net["warnings"], "message");
     assert!(
         messages.iter().any(|m| m.contains("ends before its JSON")),
         "{messages:?}"
@@ -732,4 +712,12 @@ fn damaged_page_loads_load_with_warnings() {
             .as_str()
             .unwrap()
             .contains("without their partner")));
+}
+
+/// Our reflow source's call frame against the engine's, key by key.
+#[track_caller]
+fn same_frame(ours: &Value, want: &Value, at: &str) {
+    for k in ["function", "url", "line", "column", "script_id"] {
+        assert_eq!(ours["frame"][k], want[k], "{at} {k}");
+    }
 }

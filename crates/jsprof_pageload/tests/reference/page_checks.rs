@@ -9,14 +9,12 @@
 //! nothing.
 
 use crate::page_loads::{assert_image_delivery, assert_page_checks, failing_page_load, PAGE_LOADS};
-use crate::support::{document, fixtures, golden, run_oracle, temp_file};
+use crate::support::{document, page_load_insights, run_oracle, temp_file};
 
 #[test]
 fn page_checks_match_the_trace_engine_on_recorded_page_loads() {
     for name in PAGE_LOADS {
-        let file = fixtures().join(format!("{name}.json.gz"));
-        let ours = document("insights", &file.to_string_lossy());
-        let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
+        let (ours, want) = page_load_insights(name);
         assert_page_checks(&ours, &want, name);
     }
 }

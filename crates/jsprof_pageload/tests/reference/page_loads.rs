@@ -54,6 +54,25 @@ pub(crate) fn navigations<'a>(
         .zip(want["navigations"].as_array().unwrap())
 }
 
+/// Each navigation of our insights document beside the engine's, with the engine's insight
+/// `insight` of it and the place a failure names (`NAME "NAVIGATION_n"`).
+pub(crate) fn navigation_insights<'a>(
+    ours: &'a Value,
+    want: &'a Value,
+    name: &'a str,
+    insight: &'a str,
+) -> impl Iterator<Item = (String, &'a Value, &'a Value, &'a Value)> {
+    navigations(ours, want).map(move |(n, w)| {
+        let at = format!("{name} {}", w["id"]);
+        (
+            at,
+            n,
+            w,
+            &want["insights"][w["id"].as_str().unwrap()][insight],
+        )
+    })
+}
+
 /// The oracle rounds ms and bytes to 0.001; ours are exact.
 pub(crate) const ROUNDED: f64 = 0.0006;
 
@@ -386,10 +405,8 @@ pub(crate) fn assert_image_delivery(ours: &Value, want: &Value, name: &str) -> u
 /// the oracle's `want`; returns how many chain entries there were.
 pub(crate) fn assert_network_tree_matches(ours: &Value, want: &Value, name: &str) -> usize {
     let mut chains = 0;
-    for (n, w) in navigations(ours, want) {
-        let at = format!("{name} {}", w["id"]);
+    for (at, n, w, wt) in navigation_insights(ours, want, name, "NetworkDependencyTree") {
         let t = &n["insights"]["network_dependency_tree"];
-        let wt = &want["insights"][w["id"].as_str().unwrap()]["NetworkDependencyTree"];
         if w["navigation"].is_null() {
             assert!(t.is_null(), "{at}: no navigation, no tree");
             continue;

@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::page_loads::{data_url, duplicated_page_load, source_map, PAGE_LOADS};
-use crate::support::{document, fixtures, golden, run_oracle, temp_file};
+use crate::support::{document, page_load_insights, pluck_str, run_oracle, temp_file};
 
 /// The engine's metric savings (`{FCP, LCP}` in whole ms, or `null`) against ours.
 #[track_caller]
@@ -88,28 +88,21 @@ fn assert_script_insights(ours: &Value, want: &Value, name: &str) -> usize {
         assert_eq!(d["wasted_bytes"].as_f64(), wd["wasted_bytes"].as_f64());
         same_savings(d, wd, &format!("{at} duplicated"));
         // Sources, copies and sizes; the engine's numbers are integers, ours floats.
-        let ours_list = |list: &Value| -> Vec<Value> {
-            let list = list.as_array().unwrap().iter();
-            list.map(|d| {
-                let copies = d["copies"].as_array().unwrap().iter();
-                let copies: Vec<Value> = copies
-                    .map(|c| json!([c["url"], c["attributed_size"].as_f64()]))
-                    .collect();
-                json!([d["source"], d["estimated_duplicate_bytes"].as_f64(), copies])
-            })
-            .collect()
+        // Ours lists a source's `copies`, the engine its `duplicates`.
+        let list_of = |copies_key: &'static str| {
+            move |list: &Value| -> Vec<Value> {
+                let list = list.as_array().unwrap().iter();
+                list.map(|d| {
+                    let copies = d[copies_key].as_array().unwrap().iter();
+                    let copies: Vec<Value> = copies
+                        .map(|c| json!([c["url"], c["attributed_size"].as_f64()]))
+                        .collect();
+                    json!([d["source"], d["estimated_duplicate_bytes"].as_f64(), copies])
+                })
+                .collect()
+            }
         };
-        let engine_list = |list: &Value| -> Vec<Value> {
-            let list = list.as_array().unwrap().iter();
-            list.map(|d| {
-                let copies = d["duplicates"].as_array().unwrap().iter();
-                let copies: Vec<Value> = copies
-                    .map(|c| json!([c["url"], c["attributed_size"].as_f64()]))
-                    .collect();
-                json!([d["source"], d["estimated_duplicate_bytes"].as_f64(), copies])
-            })
-            .collect()
-        };
+        let (ours_list, engine_list) = (list_of("copies"), list_of("duplicates"));
         assert_eq!(
             ours_list(&d["duplication"]),
             engine_list(&wd["duplication"]),
@@ -155,9 +148,7 @@ fn assert_script_insights(ours: &Value, want: &Value, name: &str) -> usize {
 #[test]
 fn script_insights_match_the_trace_engine_on_recorded_page_loads() {
     for name in PAGE_LOADS {
-        let file = fixtures().join(format!("{name}.json.gz"));
-        let ours = document("insights", &file.to_string_lossy());
-        let want = golden(&fixtures().join(format!("{name}.insights.json.gz")));
+        let (ours, want) = page_load_insights(name);
         assert_script_insights(&ours, &want, name);
         // The pages' own scripts are listed (the goldens count them).
         let scripts = &ours["navigations"][0]["insights"]["duplicated_javascript"]["scripts"];
@@ -172,12 +163,7 @@ fn script_insights_fail_as_the_trace_engine_fails_them() {
     let ours = document("insights", path.to_str().unwrap());
     let legacy = &ours["navigations"][0]["insights"]["legacy_javascript"];
     assert_eq!(legacy["state"], "fail", "{legacy}");
-    let urls: Vec<&str> = legacy["scripts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["url"].as_str().unwrap())
-        .collect();
+    let urls = pluck_str(&legacy["scripts"], "url");
     assert_eq!(
         urls,
         [

@@ -30,6 +30,26 @@ pub fn document(view: &str, path: &str) -> Value {
         .expect("the document is JSON")
 }
 
+/// Our insights document of the recorded page load `name` (a [`crate::page_loads::PAGE_LOADS`]
+/// entry) and the trace engine's golden answer for it.
+pub fn page_load_insights(name: &str) -> (Value, Value) {
+    let ours = document("insights", &crate::page_loads::input(name));
+    (ours, crate::page_loads::oracle(name))
+}
+
+/// The field `key` of each element of the array `list`.
+pub fn pluck<'a>(list: &'a Value, key: &str) -> Vec<&'a Value> {
+    list.as_array().unwrap().iter().map(|x| &x[key]).collect()
+}
+
+/// The string field `key` of each element of the array `list`.
+pub fn pluck_str<'a>(list: &'a Value, key: &str) -> Vec<&'a str> {
+    pluck(list, key)
+        .into_iter()
+        .map(|x| x.as_str().unwrap())
+        .collect()
+}
+
 /// Writes `bytes` to a fresh file under the target directory's temp area and returns its path.
 pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
