@@ -152,33 +152,38 @@ pub fn read_bounded(path: &Path, max: u64, roots: &[PathBuf]) -> Result<Vec<u8>,
 
 /// The first `max` bytes of a regular file (the rest is not read).
 pub fn read_prefix(path: &Path, max: u64, roots: &[PathBuf]) -> Result<Vec<u8>, String> {
-    let pointed = open_regular(path, roots)?;
-    let mut bytes = Vec::with_capacity(pointed.len.min(max) as usize);
-    pointed
-        .file
-        .take(max)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(bytes)
+    read_part(path, max, roots, |_| 0).map(|(bytes, _)| bytes)
 }
 
-/// The last `max` bytes of a regular file, and whether they are the whole file (the rest is
-/// not read).
+/// The last `max` bytes of a regular file, and whether they are the whole file (the rest is not
+/// read).
 pub fn read_suffix(path: &Path, max: u64, roots: &[PathBuf]) -> Result<(Vec<u8>, bool), String> {
+    read_part(path, max, roots, |len| len.saturating_sub(max))
+        .map(|(bytes, from)| (bytes, from == 0))
+}
+
+/// At most `max` bytes of a regular file from the offset `start` gives for its length, and that
+/// offset.
+fn read_part(
+    path: &Path,
+    max: u64,
+    roots: &[PathBuf],
+    start: impl FnOnce(u64) -> u64,
+) -> Result<(Vec<u8>, u64), String> {
     use std::io::{Seek, SeekFrom};
+    let failed = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut pointed = open_regular(path, roots)?;
-    let from = pointed.len.saturating_sub(max);
-    pointed
-        .file
-        .seek(SeekFrom::Start(from))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut bytes = Vec::with_capacity(pointed.len.min(max) as usize);
+    let from = start(pointed.len);
+    if from > 0 {
+        pointed.file.seek(SeekFrom::Start(from)).map_err(failed)?;
+    }
+    let mut bytes = Vec::with_capacity(pointed.len.saturating_sub(from).min(max) as usize);
     pointed
         .file
         .take(max)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok((bytes, from == 0))
+        .map_err(failed)?;
+    Ok((bytes, from))
 }
 
 fn under(path: &Path, roots: &[PathBuf]) -> bool {
