@@ -38,7 +38,9 @@ impl Args {
     /// The value after `flag`, as it is ("FLAG needs a WHAT" when it is absent).
     #[allow(dead_code)] // tracegen takes none
     pub fn text(&mut self, flag: &str, what: &str) -> Result<String, String> {
-        self.0.next().ok_or_else(|| format!("{flag} needs a {what}"))
+        self.0
+            .next()
+            .ok_or_else(|| format!("{flag} needs a {what}"))
     }
 }
 
