@@ -22,25 +22,16 @@
 # is meant to be committed.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."   # repo root
 # shellcheck source=bench/lib.sh
-. bench/lib.sh
-record_arg cpu.sh 2,22 "$@"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+oracle_bench_init cpu 2,22 "$@"
 
 SECONDS_WANTED="${JSPROF_BENCH_SECONDS:-40}"
-RUNS="${JSPROF_BENCH_RUNS:-3}"
 MIN_BYTES=$((15 * 1000 * 1000))
 TS_VERSION=5.6.3
-
-OUT=bench/out/cpu
 WS="$OUT/ws"                              # npm workspace for the workload
 PROFILE="$OUT/workload.cpuprofile"
 ORACLE=target/oracle/cpu-oracle.mjs
-JSPROF="${JSPROF_BENCH_BIN:-target/${JSPROF_PROFILE:-release}/jsprof}"
-mkdir -p "$OUT"
-
-need cpu.sh node
-[ -x /usr/bin/time ] || { echo "cpu.sh: /usr/bin/time (GNU time) not found" >&2; exit 1; }
 
 # ---------------------------------------------------------------- workload
 if [ ! -f "$WS/node_modules/typescript/package.json" ] ||
@@ -64,15 +55,7 @@ record() {
 ensure_recorded "$PROFILE" "$MIN_BYTES" "$SECONDS_WANTED" "$RECORD" profile
 
 # ---------------------------------------------------------------- tools
-if [ ! -f "$ORACLE" ]; then
-  echo "== building the cpu oracle"
-  bash tools/oracle/build.sh target/oracle
-fi
-if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
-  echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof"
-  build_jsprof
-  build_beside
-fi
+build_tools "the cpu oracle"
 
 oracle_cmd() { node --max-old-space-size=16000 "$ORACLE" "$PROFILE"; }
 jsprof_cmd() { "$JSPROF" top "$PROFILE" --json --limit 0; }
@@ -93,35 +76,20 @@ echo "== timing ($RUNS runs each)"
 time_runs oracle node --max-old-space-size=16000 "$ORACLE" "$PROFILE"
 O_BEST=$BEST O_MED=$MEDIAN O_RSS=$RSS
 if [ "$JSPROF_OK" = 1 ]; then
-  time_runs jsprof "$JSPROF" top "$PROFILE" --json --limit 0
-  J_BEST=$BEST J_MED=$MEDIAN J_RSS=$RSS
-  if [ -n "$BESIDE" ]; then
-    time_runs "$JSPROF_BESIDE" "$BESIDE" top "$PROFILE" --json --limit 0
-    B_BEST=$BEST B_MED=$MEDIAN B_RSS=$RSS
-    "$BESIDE" top "$PROFILE" --json --limit 0 > "$OUT/beside.json"
-  fi
+  time_jsprof top "$PROFILE" --json --limit 0
 fi
 
 # ---------------------------------------------------------------- report
 echo
-echo "profile $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS = max peak over runs"
-printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
-row oracle "$O_BEST" "$O_MED" "$O_RSS"
 if [ "$JSPROF_OK" = 1 ]; then
-  row jsprof "$J_BEST" "$J_MED" "$J_RSS"
-  if [ -n "$BESIDE" ]; then
-    row "$JSPROF_BESIDE" "$B_BEST" "$B_MED" "$B_RSS"
-    beside_report top "$J_BEST" "$B_BEST" "$OUT/jsprof.json" "$OUT/beside.json"
-  fi
-  SPEEDUP=$(awk -v o="$O_BEST" -v j="$J_BEST" 'BEGIN { printf "%.1f", o / (j > 0 ? j : 0.005) }')
-  RSSX=$(awk -v k="$J_RSS" -v b="$BYTES" 'BEGIN { printf "%.2f", k * 1024 / b }')
-  echo
-  echo "speed: oracle / jsprof = ${SPEEDUP}x (goal >= 20x): $(awk -v s="$SPEEDUP" 'BEGIN { print (s >= 20) ? "PASS" : "MISS" }')"
-  echo "memory: jsprof peak RSS / file size = ${RSSX}x (goal < 2x): $(awk -v r="$RSSX" 'BEGIN { print (r < 2) ? "PASS" : "MISS" }')"
+  oracle_report profile top "r < 2" "< 2x"
   if awk -v j="$J_BEST" 'BEGIN { exit !(j < 0.1) }'; then
     echo "note: /usr/bin/time has 0.01 s resolution; below ~0.1 s the ratio is coarse"
   fi
 else
+  echo "profile $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS = max peak over runs"
+  printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
+  row oracle "$O_BEST" "$O_MED" "$O_RSS"
   echo "jsprof: n/a (jsprof top not implemented yet)"
 fi
 

@@ -23,11 +23,11 @@
 # build (JSPROF=… an older one) is not waited for. JSPROF_HEAP_PREPARE=0 turns the build off.
 # Needs curl and python3. Nothing is written outside a temporary directory.
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"   # JSPROF
 SNAP="${1:?usage: bench/heap-ui.sh SNAPSHOT [RUNS]}"
 RUNS="${2:-3}"
 WAIT="${WAIT:-1}"
-JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
 TMP="$(mktemp -d)"
 trap 'kill "$VIEW" 2>/dev/null || true; wait "$VIEW" 2>/dev/null || true; rm -rf "$TMP"' EXIT
 

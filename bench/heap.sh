@@ -19,14 +19,10 @@
 #   JSPROF_HEAP_RECORDED=0 bench/heap.sh     (the generated part only)
 #   JSPROF_BESIDE=dist bench/heap.sh          (also the first analysis by that profile's build)
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-OUT="$ROOT/bench/out/heap"
-TARGET_MB="${1:-250}"
-JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
-mkdir -p "$OUT"
-cd "$ROOT"
 # shellcheck source=bench/lib.sh
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init heap
+TARGET_MB="${1:-250}"
 export JSPROF_CACHE_DIR="$ROOT/bench/out/heap-cache"
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then

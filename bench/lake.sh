@@ -19,19 +19,15 @@
 # JSPROF_LAKE_KEEP=0 deletes the generated traces at the end).
 #   bench/lake.sh [N]          (run from anywhere; needs python3, /usr/bin/time)
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-OUT="$ROOT/bench/out/lake"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init lake
 N="${1:-100000}"
 SEED="${JSPROF_LAKE_SEED:-1}"
 PERFILE="${JSPROF_LAKE_PERFILE:-1000}"
-JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
 RUNS="${RUNS:-3}"
 LAKEGEN="$ROOT/bench/lakegen/target/release/lakegen"
 PY="${JSPROF_LAKE_PYTHON:-python3}"
-# shellcheck source=bench/lib.sh
-source "$ROOT/bench/lib.sh"
-mkdir -p "$OUT"
-cd "$ROOT"
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
   build_jsprof

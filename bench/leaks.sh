@@ -12,15 +12,12 @@
 #   RUNS=N for more timed runs (best and median are printed); JSPROF_PREBUILT=1 skips the build;
 #   SERIES_ONLY=1 skips the triple.
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-OUT="$ROOT/bench/out/leaks"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_init leaks
 N="${1:-130000}"
 S="${2:-6}"
 RUNS="${RUNS:-1}"
-JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
-mkdir -p "$OUT"
-cd "$ROOT"
-. bench/lib.sh
 
 if [ -z "${JSPROF_PREBUILT:-}" ]; then
   build_jsprof

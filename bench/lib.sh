@@ -1,6 +1,80 @@
-# Helpers shared by the bench scripts (sourced, not run, from the repository root). The timing
-# ones use OUT (the script's output folder), RUNS (timed runs per tool) and BYTES (the input's
-# size), set by the script.
+# Helpers shared by the bench scripts (sourced, not run). The timing ones use OUT (the script's
+# output folder), RUNS (timed runs per tool) and BYTES (the input's size), set by the script.
+
+# ROOT, the repository; JSPROF, the binary the scripts time: $JSPROF, else the build of cargo
+# profile JSPROF_PROFILE (default release).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JSPROF="${JSPROF:-$ROOT/target/${JSPROF_PROFILE:-release}/jsprof}"
+
+# bench_init NAME: the working directory becomes ROOT, and OUT=$ROOT/bench/out/NAME (made).
+bench_init() {
+  OUT="$ROOT/bench/out/$1"
+  mkdir -p "$OUT"
+  cd "$ROOT"
+}
+
+# oracle_bench_init NAME HELP_LINES ARG...: the head of a script that times jsprof beside a
+# DevTools oracle on a recording it makes (cpu.sh, trace.sh). The working directory becomes ROOT;
+# parses ARG (record_arg); sets RUNS (JSPROF_BENCH_RUNS, default 3), OUT=bench/out/NAME (made)
+# and JSPROF (JSPROF_BENCH_BIN, else the JSPROF_PROFILE build); needs node and GNU time.
+oracle_bench_init() {
+  local name="$1"
+  cd "$ROOT"
+  record_arg "$name.sh" "$2" "${@:3}"
+  RUNS="${JSPROF_BENCH_RUNS:-3}"
+  OUT="bench/out/$name"
+  JSPROF="${JSPROF_BENCH_BIN:-target/${JSPROF_PROFILE:-release}/jsprof}"
+  mkdir -p "$OUT"
+  need "$name.sh" node
+  [ -x /usr/bin/time ] || { echo "$name.sh: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+}
+
+# build_tools WHAT: the oracles when ORACLE is missing ("== building WHAT"), and the jsprof timed
+# (beside BESIDE's) unless JSPROF_BENCH_NO_BUILD=1 or JSPROF_BENCH_BIN names it.
+build_tools() {
+  if [ ! -f "$ORACLE" ]; then
+    echo "== building $1"
+    bash tools/oracle/build.sh target/oracle
+  fi
+  if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
+    echo "== cargo build --profile ${JSPROF_PROFILE:-release} --features lake -p jsprof"
+    build_jsprof
+    build_beside
+  fi
+}
+
+# time_jsprof ARG...: RUNS timed runs of `jsprof ARG...` (J_BEST, J_MED, J_RSS), and of BESIDE's
+# (B_BEST, B_MED, B_RSS) when asked for, whose outputs go to OUT/jsprof.json and OUT/beside.json.
+time_jsprof() {
+  time_runs jsprof "$JSPROF" "$@"
+  J_BEST=$BEST J_MED=$MEDIAN J_RSS=$RSS
+  if [ -n "$BESIDE" ]; then
+    time_runs "$JSPROF_BESIDE" "$BESIDE" "$@"
+    B_BEST=$BEST B_MED=$MEDIAN B_RSS=$RSS
+    "$JSPROF" "$@" > "$OUT/jsprof.json"
+    "$BESIDE" "$@" > "$OUT/beside.json"
+  fi
+}
+
+# oracle_report WHAT COMMAND RSS_TEST RSS_GOAL: the table of the oracle's and jsprof's times
+# (O_*, J_*, B_* for the BESIDE build and its COMMAND's output), then the speed ratio against the
+# goal of 20x and jsprof's peak RSS per byte of input against RSS_GOAL (RSS_TEST, an awk test of
+# r: "r < 2").
+oracle_report() {
+  echo "$1 $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS = max peak over runs"
+  printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
+  row oracle "$O_BEST" "$O_MED" "$O_RSS"
+  row jsprof "$J_BEST" "$J_MED" "$J_RSS"
+  if [ -n "$BESIDE" ]; then
+    row "$JSPROF_BESIDE" "$B_BEST" "$B_MED" "$B_RSS"
+    beside_report "$2" "$J_BEST" "$B_BEST" "$OUT/jsprof.json" "$OUT/beside.json"
+  fi
+  SPEEDUP=$(awk -v o="$O_BEST" -v j="$J_BEST" 'BEGIN { printf "%.1f", o / (j > 0 ? j : 0.005) }')
+  RSSX=$(awk -v k="$J_RSS" -v b="$BYTES" 'BEGIN { printf "%.2f", k * 1024 / b }')
+  echo
+  echo "speed: oracle / jsprof = ${SPEEDUP}x (goal >= 20x): $(awk -v s="$SPEEDUP" 'BEGIN { print (s >= 20) ? "PASS" : "MISS" }')"
+  echo "memory: jsprof peak RSS / file size = ${RSSX}x (goal $4): $(awk -v r="$RSSX" "BEGIN { print ($3) ? \"PASS\" : \"MISS\" }")"
+}
 
 # record_arg NAME HELP_LINES ARG...: the one flag of a recording script, --record (sets RECORD=1);
 # -h/--help prints lines HELP_LINES ("2,22") of the script, its header; anything else is a usage

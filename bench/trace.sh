@@ -27,34 +27,19 @@
 # Everything generated lives under bench/out/trace/ (gitignored); nothing here is committed.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."   # repo root
 # shellcheck source=bench/lib.sh
-. bench/lib.sh
-record_arg trace.sh 2,28 "$@"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+oracle_bench_init trace 2,28 "$@"
+need trace.sh python3
 
 SECONDS_WANTED="${JSPROF_BENCH_SECONDS:-50}"
-RUNS="${JSPROF_BENCH_RUNS:-3}"
 MIN_BYTES=$((100 * 1000 * 1000))
-OUT=bench/out/trace
 TRACE="$OUT/page.trace.json"
 ORACLE=target/oracle/trace-oracle.mjs
-JSPROF="${JSPROF_BENCH_BIN:-target/${JSPROF_PROFILE:-release}/jsprof}"
 BROWSER="${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}"
-mkdir -p "$OUT"
-
-need trace.sh node python3
-[ -x /usr/bin/time ] || { echo "trace.sh: /usr/bin/time (GNU time) not found" >&2; exit 1; }
 
 # ---------------------------------------------------------------- tools
-if [ ! -f "$ORACLE" ]; then
-  echo "== building the oracles"
-  bash tools/oracle/build.sh target/oracle
-fi
-if [ "${JSPROF_BENCH_NO_BUILD:-0}" != 1 ] && [ -z "${JSPROF_BENCH_BIN:-}" ]; then
-  echo "== cargo build --profile "${JSPROF_PROFILE:-release}" --features lake -p jsprof"
-  build_jsprof
-  build_beside
-fi
+build_tools "the oracles"
 
 # ---------------------------------------------------------------- recording
 BROWSER_PID=
@@ -89,30 +74,11 @@ ensure_recorded "$TRACE" "$MIN_BYTES" "$SECONDS_WANTED" "$RECORD" trace
 echo "== timing ($RUNS runs each)"
 time_runs oracle node --max-old-space-size=16000 "$ORACLE" "$TRACE"
 O_BEST=$BEST O_MED=$MEDIAN O_RSS=$RSS
-time_runs jsprof "$JSPROF" events "$TRACE" --mode unique-events --json
-J_BEST=$BEST J_MED=$MEDIAN J_RSS=$RSS
-if [ -n "$BESIDE" ]; then
-  time_runs "$JSPROF_BESIDE" "$BESIDE" events "$TRACE" --mode unique-events --json
-  B_BEST=$BEST B_MED=$MEDIAN B_RSS=$RSS
-  "$JSPROF" events "$TRACE" --mode unique-events --json > "$OUT/jsprof.json"
-  "$BESIDE" events "$TRACE" --mode unique-events --json > "$OUT/beside.json"
-fi
+time_jsprof events "$TRACE" --mode unique-events --json
 
 # ---------------------------------------------------------------- report
 echo
-echo "trace $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS = max peak over runs"
-printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
-row oracle "$O_BEST" "$O_MED" "$O_RSS"
-row jsprof "$J_BEST" "$J_MED" "$J_RSS"
-if [ -n "$BESIDE" ]; then
-  row "$JSPROF_BESIDE" "$B_BEST" "$B_MED" "$B_RSS"
-  beside_report events "$J_BEST" "$B_BEST" "$OUT/jsprof.json" "$OUT/beside.json"
-fi
-SPEEDUP=$(awk -v o="$O_BEST" -v j="$J_BEST" 'BEGIN { printf "%.1f", o / (j > 0 ? j : 0.005) }')
-RSSX=$(awk -v k="$J_RSS" -v b="$BYTES" 'BEGIN { printf "%.2f", k * 1024 / b }')
-echo
-echo "speed: oracle / jsprof = ${SPEEDUP}x (goal >= 20x): $(awk -v s="$SPEEDUP" 'BEGIN { print (s >= 20) ? "PASS" : "MISS" }')"
-echo "memory: jsprof peak RSS / file size = ${RSSX}x (goal <= 1x): $(awk -v r="$RSSX" 'BEGIN { print (r <= 1) ? "PASS" : "MISS" }')"
+oracle_report trace events "r <= 1" "<= 1x"
 
 # ---------------------------------------------------------------- check
 if [ ! -s "$OUT/oracle.json" ] || [ "$OUT/oracle.json" -ot "$TRACE" ]; then

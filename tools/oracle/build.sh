@@ -24,6 +24,7 @@ node "$here/build.mjs" "$here/cpu-oracle.ts" cpu-oracle.mjs
 node "$here/build.mjs" "$here/heap-oracle.ts" heap-oracle.mjs
 node "$here/build.mjs" "$here/lines-oracle.ts" lines-oracle.mjs
 node "$here/build.mjs" "$here/source-map.ts" source-map.mjs
+cp "$here/trace-file.mjs" trace-file.mjs
 cp "$here/trace-oracle.mjs" trace-oracle.mjs
 cp "$here/insights-oracle.mjs" insights-oracle.mjs
 cp "$here/lantern-oracle.mjs" lantern-oracle.mjs

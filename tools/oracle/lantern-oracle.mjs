@@ -13,9 +13,8 @@
 // metric `{timing_ms, optimistic, pessimistic}`, each simulation `{time_ms, nodes: [{id,
 // start_ms, end_ms}]}` in the engine's order (by simulated start) — or `null` when the engine
 // stopped before simulating (its error is on stderr).
-import fs from 'node:fs';
-import zlib from 'node:zlib';
 import {createRequire} from 'node:module';
+import {readTrace} from './trace-file.mjs';
 const require = createRequire(import.meta.url);
 let base = process.env.TRACE_ENGINE || require.resolve('@paulirish/trace_engine/package.json').replace(/package\.json$/, '');
 if (!base.endsWith('/')) base += '/';
@@ -64,14 +63,9 @@ for (const [key, Metric] of [['fcp', Lantern.Metrics.FirstContentfulPaint], ['lc
   };
 }
 
-const file = process.argv[2];
-if (!file) { console.error('usage: node lantern-oracle.mjs TRACE.json[.gz]'); process.exit(2); }
-let buf = fs.readFileSync(file);
-if (buf[0] === 0x1f && buf[1] === 0x8b) buf = zlib.gunzipSync(buf);
-const json = JSON.parse(buf.toString('utf8'));
-const events = Array.isArray(json) ? json : json.traceEvents;
+const {file, events, metadata} = readTrace('lantern-oracle.mjs');
 const model = Trace.TraceModel.Model.createWithAllHandlers();
-await model.parse(events, {metadata: Array.isArray(json) ? {} : (json.metadata ?? {}), isFreshRecording: false});
+await model.parse(events, {metadata, isFreshRecording: false});
 
 const out = graphs.map((root) => {
   const nodes = [];

@@ -4,39 +4,31 @@
 //! Writes a synthetic heap snapshot (see `gen.rs` for why its DevTools numbers are known) and, with
 //! `--expected`, those numbers in the heap oracle's JSON shape.
 
+#[path = "../../genargs.rs"]
+mod args;
 mod gen;
 
 use std::io::BufWriter;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("heapgen: {e}");
-            ExitCode::from(2)
-        }
-    }
+    args::main("heapgen", run)
 }
 
 fn run() -> Result<(), String> {
-    let mut args = std::env::args().skip(1);
+    let mut args = args::Args::new();
     let mut out = None;
     let mut expected = None;
     let mut shape = gen::Shape::of_megabytes(100);
     let mut every = 997;
-    let number = |v: Option<String>, flag: &str| -> Result<u64, String> {
-        v.and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("{flag} needs a number"))
-    };
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--mb" => shape = gen::Shape::of_megabytes(number(args.next(), "--mb")?),
-            "--clusters" => shape.clusters = number(args.next(), "--clusters")?.max(1),
-            "--mids" => shape.mids = number(args.next(), "--mids")?.max(2),
-            "--leaves" => shape.leaves = number(args.next(), "--leaves")?.max(1),
-            "--expected" => expected = Some(args.next().ok_or("--expected needs a path")?),
-            "--every" => every = number(args.next(), "--every")?,
+            "--mb" => shape = gen::Shape::of_megabytes(args.number(&a)?),
+            "--clusters" => shape.clusters = args.number::<u64>(&a)?.max(1),
+            "--mids" => shape.mids = args.number::<u64>(&a)?.max(2),
+            "--leaves" => shape.leaves = args.number::<u64>(&a)?.max(1),
+            "--expected" => expected = Some(args.text(&a, "path")?),
+            "--every" => every = args.number(&a)?,
             _ if out.is_none() && !a.starts_with('-') => out = Some(a),
             _ => return Err(format!("unexpected argument {a:?}")),
         }

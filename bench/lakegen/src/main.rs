@@ -10,6 +10,8 @@
 //! `OUT/truth.json` (the parameters and the planted regression: which function, from which
 //! version, by how many points). The same seed gives the same files on every machine.
 
+#[path = "../../genargs.rs"]
+mod args;
 mod gen;
 mod rng;
 mod source;
@@ -19,13 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("lakegen: {e}");
-            ExitCode::from(2)
-        }
-    }
+    args::main("lakegen", run)
 }
 
 const USAGE: &str = "usage: lakegen OUT --profiles N [--seed S] [--versions 20] [--pages 50] \
@@ -33,7 +29,7 @@ const USAGE: &str = "usage: lakegen OUT --profiles N [--seed S] [--versions 20] 
     [--points 3] [--cpuprofile] [--source FILE]...";
 
 fn run() -> Result<(), String> {
-    let mut args = std::env::args().skip(1);
+    let mut args = args::Args::new();
     let mut out = None;
     let mut profiles = None;
     let mut sources: Vec<PathBuf> = Vec::new();
@@ -49,25 +45,20 @@ fn run() -> Result<(), String> {
         points: 3.0,
         cpuprofile: false,
     };
-    fn value<T: std::str::FromStr>(v: Option<String>, flag: &str) -> Result<T, String> {
-        v.as_deref()
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("{flag} needs a number"))
-    }
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--profiles" => profiles = Some(value::<u64>(args.next(), &a)?),
-            "--seed" => o.seed = value(args.next(), &a)?,
-            "--versions" => o.versions = value::<usize>(args.next(), &a)?.max(1),
-            "--pages" => o.pages = value::<usize>(args.next(), &a)?.max(1),
-            "--samples" => o.median_samples = value::<f64>(args.next(), &a)?.max(1.0),
-            "--interval-ms" => o.interval_ms = value::<f64>(args.next(), &a)?.max(0.1),
-            "--jitter" => o.jitter = value::<f64>(args.next(), &a)?.clamp(0.0, 1.0),
-            "--regress" => o.regress_function = args.next().ok_or("--regress needs a name")?,
-            "--regress-version" => o.regress_version = value(args.next(), &a)?,
-            "--points" => o.points = value::<f64>(args.next(), &a)?.clamp(0.0, 50.0),
+            "--profiles" => profiles = Some(args.number::<u64>(&a)?),
+            "--seed" => o.seed = args.number(&a)?,
+            "--versions" => o.versions = args.number::<usize>(&a)?.max(1),
+            "--pages" => o.pages = args.number::<usize>(&a)?.max(1),
+            "--samples" => o.median_samples = args.number::<f64>(&a)?.max(1.0),
+            "--interval-ms" => o.interval_ms = args.number::<f64>(&a)?.max(0.1),
+            "--jitter" => o.jitter = args.number::<f64>(&a)?.clamp(0.0, 1.0),
+            "--regress" => o.regress_function = args.text(&a, "name")?,
+            "--regress-version" => o.regress_version = args.number(&a)?,
+            "--points" => o.points = args.number::<f64>(&a)?.clamp(0.0, 50.0),
             "--cpuprofile" => o.cpuprofile = true,
-            "--source" => sources.push(args.next().ok_or("--source needs a path")?.into()),
+            "--source" => sources.push(args.text(&a, "path")?.into()),
             _ if out.is_none() && !a.starts_with('-') => out = Some(PathBuf::from(a)),
             _ => return Err(format!("unexpected argument {a:?}\n{USAGE}")),
         }

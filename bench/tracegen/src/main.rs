@@ -3,34 +3,26 @@
 //! Writes a big Chromium trace: the recording's events `N` times over, each copy as processes of
 //! its own (see `gen.rs`), or as many copies as make the file at least `M` MB (10^6 bytes).
 
+#[path = "../../genargs.rs"]
+mod args;
 mod gen;
 
 use std::io::BufWriter;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tracegen: {e}");
-            ExitCode::from(2)
-        }
-    }
+    args::main("tracegen", run)
 }
 
 fn run() -> Result<(), String> {
-    let mut args = std::env::args().skip(1);
+    let mut args = args::Args::new();
     let mut paths = Vec::new();
-    let mut copies = None;
-    let mut mb = None;
-    let number = |v: Option<String>, flag: &str| -> Result<u64, String> {
-        v.and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("{flag} needs a number"))
-    };
+    let mut copies: Option<u64> = None;
+    let mut mb: Option<u64> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--copies" => copies = Some(number(args.next(), "--copies")?),
-            "--mb" => mb = Some(number(args.next(), "--mb")?),
+            "--copies" => copies = Some(args.number(&a)?),
+            "--mb" => mb = Some(args.number(&a)?),
             _ if !a.starts_with('-') => paths.push(a),
             _ => return Err(format!("unexpected argument {a:?}")),
         }

@@ -56,6 +56,16 @@ pub struct TreeHandle {
     pub warnings: mpsc::UnboundedReceiver<(String, String)>,
 }
 
+/// One target for [`Tree::spawn`] to record: its connection and events, what it is, where its
+/// artifacts go and how the summary names it.
+struct Target {
+    client: Client,
+    events: mpsc::UnboundedReceiver<Event>,
+    kind: TargetKind,
+    output: OutputSpec,
+    label: TargetLabel,
+}
+
 impl Tree {
     /// A tree whose targets record with `options` until `deadline` (or the stop switch).
     pub fn new(
@@ -94,20 +104,27 @@ impl Tree {
         label: TargetLabel,
     ) -> JoinHandle<()> {
         let tree = self.clone();
+        let target = Target {
+            client,
+            events,
+            kind,
+            output,
+            label,
+        };
         tokio::spawn(async move {
-            let result = tree.record(client, events, kind, output, label).await;
+            let result = tree.record(target).await;
             let _ = tree.done.send(result);
         })
     }
 
-    async fn record(
-        &self,
-        client: Client,
-        events: mpsc::UnboundedReceiver<Event>,
-        kind: TargetKind,
-        output: OutputSpec,
-        label: TargetLabel,
-    ) -> TargetRecording {
+    async fn record(&self, target: Target) -> TargetRecording {
+        let Target {
+            client,
+            events,
+            kind,
+            output,
+            label,
+        } = target;
         let workers = self.options.workers && kind == TargetKind::Node;
         let mut options = self.options.clone();
         options.workers = workers;

@@ -15,6 +15,7 @@ use crate::statistics::{self, Statistics};
 use crate::{distances, names};
 
 /// Per-node results of [`analyze`], indexed by node ordinal.
+#[derive(Default)]
 pub struct Analysis {
     /// Immediate dominator of each node (the root's is itself).
     pub idom: Vec<NodeOrdinal>,

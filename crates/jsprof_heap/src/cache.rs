@@ -181,37 +181,19 @@ pub fn open_analysed<E>(
     read: impl FnMut() -> Result<HeapSnapshot, E>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Opened, E> {
-    let mut notes = Vec::new();
-    let slot = slot_of(path, cache, &mut notes);
-    if let Some(slot) = &slot {
-        match slot.load(progress) {
-            Ok(Some((snapshot, analysis, overview))) => {
-                return Ok(Opened {
-                    snapshot,
-                    analysis,
-                    overview,
-                    from_index: true,
-                    index_kept: None,
-                    notes,
-                })
-            }
-            Ok(None) => {}
-            Err(note) => notes.push(note),
-        }
-    }
-    let mut analysed = analyse(read, progress, &mut notes, slot.is_some(), true)?;
-    let mut index_kept = None;
-    if let Some(slot) = &slot {
-        match slot.store(&mut analysed, progress) {
-            Ok(kept) => index_kept = kept,
-            Err(note) => notes.push(note),
-        }
-    }
+    let how = Through {
+        load: |slot: &Slot<'_>, progress: &mut dyn FnMut(Progress)| slot.load(progress),
+        overview: false,
+        edges_back: true,
+        done: |a: Analysed| (a.snapshot, a.analysis, a.overview),
+    };
+    let (opened, from_index, index_kept, notes) = open_through(path, cache, read, progress, how)?;
+    let (snapshot, analysis, overview) = opened;
     Ok(Opened {
-        snapshot: analysed.snapshot,
-        analysis: analysed.analysis,
-        overview: analysed.overview,
-        from_index: false,
+        snapshot,
+        analysis,
+        overview,
+        from_index,
         index_kept,
         notes,
     })
@@ -237,25 +219,62 @@ pub fn open_overview<E>(
     read: impl FnMut() -> Result<HeapSnapshot, E>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<OpenedOverview, E> {
+    let how = Through {
+        load: |slot: &Slot<'_>, _: &mut dyn FnMut(Progress)| slot.load_overview(),
+        overview: true,
+        // The graph itself is not needed: the edge columns set aside stay on disk, and the index
+        // copies them from there.
+        edges_back: false,
+        done: |mut a: Analysed| {
+            a.overview
+                .take()
+                .expect("analyse gives the overview it was asked for")
+        },
+    };
+    let (overview, from_index, index_kept, notes) = open_through(path, cache, read, progress, how)?;
+    Ok(OpenedOverview {
+        overview,
+        from_index,
+        index_kept,
+        notes,
+    })
+}
+
+/// What one kind of open takes from the cache and from an analysis: `load` reads it from a slot's
+/// index (`Ok(None)`: no index), else `done` takes it from the snapshot read and analysed (with
+/// the overview when `overview`, the edge columns back in memory when `edges_back`).
+struct Through<L, D> {
+    load: L,
+    overview: bool,
+    edges_back: bool,
+    done: D,
+}
+
+/// The head [`open_analysed`] and [`open_overview`] share: the index when it is valid, else the
+/// analysis and a new index. Gives what was opened, whether it came from the index, the index
+/// written and the notes for stderr.
+fn open_through<T, E, L, D>(
+    path: Option<&Path>,
+    cache: Option<&HeapCache>,
+    read: impl FnMut() -> Result<HeapSnapshot, E>,
+    progress: &mut dyn FnMut(Progress),
+    how: Through<L, D>,
+) -> Result<(T, bool, Option<IndexKept>, Vec<String>), E>
+where
+    L: FnOnce(&Slot<'_>, &mut dyn FnMut(Progress)) -> Result<Option<T>, String>,
+    D: FnOnce(Analysed) -> T,
+{
     let mut notes = Vec::new();
     let slot = slot_of(path, cache, &mut notes);
     if let Some(slot) = &slot {
-        match slot.load_overview() {
-            Ok(Some(overview)) => {
-                return Ok(OpenedOverview {
-                    overview,
-                    from_index: true,
-                    index_kept: None,
-                    notes,
-                })
-            }
+        match (how.load)(slot, progress) {
+            Ok(Some(opened)) => return Ok((opened, true, None, notes)),
             Ok(None) => {}
             Err(note) => notes.push(note),
         }
     }
-    // The graph itself is not needed: the edge columns set aside stay on disk, and the index
-    // copies them from there.
-    let mut analysed = analyse(read, progress, &mut notes, true, false)?;
+    let overview = how.overview || slot.is_some();
+    let mut analysed = analyse(read, progress, &mut notes, overview, how.edges_back)?;
     let mut index_kept = None;
     if let Some(slot) = &slot {
         match slot.store(&mut analysed, progress) {
@@ -263,15 +282,7 @@ pub fn open_overview<E>(
             Err(note) => notes.push(note),
         }
     }
-    Ok(OpenedOverview {
-        overview: analysed
-            .overview
-            .take()
-            .expect("analyse gives the overview it was asked for"),
-        from_index: false,
-        index_kept,
-        notes,
-    })
+    Ok(((how.done)(analysed), false, index_kept, notes))
 }
 
 /// The cache's place for the snapshot at `path`, when there is one; why not goes to `notes`.

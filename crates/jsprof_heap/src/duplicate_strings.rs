@@ -5,6 +5,7 @@
 //! (one part empty) do not. Strings are grouped by their displayed text; V8 truncates long values in
 //! snapshots and then records `truncated`, `length` and `hash`, which split such groups.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 use crate::analysis::Analysis;
@@ -132,11 +133,13 @@ pub fn duplicate_strings(s: &HeapSnapshot, a: &Analysis) -> Vec<DuplicateString>
             g
         })
         .collect();
+    // The most wasted first, then the most copies, then by value.
     duplicated.sort_by(|x, y| {
-        y.wasted_size
-            .cmp(&x.wasted_size)
-            .then(y.count.cmp(&x.count))
-            .then(x.value.cmp(&y.value))
+        (Reverse(x.wasted_size), Reverse(x.count), &x.value).cmp(&(
+            Reverse(y.wasted_size),
+            Reverse(y.count),
+            &y.value,
+        ))
     });
     duplicated
 }

@@ -16,6 +16,7 @@
 //! node's parent is a retainer one step closer to the roots by DevTools' distance), so a group costs
 //! one walk up the tree, not a search per object.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 use crate::analysis::Analysis;
@@ -156,11 +157,13 @@ fn group_new(
         g.class = display_class(s, a, &types, g.sample);
         g.path = path_of(s, a, &types, &parent, g.sample);
     }
+    // The most retained first, then the most objects, then by sample.
     groups.sort_by(|x, y| {
-        y.retained_size
-            .cmp(&x.retained_size)
-            .then(y.count.cmp(&x.count))
-            .then(x.sample.cmp(&y.sample))
+        (Reverse(x.retained_size), Reverse(x.count), x.sample).cmp(&(
+            Reverse(y.retained_size),
+            Reverse(y.count),
+            y.sample,
+        ))
     });
     groups
 }

@@ -453,16 +453,11 @@ fn read_strings<R: Read>(t: &mut Tokenizer<'_, R>, s: &mut HeapSnapshot) -> Resu
         return Err(t.syntax("the \"strings\" section appears twice"));
     }
     t.expect(b'[', "strings")?;
-    if t.peek_token()? == Some(b']') {
-        return t.expect(b']', "strings");
-    }
-    loop {
+    t.read_items(b']', "strings", |t| {
         t.read_string_into(s.strings.buffer(), "strings")?;
         s.strings.finish();
-        if !t.next_or_close(b']', "strings")? {
-            return Ok(());
-        }
-    }
+        Ok(())
+    })
 }
 
 /// `[id, function_info_index, count, size, [children…], id, …]`, nested to any depth.

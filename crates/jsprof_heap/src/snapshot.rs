@@ -74,6 +74,35 @@ pub struct Meta {
     pub trace_function_info_fields: Vec<String>,
 }
 
+/// `len`, `is_empty` and `reserved_bytes` of a table of columns: its rows are its first column's
+/// (every column has as many, or none when it is optional), its reserved bytes every column's
+/// capacity.
+macro_rules! column_table {
+    ($table:ident { $first:ident $(, $column:ident)* }) => {
+        impl $table {
+            #[inline]
+            pub fn len(&self) -> usize {
+                self.$first.len()
+            }
+
+            #[inline]
+            pub fn is_empty(&self) -> bool {
+                self.$first.is_empty()
+            }
+
+            /// The bytes the columns have reserved (their capacity, not their length).
+            pub fn reserved_bytes(&self) -> usize {
+                reserved(&self.$first) $(+ reserved(&self.$column))*
+            }
+        }
+    };
+}
+
+/// The bytes `column` has reserved.
+fn reserved<T>(column: &Vec<T>) -> usize {
+    column.capacity() * std::mem::size_of::<T>()
+}
+
 /// The node table, one column a field. Sizes are V8's `size_t` reduced mod 2^32, as DevTools
 /// stores them.
 ///
@@ -97,17 +126,17 @@ pub struct Nodes {
     pub(crate) detachedness: Vec<u8>,
 }
 
+column_table!(Nodes {
+    kind,
+    name,
+    id,
+    self_size,
+    first_edge,
+    trace_node_id,
+    detachedness
+});
+
 impl Nodes {
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.kind.len()
-    }
-
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.kind.is_empty()
-    }
-
     /// Every node's ordinal, in table order.
     #[inline]
     pub fn ordinals(
@@ -182,14 +211,6 @@ impl Nodes {
             .enumerate()
             .map(|(i, &id)| (NodeOrdinal::from_index(i), id))
     }
-
-    /// The bytes the columns have reserved (their capacity, not their length).
-    pub fn reserved_bytes(&self) -> usize {
-        self.kind.capacity()
-            + 4 * (self.name.capacity() + self.id.capacity() + self.self_size.capacity())
-            + 4 * (self.first_edge.capacity() + self.trace_node_id.capacity())
-            + self.detachedness.capacity()
-    }
 }
 
 /// The edge table, grouped by source node in node order; its columns private to the crate as
@@ -202,22 +223,13 @@ pub struct Edges {
     pub(crate) to_node: Vec<u32>,
 }
 
+column_table!(Edges {
+    kind,
+    name_or_index,
+    to_node
+});
+
 impl Edges {
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.kind.len()
-    }
-
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.kind.is_empty()
-    }
-
-    /// The bytes the columns have reserved (their capacity, not their length).
-    pub fn reserved_bytes(&self) -> usize {
-        self.kind.capacity() + 4 * (self.name_or_index.capacity() + self.to_node.capacity())
-    }
-
     /// The edge's type, an index into `meta.edge_types` (or DevTools' `invisible` after them).
     #[inline]
     pub fn kind(&self, e: EdgeOrdinal) -> u8 {

@@ -11,11 +11,15 @@ use std::cmp::Ordering;
 pub type StringIndex = u32;
 
 /// All strings of a snapshot, plus those the analysis appends (class names, `Detached …`).
+///
+/// The two columns are private to the crate, as [`crate::Nodes`]' are: the index cache writes and
+/// reads them whole, and checks that `ends` never decreases and ends at `bytes.len()` before it
+/// hands out a table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Strings {
-    bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// `ends[i]` is the end of string `i` in `bytes`; string `i` starts at `ends[i - 1]` (or 0).
-    ends: Vec<u64>,
+    pub(crate) ends: Vec<u64>,
 }
 
 impl Strings {
@@ -63,17 +67,6 @@ impl Strings {
     pub(crate) fn shrink_to_fit(&mut self) {
         self.bytes.shrink_to_fit();
         self.ends.shrink_to_fit();
-    }
-
-    /// The arena and the string ends, for the index cache to write.
-    pub(crate) fn parts(&self) -> (&[u8], &[u64]) {
-        (&self.bytes, &self.ends)
-    }
-
-    /// A table from the parts [`Strings::parts`] gave; the caller has checked that `ends` never
-    /// decreases and ends at `bytes.len()`.
-    pub(crate) fn from_parts(bytes: Vec<u8>, ends: Vec<u64>) -> Strings {
-        Strings { bytes, ends }
     }
 
     /// Bytes held (for memory accounting).

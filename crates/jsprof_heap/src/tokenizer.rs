@@ -191,6 +191,27 @@ impl<'p, R: Read> Tokenizer<'p, R> {
         }
     }
 
+    /// Reads the items of an object or an array whose opening bracket was read, up to and
+    /// including `close`: none, or `item` then `,` or `close`, again and again.
+    #[inline]
+    pub(crate) fn read_items(
+        &mut self,
+        close: u8,
+        context: &'static str,
+        mut item: impl FnMut(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        if self.peek_token()? == Some(close) {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            item(self)?;
+            if !self.next_or_close(close, context)? {
+                return Ok(());
+            }
+        }
+    }
+
     /// Reads `[n, n, …]` of non-negative integers, handing each to `sink` (values wrap at 2^64).
     pub(crate) fn read_uint_array(
         &mut self,
@@ -498,32 +519,21 @@ impl<'p, R: Read> Tokenizer<'p, R> {
             Some(b'{') => {
                 self.pos += 1;
                 let mut fields = Vec::new();
-                if self.peek_token()? == Some(b'}') {
-                    self.pos += 1;
-                    return Ok(Value::Object(fields));
-                }
-                loop {
-                    let key = self.read_key(context)?;
-                    let value = self.read_value_at(context, depth + 1)?;
-                    fields.push((key, value));
-                    if !self.next_or_close(b'}', context)? {
-                        return Ok(Value::Object(fields));
-                    }
-                }
+                self.read_items(b'}', context, |t| {
+                    let key = t.read_key(context)?;
+                    fields.push((key, t.read_value_at(context, depth + 1)?));
+                    Ok(())
+                })?;
+                Ok(Value::Object(fields))
             }
             Some(b'[') => {
                 self.pos += 1;
                 let mut items = Vec::new();
-                if self.peek_token()? == Some(b']') {
-                    self.pos += 1;
-                    return Ok(Value::Array(items));
-                }
-                loop {
-                    items.push(self.read_value_at(context, depth + 1)?);
-                    if !self.next_or_close(b']', context)? {
-                        return Ok(Value::Array(items));
-                    }
-                }
+                self.read_items(b']', context, |t| {
+                    items.push(t.read_value_at(context, depth + 1)?);
+                    Ok(())
+                })?;
+                Ok(Value::Array(items))
             }
             Some(b'"') => {
                 let mut s = Vec::new();

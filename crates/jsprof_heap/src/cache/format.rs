@@ -11,8 +11,9 @@
 //!
 //! The header's key and the misc and overview sections are records and lists, each described once
 //! by its fields (`wire!`, `misc!`; the encoding is [`super::wire`]'s), from which both the
-//! encoder and the decoder are derived; the other sections are columns, written and read as their
-//! little-endian bytes.
+//! encoder and the decoder are derived; the other sections are columns of the engine's tables,
+//! listed once (`columns!`, which gives `SECTIONS` and the writer's and the reader's walks) and
+//! written and read as their little-endian bytes.
 //!
 //! The last section, the overview, holds what `heap summary` and `heap stats` print
 //! ([`Overview`]); [`read_overview`] reads the header and that section alone, its offset the sum of
@@ -70,29 +71,6 @@ pub(crate) struct Key {
     /// SHA-256 of the file's first and last MiB (the whole file when it is smaller than 2 MiB).
     pub content: [u8; 32],
 }
-
-/// The sections, in file order: (tag, element size in bytes).
-pub(crate) const SECTIONS: [(&str, u32); 19] = [
-    ("misc", 1),
-    ("node kind", 1),
-    ("node name", 4),
-    ("node id", 4),
-    ("node self size", 4),
-    ("node first edge", 4),
-    ("node trace id", 4),
-    ("node detachedness", 1),
-    ("edge kind", 1),
-    ("edge name", 4),
-    ("edge target", 4),
-    ("string bytes", 1),
-    ("string ends", 8),
-    ("dominator", 4),
-    ("retained size", 8),
-    ("distance", 4),
-    ("class", 4),
-    ("retainer count", 4),
-    ("overview", 1),
-];
 
 /// The overview's place in [`SECTIONS`].
 const OVERVIEW: usize = SECTIONS.len() - 1;
@@ -187,6 +165,17 @@ impl Column<'_> {
     }
 }
 
+macro_rules! column_from {
+    ($($t:ty => $variant:ident),*) => {$(
+        impl<'a> From<&'a [$t]> for Column<'a> {
+            fn from(values: &'a [$t]) -> Column<'a> {
+                Column::$variant(values)
+            }
+        }
+    )*};
+}
+column_from!(u8 => U8, u32 => U32, NodeOrdinal => Nodes, u64 => U64, i32 => I32);
+
 fn padded(bytes: u64) -> u64 {
     bytes.next_multiple_of(8)
 }
@@ -206,9 +195,9 @@ pub(crate) fn write_index<W: Write + Seek>(
     max_len: u64,
     progress: &mut dyn FnMut(u64, u64),
 ) -> io::Result<u64> {
-    // `read_index` builds every one of these types with all its fields named, so a field added to
-    // the engine's types fails to compile there until the index stores it here too (a cached
-    // answer missing a field would differ from a fresh one).
+    // `column_sections` and `misc!` name every field of the engine's types, so a field added to
+    // them fails to compile until the index stores it here too (a cached answer missing a field
+    // would differ from a fresh one).
     let misc = encode_misc(&Misc {
         meta: &s.meta,
         locations: &s.locations,
@@ -224,41 +213,18 @@ pub(crate) fn write_index<W: Write + Seek>(
         interfaces: &a.interfaces,
     });
     let overview = encode_overview(overview);
-    let (string_bytes, string_ends) = s.strings.parts();
-    let (nodes, edges) = (&s.nodes, &s.edges);
-    let aside_lens = edges_aside.as_ref().map(|aside| aside.lens());
-    let columns = [
-        Column::U8(&misc),
-        Column::U8(&nodes.kind),
-        Column::U32(&nodes.name),
-        Column::U32(&nodes.id),
-        Column::U32(&nodes.self_size),
-        Column::U32(&nodes.first_edge),
-        Column::U32(&nodes.trace_node_id),
-        Column::U8(&nodes.detachedness),
-        match aside_lens {
-            Some((_, kinds)) => Column::Aside(kinds, true),
-            None => Column::U8(&edges.kind),
-        },
-        match aside_lens {
-            Some((names, _)) => Column::Aside(names, false),
-            None => Column::U32(&edges.name_or_index),
-        },
-        Column::U32(&edges.to_node),
-        Column::U8(string_bytes),
-        Column::U64(string_ends),
-        Column::Nodes(&a.idom),
-        Column::U64(&a.retained),
-        Column::I32(&a.distances),
-        Column::U32(&a.classes),
-        Column::U32(&a.retainer_counts),
-        Column::U8(&overview),
-    ];
+    let mut columns = vec![Column::U8(&misc)];
+    columns.extend(column_sections(&s.nodes, &s.edges, &s.strings, a));
+    columns.push(Column::U8(&overview));
+    if let Some((names, kinds)) = edges_aside.as_ref().map(|aside| aside.lens()) {
+        columns[section("edge kind")] = Column::Aside(kinds, true);
+        columns[section("edge name")] = Column::Aside(names, false);
+    }
     let mut crcs = [0u32; SECTIONS.len()];
     let header_len = encode_header(key, &columns, &crcs).len() as u64;
     let total = header_len
         + (columns.iter().zip(SECTIONS))
-            .map(|(c, (_, size))| padded(c.count() as u64 * size as u64))
+            .map(|(c, &(_, size))| padded(c.count() as u64 * size as u64))
             .sum::<u64>();
     if total > max_len {
         return Err(io::Error::other(format!(
@@ -480,7 +446,7 @@ impl Layout {
     /// Section `i`'s offset in the file: the header, then the padded sections before it.
     fn offset(&self, i: usize) -> u64 {
         let before = (self.sections[..i].iter().zip(SECTIONS))
-            .map(|(&(count, _), (_, size))| padded(count as u64 * size as u64))
+            .map(|(&(count, _), &(_, size))| padded(count as u64 * size as u64))
             .sum::<u64>();
         self.header_len + before
     }
@@ -510,38 +476,27 @@ pub(crate) fn read_index<R: Read>(
     };
     let misc = reader.column::<u8>()?;
     let misc = decode_misc(&misc)?;
-    let nodes = Nodes {
-        kind: reader.column()?,
-        name: reader.column()?,
-        id: reader.column()?,
-        self_size: reader.column()?,
-        first_edge: reader.column()?,
-        trace_node_id: reader.column()?,
-        detachedness: reader.column()?,
-    };
-    let edges = Edges {
-        kind: reader.column()?,
-        name_or_index: reader.column()?,
-        to_node: reader.column()?,
-    };
-    let string_bytes = reader.column()?;
-    let string_ends = reader.column()?;
+    let (mut nodes, mut edges, mut strings) = (Nodes::default(), Edges::default(), Strings::new());
+    let mut columns = Analysis::default();
+    read_column_sections(
+        &mut reader,
+        &mut nodes,
+        &mut edges,
+        &mut strings,
+        &mut columns,
+    )?;
     let analysis = Analysis {
-        idom: reader.column()?,
-        retained: reader.column()?,
-        distances: reader.column()?,
-        classes: reader.column()?,
-        retainer_counts: reader.column()?,
         total_size: misc.total_size,
         statistics: misc.statistics,
         interfaces: misc.interfaces,
+        ..columns
     };
-    check_strings(&string_bytes, &string_ends)?;
+    check_strings(&strings.bytes, &strings.ends)?;
     let snapshot = HeapSnapshot {
         meta: misc.meta,
         nodes,
         edges,
-        strings: Strings::from_parts(string_bytes, string_ends),
+        strings,
         locations: misc.locations,
         samples: misc.samples,
         trace_function_infos: misc.trace_function_infos,
@@ -635,6 +590,80 @@ impl<R: Read> SectionReader<'_, R> {
         }
         Ok(values)
     }
+}
+
+/// The column sections, between misc (first) and the overview (last): each a column of one of
+/// the engine's tables, named by its tag and stored as its element type's little-endian bytes.
+/// Gives [`SECTIONS`], the writer's [`column_sections`] and the reader's [`read_column_sections`],
+/// so the two walk the one list. Each table's other fields are named after `+ misc` (they are in
+/// the misc section): the writer destructures every table in full, so a field added to one fails
+/// to compile until the index stores it.
+macro_rules! columns {
+    ($($table:ident: $ty:ident {
+        $($field:ident: $t:ty = $tag:literal),* $(,)?
+    } $(+ misc { $($other:ident),* })?)*) => {
+        /// The sections, in file order: (tag, element size in bytes).
+        pub(crate) const SECTIONS: &[(&str, u32)] = &[
+            ("misc", 1),
+            $($(($tag, <$t as Scalar>::SIZE as u32),)*)*
+            ("overview", 1),
+        ];
+
+        /// The column sections of the tables, in file order.
+        fn column_sections<'a>($($table: &'a $ty),*) -> Vec<Column<'a>> {
+            let mut columns = Vec::with_capacity(SECTIONS.len());
+            $({
+                let $ty { $($field,)* $($($other: _,)*)? } = $table;
+                $(columns.push(Column::from(&$field[..]));)*
+            })*
+            columns
+        }
+
+        /// Reads the column sections, in file order, into the tables.
+        fn read_column_sections<R: Read>(
+            reader: &mut SectionReader<'_, R>,
+            $($table: &mut $ty),*
+        ) -> Result<(), Reject> {
+            $($($table.$field = reader.column::<$t>()?;)*)*
+            Ok(())
+        }
+    };
+}
+
+columns! {
+    nodes: Nodes {
+        kind: u8 = "node kind",
+        name: u32 = "node name",
+        id: u32 = "node id",
+        self_size: u32 = "node self size",
+        first_edge: u32 = "node first edge",
+        trace_node_id: u32 = "node trace id",
+        detachedness: u8 = "node detachedness",
+    }
+    edges: Edges {
+        kind: u8 = "edge kind",
+        name_or_index: u32 = "edge name",
+        to_node: u32 = "edge target",
+    }
+    strings: Strings {
+        bytes: u8 = "string bytes",
+        ends: u64 = "string ends",
+    }
+    analysis: Analysis {
+        idom: NodeOrdinal = "dominator",
+        retained: u64 = "retained size",
+        distances: i32 = "distance",
+        classes: u32 = "class",
+        retainer_counts: u32 = "retainer count",
+    } + misc { total_size, statistics, interfaces }
+}
+
+/// The place in [`SECTIONS`] of the section tagged `tag`.
+fn section(tag: &str) -> usize {
+    SECTIONS
+        .iter()
+        .position(|&(t, _)| t == tag)
+        .expect("a section's tag")
 }
 
 wire! {
@@ -919,7 +948,7 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
     })();
     let Ok(mut entry) = walked else { return };
     let mut at = header_len as u64;
-    for &(_, size) in &SECTIONS {
+    for &(_, size) in SECTIONS {
         // Each entry: tag u32, element size u32, count u64, CRC-32 u32.
         let Some(fields) = bytes.get(entry..entry + 20) else {
             return;

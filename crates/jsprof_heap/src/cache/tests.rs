@@ -113,13 +113,17 @@ fn dump(s: &HeapSnapshot, a: &Analysis) -> String {
     )
 }
 
+/// Fixtures of every kind the index holds: a snapshot with detached nodes, a timeline (samples,
+/// trace tree, locations) and a larger snapshot.
+const VARIED: [&str; 3] = [
+    "detached.heapsnapshot.gz",
+    "node-alloc.heaptimeline.gz",
+    "leak-3-final.heapsnapshot.gz",
+];
+
 #[test]
 fn an_index_reads_back_every_table_of_the_analysis() {
-    for name in [
-        "detached.heapsnapshot.gz",
-        "node-alloc.heaptimeline.gz",
-        "leak-3-final.heapsnapshot.gz",
-    ] {
+    for name in VARIED {
         let (s, a) = analysed(&fixture_named(name));
         let (s2, a2) = read(&index_of(&s, &a), &key()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(dump(&s, &a), dump(&s2, &a2), "{name}");
@@ -416,11 +420,7 @@ fn eviction_drops_the_least_recently_used_first() {
 
 #[test]
 fn the_overview_reads_back_alone_and_gives_the_summary_of_every_sort() {
-    for name in [
-        "detached.heapsnapshot.gz",
-        "node-alloc.heaptimeline.gz",
-        "leak-3-final.heapsnapshot.gz",
-    ] {
+    for name in VARIED {
         let (s, a) = analysed(&fixture_named(name));
         let mut bytes = index_of(&s, &a);
         let overview = read_overview_of(&bytes, &key()).unwrap_or_else(|e| panic!("{name}: {e:?}"));

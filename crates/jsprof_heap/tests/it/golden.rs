@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use jsprof_heap::{analyze_with, read_snapshot, summary, AnalyzeOptions, NodeOrdinal, SortBy};
+use serde_json::Value;
 
 use crate::fixture::{fixtures, golden};
 
@@ -45,36 +46,26 @@ fn check_with(name: &str, options: &AnalyzeOptions, how: &str) {
     }
     let st = &analysis.statistics;
     let gs = &g["statistics"];
+    // Each named by its path in DevTools' statistics.
     let pairs = [
-        ("total", st.total as i64, &gs["total"]),
-        (
-            "native.total",
-            st.native_total as i64,
-            &gs["native"]["total"],
-        ),
-        (
-            "native.typedArrays",
-            st.native_typed_arrays as i64,
-            &gs["native"]["typedArrays"],
-        ),
-        ("v8heap.total", st.v8heap_total, &gs["v8heap"]["total"]),
-        ("v8heap.code", st.code as i64, &gs["v8heap"]["code"]),
-        (
-            "v8heap.jsArrays",
-            st.js_arrays as i64,
-            &gs["v8heap"]["jsArrays"],
-        ),
-        (
-            "v8heap.strings",
-            st.strings as i64,
-            &gs["v8heap"]["strings"],
-        ),
-        ("v8heap.system", st.system as i64, &gs["v8heap"]["system"]),
+        ("total", st.total as i64),
+        ("native.total", st.native_total as i64),
+        ("native.typedArrays", st.native_typed_arrays as i64),
+        ("v8heap.total", st.v8heap_total),
+        ("v8heap.code", st.code as i64),
+        ("v8heap.jsArrays", st.js_arrays as i64),
+        ("v8heap.strings", st.strings as i64),
+        ("v8heap.system", st.system as i64),
     ];
-    for (what, ours, theirs) in pairs {
-        if theirs.as_i64() != Some(ours) {
-            problems.push(format!("statistics.{what}: ours {ours}, DevTools {theirs}"));
-        }
+    for (what, ours) in pairs {
+        let theirs = what.split('.').fold(gs, |v, key| &v[key]);
+        compare_number(
+            &mut problems,
+            "statistics",
+            &format!(".{what}"),
+            ours,
+            theirs,
+        );
     }
     let rows = summary(&snapshot, &analysis, SortBy::Retained);
     let ours: HashMap<&str, _> = rows.iter().map(|r| (r.key.as_str(), r)).collect();
@@ -92,6 +83,7 @@ fn check_with(name: &str, options: &AnalyzeOptions, how: &str) {
             problems.push(format!("class {key:?} missing"));
             continue;
         };
+        let row = format!("class {key:?}");
         let fields = [
             ("count", r.count as i64, &c["count"]),
             ("self", r.self_size as i64, &c["self"]),
@@ -99,18 +91,9 @@ fn check_with(name: &str, options: &AnalyzeOptions, how: &str) {
             ("distance", r.distance as i64, &c["distance"]),
         ];
         for (what, ours, theirs) in fields {
-            if theirs.as_i64() != Some(ours) {
-                problems.push(format!(
-                    "class {key:?} {what}: ours {ours}, DevTools {theirs}"
-                ));
-            }
+            compare_number(&mut problems, &row, &format!(" {what}"), ours, theirs);
         }
-        if c["name"].as_str() != Some(r.name.as_str()) {
-            problems.push(format!(
-                "class {key:?} name: ours {:?}, DevTools {}",
-                r.name, c["name"]
-            ));
-        }
+        compare_text(&mut problems, &row, "name", &r.name, &c["name"]);
     }
     for node in g["sampled_nodes"].as_array().unwrap() {
         let ordinal = node["ordinal"].as_u64().unwrap() as u32;
@@ -126,25 +109,12 @@ fn check_with(name: &str, options: &AnalyzeOptions, how: &str) {
                 &node["dominator_id"],
             ),
         ];
+        let row = format!("node #{ordinal}");
         for (what, ours, theirs) in fields {
-            if theirs.as_i64() != Some(ours) {
-                problems.push(format!(
-                    "node #{ordinal} {what}: ours {ours}, DevTools {theirs}"
-                ));
-            }
+            compare_number(&mut problems, &row, &format!(" {what}"), ours, theirs);
         }
-        if node["type"].as_str() != Some(info.node_type.as_str()) {
-            problems.push(format!(
-                "node #{ordinal} type: ours {:?}, DevTools {}",
-                info.node_type, node["type"]
-            ));
-        }
-        if node["name"].as_str() != Some(info.name.as_str()) {
-            problems.push(format!(
-                "node #{ordinal} name: ours {:?}, DevTools {}",
-                info.name, node["name"]
-            ));
-        }
+        compare_text(&mut problems, &row, "type", &info.node_type, &node["type"]);
+        compare_text(&mut problems, &row, "name", &info.name, &node["name"]);
     }
     let shown: Vec<_> = problems.iter().take(30).collect();
     assert!(
@@ -152,6 +122,21 @@ fn check_with(name: &str, options: &AnalyzeOptions, how: &str) {
         "{name} ({how}): {} differences from DevTools:\n{shown:#?}",
         problems.len()
     );
+}
+
+/// A line in `problems` when DevTools' number `theirs` is not `ours`: `ROW WHAT: ours …,
+/// DevTools …` (`what` with its separator: ` count`, `.total`).
+fn compare_number(problems: &mut Vec<String>, row: &str, what: &str, ours: i64, theirs: &Value) {
+    if theirs.as_i64() != Some(ours) {
+        problems.push(format!("{row}{what}: ours {ours}, DevTools {theirs}"));
+    }
+}
+
+/// A line in `problems` when DevTools' string `theirs` is not `ours`.
+fn compare_text(problems: &mut Vec<String>, row: &str, what: &str, ours: &str, theirs: &Value) {
+    if theirs.as_str() != Some(ours) {
+        problems.push(format!("{row} {what}: ours {ours:?}, DevTools {theirs}"));
+    }
 }
 
 #[test]
