@@ -190,18 +190,6 @@ pub struct TopAnswer {
     pub note: Option<String>,
 }
 
-/// Counts and the total weight of the selected profiles of `unit`.
-async fn totals(
-    reader: &LakeReader,
-    filter: &str,
-    sel: &Selection,
-    unit: &str,
-) -> Result<(i64, i64)> {
-    let total_sql = format!("SELECT sum(s.self_weight) FROM samples s WHERE {filter}");
-    let total = scalar(reader, &total_sql).await?;
-    Ok((total, profile_count(reader, sel, unit).await?))
-}
-
 /// The first value of a one-number query (0 when it is null or there is no row).
 async fn scalar(reader: &LakeReader, sql: &str) -> Result<i64> {
     Ok(i64s(&reader.query(sql).await?, 0)?
@@ -233,7 +221,10 @@ pub async fn top(reader: &LakeReader, sel: &Selection, unit: Option<&str>) -> Re
     );
     let batches = reader.query(&sql).await?;
     let rows = function_rows(&batches)?;
-    let (total, profiles) = totals(reader, &filter, sel, &unit).await?;
+    // The selection's total weight (of the unit) and how many profiles weigh in it.
+    let total_sql = format!("SELECT sum(s.self_weight) FROM samples s WHERE {filter}");
+    let total = scalar(reader, &total_sql).await?;
+    let profiles = profile_count(reader, sel, &unit).await?;
     Ok(TopAnswer {
         unit,
         total,
