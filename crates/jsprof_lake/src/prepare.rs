@@ -76,6 +76,48 @@ pub struct FunctionWeights {
     pub total_samples: i64,
 }
 
+/// How a [`climb`] from a stack towards the root ended.
+pub(crate) enum Climb<K> {
+    /// At a stack `known` answers for, with its answer.
+    Known(K),
+    /// Past the root.
+    Root,
+    /// At a stack the dictionary does not hold.
+    Missing(u64),
+    /// At this stack, with more climbed than the dictionary holds: the parents form a loop.
+    Loop(u64),
+}
+
+/// Climbs the stack dictionary (`row` of a stack, its `parent`; `size` stacks) from stack
+/// `from` towards the root until a stack `known` answers for, pushing each stack passed (id and
+/// row) on `path`, nearest first: the walk behind a profile's function weights and a trend's
+/// stacks that hold a function, each answering a stack once.
+pub(crate) fn climb<R: Copy, K>(
+    from: u64,
+    path: &mut Vec<(u64, R)>,
+    known: impl Fn(u64) -> Option<K>,
+    row: impl Fn(u64) -> Option<R>,
+    parent: impl Fn(&R) -> Option<u64>,
+    size: usize,
+) -> Climb<K> {
+    path.clear();
+    let mut cur = Some(from);
+    while let Some(id) = cur {
+        if let Some(answer) = known(id) {
+            return Climb::Known(answer);
+        }
+        let Some(r) = row(id) else {
+            return Climb::Missing(id);
+        };
+        if path.len() > size {
+            return Climb::Loop(id);
+        }
+        path.push((id, r));
+        cur = parent(&r);
+    }
+    Climb::Root
+}
+
 /// Each function's self and total weight in one profile, from its samples (stack id, weight,
 /// samples) and the stack dictionary, in time and memory linear in the stacks involved: a
 /// function's total is the sum, over the stacks where it occurs with no occurrence above, of
@@ -91,29 +133,28 @@ pub fn function_weights(
     let mut index: HashMap<u64, usize> = HashMap::new();
     let mut parent: Vec<Option<usize>> = Vec::new();
     let mut function: Vec<u64> = Vec::new();
-    let mut pending: Vec<&StackRow> = Vec::new();
+    let mut pending: Vec<(u64, &StackRow)> = Vec::new();
     for &(sid, _, _) in samples {
         if sid == 0 || index.contains_key(&sid) {
             continue;
         }
-        pending.clear();
-        let mut cur = Some(sid);
-        let mut above = None;
-        while let Some(id) = cur {
-            if let Some(&i) = index.get(&id) {
-                above = Some(i);
-                break;
+        let climbed = climb(
+            sid,
+            &mut pending,
+            |id| index.get(&id).copied(),
+            |id| stacks.get(&id).copied(),
+            |row| row.parent_id,
+            stacks.len(),
+        );
+        let mut above = match climbed {
+            Climb::Known(i) => Some(i),
+            Climb::Root => None,
+            Climb::Missing(id) => {
+                return Err(format!("stack {id:016x} is not in the stack dictionary"))
             }
-            let row = stacks
-                .get(&id)
-                .ok_or_else(|| format!("stack {id:016x} is not in the stack dictionary"))?;
-            if pending.len() > stacks.len() {
-                return Err(format!("stack {sid:016x}: its parents form a loop"));
-            }
-            pending.push(row);
-            cur = row.parent_id;
-        }
-        for row in pending.iter().rev() {
+            Climb::Loop(_) => return Err(format!("stack {sid:016x}: its parents form a loop")),
+        };
+        for (_, row) in pending.iter().rev() {
             index.insert(row.stack_id, function.len());
             parent.push(above);
             function.push(row.function_id);

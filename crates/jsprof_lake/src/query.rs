@@ -15,6 +15,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Int64Type, UInt64Type};
 
+use crate::prepare::{climb, Climb};
 use crate::read::LakeReader;
 use crate::selection::{quote, Selection};
 use crate::{LakeError, Result};
@@ -189,18 +190,6 @@ pub struct TopAnswer {
     pub note: Option<String>,
 }
 
-/// Counts and the total weight of the selected profiles of `unit`.
-async fn totals(
-    reader: &LakeReader,
-    filter: &str,
-    sel: &Selection,
-    unit: &str,
-) -> Result<(i64, i64)> {
-    let total_sql = format!("SELECT sum(s.self_weight) FROM samples s WHERE {filter}");
-    let total = scalar(reader, &total_sql).await?;
-    Ok((total, profile_count(reader, sel, unit).await?))
-}
-
 /// The first value of a one-number query (0 when it is null or there is no row).
 async fn scalar(reader: &LakeReader, sql: &str) -> Result<i64> {
     Ok(i64s(&reader.query(sql).await?, 0)?
@@ -232,7 +221,10 @@ pub async fn top(reader: &LakeReader, sel: &Selection, unit: Option<&str>) -> Re
     );
     let batches = reader.query(&sql).await?;
     let rows = function_rows(&batches)?;
-    let (total, profiles) = totals(reader, &filter, sel, &unit).await?;
+    // The selection's total weight (of the unit) and how many profiles weigh in it.
+    let total_sql = format!("SELECT sum(s.self_weight) FROM samples s WHERE {filter}");
+    let total = scalar(reader, &total_sql).await?;
+    let profiles = profile_count(reader, sel, &unit).await?;
     Ok(TopAnswer {
         unit,
         total,
@@ -243,22 +235,42 @@ pub async fn top(reader: &LakeReader, sel: &Selection, unit: Option<&str>) -> Re
 }
 
 fn function_rows(batches: &[RecordBatch]) -> Result<Vec<FunctionWeights>> {
-    let ids = u64s(batches, 0)?;
-    let names = strings(batches, 1)?;
-    let urls = strings(batches, 2)?;
-    let lines = i64s(batches, 3)?;
-    let columns = i64s(batches, 4)?;
-    let selfs = i64s(batches, 5)?;
-    let totals = i64s(batches, 6)?;
+    let functions = function_columns(batches)?;
+    let (selfs, totals) = (i64s(batches, 5)?, i64s(batches, 6)?);
+    Ok(functions
+        .into_iter()
+        .zip(selfs.into_iter().zip(totals))
+        .map(
+            |((id, (name, url, line, column)), (s, t))| FunctionWeights {
+                function_id: id.unwrap_or(0),
+                name,
+                url,
+                line,
+                column,
+                self_weight: s.unwrap_or(0),
+                total_weight: t.unwrap_or(0),
+            },
+        )
+        .collect())
+}
+
+/// A function's name, url, line and column, as the `functions` table has them.
+pub type FunctionName = (String, String, Option<i64>, Option<i64>);
+
+/// The first five columns of `batches` as functions: `function_id, name, url, line, "column"`
+/// (a missing name or url as the empty one).
+fn function_columns(batches: &[RecordBatch]) -> Result<Vec<(Option<u64>, FunctionName)>> {
+    let (ids, names, urls) = (
+        u64s(batches, 0)?,
+        strings(batches, 1)?,
+        strings(batches, 2)?,
+    );
+    let (lines, columns) = (i64s(batches, 3)?, i64s(batches, 4)?);
     Ok((0..ids.len())
-        .map(|i| FunctionWeights {
-            function_id: ids[i].unwrap_or(0),
-            name: names[i].clone().unwrap_or_default(),
-            url: urls[i].clone().unwrap_or_default(),
-            line: lines[i],
-            column: columns[i],
-            self_weight: selfs[i].unwrap_or(0),
-            total_weight: totals[i].unwrap_or(0),
+        .map(|i| {
+            let name = names[i].clone().unwrap_or_default();
+            let url = urls[i].clone().unwrap_or_default();
+            (ids[i], (name, url, lines[i], columns[i]))
         })
         .collect())
 }
@@ -532,24 +544,24 @@ async fn holding(
             continue;
         };
         // Up to the first stack already answered (or the root), then down again.
-        path.clear();
-        let mut cur = Some(s);
-        let mut known = false;
-        while let Some(id) = cur {
-            if let Some(&a) = anywhere.get(&id) {
-                known = a;
-                break;
-            }
-            let Some(&(p, f)) = dict.get(&id) else { break };
-            if path.len() > dict.len() {
+        let climbed = climb(
+            s,
+            &mut path,
+            |id| anywhere.get(&id).copied(),
+            |id| dict.get(&id).copied(),
+            |&(parent, _)| parent,
+            dict.len(),
+        );
+        let mut known = match climbed {
+            Climb::Known(a) => a,
+            Climb::Root | Climb::Missing(_) => false,
+            Climb::Loop(id) => {
                 return Err(LakeError::Query(format!(
                     "stack {id:016x}: its parents form a loop"
-                )));
+                )))
             }
-            path.push((id, f));
-            cur = p;
-        }
-        for &(id, f) in path.iter().rev() {
+        };
+        for &(id, (_, f)) in path.iter().rev() {
             known = known || functions.contains(&f);
             anywhere.insert(id, known);
         }
@@ -568,7 +580,7 @@ pub struct MergedStacks {
     /// stack_id → (parent_id, function_id, depth).
     pub stacks: HashMap<u64, StackRow>,
     /// function_id → (name, url, line, column).
-    pub functions: HashMap<u64, (String, String, Option<i64>, Option<i64>)>,
+    pub functions: HashMap<u64, FunctionName>,
     pub profiles: i64,
     pub note: Option<String>,
 }
@@ -749,30 +761,13 @@ pub async fn per_profile_functions(
 pub async fn function_names(
     reader: &LakeReader,
     keep: impl Fn(u64) -> bool,
-) -> Result<HashMap<u64, (String, String, Option<i64>, Option<i64>)>> {
+) -> Result<HashMap<u64, FunctionName>> {
     let b = reader
         .query("SELECT function_id, name, url, line, \"column\" FROM functions")
         .await?;
-    let (fids, names, urls, lines, cols) = (
-        u64s(&b, 0)?,
-        strings(&b, 1)?,
-        strings(&b, 2)?,
-        i64s(&b, 3)?,
-        i64s(&b, 4)?,
-    );
-    Ok((0..fids.len())
-        .filter(|&i| fids[i].is_some_and(&keep))
-        .filter_map(|i| {
-            Some((
-                fids[i]?,
-                (
-                    names[i].clone().unwrap_or_default(),
-                    urls[i].clone().unwrap_or_default(),
-                    lines[i],
-                    cols[i],
-                ),
-            ))
-        })
+    Ok(function_columns(&b)?
+        .into_iter()
+        .filter_map(|(id, f)| Some((id.filter(|&id| keep(id))?, f)))
         .collect())
 }
 

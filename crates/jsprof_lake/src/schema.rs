@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, Float64Builder, Int32Builder, Int64Builder, MapBuilder, RecordBatch, StringBuilder,
-    TimestampMicrosecondBuilder, UInt64Builder,
+    ArrayBuilder, ArrayRef, Float64Builder, Int32Builder, Int64Builder, MapBuilder, RecordBatch,
+    StringBuilder, TimestampMicrosecondBuilder, UInt64Builder,
 };
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow::datatypes::{Field, Schema, SchemaRef};
 
 use crate::prepare::{ClassRow, FunctionRow, FunctionWeights, PreparedProfile, StackRow};
 use crate::Result;
@@ -30,117 +30,74 @@ pub const TABLES: [&str; 7] = [
     "profiles",
 ];
 
-fn utc_micros() -> DataType {
-    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+/// One column of a table, declared once: its field (name, type, whether it may be null) is the
+/// schema's, its values a batch's. A table's schema is its columns over no rows.
+struct Column {
+    name: &'static str,
+    nullable: bool,
+    values: ArrayRef,
 }
 
-/// The labels' map type as `MapBuilder` makes it (`entries` of `keys`, `values`).
-fn labels_type() -> DataType {
-    let entries = Field::new(
-        "entries",
-        DataType::Struct(
-            vec![
-                Field::new("keys", DataType::Utf8, false),
-                Field::new("values", DataType::Utf8, true),
-            ]
-            .into(),
-        ),
-        false,
-    );
-    DataType::Map(Arc::new(entries), false)
-}
-
-pub fn profiles() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("profile_id", DataType::Utf8, false),
-        Field::new("kind", DataType::Utf8, false),
-        Field::new("source_name", DataType::Utf8, false),
-        Field::new("source_hash", DataType::Utf8, false),
-        Field::new("thread", DataType::Utf8, true),
-        Field::new("start_time", utc_micros(), true),
-        Field::new("duration_us", DataType::Float64, false),
-        Field::new("sample_interval_us", DataType::Float64, true),
-        Field::new("sample_count", DataType::Int64, false),
-        Field::new("weight_unit", DataType::Utf8, false),
-        Field::new("labels", labels_type(), false),
-        Field::new("added_at", utc_micros(), false),
-    ]))
-}
-
-pub fn functions() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("function_id", DataType::UInt64, false),
-        Field::new("name", DataType::Utf8, false),
-        Field::new("url", DataType::Utf8, false),
-        Field::new("line", DataType::Int32, true),
-        Field::new("column", DataType::Int32, true),
-    ]))
-}
-
-pub fn stacks() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("stack_id", DataType::UInt64, false),
-        Field::new("parent_id", DataType::UInt64, true),
-        Field::new("function_id", DataType::UInt64, false),
-        Field::new("depth", DataType::Int32, false),
-    ]))
-}
-
-pub fn samples() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("profile_id", DataType::Utf8, false),
-        Field::new("stack_id", DataType::UInt64, false),
-        Field::new("self_weight", DataType::Int64, false),
-        Field::new("sample_count", DataType::Int64, false),
-    ]))
-}
-
-/// Per profile and function: the weight and samples with the function on top of the stack
-/// (self), and with it anywhere on the stack, counted once however often it recurses (total).
-pub fn profile_functions() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("profile_id", DataType::Utf8, false),
-        Field::new("function_id", DataType::UInt64, false),
-        Field::new("self_weight", DataType::Int64, false),
-        Field::new("total_weight", DataType::Int64, false),
-        Field::new("self_samples", DataType::Int64, false),
-        Field::new("total_samples", DataType::Int64, false),
-    ]))
-}
-
-pub fn classes() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("profile_id", DataType::Utf8, false),
-        Field::new("class_name", DataType::Utf8, false),
-        Field::new("count", DataType::Int64, false),
-        Field::new("shallow_size", DataType::Int64, false),
-        Field::new("retained_size", DataType::Int64, false),
-    ]))
-}
-
-/// Per page-load trace (by its content hash, like `profiles.source_hash`): one row per metric
-/// of its first navigation, named as `jsprof insights DIR` names them (`fcp_ms`, `lcp_ms`, `cls`,
-/// …). Added to lakes of version 2 without a version change: a lake without the table reads it
-/// as empty.
-pub fn page_metrics() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("source_hash", DataType::Utf8, false),
-        Field::new("metric", DataType::Utf8, false),
-        Field::new("value", DataType::Float64, false),
-    ]))
-}
-
-/// The schema of table `name`.
-pub fn of(name: &str) -> SchemaRef {
-    match name {
-        "page_metrics" => page_metrics(),
-        "profiles" => profiles(),
-        "functions" => functions(),
-        "stacks" => stacks(),
-        "samples" => samples(),
-        "profile_functions" => profile_functions(),
-        _ => classes(),
+/// A column that may be null, filled by `builder` from `values`.
+fn nullable<T>(
+    name: &'static str,
+    mut builder: impl ArrayBuilder + Extend<Option<T>>,
+    values: impl IntoIterator<Item = Option<T>>,
+) -> Column {
+    builder.extend(values);
+    Column {
+        name,
+        nullable: true,
+        values: builder.finish(),
     }
+}
+
+/// A column that is never null, filled by `builder` from `values`.
+fn required<T>(
+    name: &'static str,
+    builder: impl ArrayBuilder + Extend<Option<T>>,
+    values: impl IntoIterator<Item = T>,
+) -> Column {
+    Column {
+        nullable: false,
+        ..nullable(name, builder, values.into_iter().map(Some))
+    }
+}
+
+/// Text, 64-bit and float columns that are never null.
+fn text<T: AsRef<str>>(name: &'static str, values: impl IntoIterator<Item = T>) -> Column {
+    required(name, StringBuilder::new(), values)
+}
+
+fn uint(name: &'static str, values: impl IntoIterator<Item = u64>) -> Column {
+    required(name, UInt64Builder::new(), values)
+}
+
+fn int(name: &'static str, values: impl IntoIterator<Item = i64>) -> Column {
+    required(name, Int64Builder::new(), values)
+}
+
+fn float(name: &'static str, values: impl IntoIterator<Item = f64>) -> Column {
+    required(name, Float64Builder::new(), values)
+}
+
+fn utc_micros() -> TimestampMicrosecondBuilder {
+    TimestampMicrosecondBuilder::new().with_timezone("UTC")
+}
+
+fn schema_of(columns: &[Column]) -> SchemaRef {
+    Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|c| Field::new(c.name, c.values.data_type().clone(), c.nullable))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+fn batch_of(columns: Vec<Column>) -> Result<RecordBatch> {
+    let schema = schema_of(&columns);
+    let values = columns.into_iter().map(|c| c.values).collect();
+    Ok(RecordBatch::try_new(schema, values)?)
 }
 
 /// A profile row with what the writer adds to it.
@@ -152,196 +109,166 @@ pub struct ProfileRecord<'a> {
     pub added_at_us: i64,
 }
 
-pub fn profiles_batch(rows: &[ProfileRecord]) -> Result<RecordBatch> {
-    let mut id = StringBuilder::new();
-    let mut kind = StringBuilder::new();
-    let mut source_name = StringBuilder::new();
-    let mut source_hash = StringBuilder::new();
-    let mut thread = StringBuilder::new();
-    let mut start = TimestampMicrosecondBuilder::new().with_timezone("UTC");
-    let mut duration = Float64Builder::new();
-    let mut interval = Float64Builder::new();
-    let mut count = Int64Builder::new();
-    let mut unit = StringBuilder::new();
+fn profiles_columns(rows: &[ProfileRecord]) -> Result<Vec<Column>> {
+    let p = || rows.iter().map(|r| r.profile);
+    // The labels' map: `entries` of `keys`, `values`.
     let mut labels = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
-    let mut added = TimestampMicrosecondBuilder::new().with_timezone("UTC");
     for r in rows {
-        let p = r.profile;
-        id.append_value(&p.profile_id);
-        kind.append_value(p.kind);
-        source_name.append_value(r.source_name);
-        source_hash.append_value(r.source_hash);
-        thread.append_option(p.thread.as_deref());
-        start.append_option(p.start_time_us);
-        duration.append_value(p.duration_us);
-        interval.append_option(p.sample_interval_us);
-        count.append_value(p.sample_count);
-        unit.append_value(p.weight_unit);
         for (k, v) in r.labels {
             labels.keys().append_value(k);
             labels.values().append_value(v);
         }
         labels.append(true)?;
-        added.append_value(r.added_at_us);
     }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(id.finish()),
-        Arc::new(kind.finish()),
-        Arc::new(source_name.finish()),
-        Arc::new(source_hash.finish()),
-        Arc::new(thread.finish()),
-        Arc::new(start.finish()),
-        Arc::new(duration.finish()),
-        Arc::new(interval.finish()),
-        Arc::new(count.finish()),
-        Arc::new(unit.finish()),
-        Arc::new(labels.finish()),
-        Arc::new(added.finish()),
-    ];
-    Ok(RecordBatch::try_new(profiles(), columns)?)
+    let labels = Column {
+        name: "labels",
+        nullable: false,
+        values: Arc::new(labels.finish()),
+    };
+    let interval = p().map(|p| p.sample_interval_us);
+    Ok(vec![
+        text("profile_id", p().map(|p| &p.profile_id)),
+        text("kind", p().map(|p| p.kind)),
+        text("source_name", rows.iter().map(|r| r.source_name)),
+        text("source_hash", rows.iter().map(|r| r.source_hash)),
+        nullable(
+            "thread",
+            StringBuilder::new(),
+            p().map(|p| p.thread.as_deref()),
+        ),
+        nullable("start_time", utc_micros(), p().map(|p| p.start_time_us)),
+        float("duration_us", p().map(|p| p.duration_us)),
+        nullable("sample_interval_us", Float64Builder::new(), interval),
+        int("sample_count", p().map(|p| p.sample_count)),
+        text("weight_unit", p().map(|p| p.weight_unit)),
+        labels,
+        required("added_at", utc_micros(), rows.iter().map(|r| r.added_at_us)),
+    ])
 }
 
-pub fn functions_batch<'a>(rows: impl Iterator<Item = &'a FunctionRow>) -> Result<RecordBatch> {
-    let mut id = UInt64Builder::new();
-    let mut name = StringBuilder::new();
-    let mut url = StringBuilder::new();
-    let mut line = Int32Builder::new();
-    let mut column = Int32Builder::new();
-    for f in rows {
-        id.append_value(f.function_id);
-        name.append_value(&f.name);
-        url.append_value(&f.url);
-        line.append_option(f.line);
-        column.append_option(f.column);
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(id.finish()),
-        Arc::new(name.finish()),
-        Arc::new(url.finish()),
-        Arc::new(line.finish()),
-        Arc::new(column.finish()),
-    ];
-    Ok(RecordBatch::try_new(functions(), columns)?)
+fn functions_columns(rows: &[&FunctionRow]) -> Vec<Column> {
+    let f = || rows.iter();
+    vec![
+        uint("function_id", f().map(|f| f.function_id)),
+        text("name", f().map(|f| &f.name)),
+        text("url", f().map(|f| &f.url)),
+        nullable("line", Int32Builder::new(), f().map(|f| f.line)),
+        nullable("column", Int32Builder::new(), f().map(|f| f.column)),
+    ]
 }
 
-pub fn stacks_batch<'a>(rows: impl Iterator<Item = &'a StackRow>) -> Result<RecordBatch> {
-    let mut id = UInt64Builder::new();
-    let mut parent = UInt64Builder::new();
-    let mut function = UInt64Builder::new();
-    let mut depth = Int32Builder::new();
-    for s in rows {
-        id.append_value(s.stack_id);
-        parent.append_option(s.parent_id);
-        function.append_value(s.function_id);
-        depth.append_value(s.depth);
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(id.finish()),
-        Arc::new(parent.finish()),
-        Arc::new(function.finish()),
-        Arc::new(depth.finish()),
-    ];
-    Ok(RecordBatch::try_new(stacks(), columns)?)
+fn stacks_columns(rows: &[&StackRow]) -> Vec<Column> {
+    let s = || rows.iter();
+    vec![
+        uint("stack_id", s().map(|s| s.stack_id)),
+        nullable("parent_id", UInt64Builder::new(), s().map(|s| s.parent_id)),
+        uint("function_id", s().map(|s| s.function_id)),
+        required("depth", Int32Builder::new(), s().map(|s| s.depth)),
+    ]
+}
+
+fn samples_columns<'a>(profiles: &[&'a PreparedProfile]) -> Vec<Column> {
+    let rows = || {
+        let of = |p: &'a PreparedProfile| p.samples.iter().map(move |s| (&p.profile_id, *s));
+        profiles.iter().copied().flat_map(of)
+    };
+    vec![
+        text("profile_id", rows().map(|(id, _)| id)),
+        uint("stack_id", rows().map(|(_, (stack, _, _))| stack)),
+        int("self_weight", rows().map(|(_, (_, weight, _))| weight)),
+        int("sample_count", rows().map(|(_, (_, _, count))| count)),
+    ]
+}
+
+/// Per profile and function: the weight and samples with the function on top of the stack
+/// (self), and with it anywhere on the stack, counted once however often it recurses (total).
+fn profile_functions_columns(rows: &[(&str, Vec<FunctionWeights>)]) -> Vec<Column> {
+    let rows = || {
+        rows.iter()
+            .flat_map(|(id, fs)| fs.iter().map(move |f| (*id, f)))
+    };
+    let of = |value: fn(&FunctionWeights) -> i64| rows().map(move |(_, f)| value(f));
+    vec![
+        text("profile_id", rows().map(|(id, _)| id)),
+        uint("function_id", rows().map(|(_, f)| f.function_id)),
+        int("self_weight", of(|f| f.self_weight)),
+        int("total_weight", of(|f| f.total_weight)),
+        int("self_samples", of(|f| f.self_samples)),
+        int("total_samples", of(|f| f.total_samples)),
+    ]
+}
+
+fn classes_columns<'a>(profiles: &[&'a PreparedProfile]) -> Vec<Column> {
+    let rows = || {
+        let of = |p: &'a PreparedProfile| p.classes.iter().map(move |c| (&p.profile_id, c));
+        profiles.iter().copied().flat_map(of)
+    };
+    let of = |value: fn(&ClassRow) -> i64| rows().map(move |(_, c)| value(c));
+    vec![
+        text("profile_id", rows().map(|(id, _)| id)),
+        text("class_name", rows().map(|(_, c)| &c.class_name)),
+        int("count", of(|c| c.count)),
+        int("shallow_size", of(|c| c.shallow_size)),
+        int("retained_size", of(|c| c.retained_size)),
+    ]
+}
+
+/// Per page-load trace (by its content hash, like `profiles.source_hash`): one row per metric
+/// of its first navigation, named as `jsprof insights DIR` names them (`fcp_ms`, `lcp_ms`, `cls`,
+/// …). Added to lakes of version 2 without a version change: a lake without the table reads it
+/// as empty.
+fn page_metrics_columns(inputs: &[(&str, &[(String, f64)])]) -> Vec<Column> {
+    let rows = || {
+        inputs
+            .iter()
+            .flat_map(|(h, ms)| ms.iter().map(move |m| (*h, m)))
+    };
+    vec![
+        text("source_hash", rows().map(|(hash, _)| hash)),
+        text("metric", rows().map(|(_, (metric, _))| metric)),
+        float("value", rows().map(|(_, (_, value))| *value)),
+    ]
+}
+
+/// The schema of table `name`.
+pub fn of(name: &str) -> SchemaRef {
+    schema_of(&match name {
+        "page_metrics" => page_metrics_columns(&[]),
+        "profiles" => profiles_columns(&[]).expect("no rows"),
+        "functions" => functions_columns(&[]),
+        "stacks" => stacks_columns(&[]),
+        "samples" => samples_columns(&[]),
+        "profile_functions" => profile_functions_columns(&[]),
+        _ => classes_columns(&[]),
+    })
+}
+
+pub fn profiles_batch(rows: &[ProfileRecord]) -> Result<RecordBatch> {
+    batch_of(profiles_columns(rows)?)
+}
+
+pub fn functions_batch(rows: &[&FunctionRow]) -> Result<RecordBatch> {
+    batch_of(functions_columns(rows))
+}
+
+pub fn stacks_batch(rows: &[&StackRow]) -> Result<RecordBatch> {
+    batch_of(stacks_columns(rows))
 }
 
 pub fn samples_batch(profiles: &[&PreparedProfile]) -> Result<RecordBatch> {
-    let mut id = StringBuilder::new();
-    let mut stack = UInt64Builder::new();
-    let mut weight = Int64Builder::new();
-    let mut count = Int64Builder::new();
-    for p in profiles {
-        for &(s, w, c) in &p.samples {
-            id.append_value(&p.profile_id);
-            stack.append_value(s);
-            weight.append_value(w);
-            count.append_value(c);
-        }
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(id.finish()),
-        Arc::new(stack.finish()),
-        Arc::new(weight.finish()),
-        Arc::new(count.finish()),
-    ];
-    Ok(RecordBatch::try_new(samples(), columns)?)
+    batch_of(samples_columns(profiles))
 }
 
 /// `profile_functions` rows: each profile's id with its functions' weights.
 pub fn profile_functions_batch(rows: &[(&str, Vec<FunctionWeights>)]) -> Result<RecordBatch> {
-    let mut id = StringBuilder::new();
-    let mut function = UInt64Builder::new();
-    let mut self_w = Int64Builder::new();
-    let mut total_w = Int64Builder::new();
-    let mut self_n = Int64Builder::new();
-    let mut total_n = Int64Builder::new();
-    for (profile_id, functions) in rows {
-        for f in functions {
-            id.append_value(profile_id);
-            function.append_value(f.function_id);
-            self_w.append_value(f.self_weight);
-            total_w.append_value(f.total_weight);
-            self_n.append_value(f.self_samples);
-            total_n.append_value(f.total_samples);
-        }
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(id.finish()),
-        Arc::new(function.finish()),
-        Arc::new(self_w.finish()),
-        Arc::new(total_w.finish()),
-        Arc::new(self_n.finish()),
-        Arc::new(total_n.finish()),
-    ];
-    Ok(RecordBatch::try_new(profile_functions(), columns)?)
+    batch_of(profile_functions_columns(rows))
 }
 
 pub fn classes_batch(profiles: &[&PreparedProfile]) -> Result<RecordBatch> {
-    let mut id = StringBuilder::new();
-    let mut name = StringBuilder::new();
-    let mut count = Int64Builder::new();
-    let mut shallow = Int64Builder::new();
-    let mut retained = Int64Builder::new();
-    for p in profiles {
-        for c in &p.classes {
-            let ClassRow {
-                class_name,
-                count: n,
-                shallow_size,
-                retained_size,
-            } = c;
-            id.append_value(&p.profile_id);
-            name.append_value(class_name);
-            count.append_value(*n);
-            shallow.append_value(*shallow_size);
-            retained.append_value(*retained_size);
-        }
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(id.finish()),
-        Arc::new(name.finish()),
-        Arc::new(count.finish()),
-        Arc::new(shallow.finish()),
-        Arc::new(retained.finish()),
-    ];
-    Ok(RecordBatch::try_new(classes(), columns)?)
+    batch_of(classes_columns(profiles))
 }
 
 /// `page_metrics` rows of inputs (each input's hash with its metrics).
 pub fn page_metrics_batch(inputs: &[(&str, &[(String, f64)])]) -> Result<RecordBatch> {
-    let mut hash = StringBuilder::new();
-    let mut metric = StringBuilder::new();
-    let mut value = Float64Builder::new();
-    for (h, metrics) in inputs {
-        for (m, v) in metrics.iter() {
-            hash.append_value(h);
-            metric.append_value(m);
-            value.append_value(*v);
-        }
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(hash.finish()),
-        Arc::new(metric.finish()),
-        Arc::new(value.finish()),
-    ];
-    Ok(RecordBatch::try_new(page_metrics(), columns)?)
+    batch_of(page_metrics_columns(inputs))
 }

@@ -316,11 +316,11 @@ impl Writer {
             weights.push(part);
         }
         if !fs_sorted.is_empty() {
-            let b = schema::functions_batch(fs_sorted.into_iter())?;
+            let b = schema::functions_batch(&fs_sorted)?;
             outcome.files.push(self.write_file("functions", "", &b)?);
         }
         if !st_sorted.is_empty() {
-            let b = schema::stacks_batch(st_sorted.into_iter())?;
+            let b = schema::stacks_batch(&st_sorted)?;
             outcome.files.push(self.write_file("stacks", "", &b)?);
         }
         for ((dir, rows), functions) in parts.iter().zip(&weights) {

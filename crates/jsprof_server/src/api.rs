@@ -12,10 +12,11 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cache::{Loaded, View};
-use crate::catalogue::{ArtifactKind, ArtifactRow, SessionRow, State as SessionState};
+use crate::catalogue::{ArtifactRow, SessionRow, State as SessionState};
 use crate::error::{ApiError, ApiResult};
+use crate::heap_route::{heap_route, Heap, Write};
 use crate::ids;
-use crate::params::Params;
+use crate::params::{ArtifactRequest, NoParams, Params};
 use crate::recording::{self, StartRequest};
 use crate::state::{artifact_name, session_json, AppState};
 use jsprof_document::events::EventsQuery;
@@ -83,19 +84,27 @@ pub fn router(state: Arc<AppState>) -> Router {
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/heap/summary",
-            get(heap_summary),
+            heap_route::<(String, String), _, _>(Write::Document, heap_summary_asked, heap_summary),
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}",
-            get(heap_node),
+            heap_route::<(String, String, String), _, _>(
+                Write::Document,
+                heap_node_asked,
+                heap_node,
+            ),
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/heap/retainers/{node}",
-            get(heap_retainers),
+            heap_route::<(String, String, String), _, _>(
+                Write::Document,
+                heap_retainers_asked,
+                heap_retainers,
+            ),
         )
         .route(
             "/api/sessions/{id}/artifacts/{artifact}/heap/diff",
-            get(heap_diff),
+            heap_route::<(String, String), _, _>(Write::Document, heap_diff_asked, heap_diff),
         )
         .merge(crate::ui::routes())
         .fallback(not_found)
@@ -136,15 +145,14 @@ fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
 }
 
 /// Serializes on a blocking thread (large event lists take a while).
-async fn json_blocking<T: Serialize + Send + 'static>(value: T) -> Response {
+pub(crate) async fn json_blocking<T: Serialize + Send + 'static>(value: T) -> Response {
     match crate::work::spawn(move || json_response(StatusCode::OK, &value)).await {
         Ok(r) => r,
         Err(e) => ApiError::internal(format!("cannot write JSON: {e}")).into_response(),
     }
 }
 
-async fn list(State(state): Shared, RawQuery(q): RawQuery) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
+async fn list(State(state): Shared, _: NoParams) -> ApiResult<Response> {
     let sessions = state.catalogue.sessions()?;
     let list: Vec<Value> = sessions.iter().map(|(s, a)| session_json(s, a)).collect();
     Ok(json_response(StatusCode::OK, &json!({"sessions": list})))
@@ -166,22 +174,12 @@ async fn start(State(state): Shared, RawQuery(q): RawQuery, body: Bytes) -> ApiR
     Ok(response)
 }
 
-async fn show(
-    State(state): Shared,
-    Path(id): Path<String>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
+async fn show(State(state): Shared, Path(id): Path<String>, _: NoParams) -> ApiResult<Response> {
     let (s, a) = state.find(&id)?;
     Ok(json_response(StatusCode::OK, &session_json(&s, &a)))
 }
 
-async fn stop(
-    State(state): Shared,
-    Path(id): Path<String>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
+async fn stop(State(state): Shared, Path(id): Path<String>, _: NoParams) -> ApiResult<Response> {
     let value = recording::stop(state, &id).await?;
     Ok(json_response(StatusCode::OK, &value))
 }
@@ -196,12 +194,7 @@ fn remove_session(state: &AppState, id: &str) -> ApiResult<()> {
     Ok(())
 }
 
-async fn release(
-    State(state): Shared,
-    Path(id): Path<String>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
+async fn release(State(state): Shared, Path(id): Path<String>, _: NoParams) -> ApiResult<Response> {
     let id = ids::session_id(&id)?.to_string();
     if state.active().contains_key(&id) {
         return Err(ApiError::state(format!(
@@ -217,8 +210,7 @@ async fn release(
     Ok(json_response(StatusCode::OK, &json!({"released": [id]})))
 }
 
-async fn release_all(State(state): Shared, RawQuery(q): RawQuery) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
+async fn release_all(State(state): Shared, _: NoParams) -> ApiResult<Response> {
     let mut released = Vec::new();
     for (s, _) in state.catalogue.sessions()? {
         if s.state == SessionState::Recording || state.active().contains_key(&s.id) {
@@ -312,22 +304,56 @@ async fn events(
         .into_response())
 }
 
-/// A sampled profile (CPU, self-profiling, trace or sampling heap profile) of a session.
-async fn profile_of(
+/// A session's artifact loaded as `view` with `filters`, and its name; `refuse` says why an
+/// artifact of the wrong kind is not loaded (400).
+pub(crate) async fn load_artifact(
     state: &AppState,
     id: &str,
     artifact_text: &str,
-    filters: &FilterSpec,
-) -> ApiResult<(std::sync::Arc<Loaded>, String)> {
+    (view, filters): (View, &FilterSpec),
+    refuse: fn(&ArtifactRow) -> Option<String>,
+) -> ApiResult<(Arc<Loaded>, String)> {
     let (s, a) = artifact(state, id, artifact_text)?;
-    if a.kind == ArtifactKind::HeapSnapshot {
-        return Err(ApiError::bad_request(format!(
-            "artifact {} is a heap snapshot; use …/heap/summary",
-            a.artifact_id
-        )));
+    if let Some(why) = refuse(&a) {
+        return Err(ApiError::bad_request(why));
     }
-    let name = artifact_name(&s, &a);
-    Ok((state.load_filtered(&s, &a, View::Cpu, filters).await?, name))
+    let loaded = state.load_filtered(&s, &a, view, filters).await?;
+    Ok((loaded, artifact_name(&s, &a)))
+}
+
+/// Why [`load_artifact`] refuses an artifact of the wrong kind, per what a route reads.
+pub(crate) mod refuse {
+    use crate::catalogue::{ArtifactKind, ArtifactRow};
+
+    /// A sampled profile (CPU, self-profiling, trace or sampling heap profile): a CPU document.
+    pub fn snapshot_for_document(a: &ArtifactRow) -> Option<String> {
+        let id = a.artifact_id;
+        (a.kind == ArtifactKind::HeapSnapshot)
+            .then(|| format!("artifact {id} is a heap snapshot; use …/heap/summary"))
+    }
+
+    /// A sampled profile, for the UI's trees.
+    pub fn snapshot_for_tree(a: &ArtifactRow) -> Option<String> {
+        let id = a.artifact_id;
+        (a.kind == ArtifactKind::HeapSnapshot).then(|| format!("artifact {id} is a heap snapshot"))
+    }
+
+    /// A heap snapshot.
+    pub fn not_snapshot(a: &ArtifactRow) -> Option<String> {
+        let (id, format) = (a.artifact_id, &a.format);
+        (a.kind != ArtifactKind::HeapSnapshot)
+            .then(|| format!("artifact {id} is a {format}, not a heap snapshot"))
+    }
+
+    /// A CPU profile or trace (a filmstrip, a comparison of two).
+    pub fn not_cpu(a: &ArtifactRow) -> Option<String> {
+        let (id, format) = (a.artifact_id, &a.format);
+        let heap = matches!(
+            a.kind,
+            ArtifactKind::HeapSampling | ArtifactKind::HeapSnapshot
+        );
+        heap.then(|| format!("artifact {id} is a {format}, not a CPU profile or trace"))
+    }
 }
 
 /// A CPU document's route (pprof's `webui.go`: each handler is its report function): the
@@ -341,32 +367,34 @@ where
     D: Serialize + Send + 'static,
 {
     get(
-        move |State(state): Shared,
-              Path((id, artifact_text)): Path<(String, String)>,
-              RawQuery(q): RawQuery| async move {
+        move |ArtifactRequest(state, id, artifact_text, q): ArtifactRequest| async move {
             let (params, query) = Params::of_query::<Q>(q, &[])?;
             let filters = params.filters()?;
-            let (loaded, _) = profile_of(&state, &id, &artifact_text, &filters).await?;
+            let (loaded, _) = load_artifact(
+                &state,
+                &id,
+                &artifact_text,
+                (View::Cpu, &filters),
+                refuse::snapshot_for_document,
+            )
+            .await?;
             let report = crate::work::run(move || Ok(answer(loaded.cpu()?, &query)?)).await?;
             ApiResult::Ok(json_blocking(report).await)
         },
     )
 }
 
-async fn heap_summary(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let query: HeapSummaryQuery = Params::of_query(q, &[])?.1;
-    heap_document(&state, &id, &artifact_text, move |heap| {
-        Ok(jsprof_document::heap::overview_summary_report(
-            heap.derived.overview(heap.snapshot, heap.analysis),
-            query.sort.into(),
-            query.limit,
-        ))
-    })
-    .await
+/// `…/heap/summary?sort=&limit=`: `jsprof heap summary FILE --json`.
+fn heap_summary_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<HeapSummaryQuery> {
+    Ok(Params::of_query(q, &[])?.1)
+}
+
+fn heap_summary(heap: Heap<'_>, query: HeapSummaryQuery) -> ApiResult<impl Serialize> {
+    Ok(jsprof_document::heap::overview_summary_report(
+        heap.derived.overview(heap.snapshot, heap.analysis),
+        query.sort.into(),
+        query.limit,
+    ))
 }
 
 /// A heap object id in a route's path: `297807` or `@297807`, as the CLI and MCP read it.
@@ -374,100 +402,64 @@ pub(crate) fn node_id(text: &str) -> ApiResult<u32> {
     jsprof_document::heap_query::parse_object_id(text).map_err(ApiError::bad_request)
 }
 
-/// A snapshot artifact as a heap view's answer reads it.
-struct Heap<'a> {
-    name: &'a str,
-    snapshot: &'a jsprof_heap::HeapSnapshot,
-    analysis: &'a jsprof_heap::Analysis,
-    derived: &'a crate::cache::Derived,
-}
-
-/// A heap view's route (as [`cpu_document`] for the CPU documents): the artifact's snapshot,
-/// loaded once and kept, `answer`'s document from it on a worker thread, as the CLI's `--json`
-/// prints it.
-async fn heap_document<D: Serialize + Send + 'static>(
-    state: &AppState,
-    id: &str,
-    artifact_text: &str,
-    answer: impl FnOnce(Heap<'_>) -> ApiResult<D> + Send + 'static,
-) -> ApiResult<Response> {
-    let (loaded, name) = crate::ui::snapshot(state, id, artifact_text).await?;
-    let report = crate::work::run(move || {
-        let (snapshot, analysis, derived) = loaded.snapshot()?;
-        answer(Heap {
-            name: &name,
-            snapshot,
-            analysis,
-            derived,
-        })
-    })
-    .await?;
-    Ok(json_blocking(report).await)
-}
-
-async fn heap_node(
-    State(state): Shared,
-    Path((id, artifact_text, node)): Path<(String, String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+/// `…/heap/node/{node}`: `jsprof heap node FILE ID --json`.
+fn heap_node_asked(_: &AppState, q: Option<String>, node: &str) -> ApiResult<u32> {
     Params::parse(q, &[])?;
-    let node_id = node_id(&node)?;
-    heap_document(&state, &id, &artifact_text, move |heap| {
-        Ok(jsprof_document::heap::nodes_report(
-            heap.name,
-            heap.snapshot,
-            heap.analysis,
-            &[node_id],
-        )?)
-    })
-    .await
+    node_id(node)
 }
 
-async fn heap_retainers(
-    State(state): Shared,
-    Path((id, artifact_text, node)): Path<(String, String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+fn heap_node(heap: Heap<'_>, node_id: u32) -> ApiResult<impl Serialize> {
+    Ok(jsprof_document::heap::nodes_report(
+        heap.name,
+        heap.snapshot,
+        heap.analysis,
+        &[node_id],
+    )?)
+}
+
+/// `…/heap/retainers/{node}`: `jsprof heap retainers FILE ID --json`.
+fn heap_retainers_asked(
+    _: &AppState,
+    q: Option<String>,
+    node: &str,
+) -> ApiResult<(RetainersOptions, u32)> {
     let options: RetainersOptions = Params::of_query(q, &[])?.1;
-    let node_id = node_id(&node)?;
-    heap_document(&state, &id, &artifact_text, move |heap| {
-        let node = jsprof_document::heap::ordinal_of(heap.name, heap.snapshot, node_id)?;
-        Ok(jsprof_document::heap::retainers_report_with(
-            heap.snapshot,
-            heap.analysis,
-            heap.derived.retainers(heap.snapshot),
-            node,
-            options,
-        ))
-    })
-    .await
+    Ok((options, node_id(node)?))
 }
 
-async fn heap_diff(
-    State(state): Shared,
-    Path((id, artifact_text)): Path<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+fn heap_retainers(
+    heap: Heap<'_>,
+    (options, node_id): (RetainersOptions, u32),
+) -> ApiResult<impl Serialize> {
+    let node = heap.ordinal(Some(node_id))?;
+    Ok(jsprof_document::heap::retainers_report_with(
+        heap.snapshot,
+        heap.analysis,
+        heap.derived.retainers(heap.snapshot),
+        node,
+        options,
+    ))
+}
+
+/// `…/heap/diff?base=S/A&limit=`: `jsprof heap diff BASE THIS --json`.
+fn heap_diff_asked(
+    state: &AppState,
+    q: Option<String>,
+    _: &str,
+) -> ApiResult<(HeapDiffQuery, (std::path::PathBuf, String))> {
     let (params, query): (_, HeapDiffQuery) = Params::of_query(q, &["base"])?;
-    let (base_path, base_name) = crate::ui::other_snapshot_file(&state, &params, "base")?;
-    heap_document(&state, &id, &artifact_text, move |heap| {
-        // The comparison re-classifies the base, so it gets a fresh copy.
-        let (mut base_snapshot, mut base_analysis) =
-            crate::cache::load_snapshot(&base_path, &base_name)?;
-        let (report, _) = jsprof_document::heap::diff_report(
-            jsprof_document::heap::Named {
-                name: &base_name,
-                snapshot: &mut base_snapshot,
-                analysis: &mut base_analysis,
-            },
-            jsprof_document::heap::Named {
-                name: heap.name,
-                snapshot: heap.snapshot,
-                analysis: heap.analysis,
-            },
-            query.limit,
-        );
-        Ok(report)
+    Ok((
+        query,
+        crate::ui::other_snapshot_file(state, &params, "base")?,
+    ))
+}
+
+fn heap_diff(
+    heap: Heap<'_>,
+    (query, base): (HeapDiffQuery, (std::path::PathBuf, String)),
+) -> ApiResult<impl Serialize> {
+    // The comparison re-classifies the base, so it gets a fresh copy.
+    heap.against(&base, |base, this| {
+        jsprof_document::heap::diff_report(base, this, query.limit).0
     })
-    .await
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, ToSql};
 use serde::{Deserialize, Serialize};
 
 /// A session's life: recording until stopped (or failed: the target went away, the recording
@@ -190,26 +190,52 @@ fn artifact_of(row: &Row) -> rusqlite::Result<ArtifactRow> {
     })
 }
 
+/// The `sessions` columns a row writes, each with its value: declared once for the insert
+/// that starts a session and the update that finishes it ([`FINISHED`]).
+fn session_values(s: &SessionRow) -> [(&'static str, Box<dyn ToSql + '_>); 13] {
+    [
+        ("id", Box::new(&s.id)),
+        ("source", Box::new(&s.source)),
+        ("target", Box::new(&s.target)),
+        ("ws_url", Box::new(&s.ws_url)),
+        ("pid", Box::new(s.pid)),
+        ("state", Box::new(s.state.as_str())),
+        ("record", Box::new(json(&s.record))),
+        ("started_at", Box::new(&s.started_at)),
+        ("stopped_at", Box::new(&s.stopped_at)),
+        ("error", Box::new(&s.error)),
+        ("timelines", Box::new(json(&s.timelines))),
+        ("timeline_artifact", Box::new(s.timeline_artifact)),
+        ("warnings", Box::new(json(&s.warnings))),
+    ]
+}
+
+/// A list column's text.
+fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// What finishing a session writes again of its row.
+const FINISHED: [&str; 6] = [
+    "state",
+    "stopped_at",
+    "error",
+    "timelines",
+    "timeline_artifact",
+    "warnings",
+];
+
 fn insert_row(db: &Connection, s: &SessionRow) -> rusqlite::Result<()> {
+    let values = session_values(s);
+    let names: Vec<&str> = values.iter().map(|(name, _)| *name).collect();
+    let slots: Vec<String> = (1..=values.len()).map(|i| format!("?{i}")).collect();
     db.execute(
-        "INSERT INTO sessions (id, source, target, ws_url, pid, state, record, started_at,
-            stopped_at, error, timelines, timeline_artifact, warnings)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        params![
-            s.id,
-            s.source,
-            s.target,
-            s.ws_url,
-            s.pid,
-            s.state.as_str(),
-            serde_json::to_string(&s.record).unwrap_or_default(),
-            s.started_at,
-            s.stopped_at,
-            s.error,
-            serde_json::to_string(&s.timelines).unwrap_or_default(),
-            s.timeline_artifact,
-            serde_json::to_string(&s.warnings).unwrap_or_default(),
-        ],
+        &format!(
+            "INSERT INTO sessions ({}) VALUES ({})",
+            names.join(", "),
+            slots.join(", ")
+        ),
+        params_from_iter(values.iter().map(|(_, v)| v)),
     )?;
     Ok(())
 }
@@ -265,6 +291,18 @@ impl Catalogue {
         self.db.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// `work` in one transaction, committed when it succeeds.
+    fn in_transaction<T>(
+        &self,
+        work: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        let out = work(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
     pub fn insert_session(&self, s: &SessionRow) -> rusqlite::Result<()> {
         insert_row(&self.db(), s)
     }
@@ -275,11 +313,10 @@ impl Catalogue {
         s: &SessionRow,
         artifacts: &[ArtifactRow],
     ) -> rusqlite::Result<()> {
-        let mut db = self.db();
-        let tx = db.transaction()?;
-        insert_row(&tx, s)?;
-        insert_artifacts(&tx, &s.id, artifacts)?;
-        tx.commit()
+        self.in_transaction(|tx| {
+            insert_row(tx, s)?;
+            insert_artifacts(tx, &s.id, artifacts)
+        })
     }
 
     /// Records the end of a session and its artifacts in one transaction.
@@ -288,23 +325,23 @@ impl Catalogue {
         s: &SessionRow,
         artifacts: &[ArtifactRow],
     ) -> rusqlite::Result<()> {
-        let mut db = self.db();
-        let tx = db.transaction()?;
-        tx.execute(
-            "UPDATE sessions SET state = ?2, stopped_at = ?3, error = ?4, timelines = ?5,
-                timeline_artifact = ?6, warnings = ?7 WHERE id = ?1",
-            params![
-                s.id,
-                s.state.as_str(),
-                s.stopped_at,
-                s.error,
-                serde_json::to_string(&s.timelines).unwrap_or_default(),
-                s.timeline_artifact,
-                serde_json::to_string(&s.warnings).unwrap_or_default(),
-            ],
-        )?;
-        insert_artifacts(&tx, &s.id, artifacts)?;
-        tx.commit()
+        self.in_transaction(|tx| {
+            // `id` first (`?1`), then the columns a finished session writes again.
+            let values: Vec<_> = session_values(s)
+                .into_iter()
+                .filter(|(name, _)| *name == "id" || FINISHED.contains(name))
+                .collect();
+            let set: Vec<String> = values[1..]
+                .iter()
+                .enumerate()
+                .map(|(i, (name, _))| format!("{name} = ?{}", i + 2))
+                .collect();
+            tx.execute(
+                &format!("UPDATE sessions SET {} WHERE id = ?1", set.join(", ")),
+                params_from_iter(values.iter().map(|(_, v)| v)),
+            )?;
+            insert_artifacts(tx, &s.id, artifacts)
+        })
     }
 
     pub fn session(&self, id: &str) -> rusqlite::Result<Option<(SessionRow, Vec<ArtifactRow>)>> {
@@ -343,11 +380,9 @@ impl Catalogue {
     }
 
     pub fn delete_session(&self, id: &str) -> rusqlite::Result<bool> {
-        let mut db = self.db();
-        let tx = db.transaction()?;
-        tx.execute("DELETE FROM artifacts WHERE session_id = ?1", [id])?;
-        let n = tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
-        tx.commit()?;
-        Ok(n > 0)
+        self.in_transaction(|tx| {
+            tx.execute("DELETE FROM artifacts WHERE session_id = ?1", [id])?;
+            Ok(tx.execute("DELETE FROM sessions WHERE id = ?1", [id])? > 0)
+        })
     }
 }

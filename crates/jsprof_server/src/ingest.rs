@@ -544,23 +544,6 @@ impl Ingest {
     }
 }
 
-/// 429 with `Retry-After`: the client sent too many wrong keys.
-fn too_many_wrong_keys(wait: Duration) -> Response {
-    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-    let mut response = ApiError {
-        status: StatusCode::TOO_MANY_REQUESTS,
-        code: "TOO_MANY_REQUESTS",
-        message: format!(
-            "too many posts with a wrong ingest key from this address; retry in {secs} s"
-        ),
-    }
-    .into_response();
-    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
-        response.headers_mut().insert(header::RETRY_AFTER, v);
-    }
-    response
-}
-
 /// The routes, with the ingest's own state; merged outside the service's checks.
 pub fn routes(ingest: Arc<Ingest>) -> Router {
     let mut router = Router::new();
@@ -674,7 +657,10 @@ async fn accept(State(ingest): State<Arc<Ingest>>, req: Request, endpoint: Endpo
         .map(|c| c.0.ip());
     // Before the key is looked at: a blocked address learns nothing of a guess, right or wrong.
     if let Some(wait) = client.and_then(|ip| ingest.throttle.blocked(ip, Instant::now())) {
-        return with_cors(too_many_wrong_keys(wait), origin);
+        return with_cors(
+            crate::security::too_many(wait, "posts with a wrong ingest key"),
+            origin,
+        );
     }
     let result = accept_inner(&ingest, req, endpoint, origin.is_some(), client).await;
     let response = match result {

@@ -103,31 +103,29 @@ fn with_params(mut first: Vec<Value>, rest: Value) -> Value {
 
 /// The document.
 pub fn document(state: &AppState) -> Value {
-    let sid = || {
-        param(
-            "id",
-            "path",
-            "a session id (16 hex digits)",
-            json!({"type": "string", "pattern": "^[0-9a-f]{16}$"}),
-        )
-    };
-    let aid = || {
-        param(
-            "artifact",
-            "path",
-            "an artifact id of the session",
-            json!({"type": "integer", "minimum": 0}),
-        )
-    };
+    let path = |name, description, schema| param(name, "path", description, schema);
+    let id_schema = json!({"type": "string", "pattern": "^[0-9a-f]{16}$"});
+    let sid = || path("id", "a session id (16 hex digits)", id_schema.clone());
+    let number = json!({"type": "integer", "minimum": 0});
+    let aid = || path("artifact", "an artifact id of the session", number.clone());
     let node = || {
-        param(
+        path(
             "node",
-            "path",
             "a heap node id (the @id DevTools shows)",
-            json!({"type": "integer", "minimum": 0}),
+            number.clone(),
         )
     };
     let std_errors = ["400", "401", "403", "404", "500"];
+    // A `GET` route: its path's parameters, summary, query parameters (when it takes any) and
+    // its 200 answer; the standard errors.
+    let get = |path: Value, summary: &str, query: Option<Value>, answer: Value| {
+        let mut get =
+            json!({"summary": summary, "responses": responses(("200", answer), &std_errors)});
+        if let Some(query) = query {
+            get["parameters"] = query;
+        }
+        json!({"parameters": path, "get": get})
+    };
     let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
@@ -171,68 +169,27 @@ pub fn document(state: &AppState) -> Value {
                     "responses": responses(("200", ok("the events", "EventsReport")), &std_errors)
                 }
             },
-            "/api/sessions/{id}/artifacts/{artifact}/summary": {
-                "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof summary --json` on a CPU (or sampling heap) artifact",
-                    "parameters": query_params::<SummaryQuery>(&[]),
-                    "responses": responses(("200", ok("the summary", "SummaryReport")), &std_errors)}
-            },
-            "/api/sessions/{id}/artifacts/{artifact}/threads": {
-                "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof threads --json` on a CPU artifact",
-                    "responses": responses(("200", ok("the timelines", "ThreadsReport")), &std_errors)}
-            },
-            "/api/sessions/{id}/artifacts/{artifact}/insights": {
-                "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof insights --json` on a trace artifact: Web Vitals per navigation and DevTools' insights",
-                    "responses": responses(("200", ok("the insights", "InsightsReport")), &std_errors)}
-            },
-            "/api/sessions/{id}/artifacts/{artifact}/network": {
-                "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof network --json` on a trace artifact: every request",
-                    "responses": responses(("200", ok("the requests", "NetworkReport")), &std_errors)}
-            },
-            "/api/sessions/{id}/artifacts/{artifact}/timings": {
-                "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof timings --json` on a trace artifact: marks and measures",
-                    "responses": responses(("200", ok("the user timings", "TimingsReport")), &std_errors)}
-            },
-            "/api/sessions/{id}/artifacts/{artifact}/top": {
-                "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof top --json` on a CPU (or sampling heap) artifact",
-                    "parameters": query_params::<TopQuery>(&[]),
-                    "responses": responses(("200", ok("the function table", "TopReport")), &std_errors)}
-            },
+            "/api/sessions/{id}/artifacts/{artifact}/summary": get(json!([sid(), aid()]), "`jsprof summary --json` on a CPU (or sampling heap) artifact", Some(query_params::<SummaryQuery>(&[])), ok("the summary", "SummaryReport")),
+            "/api/sessions/{id}/artifacts/{artifact}/threads": get(json!([sid(), aid()]), "`jsprof threads --json` on a CPU artifact", None, ok("the timelines", "ThreadsReport")),
+            "/api/sessions/{id}/artifacts/{artifact}/insights": get(json!([sid(), aid()]), "`jsprof insights --json` on a trace artifact: Web Vitals per navigation and DevTools' insights", None, ok("the insights", "InsightsReport")),
+            "/api/sessions/{id}/artifacts/{artifact}/network": get(json!([sid(), aid()]), "`jsprof network --json` on a trace artifact: every request", None, ok("the requests", "NetworkReport")),
+            "/api/sessions/{id}/artifacts/{artifact}/timings": get(json!([sid(), aid()]), "`jsprof timings --json` on a trace artifact: marks and measures", None, ok("the user timings", "TimingsReport")),
+            "/api/sessions/{id}/artifacts/{artifact}/top": get(json!([sid(), aid()]), "`jsprof top --json` on a CPU (or sampling heap) artifact", Some(query_params::<TopQuery>(&[])), ok("the function table", "TopReport")),
             "/api/sessions/{id}/artifacts/{artifact}/tree": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof tree --json` on a CPU (or sampling heap) artifact; with `sandwich`, `jsprof tree --sandwich RE --json`",
                     "parameters": query_params::<TreeQuery>(&[]),
                     "responses": responses(("200", json!({"description": "the tree in depth-first pre-order, or the sandwich", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/TreeReport"}, {"$ref": "#/components/schemas/SandwichReport"}]}}}})), &std_errors)}
             },
-            "/api/sessions/{id}/artifacts/{artifact}/filmstrip": {
-                "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof filmstrip --json`: a trace's screenshots in time order, times only",
-                    "responses": responses(("200", ok("the filmstrip", "FilmstripDoc")), &std_errors)}
-            },
+            "/api/sessions/{id}/artifacts/{artifact}/filmstrip": get(json!([sid(), aid()]), "`jsprof filmstrip --json`: a trace's screenshots in time order, times only", None, ok("the filmstrip", "FilmstripDoc")),
             "/api/sessions/{id}/artifacts/{artifact}/filmstrip/{index}": {
                 "parameters": [sid(), aid(), {"name": "index", "in": "path", "required": true, "description": "the screenshot's index in the filmstrip", "schema": {"type": "integer", "minimum": 0}}],
                 "get": {"summary": "one screenshot's image (base64, as the trace holds it); 404 past the last",
                     "responses": responses(("200", ok("the image", "ScreenshotJson")), &std_errors)}
             },
-            "/api/sessions/{id}/artifacts/{artifact}/heap/summary": {
-                "parameters": [sid(), aid()],
-                "get": {"summary": "`jsprof heap summary --json`", "parameters": query_params::<HeapSummaryQuery>(&[]),
-                    "responses": responses(("200", ok("DevTools' Summary", "HeapSummaryReport")), &std_errors)}
-            },
-            "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}": {
-                "parameters": [sid(), aid(), node()],
-                "get": {"summary": "`jsprof heap node --json`", "responses": responses(("200", ok("the object", "NodesReport")), &std_errors)}
-            },
-            "/api/sessions/{id}/artifacts/{artifact}/heap/retainers/{node}": {
-                "parameters": [sid(), aid(), node()],
-                "get": {"summary": "`jsprof heap retainers --json`", "parameters": query_params::<RetainersOptions>(&[]),
-                    "responses": responses(("200", ok("the retaining paths", "RetainersReport")), &std_errors)}
-            },
+            "/api/sessions/{id}/artifacts/{artifact}/heap/summary": get(json!([sid(), aid()]), "`jsprof heap summary --json`", Some(query_params::<HeapSummaryQuery>(&[])), ok("DevTools' Summary", "HeapSummaryReport")),
+            "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}": get(json!([sid(), aid(), node()]), "`jsprof heap node --json`", None, ok("the object", "NodesReport")),
+            "/api/sessions/{id}/artifacts/{artifact}/heap/retainers/{node}": get(json!([sid(), aid(), node()]), "`jsprof heap retainers --json`", Some(query_params::<RetainersOptions>(&[])), ok("the retaining paths", "RetainersReport")),
             "/ingest/v1/selfprofile": ingest_route(
                 "Field collection (serve --lake): a JS Self-Profiling trace posted by a page, appended to the lake. Answered 202 only once the trace is durable in the lake's spool. Outside the token checks: it takes an ingest key (serve --ingest-key-file) and answers CORS for the --ingest-origin origins only",
                 json!([

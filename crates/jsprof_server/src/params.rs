@@ -13,6 +13,46 @@ use serde_json::{Map, Value};
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
 
+/// What a route on one artifact (`…/sessions/{id}/artifacts/{artifact}`) is asked: the
+/// service's state, the session and the artifact its path names, and its query string.
+pub struct ArtifactRequest(
+    pub std::sync::Arc<crate::state::AppState>,
+    pub String,
+    pub String,
+    pub Option<String>,
+);
+
+impl axum::extract::FromRequestParts<std::sync::Arc<crate::state::AppState>> for ArtifactRequest {
+    type Rejection = axum::extract::rejection::PathRejection;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &std::sync::Arc<crate::state::AppState>,
+    ) -> Result<ArtifactRequest, Self::Rejection> {
+        use axum::extract::Path;
+        let Path((id, artifact)) =
+            Path::<(String, String)>::from_request_parts(parts, state).await?;
+        let query = parts.uri.query().map(str::to_string);
+        Ok(ArtifactRequest(state.clone(), id, artifact, query))
+    }
+}
+
+/// The extractor of a route that takes no query parameters: any but `token` is refused by name
+/// (400), as [`Params::parse`] with none known.
+pub struct NoParams;
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for NoParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> ApiResult<NoParams> {
+        Params::parse(parts.uri.query().map(str::to_string), &[])?;
+        Ok(NoParams)
+    }
+}
+
 /// Query parameters: each at most once, only the known ones (and `token`).
 pub struct Params {
     map: HashMap<String, String>,

@@ -181,14 +181,14 @@ fn evict(clients: &mut HashMap<IpAddr, Strikes>, now: Instant) {
     }
 }
 
-fn too_many(wait: Duration) -> Response {
+/// 429 with `Retry-After` (whole seconds, rounded up): the client sent too many `what` (the
+/// service's wrong tokens, the ingest's wrong keys) and the throttle holds it back for `wait`.
+pub(crate) fn too_many(wait: Duration, what: &str) -> Response {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let mut response = ApiError {
         status: StatusCode::TOO_MANY_REQUESTS,
         code: "TOO_MANY_REQUESTS",
-        message: format!(
-            "too many requests with a wrong or missing token from this address; retry in {secs} s"
-        ),
+        message: format!("too many {what} from this address; retry in {secs} s"),
     }
     .into_response();
     if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
@@ -259,7 +259,7 @@ pub async fn guard(State(state): State<Arc<AppState>>, req: Request, next: Next)
         .map(|c| c.0.ip());
     let now = Instant::now();
     if let Some(wait) = client.and_then(|ip| state.throttle.blocked(ip, now)) {
-        return too_many(wait);
+        return too_many(wait, "requests with a wrong or missing token");
     }
     match check_token(&state, &req) {
         Ok(()) => {

@@ -11,18 +11,19 @@ use axum::body::Body;
 use axum::extract::{Path as UrlPath, RawQuery, Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, MethodRouter};
 use axum::Router;
 use jsprof_analysis::TimeRange;
-use jsprof_document::load::ViewSpec;
+use jsprof_document::load::{ViewSpec, Weighted};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::api::{load_artifact, refuse};
 use crate::cache::{Loaded, View};
 use crate::catalogue::ArtifactKind;
 use crate::error::{ApiError, ApiResult};
 use crate::ids;
-use crate::params::Params;
+use crate::params::{ArtifactRequest, NoParams, Params};
 use crate::state::{artifact_name, AppState};
 use jsprof_document::chart::{self, ChartWindow, TreeLimits};
 use jsprof_document::filters::{self, FilterSpec};
@@ -36,27 +37,15 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/api/ui/sessions/{id}/chart", get(chart))
         .route(
             "/api/ui/sessions/{id}/artifacts/{artifact}/profile",
-            get(profile),
+            profile_route(&[], |_| Ok(()), profile),
         )
         .route(
             "/api/ui/sessions/{id}/artifacts/{artifact}/profile/children",
-            get(profile_children),
+            profile_route(&CHILDREN_PARAMS, profile_children_asked, profile_children),
         )
         .route(
             "/api/ui/sessions/{id}/artifacts/{artifact}/sandwich",
-            get(sandwich),
-        )
-        .route(
-            "/api/ui/sessions/{id}/artifacts/{artifact}/heap/class",
-            get(heap_class),
-        )
-        .route(
-            "/api/ui/sessions/{id}/artifacts/{artifact}/heap/dominated/{node}",
-            get(heap_dominated),
-        )
-        .route(
-            "/api/ui/sessions/{id}/artifacts/{artifact}/heap/detached",
-            get(heap_detached),
+            profile_route(&FUNCTION_PARAMS, function_param, sandwich),
         )
         .route(
             "/api/ui/sessions/{id}/artifacts/{artifact}/heap/leaks",
@@ -182,70 +171,60 @@ async fn chart(
     Ok(doc)
 }
 
-async fn profile(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let p = Params::parse(q, &[&["timeline", "range"][..], &filters::PARAMS].concat())?;
-    profile_answer(&state, &id, &artifact, &p, |weighted, shown| {
-        Ok(json_ok(&chart::profile_doc(
-            &weighted.profile,
-            weighted.thread,
-            shown,
-            TreeLimits::default(),
-        )))
-    })
-    .await
+/// `…/profile`: the weighted view's trees (top-down, bottom-up) within their budget.
+fn profile(weighted: &Weighted, shown: Option<[f64; 2]>, _: ()) -> ApiResult<impl Serialize> {
+    let doc = chart::profile_doc(
+        &weighted.profile,
+        weighted.thread,
+        shown,
+        TreeLimits::default(),
+    );
+    Ok(doc)
 }
+
+/// What `…/profile/children` is asked: the tree, the node and the function (for `callees`).
+type ChildrenAsked = (Option<String>, u32, FunctionParam);
 
 /// The children of a tree node the profile document left out for its budget
 /// (`…/profile/children?tree=top_down|bottom_up&node=K`, with the profile's own parameters).
-async fn profile_children(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let p = Params::parse(
-        q,
-        &[
-            &["timeline", "range", "tree", "node"][..],
-            &FUNCTION_PARAMS,
-            &filters::PARAMS,
-        ]
-        .concat(),
-    )?;
+fn profile_children_asked(p: &Params) -> ApiResult<ChildrenAsked> {
     let tree = p.get("tree").map(str::to_string);
     let node: u32 = p
         .number("node")?
         .ok_or_else(|| ApiError::bad_request("node: missing (a node id from the tree's `k`)"))?;
-    let function = function_param(&p)?;
-    profile_answer(&state, &id, &artifact, &p, move |weighted, _| {
-        let kind = match tree.as_deref() {
-            Some("top_down") => chart::TreeKind::TopDown,
-            Some("bottom_up") => chart::TreeKind::BottomUp,
-            Some("callees") => chart::TreeKind::Callees(find(weighted, &function)?),
-            other => {
-                return Err(ApiError::bad_request(format!(
-                    "tree: expected top_down, bottom_up or callees, got {other:?}"
-                )))
-            }
-        };
-        let doc = chart::subtree_doc(
-            &weighted.profile,
-            weighted.thread,
-            kind,
-            node,
-            TreeLimits::default(),
-        )
-        .ok_or_else(|| ApiError::not_found(format!("node: the tree has no node {node}")))?;
-        Ok(json_ok(&doc))
-    })
-    .await
+    Ok((tree, node, function_param(p)?))
+}
+
+fn profile_children(
+    weighted: &Weighted,
+    _: Option<[f64; 2]>,
+    (tree, node, function): ChildrenAsked,
+) -> ApiResult<impl Serialize> {
+    let kind = match tree.as_deref() {
+        Some("top_down") => chart::TreeKind::TopDown,
+        Some("bottom_up") => chart::TreeKind::BottomUp,
+        Some("callees") => chart::TreeKind::Callees(find(weighted, &function)?),
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "tree: expected top_down, bottom_up or callees, got {other:?}"
+            )))
+        }
+    };
+    chart::subtree_doc(
+        &weighted.profile,
+        weighted.thread,
+        kind,
+        node,
+        TreeLimits::default(),
+    )
+    .ok_or_else(|| ApiError::not_found(format!("node: the tree has no node {node}")))
 }
 
 /// The parameters naming a function, as the UI's tables show it.
 const FUNCTION_PARAMS: [&str; 4] = ["name", "url", "line", "column"];
+
+/// `…/profile/children`'s own parameters: the tree, the node and a function's.
+const CHILDREN_PARAMS: [&str; 6] = ["tree", "node", "name", "url", "line", "column"];
 
 /// A function named by `name`, `url`, `line`, `column` (1-based; absent or empty when the
 /// function has none).
@@ -274,10 +253,7 @@ fn function_param(p: &Params) -> ApiResult<FunctionParam> {
 }
 
 /// The function's key on the weighted thread, or a 404 naming it.
-fn find(
-    weighted: &jsprof_document::load::Weighted,
-    f: &FunctionParam,
-) -> ApiResult<jsprof_analysis::FunctionKey> {
+fn find(weighted: &Weighted, f: &FunctionParam) -> ApiResult<jsprof_analysis::FunctionKey> {
     chart::find_function(
         &weighted.profile,
         weighted.thread,
@@ -299,32 +275,45 @@ fn find(
 
 /// Speedscope's sandwich of one function (`…/sandwich?name=&url=&line=&column=`, with the
 /// profile's own parameters): its callers and its callees.
-async fn sandwich(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let p = Params::parse(
-        q,
-        &[
-            &["timeline", "range"][..],
-            &FUNCTION_PARAMS,
-            &filters::PARAMS,
-        ]
-        .concat(),
-    )?;
-    let function = function_param(&p)?;
-    profile_answer(&state, &id, &artifact, &p, move |weighted, shown| {
-        let key = find(weighted, &function)?;
-        Ok(json_ok(&chart::sandwich_doc(
-            &weighted.profile,
-            weighted.thread,
-            key,
-            shown,
-            TreeLimits::default(),
-        )))
-    })
-    .await
+fn sandwich(
+    weighted: &Weighted,
+    shown: Option<[f64; 2]>,
+    function: FunctionParam,
+) -> ApiResult<impl Serialize> {
+    let key = find(weighted, &function)?;
+    let doc = chart::sandwich_doc(
+        &weighted.profile,
+        weighted.thread,
+        key,
+        shown,
+        TreeLimits::default(),
+    );
+    Ok(doc)
+}
+
+/// A tree route of the UI (as `heap_route::heap_route` for the heap views): the profile's own
+/// parameters (`timeline`, `range`, the filters) and `extra`, what `ask` reads of them, and
+/// `answer`'s document of the weighted view and the range shown.
+fn profile_route<A, D>(
+    extra: &'static [&'static str],
+    ask: fn(&Params) -> ApiResult<A>,
+    answer: fn(&Weighted, Option<[f64; 2]>, A) -> ApiResult<D>,
+) -> MethodRouter<Arc<AppState>>
+where
+    A: Send + 'static,
+    D: Serialize + Send + 'static,
+{
+    get(
+        move |ArtifactRequest(state, id, artifact, q): ArtifactRequest| async move {
+            let known = [&["timeline", "range"][..], extra, &filters::PARAMS].concat();
+            let p = Params::parse(q, &known)?;
+            let asked = ask(&p)?;
+            profile_answer(&state, &id, &artifact, &p, move |weighted, shown| {
+                answer(weighted, shown, asked).map(|d| json_ok(&d))
+            })
+            .await
+        },
+    )
 }
 
 /// Loads a CPU artifact's weighted view for the UI's tree endpoints (timeline, range, filters
@@ -337,21 +326,13 @@ async fn profile_answer<F>(
     answer: F,
 ) -> ApiResult<Response>
 where
-    F: FnOnce(&jsprof_document::load::Weighted, Option<[f64; 2]>) -> ApiResult<Response>
-        + Send
-        + 'static,
+    F: FnOnce(&Weighted, Option<[f64; 2]>) -> ApiResult<Response> + Send + 'static,
 {
     let filters = p.filters()?;
     let (start_ms, end_ms) = window(p)?;
     let timeline_id: Option<u32> = p.number("timeline")?;
-    let (s, a) = crate::api::artifact(state, id, artifact)?;
-    let (a, artifact_id) = (&a, a.artifact_id);
-    if a.kind == ArtifactKind::HeapSnapshot {
-        return Err(ApiError::bad_request(format!(
-            "artifact {artifact_id} is a heap snapshot"
-        )));
-    }
-    let loaded = state.load_filtered(&s, a, View::Cpu, &filters).await?;
+    let cpu = (View::Cpu, &filters);
+    let (loaded, _) = load_artifact(state, id, artifact, cpu, refuse::snapshot_for_tree).await?;
     crate::work::run(move || {
         let input = loaded.cpu()?;
         let ms_to_ns = |v: f64| (v * 1e6).round() as i64;
@@ -385,92 +366,14 @@ pub(crate) async fn snapshot(
     id: &str,
     artifact: &str,
 ) -> ApiResult<(Arc<Loaded>, String)> {
-    let (s, a) = crate::api::artifact(state, id, artifact)?;
-    let (a, artifact_id) = (&a, a.artifact_id);
-    if a.kind != ArtifactKind::HeapSnapshot {
-        return Err(ApiError::bad_request(format!(
-            "artifact {artifact_id} is a {}, not a heap snapshot",
-            a.format
-        )));
-    }
-    Ok((
-        state.load(&s, a, View::Snapshot).await?,
-        artifact_name(&s, a),
-    ))
-}
-
-/// `…/heap/class?key=&sort=&ascending=&offset=&limit=`: a page of one Summary class's objects,
-/// `jsprof heap class FILE KEY --sort --ascending --offset --limit --json`.
-async fn heap_class(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let p = Params::parse(q, &["key", "sort", "ascending", "offset", "limit"])?;
-    let key = p
-        .get("key")
-        .map(str::to_string)
-        .ok_or_else(|| ApiError::bad_request("`key` is required: a Summary row's key"))?;
-    let q = crate::ui_heap::objects_query(&p)?;
-    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    crate::work::run(move || {
-        let (snapshot, analysis, derived) = loaded.snapshot()?;
-        let members = derived
-            .class(snapshot, analysis, &key, q.order)
-            .ok_or_else(|| crate::ui_heap::no_class(&name, &key))?;
-        let class_name = analysis.class_name(snapshot, members[0]);
-        Ok(json_ok(&jsprof_document::heap_class::class_objects_report(
-            snapshot,
-            analysis,
-            (&key, &class_name),
-            &members,
-            q,
-        )))
-    })
-    .await
-}
-
-async fn heap_dominated(
-    State(state): Shared,
-    UrlPath((id, artifact, node)): UrlPath<(String, String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let p = Params::parse(q, &["offset", "limit"])?;
-    let offset = p.number::<usize>("offset")?.unwrap_or(0);
-    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
-    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    let root = node == "root";
-    let node_id = if root { 0 } else { crate::api::node_id(&node)? };
-    crate::work::run(move || {
-        let (snapshot, analysis, derived) = loaded.snapshot()?;
-        let n = if root {
-            snapshot.root
-        } else {
-            jsprof_document::heap::ordinal_of(&name, snapshot, node_id)?
-        };
-        let tree = derived.dominators(snapshot, analysis);
-        Ok(json_ok(&jsprof_document::heap_pages::dominated_page(
-            snapshot, analysis, tree, n, offset, limit,
-        )))
-    })
-    .await
-}
-
-async fn heap_detached(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
-    let p = Params::parse(q, &["limit"])?;
-    let limit = p.number::<usize>("limit")?.unwrap_or(200).min(10_000);
-    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
-    crate::work::run(move || {
-        let (snapshot, analysis, derived) = loaded.snapshot()?;
-        let tree = derived.dominators(snapshot, analysis);
-        Ok(json_ok(&json!({
-            "trees": jsprof_document::heap_pages::detached(snapshot, analysis, tree, limit)
-        })))
-    })
+    let default = FilterSpec::default();
+    load_artifact(
+        state,
+        id,
+        artifact,
+        (View::Snapshot, &default),
+        refuse::not_snapshot,
+    )
     .await
 }
 
@@ -587,9 +490,7 @@ async fn heap_leak_series(
 /// snapshots), the verdicts over the series that ends with this one, as `jsprof heap leaks S1 …
 /// SN --series --json` (`alpha`, `all`, `min_retained`, `limit`).
 async fn heap_leaks(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
+    ArtifactRequest(state, id, artifact, q): ArtifactRequest,
 ) -> ApiResult<Response> {
     let p = Params::parse(
         q,
@@ -673,37 +574,9 @@ async fn heap_leaks(
     .await
 }
 
-/// A CPU artifact's timelines, loaded.
-async fn cpu_artifact(
-    state: &AppState,
-    id: &str,
-    artifact: &str,
-    filters: &FilterSpec,
-) -> ApiResult<(Arc<Loaded>, String)> {
-    let (s, a) = crate::api::artifact(state, id, artifact)?;
-    let (a, artifact_id) = (&a, a.artifact_id);
-    if matches!(
-        a.kind,
-        ArtifactKind::HeapSampling | ArtifactKind::HeapSnapshot
-    ) {
-        return Err(ApiError::bad_request(format!(
-            "artifact {artifact_id} is a {}, not a CPU profile or trace",
-            a.format
-        )));
-    }
-    Ok((
-        state.load_filtered(&s, a, View::Cpu, filters).await?,
-        artifact_name(&s, a),
-    ))
-}
-
 /// `jsprof diff BEFORE AFTER --json` and `jsprof flamegraph --diff` in one answer: this artifact
 /// is AFTER, `base=SESSION/ARTIFACT` is BEFORE; `key=name-url|function`, `normalize=1`.
-async fn cpu_diff(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+async fn cpu_diff(ArtifactRequest(state, id, artifact, q): ArtifactRequest) -> ApiResult<Response> {
     let p = Params::parse(
         q,
         &[&["base", "key", "normalize"][..], &filters::PARAMS].concat(),
@@ -721,8 +594,9 @@ async fn cpu_diff(
         }
     };
     let normalize = matches!(p.get("normalize"), Some("1" | "true"));
-    let (after, after_name) = cpu_artifact(&state, &id, &artifact, &filters).await?;
-    let (before, before_name) = cpu_artifact(&state, &bs, &ba, &filters).await?;
+    let cpu = (View::Cpu, &filters);
+    let (after, after_name) = load_artifact(&state, &id, &artifact, cpu, refuse::not_cpu).await?;
+    let (before, before_name) = load_artifact(&state, &bs, &ba, cpu, refuse::not_cpu).await?;
     let described = filters.describe();
     crate::work::run(move || {
         // Each side's default view, as `jsprof diff BEFORE AFTER` takes it.
@@ -770,12 +644,11 @@ async fn cpu_diff(
 /// page lists a long filmstrip without its images. Also the service's public
 /// `…/artifacts/{a}/filmstrip` (`jsprof filmstrip --json`).
 pub(crate) async fn filmstrip(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
+    ArtifactRequest(state, id, artifact, _): ArtifactRequest,
+    _: NoParams,
 ) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
-    let (loaded, _) = cpu_artifact(&state, &id, &artifact, &FilterSpec::default()).await?;
+    let cpu = (View::Cpu, &FilterSpec::default());
+    let (loaded, _) = load_artifact(&state, &id, &artifact, cpu, refuse::not_cpu).await?;
     crate::work::run(move || {
         Ok(json_ok(&jsprof_document::filmstrip::filmstrip(
             loaded.cpu()?,
@@ -789,11 +662,11 @@ pub(crate) async fn filmstrip(
 pub(crate) async fn screenshot(
     State(state): Shared,
     UrlPath((id, artifact, index)): UrlPath<(String, String, String)>,
-    RawQuery(q): RawQuery,
+    _: NoParams,
 ) -> ApiResult<Response> {
-    Params::parse(q, &[])?;
     let index = ids::number("screenshot index", &index)? as usize;
-    let (loaded, _) = cpu_artifact(&state, &id, &artifact, &FilterSpec::default()).await?;
+    let cpu = (View::Cpu, &FilterSpec::default());
+    let (loaded, _) = load_artifact(&state, &id, &artifact, cpu, refuse::not_cpu).await?;
     crate::work::run(move || {
         Ok(json_ok(&jsprof_document::filmstrip::screenshot(
             loaded.cpu()?,

@@ -1,51 +1,92 @@
 //! The UI's heap views you walk one object at a time: an object's outgoing edges (the
 //! Containment view, from the snapshot's root down) or its direct retainers (the Retainers
-//! tree, each retainer expanding to its own), a page at a time in DevTools' order; duplicated
-//! strings; memory the program could give back (advisors); a `.heaptimeline`'s allocation
-//! stacks; the objects behind a Comparison row. Each answers with the document the CLI's `jsprof
-//! heap edges|strings|advisors|allocations --json` or `jsprof heap diff --class KEY --json` prints.
+//! tree, each retainer expanding to its own), a page at a time in DevTools' order; the objects
+//! an object dominates; detached DOM trees; a class's objects; duplicated strings; memory the
+//! program could give back (advisors); a `.heaptimeline`'s allocation stacks; the objects behind
+//! a Comparison row. Each answers with the document the CLI's `jsprof heap
+//! edges|class|strings|advisors|allocations --json` or `jsprof heap diff --class KEY --json`
+//! prints. Most are a row of [`routes`]' table over [`heap_route`].
 
 use std::sync::Arc;
 
-use axum::extract::{Path as UrlPath, RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use jsprof_document::heap::BetweenJson;
+use jsprof_document::heap_advisors::advisors_report;
 use jsprof_document::heap_class::{ObjectOrder, ObjectsQuery};
 use jsprof_document::heap_edges::{edges_report, EdgeDirection};
+use jsprof_document::heap_strings::strings_report;
+use serde_json::json;
 
 use crate::cache::Loaded;
 use crate::error::{ApiError, ApiResult};
+use crate::heap_route::{heap_route, node_param, page_window, required_key, Heap, Snapshot, Write};
 use crate::ids;
-use crate::params::Params;
+use crate::params::{ArtifactRequest, Params};
 use crate::state::AppState;
-use crate::ui::{json_ok, other_snapshot, other_snapshot_file, snapshot};
+use crate::ui::{other_snapshot, other_snapshot_file, snapshot};
 use jsprof_document::JsonWarning;
-
-type Shared = State<Arc<AppState>>;
 
 const BASE: &str = "/api/ui/sessions/{id}/artifacts/{artifact}/heap";
 
-/// The routes, merged into `ui::routes()`.
+/// A route's path without a node, and with one.
+type Artifact = (String, String);
+type Node = (String, String, String);
+
+/// The routes, merged into `ui::routes()`: the heap views, each the parameters it reads and the
+/// document it makes of the snapshot.
 pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
-        .route(&format!("{BASE}/edges/{{node}}"), get(edges))
-        .route(&format!("{BASE}/strings"), get(strings))
-        .route(&format!("{BASE}/advisors"), get(advisors))
-        .route(&format!("{BASE}/allocations"), get(allocations))
-        .route(&format!("{BASE}/diff/class"), get(diff_class))
+        .route(
+            &format!("{BASE}/edges/{{node}}"),
+            heap_route::<Node, _, _>(Write::Page, edges_asked, edges),
+        )
+        .route(
+            &format!("{BASE}/class"),
+            heap_route::<Artifact, _, _>(Write::Page, class_asked, |heap, (key, q)| {
+                heap.class_objects(&key, q, None)
+            }),
+        )
+        .route(
+            &format!("{BASE}/dominated/{{node}}"),
+            heap_route::<Node, _, _>(Write::Page, dominated_asked, dominated),
+        )
+        .route(
+            &format!("{BASE}/detached"),
+            heap_route::<Artifact, _, _>(Write::Page, detached_asked, detached),
+        )
+        .route(
+            &format!("{BASE}/strings"),
+            heap_route::<Artifact, _, _>(Write::Page, strings_asked, |h, limit| {
+                Ok(strings_report(h.snapshot, h.analysis, limit))
+            }),
+        )
+        .route(
+            &format!("{BASE}/advisors"),
+            heap_route::<Artifact, _, _>(Write::Page, advisors_asked, |h, (min_saving, limit)| {
+                Ok(advisors_report(h.snapshot, h.analysis, min_saving, limit))
+            }),
+        )
+        .route(
+            &format!("{BASE}/allocations"),
+            heap_route::<Artifact, _, _>(Write::Page, allocations_asked, allocations),
+        )
+        .route(
+            &format!("{BASE}/diff/class"),
+            heap_route::<Artifact, _, _>(Write::Page, diff_class_asked, diff_class),
+        )
         .route(&format!("{BASE}/summary/between"), get(summary_between))
         .route(&format!("{BASE}/class/between"), get(class_between))
 }
 
 /// `…/heap/edges/{id|root}?retainers=1&offset=&limit=`: `jsprof heap edges FILE ID
 /// [--retainers] --offset --limit --json`.
-async fn edges(
-    State(state): Shared,
-    UrlPath((id, artifact, node)): UrlPath<(String, String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+fn edges_asked(
+    _: &AppState,
+    q: Option<String>,
+    node: &str,
+) -> ApiResult<(EdgeDirection, usize, usize, Option<u32>)> {
     let p = Params::parse(q, &["retainers", "offset", "limit"])?;
     let direction = match p.get("retainers") {
         None | Some("0" | "false") => EdgeDirection::Containment,
@@ -57,151 +98,152 @@ async fn edges(
             )))
         }
     };
-    let offset = p.number::<usize>("offset")?.unwrap_or(0);
-    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
-    let root = node == "root";
-    let node_id = if root { 0 } else { crate::api::node_id(&node)? };
-    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    crate::work::run(move || {
-        let (s, a, derived) = loaded.snapshot()?;
-        let n = if root {
-            s.root
-        } else {
-            jsprof_document::heap::ordinal_of(&name, s, node_id)?
-        };
-        // The reverse graph is built once per snapshot, and only when retainers are asked for.
-        let index = (direction == EdgeDirection::Retainers).then(|| derived.retainers(s));
-        Ok(json_ok(&edges_report(
-            s, a, index, direction, n, offset, limit,
-        )))
-    })
-    .await
+    let (offset, limit) = page_window(&p)?;
+    Ok((direction, offset, limit, node_param(node)?))
+}
+
+fn edges(
+    heap: Heap<'_>,
+    (direction, offset, limit, node): (EdgeDirection, usize, usize, Option<u32>),
+) -> ApiResult<jsprof_document::heap_edges::EdgesReport> {
+    let n = heap.ordinal(node)?;
+    // The reverse graph is built once per snapshot, and only when retainers are asked for.
+    let index =
+        (direction == EdgeDirection::Retainers).then(|| heap.derived.retainers(heap.snapshot));
+    Ok(edges_report(
+        heap.snapshot,
+        heap.analysis,
+        index,
+        direction,
+        n,
+        offset,
+        limit,
+    ))
+}
+
+/// `…/heap/class?key=&sort=&ascending=&offset=&limit=`: a page of one Summary class's objects,
+/// `jsprof heap class FILE KEY --sort --ascending --offset --limit --json`.
+fn class_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<(String, ObjectsQuery)> {
+    let p = Params::parse(q, &[&["key"][..], &OBJECTS_PARAMS].concat())?;
+    let key = required_key(&p, "a Summary row's key")?;
+    Ok((key, objects_query(&p)?))
+}
+
+/// `…/heap/dominated/{id|root}?offset=&limit=`: a page of the objects a node dominates.
+fn dominated_asked(
+    _: &AppState,
+    q: Option<String>,
+    node: &str,
+) -> ApiResult<(usize, usize, String)> {
+    let p = Params::parse(q, &["offset", "limit"])?;
+    let (offset, limit) = page_window(&p)?;
+    Ok((offset, limit, node.to_string()))
+}
+
+fn dominated(
+    heap: Heap<'_>,
+    (offset, limit, node): (usize, usize, String),
+) -> ApiResult<jsprof_document::heap_pages::ObjectsPage> {
+    // The node is read once the snapshot is loaded (a missing artifact is said first).
+    let n = heap.ordinal(node_param(&node)?)?;
+    let tree = heap.derived.dominators(heap.snapshot, heap.analysis);
+    Ok(jsprof_document::heap_pages::dominated_page(
+        heap.snapshot,
+        heap.analysis,
+        tree,
+        n,
+        offset,
+        limit,
+    ))
+}
+
+/// `…/heap/detached?limit=`: the detached DOM trees (200, at most 10,000).
+fn detached_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<usize> {
+    let p = Params::parse(q, &["limit"])?;
+    Ok(p.number::<usize>("limit")?.unwrap_or(200).min(10_000))
+}
+
+fn detached(heap: Heap<'_>, limit: usize) -> ApiResult<serde_json::Value> {
+    let tree = heap.derived.dominators(heap.snapshot, heap.analysis);
+    Ok(json!({
+        "trees": jsprof_document::heap_pages::detached(heap.snapshot, heap.analysis, tree, limit)
+    }))
 }
 
 /// `…/heap/strings?limit=`: `jsprof heap strings FILE --limit N --json`.
-async fn strings(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+fn strings_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<usize> {
     let p = Params::parse(q, &["limit"])?;
-    let limit = p.number::<usize>("limit")?.unwrap_or(200).min(100_000);
-    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
-    crate::work::run(move || {
-        let (s, a, _) = loaded.snapshot()?;
-        Ok(json_ok(&jsprof_document::heap_strings::strings_report(
-            s, a, limit,
-        )))
-    })
-    .await
+    Ok(p.number::<usize>("limit")?.unwrap_or(200).min(100_000))
 }
 
 /// `…/heap/advisors?limit=&min_saving=`: `jsprof heap advisors FILE --limit N --min-saving B
 /// --json` (the same defaults: 20 findings, 1,024 bytes).
-async fn advisors(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+fn advisors_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<(u64, usize)> {
     let p = Params::parse(q, &["limit", "min_saving"])?;
     let limit = p.number::<usize>("limit")?.unwrap_or(20);
-    let min_saving = p.number::<u64>("min_saving")?.unwrap_or(1024);
-    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
-    crate::work::run(move || {
-        let (s, a, _) = loaded.snapshot()?;
-        Ok(json_ok(&jsprof_document::heap_advisors::advisors_report(
-            s, a, min_saving, limit,
-        )))
-    })
-    .await
+    Ok((p.number::<u64>("min_saving")?.unwrap_or(1024), limit))
 }
 
 /// `…/heap/allocations?bottom_up=1`: `jsprof heap allocations FILE [--bottom-up] --json`; 400
 /// saying how to record one when the snapshot has no allocation traces.
-async fn allocations(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+fn allocations_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<bool> {
     let p = Params::parse(q, &["bottom_up"])?;
-    let bottom_up = matches!(p.get("bottom_up"), Some("1" | "true"));
-    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    crate::work::run(move || {
-        let (s, _, _) = loaded.snapshot()?;
-        let report = jsprof_document::heap_allocations::allocations_report(s, bottom_up)
-            .ok_or_else(|| {
-                ApiError::bad_request(jsprof_document::heap_allocations::no_allocations_message(
-                    &name,
-                ))
-            })?;
-        Ok(json_ok(&report))
-    })
-    .await
+    Ok(matches!(p.get("bottom_up"), Some("1" | "true")))
 }
+
+fn allocations(
+    heap: Heap<'_>,
+    bottom_up: bool,
+) -> ApiResult<jsprof_document::heap_allocations::AllocationsReport> {
+    use jsprof_document::heap_allocations::{allocations_report, no_allocations_message};
+    allocations_report(heap.snapshot, bottom_up)
+        .ok_or_else(|| ApiError::bad_request(no_allocations_message(heap.name)))
+}
+
+/// What `…/heap/diff/class` is asked: the row's key, the page and the base snapshot's file.
+type DiffClassAsked = (String, usize, usize, (std::path::PathBuf, String));
 
 /// `…/heap/diff/class?base=S/A&key=K&offset=&limit=`: the new and deleted objects of one
 /// Comparison row (this artifact against BASE, as `…/heap/diff`), `jsprof heap diff BASE THIS
 /// --class K --json`. The base is read again for it, re-classified as the Comparison does.
-async fn diff_class(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+fn diff_class_asked(state: &AppState, q: Option<String>, _: &str) -> ApiResult<DiffClassAsked> {
     let p = Params::parse(q, &["base", "key", "offset", "limit"])?;
     let key = required_key(&p, "a Comparison row's key")?;
-    let offset = p.number::<usize>("offset")?.unwrap_or(0);
-    let limit = p.number::<usize>("limit")?.unwrap_or(100).min(10_000);
-    let (base_path, base_name) = other_snapshot_file(&state, &p, "base")?;
-    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
-    crate::work::run(move || {
-        let (s, a, _) = loaded.snapshot()?;
-        let (mut base, mut base_analysis) = crate::cache::load_snapshot(&base_path, &base_name)?;
-        use jsprof_document::heap::Named;
-        let report = jsprof_document::heap_changes::class_changes_report(
-            Named {
-                name: &base_name,
-                snapshot: &mut base,
-                analysis: &mut base_analysis,
-            },
-            Named {
-                name: &name,
-                snapshot: s,
-                analysis: a,
-            },
-            &key,
-            offset,
-            limit,
-        )?;
-        Ok(json_ok(&report))
-    })
-    .await
+    let (offset, limit) = page_window(&p)?;
+    Ok((key, offset, limit, other_snapshot_file(state, &p, "base")?))
+}
+
+fn diff_class(
+    heap: Heap<'_>,
+    (key, offset, limit, base): DiffClassAsked,
+) -> ApiResult<jsprof_document::heap_changes::ClassChangesReport> {
+    Ok(heap.against(&base, |base, this| {
+        jsprof_document::heap_changes::class_changes_report(base, this, &key, offset, limit)
+    })??)
 }
 
 /// `…/heap/summary/between?first=S/A&second=S/A&limit=`: this snapshot's Summary over the objects
 /// allocated between FIRST and SECOND (DevTools' Summary filter), `jsprof heap summary THIS
 /// --between FIRST SECOND --json`.
 async fn summary_between(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
+    ArtifactRequest(state, id, artifact, q): ArtifactRequest,
 ) -> ApiResult<Response> {
     let p = Params::parse(q, &["first", "second", "limit"])?;
     let limit = p.number::<usize>("limit")?.unwrap_or(0);
     let window = Window::parse(&p)?;
-    let (loaded, _) = snapshot(&state, &id, &artifact).await?;
+    let this = Snapshot::open(&state, &id, &artifact).await?;
     let window = window.load(&state).await?;
-    crate::work::run(move || {
-        let (s, a, _) = loaded.snapshot()?;
+    this.write(Write::Page, move |heap| {
         let (between, swapped) = between(&window)?;
         let mut report = jsprof_document::heap::summary_report_between(
-            s,
-            a,
+            heap.snapshot,
+            heap.analysis,
             jsprof_heap::SortBy::Retained,
             limit,
             between,
         );
         report.warnings.extend(swapped);
-        Ok(json_ok(&report))
+        Ok(report)
     })
     .await
 }
@@ -210,49 +252,60 @@ async fn summary_between(
 /// objects allocated between FIRST and SECOND (a row of the filtered Summary, expanded), in the
 /// order `…/heap/class` lists the whole class (`sort`, `ascending`).
 async fn class_between(
-    State(state): Shared,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
+    ArtifactRequest(state, id, artifact, q): ArtifactRequest,
 ) -> ApiResult<Response> {
     let p = Params::parse(
         q,
-        &[
-            "key",
-            "first",
-            "second",
-            "sort",
-            "ascending",
-            "offset",
-            "limit",
-        ],
+        &[&["key", "first", "second"][..], &OBJECTS_PARAMS].concat(),
     )?;
     let key = required_key(&p, "a Summary row's key")?;
     let q = objects_query(&p)?;
     let window = Window::parse(&p)?;
-    let (loaded, name) = snapshot(&state, &id, &artifact).await?;
+    let this = Snapshot::open(&state, &id, &artifact).await?;
     let window = window.load(&state).await?;
-    crate::work::run(move || {
-        let (s, a, derived) = loaded.snapshot()?;
+    this.write(Write::Page, move |heap| {
         let ids = between(&window)?.0.ids();
-        let members = derived
-            .class(s, a, &key, q.order)
-            .ok_or_else(|| no_class(&name, &key))?;
-        let class_name = a.class_name(s, members[0]);
-        let kept: Vec<jsprof_heap::NodeOrdinal> = members
-            .iter()
-            .copied()
-            .filter(|&n| ids.contains(&s.nodes.id(n)))
-            .collect();
-        Ok(json_ok(&jsprof_document::heap_class::class_objects_report(
-            s,
-            a,
-            (&key, &class_name),
-            &kept,
-            q,
-        )))
+        let between = |n| ids.contains(&heap.snapshot.nodes.id(n));
+        heap.class_objects(&key, q, Some(&between))
     })
     .await
 }
+
+impl Heap<'_> {
+    /// A page of the objects of the Summary class `key` (those `keep` keeps, when given), in
+    /// `q`'s order (`jsprof heap class`), or a 404 naming the key.
+    pub fn class_objects(
+        &self,
+        key: &str,
+        q: ObjectsQuery,
+        keep: Option<&dyn Fn(jsprof_heap::NodeOrdinal) -> bool>,
+    ) -> ApiResult<jsprof_document::heap_class::ClassObjectsReport> {
+        let (s, a) = (self.snapshot, self.analysis);
+        let members = self
+            .derived
+            .class(s, a, key, q.order)
+            .ok_or_else(|| no_class(self.name, key))?;
+        let class_name = a.class_name(s, members[0]);
+        let kept: Vec<jsprof_heap::NodeOrdinal>;
+        let shown: &[jsprof_heap::NodeOrdinal] = match keep {
+            None => &members,
+            Some(keep) => {
+                kept = members.iter().copied().filter(|&n| keep(n)).collect();
+                &kept
+            }
+        };
+        Ok(jsprof_document::heap_class::class_objects_report(
+            s,
+            a,
+            (key, &class_name),
+            shown,
+            q,
+        ))
+    }
+}
+
+/// The parameters of [`objects_query`].
+pub(crate) const OBJECTS_PARAMS: [&str; 4] = ["sort", "ascending", "offset", "limit"];
 
 /// The page of a class's objects asked for: `sort=retained|self|distance|id` (default
 /// retained), `ascending=1`, `offset`, `limit` (100, at most 10,000), as `jsprof heap class`.
@@ -266,19 +319,14 @@ pub(crate) fn objects_query(p: &Params) -> ApiResult<ObjectsQuery> {
             ))
         })?,
     };
+    let ascending = p.flag("ascending")?;
+    let (offset, limit) = page_window(p)?;
     Ok(ObjectsQuery {
         order,
-        ascending: p.flag("ascending")?,
-        offset: p.number::<usize>("offset")?.unwrap_or(0),
-        limit: p.number::<usize>("limit")?.unwrap_or(100).min(10_000),
+        ascending,
+        offset,
+        limit,
     })
-}
-
-/// The `key` these pages require; `what` says whose key it is.
-fn required_key(p: &Params, what: &str) -> ApiResult<String> {
-    p.get("key")
-        .map(str::to_string)
-        .ok_or_else(|| ApiError::bad_request(format!("`key` is required: {what}")))
 }
 
 /// The two snapshots of a `…/between` page, `first=` and `second=` (each `SESSION_ID/ARTIFACT_ID`):

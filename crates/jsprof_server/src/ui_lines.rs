@@ -14,7 +14,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use axum::extract::{Path as UrlPath, RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -25,7 +24,7 @@ use jsprof_document::load::ViewSpec;
 use crate::cache::View;
 use crate::catalogue::ArtifactKind;
 use crate::error::{ApiError, ApiResult};
-use crate::params::Params;
+use crate::params::{ArtifactRequest, Params};
 use crate::state::AppState;
 
 /// The most context lines a request may ask for on each side.
@@ -38,11 +37,7 @@ pub fn routes() -> Router<Arc<AppState>> {
     )
 }
 
-async fn lines(
-    State(state): State<Arc<AppState>>,
-    UrlPath((id, artifact)): UrlPath<(String, String)>,
-    RawQuery(q): RawQuery,
-) -> ApiResult<Response> {
+async fn lines(ArtifactRequest(state, id, artifact, q): ArtifactRequest) -> ApiResult<Response> {
     let p = Params::parse(
         q,
         &[

@@ -47,6 +47,25 @@ function fit(ctx, text, room) {
   return lo ? text.slice(0, lo) + '…' : '';
 }
 
+// `text` cut to fit `room` px, drawn at (x, y) in the text color when any of it fits.
+function label(ctx, text, room, x, y) {
+  const cut = fit(ctx, text, room);
+  if (cut) { ctx.fillStyle = '#1f2328'; ctx.fillText(cut, x, y); }
+}
+
+// An item the insight points at, outlined in red, and counted as lit.
+function outlineRect(ctx, t, x, y, w, h) {
+  ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2;
+  ctx.strokeRect(x, y, w, h);
+  t.lit();
+}
+
+// The end of a row's bar from XS to XE: opaque again, and outlined when the insight points at it.
+function endBar(ctx, t, lit, xs, xe, y, h) {
+  ctx.globalAlpha = 1;
+  if (lit) outlineRect(ctx, t, xs - 1, y + 1, Math.max(2, xe - xs) + 2, h - 2);
+}
+
 const table = (rows) => '<table>' + rows.filter(Boolean).map(([k, v]) => `<tr><td>${esc(k)}</td><td>${v}</td></tr>`).join('') + '</table>';
 const lastSegment = (url) => { try { const u = new URL(url); return u.pathname.split('/').filter(Boolean).pop() || u.host; } catch { return url; } };
 
@@ -114,15 +133,9 @@ function networkLane(requests, hl) {
           ctx.beginPath(); ctx.moveTo(xq, y + 2); ctx.lineTo(xq + 6, y + 2); ctx.lineTo(xq, y + 8); ctx.closePath(); ctx.fill();
         }
         if (r.failed || r.status >= 400) { ctx.fillStyle = '#cf222e'; ctx.fillRect(xq, y + ROWH - 3, Math.max(1, xf - xq), 1); }
-        const label = fit(ctx, lastSegment(r.url), Math.min(W, a.chart.width) - Math.max(0, xe) - 6);
-        if (label) { ctx.fillStyle = '#1f2328'; ctx.fillText(label, Math.max(0, xe) + 4, mid); }
-        ctx.globalAlpha = 1;
-        if (lit) {
-          // The insight's request, outlined from its start to its end.
-          ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2;
-          ctx.strokeRect(xs - 1, y + 1, Math.max(2, xe - xs) + 2, ROWH - 2);
-          t.lit();
-        }
+        label(ctx, lastSegment(r.url), Math.min(W, a.chart.width) - Math.max(0, xe) - 6, Math.max(0, xe) + 4, mid);
+        // The insight's request, outlined from its start to its end.
+        endBar(ctx, t, lit, xs, xe, y, ROWH);
         drawn++;
       }
       lane.stats.drawn = drawn;
@@ -249,8 +262,7 @@ function timingsLane(t) {
         const y = base + m.depth * ROWH;
         ctx.fillStyle = m.what === 'measure' ? '#f5d76e' : '#d9c7f5';
         ctx.fillRect(Math.max(-2, x0), y + 1, Math.max(1, Math.min(x1, W + 2) - Math.max(-2, x0)), ROWH - 2);
-        const label = fit(ctx, m.name, Math.min(x1, W) - Math.max(0, x0) - 6);
-        if (label) { ctx.fillStyle = '#1f2328'; ctx.fillText(label, Math.max(0, x0) + 3, y + ROWH / 2); }
+        label(ctx, m.name, Math.min(x1, W) - Math.max(0, x0) - 6, Math.max(0, x0) + 3, y + ROWH / 2);
         drawn++;
       }
       for (const m of marks) {
@@ -311,14 +323,8 @@ function interactionsLane(all, hl) {
         ctx.fillRect(xe, mid, Math.max(0, xz - xe), 1); ctx.fillRect(xz - 1, mid - 3, 1, 7);
         ctx.fillStyle = it.long ? '#f28b82' : '#a8c7fa';
         ctx.fillRect(xp, y + 2, Math.max(1, xe - xp), ROWH - 4);
-        const label = fit(ctx, it.type, xe - xp - 6);
-        if (label) { ctx.fillStyle = '#1f2328'; ctx.fillText(label, xp + 3, mid); }
-        ctx.globalAlpha = 1;
-        if (lit) {
-          ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2;
-          ctx.strokeRect(xs - 1, y + 1, Math.max(2, xz - xs) + 2, ROWH - 2);
-          t.lit();
-        }
+        label(ctx, it.type, xe - xp - 6, xp + 3, mid);
+        endBar(ctx, t, lit, xs, xz, y, ROWH);
         drawn++;
       });
       lane.stats.drawn = drawn;
@@ -355,7 +361,7 @@ function shiftsLane(shifts, clusters, hl) {
         ctx.fillStyle = rel && !lit ? 'rgba(130,80,223,0.05)' : 'rgba(130,80,223,0.12)';
         const xa = Math.max(-2, x0), w = Math.max(1, Math.min(W + 2, x1) - xa);
         ctx.fillRect(xa, top + 1, w, H - 2);
-        if (lit) { ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2; ctx.strokeRect(xa, top + 1, w, H - 2); t.lit(); }
+        if (lit) outlineRect(ctx, t, xa, top + 1, w, H - 2);
       }
       for (const s of shifts) {
         const x = (s.ts_ms - t0) * k;
@@ -409,8 +415,7 @@ function insightLane(hl) {
         if (x1 < 0 || x0 > W) return;
         ctx.fillStyle = colors[i % colors.length];
         ctx.fillRect(Math.max(-2, x0), top + 1, Math.max(1, Math.min(W + 2, x1) - Math.max(-2, x0)), H - 2);
-        const label = fit(ctx, `${w.label} ${fmtMs(w.end_ms - w.start_ms)}`, Math.min(x1, W) - Math.max(0, x0) - 6);
-        if (label) { ctx.fillStyle = '#1f2328'; ctx.fillText(label, Math.max(0, x0) + 3, top + H / 2); }
+        label(ctx, `${w.label} ${fmtMs(w.end_ms - w.start_ms)}`, Math.min(x1, W) - Math.max(0, x0) - 6, Math.max(0, x0) + 3, top + H / 2);
       });
       // The instants the insight points at (the LCP candidate): a red line and its label.
       const t = tally(lane);

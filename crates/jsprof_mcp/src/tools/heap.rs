@@ -13,6 +13,7 @@ use super::text::{bytes, object_head, object_row, size};
 use super::{to_value, Answer, Question};
 use crate::error::{ToolError, ToolResult};
 use crate::paging::List;
+use crate::store::Heap;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HeapSummaryArgs {
@@ -96,7 +97,7 @@ pub struct HeapLeaksArgs {
     pub alpha: Option<f64>,
 }
 
-pub(super) async fn heap_of(q: &Question<'_>, handle: &str) -> ToolResult<Arc<crate::store::Heap>> {
+pub(super) async fn heap_of(q: &Question<'_>, handle: &str) -> ToolResult<Arc<Heap>> {
     let entry = q.store.get(handle)?;
     q.store.heap(&entry).await
 }
@@ -106,7 +107,7 @@ pub(super) async fn heap_of(q: &Question<'_>, handle: &str) -> ToolResult<Arc<cr
 async fn heap_document<T: Send + Sync + 'static>(
     q: &Question<'_>,
     handle: &str,
-    make: impl FnOnce(&crate::store::Heap) -> ToolResult<T> + Send + 'static,
+    make: impl FnOnce(&Heap) -> ToolResult<T> + Send + 'static,
 ) -> ToolResult<Arc<T>> {
     let heap = heap_of(q, handle).await?;
     q.store
@@ -114,28 +115,45 @@ async fn heap_document<T: Send + Sync + 'static>(
         .await
 }
 
+/// Where a document's list is: its JSON path, the rows, and the page's title.
+type ListOf<'a, D, R> = (&'a [&'a str], fn(&D) -> &[R], &'a str);
+
+/// A heap tool that pages one list of its document: `make`'s document of the snapshot `handle`
+/// names (built once per question and kept, as [`heap_document`]), the list at `path` that
+/// `rows` picks from it, one `row` line per item under `title`.
+async fn heap_list<D, R>(
+    q: Question<'_>,
+    handle: &str,
+    make: impl FnOnce(&Heap) -> D + Send + 'static,
+    (path, rows, title): ListOf<'_, D, R>,
+    row: fn(&R) -> String,
+) -> ToolResult<Answer>
+where
+    D: serde::Serialize + Send + Sync + 'static,
+{
+    let doc = heap_document(&q, handle, move |heap| Ok(make(heap))).await?;
+    q.page_of(&*doc, path, rows(&doc), title, row)
+}
+
 pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> ToolResult<Answer> {
+    use jsprof_document::heap::{summary_report, SummaryReport};
     let sort: SortBy = args.sort.into();
-    let doc = heap_document(&q, &args.handle, move |heap| {
-        Ok(jsprof_document::heap::summary_report(
-            &heap.snapshot,
-            &heap.analysis,
-            sort,
-            0,
-        ))
-    })
-    .await?;
-    q.page_of(&*doc, &["classes"], &doc.classes, "classes", |c| {
-        format!(
-            "{} (key {}): {} objects, self {}, retained {}",
-            c.name,
-            // Quoted, as JSON writes it.
-            serde_json::Value::from(c.key.as_str()),
-            c.count,
-            size(c.self_size),
-            size(c.retained_size)
-        )
-    })
+    let make = move |heap: &Heap| summary_report(&heap.snapshot, &heap.analysis, sort, 0);
+    let rows: fn(&SummaryReport) -> &[_] = |d| &d.classes;
+    let list = (&["classes"][..], rows, "classes");
+    heap_list(q, &args.handle, make, list, class_line).await
+}
+
+fn class_line(c: &jsprof_document::heap::ClassJson) -> String {
+    format!(
+        "{} (key {}): {} objects, self {}, retained {}",
+        c.name,
+        // Quoted, as JSON writes it.
+        serde_json::Value::from(c.key.as_str()),
+        c.count,
+        size(c.self_size),
+        size(c.retained_size)
+    )
 }
 
 pub(super) async fn heap_class(q: Question<'_>, args: HeapClassArgs) -> ToolResult<Answer> {
@@ -311,81 +329,66 @@ pub(super) async fn heap_statistics(
 pub(super) const STRING_SHOWN: usize = 500;
 
 pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> ToolResult<Answer> {
-    let doc = heap_document(&q, &args.handle, move |heap| {
-        // `jsprof heap strings --json`'s document, every value cut at STRING_SHOWN.
-        Ok(jsprof_document::heap_strings::strings_report_shown(
-            &heap.snapshot,
-            &heap.analysis,
-            0,
-            STRING_SHOWN,
-        ))
+    use jsprof_document::heap_strings::{strings_report_shown, StringsReport};
+    // `jsprof heap strings --json`'s document, every value cut at STRING_SHOWN.
+    let make = |heap: &Heap| strings_report_shown(&heap.snapshot, &heap.analysis, 0, STRING_SHOWN);
+    let rows: fn(&StringsReport) -> &[_] = |d| &d.strings;
+    let list = (&["strings"][..], rows, "duplicate strings");
+    heap_list(q, &args.handle, make, list, |g| {
+        let value: String = g.value.chars().take(60).collect();
+        let wasted = size(g.wasted_size);
+        format!("{value:?} ×{}: wasted {wasted} (@{})", g.count, g.sample_id)
     })
-    .await?;
-    q.page_of(
-        &*doc,
-        &["strings"],
-        &doc.strings,
-        "duplicate strings",
-        |g| {
-            let value: String = g.value.chars().take(60).collect();
-            format!(
-                "{value:?} ×{}: wasted {} (@{})",
-                g.count,
-                size(g.wasted_size),
-                g.sample_id
-            )
-        },
-    )
+    .await
 }
 
 /// `jsprof heap advisors --limit 0 --json`'s document: every finding, largest saving first.
 pub(super) async fn heap_advisors(q: Question<'_>, args: HeapAdvisorsArgs) -> ToolResult<Answer> {
+    use jsprof_document::heap_advisors::{advisors_report, AdvisorsReport};
     let min_saving = args.min_saving;
-    let doc = heap_document(&q, &args.handle, move |heap| {
-        Ok(jsprof_document::heap_advisors::advisors_report(
-            &heap.snapshot,
-            &heap.analysis,
-            min_saving,
-            0,
-        ))
-    })
-    .await?;
-    q.page_of(&*doc, &["advice"], &doc.advice, "findings", |f| {
-        format!(
-            "{} {} held by {} ×{}: saves {} (@{})",
-            f.advisor,
-            f.value
-                .as_deref()
-                .map(|v| format!("{:?}", v.chars().take(60).collect::<String>()))
-                .unwrap_or_else(|| f.class.clone()),
-            f.held_by,
-            f.count,
-            size(f.saving),
-            f.sample_id
-        )
-    })
+    let make = move |heap: &Heap| advisors_report(&heap.snapshot, &heap.analysis, min_saving, 0);
+    let rows: fn(&AdvisorsReport) -> &[_] = |d| &d.advice;
+    let list = (&["advice"][..], rows, "findings");
+    heap_list(q, &args.handle, make, list, advice_line).await
+}
+
+fn advice_line(f: &jsprof_document::heap_advisors::AdviceJson) -> String {
+    format!(
+        "{} {} held by {} ×{}: saves {} (@{})",
+        f.advisor,
+        f.value
+            .as_deref()
+            .map(|v| format!("{:?}", v.chars().take(60).collect::<String>()))
+            .unwrap_or_else(|| f.class.clone()),
+        f.held_by,
+        f.count,
+        size(f.saving),
+        f.sample_id
+    )
 }
 
 pub(super) async fn heap_detached(q: Question<'_>, args: HeapDetachedArgs) -> ToolResult<Answer> {
-    let doc = heap_document(&q, &args.handle, move |heap| {
+    let make = |heap: &Heap| {
         let s = &heap.snapshot;
         let trees =
             jsprof_document::heap_pages::detached(s, &heap.analysis, heap.dominators(), usize::MAX);
-        Ok(DetachedReport {
+        DetachedReport {
             kind: s.kind(),
             warnings: jsprof_document::heap::warnings(s),
             trees,
-        })
-    })
-    .await?;
-    q.page_of(&*doc, &["trees"], &doc.trees, "detached DOM trees", |t| {
+        }
+    };
+    let rows: fn(&DetachedReport) -> &[_] = |d| &d.trees;
+    let list = (&["trees"][..], rows, "detached DOM trees");
+    heap_list(q, &args.handle, make, list, |t| {
+        let retained = size(t.retained_size);
         format!(
-            "{} nodes, retained {}: {}",
+            "{} nodes, retained {retained}: {}",
             t.node_count,
-            size(t.retained_size),
             object_row(&t.root)
         )
     })
+    .await
 }
 
 /// `heap_detached`'s document: the snapshot's detached DOM trees.

@@ -321,72 +321,85 @@ async fn open(q: Question<'_>, args: OpenArgs) -> ToolResult<Answer> {
         "size_bytes": entry.size,
     });
     let title = format!("{} is {} ({})", entry.handle, entry.name, entry.kind());
-    if entry.is_heap() {
-        let heap = q.store.heap(&entry).await?;
-        let summary = q
-            .store
-            .document(q.question.to_string(), move || {
-                // Every class, so that the page states how many there are.
-                Ok(jsprof_document::heap::summary_report(
-                    &heap.snapshot,
-                    &heap.analysis,
-                    SortBy::Retained,
-                    0,
-                ))
-            })
-            .await?;
-        let next = "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots";
-        doc["next"] = next.into();
-        doc["summary"] = to_value(&*summary)?;
-        let rows = &summary.classes;
-        q.page(
-            doc,
-            List::whole(&["summary", "classes"], rows.len()),
-            &title,
-            &mut |i, _| {
-                let c = &rows[i];
-                format!(
-                    "{}: {} objects, retained {}",
-                    c.name,
-                    c.count,
-                    size(c.retained_size)
-                )
-            },
-            &format!("\nnext: {next}"),
-        )
+    let opened = if entry.is_heap() {
+        opened_heap(&q, &entry).await?
     } else {
-        let input = q.store.cpu(&entry, &FilterSpec::default()).await?;
-        let summary = q
-            .store
-            .document(q.question.to_string(), move || {
-                Ok(jsprof_document::summary::summary(&input, None, 5)?.report)
-            })
-            .await?;
-        let next = "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code";
-        doc["next"] = next.into();
-        doc["summary"] = to_value(&*summary)?;
-        let mut epilogue = String::new();
-        for f in &summary.top_functions {
-            epilogue.push_str(&format!(
-                "\n  top: {} {}",
-                name(&f.name),
-                weights(&f.weights)
-            ));
-        }
-        epilogue.push_str(&format!("\nnext: {next}"));
-        let rows = &summary.threads;
-        q.page(
-            doc,
-            List::whole(&["summary", "threads"], rows.len()),
-            &title,
-            &mut |i, _| {
-                let t = &rows[i];
-                match t.tid {
-                    Some(tid) => format!("thread {} (tid {tid}): {} samples", t.name, t.samples),
-                    None => format!("thread {}: {} samples", t.name, t.samples),
-                }
-            },
-            &epilogue,
-        )
-    }
+        opened_cpu(&q, &entry).await?
+    };
+    doc["next"] = opened.next.into();
+    doc["summary"] = opened.summary;
+    let path = ["summary", opened.list];
+    let list = List::whole(&path, opened.len);
+    let epilogue = format!("{}\nnext: {}", opened.top, opened.next);
+    q.page(doc, list, &title, &mut |i, _| (opened.line)(i), &epilogue)
+}
+
+/// What `open` says of a file beside its handle: its summary (as JSON), the summary's list it
+/// pages (`len` rows, one `line` each), the lines before what to ask `next`.
+struct Opened {
+    next: &'static str,
+    summary: Value,
+    list: &'static str,
+    len: usize,
+    line: Box<dyn Fn(usize) -> String + Send + Sync>,
+    top: String,
+}
+
+/// A heap snapshot's classes (every one, so that the page states how many there are).
+async fn opened_heap(q: &Question<'_>, entry: &Arc<crate::store::Entry>) -> ToolResult<Opened> {
+    let heap = q.store.heap(entry).await?;
+    let summary = q
+        .store
+        .document(q.question.to_string(), move || {
+            Ok(jsprof_document::heap::summary_report(
+                &heap.snapshot,
+                &heap.analysis,
+                SortBy::Retained,
+                0,
+            ))
+        })
+        .await?;
+    let next = "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots";
+    Ok(Opened {
+        next,
+        summary: to_value(&*summary)?,
+        list: "classes",
+        len: summary.classes.len(),
+        line: Box::new(move |i| {
+            let c = &summary.classes[i];
+            let retained = size(c.retained_size);
+            format!("{}: {} objects, retained {retained}", c.name, c.count)
+        }),
+        top: String::new(),
+    })
+}
+
+/// A CPU profile's (or trace's) threads, and its top functions.
+async fn opened_cpu(q: &Question<'_>, entry: &Arc<crate::store::Entry>) -> ToolResult<Opened> {
+    let input = q.store.cpu(entry, &FilterSpec::default()).await?;
+    let summary = q
+        .store
+        .document(q.question.to_string(), move || {
+            Ok(jsprof_document::summary::summary(&input, None, 5)?.report)
+        })
+        .await?;
+    let next = "top for the functions, tree to follow a call path, events or flame_chart for a time window, source for a function's code";
+    let json = to_value(&*summary)?;
+    let top: String = (summary.top_functions.iter())
+        .map(|f| format!("\n  top: {} {}", name(&f.name), weights(&f.weights)))
+        .collect();
+    Ok(Opened {
+        next,
+        summary: json,
+        list: "threads",
+        len: summary.threads.len(),
+        line: Box::new(move |i| {
+            let t = &summary.threads[i];
+            match t.tid {
+                Some(tid) => format!("thread {} (tid {tid}): {} samples", t.name, t.samples),
+                None => format!("thread {}: {} samples", t.name, t.samples),
+            }
+        }),
+        top,
+    })
 }

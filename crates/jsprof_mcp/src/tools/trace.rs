@@ -55,22 +55,49 @@ async fn trace_document<T: Send + Sync + 'static>(
         .await
 }
 
-/// `doc`'s JSON with only the list `chosen` (among `lists`) kept, and that list's path.
-fn one_list(
-    doc: &impl serde::Serialize,
-    lists: &'static [(&'static str, &'static [&'static str])],
-    chosen: &str,
-) -> ToolResult<(Value, &'static [&'static str])> {
-    let mut json = to_value(doc)?;
+/// The lists of a page-load document a tool pages one at a time: each name and its path.
+type Lists = &'static [(&'static str, &'static [&'static str])];
+
+/// A trace's page-load document (as [`trace_document`]) for paging its list `chosen` (among
+/// `lists`): the document, its JSON with only that list kept ([`keep_one_list`]) and the list's
+/// path.
+async fn trace_list<T: serde::Serialize + Send + Sync + 'static>(
+    q: &Question<'_>,
+    handle: &str,
+    what: &str,
+    make: fn(&CpuInput) -> jsprof_document::Result<T>,
+    (lists, chosen): (Lists, &str),
+) -> ToolResult<(Arc<T>, Value, &'static [&'static str])> {
+    let doc = trace_document(q, handle, what, make).await?;
+    let mut json = to_value(&*doc)?;
     let path = keep_one_list(&mut json, lists, chosen)?;
-    Ok((json, path))
+    Ok((doc, json, path))
 }
+
+/// `trace_insights`' lists.
+const INSIGHTS_LISTS: Lists = &[
+    ("navigations", &["navigations"]),
+    ("layout_shifts", &["layout_shifts"]),
+    ("clusters", &["clusters"]),
+    ("interactions", &["interactions"]),
+    ("page_load_markers", &["page_load_markers"]),
+    ("long_tasks", &["long_tasks", "items"]),
+    ("related_events", &["related_events"]),
+];
+
+/// `trace_timings`' lists.
+const TIMINGS_LISTS: Lists = &[
+    ("measures", &["measures"]),
+    ("marks", &["marks"]),
+    ("console_timings", &["console_timings"]),
+    ("console_timestamps", &["console_timestamps"]),
+];
 
 /// Keeps `doc`'s list `chosen` (among `lists`, each a path) and replaces the others by their
 /// lengths under `other_lists`, so a page's size is bounded by the one list being paged.
 pub(super) fn keep_one_list(
     doc: &mut Value,
-    lists: &'static [(&'static str, &'static [&'static str])],
+    lists: Lists,
     chosen: &str,
 ) -> ToolResult<&'static [&'static str]> {
     let Some((_, path)) = lists.iter().find(|(name, _)| *name == chosen) else {
@@ -101,18 +128,9 @@ pub(super) fn keep_one_list(
 
 pub(super) async fn trace_insights(q: Question<'_>, args: TraceInsightsArgs) -> ToolResult<Answer> {
     let chosen = args.list.as_deref().unwrap_or("navigations");
-    const LISTS: &[(&str, &[&str])] = &[
-        ("navigations", &["navigations"]),
-        ("layout_shifts", &["layout_shifts"]),
-        ("clusters", &["clusters"]),
-        ("interactions", &["interactions"]),
-        ("page_load_markers", &["page_load_markers"]),
-        ("long_tasks", &["long_tasks", "items"]),
-        ("related_events", &["related_events"]),
-    ];
     let page = jsprof_document::page::insights_report;
-    let report = trace_document(&q, &args.handle, "insights", page).await?;
-    let (json, path) = one_list(&*report, LISTS, chosen)?;
+    let list = (INSIGHTS_LISTS, chosen);
+    let (report, json, path) = trace_list(&q, &args.handle, "insights", page, list).await?;
     let r = &*report;
     match chosen {
         "navigations" => q.json_page_of(json, path, &r.navigations, chosen, navigation_row),
@@ -199,15 +217,9 @@ pub(super) async fn trace_network(q: Question<'_>, args: TraceArgs) -> ToolResul
 
 pub(super) async fn trace_timings(q: Question<'_>, args: TraceTimingsArgs) -> ToolResult<Answer> {
     let chosen = args.list.as_deref().unwrap_or("measures");
-    const LISTS: &[(&str, &[&str])] = &[
-        ("measures", &["measures"]),
-        ("marks", &["marks"]),
-        ("console_timings", &["console_timings"]),
-        ("console_timestamps", &["console_timestamps"]),
-    ];
     let page = jsprof_document::page::timings_report;
-    let doc = trace_document(&q, &args.handle, "timings", page).await?;
-    let (json, path) = one_list(&*doc, LISTS, chosen)?;
+    let list = (TIMINGS_LISTS, chosen);
+    let (doc, json, path) = trace_list(&q, &args.handle, "timings", page, list).await?;
     match chosen {
         "marks" | "console_timestamps" => {
             let rows = match chosen {
