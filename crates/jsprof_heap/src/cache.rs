@@ -24,6 +24,7 @@
 //! partial index (only a temporary file, removed by a later eviction pass once it is stale).
 
 mod format;
+mod invariants;
 mod wire;
 
 pub use crate::overview::Overview;
@@ -506,7 +507,7 @@ impl<'a> Slot<'a> {
             edges_aside,
         } = x;
         let aside = edges_aside.as_ref().map(SpilledEdges::lens);
-        if format::check_tables_aside(s, a, aside).is_err() {
+        if invariants::check_tables_aside(s, a, aside).is_err() {
             // An index the reader would refuse would be rewritten on every open.
             return Ok(None);
         }

@@ -56,7 +56,7 @@ macro_rules! integer {
 integer!(u8, u32, u64, i32, i64);
 
 /// Stored as its raw `u32`; the loader checks every ordinal it reads against the node table
-/// (`check_tables_aside`) before anything uses it.
+/// (`invariants::check_tables_aside`) before anything uses it.
 impl Wire for crate::snapshot::NodeOrdinal {
     const MIN: usize = <u32 as Wire>::MIN;
     #[inline]
