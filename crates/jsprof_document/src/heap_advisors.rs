@@ -59,9 +59,12 @@ pub struct AdvisorsReport {
 const SHOWN_CHARS: usize = 200;
 
 /// Every advisor's findings saving at least `min_saving` bytes, at most `limit` (0 = all).
+/// `index`: the snapshot's retainer index, which the advisors and the findings' retaining paths
+/// share (the service and MCP keep one per snapshot).
 pub fn advisors_report(
     s: &HeapSnapshot,
     a: &Analysis,
+    index: &RetainerIndex,
     min_saving: u64,
     limit: usize,
 ) -> AdvisorsReport {
@@ -76,7 +79,7 @@ pub fn advisors_report(
         smi_blind: bool,
         value: Option<String>,
     }
-    let mut found: Vec<Found> = advise(s, a, AdviseOptions { min_saving })
+    let mut found: Vec<Found> = advise(s, a, index, AdviseOptions { min_saving })
         .into_iter()
         .map(|f| Found {
             advisor: f.kind.as_str(),
@@ -117,7 +120,6 @@ pub fn advisors_report(
     if limit > 0 {
         found.truncate(limit);
     }
-    let index = RetainerIndex::new(s);
     let options = PathOptions {
         max_paths: 1,
         ..PathOptions::default()
@@ -130,7 +132,7 @@ pub fn advisors_report(
         advice: found
             .into_iter()
             .map(|f| {
-                let path = paths_json(s, a, &index, f.sample, options)
+                let path = paths_json(s, a, index, f.sample, options)
                     .into_iter()
                     .next();
                 let held_by = f.held_by.unwrap_or_else(|| {

@@ -79,15 +79,20 @@ impl Default for AdviseOptions {
     }
 }
 
-/// Every advisor's findings, largest saving first.
-pub fn advise(s: &HeapSnapshot, a: &Analysis, options: AdviseOptions) -> Vec<Advice> {
+/// Every advisor's findings, largest saving first. `index` is the snapshot's retainer index,
+/// built once by the caller, who also walks it for the findings' retaining paths.
+pub fn advise(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    index: &RetainerIndex,
+    options: AdviseOptions,
+) -> Vec<Advice> {
     let types = s.types();
-    let index = RetainerIndex::new(s);
     let mut view = View {
         s,
         a,
         types: &types,
-        index: &index,
+        index,
         value_name: find_string(s, b"value"),
         map_name: find_string(s, b"map"),
         table_name: find_string(s, b"table"),

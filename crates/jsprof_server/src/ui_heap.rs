@@ -65,7 +65,10 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route(
             &format!("{BASE}/advisors"),
             heap_route::<Artifact, _, _>(Write::Page, advisors_asked, |h, (min_saving, limit)| {
-                Ok(advisors_report(h.snapshot, h.analysis, min_saving, limit))
+                let index = h.derived.retainers(h.snapshot);
+                Ok(advisors_report(
+                    h.snapshot, h.analysis, index, min_saving, limit,
+                ))
             }),
         )
         .route(

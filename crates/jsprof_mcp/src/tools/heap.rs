@@ -346,7 +346,15 @@ pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> Tool
 pub(super) async fn heap_advisors(q: Question<'_>, args: HeapAdvisorsArgs) -> ToolResult<Answer> {
     use jsprof_document::heap_advisors::{advisors_report, AdvisorsReport};
     let min_saving = args.min_saving;
-    let make = move |heap: &Heap| advisors_report(&heap.snapshot, &heap.analysis, min_saving, 0);
+    let make = move |heap: &Heap| {
+        advisors_report(
+            &heap.snapshot,
+            &heap.analysis,
+            heap.retainers(),
+            min_saving,
+            0,
+        )
+    };
     let rows: fn(&AdvisorsReport) -> &[_] = |d| &d.advice;
     let list = (&["advice"][..], rows, "findings");
     heap_list(q, &args.handle, make, list, advice_line).await

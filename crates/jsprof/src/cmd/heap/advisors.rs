@@ -27,9 +27,11 @@ pub struct AdvisorsArgs {
 
 pub fn run(args: AdvisorsArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
+    let index = jsprof_heap::RetainerIndex::new(&loaded.snapshot);
     let report = advisors_report(
         &loaded.snapshot,
         &loaded.analysis,
+        &index,
         args.min_saving,
         args.limit,
     );
