@@ -152,7 +152,11 @@ pub fn function_weights(
             Climb::Missing(id) => {
                 return Err(format!("stack {id:016x} is not in the stack dictionary"))
             }
-            Climb::Loop(_) => return Err(format!("stack {sid:016x}: its parents form a loop")),
+            Climb::Loop(id) => {
+                return Err(format!(
+                    "stack {sid:016x}: its parents form a loop (through stack {id:016x})"
+                ))
+            }
         };
         for (_, row) in pending.iter().rev() {
             index.insert(row.stack_id, function.len());
