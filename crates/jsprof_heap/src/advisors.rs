@@ -19,9 +19,11 @@
 //! the object that holds them and the edge it holds them by (`Session.listeners`), so ten thousand
 //! empty `Map`s of one field are one finding.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+
+use rustc_hash::FxHashMap;
+use xxhash_rust::xxh3::xxh3_128;
 
 use crate::analysis::Analysis;
 use crate::distances::BASE_SYSTEM_DISTANCE;
@@ -271,19 +273,33 @@ impl Group {
     }
 }
 
-/// A 128-bit fingerprint of `n`'s content (two independent hashes: collisions out of reach).
-fn fingerprint(v: &View<'_>, n: NodeOrdinal) -> (u64, u64) {
-    let mut a = DefaultHasher::new();
-    let mut b = DefaultHasher::new();
-    0xA5u8.hash(&mut b);
-    v.content(n, &mut a, 0);
-    v.content(n, &mut b, 0);
-    (a.finish(), b.finish())
+/// An object's content as bytes ([`View::content`] writes it, each value at its fixed width),
+/// hashed once by [`fingerprint`]; one buffer serves every object.
+#[derive(Default)]
+struct Content(Vec<u8>);
+
+impl Hasher for Content {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        xxh3_128(&self.0) as u64
+    }
+}
+
+/// A 128-bit fingerprint of `n`'s content (XXH3-128: collisions out of reach). Before, two
+/// SipHash passes over the content took 14 % of `heap advisors` on a 440 MB snapshot.
+fn fingerprint(v: &View<'_>, n: NodeOrdinal, content: &mut Content) -> u128 {
+    content.0.clear();
+    v.content(n, content, 0);
+    xxh3_128(&content.0)
 }
 
 fn duplicate_objects(v: &View<'_>) -> Vec<Advice> {
     let s = v.s;
-    let mut groups: HashMap<(u64, u64), Group> = HashMap::new();
+    let mut groups: FxHashMap<u128, Group> = FxHashMap::default();
+    let mut content = Content::default();
     for n in s.nodes.ordinals() {
         if s.nodes.kind(n) != v.types.object || !v.reachable(n) {
             continue;
@@ -294,7 +310,7 @@ fn duplicate_objects(v: &View<'_>) -> Vec<Advice> {
         {
             continue;
         }
-        let g = groups.entry(fingerprint(v, n)).or_default();
+        let g = groups.entry(fingerprint(v, n, &mut content)).or_default();
         g.add(n, v.a.retained[n.index()]);
     }
     groups
