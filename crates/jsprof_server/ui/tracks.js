@@ -53,6 +53,23 @@ function label(ctx, text, room, x, y) {
   if (cut) { ctx.fillStyle = '#1f2328'; ctx.fillText(cut, x, y); }
 }
 
+// A bar's label: after its end when it fits there, else before its start, else inside the part
+// of the bar in view (a request that runs past both edges of a zoomed chart keeps its name),
+// else cut to the largest of the three rooms.
+function sideLabel(ctx, text, xs, xe, right, y) {
+  const after = right - Math.max(0, xe) - 6, before = Math.min(xs, right) - 6;
+  const inside = Math.min(xe, right) - Math.max(0, xs) - 8;
+  const width = ctx.measureText(text).width;
+  // [room, x where the text starts]; before the start, x follows from the text's cut width.
+  const places = [[after, Math.max(0, xe) + 4], [before, null], [inside, Math.max(0, xs) + 4]];
+  const [room, x0] = places.find(([r]) => width <= r) ?? places.reduce((a, b) => (b[0] > a[0] ? b : a));
+  const cut = fit(ctx, text, room);
+  if (!cut) return;
+  const x = x0 ?? Math.min(xs, right) - 4 - ctx.measureText(cut).width;
+  ctx.fillStyle = '#1f2328';
+  ctx.fillText(cut, x, y);
+}
+
 // An item the insight points at, outlined in red, and counted as lit.
 function outlineRect(ctx, t, x, y, w, h) {
   ctx.strokeStyle = OUTLINE; ctx.lineWidth = 2;
@@ -133,7 +150,7 @@ function networkLane(requests, hl) {
           ctx.beginPath(); ctx.moveTo(xq, y + 2); ctx.lineTo(xq + 6, y + 2); ctx.lineTo(xq, y + 8); ctx.closePath(); ctx.fill();
         }
         if (r.failed || r.status >= 400) { ctx.fillStyle = '#cf222e'; ctx.fillRect(xq, y + ROWH - 3, Math.max(1, xf - xq), 1); }
-        label(ctx, lastSegment(r.url), Math.min(W, a.chart.width) - Math.max(0, xe) - 6, Math.max(0, xe) + 4, mid);
+        sideLabel(ctx, lastSegment(r.url), xs, xe, Math.min(W, a.chart.width), mid);
         // The insight's request, outlined from its start to its end.
         endBar(ctx, t, lit, xs, xe, y, ROWH);
         drawn++;
