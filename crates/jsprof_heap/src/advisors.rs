@@ -28,7 +28,7 @@ use xxhash_rust::xxh3::xxh3_128;
 use crate::analysis::Analysis;
 use crate::distances::BASE_SYSTEM_DISTANCE;
 use crate::edge_names::edge_label;
-use crate::retaining_paths::{edge_source, RetainerIndex};
+use crate::retaining_paths::RetainerIndex;
 use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
 
 /// Which advisor found it.
@@ -235,15 +235,15 @@ impl View<'_> {
             .edges_of(n)
             .iter()
             .copied()
-            .filter(|&e| !self.ignored(e) && edge_source(s, e) != s.root)
+            .filter(|&e| !self.ignored(e) && self.index.source(s, e) != s.root)
             .min_by_key(|&e| {
-                let d = self.a.distances[edge_source(s, e).index()];
+                let d = self.a.distances[self.index.source(s, e).index()];
                 (d < 0, d)
             });
         match best {
             Some(e) => format!(
                 "{}{}",
-                self.a.class_name(s, edge_source(s, e)),
+                self.a.class_name(s, self.index.source(s, e)),
                 edge_label(s, e)
             ),
             None => String::new(),

@@ -12,13 +12,18 @@ use serde_json::{json, Value};
 use crate::fixture::{devtools_result, load};
 
 /// `[type, name, id of the node at the other end]` per edge, and the total, as the golden has them.
-fn listed(s: &HeapSnapshot, edges: &[EdgeOrdinal], retainers: bool) -> Value {
+fn listed(
+    s: &HeapSnapshot,
+    index: &RetainerIndex,
+    edges: &[EdgeOrdinal],
+    retainers: bool,
+) -> Value {
     let items: Vec<Value> = edges
         .iter()
         .take(60)
         .map(|&e| {
             let other = if retainers {
-                edge_source(s, e)
+                index.source(s, e)
             } else {
                 s.edges.to_node(e)
             };
@@ -31,11 +36,19 @@ fn listed(s: &HeapSnapshot, edges: &[EdgeOrdinal], retainers: bool) -> Value {
 fn check(name: &str) {
     let (s, a) = load(name);
     let index = RetainerIndex::new(&s);
+    // The index's bucketed search for an edge's source is the search over every node.
+    for e in (0..s.edges.len() as u32).map(EdgeOrdinal::from_raw) {
+        assert_eq!(
+            index.source(&s, e),
+            edge_source(&s, e),
+            "{name}: edge {e:?}"
+        );
+    }
     let want = devtools_result(&format!("{name}.edges"));
     let views = |n: NodeOrdinal| {
         json!({
-            "containment": listed(&s, &containment_edges(&s, &a, n), false),
-            "retainers": listed(&s, &retainer_edges(&s, &a, &index, n), true),
+            "containment": listed(&s, &index, &containment_edges(&s, &a, n), false),
+            "retainers": listed(&s, &index, &retainer_edges(&s, &a, &index, n), true),
         })
     };
     // The shortcut edges' names are compared as the file has them; DevTools' `name()` reads a
