@@ -96,6 +96,18 @@ pub fn report_of(
     query: &EventQuery,
     answer: &EventsAnswer,
 ) -> EventsReport {
+    report_window(loaded, timeline, query, answer, 0..answer.rows.len())
+}
+
+/// [`report_of`] with only `window` of the answer's rows as its events: a door that pages the
+/// answer (MCP) turns each page's rows into JSON, not the millions a large profile has.
+pub fn report_window(
+    loaded: &CpuInput,
+    timeline: &Timeline,
+    query: &EventQuery,
+    answer: &EventsAnswer,
+    window: std::ops::Range<usize>,
+) -> EventsReport {
     let profile = &loaded.profile();
     EventsReport {
         kind: profile.kind.as_str(),
@@ -106,7 +118,10 @@ pub fn report_of(
             start_ms: answer.range.map(|r| ms(r.0)),
             end_ms: answer.range.map(|r| ms(r.1)),
         },
-        events: answer.rows.iter().map(|r| event_json(profile, r)).collect(),
+        events: answer.rows[window]
+            .iter()
+            .map(|r| event_json(profile, r))
+            .collect(),
     }
 }
 

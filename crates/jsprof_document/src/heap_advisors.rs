@@ -68,17 +68,54 @@ pub fn advisors_report(
     min_saving: u64,
     limit: usize,
 ) -> AdvisorsReport {
-    struct Found {
-        advisor: &'static str,
-        class: String,
-        held_by: Option<String>,
-        count: u64,
-        saving: u64,
-        retained_size: u64,
-        sample: NodeOrdinal,
-        smi_blind: bool,
-        value: Option<String>,
+    let found = findings(s, a, index, min_saving);
+    let shown = if limit > 0 {
+        limit.min(found.found.len())
+    } else {
+        found.found.len()
+    };
+    advisors_window(s, a, index, &found, 0..shown)
+}
+
+/// One finding before its retaining path is looked up.
+struct Found {
+    advisor: &'static str,
+    class: String,
+    held_by: Option<String>,
+    count: u64,
+    saving: u64,
+    retained_size: u64,
+    sample: NodeOrdinal,
+    smi_blind: bool,
+    value: Option<String>,
+}
+
+/// Every finding, largest saving first, without their retaining paths: what
+/// [`advisors_window`] pages. The paths are most of the work (one search each), so a door that
+/// pages the findings (MCP) keeps these and looks up only a page's paths.
+pub struct Findings {
+    found: Vec<Found>,
+    total_saving: u64,
+}
+
+impl Findings {
+    /// How many findings there are.
+    pub fn len(&self) -> usize {
+        self.found.len()
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+}
+
+/// Every advisor's findings saving at least `min_saving` bytes, largest saving first.
+pub fn findings(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    index: &RetainerIndex,
+    min_saving: u64,
+) -> Findings {
     let mut found: Vec<Found> = advise(s, a, index, AdviseOptions { min_saving })
         .into_iter()
         .map(|f| Found {
@@ -115,11 +152,22 @@ pub fn advisors_report(
             .then(x.advisor.cmp(y.advisor))
             .then(s.nodes.id(x.sample).cmp(&s.nodes.id(y.sample)))
     });
-    let total = found.len();
     let total_saving = found.iter().map(|f| f.saving).sum();
-    if limit > 0 {
-        found.truncate(limit);
+    Findings {
+        found,
+        total_saving,
     }
+}
+
+/// The document of `findings` with only `window` of them as its advice, each with its path;
+/// `total` and `total_saving` count them all.
+pub fn advisors_window(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    index: &RetainerIndex,
+    findings: &Findings,
+    window: std::ops::Range<usize>,
+) -> AdvisorsReport {
     let options = PathOptions {
         max_paths: 1,
         ..PathOptions::default()
@@ -127,15 +175,15 @@ pub fn advisors_report(
     AdvisorsReport {
         kind: s.kind(),
         warnings: warnings(s),
-        total,
-        total_saving,
-        advice: found
-            .into_iter()
+        total: findings.found.len(),
+        total_saving: findings.total_saving,
+        advice: findings.found[window]
+            .iter()
             .map(|f| {
                 let path = paths_json(s, a, index, f.sample, options)
                     .into_iter()
                     .next();
-                let held_by = f.held_by.unwrap_or_else(|| {
+                let held_by = f.held_by.clone().unwrap_or_else(|| {
                     path.as_ref()
                         .and_then(|p| p.steps.first())
                         .map(|step| format!("{}{}", step.retainer.class, step.edge))
@@ -143,7 +191,7 @@ pub fn advisors_report(
                 });
                 AdviceJson {
                     advisor: f.advisor,
-                    class: f.class,
+                    class: f.class.clone(),
                     held_by,
                     count: f.count,
                     saving: f.saving,
@@ -151,7 +199,7 @@ pub fn advisors_report(
                     sample_id: s.nodes.id(f.sample),
                     smi_blind: f.smi_blind,
                     path,
-                    value: f.value,
+                    value: f.value.clone(),
                 }
             })
             .collect(),

@@ -343,21 +343,40 @@ pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> Tool
 }
 
 /// `jsprof heap advisors --limit 0 --json`'s document: every finding, largest saving first.
+/// The findings are kept per question; only a page's retaining paths are looked up (one search
+/// each: all 4,936 findings' took 15 s on the 440 MB bench snapshot, for a page of 20).
 pub(super) async fn heap_advisors(q: Question<'_>, args: HeapAdvisorsArgs) -> ToolResult<Answer> {
-    use jsprof_document::heap_advisors::{advisors_report, AdvisorsReport};
+    use jsprof_document::heap_advisors::{advisors_window, findings};
     let min_saving = args.min_saving;
-    let make = move |heap: &Heap| {
-        advisors_report(
+    let found = heap_document(&q, &args.handle, move |heap| {
+        Ok(findings(
             &heap.snapshot,
             &heap.analysis,
             heap.retainers(),
             min_saving,
-            0,
-        )
+        ))
+    })
+    .await?;
+    let heap = heap_of(&q, &args.handle).await?;
+    let total = found.len();
+    let first = q.offset()?.min(total);
+    let end = first.saturating_add(q.items()).min(total);
+    let doc = crate::store::blocking(move || {
+        Ok(advisors_window(
+            &heap.snapshot,
+            &heap.analysis,
+            heap.retainers(),
+            &found,
+            first..end,
+        ))
+    })
+    .await?;
+    let list = List {
+        path: &["advice"],
+        first,
+        total,
     };
-    let rows: fn(&AdvisorsReport) -> &[_] = |d| &d.advice;
-    let list = (&["advice"][..], rows, "findings");
-    heap_list(q, &args.handle, make, list, advice_line).await
+    q.window_of(to_value(&doc)?, list, &doc.advice, "findings", advice_line)
 }
 
 fn advice_line(f: &jsprof_document::heap_advisors::AdviceJson) -> String {
