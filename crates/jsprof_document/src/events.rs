@@ -5,6 +5,7 @@ use jsprof_analysis::{get_events, EventData, EventQuery, EventRow, EventType, Ev
 use jsprof_analysis::{QueryError, Timeline};
 use jsprof_profile::{Profile, StringTable};
 use schemars::JsonSchema;
+use serde::ser::SerializeStruct;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -125,6 +126,61 @@ pub fn report_window(
     }
 }
 
+/// [`report_of`]'s document written as it is serialized: each row's JSON is made when it is
+/// written and dropped after, so `jsprof events --json` on a profile of millions of calls holds
+/// no `EventJson` per row (the same bytes as [`EventsReport`]: the service's `GET …/events`,
+/// built from `report_of`, is checked equal to the CLI's byte for byte).
+pub struct EventsStream<'a> {
+    loaded: &'a CpuInput,
+    timeline: &'a Timeline,
+    query: &'a EventQuery,
+    answer: &'a EventsAnswer,
+}
+
+/// [`EventsStream`] of an answer.
+pub fn stream<'a>(
+    loaded: &'a CpuInput,
+    timeline: &'a Timeline,
+    query: &'a EventQuery,
+    answer: &'a EventsAnswer,
+) -> EventsStream<'a> {
+    EventsStream {
+        loaded,
+        timeline,
+        query,
+        answer,
+    }
+}
+
+impl Serialize for EventsStream<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        /// The rows, each turned into its JSON as the sequence is written.
+        struct Rows<'a>(&'a Profile, &'a [EventRow]);
+        impl Serialize for Rows<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.1.iter().map(|r| event_json(self.0, r)))
+            }
+        }
+        // The head of `report_window`'s document, with no events, then the rows in its place.
+        let head = report_window(self.loaded, self.timeline, self.query, self.answer, 0..0);
+        let profile = self.loaded.profile();
+        let mut map = serializer.serialize_struct("EventsReport", 6)?;
+        map.serialize_field("kind", &head.kind)?;
+        map.serialize_field("warnings", &head.warnings)?;
+        map.serialize_field("timeline_id", &head.timeline_id)?;
+        map.serialize_field("mode", &head.mode)?;
+        map.serialize_field("range", &head.range)?;
+        map.serialize_field("events", &Rows(profile, &self.answer.rows))?;
+        map.end()
+    }
+}
+
 /// `answer` then `report_of`.
 pub fn report(loaded: &CpuInput, timeline: &Timeline, query: &EventQuery) -> Result<EventsReport> {
     let answer = answer(loaded, timeline, query)?;
@@ -135,4 +191,44 @@ pub fn report(loaded: &CpuInput, timeline: &Timeline, query: &EventQuery) -> Res
 pub fn document(loaded: &CpuInput, query: &EventsQuery) -> Result<EventsReport> {
     let timeline = loaded.select(query.thread.as_deref())?;
     report(loaded, timeline, &query.event_query())
+}
+
+#[cfg(test)]
+mod tests {
+    use jsprof_analysis::{EventQuery, Mode};
+
+    use crate::load::{read_cpu, Pipeline};
+
+    /// The streamed document is `report_of`'s, byte for byte, in every mode.
+    #[test]
+    fn the_stream_writes_report_ofs_bytes() {
+        let text: &[u8] = br#"{"nodes":[
+            {"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2,3]},
+            {"id":2,"callFrame":{"functionName":"a","scriptId":"1","url":"a.js","lineNumber":1,"columnNumber":0},"children":[4]},
+            {"id":3,"callFrame":{"functionName":"(garbage collector)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}},
+            {"id":4,"callFrame":{"functionName":"b","scriptId":"1","url":"a.js","lineNumber":5,"columnNumber":2}}],
+            "startTime":0,"endTime":6000,"samples":[2,4,4,3,2,4],"timeDeltas":[1000,1000,1000,1000,1000,1000]}"#;
+        let loaded = read_cpu("t.cpuprofile".into(), text, &Pipeline::default()).unwrap();
+        let timeline = loaded.select(None).unwrap();
+        for mode in [
+            Mode::All,
+            Mode::UniqueTypes,
+            Mode::UniqueEvents,
+            Mode::ReduceAll,
+        ] {
+            let query = EventQuery {
+                mode,
+                ..EventQuery::default()
+            };
+            let answer = super::answer(&loaded, timeline, &query).unwrap();
+            assert!(!answer.rows.is_empty());
+            let whole = super::report_of(&loaded, timeline, &query, &answer);
+            let streamed = super::stream(&loaded, timeline, &query, &answer);
+            assert_eq!(
+                serde_json::to_string(&streamed).unwrap(),
+                serde_json::to_string(&whole).unwrap(),
+                "{mode:?}"
+            );
+        }
+    }
 }

@@ -289,7 +289,9 @@ async fn events(
             .ok_or_else(|| {
                 ApiError::not_found(format!("no timeline {timeline_id} in this session"))
             })?;
-        let report = jsprof_document::events::report(t, timeline, &query)?;
+        // Written as it is made (`events::stream`): no `EventJson` kept per row.
+        let answer = jsprof_document::events::answer(t, timeline, &query)?;
+        let report = jsprof_document::events::stream(t, timeline, &query, &answer);
         let mut bytes = serde_json::to_vec(&report)
             .map_err(|e| ApiError::internal(format!("cannot write JSON: {e}")))?;
         bytes.push(b'\n');

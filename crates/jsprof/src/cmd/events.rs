@@ -36,7 +36,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let answer = jsprof_document::events::answer(&loaded, timeline, &query)?;
     let profile = loaded.profile();
     if args.json {
-        output::print_json(&jsprof_document::events::report_of(
+        output::print_json(&jsprof_document::events::stream(
             &loaded, timeline, &query, &answer,
         ))?;
         return Ok(ExitCode::SUCCESS);
