@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use jsprof_heap::{
-    edge_label, edge_name, edge_source, edge_type_name, retaining_paths, Analysis, ClassRow,
-    CompareSide, HeapSnapshot, Identities, InterfaceDefinition, NodeOrdinal, Overview, PathOptions,
+    edge_label, edge_name, edge_type_name, retaining_paths, Analysis, ClassRow, CompareSide,
+    HeapSnapshot, Identities, InterfaceDefinition, NodeOrdinal, Overview, PathOptions,
     RetainerIndex, SortBy, Statistics, Warning,
 };
 use schemars::JsonSchema;
@@ -626,7 +626,7 @@ pub fn paths_json(
                     edge_type: edge_type_name(s, e).to_owned(),
                     edge_name: edge_name(s, e),
                     edge: edge_label(s, e),
-                    retainer: object_json(s, a, edge_source(s, e)),
+                    retainer: object_json(s, a, index.source(s, e)),
                 })
                 .collect(),
         })

@@ -2,8 +2,8 @@
 //! one object's outgoing edges or direct retainers, a page at a time, in DevTools' order.
 
 use jsprof_heap::{
-    containment_edges, edge_label, edge_name, edge_source, edge_type_name, retainer_edges,
-    Analysis, EdgeOrdinal, HeapSnapshot, NodeOrdinal, RetainerIndex,
+    containment_edges, edge_label, edge_name, edge_type_name, from_root, retainer_edges, Analysis,
+    EdgeOrdinal, HeapSnapshot, NodeOrdinal, RetainerIndex,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -81,9 +81,7 @@ impl EdgeSource<'_> {
                 .iter()
                 .filter(|&&e| {
                     let kind = s.edges.kind(e);
-                    kind != types.edge_weak
-                        && kind != types.edge_invisible
-                        && edge_source(s, e) != s.root
+                    kind != types.edge_weak && kind != types.edge_invisible && !from_root(s, e)
                 })
                 .count(),
         }
@@ -127,7 +125,7 @@ pub fn edges_report(
         .map(|&e| {
             let other = match direction {
                 EdgeDirection::Containment => s.edges.to_node(e),
-                EdgeDirection::Retainers => edge_source(s, e),
+                EdgeDirection::Retainers => retainers.source(s, e),
             };
             EdgeJson {
                 edge_type: edge_type_name(s, e).to_owned(),

@@ -28,7 +28,7 @@ use xxhash_rust::xxh3::xxh3_128;
 use crate::analysis::Analysis;
 use crate::distances::BASE_SYSTEM_DISTANCE;
 use crate::edge_names::edge_label;
-use crate::retaining_paths::RetainerIndex;
+use crate::retaining_paths::{from_root, RetainerIndex};
 use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
 
 /// Which advisor found it.
@@ -235,7 +235,7 @@ impl View<'_> {
             .edges_of(n)
             .iter()
             .copied()
-            .filter(|&e| !self.ignored(e) && self.index.source(s, e) != s.root)
+            .filter(|&e| !self.ignored(e) && !from_root(s, e))
             .min_by_key(|&e| {
                 let d = self.a.distances[self.index.source(s, e).index()];
                 (d < 0, d)

@@ -13,7 +13,7 @@
 use std::cmp::Ordering;
 
 use crate::analysis::Analysis;
-use crate::retaining_paths::{edge_source, RetainerIndex};
+use crate::retaining_paths::{from_root, RetainerIndex};
 use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
 use crate::strings::wtf8_to_string;
 
@@ -56,8 +56,7 @@ pub fn retainer_edges(
             if kind == types.edge_weak || kind == types.edge_invisible {
                 return None;
             }
-            let source = edge_source(s, e);
-            (source != s.root).then_some((i, e, source))
+            (!from_root(s, e)).then(|| (i, e, index.source(s, e)))
         })
         .collect();
     let names: Vec<Vec<u16>> = edges

@@ -72,7 +72,7 @@ pub use overview::Overview;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
 pub use redact::{redact, redact_with, RedactError, RedactOptions, RedactStats};
 pub use retaining_paths::{
-    edge_source, retaining_paths, PathOptions, RetainerIndex, RetainingPath,
+    edge_source, from_root, retaining_paths, PathOptions, RetainerIndex, RetainingPath,
 };
 pub use snapshot::{
     EdgeOrdinal, Edges, HeapSnapshot, Location, Meta, NodeOrdinal, Nodes, Sample,

@@ -5,8 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use jsprof_heap::{
-    detached_trees, edge_label, edge_source, retaining_paths, DominatorTree, PathOptions,
-    RetainerIndex,
+    detached_trees, edge_label, retaining_paths, DominatorTree, PathOptions, RetainerIndex,
 };
 use serde::Serialize;
 
@@ -78,7 +77,7 @@ pub fn run(args: DetachedArgs) -> Result<ExitCode> {
                         .iter()
                         .rev()
                         .map(|&e| {
-                            let from = edge_source(s, e);
+                            let from = index.source(s, e);
                             PathStepJson {
                                 edge: edge_label(s, e),
                                 id: s.nodes.id(from),
