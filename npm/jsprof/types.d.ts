@@ -73,6 +73,11 @@ export interface InsightsReport {
   related_events: RelatedEventJson[];
   requests: number;
   screenshots: ScreenshotsJson;
+  /**
+   * The requests' transfer sizes summed, in bytes (each request's encoded data length, what
+   * the Network panel counts as "transferred").
+   */
+  transfer_size: number;
   warnings: JsonWarning[];
 }
 
@@ -114,16 +119,23 @@ export interface PageDiffReport {
   /** A change is significant when its Benjamini-Hochberg q-value is below this. */
   alpha: number;
   base: PageSideJson;
+  /**
+   * Functions (matched by name and URL) whose self or total share of the main thread
+   * changed significantly by at least the noise floor, largest self shift first: what the
+   * new long tasks run. `diff --base --target --functions --json`'s `changes` on the same
+   * runs.
+   */
+  functions: AbFunctionJson[];
   /** `page_diff`. */
   kind: string;
   /** The intervals' confidence level (0.95). */
   level: number;
   /**
-   * The number of long tasks per run, compared as the metrics are: a significant growth
-   * means new long tasks.
+   * The number of long tasks per run (the metric `long_tasks`), compared with the metrics
+   * in one family: a significant growth means new long tasks.
    */
   long_tasks: MetricShiftJson;
-  /** Per metric of `insights DIR` that both sides have, in its order. */
+  /** Per metric of `insights DIR` that both sides have, in its order (but `long_tasks`). */
   metrics: MetricShiftJson[];
   /** Requests that became or stopped being render-blocking. */
   render_blocking: BlockingChangeJson[];
@@ -454,6 +466,31 @@ export interface LakePageTrendReport {
   kind: string;
   metric: string;
   points: LakePageTrendPoint[];
+}
+
+/**
+ * `jsprof lake diff LAKE --page-loads --base WHERE --target WHERE --json`: two selections'
+ * page loads compared metric by metric as `jsprof diff --base A/ --target B/` compares two
+ * folders of runs (the same function over the values the lake stored for each run: its
+ * `metrics` and `long_tasks` equal that document's on the same runs). The insights' changes
+ * (render-blocking requests, third parties) need the traces themselves, which the lake does
+ * not keep.
+ *
+ * Answers `jsprof lake diff LAKE --page-loads --base WHERE --target WHERE --json`.
+ */
+export interface LakePageDiffReport {
+  /** A change is significant when its Benjamini-Hochberg q-value is below this. */
+  alpha: number;
+  base: LakePageSideJson;
+  /** `"lake-page-diff"`. */
+  kind: string;
+  /** The intervals' confidence level (0.95). */
+  level: number;
+  /** The long tasks' count per run; `null` for page loads added before the lake stored it. */
+  long_tasks: MetricShiftJson | null;
+  /** Per metric both sides have, in `insights DIR`'s order (but `long_tasks`). */
+  metrics: MetricShiftJson[];
+  target: LakePageSideJson;
 }
 
 /**
@@ -1498,6 +1535,14 @@ export interface LakeCompaction {
   skipped: string[];
 }
 
+/** One side of `lake diff --page-loads`: its `--where` terms and its page-load traces. */
+export interface LakePageSideJson {
+  /** Page-load traces of the side (those with stored metrics). */
+  runs: number;
+  /** The terms as given. */
+  selection: string;
+}
+
 /**
  * One value of `lake trend --metric`: the page-load metric's distribution over the value's
  * page-load traces, summarised as `jsprof insights DIR` summarises a folder of runs.
@@ -1510,7 +1555,8 @@ export interface LakePageTrendPoint {
   /**
    * `fcp_ms`, `lcp_ms`, `lcp_ttfb_ms`, `lcp_load_delay_ms`, `lcp_load_duration_ms`,
    * `lcp_render_delay_ms`, `cls`, `inp_ms`, `tbt_ms` (the long tasks' time past 50 ms each),
-   * `long_tasks_ms`, `requests`.
+   * `long_tasks_ms`, `requests`, `transfer_size` (bytes over the network, as the Network
+   * panel's "transferred"), `long_tasks` (their count).
    */
   metric: string;
   min: number;
@@ -1854,7 +1900,8 @@ export interface MetricRunsJson {
   /**
    * `fcp_ms`, `lcp_ms`, `lcp_ttfb_ms`, `lcp_load_delay_ms`, `lcp_load_duration_ms`,
    * `lcp_render_delay_ms`, `cls`, `inp_ms`, `tbt_ms` (the long tasks' time past 50 ms each),
-   * `long_tasks_ms`, `requests`.
+   * `long_tasks_ms`, `requests`, `transfer_size` (bytes over the network, as the Network
+   * panel's "transferred"), `long_tasks` (their count).
    */
   metric: string;
   min: number;

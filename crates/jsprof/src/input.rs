@@ -60,16 +60,6 @@ pub fn read_all(path: &Path) -> Result<(String, Text)> {
 /// `manifest.json` (what `record` writes beside the recordings). `diff --base DIR` and
 /// `insights DIR` read a folder this one way.
 pub fn files_in(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| anyhow!("cannot list {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && !p
-                    .file_name()
-                    .is_some_and(|n| n == "manifest.json" || n.to_string_lossy().starts_with('.'))
-        })
-        .collect();
-    files.sort();
-    Ok(files)
+    jsprof_document::page_runs::run_files(dir)
+        .map_err(|e| anyhow!("cannot list {}: {e}", dir.display()))
 }

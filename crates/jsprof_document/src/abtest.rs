@@ -19,7 +19,7 @@ pub struct GroupJson {
 
 /// One share (self or total, as a percentage of each profile's weight on some function) of one
 /// function, compared. Every `*_points` field is in share points (percent of the profile).
-#[derive(Serialize, JsonSchema, Debug, Clone)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct ShareJson {
     pub base_mean_points: f64,
     pub target_mean_points: f64,
@@ -43,7 +43,7 @@ pub struct ShareJson {
 }
 
 /// One function tested.
-#[derive(Serialize, JsonSchema, Debug, Clone)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct AbFunctionJson {
     pub name: String,
     pub url: String,
@@ -99,6 +99,24 @@ fn share(s: &ShareTest) -> ShareJson {
         },
         q: s.q,
         reported: s.reported,
+    }
+}
+
+/// How a comparison names a group of files (`base.selection`, `target.selection`): the file
+/// as given, or `N files (FIRST … LAST)`; `-` is `<stdin>`. The CLI and MCP name a folder's
+/// runs the same way, so their documents are the same bytes.
+pub fn group_label(files: &[std::path::PathBuf]) -> String {
+    let name = |p: &std::path::Path| {
+        if p == std::path::Path::new("-") {
+            "<stdin>".to_string()
+        } else {
+            p.display().to_string()
+        }
+    };
+    match files {
+        [one] => name(one),
+        [first, .., last] => format!("{} files ({} … {})", files.len(), name(first), name(last)),
+        [] => String::new(),
     }
 }
 

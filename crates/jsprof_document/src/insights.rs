@@ -477,6 +477,9 @@ pub struct InsightsReport {
     pub long_tasks: LongTasksJson,
     pub screenshots: ScreenshotsJson,
     pub requests: usize,
+    /// The requests' transfer sizes summed, in bytes (each request's encoded data length, what
+    /// the Network panel counts as "transferred").
+    pub transfer_size: f64,
     /// The events the insights point at, per navigation, insight by insight in the trace
     /// engine's baseline order (INP breakdown, LCP breakdown, LCP discovery, CLS culprits,
     /// render-blocking, network dependency tree, image delivery, document latency, font
@@ -953,6 +956,7 @@ pub fn insights_of(input: &CpuInput, story: &PageStory) -> InsightsReport {
             broken: story.screenshots.iter().filter(|s| !s.1).count(),
         },
         requests: story.requests.len(),
+        transfer_size: story.requests.iter().map(|r| r.transfer_size).sum(),
         related_events,
     }
 }

@@ -290,6 +290,67 @@ pub struct LakePageTrendReport {
     pub points: Vec<LakePageTrendPoint>,
 }
 
+/// One side of `lake diff --page-loads`: its `--where` terms and its page-load traces.
+#[derive(Serialize, JsonSchema)]
+pub struct LakePageSideJson {
+    /// The terms as given.
+    pub selection: String,
+    /// Page-load traces of the side (those with stored metrics).
+    pub runs: usize,
+}
+
+/// `jsprof lake diff LAKE --page-loads --base WHERE --target WHERE --json`: two selections'
+/// page loads compared metric by metric as `jsprof diff --base A/ --target B/` compares two
+/// folders of runs (the same function over the values the lake stored for each run: its
+/// `metrics` and `long_tasks` equal that document's on the same runs). The insights' changes
+/// (render-blocking requests, third parties) need the traces themselves, which the lake does
+/// not keep.
+#[derive(Serialize, JsonSchema)]
+pub struct LakePageDiffReport {
+    /// `"lake-page-diff"`.
+    pub kind: &'static str,
+    pub base: LakePageSideJson,
+    pub target: LakePageSideJson,
+    /// A change is significant when its Benjamini-Hochberg q-value is below this.
+    pub alpha: f64,
+    /// The intervals' confidence level (0.95).
+    pub level: f64,
+    /// Per metric both sides have, in `insights DIR`'s order (but `long_tasks`).
+    pub metrics: Vec<crate::page_diff::MetricShiftJson>,
+    /// The long tasks' count per run; `null` for page loads added before the lake stored it.
+    pub long_tasks: Option<crate::page_diff::MetricShiftJson>,
+}
+
+impl LakePageDiffReport {
+    /// The two sides' runs (each run's stored metric values) compared.
+    pub fn new(
+        sides: [(String, Vec<std::collections::BTreeMap<String, f64>>); 2],
+        alpha: f64,
+    ) -> Self {
+        let [(base_terms, base), (target_terms, target)] = sides;
+        let mut metrics = crate::page_diff::metric_shifts(&base, &target, alpha);
+        let long_tasks = metrics
+            .iter()
+            .position(|m| m.metric == "long_tasks")
+            .map(|at| metrics.remove(at));
+        LakePageDiffReport {
+            kind: "lake-page-diff",
+            base: LakePageSideJson {
+                selection: base_terms,
+                runs: base.len(),
+            },
+            target: LakePageSideJson {
+                selection: target_terms,
+                runs: target.len(),
+            },
+            alpha,
+            level: crate::page_diff::LEVEL,
+            metrics,
+            long_tasks,
+        }
+    }
+}
+
 /// `jsprof lake sql QUERY --json`: one object per row; integers and floats as numbers,
 /// everything else (strings, times, lists, maps) as Arrow displays it.
 #[derive(Serialize, JsonSchema)]

@@ -9,17 +9,19 @@
 //! Then the insights that changed: requests that became (or stopped being) render-blocking —
 //! blocking in at least half the runs of one side and fewer than half of the other's — third
 //! parties whose main-thread time or transfer size grew significantly (a third party absent
-//! from a run counts 0 there, tested as the metrics are, in a family of their own), and the
-//! long tasks' count.
+//! from a run counts 0 there, tested as the metrics are, in a family of their own), the
+//! long tasks' count, and the functions whose share of the main thread changed: the runs'
+//! main-thread entries (the Performance panel's, the time the long tasks are made of) tested
+//! per function as `diff --base --target --functions` tests them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use jsprof_analysis::abtest::{sample_tests, SampleTest};
+use jsprof_analysis::abtest::{ab_test, sample_tests, AbOptions, ProfileWeights, SampleTest};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::insights::InsightsReport;
-use crate::page_runs::{runs_report, PageRunsReport};
+use crate::page_runs::{runs_report, PageRunsReport, METRICS};
 
 /// The confidence level of every interval.
 pub const LEVEL: f64 = 0.95;
@@ -35,16 +37,21 @@ pub struct PageDiffReport {
     pub alpha: f64,
     /// The intervals' confidence level (0.95).
     pub level: f64,
-    /// Per metric of `insights DIR` that both sides have, in its order.
+    /// Per metric of `insights DIR` that both sides have, in its order (but `long_tasks`).
     pub metrics: Vec<MetricShiftJson>,
-    /// The number of long tasks per run, compared as the metrics are: a significant growth
-    /// means new long tasks.
+    /// The number of long tasks per run (the metric `long_tasks`), compared with the metrics
+    /// in one family: a significant growth means new long tasks.
     pub long_tasks: MetricShiftJson,
     /// Requests that became or stopped being render-blocking.
     pub render_blocking: Vec<BlockingChangeJson>,
     /// Third parties (DevTools' entities) whose main-thread time or transfer size grew
     /// significantly, largest main-thread growth first.
     pub third_parties: Vec<ThirdPartyChangeJson>,
+    /// Functions (matched by name and URL) whose self or total share of the main thread
+    /// changed significantly by at least the noise floor, largest self shift first: what the
+    /// new long tasks run. `diff --base --target --functions --json`'s `changes` on the same
+    /// runs.
+    pub functions: Vec<crate::abtest::AbFunctionJson>,
     /// What the sides' runs warned about (runs of another page, runs without a navigation).
     pub warnings: Vec<String>,
 }
@@ -124,21 +131,6 @@ struct Side<'a> {
 }
 
 impl Side<'_> {
-    fn values(&self, metric: &str) -> Vec<f64> {
-        self.report
-            .runs
-            .iter()
-            .filter_map(|r| r.values.get(metric).copied())
-            .collect()
-    }
-
-    fn long_tasks(&self) -> Vec<f64> {
-        self.runs
-            .iter()
-            .map(|(_, r)| r.long_tasks.count as f64)
-            .collect()
-    }
-
     /// Per URL, the runs in which it blocked rendering.
     fn blocking(&self) -> BTreeMap<String, usize> {
         let mut out = BTreeMap::new();
@@ -222,39 +214,72 @@ fn shift_row(metric: &str, base: &[f64], target: &[f64], t: &SampleTest) -> Metr
     }
 }
 
-/// Compares the target's runs with the base's (each a run's name and its insights document).
+/// A measure's values over the base's runs and over the target's.
+type Pair = (Vec<f64>, Vec<f64>);
+
+/// Each metric of [`METRICS`] that both sides' runs have (each run's values as
+/// [`crate::page_runs::run_values`] reads them), compared in that order as one
+/// Benjamini-Hochberg family. `diff --base A/ --target B/` and `lake diff --page-loads` both
+/// compare with it, the second over the values the lake stored.
+pub fn metric_shifts(
+    base: &[BTreeMap<String, f64>],
+    target: &[BTreeMap<String, f64>],
+    alpha: f64,
+) -> Vec<MetricShiftJson> {
+    let column = |runs: &[BTreeMap<String, f64>], metric: &str| -> Vec<f64> {
+        runs.iter().filter_map(|r| r.get(metric).copied()).collect()
+    };
+    let (names, family): (Vec<&str>, Vec<Pair>) = METRICS
+        .iter()
+        .map(|&m| (m, (column(base, m), column(target, m))))
+        .filter(|(_, (b, t))| !b.is_empty() && !t.is_empty())
+        .unzip();
+    let tests = sample_tests(&family, alpha, LEVEL);
+    names
+        .iter()
+        .zip(&family)
+        .zip(&tests)
+        .map(|((m, (b, t)), test)| shift_row(m, b, t, test))
+        .collect()
+}
+
+/// A run's main-thread function weights (the default thread, matched by name and URL), as
+/// `diff --base --target --functions` weighs a trace: what [`page_diff`] tests per function.
+pub fn run_weights(input: &crate::load::CpuInput) -> crate::Result<ProfileWeights> {
+    let spec = crate::diff::side_spec(input, &crate::load::ViewSpec::default());
+    let w = input.weighted(&spec)?;
+    Ok(ProfileWeights::of_thread(
+        &w.profile,
+        w.thread(),
+        jsprof_analysis::DiffKey::NameUrl,
+    ))
+}
+
+/// Compares the target's runs with the base's (each a run's name and its insights document;
+/// `weights`, each side's runs' [`run_weights`] in the same order). `options.alpha` is every
+/// test's; the noise floor and the fewest profiles apply to the functions.
 pub fn page_diff(
     base: &[(String, InsightsReport)],
     target: &[(String, InsightsReport)],
+    weights: [&[ProfileWeights]; 2],
     labels: (&str, &str),
-    alpha: f64,
+    options: AbOptions,
 ) -> PageDiffReport {
+    let alpha = options.alpha;
     let sides = [base, target].map(|runs| Side {
         runs,
         report: runs_report(runs),
     });
     let [b, t] = &sides;
-    // The metrics both sides have, then the long tasks' count: one family.
-    let metrics: Vec<&'static str> = b
-        .report
-        .metrics
+    let values = |s: &Side| -> Vec<BTreeMap<String, f64>> {
+        s.report.runs.iter().map(|r| r.values.clone()).collect()
+    };
+    let mut rows = metric_shifts(&values(b), &values(t), alpha);
+    let at = rows
         .iter()
-        .map(|m| m.metric)
-        .filter(|m| t.report.metrics.iter().any(|x| x.metric == *m))
-        .collect();
-    let mut family: Vec<(Vec<f64>, Vec<f64>)> =
-        metrics.iter().map(|m| (b.values(m), t.values(m))).collect();
-    family.push((b.long_tasks(), t.long_tasks()));
-    let tests = sample_tests(&family, alpha, LEVEL);
-    let mut rows: Vec<MetricShiftJson> = metrics
-        .iter()
-        .zip(&family)
-        .zip(&tests)
-        .map(|((m, (bv, tv)), test)| shift_row(m, bv, tv, test))
-        .collect();
-    let (bl, tl) = family.last().expect("the long tasks' count");
-    let long_tasks = shift_row("long_tasks", bl, tl, tests.last().expect("its test"));
-    rows.truncate(metrics.len());
+        .position(|m| m.metric == "long_tasks")
+        .expect("every run counts its long tasks");
+    let long_tasks = rows.remove(at);
 
     let (bb, tb) = (b.blocking(), t.blocking());
     let (bn, tn) = (base.len(), target.len());
@@ -362,6 +387,13 @@ pub fn page_diff(
             t.report.url.as_deref().unwrap_or("")
         ));
     }
+    let functions = match ab_test(weights[0], weights[1], options) {
+        Ok(test) => test.reported().map(crate::abtest::function_json).collect(),
+        Err(e) => {
+            warnings.push(format!("the functions were not compared: {e}"));
+            Vec::new()
+        }
+    };
     PageDiffReport {
         kind: "page_diff",
         base: side(b, labels.0),
@@ -372,6 +404,7 @@ pub fn page_diff(
         long_tasks,
         render_blocking,
         third_parties,
+        functions,
         warnings,
     }
 }

@@ -55,7 +55,8 @@ pub struct RunJson {
 pub struct MetricRunsJson {
     /// `fcp_ms`, `lcp_ms`, `lcp_ttfb_ms`, `lcp_load_delay_ms`, `lcp_load_duration_ms`,
     /// `lcp_render_delay_ms`, `cls`, `inp_ms`, `tbt_ms` (the long tasks' time past 50 ms each),
-    /// `long_tasks_ms`, `requests`.
+    /// `long_tasks_ms`, `requests`, `transfer_size` (bytes over the network, as the Network
+    /// panel's "transferred"), `long_tasks` (their count).
     pub metric: &'static str,
     /// Runs that have it.
     pub runs: usize,
@@ -106,6 +107,8 @@ const METRIC_VALUES: &[(&str, MetricOf)] = &[
     ("tbt_ms", |r| Some(r.long_tasks.blocking_ms)),
     ("long_tasks_ms", |r| Some(r.long_tasks.total_ms)),
     ("requests", |r| Some(r.requests as f64)),
+    ("transfer_size", |r| Some(r.transfer_size)),
+    ("long_tasks", |r| Some(r.long_tasks.count as f64)),
 ];
 
 /// A run's first navigation.
@@ -116,6 +119,24 @@ fn first(r: &InsightsReport) -> Option<&NavigationJson> {
 /// Its LCP breakdown.
 fn breakdown(r: &InsightsReport) -> Option<&LcpBreakdownJson> {
     first(r)?.insights.lcp_breakdown.as_ref()
+}
+
+/// The runs in a folder: its regular files by name, but `manifest.json` (what `record --runs`
+/// writes beside them) and hidden files. `insights DIR`, `diff --base A/ --target B/` and MCP's
+/// page tools read a folder of runs with it.
+pub fn run_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n == "manifest.json" || n.to_string_lossy().starts_with('.'));
+        if path.is_file() && !hidden {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// A run's metrics (names as in [`METRICS`]): those of its first navigation, and the trace's
@@ -144,11 +165,13 @@ const fn metric_names() -> [&'static str; METRIC_VALUES.len()] {
 }
 
 /// A value of `metric` as every door's text writes it: a CLS score with three decimals, a count
-/// as it is, a time as [`crate::units::fmt_ms`] writes it.
+/// as it is, bytes as [`crate::units::fmt_bytes`] and a time as [`crate::units::fmt_ms`] write
+/// them.
 pub fn metric_text(metric: &str, v: f64) -> String {
     match metric {
         "cls" => crate::insights::cls_text(v),
-        "requests" => format!("{v}"),
+        "requests" | "long_tasks" => format!("{v}"),
+        "transfer_size" => crate::units::fmt_bytes(v),
         _ => crate::units::fmt_ms(v),
     }
 }

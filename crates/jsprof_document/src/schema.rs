@@ -102,6 +102,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::lake::LakePageTrendReport>(
         "`jsprof lake trend LAKE --metric METRIC --by LABEL --json`",
     ),
+    Document::of::<crate::lake::LakePageDiffReport>(
+        "`jsprof lake diff LAKE --page-loads --base WHERE --target WHERE --json`",
+    ),
     Document::of::<crate::lake::LakeSqlReport>(
         "`jsprof lake sql LAKE QUERY --json`",
     ),

@@ -521,6 +521,30 @@ pub async fn page_metric_values(
     Ok(out)
 }
 
+/// Each page-load trace of the selection with the metrics the lake stored for it
+/// (`page_metrics`): one map per trace, metric → value, as `page_runs::run_values` read them
+/// when it was added. Traces without stored metrics are not runs.
+pub async fn page_runs(reader: &LakeReader, sel: &Selection) -> Result<Vec<BTreeMap<String, f64>>> {
+    let pred = sel.predicate("");
+    let sql = format!(
+        "WITH p AS (SELECT DISTINCT source_hash FROM profiles WHERE {pred}) \
+         SELECT m.source_hash, m.metric, m.value FROM page_metrics m \
+         JOIN p ON m.source_hash = p.source_hash"
+    );
+    let b = reader.query(&sql).await?;
+    let mut runs: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+    let rows = strings(&b, 0)?
+        .into_iter()
+        .zip(strings(&b, 1)?)
+        .zip(f64s(&b, 2)?);
+    for ((hash, metric), value) in rows {
+        if let (Some(hash), Some(metric), Some(value)) = (hash, metric, value) {
+            runs.entry(hash).or_default().insert(metric, value);
+        }
+    }
+    Ok(runs.into_values().collect())
+}
+
 /// For each of `sampled` stacks: whether a function of `functions` tops it, and whether one is
 /// anywhere on it. Each stack of the dictionary is looked at once (answers are remembered on the
 /// way up), so this is linear in the stacks, however deep.

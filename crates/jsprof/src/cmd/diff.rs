@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use jsprof_analysis::abtest::{ab_test, AbOptions, AbTest, GroupMerge, ProfileWeights};
 use jsprof_analysis::{DiffKey, DiffOptions};
-use jsprof_document::abtest::AbTestReport;
+use jsprof_document::abtest::{AbFunctionJson, AbTestReport};
 use jsprof_document::load::{CpuInput, ViewSpec, Weighted};
 use jsprof_document::JsonWarning;
 use jsprof_profile::{Profile, WeightUnit};
@@ -19,7 +19,8 @@ use crate::load::load_cpu;
 use crate::output::{self, columns, TextOut};
 use crate::transform_args::{TransformArgs, ViewArgs};
 use jsprof_document::insights::InsightsReport;
-use jsprof_document::page_diff::PageDiffReport;
+use jsprof_document::page_diff::{MetricShiftJson, PageDiffReport};
+use jsprof_document::page_runs::metric_text as metric_value;
 
 #[derive(clap::Args)]
 #[command(
@@ -229,18 +230,7 @@ pub fn compare_groups(
     })
 }
 
-pub fn group_label(files: &[PathBuf]) -> String {
-    match files {
-        [one] => crate::input::display_name(one),
-        [first, .., last] => format!(
-            "{} files ({} … {})",
-            files.len(),
-            crate::input::display_name(first),
-            crate::input::display_name(last)
-        ),
-        [] => String::new(),
-    }
-}
+pub use jsprof_document::abtest::group_label;
 
 fn run_groups(args: &Args, base: &[PathBuf], target: &[PathBuf]) -> Result<ExitCode> {
     let options = args.groups.options()?;
@@ -297,7 +287,6 @@ pub fn write_ab_report(r: &AbTestReport, limit: usize, out: &mut TextOut) -> io:
         "base   {}  {} profiles\ntarget {}  {} profiles",
         r.base.selection, r.base.profiles, r.target.selection, r.target.profiles
     )?;
-    let pts = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:+.2}"));
     let shown = &r.changes[..r.changes.len().min(output::limit_or_all(limit))];
     if r.changes.is_empty() {
         writeln!(
@@ -305,26 +294,7 @@ pub fn write_ab_report(r: &AbTestReport, limit: usize, out: &mut TextOut) -> io:
             "no function's share changed significantly by at least the noise floor"
         )?;
     } else {
-        columns(shown)
-            .right("Δ self pts", move |f| pts(f.self_share.shift_points))
-            .left("95 % CI", |f| {
-                let s = &f.self_share;
-                match (s.shift_low_points, s.shift_high_points) {
-                    (Some(l), Some(h)) => format!("[{l:+.2}, {h:+.2}]"),
-                    _ => String::new(),
-                }
-            })
-            .right("q", |f| format!("{:.2e}", f.self_share.q))
-            .right("Δ total pts", move |f| pts(f.total_share.shift_points))
-            .right("q", |f| format!("{:.2e}", f.total_share.q))
-            .right("Self base", |f| {
-                format!("{:.2} %", f.self_share.base_mean_points)
-            })
-            .right("target", |f| {
-                format!("{:.2} %", f.self_share.target_mean_points)
-            })
-            .function(|f| (&f.name, &f.url, f.line, f.column))
-            .write(out)?;
+        write_function_changes(shown, out)?;
     }
     let more = "more changes (--limit 0 for all)";
     output::write_more(out, r.changes.len() - shown.len(), more)?;
@@ -339,6 +309,32 @@ pub fn write_ab_report(r: &AbTestReport, limit: usize, out: &mut TextOut) -> io:
         r.untested,
         r.min_profiles
     )
+}
+
+/// Functions whose share changed: self and total shifts in share points with their q-values,
+/// the self shares' means, and where each function is.
+fn write_function_changes(rows: &[AbFunctionJson], out: &mut TextOut) -> io::Result<()> {
+    let pts = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:+.2}"));
+    columns(rows)
+        .right("Δ self pts", move |f| pts(f.self_share.shift_points))
+        .left("95 % CI", |f| {
+            let s = &f.self_share;
+            match (s.shift_low_points, s.shift_high_points) {
+                (Some(l), Some(h)) => format!("[{l:+.2}, {h:+.2}]"),
+                _ => String::new(),
+            }
+        })
+        .right("q", |f| format!("{:.2e}", f.self_share.q))
+        .right("Δ total pts", move |f| pts(f.total_share.shift_points))
+        .right("q", |f| format!("{:.2e}", f.total_share.q))
+        .right("Self base", |f| {
+            format!("{:.2} %", f.self_share.base_mean_points)
+        })
+        .right("target", |f| {
+            format!("{:.2} %", f.self_share.target_mean_points)
+        })
+        .function(|f| (&f.name, &f.url, f.line, f.column))
+        .write(out)
 }
 
 pub use jsprof_document::query::KeyArg;
@@ -477,8 +473,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })
 }
 
-/// Runs of a page load: each run's file name and insights document.
-type Runs = Vec<(String, InsightsReport)>;
+/// Runs of a page load: each run's file name and insights document, and its main thread's
+/// function weights in the same order.
+#[derive(Default, Clone)]
+pub struct Runs {
+    pub reports: Vec<(String, InsightsReport)>,
+    pub weights: Vec<ProfileWeights>,
+}
 
 /// Each group's runs as page loads (their insights documents), when the groups are page loads:
 /// every input a Chrome trace (by its content) and the first of `--base` a trace with a
@@ -491,22 +492,26 @@ pub fn page_runs(base: &[PathBuf], target: &[PathBuf]) -> Result<Option<(Runs, R
         }
     }
     let first = crate::cmd::insights::load_runs(&base[..1])?;
-    if first[0].1.navigations.is_empty() {
+    if first.reports[0].1.navigations.is_empty() {
         return Ok(None);
     }
-    let mut runs = [base, target].map(|_| Vec::new());
+    let mut runs = [Runs::default(), Runs::default()];
     for (side, files) in [base, target].into_iter().enumerate() {
         let loaded = if side == 0 {
             let mut all = first.clone();
-            all.extend(crate::cmd::insights::load_runs(&files[1..])?);
+            let rest = crate::cmd::insights::load_runs(&files[1..])?;
+            all.reports.extend(rest.reports);
+            all.weights.extend(rest.weights);
             all
         } else {
             crate::cmd::insights::load_runs(files)?
         };
-        for ((name, report), file) in loaded.iter().zip(files) {
+        for ((name, report), file) in loaded.reports.iter().zip(files) {
             if report.navigations.is_empty() {
                 bail!(
-                    "{}: a trace without a navigation, among page loads ({name} of --{});                      compare page loads with page loads, or give --functions to compare the                      traces' functions",
+                    "{}: a trace without a navigation, among page loads ({name} of --{}); \
+                     compare page loads with page loads, or give --functions to compare the \
+                     traces' functions",
                     file.display(),
                     if side == 0 { "base" } else { "target" }
                 );
@@ -526,21 +531,13 @@ fn run_pages(
 ) -> Result<ExitCode> {
     let options = args.groups.options()?;
     let report = jsprof_document::page_diff::page_diff(
-        &b,
-        &t,
+        &b.reports,
+        &t.reports,
+        [&b.weights, &t.weights],
         (&group_label(base), &group_label(target)),
-        options.alpha,
+        options,
     );
     output::emit(args.json, &report, |out| write_page_diff(&report, out))
-}
-
-/// A page-load metric's value in its unit (ms, a CLS score, a count).
-fn metric_value(metric: &str, v: f64) -> String {
-    match metric {
-        "cls" => jsprof_document::page::cls_text(v),
-        "requests" | "long_tasks" => format!("{v}"),
-        _ => output::fmt_ms(v),
-    }
 }
 
 /// A change of a page-load metric, with its sign.
@@ -573,32 +570,11 @@ pub fn write_page_diff(r: &PageDiffReport, out: &mut TextOut) -> io::Result<()> 
                 .unwrap_or_default()
         )?;
     }
-    columns(r.metrics.iter().chain([&r.long_tasks]))
-        .left("metric", |m| output::metric_name(&m.metric))
-        .right("base", |m| metric_value(&m.metric, m.base_median))
-        .right("target", |m| metric_value(&m.metric, m.target_median))
-        .right("shift", |m| metric_change(&m.metric, m.shift))
-        .left("95 % CI", |m| {
-            let (low, high) = (m.shift_low, m.shift_high);
-            format!(
-                "[{}, {}]",
-                metric_change(&m.metric, low),
-                metric_change(&m.metric, high)
-            )
-        })
-        .right("q", |m| format!("{:.2e}", m.q))
-        .left("", |m| match (m.significant, m.shift > 0.0) {
-            (false, _) => String::new(),
-            (true, true) => "grew".to_string(),
-            (true, false) => "shrank".to_string(),
-        })
-        .write(out)?;
-    writeln!(
+    write_metric_shifts(
+        r.metrics.iter().chain([&r.long_tasks]),
+        r.level,
+        r.alpha,
         out,
-        "medians per side; shift: Hodges-Lehmann (target − base) with its {:.0} % interval; \
-         q: Mann-Whitney, Benjamini-Hochberg over the metrics; significant below {}",
-        r.level * 100.0,
-        r.alpha
     )?;
     if !r.render_blocking.is_empty() {
         writeln!(out, "\nrender-blocking requests")?;
@@ -631,5 +607,52 @@ pub fn write_page_diff(r: &PageDiffReport, out: &mut TextOut) -> io::Result<()> 
             .right("shift", |e| output::fmt_bytes(e.transfer_shift_bytes))
             .write(out)?;
     }
+    if !r.functions.is_empty() {
+        writeln!(
+            out,
+            "\nfunctions whose share of the main thread changed (points of each run's main thread)"
+        )?;
+        let shown = &r.functions[..r.functions.len().min(15)];
+        write_function_changes(shown, out)?;
+        let more = "more functions (--json for all)";
+        output::write_more(out, r.functions.len() - shown.len(), more)?;
+    }
     Ok(())
+}
+
+/// The metrics' shifts as a table, and how to read it (`diff --base A/ --target B/` on page
+/// loads, `lake diff --page-loads`).
+pub fn write_metric_shifts<'a>(
+    rows: impl IntoIterator<Item = &'a MetricShiftJson>,
+    level: f64,
+    alpha: f64,
+    out: &mut TextOut,
+) -> io::Result<()> {
+    columns(rows)
+        .left("metric", |m| output::metric_name(&m.metric))
+        .right("base", |m| metric_value(&m.metric, m.base_median))
+        .right("target", |m| metric_value(&m.metric, m.target_median))
+        .right("shift", |m| metric_change(&m.metric, m.shift))
+        .left("95 % CI", |m| {
+            let (low, high) = (m.shift_low, m.shift_high);
+            format!(
+                "[{}, {}]",
+                metric_change(&m.metric, low),
+                metric_change(&m.metric, high)
+            )
+        })
+        .right("q", |m| format!("{:.2e}", m.q))
+        .left("", |m| match (m.significant, m.shift > 0.0) {
+            (false, _) => String::new(),
+            (true, true) => "grew".to_string(),
+            (true, false) => "shrank".to_string(),
+        })
+        .write(out)?;
+    writeln!(
+        out,
+        "medians per side; shift: Hodges-Lehmann (target − base) with its {:.0} % interval; \
+         q: Mann-Whitney, Benjamini-Hochberg over the metrics; significant below {}",
+        level * 100.0,
+        alpha
+    )
 }

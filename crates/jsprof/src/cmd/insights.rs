@@ -237,11 +237,12 @@ fn write(loaded: &CpuInput, report: &InsightsReport, out: &mut TextOut) -> std::
     let lt = &report.long_tasks;
     writeln!(
         out,
-        "Long tasks: {} ({} total, {} blocking); {} requests; {} screenshots",
+        "Long tasks: {} ({} total, {} blocking); {} requests ({} transferred); {} screenshots",
         lt.count,
         fmt_ms(lt.total_ms),
         fmt_ms(lt.blocking_ms),
         report.requests,
+        output::fmt_bytes(report.transfer_size),
         report.screenshots.count
     )
 }
@@ -563,11 +564,9 @@ fn write_render_blocking(
 
 /// Each file's insights document, named by its file name: the runs of a page load (`insights
 /// DIR`, `diff --base A/ --target B/`). One run at a time: only its small document is kept.
-pub(crate) fn load_runs(
-    files: &[std::path::PathBuf],
-) -> Result<Vec<(String, jsprof_document::insights::InsightsReport)>> {
+pub(crate) fn load_runs(files: &[std::path::PathBuf]) -> Result<crate::cmd::diff::Runs> {
     use anyhow::Context;
-    let mut runs = Vec::new();
+    let mut runs = crate::cmd::diff::Runs::default();
     for file in files {
         let name = file.file_name().map_or_else(
             || file.display().to_string(),
@@ -577,8 +576,11 @@ pub(crate) fn load_runs(
             .with_context(|| format!("run {name}"))?;
         let report = jsprof_document::page::insights_report(&loaded)
             .with_context(|| format!("run {name}"))?;
+        let weights = jsprof_document::page_diff::run_weights(&loaded)
+            .with_context(|| format!("run {name}"))?;
         output::warn(&loaded.name, loaded.warnings());
-        runs.push((name, report));
+        runs.reports.push((name, report));
+        runs.weights.push(weights);
     }
     Ok(runs)
 }
@@ -594,7 +596,7 @@ fn runs(args: &Args) -> Result<ExitCode> {
         );
     }
     let runs = load_runs(&files)?;
-    let report = jsprof_document::page_runs::runs_report(&runs);
+    let report = jsprof_document::page_runs::runs_report(&runs.reports);
     output::emit(args.json, &report, |out| {
         for w in &report.warnings {
             eprintln!("{}: {w}", args.file.display());

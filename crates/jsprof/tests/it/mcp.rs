@@ -92,7 +92,7 @@ pub(crate) fn client(plan: Value) -> Vec<Value> {
 }
 
 /// `jsprof mcp` over stdio with the repository (and `extra` roots) as roots.
-fn stdio(extra: &[&Path], flags: &[&str], steps: Value) -> Vec<Value> {
+pub(crate) fn stdio(extra: &[&Path], flags: &[&str], steps: Value) -> Vec<Value> {
     // The per-call cap is a wall-clock limit; a debug build on a busy machine must not meet it.
     let mut args = vec![
         "mcp".to_string(),

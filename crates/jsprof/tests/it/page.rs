@@ -476,3 +476,89 @@ fn runs_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// MCP's page tools answer what `insights DIR` and `diff --base A/ --target B/` answer for the
+/// same folders: every list item for item, the rest of the document field for field.
+#[test]
+fn mcp_page_runs_and_page_diff_are_the_clis() {
+    use crate::mcp::{items, numbers, page_all, sdk_missing, stdio};
+    if sdk_missing() {
+        return;
+    }
+    let root = std::fs::canonicalize(runs_dir("mcp-page-root")).unwrap();
+    let sides: [(&str, &[&str]); 2] = [
+        (
+            "base",
+            &[
+                "trace/pageload.trace",
+                "trace/pageload-shifts.trace",
+                "trace/pageload-anim.trace",
+            ],
+        ),
+        (
+            "target",
+            &["trace/pageload-bgimage.trace", "trace/pageload.trace"],
+        ),
+    ];
+    let mut dirs = Vec::new();
+    for (side, runs) in sides {
+        let dir = root.join(side);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, name) in runs.iter().enumerate() {
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::GzDecoder::new(std::fs::File::open(input(name)).unwrap()),
+                &mut text,
+            )
+            .unwrap();
+            std::fs::write(dir.join(format!("run-{i}.json")), &text).unwrap();
+        }
+        dirs.push(dir.display().to_string());
+    }
+    let (base, target) = (dirs[0].as_str(), dirs[1].as_str());
+    let r = stdio(
+        &[&root],
+        &[],
+        serde_json::json!([
+            page_all("page_runs", serde_json::json!({"dir": base, "max_items": 2})),
+            page_all("page_runs", serde_json::json!({"dir": base, "list": "runs", "max_items": 1})),
+            page_all("page_diff", serde_json::json!({"base": base, "target": target, "max_items": 4})),
+            {"op": "callTool", "name": "page_diff", "arguments": {"base": base, "target": target, "alpha": 2}},
+            {"op": "callTool", "name": "page_runs", "arguments": {"dir": "/"}},
+        ]),
+    );
+    let cli = |args: &[&str]| numbers(jsprof_json(args));
+    let runs = cli(&["insights", base, "--json"]);
+    let diff = cli(&["diff", "--base", base, "--target", target, "--json"]);
+    assert_eq!(items(&r[0]), runs["metrics"].as_array().unwrap());
+    assert_eq!(items(&r[1]), runs["runs"].as_array().unwrap());
+    assert!(items(&r[0]).iter().any(|m| m["metric"] == "transfer_size"));
+    assert_eq!(items(&r[2]), diff["metrics"].as_array().unwrap());
+    for (answer, want, lists) in [
+        (&r[0], &runs, &["metrics", "runs", "insights"][..]),
+        (
+            &r[2],
+            &diff,
+            &["metrics", "render_blocking", "third_parties", "functions"][..],
+        ),
+    ] {
+        let first = &answer["first"];
+        for (key, value) in want.as_object().unwrap() {
+            if !lists.contains(&key.as_str()) {
+                assert_eq!(&first[key], value, "{key}");
+            }
+        }
+    }
+    assert!(diff["base"]["selection"]
+        .as_str()
+        .unwrap()
+        .starts_with("3 files ("));
+    assert!(
+        r[3]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("alpha must be between 0 and 1")),
+        "{}",
+        r[3]
+    );
+    assert_eq!(r[4]["isError"], true, "{}", r[4]);
+}

@@ -3,7 +3,9 @@
 //! `record --url --runs` in headless Chromium (CPU throttled 2×, each run a fresh browser
 //! context), compared with `diff --base A/ --target B/` and checked with `check`'s `[page]`
 //! budgets. Every run's metrics are DevTools' trace engine's (the insights oracle) for that
-//! run's trace.
+//! run's trace. B also runs a long task after its load event, which the comparison names by
+//! its function. The runs then go into a lake, whose `trend --metric` and `diff --page-loads`
+//! give what `insights DIR` and `diff` gave.
 //!
 //! A's runs are recorded as one lab of 2N runs and split odd/even into two sets, so that "A
 //! against A" compares runs interleaved in time, not two stretches of a busy machine.
@@ -46,7 +48,12 @@ struct Build {
 const PAGE: &str = "<!doctype html><html><head><meta charset=utf-8>\
 <meta name=viewport content='width=device-width'><title>lab</title>{CSS}</head>\
 <body><h1>A page in a lab</h1><p style='font-size:28px'>One load is noise; a page load is a \
-distribution. This paragraph is the largest text, so it is the page's LCP.</p></body></html>";
+distribution. This paragraph is the largest text, so it is the page's LCP.</p>{JS}</body></html>";
+
+/// B's one script: a long task after the load event (so FCP and LCP keep only the
+/// stylesheet's delay), in a function of its own for the functions' comparison to name.
+const LONG_TASK: &str = "<script>function plantedLongTask() { const end = performance.now() + 80; \
+while (performance.now() < end) {} } addEventListener('load', () => setTimeout(plantedLongTask, 0));</script>";
 
 /// Serves the page at `/`; with `stylesheet`, the page links `/style.css`, answered after
 /// [`DELAY_MS`].
@@ -87,7 +94,8 @@ fn answer(mut stream: TcpStream, stylesheet: bool) {
                 } else {
                     ""
                 },
-            ),
+            )
+            .replace("{JS}", if stylesheet { LONG_TASK } else { "" }),
         ),
         "/style.css" if stylesheet => {
             std::thread::sleep(Duration::from_millis(DELAY_MS as u64));
@@ -241,6 +249,19 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
                 "{}: requests",
                 file.display()
             );
+            // Bytes over the network: the trace engine's requests' encoded data lengths,
+            // summed (whole numbers, so the sum is exact in any order).
+            let bytes: f64 = json_array(&want["network"])
+                .iter()
+                .map(|r| r["transfer_size"].as_f64().unwrap_or(0.0))
+                .sum();
+            assert!(bytes > 0.0, "{}: no bytes in {want}", file.display());
+            assert_eq!(
+                v["transfer_size"].as_f64(),
+                Some(bytes),
+                "{}: transfer size",
+                file.display()
+            );
             fcps.push(wm["FCP"]["value_ms"].as_f64().unwrap());
             lcps.push(wm["LCP"]["value_ms"].as_f64().unwrap());
         }
@@ -303,6 +324,19 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
         "{diff}"
     );
     assert_eq!(diff["base"]["runs"], N);
+    // B's long task after the load: one more long task per run, and the function it runs is
+    // the one whose share of the main thread grew.
+    assert_eq!(
+        diff["long_tasks"]["significant"], true,
+        "{}",
+        diff["long_tasks"]
+    );
+    assert!(diff["long_tasks"]["shift"].as_f64().unwrap() >= 1.0);
+    let planted = json_array(&diff["functions"])
+        .iter()
+        .find(|f| f["name"] == "plantedLongTask")
+        .unwrap_or_else(|| panic!("plantedLongTask not among {}", diff["functions"]));
+    assert!(planted["self_share"]["shift_points"].as_f64().unwrap() > 0.0);
     assert!(diff["target"]["median_run"]
         .as_str()
         .is_some_and(|f| f.starts_with("run-")));
@@ -366,4 +400,72 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
     assert_eq!(failed, ["FCP shift", "LCP shift"], "{doc}");
     let (code, doc) = check(&argv("--base {} --target {}", &[&a1, &a2]), &shift);
     assert_eq!(code, Some(0), "{doc}");
+
+    // The lake: A1's and B's runs added as two versions. `lake trend --metric` gives each
+    // build's distribution as `insights DIR` gives it, and `lake diff --page-loads` compares
+    // the builds as `diff --base A/ --target B/` compares the folders: the same rows, to the
+    // byte, from the values the lake stored.
+    let lake = out_dir("lab-lake");
+    for (dir, version) in [(&a1, "a"), (&dir_b, "b")] {
+        let mut args = vec!["lake".to_string(), "add".into(), lake.display().to_string()];
+        args.extend(run_files(dir).iter().map(|f| f.display().to_string()));
+        args.extend([
+            "--label".into(),
+            format!("version={version}"),
+            "--json".into(),
+        ]);
+        let added = jsprof_json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(added["profiles"].as_u64().unwrap() >= N as u64, "{added}");
+    }
+    let trend = jsprof_json(&argv(
+        "lake trend {} --metric lcp_ms --by version --json",
+        &[&lake],
+    ));
+    let points = json_array(&trend["points"]);
+    assert_eq!(points.len(), 2, "{trend}");
+    for (point, (version, runs)) in points.iter().zip([("a", &runs_a1), ("b", &runs_b)]) {
+        assert_eq!(point["value"], version);
+        let want = metric(runs, "lcp_ms");
+        for field in ["runs", "median", "p75", "min", "max", "iqr"] {
+            assert_eq!(point[field], want[field], "version {version}: LCP {field}");
+        }
+    }
+    let lake_diff = jsprof_json(&argv(
+        "lake diff {} --page-loads --base version=a --target version=b --alpha {} --json",
+        &[&lake, &ALPHA],
+    ));
+    assert_eq!(lake_diff["kind"], "lake-page-diff", "{lake_diff}");
+    assert_eq!(lake_diff["base"]["runs"], N);
+    assert_eq!(lake_diff["target"]["runs"], N);
+    assert_eq!(
+        lake_diff["metrics"], diff["metrics"],
+        "lake diff = diff of the folders"
+    );
+    assert_eq!(lake_diff["long_tasks"], diff["long_tasks"]);
+    assert!(
+        json_array(&lake_diff["metrics"])
+            .iter()
+            .any(|m| m["metric"] == "transfer_size"),
+        "{lake_diff}"
+    );
+    let text = jsprof(&argv(
+        "lake diff {} --page-loads --base version=a --target version=b --alpha {}",
+        &[&lake, &ALPHA],
+    ));
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("lcp") && text.contains("grew") && text.contains("10 page loads"),
+        "{text}"
+    );
+    // A selection without page loads is named.
+    let none = jsprof(&argv(
+        "lake diff {} --page-loads --base version=a --target version=zzz",
+        &[&lake],
+    ));
+    assert!(!none.status.success());
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("no page load matches --target version=zzz"),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
 }

@@ -23,6 +23,7 @@ use crate::store::Store;
 
 mod cpu;
 mod heap;
+mod page_load;
 pub mod schema;
 mod text;
 mod trace;
@@ -102,6 +103,8 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
         tool!("trace_insights", trace::TraceInsightsArgs, true, trace::trace_insights, "Web Vitals and DevTools' insights per navigation. `list` pages navigations (default), layout_shifts, clusters, interactions, page_load_markers, long_tasks or related_events. = `jsprof insights --json`."),
         tool!("trace_network", trace::TraceArgs, true, trace::trace_network, "Network requests as DevTools' Network track: timing phases, priority, sizes, status, render-blocking, initiator. = `jsprof network --json`."),
         tool!("trace_timings", trace::TraceTimingsArgs, true, trace::trace_timings, "User timings. `list` pages measures (default), marks, console_timings or console_timestamps. = `jsprof timings --json`."),
+        tool!("page_runs", page_load::PageRunsArgs, true, page_load::page_runs, "A folder of runs of one page load as a distribution: per metric median, p75, spread. = `jsprof insights DIR --json`."),
+        tool!("page_diff", page_load::PageDiffArgs, true, page_load::page_diff, "Two folders of page-load runs compared per metric (shift, 95 % interval, q). = `jsprof diff --base A/ --target B/ --json`."),
         tool!("source", SourceArgs, true, crate::source::source, "Where `function` is (source-mapped) and, for a local file under a --root, its lines with self and total time, `context` lines around."),
     ];
     if allow_record {

@@ -43,7 +43,7 @@ pub struct TraceTimingsArgs {
 }
 
 /// A trace's page-load document (`make`: insights, network or timings), built once per handle.
-async fn trace_document<T: Send + Sync + 'static>(
+pub(super) async fn trace_document<T: Send + Sync + 'static>(
     q: &Question<'_>,
     handle: &str,
     what: &str,
@@ -56,7 +56,7 @@ async fn trace_document<T: Send + Sync + 'static>(
 }
 
 /// The lists of a page-load document a tool pages one at a time: each name and its path.
-type Lists = &'static [(&'static str, &'static [&'static str])];
+pub(super) type Lists = &'static [(&'static str, &'static [&'static str])];
 
 /// A trace's page-load document (as [`trace_document`]) for paging its list `chosen` (among
 /// `lists`): the document, its JSON with only that list kept ([`keep_one_list`]) and the list's

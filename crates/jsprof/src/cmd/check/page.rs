@@ -122,7 +122,7 @@ pub(super) fn check_runs(dir: &Path, budgets: &Budgets) -> Result<Outcome> {
         bail!("{}: no traces in this folder", dir.display());
     }
     let runs = crate::cmd::insights::load_runs(&files)?;
-    let report = jsprof_document::page_runs::runs_report(&runs);
+    let report = jsprof_document::page_runs::runs_report(&runs.reports);
     let mut checks = Vec::new();
     for (metric, subject, measure, limit) in page.p75() {
         checks.push(match report.metrics.iter().find(|m| m.metric == metric) {
@@ -194,10 +194,18 @@ pub(super) fn check_page_groups(args: &Args, budgets: &Budgets) -> Result<Option
     let Some((b, t)) = crate::cmd::diff::page_runs(&base, &target)? else {
         return Ok(None);
     };
-    let alpha = page.alpha.unwrap_or(0.05);
+    let options = jsprof_analysis::abtest::AbOptions {
+        alpha: page.alpha.unwrap_or(0.05),
+        ..crate::cmd::diff::StatsArgs::default().options()?
+    };
     let label = |files: &[PathBuf]| crate::cmd::diff::group_label(files);
-    let report =
-        jsprof_document::page_diff::page_diff(&b, &t, (&label(&base), &label(&target)), alpha);
+    let report = jsprof_document::page_diff::page_diff(
+        &b.reports,
+        &t.reports,
+        [&b.weights, &t.weights],
+        (&label(&base), &label(&target)),
+        options,
+    );
     let mut checks = Vec::new();
     for (metric, subject, limit) in page.shifts() {
         let Some(m) = report.metrics.iter().find(|m| m.metric == metric) else {

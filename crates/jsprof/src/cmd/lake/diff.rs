@@ -1,4 +1,6 @@
-//! `lake diff`: two selections' A/B test per function's share (also `jsprof check --lake`).
+//! `lake diff`: two selections' A/B test per function's share (also `jsprof check --lake`), or
+//! with `--page-loads` their page loads' metrics compared as `jsprof diff --base A/ --target B/`
+//! compares two folders of runs.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,6 +28,13 @@ pub struct DiffArgs {
     pub selection: Where,
     #[command(flatten)]
     pub stats: crate::cmd::diff::StatsArgs,
+    /// Compare the groups' page loads (traces with a navigation, e.g. from `jsprof record --url
+    /// URL --runs N`) metric by metric — FCP, LCP and its parts, CLS, INP, TBT, long tasks,
+    /// requests, transfer size — as `jsprof diff --base A/ --target B/` compares two folders of
+    /// runs (Hodges-Lehmann shift, 95 % interval, Benjamini-Hochberg q), instead of the
+    /// functions' shares.
+    #[arg(long, conflicts_with_all = ["flamegraph", "unit", "limit"])]
+    pub page_loads: bool,
     /// Write the differential flame graph of the two merged groups (each normalised to its own
     /// total) to this SVG file.
     #[arg(long, value_name = "OUT.svg")]
@@ -105,6 +114,9 @@ pub(super) fn run_diff(a: DiffArgs) -> Result<ExitCode> {
     let options = a.stats.options()?;
     let base = group_selection(&a.base, &a.selection)?;
     let target = group_selection(&a.target, &a.selection)?;
+    if a.page_loads {
+        return run_page_diff(&a, [&base, &target], options.alpha);
+    }
     let unit = a.unit.map(UnitArg::as_str);
     let (test, unit) = lake_ab_test(&a.lake, &base, &target, unit, options)?;
     if let Some(out) = &a.flamegraph {
@@ -141,5 +153,43 @@ pub(super) fn run_diff(a: DiffArgs) -> Result<ExitCode> {
     );
     output::emit(a.json, &report, |out| {
         crate::cmd::diff::write_ab_report(&report, a.limit, out)
+    })
+}
+
+/// `lake diff --page-loads`: the two selections' page loads, metric by metric.
+fn run_page_diff(a: &DiffArgs, sides: [&Selection; 2], alpha: f64) -> Result<ExitCode> {
+    let [base, target] = sides;
+    let base_runs = with_reader!(&a.lake, base, |r| query::page_runs(r, base))?;
+    let target_runs = with_reader!(&a.lake, target, |r| query::page_runs(r, target))?;
+    for (runs, side, terms) in [
+        (&base_runs, "base", &a.base),
+        (&target_runs, "target", &a.target),
+    ] {
+        if runs.is_empty() {
+            anyhow::bail!(
+                "{}: no page load matches --{side} {} (page loads are traces with a navigation, added with `jsprof lake add`, e.g. from `jsprof record --url URL --runs N`)",
+                a.lake.display(),
+                terms.join(", ")
+            );
+        }
+    }
+    let report = jsprof_document::lake::LakePageDiffReport::new(
+        [
+            (a.base.join(", "), base_runs),
+            (a.target.join(", "), target_runs),
+        ],
+        alpha,
+    );
+    output::emit(a.json, &report, |out| {
+        use std::io::Write;
+        for (name, s) in [("base  ", &report.base), ("target", &report.target)] {
+            writeln!(out, "{name} {}  {} page loads", s.selection, s.runs)?;
+        }
+        crate::cmd::diff::write_metric_shifts(
+            report.metrics.iter().chain(&report.long_tasks),
+            report.level,
+            report.alpha,
+            out,
+        )
     })
 }
