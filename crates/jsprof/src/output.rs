@@ -423,9 +423,7 @@ fn elide(text: &str, width: usize, keep_end: bool) -> std::borrow::Cow<'_, str> 
 pub use jsprof_document::units::fmt_ms;
 
 /// A page-load metric as the tables head its row: `lcp_ms` → `lcp`, `long_tasks` → `long tasks`.
-pub fn metric_name(metric: &str) -> String {
-    metric.trim_end_matches("_ms").replace('_', " ")
-}
+pub use jsprof_document::page_runs::metric_label as metric_name;
 
 pub fn fmt_percent(p: f64) -> String {
     format!("{p:.1} %")

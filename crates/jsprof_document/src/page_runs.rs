@@ -164,6 +164,15 @@ const fn metric_names() -> [&'static str; METRIC_VALUES.len()] {
     names
 }
 
+/// How every door's text names `metric`: `lcp`, `lcp ttfb`, `long-task time` (`long_tasks_ms`,
+/// beside the count `long tasks`), `transfer size`.
+pub fn metric_label(metric: &str) -> String {
+    match metric {
+        "long_tasks_ms" => "long-task time".to_string(),
+        m => m.trim_end_matches("_ms").replace('_', " "),
+    }
+}
+
 /// A value of `metric` as every door's text writes it: a CLS score with three decimals, a count
 /// as it is, bytes as [`crate::units::fmt_bytes`] and a time as [`crate::units::fmt_ms`] write
 /// them.

@@ -324,14 +324,14 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
         "{diff}"
     );
     assert_eq!(diff["base"]["runs"], N);
-    // B's long task after the load: one more long task per run, and the function it runs is
-    // the one whose share of the main thread grew.
+    // B's long task after the load: the function it runs is the one whose share of the main
+    // thread grew most. (The long tasks' count need not move: A's load has two long tasks of
+    // its own under the 2× slowdown, and B's stylesheet merges some of its work into one.)
     assert_eq!(
-        diff["long_tasks"]["significant"], true,
+        diff["functions"][0]["name"], "plantedLongTask",
         "{}",
-        diff["long_tasks"]
+        diff["functions"]
     );
-    assert!(diff["long_tasks"]["shift"].as_f64().unwrap() >= 1.0);
     let planted = json_array(&diff["functions"])
         .iter()
         .find(|f| f["name"] == "plantedLongTask")

@@ -82,9 +82,9 @@ macro_rules! tool {
 /// Every tool, in the order an investigation uses them (`record` only with `--allow-record`).
 pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
     let mut tools = vec![
-        tool!("open", OpenArgs, true, open, "Open a CPU profile, trace, heap profile or heap snapshot (`path` under the server's --root): a handle for the other tools, with the file's summary. The same file gives the same handle."),
+        tool!("open", OpenArgs, true, open, "Open a CPU profile, trace, heap profile or heap snapshot (`path` under the server's --root): a handle for the other tools, with the file's summary (one handle per file)."),
         tool!("top", cpu::TopArgs, true, cpu::top, "Functions by `self` or `total` time (`by`), DevTools' Bottom-up table. = `jsprof top --json`."),
-        tool!("tree", cpu::TreeArgs, true, cpu::tree, "The call tree (`bottom_up` for Bottom-up) along one path: `node`'s ancestors and its subtree `max_depth` levels deep (default: the roots, 2 levels). Ids as in `jsprof tree --json`."),
+        tool!("tree", cpu::TreeArgs, true, cpu::tree, "The call tree (`bottom_up` for Bottom-up) along one path: `node`'s ancestors and its subtree `max_depth` levels deep (default: the roots, 2 levels). = `jsprof tree --json`."),
         tool!("sandwich", cpu::SandwichArgs, true, cpu::sandwich, "Callers (`list`: callers, the default) or callees of the function matching regex `function`, `max_depth` levels each (default 3). = `jsprof tree --sandwich RE --json`."),
         tool!("flame_chart", cpu::FlameChartArgs, true, cpu::flame_chart, "The flame chart's calls overlapping `range`, depth-first as drawn, to `max_depth`: start, end, self, total.", jsprof_document::query::FlameChartQuery::ALIASES),
         tool!("events", cpu::EventsArgs, true, cpu::events, "GetEvents over a thread's timeline: `mode` all, unique-types, unique-events or reduce-all; `event` subtree, `types`, `max_depth`, `range`. = `jsprof events --json`.", jsprof_document::events::EventsQuery::ALIASES),
@@ -99,12 +99,12 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
         tool!("heap_advisors", heap::HeapAdvisorsArgs, true, heap::heap_advisors, "Memory the program could give back: duplicate objects, empty collections; largest saving first. = `jsprof heap advisors --json`."),
         tool!("heap_detached", heap::HeapDetachedArgs, true, heap::heap_detached, "Detached DOM trees still held, largest first."),
         tool!("heap_diff", heap::HeapDiffArgs, true, heap::heap_diff, "DevTools' Comparison from snapshot `base` to `target`: per class, new and deleted objects and size changes. = `jsprof heap diff --json`."),
-        tool!("heap_leaks", heap::HeapLeaksArgs, true, heap::heap_leaks, "Leaks across three snapshot `handles` in time order: objects the last still holds, by class and retaining path; `sample_id` goes to heap_retainers. With 4 to 50 handles (or `series`), a verdict per group across them: growing (Mann-Kendall trend), bounded or one-off; only growing ones unless `all`. = `jsprof heap leaks --json`."),
-        tool!("trace_insights", trace::TraceInsightsArgs, true, trace::trace_insights, "Web Vitals and DevTools' insights per navigation. `list` pages navigations (default), layout_shifts, clusters, interactions, page_load_markers, long_tasks or related_events. = `jsprof insights --json`."),
+        tool!("heap_leaks", heap::HeapLeaksArgs, true, heap::heap_leaks, "Leaks across three snapshot `handles` in time order: objects the last still holds, by class and retaining path; `sample_id` goes to heap_retainers. With 4 to 50 handles (or `series`), a verdict per group: growing (Mann-Kendall), bounded or one-off; only growing ones unless `all`. = `jsprof heap leaks --json`."),
+        tool!("trace_insights", trace::TraceInsightsArgs, true, trace::trace_insights, "Web Vitals and DevTools' insights per navigation. `list`: navigations (default), layout_shifts, clusters, interactions, page_load_markers, long_tasks or related_events. = `jsprof insights --json`."),
         tool!("trace_network", trace::TraceArgs, true, trace::trace_network, "Network requests as DevTools' Network track: timing phases, priority, sizes, status, render-blocking, initiator. = `jsprof network --json`."),
         tool!("trace_timings", trace::TraceTimingsArgs, true, trace::trace_timings, "User timings. `list` pages measures (default), marks, console_timings or console_timestamps. = `jsprof timings --json`."),
-        tool!("page_runs", page_load::PageRunsArgs, true, page_load::page_runs, "A folder of runs of one page load as a distribution: per metric median, p75, spread. = `jsprof insights DIR --json`."),
-        tool!("page_diff", page_load::PageDiffArgs, true, page_load::page_diff, "Two folders of page-load runs compared per metric (shift, 95 % interval, q). = `jsprof diff --base A/ --target B/ --json`."),
+        tool!("page_runs", page_load::PageRunsArgs, true, page_load::page_runs, "A folder of page-load runs as distributions. = `jsprof insights DIR --json`."),
+        tool!("page_diff", page_load::PageDiffArgs, true, page_load::page_diff, "Two folders of page-load runs compared. = `jsprof diff --base A/ --target B/ --json`."),
         tool!("source", SourceArgs, true, crate::source::source, "Where `function` is (source-mapped) and, for a local file under a --root, its lines with self and total time, `context` lines around."),
     ];
     if allow_record {

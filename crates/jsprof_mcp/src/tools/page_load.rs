@@ -8,7 +8,9 @@ use jsprof_document::abtest::group_label;
 use jsprof_document::filters::FilterSpec;
 use jsprof_document::insights::InsightsReport;
 use jsprof_document::page_diff::{run_weights, MetricShiftJson, PageDiffReport};
-use jsprof_document::page_runs::{metric_text, runs_report, MetricRunsJson, PageRunsReport};
+use jsprof_document::page_runs::{
+    metric_label, metric_text, runs_report, MetricRunsJson, PageRunsReport,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -118,7 +120,7 @@ fn distribution_row(m: &MetricRunsJson) -> String {
     let v = |x: f64| metric_text(m.metric, x);
     format!(
         "{}: median {}, p75 {}, {} … {} over {} runs",
-        m.metric,
+        metric_label(m.metric),
         v(m.median),
         v(m.p75),
         v(m.min),
@@ -136,7 +138,7 @@ fn shift_row(m: &MetricShiftJson) -> String {
     };
     format!(
         "{}: {} → {}, shift {}{} [{}, {}], q {:.2e}{verdict}",
-        m.metric,
+        metric_label(&m.metric),
         v(m.base_median),
         v(m.target_median),
         if m.shift < 0.0 { "-" } else { "+" },
