@@ -7,10 +7,14 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::client::Client;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+use crate::artifact::Artifact;
+use crate::client::{Client, Event};
 use crate::endpoint::Reach;
 use crate::error::{CdpError, Result};
 use crate::http::get_json;
+use crate::recorder::{OutputSpec, RecordOptions, Recorder, StopReason};
 use crate::target::{Target, TargetKind};
 
 const HTTP_TIMEOUT: Duration = Duration::from_secs(5);
@@ -42,6 +46,19 @@ pub struct NetworkConditions {
 }
 
 impl NetworkPreset {
+    /// Every preset, in the menu's order.
+    pub const ALL: [NetworkPreset; 4] = [
+        NetworkPreset::None,
+        NetworkPreset::Fast4g,
+        NetworkPreset::Slow4g,
+        NetworkPreset::ThreeG,
+    ];
+
+    /// The preset a name ([`Self::as_str`]) names.
+    pub fn named(name: &str) -> Option<NetworkPreset> {
+        Self::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
     /// The CLI's names, as `--network` takes them.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -235,6 +252,187 @@ impl Browser {
                 what: format!("the load event of {url} (warming the cache)"),
                 after: timeout,
             }),
+        }
+    }
+}
+
+/// Where a page's recording reports as it goes: progress lines (`loading URL`, `collecting the
+/// trace`) and warnings, each to a channel when the caller wants them.
+#[derive(Clone, Default)]
+pub struct Sinks {
+    pub progress: Option<UnboundedSender<String>>,
+    pub warnings: Option<UnboundedSender<String>>,
+}
+
+/// One page load recorded over a connection to its own page (a new tab, or a page of a lab's
+/// browser context), the way the Performance panel's "Record and reload" records it: the
+/// recorder started on the page, its load waited for (until `deadline`, or until `stop`
+/// resolves), the trace collected. The page is closed by the recorder (`close_page`). A page
+/// that went away is an error: nothing was saved.
+pub async fn record_page(
+    (client, events): (Client, UnboundedReceiver<Event>),
+    url: &str,
+    options: RecordOptions,
+    output: OutputSpec,
+    (deadline, stop): (
+        Option<tokio::time::Instant>,
+        impl std::future::Future<Output = ()>,
+    ),
+    sinks: Sinks,
+) -> Result<(StopReason, Vec<Artifact>, Vec<String>)> {
+    let mut recorder = match Recorder::start(
+        client.clone(),
+        events,
+        TargetKind::ChromePage,
+        options,
+        output,
+    )
+    .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            // The recorder has closed the tab it was given.
+            client.close();
+            return Err(CdpError::Target(format!(
+                "cannot start recording {url}: {e}"
+            )));
+        }
+    };
+    if let Some(sink) = sinks.progress {
+        recorder.set_progress_sink(sink);
+    }
+    if let Some(sink) = sinks.warnings {
+        recorder.set_warning_sink(sink);
+    }
+    let stop = recorder.wait_until(deadline, stop).await?;
+    if let StopReason::TargetGone(detail) = &stop {
+        return Err(CdpError::Target(format!(
+            "the tab recording {url} went away ({detail}); nothing was saved"
+        )));
+    }
+    let (artifacts, warnings) = recorder.finish().await?;
+    Ok((stop, artifacts, warnings))
+}
+
+/// A page-load lab's settings: the page, how each run is throttled and recorded, the folder
+/// its runs go to, and whether the runs share one warmed context.
+#[derive(Clone, Debug)]
+pub struct LabSpec {
+    pub url: String,
+    pub throttling: Throttling,
+    /// One browser context for every run, warmed by one load that is not recorded (a warm
+    /// cache); otherwise a fresh context per run (a cold cache, as an incognito window).
+    pub warm: bool,
+    /// Each run's recording; its `page_load` is the lab's page load (`--load-timeout`,
+    /// `--settle`).
+    pub options: RecordOptions,
+    pub dir: std::path::PathBuf,
+}
+
+/// One recorded run: why it stopped, its files, and what it warned about.
+#[derive(Debug)]
+pub struct LabRun {
+    pub stop: StopReason,
+    pub artifacts: Vec<Artifact>,
+    pub warnings: Vec<String>,
+}
+
+/// A lab under way on a browser: `jsprof record --url --runs N` and MCP's `record` with `runs`
+/// both take their runs through it.
+pub struct Lab<'a> {
+    browser: &'a Browser,
+    spec: LabSpec,
+    /// A warm lab's one context.
+    context: Option<String>,
+}
+
+impl<'a> Lab<'a> {
+    /// Gets the browser ready for the runs. A warm lab's context is warmed by one load of the
+    /// page, not recorded. A cold lab makes one load in a context of its own, not recorded,
+    /// then thrown away: the browser's own first-load costs (its renderer and network
+    /// processes starting) are not the page's, and would otherwise be run 1's.
+    pub async fn start(browser: &'a Browser, spec: LabSpec) -> Result<Lab<'a>> {
+        let timeout = spec
+            .options
+            .page_load
+            .as_ref()
+            .map_or(crate::page_load::LOAD_TIMEOUT, |p| p.load_timeout);
+        let context = browser.create_context().await?;
+        let primed = browser
+            .prime(&context, &spec.url, &spec.throttling, timeout)
+            .await;
+        if !spec.warm || primed.is_err() {
+            let _ = browser.dispose_context(&context).await;
+        }
+        primed?;
+        Ok(Lab {
+            browser,
+            context: spec.warm.then_some(context),
+            spec,
+        })
+    }
+
+    /// Records one run as `stem.*` in the lab's folder: a page opened in a fresh context (or
+    /// the warm one), throttled, its load recorded until it has loaded and settled, or until
+    /// `stop` resolves (then what was recorded is saved).
+    pub async fn run(
+        &self,
+        stem: String,
+        sinks: Sinks,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<LabRun> {
+        let context = match &self.context {
+            Some(c) => c.clone(),
+            None => self.browser.create_context().await?,
+        };
+        let recorded = self.run_in(&context, stem, sinks, stop).await;
+        if self.context.is_none() {
+            let _ = self.browser.dispose_context(&context).await;
+        }
+        let (stop, artifacts, warnings) = recorded?;
+        Ok(LabRun {
+            stop,
+            artifacts,
+            warnings,
+        })
+    }
+
+    async fn run_in(
+        &self,
+        context: &str,
+        stem: String,
+        sinks: Sinks,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<(StopReason, Vec<Artifact>, Vec<String>)> {
+        let url = &self.spec.url;
+        let target = self.browser.open_page(context).await?;
+        let connection = Client::connect(&target.ws_url, COMMAND, Reach::Any).await?;
+        self.spec
+            .throttling
+            .apply(&connection.0)
+            .await
+            .map_err(|e| {
+                CdpError::Target(format!("cannot throttle the run's page for {url}: {e}"))
+            })?;
+        let output = OutputSpec {
+            dir: self.spec.dir.clone(),
+            stem,
+        };
+        record_page(
+            connection,
+            url,
+            self.spec.options.clone(),
+            output,
+            (None, stop),
+            sinks,
+        )
+        .await
+    }
+
+    /// Closes a warm lab's context.
+    pub async fn finish(self) {
+        if let Some(context) = &self.context {
+            let _ = self.browser.dispose_context(context).await;
         }
     }
 }

@@ -38,7 +38,9 @@ pub use client::{Client, Event};
 pub use endpoint::{addr_endpoint, is_loopback, target_id, ws_endpoint, Endpoint, Reach};
 pub use error::{CdpError, Result};
 pub use http::get_json;
-pub use lab::{Browser, NetworkConditions, NetworkPreset, Throttling};
+pub use lab::{
+    record_page, Browser, Lab, LabRun, LabSpec, NetworkConditions, NetworkPreset, Sinks, Throttling,
+};
 pub use launch::{
     launch, launch_with, LaunchOptions, Launched, Registration, Registry, CLOSED, REGISTRY_ENV,
 };

@@ -34,7 +34,25 @@ pub struct RecordArgs {
     /// Also take a heap snapshot at the end.
     #[serde(default)]
     pub heap_snapshot: bool,
+    /// With `chrome`: a page to load `runs` times instead, each load in a fresh browser
+    /// context (a cold cache), as `jsprof record --url URL --runs N`. The runs go to a new
+    /// folder of the record directory, and the answer is their distribution (`page_runs`); two
+    /// such folders go to `page_diff`.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// How many loads of `url` (1 to 20; default 5).
+    #[serde(default)]
+    pub runs: Option<usize>,
+    /// With `url`: DevTools' CPU throttling rate (default 1, none).
+    #[serde(default)]
+    pub cpu_slowdown: Option<f64>,
+    /// With `url`: DevTools' network preset, `fast-4g`, `slow-4g` or `3g` (default none).
+    #[serde(default)]
+    pub network: Option<String>,
 }
+
+/// The most runs one call records: 20 loads of a slow page take minutes.
+const MAX_RUNS: usize = 20;
 
 const CONNECT: Duration = Duration::from_secs(10);
 const MAX_SECONDS: f64 = 60.0;
@@ -85,6 +103,109 @@ fn home_root(roots: &[std::path::PathBuf], record_dir: &std::path::Path) -> std:
         .unwrap_or_else(|| record_dir.to_path_buf())
 }
 
+/// `record` with `url`: a page-load lab on the Chromium at `chrome`, into a new folder of the
+/// record directory; the answer is `page_runs` over it.
+async fn record_runs(
+    q: Question<'_>,
+    args: RecordArgs,
+    url: String,
+    dir: std::path::PathBuf,
+) -> ToolResult<Answer> {
+    let Some(addr) = args.chrome.as_deref() else {
+        return Err(ToolError::BadRequest(
+            "`url` loads a page in a Chromium: give `chrome` (HOST:PORT of its remote debugging)"
+                .into(),
+        ));
+    };
+    if args.command.is_some() {
+        return Err(ToolError::BadRequest(
+            "give `command` (a Node program) or `url` (a page), not both".into(),
+        ));
+    }
+    jsprof_cdp::check_page_url(&url).map_err(|e| ToolError::BadRequest(format!("url {e}")))?;
+    let runs = args.runs.unwrap_or(5);
+    if !(1..=MAX_RUNS).contains(&runs) {
+        return Err(ToolError::BadRequest(format!(
+            "runs must be 1 to {MAX_RUNS}, not {runs}"
+        )));
+    }
+    let cpu_slowdown = args.cpu_slowdown.unwrap_or(1.0);
+    if !(cpu_slowdown.is_finite() && cpu_slowdown >= 1.0) {
+        return Err(ToolError::BadRequest(format!(
+            "cpu_slowdown must be 1 or more, not {cpu_slowdown}"
+        )));
+    }
+    let network = match args.network.as_deref() {
+        None => jsprof_cdp::NetworkPreset::None,
+        Some(name) => jsprof_cdp::NetworkPreset::named(name).ok_or_else(|| {
+            ToolError::BadRequest(format!(
+                "network must be fast-4g, slow-4g or 3g, not {}",
+                name.escape_debug()
+            ))
+        })?,
+    };
+    let folder = dir.join(format!("mcp-runs-{}", jsprof_cdp::timestamp()));
+    std::fs::create_dir_all(&folder)
+        .map_err(|e| ToolError::Internal(format!("cannot make {}: {e}", folder.display())))?;
+    let browser = jsprof_cdp::Browser::connect(addr, Reach::Loopback, CONNECT)
+        .await
+        .map_err(cdp)?;
+    let mut page = jsprof_cdp::PageLoad::new(&url);
+    page.close_page = true;
+    let spec = jsprof_cdp::LabSpec {
+        url: url.clone(),
+        throttling: jsprof_cdp::Throttling {
+            cpu_slowdown,
+            network,
+        },
+        warm: false,
+        options: RecordOptions {
+            trace: true,
+            page_load: Some(page),
+            ..RecordOptions::default()
+        },
+        dir: folder.clone(),
+    };
+    let lab = jsprof_cdp::Lab::start(&browser, spec).await.map_err(cdp)?;
+    let width = runs.to_string().len().max(2);
+    for i in 1..=runs {
+        let run = lab
+            .run(
+                format!("run-{i:0width$}"),
+                jsprof_cdp::Sinks::default(),
+                std::future::pending::<()>(),
+            )
+            .await;
+        let stop = match run {
+            Ok(r) => r.stop,
+            Err(e) => {
+                lab.finish().await;
+                return Err(ToolError::Input(format!("run {i} of {url}: {e}")));
+            }
+        };
+        if let StopReason::NavigationFailed(why) = stop {
+            lab.finish().await;
+            return Err(ToolError::Input(format!(
+                "run {i}: {url} did not load ({why}); the runs before it are in {}",
+                folder.display()
+            )));
+        }
+    }
+    lab.finish().await;
+    let args = crate::tools::PageRunsArgs {
+        dir: folder.display().to_string(),
+        list: None,
+    };
+    let mut answer = crate::tools::page_runs(q, args).await?;
+    answer.text = format!(
+        "{runs} runs of {url} in {}\n{}",
+        folder.display(),
+        answer.text
+    );
+    answer.json["dir"] = Value::String(folder.display().to_string());
+    Ok(answer)
+}
+
 pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
     let seconds = args.seconds.unwrap_or(5.0);
     if !(seconds > 0.0 && seconds <= MAX_SECONDS) {
@@ -101,6 +222,14 @@ pub async fn record(q: Question<'_>, args: RecordArgs) -> ToolResult<Answer> {
         .ok_or_else(|| {
             ToolError::BadRequest("the server has no directory to record into".into())
         })?;
+    if let Some(url) = args.url.clone() {
+        return record_runs(q, args, url, dir).await;
+    }
+    if args.runs.is_some() || args.cpu_slowdown.is_some() || args.network.is_some() {
+        return Err(ToolError::BadRequest(
+            "`runs`, `cpu_slowdown` and `network` go with `url` (a page-load lab)".into(),
+        ));
+    }
     let (target, mut child, connection) = match (&args.command, &args.chrome) {
         (Some(command), None) => {
             let cwd = match &args.dir {

@@ -469,3 +469,71 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
         String::from_utf8_lossy(&none.stderr)
     );
 }
+
+/// MCP's `record` with `url` and `runs` (with `--allow-record`): a lab on the same Chromium,
+/// answered as `page_runs` answers its folder, which is `jsprof insights DIR --json`'s; bad
+/// lab arguments are refused with what was expected.
+#[test]
+fn mcp_records_runs_of_a_page_and_answers_their_distribution() {
+    use crate::mcp::{items, numbers, page_all, sdk_missing, stdio};
+    if sdk_missing() || !crate::serve::have_node() {
+        return;
+    }
+    let Some(browser) = start_chromium("mcp-lab") else {
+        return;
+    };
+    let page = serve(false);
+    let url = format!("http://127.0.0.1:{}/", page.port);
+    let root = out_dir("mcp-lab-root");
+    std::fs::create_dir_all(&root).unwrap();
+    let root = std::fs::canonicalize(root).unwrap();
+    let record = |arguments: Value| -> Value {
+        serde_json::json!({"op": "callTool", "name": "record", "arguments": arguments})
+    };
+    let r = stdio(
+        &[&root],
+        &["--allow-record", "--record-dir", root.to_str().unwrap()],
+        serde_json::json!([
+            record(
+                serde_json::json!({"chrome": browser.addr, "url": url, "runs": 3, "cpu_slowdown": 2})
+            ),
+            record(serde_json::json!({"url": url})),
+            record(serde_json::json!({"chrome": browser.addr, "url": url, "runs": 0})),
+            record(serde_json::json!({"chrome": browser.addr, "url": url, "network": "5g"})),
+            record(serde_json::json!({"chrome": browser.addr, "runs": 2})),
+        ]),
+    );
+    let answer = &r[0]["structuredContent"];
+    assert_ne!(r[0]["isError"], true, "{}", r[0]);
+    let dir = answer["dir"].as_str().unwrap().to_string();
+    assert_eq!(run_files(Path::new(&dir)).len(), 3, "{dir}");
+    let cli = numbers(jsprof_json(&["insights", &dir, "--json"]));
+    assert_eq!(answer["metrics"], cli["metrics"], "the page's first list");
+    assert_eq!(answer["median_run"], cli["median_run"]);
+    assert!(json_array(&cli["runs"])
+        .iter()
+        .all(|run| run["url"] == url.as_str()));
+    for (i, expected) in [
+        (1, "give `chrome`"),
+        (2, "runs must be 1 to 20"),
+        (3, "network must be fast-4g, slow-4g or 3g"),
+        (4, "go with `url`"),
+    ] {
+        let text = r[i]["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            r[i]["isError"] == true && text.contains(expected),
+            "{i}: {}",
+            r[i]
+        );
+    }
+    // The folder goes to page_runs as any folder of runs does.
+    let again = stdio(
+        &[&root],
+        &[],
+        serde_json::json!([page_all(
+            "page_runs",
+            serde_json::json!({"dir": dir, "list": "runs"})
+        )]),
+    );
+    assert_eq!(items(&again[0]), cli["runs"].as_array().unwrap());
+}

@@ -30,6 +30,7 @@ mod trace;
 
 use cpu::cpu_of;
 pub use cpu::SourceArgs;
+pub(crate) use page_load::{page_runs, PageRunsArgs};
 use text::{list_len, name, size, weights};
 
 /// A tool's answer: the JSON document (one page of it) and its text rendering.
@@ -108,7 +109,7 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
         tool!("source", SourceArgs, true, crate::source::source, "Where `function` is (source-mapped) and, for a local file under a --root, its lines with self and total time, `context` lines around."),
     ];
     if allow_record {
-        tools.push(tool!("record", crate::record::RecordArgs, false, crate::record::record, "Record a CPU profile (and heap snapshot) of a Node command or a Chrome page into the record directory, and open it. Only with --allow-record."));
+        tools.push(tool!("record", crate::record::RecordArgs, false, crate::record::record, "Record a CPU profile (and heap snapshot) of a Node command or a Chrome page into the record directory, and open it; or, with `url`, `runs` loads of a page as page_runs answers them. Only with --allow-record."));
     }
     tools
 }

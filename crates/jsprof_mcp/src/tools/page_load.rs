@@ -149,7 +149,7 @@ fn shift_row(m: &MetricShiftJson) -> String {
     )
 }
 
-pub(super) async fn page_runs(q: Question<'_>, args: PageRunsArgs) -> ToolResult<Answer> {
+pub(crate) async fn page_runs(q: Question<'_>, args: PageRunsArgs) -> ToolResult<Answer> {
     let runs = runs_of(&q, &args.dir).await?;
     let report: PageRunsReport = runs_report(&runs.reports);
     let chosen = args.list.as_deref().unwrap_or("metrics");

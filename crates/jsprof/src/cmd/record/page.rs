@@ -4,8 +4,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use jsprof_cdp::{
-    Client, OutputSpec, PageLoad, Reach, RecordOptions, Recorder, StopReason, TargetKind,
-    TargetLabel, TargetRecording,
+    Client, OutputSpec, PageLoad, Reach, RecordOptions, StopReason, TargetLabel, TargetRecording,
 };
 
 use super::{sanitize, seconds, stem, Args, Outcome, Signals, CONNECT_TIMEOUT};
@@ -117,9 +116,8 @@ pub(super) fn page_spec(args: &Args, url: &str, duration: Option<Duration>) -> R
     Ok(page)
 }
 
-/// One page load recorded over a connection to its own page (a new tab, or a page of a fresh
-/// browser context): the recorder started, its progress printed, the trace collected. The page
-/// is closed by the recorder (`close_page`).
+/// One page load recorded over a connection to its own page ([`jsprof_cdp::record_page`]), its
+/// progress and warnings printed as they come.
 pub(super) async fn record_in_page(
     client: Client,
     events: tokio::sync::mpsc::UnboundedReceiver<jsprof_cdp::Event>,
@@ -129,29 +127,28 @@ pub(super) async fn record_in_page(
     duration: Option<Duration>,
     stop_signal: impl std::future::Future<Output = ()>,
 ) -> Result<(StopReason, Vec<jsprof_cdp::Artifact>, Vec<String>)> {
-    let mut recorder = match Recorder::start(
-        client.clone(),
-        events,
-        TargetKind::ChromePage,
+    let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+    let (sinks, printer) = printed(url);
+    let recorded = jsprof_cdp::record_page(
+        (client, events),
+        url,
         options,
         output,
+        (deadline, stop_signal),
+        sinks,
     )
     .await
-    {
-        Ok(r) => r,
-        Err(e) => {
-            // The recorder has closed the tab it was given.
-            client.close();
-            bail!("cannot start recording {url}: {e}");
-        }
-    };
-    let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+    .with_context(|| format!("recording {url}"));
+    let _ = printer.await;
+    recorded
+}
+
+/// Sinks that print a page's progress and warnings on stderr as they happen (the warnings come
+/// again in the JSON at the end); the printer ends when the recording drops them.
+pub(super) fn printed(url: &str) -> (jsprof_cdp::Sinks, tokio::task::JoinHandle<()>) {
     let (progress, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
     let (warned, mut warned_rx) = tokio::sync::mpsc::unbounded_channel();
-    recorder.set_progress_sink(progress);
-    recorder.set_warning_sink(warned);
     let at = url.to_string();
-    // What happens, as it happens; the warnings again in the JSON at the end.
     let printer = tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -161,17 +158,9 @@ pub(super) async fn record_in_page(
             }
         }
     });
-    let stop = recorder
-        .wait_until(deadline, stop_signal)
-        .await
-        .with_context(|| format!("recording {url}"))?;
-    if let StopReason::TargetGone(detail) = &stop {
-        bail!("the tab recording {url} went away ({detail}); nothing was saved");
-    }
-    let (artifacts, recorded_warnings) = recorder
-        .finish()
-        .await
-        .with_context(|| format!("collecting the trace of {url}"))?;
-    let _ = printer.await;
-    Ok((stop, artifacts, recorded_warnings))
+    let sinks = jsprof_cdp::Sinks {
+        progress: Some(progress),
+        warnings: Some(warned),
+    };
+    (sinks, printer)
 }

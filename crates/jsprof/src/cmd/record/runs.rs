@@ -10,7 +10,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use jsprof_cdp::{Browser, Client, OutputSpec, Reach, RecordOptions, StopReason, Throttling};
+use jsprof_cdp::{Browser, Lab, LabSpec, Reach, RecordOptions, StopReason, Throttling};
 use serde::Serialize;
 
 use super::{page, Args, Signals, CONNECT_TIMEOUT};
@@ -104,26 +104,29 @@ pub(super) async fn record_runs(
             )
         })?;
     let spec = page::page_spec(args, url, None)?;
-    let warm = if args.warm {
-        let context = browser.create_context().await?;
-        eprintln!("jsprof: warming the cache: loading {url} once, not recorded");
-        browser
-            .prime(&context, url, &throttling, spec.load_timeout)
-            .await
-            .with_context(|| format!("warming the cache with {url}"))?;
-        Some(context)
-    } else {
-        // The browser's own first-load costs (its renderer and network processes starting) are
-        // not the page's: one load in a context of its own, not recorded, then thrown away.
-        let context = browser.create_context().await?;
-        eprintln!("jsprof: warming the browser up: loading {url} once, not recorded");
-        let primed = browser
-            .prime(&context, url, &throttling, spec.load_timeout)
-            .await;
-        let _ = browser.dispose_context(&context).await;
-        primed.with_context(|| format!("warming the browser up with {url}"))?;
-        None
-    };
+    eprintln!(
+        "jsprof: {}: loading {url} once, not recorded",
+        if args.warm {
+            "warming the cache"
+        } else {
+            "warming the browser up"
+        }
+    );
+    let lab = Lab::start(
+        &browser,
+        LabSpec {
+            url: url.to_string(),
+            throttling,
+            warm: args.warm,
+            options: RecordOptions {
+                page_load: Some(spec.clone()),
+                ..options
+            },
+            dir: args.out.clone(),
+        },
+    )
+    .await
+    .with_context(|| format!("warming up with {url}"))?;
     let conditions = throttling.network.conditions();
     let mut manifest = Manifest {
         kind: "page_runs_manifest",
@@ -149,31 +152,13 @@ pub(super) async fn record_runs(
     for i in 1..=n {
         let stem = format!("run-{i:0width$}");
         eprintln!("jsprof: run {i} of {n}: {url}");
-        let context = match &warm {
-            Some(c) => c.clone(),
-            None => browser.create_context().await?,
-        };
         let started = now_utc();
-        let recorded = record_one(
-            &browser,
-            &context,
-            url,
-            &throttling,
-            RecordOptions {
-                page_load: Some(spec.clone()),
-                ..options.clone()
-            },
-            OutputSpec {
-                dir: args.out.clone(),
-                stem,
-            },
-            signals.recv(),
-        )
-        .await;
-        if warm.is_none() {
-            let _ = browser.dispose_context(&context).await;
-        }
-        let (stop, artifacts, run_warnings) = recorded?;
+        let (sinks, printer) = page::printed(url);
+        let recorded = lab.run(stem, sinks, signals.recv()).await;
+        let _ = printer.await;
+        let recorded = recorded.with_context(|| format!("run {i}: recording {url}"))?;
+        let (stop, artifacts, run_warnings) =
+            (recorded.stop, recorded.artifacts, recorded.warnings);
         for w in &run_warnings {
             warnings.push(JsonWarning {
                 at: format!("run {i}"),
@@ -207,36 +192,12 @@ pub(super) async fn record_runs(
             _ => {}
         }
     }
-    if let Some(context) = &warm {
-        let _ = browser.dispose_context(context).await;
-    }
+    lab.finish().await;
     Ok(Recorded {
         manifest,
         warnings,
         interrupted,
     })
-}
-
-/// One run: a page opened in `context`, throttled, its load recorded.
-#[allow(clippy::too_many_arguments)]
-async fn record_one(
-    browser: &Browser,
-    context: &str,
-    url: &str,
-    throttling: &Throttling,
-    options: RecordOptions,
-    output: OutputSpec,
-    stop: impl std::future::Future<Output = ()>,
-) -> Result<(StopReason, Vec<jsprof_cdp::Artifact>, Vec<String>)> {
-    let target = browser.open_page(context).await?;
-    let (client, events) = Client::connect(&target.ws_url, CONNECT_TIMEOUT, Reach::Any)
-        .await
-        .with_context(|| format!("cannot attach to the run's page {}", target.ws_url))?;
-    throttling
-        .apply(&client)
-        .await
-        .with_context(|| format!("cannot throttle the run's page for {url}"))?;
-    page::record_in_page(client, events, url, options, output, None, stop).await
 }
 
 fn write_manifest(args: &Args, manifest: &Manifest) -> Result<()> {
