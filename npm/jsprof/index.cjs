@@ -392,6 +392,7 @@ const COMMANDS = {
       ...GROUPS,
       unit: 'string',
       limit: 'number',
+      pageLoads: 'bool',
     },
   },
   lakeSql: {

@@ -23,6 +23,7 @@ import type {
   AdvisorsReport,
   RedactReport,
   PageDiffReport,
+  LakePageDiffReport,
   LakePageTrendReport,
   LinesReport,
   NetworkReport,
@@ -514,6 +515,12 @@ export function lakeDiff(
     limit?: number;
   },
 ): Promise<AbTestReport>;
+/** `jsprof lake diff LAKE --page-loads --base … --target … --json`: two selections' page loads
+ * compared metric by metric, as `diff` compares two folders of runs. */
+export function lakeDiff(
+  lake: string,
+  options: WhereOptions & Pick<GroupOptions, 'base' | 'target' | 'alpha'> & { pageLoads: true },
+): Promise<LakePageDiffReport>;
 export function lakeSql(
   lake: string,
   sql: string,

@@ -57,18 +57,25 @@ while (performance.now() < end) {} } addEventListener('load', () => setTimeout(p
 
 /// Serves the page at `/`; with `stylesheet`, the page links `/style.css`, answered after
 /// [`DELAY_MS`].
+/// B's third party: a script from `localhost` (another site than the page's `127.0.0.1`, so
+/// DevTools' entities count it apart from the first party), loaded `async` so that it blocks
+/// nothing.
+const THIRD_PARTY: &str = "<script async src='http://localhost:{PORT}/widget.js'></script>";
+/// Its size, so its transfer size stands out from the headers' noise.
+const WIDGET_BYTES: usize = 20_000;
+
 fn serve(stylesheet: bool) -> Build {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || answer(stream, stylesheet));
+            std::thread::spawn(move || answer(stream, stylesheet, port));
         }
     });
     Build { port }
 }
 
-fn answer(mut stream: TcpStream, stylesheet: bool) {
+fn answer(mut stream: TcpStream, stylesheet: bool, port: u16) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut head = Vec::new();
     let mut buf = [0u8; 4096];
@@ -95,7 +102,22 @@ fn answer(mut stream: TcpStream, stylesheet: bool) {
                     ""
                 },
             )
-            .replace("{JS}", if stylesheet { LONG_TASK } else { "" }),
+            .replace(
+                "{JS}",
+                &if stylesheet {
+                    format!(
+                        "{LONG_TASK}{}",
+                        THIRD_PARTY.replace("{PORT}", &port.to_string())
+                    )
+                } else {
+                    String::new()
+                },
+            ),
+        ),
+        "/widget.js" if stylesheet => (
+            "200 OK",
+            "text/javascript",
+            format!("/* a third party's widget */{}", " ".repeat(WIDGET_BYTES)),
         ),
         "/style.css" if stylesheet => {
             std::thread::sleep(Duration::from_millis(DELAY_MS as u64));
@@ -331,6 +353,19 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
         diff["functions"][0]["name"], "plantedLongTask",
         "{}",
         diff["functions"]
+    );
+    // B's third party, named with its bytes: in none of A's runs, in every one of B's.
+    let third = json_array(&diff["third_parties"])
+        .iter()
+        .find(|e| e["base_runs"] == 0 && e["target_runs"] == N)
+        .unwrap_or_else(|| panic!("no new third party in {}", diff["third_parties"]));
+    assert!(
+        third["target_transfer_size"].as_f64().unwrap() >= WIDGET_BYTES as f64,
+        "{third}"
+    );
+    assert!(
+        third["entity"].as_str().unwrap().contains("localhost"),
+        "{third}"
     );
     let planted = json_array(&diff["functions"])
         .iter()
