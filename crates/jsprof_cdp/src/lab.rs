@@ -441,6 +441,10 @@ impl<'a> Lab<'a> {
 mod tests {
     use super::*;
 
+    /// DevTools' numbers (`NetworkManager.ts`, read again on 2026-11-29: `Slow3GConditions`
+    /// 500 kbit/s × 0.8 both ways and 400 ms × 5; `Slow4GConditions` 1.6 Mbit/s × 0.9 down,
+    /// 750 kbit/s × 0.9 up, 150 ms × 3.75; `Fast4GConditions` 9 Mbit/s × 0.9 down, 1.5 Mbit/s ×
+    /// 0.9 up, 60 ms × 2.75), in bytes per second.
     #[test]
     fn devtools_presets() {
         let slow = NetworkPreset::Slow4g.conditions().unwrap();
@@ -450,9 +454,15 @@ mod tests {
         let fast = NetworkPreset::Fast4g.conditions().unwrap();
         assert_eq!(fast.latency_ms, 165.0);
         assert_eq!(fast.download_bytes_per_s, 1_012_500.0);
+        assert_eq!(fast.upload_bytes_per_s, 168_750.0);
         let three = NetworkPreset::ThreeG.conditions().unwrap();
         assert_eq!(three.latency_ms, 2000.0);
         assert_eq!(three.download_bytes_per_s, 50_000.0);
+        assert_eq!(three.upload_bytes_per_s, 50_000.0);
         assert_eq!(NetworkPreset::None.conditions(), None);
+        for p in NetworkPreset::ALL {
+            assert_eq!(NetworkPreset::named(p.as_str()), Some(p));
+        }
+        assert_eq!(NetworkPreset::named("5g"), None);
     }
 }
