@@ -491,7 +491,7 @@ pub fn page_runs(base: &[PathBuf], target: &[PathBuf]) -> Result<Option<(Runs, R
             return Ok(None);
         }
     }
-    let first = crate::cmd::insights::load_runs(&base[..1])?;
+    let first = crate::cmd::insights::load_runs(&base[..1], true)?;
     if first.reports[0].1.navigations.is_empty() {
         return Ok(None);
     }
@@ -499,12 +499,12 @@ pub fn page_runs(base: &[PathBuf], target: &[PathBuf]) -> Result<Option<(Runs, R
     for (side, files) in [base, target].into_iter().enumerate() {
         let loaded = if side == 0 {
             let mut all = first.clone();
-            let rest = crate::cmd::insights::load_runs(&files[1..])?;
+            let rest = crate::cmd::insights::load_runs(&files[1..], true)?;
             all.reports.extend(rest.reports);
             all.weights.extend(rest.weights);
             all
         } else {
-            crate::cmd::insights::load_runs(files)?
+            crate::cmd::insights::load_runs(files, true)?
         };
         for ((name, report), file) in loaded.reports.iter().zip(files) {
             if report.navigations.is_empty() {

@@ -564,7 +564,12 @@ fn write_render_blocking(
 
 /// Each file's insights document, named by its file name: the runs of a page load (`insights
 /// DIR`, `diff --base A/ --target B/`). One run at a time: only its small document is kept.
-pub(crate) fn load_runs(files: &[std::path::PathBuf]) -> Result<crate::cmd::diff::Runs> {
+/// Each run's insights document, and with `weights` its main thread's function weights (what
+/// a comparison of runs tests per function; `insights DIR` does without).
+pub(crate) fn load_runs(
+    files: &[std::path::PathBuf],
+    weights: bool,
+) -> Result<crate::cmd::diff::Runs> {
     use anyhow::Context;
     let mut runs = crate::cmd::diff::Runs::default();
     for file in files {
@@ -576,11 +581,13 @@ pub(crate) fn load_runs(files: &[std::path::PathBuf]) -> Result<crate::cmd::diff
             .with_context(|| format!("run {name}"))?;
         let report = jsprof_document::page::insights_report(&loaded)
             .with_context(|| format!("run {name}"))?;
-        let weights = jsprof_document::page_diff::run_weights(&loaded)
-            .with_context(|| format!("run {name}"))?;
+        if weights {
+            let w = jsprof_document::page_diff::run_weights(&loaded)
+                .with_context(|| format!("run {name}"))?;
+            runs.weights.push(w);
+        }
         output::warn(&loaded.name, loaded.warnings());
         runs.reports.push((name, report));
-        runs.weights.push(weights);
     }
     Ok(runs)
 }
@@ -595,7 +602,7 @@ fn runs(args: &Args) -> Result<ExitCode> {
             args.file.display()
         );
     }
-    let runs = load_runs(&files)?;
+    let runs = load_runs(&files, false)?;
     let report = jsprof_document::page_runs::runs_report(&runs.reports);
     output::emit(args.json, &report, |out| {
         for w in &report.warnings {

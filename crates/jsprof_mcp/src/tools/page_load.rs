@@ -58,7 +58,7 @@ const DIFF_LISTS: Lists = &[
 ];
 
 /// A folder's runs: each file's name and insights document, its main thread's function weights
-/// ([`run_weights`]), and the folder's files as `dir/NAME` (how `jsprof diff --base DIR` names
+/// ([`run_weights`], when a comparison asks for them), and the folder's files as `dir/NAME` (how `jsprof diff --base DIR` names
 /// them).
 struct Runs {
     reports: Vec<(String, InsightsReport)>,
@@ -67,7 +67,7 @@ struct Runs {
 }
 
 /// The runs of folder `dir` (under a root).
-async fn runs_of(q: &Question<'_>, dir: &str) -> ToolResult<Runs> {
+async fn runs_of(q: &Question<'_>, dir: &str, weights: bool) -> ToolResult<Runs> {
     let folder = q.store.confine_dir(dir)?;
     let files = jsprof_document::page_runs::run_files(&folder)
         .map_err(|e| ToolError::Input(format!("cannot list {}: {e}", dir.escape_debug())))?;
@@ -99,19 +99,20 @@ async fn runs_of(q: &Question<'_>, dir: &str) -> ToolResult<Runs> {
         )
         .await
         .map_err(named)?;
-        let (_, input) = super::cpu_of(q, &entry.handle, &FilterSpec::default())
-            .await
-            .map_err(named)?;
-        let weights = q
-            .store
-            .document(format!("run weights {}", entry.handle), move || {
-                Ok(run_weights(&input)?)
-            })
-            .await
-            .map_err(named)?;
+        if weights {
+            let (_, input) = super::cpu_of(q, &entry.handle, &FilterSpec::default())
+                .await
+                .map_err(named)?;
+            let key = format!("run weights {}", entry.handle);
+            let w = q
+                .store
+                .document(key, move || Ok(run_weights(&input)?))
+                .await
+                .map_err(named)?;
+            runs.weights.push((*w).clone());
+        }
         runs.files.push(std::path::Path::new(dir).join(&name));
         runs.reports.push((name, (*report).clone()));
-        runs.weights.push((*weights).clone());
     }
     Ok(runs)
 }
@@ -150,7 +151,7 @@ fn shift_row(m: &MetricShiftJson) -> String {
 }
 
 pub(crate) async fn page_runs(q: Question<'_>, args: PageRunsArgs) -> ToolResult<Answer> {
-    let runs = runs_of(&q, &args.dir).await?;
+    let runs = runs_of(&q, &args.dir, false).await?;
     let report: PageRunsReport = runs_report(&runs.reports);
     let chosen = args.list.as_deref().unwrap_or("metrics");
     let mut json = to_value(&report)?;
@@ -171,8 +172,8 @@ pub(super) async fn page_diff(q: Question<'_>, args: PageDiffArgs) -> ToolResult
             "alpha must be between 0 and 1, not {alpha}"
         )));
     }
-    let base = runs_of(&q, &args.base).await?;
-    let target = runs_of(&q, &args.target).await?;
+    let base = runs_of(&q, &args.base, true).await?;
+    let target = runs_of(&q, &args.target, true).await?;
     for (side, runs) in [("base", &base), ("target", &target)] {
         if let Some((name, _)) = runs.reports.iter().find(|(_, r)| r.navigations.is_empty()) {
             return Err(ToolError::Input(format!(

@@ -121,7 +121,7 @@ pub(super) fn check_runs(dir: &Path, budgets: &Budgets) -> Result<Outcome> {
     if files.is_empty() {
         bail!("{}: no traces in this folder", dir.display());
     }
-    let runs = crate::cmd::insights::load_runs(&files)?;
+    let runs = crate::cmd::insights::load_runs(&files, false)?;
     let report = jsprof_document::page_runs::runs_report(&runs.reports);
     let mut checks = Vec::new();
     for (metric, subject, measure, limit) in page.p75() {
