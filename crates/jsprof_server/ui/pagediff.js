@@ -41,14 +41,20 @@ const svgEl = (tag, attrs) => {
 };
 
 // The strip of one metric: both sides' runs on one axis (base above, target below), each side's
-// median a bar and p75 a hollow tick.
-const STRIP = { width: 300, height: 40, pad: 8, lane: { base: 13, target: 29 } };
+// median a bar and p75 a hollow tick; the axis's ends are the lowest and highest run.
+const STRIP = { width: 360, height: 48, pad: 8, lane: { base: 11, target: 27 }, labels: 44 };
 function strip(metric, sides) {
   const all = sides.flatMap((s) => s.values.map((r) => r.v).concat(s.dist ? [s.dist.median, s.dist.p75] : []));
-  let lo = Math.min(...all), hi = Math.max(...all);
+  const [min, max] = [Math.min(...all), Math.max(...all)];
+  let lo = min, hi = max;
   if (!(hi > lo)) { const d = Math.abs(lo) * 0.1 || 1; lo -= d; hi += d; }
   const x = (v) => STRIP.pad + ((v - lo) / (hi - lo)) * (STRIP.width - 2 * STRIP.pad);
   const svg = svgEl('svg', { class: 'pd-strip', viewBox: `0 0 ${STRIP.width} ${STRIP.height}`, width: STRIP.width, height: STRIP.height, role: 'img', 'aria-label': `${metricName(metric)}: each run of both sides` });
+  for (const [v, anchor, at] of [[min, 'start', STRIP.pad], [max, 'end', STRIP.width - STRIP.pad]]) {
+    const label = svgEl('text', { class: 'pd-axis', x: at, y: STRIP.labels, 'text-anchor': anchor });
+    label.textContent = metricText(metric, v);
+    svg.append(label);
+  }
   for (const s of sides) {
     const y = STRIP.lane[s.side];
     svg.append(svgEl('line', { class: 'pd-lane', x1: STRIP.pad, x2: STRIP.width - STRIP.pad, y1: y, y2: y }));
@@ -117,7 +123,10 @@ export class PageDiffView {
   draw() {
     const { diff } = this;
     this.root.textContent = '';
-    this.root.append(this.header(), el('h3', { text: 'Metrics' }), this.metrics());
+    this.root.append(this.header());
+    // Runs of another page than the side's first, and the like: the comparison may mislead.
+    if (diff.warnings.length) this.root.append(el('div', { class: 'note pd-warning' }, ...diff.warnings.map((w) => el('div', { text: w }))));
+    this.root.append(el('h3', { text: 'Metrics' }), this.metrics());
     this.root.append(el('p', { class: 'pd-legend muted', text: `Medians per side; shift: Hodges-Lehmann (target − base) with its ${fixed(diff.level * 100, 0)} % interval; q: Mann-Whitney, Benjamini-Hochberg over the metrics; significant below ${plain(diff.alpha)}. Each dot is a run; the bar marks a side's median, the hollow tick its p75.` }));
     this.root.append(this.changes());
   }
