@@ -151,6 +151,21 @@ fn page_runs_and_page_diff_endpoints_are_the_clis() {
     ]);
     assert_eq!(unnamed(strict), unnamed(cli_strict));
 
+    // The OpenAPI document describes both, with the parameters they read.
+    let doc = s.get_ok("/api/openapi.json").json();
+    for (path, params) in [
+        ("/api/ui/page-runs", &["runs"][..]),
+        ("/api/ui/page-diff", &["base", "target", "alpha"][..]),
+    ] {
+        let described: Vec<&str> = doc["paths"][path]["get"]["parameters"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{path} is not in the OpenAPI document"))
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(described, params, "{path}");
+    }
+
     let both = format!("base={}&target={}", ids[0], ids[1]);
     for (query, expected) in [
         (
