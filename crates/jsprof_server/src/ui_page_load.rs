@@ -90,12 +90,10 @@ async fn read_runs(state: &AppState, given: &[(String, String)], weigh: bool) ->
             let input = loaded.cpu()?;
             let report =
                 jsprof_document::page::insights_report(input).map_err(|e| named(e.into()))?;
-            let weights = match weigh {
-                true => Some(
-                    jsprof_document::page_diff::run_weights(input).map_err(|e| named(e.into()))?,
-                ),
-                false => None,
-            };
+            let weights = weigh
+                .then(|| jsprof_document::page_diff::run_weights(input))
+                .transpose()
+                .map_err(|e| named(e.into()))?;
             Ok(((name, report), weights))
         })
         .await?;

@@ -162,7 +162,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let mut imported = Vec::new();
         for f in &files {
             match server.import_file(f).await {
-                Ok(session) => imported.push(imported_artifact(&session, f, base_runs > 0)?),
+                Ok(session) if base_runs > 0 => imported.push(page_load_run(&session, f)?),
+                Ok(_) => {}
                 Err(message) => bail!("{message}"),
             }
         }
@@ -190,13 +191,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     code
 }
 
-/// The session and artifact a file was imported as; a run of a page-load comparison must be a
-/// trace.
-fn imported_artifact(
-    session: &serde_json::Value,
-    file: &Path,
-    page_load: bool,
-) -> Result<(String, u64)> {
+/// The session and artifact a run of a page-load comparison was imported as: a trace.
+fn page_load_run(session: &serde_json::Value, file: &Path) -> Result<(String, u64)> {
     let artifact = &session["artifacts"][0];
     let (Some(id), Some(artifact_id)) = (
         session["session_id"].as_str(),
@@ -204,7 +200,7 @@ fn imported_artifact(
     ) else {
         bail!("{}: the service's answer names no artifact", file.display());
     };
-    if page_load && artifact["kind"] != "trace" {
+    if artifact["kind"] != "trace" {
         bail!(
             "{}: a {}, not a trace: --base and --target take page loads (Chrome traces)",
             file.display(),
