@@ -166,6 +166,23 @@ fn page_runs_and_page_diff_endpoints_are_the_clis() {
         assert_eq!(described, params, "{path}");
     }
 
+    // `view --base/--target` refuses a run that is not a trace, naming it, before it serves.
+    let cpu = fixtures().join("cpu/node-mix.cpuprofile.gz");
+    let out = jsprof(&[
+        "view",
+        "--no-open",
+        "--base",
+        cpu.to_str().unwrap(),
+        "--target",
+        t,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("node-mix.cpuprofile.gz: a cpuprofile, not a trace"),
+        "{err}"
+    );
+
     let both = format!("base={}&target={}", ids[0], ids[1]);
     for (query, expected) in [
         (
