@@ -42,6 +42,7 @@ mod ui;
 mod ui_heap;
 mod ui_lines;
 pub mod ui_page;
+mod ui_page_load;
 mod upload;
 mod work;
 

@@ -116,6 +116,20 @@ pub fn document(state: &AppState) -> Value {
         )
     };
     let std_errors = ["400", "401", "403", "404", "500"];
+    // A page load's runs: a required list of trace artifacts.
+    let runs = |name: &str, what: &str| {
+        let mut p = param(
+            name,
+            "query",
+            &format!(
+                "{what}: SESSION_ID/ARTIFACT_ID,… (trace artifacts, 1 to {})",
+                crate::ui_page_load::MAX_RUNS
+            ),
+            json!({"type": "string", "pattern": "^[0-9a-f]{16}/[0-9]+(,[0-9a-f]{16}/[0-9]+)*$"}),
+        );
+        p["required"] = json!(true);
+        p
+    };
     // A `GET` route: its path's parameters, summary, query parameters (when it takes any) and
     // its 200 answer; the standard errors.
     let get = |path: Value, summary: &str, query: Option<Value>, answer: Value| {
@@ -224,6 +238,12 @@ pub fn document(state: &AppState) -> Value {
                 "a .cpuprofile (`Profiler.stop`'s profile) or a .heapprofile (`HeapProfiler.stopSampling`'s profile), as JSON; gzip when its bytes are gzip (`Content-Encoding: gzip` or none)",
                 json!({"enum": ["cpuprofile", "heapprofile"]}),
             ),
+            "/api/ui/page-runs": get(json!([]), "`jsprof insights DIR --json` over trace artifacts: the runs of one page load, each named by its artifact's name; each run read in turn", Some(json!([runs("runs", "the runs")])), ok("each metric's distribution over the runs, each insight's failing share", "PageRunsReport")),
+            "/api/ui/page-diff": get(json!([]), "`jsprof diff --base A/ --target B/ --json` over trace artifacts: two builds' page loads compared metric by metric (the CLI's defaults: noise floor 0.5 points, a function tested when in 3 runs); every run must have a navigation", Some(json!([
+                runs("base", "the base build's runs"),
+                runs("target", "the target build's runs"),
+                param("alpha", "query", "a change is significant when its Benjamini-Hochberg q-value is below this", json!({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1, "default": 0.05}))
+            ])), ok("per metric the Hodges-Lehmann shift, its 95 % interval and q-value; the insights that changed", "PageDiffReport")),
             "/api/sessions/{id}/artifacts/{artifact}/heap/diff": {
                 "parameters": [sid(), aid()],
                 "get": {"summary": "`jsprof heap diff --json BASE THIS`", "parameters": with_params(vec![param("base", "query", "SESSION_ID/ARTIFACT_ID of the earlier snapshot", json!({"type": "string"}))], query_params::<HeapDiffQuery>(&[])),

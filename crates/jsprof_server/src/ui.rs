@@ -65,6 +65,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         )
         .merge(crate::ui_lines::routes())
         .merge(crate::ui_heap::routes())
+        .merge(crate::ui_page_load::routes())
 }
 
 async fn index(_state: Shared) -> Response {
@@ -412,6 +413,37 @@ pub(crate) fn other_snapshot_file(
     ))
 }
 
+/// The artifacts a list parameter names: `k=SESSION_ID/ARTIFACT_ID,SESSION_ID/ARTIFACT_ID,…`
+/// (a leak series, a page load's runs), in the order given; a missing or empty `k` is none.
+pub(crate) fn artifact_list(p: &Params, k: &str) -> ApiResult<Vec<(String, String)>> {
+    let Some(list) = p.get(k).filter(|v| !v.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    list.split(',')
+        .map(|part| {
+            let (s, a) = part.split_once('/').ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "bad `{k}` item `{}`: expected SESSION_ID/ARTIFACT_ID",
+                    ids::printable(part)
+                ))
+            })?;
+            Ok((s.to_string(), a.to_string()))
+        })
+        .collect()
+}
+
+/// `alpha`, a significance level (default 0.05), as a leak series and a page-load comparison
+/// read it.
+pub(crate) fn alpha_param(p: &Params) -> ApiResult<f64> {
+    let alpha = p.number::<f64>("alpha")?.unwrap_or(0.05);
+    if !(alpha > 0.0 && alpha < 1.0) {
+        return Err(ApiError::bad_request(format!(
+            "bad `alpha` {alpha}: expected a significance level between 0 and 1, e.g. 0.05"
+        )));
+    }
+    Ok(alpha)
+}
+
 /// `heap_leaks` over a series: the earlier snapshots `series` names and this one, put in order
 /// by their names as `jsprof heap leaks` does (no file times here), each read and grouped in
 /// turn so that one graph at a time is worked on.
@@ -429,16 +461,7 @@ async fn heap_leak_series(
             "give `series` or `base` and `target`, not both",
         ));
     }
-    let mut given: Vec<(String, String)> = Vec::new();
-    for part in p.get("series").unwrap_or_default().split(',') {
-        let (s, a) = part.split_once('/').ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "bad `series` item `{}`: expected SESSION_ID/ARTIFACT_ID",
-                ids::printable(part)
-            ))
-        })?;
-        given.push((s.to_string(), a.to_string()));
-    }
+    let mut given = artifact_list(p, "series")?;
     given.push((id.to_string(), artifact.to_string()));
     if !(MIN_SNAPSHOTS..=MAX_SNAPSHOTS).contains(&given.len()) {
         return Err(ApiError::bad_request(format!(
@@ -446,14 +469,8 @@ async fn heap_leak_series(
             given.len()
         )));
     }
-    let alpha = p.number::<f64>("alpha")?.unwrap_or(0.05);
-    if !(alpha > 0.0 && alpha < 1.0) {
-        return Err(ApiError::bad_request(format!(
-            "bad `alpha` {alpha}: expected a significance level between 0 and 1, e.g. 0.05"
-        )));
-    }
     let options = LeakSeriesOptions {
-        alpha,
+        alpha: alpha_param(p)?,
         all: p.flag("all")?,
         min_retained: p.number("min_retained")?.unwrap_or(0),
         limit: p.number::<usize>("limit")?.unwrap_or(100).min(10_000),

@@ -11,6 +11,7 @@ import { SandwichView } from 'jsprof/sandwich.js';
 import { SourcePanel } from 'jsprof/sourceview.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from 'jsprof/heap.js';
 import { ContainmentView, StringsView, AllocationsView } from 'jsprof/heapviews.js';
+import { PageDiffView } from 'jsprof/pagediff.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
 // The page's state that outlives one artifact, all of it here. It is also `window.jsprof`, the
@@ -23,6 +24,9 @@ const app = {
   // The open artifact's views, once built (null otherwise).
   chart: null, flamegraph: null, diff: null, sandwich: null,
   summary: null, dominators: null, detached: null, comparison: null, leaks: null,
+  // The page-load comparison (`jsprof view --base A/ --target B/`): its runs, {base: ['S/A', …],
+  // target: […]}, and its view while it is the one shown.
+  pageLoads: null, pageDiff: null,
   // The CallTreeViews by kind ('functions', 'top_down', 'bottom_up'; under the chart:
   // 'chart:functions', …), the last built of each.
   tables: {},
@@ -625,7 +629,7 @@ async function openArtifact(art, opts = {}) {
   app.tables = {};
   renderCrumbs();
   // The last artifact's views are gone with their nodes.
-  Object.assign(app, { chart: null, flamegraph: null, diff: null, sandwich: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null });
+  Object.assign(app, { chart: null, flamegraph: null, diff: null, sandwich: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null, pageDiff: null });
   setRangeChip(null);
   $('title').innerHTML = `${esc(art.name)}<small>${esc(opts.subtitle || '')}</small>`;
   document.title = `${art.name} — jsprof`;
@@ -640,6 +644,32 @@ async function openArtifact(art, opts = {}) {
   if (filterable && Object.keys(art.filters).length) {
     try { filterInfo(keptText(await profileFor(null))); } catch (e) { filterInfo(e.message, true); }
   }
+  app.ready = true;
+}
+
+// The page-load comparison in place of an artifact: two builds' runs (`app.pageLoads`) as
+// distributions; `openRun(session, artifact)` opens one run as an artifact.
+async function openPageLoads(openRun) {
+  view.textContent = '';
+  tabsEl.textContent = '';
+  setRange(null);
+  if (app.chart) app.chart.destroy();
+  current = null;
+  app.current = null;
+  app.tables = {};
+  $('filters').hidden = true;
+  renderCrumbs();
+  Object.assign(app, { chart: null, flamegraph: null, diff: null, sandwich: null, summary: null, dominators: null, detached: null, comparison: null, leaks: null });
+  const { base, target } = app.pageLoads;
+  $('title').innerHTML = `Page loads<small>${esc(`${base.length} base runs → ${target.length} target runs`)}</small>`;
+  document.title = 'Page loads compared — jsprof';
+  const h = '#' + new URLSearchParams({ base: base.join(','), target: target.join(',') }).toString().replace(/%2F/g, '/').replace(/%2C/g, ',');
+  if (location.hash !== h) history.replaceState(null, '', h);
+  const pane = el('div', { class: 'pane' });
+  view.append(pane);
+  setStatus('Comparing…');
+  app.pageDiff = new PageDiffView(pane, app.source, app.pageLoads, openRun);
+  try { await app.pageDiff.ready; setStatus(''); } catch (e) { setStatus(e.message, true); }
   app.ready = true;
 }
 
@@ -711,6 +741,12 @@ async function startServer() {
       .catch((e) => setStatus(e.message, true));
     renderSide();
   };
+  // A run of the page-load comparison, opened as any artifact.
+  const openRun = (session, artifact) => {
+    const s = list.find((x) => x.session_id === session);
+    const a = s && s.artifacts.find((x) => x.artifact_id === artifact);
+    if (a) open(s, a); else setStatus(`no artifact ${session}/${artifact}`, true);
+  };
   // The sidebar folds to a strip (kept for the next page).
   const FOLD_KEY = 'jsprof.sidebar';
   try { side.classList.toggle('folded', localStorage.getItem(FOLD_KEY) === 'folded'); } catch { /* private mode */ }
@@ -724,6 +760,12 @@ async function startServer() {
       renderSide();
     });
     side.append(fold);
+    if (app.pageLoads) {
+      const { base, target } = app.pageLoads;
+      const link = el('a', { href: '#', class: `pd-link${app.pageDiff ? ' open' : ''}`, 'data-page-loads': '', text: `Page loads: ${base.length} base runs → ${target.length} target runs` });
+      link.addEventListener('click', (e) => { e.preventDefault(); openPageLoads(openRun).then(renderSide); });
+      side.append(el('h2', { text: 'Compare' }), el('div', { class: 'session' }, link));
+    }
     side.append(el('h2', { text: 'Sessions' }));
     if (!list.length) side.append(el('div', { class: 'muted', text: 'No sessions yet: open a file below (or drop it on the page), or record one.' }));
     for (const s of list) {
@@ -797,6 +839,14 @@ async function startServer() {
   });
   await refresh();
   const h = new URLSearchParams(location.hash.slice(1));
+  // `jsprof view --base A/ --target B/`: the runs of both builds, compared.
+  const runsOf = (k) => (h.get(k) || '').split(',').filter(Boolean);
+  if (runsOf('base').length && runsOf('target').length) {
+    app.pageLoads = { base: runsOf('base'), target: runsOf('target') };
+    await openPageLoads(openRun);
+    renderSide();
+    return;
+  }
   // Without an address, the first file opens; three snapshots or more open on the last (`jsprof
   // view BASE TARGET FINAL`: the final one is where Leaks looks from).
   const heapsOnly = list.length > 2 && list.every((s) => s.artifacts.length && s.artifacts.every((a) => a.kind === 'heap-snapshot'));

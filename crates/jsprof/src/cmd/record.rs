@@ -416,6 +416,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.open {
         crate::cmd::view::run(crate::cmd::view::Args {
             files,
+            base: Vec::new(),
+            target: Vec::new(),
             no_open: false,
             port: 0,
             filters: Default::default(),

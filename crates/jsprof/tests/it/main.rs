@@ -59,6 +59,7 @@ mod ui_fixes;
 mod ui_heap;
 mod ui_lines;
 mod ui_page;
+mod ui_page_diff;
 mod ui_scroll;
 mod ui_story;
 mod ui_subtree;
