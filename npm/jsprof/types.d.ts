@@ -84,7 +84,7 @@ export interface InsightsReport {
 /**
  * The runs of one page load, compared.
  *
- * Answers `jsprof insights DIR --json` (a folder of runs of one page load).
+ * Answers `jsprof insights DIR --json` (a folder of runs of one page load); `GET /api/ui/page-runs?runs=S/A,…`; MCP `page_runs` and `record` with `url`.
  */
 export interface PageRunsReport {
   /**
@@ -113,7 +113,7 @@ export interface PageRunsReport {
 /**
  * Two folders of page-load runs compared.
  *
- * Answers `jsprof diff --base A/ --target B/ --json` when the inputs are page-load traces (two folders of runs).
+ * Answers `jsprof diff --base A/ --target B/ --json` when the inputs are page-load traces (two folders of runs); `GET /api/ui/page-diff?base=…&target=…`; MCP `page_diff`.
  */
 export interface PageDiffReport {
   /** A change is significant when its Benjamini-Hochberg q-value is below this. */

@@ -49,10 +49,10 @@ pub const DOCUMENTS: &[Document] = &[
         "`jsprof insights TRACE --json`; `GET …/artifacts/{a}/insights`",
     ),
     Document::of::<crate::page_runs::PageRunsReport>(
-        "`jsprof insights DIR --json` (a folder of runs of one page load)",
+        "`jsprof insights DIR --json` (a folder of runs of one page load); `GET /api/ui/page-runs?runs=S/A,…`; MCP `page_runs` and `record` with `url`",
     ),
     Document::of::<crate::page_diff::PageDiffReport>(
-        "`jsprof diff --base A/ --target B/ --json` when the inputs are page-load traces (two folders of runs)",
+        "`jsprof diff --base A/ --target B/ --json` when the inputs are page-load traces (two folders of runs); `GET /api/ui/page-diff?base=…&target=…`; MCP `page_diff`",
     ),
     Document::of::<crate::page::NetworkReport>(
         "`jsprof network TRACE --json`; `GET …/artifacts/{a}/network`",

@@ -6,9 +6,9 @@
 // CLI's documents); this file only lays them out and writes them as the CLI's text does.
 import { fmtMs, fmtBytes, fixed, displayName, locationEl, el } from 'jsprof/format.js';
 
-// A metric's name as the CLI's tables write it (`output::metric_name`): `lcp_load_delay_ms` →
-// `lcp load delay`.
-export const metricName = (m) => m.replace(/_ms$/, '').replace(/_/g, ' ');
+// A metric's name as the CLI's tables write it (`page_runs::metric_label`): `lcp_load_delay_ms` →
+// `lcp load delay`, `long_tasks_ms` → `long-task time` (beside the count, `long tasks`).
+export const metricName = (m) => (m === 'long_tasks_ms' ? 'long-task time' : m.replace(/_ms$/, '').replace(/_/g, ' '));
 
 // Rust's `{}` of an f64: an integer without a fraction (`3`), else its shortest digits.
 const plain = (v) => (Object.is(v, -0) ? '-0' : String(v));
