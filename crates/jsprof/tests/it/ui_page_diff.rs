@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::serve::{data_dir, serve, Serve};
 use crate::support::{fixtures, fresh_dir, jsprof, jsprof_json};
+use crate::ui_story::columns;
 
 /// The recorded page loads each side's runs are made of, as in `page.rs`'s
 /// `mcp_page_runs_and_page_diff_are_the_clis`: three for the base, two for the target.
@@ -226,15 +227,6 @@ fn page_runs_and_page_diff_endpoints_are_the_clis() {
         let message = r.message();
         assert!(message.contains(expected), "{query}: {message}");
     }
-}
-
-/// The columns of a CLI table row (cells are apart by two spaces or more).
-fn columns(line: &str) -> Vec<String> {
-    line.split("  ")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(str::to_string)
-        .collect()
 }
 
 /// The metric rows of `jsprof diff --base A/ --target B/`'s text: metric, base, target, shift,

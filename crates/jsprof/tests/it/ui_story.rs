@@ -47,7 +47,7 @@ fn lcp_node(trace: &Value, nav: &Value) -> String {
 }
 
 /// The columns of a CLI table row (cells are apart by two spaces or more).
-fn columns(line: &str) -> Vec<String> {
+pub(crate) fn columns(line: &str) -> Vec<String> {
     line.split("  ")
         .map(str::trim)
         .filter(|c| !c.is_empty())
