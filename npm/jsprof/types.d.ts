@@ -120,6 +120,11 @@ export interface PageDiffReport {
   alpha: number;
   base: PageSideJson;
   /**
+   * Requests that came onto or left the critical path: the longest chain of requests the
+   * page waited on (the network dependency tree's), past the document.
+   */
+  critical_path: BlockingChangeJson[];
+  /**
    * Functions (matched by name and URL) whose self or total share of the main thread
    * changed significantly by at least the noise floor, largest self shift first: what the
    * new long tasks run. `diff --base --target --functions --json`'s `changes` on the same
@@ -145,6 +150,11 @@ export interface PageDiffReport {
    * significantly, largest main-thread growth first.
    */
   third_parties: ThirdPartyChangeJson[];
+  /**
+   * Requests that became or stopped being uncached: static resources with a cache
+   * lifetime too short for a repeat visit (the cache insight's).
+   */
+  uncached: BlockingChangeJson[];
   /** What the sides' runs warned about (runs of another page, runs without a navigation). */
   warnings: string[];
 }
@@ -911,9 +921,12 @@ export interface BetweenJson {
   up_to_id: number;
 }
 
-/** A request whose render-blocking changed. */
+/**
+ * A request that became, or stopped being, what its list says (render-blocking, on the
+ * critical path, uncached) in most runs of a side.
+ */
 export interface BlockingChangeJson {
-  /** Runs of each side in which it blocked rendering. */
+  /** Runs of each side that list it. */
   base_runs: number;
   /** `became` (blocking in the target's runs, not the base's) or `stopped`. */
   change: string;

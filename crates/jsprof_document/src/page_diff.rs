@@ -6,8 +6,9 @@
 //! metrics (`jsprof_analysis::abtest::sample_tests`, the engine of `diff --base --target` on
 //! profiles). A metric changed when its q-value is below alpha.
 //!
-//! Then the insights that changed: requests that became (or stopped being) render-blocking —
-//! blocking in at least half the runs of one side and fewer than half of the other's — third
+//! Then the insights that changed: requests that became (or stopped being) render-blocking, on
+//! the critical path or uncached — so in at least half the runs of one side and fewer than half
+//! of the other's — third
 //! parties whose main-thread time or transfer size grew significantly (a third party absent
 //! from a run counts 0 there, tested as the metrics are, in a family of their own), the
 //! long tasks' count, and the functions whose share of the main thread changed: the runs'
@@ -20,7 +21,7 @@ use jsprof_analysis::abtest::{ab_test, sample_tests, AbOptions, ProfileWeights, 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::insights::InsightsReport;
+use crate::insights::{InsightsJson, InsightsReport};
 use crate::page_runs::{runs_report, PageRunsReport, METRICS};
 
 /// The confidence level of every interval.
@@ -44,6 +45,12 @@ pub struct PageDiffReport {
     pub long_tasks: MetricShiftJson,
     /// Requests that became or stopped being render-blocking.
     pub render_blocking: Vec<BlockingChangeJson>,
+    /// Requests that came onto or left the critical path: the longest chain of requests the
+    /// page waited on (the network dependency tree's), past the document.
+    pub critical_path: Vec<BlockingChangeJson>,
+    /// Requests that became or stopped being uncached: static resources with a cache
+    /// lifetime too short for a repeat visit (the cache insight's).
+    pub uncached: Vec<BlockingChangeJson>,
     /// Third parties (DevTools' entities) whose main-thread time or transfer size grew
     /// significantly, largest main-thread growth first.
     pub third_parties: Vec<ThirdPartyChangeJson>,
@@ -91,13 +98,14 @@ pub struct MetricShiftJson {
     pub significant: bool,
 }
 
-/// A request whose render-blocking changed.
+/// A request that became, or stopped being, what its list says (render-blocking, on the
+/// critical path, uncached) in most runs of a side.
 #[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 pub struct BlockingChangeJson {
     pub url: String,
     /// `became` (blocking in the target's runs, not the base's) or `stopped`.
     pub change: &'static str,
-    /// Runs of each side in which it blocked rendering.
+    /// Runs of each side that list it.
     pub base_runs: usize,
     pub target_runs: usize,
 }
@@ -131,22 +139,17 @@ struct Side<'a> {
 }
 
 impl Side<'_> {
-    /// Per URL, the runs in which it blocked rendering.
-    fn blocking(&self) -> BTreeMap<String, usize> {
+    /// Per URL, the runs whose first navigation lists it (`urls` of that navigation's
+    /// insights: the render-blocking requests, the critical path, the uncached ones).
+    fn counted(&self, urls: fn(&InsightsJson) -> Vec<&str>) -> BTreeMap<String, usize> {
         let mut out = BTreeMap::new();
         for (_, r) in self.runs {
-            let urls: BTreeSet<&str> = r
+            let listed: BTreeSet<&str> = r
                 .navigations
                 .first()
-                .map(|n| {
-                    n.insights
-                        .render_blocking
-                        .iter()
-                        .map(|q| q.url.as_str())
-                        .collect()
-                })
+                .map(|n| urls(&n.insights).into_iter().collect())
                 .unwrap_or_default();
-            for url in urls {
+            for url in listed {
                 *out.entry(url.to_string()).or_insert(0) += 1;
             }
         }
@@ -212,6 +215,37 @@ fn shift_row(metric: &str, base: &[f64], target: &[f64], t: &SampleTest) -> Metr
         q: t.q,
         significant: t.significant,
     }
+}
+
+/// The URLs whose membership changed: listed in at least half the runs of one side and fewer
+/// than half of the other's (`counts`: per side, per URL, the runs listing it; `runs`: each
+/// side's runs).
+fn url_changes(
+    counts: [BTreeMap<String, usize>; 2],
+    runs: (usize, usize),
+) -> Vec<BlockingChangeJson> {
+    let [base, target] = counts;
+    let mostly = |listed: usize, of: usize| of > 0 && 2 * listed >= of;
+    let urls: BTreeSet<&String> = base.keys().chain(target.keys()).collect();
+    urls.into_iter()
+        .filter_map(|url| {
+            let (x, y) = (
+                base.get(url).copied().unwrap_or(0),
+                target.get(url).copied().unwrap_or(0),
+            );
+            let change = match (mostly(x, runs.0), mostly(y, runs.1)) {
+                (false, true) => "became",
+                (true, false) => "stopped",
+                _ => return None,
+            };
+            Some(BlockingChangeJson {
+                url: url.clone(),
+                change,
+                base_runs: x,
+                target_runs: y,
+            })
+        })
+        .collect()
 }
 
 /// A measure's values over the base's runs and over the target's.
@@ -281,30 +315,27 @@ pub fn page_diff(
         .expect("every run counts its long tasks");
     let long_tasks = rows.remove(at);
 
-    let (bb, tb) = (b.blocking(), t.blocking());
     let (bn, tn) = (base.len(), target.len());
-    let mostly = |runs: usize, of: usize| of > 0 && 2 * runs >= of;
-    let urls: BTreeSet<&String> = bb.keys().chain(tb.keys()).collect();
-    let render_blocking = urls
-        .into_iter()
-        .filter_map(|url| {
-            let (x, y) = (
-                bb.get(url).copied().unwrap_or(0),
-                tb.get(url).copied().unwrap_or(0),
-            );
-            let change = match (mostly(x, bn), mostly(y, tn)) {
-                (false, true) => "became",
-                (true, false) => "stopped",
-                _ => return None,
-            };
-            Some(BlockingChangeJson {
-                url: url.clone(),
-                change,
-                base_runs: x,
-                target_runs: y,
-            })
-        })
-        .collect();
+    let changed = |urls: fn(&InsightsJson) -> Vec<&str>| {
+        url_changes([b.counted(urls), t.counted(urls)], (bn, tn))
+    };
+    let render_blocking = changed(|n| n.render_blocking.iter().map(|q| q.url.as_str()).collect());
+    // The longest chain of requests the page waited on, past the document itself.
+    let critical_path = changed(|n| {
+        n.network_dependency_tree
+            .iter()
+            .flat_map(|t| &t.chain)
+            .filter(|r| r.is_longest && r.depth > 0)
+            .map(|r| r.url.as_str())
+            .collect()
+    });
+    let uncached = changed(|n| {
+        n.cache
+            .iter()
+            .flat_map(|c| &c.requests)
+            .map(|r| r.request.url.as_str())
+            .collect()
+    });
 
     let (bt, tt) = (b.third_parties(), t.third_parties());
     let names: BTreeSet<&String> = bt.keys().chain(tt.keys()).collect();
@@ -403,6 +434,8 @@ pub fn page_diff(
         metrics: rows,
         long_tasks,
         render_blocking,
+        critical_path,
+        uncached,
         third_parties,
         functions,
         warnings,

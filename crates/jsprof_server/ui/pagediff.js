@@ -190,12 +190,17 @@ export class PageDiffView {
       box.append(rows.length ? make(rows) : el('div', { class: 'muted pd-none', text: none }));
     };
     const [bn, tn] = [diff.base.runs, diff.target.runs];
-    section('Render-blocking requests', diff.render_blocking, (rows) => table(rows, [
+    // Requests that became or stopped being render-blocking, on the critical path or uncached:
+    // so in half the runs of one side or more, and in fewer of the other's.
+    const requests = (title, rows, cls, what) => section(title, rows, (list) => table(list, [
       ['change', (c) => el('span', { class: `pd-badge ${c.change === 'became' ? 'grew' : 'shrank'}`, text: c.change })],
       ['request', (c) => el('span', { class: 'pd-url-cell', title: c.url, text: c.url })],
       ['base runs', (c) => `${c.base_runs} of ${bn}`, true],
       ['target runs', (c) => `${c.target_runs} of ${tn}`, true],
-    ], 'pd-blocking'), 'No request became or stopped being render-blocking (blocking in half the runs of one side or more, and fewer of the other).');
+    ], cls), `No request became or stopped being ${what} (so in half the runs of one side or more, and fewer of the other).`);
+    requests('Render-blocking requests', diff.render_blocking, 'pd-blocking', 'render-blocking');
+    requests('Requests on the critical path', diff.critical_path, 'pd-critical', 'part of the critical path');
+    requests('Uncached requests', diff.uncached, 'pd-uncached', 'uncached');
     const both = (a, b) => `${a} → ${b}`;
     section('Third parties that grew', diff.third_parties, (rows) => table(rows, [
       ['entity', (e) => e.entity],

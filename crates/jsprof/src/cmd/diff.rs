@@ -576,9 +576,16 @@ pub fn write_page_diff(r: &PageDiffReport, out: &mut TextOut) -> io::Result<()> 
         r.alpha,
         out,
     )?;
-    if !r.render_blocking.is_empty() {
-        writeln!(out, "\nrender-blocking requests")?;
-        for c in &r.render_blocking {
+    for (title, changes) in [
+        ("render-blocking requests", &r.render_blocking),
+        ("requests on the critical path", &r.critical_path),
+        ("uncached requests", &r.uncached),
+    ] {
+        if changes.is_empty() {
+            continue;
+        }
+        writeln!(out, "\n{title}")?;
+        for c in changes {
             writeln!(
                 out,
                 "  {} {}  (base {} of {} runs, target {} of {})",

@@ -539,7 +539,14 @@ fn mcp_page_runs_and_page_diff_are_the_clis() {
         (
             &r[2],
             &diff,
-            &["metrics", "render_blocking", "third_parties", "functions"][..],
+            &[
+                "metrics",
+                "render_blocking",
+                "critical_path",
+                "uncached",
+                "third_parties",
+                "functions",
+            ][..],
         ),
     ] {
         let first = &answer["first"];

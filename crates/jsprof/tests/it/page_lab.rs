@@ -125,10 +125,17 @@ fn answer(mut stream: TcpStream, stylesheet: bool, port: u16) {
         }
         _ => ("404 Not Found", "text/plain", "not here".to_string()),
     };
+    // The widget is cached for a minute only: too short for a repeat visit, so DevTools' cache
+    // insight lists it; everything else is never stored.
+    let cache = if path == "/widget.js" {
+        "max-age=60"
+    } else {
+        "no-store"
+    };
     let _ = write!(
         stream,
         "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-store\r\nConnection: close\r\n\r\n{body}",
+         Cache-Control: {cache}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
 }
@@ -353,6 +360,23 @@ fn two_builds_of_a_page_differ_by_a_planted_render_blocking_delay() {
         diff["functions"][0]["name"], "plantedLongTask",
         "{}",
         diff["functions"]
+    );
+    // The stylesheet came onto the critical path, and the widget (cached for a minute) became
+    // an uncached request.
+    assert!(
+        json_array(&diff["critical_path"])
+            .iter()
+            .any(|c| c["change"] == "became" && c["url"] == format!("{}style.css", url(&b))),
+        "{}",
+        diff["critical_path"]
+    );
+    assert!(
+        json_array(&diff["uncached"])
+            .iter()
+            .any(|c| c["change"] == "became"
+                && c["url"].as_str().is_some_and(|u| u.ends_with("/widget.js"))),
+        "{}",
+        diff["uncached"]
     );
     // B's third party, named with its bytes: in none of A's runs, in every one of B's.
     let third = json_array(&diff["third_parties"])

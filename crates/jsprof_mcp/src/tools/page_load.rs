@@ -38,8 +38,9 @@ pub struct PageDiffArgs {
     /// A change is significant when its Benjamini-Hochberg q-value is below this (default 0.05).
     #[serde(default)]
     pub alpha: Option<f64>,
-    /// The list paged: metrics (default), render_blocking, third_parties or functions (whose
-    /// share of the main thread changed).
+    /// The list paged: metrics (default), render_blocking, critical_path, uncached (requests
+    /// that became or stopped being so), third_parties or functions (whose share of the main
+    /// thread changed).
     #[serde(default)]
     pub list: Option<String>,
 }
@@ -53,6 +54,8 @@ const RUNS_LISTS: Lists = &[
 const DIFF_LISTS: Lists = &[
     ("metrics", &["metrics"]),
     ("render_blocking", &["render_blocking"]),
+    ("critical_path", &["critical_path"]),
+    ("uncached", &["uncached"]),
     ("third_parties", &["third_parties"]),
     ("functions", &["functions"]),
 ];
@@ -199,9 +202,16 @@ pub(super) async fn page_diff(q: Question<'_>, args: PageDiffArgs) -> ToolResult
     let path = keep_one_list(&mut json, DIFF_LISTS, chosen)?;
     match chosen {
         "metrics" => q.json_page_of(json, path, &report.metrics, chosen, shift_row),
-        "render_blocking" => q.json_page_of(json, path, &report.render_blocking, chosen, |c| {
-            format!("{} {}", c.change, c.url)
-        }),
+        "render_blocking" | "critical_path" | "uncached" => {
+            let rows = match chosen {
+                "render_blocking" => &report.render_blocking,
+                "critical_path" => &report.critical_path,
+                _ => &report.uncached,
+            };
+            q.json_page_of(json, path, rows, chosen, |c| {
+                format!("{} {}", c.change, c.url)
+            })
+        }
         "third_parties" => q.json_page_of(json, path, &report.third_parties, chosen, |e| {
             e.entity.clone()
         }),
