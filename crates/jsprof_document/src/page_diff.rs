@@ -144,9 +144,7 @@ impl Side<'_> {
     fn counted(&self, urls: fn(&InsightsJson) -> Vec<&str>) -> BTreeMap<String, usize> {
         let mut out = BTreeMap::new();
         for (_, r) in self.runs {
-            let listed: BTreeSet<&str> = r
-                .navigations
-                .first()
+            let listed: BTreeSet<&str> = crate::page_runs::first_navigation(r)
                 .map(|n| urls(&n.insights).into_iter().collect())
                 .unwrap_or_default();
             for url in listed {
@@ -184,8 +182,7 @@ impl Side<'_> {
 
 /// A run's third-party entities (not the first party).
 fn entities(r: &InsightsReport) -> impl Iterator<Item = &crate::insights::EntityJson> {
-    r.navigations
-        .first()
+    crate::page_runs::first_navigation(r)
         .and_then(|n| n.insights.third_parties.as_ref())
         .into_iter()
         .flat_map(|t| t.entities.iter())

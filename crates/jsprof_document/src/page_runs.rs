@@ -111,9 +111,20 @@ const METRIC_VALUES: &[(&str, MetricOf)] = &[
     ("long_tasks", |r| Some(r.long_tasks.count as f64)),
 ];
 
-/// A run's first navigation.
+/// A run's first navigation: its first insight set that is one. DevTools gathers what a trace
+/// without a navigation has under `NO_NAVIGATION`, which is not a page load.
+pub fn first_navigation(r: &InsightsReport) -> Option<&NavigationJson> {
+    r.navigations.iter().find(|n| n.id != "NO_NAVIGATION")
+}
+
+/// Whether a trace is a page load (it records a navigation): what `diff --base A/ --target
+/// B/`, MCP, the service and the lake ask before they treat it as a run.
+pub fn is_page_load(r: &InsightsReport) -> bool {
+    first_navigation(r).is_some()
+}
+
 fn first(r: &InsightsReport) -> Option<&NavigationJson> {
-    r.navigations.first()
+    first_navigation(r)
 }
 
 /// Its LCP breakdown.
@@ -276,7 +287,7 @@ pub fn runs_report(runs: &[(String, InsightsReport)]) -> PageRunsReport {
         .iter()
         .map(|(file, r)| RunJson {
             file: file.clone(),
-            url: r.navigations.first().map(|n| n.url.clone()),
+            url: first(r).map(|n| n.url.clone()),
             values: run_values(r),
         })
         .collect();
@@ -291,7 +302,7 @@ pub fn runs_report(runs: &[(String, InsightsReport)]) -> PageRunsReport {
     let mut order: Vec<String> = Vec::new();
     let mut per: BTreeMap<String, Tally> = BTreeMap::new();
     for (_, r) in runs {
-        let Some(n) = r.navigations.first() else {
+        let Some(n) = first(r) else {
             continue;
         };
         let insights = serde_json::to_value(&n.insights).unwrap_or(Value::Null);

@@ -420,7 +420,7 @@ fn page_metrics(
     warnings: &mut Vec<String>,
 ) -> Vec<(String, f64)> {
     match jsprof_document::page::insights_report(loaded) {
-        Ok(report) if !report.navigations.is_empty() => {
+        Ok(report) if jsprof_document::page_runs::is_page_load(&report) => {
             jsprof_document::page_runs::run_values(&report)
                 .into_iter()
                 .collect()

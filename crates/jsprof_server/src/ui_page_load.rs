@@ -121,7 +121,7 @@ async fn page_loads(state: &AppState, p: &Params, k: &str) -> ApiResult<Runs> {
     let no_navigation = runs
         .reports
         .iter()
-        .position(|(_, r)| r.navigations.is_empty());
+        .position(|(_, r)| !jsprof_document::page_runs::is_page_load(r));
     if let Some(i) = no_navigation {
         let ((s, a), name) = (&given[i], &runs.reports[i].0);
         return Err(ApiError::bad_request(format!(

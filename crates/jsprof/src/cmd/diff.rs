@@ -492,7 +492,7 @@ pub fn page_runs(base: &[PathBuf], target: &[PathBuf]) -> Result<Option<(Runs, R
         }
     }
     let first = crate::cmd::insights::load_runs(&base[..1], true)?;
-    if first.reports[0].1.navigations.is_empty() {
+    if !jsprof_document::page_runs::is_page_load(&first.reports[0].1) {
         return Ok(None);
     }
     let mut runs = [Runs::default(), Runs::default()];
@@ -507,7 +507,7 @@ pub fn page_runs(base: &[PathBuf], target: &[PathBuf]) -> Result<Option<(Runs, R
             crate::cmd::insights::load_runs(files, true)?
         };
         for ((name, report), file) in loaded.reports.iter().zip(files) {
-            if report.navigations.is_empty() {
+            if !jsprof_document::page_runs::is_page_load(report) {
                 bail!(
                     "{}: a trace without a navigation, among page loads ({name} of --{}); \
                      compare page loads with page loads, or give --functions to compare the \

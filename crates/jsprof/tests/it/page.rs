@@ -569,3 +569,47 @@ fn mcp_page_runs_and_page_diff_are_the_clis() {
     );
     assert_eq!(r[4]["isError"], true, "{}", r[4]);
 }
+
+/// A trace without a navigation (DevTools gathers it under a `NO_NAVIGATION` insight set) is not
+/// a page load: two folders of such traces compare as profiles, a folder of page loads with one
+/// among them is refused naming it, and `insights DIR` counts only its long tasks and requests.
+#[test]
+fn traces_without_a_navigation_are_not_page_loads() {
+    let copy = |dir: &std::path::Path, names: &[&str]| {
+        for (i, name) in names.iter().enumerate() {
+            let from = fixtures().join(format!("trace/{name}.json.gz"));
+            std::fs::copy(from, dir.join(format!("run-{i}.json.gz"))).unwrap();
+        }
+        dir.to_str().unwrap().to_string()
+    };
+    let plain = ["page.trace", "primes.trace"];
+    let a = copy(&runs_dir("no-nav-a"), &plain);
+    let b = copy(&runs_dir("no-nav-b"), &plain);
+    let groups = jsprof_json(&["diff", "--base", &a, "--target", &b, "--json"]);
+    assert_ne!(groups["kind"], "page_diff", "{groups}");
+    assert!(groups["changes"].is_array(), "{groups}");
+
+    let mixed = copy(
+        &runs_dir("no-nav-mixed"),
+        &["pageload.trace", "primes.trace"],
+    );
+    let err = refused(&["diff", "--base", &mixed, "--target", &mixed, "--json"]);
+    assert!(
+        err.contains("run-1.json.gz") && err.contains("a trace without a navigation"),
+        "{err}"
+    );
+    let out = jsprof(&["insights", &mixed, "--json"]);
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = doc["runs"].as_array().unwrap();
+    assert!(runs[0]["values"].get("lcp_ms").is_some(), "{doc}");
+    assert!(runs[1]["values"].get("fcp_ms").is_none(), "{doc}");
+    assert_eq!(runs[1]["url"], Value::Null);
+    assert!(runs[1]["values"].get("requests").is_some());
+    assert!(
+        doc["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .is_some_and(|w| w.contains("run-1.json.gz has no navigation"))),
+        "{doc}"
+    );
+}

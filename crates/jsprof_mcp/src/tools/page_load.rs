@@ -178,7 +178,11 @@ pub(super) async fn page_diff(q: Question<'_>, args: PageDiffArgs) -> ToolResult
     let base = runs_of(&q, &args.base, true).await?;
     let target = runs_of(&q, &args.target, true).await?;
     for (side, runs) in [("base", &base), ("target", &target)] {
-        if let Some((name, _)) = runs.reports.iter().find(|(_, r)| r.navigations.is_empty()) {
+        if let Some((name, _)) = runs
+            .reports
+            .iter()
+            .find(|(_, r)| !jsprof_document::page_runs::is_page_load(r))
+        {
             return Err(ToolError::Input(format!(
                 "{name} of `{side}` is a trace without a navigation: compare page loads with page loads"
             )));
