@@ -144,8 +144,7 @@ async fn page_diff(State(state): Shared, RawQuery(q): RawQuery) -> ApiResult<Res
     let p = Params::parse(q, &["base", "target", "alpha"])?;
     let options = AbOptions {
         alpha: alpha_param(&p)?,
-        noise_floor: 0.005,
-        min_profiles: 3,
+        ..AbOptions::default()
     };
     // Both lists checked before any run is read.
     traces(&state, &p, "target")?;

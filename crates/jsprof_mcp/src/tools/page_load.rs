@@ -191,8 +191,7 @@ pub(super) async fn page_diff(q: Question<'_>, args: PageDiffArgs) -> ToolResult
     // The CLI's defaults for what only the functions' test uses.
     let options = AbOptions {
         alpha,
-        noise_floor: 0.005,
-        min_profiles: 3,
+        ..AbOptions::default()
     };
     let report: PageDiffReport = jsprof_document::page_diff::page_diff(
         &base.reports,

@@ -196,7 +196,7 @@ pub(super) fn check_page_groups(args: &Args, budgets: &Budgets) -> Result<Option
     };
     let options = jsprof_analysis::abtest::AbOptions {
         alpha: page.alpha.unwrap_or(0.05),
-        ..crate::cmd::diff::StatsArgs::default().options()?
+        ..jsprof_analysis::abtest::AbOptions::default()
     };
     let label = |files: &[PathBuf]| crate::cmd::diff::group_label(files);
     let report = jsprof_document::page_diff::page_diff(
