@@ -636,6 +636,17 @@ export interface AdvisorsReport {
 }
 
 /**
+ * `heap process`.
+ *
+ * Answers `jsprof heap process DIR|SNAPSHOT… --json`.
+ */
+export interface ProcessMemoryReport {
+  kind: string;
+  processes: ProcessJson[];
+  warnings: JsonWarning[];
+}
+
+/**
  * `heap redact`: counts of what was replaced in the copy written.
  *
  * Answers `jsprof heap redact FILE -o OUT --json`.
@@ -1289,6 +1300,25 @@ export interface EventJson {
   type: string;
 }
 
+/** The objects that own an isolate's backing stores, by class. */
+export interface ExternalOwnerJson {
+  /** Their bytes. */
+  bytes: number;
+  /**
+   * The owner's class (the first object up the dominator tree that is not an `ArrayBuffer`,
+   * a `Buffer`, a typed array or V8's own); `(GC roots)` when only roots hold them,
+   * `(unreachable)` for stores no root reaches.
+   */
+  class: string;
+  /** How many backing stores. */
+  count: number;
+  /**
+   * The owner of the largest one, by id (for `heap retainers`); `null` for the synthetic
+   * classes.
+   */
+  sample_id: number | null;
+}
+
 /** Font display: web fonts whose `font-display` hides text. */
 export interface FontDisplayJson {
   /** FCP savings: the largest waste; `null` without such fonts. */
@@ -1530,6 +1560,33 @@ export interface InteractionJson {
   processing_start_ms: number;
   start_ms: number;
   type: string;
+}
+
+/** One isolate: the main thread or a worker. */
+export interface IsolateJson {
+  /** The snapshot's typed-array backing stores (DevTools' Statistics "Typed arrays"). */
+  external_buffers: number;
+  /** `main` or `worker N`. */
+  isolate: string;
+  /**
+   * The V8 heap as the snapshot shows it, DevTools' Statistics "V8 heap" (the Summary total
+   * less native memory): the live JS heap just after the snapshot's full GC, which
+   * memoryUsage's `heapUsed` measures at the same moment.
+   */
+  js_heap: number;
+  /**
+   * `process.memoryUsage()` in this isolate right after the snapshot; `null` when no
+   * memory-usage file sits beside it.
+   */
+  memory_usage: MemoryUsage | null;
+  /** Who owns those, largest first (at most `limit`). */
+  owners: ExternalOwnerJson[];
+  /** The snapshot read (the isolate's latest). */
+  snapshot: string;
+  /** DevTools' Summary total (the V8 heap and native memory, backing stores included). */
+  snapshot_total: number;
+  /** How many of the given snapshots are of this isolate. */
+  snapshots: number;
 }
 
 /** A warning as every JSON document carries it (`{"at", "message"}`). */
@@ -1888,6 +1945,20 @@ export interface MeasureJson {
   start_ms: number;
 }
 
+/** Node's `process.memoryUsage()`, in bytes (Node's names). */
+export interface MemoryUsage {
+  /** Of `external`, the `ArrayBuffer`/`SharedArrayBuffer` backing stores (Buffers too). */
+  arrayBuffers: number;
+  /** Memory outside V8's heap that the isolate's objects own (backing stores included). */
+  external: number;
+  /** The isolate's V8 heap: the pages it holds, used or not. */
+  heapTotal: number;
+  /** The isolate's live V8 heap. */
+  heapUsed: number;
+  /** The process's resident set size. */
+  rss: number;
+}
+
 export interface MergedBlocks {
   /** Events merged. */
   c: number[];
@@ -2140,6 +2211,29 @@ export interface PreconnectedOriginJson {
   /** No request of the navigation went to this origin. */
   unused: boolean;
   url: string;
+}
+
+/** One process. */
+export interface ProcessJson {
+  /** The isolates' `external` together (backing stores included). */
+  external: number | null;
+  /** Main thread first, then the workers by id. */
+  isolates: IsolateJson[];
+  /**
+   * The isolates' V8 heaps (`heapTotal`) together; `null` unless every isolate has its
+   * memory usage.
+   */
+  js_heaps: number | null;
+  pid: number | null;
+  /** The stem its files share (`node-4242-20261129-120000`). */
+  process: string;
+  /** The latest RSS its isolates' memory-usage files read; `null` without them. */
+  rss: number | null;
+  /**
+   * `rss - js_heaps - external`: what no isolate's heap explains (code, thread stacks, the
+   * allocator's free lists, native addons).
+   */
+  unexplained: number | null;
 }
 
 /** The smallest window covering the returned real events. */

@@ -14,6 +14,9 @@ pub enum ArtifactKind {
     HeapProfile,
     HeapSnapshot,
     Trace,
+    /// `process.memoryUsage()` of a Node isolate, taken right after its heap snapshot
+    /// ([`crate::RecordOptions::memory_usage`]).
+    MemoryUsage,
 }
 
 impl ArtifactKind {
@@ -23,6 +26,7 @@ impl ArtifactKind {
             ArtifactKind::HeapProfile => "heapprofile",
             ArtifactKind::HeapSnapshot => "heapsnapshot",
             ArtifactKind::Trace => "trace.json",
+            ArtifactKind::MemoryUsage => "memory.json",
         }
     }
 
@@ -32,6 +36,7 @@ impl ArtifactKind {
             ArtifactKind::HeapProfile => "heap-sampling",
             ArtifactKind::HeapSnapshot => "heap-snapshot",
             ArtifactKind::Trace => "trace",
+            ArtifactKind::MemoryUsage => "memory-usage",
         }
     }
 }

@@ -33,6 +33,10 @@ pub struct RecordOptions {
     /// Mean bytes between heap samples (V8's default is 32768).
     pub heap_sampling_interval: Option<u64>,
     pub heap_snapshot: SnapshotMode,
+    /// Node: beside each heap snapshot, its isolate's `process.memoryUsage()` taken right after
+    /// it (`STEM.memory.json`), so the snapshots of a process and its workers can be reconciled
+    /// with its RSS (`jsprof heap process`).
+    pub memory_usage: bool,
     /// Chromium only: a Performance-panel trace (with CPU samples when `cpu` is set).
     pub trace: bool,
     /// No heap snapshot is started once the recording's files add up to this many bytes (one
@@ -442,9 +446,9 @@ impl Recorder {
                         continue;
                     }
                     let began = tokio::time::Instant::now();
-                    let artifact = self.take_snapshot().await?;
+                    let artifacts = self.take_snapshot().await?;
                     last_length = began.elapsed();
-                    self.artifacts.push(artifact);
+                    self.artifacts.extend(artifacts);
                     if last_length > period {
                         self.warn(format!(
                             "heap snapshot {} took {:.1} s, longer than the {} s period; the \
@@ -563,8 +567,8 @@ impl Recorder {
             self.artifacts.push(artifact);
         }
         if self.options.heap_snapshot != SnapshotMode::Off && !self.quota_reached() {
-            let artifact = self.take_snapshot().await?;
-            self.artifacts.push(artifact);
+            let artifacts = self.take_snapshot().await?;
+            self.artifacts.extend(artifacts);
         }
         if let Some(n) = self.navigation.take() {
             if n.spec().close_page {
@@ -589,9 +593,69 @@ impl Recorder {
         file.commit()
     }
 
+    /// A heap snapshot, and with [`RecordOptions::memory_usage`] on a Node target the isolate's
+    /// `process.memoryUsage()` right after it (the snapshot's full GC has just run, so its
+    /// `heapUsed` is the snapshot's heap). A memory reading that fails is a warning: the
+    /// snapshot is kept.
+    async fn take_snapshot(&mut self) -> Result<Vec<Artifact>> {
+        let snapshot = self.snapshot_file().await?;
+        let mut artifacts = vec![snapshot];
+        if self.options.memory_usage && self.kind == TargetKind::Node {
+            match self.memory_usage(&artifacts[0]).await {
+                Ok(a) => artifacts.push(a),
+                Err(e) => self.warn(format!(
+                    "no process.memoryUsage() beside {}: {e}",
+                    artifacts[0].path.display()
+                )),
+            }
+        }
+        Ok(artifacts)
+    }
+
+    /// `process.memoryUsage()` of this target's isolate, written as `SNAPSHOT.memory.json`
+    /// (the snapshot's name without `.heapsnapshot`).
+    async fn memory_usage(&self, snapshot: &Artifact) -> Result<Artifact> {
+        let expression =
+            "JSON.stringify({memory_usage: process.memoryUsage(), pid: process.pid, time_ms: Date.now()})";
+        let reply = self
+            .client
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true}),
+                COMMAND,
+            )
+            .await?;
+        if let Some(e) = reply.get("exceptionDetails") {
+            // "illegal access": an isolate that is exiting runs no more JS.
+            return Err(CdpError::Target(format!(
+                "the isolate threw {}",
+                e["exception"]["value"]
+            )));
+        }
+        let text = reply["result"]["value"].as_str().ok_or_else(|| {
+            CdpError::Target(format!("Runtime.evaluate answered {}", reply["result"]))
+        })?;
+        let mut value: Value = serde_json::from_str(text).map_err(|e| {
+            CdpError::Target(format!("Runtime.evaluate answered {text:?}, not JSON: {e}"))
+        })?;
+        let name = snapshot
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        value["kind"] = json!("memory-usage");
+        value["snapshot"] = json!(name);
+        let stem = name.strip_suffix(".heapsnapshot").unwrap_or(&name);
+        let mut file = PartialFile::create(&self.output.dir, stem, ArtifactKind::MemoryUsage)?;
+        let text =
+            serde_json::to_vec_pretty(&value).map_err(|e| CdpError::Target(e.to_string()))?;
+        file.write(&text)?;
+        file.commit()
+    }
+
     /// `HeapProfiler.takeHeapSnapshot`: chunks arrive as events before the reply; each goes
     /// straight to disk.
-    async fn take_snapshot(&mut self) -> Result<Artifact> {
+    async fn snapshot_file(&mut self) -> Result<Artifact> {
         // Periodic snapshots are numbered from 1 (`X-1`, `X-2`, …, zero-padded), the last one
         // included, so their names sort in the order they were taken.
         let stem = match self.options.heap_snapshot {

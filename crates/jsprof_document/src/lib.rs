@@ -59,6 +59,7 @@ pub mod page_diff;
 pub mod page_runs;
 pub mod page_scripts;
 pub mod page_summary;
+pub mod process_memory;
 pub mod query;
 pub mod schema;
 mod source_map_url;

@@ -132,6 +132,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::heap_advisors::AdvisorsReport>(
         "`jsprof heap advisors FILE --json`; `GET /api/ui/…/heap/advisors`; MCP `heap_advisors`",
     ),
+    Document::of::<crate::process_memory::ProcessMemoryReport>(
+        "`jsprof heap process DIR|SNAPSHOT… --json`",
+    ),
     Document::of::<crate::heap_redact::RedactReport>("`jsprof heap redact FILE -o OUT --json`"),
     Document::of::<crate::heap_allocations::AllocationsReport>(
         "`jsprof heap allocations FILE --json`; `GET /api/ui/…/heap/allocations`",

@@ -28,6 +28,7 @@ mod diff;
 mod dominators;
 mod edges;
 pub(crate) mod leaks;
+mod process;
 mod redact;
 mod retainers;
 mod strings;
@@ -60,6 +61,9 @@ pub enum HeapCommand {
     /// Objects created between BASE and TARGET and still alive in FINAL, grouped by retaining path;
     /// or over a series of snapshots (or a directory), which groups keep growing.
     Leaks(leaks::LeaksArgs),
+    /// A Node process's memory, isolate by isolate: each one's JS heap, its external buffers and
+    /// who owns them, and the RSS that none of them explains (from `record --heap-snapshot`).
+    Process(process::ProcessArgs),
     /// Allocation stacks of a `.heaptimeline`: allocated and still-live objects per stack.
     Allocations(allocations::AllocationsArgs),
     /// A copy safe to share: string values replaced by same-length placeholders, the graph kept.
@@ -130,6 +134,7 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
         HeapCommand::Advisors(args) => advisors::run(args),
         HeapCommand::Detached(args) => detached::run(args),
         HeapCommand::Leaks(args) => leaks::run(args),
+        HeapCommand::Process(args) => process::run(args),
         HeapCommand::Allocations(args) => allocations::run(args),
         HeapCommand::Redact(args) => redact::run(args),
     }

@@ -248,6 +248,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         },
         trace: args.trace,
         snapshot_quota: None,
+        // Beside each snapshot of a Node isolate: its process.memoryUsage(), for `heap process`.
+        memory_usage: args.heap_snapshot,
         workers: false,
         page_load: None,
     };
@@ -476,6 +478,10 @@ fn program_status(
 /// The `summary` of a recorded file; a file jsprof cannot summarize yet is just listed. A
 /// closed standard output (`| head`) ends the listing.
 fn summarize(artifact: &Artifact) -> Result<()> {
+    if artifact.kind == ArtifactKind::MemoryUsage {
+        // Read by `heap process`; its numbers are in the file itself.
+        return Ok(());
+    }
     let file = artifact.path.clone();
     let result = match artifact.kind {
         ArtifactKind::HeapSnapshot => crate::cmd::heap::run(

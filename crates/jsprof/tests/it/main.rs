@@ -44,6 +44,7 @@ mod page_lab;
 #[path = "../../../jsprof_pageload/tests/reference/page_loads.rs"]
 mod page_loads;
 mod pointed_files;
+mod process_memory;
 mod record;
 mod record_page;
 mod record_tree;

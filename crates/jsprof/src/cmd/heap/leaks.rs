@@ -12,6 +12,7 @@ use jsprof_document::leak_series::{
     p_text, series_order, LeakSeries, LeakSeriesOptions, LeakSeriesReport, MAX_SNAPSHOTS,
     MIN_SNAPSHOTS,
 };
+use jsprof_document::process_memory::IsolateKey;
 
 use super::{fmt_id, fmt_path, load, truncate};
 use crate::input;
@@ -91,31 +92,40 @@ fn alpha(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The snapshots of a series: the files given, or a directory's `.heapsnapshot` /
-/// `.heaptimeline` files (gzipped too), by name. Errors name the directory or the count.
+/// A directory's `.heapsnapshot` / `.heaptimeline` files (gzipped too), by name; an error when
+/// it has none.
+pub(crate) fn list_snapshots(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list the directory {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| {
+            let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let name = name.strip_suffix(".gz").unwrap_or(name);
+            !name.starts_with('.')
+                && (name.ends_with(".heapsnapshot") || name.ends_with(".heaptimeline"))
+        })
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        bail!(
+            "{}: no .heapsnapshot or .heaptimeline files in this directory",
+            dir.display()
+        );
+    }
+    Ok(found)
+}
+
+/// The snapshots of a series: the files given, or a directory's, by name. Errors name the
+/// directory or the count; a directory with the snapshots of several isolates (`record
+/// --heap-snapshot --every` on a process with workers) is refused with each one's files.
 pub(crate) fn series_files(given: &[PathBuf]) -> Result<(Vec<PathBuf>, bool)> {
     let mut files = Vec::new();
     let mut from_dir = false;
     for p in given {
         if p.is_dir() {
             from_dir = true;
-            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("cannot list the directory {}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                    let name = name.strip_suffix(".gz").unwrap_or(name);
-                    !name.starts_with('.')
-                        && (name.ends_with(".heapsnapshot") || name.ends_with(".heaptimeline"))
-                })
-                .collect();
-            found.sort();
-            if found.is_empty() {
-                bail!(
-                    "{}: no .heapsnapshot or .heaptimeline files in this directory",
-                    p.display()
-                );
-            }
+            let found = list_snapshots(p)?;
+            one_isolate(p, &found)?;
             files.extend(found);
         } else {
             files.push(p.clone());
@@ -133,6 +143,46 @@ pub(crate) fn series_files(given: &[PathBuf]) -> Result<(Vec<PathBuf>, bool)> {
         );
     }
     Ok((files, from_dir))
+}
+
+/// A series is one isolate's: a directory holding several (a process's main thread and its
+/// workers, by the names `record` writes) names them and how to give one.
+fn one_isolate(dir: &Path, files: &[PathBuf]) -> Result<()> {
+    let mut isolates: std::collections::BTreeMap<IsolateKey, usize> = Default::default();
+    for f in files {
+        let name = f.file_name().unwrap_or_default().to_string_lossy();
+        *isolates.entry(IsolateKey::of(&name)).or_default() += 1;
+    }
+    if isolates.len() < 2 {
+        return Ok(());
+    }
+    let list: Vec<String> = isolates
+        .iter()
+        .map(|(k, n)| {
+            let stem = match k.worker {
+                Some(w) => format!("{}-worker{w}", k.process),
+                None => k.process.clone(),
+            };
+            let glob = if k.worker.is_some() {
+                format!("{stem}-*.heapsnapshot")
+            } else {
+                format!("{stem}-[0-9]*.heapsnapshot")
+            };
+            format!(
+                "  {} of {} ({n} snapshots): {}",
+                k.label(),
+                k.process,
+                dir.join(glob).display()
+            )
+        })
+        .collect();
+    bail!(
+        "{}: the snapshots of {} isolates; a series is one isolate's, so give one's files:\n{}\n(`jsprof heap process {}` shows every isolate's memory)",
+        dir.display(),
+        isolates.len(),
+        list.join("\n"),
+        dir.display()
+    )
 }
 
 pub fn run(args: LeaksArgs) -> Result<ExitCode> {

@@ -1,0 +1,207 @@
+//! The whole process's memory (issue 36): `record --heap-snapshot` takes every isolate of a Node
+//! process — the main thread and each worker — with each isolate's `process.memoryUsage()`
+//! beside its snapshot; `heap process` reconciles them; `heap leaks` finds each isolate's leak
+//! in its own snapshots.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{fixture_arg, json_array, jsprof, jsprof_json};
+
+const BUFFER_BYTES: u64 = 64 * 1024;
+const MAIN_CACHE_BYTES: u64 = 8 << 20;
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&text).unwrap()
+}
+
+fn owner_bytes(isolate: &Value, class: &str) -> Option<u64> {
+    json_array(&isolate["owners"])
+        .iter()
+        .find(|o| o["class"] == class)
+        .map(|o| o["bytes"].as_u64().unwrap())
+}
+
+/// `heap leaks BASE TARGET FINAL` over an isolate's first, second and last snapshots: the
+/// classes of its leaked groups.
+fn leaked_classes(files: &[PathBuf]) -> Vec<String> {
+    let pick = [&files[0], &files[1], &files[files.len() - 1]];
+    let names: Vec<String> = pick.iter().map(|f| f.display().to_string()).collect();
+    let mut args = vec!["heap", "leaks"];
+    args.extend(names.iter().map(String::as_str));
+    args.extend(["--json", "--limit", "0"]);
+    let report = jsprof_json(&args);
+    json_array(&report["groups"])
+        .iter()
+        .map(|g| g["class"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_isolate_is_snapshotted_reconciled_and_searched_for_its_own_leak() {
+    let dir = crate::support::fresh_dir("process-memory");
+    let out = dir.join("out");
+    let memlog = dir.join("memlog");
+    // The leaks grow for 6 s; the recording lasts 10 s, so every isolate's last snapshot (taken
+    // at the end) sees what the program logged last, and even on a busy machine, where a
+    // worker's snapshot takes 3.5 s, each isolate gets three, the second while its leak grows.
+    let v = crate::record::record_within(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args([
+                "record",
+                "--heap-snapshot",
+                "--every",
+                "0.5",
+                "--duration",
+                "10",
+            ])
+            .args(["--json", "-o"])
+            .arg(&out)
+            .arg("--")
+            .arg("node")
+            .arg(fixture_arg("record/workers-leak.js"))
+            .env("RUN_MS", "6000")
+            .env("MEMLOG", &memlog),
+        180,
+        "jsprof record --heap-snapshot over a process with two workers",
+    );
+    let artifacts = crate::record::artifacts(&v);
+    let snapshots: Vec<&PathBuf> = artifacts
+        .iter()
+        .filter(|(k, _)| k == "heap-snapshot")
+        .map(|(_, p)| p)
+        .collect();
+    // Beside every snapshot, its isolate's memory usage (every isolate is alive at the end).
+    for s in &snapshots {
+        let name = s.file_name().unwrap().to_str().unwrap();
+        let memory = s.with_file_name(name.replace(".heapsnapshot", ".memory.json"));
+        assert!(
+            artifacts
+                .iter()
+                .any(|(k, p)| k == "memory-usage" && *p == memory),
+            "no memory usage beside {name}: {v}"
+        );
+        let m = read_json(&memory);
+        assert_eq!(m["snapshot"], name);
+        assert!(m["memory_usage"]["rss"].as_u64().unwrap() > 0, "{m}");
+    }
+    // Every isolate's snapshots, by worker (null: the main thread).
+    let mut by_isolate: BTreeMap<Option<String>, Vec<PathBuf>> = BTreeMap::new();
+    for a in json_array(&v["artifacts"]) {
+        if a["kind"] == "heap-snapshot" {
+            let worker = a["worker"].as_str().map(str::to_string);
+            by_isolate
+                .entry(worker)
+                .or_default()
+                .push(PathBuf::from(a["path"].as_str().unwrap()));
+        }
+    }
+    assert_eq!(by_isolate.len(), 3, "main and two workers: {v}");
+    for files in by_isolate.values_mut() {
+        assert!(
+            files.len() >= 3,
+            "3 snapshots per isolate at least: {files:?}"
+        );
+        files.sort();
+    }
+
+    let report = jsprof_json(&["heap", "process", out.to_str().unwrap(), "--json"]);
+    assert_eq!(report["kind"], "process-memory");
+    let processes = json_array(&report["processes"]);
+    assert_eq!(processes.len(), 1, "{report}");
+    let p = &processes[0];
+    assert_eq!(p["pid"], v["program"]["pid"], "{p}");
+    let isolates = json_array(&p["isolates"]);
+    assert_eq!(isolates.len(), 3, "{p}");
+    assert_eq!(isolates[0]["isolate"], "main");
+    let log = |name: &str| read_json(&PathBuf::from(format!("{}-{name}.json", memlog.display())));
+    let (mut heaps, mut external) = (0, 0);
+    for i in isolates {
+        let m = &i["memory_usage"];
+        heaps += m["heapTotal"].as_u64().unwrap();
+        external += m["external"].as_u64().unwrap();
+        // The snapshot's V8 heap and memoryUsage's heapUsed right after it: one heap, two
+        // bookkeepings (2 %).
+        let js = i["js_heap"].as_f64().unwrap();
+        let used = m["heapUsed"].as_f64().unwrap();
+        assert!((js - used).abs() <= 0.02 * used, "{i}");
+        // The backing stores the snapshot shows are what Node counts as arrayBuffers (0.5 %).
+        let buffers = i["external_buffers"].as_f64().unwrap();
+        let array_buffers = m["arrayBuffers"].as_f64().unwrap();
+        assert!(
+            (buffers - array_buffers).abs() <= 0.005 * array_buffers,
+            "{i}"
+        );
+        // And what the program itself measured once its leak stopped growing.
+        let kind = match owner_bytes(i, "BufferLeak") {
+            Some(_) => "buffers",
+            None if i["isolate"] == "main" => "main",
+            None => "map",
+        };
+        let own = log(kind);
+        let own_buffers = own["arrayBuffers"].as_f64().unwrap();
+        assert!(
+            (buffers - own_buffers).abs() <= 0.005 * own_buffers,
+            "{i} vs {own}"
+        );
+        match kind {
+            // Each BufferLeak owns one 64 KiB Buffer: as many as the program counted.
+            "buffers" => assert_eq!(
+                owner_bytes(i, "BufferLeak"),
+                Some(own["entries"].as_u64().unwrap() * BUFFER_BYTES),
+                "{i} vs {own}"
+            ),
+            "main" => assert_eq!(owner_bytes(i, "MainCache"), Some(MAIN_CACHE_BYTES), "{i}"),
+            _ => assert_eq!(owner_bytes(i, "MapLeak"), None, "{i}"),
+        }
+    }
+    // The process: RSS and what no isolate explains, from the same readings.
+    assert_eq!(p["js_heaps"].as_u64(), Some(heaps));
+    assert_eq!(p["external"].as_u64(), Some(external));
+    let rss = p["rss"].as_i64().unwrap();
+    assert_eq!(
+        p["unexplained"].as_i64(),
+        Some(rss - heaps as i64 - external as i64)
+    );
+    // The program's own RSS reading, seconds apart (snapshots come and go): within 30 %.
+    let own_rss = log("main")["rss"].as_f64().unwrap();
+    assert!(
+        (rss as f64 - own_rss).abs() <= 0.3 * own_rss,
+        "{rss} vs {own_rss}"
+    );
+
+    // Each leak in its own isolate.
+    let leaks: BTreeMap<&str, Vec<String>> = by_isolate
+        .iter()
+        .filter(|(w, _)| w.is_some())
+        .map(|(_, files)| {
+            let classes = leaked_classes(files);
+            let kind = if classes.iter().any(|c| c == "BufferLeak") {
+                "buffers"
+            } else {
+                "map"
+            };
+            (kind, classes)
+        })
+        .collect();
+    assert_eq!(leaks.len(), 2, "{leaks:?}");
+    assert!(leaks["map"].iter().any(|c| c == "MapLeak"), "{leaks:?}");
+    assert!(!leaks["map"].iter().any(|c| c == "BufferLeak"), "{leaks:?}");
+    assert!(
+        !leaks["buffers"].iter().any(|c| c == "MapLeak"),
+        "{leaks:?}"
+    );
+
+    // A series is one isolate's: the directory of three is refused with each one's files.
+    let refused = jsprof(&["heap", "leaks", out.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("the snapshots of 3 isolates"), "{err}");
+    for worker in by_isolate.keys().flatten() {
+        assert!(err.contains(&format!("worker {worker} of")), "{err}");
+    }
+}
