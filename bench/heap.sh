@@ -3,7 +3,14 @@
 #  1. recorded: a ~450 MB snapshot of a Node process holding ~250 MB of ASTs, timed against DevTools'
 #     own code (the heap oracle) and `memlab analyze object-size` on the same file, in the same run,
 #     and checked to give the oracle's numbers;
-#  2. generated: snapshots of JSPROF_HEAP_GEN_MB megabytes each (default "500 2000 5000") written by
+#  2. replicated: the recorded snapshot copied K times under one root (`heapgen --replicate`, real
+#     object shapes) to about JSPROF_HEAP_REPL_GB gigabytes each (default "0.5 5 10"), checked against
+#     the Summary predicted from DevTools' numbers for the original (the oracle's, K times: every
+#     class's count, self and retained size, the same distance; the plain-Object classes DevTools
+#     names by their properties, whose grouping depends on how many objects share a shape, as one
+#     sum of count and self size). Each replicated file is deleted after its run unless
+#     JSPROF_HEAP_KEEP=1;
+#  3. generated: snapshots of JSPROF_HEAP_GEN_MB megabytes each (default "500 2000 5000") written by
 #     bench/heapgen, whose DevTools numbers are known by construction (docs/heap.md), checked against
 #     that construction; the oracle and memlab also run on those of at most JSPROF_HEAP_PEERS_MB
 #     (default 600) — past ~4 GB DevTools cannot load a snapshot at all. Each generated file is
@@ -15,7 +22,8 @@
 # row is `heap dominators --depth 1` from the same index, a command that reads every section.
 # Nothing here is committed: everything goes to bench/out/heap/ and bench/out/heapgen/.
 #   bench/heap.sh [TARGET_MB]       (run from anywhere; needs node, npm, /usr/bin/time)
-#   JSPROF_HEAP_GEN_MB="" bench/heap.sh      (the recorded part only)
+#   JSPROF_HEAP_GEN_MB="" JSPROF_HEAP_REPL_GB="" bench/heap.sh      (the recorded part only)
+#   JSPROF_HEAP_GEN_MB="" JSPROF_HEAP_REPL_GB=5 bench/heap.sh       (recorded, and ~5 GB of it)
 #   JSPROF_HEAP_RECORDED=0 bench/heap.sh     (the generated part only)
 #   JSPROF_BESIDE=dist bench/heap.sh          (also the first analysis by that profile's build)
 set -euo pipefail
@@ -40,7 +48,7 @@ node_modules() { # acorn (the workload) and memlab, once, when something needs t
 
 GEN_OUT="$ROOT/bench/out/heapgen"
 HEAPGEN="$ROOT/bench/heapgen/target/release/heapgen"
-if [ -n "${JSPROF_HEAP_GEN_MB-500 2000 5000}" ]; then
+if [ -n "${JSPROF_HEAP_GEN_MB-500 2000 5000}${JSPROF_HEAP_REPL_GB-0.5 5 10}" ]; then
   (cd bench/heapgen && cargo build --release --quiet)
 fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (timings on a shared box vary)"
@@ -87,6 +95,15 @@ for name in [n for n in tools[1:] if n not in ("cached", "graph", beside)]:
         print(f"  jsprof vs {name}: {secs / ours[0]:.1f}x faster, {rss / max(ours[1], 1):.1f}x less memory")
 try:
     a, b = json.load(open(f"{out}/jsprof.json")), json.load(open(f"{out}/{ref}.json"))
+    if "inferred" in b:
+        # A replicated snapshot: DevTools' names for plain objects by their properties
+        # (`{a, b}`) depend on how many objects share a shape, so those classes and `Object`
+        # are compared as one sum of count and self size.
+        inferred = lambda c: c["key"] == ",Object" or c["name"].startswith("{")
+        mine = [c for c in a["classes"] if not inferred(c)]
+        group = (sum(c["count"] for c in a["classes"] if inferred(c)), sum(c["self_size"] for c in a["classes"] if inferred(c)))
+        a = dict(a, classes=mine)
+        print(f"  plain objects (Object and {{…}} classes): {group[0]} objects, {group[1]} bytes; predicted {tuple(b['inferred'])}: {group == tuple(b['inferred'])}")
     same = all(a[k] == b[k] for k in ("node_count", "total_size", "statistics"))
     rows = {c["key"]: (c["count"], c["self_size"], c["retained_size"], c["distance"]) for c in a["classes"]}
     # DevTools' Distance cell (and our JSON) shows nothing past the synthetic root's 100000000.
@@ -106,6 +123,8 @@ first_and_cached() { # DIR SNAPSHOT: the first analysis (empty cache), then the 
   # A command that needs the whole graph reads every section of the index, not only the Summary's.
   measure graph "$1/graph.json" "$JSPROF" heap dominators "$2" --depth 1 --limit 5 --json
   cmp -s "$1/jsprof.json" "$1/cached.json" || echo "  the cached answer differs from the first!" >&2
+  local index; index=$(du -sb "$JSPROF_CACHE_DIR" 2>/dev/null | cut -f1)
+  echo "  index: $((index / 1048576)) MB on disk, $(python3 -c "print(f'{$index / $(stat -c %s "$2"):.2f}')")x the snapshot"
   if [ -n "$BESIDE" ]; then
     # The other build's first analysis, from an empty cache too.
     rm -rf "$JSPROF_CACHE_DIR"
@@ -134,6 +153,46 @@ if [ "${JSPROF_HEAP_RECORDED:-1}" != 0 ]; then
   peers "$SNAP" "$OUT"
   report "$OUT" "$SIZE" oracle jsprof cached graph ${JSPROF_BESIDE:+"$JSPROF_BESIDE"} oracle memlab
 fi
+
+# predict ORIGINAL_ORACLE.json K OUT.json: the oracle's numbers for K copies under one root.
+predict() {
+  python3 - "$@" <<'PY'
+import json, sys
+src, k, dst = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+o = json.load(open(src))
+scale = lambda v: {key: scale(x) for key, x in v.items()} if isinstance(v, dict) else v * k
+inferred = lambda c: c["key"] == ",Object" or c["name"].startswith("{")
+out = {
+    "node_count": 1 + k * (o["node_count"] - 1),
+    "total_size": k * o["total_size"],   # the root's self size is 0
+    "statistics": scale(o["statistics"]),
+    "classes": [dict(c, count=k * c["count"], self=k * c["self"], retained=k * c["retained"])
+                for c in o["classes"] if not inferred(c)],
+    "inferred": [k * sum(c["count"] for c in o["classes"] if inferred(c)),
+                 k * sum(c["self"] for c in o["classes"] if inferred(c))],
+}
+json.dump(out, open(dst, "w"))
+PY
+}
+
+REC="$OUT/bench.heapsnapshot"
+for GB in ${JSPROF_HEAP_REPL_GB-0.5 5 10}; do
+  if [ ! -f "$REC" ] || [ ! -f "$OUT/oracle.json" ]; then
+    echo "the replicated part needs the recorded part's snapshot and oracle numbers (JSPROF_HEAP_RECORDED=1)" >&2
+    break
+  fi
+  DIR="$ROOT/bench/out/heaprepl/$GB"
+  mkdir -p "$DIR"
+  SNAP="$DIR/replicated.heapsnapshot"
+  K=$(python3 -c "import sys; print(max(1, round($GB * 1e9 / $(stat -c %s "$REC"))))")
+  "$HEAPGEN" "$SNAP" --replicate "$REC" --times "$K"
+  predict "$OUT/oracle.json" "$K" "$DIR/predicted.json"
+  SIZE=$(stat -c %s "$SNAP")
+  echo "replicated snapshot: $SNAP, $K copies of the recorded one, $((SIZE / 1048576)) MB"
+  first_and_cached "$DIR" "$SNAP"
+  report "$DIR" "$SIZE" predicted jsprof cached graph ${JSPROF_BESIDE:+"$JSPROF_BESIDE"}
+  [ "${JSPROF_HEAP_KEEP:-0}" = 1 ] || rm -f "$SNAP"
+done
 
 for MB in ${JSPROF_HEAP_GEN_MB-500 2000 5000}; do
   DIR="$GEN_OUT/$MB"

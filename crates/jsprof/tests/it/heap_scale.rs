@@ -15,6 +15,10 @@ use crate::support::{all_rows, assert_ok, json_array, jsprof, jsprof_json, temp_
 #[path = "../../../../bench/heapgen/src/gen.rs"]
 pub(crate) mod heapgen;
 
+#[allow(dead_code)]
+#[path = "../../../../bench/heapgen/src/replicate.rs"]
+mod replicate;
+
 use heapgen::Shape;
 
 /// Four clusters: every role and the cross-cluster `next` edges in 129 nodes.
@@ -117,6 +121,113 @@ fn generated_snapshot_gives_the_constructed_numbers_as_devtools_does() {
             rows(&theirs, "self", "retained"),
             rows(&expected, "self", "retained")
         );
+    }
+}
+
+fn gunzip(path: &str) -> Vec<u8> {
+    let file = std::fs::File::open(crate::support::fixture_arg(path)).unwrap();
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(file), &mut text).unwrap();
+    text
+}
+
+/// Summary rows by key as `(count, self, retained)` and the distance shown (null past the
+/// system distance, as our JSON writes it).
+fn rows_shown(v: &Value, self_key: &str, retained_key: &str) -> HashMap<String, ([i64; 3], Value)> {
+    json_array(&v["classes"])
+        .iter()
+        .map(|c| {
+            let n = |k: &str| c[k].as_i64().unwrap();
+            (
+                c["key"].as_str().unwrap().to_string(),
+                (
+                    [n("count"), n(self_key), n(retained_key)],
+                    crate::heap::shown_distance(&c["distance"]),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Whether DevTools names a class's objects by their properties (`{a, b}`), or is the plain
+/// `Object` they come from: how it groups those depends on how many objects share a shape, so
+/// copies of a heap regroup them.
+fn inferred(key: &str) -> bool {
+    key == ",Object" || key.starts_with(",{")
+}
+
+/// The bench's honest big input (`heapgen --replicate`): K copies of a recorded heap under one
+/// root give DevTools' numbers for the original K times — checked on a recorded snapshot
+/// against its DevTools golden, and against DevTools' own worker on the copy.
+#[test]
+fn a_replicated_recorded_heap_gives_k_times_devtools_numbers() {
+    const K: i64 = 4;
+    let original = gunzip("heap/leak-3-final.heapsnapshot.gz");
+    let golden: Value =
+        serde_json::from_slice(&gunzip("heap/leak-3-final.heapsnapshot.devtools.json.gz")).unwrap();
+    let mut text = Vec::new();
+    replicate::replicate(&original, K as u64, &mut text).unwrap();
+    let file = temp_file("replicated.heapsnapshot", &text);
+    let ours = jsprof_json(&[
+        "heap",
+        "summary",
+        file.to_str().unwrap(),
+        "--json",
+        "--limit",
+        "0",
+        "--no-cache",
+    ]);
+    assert_eq!(
+        ours["node_count"].as_i64().unwrap(),
+        1 + K * (golden["node_count"].as_i64().unwrap() - 1)
+    );
+    // The root's self size is 0: the total is K times the original's.
+    assert_eq!(
+        ours["total_size"].as_i64().unwrap(),
+        K * golden["total_size"].as_i64().unwrap()
+    );
+    fn scaled(v: &Value, k: i64) -> Value {
+        match v {
+            Value::Object(m) => {
+                Value::Object(m.iter().map(|(n, x)| (n.clone(), scaled(x, k))).collect())
+            }
+            x => (x.as_i64().unwrap() * k).into(),
+        }
+    }
+    assert_eq!(ours["statistics"], scaled(&golden["statistics"], K));
+    let ours_rows = rows_shown(&ours, "self_size", "retained_size");
+    let want = rows_shown(&golden, "self", "retained");
+    let (mut checked, mut ours_group, mut want_group) = (0, [0i64; 2], [0i64; 2]);
+    for (key, ([count, own, retained], distance)) in &want {
+        if inferred(key) {
+            want_group[0] += K * count;
+            want_group[1] += K * own;
+            continue;
+        }
+        let (got, got_distance) = &ours_rows[key];
+        assert_eq!(*got, [K * count, K * own, K * retained], "{key}");
+        assert_eq!(got_distance, distance, "{key}");
+        checked += 1;
+    }
+    for (key, ([count, own, _], _)) in &ours_rows {
+        if inferred(key) {
+            ours_group[0] += count;
+            ours_group[1] += own;
+        } else {
+            assert!(
+                want.contains_key(key),
+                "a class the original has not: {key}"
+            );
+        }
+    }
+    assert_eq!(ours_group, want_group, "plain objects' count and self size");
+    assert!(checked > 100, "{checked} classes compared");
+    // And DevTools itself on the copy: every figure equal to ours.
+    if let Some(theirs) = oracle(&file, 1000) {
+        for key in ["node_count", "total_size", "statistics"] {
+            assert_eq!(theirs[key], ours[key], "oracle {key}");
+        }
+        assert_eq!(rows_shown(&theirs, "self", "retained"), ours_rows);
     }
 }
 
