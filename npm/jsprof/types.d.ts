@@ -875,12 +875,21 @@ export interface AdviceJson {
   /**
    * `duplicate_objects` (objects of one class, size and content: keep one),
    * `empty_collections` (`Map`s, `Set`s and `Array`s with no entry but a store that takes
-   * room: create them on first use) or `duplicate_strings` (one text held more than once).
+   * room: create them on first use), `low_cardinality_maps` (`Map`s of 1,000 entries or more
+   * whose values take at most 16 distinct values: one `Set` of keys per value drops a value
+   * slot per entry) or `duplicate_strings` (one text held more than once).
    */
   advisor: string;
   /** The objects' class as the Summary names it (`(string)` for strings). */
   class: string;
   count: number;
+  /** For low-cardinality maps: the most distinct values one of them holds. */
+  distinct_values?: number | null;
+  /**
+   * For low-cardinality maps: their entries together (the saving is 8 bytes each, V8's
+   * pointer size in Node; Chrome's compressed pointers take 4).
+   */
+  entries?: number | null;
   /** How the sample is held: its closest retainer's class and edge (`Session.listeners`). */
   held_by: string;
   /** The sample's shortest retaining path, from the object outwards. */

@@ -11,7 +11,17 @@
 //!   size (DevTools counts a store held by one object in that object's own size, so the
 //!   collection's retained size is what there is to save). They are not also duplicates.
 //!
-//! Both see the heap as the snapshot shows it, and V8 writes no node for a small integer (a Smi):
+//! - **Low-cardinality maps**: `Map`s of at least [`MIN_MAP_ENTRIES`] entries whose values take
+//!   at most [`MAX_DISTINCT_VALUES`] distinct values (and at most 1 % of the entries): a status
+//!   per user, a flag per id. One `Set` of keys per value (or the value on the keyed object)
+//!   would drop a value slot per entry: [`Advice::saving`] is the entries times 8 bytes (V8's
+//!   tagged size in Node; Chrome compresses pointers to 4, so half there). The entries are read
+//!   from the map's hash table: V8 lays an `OrderedHashMap` out as 3 header slots, B buckets and
+//!   2B entries of 3 slots (key, value, chain), B a power of two; the snapshot numbers each
+//!   visible slot, so B is the largest power of two below the first entry's slot and a slot's
+//!   place in its entry is its offset from `3 + B`, modulo 3.
+//!
+//! All see the heap as the snapshot shows it, and V8 writes no node for a small integer (a Smi):
 //! a `Set` of small integers, an array filled with them, or objects that differ only in a
 //! small-integer property look empty or alike. [`Advice::smi_blind`] says when that can matter.
 //!
@@ -36,6 +46,7 @@ use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
 pub enum AdviceKind {
     DuplicateObjects,
     EmptyCollections,
+    LowCardinalityMaps,
 }
 
 impl AdviceKind {
@@ -43,6 +54,7 @@ impl AdviceKind {
         match self {
             AdviceKind::DuplicateObjects => "duplicate_objects",
             AdviceKind::EmptyCollections => "empty_collections",
+            AdviceKind::LowCardinalityMaps => "low_cardinality_maps",
         }
     }
 }
@@ -66,7 +78,16 @@ pub struct Advice {
     /// The finding could include objects that differ (or hold entries) only in small integers,
     /// which snapshots do not show.
     pub smi_blind: bool,
+    /// Low-cardinality maps: their entries together, and the most distinct values one holds.
+    pub entries: Option<(u64, u64)>,
 }
+
+/// The fewest entries a `Map` needs before its values' cardinality is worth a finding.
+pub const MIN_MAP_ENTRIES: u64 = 1000;
+/// The most distinct values a low-cardinality `Map` holds.
+pub const MAX_DISTINCT_VALUES: usize = 16;
+/// The bytes of a value slot (a tagged pointer without pointer compression, as in Node).
+pub const TAGGED_SIZE: u64 = 8;
 
 /// Tuning for [`advise`].
 #[derive(Clone, Copy, Debug)]
@@ -112,6 +133,7 @@ pub fn advise(
         .any(|n| Some(s.nodes.kind(n) as usize) == number && view.number_value(n).is_some());
     let mut all = duplicate_objects(&view);
     all.extend(empty_collections(&view));
+    all.extend(low_cardinality_maps(&view));
     all.retain(|f| f.saving >= options.min_saving.max(1));
     all.sort_by(|x, y| {
         y.saving
@@ -327,6 +349,7 @@ fn duplicate_objects(v: &View<'_>) -> Vec<Advice> {
                 retained_size: g.total,
                 sample,
                 smi_blind: !v.numbers_shown,
+                entries: None,
             })
         })
         .collect()
@@ -359,6 +382,90 @@ fn empty_collections(v: &View<'_>) -> Vec<Advice> {
                 sample,
                 // V8 writes no node for a small integer in a store, exposed numbers or not.
                 smi_blind: true,
+                entries: None,
+            })
+        })
+        .collect()
+}
+
+/// A `Map`'s entries (visible value slots) and the keys of their values, from its hash table.
+fn map_values(v: &View<'_>, table: NodeOrdinal) -> Option<(u64, Vec<u128>)> {
+    let s = v.s;
+    // The table's slots are internal edges named by their index ("1027"); `map` is its class.
+    let slots: Vec<(u32, NodeOrdinal)> = s
+        .nodes
+        .edges(table)
+        .filter(|&e| s.edges.kind(e) == v.types.edge_internal)
+        .filter_map(|e| {
+            let name = std::str::from_utf8(s.strings.bytes(s.edges.name_or_index(e))).ok()?;
+            Some((name.parse().ok()?, s.edges.to_node(e)))
+        })
+        .collect();
+    let first = slots.iter().map(|&(i, _)| i).min()?;
+    // 3 header slots, then B buckets: the first entry starts at 3 + B, B a power of two.
+    let buckets = 1u32 << (31 - first.checked_sub(3)?.max(1).leading_zeros());
+    let start = 3 + buckets;
+    let mut entries = 0;
+    let mut values = Vec::new();
+    let mut content = Content::default();
+    for &(slot, target) in &slots {
+        if slot < start || (slot - start) % 3 != 1 {
+            continue;
+        }
+        entries += 1;
+        content.0.clear();
+        v.value_key(target, &mut content);
+        values.push(xxh3_128(&content.0));
+    }
+    Some((entries, values))
+}
+
+fn low_cardinality_maps(v: &View<'_>) -> Vec<Advice> {
+    let s = v.s;
+    let mut groups: HashMap<(String, String), (Group, u64, u64)> = HashMap::new();
+    for n in s.nodes.ordinals() {
+        if s.nodes.kind(n) != v.types.object
+            || s.strings.bytes(s.nodes.name(n)) != b"Map"
+            || !v.reachable(n)
+        {
+            continue;
+        }
+        let Some(table) = v.internal_named(n, v.table_name) else {
+            continue;
+        };
+        let Some((entries, mut values)) = map_values(v, table) else {
+            continue;
+        };
+        if entries < MIN_MAP_ENTRIES {
+            continue;
+        }
+        values.sort_unstable();
+        values.dedup();
+        let distinct = values.len() as u64;
+        if values.len() > MAX_DISTINCT_VALUES || distinct * 100 > entries {
+            continue;
+        }
+        let key = (v.a.class_name(s, n), v.held_by(n));
+        let (g, total, most) = groups.entry(key).or_default();
+        g.add(n, v.a.retained[n.index()]);
+        *total += entries;
+        *most = (*most).max(distinct);
+    }
+    groups
+        .into_iter()
+        .filter_map(|((class, held_by), (g, entries, distinct))| {
+            let (_, sample) = g.sample?;
+            Some(Advice {
+                kind: AdviceKind::LowCardinalityMaps,
+                class,
+                held_by,
+                count: g.count,
+                saving: entries * TAGGED_SIZE,
+                retained_size: g.total,
+                sample,
+                // Small-integer values have no node: such a map may hold more values than seen.
+                smi_blind: true,
+                entries: Some((entries, distinct)),
             })
         })
         .collect()

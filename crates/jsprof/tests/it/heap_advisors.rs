@@ -1,6 +1,8 @@
 //! `heap advisors` on a snapshot recorded now from a Node app with planted waste: 300 copies of
 //! one config object (beside 50 that differ), 200 copies of one array, and 400 sessions each
-//! holding an empty `Map`, a `Set` (empty in 390 of them) and a `new Array(64)`. Every finding's
+//! holding an empty `Map`, a `Set` (empty in 390 of them) and a `new Array(64)`, and a `Map` of
+//! 3,000 users to one of three statuses (beside one of 3,000 distinct names and one of 500 entries,
+//! which are not low-cardinality findings). Every finding's
 //! count and saving are computed here from the raw snapshot JSON, with retained sizes from
 //! DevTools' own heap worker (the oracle), never from jsprof's output.
 
@@ -28,6 +30,9 @@ globalThis.planted = {
   distinct: Array.from({ length: 50 }, (_, i) => new Config('region-' + i)),
   methods: Array.from({ length: 200 }, () => ['GET', 'POST', 'PUT'].map((m) => m)),
   sessions: Array.from({ length: 400 }, (_, i) => new Session(i)),
+  statuses: new Map(Array.from({ length: 3000 }, (_, i) => ['user-' + i, ['active', 'idle', 'gone'][i % 3]])),
+  names: new Map(Array.from({ length: 3000 }, (_, i) => ['user-' + i, 'name-' + i])),
+  few: new Map(Array.from({ length: 500 }, (_, i) => ['key-' + i, i % 2 ? 'on' : 'off'])),
 };
 v8.writeHeapSnapshot(process.argv[2]);
 "#;
@@ -229,6 +234,40 @@ fn advisors_find_planted_waste_with_savings_devtools_agrees_on() {
         assert_eq!(f["saving"].as_u64().unwrap(), saving, "{held_by}");
         assert_eq!(f["smi_blind"], true);
     }
+
+    // 3,000 entries over three values: one value slot (8 bytes in Node) each to save. The raw
+    // table holds exactly 3,000 slots pointing at the three texts.
+    let statuses = g.named(planted, "property", "statuses").unwrap();
+    let table = g.named(statuses, "internal", "table").unwrap();
+    let value_slots = g.edges[table]
+        .iter()
+        .filter(|(_, _, t)| ["active", "idle", "gone"].contains(&g.nodes[*t].1.as_str()))
+        .count();
+    assert_eq!(value_slots, 3000);
+    let f = finding(
+        &report,
+        "low_cardinality_maps",
+        "Map",
+        Some("Object.statuses"),
+    );
+    assert_eq!(f["count"], 1, "{f}");
+    assert_eq!(f["entries"], 3000, "{f}");
+    assert_eq!(f["distinct_values"], 3, "{f}");
+    assert_eq!(f["saving"], 3000 * 8, "{f}");
+    assert_eq!(
+        f["retained_size"].as_u64(),
+        Some(retained[&statuses]),
+        "{f}"
+    );
+    // Many distinct values, or too few entries: no finding.
+    assert_eq!(
+        json_array(&report["advice"])
+            .iter()
+            .filter(|f| f["advisor"] == "low_cardinality_maps")
+            .count(),
+        1,
+        "{report}"
+    );
 
     // The duplicated strings are there too, as `heap strings` counts them.
     let strings = jsprof_json(&argv("heap strings {} --json --limit 0", &[&snapshot]));

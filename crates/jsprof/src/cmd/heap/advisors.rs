@@ -39,9 +39,12 @@ pub fn run(args: AdvisorsArgs) -> Result<ExitCode> {
         columns(&report.advice)
             .left("Advisor", |f| f.advisor.replace('_', " "))
             .left("Class", |f| {
-                let mut class = match &f.value {
-                    Some(value) => format!("{:?}", truncate(value, 40)),
-                    None => truncate(&f.class, 40),
+                let mut class = match (&f.value, f.entries, f.distinct_values) {
+                    (Some(value), _, _) => format!("{:?}", truncate(value, 40)),
+                    (None, Some(n), Some(d)) => {
+                        format!("{} ({n} entries, {d} values)", truncate(&f.class, 30))
+                    }
+                    _ => truncate(&f.class, 40),
                 };
                 if f.smi_blind {
                     class.push_str(" *");
