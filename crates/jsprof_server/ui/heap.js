@@ -589,7 +589,8 @@ export class DetachedView {
     ];
     const table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 2, label: 'Detached DOM trees', onSelect: (d) => retainers.show(d.root) });
     scroll.append(table.table);
-    heap.detached().then((r) => {
+    this.table = table;
+    this.ready = heap.detached().then((r) => {
       this.info.textContent = r.trees.length ? `${r.trees.length} detached DOM tree${r.trees.length === 1 ? '' : 's'}, ${fmtCount(r.trees.reduce((a, t) => a + t.node_count, 0))} nodes, ${fmtBytes(r.trees.reduce((a, t) => a + t.retained_size, 0))} retained` : 'No detached DOM trees.';
       table.setRoots(r.trees);
     });

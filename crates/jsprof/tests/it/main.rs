@@ -47,6 +47,7 @@ mod pointed_files;
 mod record;
 mod record_page;
 mod record_tree;
+mod report_heap;
 mod serve;
 mod source_maps;
 mod support;
