@@ -80,3 +80,69 @@ pub fn containment_pages(
     }
     pages
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leak_final() -> jsprof_heap::Opened {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/heap/leak-3-final.heapsnapshot.gz");
+        let read = || {
+            let reader = crate::text::open_reader(&path).expect("the fixture reads");
+            jsprof_heap::read_snapshot_with(reader, jsprof_heap::ReadOptions::default())
+        };
+        jsprof_heap::open_analysed(None, None, read, &mut |_| {}).expect("the fixture opens")
+    }
+
+    /// Every page is the edges route's page of its object (offset 0), the root's first; each
+    /// object has one page, and is the root or an object listed on an earlier page no deeper than
+    /// the depth allows; the budget holds: one level down, the root and the 3 largest of its
+    /// objects with edges; six levels down, the 12 pages of the budget.
+    #[test]
+    fn pages_are_the_edge_routes_pages_down_from_the_root_within_the_budget() {
+        let opened = leak_final();
+        let (s, a) = (&opened.snapshot, &opened.analysis);
+        for (depth, budget, expected) in [(1, 100, 4), (6, 12, 12)] {
+            let limits = ContainmentLimits {
+                pages: budget,
+                opened_per_page: 3,
+                depth,
+                ..ContainmentLimits::default()
+            };
+            let pages = containment_pages(s, a, limits);
+            assert_eq!(pages.len(), expected, "{limits:?}");
+            check_pages(s, a, &pages, limits);
+        }
+    }
+
+    fn check_pages(
+        s: &HeapSnapshot,
+        a: &Analysis,
+        pages: &[EdgesReport],
+        limits: ContainmentLimits,
+    ) {
+        assert_eq!(pages[0].object.id, s.nodes.id(s.root));
+        let mut depth_of = std::collections::HashMap::from([(pages[0].object.id, 0)]);
+        for (i, page) in pages.iter().enumerate() {
+            let id = page.object.id;
+            let depth = *depth_of
+                .get(&id)
+                .unwrap_or_else(|| panic!("page {i}, @{id}, is reached from no earlier page"));
+            assert!(depth <= limits.depth, "@{id} is {depth} deep");
+            let node = s.find_id(id).unwrap();
+            let route = edges_report(s, a, None, EdgeDirection::Containment, node, 0, 50);
+            assert_eq!(
+                serde_json::to_string(page).unwrap(),
+                serde_json::to_string(&route).unwrap()
+            );
+            for e in &page.edges {
+                depth_of.entry(e.object.id).or_insert(depth + 1);
+            }
+        }
+        let mut ids: Vec<u32> = pages.iter().map(|p| p.object.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), pages.len(), "each object once");
+    }
+}
