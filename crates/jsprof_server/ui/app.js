@@ -9,7 +9,7 @@ import { CallTreeView } from 'jsprof/calltree.js';
 import { DiffView } from 'jsprof/diff.js';
 import { SandwichView } from 'jsprof/sandwich.js';
 import { SourcePanel } from 'jsprof/sourceview.js';
-import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView } from 'jsprof/heap.js';
+import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView, embeddedHeap } from 'jsprof/heap.js';
 import { ContainmentView, StringsView, AllocationsView } from 'jsprof/heapviews.js';
 import { PageDiffView } from 'jsprof/pagediff.js';
 
@@ -588,7 +588,10 @@ function openCpu(art, c, others) {
 }
 
 function openHeap(art, c, bases) {
-  const heap = art.heap;
+  // A report: the views it embedded stand in for the server's routes, its earlier snapshots for
+  // the server's others.
+  const heap = art.live ? art.heap : embeddedHeap(art.heap, data);
+  if (!art.live) bases = heap.bases;
   let summary = null;
   const summaryOnce = () => (summary ||= heap.summary());
   addTab('summary', 'Summary', async (tab) => {
@@ -610,8 +613,8 @@ function openHeap(art, c, bases) {
     app.detached = new DetachedView(tab.node, heap, s.total_size);
   });
   // Comparison needs another snapshot, Leaks two more: no tabs with nothing to compare.
-  if (art.live && bases.length >= 1) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, bases); });
-  if (art.live && bases.length >= 2) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases, null, { label: art.name, session: c.session, artifact: c.artifactId }); await app.leaks.ready; });
+  if ((art.live || heap.diff) && bases.length >= 1) addTab('comparison', 'Comparison', async (tab) => { app.comparison = new ComparisonView(tab.node, heap, art.live ? bases : bases.slice(-1)); });
+  if ((art.live || heap.leaks || heap.leakSeries) && bases.length >= 2) addTab('leaks', 'Leaks', async (tab) => { app.leaks = new LeaksView(tab.node, heap, bases, null, art.live ? { label: art.name, session: c.session, artifact: c.artifactId } : heap.self); await app.leaks.ready; });
 }
 
 async function openArtifact(art, opts = {}) {

@@ -589,7 +589,8 @@ export class DetachedView {
     ];
     const table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 2, label: 'Detached DOM trees', onSelect: (d) => retainers.show(d.root) });
     scroll.append(table.table);
-    heap.detached().then((r) => {
+    this.table = table;
+    this.ready = heap.detached().then((r) => {
       this.info.textContent = r.trees.length ? `${r.trees.length} detached DOM tree${r.trees.length === 1 ? '' : 's'}, ${fmtCount(r.trees.reduce((a, t) => a + t.node_count, 0))} nodes, ${fmtBytes(r.trees.reduce((a, t) => a + t.retained_size, 0))} retained` : 'No detached DOM trees.';
       table.setRoots(r.trees);
     });
@@ -606,7 +607,8 @@ export class ComparisonView {
   // bases: [{label, session, artifact}]
   constructor(root, heap, bases) {
     const bar = el('div', { class: 'toolbar' });
-    const select = el('select', { 'aria-label': 'Base snapshot' });
+    // A report embeds one comparison: the snapshot it opens on against the one before.
+    const select = el('select', { 'aria-label': 'Base snapshot', disabled: !!heap.embedded });
     for (const b of bases) select.append(el('option', { value: `${b.session}/${b.artifact}`, text: b.label }));
     this.info = el('span', { class: 'hint' });
     bar.append(el('span', { text: 'Compared with' }), select, this.info);
@@ -681,15 +683,84 @@ export class ComparisonView {
   }
 }
 
+// The report's heap views (`jsprof report SNAPSHOT…`): the documents it embedded, each as the CLI
+// prints it, behind the interface the server's routes give (source.js' `ServerSource.artifact`).
+// `heap` is the report's Summary and Dominators (source.js' `embeddedArtifact`); `data.views`
+// holds `heap_containment` (the Containment pages it embedded, the root's first), `heap_strings`,
+// and with several snapshots `heap_diff` (the last against the one before), `heap_leaks` (three)
+// or `heap_leak_series` (four or more); `data.snapshots` names them, oldest first.
+export function embeddedHeap(heap, data) {
+  const views = data.views || {};
+  const names = data.snapshots || [];
+  const pages = new Map();
+  (views.heap_containment || []).forEach((p, i) => { pages.set(p.object.id, p); if (i === 0) pages.set('root', p); });
+  const doc = (v) => (v ? async () => v : undefined);
+  return {
+    ...heap,
+    embedded: true,
+    // The earlier snapshots as `jsprof view` lists the others, and the one the report opens on.
+    bases: names.slice(0, -1).map((label, i) => ({ label, session: 'report', artifact: String(i) })),
+    self: { label: names[names.length - 1] || data.name, session: 'report', artifact: 'last' },
+    // A page of an object's outgoing edges where the report embedded them; `missing` elsewhere.
+    edges: views.heap_containment ? async (id, retainers, offset, limit) => {
+      const p = !retainers && pages.get(id);
+      if (!p || offset >= p.offset + p.edges.length) return { missing: true, total: p ? p.total : 0, offset, edges: [] };
+      return { ...p, offset, edges: p.edges.slice(offset - p.offset, offset - p.offset + limit), embedded: p.offset + p.edges.length };
+    } : undefined,
+    strings: doc(views.heap_strings),
+    diff: doc(views.heap_diff),
+    leaks: doc(views.heap_leaks),
+    leakSeries: doc(views.heap_leak_series),
+  };
+}
+
+// Each verdict's colour (a growing group is a leak).
+const VERDICT_COLOURS = { growing: '#cf222e', bounded: '#9a6700', 'one-off': '#57606a', flat: '#8c959f' };
+
+// A group's series across the snapshots as a small chart (issue 36): one point per snapshot, of
+// the values the document holds (in `data-values` and the chart's title, never recomputed), drawn
+// in the verdict's colour. `what` is `count` or `retained`; `fmt` formats one value.
+export function sparkline(values, verdict, what, fmt) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const W = 84, H = 20, pad = 2;
+  const max = Math.max(...values, 0);
+  const x = (i) => pad + (values.length > 1 ? (i * (W - 2 * pad)) / (values.length - 1) : (W - 2 * pad) / 2);
+  const y = (v) => H - pad - (max > 0 ? (v * (H - 2 * pad)) / max : 0);
+  const colour = VERDICT_COLOURS[verdict] || VERDICT_COLOURS.flat;
+  const svg = document.createElementNS(ns, 'svg');
+  const label = `${what === 'count' ? 'Objects' : 'Retained size'} per snapshot: ${values.map(fmt).join(' → ')} (${verdict})`;
+  for (const [k, v] of Object.entries({ width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'spark', role: 'img', 'aria-label': label, 'data-series': what, 'data-values': values.join(','), 'data-verdict': verdict })) svg.setAttribute(k, v);
+  svg.style.verticalAlign = 'middle';
+  const title = document.createElementNS(ns, 'title');
+  title.textContent = label;
+  const line = document.createElementNS(ns, 'polyline');
+  line.setAttribute('points', values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' '));
+  line.setAttribute('fill', 'none');
+  line.setAttribute('stroke', colour);
+  line.setAttribute('stroke-width', '1.5');
+  const dot = document.createElementNS(ns, 'circle');
+  dot.setAttribute('cx', x(values.length - 1).toFixed(1));
+  dot.setAttribute('cy', y(values[values.length - 1] || 0).toFixed(1));
+  dot.setAttribute('r', '2');
+  dot.setAttribute('fill', colour);
+  svg.append(title, line, dot);
+  return svg;
+}
+
+// A series' cell: its chart, then its last value.
+const seriesCell = (g, what, values, fmt) => el('span', { class: 'spark-cell' }, sparkline(values, g.verdict, what, fmt), el('span', { text: ' ' + fmt(values[values.length - 1] || 0) }));
+
 // Leaks (as `jsprof heap leaks BASE TARGET FINAL`): the objects of this snapshot created between
 // a baseline and a target snapshot, grouped by class and retaining path, largest retained first.
+// Over a series of four or more snapshots (`jsprof heap leaks S1 … SN --all`), each group's count
+// and retained size across them as small charts, with its verdict (growing, bounded, one-off).
 export class LeaksView {
   // snaps: [{label, session, artifact}] other snapshots in the server; self: this one's
   // {label, session, artifact}
   constructor(root, heap, snaps, onObject, self) {
     const bar = el('div', { class: 'toolbar' });
     const pick = (label, k) => {
-      const s = el('select', { 'aria-label': label });
+      const s = el('select', { 'aria-label': label, disabled: !!heap.embedded });
       for (const b of snaps) s.append(el('option', { value: `${b.session}/${b.artifact}`, text: b.label }));
       // Shown, not picked: where the server's order makes this snapshot the baseline or target.
       if (self) s.append(el('option', { value: `${self.session}/${self.artifact}`, text: 'this snapshot', disabled: true }));
@@ -701,35 +772,61 @@ export class LeaksView {
     this.base = pick('Baseline snapshot', 0);
     this.target = pick('Target snapshot', snaps.length > 1 ? 1 : 0);
     this.info = el('span', { class: 'hint' });
-    bar.append(el('span', { text: 'Baseline' }), this.base, el('span', { text: 'Target' }), this.target, el('span', { class: 'hint', text: '→ this snapshot is the final one' }), this.info);
+    // Four or more snapshots: the series (the default), or a baseline and a target.
+    const canSeries = !!heap.leakSeries && snaps.length >= 3 && (!heap.embedded || !heap.leaks);
+    const canTriple = !heap.embedded || !!heap.leaks;
+    this.mode = el('select', { 'aria-label': 'Leaks over' });
+    if (canSeries) this.mode.append(el('option', { value: 'series', text: `The series of all ${snaps.length + 1} snapshots` }));
+    if (canTriple) this.mode.append(el('option', { value: 'triple', text: 'A baseline and a target' }));
+    this.pickers = el('span', { class: 'pickers' }, el('span', { text: 'Baseline' }), this.base, el('span', { text: 'Target' }), this.target, el('span', { class: 'hint', text: '→ this snapshot is the final one' }));
+    if (canSeries && canTriple) bar.append(this.mode);
+    bar.append(this.pickers, this.info);
     const scroll = el('div', { class: 'scroll' });
     this.path = el('div', { class: 'retainers leak-path' });
     root.append(bar, scroll, this.path);
     const pathText = (g) => g.path.map((p) => `${p.class}${p.edge}`).join(' → ') || '(no path from a root)';
-    const cols = [
+    const tripleCols = [
       { title: 'Class', cls: 'fn', value: (g) => g.class.toLowerCase(), render: (g) => g.class },
       { title: 'Count', num: true, value: (g) => g.count, render: (g) => fmtCount(g.count) },
       { title: 'Retained size', num: true, value: (g) => g.retained_size, render: (g) => fmtBytes(g.retained_size) },
       { title: 'Retained through (root → object)', value: (g) => pathText(g), render: (g) => pathText(g) },
     ];
+    const last = (v) => v[v.length - 1] || 0;
+    const seriesCols = [
+      { title: 'Verdict', value: (g) => g.verdict, render: (g) => el('span', { class: 'verdict', style: `color:${VERDICT_COLOURS[g.verdict] || ''};font-weight:600`, text: g.verdict }) },
+      { title: 'Class', cls: 'fn', value: (g) => g.class.toLowerCase(), render: (g) => g.class },
+      { title: 'Count', num: true, value: (g) => last(g.count), render: (g) => seriesCell(g, 'count', g.count, fmtCount) },
+      { title: 'Retained size', num: true, value: (g) => last(g.retained_size), render: (g) => seriesCell(g, 'retained', g.retained_size, fmtBytes) },
+      { title: 'Retained through (root → object)', value: (g) => pathText(g), render: (g) => pathText(g) },
+    ];
     const showPath = (g) => {
       this.path.textContent = '';
       if (!g) return;
-      this.path.append(el('h3', { text: `${g.class} ×${fmtCount(g.count)} · ${fmtBytes(g.retained_size)} · e.g. @${g.sample_id}` }));
+      const seriesOf = Array.isArray(g.count);
+      const head = seriesOf
+        ? `${g.class} · ${g.verdict} · ${fmtCount(last(g.count))} objects, ${fmtBytes(last(g.retained_size))} in the last snapshot with it · e.g. @${g.sample_id}`
+        : `${g.class} ×${fmtCount(g.count)} · ${fmtBytes(g.retained_size)} · e.g. @${g.sample_id}`;
+      this.path.append(el('h3', { text: head }));
       const box = el('div', { class: 'path' });
       g.path.forEach((p, i) => box.append(el('div', { class: 'step', style: `padding-left:${i * 12}px`, text: `${p.class} ${p.edge}` })));
       box.append(el('div', { class: 'step', style: `padding-left:${g.path.length * 12}px`, text: `${g.class} @${g.sample_id}` }));
       this.path.append(box);
       if (onObject) onObject(g);
     };
-    const table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 2, label: 'Leaks', onSelect: showPath });
-    scroll.append(table.table);
-    this.table = table;
-    const load = async () => {
+    const makeTable = (columns, sortBy) => {
+      scroll.textContent = '';
+      const table = new TreeTable({ columns, treeColumn: -1, flat: true, sortBy, label: 'Leaks', onSelect: showPath });
+      scroll.append(table.table);
+      this.table = table;
+      return table;
+    };
+    const loadTriple = async () => {
+      const table = makeTable(tripleCols, 2);
       const [bs, ba] = this.base.value.split('/'), [ts, ta] = this.target.value.split('/');
       this.info.textContent = 'Finding leaks…';
       try {
         const r = await heap.leaks(`${bs}/${ba}`, `${ts}/${ta}`);
+        this.report = r;
         this.groups = r.groups;
         // Reordered by the server (V8's object ids only grow): the pickers show the baseline and
         // the target it used, and a word says when this snapshot is not the final one.
@@ -749,8 +846,30 @@ export class LeaksView {
         showPath(r.groups[0]);
       } catch (e) { this.info.textContent = e.message; }
     };
+    // The series ends with this snapshot; the server orders them by their names, as `jsprof heap
+    // leaks` does.
+    const loadSeries = async () => {
+      const table = makeTable(seriesCols, -1);
+      this.info.textContent = 'Following the groups across the snapshots…';
+      try {
+        const r = await heap.leakSeries(snaps.map((s) => `${s.session}/${s.artifact}`));
+        this.report = r;
+        this.groups = r.groups;
+        const v = r.verdicts;
+        this.info.textContent = `${r.snapshots.length} snapshots · ${v.growing} growing, ${v.bounded} bounded, ${v.one_off} one-off group${v.growing + v.bounded + v.one_off === 1 ? '' : 's'} (Mann-Kendall, alpha ${r.alpha})` +
+          (r.total > r.groups.length ? ` · the ${r.groups.length} first of ${r.total} shown` : '') + r.warnings.map((w) => ` · ${w.message}`).join('');
+        table.setRoots(r.groups);
+        showPath(r.groups[0]);
+      } catch (e) { this.info.textContent = e.message; }
+    };
+    const load = () => {
+      const series = this.mode.value === 'series';
+      this.pickers.hidden = series;
+      return series ? loadSeries() : loadTriple();
+    };
     this.base.addEventListener('change', load);
     this.target.addEventListener('change', load);
+    this.mode.addEventListener('change', load);
     this.ready = snaps.length >= 2 ? load() : (this.info.textContent = 'Open three snapshots (jsprof view BASE TARGET FINAL) to find leaks.', Promise.resolve());
   }
 }

@@ -51,21 +51,29 @@ export class EdgeTree {
       columns: cols, treeColumn: 0, sortBy: -1, label, limit: 100000,
       children: (d) => this.page(d.object.id, 0, d),
       expandable: (d) => !d.more && d.edge_count > 0,
-      onSelect: (d, row) => (d.more ? this.more(row) : onSelect && onSelect(d.object, d)),
+      onSelect: (d, row) => (d.note ? null : d.more ? this.more(row) : onSelect && onSelect(d.object, d)),
     });
     root.append(this.table.table);
   }
 
   moreCell(d) {
+    if (d.note) return el('span', { class: 'muted', text: `… ${d.note}` });
     return el('a', { href: '#', text: `… ${fmtCount(d.left)} more — show ${Math.min(EDGE_PAGE, d.left)} more` });
   }
 
-  // One page of `id`'s edges as rows, with a "more" row when there are more.
+  // One page of `id`'s edges as rows, with a "more" row when there are more. A report holds
+  // some pages only (`embedded`: the edges it has; `missing`: none): a note says where they end.
   async page(id, offset, parent) {
     const r = await this.load(id, offset, EDGE_PAGE);
+    const elsewhere = '`jsprof view` on the snapshot walks every edge';
+    if (r.missing) {
+      const what = r.total ? `${fmtCount(r.total)} edge${r.total === 1 ? '' : 's'}` : 'its edges';
+      return [{ more: true, note: `${what} not embedded: this report embeds the Containment a few levels down the largest objects only; ${elsewhere}` }];
+    }
     const rows = r.edges.slice();
     const shown = offset + rows.length;
-    if (r.total > shown) rows.push({ more: true, id, offset: shown, left: r.total - shown });
+    if (r.total > shown && r.embedded != null && shown >= r.embedded) rows.push({ more: true, note: `${fmtCount(r.total - shown)} more not embedded in this report (it keeps the largest); ${elsewhere}` });
+    else if (r.total > shown) rows.push({ more: true, id, offset: shown, left: r.total - shown });
     this.last = r;
     return rows;
   }
@@ -130,7 +138,8 @@ export class RetainersPanel {
     this.info = el('span', { class: 'hint', text: 'Select an object to see what keeps it alive.' });
     this.head.append(this.info);
     root.append(this.head, this.body);
-    if (heap.edges) {
+    // A report embeds no retainers' edges: its retaining paths instead (below).
+    if (heap.edges && !heap.embedded) {
       this.tree = new EdgeTree(this.body, {
         retainers: true, label: 'Retainers',
         load: (id, offset, limit) => heap.edges(id, true, offset, limit),
@@ -201,7 +210,8 @@ export class ContainmentView {
       onSelect: (o) => retainers.show(o),
     });
     this.ready = this.tree.show('root').then((r) => {
-      this.info.textContent = `${objectLabel(r.object)}: ${fmtCount(r.total)} edges, largest retained first (DevTools' Containment). Expand an object to walk its edges.`;
+      this.info.textContent = `${objectLabel(r.object)}: ${fmtCount(r.total)} edges, largest retained first (DevTools' Containment). Expand an object to walk its edges.` +
+        (heap.embedded ? ' This report embeds the largest paths a few levels down.' : '');
     }, (e) => { this.info.textContent = e.message; });
   }
 }

@@ -80,6 +80,8 @@ export class ServerSource {
         dominated: (id, offset, limit) => src.get(`${ui}/heap/dominated/${id == null ? 'root' : id}`, { offset, limit }),
         detached: () => src.get(`${ui}/heap/detached`),
         leaks: (base, target) => src.get(`${ui}/heap/leaks`, { base, target }),
+        // The series of the other snapshots and this one (`jsprof heap leaks S1 … SN --all`).
+        leakSeries: (others) => src.get(`${ui}/heap/leaks`, { series: others.join(','), all: 1, limit: 500 }),
         diff: (baseSession, baseArtifact) => src.get(`${base}/heap/diff`, { base: `${baseSession}/${baseArtifact}`, limit: 0 }),
         // heapviews.js: an object's edges or retainers (`jsprof heap edges`), strings, allocations.
         edges: (id, retainers, offset, limit) => src.get(`${ui}/heap/edges/${id}`, { retainers: retainers ? 1 : null, offset, limit }),

@@ -24,11 +24,17 @@ use crate::transform_args::TransformArgs;
   jsprof report app.cpuprofile                      # writes app.cpuprofile.html
   jsprof report trace.json.gz --thread 3 -o t.html
   jsprof report app.cpuprofile --focus '^render$' --hide-idle   # filters baked in
-  jsprof report leak.heapsnapshot -o leak.html")]
+  jsprof report leak.heapsnapshot -o leak.html
+  jsprof report before.heapsnapshot after.heapsnapshot      # + Comparison (heap diff)
+  jsprof report base.heapsnapshot target.heapsnapshot final.heapsnapshot   # + Leaks
+  jsprof report snaps/*.heapsnapshot -o leaks.html      # 4+: Leaks series with charts")]
 pub struct Args {
     /// A .cpuprofile, Chrome trace, JS Self-Profiling trace, .heapprofile or .heapsnapshot (gzip
-    /// too); `-` for stdin.
-    pub file: PathBuf,
+    /// too); `-` for stdin. Several heap snapshots of one process, oldest first: the report opens
+    /// on the last, with its Comparison against the one before; three add Leaks (`heap leaks
+    /// BASE TARGET FINAL`), four or more the Leaks series with each group's verdict and chart.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     /// Where to write the HTML (default: the input's name with `.html` added; `-` for stdout).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
@@ -39,6 +45,14 @@ pub struct Args {
     /// blocks); about 40 bytes each.
     #[arg(long, default_value_t = 300_000, value_name = "N")]
     pub max_events: usize,
+    /// A heap snapshot: at most this many objects' edges are embedded for the Containment view
+    /// (the root's, then a few levels down the largest objects), 50 edges each.
+    #[arg(long, default_value_t = 80, value_name = "N")]
+    pub containment_pages: usize,
+    /// A heap snapshot: at most this many rows of the Strings, Comparison and Leaks views (the
+    /// largest; the view says how many there are in all).
+    #[arg(long, default_value_t = 500, value_name = "N")]
+    pub max_rows: usize,
     /// Filters and source maps, applied before the views are computed (the report shows them
     /// in its subtitle).
     #[command(flatten)]
@@ -233,30 +247,183 @@ fn heap_profile_data(
     })
 }
 
-fn snapshot_data(name: &str, snapshot: &HeapSnapshot, analysis: &Analysis) -> Result<ReportData> {
+/// How much of a snapshot the report embeds (`--containment-pages`, `--max-rows`).
+#[derive(Clone, Copy)]
+struct HeapLimits {
+    containment_pages: usize,
+    max_rows: usize,
+}
+
+fn snapshot_data(
+    name: &str,
+    snapshot: &HeapSnapshot,
+    analysis: &Analysis,
+    limits: HeapLimits,
+) -> Result<ReportData> {
+    use jsprof_document::heap_report::{containment_pages, ContainmentLimits};
     let doc = heap_pages::heap_doc(snapshot, analysis, HeapDocLimits::default());
     // `jsprof heap summary --limit 0 --json`, byte for byte.
     let summary =
         jsprof_document::heap::summary_report(snapshot, analysis, jsprof_heap::SortBy::Retained, 0);
+    // `jsprof heap strings --limit N --json` and `jsprof heap edges … --limit 50 --json` pages, as
+    // the service's `…/heap/strings` and `…/heap/edges/{node}` answer them.
+    let strings =
+        jsprof_document::heap_strings::strings_report(snapshot, analysis, limits.max_rows);
+    let containment = containment_pages(
+        snapshot,
+        analysis,
+        ContainmentLimits {
+            pages: limits.containment_pages,
+            ..ContainmentLimits::default()
+        },
+    );
     let data = json!({
         "mode": "report",
         "name": name,
         "subtitle": format!("{} · {} objects · {}", snapshot.kind(), snapshot.node_count(), output::fmt_bytes(analysis.total_size as f64)),
         "heap": doc,
     });
+    use jsprof_document::raw;
     Ok(ReportData {
         data,
-        views: Views::from([("heap_summary", jsprof_document::raw(&summary))]),
+        views: Views::from([
+            ("heap_summary", raw(&summary)),
+            ("heap_strings", raw(&strings)),
+            ("heap_containment", raw(&containment)),
+        ]),
         blobs: Vec::new(),
     })
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
-    let name = input::display_name(&args.file);
-    let short = Path::new(&name)
+/// Several snapshots of one process: the last one's views, its Comparison against the one
+/// before (`jsprof heap diff`, as the service's `…/heap/diff` computes it), and with three its
+/// Leaks (`jsprof heap leaks BASE TARGET FINAL`, as the service's `…/heap/leaks`), with four or
+/// more the Leaks series (`jsprof heap leaks S1 … SN --all`, read by the CLI's own reader, in
+/// the series' order, which the report then opens on the last of).
+fn snapshots_data(files: &[PathBuf], limits: HeapLimits) -> Result<ReportData> {
+    use jsprof_document::heap::{diff_report, leaks_order, leaks_report, LeaksOptions, Named};
+    for f in files {
+        if crate::load::detect_format(f)? != Some(Format::HeapSnapshot) {
+            bail!(
+                "{}: a report of several files takes heap snapshots of one process (BASE TARGET,                  BASE TARGET FINAL, or a series)",
+                input::display_name(f)
+            );
+        }
+    }
+    let mut files = files.to_vec();
+    let mut views = Views::new();
+    if files.len() >= 4 {
+        let (files_in_order, series) = series_data(&files, limits)?;
+        files = files_in_order;
+        views.insert("heap_leak_series", jsprof_document::raw(&series));
+    }
+    let names: Vec<String> = files.iter().map(|f| input::display_name(f)).collect();
+    let n = files.len();
+    let last = super::heap::load(&files[n - 1])?;
+    let mut base = super::heap::load(&files[n - 2])?;
+    if n == 3 {
+        // Given as (base, target, final) and used in the process's order, as the service does.
+        let first = super::heap::load(&files[0])?;
+        let given = [&first.snapshot, &base.snapshot, &last.snapshot];
+        let order = leaks_order(given);
+        let analyses = [&first.analysis, &base.analysis, &last.analysis];
+        let named = |i: usize| Named {
+            name: names[i].as_str(),
+            snapshot: given[i],
+            analysis: (),
+        };
+        let leaks = leaks_report(
+            named(order[0]),
+            named(order[1]),
+            Named {
+                name: &names[order[2]],
+                snapshot: given[order[2]],
+                analysis: analyses[order[2]],
+            },
+            order,
+            LeaksOptions {
+                min_retained: 0,
+                limit: limits.max_rows,
+            },
+        );
+        views.insert("heap_leaks", jsprof_document::raw(&leaks));
+    }
+    // Last: the comparison re-classifies the base.
+    let (diff, _) = diff_report(
+        Named {
+            name: &names[n - 2],
+            snapshot: &mut base.snapshot,
+            analysis: &mut base.analysis,
+        },
+        Named {
+            name: &names[n - 1],
+            snapshot: &last.snapshot,
+            analysis: &last.analysis,
+        },
+        limits.max_rows,
+    );
+    views.insert("heap_diff", jsprof_document::raw(&diff));
+    drop(base);
+    let shown: Vec<String> = names.iter().map(|n| short_name(n)).collect();
+    let mut data = snapshot_data(&shown[n - 1], &last.snapshot, &last.analysis, limits)?;
+    data.views.extend(views);
+    // The snapshots, oldest first (the last is the one the report opens on).
+    data.data["snapshots"] = json!(shown);
+    Ok(data)
+}
+
+/// The Leaks series of four or more snapshots, as `jsprof heap leaks S1 … SN --all --limit N
+/// --json` prints it, and the files in the series' order.
+fn series_data(
+    files: &[PathBuf],
+    limits: HeapLimits,
+) -> Result<(Vec<PathBuf>, jsprof_document::leak_series::LeakSeriesReport)> {
+    use jsprof_document::leak_series::{LeakSeriesOptions, MAX_SNAPSHOTS};
+    if files.len() > MAX_SNAPSHOTS {
+        bail!(
+            "a report's series takes at most {MAX_SNAPSHOTS} snapshots; {} given",
+            files.len()
+        );
+    }
+    let series = super::heap::leaks::series_report(
+        files,
+        LeakSeriesOptions {
+            all: true,
+            limit: limits.max_rows,
+            ..LeakSeriesOptions::default()
+        },
+    )?;
+    // Back from the series' names to the files (each name is one file's display name).
+    let by_name: std::collections::HashMap<String, &PathBuf> =
+        files.iter().map(|f| (input::display_name(f), f)).collect();
+    let ordered = series
+        .snapshots
+        .iter()
+        .map(|s| {
+            by_name
+                .get(&s.name)
+                .map(|f| (*f).clone())
+                .with_context(|| format!("{}: given twice", s.name))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if ordered.len() != files.len() {
+        bail!("a report's series takes each snapshot once");
+    }
+    Ok((ordered, series))
+}
+
+/// A display name's file name (the report's title names the file, not its folder).
+fn short_name(name: &str) -> String {
+    Path::new(name)
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| name.clone());
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// The report of one file.
+fn one_file_data(args: &Args, file: &Path, limits: HeapLimits) -> Result<ReportData> {
+    let name = input::display_name(file);
+    let short = short_name(&name);
     let refuse_filters = || {
         if args.transform.describe().is_some() {
             bail!("{name}: filters apply to CPU profiles, traces and heap profiles, not to a heap snapshot");
@@ -265,31 +432,50 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     // A snapshot file opens through the heap index like every heap command: its text is not
     // read at all when the index is valid.
-    let data = if crate::load::detect_format(&args.file)? == Some(Format::HeapSnapshot) {
+    if crate::load::detect_format(file)? == Some(Format::HeapSnapshot) {
         refuse_filters()?;
-        let loaded = super::heap::load(&args.file)?;
-        snapshot_data(&short, &loaded.snapshot, &loaded.analysis)?
-    } else {
-        let (name, text) = input::read_all(&args.file)?;
-        match jsprof_document::load::detect(&name, &text)? {
-            Format::HeapSnapshot => {
-                // stdin, which has no index: the same loader, reading the text read above.
-                refuse_filters()?;
-                let read = || jsprof_heap::read_snapshot_with(&text[..], Default::default());
-                let opened = jsprof_heap::open_analysed(None, None, read, &mut |_| {})
-                    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-                snapshot_data(&short, &opened.snapshot, &opened.analysis)?
-            }
-            Format::HeapProfile => heap_profile_data(&short, text, &args.transform)?,
-            _ => cpu_data(
-                &short,
-                text,
-                args.thread.as_deref(),
-                args.max_events,
-                &args.transform,
-            )?,
+        let loaded = super::heap::load(file)?;
+        return snapshot_data(&short, &loaded.snapshot, &loaded.analysis, limits);
+    }
+    let (name, text) = input::read_all(file)?;
+    match jsprof_document::load::detect(&name, &text)? {
+        Format::HeapSnapshot => {
+            // stdin, which has no index: the same loader, reading the text read above.
+            refuse_filters()?;
+            let read = || jsprof_heap::read_snapshot_with(&text[..], Default::default());
+            let opened = jsprof_heap::open_analysed(None, None, read, &mut |_| {})
+                .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            snapshot_data(&short, &opened.snapshot, &opened.analysis, limits)
         }
+        Format::HeapProfile => heap_profile_data(&short, text, &args.transform),
+        _ => cpu_data(
+            &short,
+            text,
+            args.thread.as_deref(),
+            args.max_events,
+            &args.transform,
+        ),
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let limits = HeapLimits {
+        containment_pages: args.containment_pages,
+        max_rows: args.max_rows,
     };
+    let file = args.files.last().expect("clap requires a file").clone();
+    let (short, data) = if args.files.len() > 1 {
+        if args.transform.describe().is_some() {
+            bail!("filters apply to CPU profiles, traces and heap profiles, not to heap snapshots");
+        }
+        let data = snapshots_data(&args.files, limits)?;
+        let name = data.data["name"].as_str().unwrap_or("report").to_string();
+        (name, data)
+    } else {
+        let name = input::display_name(&file);
+        (short_name(&name), one_file_data(&args, &file, limits)?)
+    };
+    let out = args.output.clone().unwrap_or_else(|| default_output(&file));
     let blobs: Vec<(String, &str)> = data
         .blobs
         .iter()
@@ -297,7 +483,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .collect();
     let html =
         jsprof_server::ui_page::page_with_blobs(&format!("{short} — jsprof report"), &data, &blobs);
-    let out = args.output.unwrap_or_else(|| default_output(&args.file));
     if out.as_os_str() == "-" {
         let stdout = std::io::stdout();
         let mut w = stdout.lock();

@@ -48,6 +48,7 @@ mod process_memory;
 mod record;
 mod record_page;
 mod record_tree;
+mod report_heap;
 mod serve;
 mod source_maps;
 mod support;
