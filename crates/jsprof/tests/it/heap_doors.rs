@@ -1,7 +1,7 @@
 //! Issue 36's heap answers at the service and MCP as at the CLI: `heap advisors` (service
 //! `…/heap/advisors`, MCP `heap_advisors`) and the verdicts over a series of snapshots (service
-//! `…/heap/leaks?series=`, MCP `heap_leaks` with the handles). The service gives the CLI's
-//! bytes; MCP gives the CLI's document, paged.
+//! `…/heap/leaks?series=`, MCP `heap_leaks` with the handles), and `heap redact` (service
+//! `…/heap/redacted`). The service gives the CLI's bytes; MCP gives the CLI's document, paged.
 
 use std::path::Path;
 use std::process::Command;
@@ -159,6 +159,38 @@ fn advisors_and_leak_series_are_the_clis_at_the_service_and_mcp() {
         let message = r.json()["message"].as_str().unwrap().to_string();
         assert!(message.contains(words), "{query}: {message}");
     }
+
+    // A snapshot safe to share, downloaded: the bytes `heap redact` writes, with and without
+    // --numbers; a bad flag is refused by name.
+    for (query, flags) in [("", vec![]), ("?numbers=1", vec!["--numbers"])] {
+        let r = s
+            .get(&format!(
+                "/api/ui/sessions/{}/artifacts/1/heap/redacted{query}",
+                ids[2]
+            ))
+            .expect(200, query);
+        let out = dir.join(format!("redacted{}.heapsnapshot", flags.len()));
+        let mut args = vec!["heap", "redact", SNAPSHOTS[2], "-o", out.to_str().unwrap()];
+        args.extend(&flags);
+        cli_in(&dir, &args);
+        same(
+            &format!("redacted{query}"),
+            &r.body,
+            &std::fs::read(&out).unwrap(),
+        );
+        assert!(
+            r.head
+                .contains("filename=\"leak-3-final.redacted.heapsnapshot\""),
+            "{}",
+            r.head
+        );
+    }
+    let r = s.get(&format!(
+        "/api/ui/sessions/{}/artifacts/1/heap/redacted?numbers=yes",
+        ids[2]
+    ));
+    assert_eq!(r.status, 400);
+    assert!(r.json()["message"].as_str().unwrap().contains("numbers"));
 
     // MCP: heap_advisors is the CLI's document with every finding; heap_leaks over the three
     // handles as a series gives the CLI's groups.

@@ -118,8 +118,7 @@ pub(crate) fn serving(mut child: KillOnDrop, data: &Path) -> Serve {
 /// An HTTP answer.
 pub(crate) struct Reply {
     pub(crate) status: u16,
-    /// The status line and the headers (read by the lake's tests only).
-    #[cfg_attr(not(feature = "lake"), allow(dead_code))]
+    /// The status line and the headers.
     pub(crate) head: String,
     pub(crate) body: Vec<u8>,
 }
