@@ -5,9 +5,11 @@
 # summaries). Then the series: S snapshots (default 6) of a process holding N records that leaks
 # N/10 more into a Map at every step, timed as `jsprof heap leaks DIR` against S × `heap summary`
 # (goal: ≤ S× one summary + 20 %; every run with the heap index cache off, so each reads and
-# analyses every snapshot, as a first look does). There is no replicator of recorded snapshots
-# (bench/heapgen writes synthetic ones, which have no series), so the series is recorded at the
-# size N asks for. Nothing here is committed: everything goes to bench/out/leaks/.
+# analyses every snapshot, as a first look does). With REPLICATE=K each snapshot of the series is
+# replaced by K copies of itself under one root (`heapgen --replicate`, one id stride for the
+# series, so an object keeps its ids from snapshot to snapshot): a series of GB snapshots with the
+# recorded shapes, whose verdicts are the recorded series'. Nothing here is committed: everything
+# goes to bench/out/leaks/.
 #   bench/leaks.sh [N] [S]  (default 130000 and 6: 119, 178 and 176 MB with Node 20; run from anywhere; needs node, /usr/bin/time)
 #   RUNS=N for more timed runs (best and median are printed); JSPROF_PREBUILT=1 skips the build;
 #   SERIES_ONLY=1 skips the triple.
@@ -94,6 +96,17 @@ if [ "$(cat "$OUT/series/n" 2>/dev/null)" != "$N $S" ]; then
   echo "$N $S" > "$OUT/series/n"
 fi
 SERIES=("$OUT"/series/*.heapsnapshot)
+if [ -n "${REPLICATE:-}" ]; then
+  (cd "$ROOT/bench/heapgen" && cargo build --release --quiet)
+  mkdir -p "$OUT/series-x$REPLICATE"
+  rm -f "$OUT/series-x$REPLICATE"/*.heapsnapshot
+  for f in "${SERIES[@]}"; do
+    # 2^25 ids a copy: more than a 1 GB snapshot's largest id, and 64 copies stay in 32 bits.
+    "$ROOT/bench/heapgen/target/release/heapgen" "$OUT/series-x$REPLICATE/$(basename "$f")" \
+      --replicate "$f" --times "$REPLICATE" --id-stride 33554432
+  done
+  SERIES=("$OUT/series-x$REPLICATE"/*.heapsnapshot)
+fi
 export JSPROF_CACHE=0
 BYTES=0
 for f in "${SERIES[@]}"; do BYTES=$((BYTES + $(filesize "$f"))); done
@@ -103,8 +116,9 @@ time_runs summaries bash -c 'for f in "${@:2}"; do "$1" heap summary "$f" --json
   _ "$JSPROF" "${SERIES[@]}"
 SUMMARY_BEST=$BEST SUMMARY_MEDIAN=$MEDIAN SUMMARY_RSS=$RSS
 echo "== heap leaks (series)"
-time_runs series "$JSPROF" heap leaks "$OUT/series" --json --all --limit 0
-"$JSPROF" heap leaks "$OUT/series" --limit 3
+SERIES_DIR="$(dirname "${SERIES[0]}")"
+time_runs series "$JSPROF" heap leaks "$SERIES_DIR" --json --all --limit 0
+"$JSPROF" heap leaks "$SERIES_DIR" --limit 3
 
 echo
 echo "tool     best (median) s    peak RSS MB    RSS / input bytes"

@@ -1,6 +1,6 @@
 //! `heapgen OUT.heapsnapshot (--mb N | --clusters K [--mids F] [--leaves G]) [--expected OUT.json]
 //! [--every N]`
-//! `heapgen OUT.heapsnapshot --replicate IN.heapsnapshot --times K`
+//! `heapgen OUT.heapsnapshot --replicate IN.heapsnapshot --times K [--id-stride S]`
 //!
 //! Writes a synthetic heap snapshot (see `gen.rs` for why its DevTools numbers are known) and, with
 //! `--expected`, those numbers in the heap oracle's JSON shape; or K copies of a recorded snapshot
@@ -26,6 +26,7 @@ fn run() -> Result<(), String> {
     let mut every = 997;
     let mut replicate_from = None;
     let mut times = 2u64;
+    let mut stride = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--mb" => shape = gen::Shape::of_megabytes(args.number(&a)?),
@@ -36,6 +37,7 @@ fn run() -> Result<(), String> {
             "--every" => every = args.number(&a)?,
             "--replicate" => replicate_from = Some(args.text(&a, "path")?),
             "--times" => times = args.number(&a)?,
+            "--id-stride" => stride = Some(args.number(&a)?),
             _ if out.is_none() && !a.starts_with('-') => out = Some(a),
             _ => return Err(format!("unexpected argument {a:?}")),
         }
@@ -47,8 +49,8 @@ fn run() -> Result<(), String> {
     let mut w = BufWriter::with_capacity(1 << 20, file);
     if let Some(input) = replicate_from {
         let text = std::fs::read(&input).map_err(|e| format!("{input}: {e}"))?;
-        let made =
-            replicate::replicate(&text, times, &mut w).map_err(|e| format!("{input}: {e}"))?;
+        let made = replicate::replicate(&text, times, stride, &mut w)
+            .map_err(|e| format!("{input}: {e}"))?;
         std::io::Write::flush(&mut w).map_err(|e| format!("{out}: {e}"))?;
         eprintln!(
             "heapgen: {out}: {times} copies of {input}: {} nodes, {} edges",

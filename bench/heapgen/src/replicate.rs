@@ -157,7 +157,15 @@ pub struct Replicated {
     pub edges: u64,
 }
 
-pub fn replicate(text: &[u8], times: u64, w: &mut impl Write) -> Result<Replicated, String> {
+/// K copies of `text` to `w`. `stride`: how far each copy's ids are shifted from the one before
+/// (even; at least the largest id + 2); `None` picks the smallest. Snapshots of one series need
+/// one stride, so that an object keeps its ids from one replicated snapshot to the next.
+pub fn replicate(
+    text: &[u8],
+    times: u64,
+    stride: Option<u64>,
+    w: &mut impl Write,
+) -> Result<Replicated, String> {
     if times == 0 {
         return Err("--times needs at least 1".into());
     }
@@ -187,7 +195,25 @@ pub fn replicate(text: &[u8], times: u64, w: &mut impl Write) -> Result<Replicat
         .max()
         .unwrap_or(0);
     // Even, so ids keep their parity.
-    let stride = (max_id + 2) & !1;
+    let least = (max_id + 2) & !1;
+    let stride = match stride {
+        None => least,
+        Some(s) if s % 2 == 0 && s >= least => s,
+        Some(s) => {
+            return Err(format!(
+                "--id-stride {s}: an even number of at least {least} (the largest id + 2)"
+            ))
+        }
+    };
+    if (times - 1)
+        .checked_mul(stride)
+        .and_then(|v| v.checked_add(max_id))
+        .is_none_or(|v| v > u64::from(u32::MAX))
+    {
+        return Err(format!(
+            "{times} copies with an id stride of {stride} pass V8's 32-bit ids"
+        ));
+    }
     let new_nodes = 1 + times * (n - 1);
     let new_edges = times * e;
     // The index a copy gives original node `i` (the root stays the root).

@@ -62,10 +62,12 @@ impl MemoryUsageFile {
     }
 }
 
-/// Where a snapshot file's isolate is, from the names `record` writes: `STEM.heapsnapshot`,
-/// `STEM-workerN.heapsnapshot`, and with `--every` `STEM-K…` / `STEM-workerN-K…`. The
-/// process key is what precedes `-workerN` (or, for a main thread, the name less a trailing
-/// counter of up to five digits: `record`'s own stems end in six-digit times).
+/// Where a snapshot file's isolate is, from its name: `record`'s (`STEM.heapsnapshot`,
+/// `STEM-workerN.heapsnapshot`, and with `--every` `STEM-K…` / `STEM-workerN-K…`) or Node's
+/// (`Heap.YYYYMMDD.HHMMSS.PID.TID.SEQ.heapsnapshot`, TID 0 for the main thread). With `record`'s
+/// names the process key is what precedes `-workerN` (or, for a main thread, the name less a
+/// trailing counter of up to five digits: `record`'s own stems end in six-digit times); with
+/// Node's, `Heap.PID`. Any other name is a main thread of its own.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct IsolateKey {
     pub process: String,
@@ -80,6 +82,9 @@ impl IsolateKey {
             .strip_suffix(".heapsnapshot")
             .or_else(|| stem.strip_suffix(".heaptimeline"))
             .unwrap_or(stem);
+        if let Some(key) = Self::node_name(stem) {
+            return key;
+        }
         if let Some(at) = stem.rfind("-worker") {
             let digits: String = stem[at + 7..]
                 .chars()
@@ -106,6 +111,20 @@ impl IsolateKey {
             process: process.to_string(),
             worker: None,
         }
+    }
+
+    /// `Heap.YYYYMMDD.HHMMSS.PID.TID.SEQ`: Node's `writeHeapSnapshot()` names.
+    fn node_name(stem: &str) -> Option<IsolateKey> {
+        let parts: Vec<&str> = stem.split('.').collect();
+        if parts.len() != 6 || parts[0] != "Heap" {
+            return None;
+        }
+        let numbers: Option<Vec<u64>> = parts[1..].iter().map(|p| p.parse().ok()).collect();
+        let n = numbers?;
+        Some(IsolateKey {
+            process: format!("Heap.{}", n[2]),
+            worker: (n[3] != 0).then_some(n[3] as u32),
+        })
     }
 
     /// `main` or `worker N`.
@@ -294,6 +313,19 @@ mod tests {
         assert_eq!(k("node-42-20261129-150143-worker2.heapsnapshot"), w2);
         assert_eq!(k("node-42-20261129-150143-worker2-3.heapsnapshot.gz"), w2);
         assert_eq!(k("app.heapsnapshot").process, "app");
+        let node = |name| IsolateKey::of(name);
+        assert_eq!(
+            node("Heap.20261129.150143.4242.0.001.heapsnapshot"),
+            node("Heap.20261129.150150.4242.0.002.heapsnapshot")
+        );
+        assert_eq!(
+            node("Heap.20261129.150143.4242.3.001.heapsnapshot").worker,
+            Some(3)
+        );
+        assert_eq!(
+            node("Heap.20261129.150143.4242.0.001.heapsnapshot").worker,
+            None
+        );
         assert_eq!(k("app-worker.heapsnapshot").process, "app-worker");
         assert_eq!(w2.label(), "worker 2");
     }

@@ -146,27 +146,25 @@ pub(crate) fn series_files(given: &[PathBuf]) -> Result<(Vec<PathBuf>, bool)> {
 }
 
 /// A series is one isolate's: a directory holding several (a process's main thread and its
-/// workers, by the names `record` writes) names them and how to give one.
+/// workers, by the names `record` and Node write) names them and how to give one. Names that
+/// say nothing of workers are one series, whatever they are.
 fn one_isolate(dir: &Path, files: &[PathBuf]) -> Result<()> {
     let mut isolates: std::collections::BTreeMap<IsolateKey, usize> = Default::default();
     for f in files {
         let name = f.file_name().unwrap_or_default().to_string_lossy();
         *isolates.entry(IsolateKey::of(&name)).or_default() += 1;
     }
-    if isolates.len() < 2 {
+    if isolates.len() < 2 || isolates.keys().all(|k| k.worker.is_none()) {
         return Ok(());
     }
     let list: Vec<String> = isolates
         .iter()
         .map(|(k, n)| {
-            let stem = match k.worker {
-                Some(w) => format!("{}-worker{w}", k.process),
-                None => k.process.clone(),
-            };
-            let glob = if k.worker.is_some() {
-                format!("{stem}-*.heapsnapshot")
-            } else {
-                format!("{stem}-[0-9]*.heapsnapshot")
+            let glob = match (k.process.strip_prefix("Heap."), k.worker) {
+                // Node's own names: Heap.DATE.TIME.PID.TID.SEQ.
+                (Some(pid), w) => format!("Heap.*.*.{pid}.{}.*.heapsnapshot", w.unwrap_or(0)),
+                (None, Some(w)) => format!("{}-worker{w}-*.heapsnapshot", k.process),
+                (None, None) => format!("{}-[0-9]*.heapsnapshot", k.process),
             };
             format!(
                 "  {} of {} ({n} snapshots): {}",
