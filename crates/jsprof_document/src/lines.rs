@@ -339,12 +339,16 @@ pub fn report(
     })
 }
 
-/// `doc` (the Sources gutter's lines, from the samples) in the units of the function table
-/// beside the source panel: each function as `table`'s view lists it (a trace's entries, as
-/// `jsprof top`), and its self time shared over its lines by their share of the sampled line
-/// time. So the lines of a function sum to the self time its table row shows; a function the
-/// table lacks, or one without line samples, keeps the gutter's numbers.
+/// A trace's `doc` (the Sources gutter's lines, from the samples) in the units of the function
+/// table beside the source panel: each function as `table`'s view lists it (the trace's
+/// entries, as `jsprof top`), and its self time shared over its lines by their share of the
+/// sampled line time. So the lines of a function sum to the self time its table row shows; a
+/// function the table lacks, or one without line samples, keeps the gutter's numbers. A
+/// `.cpuprofile`'s lines (`position_ticks`) are left as they are: its table weighs the samples.
 pub fn in_table_weights(mut doc: LinesReport, table: &Weighted) -> LinesReport {
+    if doc.line_source != Some("sample_lines") {
+        return doc;
+    }
     let profile = &*table.profile;
     let view = crate::top::view(table, By::SelfWeight, 0);
     let unit = table.thread().weight_unit();
