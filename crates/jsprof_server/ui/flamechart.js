@@ -246,6 +246,14 @@ export class FlameChart {
     return true;
   }
 
+  // The unfolded lane whose rows are at canvas y (CSS px), or null.
+  laneAt(y) {
+    const cy = y - AXIS + this.scrollY;
+    this.layout();
+    const b = this.laneBoxes.find((x) => cy >= x.rowsY && cy < x.y + x.h);
+    return b && !b.lane.collapsed ? b.lane : null;
+  }
+
   // Folds (or unfolds) a lane and remembers it.
   foldLane(lane, collapsed = !lane.collapsed) {
     lane.collapsed = collapsed;
@@ -808,7 +816,7 @@ export class FlameChart {
       e.preventDefault();
       const r = c.getBoundingClientRect();
       if (e.shiftKey) {
-        const h = this.hit(e.clientX - r.left, e.clientY - r.top), lane = h && h.lane && !h.header ? h.lane : null;
+        const lane = this.laneAt(e.clientY - r.top);
         if (lane && lane.height() > laneRows(lane)) { lane.scroll = laneScroll({ ...lane, scroll: laneScroll(lane) + e.deltaY }); this.redraw(); return; }
         this.scrollY = Math.max(0, this.scrollY + e.deltaY); this.redraw(); return;
       }
