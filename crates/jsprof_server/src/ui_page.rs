@@ -146,7 +146,7 @@ mod tests {
         let map = import_map_of(&page);
         let imports = map["imports"].as_object().unwrap();
         assert_eq!(imports.len(), MODULES.len());
-        for (name, source) in MODULES {
+        for &(name, source) in MODULES {
             let url = imports[name].as_str().unwrap();
             let b64 = url
                 .strip_prefix("data:text/javascript;charset=utf-8;base64,")
