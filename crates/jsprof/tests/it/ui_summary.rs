@@ -181,3 +181,45 @@ fn summary_drawer_lanes_and_lines_in_the_browser() {
     let expected = json!({"ranges": ranges, "request": request, "event": event});
     node_case("ui-summary.mjs", "pageload", &v.url, &expected);
 }
+
+/// The service's `…/summary` is the CLI's document byte for byte (the whole recording, a range,
+/// another thread), a bad range or an unknown parameter is a 400 naming what was expected, and
+/// the OpenAPI document lists the route with its document's schema.
+#[test]
+fn the_summary_endpoint_is_the_clis() {
+    let file = fixtures().join("trace/pageload-shifts.trace.json.gz");
+    let path = file.to_str().unwrap();
+    let s = crate::serve::serve(&crate::serve::data_dir("ui-summary"), &[]);
+    let session = s.import(&file);
+    let id = session["session_id"].as_str().unwrap();
+    for (query, args) in [
+        ("", vec!["--categories"]),
+        ("?range=1000..2500.5", vec!["--range", "1000..2500.5"]),
+        (
+            "?range=..800&timeline=2",
+            vec!["--range", "..800", "--thread", "2"],
+        ),
+    ] {
+        let got = s.get_ok(&format!("/api/ui/sessions/{id}/summary{query}"));
+        let mut argv = vec!["summary", path, "--json"];
+        argv.extend(args);
+        let want = crate::serve::cli(&argv);
+        assert_eq!(
+            String::from_utf8_lossy(&got.body).trim_end(),
+            String::from_utf8_lossy(&want).trim_end(),
+            "{query}"
+        );
+    }
+    for bad in ["range=9..x", "range=300..100", "start_ms=1"] {
+        let r = s.get(&format!("/api/ui/sessions/{id}/summary?{bad}"));
+        assert_eq!(r.status, 400, "{bad}");
+        assert!(!r.message().is_empty(), "{bad}");
+    }
+    let doc = s.get_ok("/api/openapi.json").json();
+    let route = &doc["paths"]["/api/ui/sessions/{id}/summary"]["get"];
+    assert_eq!(
+        route["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/SelectionSummaryReport"
+    );
+    assert!(doc["components"]["schemas"]["SelectionSummaryReport"].is_object());
+}
