@@ -440,7 +440,7 @@ function openCpu(art, c, others) {
       showActive();
       const search = el('input', { type: 'search', placeholder: 'Highlight (regex)', title: 'Highlight calls whose name or URL matches (a regular expression)', 'aria-label': 'Highlight calls' });
       bar.append(search, activeLabel);
-      bar.append(el('span', { class: 'hint', text: 'Wheel/W/S zoom · drag/A/D pan · shift-drag: range · double-click: zoom to call · 0 resets · click a thread header to fold it' }));
+      bar.append(el('span', { class: 'hint', text: 'Wheel/W/S zoom · drag/A/D pan · shift-drag or drag the axis: range · drag a lane\'s foot: size it · double-click: zoom to call · 0 resets · click a thread header to fold it' }));
       if (!art.live && base.min_ms > 0) bar.append(el('span', { class: 'hint', text: `· calls under ${fmtMs(base.min_ms)} merged in this report` }));
       top.append(bar);
       const chartBox = el('div', { class: 'pane' });

@@ -105,7 +105,7 @@ export class FlameChart {
     this.ovCanvas = el('canvas');
     this.overview.append(this.ovCanvas);
     this.wrap = el('div', { class: 'chart-wrap' });
-    this.canvas = el('canvas', { tabindex: 0, 'aria-label': 'Flame chart: wheel or W/S to zoom, drag or A/D to pan, shift-drag to select a range' });
+    this.canvas = el('canvas', { tabindex: 0, 'aria-label': 'Flame chart: wheel or W/S to zoom, drag or A/D to pan, shift-drag (or a drag on the time axis) to select a range' });
     this.wrap.append(this.canvas);
     root.append(this.overview, this.wrap);
     this.ctx = this.canvas.getContext('2d', { alpha: false });
@@ -828,7 +828,8 @@ export class FlameChart {
     c.addEventListener('mousedown', (e) => {
       if (e.button !== 0) return; // the right button opens the menu (contextmenu)
       const r = c.getBoundingClientRect();
-      drag = { x: e.clientX, y: e.clientY, lastX: e.clientX, lastY: e.clientY, moved: false, select: e.shiftKey, x0: e.clientX - r.left };
+      // A drag on the time axis selects a range too (as DevTools' timeline ruler).
+      drag = { x: e.clientX, y: e.clientY, lastX: e.clientX, lastY: e.clientY, moved: false, select: e.shiftKey || e.clientY - r.top < AXIS, x0: e.clientX - r.left };
       const h = this.hit(e.clientX - r.left, e.clientY - r.top);
       if (h && h.resize) { drag.resize = h.resize; drag.h0 = laneRows(h.resize); }
       c.focus();
