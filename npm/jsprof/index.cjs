@@ -235,7 +235,7 @@ const GROUPS = {
 
 /** Every command with `--json`: its words, positional parameters and flags. */
 const COMMANDS = {
-  summary: { words: ['summary'], positionals: ['file'], flags: { limit: 'number', thread: 'string' } },
+  summary: { words: ['summary'], positionals: ['file'], flags: { limit: 'number', thread: 'string', range: 'string', categories: 'bool' } },
   top: { words: ['top'], positionals: ['file'], flags: { by: 'string', limit: 'number', ...VIEW, ...TRANSFORM } },
   tree: {
     words: ['tree'],

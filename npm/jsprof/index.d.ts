@@ -30,6 +30,7 @@ import type {
   NodesReport,
   RetainersReport,
   SandwichReport,
+  SelectionSummaryReport,
   StringsReport,
   SummaryReport,
   ThreadsReport,
@@ -196,6 +197,14 @@ export interface SummaryOptions extends GlobalOptions {
   thread?: string;
 }
 
+/** The Performance panel's Summary of a selection: the thread's time by DevTools' categories. */
+export interface SelectionSummaryOptions extends SummaryOptions {
+  /** `START..END` in ms from the input's time origin (either side may be empty). */
+  range?: string;
+  /** The whole recording (`range` left out). */
+  categories?: boolean;
+}
+
 export interface TopOptions extends ViewOptions, TransformOptions, GlobalOptions {
   /** Order by self (default) or total time. */
   by?: 'self' | 'total';
@@ -350,6 +359,8 @@ export interface RecordOptions extends GlobalOptions {
 // The CPU and trace commands
 
 /** `jsprof summary FILE --json`: what a profile holds. */
+/** `jsprof summary TRACE --range A..B --json` (or `--categories`): the Summary of a selection. */
+export function summary(file: Input, options: SelectionSummaryOptions & ({ range: string } | { categories: true })): Promise<SelectionSummaryReport>;
 export function summary(file: Input, options?: SummaryOptions): Promise<SummaryReport>;
 /** `jsprof top FILE --json`: the functions that take the most time (DevTools' Bottom-up roots). */
 export function top(file: Input, options?: TopOptions): Promise<TopReport>;

@@ -251,6 +251,11 @@ export interface LinesReport {
    */
   tick_ms: number | null;
   warnings: JsonWarning[];
+  /**
+   * `table` when the lines weigh what the function table weighs ([`in_table_weights`]: the
+   * UI's source panel beside the Functions table); absent for the Sources gutter's weights.
+   */
+  weights?: string | null;
 }
 
 /**
@@ -769,6 +774,29 @@ export interface CheckReport {
 }
 
 /**
+ * `jsprof summary TRACE --range A..B --json` and `GET /api/ui/sessions/{s}/summary`: the
+ * Performance panel's Summary of a selection, the time of one thread in a range by category.
+ *
+ * Answers `jsprof summary TRACE --range A..B --json` (or `--categories`); the UI's Summary panel: `GET /api/ui/sessions/{s}/summary`.
+ */
+export interface SelectionSummaryReport {
+  /**
+   * The categories with time, most first, then `idle` (what is left of the selection; the
+   * rows sum to `total_ms`).
+   */
+  categories: CategoryJson[];
+  end_ms: number;
+  kind: string;
+  /** The selection (ms from the input's time origin); an open side is the recording's edge. */
+  start_ms: number;
+  thread: string;
+  timeline_id: number;
+  /** `end_ms - start_ms`. */
+  total_ms: number;
+  warnings: JsonWarning[];
+}
+
+/**
  * One window of a timeline's flame chart.
  *
  * Answers the UI's flame chart: `GET /api/ui/sessions/{s}/chart`; embedded by `jsprof report`.
@@ -987,6 +1015,20 @@ export interface CallFrameJson {
   line: number;
   script_id: string;
   url: string;
+}
+
+/** One category's time in the selection. */
+export interface CategoryJson {
+  /**
+   * DevTools' key: `loading`, `experience`, `messaging`, `scripting`, `rendering`,
+   * `painting`, `gpu`, `async`, `other` or `idle`.
+   */
+  category: string;
+  ms: number;
+  /** Of the selection's length. */
+  percent: number;
+  /** The Summary's words (`other` is `System`). */
+  title: string;
 }
 
 /** One request of the network dependency tree. */

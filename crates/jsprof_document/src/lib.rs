@@ -63,6 +63,7 @@ pub mod page_summary;
 pub mod process_memory;
 pub mod query;
 pub mod schema;
+pub mod selection_summary;
 mod source_map_url;
 pub mod source_maps;
 pub mod summary;

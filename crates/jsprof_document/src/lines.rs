@@ -98,6 +98,10 @@ pub struct LinesReport {
     /// summed (DevTools' figure). `null` unless the lines are `position_ticks` (a trace's
     /// samples each weigh the time since the sample before, as DevTools counts them).
     pub tick_ms: Option<f64>,
+    /// `table` when the lines weigh what the function table weighs ([`in_table_weights`]: the
+    /// UI's source panel beside the Functions table); absent for the Sources gutter's weights.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weights: Option<&'static str>,
     /// Why there are no per-line numbers at all (an input without line data), if so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -323,6 +327,7 @@ pub fn report(
         warnings: warnings_json(&profile.warnings),
         line_source,
         tick_ms,
+        weights: None,
         note: line_source.is_none().then(|| {
             "this input has no line data: V8 writes it in a .cpuprofile's positionTicks and in \
              a Chromium trace's ProfileChunk lines (not in JS Self-Profiling traces nor in \
@@ -332,4 +337,45 @@ pub fn report(
         }),
         functions,
     })
+}
+
+/// A trace's `doc` (the Sources gutter's lines, from the samples) in the units of the function
+/// table beside the source panel: each function as `table`'s view lists it (the trace's
+/// entries, as `jsprof top`), and its self time shared over its lines by their share of the
+/// sampled line time. So the lines of a function sum to the self time its table row shows; a
+/// function the table lacks, or one without line samples, keeps the gutter's numbers. A
+/// `.cpuprofile`'s lines (`position_ticks`) are left as they are: its table weighs the samples.
+pub fn in_table_weights(mut doc: LinesReport, table: &Weighted) -> LinesReport {
+    if doc.line_source != Some("sample_lines") {
+        return doc;
+    }
+    let profile = &*table.profile;
+    let view = crate::top::view(table, By::SelfWeight, 0);
+    let unit = table.thread().weight_unit();
+    for f in &mut doc.functions {
+        let row = view.rows.iter().find(|r| {
+            profile.strings.get(r.key.name) == f.function.name
+                && profile.strings.get(r.key.url) == f.function.url
+                && r.key.line == f.function.line
+                && r.key.column == f.function.column
+        });
+        let Some(row) = row else { continue };
+        if f.lines_self_ms <= 0.0 {
+            continue;
+        }
+        let self_ms = row.self_weight as f64 / NS_PER_MS;
+        let scale = self_ms / f.lines_self_ms;
+        for line in &mut f.lines {
+            line.self_ms *= scale;
+            line.self_percent = if view.total > 0 {
+                line.self_ms * NS_PER_MS * 100.0 / view.total as f64
+            } else {
+                0.0
+            };
+        }
+        f.lines_self_ms = self_ms;
+        f.function = function_json(profile, unit, row, view.total);
+    }
+    doc.weights = Some("table");
+    doc
 }

@@ -154,6 +154,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::check::CheckReport>(
         "`jsprof check FILE --budget budget.toml --json` (exit 1 when one fails)",
     ),
+    Document::of::<crate::selection_summary::SelectionSummaryReport>(
+        "`jsprof summary TRACE --range A..B --json` (or `--categories`); the UI's Summary panel: `GET /api/ui/sessions/{s}/summary`",
+    ),
     Document::of::<crate::chart::ChartDoc>(
         "the UI's flame chart: `GET /api/ui/sessions/{s}/chart`; embedded by `jsprof report`",
     ),

@@ -238,6 +238,10 @@ pub fn document(state: &AppState) -> Value {
                 "a .cpuprofile (`Profiler.stop`'s profile) or a .heapprofile (`HeapProfiler.stopSampling`'s profile), as JSON; gzip when its bytes are gzip (`Content-Encoding: gzip` or none)",
                 json!({"enum": ["cpuprofile", "heapprofile"]}),
             ),
+            "/api/ui/sessions/{id}/summary": get(json!([sid()]), "`jsprof summary TRACE --range A..B --json`: the Performance panel's Summary of a selection, one thread's time in a range by DevTools' categories (each entry's self time, clipped), Idle the rest", Some(with_params(vec![
+                param("timeline", "query", "the thread: a timeline id (as the chart's `timeline`); the default thread without", number.clone()),
+                param("range", "query", "START..END in ms from the input's time origin (the chart's `range`, the CLI's `--range`); an open side is the recording's edge", json!({"type": "string"})),
+            ], Value::Array(schema_params(schemars::schema_for!(FilterSpec), &[])))), ok("the time of each category in the range", "SelectionSummaryReport")),
             "/api/ui/page-runs": get(json!([]), "`jsprof insights DIR --json` over trace artifacts: the runs of one page load, each named by its artifact's name; each run read in turn", Some(json!([runs("runs", "the runs")])), ok("each metric's distribution over the runs, each insight's failing share", "PageRunsReport")),
             "/api/ui/page-diff": get(json!([]), "`jsprof diff --base A/ --target B/ --json` over trace artifacts: two builds' page loads compared metric by metric (the CLI's defaults: noise floor 0.5 points, a function tested when in 3 runs); every run must have a navigation", Some(json!([
                 runs("base", "the base build's runs"),

@@ -35,6 +35,7 @@ pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/", get(index))
         .route("/api/ui/sessions/{id}/chart", get(chart))
+        .route("/api/ui/sessions/{id}/summary", get(selection_summary))
         .route(
             "/api/ui/sessions/{id}/artifacts/{artifact}/profile",
             profile_route(&[], |_| Ok(()), profile),
@@ -146,12 +147,7 @@ async fn chart(
         .unwrap_or(200_000)
         .min(1_000_000);
     let timeline_id: Option<u32> = p.number("timeline")?;
-    let (s, artifacts) = state.find(&id)?;
-    let a = s
-        .timeline_artifact
-        .and_then(|t| artifacts.iter().find(|a| a.artifact_id == t))
-        .ok_or_else(|| ApiError::not_found(format!("session {} has no timelines", s.id)))?;
-    let loaded = state.load_filtered(&s, a, View::Cpu, &filters).await?;
+    let loaded = timelines(&state, &id, &filters).await?;
     let doc = crate::work::run(move || {
         let t = loaded.cpu()?;
         let spec = timeline_id.map(|i| i.to_string());
@@ -171,6 +167,41 @@ async fn chart(
     })
     .await?;
     Ok(doc)
+}
+
+/// The session's timelines (its trace or profile artifact), read with `filters`.
+async fn timelines(state: &AppState, id: &str, filters: &FilterSpec) -> ApiResult<Arc<Loaded>> {
+    let (s, artifacts) = state.find(id)?;
+    let a = s
+        .timeline_artifact
+        .and_then(|t| artifacts.iter().find(|a| a.artifact_id == t))
+        .ok_or_else(|| ApiError::not_found(format!("session {} has no timelines", s.id)))?;
+    state.load_filtered(&s, a, View::Cpu, filters).await
+}
+
+/// `…/summary?timeline=&range=A..B`: the Summary of a selection (`jsprof summary TRACE --range
+/// A..B --json`): the thread's time in the range by DevTools' categories, Idle the rest.
+async fn selection_summary(
+    State(state): Shared,
+    UrlPath(id): UrlPath<String>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
+    let p = Params::parse(q, &[&["timeline", "range"][..], &filters::PARAMS].concat())?;
+    let filters = p.filters()?;
+    // The CLI's `--range` parser: one `START..END` for every door.
+    let range = match p.get("range") {
+        Some(r) => jsprof_document::query::parse_range(r).map_err(ApiError::bad_request)?,
+        None => TimeRange::default(),
+    };
+    let timeline_id: Option<u32> = p.number("timeline")?;
+    let loaded = timelines(&state, &id, &filters).await?;
+    crate::work::run(move || {
+        let spec = timeline_id.map(|i| i.to_string());
+        let doc =
+            jsprof_document::selection_summary::document(loaded.cpu()?, spec.as_deref(), range)?;
+        Ok(json_ok(&doc))
+    })
+    .await
 }
 
 /// `…/profile`: the weighted view's trees (top-down, bottom-up) within their budget.

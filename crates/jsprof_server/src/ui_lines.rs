@@ -1,5 +1,6 @@
 //! The UI's source panel: `/api/ui/sessions/{id}/artifacts/{artifact}/lines?name=&url=&line=&column=`
-//! answers `jsprof lines --json`'s document (`jsprof_document::lines`) for one function.
+//! answers `jsprof lines --json`'s document (`jsprof_document::lines`) for one function, its
+//! lines weighed as the Functions table beside the panel weighs (`lines::in_table_weights`).
 //!
 //! Which file is read: the one the *profile* names for the function (the query only picks a
 //! function the profile has; a name that is not in it is 404), and only when that file lies
@@ -82,6 +83,13 @@ async fn lines(ArtifactRequest(state, id, artifact, q): ArtifactRequest) -> ApiR
             samples: true,
         })?;
         let mut files = PanelFiles { roots, named };
+        // The lines come from the samples; the panel weighs them as the Functions table beside
+        // it does (a trace's entries, `jsprof top`'s view).
+        let table = input.weighted(&ViewSpec {
+            thread: timeline.map(|t| t.to_string()),
+            range: None,
+            samples: false,
+        })?;
         let doc = jsprof_document::lines::report(
             &weighted,
             &Select::Exact {
@@ -93,6 +101,7 @@ async fn lines(ArtifactRequest(state, id, artifact, q): ArtifactRequest) -> ApiR
             context,
             &mut files,
         )?;
+        let doc = jsprof_document::lines::in_table_weights(doc, &table);
         Ok(crate::ui::json_ok(&doc))
     })
     .await

@@ -14,7 +14,7 @@ use base64::Engine;
 use serde::Serialize;
 
 /// The UI's modules: the bare specifier each is imported by, and its source.
-const MODULES: [(&str, &str); 15] = [
+const MODULES: &[(&str, &str)] = &[
     ("jsprof/format.js", include_str!("../ui/format.js")),
     ("jsprof/source.js", include_str!("../ui/source.js")),
     ("jsprof/table.js", include_str!("../ui/table.js")),
@@ -29,6 +29,7 @@ const MODULES: [(&str, &str); 15] = [
     ("jsprof/heap.js", include_str!("../ui/heap.js")),
     ("jsprof/sourceview.js", include_str!("../ui/sourceview.js")),
     ("jsprof/pagediff.js", include_str!("../ui/pagediff.js")),
+    ("jsprof/details.js", include_str!("../ui/details.js")),
     ("jsprof/app.js", include_str!("../ui/app.js")),
 ];
 const STYLE: &str = include_str!("../ui/style.css");
@@ -145,7 +146,7 @@ mod tests {
         let map = import_map_of(&page);
         let imports = map["imports"].as_object().unwrap();
         assert_eq!(imports.len(), MODULES.len());
-        for (name, source) in MODULES {
+        for &(name, source) in MODULES {
             let url = imports[name].as_str().unwrap();
             let b64 = url
                 .strip_prefix("data:text/javascript;charset=utf-8;base64,")

@@ -1,5 +1,5 @@
 // The page: sessions (server), tabs per artifact, the range selection shared by every CPU view.
-import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus, eventTitle, typeTitle } from 'jsprof/format.js';
+import { fmtMs, fmtBytes, fmtWeight, fmtPct, fmtLocation, displayName, el, esc, setStatus, eventTitle } from 'jsprof/format.js';
 import { ServerSource, embeddedArtifact, filterParams } from 'jsprof/source.js';
 import { FlameChart } from 'jsprof/flamechart.js';
 import { pageLanes, newHighlight } from 'jsprof/tracks.js';
@@ -12,6 +12,7 @@ import { SourcePanel } from 'jsprof/sourceview.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView, embeddedHeap } from 'jsprof/heap.js';
 import { ContainmentView, StringsView, AllocationsView } from 'jsprof/heapviews.js';
 import { PageDiffView } from 'jsprof/pagediff.js';
+import { eventDetails, requestDetails, functionRow, renderSummary } from 'jsprof/details.js';
 
 const data = JSON.parse(document.getElementById('jsprof-data').textContent);
 // The page's state that outlives one artifact, all of it here. It is also `window.jsprof`, the
@@ -379,15 +380,15 @@ function splitter(split, top, bottom) {
   return h;
 }
 
-function detailsOf(e) {
-  if (!e) return '<span class="muted">Click a call for its details; shift-drag (or drag in the overview) selects a range.</span>';
-  const loc = fmtLocation(e.url, e.line, e.column);
-  const title = e.type !== 'JS_CALL' ? eventTitle(e.name) : null;
+// The drawer under the chart: what was clicked (details.js), the function's row of the
+// selection's Functions table for a JS call.
+async function detailsOf(e) {
+  if (!e) return '<span class="muted">Click a call, an event or a request for its details; shift-drag (or drag in the overview) selects a range.</span>';
+  const js = e.type === 'JS_CALL' || !eventTitle(e.name);
   // A JS function's location opens its source with the line costs (as the menu's item does).
-  const link = loc && !title && current && current.art.live;
-  const locHtml = link ? `<a href="#" class="loc srclink" title="Show the source with line costs">${esc(loc)}</a>` : loc ? `<span class="loc">${esc(loc)}</span>` : '';
-  return `<span class="name">${esc(title || displayName(e.name))}</span> ${title ? `<span class="loc">${esc(e.name)}</span> ` : ''}${locHtml}` +
-    ` · start ${fmtMs(e.s)} · total ${fmtMs(e.d)} · self ${fmtMs(e.self)} · ${esc(typeTitle(e.type))}`;
+  const link = js && fmtLocation(e.url, e.line, e.column) && current && current.art.live;
+  const p = js ? await profileFor(current.range).catch(() => null) : null;
+  return eventDetails(e, js ? functionRow(p, e) : null, link, p && p.unit);
 }
 
 function openCpu(art, c, others) {
@@ -397,7 +398,8 @@ function openCpu(art, c, others) {
       const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
       split.append(top, splitter(split, top, bottom), bottom);
       const bar = el('div', { class: 'toolbar' });
-      const details = el('div', { class: 'details', html: detailsOf(null) });
+      const details = el('div', { class: 'details drawer', 'aria-live': 'polite' });
+      detailsOf(null).then((html) => { details.innerHTML = html; });
       details.addEventListener('click', (ev) => {
         if (!ev.target.closest('.srclink') || !details.event) return;
         ev.preventDefault();
@@ -438,7 +440,7 @@ function openCpu(art, c, others) {
       showActive();
       const search = el('input', { type: 'search', placeholder: 'Highlight (regex)', title: 'Highlight calls whose name or URL matches (a regular expression)', 'aria-label': 'Highlight calls' });
       bar.append(search, activeLabel);
-      bar.append(el('span', { class: 'hint', text: 'Wheel/W/S zoom · drag/A/D pan · shift-drag: range · double-click: zoom to call · 0 resets · click a thread header to fold it' }));
+      bar.append(el('span', { class: 'hint', text: 'Wheel/W/S zoom · drag/A/D pan · shift-drag or drag the axis: range · drag a lane\'s foot: size it · double-click: zoom to call · 0 resets · click a thread header to fold it' }));
       if (!art.live && base.min_ms > 0) bar.append(el('span', { class: 'hint', text: `· calls under ${fmtMs(base.min_ms)} merged in this report` }));
       top.append(bar);
       const chartBox = el('div', { class: 'pane' });
@@ -453,7 +455,17 @@ function openCpu(art, c, others) {
       tab.node.append(split);
       const chart = new FlameChart(chartBox, {
         tracks, lanes, timeHover: frames ? (tm) => frames.preview(tm) : null,
-        onSelect: (e) => { details.event = e; details.innerHTML = detailsOf(e); if (e) selectFunction(e, chart); },
+        onSelect: (e) => {
+          details.event = e;
+          detailsOf(e).then((html) => { if (details.event === e) { details.innerHTML = html; details.dataset.kind = e ? 'event' : ''; } });
+          if (e) selectFunction(e, chart);
+        },
+        // A lane's item: a request's details, another item's tooltip.
+        onLaneSelect: (lane, item) => {
+          details.event = null;
+          details.innerHTML = lane.name === 'Network' ? requestDetails(item.r) : lane.tooltip(item);
+          details.dataset.kind = lane.name === 'Network' ? 'request' : 'lane';
+        },
         onTrack: (t) => {
           if (t.id === c.timeline) return;
           for (const x of chart.tracks) x.active = x.id === t.id;
@@ -511,11 +523,31 @@ function openCpu(art, c, others) {
       bottom.append(sub, body);
       let which = 'functions';
       const build = async () => {
+        if (summary.button) summary.button.setAttribute('aria-selected', which === 'summary' ? 'true' : 'false');
+        summary.node.hidden = which !== 'summary';
+        if (which === 'summary') {
+          for (const b of Object.values(panes)) { b.button.setAttribute('aria-selected', 'false'); b.node.hidden = true; }
+          await showSummary();
+          return;
+        }
         const p = await profileFor(c.range);
         for (const [k, b] of Object.entries(panes)) b.button.setAttribute('aria-selected', k === which ? 'true' : 'false');
         for (const [k, b] of Object.entries(panes)) b.node.hidden = k !== which;
         const pane = panes[which];
         if (pane.view) pane.view.setProfile(p); else pane.view = app.tables[`chart:${which}`] = new CallTreeView(pane.node, p, which, { onSelect: (d) => selectFunction(d, pane.view), onContext: contextFor() });
+      };
+      // The Summary of the selection by category (DevTools' Summary tab), from the service.
+      const summary = { button: null, node: el('div', { class: 'pane summary-pane', hidden: true }) };
+      if (art.summary) {
+        summary.button = el('button', { role: 'tab', text: 'Summary', 'data-subtab': 'summary' });
+        summary.button.addEventListener('click', () => { which = 'summary'; build(); });
+        sub.append(summary.button);
+        body.append(summary.node);
+      }
+      const showSummary = async () => {
+        const doc = await art.summary(c.range, c.timeline);
+        app.selectionSummary = doc;
+        renderSummary(summary.node, doc);
       };
       for (const [k, label] of [['functions', 'Functions'], ['top_down', 'Call tree'], ['bottom_up', 'Bottom-up']]) {
         const button = el('button', { role: 'tab', text: label });

@@ -58,6 +58,22 @@ function firstEnding(ix, ev, list, count, t) {
 }
 
 const HEAD = 20, GAP = 4;
+// A page lane shows at most this many px of rows until its handle is dragged (its own rows
+// scroll with shift+wheel), so that a long Network lane does not push the main thread below
+// the fold; a drag makes it as tall as wanted, down to one row.
+const LANE_MAX = 160, LANE_MIN = 14, HANDLE = 5;
+// Fold and size of each lane and thread track while the page is open (by name), so a chart
+// drawn again (new filters, another thread's tables, another artifact) keeps them.
+const remembered = new Map();
+function remember(kind, name, state) {
+  const key = `${kind}:${name}`;
+  remembered.set(key, { ...remembered.get(key), ...state });
+}
+function recalled(kind, name) { return remembered.get(`${kind}:${name}`) || {}; }
+// The px of a lane's rows on screen: its height up to its size.
+export function laneRows(lane) { return Math.min(lane.height(), lane.maxH ?? LANE_MAX); }
+// Its rows' scroll clamped to what they hold.
+function laneScroll(lane) { return Math.max(0, Math.min(lane.scroll || 0, lane.height() - laneRows(lane))); }
 
 export class FlameChart {
   // opts: tracks [{id, name, base (chart doc) | load() -> Promise<doc>, fetchWindow(range, widthPx)
@@ -70,8 +86,9 @@ export class FlameChart {
   constructor(root, opts) {
     this.o = opts;
     const list = opts.tracks || [{ id: opts.base.timeline, name: opts.base.thread || '', base: opts.base, fetchWindow: opts.fetchWindow }];
-    this.tracks = list.map((t, k) => ({ ...t, k, ix: t.base ? indexDoc(t.base) : null, detail: null, fetchId: 0, collapsed: !!t.collapsed }));
+    this.tracks = list.map((t, k) => ({ ...t, k, ix: t.base ? indexDoc(t.base) : null, detail: null, fetchId: 0, collapsed: recalled('track', t.name).collapsed ?? !!t.collapsed }));
     this.lanes = opts.lanes || [];
+    for (const lane of this.lanes) Object.assign(lane, recalled('lane', lane.name));
     this.laneBoxes = [];
     this.headers = this.tracks.length > 1 || this.lanes.length > 0;
     const loaded = this.tracks.filter((t) => t.ix);
@@ -88,7 +105,7 @@ export class FlameChart {
     this.ovCanvas = el('canvas');
     this.overview.append(this.ovCanvas);
     this.wrap = el('div', { class: 'chart-wrap' });
-    this.canvas = el('canvas', { tabindex: 0, 'aria-label': 'Flame chart: wheel or W/S to zoom, drag or A/D to pan, shift-drag to select a range' });
+    this.canvas = el('canvas', { tabindex: 0, 'aria-label': 'Flame chart: wheel or W/S to zoom, drag or A/D to pan, shift-drag (or a drag on the time axis) to select a range' });
     this.wrap.append(this.canvas);
     root.append(this.overview, this.wrap);
     this.ctx = this.canvas.getContext('2d', { alpha: false });
@@ -101,6 +118,7 @@ export class FlameChart {
     this.ro.observe(this.wrap);
     this.unTheme = onThemeChange(() => { this.ovImage = null; this.redraw(); });
     this.resize();
+    this.tracks.forEach((t, k) => { if (!t.collapsed && !t.ix && t.load) { t.collapsed = true; this.toggle(k, true); } });
   }
 
   resize() {
@@ -165,7 +183,7 @@ export class FlameChart {
     this.laneBoxes = [];
     for (const lane of this.lanes) {
       if (lane.hidden && lane.hidden()) continue;
-      const rows = lane.collapsed ? 0 : lane.height() + GAP;
+      const rows = lane.collapsed ? 0 : laneRows(lane) + GAP;
       this.laneBoxes.push({ lane, y, rowsY: y + HEAD, h: HEAD + rows });
       y += HEAD + rows;
     }
@@ -184,6 +202,7 @@ export class FlameChart {
   async toggle(k, open) {
     const t = this.tracks[k];
     t.collapsed = open == null ? !t.collapsed : !open;
+    remember('track', t.name, { collapsed: t.collapsed });
     if (!t.collapsed && !t.ix && t.load) {
       t.ix = indexDoc(await t.load());
       this.ovImage = null;
@@ -211,16 +230,43 @@ export class FlameChart {
   revealLane(name, offset = 0) {
     const lane = this.lanes.find((l) => l.name === name);
     if (!lane || (lane.hidden && lane.hidden())) return false;
-    lane.collapsed = false;
+    this.foldLane(lane, false);
+    // The row within the lane's own rows first, then the lane within the chart.
+    const shown = laneRows(lane), sc = laneScroll(lane);
+    if (offset < sc || offset + LANE_MIN > sc + shown) lane.scroll = Math.max(0, offset - Math.floor(shown / 3));
+    lane.scroll = laneScroll(lane);
     this.layout();
     const b = this.laneBoxes.find((x) => x.lane === lane);
     if (!b) return false;
-    const H = this.height - AXIS, y = b.rowsY + offset;
+    const H = this.height - AXIS, y = b.rowsY + offset - lane.scroll;
     // In view already (below its own header): leave the scroll alone.
     if (y >= this.scrollY + HEAD && y + ROW <= this.scrollY + H) return true;
     this.scrollY = Math.max(0, y - HEAD - ROW);
     this.redraw();
     return true;
+  }
+
+  // The unfolded lane whose rows are at canvas y (CSS px), or null.
+  laneAt(y) {
+    const cy = y - AXIS + this.scrollY;
+    this.layout();
+    const b = this.laneBoxes.find((x) => cy >= x.rowsY && cy < x.y + x.h);
+    return b && !b.lane.collapsed ? b.lane : null;
+  }
+
+  // Folds (or unfolds) a lane and remembers it.
+  foldLane(lane, collapsed = !lane.collapsed) {
+    lane.collapsed = collapsed;
+    remember('lane', lane.name, { collapsed });
+    this.redraw();
+  }
+
+  // Sizes a lane's rows to `px` (one row at least, all its rows at most) and remembers it.
+  sizeLane(lane, px) {
+    lane.maxH = Math.max(Math.min(LANE_MIN, lane.height()), Math.min(Math.round(px), lane.height()));
+    lane.scroll = laneScroll(lane);
+    remember('lane', lane.name, { maxH: lane.maxH });
+    this.redraw();
   }
 
   // Scrolls track `k`'s row `depth` into view (search's match), unfolding the track.
@@ -401,8 +447,15 @@ export class FlameChart {
       ctx.beginPath();
       ctx.rect(0, Math.max(AXIS, top), W, Math.max(0, bottom - Math.max(AXIS, top)));
       ctx.clip();
-      box.lane.draw(ctx, { top, W, t0, t1, k, chart: this });
+      box.lane.draw(ctx, { top: top - laneScroll(box.lane), W, t0, t1, k, chart: this });
       ctx.restore();
+      // The handle that sizes the lane: a grip at its foot.
+      if (bottom - 2 >= AXIS) {
+        ctx.fillStyle = theme.line;
+        ctx.fillRect(0, bottom - 2, W, 1);
+        ctx.fillStyle = theme.muted;
+        for (const dx of [-8, -4, 0, 4, 8]) ctx.fillRect(W / 2 + dx, bottom - 3, 2, 2);
+      }
     }
     for (const box of L) {
       const t = box.t, top = AXIS + box.y - this.scrollY;
@@ -656,8 +709,10 @@ export class FlameChart {
       const hy = this.headerY(lb);
       if ((y >= hy && y < hy + HEAD) || cy < lb.rowsY) return { header: true, lane: lb.lane };
       if (lb.lane.collapsed) return null;
+      // The handle at its foot (a header of sorts: no item, no tooltip, no menu).
+      if (cy >= lb.y + lb.h - HANDLE) return { header: true, lane: lb.lane, resize: lb.lane };
       const k = this.width / (this.t1 - this.t0);
-      const item = lb.lane.hit(x, cy - lb.rowsY, this.t0 + x / k, k);
+      const item = lb.lane.hit(x, cy - lb.rowsY + laneScroll(lb.lane), this.t0 + x / k, k);
       return item ? { lane: lb.lane, item } : null;
     }
     const box = L.find((b) => cy >= b.y && cy < b.y + b.h);
@@ -760,7 +815,11 @@ export class FlameChart {
     c.addEventListener('wheel', (e) => {
       e.preventDefault();
       const r = c.getBoundingClientRect();
-      if (e.shiftKey) { this.scrollY = Math.max(0, this.scrollY + e.deltaY); this.redraw(); return; }
+      if (e.shiftKey) {
+        const lane = this.laneAt(e.clientY - r.top);
+        if (lane && lane.height() > laneRows(lane)) { lane.scroll = laneScroll({ ...lane, scroll: laneScroll(lane) + e.deltaY }); this.redraw(); return; }
+        this.scrollY = Math.max(0, this.scrollY + e.deltaY); this.redraw(); return;
+      }
       if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) { this.pan(-e.deltaX); return; }
       const dy = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
       this.zoom(Math.exp(dy * 0.002), e.clientX - r.left);
@@ -769,7 +828,10 @@ export class FlameChart {
     c.addEventListener('mousedown', (e) => {
       if (e.button !== 0) return; // the right button opens the menu (contextmenu)
       const r = c.getBoundingClientRect();
-      drag = { x: e.clientX, y: e.clientY, lastX: e.clientX, lastY: e.clientY, moved: false, select: e.shiftKey, x0: e.clientX - r.left };
+      // A drag on the time axis selects a range too (as DevTools' timeline ruler).
+      drag = { x: e.clientX, y: e.clientY, lastX: e.clientX, lastY: e.clientY, moved: false, select: e.shiftKey || e.clientY - r.top < AXIS, x0: e.clientX - r.left };
+      const h = this.hit(e.clientX - r.left, e.clientY - r.top);
+      if (h && h.resize) { drag.resize = h.resize; drag.h0 = laneRows(h.resize); }
       c.focus();
       if (!drag.select) c.classList.add('dragging');
       e.preventDefault();
@@ -779,7 +841,9 @@ export class FlameChart {
       if (!drag) return;
       if (Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) > 3) drag.moved = true;
       const r = c.getBoundingClientRect();
-      if (drag.select) {
+      if (drag.resize) {
+        this.sizeLane(drag.resize, drag.h0 + e.clientY - drag.y);
+      } else if (drag.select) {
         const k = this.width / (this.t1 - this.t0);
         const a = this.t0 + drag.x0 / k, b = this.t0 + (e.clientX - r.left) / k;
         this.range = [Math.min(a, b), Math.max(a, b)];
@@ -795,13 +859,18 @@ export class FlameChart {
       const d = drag;
       drag = null;
       c.classList.remove('dragging');
+      if (d.resize) return;
       if (d.select && d.moved) { this.setRange(this.range); return; }
       if (!d.moved) {
         const r = c.getBoundingClientRect();
         const h = this.hit(e.clientX - r.left, e.clientY - r.top);
-        if (h && h.header && h.lane) { h.lane.collapsed = !h.lane.collapsed; this.redraw(); return; }
+        if (h && h.header && h.lane) { this.foldLane(h.lane); return; }
         if (h && h.header) { this.toggle(h.track); return; }
-        if (h && h.lane) { if (h.lane.click) h.lane.click(h.item); return; }
+        if (h && h.lane) {
+          if (h.lane.click) h.lane.click(h.item);
+          if (this.o.onLaneSelect) this.o.onLaneSelect(h.lane, h.item);
+          return;
+        }
         this.selected = h && !h.merged ? h : null;
         this.redraw();
         if (this.selected && this.o.onTrack) this.o.onTrack(this.tracks[this.selected.track]);
@@ -820,8 +889,9 @@ export class FlameChart {
       }
       this.mouse = { x: e.clientX - r.left, y, clientX: e.clientX, clientY: e.clientY };
       const h = this.hit(e.clientX - r.left, y);
-      c.style.cursor = h && h.header ? 'pointer' : '';
-      if (h && h.lane && !h.header) showTooltip(h.lane.tooltip(h.item), e.clientX, e.clientY);
+      c.style.cursor = h && h.resize ? 'ns-resize' : h && h.header ? 'pointer' : '';
+      if (h && h.resize) hideTooltip();
+      else if (h && h.lane && !h.header) showTooltip(h.lane.tooltip(h.item), e.clientX, e.clientY);
       else if (h && !h.header) showTooltip(this.tooltip(h), e.clientX, e.clientY, h.merged ? null : h.d); else hideTooltip();
     });
     c.addEventListener('mouseleave', () => { this.mouse = null; hideTooltip(); });
@@ -906,7 +976,9 @@ export class FlameChart {
     const b = this.laneBoxes.find((x) => x.lane.name === name);
     if (!b) return null;
     const r = this.canvas.getBoundingClientRect();
-    return { x: r.left, y: r.top + AXIS + b.rowsY - this.scrollY, width: this.width, height: b.h - HEAD };
+    // y: where the lane's first row is (above the lane when its rows are scrolled); height: the
+    // rows shown.
+    return { x: r.left, y: r.top + AXIS + b.rowsY - this.scrollY - laneScroll(b.lane), width: this.width, height: b.h - HEAD, shown: laneRows(b.lane), scroll: laneScroll(b.lane) };
   }
 
   // For tests: the outlined boxes in view ({timeline, name, start, dur, depth (the row drawn),

@@ -61,6 +61,8 @@ export class ServerSource {
       filters: {},
       chart: (r, width, timeline) => src.get(`/api/ui/sessions/${session.session_id}/chart`, { range: range(r), width: Math.round(width), timeline, ...f() }),
       profile: (r, timeline) => src.get(`${ui}/profile`, { range: range(r), timeline, ...f() }),
+      // The Summary of a selection by category (`jsprof summary --range --json`).
+      summary: (r, timeline) => src.get(`/api/ui/sessions/${session.session_id}/summary`, { range: range(r), timeline, ...f() }),
       children: (r, timeline, tree, node, fn) => src.get(`${ui}/profile/children`, { range: range(r), timeline, tree, node, ...fnParams(fn), ...f() }),
       // Speedscope's sandwich of one function (`jsprof tree --sandwich`'s engine).
       sandwich: (r, timeline, fn) => src.get(`${ui}/sandwich`, { range: range(r), timeline, ...fnParams(fn), ...f() }),

@@ -499,6 +499,8 @@ fn summarize(artifact: &Artifact) -> Result<()> {
             file,
             limit: 10,
             thread: None,
+            range: None,
+            categories: false,
             json: false,
         }),
     };

@@ -22,6 +22,13 @@ pub struct Args {
     /// For a trace: the thread (a timeline_id from `jsprof threads`, a tid or a unique name).
     #[arg(long)]
     pub thread: Option<String>,
+    /// The Performance panel's Summary of a selection: the thread's time in START..END (ms from
+    /// the input's time origin, either side may be empty) by DevTools' categories.
+    #[arg(long, value_name = "START..END", value_parser = crate::range_arg::parse)]
+    pub range: Option<jsprof_analysis::TimeRange>,
+    /// That Summary by category over the whole recording (`--range ..`).
+    #[arg(long)]
+    pub categories: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -43,6 +50,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ));
     }
     let loaded = load_cpu(&args.file, &Pipeline::default())?;
+    if args.range.is_some() || args.categories {
+        return by_category(&loaded, &args);
+    }
     let summary = jsprof_document::summary::summary(&loaded, args.thread.as_deref(), args.limit)?;
     if args.json {
         output::print_json(&summary.report)?;
@@ -133,6 +143,41 @@ pub fn run(args: Args) -> Result<ExitCode> {
         &top.rows,
         top.total,
     )?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--range A..B` / `--categories`: the selection's time by category, as the UI's Summary panel.
+fn by_category(loaded: &jsprof_document::load::CpuInput, args: &Args) -> Result<ExitCode> {
+    let doc = jsprof_document::selection_summary::document(
+        loaded,
+        args.thread.as_deref(),
+        args.range.unwrap_or_default(),
+    )?;
+    if args.json {
+        output::print_json(&doc)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    output::warn(&loaded.name, &loaded.profile().warnings);
+    let mut out = output::text_stdout();
+    writeln!(
+        out,
+        "{}  thread {}, {}..{} ({})",
+        loaded.name,
+        doc.thread,
+        output::fmt_ms(doc.start_ms),
+        output::fmt_ms(doc.end_ms),
+        output::fmt_ms(doc.total_ms)
+    )?;
+    for c in &doc.categories {
+        writeln!(
+            out,
+            "  {:<11}{:>12}{:>9}",
+            c.title,
+            output::fmt_ms(c.ms),
+            output::fmt_percent(c.percent)
+        )?;
+    }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

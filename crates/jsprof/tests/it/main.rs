@@ -65,6 +65,7 @@ mod ui_page_diff;
 mod ui_scroll;
 mod ui_story;
 mod ui_subtree;
+mod ui_summary;
 mod ui_tables;
 mod ui_views;
 mod view;

@@ -41,6 +41,33 @@ fn panel_of(case: &str, profile: &Path, function: &str) {
     panel_with(case, profile, function, &[], None);
 }
 
+/// A trace's function `f` of `jsprof lines --json` as the source panel weighs it, beside the
+/// Functions table: the function's numbers `jsprof top --json`'s (the trace's entries), its
+/// self time shared over the lines by their sampled time (so the lines sum to the table's self).
+fn in_table_weights(profile: &Path, mut f: serde_json::Value) -> serde_json::Value {
+    let top = jsprof_json(&argv("top {} --limit 0 --json", &[&profile]));
+    let row = top["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            ["name", "url", "line", "column"]
+                .iter()
+                .all(|k| r[k] == f[k])
+        })
+        .unwrap_or_else(|| panic!("no row of {} in `jsprof top`", f["name"]))
+        .clone();
+    let self_ms = row["self_ms"].as_f64().unwrap();
+    let scale = self_ms / f["lines_self_ms"].as_f64().unwrap();
+    for l in f["lines"].as_array_mut().unwrap() {
+        l["self_ms"] = (l["self_ms"].as_f64().unwrap() * scale).into();
+    }
+    f["lines_self_ms"] = self_ms.into();
+    f["self_ms"] = row["self_ms"].clone();
+    f["total_ms"] = row["total_ms"].clone();
+    f
+}
+
 /// The panel of `function` in `view PROFILE FLAGS…`; `source`: the text of the script it is in
 /// when the CLI cannot read it (served over HTTP).
 fn panel_with(case: &str, profile: &Path, function: &str, flags: &[&str], source: Option<&str>) {
@@ -50,6 +77,9 @@ fn panel_with(case: &str, profile: &Path, function: &str, flags: &[&str], source
     ));
     let mut f = expected["functions"][0].clone();
     assert!(f["ticks"].as_u64().unwrap() > 0, "{f}");
+    if expected["line_source"] == "sample_lines" {
+        f = in_table_weights(profile, f);
+    }
     if let Some(text) = source {
         // Split as the document splits a file: on `\n`, the empty line after the last one too.
         f["source_lines"] = text.split('\n').collect::<Vec<_>>().into();
