@@ -357,6 +357,8 @@ const COMMANDS = {
     positionals: ['file'],
     flags: { limit: 'number', minSaving: 'number' },
   },
+  // A process's snapshots (an array, or a directory): each isolate's memory and the RSS.
+  heapProcess: { words: ['heap', 'process'], positionals: ['snapshots'], flags: { limit: 'number' } },
   heapRedact: {
     words: ['heap', 'redact'],
     positionals: ['file'],

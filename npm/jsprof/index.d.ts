@@ -16,6 +16,7 @@ import type {
   HeapDiffReport,
   HeapSummaryReport,
   InsightsReport,
+  ProcessMemoryReport,
   JsonWarning,
   LeaksReport,
   PageRunsReport,
@@ -486,6 +487,8 @@ export function heapLeaks(base: Input, target: Input, last: Input, options?: Hea
 export function heapLeaks(snapshots: ReadonlyArray<string> | string, options?: HeapLeakSeriesOptions): Promise<LeakSeriesReport>;
 /** `jsprof heap advisors FILE --json`: memory the program could give back, with the bytes and paths. */
 export function heapAdvisors(file: Input, options?: GlobalOptions & { limit?: number; minSaving?: number }): Promise<AdvisorsReport>;
+/** `jsprof heap process DIR|SNAPSHOT… --json`: a Node process's isolates (main thread and workers), each one's JS heap and external buffers with their owners, reconciled with the RSS. */
+export function heapProcess(snapshots: ReadonlyArray<string> | string, options?: GlobalOptions & { limit?: number }): Promise<ProcessMemoryReport>;
 /** `jsprof heap redact FILE -o OUT --json`: a copy safe to share (string contents replaced). */
 export function heapRedact(file: string, options: GlobalOptions & { output: string; numbers?: boolean }): Promise<RedactReport>;
 /** `jsprof heap allocations FILE --json`: an allocation timeline's allocation stacks. */

@@ -36,6 +36,7 @@ export const {
   heapDetached,
   heapLeaks,
   heapAdvisors,
+  heapProcess,
   heapRedact,
   heapAllocations,
   lakeAdd,

@@ -451,7 +451,10 @@ function openCpu(art, c, others) {
       const frames = lanes.find((l) => l.name === 'Frames');
       const row = el('div', { class: 'chart-row' });
       row.append(chartBox);
-      top.append(row, details);
+      // The drawer heads the tables, not the chart: what it shows grows the drawer into the
+      // tables' room, so the chart (and what was just clicked in it) stays where it was.
+      top.append(row);
+      bottom.append(details);
       tab.node.append(split);
       const chart = new FlameChart(chartBox, {
         tracks, lanes, timeHover: frames ? (tm) => frames.preview(tm) : null,
