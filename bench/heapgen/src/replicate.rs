@@ -151,6 +151,12 @@ fn itoa_buf(mut v: u64) -> Digits {
     }
 }
 
+/// How copies' ids are made: shifted by a stride, or renumbered by rank (see [`replicate`]).
+enum Ids {
+    Stride(u64),
+    Rank(Vec<u64>),
+}
+
 /// What the copy holds, for the caller's message.
 pub struct Replicated {
     pub nodes: u64,
@@ -194,26 +200,48 @@ pub fn replicate(
         .map(|i| nodes.values[i * nf + id_f])
         .max()
         .unwrap_or(0);
-    // Even, so ids keep their parity.
+    // Copy k's ids: shifted by an even stride (parity kept) when that stays within V8's 32
+    // bits; otherwise, as a big heap's ids run into the billions, renumbered by rank — copy k's
+    // object of rank r gets 2(rK + k) + parity — which keeps each copy's ids in their order and
+    // their parity, and every id distinct.
     let least = (max_id + 2) & !1;
-    let stride = match stride {
-        None => least,
-        Some(s) if s % 2 == 0 && s >= least => s,
-        Some(s) => {
+    let fits = |stride: u64| {
+        (times - 1)
+            .checked_mul(stride)
+            .and_then(|v| v.checked_add(max_id))
+            .is_some_and(|v| v <= u64::from(u32::MAX))
+    };
+    let ids = match stride {
+        Some(s) if s % 2 != 0 || s < least => {
             return Err(format!(
                 "--id-stride {s}: an even number of at least {least} (the largest id + 2)"
             ))
         }
+        Some(s) if !fits(s) => {
+            return Err(format!(
+                "{times} copies with an id stride of {s} pass V8's 32-bit ids"
+            ))
+        }
+        Some(s) => Ids::Stride(s),
+        None if fits(least) => Ids::Stride(least),
+        None => {
+            let mut sorted: Vec<u64> = (1..n as usize)
+                .map(|i| nodes.values[i * nf + id_f])
+                .collect();
+            sorted.sort_unstable();
+            if 2 * (sorted.len() as u64 * times + times) + 1 > u64::from(u32::MAX) {
+                return Err(format!("{times} copies of {n} nodes pass V8's 32-bit ids"));
+            }
+            Ids::Rank(sorted)
+        }
     };
-    if (times - 1)
-        .checked_mul(stride)
-        .and_then(|v| v.checked_add(max_id))
-        .is_none_or(|v| v > u64::from(u32::MAX))
-    {
-        return Err(format!(
-            "{times} copies with an id stride of {stride} pass V8's 32-bit ids"
-        ));
-    }
+    let new_id = |id: u64, k: u64| match &ids {
+        Ids::Stride(s) => id + k * s,
+        Ids::Rank(sorted) => {
+            let r = sorted.partition_point(|&x| x < id) as u64;
+            2 * (r * times + k) + 2 + (id & 1)
+        }
+    };
     let new_nodes = 1 + times * (n - 1);
     let new_edges = times * e;
     // The index a copy gives original node `i` (the root stays the root).
@@ -232,7 +260,7 @@ pub fn replicate(
     for k in 0..times {
         for row in nodes.values[nf..].chunks_exact(nf) {
             for (f, &v) in row.iter().enumerate() {
-                put(w, &mut first, if f == id_f { v + k * stride } else { v }).map_err(io)?;
+                put(w, &mut first, if f == id_f { new_id(v, k) } else { v }).map_err(io)?;
             }
         }
     }
