@@ -6,7 +6,7 @@
 # N/10 more into a Map at every step, timed as `jsprof heap leaks DIR` against S × `heap summary`
 # (goal: ≤ S× one summary + 20 %; every run with the heap index cache off, so each reads and
 # analyses every snapshot, as a first look does). With REPLICATE=K each snapshot of the series is
-# replaced by K copies of itself under one root (`heapgen --replicate`, one id stride for the
+# replaced by K copies of itself under one root (`heapgen --series`, one id numbering for the
 # series, so an object keeps its ids from snapshot to snapshot): a series of GB snapshots with the
 # recorded shapes, whose verdicts are the recorded series'. Nothing here is committed: everything
 # goes to bench/out/leaks/.
@@ -100,11 +100,10 @@ if [ -n "${REPLICATE:-}" ]; then
   (cd "$ROOT/bench/heapgen" && cargo build --release --quiet)
   mkdir -p "$OUT/series-x$REPLICATE"
   rm -f "$OUT/series-x$REPLICATE"/*.heapsnapshot
-  for f in "${SERIES[@]}"; do
-    # 2^25 ids a copy: more than a 1 GB snapshot's largest id, and 64 copies stay in 32 bits.
-    "$ROOT/bench/heapgen/target/release/heapgen" "$OUT/series-x$REPLICATE/$(basename "$f")" \
-      --replicate "$f" --times "$REPLICATE" --id-stride 33554432
-  done
+  # One id numbering for the whole series (ranks among all its ids): an object keeps its ids.
+  series_args=()
+  for f in "${SERIES[@]}"; do series_args+=(--series "$f"); done
+  "$ROOT/bench/heapgen/target/release/heapgen" "$OUT/series-x$REPLICATE" --times "$REPLICATE" "${series_args[@]}"
   SERIES=("$OUT/series-x$REPLICATE"/*.heapsnapshot)
 fi
 export JSPROF_CACHE=0

@@ -152,9 +152,9 @@ fn itoa_buf(mut v: u64) -> Digits {
 }
 
 /// How copies' ids are made: shifted by a stride, or renumbered by rank (see [`replicate`]).
-enum Ids {
+enum Ids<'a> {
     Stride(u64),
-    Rank(Vec<u64>),
+    Rank(std::borrow::Cow<'a, [u64]>),
 }
 
 /// What the copy holds, for the caller's message.
@@ -163,13 +163,31 @@ pub struct Replicated {
     pub edges: u64,
 }
 
-/// K copies of `text` to `w`. `stride`: how far each copy's ids are shifted from the one before
-/// (even; at least the largest id + 2); `None` picks the smallest. Snapshots of one series need
-/// one stride, so that an object keeps its ids from one replicated snapshot to the next.
+/// How the copies' ids are made.
+pub enum IdPlan<'a> {
+    /// Shifted by the smallest even stride when that fits in 32 bits, else renumbered by rank.
+    Auto,
+    /// Shifted by this stride (even; at least the largest id + 2).
+    Stride(u64),
+    /// Renumbered by rank among these ids (sorted, distinct): the union of a series' ids, so
+    /// that an object keeps its ids — and their order — from one replicated snapshot to the next.
+    Ranks(&'a [u64]),
+}
+
+/// Every node's id of a snapshot (the root's included), in node order.
+pub fn node_ids(text: &[u8]) -> Result<Vec<u64>, String> {
+    let meta_end = find(text, b"\"nodes\":").ok_or("no \"nodes\" section")?;
+    let node_fields = names(&text[..meta_end], "node_fields")?;
+    let (nf, id_f) = (node_fields.len(), field(&node_fields, "id")?);
+    let nodes = numbers(text, "nodes")?;
+    Ok(nodes.values.chunks_exact(nf).map(|row| row[id_f]).collect())
+}
+
+/// K copies of `text` to `w`, their ids made as `plan` says.
 pub fn replicate(
     text: &[u8],
     times: u64,
-    stride: Option<u64>,
+    plan: IdPlan<'_>,
     w: &mut impl Write,
 ) -> Result<Replicated, String> {
     if times == 0 {
@@ -211,28 +229,40 @@ pub fn replicate(
             .and_then(|v| v.checked_add(max_id))
             .is_some_and(|v| v <= u64::from(u32::MAX))
     };
-    let ids = match stride {
-        Some(s) if s % 2 != 0 || s < least => {
+    let ranked = |sorted: &[u64]| {
+        if 2 * (sorted.len() as u64 * times + times) + 3 > u64::from(u32::MAX) {
+            return Err(format!(
+                "{times} copies of {} ids pass V8's 32-bit ids",
+                sorted.len()
+            ));
+        }
+        Ok(())
+    };
+    let ids = match plan {
+        IdPlan::Stride(s) if s % 2 != 0 || s < least => {
             return Err(format!(
                 "--id-stride {s}: an even number of at least {least} (the largest id + 2)"
             ))
         }
-        Some(s) if !fits(s) => {
+        IdPlan::Stride(s) if !fits(s) => {
             return Err(format!(
                 "{times} copies with an id stride of {s} pass V8's 32-bit ids"
             ))
         }
-        Some(s) => Ids::Stride(s),
-        None if fits(least) => Ids::Stride(least),
-        None => {
+        IdPlan::Stride(s) => Ids::Stride(s),
+        IdPlan::Auto if fits(least) => Ids::Stride(least),
+        IdPlan::Auto => {
             let mut sorted: Vec<u64> = (1..n as usize)
                 .map(|i| nodes.values[i * nf + id_f])
                 .collect();
             sorted.sort_unstable();
-            if 2 * (sorted.len() as u64 * times + times) + 1 > u64::from(u32::MAX) {
-                return Err(format!("{times} copies of {n} nodes pass V8's 32-bit ids"));
-            }
-            Ids::Rank(sorted)
+            sorted.dedup();
+            ranked(&sorted)?;
+            Ids::Rank(std::borrow::Cow::Owned(sorted))
+        }
+        IdPlan::Ranks(union) => {
+            ranked(union)?;
+            Ids::Rank(std::borrow::Cow::Borrowed(union))
         }
     };
     let new_id = |id: u64, k: u64| match &ids {

@@ -166,7 +166,7 @@ fn a_replicated_recorded_heap_gives_k_times_devtools_numbers() {
     let golden: Value =
         serde_json::from_slice(&gunzip("heap/leak-3-final.heapsnapshot.devtools.json.gz")).unwrap();
     let mut text = Vec::new();
-    replicate::replicate(&original, K as u64, None, &mut text).unwrap();
+    replicate::replicate(&original, K as u64, replicate::IdPlan::Auto, &mut text).unwrap();
     let file = temp_file("replicated.heapsnapshot", &text);
     let ours = jsprof_json(&[
         "heap",
