@@ -905,7 +905,11 @@ export interface AdviceJson {
    * `empty_collections` (`Map`s, `Set`s and `Array`s with no entry but a store that takes
    * room: create them on first use), `low_cardinality_maps` (`Map`s of 1,000 entries or more
    * whose values take at most 16 distinct values: one `Set` of keys per value drops a value
-   * slot per entry) or `duplicate_strings` (one text held more than once).
+   * slot per entry), `unread_context_variables` (an object only a closure's shared context
+   * keeps, through a variable no live closure of that scope names: `held_by` is
+   * `function()->variable`), `detached_by_listeners` (detached DOM trees an event listener's
+   * handler keeps: `held_by` is `Target listener handler()`; remove the listener with the
+   * element) or `duplicate_strings` (one text held more than once).
    */
   advisor: string;
   /** The objects' class as the Summary names it (`(string)` for strings). */
@@ -920,6 +924,11 @@ export interface AdviceJson {
   entries?: number | null;
   /** How the sample is held: its closest retainer's class and edge (`Session.listeners`). */
   held_by: string;
+  /**
+   * For unread context variables and listeners: where the function that keeps the objects
+   * is defined, `url:line:column` (1-based).
+   */
+  location?: string | null;
   /** The sample's shortest retaining path, from the object outwards. */
   path: PathJson | null;
   /** The objects' retained sizes together. */
@@ -938,6 +947,8 @@ export interface AdviceJson {
   smi_blind: boolean;
   /** For duplicated strings: the text (cut at 200 characters). */
   value?: string | null;
+  /** For unread context variables: the variable's name. */
+  variable?: string | null;
 }
 
 /** Why the compositor could not run an animation (a `compositeFailed` instant of it). */

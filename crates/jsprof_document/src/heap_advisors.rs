@@ -5,12 +5,13 @@
 
 use jsprof_heap::{
     advise, duplicate_strings, AdviseOptions, Analysis, HeapSnapshot, NodeOrdinal, PathOptions,
-    RetainerIndex,
+    RetainerIndex, ScriptSources,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::heap::{paths_json, warnings, PathJson};
+use crate::lines::SourceReader;
 use crate::JsonWarning;
 
 /// One finding.
@@ -20,7 +21,11 @@ pub struct AdviceJson {
     /// `empty_collections` (`Map`s, `Set`s and `Array`s with no entry but a store that takes
     /// room: create them on first use), `low_cardinality_maps` (`Map`s of 1,000 entries or more
     /// whose values take at most 16 distinct values: one `Set` of keys per value drops a value
-    /// slot per entry) or `duplicate_strings` (one text held more than once).
+    /// slot per entry), `unread_context_variables` (an object only a closure's shared context
+    /// keeps, through a variable no live closure of that scope names: `held_by` is
+    /// `function()->variable`), `detached_by_listeners` (detached DOM trees an event listener's
+    /// handler keeps: `held_by` is `Target listener handler()`; remove the listener with the
+    /// element) or `duplicate_strings` (one text held more than once).
     pub advisor: &'static str,
     /// The objects' class as the Summary names it (`(string)` for strings).
     pub class: String,
@@ -49,6 +54,13 @@ pub struct AdviceJson {
     /// For low-cardinality maps: the most distinct values one of them holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distinct_values: Option<u64>,
+    /// For unread context variables and listeners: where the function that keeps the objects
+    /// is defined, `url:line:column` (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// For unread context variables: the variable's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variable: Option<String>,
 }
 
 /// `heap advisors`.
@@ -76,8 +88,9 @@ pub fn advisors_report(
     index: &RetainerIndex,
     min_saving: u64,
     limit: usize,
+    sources: &mut dyn ScriptSources,
 ) -> AdvisorsReport {
-    let found = findings(s, a, index, min_saving);
+    let found = findings(s, a, index, min_saving, sources);
     let shown = if limit > 0 {
         limit.min(found.found.len())
     } else {
@@ -98,6 +111,8 @@ struct Found {
     smi_blind: bool,
     value: Option<String>,
     entries: Option<(u64, u64)>,
+    location: Option<String>,
+    variable: Option<String>,
 }
 
 /// Every finding, largest saving first, without their retaining paths: what
@@ -120,13 +135,16 @@ impl Findings {
 }
 
 /// Every advisor's findings saving at least `min_saving` bytes, largest saving first.
+/// `sources`: where whole scripts are read when the snapshot holds only their start
+/// ([`script_sources`]).
 pub fn findings(
     s: &HeapSnapshot,
     a: &Analysis,
     index: &RetainerIndex,
     min_saving: u64,
+    sources: &mut dyn ScriptSources,
 ) -> Findings {
-    let mut found: Vec<Found> = advise(s, a, index, AdviseOptions { min_saving })
+    let mut found: Vec<Found> = advise(s, a, index, AdviseOptions { min_saving }, sources)
         .into_iter()
         .map(|f| Found {
             advisor: f.kind.as_str(),
@@ -139,6 +157,8 @@ pub fn findings(
             smi_blind: f.smi_blind,
             value: None,
             entries: f.entries,
+            location: f.location,
+            variable: f.variable,
         })
         .collect();
     found.extend(
@@ -156,6 +176,8 @@ pub fn findings(
                 smi_blind: false,
                 value: Some(g.value.chars().take(SHOWN_CHARS).collect()),
                 entries: None,
+                location: None,
+                variable: None,
             }),
     );
     found.sort_by(|x, y| {
@@ -214,8 +236,22 @@ pub fn advisors_window(
                     value: f.value.clone(),
                     entries: f.entries.map(|(n, _)| n),
                     distinct_values: f.entries.map(|(_, d)| d),
+                    location: f.location.clone(),
+                    variable: f.variable.clone(),
                 }
             })
             .collect(),
     }
+}
+
+/// The advisors' [`ScriptSources`] over a door's [`SourceReader`]: the local files it may read
+/// (`jsprof lines`' rule at the CLI, the service's source roots there). Nothing is read twice.
+pub fn script_sources<R: SourceReader>(reader: R) -> impl ScriptSources {
+    struct Read<R>(R);
+    impl<R: SourceReader> ScriptSources for Read<R> {
+        fn read(&mut self, url: &str) -> Option<Vec<u8>> {
+            self.0.read(url).ok().map(|(_, bytes)| bytes)
+        }
+    }
+    Read(reader)
 }

@@ -21,6 +21,9 @@
 //!   visible slot, so B is the largest power of two below the first entry's slot and a slot's
 //!   place in its entry is its offset from `3 + B`, modulo 3.
 //!
+//! - **Unread context variables** and **detached DOM kept by listeners**: memory code keeps
+//!   alive without needing it ([`crate::kept_alive`]).
+//!
 //! All see the heap as the snapshot shows it, and V8 writes no node for a small integer (a Smi):
 //! a `Set` of small integers, an array filled with them, or objects that differ only in a
 //! small-integer property look empty or alike. [`Advice::smi_blind`] says when that can matter.
@@ -38,6 +41,7 @@ use xxhash_rust::xxh3::xxh3_128;
 use crate::analysis::Analysis;
 use crate::distances::BASE_SYSTEM_DISTANCE;
 use crate::edge_names::edge_label;
+use crate::kept_alive::{detached_by_listeners, unread_context_variables, ScriptSources};
 use crate::retaining_paths::{from_root, RetainerIndex};
 use crate::snapshot::{EdgeOrdinal, HeapSnapshot, NodeOrdinal, Types};
 
@@ -47,6 +51,8 @@ pub enum AdviceKind {
     DuplicateObjects,
     EmptyCollections,
     LowCardinalityMaps,
+    UnreadContextVariables,
+    DetachedByListeners,
 }
 
 impl AdviceKind {
@@ -55,6 +61,8 @@ impl AdviceKind {
             AdviceKind::DuplicateObjects => "duplicate_objects",
             AdviceKind::EmptyCollections => "empty_collections",
             AdviceKind::LowCardinalityMaps => "low_cardinality_maps",
+            AdviceKind::UnreadContextVariables => "unread_context_variables",
+            AdviceKind::DetachedByListeners => "detached_by_listeners",
         }
     }
 }
@@ -80,6 +88,11 @@ pub struct Advice {
     pub smi_blind: bool,
     /// Low-cardinality maps: their entries together, and the most distinct values one holds.
     pub entries: Option<(u64, u64)>,
+    /// Where the function that keeps the objects is (`url:line:column`, 1-based): the closure
+    /// whose context holds an unread variable, a listener's handler.
+    pub location: Option<String>,
+    /// Unread context variables: the variable's name.
+    pub variable: Option<String>,
 }
 
 /// The fewest entries a `Map` needs before its values' cardinality is worth a finding.
@@ -103,12 +116,14 @@ impl Default for AdviseOptions {
 }
 
 /// Every advisor's findings, largest saving first. `index` is the snapshot's retainer index,
-/// built once by the caller, who also walks it for the findings' retaining paths.
+/// built once by the caller, who also walks it for the findings' retaining paths. `sources`
+/// reads whole scripts where the snapshot holds only their start (the unread-context advisor).
 pub fn advise(
     s: &HeapSnapshot,
     a: &Analysis,
     index: &RetainerIndex,
     options: AdviseOptions,
+    sources: &mut dyn ScriptSources,
 ) -> Vec<Advice> {
     let types = s.types();
     let mut view = View {
@@ -134,6 +149,8 @@ pub fn advise(
     let mut all = duplicate_objects(&view);
     all.extend(empty_collections(&view));
     all.extend(low_cardinality_maps(&view));
+    all.extend(unread_context_variables(s, a, &types, sources));
+    all.extend(detached_by_listeners(s, a, &types, index));
     all.retain(|f| f.saving >= options.min_saving.max(1));
     all.sort_by(|x, y| {
         y.saving
@@ -161,7 +178,7 @@ struct View<'a> {
 }
 
 /// The index of a string in the table, when present.
-fn find_string(s: &HeapSnapshot, text: &[u8]) -> Option<u32> {
+pub(crate) fn find_string(s: &HeapSnapshot, text: &[u8]) -> Option<u32> {
     (0..s.strings.len() as u32).find(|&i| s.strings.bytes(i) == text)
 }
 
@@ -350,6 +367,8 @@ fn duplicate_objects(v: &View<'_>) -> Vec<Advice> {
                 sample,
                 smi_blind: !v.numbers_shown,
                 entries: None,
+                location: None,
+                variable: None,
             })
         })
         .collect()
@@ -383,6 +402,8 @@ fn empty_collections(v: &View<'_>) -> Vec<Advice> {
                 // V8 writes no node for a small integer in a store, exposed numbers or not.
                 smi_blind: true,
                 entries: None,
+                location: None,
+                variable: None,
             })
         })
         .collect()
@@ -466,6 +487,8 @@ fn low_cardinality_maps(v: &View<'_>) -> Vec<Advice> {
                 // Small-integer values have no node: such a map may hold more values than seen.
                 smi_blind: true,
                 entries: Some((entries, distinct)),
+                location: None,
+                variable: None,
             })
         })
         .collect()

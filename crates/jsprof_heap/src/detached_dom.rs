@@ -24,7 +24,7 @@ pub struct DetachedTree {
 /// `Detached Node / BindingData`; they are not DOM, and no detached DOM tree is made of them.
 const NODE_EMBEDDER: &[u8] = b"Detached Node / ";
 
-fn is_detached(s: &HeapSnapshot, native: u8, n: NodeOrdinal) -> bool {
+pub(crate) fn is_detached(s: &HeapSnapshot, native: u8, n: NodeOrdinal) -> bool {
     if s.nodes.kind(n) != native {
         return false;
     }

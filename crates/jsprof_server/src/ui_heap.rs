@@ -13,7 +13,7 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use jsprof_document::heap::BetweenJson;
-use jsprof_document::heap_advisors::advisors_report;
+use jsprof_document::heap_advisors::{advisors_report, script_sources};
 use jsprof_document::heap_class::{ObjectOrder, ObjectsQuery};
 use jsprof_document::heap_edges::{edges_report, EdgeDirection};
 use jsprof_document::heap_strings::strings_report;
@@ -62,15 +62,7 @@ pub fn routes() -> Router<Arc<AppState>> {
                 Ok(strings_report(h.snapshot, h.analysis, limit))
             }),
         )
-        .route(
-            &format!("{BASE}/advisors"),
-            heap_route::<Artifact, _, _>(Write::Page, advisors_asked, |h, (min_saving, limit)| {
-                let index = h.derived.retainers(h.snapshot);
-                Ok(advisors_report(
-                    h.snapshot, h.analysis, index, min_saving, limit,
-                ))
-            }),
-        )
+        .route(&format!("{BASE}/advisors"), get(advisors))
         .route(
             &format!("{BASE}/allocations"),
             heap_route::<Artifact, _, _>(Write::Page, allocations_asked, allocations),
@@ -181,10 +173,36 @@ fn strings_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<usize> {
 
 /// `…/heap/advisors?limit=&min_saving=`: `jsprof heap advisors FILE --limit N --min-saving B
 /// --json` (the same defaults: 20 findings, 1,024 bytes).
-fn advisors_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<(u64, usize)> {
+fn advisors_asked(q: Option<String>) -> ApiResult<(u64, usize)> {
     let p = Params::parse(q, &["limit", "min_saving"])?;
     let limit = p.number::<usize>("limit")?.unwrap_or(20);
     Ok((p.number::<u64>("min_saving")?.unwrap_or(1024), limit))
+}
+
+/// `…/heap/advisors?limit=&min_saving=`: `jsprof heap advisors FILE --json`. The scripts the
+/// snapshot names are read as the source panel reads them (`ui_lines::PanelFiles`), for the
+/// unread-context advisor.
+async fn advisors(
+    axum::extract::State(state): axum::extract::State<Arc<AppState>>,
+    axum::extract::Path((id, artifact)): axum::extract::Path<Artifact>,
+    axum::extract::RawQuery(q): axum::extract::RawQuery,
+) -> ApiResult<Response> {
+    let (min_saving, limit) = advisors_asked(q)?;
+    let files = crate::ui_lines::PanelFiles::of_artifact(&state, &id, &artifact)?;
+    Snapshot::open(&state, &id, &artifact)
+        .await?
+        .write(Write::Page, move |h| {
+            let index = h.derived.retainers(h.snapshot);
+            Ok(advisors_report(
+                h.snapshot,
+                h.analysis,
+                index,
+                min_saving,
+                limit,
+                &mut script_sources(files),
+            ))
+        })
+        .await
 }
 
 /// `…/heap/allocations?bottom_up=1`: `jsprof heap allocations FILE [--bottom-up] --json`; 400

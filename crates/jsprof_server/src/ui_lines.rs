@@ -73,8 +73,7 @@ async fn lines(ArtifactRequest(state, id, artifact, q): ArtifactRequest) -> ApiR
         )));
     }
     let loaded = state.load_filtered(&s, &a, View::Cpu, &filters).await?;
-    let roots = canonical_roots(&state.config.source_roots);
-    let named = state.config.read_named_sources && local_import(&state, &s.id, &a.file);
+    let mut files = PanelFiles::of_artifact(&state, &id, &artifact)?;
     crate::work::run(move || {
         let input = loaded.cpu()?;
         let weighted = input.weighted(&ViewSpec {
@@ -82,7 +81,6 @@ async fn lines(ArtifactRequest(state, id, artifact, q): ArtifactRequest) -> ApiR
             range: None,
             samples: true,
         })?;
-        let mut files = PanelFiles { roots, named };
         // The lines come from the samples; the panel weighs them as the Functions table beside
         // it does (a trace's entries, `jsprof top`'s view).
         let table = input.weighted(&ViewSpec {
@@ -124,9 +122,21 @@ fn canonical_roots(roots: &[PathBuf]) -> Vec<PathBuf> {
 /// What the source panel reads: a local script (any the profile names when `named`, else one
 /// under `roots`), or a script served over HTTP found at the same path under a root (DevTools'
 /// workspace mapping: `http://host/js/app.js` is `ROOT/js/app.js`, else `ROOT/app.js`).
-struct PanelFiles {
+pub(crate) struct PanelFiles {
     roots: Vec<PathBuf>,
     named: bool,
+}
+
+impl PanelFiles {
+    /// What may be read for a session's artifact: the server's source roots, and every script
+    /// it names when the artifact is a local file `view` was given.
+    pub(crate) fn of_artifact(state: &AppState, id: &str, artifact: &str) -> ApiResult<PanelFiles> {
+        let (s, a) = crate::api::artifact(state, id, artifact)?;
+        Ok(PanelFiles {
+            roots: canonical_roots(&state.config.source_roots),
+            named: state.config.read_named_sources && local_import(state, &s.id, &a.file),
+        })
+    }
 }
 
 impl SourceReader for PanelFiles {

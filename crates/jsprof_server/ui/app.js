@@ -10,7 +10,7 @@ import { DiffView } from 'jsprof/diff.js';
 import { SandwichView } from 'jsprof/sandwich.js';
 import { SourcePanel } from 'jsprof/sourceview.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView, embeddedHeap } from 'jsprof/heap.js';
-import { ContainmentView, StringsView, AllocationsView } from 'jsprof/heapviews.js';
+import { ContainmentView, StringsView, AdvisorsView, AllocationsView } from 'jsprof/heapviews.js';
 import { PageDiffView } from 'jsprof/pagediff.js';
 import { eventDetails, requestDetails, functionRow, renderSummary } from 'jsprof/details.js';
 
@@ -641,6 +641,7 @@ function openHeap(art, c, bases) {
   if (heap.edges) addTab('containment', 'Containment', async (tab) => { app.containment = new ContainmentView(tab.node, heap, (await summaryOnce()).total_size); await app.containment.ready; });
   addTab('statistics', 'Statistics', async (tab) => statisticsView(tab.node, await summaryOnce()));
   if (heap.strings) addTab('strings', 'Strings', async (tab) => { app.strings = new StringsView(tab.node, heap); await app.strings.ready; });
+  if (heap.advisors) addTab('advisors', 'Advisors', async (tab) => { app.advisors = new AdvisorsView(tab.node, heap); await app.advisors.ready; });
   // Allocation stacks only where a .heaptimeline recorded them.
   if (heap.allocations) summaryOnce().then((s) => s.kind === 'heaptimeline' && current === c && addTab('allocations', 'Allocations', async (tab) => { app.allocations = new AllocationsView(tab.node, heap); await app.allocations.ready; }));
   addTab('detached', 'Detached', async (tab) => {

@@ -687,6 +687,7 @@ export class ComparisonView {
 // prints it, behind the interface the server's routes give (source.js' `ServerSource.artifact`).
 // `heap` is the report's Summary and Dominators (source.js' `embeddedArtifact`); `data.views`
 // holds `heap_containment` (the Containment pages it embedded, the root's first), `heap_strings`,
+// `heap_advisors`,
 // and with several snapshots `heap_diff` (the last against the one before), `heap_leaks` (three)
 // or `heap_leak_series` (four or more); `data.snapshots` names them, oldest first.
 export function embeddedHeap(heap, data) {
@@ -708,6 +709,7 @@ export function embeddedHeap(heap, data) {
       return { ...p, offset, edges: p.edges.slice(offset - p.offset, offset - p.offset + limit), embedded: p.offset + p.edges.length };
     } : undefined,
     strings: doc(views.heap_strings),
+    advisors: doc(views.heap_advisors),
     diff: doc(views.heap_diff),
     leaks: doc(views.heap_leaks),
     leakSeries: doc(views.heap_leak_series),

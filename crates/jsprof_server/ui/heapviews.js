@@ -1,4 +1,4 @@
-// Heap views walked one object at a time (`jsprof heap edges|strings|allocations --json`, served
+// Heap views walked one object at a time (`jsprof heap edges|strings|advisors|allocations --json`, served
 // by ui_heap.rs): the Retainers tree (each retainer expands to its own retainers), the Containment
 // view (from the snapshot's root down its edges), Duplicated strings and a .heaptimeline's
 // Allocation stacks. The server lists edges in DevTools' order, a page at a time; the tables keep
@@ -239,6 +239,45 @@ export class StringsView {
         ? `${fmtCount(r.total)} duplicated value${r.total === 1 ? '' : 's'}` + (r.total > r.strings.length ? ` (the ${fmtCount(r.strings.length)} most wasteful shown)` : '') + ` · ${fmtBytes(wasted)} wasted in those shown · select one for the retainers of a copy`
         : 'No string is held more than once.';
       this.table.setRoots(r.strings);
+    }, (e) => { this.info.textContent = e.message; });
+  }
+}
+
+// `jsprof heap advisors`: memory the program could give back, largest saving first, each finding
+// with what holds it; selecting one shows the retainers of its largest object.
+const ADVISORS = {
+  duplicate_objects: 'Duplicated objects',
+  empty_collections: 'Empty collections',
+  low_cardinality_maps: 'Low-cardinality maps',
+  unread_context_variables: 'Unread context variables',
+  detached_by_listeners: 'Detached DOM kept by listeners',
+  duplicate_strings: 'Duplicated strings',
+};
+export class AdvisorsView {
+  constructor(root, heap) {
+    this.info = el('span', { class: 'hint', text: 'Loading…' });
+    const { scroll, bottom } = split(root, el('div', { class: 'toolbar' }, this.info));
+    const retainers = new RetainersPanel(bottom, heap);
+    const what = (f) => (f.value != null ? JSON.stringify(f.value.length > 80 ? f.value.slice(0, 80) + '…' : f.value)
+      : f.entries != null ? `${f.class} (${fmtCount(f.entries)} entries, ${fmtCount(f.distinct_values)} values)` : f.class);
+    const cols = [
+      { title: 'Advisor', value: (f) => f.advisor, render: (f) => ADVISORS[f.advisor] || f.advisor },
+      { title: 'Objects', cls: 'fn', value: (f) => what(f), render: (f) => what(f) + (f.smi_blind ? ' *' : ''), title_of: (f) => (f.smi_blind ? 'Small integers have no node in a snapshot: objects that differ only in them look alike here.' : what(f)) },
+      { title: 'Held by', cls: 'fn', value: (f) => f.held_by, render: (f) => f.held_by, title_of: (f) => f.held_by },
+      { title: 'Where', cls: 'loc', value: (f) => f.location || '', render: (f) => f.location || '', title_of: (f) => f.location || '' },
+      { title: 'Count', num: true, value: (f) => f.count, render: (f) => fmtCount(f.count) },
+      { title: 'Saving', num: true, value: (f) => f.saving, render: (f) => fmtBytes(f.saving) },
+      { title: 'Sample', num: true, value: (f) => f.sample_id, render: (f) => `@${f.sample_id}` },
+    ];
+    this.table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 5, label: 'Advisors',
+      onSelect: (f) => retainers.show({ id: f.sample_id, class: f.class, name: f.class }) });
+    scroll.append(this.table.table);
+    this.ready = heap.advisors().then((r) => {
+      this.report = r;
+      this.info.textContent = r.total
+        ? `${fmtCount(r.total)} finding${r.total === 1 ? '' : 's'} · ${fmtBytes(r.total_saving)} to save in all` + (r.total > r.advice.length ? ` (the ${fmtCount(r.advice.length)} largest shown)` : '') + ' · select one for the retainers of its largest object'
+        : 'No advisor found memory to give back.';
+      this.table.setRoots(r.advice);
     }, (e) => { this.info.textContent = e.message; });
   }
 }

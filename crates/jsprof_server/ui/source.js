@@ -88,6 +88,7 @@ export class ServerSource {
         // heapviews.js: an object's edges or retainers (`jsprof heap edges`), strings, allocations.
         edges: (id, retainers, offset, limit) => src.get(`${ui}/heap/edges/${id}`, { retainers: retainers ? 1 : null, offset, limit }),
         strings: () => src.get(`${ui}/heap/strings`, { limit: 500 }),
+        advisors: () => src.get(`${ui}/heap/advisors`, { limit: 500 }),
         allocations: (bottomUp) => src.get(`${ui}/heap/allocations`, { bottom_up: bottomUp ? 1 : null }),
         summaryBetween: (first, second) => src.get(`${ui}/heap/summary/between`, { first, second, limit: 0 }),
         classPageBetween: (first, second, key, offset, limit, order) => src.get(`${ui}/heap/class/between`, { first, second, key, offset, limit, ...orderParams(order) }),

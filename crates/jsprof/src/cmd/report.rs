@@ -277,6 +277,18 @@ fn snapshot_data(
             ..ContainmentLimits::default()
         },
     );
+    // `jsprof heap advisors --limit N --json`, as the service's `…/heap/advisors` answers it
+    // (the scripts the snapshot names read as the CLI reads them).
+    let advisors = jsprof_document::heap_advisors::advisors_report(
+        snapshot,
+        analysis,
+        &jsprof_heap::RetainerIndex::new(snapshot),
+        jsprof_heap::AdviseOptions::default().min_saving,
+        limits.max_rows,
+        &mut jsprof_document::heap_advisors::script_sources(jsprof_document::lines::LocalFiles {
+            allowed: |p: &std::path::Path| Ok(p.to_path_buf()),
+        }),
+    );
     let data = json!({
         "mode": "report",
         "name": name,
@@ -289,6 +301,7 @@ fn snapshot_data(
         views: Views::from([
             ("heap_summary", raw(&summary)),
             ("heap_strings", raw(&strings)),
+            ("heap_advisors", raw(&advisors)),
             ("heap_containment", raw(&containment)),
         ]),
         blobs: Vec::new(),

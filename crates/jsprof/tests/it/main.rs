@@ -20,6 +20,7 @@ mod heap_advisors;
 mod heap_cache;
 mod heap_doors;
 mod heap_explore;
+mod heap_kept_alive;
 mod heap_redact;
 mod heap_scale;
 mod hostile_input;

@@ -3,7 +3,7 @@
 //! Containment, Statistics, Strings and Detached of one snapshot, Comparison of two, Leaks of
 //! three; issue 36: over four or more, each leak group's row charts its count and retained size,
 //! one point per snapshot, in the report and live. Every expected row is what the CLI prints
-//! (`jsprof heap edges|stats|strings|detached|diff|leaks --json`).
+//! (`jsprof heap edges|stats|strings|advisors|detached|diff|leaks --json`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -114,7 +114,13 @@ fn a_heap_report_has_the_views_of_view_and_the_leak_series_charts() {
         doc["shot"] = json!(shot);
         doc
     };
-    let heap_tabs = ["containment", "statistics", "strings", "detached"];
+    let heap_tabs = [
+        "containment",
+        "statistics",
+        "strings",
+        "advisors",
+        "detached",
+    ];
     let pages = json!([
         {
             // One snapshot: its own views, nothing to compare.
@@ -138,6 +144,7 @@ fn a_heap_report_has_the_views_of_view_and_the_leak_series_charts() {
                 "containment": containment(&last[0]),
                 "statistics": heap_json("stats", last, &[]),
                 "strings": heap_json("strings", last, &["--limit", MAX_ROWS]),
+                "advisors": heap_json("advisors", last, &["--limit", MAX_ROWS]),
                 "comparison": heap_json("diff", &leak[1..], &["--limit", MAX_ROWS]),
                 "leaks": heap_json("leaks", &leak, &["--limit", MAX_ROWS]),
             },

@@ -2,7 +2,8 @@
 //! what the CLI prints: the Retainers tree is `jsprof heap edges ID --retainers` level by level
 //! (DevTools' order, the closest retainer's chain opened as DevTools opens it); the Containment
 //! view is `jsprof heap edges root` and its pages; Duplicated strings are `jsprof heap
-//! strings`; a `.heaptimeline`'s Allocation stacks are `jsprof heap allocations`.
+//! strings`, Advisors `jsprof heap advisors`; a `.heaptimeline`'s Allocation stacks are `jsprof
+//! heap allocations`.
 
 use std::path::{Path, PathBuf};
 
@@ -146,7 +147,8 @@ fn containment_is_heap_edges() {
 }
 
 /// The Strings tab lists `jsprof heap strings`'s values with their counts and sizes, and a
-/// selected value shows the retainers of its sample copy.
+/// selected value shows the retainers of its sample copy; the Advisors tab lists `jsprof heap
+/// advisors`' findings, each selecting the retainers of its largest object.
 #[test]
 fn strings_are_heap_strings() {
     let file = leak_final();
@@ -155,8 +157,14 @@ fn strings_are_heap_strings() {
         report["total"].as_u64().unwrap() > 0,
         "no duplicated strings"
     );
+    let advisors = jsprof_json(&argv("heap advisors {} --limit 500 --json", &[&file]));
+    assert!(
+        advisors["total"].as_u64().unwrap() > 1,
+        "too few findings to check their order"
+    );
     let Some(v) = view(&[file]) else { return };
     checks("strings", &v.url, &report);
+    checks("advisors", &v.url, &advisors);
 }
 
 /// A `.heaptimeline` has an Allocations tab: its allocating functions (and, in the call-tree

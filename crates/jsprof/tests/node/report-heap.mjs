@@ -10,6 +10,7 @@
 //               onto a note.
 //   statistics  `jsprof heap stats --json`: the legend's named slices.
 //   strings     `jsprof heap strings --limit 500 --json`: the rows.
+//   advisors    `jsprof heap advisors --limit 500 --json`: the rows, in order.
 //   detached    `jsprof heap detached --json`: the trees.
 //   comparison  `jsprof heap diff BASE THIS --limit 500 --json`: the rows.
 //   leaks       `jsprof heap leaks BASE TARGET FINAL --limit 500 --json`: the groups.
@@ -89,6 +90,15 @@ const checks = {
     const want = c.strings.map((s) => [s.value, s.count, s.wasted_size, s.sample_id]);
     assert.ok(want.length > 0, `${what}: the fixture has duplicated strings`);
     assert.deepEqual(sorted(got), sorted(want), `${what}: Strings are \`heap strings\``);
+  },
+
+  async advisors(c, what) {
+    await tab('advisors');
+    await viewOf('advisors');
+    const got = await page.evaluate(() => window.jsprof.advisors.table.roots.map((r) => [r.d.advisor, r.d.class, r.d.held_by, r.d.count, r.d.saving, r.d.sample_id]));
+    const want = c.advice.map((f) => [f.advisor, f.class, f.held_by, f.count, f.saving, f.sample_id]);
+    assert.ok(want.length > 0, `${what}: the fixture has findings`);
+    assert.deepEqual(got, want, `${what}: Advisors are \`heap advisors\``);
   },
 
   async detached(c, what) {

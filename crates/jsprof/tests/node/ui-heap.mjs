@@ -9,6 +9,8 @@
 //               first level; BIG (under PARENT, or the root) opens to the first page of its
 //               edges and its "more" row adds the second.
 //   strings     `jsprof heap strings --json`: the Strings tab's rows, in order.
+//   advisors    `jsprof heap advisors --limit 500 --json`: the Advisors tab's rows, in order, and
+//               a selected finding's retainers.
 //   allocations {bottom_up, top_down}: `jsprof heap allocations [--bottom-up] --json`: the
 //               Allocations tab's roots in both modes and the first root's children.
 //   comparison  {key, row, new: [page1, page2], deleted}: `jsprof heap diff BASE THIS --json`'s
@@ -121,6 +123,18 @@ if (kind === 'retainers') {
   await page.waitForFunction((id) => document.querySelector('[role=tabpanel]:not([hidden]) .bottom .hint').textContent.includes(`@${id}`), expected.strings[0].sample_id, { timeout: 30000 });
   await page.waitForFunction(() => document.querySelectorAll('[role=tabpanel]:not([hidden]) .retainers tbody tr').length > 0, null, { timeout: 30000 });
   await shot('heap-strings');
+} else if (kind === 'advisors') {
+  await tab('advisors');
+  await page.waitForFunction(() => window.jsprof.advisors, null, { timeout: 60000 });
+  await page.evaluate(() => window.jsprof.advisors.ready);
+  const got = await page.evaluate(() => window.jsprof.advisors.table.roots.map((r) => [r.d.advisor, r.d.class, r.d.held_by, r.d.count, r.d.saving, r.d.sample_id]));
+  const want = expected.advice.map((f) => [f.advisor, f.class, f.held_by, f.count, f.saving, f.sample_id]);
+  assert.deepEqual(got, want, 'the Advisors tab is `jsprof heap advisors`');
+  const info = await page.textContent('[role=tabpanel]:not([hidden]) .toolbar');
+  assert.ok(info.includes(`${expected.total.toLocaleString('en-US')} finding`), `the count of findings: ${info}`);
+  await page.click('[role=tabpanel]:not([hidden]) .top tbody tr');
+  await page.waitForFunction((id) => document.querySelector('[role=tabpanel]:not([hidden]) .bottom .hint').textContent.includes(`@${id}`), expected.advice[0].sample_id, { timeout: 30000 });
+  await shot('heap-advisors');
 } else if (kind === 'allocations') {
   await tab('allocations');
   await page.waitForFunction(() => window.jsprof.allocations, null, { timeout: 60000 });

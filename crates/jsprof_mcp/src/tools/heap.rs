@@ -346,14 +346,19 @@ pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> Tool
 /// The findings are kept per question; only a page's retaining paths are looked up (one search
 /// each: all 4,936 findings' took 15 s on the 440 MB bench snapshot, for a page of 20).
 pub(super) async fn heap_advisors(q: Question<'_>, args: HeapAdvisorsArgs) -> ToolResult<Answer> {
-    use jsprof_document::heap_advisors::{advisors_window, findings};
+    use jsprof_document::heap_advisors::{advisors_window, findings, script_sources};
     let min_saving = args.min_saving;
     let found = heap_document(&q, &args.handle, move |heap| {
+        // The scripts the snapshot names, where they are local files: the CLI's rule.
+        let mut sources = script_sources(jsprof_document::lines::LocalFiles {
+            allowed: |p: &std::path::Path| Ok(p.to_path_buf()),
+        });
         Ok(findings(
             &heap.snapshot,
             &heap.analysis,
             heap.retainers(),
             min_saving,
+            &mut sources,
         ))
     })
     .await?;

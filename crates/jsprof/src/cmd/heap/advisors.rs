@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_document::heap_advisors::advisors_report;
+use jsprof_document::heap_advisors::{advisors_report, script_sources};
+use jsprof_document::lines::LocalFiles;
 
 use super::{fmt_id, load, truncate};
 use crate::output::{columns, fmt_bytes};
@@ -34,6 +35,10 @@ pub fn run(args: AdvisorsArgs) -> Result<ExitCode> {
         &index,
         args.min_saving,
         args.limit,
+        // The scripts the snapshot names, where they are local files (`jsprof lines`' rule).
+        &mut script_sources(LocalFiles {
+            allowed: |p: &std::path::Path| Ok(p.to_path_buf()),
+        }),
     );
     loaded.emit(args.json, &report, |out| {
         columns(&report.advice)
