@@ -238,6 +238,71 @@ pub fn isolate_json(
     }
 }
 
+/// One isolate's snapshot files, as [`isolates`] groups them.
+pub struct IsolateFiles<T> {
+    pub key: IsolateKey,
+    /// The files' names, in the order given.
+    pub names: Vec<String>,
+    /// What the caller holds for each file (a path, an artifact), in the same order.
+    pub files: Vec<T>,
+    /// The latest of them (`heap leaks`' order: the numbers in the names), the one read.
+    pub last: usize,
+}
+
+impl<T> IsolateFiles<T> {
+    /// The latest file and its name.
+    pub fn latest(&self) -> (&T, &str) {
+        (&self.files[self.last], &self.names[self.last])
+    }
+}
+
+/// Groups snapshot files `(name, T)` by isolate ([`IsolateKey::of`] their names), each with its
+/// latest file: the one `heap process` reads at every door.
+pub fn isolates<T>(files: Vec<(String, T)>) -> Vec<IsolateFiles<T>> {
+    let mut by_key: BTreeMap<IsolateKey, (Vec<String>, Vec<T>)> = BTreeMap::new();
+    for (name, file) in files {
+        let entry = by_key.entry(IsolateKey::of(&name)).or_default();
+        entry.0.push(name);
+        entry.1.push(file);
+    }
+    by_key
+        .into_iter()
+        .map(|(key, (names, files))| {
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            let order = crate::leak_series::series_order(&refs, &vec![None; names.len()]);
+            let last = *order.order.last().expect("an isolate has a file");
+            IsolateFiles {
+                key,
+                names,
+                files,
+                last,
+            }
+        })
+        .collect()
+}
+
+/// `STEM.memory.json`, the name of the memory-usage file `record` writes beside `STEM.heapsnapshot`
+/// (`.heaptimeline`, `.gz` too).
+pub fn memory_file_name(snapshot_name: &str) -> String {
+    let name = snapshot_name.strip_suffix(".gz").unwrap_or(snapshot_name);
+    let stem = name
+        .strip_suffix(".heapsnapshot")
+        .or_else(|| name.strip_suffix(".heaptimeline"))
+        .unwrap_or(name);
+    format!("{stem}.memory.json")
+}
+
+/// The warning for a snapshot with no memory-usage file beside it.
+pub fn no_memory_file(snapshot_name: &str) -> JsonWarning {
+    JsonWarning {
+        at: snapshot_name.to_string(),
+        message: format!(
+            "no {} beside it: its isolate's process.memoryUsage() is unknown (`jsprof record --heap-snapshot` writes one)",
+            memory_file_name(snapshot_name)
+        ),
+    }
+}
+
 /// One isolate read, for [`report`].
 pub struct ReadIsolate {
     pub key: IsolateKey,

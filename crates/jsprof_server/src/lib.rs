@@ -25,6 +25,7 @@ mod cache;
 mod catalogue;
 mod clock;
 mod error;
+mod heap_process;
 mod heap_redact;
 mod heap_route;
 mod ids;

@@ -132,7 +132,11 @@ fn options_of(req: &StartRequest) -> ApiResult<(RecordOptions, Vec<String>)> {
         match r.as_str() {
             "cpu" => options.cpu = true,
             "heap-sampling" => options.heap_sampling = true,
-            "heap-snapshot" => options.heap_snapshot = SnapshotMode::AtEnd,
+            "heap-snapshot" => {
+                options.heap_snapshot = SnapshotMode::AtEnd;
+                // Beside each Node isolate's snapshot, its memoryUsage(), for `…/heap/process`.
+                options.memory_usage = true;
+            }
             "trace" => options.trace = true,
             other => {
                 return Err(ApiError::bad_request(format!(

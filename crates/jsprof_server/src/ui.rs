@@ -67,6 +67,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         .merge(crate::ui_lines::routes())
         .merge(crate::ui_heap::routes())
         .merge(crate::heap_redact::routes())
+        .merge(crate::heap_process::routes())
         .merge(crate::ui_page_load::routes())
 }
 

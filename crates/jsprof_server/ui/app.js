@@ -10,7 +10,7 @@ import { DiffView } from 'jsprof/diff.js';
 import { SandwichView } from 'jsprof/sandwich.js';
 import { SourcePanel } from 'jsprof/sourceview.js';
 import { SummaryView, DominatorsView, statisticsView, DetachedView, ComparisonView, LeaksView, embeddedHeap } from 'jsprof/heap.js';
-import { ContainmentView, StringsView, AdvisorsView, AllocationsView } from 'jsprof/heapviews.js';
+import { ContainmentView, StringsView, AdvisorsView, ProcessView, AllocationsView } from 'jsprof/heapviews.js';
 import { PageDiffView } from 'jsprof/pagediff.js';
 import { eventDetails, requestDetails, functionRow, renderSummary } from 'jsprof/details.js';
 
@@ -642,6 +642,8 @@ function openHeap(art, c, bases) {
   addTab('statistics', 'Statistics', async (tab) => statisticsView(tab.node, await summaryOnce()));
   if (heap.strings) addTab('strings', 'Strings', async (tab) => { app.strings = new StringsView(tab.node, heap); await app.strings.ready; });
   if (heap.advisors) addTab('advisors', 'Advisors', async (tab) => { app.advisors = new AdvisorsView(tab.node, heap); await app.advisors.ready; });
+  // A Node process's isolates (this snapshot and the others open) reconciled with its RSS.
+  if (heap.process) addTab('process', 'Process', async (tab) => { app.process = new ProcessView(tab.node, heap, bases.map((b) => `${b.session}/${b.artifact}`)); await app.process.ready; });
   // Allocation stacks only where a .heaptimeline recorded them.
   if (heap.allocations) summaryOnce().then((s) => s.kind === 'heaptimeline' && current === c && addTab('allocations', 'Allocations', async (tab) => { app.allocations = new AllocationsView(tab.node, heap); await app.allocations.ready; }));
   addTab('detached', 'Detached', async (tab) => {

@@ -282,6 +282,60 @@ export class AdvisorsView {
   }
 }
 
+// `jsprof heap process`: a Node process's memory, isolate by isolate (this snapshot and the others
+// open, each isolate's latest), with the RSS none of them explains; every figure is the
+// document's, formatted, never recomputed.
+export class ProcessView {
+  constructor(root, heap, others) {
+    this.info = el('span', { class: 'hint', text: 'Loading…' });
+    const scroll = el('div', { class: 'scroll process' });
+    root.append(el('div', { class: 'toolbar' }, this.info), scroll);
+    const usage = (i, k) => (i.memory_usage ? fmtBytes(i.memory_usage[k]) : '–');
+    const cols = [
+      { title: 'Isolate', cls: 'fn', value: (i) => i.isolate, render: (i) => i.isolate },
+      { title: 'JS heap', num: true, value: (i) => i.js_heap, render: (i) => fmtBytes(i.js_heap) },
+      { title: 'heapUsed', num: true, value: (i) => i.memory_usage?.heapUsed ?? -1, render: (i) => usage(i, 'heapUsed') },
+      { title: 'heapTotal', num: true, value: (i) => i.memory_usage?.heapTotal ?? -1, render: (i) => usage(i, 'heapTotal') },
+      { title: 'Buffers', num: true, value: (i) => i.external_buffers, render: (i) => fmtBytes(i.external_buffers) },
+      { title: 'arrayBuffers', num: true, value: (i) => i.memory_usage?.arrayBuffers ?? -1, render: (i) => usage(i, 'arrayBuffers') },
+      { title: 'external', num: true, value: (i) => i.memory_usage?.external ?? -1, render: (i) => usage(i, 'external') },
+      { title: 'Snapshot', cls: 'loc', value: (i) => i.snapshot, render: (i) => `${i.snapshot} (of ${i.snapshots})`, title_of: (i) => i.snapshot },
+    ];
+    this.tables = [];
+    this.ready = heap.process(others).then((r) => {
+      this.report = r;
+      const n = r.processes.reduce((a, p) => a + p.isolates.length, 0);
+      this.info.textContent = `${r.processes.length} process${r.processes.length === 1 ? '' : 'es'}, ${n} isolate${n === 1 ? '' : 's'}` +
+        (others.length ? ` from this snapshot and the ${others.length} other${others.length === 1 ? '' : 's'} open` : ' (open the process\'s other snapshots beside this one to see its workers)') +
+        (r.warnings.length ? ` · ${r.warnings.map((w) => `${w.at}: ${w.message}`).join(' · ')}` : '');
+      for (const p of r.processes) {
+        const section = el('section', { class: 'process-one' });
+        section.append(el('h3', { text: p.process + (p.pid != null ? ` (pid ${p.pid})` : '') }));
+        if (p.rss != null && p.js_heaps != null && p.external != null && p.unexplained != null) {
+          const parts = [['V8 heaps', p.js_heaps, '#6fa8dc'], ['external', p.external, '#f6b26b'], ['not explained by any isolate', Math.max(0, p.unexplained), '#d6dbe0']];
+          const bar = el('div', { class: 'process-bar', role: 'img', 'aria-label': 'RSS' });
+          for (const [label, bytes, colour] of parts) {
+            bar.append(el('span', { title: `${label}: ${fmtBytes(bytes)}`, style: `flex-grow:${bytes};background:${colour}` }));
+          }
+          const signed = p.unexplained < 0 ? `-${fmtBytes(-p.unexplained)}` : fmtBytes(p.unexplained);
+          section.append(el('p', { class: 'process-rss', text: `RSS ${fmtBytes(p.rss)} = V8 heaps ${fmtBytes(p.js_heaps)} + external ${fmtBytes(p.external)} + not explained by any isolate ${signed}` }), bar);
+        }
+        const table = new TreeTable({ columns: cols, treeColumn: -1, flat: true, sortBy: 1, label: `${p.process}'s isolates` });
+        table.setRoots(p.isolates);
+        this.tables.push(table);
+        section.append(table.table);
+        for (const i of p.isolates) {
+          if (!i.owners.length) continue;
+          const list = el('ul', { class: 'process-owners' });
+          for (const o of i.owners) list.append(el('li', { text: `${fmtBytes(o.bytes)}  ${o.class} (${fmtCount(o.count)} buffer${o.count === 1 ? '' : 's'}${o.sample_id != null ? `, e.g. @${o.sample_id}` : ''})` }));
+          section.append(el('p', { class: 'hint', text: `${i.isolate}'s buffers are owned by:` }), list);
+        }
+        scroll.append(section);
+      }
+    }, (e) => { this.info.textContent = e.message; });
+  }
+}
+
 // `jsprof heap allocations`: the allocation stacks of a .heaptimeline, top-down or per allocating
 // function with its callers (DevTools' Allocation view).
 export class AllocationsView {

@@ -89,6 +89,8 @@ export class ServerSource {
         edges: (id, retainers, offset, limit) => src.get(`${ui}/heap/edges/${id}`, { retainers: retainers ? 1 : null, offset, limit }),
         strings: () => src.get(`${ui}/heap/strings`, { limit: 500 }),
         advisors: () => src.get(`${ui}/heap/advisors`, { limit: 500 }),
+        // The process's memory over this snapshot and the others open (`jsprof heap process`).
+        process: (others) => src.get(`${ui}/heap/process`, { with: others.length ? others.join(',') : null, limit: 10 }),
         allocations: (bottomUp) => src.get(`${ui}/heap/allocations`, { bottom_up: bottomUp ? 1 : null }),
         summaryBetween: (first, second) => src.get(`${ui}/heap/summary/between`, { first, second, limit: 0 }),
         classPageBetween: (first, second, key, offset, limit, order) => src.get(`${ui}/heap/class/between`, { first, second, key, offset, limit, ...orderParams(order) }),

@@ -213,6 +213,7 @@ fn lists_tools_resources_and_prompts() {
         "heap_detached",
         "heap_diff",
         "heap_leaks",
+        "heap_process",
         "trace_insights",
         "trace_network",
         "trace_timings",

@@ -167,6 +167,67 @@ fn every_isolate_is_snapshotted_reconciled_and_searched_for_its_own_leak() {
         "{rss} vs {own_rss}"
     );
 
+    // The service (`jsprof view` of the three snapshots: each a session, each snapshot's memory
+    // usage beside the user's file) gives the CLI's bytes, and the UI's Process tab its rows.
+    let mut files: Vec<&PathBuf> = snapshots.clone();
+    files.sort();
+    let mut args = vec!["view", "--no-open", "--port", "0"];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let view = crate::serve::start(&args);
+    let sessions = view.get("/api/sessions").json();
+    let ids: Vec<&str> = json_array(&sessions["sessions"])
+        .iter()
+        .map(|s| s["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3, "{sessions}");
+    let with: Vec<String> = ids[1..].iter().map(|id| format!("{id}/1")).collect();
+    let served = view
+        .get(&format!(
+            "/api/ui/sessions/{}/artifacts/1/heap/process?with={}",
+            ids[0],
+            with.join(",")
+        ))
+        .expect(200, "heap process");
+    let mut cli_args = vec!["heap", "process", "--json"];
+    cli_args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let cli = crate::support::jsprof_ok(&cli_args).stdout;
+    assert_eq!(
+        String::from_utf8_lossy(&served.body),
+        String::from_utf8_lossy(cli.trim_ascii_end()),
+        "the service's heap process is the CLI's"
+    );
+    let r = view.get(&format!(
+        "/api/ui/sessions/{}/artifacts/1/heap/process?with={}/1",
+        ids[0], "0000000000000000"
+    ));
+    assert_eq!(r.status, 404, "an unknown snapshot: {}", r.message());
+    drop(view);
+    let cli: Value = serde_json::from_slice(&cli).unwrap();
+    let owned: Vec<PathBuf> = files.iter().map(|f| f.to_path_buf()).collect();
+    if let Some(v) = crate::ui::view(&owned) {
+        crate::ui::node_case("ui-heap.mjs", "process", &v.url, &cli);
+    }
+    // MCP's heap_process over the three handles: the CLI's document.
+    if !crate::mcp::sdk_missing() {
+        let root = std::fs::canonicalize(&out).unwrap();
+        let mut steps: Vec<Value> = files
+            .iter()
+            .map(|f| serde_json::json!({"op": "callTool", "name": "open", "arguments": {"path": std::fs::canonicalize(f).unwrap().display().to_string()}}))
+            .collect();
+        steps.push(serde_json::json!({"op": "callTool", "name": "heap_process", "arguments": {"handles": ["h3", "h1", "h2"]}}));
+        let r = crate::mcp::client(serde_json::json!({
+            "transport": {"stdio": {"command": env!("CARGO_BIN_EXE_jsprof"), "args": [
+                "mcp", "--timeout", "600", "--root", root.display().to_string()
+            ]}},
+            "steps": steps,
+        }));
+        assert_eq!(
+            crate::mcp::doc(&r[3]),
+            &crate::mcp::numbers(cli.clone()),
+            "MCP heap_process"
+        );
+    }
+
     // Each leak in its own isolate: the workers' own snapshots (Node's names,
     // Heap.DATE.TIME.PID.TID.SEQ), three a worker, told apart by the thread id.
     let mut by_thread: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();

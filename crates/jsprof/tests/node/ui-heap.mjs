@@ -19,6 +19,8 @@
 //               TARGET names the snapshot whose Comparison it is (the page is moved to it).
 //   between     {target, first, second, report}: `jsprof heap summary TARGET --between FIRST
 //               SECOND --json`: the Summary's "Objects allocated between" filter has its rows.
+//   process     `jsprof heap process SNAPSHOTS… --json`: the Process tab's isolates (this
+//               snapshot and the others open) and each process's RSS line.
 //   tabs        {present, absent}: tab names that must (not) be in the tab bar.
 import { startCheck } from './browser.mjs';
 import assert from 'node:assert/strict';
@@ -135,6 +137,17 @@ if (kind === 'retainers') {
   await page.click('[role=tabpanel]:not([hidden]) .top tbody tr');
   await page.waitForFunction((id) => document.querySelector('[role=tabpanel]:not([hidden]) .bottom .hint').textContent.includes(`@${id}`), expected.advice[0].sample_id, { timeout: 30000 });
   await shot('heap-advisors');
+} else if (kind === 'process') {
+  await tab('process');
+  await page.waitForFunction(() => window.jsprof.process, null, { timeout: 60000 });
+  await page.evaluate(() => window.jsprof.process.ready);
+  const got = await page.evaluate(() => window.jsprof.process.tables.map((t) => t.roots.map((r) => [r.d.isolate, r.d.js_heap, r.d.external_buffers, r.d.snapshot, r.d.memory_usage])));
+  const byIsolate = (rows) => [...rows].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const want = expected.processes.map((p) => p.isolates.map((i) => [i.isolate, i.js_heap, i.external_buffers, i.snapshot, i.memory_usage]));
+  assert.deepEqual(got.map(byIsolate), want.map(byIsolate), 'the Process tab is `jsprof heap process`');
+  const text = await page.textContent('[role=tabpanel]:not([hidden]) .process');
+  for (const p of expected.processes) assert.ok(text.includes(`pid ${p.pid}`) && text.includes('RSS '), `the process's RSS line: ${text.slice(0, 300)}`);
+  await shot('heap-process');
 } else if (kind === 'allocations') {
   await tab('allocations');
   await page.waitForFunction(() => window.jsprof.allocations, null, { timeout: 60000 });

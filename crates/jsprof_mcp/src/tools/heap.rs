@@ -97,6 +97,110 @@ pub struct HeapLeaksArgs {
     pub alpha: Option<f64>,
 }
 
+/// Arguments of `heap_process`.
+#[derive(Deserialize, JsonSchema)]
+pub struct HeapProcessArgs {
+    /// Snapshot handles of one Node process: its main thread's and its workers' (`record
+    /// --heap-snapshot` names them `STEM` and `STEM-workerN`), any order.
+    pub handles: Vec<String>,
+}
+
+/// The most snapshots `heap_process` reads.
+const MAX_PROCESS_SNAPSHOTS: usize = 50;
+
+/// `jsprof heap process SNAPSHOT… --json`: each isolate's latest snapshot (grouped by their file
+/// names, as the CLI groups them), with the `STEM.memory.json` beside it when the server's roots
+/// hold one, reconciled with the process's RSS.
+pub(super) async fn heap_process(q: Question<'_>, args: HeapProcessArgs) -> ToolResult<Answer> {
+    use jsprof_document::process_memory::{
+        isolate_json, isolates, memory_file_name, no_memory_file, report, MemoryUsageFile,
+        ReadIsolate,
+    };
+    if args.handles.is_empty() || args.handles.len() > MAX_PROCESS_SNAPSHOTS {
+        return Err(ToolError::BadRequest(format!(
+            "heap_process takes 1 to {MAX_PROCESS_SNAPSHOTS} snapshot handles; got {}",
+            args.handles.len()
+        )));
+    }
+    let mut files = Vec::new();
+    for h in &args.handles {
+        let entry = q.store.get(h)?;
+        let name = entry
+            .path
+            .file_name()
+            .map_or_else(|| entry.name.clone(), |n| n.to_string_lossy().to_string());
+        files.push((name, entry));
+    }
+    let mut warnings = Vec::new();
+    let mut read = Vec::new();
+    for isolate in isolates(files) {
+        let (entry, name) = isolate.latest();
+        let path = entry.path.with_file_name(memory_file_name(name));
+        let memory = if path.is_file() {
+            let text =
+                jsprof_document::local_file::read_bounded(&path, 1 << 20, &q.store.config.roots)
+                    .map_err(ToolError::BadRequest)?;
+            Some(
+                MemoryUsageFile::parse(&memory_file_name(name), &text)
+                    .map_err(ToolError::BadRequest)?,
+            )
+        } else {
+            warnings.push(no_memory_file(name));
+            None
+        };
+        let heap = q.store.heap(entry).await?;
+        read.push(ReadIsolate {
+            key: isolate.key.clone(),
+            pid: memory.as_ref().and_then(|m| m.pid),
+            time_ms: memory.as_ref().and_then(|m| m.time_ms),
+            json: isolate_json(
+                &isolate.key,
+                name,
+                isolate.files.len(),
+                &heap.snapshot,
+                &heap.analysis,
+                memory.as_ref().map(|m| m.memory_usage),
+                5,
+            ),
+        });
+    }
+    let doc = report(read, warnings);
+    let text = doc
+        .processes
+        .iter()
+        .map(|p| {
+            let isolates: Vec<String> = p
+                .isolates
+                .iter()
+                .map(|i| {
+                    format!(
+                        "{} JS heap {}, buffers {}",
+                        i.isolate,
+                        size(i.js_heap),
+                        size(i.external_buffers)
+                    )
+                })
+                .collect();
+            match (p.rss, p.unexplained) {
+                (Some(rss), Some(rest)) => format!(
+                    "{}: RSS {}, not explained by any isolate {}{}; {}",
+                    p.process,
+                    size(rss),
+                    if rest < 0 { "-" } else { "" },
+                    size(rest.unsigned_abs()),
+                    isolates.join("; ")
+                ),
+                _ => format!("{}: {}", p.process, isolates.join("; ")),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(Answer {
+        json: to_value(&doc)?,
+        text,
+    })
+}
+
 pub(super) async fn heap_of(q: &Question<'_>, handle: &str) -> ToolResult<Arc<Heap>> {
     let entry = q.store.get(handle)?;
     q.store.heap(&entry).await

@@ -2,17 +2,14 @@
 //! JS heap and external buffers with their owners, and the RSS none of them explains
 //! (`jsprof_document::process_memory`).
 
-use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use jsprof_document::leak_series::series_order;
 use jsprof_document::process_memory::{
-    isolate_json, report, IsolateKey, MemoryUsageFile, ReadIsolate,
+    isolate_json, isolates, memory_file_name, no_memory_file, report, MemoryUsageFile, ReadIsolate,
 };
-use jsprof_document::JsonWarning;
 
 use super::{fmt_id, load, truncate};
 use crate::input;
@@ -51,58 +48,29 @@ fn snapshot_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// `NAME.memory.json` beside `NAME.heapsnapshot`.
-fn memory_file(snapshot: &Path) -> PathBuf {
-    let name = snapshot.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let name = name.strip_suffix(".gz").unwrap_or(name);
-    let stem = name
-        .strip_suffix(".heapsnapshot")
-        .or_else(|| name.strip_suffix(".heaptimeline"))
-        .unwrap_or(name);
-    snapshot.with_file_name(format!("{stem}.memory.json"))
-}
-
 pub fn run(args: ProcessArgs) -> Result<ExitCode> {
-    let files = snapshot_files(&args.snapshots)?;
-    let mut isolates: BTreeMap<IsolateKey, Vec<PathBuf>> = BTreeMap::new();
-    for f in files {
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        isolates.entry(IsolateKey::of(&name)).or_default().push(f);
-    }
+    let files: Vec<(String, PathBuf)> = snapshot_files(&args.snapshots)?
+        .into_iter()
+        .map(|p| {
+            let name = p.file_name().map_or_else(
+                || input::display_name(&p),
+                |n| n.to_string_lossy().to_string(),
+            );
+            (name, p)
+        })
+        .collect();
     let mut warnings = Vec::new();
     let mut read = Vec::new();
-    for (key, files) in isolates {
-        // The isolate's latest snapshot, in `heap leaks`' order.
-        let names: Vec<String> = files
-            .iter()
-            .map(|p| {
-                p.file_name().map_or_else(
-                    || input::display_name(p),
-                    |n| n.to_string_lossy().to_string(),
-                )
-            })
-            .collect();
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let order = series_order(&refs, &vec![None; files.len()]);
-        let last = *order.order.last().expect("an isolate has a file");
-        let file = &files[last];
-        let memory_path = memory_file(file);
+    for isolate in isolates(files) {
+        let (file, name) = isolate.latest();
+        let memory_path = file.with_file_name(memory_file_name(name));
         let memory = match std::fs::read(&memory_path) {
             Ok(text) => {
                 let shown = memory_path.display().to_string();
                 Some(MemoryUsageFile::parse(&shown, &text).map_err(anyhow::Error::msg)?)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                warnings.push(JsonWarning {
-                    at: names[last].clone(),
-                    message: format!(
-                        "no {} beside it: its isolate's process.memoryUsage() is unknown (`jsprof record --heap-snapshot` writes one)",
-                        memory_path.file_name().unwrap_or_default().to_string_lossy()
-                    ),
-                });
+                warnings.push(no_memory_file(name));
                 None
             }
             Err(e) => {
@@ -112,16 +80,16 @@ pub fn run(args: ProcessArgs) -> Result<ExitCode> {
         let loaded = load(file)?;
         output::warn(&loaded.name, &loaded.snapshot.warnings);
         let json = isolate_json(
-            &key,
-            &names[last],
-            files.len(),
+            &isolate.key,
+            name,
+            isolate.files.len(),
             &loaded.snapshot,
             &loaded.analysis,
             memory.as_ref().map(|m| m.memory_usage),
             args.limit,
         );
         read.push(ReadIsolate {
-            key,
+            key: isolate.key.clone(),
             pid: memory.as_ref().and_then(|m| m.pid),
             time_ms: memory.as_ref().and_then(|m| m.time_ms),
             json,
