@@ -21,7 +21,8 @@ pub struct AdviceJson {
     /// `empty_collections` (`Map`s, `Set`s and `Array`s with no entry but a store that takes
     /// room: create them on first use), `low_cardinality_maps` (`Map`s of 1,000 entries or more
     /// whose values take at most 16 distinct values: one `Set` of keys per value drops a value
-    /// slot per entry), `unread_context_variables` (an object only a closure's shared context
+    /// slot per entry), `sparse_arrays` (`Array`s using at most a quarter of their elements
+    /// store: a store of just the elements saves the rest), `unread_context_variables` (an object only a closure's shared context
     /// keeps, through a variable no live closure of that scope names: `held_by` is
     /// `function()->variable`), `detached_by_listeners` (detached DOM trees an event listener's
     /// handler keeps: `held_by` is `Target listener handler()`; remove the listener with the

@@ -21,6 +21,14 @@
 //!   visible slot, so B is the largest power of two below the first entry's slot and a slot's
 //!   place in its entry is its offset from `3 + B`, modulo 3.
 //!
+//! - **Sparse arrays**: `Array`s whose elements store holds elements in at most a quarter of its
+//!   slots (a `new Array(4096)` given a few values; holes have no edge), the rest of it taken.
+//!   A store of just the elements would save the store's size less a header and a slot per
+//!   element (V8's 16-byte `FixedArray` header and 8-byte slots in Node; Chrome's compressed
+//!   pointers halve both, so the saving is the larger, Node's, figure there). Arrays with no
+//!   element are empty collections. Small integers have no node unless the snapshot exposes
+//!   numbers: without them, an array of small integers and one object looks sparse
+//!   ([`Advice::smi_blind`]).
 //! - **Unread context variables** and **detached DOM kept by listeners**: memory code keeps
 //!   alive without needing it ([`crate::kept_alive`]).
 //!
@@ -51,6 +59,7 @@ pub enum AdviceKind {
     DuplicateObjects,
     EmptyCollections,
     LowCardinalityMaps,
+    SparseArrays,
     UnreadContextVariables,
     DetachedByListeners,
 }
@@ -61,6 +70,7 @@ impl AdviceKind {
             AdviceKind::DuplicateObjects => "duplicate_objects",
             AdviceKind::EmptyCollections => "empty_collections",
             AdviceKind::LowCardinalityMaps => "low_cardinality_maps",
+            AdviceKind::SparseArrays => "sparse_arrays",
             AdviceKind::UnreadContextVariables => "unread_context_variables",
             AdviceKind::DetachedByListeners => "detached_by_listeners",
         }
@@ -149,6 +159,7 @@ pub fn advise(
     let mut all = duplicate_objects(&view);
     all.extend(empty_collections(&view));
     all.extend(low_cardinality_maps(&view));
+    all.extend(sparse_arrays(&view));
     all.extend(unread_context_variables(s, a, &types, sources));
     all.extend(detached_by_listeners(s, a, &types, index));
     all.retain(|f| f.saving >= options.min_saving.max(1));
@@ -401,6 +412,79 @@ fn empty_collections(v: &View<'_>) -> Vec<Advice> {
                 sample,
                 // V8 writes no node for a small integer in a store, exposed numbers or not.
                 smi_blind: true,
+                entries: None,
+                location: None,
+                variable: None,
+            })
+        })
+        .collect()
+}
+
+/// A `FixedArray`'s header (map and length) in Node.
+pub const FIXED_ARRAY_HEADER: u64 = 16;
+/// A `JSArray` (map, properties, elements, length) in Node.
+pub const JS_ARRAY_SIZE: u64 = 32;
+
+fn sparse_arrays(v: &View<'_>) -> Vec<Advice> {
+    let s = v.s;
+    let mut groups: HashMap<(String, String), (Group, u64)> = HashMap::new();
+    for n in s.nodes.ordinals() {
+        if s.nodes.kind(n) != v.types.object
+            || s.strings.bytes(s.nodes.name(n)) != b"Array"
+            || !v.reachable(n)
+        {
+            continue;
+        }
+        let Some(store) = v
+            .internal_named(n, v.elements_name)
+            .filter(|&e| s.nodes.kind(e) == v.types.array)
+        else {
+            continue;
+        };
+        // V8 writes an array's elements as the array's own `element` edges (the store repeats
+        // them as internal ones).
+        let elements = s
+            .nodes
+            .edges(n)
+            .filter(|&e| s.edges.kind(e) == v.types.edge_element)
+            .count() as u64;
+        // DevTools' shallow-size transfer moves a store held by one array into the array's own
+        // size (`shallow.rs`): then the store is the array's size less the `JSArray` itself.
+        let size = match s.nodes.self_size(store) as u64 {
+            0 => (s.nodes.self_size(n) as u64).saturating_sub(JS_ARRAY_SIZE),
+            size => size,
+        };
+        let slots = size.saturating_sub(FIXED_ARRAY_HEADER) / TAGGED_SIZE;
+        if elements == 0 || elements * 4 > slots {
+            continue;
+        }
+        let saving = size - FIXED_ARRAY_HEADER - elements * TAGGED_SIZE;
+        // Arrays held by the elements of one array are one finding: `Array[]`, not `Array[7]`.
+        let held_by = v.held_by(n);
+        let held_by = match held_by.strip_suffix(']').and_then(|h| h.rsplit_once('[')) {
+            Some((owner, index)) if index.bytes().all(|b| b.is_ascii_digit()) => {
+                format!("{owner}[]")
+            }
+            _ => held_by,
+        };
+        let key = (v.a.class_name(s, n), held_by);
+        let (g, total) = groups.entry(key).or_default();
+        g.add(n, v.a.retained[n.index()]);
+        *total += saving;
+    }
+    groups
+        .into_iter()
+        .filter_map(|((class, held_by), (g, saving))| {
+            let (_, sample) = g.sample?;
+            Some(Advice {
+                kind: AdviceKind::SparseArrays,
+                class,
+                held_by,
+                count: g.count,
+                saving,
+                retained_size: g.total,
+                sample,
+                smi_blind: !v.numbers_shown,
                 entries: None,
                 location: None,
                 variable: None,

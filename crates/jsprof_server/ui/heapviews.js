@@ -249,6 +249,7 @@ const ADVISORS = {
   duplicate_objects: 'Duplicated objects',
   empty_collections: 'Empty collections',
   low_cardinality_maps: 'Low-cardinality maps',
+  sparse_arrays: 'Sparse arrays',
   unread_context_variables: 'Unread context variables',
   detached_by_listeners: 'Detached DOM kept by listeners',
   duplicate_strings: 'Duplicated strings',

@@ -2,7 +2,8 @@
 //! one config object (beside 50 that differ), 200 copies of one array, and 400 sessions each
 //! holding an empty `Map`, a `Set` (empty in 390 of them) and a `new Array(64)`, and a `Map` of
 //! 3,000 users to one of three statuses (beside one of 3,000 distinct names and one of 500 entries,
-//! which are not low-cardinality findings). Every finding's
+//! which are not low-cardinality findings), and 30 arrays of 4,096 slots holding two objects each
+//! (beside 30 full ones). Every finding's
 //! count and saving are computed here from the raw snapshot JSON, with retained sizes from
 //! DevTools' own heap worker (the oracle), never from jsprof's output.
 
@@ -33,6 +34,8 @@ globalThis.planted = {
   statuses: new Map(Array.from({ length: 3000 }, (_, i) => ['user-' + i, ['active', 'idle', 'gone'][i % 3]])),
   names: new Map(Array.from({ length: 3000 }, (_, i) => ['user-' + i, 'name-' + i])),
   few: new Map(Array.from({ length: 500 }, (_, i) => ['key-' + i, i % 2 ? 'on' : 'off'])),
+  grids: Array.from({ length: 30 }, (_, i) => { const a = new Array(4096); a[0] = { i }; a[100] = { i }; return a; }),
+  full: Array.from({ length: 30 }, (_, i) => Array.from({ length: 600 }, (_, j) => ({ i, j }))),
 };
 v8.writeHeapSnapshot(process.argv[2]);
 "#;
@@ -41,6 +44,8 @@ v8.writeHeapSnapshot(process.argv[2]);
 /// edges `(type, name, target)`.
 pub(crate) struct Graph {
     pub(crate) nodes: Vec<(String, String)>,
+    pub(crate) ids: Vec<u64>,
+    pub(crate) self_size: Vec<u64>,
     pub(crate) edges: Vec<Vec<(String, String, usize)>>,
 }
 
@@ -63,6 +68,8 @@ impl Graph {
         let all_edges = json_array(&v["edges"]);
         let mut g = Graph {
             nodes: Vec::new(),
+            ids: Vec::new(),
+            self_size: Vec::new(),
             edges: Vec::new(),
         };
         let mut e = 0;
@@ -72,6 +79,9 @@ impl Graph {
                 .unwrap();
             g.nodes
                 .push((kind.to_string(), text(&row[at(&nf, "name")]).to_string()));
+            g.ids.push(row[at(&nf, "id")].as_u64().unwrap());
+            g.self_size
+                .push(row[at(&nf, "self_size")].as_u64().unwrap());
             let mut out = Vec::new();
             for _ in 0..row[at(&nf, "edge_count")].as_u64().unwrap() {
                 let edge = &all_edges[e * ef.len()..(e + 1) * ef.len()];
@@ -266,6 +276,34 @@ fn advisors_find_planted_waste_with_savings_devtools_agrees_on() {
             .filter(|f| f["advisor"] == "low_cardinality_maps")
             .count(),
         1,
+        "{report}"
+    );
+
+    // 30 arrays of 4,096 slots holding two objects each: a store of the two would save the rest
+    // (Node's 16-byte header and 8-byte slots, read here from the raw store's size). The full
+    // arrays beside them are not sparse.
+    let grids = items("grids");
+    assert_eq!(grids.len(), 30);
+    let mut saving = 0;
+    for &a in &grids {
+        let store = g.named(a, "internal", "elements").unwrap();
+        // The array's own element edges (the store repeats them as internal ones).
+        let used = g.edges[a].iter().filter(|(k, _, _)| k == "element").count() as u64;
+        assert_eq!(used, 2);
+        saving += g.self_size[store] - 16 - used * 8;
+    }
+    let f = finding(&report, "sparse_arrays", "Array", Some("Array[]"));
+    assert_eq!(f["count"], 30, "{f}");
+    assert_eq!(f["saving"].as_u64(), Some(saving), "{f}");
+    assert!(
+        grids.iter().any(|n| f["sample_id"] == g.ids[*n]),
+        "the sample is one of the planted arrays: {f}"
+    );
+    assert!(
+        json_array(&report["advice"])
+            .iter()
+            .filter(|f| f["advisor"] == "sparse_arrays")
+            .all(|f| f["held_by"] != "Object.full" && f["count"] != 600),
         "{report}"
     );
 
