@@ -313,6 +313,35 @@ pub struct ReadIsolate {
     pub json: IsolateJson,
 }
 
+impl ReadIsolate {
+    /// An isolate's latest snapshot (`snapshot`, of its `snapshots`) read, with the memory usage
+    /// found beside it: every door's one reading.
+    pub fn new(
+        key: &IsolateKey,
+        snapshot: &str,
+        snapshots: usize,
+        s: &HeapSnapshot,
+        a: &Analysis,
+        memory: Option<&MemoryUsageFile>,
+        limit: usize,
+    ) -> ReadIsolate {
+        ReadIsolate {
+            key: key.clone(),
+            pid: memory.and_then(|m| m.pid),
+            time_ms: memory.and_then(|m| m.time_ms),
+            json: isolate_json(
+                key,
+                snapshot,
+                snapshots,
+                s,
+                a,
+                memory.map(|m| m.memory_usage),
+                limit,
+            ),
+        }
+    }
+}
+
 /// The report over every isolate read, in any order.
 pub fn report(isolates: Vec<ReadIsolate>, warnings: Vec<JsonWarning>) -> ProcessMemoryReport {
     let mut by_process: BTreeMap<String, Vec<ReadIsolate>> = BTreeMap::new();

@@ -188,6 +188,20 @@ struct View<'a> {
     numbers_shown: bool,
 }
 
+/// The target of `n`'s internal edge named by string index `name`.
+pub(crate) fn internal_edge(
+    s: &HeapSnapshot,
+    types: &Types,
+    n: NodeOrdinal,
+    name: Option<u32>,
+) -> Option<NodeOrdinal> {
+    let name = name?;
+    s.nodes.edges(n).find_map(|e| {
+        (s.edges.kind(e) == types.edge_internal && s.edges.name_or_index(e) == name)
+            .then(|| s.edges.to_node(e))
+    })
+}
+
 /// The index of a string in the table, when present.
 pub(crate) fn find_string(s: &HeapSnapshot, text: &[u8]) -> Option<u32> {
     (0..s.strings.len() as u32).find(|&i| s.strings.bytes(i) == text)
@@ -200,12 +214,7 @@ impl View<'_> {
     }
 
     fn internal_named(&self, n: NodeOrdinal, name: Option<u32>) -> Option<NodeOrdinal> {
-        let name = name?;
-        self.s.nodes.edges(n).find_map(|e| {
-            (self.s.edges.kind(e) == self.types.edge_internal
-                && self.s.edges.name_or_index(e) == name)
-                .then(|| self.s.edges.to_node(e))
-        })
+        internal_edge(self.s, self.types, n, name)
     }
 
     /// The hash table of an empty `Map` or `Set`, or the elements store of an `Array` with no
@@ -323,6 +332,33 @@ impl Group {
     }
 }
 
+impl Group {
+    /// The finding of a group: its count and retained size, its largest object as the sample.
+    fn advice(
+        &self,
+        kind: AdviceKind,
+        class: String,
+        held_by: String,
+        saving: u64,
+        smi_blind: bool,
+    ) -> Option<Advice> {
+        let (_, sample) = self.sample?;
+        Some(Advice {
+            kind,
+            class,
+            held_by,
+            count: self.count,
+            saving,
+            retained_size: self.total,
+            sample,
+            smi_blind,
+            entries: None,
+            location: None,
+            variable: None,
+        })
+    }
+}
+
 /// An object's content as bytes ([`View::content`] writes it, each value at its fixed width),
 /// hashed once by [`fingerprint`]; one buffer serves every object.
 #[derive(Default)]
@@ -368,19 +404,13 @@ fn duplicate_objects(v: &View<'_>) -> Vec<Advice> {
         .filter(|g| g.count > 1)
         .filter_map(|g| {
             let (_, sample) = g.sample?;
-            Some(Advice {
-                kind: AdviceKind::DuplicateObjects,
-                class: v.a.class_name(s, sample),
-                held_by: v.held_by(sample),
-                count: g.count,
-                saving: g.total - g.smallest,
-                retained_size: g.total,
-                sample,
-                smi_blind: !v.numbers_shown,
-                entries: None,
-                location: None,
-                variable: None,
-            })
+            g.advice(
+                AdviceKind::DuplicateObjects,
+                v.a.class_name(s, sample),
+                v.held_by(sample),
+                g.total - g.smallest,
+                !v.numbers_shown,
+            )
         })
         .collect()
 }
@@ -400,22 +430,9 @@ fn empty_collections(v: &View<'_>) -> Vec<Advice> {
     }
     groups
         .into_iter()
+        // V8 writes no node for a small integer in a store, exposed numbers or not.
         .filter_map(|((class, held_by), g)| {
-            let (_, sample) = g.sample?;
-            Some(Advice {
-                kind: AdviceKind::EmptyCollections,
-                class,
-                held_by,
-                count: g.count,
-                saving: g.total,
-                retained_size: g.total,
-                sample,
-                // V8 writes no node for a small integer in a store, exposed numbers or not.
-                smi_blind: true,
-                entries: None,
-                location: None,
-                variable: None,
-            })
+            g.advice(AdviceKind::EmptyCollections, class, held_by, g.total, true)
         })
         .collect()
 }
@@ -475,20 +492,13 @@ fn sparse_arrays(v: &View<'_>) -> Vec<Advice> {
     groups
         .into_iter()
         .filter_map(|((class, held_by), (g, saving))| {
-            let (_, sample) = g.sample?;
-            Some(Advice {
-                kind: AdviceKind::SparseArrays,
+            g.advice(
+                AdviceKind::SparseArrays,
                 class,
                 held_by,
-                count: g.count,
                 saving,
-                retained_size: g.total,
-                sample,
-                smi_blind: !v.numbers_shown,
-                entries: None,
-                location: None,
-                variable: None,
-            })
+                !v.numbers_shown,
+            )
         })
         .collect()
 }

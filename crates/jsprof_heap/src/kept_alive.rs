@@ -25,7 +25,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::advisors::{find_string, Advice, AdviceKind};
+use crate::advisors::{find_string, internal_edge, Advice, AdviceKind};
 use crate::analysis::Analysis;
 use crate::detached_dom::is_detached;
 use crate::js_text::{function_text, offset, words};
@@ -97,12 +97,7 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn internal(&self, n: NodeOrdinal, name: Option<u32>) -> Option<NodeOrdinal> {
-        let name = name?;
-        self.s.nodes.edges(n).find_map(|e| {
-            (self.s.edges.kind(e) == self.types.edge_internal
-                && self.s.edges.name_or_index(e) == name)
-                .then(|| self.s.edges.to_node(e))
-        })
+        internal_edge(self.s, self.types, n, name)
     }
 
     /// The script node of a closure: `shared` → `script_or_debug_info` (`script` before V8 10).

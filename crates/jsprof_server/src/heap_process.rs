@@ -17,7 +17,7 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use jsprof_document::process_memory::{
-    isolate_json, isolates, memory_file_name, no_memory_file, report, MemoryUsageFile, ReadIsolate,
+    isolates, memory_file_name, no_memory_file, report, MemoryUsageFile, ReadIsolate,
 };
 
 use crate::catalogue::ArtifactKind;
@@ -92,27 +92,22 @@ async fn process(ArtifactRequest(state, id, artifact, q): ArtifactRequest) -> Ap
         };
         let key = isolate.key.clone();
         let count = isolate.files.len();
-        let usage = memory.as_ref().map(|m| m.memory_usage);
-        let json = Snapshot::open(&state, &g.session, &g.artifact)
-            .await?
-            .answer(move |heap| {
-                Ok(isolate_json(
-                    &key,
-                    &name,
-                    count,
-                    heap.snapshot,
-                    heap.analysis,
-                    usage,
-                    limit,
-                ))
-            })
-            .await?;
-        read.push(ReadIsolate {
-            key: isolate.key.clone(),
-            pid: memory.as_ref().and_then(|m| m.pid),
-            time_ms: memory.as_ref().and_then(|m| m.time_ms),
-            json,
-        });
+        read.push(
+            Snapshot::open(&state, &g.session, &g.artifact)
+                .await?
+                .answer(move |heap| {
+                    Ok(ReadIsolate::new(
+                        &key,
+                        &name,
+                        count,
+                        heap.snapshot,
+                        heap.analysis,
+                        memory.as_ref(),
+                        limit,
+                    ))
+                })
+                .await?,
+        );
     }
     Ok(json_ok(&report(read, warnings)))
 }

@@ -88,6 +88,18 @@ fn devtools_retained(file: &Path) -> Option<HashMap<usize, u64>> {
     )
 }
 
+/// Every finding (`heap advisors --limit 0 --min-saving 1`), DevTools' retained sizes and the raw
+/// graph of a snapshot; `None` when the oracle is not built (a failure under CI).
+fn read_back(snapshot: &Path) -> Option<(Value, HashMap<usize, u64>, Graph)> {
+    let report = jsprof_json(&argv(
+        "heap advisors {} --limit 0 --min-saving 1 --json",
+        &[&snapshot],
+    ));
+    let retained = devtools_retained(snapshot)?;
+    let g = Graph::parse(&std::fs::read(snapshot).unwrap());
+    Some((report, retained, g))
+}
+
 /// The objects the contexts hold by `variable`, from the raw graph.
 fn held_by_contexts(g: &Graph, variable: &str) -> Vec<usize> {
     (0..g.nodes.len())
@@ -106,14 +118,9 @@ fn unread_context_variables_are_found_and_saved_as_devtools_counts() {
         text.find("makeLate").unwrap() > 1024,
         "the late plants lie past the snapshot's copy of the script"
     );
-    let report = jsprof_json(&argv(
-        "heap advisors {} --limit 0 --min-saving 1 --json",
-        &[&snapshot],
-    ));
-    let Some(retained) = devtools_retained(&snapshot) else {
+    let Some((report, retained, g)) = read_back(&snapshot) else {
         return;
     };
-    let g = Graph::parse(&std::fs::read(&snapshot).unwrap());
     let found = findings(&report, "unread_context_variables");
 
     for (variable, function, needle) in [
@@ -218,14 +225,9 @@ fn detached_dom_kept_by_listeners_is_found_with_its_handler() {
         &[&addr, &dir.join("out")],
     ));
     let snapshot = crate::record::find(&v, "heap-snapshot");
-    let report = jsprof_json(&argv(
-        "heap advisors {} --limit 0 --min-saving 1 --json",
-        &[&snapshot],
-    ));
-    let Some(retained) = devtools_retained(&snapshot) else {
+    let Some((report, retained, g)) = read_back(&snapshot) else {
         return;
     };
-    let g = Graph::parse(&std::fs::read(&snapshot).unwrap());
     let sections: Vec<usize> = (0..g.nodes.len())
         .filter(|&n| g.nodes[n].0 == "native" && g.nodes[n].1.starts_with("<section"))
         .collect();

@@ -113,8 +113,7 @@ const MAX_PROCESS_SNAPSHOTS: usize = 50;
 /// hold one, reconciled with the process's RSS.
 pub(super) async fn heap_process(q: Question<'_>, args: HeapProcessArgs) -> ToolResult<Answer> {
     use jsprof_document::process_memory::{
-        isolate_json, isolates, memory_file_name, no_memory_file, report, MemoryUsageFile,
-        ReadIsolate,
+        isolates, memory_file_name, no_memory_file, report, MemoryUsageFile, ReadIsolate,
     };
     if args.handles.is_empty() || args.handles.len() > MAX_PROCESS_SNAPSHOTS {
         return Err(ToolError::BadRequest(format!(
@@ -149,20 +148,15 @@ pub(super) async fn heap_process(q: Question<'_>, args: HeapProcessArgs) -> Tool
             None
         };
         let heap = q.store.heap(entry).await?;
-        read.push(ReadIsolate {
-            key: isolate.key.clone(),
-            pid: memory.as_ref().and_then(|m| m.pid),
-            time_ms: memory.as_ref().and_then(|m| m.time_ms),
-            json: isolate_json(
-                &isolate.key,
-                name,
-                isolate.files.len(),
-                &heap.snapshot,
-                &heap.analysis,
-                memory.as_ref().map(|m| m.memory_usage),
-                5,
-            ),
-        });
+        read.push(ReadIsolate::new(
+            &isolate.key,
+            name,
+            isolate.files.len(),
+            &heap.snapshot,
+            &heap.analysis,
+            memory.as_ref(),
+            5,
+        ));
     }
     let doc = report(read, warnings);
     let text = doc

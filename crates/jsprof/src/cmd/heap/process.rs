@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use jsprof_document::process_memory::{
-    isolate_json, isolates, memory_file_name, no_memory_file, report, MemoryUsageFile, ReadIsolate,
+    isolates, memory_file_name, no_memory_file, report, MemoryUsageFile, ReadIsolate,
 };
 
 use super::{fmt_id, load, truncate};
@@ -79,21 +79,15 @@ pub fn run(args: ProcessArgs) -> Result<ExitCode> {
         };
         let loaded = load(file)?;
         output::warn(&loaded.name, &loaded.snapshot.warnings);
-        let json = isolate_json(
+        read.push(ReadIsolate::new(
             &isolate.key,
             name,
             isolate.files.len(),
             &loaded.snapshot,
             &loaded.analysis,
-            memory.as_ref().map(|m| m.memory_usage),
+            memory.as_ref(),
             args.limit,
-        );
-        read.push(ReadIsolate {
-            key: isolate.key.clone(),
-            pid: memory.as_ref().and_then(|m| m.pid),
-            time_ms: memory.as_ref().and_then(|m| m.time_ms),
-            json,
-        });
+        ));
     }
     let doc = report(read, warnings);
     output::emit(args.json, &doc, |out| {
