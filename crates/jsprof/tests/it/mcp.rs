@@ -204,6 +204,7 @@ fn lists_tools_resources_and_prompts() {
         "events",
         "cpu_diff",
         "heap_summary",
+        "heap_contexts",
         "heap_class",
         "heap_object",
         "heap_retainers",
