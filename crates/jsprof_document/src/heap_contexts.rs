@@ -105,7 +105,7 @@ pub fn summary_report_in_context(
 
 /// The filter `context` names, and how the report shows it; an id that is not a native
 /// context's is not found (the message lists the ids that are).
-fn context_filter(
+pub fn context_filter(
     name: &str,
     s: &HeapSnapshot,
     contexts: &NativeContexts,

@@ -3,7 +3,8 @@
 //! one `vm` context, a 50,000-element array in another, one `Shared` object both reach). Every
 //! context's sizes and every per-context Summary row equal DevTools' (the heap oracle's
 //! `--contexts` mode, DevTools' worker code); the planted objects land in the realm that the raw
-//! snapshot says holds them; and the CLI, the service and MCP give the same answers.
+//! snapshot says holds them; the CLI, the service and MCP give the same answers; and the UI's
+//! Summary select shows what `heap summary --context` prints (`tests/node/ui-heap.mjs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -294,4 +295,20 @@ fn every_door_gives_the_same_context_answers() {
         crate::mcp::numbers(summary["classes"].clone()),
         "MCP heap_summary with a context"
     );
+}
+
+/// The heap Summary's "JavaScript context" select (`ui-heap.mjs contexts`): its options are
+/// `heap contexts`' contexts, and choosing one shows `heap summary --context`'s rows, a class
+/// expanding to that context's objects only.
+#[test]
+fn the_summarys_context_select_is_heap_summary_context() {
+    let contexts = cli_json(&["heap", "contexts", "realms.heapsnapshot", "--json"]);
+    let realm = realm_declaring("keepA");
+    let report = summary_in(&format!("@{realm}"));
+    assert!(count_of(&report, "RealmA") > 0);
+    let expected = json!({"contexts": contexts, "report": report, "class": "RealmA"});
+    let Some(v) = crate::ui::view(&[snapshot().to_path_buf()]) else {
+        return;
+    };
+    crate::ui::node_case("ui-heap.mjs", "contexts", &v.url, &expected);
 }
