@@ -277,3 +277,112 @@ fn propagate(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An edge: its type, its name and its target's ordinal.
+    type Edge<'a> = (&'a str, &'a str, u32);
+
+    /// A snapshot of `nodes` (each a name and its edges), each an `object` but the root, as V8
+    /// writes one.
+    fn snapshot(nodes: &[(&str, &[Edge])]) -> HeapSnapshot {
+        let mut strings: Vec<String> = vec![String::new()];
+        let mut string = |s: &str| match strings.iter().position(|x| x == s) {
+            Some(i) => i,
+            None => {
+                strings.push(s.to_string());
+                strings.len() - 1
+            }
+        };
+        let edge_types = [
+            "context", "element", "property", "internal", "hidden", "shortcut", "weak",
+        ];
+        let (mut node_values, mut edge_values) = (Vec::new(), Vec::new());
+        for (i, (name, edges)) in nodes.iter().enumerate() {
+            let kind = if i == 0 { 9 } else { 3 };
+            node_values.extend([kind, string(name), i * 2 + 1, 10, edges.len(), 0]);
+            for (kind, name, to) in edges.iter() {
+                let kind = edge_types.iter().position(|t| t == kind).unwrap();
+                edge_values.extend([kind, string(name), *to as usize * 6]);
+            }
+        }
+        let header = serde_json::json!({"meta": {
+            "node_fields": ["type", "name", "id", "self_size", "edge_count", "trace_node_id"],
+            "node_types": [["hidden", "array", "string", "object", "code", "closure", "regexp",
+                "number", "native", "synthetic"], "string", "number", "number", "number", "number"],
+            "edge_fields": ["type", "name_or_index", "to_node"],
+            "edge_types": [edge_types, "string_or_number", "node"],
+        }, "node_count": nodes.len(), "edge_count": edge_values.len() / 3});
+        // The sections in V8's order (the reader wants the header first).
+        let text = format!(
+            r#"{{"snapshot":{header},"nodes":{},"edges":{},"strings":{}}}"#,
+            serde_json::json!(node_values),
+            serde_json::json!(edge_values),
+            serde_json::json!(strings)
+        );
+        crate::read_snapshot(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn owners_follow_devtools_rule() {
+        const CONTEXT: &str = "system / NativeContext";
+        let s = snapshot(&[
+            ("", &[("element", "1", 1), ("element", "2", 2)]),
+            // 1: context A, 2: context B (with a URL, as Chrome names a frame's).
+            (CONTEXT, &[("property", "a", 5), ("property", "b", 7)]),
+            (
+                "system / NativeContext / https://example.com/",
+                &[("property", "a", 7), ("weak", "w", 8), ("shortcut", "s", 9)],
+            ),
+            // 3: B's meta-map (its own map), 4: a map whose map it is.
+            (
+                "system / Map",
+                &[("internal", "native_context", 2), ("internal", "map", 3)],
+            ),
+            ("system / Map", &[("internal", "map", 3)]),
+            // 5: A's, pointing at 6, whose map says B: a fixed owner A does not change.
+            ("Obj", &[("property", "a", 6), ("property", "self", 5)]),
+            ("Obj", &[("internal", "map", 4), ("property", "b", 10)]),
+            // 7: reached from A and from B; 11 below it, shared too.
+            ("Obj", &[("property", "a", 11)]),
+            // 8, 9: reached only by a weak and a shortcut edge.
+            ("Obj", &[]),
+            ("Obj", &[]),
+            ("Obj", &[]),
+            ("Obj", &[]),
+        ]);
+        let c = NativeContexts::of(&s);
+        let (a, b, shared, none) = (1, 2, SHARED_CONTEXT, NO_CONTEXT);
+        assert_eq!(
+            c.owner,
+            [none, a, b, b, b, a, b, shared, none, none, b, shared]
+        );
+        assert_eq!(c.contexts, [NodeOrdinal::new(1), NodeOrdinal::new(2)]);
+        assert_eq!(
+            c.context_with_id(&s, 5),
+            Some(ContextFilter::Context(NodeOrdinal::new(2)))
+        );
+        assert_eq!(c.context_with_id(&s, 7), None);
+        assert!(c.keeps(ContextFilter::Shared, NodeOrdinal::new(11)));
+        assert!(c.keeps(ContextFilter::None, NodeOrdinal::new(9)));
+    }
+
+    #[test]
+    fn native_contexts_are_told_by_name() {
+        let s = snapshot(&[
+            ("", &[]),
+            ("system / NativeContext", &[]),
+            ("Detached system / NativeContext / https://a/", &[]),
+            ("system / NativeContextual", &[]),
+            ("system / Context", &[]),
+        ]);
+        let found: Vec<bool> = s
+            .nodes
+            .ordinals()
+            .map(|n| is_native_context(&s, n))
+            .collect();
+        assert_eq!(found, [false, true, true, false, false]);
+    }
+}
