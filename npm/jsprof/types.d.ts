@@ -556,7 +556,7 @@ export interface HeapSummaryReport {
  * `heap contexts`: the snapshot's native contexts (realms: a page's frames, `vm` contexts,
  * extension worlds) with the bytes each owns alone, and the bytes several or none own.
  *
- * Answers `jsprof heap contexts FILE --json`; `GET …/heap/contexts`; MCP `heap_contexts`.
+ * Answers `jsprof heap contexts FILE --json`; `GET …/heap/contexts`.
  */
 export interface HeapContextsReport {
   /** In node order, as DevTools lists them. */

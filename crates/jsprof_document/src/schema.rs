@@ -115,7 +115,7 @@ pub const DOCUMENTS: &[Document] = &[
         "`jsprof heap summary FILE --json`; `GET …/heap/summary`",
     ),
     Document::of::<crate::heap_contexts::ContextsReport>(
-        "`jsprof heap contexts FILE --json`; `GET …/heap/contexts`; MCP `heap_contexts`",
+        "`jsprof heap contexts FILE --json`; `GET …/heap/contexts`",
     ),
     Document::of::<crate::heap::NodesReport>(
         "`jsprof heap node FILE ID --json`; `GET …/heap/node/{id}`",

@@ -132,7 +132,7 @@ pub(crate) fn doc(result: &Value) -> &Value {
 }
 
 /// The error text of a failed tool call.
-fn error_text(result: &Value) -> String {
+pub(crate) fn error_text(result: &Value) -> String {
     assert_eq!(result["isError"], true, "expected an error: {result}");
     result["content"][0]["text"].as_str().unwrap().to_string()
 }
@@ -204,7 +204,6 @@ fn lists_tools_resources_and_prompts() {
         "events",
         "cpu_diff",
         "heap_summary",
-        "heap_contexts",
         "heap_class",
         "heap_object",
         "heap_retainers",

@@ -21,13 +21,12 @@ pub struct HeapSummaryArgs {
     /// Order of the rows (largest first): `retained` (default), `self` or `count`.
     #[serde(default)]
     pub sort: HeapSort,
-    /// Only one JavaScript context's objects: a native context's `id` from heap_contexts
-    /// (`"@6045"`), `"shared"` (reached from several contexts) or `"none"`.
+    /// Only one JavaScript context's objects: a native context's id as `jsprof heap contexts`
+    /// lists it (`"@6045"`; an id that is not one is refused with the list), `"shared"`
+    /// (reached from several contexts) or `"none"`.
     #[serde(default)]
     pub context: Option<HeapContext>,
 }
-
-pub type HeapContextsArgs = HeapStatisticsArgs;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HeapClassArgs {
@@ -160,31 +159,6 @@ pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> Tool
     let rows: fn(&SummaryReport) -> &[_] = |d| &d.classes;
     let list = (&["classes"][..], rows, "classes");
     heap_list(q, &args.handle, make, list, class_line).await
-}
-
-/// `jsprof heap contexts --json`'s document: the JavaScript contexts and what each owns.
-pub(super) async fn heap_contexts(q: Question<'_>, args: HeapContextsArgs) -> ToolResult<Answer> {
-    use jsprof_document::heap_contexts::{contexts_report, ContextsReport};
-    let make = |heap: &Heap| {
-        Ok(contexts_report(
-            &heap.snapshot,
-            &heap.analysis,
-            heap.native_contexts(),
-        ))
-    };
-    let rows: fn(&ContextsReport) -> &[_] = |d| &d.contexts;
-    let list = (&["contexts"][..], rows, "JavaScript contexts");
-    heap_list(q, &args.handle, make, list, |c| {
-        format!(
-            "@{} {}: owns {} alone (self {}, retained {})",
-            c.id,
-            c.name,
-            size(c.attributed_size),
-            size(c.self_size),
-            size(c.retained_size)
-        )
-    })
-    .await
 }
 
 fn class_line(c: &jsprof_document::heap::ClassJson) -> String {
