@@ -315,9 +315,10 @@ const COMMANDS = {
   heapSummary: {
     words: ['heap', 'summary'],
     positionals: ['file'],
-    flags: { sort: 'string', limit: 'number', between: 'pair' },
+    flags: { sort: 'string', limit: 'number', between: 'pair', context: 'string' },
   },
   heapStats: { words: ['heap', 'stats'], positionals: ['file'], flags: {} },
+  heapContexts: { words: ['heap', 'contexts'], positionals: ['file'], flags: {} },
   heapNode: { words: ['heap', 'node'], positionals: ['file', 'ids'], flags: {} },
   heapClass: {
     words: ['heap', 'class'],

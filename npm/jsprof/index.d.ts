@@ -13,6 +13,7 @@ import type {
   EdgesReport,
   EventsReport,
   FilmstripDoc,
+  HeapContextsReport,
   HeapDiffReport,
   HeapSummaryReport,
   InsightsReport,
@@ -412,6 +413,9 @@ export interface HeapSummaryOptions extends GlobalOptions {
   limit?: number;
   /** Only objects allocated between these two snapshots (their paths). */
   between?: [string, string];
+  /** Only one JavaScript context's objects: a native context's id from `heapContexts`
+   * (`6045` or `'@6045'`), `'shared'` or `'none'`. */
+  context?: number | string;
 }
 export interface HeapClassOptions extends GlobalOptions {
   sort?: 'retained' | 'self' | 'distance' | 'id';
@@ -464,6 +468,8 @@ export interface HeapAllocationsOptions extends GlobalOptions {
 export function heapSummary(file: Input, options?: HeapSummaryOptions): Promise<HeapSummaryReport>;
 /** `jsprof heap stats FILE --json`: the Statistics view. */
 export function heapStats(file: Input, options?: GlobalOptions): Promise<JsprofDocument>;
+/** `jsprof heap contexts FILE --json`: the JavaScript contexts (realms) and the bytes each owns. */
+export function heapContexts(file: Input, options?: GlobalOptions): Promise<HeapContextsReport>;
 /** `jsprof heap node FILE ID… --json`: single objects. */
 export function heapNode(file: Input, ids: number | string | ReadonlyArray<number | string>, options?: GlobalOptions): Promise<NodesReport>;
 /** `jsprof heap class FILE KEY --json`: a class's objects. */

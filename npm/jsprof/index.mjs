@@ -26,6 +26,7 @@ export const {
   record,
   heapSummary,
   heapStats,
+  heapContexts,
   heapNode,
   heapClass,
   heapDiff,

@@ -540,10 +540,34 @@ export interface HeapSummaryReport {
   /** Only with `--between`: the Summary covers the objects allocated between two snapshots. */
   between?: BetweenJson | null;
   classes: ClassJson[];
+  /**
+   * Only with `--context`: the Summary covers one JavaScript context's objects (or the
+   * shared or unattributed ones).
+   */
+  context?: SummaryContextJson | null;
   kind: string;
   node_count: number;
   statistics: StatisticsJson;
   total_size: number;
+  warnings: JsonWarning[];
+}
+
+/**
+ * `heap contexts`: the snapshot's native contexts (realms: a page's frames, `vm` contexts,
+ * extension worlds) with the bytes each owns alone, and the bytes several or none own.
+ *
+ * Answers `jsprof heap contexts FILE --json`; `GET …/heap/contexts`.
+ */
+export interface HeapContextsReport {
+  /** In node order, as DevTools lists them. */
+  contexts: NativeContextJson[];
+  kind: string;
+  node_count: number;
+  /** The self sizes of the objects reached from several contexts. */
+  shared_size: number;
+  total_size: number;
+  /** The self sizes of the objects reached from no context. */
+  unattributed_size: number;
   warnings: JsonWarning[];
 }
 
@@ -2119,6 +2143,18 @@ export interface ModernHttpJson {
   state: string;
 }
 
+/** One native context. */
+export interface NativeContextJson {
+  /** The self sizes of the objects it owns alone, its own included. */
+  attributed_size: number;
+  /** Its object id: what `heap summary --context` takes. */
+  id: number;
+  /** `system / NativeContext`, with the frame's URL where the embedder names it. */
+  name: string;
+  retained_size: number;
+  self_size: number;
+}
+
 export interface NativeJson {
   total: number;
   typedArrays: number;
@@ -2594,6 +2630,15 @@ export interface StringJson {
 
 /** Strings interned once per document. */
 export type Strings = string[];
+
+/** What a `--context` Summary covers. */
+export interface SummaryContextJson {
+  /** The native context, when `owner` is `context`. */
+  id?: number | null;
+  name?: string | null;
+  /** `context` (one native context's objects), `shared` or `none`. */
+  owner: string;
+}
 
 /** A thread of the input, as the summary lists it. */
 export interface SummaryThreadJson {

@@ -6,6 +6,7 @@
 # Then:
 #   node ORACLE_DIR/cpu-oracle.mjs   FILE.cpuprofile          > golden.json
 #   node ORACLE_DIR/heap-oracle.mjs  FILE.heapsnapshot [N]    > golden.json   (every Nth node sampled)
+#   node ORACLE_DIR/heap-oracle.mjs  --contexts FILE          > golden.json   (per native context)
 #   node ORACLE_DIR/lines-oracle.mjs FILE.cpuprofile|TRACE    > golden.json   (per-line times)
 #   node ORACLE_DIR/trace-oracle.mjs FILE.json                > golden.json
 #   node ORACLE_DIR/insights-oracle.mjs FILE.json             > golden.json

@@ -224,6 +224,10 @@ pub struct SummaryReport {
     /// Only with `--between`: the Summary covers the objects allocated between two snapshots.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub between: Option<BetweenJson>,
+    /// Only with `--context`: the Summary covers one JavaScript context's objects (or the
+    /// shared or unattributed ones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::heap_contexts::SummaryContextJson>,
     pub classes: Vec<ClassJson>,
 }
 
@@ -287,6 +291,7 @@ pub fn overview_summary_report(o: &Overview, sort: SortBy, limit: usize) -> Summ
         total_size: o.total_size,
         statistics: statistics_json(&o.statistics),
         between: None,
+        context: None,
         classes: classes_json(o.classes_by(sort), limit),
     }
 }
@@ -308,12 +313,13 @@ pub fn summary_report_between(
         total_size: a.total_size,
         statistics: statistics_json(&a.statistics),
         between: Some(between),
+        context: None,
         classes: classes_json(rows, limit),
     }
 }
 
 /// The first `limit` rows (0 = all) as JSON.
-fn classes_json(mut rows: Vec<ClassRow>, limit: usize) -> Vec<ClassJson> {
+pub(crate) fn classes_json(mut rows: Vec<ClassRow>, limit: usize) -> Vec<ClassJson> {
     if limit > 0 {
         rows.truncate(limit);
     }

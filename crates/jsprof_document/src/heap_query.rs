@@ -80,6 +80,70 @@ impl JsonSchema for ObjectId {
     }
 }
 
+/// Whose objects a Summary shows, by JavaScript context (DevTools' Summary filter "JavaScript
+/// context"): one native context's (its object id, as `jsprof heap contexts` lists it),
+/// `shared` (reached from several contexts) or `none` (from no context).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeapContext {
+    Id(u32),
+    Shared,
+    None,
+}
+
+impl HeapContext {
+    /// The parameter's text, as every door reads it: `shared`, `none`, or an id (`@` allowed).
+    pub fn parse(text: &str) -> Result<HeapContext, String> {
+        match text.trim() {
+            "shared" => Ok(HeapContext::Shared),
+            "none" => Ok(HeapContext::None),
+            id => parse_object_id(id).map(HeapContext::Id).map_err(|_| {
+                format!(
+                    "bad `context` `{}`: expected a native context's id (as `heap contexts` \
+                     lists it, such as 6045 or @6045), shared or none",
+                    crate::query::shown_value(text)
+                )
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for HeapContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HeapContext::Id(id) => write!(f, "@{id}"),
+            HeapContext::Shared => f.write_str("shared"),
+            HeapContext::None => f.write_str("none"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for HeapContext {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<HeapContext, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Given {
+            Number(u32),
+            Text(String),
+        }
+        match Given::deserialize(d)? {
+            Given::Number(n) => Ok(HeapContext::Id(n)),
+            Given::Text(t) => HeapContext::parse(&t).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl JsonSchema for HeapContext {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HeapContext".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A native context's id as `heap contexts` lists it (\"6045\" or \"@6045\"), \"shared\" or \"none\"."
+        })
+    }
+}
+
 fn default_limit() -> usize {
     20
 }
@@ -96,6 +160,12 @@ pub struct HeapSummaryQuery {
     #[cfg_attr(feature = "clap", arg(long, default_value_t = 20))]
     #[serde(default = "default_limit")]
     pub limit: usize,
+    /// Only the objects of one JavaScript context (DevTools' "JavaScript context" filter): a
+    /// native context's id as `heap contexts` lists it (`@` allowed), `shared` (objects reached
+    /// from several contexts) or `none` (from none).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "ID|shared|none", value_parser = HeapContext::parse))]
+    #[serde(default)]
+    pub context: Option<HeapContext>,
 }
 
 impl Default for HeapSummaryQuery {
@@ -103,6 +173,7 @@ impl Default for HeapSummaryQuery {
         HeapSummaryQuery {
             sort: HeapSort::default(),
             limit: default_limit(),
+            context: None,
         }
     }
 }
@@ -179,6 +250,31 @@ mod tests {
     }
 
     #[test]
+    fn contexts_read_as_ids_or_names_at_every_door() {
+        let q = |v| serde_json::from_value::<HeapSummaryQuery>(v).map(|q| q.context);
+        assert_eq!(q(json!({})).unwrap(), None);
+        assert_eq!(
+            q(json!({"context": "@6045"})).unwrap(),
+            Some(HeapContext::Id(6045))
+        );
+        assert_eq!(
+            q(json!({"context": 6045})).unwrap(),
+            Some(HeapContext::Id(6045))
+        );
+        assert_eq!(
+            q(json!({"context": "shared"})).unwrap(),
+            Some(HeapContext::Shared)
+        );
+        assert_eq!(HeapContext::parse(" none"), Ok(HeapContext::None));
+        assert_eq!(
+            HeapContext::parse("main").unwrap_err(),
+            "bad `context` `main`: expected a native context's id (as `heap contexts` lists it, \
+             such as 6045 or @6045), shared or none"
+        );
+        assert_eq!(HeapContext::Id(7).to_string(), "@7");
+    }
+
+    #[test]
     fn object_ids_read_as_the_tables_print_them() {
         let id = |v| serde_json::from_value::<ObjectId>(v).map_err(|e| e.to_string());
         assert_eq!(id(json!(7)), Ok(ObjectId(7)));
@@ -199,7 +295,10 @@ mod tests {
     #[test]
     fn names_come_from_the_types() {
         use crate::query::param_names;
-        assert_eq!(param_names::<HeapSummaryQuery>(), ["limit", "sort"]);
+        assert_eq!(
+            param_names::<HeapSummaryQuery>(),
+            ["context", "limit", "sort"]
+        );
         assert_eq!(param_names::<RetainersOptions>(), ["max_depth", "paths"]);
         assert_eq!(param_names::<HeapDiffQuery>(), ["limit"]);
     }

@@ -7,7 +7,7 @@
 //!   parameters —, then a view's thread and range);
 //! - the typed documents of every view: [`summary`], [`threads`], [`top`], [`tree`], [`events`],
 //!   [`diff`], [`heap`] (Summary, node, retainers, Comparison, leaks), [`heap_edges`],
-//!   [`heap_changes`], [`heap_class`], [`heap_strings`], [`heap_advisors`], [`heap_redact`], [`heap_allocations`], the UI's
+//!   [`heap_changes`], [`heap_class`], [`heap_contexts`], [`heap_strings`], [`heap_advisors`], [`heap_redact`], [`heap_allocations`], the UI's
 //!   [`chart`] and [`heap_pages`] documents, and a page load's: [`insights`] (with
 //!   [`network_tree`], [`page_checks`] and [`page_scripts`]), [`network`], [`timings`] and
 //!   [`page_summary`], from `jsprof_pageload`'s numbers ([`page`] keeps their old paths);
@@ -37,6 +37,7 @@ pub mod heap_advisors;
 pub mod heap_allocations;
 pub mod heap_changes;
 pub mod heap_class;
+pub mod heap_contexts;
 pub mod heap_edges;
 pub mod heap_pages;
 pub mod heap_query;

@@ -114,6 +114,9 @@ pub const DOCUMENTS: &[Document] = &[
     Document::of::<crate::heap::SummaryReport>(
         "`jsprof heap summary FILE --json`; `GET …/heap/summary`",
     ),
+    Document::of::<crate::heap_contexts::ContextsReport>(
+        "`jsprof heap contexts FILE --json`; `GET …/heap/contexts`",
+    ),
     Document::of::<crate::heap::NodesReport>(
         "`jsprof heap node FILE ID --json`; `GET …/heap/node/{id}`",
     ),

@@ -37,6 +37,7 @@ mod js_text;
 mod kept_alive;
 mod leaks;
 mod names;
+mod native_contexts;
 mod overview;
 mod reader;
 mod redact;
@@ -73,6 +74,10 @@ pub use external::{external_owners, ExternalOwner};
 pub use kept_alive::{ScriptSources, SnapshotTextOnly};
 pub use leaks::{leaks, leaks_since, new_object_groups, LeakGroup, LeakStep};
 pub use names::display_name;
+pub use native_contexts::{
+    is_native_context, ContextFilter, NativeContextSize, NativeContextSizes, NativeContexts,
+    NO_CONTEXT, SHARED_CONTEXT,
+};
 pub use overview::Overview;
 pub use reader::{read_snapshot, read_snapshot_with, ReadOptions};
 pub use redact::{redact, redact_with, RedactError, RedactOptions, RedactStats};
@@ -86,7 +91,9 @@ pub use snapshot::{
 pub use snapshot_order::{max_node_id, process_order, process_order_of, same_process, Identities};
 pub use statistics::Statistics;
 pub use strings::Strings;
-pub use summary::{class_members, sort_rows, summary, summary_between, ClassRow, SortBy};
+pub use summary::{
+    class_members, sort_rows, summary, summary_between, summary_in_context, ClassRow, SortBy,
+};
 pub use weak_map::{parse_weak_map_edge_name, WeakMapEdgeName};
 
 /// Test-only access to internals (the dominator reference test drives the algorithm directly).

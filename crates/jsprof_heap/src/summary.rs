@@ -71,26 +71,37 @@ pub fn summary_between(
     sort: SortBy,
     ids: std::ops::RangeInclusive<u32>,
 ) -> Vec<ClassRow> {
-    summary_of(s, a, sort, Some(ids))
+    summary_of(s, a, sort, Some(&|i| ids.contains(&s.nodes.id[i])))
 }
 
-fn summary_of(
+/// The Summary of the objects `filter` keeps by their native context, as DevTools' Summary
+/// filter "JavaScript context" shows it (`nativeContext_<n>`, `sharedNativeContext`,
+/// `noNativeContext`): as [`summary_between`], each row counts, sizes and retains only those
+/// objects (a class's retained size adds those not dominated by another of them), and its
+/// distance is the smallest among them.
+pub fn summary_in_context(
     s: &HeapSnapshot,
     a: &Analysis,
     sort: SortBy,
-    ids: Option<std::ops::RangeInclusive<u32>>,
+    contexts: &crate::NativeContexts,
+    filter: crate::ContextFilter,
 ) -> Vec<ClassRow> {
+    let owner = filter.owner();
+    summary_of(s, a, sort, Some(&|i| contexts.owner[i] == owner))
+}
+
+/// Which nodes (by index) a filtered Summary keeps.
+type Keep<'a> = &'a dyn Fn(usize) -> bool;
+
+fn summary_of(s: &HeapSnapshot, a: &Analysis, sort: SortBy, keep: Option<Keep>) -> Vec<ClassRow> {
     // The dominator tree's child lists do not depend on the classes: build them meanwhile (on
     // graphs big enough to pay for a thread).
     let ((mut aggregates, key_of), tree) = if s.nodes.len() < crate::PARALLEL_MIN_NODES {
-        (
-            aggregate(s, a, false, ids.as_ref()),
-            DominatedLists::of(s, a),
-        )
+        (aggregate(s, a, false, keep), DominatedLists::of(s, a))
     } else {
         std::thread::scope(|scope| {
             let tree = scope.spawn(|| DominatedLists::of(s, a));
-            let groups = aggregate(s, a, false, ids.as_ref());
+            let groups = aggregate(s, a, false, keep);
             let tree = tree
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -113,14 +124,14 @@ pub fn class_members(s: &HeapSnapshot, a: &Analysis) -> Vec<(ClassRow, Vec<NodeO
     public_rows(s, aggregates)
 }
 
-/// Groups the nodes with a non-zero self size (and an id in `ids`, when given) by internal class
+/// Groups the nodes with a non-zero self size (that `keep` keeps, when given) by internal class
 /// key; returns the groups and each node's group ([`NO_KEY`] for none).
 #[allow(clippy::needless_range_loop)] // several columns are read per node
 fn aggregate(
     s: &HeapSnapshot,
     a: &Analysis,
     with_members: bool,
-    ids: Option<&std::ops::RangeInclusive<u32>>,
+    keep: Option<Keep>,
 ) -> (Vec<Aggregate>, Vec<u32>) {
     let types = s.types();
     let n = s.nodes.len();
@@ -135,7 +146,7 @@ fn aggregate(
     let mut next_location = 0;
     for i in 0..n {
         let size = s.nodes.self_size[i];
-        if size == 0 || ids.is_some_and(|ids| !ids.contains(&s.nodes.id[i])) {
+        if size == 0 || keep.is_some_and(|keep| !keep(i)) {
             continue;
         }
         let class = a.classes[i];

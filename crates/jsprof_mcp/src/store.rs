@@ -17,7 +17,9 @@ use jsprof_document::filters::FilterSpec;
 use jsprof_document::load::{CpuInput, Pipeline};
 use jsprof_document::local_file::PointedError;
 use jsprof_document::source_maps::SourceMaps;
-use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
+use jsprof_heap::{
+    Analysis, DominatorTree, HeapSnapshot, NativeContexts, NodeOrdinal, RetainerIndex,
+};
 use jsprof_profile::Format;
 use tokio::sync::OnceCell;
 
@@ -33,9 +35,16 @@ pub struct Heap {
     retainers: OnceLock<RetainerIndex>,
     dominators: OnceLock<DominatorTree>,
     classes: OnceLock<HashMap<String, Vec<NodeOrdinal>>>,
+    native_contexts: OnceLock<NativeContexts>,
 }
 
 impl Heap {
+    /// Each node's JavaScript context, worked out by the first question that needs it.
+    pub fn native_contexts(&self) -> &NativeContexts {
+        self.native_contexts
+            .get_or_init(|| NativeContexts::of(&self.snapshot))
+    }
+
     pub fn retainers(&self) -> &RetainerIndex {
         self.retainers
             .get_or_init(|| RetainerIndex::new(&self.snapshot))
@@ -350,6 +359,7 @@ impl Store {
                 retainers: OnceLock::new(),
                 dominators: OnceLock::new(),
                 classes: OnceLock::new(),
+                native_contexts: OnceLock::new(),
             }))
         })
         .await

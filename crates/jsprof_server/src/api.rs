@@ -87,6 +87,14 @@ pub fn router(state: Arc<AppState>) -> Router {
             heap_route::<(String, String), _, _>(Write::Document, heap_summary_asked, heap_summary),
         )
         .route(
+            "/api/sessions/{id}/artifacts/{artifact}/heap/contexts",
+            heap_route::<(String, String), _, _>(
+                Write::Document,
+                heap_contexts_asked,
+                heap_contexts,
+            ),
+        )
+        .route(
             "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}",
             heap_route::<(String, String, String), _, _>(
                 Write::Document,
@@ -386,16 +394,39 @@ where
     )
 }
 
-/// `…/heap/summary?sort=&limit=`: `jsprof heap summary FILE --json`.
+/// `…/heap/summary?sort=&limit=&context=`: `jsprof heap summary FILE [--context C] --json`.
 fn heap_summary_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<HeapSummaryQuery> {
     Ok(Params::of_query(q, &[])?.1)
 }
 
 fn heap_summary(heap: Heap<'_>, query: HeapSummaryQuery) -> ApiResult<impl Serialize> {
-    Ok(jsprof_document::heap::overview_summary_report(
-        heap.derived.overview(heap.snapshot, heap.analysis),
-        query.sort.into(),
-        query.limit,
+    let (sort, limit) = (query.sort.into(), query.limit);
+    Ok(match query.context {
+        None => jsprof_document::heap::overview_summary_report(
+            heap.derived.overview(heap.snapshot, heap.analysis),
+            sort,
+            limit,
+        ),
+        Some(context) => jsprof_document::heap_contexts::summary_report_in_context(
+            (heap.name, heap.snapshot, heap.analysis),
+            heap.derived.native_contexts(heap.snapshot),
+            (sort, limit),
+            context,
+        )?,
+    })
+}
+
+/// `…/heap/contexts`: `jsprof heap contexts FILE --json`.
+fn heap_contexts_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<()> {
+    Params::parse(q, &[])?;
+    Ok(())
+}
+
+fn heap_contexts(heap: Heap<'_>, (): ()) -> ApiResult<impl Serialize> {
+    Ok(jsprof_document::heap_contexts::contexts_report(
+        heap.snapshot,
+        heap.analysis,
+        heap.derived.native_contexts(heap.snapshot),
     ))
 }
 

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use jsprof_document::heap_class::ObjectOrder;
 use jsprof_document::load::{CpuInput, Pipeline};
-use jsprof_heap::{Analysis, DominatorTree, HeapSnapshot, NodeOrdinal, RetainerIndex};
+use jsprof_heap::{
+    Analysis, DominatorTree, HeapSnapshot, NativeContexts, NodeOrdinal, RetainerIndex,
+};
 use tokio::sync::OnceCell;
 
 use crate::error::{ApiError, ApiResult};
@@ -66,7 +68,8 @@ impl Loaded {
 ///
 /// Memory, beside the analysed graph: the dominator tree 8 bytes a node, the retainer index 4
 /// bytes a node and 4 an edge, the classes' members 4 bytes a node (every node with a self size),
-/// and each sorted class 4 bytes a member per order asked for (transiently 16 while it sorts).
+/// and each sorted class 4 bytes a member per order asked for (transiently 16 while it sorts),
+/// the native contexts' owners 4 bytes a node (only once a context is asked for).
 #[derive(Default)]
 pub struct Derived {
     /// The Summary's rows, totals and statistics (what the heap index keeps as its overview),
@@ -74,6 +77,9 @@ pub struct Derived {
     overview: OnceLock<jsprof_heap::Overview>,
     retainers: OnceLock<RetainerIndex>,
     dominators: OnceLock<DominatorTree>,
+    /// Each node's JavaScript context: built by the first request that filters by context or
+    /// lists the contexts, never by [`prepare`] (most snapshots are never asked).
+    native_contexts: OnceLock<NativeContexts>,
     /// Every class's objects by Summary key, in node order.
     classes: OnceLock<HashMap<String, Vec<NodeOrdinal>>>,
     /// The classes sorted so far (or being sorted), in each order asked for.
@@ -115,6 +121,10 @@ impl Derived {
             self.building(Build::Retainers);
             RetainerIndex::new(s)
         })
+    }
+
+    pub fn native_contexts(&self, s: &HeapSnapshot) -> &NativeContexts {
+        self.native_contexts.get_or_init(|| NativeContexts::of(s))
     }
 
     pub fn dominators(&self, s: &HeapSnapshot, a: &Analysis) -> &DominatorTree {

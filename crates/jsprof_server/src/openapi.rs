@@ -202,6 +202,7 @@ pub fn document(state: &AppState) -> Value {
                     "responses": responses(("200", ok("the image", "ScreenshotJson")), &std_errors)}
             },
             "/api/sessions/{id}/artifacts/{artifact}/heap/summary": get(json!([sid(), aid()]), "`jsprof heap summary --json`", Some(query_params::<HeapSummaryQuery>(&[])), ok("DevTools' Summary", "HeapSummaryReport")),
+            "/api/sessions/{id}/artifacts/{artifact}/heap/contexts": get(json!([sid(), aid()]), "`jsprof heap contexts --json`: the JavaScript contexts (native contexts) and the bytes each owns", None, ok("the contexts", "HeapContextsReport")),
             "/api/sessions/{id}/artifacts/{artifact}/heap/node/{node}": get(json!([sid(), aid(), node()]), "`jsprof heap node --json`", None, ok("the object", "NodesReport")),
             "/api/sessions/{id}/artifacts/{artifact}/heap/retainers/{node}": get(json!([sid(), aid(), node()]), "`jsprof heap retainers --json`", Some(query_params::<RetainersOptions>(&[])), ok("the retaining paths", "RetainersReport")),
             "/ingest/v1/selfprofile": ingest_route(

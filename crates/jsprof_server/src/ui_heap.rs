@@ -16,6 +16,7 @@ use jsprof_document::heap::BetweenJson;
 use jsprof_document::heap_advisors::{advisors_report, script_sources};
 use jsprof_document::heap_class::{ObjectOrder, ObjectsQuery};
 use jsprof_document::heap_edges::{edges_report, EdgeDirection};
+use jsprof_document::heap_query::HeapContext;
 use jsprof_document::heap_strings::strings_report;
 use serde_json::json;
 
@@ -44,9 +45,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         )
         .route(
             &format!("{BASE}/class"),
-            heap_route::<Artifact, _, _>(Write::Page, class_asked, |heap, (key, q)| {
-                heap.class_objects(&key, q, None)
-            }),
+            heap_route::<Artifact, _, _>(Write::Page, class_asked, class),
         )
         .route(
             &format!("{BASE}/dominated/{{node}}"),
@@ -116,12 +115,39 @@ fn edges(
     ))
 }
 
-/// `…/heap/class?key=&sort=&ascending=&offset=&limit=`: a page of one Summary class's objects,
-/// `jsprof heap class FILE KEY --sort --ascending --offset --limit --json`.
-fn class_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<(String, ObjectsQuery)> {
-    let p = Params::parse(q, &[&["key"][..], &OBJECTS_PARAMS].concat())?;
+/// What `…/heap/class` is asked: the row's key, the page, and the JavaScript context.
+type ClassAsked = (String, ObjectsQuery, Option<HeapContext>);
+
+/// `…/heap/class?key=&sort=&ascending=&offset=&limit=&context=`: a page of one Summary class's
+/// objects, `jsprof heap class FILE KEY --sort --ascending --offset --limit --json`; with
+/// `context` (as `…/heap/summary?context=`), only that context's objects: a row of `heap
+/// summary --context` expanded.
+fn class_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<ClassAsked> {
+    let p = Params::parse(q, &[&["key", "context"][..], &OBJECTS_PARAMS].concat())?;
     let key = required_key(&p, "a Summary row's key")?;
-    Ok((key, objects_query(&p)?))
+    let context = p
+        .get("context")
+        .map(HeapContext::parse)
+        .transpose()
+        .map_err(ApiError::bad_request)?;
+    Ok((key, objects_query(&p)?, context))
+}
+
+fn class(
+    heap: Heap<'_>,
+    (key, q, context): ClassAsked,
+) -> ApiResult<jsprof_document::heap_class::ClassObjectsReport> {
+    let Some(context) = context else {
+        return heap.class_objects(&key, q, None);
+    };
+    let contexts = heap.derived.native_contexts(heap.snapshot);
+    let (filter, _) = jsprof_document::heap_contexts::context_filter(
+        heap.name,
+        heap.snapshot,
+        contexts,
+        context,
+    )?;
+    heap.class_objects(&key, q, Some(&|n| contexts.keeps(filter, n)))
 }
 
 /// `…/heap/dominated/{id|root}?offset=&limit=`: a page of the objects a node dominates.

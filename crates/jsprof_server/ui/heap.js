@@ -448,7 +448,15 @@ export class SummaryView {
       this.objects.addEventListener('change', () => this.reload());
       bar.append(this.objects);
     }
-    bar.append(this.input, this.info);
+    // DevTools' "JavaScript context" select, filled once the contexts are known (shown only
+    // when the snapshot has more than one).
+    this.context = null; // a native context's id, 'shared' or 'none'; null: every context
+    this.contexts = el('select', { 'aria-label': 'JavaScript context', hidden: true }, el('option', { value: '', text: 'All contexts' }));
+    this.contexts.addEventListener('change', () => {
+      this.objects.value = '';
+      this.reload();
+    });
+    bar.append(this.contexts, this.input, this.info);
     const split = el('div', { class: 'split' });
     const top = el('div', { class: 'top' }), bottom = el('div', { class: 'bottom' });
     this.scroll = el('div', { class: 'scroll' });
@@ -459,31 +467,55 @@ export class SummaryView {
     this.input.addEventListener('input', () => { clearTimeout(this.t); this.t = setTimeout(() => this.filter(), 150); });
   }
 
-  // The Summary again, of all objects or of those allocated between the two chosen snapshots
-  // (`jsprof heap summary THIS --between FIRST SECOND`).
+  // The Summary again, of all objects, of those allocated between the two chosen snapshots
+  // (`jsprof heap summary THIS --between FIRST SECOND`) or of one JavaScript context's
+  // (`jsprof heap summary THIS --context C`).
   async reload() {
     this.range = this.objects.value ? this.objects.value.split(' ') : null;
+    // One filter at a time: the server filters by allocation or by context, not both.
+    if (this.range) this.contexts.value = '';
+    this.context = this.contexts.value || null;
     if (this.table) this.table.destroy();
     this.scroll.textContent = '';
     await this.load();
   }
 
+  // The select's options, from `jsprof heap contexts`: each context with the bytes it owns
+  // alone, then the shared and the unattributed bytes.
+  async listContexts() {
+    if (!this.heap.contexts || this.contextsListed) return;
+    this.contextsListed = true;
+    const c = await this.heap.contexts();
+    if (c.contexts.length < 2) return;
+    for (const x of c.contexts) this.contexts.append(el('option', { value: String(x.id), text: `${x.name} @${x.id} (${fmtBytes(x.attributed_size)})` }));
+    this.contexts.append(
+      el('option', { value: 'shared', text: `Shared between contexts (${fmtBytes(c.shared_size)})` }),
+      el('option', { value: 'none', text: `In no context (${fmtBytes(c.unattributed_size)})` }));
+    this.contexts.hidden = false;
+  }
+
   async load() {
-    const range = this.range;
-    const s = range ? await this.heap.summaryBetween(range[0], range[1]) : await this.heap.summary();
-    if (range !== this.range) return;
+    const range = this.range, context = this.context;
+    const [s] = await Promise.all([
+      range ? this.heap.summaryBetween(range[0], range[1]) : this.heap.summary(context),
+      this.listContexts(),
+    ]);
+    if (range !== this.range || context !== this.context) return;
     this.summary = s;
     this.classes = s.classes.map((c) => Object.assign({ isClass: true }, c));
     const count = s.classes.reduce((n, c) => n + c.count, 0);
+    const of = `${fmtCount(s.classes.length)} classes · of ${fmtBytes(s.total_size)}`;
     this.info.textContent = s.between
-      ? `${fmtCount(count)} objects allocated between the two (ids after @${s.between.after_id} up to @${s.between.up_to_id}) · ${fmtCount(s.classes.length)} classes · of ${fmtBytes(s.total_size)}`
-      : `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
+      ? `${fmtCount(count)} objects allocated between the two (ids after @${s.between.after_id} up to @${s.between.up_to_id}) · ${of}`
+      : s.context
+        ? `${fmtCount(count)} objects ${s.context.owner === 'context' ? `of ${s.context.name} @${s.context.id}` : s.context.owner === 'shared' ? 'shared between contexts' : 'in no context'} · ${of}`
+        : `${fmtCount(s.node_count)} objects · total ${fmtBytes(s.total_size)} · ${fmtCount(s.classes.length)} classes`;
     // The server's notes (two snapshots given newest first were taken in time order).
     if (s.between && s.warnings && s.warnings.length) this.info.textContent += ' · ' + s.warnings.map((w) => w.message).join(' · ');
     // A class's objects in the order of the sorted column, as `jsprof heap class --sort`.
     const page = (d, offset, limit, order) => (range
       ? this.heap.classPageBetween(range[0], range[1], d.key, offset, limit, order)
-      : this.heap.classPage(d.key, offset, limit, order));
+      : this.heap.classPage(d.key, offset, limit, order, context));
     this.table = heapTable(this.scroll, s.total_size, {
       page, label: 'Summary',
       order: (by, dir) => ({ sort: SERVER_SORT[by], ascending: dir > 0 }),

@@ -75,9 +75,13 @@ export class ServerSource {
       page: artifact.kind !== 'trace' ? null : () => (pageOnce ||= Promise.all(['insights', 'network', 'timings'].map((d) => src.get(`${base}/${d}`)).concat([src.get(`${ui}/filmstrip`)]))
         .then(([insights, network, timings, filmstrip]) => ({ insights, network, timings, filmstrip, image: (i) => src.get(`${ui}/filmstrip/${i}`) }))),
       heap: {
-        summary: () => src.get(`${base}/heap/summary`, { limit: 0 }),
-        // A class's objects in one order (`jsprof heap class --sort --ascending`).
-        classPage: (key, offset, limit, order) => src.get(`${ui}/heap/class`, { key, offset, limit, ...orderParams(order) }),
+        // With a context (a native context's id, `shared` or `none`): `heap summary --context`.
+        summary: (context) => src.get(`${base}/heap/summary`, { limit: 0, context }),
+        // The JavaScript contexts (`jsprof heap contexts`), for the Summary's select.
+        contexts: () => src.get(`${base}/heap/contexts`),
+        // A class's objects in one order (`jsprof heap class --sort --ascending`), of one
+        // context when given.
+        classPage: (key, offset, limit, order, context) => src.get(`${ui}/heap/class`, { key, offset, limit, ...orderParams(order), context }),
         retainers: (id) => src.get(`${base}/heap/retainers/${id}`, { paths: 5 }),
         dominated: (id, offset, limit) => src.get(`${ui}/heap/dominated/${id == null ? 'root' : id}`, { offset, limit }),
         detached: () => src.get(`${ui}/heap/detached`),

@@ -66,6 +66,11 @@ pub fn skip_without(missing: &str, how: &str) {
 /// DevTools' own code run over a file (`target/oracle/NAME.mjs`: cpu, heap, trace, insights,
 /// lines), its JSON answer; `None` (a skip, a failure under `CI`) when the oracles are not built.
 pub fn run_oracle(name: &str, file: &Path) -> Option<serde_json::Value> {
+    run_oracle_with(name, &[], file)
+}
+
+/// [`run_oracle`] in one of the oracle's modes: `args` (`--contexts`) before the file.
+pub fn run_oracle_with(name: &str, args: &[&str], file: &Path) -> Option<serde_json::Value> {
     let script =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../target/oracle/{name}.mjs"));
     if !script.exists() {
@@ -78,6 +83,7 @@ pub fn run_oracle(name: &str, file: &Path) -> Option<serde_json::Value> {
     let out = Command::new("node")
         .arg("--max-old-space-size=8000")
         .arg(&script)
+        .args(args)
         .arg(file)
         .output()
         .expect("run node");

@@ -23,6 +23,7 @@ use crate::output::{self, columns, fmt_bytes, fmt_percent, Align, Columns, JsonW
 mod advisors;
 mod allocations;
 mod class;
+mod contexts;
 mod detached;
 mod diff;
 mod dominators;
@@ -39,6 +40,9 @@ pub enum HeapCommand {
     Summary(SummaryArgs),
     /// DevTools' Statistics: where every byte of the heap goes.
     Stats(StatsArgs),
+    /// The JavaScript contexts (realms: a page's frames, `vm` contexts) and the bytes each owns
+    /// alone, shared or in none, as DevTools' Summary "JavaScript context" select lists them.
+    Contexts(contexts::ContextsArgs),
     /// Single objects by id: sizes, distance, dominator, edges.
     Node(NodeArgs),
     /// One class's objects (an expanded Summary row), in one order, a page at a time.
@@ -124,6 +128,7 @@ pub fn run(command: HeapCommand) -> Result<ExitCode> {
     match command {
         HeapCommand::Summary(args) => run_summary(args),
         HeapCommand::Stats(args) => run_stats(args),
+        HeapCommand::Contexts(args) => contexts::run(args),
         HeapCommand::Node(args) => run_node(args),
         HeapCommand::Class(args) => class::run(args),
         HeapCommand::Diff(args) => diff::run(args),
@@ -406,15 +411,28 @@ use jsprof_document::heap::{statistics_json, StatisticsJson};
 fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
     let (sort, limit) = (args.query.sort.into(), args.query.limit);
     // The report, and how many of its warnings are the snapshot's (printed under its name).
-    let (name, report, snapshot_warnings) = match &args.between {
-        None => {
+    let (name, report, snapshot_warnings) = match (&args.between, args.query.context) {
+        (Some(_), Some(_)) => bail!("--between and --context cannot be given together"),
+        (None, None) => {
             // Every class's row is in the overview: no need for the graph.
             let (name, overview) = load_overview(&args.file)?;
             let report = jsprof_document::heap::overview_summary_report(&overview, sort, limit);
             let n = report.warnings.len();
             (name, report, n)
         }
-        Some(pair) => {
+        (None, Some(context)) => {
+            let loaded = load(&args.file)?;
+            let contexts = jsprof_heap::NativeContexts::of(&loaded.snapshot);
+            let report = jsprof_document::heap_contexts::summary_report_in_context(
+                (&loaded.name, &loaded.snapshot, &loaded.analysis),
+                &contexts,
+                (sort, limit),
+                context,
+            )?;
+            let n = report.warnings.len();
+            (loaded.name, report, n)
+        }
+        (Some(pair), None) => {
             let loaded = load(&args.file)?;
             // Only their ids are used (through the heap index, as every command opens a
             // snapshot): the largest JS object id of each.
@@ -467,6 +485,13 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
                 "objects allocated between the two snapshots: ids after @{} up to @{}",
                 b.after_id, b.up_to_id
             )?;
+        }
+        if let Some(c) = &report.context {
+            match (&c.name, c.id) {
+                (Some(context), Some(id)) => writeln!(out, "objects of context @{id} ({context})")?,
+                _ if c.owner == "shared" => writeln!(out, "objects shared between contexts")?,
+                _ => writeln!(out, "objects in no context")?,
+            }
         }
         columns(&report.classes)
             .left("Class", |r| truncate(&r.name, 60))

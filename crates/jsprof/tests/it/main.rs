@@ -18,6 +18,7 @@ mod first_hour;
 mod heap;
 mod heap_advisors;
 mod heap_cache;
+mod heap_contexts;
 mod heap_doors;
 mod heap_explore;
 mod heap_kept_alive;

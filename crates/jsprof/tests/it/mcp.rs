@@ -132,7 +132,7 @@ pub(crate) fn doc(result: &Value) -> &Value {
 }
 
 /// The error text of a failed tool call.
-fn error_text(result: &Value) -> String {
+pub(crate) fn error_text(result: &Value) -> String {
     assert_eq!(result["isError"], true, "expected an error: {result}");
     result["content"][0]["text"].as_str().unwrap().to_string()
 }

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-pub use jsprof_testkit::{fixture_text, fixtures, golden, run_oracle, skip_without, KillOnDrop};
+pub use jsprof_testkit::{
+    fixture_text, fixtures, golden, run_oracle, run_oracle_with, skip_without, KillOnDrop,
+};
 
 /// A fixture's path as the CLI takes it: `cpu/tsc.cpuprofile.gz` under `fixtures/`, as text.
 pub fn fixture_arg(rel: &str) -> String {

@@ -21,6 +21,10 @@
 //               SECOND --json`: the Summary's "Objects allocated between" filter has its rows.
 //   process     `jsprof heap process SNAPSHOTS… --json`: the Process tab's isolates (this
 //               snapshot and the others open) and each process's RSS line.
+//   contexts    {contexts, report, class}: `jsprof heap contexts --json` is the Summary's
+//               "JavaScript context" select (each context, shared, none); choosing REPORT's
+//               context shows `jsprof heap summary --context ID --json`'s rows, and CLASS expands
+//               to the first page of as many objects as that Summary counts.
 //   tabs        {present, absent}: tab names that must (not) be in the tab bar.
 import { startCheck } from './browser.mjs';
 import assert from 'node:assert/strict';
@@ -226,6 +230,29 @@ if (kind === 'retainers') {
   // The first page (heap.js' PAGE, 100) of its objects.
   assert.equal(kids, Math.min(big.count, 100), `${big.name}: the objects of the filtered class`);
   await shot('heap-summary-between');
+} else if (kind === 'contexts') {
+  await page.waitForFunction(() => window.jsprof.summary && window.jsprof.summary.table, null, { timeout: 60000 });
+  const select = '[role=tabpanel]:not([hidden]) select[aria-label="JavaScript context"]';
+  await page.waitForSelector(select, { state: 'visible', timeout: 30000 });
+  const values = await page.$$eval(`${select} option`, (os) => os.map((o) => o.value));
+  assert.deepEqual(values, ['', ...expected.contexts.contexts.map((c) => String(c.id)), 'shared', 'none'], 'the select lists `heap contexts`');
+  await page.selectOption(select, String(expected.report.context.id));
+  await page.waitForFunction((id) => window.jsprof.summary.summary && window.jsprof.summary.summary.context && window.jsprof.summary.summary.context.id === id, expected.report.context.id, { timeout: 60000 });
+  const rows = (list) => list.map((c) => [c.key, c.count, c.self_size, c.retained_size, c.distance]).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  const got = await page.evaluate(() => window.jsprof.summary.table.roots.map((r) => r.d));
+  assert.deepEqual(rows(got), rows(expected.report.classes), 'the filtered Summary is `heap summary --context`');
+  const info = await page.textContent('[role=tabpanel]:not([hidden]) .toolbar');
+  assert.ok(info.includes(`@${expected.report.context.id}`), `the context is named: ${info}`);
+  const row = expected.report.classes.find((c) => c.name === expected.class);
+  const kids = await page.evaluate(async (key) => {
+    const t = window.jsprof.summary.table;
+    const r = t.roots.find((r) => r.d.key === key);
+    await t.expand(r, true);
+    t.render();
+    return r.kids.filter((k) => !k.d.more).length;
+  }, row.key);
+  assert.equal(kids, Math.min(row.count, 100), `${row.name}: the context's objects of the class`);
+  await shot('heap-summary-context');
 } else if (kind === 'tabs') {
   await page.waitForFunction(() => window.jsprof.summary && window.jsprof.summary.summary, null, { timeout: 60000 });
   await page.waitForTimeout(500);

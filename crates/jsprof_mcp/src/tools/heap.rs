@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use jsprof_document::heap_query::{HeapSort, ObjectId, RetainersOptions};
+use jsprof_document::heap_query::{HeapContext, HeapSort, ObjectId, RetainersOptions};
 use jsprof_heap::SortBy;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -21,6 +21,11 @@ pub struct HeapSummaryArgs {
     /// Order of the rows (largest first): `retained` (default), `self` or `count`.
     #[serde(default)]
     pub sort: HeapSort,
+    /// Only one JavaScript context's objects: a native context's id as `jsprof heap contexts`
+    /// lists it (`"@6045"`; an id that is not one is refused with the list), `"shared"`
+    /// (reached from several contexts) or `"none"`.
+    #[serde(default)]
+    pub context: Option<HeapContext>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -222,21 +227,33 @@ type ListOf<'a, D, R> = (&'a [&'a str], fn(&D) -> &[R], &'a str);
 async fn heap_list<D, R>(
     q: Question<'_>,
     handle: &str,
-    make: impl FnOnce(&Heap) -> D + Send + 'static,
+    make: impl FnOnce(&Heap) -> ToolResult<D> + Send + 'static,
     (path, rows, title): ListOf<'_, D, R>,
     row: fn(&R) -> String,
 ) -> ToolResult<Answer>
 where
     D: serde::Serialize + Send + Sync + 'static,
 {
-    let doc = heap_document(&q, handle, move |heap| Ok(make(heap))).await?;
+    let doc = heap_document(&q, handle, make).await?;
     q.page_of(&*doc, path, rows(&doc), title, row)
 }
 
 pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> ToolResult<Answer> {
     use jsprof_document::heap::{summary_report, SummaryReport};
     let sort: SortBy = args.sort.into();
-    let make = move |heap: &Heap| summary_report(&heap.snapshot, &heap.analysis, sort, 0);
+    let context = args.context;
+    let make = move |heap: &Heap| {
+        let (s, a) = (&heap.snapshot, &heap.analysis);
+        Ok(match context {
+            None => summary_report(s, a, sort, 0),
+            Some(context) => jsprof_document::heap_contexts::summary_report_in_context(
+                (&heap.name, s, a),
+                heap.native_contexts(),
+                (sort, 0),
+                context,
+            )?,
+        })
+    };
     let rows: fn(&SummaryReport) -> &[_] = |d| &d.classes;
     let list = (&["classes"][..], rows, "classes");
     heap_list(q, &args.handle, make, list, class_line).await
@@ -429,7 +446,14 @@ pub(super) const STRING_SHOWN: usize = 500;
 pub(super) async fn heap_strings(q: Question<'_>, args: HeapStringsArgs) -> ToolResult<Answer> {
     use jsprof_document::heap_strings::{strings_report_shown, StringsReport};
     // `jsprof heap strings --json`'s document, every value cut at STRING_SHOWN.
-    let make = |heap: &Heap| strings_report_shown(&heap.snapshot, &heap.analysis, 0, STRING_SHOWN);
+    let make = |heap: &Heap| {
+        Ok(strings_report_shown(
+            &heap.snapshot,
+            &heap.analysis,
+            0,
+            STRING_SHOWN,
+        ))
+    };
     let rows: fn(&StringsReport) -> &[_] = |d| &d.strings;
     let list = (&["strings"][..], rows, "duplicate strings");
     heap_list(q, &args.handle, make, list, |g| {
@@ -502,11 +526,11 @@ pub(super) async fn heap_detached(q: Question<'_>, args: HeapDetachedArgs) -> To
         let s = &heap.snapshot;
         let trees =
             jsprof_document::heap_pages::detached(s, &heap.analysis, heap.dominators(), usize::MAX);
-        DetachedReport {
+        Ok(DetachedReport {
             kind: s.kind(),
             warnings: jsprof_document::heap::warnings(s),
             trees,
-        }
+        })
     };
     let rows: fn(&DetachedReport) -> &[_] = |d| &d.trees;
     let list = (&["trees"][..], rows, "detached DOM trees");

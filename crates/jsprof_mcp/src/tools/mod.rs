@@ -90,7 +90,7 @@ pub fn catalogue(allow_record: bool) -> Vec<ToolSpec> {
         tool!("flame_chart", cpu::FlameChartArgs, true, cpu::flame_chart, "The flame chart's calls overlapping `range`, depth-first as drawn, to `max_depth`: start, end, self, total.", jsprof_document::query::FlameChartQuery::ALIASES),
         tool!("events", cpu::EventsArgs, true, cpu::events, "GetEvents over a thread's timeline: `mode`, `event` subtree, `types`, `max_depth`, `range`. = `jsprof events --json`.", jsprof_document::events::EventsQuery::ALIASES),
         tool!("cpu_diff", cpu::CpuDiffArgs, true, cpu::cpu_diff, "Per-function self and total change from handle `before` to `after` (`normalize` scales after to before's total), largest first. = `jsprof diff --json`."),
-        tool!("heap_summary", heap::HeapSummaryArgs, true, heap::heap_summary, "The heap Summary: classes with count, shallow and retained size, `sort`ed. = `jsprof heap summary --json`."),
+        tool!("heap_summary", heap::HeapSummaryArgs, true, heap::heap_summary, "Per class: count, shallow and retained size. = `jsprof heap summary --json`."),
         tool!("heap_class", heap::HeapClassArgs, true, heap::heap_class, "The objects of one Summary class (`key` from heap_summary), largest retained first."),
         tool!("heap_object", heap::HeapObjectArgs, false, heap::heap_object, "One object by `id` (`@123` or 123): sizes, distance, dominator, edge and retainer counts. = `jsprof heap node --json`."),
         tool!("heap_retainers", heap::HeapRetainersArgs, true, heap::heap_retainers, "Why object `id` is alive: its `paths` shortest retaining paths from the GC roots, up to `max_depth` steps. = `jsprof heap retainers --json`."),
