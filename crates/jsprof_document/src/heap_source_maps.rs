@@ -86,10 +86,15 @@ impl<'s> HeapMaps<'s> {
             if script.url.is_empty() {
                 continue;
             }
-            let found = finder.find(&script.url).and_then(|map| match map {
-                Some(map) => Ok(Some((map, generated_text(script, policy)?))),
-                None => Ok(None),
-            });
+            let found = finder
+                .find(&script.url)
+                .map_err(|why| format!("source map missing: {why}"))
+                .and_then(|map| match map {
+                    Some(map) => generated_text(script, policy)
+                        .map(|text| Some((map, text)))
+                        .map_err(|why| format!("source map not applied: {why}")),
+                    None => Ok(None),
+                });
             match found {
                 Ok(None) => {}
                 Ok(Some((map, text))) => {
@@ -107,9 +112,9 @@ impl<'s> HeapMaps<'s> {
                         },
                     );
                 }
-                Err(why) => out.notes.push(JsonWarning {
+                Err(message) => out.notes.push(JsonWarning {
                     at: script.url.clone(),
-                    message: format!("source map missing: {why}"),
+                    message,
                 }),
             }
         }
@@ -256,7 +261,7 @@ fn generated_text(script: &Script, policy: &SourceMaps) -> Result<Option<Vec<u16
     if !same {
         return Err(format!(
             "{} is not the script the snapshot ran (its text differs from the snapshot's copy): \
-             not mapped",
+             its positions would be another text's",
             path.display()
         ));
     }

@@ -22,6 +22,7 @@ mod heap_doors;
 mod heap_explore;
 mod heap_redact;
 mod heap_scale;
+mod heap_source_maps;
 mod hostile_input;
 mod hostile_serve;
 #[cfg(feature = "lake")]
