@@ -1145,6 +1145,14 @@ export interface ClassJson {
   name: string;
   retained_size: number;
   self_size: number;
+  /** Where the map places its constructor: `url:line:column` (1-based) in the original source. */
+  source_location?: string | null;
+  /**
+   * For a class whose constructor is in a script with a source map: its name in the original
+   * source (`LeakyCache` for a minified `t`), when the map names it (docs/heap.md, "Source
+   * maps"). `key` and `name` stay DevTools'.
+   */
+  source_name?: string | null;
 }
 
 /** A class's largest objects in the report. */

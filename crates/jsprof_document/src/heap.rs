@@ -211,8 +211,8 @@ pub struct ClassJson {
     #[schemars(with = "DistanceSchema")]
     pub distance: i32,
     /// For a class whose constructor is in a script with a source map: its name in the original
-    /// source (`LeakyCache` for a minified `t`), when the map names it
-    /// (`crate::heap_source_maps`). `key` and `name` stay DevTools'.
+    /// source (`LeakyCache` for a minified `t`), when the map names it (docs/heap.md, "Source
+    /// maps"). `key` and `name` stay DevTools'.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_name: Option<String>,
     /// Where the map places its constructor: `url:line:column` (1-based) in the original source.

@@ -392,11 +392,15 @@ fn heap_summary_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<Hea
 }
 
 fn heap_summary(heap: Heap<'_>, query: HeapSummaryQuery) -> ApiResult<impl Serialize> {
-    Ok(jsprof_document::heap::overview_summary_report(
-        heap.derived.overview(heap.snapshot, heap.analysis),
-        query.sort.into(),
-        query.limit,
-    ))
+    let overview = heap.derived.overview(heap.snapshot, heap.analysis);
+    let mut report =
+        jsprof_document::heap::overview_summary_report(overview, query.sort.into(), query.limit);
+    jsprof_document::heap_source_maps::map_summary(
+        &mut report,
+        &overview.scripts,
+        heap.source_maps,
+    )?;
+    Ok(report)
 }
 
 /// A heap object id in a route's path: `297807` or `@297807`, as the CLI and MCP read it.
