@@ -4,11 +4,11 @@
 //! positions come from the program text this file writes, never from jsprof's output.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fresh_dir, json_array, jsprof, jsprof_json};
+use crate::support::{assert_ok, fresh_dir, json_array, jsprof, jsprof_json, KillOnDrop};
 use crate::ui::node_dir;
 
 const CACHE_JS: &str = "\
@@ -216,6 +216,26 @@ fn summary_names_bundled_classes_by_their_source_maps() {
             .any(|w| w.starts_with(&format!("{} source map applied", bundle.display()))),
         "{said:?}"
     );
+    // `view` (the service, on the user's own file) answers the same document.
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(["view", "--no-open", snapshot.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "jsprof view",
+    );
+    let view = crate::serve::serving(child, &dir);
+    let sessions = view.get("/api/sessions").json();
+    let session = &sessions["sessions"][0];
+    let served = view
+        .get(&format!(
+            "/api/sessions/{}/artifacts/{}/heap/summary?limit=0",
+            session["session_id"].as_str().unwrap(),
+            session["artifacts"][0]["artifact_id"]
+        ))
+        .expect(200, "view's Summary");
+    assert_eq!(served.json(), mapped, "view's Summary is not the CLI's");
+    drop(view);
     // The text table shows the original beside DevTools' row.
     let out = jsprof(&[
         "heap",
