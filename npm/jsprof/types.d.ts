@@ -2556,6 +2556,13 @@ export interface StackJson {
   live_size: number;
   name: string;
   size: number;
+  /** Where the map places the function: `url:line:column` (1-based) in the original source. */
+  source_location?: string | null;
+  /**
+   * The function's name in the original source, when its script has a source map that
+   * names it (docs/heap.md, "Source maps"); `name` stays V8's.
+   */
+  source_name?: string | null;
   url: string;
 }
 

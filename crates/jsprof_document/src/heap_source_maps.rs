@@ -24,9 +24,11 @@ use std::collections::HashMap;
 
 use jsprof_analysis::ScriptMap;
 use jsprof_heap::scripts::{Script, SNAPSHOT_STRING_LIMIT};
+use jsprof_heap::HeapSnapshot;
 use jsprof_profile::display::fmt_location;
 
 use crate::heap::{ClassJson, SummaryReport};
+use crate::heap_allocations::{AllocationsReport, StackJson};
 use crate::source_maps::{local_path, MapFinder, SourceMaps, MAX_SCRIPT};
 use crate::{JsonWarning, Result};
 
@@ -212,6 +214,55 @@ pub fn map_summary(
     }
     report.warnings.extend(maps.warnings());
     Ok(())
+}
+
+/// The allocation stacks' functions with their originals, as [`map_summary`] maps classes. A
+/// trace function names its script by id and URL: scripts that no located closure names any
+/// more (their functions all collected) come from the trace's own table, without a copy of
+/// their text to check the file against.
+pub fn map_allocations(
+    report: &mut AllocationsReport,
+    s: &HeapSnapshot,
+    scripts: &[Script],
+    policy: &SourceMaps,
+) -> Result<()> {
+    let mut all = scripts.to_vec();
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    for f in &s.trace_function_infos {
+        let url = s.strings.get(f.script_name);
+        if url.is_empty() || ids.contains_key(&url) {
+            continue;
+        }
+        if !all.iter().any(|x| x.id == f.script_id) {
+            all.push(Script {
+                id: f.script_id,
+                url: url.clone(),
+                source: String::new(),
+            });
+        }
+        ids.insert(url, f.script_id);
+    }
+    let mut maps = HeapMaps::find(&all, ids.values().copied(), policy)?;
+    for stack in &mut report.stacks {
+        map_stack(stack, &ids, &mut maps);
+    }
+    report.warnings.extend(maps.warnings());
+    Ok(())
+}
+
+fn map_stack(stack: &mut StackJson, ids: &HashMap<String, u32>, maps: &mut HeapMaps<'_>) {
+    if let (Some(&id), Some(line)) = (ids.get(&stack.url), stack.line) {
+        // Trace positions are 1-based.
+        let column = stack.column.map_or(0, |c| c.saturating_sub(1));
+        if let Some(o) = maps.original(id, line.saturating_sub(1), column, &stack.name) {
+            stack.source_name = o.name;
+            stack.source_location = Some(o.location);
+        }
+    }
+    let next = stack.children.iter_mut().chain(stack.callers.iter_mut());
+    for child in next.flatten() {
+        map_stack(child, ids, maps);
+    }
 }
 
 fn map_row(row: &mut ClassJson, maps: &mut HeapMaps<'_>) {

@@ -29,18 +29,16 @@ pub const SNAPSHOT_STRING_LIMIT: usize = 1024;
 /// them point at one script).
 pub fn scripts(s: &HeapSnapshot, types: &Types) -> Vec<Script> {
     let mut out: Vec<Script> = Vec::new();
-    let mut last_id = None;
+    // Ids already found: millions of closures share a few thousand scripts.
+    let mut found = std::collections::HashSet::new();
     for l in &s.locations {
-        if s.nodes.kind(l.node) != types.closure || last_id == Some(l.script_id) {
-            continue;
-        }
-        last_id = Some(l.script_id);
-        if out.iter().any(|x| x.id == l.script_id) {
+        if s.nodes.kind(l.node) != types.closure || found.contains(&l.script_id) {
             continue;
         }
         let Some(script) = closure_script(s, types, l.node) else {
             continue;
         };
+        found.insert(l.script_id);
         let text = |n: NodeOrdinal| wtf8_to_string(s.strings.bytes(s.nodes.name(n)));
         let source = child(s, types, script, &[b"source"]).map_or_else(String::new, text);
         // A script without a URL is a `code` node named like any other internal object.

@@ -43,17 +43,36 @@ const MAIN_JS: &str = "\
 import { LeakyCache } from './cache.js';
 import { SessionStore, Token } from './session.js';
 
-const caches = [];
-for (let i = 0; i < 3; i++) caches.push(new LeakyCache(i));
-const sessions = [];
-for (let i = 0; i < 40; i++) {
-  const s = new SessionStore('user' + i);
-  sessions.push(s);
-  caches[i % 3].put(i, s);
+function run() {
+  const caches = [];
+  for (let i = 0; i < 3; i++) caches.push(new LeakyCache(i));
+  const sessions = [];
+  for (let i = 0; i < 40; i++) {
+    const s = new SessionStore('user' + i);
+    sessions.push(s);
+    caches[i % 3].put(i, s);
+  }
+  const tokens = Array.from({ length: 7 }, () => new Token());
+  globalThis.app = { caches, sessions, tokens };
 }
-const tokens = Array.from({ length: 7 }, () => new Token());
-globalThis.app = { caches, sessions, tokens };
-require('node:v8').writeHeapSnapshot(process.argv[2]);
+
+const [out, timeline] = process.argv.slice(2);
+if (timeline) {
+  // Allocations tracked while `run` runs, then the snapshot that stopping writes.
+  const { Session } = require('node:inspector');
+  const fs = require('node:fs');
+  const session = new Session();
+  session.connect();
+  session.post('HeapProfiler.startTrackingHeapObjects', { trackAllocations: true });
+  run();
+  const fd = fs.openSync(out, 'w');
+  session.on('HeapProfiler.addHeapSnapshotChunk', (m) => fs.writeSync(fd, m.params.chunk));
+  session.post('HeapProfiler.stopTrackingHeapObjects', { reportProgress: false });
+  fs.closeSync(fd);
+} else {
+  run();
+  require('node:v8').writeHeapSnapshot(out);
+}
 ";
 
 /// (original name, its file, how many the program makes, the original position V8's location
@@ -114,14 +133,21 @@ fn bundled_snapshot(dir: &Path, sourcemap: &str) -> Option<(PathBuf, PathBuf)> {
         .output()
         .expect("run node");
     assert_ok(&out, "esbuild");
-    let snapshot = dir.join("app.heapsnapshot");
-    let out = Command::new("node")
-        .arg(&bundle)
-        .arg(&snapshot)
-        .output()
-        .expect("run node");
-    assert_ok(&out, "the bundle");
+    let snapshot = run_bundle(&bundle, &dir.join("app.heapsnapshot"), false);
     Some((bundle, snapshot))
+}
+
+/// Runs the bundle until it wrote `out`: a snapshot, or with `timeline` a `.heaptimeline` of
+/// its run with allocation tracking on.
+fn run_bundle(bundle: &Path, out: &Path, timeline: bool) -> PathBuf {
+    let mut node = Command::new("node");
+    node.arg(bundle).arg(out);
+    if timeline {
+        node.arg("timeline");
+    }
+    let done = node.output().expect("run node");
+    assert_ok(&done, "the bundle");
+    out.to_path_buf()
 }
 
 fn summary(snapshot: &Path, extra: &[&str]) -> Value {
@@ -250,6 +276,46 @@ fn summary_names_bundled_classes_by_their_source_maps() {
         text.contains("Original") && text.contains("LeakyCache "),
         "{text}"
     );
+
+    // The allocation stacks of a timeline of the same bundle: its functions by their original
+    // names, at their original positions (`run`'s name, the classes' `constructor`).
+    let timeline = run_bundle(&bundle, &dir.join("app.heaptimeline"), true);
+    let allocations = jsprof_json(&[
+        "heap",
+        "allocations",
+        timeline.to_str().unwrap(),
+        "--bottom-up",
+        "--json",
+    ]);
+    let stacks = json_array(&allocations["stacks"]);
+    for (name, file, at) in [
+        ("run", "main.js", "run()"),
+        ("LeakyCache", "cache.js", "constructor(limit)"),
+        ("SessionStore", "session.js", "constructor(user)"),
+    ] {
+        let stack = stacks
+            .iter()
+            .find(|s| s["source_name"] == name)
+            .unwrap_or_else(|| panic!("an allocating function named {name}: {allocations}"));
+        assert_ne!(stack["name"], name);
+        let location = format!(
+            "{}:{}",
+            dir.join("src").join(file).display(),
+            position_in(file, at)
+        );
+        assert_eq!(stack["source_location"], location.as_str(), "{name}");
+    }
+    let unmapped = jsprof_json(&[
+        "heap",
+        "allocations",
+        timeline.to_str().unwrap(),
+        "--bottom-up",
+        "--json",
+        "--no-sourcemaps",
+    ]);
+    assert!(!json_array(&unmapped["stacks"])
+        .iter()
+        .any(|s| s.get("source_name").is_some()));
 
     // A broken map: a warning naming it, the Summary as DevTools has it, exit 0.
     let map = bundle.with_extension("js.map");
