@@ -252,6 +252,12 @@ async fn summary_between(
             limit,
             between,
         );
+        // As `heap summary --between` maps it: the maps' warnings before the swap's.
+        jsprof_document::heap_source_maps::map_summary(
+            &mut report,
+            &heap.analysis.scripts,
+            heap.source_maps,
+        )?;
         report.warnings.extend(swapped);
         Ok(report)
     })
