@@ -209,6 +209,9 @@ async function json(args, options = {}) {
 // value is one), `pair` (two values after one flag).
 
 const VIEW = { thread: 'string', range: 'string', samples: 'bool' };
+// `--sourcemap` and `--no-sourcemaps`: the CPU commands' and the heap views' (`heap summary`,
+// `heap allocations`).
+const SOURCE_MAPS = { sourcemap: 'strings', noSourcemaps: 'bool' };
 const TRANSFORM = {
   focus: 'strings',
   exclude: 'strings',
@@ -218,8 +221,7 @@ const TRANSFORM = {
   collapseRecursion: 'bool',
   focusStack: 'strings',
   focusStackInverted: 'strings',
-  sourcemap: 'strings',
-  noSourcemaps: 'bool',
+  ...SOURCE_MAPS,
 };
 const WHERE = { where: 'strings', since: 'string', until: 'string' };
 const GLOBAL = { noCache: 'bool' };
@@ -315,7 +317,7 @@ const COMMANDS = {
   heapSummary: {
     words: ['heap', 'summary'],
     positionals: ['file'],
-    flags: { sort: 'string', limit: 'number', between: 'pair', context: 'string' },
+    flags: { sort: 'string', limit: 'number', between: 'pair', context: 'string', ...SOURCE_MAPS },
   },
   heapStats: { words: ['heap', 'stats'], positionals: ['file'], flags: {} },
   heapContexts: { words: ['heap', 'contexts'], positionals: ['file'], flags: {} },
@@ -365,7 +367,11 @@ const COMMANDS = {
     positionals: ['file'],
     flags: { output: 'string', numbers: 'bool' },
   },
-  heapAllocations: { words: ['heap', 'allocations'], positionals: ['file'], flags: { bottomUp: 'bool' } },
+  heapAllocations: {
+    words: ['heap', 'allocations'],
+    positionals: ['file'],
+    flags: { bottomUp: 'bool', ...SOURCE_MAPS },
+  },
   lakeAdd: {
     words: ['lake', 'add'],
     positionals: ['lake', 'inputs'],

@@ -169,8 +169,16 @@ export interface ViewOptions {
   samples?: boolean;
 }
 
+/** Source maps: the CPU commands' and the heap views' (`heapSummary`, `heapAllocations`). */
+export interface SourceMapOptions {
+  /** Source maps, or folders of them, for scripts whose own comment does not lead to one. */
+  sourcemap?: string | string[];
+  /** Show generated positions: do not apply source maps. */
+  noSourcemaps?: boolean;
+}
+
 /** The load pipeline's filters and source maps. */
-export interface TransformOptions {
+export interface TransformOptions extends SourceMapOptions {
   /** Only stacks through a function whose name or URL matches one of these regular expressions. */
   focus?: string | string[];
   /** Drop frames whose function name or URL matches, charging their time to the caller. */
@@ -187,10 +195,6 @@ export interface TransformOptions {
   focusStack?: string | string[];
   /** Only the samples whose stack ends with this path, read from the leaf. */
   focusStackInverted?: string | string[];
-  /** Source maps, or folders of them, for scripts whose own comment does not lead to one. */
-  sourcemap?: string | string[];
-  /** Show generated positions: do not apply source maps. */
-  noSourcemaps?: boolean;
 }
 
 export interface SummaryOptions extends GlobalOptions {
@@ -408,7 +412,7 @@ export function record(options: RecordOptions): Promise<JsprofDocument>;
 // ---------------------------------------------------------------------------------------------
 // Heap snapshots (`jsprof heap …`)
 
-export interface HeapSummaryOptions extends GlobalOptions {
+export interface HeapSummaryOptions extends GlobalOptions, SourceMapOptions {
   sort?: 'retained' | 'self' | 'count';
   limit?: number;
   /** Only objects allocated between these two snapshots (their paths). */
@@ -460,7 +464,7 @@ export interface HeapLeakSeriesOptions extends HeapLeaksOptions {
   /** The trend test's significance (default 0.05). */
   alpha?: number;
 }
-export interface HeapAllocationsOptions extends GlobalOptions {
+export interface HeapAllocationsOptions extends GlobalOptions, SourceMapOptions {
   bottomUp?: boolean;
 }
 

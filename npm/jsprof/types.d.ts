@@ -1181,6 +1181,14 @@ export interface ClassJson {
   name: string;
   retained_size: number;
   self_size: number;
+  /** Where the map places its constructor: `url:line:column` (1-based) in the original source. */
+  source_location?: string | null;
+  /**
+   * For a class whose constructor is in a script with a source map: its name in the original
+   * source (`LeakyCache` for a minified `t`), when the map names it (docs/heap.md, "Source
+   * maps"). `key` and `name` stay DevTools'.
+   */
+  source_name?: string | null;
 }
 
 /** A class's largest objects in the report. */
@@ -2596,6 +2604,13 @@ export interface StackJson {
   live_size: number;
   name: string;
   size: number;
+  /** Where the map places the function: `url:line:column` (1-based) in the original source. */
+  source_location?: string | null;
+  /**
+   * The function's name in the original source, when its script has a source map that
+   * names it (docs/heap.md, "Source maps"); `name` stays V8's.
+   */
+  source_name?: string | null;
   url: string;
 }
 

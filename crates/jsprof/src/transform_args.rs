@@ -14,6 +14,14 @@ use jsprof_document::source_maps::SourceMaps;
 pub struct TransformArgs {
     #[command(flatten)]
     pub filters: FilterSpec,
+    #[command(flatten)]
+    pub source_maps: SourceMapArgs,
+}
+
+/// `--sourcemap` and `--no-sourcemaps`: the CPU commands' and the heap views' (`heap summary`)
+/// one definition.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SourceMapArgs {
     /// A source map, or a folder of them, for scripts whose own sourceMappingURL comment does
     /// not lead to one; matched to scripts by file name (repeatable).
     #[arg(long, value_name = "FILE|DIR")]
@@ -23,18 +31,25 @@ pub struct TransformArgs {
     pub no_sourcemaps: bool,
 }
 
+impl SourceMapArgs {
+    /// The policy these flags ask for: the script's own map or the given ones, on this machine.
+    pub fn policy(&self) -> SourceMaps {
+        if self.no_sourcemaps {
+            SourceMaps::off()
+        } else {
+            SourceMaps {
+                explicit: self.sourcemap.clone(),
+                ..SourceMaps::default()
+            }
+        }
+    }
+}
+
 impl TransformArgs {
     /// The pipeline these flags ask for.
     pub fn pipeline(&self) -> Pipeline {
         Pipeline {
-            source_maps: if self.no_sourcemaps {
-                SourceMaps::off()
-            } else {
-                SourceMaps {
-                    explicit: self.sourcemap.clone(),
-                    ..SourceMaps::default()
-                }
-            },
+            source_maps: self.source_maps.policy(),
             filters: self.filters.clone(),
         }
     }

@@ -210,6 +210,14 @@ pub struct ClassJson {
     #[serde(serialize_with = "distance_json")]
     #[schemars(with = "DistanceSchema")]
     pub distance: i32,
+    /// For a class whose constructor is in a script with a source map: its name in the original
+    /// source (`LeakyCache` for a minified `t`), when the map names it (docs/heap.md, "Source
+    /// maps"). `key` and `name` stay DevTools'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    /// Where the map places its constructor: `url:line:column` (1-based) in the original source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_location: Option<String>,
 }
 
 /// `heap summary`: DevTools' Summary.
@@ -331,6 +339,8 @@ pub(crate) fn classes_json(mut rows: Vec<ClassRow>, limit: usize) -> Vec<ClassJs
             self_size: r.self_size,
             retained_size: r.retained_size,
             distance: r.distance,
+            source_name: None,
+            source_location: None,
         })
         .collect()
 }

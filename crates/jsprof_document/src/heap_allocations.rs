@@ -21,6 +21,13 @@ pub struct StackJson {
     /// Of those, still in the snapshot.
     pub live_count: u64,
     pub live_size: u64,
+    /// The function's name in the original source, when its script has a source map that
+    /// names it (docs/heap.md, "Source maps"); `name` stays V8's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    /// Where the map places the function: `url:line:column` (1-based) in the original source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_location: Option<String>,
     /// Top-down: the functions this one called. Bottom-up: its callers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<StackJson>>,
@@ -70,6 +77,8 @@ fn stack_json(
         size,
         live_count,
         live_size,
+        source_name: None,
+        source_location: None,
         children,
         callers,
     }

@@ -43,6 +43,7 @@ pub mod heap_pages;
 pub mod heap_query;
 pub mod heap_redact;
 pub mod heap_report;
+pub mod heap_source_maps;
 pub mod heap_strings;
 pub mod input;
 pub mod insights;

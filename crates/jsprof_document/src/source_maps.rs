@@ -57,14 +57,57 @@ impl SourceMaps {
 /// Scripts larger than this are not read for a comment, and maps larger than this not read.
 /// Every file a profile points at is read through [`crate::local_file`]: regular files only,
 /// never past this bound, below `roots` when they are given.
-const MAX_SCRIPT: u64 = 512 << 20;
+pub(crate) const MAX_SCRIPT: u64 = 512 << 20;
+
+/// The maps `policy` allows for scripts by URL: the one lookup of the CPU pipeline ([`apply`])
+/// and of the heap views (`crate::heap_source_maps`).
+pub(crate) struct MapFinder<'p> {
+    policy: &'p SourceMaps,
+    /// `--sourcemap` maps by the file name of the script they describe.
+    given: HashMap<String, (PathBuf, SourceMap)>,
+}
+
+impl<'p> MapFinder<'p> {
+    /// Reads the maps `policy` names explicitly; an unreadable one is an error, as a bad flag is.
+    pub(crate) fn new(policy: &'p SourceMaps) -> Result<MapFinder<'p>> {
+        Ok(MapFinder {
+            policy,
+            given: load_explicit(&policy.explicit)?,
+        })
+    }
+
+    /// The map of the script at `url`: a given map of its file name, else (when discovery is
+    /// allowed) the one its own `sourceMappingURL` names. `Ok(None)`: none; `Err`: the script
+    /// names a map that cannot be had, and why.
+    pub(crate) fn find(&self, url: &str) -> Result<Option<ScriptMap>, String> {
+        let base = url.rsplit(['/', '\\']).next().unwrap_or(url);
+        let base = base.split(['?', '#']).next().unwrap_or(base);
+        if let Some((map_path, map)) = self.given.get(base) {
+            let sources = resolve_sources(map, map_path.parent(), url);
+            return Ok(Some(ScriptMap {
+                map: map.clone(),
+                sources,
+            }));
+        }
+        if !self.policy.discover {
+            return Ok(None);
+        }
+        let Some(script) = local_path(url) else {
+            return Ok(None);
+        };
+        Ok(find_map(&script, &self.policy.roots)?.map(|(dir, map)| {
+            let sources = resolve_sources(&map, dir.as_deref(), url);
+            ScriptMap { map, sources }
+        }))
+    }
+}
 
 /// The profile with source maps applied as `policy` allows.
 pub fn apply(profile: Profile, policy: &SourceMaps) -> Result<Profile> {
     if !policy.enabled {
         return Ok(profile);
     }
-    let given = load_explicit(&policy.explicit)?;
+    let finder = MapFinder::new(policy)?;
     let mut urls: Vec<&str> = Vec::new();
     for (_, f) in profile.frames.iter() {
         let url = profile.strings.get(f.url);
@@ -75,30 +118,10 @@ pub fn apply(profile: Profile, policy: &SourceMaps) -> Result<Profile> {
     let mut maps: HashMap<String, ScriptMap> = HashMap::new();
     let mut notes: Vec<Warning> = Vec::new();
     for url in urls {
-        let base = url.rsplit(['/', '\\']).next().unwrap_or(url);
-        let base = base.split(['?', '#']).next().unwrap_or(base);
-        if let Some((map_path, map)) = given.get(base) {
-            let sources = resolve_sources(map, map_path.parent(), url);
-            maps.insert(
-                url.to_string(),
-                ScriptMap {
-                    map: map.clone(),
-                    sources,
-                },
-            );
-            continue;
-        }
-        if !policy.discover {
-            continue;
-        }
-        let Some(script) = local_path(url) else {
-            continue;
-        };
-        match find_map(&script, &policy.roots) {
+        match finder.find(url) {
             Ok(None) => {}
-            Ok(Some((dir, map))) => {
-                let sources = resolve_sources(&map, dir.as_deref(), url);
-                maps.insert(url.to_string(), ScriptMap { map, sources });
+            Ok(Some(map)) => {
+                maps.insert(url.to_string(), map);
             }
             Err(why) => notes.push(Warning::new(url, format!("source map missing: {why}"))),
         }

@@ -8,6 +8,7 @@ use crate::dominators::{self, Graph};
 use crate::essential::{essential_edges, WeakMapNames};
 use crate::flags::mark_page_owned;
 use crate::retainers::{essential_retainers, retainer_counts};
+use crate::scripts::Script;
 use crate::shallow::transfer_shallow_sizes;
 use crate::snapshot::{HeapSnapshot, NodeOrdinal};
 use crate::spill::{Results, SpilledEdges};
@@ -30,6 +31,9 @@ pub struct Analysis {
     pub total_size: u64,
     pub statistics: Statistics,
     pub interfaces: Vec<InterfaceDefinition>,
+    /// The scripts located closures come from ([`crate::scripts`]), read before any column is
+    /// set aside: the Summary's source maps need them without the edges.
+    pub scripts: Vec<Script>,
 }
 
 /// How [`analyze_with`] may use the disk.
@@ -98,6 +102,7 @@ pub(crate) fn analyze_staged<T>(
 ) -> std::io::Result<Staged<T>> {
     let steps = Steps(PhaseClock::from_env());
     let types = s.types();
+    let scripts = crate::scripts::scripts(s, &types);
     propagate_dom_state(s);
     // The shallow-size transfer only changes self sizes, which the page-owned flags and the
     // essential edges do not read: run it beside them.
@@ -178,6 +183,7 @@ pub(crate) fn analyze_staged<T>(
             total_size,
             statistics: statistics.with_total(total_size),
             interfaces,
+            scripts,
         };
         let overview = summarize.map(|summarize| summarize(s, &analysis));
         if overview.is_some() {
@@ -229,6 +235,7 @@ pub(crate) fn analyze_staged<T>(
         total_size,
         statistics,
         interfaces,
+        scripts,
     };
     let overview = summarize.map(|summarize| summarize(s, &analysis));
     Ok(Staged {

@@ -327,19 +327,9 @@ fn display_class(s: &HeapSnapshot, a: &Analysis, types: &Types, n: NodeOrdinal) 
     format!("{name} {script}:{}:{}", l.line + 1, l.column + 1)
 }
 
-/// The last segment of a closure's script URL: closure `shared` → its `script_or_debug_info` (or
-/// `script`, in older V8), a node named by the URL.
+/// The last segment of a closure's script URL ([`crate::scripts::closure_script`]).
 fn script_name(s: &HeapSnapshot, types: &Types, closure: NodeOrdinal) -> Option<String> {
-    let child = |n: NodeOrdinal, names: &[&[u8]]| {
-        s.nodes.edges(n).find_map(|e| {
-            let kind = s.edges.kind(e);
-            (kind == types.edge_internal
-                && names.contains(&s.strings.bytes(s.edges.name_or_index(e))))
-            .then_some(s.edges.to_node(e))
-        })
-    };
-    let shared = child(closure, &[b"shared"])?;
-    let script = child(shared, &[b"script_or_debug_info", b"script"])?;
+    let script = crate::scripts::closure_script(s, types, closure)?;
     let url = wtf8_to_string(s.strings.bytes(s.nodes.name(script)));
     if url.is_empty() || url.starts_with("system /") || url.starts_with('(') {
         return None;

@@ -43,6 +43,7 @@ mod reader;
 mod redact;
 mod retainers;
 mod retaining_paths;
+pub mod scripts;
 mod shallow;
 mod snapshot;
 mod snapshot_order;

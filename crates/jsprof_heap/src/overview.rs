@@ -2,6 +2,7 @@
 //! `heap summary` or `heap stats` reads a few kilobytes instead of the graph's columns.
 
 use crate::analysis::Analysis;
+use crate::scripts::Script;
 use crate::snapshot::{HeapSnapshot, Warning};
 use crate::statistics::Statistics;
 use crate::summary::{sort_rows, summary, ClassRow, SortBy};
@@ -21,6 +22,8 @@ pub struct Overview {
     pub warnings: Vec<Warning>,
     /// All Summary rows, in [`SortBy::Retained`]'s order.
     pub classes: Vec<ClassRow>,
+    /// [`Analysis::scripts`]: what the located rows' script ids name, for their source maps.
+    pub scripts: Vec<Script>,
 }
 
 impl Overview {
@@ -34,6 +37,7 @@ impl Overview {
             statistics: a.statistics,
             warnings: s.warnings.clone(),
             classes: summary(s, a, SortBy::Retained),
+            scripts: a.scripts.clone(),
         }
     }
 

@@ -319,23 +319,28 @@ impl Store {
             *f == FilterSpec::default()
         });
         let (name, filters) = (entry.name.clone(), filters.clone());
-        // Source-map discovery reads only below the roots, like every other read of this server.
-        let roots = self.config.roots.clone();
+        let source_maps = self.source_maps();
         self.load_once(entry, slot, move |file| {
             let text = jsprof_document::text::read_file(file.path())
                 .map_err(|e| ToolError::Input(format!("{name}: cannot read: {e}")))?;
             let pipeline = Pipeline {
                 filters,
-                source_maps: SourceMaps {
-                    roots,
-                    ..SourceMaps::default()
-                },
+                source_maps,
             };
             Ok(Arc::new(jsprof_document::load::read_cpu(
                 name, text, &pipeline,
             )?))
         })
         .await
+    }
+
+    /// The source maps this server applies, to CPU profiles and to heap snapshots' Summaries:
+    /// discovery reads only below the roots, like every other read of this server.
+    pub fn source_maps(&self) -> SourceMaps {
+        SourceMaps {
+            roots: self.config.roots.clone(),
+            ..SourceMaps::default()
+        }
     }
 
     /// The heap snapshot of `entry`, analysed.

@@ -401,19 +401,22 @@ fn heap_summary_asked(_: &AppState, q: Option<String>, _: &str) -> ApiResult<Hea
 
 fn heap_summary(heap: Heap<'_>, query: HeapSummaryQuery) -> ApiResult<impl Serialize> {
     let (sort, limit) = (query.sort.into(), query.limit);
-    Ok(match query.context {
-        None => jsprof_document::heap::overview_summary_report(
-            heap.derived.overview(heap.snapshot, heap.analysis),
-            sort,
-            limit,
-        ),
+    let overview = heap.derived.overview(heap.snapshot, heap.analysis);
+    let mut report = match query.context {
+        None => jsprof_document::heap::overview_summary_report(overview, sort, limit),
         Some(context) => jsprof_document::heap_contexts::summary_report_in_context(
             (heap.name, heap.snapshot, heap.analysis),
             heap.derived.native_contexts(heap.snapshot),
             (sort, limit),
             context,
         )?,
-    })
+    };
+    jsprof_document::heap_source_maps::map_summary(
+        &mut report,
+        &overview.scripts,
+        heap.source_maps,
+    )?;
+    Ok(report)
 }
 
 /// `…/heap/contexts`: `jsprof heap contexts FILE --json`.

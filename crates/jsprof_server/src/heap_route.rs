@@ -9,7 +9,9 @@ use std::sync::Arc;
 use axum::extract::{Path as UrlPath, RawQuery, State};
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
+use jsprof_document::filters::FilterSpec;
 use jsprof_document::heap::Named;
+use jsprof_document::source_maps::SourceMaps;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -25,6 +27,9 @@ pub(crate) struct Heap<'a> {
     pub snapshot: &'a jsprof_heap::HeapSnapshot,
     pub analysis: &'a jsprof_heap::Analysis,
     pub derived: &'a crate::cache::Derived,
+    /// The source maps the artifact's session allows, as its CPU artifacts get them
+    /// (`AppState::pipeline`): for the Summary's original class names.
+    pub source_maps: &'a SourceMaps,
 }
 
 impl Heap<'_> {
@@ -66,12 +71,19 @@ impl Heap<'_> {
 pub(crate) struct Snapshot {
     loaded: Arc<Loaded>,
     name: String,
+    source_maps: SourceMaps,
 }
 
 impl Snapshot {
     pub async fn open(state: &AppState, id: &str, artifact: &str) -> ApiResult<Snapshot> {
         let (loaded, name) = snapshot(state, id, artifact).await?;
-        Ok(Snapshot { loaded, name })
+        let (session, _) = crate::api::artifact(state, id, artifact)?;
+        let source_maps = state.pipeline(&session, &FilterSpec::default()).source_maps;
+        Ok(Snapshot {
+            loaded,
+            name,
+            source_maps,
+        })
     }
 
     /// `answer`'s value on a worker thread, from the snapshot, its analysis and what is derived
@@ -87,6 +99,7 @@ impl Snapshot {
                 snapshot,
                 analysis,
                 derived,
+                source_maps: &self.source_maps,
             })
         })
         .await

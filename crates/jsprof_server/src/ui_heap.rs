@@ -243,8 +243,15 @@ fn allocations(
     bottom_up: bool,
 ) -> ApiResult<jsprof_document::heap_allocations::AllocationsReport> {
     use jsprof_document::heap_allocations::{allocations_report, no_allocations_message};
-    allocations_report(heap.snapshot, bottom_up)
-        .ok_or_else(|| ApiError::bad_request(no_allocations_message(heap.name)))
+    let mut report = allocations_report(heap.snapshot, bottom_up)
+        .ok_or_else(|| ApiError::bad_request(no_allocations_message(heap.name)))?;
+    jsprof_document::heap_source_maps::map_allocations(
+        &mut report,
+        heap.snapshot,
+        &heap.analysis.scripts,
+        heap.source_maps,
+    )?;
+    Ok(report)
 }
 
 /// What `…/heap/diff/class` is asked: the row's key, the page and the base snapshot's file.
@@ -289,6 +296,12 @@ async fn summary_between(
             limit,
             between,
         );
+        // As `heap summary --between` maps it: the maps' warnings before the swap's.
+        jsprof_document::heap_source_maps::map_summary(
+            &mut report,
+            &heap.analysis.scripts,
+            heap.source_maps,
+        )?;
         report.warnings.extend(swapped);
         Ok(report)
     })

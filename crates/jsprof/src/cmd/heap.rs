@@ -98,6 +98,10 @@ pub struct SummaryArgs {
     /// object id, up to SECOND's.
     #[arg(long, num_args = 2, value_names = ["FIRST", "SECOND"])]
     pub between: Option<Vec<PathBuf>>,
+    /// Classes whose constructor is in bundled code get their original name and position
+    /// beside DevTools' (`source_name`, `source_location`), from the script's own map or these.
+    #[command(flatten)]
+    pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -407,16 +411,19 @@ pub(crate) fn progress_bar(file_size: Option<u64>, gzipped: bool) -> Option<Prog
 }
 
 use jsprof_document::heap::{statistics_json, StatisticsJson};
+use jsprof_document::heap_source_maps::map_summary;
 
 fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
     let (sort, limit) = (args.query.sort.into(), args.query.limit);
+    let policy = args.source_maps.policy();
     // The report, and how many of its warnings are the snapshot's (printed under its name).
     let (name, report, snapshot_warnings) = match (&args.between, args.query.context) {
         (Some(_), Some(_)) => bail!("--between and --context cannot be given together"),
         (None, None) => {
             // Every class's row is in the overview: no need for the graph.
             let (name, overview) = load_overview(&args.file)?;
-            let report = jsprof_document::heap::overview_summary_report(&overview, sort, limit);
+            let mut report = jsprof_document::heap::overview_summary_report(&overview, sort, limit);
+            map_summary(&mut report, &overview.scripts, &policy)?;
             let n = report.warnings.len();
             (name, report, n)
         }
@@ -456,6 +463,7 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
                     output::print_warnings("heap summary --between", [("", w.message.as_str())]);
                 }
             }
+            map_summary(&mut report, &loaded.analysis.scripts, &policy)?;
             let n = report.warnings.len();
             report.warnings.extend(swapped);
             (loaded.name, report, n)
@@ -493,14 +501,26 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
                 _ => writeln!(out, "objects in no context")?,
             }
         }
-        columns(&report.classes)
+        let table = columns(&report.classes)
             .left("Class", |r| truncate(&r.name, 60))
             .right("Count", |r| r.count.to_string())
             .right("Distance", |r| fmt_distance(r.distance))
             .right("Self size", |r| fmt_bytes(r.self_size as f64))
             .right("Self %", move |r| pct(r.self_size))
             .right("Retained size", |r| fmt_bytes(r.retained_size as f64))
-            .right("Retained %", move |r| pct(r.retained_size))
+            .right("Retained %", move |r| pct(r.retained_size));
+        // Only when a map placed a row: the original name and where its constructor is.
+        if !report.classes.iter().any(|r| r.source_location.is_some()) {
+            return table.write(out);
+        }
+        table
+            .left("Original", |r| {
+                let place = r.source_location.as_deref().unwrap_or("");
+                match &r.source_name {
+                    Some(name) => truncate(&format!("{name} {place}"), 100),
+                    None => truncate(place, 100),
+                }
+            })
             .write(out)
     })
 }

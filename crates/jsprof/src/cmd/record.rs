@@ -492,6 +492,7 @@ fn summarize(artifact: &Artifact) -> Result<()> {
                     ..Default::default()
                 },
                 between: None,
+                source_maps: Default::default(),
                 json: false,
             }),
         ),

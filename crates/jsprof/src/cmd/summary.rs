@@ -45,6 +45,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     ..Default::default()
                 },
                 between: None,
+                source_maps: Default::default(),
                 json: args.json,
             },
         ));

@@ -24,6 +24,7 @@ mod heap_explore;
 mod heap_kept_alive;
 mod heap_redact;
 mod heap_scale;
+mod heap_source_maps;
 mod hostile_input;
 mod hostile_serve;
 #[cfg(feature = "lake")]

@@ -34,6 +34,7 @@ use super::wire::{corrupt, put_bytes, wire, Dec, Item, Wire};
 use crate::analysis::Analysis;
 use crate::classes::InterfaceDefinition;
 use crate::overview::Overview;
+use crate::scripts::Script;
 use crate::snapshot::{
     Edges, HeapSnapshot, Location, Meta, NodeOrdinal, Nodes, Sample, TraceFunctionInfo, TraceNode,
     Warning,
@@ -45,7 +46,7 @@ use crate::summary::ClassRow;
 
 pub(crate) const MAGIC: [u8; 8] = *b"JSPHEAPX";
 /// Bumped when the layout below changes (the engine fingerprint catches changes of the analysis).
-pub(crate) const FORMAT_VERSION: u32 = 3;
+pub(crate) const FORMAT_VERSION: u32 = 4;
 
 include!(concat!(env!("OUT_DIR"), "/engine.rs"));
 
@@ -211,6 +212,7 @@ pub(crate) fn write_index<W: Write + Seek>(
         total_size: &a.total_size,
         statistics: &a.statistics,
         interfaces: &a.interfaces,
+        scripts: &a.scripts,
     });
     let overview = encode_overview(overview);
     let mut columns = vec![Column::U8(&misc)];
@@ -489,6 +491,7 @@ pub(crate) fn read_index<R: Read>(
         total_size: misc.total_size,
         statistics: misc.statistics,
         interfaces: misc.interfaces,
+        scripts: misc.scripts,
         ..columns
     };
     check_strings(&strings.bytes, &strings.ends)?;
@@ -655,7 +658,7 @@ columns! {
         distances: i32 = "distance",
         classes: u32 = "class",
         retainer_counts: u32 = "retainer count",
-    } + misc { total_size, statistics, interfaces }
+    } + misc { total_size, statistics, interfaces, scripts }
 }
 
 /// The place in [`SECTIONS`] of the section tagged `tag`.
@@ -710,6 +713,7 @@ wire! {
         system: u64,
     }
     InterfaceDefinition { name: Vec<u8>, properties: Vec<Vec<u8>> }
+    Script { id: u32, url: String, source: String }
     ClassRow {
         key: String,
         name: String,
@@ -762,13 +766,15 @@ misc! {
     total_size: u64,
     statistics: Statistics,
     interfaces: Vec<InterfaceDefinition>,
+    scripts: Vec<Script>,
 }
 
 /// The kinds [`HeapSnapshot::kind`] names, by their code in the overview.
 const KINDS: [&str; 2] = ["heapsnapshot", "heaptimeline"];
 
 /// The overview section: the kind's code u8, node count u64, total size u64, the statistics, the
-/// warnings, then the Summary's rows (key, name, count, self size, retained size, distance).
+/// warnings, then the Summary's rows (key, name, count, self size, retained size, distance), then
+/// the scripts (id, URL, the start of the text).
 fn encode_overview(overview: &Overview) -> Vec<u8> {
     // Destructured in full, as in `write_index`: a new field must be stored or fail to compile.
     let Overview {
@@ -778,6 +784,7 @@ fn encode_overview(overview: &Overview) -> Vec<u8> {
         statistics,
         warnings,
         classes,
+        scripts,
     } = overview;
     let mut o = Vec::new();
     // `kind` comes from `HeapSnapshot::kind`, which names one of `KINDS`.
@@ -788,6 +795,7 @@ fn encode_overview(overview: &Overview) -> Vec<u8> {
     statistics.put(&mut o);
     warnings.put(&mut o);
     classes.put(&mut o);
+    scripts.put(&mut o);
     o
 }
 
@@ -811,6 +819,7 @@ fn decode_overview(bytes: &[u8], base: usize, node_count: usize) -> Result<Overv
         statistics: Wire::get(&mut d)?,
         warnings: Wire::get(&mut d)?,
         classes: Wire::get(&mut d)?,
+        scripts: Wire::get(&mut d)?,
     };
     if d.rest() != 0 {
         return corrupt("the overview section has bytes left over");

@@ -86,7 +86,7 @@ const OVERVIEW: usize = SECTIONS.len() - 1;
 /// Every table the engine reads, as text: equal dumps mean equal answers.
 fn dump(s: &HeapSnapshot, a: &Analysis) -> String {
     format!(
-        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?} {:?} {:?} {:?}\n{:?}\n{:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?} {:?} {:?} {:?}\n{:?}\n{:?} {:?} {:?} {:?} {:?} {} {:?} {:?}\n{:?}",
         s.meta,
         s.nodes,
         s.edges,
@@ -110,6 +110,7 @@ fn dump(s: &HeapSnapshot, a: &Analysis) -> String {
             .iter()
             .map(|i| (&i.name, &i.properties))
             .collect::<Vec<_>>(),
+        a.scripts,
     )
 }
 
@@ -427,6 +428,10 @@ fn the_overview_reads_back_alone_and_gives_the_summary_of_every_sort() {
         assert_eq!(overview, Overview::of(&s, &a), "{name}");
         assert_eq!(overview.kind, s.kind());
         assert!(!overview.classes.is_empty(), "{name}");
+        // Node's own scripts at least (the detached fixture is a small page with none): the
+        // scripts' table travels with the overview.
+        let named = overview.scripts.iter().any(|x| !x.url.is_empty());
+        assert!(named || name.starts_with("detached"), "{name}");
         for sort in [SortBy::Retained, SortBy::SelfSize, SortBy::Count] {
             assert_eq!(
                 overview.classes_by(sort),

@@ -239,28 +239,48 @@ where
 }
 
 pub(super) async fn heap_summary(q: Question<'_>, args: HeapSummaryArgs) -> ToolResult<Answer> {
-    use jsprof_document::heap::{summary_report, SummaryReport};
+    use jsprof_document::heap::SummaryReport;
     let sort: SortBy = args.sort.into();
     let context = args.context;
+    let policy = q.store.source_maps();
     let make = move |heap: &Heap| {
         let (s, a) = (&heap.snapshot, &heap.analysis);
-        Ok(match context {
-            None => summary_report(s, a, sort, 0),
+        let report = match context {
+            None => jsprof_document::heap::summary_report(s, a, sort, 0),
             Some(context) => jsprof_document::heap_contexts::summary_report_in_context(
                 (&heap.name, s, a),
                 heap.native_contexts(),
                 (sort, 0),
                 context,
             )?,
-        })
+        };
+        Ok(mapped_summary(heap, report, &policy))
     };
     let rows: fn(&SummaryReport) -> &[_] = |d| &d.classes;
     let list = (&["classes"][..], rows, "classes");
     heap_list(q, &args.handle, make, list, class_line).await
 }
 
+/// The Summary with its classes' original names, as `heap summary` maps them: a map that cannot
+/// be read is a warning (this server has no `--sourcemap` to get wrong).
+pub(super) fn mapped_summary(
+    heap: &Heap,
+    mut report: jsprof_document::heap::SummaryReport,
+    policy: &jsprof_document::source_maps::SourceMaps,
+) -> jsprof_document::heap::SummaryReport {
+    let mapped =
+        jsprof_document::heap_source_maps::map_summary(&mut report, &heap.analysis.scripts, policy);
+    if let Err(e) = mapped {
+        report.warnings.push(jsprof_document::JsonWarning {
+            at: String::new(),
+            message: e.to_string(),
+        });
+    }
+    report
+}
+
 fn class_line(c: &jsprof_document::heap::ClassJson) -> String {
-    format!(
+    let mut line = format!(
         "{} (key {}): {} objects, self {}, retained {}",
         c.name,
         // Quoted, as JSON writes it.
@@ -268,7 +288,14 @@ fn class_line(c: &jsprof_document::heap::ClassJson) -> String {
         c.count,
         size(c.self_size),
         size(c.retained_size)
-    )
+    );
+    // The source map's original, when a map placed the class.
+    match (&c.source_name, &c.source_location) {
+        (Some(name), Some(at)) => line.push_str(&format!("; in the source: {name} at {at}")),
+        (None, Some(at)) => line.push_str(&format!("; in the source: at {at}")),
+        _ => {}
+    }
+    line
 }
 
 pub(super) async fn heap_class(q: Question<'_>, args: HeapClassArgs) -> ToolResult<Answer> {

@@ -353,15 +353,17 @@ struct Opened {
 /// A heap snapshot's classes (every one, so that the page states how many there are).
 async fn opened_heap(q: &Question<'_>, entry: &Arc<crate::store::Entry>) -> ToolResult<Opened> {
     let heap = q.store.heap(entry).await?;
+    let policy = q.store.source_maps();
     let summary = q
         .store
         .document(q.question.to_string(), move || {
-            Ok(jsprof_document::heap::summary_report(
+            let report = jsprof_document::heap::summary_report(
                 &heap.snapshot,
                 &heap.analysis,
                 SortBy::Retained,
                 0,
-            ))
+            );
+            Ok(heap::mapped_summary(&heap, report, &policy))
         })
         .await?;
     let next = "heap_summary for every class, heap_class for a class's objects, heap_retainers for why one is alive, heap_leaks across three snapshots";

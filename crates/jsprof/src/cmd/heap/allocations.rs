@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use jsprof_document::heap_allocations::{allocations_report, no_allocations_message, StackJson};
+use jsprof_document::heap_source_maps::map_allocations;
 
 use super::{load, truncate};
 use crate::output::{columns, display_function_name, fmt_bytes, fmt_location};
@@ -16,6 +17,10 @@ pub struct AllocationsArgs {
     /// Per allocating function with its callers (DevTools' Allocation view), instead of top-down.
     #[arg(long)]
     pub bottom_up: bool,
+    /// Functions in bundled code get their original name and position beside V8's
+    /// (`source_name`, `source_location`), from the script's own map or these.
+    #[command(flatten)]
+    pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -32,9 +37,15 @@ fn rows<'a>(stack: &'a StackJson, depth: usize, rows: &mut Vec<(usize, &'a Stack
 
 pub fn run(args: AllocationsArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
-    let Some(report) = allocations_report(&loaded.snapshot, args.bottom_up) else {
+    let Some(mut report) = allocations_report(&loaded.snapshot, args.bottom_up) else {
         bail!(no_allocations_message(&loaded.name));
     };
+    map_allocations(
+        &mut report,
+        &loaded.snapshot,
+        &loaded.analysis.scripts,
+        &args.source_maps.policy(),
+    )?;
     loaded.emit(args.json, &report, |out| {
         let mut all = Vec::new();
         for stack in &report.stacks {
@@ -51,6 +62,14 @@ pub fn run(args: AllocationsArgs) -> Result<ExitCode> {
             .right("Live size", |(_, s)| fmt_bytes(s.live_size as f64))
             .left("Location", |(_, s)| {
                 truncate(&fmt_location(&s.url, s.line, s.column), 60)
+            })
+            // The original, where a source map placed the function.
+            .left("Original", |(_, s)| {
+                let place = s.source_location.as_deref().unwrap_or("");
+                match &s.source_name {
+                    Some(name) => truncate(&format!("{name} {place}"), 80),
+                    None => truncate(place, 80),
+                }
             })
             .write(out)
     })
