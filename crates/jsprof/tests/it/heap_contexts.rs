@@ -269,7 +269,8 @@ fn every_door_gives_the_same_context_answers() {
         .expect(400, "limit");
     assert!(r.message().contains("limit"), "{}", r.message());
 
-    // MCP: the CLI's classes, paged; an id that is not a context's is refused with the list.
+    // MCP: the CLI's classes, paged; an id that is not a context's is refused with the list;
+    // heap_contexts is the CLI's document.
     if crate::mcp::sdk_missing() {
         return;
     }
@@ -282,8 +283,14 @@ fn every_door_gives_the_same_context_answers() {
             {"op": "callTool", "name": "open", "arguments": {"path": root.join("realms.heapsnapshot").display().to_string()}},
             crate::mcp::page_all("heap_summary", json!({"handle": "h1", "context": at, "sort": "count"})),
             {"op": "callTool", "name": "heap_summary", "arguments": {"handle": "h1", "context": 1}},
+            {"op": "callTool", "name": "heap_contexts", "arguments": {"handle": "h1"}},
         ],
     }));
+    assert_eq!(
+        crate::mcp::doc(&r[3]),
+        &crate::mcp::numbers(doc.clone()),
+        "MCP heap_contexts"
+    );
     let summary: Value = serde_json::from_slice(&summary).unwrap();
     assert_eq!(
         Value::Array(crate::mcp::items(&r[1]).clone()),

@@ -214,6 +214,7 @@ fn lists_tools_resources_and_prompts() {
         "heap_diff",
         "heap_leaks",
         "heap_process",
+        "heap_contexts",
         "trace_insights",
         "trace_network",
         "trace_timings",

@@ -467,6 +467,34 @@ pub(super) async fn heap_statistics(
     Ok(Answer { json, text })
 }
 
+/// `jsprof heap contexts --json`: the snapshot's JavaScript contexts (DevTools' native-context
+/// attribution) with the bytes each owns, and the shared and unattributed totals.
+pub(super) async fn heap_contexts(q: Question<'_>, args: HeapStatisticsArgs) -> ToolResult<Answer> {
+    let heap = heap_of(&q, &args.handle).await?;
+    let doc = crate::store::blocking(move || {
+        Ok(jsprof_document::heap_contexts::contexts_report(
+            &heap.snapshot,
+            &heap.analysis,
+            heap.native_contexts(),
+        ))
+    })
+    .await?;
+    let mut lines: Vec<String> = doc
+        .contexts
+        .iter()
+        .map(|c| format!("@{} {}: owns {}", c.id, c.name, size(c.attributed_size)))
+        .collect();
+    lines.push(format!(
+        "shared between contexts {}, in none {}",
+        size(doc.shared_size),
+        size(doc.unattributed_size)
+    ));
+    Ok(Answer {
+        json: to_value(&doc)?,
+        text: lines.join("\n"),
+    })
+}
+
 /// Longest string value put in an answer: one 10 MB string must not fill the page.
 pub(super) const STRING_SHOWN: usize = 500;
 
