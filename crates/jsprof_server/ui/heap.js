@@ -15,9 +15,17 @@ const MAX_SPACE = 8_000_000;
 // class of millions asks only for where it stops.
 const SETTLE_MS = 30;
 
+// A bundled class's original name and position, from its script's source map (`heap summary`'s
+// `source_name` and `source_location`), beside DevTools' name.
+function original(d) {
+  if (!d.source_name && !d.source_location) return null;
+  const text = [d.source_name, d.source_location].filter(Boolean).join(' ');
+  return el('span', { class: 'original', text: ` ← ${text}`, title: `From the script's source map: ${text}` });
+}
+
 function objectColumns(total) {
   return [
-    { title: 'Constructor', cls: 'fn', value: (d) => (d.class ?? d.name).toLowerCase(), render: (d) => d.isClass ? el('span', null, el('strong', { text: d.name }), el('span', { class: 'muted', text: ` ×${fmtCount(d.count)}` })) : objectLabel(d) },
+    { title: 'Constructor', cls: 'fn', value: (d) => (d.class ?? d.name).toLowerCase(), render: (d) => d.isClass ? el('span', null, el('strong', { text: d.name }), el('span', { class: 'muted', text: ` ×${fmtCount(d.count)}` }), original(d)) : objectLabel(d) },
     { title: 'Distance', num: true, value: (d) => d.distance ?? Infinity, render: (d) => distance(d.distance) },
     { title: 'Shallow Size', num: true, value: (d) => d.self_size, render: (d) => fmtBytes(d.self_size) },
     { title: '', num: true, value: (d) => d.self_size, render: (d) => pctCell(fmtPct((d.self_size * 100) / total), (d.self_size * 100) / total) },
@@ -527,7 +535,7 @@ export class SummaryView {
 
   filter() {
     const m = matcher(this.input.value.trim());
-    this.table.setRoots(m ? this.classes.filter((c) => m(c.name)) : this.classes);
+    this.table.setRoots(m ? this.classes.filter((c) => m(c.name) || (c.source_name && m(c.source_name))) : this.classes);
   }
 
   // For tests: expand a class row by name.

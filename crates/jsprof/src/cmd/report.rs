@@ -247,24 +247,30 @@ fn heap_profile_data(
     })
 }
 
-/// How much of a snapshot the report embeds (`--containment-pages`, `--max-rows`).
+/// How much of a snapshot the report embeds (`--containment-pages`, `--max-rows`), and the
+/// source maps its Summary's classes are mapped with (`--sourcemap`, `--no-sourcemaps`).
 #[derive(Clone, Copy)]
-struct HeapLimits {
+struct HeapLimits<'a> {
     containment_pages: usize,
     max_rows: usize,
+    source_maps: &'a jsprof_document::source_maps::SourceMaps,
 }
 
 fn snapshot_data(
     name: &str,
     snapshot: &HeapSnapshot,
     analysis: &Analysis,
-    limits: HeapLimits,
+    limits: HeapLimits<'_>,
 ) -> Result<ReportData> {
     use jsprof_document::heap_report::{containment_pages, ContainmentLimits};
-    let doc = heap_pages::heap_doc(snapshot, analysis, HeapDocLimits::default());
-    // `jsprof heap summary --limit 0 --json`, byte for byte.
-    let summary =
+    use jsprof_document::heap_source_maps::map_summary;
+    let mut doc = heap_pages::heap_doc(snapshot, analysis, HeapDocLimits::default());
+    // `jsprof heap summary --limit 0 --json`, byte for byte (its classes mapped as `heap
+    // summary` maps them, and the Summary the page draws too).
+    let mut summary =
         jsprof_document::heap::summary_report(snapshot, analysis, jsprof_heap::SortBy::Retained, 0);
+    map_summary(&mut summary, &analysis.scripts, limits.source_maps)?;
+    map_summary(&mut doc.summary, &analysis.scripts, limits.source_maps)?;
     // `jsprof heap strings --limit N --json` and `jsprof heap edges … --limit 50 --json` pages, as
     // the service's `…/heap/strings` and `…/heap/edges/{node}` answer them.
     let strings =
@@ -313,7 +319,7 @@ fn snapshot_data(
 /// Leaks (`jsprof heap leaks BASE TARGET FINAL`, as the service's `…/heap/leaks`), with four or
 /// more the Leaks series (`jsprof heap leaks S1 … SN --all`, read by the CLI's own reader, in
 /// the series' order, which the report then opens on the last of).
-fn snapshots_data(files: &[PathBuf], limits: HeapLimits) -> Result<ReportData> {
+fn snapshots_data(files: &[PathBuf], limits: HeapLimits<'_>) -> Result<ReportData> {
     use jsprof_document::heap::{diff_report, leaks_order, leaks_report, LeaksOptions, Named};
     for f in files {
         if crate::load::detect_format(f)? != Some(Format::HeapSnapshot) {
@@ -389,7 +395,7 @@ fn snapshots_data(files: &[PathBuf], limits: HeapLimits) -> Result<ReportData> {
 /// --json` prints it, and the files in the series' order.
 fn series_data(
     files: &[PathBuf],
-    limits: HeapLimits,
+    limits: HeapLimits<'_>,
 ) -> Result<(Vec<PathBuf>, jsprof_document::leak_series::LeakSeriesReport)> {
     use jsprof_document::leak_series::{LeakSeriesOptions, MAX_SNAPSHOTS};
     if files.len() > MAX_SNAPSHOTS {
@@ -434,7 +440,7 @@ fn short_name(name: &str) -> String {
 }
 
 /// The report of one file.
-fn one_file_data(args: &Args, file: &Path, limits: HeapLimits) -> Result<ReportData> {
+fn one_file_data(args: &Args, file: &Path, limits: HeapLimits<'_>) -> Result<ReportData> {
     let name = input::display_name(file);
     let short = short_name(&name);
     let refuse_filters = || {
@@ -472,9 +478,11 @@ fn one_file_data(args: &Args, file: &Path, limits: HeapLimits) -> Result<ReportD
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    let source_maps = args.transform.source_maps.policy();
     let limits = HeapLimits {
         containment_pages: args.containment_pages,
         max_rows: args.max_rows,
+        source_maps: &source_maps,
     };
     let file = args.files.last().expect("clap requires a file").clone();
     let (short, data) = if args.files.len() > 1 {

@@ -262,6 +262,14 @@ fn summary_names_bundled_classes_by_their_source_maps() {
         .expect(200, "view's Summary");
     assert_eq!(served.json(), mapped, "view's Summary is not the CLI's");
     drop(view);
+    // The heap report embeds the mapped Summary.
+    let views = crate::serve::report_views(&snapshot);
+    let embedded: Value = serde_json::from_slice(&views["heap_summary"]).unwrap();
+    assert_eq!(embedded, mapped, "the report's Summary is not the CLI's");
+    // The UI's Summary shows each mapped class's original name and position beside DevTools'.
+    if let Some(v) = crate::ui::view(std::slice::from_ref(&snapshot)) {
+        crate::ui::node_case("ui-heap.mjs", "original", &v.url, &mapped);
+    }
     // The text table shows the original beside DevTools' row.
     let out = jsprof(&[
         "heap",

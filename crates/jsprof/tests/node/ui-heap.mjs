@@ -25,6 +25,8 @@
 //               "JavaScript context" select (each context, shared, none); choosing REPORT's
 //               context shows `jsprof heap summary --context ID --json`'s rows, and CLASS expands
 //               to the first page of as many objects as that Summary counts.
+//   original    `jsprof heap summary --json` of a bundled snapshot: each class row with a
+//               `source_name` shows it and its `source_location` beside DevTools' name.
 //   tabs        {present, absent}: tab names that must (not) be in the tab bar.
 import { startCheck } from './browser.mjs';
 import assert from 'node:assert/strict';
@@ -152,6 +154,23 @@ if (kind === 'retainers') {
   const text = await page.textContent('[role=tabpanel]:not([hidden]) .process');
   for (const p of expected.processes) assert.ok(text.includes(`pid ${p.pid}`) && text.includes('RSS '), `the process's RSS line: ${text.slice(0, 300)}`);
   await shot('heap-process');
+} else if (kind === 'original') {
+  // The Summary's class rows show `heap summary`'s original names and positions.
+  await page.waitForFunction(() => window.jsprof.summary && window.jsprof.summary.classes, null, { timeout: 60000 });
+  const mapped = expected.classes.filter((c) => c.source_name);
+  assert.ok(mapped.length > 0, 'the snapshot has mapped classes');
+  for (const c of mapped) {
+    const row = await page.evaluate((key) => {
+      const t = window.jsprof.summary.table;
+      const p = t.roots.findIndex((r) => r.d.key === key);
+      if (p < 0) return null;
+      t.scrollTo(p);
+      t.render();
+      return t.roots[p].tr ? t.roots[p].tr.textContent : null;
+    }, c.key);
+    assert.ok(row && row.includes(`← ${c.source_name} ${c.source_location}`), `${c.name}'s row shows ${c.source_name} ${c.source_location}: ${row}`);
+  }
+  await shot('heap-original');
 } else if (kind === 'allocations') {
   await tab('allocations');
   await page.waitForFunction(() => window.jsprof.allocations, null, { timeout: 60000 });
