@@ -311,15 +311,15 @@ impl View<'_> {
 }
 
 #[derive(Default)]
-struct Group {
+pub(crate) struct Group {
     count: u64,
-    total: u64,
+    pub(crate) total: u64,
     smallest: u64,
     sample: Option<(u64, NodeOrdinal)>,
 }
 
 impl Group {
-    fn add(&mut self, n: NodeOrdinal, retained: u64) {
+    pub(crate) fn add(&mut self, n: NodeOrdinal, retained: u64) {
         if self.count == 0 {
             self.smallest = retained;
         }
@@ -334,7 +334,7 @@ impl Group {
 
 impl Group {
     /// The finding of a group: its count and retained size, its largest object as the sample.
-    fn advice(
+    pub(crate) fn advice(
         &self,
         kind: AdviceKind,
         class: String,

@@ -25,7 +25,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::advisors::{find_string, internal_edge, Advice, AdviceKind};
+use crate::advisors::{find_string, internal_edge, Advice, AdviceKind, Group};
 use crate::analysis::Analysis;
 use crate::detached_dom::is_detached;
 use crate::js_text::{function_text, offset, words};
@@ -205,11 +205,10 @@ fn is_context(s: &HeapSnapshot, n: NodeOrdinal) -> bool {
         .starts_with(b"system / Context")
 }
 
-/// A group of findings being summed.
+/// A group of findings being summed: the advisors' [`Group`] with what these two advisors say
+/// beside it.
 struct Sum {
-    count: u64,
-    retained: u64,
-    sample: (u64, NodeOrdinal),
+    group: Group,
     class: String,
     held_by: String,
     location: Option<String>,
@@ -217,28 +216,30 @@ struct Sum {
 }
 
 impl Sum {
-    fn add(&mut self, n: NodeOrdinal, retained: u64) {
-        self.count += 1;
-        self.retained += retained;
-        if retained > self.sample.0 {
-            self.sample = (retained, n);
+    fn new(
+        class: String,
+        held_by: String,
+        location: Option<String>,
+        variable: Option<String>,
+    ) -> Sum {
+        Sum {
+            group: Group::default(),
+            class,
+            held_by,
+            location,
+            variable,
         }
     }
 
-    fn advice(self, kind: AdviceKind) -> Advice {
-        Advice {
-            kind,
-            class: self.class,
-            held_by: self.held_by,
-            count: self.count,
-            saving: self.retained,
-            retained_size: self.retained,
-            sample: self.sample.1,
-            smi_blind: false,
-            entries: None,
-            location: self.location,
-            variable: self.variable,
-        }
+    /// The finding: the objects' retained sizes are what freeing them gives back.
+    fn advice(self, kind: AdviceKind) -> Option<Advice> {
+        let saving = self.group.total;
+        let mut advice = self
+            .group
+            .advice(kind, self.class, self.held_by, saving, false)?;
+        advice.location = self.location;
+        advice.variable = self.variable;
+        Some(advice)
     }
 }
 
@@ -323,21 +324,17 @@ pub(crate) fn unread_context_variables(
             let class = a.class_name(s, t);
             groups
                 .entry((name, class.clone(), location.clone()))
-                .or_insert_with(|| Sum {
-                    count: 0,
-                    retained: 0,
-                    sample: (0, t),
-                    class,
-                    held_by: format!("{function}()->{variable}"),
-                    location,
-                    variable: Some(variable),
+                .or_insert_with(|| {
+                    let held_by = format!("{function}()->{variable}");
+                    Sum::new(class, held_by, location, Some(variable))
                 })
+                .group
                 .add(t, a.retained[t.index()]);
         }
     }
     groups
         .into_values()
-        .map(|g| g.advice(AdviceKind::UnreadContextVariables))
+        .filter_map(|g| g.advice(AdviceKind::UnreadContextVariables))
         .collect()
 }
 
@@ -403,20 +400,20 @@ pub(crate) fn detached_by_listeners(
                 format!("{target}/{function}"),
                 location.clone(),
             ))
-            .or_insert_with(|| Sum {
-                count: 0,
-                retained: 0,
-                sample: (0, n),
-                class,
-                held_by: format!("{target} listener {function}()"),
-                location,
-                variable: None,
+            .or_insert_with(|| {
+                Sum::new(
+                    class,
+                    format!("{target} listener {function}()"),
+                    location,
+                    None,
+                )
             })
+            .group
             .add(n, a.retained[n.index()]);
     }
     groups
         .into_values()
-        .map(|g| g.advice(AdviceKind::DetachedByListeners))
+        .filter_map(|g| g.advice(AdviceKind::DetachedByListeners))
         .collect()
 }
 
