@@ -147,7 +147,11 @@ fn record_by_inspector_address() {
     let cpu = find(&v, "cpu");
     assert_calls(&cpu, "hotFunction");
     if let Some(gold) = oracle("cpu-oracle", &cpu) {
-        assert!(gold["samples"].as_u64().unwrap() > 100);
+        // About a thousand at 1 ms; a machine busy with the other tests lets the sampler thread
+        // run far less often (CI once saw 100 or fewer), so this only asks that DevTools' code
+        // read a real profile.
+        let samples = gold["samples"].as_u64().unwrap();
+        assert!(samples > 10, "{samples} samples");
     }
 }
 
