@@ -2211,9 +2211,22 @@ export interface ObjectJson {
   /** Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`). */
   distance: number | null;
   id: number;
+  /**
+   * Where its function is, as DevTools links it beside the object: a closure's own position,
+   * an object's constructor's (V8's `locations`): `url:line:column`, 1-based. Absent when the
+   * snapshot has none or the script has no URL.
+   */
+  location?: string | null;
   name: string;
   retained_size: number;
   self_size: number;
+  /** Where the map places the location: `url:line:column` (1-based) in the original source. */
+  source_location?: string | null;
+  /**
+   * When that script has a source map (a door that maps, docs/heap.md "Source maps"): the
+   * function's or class's name in the original source. `name` and `class` stay DevTools'.
+   */
+  source_name?: string | null;
   type: string;
 }
 
@@ -2226,10 +2239,23 @@ export interface ObjectWithPaths {
   /** Steps from the window; `null` when only the GC roots or nothing reach it (DevTools' `−`). */
   distance: number | null;
   id: number;
+  /**
+   * Where its function is, as DevTools links it beside the object: a closure's own position,
+   * an object's constructor's (V8's `locations`): `url:line:column`, 1-based. Absent when the
+   * snapshot has none or the script has no URL.
+   */
+  location?: string | null;
   name: string;
   paths: PathJson[];
   retained_size: number;
   self_size: number;
+  /** Where the map places the location: `url:line:column` (1-based) in the original source. */
+  source_location?: string | null;
+  /**
+   * When that script has a source map (a door that maps, docs/heap.md "Source maps"): the
+   * function's or class's name in the original source. `name` and `class` stay DevTools'.
+   */
+  source_name?: string | null;
   type: string;
 }
 

@@ -357,6 +357,15 @@ impl<'a, T> Columns<'a, T> {
         self
     }
 
+    /// A text column, left-aligned, that is left out when every row's cell is empty (a place
+    /// only some inputs have: no column of blanks for the others).
+    pub fn left_unless_empty(self, header: &'a str, cell: impl Fn(&T) -> String + 'a) -> Self {
+        if self.rows.iter().all(|r| cell(r).is_empty()) {
+            return self;
+        }
+        self.left(header, cell)
+    }
+
     /// A number column, right-aligned (never cut).
     pub fn right(mut self, header: &'a str, cell: impl Fn(&T) -> String + 'a) -> Self {
         self.columns.push((header, Align::Right, Box::new(cell)));

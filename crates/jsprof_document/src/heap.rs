@@ -10,6 +10,8 @@ use jsprof_heap::{
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use jsprof_profile::display::fmt_location;
+
 use crate::{JsonWarning, ReportError, Result};
 
 /// A distance as DevTools shows it: `None` (DevTools' `−`, JSON `null`) when nothing reaches the
@@ -128,6 +130,22 @@ pub struct ObjectJson {
     #[serde(serialize_with = "distance_json")]
     #[schemars(with = "DistanceSchema")]
     pub distance: i32,
+    /// Where its function is, as DevTools links it beside the object: a closure's own position,
+    /// an object's constructor's (V8's `locations`): `url:line:column`, 1-based. Absent when the
+    /// snapshot has none or the script has no URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// When that script has a source map (a door that maps, docs/heap.md "Source maps"): the
+    /// function's or class's name in the original source. `name` and `class` stay DevTools'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    /// Where the map places the location: `url:line:column` (1-based) in the original source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_location: Option<String>,
+    /// The location as V8 gives it (script id, 0-based line and column), for the maps.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub at: Option<(u32, u32, u32)>,
 }
 
 /// The object at ordinal `n`.
@@ -137,6 +155,12 @@ pub fn object_json(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> ObjectJson
     if n == s.root && name.is_empty() {
         name = "(root)".to_string();
     }
+    let at = s.location(n).map(|l| (l.script_id, l.line, l.column));
+    let location = at.and_then(|(id, line, column)| {
+        let i = a.scripts.binary_search_by_key(&id, |x| x.id).ok()?;
+        let url = &a.scripts[i].url;
+        (!url.is_empty()).then(|| fmt_location(url, Some(line + 1), Some(column + 1)))
+    });
     ObjectJson {
         id: s.nodes.id(n),
         name,
@@ -145,6 +169,10 @@ pub fn object_json(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> ObjectJson
         self_size: s.nodes.self_size(n) as u64,
         retained_size: a.retained[n.index()],
         distance: a.distances[n.index()],
+        location,
+        source_name: None,
+        source_location: None,
+        at,
     }
 }
 

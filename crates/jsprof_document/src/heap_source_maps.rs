@@ -27,7 +27,10 @@ use jsprof_heap::scripts::{Script, SNAPSHOT_STRING_LIMIT};
 use jsprof_heap::HeapSnapshot;
 use jsprof_profile::display::fmt_location;
 
-use crate::heap::{ClassJson, SummaryReport};
+use crate::heap::{ClassJson, ObjectJson, PathJson, RetainersReport, StepJson, SummaryReport};
+use crate::heap_class::ClassObjectsReport;
+use crate::heap_edges::{EdgeJson, EdgesReport};
+use crate::heap_pages::{ClassObjects, DetachedJson, DominatedJson, HeapDoc, ObjectWithPaths, ObjectsPage};
 use crate::heap_allocations::{AllocationsReport, StackJson};
 use crate::source_maps::{local_path, MapFinder, SourceMaps, MAX_SCRIPT};
 use crate::{JsonWarning, Result};
@@ -263,6 +266,103 @@ fn map_stack(stack: &mut StackJson, ids: &HashMap<String, u32>, maps: &mut HeapM
     for child in next.flatten() {
         map_stack(child, ids, maps);
     }
+}
+
+/// A document that lists heap objects: each of them, for [`map_objects`].
+pub trait ListsObjects {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson));
+}
+
+impl ListsObjects for ObjectJson {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+        f(self)
+    }
+}
+
+impl<T: ListsObjects> ListsObjects for Vec<T> {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+        for x in self {
+            x.each_object(f);
+        }
+    }
+}
+
+impl<T: ListsObjects> ListsObjects for Option<T> {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+        if let Some(x) = self {
+            x.each_object(f);
+        }
+    }
+}
+
+impl<A: ListsObjects, B: ListsObjects> ListsObjects for (A, B) {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+        self.0.each_object(f);
+        self.1.each_object(f);
+    }
+}
+
+/// `impl ListsObjects` for documents: the fields that hold objects.
+macro_rules! lists_objects {
+    ($($doc:ty => $($field:ident),+;)+) => {$(
+        impl ListsObjects for $doc {
+            fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+                $(self.$field.each_object(f);)+
+            }
+        }
+    )+};
+}
+
+lists_objects! {
+    StepJson => retainer;
+    PathJson => steps;
+    RetainersReport => object, paths;
+    ClassObjectsReport => objects;
+    EdgeJson => object;
+    EdgesReport => object, edges;
+    ObjectsPage => objects;
+    DetachedJson => root;
+    ObjectWithPaths => object, paths;
+    ClassObjects => objects;
+    DominatedJson => objects;
+    HeapDoc => objects, detached, dominators, dominated;
+}
+
+/// Every listed object's original (`source_name`, `source_location`) where its location's
+/// script has a map, as [`map_summary`] maps the Summary's rows (an object's name is its
+/// constructor's, so an instance gets its class's original); the maps' notes for the document's
+/// warnings.
+pub fn map_objects(
+    doc: &mut impl ListsObjects,
+    scripts: &[Script],
+    policy: &SourceMaps,
+) -> Result<Vec<JsonWarning>> {
+    let mut ids = Vec::new();
+    doc.each_object(&mut |o| ids.extend(o.at.map(|(id, _, _)| id)));
+    if ids.is_empty() || !policy.enabled {
+        return Ok(Vec::new());
+    }
+    let mut maps = HeapMaps::find(scripts, ids, policy)?;
+    // A page of one class's objects asks for one position many times.
+    let mut seen: HashMap<(u32, u32, u32, String), Option<Original>> = HashMap::new();
+    doc.each_object(&mut |o| {
+        let Some((id, line, column)) = o.at else {
+            return;
+        };
+        let generated = if o.node_type == "closure" {
+            &o.name
+        } else {
+            &o.class
+        };
+        let found = seen
+            .entry((id, line, column, generated.clone()))
+            .or_insert_with_key(|k| maps.original(id, line, column, &k.3));
+        if let Some(found) = found {
+            o.source_name = found.name.clone();
+            o.source_location = Some(found.location.clone());
+        }
+    });
+    Ok(maps.warnings())
 }
 
 fn map_row(row: &mut ClassJson, maps: &mut HeapMaps<'_>) {

@@ -468,13 +468,16 @@ fn heap_retainers(
     (options, node_id): (RetainersOptions, u32),
 ) -> ApiResult<impl Serialize> {
     let node = heap.ordinal(Some(node_id))?;
-    Ok(jsprof_document::heap::retainers_report_with(
+    let mut report = jsprof_document::heap::retainers_report_with(
         heap.snapshot,
         heap.analysis,
         heap.derived.retainers(heap.snapshot),
         node,
         options,
-    ))
+    );
+    let notes = heap.map_objects(&mut report)?;
+    report.warnings.extend(notes);
+    Ok(report)
 }
 
 /// `…/heap/diff?base=S/A&limit=`: `jsprof heap diff BASE THIS --json`.

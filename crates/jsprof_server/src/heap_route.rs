@@ -33,6 +33,19 @@ pub(crate) struct Heap<'a> {
 }
 
 impl Heap<'_> {
+    /// The originals of the objects `doc` lists, as the session's maps allow (`jsprof heap
+    /// class`'s `source_name`, `source_location`), and the maps' notes for its warnings.
+    pub fn map_objects(
+        &self,
+        doc: &mut impl jsprof_document::heap_source_maps::ListsObjects,
+    ) -> ApiResult<Vec<jsprof_document::JsonWarning>> {
+        Ok(jsprof_document::heap_source_maps::map_objects(
+            doc,
+            &self.analysis.scripts,
+            self.source_maps,
+        )?)
+    }
+
     /// The node a route's path names ([`node_param`]: `None` is the snapshot's root).
     pub fn ordinal(&self, node: Option<u32>) -> ApiResult<jsprof_heap::NodeOrdinal> {
         Ok(match node {

@@ -104,7 +104,7 @@ fn edges(
     // The reverse graph is built once per snapshot, and only when retainers are asked for.
     let index =
         (direction == EdgeDirection::Retainers).then(|| heap.derived.retainers(heap.snapshot));
-    Ok(edges_report(
+    let mut report = edges_report(
         heap.snapshot,
         heap.analysis,
         index,
@@ -112,7 +112,10 @@ fn edges(
         n,
         offset,
         limit,
-    ))
+    );
+    let notes = heap.map_objects(&mut report)?;
+    report.warnings.extend(notes);
+    Ok(report)
 }
 
 /// What `…/heap/class` is asked: the row's key, the page, and the JavaScript context.
@@ -168,14 +171,17 @@ fn dominated(
     // The node is read once the snapshot is loaded (a missing artifact is said first).
     let n = heap.ordinal(node_param(&node)?)?;
     let tree = heap.derived.dominators(heap.snapshot, heap.analysis);
-    Ok(jsprof_document::heap_pages::dominated_page(
+    let mut page = jsprof_document::heap_pages::dominated_page(
         heap.snapshot,
         heap.analysis,
         tree,
         n,
         offset,
         limit,
-    ))
+    );
+    // A page has no warnings: the Summary says what became of the maps.
+    heap.map_objects(&mut page)?;
+    Ok(page)
 }
 
 /// `…/heap/detached?limit=`: the detached DOM trees (200, at most 10,000).
@@ -354,13 +360,16 @@ impl Heap<'_> {
                 &kept
             }
         };
-        Ok(jsprof_document::heap_class::class_objects_report(
+        let mut report = jsprof_document::heap_class::class_objects_report(
             s,
             a,
             (key, &class_name),
             shown,
             q,
-        ))
+        );
+        let notes = self.map_objects(&mut report)?;
+        report.warnings.extend(notes);
+        Ok(report)
     }
 }
 

@@ -4,7 +4,7 @@
 // stacks).
 import { fmtBytes, fmtPct, fmtCount, el, matcher } from 'jsprof/format.js';
 import { TreeTable, pctCell } from 'jsprof/table.js';
-import { RetainersPanel, distance, objectLabel } from 'jsprof/heapviews.js';
+import { RetainersPanel, distance, objectLabel, objectPlace, original } from 'jsprof/heapviews.js';
 
 // Objects asked for at a time: a screenful (about 40 rows) falls within two pages.
 export const PAGE = 100;
@@ -15,17 +15,9 @@ const MAX_SPACE = 8_000_000;
 // class of millions asks only for where it stops.
 const SETTLE_MS = 30;
 
-// A bundled class's original name and position, from its script's source map (`heap summary`'s
-// `source_name` and `source_location`), beside DevTools' name.
-function original(d) {
-  if (!d.source_name && !d.source_location) return null;
-  const text = [d.source_name, d.source_location].filter(Boolean).join(' ');
-  return el('span', { class: 'original', text: ` ← ${text}`, title: `From the script's source map: ${text}` });
-}
-
 function objectColumns(total) {
   return [
-    { title: 'Constructor', cls: 'fn', value: (d) => (d.class ?? d.name).toLowerCase(), render: (d) => d.isClass ? el('span', null, el('strong', { text: d.name }), el('span', { class: 'muted', text: ` ×${fmtCount(d.count)}` }), original(d)) : objectLabel(d) },
+    { title: 'Constructor', cls: 'fn', value: (d) => (d.class ?? d.name).toLowerCase(), render: (d) => d.isClass ? el('span', null, el('strong', { text: d.name }), el('span', { class: 'muted', text: ` ×${fmtCount(d.count)}` }), original(d)) : el('span', null, objectLabel(d), objectPlace(d)) },
     { title: 'Distance', num: true, value: (d) => d.distance ?? Infinity, render: (d) => distance(d.distance) },
     { title: 'Shallow Size', num: true, value: (d) => d.self_size, render: (d) => fmtBytes(d.self_size) },
     { title: '', num: true, value: (d) => d.self_size, render: (d) => pctCell(fmtPct((d.self_size * 100) / total), (d.self_size * 100) / total) },
@@ -727,7 +719,7 @@ export class ComparisonView {
 // prints it, behind the interface the server's routes give (source.js' `ServerSource.artifact`).
 // `heap` is the report's Summary and Dominators (source.js' `embeddedArtifact`); `data.views`
 // holds `heap_containment` (the Containment pages it embedded, the root's first), `heap_strings`,
-// `heap_advisors`,
+// `heap_advisors`, `heap_contexts` and `heap_context_summaries` (by context id, `shared`, `none`),
 // and with several snapshots `heap_diff` (the last against the one before), `heap_leaks` (three)
 // or `heap_leak_series` (four or more); `data.snapshots` names them, oldest first.
 export function embeddedHeap(heap, data) {
@@ -748,6 +740,15 @@ export function embeddedHeap(heap, data) {
       if (!p || offset >= p.offset + p.edges.length) return { missing: true, total: p ? p.total : 0, offset, edges: [] };
       return { ...p, offset, edges: p.edges.slice(offset - p.offset, offset - p.offset + limit), embedded: p.offset + p.edges.length };
     } : undefined,
+    // DevTools' "JavaScript context" select: `heap contexts`, less the contexts whose Summary
+    // the report did not embed (it embeds the first 16), and each one's `heap summary --context`.
+    contexts: views.heap_contexts && views.heap_context_summaries ? async () => ({
+      ...views.heap_contexts,
+      contexts: views.heap_contexts.contexts.filter((c) => views.heap_context_summaries[String(c.id)]),
+    }) : undefined,
+    summary: views.heap_context_summaries ? async (context) => (context ? views.heap_context_summaries[context] : heap.summary()) : heap.summary,
+    // A context's class objects are not embedded (its Summary's rows are).
+    classPage: async (key, offset, limit, order, context) => (context ? { total: 0, offset, objects: [], missing: true } : heap.classPage(key, offset, limit, order)),
     strings: doc(views.heap_strings),
     advisors: doc(views.heap_advisors),
     diff: doc(views.heap_diff),

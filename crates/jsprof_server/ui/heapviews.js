@@ -20,8 +20,25 @@ export function objectLabel(o) {
   return `${o.class}${name} @${o.id}`;
 }
 
+// A bundled class's or function's original name and position, from its script's source map
+// (`source_name` and `source_location` of a Summary row or an object), beside DevTools' name.
+export function original(d) {
+  if (!d.source_name && !d.source_location) return null;
+  const text = [d.source_name, d.source_location].filter(Boolean).join(' ');
+  return el('span', { class: 'original', text: ` ← ${text}`, title: `From the script's source map: ${text}` });
+}
+
+// Where an object's function is (a closure's own, an object's constructor's: `location`), as
+// DevTools links it beside the object — the file's last name, line and column, the whole URL on
+// hover — then the source map's original.
+export function objectPlace(o) {
+  if (!o.location) return original(o);
+  const short = o.location.slice(o.location.lastIndexOf('/', o.location.length - 1) + 1);
+  return el('span', null, el('span', { class: 'muted loc', text: ` ${short}`, title: o.location }), original(o));
+}
+
 // An edge row: `.next in Node @123` (a retainer) or `.next :: Node @123` (containment), as
-// DevTools writes them.
+// DevTools writes them, then where the object's function is.
 function edgeCell(e, retainers) {
   const o = e.object;
   const name = o.name && o.name !== o.class ? ` ${o.name.length > 60 ? o.name.slice(0, 60) + '…' : o.name}` : '';
@@ -30,7 +47,8 @@ function edgeCell(e, retainers) {
     el('span', { class: 'muted', text: retainers ? ' in ' : ' :: ' }),
     el('span', { class: 'cls', text: o.class }),
     document.createTextNode(name + ' '),
-    el('span', { class: 'id', text: `@${o.id}` }));
+    el('span', { class: 'id', text: `@${o.id}` }),
+    objectPlace(o));
 }
 
 // A tree of edges: the roots are `node`'s edges, each row expands to the edges of the object at

@@ -190,6 +190,22 @@ impl Loaded {
         jsprof_document::heap::object_json(&self.snapshot, &self.analysis, n)
     }
 
+    /// The originals of the objects `doc` lists, as `maps` allows ([`map_objects`]), and what
+    /// the maps had to say, for the document's warnings.
+    ///
+    /// [`map_objects`]: jsprof_document::heap_source_maps::map_objects
+    fn map_objects(
+        &self,
+        doc: &mut impl jsprof_document::heap_source_maps::ListsObjects,
+        maps: &crate::transform_args::SourceMapArgs,
+    ) -> Result<Vec<JsonWarning>> {
+        Ok(jsprof_document::heap_source_maps::map_objects(
+            doc,
+            &self.analysis.scripts,
+            &maps.policy(),
+        )?)
+    }
+
     /// The ordinal of the node with this id, or an error naming the file.
     fn ordinal_of(&self, id: u32) -> Result<jsprof_heap::NodeOrdinal> {
         Ok(jsprof_document::heap::ordinal_of(
@@ -430,12 +446,14 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
         (None, Some(context)) => {
             let loaded = load(&args.file)?;
             let contexts = jsprof_heap::NativeContexts::of(&loaded.snapshot);
-            let report = jsprof_document::heap_contexts::summary_report_in_context(
+            let mut report = jsprof_document::heap_contexts::summary_report_in_context(
                 (&loaded.name, &loaded.snapshot, &loaded.analysis),
                 &contexts,
                 (sort, limit),
                 context,
             )?;
+            // As the service and MCP map a context's Summary.
+            map_summary(&mut report, &loaded.analysis.scripts, &policy)?;
             let n = report.warnings.len();
             (loaded.name, report, n)
         }
@@ -510,19 +528,41 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
             .right("Retained size", |r| fmt_bytes(r.retained_size as f64))
             .right("Retained %", move |r| pct(r.retained_size));
         // Only when a map placed a row: the original name and where its constructor is.
-        if !report.classes.iter().any(|r| r.source_location.is_some()) {
-            return table.write(out);
-        }
         table
-            .left("Original", |r| {
-                let place = r.source_location.as_deref().unwrap_or("");
-                match &r.source_name {
-                    Some(name) => truncate(&format!("{name} {place}"), 100),
-                    None => truncate(place, 100),
-                }
+            .left_unless_empty("Original", |r| {
+                original_text(r.source_name.as_deref(), r.source_location.as_deref())
             })
             .write(out)
     })
+}
+
+/// A source map's original as the tables' Original column shows it: `Name url:line:column`
+/// (the place alone when the map names nothing); empty when no map placed it.
+fn original_text(name: Option<&str>, place: Option<&str>) -> String {
+    let Some(place) = place else {
+        return String::new();
+    };
+    match name {
+        Some(name) => truncate(&format!("{name} {place}"), 100),
+        None => truncate(place, 100),
+    }
+}
+
+/// The columns that place a table's objects, each only when some row has it: `Location`, where
+/// the object's function (a closure's own, an object's constructor) is, as DevTools links it;
+/// `Original`, where a source map places it.
+fn object_places<'a, T: 'a>(
+    table: Columns<'a, T>,
+    object: impl Fn(&T) -> &ObjectJson + Copy + 'a,
+) -> Columns<'a, T> {
+    table
+        .left_unless_empty("Location", move |r| {
+            object(r).location.clone().unwrap_or_default()
+        })
+        .left_unless_empty("Original", move |r| {
+            let o = object(r);
+            original_text(o.source_name.as_deref(), o.source_location.as_deref())
+        })
 }
 
 #[derive(Serialize)]
@@ -658,7 +698,7 @@ fn fmt_path<'a>(steps: impl Iterator<Item = (&'a str, &'a str)>) -> String {
 /// An object as the head of `heap edges` and `heap retainers` names it: name, id, class, sizes and
 /// distance.
 fn object_line(o: &ObjectJson) -> String {
-    format!(
+    let mut line = format!(
         "{} @{} ({}): self {}, retained {}, distance {}",
         truncate(&o.name, 60),
         o.id,
@@ -666,7 +706,15 @@ fn object_line(o: &ObjectJson) -> String {
         fmt_bytes(o.self_size as f64),
         fmt_bytes(o.retained_size as f64),
         fmt_distance(o.distance)
-    )
+    );
+    if let Some(at) = &o.location {
+        line.push_str(&format!(", at {at}"));
+    }
+    let original = original_text(o.source_name.as_deref(), o.source_location.as_deref());
+    if !original.is_empty() {
+        line.push_str(&format!(" (in the source: {original})"));
+    }
+    line
 }
 
 /// The edge table of DevTools' Containment and Retainers views: each edge's name and the object
@@ -675,14 +723,15 @@ fn edge_table<'a>(
     other_end: &'a str,
     edges: impl Iterator<Item = (&'a str, &'a ObjectJson)>,
 ) -> Columns<'a, (&'a str, &'a ObjectJson)> {
-    columns(edges)
+    let table = columns(edges)
         .left("Edge", |(edge, _)| truncate(edge, 40))
         .left(other_end, |(_, r)| truncate(&r.name, 40))
         .left("Class", |(_, r)| truncate(&r.class, 30))
         .right("Id", |(_, r)| fmt_id(r.id))
         .right("Distance", |(_, r)| fmt_distance(r.distance))
         .right("Self size", |(_, r)| fmt_bytes(r.self_size as f64))
-        .right("Retained size", |(_, r)| fmt_bytes(r.retained_size as f64))
+        .right("Retained size", |(_, r)| fmt_bytes(r.retained_size as f64));
+    object_places(table, |(_, r)| r)
 }
 
 fn truncate(text: &str, max: usize) -> String {

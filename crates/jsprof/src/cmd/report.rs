@@ -263,7 +263,7 @@ fn snapshot_data(
     limits: HeapLimits<'_>,
 ) -> Result<ReportData> {
     use jsprof_document::heap_report::{containment_pages, ContainmentLimits};
-    use jsprof_document::heap_source_maps::map_summary;
+    use jsprof_document::heap_source_maps::{map_objects, map_summary};
     let mut doc = heap_pages::heap_doc(snapshot, analysis, HeapDocLimits::default());
     // `jsprof heap summary --limit 0 --json`, byte for byte (its classes mapped as `heap
     // summary` maps them, and the Summary the page draws too).
@@ -271,11 +271,13 @@ fn snapshot_data(
         jsprof_document::heap::summary_report(snapshot, analysis, jsprof_heap::SortBy::Retained, 0);
     map_summary(&mut summary, &analysis.scripts, limits.source_maps)?;
     map_summary(&mut doc.summary, &analysis.scripts, limits.source_maps)?;
+    // Its objects as `heap class`, `heap retainers` and `heap dominators` place them.
+    map_objects(&mut doc, &analysis.scripts, limits.source_maps)?;
     // `jsprof heap strings --limit N --json` and `jsprof heap edges … --limit 50 --json` pages, as
     // the service's `…/heap/strings` and `…/heap/edges/{node}` answer them.
     let strings =
         jsprof_document::heap_strings::strings_report(snapshot, analysis, limits.max_rows);
-    let containment = containment_pages(
+    let mut containment = containment_pages(
         snapshot,
         analysis,
         ContainmentLimits {
@@ -283,6 +285,10 @@ fn snapshot_data(
             ..ContainmentLimits::default()
         },
     );
+    for page in &mut containment {
+        let notes = map_objects(page, &analysis.scripts, limits.source_maps)?;
+        page.warnings.extend(notes);
+    }
     // `jsprof heap advisors --limit N --json`, as the service's `…/heap/advisors` answers it
     // (the scripts the snapshot names read as the CLI reads them).
     let advisors = jsprof_document::heap_advisors::advisors_report(
@@ -302,17 +308,51 @@ fn snapshot_data(
         "heap": doc,
     });
     use jsprof_document::raw;
+    let mut views = Views::from([
+        ("heap_summary", raw(&summary)),
+        ("heap_strings", raw(&strings)),
+        ("heap_advisors", raw(&advisors)),
+        ("heap_containment", raw(&containment)),
+    ]);
+    // DevTools' "JavaScript context" select: `jsprof heap contexts --json`, and each context's
+    // Summary as `heap summary --context C --limit N --json` prints it.
+    let contexts = jsprof_heap::NativeContexts::of(snapshot);
+    let listed = jsprof_document::heap_contexts::contexts_report(snapshot, analysis, &contexts);
+    if listed.contexts.len() > 1 {
+        use jsprof_document::heap_query::HeapContext;
+        let mut summaries = std::collections::BTreeMap::new();
+        let chosen = listed.contexts.iter().take(REPORT_CONTEXTS);
+        let all = chosen
+            .map(|c| HeapContext::Id(c.id))
+            .chain([HeapContext::Shared, HeapContext::None]);
+        for context in all {
+            let mut report = jsprof_document::heap_contexts::summary_report_in_context(
+                (name, snapshot, analysis),
+                &contexts,
+                (jsprof_heap::SortBy::Retained, HeapDocLimits::default().classes),
+                context,
+            )?;
+            map_summary(&mut report, &analysis.scripts, limits.source_maps)?;
+            let key = match context {
+                HeapContext::Id(id) => id.to_string(),
+                other => other.to_string(),
+            };
+            summaries.insert(key, raw(&report));
+        }
+        views.insert("heap_contexts", raw(&listed));
+        views.insert("heap_context_summaries", raw(&summaries));
+    }
     Ok(ReportData {
         data,
-        views: Views::from([
-            ("heap_summary", raw(&summary)),
-            ("heap_strings", raw(&strings)),
-            ("heap_advisors", raw(&advisors)),
-            ("heap_containment", raw(&containment)),
-        ]),
+        views,
         blobs: Vec::new(),
     })
 }
+
+/// How many JavaScript contexts (the first, in DevTools' order) a heap report embeds a Summary
+/// of, besides the shared objects and those in no context: a page with many frames would
+/// otherwise repeat its Summary per frame.
+const REPORT_CONTEXTS: usize = 16;
 
 /// Several snapshots of one process: the last one's views, its Comparison against the one
 /// before (`jsprof heap diff`, as the service's `…/heap/diff` computes it), and with three its

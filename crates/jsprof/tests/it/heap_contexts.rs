@@ -16,7 +16,7 @@ use crate::serve::{data_dir, serve};
 use crate::support::{fixtures, fresh_dir, json_array, output_ok, run_oracle_with};
 
 /// The realms' snapshot, written once for the file's tests (about 5 MB, 0.4 s).
-fn snapshot() -> &'static Path {
+pub(crate) fn snapshot() -> &'static Path {
     static SNAPSHOT: OnceLock<PathBuf> = OnceLock::new();
     SNAPSHOT.get_or_init(|| {
         let dir = fresh_dir("heap-contexts");
@@ -70,7 +70,7 @@ fn summary_in(context: &str) -> Value {
 /// The id of the native context whose script context declares `variable` (a script-scope
 /// `let`), read from the raw snapshot: the `system / Context` with a `context` edge of that name,
 /// then its `previous` edge, which V8 points at the script's native context.
-fn realm_declaring(variable: &str) -> u64 {
+pub(crate) fn realm_declaring(variable: &str) -> u64 {
     let v: Value = serde_json::from_slice(&std::fs::read(snapshot()).unwrap()).unwrap();
     let meta = &v["snapshot"]["meta"];
     let index_of =
@@ -268,6 +268,42 @@ fn every_door_gives_the_same_context_answers() {
         .get(&format!("{base}/contexts?limit=3"))
         .expect(400, "limit");
     assert!(r.message().contains("limit"), "{}", r.message());
+
+    // The report: `heap contexts` and each context's `heap summary --context C --limit 2000`
+    // (its Summary's rows), byte for byte, the shared and unattributed objects' too.
+    let views = crate::serve::report_views(snapshot());
+    assert_eq!(views["heap_contexts"], contexts, "the report's contexts");
+    let embedded: std::collections::BTreeMap<String, Box<serde_json::value::RawValue>> =
+        serde_json::from_slice(&views["heap_context_summaries"]).unwrap();
+    let mut keys: Vec<String> = json_array(&doc["contexts"])
+        .iter()
+        .map(|c| c["id"].to_string())
+        .chain(["shared".into(), "none".into()])
+        .collect();
+    keys.sort();
+    assert_eq!(embedded.keys().cloned().collect::<Vec<_>>(), keys);
+    for (key, summary) in &embedded {
+        let context = if key.parse::<u32>().is_ok() {
+            format!("@{key}")
+        } else {
+            key.clone()
+        };
+        let cli = cli(&[
+            "heap",
+            "summary",
+            "realms.heapsnapshot",
+            "--context",
+            &context,
+            "--limit",
+            "2000",
+            "--json",
+        ]);
+        assert_eq!(
+            summary.get().as_bytes(),
+            &cli[..],
+            "the report's Summary of context {key}"
+        );
+    }
 
     // MCP: the CLI's classes, paged; an id that is not a context's is refused with the list;
     // heap_contexts is the CLI's document.

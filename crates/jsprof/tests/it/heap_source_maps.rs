@@ -227,6 +227,66 @@ fn check_mapped(raw: &Value, mapped: &Value, dir: &Path) {
     assert_eq!(raw["statistics"], mapped["statistics"]);
 }
 
+/// `heap class KEY` (SessionStore's row) with and without maps, and `heap edges` of one of its
+/// objects: its `onExpire` arrow function is a closure placed in the bundle and, by the map, at
+/// the arrow in session.js. Returns the mapped `heap class` document.
+fn check_objects(snapshot: &Path, bundle: &Path, key: &str, dir: &Path) -> Value {
+    let class = |extra: &[&str]| {
+        let mut args = vec!["heap", "class", snapshot.to_str().unwrap(), key];
+        args.extend_from_slice(&["--json", "--limit", "0"]);
+        args.extend_from_slice(extra);
+        jsprof_json(&args)
+    };
+    let mapped = class(&[]);
+    let raw = class(&["--no-sourcemaps"]);
+    let objects = json_array(&mapped["objects"]);
+    assert_eq!(objects.len(), 40, "{mapped}");
+    let session_js = dir.join("src/session.js").display().to_string();
+    // The bundle is one minified line: V8's location is on its line 1.
+    let in_bundle = format!("{}:1:", bundle.display());
+    let constructor = format!("{session_js}:{}", position_in("session.js", "constructor(user)"));
+    for (o, r) in objects.iter().zip(json_array(&raw["objects"])) {
+        let location = o["location"].as_str().unwrap_or_else(|| panic!("{o}"));
+        assert!(location.starts_with(&in_bundle), "{location}");
+        assert_eq!(o["source_name"], "SessionStore", "{o}");
+        assert_eq!(o["source_location"], constructor.as_str(), "{o}");
+        // Without maps: the same object, placed in the bundle only.
+        assert_eq!(r["location"], o["location"]);
+        assert!(r.get("source_name").is_none() && r.get("source_location").is_none());
+    }
+    // A closure: the arrow function `onExpire` holds.
+    let id = objects[0]["id"].to_string();
+    let edges = jsprof_json(&[
+        "heap",
+        "edges",
+        snapshot.to_str().unwrap(),
+        &id,
+        "--json",
+        "--limit",
+        "0",
+    ]);
+    let on_expire = json_array(&edges["edges"])
+        .iter()
+        .find(|e| e["edge_name"] == "onExpire")
+        .unwrap_or_else(|| panic!("an onExpire edge: {edges}"));
+    let closure = &on_expire["object"];
+    assert_eq!(closure["type"], "closure", "{closure}");
+    assert!(closure["location"]
+        .as_str()
+        .is_some_and(|l| l.starts_with(&in_bundle)));
+    let arrow = format!("{session_js}:{}", position_in("session.js", "() => this.user"));
+    assert_eq!(closure["source_location"], arrow.as_str(), "{closure}");
+    // The text table places them in its Location and Original columns.
+    let out = jsprof(&["heap", "class", snapshot.to_str().unwrap(), key, "--limit", "3"]);
+    assert_ok(&out, "heap class");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Location") && text.contains(&format!("SessionStore {constructor}")),
+        "{text}"
+    );
+    mapped
+}
+
 #[test]
 fn summary_names_bundled_classes_by_their_source_maps() {
     let dir = fresh_dir("heap-sourcemap-linked");
@@ -261,6 +321,19 @@ fn summary_names_bundled_classes_by_their_source_maps() {
         ))
         .expect(200, "view's Summary");
     assert_eq!(served.json(), mapped, "view's Summary is not the CLI's");
+    // The objects of a class: each placed where DevTools links it (the bundle) and where the map
+    // places it (the class's original), at the CLI and the service alike.
+    let key = the_row(&mapped, "SessionStore")["key"].as_str().unwrap();
+    let objects = check_objects(&snapshot, &bundle, key, &dir);
+    let served = view
+        .get(&format!(
+            "/api/ui/sessions/{}/artifacts/{}/heap/class?key={}",
+            session["session_id"].as_str().unwrap(),
+            session["artifacts"][0]["artifact_id"],
+            crate::support::encode(key)
+        ))
+        .expect(200, "view's class objects");
+    assert_eq!(served.json(), objects, "view's objects are not the CLI's");
     drop(view);
     // The heap report embeds the mapped Summary.
     let views = crate::serve::report_views(&snapshot);
@@ -268,7 +341,10 @@ fn summary_names_bundled_classes_by_their_source_maps() {
     assert_eq!(embedded, mapped, "the report's Summary is not the CLI's");
     // The UI's Summary shows each mapped class's original name and position beside DevTools'.
     if let Some(v) = crate::ui::view(std::slice::from_ref(&snapshot)) {
-        crate::ui::node_case("ui-heap.mjs", "original", &v.url, &mapped);
+        // With SessionStore's objects (`heap class`), whose rows show their class's original.
+        let mut expected = mapped.clone();
+        expected["objects"] = objects;
+        crate::ui::node_case("ui-heap.mjs", "original", &v.url, &expected);
     }
     // The text table shows the original beside DevTools' row.
     let out = jsprof(&[

@@ -108,6 +108,8 @@ fn a_heap_report_has_the_views_of_view_and_the_leak_series_charts() {
     let last = &leak[2..];
     let detached = vec![f.join("detached.heapsnapshot.gz")];
     let series = recorded_series();
+    let realms = vec![crate::heap_contexts::snapshot().to_path_buf()];
+    let realm = format!("@{}", crate::heap_contexts::realm_declaring("keepA"));
     let Some(live) = view(&series) else { return };
     let series_expected = |shot: &str| {
         let mut doc = heap_json("leaks", &series, &["--all", "--limit", MAX_ROWS]);
@@ -148,6 +150,16 @@ fn a_heap_report_has_the_views_of_view_and_the_leak_series_charts() {
                 "comparison": heap_json("diff", &leak[1..], &["--limit", MAX_ROWS]),
                 "leaks": heap_json("leaks", &leak, &["--limit", MAX_ROWS]),
             },
+        },
+        {
+            // Three JavaScript realms: the Summary's context select, from what the report
+            // embedded (`heap contexts`, `heap summary --context C --limit 2000`).
+            "url": report_of(&realms, "realms"), "report": true,
+            "tabs": tabs(&["summary"], &[]),
+            "checks": {"contexts": {
+                "contexts": heap_json("contexts", &realms, &[]),
+                "report": heap_json("summary", &realms, &["--context", &realm, "--limit", "2000"]),
+            }},
         },
         {
             "url": report_of(&series, "series"), "report": true,

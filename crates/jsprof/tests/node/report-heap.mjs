@@ -12,6 +12,8 @@
 //   strings     `jsprof heap strings --limit 500 --json`: the rows.
 //   advisors    `jsprof heap advisors --limit 500 --json`: the rows, in order.
 //   detached    `jsprof heap detached --json`: the trees.
+//   contexts    {contexts, report}: `jsprof heap contexts --json` and `jsprof heap summary
+//               --context C --limit 2000 --json`: the select's options, then C's rows.
 //   comparison  `jsprof heap diff BASE THIS --limit 500 --json`: the rows.
 //   leaks       `jsprof heap leaks BASE TARGET FINAL --limit 500 --json`: the groups.
 //   series      `jsprof heap leaks S1 … SN --all --limit 500 --json`: every group's row shows two
@@ -127,6 +129,22 @@ const checks = {
     const want = c.groups.map((g) => [g.class, g.count, g.retained_size, g.sample_id]);
     assert.ok(want.length > 0, `${what}: the fixture leaks`);
     assert.deepEqual(sorted(got), sorted(want), `${what}: Leaks are \`heap leaks\``);
+  },
+
+  // The Summary's "JavaScript context" select: `heap contexts`' contexts, and a context's rows
+  // are `heap summary --context`'s; its classes open onto a note (their objects not embedded).
+  async contexts(c, what) {
+    await page.waitForFunction(() => window.jsprof.summary && window.jsprof.summary.table, null, { timeout: 60000 });
+    const select = '[role=tabpanel]:not([hidden]) select[aria-label="JavaScript context"]';
+    await page.waitForSelector(select, { state: 'visible', timeout: 30000 });
+    const values = await page.$$eval(`${select} option`, (os) => os.map((o) => o.value));
+    assert.deepEqual(values, ['', ...c.contexts.contexts.map((x) => String(x.id)), 'shared', 'none'], `${what}: the select lists \`heap contexts\``);
+    await page.selectOption(select, String(c.report.context.id));
+    await page.waitForFunction((id) => window.jsprof.summary.summary && window.jsprof.summary.summary.context && window.jsprof.summary.summary.context.id === id, c.report.context.id, { timeout: 30000 });
+    const rows = (list) => list.map((x) => [x.key, x.count, x.self_size, x.retained_size, x.distance]);
+    const got = await page.evaluate(() => window.jsprof.summary.table.roots.map((r) => r.d));
+    assert.deepEqual(sorted(rows(got)), sorted(rows(c.report.classes)), `${what}: the context's Summary is \`heap summary --context\``);
+    await shot('report-heap-context');
   },
 
   // Each drawn row: its verdict, class and charts, as drawn (DOM, not the table's data).

@@ -26,7 +26,9 @@
 //               context shows `jsprof heap summary --context ID --json`'s rows, and CLASS expands
 //               to the first page of as many objects as that Summary counts.
 //   original    `jsprof heap summary --json` of a bundled snapshot: each class row with a
-//               `source_name` shows it and its `source_location` beside DevTools' name.
+//               `source_name` shows it and its `source_location` beside DevTools' name; with
+//               `objects` (`jsprof heap class --json` of one class), its first object's row
+//               shows its location and original.
 //   tabs        {present, absent}: tab names that must (not) be in the tab bar.
 import { startCheck } from './browser.mjs';
 import assert from 'node:assert/strict';
@@ -169,6 +171,23 @@ if (kind === 'retainers') {
       return t.roots[p].tr ? t.roots[p].tr.textContent : null;
     }, c.key);
     assert.ok(row && row.includes(`← ${c.source_name} ${c.source_location}`), `${c.name}'s row shows ${c.source_name} ${c.source_location}: ${row}`);
+  }
+  // A class's objects (`heap class`, given as `objects`): each row shows where its constructor
+  // is in the bundle and, from the map, its class's original.
+  if (expected.objects) {
+    const { key, objects } = expected.objects;
+    await page.evaluate(async (key) => {
+      const t = window.jsprof.summary.table;
+      const p = t.roots.findIndex((r) => r.d.key === key);
+      t.scrollTo(p);
+      await t.expand(t.roots[p], true);
+      t.render();
+    }, key);
+    const o = objects[0];
+    const short = o.location.slice(o.location.lastIndexOf('/') + 1);
+    const want = `@${o.id} ${short} ← ${o.source_name} ${o.source_location}`;
+    await page.waitForFunction((want) => [...document.querySelectorAll('[role=tabpanel]:not([hidden]) tbody tr')].some((tr) => tr.textContent.includes(want)), want, { timeout: 30000 })
+      .catch(() => assert.fail(`an object row shows ${want}`));
   }
   await shot('heap-original');
 } else if (kind === 'allocations') {

@@ -279,6 +279,22 @@ pub(super) fn mapped_summary(
     report
 }
 
+/// The originals of the objects `doc` lists, as `heap class` maps them, and the maps' notes (a
+/// map that cannot be read among them).
+fn map_objects(
+    heap: &Heap,
+    doc: &mut impl jsprof_document::heap_source_maps::ListsObjects,
+    policy: &jsprof_document::source_maps::SourceMaps,
+) -> Vec<jsprof_document::JsonWarning> {
+    jsprof_document::heap_source_maps::map_objects(doc, &heap.analysis.scripts, policy)
+        .unwrap_or_else(|e| {
+            vec![jsprof_document::JsonWarning {
+                at: String::new(),
+                message: e.to_string(),
+            }]
+        })
+}
+
 fn class_line(c: &jsprof_document::heap::ClassJson) -> String {
     let mut line = format!(
         "{} (key {}): {} objects, self {}, retained {}",
@@ -303,6 +319,7 @@ pub(super) async fn heap_class(q: Question<'_>, args: HeapClassArgs) -> ToolResu
     let offset = q.offset()?;
     let items = q.items();
     let key = args.key.clone();
+    let policy = q.store.source_maps();
     let page = crate::store::blocking(move || {
         let members = heap.class(&key).ok_or_else(|| {
             ToolError::NotFound(format!(
@@ -311,13 +328,15 @@ pub(super) async fn heap_class(q: Question<'_>, args: HeapClassArgs) -> ToolResu
                 key.escape_debug()
             ))
         })?;
-        let page = jsprof_document::heap_pages::page(
+        let mut page = jsprof_document::heap_pages::page(
             &heap.snapshot,
             &heap.analysis,
             &members,
             offset,
             items,
         );
+        // A page has no warnings: heap_summary says what became of the maps.
+        map_objects(&heap, &mut page, &policy);
         Ok(page)
     })
     .await?;
@@ -374,15 +393,19 @@ pub(super) async fn heap_retainers(q: Question<'_>, args: HeapRetainersArgs) -> 
             options.paths, q.store.config.max_items
         )));
     }
+    let policy = q.store.source_maps();
     let doc = heap_document(&q, &args.handle, move |heap| {
         let node = jsprof_document::heap::ordinal_of(&heap.name, &heap.snapshot, id)?;
-        Ok(jsprof_document::heap::retainers_report_with(
+        let mut report = jsprof_document::heap::retainers_report_with(
             &heap.snapshot,
             &heap.analysis,
             heap.retainers(),
             node,
             options,
-        ))
+        );
+        let notes = map_objects(heap, &mut report, &policy);
+        report.warnings.extend(notes);
+        Ok(report)
     })
     .await?;
     let mut answer = q.page_of(&*doc, &["paths"], &doc.paths, "retaining paths", |p| {
@@ -410,6 +433,7 @@ pub(super) async fn heap_dominators(
     let heap = heap_of(&q, &args.handle).await?;
     let offset = q.offset()?;
     let items = q.items();
+    let policy = q.store.source_maps();
     let (page, object) = crate::store::blocking(move || {
         let node = match id {
             Some(id) => jsprof_document::heap::ordinal_of(&heap.name, &heap.snapshot, id)?,
@@ -424,7 +448,9 @@ pub(super) async fn heap_dominators(
             items,
         );
         let object = jsprof_document::heap::object_json(&heap.snapshot, &heap.analysis, node);
-        Ok((page, object))
+        let mut both = (page, object);
+        map_objects(&heap, &mut both, &policy);
+        Ok(both)
     })
     .await?;
     let mut json = to_value(&page)?;

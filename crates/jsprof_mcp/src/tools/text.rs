@@ -125,7 +125,17 @@ pub(super) fn object_row(o: &ObjectJson) -> String {
     let ObjectJson {
         id, name, class, ..
     } = o;
-    object_head(*id, name, class, o.self_size, o.retained_size, o.distance)
+    let mut row = object_head(*id, name, class, o.self_size, o.retained_size, o.distance);
+    // Where its function is, and the source map's original (as heap_summary's classes).
+    if let Some(at) = &o.location {
+        row.push_str(&format!(", at {at}"));
+    }
+    match (&o.source_name, &o.source_location) {
+        (Some(name), Some(at)) => row.push_str(&format!("; in the source: {name} at {at}")),
+        (None, Some(at)) => row.push_str(&format!("; in the source: at {at}")),
+        _ => {}
+    }
+    row
 }
 
 /// The line that opens every heap object's description: `@id name (what): sizes, distance`.

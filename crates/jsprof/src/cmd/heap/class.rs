@@ -11,7 +11,7 @@ use jsprof_document::heap_class::{
     class_objects_report, find_class, sort_objects, ObjectOrder, ObjectsQuery,
 };
 
-use super::{fmt_distance, fmt_id, load, truncate};
+use super::{fmt_distance, fmt_id, load, object_places, truncate};
 use crate::output::{self, columns, fmt_bytes};
 
 #[derive(clap::Args)]
@@ -33,6 +33,11 @@ pub struct ClassArgs {
     /// How many objects to list; 0 lists all.
     #[arg(long, default_value_t = 100)]
     pub limit: usize,
+    /// Objects whose function or constructor is in bundled code get their original name and
+    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
+    /// or these.
+    #[command(flatten)]
+    pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -67,7 +72,7 @@ pub fn run(args: ClassArgs) -> Result<ExitCode> {
     let mut sorted = members.clone();
     sort_objects(s, a, &mut sorted, order);
     let limit = output::limit_or_all(args.limit);
-    let report = class_objects_report(
+    let mut report = class_objects_report(
         s,
         a,
         (&row.key, &row.name),
@@ -79,6 +84,8 @@ pub fn run(args: ClassArgs) -> Result<ExitCode> {
             limit,
         },
     );
+    let notes = loaded.map_objects(&mut report, &args.source_maps)?;
+    report.warnings.extend(notes);
     loaded.emit(args.json, &report, |out| {
         writeln!(
             out,
@@ -89,13 +96,13 @@ pub fn run(args: ClassArgs) -> Result<ExitCode> {
             (report.offset + 1).min(report.offset + report.objects.len()),
             report.offset + report.objects.len(),
         )?;
-        columns(report.objects.iter().enumerate())
+        let table = columns(report.objects.iter().enumerate())
             .right("#", |(i, _)| (report.offset + i + 1).to_string())
             .left("Object", |(_, o)| truncate(&o.name, 60))
             .right("Id", |(_, o)| fmt_id(o.id))
             .right("Distance", |(_, o)| fmt_distance(o.distance))
             .right("Self size", |(_, o)| fmt_bytes(o.self_size as f64))
-            .right("Retained size", |(_, o)| fmt_bytes(o.retained_size as f64))
-            .write(out)
+            .right("Retained size", |(_, o)| fmt_bytes(o.retained_size as f64));
+        object_places(table, |(_, o)| o).write(out)
     })
 }

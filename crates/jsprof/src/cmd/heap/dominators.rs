@@ -4,10 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use jsprof_document::heap_source_maps::ListsObjects;
 use jsprof_heap::{DominatorTree, NodeOrdinal};
 use serde::Serialize;
 
-use super::{fmt_distance, fmt_id, load, truncate, Loaded, ObjectJson};
+use super::{fmt_distance, fmt_id, load, object_places, truncate, Loaded, ObjectJson};
 use crate::output::{columns, fmt_bytes, fmt_percent, JsonWarning};
 
 #[derive(clap::Args)]
@@ -26,6 +27,11 @@ pub struct DominatorsArgs {
     /// Children shown per object (largest first); 0 shows all.
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
+    /// Objects whose function or constructor is in bundled code get their original name and
+    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
+    /// or these.
+    #[command(flatten)]
+    pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -74,6 +80,13 @@ fn build(
 }
 
 /// The tree under `node` in the table's order (depth first), each node with its depth.
+impl ListsObjects for TreeJson {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+        f(&mut self.object);
+        self.children.each_object(f);
+    }
+}
+
 fn rows<'a>(node: &'a TreeJson, depth: usize, rows: &mut Vec<(usize, &'a TreeJson)>) {
     rows.push((depth, node));
     for child in &node.children {
@@ -90,16 +103,18 @@ pub fn run(args: DominatorsArgs) -> Result<ExitCode> {
     };
     let tree = DominatorTree::new(s, &loaded.analysis);
     let root = build(&loaded, &tree, start, 0, &args);
-    let report = DominatorsJson {
+    let mut report = DominatorsJson {
         kind: s.kind(),
         warnings: loaded.warnings_json(),
         root,
     };
+    let notes = loaded.map_objects(&mut report.root, &args.source_maps)?;
+    report.warnings.extend(notes);
     loaded.emit(args.json, &report, |out| {
         let total = loaded.analysis.total_size;
         let mut all = Vec::new();
         rows(&report.root, 0, &mut all);
-        columns(all)
+        let table = columns(all)
             .left("Object", |(depth, node)| {
                 let mut name =
                     format!("{}{}", "  ".repeat(*depth), truncate(&node.object.name, 60));
@@ -121,7 +136,7 @@ pub fn run(args: DominatorsArgs) -> Result<ExitCode> {
                 } else {
                     n.object.retained_size as f64 * 100.0 / total as f64
                 })
-            })
-            .write(out)
+            });
+        object_places(table, |(_, n)| &n.object).write(out)
     })
 }

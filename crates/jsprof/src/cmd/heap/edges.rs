@@ -28,6 +28,11 @@ pub struct EdgesArgs {
     /// How many edges to list; 0 lists all.
     #[arg(long, default_value_t = 100)]
     pub limit: usize,
+    /// Objects whose function or constructor is in bundled code get their original name and
+    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
+    /// or these.
+    #[command(flatten)]
+    pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -60,7 +65,9 @@ pub fn run(args: EdgesArgs) -> Result<ExitCode> {
         EdgeDirection::Containment
     };
     let limit = output::limit_or_all(args.limit);
-    let report = edges_report(s, a, None, direction, node, args.offset, limit);
+    let mut report = edges_report(s, a, None, direction, node, args.offset, limit);
+    let notes = loaded.map_objects(&mut report, &args.source_maps)?;
+    report.warnings.extend(notes);
     loaded.emit(args.json, &report, |out| {
         writeln!(
             out,

@@ -18,6 +18,11 @@ pub struct RetainersArgs {
     pub id: u32,
     #[command(flatten)]
     pub options: RetainersOptions,
+    /// Objects whose function or constructor is in bundled code get their original name and
+    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
+    /// or these.
+    #[command(flatten)]
+    pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -27,8 +32,10 @@ pub fn run(args: RetainersArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
     let node = loaded.ordinal_of(args.id)?;
     let options = args.options;
-    let report =
+    let mut report =
         jsprof_document::heap::retainers_report(&loaded.snapshot, &loaded.analysis, node, options);
+    let notes = loaded.map_objects(&mut report, &args.source_maps)?;
+    report.warnings.extend(notes);
     loaded.emit(args.json, &report, |out| {
         let (object, paths) = (&report.object, &report.paths);
         writeln!(out, "{}", object_line(object))?;
