@@ -210,7 +210,7 @@ async function json(args, options = {}) {
 
 const VIEW = { thread: 'string', range: 'string', samples: 'bool' };
 // `--sourcemap` and `--no-sourcemaps`: the CPU commands' and the heap views' (`heap summary`,
-// `heap allocations`).
+// `class`, `retainers`, `dominators`, `edges`, `leaks`, `allocations`).
 const SOURCE_MAPS = { sourcemap: 'strings', noSourcemaps: 'bool' };
 const TRANSFORM = {
   focus: 'strings',
@@ -325,7 +325,7 @@ const COMMANDS = {
   heapClass: {
     words: ['heap', 'class'],
     positionals: ['file', 'class'],
-    flags: { sort: 'string', ascending: 'bool', offset: 'number', limit: 'number' },
+    flags: { sort: 'string', ascending: 'bool', offset: 'number', limit: 'number', ...SOURCE_MAPS },
   },
   heapDiff: {
     words: ['heap', 'diff'],
@@ -335,17 +335,17 @@ const COMMANDS = {
   heapRetainers: {
     words: ['heap', 'retainers'],
     positionals: ['file', 'id'],
-    flags: { paths: 'number', maxDepth: 'number' },
+    flags: { paths: 'number', maxDepth: 'number', ...SOURCE_MAPS },
   },
   heapDominators: {
     words: ['heap', 'dominators'],
     positionals: ['file'],
-    flags: { id: 'string', depth: 'number', minSize: 'number', limit: 'number' },
+    flags: { id: 'string', depth: 'number', minSize: 'number', limit: 'number', ...SOURCE_MAPS },
   },
   heapEdges: {
     words: ['heap', 'edges'],
     positionals: ['file', 'id'],
-    flags: { retainers: 'bool', offset: 'number', limit: 'number' },
+    flags: { retainers: 'bool', offset: 'number', limit: 'number', ...SOURCE_MAPS },
   },
   heapStrings: { words: ['heap', 'strings'], positionals: ['file'], flags: { limit: 'number' } },
   heapDetached: { words: ['heap', 'detached'], positionals: ['file'], flags: { limit: 'number' } },
@@ -353,7 +353,7 @@ const COMMANDS = {
     words: ['heap', 'leaks'],
     // Three snapshots, or a series (an array of 4 to 50, or a directory) as the first.
     positionals: ['base', 'target', 'last', 'more'],
-    flags: { series: 'bool', all: 'bool', alpha: 'number', minRetained: 'number', limit: 'number' },
+    flags: { series: 'bool', all: 'bool', alpha: 'number', minRetained: 'number', limit: 'number', ...SOURCE_MAPS },
   },
   heapAdvisors: {
     words: ['heap', 'advisors'],

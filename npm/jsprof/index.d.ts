@@ -169,7 +169,8 @@ export interface ViewOptions {
   samples?: boolean;
 }
 
-/** Source maps: the CPU commands' and the heap views' (`heapSummary`, `heapAllocations`). */
+/** Source maps: the CPU commands' and the heap views' (`heapSummary`, `heapClass`, `heapRetainers`,
+ * `heapDominators`, `heapEdges`, `heapLeaks`, `heapAllocations`). */
 export interface SourceMapOptions {
   /** Source maps, or folders of them, for scripts whose own comment does not lead to one. */
   sourcemap?: string | string[];
@@ -421,7 +422,7 @@ export interface HeapSummaryOptions extends GlobalOptions, SourceMapOptions {
    * (`6045` or `'@6045'`), `'shared'` or `'none'`. */
   context?: number | string;
 }
-export interface HeapClassOptions extends GlobalOptions {
+export interface HeapClassOptions extends GlobalOptions, SourceMapOptions {
   sort?: 'retained' | 'self' | 'distance' | 'id';
   ascending?: boolean;
   offset?: number;
@@ -431,19 +432,19 @@ export interface HeapDiffOptions extends GlobalOptions {
   limit?: number;
   offset?: number;
 }
-export interface HeapRetainersOptions extends GlobalOptions {
+export interface HeapRetainersOptions extends GlobalOptions, SourceMapOptions {
   /** How many retaining paths (default 5). */
   paths?: number;
   maxDepth?: number;
 }
-export interface HeapDominatorsOptions extends GlobalOptions {
+export interface HeapDominatorsOptions extends GlobalOptions, SourceMapOptions {
   /** The object to start from (`@123` or 123); the root otherwise. */
   id?: number | string;
   depth?: number;
   minSize?: number;
   limit?: number;
 }
-export interface HeapEdgesOptions extends GlobalOptions {
+export interface HeapEdgesOptions extends GlobalOptions, SourceMapOptions {
   /** The object's retainers instead of its references. */
   retainers?: boolean;
   offset?: number;
@@ -452,7 +453,7 @@ export interface HeapEdgesOptions extends GlobalOptions {
 export interface HeapLimitOptions extends GlobalOptions {
   limit?: number;
 }
-export interface HeapLeaksOptions extends GlobalOptions {
+export interface HeapLeaksOptions extends GlobalOptions, SourceMapOptions {
   minRetained?: number;
   limit?: number;
 }

@@ -1857,6 +1857,12 @@ export interface LeakGroupJson {
   retained_size: number;
   /** The group's largest object (its id in FINAL, for its Retainers). */
   sample_id: number;
+  source_location?: string | null;
+  /**
+   * Where a source map places the class (its constructor) or the closure's function: its
+   * original name and `url:line:column` (docs/heap.md, "Source maps").
+   */
+  source_name?: string | null;
 }
 
 /** One group: objects of one class along one path shape, across the series. */
@@ -1877,6 +1883,9 @@ export interface LeakSeriesGroupJson {
    */
   sample_id: number;
   sample_snapshot: number;
+  source_location?: string | null;
+  /** As in `heap leaks`: where a source map places the class or closure. */
+  source_name?: string | null;
   /** `growing`, `bounded`, `one-off` or `flat` (never present; only with groups of zero size). */
   verdict: string;
 }
@@ -1915,6 +1924,9 @@ export interface LeakSnapshotJson {
 export interface LeakStepJson {
   class: string;
   edge: string;
+  source_location?: string | null;
+  /** Where a source map places the step's class or closure, as a group's. */
+  source_name?: string | null;
 }
 
 /** The trend of one series of a group. */

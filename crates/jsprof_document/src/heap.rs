@@ -694,12 +694,42 @@ pub struct LeakGroupJson {
     pub path: Vec<LeakStepJson>,
     /// The group's largest object (its id in FINAL, for its Retainers).
     pub sample_id: u32,
+    /// Where a source map places the class (its constructor) or the closure's function: its
+    /// original name and `url:line:column` (docs/heap.md, "Source maps").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_location: Option<String>,
+    /// The sample's place, for the maps.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub place: Option<jsprof_heap::Place>,
 }
 
 #[derive(Serialize, JsonSchema)]
 pub struct LeakStepJson {
     pub edge: String,
     pub class: String,
+    /// Where a source map places the step's class or closure, as a group's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_location: Option<String>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub place: Option<jsprof_heap::Place>,
+}
+
+impl LeakStepJson {
+    pub fn of(step: jsprof_heap::LeakStep) -> LeakStepJson {
+        LeakStepJson {
+            edge: step.edge,
+            class: step.class,
+            source_name: None,
+            source_location: None,
+            place: step.place,
+        }
+    }
 }
 
 /// One of the three snapshots, as the leak search used it.
@@ -893,15 +923,11 @@ pub fn leaks_report_of(
                 class: g.class,
                 count: g.count,
                 retained_size: g.retained_size,
-                path: g
-                    .path
-                    .into_iter()
-                    .map(|p| LeakStepJson {
-                        edge: p.edge,
-                        class: p.class,
-                    })
-                    .collect(),
+                path: g.path.into_iter().map(LeakStepJson::of).collect(),
                 sample_id: s.nodes.id(g.sample),
+                source_name: None,
+                source_location: None,
+                place: g.place,
             })
             .collect(),
     }

@@ -27,11 +27,17 @@ use jsprof_heap::scripts::{Script, SNAPSHOT_STRING_LIMIT};
 use jsprof_heap::HeapSnapshot;
 use jsprof_profile::display::fmt_location;
 
-use crate::heap::{ClassJson, ObjectJson, PathJson, RetainersReport, StepJson, SummaryReport};
+use crate::heap::{
+    ClassJson, LeakGroupJson, LeakStepJson, LeaksReport, ObjectJson, PathJson, RetainersReport,
+    StepJson, SummaryReport,
+};
+use crate::heap_allocations::{AllocationsReport, StackJson};
 use crate::heap_class::ClassObjectsReport;
 use crate::heap_edges::{EdgeJson, EdgesReport};
-use crate::heap_pages::{ClassObjects, DetachedJson, DominatedJson, HeapDoc, ObjectWithPaths, ObjectsPage};
-use crate::heap_allocations::{AllocationsReport, StackJson};
+use crate::heap_pages::{
+    ClassObjects, DetachedJson, DominatedJson, HeapDoc, ObjectWithPaths, ObjectsPage,
+};
+use crate::leak_series::{LeakSeriesGroupJson, LeakSeriesReport};
 use crate::source_maps::{local_path, MapFinder, SourceMaps, MAX_SCRIPT};
 use crate::{JsonWarning, Result};
 
@@ -268,19 +274,64 @@ fn map_stack(stack: &mut StackJson, ids: &HashMap<String, u32>, maps: &mut HeapM
     }
 }
 
-/// A document that lists heap objects: each of them, for [`map_objects`].
+/// Something a source map can place: V8's location of a function (script id, 0-based line and
+/// column) with the name it has there, and where to put the original.
+pub trait Placed {
+    fn place(&self) -> Option<(u32, u32, u32, &str)>;
+    fn set_original(&mut self, original: &Original);
+}
+
+impl Placed for ObjectJson {
+    /// A closure by its function's name, an object by its class (its constructor's name).
+    fn place(&self) -> Option<(u32, u32, u32, &str)> {
+        let (id, line, column) = self.at?;
+        let name = if self.node_type == "closure" {
+            &self.name
+        } else {
+            &self.class
+        };
+        Some((id, line, column, name))
+    }
+
+    fn set_original(&mut self, o: &Original) {
+        self.source_name = o.name.clone();
+        self.source_location = Some(o.location.clone());
+    }
+}
+
+/// `impl Placed` for leak groups and their steps: `place` is a [`jsprof_heap::Place`].
+macro_rules! placed_by_place {
+    ($($t:ty),+) => {$(
+        impl Placed for $t {
+            fn place(&self) -> Option<(u32, u32, u32, &str)> {
+                let p = self.place.as_ref()?;
+                Some((p.script_id, p.line, p.column, &p.name))
+            }
+
+            fn set_original(&mut self, o: &Original) {
+                self.source_name = o.name.clone();
+                self.source_location = Some(o.location.clone());
+            }
+        }
+    )+};
+}
+
+placed_by_place!(LeakGroupJson, LeakStepJson, LeakSeriesGroupJson);
+
+/// A document that lists heap objects (or groups of them): each place in it, for
+/// [`map_objects`].
 pub trait ListsObjects {
-    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson));
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed));
 }
 
 impl ListsObjects for ObjectJson {
-    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
         f(self)
     }
 }
 
 impl<T: ListsObjects> ListsObjects for Vec<T> {
-    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
         for x in self {
             x.each_object(f);
         }
@@ -288,7 +339,7 @@ impl<T: ListsObjects> ListsObjects for Vec<T> {
 }
 
 impl<T: ListsObjects> ListsObjects for Option<T> {
-    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
         if let Some(x) = self {
             x.each_object(f);
         }
@@ -296,7 +347,7 @@ impl<T: ListsObjects> ListsObjects for Option<T> {
 }
 
 impl<A: ListsObjects, B: ListsObjects> ListsObjects for (A, B) {
-    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
         self.0.each_object(f);
         self.1.each_object(f);
     }
@@ -306,12 +357,26 @@ impl<A: ListsObjects, B: ListsObjects> ListsObjects for (A, B) {
 macro_rules! lists_objects {
     ($($doc:ty => $($field:ident),+;)+) => {$(
         impl ListsObjects for $doc {
-            fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+            fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
                 $(self.$field.each_object(f);)+
             }
         }
     )+};
 }
+
+/// `impl ListsObjects` for a leak group: itself (placed by its sample), then its path's steps.
+macro_rules! lists_leak_group {
+    ($($t:ty),+) => {$(
+        impl ListsObjects for $t {
+            fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
+                f(self);
+                self.path.each_object(f);
+            }
+        }
+    )+};
+}
+
+lists_leak_group!(LeakGroupJson, LeakSeriesGroupJson);
 
 lists_objects! {
     StepJson => retainer;
@@ -326,19 +391,27 @@ lists_objects! {
     ClassObjects => objects;
     DominatedJson => objects;
     HeapDoc => objects, detached, dominators, dominated;
+    LeaksReport => groups;
+    LeakSeriesReport => groups;
+}
+
+impl ListsObjects for LeakStepJson {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
+        f(self)
+    }
 }
 
 /// Every listed object's original (`source_name`, `source_location`) where its location's
 /// script has a map, as [`map_summary`] maps the Summary's rows (an object's name is its
-/// constructor's, so an instance gets its class's original); the maps' notes for the document's
-/// warnings.
+/// constructor's, so an instance gets its class's original; a leak group is placed by its
+/// sample); the maps' notes for the document's warnings.
 pub fn map_objects(
     doc: &mut impl ListsObjects,
     scripts: &[Script],
     policy: &SourceMaps,
 ) -> Result<Vec<JsonWarning>> {
     let mut ids = Vec::new();
-    doc.each_object(&mut |o| ids.extend(o.at.map(|(id, _, _)| id)));
+    doc.each_object(&mut |o| ids.extend(o.place().map(|(id, ..)| id)));
     if ids.is_empty() || !policy.enabled {
         return Ok(Vec::new());
     }
@@ -346,20 +419,15 @@ pub fn map_objects(
     // A page of one class's objects asks for one position many times.
     let mut seen: HashMap<(u32, u32, u32, String), Option<Original>> = HashMap::new();
     doc.each_object(&mut |o| {
-        let Some((id, line, column)) = o.at else {
+        let Some((id, line, column, generated)) = o.place() else {
             return;
         };
-        let generated = if o.node_type == "closure" {
-            &o.name
-        } else {
-            &o.class
-        };
         let found = seen
-            .entry((id, line, column, generated.clone()))
-            .or_insert_with_key(|k| maps.original(id, line, column, &k.3));
+            .entry((id, line, column, generated.to_string()))
+            .or_insert_with_key(|k| maps.original(id, line, column, &k.3))
+            .clone();
         if let Some(found) = found {
-            o.source_name = found.name.clone();
-            o.source_location = Some(found.location.clone());
+            o.set_original(&found);
         }
     });
     Ok(maps.warnings())

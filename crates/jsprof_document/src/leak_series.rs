@@ -26,6 +26,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::heap::{warnings_named, LeakStepJson};
+use crate::source_maps::SourceMaps;
 use crate::JsonWarning;
 
 /// The fewest and most snapshots a series takes.
@@ -228,6 +229,14 @@ pub struct LeakSeriesGroupJson {
     /// snapshot's index in `snapshots`).
     pub sample_id: u32,
     pub sample_snapshot: usize,
+    /// As in `heap leaks`: where a source map places the class or closure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_location: Option<String>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub place: Option<jsprof_heap::Place>,
 }
 
 #[derive(Serialize, JsonSchema, Default)]
@@ -262,6 +271,7 @@ type GroupKey = (String, Vec<(String, String)>);
 
 struct GroupAcc {
     class: String,
+    place: Option<jsprof_heap::Place>,
     path: Vec<LeakStepJson>,
     count: Vec<u64>,
     retained: Vec<u64>,
@@ -278,6 +288,9 @@ pub struct LeakSeries {
     warnings: Vec<JsonWarning>,
     groups: Vec<GroupAcc>,
     index: HashMap<GroupKey, usize>,
+    /// Every snapshot's scripts (by id: one process's ids name one script), for the groups'
+    /// source maps.
+    scripts: Vec<jsprof_heap::scripts::Script>,
 }
 
 impl LeakSeries {
@@ -298,6 +311,11 @@ impl LeakSeries {
     pub fn add(&mut self, name: &str, time_s: Option<f64>, s: &HeapSnapshot, a: &Analysis) {
         let k = self.snapshots.len();
         self.kind = s.kind();
+        for script in &a.scripts {
+            if let Err(at) = self.scripts.binary_search_by_key(&script.id, |x| x.id) {
+                self.scripts.insert(at, script.clone());
+            }
+        }
         self.warnings.extend(warnings_named(name, s));
         let max_node_id = max_node_id(s);
         if let Some(previous) = self.snapshots.last() {
@@ -339,14 +357,8 @@ impl LeakSeries {
                     None => {
                         self.groups.push(GroupAcc {
                             class: g.class.clone(),
-                            path: g
-                                .path
-                                .iter()
-                                .map(|p| LeakStepJson {
-                                    edge: p.edge.clone(),
-                                    class: p.class.clone(),
-                                })
-                                .collect(),
+                            place: g.place.clone(),
+                            path: g.path.iter().cloned().map(LeakStepJson::of).collect(),
                             count: Vec::new(),
                             retained: Vec::new(),
                             sample_id: 0,
@@ -375,13 +387,17 @@ impl LeakSeries {
         });
     }
 
-    /// The verdicts, with `order` (how the series was ordered) and the options.
+    /// The verdicts, with `order` (how the series was ordered) and the options; the groups
+    /// listed are placed by their scripts' source maps as `maps` allows (a map that cannot be had
+    /// is a warning).
     pub fn report(
         self,
         by: &'static str,
         times_from: Option<&'static str>,
         options: LeakSeriesOptions,
+        maps: &SourceMaps,
     ) -> LeakSeriesReport {
+        let scripts = self.scripts;
         let n = self.snapshots.len();
         let times: Option<Vec<f64>> = self
             .snapshots
@@ -420,6 +436,9 @@ impl LeakSeries {
                     retained_trend,
                     sample_id: g.sample_id,
                     sample_snapshot: g.sample_snapshot,
+                    source_name: None,
+                    source_location: None,
+                    place: g.place,
                 }
             })
             .filter(|g| options.all || g.verdict == "growing")
@@ -436,7 +455,7 @@ impl LeakSeries {
         if options.limit > 0 {
             groups.truncate(options.limit);
         }
-        LeakSeriesReport {
+        let mut report = LeakSeriesReport {
             kind: if self.kind.is_empty() {
                 "heapsnapshot"
             } else {
@@ -450,7 +469,16 @@ impl LeakSeries {
             verdicts,
             total,
             groups,
-        }
+        };
+        let notes = crate::heap_source_maps::map_objects(&mut report, &scripts, maps)
+            .unwrap_or_else(|e| {
+                vec![JsonWarning {
+                    at: String::new(),
+                    message: e.to_string(),
+                }]
+            });
+        report.warnings.extend(notes);
+        report
     }
 }
 

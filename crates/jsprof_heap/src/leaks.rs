@@ -32,6 +32,42 @@ use crate::strings::wtf8_to_string;
 pub struct LeakStep {
     pub edge: String,
     pub class: String,
+    /// Where the node's function is, for source maps.
+    pub place: Option<Place>,
+}
+
+/// Where a closure's function or an object's constructor is (V8's `locations`: script id,
+/// 0-based line and column) and the name it has there (a closure's function name, an object's
+/// class): what a source map looks up.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Place {
+    pub script_id: u32,
+    pub line: u32,
+    pub column: u32,
+    pub name: String,
+}
+
+impl Place {
+    /// The node's place; `None` for a synthetic node or one without a location.
+    pub fn of(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> Option<Place> {
+        let types = s.types();
+        let kind = s.nodes.kind(n);
+        if kind == types.synthetic {
+            return None;
+        }
+        let l = s.location(n)?;
+        let name = if kind == types.closure {
+            wtf8_to_string(s.strings.bytes(s.nodes.name(n)))
+        } else {
+            a.class_name(s, n)
+        };
+        Some(Place {
+            script_id: l.script_id,
+            line: l.line,
+            column: l.column,
+            name,
+        })
+    }
 }
 
 /// Leaked objects of one class, kept alive along one path shape.
@@ -46,6 +82,8 @@ pub struct LeakGroup {
     pub path: Vec<LeakStep>,
     /// The group's largest object (its ordinal in FINAL).
     pub sample: NodeOrdinal,
+    /// Where the sample's function is, for source maps.
+    pub place: Option<Place>,
 }
 
 /// No edge: the node is held by the root itself, or no root reaches it.
@@ -143,6 +181,7 @@ fn group_new(
                 retained_size: 0,
                 path: Vec::new(),
                 sample: node,
+                place: None,
             });
             groups.len() - 1
         });
@@ -155,6 +194,7 @@ fn group_new(
     }
     for g in &mut groups {
         g.class = display_class(s, a, &types, g.sample);
+        g.place = Place::of(s, a, g.sample);
         g.path = path_of(s, a, &types, &parent, g.sample);
     }
     // The most retained first, then the most objects, then by sample.
@@ -429,6 +469,7 @@ fn path_of(
         steps.push(LeakStep {
             edge: path_edge(s, types, e),
             class: display_class(s, a, types, from),
+            place: Place::of(s, a, from),
         });
         x = from;
     }

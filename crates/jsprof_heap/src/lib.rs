@@ -73,7 +73,7 @@ pub use edges::{containment_edges, retainer_edges};
 pub use error::{HeapError, Result};
 pub use external::{external_owners, ExternalOwner};
 pub use kept_alive::{ScriptSources, SnapshotTextOnly};
-pub use leaks::{leaks, leaks_since, new_object_groups, LeakGroup, LeakStep};
+pub use leaks::{leaks, leaks_since, new_object_groups, LeakGroup, LeakStep, Place};
 pub use names::display_name;
 pub use native_contexts::{
     is_native_context, ContextFilter, NativeContextSize, NativeContextSizes, NativeContexts,

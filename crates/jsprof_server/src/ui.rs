@@ -532,7 +532,24 @@ async fn heap_leak_series(
         })
         .await?;
     }
-    Ok(json_ok(&series.report(order.by, order.times_from, options)))
+    // Placed by the maps this snapshot's session allows, as its Summary is.
+    let maps = session_maps(state, id, artifact)?;
+    let report =
+        crate::work::run(move || Ok(series.report(order.by, order.times_from, options, &maps)))
+            .await?;
+    Ok(json_ok(&report))
+}
+
+/// The source maps a session's artifacts get (`AppState::pipeline`), as its heap views use them.
+fn session_maps(
+    state: &AppState,
+    id: &str,
+    artifact: &str,
+) -> ApiResult<jsprof_document::source_maps::SourceMaps> {
+    let (session, _) = crate::api::artifact(state, id, artifact)?;
+    Ok(state
+        .pipeline(&session, &jsprof_document::filters::FilterSpec::default())
+        .source_maps)
 }
 
 /// The leaks of this snapshot (FINAL) given BASE (before the action) and TARGET (after it), as
@@ -571,6 +588,7 @@ async fn heap_leaks(
     let (last, last_name) = snapshot(&state, &id, &artifact).await?;
     let (base, base_name) = snapshot(&state, &bs, &ba).await?;
     let (target, target_name) = snapshot(&state, &ts, &ta).await?;
+    let maps = session_maps(&state, &id, &artifact)?;
     crate::work::run(move || {
         let (
             Loaded::Snapshot {
@@ -601,7 +619,7 @@ async fn heap_leaks(
         ];
         let order = leaks_order([given[0].1, given[1].1, given[2].1]);
         let [base, target, last] = order.map(|i| given[i]);
-        Ok(json_ok(&jsprof_document::heap::leaks_report(
+        let mut report = jsprof_document::heap::leaks_report(
             Named {
                 name: base.0,
                 snapshot: base.1,
@@ -619,7 +637,12 @@ async fn heap_leaks(
             },
             order,
             options,
-        )))
+        );
+        // As `heap leaks` places the groups: by FINAL's scripts.
+        let notes =
+            jsprof_document::heap_source_maps::map_objects(&mut report, &last.2.scripts, &maps)?;
+        report.warnings.extend(notes);
+        Ok(json_ok(&report))
     })
     .await
 }

@@ -360,13 +360,8 @@ impl Heap<'_> {
                 &kept
             }
         };
-        let mut report = jsprof_document::heap_class::class_objects_report(
-            s,
-            a,
-            (key, &class_name),
-            shown,
-            q,
-        );
+        let mut report =
+            jsprof_document::heap_class::class_objects_report(s, a, (key, &class_name), shown, q);
         let notes = self.map_objects(&mut report)?;
         report.warnings.extend(notes);
         Ok(report)

@@ -720,6 +720,7 @@ export class ComparisonView {
 // `heap` is the report's Summary and Dominators (source.js' `embeddedArtifact`); `data.views`
 // holds `heap_containment` (the Containment pages it embedded, the root's first), `heap_strings`,
 // `heap_advisors`, `heap_contexts` and `heap_context_summaries` (by context id, `shared`, `none`),
+// `heap_process` (a recorded snapshot with its memoryUsage()),
 // and with several snapshots `heap_diff` (the last against the one before), `heap_leaks` (three)
 // or `heap_leak_series` (four or more); `data.snapshots` names them, oldest first.
 export function embeddedHeap(heap, data) {
@@ -751,6 +752,8 @@ export function embeddedHeap(heap, data) {
     classPage: async (key, offset, limit, order, context) => (context ? { total: 0, offset, objects: [], missing: true } : heap.classPage(key, offset, limit, order)),
     strings: doc(views.heap_strings),
     advisors: doc(views.heap_advisors),
+    // A recorded snapshot's isolate with its memoryUsage() (`heap process FILE --limit 10`).
+    process: views.heap_process ? async () => views.heap_process : undefined,
     diff: doc(views.heap_diff),
     leaks: doc(views.heap_leaks),
     leakSeries: doc(views.heap_leak_series),

@@ -329,7 +329,10 @@ fn snapshot_data(
             let mut report = jsprof_document::heap_contexts::summary_report_in_context(
                 (name, snapshot, analysis),
                 &contexts,
-                (jsprof_heap::SortBy::Retained, HeapDocLimits::default().classes),
+                (
+                    jsprof_heap::SortBy::Retained,
+                    HeapDocLimits::default().classes,
+                ),
                 context,
             )?;
             map_summary(&mut report, &analysis.scripts, limits.source_maps)?;
@@ -347,6 +350,40 @@ fn snapshot_data(
         views,
         blobs: Vec::new(),
     })
+}
+
+/// A snapshot `record --heap-snapshot` wrote, with the `process.memoryUsage()` it wrote beside
+/// it: its isolate's memory as `jsprof heap process FILE --limit 10 --json` reads it (the live
+/// view's Process tab asks for 10 owners); `None` for a snapshot without one.
+fn process_data(
+    file: &std::path::Path,
+    loaded: &super::heap::Loaded,
+) -> Result<Option<jsprof_document::process_memory::ProcessMemoryReport>> {
+    use jsprof_document::process_memory::{
+        isolates, memory_file_name, report, MemoryUsageFile, ReadIsolate,
+    };
+    let Some(name) = file.file_name().map(|n| n.to_string_lossy().to_string()) else {
+        return Ok(None);
+    };
+    let memory_path = file.with_file_name(memory_file_name(&name));
+    let Ok(text) = std::fs::read(&memory_path) else {
+        return Ok(None);
+    };
+    let memory = MemoryUsageFile::parse(&memory_path.display().to_string(), &text)
+        .map_err(anyhow::Error::msg)?;
+    let Some(isolate) = isolates(vec![(name.clone(), ())]).into_iter().next() else {
+        return Ok(None);
+    };
+    let read = ReadIsolate::new(
+        &isolate.key,
+        &name,
+        1,
+        &loaded.snapshot,
+        &loaded.analysis,
+        Some(&memory),
+        10,
+    );
+    Ok(Some(report(vec![read], Vec::new())))
 }
 
 /// How many JavaScript contexts (the first, in DevTools' order) a heap report embeds a Summary
@@ -391,7 +428,7 @@ fn snapshots_data(files: &[PathBuf], limits: HeapLimits<'_>) -> Result<ReportDat
             snapshot: given[i],
             analysis: (),
         };
-        let leaks = leaks_report(
+        let mut leaks = leaks_report(
             named(order[0]),
             named(order[1]),
             Named {
@@ -405,6 +442,13 @@ fn snapshots_data(files: &[PathBuf], limits: HeapLimits<'_>) -> Result<ReportDat
                 limit: limits.max_rows,
             },
         );
+        // As `heap leaks` places them: by FINAL's scripts.
+        let notes = jsprof_document::heap_source_maps::map_objects(
+            &mut leaks,
+            &analyses[order[2]].scripts,
+            limits.source_maps,
+        )?;
+        leaks.warnings.extend(notes);
         views.insert("heap_leaks", jsprof_document::raw(&leaks));
     }
     // Last: the comparison re-classifies the base.
@@ -451,6 +495,7 @@ fn series_data(
             limit: limits.max_rows,
             ..LeakSeriesOptions::default()
         },
+        limits.source_maps,
     )?;
     // Back from the series' names to the files (each name is one file's display name).
     let by_name: std::collections::HashMap<String, &PathBuf> =
@@ -494,7 +539,12 @@ fn one_file_data(args: &Args, file: &Path, limits: HeapLimits<'_>) -> Result<Rep
     if crate::load::detect_format(file)? == Some(Format::HeapSnapshot) {
         refuse_filters()?;
         let loaded = super::heap::load(file)?;
-        return snapshot_data(&short, &loaded.snapshot, &loaded.analysis, limits);
+        let mut data = snapshot_data(&short, &loaded.snapshot, &loaded.analysis, limits)?;
+        if let Some(process) = process_data(file, &loaded)? {
+            data.views
+                .insert("heap_process", jsprof_document::raw(&process));
+        }
+        return Ok(data);
     }
     let (name, text) = input::read_all(file)?;
     match jsprof_document::load::detect(&name, &text)? {

@@ -57,7 +57,16 @@ function run() {
 }
 
 const [out, timeline] = process.argv.slice(2);
-if (timeline) {
+if (out === 'leak') {
+  // Three snapshots (`timeline` is their path's stem) while the caches keep every session put.
+  run();
+  for (let step = 1; step <= 3; step++) {
+    for (let i = 0; i < 20; i++) {
+      globalThis.app.caches[i % 3].put('late' + step + '/' + i, new SessionStore('late' + i));
+    }
+    require('node:v8').writeHeapSnapshot(`${timeline}-${step}.heapsnapshot`);
+  }
+} else if (timeline) {
   // Allocations tracked while `run` runs, then the snapshot that stopping writes.
   const { Session } = require('node:inspector');
   const fs = require('node:fs');
@@ -244,7 +253,10 @@ fn check_objects(snapshot: &Path, bundle: &Path, key: &str, dir: &Path) -> Value
     let session_js = dir.join("src/session.js").display().to_string();
     // The bundle is one minified line: V8's location is on its line 1.
     let in_bundle = format!("{}:1:", bundle.display());
-    let constructor = format!("{session_js}:{}", position_in("session.js", "constructor(user)"));
+    let constructor = format!(
+        "{session_js}:{}",
+        position_in("session.js", "constructor(user)")
+    );
     for (o, r) in objects.iter().zip(json_array(&raw["objects"])) {
         let location = o["location"].as_str().unwrap_or_else(|| panic!("{o}"));
         assert!(location.starts_with(&in_bundle), "{location}");
@@ -274,10 +286,20 @@ fn check_objects(snapshot: &Path, bundle: &Path, key: &str, dir: &Path) -> Value
     assert!(closure["location"]
         .as_str()
         .is_some_and(|l| l.starts_with(&in_bundle)));
-    let arrow = format!("{session_js}:{}", position_in("session.js", "() => this.user"));
+    let arrow = format!(
+        "{session_js}:{}",
+        position_in("session.js", "() => this.user")
+    );
     assert_eq!(closure["source_location"], arrow.as_str(), "{closure}");
     // The text table places them in its Location and Original columns.
-    let out = jsprof(&["heap", "class", snapshot.to_str().unwrap(), key, "--limit", "3"]);
+    let out = jsprof(&[
+        "heap",
+        "class",
+        snapshot.to_str().unwrap(),
+        key,
+        "--limit",
+        "3",
+    ]);
     assert_ok(&out, "heap class");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -400,6 +422,64 @@ fn summary_names_bundled_classes_by_their_source_maps() {
     assert!(!json_array(&unmapped["stacks"])
         .iter()
         .any(|s| s.get("source_name").is_some()));
+
+    // Leaks: the sessions the caches keep, found over three snapshots (and as a series), by
+    // their class's original, held through the original LeakyCache.
+    let stem = dir.join("leak");
+    let done = Command::new("node")
+        .arg(&bundle)
+        .arg("leak")
+        .arg(&stem)
+        .output()
+        .expect("run node");
+    assert_ok(&done, "the bundle's leak");
+    let snaps: Vec<String> = (1..=3)
+        .map(|k| format!("{}-{k}.heapsnapshot", stem.display()))
+        .collect();
+    let constructor = |file: &str, at: &str| {
+        format!(
+            "{}:{}",
+            dir.join("src").join(file).display(),
+            position_in(file, at)
+        )
+    };
+    for series in [false, true] {
+        let mut args = vec!["heap", "leaks"];
+        args.extend(snaps.iter().map(String::as_str));
+        args.extend(["--json", "--limit", "0"]);
+        if series {
+            args.extend(["--series", "--all"]);
+        }
+        let leaks = jsprof_json(&args);
+        let group = json_array(&leaks["groups"])
+            .iter()
+            .find(|g| g["source_name"] == "SessionStore")
+            .unwrap_or_else(|| panic!("a SessionStore group: {leaks}"));
+        assert_ne!(group["class"], "SessionStore", "DevTools' class stays");
+        assert_eq!(
+            group["source_location"],
+            constructor("session.js", "constructor(user)").as_str()
+        );
+        let through = json_array(&group["path"])
+            .iter()
+            .find(|p| p["source_name"] == "LeakyCache")
+            .unwrap_or_else(|| panic!("held through LeakyCache: {group}"));
+        assert_eq!(
+            through["source_location"],
+            constructor("cache.js", "constructor(limit)").as_str()
+        );
+        if !series {
+            // Found by `heap leaks` (BASE TARGET FINAL): the sessions put between the first two.
+            assert_eq!(group["count"], 20, "{group}");
+        }
+    }
+    let mut args = vec!["heap", "leaks"];
+    args.extend(snaps.iter().map(String::as_str));
+    let text = String::from_utf8_lossy(&jsprof(&args).stdout).to_string();
+    assert!(
+        text.contains("LeakyCache.entries") && text.contains("Original"),
+        "{text}"
+    );
 
     // A broken map: a warning naming it, the Summary as DevTools has it, exit 0.
     let map = bundle.with_extension("js.map");

@@ -34,9 +34,11 @@ const N: usize = 10;
 const ALPHA: &str = "0.01";
 /// What the server holds B's stylesheet for. A's own parse, style and paint overlap the hold
 /// (the stylesheet's request starts when the parser meets the link), so B's FCP moves by the
-/// hold less that overlap: 56 ms for a 100 ms hold on a loaded 2-core CI machine. 300 ms keeps
-/// the overlap a small part of the shift.
-const DELAY_MS: f64 = 300.0;
+/// hold less that overlap: 56 ms for a 100 ms hold on a loaded 2-core CI machine. 300 ms kept
+/// the overlap a small part of the shift, but not the noise: with the other Chromium tests
+/// beside it, A's FCP medians were 455 and 1,191 ms in two runs here (2026-11-29), its runs
+/// spread over a second, and B's shift was not significant. 800 ms stands above that spread.
+const DELAY_MS: f64 = 800.0;
 /// The oracle rounds ms to 0.001 and scores to 0.001.
 const MS: f64 = 0.01;
 

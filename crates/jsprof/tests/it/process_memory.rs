@@ -207,6 +207,15 @@ fn every_isolate_is_snapshotted_reconciled_and_searched_for_its_own_leak() {
     if let Some(v) = crate::ui::view(&owned) {
         crate::ui::node_case("ui-heap.mjs", "process", &v.url, &cli);
     }
+    // The report of one isolate's snapshot embeds its `heap process FILE --limit 10`.
+    let one = files[0].to_str().unwrap();
+    let views = crate::serve::report_views(files[0]);
+    let alone = crate::support::jsprof_ok(&["heap", "process", one, "--limit", "10", "--json"]);
+    assert_eq!(
+        String::from_utf8_lossy(&views["heap_process"]),
+        String::from_utf8_lossy(alone.stdout.trim_ascii_end()),
+        "the report's process view is the CLI's"
+    );
     // MCP's heap_process over the three handles: the CLI's document.
     if !crate::mcp::sdk_missing() {
         let root = std::fs::canonicalize(&out).unwrap();

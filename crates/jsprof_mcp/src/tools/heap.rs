@@ -696,6 +696,7 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
         heaps[heaps.len() - 1].clone(),
     );
     let min_retained = args.min_retained;
+    let policy = q.store.source_maps();
     let doc = q
         .store
         .document(q.question.to_string(), move || {
@@ -708,7 +709,7 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
             ]);
             let given = [&base, &target, &last];
             let (base, target, last) = (given[order[0]], given[order[1]], given[order[2]]);
-            Ok(jsprof_document::heap::leaks_report(
+            let mut report = jsprof_document::heap::leaks_report(
                 Named {
                     name: &base.name,
                     snapshot: &base.snapshot,
@@ -729,7 +730,11 @@ pub(super) async fn heap_leaks(q: Question<'_>, args: HeapLeaksArgs) -> ToolResu
                     min_retained,
                     limit: 0,
                 },
-            ))
+            );
+            // As `heap leaks` places the groups: by FINAL's scripts.
+            let notes = map_objects(last, &mut report, &policy);
+            report.warnings.extend(notes);
+            Ok(report)
         })
         .await?;
     q.page_of(&*doc, &["groups"], &doc.groups, "leak groups", |g| {
@@ -770,6 +775,7 @@ async fn heap_leak_series(q: Question<'_>, args: HeapLeaksArgs) -> ToolResult<An
         min_retained: args.min_retained,
         limit: 0,
     };
+    let policy = q.store.source_maps();
     let doc = q
         .store
         .document(q.question.to_string(), move || {
@@ -777,7 +783,7 @@ async fn heap_leak_series(q: Question<'_>, args: HeapLeaksArgs) -> ToolResult<An
             for h in &heaps {
                 series.add(&h.name, None, &h.snapshot, &h.analysis);
             }
-            Ok(series.report("given", None, options))
+            Ok(series.report("given", None, options, &policy))
         })
         .await?;
     q.page_of(&*doc, &["groups"], &doc.groups, "leak groups", |g| {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use jsprof_document::heap_source_maps::ListsObjects;
+use jsprof_document::heap_source_maps::{ListsObjects, Placed};
 use jsprof_heap::{DominatorTree, NodeOrdinal};
 use serde::Serialize;
 
@@ -81,7 +81,7 @@ fn build(
 
 /// The tree under `node` in the table's order (depth first), each node with its depth.
 impl ListsObjects for TreeJson {
-    fn each_object(&mut self, f: &mut dyn FnMut(&mut ObjectJson)) {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
         f(&mut self.object);
         self.children.each_object(f);
     }

@@ -78,6 +78,10 @@ pub struct LeaksArgs {
     /// How many groups to list; 0 lists all.
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
+    /// Groups of bundled classes and closures get their original name and position beside
+    /// DevTools' (`source_name`, `source_location`), from the script's own map or these.
+    #[command(flatten)]
+    pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -221,7 +225,7 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
         Some(loaded) => loaded,
         None => load(paths[order[2]])?,
     };
-    let report = {
+    let mut report = {
         let _spinner = Spinner::start("grouping the leaked objects".to_string());
         leaks_report_of(
             &sides[order[0]],
@@ -238,6 +242,13 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
             },
         )
     };
+    // Placed by FINAL's scripts, as `heap class` places FINAL's objects.
+    let notes = jsprof_document::heap_source_maps::map_objects(
+        &mut report,
+        &last.analysis.scripts,
+        &args.source_maps.policy(),
+    )?;
+    report.warnings.extend(notes);
     output::emit(args.json, &report, |out| {
         output::warn("heap leaks", &report.warnings);
         columns(&report.groups)
@@ -246,11 +257,22 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
             .right("Retained size", |g| fmt_bytes(g.retained_size as f64))
             .right("Sample", |g| fmt_id(g.sample_id))
             .left("Retained through", |g| {
-                fmt_path(g.path.iter().map(|p| (p.class.as_str(), p.edge.as_str())))
+                fmt_path(g.path.iter().map(|p| (shown_class(p), p.edge.as_str())))
+            })
+            .left_unless_empty("Original", |g| {
+                original(g.source_name.as_deref(), g.source_location.as_deref())
             })
             .write(out)
     })
 }
+
+/// A step's class as a path shows it: the map's original name when it has one (`LeakyCache`
+/// for a minified `t`), else DevTools'.
+fn shown_class(step: &jsprof_document::heap::LeakStepJson) -> &str {
+    step.source_name.as_deref().unwrap_or(&step.class)
+}
+
+use super::original_text as original;
 
 /// Modification time in seconds since the epoch, when the file has one.
 fn mtime(path: &Path) -> Option<f64> {
@@ -262,6 +284,7 @@ fn mtime(path: &Path) -> Option<f64> {
 pub(crate) fn series_report(
     files: &[PathBuf],
     options: LeakSeriesOptions,
+    maps: &jsprof_document::source_maps::SourceMaps,
 ) -> Result<LeakSeriesReport> {
     let names: Vec<String> = files.iter().map(|p| input::display_name(p)).collect();
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -280,7 +303,7 @@ pub(crate) fn series_report(
         series.add(&names[i], time, &loaded.snapshot, &loaded.analysis);
         // Dropped here: one graph at a time.
     }
-    Ok(series.report(order.by, order.times_from, options))
+    Ok(series.report(order.by, order.times_from, options, maps))
 }
 
 fn run_series(args: &LeaksArgs, files: &[PathBuf]) -> Result<ExitCode> {
@@ -292,6 +315,7 @@ fn run_series(args: &LeaksArgs, files: &[PathBuf]) -> Result<ExitCode> {
             min_retained: args.min_retained,
             limit: args.limit,
         },
+        &args.source_maps.policy(),
     )?;
     output::emit(args.json, &report, |out| write_series(&report, out))
 }
@@ -347,7 +371,10 @@ fn write_series(report: &LeakSeriesReport, out: &mut TextOut) -> std::io::Result
             p_text(g.retained_trend.p_value.min(g.count_trend.p_value))
         })
         .left("Retained through", |g| {
-            fmt_path(g.path.iter().map(|p| (p.class.as_str(), p.edge.as_str())))
+            fmt_path(g.path.iter().map(|p| (shown_class(p), p.edge.as_str())))
+        })
+        .left_unless_empty("Original", |g| {
+            original(g.source_name.as_deref(), g.source_location.as_deref())
         })
         .write(out)
 }
