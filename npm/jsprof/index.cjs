@@ -210,7 +210,7 @@ async function json(args, options = {}) {
 
 const VIEW = { thread: 'string', range: 'string', samples: 'bool' };
 // `--sourcemap` and `--no-sourcemaps`: the CPU commands' and the heap views' (`heap summary`,
-// `class`, `retainers`, `dominators`, `edges`, `leaks`, `allocations`).
+// `node`, `class`, `retainers`, `dominators`, `edges`, `leaks`, `allocations`).
 const SOURCE_MAPS = { sourcemap: 'strings', noSourcemaps: 'bool' };
 const TRANSFORM = {
   focus: 'strings',
@@ -321,7 +321,7 @@ const COMMANDS = {
   },
   heapStats: { words: ['heap', 'stats'], positionals: ['file'], flags: {} },
   heapContexts: { words: ['heap', 'contexts'], positionals: ['file'], flags: {} },
-  heapNode: { words: ['heap', 'node'], positionals: ['file', 'ids'], flags: {} },
+  heapNode: { words: ['heap', 'node'], positionals: ['file', 'ids'], flags: { ...SOURCE_MAPS } },
   heapClass: {
     words: ['heap', 'class'],
     positionals: ['file', 'class'],

@@ -169,7 +169,7 @@ export interface ViewOptions {
   samples?: boolean;
 }
 
-/** Source maps: the CPU commands' and the heap views' (`heapSummary`, `heapClass`, `heapRetainers`,
+/** Source maps: the CPU commands' and the heap views' (`heapSummary`, `heapNode`, `heapClass`, `heapRetainers`,
  * `heapDominators`, `heapEdges`, `heapLeaks`, `heapAllocations`). */
 export interface SourceMapOptions {
   /** Source maps, or folders of them, for scripts whose own comment does not lead to one. */
@@ -476,7 +476,7 @@ export function heapStats(file: Input, options?: GlobalOptions): Promise<JsprofD
 /** `jsprof heap contexts FILE --json`: the JavaScript contexts (realms) and the bytes each owns. */
 export function heapContexts(file: Input, options?: GlobalOptions): Promise<HeapContextsReport>;
 /** `jsprof heap node FILE ID… --json`: single objects. */
-export function heapNode(file: Input, ids: number | string | ReadonlyArray<number | string>, options?: GlobalOptions): Promise<NodesReport>;
+export function heapNode(file: Input, ids: number | string | ReadonlyArray<number | string>, options?: GlobalOptions & SourceMapOptions): Promise<NodesReport>;
 /** `jsprof heap class FILE KEY --json`: a class's objects. */
 export function heapClass(file: Input, className: string, options?: HeapClassOptions): Promise<ClassObjectsReport>;
 /** `jsprof heap diff BASE TARGET --json`: the Comparison view; with `class`, one class's changes. */

@@ -1524,10 +1524,17 @@ export interface HeapNodeJson {
   dominator_id: number;
   edge_count: number;
   id: number;
+  /**
+   * As an object in a list: where its function is, and its original (docs/heap.md, "Source
+   * maps").
+   */
+  location?: string | null;
   name: string;
   retained_size: number;
   retainer_count: number;
   self_size: number;
+  source_location?: string | null;
+  source_name?: string | null;
   type: string;
 }
 

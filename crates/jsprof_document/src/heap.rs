@@ -148,6 +148,22 @@ pub struct ObjectJson {
     pub at: Option<(u32, u32, u32)>,
 }
 
+/// Where the node's function is, as DevTools links it (`url:line:column`, 1-based, when its
+/// script has a URL), and V8's location itself (script id, 0-based line and column) for the maps.
+fn location_of(
+    s: &HeapSnapshot,
+    a: &Analysis,
+    n: NodeOrdinal,
+) -> (Option<String>, Option<(u32, u32, u32)>) {
+    let at = s.location(n).map(|l| (l.script_id, l.line, l.column));
+    let location = at.and_then(|(id, line, column)| {
+        let i = a.scripts.binary_search_by_key(&id, |x| x.id).ok()?;
+        let url = &a.scripts[i].url;
+        (!url.is_empty()).then(|| fmt_location(url, Some(line + 1), Some(column + 1)))
+    });
+    (location, at)
+}
+
 /// The object at ordinal `n`.
 pub fn object_json(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> ObjectJson {
     let class = a.class_name(s, n);
@@ -155,12 +171,7 @@ pub fn object_json(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> ObjectJson
     if n == s.root && name.is_empty() {
         name = "(root)".to_string();
     }
-    let at = s.location(n).map(|l| (l.script_id, l.line, l.column));
-    let location = at.and_then(|(id, line, column)| {
-        let i = a.scripts.binary_search_by_key(&id, |x| x.id).ok()?;
-        let url = &a.scripts[i].url;
-        (!url.is_empty()).then(|| fmt_location(url, Some(line + 1), Some(column + 1)))
-    });
+    let (location, at) = location_of(s, a, n);
     ObjectJson {
         id: s.nodes.id(n),
         name,
@@ -389,6 +400,17 @@ pub struct NodeJson {
     pub dominator_id: u32,
     pub edge_count: u64,
     pub retainer_count: u64,
+    /// As an object in a list: where its function is, and its original (docs/heap.md, "Source
+    /// maps").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_location: Option<String>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub at: Option<(u32, u32, u32)>,
 }
 
 /// `heap node`: single objects by id.
@@ -438,6 +460,7 @@ pub fn nodes_report(
             .filter_map(|w| w.1)
             .map(|ordinal| {
                 let n = a.node_info(s, ordinal);
+                let (location, at) = location_of(s, a, ordinal);
                 NodeJson {
                     id: n.id,
                     name: n.name,
@@ -448,6 +471,10 @@ pub fn nodes_report(
                     dominator_id: n.dominator_id,
                     edge_count: n.edge_count,
                     retainer_count: n.retainer_count,
+                    location,
+                    source_name: None,
+                    source_location: None,
+                    at,
                 }
             })
             .collect(),

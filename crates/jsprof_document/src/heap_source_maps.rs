@@ -28,8 +28,8 @@ use jsprof_heap::HeapSnapshot;
 use jsprof_profile::display::fmt_location;
 
 use crate::heap::{
-    ClassJson, LeakGroupJson, LeakStepJson, LeaksReport, ObjectJson, PathJson, RetainersReport,
-    StepJson, SummaryReport,
+    ClassJson, LeakGroupJson, LeakStepJson, LeaksReport, NodeJson, NodesReport, ObjectJson,
+    PathJson, RetainersReport, StepJson, SummaryReport,
 };
 use crate::heap_allocations::{AllocationsReport, StackJson};
 use crate::heap_class::ClassObjectsReport;
@@ -296,6 +296,27 @@ impl Placed for ObjectJson {
     fn set_original(&mut self, o: &Original) {
         self.source_name = o.name.clone();
         self.source_location = Some(o.location.clone());
+    }
+}
+
+impl Placed for NodeJson {
+    /// By its name: a closure's function name, an object's constructor's.
+    fn place(&self) -> Option<(u32, u32, u32, &str)> {
+        let (id, line, column) = self.at?;
+        Some((id, line, column, &self.name))
+    }
+
+    fn set_original(&mut self, o: &Original) {
+        self.source_name = o.name.clone();
+        self.source_location = Some(o.location.clone());
+    }
+}
+
+impl ListsObjects for NodesReport {
+    fn each_object(&mut self, f: &mut dyn FnMut(&mut dyn Placed)) {
+        for n in &mut self.nodes {
+            f(n);
+        }
     }
 }
 

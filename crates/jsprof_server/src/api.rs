@@ -445,12 +445,11 @@ fn heap_node_asked(_: &AppState, q: Option<String>, node: &str) -> ApiResult<u32
 }
 
 fn heap_node(heap: Heap<'_>, node_id: u32) -> ApiResult<impl Serialize> {
-    Ok(jsprof_document::heap::nodes_report(
-        heap.name,
-        heap.snapshot,
-        heap.analysis,
-        &[node_id],
-    )?)
+    let mut report =
+        jsprof_document::heap::nodes_report(heap.name, heap.snapshot, heap.analysis, &[node_id])?;
+    let notes = heap.map_objects(&mut report)?;
+    report.warnings.extend(notes);
+    Ok(report)
 }
 
 /// `…/heap/retainers/{node}`: `jsprof heap retainers FILE ID --json`.

@@ -123,6 +123,11 @@ pub struct NodeArgs {
     /// Node ids (the `@id` DevTools shows; the `@` may be given).
     #[arg(required = true, value_parser = parse_node_id)]
     pub ids: Vec<u32>,
+    /// Objects whose function or constructor is in bundled code get their original name and
+    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
+    /// or these.
+    #[command(flatten)]
+    pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -638,12 +643,14 @@ fn run_stats(args: StatsArgs) -> Result<ExitCode> {
 
 fn run_node(args: NodeArgs) -> Result<ExitCode> {
     let loaded = load(&args.file)?;
-    let report = jsprof_document::heap::nodes_report(
+    let mut report = jsprof_document::heap::nodes_report(
         &loaded.name,
         &loaded.snapshot,
         &loaded.analysis,
         &args.ids,
     )?;
+    let notes = loaded.map_objects(&mut report, &args.source_maps)?;
+    report.warnings.extend(notes);
     loaded.emit(args.json, &report, |out| {
         columns(&report.nodes)
             .right("Id", |n| fmt_id(n.id))
@@ -655,6 +662,10 @@ fn run_node(args: NodeArgs) -> Result<ExitCode> {
             .right("Dominator", |n| fmt_id(n.dominator_id))
             .right("Edges", |n| n.edge_count.to_string())
             .right("Retainers", |n| n.retainer_count.to_string())
+            .left_unless_empty("Location", |n| n.location.clone().unwrap_or_default())
+            .left_unless_empty("Original", |n| {
+                original_text(n.source_name.as_deref(), n.source_location.as_deref())
+            })
             .write(out)
     })
 }

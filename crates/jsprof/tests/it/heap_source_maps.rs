@@ -266,8 +266,14 @@ fn check_objects(snapshot: &Path, bundle: &Path, key: &str, dir: &Path) -> Value
         assert_eq!(r["location"], o["location"]);
         assert!(r.get("source_name").is_none() && r.get("source_location").is_none());
     }
-    // A closure: the arrow function `onExpire` holds.
+    // `heap node` places the object as its class's list does.
     let id = objects[0]["id"].to_string();
+    let node = jsprof_json(&["heap", "node", snapshot.to_str().unwrap(), &id, "--json"]);
+    let row = &node["nodes"][0];
+    for field in ["location", "source_name", "source_location"] {
+        assert_eq!(row[field], objects[0][field], "heap node's {field}: {node}");
+    }
+    // A closure: the arrow function `onExpire` holds.
     let edges = jsprof_json(&[
         "heap",
         "edges",

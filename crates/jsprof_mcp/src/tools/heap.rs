@@ -352,13 +352,13 @@ pub(super) async fn heap_class(q: Question<'_>, args: HeapClassArgs) -> ToolResu
 pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolResult<Answer> {
     let id = args.id.0;
     let heap = heap_of(&q, &args.handle).await?;
+    let policy = q.store.source_maps();
     let report = crate::store::blocking(move || {
-        Ok(jsprof_document::heap::nodes_report(
-            &heap.name,
-            &heap.snapshot,
-            &heap.analysis,
-            &[id],
-        )?)
+        let mut report =
+            jsprof_document::heap::nodes_report(&heap.name, &heap.snapshot, &heap.analysis, &[id])?;
+        let notes = map_objects(&heap, &mut report, &policy);
+        report.warnings.extend(notes);
+        Ok(report)
     })
     .await?;
     let json = to_value(&report)?;
@@ -367,7 +367,7 @@ pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolRe
             "no object @{id} in the answer"
         )));
     };
-    let text = format!(
+    let mut text = format!(
         "{}, dominated by @{}, {} edges, {} retainers",
         object_head(
             n.id,
@@ -381,6 +381,17 @@ pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolRe
         n.edge_count,
         n.retainer_count
     );
+    // Where its function is, and the source map's original, as heap_class's rows say them.
+    if let Some(at) = &n.location {
+        text.push_str(&format!(", at {at}"));
+    }
+    if let Some(at) = &n.source_location {
+        let name = n
+            .source_name
+            .as_deref()
+            .map_or(String::new(), |s| format!("{s} "));
+        text.push_str(&format!("; in the source: {name}at {at}"));
+    }
     Ok(Answer { json, text })
 }
 
