@@ -29,7 +29,7 @@ mod diff;
 mod dominators;
 mod edges;
 pub(crate) mod leaks;
-mod process;
+pub(crate) mod process;
 mod redact;
 mod retainers;
 mod strings;

@@ -27,13 +27,18 @@ use crate::transform_args::TransformArgs;
   jsprof report leak.heapsnapshot -o leak.html
   jsprof report before.heapsnapshot after.heapsnapshot      # + Comparison (heap diff)
   jsprof report base.heapsnapshot target.heapsnapshot final.heapsnapshot   # + Leaks
-  jsprof report snaps/*.heapsnapshot -o leaks.html      # 4+: Leaks series with charts")]
+  jsprof report snaps/*.heapsnapshot -o leaks.html      # 4+: Leaks series with charts
+  jsprof record --heap-snapshot -o mem -- node server.js && jsprof report mem/
+                                  # every isolate's memory, the main thread's views
+  jsprof report mem/ --isolate worker3 -o w3.html      # worker 3's series instead")]
 pub struct Args {
     /// A .cpuprofile, Chrome trace, JS Self-Profiling trace, .heapprofile or .heapsnapshot (gzip
     /// too); `-` for stdin. Several heap snapshots of one process, oldest first: the report opens
     /// on the last, with its Comparison against the one before; three add Leaks (`heap leaks
     /// BASE TARGET FINAL`), four or more the Leaks series with each group's verdict and chart.
-    #[arg(required = true, value_name = "FILE")]
+    /// A directory `record --heap-snapshot` wrote: the process's memory, isolate by isolate
+    /// (`heap process DIR`), and its main thread's latest snapshot (with `--every`, its series).
+    #[arg(required = true, value_name = "FILE|DIR")]
     pub files: Vec<PathBuf>,
     /// Where to write the HTML (default: the input's name with `.html` added; `-` for stdout).
     #[arg(short = 'o', long)]
@@ -53,6 +58,10 @@ pub struct Args {
     /// largest; the view says how many there are in all).
     #[arg(long, default_value_t = 500, value_name = "N")]
     pub max_rows: usize,
+    /// A recording's directory: the isolate whose views the report opens on, `main` (the
+    /// default) or `worker N` (`worker3` too), as `heap process` names them.
+    #[arg(long, value_name = "ISOLATE")]
+    pub isolate: Option<String>,
     /// Filters and source maps, applied before the views are computed (the report shows them
     /// in its subtitle).
     #[command(flatten)]
@@ -516,6 +525,68 @@ fn series_data(
     Ok((ordered, series))
 }
 
+/// A directory `record --heap-snapshot` wrote (each isolate of a process with its
+/// `memoryUsage()`; with `--every`, a series of each): the whole process's memory as `jsprof heap
+/// process DIR --limit 10 --json` reads it, every isolate's latest snapshot, and the views of one
+/// isolate (`--isolate`; the first process's main thread by default) — its latest snapshot, and
+/// with a series what several snapshots add (Comparison, Leaks, the Leaks series of its last 50).
+fn recording_data(dir: &Path, isolate: Option<&str>, limits: HeapLimits<'_>) -> Result<ReportData> {
+    use jsprof_document::leak_series::{series_order, MAX_SNAPSHOTS};
+    use jsprof_document::process_memory::isolates;
+    let files = super::heap::leaks::list_snapshots(dir)?;
+    let named: Vec<(String, PathBuf)> = files
+        .iter()
+        .map(|p| (short_name(&p.display().to_string()), p.clone()))
+        .collect();
+    let all = isolates(named);
+    let wanted = isolate
+        .map(|i| i.replace(' ', ""))
+        .unwrap_or("main".to_string());
+    let Some(opened) = all
+        .iter()
+        .find(|i| i.key.label().replace(' ', "") == wanted)
+    else {
+        let labels: Vec<String> = all.iter().map(|i| i.key.label()).collect();
+        bail!(
+            "{}: no isolate {wanted:?}; the recording has {}",
+            dir.display(),
+            labels.join(", ")
+        );
+    };
+    let names: Vec<&str> = opened.names.iter().map(String::as_str).collect();
+    let order = series_order(&names, &vec![None; names.len()]);
+    let mut series: Vec<PathBuf> = order
+        .order
+        .iter()
+        .map(|&i| opened.files[i].clone())
+        .collect();
+    if series.len() > MAX_SNAPSHOTS {
+        eprintln!(
+            "jsprof: {}: {} snapshots of {}'s {}; the report's series takes its last {MAX_SNAPSHOTS}",
+            dir.display(),
+            series.len(),
+            opened.key.process,
+            opened.key.label()
+        );
+        series.drain(..series.len() - MAX_SNAPSHOTS);
+    }
+    let mut data = if series.len() > 1 {
+        snapshots_data(&series, limits)?
+    } else {
+        let loaded = super::heap::load(&series[0])?;
+        snapshot_data(
+            names[order.order[0]],
+            &loaded.snapshot,
+            &loaded.analysis,
+            limits,
+        )?
+    };
+    let process = super::heap::process::process_report(&[dir.to_path_buf()], 10)?;
+    data.views
+        .insert("heap_process", jsprof_document::raw(&process));
+    Ok(data)
+}
+
 /// A display name's file name (the report's title names the file, not its folder).
 fn short_name(name: &str) -> String {
     Path::new(name)
@@ -575,7 +646,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
         source_maps: &source_maps,
     };
     let file = args.files.last().expect("clap requires a file").clone();
-    let (short, data) = if args.files.len() > 1 {
+    if args.isolate.is_some() && !file.is_dir() {
+        bail!("--isolate picks an isolate of a recording's directory (`jsprof report DIR`)");
+    }
+    if let Some(dir) = args.files.iter().find(|f| f.is_dir()) {
+        if args.files.len() > 1 {
+            bail!(
+                "{}: a directory (a `record --heap-snapshot` recording) is reported alone",
+                dir.display()
+            );
+        }
+    }
+    let (short, data) = if file.is_dir() {
+        if args.transform.describe().is_some() {
+            bail!("filters apply to CPU profiles, traces and heap profiles, not to heap snapshots");
+        }
+        let data = recording_data(&file, args.isolate.as_deref(), limits)?;
+        let name = data.data["name"].as_str().unwrap_or("report").to_string();
+        (name, data)
+    } else if args.files.len() > 1 {
         if args.transform.describe().is_some() {
             bail!("filters apply to CPU profiles, traces and heap profiles, not to heap snapshots");
         }

@@ -216,6 +216,67 @@ fn every_isolate_is_snapshotted_reconciled_and_searched_for_its_own_leak() {
         String::from_utf8_lossy(alone.stdout.trim_ascii_end()),
         "the report's process view is the CLI's"
     );
+    // The report of the recording's directory embeds every isolate (`heap process DIR --limit
+    // 10`) and opens on the main thread's snapshot: its other views are that file's report's.
+    let mut whole = crate::serve::report_views(&out);
+    let all = crate::support::jsprof_ok(&[
+        "heap",
+        "process",
+        out.to_str().unwrap(),
+        "--limit",
+        "10",
+        "--json",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&whole.remove("heap_process").expect("a process view")),
+        String::from_utf8_lossy(all.stdout.trim_ascii_end()),
+        "the recording's report's process view is the CLI's"
+    );
+    let main_file = files
+        .iter()
+        .find(|f| !f.to_str().unwrap().contains("-worker"))
+        .expect("the main thread's snapshot");
+    let mut main_views = crate::serve::report_views(main_file);
+    main_views.remove("heap_process");
+    assert_eq!(
+        whole.keys().collect::<Vec<_>>(),
+        main_views.keys().collect::<Vec<_>>()
+    );
+    assert!(
+        whole == main_views,
+        "the recording's report opens on the main thread's snapshot"
+    );
+    // Or on a worker's, named as `heap process` names it.
+    let worker_file = files
+        .iter()
+        .find(|f| f.to_str().unwrap().contains("-worker"))
+        .expect("a worker's snapshot");
+    let stem = worker_file.file_stem().unwrap().to_str().unwrap();
+    let worker = &stem[stem.rfind("-worker").unwrap() + 1..];
+    let html = crate::support::temp_file("recording-worker.html", b"");
+    crate::support::jsprof_ok(&[
+        "report",
+        out.to_str().unwrap(),
+        "--isolate",
+        worker,
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let open = r#"<script id="jsprof-data" type="application/json">"#;
+    let start = page.find(open).unwrap() + open.len();
+    let data: Value =
+        serde_json::from_str(&page[start..start + page[start..].find("</script>").unwrap()])
+            .unwrap();
+    assert_eq!(
+        data["name"].as_str(),
+        worker_file.file_name().unwrap().to_str(),
+        "the report of {worker}"
+    );
+    let refused = jsprof(&["report", out.to_str().unwrap(), "--isolate", "worker 99"]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("the recording has main, worker "), "{err}");
     // MCP's heap_process over the three handles: the CLI's document.
     if !crate::mcp::sdk_missing() {
         let root = std::fs::canonicalize(&out).unwrap();

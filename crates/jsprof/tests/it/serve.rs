@@ -1304,7 +1304,10 @@ fn serve_applies_the_cli_filters() {
 /// The embedded `views` of a `jsprof report` page: each document's JSON text as the page carries
 /// it, with the page's own escapes (`<` as `\u003c`, U+2028/2029) undone.
 pub(crate) fn report_views(file: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let out = temp_file("one-answer-report.html", b"");
+    // A name of its own per call: tests run side by side in one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = temp_file(&format!("one-answer-report-{n}.html"), b"");
     cli(&argv("report {} -o {}", &[&file, &out]));
     let html = std::fs::read_to_string(&out).unwrap();
     let open = r#"<script id="jsprof-data" type="application/json">"#;

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use jsprof_document::process_memory::{
-    isolates, memory_file_name, no_memory_file, report, MemoryUsageFile, ReadIsolate,
+    isolates, memory_file_name, no_memory_file, report, MemoryUsageFile, ProcessMemoryReport,
+    ReadIsolate,
 };
 
 use super::{fmt_id, load, truncate};
@@ -48,8 +49,11 @@ fn snapshot_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-pub fn run(args: ProcessArgs) -> Result<ExitCode> {
-    let files: Vec<(String, PathBuf)> = snapshot_files(&args.snapshots)?
+/// The process document of these snapshots (or directories of them), `limit` owners per isolate:
+/// each isolate's latest snapshot with the memory-usage file beside it — what `heap process`
+/// prints and `jsprof report DIR` embeds.
+pub(crate) fn process_report(given: &[PathBuf], limit: usize) -> Result<ProcessMemoryReport> {
+    let files: Vec<(String, PathBuf)> = snapshot_files(given)?
         .into_iter()
         .map(|p| {
             let name = p.file_name().map_or_else(
@@ -86,10 +90,14 @@ pub fn run(args: ProcessArgs) -> Result<ExitCode> {
             &loaded.snapshot,
             &loaded.analysis,
             memory.as_ref(),
-            args.limit,
+            limit,
         ));
     }
-    let doc = report(read, warnings);
+    Ok(report(read, warnings))
+}
+
+pub fn run(args: ProcessArgs) -> Result<ExitCode> {
+    let doc = process_report(&args.snapshots, args.limit)?;
     output::emit(args.json, &doc, |out| {
         output::warn("heap process", &doc.warnings);
         for p in &doc.processes {
