@@ -1181,13 +1181,12 @@ export interface ClassJson {
   name: string;
   retained_size: number;
   self_size: number;
-  /** Where the map places its constructor: `url:line:column` (1-based) in the original source. */
-  source_location?: string | null;
   /**
-   * For a class whose constructor is in a script with a source map: its name in the original
-   * source (`LeakyCache` for a minified `t`), when the map names it (docs/heap.md, "Source
-   * maps"). `key` and `name` stay DevTools'.
+   * Where the map places its function or constructor: `url:line:column` (1-based) in the
+   * original source.
    */
+  source_location?: string | null;
+  /** Its name in the original source (`LeakyCache` for a minified `t`), when the map names it. */
   source_name?: string | null;
 }
 
@@ -1533,7 +1532,12 @@ export interface HeapNodeJson {
   retained_size: number;
   retainer_count: number;
   self_size: number;
+  /**
+   * Where the map places its function or constructor: `url:line:column` (1-based) in the
+   * original source.
+   */
   source_location?: string | null;
+  /** Its name in the original source (`LeakyCache` for a minified `t`), when the map names it. */
   source_name?: string | null;
   type: string;
 }
@@ -1864,11 +1868,12 @@ export interface LeakGroupJson {
   retained_size: number;
   /** The group's largest object (its id in FINAL, for its Retainers). */
   sample_id: number;
-  source_location?: string | null;
   /**
-   * Where a source map places the class (its constructor) or the closure's function: its
-   * original name and `url:line:column` (docs/heap.md, "Source maps").
+   * Where the map places its function or constructor: `url:line:column` (1-based) in the
+   * original source.
    */
+  source_location?: string | null;
+  /** Its name in the original source (`LeakyCache` for a minified `t`), when the map names it. */
   source_name?: string | null;
 }
 
@@ -1890,8 +1895,12 @@ export interface LeakSeriesGroupJson {
    */
   sample_id: number;
   sample_snapshot: number;
+  /**
+   * Where the map places its function or constructor: `url:line:column` (1-based) in the
+   * original source.
+   */
   source_location?: string | null;
-  /** As in `heap leaks`: where a source map places the class or closure. */
+  /** Its name in the original source (`LeakyCache` for a minified `t`), when the map names it. */
   source_name?: string | null;
   /** `growing`, `bounded`, `one-off` or `flat` (never present; only with groups of zero size). */
   verdict: string;
@@ -1931,8 +1940,12 @@ export interface LeakSnapshotJson {
 export interface LeakStepJson {
   class: string;
   edge: string;
+  /**
+   * Where the map places its function or constructor: `url:line:column` (1-based) in the
+   * original source.
+   */
   source_location?: string | null;
-  /** Where a source map places the step's class or closure, as a group's. */
+  /** Its name in the original source (`LeakyCache` for a minified `t`), when the map names it. */
   source_name?: string | null;
 }
 
@@ -2239,12 +2252,12 @@ export interface ObjectJson {
   name: string;
   retained_size: number;
   self_size: number;
-  /** Where the map places the location: `url:line:column` (1-based) in the original source. */
-  source_location?: string | null;
   /**
-   * When that script has a source map (a door that maps, docs/heap.md "Source maps"): the
-   * function's or class's name in the original source. `name` and `class` stay DevTools'.
+   * Where the map places its function or constructor: `url:line:column` (1-based) in the
+   * original source.
    */
+  source_location?: string | null;
+  /** Its name in the original source (`LeakyCache` for a minified `t`), when the map names it. */
   source_name?: string | null;
   type: string;
 }
@@ -2268,12 +2281,12 @@ export interface ObjectWithPaths {
   paths: PathJson[];
   retained_size: number;
   self_size: number;
-  /** Where the map places the location: `url:line:column` (1-based) in the original source. */
-  source_location?: string | null;
   /**
-   * When that script has a source map (a door that maps, docs/heap.md "Source maps"): the
-   * function's or class's name in the original source. `name` and `class` stay DevTools'.
+   * Where the map places its function or constructor: `url:line:column` (1-based) in the
+   * original source.
    */
+  source_location?: string | null;
+  /** Its name in the original source (`LeakyCache` for a minified `t`), when the map names it. */
   source_name?: string | null;
   type: string;
 }
@@ -2649,12 +2662,12 @@ export interface StackJson {
   live_size: number;
   name: string;
   size: number;
-  /** Where the map places the function: `url:line:column` (1-based) in the original source. */
-  source_location?: string | null;
   /**
-   * The function's name in the original source, when its script has a source map that
-   * names it (docs/heap.md, "Source maps"); `name` stays V8's.
+   * Where the map places its function or constructor: `url:line:column` (1-based) in the
+   * original source.
    */
+  source_location?: string | null;
+  /** Its name in the original source (`LeakyCache` for a minified `t`), when the map names it. */
   source_name?: string | null;
   url: string;
 }

@@ -116,6 +116,21 @@ pub fn open_snapshot_file(
     Ok(opened)
 }
 
+// Where a source map places a heap object, a class, a leak group or an allocating function
+// (docs/heap.md, "Source maps"): both absent unless its script has a map that covers it, at a
+// door that maps. DevTools' names and keys beside it stay as they are. (Not a doc comment: the
+// documents flatten it, and its description would become theirs.)
+#[derive(Serialize, JsonSchema, Default, Clone, Debug, PartialEq, Eq)]
+pub struct InSource {
+    /// Its name in the original source (`LeakyCache` for a minified `t`), when the map names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<String>,
+    /// Where the map places its function or constructor: `url:line:column` (1-based) in the
+    /// original source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_location: Option<String>,
+}
+
 /// One object as the exploration commands list it.
 #[derive(Serialize, JsonSchema)]
 pub struct ObjectJson {
@@ -135,13 +150,9 @@ pub struct ObjectJson {
     /// snapshot has none or the script has no URL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
-    /// When that script has a source map (a door that maps, docs/heap.md "Source maps"): the
-    /// function's or class's name in the original source. `name` and `class` stay DevTools'.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_name: Option<String>,
-    /// Where the map places the location: `url:line:column` (1-based) in the original source.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_location: Option<String>,
+    /// Where a source map places that function or class (`name` and `class` stay DevTools').
+    #[serde(flatten)]
+    pub original: InSource,
     /// The location as V8 gives it (script id, 0-based line and column), for the maps.
     #[serde(skip)]
     #[schemars(skip)]
@@ -181,8 +192,7 @@ pub fn object_json(s: &HeapSnapshot, a: &Analysis, n: NodeOrdinal) -> ObjectJson
         retained_size: a.retained[n.index()],
         distance: a.distances[n.index()],
         location,
-        source_name: None,
-        source_location: None,
+        original: InSource::default(),
         at,
     }
 }
@@ -252,11 +262,8 @@ pub struct ClassJson {
     /// For a class whose constructor is in a script with a source map: its name in the original
     /// source (`LeakyCache` for a minified `t`), when the map names it (docs/heap.md, "Source
     /// maps"). `key` and `name` stay DevTools'.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_name: Option<String>,
-    /// Where the map places its constructor: `url:line:column` (1-based) in the original source.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_location: Option<String>,
+    #[serde(flatten)]
+    pub original: InSource,
 }
 
 /// `heap summary`: DevTools' Summary.
@@ -378,8 +385,7 @@ pub(crate) fn classes_json(mut rows: Vec<ClassRow>, limit: usize) -> Vec<ClassJs
             self_size: r.self_size,
             retained_size: r.retained_size,
             distance: r.distance,
-            source_name: None,
-            source_location: None,
+            original: InSource::default(),
         })
         .collect()
 }
@@ -404,10 +410,8 @@ pub struct NodeJson {
     /// maps").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_location: Option<String>,
+    #[serde(flatten)]
+    pub original: InSource,
     #[serde(skip)]
     #[schemars(skip)]
     pub at: Option<(u32, u32, u32)>,
@@ -472,8 +476,7 @@ pub fn nodes_report(
                     edge_count: n.edge_count,
                     retainer_count: n.retainer_count,
                     location,
-                    source_name: None,
-                    source_location: None,
+                    original: InSource::default(),
                     at,
                 }
             })
@@ -723,10 +726,8 @@ pub struct LeakGroupJson {
     pub sample_id: u32,
     /// Where a source map places the class (its constructor) or the closure's function: its
     /// original name and `url:line:column` (docs/heap.md, "Source maps").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_location: Option<String>,
+    #[serde(flatten)]
+    pub original: InSource,
     /// The sample's place, for the maps.
     #[serde(skip)]
     #[schemars(skip)]
@@ -738,10 +739,8 @@ pub struct LeakStepJson {
     pub edge: String,
     pub class: String,
     /// Where a source map places the step's class or closure, as a group's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_location: Option<String>,
+    #[serde(flatten)]
+    pub original: InSource,
     #[serde(skip)]
     #[schemars(skip)]
     pub place: Option<jsprof_heap::Place>,
@@ -752,8 +751,7 @@ impl LeakStepJson {
         LeakStepJson {
             edge: step.edge,
             class: step.class,
-            source_name: None,
-            source_location: None,
+            original: InSource::default(),
             place: step.place,
         }
     }
@@ -952,8 +950,7 @@ pub fn leaks_report_of(
                 retained_size: g.retained_size,
                 path: g.path.into_iter().map(LeakStepJson::of).collect(),
                 sample_id: s.nodes.id(g.sample),
-                source_name: None,
-                source_location: None,
+                original: InSource::default(),
                 place: g.place,
             })
             .collect(),

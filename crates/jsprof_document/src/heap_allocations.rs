@@ -5,7 +5,7 @@ use jsprof_heap::{AllocationProfile, BottomUpNode, HeapSnapshot};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::heap::warnings;
+use crate::heap::{warnings, InSource};
 use crate::JsonWarning;
 
 /// One allocation stack (a function with the stack that led to it).
@@ -23,11 +23,8 @@ pub struct StackJson {
     pub live_size: u64,
     /// The function's name in the original source, when its script has a source map that
     /// names it (docs/heap.md, "Source maps"); `name` stays V8's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_name: Option<String>,
-    /// Where the map places the function: `url:line:column` (1-based) in the original source.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_location: Option<String>,
+    #[serde(flatten)]
+    pub original: InSource,
     /// Top-down: the functions this one called. Bottom-up: its callers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub children: Option<Vec<StackJson>>,
@@ -77,8 +74,7 @@ fn stack_json(
         size,
         live_count,
         live_size,
-        source_name: None,
-        source_location: None,
+        original: InSource::default(),
         children,
         callers,
     }

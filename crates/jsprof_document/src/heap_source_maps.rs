@@ -28,8 +28,8 @@ use jsprof_heap::HeapSnapshot;
 use jsprof_profile::display::fmt_location;
 
 use crate::heap::{
-    ClassJson, LeakGroupJson, LeakStepJson, LeaksReport, NodeJson, NodesReport, ObjectJson,
-    PathJson, RetainersReport, StepJson, SummaryReport,
+    ClassJson, InSource, LeakGroupJson, LeakStepJson, LeaksReport, NodeJson, NodesReport,
+    ObjectJson, PathJson, RetainersReport, StepJson, SummaryReport,
 };
 use crate::heap_allocations::{AllocationsReport, StackJson};
 use crate::heap_class::ClassObjectsReport;
@@ -50,6 +50,15 @@ const CLASS_HEAD_SPAN: usize = 256 << 10;
 pub struct Original {
     pub name: Option<String>,
     pub location: String,
+}
+
+impl From<Original> for InSource {
+    fn from(o: Original) -> InSource {
+        InSource {
+            source_name: o.name,
+            source_location: Some(o.location),
+        }
+    }
 }
 
 /// One script with its map and, when it could be had, its generated text.
@@ -264,8 +273,7 @@ fn map_stack(stack: &mut StackJson, ids: &HashMap<String, u32>, maps: &mut HeapM
         // Trace positions are 1-based.
         let column = stack.column.map_or(0, |c| c.saturating_sub(1));
         if let Some(o) = maps.original(id, line.saturating_sub(1), column, &stack.name) {
-            stack.source_name = o.name;
-            stack.source_location = Some(o.location);
+            stack.original = o.into();
         }
     }
     let next = stack.children.iter_mut().chain(stack.callers.iter_mut());
@@ -278,7 +286,8 @@ fn map_stack(stack: &mut StackJson, ids: &HashMap<String, u32>, maps: &mut HeapM
 /// column) with the name it has there, and where to put the original.
 pub trait Placed {
     fn place(&self) -> Option<(u32, u32, u32, &str)>;
-    fn set_original(&mut self, original: &Original);
+    /// Where the original goes.
+    fn in_source(&mut self) -> &mut InSource;
 }
 
 impl Placed for ObjectJson {
@@ -293,9 +302,8 @@ impl Placed for ObjectJson {
         Some((id, line, column, name))
     }
 
-    fn set_original(&mut self, o: &Original) {
-        self.source_name = o.name.clone();
-        self.source_location = Some(o.location.clone());
+    fn in_source(&mut self) -> &mut InSource {
+        &mut self.original
     }
 }
 
@@ -306,9 +314,8 @@ impl Placed for NodeJson {
         Some((id, line, column, &self.name))
     }
 
-    fn set_original(&mut self, o: &Original) {
-        self.source_name = o.name.clone();
-        self.source_location = Some(o.location.clone());
+    fn in_source(&mut self) -> &mut InSource {
+        &mut self.original
     }
 }
 
@@ -329,9 +336,8 @@ macro_rules! placed_by_place {
                 Some((p.script_id, p.line, p.column, &p.name))
             }
 
-            fn set_original(&mut self, o: &Original) {
-                self.source_name = o.name.clone();
-                self.source_location = Some(o.location.clone());
+            fn in_source(&mut self) -> &mut InSource {
+                &mut self.original
             }
         }
     )+};
@@ -448,7 +454,7 @@ pub fn map_objects(
             .or_insert_with_key(|k| maps.original(id, line, column, &k.3))
             .clone();
         if let Some(found) = found {
-            o.set_original(&found);
+            *o.in_source() = found.into();
         }
     });
     Ok(maps.warnings())
@@ -459,8 +465,7 @@ fn map_row(row: &mut ClassJson, maps: &mut HeapMaps<'_>) {
         return;
     };
     if let Some(o) = maps.original(id, line, column, name) {
-        row.source_name = o.name;
-        row.source_location = Some(o.location);
+        row.original = o.into();
     }
 }
 

@@ -25,7 +25,7 @@ use jsprof_heap::{max_node_id, new_object_groups, Analysis, HeapSnapshot, Identi
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::heap::{warnings_named, LeakStepJson};
+use crate::heap::{warnings_named, InSource, LeakStepJson};
 use crate::source_maps::SourceMaps;
 use crate::JsonWarning;
 
@@ -230,10 +230,8 @@ pub struct LeakSeriesGroupJson {
     pub sample_id: u32,
     pub sample_snapshot: usize,
     /// As in `heap leaks`: where a source map places the class or closure.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_location: Option<String>,
+    #[serde(flatten)]
+    pub original: InSource,
     #[serde(skip)]
     #[schemars(skip)]
     pub place: Option<jsprof_heap::Place>,
@@ -436,8 +434,7 @@ impl LeakSeries {
                     retained_trend,
                     sample_id: g.sample_id,
                     sample_snapshot: g.sample_snapshot,
-                    source_name: None,
-                    source_location: None,
+                    original: InSource::default(),
                     place: g.place,
                 }
             })

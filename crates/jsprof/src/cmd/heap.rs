@@ -534,22 +534,20 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
             .right("Retained %", move |r| pct(r.retained_size));
         // Only when a map placed a row: the original name and where its constructor is.
         table
-            .left_unless_empty("Original", |r| {
-                original_text(r.source_name.as_deref(), r.source_location.as_deref())
-            })
+            .left_unless_empty("Original", |r| original_text(&r.original, 100))
             .write(out)
     })
 }
 
 /// A source map's original as the tables' Original column shows it: `Name url:line:column`
 /// (the place alone when the map names nothing); empty when no map placed it.
-fn original_text(name: Option<&str>, place: Option<&str>) -> String {
-    let Some(place) = place else {
+fn original_text(o: &jsprof_document::heap::InSource, width: usize) -> String {
+    let Some(place) = &o.source_location else {
         return String::new();
     };
-    match name {
-        Some(name) => truncate(&format!("{name} {place}"), 100),
-        None => truncate(place, 100),
+    match &o.source_name {
+        Some(name) => truncate(&format!("{name} {place}"), width),
+        None => truncate(place, width),
     }
 }
 
@@ -566,7 +564,7 @@ fn object_places<'a, T: 'a>(
         })
         .left_unless_empty("Original", move |r| {
             let o = object(r);
-            original_text(o.source_name.as_deref(), o.source_location.as_deref())
+            original_text(&o.original, 100)
         })
 }
 
@@ -663,9 +661,7 @@ fn run_node(args: NodeArgs) -> Result<ExitCode> {
             .right("Edges", |n| n.edge_count.to_string())
             .right("Retainers", |n| n.retainer_count.to_string())
             .left_unless_empty("Location", |n| n.location.clone().unwrap_or_default())
-            .left_unless_empty("Original", |n| {
-                original_text(n.source_name.as_deref(), n.source_location.as_deref())
-            })
+            .left_unless_empty("Original", |n| original_text(&n.original, 100))
             .write(out)
     })
 }
@@ -721,7 +717,7 @@ fn object_line(o: &ObjectJson) -> String {
     if let Some(at) = &o.location {
         line.push_str(&format!(", at {at}"));
     }
-    let original = original_text(o.source_name.as_deref(), o.source_location.as_deref());
+    let original = original_text(&o.original, 100);
     if !original.is_empty() {
         line.push_str(&format!(" (in the source: {original})"));
     }

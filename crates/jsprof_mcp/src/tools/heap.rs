@@ -306,11 +306,7 @@ fn class_line(c: &jsprof_document::heap::ClassJson) -> String {
         size(c.retained_size)
     );
     // The source map's original, when a map placed the class.
-    match (&c.source_name, &c.source_location) {
-        (Some(name), Some(at)) => line.push_str(&format!("; in the source: {name} at {at}")),
-        (None, Some(at)) => line.push_str(&format!("; in the source: at {at}")),
-        _ => {}
-    }
+    line.push_str(&super::text::in_source(&c.original));
     line
 }
 
@@ -385,13 +381,7 @@ pub(super) async fn heap_object(q: Question<'_>, args: HeapObjectArgs) -> ToolRe
     if let Some(at) = &n.location {
         text.push_str(&format!(", at {at}"));
     }
-    if let Some(at) = &n.source_location {
-        let name = n
-            .source_name
-            .as_deref()
-            .map_or(String::new(), |s| format!("{s} "));
-        text.push_str(&format!("; in the source: {name}at {at}"));
-    }
+    text.push_str(&super::text::in_source(&n.original));
     Ok(Answer { json, text })
 }
 

@@ -130,12 +130,18 @@ pub(super) fn object_row(o: &ObjectJson) -> String {
     if let Some(at) = &o.location {
         row.push_str(&format!(", at {at}"));
     }
-    match (&o.source_name, &o.source_location) {
-        (Some(name), Some(at)) => row.push_str(&format!("; in the source: {name} at {at}")),
-        (None, Some(at)) => row.push_str(&format!("; in the source: at {at}")),
-        _ => {}
-    }
+    row.push_str(&in_source(&o.original));
     row
+}
+
+/// `; in the source: NAME at url:line:column` where a source map placed a class, an object or a
+/// function; empty where none did.
+pub(super) fn in_source(o: &jsprof_document::heap::InSource) -> String {
+    match (&o.source_name, &o.source_location) {
+        (Some(name), Some(at)) => format!("; in the source: {name} at {at}"),
+        (None, Some(at)) => format!("; in the source: at {at}"),
+        _ => String::new(),
+    }
 }
 
 /// The line that opens every heap object's description: `@id name (what): sizes, distance`.

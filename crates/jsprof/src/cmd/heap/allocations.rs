@@ -64,13 +64,7 @@ pub fn run(args: AllocationsArgs) -> Result<ExitCode> {
                 truncate(&fmt_location(&s.url, s.line, s.column), 60)
             })
             // The original, where a source map placed the function.
-            .left("Original", |(_, s)| {
-                let place = s.source_location.as_deref().unwrap_or("");
-                match &s.source_name {
-                    Some(name) => truncate(&format!("{name} {place}"), 80),
-                    None => truncate(place, 80),
-                }
-            })
+            .left("Original", |(_, s)| super::original_text(&s.original, 80))
             .write(out)
     })
 }

@@ -259,9 +259,7 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
             .left("Retained through", |g| {
                 fmt_path(g.path.iter().map(|p| (shown_class(p), p.edge.as_str())))
             })
-            .left_unless_empty("Original", |g| {
-                original(g.source_name.as_deref(), g.source_location.as_deref())
-            })
+            .left_unless_empty("Original", |g| original(&g.original, 100))
             .write(out)
     })
 }
@@ -269,7 +267,7 @@ pub fn run(args: LeaksArgs) -> Result<ExitCode> {
 /// A step's class as a path shows it: the map's original name when it has one (`LeakyCache`
 /// for a minified `t`), else DevTools'.
 fn shown_class(step: &jsprof_document::heap::LeakStepJson) -> &str {
-    step.source_name.as_deref().unwrap_or(&step.class)
+    step.original.source_name.as_deref().unwrap_or(&step.class)
 }
 
 use super::original_text as original;
@@ -373,9 +371,7 @@ fn write_series(report: &LeakSeriesReport, out: &mut TextOut) -> std::io::Result
         .left("Retained through", |g| {
             fmt_path(g.path.iter().map(|p| (shown_class(p), p.edge.as_str())))
         })
-        .left_unless_empty("Original", |g| {
-            original(g.source_name.as_deref(), g.source_location.as_deref())
-        })
+        .left_unless_empty("Original", |g| original(&g.original, 100))
         .write(out)
 }
 
