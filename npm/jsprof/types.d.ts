@@ -1123,12 +1123,14 @@ export interface ChartEvents {
 }
 
 export interface ChartThreadJson {
+  /** Events of the timeline: reconstructed calls and trace events. */
   events: number;
   id: number;
   name: string;
   /**
-   * The page a renderer's main thread draws (`Main — URL`, `Frame — ad.html`), as `jsprof
-   * threads` names it ([`crate::threads::page_track_name`]).
+   * The page a renderer's main thread draws, as the Performance panel names its track:
+   * `Main — URL` (the outermost main frame's process) or `Frame — NAME` (another frame's:
+   * the last segment of its URL's path); see [`page_track_name`].
    */
   page?: string | null;
   pid: number | null;
@@ -1137,6 +1139,7 @@ export interface ChartThreadJson {
    * Process`), when the trace names it.
    */
   process?: string | null;
+  /** CPU samples of the thread's profile. */
   samples: number;
   tid: number | null;
 }
@@ -2764,7 +2767,10 @@ export interface ThreadJson {
    */
   page?: string | null;
   pid: number | null;
-  /** The process's name, when a trace names it (`Renderer`, `Browser`, `GPU Process`). */
+  /**
+   * The process's name (`process_name` metadata of a trace: `Renderer`, `Browser`, `GPU
+   * Process`), when the trace names it.
+   */
   process?: string | null;
   /** CPU samples of the thread's profile. */
   samples: number;

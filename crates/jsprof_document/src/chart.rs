@@ -134,16 +134,8 @@ pub struct ThreadJson {
     pub name: String,
     pub pid: Option<u64>,
     pub tid: Option<u64>,
-    /// The process's name (`process_name` metadata of a trace: `Renderer`, `Browser`, `GPU
-    /// Process`), when the trace names it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub process: Option<String>,
-    /// The page a renderer's main thread draws (`Main — URL`, `Frame — ad.html`), as `jsprof
-    /// threads` names it ([`crate::threads::page_track_name`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub page: Option<String>,
-    pub samples: usize,
-    pub events: usize,
+    #[serde(flatten)]
+    pub about: crate::threads::ThreadAbout,
 }
 
 /// One window of a timeline's flame chart.
@@ -173,8 +165,8 @@ impl ChartDoc {
     /// (`CpuInput::process_names`) and the page a renderer's main thread draws.
     pub fn name_processes(mut self, input: &crate::load::CpuInput) -> ChartDoc {
         for t in &mut self.threads {
-            t.process = crate::threads::process_name(input, t.pid);
-            t.page = crate::threads::page_track_name(input, t.pid, &t.name);
+            t.about.process = crate::threads::process_name(input, t.pid);
+            t.about.page = crate::threads::page_track_name(input, t.pid, &t.name);
         }
         self
     }
@@ -326,10 +318,7 @@ pub fn chart(
                 name: t.name.clone(),
                 pid: t.pid,
                 tid: t.tid,
-                process: None,
-                page: None,
-                samples: t.samples,
-                events: t.events.len(),
+                about: crate::threads::ThreadAbout::of(None, t),
             })
             .collect(),
         start_ms,

@@ -15,7 +15,16 @@ pub struct ThreadJson {
     pub pid: Option<u64>,
     pub tid: Option<u64>,
     pub name: String,
-    /// The process's name, when a trace names it (`Renderer`, `Browser`, `GPU Process`).
+    #[serde(flatten)]
+    pub about: ThreadAbout,
+}
+
+// What a listing of timelines says of each beyond its ids: `threads`' and the flame chart's
+// (`chart::ThreadJson`). Not a doc comment: flattened, its description would become theirs.
+#[derive(Serialize, JsonSchema)]
+pub struct ThreadAbout {
+    /// The process's name (`process_name` metadata of a trace: `Renderer`, `Browser`, `GPU
+    /// Process`), when the trace names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process: Option<String>,
     /// The page a renderer's main thread draws, as the Performance panel names its track:
@@ -27,6 +36,18 @@ pub struct ThreadJson {
     pub samples: usize,
     /// Events of the timeline: reconstructed calls and trace events.
     pub events: usize,
+}
+
+impl ThreadAbout {
+    /// A timeline's counts, its process and page named from `input`'s metadata when given.
+    pub fn of(input: Option<&CpuInput>, t: &jsprof_analysis::Timeline) -> ThreadAbout {
+        ThreadAbout {
+            process: input.and_then(|i| process_name(i, t.pid)),
+            page: input.and_then(|i| page_track_name(i, t.pid, &t.name)),
+            samples: t.samples,
+            events: t.events.len(),
+        }
+    }
 }
 
 /// The whole `threads` document.
@@ -50,10 +71,7 @@ pub fn threads_report(input: &CpuInput) -> ThreadsReport {
                 pid: t.pid,
                 tid: t.tid,
                 name: t.name.clone(),
-                process: process_name(input, t.pid),
-                page: page_track_name(input, t.pid, &t.name),
-                samples: t.samples,
-                events: t.events.len(),
+                about: ThreadAbout::of(Some(input), t),
             })
             .collect(),
     }

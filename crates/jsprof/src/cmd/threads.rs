@@ -27,15 +27,15 @@ fn write(loaded: &CpuInput, report: &ThreadsReport, out: &mut TextOut) -> io::Re
         .right("pid", move |r| dash(r.pid))
         .right("tid", move |r| dash(r.tid))
         .left("process", |r| {
-            r.process.clone().unwrap_or_else(|| "-".to_string())
+            r.about.process.clone().unwrap_or_else(|| "-".to_string())
         })
-        .left("name", |r| match (&r.page, r.name.is_empty()) {
+        .left("name", |r| match (&r.about.page, r.name.is_empty()) {
             // The page a renderer's main thread draws, as the UI heads its track.
             (Some(page), _) => format!("{} ({page})", r.name),
             (None, true) => "(unnamed)".to_string(),
             (None, false) => r.name.clone(),
         })
-        .right("samples", |r| r.samples.to_string())
-        .right("events", |r| r.events.to_string())
+        .right("samples", |r| r.about.samples.to_string())
+        .right("events", |r| r.about.events.to_string())
         .write(out)
 }
