@@ -98,8 +98,7 @@ pub struct SummaryArgs {
     /// object id, up to SECOND's.
     #[arg(long, num_args = 2, value_names = ["FIRST", "SECOND"])]
     pub between: Option<Vec<PathBuf>>,
-    /// Classes whose constructor is in bundled code get their original name and position
-    /// beside DevTools' (`source_name`, `source_location`), from the script's own map or these.
+    /// Originals beside DevTools' names (docs/heap.md, "Source maps").
     #[command(flatten)]
     pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
@@ -123,9 +122,7 @@ pub struct NodeArgs {
     /// Node ids (the `@id` DevTools shows; the `@` may be given).
     #[arg(required = true, value_parser = parse_node_id)]
     pub ids: Vec<u32>,
-    /// Objects whose function or constructor is in bundled code get their original name and
-    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
-    /// or these.
+    /// Originals beside DevTools' names (docs/heap.md, "Source maps").
     #[command(flatten)]
     pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.

@@ -17,8 +17,7 @@ pub struct AllocationsArgs {
     /// Per allocating function with its callers (DevTools' Allocation view), instead of top-down.
     #[arg(long)]
     pub bottom_up: bool,
-    /// Functions in bundled code get their original name and position beside V8's
-    /// (`source_name`, `source_location`), from the script's own map or these.
+    /// Originals beside DevTools' names (docs/heap.md, "Source maps").
     #[command(flatten)]
     pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.

@@ -27,9 +27,7 @@ pub struct DominatorsArgs {
     /// Children shown per object (largest first); 0 shows all.
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
-    /// Objects whose function or constructor is in bundled code get their original name and
-    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
-    /// or these.
+    /// Originals beside DevTools' names (docs/heap.md, "Source maps").
     #[command(flatten)]
     pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.

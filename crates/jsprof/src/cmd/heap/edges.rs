@@ -28,9 +28,7 @@ pub struct EdgesArgs {
     /// How many edges to list; 0 lists all.
     #[arg(long, default_value_t = 100)]
     pub limit: usize,
-    /// Objects whose function or constructor is in bundled code get their original name and
-    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
-    /// or these.
+    /// Originals beside DevTools' names (docs/heap.md, "Source maps").
     #[command(flatten)]
     pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.

@@ -78,8 +78,7 @@ pub struct LeaksArgs {
     /// How many groups to list; 0 lists all.
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
-    /// Groups of bundled classes and closures get their original name and position beside
-    /// DevTools' (`source_name`, `source_location`), from the script's own map or these.
+    /// Originals beside DevTools' names (docs/heap.md, "Source maps").
     #[command(flatten)]
     pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.

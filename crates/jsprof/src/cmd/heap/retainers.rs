@@ -18,9 +18,7 @@ pub struct RetainersArgs {
     pub id: u32,
     #[command(flatten)]
     pub options: RetainersOptions,
-    /// Objects whose function or constructor is in bundled code get their original name and
-    /// position beside DevTools' (`source_name`, `source_location`), from the script's own map
-    /// or these.
+    /// Originals beside DevTools' names (docs/heap.md, "Source maps").
     #[command(flatten)]
     pub source_maps: crate::transform_args::SourceMapArgs,
     /// Print JSON instead of text.
