@@ -18,7 +18,8 @@
 #     the last index in bench/out/heap-cache (for bench/heap-ui.sh).
 # Each jsprof row is a first analysis with an empty heap index cache (bench/out/heap-cache, never
 # the user's), which includes writing the index; the `cached` row is the same command run again,
-# reading that index, and its share of the first run is printed ("reopen in a blink"); the `graph`
+# reading that index, and its share of the first run is printed ("reopen in a blink"), with when the
+# first run printed its answer (the index is written after it); the `graph`
 # row is `heap dominators --depth 1` from the same index, a command that reads every section.
 # Nothing here is committed: everything goes to bench/out/heap/ and bench/out/heapgen/.
 #   bench/heap.sh [TARGET_MB]       (run from anywhere; needs node, npm, /usr/bin/time)
@@ -118,7 +119,10 @@ PY
 
 first_and_cached() { # DIR SNAPSHOT: the first analysis (empty cache), then the same command again
   rm -rf "$JSPROF_CACHE_DIR"
-  measure jsprof "$1/jsprof.json" "$JSPROF" heap summary "$2" --json --limit 0
+  # With its phases on stderr: when the Summary was printed, before the index was written.
+  JSPROF_HEAP_PHASES=1 measure jsprof "$1/jsprof.json" "$JSPROF" heap summary "$2" --json --limit 0
+  local answered; answered=$(sed -n 's/^phase answered: \([0-9.]*\) s.*/\1/p' "$1/jsprof.err" | head -1)
+  [ -z "$answered" ] || echo "  first open: the Summary printed after $answered s; the index was written after it"
   measure cached "$1/cached.json" "$JSPROF" heap summary "$2" --json --limit 0
   # A command that needs the whole graph reads every section of the index, not only the Summary's.
   measure graph "$1/graph.json" "$JSPROF" heap dominators "$2" --depth 1 --limit 5 --json

@@ -188,7 +188,8 @@ pub fn open_analysed<E>(
         edges_back: true,
         done: |a: Analysed| (a.snapshot, a.analysis, a.overview),
     };
-    let (opened, from_index, index_kept, notes) = open_through(path, cache, read, progress, how)?;
+    let (opened, from_index, index_kept, notes) =
+        open_through(path, cache, read, progress, how, &mut |_| Ok(()))?;
     let (snapshot, analysis, overview) = opened;
     Ok(Opened {
         snapshot,
@@ -220,6 +221,29 @@ pub fn open_overview<E>(
     read: impl FnMut() -> Result<HeapSnapshot, E>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<OpenedOverview, E> {
+    open_overview_answering(path, cache, read, progress, &mut |_| Ok(()))
+}
+
+/// As [`open_overview`], calling `answer` with the overview once it is known: when the snapshot
+/// is read and analysed, before its index is written (a command prints its Summary first, and
+/// the index, seconds on a large snapshot, is written after); from a valid index, once read.
+/// An error from `answer` is returned, and no index written.
+pub fn open_overview_answering<E>(
+    path: Option<&Path>,
+    cache: Option<&HeapCache>,
+    read: impl FnMut() -> Result<HeapSnapshot, E>,
+    progress: &mut dyn FnMut(Progress),
+    answer: &mut dyn FnMut(&Overview) -> Result<(), E>,
+) -> Result<OpenedOverview, E> {
+    let mut answered = false;
+    let mut before_index = |a: &Analysed| {
+        answered = true;
+        answer(
+            a.overview
+                .as_ref()
+                .expect("analyse gives the overview it was asked for"),
+        )
+    };
     let how = Through {
         load: |slot: &Slot<'_>, _: &mut dyn FnMut(Progress)| slot.load_overview(),
         overview: true,
@@ -232,7 +256,11 @@ pub fn open_overview<E>(
                 .expect("analyse gives the overview it was asked for")
         },
     };
-    let (overview, from_index, index_kept, notes) = open_through(path, cache, read, progress, how)?;
+    let (overview, from_index, index_kept, notes) =
+        open_through(path, cache, read, progress, how, &mut before_index)?;
+    if !answered {
+        answer(&overview)?;
+    }
     Ok(OpenedOverview {
         overview,
         from_index,
@@ -252,14 +280,15 @@ struct Through<L, D> {
 }
 
 /// The head [`open_analysed`] and [`open_overview`] share: the index when it is valid, else the
-/// analysis and a new index. Gives what was opened, whether it came from the index, the index
-/// written and the notes for stderr.
+/// analysis, `analysed` called, and a new index. Gives what was opened, whether it came from the
+/// index, the index written and the notes for stderr.
 fn open_through<T, E, L, D>(
     path: Option<&Path>,
     cache: Option<&HeapCache>,
     read: impl FnMut() -> Result<HeapSnapshot, E>,
     progress: &mut dyn FnMut(Progress),
     how: Through<L, D>,
+    analysed: &mut dyn FnMut(&Analysed) -> Result<(), E>,
 ) -> Result<(T, bool, Option<IndexKept>, Vec<String>), E>
 where
     L: FnOnce(&Slot<'_>, &mut dyn FnMut(Progress)) -> Result<Option<T>, String>,
@@ -275,15 +304,16 @@ where
         }
     }
     let overview = how.overview || slot.is_some();
-    let mut analysed = analyse(read, progress, &mut notes, overview, how.edges_back)?;
+    let mut opened = analyse(read, progress, &mut notes, overview, how.edges_back)?;
+    analysed(&opened)?;
     let mut index_kept = None;
     if let Some(slot) = &slot {
-        match slot.store(&mut analysed, progress) {
+        match slot.store(&mut opened, progress) {
             Ok(kept) => index_kept = kept,
             Err(note) => notes.push(note),
         }
     }
-    Ok(((how.done)(analysed), false, index_kept, notes))
+    Ok(((how.done)(opened), false, index_kept, notes))
 }
 
 /// The cache's place for the snapshot at `path`, when there is one; why not goes to `notes`.

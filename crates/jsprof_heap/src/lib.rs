@@ -61,7 +61,10 @@ pub use analysis::{
     analyze, analyze_with, peak_rss, Analysis, AnalyzeOptions, NodeInfo, PhaseClock,
     SPILL_MIN_BYTES,
 };
-pub use cache::{open_analysed, open_overview, HeapCache, IndexKept, Opened, OpenedOverview};
+pub use cache::{
+    open_analysed, open_overview, open_overview_answering, HeapCache, IndexKept, Opened,
+    OpenedOverview,
+};
 pub use classes::InterfaceDefinition;
 pub use comparison::{compare, compare_sides, ClassDiff, CompareSide, Comparison};
 pub use comparison_objects::{class_changes, ClassChanges};

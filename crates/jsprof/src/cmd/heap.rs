@@ -11,8 +11,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use jsprof_document::heap_query::HeapSummaryQuery;
 use jsprof_heap::cache::Progress;
 use jsprof_heap::{
-    open_analysed, open_overview, read_snapshot_with, Analysis, HeapCache, HeapSnapshot, IndexKept,
-    Overview, ReadOptions,
+    open_analysed, open_overview_answering, read_snapshot_with, Analysis, HeapCache, HeapSnapshot,
+    IndexKept, Overview, ReadOptions,
 };
 use jsprof_profile::Format;
 use serde::Serialize;
@@ -247,7 +247,7 @@ pub(crate) fn require_snapshot(path: &Path) -> Result<()> {
 /// snapshots) does: from its heap index when one is valid, else read and analysed, with a
 /// progress bar on a terminal, keeping an index for next time.
 pub(crate) fn load(path: &Path) -> Result<Loaded> {
-    let (name, (snapshot, analysis)) = open_with(path, |file, cache, read, progress| {
+    let (name, (snapshot, analysis)) = open_with(path, |file, cache, read, progress, _| {
         let o = open_analysed(file, cache, read, progress)?;
         Ok((
             (o.snapshot, o.analysis),
@@ -264,19 +264,30 @@ pub(crate) fn load(path: &Path) -> Result<Loaded> {
 }
 
 /// What `heap summary` and `heap stats` print, opened as [`load`] opens a snapshot but, from a
-/// valid index, without reading the graph's columns.
-fn load_overview(path: &Path) -> Result<(String, Overview)> {
-    open_with(path, |file, cache, read, progress| {
-        let o = open_overview(file, cache, read, progress)?;
-        Ok((o.overview, o.from_index, o.index_kept, o.notes))
-    })
+/// valid index, without reading the graph's columns; `answer` prints it (the display name and
+/// the overview) as soon as it is known: before the index is written, when one is.
+fn answer_overview(path: &Path, answer: impl FnOnce(&str, &Overview) -> Result<()>) -> Result<()> {
+    let name = input::display_name(path);
+    let mut answer = Some(answer);
+    open_with(path, |file, cache, read, progress, ready| {
+        let o = open_overview_answering(file, cache, read, progress, &mut |overview| {
+            let answer = answer.take().expect("the overview is answered once");
+            ready(&mut Some(Box::new(|| answer(&name, overview))))
+        })?;
+        Ok(((), o.from_index, o.index_kept, o.notes))
+    })?;
+    Ok(())
 }
 
 /// Reads the snapshot at `path` when `open` calls for it.
 type ReadSnapshot<'a> = Box<dyn FnMut() -> Result<HeapSnapshot> + 'a>;
 
+/// An answer given while a snapshot is opened, before its index is written.
+type Answer<'a> = Option<Box<dyn FnOnce() -> Result<()> + 'a>>;
+
 /// What `open` gives (with whether it came from the index, and its notes), the progress bars
-/// and the phases around it, the notes printed.
+/// and the phases around it, the notes printed. `open` may answer before the index is written
+/// through its last argument, which clears the progress bar from stderr first.
 fn open_with<T>(
     path: &Path,
     open: impl FnOnce(
@@ -284,6 +295,7 @@ fn open_with<T>(
         Option<&HeapCache>,
         ReadSnapshot<'_>,
         &mut dyn FnMut(Progress),
+        &mut dyn FnMut(&mut Answer<'_>) -> Result<()>,
     ) -> Result<(T, bool, Option<IndexKept>, Vec<String>)>,
 ) -> Result<(String, T)> {
     require_snapshot(path)?;
@@ -294,7 +306,10 @@ fn open_with<T>(
     let bar: RefCell<Option<ProgressBar>> = RefCell::new(None);
     let mut index_bar = IndexBar::default();
     let file = (path != Path::new("-")).then_some(path);
+    // Whether the snapshot was read (not opened from its index), and whether `open` answered.
+    let (was_read, answered) = (std::cell::Cell::new(false), std::cell::Cell::new(false));
     let read = || -> Result<HeapSnapshot> {
+        was_read.set(true);
         let input = input::open(path)?;
         *bar.borrow_mut() = progress_bar(input.file_size, input.gzipped);
         let mut report = |bytes: u64| {
@@ -324,7 +339,7 @@ fn open_with<T>(
             if let Some(bar) = bar.borrow_mut().take() {
                 bar.finish_and_clear();
                 phases.report("analyse");
-            } else if index_bar.start.is_none() {
+            } else if index_bar.start.is_none() && !answered.get() {
                 phases.report("analyse");
             }
             index_bar.show("writing the heap index", done, total);
@@ -333,17 +348,41 @@ fn open_with<T>(
             index_bar.show("reading the heap index", done, total)
         }
     };
-    let (opened, from_index, kept, notes) =
-        open(file, cache.as_ref(), Box::new(read), &mut progress)?;
+    let mut ready = |answer: &mut Answer<'_>| -> Result<()> {
+        if let Some(bar) = bar.borrow_mut().take() {
+            bar.finish_and_clear();
+        }
+        phases.report(if was_read.get() {
+            "analyse"
+        } else {
+            "index read"
+        });
+        answered.set(true);
+        let result = answer.take().map_or(Ok(()), |a| a());
+        phases.report("answered");
+        result
+    };
+    let (opened, from_index, kept, notes) = open(
+        file,
+        cache.as_ref(),
+        Box::new(read),
+        &mut progress,
+        &mut ready,
+    )?;
     if let Some(bar) = bar.borrow_mut().take() {
         bar.finish_and_clear();
     }
     index_bar.finish();
-    phases.report(match (from_index, index_bar.start.is_some()) {
-        (true, _) => "index read",
-        (false, true) => "index written",
-        (false, false) => "analyse",
-    });
+    match (
+        from_index,
+        index_bar.start.is_some() || kept.is_some(),
+        answered.get(),
+    ) {
+        (false, true, _) => phases.report("index written"),
+        (_, _, true) => {}
+        (true, _, false) => phases.report("index read"),
+        (false, false, false) => phases.report("analyse"),
+    }
     for note in &notes {
         eprintln!("jsprof: {note}");
     }
@@ -438,12 +477,18 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
     let (name, report, snapshot_warnings) = match (&args.between, args.query.context) {
         (Some(_), Some(_)) => bail!("--between and --context cannot be given together"),
         (None, None) => {
-            // Every class's row is in the overview: no need for the graph.
-            let (name, overview) = load_overview(&args.file)?;
-            let mut report = jsprof_document::heap::overview_summary_report(&overview, sort, limit);
-            map_summary(&mut report, &overview.scripts, &policy)?;
-            let n = report.warnings.len();
-            (name, report, n)
+            // Every class's row is in the overview: no need for the graph. Printed before the
+            // heap index is written.
+            let mut code = ExitCode::SUCCESS;
+            answer_overview(&args.file, |name, overview| {
+                let mut report =
+                    jsprof_document::heap::overview_summary_report(overview, sort, limit);
+                map_summary(&mut report, &overview.scripts, &policy)?;
+                let n = report.warnings.len();
+                code = print_summary(args.json, name, &report, n)?;
+                Ok(())
+            })?;
+            return Ok(code);
         }
         (None, Some(context)) => {
             let loaded = load(&args.file)?;
@@ -489,9 +534,19 @@ fn run_summary(args: SummaryArgs) -> Result<ExitCode> {
             (loaded.name, report, n)
         }
     };
+    print_summary(args.json, &name, &report, snapshot_warnings)
+}
+
+/// `heap summary`'s answer: the first `snapshot_warnings` of its warnings are the snapshot's.
+fn print_summary(
+    json: bool,
+    name: &str,
+    report: &jsprof_document::heap::SummaryReport,
+    snapshot_warnings: usize,
+) -> Result<ExitCode> {
     let total = report.total_size;
-    output::emit(args.json, &report, |out| {
-        output::warn(&name, &report.warnings[..snapshot_warnings]);
+    output::emit(json, report, |out| {
+        output::warn(name, &report.warnings[..snapshot_warnings]);
         let pct = move |v: u64| {
             fmt_percent(if total == 0 {
                 0.0
@@ -575,7 +630,16 @@ struct StatsJson {
 }
 
 fn run_stats(args: StatsArgs) -> Result<ExitCode> {
-    let (name, overview) = load_overview(&args.file)?;
+    let mut code = ExitCode::SUCCESS;
+    answer_overview(&args.file, |name, overview| {
+        code = print_stats(args.json, name, overview)?;
+        Ok(())
+    })?;
+    Ok(code)
+}
+
+/// `heap stats`' answer.
+fn print_stats(json: bool, name: &str, overview: &Overview) -> Result<ExitCode> {
     let st = overview.statistics;
     let report = StatsJson {
         kind: overview.kind,
@@ -584,8 +648,8 @@ fn run_stats(args: StatsArgs) -> Result<ExitCode> {
         total_size: overview.total_size,
         statistics: statistics_json(&st),
     };
-    output::emit(args.json, &report, |out| {
-        output::warn(&name, &overview.warnings);
+    output::emit(json, &report, |out| {
+        output::warn(name, &overview.warnings);
         // DevTools' pie: the named slices, then what is left of the V8 heap and of native memory.
         let other_js = st.v8heap_total
             - st.code as i64

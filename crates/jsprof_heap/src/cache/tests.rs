@@ -573,6 +573,58 @@ fn open_overview_reads_the_index_and_rebuilds_a_damaged_one() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `open_overview_answering` answers once: before the index is written when it writes one (the
+/// cache folder holds no index yet while the answer is given), from the index once read; and an
+/// answer that fails leaves no index behind.
+#[test]
+fn the_overview_is_answered_before_its_index_is_written() {
+    let (dir, snapshot, cache) = fixture_and_cache("answer");
+    let (s, a) = analysed(&fixture());
+    let expected = Overview::of(&s, &a);
+    let entries = || fs::read_dir(&cache.dir).map_or(0, |d| d.flatten().count());
+    let answer = |answers: &mut Vec<(Overview, usize)>, fail: bool| {
+        let (at_cache, from_index) = {
+            let mut answers_here = Vec::new();
+            let r = super::open_overview_answering(
+                Some(&snapshot),
+                Some(&cache),
+                read_file(&snapshot),
+                &mut |_| {},
+                &mut |o: &Overview| {
+                    answers_here.push((o.clone(), entries()));
+                    if fail {
+                        Err("the reader went away".into())
+                    } else {
+                        Ok(())
+                    }
+                },
+            );
+            (answers_here, r.map(|o| o.from_index).ok())
+        };
+        answers.extend(at_cache);
+        from_index
+    };
+    let mut answers = Vec::new();
+    assert_eq!(
+        answer(&mut answers, true),
+        None,
+        "a failed answer is the open's error"
+    );
+    assert_eq!(entries(), 0, "no index after a failed answer");
+    answers.clear();
+    assert_eq!(answer(&mut answers, false), Some(false));
+    assert_eq!(
+        answers,
+        vec![(expected.clone(), 0)],
+        "answered once, before the index"
+    );
+    assert_eq!(entries(), 1, "the index written after");
+    answers.clear();
+    assert_eq!(answer(&mut answers, false), Some(true));
+    assert_eq!(answers, vec![(expected, 1)], "answered once from the index");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// An index being written has no name: a command killed while writing it (Ctrl-C, or worse)
 /// leaves nothing in the cache directory; a finished one gets its name in one step.
 #[cfg(target_os = "linux")]
