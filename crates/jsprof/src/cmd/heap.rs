@@ -304,7 +304,7 @@ fn open_with<T>(
     let phases = Phases(jsprof_heap::PhaseClock::from_env());
     // Shared by the reading closure and the progress callback below.
     let bar: RefCell<Option<ProgressBar>> = RefCell::new(None);
-    let mut index_bar = IndexBar::default();
+    let index_bar = RefCell::new(IndexBar::default());
     let file = (path != Path::new("-")).then_some(path);
     // Whether the snapshot was read (not opened from its index), and whether `open` answered.
     let (was_read, answered) = (std::cell::Cell::new(false), std::cell::Cell::new(false));
@@ -339,19 +339,25 @@ fn open_with<T>(
             if let Some(bar) = bar.borrow_mut().take() {
                 bar.finish_and_clear();
                 phases.report("analyse");
-            } else if index_bar.start.is_none() && !answered.get() {
+            } else if index_bar.borrow().start.is_none() && !answered.get() {
                 phases.report("analyse");
             }
-            index_bar.show("writing the heap index", done, total);
+            index_bar
+                .borrow_mut()
+                .show("writing the heap index", done, total);
         }
         Progress::ReadingIndex { done, total } => {
-            index_bar.show("reading the heap index", done, total)
+            index_bar
+                .borrow_mut()
+                .show("reading the heap index", done, total)
         }
     };
     let mut ready = |answer: &mut Answer<'_>| -> Result<()> {
+        // Off stderr before the answer: the read's bar, or the index's when it was read.
         if let Some(bar) = bar.borrow_mut().take() {
             bar.finish_and_clear();
         }
+        index_bar.borrow_mut().finish();
         phases.report(if was_read.get() {
             "analyse"
         } else {
@@ -372,10 +378,10 @@ fn open_with<T>(
     if let Some(bar) = bar.borrow_mut().take() {
         bar.finish_and_clear();
     }
-    index_bar.finish();
+    index_bar.borrow_mut().finish();
     match (
         from_index,
-        index_bar.start.is_some() || kept.is_some(),
+        index_bar.borrow().start.is_some() || kept.is_some(),
         answered.get(),
     ) {
         (false, true, _) => phases.report("index written"),
