@@ -467,6 +467,26 @@ fn summary_and_stats_answer_from_the_overview_alone() {
         &["heap", "stats", name, "--json"],
         &["heap", "stats", name],
     ];
+    // A first open prints its answer, then writes the index (the phases on stderr say so).
+    for argv in [forms[0], forms[3]] {
+        let phases = dir.join("phases");
+        let out = jsprof_env(
+            argv,
+            &[
+                ("JSPROF_CACHE_DIR", phases.to_str().unwrap()),
+                ("JSPROF_CACHE_MIN_BYTES", "0"),
+                ("JSPROF_HEAP_PHASES", "1"),
+            ],
+        );
+        assert_ok(&out, &format!("jsprof {argv:?}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let at = |phase: &str| err.find(&format!("phase {phase}:"));
+        assert!(
+            at("answered").is_some() && at("answered") < at("index written"),
+            "{argv:?}: {err}"
+        );
+        fs::remove_dir_all(&phases).unwrap();
+    }
     let mut first = Vec::new();
     for argv in forms {
         let out = run(&cache, argv);
