@@ -325,8 +325,10 @@ export class ProcessView {
       this.report = r;
       const n = r.processes.reduce((a, p) => a + p.isolates.length, 0);
       this.info.textContent = `${r.processes.length} process${r.processes.length === 1 ? '' : 'es'}, ${n} isolate${n === 1 ? '' : 's'}` +
-        (others.length ? ` from this snapshot and the ${others.length} other${others.length === 1 ? '' : 's'} open`
-          : heap.embedded ? (n === 1 ? ' (`jsprof report DIR` of a recording shows every isolate)' : ', each one\'s latest snapshot as recorded')
+        // A report embeds its process document whole (its other snapshots are a series, not
+        // the isolates); live, the document is this snapshot's and the others open.
+        (heap.embedded ? (n === 1 ? ' (`jsprof report DIR` of a recording shows every isolate)' : ', each one\'s latest snapshot as recorded')
+          : others.length ? ` from this snapshot and the ${others.length} other${others.length === 1 ? '' : 's'} open`
             : ' (open the process\'s other snapshots beside this one to see its workers)') +
         (r.warnings.length ? ` · ${r.warnings.map((w) => `${w.at}: ${w.message}`).join(' · ')}` : '');
       for (const p of r.processes) {
