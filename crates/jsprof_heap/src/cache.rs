@@ -25,6 +25,7 @@
 
 mod format;
 mod invariants;
+mod packed;
 mod wire;
 
 pub use crate::overview::Overview;

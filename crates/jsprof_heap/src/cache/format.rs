@@ -5,15 +5,17 @@
 //!          bytes) · key: canonical path (u32 length + bytes), size u64, mtime seconds i64 and
 //!          nanoseconds u32, device u64, inode u64, ctime seconds i64 and nanoseconds u32,
 //!          SHA-256 of the first and last MiB · section count u32 · per section:
-//!          tag u32, element size u32, element count u64, CRC-32 u32 · CRC-32 of all the above u32
+//!          tag u32, element size u32, element count u64, length in bytes u64, CRC-32 u32 ·
+//!          CRC-32 of all the above u32
 //! sections in the order of `SECTIONS`, each padded with zeros to a multiple of 8 bytes
 //! ```
 //!
 //! The header's key and the misc and overview sections are records and lists, each described once
 //! by its fields (`wire!`, `misc!`; the encoding is [`super::wire`]'s), from which both the
-//! encoder and the decoder are derived; the other sections are columns of the engine's tables,
-//! listed once (`columns!`, which gives `SECTIONS` and the writer's and the reader's walks) and
-//! written and read as their little-endian bytes.
+//! encoder and the decoder are derived; the other sections are columns of the engine's tables
+//! and of the locations, listed once (`columns!`, which gives `SECTIONS` and the writer's and
+//! the reader's walks), each packed in the fewest bits that hold it ([`super::packed`]). A
+//! column's element count is its values'; the misc and overview sections count their bytes.
 //!
 //! The last section, the overview, holds what `heap summary` and `heap stats` print
 //! ([`Overview`]); [`read_overview`] reads the header and that section alone, its offset the sum of
@@ -28,6 +30,7 @@
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
+use super::packed::{unpack, Census, Packable, Packer, Plan};
 pub(crate) use super::wire::Reject;
 use super::wire::{corrupt, put_bytes, wire, Dec, Item, Wire};
 
@@ -46,9 +49,12 @@ use crate::summary::ClassRow;
 
 pub(crate) const MAGIC: [u8; 8] = *b"JSPHEAPX";
 /// Bumped when the layout below changes (the engine fingerprint catches changes of the analysis).
-pub(crate) const FORMAT_VERSION: u32 = 4;
+pub(crate) const FORMAT_VERSION: u32 = 5;
 
 include!(concat!(env!("OUT_DIR"), "/engine.rs"));
+
+/// The bytes of a section's entry in the header.
+pub(crate) const ENTRY: usize = 28;
 
 /// The largest header accepted: a path is at most a few KB.
 const MAX_HEADER: u32 = 1 << 20;
@@ -76,92 +82,110 @@ pub(crate) struct Key {
 /// The overview's place in [`SECTIONS`].
 const OVERVIEW: usize = SECTIONS.len() - 1;
 
-/// A fixed-size little-endian element of a section.
-///
-/// # Safety
-///
-/// Only for types with no padding for which every bit pattern is a valid value (the integers,
-/// and [`NodeOrdinal`], a `#[repr(transparent)]` `u32`): [`Scalar::bytes`] and
-/// [`Scalar::bytes_mut`] view their values' memory as bytes.
-unsafe trait Scalar: Wire + Copy {
-    const SIZE: usize;
-    const ZERO: Self;
-    fn read_le(bytes: &[u8]) -> Self;
-
-    /// The values' bytes as they lie in memory: the section's bytes on a little-endian machine.
-    fn bytes(values: &[Self]) -> &[u8] {
-        // SAFETY: the type has no padding (the trait's contract) and a byte's alignment is 1;
-        // the slice covers exactly the values' memory, borrowed for as long as they are.
-        unsafe {
-            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-        }
-    }
-
-    fn bytes_mut(values: &mut [Self]) -> &mut [u8] {
-        // SAFETY: as in `bytes`; and every bit pattern is a valid value (the trait's contract),
-        // so any bytes written through the slice leave valid values.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                values.as_mut_ptr().cast::<u8>(),
-                std::mem::size_of_val(values),
-            )
-        }
-    }
+/// A little-endian integer of the header's fields.
+fn le32(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
 }
 
-/// Sections hold little-endian values: on such a machine a column is written and read as its
-/// bytes in memory, with no copy through a buffer and no decoding.
-const LITTLE_ENDIAN: bool = cfg!(target_endian = "little");
-
-macro_rules! scalar {
-    ($($t:ty),*) => {$(
-        // SAFETY: an integer has no padding, and every bit pattern is one.
-        unsafe impl Scalar for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            const ZERO: $t = 0;
-            #[inline]
-            fn read_le(bytes: &[u8]) -> Self {
-                <$t>::from_le_bytes(bytes.try_into().expect("chunks_exact gives SIZE bytes"))
-            }
-        }
-    )*};
-}
-scalar!(u8, u32, u64, i32, i64);
-
-/// A column of node ordinals (the dominators) is its raw `u32`s; the loader checks each against
-/// the node table (`invariants::check_tables_aside`) before anything uses it.
-// SAFETY: `NodeOrdinal` is `#[repr(transparent)]` over a `u32`: no padding, and every bit
-// pattern is a value (whether it names a node is checked after loading).
-unsafe impl Scalar for NodeOrdinal {
-    const SIZE: usize = <u32 as Scalar>::SIZE;
-    const ZERO: NodeOrdinal = NodeOrdinal::new(0);
-    #[inline]
-    fn read_le(bytes: &[u8]) -> Self {
-        NodeOrdinal::new(<u32 as Scalar>::read_le(bytes))
-    }
+/// Which field of the locations a column section holds.
+#[derive(Clone, Copy)]
+enum LocationField {
+    Node,
+    Script,
+    Line,
+    Column,
 }
 
-/// One section to write: a column, or the small tables encoded by [`encode_misc`].
+/// One section to write: the misc or overview bytes as they are, or a column of values, packed
+/// ([`super::packed`]).
 enum Column<'a> {
+    Bytes(&'a [u8]),
     U8(&'a [u8]),
     U32(&'a [u32]),
     Nodes(&'a [NodeOrdinal]),
     U64(&'a [u64]),
     I32(&'a [i32]),
-    /// An edge column still set aside on disk ([`SpilledEdges`]): its element count, and whether
-    /// it is the types (else the names).
-    Aside(usize, bool),
+    /// An edge column still set aside on disk ([`SpilledEdges`]): whether it is the types (else
+    /// the names).
+    Aside(bool),
+    Locations(&'a [Location], LocationField),
 }
 
 impl Column<'_> {
-    fn count(&self) -> usize {
+    /// The width of the column's type.
+    fn bits(&self) -> u32 {
         match self {
-            Column::U8(v) => v.len(),
-            Column::U32(v) => v.len(),
-            Column::Nodes(v) => v.len(),
-            Column::U64(v) => v.len(),
-            Column::I32(v) => v.len(),
-            Column::Aside(count, _) => *count,
+            Column::Bytes(_) | Column::U8(_) | Column::Aside(true) => u8::BITS,
+            Column::U64(_) => u64::BITS,
+            _ => u32::BITS,
+        }
+    }
+
+    /// Calls `f` with the column's values, in order, a batch at a time (an aside column is read
+    /// from its file).
+    fn each(
+        &self,
+        aside: Option<&mut SpilledEdges>,
+        mut f: impl FnMut(&[u64]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        const BATCH: usize = 4096;
+        let mut batch = Vec::with_capacity(BATCH);
+        fn all<T: Copy>(
+            values: &[T],
+            bits: impl Fn(T) -> u64,
+            batch: &mut Vec<u64>,
+            f: &mut impl FnMut(&[u64]) -> io::Result<()>,
+        ) -> io::Result<()> {
+            for chunk in values.chunks(BATCH) {
+                batch.clear();
+                batch.extend(chunk.iter().map(|&v| bits(v)));
+                f(batch)?;
+            }
+            Ok(())
+        }
+        match self {
+            Column::Bytes(v) | Column::U8(v) => all(v, u64::from, &mut batch, &mut f),
+            Column::U32(v) => all(v, u64::from, &mut batch, &mut f),
+            Column::Nodes(v) => all(v, NodeOrdinal::to_bits, &mut batch, &mut f),
+            Column::U64(v) => all(v, u64::from, &mut batch, &mut f),
+            Column::I32(v) => all(v, i32::to_bits, &mut batch, &mut f),
+            &Column::Aside(kinds) => {
+                let aside = aside.expect("an aside column comes with the file it is in");
+                // The scratch file holds them as little-endian `u32`s and bytes.
+                aside.copy(kinds, &mut |bytes| {
+                    if kinds {
+                        all(bytes, u64::from, &mut batch, &mut f)
+                    } else {
+                        debug_assert!(bytes.len() % 4 == 0, "whole values per chunk");
+                        for chunk in bytes.chunks(4 * BATCH) {
+                            batch.clear();
+                            batch.extend(chunk.chunks_exact(4).map(|b| le32(b) as u64));
+                            f(&batch)?;
+                        }
+                        Ok(())
+                    }
+                })
+            }
+            &Column::Locations(locations, field) => all(
+                locations,
+                |l| {
+                    // Destructured in full: a field added to `Location` must be stored here.
+                    let Location {
+                        node,
+                        script_id,
+                        line,
+                        column,
+                    } = l;
+                    match field {
+                        LocationField::Node => node.raw() as u64,
+                        LocationField::Script => script_id as u64,
+                        LocationField::Line => line as u64,
+                        LocationField::Column => column as u64,
+                    }
+                },
+                &mut batch,
+                &mut f,
+            ),
         }
     }
 }
@@ -176,6 +200,30 @@ macro_rules! column_from {
     )*};
 }
 column_from!(u8 => U8, u32 => U32, NodeOrdinal => Nodes, u64 => U64, i32 => I32);
+
+/// How a section is stored: its bytes as they are, or a column laid out by its plan.
+#[derive(Clone, Copy)]
+enum Stored {
+    Bytes(u64),
+    Packed(Plan),
+}
+
+impl Stored {
+    /// The element count the header gives: the bytes, or the column's values.
+    fn count(&self) -> u64 {
+        match self {
+            Stored::Bytes(len) => *len,
+            Stored::Packed(plan) => plan.count(),
+        }
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Stored::Bytes(len) => *len,
+            Stored::Packed(plan) => plan.len(),
+        }
+    }
+}
 
 fn padded(bytes: u64) -> u64 {
     bytes.next_multiple_of(8)
@@ -201,7 +249,6 @@ pub(crate) fn write_index<W: Write + Seek>(
     // would differ from a fresh one).
     let misc = encode_misc(&Misc {
         meta: &s.meta,
-        locations: &s.locations,
         samples: &s.samples,
         trace_function_infos: &s.trace_function_infos,
         trace_tree: &s.trace_tree,
@@ -215,19 +262,63 @@ pub(crate) fn write_index<W: Write + Seek>(
         scripts: &a.scripts,
     });
     let overview = encode_overview(overview);
-    let mut columns = vec![Column::U8(&misc)];
+    let mut columns = vec![Column::Bytes(&misc)];
     columns.extend(column_sections(&s.nodes, &s.edges, &s.strings, a));
-    columns.push(Column::U8(&overview));
-    if let Some((names, kinds)) = edges_aside.as_ref().map(|aside| aside.lens()) {
-        columns[section("edge kind")] = Column::Aside(kinds, true);
-        columns[section("edge name")] = Column::Aside(names, false);
+    columns.extend(
+        [
+            LocationField::Node,
+            LocationField::Script,
+            LocationField::Line,
+            LocationField::Column,
+        ]
+        .map(|field| Column::Locations(&s.locations, field)),
+    );
+    columns.push(Column::Bytes(&overview));
+    if edges_aside.is_some() {
+        columns[section("edge kind")] = Column::Aside(true);
+        columns[section("edge name")] = Column::Aside(false);
     }
+    // The first pass: each column's census, which gives its layout and so every length. The
+    // columns in memory are shared with a second thread (they are only read); the ones aside are
+    // read from their file here.
+    fn census_of(column: &Column<'_>, aside: Option<&mut SpilledEdges>) -> io::Result<Stored> {
+        Ok(match column {
+            Column::Bytes(bytes) => Stored::Bytes(bytes.len() as u64),
+            column => {
+                let mut census = Census::new(column.bits());
+                column.each(aside, |values| {
+                    census.add(values);
+                    Ok(())
+                })?;
+                Stored::Packed(census.plan())
+            }
+        })
+    }
+    let theirs: Vec<usize> = (0..columns.len())
+        .filter(|&i| !matches!(columns[i], Column::Aside(_)))
+        .skip(1)
+        .step_by(2)
+        .collect();
+    let mut stored = vec![Stored::Bytes(0); columns.len()];
+    std::thread::scope(|scope| -> io::Result<()> {
+        let worker = scope.spawn(|| {
+            (theirs.iter())
+                .map(|&i| Ok((i, census_of(&columns[i], None)?)))
+                .collect::<io::Result<Vec<_>>>()
+        });
+        for (i, column) in columns.iter().enumerate() {
+            if !theirs.contains(&i) {
+                stored[i] = census_of(column, edges_aside.as_deref_mut())?;
+            }
+        }
+        for (i, how) in worker.join().expect("the census thread does not panic")? {
+            stored[i] = how;
+        }
+        Ok(())
+    })?;
     let mut crcs = [0u32; SECTIONS.len()];
-    let header_len = encode_header(key, &columns, &crcs).len() as u64;
-    let total = header_len
-        + (columns.iter().zip(SECTIONS))
-            .map(|(c, &(_, size))| padded(c.count() as u64 * size as u64))
-            .sum::<u64>();
+    let header_len = encode_header(key, &stored, &crcs).len() as u64;
+    let total = header_len + stored.iter().map(|s| padded(s.len())).sum::<u64>();
     if total > max_len {
         return Err(io::Error::other(format!(
             "its {total} bytes would pass JSPROF_CACHE_MAX_BYTES ({max_len})"
@@ -237,75 +328,61 @@ pub(crate) fn write_index<W: Write + Seek>(
     // zeros, which no reader takes for an index.
     w.write_all(&vec![0; header_len as usize])?;
     let mut written = header_len;
-    let mut buf = Vec::with_capacity(CHUNK);
-    for (i, column) in columns.iter().enumerate() {
+    for (i, (column, how)) in columns.iter().zip(&stored).enumerate() {
         let mut hasher = crc32fast::Hasher::new();
-        let mut emit = |bytes: &[u8], w: &mut W| -> io::Result<()> {
+        let mut emit = |bytes: &[u8]| -> io::Result<()> {
             hasher.update(bytes);
             w.write_all(bytes)?;
             written += bytes.len() as u64;
             progress(written, total);
             Ok(())
         };
-        fn put_all<T: Scalar, W>(
-            values: &[T],
-            buf: &mut Vec<u8>,
-            w: &mut W,
-            emit: &mut dyn FnMut(&[u8], &mut W) -> io::Result<()>,
-        ) -> io::Result<()> {
-            if LITTLE_ENDIAN {
-                for chunk in T::bytes(values).chunks(CHUNK) {
-                    emit(chunk, w)?;
+        match (column, how) {
+            (Column::Bytes(bytes), _) => {
+                for chunk in bytes.chunks(CHUNK) {
+                    emit(chunk)?;
                 }
-                return Ok(());
             }
-            for chunk in values.chunks(CHUNK / T::SIZE) {
-                buf.clear();
-                for &v in chunk {
-                    v.put(buf);
-                }
-                emit(buf, w)?;
+            (column, &Stored::Packed(plan)) => {
+                let mut packer = Packer::new(plan, column.bits());
+                column.each(edges_aside.as_deref_mut(), |values| {
+                    packer.push(values);
+                    if packer.out.len() >= CHUNK {
+                        emit(&packer.out)?;
+                        packer.out.clear();
+                    }
+                    Ok(())
+                })?;
+                packer.finish()?;
+                emit(&packer.out)?;
             }
-            Ok(())
-        }
-        match column {
-            Column::U8(v) => put_all(v, &mut buf, w, &mut emit)?,
-            Column::U32(v) => put_all(v, &mut buf, w, &mut emit)?,
-            Column::Nodes(v) => put_all(v, &mut buf, w, &mut emit)?,
-            Column::U64(v) => put_all(v, &mut buf, w, &mut emit)?,
-            Column::I32(v) => put_all(v, &mut buf, w, &mut emit)?,
-            Column::Aside(_, kinds) => {
-                let aside = edges_aside
-                    .as_deref_mut()
-                    .expect("an aside column comes with the file it is in");
-                // The scratch file holds them as the section does (little-endian).
-                aside.copy(*kinds, &mut |bytes| emit(bytes, w))?;
-            }
+            (_, Stored::Bytes(_)) => unreachable!("only bytes are stored as bytes"),
         }
         crcs[i] = hasher.finalize();
-        let bytes = column.count() as u64 * SECTIONS[i].1 as u64;
-        let pad = (padded(bytes) - bytes) as usize;
+        let len = how.len();
+        let pad = (padded(len) - len) as usize;
         w.write_all(&[0u8; 8][..pad])?;
         written += pad as u64;
     }
     w.seek(SeekFrom::Start(0))?;
-    w.write_all(&encode_header(key, &columns, &crcs))?;
+    w.write_all(&encode_header(key, &stored, &crcs))?;
     w.flush()?;
     Ok(total)
 }
 
-fn encode_header(key: &Key, columns: &[Column<'_>], crcs: &[u32]) -> Vec<u8> {
+fn encode_header(key: &Key, stored: &[Stored], crcs: &[u32]) -> Vec<u8> {
     let mut h = Vec::new();
     h.extend_from_slice(&MAGIC);
     FORMAT_VERSION.put(&mut h);
     0u32.put(&mut h); // the header's length, filled in below
     put_bytes(&mut h, ENGINE.as_bytes());
     key.put(&mut h);
-    (columns.len() as u32).put(&mut h);
-    for (i, (column, &crc)) in columns.iter().zip(crcs).enumerate() {
+    (stored.len() as u32).put(&mut h);
+    for (i, (how, &crc)) in stored.iter().zip(crcs).enumerate() {
         (i as u32).put(&mut h);
         SECTIONS[i].1.put(&mut h);
-        (column.count() as u64).put(&mut h);
+        how.count().put(&mut h);
+        how.len().put(&mut h);
         crc.put(&mut h);
     }
     let len = (h.len() + 4) as u32;
@@ -325,13 +402,13 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
     if start[..8] != MAGIC {
         return corrupt("it does not start with the index's magic bytes");
     }
-    let version = u32::read_le(&start[8..12]);
+    let version = le32(&start[8..12]);
     if version != FORMAT_VERSION {
         return Err(Reject::Stale(format!(
             "format version {version}, this jsprof reads {FORMAT_VERSION}"
         )));
     }
-    let header_len = u32::read_le(&start[12..16]);
+    let header_len = le32(&start[12..16]);
     if header_len > MAX_HEADER || header_len as u64 > file_len || header_len < 20 {
         return corrupt(format!(
             "a header of {header_len} bytes in a file of {file_len}"
@@ -341,7 +418,7 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
     header.resize(header_len as usize, 0);
     r.read_exact(&mut header[16..])?;
     let (body, stored_crc) = header.split_at(header.len() - 4);
-    if crc32fast::hash(body) != u32::read_le(stored_crc) {
+    if crc32fast::hash(body) != le32(stored_crc) {
         return corrupt("the header's checksum does not match");
     }
     let mut d = Dec::new(&body[16..], 16);
@@ -391,20 +468,28 @@ fn read_layout<R: Read>(r: &mut R, file_len: u64, key: &Key) -> Result<Layout, R
     let mut expected_len = header_len as u64;
     for (i, &(name, size)) in SECTIONS.iter().enumerate() {
         let (tag, elem) = (u32::get(&mut d)?, u32::get(&mut d)?);
-        let (count, crc) = (u64::get(&mut d)?, u32::get(&mut d)?);
+        let (count, len, crc) = (u64::get(&mut d)?, u64::get(&mut d)?, u32::get(&mut d)?);
         if tag != i as u32 || elem != size {
             return corrupt(format!("section {i} ({name}) is described wrongly"));
         }
-        let bytes = count
-            .checked_mul(size as u64)
-            .filter(|&b| b <= file_len)
-            .ok_or_else(|| {
-                Reject::Corrupt(format!(
-                    "section {name} claims {count} elements, more than the file holds"
-                ))
-            })?;
-        expected_len = expected_len.saturating_add(padded(bytes));
-        sections.push((count as usize, crc));
+        if len > file_len {
+            return corrupt(format!(
+                "section {name} claims {len} bytes, more than the file holds"
+            ));
+        }
+        // A section of bytes counts its bytes; a column's count is checked against its bytes
+        // when it is unpacked, before anything is allocated for it.
+        if ((i == 0 || i == OVERVIEW) && count != len) || count > usize::MAX as u64 {
+            return corrupt(format!(
+                "section {name} claims {count} elements in {len} bytes"
+            ));
+        }
+        expected_len = expected_len.saturating_add(padded(len));
+        sections.push(Section {
+            count: count as usize,
+            len: len as usize,
+            crc,
+        });
     }
     if expected_len != file_len {
         return corrupt(format!(
@@ -425,30 +510,39 @@ pub(crate) fn read_overview<R: Read + Seek>(
     key: &Key,
 ) -> Result<Overview, Reject> {
     let layout = read_layout(r, file_len, key)?;
-    let (count, crc) = layout.sections[OVERVIEW];
+    let Section { len, crc, .. } = layout.sections[OVERVIEW];
     r.seek(SeekFrom::Start(layout.offset(OVERVIEW)))?;
-    // `count` was checked against the file's length (the section's bytes exist).
-    let mut bytes = vec![0; count];
+    // `len` was checked against the file's length (the section's bytes exist).
+    let mut bytes = vec![0; len];
     r.read_exact(&mut bytes)?;
     if crc32fast::hash(&bytes) != crc {
         return corrupt("the checksum of section overview does not match");
     }
-    let node_count = layout.sections[3].0;
+    let node_count = layout.sections[section("node kind")].count;
     decode_overview(&bytes, layout.offset(OVERVIEW) as usize, node_count)
+}
+
+/// A section as the header describes it.
+#[derive(Clone, Copy)]
+struct Section {
+    /// Its elements: its bytes, or a column's values.
+    count: usize,
+    /// Its length in bytes (before the padding).
+    len: usize,
+    crc: u32,
 }
 
 /// Where an index's sections lie, from its checked header.
 pub(crate) struct Layout {
     header_len: u64,
-    /// Per section: element count and CRC-32.
-    sections: Vec<(usize, u32)>,
+    sections: Vec<Section>,
 }
 
 impl Layout {
     /// Section `i`'s offset in the file: the header, then the padded sections before it.
     fn offset(&self, i: usize) -> u64 {
-        let before = (self.sections[..i].iter().zip(SECTIONS))
-            .map(|(&(count, _), &(_, size))| padded(count as u64 * size as u64))
+        let before = (self.sections[..i].iter())
+            .map(|s| padded(s.len as u64))
             .sum::<u64>();
         self.header_len + before
     }
@@ -472,11 +566,11 @@ pub(crate) fn read_index<R: Read>(
         read: header_len,
         total: file_len,
         progress,
-        buf: vec![0; CHUNK],
         next: 0,
         table,
+        at: header_len,
     };
-    let misc = reader.column::<u8>()?;
+    let misc = reader.bytes()?;
     let misc = decode_misc(&misc)?;
     let (mut nodes, mut edges, mut strings) = (Nodes::default(), Edges::default(), Strings::new());
     let mut columns = Analysis::default();
@@ -487,6 +581,7 @@ pub(crate) fn read_index<R: Read>(
         &mut strings,
         &mut columns,
     )?;
+    let locations = read_locations(&mut reader)?;
     let analysis = Analysis {
         total_size: misc.total_size,
         statistics: misc.statistics,
@@ -500,7 +595,7 @@ pub(crate) fn read_index<R: Read>(
         nodes,
         edges,
         strings,
-        locations: misc.locations,
+        locations,
         samples: misc.samples,
         trace_function_infos: misc.trace_function_infos,
         trace_tree: misc.trace_tree,
@@ -511,10 +606,30 @@ pub(crate) fn read_index<R: Read>(
     };
     super::invariants::check_tables(&snapshot, &analysis)?;
     let overview = reader
-        .last_section()
+        .bytes()
         .ok()
-        .and_then(|(at, bytes)| decode_overview(&bytes, at as usize, snapshot.nodes.len()).ok());
+        .and_then(|bytes| decode_overview(&bytes, reader.at as usize, snapshot.nodes.len()).ok());
     Ok((snapshot, analysis, overview))
+}
+
+/// The locations, from their four columns.
+fn read_locations<R: Read>(reader: &mut SectionReader<'_, R>) -> Result<Vec<Location>, Reject> {
+    let nodes = reader.column::<NodeOrdinal>()?;
+    let scripts = reader.column::<u32>()?;
+    let lines = reader.column::<u32>()?;
+    let columns = reader.column::<u32>()?;
+    let n = nodes.len();
+    if scripts.len() != n || lines.len() != n || columns.len() != n {
+        return corrupt("the locations' columns disagree on their length");
+    }
+    Ok((nodes.into_iter().zip(scripts).zip(lines).zip(columns))
+        .map(|(((node, script_id), line), column)| Location {
+            node,
+            script_id,
+            line,
+            column,
+        })
+        .collect())
 }
 
 /// Reads the sections in order, checking each one's checksum.
@@ -523,75 +638,46 @@ struct SectionReader<'a, R> {
     read: u64,
     total: u64,
     progress: &'a mut dyn FnMut(u64, u64),
-    buf: Vec<u8>,
     next: usize,
-    table: Vec<(usize, u32)>,
+    table: Vec<Section>,
+    /// Where the last section read starts.
+    at: u64,
 }
 
 impl<R: Read> SectionReader<'_, R> {
-    /// The next section's bytes (the overview, last) and its offset, its checksum checked.
-    fn last_section(&mut self) -> Result<(u64, Vec<u8>), Reject> {
-        let at = self.read;
+    /// The next section's bytes, its checksum checked.
+    fn bytes(&mut self) -> Result<Vec<u8>, Reject> {
         let i = self.next;
-        let (count, crc) = *self
+        let Section { len, crc, .. } = *self
             .table
             .get(i)
-            .ok_or_else(|| Reject::Corrupt("no overview".into()))?;
+            .ok_or_else(|| Reject::Corrupt("it has fewer sections than it should".into()))?;
         self.next += 1;
-        // `count` was checked against the file's length (the section's bytes exist).
-        let mut bytes = vec![0; count];
-        self.r.read_exact(&mut bytes)?;
-        self.read += count as u64;
-        if crc32fast::hash(&bytes) != crc {
-            return corrupt("the checksum of section overview does not match");
+        self.at = self.read;
+        // `len` was checked against the file's length (the section's bytes exist).
+        let mut bytes = vec![0; len];
+        for chunk in bytes.chunks_mut(CHUNK) {
+            self.r.read_exact(chunk)?;
+            self.read += chunk.len() as u64;
+            (self.progress)(self.read, self.total);
         }
-        Ok((at, bytes))
-    }
-
-    fn column<T: Scalar>(&mut self) -> Result<Vec<T>, Reject> {
-        let i = self.next;
-        self.next += 1;
-        let (count, crc) = self.table[i];
-        // `count × size` was checked against the file's length, so this allocation is bounded by
-        // bytes that exist.
-        let mut hasher = crc32fast::Hasher::new();
-        let values = if LITTLE_ENDIAN {
-            // Read straight into the column: zeroed pages the kernel maps on first touch, no
-            // buffer between, nothing to decode.
-            let mut values = vec![T::ZERO; count];
-            for chunk in T::bytes_mut(&mut values).chunks_mut(CHUNK) {
-                self.r.read_exact(chunk)?;
-                hasher.update(chunk);
-                self.read += chunk.len() as u64;
-                (self.progress)(self.read, self.total);
-            }
-            values
-        } else {
-            let mut values = Vec::with_capacity(count);
-            let mut left = count * T::SIZE;
-            while left > 0 {
-                let n = left.min(self.buf.len());
-                let chunk = &mut self.buf[..n];
-                self.r.read_exact(chunk)?;
-                hasher.update(chunk);
-                values.extend(chunk.chunks_exact(T::SIZE).map(T::read_le));
-                left -= n;
-                self.read += n as u64;
-                (self.progress)(self.read, self.total);
-            }
-            values
-        };
-        let bytes = (count * T::SIZE) as u64;
-        let pad = (padded(bytes) - bytes) as usize;
-        self.r.read_exact(&mut self.buf[..pad])?;
-        self.read += pad as u64;
-        if hasher.finalize() != crc {
+        if crc32fast::hash(&bytes) != crc {
             return corrupt(format!(
                 "the checksum of section {} does not match",
                 SECTIONS[i].0
             ));
         }
-        Ok(values)
+        let pad = (padded(len as u64) - len as u64) as usize;
+        self.r.read_exact(&mut [0u8; 8][..pad])?;
+        self.read += pad as u64;
+        Ok(bytes)
+    }
+
+    /// The next section's column.
+    fn column<T: Packable>(&mut self) -> Result<Vec<T>, Reject> {
+        let i = self.next;
+        let bytes = self.bytes()?;
+        unpack(&bytes, self.table[i].count, SECTIONS[i].0)
     }
 }
 
@@ -608,7 +694,11 @@ macro_rules! columns {
         /// The sections, in file order: (tag, element size in bytes).
         pub(crate) const SECTIONS: &[(&str, u32)] = &[
             ("misc", 1),
-            $($(($tag, <$t as Scalar>::SIZE as u32),)*)*
+            $($(($tag, <$t as Packable>::BITS / 8),)*)*
+            ("location node", 4),
+            ("location script", 4),
+            ("location line", 4),
+            ("location column", 4),
             ("overview", 1),
         ];
 
@@ -755,7 +845,6 @@ macro_rules! misc {
 
 misc! {
     meta: Meta,
-    locations: Vec<Location>,
     samples: Vec<Sample>,
     trace_function_infos: Vec<TraceFunctionInfo>,
     trace_tree: Vec<TraceNode>,
@@ -862,23 +951,20 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
     })();
     let Ok(mut entry) = walked else { return };
     let mut at = header_len as u64;
-    for &(_, size) in SECTIONS {
-        // Each entry: tag u32, element size u32, count u64, CRC-32 u32.
-        let Some(fields) = bytes.get(entry..entry + 20) else {
+    for _ in SECTIONS {
+        // Each entry: tag u32, element size u32, count u64, length u64, CRC-32 u32.
+        let Some(fields) = bytes.get(entry..entry + ENTRY) else {
             return;
         };
-        let count = u64::read_le(&fields[8..16]);
-        let Some((len, padded_len)) = count
-            .checked_mul(size as u64)
-            .and_then(|len| Some((len, len.checked_next_multiple_of(8)?)))
-        else {
+        let len = u64::from_le_bytes(fields[16..24].try_into().expect("8 bytes"));
+        let Some(padded_len) = len.checked_next_multiple_of(8) else {
             return;
         };
         let end = at.saturating_add(len).min(bytes.len() as u64);
         let crc = crc32fast::hash(&bytes[(at.min(end)) as usize..end as usize]);
-        bytes[entry + 16..entry + 20].copy_from_slice(&crc.to_le_bytes());
+        bytes[entry + 24..entry + ENTRY].copy_from_slice(&crc.to_le_bytes());
         at = at.saturating_add(padded_len);
-        entry += 20;
+        entry += ENTRY;
     }
     let crc = crc32fast::hash(&bytes[..header_len - 4]);
     bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
@@ -907,7 +993,7 @@ pub(crate) fn replace_key(bytes: &mut [u8], key: &Key) -> Option<()> {
 /// A reader over the header's fields after its fixed start, and the header's length; `None` when
 /// the bytes are too short for the header they announce.
 fn header_fields(bytes: &[u8]) -> Option<(Dec<'_>, usize)> {
-    let header_len = u32::read_le(bytes.get(12..16)?) as usize;
+    let header_len = le32(bytes.get(12..16)?) as usize;
     if header_len < 20 || header_len > bytes.len() {
         return None;
     }

@@ -4,7 +4,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::format::{read_index, read_overview, reseal, write_index, Key, Reject, SECTIONS};
+use super::format::{read_index, read_overview, reseal, write_index, Key, Reject, ENTRY, SECTIONS};
 use super::*;
 use crate::summary::SortBy;
 
@@ -188,30 +188,48 @@ fn a_header_claiming_huge_sections_is_refused_before_allocating() {
     let engine_len = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
     let path_at = 20 + engine_len;
     let path_len = u32::from_le_bytes(bytes[path_at..path_at + 4].try_into().unwrap()) as usize;
-    let count_at = path_at + 4 + path_len + KEY_AFTER_PATH + 4 + 8;
-    bytes[count_at..count_at + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
-    let crc = crc32fast::hash(&bytes[..header_len - 4]);
-    bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
+    let entry = |i: usize| path_at + 4 + path_len + KEY_AFTER_PATH + 4 + ENTRY * i;
+    let reheader = |bytes: &mut Vec<u8>| {
+        let crc = crc32fast::hash(&bytes[..header_len - 4]);
+        bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
+    };
+    // The misc section's length (after its tag, element size and count).
+    let len_at = entry(0) + 16;
+    bytes[len_at..len_at + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
+    reheader(&mut bytes);
     match read(&bytes, &key()) {
         Err(Reject::Corrupt(message)) => assert!(message.contains("misc"), "{message}"),
         other => panic!("{:?}", other.err()),
     }
+    // A column's count of 2^60 values, its bytes as they were: refused by the column's own
+    // first bytes, which count what the section holds, before anything is allocated for it.
+    let mut bytes = index_of(&s, &a);
+    let edge_target = SECTIONS.iter().position(|s| s.0 == "edge target").unwrap();
+    let count_at = entry(edge_target) + 8;
+    bytes[count_at..count_at + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
+    reheader(&mut bytes);
+    match read(&bytes, &key()) {
+        Err(Reject::Corrupt(message)) => {
+            assert!(message.contains("edge target holds"), "{message}")
+        }
+        other => panic!("{:?}", other.err()),
+    }
 }
 
-/// Where section `index` starts in an index, and its element count.
+/// Where section `index` starts in an index, and its length in bytes.
 fn section(bytes: &[u8], index: usize) -> (usize, u64) {
     let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
     let header_len = word(12);
     let path_at = 20 + word(16);
     let table = path_at + 4 + word(path_at) + KEY_AFTER_PATH + 4;
     let mut at = header_len;
-    for (i, &(_, size)) in SECTIONS.iter().enumerate() {
-        let entry = table + 20 * i;
-        let count = u64::from_le_bytes(bytes[entry + 8..entry + 16].try_into().unwrap());
+    for i in 0..SECTIONS.len() {
+        let entry = table + ENTRY * i;
+        let len = u64::from_le_bytes(bytes[entry + 16..entry + 24].try_into().unwrap());
         if i == index {
-            return (at, count);
+            return (at, len);
         }
-        at += (count as usize * size as usize).next_multiple_of(8);
+        at += (len as usize).next_multiple_of(8);
     }
     unreachable!("no section {index}")
 }
@@ -227,28 +245,46 @@ fn forgeries_with_good_checksums_are_refused_by_the_table_checks() {
     let (s2, a2) = read_index_bytes(&bytes, true).expect("a good index reads");
     assert_eq!(dump(&s, &a), dump(&s2, &a2));
 
-    let forged = |index: usize, element: usize, value: &[u8]| {
-        let mut bad = bytes.clone();
-        let (at, count) = section(&bad, index);
-        assert!((element as u64) < count, "{}", SECTIONS[index].0);
-        let at = at + element * value.len();
-        bad[at..at + value.len()].copy_from_slice(value);
-        reseal(&mut bad);
-        assert!(read_index_bytes(&bad, false).is_none());
-        match read(&bad, &key()) {
+    // Bytes forged in a section, resealed: refused, with the refusal's message.
+    let refused = |bad: &mut Vec<u8>| {
+        reseal(bad);
+        assert!(read_index_bytes(bad, false).is_none());
+        match read(bad, &key()) {
             Err(Reject::Corrupt(message)) => message,
-            other => panic!("{}: {:?}", SECTIONS[index].0, other.err()),
+            other => panic!("{:?}", other.err()),
         }
     };
-    let edge_target = SECTIONS.iter().position(|s| s.0 == "edge target").unwrap();
-    let message = forged(edge_target, 3, &u32::MAX.to_le_bytes());
+    // Tables the analysis never makes, written as an index (the writer packs what it is given):
+    // the reader's table checks refuse them.
+    let (mut bad, a2) = analysed(&fixture());
+    bad.edges.to_node[3] = u32::MAX;
+    let message = refused(&mut index_of(&bad, &a2));
     assert!(message.contains("past the last node"), "{message}");
-    let dominator = SECTIONS.iter().position(|s| s.0 == "dominator").unwrap();
-    let message = forged(dominator, 0, &(s.nodes.len() as u32).to_le_bytes());
+    let (s2, mut bad) = analysed(&fixture());
+    bad.idom[0] = crate::snapshot::NodeOrdinal::new(s2.nodes.len() as u32);
+    let message = refused(&mut index_of(&s2, &bad));
     assert!(message.contains("past the last node"), "{message}");
+    let (mut bad, a2) = analysed(&fixture());
+    assert!(bad.locations.len() > 1);
+    bad.locations.swap(0, 1);
+    let message = refused(&mut index_of(&bad, &a2));
+    assert!(message.contains("locations are out of order"), "{message}");
     // The misc section's first list (the node fields) claiming 2^40 strings.
-    let message = forged(0, 0, &(1u64 << 40).to_le_bytes());
+    let mut bad = bytes.clone();
+    let (at, _) = section(&bad, 0);
+    bad[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let message = refused(&mut bad);
     assert!(message.contains("more than the section holds"), "{message}");
+    // A column's first bytes claiming a width its type cannot take.
+    let mut bad = bytes.clone();
+    let edge_target = SECTIONS.iter().position(|s| s.0 == "edge target").unwrap();
+    let (at, _) = section(&bad, edge_target);
+    bad[at] = 40;
+    let message = refused(&mut bad);
+    assert!(
+        message.contains("edge target is laid out as no index"),
+        "{message}"
+    );
 }
 
 fn temp_dir(name: &str) -> PathBuf {
