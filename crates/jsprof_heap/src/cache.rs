@@ -23,6 +23,7 @@
 //! Writes go to a temporary name that is renamed once complete, so an interrupted command leaves no
 //! partial index (only a temporary file, removed by a later eviction pass once it is stale).
 
+mod column;
 mod format;
 mod invariants;
 mod packed;

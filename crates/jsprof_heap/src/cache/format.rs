@@ -30,7 +30,8 @@
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use super::packed::{unpack, Census, Packable, Packer, Plan};
+use super::column::{Column, LocationField, Stored};
+use super::packed::{unpack, Packable, Packer};
 pub(crate) use super::wire::Reject;
 use super::wire::{corrupt, put_bytes, wire, Dec, Item, Wire};
 
@@ -83,146 +84,8 @@ pub(crate) struct Key {
 const OVERVIEW: usize = SECTIONS.len() - 1;
 
 /// A little-endian integer of the header's fields.
-fn le32(bytes: &[u8]) -> u32 {
+pub(super) fn le32(bytes: &[u8]) -> u32 {
     u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
-}
-
-/// Which field of the locations a column section holds.
-#[derive(Clone, Copy)]
-enum LocationField {
-    Node,
-    Script,
-    Line,
-    Column,
-}
-
-/// One section to write: the misc or overview bytes as they are, or a column of values, packed
-/// ([`super::packed`]).
-enum Column<'a> {
-    Bytes(&'a [u8]),
-    U8(&'a [u8]),
-    U32(&'a [u32]),
-    Nodes(&'a [NodeOrdinal]),
-    U64(&'a [u64]),
-    I32(&'a [i32]),
-    /// An edge column still set aside on disk ([`SpilledEdges`]): whether it is the types (else
-    /// the names).
-    Aside(bool),
-    Locations(&'a [Location], LocationField),
-}
-
-impl Column<'_> {
-    /// The width of the column's type.
-    fn bits(&self) -> u32 {
-        match self {
-            Column::Bytes(_) | Column::U8(_) | Column::Aside(true) => u8::BITS,
-            Column::U64(_) => u64::BITS,
-            _ => u32::BITS,
-        }
-    }
-
-    /// Calls `f` with the column's values, in order, a batch at a time (an aside column is read
-    /// from its file).
-    fn each(
-        &self,
-        aside: Option<&mut SpilledEdges>,
-        mut f: impl FnMut(&[u64]) -> io::Result<()>,
-    ) -> io::Result<()> {
-        const BATCH: usize = 4096;
-        let mut batch = Vec::with_capacity(BATCH);
-        fn all<T: Copy>(
-            values: &[T],
-            bits: impl Fn(T) -> u64,
-            batch: &mut Vec<u64>,
-            f: &mut impl FnMut(&[u64]) -> io::Result<()>,
-        ) -> io::Result<()> {
-            for chunk in values.chunks(BATCH) {
-                batch.clear();
-                batch.extend(chunk.iter().map(|&v| bits(v)));
-                f(batch)?;
-            }
-            Ok(())
-        }
-        match self {
-            Column::Bytes(v) | Column::U8(v) => all(v, u64::from, &mut batch, &mut f),
-            Column::U32(v) => all(v, u64::from, &mut batch, &mut f),
-            Column::Nodes(v) => all(v, NodeOrdinal::to_bits, &mut batch, &mut f),
-            Column::U64(v) => all(v, u64::from, &mut batch, &mut f),
-            Column::I32(v) => all(v, i32::to_bits, &mut batch, &mut f),
-            &Column::Aside(kinds) => {
-                let aside = aside.expect("an aside column comes with the file it is in");
-                // The scratch file holds them as little-endian `u32`s and bytes.
-                aside.copy(kinds, &mut |bytes| {
-                    if kinds {
-                        all(bytes, u64::from, &mut batch, &mut f)
-                    } else {
-                        debug_assert!(bytes.len() % 4 == 0, "whole values per chunk");
-                        for chunk in bytes.chunks(4 * BATCH) {
-                            batch.clear();
-                            batch.extend(chunk.chunks_exact(4).map(|b| le32(b) as u64));
-                            f(&batch)?;
-                        }
-                        Ok(())
-                    }
-                })
-            }
-            &Column::Locations(locations, field) => all(
-                locations,
-                |l| {
-                    // Destructured in full: a field added to `Location` must be stored here.
-                    let Location {
-                        node,
-                        script_id,
-                        line,
-                        column,
-                    } = l;
-                    match field {
-                        LocationField::Node => node.raw() as u64,
-                        LocationField::Script => script_id as u64,
-                        LocationField::Line => line as u64,
-                        LocationField::Column => column as u64,
-                    }
-                },
-                &mut batch,
-                &mut f,
-            ),
-        }
-    }
-}
-
-macro_rules! column_from {
-    ($($t:ty => $variant:ident),*) => {$(
-        impl<'a> From<&'a [$t]> for Column<'a> {
-            fn from(values: &'a [$t]) -> Column<'a> {
-                Column::$variant(values)
-            }
-        }
-    )*};
-}
-column_from!(u8 => U8, u32 => U32, NodeOrdinal => Nodes, u64 => U64, i32 => I32);
-
-/// How a section is stored: its bytes as they are, or a column laid out by its plan.
-#[derive(Clone, Copy)]
-enum Stored {
-    Bytes(u64),
-    Packed(Plan),
-}
-
-impl Stored {
-    /// The element count the header gives: the bytes, or the column's values.
-    fn count(&self) -> u64 {
-        match self {
-            Stored::Bytes(len) => *len,
-            Stored::Packed(plan) => plan.count(),
-        }
-    }
-
-    fn len(&self) -> u64 {
-        match self {
-            Stored::Bytes(len) => *len,
-            Stored::Packed(plan) => plan.len(),
-        }
-    }
 }
 
 fn padded(bytes: u64) -> u64 {
@@ -281,19 +144,6 @@ pub(crate) fn write_index<W: Write + Seek>(
     // The first pass: each column's census, which gives its layout and so every length. The
     // columns in memory are shared with a second thread (they are only read); the ones aside are
     // read from their file here.
-    fn census_of(column: &Column<'_>, aside: Option<&mut SpilledEdges>) -> io::Result<Stored> {
-        Ok(match column {
-            Column::Bytes(bytes) => Stored::Bytes(bytes.len() as u64),
-            column => {
-                let mut census = Census::new(column.bits());
-                column.each(aside, |values| {
-                    census.add(values);
-                    Ok(())
-                })?;
-                Stored::Packed(census.plan())
-            }
-        })
-    }
     let theirs: Vec<usize> = (0..columns.len())
         .filter(|&i| !matches!(columns[i], Column::Aside(_)))
         .skip(1)
@@ -303,12 +153,12 @@ pub(crate) fn write_index<W: Write + Seek>(
     std::thread::scope(|scope| -> io::Result<()> {
         let worker = scope.spawn(|| {
             (theirs.iter())
-                .map(|&i| Ok((i, census_of(&columns[i], None)?)))
+                .map(|&i| Ok((i, Stored::of(&columns[i], None)?)))
                 .collect::<io::Result<Vec<_>>>()
         });
         for (i, column) in columns.iter().enumerate() {
             if !theirs.contains(&i) {
-                stored[i] = census_of(column, edges_aside.as_deref_mut())?;
+                stored[i] = Stored::of(column, edges_aside.as_deref_mut())?;
             }
         }
         for (i, how) in worker.join().expect("the census thread does not panic")? {
