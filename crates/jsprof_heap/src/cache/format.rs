@@ -462,12 +462,52 @@ pub(crate) fn read_index<R: Read>(
     Ok((snapshot, analysis, overview))
 }
 
+/// Columns being unpacked, each on a thread of its own, and what puts each one in its table once
+/// unpacked. At most [`Unpacking::AT_ONCE`] are unpacked at once: the packed bytes read ahead
+/// stay few, and the two cores this is made for are both busy.
+#[derive(Default)]
+struct Unpacking<'a> {
+    pending: std::collections::VecDeque<Box<dyn FnOnce() -> Result<(), Reject> + 'a>>,
+}
+
+impl<'a> Unpacking<'a> {
+    const AT_ONCE: usize = 2;
+
+    /// One more column being unpacked; the oldest is put in place first when too many are.
+    fn push(&mut self, put: Box<dyn FnOnce() -> Result<(), Reject> + 'a>) -> Result<(), Reject> {
+        self.pending.push_back(put);
+        if self.pending.len() > Self::AT_ONCE {
+            (self.pending.pop_front().expect("one is pending"))()?;
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), Reject> {
+        self.pending.into_iter().try_for_each(|put| put())
+    }
+}
+
 /// The locations, from their four columns.
 fn read_locations<R: Read>(reader: &mut SectionReader<'_, R>) -> Result<Vec<Location>, Reject> {
-    let nodes = reader.column::<NodeOrdinal>()?;
-    let scripts = reader.column::<u32>()?;
-    let lines = reader.column::<u32>()?;
-    let columns = reader.column::<u32>()?;
+    let (mut nodes, mut scripts, mut lines, mut columns) = Default::default();
+    std::thread::scope(|scope| {
+        let mut unpacking = Unpacking::default();
+        let node = reader.spawn_column::<NodeOrdinal>(scope)?;
+        unpacking.push(Box::new(|| {
+            nodes = node.join().expect("unpacking does not panic")?;
+            Ok(())
+        }))?;
+        for slot in [&mut scripts, &mut lines, &mut columns] {
+            let column = reader.spawn_column::<u32>(scope)?;
+            unpacking.push(Box::new(move || {
+                *slot = column.join().expect("unpacking does not panic")?;
+                Ok(())
+            }))?;
+        }
+        unpacking.finish()
+    })?;
+    let (nodes, scripts, lines, columns): (Vec<NodeOrdinal>, Vec<u32>, Vec<u32>, Vec<u32>) =
+        (nodes, scripts, lines, columns);
     let n = nodes.len();
     if scripts.len() != n || lines.len() != n || columns.len() != n {
         return corrupt("the locations' columns disagree on their length");
@@ -523,11 +563,15 @@ impl<R: Read> SectionReader<'_, R> {
         Ok(bytes)
     }
 
-    /// The next section's column.
-    fn column<T: Packable>(&mut self) -> Result<Vec<T>, Reject> {
+    /// The next section's column, unpacked on a thread of `scope`.
+    fn spawn_column<'scope, T: Packable + Send + 'scope>(
+        &mut self,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+    ) -> Result<std::thread::ScopedJoinHandle<'scope, Result<Vec<T>, Reject>>, Reject> {
         let i = self.next;
         let bytes = self.bytes()?;
-        unpack(&bytes, self.table[i].count, SECTIONS[i].0)
+        let (count, name) = (self.table[i].count, SECTIONS[i].0);
+        Ok(scope.spawn(move || unpack(&bytes, count, name)))
     }
 }
 
@@ -562,13 +606,24 @@ macro_rules! columns {
             columns
         }
 
-        /// Reads the column sections, in file order, into the tables.
+        /// Reads the column sections, in file order, into the tables: each one is unpacked on
+        /// a thread of its own while the next is read ([`Unpacking`]).
         fn read_column_sections<R: Read>(
             reader: &mut SectionReader<'_, R>,
             $($table: &mut $ty),*
         ) -> Result<(), Reject> {
-            $($($table.$field = reader.column::<$t>()?;)*)*
-            Ok(())
+            std::thread::scope(|scope| {
+                let mut unpacking = Unpacking::default();
+                $($(
+                    let column = reader.spawn_column::<$t>(scope)?;
+                    let slot = &mut $table.$field;
+                    unpacking.push(Box::new(move || {
+                        *slot = column.join().expect("unpacking does not panic")?;
+                        Ok(())
+                    }))?;
+                )*)*
+                unpacking.finish()
+            })
         }
     };
 }

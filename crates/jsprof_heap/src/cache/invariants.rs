@@ -56,18 +56,26 @@ pub(crate) fn check_tables_aside(
     if !below(&s.edges.to_node, n) || !a.idom.iter().all(|d| d.index() < n) {
         return corrupt("an edge or a dominator points past the last node");
     }
-    if n > 0 && !dominators_form_a_tree(&a.idom, s.root.index()) {
+    // The dominators' walk on a thread of its own, beside the other checks (every dominator is
+    // known to be a node now); a refusal names the first failed check in this order.
+    let (tree_ok, names_ok, locations_ok) = std::thread::scope(|scope| {
+        let tree = scope.spawn(|| n == 0 || dominators_form_a_tree(&a.idom, s.root.index()));
+        let types = s.types();
+        let edge_names_ok = (s.edges.kind.iter().zip(&s.edges.name_or_index))
+            .all(|(&k, &name)| !types.edge_has_string_name(k) || (name as usize) < strings);
+        let names_ok = below(&nodes.name, strings) && below(&a.classes, strings) && edge_names_ok;
+        let locations_ok = s.locations.windows(2).all(|w| w[0].node < w[1].node)
+            && s.locations.last().is_none_or(|l| l.node.index() < n);
+        let tree_ok = tree.join().expect("the dominators' walk does not panic");
+        (tree_ok, names_ok, locations_ok)
+    });
+    if !tree_ok {
         return corrupt("its dominators do not form a tree under the root");
     }
-    let types = s.types();
-    let edge_names_ok = (s.edges.kind.iter().zip(&s.edges.name_or_index))
-        .all(|(&k, &name)| !types.edge_has_string_name(k) || (name as usize) < strings);
-    if !below(&nodes.name, strings) || !below(&a.classes, strings) || !edge_names_ok {
+    if !names_ok {
         return corrupt("a name is not an index into the string table");
     }
-    if !s.locations.windows(2).all(|w| w[0].node < w[1].node)
-        || s.locations.last().is_some_and(|l| l.node.index() >= n)
-    {
+    if !locations_ok {
         return corrupt("its locations are out of order");
     }
     Ok(())
