@@ -79,12 +79,18 @@ where
             // Only `head` trees nest deeply; a profile that opens with its flat `nodes` keeps
             // serde_json's recursion limit (deep junk fails cleanly) and skips the stack checks.
             let deep = crate::detect::first_key(bytes) != Some(b"nodes".as_slice());
-            run(
-                serde_json::Deserializer::from_slice(bytes),
-                seed,
-                path,
-                deep,
-            )
+            // Text checked as UTF-8 once, whole (vectorised), lets serde_json take each string
+            // as it is instead of checking it again; text that is not is read as bytes, so its
+            // error names the place as before.
+            match std::str::from_utf8(bytes) {
+                Ok(text) => run(serde_json::Deserializer::from_str(text), seed, path, deep),
+                Err(_) => run(
+                    serde_json::Deserializer::from_slice(bytes),
+                    seed,
+                    path,
+                    deep,
+                ),
+            }
         }
     }
 }
