@@ -198,7 +198,7 @@ impl<'a> TreeSink<'a> {
         }
     }
 
-    fn fallback_id(&mut self) -> u64 {
+    pub fn fallback_id(&mut self) -> u64 {
         self.next_fallback_id -= 1;
         self.next_fallback_id
     }

@@ -19,6 +19,11 @@ pub fn read_cpuprofile<R: Read>(reader: R) -> Result<Profile, ReadError> {
 
 /// Like [`read_cpuprofile`], over text already in memory (faster).
 pub fn read_cpuprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, ReadError> {
+    if let Source::Slice(text) = source {
+        if let Some(profile) = read_common_form(text) {
+            return Ok(profile);
+        }
+    }
     let mut profile = Profile::new(ProfileKind::CpuProfile);
     let path = JsonPath::default();
     let seed = TopSeed(TreeSink::new(&mut profile, &path));
@@ -29,6 +34,22 @@ pub fn read_cpuprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, R
     json::warn_clamped(&mut profile, "timeDeltas", []);
     Ok(profile)
 }
+
+/// The profile of `text` when [`fast`] reads it (the form V8 writes), lowered as the serde
+/// reader's is.
+fn read_common_form(text: &[u8]) -> Option<Profile> {
+    let mut profile = Profile::new(ProfileKind::CpuProfile);
+    let path = JsonPath::default();
+    let mut sink = TreeSink::new(&mut profile, &path);
+    let mut raw = fast::read(text, &mut sink)?;
+    raw.tree = sink.tree;
+    let thread = raw.lower(&mut profile).ok()?;
+    profile.threads.push(thread);
+    json::warn_clamped(&mut profile, "timeDeltas", []);
+    Some(profile)
+}
+
+mod fast;
 
 /// Everything of the top-level object, before lowering.
 pub(crate) struct RawCpuProfile {

@@ -144,25 +144,31 @@ pub(crate) fn write_index<W: Write + Seek>(
     // The first pass: each column's census, which gives its layout and so every length. The
     // columns in memory are shared with a second thread (they are only read); the ones aside are
     // read from their file here.
+    // (A small index's census is one thread's: a thread costs more than it would save.)
+    let parallel = s.nodes.len() >= PARALLEL_NODES;
     let theirs: Vec<usize> = (0..columns.len())
-        .filter(|&i| !matches!(columns[i], Column::Aside(_)))
+        .filter(|&i| parallel && !matches!(columns[i], Column::Aside(_)))
         .skip(1)
         .step_by(2)
         .collect();
     let mut stored = vec![Stored::Bytes(0); columns.len()];
     std::thread::scope(|scope| -> io::Result<()> {
-        let worker = scope.spawn(|| {
-            (theirs.iter())
-                .map(|&i| Ok((i, Stored::of(&columns[i], None)?)))
-                .collect::<io::Result<Vec<_>>>()
+        let worker = (!theirs.is_empty()).then(|| {
+            scope.spawn(|| {
+                (theirs.iter())
+                    .map(|&i| Ok((i, Stored::of(&columns[i], None)?)))
+                    .collect::<io::Result<Vec<_>>>()
+            })
         });
         for (i, column) in columns.iter().enumerate() {
             if !theirs.contains(&i) {
                 stored[i] = Stored::of(column, edges_aside.as_deref_mut())?;
             }
         }
-        for (i, how) in worker.join().expect("the census thread does not panic")? {
-            stored[i] = how;
+        if let Some(worker) = worker {
+            for (i, how) in worker.join().expect("the census thread does not panic")? {
+                stored[i] = how;
+            }
         }
         Ok(())
     })?;
@@ -462,6 +468,38 @@ pub(crate) fn read_index<R: Read>(
     Ok((snapshot, analysis, overview))
 }
 
+/// Graphs smaller than this have their index's census taken on one thread, and their tables
+/// checked on one (`invariants`): a thread costs more than it would save, and a test or fuzz input
+/// of a few nodes starts none (libFuzzer's leak check can catch a finished thread's last bytes
+/// not yet freed).
+/// (The unit tests take the threads' paths with their small fixtures.)
+#[cfg(not(test))]
+pub(crate) const PARALLEL_NODES: usize = 1 << 16;
+#[cfg(test)]
+pub(crate) const PARALLEL_NODES: usize = 16;
+
+/// Sections smaller than this are unpacked on the reading thread: a thread costs more than they
+/// take (and a test or fuzz input of a few nodes starts none).
+#[cfg(not(test))]
+const PARALLEL_BYTES: usize = 1 << 20;
+#[cfg(test)]
+const PARALLEL_BYTES: usize = 64;
+
+/// A column read: unpacked, or being unpacked on a thread.
+enum Unpacked<'scope, T> {
+    Ready(Result<Vec<T>, Reject>),
+    Unpacking(std::thread::ScopedJoinHandle<'scope, Result<Vec<T>, Reject>>),
+}
+
+impl<T> Unpacked<'_, T> {
+    fn join(self) -> Result<Vec<T>, Reject> {
+        match self {
+            Unpacked::Ready(column) => column,
+            Unpacked::Unpacking(thread) => thread.join().expect("unpacking does not panic"),
+        }
+    }
+}
+
 /// Columns being unpacked, each on a thread of its own, and what puts each one in its table once
 /// unpacked. At most [`Unpacking::AT_ONCE`] are unpacked at once: the packed bytes read ahead
 /// stay few, and the two cores this is made for are both busy.
@@ -494,13 +532,13 @@ fn read_locations<R: Read>(reader: &mut SectionReader<'_, R>) -> Result<Vec<Loca
         let mut unpacking = Unpacking::default();
         let node = reader.spawn_column::<NodeOrdinal>(scope)?;
         unpacking.push(Box::new(|| {
-            nodes = node.join().expect("unpacking does not panic")?;
+            nodes = node.join()?;
             Ok(())
         }))?;
         for slot in [&mut scripts, &mut lines, &mut columns] {
             let column = reader.spawn_column::<u32>(scope)?;
             unpacking.push(Box::new(move || {
-                *slot = column.join().expect("unpacking does not panic")?;
+                *slot = column.join()?;
                 Ok(())
             }))?;
         }
@@ -563,15 +601,20 @@ impl<R: Read> SectionReader<'_, R> {
         Ok(bytes)
     }
 
-    /// The next section's column, unpacked on a thread of `scope`.
+    /// The next section's column, unpacked on a thread of `scope` when it is big enough for a
+    /// thread to pay (a small one is unpacked here).
     fn spawn_column<'scope, T: Packable + Send + 'scope>(
         &mut self,
         scope: &'scope std::thread::Scope<'scope, '_>,
-    ) -> Result<std::thread::ScopedJoinHandle<'scope, Result<Vec<T>, Reject>>, Reject> {
+    ) -> Result<Unpacked<'scope, T>, Reject> {
         let i = self.next;
         let bytes = self.bytes()?;
         let (count, name) = (self.table[i].count, SECTIONS[i].0);
-        Ok(scope.spawn(move || unpack(&bytes, count, name)))
+        Ok(if bytes.len() < PARALLEL_BYTES {
+            Unpacked::Ready(unpack(&bytes, count, name))
+        } else {
+            Unpacked::Unpacking(scope.spawn(move || unpack(&bytes, count, name)))
+        })
     }
 }
 
@@ -618,7 +661,7 @@ macro_rules! columns {
                     let column = reader.spawn_column::<$t>(scope)?;
                     let slot = &mut $table.$field;
                     unpacking.push(Box::new(move || {
-                        *slot = column.join().expect("unpacking does not panic")?;
+                        *slot = column.join()?;
                         Ok(())
                     }))?;
                 )*)*

@@ -58,15 +58,23 @@ pub(crate) fn check_tables_aside(
     }
     // The dominators' walk on a thread of its own, beside the other checks (every dominator is
     // known to be a node now); a refusal names the first failed check in this order.
+    let tree = || n == 0 || dominators_form_a_tree(&a.idom, s.root.index());
     let (tree_ok, names_ok, locations_ok) = std::thread::scope(|scope| {
-        let tree = scope.spawn(|| n == 0 || dominators_form_a_tree(&a.idom, s.root.index()));
+        let tree = if n >= super::format::PARALLEL_NODES {
+            Ok(scope.spawn(tree))
+        } else {
+            Err(tree())
+        };
         let types = s.types();
         let edge_names_ok = (s.edges.kind.iter().zip(&s.edges.name_or_index))
             .all(|(&k, &name)| !types.edge_has_string_name(k) || (name as usize) < strings);
         let names_ok = below(&nodes.name, strings) && below(&a.classes, strings) && edge_names_ok;
         let locations_ok = s.locations.windows(2).all(|w| w[0].node < w[1].node)
             && s.locations.last().is_none_or(|l| l.node.index() < n);
-        let tree_ok = tree.join().expect("the dominators' walk does not panic");
+        let tree_ok = match tree {
+            Ok(thread) => thread.join().expect("the dominators' walk does not panic"),
+            Err(ok) => ok,
+        };
         (tree_ok, names_ok, locations_ok)
     });
     if !tree_ok {
