@@ -432,7 +432,10 @@ mod tests {
         for text in [format!("{base} x"), base[..base.len() - 1].to_string()] {
             assert!(read_common_form(text.as_bytes()).is_none(), "{text}");
         }
-        // The legacy form (a `head` tree): left to serde whole.
+        // Profiles exported from a JS Self-Profiling trace (a float `endTime`) and the legacy form
+        // (a `head` tree): left to serde whole.
+        let exported = fixture("selfprofile/primes.exported.cpuprofile");
+        assert!(read_common_form(&exported).is_none());
         let legacy = fixture("third-party/speedscope/node-10.11.0-example.cpuprofile.gz");
         assert!(read_common_form(&legacy).is_none());
     }
