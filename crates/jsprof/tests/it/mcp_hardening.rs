@@ -596,7 +596,7 @@ fn sample_heavy_profile(samples: usize) -> String {
 /// every retry. Now 40 filter sets answer under an address-space limit of 20 copies above what
 /// the server held after its first four (so 40 unevicted copies cannot fit, the bounded cache —
 /// the unfiltered input, four filtered copies, 16 answers — can), and the peak RSS stays within
-/// 12 copies of the RSS after `open`; and under a 10 ms cap a call that timed out is answered once
+/// 12 copies of the RSS after `open`; and under a 1 ms cap a call that timed out is answered once
 /// computed, with one load's CPU time. The profile is small (about 1 MB of samples; a copy in
 /// memory is about 6 MB) because a debug build parses some 20 MB/s and 40 loads must take
 /// seconds; the limits scale with the copy measured.
@@ -650,21 +650,22 @@ fn forty_filter_sets_run_in_bounded_memory_and_a_timed_out_call_is_answered() {
     );
     drop(mcp);
 
-    // The same file under a 10 ms cap: the first call times out, the retries wait for the one
-    // computation, and the answer comes.
+    // A bigger file under a 1 ms cap: the first call times out, the retries wait for the one
+    // computation, and the answer comes. (The reader is built optimised in the tests too: the
+    // 1.7 MB file above loads in a few ms, the 7 MB one here in tens.)
+    std::fs::write(dir.join("slow.cpuprofile"), sample_heavy_profile(1_000_000)).unwrap();
     let mut base = Mcp::start_env(&[&dir], &["--timeout", "600"], &env);
-    base.call("open", json!({"path": "samples.cpuprofile"}))
-        .doc();
+    base.call("open", json!({"path": "slow.cpuprofile"})).doc();
     let once = cpu_seconds(base.pid());
     drop(base);
-    let mut mcp = Mcp::start_env(&[&dir], &["--timeout", "0.01"], &env);
-    let first = mcp.call("open", json!({"path": "samples.cpuprofile"}));
+    let mut mcp = Mcp::start_env(&[&dir], &["--timeout", "0.001"], &env);
+    let first = mcp.call("open", json!({"path": "slow.cpuprofile"}));
     assert!(first.error().starts_with("TIMEOUT:"), "{}", first.error());
     let started = Instant::now();
     let mut retries = 0;
     let answered = loop {
         std::thread::sleep(Duration::from_millis(50));
-        let a = mcp.call("open", json!({"path": "samples.cpuprofile"}));
+        let a = mcp.call("open", json!({"path": "slow.cpuprofile"}));
         retries += 1;
         if a.result["isError"] != true {
             break a;
