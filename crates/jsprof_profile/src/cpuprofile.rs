@@ -29,10 +29,7 @@ pub fn read_cpuprofile_from<R: Read>(source: Source<'_, R>) -> Result<Profile, R
     let seed = TopSeed(TreeSink::new(&mut profile, &path));
     let (raw, trailing) = json::deserialize(source, seed, &path)?;
     json::warn_trailing(&mut profile, trailing);
-    let thread = raw.lower(&mut profile)?;
-    profile.threads.push(thread);
-    json::warn_clamped(&mut profile, "timeDeltas", []);
-    Ok(profile)
+    raw.lower_into(profile)
 }
 
 /// The profile of `text` when [`fast`] reads it (the form V8 writes), lowered as the serde
@@ -43,15 +40,14 @@ fn read_common_form(text: &[u8]) -> Option<Profile> {
     let mut sink = TreeSink::new(&mut profile, &path);
     let mut raw = fast::read(text, &mut sink)?;
     raw.tree = sink.tree;
-    let thread = raw.lower(&mut profile).ok()?;
-    profile.threads.push(thread);
-    json::warn_clamped(&mut profile, "timeDeltas", []);
-    Some(profile)
+    // A lowering that fails fails again on serde's reading, which the caller then gives.
+    raw.lower_into(profile).ok()
 }
 
 mod fast;
 
 /// Everything of the top-level object, before lowering.
+#[derive(Default)]
 pub(crate) struct RawCpuProfile {
     tree: crate::node_tree::RawTree,
     has_nodes: bool,
@@ -101,15 +97,7 @@ seed_visitor! {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawCpuProfile, A::Error> {
         let mut sink = self.0;
         let path = sink.path;
-        let mut raw = RawCpuProfile {
-            tree: Default::default(),
-            has_nodes: false,
-            legacy: false,
-            start_time: None,
-            end_time: None,
-            samples: None,
-            times: None,
-        };
+        let mut raw = RawCpuProfile::default();
         let mut deltas = None;
         let mut timestamps = None;
         let mut keys = Keys::default();
@@ -170,6 +158,14 @@ const SECONDS_TO_NS: f64 = 1e9;
 const MICROS_TO_NS: f64 = 1e3;
 
 impl RawCpuProfile {
+    /// `profile` with this profile's thread: lowered, and its clamped times said.
+    fn lower_into(self, mut profile: Profile) -> Result<Profile, ReadError> {
+        let thread = self.lower(&mut profile)?;
+        profile.threads.push(thread);
+        json::warn_clamped(&mut profile, "timeDeltas", []);
+        Ok(profile)
+    }
+
     pub(crate) fn lower(self, profile: &mut Profile) -> Result<Thread, ReadError> {
         if !self.has_nodes && !self.legacy {
             return Err(ReadError::invalid(
