@@ -239,7 +239,8 @@ try {
     await page.keyboard.press('0');
     // Search highlight: non-matching calls are dimmed, the matching ones keep their colour.
     await page.fill('.toolbar input[type=search]', '^(alpha|gamma)$');
-    await page.waitForTimeout(300);
+    // Redrawn on a later animation frame: wait for it (the assertion below says what was drawn).
+    await page.waitForFunction(() => window.jsprof.chart.stats.dimmed > 0, null, { timeout: 15000 }).catch(() => {});
     const st = await page.evaluate(() => window.jsprof.chart.stats);
     assert.ok(st.dimmed > 0 && st.drawn - st.dimmed > 0, `highlight: ${JSON.stringify(st)}`);
     const hl = await page.evaluate((k) => window.jsprof.chart.locate('gamma', k), k);

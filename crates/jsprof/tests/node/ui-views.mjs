@@ -182,7 +182,12 @@ if (kind === 'sandwich') {
   // Dark, as the system says.
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.waitForFunction(() => window.jsprof.chart && window.jsprof.chart.stats.frames > 0);
-  await page.waitForTimeout(300);
+  // The chart redraws on its next animation frame after the switch; on a loaded machine that can
+  // take longer than a fixed wait, so read its pixel until it turns dark (or 15 s pass, and the
+  // assertion below says what it was).
+  const chartPixel = () => page.evaluate(() => { const c = window.jsprof.chart.canvas; const p = c.getContext('2d').getImageData(Math.floor(c.width / 2) + 1, 1, 1, 1).data; return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]; });
+  const settle = async (ok) => { for (const end = Date.now() + 15000; Date.now() < end && !ok(await chartPixel());) await page.waitForTimeout(100); };
+  await settle((l) => l < 40);
   const dark = await page.evaluate(() => {
     const lum = (css) => { const m = css.match(/\d+(\.\d+)?/g).map(Number); return 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]; };
     const c = window.jsprof.chart.canvas, ctx = c.getContext('2d');
@@ -195,7 +200,7 @@ if (kind === 'sandwich') {
   await shot('dark');
   // Light again: the chart follows without a reload.
   await page.emulateMedia({ colorScheme: 'light' });
-  await page.waitForTimeout(300);
+  await settle((l) => l > 700 / 3);
   const light = await page.evaluate(() => { const c = window.jsprof.chart.canvas; const p = c.getContext('2d').getImageData(Math.floor(c.width / 2) + 1, 1, 1, 1).data; return p[0] + p[1] + p[2]; });
   assert.ok(light > 700, `the chart went back to light: ${light}`);
   // The main track is headed by its process's name, as `jsprof threads` names it.
