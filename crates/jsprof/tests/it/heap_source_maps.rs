@@ -4,11 +4,11 @@
 //! positions come from the program text this file writes, never from jsprof's output.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{assert_ok, fresh_dir, json_array, jsprof, jsprof_json, KillOnDrop};
+use crate::support::{assert_ok, fresh_dir, json_array, jsprof, jsprof_json};
 use crate::ui::node_dir;
 
 const CACHE_JS: &str = "\
@@ -331,22 +331,9 @@ fn summary_names_bundled_classes_by_their_source_maps() {
         "{said:?}"
     );
     // `view` (the service, on the user's own file) answers the same document.
-    let child = KillOnDrop::spawn(
-        Command::new(env!("CARGO_BIN_EXE_jsprof"))
-            .args(["view", "--no-open", snapshot.to_str().unwrap()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
-        "jsprof view",
-    );
-    let view = crate::serve::serving(child, &dir);
-    let sessions = view.get("/api/sessions").json();
-    let session = &sessions["sessions"][0];
+    let (view, artifact) = crate::view::viewing(&snapshot, &[], &dir);
     let served = view
-        .get(&format!(
-            "/api/sessions/{}/artifacts/{}/heap/summary?limit=0",
-            session["session_id"].as_str().unwrap(),
-            session["artifacts"][0]["artifact_id"]
-        ))
+        .get(&format!("{}/heap/summary?limit=0", artifact.path))
         .expect(200, "view's Summary");
     assert_eq!(served.json(), mapped, "view's Summary is not the CLI's");
     // The objects of a class: each placed where DevTools links it (the bundle) and where the map
@@ -355,9 +342,8 @@ fn summary_names_bundled_classes_by_their_source_maps() {
     let objects = check_objects(&snapshot, &bundle, key, &dir);
     let served = view
         .get(&format!(
-            "/api/ui/sessions/{}/artifacts/{}/heap/class?key={}",
-            session["session_id"].as_str().unwrap(),
-            session["artifacts"][0]["artifact_id"],
+            "{}/heap/class?key={}",
+            artifact.ui_path(),
             crate::support::encode(key)
         ))
         .expect(200, "view's class objects");

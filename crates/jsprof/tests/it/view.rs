@@ -2,10 +2,51 @@
 //! copied or read into memory whole, so no upload limit applies (a 10 GB snapshot opens) and a
 //! heap snapshot is answered from the same heap index as the CLI's commands on it.
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::heap_cache::{padded, poison};
+use crate::serve::Serve;
 use crate::support::{assert_ok, fresh_dir, jsprof_env, KillOnDrop};
+
+/// The one artifact of a `jsprof view` session: its listing and its API path
+/// (`/api/sessions/S/artifacts/A`).
+pub(crate) struct Viewed {
+    pub info: serde_json::Value,
+    pub path: String,
+}
+
+/// `jsprof view --no-open FILE` (with `env`), served, and the file's artifact, which must have
+/// opened without an error.
+pub(crate) fn viewing(file: &Path, env: &[(&str, &str)], dir: &Path) -> (Serve, Viewed) {
+    let child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_jsprof"))
+            .args(["view", "--no-open"])
+            .arg(file)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "jsprof view",
+    );
+    let view = crate::serve::serving(child, dir);
+    let sessions = view.get("/api/sessions").json();
+    let session = &sessions["sessions"][0];
+    assert_eq!(session["error"], serde_json::Value::Null, "{sessions}");
+    let info = session["artifacts"][0].clone();
+    let path = format!(
+        "/api/sessions/{}/artifacts/{}",
+        session["session_id"].as_str().unwrap(),
+        info["artifact_id"]
+    );
+    (view, Viewed { info, path })
+}
+
+impl Viewed {
+    /// The artifact's path under the UI's API (`/api/ui/sessions/S/artifacts/A`).
+    pub fn ui_path(&self) -> String {
+        self.path.replacen("/api/", "/api/ui/", 1)
+    }
+}
 
 /// The CLI indexes a snapshot; its text is then spoiled with its key kept (size, mtime, first and
 /// last MiB): `jsprof view` still shows the CLI's Summary, which only the index can give, writes
@@ -27,26 +68,10 @@ fn view_opens_the_file_in_place_through_the_clis_heap_index() {
     let before = std::fs::metadata(&file).unwrap();
     let bytes_before = std::fs::read(&file).unwrap();
 
-    let child = KillOnDrop::spawn(
-        Command::new(env!("CARGO_BIN_EXE_jsprof"))
-            .args(["view", "--no-open", f])
-            .envs(env)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
-        "jsprof view",
-    );
-    let view = crate::serve::serving(child, &dir);
-    let sessions = view.get("/api/sessions").json();
-    let session = &sessions["sessions"][0];
-    assert_eq!(session["error"], serde_json::Value::Null, "{sessions}");
-    let artifact = &session["artifacts"][0];
-    assert_eq!(artifact["bytes"].as_u64(), Some(before.len()));
+    let (view, artifact) = viewing(&file, &env, &dir);
+    assert_eq!(artifact.info["bytes"].as_u64(), Some(before.len()));
     let summary = view
-        .get(&format!(
-            "/api/sessions/{}/artifacts/{}/heap/summary?limit=0",
-            session["session_id"].as_str().unwrap(),
-            artifact["artifact_id"]
-        ))
+        .get(&format!("{}/heap/summary?limit=0", artifact.path))
         .expect(200, "");
     assert_eq!(summary.json(), expected, "view's Summary is not the CLI's");
     drop(view);

@@ -35,6 +35,17 @@ import assert from 'node:assert/strict';
 
 const { kind, url, expected, browser, errors, page, shot } = await startCheck();
 
+// The Summary's class `key` expanded: how many of its objects the first page lists.
+async function summaryObjects(key) {
+  return page.evaluate(async (key) => {
+    const t = window.jsprof.summary.table;
+    const r = t.roots.find((r) => r.d.key === key);
+    await t.expand(r, true);
+    t.render();
+    return r.kids.filter((k) => !k.d.more).length;
+  }, key);
+}
+
 async function tab(name) {
   await page.waitForSelector(`#tabs button[data-tab=${name}]`, { timeout: 30000 });
   await page.click(`#tabs button[data-tab=${name}]`);
@@ -258,13 +269,7 @@ if (kind === 'retainers') {
   assert.ok(info.includes(`after @${expected.report.between.after_id} up to @${expected.report.between.up_to_id}`), `the filter's ids: ${info}`);
   // Its largest class expands to as many objects as it counts.
   const big = expected.report.classes[0];
-  const kids = await page.evaluate(async (key) => {
-    const t = window.jsprof.summary.table;
-    const r = t.roots.find((r) => r.d.key === key);
-    await t.expand(r, true);
-    t.render();
-    return r.kids.filter((k) => !k.d.more).length;
-  }, big.key);
+  const kids = await summaryObjects(big.key);
   // The first page (heap.js' PAGE, 100) of its objects.
   assert.equal(kids, Math.min(big.count, 100), `${big.name}: the objects of the filtered class`);
   await shot('heap-summary-between');
@@ -282,13 +287,7 @@ if (kind === 'retainers') {
   const info = await page.textContent('[role=tabpanel]:not([hidden]) .toolbar');
   assert.ok(info.includes(`@${expected.report.context.id}`), `the context is named: ${info}`);
   const row = expected.report.classes.find((c) => c.name === expected.class);
-  const kids = await page.evaluate(async (key) => {
-    const t = window.jsprof.summary.table;
-    const r = t.roots.find((r) => r.d.key === key);
-    await t.expand(r, true);
-    t.render();
-    return r.kids.filter((k) => !k.d.more).length;
-  }, row.key);
+  const kids = await summaryObjects(row.key);
   assert.equal(kids, Math.min(row.count, 100), `${row.name}: the context's objects of the class`);
   await shot('heap-summary-context');
 } else if (kind === 'tabs') {
