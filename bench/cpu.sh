@@ -83,9 +83,6 @@ fi
 echo
 if [ "$JSPROF_OK" = 1 ]; then
   oracle_report profile top "r < 2" "< 2x"
-  if awk -v j="$J_BEST" 'BEGIN { exit !(j < 0.1) }'; then
-    echo "note: /usr/bin/time has 0.01 s resolution; below ~0.1 s the ratio is coarse"
-  fi
 else
   echo "profile $(mb "$BYTES") MB; wall = best of $RUNS (median in parentheses); RSS = max peak over runs"
   printf '%-8s %16s %14s %16s\n' tool "wall s" "peak RSS MB" "RSS / file size"
