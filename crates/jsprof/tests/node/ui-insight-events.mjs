@@ -45,6 +45,15 @@ const outlined = () => page.evaluate(() => {
   });
   return { boxes, stats: { ...c.stats }, range: window.jsprof.current.range };
 });
+// `outlined()` once `ok` holds of it, or after 15 s as it then is (the assertions after it say
+// what was wrong): a click's window is fetched and drawn again, which a loaded machine may take
+// longer than any fixed wait to do.
+const settled = async (ok) => {
+  let o = await outlined();
+  for (const end = Date.now() + 15000; !ok(o) && Date.now() < end; o = await outlined()) await page.waitForTimeout(100);
+  return o;
+};
+const allDrawn = (o) => o.boxes.length === expected.events.length && o.boxes.every((b) => b.drawn);
 
 try {
   await page.goto(url);
@@ -55,8 +64,7 @@ try {
   assert.equal(before.stats.dimmed, 0, `${mode}: nothing is dimmed before a click`);
 
   await page.click(sel);
-  await page.waitForTimeout(800); // the zoomed window is fetched again (view)
-  const on = await outlined();
+  const on = await settled((o) => allDrawn(o) && o.stats.outlined === o.boxes.length && o.stats.dimmed > 0); // the zoomed window is fetched again (view)
   const want = expected.events;
   assert.equal(on.boxes.length, want.length, `${mode}: ${on.boxes.length} boxes outlined, the document lists ${want.length} events`);
   const key = (e) => [e.timeline, e.depth, e.name, e.start];
@@ -96,8 +104,7 @@ try {
 
   // Escape clears it: no outline, nothing dimmed, no range.
   await page.keyboard.press('Escape');
-  await page.waitForTimeout(300);
-  const off = await outlined();
+  const off = await settled((o) => o.boxes.length === 0 && o.stats.dimmed === 0 && o.range === null);
   assert.equal(off.boxes.length, 0, `${mode}: Escape clears the outline`);
   assert.equal(off.stats.dimmed, 0, `${mode}: Escape clears the dimming`);
   assert.equal(off.range, null, `${mode}: Escape clears the range`);
@@ -105,11 +112,9 @@ try {
 
   // A click and a second click: on, then off.
   await page.click(sel);
-  await page.waitForTimeout(300);
-  assert.equal((await outlined()).boxes.length, want.length, `${mode}: a click outlines again`);
+  assert.equal((await settled(allDrawn)).boxes.length, want.length, `${mode}: a click outlines again`);
   await page.click(sel);
-  await page.waitForTimeout(300);
-  const again = await outlined();
+  const again = await settled((o) => o.boxes.length + o.stats.dimmed === 0);
   assert.equal(again.boxes.length + again.stats.dimmed, 0, `${mode}: a second click clears it`);
 
   // Insights whose events the page's lanes draw: requests, the interaction, shifts, the LCP.
@@ -163,8 +168,7 @@ try {
     await page.waitForFunction(() => { const j = window.jsprof; return j.chart && j.chart !== window.unfilteredChart && j.insights && j.insights.chart === j.chart && j.insights.root.isConnected; }, null, { timeout: 30000 });
     await page.waitForTimeout(500);
     await page.click(sel);
-    await page.waitForTimeout(800);
-    const focused = await outlined();
+    const focused = await settled(allDrawn);
     assert.equal(focused.boxes.length, want.length, `${mode} focused: boxes outlined`);
     const moved = focused.boxes.filter((b) => { const e = exp.find((x) => Math.abs(x.start - b.start) < 0.001 && x.name === b.name); return e && e.depth !== b.depth; }).length;
     for (const b of focused.boxes) assert.ok(b.drawn, `${mode} focused: ${b.name} at ${b.start} (row ${b.depth}) outlines nothing the chart draws there`);
