@@ -135,7 +135,7 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 # for a command of 0.05 s); GNU time still gives the peak RSS. Both tools pay the same ~1 ms for
 # GNU time's own fork and exec.
 time_runs() {
-  local name="$1" i walls=() rss=0 line w m t0 t1
+  local name="$1" i walls=() rss=0 w m t0 t1
   shift
   for ((i = 1; i <= RUNS; i++)); do
     t0=$EPOCHREALTIME
